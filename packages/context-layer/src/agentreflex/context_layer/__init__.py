@@ -1,0 +1,1 @@
+"""agentreflex.context_layer"""

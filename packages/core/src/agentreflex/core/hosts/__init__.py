@@ -1,0 +1,1 @@
+"""Host adapters: each host payload in, each host-native answer out."""

@@ -1,0 +1,146 @@
+"""The contract between core and the reflex packages.
+
+Core never imports a sibling package.  A reflex package registers a class
+under the ``agentreflex.reflexes`` entry-point group; core instantiates it
+once per process (the daemon keeps it warm) and calls :meth:`Reflex.evaluate`
+for every event whose kind is in :attr:`Reflex.events`.
+
+A judge package registers a factory under ``agentreflex.judges``.  Reflexes
+never call it directly: they ask :meth:`ReflexContext.probabilities` for a
+battery (``"pre_tool"``, ``"post_tool"``, ``"completion"``), which asks the
+judge at most once per event and returns ``None`` when no judge is installed
+or it is switched off.  Probabilities are inputs; the reflex's own pure policy
+function decides.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from agentreflex.core.decision import Finding
+from agentreflex.core.events import Event, EventKind
+
+if TYPE_CHECKING:
+    from agentreflex.core.config import Config
+    from agentreflex.core.state.model import SessionState
+
+
+@runtime_checkable
+class Reflex(Protocol):
+    """A reflex: plain code that turns an event and the session state into findings.
+
+    ``floor = True`` marks a deterministic safety floor: if it raises or runs
+    out of time on a pre-tool event, the runtime blocks (fail closed).  Any
+    other reflex that fails is skipped and the failure is logged (fail open).
+    """
+
+    name: str
+    events: frozenset[EventKind]
+    floor: bool
+
+    def evaluate(self, ctx: ReflexContext) -> list[Finding]: ...
+
+
+@dataclass(slots=True)
+class JudgeAnswer:
+    """Probabilities for one battery, with how they were obtained.
+
+    ``degraded`` is true when the backend failed and ``probabilities`` are the
+    permissive fallback values: the decision and the log say so, and floors
+    are never lowered by them.
+    """
+
+    probabilities: dict[str, float]
+    backend: str
+    degraded: bool = False
+    error: str = ""
+    latency_ms: float = 0.0
+    choices: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+class Judge(Protocol):
+    """Supplies calibrated probabilities; never decides."""
+
+    name: str
+
+    def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer: ...
+
+
+@dataclass(slots=True)
+class Note:
+    """A fact a reflex wants folded into the session state (``state.notes[key]``).
+
+    Used for things only a reflex package knows how to extract, for example
+    the gate's "do not modify tests" constraints from a prompt, so that every
+    later hook call (and the judge's state builder) sees them.
+    """
+
+    reflex: str
+    key: str
+    value: Any
+
+
+@dataclass
+class ReflexContext:
+    """Everything a reflex may look at for one event.
+
+    ``state`` is the session as it was *before* this event; the runtime
+    records the event (and the decision) after every reflex has answered.
+    ``deadline`` is a ``time.monotonic()`` instant by which floors must
+    answer.
+    """
+
+    event: Event
+    state: SessionState
+    config: Config
+    state_dir: str
+    deadline: float
+    judge_factory: Callable[[], Judge | None] | None = None
+    notes: list[Note] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)
+    _answers: dict[str, JudgeAnswer | None] = field(default_factory=dict)
+    _judge: Judge | None = None
+    _judge_loaded: bool = False
+
+    def time_left(self) -> float:
+        """Seconds until the floor deadline (never negative)."""
+        return max(0.0, self.deadline - time.monotonic())
+
+    def note(self, reflex: str, key: str, value: Any) -> None:
+        """Ask the runtime to fold ``value`` into ``state.notes[key]``."""
+        self.notes.append(Note(reflex, key, value))
+
+    def judge_answer(self, battery: str) -> JudgeAnswer | None:
+        """The judge's answer for ``battery``, asked at most once per event."""
+        if battery in self._answers:
+            return self._answers[battery]
+        answer: JudgeAnswer | None = None
+        judge = self._load_judge()
+        if judge is not None:
+            try:
+                answer = judge.ask(battery, self)
+            except Exception as exc:  # a judge must never wedge a hook
+                answer = None
+                self.degraded.append(f"judge {judge.name}: {type(exc).__name__}: {exc}")
+            if answer is not None and answer.degraded:
+                self.degraded.append(f"judge {answer.backend}: {answer.error or 'degraded'}")
+        self._answers[battery] = answer
+        return answer
+
+    def probabilities(self, battery: str) -> Mapping[str, float] | None:
+        """Shortcut for ``judge_answer(battery).probabilities`` (``None`` without a judge)."""
+        answer = self.judge_answer(battery)
+        return None if answer is None else answer.probabilities
+
+    def _load_judge(self) -> Judge | None:
+        if not self._judge_loaded:
+            self._judge_loaded = True
+            if self.judge_factory is not None:
+                try:
+                    self._judge = self.judge_factory()
+                except Exception as exc:
+                    self.degraded.append(f"judge unavailable: {type(exc).__name__}: {exc}")
+        return self._judge

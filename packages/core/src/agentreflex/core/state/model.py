@@ -1,0 +1,132 @@
+"""SessionState: the small, bounded summary every hook call folds the log into.
+
+The state is never the host's transcript.  It holds what reflexes need to
+decide quickly: the goal, the constraints, a window of recent actions with
+their outcomes, failures, evidence, verifications (test runs) and the
+interventions we made.  Every list is bounded so the snapshot, and therefore
+the cost of a hook call, does not grow with the session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Outcomes of an action.  "pending" until its post-tool event arrives;
+# "blocked" when we denied it; "unknown" when the host's result shape was odd.
+OUTCOMES = ("pending", "success", "failure", "blocked", "unknown")
+
+
+@dataclass(slots=True)
+class ActionRecord:
+    """One tool call, as remembered (already redacted and bounded)."""
+
+    seq: int
+    ts: float
+    tool: str
+    kind: str
+    summary: str
+    fingerprint: str
+    tool_use_id: str = ""
+    outcome: str = "pending"
+    error_signature: str = ""
+    exit_code: int | None = None
+    paths: list[str] = field(default_factory=list)
+    verification: bool = False
+    mutation: bool = False
+    output_digest: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ActionRecord:
+        known = {k: data[k] for k in cls.__slots__ if k in data}  # type: ignore[attr-defined]
+        return cls(**known)
+
+
+@dataclass(slots=True)
+class Intervention:
+    seq: int
+    ts: float
+    event: str
+    reflex: str
+    code: str
+    verdict: str
+    label: str
+    message: str
+
+
+@dataclass(slots=True)
+class Counters:
+    """Monotonic counts and markers over the whole session (not windowed)."""
+
+    events: int = 0
+    prompts: int = 0
+    tool_calls: int = 0
+    failures: int = 0
+    consecutive_failures: int = 0
+    blocked: int = 0
+    stops: int = 0
+    stop_blocks_in_row: int = 0
+    last_mutation_seq: int = 0
+    last_verification_seq: int = 0
+    last_verification_ok: bool | None = None
+    last_failure_seq: int = 0
+    last_evidence_seq: int = 0
+    started_at: float = 0.0
+    last_event_at: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass(slots=True)
+class SessionState:
+    """What the reflexes see of a session.  Built by folding the JSONL log."""
+
+    session_id: str = ""
+    host: str = ""
+    cwd: str = ""
+    goal: str = ""
+    prompts: list[str] = field(default_factory=list)
+    actions: list[ActionRecord] = field(default_factory=list)
+    failures: list[ActionRecord] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+    verifications: list[ActionRecord] = field(default_factory=list)
+    interventions: list[Intervention] = field(default_factory=list)
+    last_message: str = ""
+    messages: list[str] = field(default_factory=list)
+    notes: dict[str, list[Any]] = field(default_factory=dict)
+    counters: Counters = field(default_factory=Counters)
+    seq: int = 0
+
+    # --- conveniences for reflexes -------------------------------------
+
+    @property
+    def constraints(self) -> list[Any]:
+        """Constraints noted by the gate from the user's prompts."""
+        return self.notes.get("constraints", [])
+
+    def last_action(self) -> ActionRecord | None:
+        return self.actions[-1] if self.actions else None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionState:
+        """Rebuild from a snapshot; unknown keys are ignored, bad shapes raise."""
+        st = cls()
+        for key in ("session_id", "host", "cwd", "goal", "last_message"):
+            setattr(st, key, str(data.get(key, "")))
+        st.seq = int(data.get("seq", 0))
+        st.prompts = [str(p) for p in data.get("prompts", [])]
+        st.evidence = [str(p) for p in data.get("evidence", [])]
+        st.messages = [str(p) for p in data.get("messages", [])]
+        st.actions = [ActionRecord.from_json(a) for a in data.get("actions", [])]
+        st.failures = [ActionRecord.from_json(a) for a in data.get("failures", [])]
+        st.verifications = [ActionRecord.from_json(a) for a in data.get("verifications", [])]
+        st.interventions = [Intervention(**i) for i in data.get("interventions", [])]
+        notes = data.get("notes", {})
+        st.notes = {str(k): list(v) for k, v in notes.items()} if isinstance(notes, dict) else {}
+        counters = data.get("counters", {})
+        st.counters = Counters(**{k: v for k, v in counters.items() if k in Counters.__slots__})  # type: ignore[attr-defined]
+        return st
