@@ -394,7 +394,9 @@ def _apply_judge(cfg: Config, value: Any, where: str) -> None:
         elif name == "api_key":
             raise ConfigError(f"{key}: keys are never read from files; set JEV_API_KEY")
         else:
-            raise ConfigError(f"{key}: unknown key; known: mode, base_url, model, timeout_ms, retries")
+            raise ConfigError(
+                f"{key}: unknown key; known: mode, base_url, model, timeout_ms, retries"
+            )
 
 
 def _apply_guard(cfg: Config, value: Any, where: str) -> None:

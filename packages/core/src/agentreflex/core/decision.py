@@ -10,11 +10,11 @@ mode, turns it into a ``WOULD_*`` decision that changes nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     ALLOW = "ALLOW"
     WARN = "WARN"
     ASK_USER = "ASK_USER"
@@ -28,7 +28,7 @@ class Verdict(str, Enum):
 _RANK = {Verdict.ALLOW: 0, Verdict.WARN: 1, Verdict.ASK_USER: 2, Verdict.BLOCK: 3}
 
 
-class Mode(str, Enum):
+class Mode(StrEnum):
     """``shadow``: evaluate and log, never change execution.  ``enforced``: act."""
 
     SHADOW = "shadow"

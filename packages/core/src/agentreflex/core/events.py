@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class EventKind(str, Enum):
+class EventKind(StrEnum):
     SESSION_START = "session_start"
     USER_PROMPT = "user_prompt"
     PRE_TOOL = "pre_tool"
@@ -31,7 +31,7 @@ class EventKind(str, Enum):
     SESSION_END = "session_end"
 
 
-class ToolKind(str, Enum):
+class ToolKind(StrEnum):
     SHELL = "shell"
     READ = "read"
     WRITE = "write"
@@ -196,12 +196,16 @@ def build_tool_call(name: str, tool_input: Any, tool_use_id: str = "") -> ToolCa
     if kind is ToolKind.WRITE:
         call.content = _first_str(data, "content", "contents", "text")
     elif kind is ToolKind.EDIT:
-        call.content = _first_str(data, "new_string", "newString", "newText", "new_str", "new_source")
+        call.content = _first_str(
+            data, "new_string", "newString", "newText", "new_str", "new_source"
+        )
         call.old_content = _first_str(data, "old_string", "oldString", "oldText", "old_str")
         edits = data.get("edits")
         if isinstance(edits, list):
             parts = [
-                str(e.get("new_string", e.get("newString", ""))) for e in edits if isinstance(e, dict)
+                str(e.get("new_string", e.get("newString", "")))
+                for e in edits
+                if isinstance(e, dict)
             ]
             call.content = "\n".join(p for p in [call.content, *parts] if p)
     return call

@@ -75,7 +75,9 @@ def stop(last_message: str = "", stop_hook_active: bool = False, **kw: Any) -> E
     )
 
 
-def make_config(mode: str = "enforced", env: dict[str, str] | None = None, **overrides: Any) -> Config:
+def make_config(
+    mode: str = "enforced", env: dict[str, str] | None = None, **overrides: Any
+) -> Config:
     """A config that ignores the user's files (HOME points at an empty dir)."""
     home = tempfile.mkdtemp(prefix="agentreflex-test-home-")
     base = {"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"), "REFLEX_MODE": mode}

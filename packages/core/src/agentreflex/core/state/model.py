@@ -38,7 +38,7 @@ class ActionRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ActionRecord:
-        known = {k: data[k] for k in cls.__slots__ if k in data}  # type: ignore[attr-defined]
+        known = {k: data[k] for k in cls.__slots__ if k in data}
         return cls(**known)
 
 
@@ -128,5 +128,5 @@ class SessionState:
         notes = data.get("notes", {})
         st.notes = {str(k): list(v) for k, v in notes.items()} if isinstance(notes, dict) else {}
         counters = data.get("counters", {})
-        st.counters = Counters(**{k: v for k, v in counters.items() if k in Counters.__slots__})  # type: ignore[attr-defined]
+        st.counters = Counters(**{k: v for k, v in counters.items() if k in Counters.__slots__})
         return st

@@ -1,0 +1,92 @@
+"""Codex CLI command hooks: Claude-compatible payloads, stricter answers.
+
+Codex validates hook output against schemas with ``additionalProperties:
+false`` and rejects ``permissionDecision: "ask"``; a rejected answer marks the
+hook as failed and the tool runs.  So this adapter emits only the fields
+Codex accepts, and turns ASK_USER into a deny whose reason tells the agent to
+ask the user.  Codex normalises its shell tools to ``tool_name: "Bash"`` and
+patches to ``apply_patch`` with the body in ``tool_input.command``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.events import Event, EventKind
+from agentreflex.core.hosts.base import HostReply, cap
+from agentreflex.core.hosts.claude_code import HOST_NAMES, parse_claude_style
+
+_CONTEXT_EVENTS = (
+    EventKind.PRE_TOOL,
+    EventKind.POST_TOOL,
+    EventKind.USER_PROMPT,
+    EventKind.SESSION_START,
+)
+_BLOCKABLE = (EventKind.STOP, EventKind.SUBAGENT_STOP, EventKind.POST_TOOL, EventKind.USER_PROMPT)
+
+
+def _dump(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+class CodexAdapter:
+    name = "codex"
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        return parse_claude_style(payload, self.name)
+
+    def render(self, event: Event, decision: Decision) -> HostReply:
+        verdict = decision.verdict
+        reason = cap(decision.reason or "blocked by agentreflex")
+        if verdict is Verdict.ASK_USER:
+            reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
+        if event.kind is EventKind.PRE_TOOL and verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+            return HostReply(
+                _dump(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": "PreToolUse",
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": reason,
+                        }
+                    }
+                )
+            )
+        if event.kind in _BLOCKABLE and verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+            return HostReply(_dump({"decision": "block", "reason": reason}))
+        context = "\n".join(decision.context)
+        if event.kind in _CONTEXT_EVENTS and (verdict is Verdict.WARN or context):
+            text = cap(context or f"agentreflex warning: {reason}")
+            return HostReply(
+                _dump(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": HOST_NAMES[event.kind],
+                            "additionalContext": text,
+                        }
+                    }
+                )
+            )
+        if verdict is Verdict.WARN:
+            return HostReply(_dump({"systemMessage": cap(f"agentreflex: {reason}")}))
+        return HostReply()
+
+    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
+        text = cap(f"agentreflex error: {message}")
+        if fail_closed and kind is EventKind.PRE_TOOL:
+            return HostReply(
+                _dump(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": "PreToolUse",
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": text + " (failing closed)",
+                        }
+                    }
+                ),
+                text + "\n",
+                0,
+            )
+        return HostReply(_dump({"systemMessage": text}), text + "\n", 0)

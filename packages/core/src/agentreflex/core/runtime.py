@@ -1,0 +1,280 @@
+"""The hook path: payload in, host-native answer out.
+
+    payload -> adapter.parse -> Event
+            -> config (files + env)
+            -> store.load (fold the session log)
+            -> reflexes (floors + judge probabilities, each its own policy)
+            -> merge (BLOCK > ASK_USER > WARN > ALLOW; shadow -> WOULD_*)
+            -> store.record, panels
+            -> adapter.render
+
+The same :func:`run_hook` serves the one-shot hook process and the warm
+daemon, so both paths give identical decisions.  Failures are classified:
+our own code failing on a pre-tool floor blocks (fail closed); anything else
+is logged and allowed (fail open).  Nothing here raises to the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentreflex.core.config import Config, ConfigError, load_config
+from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
+from agentreflex.core.events import Event, EventKind
+from agentreflex.core.hosts import get_adapter
+from agentreflex.core.hosts.base import HostAdapter, HostReply, PayloadError
+from agentreflex.core.panels import write_error, write_panels
+from agentreflex.core.reflex import Judge, Reflex, ReflexContext
+from agentreflex.core.state.model import SessionState
+from agentreflex.core.state.store import SessionStore
+
+MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
+# Reflexes run in this order when present; others follow alphabetically.
+ORDER = ("gate", "runaway", "done", "guard")
+
+
+@dataclass
+class HookOutcome:
+    reply: HostReply
+    event: Event | None = None
+    decision: Decision | None = None
+    error: str = ""
+    state: SessionState | None = None
+
+
+@dataclass
+class Plugins:
+    """The reflexes and judge factory of this process (kept warm by the daemon)."""
+
+    reflexes: list[Reflex] = field(default_factory=list)
+    judges: list[tuple[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+_PLUGINS: Plugins | None = None
+
+
+def load_plugins(refresh: bool = False) -> Plugins:
+    """Instantiate every installed reflex once per process."""
+    global _PLUGINS
+    if _PLUGINS is not None and not refresh:
+        return _PLUGINS
+    from agentreflex.core import registry
+
+    if refresh:
+        registry.clear_memo()
+    plugins = Plugins()
+    named: list[tuple[str, Reflex]] = []
+    for name, spec in registry.entries("agentreflex.reflexes"):
+        try:
+            named.append((name, registry.load_object(spec)()))
+        except Exception as exc:  # a broken plug-in is reported, never fatal
+            plugins.errors.append(f"reflex {name} ({spec}): {type(exc).__name__}: {exc}")
+    rank = {n: i for i, n in enumerate(ORDER)}
+    named.sort(key=lambda item: (rank.get(item[0], len(ORDER)), item[0]))
+    plugins.reflexes = [r for _, r in named]
+    for name, spec in registry.entries("agentreflex.judges"):
+        plugins.judges.append((name, spec))
+    _PLUGINS = plugins
+    return plugins
+
+
+def set_plugins(plugins: Plugins | None) -> None:
+    """Install a fixed plug-in set (tests, ``check`` with explicit reflexes)."""
+    global _PLUGINS
+    _PLUGINS = plugins
+
+
+def _judge_factory(plugins: Plugins, config: Config) -> Judge | None:
+    if config.judge.mode == "off" or not plugins.judges:
+        return None
+    from agentreflex.core import registry
+
+    _name, spec = plugins.judges[0]
+    factory = registry.load_object(spec)
+    judge: Judge | None = factory(config)
+    return judge
+
+
+def decode_payload(data: bytes) -> dict[str, Any]:
+    """Bytes from the host -> dict, or PayloadError with a one-line reason."""
+    if len(data) > MAX_PAYLOAD_BYTES:
+        raise PayloadError(f"payload is {len(data)} bytes, over the {MAX_PAYLOAD_BYTES} limit")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PayloadError(f"payload is not valid UTF-8 (byte {exc.start})") from None
+    if not text.strip():
+        raise PayloadError("empty payload on stdin")
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PayloadError(f"payload is not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise PayloadError("payload is nested too deeply") from None
+    if not isinstance(payload, dict):
+        raise PayloadError(f"payload must be a JSON object, got {type(payload).__name__}")
+    return payload
+
+
+def evaluate(
+    event: Event, state: SessionState, config: Config, plugins: Plugins
+) -> tuple[Decision, ReflexContext]:
+    """Run every enabled reflex for this event and merge their findings."""
+    ctx = ReflexContext(
+        event=event,
+        state=state,
+        config=config,
+        state_dir=config.state_dir,
+        deadline=time.monotonic() + config.floor_budget_ms / 1000.0,
+        judge_factory=lambda: _judge_factory(plugins, config),
+    )
+    findings: list[Finding] = []
+    errors: list[str] = []
+    for reflex in plugins.reflexes:
+        if event.kind not in reflex.events or not config.reflex_enabled(reflex.name):
+            continue
+        try:
+            findings.extend(reflex.evaluate(ctx))
+        except Exception as exc:
+            msg = f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}"
+            errors.append(msg)
+            if reflex.floor and event.kind is EventKind.PRE_TOOL:
+                findings.append(_floor_error(reflex.name, msg))
+    decision = merge(findings, config.mode)
+    decision.errors = errors + list(plugins.errors)
+    decision.degraded = list(ctx.degraded)
+    return decision, ctx
+
+
+def _floor_error(reflex: str, message: str) -> Finding:
+    return Finding(
+        reflex=reflex,
+        code="CORE-FLOOR-ERROR",
+        verdict=Verdict.BLOCK,
+        title="SAFETY FLOOR COULD NOT BE EVALUATED",
+        message=f"agentreflex could not evaluate the {reflex} safety floor ({message}); "
+        "failing closed. Ask the user to check `agentreflex doctor`.",
+    )
+
+
+def run_hook(
+    host: str,
+    data: bytes,
+    env: Mapping[str, str] | None = None,
+    event_hint: str | None = None,
+    plugins: Plugins | None = None,
+) -> HookOutcome:
+    """The whole hook path.  Never raises; the reply is always host-valid."""
+    started = time.perf_counter()
+    try:
+        adapter = get_adapter(host)
+    except ValueError as exc:
+        return HookOutcome(HostReply("", f"agentreflex: {exc}\n", 1), error=str(exc))
+    hint = _hint_kind(host, event_hint)
+    try:
+        event = adapter.parse(decode_payload(data))
+    except PayloadError as exc:
+        return _fail(adapter, hint, f"bad {host} payload: {exc}", None, fail_closed=True)
+    except Exception as exc:  # adapter bug: same treatment as a bad payload
+        return _fail(adapter, hint, f"adapter error: {type(exc).__name__}: {exc}", None, True)
+    try:
+        config = load_config(event.cwd, env)
+    except ConfigError as exc:
+        return _fail(adapter, event.kind, f"configuration error: {exc}", event, True)
+    try:
+        return _run_event(adapter, event, config, plugins or load_plugins(), started)
+    except Exception as exc:  # last line of defence: never a traceback on the host
+        return _fail(
+            adapter,
+            event.kind,
+            f"internal error: {type(exc).__name__}: {exc}",
+            event,
+            True,
+            config.state_dir,
+        )
+
+
+def _run_event(
+    adapter: HostAdapter, event: Event, config: Config, plugins: Plugins, started: float
+) -> HookOutcome:
+    store = SessionStore(config.state_dir, event.session_id, config.recent_action_window)
+    store_errors: list[str] = []
+    try:
+        state, report = store.load()
+        store_errors.extend(report.skipped)
+    except OSError as exc:
+        state = SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
+        store_errors.append(
+            f"state store unavailable ({exc.strerror or exc}); evaluating without session history"
+        )
+    decision, ctx = evaluate(event, state, config, plugins)
+    decision.errors.extend(store_errors)
+    latency = (time.perf_counter() - started) * 1000.0
+    try:
+        state = store.record(event, decision, ctx.notes, latency)
+    except OSError as exc:
+        decision.errors.append(f"could not record the event ({exc.strerror or exc})")
+    write_panels(config.state_dir, event, decision)
+    reply = adapter.render(event, decision)
+    if decision.errors:
+        reply.stderr += "".join(f"agentreflex: {e}\n" for e in decision.errors)
+    return HookOutcome(reply, event, decision, state=state)
+
+
+def _hint_kind(host: str, hint: str | None) -> EventKind | None:
+    if not hint:
+        return None
+    from agentreflex.core.hosts import claude_code, hermes
+
+    table = hermes.EVENTS if host == "hermes" else claude_code.EVENTS
+    return table.get(hint)
+
+
+def _fail(
+    adapter: HostAdapter,
+    kind: EventKind | None,
+    message: str,
+    event: Event | None,
+    fail_closed: bool,
+    state_dir: str | None = None,
+) -> HookOutcome:
+    one_line = " ".join(message.split())[:500]
+    if state_dir:
+        write_error(state_dir, one_line)
+    reply = adapter.render_error(kind, one_line, fail_closed)
+    return HookOutcome(reply, event, None, error=one_line)
+
+
+def check_command(
+    command: str,
+    cwd: str,
+    tool: str = "Bash",
+    env: Mapping[str, str] | None = None,
+    plugins: Plugins | None = None,
+) -> tuple[Decision, Event]:
+    """One proposed tool call through every pre-tool reflex, with no session history."""
+    from agentreflex.core.events import build_tool_call
+
+    config = load_config(cwd, env)
+    config.mode = Mode.ENFORCED
+    lowered = tool.lower()
+    if lowered in ("write", "edit", "read", "write_file", "read_file"):
+        tool_input: dict[str, Any] = {"file_path": command}
+    else:
+        tool_input = {"command": command}
+    event = Event(
+        kind=EventKind.PRE_TOOL,
+        host="check",
+        session_id="check",
+        cwd=cwd,
+        tool=build_tool_call(tool, tool_input, "check"),
+        host_event="PreToolUse",
+    )
+    state = SessionState(session_id="check", cwd=cwd)
+    decision, _ = evaluate(event, state, config, plugins or load_plugins())
+    return decision, event

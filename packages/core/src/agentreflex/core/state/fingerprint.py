@@ -1,0 +1,54 @@
+"""Stable fingerprints of tool calls, for exact-repeat detection.
+
+Two calls have the same fingerprint when they would do the same thing: same
+tool kind and the same normalised input (whitespace collapsed, volatile keys
+such as descriptions and timeouts dropped).  The host's tool name is not part
+of it, so Claude's ``Bash`` and Codex's ``exec_command`` running the same
+command match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from agentreflex.core.events import ToolCall, ToolKind
+
+_VOLATILE = frozenset(
+    {
+        "description",
+        "timeout",
+        "run_in_background",
+        "justification",
+        "yield_time_ms",
+        "max_output_tokens",
+        "workdir",
+        "login",
+        "tty",
+        "sandbox_permissions",
+        "prefix_rule",
+    }
+)
+_SPACE = re.compile(r"\s+")
+
+
+def normalise_command(command: str) -> str:
+    return _SPACE.sub(" ", command).strip()
+
+
+def canonical_input(call: ToolCall) -> str:
+    """The part of a call that decides what it does, as a stable string."""
+    if call.kind is ToolKind.SHELL:
+        return normalise_command(call.command)
+    if call.kind is ToolKind.PATCH:
+        return call.patch.strip()
+    data = {k: v for k, v in call.input.items() if k not in _VOLATILE}
+    return json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def fingerprint(call: ToolCall) -> str:
+    """16 hex chars of SHA-256 over kind and canonical input."""
+    kind = call.kind.value if call.kind is not ToolKind.OTHER else call.name.lower()
+    digest = hashlib.sha256(f"{kind}\0{canonical_input(call)}".encode("utf-8", "replace"))
+    return digest.hexdigest()[:16]
