@@ -1,0 +1,122 @@
+"""The warm daemon decides exactly as the one-shot hook process does.
+
+A real daemon process is started on a private socket; one scripted session is
+sent through real ``agentreflex hook`` processes twice, once answered by the
+daemon and once evaluated in-process (AGENTREFLEX_DAEMON=off), each with its
+own state dir.  Every answer must be identical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SESSION = [
+    {"hook_event_name": "SessionStart", "source": "startup"},
+    {"hook_event_name": "UserPromptSubmit", "prompt": "Fix the login bug. Do not modify tests."},
+    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls -la"}},
+    {"hook_event_name": "PreToolUse", "tool_name": "Edit",
+     "tool_input": {"file_path": "{cwd}/tests/test_login.py", "old_string": "a", "new_string": "b"}},
+    {"hook_event_name": "PreToolUse", "tool_name": "Bash",
+     "tool_input": {"command": "rm -rf ~/"}},
+    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm run build"}},
+    {"hook_event_name": "PostToolUse", "tool_name": "Bash",
+     "tool_input": {"command": "npm run build"},
+     "tool_response": {"stdout": "", "stderr": "Error: bcrypt not found", "exit_code": 1}},
+    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm run build"}},
+    {"hook_event_name": "PostToolUse", "tool_name": "Bash",
+     "tool_input": {"command": "npm run build"},
+     "tool_response": {"stdout": "", "stderr": "Error: bcrypt not found", "exit_code": 1}},
+    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm run build"}},
+    {"hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "Done."},
+    {"hook_event_name": "Stop", "stop_hook_active": True, "last_assistant_message": "Done."},
+]
+
+
+def _payloads(cwd: str) -> list[bytes]:
+    out = []
+    for i, item in enumerate(SESSION):
+        payload = json.loads(json.dumps(item).replace("{cwd}", cwd))
+        payload.update({"session_id": "daemon-parity", "cwd": cwd, "tool_use_id": f"toolu_{i}"})
+        out.append(json.dumps(payload).encode())
+    return out
+
+
+def _binary() -> str:
+    return str(Path(sys.executable).with_name("agentreflex"))
+
+
+def _env(tmp: Path, state: str, daemon: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
+    env.update({"HOME": str(tmp / "home"), "XDG_CACHE_HOME": str(tmp / "cache"),
+                "XDG_CONFIG_HOME": str(tmp / "config"), "REFLEX_MODE": "enforced",
+                "JEV_MODE": "mock", "AGENTREFLEX_STATE_DIR": str(tmp / state),
+                "AGENTREFLEX_SOCKET": str(tmp / "run" / "daemon.sock"),
+                "AGENTREFLEX_DAEMON": "on" if daemon else "off"})
+    return env
+
+
+@pytest.fixture()
+def daemon(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    (tmp_path / "home").mkdir()
+    env = _env(tmp_path, "unused", True)
+    log = tmp_path / "daemon.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([_binary(), "serve", "--idle", "60"], env=env,
+                                stdout=out, stderr=out)
+    sock = tmp_path / "run" / "daemon.sock"
+    deadline = time.monotonic() + 30
+    while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert sock.exists(), log.read_text()
+    yield proc
+    proc.terminate()
+    proc.wait(10)
+
+
+def _run(payload: bytes, env: dict[str, str]) -> tuple[int, str, str]:
+    done = subprocess.run([_binary(), "hook", "claude-code"], input=payload, env=env,
+                          capture_output=True, timeout=60, check=False)
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_daemon_and_in_process_give_identical_answers(
+    tmp_path: Path, daemon: subprocess.Popen[bytes]
+) -> None:
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    payloads = _payloads(str(project))
+    warm = [_run(p, _env(tmp_path, "state-daemon", True)) for p in payloads]
+    cold = [_run(p, _env(tmp_path, "state-cold", False)) for p in payloads]
+    assert [w[:2] for w in warm] == [c[:2] for c in cold]
+    assert "Traceback" not in "".join(w[2] + c[2] for w, c in zip(warm, cold, strict=True))
+    # the daemon really answered: its state dir was written by the daemon process
+    assert (tmp_path / "state-daemon" / "sessions").is_dir()
+    sock = tmp_path / "run" / "daemon.sock"
+    assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+    assert stat.S_IMODE(sock.parent.stat().st_mode) == 0o700
+
+
+def test_a_socket_readable_by_others_is_never_trusted(tmp_path: Path) -> None:
+    """The thin client refuses a socket with group/other permissions and evaluates itself."""
+    run = tmp_path / "run"
+    run.mkdir()
+    fake = run / "daemon.sock"
+    fake.write_bytes(b"")
+    fake.chmod(0o666)
+    env = _env(tmp_path, "state", True)
+    (tmp_path / "home").mkdir()
+    project = tmp_path / "p"
+    project.mkdir()
+    code, out, err = _run(_payloads(str(project))[2], env)
+    assert code == 0
+    assert "Traceback" not in err
+    assert (tmp_path / "state" / "sessions").is_dir()  # evaluated in-process

@@ -1,0 +1,201 @@
+"""Hot-path benchmark: what one hook call costs on this machine.
+
+Prints, in one run on the same machine:
+
+* whole-process wall time (median of N runs) of ``agentreflex hook claude-code``
+  on a realistic PreToolUse payload, without the daemon and with it, beside a
+  bare ``python -c pass`` with the same interpreter, and the ratios;
+* in-process decision time (p50/p95) of the deterministic floors over a corpus
+  of 1,000 commands (the gate corpus when installed, padded with generated
+  everyday commands);
+* peak memory (max RSS) of the hook process and of the daemon.
+
+Usage::
+
+    uv run python tools/bench_hook.py [--runs 40] [--json]
+
+Targets (issue 3): with the daemon <= 2.0x a bare interpreter start; without
+<= 4x; floors p95 < 1 ms; hook RSS < 30 MiB; daemon < 150 MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAYLOAD = {
+    "session_id": "bench-session",
+    "transcript_path": "/tmp/bench.jsonl",
+    "cwd": "",
+    "permission_mode": "default",
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_input": {"command": "git status && npm test -- --watch=false", "description": "run"},
+    "tool_use_id": "toolu_bench",
+}
+EVERYDAY = [
+    "ls -la", "git status", "git diff --stat", "npm test", "pytest -q", "cat README.md",
+    "grep -rn TODO src", "python -m pip list", "cargo build", "make -j4", "rm -rf build",
+    "git commit -m 'fix: handle rm -rf in docs'", "echo hello > out.txt", "mkdir -p dist",
+    "find . -name '*.pyc' -delete", "docker ps", "kubectl get pods", "git push origin feature",
+    "curl -s https://example.com/api | jq .", "sed -n 1,20p src/main.py",
+]
+
+
+def agentreflex_bin() -> str:
+    candidate = Path(sys.executable).with_name("agentreflex")
+    if not candidate.exists():
+        sys.exit("agentreflex is not installed next to this interpreter; run with `uv run`")
+    return str(candidate)
+
+
+def time_runs(argv: list[str], runs: int, stdin: bytes, env: dict[str, str]) -> tuple[
+    list[float], int
+]:
+    """Wall seconds of each run and the max child RSS (KiB) seen."""
+    times: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, input=stdin, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - start)
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return times, rss
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def load_corpus() -> list[str]:
+    commands: list[str] = []
+    corpus = ROOT / "packages" / "gate" / "tests" / "corpus"
+    for path in sorted(corpus.rglob("*")) if corpus.exists() else []:
+        if path.suffix == ".jsonl":
+            for line in path.read_text().splitlines():
+                if line.strip():
+                    cmd = json.loads(line).get("command")
+                    if isinstance(cmd, str):
+                        commands.append(cmd)
+        elif path.suffix == ".toml":
+            import tomllib
+
+            data = tomllib.loads(path.read_text())
+            for case in data.get("case", []):
+                if isinstance(case.get("command"), str):
+                    commands.append(case["command"])
+    i = 0
+    while len(commands) < 1000:
+        commands.append(EVERYDAY[i % len(EVERYDAY)] + ("" if i < len(EVERYDAY) else f" #{i}"))
+        i += 1
+    return commands[:1000]
+
+
+def floor_timing(workdir: str) -> dict[str, float]:
+    from agentreflex.core.config import load_config
+    from agentreflex.core.decision import Mode
+    from agentreflex.core.events import Event, EventKind, build_tool_call
+    from agentreflex.core.runtime import Plugins, evaluate, load_plugins
+    from agentreflex.core.state.model import SessionState
+
+    env = {"HOME": workdir, "JEV_MODE": "off", "REFLEX_MODE": "enforced"}
+    config = load_config(workdir, env)
+    config.mode = Mode.ENFORCED
+    plugins = Plugins(reflexes=[r for r in load_plugins().reflexes if r.floor])
+    samples: list[float] = []
+    for command in load_corpus():
+        event = Event(kind=EventKind.PRE_TOOL, host="bench", session_id="bench", cwd=workdir,
+                      tool=build_tool_call("Bash", {"command": command}, "t"))
+        state = SessionState(session_id="bench", cwd=workdir)
+        start = time.perf_counter()
+        evaluate(event, state, config, plugins)
+        samples.append((time.perf_counter() - start) * 1000.0)
+    return {"commands": len(samples), "p50_ms": percentile(samples, 0.5),
+            "p95_ms": percentile(samples, 0.95), "max_ms": max(samples),
+            "reflexes": [r.name for r in plugins.reflexes]}  # type: ignore[dict-item]
+
+
+def daemon_rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="agentreflex-bench-")
+    project = os.path.join(work, "project")
+    os.makedirs(project)
+    payload = dict(PAYLOAD, cwd=project)
+    stdin = json.dumps(payload).encode()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
+    env.update({"HOME": work, "XDG_CACHE_HOME": os.path.join(work, "cache"),
+                "XDG_CONFIG_HOME": os.path.join(work, "config"), "JEV_MODE": "off",
+                "AGENTREFLEX_SOCKET": os.path.join(work, "daemon.sock")})
+    hook = [agentreflex_bin(), "hook", "claude-code", "PreToolUse"]
+    bare = [sys.executable, "-c", "pass"]
+    # warm the OS caches and the entry-point cache
+    time_runs(bare, 3, b"", env)
+    time_runs(hook, 3, stdin, dict(env, AGENTREFLEX_DAEMON="off"))
+    bare_t, _ = time_runs(bare, args.runs, b"", env)
+    cold_t, cold_rss = time_runs(hook, args.runs, stdin, dict(env, AGENTREFLEX_DAEMON="off"))
+    daemon = subprocess.Popen([agentreflex_bin(), "serve", "--idle", "120"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while not os.path.exists(env["AGENTREFLEX_SOCKET"]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time_runs(hook, 3, stdin, env)
+        warm_t, warm_rss = time_runs(hook, args.runs, stdin, env)
+        d_rss = daemon_rss_kib(daemon.pid)
+    finally:
+        daemon.terminate()
+        daemon.wait(10)
+    floors = floor_timing(project)
+    med = statistics.median
+    result = {
+        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+        "runs": args.runs,
+        "bare_python_ms": med(bare_t) * 1000,
+        "hook_no_daemon_ms": med(cold_t) * 1000,
+        "hook_with_daemon_ms": med(warm_t) * 1000,
+        "ratio_no_daemon": med(cold_t) / med(bare_t),
+        "ratio_with_daemon": med(warm_t) / med(bare_t),
+        "hook_peak_rss_mib": cold_rss / 1024,
+        "daemon_peak_rss_mib": d_rss / 1024,
+        "floors_in_process": floors,
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"machine: {result['machine']}, {args.runs} runs each (medians)")
+    print(f"bare python -c pass        {result['bare_python_ms']:7.1f} ms")
+    print(f"hook, no daemon            {result['hook_no_daemon_ms']:7.1f} ms  "
+          f"({result['ratio_no_daemon']:.2f}x bare; target <= 4x)")
+    print(f"hook, warm daemon          {result['hook_with_daemon_ms']:7.1f} ms  "
+          f"({result['ratio_with_daemon']:.2f}x bare; target <= 2x)")
+    print(f"hook process peak RSS      {result['hook_peak_rss_mib']:7.1f} MiB (target < 30)")
+    print(f"daemon peak RSS            {result['daemon_peak_rss_mib']:7.1f} MiB (target < 150)")
+    print(f"floors in-process over {floors['commands']} commands: p50 {floors['p50_ms']:.3f} ms, "
+          f"p95 {floors['p95_ms']:.3f} ms, max {floors['max_ms']:.2f} ms (target p95 < 1 ms); "
+          f"reflexes: {', '.join(floors['reflexes'])}")  # type: ignore[arg-type]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
