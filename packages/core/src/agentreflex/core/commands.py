@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--mode", choices=("shadow", "enforced"))
     r.add_argument("--state-dir")
     sub.add_parser("redact", help="stdin to stdout with secrets replaced")
+    sub.add_parser("demo", help="the scripted offline session: watch every reflex fire")
     s = sub.add_parser("status", help="sessions, interventions, findings, latency")
     s.add_argument("--json", action="store_true")
     s.add_argument("--cwd", default=os.getcwd())
@@ -54,6 +55,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def dispatch(args: list[str]) -> int:
+    if args and args[0] == "demo":
+        from agentreflex.core.demo import main as demo
+
+        return demo(args[1:])
     for name, spec in registry.entries("agentreflex.commands"):
         if args and args[0] == name:
             func = registry.load_object(spec)

@@ -156,6 +156,8 @@ def _choice(key: str, value: Any, allowed: tuple[str, ...]) -> str:
 
 
 def _probability(key: str, value: Any) -> float:
+    if isinstance(value, bool):  # float(True) would pass as 1.0
+        raise ConfigError(f"{key}: {value!r} is not a number between 0 and 1")
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -259,9 +261,9 @@ def load_config(cwd: str = "", env: Mapping[str, str] | None = None) -> Config:
             files.append((path, data))
     # The profile is chosen first (env beats files) because it sets defaults.
     profile = "balanced"
-    for _, data in files:
+    for path, data in files:
         if "profile" in data:
-            profile = _choice("profile", data["profile"], PROFILES)
+            profile = _choice(f"{path}: profile", data["profile"], PROFILES)
     if env.get("AGENTREFLEX_PROFILE"):
         profile = _choice("AGENTREFLEX_PROFILE", env["AGENTREFLEX_PROFILE"], PROFILES)
     _apply_profile(cfg, profile)
@@ -322,11 +324,13 @@ def _apply_file(cfg: Config, data: dict[str, Any], path: str) -> None:
         elif key == "profile":
             continue
         elif key == "state_dir":
-            cfg.state_dir = str(value)
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{where}: {value!r} is not a directory path (a string)")
+            cfg.state_dir = value
         elif key == "disabled_reflexes":
-            if not isinstance(value, list):
-                raise ConfigError(f"{where}: must be a list of reflex names")
-            cfg.disabled_reflexes = tuple(str(v) for v in value)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where}: must be a list of reflex names (strings)")
+            cfg.disabled_reflexes = tuple(value)
         elif key == "thresholds":
             _table(where, value)
             for name, number in value.items():
@@ -427,11 +431,20 @@ def _apply_guard(cfg: Config, value: Any, where: str) -> None:
             raise ConfigError(f"{key}: unknown key; known: mode, backfill, categories")
 
 
+_THRESH_PREFIX = "REFLEX_THRESH_"
+
+
 def _apply_env(cfg: Config, env: Mapping[str, str]) -> None:
     if env.get("REFLEX_MODE"):
         cfg.mode = Mode(_choice("REFLEX_MODE", env["REFLEX_MODE"], ("shadow", "enforced")))
+    for var in env:
+        if var.startswith(_THRESH_PREFIX) and var[len(_THRESH_PREFIX) :].lower() not in (
+            DEFAULT_THRESHOLDS
+        ):
+            known = ", ".join(_THRESH_PREFIX + n.upper() for n in DEFAULT_THRESHOLDS)
+            raise ConfigError(f"{var}: unknown threshold; known: {known}")
     for name in DEFAULT_THRESHOLDS:
-        var = "REFLEX_THRESH_" + name.upper()
+        var = _THRESH_PREFIX + name.upper()
         if env.get(var):
             cfg.thresholds[name] = _probability(var, env[var])
     if env.get("REFLEX_HARD_LOOP_REPEAT_COUNT"):

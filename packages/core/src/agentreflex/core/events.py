@@ -183,6 +183,9 @@ def build_tool_call(name: str, tool_input: Any, tool_use_id: str = "") -> ToolCa
             call.paths = [p] if p else []
         call.path = call.paths[0] if call.paths else ""
         call.content = body
+        if not body:  # Hermes' ``patch`` in replace mode: {path, old_string, new_string}
+            call.content = _first_str(data, *_NEW_TEXT_KEYS)
+            call.old_content = _first_str(data, *_OLD_TEXT_KEYS)
         return call
     if kind is ToolKind.SHELL:
         cmd = data.get("command", data.get("cmd", data.get("code", data.get("chars", ""))))
@@ -196,19 +199,20 @@ def build_tool_call(name: str, tool_input: Any, tool_use_id: str = "") -> ToolCa
     if kind is ToolKind.WRITE:
         call.content = _first_str(data, "content", "contents", "text")
     elif kind is ToolKind.EDIT:
-        call.content = _first_str(
-            data, "new_string", "newString", "newText", "new_str", "new_source"
-        )
-        call.old_content = _first_str(data, "old_string", "oldString", "oldText", "old_str")
+        call.content = _first_str(data, *_NEW_TEXT_KEYS)
+        call.old_content = _first_str(data, *_OLD_TEXT_KEYS)
         edits = data.get("edits")
-        if isinstance(edits, list):
-            parts = [
-                str(e.get("new_string", e.get("newString", "")))
-                for e in edits
-                if isinstance(e, dict)
-            ]
-            call.content = "\n".join(p for p in [call.content, *parts] if p)
+        if isinstance(edits, list):  # Claude MultiEdit, pi/omp multi-edits
+            items = [e for e in edits if isinstance(e, dict)]
+            new = [_first_str(e, *_NEW_TEXT_KEYS) for e in items]
+            old = [_first_str(e, *_OLD_TEXT_KEYS) for e in items]
+            call.content = "\n".join(p for p in [call.content, *new] if p)
+            call.old_content = "\n".join(p for p in [call.old_content, *old] if p)
     return call
+
+
+_NEW_TEXT_KEYS = ("new_string", "newString", "newText", "new_str", "new_source")
+_OLD_TEXT_KEYS = ("old_string", "oldString", "oldText", "old_str")
 
 
 def _first_str(data: dict[str, Any], *keys: str) -> str:
@@ -223,16 +227,71 @@ _PATCH_MARKERS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "*
 
 
 def patch_paths(body: str) -> list[str]:
-    """Files named by a Codex-style ``*** Begin Patch`` body or a unified diff."""
+    """Files named by a Codex-style ``*** Begin Patch`` body or a unified diff.
+
+    In a Codex patch only the ``*** ... File:`` markers name files: a hunk
+    line such as ``--- x`` is a removed line ``-- x``, not a header.  In a
+    unified diff a ``--- a`` header counts only when a ``+++ b`` header
+    follows it, and hunk bodies (sized by their ``@@ -l,n +l,m @@`` header)
+    are skipped, so removed or added lines that look like headers are not
+    taken for file names.
+    """
     paths: list[str] = []
-    for line in body.splitlines():
-        for marker in _PATCH_MARKERS:
-            if line.startswith(marker):
-                paths.append(line[len(marker) :].strip())
-        if line.startswith("+++ ") or line.startswith("--- "):
-            target = line[4:].strip().split("\t")[0]
-            if target != "/dev/null":
-                target = target[2:] if target[:2] in ("a/", "b/") else target
-                if target not in paths:
-                    paths.append(target)
+    lines = body.splitlines()
+    if any(line.startswith("*** Begin Patch") for line in lines):
+        for line in lines:
+            for marker in _PATCH_MARKERS:
+                if line.startswith(marker):
+                    _add_path(paths, line[len(marker) :].strip())
+        return paths
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        counts = _hunk_counts(line)
+        if counts is not None:
+            old, new = counts
+            i += 1
+            while i < len(lines) and (old > 0 or new > 0):
+                head = lines[i][:1]
+                if head == "-":
+                    old -= 1
+                elif head == "+":
+                    new -= 1
+                elif head != "\\":  # context line (or "\\ No newline at end of file")
+                    old -= 1
+                    new -= 1
+                i += 1
+            continue
+        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            for header in (line, lines[i + 1]):
+                target = header[4:].strip().split("\t")[0]
+                if target != "/dev/null":
+                    _add_path(paths, target[2:] if target[:2] in ("a/", "b/") else target)
+            i += 2
+            continue
+        i += 1
     return paths
+
+
+def _add_path(paths: list[str], path: str) -> None:
+    if path and path not in paths:
+        paths.append(path)
+
+
+def _hunk_counts(line: str) -> tuple[int, int] | None:
+    """(old, new) line counts of a unified-diff hunk header, or None."""
+    if not line.startswith("@@ -"):
+        return None
+    parts = line.split()
+    if len(parts) < 4 or not parts[2].startswith("+") or parts[3] != "@@":
+        return None
+    old = _count(parts[1][1:])
+    new = _count(parts[2][1:])
+    return None if old is None or new is None else (old, new)
+
+
+def _count(span: str) -> int | None:
+    start, _, length = span.partition(",")
+    if not start.isdigit() or (length and not length.isdigit()):
+        return None
+    return int(length) if length else 1

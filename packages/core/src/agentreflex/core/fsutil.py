@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import itertools
 import os
-import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,11 +32,16 @@ def locked(path: str, shared: bool = False) -> Iterator[None]:
         os.close(fd)
 
 
+_COUNTER = itertools.count()
+
+
 def atomic_write_bytes(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` via temp file + fsync + rename."""
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    # a unique sibling name without importing tempfile (costly on the hot path)
+    tmp = f"{path}.tmp-{os.getpid()}-{next(_COUNTER)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -57,51 +57,63 @@ _RULES: tuple[tuple[str, str], ...] = (
         "private-key",
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     ),
-    ("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+    (
+        "aws-access-key-id",
+        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
+    ),
     (
         "aws-secret-access-key",
         r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?(?P<s>[A-Za-z0-9/+=]{40})",
     ),
-    ("github-pat", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
-    ("github-fine-grained-pat", r"\bgithub_pat_[A-Za-z0-9_]{82}\b"),
-    ("gitlab-pat", r"\bglpat-[A-Za-z0-9_\-]{20,}\b"),
-    ("gitlab-runner-token", r"\bglrt-[A-Za-z0-9_\-]{20,}\b"),
-    ("bitbucket-app-password", r"\bATBB[A-Za-z0-9_\-=]{32,}\b"),
-    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
+    ("github-pat", r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"),
+    ("github-fine-grained-pat", r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9])"),
+    ("gitlab-pat", r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])"),
+    ("gitlab-runner-token", r"(?<![A-Za-z0-9])glrt-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])"),
+    ("bitbucket-app-password", r"(?<![A-Za-z0-9])ATBB[A-Za-z0-9_\-=]{32,}(?![A-Za-z0-9])"),
+    ("slack-token", r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9])"),
     ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}"),
     (
         "discord-webhook",
         r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{30,}",
     ),
-    ("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
-    ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),
-    ("square-token", r"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}\b"),
-    ("paypal-braintree-token", r"\baccess_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}\b"),
-    ("twilio-key", r"\bSK[0-9a-fA-F]{32}\b"),
-    ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"),
-    ("mailgun-key", r"\bkey-[0-9a-f]{32}\b"),
-    ("anthropic-key", r"\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}\b"),
+    ("telegram-bot-token", r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])"),
+    ("stripe-key", r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
+    ("square-token", r"(?<![A-Za-z0-9])sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}(?![A-Za-z0-9])"),
+    (
+        "paypal-braintree-token",
+        r"(?<![A-Za-z0-9])access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])",
+    ),
+    ("twilio-key", r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
+    ("sendgrid-key", r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9])"),
+    ("mailgun-key", r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])"),
+    (
+        "anthropic-key",
+        r"(?<![A-Za-z0-9])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}(?![A-Za-z0-9])",
+    ),
     (
         "openai-key",
-        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}\b",
+        r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])",
     ),
-    ("openai-project-key", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}\b"),
-    ("openrouter-key", r"\bsk-or-v1-[a-f0-9]{64}\b"),
-    ("groq-key", r"\bgsk_[A-Za-z0-9]{48,}\b"),
-    ("huggingface-token", r"\bhf_[A-Za-z0-9]{34,}\b"),
-    ("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    ("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_\-]{28}\b"),
+    (
+        "openai-project-key",
+        r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}(?![A-Za-z0-9])",
+    ),
+    ("openrouter-key", r"(?<![A-Za-z0-9])sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9])"),
+    ("groq-key", r"(?<![A-Za-z0-9])gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])"),
+    ("huggingface-token", r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])"),
+    ("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9])"),
+    ("google-oauth-secret", r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_\-]{28}(?![A-Za-z0-9])"),
     ("gcp-service-account-key", r"\"private_key_id\"\s*:\s*\"(?P<s>[a-f0-9]{40})\""),
     ("azure-storage-key", r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/=]{80,100})"),
-    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}\b"),
-    ("docker-hub-pat", r"\bdckr_pat_[A-Za-z0-9_\-]{27,}\b"),
-    ("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
-    ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("linear-api-key", r"\blin_api_[A-Za-z0-9]{40}\b"),
-    ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
-    ("vault-token", r"\bhv[sb]\.[A-Za-z0-9_\-]{24,}\b"),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("pypi-token", r"(?<![A-Za-z0-9])pypi-AgE[A-Za-z0-9_\-]{50,}(?![A-Za-z0-9])"),
+    ("docker-hub-pat", r"(?<![A-Za-z0-9])dckr_pat_[A-Za-z0-9_\-]{27,}(?![A-Za-z0-9])"),
+    ("digitalocean-token", r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])"),
+    ("shopify-token", r"(?<![A-Za-z0-9])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])"),
+    ("linear-api-key", r"(?<![A-Za-z0-9])lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])"),
+    ("databricks-token", r"(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
+    ("vault-token", r"(?<![A-Za-z0-9])hv[sb]\.[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9])"),
+    ("jwt", r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     (
         "url-credentials",
         r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"']{1,128}:(?P<s>[^\s@/\"']{3,256})@",
@@ -193,7 +205,12 @@ _HINTS = (
     "redential",
     "AUTH",
     "auth",
+    "pwd",
 )
+# Hints are matched against the lower-cased text: several rules are
+# case-insensitive (``PassWord=``, ``BEARER``), so a case-sensitive hint could
+# hide a match.  Lower-casing only ever widens the pre-filter.
+_HINTS_LOWER = tuple(sorted({h.lower() for h in _HINTS}))
 
 
 @lru_cache(maxsize=1)
@@ -213,7 +230,10 @@ def _is_placeholder(value: str) -> bool:
 
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every secret span in ``text``, sorted and non-overlapping."""
-    if not text or not any(h in text for h in _HINTS):
+    if not text:
+        return []
+    low = text.lower()
+    if not any(h in low for h in _HINTS_LOWER):
         return []
     found: list[SecretMatch] = []
     for rule, pattern in _compiled():
@@ -260,7 +280,15 @@ def has_secret(text: str) -> bool:
 
 
 def redact_obj(value: object, depth: int = 0) -> object:
-    """Redact every string inside a JSON-like value; keys named like secrets too."""
+    """Redact every string inside a JSON-like value.
+
+    Keys are redacted like any string (an environment dict may use a token as
+    a key).  A value stored under a key that names a secret (``password``,
+    ``apiKey``, ``client_secret``, ``Authorization``...) is replaced whole
+    when it is a non-empty string or a number, unless it is a placeholder.
+    Keys that merely contain such a word (``max_tokens``, ``tokenizer``,
+    ``token_type``) are not secret names.
+    """
     if depth > 32:
         return REDACTED
     if isinstance(value, str):
@@ -268,13 +296,8 @@ def redact_obj(value: object, depth: int = 0) -> object:
     if isinstance(value, dict):
         out: dict[str, object] = {}
         for key, item in value.items():
-            skey = str(key)
-            if (
-                isinstance(item, str)
-                and _SECRET_KEY.search(skey)
-                and item
-                and not _is_placeholder(item)
-            ):
+            skey = redact(str(key))
+            if _SECRET_KEY.search(str(key)) and _secret_scalar(item):
                 out[skey] = REDACTED
             else:
                 out[skey] = redact_obj(item, depth + 1)
@@ -284,6 +307,16 @@ def redact_obj(value: object, depth: int = 0) -> object:
     return value
 
 
+def _secret_scalar(item: object) -> bool:
+    """A value worth hiding under a secret-named key: text or a number, not a placeholder."""
+    if isinstance(item, str):
+        return bool(item) and not _is_placeholder(item)
+    return isinstance(item, int | float) and not isinstance(item, bool)
+
+
+# A key *ending* in a secret word names a secret: ``GITHUB_TOKEN``,
+# ``accessToken``, ``db-password``, ``x-api-key``.
 _SECRET_KEY = re.compile(
-    r"(?i)(secret|token|password|passwd|api_?key|apikey|credential|private_?key)"
+    r"(?i)(?:secret|token|password|passwd|passphrase|pwd|api[_-]?key|access[_-]?key|"
+    r"private[_-]?key|secret[_-]?key|credentials?|authorization|cookie|^pass|^key)$"
 )

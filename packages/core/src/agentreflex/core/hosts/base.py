@@ -20,7 +20,16 @@ from agentreflex.core.events import Event, EventKind
 
 
 class PayloadError(ValueError):
-    """The host payload could not be understood.  The message is one line."""
+    """The host payload could not be understood.  The message is one line.
+
+    ``kind`` is the event the payload announced (its ``hook_event_name``) when
+    that much was readable, so a caller can fail closed on a malformed
+    pre-tool payload even without an event hint; ``None`` when unknown.
+    """
+
+    def __init__(self, message: str, kind: EventKind | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 @dataclass(slots=True)

@@ -42,6 +42,14 @@ def parse_claude_style(payload: dict[str, Any], host: str) -> Event:
     kind = EVENTS.get(name)
     if kind is None:
         raise PayloadError(f"unsupported hook_event_name {name!r} for {host}")
+    try:
+        return _parse_fields(payload, host, name, kind)
+    except PayloadError as exc:
+        exc.kind = exc.kind or kind
+        raise
+
+
+def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind) -> Event:
     event = Event(
         kind=kind,
         host=host,

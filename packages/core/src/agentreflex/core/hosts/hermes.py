@@ -41,8 +41,15 @@ class HermesAdapter:
         kind = EVENTS.get(name)
         if kind is None:
             raise PayloadError(f"unsupported hook_event_name {name!r} for hermes")
-        extra = payload.get("extra") if isinstance(payload.get("extra"), dict) else {}
-        assert isinstance(extra, dict)
+        try:
+            return self._parse_fields(payload, name, kind)
+        except PayloadError as exc:
+            exc.kind = exc.kind or kind
+            raise
+
+    def _parse_fields(self, payload: dict[str, Any], name: str, kind: EventKind) -> Event:
+        raw_extra = payload.get("extra")
+        extra: dict[str, Any] = raw_extra if isinstance(raw_extra, dict) else {}
         event = Event(
             kind=kind,
             host=self.name,

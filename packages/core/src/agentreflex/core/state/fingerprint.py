@@ -47,8 +47,17 @@ def canonical_input(call: ToolCall) -> str:
     return json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
 
 
+# Kinds whose tools differ by name, not only by input: ``Grep`` and ``Glob``
+# with the same pattern, or two MCP tools given the same arguments, are
+# different calls.  Shell, file and patch tools stay name-agnostic so the same
+# command through another host's tool name still matches.
+_NAMED_KINDS = frozenset({ToolKind.OTHER, ToolKind.MCP, ToolKind.SEARCH, ToolKind.WEB})
+
+
 def fingerprint(call: ToolCall) -> str:
-    """16 hex chars of SHA-256 over kind and canonical input."""
-    kind = call.kind.value if call.kind is not ToolKind.OTHER else call.name.lower()
+    """16 hex chars of SHA-256 over kind (and name, where it matters) and canonical input."""
+    kind = call.kind.value
+    if call.kind in _NAMED_KINDS:
+        kind = f"{kind}:{call.name.strip().lower()}"
     digest = hashlib.sha256(f"{kind}\0{canonical_input(call)}".encode("utf-8", "replace"))
     return digest.hexdigest()[:16]

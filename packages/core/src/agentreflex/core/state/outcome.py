@@ -19,27 +19,60 @@ from agentreflex.core.redact import redact
 
 SUMMARY_LIMIT = 200
 
+# A test runner is recognised only where a command starts (at the beginning of
+# a segment of a compound command, after env assignments and wrappers such as
+# ``uv run`` or ``timeout 60``), never as a word inside an argument: ``pip
+# install pytest`` or ``git commit -m "prove it"`` run no tests.
 _TEST_RUNNERS = re.compile(
-    r"(?:^|[\s;&|(/])(?:"
-    r"pytest|py\.test|python3?\s+-m\s+(?:pytest|unittest)|tox|nox|uv\s+run\s+(?:--\S+\s+)*pytest|"
-    r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|npx\s+(?:jest|vitest|mocha)|jest|vitest|mocha|"
+    r"^(?:"
+    r"pytest|py\.test|python3?(?:\.\d+)?\s+-m\s+(?:pytest|unittest)|tox|nox|"
+    r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S+)?|jest|vitest|mocha|"
     r"node\s+--test|deno\s+test|cargo\s+(?:test|nextest)|go\s+test|gotestsum|"
-    r"mvn\s+(?:-\S+\s+)*(?:test|verify)|gradle\w*\s+test|\./gradlew\s+test|"
-    r"make\s+(?:test|check)|ctest|rspec|bundle\s+exec\s+rspec|phpunit|dotnet\s+test|swift\s+test|"
+    r"mvn\s+(?:-\S+\s+)*(?:test|verify)|gradle\w*\s+test|"
+    r"make\s+(?:test|check)|ctest|rspec|phpunit|dotnet\s+test|swift\s+test|"
     r"mix\s+test|bats|prove"
-    r")(?=$|[\s;&|)])"
+    r")(?=$|\s)"
 )
+# Env assignments and command wrappers that may precede the real command.
+_WRAPPERS = re.compile(
+    r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|time|nice|nohup|command|exec|"
+    r"xvfb-run(?:\s+-a)?|timeout(?:\s+-\S+)*\s+\S+|"
+    r"(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run(?:\s+--?\S+)*|"
+    r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec)\s+)+"
+)
+# Command separators: ; && || | & newlines, subshells and substitutions.
+_SEPARATORS = re.compile(r"\|\||&&|[;|&\n(){}`]|\$\(")
+# Redirections that change no project file (kept out of the ">" mutation hint).
+_HARMLESS_REDIRECTS = re.compile(r"\d*>&\d+|&>\s*/dev/null|\d*>>?\s*/dev/null")
 _READ_ONLY = re.compile(
-    r"^\s*(?:ls|cat|head|tail|less|more|grep|rg|ag|find|fd|tree|wc|stat|file|du|df|pwd|echo|"
+    r"^(?:ls|cat|head|tail|less|more|grep|rg|ag|find|fd|tree|wc|stat|file|du|df|pwd|echo|"
     r"printf|which|type|git\s+(?:status|log|diff|show|branch|remote|rev-parse|blame)|"
-    r"sed\s+-n|awk|jq|env|printenv|whoami|id|uname|date|ps|top|true|false)\b"
+    r"sed\s+-n|awk|jq|env|printenv|whoami|id|uname|date|ps|top|true|false)(?=$|\s)"
 )
+# What turns a read-only command into a writing one (find -delete, echo > f).
+_READ_ONLY_BREAKERS = re.compile(r">|\s-(?:delete|exec|execdir|ok|fprint\w*)(?=$|\s)")
 _MUTATION_HINT = re.compile(
     r"(?:>|\btee\b|\bsed\s+-i|\bmv\b|\bcp\b|\brm\b|\bmkdir\b|\btouch\b|\bchmod\b|\bln\b|"
     r"\bgit\s+(?:commit|apply|am|merge|rebase|reset|checkout|restore|stash|pull|cherry-pick)|"
     r"\bpatch\b|\bnpm\s+(?:install|i|add|uninstall)|\bpip\s+install|\buv\s+(?:add|sync|pip)|"
-    r"\bcargo\s+add|\byarn\s+add|\bpnpm\s+add|\bgo\s+get|\bpython3?\s+\S+\.py|\bperl\s+-i)"
+    r"\bcargo\s+add|\byarn\s+add|\bpnpm\s+add|\bgo\s+get|\bpython3?\s+\S+\.py|\bperl\s+-i|"
+    r"\s-(?:delete|exec|execdir)(?=$|\s))"
 )
+# A bare shell at the end of a pipe runs whatever it is fed.
+_SHELL = re.compile(r"^(?:ba|z|da|k)?sh(?:\s+-\S+)*$")
+
+
+def _segments(command: str) -> list[str]:
+    """The simple commands of a compound one, wrappers stripped, first word's dir dropped."""
+    out: list[str] = []
+    for part in _SEPARATORS.split(command):
+        seg = _WRAPPERS.sub("", part.strip()).strip()
+        if not seg:
+            continue
+        first, sep, rest = seg.partition(" ")
+        first = first.rsplit("/", 1)[-1] or first  # ./gradlew, .venv/bin/pytest
+        out.append(first + sep + rest)
+    return out
 
 
 def summarize(call: ToolCall) -> str:
@@ -57,14 +90,21 @@ def summarize(call: ToolCall) -> str:
 
 
 def is_verification(call: ToolCall) -> bool:
-    return call.kind is ToolKind.SHELL and bool(_TEST_RUNNERS.search(call.command))
+    """Does this shell call run tests or checks (in any segment of the command)?"""
+    if call.kind is not ToolKind.SHELL:
+        return False
+    return any(_TEST_RUNNERS.match(seg) for seg in _segments(call.command))
 
 
 def is_mutating_shell(command: str) -> bool:
-    """Conservative: true when the command could change files in the project."""
-    if _READ_ONLY.match(command) and not re.search(r">|\|\s*(?:sh|bash|tee)\b", command):
-        return False
-    return bool(_MUTATION_HINT.search(command))
+    """Conservative: true when any segment of the command could change project files."""
+    text = _HARMLESS_REDIRECTS.sub(" ", command)
+    for seg in _segments(text):
+        if _READ_ONLY.match(seg) and not _READ_ONLY_BREAKERS.search(seg):
+            continue
+        if _MUTATION_HINT.search(seg) or _SHELL.match(seg):
+            return True
+    return False
 
 
 def is_mutation(call: ToolCall) -> bool:

@@ -304,6 +304,8 @@ def fold(state: SessionState, rec: dict[str, Any], window: int = 20) -> None:
     state.cwd = state.cwd or str(rec.get("cwd", ""))
     decision = rec.get("decision") or {}
     blocked = decision.get("verdict") == Verdict.BLOCK.value
+    if kind in (EventKind.USER_PROMPT, EventKind.PRE_TOOL):
+        c.stop_blocks_in_row = 0  # the agent did something after the last blocked stop
     if kind is EventKind.USER_PROMPT:
         _fold_prompt(state, str(rec.get("prompt", "")))
     elif kind is EventKind.PRE_TOOL and "tool" in rec:

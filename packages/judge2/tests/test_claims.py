@@ -1,0 +1,74 @@
+"""Claims against evidence: extraction, fabricated quotes, the choice question."""
+
+from __future__ import annotations
+
+from agentreflex.core.wire import parse_questions
+from agentreflex.judge2.claims import (
+    CONTRADICTED,
+    FABRICATED,
+    INSUFFICIENT,
+    SUPPORTED,
+    UNDECIDED,
+    Claim,
+    check_claim,
+    claim_question,
+    extract_claims,
+    resolve,
+)
+
+
+def test_extracts_success_claims_one_per_sentence() -> None:
+    claims = extract_claims(
+        "I refactored src/app.py. All tests pass now! The build succeeds cleanly.\n"
+        "Also fixed the typo in the README. It now works."
+    )
+    assert [c.kind for c in claims] == ["tests_pass", "builds", "fixed"]
+    assert claims[0].text == "All tests pass now!"
+
+
+def test_negated_sentences_are_not_claims() -> None:
+    assert extract_claims("The tests do not pass yet. I couldn't verify the fix.") == []
+    assert [c.kind for c in extract_claims("Fixed the failing test.")] == ["fixed"]
+
+
+def test_quotes_are_captured() -> None:
+    [claim] = extract_claims('Verified: the run printed "5 passed in 0.1s".')
+    assert claim.quote == "5 passed in 0.1s"
+    [curly] = extract_claims("Tests pass: “All checks green”.")
+    assert curly.quote == "All checks green"
+
+
+def test_quoted_claim_absent_from_evidence_is_fabricated() -> None:
+    claim = Claim("tests_pass", 'pytest says "12 passed"', quote="12 passed")
+    check = check_claim(claim, ["===== 5 passed in 0.12s ====="])
+    assert check.status == FABRICATED
+    assert "12 passed" in check.reason
+
+
+def test_quote_matching_ignores_case_and_spacing() -> None:
+    claim = Claim("tests_pass", "x", quote="5  PASSED in 0.12s")
+    assert check_claim(claim, ["===== 5 passed in 0.12s ====="]).status == UNDECIDED
+
+
+def test_unquoted_claims_go_to_the_judge_as_a_choice() -> None:
+    claim = Claim("fixed", "Fixed the race.")
+    assert check_claim(claim, []).status == UNDECIDED
+    question = claim_question(claim)
+    assert parse_questions({"c": question})["c"]["type"] == "choice"
+    assert set(question["criteria"]) == {SUPPORTED, CONTRADICTED, INSUFFICIENT}
+    assert "Fixed the race." in question["instructions"]
+
+
+def test_resolve_takes_the_most_probable_label() -> None:
+    claim = Claim("fixed", "Fixed it.")
+    assert (
+        resolve(claim, {SUPPORTED: 0.7, CONTRADICTED: 0.1, INSUFFICIENT: 0.2}).status == SUPPORTED
+    )
+    assert (
+        resolve(claim, {SUPPORTED: 0.2, CONTRADICTED: 0.7, INSUFFICIENT: 0.1}).status
+        == CONTRADICTED
+    )
+    assert (
+        resolve(claim, {SUPPORTED: 0.4, CONTRADICTED: 0.2, INSUFFICIENT: 0.4}).status
+        == INSUFFICIENT
+    )
