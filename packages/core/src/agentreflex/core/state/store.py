@@ -248,14 +248,16 @@ def make_record(
     if event.result is not None:
         res = event.result
         text = res.error or res.output
+        if res.interrupted:
+            outcome = "unknown"  # the user stopped it: neither a failure nor a success
+        elif event.kind is EventKind.POST_TOOL_FAILURE:
+            outcome = "failure"
+        else:
+            outcome = outcome_of(res)
         rec["result"] = {
-            "outcome": outcome_of(res)
-            if event.kind is not EventKind.POST_TOOL_FAILURE
-            else "failure",
+            "outcome": outcome,
             "exit": res.exit_code,
-            "sig": error_signature(text)
-            if outcome_of(res) != "success" or event.kind is EventKind.POST_TOOL_FAILURE
-            else "",
+            "sig": error_signature(text) if outcome != "success" else "",
             "digest": hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16],
             "head": _bounded(" ".join(text.split())[:400], 400),
             "interrupted": res.interrupted,
