@@ -30,7 +30,8 @@ from agentreflex.core.hosts.base import HostAdapter, HostReply, PayloadError
 from agentreflex.core.panels import write_error, write_panels
 from agentreflex.core.reflex import Judge, Reflex, ReflexContext
 from agentreflex.core.state.model import SessionState
-from agentreflex.core.state.store import SessionStore
+from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
+from agentreflex.core.usage import UsageDelta, read_usage
 
 MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
 # Reflexes run in this order when present; others follow alphabetically.
@@ -212,11 +213,14 @@ def _run_event(
         store_errors.append(
             f"state store unavailable ({exc.strerror or exc}); evaluating without session history"
         )
+    usage = _read_usage(event, state)
+    if usage is not None:
+        apply_usage(state, usage_record(usage))
     decision, ctx = evaluate(event, state, config, plugins)
     decision.errors.extend(store_errors)
     latency = (time.perf_counter() - started) * 1000.0
     try:
-        state = store.record(event, decision, ctx.notes, latency)
+        state = store.record(event, decision, ctx.notes, latency, usage)
     except OSError as exc:
         decision.errors.append(f"could not record the event ({exc.strerror or exc})")
     write_panels(config.state_dir, event, decision)
@@ -224,6 +228,17 @@ def _run_event(
     if decision.errors:
         reply.stderr += "".join(f"agentreflex: {e}\n" for e in decision.errors)
     return HookOutcome(reply, event, decision, state=state)
+
+
+def _read_usage(event: Event, state: SessionState) -> UsageDelta | None:
+    """New token/cost usage from the host transcript (Claude Code records it)."""
+    if event.host != "claude-code" or not event.transcript_path:
+        return None
+    seen = set(str(i) for i in state.notes.get("usage_ids", []))
+    delta = read_usage(event.transcript_path, state.counters.transcript_cursor, seen)
+    if delta is None or (delta.empty and delta.cursor == state.counters.transcript_cursor):
+        return None
+    return delta
 
 
 def _hint_kind(host: str, hint: str | None) -> EventKind | None:

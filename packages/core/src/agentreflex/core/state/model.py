@@ -76,6 +76,7 @@ class Counters:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    transcript_cursor: int = 0
 
 
 @dataclass(slots=True)

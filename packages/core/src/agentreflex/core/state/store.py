@@ -43,6 +43,7 @@ from agentreflex.core.state.outcome import (
     outcome_of,
     summarize,
 )
+from agentreflex.core.usage import UsageDelta
 
 SNAPSHOT_VERSION = 1
 ROTATE_BYTES = 16 * 1024 * 1024
@@ -59,6 +60,7 @@ WINDOWS = {
     "notes": 50,
     "latency": 128,
     "diagnostics": 20,
+    "usage_ids": 200,
 }
 _SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -162,11 +164,15 @@ class SessionStore:
         decision: Decision | None,
         notes: list[Note] | None = None,
         latency_ms: float | None = None,
+        usage: UsageDelta | None = None,
     ) -> SessionState:
         """Append this hook call's record and return the state including it."""
         ensure_private_dir(os.path.dirname(self.log_path))
+        record = make_record(event, decision, notes or [], latency_ms)
+        if usage is not None:
+            record["usage"] = usage_record(usage)
         line = json.dumps(
-            make_record(event, decision, notes or [], latency_ms),
+            record,
             ensure_ascii=False,
             separators=(",", ":"),
             default=str,
@@ -325,6 +331,30 @@ def fold(state: SessionState, rec: dict[str, Any], window: int = 20) -> None:
         _push(state.notes.setdefault(str(note["key"]), []), note["value"], WINDOWS["notes"])
     if "ms" in rec:
         _push(state.notes.setdefault("latency_ms", []), float(rec["ms"]), WINDOWS["latency"])
+    if "usage" in rec:
+        apply_usage(state, rec["usage"])
+
+
+def usage_record(usage: UsageDelta) -> dict[str, Any]:
+    return {
+        "in": usage.input_tokens,
+        "out": usage.output_tokens,
+        "cost": round(usage.cost_usd, 6),
+        "cursor": usage.cursor,
+        "ids": usage.message_ids[-WINDOWS["usage_ids"] :],
+    }
+
+
+def apply_usage(state: SessionState, usage: dict[str, Any]) -> None:
+    """Add a transcript usage delta to the session totals (tokens, cost, cursor)."""
+    c = state.counters
+    c.input_tokens += int(usage.get("in", 0))
+    c.output_tokens += int(usage.get("out", 0))
+    c.cost_usd += float(usage.get("cost", 0.0))
+    c.transcript_cursor = int(usage.get("cursor", c.transcript_cursor))
+    ids = state.notes.setdefault("usage_ids", [])
+    ids.extend(str(i) for i in usage.get("ids", []))
+    del ids[: -WINDOWS["usage_ids"]]
 
 
 def _push(items: list[Any], value: Any, limit: int) -> None:
