@@ -1,0 +1,230 @@
+"""Per-host ledgers under ``<state_dir>/local/`` and the compatibility snapshot.
+
+Each host has a schema-1 envelope (``claude_reasoning_guard.json``,
+``codex_reasoning_guard.json``, ``opencode_reasoning_guard.json``...) holding
+at most 20 schema 3.0 session reports; a new session gets its own record and
+the oldest is dropped only past the bound.  ``reason_guard.json`` is the
+report of the most recently active session, kept for older status readers;
+a legacy 1.0/2.0 snapshot found there is migrated into its host's ledger.
+
+Every read-modify-write runs under one repository-local lock and each file
+is replaced atomically.  A malformed, future or unsafe file is moved aside
+(``*.corrupt``) and replaced by a fresh ledger: the caller learns the reason
+so it can record a diagnostic and, in ``on`` mode, fail closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from agentreflex.core.fsutil import atomic_write_json, locked
+from agentreflex.guard import bounds as B
+from agentreflex.guard.report import Report, diagnose, finalize, new_report
+from agentreflex.guard.schema import LEGACY, check_report, migrate, version_of
+
+SNAPSHOT = "reason_guard.json"
+LEDGER_SCHEMA = 1
+T = TypeVar("T")
+_HOSTS = {"claude-code": "claude", "claude": "claude", "codex": "codex", "opencode": "opencode"}
+
+
+def provider_of(host: str) -> str:
+    """Ledger name for a host (``claude-code`` -> ``claude``; others sanitised)."""
+    low = host.strip().lower()
+    return _HOSTS.get(low) or re.sub(r"[^a-z0-9]+", "_", low).strip("_")[:32] or "unknown"
+
+
+def local_dir(state_dir: str) -> str:
+    return os.path.join(state_dir, "local")
+
+
+def ledger_path(state_dir: str, provider: str) -> str:
+    return os.path.join(local_dir(state_dir), f"{provider}_reasoning_guard.json")
+
+
+@dataclass
+class Ledger:
+    host: str
+    active_session: str = ""
+    updated_at: float = 0.0
+    sessions: list[Report] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": LEDGER_SCHEMA,
+            "host": self.host,
+            "active_session": self.active_session,
+            "updated_at": self.updated_at,
+            "sessions": self.sessions,
+        }
+
+    def session(self, session_id: str) -> Report | None:
+        return next((r for r in self.sessions if r["session"]["id"] == session_id), None)
+
+
+def read_json(path: str) -> tuple[Any, str | None]:
+    """Parse a bounded JSON file: (value, None), (None, None) if absent, or (None, reason)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(B.MAX_REPORT_BYTES + 1)
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"cannot read {os.path.basename(path)}: {exc.strerror}"
+    if len(data) > B.MAX_REPORT_BYTES:
+        return None, f"{os.path.basename(path)} exceeds {B.MAX_REPORT_BYTES} bytes"
+    try:
+        return json.loads(data.decode("utf-8")), None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return None, f"{os.path.basename(path)} is not valid JSON ({type(exc).__name__})"
+
+
+def parse_ledger(obj: Any, host: str, now: float) -> Ledger:
+    """Validate an envelope; sessions in 1.0/2.0 are migrated, bad ones raise ValueError."""
+    if not isinstance(obj, dict) or obj.get("schema") != LEDGER_SCHEMA:
+        schema = obj.get("schema") if isinstance(obj, dict) else None
+        raise ValueError(f"ledger schema {schema!r} is not {LEDGER_SCHEMA}")
+    sessions = obj.get("sessions")
+    if not isinstance(sessions, list) or len(sessions) > B.MAX_SESSIONS_PER_HOST:
+        raise ValueError("ledger sessions are not a bounded list")
+    ledger = Ledger(host=host)
+    active = obj.get("active_session")
+    ledger.active_session = active if isinstance(active, str) else ""
+    for item in sessions:
+        if version_of(item) in LEGACY:
+            item = migrate(item, host, now)
+        problem = check_report(item)
+        if problem:
+            raise ValueError(problem)
+        ledger.sessions.append(item)
+    return ledger
+
+
+def load_ledger(path: str, host: str, now: float) -> Ledger:
+    """Load a ledger; on any problem set the file aside and start fresh (reason kept)."""
+    obj, problem = read_json(path)
+    if obj is None and problem is None:
+        return Ledger(host=host)
+    if problem is None:
+        try:
+            return parse_ledger(obj, host, now)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            problem = f"{os.path.basename(path)}: {exc}"
+    set_aside(path)
+    return Ledger(host=host, problems=[problem])
+
+
+def set_aside(path: str) -> None:
+    """Keep the unreadable file for review instead of deleting it."""
+    with contextlib.suppress(OSError):
+        os.replace(path, path + ".corrupt")
+
+
+def update(
+    state_dir: str,
+    host: str,
+    session_id: str,
+    now: float,
+    work: Callable[[Report, list[str]], T],
+) -> T:
+    """Locked read-modify-write of one session report.
+
+    ``work`` receives the report and the recovery reasons (empty normally)
+    and mutates the report in place; the ledger and snapshot are then written.
+    """
+    provider = provider_of(host)
+    folder = local_dir(state_dir)
+    with locked(os.path.join(folder, "reasoning_guard")):
+        _ensure_ignore(folder)
+        path = ledger_path(state_dir, provider)
+        ledger = load_ledger(path, provider, now)
+        problems = list(ledger.problems)
+        problems += _migrate_snapshot(state_dir, ledger, provider, now)
+        report = ledger.session(session_id)
+        if report is None:
+            report = new_report(session_id, provider, now)
+            ledger.sessions.append(report)
+        for problem in problems:
+            diagnose(report, f"recovered: {problem}", now)
+        result = work(report, problems)
+        finalize(report)
+        _store(state_dir, path, ledger, report, now)
+    return result
+
+
+def _store(state_dir: str, path: str, ledger: Ledger, report: Report, now: float) -> None:
+    ledger.active_session = report["session"]["id"]
+    ledger.updated_at = now
+    ledger.sessions.sort(
+        key=lambda r: (r["session"]["id"] == ledger.active_session, r["updated_at"])
+    )
+    del ledger.sessions[: -B.MAX_SESSIONS_PER_HOST]
+    atomic_write_json(path, ledger.to_json())
+    atomic_write_json(os.path.join(local_dir(state_dir), SNAPSHOT), report)
+
+
+def _migrate_snapshot(state_dir: str, ledger: Ledger, provider: str, now: float) -> list[str]:
+    """Move a legacy ``reason_guard.json`` into its host ledger (once)."""
+    path = os.path.join(local_dir(state_dir), SNAPSHOT)
+    obj, problem = read_json(path)
+    if problem:
+        set_aside(path)
+        return [problem]
+    if obj is None:
+        return []
+    if version_of(obj) not in LEGACY:
+        unsafe = check_report(obj)
+        if unsafe:
+            set_aside(path)
+            return [f"{SNAPSHOT}: {unsafe}"]
+        return []
+    owner = obj.get("provider")
+    if isinstance(owner, str) and provider_of(owner) != provider:
+        return []  # it belongs to another host's ledger; that host migrates it
+    try:
+        report = migrate(obj, provider, now)
+    except ValueError as exc:
+        set_aside(path)
+        return [f"{SNAPSHOT}: {exc}"]
+    if ledger.session(report["session"]["id"]) is None:
+        finalize(report)
+        ledger.sessions.append(report)
+    return []
+
+
+def _ensure_ignore(folder: str) -> None:
+    """The managed ignore file keeps reports out of source control."""
+    path = os.path.join(folder, ".gitignore")
+    if not os.path.exists(path):
+        with contextlib.suppress(OSError), open(path, "w", encoding="utf-8") as fh:
+            fh.write("# managed by agentreflex: local guard state, never committed\n*\n")
+
+
+def read_ledgers(state_dir: str) -> dict[str, Ledger]:
+    """Every readable ledger, read-only (for status; nothing is moved or written)."""
+    out: dict[str, Ledger] = {}
+    folder = local_dir(state_dir)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return out
+    for name in names:
+        if not name.endswith("_reasoning_guard.json"):
+            continue
+        host = name[: -len("_reasoning_guard.json")]
+        obj, problem = read_json(os.path.join(folder, name))
+        if problem or obj is None:
+            out[host] = Ledger(host=host, problems=[problem or "empty"])
+            continue
+        try:
+            out[host] = parse_ledger(obj, host, 0.0)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            out[host] = Ledger(host=host, problems=[str(exc)])
+    return out
