@@ -151,7 +151,7 @@ def script(project: Path, python: str) -> list[Beat]:
             "BLOCK",
             "gate",
             "Bash",
-            {"command": "rm -rf ~/ && git push --force origin main"},
+            {"command": "rm -rf ~/"},
         ),
         Beat(
             "The real fix",
@@ -170,23 +170,39 @@ def script(project: Path, python: str) -> list[Beat]:
             message="Done - the login bug is fixed.",
         ),
         Beat(
-            "Promising evidence before claiming",
-            "UserPromptSubmit",
-            "ALLOW",
-            prompt="Before you finish, prove it.\n" + marker,
+            "Running the tests", "PreToolUse", "ALLOW", "", "Bash", {"command": unit}, run="shell"
         ),
         Beat(
-            "Claiming completion with the obligation open",
+            "Stopping with the tests green",
+            "Stop",
+            "ALLOW",
+            "",
+            message="Fixed the hash comparison; the unit tests pass.",
+        ),
+        Beat(
+            "An explicit Evidence-Check is asked for",
+            "UserPromptSubmit",
+            "ALLOW",
+            prompt="Before you close this, prove the fix with the tests.\n" + marker,
+        ),
+        Beat(
+            "Claiming completion with the check open",
             "Stop",
             "BLOCK",
             "guard",
             message="All done, logins work now.",
         ),
         Beat(
-            "Running the tests", "PreToolUse", "ALLOW", "", "Bash", {"command": unit}, run="shell"
+            "Gathering the evidence",
+            "PreToolUse",
+            "ALLOW",
+            "",
+            "Bash",
+            {"command": unit},
+            run="shell",
         ),
         Beat(
-            "Resolving the obligation and stopping",
+            "Resolving the check and stopping",
             "Stop",
             "ALLOW",
             "",

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from agentreflex.core import signals as s
 from agentreflex.core.events import Event, ToolCall, ToolKind
 from agentreflex.core.state.model import SessionState
+from agentreflex.core.state.outcome import is_mutation
 from agentreflex.core.wire import (
     Answer,
     ChoiceAnswer,
@@ -151,7 +152,8 @@ class OfflineBackend:
 def constraint_violation(state: SessionState, event: Event) -> float:
     tool = event.tool
     target = _words(_target(tool))
-    acts = tool is not None and (tool.mutates_files or tool.kind is ToolKind.SHELL)
+    # running or reading is not modifying: only calls that can change files violate
+    acts = tool is not None and is_mutation(tool)
     best = 0.03
     for constraint in state.constraints:
         words = _words(constraint_text(constraint))
