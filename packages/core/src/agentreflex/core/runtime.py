@@ -146,6 +146,9 @@ def evaluate(
             errors.append(msg)
             if reflex.floor and event.kind is EventKind.PRE_TOOL:
                 findings.append(_floor_error(reflex.name, msg))
+    if plugins.errors and event.kind is EventKind.PRE_TOOL:
+        # An installed reflex that cannot load may be a safety floor: fail closed.
+        findings.append(_plugin_error(plugins.errors))
     decision = merge(findings, config.mode)
     decision.errors = errors + list(plugins.errors)
     decision.degraded = list(ctx.degraded)
@@ -160,6 +163,19 @@ def _floor_error(reflex: str, message: str) -> Finding:
         title="SAFETY FLOOR COULD NOT BE EVALUATED",
         message=f"agentreflex could not evaluate the {reflex} safety floor ({message}); "
         "failing closed. Ask the user to check `agentreflex doctor`.",
+    )
+
+
+def _plugin_error(errors: list[str]) -> Finding:
+    return Finding(
+        reflex="core",
+        code="CORE-PLUGIN-ERROR",
+        verdict=Verdict.BLOCK,
+        title="A REFLEX PACKAGE COULD NOT BE LOADED",
+        message="agentreflex could not load an installed reflex package ("
+        + "; ".join(errors)[:400]
+        + "), so its safety floors cannot run; failing closed. "
+        "Ask the user to run `agentreflex doctor` and repair the installation.",
     )
 
 
