@@ -70,7 +70,13 @@ def main(argv: list[str] | None = None) -> int:
         return _hook(args[1:])
     from agentreflex.core.commands import dispatch
 
-    return dispatch(args)
+    try:
+        return dispatch(args)
+    except BrokenPipeError:  # `agentreflex status | head` is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":
