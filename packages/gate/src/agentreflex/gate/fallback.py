@@ -1,0 +1,87 @@
+"""A parse-free scan for when the real parse cannot finish.
+
+Oversized, absurdly nested or syntactically broken input must not become a
+free pass (dcg#189: ``rm -rf / ;`` followed by ninety ``$(`` hung the
+parser and the timeout let it through).  This scan treats every fragment
+between separators as executed and looks for the unmistakable cases only; it
+runs in linear time and backs the ASK/BLOCK that such input gets anyway.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, Hit
+
+_SPLIT = re.compile(r"[;&|\n()`{}]|\$\(")
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "GATE-RM-ROOT",
+        re.compile(
+            r"\brm\s+(?:-\S+\s+)*(?:-\S*[rR]\S*|--recursive)\s+(?:-\S+\s+)*"
+            r"(?:/|/\*|~/?|\$HOME/?|\"\$HOME\"/?|/(?:etc|usr|bin|boot|var|home|opt|lib)\S*)(?:\s|$)"
+        ),
+    ),
+    ("GATE-DISK-FORMAT", re.compile(r"\b(?:mkfs(?:\.\w+)?|wipefs|mke2fs)\s+\S")),
+    ("GATE-DISK-DD", re.compile(r"\bdd\s+.*\bof=/dev/(?!null|zero|stdout|stderr)")),
+    ("GATE-FORK-BOMB", re.compile(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&")),
+    ("GATE-GIT-FORCE-PUSH", re.compile(r"\bgit\s+.*\bpush\b.*(?:\s--force\b|\s-f\b|\s\+\S)")),
+    ("GATE-GIT-RESET-HARD", re.compile(r"\bgit\s+.*\breset\s+.*--hard\b")),
+    ("GATE-RCE-DOWNLOAD", re.compile(r"\b(?:curl|wget)\b[^|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")),
+)
+
+
+def scan(text: str) -> list[Hit]:
+    """Unmistakably destructive fragments of ``text``, without parsing it."""
+    hits: list[Hit] = []
+    seen: set[str] = set()
+    whole = text[:1_000_000]
+    for rule, pattern in _PATTERNS:
+        if rule in ("GATE-RCE-DOWNLOAD", "GATE-FORK-BOMB"):
+            m = pattern.search(whole[:100_000])
+            if m and rule not in seen:
+                seen.add(rule)
+                hits.append(
+                    Hit(
+                        rule,
+                        DESTRUCTIVE,
+                        P_BLOCK,
+                        m.group(0)[:200],
+                        "Destructive command found in input that could not be parsed.",
+                    )
+                )
+    for fragment in _SPLIT.split(whole)[:20_000]:
+        frag = fragment.strip().replace("'", "").replace('"', "").replace("\\", "")
+        if not frag or len(frag) > 4000:
+            continue
+        for rule, pattern in _PATTERNS:
+            if rule in seen or rule in ("GATE-RCE-DOWNLOAD", "GATE-FORK-BOMB"):
+                continue
+            if pattern.search(frag):
+                seen.add(rule)
+                hits.append(
+                    Hit(
+                        rule,
+                        DESTRUCTIVE,
+                        P_BLOCK,
+                        frag[:200],
+                        "Destructive command found in input that could not be parsed. "
+                        "Split it into simple commands.",
+                    )
+                )
+    return hits
+
+
+def max_nesting(text: str, limit: int) -> int:
+    """Deepest ``(`` nesting in ``text``, stopping early once past ``limit``."""
+    depth = best = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            if depth > best:
+                best = depth
+                if best > limit:
+                    return best
+        elif ch == ")" and depth:
+            depth -= 1
+    return best

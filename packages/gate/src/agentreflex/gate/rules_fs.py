@@ -1,0 +1,502 @@
+"""Filesystem rules: deletes, overwrites, permissions, disks.
+
+Every rule judges resolved paths (see :mod:`paths`), so ``rm -r ./foo`` in
+the project is ordinary work while the same words after ``cd ~`` are not,
+and ``rm -r`` without ``-f`` counts exactly like ``rm -rf``.
+"""
+
+from __future__ import annotations
+
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.paths import Place, Where, classify, glob_base, is_history_file
+
+_FATAL = (Place.ROOT, Place.HOME, Place.ANCESTOR)
+_FINE = (Place.INSIDE, Place.TEMP, Place.CACHE)
+
+
+def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
+    return Hit(rule, DESTRUCTIVE, p, cmd.text, message)
+
+
+def rm(cmd: Cmd, where: Where) -> list[Hit]:
+    """``rm``/``unlink``/``rmdir``: recursive deletes outside the project and of the project."""
+    recursive = False
+    targets: list[str] = []
+    options = True
+    for a in cmd.args:
+        if options and a == "--":
+            options = False
+        elif options and a.startswith("--"):
+            recursive = recursive or a in ("--recursive", "--dir")
+        elif options and a.startswith("-") and len(a) > 1:
+            recursive = recursive or "r" in a or "R" in a
+        else:
+            targets.append(a)
+    if cmd.name == "rmdir":
+        return []
+    hits: list[Hit] = []
+    for t in targets:
+        if not t:
+            continue  # rm '' fails without deleting anything
+        hit = _rm_target(t, recursive, cmd, where)
+        if hit is not None:
+            hits.append(hit)
+    return hits
+
+
+def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | None:
+    place, full = classify(target, where, cmd.cwd)
+    # "dir/*" removes everything in dir even without -r
+    recursive = recursive or glob_base(target)[1]
+    if is_history_file(full):
+        return _hit(
+            "GATE-HISTORY-WIPE",
+            P_BLOCK,
+            cmd,
+            f"Deleting {full} wipes the user's shell history. Leave it alone.",
+        )
+    if place in _FINE:
+        return None
+    if place is Place.UNKNOWN:
+        if not recursive:
+            return None
+        return Hit(
+            "GATE-RM-UNRESOLVED",
+            "ask",
+            1.0,
+            cmd.text,
+            "The directory to delete is only known at run time. Spell out a path "
+            "inside the project.",
+        )
+    if place in _FATAL:
+        return (
+            _hit(
+                "GATE-RM-ROOT",
+                P_BLOCK,
+                cmd,
+                f"This deletes {full}, which contains the project or the whole home/system. "
+                "Delete only the specific build outputs inside the project.",
+            )
+            if recursive
+            else None
+        )
+    if place is Place.PROJECT_ROOT:
+        return (
+            _hit(
+                "GATE-RM-PROJECT",
+                P_BLOCK,
+                cmd,
+                "This deletes the whole project (or everything in it). Delete only the "
+                "specific files or build directories you mean.",
+            )
+            if recursive
+            else None
+        )
+    if place is Place.PROJECT_GIT:
+        if not recursive or full.endswith(".lock"):
+            return None
+        return _hit(
+            "GATE-RM-GIT-DIR",
+            P_BLOCK,
+            cmd,
+            "This deletes the repository's .git history. Use git commands "
+            "(git gc, git worktree prune) instead.",
+        )
+    if place in (Place.SYSTEM, Place.DEVICE):
+        return _hit(
+            "GATE-RM-SYSTEM",
+            P_BLOCK,
+            cmd,
+            f"This deletes system files ({full}). Work inside the project or /tmp.",
+        )
+    if place is Place.HOME_DOT:
+        return _hit(
+            "GATE-RM-DOTFILE",
+            P_BLOCK,
+            cmd,
+            f"This deletes {full}, the user's configuration or credentials. "
+            "Ask the user to do it if it is really needed.",
+        )
+    if recursive:
+        return _hit(
+            "GATE-RM-RECURSIVE-OUTSIDE",
+            P_BLOCK,
+            cmd,
+            f"This recursively deletes {full}, outside the project. Delete only inside "
+            "the project or /tmp, or ask the user.",
+        )
+    return _hit(
+        "GATE-RM-OUTSIDE",
+        P_WARN,
+        cmd,
+        f"This deletes {full}, outside the project. Make sure the user wants that.",
+    )
+
+
+def shred(cmd: Cmd, where: Where) -> list[Hit]:
+    """``shred``/``wipe``/``srm`` destroy data beyond recovery, wherever it is."""
+    hits = []
+    for a in cmd.args:
+        if a.startswith("-"):
+            continue
+        place, full = classify(a, where, cmd.cwd)
+        if place not in (Place.TEMP,):
+            hits.append(
+                _hit(
+                    "GATE-SHRED",
+                    P_BLOCK,
+                    cmd,
+                    f"shred destroys {full} beyond recovery. Use rm for ordinary cleanup.",
+                )
+            )
+    return hits
+
+
+def truncate(cmd: Cmd, where: Where) -> list[Hit]:
+    args = cmd.args
+    files = [
+        a
+        for i, a in enumerate(args)
+        if not a.startswith("-")
+        and not (i > 0 and args[i - 1] in ("-s", "--size", "-r", "--reference"))
+    ]
+    return [h for f in files if (h := _overwrite(f, cmd, where, append=False)) is not None]
+
+
+def redirects(cmd: Cmd, where: Where) -> list[Hit]:
+    """``>``/``>>``/``tee`` to dotfiles, system files and devices."""
+    hits = []
+    for op, target in cmd.redirects:
+        if op in (">", ">|", "&>", ">>", "&>>") and target and not target.isdigit():
+            hit = _overwrite(target, cmd, where, append=">>" in op)
+            if hit is not None:
+                hits.append(hit)
+    if cmd.name == "tee":
+        append = any(a in ("-a", "--append") for a in cmd.args)
+        for a in cmd.args:
+            if not a.startswith("-"):
+                hit = _overwrite(a, cmd, where, append)
+                if hit is not None:
+                    hits.append(hit)
+    return hits
+
+
+def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
+    place, full = classify(target, where, cmd.cwd)
+    if is_history_file(full) and not append:
+        return _hit(
+            "GATE-HISTORY-WIPE",
+            P_BLOCK,
+            cmd,
+            f"Overwriting {full} wipes the user's shell history. Leave it alone.",
+        )
+    if place is Place.DEVICE:
+        return _hit(
+            "GATE-DISK-WRITE",
+            P_BLOCK,
+            cmd,
+            f"Writing to the device {full} destroys the filesystem on it.",
+        )
+    if place is Place.SYSTEM:
+        return _hit(
+            "GATE-OVERWRITE-SYSTEM",
+            P_BLOCK,
+            cmd,
+            f"This {'appends to' if append else 'overwrites'} the system file {full}. "
+            "Ask the user to change system configuration.",
+        )
+    if place is Place.HOME_DOT:
+        if append:
+            return _hit(
+                "GATE-APPEND-DOTFILE",
+                P_WARN,
+                cmd,
+                f"This changes {full}, the user's own configuration. Check they want it.",
+            )
+        return _hit(
+            "GATE-OVERWRITE-DOTFILE",
+            P_BLOCK,
+            cmd,
+            f"This overwrites {full}, the user's configuration. Edit it only with the "
+            "user's consent, or append instead of truncating.",
+        )
+    if place in (Place.HOME_OTHER, Place.OUTSIDE) and not append:
+        return _hit(
+            "GATE-OVERWRITE-OUTSIDE", P_WARN, cmd, f"This overwrites {full}, outside the project."
+        )
+    return None
+
+
+def perms(cmd: Cmd, where: Where) -> list[Hit]:
+    """``chmod``/``chown``/``chgrp``: recursive on system or home trees, or on / itself."""
+    args = [a for a in cmd.args]
+    recursive = any(
+        a in ("-R", "--recursive") or (a.startswith("-") and "R" in a[1:])
+        for a in args
+        if a.startswith("-") and not a[1:2].isdigit()
+    )
+    positional = [
+        a for a in args if not a.startswith("-") or a[1:2].isdigit() or a[:2] in ("-r", "-w", "-x")
+    ]
+    if len(positional) < 2:
+        return []
+    mode, targets = positional[0], positional[1:]
+    hits = []
+    for t in targets:
+        place, full = classify(t, where, cmd.cwd)
+        if (
+            place in (Place.ROOT, Place.HOME, Place.ANCESTOR)
+            or (
+                recursive
+                and place in (Place.SYSTEM, Place.HOME_DOT, Place.HOME_OTHER, Place.DEVICE)
+            )
+            or (place is Place.SYSTEM and full.count("/") <= 2)
+        ):
+            hits.append(
+                _hit(
+                    "GATE-PERMS-SYSTEM",
+                    P_BLOCK,
+                    cmd,
+                    f"This changes permissions or ownership of {full} and everything "
+                    "below it, which can break the system or lock the user out. Change "
+                    "only the project files that need it.",
+                )
+            )
+        elif place is Place.HOME_DOT or place is Place.SYSTEM:
+            hits.append(
+                _hit(
+                    "GATE-PERMS-SENSITIVE",
+                    P_WARN,
+                    cmd,
+                    f"This changes permissions of {full}, outside the project.",
+                )
+            )
+        elif cmd.name == "chmod" and (
+            (mode.startswith(("4", "2", "6")) and len(mode) == 4)
+            or "+s" in mode
+            or "s" in mode.split("+")[-1:][0]
+        ):
+            hits.append(
+                _hit(
+                    "GATE-PERMS-SETUID",
+                    P_WARN,
+                    cmd,
+                    "This makes a file setuid/setgid. Check that is intended.",
+                )
+            )
+    return hits
+
+
+def move(cmd: Cmd, where: Where) -> list[Hit]:
+    """``mv`` of the project/home/system away, or into ``/dev/null``; ``cp``/``ln`` onto system files."""
+    paths = [a for a in cmd.args if not a.startswith("-")]
+    if len(paths) < 2:
+        return []
+    *sources, dest = paths
+    hits = []
+    dplace, dfull = classify(dest, where, cmd.cwd)
+    if cmd.name == "mv":
+        for s in sources:
+            place, full = classify(s, where, cmd.cwd)
+            if dfull == "/dev/null" or place in (
+                Place.ROOT,
+                Place.HOME,
+                Place.ANCESTOR,
+                Place.PROJECT_ROOT,
+                Place.SYSTEM,
+                Place.PROJECT_GIT,
+                Place.HOME_DOT,
+            ):
+                hits.append(
+                    _hit(
+                        "GATE-MOVE-AWAY",
+                        P_BLOCK,
+                        cmd,
+                        f"This moves {full} away (to {dfull}); it can destroy it or "
+                        "break the system. Move only project files within the project.",
+                    )
+                )
+    if dplace is Place.SYSTEM or dplace is Place.DEVICE:
+        hits.append(
+            _hit(
+                "GATE-OVERWRITE-SYSTEM",
+                P_BLOCK,
+                cmd,
+                f"This writes into {dfull}, a system location. Ask the user.",
+            )
+        )
+    elif dplace is Place.HOME_DOT and cmd.name in ("cp", "mv", "ln", "install", "rsync"):
+        hits.append(
+            _hit(
+                "GATE-OVERWRITE-DOTFILE",
+                P_WARN,
+                cmd,
+                f"This replaces {dfull}, the user's configuration.",
+            )
+        )
+    return hits
+
+
+def rsync(cmd: Cmd, where: Where) -> list[Hit]:
+    """``rsync --delete`` into a directory outside the project mirrors deletions there."""
+    if not any(a.startswith("--delete") for a in cmd.args):
+        return []
+    paths = [a for a in cmd.args if not a.startswith("-")]
+    if not paths:
+        return []
+    place, full = classify(paths[-1], where, cmd.cwd)
+    if place in _FINE or ":" in paths[-1]:
+        return []
+    return [
+        _hit(
+            "GATE-RSYNC-DELETE",
+            P_BLOCK,
+            cmd,
+            f"rsync --delete would delete files in {full} that are not in the source. "
+            "Sync into a new directory, or drop --delete.",
+        )
+    ]
+
+
+def sed_inplace(cmd: Cmd, where: Where) -> list[Hit]:
+    if not any(a == "-i" or a.startswith(("-i", "--in-place")) for a in cmd.args):
+        return []
+    hits = []
+    for a in cmd.args[1:]:
+        if a.startswith("-"):
+            continue
+        place, full = classify(a, where, cmd.cwd)
+        if place is Place.SYSTEM:
+            hits.append(
+                _hit(
+                    "GATE-OVERWRITE-SYSTEM",
+                    P_BLOCK,
+                    cmd,
+                    f"This edits the system file {full} in place. Ask the user.",
+                )
+            )
+    return hits
+
+
+def dd(cmd: Cmd, where: Where) -> list[Hit]:
+    for a in cmd.args:
+        if a.startswith("of="):
+            place, full = classify(a[3:], where, cmd.cwd)
+            if place in (Place.DEVICE, Place.SYSTEM, Place.ROOT):
+                return [
+                    _hit(
+                        "GATE-DISK-DD",
+                        P_BLOCK,
+                        cmd,
+                        f"dd onto {full} destroys what is stored there. Write to a file "
+                        "inside the project or /tmp instead.",
+                    )
+                ]
+    return []
+
+
+_DISK_TOOLS = frozenset(
+    {
+        "wipefs",
+        "blkdiscard",
+        "mkswap",
+        "fdisk",
+        "sfdisk",
+        "gdisk",
+        "sgdisk",
+        "cfdisk",
+        "parted",
+        "zpool",
+        "lvremove",
+        "vgremove",
+        "pvremove",
+        "cryptsetup",
+        "diskutil",
+        "format",
+        "hdparm",
+        "mdadm",
+        "e2fsck",
+    }
+)
+_READ_ONLY_DISK = frozenset(
+    {
+        "-l",
+        "--list",
+        "print",
+        "list",
+        "status",
+        "info",
+        "-p",
+        "--print",
+        "-d",
+        "--dump",
+        "-I",
+        "-V",
+        "--version",
+        "-h",
+        "--help",
+        "-n",
+        "verifyDisk",
+        "verifyVolume",
+        "luksDump",
+        "isLuks",
+        "iostat",
+        "get",
+        "--detail",
+        "-D",
+        "-E",
+        "--examine",
+        "-i",
+    }
+)
+
+
+def disk(cmd: Cmd, where: Where) -> list[Hit]:
+    """mkfs, wipefs, partitioners and volume destroyers; argument words never disarm them."""
+    name = cmd.name
+    if name.startswith(("mkfs", "mke2fs", "newfs", "mkdosfs")):
+        targets = [a for a in cmd.args if not a.startswith("-")]
+        if targets:
+            place, _ = classify(targets[-1], where, cmd.cwd)
+            if place in (Place.INSIDE, Place.TEMP) and not targets[-1].startswith("/dev/"):
+                return []
+        return [
+            _hit(
+                "GATE-DISK-FORMAT",
+                P_BLOCK,
+                cmd,
+                "This formats a filesystem and destroys everything on it. Use a disk image "
+                "file inside the project or /tmp for experiments.",
+            )
+        ]
+    if name in _DISK_TOOLS:
+        if name == "cryptsetup" and not any(
+            a in ("luksFormat", "erase", "luksErase", "reencrypt") for a in cmd.args
+        ):
+            return []
+        if name == "zpool" and not any(a in ("destroy", "labelclear") for a in cmd.args):
+            return []
+        if name == "diskutil" and not any(
+            a.lower().startswith(("erase", "partition", "zero", "secureerase", "reformat"))
+            for a in cmd.args
+        ):
+            return []
+        if name == "hdparm" and not any("erase" in a or "security" in a for a in cmd.args):
+            return []
+        if name == "mdadm" and not any(
+            a in ("--zero-superblock", "--create", "-C") for a in cmd.args
+        ):
+            return []
+        if name == "e2fsck":
+            return []
+        if not cmd.args or any(a in _READ_ONLY_DISK for a in cmd.args):
+            return []
+        return [
+            _hit(
+                "GATE-DISK-FORMAT",
+                P_BLOCK,
+                cmd,
+                f"{name} rewrites disks or volumes and can destroy everything on them.",
+            )
+        ]
+    return []

@@ -1,0 +1,332 @@
+"""Secret exposure: secret files read into the transcript or a network sink,
+credentials sent out, real secrets written into files or typed on command lines.
+
+Secret *literals* are found with core's redaction rules
+(``agentreflex.core.redact.find_secrets``) so the gate and the log redactor
+agree on what a secret is.  If that module is missing (an older core), a small
+built-in set of unambiguous formats is used instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
+from agentreflex.gate.paths import Where, classify, is_secret_file
+
+P_SECRET = 0.9
+
+_READERS = frozenset(
+    {
+        "cat",
+        "less",
+        "more",
+        "head",
+        "tail",
+        "bat",
+        "batcat",
+        "nl",
+        "tac",
+        "strings",
+        "xxd",
+        "od",
+        "hexdump",
+        "base64",
+        "grep",
+        "rg",
+        "ag",
+        "awk",
+        "gawk",
+        "sed",
+        "jq",
+        "yq",
+        "cut",
+        "sort",
+        "uniq",
+        "column",
+        "fold",
+        "pr",
+        "diff",
+        "cmp",
+        "view",
+        "type",
+        "Get-Content",
+        "gpg",
+        "openssl",
+        "ssh-keygen",
+        "pbcopy",
+        "xclip",
+        "wl-copy",
+        "zcat",
+        "tee",
+        "cp",
+        "git",
+        "tar",
+        "zip",
+        "7z",
+        "gzip",
+    }
+)
+_NETWORK = frozenset(
+    {
+        "curl",
+        "wget",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "telnet",
+        "ssh",
+        "scp",
+        "sftp",
+        "rsync",
+        "ftp",
+        "http",
+        "https",
+        "xh",
+        "aws",
+        "gsutil",
+        "rclone",
+        "openssl",
+        "mail",
+        "sendmail",
+        "nslookup",
+        "dig",
+        "host",
+    }
+)
+_ENV_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare"})
+_SECRET_VAR = re.compile(
+    r"(KEY|TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|PRIVATE|AUTH|SESSION)", re.IGNORECASE
+)
+_DATA_FLAGS = (
+    "-d",
+    "--data",
+    "--data-raw",
+    "--data-binary",
+    "--data-urlencode",
+    "-F",
+    "--form",
+    "-T",
+    "--upload-file",
+    "--post-data",
+    "--post-file",
+    "--body-data",
+    "--body-file",
+)
+
+_FALLBACK = re.compile(
+    r"(AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,}|"
+    r"xox[baprs]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{32,}|"
+    r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|"
+    r"sk_live_[0-9a-zA-Z]{24,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{34})"
+)
+
+_finder: Callable[[str], list[Any]] | None = None
+
+
+def _load_finder() -> Callable[[str], list[Any]] | None:
+    global _finder
+    if _finder is None:
+        try:
+            from agentreflex.core.redact import find_secrets
+
+            _finder = find_secrets
+        except Exception:  # an older core: use the built-in formats
+            _finder = _fallback_find
+    return _finder
+
+
+class _Match:
+    __slots__ = ("end", "rule", "start")
+
+    def __init__(self, rule: str, start: int, end: int) -> None:
+        self.rule, self.start, self.end = rule, start, end
+
+
+def _fallback_find(text: str) -> list[Any]:
+    return [_Match("builtin", m.start(), m.end()) for m in _FALLBACK.finditer(text)]
+
+
+def find_secrets(text: str) -> list[str]:
+    """Names of the secret formats found in ``text`` (empty when none)."""
+    if not text:
+        return []
+    finder = _load_finder()
+    try:
+        found = finder(text[:200_000]) if finder else []
+    except Exception:
+        found = _fallback_find(text[:200_000])
+    return [str(getattr(m, "rule", "secret")) for m in found]
+
+
+def _hit(rule: str, cmd_text: str, message: str, p: float = P_SECRET) -> Hit:
+    return Hit(rule, SECRET, p, cmd_text, message)
+
+
+def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
+    """Secret files read, environment dumped, credentials sent to the network."""
+    hits: list[Hit] = []
+    name = cmd.name
+    secret_files = [a for a in _file_args(cmd) if is_secret_file(classify(a, where, cmd.cwd)[1])]
+    secret_files += [
+        t for op, t in cmd.redirects if op == "<" and is_secret_file(classify(t, where, cmd.cwd)[1])
+    ]
+    feeds_network = id(cmd) in net_fed
+    if name in _NETWORK:
+        hits.extend(_network(cmd, where, secret_files))
+    elif (
+        secret_files
+        and (name in _READERS or name in ("source", "."))
+        and name not in ("source", ".")
+    ):
+        if (
+            name in ("cp", "git", "tee", "tar", "zip", "7z", "gzip", "ssh-keygen")
+            and not feeds_network
+        ):
+            return hits
+        if feeds_network:
+            hits.append(
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    "This sends a credential file to the network. Never send secrets "
+                    "off the machine.",
+                )
+            )
+        elif not _to_file(cmd):
+            hits.append(
+                _hit(
+                    "GATE-SECRET-READ",
+                    cmd.text,
+                    f"This prints {secret_files[0]} (a credential) into the transcript. "
+                    "Ask the user for the value you need, or read the matching "
+                    ".example file.",
+                )
+            )
+    if name in _ENV_DUMPERS and not cmd.args and feeds_network:
+        hits.append(
+            _hit(
+                "GATE-EXFIL-SECRET",
+                cmd.text,
+                "This sends the environment (which holds credentials) to the network.",
+            )
+        )
+    if name in ("echo", "printf", "printenv") and not cmd.pipes_out and not _to_file(cmd):
+        secret_vars = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
+        if name == "printenv":
+            secret_vars += [a for a in cmd.args if _SECRET_VAR.search(a)]
+        if secret_vars:
+            hits.append(
+                _hit(
+                    "GATE-SECRET-ENV-PRINT",
+                    cmd.text,
+                    f"This prints ${secret_vars[0]} into the transcript. Check that it "
+                    'is set with `test -n "$VAR"` instead.',
+                )
+            )
+    return hits
+
+
+def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
+    args = cmd.args
+    for i, a in enumerate(args):
+        value = ""
+        if a in _DATA_FLAGS and i + 1 < len(args):
+            value = args[i + 1]
+        elif a.startswith(tuple(f + "=" for f in _DATA_FLAGS if f.startswith("--"))):
+            value = a.split("=", 1)[1]
+        elif a.startswith("-d") and len(a) > 2:
+            value = a[2:]
+        if not value:
+            continue
+        path = (
+            value.split("@", 1)[1] if "@" in value else (value[1:] if value.startswith("<") else "")
+        )
+        if a in ("-T", "--upload-file", "--post-file", "--body-file"):
+            path = value
+        if path and is_secret_file(classify(path.split(";", 1)[0], where, cmd.cwd)[1]):
+            return [
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    "This uploads a credential file. Never send secrets off the machine.",
+                )
+            ]
+    if cmd.name in ("scp", "rsync", "sftp") and secret_files:
+        return [
+            _hit("GATE-EXFIL-SECRET", cmd.text, "This copies a credential file to another machine.")
+        ]
+    if cmd.name in ("curl", "wget", "http", "https", "xh", "nc", "ncat"):
+        data_vars = _data_vars(cmd)
+        if data_vars:
+            return [
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This sends ${data_vars[0]} in a request body or URL. Send credentials "
+                    "only in the auth header of the service they belong to.",
+                )
+            ]
+    src = cmd.stdin_from
+    if src is not None and (src.name in _ENV_DUMPERS and not src.args):
+        return [
+            _hit(
+                "GATE-EXFIL-SECRET",
+                cmd.text,
+                "This sends the environment (which holds credentials) to the network.",
+            )
+        ]
+    return []
+
+
+def _data_vars(cmd: Cmd) -> list[str]:
+    """Secret-named variables used outside header arguments."""
+    secret = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
+    if not secret:
+        return []
+    args = cmd.args
+    in_headers = " ".join(
+        args[i + 1]
+        for i, a in enumerate(args[:-1])
+        if a in ("-H", "--header", "-u", "--user", "--oauth2-bearer")
+    )
+    if UNKNOWN in in_headers and not any(
+        UNKNOWN in a
+        for i, a in enumerate(args)
+        if i == 0 or args[i - 1] not in ("-H", "--header", "-u", "--user", "--oauth2-bearer")
+    ):
+        return []
+    return secret
+
+
+def _file_args(cmd: Cmd) -> list[str]:
+    return [a for a in cmd.args if a and not a.startswith("-")]
+
+
+def _to_file(cmd: Cmd) -> bool:
+    return any(
+        op in (">", ">>", ">|", "&>") and t not in ("/dev/stdout", "/dev/stderr")
+        for op, t in cmd.redirects
+    )
+
+
+def network_fed(cmds: list[Cmd]) -> set[int]:
+    """Ids of the commands whose output reaches a network tool through pipes."""
+    fed: set[int] = set()
+    for c in cmds:
+        if c.name in _NETWORK or c.name == "gh":
+            src = c.stdin_from
+            for _ in range(16):
+                if src is None:
+                    break
+                fed.add(id(src))
+                src = src.stdin_from
+    return fed
+
+
+def written_secret(text: str) -> list[str]:
+    """Secret formats in file content an agent is about to write."""
+    return find_secrets(text)

@@ -1,0 +1,279 @@
+"""GateReflex through core's contract: findings, notes, hosts' tool names, allow-list."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.decision import Verdict
+from agentreflex.core.events import EventKind
+from agentreflex.core.reflex import JudgeAnswer, ReflexContext
+from agentreflex.core.state.model import SessionState
+from agentreflex.core.testing import make_context, pre_tool, prompt
+from agentreflex.gate import analyze
+from agentreflex.gate.reflex import GateReflex
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    proj = home / "proj"
+    (proj / ".git").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("TMPDIR", raising=False)
+    return proj
+
+
+def _verdict(findings: list[Any]) -> Verdict:
+    best = Verdict.ALLOW
+    for f in findings:
+        if f.verdict.rank > best.rank:
+            best = f.verdict
+    return best
+
+
+def _run(event: Any, state: SessionState | None = None, judge: Any = None) -> list[Any]:
+    return GateReflex().evaluate(make_context(event, state=state, judge=judge))
+
+
+def test_protocol_attributes() -> None:
+    gate = GateReflex()
+    assert gate.name == "gate" and gate.floor is True
+    assert gate.events == frozenset({EventKind.USER_PROMPT, EventKind.PRE_TOOL})
+
+
+def test_destructive_command_blocks_with_panel_and_detail(project: Path) -> None:
+    findings = _run(pre_tool("Bash", {"command": "timeout 5 rm -rf ~"}, cwd=str(project)))
+    top = findings[0]
+    assert top.verdict is Verdict.BLOCK
+    assert top.title == "DESTRUCTIVE ACTION REFLEX FIRED"
+    assert top.detail["rule"] == top.code == "GATE-RM-ROOT"
+    assert "rm -rf" in top.detail["segment"]
+    assert top.signals["destructive_irreversible"] >= 0.75 and top.threshold == 0.75
+
+
+def test_ordinary_work_is_allowed(project: Path) -> None:
+    for cmd in ("rm -rf build dist", "git status", "pytest -q", "git push origin feature"):
+        assert _verdict(_run(pre_tool("Bash", {"command": cmd}, cwd=str(project)))) is Verdict.ALLOW
+
+
+def _state_with(text: str, project: Path) -> SessionState:
+    ctx = make_context(prompt(text, cwd=str(project)))
+    assert GateReflex().evaluate(ctx) == []
+    state = SessionState()
+    for note in ctx.notes:
+        assert note.reflex == "gate"
+        state.notes.setdefault(note.key, []).append(note.value)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input"),
+    [
+        ("Edit", {"file_path": "tests/test_auth.py", "old_string": "a", "new_string": "b"}),
+        ("Write", {"file_path": "tests/test_new.py", "content": "x = 1\n"}),
+        ("MultiEdit", {"file_path": "tests/test_auth.py", "edits": [{"new_string": "b"}]}),
+        (
+            "apply_patch",
+            {
+                "input": "*** Begin Patch\n*** Update File: tests/test_auth.py\n@@\n-a\n+b\n*** End Patch"
+            },
+        ),
+        ("edit", {"filePath": "tests/test_auth.py", "oldString": "a", "newString": "b"}),
+        ("write", {"path": "tests/test_auth.py", "content": "b"}),
+        ("write_file", {"path": "tests/test_auth.py", "content": "b"}),
+        ("patch", {"patch": "--- a/tests/test_auth.py\n+++ b/tests/test_auth.py\n@@\n-a\n+b\n"}),
+        ("Bash", {"command": "sed -i 's/a/b/' tests/test_auth.py"}),
+        ("Bash", {"command": "echo x > tests/test_auth.py"}),
+    ],
+)
+def test_constraint_blocks_every_hosts_edit_tools(
+    project: Path, name: str, tool_input: dict[str, Any]
+) -> None:
+    state = _state_with("Fix the login bug. Do not modify tests.", project)
+    findings = _run(pre_tool(name, tool_input, cwd=str(project)), state)
+    top = findings[0]
+    assert top.verdict is Verdict.BLOCK and top.title == "CONSTRAINT REFLEX"
+    assert top.code == "GATE-CONSTRAINT" and "Do not modify tests" in top.message
+
+
+def test_constraint_leaves_other_files_alone(project: Path) -> None:
+    state = _state_with("Fix it. Don't touch the migrations.", project)
+    ok = _run(
+        pre_tool("Edit", {"file_path": "src/auth.py", "new_string": "x"}, cwd=str(project)), state
+    )
+    assert _verdict(ok) is Verdict.ALLOW
+    bad = _run(
+        pre_tool("Write", {"file_path": "db/migrations/0002.py", "content": "x"}, cwd=str(project)),
+        state,
+    )
+    assert _verdict(bad) is Verdict.BLOCK
+
+
+def test_never_push_and_no_new_dependencies(project: Path) -> None:
+    state = _state_with("Never push. No new dependencies, please.", project)
+    push = _run(pre_tool("Bash", {"command": "git push origin feature"}, cwd=str(project)), state)
+    assert _verdict(push) is Verdict.BLOCK
+    dep = _run(pre_tool("Bash", {"command": "npm install lodash"}, cwd=str(project)), state)
+    assert _verdict(dep) is Verdict.BLOCK
+    manifest = _run(
+        pre_tool(
+            "Edit",
+            {
+                "file_path": "package.json",
+                "old_string": "{",
+                "new_string": '{\n  "lodash": "^4.17.21",',
+            },
+            cwd=str(project),
+        ),
+        state,
+    )
+    assert _verdict(manifest) is Verdict.BLOCK
+    ok = _run(pre_tool("Bash", {"command": "npm install"}, cwd=str(project)), state)
+    assert _verdict(ok) is Verdict.ALLOW
+
+
+def test_secret_reads_and_writes(project: Path) -> None:
+    read = _run(pre_tool("Read", {"file_path": ".env"}, cwd=str(project)))
+    assert read[0].verdict is Verdict.BLOCK and read[0].title == "SECRET EXPOSURE REFLEX"
+    assert (
+        _verdict(_run(pre_tool("Read", {"file_path": ".env.example"}, cwd=str(project))))
+        is Verdict.ALLOW
+    )
+    key = "AKIA" + "IOSFODNN7EXAMPLE"
+    write = _run(
+        pre_tool(
+            "Write", {"file_path": "src/config.py", "content": f"KEY = '{key}'\n"}, cwd=str(project)
+        )
+    )
+    assert _verdict(write) is Verdict.BLOCK
+    assert any(f.code == "GATE-SECRET-WRITE" for f in write)
+
+
+def test_policy_files_need_the_user(project: Path) -> None:
+    edit = _run(
+        pre_tool(
+            "Write", {"file_path": ".agentreflex/allow.toml", "content": "x"}, cwd=str(project)
+        )
+    )
+    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-POLICY-EDIT"
+    shell = _run(
+        pre_tool(
+            "Bash", {"command": "echo '[[allow]]' >> .agentreflex/allow.toml"}, cwd=str(project)
+        )
+    )
+    assert _verdict(shell) is Verdict.ASK_USER
+
+
+def _allow(project: Path, expires: str, rule: str = "GATE-GIT-RESET-HARD") -> None:
+    (project / ".agentreflex").mkdir(exist_ok=True)
+    (project / ".agentreflex" / "allow.toml").write_text(
+        f'[[allow]]\nrule = "{rule}"\nexpires = "{expires}"\nreason = "scratch"\n'
+    )
+
+
+def test_allow_list_with_expiry(project: Path) -> None:
+    event = pre_tool("Bash", {"command": "git reset --hard"}, cwd=str(project))
+    assert _verdict(_run(event)) is Verdict.BLOCK
+    _allow(project, "2999-01-01")
+    allowed = _run(event)
+    assert _verdict(allowed) is Verdict.ALLOW and allowed[0].code == "GATE-ALLOWED"
+    # other rules stay armed
+    assert (
+        _verdict(_run(pre_tool("Bash", {"command": "rm -rf ~"}, cwd=str(project)))) is Verdict.BLOCK
+    )
+    _allow(project, "2001-01-01")
+    os.utime(project / ".agentreflex" / "allow.toml", (time.time() + 5, time.time() + 5))
+    assert _verdict(_run(event)) is Verdict.BLOCK
+
+
+def test_policy_edit_cannot_be_allowed(project: Path) -> None:
+    _allow(project, "2999-01-01", rule="GATE-POLICY-EDIT")
+    edit = _run(
+        pre_tool(
+            "Edit", {"file_path": ".agentreflex/config.toml", "new_string": "x"}, cwd=str(project)
+        )
+    )
+    assert _verdict(edit) is Verdict.ASK_USER
+
+
+def test_user_rules_add_blocks(project: Path) -> None:
+    (project / ".agentreflex").mkdir()
+    (project / ".agentreflex" / "gate-rules.toml").write_text(
+        '[[rule]]\nid = "USER-NO-PROD"\ncommand = "psql"\ncontains = "prod"\nverdict = "block"\n'
+        'message = "Never touch prod."\n'
+    )
+    hit = _run(pre_tool("Bash", {"command": "psql -h prod.db -c 'select 1'"}, cwd=str(project)))
+    assert _verdict(hit) is Verdict.BLOCK and hit[0].code == "USER-NO-PROD"
+    assert (
+        _verdict(
+            _run(pre_tool("Bash", {"command": "psql -h localhost -c 'select 1'"}, cwd=str(project)))
+        )
+        is Verdict.ALLOW
+    )
+
+
+class _Judge:
+    name = "fake"
+
+    def __init__(self, probs: dict[str, float]) -> None:
+        self.probs = probs
+
+    def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer:
+        return JudgeAnswer(probabilities=self.probs, backend="fake")
+
+
+def test_judge_raises_but_never_lowers_floors(project: Path) -> None:
+    low = _Judge({"destructive_irreversible": 0.0, "goal_alignment": 0.9})
+    floor = _run(pre_tool("Bash", {"command": "rm -rf /"}, cwd=str(project)), judge=low)
+    assert _verdict(floor) is Verdict.BLOCK
+    high = _Judge({"destructive_irreversible": 0.8, "goal_alignment": 0.9})
+    raised = _run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)), judge=high)
+    assert _verdict(raised) is Verdict.BLOCK and raised[0].code == "GATE-JUDGE-DESTRUCTIVE"
+    warn = _Judge({"destructive_irreversible": 0.6, "goal_alignment": 0.9})
+    assert (
+        _verdict(_run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)), judge=warn))
+        is Verdict.WARN
+    )
+
+
+def test_pathological_input_answers_within_budget(project: Path) -> None:
+    start = time.monotonic()
+    findings = _run(pre_tool("Bash", {"command": "echo " + "$(" * 100_000}, cwd=str(project)))
+    assert time.monotonic() - start < 5  # generous: must not hang
+    assert _verdict(findings) in (Verdict.ASK_USER, Verdict.BLOCK)
+
+
+def test_floor_out_of_time_fails_closed(project: Path) -> None:
+    event = pre_tool("Bash", {"command": "ls | grep x && echo ok; git log -1"}, cwd=str(project))
+    ctx = make_context(event)
+    ctx.deadline = time.monotonic() - 1
+    walker_steps = analyze.Walker
+    assert walker_steps is not None
+    findings = GateReflex().evaluate(ctx)
+    assert _verdict(findings) in (Verdict.BLOCK, Verdict.ALLOW)
+    long_cmd = "; ".join(f"echo {i} | cat" for i in range(400))
+    ctx = make_context(pre_tool("Bash", {"command": long_cmd}, cwd=str(project)))
+    ctx.deadline = time.monotonic() - 1
+    late = GateReflex().evaluate(ctx)
+    assert _verdict(late) is Verdict.BLOCK and late[0].code == "GATE-PARSE-BUDGET"
+
+
+def test_internal_error_fails_closed(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("agentreflex.gate.reflex.analyse", boom)
+    findings = _run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)))
+    assert findings[0].verdict is Verdict.BLOCK and findings[0].code == "GATE-INTERNAL-ERROR"
+
+
+def test_bad_tool_input_gets_a_safe_answer(project: Path) -> None:
+    for tool_input in ({"command": None}, {"command": ["rm", "-rf", "/"]}, {}):
+        findings = _run(pre_tool("Bash", tool_input, cwd=str(project)))
+        assert all(f.verdict in Verdict for f in findings)
+    listed = _run(pre_tool("Bash", {"command": ["rm", "-rf", "/"]}, cwd=str(project)))
+    assert _verdict(listed) is Verdict.BLOCK
