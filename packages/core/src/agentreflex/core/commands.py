@@ -30,6 +30,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--cwd", default=os.getcwd())
     c.add_argument("--tool", default="Bash", help="tool name (Bash, Write, Edit, Read ...)")
     c.add_argument("--json", action="store_true")
+    c.add_argument(
+        "--mode",
+        choices=("shadow", "enforced"),
+        default="enforced",
+        help="shadow: report WOULD_* and exit 0 (default: enforced)",
+    )
     c.add_argument("cmd", nargs=argparse.REMAINDER, help="-- COMMAND (or a path for file tools)")
     r = sub.add_parser("replay", help="a JSONL of host payloads through the real pipeline")
     r.add_argument("file")
@@ -80,7 +86,7 @@ def dispatch(args: list[str]) -> int:
 
 
 def _check(ns: argparse.Namespace) -> int:
-    from agentreflex.core.decision import Verdict
+    from agentreflex.core.decision import Mode, Verdict
     from agentreflex.core.panels import finding_panel
     from agentreflex.core.runtime import check_command, load_plugins
 
@@ -89,11 +95,11 @@ def _check(ns: argparse.Namespace) -> int:
     if not command:
         print("agentreflex check: give a command after --", file=sys.stderr)
         return 64
-    decision, _event = check_command(command, os.path.abspath(ns.cwd), ns.tool)
+    mode = Mode(ns.mode)
+    decision, _event = check_command(command, os.path.abspath(ns.cwd), ns.tool, mode=mode)
     plugins = load_plugins()
     if ns.json:
         out = decision.to_json()
-        out["decision"] = decision.proposed.value
         out["reflexes"] = [r.name for r in plugins.reflexes]
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -106,11 +112,11 @@ def _check(ns: argparse.Namespace) -> int:
             print("ALLOW — no reflex fired")
         for f in decision.findings:
             if f.verdict is not Verdict.ALLOW:
-                print(finding_panel(f, decision).replace("(shadow mode, not enforced)", ""))
+                print(finding_panel(f, decision))
                 if f.detail:
                     print("Detail: " + json.dumps(f.detail, ensure_ascii=False))
                 print()
-    return {Verdict.BLOCK: EXIT_BLOCK, Verdict.ASK_USER: EXIT_ASK}.get(decision.proposed, 0)
+    return {Verdict.BLOCK: EXIT_BLOCK, Verdict.ASK_USER: EXIT_ASK}.get(decision.verdict, 0)
 
 
 def _replay(ns: argparse.Namespace) -> int:

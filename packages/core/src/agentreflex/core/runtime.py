@@ -287,12 +287,13 @@ def check_command(
     tool: str = "Bash",
     env: Mapping[str, str] | None = None,
     plugins: Plugins | None = None,
+    mode: Mode = Mode.ENFORCED,
 ) -> tuple[Decision, Event]:
     """One proposed tool call through every pre-tool reflex, with no session history."""
     from agentreflex.core.events import build_tool_call
 
     config = load_config(cwd, env)
-    config.mode = Mode.ENFORCED
+    config.mode = mode
     lowered = tool.lower()
     if lowered in ("write", "edit", "read", "write_file", "read_file"):
         tool_input: dict[str, Any] = {"file_path": command}
