@@ -23,19 +23,43 @@ SESSION = [
     {"hook_event_name": "SessionStart", "source": "startup"},
     {"hook_event_name": "UserPromptSubmit", "prompt": "Fix the login bug. Do not modify tests."},
     {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls -la"}},
-    {"hook_event_name": "PreToolUse", "tool_name": "Edit",
-     "tool_input": {"file_path": "{cwd}/tests/test_login.py", "old_string": "a", "new_string": "b"}},
-    {"hook_event_name": "PreToolUse", "tool_name": "Bash",
-     "tool_input": {"command": "rm -rf ~/"}},
-    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm run build"}},
-    {"hook_event_name": "PostToolUse", "tool_name": "Bash",
-     "tool_input": {"command": "npm run build"},
-     "tool_response": {"stdout": "", "stderr": "Error: bcrypt not found", "exit_code": 1}},
-    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm run build"}},
-    {"hook_event_name": "PostToolUse", "tool_name": "Bash",
-     "tool_input": {"command": "npm run build"},
-     "tool_response": {"stdout": "", "stderr": "Error: bcrypt not found", "exit_code": 1}},
-    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "npm run build"}},
+    {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {
+            "file_path": "{cwd}/tests/test_login.py",
+            "old_string": "a",
+            "new_string": "b",
+        },
+    },
+    {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf ~/"}},
+    {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "npm run build"},
+    },
+    {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "npm run build"},
+        "tool_response": {"stdout": "", "stderr": "Error: bcrypt not found", "exit_code": 1},
+    },
+    {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "npm run build"},
+    },
+    {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "npm run build"},
+        "tool_response": {"stdout": "", "stderr": "Error: bcrypt not found", "exit_code": 1},
+    },
+    {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "npm run build"},
+    },
     {"hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "Done."},
     {"hook_event_name": "Stop", "stop_hook_active": True, "last_assistant_message": "Done."},
 ]
@@ -56,22 +80,30 @@ def _binary() -> str:
 
 def _env(tmp: Path, state: str, daemon: bool) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
-    env.update({"HOME": str(tmp / "home"), "XDG_CACHE_HOME": str(tmp / "cache"),
-                "XDG_CONFIG_HOME": str(tmp / "config"), "REFLEX_MODE": "enforced",
-                "JEV_MODE": "mock", "AGENTREFLEX_STATE_DIR": str(tmp / state),
-                "AGENTREFLEX_SOCKET": str(tmp / "run" / "daemon.sock"),
-                "AGENTREFLEX_DAEMON": "on" if daemon else "off"})
+    env.update(
+        {
+            "HOME": str(tmp / "home"),
+            "XDG_CACHE_HOME": str(tmp / "cache"),
+            "XDG_CONFIG_HOME": str(tmp / "config"),
+            "REFLEX_MODE": "enforced",
+            "JEV_MODE": "mock",
+            "AGENTREFLEX_STATE_DIR": str(tmp / state),
+            "AGENTREFLEX_SOCKET": str(tmp / "run" / "daemon.sock"),
+            "AGENTREFLEX_DAEMON": "on" if daemon else "off",
+        }
+    )
     return env
 
 
 @pytest.fixture()
 def daemon(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    (tmp_path / "home").mkdir()
+    (tmp_path / "home").mkdir(exist_ok=True)
     env = _env(tmp_path, "unused", True)
     log = tmp_path / "daemon.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen([_binary(), "serve", "--idle", "60"], env=env,
-                                stdout=out, stderr=out)
+        proc = subprocess.Popen(
+            [_binary(), "serve", "--idle", "60"], env=env, stdout=out, stderr=out
+        )
     sock = tmp_path / "run" / "daemon.sock"
     deadline = time.monotonic() + 30
     while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
@@ -83,8 +115,14 @@ def daemon(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
 
 
 def _run(payload: bytes, env: dict[str, str]) -> tuple[int, str, str]:
-    done = subprocess.run([_binary(), "hook", "claude-code"], input=payload, env=env,
-                          capture_output=True, timeout=60, check=False)
+    done = subprocess.run(
+        [_binary(), "hook", "claude-code"],
+        input=payload,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 
@@ -113,10 +151,10 @@ def test_a_socket_readable_by_others_is_never_trusted(tmp_path: Path) -> None:
     fake.write_bytes(b"")
     fake.chmod(0o666)
     env = _env(tmp_path, "state", True)
-    (tmp_path / "home").mkdir()
+    (tmp_path / "home").mkdir(exist_ok=True)
     project = tmp_path / "p"
     project.mkdir()
-    code, out, err = _run(_payloads(str(project))[2], env)
+    code, _out, err = _run(_payloads(str(project))[2], env)
     assert code == 0
     assert "Traceback" not in err
     assert (tmp_path / "state" / "sessions").is_dir()  # evaluated in-process

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import itertools
+import json
 import os
 from collections.abc import Iterator
 from typing import Any

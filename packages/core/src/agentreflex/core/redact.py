@@ -63,7 +63,7 @@ _RULES: tuple[tuple[str, str], ...] = (
     ),
     (
         "aws-secret-access-key",
-        r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?(?P<s>[A-Za-z0-9/+=]{40})",
+        r"(?i)aws_?secret_?access_?key\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9/+=]{40})",
     ),
     ("github-pat", r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"),
     ("github-fine-grained-pat", r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9])"),
@@ -103,7 +103,10 @@ _RULES: tuple[tuple[str, str], ...] = (
     ("huggingface-token", r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])"),
     ("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9])"),
     ("google-oauth-secret", r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_\-]{28}(?![A-Za-z0-9])"),
-    ("gcp-service-account-key", r"\"private_key_id\"\s*:\s*\"(?P<s>[a-f0-9]{40})\""),
+    (
+        "gcp-service-account-key",
+        r"\"private_key_id\\?\"\s*:\s*\\?\"(?P<s>[a-f0-9]{40})\\?\"",
+    ),
     ("azure-storage-key", r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/=]{80,100})"),
     ("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("pypi-token", r"(?<![A-Za-z0-9])pypi-AgE[A-Za-z0-9_\-]{50,}(?![A-Za-z0-9])"),
@@ -120,16 +123,16 @@ _RULES: tuple[tuple[str, str], ...] = (
     ),
     (
         "authorization-header",
-        r"(?i)\b(?:authorization|proxy-authorization)[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
+        r"(?i)\b(?:authorization|proxy-authorization)\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|basic|token|digest)\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
     ),
     ("bearer-token", r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/\-]{20,}=*)"),
     (
         "x-api-key-header",
-        r"(?i)\b(?:x-api-key|api-key|x-auth-token)[\"']?\s*[:=]\s*[\"']?(?P<s>[A-Za-z0-9._~+/=\-]{12,})",
+        r"(?i)\b(?:x-api-key|api-key|x-auth-token)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9._~+/=\-]{12,})",
     ),
     (
         "password-flag",
-        r"(?:^|\s)(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"|'[^']{4,}')",
+        r"(?:^|\s)(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
     ),
     (
         "mysql-inline-password",
@@ -137,7 +140,7 @@ _RULES: tuple[tuple[str, str], ...] = (
     ),
     (
         "secret-assignment",
-        r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])[\"']?\s*[:=]\s*(?P<s>\"[^\"\s]{6,}\"|'[^'\s]{6,}'|[^\s\"',;]{6,})",
+        r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])\\?[\"']?\s*[:=]\s*(?P<s>\\?\"[^\"\s]{6,}\"[^\s\"',;]*|\\?'[^'\s]{6,}'[^\s\"',;]*|[^\s\"',;\\]{6,})",
     ),
 )
 
@@ -219,13 +222,13 @@ def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:\[?redacted\]?|x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
+    r"(?i)^(?:(?:\[redacted\])+|redacted|x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
     r"changeme|example|placeholder|your[_-].*|dummy|none|null|true|false|\$\(.*\))$"
 )
 
 
 def _is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.match(value.strip("\"'")))
+    return bool(_PLACEHOLDER.match(value.strip("\"'\\")))
 
 
 def find_secrets(text: str) -> list[SecretMatch]:
@@ -248,13 +251,20 @@ def find_secrets(text: str) -> list[SecretMatch]:
 
 
 def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
+    """Sort and join overlapping spans.
+
+    Touching spans are joined too, so one ``[REDACTED]`` replaces them and a
+    second pass over the output finds nothing new.  A joined span keeps the most telling rule: a provider token found inside
+    a ``NAME=value`` assignment is reported as that token (specific), not as
+    the generic assignment, so a gate weighs it as a real credential.
+    """
     matches.sort(key=lambda m: (m.start, -m.end))
     merged: list[SecretMatch] = []
     for m in matches:
-        if merged and m.start < merged[-1].end:
+        if merged and m.start <= merged[-1].end:  # overlapping or touching
             last = merged[-1]
-            if m.end > last.end:
-                merged[-1] = SecretMatch(last.rule, last.start, m.end)
+            rule = m.rule if last.generic and not m.generic else last.rule
+            merged[-1] = SecretMatch(rule, last.start, max(last.end, m.end))
             continue
         merged.append(m)
     return merged

@@ -179,10 +179,20 @@ class SessionStore:
         )
         with locked(self.log_path):
             self._maybe_rotate()
+            if self._ends_torn():  # a writer died mid-line: keep our record on its own line
+                line = "\n" + line
             append_line(self.log_path, line)
             state, cursor, _ = self._catch_up()
             self._write_snapshot(state, cursor)
         return state
+
+    def _ends_torn(self) -> bool:
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                return fh.read(1) != b"\n"
+        except OSError:  # missing or empty
+            return False
 
     def _write_snapshot(self, state: SessionState, cursor: int) -> None:
         atomic_write_json(

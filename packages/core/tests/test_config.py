@@ -1,0 +1,433 @@
+"""Configuration: defaults, profiles, files, environment, and clear errors."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from agentreflex.core.config import (
+    DEFAULT_THRESHOLDS,
+    GUARD_CATEGORIES,
+    Config,
+    ConfigError,
+    load_config,
+    section_value,
+    with_mode,
+)
+from agentreflex.core.decision import Mode
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    home = tmp_path / "home"
+    return {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), **extra}
+
+
+def _user_config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "home" / ".config" / "agentreflex" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _project_config(project: Path, text: str) -> Path:
+    path = project / ".agentreflex" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _load(project: Path, tmp_path: Path, **env: str) -> Config:
+    return load_config(str(project), _env(tmp_path, **env))
+
+
+def test_defaults(project: Path, tmp_path: Path) -> None:
+    cfg = _load(project, tmp_path)
+    assert cfg.mode is Mode.SHADOW
+    assert not cfg.enforced
+    assert cfg.profile == "balanced"
+    assert cfg.reflexes_enabled
+    assert cfg.thresholds == DEFAULT_THRESHOLDS
+    assert cfg.thresholds is not DEFAULT_THRESHOLDS  # a copy: mutating it is safe
+    assert cfg.hard_loop_repeat_count == 3
+    assert cfg.recent_action_window == 20
+    assert cfg.judge.mode == "auto"
+    assert cfg.judge.api_key == ""
+    assert not cfg.judge.has_key
+    assert cfg.reasoning_guard.mode == "report"
+    assert cfg.reasoning_guard.backfill_mode == "recent"
+    assert all(v == "inherit" for v in cfg.reasoning_guard.categories.values())
+    assert set(cfg.reasoning_guard.categories) == set(GUARD_CATEGORIES)
+    assert cfg.project_dir == str(project)
+    assert cfg.state_dir == os.path.join(str(project), ".agentreflex")
+    assert cfg.sources == []
+
+
+def test_seed_threshold_values_are_the_documented_ones() -> None:
+    assert DEFAULT_THRESHOLDS["constraint_violation_block"] == 0.70
+    assert DEFAULT_THRESHOLDS["destructive_block"] == 0.75
+    assert DEFAULT_THRESHOLDS["destructive_warn"] == 0.50
+    assert DEFAULT_THRESHOLDS["more_verification_helpful_block"] == 0.90
+    assert len(DEFAULT_THRESHOLDS) == 14
+
+
+@pytest.mark.parametrize("name", sorted(DEFAULT_THRESHOLDS))
+def test_every_reflex_thresh_env_var(name: str, project: Path, tmp_path: Path) -> None:
+    var = "REFLEX_THRESH_" + name.upper()
+    cfg = _load(project, tmp_path, **{var: "0.42"})
+    assert cfg.threshold(name) == 0.42
+    others = {k: v for k, v in cfg.thresholds.items() if k != name}
+    assert others == {k: v for k, v in DEFAULT_THRESHOLDS.items() if k != name}
+
+
+@pytest.mark.parametrize("bad", ["1.5", "-0.1", "nan", "inf", "high", "0,5"])
+def test_bad_threshold_env_names_key_and_range(bad: str, project: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        _load(project, tmp_path, REFLEX_THRESH_DESTRUCTIVE_BLOCK=bad)
+    msg = str(info.value)
+    assert "REFLEX_THRESH_DESTRUCTIVE_BLOCK" in msg
+    assert "between 0 and 1" in msg
+
+
+def test_unknown_threshold_env_var_is_an_error(project: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        _load(project, tmp_path, REFLEX_THRESH_DESTRUCTIV_BLOCK="0.5")
+    msg = str(info.value)
+    assert "REFLEX_THRESH_DESTRUCTIV_BLOCK" in msg
+    assert "REFLEX_THRESH_DESTRUCTIVE_BLOCK" in msg  # lists the known names
+
+
+@pytest.mark.parametrize(("value", "mode"), [("shadow", Mode.SHADOW), ("enforced", Mode.ENFORCED),
+                                             ("ENFORCED", Mode.ENFORCED), (" enforced ", Mode.ENFORCED)])
+def test_reflex_mode(value: str, mode: Mode, project: Path, tmp_path: Path) -> None:
+    assert _load(project, tmp_path, REFLEX_MODE=value).mode is mode
+
+
+def test_reflex_mode_typo(project: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        _load(project, tmp_path, REFLEX_MODE="enforcd")
+    msg = str(info.value)
+    assert "REFLEX_MODE" in msg and "'enforcd'" in msg
+    assert "shadow" in msg and "enforced" in msg
+
+
+def test_loop_env_vars(project: Path, tmp_path: Path) -> None:
+    cfg = _load(
+        project, tmp_path, REFLEX_HARD_LOOP_REPEAT_COUNT="5", REFLEX_RECENT_ACTION_WINDOW="40"
+    )
+    assert cfg.hard_loop_repeat_count == 5
+    assert cfg.recent_action_window == 40
+
+
+@pytest.mark.parametrize(
+    ("var", "bad", "allowed"),
+    [
+        ("REFLEX_HARD_LOOP_REPEAT_COUNT", "1", "from 2 to 1000"),
+        ("REFLEX_HARD_LOOP_REPEAT_COUNT", "three", "from 2 to 1000"),
+        ("REFLEX_HARD_LOOP_REPEAT_COUNT", "3.5", "from 2 to 1000"),
+        ("REFLEX_RECENT_ACTION_WINDOW", "4", "from 5 to 500"),
+        ("REFLEX_RECENT_ACTION_WINDOW", "100000", "from 5 to 500"),
+    ],
+)
+def test_bad_loop_env_vars(var: str, bad: str, allowed: str, project: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        _load(project, tmp_path, **{var: bad})
+    assert var in str(info.value)
+    assert allowed in str(info.value)
+
+
+def test_jev_key_and_mode(project: Path, tmp_path: Path) -> None:
+    cfg = _load(project, tmp_path, JEV_API_KEY="  jev-test-key-0000  ", JEV_MODE="mock")
+    assert cfg.judge.api_key == "jev-test-key-0000"
+    assert cfg.judge.has_key
+    assert cfg.judge.mode == "mock"
+    assert "jev-test-key-0000" not in repr(cfg.judge)  # never printed by accident
+
+
+def test_bad_jev_mode(project: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        _load(project, tmp_path, JEV_MODE="fake")
+    msg = str(info.value)
+    assert "JEV_MODE" in msg
+    for allowed in ("auto", "mock", "jev", "off"):
+        assert allowed in msg
+
+
+@pytest.mark.parametrize(
+    ("profile", "enabled", "judge", "guard"),
+    [
+        ("off", False, "off", "off"),
+        ("lean", True, "off", "off"),
+        ("balanced", True, "auto", "report"),
+        ("thorough", True, "auto", "on"),
+    ],
+)
+def test_profiles(
+    profile: str, enabled: bool, judge: str, guard: str, project: Path, tmp_path: Path
+) -> None:
+    cfg = _load(project, tmp_path, AGENTREFLEX_PROFILE=profile)
+    assert cfg.profile == profile
+    assert cfg.reflexes_enabled is enabled
+    assert cfg.judge.mode == judge
+    assert cfg.reasoning_guard.mode == guard
+    assert cfg.reflex_enabled("gate") is enabled
+    # the guard's global mode is inherited by every category
+    for category in GUARD_CATEGORIES:
+        assert cfg.reasoning_guard.category_mode(category) == guard
+
+
+def test_profile_from_file_and_env_wins(project: Path, tmp_path: Path) -> None:
+    _project_config(project, 'profile = "lean"\n')
+    assert _load(project, tmp_path).profile == "lean"
+    assert _load(project, tmp_path, AGENTREFLEX_PROFILE="thorough").profile == "thorough"
+
+
+def test_bad_profile(project: Path, tmp_path: Path) -> None:
+    path = _project_config(project, 'profile = "paranoid"\n')
+    with pytest.raises(ConfigError) as info:
+        _load(project, tmp_path)
+    msg = str(info.value)
+    assert str(path) in msg and "profile" in msg and "'paranoid'" in msg
+    for allowed in ("off", "lean", "balanced", "thorough"):
+        assert allowed in msg
+    path.unlink()
+    with pytest.raises(ConfigError, match="AGENTREFLEX_PROFILE: 'max' is not one of off"):
+        _load(project, tmp_path, AGENTREFLEX_PROFILE="max")
+
+
+def test_project_file_settings(project: Path, tmp_path: Path) -> None:
+    path = _project_config(
+        project,
+        """
+mode = "enforced"
+state_dir = "var/reflex"
+disabled_reflexes = ["runaway"]
+
+[thresholds]
+destructive_block = 0.6
+
+[loop]
+hard_repeat_count = 4
+recent_action_window = 30
+
+[judge]
+mode = "mock"
+timeout_ms = 900
+retries = 0
+model = "jev-small"
+base_url = "http://127.0.0.1:9"
+
+[hook]
+floor_budget_ms = 500
+
+[daemon]
+idle_seconds = 60
+
+[gate]
+protected_paths = ["secrets/"]
+""",
+    )
+    cfg = _load(project, tmp_path)
+    assert cfg.mode is Mode.ENFORCED
+    assert cfg.state_dir == os.path.join(str(project), "var/reflex")
+    assert cfg.disabled_reflexes == ("runaway",)
+    assert not cfg.reflex_enabled("runaway") and cfg.reflex_enabled("gate")
+    assert cfg.threshold("destructive_block") == 0.6
+    assert (cfg.hard_loop_repeat_count, cfg.recent_action_window) == (4, 30)
+    assert (cfg.judge.mode, cfg.judge.timeout_ms, cfg.judge.retries) == ("mock", 900, 0)
+    assert (cfg.judge.model, cfg.judge.base_url) == ("jev-small", "http://127.0.0.1:9")
+    assert cfg.floor_budget_ms == 500
+    assert cfg.daemon_idle_seconds == 60
+    assert cfg.section("gate") == {"protected_paths": ["secrets/"]}
+    assert cfg.section("runaway") == {}
+    assert cfg.sources == [str(path)]
+
+
+def test_precedence_user_then_project_then_env(project: Path, tmp_path: Path) -> None:
+    user = _user_config(
+        tmp_path,
+        'mode = "enforced"\n[thresholds]\ndestructive_block = 0.5\nredundant_warn = 0.5\n',
+    )
+    proj = _project_config(project, "[thresholds]\ndestructive_block = 0.6\n")
+    cfg = _load(project, tmp_path)
+    assert cfg.mode is Mode.ENFORCED  # from the user file
+    assert cfg.threshold("redundant_warn") == 0.5  # from the user file
+    assert cfg.threshold("destructive_block") == 0.6  # project beats user
+    assert cfg.sources == [str(user), str(proj)]
+    cfg = _load(project, tmp_path, REFLEX_THRESH_DESTRUCTIVE_BLOCK="0.7", REFLEX_MODE="shadow")
+    assert cfg.threshold("destructive_block") == 0.7  # env beats both
+    assert cfg.mode is Mode.SHADOW
+
+
+def test_project_root_is_found_from_a_subdirectory(project: Path, tmp_path: Path) -> None:
+    _project_config(project, 'mode = "enforced"\n')
+    sub = project / "src" / "pkg"
+    sub.mkdir(parents=True)
+    cfg = load_config(str(sub), _env(tmp_path))
+    assert cfg.project_dir == str(project)
+    assert cfg.mode is Mode.ENFORCED
+
+
+def test_state_dir_env(project: Path, tmp_path: Path) -> None:
+    cfg = _load(project, tmp_path, AGENTREFLEX_STATE_DIR=str(tmp_path / "elsewhere"))
+    assert cfg.state_dir == str(tmp_path / "elsewhere")
+
+
+def test_reasoning_guard_section(project: Path, tmp_path: Path) -> None:
+    _project_config(
+        project,
+        """
+[reasoning_guard]
+mode = "on"
+
+[reasoning_guard.backfill]
+mode = "full"
+limit = 50
+
+[reasoning_guard.categories]
+causal_claims = "report"
+completion_claims = "off"
+""",
+    )
+    guard = _load(project, tmp_path).reasoning_guard
+    assert guard.mode == "on"
+    assert (guard.backfill_mode, guard.backfill_limit) == ("full", 50)
+    assert guard.category_mode("causal_claims") == "report"
+    assert guard.category_mode("completion_claims") == "off"
+    assert guard.category_mode("evidence_follow_through") == "on"  # inherit
+    assert guard.category_mode("permanent_mutations") == "on"
+
+
+def test_reasoning_guard_off_is_a_master_switch(project: Path, tmp_path: Path) -> None:
+    _project_config(
+        project,
+        '[reasoning_guard]\nmode = "off"\n[reasoning_guard.categories]\ncausal_claims = "on"\n',
+    )
+    guard = _load(project, tmp_path).reasoning_guard
+    assert guard.categories["causal_claims"] == "on"
+    assert guard.category_mode("causal_claims") == "off"
+    env_on = _load(project, tmp_path, AGENTREFLEX_REASONING_GUARD="on").reasoning_guard
+    assert env_on.category_mode("causal_claims") == "on"
+
+
+def test_profile_guard_mapping_is_overridden_by_the_file(project: Path, tmp_path: Path) -> None:
+    _project_config(project, 'profile = "lean"\n[reasoning_guard]\nmode = "report"\n')
+    cfg = _load(project, tmp_path)
+    assert cfg.profile == "lean"
+    assert cfg.reasoning_guard.mode == "report"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "allowed"),
+    [
+        ('mode = "enforcd"\n', "mode", "shadow, enforced"),
+        ("mode = 1\n", "mode", "shadow, enforced"),
+        ("[thresholds]\ndestructive_block = 1.5\n", "destructive_block", "between 0 and 1"),
+        ('[thresholds]\ndestructive_block = "nan"\n', "destructive_block", "between 0 and 1"),
+        ("[thresholds]\ndestructive_block = nan\n", "destructive_block", "between 0 and 1"),
+        ("[thresholds]\ndestructive_block = true\n", "destructive_block", "between 0 and 1"),
+        ("[thresholds]\ndestructive_blok = 0.5\n", "destructive_blok", "destructive_block"),
+        ("thresholds = 0.5\n", "thresholds", "must be a table"),
+        ("[bogus]\nx = 1\n", "bogus", "reasoning_guard"),
+        ("colour = true\n", "colour", "thresholds"),
+        ("[loop]\nhard_repeat_count = 1\n", "hard_repeat_count", "from 2 to 1000"),
+        ("[loop]\nwindow = 10\n", "window", "recent_action_window"),
+        ('[judge]\nmode = "gpt"\n', "judge.mode", "auto, mock, jev, off"),
+        ('[judge]\napi_key = "jev-secret-000000"\n', "api_key", "JEV_API_KEY"),
+        ("[judge]\ntimeout_ms = 5\n", "timeout_ms", "from 50 to 60000"),
+        ("[judge]\ntemperature = 0\n", "temperature", "timeout_ms"),
+        ("[hook]\nfloor_budget_ms = 1\n", "floor_budget_ms", "from 10 to 60000"),
+        ("[daemon]\nidle = 5\n", "idle", "idle_seconds"),
+        ('[reasoning_guard]\nmode = "yes"\n', "reasoning_guard.mode", "off, report, on"),
+        ('[reasoning_guard]\nlevel = "x"\n', "level", "backfill, categories"),
+        ('[reasoning_guard.backfill]\nmode = "all"\n', "backfill.mode", "recent, live, full"),
+        ("[reasoning_guard.backfill]\nlimit = 0\n", "backfill.limit", "from 1 to 100000"),
+        ('[reasoning_guard.categories]\nvibes = "on"\n', "vibes", "causal_claims"),
+        (
+            '[reasoning_guard.categories]\ncausal_claims = "always"\n',
+            "causal_claims",
+            "inherit, on, report, off",
+        ),
+        ('disabled_reflexes = "gate"\n', "disabled_reflexes", "list of reflex names"),
+        ("disabled_reflexes = [1]\n", "disabled_reflexes", "list of reflex names"),
+        ("state_dir = 5\n", "state_dir", "directory path"),
+        ("gate = 3\n", "gate", "must be a table"),
+        ("mode = [\n", "not valid TOML", "TOML"),
+    ],
+)
+def test_bad_file_values_name_the_key_and_allowed_values(
+    text: str, key: str, allowed: str, project: Path, tmp_path: Path
+) -> None:
+    path = _project_config(project, text)
+    with pytest.raises(ConfigError) as info:
+        _load(project, tmp_path)
+    msg = str(info.value)
+    assert str(path) in msg
+    assert key in msg
+    assert allowed in msg
+    assert "\n" not in msg.strip()
+
+
+def test_api_key_in_a_file_is_never_read_nor_echoed(project: Path, tmp_path: Path) -> None:
+    _user_config(tmp_path, '[judge]\napi_key = "jev-live-abcdef0123456789"\n')
+    with pytest.raises(ConfigError) as info:
+        _load(project, tmp_path)
+    assert "jev-live-abcdef0123456789" not in str(info.value)
+
+
+def test_invalid_utf8_config(project: Path, tmp_path: Path) -> None:
+    path = project / ".agentreflex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'mode = "\xff\xfe"\n')
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        _load(project, tmp_path)
+
+
+def test_unreadable_config_path(project: Path, tmp_path: Path) -> None:
+    path = project / ".agentreflex" / "config.toml"
+    path.mkdir(parents=True)  # a directory where the file should be
+    with pytest.raises(ConfigError, match="cannot read"):
+        _load(project, tmp_path)
+
+
+def test_with_mode_copies(project: Path, tmp_path: Path) -> None:
+    cfg = _load(project, tmp_path)
+    enforced = with_mode(cfg, Mode.ENFORCED)
+    assert enforced.mode is Mode.ENFORCED
+    assert cfg.mode is Mode.SHADOW
+
+
+def test_section_value_validation(project: Path, tmp_path: Path) -> None:
+    _project_config(
+        project,
+        """
+[runaway]
+max_tool_calls = 200
+wall_minutes = 1.5
+ratio = 0.4
+strict = "yes"
+style = "Loud"
+names = ["a", "b"]
+label = "x"
+bad_int = "many"
+bad_list = [1, 2]
+bad_prob = 2
+""",
+    )
+    cfg = _load(project, tmp_path)
+    assert section_value(cfg, "runaway", "max_tool_calls", 0, "int", low=1, high=1000) == 200
+    assert section_value(cfg, "runaway", "wall_minutes", 0.0, "float", low=0.0) == 1.5
+    assert section_value(cfg, "runaway", "ratio", 0.0, "prob") == 0.4
+    assert section_value(cfg, "runaway", "strict", False, "bool") is True
+    assert section_value(cfg, "runaway", "style", "", "choice", allowed=("loud", "quiet")) == "loud"
+    assert section_value(cfg, "runaway", "names", [], "list") == ["a", "b"]
+    assert section_value(cfg, "runaway", "label", "") == "x"
+    assert section_value(cfg, "runaway", "missing", "dflt") == "dflt"
+    assert section_value(cfg, "nosection", "x", 7, "int") == 7
+    for key, kind in (("bad_int", "int"), ("bad_list", "list"), ("bad_prob", "prob")):
+        with pytest.raises(ConfigError, match=f"runaway.{key}"):
+            section_value(cfg, "runaway", key, None, kind)
+    with pytest.raises(ConfigError, match="runaway.max_tool_calls"):
+        section_value(cfg, "runaway", "max_tool_calls", 0, "int", low=1, high=10)
+    with pytest.raises(ConfigError, match="runaway.max_tool_calls.*not a string"):
+        section_value(cfg, "runaway", "max_tool_calls", "")

@@ -1,0 +1,418 @@
+"""Redaction: every rule finds a realistic (synthetic) sample; innocent text is left alone.
+
+Every sample is built from obviously fake pieces (``EXAMPLE``, ``FAKE``,
+repeated alphabets) in the shape the provider publishes, so the file holds no
+real credential and no secret scanner mistakes it for one.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from agentreflex.core import redact as redact_mod
+from agentreflex.core.redact import (
+    GENERIC_RULES,
+    REDACTED,
+    find_secrets,
+    has_secret,
+    redact,
+    redact_obj,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ALNUM = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z"  # 31 chars, mixed case and digits
+HEX = "0123456789abcdef"
+
+
+def rep(alphabet: str, n: int) -> str:
+    """``n`` characters cycling through ``alphabet`` (deterministic, obviously fake)."""
+    return (alphabet * (n // len(alphabet) + 1))[:n]
+
+
+# rule id -> (text containing a secret, the secret part that must disappear)
+SAMPLES: dict[str, tuple[str, str]] = {}
+
+
+def sample(rule: str, text: str, secret: str) -> None:
+    assert secret in text
+    SAMPLES[rule] = (text, secret)
+
+
+_pem_body = "MIIEpAIBAAKCAQEA" + rep(ALNUM, 60) + "\n" + rep(ALNUM, 64) + "\nFAKEFAKEFAKE=="
+sample(
+    "private-key",
+    f"key file:\n-----BEGIN RSA PRIVATE KEY-----\n{_pem_body}\n-----END RSA PRIVATE KEY-----\nok",
+    _pem_body,
+)
+sample("aws-access-key-id", "aws_access_key_id = AKIAEXAMPLEFAKE12345", "AKIAEXAMPLEFAKE12345")
+_aws_secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY000"
+sample("aws-secret-access-key", f"AWS_SECRET_ACCESS_KEY={_aws_secret} aws s3 ls", _aws_secret)
+_ghp = "ghp_" + rep(ALNUM, 36)
+sample("github-pat", f"git clone https://github.com/o/r.git # token {_ghp}", _ghp)
+_gh_fine = "github_pat_" + rep(ALNUM + "_", 82)
+sample("github-fine-grained-pat", f"GH={_gh_fine}", _gh_fine)
+_glpat = "glpat-" + rep(ALNUM, 20)
+sample("gitlab-pat", f"curl --header 'PRIVATE-TOKEN: {_glpat}' gitlab.example", _glpat)
+_glrt = "glrt-" + rep(ALNUM, 20)
+sample("gitlab-runner-token", f"gitlab-runner register --registration {_glrt}", _glrt)
+_atbb = "ATBB" + rep(ALNUM, 32)
+sample("bitbucket-app-password", f"bitbucket app password {_atbb}", _atbb)
+_xoxb = "xoxb-1234567890-1234567890123-" + rep(ALNUM, 24)
+sample("slack-token", f"SLACK_BOT={_xoxb}", _xoxb)
+_slack_hook = "https://hooks.slack.com/services/T00000000/B00000000/" + rep(ALNUM, 24)
+sample("slack-webhook", f"curl -X POST {_slack_hook} -d '{{}}'", _slack_hook)
+_discord = "https://discord.com/api/webhooks/123456789012345678/" + rep(ALNUM + "-_", 68)
+sample("discord-webhook", f"webhook: {_discord}", _discord)
+_tg = "123456789:AA" + rep(ALNUM, 33)
+sample("telegram-bot-token", f"bot = Bot('{_tg}')", _tg)
+_stripe = "sk_live_" + rep(ALNUM, 24)
+sample("stripe-key", f"stripe.api_key = '{_stripe}'", _stripe)
+_square = "sq0atp-" + rep(ALNUM, 22)
+sample("square-token", f"square access {_square}", _square)
+_braintree = "access_token$production$" + rep("abc123xyz", 16) + "$" + rep(HEX, 32)
+sample("paypal-braintree-token", f"BT {_braintree}", _braintree)
+_twilio = "SK" + rep(HEX, 32)
+sample("twilio-key", f"twilio api key sid {_twilio}", _twilio)
+_sendgrid = "SG." + rep(ALNUM, 22) + "." + rep(ALNUM, 43)
+sample("sendgrid-key", f"sendgrid {_sendgrid}", _sendgrid)
+_mailgun = "key-" + rep(HEX, 32)
+sample("mailgun-key", f"mailgun api {_mailgun}", _mailgun)
+_anthropic = "sk-ant-api03-" + rep(ALNUM + "-_", 93) + "AA"
+sample("anthropic-key", f"client = Anthropic(api_key='{_anthropic}')", _anthropic)
+_openai = "sk-proj-" + rep(ALNUM, 40) + "T3BlbkFJ" + rep(ALNUM, 40)
+sample("openai-key", f"OpenAI({_openai})", _openai)
+_openai_proj = "sk-svcacct-" + rep(ALNUM, 64)
+sample("openai-project-key", f"using {_openai_proj} for batch", _openai_proj)
+_openrouter = "sk-or-v1-" + rep(HEX, 64)
+sample("openrouter-key", f"openrouter {_openrouter}", _openrouter)
+_groq = "gsk_" + rep(ALNUM, 52)
+sample("groq-key", f"groq {_groq}", _groq)
+_hf = "hf_" + rep(ALNUM, 34)
+sample("huggingface-token", f"huggingface-cli login --token-value {_hf}", _hf)
+_gapi = "AIza" + rep(ALNUM + "-_", 35)
+sample("google-api-key", f"https://maps.googleapis.com/api?k={_gapi}", _gapi)
+_gocspx = "GOCSPX-" + rep(ALNUM, 28)
+sample("google-oauth-secret", f"client secret {_gocspx}", _gocspx)
+_gcp_kid = rep(HEX, 40)
+sample(
+    "gcp-service-account-key",
+    f'{{"type": "service_account", "private_key_id": "{_gcp_kid}", "project_id": "demo"}}',
+    _gcp_kid,
+)
+_azure = rep(ALNUM + "+/", 86) + "=="
+sample(
+    "azure-storage-key",
+    f"DefaultEndpointsProtocol=https;AccountName=demo;AccountKey={_azure};EndpointSuffix=core",
+    _azure,
+)
+_npm = "npm_" + rep(ALNUM, 36)
+sample("npm-token", f"//registry.npmjs.org/:_authToken {_npm}", _npm)
+_pypi = "pypi-AgEIcHlwaS5vcmc" + rep(ALNUM, 60)
+sample("pypi-token", f"twine upload -u __token__ {_pypi}", _pypi)
+_docker = "dckr_pat_" + rep(ALNUM, 27)
+sample("docker-hub-pat", f"docker login -u me --password-stdin <<< {_docker}", _docker)
+_do = "dop_v1_" + rep(HEX, 64)
+sample("digitalocean-token", f"doctl auth init -t {_do}", _do)
+_shopify = "shpat_" + rep(HEX, 32)
+sample("shopify-token", f"shopify {_shopify}", _shopify)
+_linear = "lin_api_" + rep(ALNUM, 40)
+sample("linear-api-key", f"linear {_linear}", _linear)
+_dapi = "dapi" + rep(HEX, 32)
+sample("databricks-token", f"databricks {_dapi}", _dapi)
+_vault = "hvs." + rep(ALNUM, 90)
+sample("vault-token", f"vault login {_vault}", _vault)
+_jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJGQUtFLVVTRVIifQ." + rep(ALNUM + "-_", 43)
+sample("jwt", f"cookie session={_jwt}; path=/", _jwt)
+sample(
+    "url-credentials",
+    "DATABASE_URL: postgres://app_user:s3cr3t-Passw0rd@db.internal:5432/app",
+    "s3cr3t-Passw0rd",
+)
+sample(
+    "authorization-header",
+    "curl -H 'Authorization: Basic ZmFrZXVzZXI6ZmFrZXBhc3N3b3Jk' https://api.example",
+    "ZmFrZXVzZXI6ZmFrZXBhc3N3b3Jk",
+)
+sample(
+    "bearer-token",
+    "the client sent bearer " + rep(ALNUM, 30) + " in the request",
+    rep(ALNUM, 30),
+)
+sample(
+    "x-api-key-header",
+    "curl -H 'X-Api-Key: " + rep(ALNUM, 32) + "' https://api.example",
+    rep(ALNUM, 32),
+)
+sample("password-flag", "psql --password hunter2-FAKE --host db", "hunter2-FAKE")
+sample("mysql-inline-password", "mysql -u root -pS3cretFAKE appdb", "S3cretFAKE")
+sample("secret-assignment", "export DB_PASSWORD=correct-horse-FAKE", "correct-horse-FAKE")
+
+
+def test_every_rule_has_a_sample() -> None:
+    rule_ids = {rule for rule, _ in redact_mod._RULES}
+    assert len(rule_ids) >= 30
+    assert set(SAMPLES) == rule_ids
+
+
+@pytest.mark.parametrize("rule", sorted(SAMPLES))
+def test_each_rule_finds_and_redacts_its_sample(rule: str) -> None:
+    text, secret = SAMPLES[rule]
+    matches = find_secrets(text)
+    assert rule in {m.rule for m in matches}, matches
+    out = redact(text)
+    assert secret not in out
+    assert REDACTED in out
+    assert has_secret(text)
+    # the secret's rule reports generic-ness correctly
+    found = next(m for m in matches if m.rule == rule)
+    assert found.generic is (rule in GENERIC_RULES)
+
+
+@pytest.mark.parametrize("rule", sorted(SAMPLES))
+def test_each_sample_is_found_inside_json_and_quotes(rule: str) -> None:
+    import json
+
+    text, secret = SAMPLES[rule]
+    as_json = json.dumps({"tool_input": {"command": text}})
+    assert secret not in json.dumps(json.loads(redact(as_json)))
+
+
+def test_generic_context_is_kept_readable() -> None:
+    assert redact("export API_KEY=abcdef123456") == f"export API_KEY={REDACTED}"
+    assert redact("Authorization: Bearer " + rep(ALNUM, 40)) == f"Authorization: Bearer {REDACTED}"
+    assert redact("mysql -uroot -pS3cretFAKE db") == f"mysql -uroot -p{REDACTED} db"
+    assert redact("--token=abcd1234efgh") == f"--token={REDACTED}"
+
+
+def test_generic_vs_specific() -> None:
+    specific = find_secrets("token " + _ghp)
+    assert [m.generic for m in specific] == [False]
+    generic = find_secrets("password: hunter2-FAKE-value")
+    assert [(m.rule, m.generic) for m in generic] == [("secret-assignment", True)]
+    assert GENERIC_RULES <= {rule for rule, _ in redact_mod._RULES}
+
+
+def test_mixed_case_and_short_names_of_secret_assignments() -> None:
+    for text in (
+        "PassWord=hunter2abc",
+        "pAsSwOrD=hunter2abc",
+        "DB_PWD=hunter22x",
+        "pwd=hunter22x",
+        "smtp_pass: 'FAKEpass99'",
+        "clientSecret = \"s3cr3t-value\"",
+        "Credentials=abcdef0123",
+    ):
+        assert REDACTED in redact(text), text
+
+
+def test_token_followed_by_underscore_is_still_found() -> None:
+    assert redact(_ghp + "_backup") == REDACTED + "_backup"
+
+
+def test_truncated_private_key_is_redacted_to_the_end() -> None:
+    text = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA" + rep(ALNUM, 200)
+    assert redact(text) == REDACTED
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "API_KEY=${API_KEY}",
+        "password=changeme",
+        "token=<your-token>",
+        "--password xxxx",
+        "--password ****",
+        "DB_PASSWORD=your_password_here",
+        "postgres://user:${PGPASS}@db/app",
+        "password=********",
+        "Authorization: Bearer $TOKEN",
+        "SECRET_KEY=[REDACTED]",
+        "api_key: None",
+        "password = null",
+        "token=$(cat ~/.token)",
+    ],
+)
+def test_placeholders_are_not_redacted(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mkdir -p build/out && cp -r src build/out",
+        "ssh -p 2222 deploy@host",
+        "max_tokens=4096",
+        "model.generate(max_tokens=4096, temperature=0.2)",
+        "tokenizer=bert-base-uncased",
+        "TOKEN_LIMIT=100000",
+        "git log --oneline\n9fceb02d0ae598e95dc970b74767f19372d61af8 fix the parser",
+        "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nAuthor: Dev <dev@example.com>",
+        "request id 123e4567-e89b-12d3-a456-426614174000",
+        "/home/dev/projects/auth/token_store.py",
+        "src/secrets/README.md",
+        "cat ~/.ssh/known_hosts",
+        "passthrough=true",
+        "secret_santa = true",
+        "npm_config_cache=/tmp/npm",
+        "hf_hub_download(repo_id='bert-base')",
+        "Bearer token is required",
+        "the key-value store",
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "http://localhost:8080/path@v2",
+        "docker run -e PASSWORD postgres",
+        "pytest -k 'test_password_reset'",
+        "",
+    ],
+)
+def test_innocent_strings_are_untouched(text: str) -> None:
+    assert redact(text) == text
+    assert not has_secret(text)
+
+
+def test_redact_obj_nested() -> None:
+    value = {
+        "tool_input": {
+            "command": f"curl -H 'Authorization: Bearer {_ghp}' https://api.github.com",
+            "env": [{"name": "OPENAI", "value": _openai}],
+        },
+        "password": "hunter2-FAKE",
+        "apiKey": "plain-looking-value",
+        "GITHUB_TOKEN": "plain-looking-value",
+        "client_secret": "plain-looking-value",
+        "db-password": "plain-looking-value",
+        "Authorization": "Basic Zm9vOmJhcg==",
+        "pin_password": 12345678,
+        "password_placeholder": "",
+        "token": "${TOKEN}",
+        "max_tokens": 4096,
+        "max_tokens_str": "4096",
+        "tokenizer": "gpt2",
+        "token_type": "bearer",
+        _ghp: "a secret used as a key",
+        "count": 3,
+        "flag": True,
+        "nothing": None,
+        "tuple": ("x", _npm),
+    }
+    out = redact_obj(value)
+    assert isinstance(out, dict)
+    text = repr(out)
+    for secret in (_ghp, _openai, _npm, "hunter2-FAKE", "plain-looking-value", "Zm9vOmJhcg=="):
+        assert secret not in text
+    assert out["password"] == REDACTED
+    assert out["pin_password"] == REDACTED
+    assert out["password_placeholder"] == ""
+    assert out["token"] == "${TOKEN}"
+    assert out["max_tokens"] == 4096
+    assert out["max_tokens_str"] == "4096"
+    assert out["tokenizer"] == "gpt2"
+    assert out["token_type"] == "bearer"
+    assert out["count"] == 3 and out["flag"] is True and out["nothing"] is None
+    assert out["tuple"] == ["x", REDACTED]
+    assert REDACTED in out  # the secret key itself was redacted
+    inner = out["tool_input"]
+    assert isinstance(inner, dict)
+    assert inner["command"] == f"curl -H 'Authorization: Bearer {REDACTED}' https://api.github.com"
+
+
+def test_redact_obj_depth_limit() -> None:
+    deep: object = "leaf"
+    for _ in range(40):
+        deep = [deep]
+    out = redact_obj(deep)
+    probe = out
+    depth = 0
+    while isinstance(probe, list):
+        probe = probe[0]
+        depth += 1
+    assert probe == REDACTED
+    assert depth <= 34
+
+
+def test_matches_are_sorted_and_disjoint() -> None:
+    text = " ".join(t for t, _ in SAMPLES.values())
+    matches = find_secrets(text)
+    for a, b in zip(matches, matches[1:], strict=False):
+        assert a.end <= b.start
+    out = redact(text)
+    for _, secret in SAMPLES.values():
+        assert secret not in out
+
+
+# ------------------------------------------------------------------ properties
+
+# Tokens of fixed formats that must never survive, whatever surrounds them.
+PLANTABLE = [SAMPLES[r][1] for r in (
+    "aws-access-key-id",
+    "github-pat",
+    "gitlab-pat",
+    "slack-token",
+    "stripe-key",
+    "anthropic-key",
+    "openai-key",
+    "huggingface-token",
+    "google-api-key",
+    "npm-token",
+    "jwt",
+    "digitalocean-token",
+)]
+
+_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80
+) | st.sampled_from(
+    [
+        "password=",
+        "Authorization: Bearer ",
+        "export TOKEN=",
+        "https://user:",
+        "-----BEGIN RSA PRIVATE KEY-----\n",
+        "mysql -p",
+        '"api_key": "',
+        "--token ",
+        "[REDACTED]",
+        "${X}",
+    ]
+)
+_sep = st.sampled_from([" ", "\n", "\t", "'", '"', "=", ":", ",", ";", "(", ")", "<", ">", "/"])
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.lists(_text, max_size=6).map("".join))
+def test_redaction_is_idempotent(text: str) -> None:
+    once = redact(text)
+    assert redact(once) == once
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    before=_text,
+    after=_text,
+    token=st.sampled_from(PLANTABLE),
+    left=_sep,
+    right=_sep,
+)
+def test_a_planted_token_never_survives(
+    before: str, after: str, token: str, left: str, right: str
+) -> None:
+    text = before + left + token + right + after
+    out = redact(text)
+    assert token not in out
+    assert redact(out) == out
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
+def test_random_text_round_trips_or_only_loses_spans(text: str) -> None:
+    out = redact(text)
+    if not find_secrets(text):
+        assert out == text
+    else:
+        # everything outside the matches is preserved, in order
+        pieces = re.split(re.escape(REDACTED), out)
+        pos = 0
+        for piece in pieces:
+            found = text.find(piece, pos)
+            assert found >= 0
+            pos = found + len(piece)
