@@ -284,6 +284,9 @@ class ClaudeProject:
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "GIT_CONFIG_GLOBAL": "/dev/null",
+            # one private daemon socket per scenario; scenarios opt in to the daemon
+            "AGENTREFLEX_SOCKET": str(self.root / "run" / "daemon.sock"),
+            "AGENTREFLEX_DAEMON": "off",
         }
         if self.agentreflex_bin is not None:
             env["AGENTREFLEX_BIN"] = self.agentreflex_bin

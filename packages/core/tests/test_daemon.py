@@ -158,3 +158,38 @@ def test_a_socket_readable_by_others_is_never_trusted(tmp_path: Path) -> None:
     assert code == 0
     assert "Traceback" not in err
     assert (tmp_path / "state" / "sessions").is_dir()  # evaluated in-process
+
+
+def test_only_one_daemon_serves_a_socket(tmp_path: Path, daemon: subprocess.Popen[bytes]) -> None:
+    env = _env(tmp_path, "unused", True)
+    second = subprocess.run(
+        [_binary(), "serve", "--idle", "5"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert second.returncode == 1
+    assert "already running" in second.stderr
+    assert daemon.poll() is None
+
+
+def test_a_daemon_whose_code_changed_steps_aside(
+    tmp_path: Path, daemon: subprocess.Popen[bytes]
+) -> None:
+    """After an upgrade or an edit, the old daemon never answers with old code."""
+    import agentreflex.core.decision as loaded
+
+    module = Path(loaded.__file__ or "")
+    before = module.stat()
+    try:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        project = tmp_path / "project"
+        project.mkdir()
+        code, _out, err = _run(_payloads(str(project))[2], _env(tmp_path, "state", True))
+        assert code == 0 and "Traceback" not in err
+        assert (tmp_path / "state" / "sessions").is_dir()  # answered in-process
+        daemon.wait(10)  # and the stale daemon exited by itself
+    finally:
+        os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))

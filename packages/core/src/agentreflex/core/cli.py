@@ -45,7 +45,7 @@ def _hook(argv: list[str]) -> int:
 
 
 def _maybe_autostart(outcome: object) -> None:
-    """Start the warm daemon at session start when the user opted in."""
+    """Start the warm daemon at session start (AGENTREFLEX_DAEMON=auto, the default)."""
     from agentreflex.core.events import EventKind
     from agentreflex.core.runtime import HookOutcome
 
@@ -53,8 +53,8 @@ def _maybe_autostart(outcome: object) -> None:
         return
     if outcome.event.kind is not EventKind.SESSION_START:
         return
-    if os.environ.get("AGENTREFLEX_DAEMON", "").lower() != "auto":
-        return
+    if os.environ.get("AGENTREFLEX_DAEMON", "auto").lower() != "auto":
+        return  # "off": never use one; "on": use one if running, never start it
     try:
         from agentreflex.core.config import load_config
         from agentreflex.core.daemon import start_detached

@@ -90,7 +90,7 @@ def try_daemon(
     finally:
         sock.close()
     data = b"".join(chunks)
-    if not data:
+    if not data or data[0] == 255:  # nothing, or a stale daemon: evaluate here
         return None
     out, _, err = data[1:].partition(b"\0")
     return data[0], out, err

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from agentreflex.core.client import ENV_PREFIXES, MAGIC, socket_dir, socket_path
 
 MAX_REQUEST = 11 * 1024 * 1024
+STALE = 255  # exit byte meaning "my code changed since I started: evaluate yourself"
 
 
 def _prepare_socket_dir(path: str) -> None:
@@ -109,11 +110,52 @@ def _peer_uid(conn: socket.socket) -> int:
     return int(uid)
 
 
-def handle(conn: socket.socket) -> None:
+def code_stamp() -> list[tuple[str, int]]:
+    """Modification times of every agentreflex module this process loaded.
+
+    A daemon whose code changed on disk (an upgrade, a developer's edit, a new
+    plug-in) must not keep answering with the old code.
+    """
+    from agentreflex.core import registry
+
+    stamp: list[tuple[str, int]] = [("sys.path", hash(repr(registry._path_key())))]
+    for name, module in sorted(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if name.startswith("agentreflex") and path:
+            try:
+                stamp.append((path, os.stat(path).st_mtime_ns))
+            except OSError:
+                stamp.append((path, -1))
+    return stamp
+
+
+def still_fresh(stamp: list[tuple[str, int]]) -> bool:
+    """True when every file of ``stamp`` is unchanged (modules loaded later are new anyway)."""
+    from agentreflex.core import registry
+
+    if not stamp or stamp[0] != ("sys.path", hash(repr(registry._path_key()))):
+        return False
+    for path, mtime in stamp[1:]:
+        try:
+            if os.stat(path).st_mtime_ns != mtime:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+_STAMP: list[tuple[str, int]] = []
+
+
+def handle(conn: socket.socket) -> bool:
+    """Answer one request; False when the daemon is stale and must exit."""
     from agentreflex.core.runtime import run_hook
 
     if _peer_uid(conn) != os.getuid():
-        return
+        return True
+    if not still_fresh(_STAMP):
+        conn.sendall(bytes([STALE]))
+        return False
     host, hint, env, payload = parse_request(_read_request(conn))
     with client_environment(env):
         outcome = run_hook(host, payload, os.environ, hint or None)
@@ -121,21 +163,38 @@ def handle(conn: socket.socket) -> None:
     conn.sendall(
         bytes([reply.exit_code & 0xFF]) + reply.stdout.encode() + b"\0" + reply.stderr.encode()
     )
+    return True
+
+
+def _single_instance(sock_file: str) -> int | None:
+    """An fd holding the daemon lock, or None when another daemon holds it."""
+    import fcntl
+
+    fd = os.open(sock_file + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def serve(idle_seconds: float, path: str | None = None) -> int:
     """Run the daemon in the foreground until idle for ``idle_seconds``."""
+    global _STAMP
     from agentreflex.core.runtime import load_plugins
 
     sock_file = path or socket_path()
     _prepare_socket_dir(sock_file)
-    if is_running(sock_file):
+    lock = _single_instance(sock_file)
+    if lock is None:
         print(f"agentreflex daemon already running on {sock_file}", file=sys.stderr)
         return 1
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(sock_file)
+        os.unlink(sock_file)  # stale: its owner no longer holds the lock
     load_plugins()  # warm: import reflexes, compile rules, load the parser
     _warm_up()
+    _STAMP = code_stamp()
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_umask = os.umask(0o177)
     try:
@@ -146,6 +205,19 @@ def serve(idle_seconds: float, path: str | None = None) -> int:
     server.listen(64)
     with open(pid_path(sock_file), "w") as fh:
         fh.write(str(os.getpid()))
+    try:
+        _accept_loop(server, idle_seconds)
+    finally:
+        with contextlib.suppress(OSError):
+            server.close()
+        for leftover in (sock_file, pid_path(sock_file)):
+            with contextlib.suppress(OSError):
+                os.unlink(leftover)
+        os.close(lock)
+    return 0
+
+
+def _accept_loop(server: socket.socket, idle_seconds: float) -> None:
     stop = False
 
     def _on_term(signum: int, frame: object) -> None:
@@ -155,26 +227,21 @@ def serve(idle_seconds: float, path: str | None = None) -> int:
 
     signal.signal(signal.SIGTERM, _on_term)
     server.settimeout(idle_seconds)
-    try:
-        while not stop:
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                break
-            except OSError:
-                if stop:
-                    break
-                raise
-            with conn, contextlib.suppress(Exception):
-                conn.settimeout(30)
-                handle(conn)
-    finally:
-        with contextlib.suppress(OSError):
-            server.close()
-        for leftover in (sock_file, pid_path(sock_file)):
-            with contextlib.suppress(OSError):
-                os.unlink(leftover)
-    return 0
+    while not stop:
+        try:
+            conn, _ = server.accept()
+        except TimeoutError:
+            return
+        except OSError:
+            if stop:
+                return
+            raise
+        fresh = True
+        with conn, contextlib.suppress(Exception):
+            conn.settimeout(30)
+            fresh = handle(conn)
+        if not fresh:
+            return
 
 
 def _warm_up() -> None:
