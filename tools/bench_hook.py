@@ -43,11 +43,26 @@ PAYLOAD = {
     "tool_use_id": "toolu_bench",
 }
 EVERYDAY = [
-    "ls -la", "git status", "git diff --stat", "npm test", "pytest -q", "cat README.md",
-    "grep -rn TODO src", "python -m pip list", "cargo build", "make -j4", "rm -rf build",
-    "git commit -m 'fix: handle rm -rf in docs'", "echo hello > out.txt", "mkdir -p dist",
-    "find . -name '*.pyc' -delete", "docker ps", "kubectl get pods", "git push origin feature",
-    "curl -s https://example.com/api | jq .", "sed -n 1,20p src/main.py",
+    "ls -la",
+    "git status",
+    "git diff --stat",
+    "npm test",
+    "pytest -q",
+    "cat README.md",
+    "grep -rn TODO src",
+    "python -m pip list",
+    "cargo build",
+    "make -j4",
+    "rm -rf build",
+    "git commit -m 'fix: handle rm -rf in docs'",
+    "echo hello > out.txt",
+    "mkdir -p dist",
+    "find . -name '*.pyc' -delete",
+    "docker ps",
+    "kubectl get pods",
+    "git push origin feature",
+    "curl -s https://example.com/api | jq .",
+    "sed -n 1,20p src/main.py",
 ]
 
 
@@ -58,15 +73,21 @@ def agentreflex_bin() -> str:
     return str(candidate)
 
 
-def time_runs(argv: list[str], runs: int, stdin: bytes, env: dict[str, str]) -> tuple[
-    list[float], int
-]:
+def time_runs(
+    argv: list[str], runs: int, stdin: bytes, env: dict[str, str]
+) -> tuple[list[float], int]:
     """Wall seconds of each run and the max child RSS (KiB) seen."""
     times: list[float] = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(argv, input=stdin, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            argv,
+            input=stdin,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
         times.append(time.perf_counter() - start)
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return times, rss
@@ -114,15 +135,24 @@ def floor_timing(workdir: str) -> dict[str, float]:
     plugins = Plugins(reflexes=[r for r in load_plugins().reflexes if r.floor])
     samples: list[float] = []
     for command in load_corpus():
-        event = Event(kind=EventKind.PRE_TOOL, host="bench", session_id="bench", cwd=workdir,
-                      tool=build_tool_call("Bash", {"command": command}, "t"))
+        event = Event(
+            kind=EventKind.PRE_TOOL,
+            host="bench",
+            session_id="bench",
+            cwd=workdir,
+            tool=build_tool_call("Bash", {"command": command}, "t"),
+        )
         state = SessionState(session_id="bench", cwd=workdir)
         start = time.perf_counter()
         evaluate(event, state, config, plugins)
         samples.append((time.perf_counter() - start) * 1000.0)
-    return {"commands": len(samples), "p50_ms": percentile(samples, 0.5),
-            "p95_ms": percentile(samples, 0.95), "max_ms": max(samples),
-            "reflexes": [r.name for r in plugins.reflexes]}  # type: ignore[dict-item]
+    return {
+        "commands": len(samples),
+        "p50_ms": percentile(samples, 0.5),
+        "p95_ms": percentile(samples, 0.95),
+        "max_ms": max(samples),
+        "reflexes": [r.name for r in plugins.reflexes],
+    }  # type: ignore[dict-item]
 
 
 def daemon_rss_kib(pid: int) -> int:
@@ -144,9 +174,15 @@ def main() -> int:
     payload = dict(PAYLOAD, cwd=project)
     stdin = json.dumps(payload).encode()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
-    env.update({"HOME": work, "XDG_CACHE_HOME": os.path.join(work, "cache"),
-                "XDG_CONFIG_HOME": os.path.join(work, "config"), "JEV_MODE": "off",
-                "AGENTREFLEX_SOCKET": os.path.join(work, "daemon.sock")})
+    env.update(
+        {
+            "HOME": work,
+            "XDG_CACHE_HOME": os.path.join(work, "cache"),
+            "XDG_CONFIG_HOME": os.path.join(work, "config"),
+            "JEV_MODE": "off",
+            "AGENTREFLEX_SOCKET": os.path.join(work, "daemon.sock"),
+        }
+    )
     hook = [agentreflex_bin(), "hook", "claude-code", "PreToolUse"]
     bare = [sys.executable, "-c", "pass"]
     # warm the OS caches and the entry-point cache
@@ -154,14 +190,18 @@ def main() -> int:
     time_runs(hook, 3, stdin, dict(env, AGENTREFLEX_DAEMON="off"))
     bare_t, _ = time_runs(bare, args.runs, b"", env)
     cold_t, cold_rss = time_runs(hook, args.runs, stdin, dict(env, AGENTREFLEX_DAEMON="off"))
-    daemon = subprocess.Popen([agentreflex_bin(), "serve", "--idle", "120"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    daemon = subprocess.Popen(
+        [agentreflex_bin(), "serve", "--idle", "120"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 20
         while not os.path.exists(env["AGENTREFLEX_SOCKET"]) and time.monotonic() < deadline:
             time.sleep(0.05)
         time_runs(hook, 3, stdin, env)
-        warm_t, warm_rss = time_runs(hook, args.runs, stdin, env)
+        warm_t, _ = time_runs(hook, args.runs, stdin, env)
         d_rss = daemon_rss_kib(daemon.pid)
     finally:
         daemon.terminate()
@@ -185,15 +225,21 @@ def main() -> int:
         return 0
     print(f"machine: {result['machine']}, {args.runs} runs each (medians)")
     print(f"bare python -c pass        {result['bare_python_ms']:7.1f} ms")
-    print(f"hook, no daemon            {result['hook_no_daemon_ms']:7.1f} ms  "
-          f"({result['ratio_no_daemon']:.2f}x bare; target <= 4x)")
-    print(f"hook, warm daemon          {result['hook_with_daemon_ms']:7.1f} ms  "
-          f"({result['ratio_with_daemon']:.2f}x bare; target <= 2x)")
+    print(
+        f"hook, no daemon            {result['hook_no_daemon_ms']:7.1f} ms  "
+        f"({result['ratio_no_daemon']:.2f}x bare; target <= 4x)"
+    )
+    print(
+        f"hook, warm daemon          {result['hook_with_daemon_ms']:7.1f} ms  "
+        f"({result['ratio_with_daemon']:.2f}x bare; target <= 2x)"
+    )
     print(f"hook process peak RSS      {result['hook_peak_rss_mib']:7.1f} MiB (target < 30)")
     print(f"daemon peak RSS            {result['daemon_peak_rss_mib']:7.1f} MiB (target < 150)")
-    print(f"floors in-process over {floors['commands']} commands: p50 {floors['p50_ms']:.3f} ms, "
-          f"p95 {floors['p95_ms']:.3f} ms, max {floors['max_ms']:.2f} ms (target p95 < 1 ms); "
-          f"reflexes: {', '.join(floors['reflexes'])}")  # type: ignore[arg-type]
+    print(
+        f"floors in-process over {floors['commands']} commands: p50 {floors['p50_ms']:.3f} ms, "
+        f"p95 {floors['p95_ms']:.3f} ms, max {floors['max_ms']:.2f} ms (target p95 < 1 ms); "
+        f"reflexes: {', '.join(floors['reflexes'])}"
+    )  # type: ignore[arg-type]
     return 0
 
 

@@ -25,8 +25,11 @@ from pathlib import Path
 
 def payload(session: str, cwd: str, i: int) -> dict[str, object]:
     return {
-        "session_id": session, "cwd": cwd, "hook_event_name": "PostToolUse",
-        "tool_name": "Bash", "tool_use_id": f"toolu_{i}",
+        "session_id": session,
+        "cwd": cwd,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": f"toolu_{i}",
         "tool_input": {"command": f"pytest tests/test_{i % 50}.py -q"},
         "tool_response": {"stdout": f"{i % 7} passed", "stderr": "", "interrupted": False},
     }
@@ -53,8 +56,14 @@ def time_hook(session: str, cwd: str, env: dict[str, str], runs: int) -> list[fl
     for i in range(runs):
         data = json.dumps(payload(session, cwd, 100_000 + i)).encode()
         start = time.perf_counter()
-        subprocess.run([binary, "hook", "claude-code"], input=data, env=env, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [binary, "hook", "claude-code"],
+            input=data,
+            env=env,
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         out.append(time.perf_counter() - start)
     return out
 
@@ -66,8 +75,14 @@ def main() -> int:
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="agentreflex-store-bench-")
     state_dir = os.path.join(work, "state")
-    env = dict(os.environ, HOME=work, XDG_CACHE_HOME=os.path.join(work, "cache"),
-               AGENTREFLEX_STATE_DIR=state_dir, AGENTREFLEX_DAEMON="off", JEV_MODE="off")
+    env = dict(
+        os.environ,
+        HOME=work,
+        XDG_CACHE_HOME=os.path.join(work, "cache"),
+        AGENTREFLEX_STATE_DIR=state_dir,
+        AGENTREFLEX_DAEMON="off",
+        JEV_MODE="off",
+    )
     grow(state_dir, "small", work, 10)
     grow(state_dir, "large", work, args.events)
     time_hook("small", work, env, 3)
