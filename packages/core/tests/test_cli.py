@@ -41,7 +41,10 @@ def claude(event: str = "PreToolUse", cwd: str = "/tmp", **fields: Any) -> dict[
 
 
 def run_cli(
-    args: list[str], env: dict[str, str], data: bytes = b"", cwd: Path | None = None,
+    args: list[str],
+    env: dict[str, str],
+    data: bytes = b"",
+    cwd: Path | None = None,
     extra: list[str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
@@ -79,8 +82,14 @@ def check_hook_contract(proc: subprocess.CompletedProcess[bytes], expect_deny: b
 BAD: dict[str, bytes] = {
     "malformed json": b'{"hook_event_name": "PreToolUse", "tool_name": "Bash",',
     "wrong host": json.dumps(
-        {"hook_event_name": "pre_tool_call", "tool_name": "terminal",
-         "tool_input": {"command": "rm -rf /"}, "session_id": "s", "cwd": "/w", "extra": {}}
+        {
+            "hook_event_name": "pre_tool_call",
+            "tool_name": "terminal",
+            "tool_input": {"command": "rm -rf /"},
+            "session_id": "s",
+            "cwd": "/w",
+            "extra": {},
+        }
     ).encode(),
     "missing fields": json.dumps({"session_id": "s", "cwd": "/tmp"}).encode(),
     "over 10 MiB": json.dumps(
@@ -156,6 +165,24 @@ def test_hook_state_dir_under_a_read_only_dir(
         assert not (ro / "state").exists()
 
 
+def test_hook_unwritable_state_fails_open_on_a_stop_even_when_enforced(
+    tmp_path: Path, cli_env: dict[str, str], project: Path
+) -> None:
+    """Without its history a completion check can only guess: our failure must not block."""
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("")
+    env = {**cli_env, "AGENTREFLEX_STATE_DIR": str(blocker / "state"), "REFLEX_MODE": "enforced"}
+    data = claude(
+        "Stop",
+        cwd=str(project),
+        stop_hook_active=False,
+        last_assistant_message="Done, all tests pass.",
+    )
+    proc = run_cli(["hook", "claude-code", "Stop"], env, json.dumps(data).encode(), cwd=project)
+    err = check_hook_contract(proc, expect_deny=False)
+    assert "state" in err
+
+
 def test_hook_usage(cli_env: dict[str, str]) -> None:
     assert run_cli(["hook", "--help"], cli_env).returncode == 0
     proc = run_cli(["hook"], cli_env)
@@ -197,12 +224,18 @@ def _session_file(tmp_path: Path, project: Path) -> Path:
         "",
         json.dumps(claude(cwd=str(project))),
         json.dumps(
-            claude("PostToolUse", cwd=str(project),
-                   tool_response={"stdout": "a\nb", "stderr": "", "interrupted": False})
+            claude(
+                "PostToolUse",
+                cwd=str(project),
+                tool_response={"stdout": "a\nb", "stderr": "", "interrupted": False},
+            )
         ),
         "{this line is broken",
-        json.dumps(claude("Stop", cwd=str(project), stop_hook_active=False,
-                          last_assistant_message="Listed.")),
+        json.dumps(
+            claude(
+                "Stop", cwd=str(project), stop_hook_active=False, last_assistant_message="Listed."
+            )
+        ),
     ]
     path = tmp_path / "session.jsonl"
     path.write_text("\n".join(lines) + "\n")
@@ -215,8 +248,16 @@ def test_replay_prints_one_json_line_per_event(
     path = _session_file(tmp_path, project)
     state = tmp_path / "replay-state"
     proc = run_cli(
-        ["replay", str(path), "--host", "claude-code", "--mode", "enforced",
-         "--state-dir", str(state)],
+        [
+            "replay",
+            str(path),
+            "--host",
+            "claude-code",
+            "--mode",
+            "enforced",
+            "--state-dir",
+            str(state),
+        ],
         cli_env,
         cwd=project,
     )
@@ -224,7 +265,12 @@ def test_replay_prints_one_json_line_per_event(
     rows = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     assert [r["line"] for r in rows] == [1, 2, 4, 5, 6, 7]
     assert [r.get("event") for r in rows] == [
-        "session_start", "user_prompt", "pre_tool", "post_tool", None, "stop"
+        "session_start",
+        "user_prompt",
+        "pre_tool",
+        "post_tool",
+        None,
+        "stop",
     ]
     for row in rows:
         assert row["exit_code"] == 0
@@ -321,8 +367,15 @@ def test_doctor_json_shape(cli_env: dict[str, str], project: Path) -> None:
     assert isinstance(report["ok"], bool)
     assert proc.returncode == (0 if report["ok"] else 1)
     names = [c["check"] for c in report["checks"]]
-    for expected in ("interpreter", "reflexes", "judge", "config", "state dir", "daemon",
-                     "commands"):
+    for expected in (
+        "interpreter",
+        "reflexes",
+        "judge",
+        "config",
+        "state dir",
+        "daemon",
+        "commands",
+    ):
         assert expected in names
     for check in report["checks"]:
         assert set(check) == {"check", "ok", "detail"}

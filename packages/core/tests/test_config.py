@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -97,8 +98,15 @@ def test_unknown_threshold_env_var_is_an_error(project: Path, tmp_path: Path) ->
     assert "REFLEX_THRESH_DESTRUCTIVE_BLOCK" in msg  # lists the known names
 
 
-@pytest.mark.parametrize(("value", "mode"), [("shadow", Mode.SHADOW), ("enforced", Mode.ENFORCED),
-                                             ("ENFORCED", Mode.ENFORCED), (" enforced ", Mode.ENFORCED)])
+@pytest.mark.parametrize(
+    ("value", "mode"),
+    [
+        ("shadow", Mode.SHADOW),
+        ("enforced", Mode.ENFORCED),
+        ("ENFORCED", Mode.ENFORCED),
+        (" enforced ", Mode.ENFORCED),
+    ],
+)
 def test_reflex_mode(value: str, mode: Mode, project: Path, tmp_path: Path) -> None:
     assert _load(project, tmp_path, REFLEX_MODE=value).mode is mode
 
@@ -425,9 +433,9 @@ bad_prob = 2
     assert section_value(cfg, "runaway", "missing", "dflt") == "dflt"
     assert section_value(cfg, "nosection", "x", 7, "int") == 7
     for key, kind in (("bad_int", "int"), ("bad_list", "list"), ("bad_prob", "prob")):
-        with pytest.raises(ConfigError, match=f"runaway.{key}"):
+        with pytest.raises(ConfigError, match=re.escape(f"runaway.{key}")):
             section_value(cfg, "runaway", key, None, kind)
-    with pytest.raises(ConfigError, match="runaway.max_tool_calls"):
+    with pytest.raises(ConfigError, match=r"runaway\.max_tool_calls"):
         section_value(cfg, "runaway", "max_tool_calls", 0, "int", low=1, high=10)
-    with pytest.raises(ConfigError, match="runaway.max_tool_calls.*not a string"):
+    with pytest.raises(ConfigError, match=r"runaway\.max_tool_calls.*not a string"):
         section_value(cfg, "runaway", "max_tool_calls", "")

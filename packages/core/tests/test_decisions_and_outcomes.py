@@ -15,6 +15,7 @@ from agentreflex.core.daemon import parse_request
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
 from agentreflex.core.panels import decision_panels, finding_panel, write_panels
+from agentreflex.core.redact import redact as redact_text
 from agentreflex.core.reflex import JudgeAnswer, Reflex, ReflexContext
 from agentreflex.core.state.fingerprint import canonical_input, fingerprint, normalise_command
 from agentreflex.core.state.model import SessionState
@@ -33,8 +34,9 @@ from agentreflex.core.testing import pre_tool
 
 
 def _f(verdict: Verdict, reflex: str = "r", enforce: bool = True, msg: str = "") -> Finding:
-    return Finding(reflex, f"C-{verdict.value}", verdict, msg or f"{verdict.value} msg",
-                   enforce=enforce)
+    return Finding(
+        reflex, f"C-{verdict.value}", verdict, msg or f"{verdict.value} msg", enforce=enforce
+    )
 
 
 def test_most_restrictive_wins_in_any_order() -> None:
@@ -45,7 +47,10 @@ def test_most_restrictive_wins_in_any_order() -> None:
         assert decision.verdict is top and decision.proposed is top
     assert merge([], Mode.ENFORCED).verdict is Verdict.ALLOW
     assert [v.rank for v in (Verdict.ALLOW, Verdict.WARN, Verdict.ASK_USER, Verdict.BLOCK)] == [
-        0, 1, 2, 3,
+        0,
+        1,
+        2,
+        3,
     ]
 
 
@@ -101,8 +106,12 @@ def _event() -> Event:
 
 def test_finding_panel_in_the_seed_style() -> None:
     finding = Finding(
-        "gate", "GATE-RM-HOME", Verdict.BLOCK, "deletes your home",
-        title="DESTRUCTIVE REFLEX", signals={"destructive_irreversible": 0.93, "repeats": 3.0},
+        "gate",
+        "GATE-RM-HOME",
+        Verdict.BLOCK,
+        "deletes your home",
+        title="DESTRUCTIVE REFLEX",
+        signals={"destructive_irreversible": 0.93, "repeats": 3.0},
         threshold=0.75,
     )
     enforced = finding_panel(finding, merge([finding], Mode.ENFORCED))
@@ -225,7 +234,10 @@ def test_is_mutation() -> None:
 
 
 def test_summarize() -> None:
-    assert summarize(build_tool_call("Bash", {"command": "npm   test\n --ci"})) == "Bash: npm test --ci"
+    assert (
+        summarize(build_tool_call("Bash", {"command": "npm   test\n --ci"}))
+        == "Bash: npm test --ci"
+    )
     assert summarize(build_tool_call("Read", {"file_path": "/w/a.py"})) == "Read: /w/a.py"
     patch = build_tool_call("apply_patch", {"command": "*** Begin Patch\n*** Add File: x.py\n"})
     assert summarize(patch) == "apply_patch: patch x.py"
@@ -237,13 +249,35 @@ def test_summarize() -> None:
     assert len(long) == SUMMARY_LIMIT and long.endswith("…")
 
 
+def test_summarize_redacts_a_bounded_window_of_huge_commands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentreflex.core.state import outcome
+
+    seen: list[int] = []
+    real = redact_text
+
+    def spy(text: str) -> str:
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(outcome, "redact", spy)
+    token = "ghp_" + "Po9Iu8Yt7Re6" * 3
+    command = "echo " + "x" * 180 + " " + token + " " + "filler " * 700_000  # ~5 MB
+    text = summarize(build_tool_call("Bash", {"command": command}))
+    assert len(text) == SUMMARY_LIMIT and text.endswith("…")
+    assert "ghp_" not in text  # the token straddles the cut and still does not leak
+    assert "[REDACT" in text
+    assert max(seen) <= SUMMARY_LIMIT + 2048
+
+
 def test_error_signature_is_stable_across_runs() -> None:
     a = (
-        "Traceback (most recent call last):\n  File \"/home/u/p/app.py\", line 12\n"
+        'Traceback (most recent call last):\n  File "/home/u/p/app.py", line 12\n'
         "ModuleNotFoundError: No module named 'bcrypt' at 0x7f3a2b1c 2024-05-01 10:11:12"
     )
     b = (
-        "Traceback (most recent call last):\n  File \"/tmp/other/app.py\", line 99\n"
+        'Traceback (most recent call last):\n  File "/tmp/other/app.py", line 99\n'
         "ModuleNotFoundError: No module named 'bcrypt' at 0x7f000001 2025-01-02 03:04:05"
     )
     assert error_signature(a) == error_signature(b)
@@ -285,8 +319,9 @@ def test_same_command_same_fingerprint_across_hosts() -> None:
 
 def test_file_tools_ignore_volatile_keys_but_not_content() -> None:
     a = build_tool_call("Edit", {"file_path": "x", "old_string": "1", "new_string": "2"})
-    b = build_tool_call("Edit", {"new_string": "2", "old_string": "1", "file_path": "x",
-                                 "description": "again"})
+    b = build_tool_call(
+        "Edit", {"new_string": "2", "old_string": "1", "file_path": "x", "description": "again"}
+    )
     c = build_tool_call("Edit", {"file_path": "x", "old_string": "1", "new_string": "3"})
     assert fingerprint(a) == fingerprint(b) != fingerprint(c)
     assert canonical_input(a) == canonical_input(b)
@@ -326,8 +361,12 @@ class _Judge:
 def test_reflex_context_asks_the_judge_once_per_battery() -> None:
     judge = _Judge()
     ctx = ReflexContext(
-        event=_event(), state=SessionState(), config=Config(), state_dir="/nonexistent",
-        deadline=time.monotonic() + 1, judge_factory=lambda: judge,
+        event=_event(),
+        state=SessionState(),
+        config=Config(),
+        state_dir="/nonexistent",
+        deadline=time.monotonic() + 1,
+        judge_factory=lambda: judge,
     )
     assert ctx.probabilities("pre_tool") == {"goal_alignment": 0.9}
     assert ctx.probabilities("pre_tool") == {"goal_alignment": 0.9}
@@ -340,16 +379,23 @@ def test_reflex_context_asks_the_judge_once_per_battery() -> None:
 
 
 def test_reflex_context_without_a_judge_and_with_a_broken_factory() -> None:
-    plain = ReflexContext(event=_event(), state=SessionState(), config=Config(),
-                          state_dir="/x", deadline=0.0)
+    plain = ReflexContext(
+        event=_event(), state=SessionState(), config=Config(), state_dir="/x", deadline=0.0
+    )
     assert plain.probabilities("pre_tool") is None
     assert plain.time_left() == 0.0
 
     def broken() -> _Judge:
         raise OSError("no socket")
 
-    ctx = ReflexContext(event=_event(), state=SessionState(), config=Config(),
-                        state_dir="/x", deadline=0.0, judge_factory=broken)
+    ctx = ReflexContext(
+        event=_event(),
+        state=SessionState(),
+        config=Config(),
+        state_dir="/x",
+        deadline=0.0,
+        judge_factory=broken,
+    )
     assert ctx.probabilities("pre_tool") is None
     assert ctx.degraded == ["judge unavailable: OSError: no socket"]
 

@@ -131,7 +131,11 @@ def test_claude_unknown_fields_are_ignored() -> None:
             "'cwd' must be a string",
             EventKind.PRE_TOOL,
         ),
-        ({"hook_event_name": "UserPromptSubmit", "prompt": ["x"]}, "'prompt'", EventKind.USER_PROMPT),
+        (
+            {"hook_event_name": "UserPromptSubmit", "prompt": ["x"]},
+            "'prompt'",
+            EventKind.USER_PROMPT,
+        ),
     ],
 )
 def test_claude_bad_payloads(
@@ -192,7 +196,11 @@ def test_hermes_parses_shell_hook_payloads() -> None:
     )
     assert pre.kind is EventKind.PRE_TOOL
     assert pre.tool is not None
-    assert (pre.tool.kind, pre.tool.command, pre.tool.tool_use_id) == (ToolKind.SHELL, "rm -rf /", "c")
+    assert (pre.tool.kind, pre.tool.command, pre.tool.tool_use_id) == (
+        ToolKind.SHELL,
+        "rm -rf /",
+        "c",
+    )
     post = adapter.parse(
         {
             "hook_event_name": "post_tool_call",
@@ -240,14 +248,20 @@ def test_hermes_bad_payloads() -> None:
     [
         (None, (None, "", "", None, False)),
         ("plain text", (None, "plain text", "", None, False)),
-        ([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], (None, "a\nb", "", None, False)),
+        (
+            [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+            (None, "a\nb", "", None, False),
+        ),
         ({"stdout": "ok", "stderr": "", "interrupted": False}, (True, "ok", "", None, False)),
         ({"stdout": "", "stderr": "boom", "interrupted": True}, (False, "", "boom", None, True)),
         ({"filePath": "/w/a", "success": True}, (True, "", "", None, False)),
         ({"success": False, "error": "denied"}, (False, "", "denied", None, False)),
         ({"output": "x", "exit_code": 2}, (False, "x", "", 2, False)),
         ({"output": "x", "exitCode": 0}, (True, "x", "", 0, False)),
-        ({"content": [{"type": "text", "text": "r"}], "is_error": True}, (False, "r", "", None, False)),
+        (
+            {"content": [{"type": "text", "text": "r"}], "is_error": True},
+            (False, "r", "", None, False),
+        ),
         ({"exit_code": True}, (None, "", "", None, False)),
         ({"weird": 1}, (None, "", "", None, False)),
         (42, (None, "42", "", None, False)),
@@ -370,6 +384,19 @@ def test_claude_reasons_are_capped_and_never_empty() -> None:
     assert _json(empty)["hookSpecificOutput"]["permissionDecisionReason"]
 
 
+@pytest.mark.parametrize("host", ["claude-code", "codex", "hermes"])
+def test_default_reasons_never_say_blocked_for_a_warning(host: str) -> None:
+    adapter = get_adapter(host)
+    for kind in (EventKind.PRE_TOOL, EventKind.USER_PROMPT, EventKind.POST_TOOL, EventKind.STOP):
+        warn = adapter.render(_event(kind, host), _decision(Verdict.WARN, message=""))
+        assert "blocked" not in warn.stdout
+        block = adapter.render(_event(kind, host), _decision(Verdict.BLOCK, message="   "))
+        if block.stdout not in ("", "{}"):
+            out = _json(block)
+            reason = out.get("reason") or out["hookSpecificOutput"]["permissionDecisionReason"]
+            assert reason.strip()
+
+
 # ------------------------------------------------------------ render_error
 
 
@@ -436,10 +463,19 @@ def test_hermes_render() -> None:
 # failed hook: the tool runs.  So anything not listed here is a bug.
 _UNIVERSAL = {"continue", "stopReason", "suppressOutput", "systemMessage"}
 _SPECIFIC = {
-    "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason",
-                   "updatedInput", "additionalContext"},
-    "PostToolUse": {"hookEventName", "additionalContext", "updatedToolOutput",
-                    "updatedMCPToolOutput"},
+    "PreToolUse": {
+        "hookEventName",
+        "permissionDecision",
+        "permissionDecisionReason",
+        "updatedInput",
+        "additionalContext",
+    },
+    "PostToolUse": {
+        "hookEventName",
+        "additionalContext",
+        "updatedToolOutput",
+        "updatedMCPToolOutput",
+    },
     "UserPromptSubmit": {"hookEventName", "additionalContext"},
     "SessionStart": {"hookEventName", "additionalContext"},
 }
@@ -470,9 +506,9 @@ def codex_output_problems(event_name: str, stdout: str) -> list[str]:
             problems.append("decision without a non-empty reason")
     elif "reason" in out:
         problems.append("reason without decision")
-    if event_name == "PreToolUse":
-        if out.get("continue") is False or "stopReason" in out or out.get("suppressOutput"):
-            problems.append("continue:false / stopReason / suppressOutput on PreToolUse")
+    stops = out.get("continue") is False or "stopReason" in out or out.get("suppressOutput")
+    if event_name == "PreToolUse" and stops:
+        problems.append("continue:false / stopReason / suppressOutput on PreToolUse")
     for key in ("systemMessage", "stopReason"):
         if key in out and not isinstance(out[key], str):
             problems.append(f"{key} is not a string")
@@ -505,20 +541,31 @@ def codex_output_problems(event_name: str, stdout: str) -> list[str]:
 
 def test_the_codex_checker_rejects_what_codex_rejects() -> None:
     bad = [
-        ("PreToolUse", '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-         '"permissionDecision": "ask", "permissionDecisionReason": "x"}}'),
-        ("PreToolUse", '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-         '"permissionDecision": "deny", "permissionDecisionReason": ""}}'),
-        ("PreToolUse", '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-         '"permissionDecision": "allow"}}'),
+        (
+            "PreToolUse",
+            '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+            '"permissionDecision": "ask", "permissionDecisionReason": "x"}}',
+        ),
+        (
+            "PreToolUse",
+            '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+            '"permissionDecision": "deny", "permissionDecisionReason": ""}}',
+        ),
+        (
+            "PreToolUse",
+            '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+            '"permissionDecision": "allow"}}',
+        ),
         ("PreToolUse", '{"decision": "approve", "reason": "x"}'),
         ("PreToolUse", '{"continue": false}'),
         ("PreToolUse", '{"reason": "x"}'),
         ("PreToolUse", '{"systemMessage": "x", "extra": 1}'),
         ("Stop", '{"decision": "block"}'),
         ("Stop", '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "x"}}'),
-        ("PostToolUse", '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-         '"additionalContext": "x"}}'),
+        (
+            "PostToolUse",
+            '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "x"}}',
+        ),
         ("SessionStart", '{"decision": "block", "reason": "x"}'),
         ("PreToolUse", "not json"),
         ("PreToolUse", "[]"),
@@ -527,12 +574,17 @@ def test_the_codex_checker_rejects_what_codex_rejects() -> None:
         assert codex_output_problems(event_name, stdout), stdout
     good = [
         ("PreToolUse", ""),
-        ("PreToolUse", '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-         '"permissionDecision": "deny", "permissionDecisionReason": "no"}}'),
+        (
+            "PreToolUse",
+            '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+            '"permissionDecision": "deny", "permissionDecisionReason": "no"}}',
+        ),
         ("PreToolUse", '{"decision": "block", "reason": "no"}'),
         ("Stop", '{"decision": "block", "reason": "run the tests"}'),
-        ("SessionStart", '{"hookSpecificOutput": {"hookEventName": "SessionStart", '
-         '"additionalContext": "x"}}'),
+        (
+            "SessionStart",
+            '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "x"}}',
+        ),
         ("PreCompact", '{"systemMessage": "x"}'),
     ]
     for event_name, stdout in good:
@@ -576,7 +628,9 @@ def test_codex_block_shapes() -> None:
     }
     stop = _json(adapter.render(_event(EventKind.STOP, "codex"), _decision(Verdict.BLOCK)))
     assert stop == {"decision": "block", "reason": REASON}
-    assert adapter.render(_event(EventKind.PRE_TOOL, "codex"), _decision(Verdict.ALLOW)).stdout == ""
+    assert (
+        adapter.render(_event(EventKind.PRE_TOOL, "codex"), _decision(Verdict.ALLOW)).stdout == ""
+    )
 
 
 @pytest.mark.parametrize("verdict", list(Verdict))

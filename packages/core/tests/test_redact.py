@@ -7,6 +7,7 @@ real credential and no secret scanner mistakes it for one.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -191,7 +192,7 @@ def test_generic_vs_specific() -> None:
     assert [m.generic for m in specific] == [False]
     generic = find_secrets("password: hunter2-FAKE-value")
     assert [(m.rule, m.generic) for m in generic] == [("secret-assignment", True)]
-    assert GENERIC_RULES <= {rule for rule, _ in redact_mod._RULES}
+    assert {rule for rule, _ in redact_mod._RULES} >= GENERIC_RULES
 
 
 def test_mixed_case_and_short_names_of_secret_assignments() -> None:
@@ -201,7 +202,7 @@ def test_mixed_case_and_short_names_of_secret_assignments() -> None:
         "DB_PWD=hunter22x",
         "pwd=hunter22x",
         "smtp_pass: 'FAKEpass99'",
-        "clientSecret = \"s3cr3t-value\"",
+        'clientSecret = "s3cr3t-value"',
         "Credentials=abcdef0123",
     ):
         assert REDACTED in redact(text), text
@@ -290,6 +291,7 @@ def test_redact_obj_nested() -> None:
         "max_tokens_str": "4096",
         "tokenizer": "gpt2",
         "token_type": "bearer",
+        "key": "ArrowUp",
         _ghp: "a secret used as a key",
         "count": 3,
         "flag": True,
@@ -309,6 +311,7 @@ def test_redact_obj_nested() -> None:
     assert out["max_tokens_str"] == "4096"
     assert out["tokenizer"] == "gpt2"
     assert out["token_type"] == "bearer"
+    assert out["key"] == "ArrowUp"
     assert out["count"] == 3 and out["flag"] is True and out["nothing"] is None
     assert out["tuple"] == ["x", REDACTED]
     assert REDACTED in out  # the secret key itself was redacted
@@ -334,7 +337,7 @@ def test_redact_obj_depth_limit() -> None:
 def test_matches_are_sorted_and_disjoint() -> None:
     text = " ".join(t for t, _ in SAMPLES.values())
     matches = find_secrets(text)
-    for a, b in zip(matches, matches[1:], strict=False):
+    for a, b in itertools.pairwise(matches):
         assert a.end <= b.start
     out = redact(text)
     for _, secret in SAMPLES.values():
@@ -344,24 +347,25 @@ def test_matches_are_sorted_and_disjoint() -> None:
 # ------------------------------------------------------------------ properties
 
 # Tokens of fixed formats that must never survive, whatever surrounds them.
-PLANTABLE = [SAMPLES[r][1] for r in (
-    "aws-access-key-id",
-    "github-pat",
-    "gitlab-pat",
-    "slack-token",
-    "stripe-key",
-    "anthropic-key",
-    "openai-key",
-    "huggingface-token",
-    "google-api-key",
-    "npm-token",
-    "jwt",
-    "digitalocean-token",
-)]
+PLANTABLE = [
+    SAMPLES[r][1]
+    for r in (
+        "aws-access-key-id",
+        "github-pat",
+        "gitlab-pat",
+        "slack-token",
+        "stripe-key",
+        "anthropic-key",
+        "openai-key",
+        "huggingface-token",
+        "google-api-key",
+        "npm-token",
+        "jwt",
+        "digitalocean-token",
+    )
+]
 
-_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",)), max_size=80
-) | st.sampled_from(
+_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=80) | st.sampled_from(
     [
         "password=",
         "Authorization: Bearer ",
@@ -403,7 +407,7 @@ def test_a_planted_token_never_survives(
 
 
 @settings(max_examples=200, deadline=None, database=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
 def test_random_text_round_trips_or_only_loses_spans(text: str) -> None:
     out = redact(text)
     if not find_secrets(text):

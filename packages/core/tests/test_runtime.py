@@ -14,6 +14,7 @@ from agentreflex.core import runtime
 from agentreflex.core.config import load_config
 from agentreflex.core.decision import Finding, Mode, Verdict
 from agentreflex.core.events import EventKind
+from agentreflex.core.hosts.base import HostReply
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 from agentreflex.core.runtime import (
     MAX_PAYLOAD_BYTES,
@@ -135,8 +136,13 @@ def assert_fail_open(stdout: str) -> None:
 BAD_INPUTS: dict[str, bytes] = {
     "malformed json": b'{"hook_event_name": "PreToolUse", "tool_name": ',
     "wrong host": json.dumps(
-        {"hook_event_name": "pre_tool_call", "tool_name": "terminal",
-         "tool_input": {"command": "ls"}, "session_id": "s", "extra": {}}
+        {
+            "hook_event_name": "pre_tool_call",
+            "tool_name": "terminal",
+            "tool_input": {"command": "ls"},
+            "session_id": "s",
+            "extra": {},
+        }
     ).encode(),
     "huge": b'{"pad": "' + b"a" * (MAX_PAYLOAD_BYTES + 16) + b'"}',
     "invalid utf-8": b'{"hook_event_name": "PreToolUse", "x": "\xff\xfe"}',
@@ -153,9 +159,7 @@ BAD_INPUTS: dict[str, bytes] = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD_INPUTS))
-def test_bad_input_with_a_pre_tool_hint_fails_closed(
-    case: str, hook_env: dict[str, str]
-) -> None:
+def test_bad_input_with_a_pre_tool_hint_fails_closed(case: str, hook_env: dict[str, str]) -> None:
     outcome = run_hook("claude-code", BAD_INPUTS[case], hook_env, "PreToolUse")
     assert outcome.reply.exit_code == 0
     assert outcome.decision is None
@@ -263,9 +267,38 @@ def test_unwritable_state_dir_keeps_the_floor(tmp_path: Path, hook_env: dict[str
     blocker.write_text("x")
     env = {**hook_env, "AGENTREFLEX_STATE_DIR": str(blocker / "state"), "REFLEX_MODE": "enforced"}
     plugins = Plugins(reflexes=[SentinelReflex()])
-    outcome = run_hook("claude-code", payload(tool_input={"command": "echo SENTINEL"}), env,
-                       plugins=plugins)
+    outcome = run_hook(
+        "claude-code", payload(tool_input={"command": "echo SENTINEL"}), env, plugins=plugins
+    )
     assert "SENTINEL commands are not allowed" in deny_reason(outcome.reply.stdout)
+
+
+class StopBlocker:
+    """A judgment call (not a floor): blocks every stop for want of evidence."""
+
+    name = "stopper"
+    events = frozenset({EventKind.STOP})
+    floor = False
+
+    def evaluate(self, ctx: ReflexContext) -> list[Finding]:
+        return [Finding(self.name, "TEST-NO-EVIDENCE", Verdict.BLOCK, "no tests recorded")]
+
+
+def test_unwritable_state_dir_never_blocks_a_judgment_call(
+    tmp_path: Path, hook_env: dict[str, str]
+) -> None:
+    """A reflex that saw no history because the store failed must not block (fail open)."""
+    plugins = Plugins(reflexes=[StopBlocker()])
+    env = {**hook_env, "REFLEX_MODE": "enforced"}
+    healthy = run_hook("claude-code", payload("Stop"), env, plugins=plugins)
+    assert json.loads(healthy.reply.stdout)["decision"] == "block"
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    broken = {**env, "AGENTREFLEX_STATE_DIR": str(blocker / "state")}
+    outcome = run_hook("claude-code", payload("Stop"), broken, plugins=plugins)
+    assert outcome.reply.exit_code == 0
+    assert_fail_open(outcome.reply.stdout)
+    assert "state" in outcome.reply.stderr
 
 
 def test_configuration_error_fails_closed_on_pre_tool_only(hook_env: dict[str, str]) -> None:
@@ -284,7 +317,7 @@ def test_configuration_error_fails_closed_on_pre_tool_only(hook_env: dict[str, s
 def test_core_alone_allows_rm_rf_home_and_records_it(hook_env: dict[str, str]) -> None:
     runtime.set_plugins(Plugins())
     outcome = run_hook("claude-code", rm_home(), {**hook_env, "REFLEX_MODE": "enforced"})
-    assert outcome.reply == runtime.HostReply()
+    assert outcome.reply == HostReply()
     assert outcome.decision is not None
     assert outcome.decision.verdict is Verdict.ALLOW
     assert outcome.decision.findings == []
@@ -293,8 +326,17 @@ def test_core_alone_allows_rm_rf_home_and_records_it(hook_env: dict[str, str]) -
 
 @pytest.mark.parametrize("host", ["claude-code", "codex"])
 def test_every_event_of_a_session_answers(host: str, hook_env: dict[str, str]) -> None:
-    for event in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-                  "PostToolUseFailure", "Stop", "SubagentStop", "PreCompact", "SessionEnd"):
+    for event in (
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Stop",
+        "SubagentStop",
+        "PreCompact",
+        "SessionEnd",
+    ):
         extra: dict[str, Any] = {}
         if event == "PostToolUseFailure":
             extra = {"tool_name": "Bash", "tool_input": {"command": "false"}, "error": "1"}
@@ -309,9 +351,16 @@ def test_every_event_of_a_session_answers(host: str, hook_env: dict[str, str]) -
 
 
 def test_hermes_end_to_end(hook_env: dict[str, str]) -> None:
-    data = json.dumps({"hook_event_name": "pre_tool_call", "tool_name": "terminal",
-                       "tool_input": {"command": "echo SENTINEL"}, "session_id": "h",
-                       "cwd": "/tmp", "extra": {"tool_call_id": "c"}}).encode()
+    data = json.dumps(
+        {
+            "hook_event_name": "pre_tool_call",
+            "tool_name": "terminal",
+            "tool_input": {"command": "echo SENTINEL"},
+            "session_id": "h",
+            "cwd": "/tmp",
+            "extra": {"tool_call_id": "c"},
+        }
+    ).encode()
     plugins = Plugins(reflexes=[SentinelReflex()])
     enforced = run_hook("hermes", data, {**hook_env, "REFLEX_MODE": "enforced"}, plugins=plugins)
     assert json.loads(enforced.reply.stdout)["decision"] == "block"
@@ -328,8 +377,9 @@ def test_hermes_end_to_end(hook_env: dict[str, str]) -> None:
 def test_enforced_sentinel_is_denied(hook_env: dict[str, str]) -> None:
     plugins = Plugins(reflexes=[SentinelReflex()])
     env = {**hook_env, "REFLEX_MODE": "enforced"}
-    outcome = run_hook("claude-code", payload(tool_input={"command": "echo SENTINEL"}), env,
-                       plugins=plugins)
+    outcome = run_hook(
+        "claude-code", payload(tool_input={"command": "echo SENTINEL"}), env, plugins=plugins
+    )
     assert deny_reason(outcome.reply.stdout) == "SENTINEL commands are not allowed here."
     assert outcome.reply.stderr == ""
     assert outcome.decision is not None and outcome.decision.label == "BLOCK"
@@ -344,8 +394,9 @@ def test_enforced_sentinel_is_denied(hook_env: dict[str, str]) -> None:
 
 def test_shadow_sentinel_changes_nothing_but_logs_would_block(hook_env: dict[str, str]) -> None:
     plugins = Plugins(reflexes=[SentinelReflex()])
-    outcome = run_hook("claude-code", payload(tool_input={"command": "echo SENTINEL"}),
-                       hook_env, plugins=plugins)
+    outcome = run_hook(
+        "claude-code", payload(tool_input={"command": "echo SENTINEL"}), hook_env, plugins=plugins
+    )
     assert outcome.reply.stdout == ""
     assert outcome.reply.stderr == ""
     assert outcome.reply.exit_code == 0
@@ -386,8 +437,9 @@ def test_judgment_reflex_that_raises_fails_open(hook_env: dict[str, str]) -> Non
     err = assert_one_line_error(outcome)
     assert "reflex raiser failed: RuntimeError: the reflex tripped over itself" in err
     # ... and never disarms the floor next to it
-    blocked = run_hook("claude-code", payload(tool_input={"command": "SENTINEL"}), env,
-                       plugins=plugins)
+    blocked = run_hook(
+        "claude-code", payload(tool_input={"command": "SENTINEL"}), env, plugins=plugins
+    )
     assert deny_reason(blocked.reply.stdout)
 
 
@@ -395,6 +447,21 @@ def test_plugin_load_errors_are_reported(hook_env: dict[str, str]) -> None:
     plugins = Plugins(errors=["reflex broken (x:Y): ImportError: nope"])
     outcome = run_hook("claude-code", payload(), hook_env, plugins=plugins)
     assert "reflex broken" in assert_one_line_error(outcome)
+
+
+def test_a_reflex_package_that_cannot_load_fails_closed_on_pre_tool_only(
+    hook_env: dict[str, str],
+) -> None:
+    plugins = Plugins(errors=["reflex gate (agentreflex.gate.reflex:X): ImportError: nope"])
+    env = {**hook_env, "REFLEX_MODE": "enforced"}
+    pre = run_hook("claude-code", payload(), env, plugins=plugins)
+    assert "could not load an installed reflex package" in deny_reason(pre.reply.stdout)
+    assert pre.decision is not None
+    assert [f.code for f in pre.decision.findings] == ["CORE-PLUGIN-ERROR"]
+    assert "ImportError: nope" in assert_one_line_error(pre)
+    stop = run_hook("claude-code", payload("Stop"), env, plugins=plugins)
+    assert stop.reply.stdout == ""
+    assert "ImportError: nope" in assert_one_line_error(stop)
 
 
 def test_disabled_reflexes_and_profile_off(project: Path, hook_env: dict[str, str]) -> None:
@@ -414,8 +481,12 @@ def test_disabled_reflexes_and_profile_off(project: Path, hook_env: dict[str, st
 def test_notes_are_folded_and_seen_by_later_events(hook_env: dict[str, str]) -> None:
     env = {**hook_env, "REFLEX_MODE": "enforced"}
     plugins = Plugins(reflexes=[NoteReflex()])
-    run_hook("claude-code", payload("UserPromptSubmit", prompt="do not touch tests"), env,
-             plugins=plugins)
+    run_hook(
+        "claude-code",
+        payload("UserPromptSubmit", prompt="do not touch tests"),
+        env,
+        plugins=plugins,
+    )
     outcome = run_hook("claude-code", payload(), env, plugins=plugins)
     out = json.loads(outcome.reply.stdout)["hookSpecificOutput"]
     assert out == {"hookEventName": "PreToolUse", "additionalContext": "Remember: 1 constraint(s)"}
@@ -431,10 +502,15 @@ def test_secrets_in_payloads_never_reach_state_or_log(hook_env: dict[str, str]) 
     token = "ghp_" + "Zq8Wx7Vy6Ut5" * 3
     env = {**hook_env, "REFLEX_MODE": "enforced"}
     plugins = Plugins(reflexes=[SentinelReflex()])
-    run_hook("claude-code", payload("UserPromptSubmit", prompt=f"push with {token}"), env,
-             plugins=plugins)
-    run_hook("claude-code", payload(tool_input={"command": f"SENTINEL {token}"}), env,
-             plugins=plugins)
+    run_hook(
+        "claude-code",
+        payload("UserPromptSubmit", prompt=f"push with {token}"),
+        env,
+        plugins=plugins,
+    )
+    run_hook(
+        "claude-code", payload(tool_input={"command": f"SENTINEL {token}"}), env, plugins=plugins
+    )
     for path in Path(hook_env["AGENTREFLEX_STATE_DIR"]).rglob("*"):
         if path.is_file():
             assert token not in path.read_text(errors="replace"), path
@@ -442,7 +518,7 @@ def test_secrets_in_payloads_never_reach_state_or_log(hook_env: dict[str, str]) 
 
 # ------------------------------------------------------------------ judge
 
-JUDGE_MODULE = '''
+JUDGE_MODULE = """
 from agentreflex.core.reflex import JudgeAnswer
 
 class FakeJudge:
@@ -457,7 +533,7 @@ class FakeJudge:
 
 def factory(config):
     return FakeJudge(config)
-'''
+"""
 
 
 class JudgeReading:
@@ -485,8 +561,9 @@ def test_judge_probabilities_reach_reflexes_and_failures_degrade(
     ok = run_hook("claude-code", payload(), env, plugins=plugins)
     assert ok.decision is not None
     assert ok.decision.reason == "p=0.9"
-    down = run_hook("claude-code", payload(tool_input={"command": "JUDGE-DOWN"}), env,
-                    plugins=plugins)
+    down = run_hook(
+        "claude-code", payload(tool_input={"command": "JUDGE-DOWN"}), env, plugins=plugins
+    )
     assert down.decision is not None
     assert down.decision.verdict is Verdict.ALLOW
     assert any("judge unreachable" in d for d in down.decision.degraded)
@@ -503,15 +580,15 @@ def test_check_command_core_alone(project: Path) -> None:
     assert decision.verdict is Verdict.ALLOW and decision.findings == []
     assert decision.mode is Mode.ENFORCED
     assert event.tool is not None and event.tool.command == "rm -rf ~/"
-    decision, event = check_command("/etc/passwd", str(project), tool="Write",
-                                    env=dict(os.environ))
+    decision, event = check_command("/etc/passwd", str(project), tool="Write", env=dict(os.environ))
     assert event.tool is not None and event.tool.path == "/etc/passwd"
 
 
 def test_check_command_runs_floors(project: Path) -> None:
     plugins = Plugins(reflexes=[SentinelReflex()])
-    decision, _ = check_command("echo SENTINEL", str(project), env=dict(os.environ),
-                                plugins=plugins)
+    decision, _ = check_command(
+        "echo SENTINEL", str(project), env=dict(os.environ), plugins=plugins
+    )
     assert decision.verdict is Verdict.BLOCK
     assert decision.to_json()["code"] == "TEST-SENTINEL"
 

@@ -13,6 +13,7 @@ import pytest
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind
 from agentreflex.core.fsutil import append_line, atomic_write_json, ensure_private_dir, locked
+from agentreflex.core.redact import redact as redact_text
 from agentreflex.core.state import store as store_mod
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import (
@@ -230,6 +231,25 @@ def test_long_prompts_are_bounded(tmp_path: Path) -> None:
     st = store.record(prompt("x" * 100_000), None)
     assert len(st.prompts[0]) <= store_mod.PROMPT_LIMIT
     assert os.path.getsize(store.log_path) < 2000
+
+
+def test_records_of_huge_prompts_redact_bounded_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Redaction costs ~0.5 s per MB: the record must not redact what it then throws away."""
+    seen: list[int] = []
+    real = redact_text
+
+    def spy(text: str) -> str:
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(store_mod, "redact", spy)
+    huge = "please " * 1_000_000  # a 7 MB prompt, under the 10 MiB payload limit
+    rec = make_record(prompt(huge), None, [], None)
+    assert len(rec["prompt"]) <= store_mod.PROMPT_LIMIT
+    event = stop(last_message=huge)
+    rec = make_record(event, None, [], None)
+    assert len(rec["message"]) <= store_mod.PROMPT_LIMIT
+    assert max(seen) <= 64 * 1024, f"redacted {max(seen)} chars to keep {store_mod.PROMPT_LIMIT}"
 
 
 def test_incremental_cursor(tmp_path: Path) -> None:

@@ -328,5 +328,5 @@ def _secret_scalar(item: object) -> bool:
 # ``accessToken``, ``db-password``, ``x-api-key``.
 _SECRET_KEY = re.compile(
     r"(?i)(?:secret|token|password|passwd|passphrase|pwd|api[_-]?key|access[_-]?key|"
-    r"private[_-]?key|secret[_-]?key|credentials?|authorization|cookie|^pass|^key)$"
+    r"private[_-]?key|secret[_-]?key|credentials?|authorization|cookie|^pass)$"
 )

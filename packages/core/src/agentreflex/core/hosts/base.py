@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agentreflex.core.decision import Decision
+from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind
 
 
@@ -111,6 +111,15 @@ def _text(value: Any) -> str:
     if value is None:
         return ""
     return str(value)
+
+
+def default_reason(decision: Decision) -> str:
+    """The decision's reason, or a neutral one that never says "blocked" for a warning."""
+    if decision.reason.strip():
+        return decision.reason
+    if decision.verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+        return "blocked by agentreflex"
+    return "agentreflex flagged this"
 
 
 def cap(text: str, limit: int = 9000) -> str:

@@ -18,6 +18,7 @@ from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
     cap,
+    default_reason,
     require_str,
     tool_response_text,
 )
@@ -113,7 +114,7 @@ class ClaudeCodeAdapter:
 
     def render(self, event: Event, decision: Decision) -> HostReply:
         verdict = decision.verdict
-        reason = cap(decision.reason or "blocked by agentreflex")
+        reason = cap(default_reason(decision))
         hook = HOST_NAMES.get(event.kind, "")
         context = cap("\n".join(decision.context)) if decision.context else ""
         if event.kind is EventKind.PRE_TOOL:

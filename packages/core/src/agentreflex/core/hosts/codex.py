@@ -15,7 +15,7 @@ from typing import Any
 
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind
-from agentreflex.core.hosts.base import HostReply, cap
+from agentreflex.core.hosts.base import HostReply, cap, default_reason
 from agentreflex.core.hosts.claude_code import HOST_NAMES, parse_claude_style
 
 _CONTEXT_EVENTS = (
@@ -39,7 +39,7 @@ class CodexAdapter:
 
     def render(self, event: Event, decision: Decision) -> HostReply:
         verdict = decision.verdict
-        reason = cap(decision.reason or "blocked by agentreflex")
+        reason = cap(default_reason(decision))
         if verdict is Verdict.ASK_USER:
             reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
         if event.kind is EventKind.PRE_TOOL and verdict in (Verdict.BLOCK, Verdict.ASK_USER):

@@ -19,6 +19,7 @@ from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
     cap,
+    default_reason,
     require_str,
     tool_response_text,
 )
@@ -91,11 +92,12 @@ class HermesAdapter:
             EventKind.STOP,
         ):
             return HostReply(
-                json.dumps({"decision": "block", "reason": cap(decision.reason or "blocked")})
+                json.dumps({"decision": "block", "reason": cap(default_reason(decision))})
             )
         context = "\n".join(decision.context)
         if event.kind is EventKind.USER_PROMPT and (context or decision.verdict is Verdict.WARN):
-            return HostReply(json.dumps({"context": cap(context or decision.reason)}))
+            text = context or f"agentreflex warning: {default_reason(decision)}"
+            return HostReply(json.dumps({"context": cap(text)}))
         return HostReply("{}")
 
     def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:

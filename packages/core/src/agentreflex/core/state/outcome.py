@@ -85,8 +85,19 @@ def summarize(call: ToolCall) -> str:
         body = call.path
     else:
         body = " ".join(f"{k}={v}" for k, v in list(call.input.items())[:3])
-    text = redact(f"{call.name}: {body}")
-    return text if len(text) <= SUMMARY_LIMIT else text[: SUMMARY_LIMIT - 1] + "…"
+    # Redact a window, not the whole input: a multi-megabyte command would
+    # otherwise cost seconds on the hook path.  The window is wide enough that
+    # a secret starting inside the visible part is seen whole by the rules.
+    raw = f"{call.name}: {body}"
+    text = redact(raw[: SUMMARY_LIMIT + _REDACT_MARGIN])
+    if len(raw) > SUMMARY_LIMIT + _REDACT_MARGIN or len(text) > SUMMARY_LIMIT:
+        return text[: SUMMARY_LIMIT - 1] + "…"
+    return text
+
+
+# Longer than any token format the redaction rules know, short of a PEM block
+# (which is redacted to the end of the text when its END line is cut off).
+_REDACT_MARGIN = 1024
 
 
 def is_verification(call: ToolCall) -> bool:
