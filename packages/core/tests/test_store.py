@@ -552,3 +552,18 @@ def test_eight_processes_append_concurrently_without_loss_or_interleaving(
     assert "diagnostics" not in st.notes
     snap = json.loads(Path(store.snapshot_path).read_text())
     assert snap["cursor"] == len(raw)
+
+
+def test_an_oversized_record_drops_its_notes_and_says_so(tmp_path: Path) -> None:
+    """A reflex note can't make one log line unbounded; the record itself survives."""
+    from agentreflex.core.reflex import Note
+    from agentreflex.core.state.store import MAX_RECORD_BYTES
+
+    store = _store(tmp_path)
+    huge = Note("gate", "constraints", {"text": "x" * (MAX_RECORD_BYTES * 2)})
+    st = store.record(prompt("hello"), None, [huge])
+    line = Path(store.log_path).read_text().splitlines()[-1]
+    assert len(line.encode()) <= MAX_RECORD_BYTES
+    assert st.counters.events == 1
+    assert "constraints" not in st.notes
+    assert any("record too large" in d for d in st.notes["diagnostics"])

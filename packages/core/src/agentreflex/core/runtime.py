@@ -123,9 +123,17 @@ def decode_payload(data: bytes) -> dict[str, Any]:
 
 
 def evaluate(
-    event: Event, state: SessionState, config: Config, plugins: Plugins
+    event: Event,
+    state: SessionState,
+    config: Config,
+    plugins: Plugins,
+    history_missing: bool = False,
 ) -> tuple[Decision, ReflexContext]:
-    """Run every enabled reflex for this event and merge their findings."""
+    """Run every enabled reflex for this event and merge their findings.
+
+    ``history_missing``: the session state could not be read, so only floors
+    (which need no history) may act; other findings become report-only.
+    """
     ctx = ReflexContext(
         event=event,
         state=state,
@@ -140,7 +148,11 @@ def evaluate(
         if event.kind not in reflex.events or not config.reflex_enabled(reflex.name):
             continue
         try:
-            findings.extend(reflex.evaluate(ctx))
+            produced = reflex.evaluate(ctx)
+            if history_missing and not reflex.floor:
+                for finding in produced:
+                    finding.enforce = False
+            findings.extend(produced)
         except Exception as exc:
             msg = f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}"
             errors.append(msg)
@@ -193,16 +205,35 @@ def run_hook(
     except ValueError as exc:
         return HookOutcome(HostReply("", f"agentreflex: {exc}\n", 1), error=str(exc))
     hint = _hint_kind(host, event_hint)
+    payload: dict[str, Any] | None = None
     try:
-        event = adapter.parse(decode_payload(data))
+        payload = decode_payload(data)
+        event = adapter.parse(payload)
     except PayloadError as exc:
-        return _fail(adapter, hint, f"bad {host} payload: {exc}", None, fail_closed=True)
+        kind = hint or exc.kind
+        return _fail(
+            adapter, kind, f"bad {host} payload: {exc}", None, True, _error_dir(env, payload)
+        )
     except Exception as exc:  # adapter bug: same treatment as a bad payload
-        return _fail(adapter, hint, f"adapter error: {type(exc).__name__}: {exc}", None, True)
+        return _fail(
+            adapter,
+            hint,
+            f"adapter error: {type(exc).__name__}: {exc}",
+            None,
+            True,
+            _error_dir(env, payload),
+        )
     try:
         config = load_config(event.cwd, env)
     except ConfigError as exc:
-        return _fail(adapter, event.kind, f"configuration error: {exc}", event, True)
+        return _fail(
+            adapter,
+            event.kind,
+            f"configuration error: {exc}",
+            event,
+            True,
+            _error_dir(env, payload),
+        )
     try:
         return _run_event(adapter, event, config, plugins or load_plugins(), started)
     except Exception as exc:  # last line of defence: never a traceback on the host
@@ -221,24 +252,27 @@ def _run_event(
 ) -> HookOutcome:
     store = SessionStore(config.state_dir, event.session_id, config.recent_action_window)
     store_errors: list[str] = []
+    store_down = ""
     try:
         state, report = store.load()
         store_errors.extend(report.skipped)
     except OSError as exc:
         state = SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
-        store_errors.append(
-            f"state store unavailable ({exc.strerror or exc}); evaluating without session history"
-        )
+        store_down = f"state store unavailable ({exc.strerror or exc})"
     usage = _read_usage(event, state)
     if usage is not None:
         apply_usage(state, usage_record(usage))
-    decision, ctx = evaluate(event, state, config, plugins)
-    decision.errors.extend(store_errors)
+    # Without history, judgment calls have nothing to judge: they fail open.
+    decision, ctx = evaluate(event, state, config, plugins, history_missing=bool(store_down))
     latency = (time.perf_counter() - started) * 1000.0
-    try:
-        state = store.record(event, decision, ctx.notes, latency, usage)
-    except OSError as exc:
-        decision.errors.append(f"could not record the event ({exc.strerror or exc})")
+    if store_down:
+        store_errors.append(store_down + "; evaluated without session history, nothing recorded")
+    else:
+        try:
+            state = store.record(event, decision, ctx.notes, latency, usage)
+        except OSError as exc:
+            store_errors.append(f"could not record the event ({exc.strerror or exc})")
+    decision.errors.extend(store_errors)
     write_panels(config.state_dir, event, decision)
     reply = adapter.render(event, decision)
     if decision.errors:
@@ -255,6 +289,19 @@ def _read_usage(event: Event, state: SessionState) -> UsageDelta | None:
     if delta is None or (delta.empty and delta.cursor == state.counters.transcript_cursor):
         return None
     return delta
+
+
+def _error_dir(env: Mapping[str, str] | None, payload: dict[str, Any] | None) -> str | None:
+    """Where to log an error that happened before the configuration was known."""
+    import os
+
+    source = os.environ if env is None else env
+    if source.get("AGENTREFLEX_STATE_DIR"):
+        return source["AGENTREFLEX_STATE_DIR"]
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    if isinstance(cwd, str) and cwd and os.path.isdir(os.path.join(cwd, ".agentreflex")):
+        return os.path.join(cwd, ".agentreflex")
+    return None
 
 
 def _hint_kind(host: str, hint: str | None) -> EventKind | None:

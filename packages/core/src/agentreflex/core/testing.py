@@ -9,7 +9,9 @@ Not used on the hook path.  A reflex package's tests can do::
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 import time
 from typing import Any
@@ -19,6 +21,21 @@ from agentreflex.core.decision import Mode
 from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
 from agentreflex.core.reflex import Judge, ReflexContext
 from agentreflex.core.state.model import SessionState
+
+_CREATED: list[str] = []
+
+
+def _tempdir(prefix: str) -> str:
+    """A temp dir removed when the test process exits (tests make thousands)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    _CREATED.append(path)
+    return path
+
+
+@atexit.register
+def _cleanup() -> None:
+    for path in _CREATED:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def pre_tool(name: str, tool_input: dict[str, Any], cwd: str = "/work/proj", **kw: Any) -> Event:
@@ -79,7 +96,7 @@ def make_config(
     mode: str = "enforced", env: dict[str, str] | None = None, **overrides: Any
 ) -> Config:
     """A config that ignores the user's files (HOME points at an empty dir)."""
-    home = tempfile.mkdtemp(prefix="agentreflex-test-home-")
+    home = _tempdir("agentreflex-test-home-")
     base = {"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"), "REFLEX_MODE": mode}
     base.update(env or {})
     cfg = load_config(overrides.pop("cwd", home), base)
@@ -103,7 +120,7 @@ def make_context(
         event=event,
         state=state or SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd),
         config=cfg,
-        state_dir=state_dir or tempfile.mkdtemp(prefix="agentreflex-test-state-"),
+        state_dir=state_dir or _tempdir("agentreflex-test-state-"),
         deadline=time.monotonic() + cfg.floor_budget_ms / 1000.0,
         judge_factory=(lambda: judge) if judge is not None else None,
     )

@@ -9,7 +9,7 @@ the cost of a hook call, does not grow with the session.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 # Outcomes of an action.  "pending" until its post-tool event arrives;
@@ -110,7 +110,8 @@ class SessionState:
         return self.actions[-1] if self.actions else None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain JSON data (``dataclasses.asdict`` deep-copies, and is slow on the hot path)."""
+        return _plain(self)  # type: ignore[no-any-return]
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SessionState:
@@ -131,3 +132,14 @@ class SessionState:
         counters = data.get("counters", {})
         st.counters = Counters(**{k: v for k, v in counters.items() if k in Counters.__slots__})
         return st
+
+
+def _plain(value: Any) -> Any:
+    slots = getattr(type(value), "__slots__", None)
+    if slots is not None and not isinstance(value, str | bytes):
+        return {name: _plain(getattr(value, name)) for name in slots}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

@@ -171,12 +171,7 @@ class SessionStore:
         record = make_record(event, decision, notes or [], latency_ms)
         if usage is not None:
             record["usage"] = usage_record(usage)
-        line = json.dumps(
-            record,
-            ensure_ascii=False,
-            separators=(",", ":"),
-            default=str,
-        )
+        line = _bounded_line(record)
         with locked(self.log_path):
             self._maybe_rotate()
             if self._ends_torn():  # a writer died mid-line: keep our record on its own line
@@ -221,15 +216,40 @@ class SessionStore:
         self._write_snapshot(state, 0)
 
 
+def _bounded_line(record: dict[str, Any]) -> str:
+    """One JSON line of at most MAX_RECORD_BYTES: oversized notes are dropped, said so."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    if len(line.encode("utf-8", "replace")) <= MAX_RECORD_BYTES:
+        return line
+    dropped = [f"{n['reflex']}:{n['key']}" for n in record.pop("notes", [])]
+    record["notes"] = [
+        {
+            "reflex": "core",
+            "key": "diagnostics",
+            "value": f"record too large: dropped notes {', '.join(dropped)[:300]}",
+        }
+    ]
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def _diagnose(state: SessionState, message: str) -> None:
     diags = state.notes.setdefault("diagnostics", [])
     diags.append(message)
     del diags[: -WINDOWS["diagnostics"]]
 
 
+# Redact a window a little longer than what is kept, so a secret that
+# straddles the cut is still recognised, without scanning megabytes.
+_REDACT_SLACK = 1024
+
+
 def _bounded(text: str, limit: int) -> str:
-    text = redact(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    window = redact(text[: limit + _REDACT_SLACK])
+    return (
+        window
+        if len(window) <= limit and len(text) <= limit + _REDACT_SLACK
+        else (window[: limit - 1] + "…")
+    )
 
 
 def make_record(
