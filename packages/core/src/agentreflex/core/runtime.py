@@ -34,6 +34,8 @@ from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
 from agentreflex.core.usage import UsageDelta, read_usage
 
 MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
+MAX_ANALYSED = 256 * 1024  # characters of one tool input the reflexes look at
+MAX_OUTPUT_KEPT = 64 * 1024  # head and tail of a tool output, prompt or message
 # Reflexes run in this order when present; others follow alphabetically.
 ORDER = ("gate", "runaway", "done", "guard")
 
@@ -120,6 +122,53 @@ def decode_payload(data: bytes) -> dict[str, Any]:
     if not isinstance(payload, dict):
         raise PayloadError(f"payload must be a JSON object, got {type(payload).__name__}")
     return payload
+
+
+def _tool_size(event: Event) -> int:
+    tool = event.tool
+    return 0 if tool is None else max(len(tool.command), len(tool.content), len(tool.patch))
+
+
+def _too_large(size: int) -> Finding:
+    return Finding(
+        reflex="core",
+        code="CORE-INPUT-TOO-LARGE",
+        verdict=Verdict.ASK_USER,
+        title="TOOL CALL TOO LARGE TO CHECK",
+        message=f"This tool call is {size:,} characters, more than the {MAX_ANALYSED:,} "
+        "agentreflex analyses, so its safety floors only saw the beginning. Ask the user "
+        "to confirm it, or split it into smaller steps.",
+    )
+
+
+def bound_event(event: Event) -> Event:
+    """Cut what reflexes may scan to a size every rule handles in milliseconds.
+
+    Tool output keeps its head and its tail (errors are usually at the end);
+    a pre-tool input longer than MAX_ANALYSED is cut too, and the decision
+    then asks the user (see ``_too_large``).
+    """
+    result = event.result
+    if result is not None:
+        result.output = _head_tail(result.output)
+        result.error = _head_tail(result.error)
+    tool = event.tool
+    if tool is not None:
+        tool.command = tool.command[:MAX_ANALYSED]
+        tool.content = tool.content[:MAX_ANALYSED]
+        tool.old_content = tool.old_content[:MAX_ANALYSED]
+        tool.patch = tool.patch[:MAX_ANALYSED]
+    event.prompt = _head_tail(event.prompt)
+    event.last_message = _head_tail(event.last_message)
+    return event
+
+
+def _head_tail(text: str, keep: int = MAX_OUTPUT_KEPT) -> str:
+    if len(text) <= 2 * keep:
+        return text
+    return (
+        text[:keep] + f"\n… [{len(text) - 2 * keep:,} characters not analysed] …\n" + text[-keep:]
+    )
 
 
 def evaluate(
@@ -250,6 +299,8 @@ def run_hook(
 def _run_event(
     adapter: HostAdapter, event: Event, config: Config, plugins: Plugins, started: float
 ) -> HookOutcome:
+    size = _tool_size(event)
+    bound_event(event)
     store = SessionStore(config.state_dir, event.session_id, config.recent_action_window)
     store_errors: list[str] = []
     store_down = ""
@@ -264,6 +315,9 @@ def _run_event(
         apply_usage(state, usage_record(usage))
     # Without history, judgment calls have nothing to judge: they fail open.
     decision, ctx = evaluate(event, state, config, plugins, history_missing=bool(store_down))
+    if event.kind is EventKind.PRE_TOOL and size > MAX_ANALYSED:
+        # Too big to check within any sane budget: a floor that cannot run asks.
+        decision = merge([*decision.findings, _too_large(size)], config.mode)
     latency = (time.perf_counter() - started) * 1000.0
     if store_down:
         store_errors.append(store_down + "; evaluated without session history, nothing recorded")

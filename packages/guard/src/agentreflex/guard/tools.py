@@ -120,7 +120,13 @@ def mutated_policy_paths(call: ToolCall) -> list[str]:
     return []
 
 
+# shlex is quadratic on long tokens; a command this long is data, not a policy edit
+# we could reason about.  Scan the head only (the guard reports, it is not a floor).
+_SCAN_LIMIT = 16 * 1024
+
+
 def _shell_targets(command: str) -> list[str]:
+    command = command[:_SCAN_LIMIT]
     targets = [m.group(1) for m in _REDIRECT.finditer(command)]
     try:
         words = shlex.split(command)
