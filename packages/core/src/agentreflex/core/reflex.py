@@ -50,21 +50,24 @@ class JudgeAnswer:
 
     ``degraded`` is true when the backend failed and ``probabilities`` are the
     permissive fallback values: the decision and the log say so, and floors
-    are never lowered by them.
+    are never lowered by them.  ``calibrated`` is false for heuristic stand-ins
+    (the offline backend): their numbers are shown, never acted on.
     """
 
     probabilities: dict[str, float]
     backend: str
     degraded: bool = False
+    calibrated: bool = True
     error: str = ""
     latency_ms: float = 0.0
     choices: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 class Judge(Protocol):
-    """Supplies calibrated probabilities; never decides."""
+    """Supplies probabilities; never decides.  ``calibrated``: may they move a threshold?"""
 
     name: str
+    calibrated: bool
 
     def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer: ...
 
@@ -131,9 +134,17 @@ class ReflexContext:
         return answer
 
     def probabilities(self, battery: str) -> Mapping[str, float] | None:
-        """Shortcut for ``judge_answer(battery).probabilities`` (``None`` without a judge)."""
+        """Calibrated probabilities for ``battery``, or ``None``.
+
+        ``None`` without a judge, and for a judge that is not calibrated (a
+        heuristic stand-in is not asked at all here: its guesses must not
+        move a threshold, and asking costs time on the hot path).
+        """
+        judge = self._load_judge()
+        if judge is None or not getattr(judge, "calibrated", True):
+            return None
         answer = self.judge_answer(battery)
-        return None if answer is None else answer.probabilities
+        return None if answer is None or not answer.calibrated else answer.probabilities
 
     def _load_judge(self) -> Judge | None:
         if not self._judge_loaded:

@@ -67,7 +67,7 @@ class DoneReflex:
         message = ctx.event.last_message or ctx.state.last_message
         ev = assess(ctx.state, message)
         answer = ctx.judge_answer(s.COMPLETION)
-        signals = combine(ev, answer)
+        signals = combine(ev, answer if answer is not None and answer.calibrated else None)
         hits = [r for r in RULES if signals[r.signal] >= self._threshold(ctx, r.threshold)]
         if not hits:
             return []

@@ -51,6 +51,9 @@ class Judge2:
     def __init__(self, backend: Backend, settings: Judge2Settings | None = None) -> None:
         self.backend = backend
         self.settings = settings or Judge2Settings()
+        # The offline heuristic is seed 001's stand-in, not a calibrated model: reflexes
+        # show its numbers but only a calibrated backend's may move a threshold.
+        self.calibrated = bool(getattr(backend, "calibrated", True))
 
     def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer:
         started = time.perf_counter()
@@ -81,7 +84,10 @@ class Judge2:
             hit = cache.get(key)
             if hit is not None and set(s.BATTERIES[battery]) <= set(hit.probabilities):
                 return JudgeAnswer(
-                    hit.probabilities, f"{self.backend.name} (cached)", choices=hit.choices
+                    hit.probabilities,
+                    f"{self.backend.name} (cached)",
+                    choices=hit.choices,
+                    calibrated=self.calibrated,
                 )
         try:
             response = self.backend.answer(request, Subject(battery, ctx.state, ctx.event, claims))
@@ -92,7 +98,9 @@ class Judge2:
             from agentreflex.judge2.cache import CachedAnswer
 
             cache.put(key, CachedAnswer(probabilities, choices, response.model))
-        return JudgeAnswer(probabilities, self.backend.name, choices=choices)
+        return JudgeAnswer(
+            probabilities, self.backend.name, choices=choices, calibrated=self.calibrated
+        )
 
     def _cache(self, ctx: ReflexContext) -> FileCache | None:
         if not (self.backend.cacheable and self.settings.cache and ctx.state_dir):

@@ -128,6 +128,7 @@ class OfflineBackend:
     name = "offline"
     model = "offline-heuristic"
     cacheable = False
+    calibrated = False
 
     def answer(self, request: SystemOneRequest, subject: Subject) -> SystemOneResponse:
         answers: dict[str, Answer] = {}
