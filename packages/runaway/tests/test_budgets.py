@@ -155,3 +155,20 @@ def test_an_unwritable_state_dir_degrades_budgets_but_never_blocks(tmp_path: Pat
     ctx.config.sections["budgets"] = {"project_tool_calls": 5}
     assert RunawayReflex().evaluate(ctx) == []
     assert any("runaway budgets" in text for text in ctx.degraded)
+
+
+def test_project_wall_time_adds_up_the_agent_time_of_recent_sessions(
+    make_driver: Callable[..., Driver],
+) -> None:
+    budgets = {"budgets": {"project_wall_minutes": 30, "warn_fraction": 0.99}}
+    a = make_driver(sections=budgets, session_id="a")
+    assert a.bash("echo start").verdict is Verdict.ALLOW
+    a.clock += 20 * 60  # session a works for twenty minutes
+    assert a.bash("echo later").verdict is Verdict.ALLOW
+    b = make_driver(sections=budgets, session_id="b")
+    b.clock = a.clock
+    assert b.bash("echo b0").verdict is Verdict.ALLOW
+    b.clock += 11 * 60  # 20 + 11 minutes of agent time in this project
+    blocked = b.bash("echo b1")
+    assert blocked.verdict is Verdict.BLOCK
+    assert codes(blocked) == ["RUNAWAY-BUDGET-PROJECT-WALL-MINUTES"]

@@ -115,6 +115,13 @@ def project_budgets(total: Usage, s: BudgetSettings) -> list[Budget]:
         Budget(
             "project_cost_usd", "cost in this project", total.cost_usd, s.project_cost_usd, "usd"
         ),
+        Budget(
+            "project_wall_minutes",
+            "agent time in this project",
+            total.wall_minutes,
+            s.project_wall_minutes,
+            "min",
+        ),
     ]
     return [b for b in candidates if b.limit > 0]
 
@@ -123,7 +130,8 @@ def session_usage(state: SessionState, event: Event) -> Usage:
     """This session's contribution to the project ledger."""
     c = state.counters
     ran = max(0, c.tool_calls - c.blocked)
-    return Usage(ran, c.input_tokens + c.output_tokens, c.cost_usd, event.timestamp)
+    minutes = max(0.0, (event.timestamp - c.started_at) / 60.0) if c.started_at > 0 else 0.0
+    return Usage(ran, c.input_tokens + c.output_tokens, c.cost_usd, event.timestamp, minutes)
 
 
 def check(

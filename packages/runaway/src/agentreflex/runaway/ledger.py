@@ -37,6 +37,7 @@ class Usage:
     tokens: int = 0
     cost_usd: float = 0.0
     last_at: float = 0.0
+    wall_minutes: float = 0.0
 
     def merged(self, other: Usage) -> Usage:
         """Field-wise max: the later report of the same session never lowers a count."""
@@ -45,6 +46,7 @@ class Usage:
             max(self.tokens, other.tokens),
             max(self.cost_usd, other.cost_usd),
             max(self.last_at, other.last_at),
+            max(self.wall_minutes, other.wall_minutes),
         )
 
 
@@ -83,6 +85,7 @@ def _total(usages: Any) -> Usage:
         total.tool_calls += u.tool_calls
         total.tokens += u.tokens
         total.cost_usd += u.cost_usd
+        total.wall_minutes += u.wall_minutes
         total.last_at = max(total.last_at, u.last_at)
     return total
 
@@ -106,6 +109,7 @@ def _usage(entry: Any) -> Usage:
         tokens=int(entry.get("tokens", 0)),
         cost_usd=float(entry.get("cost_usd", 0.0)),
         last_at=float(entry.get("last_at", 0.0)),
+        wall_minutes=float(entry.get("wall_minutes", 0.0)),
     )
 
 

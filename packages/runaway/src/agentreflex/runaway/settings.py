@@ -41,6 +41,7 @@ class BudgetSettings:
     project_tool_calls: int = 0
     project_tokens: int = 0
     project_cost_usd: float = 0.0
+    project_wall_minutes: float = 0.0
     project_window_hours: float = 24.0
     warn_fraction: float = 0.8
     cooldown_seconds: float = 600.0
@@ -48,7 +49,12 @@ class BudgetSettings:
 
     @property
     def project_enabled(self) -> bool:
-        return bool(self.project_tool_calls or self.project_tokens or self.project_cost_usd)
+        return bool(
+            self.project_tool_calls
+            or self.project_tokens
+            or self.project_cost_usd
+            or self.project_wall_minutes
+        )
 
 
 @dataclass(frozen=True, slots=True)
