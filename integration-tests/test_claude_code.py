@@ -84,7 +84,11 @@ def enforced(claude_project: ClaudeProject) -> ClaudeProject:
 
 
 def make_sentinel_dir(project: ClaudeProject) -> Path:
-    target = project.outside / "home-sentinel"
+    """Work of the user's outside the project: in their home, which the gate protects.
+
+    (A directory under /tmp would not do: scratch work in /tmp is ordinary and allowed.)
+    """
+    target = project.home / "important-notes"
     target.mkdir()
     (target / "keep.txt").write_text("precious\n")
     return target

@@ -235,12 +235,18 @@ def user_config_path(env: Mapping[str, str]) -> str:
 
 
 def project_root(cwd: str) -> str:
-    """The nearest ancestor holding ``.agentreflex`` or ``.git``; else ``cwd``."""
+    """The nearest ancestor that is a git work tree or has ``.agentreflex/config.toml``.
+
+    A bare ``.agentreflex`` state dir is not a marker: one left behind in
+    ``/tmp`` by an earlier run must not make every directory below it "the
+    project" (and so make a home directory under it look like project files).
+    Without a marker the project is ``cwd`` itself.
+    """
     path = os.path.abspath(cwd or ".")
     probe = path
     while True:
-        if os.path.isdir(os.path.join(probe, ".agentreflex")) or os.path.exists(
-            os.path.join(probe, ".git")
+        if os.path.exists(os.path.join(probe, ".git")) or os.path.isfile(
+            os.path.join(probe, ".agentreflex", "config.toml")
         ):
             return probe
         parent = os.path.dirname(probe)
