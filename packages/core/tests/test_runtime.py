@@ -557,7 +557,12 @@ def test_judge_probabilities_reach_reflexes_and_failures_degrade(
     (tmp_path / "fake_judge_mod.py").write_text(JUDGE_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     plugins = Plugins(reflexes=[JudgeReading()], judges=[("fake", "fake_judge_mod:factory")])
-    env = {**hook_env, "REFLEX_MODE": "enforced"}
+    # no key: the configured judge is the offline stand-in, whose guesses are never used
+    offline = run_hook(
+        "claude-code", payload(), {**hook_env, "REFLEX_MODE": "enforced"}, plugins=plugins
+    )
+    assert offline.decision is not None and offline.decision.findings == []
+    env = {**hook_env, "REFLEX_MODE": "enforced", "JEV_MODE": "jev"}  # a calibrated judge
     ok = run_hook("claude-code", payload(), env, plugins=plugins)
     assert ok.decision is not None
     assert ok.decision.reason == "p=0.9"

@@ -60,6 +60,8 @@ class Driver:
         self.cwd = str(cwd)
         self.session_id = session_id
         self.judge = judge
+        if judge is not None:  # a calibrated judge stands in for the Jev API
+            self.cfg.judge.mode = "jev"
         self.clock = 1_000_000.0
         self.reflex = RunawayReflex()
         self.store = SessionStore(str(state_dir), session_id, self.cfg.recent_action_window)

@@ -98,6 +98,14 @@ class JudgeSettings:
     def has_key(self) -> bool:
         return bool(self.api_key)
 
+    @property
+    def offline(self) -> bool:
+        """Seed 001: no key (or ``JEV_MODE=mock``) means the offline heuristic stand-in.
+
+        Its numbers are shown but never acted on, so the hot path need not ask it.
+        """
+        return self.mode == "mock" or (self.mode == "auto" and not self.has_key)
+
 
 @dataclass(slots=True)
 class GuardSettings:

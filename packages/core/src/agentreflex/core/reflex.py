@@ -102,6 +102,7 @@ class ReflexContext:
     state_dir: str
     deadline: float
     judge_factory: Callable[[], Judge | None] | None = None
+    judge_offline: bool = False  # the configured judge is the uncalibrated offline stand-in
     notes: list[Note] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)
     _answers: dict[str, JudgeAnswer | None] = field(default_factory=dict)
@@ -140,6 +141,8 @@ class ReflexContext:
         heuristic stand-in is not asked at all here: its guesses must not
         move a threshold, and asking costs time on the hot path).
         """
+        if self.judge_offline:
+            return None  # the heuristic stand-in: not calibrated, not worth importing
         judge = self._load_judge()
         if judge is None or not getattr(judge, "calibrated", True):
             return None

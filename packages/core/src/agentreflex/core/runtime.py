@@ -190,6 +190,7 @@ def evaluate(
         state_dir=config.state_dir,
         deadline=time.monotonic() + config.floor_budget_ms / 1000.0,
         judge_factory=lambda: _judge_factory(plugins, config),
+        judge_offline=config.judge.offline,
     )
     findings: list[Finding] = []
     errors: list[str] = []
