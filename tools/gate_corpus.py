@@ -2,6 +2,11 @@
 
     uv run --frozen python tools/gate_corpus.py [--holdout-only] [--show-misses]
 
+Sets are reported separately: the tuned corpus, each held-out set
+(every ``holdout*`` folder: ``holdout``, ``holdout2``, ...) and everything
+together.  ``--holdout-only``
+reports just the held-out sets.
+
 Cases live in packages/gate/tests/corpus/<set>/*.jsonl, one JSON object per
 line: command, expected (ALLOW/WARN/ASK_USER/BLOCK), category, note.  A case
 is *positive* when its expected decision is not ALLOW.  Recall counts a
@@ -50,9 +55,13 @@ def main() -> int:
     ap.add_argument("--show-misses", action="store_true")
     args = ap.parse_args()
     tuned = ["true_positives", "bypass_attempts", "false_positives", "edge_cases"]
-    groups = (
-        {"holdout": ["holdout"]} if args.holdout_only else {"corpus": tuned, "holdout": ["holdout"]}
+    holdouts = sorted(
+        (p.name for p in ROOT.iterdir() if p.is_dir() and p.name.startswith("holdout")),
+        key=lambda n: (len(n), n),
     )
+    groups: dict[str, list[str]] = {name: [name] for name in holdouts}
+    if not args.holdout_only:
+        groups = {"corpus": tuned, **groups, "everything": tuned + holdouts}
     for label, sets in groups.items():
         cases = load(sets)
         for case in cases:  # warm-up: grammar load, caches

@@ -1,8 +1,16 @@
-"""Every labelled corpus case (tuned sets and the held-out set) gets its expected decision."""
+"""Every labelled corpus case (tuned sets and the adopted held-out sets) gets its expected decision.
+
+A held-out set is first measured unseen with ``tools/gate_corpus.py``; once
+its first-run figures are recorded in the README and its misses are fixed,
+it is *adopted* here and every case becomes a regression test.  A newer
+``holdout<N>`` folder that has not been adopted yet is only checked for
+well-formedness, so the gate is never tuned against it by accident.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,31 +18,34 @@ from agentreflex.gate.check import check_command
 
 CORPUS = Path(__file__).parent / "corpus"
 CWD, HOME = "/home/user/project", "/home/user"
+TUNED = {"bypass_attempts", "false_positives", "edge_cases", "true_positives"}
+ADOPTED_HOLDOUTS = {"holdout", "holdout2"}
 
 
-def _cases() -> list[tuple[str, dict[str, str]]]:
+def _cases(sets: set[str] | None = None) -> list[tuple[str, dict[str, str]]]:
     out = []
     for path in sorted(CORPUS.glob("*/*.jsonl")):
+        if sets is not None and path.parent.name not in sets:
+            continue
         for n, line in enumerate(path.read_text().splitlines(), 1):
             if line.strip():
                 out.append((f"{path.parent.name}:{n}", json.loads(line)))
     return out
 
 
-CASES = _cases()
+CASES = _cases(TUNED | ADOPTED_HOLDOUTS)
 
 
 def test_corpus_is_large_enough_and_well_formed() -> None:
     tuned = [c for name, c in CASES if not name.startswith("holdout")]
     assert len(tuned) >= 400
-    assert {name.split(":")[0] for name, _ in CASES} == {
-        "bypass_attempts",
-        "false_positives",
-        "edge_cases",
-        "true_positives",
-        "holdout",
-    }
-    for _, case in CASES:
+    holdout2 = [c for name, c in CASES if name.startswith("holdout2:")]
+    assert len(holdout2) >= 250
+    folders = {p.parent.name for p in CORPUS.glob("*/*.jsonl")}
+    assert folders >= TUNED | ADOPTED_HOLDOUTS
+    pending = folders - TUNED - ADOPTED_HOLDOUTS
+    assert all(re.fullmatch(r"holdout\d+", name) for name in pending), pending
+    for _, case in _cases():
         assert case["expected"] in ("ALLOW", "WARN", "ASK_USER", "BLOCK")
         assert case["category"] and "command" in case
 

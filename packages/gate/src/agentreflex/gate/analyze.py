@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agentreflex.gate import fallback, rules_fs, rules_git, rules_remote, rules_sys, secrets
+from agentreflex.gate import fallback, inert, rules_fs, rules_git, rules_remote, rules_sys, secrets
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
 from agentreflex.gate.paths import Where, is_secret_file
 from agentreflex.gate.walker import ParseBudgetExceeded, Walker
@@ -72,6 +72,8 @@ _RULES: dict[str, tuple[Rule, ...]] = {
     "npx": (rules_remote.frameworks,),
     "bunx": (rules_remote.frameworks,),
     "manage.py": (rules_remote.frameworks,),
+    "etcdctl": (rules_remote.kv_store,),
+    "consul": (rules_remote.kv_store,),
 }
 for _name in (
     "iptables",
@@ -130,6 +132,14 @@ for _name in (
     "pdm",
     "rye",
     "gem",
+    "lerna",
+    "dotnet",
+    "nuget",
+    "changeset",
+    "semantic-release",
+    "goreleaser",
+    "vsce",
+    "ovsx",
 ):
     _RULES[_name] = (rules_remote.publish,)
 for _name in ("python", "python3"):
@@ -250,7 +260,7 @@ _SAFE_GIT = frozenset(
     }
 )
 _UNSAFE_SUB = frozenset(
-    {"publish", "unpublish", "yank", "upload", "exec", "dlx", "x", "run", "eval", "repl"}
+    {"publish", "unpublish", "yank", "upload", "push", "exec", "dlx", "x", "run", "eval", "repl"}
 )
 _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:=,@+%\- ]*")
 
@@ -273,7 +283,7 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[0] == "git" and (len(words) < 2 or words[1] not in _SAFE_GIT or "-C" in words):
         return None
-    if len(words) > 1 and words[1] in _UNSAFE_SUB:
+    if any(w in _UNSAFE_SUB for w in words[1:3]):
         return None
     if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
         return None
@@ -360,12 +370,15 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     hits: list[Hit] = []
     net_fed = secrets.network_fed(cmds)
     for cmd in cmds:
-        for rule in _RULES.get(cmd.name, ()):
-            hits.extend(rule(cmd, where))
+        # A dry run, help or analysis changes nothing: skip the tool's own rules
+        # (what it reads, writes through redirects or runs is still checked).
+        if not inert.inert(cmd.name, cmd.args):
+            for rule in _RULES.get(cmd.name, ()):
+                hits.extend(rule(cmd, where))
+            hits.extend(rules_fs.disk(cmd, where))
+            hits.extend(rules_remote.database(cmd, where, written))
         if cmd.redirects or cmd.name == "tee":
             hits.extend(rules_fs.redirects(cmd, where))
-        hits.extend(rules_fs.disk(cmd, where))
-        hits.extend(rules_remote.database(cmd, where, written))
         hits.extend(secrets.shell_hits(cmd, where, net_fed))
     return hits
 

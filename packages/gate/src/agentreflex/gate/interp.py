@@ -27,7 +27,7 @@ _SHELL_CALLS = re.compile(
 )
 _BACKTICK = re.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}|qx\(([^)]*)\)")
 _RECURSIVE_DELETE = re.compile(
-    r"(?:shutil\.rmtree|rmtree|rm_rf|rm_r|remove_dir_all|rimraf(?:\.sync)?|fs\.rm(?:Sync)?|"
+    r"(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|remove_dir_all|rimraf(?:\.sync)?|fs\.rm(?:Sync)?|"
     r"fsp?\.promises\.rm|\brm(?:Sync)?|remove_entry_secure|FileUtils\.remove_dir|del_tree|"
     r"Deno\.remove|removeSync|emptyDirSync|emptyDir)\s*\(\s*" + _STR
 )
@@ -35,7 +35,38 @@ _FILE_DELETE = re.compile(
     r"(?:os\.remove|os\.unlink|os\.rmdir|\bunlink(?:Sync)?|\bunlink|rmdirSync|File\.delete|"
     r"FileUtils\.rm|Path\(\s*" + _STR + r"\s*\)\.unlink)\s*\(?\s*" + _STR + r"?"
 )
-_DYNAMIC_DELETE = re.compile(r"(?:rmtree|rm_rf|rmSync|rimraf|remove_dir_all)\s*\(\s*(?!['\"`])")
+_DYNAMIC_DELETE = re.compile(
+    r"(?:rmtree|remove_tree|rm_rf|rm_r|rmSync|rimraf|remove_dir_all|fs\.rm|Deno\.remove)"
+    r"\s*\(\s*(?!['\"`])"
+)
+# The home directory or the root, spelled as code: rmtree(Path.home()) is rm -r ~.
+_HOME_EXPR = re.compile(
+    r"(?:str\()?(?:(?:pathlib\.)?Path\.home\(\)|os\.path\.expanduser\(['\"]~/?['\"]\)|"
+    r"(?:require\(['\"](?:node:)?os['\"]\)|os)\.homedir\(\)|Dir\.home|Etc\.getpwuid\.dir|"
+    r"ENV\[['\"]HOME['\"]\]|ENV\.fetch\(['\"]HOME['\"]\)|\$ENV\{HOME\}|"
+    r"os\.environ\[['\"]HOME['\"]\]|os\.(?:environ\.get|getenv)\(['\"]HOME['\"]\)|"
+    r"process\.env\.HOME|process\.env\[['\"]HOME['\"]\]|getenv\(['\"]HOME['\"]\)|"
+    r"Deno\.env\.get\(['\"]HOME['\"]\)|dirs::home_dir\(\)|File::HomeDir->my_home)"
+    r"(?:\)?\.(?:resolve|absolute|expanduser)\(\))?\)?"
+)
+_ROOT_EXPR = re.compile(r"(?:(?:pathlib\.)?Path|File)\(\s*['\"]/['\"]\s*\)|Path\.cwd\(\)\.anchor")
+# Code that sends data off the machine, and code that takes the whole environment
+# (or a credential-named variable) -- together they are exfiltration.
+_NET_SEND = re.compile(
+    r"urlopen|urllib\.request|requests\.(?:post|put|get|patch|request)|httpx\.|http\.client|"
+    r"aiohttp|socket\.|\bfetch\s*\(|https?\.request|https?\.get|axios|XMLHttpRequest|"
+    r"Net::HTTP|HTTParty|Faraday|LWP|HTTP::Tiny|IO::Socket|curl_exec|fsockopen|"
+    r"file_get_contents\(\s*['\"]https?:|TCPSocket|Socket\.new"
+)
+_ENV_ALL = re.compile(
+    r"os\.environ(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b|\.update\b))|"
+    r"process\.env(?!\s*(?:\.|\[))|\bENV\.(?:to_h|to_a|each|map|inspect|keys)\b|%ENV\b|"
+    r"\$_ENV\b|\$_SERVER\b|getenv\(\s*\)|Deno\.env\.toObject|os\.environ\b\s*\)"
+)
+_ENV_SECRET = re.compile(
+    r"(?:environ|env|ENV|getenv)\W{0,3}['\"]?\w*(?:KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE)\w*",
+    re.IGNORECASE,
+)
 _OPEN_READ = re.compile(
     r"(?:open|read_text|read_bytes|readFileSync|readFile|File\.read|file_get_contents|"
     r"Path)\s*\(\s*" + _STR
@@ -50,7 +81,8 @@ _FORK_LOOP = re.compile(
 class Effect:
     """One thing the code would do, as a shell-equivalent action."""
 
-    kind: str  # "shell", "delete", "delete-recursive", "read", "fork-bomb", "dynamic-delete"
+    # "shell", "delete", "delete-recursive", "read", "fork-bomb", "dynamic-delete", "exfil"
+    kind: str
     value: str = ""
 
 
@@ -89,8 +121,17 @@ def scan(code: str) -> list[Effect]:
         path = next((g for g in m.groups() if g), "")
         if path:
             effects.append(Effect("delete", path))
-    if _DYNAMIC_DELETE.search(code):
-        effects.append(Effect("dynamic-delete"))
+    for m in _DYNAMIC_DELETE.finditer(code):
+        arg = _argument(code, m.end())
+        if _HOME_EXPR.fullmatch(arg):
+            effects.append(Effect("delete-recursive", "~"))
+        elif _ROOT_EXPR.fullmatch(arg):
+            effects.append(Effect("delete-recursive", "/"))
+        else:
+            effects.append(Effect("dynamic-delete"))
+            break
+    if _NET_SEND.search(code) and (_ENV_ALL.search(code) or _ENV_SECRET.search(code)):
+        effects.append(Effect("exfil", "the environment"))
     for m in _OPEN_READ.finditer(code):
         path = _literal(m)
         if path and ("/" in path or path.startswith(".")):
@@ -98,6 +139,22 @@ def scan(code: str) -> list[Effect]:
     if _FORK_LOOP.search(code):
         effects.append(Effect("fork-bomb"))
     return effects
+
+
+def _argument(code: str, start: int) -> str:
+    """The first argument expression of a call whose ``(`` ends just before ``start``."""
+    level = 0
+    for i in range(start, min(len(code), start + 200)):
+        ch = code[i]
+        if ch in "([{":
+            level += 1
+        elif ch in ")]}":
+            if level == 0:
+                return code[start:i].strip()
+            level -= 1
+        elif ch == "," and level == 0:
+            return code[start:i].strip()
+    return ""
 
 
 def _join_argv_literal(code: str, m: re.Match[str], first: str) -> str:

@@ -7,11 +7,22 @@ and ``rm -r`` without ``-f`` counts exactly like ``rm -rf``.
 
 from __future__ import annotations
 
+import re
+
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
-from agentreflex.gate.paths import Place, Where, classify, glob_base, is_history_file
+from agentreflex.gate.paths import (
+    Place,
+    Where,
+    classify,
+    glob_base,
+    is_history_file,
+    is_secret_file,
+    resolve,
+)
 
 _FATAL = (Place.ROOT, Place.HOME, Place.ANCESTOR)
 _FINE = (Place.INSIDE, Place.TEMP, Place.CACHE)
+_EMPTY_SOURCES = frozenset({"/dev/null", "/dev/zero"})
 
 
 def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
@@ -262,7 +273,10 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
                     "only the project files that need it.",
                 )
             )
-        elif place is Place.HOME_DOT or place is Place.SYSTEM:
+        elif place is Place.HOME_DOT or (
+            place is Place.SYSTEM
+            and not (cmd.name == "chmod" and _ordinary_mode(mode) and not is_secret_file(full))
+        ):
             hits.append(
                 _hit(
                     "GATE-PERMS-SENSITIVE",
@@ -285,6 +299,16 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
                 )
             )
     return hits
+
+
+def _ordinary_mode(mode: str) -> bool:
+    """Modes that install a file the usual way (755, 644, +x, a+rx): readable by
+    its owner, writable by nobody else, no setuid/setgid."""
+    if re.fullmatch(r"0?[0-7]{3}", mode):
+        owner, group, other = (int(d) for d in mode[-3:])
+        return owner & 4 == 4 and group & 2 == 0 and other & 2 == 0
+    clauses = mode.split(",")
+    return all(re.fullmatch(r"[ugoa]*\+[rxX]+", c) for c in clauses)
 
 
 def move(cmd: Cmd, where: Where) -> list[Hit]:
@@ -316,6 +340,12 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
                         "break the system. Move only project files within the project.",
                     )
                 )
+    if cmd.name in ("cp", "ln", "install") and any(
+        resolve(s, where, cmd.cwd) in _EMPTY_SOURCES for s in sources
+    ):
+        # copying or linking /dev/null over a file empties it, exactly like `> file`
+        hit = _overwrite(dest, cmd, where, append=False)
+        return hits + ([hit] if hit is not None else [])
     if dplace is Place.SYSTEM or dplace is Place.DEVICE:
         hits.append(
             _hit(
@@ -358,21 +388,62 @@ def rsync(cmd: Cmd, where: Where) -> list[Hit]:
     ]
 
 
+# sed scripts that delete every line: d, 1,$d, /.*/d, /^/d (with optional spaces / ;)
+_SED_DELETE_ALL = re.compile(r"\s*(?:1\s*,\s*\$|/\^?\.\*\$?/|/\^/|/\$/)?\s*d\s*;?\s*")
+_SED_VALUED = frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-length"})
+
+
 def sed_inplace(cmd: Cmd, where: Where) -> list[Hit]:
-    if not any(a == "-i" or a.startswith(("-i", "--in-place")) for a in cmd.args):
+    """``sed -i`` on files outside the project: system files, and the user's dotfiles."""
+    args = cmd.args
+    if not any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
         return []
-    hits = []
-    for a in cmd.args[1:]:
-        if a.startswith("-"):
+    scripts: list[str] = []
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _SED_VALUED and i + 1 < len(args):
+            if a in ("-e", "--expression"):
+                scripts.append(args[i + 1])
+            elif a in ("-f", "--file"):
+                scripts.append("?")  # a script file: contents unknown
+            i += 2
             continue
-        place, full = classify(a, where, cmd.cwd)
-        if place is Place.SYSTEM:
+        if a.startswith("--expression="):
+            scripts.append(a.partition("=")[2])
+        elif not a.startswith("-") or a == "-":
+            operands.append(a)
+        i += 1
+    files = operands if scripts else operands[1:]
+    script = "\n".join(scripts) if scripts else (operands[0] if operands else "")
+    empties = bool(script) and all(
+        _SED_DELETE_ALL.fullmatch(part) for part in re.split(r"[;\n]", script) if part.strip()
+    )
+    hits = []
+    for f in files:
+        place, full = classify(f, where, cmd.cwd)
+        if empties and (place in (Place.SYSTEM, Place.HOME_DOT) or is_history_file(full)):
+            hit = _overwrite(f, cmd, where, append=False)
+            if hit is not None:
+                hits.append(hit)
+        elif place is Place.SYSTEM:
             hits.append(
                 _hit(
                     "GATE-OVERWRITE-SYSTEM",
                     P_BLOCK,
                     cmd,
                     f"This edits the system file {full} in place. Ask the user.",
+                )
+            )
+        elif place is Place.HOME_DOT:
+            hits.append(
+                _hit(
+                    "GATE-WRITE-DOTFILE",
+                    P_WARN,
+                    cmd,
+                    f"This edits {full}, the user's own configuration, in place. Check they "
+                    "want it, and keep a backup (sed -i.bak).",
                 )
             )
     return hits

@@ -10,6 +10,8 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 
 from __future__ import annotations
 
+import shlex
+
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Where
 
@@ -29,17 +31,39 @@ _PROTECTED = frozenset({"main", "master", "trunk", "develop", "production", "pro
 
 
 def _sub(cmd: Cmd) -> tuple[str, list[str]]:
-    args = cmd.args
+    sub, rest, aliases = split(cmd.args)
+    expansion = aliases.get(sub)
+    if expansion is not None and not expansion.startswith("!"):
+        words = _split_words(expansion)
+        if words:
+            return words[0], [*words[1:], *rest]
+    return sub, rest
+
+
+def split(args: list[str]) -> tuple[str, list[str], dict[str, str]]:
+    """The subcommand, its arguments, and aliases defined with ``-c alias.NAME=VALUE``."""
+    aliases: dict[str, str] = {}
     i = 0
     while i < len(args):
         a = args[i]
         if a in _GLOBAL_VALUED:
+            value = args[i + 1] if i + 1 < len(args) else ""
+            key, sep, expansion = value.partition("=")
+            if a == "-c" and sep and key.lower().startswith("alias."):
+                aliases[key[len("alias.") :]] = expansion.strip()
             i += 2
         elif a.startswith("-"):
             i += 1
         else:
-            return a, args[i + 1 :]
-    return "", []
+            return a, args[i + 1 :], aliases
+    return "", [], aliases
+
+
+def _split_words(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
 
 
 def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
@@ -124,8 +148,8 @@ def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> Hit:
 
 def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(args)
-    if "-n" in flags or "--dry-run" in flags or "-i" in flags or "--interactive" in flags:
-        return []
+    if "-i" in flags or "--interactive" in flags:
+        return []  # asks per file (dry runs never reach the rules: see inert.py)
     if "-f" in flags or "--force" in flags:
         return [
             _hit(

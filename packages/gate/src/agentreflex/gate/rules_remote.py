@@ -121,13 +121,17 @@ def frameworks(cmd: Cmd, where: Where) -> list[Hit]:
 
 
 def cloud(cmd: Cmd, where: Where) -> list[Hit]:
+    """Destroying cloud and cluster resources (dry runs and help never get here)."""
     name, args = cmd.name, cmd.args
     words = _positional(args)
-    dry = any(a.startswith("--dry-run") or a == "--dryrun" for a in args)
-    if any(a in ("-h", "-help", "--help") for a in args) or words[:1] == ["help"]:
-        return []
     msg = "This destroys cloud or cluster resources. Ask the user to run it."
     if name in ("terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf"):
+        # terragrunt runs terraform over many modules: run-all X, run --all X, stack run X
+        if name == "terragrunt":
+            while words[:1] in (["run-all"], ["run"]) or words[:2] == ["stack", "run"]:
+                words = words[2:] if words[0] == "stack" else words[1:]
+            if words[:1] and words[0].endswith("-all"):
+                words = [words[0][: -len("-all")], *words[1:]]
         if (
             words[:1] == ["destroy"]
             or (words[:1] == ["apply"] and "-destroy" in args)
@@ -136,7 +140,7 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             return [_hit("GATE-CLOUD-DESTROY", P_BLOCK, cmd, msg)]
         return []
     if name in ("kubectl", "oc", "k"):
-        if "delete" in words[:2] and not dry:
+        if "delete" in words[:2]:
             return [_hit("GATE-K8S-DELETE", P_BLOCK, cmd, msg)]
         if words[:1] == ["drain"]:
             return [
@@ -144,12 +148,10 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             ]
         return []
     if name == "helm":
-        if words[:1] in (["uninstall"], ["delete"], ["del"], ["un"]) and not dry:
+        if words[:1] in (["uninstall"], ["delete"], ["del"], ["un"]):
             return [_hit("GATE-HELM-UNINSTALL", P_BLOCK, cmd, msg)]
         return []
     if name == "aws":
-        if dry or "--dryrun" in args:
-            return []
         if words[:2] in (["s3", "rb"],) or (words[:2] == ["s3", "rm"] and "--recursive" in args):
             return [_hit("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         if words[:2] == ["s3", "rm"]:
@@ -197,7 +199,7 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             and not any(a in ("-r", "-R", "-rf") for a in args)
         ):
             return [_hit("GATE-CLOUD-DELETE", P_WARN, cmd, "This deletes a cloud object.")]
-        if any(w in destroy for w in words) and not dry:
+        if any(w in destroy for w in words):
             return [_hit("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         return []
     return []
@@ -258,7 +260,23 @@ def docker(cmd: Cmd, where: Where) -> list[Hit]:
                 "including data. Prune with --filter, or remove specific objects.",
             )
         ]
-    if words[:2] in (["volume", "prune"], ["volume", "rm"]) and "-a" in flags | {""}:
+    if words[:2] == ["volume", "prune"]:
+        every = bool(flags & {"-a", "--all", "-af", "-fa"})
+        if every and not any(a.startswith("--filter") for a in args):
+            return [
+                _hit(
+                    "GATE-DOCKER-PRUNE",
+                    P_BLOCK,
+                    cmd,
+                    "docker volume prune -a deletes every unused volume on the machine, "
+                    "named ones included, with their data. Remove specific volumes, or "
+                    "prune with --filter.",
+                )
+            ]
+        return [
+            _hit("GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data.")
+        ]
+    if words[:2] in (["volume", "rm"], ["volume", "remove"]):
         return [
             _hit("GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data.")
         ]
@@ -276,22 +294,44 @@ def docker(cmd: Cmd, where: Where) -> list[Hit]:
     return []
 
 
+_RELEASES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "npm": (("publish",), ("unpublish",)),
+    "yarn": (("publish",), ("npm", "publish")),
+    "pnpm": (("publish",),),
+    "bun": (("publish",),),
+    "cargo": (("publish",), ("yank",)),
+    "twine": (("upload",),),
+    "poetry": (("publish",),),
+    "uv": (("publish",),),
+    "flit": (("publish",),),
+    "hatch": (("publish",),),
+    "pdm": (("publish",),),
+    "rye": (("publish",),),
+    "gem": (("push",), ("yank",)),
+    "lerna": (("publish",),),
+    "changeset": (("publish",),),
+    "dotnet": (("nuget", "push"), ("nuget", "delete")),
+    "nuget": (("push",), ("delete",)),
+    "vsce": (("publish",), ("unpublish",)),
+    "ovsx": (("publish",),),
+    "goreleaser": (("release",), ()),
+    "semantic-release": ((),),
+}
+
+
 def publish(cmd: Cmd, where: Where) -> list[Hit]:
+    """Releasing packages to public registries, and deleting things on GitHub."""
     name, args = cmd.name, cmd.args
     words = [a for a in args if not a.startswith("-")]
-    if any(a in ("--dry-run", "-n", "--dryrun") for a in args):
-        return []
-    released = (
-        (name in ("npm", "yarn", "pnpm", "bun") and words[:1] in (["publish"], ["unpublish"]))
-        or (name == "cargo" and words[:1] in (["publish"], ["yank"]))
-        or (name == "twine" and words[:1] == ["upload"])
-        or (name in ("poetry", "uv", "flit", "hatch", "pdm", "rye") and words[:1] == ["publish"])
-        or (name == "gem" and words[:1] in (["push"], ["yank"]))
-        or (name in ("python", "python3") and words[:3] == ["-m", "twine", "upload"])
-        or (name == "python" and "upload" in words and "setup.py" in words)
+    released = any(
+        tuple(words[: len(verb)]) == verb and (verb or name in ("goreleaser", "semantic-release"))
+        for verb in _RELEASES.get(name, ())
+    ) or (
+        name in ("python", "python3")
+        and (args[:3] == ["-m", "twine", "upload"] or ("upload" in words and "setup.py" in words))
     )
-    if name in ("python", "python3") and args[:3] == ["-m", "twine", "upload"]:
-        released = True
+    if name == "goreleaser" and words[:1] and words[0] != "release":
+        released = False
     if released:
         return [
             _hit(
@@ -302,12 +342,9 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
                 "to publish, or use --dry-run.",
             )
         ]
-    if (
-        name == "gh"
-        and len(words) >= 2
-        and words[0] in ("repo", "release")
-        and words[1] == "delete"
-    ):
+    if name != "gh":
+        return []
+    if len(words) >= 2 and words[0] in ("repo", "release") and words[1] == "delete":
         return [
             _hit(
                 "GATE-GH-DELETE",
@@ -316,4 +353,57 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
                 f"gh {words[0]} delete removes it from GitHub for good. Ask the user.",
             )
         ]
+    if words[:1] == ["api"] and _http_method(args) == "DELETE":
+        return [
+            _hit(
+                "GATE-GH-DELETE",
+                P_BLOCK,
+                cmd,
+                "gh api -X DELETE deletes a GitHub resource (a repository, release, ref or "
+                "comment) for good. Ask the user, or use a read-only GET.",
+            )
+        ]
     return []
+
+
+def _http_method(args: list[str]) -> str:
+    """The method of ``gh api``/``curl``-style ``-X M``, ``-XM``, ``--method M|=M``."""
+    for i, a in enumerate(args):
+        if a in ("-X", "--method", "--request") and i + 1 < len(args):
+            return args[i + 1].upper()
+        if a.startswith(("--method=", "--request=")):
+            return a.partition("=")[2].upper()
+        if a.startswith("-X") and len(a) > 2:
+            return a[2:].upper()
+    return ""
+
+
+def kv_store(cmd: Cmd, where: Where) -> list[Hit]:
+    """Deleting a whole key-value store: ``etcdctl del "" --prefix``, ``consul kv delete -recurse``."""
+    args = cmd.args
+    words = [a for a in args if not a.startswith("-")]
+    if cmd.name == "etcdctl" and words[:1] in (["del"], ["delete"]):
+        ranged = any(a in ("--prefix", "--from-key") for a in args)
+        keys = words[1:]
+        if ranged and (not keys or keys[0] in ("", "/", "\\0")):
+            return [_kv(cmd)]
+        if ranged:
+            return [_hit("GATE-KV-DELETE", P_WARN, cmd, "This deletes every key under a prefix.")]
+    if cmd.name == "consul" and words[:2] == ["kv", "delete"]:
+        recurse = any(a.lstrip("-") == "recurse" for a in args)
+        keys = words[2:]
+        if recurse and (not keys or keys[0] in ("", "/")):
+            return [_kv(cmd)]
+        if recurse:
+            return [_hit("GATE-KV-DELETE", P_WARN, cmd, "This deletes every key under a prefix.")]
+    return []
+
+
+def _kv(cmd: Cmd) -> Hit:
+    return _hit(
+        "GATE-KV-DELETE",
+        P_BLOCK,
+        cmd,
+        "This deletes every key in the store (an empty or root prefix). Delete specific "
+        "keys or a narrow prefix, after a snapshot.",
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentreflex.gate import pipes
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Where
 
@@ -151,6 +152,28 @@ def firewall(cmd: Cmd, where: Where) -> list[Hit]:
 
 
 def cron(cmd: Cmd, where: Where) -> list[Hit]:
+    args = cmd.args
+    files = [
+        a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] != "-u")
+    ]
+    stdin = [t for op, t in cmd.redirects if op == "<"]
+    source = files[0] if files else ("-" if stdin or cmd.stdin_from or cmd.stdin_text else "")
+    if source == "-" and stdin:
+        source = stdin[-1]
+    fed = cmd.stdin_text if cmd.stdin_text is not None else pipes.output_text(cmd.stdin_from, {})
+    emptied = source == "/dev/null" or (
+        source == "-" and pipes.static(fed) and not (fed or "").strip()
+    )
+    if emptied:
+        return [
+            _hit(
+                "GATE-CRONTAB-REMOVE",
+                P_BLOCK,
+                cmd,
+                "Installing an empty crontab deletes all of the user's scheduled jobs. "
+                "Use crontab -l to read, crontab -e to edit.",
+            )
+        ]
     if any(
         a == "-r" or (a.startswith("-") and "r" in a[1:] and not a.startswith("--"))
         for a in cmd.args

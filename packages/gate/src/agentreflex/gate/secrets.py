@@ -206,6 +206,24 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                     ".example file.",
                 )
             )
+    printed = secret_printer(cmd)
+    if printed and feeds_network:
+        hits.append(
+            _hit(
+                "GATE-EXFIL-SECRET",
+                cmd.text,
+                f"This sends {printed} to the network. Never send secrets off the machine.",
+            )
+        )
+    elif printed and not cmd.pipes_out and not _to_file(cmd) and cmd.via != "substitution":
+        hits.append(
+            _hit(
+                "GATE-SECRET-PRINT",
+                cmd.text,
+                f"This prints {printed} into the transcript. Pass it straight to the tool "
+                'that needs it (a pipe or "$(...)"), or check it is set without showing it.',
+            )
+        )
     if name in _ENV_DUMPERS and not cmd.args and feeds_network:
         hits.append(
             _hit(
@@ -230,14 +248,76 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
     return hits
 
 
+def secret_printer(cmd: Cmd) -> str:
+    """What credential a command prints to stdout (``""`` when none).
+
+    Tools whose purpose is to reveal a stored secret: private key exports,
+    credential getters, token printers.
+    """
+    name, args = cmd.name, cmd.args
+    words = [a for a in args if not a.startswith("-")]
+    if name in ("gpg", "gpg2") and any(
+        a.startswith(("--export-secret-keys", "--export-secret-subkeys")) for a in args
+    ):
+        return "a private GPG key"
+    if (
+        name == "aws"
+        and words[:2] == ["configure", "get"]
+        and any(_SECRET_VAR.search(w) for w in words[2:])
+    ):
+        return "an AWS credential"
+    if name == "aws" and words[:2] == ["configure", "export-credentials"]:
+        return "AWS credentials"
+    keychain = ("find-generic-password", "find-internet-password")
+    if name == "security" and words[:1] and words[0] in keychain and ("-w" in args or "-g" in args):
+        return "a keychain password"
+    if name == "gh" and words[:2] == ["auth", "token"]:
+        return "the GitHub token"
+    if (
+        name == "gh"
+        and words[:2] == ["auth", "status"]
+        and any(a in ("-t", "--show-token") for a in args)
+    ):
+        return "the GitHub token"
+    if (
+        name == "gcloud"
+        and "auth" in words[:2]
+        and any(w in ("print-access-token", "print-identity-token") for w in words)
+    ):
+        return "a Google Cloud access token"
+    if name == "az" and words[:2] == ["account", "get-access-token"]:
+        return "an Azure access token"
+    if name == "heroku" and words[:1] == ["auth:token"]:
+        return "the Heroku token"
+    secrets = words[:2] in (["get", "secret"], ["get", "secrets"])
+    if (
+        name in ("kubectl", "oc")
+        and secrets
+        and any(a.startswith(("-o", "--output")) and "name" not in a for a in args)
+    ):
+        return "a Kubernetes secret"
+    return ""
+
+
 def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
     args = cmd.args
+    for op, target in cmd.redirects:
+        if op == "<" and is_secret_file(classify(target, where, cmd.cwd)[1]):
+            return [
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This feeds {target} (a credential) to a network tool. Never send "
+                    "secrets off the machine.",
+                )
+            ]
     for i, a in enumerate(args):
         value = ""
+        flag = a
         if a in _DATA_FLAGS and i + 1 < len(args):
             value = args[i + 1]
-        elif a.startswith(tuple(f + "=" for f in _DATA_FLAGS if f.startswith("--"))):
-            value = a.split("=", 1)[1]
+        elif a.startswith("--") and a.partition("=")[0] in _DATA_FLAGS:
+            flag, _, value = a.partition("=")
         elif a.startswith("-d") and len(a) > 2:
             value = a[2:]
         if not value:
@@ -245,7 +325,7 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
         path = (
             value.split("@", 1)[1] if "@" in value else (value[1:] if value.startswith("<") else "")
         )
-        if a in ("-T", "--upload-file", "--post-file", "--body-file"):
+        if flag in ("-T", "--upload-file", "--post-file", "--body-file"):
             path = value
         if path and is_secret_file(classify(path.split(";", 1)[0], where, cmd.cwd)[1]):
             return [

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentreflex.gate import interp, pipes
+from agentreflex.gate import interp, pipes, remote, rules_git
 from agentreflex.gate._tree import parse
 from agentreflex.gate.model import (
     ASK,
@@ -37,6 +37,7 @@ from agentreflex.gate.model import (
     P_BLOCK,
     P_WARN,
     REMOTE,
+    SECRET,
     UNKNOWN,
     Cmd,
     Hit,
@@ -187,7 +188,25 @@ _STATEMENTS = frozenset(
     }
 )
 _BACKTICKS = re.compile(r"`([^`]*)`")
+_CONTAINER_TOOLS = frozenset(
+    {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
+)
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+# awk's own ways to run shell: `"cmd" | getline` and `print "cmd" | "sh"`
+_AWK_PIPES = re.compile(
+    r'"((?:[^"\\]|\\.)*)"\s*\|\s*getline|print\s+"((?:[^"\\]|\\.)*)"\s*\|\s*"(?:ba|da|z)?sh"'
+)
 _SIMPLE_VAR = re.compile(r"(?<![\\$])\$([A-Za-z_][A-Za-z0-9_]*)")
+_QUOTED_OR_VAR = re.compile(
+    r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|(?<![\\$])\$([A-Za-z_][A-Za-z0-9_]*)""", re.DOTALL
+)
+
+
+def _brace_var(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        return "${" + m.group(1) + "}"
+    text = m.group(0)
+    return _SIMPLE_VAR.sub(r"${\1}", text) if text.startswith('"') else text
 
 
 class ParseBudgetExceeded(Exception):
@@ -231,7 +250,8 @@ class Walker:
         if "$" in source:
             # tree-sitter-bash mis-splits some "$NAME" spellings ("rm$IFS-rf$IFS/");
             # "${NAME}" means the same to bash and parses reliably.
-            source = _SIMPLE_VAR.sub(r"${\1}", source)
+            # (only outside single quotes, where "$d" is literal text: sed '1,$d')
+            source = _QUOTED_OR_VAR.sub(_brace_var, source)
         root = parse(source)
         if root.has_error:
             self.parse_errors.append(source)
@@ -607,6 +627,14 @@ class Walker:
                     self.state.aliases[key] = value
         elif name in ("cd", "pushd"):
             self._cd(cmd)
+        elif name == "ssh":
+            self.ssh(cmd, depth)
+        elif name in _CONTAINER_TOOLS:
+            self.container(cmd, depth)
+        elif name in _AWKS:
+            self.awk(cmd, depth)
+        elif name == "git":
+            self.git_alias(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
         elif "/" in original:
@@ -625,7 +653,7 @@ class Walker:
                 return
             args = args[1:]
         i = 0
-        script_flag = False
+        script_flag = stdin_flag = False
         while i < len(args):
             a = args[i]
             if a in ("-o", "-O", "+o", "+O", "--rcfile", "--init-file"):
@@ -635,17 +663,91 @@ class Walker:
                 script_flag = True
                 i += 1
                 break
-            if a == "--" or not (a.startswith("-") or a.startswith("+")):
+            if a == "--":
+                i += 1
                 break
+            if not (a.startswith("-") or a.startswith("+")):
+                break
+            # -s: commands come from stdin, the remaining words are "$@"
+            stdin_flag = stdin_flag or (not a.startswith("--") and "s" in a[1:])
             i += 1
         rest = args[i:]
         if script_flag:
             self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
             return
-        if rest and rest[0] != "-":
+        if rest and rest[0] != "-" and not stdin_flag:
             self._script(resolve(rest[0], self.where, cmd.cwd), cmd, depth, rest[0])
             return
         self._stdin_code(cmd, depth, shell=True)
+
+    def ssh(self, cmd: Cmd, depth: int) -> None:
+        """``ssh host CMD``: the remote shell parses CMD in the remote home directory."""
+        script = remote.ssh_command(cmd.args)
+        if script is None:
+            return
+        saved = self.state.cwd
+        self.state.cwd = self.where.home
+        try:
+            self._shell_string(script, [], cmd, depth, "ssh")
+        finally:
+            self.state.cwd = saved
+
+    def container(self, cmd: Cmd, depth: int) -> None:
+        """``docker run/exec``, ``compose run/exec``, ``kubectl exec/run``: the command inside."""
+        found = remote.container_command(cmd.name, cmd.args, self.where, cmd.cwd)
+        if found is None:
+            return
+        saved = self.state.cwd
+        self.state.cwd = found.cwd
+        try:
+            self.execute(
+                found.argv,
+                cmd.text,
+                depth + 1,
+                redirects=[r for r in cmd.redirects if r[0] == "<"],
+                stdin_text=cmd.stdin_text,
+                stdin_from=cmd.stdin_from,
+                via=found.how,
+            )
+        finally:
+            self.state.cwd = saved
+
+    def awk(self, cmd: Cmd, depth: int) -> None:
+        """An awk program is code: ``system("...")`` and ``"cmd" | getline`` run shell."""
+        args = cmd.args
+        program: str | None = None
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "--":
+                i += 1
+                break
+            if a in ("-f", "--file"):
+                path = args[i + 1] if i + 1 < len(args) else ""
+                program = self.state.written.get(resolve(path, self.where, cmd.cwd), "")
+                break
+            if a in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
+                i += 2
+                continue
+            if not a.startswith("-") or a == "-":
+                break
+            i += 1
+        if program is None:
+            program = args[i] if i < len(args) else ""
+        if program and not has_marker(program):
+            self._code(program, cmd, depth, "awk")
+            for m in _AWK_PIPES.finditer(program):
+                body = m.group(1) if m.group(1) is not None else m.group(2)
+                if body:
+                    self.run(body.replace('\\"', '"'), depth + 1, via="awk pipe")
+
+    def git_alias(self, cmd: Cmd, depth: int) -> None:
+        """``git -c alias.x='!cmd' x``: a shell alias runs ``cmd "$@"``."""
+        sub, rest, aliases = rules_git.split(cmd.args)
+        expansion = aliases.get(sub, "")
+        if expansion.startswith("!"):
+            script = " ".join([expansion[1:], *(_quote(a) for a in rest)])
+            self._shell_string(script, [], cmd, depth, "git alias")
 
     def _shell_string(self, script: str, params: list[str], cmd: Cmd, depth: int, via: str) -> None:
         if REMOTE in script:
@@ -777,6 +879,16 @@ class Walker:
                     P_BLOCK,
                     cmd.text,
                     "This code forks without end and exhausts the machine.",
+                )
+            elif effect.kind == "exfil":
+                self._hit(
+                    "GATE-EXFIL-SECRET",
+                    SECRET,
+                    0.9,
+                    cmd.text,
+                    f"This code sends {effect.value} (which holds credentials) to the "
+                    "network. Never send secrets off the machine; send only the fields "
+                    "the service needs.",
                 )
             elif effect.kind == "dynamic-delete":
                 self._hit(
