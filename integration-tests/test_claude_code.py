@@ -98,7 +98,7 @@ def test_destructive_rm_is_blocked(enforced: ClaudeProject) -> None:
     target = make_sentinel_dir(enforced)
     run = enforced.run("clean up", [bash(f"rm -rf {target}"), say("Cleaned up.")])
     assert (target / "keep.txt").read_text() == "precious\n", run.describe()
-    assert "destructive" in assert_denied(run, "Bash").lower()
+    assert "GATE-RM-" in assert_denied(run, "Bash")  # the rule that fired, named
     assert run.result.get("subtype") == "success", run.describe()
 
 
@@ -364,7 +364,7 @@ def test_warm_daemon_started_at_session_start_still_blocks(enforced: ClaudeProje
         target = make_sentinel_dir(enforced)
         run = enforced.run("clean up", [bash(f"rm -rf {target}"), say("Cleaned up.")])
         assert (target / "keep.txt").read_text() == "precious\n", run.describe()
-        assert "destructive" in assert_denied(run, "Bash").lower()
+        assert "GATE-RM-" in assert_denied(run, "Bash")  # the rule that fired, named
     finally:
         subprocess.run(
             [sys.executable, "-m", "agentreflex.core.cli", "serve", "--stop"],
