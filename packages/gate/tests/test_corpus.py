@@ -19,7 +19,7 @@ from agentreflex.gate.check import check_command
 CORPUS = Path(__file__).parent / "corpus"
 CWD, HOME = "/home/user/project", "/home/user"
 TUNED = {"bypass_attempts", "false_positives", "edge_cases", "true_positives"}
-ADOPTED_HOLDOUTS = {"holdout", "holdout2"}
+ADOPTED_HOLDOUTS = {"holdout", "holdout2", "holdout3"}
 
 
 def _cases(sets: set[str] | None = None) -> list[tuple[str, dict[str, str]]]:
@@ -41,6 +41,8 @@ def test_corpus_is_large_enough_and_well_formed() -> None:
     assert len(tuned) >= 400
     holdout2 = [c for name, c in CASES if name.startswith("holdout2:")]
     assert len(holdout2) >= 250
+    holdout3 = [c for name, c in CASES if name.startswith("holdout3:")]
+    assert len(holdout3) >= 240
     folders = {p.parent.name for p in CORPUS.glob("*/*.jsonl")}
     assert folders >= TUNED | ADOPTED_HOLDOUTS
     pending = folders - TUNED - ADOPTED_HOLDOUTS

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.model import DESCENDANT, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import (
     Place,
     Where,
@@ -57,8 +57,11 @@ def rm(cmd: Cmd, where: Where) -> list[Hit]:
 
 def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | None:
     place, full = classify(target, where, cmd.cwd)
-    # "dir/*" removes everything in dir even without -r
-    recursive = recursive or glob_base(target)[1]
+    # "dir/*" removes everything in dir even without -r; so does deleting what a
+    # find walk over dir yields (find -exec rm {}, find | xargs rm, find -delete):
+    # whatever the filters, it reaches every level of the tree
+    tree = DESCENDANT in target
+    recursive = recursive or tree or glob_base(target)[1]
     if is_history_file(full):
         return _hit(
             "GATE-HISTORY-WIPE",
@@ -127,6 +130,15 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             cmd,
             f"This deletes {full}, the user's configuration or credentials. "
             "Ask the user to do it if it is really needed.",
+        )
+    if tree:
+        return _hit(
+            "GATE-RM-RECURSIVE-OUTSIDE",
+            P_BLOCK,
+            cmd,
+            f"This deletes the files a search finds anywhere under {full}, outside the "
+            "project. Search only inside the project or /tmp (or a narrow directory "
+            "the user named), list the matches first, or ask the user.",
         )
     if recursive:
         return _hit(

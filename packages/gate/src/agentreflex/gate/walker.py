@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentreflex.gate import interp, pipes, remote, rules_git
+from agentreflex.gate import braces, interp, pipes, remote, rules_git
 from agentreflex.gate._tree import parse
 from agentreflex.gate.model import (
     ASK,
@@ -201,6 +201,25 @@ _QUOTED_OR_VAR = re.compile(
     r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|(?<![\\$])\$([A-Za-z_][A-Za-z0-9_]*)""", re.DOTALL
 )
 
+# A brace word in command position ("{rm,-rf,/boot}"): bash brace-expands it
+# into the command, but tree-sitter-bash takes the "{" for a group.  An empty
+# "" in front means the same to bash and parses as a word.
+_BRACE_COMMAND = re.compile(
+    r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|"""
+    r"""((?:^|[;&|(`\n]|\b(?:then|do|else|elif|if|while|until|time)[ \t]|!)[ \t]*)"""
+    r"""\{(?=[^\s{}();&|<>])""",
+    re.MULTILINE,
+)
+
+
+def _brace_command(m: re.Match[str]) -> str:
+    return m.group(0) if m.group(1) is None else m.group(1) + '""{'
+
+
+def _brace_word(name: str) -> bool:
+    """A command name that is still brace syntax bash would have expanded."""
+    return ("{" in name or "}" in name) and ("," in name or ".." in name)
+
 
 def _brace_var(m: re.Match[str]) -> str:
     if m.group(1) is not None:
@@ -253,6 +272,12 @@ class Walker:
             # (only outside single quotes, where "$d" is literal text: sed '1,$d')
             source = _QUOTED_OR_VAR.sub(_brace_var, source)
         root = parse(source)
+        if root.has_error and "{" in source:
+            fixed = _BRACE_COMMAND.sub(_brace_command, source)
+            if fixed != source:
+                again = parse(fixed)
+                if not again.has_error:
+                    source, root = fixed, again
         if root.has_error:
             self.parse_errors.append(source)
         self.stmt(root, depth, via=via)
@@ -573,6 +598,14 @@ class Walker:
         self.cmds.append(cmd)
         if has_marker(name):
             self._dynamic_name(name, text)
+            return cmd
+        if _brace_word(name):
+            self._ask(
+                "GATE-BRACE-COMMAND",
+                text,
+                "The command is built by a brace expansion that cannot be resolved, so "
+                "what it runs cannot be checked. Spell the command and its arguments out.",
+            )
             return cmd
         self.dispatch(cmd, name, depth)
         self._record_writes(cmd)
@@ -1092,73 +1125,67 @@ class Walker:
 
     def expand(self, node: Any, depth: int, split: bool) -> list[str]:
         """Expand one word node into the fields bash would pass."""
-        parts: list[tuple[str, bool]] = []
+        parts: list[braces.Part] = []
         self._parts(node, depth, parts, quoted=False, first=True)
         if not split:
-            return ["".join(p for p, _ in parts)]
+            return ["".join(p for p, _, _ in parts)]
         ifs = self.state.vars.get("IFS", " \t\n")
+        if not braces.has_braces(parts):
+            return _fields(parts, ifs)
         fields: list[str] = []
-        current = ""
-        have = False
-        for text, literal in parts:
-            if literal:
-                current += text
-                have = True
-                continue
-            for k, piece in enumerate(_split_ifs(text, ifs)):
-                if k > 0:
-                    if have or current:
-                        fields.append(current)
-                    current, have = "", False
-                current += piece
-                have = have or bool(piece)
-        if have or current:
-            fields.append(current)
+        for word in braces.expand(parts):
+            text, literal, active = word[0] if word else ("", True, False)
+            if active and (text == "~" or text.startswith("~/")):
+                word[0] = (self.where.home + text[1:], literal, active)
+            fields.extend(_fields(word, ifs))
         return fields
 
     def _parts(
-        self, node: Any, depth: int, out: list[tuple[str, bool]], quoted: bool, first: bool
+        self, node: Any, depth: int, out: list[braces.Part], quoted: bool, first: bool
     ) -> None:
-        """Collect (text, literal) parts; non-literal parts are subject to splitting."""
+        """Collect (text, literal, active) parts: non-literal parts are subject to
+        splitting; active parts are unquoted source text, where braces expand."""
         self._tick()
         t = node.type
         if t == "word":
             text = _text(node)
             if first and (text == "~" or text.startswith("~/")):
                 text = self.where.home + text[1:]
-            out.append((_unbackslash(text), True))
+            out.extend(_word_parts(text, active=not quoted))
+        elif t == "brace_expression":
+            out.append((_text(node), True, not quoted))
         elif t == "raw_string":
-            out.append((_text(node)[1:-1], True))
+            out.append((_text(node)[1:-1], True, False))
         elif t == "ansi_c_string":
-            out.append((_ansi_c(_text(node)[2:-1]), True))
+            out.append((_ansi_c(_text(node)[2:-1]), True, False))
         elif t in ("string", "translated_string"):
-            out.append(("", True))
+            out.append(("", True, False))
             for child in node.named_children:
                 if child.type == "string_content":
-                    out.append((_unquote_dq(_text(child)), True))
+                    out.append((_unquote_dq(_text(child)), True, False))
                 else:
-                    sub: list[tuple[str, bool]] = []
+                    sub: list[braces.Part] = []
                     self._parts(child, depth, sub, quoted=True, first=False)
-                    out.append(("".join(p for p, _ in sub), True))
+                    out.append(("".join(p for p, _, _ in sub), True, False))
         elif t == "simple_expansion":
-            out.append((self._lookup(_text(node)[1:]), quoted))
+            out.append((self._lookup(_text(node)[1:]), quoted, False))
         elif t == "expansion":
-            out.append((self._expansion(node, depth), quoted))
+            out.append((self._expansion(node, depth), quoted, False))
         elif t in ("command_substitution", "process_substitution"):
             value = self.substitution(node, depth)
             if t == "process_substitution":
                 value = "/dev/fd/63" + (
                     REMOTE if value == REMOTE else SETUP if value == SETUP else ""
                 )
-            out.append((value, quoted))
+            out.append((value, quoted, False))
         elif t == "arithmetic_expansion":
             self.side_effects(node, depth)
-            out.append((UNKNOWN, quoted))
+            out.append((UNKNOWN, quoted, False))
         elif t == "concatenation":
             for k, child in enumerate(node.named_children):
                 self._parts(child, depth, out, quoted, first and k == 0)
             if not node.named_children:
-                out.append((_text(node), True))
+                out.append((_text(node), True, False))
         else:
             text = _text(node)
             out.append(
@@ -1167,6 +1194,7 @@ class Walker:
                     if t in ("number", "variable_name") or not node.named_children
                     else UNKNOWN,
                     True,
+                    t == "number" and not quoted,
                 )
             )
             if node.named_children:
@@ -1216,6 +1244,52 @@ def _text(node: Any) -> str:
 
 def _basename(name: str) -> str:
     return name.rsplit("/", 1)[-1] if "/" in name else name
+
+
+def _fields(parts: list[braces.Part], ifs: str) -> list[str]:
+    """Split one (brace-expanded) word's parts on ``$IFS`` into fields."""
+    fields: list[str] = []
+    current = ""
+    have = False
+    for text, literal, _ in parts:
+        if literal:
+            current += text
+            have = True
+            continue
+        for k, piece in enumerate(_split_ifs(text, ifs)):
+            if k > 0:
+                if have or current:
+                    fields.append(current)
+                current, have = "", False
+            current += piece
+            have = have or bool(piece)
+    if have or current:
+        fields.append(current)
+    return fields
+
+
+def _word_parts(text: str, active: bool) -> list[braces.Part]:
+    """An unquoted word's text with backslashes removed; escaped characters are inactive."""
+    if not active or "\\" not in text:
+        return [(_unbackslash(text), True, active)]
+    out: list[braces.Part] = []
+    run = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            if run:
+                out.append((run, True, True))
+                run = ""
+            if text[i + 1] != "\n":
+                out.append((text[i + 1], True, False))
+            i += 2
+            continue
+        run += ch
+        i += 1
+    if run:
+        out.append((run, True, True))
+    return out
 
 
 def _split_ifs(text: str, ifs: str) -> list[str]:
