@@ -33,8 +33,10 @@ def _cache_path() -> str:
 
 
 def _path_key() -> list[Any]:
+    # sys.path[0] is the script's directory or the cwd: it differs between the hook
+    # script, `python -m` and the daemon, and would make the cache miss every time.
     key: list[Any] = [CACHE_VERSION, sys.executable]
-    for entry in sys.path:
+    for entry in sys.path[1:]:
         with contextlib.suppress(OSError):
             if entry and os.path.isdir(entry):
                 key.append([entry, os.stat(entry).st_mtime_ns])
