@@ -102,20 +102,7 @@ for _name in (
     "aws",
     "gcloud",
     "az",
-    "doctl",
-    "linode-cli",
-    "hcloud",
-    "scw",
-    "oci",
-    "ibmcloud",
-    "flyctl",
-    "fly",
-    "heroku",
-    "vercel",
-    "netlify",
-    "railway",
-    "render",
-    "gsutil",
+    *rules_remote.HOSTING_CLIS,
 ):
     _RULES[_name] = (rules_remote.cloud,)
 for _name in (

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentreflex.gate.rules_remote import HOSTING_CLIS
+
 _FALSY = frozenset({"none", "false", "0", "no", "off"})
 
 
@@ -79,20 +81,7 @@ _TOOLS: dict[str, Spelling] = {
     "goreleaser": Spelling(words=frozenset({"--snapshot", "--skip=publish"}), dry_run=False),
 }
 for _name in (
-    "doctl",
-    "linode-cli",
-    "hcloud",
-    "scw",
-    "oci",
-    "ibmcloud",
-    "flyctl",
-    "fly",
-    "heroku",
-    "vercel",
-    "netlify",
-    "railway",
-    "render",
-    "gsutil",
+    *HOSTING_CLIS,
     "npm",
     "yarn",
     "pnpm",

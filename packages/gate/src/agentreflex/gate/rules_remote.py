@@ -40,6 +40,26 @@ _DB_CLIS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Cloud and hosting CLIs whose delete/destroy verbs the cloud rule knows (beyond
+# aws, gcloud and az).  One list, shared by the analyser and the dry-run detector.
+HOSTING_CLIS = (
+    "doctl",
+    "linode-cli",
+    "hcloud",
+    "scw",
+    "oci",
+    "ibmcloud",
+    "flyctl",
+    "fly",
+    "heroku",
+    "vercel",
+    "netlify",
+    "railway",
+    "render",
+    "gsutil",
+)
+
+
 def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
     return Hit(rule, DESTRUCTIVE, p, cmd.text, message)
 
@@ -163,24 +183,7 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         ):
             return [_hit("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         return []
-    if name in (
-        "gcloud",
-        "az",
-        "doctl",
-        "linode-cli",
-        "hcloud",
-        "scw",
-        "oci",
-        "ibmcloud",
-        "flyctl",
-        "fly",
-        "heroku",
-        "vercel",
-        "netlify",
-        "railway",
-        "render",
-        "gsutil",
-    ):
+    if name in ("gcloud", "az", *HOSTING_CLIS):
         destroy = {
             "delete",
             "destroy",
