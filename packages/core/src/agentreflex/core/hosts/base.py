@@ -12,6 +12,7 @@ rejected answer makes most hosts run the tool anyway.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -120,6 +121,11 @@ def default_reason(decision: Decision) -> str:
     if decision.verdict in (Verdict.BLOCK, Verdict.ASK_USER):
         return "blocked by agentreflex"
     return "agentreflex flagged this"
+
+
+def dump_json(obj: dict[str, Any]) -> str:
+    """The one JSON object a hook prints (non-ASCII kept readable)."""
+    return json.dumps(obj, ensure_ascii=False)
 
 
 def cap(text: str, limit: int = 9000) -> str:

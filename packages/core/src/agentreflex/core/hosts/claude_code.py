@@ -9,7 +9,6 @@ reaches the user).  An ALLOW prints nothing.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agentreflex.core.decision import Decision, Verdict
@@ -19,6 +18,7 @@ from agentreflex.core.hosts.base import (
     PayloadError,
     cap,
     default_reason,
+    dump_json,
     require_str,
     tool_response_text,
 )
@@ -102,10 +102,6 @@ def _model(value: Any) -> str:
     return ""
 
 
-def _dump(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False)
-
-
 class ClaudeCodeAdapter:
     name = "claude-code"
 
@@ -124,11 +120,11 @@ class ClaudeCodeAdapter:
                     "permissionDecision": "deny" if verdict is Verdict.BLOCK else "ask",
                     "permissionDecisionReason": reason,
                 }
-                return HostReply(_dump({"hookSpecificOutput": out}))
+                return HostReply(dump_json({"hookSpecificOutput": out}))
             if verdict is Verdict.WARN or context:
                 ctx = context or f"agentreflex warning: {reason}"
                 return HostReply(
-                    _dump(
+                    dump_json(
                         {
                             "hookSpecificOutput": {
                                 "hookEventName": "PreToolUse",
@@ -145,7 +141,7 @@ class ClaudeCodeAdapter:
             EventKind.POST_TOOL_FAILURE,
             EventKind.USER_PROMPT,
         ):
-            return HostReply(_dump({"decision": "block", "reason": reason}))
+            return HostReply(dump_json({"decision": "block", "reason": reason}))
         if (verdict is Verdict.WARN or context) and event.kind in (
             EventKind.POST_TOOL,
             EventKind.POST_TOOL_FAILURE,
@@ -154,10 +150,10 @@ class ClaudeCodeAdapter:
         ):
             ctx = context or f"agentreflex warning: {reason}"
             return HostReply(
-                _dump({"hookSpecificOutput": {"hookEventName": hook, "additionalContext": ctx}})
+                dump_json({"hookSpecificOutput": {"hookEventName": hook, "additionalContext": ctx}})
             )
         if verdict is Verdict.WARN:
-            return HostReply(_dump({"systemMessage": cap(f"agentreflex: {reason}")}))
+            return HostReply(dump_json({"systemMessage": cap(f"agentreflex: {reason}")}))
         return HostReply()
 
     def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
@@ -169,5 +165,5 @@ class ClaudeCodeAdapter:
                 "permissionDecisionReason": text + " (failing closed: the safety floor "
                 "could not be evaluated; fix the error or ask the user)",
             }
-            return HostReply(_dump({"hookSpecificOutput": out}), text + "\n", 0)
-        return HostReply(_dump({"systemMessage": text}), text + "\n", 0)
+            return HostReply(dump_json({"hookSpecificOutput": out}), text + "\n", 0)
+        return HostReply(dump_json({"systemMessage": text}), text + "\n", 0)

@@ -10,12 +10,11 @@ patches to ``apply_patch`` with the body in ``tool_input.command``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind
-from agentreflex.core.hosts.base import HostReply, cap, default_reason
+from agentreflex.core.hosts.base import HostReply, cap, default_reason, dump_json
 from agentreflex.core.hosts.claude_code import HOST_NAMES, parse_claude_style
 
 _CONTEXT_EVENTS = (
@@ -25,10 +24,6 @@ _CONTEXT_EVENTS = (
     EventKind.SESSION_START,
 )
 _BLOCKABLE = (EventKind.STOP, EventKind.SUBAGENT_STOP, EventKind.POST_TOOL, EventKind.USER_PROMPT)
-
-
-def _dump(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False)
 
 
 class CodexAdapter:
@@ -44,7 +39,7 @@ class CodexAdapter:
             reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
         if event.kind is EventKind.PRE_TOOL and verdict in (Verdict.BLOCK, Verdict.ASK_USER):
             return HostReply(
-                _dump(
+                dump_json(
                     {
                         "hookSpecificOutput": {
                             "hookEventName": "PreToolUse",
@@ -55,12 +50,12 @@ class CodexAdapter:
                 )
             )
         if event.kind in _BLOCKABLE and verdict in (Verdict.BLOCK, Verdict.ASK_USER):
-            return HostReply(_dump({"decision": "block", "reason": reason}))
+            return HostReply(dump_json({"decision": "block", "reason": reason}))
         context = "\n".join(decision.context)
         if event.kind in _CONTEXT_EVENTS and (verdict is Verdict.WARN or context):
             text = cap(context or f"agentreflex warning: {reason}")
             return HostReply(
-                _dump(
+                dump_json(
                     {
                         "hookSpecificOutput": {
                             "hookEventName": HOST_NAMES[event.kind],
@@ -70,14 +65,14 @@ class CodexAdapter:
                 )
             )
         if verdict is Verdict.WARN:
-            return HostReply(_dump({"systemMessage": cap(f"agentreflex: {reason}")}))
+            return HostReply(dump_json({"systemMessage": cap(f"agentreflex: {reason}")}))
         return HostReply()
 
     def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
         text = cap(f"agentreflex error: {message}")
         if fail_closed and kind is EventKind.PRE_TOOL:
             return HostReply(
-                _dump(
+                dump_json(
                     {
                         "hookSpecificOutput": {
                             "hookEventName": "PreToolUse",
@@ -89,4 +84,4 @@ class CodexAdapter:
                 text + "\n",
                 0,
             )
-        return HostReply(_dump({"systemMessage": text}), text + "\n", 0)
+        return HostReply(dump_json({"systemMessage": text}), text + "\n", 0)
