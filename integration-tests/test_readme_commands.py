@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hostharness.claude import REPO_ROOT
+from hostharness.claude import REPO_ROOT, node_dir
 
 README = REPO_ROOT / "README.md"
 BIN = Path(sys.executable).parent
@@ -101,7 +101,7 @@ def _claude(claude_binary: Path) -> Callable[[str, Path, dict[str, str]], None]:
             env,
             CLAUDE_CONFIG_DIR=str(tmp / "claude-config"),
             DISABLE_AUTOUPDATER="1",
-            PATH=f"{claude_binary.parent}{os.pathsep}{env['PATH']}",
+            PATH=f"{claude_binary.parent}{os.pathsep}{node_dir()}{os.pathsep}{env['PATH']}",
         )
         if "install agentreflex@" in command:  # needs the marketplace added first
             added = _sh("claude plugin marketplace add ./", env, 120)

