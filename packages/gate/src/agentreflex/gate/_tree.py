@@ -26,3 +26,8 @@ def parser() -> Any:
 def parse(source: str) -> Any:
     """Parse ``source`` and return the root node."""
     return parser().parse(source.encode("utf-8", "surrogatepass")).root_node
+
+
+def node_text(node: Any) -> str:
+    """A node's source text (undecodable bytes replaced, never an error)."""
+    return str(node.text.decode("utf-8", "replace"))
