@@ -26,10 +26,10 @@ GROUPS = (
 CACHE_VERSION = 1
 
 
-def _cache_path() -> str:
+def _cache_path(kind: str = "entry-points") -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     tag = hashlib.sha256(sys.executable.encode()).hexdigest()[:12]
-    return os.path.join(base, "agentreflex", f"entry-points-{tag}.json")
+    return os.path.join(base, "agentreflex", f"{kind}-{tag}.json")
 
 
 def _path_key() -> list[Any]:
@@ -96,3 +96,60 @@ def load_object(spec: str) -> Any:
 
 def entries(group: str) -> list[tuple[str, str]]:
     return [(name, value) for name, value in entry_point_table().get(group, [])]
+
+
+# --- which events each reflex handles, without importing it ---------------
+#
+# A hook process only needs the reflexes that handle its event: a Stop need
+# not import the shell parser.  What each reflex handles is remembered from the
+# last time it was imported, with the modification time of the file that
+# defines it, so an edited or upgraded reflex is always imported again.
+
+
+def _meta_key() -> list[Any]:
+    return [CACHE_VERSION, _path_key()]
+
+
+def reflex_meta() -> dict[str, dict[str, Any]]:
+    """{spec: {"file", "mtime", "events", "floor"}} as last recorded (may be empty)."""
+    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+        with open(_cache_path("reflex-meta"), encoding="utf-8") as fh:
+            data = json.load(fh)
+        if data["key"] == _meta_key():
+            meta: dict[str, dict[str, Any]] = data["reflexes"]
+            return meta
+    return {}
+
+
+def still_current(entry: dict[str, Any]) -> bool:
+    """Is the recorded file unchanged since its events were recorded?"""
+    try:
+        return bool(os.stat(entry["file"]).st_mtime_ns == entry["mtime"])
+    except (OSError, KeyError, TypeError):
+        return False
+
+
+def record_reflex_meta(meta: dict[str, dict[str, Any]]) -> None:
+    with contextlib.suppress(OSError):
+        from agentreflex.core.fsutil import atomic_write_json
+
+        atomic_write_json(_cache_path("reflex-meta"), {"key": _meta_key(), "reflexes": meta})
+
+
+def describe(spec: str, reflex: Any) -> dict[str, Any] | None:
+    """What to remember of a freshly imported reflex (None if its file is unknown)."""
+    module = sys.modules.get(spec.partition(":")[0])
+    path = getattr(module, "__file__", None)
+    if not path:
+        return None
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    events = sorted(getattr(e, "value", str(e)) for e in getattr(reflex, "events", ()))
+    return {
+        "file": path,
+        "mtime": mtime,
+        "events": events,
+        "floor": bool(getattr(reflex, "floor", False)),
+    }

@@ -59,10 +59,18 @@ class Plugins:
 
 
 _PLUGINS: Plugins | None = None
+_LOADED: dict[str, Reflex] = {}  # spec -> instance, for this process
+_ERRORS: dict[str, str] = {}  # spec -> why it could not be loaded
 
 
-def load_plugins(refresh: bool = False) -> Plugins:
-    """Instantiate every installed reflex once per process."""
+def load_plugins(refresh: bool = False, kind: EventKind | None = None) -> Plugins:
+    """The installed reflexes, each imported once per process.
+
+    With ``kind``, a reflex that is known (from the last time it was imported,
+    and unchanged on disk since) not to handle that event is not imported at
+    all: a one-shot hook process pays only for the reflexes its event needs.
+    The daemon and the cold commands load everything.
+    """
     global _PLUGINS
     if _PLUGINS is not None and not refresh:
         return _PLUGINS
@@ -70,19 +78,40 @@ def load_plugins(refresh: bool = False) -> Plugins:
 
     if refresh:
         registry.clear_memo()
-    plugins = Plugins()
+        _LOADED.clear()
+        _ERRORS.clear()
+    meta = registry.reflex_meta() if kind is not None else {}
+    changed = False
     named: list[tuple[str, Reflex]] = []
     for name, spec in registry.entries("agentreflex.reflexes"):
-        try:
-            named.append((name, registry.load_object(spec)()))
-        except Exception as exc:  # a broken plug-in is reported, never fatal
-            plugins.errors.append(f"reflex {name} ({spec}): {type(exc).__name__}: {exc}")
+        known = meta.get(spec)
+        if (
+            known is not None
+            and registry.still_current(known)
+            and kind is not None
+            and (kind.value not in known["events"])
+        ):
+            continue  # not needed for this event, and known not to be
+        if spec not in _LOADED and spec not in _ERRORS:
+            try:
+                _LOADED[spec] = registry.load_object(spec)()
+            except Exception as exc:  # a broken plug-in is reported, never fatal
+                _ERRORS[spec] = f"reflex {name} ({spec}): {type(exc).__name__}: {exc}"
+                continue
+            fresh = registry.describe(spec, _LOADED[spec])
+            if fresh is not None and fresh != known:
+                meta[spec] = fresh
+                changed = True
+        if spec in _LOADED:
+            named.append((name, _LOADED[spec]))
+    if changed:
+        registry.record_reflex_meta(meta)
     rank = {n: i for i, n in enumerate(ORDER)}
     named.sort(key=lambda item: (rank.get(item[0], len(ORDER)), item[0]))
-    plugins.reflexes = [r for _, r in named]
-    for name, spec in registry.entries("agentreflex.judges"):
-        plugins.judges.append((name, spec))
-    _PLUGINS = plugins
+    plugins = Plugins(reflexes=[r for _, r in named], errors=list(_ERRORS.values()))
+    plugins.judges = [(name, spec) for name, spec in registry.entries("agentreflex.judges")]
+    if kind is None:
+        _PLUGINS = plugins  # the full set: reuse it for every later event
     return plugins
 
 
@@ -285,7 +314,8 @@ def run_hook(
             _error_dir(env, payload),
         )
     try:
-        return _run_event(adapter, event, config, plugins or load_plugins(), started)
+        plugins = plugins or load_plugins(kind=event.kind)
+        return _run_event(adapter, event, config, plugins, started)
     except Exception as exc:  # last line of defence: never a traceback on the host
         return _fail(
             adapter,

@@ -1,0 +1,58 @@
+"""A hook process imports only the reflexes its event needs, and never trusts stale notes.
+
+Which events a reflex handles is remembered from the last time it was
+imported, together with the modification time of the file that defines it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = """
+import json, sys
+from agentreflex.core.events import EventKind
+from agentreflex.core.runtime import load_plugins
+plugins = load_plugins(kind=EventKind.STOP)
+print(json.dumps({"reflexes": sorted(r.name for r in plugins.reflexes),
+                  "gate_imported": "agentreflex.gate.reflex" in sys.modules}))
+"""
+
+
+def _probe(cache: Path) -> dict[str, object]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_a_stop_hook_skips_the_gate_once_its_events_are_known(tmp_path: Path) -> None:
+    first, gate_first = _probe(tmp_path)  # nothing remembered yet: everything is imported
+    assert gate_first is True
+    second, gate_second = _probe(tmp_path)
+    assert gate_second is False
+    assert set(second) <= set(first)
+    assert "done" in second and "gate" not in second
+
+
+def test_an_edited_reflex_is_imported_again(tmp_path: Path) -> None:
+    import agentreflex.gate.reflex as gate_reflex
+
+    _probe(tmp_path)
+    source = Path(gate_reflex.__file__ or "")
+    before = source.stat()
+    try:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        assert _probe(tmp_path)[1] is True
+    finally:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
