@@ -22,7 +22,8 @@ print(json.dumps({"reflexes": sorted(r.name for r in plugins.reflexes),
 """
 
 
-def _probe(cache: Path) -> dict[str, object]:
+def _probe(cache: Path) -> tuple[list[str], bool]:
+    """(reflexes loaded for a Stop, whether the gate was imported), in a fresh process."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     done = subprocess.run(
         [sys.executable, "-c", PROBE],
@@ -32,8 +33,8 @@ def _probe(cache: Path) -> dict[str, object]:
         timeout=120,
         check=True,
     )
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
+    result = json.loads(done.stdout)
+    return list(result["reflexes"]), bool(result["gate_imported"])
 
 
 def test_a_stop_hook_skips_the_gate_once_its_events_are_known(tmp_path: Path) -> None:
