@@ -28,6 +28,7 @@ from agentreflex.core.events import Event, EventKind
 from agentreflex.core.hosts import get_adapter
 from agentreflex.core.hosts.base import HostAdapter, HostReply, PayloadError
 from agentreflex.core.panels import write_error, write_panels
+from agentreflex.core.redact import redact, redact_obj
 from agentreflex.core.reflex import Judge, Reflex, ReflexContext
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
@@ -237,6 +238,8 @@ def evaluate(
             errors.append(msg)
             if reflex.floor and event.kind is EventKind.PRE_TOOL:
                 findings.append(_floor_error(reflex.name, msg))
+    for finding in findings:  # what a reflex says goes to the host, the log and the agent
+        _redact_finding(finding)
     if plugins.errors and event.kind is EventKind.PRE_TOOL:
         # An installed reflex that cannot load may be a safety floor: fail closed.
         findings.append(_plugin_error(plugins.errors))
@@ -244,6 +247,15 @@ def evaluate(
     decision.errors = errors + list(plugins.errors)
     decision.degraded = list(ctx.degraded)
     return decision, ctx
+
+
+def _redact_finding(finding: Finding) -> None:
+    """Secrets quoted by a reflex (a command segment, a path) never leave in its words."""
+    finding.message = redact(finding.message)
+    finding.context = redact(finding.context)
+    if finding.detail:
+        clean = redact_obj(finding.detail)
+        finding.detail = clean if isinstance(clean, dict) else {}
 
 
 def _floor_error(reflex: str, message: str) -> Finding:
