@@ -234,7 +234,7 @@ def evaluate(
                     finding.enforce = False
             findings.extend(produced)
         except Exception as exc:
-            msg = f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}"
+            msg = redact(f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}")
             errors.append(msg)
             if reflex.floor and event.kind is EventKind.PRE_TOOL:
                 findings.append(_floor_error(reflex.name, msg))
@@ -373,7 +373,7 @@ def _run_event(
     write_panels(config.state_dir, event, decision)
     reply = adapter.render(event, decision)
     if decision.errors:
-        reply.stderr += "".join(f"agentreflex: {e}\n" for e in decision.errors)
+        reply.stderr += "".join(f"agentreflex: {redact(e)}\n" for e in decision.errors)
     return HookOutcome(reply, event, decision, state=state)
 
 
