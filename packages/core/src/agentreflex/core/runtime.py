@@ -418,7 +418,7 @@ def _fail(
     fail_closed: bool,
     state_dir: str | None = None,
 ) -> HookOutcome:
-    one_line = " ".join(message.split())[:500]
+    one_line = redact(" ".join(message.split())[:500])
     if state_dir:
         write_error(state_dir, one_line)
     reply = adapter.render_error(kind, one_line, fail_closed)
