@@ -38,9 +38,9 @@ def diagnose(cwd: str) -> dict[str, Any]:
     )
     for err in plugins.errors:
         add("plugin load", False, err)
-    add("judge", True, ", ".join(n for n, _ in plugins.judges) or "none (floors only)")
     try:
         config = load_config(cwd)
+        add("judge", True, _judge_line([n for n, _ in plugins.judges], config))
         add(
             "config",
             True,
@@ -77,6 +77,17 @@ def diagnose(cwd: str) -> dict[str, Any]:
     commands = [n for n, _ in registry.entries("agentreflex.commands")]
     add("commands", True, ", ".join(commands) or "none")
     return {"ok": all(c["ok"] for c in checks), "checks": checks}
+
+
+def _judge_line(judges: list[str], config: Any) -> str:
+    if not judges or config.judge.mode == "off":
+        return "none (deterministic floors only)"
+    if config.judge.offline:
+        return (
+            f"{judges[0]}, offline heuristic: its numbers are shown, never acted on "
+            "(set JEV_API_KEY for the calibrated Jev API)"
+        )
+    return f"{judges[0]}, {config.judge.model} at {config.judge.base_url}"
 
 
 def render(report: dict[str, Any]) -> str:
