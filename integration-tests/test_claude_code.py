@@ -356,7 +356,7 @@ def test_warm_daemon_started_at_session_start_still_blocks(enforced: ClaudeProje
     try:
         first = enforced.run("hello", [say("Hi.")])
         assert first.result.get("subtype") == "success", first.describe()
-        for _ in range(200):  # the detached daemon warms up, then binds its socket
+        for _ in range(600):  # the detached daemon warms up, then binds its socket (30 s max)
             if socket_file.exists():
                 break
             subprocess.run(["sleep", "0.05"], check=False)
