@@ -106,22 +106,8 @@ for _name in (
 ):
     _RULES[_name] = (rules_remote.cloud,)
 for _name in (
-    "npm",
-    "yarn",
-    "pnpm",
-    "bun",
-    "cargo",
-    "twine",
-    "poetry",
-    "uv",
-    "flit",
-    "hatch",
-    "pdm",
-    "rye",
-    "gem",
+    *rules_remote.PACKAGE_MANAGERS,
     "lerna",
-    "dotnet",
-    "nuget",
     "changeset",
     "semantic-release",
     "goreleaser",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentreflex.gate.rules_remote import HOSTING_CLIS
+from agentreflex.gate.rules_remote import HOSTING_CLIS, PACKAGE_MANAGERS
 
 _FALSY = frozenset({"none", "false", "0", "no", "off"})
 
@@ -82,21 +82,7 @@ _TOOLS: dict[str, Spelling] = {
 }
 for _name in (
     *HOSTING_CLIS,
-    "npm",
-    "yarn",
-    "pnpm",
-    "bun",
-    "cargo",
-    "twine",
-    "poetry",
-    "uv",
-    "flit",
-    "hatch",
-    "pdm",
-    "rye",
-    "gem",
-    "dotnet",
-    "nuget",
+    *PACKAGE_MANAGERS,
     "gh",
     "etcdctl",
 ):

@@ -40,6 +40,26 @@ _DB_CLIS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Package managers whose publish verbs the publish rule knows.  Shared by the
+# analyser and the dry-run detector, which both need the same list.
+PACKAGE_MANAGERS = (
+    "npm",
+    "yarn",
+    "pnpm",
+    "bun",
+    "cargo",
+    "twine",
+    "poetry",
+    "uv",
+    "flit",
+    "hatch",
+    "pdm",
+    "rye",
+    "gem",
+    "dotnet",
+    "nuget",
+)
+
 # Cloud and hosting CLIs whose delete/destroy verbs the cloud rule knows (beyond
 # aws, gcloud and az).  One list, shared by the analyser and the dry-run detector.
 HOSTING_CLIS = (
