@@ -77,18 +77,17 @@ def write_panels(state_dir: str, event: Event, decision: Decision) -> None:
     """Append the panels to reflex.log; never raises (logging must not break a hook)."""
     if decision.proposed is Verdict.ALLOW and not decision.errors and not decision.degraded:
         return
-    text = decision_panels(event, decision)
-    with contextlib.suppress(OSError):
-        path = log_path(state_dir)
-        ensure_private_dir(os.path.dirname(path) or ".")
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text + "\n")
+    _append(state_dir, decision_panels(event, decision) + "\n")
 
 
 def write_error(state_dir: str, message: str) -> None:
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    _append(state_dir, f"── {stamp} ERROR {redact(message)}\n\n")
+
+
+def _append(state_dir: str, text: str) -> None:
     with contextlib.suppress(OSError):
         path = log_path(state_dir)
         ensure_private_dir(os.path.dirname(path) or ".")
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"── {stamp} ERROR {redact(message)}\n\n")
+            fh.write(text)
