@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 
 from agentreflex.core.client import ENV_PREFIXES, MAGIC, socket_dir, socket_path
+from agentreflex.core.fsutil import mtime_ns
 
 MAX_REQUEST = 11 * 1024 * 1024
 STALE = 255  # exit byte meaning "my code changed since I started: evaluate yourself"
@@ -118,14 +119,11 @@ def code_stamp() -> list[tuple[str, int]]:
     """
     from agentreflex.core import registry
 
-    stamp: list[tuple[str, int]] = [("sys.path", hash(repr(registry._path_key())))]
+    stamp: list[tuple[str, int]] = [("sys.path", hash(repr(registry.path_key())))]
     for name, module in sorted(sys.modules.items()):
         path = getattr(module, "__file__", None)
         if name.startswith("agentreflex") and path:
-            try:
-                stamp.append((path, os.stat(path).st_mtime_ns))
-            except OSError:
-                stamp.append((path, -1))
+            stamp.append((path, mtime_ns(path)))
     return stamp
 
 
@@ -133,15 +131,9 @@ def still_fresh(stamp: list[tuple[str, int]]) -> bool:
     """True when every file of ``stamp`` is unchanged (modules loaded later are new anyway)."""
     from agentreflex.core import registry
 
-    if not stamp or stamp[0] != ("sys.path", hash(repr(registry._path_key()))):
+    if not stamp or stamp[0] != ("sys.path", hash(repr(registry.path_key()))):
         return False
-    for path, mtime in stamp[1:]:
-        try:
-            if os.stat(path).st_mtime_ns != mtime:
-                return False
-        except OSError:
-            return False
-    return True
+    return all(mtime_ns(path) == mtime for path, mtime in stamp[1:])
 
 
 _STAMP: list[tuple[str, int]] = []

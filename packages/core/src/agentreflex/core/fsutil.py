@@ -81,3 +81,11 @@ def ensure_private_dir(path: str) -> None:
     if not os.path.exists(ignore):
         with contextlib.suppress(OSError), open(ignore, "w") as fh:
             fh.write("# agentreflex state: local to this machine\n*\n")
+
+
+def mtime_ns(path: str) -> int:
+    """Modification time in ns, or -1 when the file cannot be seen (so it never matches)."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1

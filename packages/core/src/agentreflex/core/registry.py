@@ -32,7 +32,7 @@ def _cache_path(kind: str = "entry-points") -> str:
     return os.path.join(base, "agentreflex", f"{kind}-{tag}.json")
 
 
-def _path_key() -> list[Any]:
+def path_key() -> list[Any]:
     # sys.path[0] is the script's directory or the cwd: it differs between the hook
     # script, `python -m` and the daemon, and would make the cache miss every time.
     key: list[Any] = [CACHE_VERSION, sys.executable]
@@ -64,7 +64,7 @@ def entry_point_table() -> dict[str, list[list[str]]]:
     if _MEMO is not None:
         return _MEMO
     path = _cache_path()
-    key = _path_key()
+    key = path_key()
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -107,7 +107,7 @@ def entries(group: str) -> list[tuple[str, str]]:
 
 
 def _meta_key() -> list[Any]:
-    return [CACHE_VERSION, _path_key()]
+    return [CACHE_VERSION, path_key()]
 
 
 def reflex_meta() -> dict[str, dict[str, Any]]:
@@ -123,10 +123,9 @@ def reflex_meta() -> dict[str, dict[str, Any]]:
 
 def still_current(entry: dict[str, Any]) -> bool:
     """Is the recorded file unchanged since its events were recorded?"""
-    try:
-        return bool(os.stat(entry["file"]).st_mtime_ns == entry["mtime"])
-    except (OSError, KeyError, TypeError):
-        return False
+    from agentreflex.core.fsutil import mtime_ns
+
+    return isinstance(entry.get("file"), str) and mtime_ns(entry["file"]) == entry.get("mtime")
 
 
 def record_reflex_meta(meta: dict[str, dict[str, Any]]) -> None:
@@ -142,9 +141,10 @@ def describe(spec: str, reflex: Any) -> dict[str, Any] | None:
     path = getattr(module, "__file__", None)
     if not path:
         return None
-    try:
-        mtime = os.stat(path).st_mtime_ns
-    except OSError:
+    from agentreflex.core.fsutil import mtime_ns
+
+    mtime = mtime_ns(path)
+    if mtime < 0:
         return None
     events = sorted(getattr(e, "value", str(e)) for e in getattr(reflex, "events", ()))
     return {
