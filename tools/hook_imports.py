@@ -1,0 +1,97 @@
+"""What one hook call loads: the modules it imports and the regexes it compiles.
+
+A hook is a new process per tool call, so every module a hook imports and every
+pattern it compiles is paid on every call. This runs one hook call in-process
+and lists what it cost, to find what to make lazy::
+
+    uv run python tools/hook_imports.py [--event PreToolUse] [--command 'git status']
+
+The guard against regressions is the import-discipline test in
+``packages/core/tests/test_hot_path_imports.py``; this tool is for looking.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+STDLIB_AT_START = set(sys.modules)
+
+
+def payload(event: str, command: str, cwd: str) -> dict[str, object]:
+    body: dict[str, object] = {
+        "session_id": "imports-session",
+        "transcript_path": os.path.join(cwd, "none.jsonl"),
+        "cwd": cwd,
+        "hook_event_name": event,
+    }
+    if event in ("PreToolUse", "PostToolUse"):
+        body.update(tool_name="Bash", tool_input={"command": command}, tool_use_id="toolu_1")
+    if event == "PostToolUse":
+        body["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
+    if event == "UserPromptSubmit":
+        body["prompt"] = command
+    return body
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--event", default="PreToolUse")
+    parser.add_argument("--command", default="git status && npm test -- --watch=false")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="agentreflex-imports-")
+    os.environ.update({"HOME": work, "JEV_MODE": "off", "AGENTREFLEX_DAEMON": "off"})
+    body = json.dumps(payload(args.event, args.command, work)).encode()
+    # a first call builds the entry-point cache, as any earlier hook call would have
+    hook = [sys.executable, "-m", "agentreflex.core.cli", "hook", "claude-code", args.event]
+    subprocess.run(hook, input=body, capture_output=True, check=False)
+    compiles: collections.Counter[str] = collections.Counter()
+    original = re._compile  # type: ignore[attr-defined]
+
+    def counting(pattern: object, flags: int) -> object:
+        frame = sys._getframe(1)
+        while frame.f_back and frame.f_code.co_filename.endswith(("re/__init__.py", "lazyre.py")):
+            frame = frame.f_back
+        if not isinstance(pattern, re.Pattern) and (pattern, flags) not in seen:
+            seen.add((pattern, flags))
+            compiles[frame.f_code.co_filename.split("site-packages/")[-1]] += 1
+        return original(pattern, flags)
+
+    seen: set[tuple[object, int]] = set()
+    re._compile = counting  # type: ignore[attr-defined]
+    before = set(sys.modules)
+    sys.argv = ["agentreflex", "hook", "claude-code", args.event]
+    sys.stdin = io.TextIOWrapper(io.BytesIO(body))
+    out = io.StringIO()
+    real_stdout, sys.stdout = sys.stdout, out
+    start = time.perf_counter()
+    from agentreflex.core.cli import main as cli_main
+
+    try:
+        cli_main()
+    except SystemExit:
+        pass
+    elapsed = time.perf_counter() - start
+    sys.stdout = real_stdout
+    loaded = sorted(set(sys.modules) - before)
+    ours = [m for m in loaded if m.startswith("agentreflex")]
+    others = [m for m in loaded if not m.startswith("agentreflex")]
+    print(f"in-process call: {elapsed * 1000:.1f} ms; answer: {out.getvalue().strip()[:200]}")
+    print(f"\n{len(ours)} agentreflex modules:\n  " + " ".join(ours))
+    print(f"\n{len(others)} other modules:\n  " + " ".join(others))
+    print(f"\n{sum(compiles.values())} regexes compiled:")
+    for where, count in compiles.most_common():
+        print(f"  {count:4d}  {where}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
