@@ -152,7 +152,7 @@ sample("secret-assignment", "export DB_PASSWORD=correct-horse-FAKE", "correct-ho
 
 
 def test_every_rule_has_a_sample() -> None:
-    rule_ids = {rule for rule, _ in redact_mod._RULES}
+    rule_ids = {rule for rule, _, _ in redact_mod._RULES}
     assert len(rule_ids) >= 30
     assert set(SAMPLES) == rule_ids
 
@@ -169,6 +169,17 @@ def test_each_rule_finds_and_redacts_its_sample(rule: str) -> None:
     # the secret's rule reports generic-ness correctly
     found = next(m for m in matches if m.rule == rule)
     assert found.generic is (rule in GENERIC_RULES)
+
+
+@pytest.mark.parametrize("rule", sorted(SAMPLES))
+def test_every_match_contains_one_of_its_rules_hints(rule: str) -> None:
+    """The per-rule hints are a pre-filter only: they never hide a match."""
+    text, _ = SAMPLES[rule]
+    for variant in (text, text.upper(), text.lower(), f'{{"cmd": "{text}"}}'):
+        low = variant.lower()
+        for name, hints, source in redact_mod._RULES:
+            for m in re.finditer(source, variant):
+                assert any(h in low[m.start() : m.end()] for h in hints), (name, variant)
 
 
 @pytest.mark.parametrize("rule", sorted(SAMPLES))
@@ -192,7 +203,7 @@ def test_generic_vs_specific() -> None:
     assert [m.generic for m in specific] == [False]
     generic = find_secrets("password: hunter2-FAKE-value")
     assert [(m.rule, m.generic) for m in generic] == [("secret-assignment", True)]
-    assert {rule for rule, _ in redact_mod._RULES} >= GENERIC_RULES
+    assert {rule for rule, _, _ in redact_mod._RULES} >= GENERIC_RULES
 
 
 def test_mixed_case_and_short_names_of_secret_assignments() -> None:
@@ -420,3 +431,14 @@ def test_random_text_round_trips_or_only_loses_spans(text: str) -> None:
             found = text.find(piece, pos)
             assert found >= 0
             pos = found + len(piece)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(before=_text, after=_text, token=st.sampled_from(PLANTABLE), left=_sep, right=_sep)
+def test_hints_never_hide_a_match_in_mixed_text(
+    before: str, after: str, token: str, left: str, right: str
+) -> None:
+    text = before + left + token + right + after
+    for name, hints, source in redact_mod._RULES:
+        for m in re.finditer(source, text):
+            assert any(h in m.group(0).lower() for h in hints), (name, text)

@@ -13,7 +13,7 @@ nothing is silently defaulted.  Sections owned by reflex packages
 :attr:`Config.sections` and validated by the package that reads them, with
 :func:`section_value`.
 
-Stdlib only; ``tomllib`` is imported only when a config file exists.
+Stdlib only; ``tomllib`` is imported only when a config file is new or changed.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentreflex.core.decision import Mode
+from agentreflex.core.record import field, record, replace
 
 
 class ConfigError(ValueError):
@@ -85,7 +85,7 @@ _PROFILE_SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
-@dataclass(slots=True)
+@record
 class JudgeSettings:
     mode: str = "auto"
     base_url: str = "https://api.typesafe.ai"
@@ -107,7 +107,7 @@ class JudgeSettings:
         return self.mode == "mock" or (self.mode == "auto" and not self.has_key)
 
 
-@dataclass(slots=True)
+@record
 class GuardSettings:
     mode: str = "report"
     backfill_mode: str = "recent"
@@ -124,7 +124,7 @@ class GuardSettings:
         return self.mode if value == "inherit" else value
 
 
-@dataclass(slots=True)
+@record
 class Config:
     mode: Mode = Mode.SHADOW
     profile: str = "balanced"
@@ -270,7 +270,7 @@ def load_config(cwd: str = "", env: Mapping[str, str] | None = None) -> Config:
     cfg = Config(project_dir=project)
     files: list[tuple[str, dict[str, Any]]] = []
     for path in (user_config_path(env), os.path.join(project, ".agentreflex", "config.toml")):
-        data = _read_toml(path)
+        data = _read_toml(path, env)
         if data is not None:
             files.append((path, data))
     # The profile is chosen first (env beats files) because it sets defaults.
@@ -292,7 +292,7 @@ def load_config(cwd: str = "", env: Mapping[str, str] | None = None) -> Config:
     return cfg
 
 
-def _read_toml(path: str) -> dict[str, Any] | None:
+def _read_toml(path: str, env: Mapping[str, str]) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
@@ -300,12 +300,43 @@ def _read_toml(path: str) -> dict[str, Any] | None:
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    return _parse_toml(path, raw, env)
+
+
+def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+    """Parsed TOML, from a JSON copy cached under the file's SHA-256 when there is one.
+
+    Why: importing ``tomllib`` (it pulls in ``typing``, ``datetime`` and
+    ``string``) costs a hook process about 10 ms on this project's machines,
+    on every tool call of a user who has a config file. The cache is keyed by
+    the file's content, so an edit is never missed; an unreadable or corrupt
+    copy is parsed again; TOML that JSON cannot hold (dates) is not cached.
+    """
+    import json
+
+    from agentreflex.core.digest import sha256_hex
+    from agentreflex.core.fsutil import atomic_write_json, user_cache_dir
+
+    cached = os.path.join(user_cache_dir(env), f"toml-{sha256_hex(raw, 32)}.json")
+    try:
+        with open(cached, encoding="utf-8") as fh:
+            data = json.loads(fh.read())
+        if isinstance(data, dict):
+            return data
+    except (OSError, ValueError):
+        pass
     import tomllib
 
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        os.makedirs(os.path.dirname(cached), mode=0o700, exist_ok=True)
+        atomic_write_json(cached, data)
+    except (OSError, TypeError, ValueError):
+        pass  # a read-only cache dir or a TOML date: parse again next time
+    return data
 
 
 def _apply_profile(cfg: Config, profile: str) -> None:

@@ -9,9 +9,10 @@ mode, turns it into a ``WOULD_*`` decision that changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from agentreflex.core.record import field, record
 
 
 class Verdict(StrEnum):
@@ -35,7 +36,7 @@ class Mode(StrEnum):
     ENFORCED = "enforced"
 
 
-@dataclass(slots=True)
+@record
 class Finding:
     """One reflex's proposal, with everything needed to explain it.
 
@@ -76,7 +77,7 @@ class Finding:
         return out
 
 
-@dataclass(slots=True)
+@record
 class Decision:
     """The merged answer for one event.
 

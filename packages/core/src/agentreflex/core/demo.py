@@ -23,9 +23,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from agentreflex.core.record import field, record
 
 SESSION = "demo-0000-4000-8000-000000000001"
 AUTH_BUGGY = '''"""Password checks for the demo app."""
@@ -83,7 +84,7 @@ EVIDENCE_CHECK = {
 }
 
 
-@dataclass
+@record
 class Beat:
     """One step of the scripted session and what the reflexes should answer."""
 

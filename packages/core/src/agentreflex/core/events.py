@@ -14,9 +14,10 @@ Stdlib only: this module is imported on every hook call.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from agentreflex.core.record import field, record
 
 
 class EventKind(StrEnum):
@@ -98,7 +99,7 @@ def tool_kind(host_name: str) -> ToolKind:
     return _TOOL_KINDS.get(low, ToolKind.OTHER)
 
 
-@dataclass(slots=True)
+@record
 class ToolCall:
     """A proposed or completed tool call, normalised.
 
@@ -123,7 +124,7 @@ class ToolCall:
         return self.kind in (ToolKind.WRITE, ToolKind.EDIT, ToolKind.PATCH)
 
 
-@dataclass(slots=True)
+@record
 class ToolResult:
     """The outcome of a tool call.  ``ok`` is None when the shape was unknown."""
 
@@ -134,7 +135,7 @@ class ToolResult:
     interrupted: bool = False
 
 
-@dataclass(slots=True)
+@record
 class Event:
     """One host hook call, normalised.  ``raw`` is the host payload as parsed."""
 

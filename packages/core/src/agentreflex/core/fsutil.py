@@ -14,7 +14,7 @@ import fcntl
 import itertools
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 
@@ -56,6 +56,17 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
 
 def atomic_write_json(path: str, obj: Any) -> None:
     atomic_write_bytes(path, json.dumps(obj, separators=(",", ":"), sort_keys=True).encode())
+
+
+def user_cache_dir(env: Mapping[str, str] | None = None) -> str:
+    """``$XDG_CACHE_HOME/agentreflex`` (default ``~/.cache/agentreflex``): derived data only.
+
+    Everything kept here can be rebuilt from its source, and is keyed or
+    stamped so that a stale or corrupt entry is rebuilt, never trusted.
+    """
+    env = os.environ if env is None else env
+    home = env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "agentreflex")
 
 
 def append_line(path: str, line: str) -> None:

@@ -16,6 +16,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from typing import Any
 
 __all__ = ["LazyPattern"]
 
@@ -53,7 +54,7 @@ class LazyPattern:
     ) -> Iterator[re.Match[str]]:
         return self.compiled.finditer(string, pos, endpos)
 
-    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[object]:
+    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
         return self.compiled.findall(string, pos, endpos)
 
     def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
@@ -64,7 +65,7 @@ class LazyPattern:
     ) -> tuple[str, int]:
         return self.compiled.subn(repl, string, count)
 
-    def split(self, string: str, maxsplit: int = 0) -> list[str | object]:
+    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
         return self.compiled.split(string, maxsplit)
 
     def __repr__(self) -> str:

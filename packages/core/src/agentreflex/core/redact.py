@@ -8,19 +8,20 @@ false positives low without entropy guessing.  Generic rules cover
 ``NAME=value`` assignments whose name says secret, ``Authorization`` headers,
 password flags and credentials embedded in URLs.
 
-Stdlib only.  Patterns compile lazily on first use.
+Stdlib only.  A pattern compiles the first time one of its hints occurs.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import record
 
 REDACTED = "[REDACTED]"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class SecretMatch:
     """Where a secret was found.  ``group`` marks the secret part of the match."""
 
@@ -50,178 +51,197 @@ GENERIC_RULES = frozenset(
     }
 )
 
-# (rule id, pattern).  When a pattern has a named group ``s`` only that group is
+# (rule id, lower-case hints, pattern).  A rule runs only when one of its hints
+# occurs in the lower-cased text.  Every match contains one of its rule's hints
+# (a test checks this on every rule's samples), so the hints never hide a
+# secret, and a typical string compiles none of the patterns: compiling all of
+# them costs a hook process about 6 ms.  Lower-casing only widens the
+# pre-filter, which matters for the case-insensitive rules (``PassWord=``,
+# ``BEARER``).  When a pattern has a named group ``s`` only that group is
 # redacted, so "API_KEY=" or "Bearer " stays readable.
-_RULES: tuple[tuple[str, str], ...] = (
+_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "private-key",
+        ("private key",),
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     ),
     (
         "aws-access-key-id",
+        ("akia", "asia", "abia", "acca", "a3t"),
         r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
     ),
     (
         "aws-secret-access-key",
+        ("secret",),
         r"(?i)aws_?secret_?access_?key\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9/+=]{40})",
     ),
-    ("github-pat", r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"),
-    ("github-fine-grained-pat", r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9])"),
-    ("gitlab-pat", r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])"),
-    ("gitlab-runner-token", r"(?<![A-Za-z0-9])glrt-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])"),
-    ("bitbucket-app-password", r"(?<![A-Za-z0-9])ATBB[A-Za-z0-9_\-=]{32,}(?![A-Za-z0-9])"),
-    ("slack-token", r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9])"),
-    ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}"),
+    (
+        "github-pat",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+    ),
+    (
+        "github-fine-grained-pat",
+        ("github_pat_",),
+        r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9])",
+    ),
+    ("gitlab-pat", ("glpat-",), r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])"),
+    ("gitlab-runner-token", ("glrt-",), r"(?<![A-Za-z0-9])glrt-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])"),
+    (
+        "bitbucket-app-password",
+        ("atbb",),
+        r"(?<![A-Za-z0-9])ATBB[A-Za-z0-9_\-=]{32,}(?![A-Za-z0-9])",
+    ),
+    ("slack-token", ("xox",), r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9])"),
+    (
+        "slack-webhook",
+        ("hooks.slack.com",),
+        r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}",
+    ),
     (
         "discord-webhook",
+        ("discord",),
         r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{30,}",
     ),
-    ("telegram-bot-token", r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])"),
-    ("stripe-key", r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
-    ("square-token", r"(?<![A-Za-z0-9])sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}(?![A-Za-z0-9])"),
+    (
+        "telegram-bot-token",
+        (":aa",),
+        r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])",
+    ),
+    (
+        "stripe-key",
+        ("_live_", "_test_"),
+        r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])",
+    ),
+    (
+        "square-token",
+        ("sq0",),
+        r"(?<![A-Za-z0-9])sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}(?![A-Za-z0-9])",
+    ),
     (
         "paypal-braintree-token",
+        ("access_token$",),
         r"(?<![A-Za-z0-9])access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])",
     ),
-    ("twilio-key", r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
-    ("sendgrid-key", r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9])"),
-    ("mailgun-key", r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])"),
+    ("twilio-key", ("sk",), r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
+    (
+        "sendgrid-key",
+        ("sg.",),
+        r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9])",
+    ),
+    ("mailgun-key", ("key-",), r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])"),
     (
         "anthropic-key",
+        ("sk-ant-",),
         r"(?<![A-Za-z0-9])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}(?![A-Za-z0-9])",
     ),
     (
         "openai-key",
+        ("t3blbkfj",),
         r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])",
     ),
     (
         "openai-project-key",
+        ("sk-proj-", "sk-svcacct-", "sk-admin-"),
         r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}(?![A-Za-z0-9])",
     ),
-    ("openrouter-key", r"(?<![A-Za-z0-9])sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9])"),
-    ("groq-key", r"(?<![A-Za-z0-9])gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])"),
-    ("huggingface-token", r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])"),
-    ("google-api-key", r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9])"),
-    ("google-oauth-secret", r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_\-]{28}(?![A-Za-z0-9])"),
+    ("openrouter-key", ("sk-or-v1-",), r"(?<![A-Za-z0-9])sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9])"),
+    ("groq-key", ("gsk_",), r"(?<![A-Za-z0-9])gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])"),
+    ("huggingface-token", ("hf_",), r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])"),
+    ("google-api-key", ("aiza",), r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9])"),
+    (
+        "google-oauth-secret",
+        ("gocspx-",),
+        r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_\-]{28}(?![A-Za-z0-9])",
+    ),
     (
         "gcp-service-account-key",
+        ("private_key_id",),
         r"\"private_key_id\\?\"\s*:\s*\\?\"(?P<s>[a-f0-9]{40})\\?\"",
     ),
-    ("azure-storage-key", r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/=]{80,100})"),
-    ("npm-token", r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-    ("pypi-token", r"(?<![A-Za-z0-9])pypi-AgE[A-Za-z0-9_\-]{50,}(?![A-Za-z0-9])"),
-    ("docker-hub-pat", r"(?<![A-Za-z0-9])dckr_pat_[A-Za-z0-9_\-]{27,}(?![A-Za-z0-9])"),
-    ("digitalocean-token", r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])"),
-    ("shopify-token", r"(?<![A-Za-z0-9])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])"),
-    ("linear-api-key", r"(?<![A-Za-z0-9])lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])"),
-    ("databricks-token", r"(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
-    ("vault-token", r"(?<![A-Za-z0-9])hv[sb]\.[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9])"),
-    ("jwt", r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("azure-storage-key", ("accountkey=",), r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/=]{80,100})"),
+    ("npm-token", ("npm_",), r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("pypi-token", ("pypi-age",), r"(?<![A-Za-z0-9])pypi-AgE[A-Za-z0-9_\-]{50,}(?![A-Za-z0-9])"),
+    (
+        "docker-hub-pat",
+        ("dckr_pat_",),
+        r"(?<![A-Za-z0-9])dckr_pat_[A-Za-z0-9_\-]{27,}(?![A-Za-z0-9])",
+    ),
+    (
+        "digitalocean-token",
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
+    ),
+    (
+        "shopify-token",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        r"(?<![A-Za-z0-9])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])",
+    ),
+    ("linear-api-key", ("lin_api_",), r"(?<![A-Za-z0-9])lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])"),
+    ("databricks-token", ("dapi",), r"(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
+    (
+        "vault-token",
+        ("hvs.", "hvb."),
+        r"(?<![A-Za-z0-9])hv[sb]\.[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9])",
+    ),
+    (
+        "jwt",
+        ("eyj",),
+        r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    ),
     (
         "url-credentials",
+        ("://",),
         r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"']{1,128}:(?P<s>[^\s@/\"']{3,256})@",
     ),
     (
         "authorization-header",
+        ("authorization",),
         r"(?i)\b(?:authorization|proxy-authorization)\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|basic|token|digest)\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
     ),
-    ("bearer-token", r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/\-]{20,}=*)"),
+    ("bearer-token", ("bearer",), r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/\-]{20,}=*)"),
     (
         "x-api-key-header",
+        ("api-key", "x-auth-token"),
         r"(?i)\b(?:x-api-key|api-key|x-auth-token)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9._~+/=\-]{12,})",
     ),
     (
         "password-flag",
+        (
+            "--pass",
+            "--token",
+            "--secret",
+            "--api-key",
+            "--apikey",
+            "--client-secret",
+            "--auth-token",
+        ),
         r"(?:^|\s)(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
     ),
     (
         "mysql-inline-password",
+        ("mysql", "mariadb"),
         r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?P<s>[^\s\-]\S{3,})",
     ),
     (
         "secret-assignment",
+        ("secret", "token", "pass", "pwd", "key", "credential"),
         r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])\\?[\"']?\s*[:=]\s*(?P<s>\\?\"[^\"\s]{6,}\"[^\s\"',;]*|\\?'[^'\s]{6,}'[^\s\"',;]*|[^\s\"',;\\]{6,})",
     ),
 )
 
-# Cheap substring hints: if none occurs, no rule can match.
-_HINTS = (
-    "PRIVATE KEY",
-    "AKIA",
-    "ASIA",
-    "ABIA",
-    "ACCA",
-    "A3T",
-    "ecret",
-    "ECRET",
-    "gh",
-    "github_pat",
-    "glpat-",
-    "glrt-",
-    "ATBB",
-    "xox",
-    "hooks.slack",
-    "discord",
-    ":AA",
-    "_live_",
-    "_test_",
-    "sq0",
-    "access_token",
-    "SK",
-    "SG.",
-    "key-",
-    "sk-",
-    "gsk_",
-    "hf_",
-    "AIza",
-    "GOCSPX",
-    "private_key_id",
-    "AccountKey",
-    "npm_",
-    "pypi-",
-    "dckr_",
-    "do",
-    "shp",
-    "lin_api_",
-    "dapi",
-    "hv",
-    "eyJ",
-    "://",
-    "uthorization",
-    "earer",
-    "api-key",
-    "auth-token",
-    "--pass",
-    "--token",
-    "--secret",
-    "--api",
-    "--client",
-    "-p",
-    "oken",
-    "OKEN",
-    "ass",
-    "ASS",
-    "KEY",
-    "key",
-    "Key",
-    "REDENTIAL",
-    "redential",
-    "AUTH",
-    "auth",
-    "pwd",
-)
-# Hints are matched against the lower-cased text: several rules are
-# case-insensitive (``PassWord=``, ``BEARER``), so a case-sensitive hint could
-# hide a match.  Lower-casing only ever widens the pre-filter.
-_HINTS_LOWER = tuple(sorted({h.lower() for h in _HINTS}))
+_COMPILED: dict[str, re.Pattern[str]] = {}
 
 
-@lru_cache(maxsize=1)
-def _compiled() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((rule, re.compile(pattern)) for rule, pattern in _RULES)
+def _pattern(rule: str, source: str) -> re.Pattern[str]:
+    """Rule ``rule``'s compiled pattern, compiled the first time a hint asks for it."""
+    compiled = _COMPILED.get(rule)
+    if compiled is None:
+        compiled = _COMPILED[rule] = re.compile(source)
+    return compiled
 
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = LazyPattern(
     r"(?i)^(?:(?:\[redacted\])+|redacted|x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
     r"changeme|example|placeholder|your[_-].*|dummy|none|null|true|false|\$\(.*\))$"
 )
@@ -236,10 +256,11 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if not text:
         return []
     low = text.lower()
-    if not any(h in low for h in _HINTS_LOWER):
-        return []
     found: list[SecretMatch] = []
-    for rule, pattern in _compiled():
+    for rule, hints, source in _RULES:
+        if not any(hint in low for hint in hints):
+            continue
+        pattern = _pattern(rule, source)
         for m in pattern.finditer(text):
             start, end = (m.start("s"), m.end("s")) if "s" in pattern.groupindex else m.span()
             if start < 0 or end <= start:
@@ -326,7 +347,7 @@ def _secret_scalar(item: object) -> bool:
 
 # A key *ending* in a secret word names a secret: ``GITHUB_TOKEN``,
 # ``accessToken``, ``db-password``, ``x-api-key``.
-_SECRET_KEY = re.compile(
+_SECRET_KEY = LazyPattern(
     r"(?i)(?:secret|token|password|passwd|passphrase|pwd|api[_-]?key|access[_-]?key|"
     r"private[_-]?key|secret[_-]?key|credentials?|authorization|cookie|^pass)$"
 )

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from agentreflex.core.decision import Finding
 from agentreflex.core.events import Event, EventKind
+from agentreflex.core.record import field, record
 
 if TYPE_CHECKING:
     from agentreflex.core.config import Config
@@ -44,7 +44,7 @@ class Reflex(Protocol):
     def evaluate(self, ctx: ReflexContext) -> list[Finding]: ...
 
 
-@dataclass(slots=True)
+@record
 class JudgeAnswer:
     """Probabilities for one battery, with how they were obtained.
 
@@ -72,7 +72,7 @@ class Judge(Protocol):
     def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer: ...
 
 
-@dataclass(slots=True)
+@record
 class Note:
     """A fact a reflex wants folded into the session state (``state.notes[key]``).
 
@@ -86,7 +86,7 @@ class Note:
     value: Any
 
 
-@dataclass
+@record
 class ReflexContext:
     """Everything a reflex may look at for one event.
 

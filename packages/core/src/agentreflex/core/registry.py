@@ -10,12 +10,13 @@ so a warm hook call reads one small JSON file instead.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import json
 import os
 import sys
 from typing import Any
+
+from agentreflex.core.digest import sha256_hex
 
 GROUPS = (
     "agentreflex.reflexes",
@@ -27,9 +28,9 @@ CACHE_VERSION = 1
 
 
 def _cache_path(kind: str = "entry-points") -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    tag = hashlib.sha256(sys.executable.encode()).hexdigest()[:12]
-    return os.path.join(base, "agentreflex", f"{kind}-{tag}.json")
+    from agentreflex.core.fsutil import user_cache_dir
+
+    return os.path.join(user_cache_dir(), f"{kind}-{sha256_hex(sys.executable, 12)}.json")
 
 
 def path_key() -> list[Any]:

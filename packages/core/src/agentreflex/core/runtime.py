@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentreflex.core.config import Config, ConfigError, load_config
@@ -28,6 +27,7 @@ from agentreflex.core.events import Event, EventKind
 from agentreflex.core.hosts import get_adapter
 from agentreflex.core.hosts.base import HostAdapter, HostReply, PayloadError
 from agentreflex.core.panels import write_error, write_panels
+from agentreflex.core.record import field, record
 from agentreflex.core.redact import redact, redact_obj
 from agentreflex.core.reflex import Judge, Reflex, ReflexContext
 from agentreflex.core.state.model import SessionState
@@ -41,7 +41,7 @@ MAX_OUTPUT_KEPT = 64 * 1024  # head and tail of a tool output, prompt or message
 ORDER = ("gate", "runaway", "done", "guard")
 
 
-@dataclass
+@record
 class HookOutcome:
     reply: HostReply
     event: Event | None = None
@@ -50,7 +50,7 @@ class HookOutcome:
     state: SessionState | None = None
 
 
-@dataclass
+@record
 class Plugins:
     """The reflexes and judge factory of this process (kept warm by the daemon)."""
 

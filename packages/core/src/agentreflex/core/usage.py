@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+
+from agentreflex.core.record import field, record
 
 MAX_READ = 2 * 1024 * 1024
 
 
-@dataclass(slots=True)
+@record
 class UsageDelta:
     input_tokens: int = 0
     output_tokens: int = 0

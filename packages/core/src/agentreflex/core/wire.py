@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
+
+from agentreflex.core.record import field, record
 
 MAX_CHOICE_OPTIONS = 255
 MIN_SCORE_LEVELS = 2
@@ -97,13 +98,13 @@ def build_request(model: str, state: str, questions: Mapping[str, Question]) -> 
 # --- answers ------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class NoulAnswer:
     noul: float
     type: Literal["noul"] = "noul"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ChoiceAnswer:
     choice: str
     probabilities: dict[str, float]
@@ -111,7 +112,7 @@ class ChoiceAnswer:
     type: Literal["choice"] = "choice"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ScoreAnswer:
     score: float
     probabilities: dict[str, float]
@@ -122,13 +123,13 @@ class ScoreAnswer:
 Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class SystemOneResponse:
     model: str
     answers: dict[str, Answer]

@@ -13,11 +13,11 @@ rejected answer makes most hosts run the tool anyway.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind
+from agentreflex.core.record import record
 
 
 class PayloadError(ValueError):
@@ -33,7 +33,7 @@ class PayloadError(ValueError):
         self.kind = kind
 
 
-@dataclass(slots=True)
+@record
 class HostReply:
     stdout: str = ""
     stderr: str = ""

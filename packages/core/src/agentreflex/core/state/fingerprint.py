@@ -9,11 +9,11 @@ command match.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 
+from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import ToolCall, ToolKind
+from agentreflex.core.lazyre import LazyPattern
 
 _VOLATILE = frozenset(
     {
@@ -30,7 +30,7 @@ _VOLATILE = frozenset(
         "prefix_rule",
     }
 )
-_SPACE = re.compile(r"\s+")
+_SPACE = LazyPattern(r"\s+")
 
 
 def normalise_command(command: str) -> str:
@@ -59,5 +59,4 @@ def fingerprint(call: ToolCall) -> str:
     kind = call.kind.value
     if call.kind in _NAMED_KINDS:
         kind = f"{kind}:{call.name.strip().lower()}"
-    digest = hashlib.sha256(f"{kind}\0{canonical_input(call)}".encode("utf-8", "replace"))
-    return digest.hexdigest()[:16]
+    return sha256_hex(f"{kind}\0{canonical_input(call)}", 16)

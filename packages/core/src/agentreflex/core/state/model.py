@@ -9,15 +9,16 @@ the cost of a hook call, does not grow with the session.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from agentreflex.core.record import field, fields, record
 
 # Outcomes of an action.  "pending" until its post-tool event arrives;
 # "blocked" when we denied it; "unknown" when the host's result shape was odd.
 OUTCOMES = ("pending", "success", "failure", "blocked", "unknown")
 
 
-@dataclass(slots=True)
+@record
 class ActionRecord:
     """One tool call, as remembered (already redacted and bounded)."""
 
@@ -38,11 +39,11 @@ class ActionRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ActionRecord:
-        known = {k: data[k] for k in cls.__slots__ if k in data}
+        known = {k: data[k] for k in fields(cls) if k in data}
         return cls(**known)
 
 
-@dataclass(slots=True)
+@record
 class Intervention:
     seq: int
     ts: float
@@ -54,7 +55,7 @@ class Intervention:
     message: str
 
 
-@dataclass(slots=True)
+@record
 class Counters:
     """Monotonic counts and markers over the whole session (not windowed)."""
 
@@ -79,7 +80,7 @@ class Counters:
     transcript_cursor: int = 0
 
 
-@dataclass(slots=True)
+@record
 class SessionState:
     """What the reflexes see of a session.  Built by folding the JSONL log."""
 
@@ -110,7 +111,7 @@ class SessionState:
         return self.actions[-1] if self.actions else None
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON data (``dataclasses.asdict`` deep-copies, and is slow on the hot path)."""
+        """Plain JSON data (like ``record.asdict``, without copying tuples)."""
         return _plain(self)  # type: ignore[no-any-return]
 
     @classmethod
@@ -130,14 +131,13 @@ class SessionState:
         notes = data.get("notes", {})
         st.notes = {str(k): list(v) for k, v in notes.items()} if isinstance(notes, dict) else {}
         counters = data.get("counters", {})
-        st.counters = Counters(**{k: v for k, v in counters.items() if k in Counters.__slots__})
+        st.counters = Counters(**{k: v for k, v in counters.items() if k in fields(Counters)})
         return st
 
 
 def _plain(value: Any) -> Any:
-    slots = getattr(type(value), "__slots__", None)
-    if slots is not None and not isinstance(value, str | bytes):
-        return {name: _plain(getattr(value, name)) for name in slots}
+    if hasattr(type(value), "__record__"):
+        return {name: _plain(getattr(value, name)) for name in fields(value)}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

@@ -12,9 +12,8 @@
 
 from __future__ import annotations
 
-import re
-
 from agentreflex.core.events import ToolCall, ToolKind, ToolResult
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.redact import redact
 
 SUMMARY_LIMIT = 200
@@ -23,7 +22,7 @@ SUMMARY_LIMIT = 200
 # a segment of a compound command, after env assignments and wrappers such as
 # ``uv run`` or ``timeout 60``), never as a word inside an argument: ``pip
 # install pytest`` or ``git commit -m "prove it"`` run no tests.
-_TEST_RUNNERS = re.compile(
+_TEST_RUNNERS = LazyPattern(
     r"^(?:"
     r"pytest|py\.test|python3?(?:\.\d+)?\s+-m\s+(?:pytest|unittest)|tox|nox|"
     r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S+)?|jest|vitest|mocha|"
@@ -34,24 +33,24 @@ _TEST_RUNNERS = re.compile(
     r")(?=$|\s)"
 )
 # Env assignments and command wrappers that may precede the real command.
-_WRAPPERS = re.compile(
+_WRAPPERS = LazyPattern(
     r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|time|nice|nohup|command|exec|"
     r"xvfb-run(?:\s+-a)?|timeout(?:\s+-\S+)*\s+\S+|"
     r"(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run(?:\s+--?\S+)*|"
     r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec)\s+)+"
 )
 # Command separators: ; && || | & newlines, subshells and substitutions.
-_SEPARATORS = re.compile(r"\|\||&&|[;|&\n(){}`]|\$\(")
+_SEPARATORS = LazyPattern(r"\|\||&&|[;|&\n(){}`]|\$\(")
 # Redirections that change no project file (kept out of the ">" mutation hint).
-_HARMLESS_REDIRECTS = re.compile(r"\d*>&\d+|&>\s*/dev/null|\d*>>?\s*/dev/null")
-_READ_ONLY = re.compile(
+_HARMLESS_REDIRECTS = LazyPattern(r"\d*>&\d+|&>\s*/dev/null|\d*>>?\s*/dev/null")
+_READ_ONLY = LazyPattern(
     r"^(?:ls|cat|head|tail|less|more|grep|rg|ag|find|fd|tree|wc|stat|file|du|df|pwd|echo|"
     r"printf|which|type|git\s+(?:status|log|diff|show|branch|remote|rev-parse|blame)|"
     r"sed\s+-n|awk|jq|env|printenv|whoami|id|uname|date|ps|top|true|false)(?=$|\s)"
 )
 # What turns a read-only command into a writing one (find -delete, echo > f).
-_READ_ONLY_BREAKERS = re.compile(r">|\s-(?:delete|exec|execdir|ok|fprint\w*)(?=$|\s)")
-_MUTATION_HINT = re.compile(
+_READ_ONLY_BREAKERS = LazyPattern(r">|\s-(?:delete|exec|execdir|ok|fprint\w*)(?=$|\s)")
+_MUTATION_HINT = LazyPattern(
     r"(?:>|\btee\b|\bsed\s+-i|\bmv\b|\bcp\b|\brm\b|\bmkdir\b|\btouch\b|\bchmod\b|\bln\b|"
     r"\bgit\s+(?:commit|apply|am|merge|rebase|reset|checkout|restore|stash|pull|cherry-pick)|"
     r"\bpatch\b|\bnpm\s+(?:install|i|add|uninstall)|\bpip\s+install|\buv\s+(?:add|sync|pip)|"
@@ -59,7 +58,7 @@ _MUTATION_HINT = re.compile(
     r"\s-(?:delete|exec|execdir)(?=$|\s))"
 )
 # A bare shell at the end of a pipe runs whatever it is fed.
-_SHELL = re.compile(r"^(?:ba|z|da|k)?sh(?:\s+-\S+)*$")
+_SHELL = LazyPattern(r"^(?:ba|z|da|k)?sh(?:\s+-\S+)*$")
 
 
 def _segments(command: str) -> list[str]:
@@ -129,14 +128,14 @@ def is_mutation(call: ToolCall) -> bool:
 
 
 _MASKS = (
-    (re.compile(r"0x[0-9a-fA-F]+"), "0x#"),
-    (re.compile(r"\b[0-9a-f]{7,40}\b"), "<hex>"),
-    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?"), "<time>"),
-    (re.compile(r"(?:/[\w.\-]+)+"), "<path>"),
-    (re.compile(r"\d+(?:\.\d+)?"), "#"),
-    (re.compile(r"\s+"), " "),
+    (LazyPattern(r"0x[0-9a-fA-F]+"), "0x#"),
+    (LazyPattern(r"\b[0-9a-f]{7,40}\b"), "<hex>"),
+    (LazyPattern(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?"), "<time>"),
+    (LazyPattern(r"(?:/[\w.\-]+)+"), "<path>"),
+    (LazyPattern(r"\d+(?:\.\d+)?"), "#"),
+    (LazyPattern(r"\s+"), " "),
 )
-_TELLING = re.compile(
+_TELLING = LazyPattern(
     r"(?i)(error|exception|traceback|failed|failure|cannot|can't|not found|no such|denied|"
     r"refused|undefined|panic|fatal|assert)"
 )

@@ -16,15 +16,13 @@ complete is lost.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import re
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.fsutil import (
     append_line,
@@ -32,6 +30,8 @@ from agentreflex.core.fsutil import (
     ensure_private_dir,
     locked,
 )
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import field, record
 from agentreflex.core.redact import redact, redact_obj
 from agentreflex.core.reflex import Note
 from agentreflex.core.state.fingerprint import fingerprint
@@ -62,7 +62,7 @@ WINDOWS = {
     "diagnostics": 20,
     "usage_ids": 200,
 }
-_SAFE_ID = re.compile(r"[^A-Za-z0-9._-]")
+_SAFE_ID = LazyPattern(r"[^A-Za-z0-9._-]")
 
 
 def session_file_id(session_id: str) -> str:
@@ -70,11 +70,11 @@ def session_file_id(session_id: str) -> str:
     clean = _SAFE_ID.sub("_", session_id)[:96].lstrip(".")
     if clean == session_id and clean:
         return clean
-    digest = hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()[:12]
+    digest = sha256_hex(session_id, 12)
     return f"{clean or 'session'}-{digest}"
 
 
-@dataclass
+@record
 class FoldReport:
     """What a catch-up read found, for diagnostics."""
 
@@ -294,7 +294,7 @@ def make_record(
             "outcome": outcome,
             "exit": res.exit_code,
             "sig": error_signature(text) if outcome != "success" else "",
-            "digest": hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16],
+            "digest": sha256_hex(text, 16),
             "head": _bounded(" ".join(text.split())[:400], 400),
             "interrupted": res.interrupted,
         }

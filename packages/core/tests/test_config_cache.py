@@ -1,0 +1,90 @@
+"""The parsed-TOML cache: a config file is parsed by tomllib once, never read stale."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agentreflex.core.config import ConfigError, load_config
+from agentreflex.core.decision import Mode
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
+
+
+def _write_config(project: Path, text: str) -> None:
+    path = project / ".agentreflex" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _cached_copies(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "home" / ".cache" / "agentreflex").glob("toml-*.json"))
+
+
+def test_second_load_reads_the_cached_copy_without_tomllib(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _write_config(project, 'mode = "shadow"\n[gate]\nextra = ["a"]\n')
+    first = load_config(str(project), _env(tmp_path))
+    assert first.mode is Mode.SHADOW and len(_cached_copies(tmp_path)) == 1
+    code = (
+        "import sys; from agentreflex.core.config import load_config;"
+        f"cfg = load_config({str(project)!r}, {_env(tmp_path)!r});"
+        "print(cfg.mode.value, 'tomllib' in sys.modules, cfg.sections.get('gate'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split(maxsplit=2) == ["shadow", "False", "{'extra': ['a']}\n"]
+
+
+def test_an_edit_is_never_missed(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _write_config(project, 'mode = "shadow"\n')
+    assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW
+    _write_config(project, 'mode = "enforced"\n')
+    assert load_config(str(project), _env(tmp_path)).mode is Mode.ENFORCED
+
+
+@pytest.mark.parametrize("garbage", ["{not json", "[1, 2]", ""])
+def test_a_corrupt_cached_copy_is_parsed_again(tmp_path: Path, garbage: str) -> None:
+    project = tmp_path / "project"
+    _write_config(project, 'mode = "shadow"\n')
+    load_config(str(project), _env(tmp_path))
+    (copy,) = _cached_copies(tmp_path)
+    copy.write_text(garbage)
+    assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW
+    assert json.loads(copy.read_text()) == {"mode": "shadow"}
+
+
+def test_dates_are_not_cached_and_still_load(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _write_config(project, "[gate]\nsince = 2026-01-01\n")
+    cfg = load_config(str(project), _env(tmp_path))
+    assert str(cfg.sections["gate"]["since"]) == "2026-01-01"
+    assert _cached_copies(tmp_path) == []
+
+
+def test_unwritable_cache_dir_still_loads(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _write_config(project, 'mode = "shadow"\n')
+    cache = tmp_path / "home" / ".cache"
+    cache.mkdir(parents=True)
+    (cache / "agentreflex").write_text("a file where the cache dir should be")
+    assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW
+
+
+def test_invalid_toml_is_an_error_every_time(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _write_config(project, "mode = \n")
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="not valid TOML"):
+            load_config(str(project), _env(tmp_path))
+    assert _cached_copies(tmp_path) == []
