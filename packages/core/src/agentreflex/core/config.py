@@ -21,10 +21,13 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from agentreflex.core.decision import Mode
 from agentreflex.core.record import field, record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ConfigError(ValueError):

@@ -10,9 +10,12 @@ mode, turns it into a ``WOULD_*`` decision that changes nothing.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
 
 from agentreflex.core.record import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Verdict(StrEnum):

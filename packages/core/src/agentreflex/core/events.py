@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import time
 from enum import StrEnum
-from typing import Any
 
 from agentreflex.core.record import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class EventKind(StrEnum):

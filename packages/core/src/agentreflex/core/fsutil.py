@@ -15,7 +15,10 @@ import itertools
 import json
 import os
 from collections.abc import Iterator, Mapping
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @contextlib.contextmanager

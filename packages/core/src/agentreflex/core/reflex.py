@@ -17,31 +17,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from agentreflex.core.decision import Finding
-from agentreflex.core.events import Event, EventKind
+from agentreflex.core.events import Event
 from agentreflex.core.record import field, record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from agentreflex.core.config import Config
+    from agentreflex.core.protocols import Judge as Judge
+    from agentreflex.core.protocols import Reflex as Reflex
     from agentreflex.core.state.model import SessionState
-
-
-@runtime_checkable
-class Reflex(Protocol):
-    """A reflex: plain code that turns an event and the session state into findings.
-
-    ``floor = True`` marks a deterministic safety floor: if it raises or runs
-    out of time on a pre-tool event, the runtime blocks (fail closed).  Any
-    other reflex that fails is skipped and the failure is logged (fail open).
-    """
-
-    name: str
-    events: frozenset[EventKind]
-    floor: bool
-
-    def evaluate(self, ctx: ReflexContext) -> list[Finding]: ...
 
 
 @record
@@ -61,15 +48,6 @@ class JudgeAnswer:
     error: str = ""
     latency_ms: float = 0.0
     choices: dict[str, dict[str, float]] = field(default_factory=dict)
-
-
-class Judge(Protocol):
-    """Supplies probabilities; never decides.  ``calibrated``: may they move a threshold?"""
-
-    name: str
-    calibrated: bool
-
-    def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer: ...
 
 
 @record
@@ -158,3 +136,12 @@ class ReflexContext:
                 except Exception as exc:
                     self.degraded.append(f"judge unavailable: {type(exc).__name__}: {exc}")
         return self._judge
+
+
+def __getattr__(name: str) -> object:
+    """``Reflex`` and ``Judge`` live in :mod:`agentreflex.core.protocols` (they need typing)."""
+    if name in ("Reflex", "Judge"):
+        from agentreflex.core import protocols
+
+        return getattr(protocols, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

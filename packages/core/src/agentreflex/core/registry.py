@@ -14,9 +14,12 @@ import importlib
 import json
 import os
 import sys
-from typing import Any
 
 from agentreflex.core.digest import sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 GROUPS = (
     "agentreflex.reflexes",

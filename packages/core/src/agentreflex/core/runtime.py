@@ -19,20 +19,25 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from agentreflex.core.config import Config, ConfigError, load_config
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind
 from agentreflex.core.hosts import get_adapter
-from agentreflex.core.hosts.base import HostAdapter, HostReply, PayloadError
+from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.panels import write_error, write_panels
 from agentreflex.core.record import field, record
 from agentreflex.core.redact import redact, redact_obj
-from agentreflex.core.reflex import Judge, Reflex, ReflexContext
+from agentreflex.core.reflex import ReflexContext
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
 from agentreflex.core.usage import UsageDelta, read_usage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.protocols import HostAdapter, Judge, Reflex
 
 MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
 MAX_ANALYSED = 256 * 1024  # characters of one tool input the reflexes look at

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from agentreflex.core.hosts.base import HostAdapter
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.protocols import HostAdapter
 
 HOSTS = ("claude-code", "codex", "hermes")
 

@@ -13,11 +13,16 @@ rejected answer makes most hosts run the tool anyway.
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind
+from agentreflex.core.events import EventKind
 from agentreflex.core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.protocols import HostAdapter as HostAdapter
 
 
 class PayloadError(ValueError):
@@ -38,18 +43,6 @@ class HostReply:
     stdout: str = ""
     stderr: str = ""
     exit_code: int = 0
-
-
-class HostAdapter(Protocol):
-    name: str
-
-    def parse(self, payload: dict[str, Any]) -> Event: ...
-
-    def render(self, event: Event, decision: Decision) -> HostReply: ...
-
-    def render_error(
-        self, kind: EventKind | None, message: str, fail_closed: bool
-    ) -> HostReply: ...
 
 
 def require_str(payload: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -131,3 +124,12 @@ def dump_json(obj: dict[str, Any]) -> str:
 def cap(text: str, limit: int = 9000) -> str:
     """Hosts cap hook output strings (Claude at 10k chars); stay under it."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def __getattr__(name: str) -> object:
+    """``HostAdapter`` lives in :mod:`agentreflex.core.protocols` (it needs typing)."""
+    if name == "HostAdapter":
+        from agentreflex.core.protocols import HostAdapter
+
+        return HostAdapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,8 +9,6 @@ reaches the user).  An ALLOW prints nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
@@ -22,6 +20,10 @@ from agentreflex.core.hosts.base import (
     require_str,
     tool_response_text,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EVENTS: dict[str, EventKind] = {
     "SessionStart": EventKind.SESSION_START,

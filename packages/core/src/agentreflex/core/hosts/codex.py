@@ -10,12 +10,14 @@ patches to ``apply_patch`` with the body in ``tool_input.command``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind
 from agentreflex.core.hosts.base import HostReply, cap, default_reason, dump_json
 from agentreflex.core.hosts.claude_code import HOST_NAMES, parse_claude_style
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _CONTEXT_EVENTS = (
     EventKind.PRE_TOOL,

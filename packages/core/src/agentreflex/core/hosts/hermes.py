@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
 
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
@@ -23,6 +22,10 @@ from agentreflex.core.hosts.base import (
     require_str,
     tool_response_text,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EVENTS: dict[str, EventKind] = {
     "on_session_start": EventKind.SESSION_START,

@@ -9,9 +9,11 @@ the cost of a hook call, does not grow with the session.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentreflex.core.record import field, fields, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Outcomes of an action.  "pending" until its post-tool event arrives;
 # "blocked" when we denied it; "unknown" when the host's result shape was odd.

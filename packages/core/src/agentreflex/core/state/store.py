@@ -19,7 +19,6 @@ import contextlib
 import json
 import os
 import time
-from typing import Any
 
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.digest import sha256_hex
@@ -44,6 +43,10 @@ from agentreflex.core.state.outcome import (
     summarize,
 )
 from agentreflex.core.usage import UsageDelta
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SNAPSHOT_VERSION = 1
 ROTATE_BYTES = 16 * 1024 * 1024
