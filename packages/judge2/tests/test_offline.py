@@ -112,3 +112,19 @@ def test_hook_path_modules_import_only_the_standard_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_done_reflex_loads_only_its_own_modules() -> None:
+    # The judge, its backends and the wire are for a judge call, not for every stop.
+    code = (
+        "import sys\n"
+        "import agentreflex.judge2.done\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('agentreflex.judge2'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [
+        "agentreflex.judge2",
+        "agentreflex.judge2.claims",
+        "agentreflex.judge2.done",
+        "agentreflex.judge2.evidence",
+    ]

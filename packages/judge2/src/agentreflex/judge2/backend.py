@@ -8,20 +8,23 @@ into a degraded, fail-open answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
+from agentreflex.core.record import field, record
 
-from agentreflex.core.events import Event
-from agentreflex.core.state.model import SessionState
-from agentreflex.core.wire import SystemOneRequest, SystemOneResponse
-from agentreflex.judge2.claims import Claim
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from agentreflex.core.events import Event
+    from agentreflex.core.state.model import SessionState
+    from agentreflex.core.wire import SystemOneRequest, SystemOneResponse
+    from agentreflex.judge2.claims import Claim
 
 
 class BackendError(Exception):
     """A backend could not produce a valid answer.  ``str()`` is safe to log."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Subject:
     """What a request is about: the battery, the state before the event, the event."""
 
@@ -31,9 +34,12 @@ class Subject:
     claims: list[Claim] = field(default_factory=list)
 
 
-class Backend(Protocol):
-    name: str
-    model: str
-    cacheable: bool
+if TYPE_CHECKING:
+    # A protocol only type checkers read (nothing checks it at run time), so the
+    # hook path does not import typing for it.
+    class Backend(Protocol):
+        name: str
+        model: str
+        cacheable: bool
 
-    def answer(self, request: SystemOneRequest, subject: Subject) -> SystemOneResponse: ...
+        def answer(self, request: SystemOneRequest, subject: Subject) -> SystemOneResponse: ...

@@ -19,11 +19,15 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
-from agentreflex.core.wire import Question
+from agentreflex.core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+    from agentreflex.core.wire import Question
 
 DIRNAME = "judge-cache"
 DEFAULT_TTL_S = 600.0
@@ -37,7 +41,7 @@ def cache_key(model: str, state: str, questions: Mapping[str, Question]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class CachedAnswer:
     probabilities: dict[str, float]
     choices: dict[str, dict[str, float]]

@@ -17,23 +17,27 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+
+from agentreflex.core.record import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 
 class CalibrationInputError(ValueError):
     """A line of the input is not a labelled decision.  The message names the line."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Sample:
     question: str
     probability: float
     outcome: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Bin:
     low: float
     high: float
@@ -42,7 +46,7 @@ class Bin:
     frequency: float
 
 
-@dataclass(slots=True)
+@record
 class Report:
     count: int
     base_rate: float

@@ -12,10 +12,15 @@ Stdlib only (the done reflex imports this on the hook path).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
-from agentreflex.core.wire import ChoiceQuestion, choice
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from agentreflex.core.wire import ChoiceQuestion
 
 SUPPORTED = "supported"
 CONTRADICTED = "contradicted"
@@ -27,36 +32,37 @@ CHOICE_LABELS = (SUPPORTED, CONTRADICTED, INSUFFICIENT)
 MAX_CLAIMS = 3
 CLAIM_ID_PREFIX = "claim_"
 
-_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_KINDS: tuple[tuple[str, LazyPattern], ...] = (
     (
         "tests_pass",
-        re.compile(
+        LazyPattern(
             r"\b(?:tests?|specs?|suite|checks?)\b[^.!?\n]{0,40}?"
             r"\b(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?)\b"
             r"|\b\d+\s+(?:tests?\s+)?passed\b",
             re.IGNORECASE,
         ),
     ),
-    ("fixed", re.compile(r"\b(?:fixed|resolved|solved|repaired)\b", re.IGNORECASE)),
-    ("verified", re.compile(r"\b(?:verified|confirmed|validated)\b", re.IGNORECASE)),
+    ("fixed", LazyPattern(r"\b(?:fixed|resolved|solved|repaired)\b", re.IGNORECASE)),
+    ("verified", LazyPattern(r"\b(?:verified|confirmed|validated)\b", re.IGNORECASE)),
     (
         "builds",
-        re.compile(
+        LazyPattern(
             r"\b(?:build|compil(?:e|es|ation))\b[^.!?\n]{0,30}?"
             r"\b(?:succeed(?:s|ed)?|pass(?:es|ed)?|works|clean(?:ly)?|green)\b",
             re.IGNORECASE,
         ),
     ),
-    ("works", re.compile(r"\b(?:now\s+works|works\s+now|is\s+working)\b", re.IGNORECASE)),
+    ("works", LazyPattern(r"\b(?:now\s+works|works\s+now|is\s+working)\b", re.IGNORECASE)),
 )
-_NEGATION = re.compile(
+_NEGATION = LazyPattern(
     r"\b(?:not|never|no longer|unable|cannot|yet to)\b|n't\b|\bstill\s+fail", re.IGNORECASE
 )
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
-_QUOTE = re.compile(r"\"([^\"\n]{4,200})\"|“([^”\n]{4,200})”")
+_SENTENCE_BREAK = LazyPattern(r"(?<=[.!?])\s+|\n+")
+_QUOTE = LazyPattern(r"\"([^\"\n]{4,200})\"|“([^”\n]{4,200})”")
+_PUNCTUATION = LazyPattern(r"[^\w%./:-]+")  # what normalise() turns into spaces
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Claim:
     """One success claim from a message: its kind, sentence and any quoted output."""
 
@@ -65,7 +71,7 @@ class Claim:
     quote: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class ClaimCheck:
     """The outcome of checking one claim.  ``status`` is one of the labels above."""
 
@@ -80,8 +86,10 @@ def extract_claims(message: str, limit: int = MAX_CLAIMS) -> list[Claim]:
 
     Negated sentences ("tests do not pass yet") are not success claims.
     """
+    if not message:
+        return []  # nothing to read, and no pattern compiled for it
     claims: list[Claim] = []
-    for raw in _SENTENCE_BREAK.split(message or ""):
+    for raw in _SENTENCE_BREAK.split(message):
         sentence = " ".join(raw.split())
         kind = _claim_kind(sentence)
         if kind is None:
@@ -109,7 +117,7 @@ def _quotes(sentence: str) -> Iterable[str]:
 
 def normalise(text: str) -> str:
     """Lower case, punctuation-light, single-spaced: how quotes are compared."""
-    return " ".join(re.sub(r"[^\w%./:-]+", " ", text.lower()).split())
+    return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
 
 
 def quote_in_evidence(quote: str, evidence: Sequence[str]) -> bool:
@@ -128,6 +136,9 @@ def check_claim(claim: Claim, evidence: Sequence[str]) -> ClaimCheck:
 
 def claim_question(claim: Claim) -> ChoiceQuestion:
     """The choice question asking whether the session's evidence backs ``claim``."""
+    # Only the judge asks claim questions: the done reflex alone never loads the wire module.
+    from agentreflex.core.wire import choice
+
     text = f'Does the recorded evidence back this claim from the final message: "{claim.text}"?'
     return choice(
         text,

@@ -17,21 +17,24 @@ Stdlib only; the judge is reached through the context, never imported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from agentreflex.core import signals as s
 from agentreflex.core.config import section_value
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
-from agentreflex.core.reflex import JudgeAnswer, ReflexContext
+from agentreflex.core.record import record
 from agentreflex.judge2 import claims as cl
-from agentreflex.judge2.evidence import CompletionEvidence, assess
+from agentreflex.judge2.evidence import assess
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.reflex import JudgeAnswer, ReflexContext
+    from agentreflex.judge2.evidence import CompletionEvidence
 
 TITLE = "DONE REFLEX"
 NAME = "done"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Rule:
     """One comparison: a completion signal against a named threshold."""
 

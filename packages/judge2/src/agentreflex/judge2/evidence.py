@@ -11,20 +11,22 @@ Stdlib only (the done reflex runs on the hook path).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from agentreflex.core import signals as s
-from agentreflex.core.state.model import ActionRecord, SessionState
+from agentreflex.core.record import field, record
 from agentreflex.judge2.claims import (
     CONTRADICTED,
     FABRICATED,
     INSUFFICIENT,
     SUPPORTED,
-    Claim,
     ClaimCheck,
     check_claim,
     extract_claims,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.state.model import ActionRecord, SessionState
+    from agentreflex.judge2.claims import Claim
 
 # The value a signal takes when the record itself proves it.
 FACT = 0.95
@@ -65,7 +67,7 @@ _GIT_PROBES = frozenset(
 _SHELL_KINDS = frozenset({"shell"})
 
 
-@dataclass(slots=True)
+@record
 class CompletionEvidence:
     """What the record shows at a stop.  ``missing`` says it in words."""
 

@@ -19,19 +19,21 @@ the ``Authorization`` header only; it is never part of an error message.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
-from agentreflex.core.wire import SystemOneRequest, SystemOneResponse, WireError, parse_response
-from agentreflex.judge2.backend import BackendError, Subject
+from agentreflex.core.wire import WireError, parse_response
+from agentreflex.judge2.backend import BackendError
 from agentreflex.judge2.redaction import redact
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     import httpx
+    from agentreflex.core.wire import SystemOneRequest, SystemOneResponse
+    from agentreflex.judge2.backend import Subject
 
 RETRY_STATUSES = frozenset({408, 429, 529}) | frozenset(range(500, 600))
 BACKOFF_BASE_S = 0.05
@@ -48,6 +50,8 @@ def endpoint(base_url: str) -> str:
 
 def is_loopback(base_url: str) -> bool:
     """A local server (laya) needs no key."""
+    from urllib.parse import urlsplit  # only asked when no key is set
+
     return (urlsplit(base_url).hostname or "") in _LOOPBACK
 
 
@@ -59,6 +63,8 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     try:
         seconds = float(text)
     except ValueError:
+        import email.utils  # only for the rare HTTP-date form
+
         try:
             when = email.utils.parsedate_to_datetime(text)
         except (TypeError, ValueError):

@@ -17,30 +17,24 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
 
 from agentreflex.core import signals as s
-from agentreflex.core.config import Config
 from agentreflex.core.reflex import JudgeAnswer
-from agentreflex.core.wire import (
-    ChoiceAnswer,
-    NoulAnswer,
-    Question,
-    SystemOneResponse,
-    WireError,
-    build_request,
-)
-from agentreflex.judge2.backend import Backend, BackendError, Subject
-from agentreflex.judge2.claims import Claim, claim_id, claim_question, extract_claims
-from agentreflex.judge2.fallback import fallback_signals
-from agentreflex.judge2.offline import OfflineBackend
+from agentreflex.core.wire import ChoiceAnswer, NoulAnswer, WireError, build_request
+from agentreflex.judge2.backend import BackendError, Subject
+from agentreflex.judge2.claims import claim_id, claim_question, extract_claims
 from agentreflex.judge2.questions import battery as battery_questions
 from agentreflex.judge2.settings import Judge2Settings, load_settings
 from agentreflex.judge2.statetext import build_state
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from agentreflex.core.config import Config
     from agentreflex.core.reflex import ReflexContext
+    from agentreflex.core.wire import Question, SystemOneResponse
+    from agentreflex.judge2.backend import Backend
     from agentreflex.judge2.cache import FileCache
+    from agentreflex.judge2.claims import Claim
 
 
 class Judge2:
@@ -132,16 +126,26 @@ def split_answers(
 
 
 def degraded(battery: str, backend: str, reason: str) -> JudgeAnswer:
-    """The permissive fallback answer, flagged so the decision and the log say so."""
+    """The permissive fallback answer, flagged so the decision and the log say so.
+
+    ``fallback`` is imported here: a healthy judge never needs it.
+    """
+    from agentreflex.judge2.fallback import fallback_signals
+
     return JudgeAnswer(fallback_signals(battery), backend, degraded=True, error=reason[:300])
 
 
 def select_backend(config: Config) -> Backend | None:
-    """The backend the judge mode asks for; ``None`` for ``off``."""
+    """The backend the judge mode asks for; ``None`` for ``off``.
+
+    Each backend's module is imported only when that backend is chosen.
+    """
     j = config.judge
     if j.mode == "off":
         return None
     if j.mode == "mock" or (j.mode == "auto" and not j.has_key):
+        from agentreflex.judge2.offline import OfflineBackend
+
         return OfflineBackend()
     from agentreflex.judge2.jev import JevBackend
 

@@ -11,48 +11,50 @@ Stdlib only, and fast: it is what runs on every hook when no key is set.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-
 from agentreflex.core import signals as s
-from agentreflex.core.events import Event, ToolCall, ToolKind
-from agentreflex.core.state.model import SessionState
+from agentreflex.core.events import ToolKind
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.state.outcome import is_mutation
 from agentreflex.core.wire import (
-    Answer,
     ChoiceAnswer,
     NoulAnswer,
-    Question,
     ScoreAnswer,
-    SystemOneRequest,
     SystemOneResponse,
     Usage,
 )
 from agentreflex.judge2 import claims as cl
-from agentreflex.judge2.backend import Subject
 from agentreflex.judge2.evidence import assess, unresolved_failures
 from agentreflex.judge2.statetext import constraint_text
 
-_SECRET = re.compile(
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentreflex.core.events import Event, ToolCall
+    from agentreflex.core.state.model import SessionState
+    from agentreflex.core.wire import Answer, Question, SystemOneRequest
+    from agentreflex.judge2.backend import Subject
+
+_SECRET = LazyPattern(
     r"(?i)(\bAKIA[0-9A-Z]{16}\b|-----BEGIN [A-Z ]*PRIVATE KEY|\bsk-[A-Za-z0-9_\-]{16,}"
     r"|\bgh[pousr]_[A-Za-z0-9]{20,}|(?:^|[\s/])\.env\b|\bid_rsa\b|\bprintenv\b|\bcredentials\b"
     r"|(?:password|secret|token|api[_-]?key)\s*[:=]\s*\S{6,})"
 )
-_DESTRUCTIVE_HARD = re.compile(
+_DESTRUCTIVE_HARD = LazyPattern(
     r"(?i)(\brm\s+-[a-z]*[rf][a-z]*\b|\bgit\s+reset\s+--hard\b|\bgit\s+push\b.*(?:--force|\s-f\b)"
     r"|\bgit\s+clean\s+-[a-z]*f|\bdrop\s+(?:table|database)\b|\bmkfs\b|\bdd\s+.*\bof=|\btruncate\b"
     r"|\bchmod\s+-R\s+777\b|>\s*/dev/sd[a-z])"
 )
-_DESTRUCTIVE_SOFT = re.compile(
+_DESTRUCTIVE_SOFT = LazyPattern(
     r"(?i)(\brm\b|\bmv\b|\bgit\s+checkout\s+--|\bgit\s+restore\b|\bdel\b)"
 )
-_BLOCKER = re.compile(
+_BLOCKER = LazyPattern(
     r"(?i)(permission denied|eacces|not permitted|command not found|no such file or directory"
     r"|could not resolve host|network is unreachable|connection refused|unauthori[sz]ed|forbidden"
     r"|authentication failed|quota exceeded|rate limit)"
 )
-_TRANSIENT = re.compile(r"(?i)(timed? ?out|temporar|try again|econnreset|503|502|flaky)")
-_SIDE_EFFECT = re.compile(r"(?i)(deleted|removed|overwr|clobber|dropped|force[d-]? push)")
+_TRANSIENT = LazyPattern(r"(?i)(timed? ?out|temporar|try again|econnreset|503|502|flaky)")
+_SIDE_EFFECT = LazyPattern(r"(?i)(deleted|removed|overwr|clobber|dropped|force[d-]? push)")
 _MUTATING_WORDS = frozenset(
     [
         "modify",
@@ -109,7 +111,7 @@ _STOP = frozenset(
         "directory",
     ]
 )
-_WORD = re.compile(r"[a-z0-9_]{3,}")
+_WORD = LazyPattern(r"[a-z0-9_]{3,}")
 
 
 def _words(text: str) -> set[str]:

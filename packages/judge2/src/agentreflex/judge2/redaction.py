@@ -8,21 +8,25 @@ every string the judge sends or stores goes through :func:`redact` first.
 
 from __future__ import annotations
 
-import importlib
-import re
-from collections.abc import Callable
+from agentreflex.core.lazyre import LazyPattern
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _FALLBACK_PATTERNS = (
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"\bxox[baprs]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._\-]{12,}"),
-    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    LazyPattern(
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"
+    ),
+    LazyPattern(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    LazyPattern(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"),
+    LazyPattern(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+    LazyPattern(r"\bxox[baprs]-[A-Za-z0-9\-]{10,}"),
+    LazyPattern(r"\bAIza[0-9A-Za-z_\-]{30,}"),
+    LazyPattern(r"(?i)\bbearer\s+[A-Za-z0-9._\-]{12,}"),
+    LazyPattern(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
 )
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = LazyPattern(
     r"(?i)\b([A-Z0-9_]*(?:secret|passwd|password|token|api[_-]?key|private[_-]?key)[A-Z0-9_]*)"
     r"(\s*[:=]\s*)([\"']?)([^\s\"']{4,})"
 )
@@ -37,6 +41,8 @@ def _fallback(text: str) -> str:
 
 
 def _load() -> Callable[[str], str]:
+    import importlib
+
     try:
         module = importlib.import_module("agentreflex.core.redact")
     except ImportError:

@@ -6,14 +6,17 @@ retries); this section holds only what is particular to this package.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from agentreflex.core.config import section_value
+from agentreflex.core.record import record
 
-from agentreflex.core.config import Config, section_value
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.config import Config
 
 SECTION = "judge2"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Judge2Settings:
     cache: bool = True
     cache_ttl_s: float = 600.0

@@ -10,13 +10,16 @@ capped, so the cost of a judge call does not grow with the session.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
 from agentreflex.core import signals as s
-from agentreflex.core.events import Event, ToolCall
-from agentreflex.core.state.model import ActionRecord, SessionState
 from agentreflex.judge2.redaction import redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from agentreflex.core.events import Event, ToolCall
+    from agentreflex.core.state.model import ActionRecord, SessionState
 
 ITEM_CHARS = 240
 OUTPUT_CHARS = 600

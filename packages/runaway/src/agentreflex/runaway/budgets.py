@@ -23,18 +23,21 @@ Limits of 0 are off; only ``consecutive_failures`` is on by default.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from agentreflex.core.decision import Verdict
-from agentreflex.core.events import Event
-from agentreflex.core.state.model import SessionState
+from agentreflex.core.record import record
 from agentreflex.runaway import messages
-from agentreflex.runaway.ledger import Usage
-from agentreflex.runaway.memory import GRANT, TRIP, Mark
-from agentreflex.runaway.settings import BudgetSettings
+from agentreflex.runaway.memory import GRANT, TRIP
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.events import Event
+    from agentreflex.core.state.model import SessionState
+    from agentreflex.runaway.ledger import Usage
+    from agentreflex.runaway.memory import Mark
+    from agentreflex.runaway.settings import BudgetSettings
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Budget:
     """One limit and the usage measured against it."""
 
@@ -56,7 +59,7 @@ class Budget:
         return f"{value:,.0f}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class BudgetCall:
     """What one budget asks for on this call, and what to remember about it.
 
@@ -128,6 +131,9 @@ def project_budgets(total: Usage, s: BudgetSettings) -> list[Budget]:
 
 def session_usage(state: SessionState, event: Event) -> Usage:
     """This session's contribution to the project ledger."""
+    # Only project budgets need the ledger: imported here, not on every hook call.
+    from agentreflex.runaway.ledger import Usage
+
     c = state.counters
     ran = max(0, c.tool_calls - c.blocked)
     minutes = max(0.0, (event.timestamp - c.started_at) / 60.0) if c.started_at > 0 else 0.0

@@ -11,11 +11,14 @@ Stdlib only: imported on the hook path.
 
 from __future__ import annotations
 
-import re
-
-from agentreflex.core.events import EventKind, ToolCall, ToolKind, ToolResult
+from agentreflex.core.events import EventKind, ToolKind
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.state import outcome
 from agentreflex.core.state.fingerprint import fingerprint
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.events import ToolCall, ToolResult
 
 __all__ = [
     "call_fingerprint",
@@ -53,7 +56,7 @@ def looks_like_verification(call: ToolCall) -> bool:
 
 # Read-only shell commands.  An optional "Tool: " prefix lets the same test
 # run on the one-line summaries the store keeps for recorded actions.
-_SHELL_READS = re.compile(
+_SHELL_READS = LazyPattern(
     r"^\s*(?:\w+:\s*)?(cat|less|head|tail|grep|rg|ag|ls|find|fd|tree|wc|file|stat|sed -n|"
     r"git (log|show|diff|status|blame|grep))\b"
 )

@@ -15,11 +15,8 @@ proposed call and returns a :class:`Hit` or ``None``:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-from agentreflex.core.state.model import ActionRecord
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import field, record
 from agentreflex.runaway import messages
 from agentreflex.runaway.history import (
     FAILURE,
@@ -29,8 +26,14 @@ from agentreflex.runaway.history import (
     since_last_change,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-@dataclass(frozen=True, slots=True)
+    from agentreflex.core.state.model import ActionRecord
+
+
+@record(frozen=True)
 class Hit:
     """One detector's finding, before it becomes a core ``Finding``."""
 
@@ -57,9 +60,9 @@ def alternation(actions: Sequence[ActionRecord], p: Proposal, cycles: int) -> Hi
     )
 
 
-_PREFIX = re.compile(r"^\s*\w+:\s+")
-_QUOTES = re.compile(r"[\"'`]")
-_DIGITS = re.compile(r"\d+")
+_PREFIX = LazyPattern(r"^\s*\w+:\s+")
+_QUOTES = LazyPattern(r"[\"'`]")
+_DIGITS = LazyPattern(r"\d+")
 
 
 def loose_key(text: str) -> str:
@@ -72,12 +75,11 @@ def near_repeat(actions: Sequence[ActionRecord], p: Proposal, count: int) -> Hit
     """Shell commands that failed since the last change and match the proposal loosely."""
     if count < 2 or p.call.kind.value != "shell" or not p.call.command.strip():
         return None
+    failed = [a for a in since_last_change(actions) if a.kind == "shell" and a.outcome == FAILURE]
+    if len(failed) + 1 < count:
+        return None  # too few failures to match: skip loose_key (and its regexes)
     key = loose_key(p.call.command)
-    variants = [
-        a
-        for a in since_last_change(actions)
-        if a.kind == "shell" and a.outcome == FAILURE and loose_key(a.summary) == key
-    ]
+    variants = [a for a in failed if loose_key(a.summary) == key]
     distinct = {a.fingerprint for a in variants} | {p.fingerprint}
     if len(variants) + 1 < count or len(distinct) < 2:
         return None

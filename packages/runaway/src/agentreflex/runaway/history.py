@@ -10,14 +10,16 @@ has no outcome yet.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-from agentreflex.core.events import Event, ToolCall
+from agentreflex.core.record import record, replace
 from agentreflex.core.state import outcome
 from agentreflex.core.state.model import ActionRecord
 from agentreflex.runaway import calls
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agentreflex.core.events import Event, ToolCall
 
 SUCCESS = "success"
 FAILURE = "failure"
@@ -29,7 +31,7 @@ _READ_KINDS = frozenset({"read", "search", "web"})
 _MUTATION_KINDS = frozenset({"write", "edit", "patch"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Proposal:
     """The call a pre-tool event asks to run, keyed like the recorded ones."""
 
@@ -83,9 +85,8 @@ def with_outcome(
             )
         )
         index = len(window) - 1
-    record = window[index]
-    window[index] = dataclasses.replace(
-        record,
+    window[index] = replace(
+        window[index],
         outcome=result,
         error_signature=signature,
         exit_code=exit_code,

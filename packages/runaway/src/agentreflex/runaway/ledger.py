@@ -18,10 +18,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import asdict, dataclass
-from typing import Any
 
 from agentreflex.core.fsutil import atomic_write_json, locked
+from agentreflex.core.record import asdict, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LEDGER_DIR = "runaway"
 LEDGER_FILE = "project-usage.json"
@@ -29,7 +32,7 @@ MAX_SESSIONS = 200
 _VERSION = 1
 
 
-@dataclass(slots=True)
+@record
 class Usage:
     """Usage of one session, or the sum over a project's recent sessions."""
 

@@ -10,11 +10,14 @@ runs from there) or lifted a refusal (the grace allowance runs from there).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from agentreflex.core.record import record
 
-from agentreflex.core.reflex import ReflexContext
-from agentreflex.core.state.model import SessionState
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.reflex import ReflexContext
+    from agentreflex.core.state.model import SessionState
 
 REFLEX = "runaway"
 WARNED = "runaway_warned"
@@ -44,7 +47,7 @@ TRIP = "trip"
 GRANT = "grant"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Mark:
     """A budget's latest breaker event: a refusal ("trip") or a lifted refusal ("grant")."""
 

@@ -11,17 +11,19 @@ judge can only add blocks the floor did not see.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-
 from agentreflex.core import signals as sig
+from agentreflex.core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 REPEAT_SIGNAL = sig.REPEATS_FAILED_APPROACH
 PROGRESS_SIGNAL = sig.EXPECTED_PROGRESS
 COUNT_SIGNAL = "exact_repeat_count"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LoopAssessment:
     """The combined signals and whether they cross the block thresholds."""
 

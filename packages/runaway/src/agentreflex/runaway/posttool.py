@@ -12,15 +12,18 @@ The call has already run, so nothing here blocks.  Three kinds of warning:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from agentreflex.core import signals as sig
-from agentreflex.core.state.model import ActionRecord
 from agentreflex.runaway import messages
 from agentreflex.runaway.fuzzy import Hit
 from agentreflex.runaway.history import FAILURE
 from agentreflex.runaway.policy import floor_fires
 from agentreflex.runaway.repeats import count_unresolved_repeats
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from agentreflex.core.state.model import ActionRecord
 
 
 def repeat_heads_up(

@@ -11,18 +11,24 @@ that part says nothing, so a bug in a heuristic can never wedge the agent.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
 from agentreflex.core import signals as sig
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
-from agentreflex.core.reflex import ReflexContext
-from agentreflex.runaway import budgets, fuzzy, ledger, memory, messages, posttool
+from agentreflex.runaway import budgets, fuzzy, memory, messages
 from agentreflex.runaway.fuzzy import Hit
 from agentreflex.runaway.history import FAILURE, Proposal, proposal, with_outcome
-from agentreflex.runaway.policy import LoopAssessment, assess_loop
-from agentreflex.runaway.repeats import RepeatCount, count_unresolved_repeats
+from agentreflex.runaway.policy import assess_loop
+from agentreflex.runaway.repeats import count_unresolved_repeats
 from agentreflex.runaway.settings import Settings, load_settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from agentreflex.core.reflex import ReflexContext
+    from agentreflex.runaway.ledger import Usage
+    from agentreflex.runaway.policy import LoopAssessment
+    from agentreflex.runaway.repeats import RepeatCount
 
 NAME = "runaway"
 
@@ -167,6 +173,9 @@ def _fuzzy(ctx: ReflexContext, p: Proposal, settings: Settings) -> list[Finding]
 
 
 def _post_tool(ctx: ReflexContext, settings: Settings) -> list[Finding]:
+    """Post-tool warnings (``posttool`` is imported here: the pre-tool path never needs it)."""
+    from agentreflex.runaway import posttool
+
     _publish_usage(ctx, settings)
     window, current = with_outcome(ctx.state.actions, ctx.event)
     if current is None:
@@ -214,11 +223,16 @@ def _budgets(ctx: ReflexContext, settings: Settings) -> list[Finding]:
     return findings
 
 
-def _publish_usage(ctx: ReflexContext, settings: Settings) -> ledger.Usage | None:
-    """Write this session's usage to the project ledger; the project total, if enabled."""
+def _publish_usage(ctx: ReflexContext, settings: Settings) -> Usage | None:
+    """Write this session's usage to the project ledger; the project total, if enabled.
+
+    The ledger (file locking, JSON) is imported only when a project budget is set.
+    """
     s = settings.budgets
     if not s.project_enabled:
         return None
+    from agentreflex.runaway import ledger
+
     state, event = ctx.state, ctx.event
     return ledger.record_session(
         ctx.state_dir,

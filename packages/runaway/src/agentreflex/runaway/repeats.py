@@ -18,14 +18,17 @@ miscalibrated.  It is deliberately narrow, because it may BLOCK:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-from agentreflex.core.state.model import ActionRecord
+from agentreflex.core.record import record
 from agentreflex.runaway.history import BLOCKED, FAILURE, SUCCESS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-@dataclass(frozen=True, slots=True)
+    from agentreflex.core.state.model import ActionRecord
+
+
+@record(frozen=True)
 class RepeatCount:
     """How many unresolved identical failures precede the proposed call."""
 

@@ -9,13 +9,17 @@ so one typo neither disarms the exact-repeat floor nor wedges every tool call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from agentreflex.core.config import ConfigError, section_value
+from agentreflex.core.record import field, fields, record
 
-from agentreflex.core.config import Config, ConfigError, section_value
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.config import Config
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class LoopSettings:
     """Fuzzy loop detectors (all WARN).  0 switches a detector off."""
 
@@ -29,7 +33,7 @@ class LoopSettings:
     warn_every: int = 10
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class BudgetSettings:
     """Per-session and per-project limits.  0 switches a limit off."""
 
@@ -57,7 +61,7 @@ class BudgetSettings:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Settings:
     loops: LoopSettings = field(default_factory=LoopSettings)
     budgets: BudgetSettings = field(default_factory=BudgetSettings)
@@ -90,13 +94,13 @@ def load_settings(cfg: Config) -> Settings:
     """Both sections of ``cfg``, with any invalid key reported in ``problems``."""
     problems: list[str] = []
     loop_defaults = LoopSettings()
-    loop_keys = tuple(LoopSettings.__dataclass_fields__)
+    loop_keys = fields(LoopSettings)
     _unknown_keys(cfg, "runaway", loop_keys, problems)
     loops = LoopSettings(
         **{k: _read(cfg, "runaway", k, getattr(loop_defaults, k), problems) for k in loop_keys}
     )
     budget_defaults = BudgetSettings()
-    budget_keys = tuple(BudgetSettings.__dataclass_fields__)
+    budget_keys = fields(BudgetSettings)
     _unknown_keys(cfg, "budgets", budget_keys, problems)
     values: dict[str, Any] = {}
     for key in budget_keys:
