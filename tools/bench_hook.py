@@ -66,6 +66,20 @@ EVERYDAY = [
 ]
 
 
+def compile_sources() -> None:
+    """Write the workspace's bytecode, as an install with ``--compile-bytecode`` has it.
+
+    Editable workspace installs leave bytecode to Python's import-time cache,
+    which ``PYTHONDONTWRITEBYTECODE`` (set on some machines, including CI
+    images) turns off: every hook call would then compile our sources again
+    and the figures would measure the compiler, not the hook.
+    """
+    import compileall
+
+    for src in sorted((ROOT / "packages").glob("*/src")):
+        compileall.compile_dir(str(src), quiet=1)
+
+
 def agentreflex_bin() -> str:
     candidate = Path(sys.executable).with_name("agentreflex")
     if not candidate.exists():
@@ -168,6 +182,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    compile_sources()
     work = tempfile.mkdtemp(prefix="agentreflex-bench-")
     project = os.path.join(work, "project")
     os.makedirs(project)

@@ -6,8 +6,8 @@ and lists what it cost, to find what to make lazy::
 
     uv run python tools/hook_imports.py [--event PreToolUse] [--command 'git status']
 
-The guard against regressions is the import-discipline test in
-``packages/core/tests/test_hot_path_imports.py``; this tool is for looking.
+The guard against regressions is ``tests/test_hot_path_imports.py``; this
+tool is for looking.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from agentreflex.core.events import EventKind
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.testing import make_context, pre_tool, prompt
-from agentreflex.gate import analyze
+from agentreflex.gate import walker
 from agentreflex.gate.reflex import GateReflex
 
 
@@ -251,7 +251,7 @@ def test_floor_out_of_time_fails_closed(project: Path) -> None:
     event = pre_tool("Bash", {"command": "ls | grep x && echo ok; git log -1"}, cwd=str(project))
     ctx = make_context(event)
     ctx.deadline = time.monotonic() - 1
-    walker_steps = analyze.Walker
+    walker_steps = walker.Walker
     assert walker_steps is not None
     findings = GateReflex().evaluate(ctx)
     assert _verdict(findings) in (Verdict.BLOCK, Verdict.ALLOW)

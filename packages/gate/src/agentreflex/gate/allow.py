@@ -27,20 +27,23 @@ files without the user (see ``GATE-POLICY-EDIT``).
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import re
-from dataclasses import dataclass
-from typing import Any
 
+from agentreflex.core.record import record
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import datetime as _dt
+    from typing import Any
 
 NOT_ALLOWABLE = frozenset({"GATE-POLICY-EDIT", "GATE-PARSE-BUDGET", "GATE-INTERNAL-ERROR"})
 
 _CACHE: dict[str, tuple[float, Any]] = {}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class AllowEntry:
     rule: str
     expires: _dt.datetime
@@ -48,7 +51,7 @@ class AllowEntry:
     reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class UserRule:
     id: str
     verdict: str
@@ -80,6 +83,8 @@ def _load_toml(path: str) -> dict[str, Any] | None:
 
 
 def _expiry(value: Any) -> _dt.datetime | None:
+    import datetime as _dt
+
     if isinstance(value, _dt.datetime):
         return value if value.tzinfo else value.replace(tzinfo=_dt.UTC)
     if isinstance(value, _dt.date):
@@ -98,9 +103,14 @@ def _expiry(value: Any) -> _dt.datetime | None:
 def allow_entries(project: str, now: _dt.datetime | None = None) -> list[AllowEntry]:
     """Active allow entries of a project (expired and malformed ones are dropped)."""
     data = _load_toml(os.path.join(project, ".agentreflex", "allow.toml")) or {}
+    items = data.get("allow", []) if isinstance(data.get("allow"), list) else []
+    if not items:
+        return []  # no allow-list (the usual case): datetime is not even imported
+    import datetime as _dt
+
     now = now or _dt.datetime.now(_dt.UTC)
     out = []
-    for item in data.get("allow", []) if isinstance(data.get("allow"), list) else []:
+    for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("rule"), str):
             continue
         expires = _expiry(item.get("expires"))

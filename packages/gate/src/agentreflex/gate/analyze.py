@@ -10,20 +10,22 @@ user, and running out of budget blocks (the floor fails closed).
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from agentreflex.gate import fallback, inert, rules_fs, rules_git, rules_remote, rules_sys, secrets
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import field, record
+from agentreflex.gate import inert, rules_fs, rules_git, rules_remote, rules_sys, secrets
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
 from agentreflex.gate.paths import Where, is_secret_file
-from agentreflex.gate.walker import ParseBudgetExceeded, Walker
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Rule = Callable[[Cmd, Where], list[Hit]]
 
 MAX_INPUT = 200_000
 MAX_NESTING = 48
-
-Rule = Callable[[Cmd, Where], list[Hit]]
 
 _RULES: dict[str, tuple[Rule, ...]] = {
     "rm": (rules_fs.rm,),
@@ -235,10 +237,10 @@ _SAFE_GIT = frozenset(
 _UNSAFE_SUB = frozenset(
     {"publish", "unpublish", "yank", "upload", "push", "exec", "dlx", "x", "run", "eval", "repl"}
 )
-_PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:=,@+%\- ]*")
+_PLAIN = LazyPattern(r"[A-Za-z0-9_][A-Za-z0-9_./:=,@+%\- ]*")
 
 
-@dataclass(slots=True)
+@record
 class Analysis:
     """Hits found in one command and the commands it would run."""
 
@@ -291,8 +293,8 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     if quick is not None:
         out.cmds.append(quick)
         return out
-    if len(command) > MAX_INPUT or fallback.max_nesting(command, MAX_NESTING) > MAX_NESTING:
-        out.hits.extend(fallback.scan(command))
+    if len(command) > MAX_INPUT or max_nesting(command, MAX_NESTING) > MAX_NESTING:
+        out.hits.extend(_fallback_scan(command))
         out.hits.append(
             Hit(
                 "GATE-PARSE-TOO-COMPLEX",
@@ -304,12 +306,16 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
             )
         )
         return out
+    # Imported here, not at the top: a command the pre-filter decides (the
+    # common case) never pays for the walker and the tree-sitter parser.
+    from agentreflex.gate.walker import ParseBudgetExceeded, Walker
+
     walker = Walker(where, env, deadline)
     out.parsed = True
     try:
         walker.run(command)
     except (ParseBudgetExceeded, RecursionError) as exc:
-        out.hits.extend(fallback.scan(command))
+        out.hits.extend(_fallback_scan(command))
         out.hits.append(
             Hit(
                 "GATE-PARSE-BUDGET",
@@ -324,7 +330,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     out.hits.extend(walker.hits)
     out.hits.extend(_rules(walker.cmds, where, walker.state.written))
     if walker.parse_errors:
-        out.hits.extend(fallback.scan(command))
+        out.hits.extend(_fallback_scan(command))
         if not _bash_accepts(command, deadline):
             out.hits.append(
                 Hit(
@@ -337,6 +343,28 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
                 )
             )
     return out
+
+
+def max_nesting(text: str, limit: int) -> int:
+    """Deepest ``(`` nesting in ``text``, stopping early once past ``limit``."""
+    depth = best = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            if depth > best:
+                best = depth
+                if best > limit:
+                    return best
+        elif ch == ")" and depth:
+            depth -= 1
+    return best
+
+
+def _fallback_scan(command: str) -> list[Hit]:
+    """The parse-free scan, imported only on the rare paths that need it."""
+    from agentreflex.gate import fallback
+
+    return fallback.scan(command)
 
 
 def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:

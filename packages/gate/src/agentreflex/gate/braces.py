@@ -16,16 +16,15 @@ it would run or delete is never taken for known.
 
 from __future__ import annotations
 
-import re
-
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import UNKNOWN
 
 Part = tuple[str, bool, bool]
 
 LIMIT = 256
 MAX_NESTING = 32
-_INT_SEQ = re.compile(r"([+-]?\d+)\.\.([+-]?\d+)(?:\.\.([+-]?\d+))?")
-_CHAR_SEQ = re.compile(r"([A-Za-z])\.\.([A-Za-z])(?:\.\.([+-]?\d+))?")
+_INT_SEQ = LazyPattern(r"([+-]?\d+)\.\.([+-]?\d+)(?:\.\.([+-]?\d+))?")
+_CHAR_SEQ = LazyPattern(r"([A-Za-z])\.\.([A-Za-z])(?:\.\.([+-]?\d+))?")
 
 
 def has_braces(parts: list[Part]) -> bool:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
 
 from agentreflex.gate import policy
 from agentreflex.gate.analyze import analyse
 from agentreflex.gate.paths import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
     "constraint_violation_block": 0.70,

@@ -12,24 +12,28 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import CONSTRAINT, Cmd, Hit
 from agentreflex.gate.paths import Where, resolve
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 P_CONSTRAINT = 0.9
 
-_NEGATION = re.compile(
+_NEGATION = LazyPattern(
     r"\b(?:do\s+not|don'?t|dont|never|must\s+not|mustn'?t|should\s+not|shouldn'?t|cannot|"
     r"can'?t|please\s+don'?t|avoid|stop)\s+(.{2,120})",
     re.IGNORECASE,
 )
-_NO_NEW = re.compile(
+_NO_NEW = LazyPattern(
     r"\b(?:no|without(?:\s+adding)?(?:\s+any)?)\s+(?:new\s+|additional\s+|extra\s+)?"
     r"(dependenc(?:y|ies)|deps|packages|libraries|third[- ]party)",
     re.IGNORECASE,
 )
-_LEAVE = re.compile(
+_LEAVE = LazyPattern(
     r"\b(?:leave|keep)\s+(.{2,60}?)\s+(?:alone|untouched|unchanged|as is)\b", re.IGNORECASE
 )
 _VERBS: dict[str, str] = {
@@ -60,28 +64,28 @@ _VERBS: dict[str, str] = {
     "deploy": "run",
     "publish": "run",
 }
-_STOP = re.compile(
+_STOP = LazyPattern(
     r"\b(?:because|unless|until|since|while|so\s+that|for\s+now|or\s+else|but|and\s+then|"
     r"without|instead|anymore|at\s+all|yet|though|if)\b|[,;:!?()]",
     re.IGNORECASE,
 )
-_FILLER = re.compile(
+_FILLER = LazyPattern(
     r"^(?:the|any|a|an|my|our|your|existing|these|those|this|that|of|with|to|files?\s+in|"
     r"anything\s+(?:in|under|inside)|in|under|inside|files?|up|around)\s+",
     re.IGNORECASE,
 )
-_DEP_WORDS = re.compile(r"dependenc|deps\b|packages?\b|librar|third[- ]party|modules?\b", re.I)
-_TEST_WORDS = re.compile(
+_DEP_WORDS = LazyPattern(r"dependenc|deps\b|packages?\b|librar|third[- ]party|modules?\b", re.I)
+_TEST_WORDS = LazyPattern(
     r"^(?:unit\s+|integration\s+|e2e\s+)?(?:tests?|specs?|test\s+files?|"
     r"test\s+suite|testsuite|fixtures?)$",
     re.IGNORECASE,
 )
-_TEST_PATH = re.compile(
+_TEST_PATH = LazyPattern(
     r"(?:^|/)(?:tests?|__tests__|spec|specs|testing)/|(?:^|/)test_[^/]*$|"
     r"_test\.\w+$|\.(?:test|spec)\.\w+$|(?:^|/)conftest\.py$",
     re.IGNORECASE,
 )
-_MANIFESTS = re.compile(
+_MANIFESTS = LazyPattern(
     r"(?:^|/)(?:requirements[^/]*\.txt|package\.json|pyproject\.toml|"
     r"Cargo\.toml|go\.mod|Gemfile|composer\.json|setup\.py|setup\.cfg|"
     r"Pipfile|environment\.ya?ml|build\.gradle(?:\.kts)?|pom\.xml)$"
@@ -109,8 +113,8 @@ def extract(prompt: str) -> list[dict[str, str]]:
     return list(unique.values())
 
 
-_SENTENCE = re.compile(r"[.!?](?:\s|$)|[\n;]")
-_JOINED = re.compile(
+_SENTENCE = LazyPattern(r"[.!?](?:\s|$)|[\n;]")
+_JOINED = LazyPattern(
     r",?\s+(?:and|but|or|also)\s+(?=(?:please\s+)?(?:do\s+not|don'?t|dont|never|"
     r"must\s+not|avoid|no\s)\b)",
     re.IGNORECASE,

@@ -9,25 +9,24 @@ runs in linear time and backs the ASK/BLOCK that such input gets anyway.
 
 from __future__ import annotations
 
-import re
-
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, Hit
 
-_SPLIT = re.compile(r"[;&|\n()`{}]|\$\(")
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_SPLIT = LazyPattern(r"[;&|\n()`{}]|\$\(")
+_PATTERNS: tuple[tuple[str, LazyPattern], ...] = (
     (
         "GATE-RM-ROOT",
-        re.compile(
+        LazyPattern(
             r"\brm\s+(?:-\S+\s+)*(?:-\S*[rR]\S*|--recursive)\s+(?:-\S+\s+)*"
             r"(?:/|/\*|~/?|\$HOME/?|\"\$HOME\"/?|/(?:etc|usr|bin|boot|var|home|opt|lib)\S*)(?:\s|$)"
         ),
     ),
-    ("GATE-DISK-FORMAT", re.compile(r"\b(?:mkfs(?:\.\w+)?|wipefs|mke2fs)\s+\S")),
-    ("GATE-DISK-DD", re.compile(r"\bdd\s+.*\bof=/dev/(?!null|zero|stdout|stderr)")),
-    ("GATE-FORK-BOMB", re.compile(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&")),
-    ("GATE-GIT-FORCE-PUSH", re.compile(r"\bgit\s+.*\bpush\b.*(?:\s--force\b|\s-f\b|\s\+\S)")),
-    ("GATE-GIT-RESET-HARD", re.compile(r"\bgit\s+.*\breset\s+.*--hard\b")),
-    ("GATE-RCE-DOWNLOAD", re.compile(r"\b(?:curl|wget)\b[^|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")),
+    ("GATE-DISK-FORMAT", LazyPattern(r"\b(?:mkfs(?:\.\w+)?|wipefs|mke2fs)\s+\S")),
+    ("GATE-DISK-DD", LazyPattern(r"\bdd\s+.*\bof=/dev/(?!null|zero|stdout|stderr)")),
+    ("GATE-FORK-BOMB", LazyPattern(r":\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&")),
+    ("GATE-GIT-FORCE-PUSH", LazyPattern(r"\bgit\s+.*\bpush\b.*(?:\s--force\b|\s-f\b|\s\+\S)")),
+    ("GATE-GIT-RESET-HARD", LazyPattern(r"\bgit\s+.*\breset\s+.*--hard\b")),
+    ("GATE-RCE-DOWNLOAD", LazyPattern(r"\b(?:curl|wget)\b[^|]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")),
 )
 
 
@@ -70,18 +69,3 @@ def scan(text: str) -> list[Hit]:
                     )
                 )
     return hits
-
-
-def max_nesting(text: str, limit: int) -> int:
-    """Deepest ``(`` nesting in ``text``, stopping early once past ``limit``."""
-    depth = best = 0
-    for ch in text:
-        if ch == "(":
-            depth += 1
-            if depth > best:
-                best = depth
-                if best > limit:
-                    return best
-        elif ch == ")" and depth:
-            depth -= 1
-    return best

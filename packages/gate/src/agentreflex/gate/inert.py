@@ -16,14 +16,13 @@ commands it runs) is still checked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from agentreflex.core.record import record
 from agentreflex.gate.rules_remote import HOSTING_CLIS, PACKAGE_MANAGERS
 
 _FALSY = frozenset({"none", "false", "0", "no", "off"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Spelling:
     """How one tool says "dry run / help / analysis only"."""
 

@@ -16,31 +16,70 @@ shell command it amounts to, which then goes through the ordinary rules:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+class _Worded:
+    """A pattern tried, and compiled, only on text holding one of ``words`` (space-separated).
+
+    Most interpreter code (``json.load(sys.stdin)``) calls none of the
+    functions :func:`scan` looks for, and compiling its patterns costs more
+    than the whole scan.  Every alternative of the pattern spells one of
+    ``words`` literally, so text without any of them cannot match (checked
+    for each pattern in ``tests/test_lazy_loading.py``).
+    """
+
+    __slots__ = ("pattern", "words")
+
+    def __init__(self, words: str, pattern: str) -> None:
+        self.words = tuple(words.split())
+        self.pattern = LazyPattern(pattern)
+
+    def possible(self, text: str) -> bool:
+        return any(w in text for w in self.words)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.pattern.finditer(text) if self.possible(text) else iter(())
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text) if self.possible(text) else None
+
+
+# Patterns compile on first use: most commands run no interpreter code at all.
 _STR = r"""(?:'([^'\\]*(?:\\.[^'\\]*)*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|`([^`]*)`)"""
+_STR_ITEMS = LazyPattern(_STR)  # each string literal of a list-form argv
 
-_SHELL_CALLS = re.compile(
+_SHELL_CALLS = _Worded(
+    "system popen subprocess exec spawn passthru proc_open %x Open3. getoutput",
     r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"
     r"|(?<![\w.])system|exec(?:Sync)?|spawn(?:Sync)?|shell_exec|passthru|popen|proc_open|%x|Open3\.\w+"
-    r"|pty\.spawn|commands\.getoutput)\s*\(\s*(?:\[\s*)?" + _STR
+    r"|pty\.spawn|commands\.getoutput)\s*\(\s*(?:\[\s*)?" + _STR,
 )
-_BACKTICK = re.compile(r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}|qx\(([^)]*)\)")
-_RECURSIVE_DELETE = re.compile(
+_BACKTICK = _Worded("` x{ qx(", r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}|qx\(([^)]*)\)")
+_RECURSIVE_DELETE = _Worded(
+    "rm remove rimraf del_tree emptyDir",
     r"(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|remove_dir_all|rimraf(?:\.sync)?|fs\.rm(?:Sync)?|"
     r"fsp?\.promises\.rm|\brm(?:Sync)?|remove_entry_secure|FileUtils\.remove_dir|del_tree|"
-    r"Deno\.remove|removeSync|emptyDirSync|emptyDir)\s*\(\s*" + _STR
+    r"Deno\.remove|removeSync|emptyDirSync|emptyDir)\s*\(\s*" + _STR,
 )
-_FILE_DELETE = re.compile(
+_FILE_DELETE = _Worded(
+    "remove unlink rm File.delete",
     r"(?:os\.remove|os\.unlink|os\.rmdir|\bunlink(?:Sync)?|\bunlink|rmdirSync|File\.delete|"
-    r"FileUtils\.rm|Path\(\s*" + _STR + r"\s*\)\.unlink)\s*\(?\s*" + _STR + r"?"
+    r"FileUtils\.rm|Path\(\s*" + _STR + r"\s*\)\.unlink)\s*\(?\s*" + _STR + r"?",
 )
-_DYNAMIC_DELETE = re.compile(
+_DYNAMIC_DELETE = _Worded(
+    "rm remove rimraf",
     r"(?:rmtree|remove_tree|rm_rf|rm_r|rmSync|rimraf|remove_dir_all|fs\.rm|Deno\.remove)"
-    r"\s*\(\s*(?!['\"`])"
+    r"\s*\(\s*(?!['\"`])",
 )
 # The home directory or the root, spelled as code: rmtree(Path.home()) is rm -r ~.
-_HOME_EXPR = re.compile(
+_HOME_EXPR = LazyPattern(
     r"(?:str\()?(?:(?:pathlib\.)?Path\.home\(\)|os\.path\.expanduser\(['\"]~/?['\"]\)|"
     r"(?:require\(['\"](?:node:)?os['\"]\)|os)\.homedir\(\)|Dir\.home|Etc\.getpwuid\.dir|"
     r"ENV\[['\"]HOME['\"]\]|ENV\.fetch\(['\"]HOME['\"]\)|\$ENV\{HOME\}|"
@@ -49,35 +88,38 @@ _HOME_EXPR = re.compile(
     r"Deno\.env\.get\(['\"]HOME['\"]\)|dirs::home_dir\(\)|File::HomeDir->my_home)"
     r"(?:\)?\.(?:resolve|absolute|expanduser)\(\))?\)?"
 )
-_ROOT_EXPR = re.compile(r"(?:(?:pathlib\.)?Path|File)\(\s*['\"]/['\"]\s*\)|Path\.cwd\(\)\.anchor")
+_ROOT_EXPR = LazyPattern(r"(?:(?:pathlib\.)?Path|File)\(\s*['\"]/['\"]\s*\)|Path\.cwd\(\)\.anchor")
 # Code that sends data off the machine, and code that takes the whole environment
 # (or a credential-named variable) -- together they are exfiltration.
-_NET_SEND = re.compile(
+_NET_SEND = _Worded(
+    "urlopen urllib requests. http socket fetch axios XMLHttp HTTP Faraday LWP Socket curl_exec sockopen",
     r"urlopen|urllib\.request|requests\.(?:post|put|get|patch|request)|httpx\.|http\.client|"
     r"aiohttp|socket\.|\bfetch\s*\(|https?\.request|https?\.get|axios|XMLHttpRequest|"
     r"Net::HTTP|HTTParty|Faraday|LWP|HTTP::Tiny|IO::Socket|curl_exec|fsockopen|"
-    r"file_get_contents\(\s*['\"]https?:|TCPSocket|Socket\.new"
+    r"file_get_contents\(\s*['\"]https?:|TCPSocket|Socket\.new",
 )
-_ENV_ALL = re.compile(
+_ENV_ALL = LazyPattern(
     r"os\.environ(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b|\.update\b))|"
     r"process\.env(?!\s*(?:\.|\[))|\bENV\.(?:to_h|to_a|each|map|inspect|keys)\b|%ENV\b|"
     r"\$_ENV\b|\$_SERVER\b|getenv\(\s*\)|Deno\.env\.toObject|os\.environ\b\s*\)"
 )
-_ENV_SECRET = re.compile(
+_ENV_SECRET = LazyPattern(
     r"(?:environ|env|ENV|getenv)\W{0,3}['\"]?\w*(?:KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE)\w*",
     re.IGNORECASE,
 )
-_OPEN_READ = re.compile(
+_OPEN_READ = _Worded(
+    "open read file_get_contents Path",
     r"(?:open|read_text|read_bytes|readFileSync|readFile|File\.read|file_get_contents|"
-    r"Path)\s*\(\s*" + _STR
+    r"Path)\s*\(\s*" + _STR,
 )
-_FORK_LOOP = re.compile(
+_FORK_LOOP = _Worded(
+    "fork",
     r"(?:while\s*(?:True|1|\(\s*1\s*\)|\(\s*true\s*\))\s*:?\s*\{?\s*(?:os\.)?fork\s*\(|"
-    r"fork\s+while\s+1|fork\s*\(\s*\)\s*while|loop\s*\{\s*fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork)"
+    r"fork\s+while\s+1|fork\s*\(\s*\)\s*while|loop\s*\{\s*fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork)",
 )
 
 
-@dataclass(slots=True, frozen=True)
+@record(frozen=True)
 class Effect:
     """One thing the code would do, as a shell-equivalent action."""
 
@@ -166,7 +208,7 @@ def _join_argv_literal(code: str, m: re.Match[str], first: str) -> str:
     close = code.find("]", bracket)
     if close == -1:
         return first
-    items = re.findall(_STR, code[bracket : close + 1])
+    items = _STR_ITEMS.findall(code[bracket : close + 1])
     words = ["".join(g for g in item if g) for item in items]
     return " ".join(_quote(w) for w in words) if words else first
 
@@ -195,6 +237,8 @@ INTERPRETERS = {
     "Rscript": "-e",
     "julia": "-e",
 }
+_VERSIONED = LazyPattern(r"(python[23]?|pypy3?|ruby|perl|php|node)[\d.]*")
+_VERSIONED_PREFIXES = ("python", "pypy", "ruby", "perl", "php", "node")
 _CODE_FLAGS = frozenset(
     {"-c", "-e", "-E", "-r", "--eval", "-pe", "-ne", "-le", "-lne", "-ple", "-pie"}
 )
@@ -205,7 +249,11 @@ def interpreter_name(name: str) -> str:
     base = name.rsplit("/", 1)[-1]
     if base in INTERPRETERS:
         return base
-    m = re.fullmatch(r"(python[23]?|pypy3?|ruby|perl|php|node)[\d.]*", base)
+    # called for nearly every command: most names fail this cheap test, and the
+    # regex (compiled on first use) only sees the ones that could be versioned
+    if not base.startswith(_VERSIONED_PREFIXES):
+        return ""
+    m = _VERSIONED.fullmatch(base)
     return m.group(1) if m else ""
 
 

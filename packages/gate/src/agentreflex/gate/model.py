@@ -12,7 +12,7 @@ marker characters, so a rule can tell "unknown" from "empty".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from agentreflex.core.record import field, record
 
 # A part of a word whose value is unknown (unset variable, command output).
 UNKNOWN = "\x00"
@@ -39,7 +39,7 @@ def has_marker(text: str) -> bool:
     return UNKNOWN in text or REMOTE in text
 
 
-@dataclass(slots=True)
+@record
 class Cmd:
     """One simple command that would really execute."""
 
@@ -63,7 +63,7 @@ class Cmd:
         return self.argv[1:]
 
 
-@dataclass(slots=True)
+@record
 class Hit:
     """A rule that matched: what, where, how sure, and what to do instead."""
 

@@ -10,9 +10,9 @@ system trees, the project root and its ``.git``).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from enum import StrEnum
 
+from agentreflex.core.record import record
 from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN, has_marker
 
 
@@ -94,7 +94,7 @@ _HOME_CACHES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Where:
     """The resolution context: working directory, project root, home, temp dir."""
 

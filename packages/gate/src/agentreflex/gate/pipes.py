@@ -10,8 +10,6 @@ remote content.  Anything else is unknown (``None``).
 
 from __future__ import annotations
 
-import binascii
-
 from agentreflex.gate.model import REMOTE, Cmd, has_marker
 
 _MAX_CHAIN = 16
@@ -95,6 +93,8 @@ def _transform(cmd: Cmd, text: str) -> str | None:
         return "\n".join(reversed(text.splitlines()))
     if name == "rev":
         return "\n".join(line[::-1] for line in text.splitlines())
+    import binascii  # only for decoder pipes, rare enough to import here
+
     if name == "base64":
         if not any(a in ("-d", "-D", "--decode") or (a.startswith("-") and "d" in a) for a in args):
             return None

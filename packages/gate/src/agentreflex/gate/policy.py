@@ -8,11 +8,13 @@ the rules (what happened and what to do instead), never from a model.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
-
+from agentreflex.core.record import field, record
 from agentreflex.gate.model import ASK, CONSTRAINT, DESTRUCTIVE, SECRET, Hit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 # signal ids (agentreflex.core.signals) used by the gate
 S_CONSTRAINT = "constraint_violation"
@@ -39,7 +41,7 @@ _DEFAULT_MESSAGES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Proposal:
     """One verdict the gate proposes, with everything needed to explain it."""
 

@@ -11,7 +11,6 @@ if it cannot, it blocks.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind, ToolKind
@@ -20,6 +19,10 @@ from agentreflex.gate import allow, constraints, files, policy
 from agentreflex.gate.analyze import analyse
 from agentreflex.gate.model import Cmd, Hit
 from agentreflex.gate.paths import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _PROJECTS: dict[str, str] = {}
 

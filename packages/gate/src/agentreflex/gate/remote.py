@@ -17,8 +17,7 @@ ordinary rules.  This module only finds it, and says where it runs:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from agentreflex.core.record import field, record
 from agentreflex.gate.model import UNKNOWN
 from agentreflex.gate.paths import Where, resolve
 
@@ -99,7 +98,7 @@ _RUN_VALUED = frozenset(
 _KUBE_VALUED = frozenset({"-n", "--namespace", "-c", "--container", "--context", "--kubeconfig"})
 
 
-@dataclass(slots=True)
+@record
 class Elsewhere:
     """A command that runs on another host or in a container, and its context."""
 

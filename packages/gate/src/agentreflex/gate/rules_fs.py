@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import DESCENDANT, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import (
     Place,
@@ -401,7 +402,7 @@ def rsync(cmd: Cmd, where: Where) -> list[Hit]:
 
 
 # sed scripts that delete every line: d, 1,$d, /.*/d, /^/d (with optional spaces / ;)
-_SED_DELETE_ALL = re.compile(r"\s*(?:1\s*,\s*\$|/\^?\.\*\$?/|/\^/|/\$/)?\s*d\s*;?\s*")
+_SED_DELETE_ALL = LazyPattern(r"\s*(?:1\s*,\s*\$|/\^?\.\*\$?/|/\^/|/\$/)?\s*d\s*;?\s*")
 _SED_VALUED = frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-length"})
 
 

@@ -10,8 +10,6 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 
 from __future__ import annotations
 
-import shlex
-
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Where
 
@@ -60,6 +58,8 @@ def split(args: list[str]) -> tuple[str, list[str], dict[str, str]]:
 
 
 def _split_words(text: str) -> list[str]:
+    import shlex  # only for ``git -c alias.x=...``: not worth its import on every git command
+
     try:
         return shlex.split(text)
     except ValueError:

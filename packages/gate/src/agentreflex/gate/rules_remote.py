@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import pipes
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Place, Where, classify
 
-_SQL_DESTROY = re.compile(
+_SQL_DESTROY = LazyPattern(
     r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|TRUNCATE\b|"
     r"FLUSHALL|FLUSHDB|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|"
     r"\.remove\s*\(\s*\{\s*\}\s*\)|dropCollection)",
     re.IGNORECASE,
 )
-_DELETE = re.compile(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
-_UPDATE = re.compile(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)", re.IGNORECASE)
+_DELETE = LazyPattern(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
+_UPDATE = LazyPattern(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)", re.IGNORECASE)
 
 _DB_CLIS: dict[str, tuple[str, ...]] = {
     "psql": ("-c", "--command"),

@@ -10,16 +10,15 @@ one, so each is kept together here, apart from the plain tree walk.
 
 from __future__ import annotations
 
-import re
-
-from agentreflex.gate import interp, pipes, remote, rules_git
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate import interp, pipes, rules_git
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, REMOTE, SECRET, Cmd, has_marker
 from agentreflex.gate.paths import resolve
 from agentreflex.gate.walkstate import WalkerBase
 from agentreflex.gate.words import SETUP, quote
 
 # awk's own ways to run shell: `"cmd" | getline` and `print "cmd" | "sh"`
-_AWK_PIPES = re.compile(
+_AWK_PIPES = LazyPattern(
     r'"((?:[^"\\]|\\.)*)"\s*\|\s*getline|print\s+"((?:[^"\\]|\\.)*)"\s*\|\s*"(?:ba|da|z)?sh"'
 )
 
@@ -65,6 +64,8 @@ class RunnersMixin(WalkerBase):
 
     def ssh(self, cmd: Cmd, depth: int) -> None:
         """``ssh host CMD``: the remote shell parses CMD in the remote home directory."""
+        from agentreflex.gate import remote  # only for ssh and container commands
+
         script = remote.ssh_command(cmd.args)
         if script is None:
             return
@@ -77,6 +78,8 @@ class RunnersMixin(WalkerBase):
 
     def container(self, cmd: Cmd, depth: int) -> None:
         """``docker run/exec``, ``compose run/exec``, ``kubectl exec/run``: the command inside."""
+        from agentreflex.gate import remote  # only for ssh and container commands
+
         found = remote.container_command(cmd.name, cmd.args, self.where, cmd.cwd)
         if found is None:
             return

@@ -10,11 +10,15 @@ built-in set of unambiguous formats is used instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
 from agentreflex.gate.paths import Where, classify, is_secret_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 P_SECRET = 0.9
 
@@ -98,7 +102,7 @@ _NETWORK = frozenset(
     }
 )
 _ENV_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare"})
-_SECRET_VAR = re.compile(
+_SECRET_VAR = LazyPattern(
     r"(KEY|TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|PRIVATE|AUTH|SESSION)", re.IGNORECASE
 )
 _DATA_FLAGS = (
@@ -117,7 +121,7 @@ _DATA_FLAGS = (
     "--body-file",
 )
 
-_FALLBACK = re.compile(
+_FALLBACK = LazyPattern(
     r"(AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,}|"
     r"xox[baprs]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{32,}|"
     r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|"

@@ -30,8 +30,8 @@ run other code), :mod:`fanout` (``xargs``/``parallel``/``find``) and
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import interp, pipes
 from agentreflex.gate._tree import node_text, parse
 from agentreflex.gate.fanout import FanOutMixin
@@ -42,6 +42,10 @@ from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceede
 from agentreflex.gate.words import WordsMixin, quote
 from agentreflex.gate.wrappers import peel
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["SHELLS", "ParseBudgetExceeded", "ShellState", "Walker"]
 
 # Command names that dispatch() hands to a mixin.
@@ -51,18 +55,18 @@ _CONTAINER_TOOLS = frozenset(
 )
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 # Backtick substitutions in an unquoted heredoc body (they run).
-_BACKTICKS = re.compile(r"`([^`]*)`")
+_BACKTICKS = LazyPattern(r"`([^`]*)`")
 
 # Respellings applied to the source before parsing (see run()).
-_SIMPLE_VAR = re.compile(r"(?<![\\$])\$([A-Za-z_][A-Za-z0-9_]*)")
-_QUOTED_OR_VAR = re.compile(
+_SIMPLE_VAR = LazyPattern(r"(?<![\\$])\$([A-Za-z_][A-Za-z0-9_]*)")
+_QUOTED_OR_VAR = LazyPattern(
     r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|(?<![\\$])\$([A-Za-z_][A-Za-z0-9_]*)""", re.DOTALL
 )
 
 # A brace word in command position ("{rm,-rf,/boot}"): bash brace-expands it
 # into the command, but tree-sitter-bash takes the "{" for a group.  An empty
 # "" in front means the same to bash and parses as a word.
-_BRACE_COMMAND = re.compile(
+_BRACE_COMMAND = LazyPattern(
     r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|"""
     r"""((?:^|[;&|(`\n]|\b(?:then|do|else|elif|if|while|until|time)[ \t]|!)[ \t]*)"""
     r"""\{(?=[^\s{}();&|<>])""",

@@ -10,11 +10,14 @@ budget.  That shared core lives here so each part can be read on its own.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
+from agentreflex.core.record import field, record
 from agentreflex.gate.model import ASK, Cmd, Hit
 from agentreflex.gate.paths import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 12
 MAX_NODES = 20_000
@@ -54,7 +57,7 @@ class ParseBudgetExceeded(Exception):
     """The walk ran out of time or size budget; the caller fails closed."""
 
 
-@dataclass(slots=True)
+@record
 class ShellState:
     """What the shell knows as it runs: variables, cwd, aliases, functions, files."""
 

@@ -11,12 +11,15 @@ those fields mean.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from agentreflex.gate import braces, pipes
 from agentreflex.gate._tree import node_text
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd
 from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, WalkerBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # A command substitution whose output is a shell set-up snippet (eval/source of it is normal).
 SETUP = UNKNOWN + "setup"

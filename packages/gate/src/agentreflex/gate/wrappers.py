@@ -8,7 +8,7 @@ only *looks up* a name and is data, not execution.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from agentreflex.core.record import field, record
 
 # wrapper -> options that take a value (as separate words)
 _VALUED: dict[str, frozenset[str]] = {
@@ -100,7 +100,7 @@ _RUNNER_VALUED = frozenset(
 )
 
 
-@dataclass(slots=True)
+@record
 class Peeled:
     """The command left after wrappers, plus what the wrappers said."""
 
