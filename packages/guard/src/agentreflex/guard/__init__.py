@@ -7,3 +7,7 @@ no network: local parsing and one atomic state update per hook event.
 """
 
 SCHEMA_VERSION = "3.0"
+# How an agent states an Evidence-Check directive (parsed in directive.py); kept
+# here so the check before the engine (quiet.py) can look for them cheaply.
+MARKER = "Evidence-Check:"
+PAYLOAD_KEY = "reasoning_evidence_check"

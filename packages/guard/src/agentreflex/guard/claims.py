@@ -11,25 +11,26 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.guard.classifier import clauses
 
-_COMPLETION = re.compile(
+_COMPLETION = LazyPattern(
     r"\b(done|fixed|resolved|completed?|finished|all (?:tests |checks )?(?:pass|passing|green)|"
     r"works now|is working now|now works|good to go|ready to merge|ship it)\b",
     re.I,
 )
-_CAUSAL = re.compile(
+_CAUSAL = LazyPattern(
     r"\b(root[- ]cause (?:is|was|has been)|(?:is|was|were) caused by|the cause (?:is|was)|"
     r"(?:this|that|it) (?:is|was) (?:due to|because of)|rules? out|ruled out|"
     r"(?:is|was) not the cause|can(?:not|'t) be the cause|culprit (?:is|was))\b",
     re.I,
 )
-_NEGATED = re.compile(
+_NEGATED = LazyPattern(
     r"\b(not|n't|never|no longer|yet to|until|once|when|if|before|after|whether|might|may|"
     r"could|possibly|perhaps|likely|suspect|hypothes\w*|probably|unclear|unknown|remains?)\b",
     re.I,
 )
-_CLOSING_FORM = re.compile(r"^[\s>*_`-]*(Resolved|Deferred):", re.I)
+_CLOSING_FORM = LazyPattern(r"^[\s>*_`-]*(Resolved|Deferred):", re.I)
 
 
 def claims_completion(text: str) -> bool:
@@ -42,7 +43,7 @@ def claims_cause(text: str) -> bool:
     return _claims(text, _CAUSAL)
 
 
-def _claims(text: str, pattern: re.Pattern[str]) -> bool:
+def _claims(text: str, pattern: LazyPattern) -> bool:
     for line in text[:20000].splitlines():
         if _CLOSING_FORM.match(line):
             continue

@@ -21,21 +21,23 @@ borrow words from a neighbouring sentence.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import record
 
 CANDIDATE = "candidate"
 UNCERTAIN = "uncertain"
 CLEAR = "clear"
 
-_SPLIT = re.compile(r"\*\*|__|(?<=[.!?])\s+|[;\n]+|(?<=:)\s+(?=[A-Z])")
-_WORD = re.compile(r"[a-z0-9][a-z0-9_'-]*")
+_SPLIT = LazyPattern(r"\*\*|__|(?<=[.!?])\s+|[;\n]+|(?<=:)\s+(?=[A-Z])")
+_WORD = LazyPattern(r"[a-z0-9][a-z0-9_'-]*")
 
-_ACTIVE = re.compile(
+_ACTIVE = LazyPattern(
     r"^(?:[#>\-*\d.)\s]*)(investigating|tracing|diagnosing|assessing|checking|verifying|"
     r"comparing|bisecting|reproducing|examining|testing|measuring|probing)\b",
     re.I,
 )
-_COMMIT = re.compile(
+_COMMIT = LazyPattern(
     r"\b(i'll|i will|i'm going to|i am going to|let me|next,? i(?:'ll| will)|i need to|"
     r"we need to|we should|i should|going to|plan(?:ning)? to|before (?:changing|deciding|"
     r"editing|committing)[^,]*,\s*(?:i(?:'ll| will))?)\s+(?:first\s+|now\s+|quickly\s+)?"
@@ -43,32 +45,32 @@ _COMMIT = re.compile(
     r"investigate|determine|rule out|look at|examine|probe|re-?run|assess|find out)\b",
     re.I,
 )
-_ALTERNATIVES = re.compile(
+_ALTERNATIVES = LazyPattern(
     r"\b(either\b.{3,80}\bor\b|whether\b.{3,80}\bor\b|could be\b.{3,60}\bor\b|"
     r"(two|three|several|competing) (possible )?(causes|explanations|hypotheses|candidates))",
     re.I,
 )
-_CHECK_VERB = re.compile(
+_CHECK_VERB = LazyPattern(
     r"\b(check|checking|verify|verifying|confirm|test|testing|tests|run|inspect|compare|"
     r"comparing|measure|measuring|reproduce|reproducing|bisect|bisecting|trace|tracing|"
     r"diagnose|diagnosing|investigate|investigating|determine|rule out|look at|examine|"
     r"examining|probe|probing|rerun|re-run|assess|assessing|find out|whether)\b",
     re.I,
 )
-_SIGNAL = re.compile(
+_SIGNAL = LazyPattern(
     r"\b(cause[sd]?|causing|root[- ]cause|failure|failures|failing|fails|failed|anomal\w*|"
     r"difference|differs?|diverg\w*|impact\w*|behaviou?r|regression|regress\w*|"
     r"crash\w*|mismatch\w*|discrepanc\w*|flak\w*|broken|breaks?|why|timeouts?|"
     r"leak\w*|slowdown|latency|changed|change[sd]? (?:in|to|the)|error[s]?)\b",
     re.I,
 )
-_COSMETIC = re.compile(
+_COSMETIC = LazyPattern(
     r"\b(typos?|wording|docs?|documentation|readme|changelog|docstrings?|comments?|"
     r"formatting|format|whitespace|indentation|spelling|cosmetic|style|lint|linting|"
     r"rename|renaming|copy ?edit\w*)\b",
     re.I,
 )
-_REPORT_LATER = re.compile(
+_REPORT_LATER = LazyPattern(
     r"\b(report back|let you know|keep you posted|summari[sz]e|get back to you|follow up)\b", re.I
 )
 
@@ -126,7 +128,7 @@ _STOP_WORDS = """a an the and or but if then than that this these those it its i
 _STOP = frozenset(_STOP_WORDS.split())
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Classification:
     """The verdict for one clause.  ``subjects`` are bounded content tokens."""
 

@@ -11,10 +11,14 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TextIO
 
+from agentreflex.guard import MARKER
 from agentreflex.guard.bounds import DIRECTIVE_MAX_BYTES
-from agentreflex.guard.directive import MARKER, Directive, DirectiveError, find_markers, parse
+from agentreflex.guard.directive import Directive, DirectiveError, find_markers, parse
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 USAGE = """usage: agentreflex guard <command>
 

@@ -12,18 +12,22 @@ never resolves the obligation.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-_RESOLVED = re.compile(
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import record
+
+_RESOLVED = LazyPattern(
     r"(?im)^[\s>*_`-]*Resolved:\s*(?P<ref>[^;\n]*);\s*evidence:\s*(?P<evidence>[^;\n]*);"
     r"\s*conclusion:\s*(?P<conclusion>[^\n]*)$"
 )
-_DEFERRED = re.compile(
+_DEFERRED = LazyPattern(
     r"(?im)^[\s>*_`-]*Deferred:\s*(?P<ref>[^;\n]*);\s*reason:\s*(?P<reason>[^;\n]*);"
     r"\s*decision impact:\s*(?P<impact>[^;\n]*);\s*reopen when:\s*(?P<reopen>[^\n]*)$"
 )
-_MITIGATION_LABEL = re.compile(r"\b(temporary|temporarily|mitigation|stop-?gap|workaround)\b", re.I)
-_ROOT_OPEN = re.compile(
+_MITIGATION_LABEL = LazyPattern(
+    r"\b(temporary|temporarily|mitigation|stop-?gap|workaround)\b", re.I
+)
+_ROOT_OPEN = LazyPattern(
     r"\broot[- ]cause\b[^.;\n]{0,60}\b(remains?|is|stays?|still)\b[^.;\n]{0,20}"
     r"\b(unresolved|unknown|open|unconfirmed|not (yet )?(known|resolved|fixed|identified))\b"
     r"|\b(unresolved|unknown) root[- ]cause\b",
@@ -31,7 +35,7 @@ _ROOT_OPEN = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Closing:
     """One parsed ``Resolved:`` or ``Deferred:`` form."""
 

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from dataclasses import dataclass
-from typing import Any
 
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import record
+from agentreflex.guard import MARKER
 from agentreflex.guard import bounds as B
 from agentreflex.guard.sanitize import digest, has_control, secret_shaped_key
 
-MARKER = "Evidence-Check:"
-PAYLOAD_KEY = "reasoning_evidence_check"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 TOP_KEYS = ("version", "kind", "claim", "required_evidence", "expected_result", "blocking")
 REQUIREMENT_KEYS = ("type", "tool", "acceptance")
 PREDICATE_KEYS: dict[str, tuple[str, ...]] = {
@@ -30,8 +32,8 @@ PREDICATE_KEYS: dict[str, tuple[str, ...]] = {
     "output_contains_none": ("predicate", "values"),
 }
 OUTCOMES = ("success", "error")
-_TOOL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]*$")
-_SEGMENT = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_-]{0,63}|[0-9]{1,4})$")
+_TOOL = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]*$")
+_SEGMENT = LazyPattern(r"^(?:[A-Za-z_][A-Za-z0-9_-]{0,63}|[0-9]{1,4})$")
 _MAX_INT = 2**53
 
 
@@ -39,7 +41,7 @@ class DirectiveError(ValueError):
     """A directive was rejected; ``str(err)`` is the precise reason."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Predicate:
     name: str
     value: Any = None
@@ -47,13 +49,13 @@ class Predicate:
     values: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Requirement:
     tool: str
     acceptance: tuple[Predicate, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Directive:
     """A validated directive.  ``canonical`` is its normalised JSON text."""
 

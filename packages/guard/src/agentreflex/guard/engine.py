@@ -10,20 +10,16 @@ judged), then the tool lifecycle, then the boundary checks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
-
-from agentreflex.core.events import Event, EventKind, ToolCall
+from agentreflex.core.events import EventKind
+from agentreflex.core.record import field, record
+from agentreflex.guard import PAYLOAD_KEY, claims, classifier, closing, obligations, transcript
 from agentreflex.guard import bounds as B
-from agentreflex.guard import claims, classifier, closing, obligations, transcript
-from agentreflex.guard.directive import PAYLOAD_KEY, find_markers
-from agentreflex.guard.ledger import provider_of
+from agentreflex.guard.directive import find_markers
+from agentreflex.guard.files import provider_of
 from agentreflex.guard.report import (
     CATEGORIES,
     EVIDENCED,
     RANK,
-    Report,
     explicit_blocking,
     open_obligations,
     record_action,
@@ -34,11 +30,26 @@ from agentreflex.guard.sanitize import digest, excerpt
 from agentreflex.guard.surface import clean_model, hook_effort, hook_model, resolve_surface
 from agentreflex.guard.tools import description_texts, mutated_policy_paths
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from agentreflex.core.events import Event, ToolCall
+    from agentreflex.guard.report import Report
+
 EVIDENCE_OPEN = "RG-EVIDENCE-OPEN-001"
 CAUSAL_AHEAD = "RG-CAUSAL-AHEAD-001"
 MUTATION_AHEAD = "RG-MUTATION-AHEAD-001"
 COMPLETION_AHEAD = "RG-COMPLETION-AHEAD-001"
 STATE_RECOVERED = "RG-STATE-RECOVERED-001"
+TITLES = {
+    EVIDENCE_OPEN: "Evidence check still open",
+    CAUSAL_AHEAD: "Root cause claimed ahead of evidence",
+    MUTATION_AHEAD: "Permanent change ahead of evidence",
+    COMPLETION_AHEAD: "Completion claimed ahead of evidence",
+    STATE_RECOVERED: "Guard state recovered",
+}
 CATEGORY_OF = {
     EVIDENCE_OPEN: "evidence_follow_through",
     CAUSAL_AHEAD: "causal_claims",
@@ -55,7 +66,7 @@ _BOUNDARY = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Settings:
     """The guard's effective configuration for one event."""
 
@@ -65,7 +76,7 @@ class Settings:
     backfill_limit: int = 20
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class GuardFinding:
     """One boundary finding; ``enforce`` is true only for on + explicit + blocking."""
 
@@ -78,7 +89,7 @@ class GuardFinding:
     corrective: bool = False
 
 
-@dataclass
+@record
 class _Seen:
     completion: bool = False
     causal: bool = False

@@ -18,37 +18,41 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from agentreflex.core.fsutil import atomic_write_json, locked
+from agentreflex.core.record import field, record
 from agentreflex.guard import bounds as B
-from agentreflex.guard.report import Report, diagnose, finalize, new_report
+from agentreflex.guard.files import IGNORE, SNAPSHOT, ledger_path, local_dir, provider_of
+from agentreflex.guard.report import diagnose, finalize, new_report
 from agentreflex.guard.schema import LEGACY, check_report, migrate, version_of
 
-SNAPSHOT = "reason_guard.json"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    from agentreflex.guard.report import Report
+
+    T = TypeVar("T")
+
+__all__ = [  # the file names and provider_of live in files.py; re-exported for callers
+    "LEDGER_SCHEMA",
+    "SNAPSHOT",
+    "Ledger",
+    "ledger_path",
+    "load_ledger",
+    "local_dir",
+    "parse_ledger",
+    "provider_of",
+    "read_json",
+    "read_ledgers",
+    "set_aside",
+    "update",
+]
 LEDGER_SCHEMA = 1
-T = TypeVar("T")
-_HOSTS = {"claude-code": "claude", "claude": "claude", "codex": "codex", "opencode": "opencode"}
 
 
-def provider_of(host: str) -> str:
-    """Ledger name for a host (``claude-code`` -> ``claude``; others sanitised)."""
-    low = host.strip().lower()
-    return _HOSTS.get(low) or re.sub(r"[^a-z0-9]+", "_", low).strip("_")[:32] or "unknown"
-
-
-def local_dir(state_dir: str) -> str:
-    return os.path.join(state_dir, "local")
-
-
-def ledger_path(state_dir: str, provider: str) -> str:
-    return os.path.join(local_dir(state_dir), f"{provider}_reasoning_guard.json")
-
-
-@dataclass
+@record
 class Ledger:
     host: str
     active_session: str = ""
@@ -133,11 +137,14 @@ def update(
     session_id: str,
     now: float,
     work: Callable[[Report, list[str]], T],
+    stored: Callable[[Report], None] | None = None,
 ) -> T:
     """Locked read-modify-write of one session report.
 
     ``work`` receives the report and the recovery reasons (empty normally)
     and mutates the report in place; the ledger and snapshot are then written.
+    ``stored`` is then called with the report, still under the lock (the
+    reflex leaves its quiet-session hint there, see :mod:`quiet`).
     """
     provider = provider_of(host)
     folder = local_dir(state_dir)
@@ -156,6 +163,8 @@ def update(
         result = work(report, problems)
         finalize(report)
         _store(state_dir, path, ledger, report, now)
+        if stored is not None:
+            stored(report)
     return result
 
 
@@ -201,7 +210,7 @@ def _migrate_snapshot(state_dir: str, ledger: Ledger, provider: str, now: float)
 
 def _ensure_ignore(folder: str) -> None:
     """The managed ignore file keeps reports out of source control."""
-    path = os.path.join(folder, ".gitignore")
+    path = os.path.join(folder, IGNORE)
     if not os.path.exists(path):
         with contextlib.suppress(OSError), open(path, "w", encoding="utf-8") as fh:
             fh.write("# managed by agentreflex: local guard state, never committed\n*\n")

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
-from agentreflex.core.events import ToolCall, ToolKind
+from agentreflex.core.events import ToolKind
 from agentreflex.guard import bounds as B
 from agentreflex.guard import classifier
-from agentreflex.guard.closing import Closing
 from agentreflex.guard.directive import Directive, DirectiveError, parse
 from agentreflex.guard.predicates import evaluate
 from agentreflex.guard.report import (
@@ -28,7 +26,6 @@ from agentreflex.guard.report import (
     PLANNED,
     RANK,
     RESOLVED,
-    Report,
     add_obligation,
     advance,
     deactivate_findings,
@@ -39,6 +36,14 @@ from agentreflex.guard.report import (
 )
 from agentreflex.guard.sanitize import digest, excerpt, redact, secret_shaped_key
 from agentreflex.guard.tools import description_texts, first_word, matches
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.events import ToolCall
+    from agentreflex.guard.closing import Closing
+    from agentreflex.guard.report import Report
 
 _PROGRAM_ACTIONS = {
     "pytest": "test",

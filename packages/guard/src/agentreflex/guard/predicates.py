@@ -9,17 +9,21 @@ values (``1 == 1.0`` holds, ``true == 1`` does not).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
 
+from agentreflex.core.record import record
 from agentreflex.guard.bounds import MAX_OUTPUT_CHARS
-from agentreflex.guard.directive import Predicate, Requirement
 from agentreflex.guard.sanitize import digest
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.guard.directive import Predicate, Requirement
 
 _MISSING = object()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class Outcome:
     """Per-predicate results for one requirement, plus the evidence digest."""
 

@@ -9,13 +9,16 @@ actions, 256 event digests, 128 latency samples.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from agentreflex.guard import SCHEMA_VERSION
 from agentreflex.guard import bounds as B
 from agentreflex.guard.sanitize import digest, excerpt
 
-Report = dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Report = dict[str, Any]
 
 IDENTIFIED, PLANNED, EXECUTED, EVIDENCED, RESOLVED, DEFERRED = (
     "IDENTIFIED",

@@ -9,10 +9,10 @@ CREDENTIAL (and matching command flags) becomes ``[REDACTED]``.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import unicodedata
 
+from agentreflex.core.digest import sha256_hex
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.redact import redact as core_redact
 from agentreflex.guard.bounds import MAX_EXCERPT
 
@@ -20,26 +20,26 @@ REDACTED = "[REDACTED]"
 _SECRET_WORDS = "TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIAL"
 
 # NAME=value, NAME: value, "name": "value" where NAME contains a secret word.
-_ASSIGN = re.compile(
+_ASSIGN = LazyPattern(
     r"""(?P<name>["']?[A-Za-z0-9_.-]*(?:"""
     + _SECRET_WORDS
     + r""")[A-Za-z0-9_.-]*["']?)(?P<sep>\s*[:=]\s*)(?P<value>"[^"]*"|'[^']*'|[^\s,;&|]+)""",
     re.IGNORECASE,
 )
 # --api-key value, --token=value, -p value is left alone (too generic).
-_FLAG = re.compile(
+_FLAG = LazyPattern(
     r"(?P<flag>--?[A-Za-z0-9-]*(?:"
     + _SECRET_WORDS
     + r")[A-Za-z0-9-]*)(?P<sep>[= ]+)(?P<value>\S+)",
     re.IGNORECASE,
 )
 # Well-known credential shapes, whatever they are called.
-_SHAPES = re.compile(
+_SHAPES = LazyPattern(
     r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}"
     r"|xox[abposr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
-_SPACE = re.compile(r"\s+")
+_CONTROL = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+_SPACE = LazyPattern(r"\s+")
 
 # Whole-word segments that make a *key* secret-shaped (directive keys, JSON paths).
 _SECRET_SEGMENTS = frozenset(
@@ -59,7 +59,7 @@ _SECRET_SEGMENTS = frozenset(
         "credentials",
     }
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def redact(text: str) -> str:
@@ -99,8 +99,9 @@ def secret_shaped_key(name: str) -> bool:
 
 def digest(data: str | bytes) -> str:
     """A short, stable content digest (never reversible to the text)."""
+    # core's builtin SHA-256 (no OpenSSL load); encoded here to keep lone surrogates distinct
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
+    return "sha256:" + sha256_hex(raw, 16)
 
 
 def normalize_text(text: str) -> str:
@@ -110,6 +111,8 @@ def normalize_text(text: str) -> str:
     typical mojibake pairs, the round trip decodes cleanly, and the result has
     fewer such pairs.  Ordinary Unicode is returned unchanged.
     """
+    import unicodedata  # lazy: only transcript text needs it
+
     if _MOJIBAKE.search(text):
         for codec in ("cp1252", "latin-1"):
             try:
@@ -122,4 +125,4 @@ def normalize_text(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-_MOJIBAKE = re.compile("[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac.|\u00e2\u0080.")
+_MOJIBAKE = LazyPattern("[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac.|\u00e2\u0080.")

@@ -17,7 +17,6 @@ findings.  Legacy shapes (documented in the README):
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from agentreflex.guard import SCHEMA_VERSION
 from agentreflex.guard import bounds as B
@@ -26,11 +25,16 @@ from agentreflex.guard.report import (
     COUNTERS,
     RESOLVED,
     STATES,
-    Report,
     add_obligation,
     new_report,
 )
 from agentreflex.guard.sanitize import excerpt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.guard.report import Report
 
 LEGACY = ("1.0", "2.0")
 _NUM = (int, float)

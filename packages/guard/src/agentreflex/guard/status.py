@@ -8,10 +8,13 @@ Status is read-only: a malformed ledger is reported, never moved or rewritten.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from agentreflex.guard.ledger import read_ledgers
 from agentreflex.guard.surface import LABELS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PROVIDERS = {"claude": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}
 COVERAGE = {

@@ -11,14 +11,16 @@ normalised to the allowlist or ``unknown``.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from typing import Any
-
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.guard.bounds import MAX_MODEL_CHARS
 from agentreflex.guard.report import EFFORTS, SURFACES
 
-_MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+_MODEL = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
 _PROVIDER_SURFACES = {
     "claude": ("claude_cli", "claude_desktop"),
     "codex": ("codex_cli", "codex_desktop"),

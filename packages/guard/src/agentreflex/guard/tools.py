@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 
 from agentreflex.core.events import ToolCall, ToolKind
+from agentreflex.core.lazyre import LazyPattern
 
 _WRAPPERS = frozenset({"env", "sudo", "command", "exec", "nohup", "time", "uv", "npx", "poetry"})
 _RUNNERS = {"uv": "run", "poetry": "run", "npx": ""}
@@ -50,12 +50,14 @@ _POLICY_WORDS = frozenset(
     }
 )
 _SHELL_WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "truncate", "rsync"})
-_REDIRECT = re.compile(r"(?:^|[^0-9&<>])>>?\s*([^\s;&|<>]+)")
+_REDIRECT = LazyPattern(r"(?:^|[^0-9&<>])>>?\s*([^\s;&|<>]+)")
 _DESCRIPTION_KEYS = ("description", "reason", "justification", "summary")
 
 
 def first_word(command: str) -> str:
     """The program a shell command runs, without wrappers, assignments or a path."""
+    import shlex  # lazy: only needed when an open check could match a shell command
+
     try:
         words = shlex.split(command, comments=False)
     except ValueError:
@@ -126,6 +128,8 @@ _SCAN_LIMIT = 16 * 1024
 
 
 def _shell_targets(command: str) -> list[str]:
+    import shlex  # lazy: only needed for a shell command that may write a file
+
     command = command[:_SCAN_LIMIT]
     targets = [m.group(1) for m in _REDIRECT.finditer(command)]
     try:

@@ -15,24 +15,27 @@ replaced, moved or shrunk file invalidates coverage instead of resetting it.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import re
 from collections import deque
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import field, record
 from agentreflex.guard import bounds as B
 from agentreflex.guard.sanitize import digest, excerpt, normalize_text
 
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from typing import Any
+
+UUID = LazyPattern(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _ANCHOR = 256
 _CHUNK = 1024 * 1024
 
 
-@dataclass
+@record
 class Batch:
     """What one read produced: new summaries (visible text) and metadata."""
 
@@ -55,6 +58,8 @@ def resolve(session_id: str, hook_path: str, env: Mapping[str, str]) -> tuple[st
     root = claude_root(env)
     if hook_path:
         return _trusted(hook_path, root, session_id)
+    import glob  # lazy: Claude Code always passes the path, so this is the rare case
+
     matches = glob.glob(os.path.join(glob.escape(root), "*", glob.escape(session_id) + ".jsonl"))
     if len(matches) != 1:
         return "", "no transcript found" if not matches else "ambiguous transcript candidates"
@@ -97,9 +102,37 @@ def read_new(
     return batch
 
 
+def nothing_new(
+    ingestion: dict[str, Any], session_id: str, hook_path: str, env: Mapping[str, str]
+) -> bool:
+    """Would :func:`read_new` leave ``ingestion`` as it is and return no text?
+
+    True when no transcript is trusted (the read only records why) or when
+    the file is the one already read, unchanged before the cursor and not
+    longer than it.  Uses the reader's own identity and change checks.
+    """
+    path, _reason = resolve(session_id, hook_path, env)
+    if not path:
+        return True
+    if not ingestion.get("initialized"):
+        return False  # the first read takes the backfill
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_size != ingestion.get("cursor"):
+                return False
+            return not _changed(fh, ingestion, _identity(path, st), st.st_size)
+    except OSError:
+        return False
+
+
+def _identity(path: str, st: os.stat_result) -> str:
+    return digest(f"{path}:{st.st_dev}:{st.st_ino}")
+
+
 def _read(fh: Any, path: str, ing: dict[str, Any], batch: Batch) -> None:
     st = os.fstat(fh.fileno())
-    identity = digest(f"{path}:{st.st_dev}:{st.st_ino}")
+    identity = _identity(path, st)
     if ing["initialized"]:
         why = _changed(fh, ing, identity, st.st_size)
         if why:
