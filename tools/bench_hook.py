@@ -3,8 +3,10 @@
 Prints, in one run on the same machine:
 
 * whole-process wall time (median of N runs) of ``agentreflex hook claude-code``
-  on a realistic PreToolUse payload, without the daemon and with it, beside a
-  bare ``python -c pass`` with the same interpreter, and the ratios;
+  on realistic PreToolUse calls (a git project, a new everyday command and
+  tool-use id each time, a Claude transcript that grows before every call),
+  without the daemon and with it, beside a bare ``python -c pass`` with the
+  same interpreter, and the ratios;
 * in-process decision time (p50/p95) of the deterministic floors over a corpus
   of 1,000 commands (the gate corpus when installed, padded with generated
   everyday commands);
@@ -32,16 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PAYLOAD = {
-    "session_id": "bench-session",
-    "transcript_path": "/tmp/bench.jsonl",
-    "cwd": "",
-    "permission_mode": "default",
-    "hook_event_name": "PreToolUse",
-    "tool_name": "Bash",
-    "tool_input": {"command": "git status && npm test -- --watch=false", "description": "run"},
-    "tool_use_id": "toolu_bench",
-}
+SESSION = "0b7c2a8e-5d1f-4c3a-9e6b-2f4d8a1c7e90"  # Claude Code session ids are UUIDs
 EVERYDAY = [
     "ls -la",
     "git status",
@@ -87,12 +80,69 @@ def agentreflex_bin() -> str:
     return str(candidate)
 
 
+class Session:
+    """A realistic Claude Code session to hook: a project, a growing transcript, new calls.
+
+    Every call is a new everyday command with a new tool-use id, and before it
+    the transcript gains the assistant message that asked for it (with its
+    token usage), as in a real session: a benchmark that replayed one payload
+    against an unchanged transcript would let caches answer what a real hook
+    call has to read.
+    """
+
+    def __init__(self, work: str) -> None:
+        self.project = os.path.join(work, "project")
+        os.makedirs(os.path.join(self.project, ".git"))
+        folder = os.path.join(work, "claude", "projects", "-bench-project")
+        os.makedirs(folder)
+        self.transcript = os.path.join(folder, f"{SESSION}.jsonl")
+        self.calls = 0
+
+    def next_payload(self) -> bytes:
+        self.calls += 1
+        command = EVERYDAY[self.calls % len(EVERYDAY)]
+        tool_id = f"toolu_bench{self.calls:06d}"
+        turn = {
+            "type": "assistant",
+            "sessionId": SESSION,
+            "entrypoint": "cli",
+            "message": {
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {"type": "text", "text": f"Next I will run `{command}` to check the build."},
+                    {
+                        "type": "tool_use",
+                        "id": tool_id,
+                        "name": "Bash",
+                        "input": {"command": command},
+                    },
+                ],
+                "usage": {"input_tokens": 1200, "output_tokens": 80},
+            },
+        }
+        with open(self.transcript, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(turn) + "\n")
+        payload = {
+            "session_id": SESSION,
+            "transcript_path": self.transcript,
+            "cwd": self.project,
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "check the build"},
+            "tool_use_id": tool_id,
+        }
+        return json.dumps(payload).encode()
+
+
 def time_runs(
-    argv: list[str], runs: int, stdin: bytes, env: dict[str, str]
+    argv: list[str], runs: int, session: Session | None, env: dict[str, str]
 ) -> tuple[list[float], int]:
     """Wall seconds of each run and the max child RSS (KiB) seen."""
     times: list[float] = []
     for _ in range(runs):
+        stdin = session.next_payload() if session else b""
         start = time.perf_counter()
         subprocess.run(
             argv,
@@ -184,16 +234,14 @@ def main() -> int:
     args = parser.parse_args()
     compile_sources()
     work = tempfile.mkdtemp(prefix="agentreflex-bench-")
-    project = os.path.join(work, "project")
-    os.makedirs(project)
-    payload = dict(PAYLOAD, cwd=project)
-    stdin = json.dumps(payload).encode()
+    session = Session(work)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
     env.update(
         {
             "HOME": work,
             "XDG_CACHE_HOME": os.path.join(work, "cache"),
             "XDG_CONFIG_HOME": os.path.join(work, "config"),
+            "CLAUDE_CONFIG_DIR": os.path.join(work, "claude"),
             "JEV_MODE": "off",
             "AGENTREFLEX_SOCKET": os.path.join(work, "daemon.sock"),
         }
@@ -201,10 +249,10 @@ def main() -> int:
     hook = [agentreflex_bin(), "hook", "claude-code", "PreToolUse"]
     bare = [sys.executable, "-c", "pass"]
     # warm the OS caches and the entry-point cache
-    time_runs(bare, 3, b"", env)
-    time_runs(hook, 3, stdin, dict(env, AGENTREFLEX_DAEMON="off"))
-    bare_t, _ = time_runs(bare, args.runs, b"", env)
-    cold_t, cold_rss = time_runs(hook, args.runs, stdin, dict(env, AGENTREFLEX_DAEMON="off"))
+    time_runs(bare, 3, None, env)
+    time_runs(hook, 3, session, dict(env, AGENTREFLEX_DAEMON="off"))
+    bare_t, _ = time_runs(bare, args.runs, None, env)
+    cold_t, cold_rss = time_runs(hook, args.runs, session, dict(env, AGENTREFLEX_DAEMON="off"))
     daemon = subprocess.Popen(
         [agentreflex_bin(), "serve", "--idle", "120"],
         env=env,
@@ -215,13 +263,13 @@ def main() -> int:
         deadline = time.monotonic() + 20
         while not os.path.exists(env["AGENTREFLEX_SOCKET"]) and time.monotonic() < deadline:
             time.sleep(0.05)
-        time_runs(hook, 3, stdin, env)
-        warm_t, _ = time_runs(hook, args.runs, stdin, env)
+        time_runs(hook, 3, session, env)
+        warm_t, _ = time_runs(hook, args.runs, session, env)
         d_rss = daemon_rss_kib(daemon.pid)
     finally:
         daemon.terminate()
         daemon.wait(10)
-    floors = floor_timing(project)
+    floors = floor_timing(session.project)
     med = statistics.median
     result = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},

@@ -26,3 +26,38 @@ def test_methods_match_re_pattern() -> None:
     assert lazy.match("x1") is None and lazy.match("x1", 1) is not None
     assert lazy.fullmatch("12-") is not None and lazy.fullmatch("12-3") is None
     assert "LazyPattern" in repr(lazy)
+
+
+def test_text_without_a_hint_gets_the_no_match_answer_without_compiling() -> None:
+    pattern = LazyPattern(r"\b(error|fail\w*)\b", re.IGNORECASE, hints="error fail")
+    text = "all good here"
+    assert pattern.search(text) is None and pattern.match(text) is None
+    assert pattern.fullmatch(text) is None and list(pattern.finditer(text)) == []
+    assert pattern.findall(text) == [] and pattern.split(text) == [text]
+    assert pattern.sub("#", text) == text and pattern.subn("#", text) == (text, 0)
+    assert pattern._compiled is None
+
+
+def test_hints_are_compared_case_insensitively_for_ignorecase_patterns() -> None:
+    pattern = LazyPattern(r"\b(error|fail\w*)\b", re.IGNORECASE, hints="ERROR Fail")
+    assert pattern.hints == ("error", "fail")
+    assert pattern.search("Build FAILED") is not None
+    inline = LazyPattern(r"(?im)^resolved:", hints="resolved:")
+    assert inline.search("x\nRESOLVED: y") is not None
+
+
+def test_hinted_answers_equal_plain_answers_when_a_hint_is_present() -> None:
+    hinted = LazyPattern(r"(\d+)-(fail)", hints="fail")
+    real = re.compile(r"(\d+)-(fail)")
+    text = "1-fail 22-fail x"
+    assert hinted.findall(text) == real.findall(text)
+    assert hinted.sub("#", text) == real.sub("#", text)
+    assert hinted.split(text) == real.split(text)
+
+
+def test_folding_covers_the_letters_ignorecase_equates_with_ascii() -> None:
+    pattern = LazyPattern(r"password=\S+", re.IGNORECASE, hints="pass")
+    assert re.search(r"password=\S+", "PA\u017fSWORD=x", re.IGNORECASE)  # long s
+    assert pattern.search("PA\u017fSWORD=x") is not None
+    kelvin = LazyPattern(r"key=\S+", re.IGNORECASE, hints="key")
+    assert kelvin.search("\u212aEY=x") is not None

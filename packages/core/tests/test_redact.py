@@ -152,7 +152,7 @@ sample("secret-assignment", "export DB_PASSWORD=correct-horse-FAKE", "correct-ho
 
 
 def test_every_rule_has_a_sample() -> None:
-    rule_ids = {rule for rule, _, _ in redact_mod._RULES}
+    rule_ids = {rule for rule, _ in redact_mod._RULES}
     assert len(rule_ids) >= 30
     assert set(SAMPLES) == rule_ids
 
@@ -176,10 +176,9 @@ def test_every_match_contains_one_of_its_rules_hints(rule: str) -> None:
     """The per-rule hints are a pre-filter only: they never hide a match."""
     text, _ = SAMPLES[rule]
     for variant in (text, text.upper(), text.lower(), f'{{"cmd": "{text}"}}'):
-        low = variant.lower()
-        for name, hints, source in redact_mod._RULES:
-            for m in re.finditer(source, variant):
-                assert any(h in low[m.start() : m.end()] for h in hints), (name, variant)
+        for name, pattern in redact_mod._RULES:
+            for m in pattern.compiled.finditer(variant):
+                assert pattern.possible(m.group(0)), (name, variant)
 
 
 @pytest.mark.parametrize("rule", sorted(SAMPLES))
@@ -203,7 +202,7 @@ def test_generic_vs_specific() -> None:
     assert [m.generic for m in specific] == [False]
     generic = find_secrets("password: hunter2-FAKE-value")
     assert [(m.rule, m.generic) for m in generic] == [("secret-assignment", True)]
-    assert {rule for rule, _, _ in redact_mod._RULES} >= GENERIC_RULES
+    assert {rule for rule, _ in redact_mod._RULES} >= GENERIC_RULES
 
 
 def test_mixed_case_and_short_names_of_secret_assignments() -> None:
@@ -439,6 +438,6 @@ def test_hints_never_hide_a_match_in_mixed_text(
     before: str, after: str, token: str, left: str, right: str
 ) -> None:
     text = before + left + token + right + after
-    for name, hints, source in redact_mod._RULES:
-        for m in re.finditer(source, text):
-            assert any(h in m.group(0).lower() for h in hints), (name, text)
+    for name, pattern in redact_mod._RULES:
+        for m in pattern.compiled.finditer(text):
+            assert pattern.possible(m.group(0)), (name, text)

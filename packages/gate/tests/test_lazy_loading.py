@@ -9,15 +9,13 @@ packages' ``__init__`` (see :mod:`agentreflex.gate._tree`).
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 import pytest
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import _tree, interp
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -134,39 +132,12 @@ def test_an_ordinary_import_reuses_the_loaded_extension() -> None:
 
 # --- interp: literal guards in front of the code-scanning patterns -------------
 
-_WORDED = {name: v for name, v in vars(interp).items() if isinstance(v, interp._Worded)}
+_WORDED = {name: v for name, v in vars(interp).items() if isinstance(v, LazyPattern) and v.hints}
 
 
-def _covered(seq: Any, words: tuple[str, ...]) -> bool:
-    """Whether every match of the parsed regex ``seq`` contains one of ``words``.
-
-    Sufficient, not necessary: a run of literals in the pattern holding a word,
-    or a mandatory group, repeat or alternation (every branch) that is covered.
-    """
-    run = ""
-    for op, av in seq:
-        if op == sre.LITERAL:
-            run += chr(av)
-            if any(w in run for w in words):
-                return True
-            continue
-        run = ""
-        if op == sre.SUBPATTERN and _covered(av[-1], words):
-            return True
-        if op == sre.BRANCH and all(_covered(branch, words) for branch in av[1]):
-            return True
-        repeats = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
-        if op in repeats and av[0] >= 1 and _covered(av[2], words):
-            return True
-    return False
-
-
-def test_every_alternative_of_a_guarded_pattern_spells_a_guard_word() -> None:
+def test_the_code_scanning_patterns_are_hinted() -> None:
+    """Their proof is tests/test_pattern_hints.py, for every hinted pattern of every package."""
     assert len(_WORDED) >= 8
-    for name, worded in _WORDED.items():
-        parsed = sre_parse.parse(worded.pattern.pattern, worded.pattern.flags)
-        assert not parsed.state.flags & re.IGNORECASE, name
-        assert _covered(parsed, worded.words), name
 
 
 def test_guarded_patterns_find_what_the_bare_patterns_find() -> None:
@@ -186,8 +157,8 @@ def test_guarded_patterns_find_what_the_bare_patterns_find() -> None:
     for name, worded in _WORDED.items():
         for code in samples:
             got = [m.span() for m in worded.finditer(code)]
-            assert got == [m.span() for m in worded.pattern.finditer(code)], (name, code)
-            assert (worded.search(code) is None) == (worded.pattern.search(code) is None)
+            assert got == [m.span() for m in worded.compiled.finditer(code)], (name, code)
+            assert (worded.search(code) is None) == (worded.compiled.search(code) is None)
 
 
 def test_interpreter_name_without_compiling_for_ordinary_names() -> None:

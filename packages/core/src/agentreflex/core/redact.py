@@ -13,8 +13,6 @@ Stdlib only.  A pattern compiles the first time one of its hints occurs.
 
 from __future__ import annotations
 
-import re
-
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import record
 
@@ -51,195 +49,253 @@ GENERIC_RULES = frozenset(
     }
 )
 
-# (rule id, lower-case hints, pattern).  A rule runs only when one of its hints
-# occurs in the lower-cased text.  Every match contains one of its rule's hints
-# (a test checks this on every rule's samples), so the hints never hide a
+# (rule id, pattern with hints).  A rule runs only when one of its hints
+# occurs in the text.  Every match contains one of its rule's hints (proved for
+# every rule by tests/test_pattern_hints.py), so the hints never hide a
 # secret, and a typical string compiles none of the patterns: compiling all of
-# them costs a hook process about 6 ms.  Lower-casing only widens the
+# them costs a hook process about 6 ms.  Case-folding only widens the
 # pre-filter, which matters for the case-insensitive rules (``PassWord=``,
 # ``BEARER``).  When a pattern has a named group ``s`` only that group is
 # redacted, so "API_KEY=" or "Bearer " stays readable.
-_RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+_RULES: tuple[tuple[str, LazyPattern], ...] = (
     (
         "private-key",
-        ("private key",),
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        LazyPattern(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            hints="PRIVATE",
+        ),
     ),
     (
         "aws-access-key-id",
-        ("akia", "asia", "abia", "acca", "a3t"),
-        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
+            hints="AKIA ASIA ABIA ACCA A3T",
+        ),
     ),
     (
         "aws-secret-access-key",
-        ("secret",),
-        r"(?i)aws_?secret_?access_?key\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9/+=]{40})",
+        LazyPattern(
+            r"(?i)aws_?secret_?access_?key\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9/+=]{40})",
+            hints="secret",
+        ),
     ),
     (
         "github-pat",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+            hints="gh",
+        ),
     ),
     (
         "github-fine-grained-pat",
-        ("github_pat_",),
-        r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9])", hints="github_pat_"
+        ),
     ),
-    ("gitlab-pat", ("glpat-",), r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])"),
-    ("gitlab-runner-token", ("glrt-",), r"(?<![A-Za-z0-9])glrt-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])"),
+    (
+        "gitlab-pat",
+        LazyPattern(r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])", hints="glpat-"),
+    ),
+    (
+        "gitlab-runner-token",
+        LazyPattern(r"(?<![A-Za-z0-9])glrt-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])", hints="glrt-"),
+    ),
     (
         "bitbucket-app-password",
-        ("atbb",),
-        r"(?<![A-Za-z0-9])ATBB[A-Za-z0-9_\-=]{32,}(?![A-Za-z0-9])",
+        LazyPattern(r"(?<![A-Za-z0-9])ATBB[A-Za-z0-9_\-=]{32,}(?![A-Za-z0-9])", hints="ATBB"),
     ),
-    ("slack-token", ("xox",), r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9])"),
+    (
+        "slack-token",
+        LazyPattern(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9])", hints="xox"),
+    ),
     (
         "slack-webhook",
-        ("hooks.slack.com",),
-        r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}",
+        LazyPattern(
+            r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}",
+            hints="hooks.slack.com",
+        ),
     ),
     (
         "discord-webhook",
-        ("discord",),
-        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{30,}",
+        LazyPattern(
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{30,}",
+            hints="discord",
+        ),
     ),
     (
         "telegram-bot-token",
-        (":aa",),
-        r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])",
+        LazyPattern(r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])", hints=":AA"),
     ),
     (
         "stripe-key",
-        ("_live_", "_test_"),
-        r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])",
+            hints="live test",
+        ),
     ),
     (
         "square-token",
-        ("sq0",),
-        r"(?<![A-Za-z0-9])sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}(?![A-Za-z0-9])", hints="sq0"
+        ),
     ),
     (
         "paypal-braintree-token",
-        ("access_token$",),
-        r"(?<![A-Za-z0-9])access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])",
+            hints="access_token$",
+        ),
     ),
-    ("twilio-key", ("sk",), r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
+    ("twilio-key", LazyPattern(r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])", hints="SK")),
     (
         "sendgrid-key",
-        ("sg.",),
-        r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9])",
+            hints="SG.",
+        ),
     ),
-    ("mailgun-key", ("key-",), r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])"),
+    ("mailgun-key", LazyPattern(r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])", hints="key-")),
     (
         "anthropic-key",
-        ("sk-ant-",),
-        r"(?<![A-Za-z0-9])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}(?![A-Za-z0-9])",
+            hints="sk-ant-",
+        ),
     ),
     (
         "openai-key",
-        ("t3blbkfj",),
-        r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])",
+            hints="T3BlbkFJ",
+        ),
     ),
     (
         "openai-project-key",
-        ("sk-proj-", "sk-svcacct-", "sk-admin-"),
-        r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}(?![A-Za-z0-9])",
+            hints="sk-",
+        ),
     ),
-    ("openrouter-key", ("sk-or-v1-",), r"(?<![A-Za-z0-9])sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9])"),
-    ("groq-key", ("gsk_",), r"(?<![A-Za-z0-9])gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])"),
-    ("huggingface-token", ("hf_",), r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])"),
-    ("google-api-key", ("aiza",), r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9])"),
+    (
+        "openrouter-key",
+        LazyPattern(r"(?<![A-Za-z0-9])sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9])", hints="sk-or-v1-"),
+    ),
+    ("groq-key", LazyPattern(r"(?<![A-Za-z0-9])gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])", hints="gsk_")),
+    (
+        "huggingface-token",
+        LazyPattern(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])", hints="hf_"),
+    ),
+    (
+        "google-api-key",
+        LazyPattern(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9])", hints="AIza"),
+    ),
     (
         "google-oauth-secret",
-        ("gocspx-",),
-        r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_\-]{28}(?![A-Za-z0-9])",
+        LazyPattern(r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_\-]{28}(?![A-Za-z0-9])", hints="GOCSPX-"),
     ),
     (
         "gcp-service-account-key",
-        ("private_key_id",),
-        r"\"private_key_id\\?\"\s*:\s*\\?\"(?P<s>[a-f0-9]{40})\\?\"",
+        LazyPattern(
+            r"\"private_key_id\\?\"\s*:\s*\\?\"(?P<s>[a-f0-9]{40})\\?\"", hints="private_key_id"
+        ),
     ),
-    ("azure-storage-key", ("accountkey=",), r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/=]{80,100})"),
-    ("npm-token", ("npm_",), r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-    ("pypi-token", ("pypi-age",), r"(?<![A-Za-z0-9])pypi-AgE[A-Za-z0-9_\-]{50,}(?![A-Za-z0-9])"),
+    (
+        "azure-storage-key",
+        LazyPattern(r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/=]{80,100})", hints="accountkey="),
+    ),
+    ("npm-token", LazyPattern(r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", hints="npm_")),
+    (
+        "pypi-token",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])pypi-AgE[A-Za-z0-9_\-]{50,}(?![A-Za-z0-9])", hints="pypi-AgE"
+        ),
+    ),
     (
         "docker-hub-pat",
-        ("dckr_pat_",),
-        r"(?<![A-Za-z0-9])dckr_pat_[A-Za-z0-9_\-]{27,}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])dckr_pat_[A-Za-z0-9_\-]{27,}(?![A-Za-z0-9])", hints="dckr_pat_"
+        ),
     ),
     (
         "digitalocean-token",
-        ("dop_v1_", "doo_v1_", "dor_v1_"),
-        r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
+            hints="_v1_",
+        ),
     ),
     (
         "shopify-token",
-        ("shpat_", "shpca_", "shppa_", "shpss_"),
-        r"(?<![A-Za-z0-9])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])",
+            hints="shp",
+        ),
     ),
-    ("linear-api-key", ("lin_api_",), r"(?<![A-Za-z0-9])lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])"),
-    ("databricks-token", ("dapi",), r"(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
+    (
+        "linear-api-key",
+        LazyPattern(r"(?<![A-Za-z0-9])lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])", hints="lin_api_"),
+    ),
+    (
+        "databricks-token",
+        LazyPattern(r"(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])", hints="dapi"),
+    ),
     (
         "vault-token",
-        ("hvs.", "hvb."),
-        r"(?<![A-Za-z0-9])hv[sb]\.[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9])",
+        LazyPattern(r"(?<![A-Za-z0-9])hv[sb]\.[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9])", hints="hv"),
     ),
     (
         "jwt",
-        ("eyj",),
-        r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+            hints="eyJ",
+        ),
     ),
     (
         "url-credentials",
-        ("://",),
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"']{1,128}:(?P<s>[^\s@/\"']{3,256})@",
+        LazyPattern(
+            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"']{1,128}:(?P<s>[^\s@/\"']{3,256})@",
+            hints="://",
+        ),
     ),
     (
         "authorization-header",
-        ("authorization",),
-        r"(?i)\b(?:authorization|proxy-authorization)\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|basic|token|digest)\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
+        LazyPattern(
+            r"(?i)\b(?:authorization|proxy-authorization)\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|basic|token|digest)\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
+            hints="authorization",
+        ),
     ),
-    ("bearer-token", ("bearer",), r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/\-]{20,}=*)"),
+    (
+        "bearer-token",
+        LazyPattern(r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/\-]{20,}=*)", hints="bearer"),
+    ),
     (
         "x-api-key-header",
-        ("api-key", "x-auth-token"),
-        r"(?i)\b(?:x-api-key|api-key|x-auth-token)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9._~+/=\-]{12,})",
+        LazyPattern(
+            r"(?i)\b(?:x-api-key|api-key|x-auth-token)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9._~+/=\-]{12,})",
+            hints="api-key x-auth-token",
+        ),
     ),
     (
         "password-flag",
-        (
-            "--pass",
-            "--token",
-            "--secret",
-            "--api-key",
-            "--apikey",
-            "--client-secret",
-            "--auth-token",
+        LazyPattern(
+            r"(?:^|\s)(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
+            hints="--pass --token --secret --api-key --apikey --client-secret --auth-token",
         ),
-        r"(?:^|\s)(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
     ),
     (
         "mysql-inline-password",
-        ("mysql", "mariadb"),
-        r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?P<s>[^\s\-]\S{3,})",
+        LazyPattern(
+            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?P<s>[^\s\-]\S{3,})",
+            hints="mysql mariadb",
+        ),
     ),
     (
         "secret-assignment",
-        ("secret", "token", "pass", "pwd", "key", "credential"),
-        r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])\\?[\"']?\s*[:=]\s*(?P<s>\\?\"[^\"\s]{6,}\"[^\s\"',;]*|\\?'[^'\s]{6,}'[^\s\"',;]*|[^\s\"',;\\]{6,})",
+        LazyPattern(
+            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])\\?[\"']?\s*[:=]\s*(?P<s>\\?\"[^\"\s]{6,}\"[^\s\"',;]*|\\?'[^'\s]{6,}'[^\s\"',;]*|[^\s\"',;\\]{6,})",
+            hints="secret token pass pwd key credential",
+        ),
     ),
 )
-
-_COMPILED: dict[str, re.Pattern[str]] = {}
-
-
-def _pattern(rule: str, source: str) -> re.Pattern[str]:
-    """Rule ``rule``'s compiled pattern, compiled the first time a hint asks for it."""
-    compiled = _COMPILED.get(rule)
-    if compiled is None:
-        compiled = _COMPILED[rule] = re.compile(source)
-    return compiled
-
 
 _PLACEHOLDER = LazyPattern(
     r"(?i)^(?:(?:\[redacted\])+|redacted|x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
@@ -255,14 +311,13 @@ def find_secrets(text: str) -> list[SecretMatch]:
     """Every secret span in ``text``, sorted and non-overlapping."""
     if not text:
         return []
-    low = text.lower()
+    folded = text.casefold()  # once for all 44 rules
     found: list[SecretMatch] = []
-    for rule, hints, source in _RULES:
-        if not any(hint in low for hint in hints):
+    for rule, pattern in _RULES:
+        if not pattern.possible(text, folded):
             continue
-        pattern = _pattern(rule, source)
-        for m in pattern.finditer(text):
-            start, end = (m.start("s"), m.end("s")) if "s" in pattern.groupindex else m.span()
+        for m in pattern.compiled.finditer(text):
+            start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
             if start < 0 or end <= start:
                 continue
             if rule in GENERIC_RULES and (_is_placeholder(text[start:end])):

@@ -20,63 +20,39 @@ import re
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-
-class _Worded:
-    """A pattern tried, and compiled, only on text holding one of ``words`` (space-separated).
-
-    Most interpreter code (``json.load(sys.stdin)``) calls none of the
-    functions :func:`scan` looks for, and compiling its patterns costs more
-    than the whole scan.  Every alternative of the pattern spells one of
-    ``words`` literally, so text without any of them cannot match (checked
-    for each pattern in ``tests/test_lazy_loading.py``).
-    """
-
-    __slots__ = ("pattern", "words")
-
-    def __init__(self, words: str, pattern: str) -> None:
-        self.words = tuple(words.split())
-        self.pattern = LazyPattern(pattern)
-
-    def possible(self, text: str) -> bool:
-        return any(w in text for w in self.words)
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self.pattern.finditer(text) if self.possible(text) else iter(())
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return self.pattern.search(text) if self.possible(text) else None
-
 
 # Patterns compile on first use: most commands run no interpreter code at all.
+# The code-scanning ones carry hints (the calls they look for): most interpreter
+# code (``json.load(sys.stdin)``) calls none of them, and compiling them costs
+# more than the whole scan (see agentreflex.core.lazyre).
 _STR = r"""(?:'([^'\\]*(?:\\.[^'\\]*)*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|`([^`]*)`)"""
 _STR_ITEMS = LazyPattern(_STR)  # each string literal of a list-form argv
 
-_SHELL_CALLS = _Worded(
-    "system popen subprocess exec spawn passthru proc_open %x Open3. getoutput",
+_SHELL_CALLS = LazyPattern(
     r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"
     r"|(?<![\w.])system|exec(?:Sync)?|spawn(?:Sync)?|shell_exec|passthru|popen|proc_open|%x|Open3\.\w+"
     r"|pty\.spawn|commands\.getoutput)\s*\(\s*(?:\[\s*)?" + _STR,
+    hints="system popen subprocess exec spawn passthru proc_open %x Open3. getoutput",
 )
-_BACKTICK = _Worded("` x{ qx(", r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}|qx\(([^)]*)\)")
-_RECURSIVE_DELETE = _Worded(
-    "rm remove rimraf del_tree emptyDir",
+_BACKTICK = LazyPattern(
+    r"`([^`]+)`|%x\{([^}]*)\}|qx\{([^}]*)\}|qx\(([^)]*)\)",
+    hints="` x{ qx(",
+)
+_RECURSIVE_DELETE = LazyPattern(
     r"(?:shutil\.rmtree|rmtree|remove_tree|rm_rf|rm_r|remove_dir_all|rimraf(?:\.sync)?|fs\.rm(?:Sync)?|"
     r"fsp?\.promises\.rm|\brm(?:Sync)?|remove_entry_secure|FileUtils\.remove_dir|del_tree|"
     r"Deno\.remove|removeSync|emptyDirSync|emptyDir)\s*\(\s*" + _STR,
+    hints="rm remove rimraf del_tree emptyDir",
 )
-_FILE_DELETE = _Worded(
-    "remove unlink rm File.delete",
+_FILE_DELETE = LazyPattern(
     r"(?:os\.remove|os\.unlink|os\.rmdir|\bunlink(?:Sync)?|\bunlink|rmdirSync|File\.delete|"
     r"FileUtils\.rm|Path\(\s*" + _STR + r"\s*\)\.unlink)\s*\(?\s*" + _STR + r"?",
+    hints="remove unlink rm File.delete",
 )
-_DYNAMIC_DELETE = _Worded(
-    "rm remove rimraf",
+_DYNAMIC_DELETE = LazyPattern(
     r"(?:rmtree|remove_tree|rm_rf|rm_r|rmSync|rimraf|remove_dir_all|fs\.rm|Deno\.remove)"
     r"\s*\(\s*(?!['\"`])",
+    hints="rm remove rimraf",
 )
 # The home directory or the root, spelled as code: rmtree(Path.home()) is rm -r ~.
 _HOME_EXPR = LazyPattern(
@@ -91,12 +67,12 @@ _HOME_EXPR = LazyPattern(
 _ROOT_EXPR = LazyPattern(r"(?:(?:pathlib\.)?Path|File)\(\s*['\"]/['\"]\s*\)|Path\.cwd\(\)\.anchor")
 # Code that sends data off the machine, and code that takes the whole environment
 # (or a credential-named variable) -- together they are exfiltration.
-_NET_SEND = _Worded(
-    "urlopen urllib requests. http socket fetch axios XMLHttp HTTP Faraday LWP Socket curl_exec sockopen",
+_NET_SEND = LazyPattern(
     r"urlopen|urllib\.request|requests\.(?:post|put|get|patch|request)|httpx\.|http\.client|"
     r"aiohttp|socket\.|\bfetch\s*\(|https?\.request|https?\.get|axios|XMLHttpRequest|"
     r"Net::HTTP|HTTParty|Faraday|LWP|HTTP::Tiny|IO::Socket|curl_exec|fsockopen|"
     r"file_get_contents\(\s*['\"]https?:|TCPSocket|Socket\.new",
+    hints="urlopen urllib requests. http socket fetch axios XMLHttp HTTP Faraday LWP Socket curl_exec sockopen",
 )
 _ENV_ALL = LazyPattern(
     r"os\.environ(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b|\.update\b))|"
@@ -107,15 +83,15 @@ _ENV_SECRET = LazyPattern(
     r"(?:environ|env|ENV|getenv)\W{0,3}['\"]?\w*(?:KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE)\w*",
     re.IGNORECASE,
 )
-_OPEN_READ = _Worded(
-    "open read file_get_contents Path",
+_OPEN_READ = LazyPattern(
     r"(?:open|read_text|read_bytes|readFileSync|readFile|File\.read|file_get_contents|"
     r"Path)\s*\(\s*" + _STR,
+    hints="open read file_get_contents Path",
 )
-_FORK_LOOP = _Worded(
-    "fork",
+_FORK_LOOP = LazyPattern(
     r"(?:while\s*(?:True|1|\(\s*1\s*\)|\(\s*true\s*\))\s*:?\s*\{?\s*(?:os\.)?fork\s*\(|"
     r"fork\s+while\s+1|fork\s*\(\s*\)\s*while|loop\s*\{\s*fork|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork)",
+    hints="fork",
 )
 
 

@@ -18,19 +18,21 @@ _COMPLETION = LazyPattern(
     r"\b(done|fixed|resolved|completed?|finished|all (?:tests |checks )?(?:pass|passing|green)|"
     r"works now|is working now|now works|good to go|ready to merge|ship it)\b",
     re.I,
+    hints="done fixed resolved complete finished pass green works working good ready ship",
 )
 _CAUSAL = LazyPattern(
     r"\b(root[- ]cause (?:is|was|has been)|(?:is|was|were) caused by|the cause (?:is|was)|"
     r"(?:this|that|it) (?:is|was) (?:due to|because of)|rules? out|ruled out|"
     r"(?:is|was) not the cause|can(?:not|'t) be the cause|culprit (?:is|was))\b",
     re.I,
+    hints="cause rule culprit due because",
 )
 _NEGATED = LazyPattern(
     r"\b(not|n't|never|no longer|yet to|until|once|when|if|before|after|whether|might|may|"
     r"could|possibly|perhaps|likely|suspect|hypothes\w*|probably|unclear|unknown|remains?)\b",
     re.I,
 )
-_CLOSING_FORM = LazyPattern(r"^[\s>*_`-]*(Resolved|Deferred):", re.I)
+_CLOSING_FORM = LazyPattern(r"^[\s>*_`-]*(Resolved|Deferred):", re.I, hints="resolved deferred")
 
 
 def claims_completion(text: str) -> bool:

@@ -36,6 +36,7 @@ _ACTIVE = LazyPattern(
     r"^(?:[#>\-*\d.)\s]*)(investigating|tracing|diagnosing|assessing|checking|verifying|"
     r"comparing|bisecting|reproducing|examining|testing|measuring|probing)\b",
     re.I,
+    hints="investigating tracing diagnosing assessing checking verifying comparing bisecting reproducing examining testing measuring probing",
 )
 _COMMIT = LazyPattern(
     r"\b(i'll|i will|i'm going to|i am going to|let me|next,? i(?:'ll| will)|i need to|"
@@ -44,11 +45,13 @@ _COMMIT = LazyPattern(
     r"(check|verify|confirm|test|run|inspect|compare|measure|reproduce|bisect|trace|diagnose|"
     r"investigate|determine|rule out|look at|examine|probe|re-?run|assess|find out)\b",
     re.I,
+    hints="check verify confirm test run inspect compare measure reproduce bisect trace diagnose investigate determine rule look examine probe assess find",
 )
 _ALTERNATIVES = LazyPattern(
     r"\b(either\b.{3,80}\bor\b|whether\b.{3,80}\bor\b|could be\b.{3,60}\bor\b|"
     r"(two|three|several|competing) (possible )?(causes|explanations|hypotheses|candidates))",
     re.I,
+    hints="either whether could causes explanations hypotheses candidates",
 )
 _CHECK_VERB = LazyPattern(
     r"\b(check|checking|verify|verifying|confirm|test|testing|tests|run|inspect|compare|"
@@ -56,6 +59,7 @@ _CHECK_VERB = LazyPattern(
     r"diagnose|diagnosing|investigate|investigating|determine|rule out|look at|examine|"
     r"examining|probe|probing|rerun|re-run|assess|assessing|find out|whether)\b",
     re.I,
+    hints="check verify confirm test run inspect compar measur reproduc bisect trac diagnos investigat determine rule look examin prob assess find whether",
 )
 _SIGNAL = LazyPattern(
     r"\b(cause[sd]?|causing|root[- ]cause|failure|failures|failing|fails|failed|anomal\w*|"
@@ -63,15 +67,19 @@ _SIGNAL = LazyPattern(
     r"crash\w*|mismatch\w*|discrepanc\w*|flak\w*|broken|breaks?|why|timeouts?|"
     r"leak\w*|slowdown|latency|changed|change[sd]? (?:in|to|the)|error[s]?)\b",
     re.I,
+    hints="caus root fail anomal differ diverg impact behavio regress crash mismatch discrepanc flak broke break why timeout leak slowdown latency change error",
 )
 _COSMETIC = LazyPattern(
     r"\b(typos?|wording|docs?|documentation|readme|changelog|docstrings?|comments?|"
     r"formatting|format|whitespace|indentation|spelling|cosmetic|style|lint|linting|"
     r"rename|renaming|copy ?edit\w*)\b",
     re.I,
+    hints="typo wording doc readme changelog comment format whitespace indentation spelling cosmetic style lint renam copy",
 )
 _REPORT_LATER = LazyPattern(
-    r"\b(report back|let you know|keep you posted|summari[sz]e|get back to you|follow up)\b", re.I
+    r"\b(report back|let you know|keep you posted|summari[sz]e|get back to you|follow up)\b",
+    re.I,
+    hints="report let keep summari get follow",
 )
 
 _ACTIONS: dict[str, str] = {

@@ -18,20 +18,25 @@ from agentreflex.core.record import record
 
 _RESOLVED = LazyPattern(
     r"(?im)^[\s>*_`-]*Resolved:\s*(?P<ref>[^;\n]*);\s*evidence:\s*(?P<evidence>[^;\n]*);"
-    r"\s*conclusion:\s*(?P<conclusion>[^\n]*)$"
+    r"\s*conclusion:\s*(?P<conclusion>[^\n]*)$",
+    hints="resolved:",
 )
 _DEFERRED = LazyPattern(
     r"(?im)^[\s>*_`-]*Deferred:\s*(?P<ref>[^;\n]*);\s*reason:\s*(?P<reason>[^;\n]*);"
-    r"\s*decision impact:\s*(?P<impact>[^;\n]*);\s*reopen when:\s*(?P<reopen>[^\n]*)$"
+    r"\s*decision impact:\s*(?P<impact>[^;\n]*);\s*reopen when:\s*(?P<reopen>[^\n]*)$",
+    hints="deferred:",
 )
 _MITIGATION_LABEL = LazyPattern(
-    r"\b(temporary|temporarily|mitigation|stop-?gap|workaround)\b", re.I
+    r"\b(temporary|temporarily|mitigation|stop-?gap|workaround)\b",
+    re.I,
+    hints="temporar mitigation stop workaround",
 )
 _ROOT_OPEN = LazyPattern(
     r"\broot[- ]cause\b[^.;\n]{0,60}\b(remains?|is|stays?|still)\b[^.;\n]{0,20}"
     r"\b(unresolved|unknown|open|unconfirmed|not (yet )?(known|resolved|fixed|identified))\b"
     r"|\b(unresolved|unknown) root[- ]cause\b",
     re.I,
+    hints="root",
 )
 
 

@@ -25,6 +25,7 @@ _ASSIGN = LazyPattern(
     + _SECRET_WORDS
     + r""")[A-Za-z0-9_.-]*["']?)(?P<sep>\s*[:=]\s*)(?P<value>"[^"]*"|'[^']*'|[^\s,;&|]+)""",
     re.IGNORECASE,
+    hints="token secret key pass credential",
 )
 # --api-key value, --token=value, -p value is left alone (too generic).
 _FLAG = LazyPattern(
@@ -32,11 +33,13 @@ _FLAG = LazyPattern(
     + _SECRET_WORDS
     + r")[A-Za-z0-9-]*)(?P<sep>[= ]+)(?P<value>\S+)",
     re.IGNORECASE,
+    hints="token secret key pass credential",
 )
 # Well-known credential shapes, whatever they are called.
 _SHAPES = LazyPattern(
     r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}"
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)",
+    hints="sk- gh AKIA xox eyJ",
 )
 _CONTROL = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 _SPACE = LazyPattern(r"\s+")

@@ -58,7 +58,8 @@ def looks_like_verification(call: ToolCall) -> bool:
 # run on the one-line summaries the store keeps for recorded actions.
 _SHELL_READS = LazyPattern(
     r"^\s*(?:\w+:\s*)?(cat|less|head|tail|grep|rg|ag|ls|find|fd|tree|wc|file|stat|sed -n|"
-    r"git (log|show|diff|status|blame|grep))\b"
+    r"git (log|show|diff|status|blame|grep))\b",
+    hints="cat less head tail grep rg ag ls find fd tree wc file stat sed git",
 )
 
 

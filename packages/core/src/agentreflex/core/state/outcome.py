@@ -30,7 +30,8 @@ _TEST_RUNNERS = LazyPattern(
     r"mvn\s+(?:-\S+\s+)*(?:test|verify)|gradle\w*\s+test|"
     r"make\s+(?:test|check)|ctest|rspec|phpunit|dotnet\s+test|swift\s+test|"
     r"mix\s+test|bats|prove"
-    r")(?=$|\s)"
+    r")(?=$|\s)",
+    hints="test tox nox jest mocha verify check rspec phpunit bats prove",
 )
 # Env assignments and command wrappers that may precede the real command.
 _WRAPPERS = LazyPattern(
@@ -42,14 +43,17 @@ _WRAPPERS = LazyPattern(
 # Command separators: ; && || | & newlines, subshells and substitutions.
 _SEPARATORS = LazyPattern(r"\|\||&&|[;|&\n(){}`]|\$\(")
 # Redirections that change no project file (kept out of the ">" mutation hint).
-_HARMLESS_REDIRECTS = LazyPattern(r"\d*>&\d+|&>\s*/dev/null|\d*>>?\s*/dev/null")
+_HARMLESS_REDIRECTS = LazyPattern(r"\d*>&\d+|&>\s*/dev/null|\d*>>?\s*/dev/null", hints=">")
 _READ_ONLY = LazyPattern(
     r"^(?:ls|cat|head|tail|less|more|grep|rg|ag|find|fd|tree|wc|stat|file|du|df|pwd|echo|"
     r"printf|which|type|git\s+(?:status|log|diff|show|branch|remote|rev-parse|blame)|"
-    r"sed\s+-n|awk|jq|env|printenv|whoami|id|uname|date|ps|top|true|false)(?=$|\s)"
+    r"sed\s+-n|awk|jq|env|printenv|whoami|id|uname|date|ps|top|true|false)(?=$|\s)",
+    hints="ls cat head tail less more grep rg ag find fd tree wc stat file du df pwd echo printf which type git sed awk jq env printenv whoami id uname date ps top true false",
 )
 # What turns a read-only command into a writing one (find -delete, echo > f).
-_READ_ONLY_BREAKERS = LazyPattern(r">|\s-(?:delete|exec|execdir|ok|fprint\w*)(?=$|\s)")
+_READ_ONLY_BREAKERS = LazyPattern(
+    r">|\s-(?:delete|exec|execdir|ok|fprint\w*)(?=$|\s)", hints="> delete exec ok fprint"
+)
 _MUTATION_HINT = LazyPattern(
     r"(?:>|\btee\b|\bsed\s+-i|\bmv\b|\bcp\b|\brm\b|\bmkdir\b|\btouch\b|\bchmod\b|\bln\b|"
     r"\bgit\s+(?:commit|apply|am|merge|rebase|reset|checkout|restore|stash|pull|cherry-pick)|"
@@ -58,7 +62,7 @@ _MUTATION_HINT = LazyPattern(
     r"\s-(?:delete|exec|execdir)(?=$|\s))"
 )
 # A bare shell at the end of a pipe runs whatever it is fed.
-_SHELL = LazyPattern(r"^(?:ba|z|da|k)?sh(?:\s+-\S+)*$")
+_SHELL = LazyPattern(r"^(?:ba|z|da|k)?sh(?:\s+-\S+)*$", hints="sh")
 
 
 def _segments(command: str) -> list[str]:
@@ -137,7 +141,8 @@ _MASKS = (
 )
 _TELLING = LazyPattern(
     r"(?i)(error|exception|traceback|failed|failure|cannot|can't|not found|no such|denied|"
-    r"refused|undefined|panic|fatal|assert)"
+    r"refused|undefined|panic|fatal|assert)",
+    hints="error exception traceback fail cannot can't not no denied refused undefined panic fatal assert",
 )
 
 
