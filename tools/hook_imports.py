@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import io
 import json
 import os
@@ -75,10 +76,8 @@ def main() -> int:
     start = time.perf_counter()
     from agentreflex.core.cli import main as cli_main
 
-    try:
+    with contextlib.suppress(SystemExit):
         cli_main()
-    except SystemExit:
-        pass
     elapsed = time.perf_counter() - start
     sys.stdout = real_stdout
     loaded = sorted(set(sys.modules) - before)

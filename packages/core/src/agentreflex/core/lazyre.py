@@ -143,15 +143,21 @@ def _covered(seq: Any, hints: tuple[str, ...], fold: bool, prefix: str = "") -> 
             continue
         if op == c.AT:  # \b, ^ and $ match no text: the literal run goes on
             continue
-        if op == c.SUBPATTERN:
-            scoped_fold = bool(av[1] & re.IGNORECASE) and not fold
-            if not scoped_fold and _covered(av[-1], hints, fold, run):
-                return True
-        elif op == c.BRANCH:
-            if all(_covered(branch, hints, fold, run) for branch in av[1]):
-                return True
-        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
-            if av[0] >= 1 and _covered(av[2], hints, fold, run):
-                return True
+        if _group_covered(op, av, hints, fold, run):
+            return True
         run = ""
+    return False
+
+
+def _group_covered(op: Any, av: Any, hints: tuple[str, ...], fold: bool, run: str) -> bool:
+    """Whether a group, an alternation or a repeat of at least one is covered."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    if op == c.SUBPATTERN:
+        scoped_fold = bool(av[1] & re.IGNORECASE) and not fold
+        return not scoped_fold and _covered(av[-1], hints, fold, run)
+    if op == c.BRANCH:
+        return all(_covered(branch, hints, fold, run) for branch in av[1])
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+        return bool(av[0] >= 1) and _covered(av[2], hints, fold, run)
     return False

@@ -20,7 +20,6 @@ import re
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import record
 
-
 # Patterns compile on first use: most commands run no interpreter code at all.
 # The code-scanning ones carry hints (the calls they look for): most interpreter
 # code (``json.load(sys.stdin)``) calls none of them, and compiling them costs
