@@ -57,3 +57,39 @@ def test_an_edited_reflex_is_imported_again(tmp_path: Path) -> None:
         assert _probe(tmp_path)[1] is True
     finally:
         os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+DISABLED_PROBE = """
+import json, sys
+from agentreflex.core.config import load_config
+from agentreflex.core.events import EventKind
+from agentreflex.core.runtime import load_plugins
+config = load_config(sys.argv[1], {"HOME": sys.argv[1], "REFLEX_MODE": "enforced"})
+plugins = load_plugins(kind=EventKind.PRE_TOOL, config=config)
+print(json.dumps({"reflexes": sorted(r.name for r in plugins.reflexes),
+                  "guard_imported": "agentreflex.guard.reflex" in sys.modules}))
+"""
+
+
+def test_a_switched_off_reflex_is_not_imported(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".agentreflex").mkdir(parents=True)
+    (project / ".agentreflex" / "config.toml").write_text('disabled_reflexes = ["guard"]\n')
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def probe() -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-c", DISABLED_PROBE, str(project)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        result: dict[str, object] = json.loads(done.stdout)
+        return result
+
+    first = probe()  # nothing remembered yet: imported (evaluate() would skip it)
+    assert first["guard_imported"] is True
+    second = probe()
+    assert second == {"reflexes": ["gate", "runaway"], "guard_imported": False}

@@ -117,6 +117,37 @@ def test_hook_unknown_fields(cli_env: dict[str, str], project: Path) -> None:
     assert len(state.read_text().splitlines()) == 1
 
 
+def test_hook_exit_skips_teardown_but_loses_nothing(cli_env: dict[str, str], project: Path) -> None:
+    """Without coverage running, a hook ends with os._exit: the answer and the state are whole."""
+    env = {k: v for k, v in cli_env.items() if not k.startswith(("COV_CORE", "COVERAGE"))}
+    code = (
+        "import runpy, sys; sys.argv = ['agentreflex', 'hook', 'claude-code', 'PreToolUse'];"
+        "assert 'coverage' not in sys.modules;"
+        "import atexit; atexit.register(lambda: sys.stderr.write('agentreflex teardown ran\\n'));"
+        "runpy.run_module('agentreflex.core.cli', run_name='__main__')"
+    )
+    for n in range(3):
+        data = claude(
+            cwd=str(project), tool_use_id=f"toolu_{n}", tool_input={"command": "ls " * 5000}
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            input=json.dumps(data).encode(),
+            capture_output=True,
+            env=env,
+            cwd=str(project),
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert "teardown ran" not in proc.stderr.decode()  # os._exit: no teardown
+    state = Path(cli_env["AGENTREFLEX_STATE_DIR"]) / "sessions" / "cli-sess.jsonl"
+    assert len(state.read_text().splitlines()) == 3
+    bad = run_cli(["hook", "claude-code", "PreToolUse"], env, b"{not json", cwd=project)
+    assert json.loads(bad.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert bad.stderr.decode().startswith("agentreflex error: bad claude-code payload")
+
+
 def test_hook_state_dir_is_a_file(tmp_path: Path, cli_env: dict[str, str], project: Path) -> None:
     blocker = tmp_path / "plain-file"
     blocker.write_text("keep me")

@@ -156,4 +156,5 @@ def describe(spec: str, reflex: Any) -> dict[str, Any] | None:
         "mtime": mtime,
         "events": events,
         "floor": bool(getattr(reflex, "floor", False)),
+        "name": str(getattr(reflex, "name", "")),
     }

@@ -69,13 +69,17 @@ _LOADED: dict[str, Reflex] = {}  # spec -> instance, for this process
 _ERRORS: dict[str, str] = {}  # spec -> why it could not be loaded
 
 
-def load_plugins(refresh: bool = False, kind: EventKind | None = None) -> Plugins:
+def load_plugins(
+    refresh: bool = False, kind: EventKind | None = None, config: Config | None = None
+) -> Plugins:
     """The installed reflexes, each imported once per process.
 
     With ``kind``, a reflex that is known (from the last time it was imported,
     and unchanged on disk since) not to handle that event is not imported at
     all: a one-shot hook process pays only for the reflexes its event needs.
-    The daemon and the cold commands load everything.
+    With ``config`` too, a reflex the configuration switches off is not
+    imported either (it would not run). The daemon and the cold commands load
+    everything.
     """
     global _PLUGINS
     if _PLUGINS is not None and not refresh:
@@ -91,13 +95,8 @@ def load_plugins(refresh: bool = False, kind: EventKind | None = None) -> Plugin
     named: list[tuple[str, Reflex]] = []
     for name, spec in registry.entries("agentreflex.reflexes"):
         known = meta.get(spec)
-        if (
-            known is not None
-            and registry.still_current(known)
-            and kind is not None
-            and (kind.value not in known["events"])
-        ):
-            continue  # not needed for this event, and known not to be
+        if kind is not None and _not_needed(known, kind, config):
+            continue
         if spec not in _LOADED and spec not in _ERRORS:
             try:
                 _LOADED[spec] = registry.load_object(spec)()
@@ -119,6 +118,18 @@ def load_plugins(refresh: bool = False, kind: EventKind | None = None) -> Plugin
     if kind is None:
         _PLUGINS = plugins  # the full set: reuse it for every later event
     return plugins
+
+
+def _not_needed(known: dict[str, Any] | None, kind: EventKind, config: Config | None) -> bool:
+    """Known (and unchanged on disk since) not to handle ``kind``, or to be switched off."""
+    from agentreflex.core import registry
+
+    if known is None or not registry.still_current(known):
+        return False
+    if kind.value not in known["events"]:
+        return True
+    name = known.get("name")
+    return config is not None and isinstance(name, str) and not config.reflex_enabled(name)
 
 
 def set_plugins(plugins: Plugins | None) -> None:
@@ -331,7 +342,7 @@ def run_hook(
             _error_dir(env, payload),
         )
     try:
-        plugins = plugins or load_plugins(kind=event.kind)
+        plugins = plugins or load_plugins(kind=event.kind, config=config)
         return _run_event(adapter, event, config, plugins, started)
     except Exception as exc:  # last line of defence: never a traceback on the host
         return _fail(
