@@ -62,3 +62,6 @@ def test_the_proof_rejects_a_hint_list_that_misses_an_alternative() -> None:
     assert hints_cover(LazyPattern(r"(?i)Resolved:", 0, "Resolved:"))  # hints folded too
     assert not hints_cover(LazyPattern(r"a(?i:bc)", 0, "abc"))
     assert not hints_cover(LazyPattern(r"x?abc", 0, "xabc"))
+    assert hints_cover(LazyPattern(r"[ab]c", 0, "a b"))
+    assert not hints_cover(LazyPattern(r"[abz]c", 0, "a b"))
+    assert not hints_cover(LazyPattern(r"[a-c]d", 0, "a b c"))

@@ -108,3 +108,26 @@ def test_load_ledger_recovers_from_any_bytes(content: bytes) -> None:
         led = load_ledger(path, "claude", 0.0)
         for report in led.sessions:
             assert check_report(report) is None
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(
+    st.text(
+        alphabet=st.one_of(
+            st.characters(codec="utf-8"),
+            st.sampled_from(["\x00", "\x0b", "\x1c", "\x7f", "\u202e", "\u2068", "\u00a0", "\t"]),
+        ),
+        max_size=300,
+    )
+)
+def test_excerpt_collapses_exactly_what_the_control_and_space_patterns_did(text: str) -> None:
+    """excerpt() uses str.translate and split(); the reference is the regex it replaced."""
+    import re
+
+    from agentreflex.guard.sanitize import MAX_EXCERPT, excerpt, redact
+
+    control = r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]"
+    reference = re.sub(r"\s+", " ", re.sub(control, " ", redact(text))).strip()
+    if len(reference) > MAX_EXCERPT:
+        reference = reference[: MAX_EXCERPT - 1].rstrip() + "…"
+    assert excerpt(text) == reference

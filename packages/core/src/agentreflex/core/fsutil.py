@@ -38,8 +38,13 @@ def locked(path: str, shared: bool = False) -> Iterator[None]:
 _COUNTER = itertools.count()
 
 
-def atomic_write_bytes(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` via temp file + fsync + rename."""
+def atomic_write_bytes(path: str, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` via temp file + fsync + rename.
+
+    ``durable=False`` skips the fsync (readers still see the old or the new
+    file, never a torn one) for copies that can be rebuilt from a durable
+    source: an fsync costs a hook call up to a millisecond here.
+    """
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     # a unique sibling name without importing tempfile (costly on the hot path)
@@ -49,7 +54,8 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -57,8 +63,9 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
         raise
 
 
-def atomic_write_json(path: str, obj: Any) -> None:
-    atomic_write_bytes(path, json.dumps(obj, separators=(",", ":"), sort_keys=True).encode())
+def atomic_write_json(path: str, obj: Any, durable: bool = True) -> None:
+    data = json.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
+    atomic_write_bytes(path, data, durable)
 
 
 def user_cache_dir(env: Mapping[str, str] | None = None) -> str:

@@ -143,6 +143,8 @@ def _covered(seq: Any, hints: tuple[str, ...], fold: bool, prefix: str = "") -> 
             continue
         if op == c.AT:  # \b, ^ and $ match no text: the literal run goes on
             continue
+        if op == c.IN and _class_covered(av, hints, fold, run):
+            return True
         if _group_covered(op, av, hints, fold, run):
             return True
         run = ""
@@ -161,3 +163,13 @@ def _group_covered(op: Any, av: Any, hints: tuple[str, ...], fold: bool, run: st
     if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
         return bool(av[0] >= 1) and _covered(av[2], hints, fold, run)
     return False
+
+
+def _class_covered(items: Any, hints: tuple[str, ...], fold: bool, run: str) -> bool:
+    """Whether a class of plain characters (``[ab]``) completes a hint with every one."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    if not items or any(op != c.LITERAL for op, _ in items):
+        return False
+    chars = [chr(v).casefold() if fold else chr(v) for _, v in items]
+    return all(any(hint in run + ch for hint in hints) for ch in chars)

@@ -176,7 +176,8 @@ def _store(state_dir: str, path: str, ledger: Ledger, report: Report, now: float
     )
     del ledger.sessions[: -B.MAX_SESSIONS_PER_HOST]
     atomic_write_json(path, ledger.to_json())
-    atomic_write_json(os.path.join(local_dir(state_dir), SNAPSHOT), report)
+    # the snapshot is a copy of the report the (fsynced) ledger holds: no fsync
+    atomic_write_json(os.path.join(local_dir(state_dir), SNAPSHOT), report, durable=False)
 
 
 def _migrate_snapshot(state_dir: str, ledger: Ledger, provider: str, now: float) -> list[str]:

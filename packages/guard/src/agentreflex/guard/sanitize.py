@@ -42,7 +42,6 @@ _SHAPES = LazyPattern(
     hints="sk- gh AKIA xox eyJ",
 )
 _CONTROL = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
-_SPACE = LazyPattern(r"\s+")
 
 # Whole-word segments that make a *key* secret-shaped (directive keys, JSON paths).
 _SECRET_SEGMENTS = frozenset(
@@ -75,9 +74,18 @@ def redact(text: str) -> str:
     return _SHAPES.sub(REDACTED, text)
 
 
+# The characters _CONTROL matches, for str.translate: excerpts run on every
+# ingested text, and translate needs no pattern compiled per hook process.
+_CONTROL_TO_SPACE = dict.fromkeys(
+    [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)],
+    " ",
+)
+
+
 def excerpt(text: str, limit: int = MAX_EXCERPT) -> str:
     """A redacted, single-line, control-free excerpt of at most ``limit`` characters."""
-    clean = _SPACE.sub(" ", _CONTROL.sub(" ", redact(text))).strip()
+    # split() splits on exactly what \s matches: runs become one space, ends are stripped
+    clean = " ".join(redact(text).translate(_CONTROL_TO_SPACE).split())
     if len(clean) > limit:
         clean = clean[: limit - 1].rstrip() + "…"
     return clean
@@ -128,4 +136,6 @@ def normalize_text(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-_MOJIBAKE = LazyPattern("[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac.|\u00e2\u0080.")
+_MOJIBAKE = LazyPattern(
+    "[\u00c2\u00c3][\u0080-\u00bf]|\u00e2\u20ac.|\u00e2\u0080.", hints="\u00c2 \u00c3 \u00e2"
+)
