@@ -6,6 +6,8 @@ and lists what it cost, to find what to make lazy::
 
     uv run python tools/hook_imports.py [--event PreToolUse] [--command 'git status']
 
+The call is the next one of the benchmark's realistic session (tools/bench_hook.py).
+
 The guard against regressions is ``tests/test_hot_path_imports.py``; this
 tool is for looking.
 """
@@ -24,36 +26,52 @@ import sys
 import tempfile
 import time
 
+from bench_hook import Session
+
 STDLIB_AT_START = set(sys.modules)
 
 
-def payload(event: str, command: str, cwd: str) -> dict[str, object]:
-    body: dict[str, object] = {
-        "session_id": "imports-session",
-        "transcript_path": os.path.join(cwd, "none.jsonl"),
-        "cwd": cwd,
-        "hook_event_name": event,
-    }
-    if event in ("PreToolUse", "PostToolUse"):
-        body.update(tool_name="Bash", tool_input={"command": command}, tool_use_id="toolu_1")
+def as_event(pre_tool: bytes, event: str, command: str) -> bytes:
+    """The next realistic payload of the session, turned into ``event``."""
+    body = json.loads(pre_tool)
+    body["hook_event_name"] = event
+    if command:
+        body["tool_input"] = {"command": command}
     if event == "PostToolUse":
         body["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
+    if event in ("UserPromptSubmit", "Stop"):
+        for key in ("tool_name", "tool_input", "tool_use_id"):
+            body.pop(key)
     if event == "UserPromptSubmit":
-        body["prompt"] = command
-    return body
+        body["prompt"] = command or "add a --verbose flag to the cli"
+    if event == "Stop":
+        body.update(stop_hook_active=False, last_assistant_message="I added the flag.")
+    return json.dumps(body).encode()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--event", default="PreToolUse")
-    parser.add_argument("--command", default="git status && npm test -- --watch=false")
+    parser.add_argument("--command", default="", help="default: the session's next everyday one")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="agentreflex-imports-")
-    os.environ.update({"HOME": work, "JEV_MODE": "off", "AGENTREFLEX_DAEMON": "off"})
-    body = json.dumps(payload(args.event, args.command, work)).encode()
-    # a first call builds the entry-point cache, as any earlier hook call would have
-    hook = [sys.executable, "-m", "agentreflex.core.cli", "hook", "claude-code", args.event]
-    subprocess.run(hook, input=body, capture_output=True, check=False)
+    session = Session(
+        work
+    )  # the benchmark's realistic session: a git project, a growing transcript
+    os.environ.update(
+        {
+            "HOME": work,
+            "XDG_CACHE_HOME": os.path.join(work, "cache"),
+            "CLAUDE_CONFIG_DIR": os.path.join(work, "claude"),
+            "JEV_MODE": "off",
+            "AGENTREFLEX_DAEMON": "off",
+        }
+    )
+    # earlier calls of the session, as a real hook call has behind it (and the entry-point cache)
+    hook = [sys.executable, "-m", "agentreflex.core.cli", "hook", "claude-code", "PreToolUse"]
+    for _ in range(3):
+        subprocess.run(hook, input=session.next_payload(), capture_output=True, check=False)
+    body = as_event(session.next_payload(), args.event, args.command)
     compiles: collections.Counter[str] = collections.Counter()
     original = re._compile  # type: ignore[attr-defined]
 
@@ -77,7 +95,7 @@ def main() -> int:
     from agentreflex.core.cli import main as cli_main
 
     with contextlib.suppress(SystemExit):
-        cli_main()
+        cli_main(["hook", "claude-code", args.event])
     elapsed = time.perf_counter() - start
     sys.stdout = real_stdout
     loaded = sorted(set(sys.modules) - before)
