@@ -315,15 +315,14 @@ def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]
     the file's content, so an edit is never missed; an unreadable or corrupt
     copy is parsed again; TOML that JSON cannot hold (dates) is not cached.
     """
-    import json
-
+    from agentreflex.core import fastjson
     from agentreflex.core.digest import sha256_hex
     from agentreflex.core.fsutil import atomic_write_json, user_cache_dir
 
     cached = os.path.join(user_cache_dir(env), f"toml-{sha256_hex(raw, 32)}.json")
     try:
         with open(cached, encoding="utf-8") as fh:
-            data = json.loads(fh.read())
+            data = fastjson.loads(fh.read())
         if isinstance(data, dict):
             return data
     except (OSError, ValueError):

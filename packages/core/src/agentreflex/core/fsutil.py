@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import itertools
-import json
 import os
 from collections.abc import Iterator, Mapping
+
+from agentreflex.core import fastjson
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def atomic_write_bytes(path: str, data: bytes, durable: bool = True) -> None:
 
 
 def atomic_write_json(path: str, obj: Any, durable: bool = True) -> None:
-    data = json.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
+    data = fastjson.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
     atomic_write_bytes(path, data, durable)
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import sys
 
+from agentreflex.core import fastjson
 from agentreflex.core.digest import sha256_hex
 
 TYPE_CHECKING = False
@@ -71,7 +71,7 @@ def entry_point_table() -> dict[str, list[list[str]]]:
     key = path_key()
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = fastjson.loads(fh.read())
         if data["key"] == key:
             _MEMO = data["groups"]
             return _MEMO
@@ -118,7 +118,7 @@ def reflex_meta() -> dict[str, dict[str, Any]]:
     """{spec: {"file", "mtime", "events", "floor"}} as last recorded (may be empty)."""
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         with open(_cache_path("reflex-meta"), encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = fastjson.loads(fh.read())
         if data["key"] == _meta_key():
             meta: dict[str, dict[str, Any]] = data["reflexes"]
             return meta

@@ -16,10 +16,10 @@ is logged and allowed (fail open).  Nothing here raises to the caller.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping
 
+from agentreflex.core import fastjson
 from agentreflex.core.config import Config, ConfigError, load_config
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind
@@ -160,9 +160,10 @@ def decode_payload(data: bytes) -> dict[str, Any]:
     if not text.strip():
         raise PayloadError("empty payload on stdin")
     try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PayloadError(f"payload is not valid JSON ({exc.msg} at char {exc.pos})") from None
+        payload = fastjson.loads(text)
+    except ValueError as exc:  # json.JSONDecodeError, which carries msg and pos
+        where = f"{getattr(exc, 'msg', exc)} at char {getattr(exc, 'pos', '?')}"
+        raise PayloadError(f"payload is not valid JSON ({where})") from None
     except RecursionError:
         raise PayloadError("payload is nested too deeply") from None
     if not isinstance(payload, dict):

@@ -11,9 +11,9 @@ of one message).
 
 from __future__ import annotations
 
-import json
 import os
 
+from agentreflex.core import fastjson
 from agentreflex.core.record import field, record
 
 MAX_READ = 2 * 1024 * 1024
@@ -55,7 +55,7 @@ def read_usage(path: str, cursor: int, seen: set[str]) -> UsageDelta | None:
         if b'"usage"' not in raw and b"costUSD" not in raw:
             continue
         try:
-            record = json.loads(raw)
+            record = fastjson.loads(raw)
         except ValueError:
             continue
         _add(delta, record, seen)

@@ -12,8 +12,7 @@ rejected answer makes most hosts run the tool anyway.
 
 from __future__ import annotations
 
-import json
-
+from agentreflex.core import fastjson
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import EventKind
 from agentreflex.core.record import record
@@ -118,7 +117,7 @@ def default_reason(decision: Decision) -> str:
 
 def dump_json(obj: dict[str, Any]) -> str:
     """The one JSON object a hook prints (non-ASCII kept readable)."""
-    return json.dumps(obj, ensure_ascii=False)
+    return fastjson.dumps(obj, ensure_ascii=False)
 
 
 def cap(text: str, limit: int = 9000) -> str:

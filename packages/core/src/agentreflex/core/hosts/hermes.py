@@ -10,8 +10,8 @@ and ``process``; files go through ``write_file`` and ``patch``.
 from __future__ import annotations
 
 import contextlib
-import json
 
+from agentreflex.core import fastjson
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
@@ -73,7 +73,7 @@ class HermesAdapter:
             raw_result = extra.get("result", payload.get("tool_result"))
             if isinstance(raw_result, str):
                 with contextlib.suppress(ValueError):
-                    raw_result = json.loads(raw_result)
+                    raw_result = fastjson.loads(raw_result)
             ok, out, err, code, interrupted = tool_response_text(raw_result)
             status = extra.get("status")
             if isinstance(status, str) and status:
@@ -95,16 +95,16 @@ class HermesAdapter:
             EventKind.STOP,
         ):
             return HostReply(
-                json.dumps({"decision": "block", "reason": cap(default_reason(decision))})
+                fastjson.dumps({"decision": "block", "reason": cap(default_reason(decision))})
             )
         context = "\n".join(decision.context)
         if event.kind is EventKind.USER_PROMPT and (context or decision.verdict is Verdict.WARN):
             text = context or f"agentreflex warning: {default_reason(decision)}"
-            return HostReply(json.dumps({"context": cap(text)}))
+            return HostReply(fastjson.dumps({"context": cap(text)}))
         return HostReply("{}")
 
     def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
         text = cap(f"agentreflex error: {message}")
         if fail_closed and kind is EventKind.PRE_TOOL:
-            return HostReply(json.dumps({"decision": "block", "reason": text}), text + "\n", 0)
+            return HostReply(fastjson.dumps({"decision": "block", "reason": text}), text + "\n", 0)
         return HostReply("{}", text + "\n", 0)

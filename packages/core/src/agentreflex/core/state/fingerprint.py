@@ -9,8 +9,7 @@ command match.
 
 from __future__ import annotations
 
-import json
-
+from agentreflex.core import fastjson
 from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import ToolCall, ToolKind
 from agentreflex.core.lazyre import LazyPattern
@@ -44,7 +43,7 @@ def canonical_input(call: ToolCall) -> str:
     if call.kind is ToolKind.PATCH:
         return call.patch.strip()
     data = {k: v for k, v in call.input.items() if k not in _VOLATILE}
-    return json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+    return fastjson.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
 
 
 # Kinds whose tools differ by name, not only by input: ``Grep`` and ``Glob``

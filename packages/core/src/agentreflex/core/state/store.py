@@ -16,10 +16,10 @@ complete is lost.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 
+from agentreflex.core import fastjson
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import Event, EventKind, ToolKind
@@ -111,7 +111,7 @@ class SessionStore:
     def _read_snapshot(self) -> tuple[SessionState, int, bool]:
         try:
             with open(self.snapshot_path, encoding="utf-8") as fh:
-                data = json.load(fh)
+                data = fastjson.loads(fh.read())
             if data.get("v") != SNAPSHOT_VERSION or data.get("session_id") != self.session_id:
                 raise ValueError("snapshot version or session mismatch")
             return SessionState.from_json(data["state"]), int(data["cursor"]), False
@@ -148,7 +148,7 @@ class SessionStore:
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw)
+                record = fastjson.loads(raw)
                 if not isinstance(record, dict):
                     raise ValueError("record is not an object")
                 fold(state, record, self.window)
@@ -221,7 +221,7 @@ class SessionStore:
 
 def _bounded_line(record: dict[str, Any]) -> str:
     """One JSON line of at most MAX_RECORD_BYTES: oversized notes are dropped, said so."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    line = fastjson.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
     if len(line.encode("utf-8", "replace")) <= MAX_RECORD_BYTES:
         return line
     dropped = [f"{n['reflex']}:{n['key']}" for n in record.pop("notes", [])]
@@ -232,7 +232,7 @@ def _bounded_line(record: dict[str, Any]) -> str:
             "value": f"record too large: dropped notes {', '.join(dropped)[:300]}",
         }
     ]
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    return fastjson.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def _diagnose(state: SessionState, message: str) -> None:
