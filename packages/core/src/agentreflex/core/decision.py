@@ -99,6 +99,11 @@ class Decision:
     context: list[str] = field(default_factory=list)
 
     @property
+    def worth_logging(self) -> bool:
+        """Anything to show in reflex.log: not a plain ALLOW, an error or a degraded judge."""
+        return self.proposed is not Verdict.ALLOW or bool(self.errors) or bool(self.degraded)
+
+    @property
     def label(self) -> str:
         """``BLOCK`` / ``WOULD_BLOCK`` / ``ALLOW`` ... as shown in panels and logs."""
         if self.proposed is not self.verdict and self.proposed is not Verdict.ALLOW:

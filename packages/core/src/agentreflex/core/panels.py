@@ -75,7 +75,7 @@ def log_path(state_dir: str) -> str:
 
 def write_panels(state_dir: str, event: Event, decision: Decision) -> None:
     """Append the panels to reflex.log; never raises (logging must not break a hook)."""
-    if decision.proposed is Verdict.ALLOW and not decision.errors and not decision.degraded:
+    if not decision.worth_logging:
         return
     _append(state_dir, decision_panels(event, decision) + "\n")
 

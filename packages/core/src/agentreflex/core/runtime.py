@@ -25,7 +25,6 @@ from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind
 from agentreflex.core.hosts import get_adapter
 from agentreflex.core.hosts.base import HostReply, PayloadError
-from agentreflex.core.panels import write_error, write_panels
 from agentreflex.core.record import field, record
 from agentreflex.core.redact import redact, redact_obj
 from agentreflex.core.reflex import ReflexContext
@@ -387,7 +386,10 @@ def _run_event(
         except OSError as exc:
             store_errors.append(f"could not record the event ({exc.strerror or exc})")
     decision.errors.extend(store_errors)
-    write_panels(config.state_dir, event, decision)
+    if decision.worth_logging:
+        from agentreflex.core.panels import write_panels  # a plain ALLOW writes no panel
+
+        write_panels(config.state_dir, event, decision)
     reply = adapter.render(event, decision)
     if decision.errors:
         reply.stderr += "".join(f"agentreflex: {redact(e)}\n" for e in decision.errors)
@@ -421,10 +423,11 @@ def _error_dir(env: Mapping[str, str] | None, payload: dict[str, Any] | None) ->
 def _hint_kind(host: str, hint: str | None) -> EventKind | None:
     if not hint:
         return None
-    from agentreflex.core.hosts import claude_code, hermes
-
-    table = hermes.EVENTS if host == "hermes" else claude_code.EVENTS
-    return table.get(hint)
+    if host == "hermes":
+        from agentreflex.core.hosts.hermes import EVENTS
+    else:
+        from agentreflex.core.hosts.claude_code import EVENTS
+    return EVENTS.get(hint)
 
 
 def _fail(
@@ -437,6 +440,8 @@ def _fail(
 ) -> HookOutcome:
     one_line = redact(" ".join(message.split())[:500])
     if state_dir:
+        from agentreflex.core.panels import write_error
+
         write_error(state_dir, one_line)
     reply = adapter.render_error(kind, one_line, fail_closed)
     return HookOutcome(reply, event, None, error=one_line)
