@@ -266,7 +266,7 @@ def test_internal_error_fails_closed(project: Path, monkeypatch: pytest.MonkeyPa
     def boom(*_: Any, **__: Any) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("agentreflex.gate.reflex.analyse", boom)
+    monkeypatch.setattr("agentreflex.gate.analyze.analyse", boom)
     findings = _run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)))
     assert findings[0].verdict is Verdict.BLOCK and findings[0].code == "GATE-INTERNAL-ERROR"
 

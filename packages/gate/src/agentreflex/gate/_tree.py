@@ -45,8 +45,11 @@ def _extension(package: str) -> Any:
     name = package + "._binding"
     if name in sys.modules:  # already loaded, directly or by an ordinary import
         return sys.modules[name]
-    from importlib.machinery import ExtensionFileLoader, PathFinder
-    from importlib.util import module_from_spec
+    # The import system's own classes, which ``importlib.machinery`` and
+    # ``importlib.util`` re-export: those two modules (and ``importlib._abc``
+    # behind them) are never imported by an ordinary hook call otherwise.
+    from _frozen_importlib import module_from_spec
+    from _frozen_importlib_external import ExtensionFileLoader, PathFinder
 
     parent = PathFinder.find_spec(package)
     locations = parent.submodule_search_locations if parent is not None else None

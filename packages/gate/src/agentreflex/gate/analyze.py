@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import time
 
-from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import field, record
-from agentreflex.gate import inert, rules_fs, rules_git, rules_remote, rules_sys, secrets
+from agentreflex.gate.literals import find_secrets
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
 from agentreflex.gate.paths import Where, is_secret_file
 
@@ -27,55 +26,58 @@ if TYPE_CHECKING:
 MAX_INPUT = 200_000
 MAX_NESTING = 48
 
-_RULES: dict[str, tuple[Rule, ...]] = {
-    "rm": (rules_fs.rm,),
-    "unlink": (rules_fs.rm,),
-    "srm": (rules_fs.shred,),
-    "shred": (rules_fs.shred,),
-    "wipe": (rules_fs.shred,),
-    "truncate": (rules_fs.truncate,),
-    "chmod": (rules_fs.perms,),
-    "chown": (rules_fs.perms,),
-    "chgrp": (rules_fs.perms,),
-    "mv": (rules_fs.move,),
-    "cp": (rules_fs.move,),
-    "ln": (rules_fs.move,),
-    "install": (rules_fs.move,),
-    "rsync": (rules_fs.rsync,),
-    "sed": (rules_fs.sed_inplace,),
-    "dd": (rules_fs.dd,),
-    "git": (rules_git.git,),
-    "shutdown": (rules_sys.power,),
-    "reboot": (rules_sys.power,),
-    "halt": (rules_sys.power,),
-    "poweroff": (rules_sys.power,),
-    "init": (rules_sys.power,),
-    "telinit": (rules_sys.power,),
-    "kexec": (rules_sys.power,),
-    "systemctl": (rules_sys.power, rules_sys.services),
-    "service": (rules_sys.services,),
-    "launchctl": (rules_sys.services,),
-    "kill": (rules_sys.kill,),
-    "killall5": (rules_sys.kill,),
-    "pkill": (rules_sys.kill,),
-    "killall": (rules_sys.kill,),
-    "crontab": (rules_sys.cron,),
-    "history": (rules_sys.history,),
-    "unset": (rules_sys.history,),
-    ":": (rules_sys.fork_bomb_text,),
-    "docker": (rules_remote.docker,),
-    "podman": (rules_remote.docker,),
-    "docker-compose": (rules_remote.docker,),
-    "nerdctl": (rules_remote.docker,),
-    "gh": (rules_remote.publish,),
-    "rails": (rules_remote.frameworks,),
-    "rake": (rules_remote.frameworks,),
-    "prisma": (rules_remote.frameworks,),
-    "npx": (rules_remote.frameworks,),
-    "bunx": (rules_remote.frameworks,),
-    "manage.py": (rules_remote.frameworks,),
-    "etcdctl": (rules_remote.kv_store,),
-    "consul": (rules_remote.kv_store,),
+# Each command's own rules, as ``module.function`` names in this package,
+# resolved on first use (:func:`_rules_of`): a command the pre-filter decides
+# imports no rules module, and a parsed one only the modules its commands need.
+_RULE_NAMES: dict[str, tuple[str, ...]] = {
+    "rm": ("rules_fs.rm",),
+    "unlink": ("rules_fs.rm",),
+    "srm": ("rules_fs.shred",),
+    "shred": ("rules_fs.shred",),
+    "wipe": ("rules_fs.shred",),
+    "truncate": ("rules_fs.truncate",),
+    "chmod": ("rules_fs.perms",),
+    "chown": ("rules_fs.perms",),
+    "chgrp": ("rules_fs.perms",),
+    "mv": ("rules_fs.move",),
+    "cp": ("rules_fs.move",),
+    "ln": ("rules_fs.move",),
+    "install": ("rules_fs.move",),
+    "rsync": ("rules_fs.rsync",),
+    "sed": ("rules_fs.sed_inplace",),
+    "dd": ("rules_fs.dd",),
+    "git": ("rules_git.git",),
+    "shutdown": ("rules_sys.power",),
+    "reboot": ("rules_sys.power",),
+    "halt": ("rules_sys.power",),
+    "poweroff": ("rules_sys.power",),
+    "init": ("rules_sys.power",),
+    "telinit": ("rules_sys.power",),
+    "kexec": ("rules_sys.power",),
+    "systemctl": ("rules_sys.power", "rules_sys.services"),
+    "service": ("rules_sys.services",),
+    "launchctl": ("rules_sys.services",),
+    "kill": ("rules_sys.kill",),
+    "killall5": ("rules_sys.kill",),
+    "pkill": ("rules_sys.kill",),
+    "killall": ("rules_sys.kill",),
+    "crontab": ("rules_sys.cron",),
+    "history": ("rules_sys.history",),
+    "unset": ("rules_sys.history",),
+    ":": ("rules_sys.fork_bomb_text",),
+    "docker": ("rules_remote.docker",),
+    "podman": ("rules_remote.docker",),
+    "docker-compose": ("rules_remote.docker",),
+    "nerdctl": ("rules_remote.docker",),
+    "gh": ("rules_remote.publish",),
+    "rails": ("rules_remote.frameworks",),
+    "rake": ("rules_remote.frameworks",),
+    "prisma": ("rules_remote.frameworks",),
+    "npx": ("rules_remote.frameworks",),
+    "bunx": ("rules_remote.frameworks",),
+    "manage.py": ("rules_remote.frameworks",),
+    "etcdctl": ("rules_remote.kv_store",),
+    "consul": ("rules_remote.kv_store",),
 }
 for _name in (
     "iptables",
@@ -89,36 +91,120 @@ for _name in (
     "firewall-cmd",
     "pfctl",
 ):
-    _RULES[_name] = (rules_sys.firewall,)
-for _name in (
-    "terraform",
-    "tofu",
-    "terragrunt",
-    "pulumi",
-    "cdk",
-    "cdktf",
-    "kubectl",
-    "oc",
-    "k",
-    "helm",
-    "aws",
-    "gcloud",
-    "az",
-    *rules_remote.HOSTING_CLIS,
-):
-    _RULES[_name] = (rules_remote.cloud,)
-for _name in (
-    *rules_remote.PACKAGE_MANAGERS,
-    "lerna",
-    "changeset",
-    "semantic-release",
-    "goreleaser",
-    "vsce",
-    "ovsx",
-):
-    _RULES[_name] = (rules_remote.publish,)
-for _name in ("python", "python3"):
-    _RULES[_name] = (rules_remote.publish, rules_remote.frameworks)
+    _RULE_NAMES[_name] = ("rules_sys.firewall",)
+_TABLE: dict[str, tuple[str, ...]] = {}
+_RESOLVED: dict[str, tuple[Rule, ...]] = {}
+
+
+def _rule_table() -> dict[str, tuple[str, ...]]:
+    """Every command name with rules of its own, and those rules' ``module.function`` names.
+
+    Built on first use: the two lists it takes from :mod:`inert` are not
+    needed by a command the pre-filter decides.
+    """
+    if _TABLE:
+        return _TABLE
+    from agentreflex.gate.inert import HOSTING_CLIS, PACKAGE_MANAGERS
+
+    names = dict(_RULE_NAMES)
+    for name in (
+        "terraform",
+        "tofu",
+        "terragrunt",
+        "pulumi",
+        "cdk",
+        "cdktf",
+        "kubectl",
+        "oc",
+        "k",
+        "helm",
+        "aws",
+        "gcloud",
+        "az",
+        *HOSTING_CLIS,
+    ):
+        names[name] = ("rules_remote.cloud",)
+    for name in (
+        *PACKAGE_MANAGERS,
+        "lerna",
+        "changeset",
+        "semantic-release",
+        "goreleaser",
+        "vsce",
+        "ovsx",
+    ):
+        names[name] = ("rules_remote.publish",)
+    for name in ("python", "python3"):
+        names[name] = ("rules_remote.publish", "rules_remote.frameworks")
+    _TABLE.update(names)
+    return _TABLE
+
+
+# ``rules_fs.disk`` and ``rules_remote.database`` find nothing in a command not
+# named here (tests/test_reflex_imports.py holds these to the rules' own tables).
+_DISK_PREFIXES = ("mkfs", "mke2fs", "newfs", "mkdosfs")
+_DISK_TOOLS = frozenset(
+    {
+        "wipefs",
+        "blkdiscard",
+        "mkswap",
+        "fdisk",
+        "sfdisk",
+        "gdisk",
+        "sgdisk",
+        "cfdisk",
+        "parted",
+        "zpool",
+        "lvremove",
+        "vgremove",
+        "pvremove",
+        "cryptsetup",
+        "diskutil",
+        "format",
+        "hdparm",
+        "mdadm",
+        "e2fsck",
+    }
+)
+_DATABASE_TOOLS = frozenset(
+    {
+        "dropdb",
+        "dropuser",
+        "mysqladmin",
+        "psql",
+        "mysql",
+        "mariadb",
+        "sqlite3",
+        "duckdb",
+        "mongo",
+        "mongosh",
+        "redis-cli",
+        "cqlsh",
+        "clickhouse-client",
+        "clickhouse",
+        "cockroach",
+        "snowsql",
+        "bq",
+    }
+)
+
+
+def _rules_of(name: str) -> tuple[Rule, ...]:
+    """The rules of command ``name`` (its own, then the disk rule), imported on first use."""
+    rules = _RESOLVED.get(name)
+    if rules is None:
+        import importlib
+
+        specs = _rule_table().get(name, ())
+        if name.startswith(_DISK_PREFIXES) or name in _DISK_TOOLS:
+            specs = (*specs, "rules_fs.disk")
+        found = []
+        for spec in specs:
+            module, _, function = spec.partition(".")
+            found.append(getattr(importlib.import_module(f"agentreflex.gate.{module}"), function))
+        rules = _RESOLVED[name] = tuple(found)
+    return rules
+
 
 # Commands whose plain-word forms no rule can object to (pre-filter).
 _SAFE_FIRST = frozenset(
@@ -237,7 +323,15 @@ _SAFE_GIT = frozenset(
 _UNSAFE_SUB = frozenset(
     {"publish", "unpublish", "yank", "upload", "push", "exec", "dlx", "x", "run", "eval", "repl"}
 )
-_PLAIN = LazyPattern(r"[A-Za-z0-9_][A-Za-z0-9_./:=,@+%\- ]*")
+# A command of plain words: what ``[A-Za-z0-9_][A-Za-z0-9_./:=,@+%\- ]*`` fullmatches,
+# tested without compiling it (tests/test_reflex_imports.py holds the regex to it).
+_WORD_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_PLAIN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@+%- "
+
+
+def is_plain(command: str) -> bool:
+    """Only letters, digits, spaces and ``_./:=,@+%-``, starting with a letter, digit or ``_``."""
+    return bool(command) and command[0] in _WORD_START and not command.strip(_PLAIN_CHARS)
 
 
 @record
@@ -251,7 +345,7 @@ class Analysis:
 
 def prefilter(command: str, where: Where) -> Cmd | None:
     """The command as one :class:`Cmd` when it is plainly harmless, else ``None``."""
-    if len(command) > 300 or not _PLAIN.fullmatch(command):
+    if len(command) > 300 or not is_plain(command):
         return None
     words = command.split()
     if not words or words[0] not in _SAFE_FIRST:
@@ -276,7 +370,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     out = Analysis()
     if not command or not command.strip():
         return out
-    found = secrets.find_secrets(command)
+    found = find_secrets(command)
     if found:
         out.hits.append(
             Hit(
@@ -368,18 +462,26 @@ def _fallback_scan(command: str) -> list[Hit]:
 
 
 def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
+    # Imported here, with the walker: the pre-filter's commands never need them,
+    # and each rules module only once a command needs its rules.
+    from agentreflex.gate import inert, secrets
+
     hits: list[Hit] = []
     net_fed = secrets.network_fed(cmds)
     for cmd in cmds:
         # A dry run, help or analysis changes nothing: skip the tool's own rules
         # (what it reads, writes through redirects or runs is still checked).
         if not inert.inert(cmd.name, cmd.args):
-            for rule in _RULES.get(cmd.name, ()):
+            for rule in _rules_of(cmd.name):
                 hits.extend(rule(cmd, where))
-            hits.extend(rules_fs.disk(cmd, where))
-            hits.extend(rules_remote.database(cmd, where, written))
+            if cmd.name in _DATABASE_TOOLS:
+                from agentreflex.gate.rules_remote import database
+
+                hits.extend(database(cmd, where, written))
         if cmd.redirects or cmd.name == "tee":
-            hits.extend(rules_fs.redirects(cmd, where))
+            from agentreflex.gate.rules_fs import redirects
+
+            hits.extend(redirects(cmd, where))
         hits.extend(secrets.shell_hits(cmd, where, net_fed))
     return hits
 

@@ -27,14 +27,18 @@ _NEGATION = LazyPattern(
     r"\b(?:do\s+not|don'?t|dont|never|must\s+not|mustn'?t|should\s+not|shouldn'?t|cannot|"
     r"can'?t|please\s+don'?t|avoid|stop)\s+(.{2,120})",
     re.IGNORECASE,
+    hints="do never must should can please avoid stop",
 )
 _NO_NEW = LazyPattern(
     r"\b(?:no|without(?:\s+adding)?(?:\s+any)?)\s+(?:new\s+|additional\s+|extra\s+)?"
     r"(dependenc(?:y|ies)|deps|packages|libraries|third[- ]party)",
     re.IGNORECASE,
+    hints="dependenc deps packages libraries third",
 )
 _LEAVE = LazyPattern(
-    r"\b(?:leave|keep)\s+(.{2,60}?)\s+(?:alone|untouched|unchanged|as is)\b", re.IGNORECASE
+    r"\b(?:leave|keep)\s+(.{2,60}?)\s+(?:alone|untouched|unchanged|as is)\b",
+    re.IGNORECASE,
+    hints="leave keep",
 )
 _VERBS: dict[str, str] = {
     "modify": "modify",
@@ -118,6 +122,7 @@ _JOINED = LazyPattern(
     r",?\s+(?:and|but|or|also)\s+(?=(?:please\s+)?(?:do\s+not|don'?t|dont|never|"
     r"must\s+not|avoid|no\s)\b)",
     re.IGNORECASE,
+    hints="and but or also",
 )
 
 

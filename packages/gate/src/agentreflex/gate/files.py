@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from agentreflex.gate import secrets
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
 from agentreflex.gate.paths import Place, Where, classify, is_policy_file, is_secret_file
 
@@ -78,7 +77,11 @@ def write_hits(paths: list[str], content: str, where: Where, deleting: bool = Fa
                     "This installs a git hook that will run on the user's commands.",
                 )
             )
-    found = secrets.written_secret(content) if content else []
+    found: list[str] = []
+    if content:
+        from agentreflex.gate.literals import find_secrets  # not needed by reads
+
+        found = find_secrets(content)
     if found and not all(is_secret_file(classify(p, where)[1]) for p in paths if p):
         hits.append(
             Hit(

@@ -17,7 +17,46 @@ commands it runs) is still checked.
 from __future__ import annotations
 
 from agentreflex.core.record import record
-from agentreflex.gate.rules_remote import HOSTING_CLIS, PACKAGE_MANAGERS
+
+# Package managers whose publish verbs the publish rule knows.  Shared by the
+# analyser, the dry-run detector and the rules (kept here, not in ``rules_remote``:
+# every parsed command goes through this module, not every one through those rules).
+PACKAGE_MANAGERS = (
+    "npm",
+    "yarn",
+    "pnpm",
+    "bun",
+    "cargo",
+    "twine",
+    "poetry",
+    "uv",
+    "flit",
+    "hatch",
+    "pdm",
+    "rye",
+    "gem",
+    "dotnet",
+    "nuget",
+)
+
+# Cloud and hosting CLIs whose delete/destroy verbs the cloud rule knows (beyond
+# aws, gcloud and az).  One list, shared by the analyser and the dry-run detector.
+HOSTING_CLIS = (
+    "doctl",
+    "linode-cli",
+    "hcloud",
+    "scw",
+    "oci",
+    "ibmcloud",
+    "flyctl",
+    "fly",
+    "heroku",
+    "vercel",
+    "netlify",
+    "railway",
+    "render",
+    "gsutil",
+)
 
 _FALSY = frozenset({"none", "false", "0", "no", "off"})
 

@@ -479,6 +479,7 @@ def dd(cmd: Cmd, where: Where) -> list[Hit]:
     return []
 
 
+_DISK_PREFIXES = ("mkfs", "mke2fs", "newfs", "mkdosfs")
 _DISK_TOOLS = frozenset(
     {
         "wipefs",
@@ -538,7 +539,7 @@ _READ_ONLY_DISK = frozenset(
 def disk(cmd: Cmd, where: Where) -> list[Hit]:
     """mkfs, wipefs, partitioners and volume destroyers; argument words never disarm them."""
     name = cmd.name
-    if name.startswith(("mkfs", "mke2fs", "newfs", "mkdosfs")):
+    if name.startswith(_DISK_PREFIXES):
         targets = [a for a in cmd.args if not a.startswith("-")]
         if targets:
             place, _ = classify(targets[-1], where, cmd.cwd)

@@ -11,6 +11,7 @@ import re
 
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import pipes
+from agentreflex.gate.inert import HOSTING_CLIS
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Place, Where, classify
 
@@ -39,46 +40,6 @@ _DB_CLIS: dict[str, tuple[str, ...]] = {
     "snowsql": ("-q", "--query"),
     "bq": (),
 }
-
-
-# Package managers whose publish verbs the publish rule knows.  Shared by the
-# analyser and the dry-run detector, which both need the same list.
-PACKAGE_MANAGERS = (
-    "npm",
-    "yarn",
-    "pnpm",
-    "bun",
-    "cargo",
-    "twine",
-    "poetry",
-    "uv",
-    "flit",
-    "hatch",
-    "pdm",
-    "rye",
-    "gem",
-    "dotnet",
-    "nuget",
-)
-
-# Cloud and hosting CLIs whose delete/destroy verbs the cloud rule knows (beyond
-# aws, gcloud and az).  One list, shared by the analyser and the dry-run detector.
-HOSTING_CLIS = (
-    "doctl",
-    "linode-cli",
-    "hcloud",
-    "scw",
-    "oci",
-    "ibmcloud",
-    "flyctl",
-    "fly",
-    "heroku",
-    "vercel",
-    "netlify",
-    "railway",
-    "render",
-    "gsutil",
-)
 
 
 def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:

@@ -11,7 +11,7 @@ one, so each is kept together here, apart from the plain tree walk.
 from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate import interp, pipes, rules_git
+from agentreflex.gate import interp, pipes
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, REMOTE, SECRET, Cmd, has_marker
 from agentreflex.gate.paths import resolve
 from agentreflex.gate.walkstate import WalkerBase
@@ -129,6 +129,8 @@ class RunnersMixin(WalkerBase):
 
     def git_alias(self, cmd: Cmd, depth: int) -> None:
         """``git -c alias.x='!cmd' x``: a shell alias runs ``cmd "$@"``."""
+        from agentreflex.gate import rules_git  # imported with the git rules, for git commands
+
         sub, rest, aliases = rules_git.split(cmd.args)
         expansion = aliases.get(sub, "")
         if expansion.startswith("!"):

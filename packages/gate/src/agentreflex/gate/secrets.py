@@ -1,10 +1,9 @@
 """Secret exposure: secret files read into the transcript or a network sink,
 credentials sent out, real secrets written into files or typed on command lines.
 
-Secret *literals* are found with core's redaction rules
-(``agentreflex.core.redact.find_secrets``) so the gate and the log redactor
-agree on what a secret is.  If that module is missing (an older core), a small
-built-in set of unambiguous formats is used instead.
+Secret *literals* are found by :func:`agentreflex.gate.literals.find_secrets`
+(core's redaction rules, so the gate and the log redactor agree on what a
+secret is).
 """
 
 from __future__ import annotations
@@ -12,13 +11,11 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.literals import find_secrets
 from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
 from agentreflex.gate.paths import Where, classify, is_secret_file
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
+__all__ = ["find_secrets", "network_fed", "secret_printer", "shell_hits", "written_secret"]
 
 P_SECRET = 0.9
 
@@ -120,50 +117,6 @@ _DATA_FLAGS = (
     "--body-data",
     "--body-file",
 )
-
-_FALLBACK = LazyPattern(
-    r"(AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,}|"
-    r"xox[baprs]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{32,}|"
-    r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|"
-    r"sk_live_[0-9a-zA-Z]{24,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{34})"
-)
-
-_finder: Callable[[str], list[Any]] | None = None
-
-
-def _load_finder() -> Callable[[str], list[Any]] | None:
-    global _finder
-    if _finder is None:
-        try:
-            from agentreflex.core.redact import find_secrets
-
-            _finder = find_secrets
-        except Exception:  # an older core: use the built-in formats
-            _finder = _fallback_find
-    return _finder
-
-
-class _Match:
-    __slots__ = ("end", "rule", "start")
-
-    def __init__(self, rule: str, start: int, end: int) -> None:
-        self.rule, self.start, self.end = rule, start, end
-
-
-def _fallback_find(text: str) -> list[Any]:
-    return [_Match("builtin", m.start(), m.end()) for m in _FALLBACK.finditer(text)]
-
-
-def find_secrets(text: str) -> list[str]:
-    """Names of the secret formats found in ``text`` (empty when none)."""
-    if not text:
-        return []
-    finder = _load_finder()
-    try:
-        found = finder(text[:200_000]) if finder else []
-    except Exception:
-        found = _fallback_find(text[:200_000])
-    return [str(getattr(m, "rule", "secret")) for m in found]
 
 
 def _hit(rule: str, cmd_text: str, message: str, p: float = P_SECRET) -> Hit:

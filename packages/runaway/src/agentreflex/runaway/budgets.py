@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from agentreflex.core.decision import Verdict
 from agentreflex.core.record import record
-from agentreflex.runaway import messages
-from agentreflex.runaway.memory import GRANT, TRIP
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -140,17 +138,29 @@ def session_usage(state: SessionState, event: Event) -> Usage:
     return Usage(ran, c.input_tokens + c.output_tokens, c.cost_usd, event.timestamp, minutes)
 
 
+def at_limit(b: Budget) -> bool:
+    """Usage has reached the limit: only then does :func:`check` look at the last mark."""
+    return not b.usage < b.limit
+
+
 def check(
     b: Budget, last: Mark | None, now: float, prompts: int, s: BudgetSettings
 ) -> BudgetCall | None:
     """The breaker for one budget (see the module docstring)."""
     shown_usage, shown_limit = b.show(b.usage), b.show(b.limit)
-    if b.usage < b.limit:
+    if not at_limit(b):
         if b.usage >= s.warn_fraction * b.limit:
+            from agentreflex.runaway import messages
+
             return BudgetCall(
                 b, Verdict.WARN, messages.budget_warn(b.label, shown_usage, shown_limit)
             )
         return None
+    # Imported only here: a budget below its limit (every budget, on an
+    # ordinary call) needs no message and no breaker mark.
+    from agentreflex.runaway import messages
+    from agentreflex.runaway.memory import GRANT, TRIP
+
     cooldown = _duration(s.cooldown_seconds)
     refuse = messages.budget_block(b.label, shown_usage, shown_limit, cooldown)
     grace_message = messages.budget_grace(b.label, shown_usage, shown_limit)

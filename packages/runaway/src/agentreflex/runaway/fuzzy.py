@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import field, record
-from agentreflex.runaway import messages
 from agentreflex.runaway.history import (
     FAILURE,
     SUCCESS,
@@ -52,6 +51,8 @@ def alternation(actions: Sequence[ActionRecord], p: Proposal, cycles: int) -> Hi
         return None
     if any(trail[i] != trail[i - 2] for i in range(2, len(trail))):
         return None
+    from agentreflex.runaway import messages  # only once a detector fires
+
     return Hit(
         "RUNAWAY-LOOP-ALTERNATION",
         messages.alternation(cycles),
@@ -83,6 +84,8 @@ def near_repeat(actions: Sequence[ActionRecord], p: Proposal, count: int) -> Hit
     distinct = {a.fingerprint for a in variants} | {p.fingerprint}
     if len(variants) + 1 < count or len(distinct) < 2:
         return None
+    from agentreflex.runaway import messages  # only once a detector fires
+
     return Hit(
         "RUNAWAY-LOOP-NEAR-REPEAT",
         messages.near_repeat(len(variants) + 1),
@@ -102,6 +105,8 @@ def exploration(actions: Sequence[ActionRecord], p: Proposal, limit: int) -> Hit
         reads += 1
     if reads < limit:
         return None
+    from agentreflex.runaway import messages  # only once a detector fires
+
     return Hit(
         "RUNAWAY-LOOP-EXPLORATION",
         messages.exploration(reads),
@@ -121,6 +126,8 @@ def verification_loop(actions: Sequence[ActionRecord], p: Proposal, count: int) 
     ]
     if len(runs) + 1 < count:
         return None
+    from agentreflex.runaway import messages  # only once a detector fires
+
     return Hit(
         "RUNAWAY-LOOP-VERIFICATION",
         messages.verification_loop(len(runs)),
@@ -140,6 +147,8 @@ def echo(recent_messages: Sequence[str], count: int) -> Hit | None:
     tail = {" ".join(m.split()).lower() for m in recent_messages[-count:]}
     if len(tail) != 1 or len(next(iter(tail))) < ECHO_MIN_CHARS:
         return None
+    from agentreflex.runaway import messages  # only once a detector fires
+
     return Hit(
         "RUNAWAY-LOOP-ECHO",
         messages.echo(count),

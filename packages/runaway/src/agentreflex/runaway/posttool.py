@@ -13,7 +13,6 @@ The call has already run, so nothing here blocks.  Three kinds of warning:
 from __future__ import annotations
 
 from agentreflex.core import signals as sig
-from agentreflex.runaway import messages
 from agentreflex.runaway.fuzzy import Hit
 from agentreflex.runaway.history import FAILURE
 from agentreflex.runaway.policy import floor_fires
@@ -35,6 +34,8 @@ def repeat_heads_up(
     repeats = count_unresolved_repeats(window, current.fingerprint)
     if not floor_fires(repeats.count, hard_repeat_count):
         return None
+    from agentreflex.runaway import messages  # only once a warning is given
+
     return Hit(
         "RUNAWAY-LOOP-REPEAT-NEXT",
         messages.repeat_heads_up(repeats.count, repeats.signature),
@@ -53,6 +54,8 @@ def same_error(window: Sequence[ActionRecord], current: ActionRecord, commands: 
     }
     if len(distinct) < commands:
         return None
+    from agentreflex.runaway import messages  # only once a warning is given
+
     return Hit(
         "RUNAWAY-LOOP-SAME-ERROR",
         messages.same_error(len(distinct), signature),
@@ -70,6 +73,8 @@ def judged(
     """The judge's post-tool probabilities against the seed's two warn thresholds."""
     if not probabilities:
         return []
+    from agentreflex.runaway import messages  # only with a judge's answer
+
     hits: list[Hit] = []
     blocker = _prob(probabilities.get(sig.HIT_BLOCKER))
     if blocker >= blocker_warn:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from agentreflex.core import signals as sig
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
-from agentreflex.runaway import budgets, fuzzy, memory, messages
+from agentreflex.runaway import budgets, fuzzy
 from agentreflex.runaway.fuzzy import Hit
 from agentreflex.runaway.history import FAILURE, Proposal, proposal, with_outcome
 from agentreflex.runaway.policy import assess_loop
@@ -105,6 +105,8 @@ def _loop_finding(ctx: ReflexContext, p: Proposal, repeats: RepeatCount) -> list
 
 
 def _block(ctx: ReflexContext, p: Proposal, repeats: RepeatCount, a: LoopAssessment) -> Finding:
+    from agentreflex.runaway import messages
+
     cfg = ctx.config
     if a.floor_fired:
         code, message = (
@@ -132,10 +134,14 @@ def _block(ctx: ReflexContext, p: Proposal, repeats: RepeatCount, a: LoopAssessm
     )
 
 
-def _warn(
-    ctx: ReflexContext, hit: Hit, every: int, title: str = messages.LOOP_TITLE
-) -> list[Finding]:
-    """A WARN finding for ``hit``, unless the same warning was given recently."""
+def _warn(ctx: ReflexContext, hit: Hit, every: int, budget: bool = False) -> list[Finding]:
+    """A WARN finding for ``hit``, unless the same warning was given recently.
+
+    ``messages`` and ``memory`` are imported here and where a finding is made:
+    an ordinary call, which gets none, needs neither.
+    """
+    from agentreflex.runaway import memory, messages
+
     if every > 0 and memory.recently_warned(ctx.state, hit.code, every):
         return []
     memory.remember_warning(ctx, hit.code)
@@ -145,7 +151,7 @@ def _warn(
             code=hit.code,
             verdict=Verdict.WARN,
             message=hit.message,
-            title=title,
+            title=messages.BUDGET_TITLE if budget else messages.LOOP_TITLE,
             signals=dict(hit.signals),
             threshold=hit.threshold,
             context=hit.message,
@@ -208,16 +214,22 @@ def _budgets(ctx: ReflexContext, settings: Settings) -> list[Finding]:
         items += budgets.project_budgets(total, s)
     findings: list[Finding] = []
     for b in items:
-        mark = memory.last_mark(state, b.name)
+        mark = None
+        if budgets.at_limit(b):  # below it, check() does not look at the mark
+            from agentreflex.runaway import memory
+
+            mark = memory.last_mark(state, b.name)
         call = budgets.check(b, mark, event.timestamp, state.counters.prompts, s)
         if call is None:
             continue
         if call.mark:
+            from agentreflex.runaway import memory
+
             memory.remember_mark(ctx, b.name, call.mark, float(b.usage))
         if call.verdict is Verdict.WARN:
             hit = Hit(b.code, call.message, {b.name: float(b.usage)}, float(b.limit))
             every = 0 if call.mark else settings.loops.warn_every
-            findings += _warn(ctx, hit, every, messages.BUDGET_TITLE)
+            findings += _warn(ctx, hit, every, budget=True)
         else:
             findings.append(_budget_block(b, call.message))
     return findings
@@ -244,6 +256,8 @@ def _publish_usage(ctx: ReflexContext, settings: Settings) -> Usage | None:
 
 
 def _budget_block(b: budgets.Budget, message: str) -> Finding:
+    from agentreflex.runaway import messages
+
     return Finding(
         reflex=NAME,
         code=b.code,
