@@ -47,6 +47,12 @@ _COMMIT = LazyPattern(
     re.I,
     hints="check verify confirm test run inspect compare measure reproduce bisect trace diagnose investigate determine rule look examine probe assess find",
 )
+# The same pattern with other hints: every commitment also holds a lead word
+# ("i'll", "i will" and "next, i'll" hold "ll"; "going to" holds "go"). Tried
+# before _COMMIT, so a clause with a check verb and no lead ("Run the tests")
+# compiles nothing. No hint holds an "i" (re.I equates it with U+0131, the dotless i,
+# which casefold keeps apart).
+_COMMIT_LEAD = LazyPattern(_COMMIT.pattern, re.I, hints="ll go plan let need should before")
 _ALTERNATIVES = LazyPattern(
     r"\b(either\b.{3,80}\bor\b|whether\b.{3,80}\bor\b|could be\b.{3,60}\bor\b|"
     r"(two|three|several|competing) (possible )?(causes|explanations|hypotheses|candidates))",
@@ -149,7 +155,26 @@ class Classification:
 
 def clauses(text: str) -> list[str]:
     """Split a summary into clauses at sentence, semicolon, newline and emphasis boundaries."""
-    return [c.strip() for c in _SPLIT.split(text[:20000]) if c and c.strip()]
+    text = text[:20000]
+    parts = _SPLIT.split(text) if _may_split(text) else [text]
+    return [c.strip() for c in parts if c and c.strip()]
+
+
+def _may_split(text: str) -> bool:
+    """False when ``_SPLIT`` cannot match, so a one-sentence text compiles no pattern.
+
+    Every match holds ``**``, ``__``, ``;`` or a newline, or starts with the
+    whitespace after one of ``.!?:`` (``\\s`` is exactly ``str.isspace``).
+    """
+    if "**" in text or "__" in text or ";" in text or "\n" in text:
+        return True
+    for mark in ".!?:":
+        at = text.find(mark)
+        while at >= 0:
+            if text[at + 1 : at + 2].isspace():
+                return True
+            at = text.find(mark, at + 1)
+    return False
 
 
 def classify_clause(clause: str) -> Classification:
@@ -159,6 +184,9 @@ def classify_clause(clause: str) -> Classification:
         return Classification(CLEAR)
     if _COSMETIC.search(clause) or (_REPORT_LATER.search(clause) and not _SIGNAL.search(clause)):
         return Classification(CLEAR)
+    if not _SIGNAL.possible(clause):
+        # no decision signal can match, so the verb cannot matter (and is not compiled)
+        return Classification(UNCERTAIN, form=form, clause=clause)
     verb = _CHECK_VERB.search(clause)
     if verb is None or not _SIGNAL.search(clause):
         return Classification(UNCERTAIN, form=form, clause=clause)
@@ -208,7 +236,7 @@ def action_of(text: str) -> str:
 def _form(clause: str) -> str:
     if _ACTIVE.search(clause):
         return "active"
-    if _COMMIT.search(clause):
+    if _COMMIT_LEAD.possible(clause) and _COMMIT.search(clause):
         return "commitment"
     if _ALTERNATIVES.search(clause):
         return "alternatives"

@@ -15,16 +15,17 @@ import re
 
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import record
+from agentreflex.guard import DEFERRED_WORD, RESOLVED_WORD, ROOT_WORD
 
 _RESOLVED = LazyPattern(
     r"(?im)^[\s>*_`-]*Resolved:\s*(?P<ref>[^;\n]*);\s*evidence:\s*(?P<evidence>[^;\n]*);"
     r"\s*conclusion:\s*(?P<conclusion>[^\n]*)$",
-    hints="resolved:",
+    hints=RESOLVED_WORD,
 )
 _DEFERRED = LazyPattern(
     r"(?im)^[\s>*_`-]*Deferred:\s*(?P<ref>[^;\n]*);\s*reason:\s*(?P<reason>[^;\n]*);"
     r"\s*decision impact:\s*(?P<impact>[^;\n]*);\s*reopen when:\s*(?P<reopen>[^\n]*)$",
-    hints="deferred:",
+    hints=DEFERRED_WORD,
 )
 _MITIGATION_LABEL = LazyPattern(
     r"\b(temporary|temporarily|mitigation|stop-?gap|workaround)\b",
@@ -36,7 +37,7 @@ _ROOT_OPEN = LazyPattern(
     r"\b(unresolved|unknown|open|unconfirmed|not (yet )?(known|resolved|fixed|identified))\b"
     r"|\b(unresolved|unknown) root[- ]cause\b",
     re.I,
-    hints="root",
+    hints=ROOT_WORD,
 )
 
 

@@ -11,7 +11,6 @@ message names the offending field, so an agent can fix its own directive.
 from __future__ import annotations
 
 import json
-import math
 
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import record
@@ -337,6 +336,8 @@ def _json_value(value: Any, where: str, level: int) -> None:
         if abs(value) > _MAX_INT:
             raise DirectiveError(f"{where} is outside ±2^53")
     elif isinstance(value, float):
+        import math  # lazy: only a directive with a float value needs it
+
         if not math.isfinite(value):
             raise DirectiveError(f"{where} is not a finite number")
     else:

@@ -6,15 +6,26 @@ reflex maps those onto core findings and the ledger writes the report.
 Order matters and is fixed: directives and closings in visible text first
 (so ``Resolved:`` in the same stop message clears before the claim in it is
 judged), then the tool lifecycle, then the boundary checks.
+
+A hook is a new process per event, so the modules an event may not need are
+imported where they are first needed: an ordinary event (no directive, no
+closing form, no open obligation) loads neither the obligation lifecycle nor
+the directive parser, and a text seen before is not classified.
 """
 
 from __future__ import annotations
 
 from agentreflex.core.events import EventKind
 from agentreflex.core.record import field, record
-from agentreflex.guard import PAYLOAD_KEY, claims, classifier, closing, obligations, transcript
+from agentreflex.guard import (
+    DEFERRED_WORD,
+    MARKER,
+    PAYLOAD_KEY,
+    RESOLVED_WORD,
+    ROOT_WORD,
+    description_texts,
+)
 from agentreflex.guard import bounds as B
-from agentreflex.guard.directive import find_markers
 from agentreflex.guard.files import provider_of
 from agentreflex.guard.report import (
     CATEGORIES,
@@ -28,7 +39,6 @@ from agentreflex.guard.report import (
 )
 from agentreflex.guard.sanitize import digest, excerpt
 from agentreflex.guard.surface import clean_model, hook_effort, hook_model, resolve_surface
-from agentreflex.guard.tools import description_texts, mutated_policy_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -160,10 +170,12 @@ def _ingest_visible(
 ) -> None:
     payload = event.raw.get(PAYLOAD_KEY) if isinstance(event.raw, dict) else None
     if payload is not None:
+        from agentreflex.guard import obligations  # lazy: see the module docstring
+
         obligations.add_directive_value(report, payload, "payload", now)
     if event.kind is EventKind.USER_PROMPT and event.prompt:
         # Prompt text is never persisted: only directives are taken from it.
-        obligations.add_marker_results(report, find_markers(event.prompt), "prompt", now)
+        _add_markers(report, event.prompt, "prompt", now)
     if event.tool is not None:
         for text in description_texts(event.tool):
             _ingest_text(report, text, "tool_input", now, seen, force_claims=False)
@@ -181,6 +193,8 @@ def _ingest_visible(
 def _read_transcript(
     report: Report, event: Event, env: Mapping[str, str], now: float, seen: _Seen
 ) -> None:
+    from agentreflex.guard import transcript  # lazy: only Claude's transcript is read
+
     ing = report["reasoning_summary_ingestion"]
     batch = transcript.read_new(ing, event.session_id, event.transcript_path, env)
     ing["last_error"] = excerpt(batch.error, B.MAX_ERROR)
@@ -205,25 +219,53 @@ def _ingest_text(
 ) -> None:
     """Markers, closings, classification and claims of one visible assistant text."""
     new = remember(report["text_digests"], digest(text), B.MAX_EVENT_DIGESTS)
-    obligations.add_marker_results(report, find_markers(text), origin, now)
-    for form in closing.find_closings(text):
-        obligations.apply_closing(report, form, now, origin)
+    _add_markers(report, text, origin, now)
+    # closing.py's patterns need these words (their proved hints): without them
+    # no closing form and no mitigation statement can match, and it is not loaded
+    folded = text.casefold()
+    if RESOLVED_WORD in folded or DEFERRED_WORD in folded:
+        from agentreflex.guard import closing, obligations
+
+        for form in closing.find_closings(text):
+            obligations.apply_closing(report, form, now, origin)
     if new:
         _classify(report, text, origin, now)
-        mitigation = closing.is_mitigation(text)
+        mitigation = ROOT_WORD in folded and _is_mitigation(text)
         report["mitigation_declared"] = mitigation
         seen.mitigation = seen.mitigation or mitigation
     if new or force_claims:
+        from agentreflex.guard import claims  # lazy: a text seen before claims nothing new
+
         seen.completion = seen.completion or claims.claims_completion(text)
         seen.causal = seen.causal or claims.claims_cause(text)
 
 
+def _add_markers(report: Report, text: str, origin: str, now: float) -> None:
+    """The text's Evidence-Check markers (the parser finds none without the marker)."""
+    if MARKER not in text:
+        return
+    from agentreflex.guard import obligations
+    from agentreflex.guard.directive import find_markers
+
+    obligations.add_marker_results(report, find_markers(text), origin, now)
+
+
+def _is_mitigation(text: str) -> bool:
+    from agentreflex.guard.closing import is_mitigation
+
+    return is_mitigation(text)
+
+
 def _classify(report: Report, text: str, origin: str, now: float) -> None:
+    from agentreflex.guard import classifier  # lazy: only a new text is classified
+
     counters = report["classification"]
     counters["summaries_observed"] += 1
     results = classifier.classify(text)
     candidates = [c for c in results if c.label == classifier.CANDIDATE]
     if candidates:
+        from agentreflex.guard import obligations
+
         for c in candidates:
             obligations.add_heuristic(report, c, origin, now)
     elif results:
@@ -235,14 +277,21 @@ def _classify(report: Report, text: str, origin: str, now: float) -> None:
 def _tool_lifecycle(report: Report, event: Event, now: float, ev_digest: str) -> None:
     call = event.tool
     assert call is not None
+    # both only move open obligations forward: with none, they are not loaded
     if event.kind is EventKind.PRE_TOOL:
         report["coverage"]["observed"]["tool_input"] = True
-        obligations.on_tool_start(report, call, now, ev_digest)
+        if open_obligations(report):
+            from agentreflex.guard import obligations
+
+            obligations.on_tool_start(report, call, now, ev_digest)
     elif event.result is not None:
         report["coverage"]["observed"]["tool_result"] = True
-        result = event.result
-        text = "\n".join(t for t in (result.output, result.error) if t)
-        obligations.on_tool_result(report, call, result.ok, text, now, ev_digest)
+        if open_obligations(report):
+            from agentreflex.guard import obligations
+
+            result = event.result
+            text = "\n".join(t for t in (result.output, result.error) if t)
+            obligations.on_tool_result(report, call, result.ok, text, now, ev_digest)
 
 
 def _boundary_checks(
@@ -281,13 +330,17 @@ def _mutation_check(
         remember(report["seen_tool_ids"], tool_id[:64], B.MAX_SEEN_TOOL_IDS)
     if event.kind is not EventKind.PRE_TOOL and seen_before:
         return  # already judged when it was proposed
+    open_obs = open_obligations(report)
+    if not open_obs:
+        return  # first: with nothing open, the command need not be parsed (shlex)
+    from agentreflex.guard.tools import mutated_policy_paths
+
     paths = mutated_policy_paths(call)
     if not paths:
         return
-    open_obs = open_obligations(report)
-    if not open_obs:
-        return
     if seen.mitigation or report.get("mitigation_declared"):
+        from agentreflex.guard import obligations
+
         obligations.note_mitigation(report)
         record_action(report, "mitigation_allowed", MUTATION_AHEAD, emit.boundary, emit.now)
         return

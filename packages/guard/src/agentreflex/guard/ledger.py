@@ -11,6 +11,14 @@ Every read-modify-write runs under one repository-local lock and each file
 is replaced atomically.  A malformed, future or unsafe file is moved aside
 (``*.corrupt``) and replaced by a fresh ledger: the caller learns the reason
 so it can record a diagnostic and, in ``on`` mode, fail closed.
+
+An event changes one session, so a write serialises that session only: the
+others are written back as the bytes they were read as (this module writes
+compact JSON with sorted keys, so those bytes are what serialising them
+again would give; a compact file written otherwise keeps its own spelling of
+the same values), and the changed report is serialised once for the ledger
+and the snapshot. With 20 sessions of a host in the ledger this saves a hook
+call milliseconds.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import contextlib
 import json
 import os
 
-from agentreflex.core.fsutil import atomic_write_json, locked
+from agentreflex.core.fsutil import atomic_write_bytes, locked
 from agentreflex.core.record import field, record
 from agentreflex.guard import bounds as B
 from agentreflex.guard.files import IGNORE, SNAPSHOT, ledger_path, local_dir, provider_of
@@ -59,6 +67,11 @@ class Ledger:
     updated_at: float = 0.0
     sessions: list[Report] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # The file as read, and for each session read unchanged, its id() -> (the
+    # session, where its JSON starts and ends in the file): _store copies those
+    # bytes rather than serialising it again. Holding the session keeps its id.
+    read: bytes = field(default=b"", repr=False)
+    spans: dict[int, tuple[Report, int, int]] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,6 +88,12 @@ class Ledger:
 
 def read_json(path: str) -> tuple[Any, str | None]:
     """Parse a bounded JSON file: (value, None), (None, None) if absent, or (None, reason)."""
+    data, problem = _read_bytes(path)
+    return (None, problem) if data is None else _parse(path, data)
+
+
+def _read_bytes(path: str) -> tuple[bytes | None, str | None]:
+    """A bounded file's bytes: (bytes, None), (None, None) if absent, or (None, reason)."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(B.MAX_REPORT_BYTES + 1)
@@ -84,10 +103,73 @@ def read_json(path: str) -> tuple[Any, str | None]:
         return None, f"cannot read {os.path.basename(path)}: {exc.strerror}"
     if len(data) > B.MAX_REPORT_BYTES:
         return None, f"{os.path.basename(path)} exceeds {B.MAX_REPORT_BYTES} bytes"
+    return data, None
+
+
+def _parse(path: str, data: bytes) -> tuple[Any, str | None]:
     try:
         return json.loads(data.decode("utf-8")), None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"{os.path.basename(path)} is not valid JSON ({type(exc).__name__})"
+
+
+# json.loads's own scanner: (value, end) of the JSON value that starts at an index
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _walk_compact(data: bytes) -> tuple[dict[str, Any], list[tuple[int, int]]] | None:
+    """``json.loads`` of a compact envelope, and where each of its sessions starts and ends.
+
+    Only the layout :func:`_store` writes is walked: ASCII (so a character is
+    a byte), an object without whitespace between its members, keys unique,
+    ``sessions`` a list. Each value is parsed by json's own scanner, so the
+    object is the one ``json.loads`` returns; on anything else this returns
+    None and the caller parses the whole file with ``json.loads`` (which also
+    words any error).
+    """
+    if not data.startswith(b"{") or not data.isascii():
+        return None
+    text = data.decode("ascii")
+    obj: dict[str, Any] = {}
+    spans: list[tuple[int, int]] = []
+    i = 1
+    try:
+        while text[i] == '"':
+            key, i = _SCAN(text, i)
+            if key in obj or text[i] != ":":
+                return None
+            i += 1
+            if key == "sessions" and text[i] == "[":
+                obj[key], spans, i = _walk_list(text, i + 1)
+            else:
+                obj[key], i = _SCAN(text, i)
+            if text[i] == ",":
+                i += 1
+            elif text[i] == "}" and i + 1 == len(text):
+                return obj, spans
+            else:
+                return None
+    except (StopIteration, IndexError, ValueError, RecursionError):
+        return None
+    return None
+
+
+def _walk_list(text: str, i: int) -> tuple[list[Any], list[tuple[int, int]], int]:
+    """The compact JSON list whose first item starts at ``i``, its items' spans, its end."""
+    items: list[Any] = []
+    spans: list[tuple[int, int]] = []
+    if text[i] == "]":
+        return items, spans, i + 1
+    while True:
+        start = i
+        item, i = _SCAN(text, i)
+        items.append(item)
+        spans.append((start, i))
+        if text[i] == "]":
+            return items, spans, i + 1
+        if text[i] != ",":
+            raise ValueError("not a compact list")
+        i += 1
 
 
 def parse_ledger(obj: Any, host: str, now: float) -> Ledger:
@@ -113,14 +195,24 @@ def parse_ledger(obj: Any, host: str, now: float) -> Ledger:
 
 def load_ledger(path: str, host: str, now: float) -> Ledger:
     """Load a ledger; on any problem set the file aside and start fresh (reason kept)."""
-    obj, problem = read_json(path)
-    if obj is None and problem is None:
+    data, problem = _read_bytes(path)
+    if data is not None:
+        walked = _walk_compact(data)
+        obj, problem = (walked[0], None) if walked is not None else _parse(path, data)
+        if problem is None:
+            try:
+                ledger = parse_ledger(obj, host, now)
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                problem = f"{os.path.basename(path)}: {exc}"
+            else:
+                if walked is not None:  # where each session was read, unless it was migrated
+                    kept = {id(item) for item in ledger.sessions}
+                    read = zip(obj["sessions"], walked[1], strict=True)
+                    ledger.spans = {id(s): (s, a, b) for s, (a, b) in read if id(s) in kept}
+                    ledger.read = data
+                return ledger
+    elif problem is None:
         return Ledger(host=host)
-    if problem is None:
-        try:
-            return parse_ledger(obj, host, now)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
-            problem = f"{os.path.basename(path)}: {exc}"
     set_aside(path)
     return Ledger(host=host, problems=[problem])
 
@@ -169,21 +261,54 @@ def update(
 
 
 def _store(state_dir: str, path: str, ledger: Ledger, report: Report, now: float) -> None:
+    """Write the ledger (fsynced) and the snapshot; the bytes of ``_dumps(ledger.to_json())``.
+
+    Only ``report`` changed since the ledger was read (``update`` hands the
+    work that one report), so every other session is written as the text it
+    was read as, which is its serialisation (see :func:`_walk_compact`).
+    """
     ledger.active_session = report["session"]["id"]
     ledger.updated_at = now
     ledger.sessions.sort(
         key=lambda r: (r["session"]["id"] == ledger.active_session, r["updated_at"])
     )
     del ledger.sessions[: -B.MAX_SESSIONS_PER_HOST]
-    atomic_write_json(path, ledger.to_json())
+    text = _dumps(report).encode()
+    # keys in sorted order, as json.dumps(..., sort_keys=True) writes them
+    head = (
+        f'{{"active_session":{_dumps(ledger.active_session)},"host":{_dumps(ledger.host)},'
+        f'"schema":{_dumps(LEDGER_SCHEMA)},"sessions":['
+    )
+    parts: list[bytes | memoryview] = [head.encode()]
+    read = memoryview(ledger.read)
+    for n, item in enumerate(ledger.sessions):
+        if n:
+            parts.append(b",")
+        span = ledger.spans.get(id(item))
+        if item is report:
+            parts.append(text)
+        elif span is not None and span[0] is item:
+            parts.append(read[span[1] : span[2]])  # its bytes as read: no copy until the join
+        else:
+            parts.append(_dumps(item).encode())
+    parts.append(f'],"updated_at":{_dumps(ledger.updated_at)}}}'.encode())
+    atomic_write_bytes(path, b"".join(parts))
     # the snapshot is a copy of the report the (fsynced) ledger holds: no fsync
-    atomic_write_json(os.path.join(local_dir(state_dir), SNAPSHOT), report, durable=False)
+    atomic_write_bytes(os.path.join(local_dir(state_dir), SNAPSHOT), text, durable=False)
+
+
+def _dumps(value: Any) -> str:
+    """JSON as core's ``atomic_write_json`` writes it: compact, keys sorted."""
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
 def _migrate_snapshot(state_dir: str, ledger: Ledger, provider: str, now: float) -> list[str]:
     """Move a legacy ``reason_guard.json`` into its host ledger (once)."""
     path = os.path.join(local_dir(state_dir), SNAPSHOT)
-    obj, problem = read_json(path)
+    data, problem = _read_bytes(path)
+    if data is not None and _copy_of_session(ledger, data):
+        return []
+    obj, problem = (None, problem) if data is None else _parse(path, data)
     if problem:
         set_aside(path)
         return [problem]
@@ -207,6 +332,19 @@ def _migrate_snapshot(state_dir: str, ledger: Ledger, provider: str, now: float)
         finalize(report)
         ledger.sessions.append(report)
     return []
+
+
+def _copy_of_session(ledger: Ledger, data: bytes) -> bool:
+    """Are these the bytes of a session the ledger holds as read? (Usually the snapshot is.)
+
+    Such a session parsed and passed :func:`check_report` as the ledger was
+    read, so it is a 3.0 report and the snapshot needs no migration or check.
+    """
+    size = len(data)
+    return any(
+        end - start == size and ledger.read.startswith(data, start)
+        for _item, start, end in ledger.spans.values()
+    )
 
 
 def _ensure_ignore(folder: str) -> None:

@@ -6,6 +6,11 @@ candidates enter at ``IDENTIFIED`` (alternatives) or ``PLANNED``
 call that matches a requirement moves the obligation to ``EXECUTED``; a
 result that satisfies every acceptance predicate of every requirement moves
 it to ``EVIDENCED``.  ``Resolved:``/``Deferred:`` forms close it.
+
+The engine imports this module only when an event brings a directive, a
+closing form or a candidate, or finds an open obligation; the directive
+parser, the predicates, the classifier and the shell parsing are imported
+by the functions that use them.
 """
 
 from __future__ import annotations
@@ -15,9 +20,7 @@ import re
 
 from agentreflex.core.events import ToolKind
 from agentreflex.guard import bounds as B
-from agentreflex.guard import classifier
-from agentreflex.guard.directive import Directive, DirectiveError, parse
-from agentreflex.guard.predicates import evaluate
+from agentreflex.guard import description_texts
 from agentreflex.guard.report import (
     DEFERRED,
     EVIDENCED,
@@ -35,14 +38,15 @@ from agentreflex.guard.report import (
     open_obligations,
 )
 from agentreflex.guard.sanitize import digest, excerpt, redact, secret_shaped_key
-from agentreflex.guard.tools import description_texts, first_word, matches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from agentreflex.core.events import ToolCall
+    from agentreflex.guard.classifier import Classification
     from agentreflex.guard.closing import Closing
+    from agentreflex.guard.directive import Directive, DirectiveError
     from agentreflex.guard.report import Report
 
 _PROGRAM_ACTIONS = {
@@ -129,6 +133,8 @@ def add_directive(report: Report, d: Directive, origin: str, now: float) -> bool
 
 def add_directive_value(report: Report, value: Any, origin: str, now: float) -> None:
     """A directive as a payload object/JSON string: record it or diagnose why not."""
+    from agentreflex.guard.directive import DirectiveError, parse
+
     try:
         add_directive(report, parse(value), origin, now)
     except DirectiveError as err:
@@ -138,6 +144,8 @@ def add_directive_value(report: Report, value: Any, origin: str, now: float) -> 
 def add_marker_results(
     report: Report, results: list[Directive | DirectiveError], origin: str, now: float
 ) -> None:
+    from agentreflex.guard.directive import Directive
+
     for item in results:
         if isinstance(item, Directive):
             add_directive(report, item, origin, now)
@@ -145,8 +153,10 @@ def add_marker_results(
             diagnose(report, f"invalid Evidence-Check directive ({origin}): {item}", now)
 
 
-def add_heuristic(report: Report, c: classifier.Classification, origin: str, now: float) -> None:
+def add_heuristic(report: Report, c: Classification, origin: str, now: float) -> None:
     """A low-confidence, non-blocking obligation from a classified clause."""
+    from agentreflex.guard import classifier
+
     subjects = [
         s
         for s in classifier.subject_tokens(redact(c.clause))
@@ -171,6 +181,9 @@ def add_heuristic(report: Report, c: classifier.Classification, origin: str, now
 
 def call_actions(call: ToolCall) -> set[str]:
     """The check actions a tool call performs (for heuristic matching)."""
+    from agentreflex.guard import classifier
+    from agentreflex.guard.tools import first_word
+
     actions = set()
     if call.kind in _KIND_ACTIONS:
         actions.add(_KIND_ACTIONS[call.kind])
@@ -197,6 +210,8 @@ def _heuristic_match(ob: dict[str, Any], call: ToolCall) -> bool:
         return False
     text = " ".join([call.command, *call.paths, call.path, *description_texts(call)])
     text = re.sub(r"[_/.]+", " ", text)
+    from agentreflex.guard import classifier  # loaded by call_actions above
+
     return bool(set(classifier.subject_tokens(text, limit=64)) & set(ob["subjects"]))
 
 
@@ -204,6 +219,8 @@ def _requirement_matches(ob: dict[str, Any], req: dict[str, Any], call: ToolCall
     if call.tool_use_id and call.tool_use_id in req["tool_use_ids"]:
         return True
     if ob["source"] == "directive":
+        from agentreflex.guard.tools import matches
+
         return matches(req["tool"], call)
     if ob["source"] == "heuristic":
         return _heuristic_match(ob, call)
@@ -244,6 +261,8 @@ def on_tool_result(
             _bind(req, call)
             touched = True
             if directive is not None:
+                from agentreflex.guard.predicates import evaluate
+
                 outcome = evaluate(directive.requirements[i], ok, output)
                 req["outcomes"] = list(outcome.results)
                 req["evidenced"] = outcome.satisfied
@@ -263,6 +282,8 @@ def on_tool_result(
 def _directive_of(report: Report, ob: dict[str, Any], now: float) -> Directive | None:
     if ob["source"] != "directive":
         return None
+    from agentreflex.guard.directive import DirectiveError, parse
+
     try:
         return parse(ob["directive"])
     except DirectiveError as err:

@@ -39,7 +39,7 @@ import json
 import os
 
 from agentreflex.core.events import EventKind
-from agentreflex.guard import MARKER, PAYLOAD_KEY, SCHEMA_VERSION
+from agentreflex.guard import MARKER, PAYLOAD_KEY, SCHEMA_VERSION, description_texts
 from agentreflex.guard.files import IGNORE, SNAPSHOT, hint_path, ledger_path, local_dir, provider_of
 from agentreflex.guard.sanitize import digest
 
@@ -73,6 +73,12 @@ def remember(state_dir: str, host: str, session_id: str, report: Report) -> None
     ``session_id`` is the event's own id, before the ledger sanitises it; only
     its digest is kept. The hint is an optimisation, so it is written without
     fsync and failing to write it is not an error.
+
+    The old hint is removed before the new one is renamed into its place: a
+    rename over an existing file makes ext4 start writing the new file out
+    (about 0.1 ms here), and a hint needs no such care. A reader in between,
+    or one after a crash that left the hint empty or torn, finds no valid
+    hint and runs the engine.
     """
     import contextlib  # lazy, like the report: only the engine path writes hints
 
@@ -100,7 +106,9 @@ def remember(state_dir: str, host: str, session_id: str, report: Report) -> None
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(json.dumps(hint, separators=(",", ":")))
-            os.replace(tmp, path)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            os.rename(tmp, path)
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
@@ -172,8 +180,6 @@ def _inert(event: Event, hint: dict[str, Any], provider: str, env: Mapping[str, 
         tool_id = call.tool_use_id
         if event.kind is EventKind.PRE_TOOL and tool_id and tool_id[:64] not in hint["tools"]:
             return False
-        from agentreflex.guard.tools import description_texts
-
         texts += description_texts(call)
     if event.is_stop and event.last_message:
         texts.append(event.last_message)

@@ -122,7 +122,9 @@ def normalize_text(text: str) -> str:
     typical mojibake pairs, the round trip decodes cleanly, and the result has
     fewer such pairs.  Ordinary Unicode is returned unchanged.
     """
-    import unicodedata  # lazy: only transcript text needs it
+    if text.isascii():
+        return text  # no mojibake pair is ASCII, and NFC leaves ASCII as it is
+    import unicodedata  # lazy: only non-ASCII transcript text needs it
 
     if _MOJIBAKE.search(text):
         for codec in ("cp1252", "latin-1"):

@@ -16,8 +16,6 @@ findings.  Legacy shapes (documented in the README):
 
 from __future__ import annotations
 
-import math
-
 from agentreflex.guard import SCHEMA_VERSION
 from agentreflex.guard import bounds as B
 from agentreflex.guard.report import (
@@ -304,4 +302,6 @@ def _time(value: Any, default: float) -> float:
         number = float(value)
     except OverflowError:
         return default
+    import math  # lazy: only a legacy migration reads a number from an old report
+
     return number if math.isfinite(number) else default

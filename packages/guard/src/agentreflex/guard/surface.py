@@ -11,7 +11,6 @@ normalised to the allowlist or ``unknown``.
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
 from agentreflex.guard.bounds import MAX_MODEL_CHARS
 from agentreflex.guard.report import EFFORTS, SURFACES
 
@@ -20,7 +19,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-_MODEL = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
+# What a model id is: ^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$ (ASCII only), checked with
+# str methods, as every event checks one and a pattern would compile per process.
+_MODEL_FIRST = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_MODEL_CHARS = _MODEL_FIRST + "._:/@+-"
 _PROVIDER_SURFACES = {
     "claude": ("claude_cli", "claude_desktop"),
     "codex": ("codex_cli", "codex_desktop"),
@@ -86,9 +88,14 @@ def clean_model(value: Any) -> str:
     if not isinstance(value, str):
         return ""
     text = value.strip()
-    if not text or len(text) > MAX_MODEL_CHARS or not _MODEL.match(text):
+    if not text or len(text) > MAX_MODEL_CHARS or not _model_shaped(text):
         return ""
     return "" if "synthetic" in text.lower() else text
+
+
+def _model_shaped(text: str) -> bool:
+    """An allowed first character, then only allowed characters (the text is stripped)."""
+    return text[0] in _MODEL_FIRST and not text.strip(_MODEL_CHARS)
 
 
 def clean_effort(value: Any) -> str:

@@ -19,6 +19,9 @@ import re
 
 from agentreflex.core.events import ToolCall, ToolKind
 from agentreflex.core.lazyre import LazyPattern
+from agentreflex.guard import description_texts
+
+__all__ = ["description_texts", "first_word", "matches", "mutated_policy_paths", "policy_path"]
 
 _WRAPPERS = frozenset({"env", "sudo", "command", "exec", "nohup", "time", "uv", "npx", "poetry"})
 _RUNNERS = {"uv": "run", "poetry": "run", "npx": ""}
@@ -51,7 +54,6 @@ _POLICY_WORDS = frozenset(
 )
 _SHELL_WRITERS = frozenset({"tee", "cp", "mv", "install", "ln", "truncate", "rsync"})
 _REDIRECT = LazyPattern(r"(?:^|[^0-9&<>])>>?\s*([^\s;&|<>]+)")
-_DESCRIPTION_KEYS = ("description", "reason", "justification", "summary")
 
 
 def first_word(command: str) -> str:
@@ -88,16 +90,6 @@ def matches(requirement_tool: str, call: ToolCall) -> bool:
         prog = first_word(call.command).lower()
         return prog == want or prog.rsplit(".", 1)[0] == want
     return False
-
-
-def description_texts(call: ToolCall) -> list[str]:
-    """Visible free-text fields of a tool input (where a marker may be written)."""
-    out = []
-    for key in _DESCRIPTION_KEYS:
-        value = call.input.get(key)
-        if isinstance(value, str) and value:
-            out.append(value)
-    return out
 
 
 def policy_path(path: str) -> bool:

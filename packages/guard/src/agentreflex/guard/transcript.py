@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 UUID = LazyPattern(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_HEX = frozenset("0123456789abcdefABCDEF")
+_UUID_GROUPS = [8, 4, 4, 4, 12]
 _ANCHOR = 256
 _CHUNK = 1024 * 1024
 
@@ -53,7 +55,7 @@ def claude_root(env: Mapping[str, str]) -> str:
 
 def resolve(session_id: str, hook_path: str, env: Mapping[str, str]) -> tuple[str, str]:
     """(trusted real path, "") or ("", reason it was rejected)."""
-    if not UUID.match(session_id or ""):
+    if not uuid_shaped(session_id or ""):
         return "", "session id is not UUID-shaped"
     root = claude_root(env)
     if hook_path:
@@ -64,6 +66,17 @@ def resolve(session_id: str, hook_path: str, env: Mapping[str, str]) -> tuple[st
     if len(matches) != 1:
         return "", "no transcript found" if not matches else "ambiguous transcript candidates"
     return _trusted(matches[0], root, session_id)
+
+
+def uuid_shaped(text: str) -> bool:
+    """``UUID.match(text)``, with str methods: every event asks, and a pattern compiles.
+
+    ``$`` also matches before a final newline; no letter but a-f folds to a-f.
+    """
+    if text.endswith("\n"):
+        text = text[:-1]
+    groups = text.split("-")
+    return [len(g) for g in groups] == _UUID_GROUPS and all(c in _HEX for g in groups for c in g)
 
 
 def _trusted(path: str, root: str, session_id: str) -> tuple[str, str]:
