@@ -61,3 +61,24 @@ def test_folding_covers_the_letters_ignorecase_equates_with_ascii() -> None:
     assert pattern.search("PA\u017fSWORD=x") is not None
     kelvin = LazyPattern(r"key=\S+", re.IGNORECASE, hints="key")
     assert kelvin.search("\u212aEY=x") is not None
+
+
+def test_fold_shows_every_ignorecase_match_of_an_ascii_letter() -> None:
+    """Every character re.IGNORECASE equates with an ASCII letter folds to that letter."""
+    import string
+    import sys
+
+    from agentreflex.core.lazyre import fold
+
+    everything = "".join(map(chr, range(0x80, sys.maxunicode + 1)))
+    twins = re.findall("[a-z]", everything, re.IGNORECASE)
+    assert len(twins) >= 3  # the Kelvin sign, the long s, the Turkish i...
+    for char in twins:
+        letter = next(a for a in string.ascii_lowercase if re.fullmatch(a, char, re.IGNORECASE))
+        assert fold(char) == letter, hex(ord(char))
+
+
+def test_a_hint_with_a_turkish_i_still_matches() -> None:
+    pattern = LazyPattern(r"authorization:\s*\S+", re.IGNORECASE, hints="authorization")
+    assert pattern.search("AUTHOR\u0130ZAT\u0130ON: x") is not None
+    assert pattern.search("author\u0131zat\u0131on: x") is not None

@@ -441,3 +441,11 @@ def test_hints_never_hide_a_match_in_mixed_text(
     for name, pattern in redact_mod._RULES:
         for m in pattern.compiled.finditer(text):
             assert pattern.possible(m.group(0)), (name, text)
+
+
+def test_turkish_i_spelling_does_not_hide_a_secret_name() -> None:
+    for text in (
+        "export DB_CREDENT\u0130ALS=hunter2-FAKE-value",
+        "author\u0131zation: bearer " + rep(ALNUM, 30),
+    ):
+        assert REDACTED in redact(text), text

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
 
-__all__ = ["LazyPattern", "hints_cover"]
+__all__ = ["LazyPattern", "fold", "hints_cover"]
 
 
 class LazyPattern:
@@ -37,6 +37,8 @@ class LazyPattern:
         self.flags = int(flags)
         self._fold = bool(self.flags & re.IGNORECASE) or _inline_ignorecase(pattern)
         words = hints.split()
+        if self._fold and not hints.isascii():
+            raise ValueError("hints of a case-insensitive pattern must be ASCII")
         self.hints = tuple(w.casefold() for w in words) if self._fold else tuple(words)
         self._compiled: re.Pattern[str] | None = None
 
@@ -50,16 +52,16 @@ class LazyPattern:
     def possible(self, string: str, folded: str | None = None) -> bool:
         """False when ``string`` holds none of the hints, so no match is possible.
 
-        ``folded`` is ``string.casefold()`` when the caller has it already
+        ``folded`` is ``fold(string)`` when the caller has it already
         (one text tried against many patterns).
         """
         if not self.hints:
             return True
-        # casefold, not lower: it also maps the letters re.IGNORECASE equates with
-        # ASCII ones (the long s, the Kelvin sign), so folding only ever widens
+        # fold(), not lower(): it also maps the letters re.IGNORECASE equates with
+        # ASCII ones (the long s, the Kelvin sign, the Turkish i), so it only widens
         if not self._fold:
             return any(hint in string for hint in self.hints)
-        text = string.casefold() if folded is None else folded
+        text = fold(string) if folded is None else folded
         return any(hint in text for hint in self.hints)
 
     def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
@@ -96,6 +98,19 @@ class LazyPattern:
 
     def __repr__(self) -> str:
         return f"LazyPattern({self.pattern!r}, {self.flags}, hints={' '.join(self.hints)!r})"
+
+
+# re.IGNORECASE matches U+0130 (capital I with dot) and U+0131 (dotless i)
+# with "i", which casefold() leaves as "i" + U+0307 and U+0131: they are mapped
+# first. No other character needs it (tests/test_lazyre.py checks them all).
+_I_TWINS = {0x130: "i", 0x131: "i"}
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded so that every match under re.IGNORECASE of an ASCII word shows."""
+    if not text.isascii():
+        text = text.translate(_I_TWINS)
+    return text.casefold()
 
 
 def _inline_ignorecase(pattern: str) -> bool:

@@ -13,7 +13,7 @@ Stdlib only.  A pattern compiles the first time one of its hints occurs.
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.lazyre import LazyPattern, fold
 from agentreflex.core.record import record
 
 REDACTED = "[REDACTED]"
@@ -311,7 +311,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
     """Every secret span in ``text``, sorted and non-overlapping."""
     if not text:
         return []
-    folded = text.casefold()  # once for all 44 rules
+    folded = fold(text)  # once for all 44 rules
     found: list[SecretMatch] = []
     for rule, pattern in _RULES:
         if not pattern.possible(text, folded):
