@@ -119,3 +119,15 @@ def test_errors_in_a_fresh_process_are_json_errors(text: str) -> None:
         json.loads(text)
     except json.JSONDecodeError as exc:
         assert out.stdout.strip() == f"JSONDecodeError {exc.msg} {exc.pos}", out.stderr
+
+
+def test_scan_reads_one_value_at_an_index() -> None:
+    text = '{"a":[1,2],"b":"x"}'
+    assert fastjson.scan(text, 5) == ([1, 2], 10)
+    assert fastjson.scan(text, 15) == ("x", 18)
+    for bad in (0 + 4, 3):
+        with pytest.raises(ValueError, match="no valid JSON value"):
+            fastjson.scan('{"a" 1}', bad)
+    code = "import agentreflex.core.fastjson as f\ntry:\n    f.scan('{x', 0)\nexcept ValueError:\n    print('ok')\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"  # also before json.decoder is imported

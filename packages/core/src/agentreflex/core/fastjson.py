@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["dump_line", "dumps", "loads"]
+__all__ = ["dump_line", "dumps", "loads", "scan"]
 
 _WHITESPACE = " \t\n\r"  # what json skips around a document
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
@@ -63,6 +63,21 @@ def loads(text: str | bytes | bytearray) -> Any:
     if len(text.rstrip(_WHITESPACE)) > end:
         return _slow_loads(text)  # extra data after the document
     return value
+
+
+def scan(text: str, index: int) -> tuple[Any, int]:
+    """The JSON value that starts at ``index`` of ``text``, and the index after it.
+
+    json's own scanner (``JSONDecoder().scan_once``), for walking a document
+    piece by piece; ValueError where no valid value starts at ``index``.
+    """
+    try:
+        value, end = _scan_once(text, index)
+    except RecursionError:
+        raise
+    except Exception:  # StopIteration, JSONDecodeError or SystemError, as in loads
+        raise ValueError(f"no valid JSON value at index {index}") from None
+    return value, end
 
 
 def _slow_loads(text: str | bytes | bytearray) -> Any:

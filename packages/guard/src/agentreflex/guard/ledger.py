@@ -24,9 +24,9 @@ call milliseconds.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 
+from agentreflex.core import fastjson
 from agentreflex.core.fsutil import atomic_write_bytes, locked
 from agentreflex.core.record import field, record
 from agentreflex.guard import bounds as B
@@ -108,13 +108,13 @@ def _read_bytes(path: str) -> tuple[bytes | None, str | None]:
 
 def _parse(path: str, data: bytes) -> tuple[Any, str | None]:
     try:
-        return json.loads(data.decode("utf-8")), None
+        return fastjson.loads(data.decode("utf-8")), None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"{os.path.basename(path)} is not valid JSON ({type(exc).__name__})"
 
 
 # json.loads's own scanner: (value, end) of the JSON value that starts at an index
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_SCAN = fastjson.scan
 
 
 def _walk_compact(data: bytes) -> tuple[dict[str, Any], list[tuple[int, int]]] | None:
@@ -299,7 +299,7 @@ def _store(state_dir: str, path: str, ledger: Ledger, report: Report, now: float
 
 def _dumps(value: Any) -> str:
     """JSON as core's ``atomic_write_json`` writes it: compact, keys sorted."""
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+    return fastjson.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
 def _migrate_snapshot(state_dir: str, ledger: Ledger, provider: str, now: float) -> list[str]:

@@ -35,9 +35,9 @@ sooner.
 
 from __future__ import annotations
 
-import json
 import os
 
+from agentreflex.core import fastjson
 from agentreflex.core.events import EventKind
 from agentreflex.guard import MARKER, PAYLOAD_KEY, SCHEMA_VERSION, description_texts
 from agentreflex.guard.files import IGNORE, SNAPSHOT, hint_path, ledger_path, local_dir, provider_of
@@ -105,7 +105,7 @@ def remember(state_dir: str, host: str, session_id: str, report: Report) -> None
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(json.dumps(hint, separators=(",", ":")))
+                fh.write(fastjson.dumps(hint, separators=(",", ":")))
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
             os.rename(tmp, path)
@@ -143,7 +143,7 @@ def _read_hint(path: str) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
             data = fh.read(_MAX_HINT_BYTES + 1)
-        hint = json.loads(data) if len(data) <= _MAX_HINT_BYTES else None
+        hint = fastjson.loads(data) if len(data) <= _MAX_HINT_BYTES else None
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(hint, dict) or hint.get("version") != HINT_VERSION:

@@ -8,8 +8,7 @@ actions, 256 event digests, 128 latency samples.
 
 from __future__ import annotations
 
-import json
-
+from agentreflex.core import fastjson
 from agentreflex.guard import SCHEMA_VERSION
 from agentreflex.guard import bounds as B
 from agentreflex.guard.sanitize import digest, excerpt
@@ -305,6 +304,6 @@ def clearance(report: Report) -> dict[str, Any]:
         "limitations": limitations,
         "mode": report["mode"],
         "coverage": coverage,
-        "report_digest": digest(json.dumps(body, sort_keys=True, default=str)),
+        "report_digest": digest(fastjson.dumps(body, sort_keys=True, default=str)),
         "ids": [o["id"] for o in named][:16],
     }

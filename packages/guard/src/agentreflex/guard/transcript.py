@@ -15,11 +15,11 @@ replaced, moved or shrunk file invalidates coverage instead of resetting it.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import deque
 
+from agentreflex.core import fastjson
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import field, record
 from agentreflex.guard import bounds as B
@@ -253,7 +253,7 @@ def _parse_line(line: bytes) -> dict[str, Any] | None:
     if not line.strip() or len(line) > B.MAX_RECORD_BYTES:
         return None
     try:
-        rec = json.loads(line)
+        rec = fastjson.loads(line)
     except (ValueError, RecursionError):
         return None
     return rec if isinstance(rec, dict) else None
