@@ -58,7 +58,7 @@ def field(
 class _Spec:
     """A record class's fields in ``__init__`` order, with their defaults."""
 
-    __slots__ = ("defaults", "factories", "frozen", "hidden", "names")
+    __slots__ = ("defaults", "factories", "frozen", "hidden", "names", "plan")
 
     def __init__(self, names: tuple[str, ...], frozen: bool) -> None:
         self.names = names
@@ -66,6 +66,7 @@ class _Spec:
         self.defaults: dict[str, Any] = {}
         self.factories: dict[str, Callable[[], Any]] = {}
         self.hidden: set[str] = set()
+        self.plan: tuple[tuple[str, str, Any], ...] = ()
 
 
 def _own_fields(cls: type) -> list[str]:
@@ -108,7 +109,20 @@ def _build_spec(cls: type, frozen: bool) -> _Spec:
         elif value is not _MISSING:
             spec.defaults[name] = value
     _check_order(cls, spec)
+    spec.plan = tuple(_plan_entry(spec, name) for name in spec.names)
     return spec
+
+
+_REQUIRED, _DEFAULT, _FACTORY = "required", "default", "factory"
+
+
+def _plan_entry(spec: _Spec, name: str) -> tuple[str, str, Any]:
+    """How ``__init__`` fills one field when the caller leaves it out."""
+    if name in spec.defaults:
+        return name, _DEFAULT, spec.defaults[name]
+    if name in spec.factories:
+        return name, _FACTORY, spec.factories[name]
+    return name, _REQUIRED, None
 
 
 def _check_order(cls: type, spec: _Spec) -> None:
@@ -122,24 +136,26 @@ def _check_order(cls: type, spec: _Spec) -> None:
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     spec: _Spec = type(self).__record__
-    names = spec.names
-    if len(args) > len(names):
-        raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments, got {len(args)}")
-    store = object.__setattr__
-    for index, name in enumerate(names):
-        if index < len(args):
+    if args:
+        if len(args) > len(spec.names):
+            raise TypeError(
+                f"{type(self).__name__}() takes {len(spec.names)} arguments, got {len(args)}"
+            )
+        for name, value in zip(spec.names, args, strict=False):
             if name in kwargs:
                 raise TypeError(f"{type(self).__name__}() got two values for {name!r}")
-            value = args[index]
-        elif name in kwargs:
-            value = kwargs.pop(name)
-        elif name in spec.defaults:
-            value = spec.defaults[name]
-        elif name in spec.factories:
-            value = spec.factories[name]()
-        else:
-            raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
-        store(self, name, value)
+            kwargs[name] = value
+    values = self.__dict__  # written directly: a frozen record's __setattr__ refuses
+    for name, kind, fallback in spec.plan:
+        value = kwargs.pop(name, _MISSING)
+        if value is _MISSING:
+            if kind is _DEFAULT:
+                value = fallback
+            elif kind is _FACTORY:
+                value = fallback()
+            else:
+                raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
+        values[name] = value
     if kwargs:
         raise TypeError(f"{type(self).__name__}() got unexpected arguments {sorted(kwargs)}")
 
