@@ -93,6 +93,8 @@ def _tool_install(command: str, tmp: Path, env: dict[str, str]) -> None:
     reflexes = next(c for c in report["checks"] if c["check"] == "reflexes")["detail"]
     for name in ("gate", "runaway", "done", "guard"):
         assert name in reflexes
+    # installed with its bytecode: a hook process never compiles our sources
+    assert list((tmp / "tools").rglob("agentreflex/core/__pycache__/runtime.cpython-*.pyc"))
 
 
 def _claude(claude_binary: Path) -> Callable[[str, Path, dict[str, str]], None]:
@@ -169,7 +171,9 @@ def runners(claude_binary: Path) -> dict[str, Callable[[str, Path, dict[str, str
     return {
         "python3 -m pip install uv && python3 -m uv run agentreflex demo": _demo,
         "python3 -m pip install uv && python3 -m uv run pytest": _pytest,
-        "uv tool install --from ./packages/core agentreflex-core --with ./": _tool_install,
+        "uv tool install --compile-bytecode --from ./packages/core agentreflex-core --with ./": (
+            _tool_install
+        ),
         "claude plugin marketplace add ./": claude,
         "claude plugin install agentreflex@agentreflex": claude,
         "agentreflex check --mode shadow -- rm -rf ~/": _expect(0, "WOULD_BLOCK"),

@@ -91,7 +91,8 @@ class Session:
     call has to read.
     """
 
-    def __init__(self, work: str) -> None:
+    def __init__(self, work: str, event: str = "PreToolUse") -> None:
+        self.event = event
         self.project = os.path.join(work, "project")
         os.makedirs(os.path.join(self.project, ".git"))
         folder = os.path.join(work, "claude", "projects", "-bench-project")
@@ -134,7 +135,26 @@ class Session:
             "tool_input": {"command": command, "description": "check the build"},
             "tool_use_id": tool_id,
         }
-        return json.dumps(payload).encode()
+        body = json.dumps(payload).encode()
+        return body if self.event == "PreToolUse" else as_event(body, self.event, "")
+
+
+def as_event(pre_tool: bytes, event: str, command: str) -> bytes:
+    """The next realistic payload of the session, turned into ``event``."""
+    body = json.loads(pre_tool)
+    body["hook_event_name"] = event
+    if command:
+        body["tool_input"] = {"command": command}
+    if event == "PostToolUse":
+        body["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
+    if event in ("UserPromptSubmit", "Stop"):
+        for key in ("tool_name", "tool_input", "tool_use_id"):
+            body.pop(key)
+    if event == "UserPromptSubmit":
+        body["prompt"] = command or "add a --verbose flag to the cli"
+    if event == "Stop":
+        body.update(stop_hook_active=False, last_assistant_message="I added the flag.")
+    return json.dumps(body).encode()
 
 
 def time_runs(
@@ -248,10 +268,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--event",
+        default="PreToolUse",
+        choices=["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"],
+        help="the hook event to time (default PreToolUse, the one issue 3 sets targets for)",
+    )
     args = parser.parse_args()
     compile_sources()
     work = tempfile.mkdtemp(prefix="agentreflex-bench-")
-    session = Session(work)
+    session = Session(work, args.event)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
     env.update(
         {
@@ -263,7 +289,7 @@ def main() -> int:
             "AGENTREFLEX_SOCKET": os.path.join(work, "daemon.sock"),
         }
     )
-    hook = [agentreflex_bin(), "hook", "claude-code", "PreToolUse"]
+    hook = [agentreflex_bin(), "hook", "claude-code", args.event]
     bare = [sys.executable, "-c", "pass"]
     # warm the OS caches and the entry-point cache
     time_runs(bare, 3, None, env)
@@ -295,6 +321,7 @@ def main() -> int:
     bare_ms = min(med(alone_t), med(bare_t)) * 1000
     result = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+        "event": args.event,
         "runs": args.runs,
         "bare_python_ms": bare_ms,
         "bare_python_alone_ms": med(alone_t) * 1000,
@@ -310,7 +337,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"machine: {result['machine']}, {args.runs} runs each (medians)")
+    print(f"machine: {result['machine']}, {args.event}, {args.runs} runs each (medians)")
     print(
         f"bare python -c pass        {result['bare_python_ms']:7.1f} ms  "
         f"(alone {result['bare_python_alone_ms']:.1f}, "

@@ -18,7 +18,6 @@ import argparse
 import collections
 import contextlib
 import io
-import json
 import os
 import re
 import subprocess
@@ -26,27 +25,9 @@ import sys
 import tempfile
 import time
 
-from bench_hook import Session
+from bench_hook import Session, as_event
 
 STDLIB_AT_START = set(sys.modules)
-
-
-def as_event(pre_tool: bytes, event: str, command: str) -> bytes:
-    """The next realistic payload of the session, turned into ``event``."""
-    body = json.loads(pre_tool)
-    body["hook_event_name"] = event
-    if command:
-        body["tool_input"] = {"command": command}
-    if event == "PostToolUse":
-        body["tool_response"] = {"stdout": "ok", "stderr": "", "interrupted": False}
-    if event in ("UserPromptSubmit", "Stop"):
-        for key in ("tool_name", "tool_input", "tool_use_id"):
-            body.pop(key)
-    if event == "UserPromptSubmit":
-        body["prompt"] = command or "add a --verbose flag to the cli"
-    if event == "Stop":
-        body.update(stop_hook_active=False, last_assistant_message="I added the flag.")
-    return json.dumps(body).encode()
 
 
 def main() -> int:
