@@ -29,6 +29,7 @@ from agentreflex.gate import (
     constraints,
     files,
     policy,
+    programs,
     reflex,
     rules_fs,
     rules_remote,
@@ -217,15 +218,12 @@ def test_the_rules_tables_name_existing_rules() -> None:
             assert callable(rule), name
 
 
-def test_the_disk_and_database_gates_are_the_rules_own_tables() -> None:
-    assert analyze._DISK_PREFIXES == rules_fs._DISK_PREFIXES
-    assert analyze._DISK_TOOLS == rules_fs._DISK_TOOLS
-    assert {"dropdb", "dropuser", "mysqladmin", *rules_remote._DB_CLIS} == analyze._DATABASE_TOOLS
+def test_the_disk_and_database_rules_fire_only_on_the_programs_named() -> None:
     where = Where(cwd="/home/user/project", project="/home/user/project", home="/home/user")
     for cmd in _walked_commands():
-        if not (cmd.name.startswith(analyze._DISK_PREFIXES) or cmd.name in analyze._DISK_TOOLS):
+        if not (cmd.name.startswith(programs.DISK_PREFIXES) or cmd.name in programs.DISK_TOOLS):
             assert rules_fs.disk(cmd, where) == [], cmd.argv
-        if cmd.name not in analyze._DATABASE_TOOLS:
+        if cmd.name not in programs.DATABASE_TOOLS:
             assert rules_remote.database(cmd, where, {}) == [], cmd.argv
 
 

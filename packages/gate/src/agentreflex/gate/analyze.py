@@ -140,63 +140,16 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
     return _TABLE
 
 
-# ``rules_fs.disk`` and ``rules_remote.database`` find nothing in a command not
-# named here (tests/test_reflex_imports.py holds these to the rules' own tables).
-_DISK_PREFIXES = ("mkfs", "mke2fs", "newfs", "mkdosfs")
-_DISK_TOOLS = frozenset(
-    {
-        "wipefs",
-        "blkdiscard",
-        "mkswap",
-        "fdisk",
-        "sfdisk",
-        "gdisk",
-        "sgdisk",
-        "cfdisk",
-        "parted",
-        "zpool",
-        "lvremove",
-        "vgremove",
-        "pvremove",
-        "cryptsetup",
-        "diskutil",
-        "format",
-        "hdparm",
-        "mdadm",
-        "e2fsck",
-    }
-)
-_DATABASE_TOOLS = frozenset(
-    {
-        "dropdb",
-        "dropuser",
-        "mysqladmin",
-        "psql",
-        "mysql",
-        "mariadb",
-        "sqlite3",
-        "duckdb",
-        "mongo",
-        "mongosh",
-        "redis-cli",
-        "cqlsh",
-        "clickhouse-client",
-        "clickhouse",
-        "cockroach",
-        "snowsql",
-        "bq",
-    }
-)
-
-
 def _rules_of(name: str) -> tuple[Rule, ...]:
     """The rules of command ``name`` (its own, then the disk rule), imported on first use."""
     rules = _RESOLVED.get(name)
     if rules is None:
         import importlib
 
+        from agentreflex.gate.programs import DISK_PREFIXES, DISK_TOOLS
+
         specs = _rule_table().get(name, ())
-        if name.startswith(_DISK_PREFIXES) or name in _DISK_TOOLS:
+        if name.startswith(DISK_PREFIXES) or name in DISK_TOOLS:
             specs = (*specs, "rules_fs.disk")
         found = []
         for spec in specs:
@@ -465,6 +418,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     # Imported here, with the walker: the pre-filter's commands never need them,
     # and each rules module only once a command needs its rules.
     from agentreflex.gate import inert, secrets
+    from agentreflex.gate.programs import DATABASE_TOOLS
 
     hits: list[Hit] = []
     net_fed = secrets.network_fed(cmds)
@@ -474,7 +428,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
         if not inert.inert(cmd.name, cmd.args):
             for rule in _rules_of(cmd.name):
                 hits.extend(rule(cmd, where))
-            if cmd.name in _DATABASE_TOOLS:
+            if cmd.name in DATABASE_TOOLS:
                 from agentreflex.gate.rules_remote import database
 
                 hits.extend(database(cmd, where, written))

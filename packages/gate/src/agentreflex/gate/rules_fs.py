@@ -20,6 +20,7 @@ from agentreflex.gate.paths import (
     is_secret_file,
     resolve,
 )
+from agentreflex.gate.programs import DISK_PREFIXES, DISK_TOOLS
 
 _FATAL = (Place.ROOT, Place.HOME, Place.ANCESTOR)
 _FINE = (Place.INSIDE, Place.TEMP, Place.CACHE)
@@ -479,30 +480,6 @@ def dd(cmd: Cmd, where: Where) -> list[Hit]:
     return []
 
 
-_DISK_PREFIXES = ("mkfs", "mke2fs", "newfs", "mkdosfs")
-_DISK_TOOLS = frozenset(
-    {
-        "wipefs",
-        "blkdiscard",
-        "mkswap",
-        "fdisk",
-        "sfdisk",
-        "gdisk",
-        "sgdisk",
-        "cfdisk",
-        "parted",
-        "zpool",
-        "lvremove",
-        "vgremove",
-        "pvremove",
-        "cryptsetup",
-        "diskutil",
-        "format",
-        "hdparm",
-        "mdadm",
-        "e2fsck",
-    }
-)
 _READ_ONLY_DISK = frozenset(
     {
         "-l",
@@ -539,7 +516,7 @@ _READ_ONLY_DISK = frozenset(
 def disk(cmd: Cmd, where: Where) -> list[Hit]:
     """mkfs, wipefs, partitioners and volume destroyers; argument words never disarm them."""
     name = cmd.name
-    if name.startswith(_DISK_PREFIXES):
+    if name.startswith(DISK_PREFIXES):
         targets = [a for a in cmd.args if not a.startswith("-")]
         if targets:
             place, _ = classify(targets[-1], where, cmd.cwd)
@@ -554,7 +531,7 @@ def disk(cmd: Cmd, where: Where) -> list[Hit]:
                 "file inside the project or /tmp for experiments.",
             )
         ]
-    if name in _DISK_TOOLS:
+    if name in DISK_TOOLS:
         if name == "cryptsetup" and not any(
             a in ("luksFormat", "erase", "luksErase", "reencrypt") for a in cmd.args
         ):

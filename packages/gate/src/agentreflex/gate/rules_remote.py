@@ -14,6 +14,7 @@ from agentreflex.gate import pipes
 from agentreflex.gate.inert import HOSTING_CLIS
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Place, Where, classify
+from agentreflex.gate.programs import DB_CLIS
 
 _SQL_DESTROY = LazyPattern(
     r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|TRUNCATE\b|"
@@ -23,23 +24,6 @@ _SQL_DESTROY = LazyPattern(
 )
 _DELETE = LazyPattern(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
 _UPDATE = LazyPattern(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)", re.IGNORECASE)
-
-_DB_CLIS: dict[str, tuple[str, ...]] = {
-    "psql": ("-c", "--command"),
-    "mysql": ("-e", "--execute"),
-    "mariadb": ("-e", "--execute"),
-    "sqlite3": (),
-    "duckdb": ("-c",),
-    "mongo": ("--eval",),
-    "mongosh": ("--eval",),
-    "redis-cli": (),
-    "cqlsh": ("-e", "--execute"),
-    "clickhouse-client": ("-q", "--query"),
-    "clickhouse": ("-q", "--query"),
-    "cockroach": ("-e", "--execute"),
-    "snowsql": ("-q", "--query"),
-    "bq": (),
-}
 
 
 def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
@@ -52,7 +36,7 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
         return [_db(cmd)]
     if name == "mysqladmin" and any(a in ("drop", "flush-tables") for a in args):
         return [_db(cmd)]
-    flags = _DB_CLIS.get(name)
+    flags = DB_CLIS.get(name)
     if flags is None:
         return []
     texts: list[str] = []
