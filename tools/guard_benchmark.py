@@ -30,28 +30,13 @@ from typing import Any
 
 from agentreflex.core.testing import make_config, make_context, post_tool, pre_tool
 from agentreflex.guard.classifier import CANDIDATE, CLEAR, UNCERTAIN, summary_label
+from agentreflex.guard.examples import EXAMPLE_DIRECTIVE
 from agentreflex.guard.reflex import GuardReflex
 from agentreflex.guard.report import percentile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(ROOT, "packages", "guard", "tests", "data", "classifier_samples.jsonl")
-DIRECTIVE = {
-    "version": 1,
-    "kind": "evidence-check",
-    "claim": "The selected adapter is active.",
-    "required_evidence": [
-        {
-            "type": "tool-result",
-            "tool": "adapter-status",
-            "acceptance": [
-                {"predicate": "outcome_is", "value": "success"},
-                {"predicate": "json_field_equals", "path": "active", "value": True},
-            ],
-        }
-    ],
-    "expected_result": {"active": True},
-    "blocking": True,
-}
+DIRECTIVE = EXAMPLE_DIRECTIVE
 
 
 def load_samples(path: str) -> list[dict[str, str]]:

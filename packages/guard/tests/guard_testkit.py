@@ -10,25 +10,10 @@ from agentreflex.core.config import Config
 from agentreflex.core.decision import Finding
 from agentreflex.core.events import Event
 from agentreflex.core.testing import make_config, make_context
+from agentreflex.guard.examples import EXAMPLE_DIRECTIVE
 from agentreflex.guard.reflex import GuardReflex
 
-DIRECTIVE: dict[str, Any] = {
-    "version": 1,
-    "kind": "evidence-check",
-    "claim": "The selected adapter is active.",
-    "required_evidence": [
-        {
-            "type": "tool-result",
-            "tool": "adapter-status",
-            "acceptance": [
-                {"predicate": "outcome_is", "value": "success"},
-                {"predicate": "json_field_equals", "path": "active", "value": True},
-            ],
-        }
-    ],
-    "expected_result": {"active": True},
-    "blocking": True,
-}
+DIRECTIVE = EXAMPLE_DIRECTIVE
 
 
 def marker(directive: dict[str, Any] | None = None) -> str:
