@@ -252,3 +252,14 @@ def test_marker_count_is_bounded() -> None:
 
 def test_text_without_marker_has_no_directives() -> None:
     assert find_markers("nothing to see") == []
+
+
+def test_the_readme_shows_the_shipped_example_directive() -> None:
+    import json
+    from pathlib import Path
+
+    from agentreflex.guard.examples import EXAMPLE_DIRECTIVE
+
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    lines = [ln for ln in readme.read_text().splitlines() if ln.startswith("Evidence-Check: {")]
+    assert [json.loads(ln.removeprefix("Evidence-Check: ")) for ln in lines] == [EXAMPLE_DIRECTIVE]
