@@ -567,3 +567,35 @@ def test_an_oversized_record_drops_its_notes_and_says_so(tmp_path: Path) -> None
     assert st.counters.events == 1
     assert "constraints" not in st.notes
     assert any("record too large" in d for d in st.notes["diagnostics"])
+
+
+def test_the_log_is_fsynced_and_the_snapshot_only_at_rotation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log is the record (fsynced per event); a snapshot is rebuilt from it when lost."""
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    store = _store(tmp_path)
+    store.record(prompt("first"), None)
+    assert [Path(p).name for p in synced] == [Path(store.log_path).name]
+    monkeypatch.setattr(store_mod, "ROTATE_BYTES", 1)
+    synced.clear()
+    store.record(prompt("second"), None)  # rotates first
+    names = [Path(p).name for p in synced]
+    assert names[0].startswith(Path(store.snapshot_path).name + ".tmp-")  # durable at rotation
+    assert names[1:] == [Path(store.log_path).name]
+
+
+def test_a_snapshot_lost_to_a_power_cut_is_rebuilt_from_the_log(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    for i in range(3):
+        store.record(prompt(f"p{i}"), None)
+    Path(store.snapshot_path).write_bytes(b"")  # what a crash can leave of an unsynced rename
+    st, report = _store(tmp_path).load()
+    assert report.rebuilt and st.prompts == ["p0", "p1", "p2"]

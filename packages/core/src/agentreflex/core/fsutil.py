@@ -80,11 +80,12 @@ def user_cache_dir(env: Mapping[str, str] | None = None) -> str:
     return os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "agentreflex")
 
 
-def append_line(path: str, line: str) -> None:
+def append_line(path: str, line: str, durable: bool = False) -> None:
     """Append one line with a single ``write`` on an ``O_APPEND`` descriptor.
 
     Callers hold :func:`locked`, but even without it a single O_APPEND write
     cannot interleave with another process's line on a local filesystem.
+    ``durable`` fsyncs the line before returning.
     """
     data = (line.rstrip("\n") + "\n").encode("utf-8", "replace")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -92,6 +93,8 @@ def append_line(path: str, line: str) -> None:
         written = os.write(fd, data)
         while written < len(data):  # pragma: no cover - short writes are rare
             written += os.write(fd, data[written:])
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
