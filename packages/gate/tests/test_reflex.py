@@ -168,6 +168,19 @@ def test_policy_files_need_the_user(project: Path) -> None:
     assert _verdict(shell) is Verdict.ASK_USER
 
 
+def test_agentreflex_caches_need_the_user(project: Path) -> None:
+    """A forged cache note (which reflex handles PreToolUse) could switch the gate off."""
+    home = os.path.expanduser("~")
+    forged = f"{home}/.cache/agentreflex/reflex-meta-0123456789ab.json"
+    edit = _run(pre_tool("Write", {"file_path": forged, "content": "{}"}, cwd=str(project)))
+    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-POLICY-EDIT"
+    for command in (f"echo '{{}}' > {forged}", "cp /tmp/x.json ~/.cache/agentreflex/toml-ab.json"):
+        shell = _run(pre_tool("Bash", {"command": command}, cwd=str(project)))
+        assert _verdict(shell) is Verdict.ASK_USER, command
+    other = _run(pre_tool("Write", {"file_path": f"{home}/.cache/pip/x", "content": ""}))
+    assert all(f.code != "GATE-POLICY-EDIT" for f in other)
+
+
 def _allow(project: Path, expires: str, rule: str = "GATE-GIT-RESET-HARD") -> None:
     (project / ".agentreflex").mkdir(exist_ok=True)
     (project / ".agentreflex" / "allow.toml").write_text(

@@ -342,7 +342,10 @@ def is_policy_file(path: str, where: Where) -> bool:
     """The guard's own configuration, which only the user may change.
 
     Any ``.agentreflex`` directory (project or user), the user's config
-    directory and the project's ``policies/gate`` rules.
+    directory, the project's ``policies/gate`` rules, and agentreflex's cache
+    directory: the notes kept there (which reflex handles which event, the
+    parsed configuration) are trusted by the next hook call, so a forged one
+    could switch a reflex off.
     """
     if not path:
         return False
@@ -350,6 +353,12 @@ def is_policy_file(path: str, where: Where) -> bool:
     if "/.agentreflex/" in full + "/":
         return True
     project = where.project.rstrip("/")
-    return _under(full, project + "/policies/gate") or _under(
-        full, where.home + "/.config/agentreflex"
+    from agentreflex.core.fsutil import user_cache_dir
+
+    protected = (
+        project + "/policies/gate",
+        where.home + "/.config/agentreflex",
+        where.home + "/.cache/agentreflex",
+        user_cache_dir(),
     )
+    return any(_under(full, folder) for folder in protected)
