@@ -45,12 +45,15 @@ def test_second_load_reads_the_cached_copy_without_tomllib(tmp_path: Path) -> No
     assert out.stdout.split(maxsplit=2) == ["shadow", "False", "{'extra': ['a']}\n"]
 
 
-def test_an_edit_is_never_missed(tmp_path: Path) -> None:
+def test_an_edit_is_never_missed_and_copies_do_not_pile_up(tmp_path: Path) -> None:
     project = tmp_path / "project"
     _write_config(project, 'mode = "shadow"\n')
     assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW
     _write_config(project, 'mode = "enforced"\n')
     assert load_config(str(project), _env(tmp_path)).mode is Mode.ENFORCED
+    _write_config(project, 'mode = "shadow"\n')
+    assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW
+    assert len(_cached_copies(tmp_path)) == 1
 
 
 @pytest.mark.parametrize("garbage", ["{not json", "[1, 2]", ""])
@@ -61,7 +64,7 @@ def test_a_corrupt_cached_copy_is_parsed_again(tmp_path: Path, garbage: str) -> 
     (copy,) = _cached_copies(tmp_path)
     copy.write_text(garbage)
     assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW
-    assert json.loads(copy.read_text()) == {"mode": "shadow"}
+    assert json.loads(copy.read_text())["data"] == {"mode": "shadow"}
 
 
 def test_dates_are_not_cached_and_still_load(tmp_path: Path) -> None:
@@ -88,3 +91,12 @@ def test_invalid_toml_is_an_error_every_time(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match="not valid TOML"):
             load_config(str(project), _env(tmp_path))
     assert _cached_copies(tmp_path) == []
+
+
+def test_a_copy_of_other_content_is_not_used(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _write_config(project, 'mode = "shadow"\n')
+    load_config(str(project), _env(tmp_path))
+    (copy,) = _cached_copies(tmp_path)
+    copy.write_text(json.dumps({"sha256": "0" * 64, "data": {"mode": "enforced"}}))
+    assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW

@@ -307,24 +307,32 @@ def _read_toml(path: str, env: Mapping[str, str]) -> dict[str, Any] | None:
 
 
 def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]:
-    """Parsed TOML, from a JSON copy cached under the file's SHA-256 when there is one.
+    """Parsed TOML, from a JSON copy cached for this file when its content is unchanged.
 
     Why: importing ``tomllib`` (it pulls in ``typing``, ``datetime`` and
     ``string``) costs a hook process about 10 ms on this project's machines,
-    on every tool call of a user who has a config file. The cache is keyed by
-    the file's content, so an edit is never missed; an unreadable or corrupt
-    copy is parsed again; TOML that JSON cannot hold (dates) is not cached.
+    on every tool call of a user who has a config file. One copy is kept per
+    config file, stamped with the SHA-256 of the content it was parsed from,
+    so an edit is never missed and old copies do not pile up; an unreadable
+    or corrupt copy is parsed again; TOML that JSON cannot hold (dates) is not
+    cached. The gate treats the cache directory as policy: an agent cannot
+    forge a copy.
     """
     from agentreflex.core import fastjson
     from agentreflex.core.digest import sha256_hex
     from agentreflex.core.fsutil import atomic_write_json, user_cache_dir
 
-    cached = os.path.join(user_cache_dir(env), f"toml-{sha256_hex(raw, 32)}.json")
+    cached = os.path.join(user_cache_dir(env), f"toml-{sha256_hex(os.path.abspath(path), 24)}.json")
+    stamp = sha256_hex(raw)
     try:
         with open(cached, encoding="utf-8") as fh:
-            data = fastjson.loads(fh.read())
-        if isinstance(data, dict):
-            return data
+            copy = fastjson.loads(fh.read())
+        if (
+            isinstance(copy, dict)
+            and copy.get("sha256") == stamp
+            and isinstance(copy.get("data"), dict)
+        ):
+            return copy["data"]  # type: ignore[no-any-return]
     except (OSError, ValueError):
         pass
     import tomllib
@@ -335,7 +343,7 @@ def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     try:
         os.makedirs(os.path.dirname(cached), mode=0o700, exist_ok=True)
-        atomic_write_json(cached, data)
+        atomic_write_json(cached, {"sha256": stamp, "data": data}, durable=False)
     except (OSError, TypeError, ValueError):
         pass  # a read-only cache dir or a TOML date: parse again next time
     return data
