@@ -97,7 +97,8 @@ def test_special_floats_and_non_serialisable_values() -> None:
     loop.append(loop)
     with pytest.raises(ValueError, match="Circular reference"):
         fastjson.dumps(loop)
-    assert fastjson.dump_line({"é": "x"}) == '{"é":"x"}'
+    assert fastjson.dump_line({"é": "x", "n": {1}}) == '{"é":"x","n":"{1}"}'
+    assert fastjson.dump_state({"b": 1, "a": "é"}) == '{"a":"\\u00e9","b":1}'
 
 
 def test_importing_it_does_not_import_json() -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["dump_line", "dumps", "loads", "scan"]
+__all__ = ["dump_line", "dump_state", "dumps", "loads", "scan"]
 
 _WHITESPACE = " \t\n\r"  # what json skips around a document
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
@@ -118,5 +118,10 @@ def dumps(
 
 
 def dump_line(value: object) -> str:
-    """Compact JSON for one log line (UTF-8 kept as is), the form the state files use."""
-    return dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """One line of a session log: compact, UTF-8 kept as is, anything odd as ``str``."""
+    return dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def dump_state(value: object) -> str:
+    """A state file's JSON: compact, ASCII, keys sorted, so equal states give equal bytes."""
+    return dumps(value, separators=(",", ":"), sort_keys=True)

@@ -65,7 +65,7 @@ def atomic_write_bytes(path: str, data: bytes, durable: bool = True) -> None:
 
 
 def atomic_write_json(path: str, obj: Any, durable: bool = True) -> None:
-    data = fastjson.dumps(obj, separators=(",", ":"), sort_keys=True).encode()
+    data = fastjson.dump_state(obj).encode()
     atomic_write_bytes(path, data, durable)
 
 

@@ -79,7 +79,7 @@ def entry_point_table() -> dict[str, list[list[str]]]:
     with contextlib.suppress(OSError):
         from agentreflex.core.fsutil import atomic_write_json
 
-        atomic_write_json(path, {"key": key, "groups": table})
+        atomic_write_json(path, {"key": key, "groups": table}, durable=False)
     _MEMO = table
     return table
 
@@ -136,7 +136,9 @@ def record_reflex_meta(meta: dict[str, dict[str, Any]]) -> None:
     with contextlib.suppress(OSError):
         from agentreflex.core.fsutil import atomic_write_json
 
-        atomic_write_json(_cache_path("reflex-meta"), {"key": _meta_key(), "reflexes": meta})
+        atomic_write_json(
+            _cache_path("reflex-meta"), {"key": _meta_key(), "reflexes": meta}, durable=False
+        )
 
 
 def describe(spec: str, reflex: Any) -> dict[str, Any] | None:

@@ -297,9 +297,8 @@ def _store(state_dir: str, path: str, ledger: Ledger, report: Report, now: float
     atomic_write_bytes(os.path.join(local_dir(state_dir), SNAPSHOT), text, durable=False)
 
 
-def _dumps(value: Any) -> str:
-    """JSON as core's ``atomic_write_json`` writes it: compact, keys sorted."""
-    return fastjson.dumps(value, separators=(",", ":"), sort_keys=True)
+# JSON exactly as core's ``atomic_write_json`` writes it (compact, keys sorted)
+_dumps = fastjson.dump_state
 
 
 def _migrate_snapshot(state_dir: str, ledger: Ledger, provider: str, now: float) -> list[str]:

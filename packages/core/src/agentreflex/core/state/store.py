@@ -229,7 +229,7 @@ class SessionStore:
 
 def _bounded_line(record: dict[str, Any]) -> str:
     """One JSON line of at most MAX_RECORD_BYTES: oversized notes are dropped, said so."""
-    line = fastjson.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    line = fastjson.dump_line(record)
     if len(line.encode("utf-8", "replace")) <= MAX_RECORD_BYTES:
         return line
     dropped = [f"{n['reflex']}:{n['key']}" for n in record.pop("notes", [])]
@@ -240,7 +240,7 @@ def _bounded_line(record: dict[str, Any]) -> str:
             "value": f"record too large: dropped notes {', '.join(dropped)[:300]}",
         }
     ]
-    return fastjson.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    return fastjson.dump_line(record)
 
 
 def _diagnose(state: SessionState, message: str) -> None:
