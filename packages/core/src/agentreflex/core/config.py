@@ -24,6 +24,7 @@ from collections.abc import Mapping
 
 from agentreflex.core.decision import Mode
 from agentreflex.core.record import field, record, replace
+from agentreflex.core.userdirs import user_config_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -240,11 +241,6 @@ def section_value(
     return value
 
 
-def user_config_path(env: Mapping[str, str]) -> str:
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME", "~"), ".config")
-    return os.path.join(os.path.expanduser(base), "agentreflex", "config.toml")
-
-
 def project_root(cwd: str) -> str:
     """The nearest ancestor that is a git work tree or has ``.agentreflex/config.toml``.
 
@@ -320,7 +316,8 @@ def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]
     """
     from agentreflex.core import fastjson
     from agentreflex.core.digest import sha256_hex
-    from agentreflex.core.fsutil import atomic_write_json, user_cache_dir
+    from agentreflex.core.fsutil import atomic_write_json
+    from agentreflex.core.userdirs import user_cache_dir
 
     cached = os.path.join(user_cache_dir(env), f"toml-{sha256_hex(os.path.abspath(path), 24)}.json")
     stamp = sha256_hex(raw)

@@ -13,7 +13,7 @@ import contextlib
 import fcntl
 import itertools
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
 from agentreflex.core import fastjson
 
@@ -67,17 +67,6 @@ def atomic_write_bytes(path: str, data: bytes, durable: bool = True) -> None:
 def atomic_write_json(path: str, obj: Any, durable: bool = True) -> None:
     data = fastjson.dump_state(obj).encode()
     atomic_write_bytes(path, data, durable)
-
-
-def user_cache_dir(env: Mapping[str, str] | None = None) -> str:
-    """``$XDG_CACHE_HOME/agentreflex`` (default ``~/.cache/agentreflex``): derived data only.
-
-    Everything kept here can be rebuilt from its source, and is keyed or
-    stamped so that a stale or corrupt entry is rebuilt, never trusted.
-    """
-    env = os.environ if env is None else env
-    home = env.get("HOME") or os.path.expanduser("~")
-    return os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "agentreflex")
 
 
 def append_line(path: str, line: str, durable: bool = False) -> None:

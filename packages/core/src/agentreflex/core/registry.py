@@ -31,7 +31,7 @@ CACHE_VERSION = 1
 
 
 def _cache_path(kind: str = "entry-points") -> str:
-    from agentreflex.core.fsutil import user_cache_dir
+    from agentreflex.core.userdirs import user_cache_dir
 
     return os.path.join(user_cache_dir(), f"{kind}-{sha256_hex(sys.executable, 12)}.json")
 

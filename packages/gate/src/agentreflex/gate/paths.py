@@ -353,7 +353,7 @@ def is_policy_file(path: str, where: Where) -> bool:
     if "/.agentreflex/" in full + "/":
         return True
     project = where.project.rstrip("/")
-    from agentreflex.core.fsutil import user_cache_dir
+    from agentreflex.core.userdirs import user_cache_dir
 
     protected = (
         project + "/policies/gate",
