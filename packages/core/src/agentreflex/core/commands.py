@@ -50,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="what is installed and wired, and what is broken")
     d.add_argument("--cwd", default=os.getcwd())
     d.add_argument("--json", action="store_true")
+    cf = sub.add_parser("config", help="config check [FILE...]: validate config and policy files")
+    cf.add_argument("action", choices=("check",))
+    cf.add_argument("files", nargs="*", help="default: the user's and this project's files")
+    cf.add_argument(
+        "--as", dest="kind", choices=("config", "thresholds", "gate-rules", "gate-allow")
+    )
+    cf.add_argument("--cwd", default=os.getcwd())
     sv = sub.add_parser("serve", help="the warm daemon")
     sv.add_argument("--idle", type=float, default=None, help="exit after this many idle seconds")
     sv.add_argument("--detach", action="store_true")
@@ -78,6 +85,7 @@ def dispatch(args: list[str]) -> int:
         "status": _status,
         "doctor": _doctor,
         "serve": _serve,
+        "config": _config,
     }
     if ns.command not in handlers:
         parser.print_help()
@@ -194,6 +202,12 @@ def _doctor(ns: argparse.Namespace) -> int:
     else:
         print(render(report))
     return 0 if report["ok"] else 1
+
+
+def _config(ns: argparse.Namespace) -> int:
+    from agentreflex.core.configcheck import main
+
+    return main(ns.files, ns.kind or "", os.path.abspath(ns.cwd))
 
 
 def _serve(ns: argparse.Namespace) -> int:

@@ -56,13 +56,17 @@ def diagnose(cwd: str) -> dict[str, Any]:
             add("state dir", False, f"{config.state_dir}: {exc.strerror}")
     except ConfigError as exc:
         add("config", False, str(exc))
+    add_schema_check(add, cwd)
     if names:
-        decision, _ = check_command("rm -rf ~/", cwd)
-        add(
-            "self-test",
-            decision.proposed.value in ("BLOCK", "ASK_USER"),
-            f"`rm -rf ~/` -> {decision.proposed.value}",
-        )
+        try:
+            decision, _ = check_command("rm -rf ~/", cwd)
+            add(
+                "self-test",
+                decision.proposed.value in ("BLOCK", "ASK_USER"),
+                f"`rm -rf ~/` -> {decision.proposed.value}",
+            )
+        except ConfigError:
+            add("self-test", False, "not run: the config is invalid (see above)")
     from agentreflex.core import daemon
     from agentreflex.core.client import socket_path
 
@@ -77,6 +81,15 @@ def diagnose(cwd: str) -> dict[str, Any]:
     commands = [n for n, _ in registry.entries("agentreflex.commands")]
     add("commands", True, ", ".join(commands) or "none")
     return {"ok": all(c["ok"] for c in checks), "checks": checks}
+
+
+def add_schema_check(add: Any, cwd: str) -> None:
+    """Every problem in the config and policy files, with its line (``config check``)."""
+    from agentreflex.core.configcheck import check_paths, default_files
+
+    files = default_files(cwd)
+    problems = [p.render() for found in check_paths(files).values() for p in found]
+    add("config files", not problems, "; ".join(problems) or f"{len(files)} valid")
 
 
 def _judge_line(judges: list[str], config: Any) -> str:
