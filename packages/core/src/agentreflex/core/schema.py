@@ -352,6 +352,9 @@ def _regex(value: Any) -> Any:
     return value
 
 
+_RULE_MATCHES = ("command", "contains", "regex", "path")
+
+
 class GateRule(_Table):
     """One project rule: it can only add a block, ask or warning."""
 
@@ -367,13 +370,19 @@ class GateRule(_Table):
         default="", description="For file tools and shell writes: a path prefix or substring."
     )
 
-    @model_validator(mode="after")
-    def _matches_something(self) -> GateRule:
-        if not (self.command or self.contains or self.regex or self.path):
+    @model_validator(mode="before")
+    @classmethod
+    def _matches_something(cls, data: Any) -> Any:
+        """A rule with nothing to match never fires (the gate ignores it silently)."""
+        if isinstance(data, dict) and not any(data.get(k) for k in _RULE_MATCHES):
+            unknown = [k for k in data if k not in cls.model_fields]
+            hint = f" (unknown keys: {', '.join(unknown)})" if unknown else ""
             raise PydanticCustomError(
-                "agentreflex_rule", "matches nothing: give command, contains, regex or path", {}
+                "agentreflex_rule",
+                "matches nothing: give command, contains, regex or path{hint}",
+                {"hint": hint},
             )
-        return self
+        return data
 
 
 class GateRulesFile(_Table):
