@@ -1,0 +1,108 @@
+"""Codex CLI: hooks in ``hooks.json`` (user: ``$CODEX_HOME``, default ``~/.codex``;
+project: ``<project>/.codex/hooks.json``), Claude's JSON shape.
+
+Quirks kept here (Codex 0.169, see the host lab notes):
+
+* ``hooks.json`` rather than ``[[hooks.<Event>]]`` tables in ``config.toml``:
+  the same schema as Claude Code's, so one merge serves both hosts and the
+  user's ``config.toml`` (and its comments) is never rewritten.  Codex warns
+  when one layer has both; we say so when ``config.toml`` already has hooks.
+* Codex skips an untrusted hook **without a message**.  The trust record is a
+  hash Codex computes (``hooks.state`` in ``config.toml``), so install does
+  not forge it: it tells the user to review and trust the hooks once with
+  ``/hooks`` in the Codex TUI.  ``doctor`` repeats it.
+* Project ``.codex/`` layers load only in a trusted project.
+* No fail-closed wrapper: a Codex hook that fails (any exit but 2) lets the
+  tool run regardless, and Codex may run the command without a shell.
+* No sandbox option: Codex's ``workspace-write`` sandbox already keeps
+  ``.codex`` and everything outside the writable roots (the user's agentreflex
+  config, state and cache) read-only, and 0.169 has no setting verified here
+  that denies one folder inside the project (``.agentreflex``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agentreflex.core.install import hookentries
+from agentreflex.core.install.base import Options, quote
+from agentreflex.core.install.hookentries import HookSpec
+from agentreflex.core.install.manifest import Record
+
+HOST = "codex"
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+)
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+_TOML_HOOKS = re.compile(r"^\s*\[\[?\s*hooks\s*\.\s*[A-Za-z]+", re.MULTILINE)
+
+
+def codex_home(env: Mapping[str, str]) -> str:
+    return env.get("CODEX_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".codex"
+    )
+
+
+def specs(binary: str) -> list[HookSpec]:
+    return [
+        HookSpec(
+            event,
+            f"{quote(binary)} hook {HOST} {event}",
+            "*" if event in TOOL_EVENTS else None,
+        )
+        for event in EVENTS
+    ]
+
+
+def toml_has_hooks(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return bool(_TOML_HOOKS.search(fh.read()))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+class CodexInstaller:
+    name = HOST
+
+    def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
+        folder = os.path.join(project, ".codex") if scope == "project" else codex_home(env)
+        return os.path.join(folder, "hooks.json")
+
+    def wire(self, settings: dict[str, Any], opts: Options, log: list[Record]) -> dict[str, Any]:
+        path = self.settings_path(opts.scope, opts.project, os.environ)
+        return hookentries.wire(settings, specs(opts.binary), HOST, path)
+
+    def unwire(self, settings: dict[str, Any], path: str) -> dict[str, Any]:
+        return hookentries.unwire(settings, HOST, path)
+
+    def notes(self, opts: Options, settings: dict[str, Any]) -> list[str]:
+        path = self.settings_path(opts.scope, opts.project, os.environ)
+        notes = [
+            "codex: NEXT STEP: start `codex` once and trust the new hooks with /hooks "
+            "(Codex skips untrusted hooks without a message)"
+        ]
+        toml = os.path.join(os.path.dirname(path), "config.toml")
+        if toml_has_hooks(toml):
+            notes.append(
+                f"codex: {toml} also defines [hooks]; Codex warns when one layer has both "
+                "(move those entries into hooks.json)"
+            )
+        if opts.scope == "project":
+            notes.append("codex: project .codex/ hooks load only when the project is trusted")
+        return notes
+
+    def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
+        return [
+            os.path.join(codex_home(env), "hooks.json"),
+            os.path.join(project, ".codex", "hooks.json"),
+        ]
