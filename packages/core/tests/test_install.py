@@ -421,3 +421,97 @@ def test_the_written_pre_tool_command_runs_agentreflex_and_fails_closed(
     )
     assert ran.returncode == 2
     assert b"failed or is missing; blocking this tool call" in ran.stderr
+
+
+# ------------------------------------------------------------ doctor, per host
+
+
+def doctor(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = dispatch(["doctor", "--json", "--cwd", str(project)])
+    report = json.loads(capsys.readouterr().out)
+    return code, {c["check"]: c for c in report["checks"]}
+
+
+def test_doctor_shows_where_each_host_is_wired_and_the_binary(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, checks = doctor(project, capsys)
+    assert checks["host claude-code"]["ok"] is True
+    assert checks["host claude-code"]["detail"].startswith("not wired (run `agentreflex install")
+    assert run(["install", "claude-code"], capsys)[0] == 0
+    _, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]
+    assert claude["ok"] is True, claude
+    settings = homes["claude"] / "settings.json"
+    assert f"wired: {settings} (8 events)" in claude["detail"]
+    assert f"hooks call {SCRIPT} (ok)" in claude["detail"]
+    assert "no hook seen in this project yet" in claude["detail"]
+    assert checks["host codex"]["detail"].startswith("not wired")
+    # the existing checks are still there
+    assert {"interpreter", "config", "state dir", "daemon", "commands"} <= set(checks)
+
+
+def test_doctor_says_what_to_do_about_a_missing_binary(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gone = "/nowhere/venv/bin/agentreflex"
+    hooks = {
+        e: [{"hooks": [{"type": "command", "command": f"{gone} hook claude-code {e}"}]}]
+        for e in CLAUDE_EVENTS
+    }
+    write_json(project / ".claude" / "settings.json", {"hooks": hooks})
+    code, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]
+    assert code == 1 and claude["ok"] is False
+    assert f"{gone} (MISSING)" in claude["detail"]
+    assert (
+        "to fix: the hooks call a missing agentreflex: run `agentreflex install" in claude["detail"]
+    )
+
+
+def test_doctor_reports_missing_events_and_malformed_settings(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    only_stop = {
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": f"{SCRIPT} hook claude-code Stop"}]}]
+        }
+    }
+    write_json(homes["claude"] / "settings.json", only_stop)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text("{oops")
+    code, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]
+    assert code == 1 and claude["ok"] is False
+    assert "lacks PostToolUse, PostToolUseFailure, PreCompact, PreToolUse" in claude["detail"]
+    assert "settings.local.json is not valid JSON" in claude["detail"]
+
+
+def test_doctor_shows_the_plugin_and_the_last_hook(
+    homes: dict[str, Path], project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_json(
+        homes["claude"] / "settings.json", {"enabledPlugins": {"agentreflex@agentreflex": True}}
+    )
+    payload = {
+        "session_id": "doctor-s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "t1",
+    }
+    done = subprocess.run(
+        [str(SCRIPT), "hook", "claude-code", "PreToolUse"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=hook_env(tmp_path),
+        cwd=project,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    _, checks = doctor(project, capsys)
+    detail = checks["host claude-code"]["detail"]
+    assert "wired: the agentreflex plugin (enabled in" in detail
+    assert "last hook here " in detail and " ms)" in detail

@@ -16,10 +16,14 @@ a traceback (or nothing) is worse than one that says "unavailable".
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Any
+
+from agentreflex.core import fastjson
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PAYLOAD = 1 << 20
 TAIL_BYTES = 32 * 1024
@@ -29,7 +33,7 @@ MAX_LEN = 160
 
 def _payload(data: bytes) -> dict[str, Any]:
     try:
-        value = json.loads(data[:MAX_PAYLOAD] or b"{}")
+        value = fastjson.loads(data[:MAX_PAYLOAD] or b"{}")
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
@@ -59,7 +63,7 @@ def last_decision(log_path: str) -> str | None:
         return None
     for line in reversed(tail.splitlines()):
         try:
-            rec = json.loads(line)
+            rec = fastjson.loads(line)
         except ValueError:
             continue  # a torn last line, or the cut first one
         decision = rec.get("decision") if isinstance(rec, dict) else None
