@@ -515,3 +515,34 @@ def test_doctor_shows_the_plugin_and_the_last_hook(
     detail = checks["host claude-code"]["detail"]
     assert "wired: the agentreflex plugin (enabled in" in detail
     assert "last hook here " in detail and " ms)" in detail
+
+
+def test_local_scope_writes_the_untracked_settings(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    args = ["--local", "--project-dir", str(project)]
+    code, out, _ = run(["install", "claude-code", *args], capsys)
+    assert code == 0
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert set(our_commands(local)) == CLAUDE_EVENTS
+    assert not (project / ".claude" / "settings.json").exists()
+    assert "teammates" not in out  # that warning is for the committed file only
+    code, _, err = run(["install", "codex", *args], capsys)
+    assert code == 1 and "no untracked project layer" in err
+
+
+def test_project_install_warns_about_committed_paths_and_double_hooks(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    write_json(
+        project / ".claude" / "settings.json", {"enabledPlugins": {"agentreflex@agentreflex": True}}
+    )
+    code, out, _ = run(
+        ["install", "claude-code", "--project", "--project-dir", str(project)], capsys
+    )
+    assert code == 0
+    assert "teammates may not have" in out
+    assert "every hook would run twice" in out

@@ -16,7 +16,7 @@ from agentreflex.core.install.manifest import Record
 class Options:
     """What the user asked for."""
 
-    scope: str  # "user" or "project"
+    scope: str  # "user", "project" or "local" (Claude Code's settings.local.json)
     project: str  # absolute project directory (the cwd unless --project-dir)
     binary: str  # absolute path of the agentreflex script the hooks will call
     sandbox: bool = False

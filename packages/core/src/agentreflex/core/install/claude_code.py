@@ -69,8 +69,9 @@ class ClaudeCodeInstaller:
     name = HOST
 
     def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
-        if scope == "project":
-            return os.path.join(project, ".claude", "settings.json")
+        if scope in ("project", "local"):
+            name = "settings.local.json" if scope == "local" else "settings.json"
+            return os.path.join(project, ".claude", name)
         return os.path.join(config_dir(env), "settings.json")
 
     def wire(self, settings: dict[str, Any], opts: Options, log: list[Record]) -> dict[str, Any]:
@@ -93,6 +94,22 @@ class ClaudeCodeInstaller:
 
     def notes(self, opts: Options, settings: dict[str, Any]) -> list[str]:
         notes = []
+        if opts.scope == "project":
+            notes.append(
+                "note: .claude/settings.json is usually committed, and the hooks call "
+                f"{opts.binary}, which teammates may not have (their tool calls would be "
+                "blocked until they run `agentreflex install claude-code --project` too); "
+                "--local writes the untracked settings.local.json instead"
+            )
+        plugins = settings.get("enabledPlugins")
+        if isinstance(plugins, dict) and any(
+            str(k).startswith("agentreflex@") and v is True for k, v in plugins.items()
+        ):
+            notes.append(
+                "note: the agentreflex plugin is enabled here too, so every hook would run "
+                "twice; keep one (`claude plugin disable agentreflex@agentreflex`, or "
+                "`agentreflex uninstall claude-code`)"
+            )
         current = settings.get("statusLine")
         if opts.statusline and isinstance(current, dict):
             words = hookentries.command_words(current.get("command"))

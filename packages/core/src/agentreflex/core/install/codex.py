@@ -31,6 +31,7 @@ from agentreflex.core.install import hookentries
 from agentreflex.core.install.base import Options, quote
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.manifest import Record
+from agentreflex.core.install.settingsfile import InstallError
 
 HOST = "codex"
 EVENTS = (
@@ -75,6 +76,8 @@ class CodexInstaller:
     name = HOST
 
     def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
+        if scope == "local":
+            raise InstallError("Codex has no untracked project layer: use --project or --user")
         folder = os.path.join(project, ".codex") if scope == "project" else codex_home(env)
         return os.path.join(folder, "hooks.json")
 

@@ -37,8 +37,23 @@ def add_arguments(install: argparse.ArgumentParser, uninstall: argparse.Argument
     for p in (install, uninstall):
         p.add_argument("host", help="claude-code or codex (hermes, opencode, pi: not yet)")
         where = p.add_mutually_exclusive_group()
-        where.add_argument("--user", dest="scope", action="store_const", const="user")
-        where.add_argument("--project", dest="scope", action="store_const", const="project")
+        where.add_argument(
+            "--user", dest="scope", action="store_const", const="user", help="(default) your own"
+        )
+        where.add_argument(
+            "--project",
+            dest="scope",
+            action="store_const",
+            const="project",
+            help="the project's .claude/settings.json or .codex/hooks.json",
+        )
+        where.add_argument(
+            "--local",
+            dest="scope",
+            action="store_const",
+            const="local",
+            help="Claude Code: the project's settings.local.json (not committed)",
+        )
         p.set_defaults(scope="user")
         p.add_argument("--project-dir", default=os.getcwd(), help="the project (default: cwd)")
         p.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")

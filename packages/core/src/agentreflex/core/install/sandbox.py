@@ -55,7 +55,7 @@ def protected_paths(opts: Options) -> list[str]:
         in_project = _inside(path, project)
         if in_project and path in installed:
             continue  # an editable checkout: the project's own sources
-        if in_project and opts.scope != "project":
+        if in_project and opts.scope == "user":
             continue
         chosen.append(path)
     return chosen
@@ -91,7 +91,7 @@ def claude_sandbox(settings: dict[str, Any], opts: Options, log: list[Record]) -
 
 def prepare(opts: Options) -> None:
     """Create the project's ``.agentreflex`` (0700) so the sandbox has a folder to bind read-only."""
-    if opts.scope == "project":
+    if opts.scope != "user":
         folder = os.path.join(opts.project, ".agentreflex")
         if not os.path.lexists(folder):
             os.makedirs(folder, mode=0o700)
@@ -112,7 +112,7 @@ def claude_notes(opts: Options) -> list[str]:
             "(Debian/Ubuntu: sudo apt-get install bubblewrap socat); until then Claude Code "
             "warns and runs commands unsandboxed"
         )
-    if opts.scope != "project":
+    if opts.scope == "user":
         notes.append(
             "sandbox: user settings protect your user-level files only; run "
             "`agentreflex install claude-code --project --sandbox` in a project to protect "
