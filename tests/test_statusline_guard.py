@@ -1,6 +1,6 @@
-"""``agentreflex statusline`` with the Reasoning Guard installed: a Stop whose message
-carries an Evidence-Check directive opens a blocking obligation (real hook process),
-and the status line shows it with the clearance."""
+"""``agentreflex statusline`` with every package installed, after real hook processes:
+the gate's block is the last decision, and a Stop whose message carries an
+Evidence-Check directive opens a blocking obligation the line shows with the clearance."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def cli(args: list[str], env: dict[str, str], payload: dict[str, object], cwd: P
     return done.stdout
 
 
-def test_statusline_shows_open_obligations_and_clearance(tmp_path: Path) -> None:
+def setup(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     (project / ".agentreflex").mkdir()
@@ -45,6 +45,34 @@ def test_statusline_shows_open_obligations_and_clearance(tmp_path: Path) -> None
         AGENTREFLEX_REASONING_GUARD="on",
         CLAUDE_CODE_ENTRYPOINT="cli",
     )
+    return project, env
+
+
+def status(project: Path, env: dict[str, str], session: str) -> str:
+    payload = {
+        "session_id": session,
+        "cwd": str(project),
+        "workspace": {"project_dir": str(project)},
+    }
+    return cli(["statusline"], env, payload, project).strip()
+
+
+def test_statusline_shows_the_gates_block(tmp_path: Path) -> None:
+    project, env = setup(tmp_path)
+    pre = {
+        "session_id": "sl-gate",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf ~/"},
+        "tool_use_id": "t1",
+    }
+    cli(["hook", "claude-code", "PreToolUse"], env, pre, project)
+    assert status(project, env, "sl-gate").startswith("agentreflex enforced · last BLOCK GATE-RM-")
+
+
+def test_statusline_shows_open_obligations_and_clearance(tmp_path: Path) -> None:
+    project, env = setup(tmp_path)
     message = "Done. Evidence-Check: " + json.dumps(EXAMPLE_DIRECTIVE)
     stop = {
         "session_id": "sl-guard",
@@ -54,11 +82,6 @@ def test_statusline_shows_open_obligations_and_clearance(tmp_path: Path) -> None
         "last_assistant_message": message,
     }
     cli(["hook", "claude-code", "Stop"], env, stop, project)
-    line = cli(
-        ["statusline"],
-        env,
-        {"session_id": "sl-guard", "cwd": str(project), "workspace": {"project_dir": str(project)}},
-        project,
-    ).strip()
+    line = status(project, env, "sl-guard")
     assert line.startswith("agentreflex enforced · last "), line
     assert line.endswith("· 1 open obligation · Blocked"), line

@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentreflex.core.decision import Finding, Mode, Verdict, merge
+from agentreflex.core.state.store import SessionStore
+from agentreflex.core.testing import pre_tool
 
 
 def status_payload(project: Path, session: str) -> dict[str, Any]:
@@ -84,6 +87,11 @@ def statusline(project: Path, env: dict[str, str], data: bytes) -> str:
     return lines[0]
 
 
+def head(line: str) -> str:
+    """Mode and last decision (an installed guard may append its clearance)."""
+    return " · ".join(line.split(" · ")[:2])
+
+
 def enforced(project: Path) -> None:
     (project / ".agentreflex").mkdir(exist_ok=True)
     (project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
@@ -94,17 +102,35 @@ def test_before_any_hook(project: Path, env: dict[str, str]) -> None:
     assert line == "agentreflex shadow · no hook seen yet"
 
 
-def test_last_decision_after_a_block_then_an_allow(project: Path, env: dict[str, str]) -> None:
+def test_last_decision_from_the_real_store(project: Path, env: dict[str, str]) -> None:
+    """A BLOCK recorded by the store, then an ALLOW from a real hook process (core alone)."""
     enforced(project)
+    state_dir = str(project / ".agentreflex")
+    event = pre_tool("Bash", {"command": "rm -rf ~/"}, cwd=str(project), session_id="s-1")
+    block = Finding("gate", "GATE-RM-HOME", Verdict.BLOCK, "removes your home")
+    SessionStore(state_dir, "s-1").record(event, merge([block], Mode.ENFORCED), latency_ms=3.0)
     payload = json.dumps(status_payload(project, "s-1")).encode()
-    hook(project, env, "s-1", "rm -rf ~/")
-    line = statusline(project, env, payload)
-    assert line.startswith("agentreflex enforced · last BLOCK GATE-RM-"), line
+    assert (
+        head(statusline(project, env, payload)) == "agentreflex enforced · last BLOCK GATE-RM-HOME"
+    )
     hook(project, env, "s-1", "ls -la")
-    assert statusline(project, env, payload).startswith("agentreflex enforced · last allow")
+    assert head(statusline(project, env, payload)) == "agentreflex enforced · last allow"
     # another session of the same project has its own last decision
     other = statusline(project, env, json.dumps(status_payload(project, "s-2")).encode())
     assert other == "agentreflex enforced · no hook seen yet"
+
+
+def test_a_torn_last_line_is_skipped(project: Path, env: dict[str, str]) -> None:
+    enforced(project)
+    state_dir = str(project / ".agentreflex")
+    event = pre_tool("Bash", {"command": "x"}, cwd=str(project), session_id="s-t")
+    ask = Finding("gate", "GATE-ASK", Verdict.ASK_USER, "ask first")
+    store = SessionStore(state_dir, "s-t")
+    store.record(event, merge([ask], Mode.ENFORCED))
+    with open(store.log_path, "a", encoding="utf-8") as fh:
+        fh.write('{"ts": 1, "decision": {"verdict": "BL')  # a writer died mid-line
+    line = statusline(project, env, json.dumps(status_payload(project, "s-t")).encode())
+    assert head(line) == "agentreflex enforced · last ASK_USER GATE-ASK"
 
 
 @pytest.mark.parametrize("data", [b"", b"not json", b"[1,2]", b'{"session_id": 7}', b"\xff\xfe"])
