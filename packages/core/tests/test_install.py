@@ -298,7 +298,7 @@ def test_codex_hooks_json(homes: dict[str, Path], capsys: pytest.CaptureFixture[
 def test_codex_refuses_claude_only_options(
     homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = run(["install", "codex", "--sandbox"], capsys)
+    code, _, err = run(["install", "codex", "--statusline"], capsys)
     assert code == 1 and "for claude-code, not codex" in err
     assert not homes["codex"].exists()
 
@@ -546,3 +546,77 @@ def test_project_install_warns_about_committed_paths_and_double_hooks(
     assert code == 0
     assert "teammates may not have" in out
     assert "every hook would run twice" in out
+
+
+# ------------------------------------------------------------ codex --sandbox
+
+CODEX_TOML = '# my codex config\nmodel = "o4"  # keep me\n\n[features]\nhooks = true\n'
+
+
+def test_codex_sandbox_profile_keeps_comments_and_comes_back_out(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tomllib
+
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text("{}\n")
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(CODEX_TOML)
+    args = ["--project", "--project-dir", str(project)]
+    code, out, _ = run(["install", "codex", *args, "--sandbox"], capsys)
+    assert code == 0
+    text = config.read_text()
+    assert '# my codex config\nmodel = "o4"  # keep me\n' in text  # comments kept
+    data = tomllib.loads(text)
+    assert data["default_permissions"] == "agentreflex"
+    assert data["features"] == {"hooks": True}
+    profile = data["permissions"]["agentreflex"]
+    assert profile["extends"] == ":workspace"
+    listed = profile["filesystem"]
+    assert listed[str(project / ".agentreflex")] == "read"
+    assert listed[str(project / ".claude" / "settings.json")] == "read"
+    assert str(project / "opencode.json") not in listed  # absent paths are not listed
+    assert set(listed.values()) == {"read"}
+    assert (project / ".agentreflex").is_dir()
+    assert "permissions profile 'agentreflex'" in out
+    # idempotent
+    code, out, _ = run(["install", "codex", *args, "--sandbox"], capsys)
+    assert code == 0 and out.count("already up to date") == 2
+    # uninstall: the file as it was, byte for byte
+    assert run(["uninstall", "codex", *args], capsys)[0] == 0
+    assert config.read_text() == CODEX_TOML
+    assert not (project / ".codex" / "hooks.json").exists()
+
+
+def test_codex_sandbox_in_a_new_config_is_removed_with_it(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    assert run(["install", "codex", "--project-dir", str(project), "--sandbox"], capsys)[0] == 0
+    assert (homes["codex"] / "config.toml").is_file()
+    assert run(["uninstall", "codex", "--project-dir", str(project)], capsys)[0] == 0
+    assert not (homes["codex"] / "config.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        ('default_permissions = "mine"\n', "already sets default_permissions = 'mine'"),
+        ("[permissions.agentreflex]\nx = 1\n", "already has a [permissions.agentreflex]"),
+        ("model = \n", "is not valid TOML"),
+    ],
+)
+def test_codex_sandbox_refuses_and_writes_nothing(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str], toml: str, expected: str
+) -> None:
+    config = homes["codex"] / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(toml)
+    code, _, err = run(["install", "codex", "--sandbox"], capsys)
+    assert code == 1 and expected in err
+    assert config.read_text() == toml
+    assert not (homes["codex"] / "hooks.json").exists()
+    assert backups(config) == []

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agentreflex.core.install.manifest import Record
+from agentreflex.core.install.settingsfile import Change
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,12 @@ class HostInstaller(Protocol):
 
     def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
         """Every settings file our hooks for this host may sit in (for ``doctor``)."""
+
+    def extra_install(self, opts: Options) -> list[Change]:
+        """Changes to other files than ``settings_path`` (Codex's sandbox profile)."""
+
+    def extra_uninstall(self, scope: str, project: str) -> list[Change]:
+        """Undo :meth:`extra_install`."""
 
 
 def quote(path: str) -> str:

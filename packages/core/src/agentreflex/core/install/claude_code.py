@@ -22,6 +22,7 @@ from agentreflex.core.install import hookentries, sandbox
 from agentreflex.core.install.base import Options, quote
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.manifest import Record, set_value
+from agentreflex.core.install.settingsfile import Change
 
 HOST = "claude-code"
 EVENTS = (
@@ -128,6 +129,12 @@ class ClaudeCodeInstaller:
                 "files read-only to the agent's commands"
             )
         return notes
+
+    def extra_install(self, opts: Options) -> list[Change]:
+        return []  # the sandbox lives in settings.json itself
+
+    def extra_uninstall(self, scope: str, project: str) -> list[Change]:
+        return []
 
     def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
         return [

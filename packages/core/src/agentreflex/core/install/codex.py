@@ -14,10 +14,8 @@ Quirks kept here (Codex 0.169, see the host lab notes):
 * Project ``.codex/`` layers load only in a trusted project.
 * No fail-closed wrapper: a Codex hook that fails (any exit but 2) lets the
   tool run regardless, and Codex may run the command without a shell.
-* No sandbox option: Codex's ``workspace-write`` sandbox already keeps
-  ``.codex`` and everything outside the writable roots (the user's agentreflex
-  config, state and cache) read-only, and 0.169 has no setting verified here
-  that denies one folder inside the project (``.agentreflex``).
+* ``--sandbox`` writes a permissions profile into ``config.toml`` beside
+  ``hooks.json`` (:mod:`.codex_sandbox`).
 """
 
 from __future__ import annotations
@@ -27,11 +25,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agentreflex.core.install import hookentries
+from agentreflex.core.install import codex_sandbox, hookentries, manifest
 from agentreflex.core.install.base import Options, quote
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.manifest import Record
-from agentreflex.core.install.settingsfile import InstallError
+from agentreflex.core.install.settingsfile import Change, InstallError, read_text
 
 HOST = "codex"
 EVENTS = (
@@ -102,7 +100,31 @@ class CodexInstaller:
             )
         if opts.scope == "project":
             notes.append("codex: project .codex/ hooks load only when the project is trusted")
+        if opts.sandbox:
+            listed = codex_sandbox.sandbox_paths(opts)
+            notes.append(
+                f"codex: sandbox: commands run under the permissions profile "
+                f"{codex_sandbox.PROFILE!r} (Codex's :workspace with {len(listed)} of "
+                "agentreflex's files read-only; paths that do not exist yet are not listed); "
+                "--dangerously-bypass-approvals-and-sandbox still runs commands unsandboxed"
+            )
         return notes
+
+    def _toml(self, scope: str, project: str) -> str:
+        return os.path.join(
+            os.path.dirname(self.settings_path(scope, project, os.environ)), "config.toml"
+        )
+
+    def extra_install(self, opts: Options) -> list[Change]:
+        if not opts.sandbox:
+            return []
+        path = self._toml(opts.scope, opts.project)
+        return [codex_sandbox.install_change(path, read_text(path), opts)]
+
+    def extra_uninstall(self, scope: str, project: str) -> list[Change]:
+        path = self._toml(scope, project)
+        created = any(r.get("file_created") for r in manifest.records_for(path))
+        return [codex_sandbox.uninstall_change(path, read_text(path), created)]
 
     def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
         return [

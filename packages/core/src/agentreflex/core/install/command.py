@@ -116,8 +116,8 @@ def _report(change: Change, dry_run: bool, out: TextIO) -> None:
 def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     host = installer_for(ns.host)
-    if (ns.sandbox or ns.statusline) and ns.host != "claude-code":
-        raise InstallError(f"--sandbox and --statusline are for claude-code, not {ns.host}")
+    if ns.statusline and ns.host != "claude-code":
+        raise InstallError(f"--statusline is for claude-code, not {ns.host}")
     opts = _options(ns, _binary(ns))
     path = host.settings_path(opts.scope, opts.project, os.environ)
     before = read_text(path)
@@ -130,7 +130,9 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     change = Change(path, before, before if after_obj == settings else dump_json(after_obj))
     if before is None and change.changed:
         log.insert(0, {"keys": [], "file_created": True})  # uninstall may delete it again
-    _report(change, ns.dry_run, out)
+    extras = host.extra_install(opts)
+    for item in (change, *extras):
+        _report(item, ns.dry_run, out)
     if not ns.dry_run:
         if opts.sandbox:
             sandbox.prepare(opts)
@@ -141,9 +143,21 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
             print(f"backup of the old file: {backup}", file=out)
         if change.changed:
             print(f"wired {ns.host} hooks in {path} -> {opts.binary}", file=out)
+        _apply_extras(extras, out)
     for note in host.notes(opts, settings):
         print(note, file=out)
     return 0
+
+
+def _apply_extras(extras: list[Change], out: TextIO) -> None:
+    for extra in extras:
+        backup = apply(extra)
+        if extra.before is None and extra.changed:
+            manifest.save(extra.path, [{"keys": [], "file_created": True}])
+        elif extra.after is None:
+            manifest.save(extra.path, [])
+        if backup:
+            print(f"backup of the old file: {backup}", file=out)
 
 
 def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -151,9 +165,6 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     host = installer_for(ns.host)
     path = host.settings_path(ns.scope, os.path.abspath(ns.project_dir), os.environ)
     before = read_text(path)
-    if before is None:
-        print(f"{path} does not exist; nothing to remove", file=out)
-        return 0
     settings = parse_json_object(path, before)
     after_obj = host.unwire(settings, path)
     records = manifest.records_for(path)
@@ -165,8 +176,11 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     else:
         after = dump_json(after_obj)
     change = Change(path, before, after)
-    _report(change, ns.dry_run, out)
+    extras = host.extra_uninstall(ns.scope, os.path.abspath(ns.project_dir))
+    for item in (change, *extras):
+        _report(item, ns.dry_run, out)
     if not ns.dry_run:
+        _apply_extras(extras, out)
         backup = apply(change)
         if records:
             manifest.save(path, [])
@@ -191,6 +205,8 @@ def main(args: list[str], command: str) -> int:
     except InstallError as exc:
         print(f"agentreflex {command}: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # `agentreflex install --dry-run | head`: dispatch ends it quietly
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         print(

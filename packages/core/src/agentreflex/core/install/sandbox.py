@@ -89,10 +89,17 @@ def claude_sandbox(settings: dict[str, Any], opts: Options, log: list[Record]) -
     add_items(settings, ["permissions", "deny"], edit_rules(paths), log)
 
 
-def prepare(opts: Options) -> None:
-    """Create the project's ``.agentreflex`` (0700) so the sandbox has a folder to bind read-only."""
+def made_folders(opts: Options) -> list[str]:
+    """The folders :func:`prepare` makes: the user's state dir, the project's ``.agentreflex``."""
+    folders = [os.path.normpath(userdirs.user_state_dir())]
     if opts.scope != "user":
-        folder = os.path.join(opts.project, ".agentreflex")
+        folders.append(os.path.join(opts.project, ".agentreflex"))
+    return folders
+
+
+def prepare(opts: Options) -> None:
+    """Make those folders (0700), so the sandbox has something to bind read-only."""
+    for folder in made_folders(opts):
         if not os.path.lexists(folder):
             os.makedirs(folder, mode=0o700)
 
