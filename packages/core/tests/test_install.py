@@ -620,3 +620,19 @@ def test_codex_sandbox_refuses_and_writes_nothing(
     assert config.read_text() == toml
     assert not (homes["codex"] / "hooks.json").exists()
     assert backups(config) == []
+
+
+def test_doctor_shows_the_sandbox(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--project", "--project-dir", str(project), "--sandbox"]
+    assert run(["install", "claude-code", *args], capsys)[0] == 0
+    assert run(["install", "codex", *args], capsys)[0] == 0
+    _, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]["detail"]
+    codex = checks["host codex"]["detail"]
+    assert (
+        f"OS sandbox keeps agentreflex's files read-only ({project}/.claude/settings.json)"
+        in claude
+    )
+    assert f"OS sandbox keeps agentreflex's files read-only ({project}/.codex/config.toml)" in codex

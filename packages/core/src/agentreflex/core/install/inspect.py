@@ -16,7 +16,9 @@ from typing import Any
 
 from agentreflex.core.install import hookentries
 from agentreflex.core.install.claude_code import EVENTS as CLAUDE_EVENTS
+from agentreflex.core.install.codex_sandbox import BEGIN
 from agentreflex.core.install.command import INSTALLERS
+from agentreflex.core.install.sandbox import missing_tools
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
 
 EXPECTED = {"claude-code": set(CLAUDE_EVENTS)}
@@ -49,6 +51,21 @@ def _plugin_enabled(settings: dict[str, Any]) -> bool:
     )
 
 
+def _sandboxed(settings: dict[str, Any]) -> bool:
+    sandbox = settings.get("sandbox")
+    return isinstance(sandbox, dict) and sandbox.get("enabled") is True
+
+
+def _codex_profiles(hook_files: list[str]) -> list[str]:
+    found = []
+    for hooks in hook_files:
+        toml = os.path.join(os.path.dirname(hooks), "config.toml")
+        text = read_text(toml) if os.path.isfile(toml) else None
+        if text and BEGIN in text:
+            found.append(toml)
+    return found
+
+
 def _binary_state(commands: list[str]) -> tuple[bool, str]:
     binaries = sorted({hookentries.command_words(c)[0] for c in commands})
     broken = [b for b in binaries if not (os.path.isfile(b) and os.access(b, os.X_OK))]
@@ -63,6 +80,7 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
     details: list[str] = []
     fixes: list[str] = []
     commands: list[str] = []
+    sandboxed: list[str] = []
     for path in installer.locations(project, env):
         try:
             settings = parse_json_object(path, read_text(path))
@@ -82,6 +100,10 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
                 fixes.append(f"{path} lacks {', '.join(missing)}: run `agentreflex install {host}`")
         if host == "claude-code" and _plugin_enabled(settings):
             wired.append(f"the agentreflex plugin (enabled in {path})")
+        if host == "claude-code" and _sandboxed(settings):
+            sandboxed.append(path)
+    if host == "codex":
+        sandboxed.extend(_codex_profiles(installer.locations(project, env)))
     if not wired:
         details.insert(0, f"not wired (run `agentreflex install {host}` to wire it)")
     else:
@@ -97,6 +119,17 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
             )
     if host == "codex" and commands:
         details.append("Codex runs them only once trusted (/hooks in codex)")
+    if sandboxed:
+        details.append(
+            "OS sandbox keeps agentreflex's files read-only (" + ", ".join(sandboxed) + ")"
+        )
+        missing = missing_tools() if host == "claude-code" else []  # Codex brings its own
+        if missing:
+            ok = False
+            fixes.append(
+                f"the sandbox cannot start without {', '.join(missing)} "
+                "(Debian/Ubuntu: sudo apt-get install bubblewrap socat)"
+            )
     last = last_hooks(state_dir).get(host)
     if last:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(last[0]))
