@@ -636,3 +636,21 @@ def test_doctor_shows_the_sandbox(
         in claude
     )
     assert f"OS sandbox keeps agentreflex's files read-only ({project}/.codex/config.toml)" in codex
+
+
+def test_install_compiles_the_installations_bytecode(
+    homes: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentreflex.core import userdirs
+
+    installed = tmp_path / "site" / "agentreflex"
+    installed.mkdir(parents=True)
+    (installed / "mod.py").write_text("X = 1\n")
+    monkeypatch.setattr(userdirs, "installed_paths", lambda: (str(installed),))
+    code, out, _ = run(["install", "claude-code"], capsys)
+    assert code == 0
+    assert list((installed / "__pycache__").glob("mod.*.pyc"))
+    assert "compiled the bytecode of 1 installed folder(s)" in out

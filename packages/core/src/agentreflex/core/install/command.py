@@ -144,9 +144,23 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
         if change.changed:
             print(f"wired {ns.host} hooks in {path} -> {opts.binary}", file=out)
         _apply_extras(extras, out)
+        if opts.binary == default_binary():  # the hooks run this installation's code
+            _compile(out)
     for note in host.notes(opts, settings):
         print(note, file=out)
     return 0
+
+
+def _compile(out: TextIO) -> None:
+    from agentreflex.core.install.bytecode import compile_installation
+
+    done, failed = compile_installation()
+    if done:
+        print(f"compiled the bytecode of {len(done)} installed folder(s)", file=out)
+    for folder in failed:
+        print(
+            f"note: could not compile {folder} (read-only?): hooks compile it each time", file=out
+        )
 
 
 def _apply_extras(extras: list[Change], out: TextIO) -> None:

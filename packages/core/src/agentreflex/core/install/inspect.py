@@ -123,7 +123,7 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
         details.append(
             "OS sandbox keeps agentreflex's files read-only (" + ", ".join(sandboxed) + ")"
         )
-        missing = missing_tools() if host == "claude-code" else []  # Codex brings its own
+        missing = missing_tools() if host == "claude-code" else []  # bwrap + socat: Claude Code
         if missing:
             ok = False
             fixes.append(
