@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
         "--as", dest="kind", choices=("config", "thresholds", "gate-rules", "gate-allow")
     )
     cf.add_argument("--cwd", default=os.getcwd())
+    sub.add_parser("install", help="wire a host's hooks (claude-code, codex)", add_help=False)
+    sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)
+    sub.add_parser("statusline", help="one short line for Claude Code's statusLine setting")
     sv = sub.add_parser("serve", help="the warm daemon")
     sv.add_argument("--idle", type=float, default=None, help="exit after this many idle seconds")
     sv.add_argument("--detach", action="store_true")
@@ -72,6 +75,14 @@ def dispatch(args: list[str]) -> int:
         from agentreflex.core.demo import main as demo
 
         return demo(args[1:])
+    if args and args[0] in ("install", "uninstall"):
+        from agentreflex.core.install.command import main as install
+
+        return install(args[1:], args[0])
+    if args and args[0] == "statusline":
+        from agentreflex.core.statusline import main as statusline
+
+        return statusline(args[1:])
     for name, spec in registry.entries("agentreflex.commands"):
         if args and args[0] == name:
             func = registry.load_object(spec)

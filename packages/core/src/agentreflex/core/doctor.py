@@ -3,8 +3,9 @@
 Silent no-ops are the failure users of other guards hate most (a hook that
 cannot import its package and exits 0).  Doctor makes each state visible:
 which reflex packages loaded, whether the configuration is valid, whether
-the state dir is writable, whether a daemon is running, and a live self-test
-of one destructive command through the real pipeline.
+the state dir is writable, whether a daemon is running, a live self-test
+of one destructive command through the real pipeline, and per host whether
+its hooks are wired, which binary they call, and the last hook seen.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
     from agentreflex.core.runtime import check_command, load_plugins
 
     checks: list[dict[str, Any]] = []
+    project_dir = state_dir = ""
 
     def add(name: str, ok: bool, detail: str) -> None:
         checks.append({"check": name, "ok": ok, "detail": detail})
@@ -40,6 +42,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
         add("plugin load", False, err)
     try:
         config = load_config(cwd)
+        project_dir, state_dir = config.project_dir, config.state_dir
         add("judge", True, _judge_line([n for n, _ in plugins.judges], config))
         add(
             "config",
@@ -78,6 +81,10 @@ def diagnose(cwd: str) -> dict[str, Any]:
         if pid
         else f"not running (hooks evaluate in-process; `agentreflex serve --detach` on {socket_path()})",
     )
+    from agentreflex.core.install.inspect import host_checks
+
+    for check in host_checks(project_dir or cwd, state_dir or os.path.join(cwd, ".agentreflex")):
+        checks.append(check)
     commands = [n for n, _ in registry.entries("agentreflex.commands")]
     add("commands", True, ", ".join(commands) or "none")
     return {"ok": all(c["ok"] for c in checks), "checks": checks}
