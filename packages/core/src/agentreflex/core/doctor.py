@@ -27,6 +27,9 @@ def diagnose(cwd: str) -> dict[str, Any]:
         checks.append({"check": name, "ok": ok, "detail": detail})
 
     add("interpreter", True, sys.executable)
+    from agentreflex.core import versions
+
+    add("packages", True, ", ".join(f"{n} {v}" for n, v in versions.installed()) or "none")
     plugins = load_plugins(refresh=True)
     names = [r.name for r in plugins.reflexes]
     add(
