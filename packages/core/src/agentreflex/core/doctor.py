@@ -59,7 +59,9 @@ def diagnose(cwd: str) -> dict[str, Any]:
             add("state dir", False, f"{config.state_dir}: {exc.strerror}")
     except ConfigError as exc:
         add("config", False, str(exc))
-    if names:
+    if "gate" not in names:  # the destructive-command floor is agentreflex-gate's
+        add("self-test", True, "skipped: `rm -rf ~/` is the gate's to block (not installed)")
+    else:
         decision, _ = check_command("rm -rf ~/", cwd)
         add(
             "self-test",
