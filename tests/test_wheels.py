@@ -119,7 +119,9 @@ def test_the_guard_alone(dist: Path, tmp_path: Path, home: dict[str, str]) -> No
     assert code == 0, out
 
 
-def test_the_meta_package_with_every_extra(dist: Path, tmp_path: Path, home: dict[str, str]) -> None:
+def test_the_meta_package_with_every_extra(
+    dist: Path, tmp_path: Path, home: dict[str, str]
+) -> None:
     bin_dir = wheelhouse.install(tmp_path / "venv", dist, ["agentreflex[all]"])
     agentreflex = bin_dir / "agentreflex"
     code, out = run(agentreflex, ["--version"], home)
