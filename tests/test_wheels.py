@@ -77,6 +77,25 @@ def doctor(binary: Path, env: dict[str, str]) -> dict[str, str]:
     return {c["check"]: c["detail"] for c in report["checks"]}
 
 
+def test_requirements_between_packages_carry_version_ranges() -> None:
+    """``agentreflex-core>=0.1,<0.2``, never a bare name: a sibling states which cores it fits."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    bare = []
+    for pyproject in [ROOT / "pyproject.toml", *sorted(ROOT.glob("packages/*/pyproject.toml"))]:
+        project = tomllib.loads(pyproject.read_text())["project"]
+        reqs = list(project.get("dependencies", []))
+        reqs += [r for extra in project.get("optional-dependencies", {}).values() for r in extra]
+        for req in map(Requirement, reqs):
+            if req.name.startswith("agentreflex") and req.name != project["name"]:
+                ops = {s.operator for s in req.specifier}
+                if not ({">=", ">"} & ops and "<" in ops):
+                    bare.append(f"{pyproject.relative_to(ROOT)}: {req}")
+    assert bare == [], "give these a range (>=X,<Y):\n" + "\n".join(bare)
+
+
 def test_every_package_builds_a_wheel_and_an_sdist(dist: Path) -> None:
     names = {f"agentreflex_{p.replace('-', '_')}" for p in PACKAGES} | {"agentreflex"}
     wheels = {w.name.split("-")[0] for w in dist.glob("*.whl")}
