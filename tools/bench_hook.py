@@ -39,6 +39,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -364,6 +365,7 @@ def main() -> int:
             workspace_over_installed=med(ws_t) / med(inst_t),
         )
     floors = floor_timing(session.project)
+    shutil.rmtree(work, ignore_errors=True)  # the session, and the installed copy's venv
     # The ratios divide by the faster of the two bare figures: runs alone, or in
     # turn with the hook (whose larger footprint can slow the next bare start).
     bare_ms = min(med(alone_t), med(bare_t)) * 1000
