@@ -24,6 +24,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="agentreflex",
         description="The reflex layer for AI coding agents.  Plain code decides.",
     )
+    p.add_argument(
+        "-V", "--version", action="store_true", help="every installed agentreflex package"
+    )
     sub = p.add_subparsers(dest="command")
     sub.add_parser("hook", help="host payload on stdin -> host-native answer (hot path)")
     c = sub.add_parser("check", help="one proposed tool call through every pre-tool reflex")
@@ -71,6 +74,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def dispatch(args: list[str]) -> int:
+    if args[:1] in (["--version"], ["-V"]):
+        from agentreflex.core import versions
+
+        print(versions.render(versions.installed()))
+        return 0
     if args and args[0] == "demo":
         from agentreflex.core.demo import main as demo
 

@@ -29,6 +29,9 @@ def diagnose(cwd: str) -> dict[str, Any]:
         checks.append({"check": name, "ok": ok, "detail": detail})
 
     add("interpreter", True, sys.executable)
+    from agentreflex.core import versions
+
+    add("packages", True, ", ".join(f"{n} {v}" for n, v in versions.installed()) or "none")
     plugins = load_plugins(refresh=True)
     names = [r.name for r in plugins.reflexes]
     add(
@@ -60,7 +63,9 @@ def diagnose(cwd: str) -> dict[str, Any]:
     except ConfigError as exc:
         add("config", False, str(exc))
     add_schema_check(add, cwd)
-    if names:
+    if "gate" not in names:  # the destructive-command floor is agentreflex-gate's
+        add("self-test", True, "skipped: `rm -rf ~/` is the gate's to block (not installed)")
+    else:
         try:
             decision, _ = check_command("rm -rf ~/", cwd)
             add(
