@@ -50,6 +50,13 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="what is installed and wired, and what is broken")
     d.add_argument("--cwd", default=os.getcwd())
     d.add_argument("--json", action="store_true")
+    t = sub.add_parser(
+        "trust", help="approve this project's config (what it weakens waits for you)"
+    )
+    t.add_argument("path", nargs="?", default="", help="project dir or config file (default: cwd)")
+    g = t.add_mutually_exclusive_group()
+    g.add_argument("--show", action="store_true", help="list approvals and whether they match")
+    g.add_argument("--revoke", action="store_true", help="remove the approval")
     sv = sub.add_parser("serve", help="the warm daemon")
     sv.add_argument("--idle", type=float, default=None, help="exit after this many idle seconds")
     sv.add_argument("--detach", action="store_true")
@@ -78,6 +85,7 @@ def dispatch(args: list[str]) -> int:
         "status": _status,
         "doctor": _doctor,
         "serve": _serve,
+        "trust": _trust,
     }
     if ns.command not in handlers:
         parser.print_help()
@@ -194,6 +202,12 @@ def _doctor(ns: argparse.Namespace) -> int:
     else:
         print(render(report))
     return 0 if report["ok"] else 1
+
+
+def _trust(ns: argparse.Namespace) -> int:
+    from agentreflex.core.trustcmd import run
+
+    return run(ns.path, ns.show, ns.revoke)
 
 
 def _serve(ns: argparse.Namespace) -> int:

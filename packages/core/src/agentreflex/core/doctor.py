@@ -47,6 +47,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
             f"mode {config.mode.value}, profile {config.profile}; files: "
             + (", ".join(config.sources) or "none (defaults)"),
         )
+        _trust_check(config, checks)
         try:
             os.makedirs(config.state_dir, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=config.state_dir):
@@ -79,6 +80,19 @@ def diagnose(cwd: str) -> dict[str, Any]:
     return {"ok": all(c["ok"] for c in checks), "checks": checks}
 
 
+def _trust_check(config: Any, checks: list[dict[str, Any]]) -> None:
+    """A project config waiting for approval: not broken, but the user should know."""
+    if not config.untrusted:
+        return
+    detail = (
+        f"{config.pending_config} is not approved; withheld until you run "
+        "`agentreflex trust`: " + "; ".join(config.untrusted)
+        if config.pending_config
+        else "; ".join(config.untrusted)
+    )
+    checks.append({"check": "trust", "ok": True, "warn": True, "detail": detail})
+
+
 def _judge_line(judges: list[str], config: Any) -> str:
     if not judges or config.judge.mode == "off":
         return "none (deterministic floors only)"
@@ -87,13 +101,16 @@ def _judge_line(judges: list[str], config: Any) -> str:
             f"{judges[0]}, offline heuristic: its numbers are shown, never acted on "
             "(set JEV_API_KEY for the calibrated Jev API)"
         )
-    return f"{judges[0]}, {config.judge.model} at {config.judge.base_url}"
+    return (
+        f"{judges[0]}, {config.judge.model} at {config.judge.base_url} "
+        f"(from {config.judge.base_url_source})"
+    )
 
 
 def render(report: dict[str, Any]) -> str:
     lines = []
     for c in report["checks"]:
-        mark = "ok " if c["ok"] else "BAD"
+        mark = "!! " if c.get("warn") and c["ok"] else "ok " if c["ok"] else "BAD"
         lines.append(f"[{mark}] {c['check']:<12} {c['detail']}")
     lines.append("all good" if report["ok"] else "problems found")
     return "\n".join(lines)
