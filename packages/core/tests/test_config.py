@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from agentreflex.core import trust
 from agentreflex.core.config import (
     DEFAULT_THRESHOLDS,
     GUARD_CATEGORIES,
@@ -16,7 +17,6 @@ from agentreflex.core.config import (
     section_value,
     with_mode,
 )
-from agentreflex.core import trust
 from agentreflex.core.decision import Mode
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import runtime
-from agentreflex.core import trust
+from agentreflex.core import runtime, trust
 from agentreflex.core.config import load_config
 from agentreflex.core.decision import Finding, Mode, Verdict
 from agentreflex.core.events import EventKind

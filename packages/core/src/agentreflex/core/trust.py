@@ -88,9 +88,7 @@ def approved_copy_path(sha256: str, env: Mapping[str, str] | None = None) -> str
 
 
 def _is_sha(text: object) -> bool:
-    return (
-        isinstance(text, str) and len(text) == 64 and all(c in "0123456789abcdef" for c in text)
-    )
+    return isinstance(text, str) and len(text) == 64 and all(c in "0123456789abcdef" for c in text)
 
 
 def read_record(env: Mapping[str, str] | None = None) -> tuple[dict[str, Approval], str]:
@@ -113,7 +111,10 @@ def read_record(env: Mapping[str, str] | None = None) -> tuple[dict[str, Approva
     except (ValueError, RecursionError):
         return {}, f"trust record {path} is corrupt (not JSON): nothing counts as approved"
     if not isinstance(data, dict) or not isinstance(data.get("approvals"), dict):
-        return {}, f"trust record {path} is corrupt (no approvals table): nothing counts as approved"
+        return (
+            {},
+            f"trust record {path} is corrupt (no approvals table): nothing counts as approved",
+        )
     approvals: dict[str, Approval] = {}
     bad = 0
     for key, entry in data["approvals"].items():
