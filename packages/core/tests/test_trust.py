@@ -515,3 +515,35 @@ def test_effective_config_is_never_weaker_than_the_approved_one(
         )
         for name in STRICTNESS:
             assert field_value(now, name) == field_value(exact, name), name
+
+
+# --- the hot path -------------------------------------------------------------
+
+_NOT_ON_THE_HOT_PATH = ("json", "typing", "dataclasses", "pathlib", "hashlib", "tomllib")
+
+
+@pytest.mark.parametrize("approved", [False, True])
+def test_a_hook_with_a_weakening_config_stays_light(
+    project: Path, env: dict[str, str], tmp_path: Path, approved: bool
+) -> None:
+    """Reading the trust record costs no heavy import, approved or not (second call: cached TOML)."""
+    conf = _write(project, 'profile = "lean"\n[loop]\nhard_repeat_count = 7\n')
+    if approved:
+        trust.approve(str(conf), env)
+    else:  # a previous approval, so the approved copy is parsed too
+        conf.write_text("[loop]\nhard_repeat_count = 5\n")
+        trust.approve(str(conf), env)
+        conf.write_text('profile = "lean"\n[loop]\nhard_repeat_count = 7\n')
+    probe = (
+        "import sys; from agentreflex.core.config import load_config;"
+        f"c = load_config({str(project)!r}, {env!r});"
+        "print(c.hard_loop_repeat_count, len(c.untrusted),"
+        f" [m for m in {_NOT_ON_THE_HOT_PATH!r} if m in sys.modules])"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+        ).stdout.split(maxsplit=2)
+        for _ in range(2)
+    ]
+    assert runs[1] == (["7", "0", "[]\n"] if approved else ["5", "4", "[]\n"])
