@@ -28,6 +28,7 @@ from agentreflex.core.userdirs import user_config_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -694,18 +695,33 @@ for _name in PACKAGE_SECTIONS:
     STRICTNESS[f"sections.{_name}"] = ("same", ())
 
 
+def _getter(name: str) -> Callable[[Config], Any]:
+    head, _, rest = name.partition(".")
+    if head == "thresholds":
+        return lambda cfg: cfg.thresholds[rest]
+    if head == "sections":
+        return lambda cfg: cfg.sections.get(rest)
+    if rest.startswith("categories."):
+        category = rest.split(".", 1)[1]
+        return lambda cfg: cfg.reasoning_guard.category_mode(category)
+    if head == "mode":
+        return lambda cfg: cfg.mode.value
+    if rest:
+        return lambda cfg: getattr(getattr(cfg, head), rest)
+    return lambda cfg: getattr(cfg, head)
+
+
+# Built once at import: (field, kind, rank of each ordered value, how to read it).
+_FIELDS = [
+    (name, kind, {v: i for i, v in enumerate(order)}, _getter(name))
+    for name, (kind, order) in STRICTNESS.items()
+]
+_GETTERS = {name: get for name, _kind, _rank, get in _FIELDS}
+
+
 def field_value(cfg: Config, name: str) -> Any:
     """The value of one :data:`STRICTNESS` field (a category by its effective mode)."""
-    if name.startswith("reasoning_guard.categories."):
-        return cfg.reasoning_guard.category_mode(name.rsplit(".", 1)[1])
-    if name.startswith("thresholds."):
-        return cfg.thresholds[name.split(".", 1)[1]]
-    if name.startswith("sections."):
-        return cfg.sections.get(name.split(".", 1)[1])
-    target: Any = cfg
-    for part in name.split("."):
-        target = getattr(target, part)
-    return target.value if isinstance(target, Mode) else target
+    return _GETTERS[name](cfg)
 
 
 def _set_field(cfg: Config, name: str, value: Any, source: Config) -> None:
@@ -732,11 +748,14 @@ def _set_field(cfg: Config, name: str, value: Any, source: Config) -> None:
 def weaker(name: str, value: Any, than: Any) -> bool:
     """Whether ``value`` of field ``name`` is weaker than ``than`` (see :data:`STRICTNESS`)."""
     kind, order = STRICTNESS[name]
+    return _weaker(kind, {v: i for i, v in enumerate(order)}, value, than)
+
+
+def _weaker(kind: str, rank: dict[Any, int], value: Any, than: Any) -> bool:
     if kind == "free" or value == than:
         return False
     if kind == "order":
-        rank = {v: i for i, v in enumerate(order)}
-        return bool(rank.get(value, -1) < rank.get(than, -1))
+        return rank.get(value, -1) < rank.get(than, -1)
     if kind == "lower":
         return bool(value > than)
     if kind == "higher":
@@ -771,6 +790,13 @@ def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
     ``current`` is weaker.  ``disabled_reflexes`` keeps only the reflexes both
     switch off.
     """
+    weaker_fields = [
+        (name, kind, get(current), get(baseline))
+        for name, kind, rank, get in _FIELDS
+        if _weaker(kind, rank, get(current), get(baseline))
+    ]
+    if not weaker_fields:
+        return current, []
     merged = replace(
         current,
         thresholds=dict(current.thresholds),
@@ -784,10 +810,7 @@ def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
         untrusted=[],
     )
     withheld: list[str] = []
-    for name, (kind, _order) in STRICTNESS.items():
-        now, then = field_value(current, name), field_value(baseline, name)
-        if not weaker(name, now, then):
-            continue
+    for name, kind, now, then in weaker_fields:
         label = name.split(".", 1)[1] if name.startswith("sections.") else name
         if kind == "fewer":
             extra = [v for v in now if v not in then]
