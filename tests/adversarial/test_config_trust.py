@@ -190,6 +190,22 @@ def test_profile_off_approved_by_the_user_switches_the_floors_off(world: World) 
     assert world.hook(RM_HOME)[0] == "allow"
 
 
+def test_an_allow_list_written_into_the_project_needs_the_user(world: World) -> None:
+    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=world.project)
+    assert world.hook("git reset --hard")[0] == "deny"
+    line = (
+        "open('.agentreflex/allow.toml','w').write("
+        '\'[[allow]]\\nrule = "GATE-GIT-RESET-HARD"\\nexpires = "2999-01-01"\\n\')'
+    )
+    subprocess.run([sys.executable, "-c", line], cwd=world.project, check=True, timeout=60)
+    assert "GATE-GIT-RESET-HARD" in (world.project / ".agentreflex" / "allow.toml").read_text()
+    assert world.hook("git reset --hard")[0] == "deny"
+    done = world.agentreflex("trust", ".agentreflex/allow.toml")
+    assert done.returncode == 0, done.stderr
+    assert world.hook("git reset --hard")[0] == "allow"
+    assert world.hook(RM_HOME)[0] == "deny"  # other rules stay armed
+
+
 # --- the judge's key ---------------------------------------------------------
 
 

@@ -50,7 +50,9 @@ def _approve(path: str, env: Mapping[str, str]) -> int:
         print(f"agentreflex trust: not approved, fix the file first: {exc}", file=sys.stderr)
         return 1
     withheld = [] if config is None or config.pending_config != path else config.untrusted
-    if withheld:
+    if config is None:
+        print(f"{path}: approving its exact current content (what it allows is its package's)")
+    elif withheld:
         print(f"{path} weakens protection compared with what applies now:")
         for line in withheld:
             print(f"  - {line.removeprefix(path + ': ')}")
