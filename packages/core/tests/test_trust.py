@@ -547,3 +547,54 @@ def test_a_hook_with_a_weakening_config_stays_light(
         for _ in range(2)
     ]
     assert runs[1] == (["7", "0", "[]\n"] if approved else ["5", "4", "[]\n"])
+
+
+# --- a broken project file is no way to fail open --------------------------------
+
+
+class _StopBlocker:
+    """A Stop reflex that blocks (as the done reflex does on an unverified claim)."""
+
+    name = "stopper"
+    floor = False
+
+    def __init__(self) -> None:
+        from agentreflex.core.events import EventKind
+
+        self.events = frozenset({EventKind.STOP})
+
+    def evaluate(self, ctx: Any) -> list[Any]:
+        from agentreflex.core.decision import Finding, Verdict
+
+        return [Finding(reflex=self.name, code="TEST-STOP", verdict=Verdict.BLOCK, message="no")]
+
+
+@pytest.mark.parametrize("garbage", ['mode = "enforcd"\n', "mode = 1\n", "not toml [[[\n"])
+def test_a_broken_project_file_does_not_let_a_stop_through(
+    project: Path, env: dict[str, str], tmp_path: Path, garbage: str
+) -> None:
+    from agentreflex.core.runtime import Plugins, run_hook
+
+    _user(env, 'mode = "enforced"\n')
+    conf = _write(project, garbage)
+    hook_env = {**env, "AGENTREFLEX_STATE_DIR": str(tmp_path / "state")}
+    data = {
+        "session_id": "s-bad",
+        "hook_event_name": "Stop",
+        "cwd": str(project),
+        "stop_hook_active": False,
+        "last_assistant_message": "Done. All tests pass.",
+    }
+    outcome = run_hook(
+        "claude-code",
+        json.dumps(data).encode(),
+        hook_env,
+        plugins=Plugins(reflexes=[_StopBlocker()]),
+    )
+    assert json.loads(outcome.reply.stdout)["decision"] == "block"
+    assert "not approved" in outcome.reply.stderr
+    cfg = load_config(str(project), env, bad_project_file="ignore")
+    assert cfg.enforced and cfg.pending_config == str(conf)
+    assert "ignored until it is fixed" in cfg.untrusted[0]
+    with pytest.raises(Exception, match=str(conf)):
+        load_config(str(project), env)  # commands still show the error

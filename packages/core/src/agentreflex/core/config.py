@@ -315,7 +315,9 @@ def project_root(cwd: str) -> str:
         probe = parent
 
 
-def load_config(cwd: str = "", env: Mapping[str, str] | None = None) -> Config:
+def load_config(
+    cwd: str = "", env: Mapping[str, str] | None = None, bad_project_file: str = "raise"
+) -> Config:
     """Build the effective configuration for a project directory.
 
     The project's ``.agentreflex/config.toml`` is written by whoever writes the
@@ -326,6 +328,12 @@ def load_config(cwd: str = "", env: Mapping[str, str] | None = None) -> Config:
     content.  Otherwise the stricter of the baseline and the current settings
     applies field by field (:data:`STRICTNESS`), and :attr:`Config.untrusted`
     says what was withheld.  The trust record is read only in that case.
+
+    ``bad_project_file="ignore"`` (the hook path): a project file that is not
+    valid applies not at all, rather than failing the hook; a hook failing
+    open (a Stop, say) would let an unapproved file weaken protection by
+    being broken.  The approved baseline applies and ``untrusted`` says why.
+    Commands keep the default, ``"raise"``, and show the error.
     """
     env = os.environ if env is None else env
     project = project_root(cwd or env.get("PWD", "") or os.getcwd())
@@ -338,7 +346,12 @@ def load_config(cwd: str = "", env: Mapping[str, str] | None = None) -> Config:
     raw = _read_bytes(path)
     if raw is None:
         return _build(project, user, env)
-    current = _build(project, [*user, (path, _parse_toml(path, raw, env), False)], env)
+    try:
+        current = _build(project, [*user, (path, _parse_toml(path, raw, env), False)], env)
+    except ConfigError as exc:
+        if bad_project_file != "ignore":
+            raise
+        return _without_bad_file(project, user, path, raw, env, exc)
     baseline = _build(project, user, env)
     merged, withheld = strictest(baseline, current)
     if not withheld:
@@ -367,6 +380,35 @@ def load_config(cwd: str = "", env: Mapping[str, str] | None = None) -> Config:
         merged.pending_config, merged.pending_sha256 = path, sha256_hex(raw)
         return merged
     return _settle(current, baseline)
+
+
+def _without_bad_file(
+    project: str,
+    user: list[tuple[str, dict[str, Any], bool]],
+    path: str,
+    raw: bytes,
+    env: Mapping[str, str],
+    error: ConfigError,
+) -> Config:
+    """The approved baseline when the project file itself is not valid."""
+    from agentreflex.core import trust
+    from agentreflex.core.digest import sha256_hex
+
+    found = trust.lookup(path, raw, env)
+    baseline = _build(project, user, env)
+    if found.previous is not None:
+        label = f"{path} (approved content {found.previous_sha256[:12]})"
+        copy = trust.approved_copy_path(found.previous_sha256, env)
+        try:
+            approved = _parse_toml(copy, found.previous, env)
+            baseline = _build(project, [*user, (label, approved, True)], env)
+        except ConfigError:
+            pass  # the approved copy no longer validates either: defaults and user config
+    baseline.untrusted = [f"{error}; the file is ignored until it is fixed"]
+    if found.problem:
+        baseline.untrusted.append(found.problem)
+    baseline.pending_config, baseline.pending_sha256 = path, sha256_hex(raw)
+    return baseline
 
 
 def _settle(current: Config, baseline: Config) -> Config:

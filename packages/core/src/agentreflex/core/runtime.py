@@ -331,7 +331,8 @@ def run_hook(
             _error_dir(env, payload),
         )
     try:
-        config = load_config(event.cwd, env)
+        # a broken project file applies not at all (see load_config): never a way to fail open
+        config = load_config(event.cwd, env, bad_project_file="ignore")
     except ConfigError as exc:
         return _fail(
             adapter,
