@@ -183,7 +183,20 @@ def test_revoke_removes_the_entry_and_an_unshared_copy(tmp_path: Path, env: dict
 # --- the config it gates -----------------------------------------------------
 
 
-def test_tightening_applies_without_approval_and_never_reads_the_record(
+def test_a_stricter_approved_content_cannot_be_dropped(project: Path, env: dict[str, str]) -> None:
+    """The approved content tightened (mode enforced): rewriting the file without it weakens."""
+    conf = _write(project, 'mode = "enforced"\n[hook]\nfloor_budget_ms = 100\n')
+    trust.approve(str(conf), env)
+    conf.write_text("# nothing to see here\n")
+    cfg = load_config(str(project), env)
+    assert cfg.enforced and cfg.floor_budget_ms == 100
+    assert cfg.untrusted == [
+        f"{conf}: mode = 'shadow' withheld; 'enforced' applies",
+        f"{conf}: floor_budget_ms = 200 withheld; 100 applies",
+    ]
+
+
+def test_tightening_applies_without_approval_and_never_writes_the_record(
     project: Path, env: dict[str, str]
 ) -> None:
     _write(

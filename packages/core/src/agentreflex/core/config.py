@@ -327,7 +327,8 @@ def load_config(
     approved with ``agentreflex trust``), or when the user approved this exact
     content.  Otherwise the stricter of the baseline and the current settings
     applies field by field (:data:`STRICTNESS`), and :attr:`Config.untrusted`
-    says what was withheld.  The trust record is read only in that case.
+    says what was withheld.  The trust record (one small JSON file) is read
+    only when the project has a config file.
 
     ``bad_project_file="ignore"`` (the hook path): a project file that is not
     valid applies not at all, rather than failing the hook; a hook failing
@@ -352,34 +353,44 @@ def load_config(
         if bad_project_file != "ignore":
             raise
         return _without_bad_file(project, user, path, raw, env, exc)
-    baseline = _build(project, user, env)
-    merged, withheld = strictest(baseline, current)
-    if not withheld:
-        return _settle(current, baseline)
     from agentreflex.core import trust
-    from agentreflex.core.digest import sha256_hex
 
     found = trust.lookup(path, raw, env)
     if found.approved:
         current.judge.base_url_trusted = True
         return current
-    if found.previous is not None:
-        label = f"{path} (approved content {found.previous_sha256[:12]})"
-        copy = trust.approved_copy_path(found.previous_sha256, env)
-        try:
-            approved = _parse_toml(copy, found.previous, env)
-        except ConfigError:  # a copy we approved cannot be bad TOML unless damaged
-            approved = None
-        if approved is not None:
-            baseline = _build(project, [*user, (label, approved, True)], env)
-            merged, withheld = strictest(baseline, current)
+    baseline = _approved_baseline(project, user, path, found, env)
+    merged, withheld = strictest(baseline, current)
     merged.untrusted = [f"{path}: {w}" for w in withheld]
     if found.problem:
         merged.untrusted.append(found.problem)
     if withheld:
+        from agentreflex.core.digest import sha256_hex
+
         merged.pending_config, merged.pending_sha256 = path, sha256_hex(raw)
         return merged
-    return _settle(current, baseline)
+    return _settle(merged, baseline)
+
+
+def _approved_baseline(
+    project: str,
+    user: list[tuple[str, dict[str, Any], bool]],
+    path: str,
+    found: Any,
+    env: Mapping[str, str],
+) -> Config:
+    """Defaults, user config and environment, and the file's last approved content if any."""
+    if found.previous is not None:
+        from agentreflex.core import trust
+
+        label = f"{path} (approved content {found.previous_sha256[:12]})"
+        copy = trust.approved_copy_path(found.previous_sha256, env)
+        try:
+            approved = _parse_toml(copy, found.previous, env)
+            return _build(project, [*user, (label, approved, True)], env)
+        except ConfigError:
+            pass  # the approved copy no longer validates: defaults and user config
+    return _build(project, user, env)
 
 
 def _without_bad_file(
@@ -395,15 +406,7 @@ def _without_bad_file(
     from agentreflex.core.digest import sha256_hex
 
     found = trust.lookup(path, raw, env)
-    baseline = _build(project, user, env)
-    if found.previous is not None:
-        label = f"{path} (approved content {found.previous_sha256[:12]})"
-        copy = trust.approved_copy_path(found.previous_sha256, env)
-        try:
-            approved = _parse_toml(copy, found.previous, env)
-            baseline = _build(project, [*user, (label, approved, True)], env)
-        except ConfigError:
-            pass  # the approved copy no longer validates either: defaults and user config
+    baseline = _approved_baseline(project, user, path, found, env)
     baseline.untrusted = [f"{error}; the file is ignored until it is fixed"]
     if found.problem:
         baseline.untrusted.append(found.problem)
