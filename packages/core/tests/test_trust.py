@@ -166,6 +166,17 @@ def test_writing_never_loses_other_entries(tmp_path: Path, env: dict[str, str]) 
     assert os.path.realpath(files[0]) not in table and len(table) == 6
 
 
+def test_a_file_changed_after_it_was_shown_is_not_approved(
+    project: Path, env: dict[str, str]
+) -> None:
+    conf = _write(project, 'profile = "lean"\n')
+    shown = trust.current_sha(str(conf))
+    conf.write_text('profile = "off"\n')  # an agent racing the user
+    with pytest.raises(trust.ContentChanged):
+        trust.approve(str(conf), env, expected_sha256=shown)
+    assert trust.list_approvals(env) == ([], "")
+
+
 def test_revoke_removes_the_entry_and_an_unshared_copy(tmp_path: Path, env: dict[str, str]) -> None:
     a = _write(tmp_path / "a", 'profile = "lean"\n')
     b = _write(tmp_path / "b", 'profile = "lean"\n')

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Approval",
+    "ContentChanged",
     "Lookup",
     "approve",
     "approved_copy_path",
@@ -195,10 +196,17 @@ def _update(env: Mapping[str, str] | None, change: Any) -> Any:
     return result
 
 
-def approve(path: str, env: Mapping[str, str] | None = None) -> Approval:
+class ContentChanged(Exception):
+    """The file is no longer the content the user was shown."""
+
+
+def approve(path: str, env: Mapping[str, str] | None = None, expected_sha256: str = "") -> Approval:
     """Approve the current exact content of ``path``; keep a copy of it.
 
-    Raises ``OSError`` when the file cannot be read or the record written.
+    ``expected_sha256``: the hash of the content the user was shown; a file
+    changed since (by an agent racing the user) is not approved
+    (:class:`ContentChanged`).  Raises ``OSError`` when the file cannot be
+    read or the record written.
     """
     from agentreflex.core.fsutil import atomic_write_bytes
 
@@ -206,6 +214,8 @@ def approve(path: str, env: Mapping[str, str] | None = None) -> Approval:
     with open(key, "rb") as fh:
         raw = fh.read()
     sha = sha256_hex(raw)
+    if expected_sha256 and sha != expected_sha256:
+        raise ContentChanged(f"{key} changed while it was being shown; nothing was approved")
     copy = approved_copy_path(sha, env)
     _private_dir(os.path.dirname(copy))
     atomic_write_bytes(copy, raw)

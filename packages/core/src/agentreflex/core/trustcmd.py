@@ -43,11 +43,15 @@ def _approve(path: str, env: Mapping[str, str]) -> int:
     if not os.path.isfile(path):
         print(f"agentreflex trust: no configuration file at {path}", file=sys.stderr)
         return 1
+    shown = trust.current_sha(path)  # what the user is shown is what gets approved
     project = _project_of(path)
     try:
         config = load_config(project, env) if project else None
     except ConfigError as exc:
         print(f"agentreflex trust: not approved, fix the file first: {exc}", file=sys.stderr)
+        return 1
+    if config is not None and config.pending_sha256 not in ("", shown):
+        print(f"agentreflex trust: {path} changed while it was read; run again", file=sys.stderr)
         return 1
     withheld = [] if config is None or config.pending_config != path else config.untrusted
     if config is None:
@@ -59,7 +63,10 @@ def _approve(path: str, env: Mapping[str, str]) -> int:
     else:
         print(f"{path} weakens nothing compared with what applies now.")
     try:
-        approval = trust.approve(path, env)
+        approval = trust.approve(path, env, expected_sha256=shown)
+    except trust.ContentChanged as exc:
+        print(f"agentreflex trust: {exc}; run again", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"agentreflex trust: cannot approve {path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
