@@ -368,6 +368,8 @@ def test_trust_command_shows_approves_lists_and_revokes(
     out = capsys.readouterr().out
     assert "weakens protection" in out and "profile = 'off' withheld" in out
     assert load_config(str(project), env).profile == "off"
+    assert dispatch(["trust"]) == 0
+    assert "already approved" in capsys.readouterr().out
     assert dispatch(["trust", "--show"]) == 0
     assert "current content approved" in capsys.readouterr().out
     conf.write_text('profile = "off" \n')

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from agentreflex.core.trust import Lookup
+
 
 class ConfigError(ValueError):
     """A configuration value is invalid.  The message names key and allowed values."""
@@ -376,7 +378,7 @@ def _approved_baseline(
     project: str,
     user: list[tuple[str, dict[str, Any], bool]],
     path: str,
-    found: Any,
+    found: Lookup,
     env: Mapping[str, str],
 ) -> Config:
     """Defaults, user config and environment, and the file's last approved content if any."""

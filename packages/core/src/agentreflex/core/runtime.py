@@ -413,7 +413,7 @@ def _trust_notice(event: Event, state: SessionState, config: Config) -> str:
     Logs the panel and returns the one line for the host's stderr ("" when
     nothing is withheld or this content was announced in this session).
     """
-    if not config.untrusted or config.pending_sha256 in state.notes.get(TRUST_NOTE, ()):
+    if not config.pending_config or config.pending_sha256 in state.notes.get(TRUST_NOTE, ()):
         return ""
     from agentreflex.core.panels import write_trust_panel
 

@@ -44,6 +44,10 @@ def _approve(path: str, env: Mapping[str, str]) -> int:
         print(f"agentreflex trust: no configuration file at {path}", file=sys.stderr)
         return 1
     shown = trust.current_sha(path)  # what the user is shown is what gets approved
+    approvals, _problem = trust.list_approvals(env)
+    if any(a.path == trust.config_key(path) and a.sha256 == shown for a in approvals):
+        print(f"{path} is already approved as it is (sha256 {shown[:12]})")
+        return 0
     project = _project_of(path)
     try:
         config = load_config(project, env) if project else None
