@@ -84,11 +84,13 @@ def _trust_check(config: Any, checks: list[dict[str, Any]]) -> None:
     """A project config waiting for approval: not broken, but the user should know."""
     if not config.untrusted:
         return
+    prefix = f"{config.pending_config}: "
+    lines = "; ".join(line.removeprefix(prefix) for line in config.untrusted)
     detail = (
         f"{config.pending_config} is not approved; withheld until you run "
-        "`agentreflex trust`: " + "; ".join(config.untrusted)
+        f"`agentreflex trust`: {lines}"
         if config.pending_config
-        else "; ".join(config.untrusted)
+        else lines
     )
     checks.append({"check": "trust", "ok": True, "warn": True, "detail": detail})
 

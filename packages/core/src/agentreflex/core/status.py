@@ -100,7 +100,8 @@ def render(report: dict[str, Any]) -> str:
             f"{trust['pending'] or 'project config'} waits for your approval "
             "(`agentreflex trust`); withheld until then:"
         )
-        lines.extend(f"  - {w}" for w in trust["withheld"])
+        prefix = f"{trust['pending']}: "
+        lines.extend(f"  - {w.removeprefix(prefix)}" for w in trust["withheld"])
     lines.append("")
     if not report["sessions"]:
         lines.append("no sessions recorded yet")
