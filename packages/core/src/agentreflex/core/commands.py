@@ -63,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("install", help="wire a host's hooks (claude-code, codex)", add_help=False)
     sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)
     sub.add_parser("statusline", help="one short line for Claude Code's statusLine setting")
+    t = sub.add_parser(
+        "trust", help="approve this project's config (what it weakens waits for you)"
+    )
+    t.add_argument("path", nargs="?", default="", help="project dir or config file (default: cwd)")
+    g = t.add_mutually_exclusive_group()
+    g.add_argument("--show", action="store_true", help="list approvals and whether they match")
+    g.add_argument("--revoke", action="store_true", help="remove the approval")
     sv = sub.add_parser("serve", help="the warm daemon")
     sv.add_argument("--idle", type=float, default=None, help="exit after this many idle seconds")
     sv.add_argument("--detach", action="store_true")
@@ -105,6 +112,7 @@ def dispatch(args: list[str]) -> int:
         "doctor": _doctor,
         "serve": _serve,
         "config": _config,
+        "trust": _trust,
     }
     if ns.command not in handlers:
         parser.print_help()
@@ -227,6 +235,12 @@ def _config(ns: argparse.Namespace) -> int:
     from agentreflex.core.configcheck import main
 
     return main(ns.files, ns.kind or "", os.path.abspath(ns.cwd))
+
+
+def _trust(ns: argparse.Namespace) -> int:
+    from agentreflex.core.trustcmd import run
+
+    return run(ns.path, ns.show, ns.revoke)
 
 
 def _serve(ns: argparse.Namespace) -> int:

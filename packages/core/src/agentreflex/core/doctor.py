@@ -53,6 +53,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
             f"mode {config.mode.value}, profile {config.profile}; files: "
             + (", ".join(config.sources) or "none (defaults)"),
         )
+        _trust_check(config, checks)
         try:
             os.makedirs(config.state_dir, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=config.state_dir):
@@ -104,6 +105,21 @@ def add_schema_check(add: Any, cwd: str) -> None:
     add("config files", not problems, "; ".join(problems) or f"{len(files)} valid")
 
 
+def _trust_check(config: Any, checks: list[dict[str, Any]]) -> None:
+    """A project config waiting for approval: not broken, but the user should know."""
+    if not config.untrusted:
+        return
+    prefix = f"{config.pending_config}: "
+    lines = "; ".join(line.removeprefix(prefix) for line in config.untrusted)
+    detail = (
+        f"{config.pending_config} is not approved; withheld until you run "
+        f"`agentreflex trust`: {lines}"
+        if config.pending_config
+        else lines
+    )
+    checks.append({"check": "trust", "ok": True, "warn": True, "detail": detail})
+
+
 def _judge_line(judges: list[str], config: Any) -> str:
     if not judges or config.judge.mode == "off":
         return "none (deterministic floors only)"
@@ -112,13 +128,16 @@ def _judge_line(judges: list[str], config: Any) -> str:
             f"{judges[0]}, offline heuristic: its numbers are shown, never acted on "
             "(set JEV_API_KEY for the calibrated Jev API)"
         )
-    return f"{judges[0]}, {config.judge.model} at {config.judge.base_url}"
+    return (
+        f"{judges[0]}, {config.judge.model} at {config.judge.base_url} "
+        f"(from {config.judge.base_url_source})"
+    )
 
 
 def render(report: dict[str, Any]) -> str:
     lines = []
     for c in report["checks"]:
-        mark = "ok " if c["ok"] else "BAD"
+        mark = "!! " if c.get("warn") and c["ok"] else "ok " if c["ok"] else "BAD"
         lines.append(f"[{mark}] {c['check']:<12} {c['detail']}")
     lines.append("all good" if report["ok"] else "problems found")
     return "\n".join(lines)

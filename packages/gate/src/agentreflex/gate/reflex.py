@@ -118,10 +118,14 @@ class GateReflex:
         where = self.where(ctx)
         hits = collect_hits(ctx, where)
         allowed: list[Hit] = []
+        withheld: list[Hit] = []
         if _any_file(where.project, _ALLOW_LIST):
             from agentreflex.gate import allow
 
             hits, allowed = allow.apply_allow(hits, allow.allow_entries(where.project))
+            if hits:  # what an allow-list the user has not approved would have let through
+                entries = allow.allow_entries(where.project, require_approval=False)
+                withheld = allow.apply_allow(hits, entries)[1]
         judge = None
         if hits or ctx.config.judge.mode != "off":
             judge = _judge(ctx)
@@ -141,7 +145,24 @@ class GateReflex:
                     },
                 )
             )
+        if withheld:
+            findings.append(_unapproved_allow_list(self.name, withheld))
         return findings
+
+
+def _unapproved_allow_list(reflex: str, withheld: list[Hit]) -> Finding:
+    rules = sorted({h.rule for h in withheld})
+    return Finding(
+        reflex=reflex,
+        code="GATE-ALLOW-LIST-UNAPPROVED",
+        verdict=Verdict.WARN,
+        title="ALLOW-LIST NOT APPROVED",
+        message="The project's allow-list (.agentreflex/allow.toml) would allow "
+        + ", ".join(rules)
+        + ", but the user has not approved its current content, so it does not apply. "
+        "The user approves it with `agentreflex trust .agentreflex/allow.toml`.",
+        detail={"rule": "GATE-ALLOW-LIST-UNAPPROVED", "rules": rules},
+    )
 
 
 def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
