@@ -29,6 +29,7 @@ NAMES = {
         "Config",
         "ConfigError",
         "DEFAULT_THRESHOLDS",
+        "is_loopback_url",
         "project_root",
         "section_value",
     ),
@@ -42,6 +43,7 @@ NAMES = {
     "agentreflex.core.reflex": ("JudgeAnswer", "ReflexContext"),
     "agentreflex.core.state.fingerprint": ("fingerprint",),
     "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
+    "agentreflex.core.trust": ("lookup",),
     "agentreflex.core.userdirs": ("user_cache_dir",),
     "agentreflex.core.wire": (
         "Answer",

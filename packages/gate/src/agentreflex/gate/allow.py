@@ -114,14 +114,14 @@ def approved(path: str) -> bool:
     count only once the user approved the file's exact bytes, recorded
     outside the project (``agentreflex.core.trust``).
     """
-    from agentreflex.core import trust
+    from agentreflex.core.trust import lookup
 
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError:
         return False
-    return trust.lookup(path, raw).approved
+    return lookup(path, raw).approved
 
 
 def allow_entries(
