@@ -22,7 +22,7 @@
 User rules can only add blocks, asks and warnings; allow entries only remove
 named rule hits, for a limited time, and never the ones that protect the
 policy itself or the fail-closed parse budget.  The agent cannot edit these
-files without the user (see ``GATE-POLICY-EDIT``).
+files without the user (see ``GATE-SELF-PROTECT``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,15 @@ if TYPE_CHECKING:
     import datetime as _dt
     from typing import Any
 
-NOT_ALLOWABLE = frozenset({"GATE-POLICY-EDIT", "GATE-PARSE-BUDGET", "GATE-INTERNAL-ERROR"})
+NOT_ALLOWABLE = frozenset(
+    {
+        "GATE-SELF-PROTECT",
+        "GATE-SELF-DISABLE",
+        "GATE-SELF-KEY",
+        "GATE-PARSE-BUDGET",
+        "GATE-INTERNAL-ERROR",
+    }
+)
 
 _CACHE: dict[str, tuple[float, Any]] = {}
 
