@@ -164,7 +164,10 @@ def glob_base(path: str) -> tuple[str, bool]:
     if any(ch in head for ch in "*?["):
         # a glob in a directory part: everything below its static prefix
         static = head.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
-        return (static.rpartition("/")[0] or "/"), True
+        # (a relative pattern with no static folder expands in the working directory);
+        # a literal last name (``*/config.toml``) matches only some entries
+        base = static.rpartition("/")[0] or ("/" if path.startswith("/") else ".")
+        return base, any(ch in tail for ch in "*?[") or not tail
     everything = tail in ("*", ".*", "{*,.*}", "*.*") or tail.startswith(".[")
     return (head or ("/" if path.startswith("/") else ".")), everything
 

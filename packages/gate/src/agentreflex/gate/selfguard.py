@@ -909,7 +909,8 @@ def key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
     if any(ch in full for ch in _GLOB_CHARS):
         from fnmatch import fnmatchcase
 
-        if fnmatchcase(g.key, full):
+        parts, key = full.split("/"), g.key.split("/")
+        if len(parts) == len(key) and all(map(fnmatchcase, key, parts)):
             names.add(g.key)
     if g.key in names or g.state_dir in names or os.path.realpath(g.key) in names:
         return Hit(
