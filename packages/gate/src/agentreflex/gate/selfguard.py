@@ -339,7 +339,7 @@ def _inert(name: str, args: list[str]) -> bool:
     """A dry run or help changes nothing (what it redirects still counts)."""
     from agentreflex.gate.inert import inert
 
-    return inert(name, args)
+    return bool(inert(name, args))
 
 
 def _plain(effect: str, takes: frozenset[str] = frozenset()) -> _Handler:
