@@ -132,6 +132,13 @@ class Guarded:
             self._inodes = found
         return self._inodes
 
+    def related(self, folder: str) -> bool:
+        """Whether a guarded entry is in ``folder``, or ``folder`` is in one."""
+        real = os.path.realpath(folder)
+        return any(
+            _under(e, f) or _under(f, e) for e in self.all_entries() for f in (folder, real)
+        )
+
     def pattern_reaches(self, pattern: str, below: bool) -> str:
         """A guarded entry the glob ``pattern`` names, judged by name.
 
@@ -170,6 +177,12 @@ def guarded(where: Where) -> Guarded:
     if key not in _GUARDED:
         _GUARDED[key] = Guarded(where)
     return _GUARDED[key]
+
+
+def _static_dir(pattern: str) -> str:
+    """The folder a glob expands in: everything before the first wildcard's folder."""
+    cut = min(i for i in (pattern.find(c) for c in _GLOB_CHARS) if i >= 0)
+    return pattern[:cut].rpartition("/")[0] or "/"
 
 
 def _under(path: str, parent: str) -> bool:
@@ -240,6 +253,8 @@ def reached(path: str, effect: str, where: Where, cwd: str) -> str:
     if any(ch in full for ch in _GLOB_CHARS):
         import glob
 
+        if not g.related(_static_dir(full)):
+            return ""  # no guarded file in or above where the pattern expands
         for match in glob.glob(full)[:_MAX_GLOB]:
             hit = g.reaches(posixpath.normpath(match), below)
             if hit:
