@@ -375,3 +375,15 @@ def test_self_protection_cannot_be_allow_listed(world: dict[str, Path]) -> None:
     allow.write_text('[[allow]]\nrule = "GATE-SELF-PROTECT"\nexpires = "2999-01-01"\n')
     cfg = str(world["proj"] / ".agentreflex" / "config.toml")
     _tool_asks(_tool(world, "Write", {"file_path": cfg, "content": "x"}), cfg)
+
+
+def test_an_unreadable_archive_above_a_guarded_folder_asks(world: dict[str, Path]) -> None:
+    broken = world["home"] / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    _, proposals = _check(world, f"tar -xf {broken} -C ~")
+    assert any(selfguard.RULE in p.rules for p in proposals), proposals
+
+
+def test_odd_paths_fail_closed_without_an_error(world: dict[str, Path]) -> None:
+    findings = _tool(world, "Write", {"file_path": "/tmp/a\x00b", "content": "x"})
+    assert all(f.code != "GATE-INTERNAL-ERROR" for f in findings), findings

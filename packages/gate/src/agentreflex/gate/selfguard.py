@@ -80,7 +80,7 @@ class Guarded:
     def all_entries(self) -> tuple[str, ...]:
         """The entries, and where they really are when a symlink moved them."""
         if self._real is None:
-            real = [os.path.realpath(e) for e in self.entries]
+            real = [_realpath(e) for e in self.entries]
             self._real = tuple(dict.fromkeys([*self.entries, *real]))
         return self._real
 
@@ -90,7 +90,7 @@ class Guarded:
         ``full`` is absolute and ``..``-free.  Checked as spelled, then through
         the symlinks that exist, then by inode (a hard link shares it).
         """
-        real = os.path.realpath(full)
+        real = _realpath(full)
         for cand in (full, real) if real != full else (full,):
             for entry in self.all_entries():
                 if below and entry in self.rebuilt:
@@ -134,10 +134,8 @@ class Guarded:
 
     def related(self, folder: str) -> bool:
         """Whether a guarded entry is in ``folder``, or ``folder`` is in one."""
-        real = os.path.realpath(folder)
-        return any(
-            _under(e, f) or _under(f, e) for e in self.all_entries() for f in (folder, real)
-        )
+        real = _realpath(folder)
+        return any(_under(e, f) or _under(f, e) for e in self.all_entries() for f in (folder, real))
 
     def pattern_reaches(self, pattern: str, below: bool) -> str:
         """A guarded entry the glob ``pattern`` names, judged by name.
@@ -177,6 +175,14 @@ def guarded(where: Where) -> Guarded:
     if key not in _GUARDED:
         _GUARDED[key] = Guarded(where)
     return _GUARDED[key]
+
+
+def _realpath(path: str) -> str:
+    """Where ``path`` really is, through the symlinks that exist (itself if that fails)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # a NUL byte, an unreadable folder
+        return path
 
 
 def _static_dir(pattern: str) -> str:
@@ -666,7 +672,8 @@ def _archive_landing(archive: str, dest: str, cwd: str, where: Where) -> list[tu
         landing = posixpath.normpath(posixpath.join(dest_full, name.lstrip("/")))
         for entry in entries:
             if _under(landing, entry) or _under(entry, landing):
-                out.append((landing, WRITE))
+                # a member inside a guarded folder, or a folder holding one
+                out.append((landing if _under(landing, entry) else entry, WRITE))
                 break
     return out
 
@@ -675,14 +682,14 @@ def _members(path: str) -> list[str]:
     import tarfile
     import zipfile
 
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            return zf.namelist()[:10_000]
     try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                return zf.namelist()[:10_000]
         with tarfile.open(path) as tf:
             return [m.name for m in tf.getmembers()[:10_000]]
-    except (tarfile.TarError, EOFError):
-        return []
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError):
+        return ["."]  # unreadable: it may hold anything, so it lands on everything
 
 
 def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
@@ -920,14 +927,14 @@ def key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
     g = guarded(where)
     names = {full}
     if os.path.islink(full):  # an alias made earlier (making one asks: LINK_TARGET)
-        names.add(os.path.realpath(full))
+        names.add(_realpath(full))
     if any(ch in full for ch in _GLOB_CHARS):
         from fnmatch import fnmatchcase
 
         parts, key = full.split("/"), g.key.split("/")
         if len(parts) == len(key) and all(map(fnmatchcase, key, parts)):
             names.add(g.key)
-    if g.key in names or g.state_dir in names or os.path.realpath(g.key) in names:
+    if g.key in names or g.state_dir in names or _realpath(g.key) in names:
         return Hit(
             RULE_KEY,
             ASK,
