@@ -387,3 +387,14 @@ def test_an_unreadable_archive_above_a_guarded_folder_asks(world: dict[str, Path
 def test_odd_paths_fail_closed_without_an_error(world: dict[str, Path]) -> None:
     findings = _tool(world, "Write", {"file_path": "/tmp/a\x00b", "content": "x"})
     assert all(f.code != "GATE-INTERNAL-ERROR" for f in findings), findings
+
+
+def test_a_custom_claude_config_dir_is_guarded(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    custom = tmp_path / "claude-config"
+    custom.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(custom))
+    _asks(world, f"echo '{{}}' > {custom}/settings.json", "claude-config/settings.json")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    _asks(world, f"rm {tmp_path}/codex-home/hooks.json", "codex-home/hooks.json")

@@ -166,13 +166,24 @@ class Guarded:
         return ""
 
 
-_GUARDED: dict[tuple[str, str], Guarded] = {}
+_GUARDED: dict[tuple[str, ...], Guarded] = {}
+# The variables guarded_paths reads (a daemon serves clients with different ones).
+_ENV_KEYS = (
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "CLAUDE_PLUGIN_DATA",
+)
 
 
 def guarded(where: Where) -> Guarded:
-    """The guard's files for ``where``, built once per project and home."""
-    key = (where.project, where.home)
+    """The guard's files for ``where``, built once per project, home and environment."""
+    key = (where.project, where.home, *(os.environ.get(k, "") for k in _ENV_KEYS))
     if key not in _GUARDED:
+        if len(_GUARDED) > 64:
+            _GUARDED.clear()
         _GUARDED[key] = Guarded(where)
     return _GUARDED[key]
 
