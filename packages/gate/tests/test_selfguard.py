@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from agentreflex.core.decision import Verdict
 from agentreflex.core.testing import make_context, pre_tool
-from agentreflex.gate import selfguard
+from agentreflex.gate import guarded, selfguard
 from agentreflex.gate.check import check_command
 from agentreflex.gate.paths import Where
 from agentreflex.gate.reflex import GateReflex
@@ -48,7 +48,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.delenv("CLAUDE_PLUGIN_DATA", raising=False)
     monkeypatch.setenv("HOME", str(home))
-    selfguard._GUARDED.clear()
+    guarded._GUARDED.clear()
     return {"home": home, "proj": proj, "config": config}
 
 
@@ -182,9 +182,9 @@ def test_globs_and_braces_expand_and_match_by_name(world: dict[str, Path], comma
 
 def test_glob_patterns_match_guarded_names_that_do_not_exist_yet(world: dict[str, Path]) -> None:
     where = Where(cwd="/nowhere/p", project="/nowhere/p", home="/nowhere")
-    assert selfguard.reached(".agentr*/config.toml", selfguard.WRITE, where, where.cwd)
-    assert not selfguard.reached("*.json", selfguard.WRITE, where, where.cwd)
-    assert not selfguard.reached("*/config.toml", selfguard.WRITE, where, where.cwd)
+    assert guarded.reached(".agentr*/config.toml", guarded.WRITE, where, where.cwd)
+    assert not guarded.reached("*.json", guarded.WRITE, where, where.cwd)
+    assert not guarded.reached("*/config.toml", guarded.WRITE, where, where.cwd)
 
 
 def test_archives_unpacked_above_a_guarded_folder_are_listed(world: dict[str, Path]) -> None:

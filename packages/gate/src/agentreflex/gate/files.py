@@ -40,7 +40,7 @@ def write_hits(paths: list[str], content: str, where: Where, deleting: bool = Fa
 
     hits: list[Hit] = []
     for p in paths:
-        mine = selfguard.tool_hits([p], where, p, selfguard.DELETE if deleting else selfguard.WRITE)
+        mine = selfguard.tool_hits([p], where, p, deleting)
         if mine:
             hits.extend(mine)
             continue
