@@ -398,3 +398,9 @@ def test_a_custom_claude_config_dir_is_guarded(
     _asks(world, f"echo '{{}}' > {custom}/settings.json", "claude-config/settings.json")
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     _asks(world, f"rm {tmp_path}/codex-home/hooks.json", "codex-home/hooks.json")
+
+
+def test_any_projects_agentreflex_folder_is_guarded(world: dict[str, Path], tmp_path: Path) -> None:
+    other = tmp_path / "other-repo"
+    other.mkdir()
+    _asks(world, f"cd {other} && echo 'mode = 1' > .agentreflex/config.toml", "other-repo")

@@ -97,7 +97,11 @@ def installed_paths() -> tuple[str, ...]:
 
 
 def guarded_name(path: str) -> bool:
-    """Whether ``path`` is, or is inside, an installed ``agentreflex`` distribution's metadata.
+    """Whether ``path`` is, or is inside, a guarded folder known by its name.
+
+    Any ``.agentreflex`` folder: another project's configuration becomes the
+    one in force as soon as the host's working directory moves there.  And an
+    installed ``agentreflex`` distribution's metadata:
 
     ``agentreflex_gate-0.1.0.dist-info`` holds the entry points the reflexes
     are found through, and ``_editable_impl_agentreflex_gate.pth`` (or
@@ -107,6 +111,8 @@ def guarded_name(path: str) -> bool:
     anywhere.
     """
     for part in path.split("/"):
+        if part == ".agentreflex":
+            return True
         low = part.lower()
         if not low or "agentreflex" not in low:
             continue
