@@ -404,3 +404,21 @@ def test_any_projects_agentreflex_folder_is_guarded(world: dict[str, Path], tmp_
     other = tmp_path / "other-repo"
     other.mkdir()
     _asks(world, f"cd {other} && echo 'mode = 1' > .agentreflex/config.toml", "other-repo")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cp /tmp/x "$PROJ/.agentreflex/config.toml"',
+        'echo x > "$SOMEWHERE/.claude/settings.json"',
+        'rm -rf "$D/.codex"',
+    ],
+)
+def test_an_unknown_folder_holding_a_guarded_name_asks(
+    world: dict[str, Path], command: str
+) -> None:
+    verdict, proposals = _check(world, command)
+    assert verdict in ("ASK_USER", "BLOCK")
+    assert any(selfguard.RULE in p.rules for p in proposals), proposals
+    for ok in ('echo x > "$OUT/result.txt"', 'cp a "$DIR/src/x.py"'):
+        assert _check(world, ok)[0] == "ALLOW", ok

@@ -104,6 +104,22 @@ class Guarded:
             self._inodes = found
         return self._inodes
 
+    def suffix_reaches(self, tail: str) -> bool:
+        """Whether ``tail`` (``/x/y`` after an unknown folder) ends in a guarded name.
+
+        Compared with each entry's hidden last name (``.codex``) or last two
+        names (``.claude/settings.json``, ``state/agentreflex``), so an unknown
+        folder holding them still asks.
+        """
+        for entry in self.entries:
+            if entry in self.installed:
+                continue
+            last = entry.rpartition("/")[2]
+            short = "/" + (last if last.startswith(".") else "/".join(entry.rsplit("/", 2)[-2:]))
+            if short + "/" in tail + "/":
+                return True
+        return False
+
     def related(self, folder: str) -> bool:
         """Whether a guarded entry is in ``folder``, or ``folder`` is in one."""
         real = real_path(folder)
@@ -228,10 +244,15 @@ def reached(path: str, effect: str, where: Where, cwd: str) -> str:
     """The guarded file a change (``effect``) to ``path`` reaches, ``""`` if none."""
     if not path:
         return ""
+    g = guarded(where)
+    if has_marker(path):
+        # ``"$DIR/.agentreflex/config.toml"``: the folder is unknown, the name is not
+        tail = path.replace(REMOTE, UNKNOWN).rpartition(UNKNOWN)[2]
+        if tail.startswith("/") and (userdirs.guarded_name(tail) or g.suffix_reaches(tail)):
+            return "<?>" + tail
     full = full_path(path, where, cwd)
     if not full:
         return ""
-    g = guarded(where)
     below = effect in _BELOW
     if full.endswith("/" + DESCENDANT):
         # "something below this folder" (find's results, an unknown name): the
