@@ -422,3 +422,21 @@ def test_an_unknown_folder_holding_a_guarded_name_asks(
     assert any(selfguard.RULE in p.rules for p in proposals), proposals
     for ok in ('echo x > "$OUT/result.txt"', 'cp a "$DIR/src/x.py"'):
         assert _check(world, ok)[0] == "ALLOW", ok
+
+
+def test_a_project_wide_find_that_yields_a_guarded_file_asks(world: dict[str, Path]) -> None:
+    (world["proj"] / "src" / "a.toml").write_text("x")
+    for command in (
+        "find . -name '*.toml' -exec sed -i s/strict/off/ {} +",
+        "find . -name config.toml -delete",
+        "find ~ -name settings.json -exec rm {} \\;",
+    ):
+        _asks(world, command, ".")
+    for command in (
+        "find . -name '*.py' -exec sed -i s/a/b/ {} +",
+        "find . -path '*/src/*' -name '*.toml' -delete",
+        "find . -maxdepth 1 -name '*.toml' -delete",
+        "find . -name '*.toml' -exec grep strict {} +",
+    ):
+        _, proposals = _check(world, command)
+        assert not any(r in selfguard.RULES for p in proposals for r in p.rules), command

@@ -25,6 +25,7 @@ from agentreflex.gate.guarded import (
     full_path,
     guarded,
     under,
+    walk_files,
 )
 from agentreflex.gate.model import Cmd, has_marker
 from agentreflex.gate.paths import Where
@@ -509,7 +510,113 @@ def _patch(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     return [(p, WRITE) for p in _option(args, ("-o", "--output")) + ops[:1]]
 
 
+_FIND_NAMES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    """``find ROOT [filters] -delete|-exec CMD {} ;``: the guard's files it would yield.
+
+    The walk's results are unknown to the shell walk (a marker); here the
+    guard's own files that exist under each root are matched against the
+    name and path filters (negated ones are ignored: asking is the safe side)
+    and what ``-delete`` or the ``-exec`` command would do to them is listed.
+    """
+    k = 0
+    while k < len(args) and args[k] in ("-H", "-L", "-P"):
+        k += 1
+    roots: list[str] = []
+    while k < len(args) and not (args[k].startswith("-") or args[k] in ("(", "!", r"\(")):
+        roots.append(args[k])
+        k += 1
+    exprs = args[k:]
+    deleting = "-delete" in exprs
+    templates = _find_templates(exprs)
+    if not deleting and not templates:
+        return []
+    filters = _find_filters(exprs)
+    depth = _find_depth(exprs)
+    either = "-o" in exprs or "-or" in exprs  # otherwise find's tests all must hold
+    out: list[tuple[str, str]] = []
+    for root in roots or ["."]:
+        for found in _find_yields(root, cwd, where, filters, depth, either):
+            if deleting:
+                out.append((found, DELETE))
+            for template in templates:
+                argv = [w.replace("{}", found) for w in template]
+                handler = _HANDLERS.get(posixpath.basename(argv[0])) if argv else None
+                if handler is not None:
+                    out.extend(handler(argv[1:], cwd, where))
+    return out
+
+
+def _find_templates(exprs: list[str]) -> list[list[str]]:
+    templates: list[list[str]] = []
+    j = 0
+    while j < len(exprs):
+        if exprs[j] in _FIND_RUNS:
+            end = j + 1
+            while end < len(exprs) and exprs[end] not in (";", "+", "\\;"):
+                end += 1
+            templates.append(exprs[j + 1 : end])
+            j = end
+        j += 1
+    return templates
+
+
+def _find_filters(exprs: list[str]) -> list[tuple[str, str]]:
+    filters: list[tuple[str, str]] = []
+    for j, e in enumerate(exprs[:-1]):
+        negated = j > 0 and exprs[j - 1] in ("!", "-not")
+        if e in _FIND_NAMES and not negated:
+            filters.append((e, exprs[j + 1]))
+    return filters
+
+
+def _find_depth(exprs: list[str]) -> int:
+    if "-maxdepth" in exprs:
+        value = exprs[exprs.index("-maxdepth") + 1 :][:1]
+        if value and value[0].isdigit():
+            return int(value[0])
+    return 1 << 30
+
+
+def _find_yields(
+    root: str, cwd: str, where: Where, filters: list[tuple[str, str]], depth: int, either: bool
+) -> list[str]:
+    """The guard's files under ``root`` that the filters may let through."""
+
+    top = full_path(root, where, cwd)
+    if not top or has_marker(top):
+        return []
+    g = guarded(where)
+    found: list[str] = []
+    for entry in g.entries:
+        if entry in g.installed or not under(entry, top) or entry == top:
+            continue
+        for path in [entry, *walk_files(entry, 500)]:
+            rel = path[len(top.rstrip("/")) + 1 :]
+            if not os.path.lexists(path) or rel.count("/") + 1 > depth:
+                continue
+            shown = root.rstrip("/") + "/" + rel
+            tests = [_find_test(flag, pat, shown) for flag, pat in filters]
+            if not tests or (any(tests) if either else all(tests)):
+                found.append(path)
+    return found
+
+
+def _find_test(flag: str, pattern: str, shown: str) -> bool:
+    """One ``-name``/``-iname``/``-path``/``-wholename`` test on a path as find shows it."""
+    from fnmatch import fnmatchcase
+
+    subject = posixpath.basename(shown) if flag in ("-name", "-iname") else shown
+    if flag.startswith("-i"):
+        return fnmatchcase(subject.lower(), pattern.lower())
+    return fnmatchcase(subject, pattern)
+
+
 _HANDLERS: dict[str, _Handler] = {
+    "find": _find,
     "tee": _plain(WRITE, frozenset({"-p", "--output-error"})),
     "touch": _plain(WRITE, frozenset({"-d", "-t", "-r", "--date", "--reference"})),
     "truncate": _plain(WRITE, frozenset({"-s", "-r", "--size", "--reference"})),

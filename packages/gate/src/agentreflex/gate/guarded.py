@@ -95,7 +95,7 @@ class Guarded:
             for entry in self.entries:
                 if entry in self.installed or entry.endswith("/plugins"):
                     continue
-                for path in _walk(entry, _MAX_INODES - len(found)):
+                for path in walk_files(entry, _MAX_INODES - len(found)):
                     try:
                         st = os.stat(path)
                     except OSError:
@@ -196,7 +196,8 @@ def under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
-def _walk(root: str, limit: int) -> list[str]:
+def walk_files(root: str, limit: int) -> list[str]:
+    """The files under ``root`` (or ``root`` itself), at most ``limit``, skipping bulky folders."""
     out: list[str] = []
     if os.path.isfile(root):
         return [root]
