@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from agentreflex.core.decision import Verdict
 from agentreflex.core.testing import make_context, pre_tool
-from agentreflex.gate import guarded, selfguard
+from agentreflex.gate import analyze, guarded, selfguard
 from agentreflex.gate.check import check_command
 from agentreflex.gate.paths import Where
 from agentreflex.gate.reflex import GateReflex
@@ -241,6 +241,8 @@ DISABLE = [
     "uv pip uninstall agentreflex-gate",
     "uv tool uninstall agentreflex",
     "pipx uninstall agentreflex",
+    "pipx uninstall-all",
+    "uv tool uninstall --all",
     "claude plugin disable agentreflex@agentreflex",
     "claude plugin uninstall agentreflex",
     "claude plugin remove agentreflex@agentreflex",
@@ -256,6 +258,7 @@ DISABLE = [
 @pytest.mark.parametrize("command", DISABLE)
 def test_uninstalling_or_disabling_asks(world: dict[str, Path], command: str) -> None:
     _asks(world, command, "agentreflex", code=selfguard.RULE_DISABLE)
+    assert analyze.prefilter(command, Where(str(world["proj"]), str(world["proj"]), "/h")) is None
 
 
 def test_disable_all_hooks_written_to_settings_asks(world: dict[str, Path]) -> None:
