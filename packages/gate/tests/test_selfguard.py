@@ -433,6 +433,8 @@ def test_a_project_wide_find_that_yields_a_guarded_file_asks(world: dict[str, Pa
         "find . -name '*.toml' -exec sed -i s/strict/off/ {} +",
         "find . -name config.toml -delete",
         "find ~ -name settings.json -exec rm {} \\;",
+        "find . -name '*.toml' | xargs sed -i s/strict/off/",
+        "find . -name '*.toml' -print0 | xargs -0 -I{} cp /dev/null {}",
     ):
         _asks(world, command, ".")
     for command in (
@@ -440,6 +442,7 @@ def test_a_project_wide_find_that_yields_a_guarded_file_asks(world: dict[str, Pa
         "find . -path '*/src/*' -name '*.toml' -delete",
         "find . -maxdepth 1 -name '*.toml' -delete",
         "find . -name '*.toml' -exec grep strict {} +",
+        "find . -name '*.py' | xargs sed -i s/a/b/",
     ):
         _, proposals = _check(world, command)
         assert not any(r in selfguard.RULES for p in proposals for r in p.rules), command

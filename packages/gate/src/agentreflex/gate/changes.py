@@ -118,7 +118,40 @@ def effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
     handler = _HANDLERS.get(name)
     if handler is not None and not _inert(name, args):
         out.extend((p, e, cwd) for p, e in handler(args, cwd, where))
+    feeder = cmd.stdin_from
+    if name == "xargs" and feeder is not None and feeder.name == "find":
+        # ``find ... | xargs CMD``: judged as ``find ... -exec CMD {} +``
+        template = _xargs_template(args)
+        if template:
+            found = _find([*feeder.args, "-exec", *template, ";"], feeder.cwd, where)
+            out.extend((p, e, feeder.cwd) for p, e in found)
     return out
+
+
+_XARGS_VALUES = frozenset({"-n", "-P", "-L", "-d", "-s", "-E", "-a", "--max-args", "--delimiter"})
+
+
+def _xargs_template(args: list[str]) -> list[str]:
+    """The command xargs runs, with ``{}`` where each item goes."""
+    replace = ""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        a = args[i]
+        if a == "-I" and i + 1 < len(args):
+            replace = args[i + 1]
+            i += 2
+            continue
+        if a.startswith("-I") and len(a) > 2:
+            replace = a[2:]
+        elif a.startswith("--replace"):
+            replace = a.partition("=")[2] or "{}"
+        i += 2 if a in _XARGS_VALUES else 1
+    rest = args[i:]
+    if not rest:
+        return []
+    if replace:
+        return [w.replace(replace, "{}") for w in rest]
+    return [*rest, "{}"]
 
 
 def _inert(name: str, args: list[str]) -> bool:
