@@ -161,7 +161,7 @@ def test_policy_files_need_the_user(project: Path) -> None:
             "Write", {"file_path": ".agentreflex/allow.toml", "content": "x"}, cwd=str(project)
         )
     )
-    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-POLICY-EDIT"
+    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-SELF-PROTECT"
     shell = _run(
         pre_tool(
             "Bash", {"command": "echo '[[allow]]' >> .agentreflex/allow.toml"}, cwd=str(project)
@@ -175,12 +175,12 @@ def test_agentreflex_caches_need_the_user(project: Path) -> None:
     home = os.path.expanduser("~")
     forged = f"{home}/.cache/agentreflex/reflex-meta-0123456789ab.json"
     edit = _run(pre_tool("Write", {"file_path": forged, "content": "{}"}, cwd=str(project)))
-    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-POLICY-EDIT"
+    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-SELF-PROTECT"
     for command in (f"echo '{{}}' > {forged}", "cp /tmp/x.json ~/.cache/agentreflex/toml-ab.json"):
         shell = _run(pre_tool("Bash", {"command": command}, cwd=str(project)))
         assert _verdict(shell) is Verdict.ASK_USER, command
     other = _run(pre_tool("Write", {"file_path": f"{home}/.cache/pip/x", "content": ""}))
-    assert all(f.code != "GATE-POLICY-EDIT" for f in other)
+    assert all(f.code != "GATE-SELF-PROTECT" for f in other)
 
 
 def _allow(project: Path, expires: str, rule: str = "GATE-GIT-RESET-HARD") -> None:
@@ -212,7 +212,7 @@ def test_allow_list_with_expiry(project: Path) -> None:
 
 
 def test_policy_edit_cannot_be_allowed(project: Path) -> None:
-    _allow(project, "2999-01-01", rule="GATE-POLICY-EDIT")
+    _allow(project, "2999-01-01", rule="GATE-SELF-PROTECT")
     trust.approve(str(project / ".agentreflex" / "allow.toml"))
     edit = _run(
         pre_tool(

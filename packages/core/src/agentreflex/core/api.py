@@ -21,6 +21,7 @@ WHOLE_MODULES = (
     "agentreflex.core.fastjson",
     "agentreflex.core.signals",
     "agentreflex.core.state.outcome",
+    "agentreflex.core.userdirs",
 )
 
 # Names a sibling may import from a module (``from agentreflex.core.events import Event``).
@@ -44,7 +45,6 @@ NAMES = {
     "agentreflex.core.state.fingerprint": ("fingerprint",),
     "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
     "agentreflex.core.trust": ("lookup",),
-    "agentreflex.core.userdirs": ("user_cache_dir",),
     "agentreflex.core.wire": (
         "Answer",
         "ChoiceAnswer",

@@ -24,7 +24,7 @@ named rule hits, for a limited time, and never the ones that protect the
 policy itself or the fail-closed parse budget, and only once the user has
 approved the allow-list's exact content (``agentreflex trust
 .agentreflex/allow.toml``).  The agent cannot edit these
-files without the user (see ``GATE-POLICY-EDIT``).
+files without the user (see ``GATE-SELF-PROTECT``).
 """
 
 from __future__ import annotations
@@ -40,7 +40,15 @@ if TYPE_CHECKING:
     import datetime as _dt
     from typing import Any
 
-NOT_ALLOWABLE = frozenset({"GATE-POLICY-EDIT", "GATE-PARSE-BUDGET", "GATE-INTERNAL-ERROR"})
+NOT_ALLOWABLE = frozenset(
+    {
+        "GATE-SELF-PROTECT",
+        "GATE-SELF-DISABLE",
+        "GATE-SELF-KEY",
+        "GATE-PARSE-BUDGET",
+        "GATE-INTERNAL-ERROR",
+    }
+)
 
 _CACHE: dict[str, tuple[float, Any]] = {}
 

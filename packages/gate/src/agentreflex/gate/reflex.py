@@ -14,7 +14,7 @@ import os
 
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind, ToolKind
-from agentreflex.gate.paths import Where, is_policy_file
+from agentreflex.gate.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,13 +35,6 @@ if TYPE_CHECKING:
 # entry; without the rules files, ``user_rules`` finds no rule.
 _ALLOW_LIST = ((".agentreflex", "allow.toml"),)
 _USER_RULES = ((".agentreflex", "gate-rules.toml"), ("policies", "gate", "rules.toml"))
-# What makes ``constraints._written_paths`` or ``_deleted_paths`` name a path (see
-# ``may_write``): an output redirect, one of these commands, ``sed``/``perl`` in
-# place, or one of these git subcommands.
-_MAY_WRITE = frozenset(
-    {"tee", "touch", "truncate", "cp", "mv", "install", "ln", "rm", "unlink", "rmdir", "shred"}
-)
-_GIT_WRITES = frozenset({"checkout", "restore", "mv", "rm"})
 # The thresholds a hit-free, judge-free call is compared with (``policy.decide``).
 _FLOOR_THRESHOLDS = (
     "constraint_violation_block",
@@ -188,11 +181,18 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
             from agentreflex.gate import constraints
 
             hits.extend(constraints.check_command(noted, cmds, where))
-        hits.extend(_policy_writes(cmds, where))
     elif tool.kind is ToolKind.READ or (tool.kind is ToolKind.SEARCH and paths):
         from agentreflex.gate import files
 
         hits.extend(files.read_hits(paths, where))
+    elif tool.kind is ToolKind.MCP:
+        from agentreflex.gate import selfguard
+
+        named, reads = selfguard.mcp_paths(tool.name, tool.input)
+        if reads:
+            hits.extend(selfguard.read_hits(named, where))
+        else:
+            hits.extend(selfguard.tool_hits(named, where, tool.name))
     elif tool.mutates_files:
         from agentreflex.gate import files
 
@@ -226,42 +226,6 @@ def _any_file(project: str, files: tuple[tuple[str, ...], ...]) -> bool:
             continue
         return True
     return False
-
-
-def may_write(cmd: Cmd) -> bool:
-    """False when ``constraints._written_paths`` and ``_deleted_paths`` are surely empty.
-
-    A superset of their own conditions (tests/test_reflex_imports.py checks it on
-    every command of the corpus), so that a command that writes nothing does not
-    import ``constraints`` to find out.
-    """
-    if cmd.redirects:
-        return True
-    if cmd.name == "git":
-        return not _GIT_WRITES.isdisjoint(cmd.args)
-    if cmd.name in ("sed", "perl"):  # in place only: sed -i, perl -i / -pi
-        return any(a.startswith(("-i", "-pi")) or a == "--in-place" for a in cmd.args)
-    return cmd.name in _MAY_WRITE
-
-
-def _policy_writes(cmds: list[Cmd], where: Where) -> list[Hit]:
-    """Shell commands that write or delete the guard's own policy files."""
-    writing = [cmd for cmd in cmds if may_write(cmd)]
-    if not writing:
-        return []
-    from agentreflex.gate.constraints import _deleted_paths, _written_paths
-
-    hits: list[Hit] = []
-    for cmd in writing:
-        touched = _written_paths(cmd, where) + _deleted_paths(cmd, where)
-        # write_hits says GATE-POLICY-EDIT for exactly the policy files among them
-        if any(is_policy_file(p, where) for p in touched):
-            from agentreflex.gate import files
-
-            hits.extend(
-                h for h in files.write_hits(touched, "", where) if h.rule == "GATE-POLICY-EDIT"
-            )
-    return hits
 
 
 def _decide(
