@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="what is installed and wired, and what is broken")
     d.add_argument("--cwd", default=os.getcwd())
     d.add_argument("--json", action="store_true")
+    st = sub.add_parser("state", help="session state: acknowledge a lost or tampered history")
+    st.add_argument("action", choices=("acknowledge",))
+    st.add_argument("--session", required=True)
+    st.add_argument("--cwd", default=os.getcwd())
     sv = sub.add_parser("serve", help="the warm daemon")
     sv.add_argument("--idle", type=float, default=None, help="exit after this many idle seconds")
     sv.add_argument("--detach", action="store_true")
@@ -78,6 +82,7 @@ def dispatch(args: list[str]) -> int:
         "status": _status,
         "doctor": _doctor,
         "serve": _serve,
+        "state": _state,
     }
     if ns.command not in handlers:
         parser.print_help()
@@ -194,6 +199,25 @@ def _doctor(ns: argparse.Namespace) -> int:
     else:
         print(render(report))
     return 0 if report["ok"] else 1
+
+
+def _state(ns: argparse.Namespace) -> int:
+    """The user accepts that a session's history was lost; its stops are judged again."""
+    from agentreflex.core.config import load_config
+    from agentreflex.core.state.store import SessionStore
+
+    config = load_config(os.path.abspath(ns.cwd))
+    store = SessionStore(config.state_dir, ns.session)
+    try:
+        state = store.acknowledge()
+    except OSError as exc:
+        print(f"agentreflex: cannot acknowledge: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"acknowledged: session {ns.session} in {config.state_dir} continues from its "
+        f"{state.counters.events} remaining records"
+    )
+    return 0
 
 
 def _serve(ns: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ of one destructive command through the real pipeline.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -54,6 +55,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
             add("state dir", True, config.state_dir)
         except OSError as exc:
             add("state dir", False, f"{config.state_dir}: {exc.strerror}")
+        _state_checks(config.state_dir, add)
     except ConfigError as exc:
         add("config", False, str(exc))
     if names:
@@ -77,6 +79,37 @@ def diagnose(cwd: str) -> dict[str, Any]:
     commands = [n for n, _ in registry.entries("agentreflex.commands")]
     add("commands", True, ", ".join(commands) or "none")
     return {"ok": all(c["ok"] for c in checks), "checks": checks}
+
+
+def _state_checks(state_dir: str, add: Any) -> None:
+    """The per-user key, and any session whose records were tampered with or lost."""
+    from agentreflex.core.state.auth import load_key
+    from agentreflex.core.state.integrity import LOST_NOTE, TAMPER_NOTE
+    from agentreflex.core.state.store import list_sessions
+
+    try:
+        load_key()
+        add("state key", True, "per-user key readable (records are authenticated)")
+    except OSError as exc:
+        add("state key", False, str(exc))
+    problems: list[str] = []
+    lost = False
+    for path in list_sessions(state_dir)[:50]:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                notes = json.load(fh)["state"].get("notes", {})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        name = os.path.basename(path).removesuffix(".state.json")
+        problems += [f"{name}: {t}" for t in notes.get(TAMPER_NOTE, [])[-3:]]
+        for reason in notes.get(LOST_NOTE, []):
+            lost = True
+            problems.append(
+                f"{name}: HISTORY LOST: {reason} (after checking, "
+                f"`agentreflex state acknowledge --session {name}`)"
+            )
+    # a past forgery stays listed (it was ignored); a lost history is a failure until acknowledged
+    add("state integrity", not lost, "; ".join(problems)[:1500] or "no tampering detected")
 
 
 def _judge_line(judges: list[str], config: Any) -> str:

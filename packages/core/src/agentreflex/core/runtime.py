@@ -374,6 +374,7 @@ def _run_event(
     store_errors: list[str] = []
     extra: list[Finding] = []
     store_down, refused = state_problem(config, event.cwd)
+    homeless = bool(store_down)  # nowhere we may write: no log, no panel
     lost = ""
     if store_down:
         state = SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
@@ -403,7 +404,7 @@ def _run_event(
         except OSError as exc:
             store_errors.append(f"could not record the event ({exc.strerror or exc})")
     decision.errors.extend(store_errors)
-    if decision.worth_logging and not refused:
+    if decision.worth_logging and not homeless:
         from agentreflex.core.panels import write_panels  # a plain ALLOW writes no panel
 
         write_panels(config.state_dir, event, decision)

@@ -311,7 +311,14 @@ class SessionStore:
         return self._append(rec)
 
     def acknowledge(self) -> SessionState:
-        """The user accepts a lost history: stops are judged on what is left from now on."""
+        """The user accepts a lost history: stops are judged on what is left from now on.
+
+        A log that cannot be read is set aside (``.jsonl.unreadable``), not deleted.
+        """
+        try:
+            self._log_size()
+        except PermissionError:
+            os.replace(self.log_path, self.log_path + ".unreadable")
         return self._append({"ts": round(now(), 3), "kind": "ack"})
 
     def _append(self, rec: dict[str, Any]) -> SessionState:
