@@ -45,6 +45,9 @@ _SUFFIX = len(_HEAD) + _MAC_HEX + len(_TAIL)
 _ANCHOR_WIDTH = 12
 
 
+_KEYS: dict[str, bytes] = {}  # path -> key, once per process (the store and the guard share it)
+
+
 class KeyUnavailable(OSError):
     """The per-user key cannot be read or created: records cannot be trusted."""
 
@@ -58,7 +61,12 @@ def load_key(env: Mapping[str, str] | None = None) -> bytes:
     """
     path = key_path(env)
     try:
-        return _read_key(path)
+        return _KEYS[path]
+    except KeyError:
+        pass
+    try:
+        key = _KEYS[path] = _read_key(path)
+        return key
     except FileNotFoundError:
         pass
     _private_dirs(os.path.dirname(path))
@@ -77,7 +85,8 @@ def load_key(env: Mapping[str, str] | None = None) -> bytes:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-    return _read_key(path)
+    key = _KEYS[path] = _read_key(path)
+    return key
 
 
 def _read_key(path: str) -> bytes:
@@ -196,3 +205,52 @@ class Sealer:
     def clear_anchor(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.anchor_path)
+
+
+class FileSeal:
+    """A whole file's MAC, kept in an anchor outside the project (for small rewritten files).
+
+    Why: a file rewritten in place (the guard's ledger) has no lines to
+    number; its seal is the MAC of its bytes, stored where the agent's
+    project writes do not reach.  A file that no longer matches its seal was
+    edited outside agentreflex; a sealed file that is gone was deleted.  A
+    file with no seal yet (written before sealing existed) is accepted and
+    sealed at its next write.
+    """
+
+    __slots__ = ("_mac", "_prefix", "anchor_path")
+
+    def __init__(self, key: bytes, label: str, path: str, env: Mapping[str, str] | None = None):
+        scope = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        self._mac = HmacSha256(key)
+        self._prefix = b"\0".join((b"agentreflex-file-v1", label.encode(), scope.encode(), b""))
+        name = "file-" + sha256_hex(label + "\0" + scope, 32)
+        self.anchor_path = os.path.join(user_state_dir(env), "anchors", name)
+
+    def problem(self, data: bytes | None) -> str:
+        """Why ``data`` (None: the file is missing) is not what agentreflex last wrote; "" if it is."""
+        try:
+            with open(self.anchor_path, "rb") as fh:
+                sealed = fh.read(_MAC_HEX).decode("ascii", "replace")
+        except FileNotFoundError:
+            return ""
+        except OSError as exc:
+            return f"its seal cannot be read ({exc.strerror or exc})"
+        if data is None:
+            return "it was deleted since agentreflex last wrote it"
+        if not _compare_digest(sealed, self._mac.hexdigest(self._prefix + data)):
+            return "it was changed outside agentreflex (its seal does not match)"
+        return ""
+
+    def write(self, data: bytes) -> None:
+        mac = self._mac.hexdigest(self._prefix + data).encode()
+        flags = os.O_WRONLY | os.O_CREAT
+        try:
+            fd = os.open(self.anchor_path, flags, 0o600)
+        except FileNotFoundError:
+            _private_dirs(os.path.dirname(self.anchor_path))
+            fd = os.open(self.anchor_path, flags, 0o600)
+        try:
+            os.pwrite(fd, mac, 0)
+        finally:
+            os.close(fd)
