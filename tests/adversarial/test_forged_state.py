@@ -290,6 +290,15 @@ def test_lost_history_fails_the_stop_closed(project: Project, route: str) -> Non
     text = reason(reply)
     assert "CORE-STATE-LOST" in project.reflex_log() or "cannot confirm" in text
     assert "agentreflex state acknowledge --session " + SESSION in text
+    doctor = subprocess.run(
+        [AGENTREFLEX, "doctor", "--cwd", str(project.root)],
+        capture_output=True,
+        text=True,
+        env=project.env,
+        timeout=120,
+        check=False,
+    )
+    assert doctor.returncode == 1 and "HISTORY LOST" in doctor.stdout, doctor.stdout
     # still blocked on the next stop, even with the host's stop_hook_active set
     again = project.hook("Stop", stop_hook_active=True, last_message="done")
     assert blocked(again)

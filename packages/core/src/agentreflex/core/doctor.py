@@ -85,11 +85,13 @@ def _state_checks(state_dir: str, add: Any) -> None:
     """The per-user key, and any session whose records were tampered with or lost."""
     from agentreflex.core.state.auth import load_key
     from agentreflex.core.state.integrity import LOST_NOTE, TAMPER_NOTE
-    from agentreflex.core.state.store import list_sessions
+    from agentreflex.core.state.store import list_sessions, log_problem
 
     try:
-        load_key()
+        load_key(create=False)  # doctor looks; the first hook creates it
         add("state key", True, "per-user key readable (records are authenticated)")
+    except FileNotFoundError:
+        add("state key", True, "no per-user key yet (the first hook creates it)")
     except OSError as exc:
         add("state key", False, str(exc))
     problems: list[str] = []
@@ -101,6 +103,9 @@ def _state_checks(state_dir: str, add: Any) -> None:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue
         name = os.path.basename(path).removesuffix(".state.json")
+        unreadable = log_problem(path.removesuffix(".state.json") + ".jsonl")
+        if unreadable:
+            notes.setdefault(LOST_NOTE, []).append(unreadable)
         problems += [f"{name}: {t}" for t in notes.get(TAMPER_NOTE, [])[-3:]]
         for reason in notes.get(LOST_NOTE, []):
             lost = True

@@ -52,7 +52,7 @@ class KeyUnavailable(OSError):
     """The per-user key cannot be read or created: records cannot be trusted."""
 
 
-def load_key(env: Mapping[str, str] | None = None) -> bytes:
+def load_key(env: Mapping[str, str] | None = None, create: bool = True) -> bytes:
     """The per-user key, created on first use (a racing creator never loses).
 
     The new key is written to a private temporary file created with
@@ -68,7 +68,8 @@ def load_key(env: Mapping[str, str] | None = None) -> bytes:
         key = _KEYS[path] = _read_key(path)
         return key
     except FileNotFoundError:
-        pass
+        if not create:
+            raise
     _private_dirs(os.path.dirname(path))
     tmp = f"{path}.new-{os.getpid()}-{os.urandom(4).hex()}"
     try:

@@ -2,8 +2,8 @@
 
 Layout, under the project's state dir (``.agentreflex/`` by default)::
 
-    sessions/<session>.jsonl        one record per hook call (event + decision)
-    sessions/<session>.state.json   {"cursor": <bytes folded>, "state": {...}}
+    sessions/<session>.jsonl        one sealed record per hook call (event + decision)
+    sessions/<session>.state.json   {"cursor": <bytes folded>, "n": <last record>, "state": {...}}
 
 A hook call reads the snapshot, folds only the log bytes after its cursor
 (so the cost does not grow with the session), evaluates, then appends its own
@@ -11,6 +11,12 @@ record and writes the new snapshot, each step under the session's lock.
 A torn final line is left for later; a corrupt line is skipped with a
 diagnostic; a corrupt snapshot is rebuilt from the log.  Nothing that was
 complete is lost.
+
+Every line and the snapshot carry a MAC under the per-user key, and an
+anchor outside the project remembers the last record (``state.auth``): a
+line that is not genuine, or not next in sequence, is never folded and is
+reported; a history shorter than the anchor is *lost* until the user
+acknowledges it (``state.integrity``).
 """
 
 from __future__ import annotations
@@ -213,8 +219,7 @@ class SessionStore:
             st = os.stat(self.log_path)
         except FileNotFoundError:
             return 0
-        if st.st_uid == os.geteuid() and st.st_mode & 0o600 != 0o600:
-            # root reads a chmod 000 file regardless: decide by the bits, not by luck
+        if _permissions_removed(st):
             raise PermissionError(13, "session log permissions were removed", self.log_path)
         if st.st_mode & 0o077:
             tighten(self.log_path, 0o600)
@@ -385,6 +390,25 @@ class SessionStore:
         os.replace(self.log_path, self.log_path + ".1")
         cur.offset = 0
         self._write_snapshot(state, cur, durable=True)
+
+
+def _permissions_removed(st: os.stat_result) -> bool:
+    """Our file without owner read/write: root reads a chmod 000 file regardless, so decide
+    by the bits, not by who happens to run the hook."""
+    return st.st_uid == os.geteuid() and st.st_mode & 0o600 != 0o600
+
+
+def log_problem(log_path: str) -> str:
+    """Why a session log cannot be read ("" if it can, or does not exist): for ``doctor``."""
+    try:
+        st = os.stat(log_path)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"the session log cannot be read ({exc.strerror or exc})"
+    if _permissions_removed(st):
+        return "the session log cannot be read (its permissions were removed)"
+    return ""
 
 
 def _tamper(report: FoldReport, code: str, message: str) -> None:
