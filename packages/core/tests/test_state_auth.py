@@ -291,3 +291,16 @@ def test_a_deleted_log_blocks_the_stop_until_acknowledged(tmp_path: Path) -> Non
     store.acknowledge()
     stdout, _ = _hook(tmp_path, "Stop", stop_hook_active=False)
     assert "block" not in stdout
+
+
+def test_lost_history_does_not_block_when_the_done_reflex_is_switched_off(
+    tmp_path: Path,
+) -> None:
+    from agentreflex.core.userdirs import user_config_path
+
+    _hook(tmp_path, "UserPromptSubmit", prompt="hi")
+    os.unlink(SessionStore(str(tmp_path / "proj" / ".agentreflex"), "s-hook").log_path)
+    Path(user_config_path()).parent.mkdir(parents=True, exist_ok=True)
+    Path(user_config_path()).write_text('disabled_reflexes = ["done"]\n')  # the user's choice
+    stdout, _ = _hook(tmp_path, "Stop", stop_hook_active=False)
+    assert "block" not in stdout

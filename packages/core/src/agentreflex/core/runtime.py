@@ -388,8 +388,10 @@ def _run_event(
     # Without history, judgment calls have nothing to judge: they fail open.
     decision, ctx = evaluate(event, state, config, plugins, history_missing=bool(store_down))
     lost = lost or "; ".join(state.notes.get(LOST_NOTE, []))
-    if lost and event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP):
-        extra.append(lost_finding(event.session_id, lost))  # fail closed: history is gone
+    stopping = event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
+    if lost and stopping and config.reflex_enabled("done"):
+        # the done reflex's question cannot be answered without the history: fail closed
+        extra.append(lost_finding(event.session_id, lost))
     if event.kind is EventKind.PRE_TOOL and size > MAX_ANALYSED:
         # Too big to check within any sane budget: a floor that cannot run asks.
         extra.append(_too_large(size))
