@@ -10,6 +10,7 @@ then stops.  The stop must be blocked, and the tampering must be reported.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -302,15 +303,43 @@ def test_lost_history_fails_the_stop_closed(project: Project, route: str) -> Non
     # still blocked on the next stop, even with the host's stop_hook_active set
     again = project.hook("Stop", stop_hook_active=True, last_message="done")
     assert blocked(again)
-    # the user acknowledges: the stop is judged on what is left again
-    ack = subprocess.run(
+    # the agent cannot acknowledge it through its tools (no terminal)
+    by_agent = subprocess.run(
         [AGENTREFLEX, "state", "acknowledge", "--session", SESSION, "--cwd", str(project.root)],
         capture_output=True,
         text=True,
         env=project.env,
         timeout=60,
         check=False,
+        stdin=subprocess.DEVNULL,
     )
-    assert ack.returncode == 0, ack.stderr
+    assert by_agent.returncode == 2 and "terminal" in by_agent.stderr
+    assert blocked(project.stop())
+    # the user acknowledges at a terminal: the stop is judged on what is left again
+    assert acknowledge_at_terminal(project) == 0
     project.run_tests()
     assert not blocked(project.stop())
+
+
+def acknowledge_at_terminal(project: Project) -> int:
+    """Run `agentreflex state acknowledge` on a pseudo-terminal and answer "yes"."""
+    import pty
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen(
+        [AGENTREFLEX, "state", "acknowledge", "--session", SESSION, "--cwd", str(project.root)],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env=project.env,
+    )
+    os.close(secondary)
+    os.write(primary, b"yes\n")
+    output = b""
+    with contextlib.suppress(OSError):  # EIO once the child has gone
+        while chunk := os.read(primary, 4096):
+            output += chunk
+    os.close(primary)
+    code = proc.wait(timeout=60)
+    assert b"acknowledged" in output, output
+    return code

@@ -208,6 +208,19 @@ def _state(ns: argparse.Namespace) -> int:
 
     config = load_config(os.path.abspath(ns.cwd))
     store = SessionStore(config.state_dir, ns.session)
+    if not sys.stdin.isatty():  # the agent's tools have no terminal: this is the user's call
+        print(
+            "agentreflex: `state acknowledge` accepts a lost session history, so it asks the "
+            "user at a terminal; run it yourself in a terminal (not through the agent).",
+            file=sys.stderr,
+        )
+        return 2
+    answer = input(
+        f"Accept that session {ns.session} lost history in {config.state_dir}? [yes/no] "
+    )
+    if answer.strip().lower() != "yes":
+        print("not acknowledged", file=sys.stderr)
+        return 1
     try:
         state = store.acknowledge()
     except OSError as exc:

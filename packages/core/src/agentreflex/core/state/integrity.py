@@ -53,8 +53,8 @@ def lost_finding(session_id: str, reason: str) -> Finding:
         title="SESSION HISTORY LOST: CANNOT CONFIRM THE WORK IS DONE",
         message=f"agentreflex cannot confirm this session's work: {reason}. "
         "Do not try to repair .agentreflex/ yourself; tell the user. The user can "
-        f"inspect it and then run `{recovery(session_id)}` to accept the loss and "
-        "let stops through again.",
+        f"inspect it and then run `{recovery(session_id)}` in a terminal to accept "
+        "the loss and let stops through again.",
     )
 
 
