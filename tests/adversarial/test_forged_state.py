@@ -174,7 +174,21 @@ def assert_reported(project: Project, code: str) -> None:
 
 def test_genuine_passing_tests_let_the_stop_through(project: Project) -> None:
     project.edit()
-    project.run_tests()
+    (project.root / "tests").mkdir()
+    (project.root / "tests" / "test_ok.py").write_text("def test_ok():\n    assert True\n")
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    real = subprocess.run(  # a real pytest run, its real output recorded by PostToolUse
+        command.split(),
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**project.env, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert real.returncode == 0 and "1 passed" in real.stdout, real.stdout + real.stderr
+    response = {"stdout": real.stdout, "stderr": real.stderr, "interrupted": False}
+    project.tool("Bash", {"command": command}, response)
     reply = project.stop()
     assert not blocked(reply), reply
     assert "CORE-STATE" not in project.reflex_log() + project.status() + reply["stderr"]
