@@ -233,17 +233,20 @@ def evaluate(
     config: Config,
     plugins: Plugins,
     history_missing: bool = False,
+    state_dir: str | None = None,
 ) -> tuple[Decision, ReflexContext]:
     """Run every enabled reflex for this event and merge their findings.
 
     ``history_missing``: the session state could not be read, so only floors
     (which need no history) may act; other findings become report-only.
+    ``state_dir``: where reflexes may keep state ("" when nowhere may be
+    written, see ``state.home``); the configured one by default.
     """
     ctx = ReflexContext(
         event=event,
         state=state,
         config=config,
-        state_dir=config.state_dir,
+        state_dir=config.state_dir if state_dir is None else state_dir,
         deadline=time.monotonic() + config.floor_budget_ms / 1000.0,
         judge_factory=lambda: _judge_factory(plugins, config),
         judge_offline=config.judge.offline,
@@ -386,7 +389,14 @@ def _run_event(
     if usage is not None:
         apply_usage(state, usage_record(usage))
     # Without history, judgment calls have nothing to judge: they fail open.
-    decision, ctx = evaluate(event, state, config, plugins, history_missing=bool(store_down))
+    decision, ctx = evaluate(
+        event,
+        state,
+        config,
+        plugins,
+        history_missing=bool(store_down),
+        state_dir="" if homeless else None,
+    )
     lost = lost or "; ".join(state.notes.get(LOST_NOTE, []))
     stopping = event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
     if lost and stopping and config.reflex_enabled("done"):
