@@ -42,7 +42,14 @@ def _lines(store: SessionStore) -> list[str]:
 
 
 def _record_line(event: Event, decision: Decision | None = None) -> str:
+    """A record as a forger would write it: right shape, no MAC."""
     return json.dumps(make_record(event, decision, [], None), separators=(",", ":"))
+
+
+def _sealed(store: SessionStore, event: Event, n: int) -> str:
+    """A record as a genuine writer would seal it (sequence number ``n``)."""
+    line = json.dumps({**make_record(event, None, [], None), "n": n}, separators=(",", ":"))
+    return store.sealer.seal_line(line, n)[0]
 
 
 def _session(store: SessionStore) -> SessionState:
@@ -263,7 +270,7 @@ def test_incremental_cursor(tmp_path: Path) -> None:
     snap = json.loads(Path(store.snapshot_path).read_text())
     assert snap["cursor"] == os.path.getsize(store.log_path)
     # a record appended by someone else is folded, and only that one
-    append_line(store.log_path, _record_line(prompt("p3")))
+    append_line(store.log_path, _sealed(store, prompt("p3"), 4))
     st, report = again.load()
     assert report.records == 1
     assert st.counters.events == 4
@@ -275,7 +282,7 @@ def test_incremental_cursor(tmp_path: Path) -> None:
 def test_torn_last_line_is_ignored_then_picked_up(tmp_path: Path) -> None:
     store = _store(tmp_path)
     store.record(prompt("first"), None)
-    line = _record_line(prompt("second")) + "\n"
+    line = _sealed(store, prompt("second"), 2) + "\n"
     half = len(line) // 2
     with open(store.log_path, "a", encoding="utf-8") as fh:
         fh.write(line[:half])
@@ -333,13 +340,17 @@ def test_corrupt_middle_lines_are_skipped_with_a_diagnostic(tmp_path: Path) -> N
     assert st.prompts == ["one", "two", "three"]
     assert st.counters.prompts == 3
     diags = st.notes["diagnostics"]
-    assert len(diags) == 6
+    assert len(diags) == 3  # not JSON objects: corrupt
     assert all("corrupt" in d for d in diags)
+    assert len(st.notes["tamper"]) == 3  # objects without a MAC: forged, never folded
+    assert all(t.startswith("CORE-STATE-FORGED") for t in st.notes["tamper"])
     # a full refold from the log finds the same
     os.unlink(store.snapshot_path)
     st, report = _store(tmp_path).load()
     assert st.prompts == ["one", "two", "three"]
-    assert len(report.skipped) == 6
+    assert len(report.skipped) == 3
+    assert [code for code, _ in report.tamper] == ["CORE-STATE-FORGED"] * 3
+    assert not report.lost
 
 
 @pytest.mark.parametrize(
@@ -376,10 +387,11 @@ def test_log_replaced_by_a_shorter_one_is_refolded(tmp_path: Path) -> None:
     store = _store(tmp_path)
     for i in range(5):
         store.record(prompt(f"p{i}"), None)
-    Path(store.log_path).write_text(_record_line(prompt("only")) + "\n")
+    Path(store.log_path).write_text(_sealed(store, prompt("only"), 1) + "\n")
     st, report = store.load()
     assert report.rebuilt
     assert st.prompts == ["only"]
+    assert "5 records" in report.lost  # the anchor outside the project remembers
 
 
 def test_rotation_keeps_state_and_bounds_files(
@@ -552,6 +564,16 @@ def test_eight_processes_append_concurrently_without_loss_or_interleaving(
     assert "diagnostics" not in st.notes
     snap = json.loads(Path(store.snapshot_path).read_text())
     assert snap["cursor"] == len(raw)
+    # every record sealed with the next sequence number: no false tamper report
+    assert [json.loads(line)["n"] for line in lines] == list(range(1, workers * count + 1))
+    assert not report.tamper and not report.lost
+    assert "tamper" not in st.notes and "state_lost" not in st.notes
+    assert snap["n"] == workers * count
+    # and a full refold from the log agrees, with nothing reported
+    os.unlink(store.snapshot_path)
+    st, report = SessionStore(state_dir, "shared-session").load()
+    assert st.counters.events == workers * count
+    assert not report.tamper and not report.lost
 
 
 def test_an_oversized_record_drops_its_notes_and_says_so(tmp_path: Path) -> None:
@@ -580,8 +602,9 @@ def test_the_log_is_fsynced_and_the_snapshot_only_at_rotation(
         synced.append(os.readlink(f"/proc/self/fd/{fd}"))
         real_fsync(fd)
 
-    monkeypatch.setattr(os, "fsync", fsync)
     store = _store(tmp_path)
+    assert store.sealer  # the per-user key is created (and fsynced) once, before this
+    monkeypatch.setattr(os, "fsync", fsync)
     store.record(prompt("first"), None)
     assert [Path(p).name for p in synced] == [Path(store.log_path).name]
     monkeypatch.setattr(store_mod, "ROTATE_BYTES", 1)

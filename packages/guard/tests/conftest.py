@@ -26,3 +26,14 @@ def run_on(state_dir: str) -> Runner:
 @pytest.fixture
 def run_report(state_dir: str) -> Runner:
     return make_runner(state_dir, guard_config("report"))
+
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-user key and the ledger seals go to the test's tmp dir, never the real home."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    for var, sub in (("XDG_STATE_HOME", ".local/state"), ("XDG_CONFIG_HOME", ".config")):
+        monkeypatch.setenv(var, str(home / sub))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))

@@ -16,6 +16,7 @@ is logged and allowed (fail open).  Nothing here raises to the caller.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 
@@ -28,6 +29,15 @@ from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.record import field, record
 from agentreflex.core.redact import redact, redact_obj
 from agentreflex.core.reflex import ReflexContext
+from agentreflex.core.state.auth import KeyUnavailable
+from agentreflex.core.state.home import state_problem
+from agentreflex.core.state.integrity import (
+    LOST_NOTE,
+    home_finding,
+    lost_finding,
+    report_finding,
+    tamper_findings,
+)
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
 from agentreflex.core.usage import UsageDelta, read_usage
@@ -223,17 +233,20 @@ def evaluate(
     config: Config,
     plugins: Plugins,
     history_missing: bool = False,
+    state_dir: str | None = None,
 ) -> tuple[Decision, ReflexContext]:
     """Run every enabled reflex for this event and merge their findings.
 
     ``history_missing``: the session state could not be read, so only floors
     (which need no history) may act; other findings become report-only.
+    ``state_dir``: where reflexes may keep state ("" when nowhere may be
+    written, see ``state.home``); the configured one by default.
     """
     ctx = ReflexContext(
         event=event,
         state=state,
         config=config,
-        state_dir=config.state_dir,
+        state_dir=config.state_dir if state_dir is None else state_dir,
         deadline=time.monotonic() + config.floor_budget_ms / 1000.0,
         judge_factory=lambda: _judge_factory(plugins, config),
         judge_offline=config.judge.offline,
@@ -363,21 +376,38 @@ def _run_event(
     bound_event(event)
     store = SessionStore(config.state_dir, event.session_id, config.recent_action_window)
     store_errors: list[str] = []
-    store_down = ""
-    try:
-        state, report = store.load()
-        store_errors.extend(report.skipped)
-    except OSError as exc:
+    extra: list[Finding] = []
+    store_down, refused = state_problem(config, event.cwd)
+    homeless = bool(store_down)  # nowhere we may write: no log, no panel
+    lost = ""
+    if store_down:
         state = SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
-        store_down = f"state store unavailable ({exc.strerror or exc})"
+        if refused:
+            extra.append(home_finding(store_down, event.kind is EventKind.PRE_TOOL))
+    else:
+        state, store_down, lost = _load_state(store, event, extra, store_errors)
     usage = _read_usage(event, state)
     if usage is not None:
         apply_usage(state, usage_record(usage))
     # Without history, judgment calls have nothing to judge: they fail open.
-    decision, ctx = evaluate(event, state, config, plugins, history_missing=bool(store_down))
+    decision, ctx = evaluate(
+        event,
+        state,
+        config,
+        plugins,
+        history_missing=bool(store_down),
+        state_dir="" if homeless else None,
+    )
+    lost = lost or "; ".join(state.notes.get(LOST_NOTE, []))
+    stopping = event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
+    if lost and stopping and config.reflex_enabled("done"):
+        # the done reflex's question cannot be answered without the history: fail closed
+        extra.append(lost_finding(event.session_id, lost))
     if event.kind is EventKind.PRE_TOOL and size > MAX_ANALYSED:
         # Too big to check within any sane budget: a floor that cannot run asks.
-        decision = merge([*decision.findings, _too_large(size)], config.mode)
+        extra.append(_too_large(size))
+    if extra:
+        decision = _remerge(decision, extra, config)
     notice = _trust_notice(event, state, config)
     if notice:
         from agentreflex.core.reflex import Note
@@ -392,7 +422,7 @@ def _run_event(
         except OSError as exc:
             store_errors.append(f"could not record the event ({exc.strerror or exc})")
     decision.errors.extend(store_errors)
-    if decision.worth_logging:
+    if decision.worth_logging and not homeless:
         from agentreflex.core.panels import write_panels  # a plain ALLOW writes no panel
 
         write_panels(config.state_dir, event, decision)
@@ -422,6 +452,42 @@ def _trust_notice(event: Event, state: SessionState, config: Config) -> str:
         f"agentreflex: {config.pending_config} weakens protection and is not approved; "
         "what it weakens is withheld until the user runs `agentreflex trust`\n"
     )
+
+
+def _load_state(
+    store: SessionStore, event: Event, extra: list[Finding], errors: list[str]
+) -> tuple[SessionState, str, str]:
+    """The session's state; why it is unavailable ("" if it is); why its history is lost."""
+    try:
+        state, report = store.load()
+    except KeyUnavailable as exc:
+        reason = str(exc)
+        extra.append(report_finding("CORE-STATE-KEY", reason))
+        return _blank(event), f"state store unavailable ({reason})", reason
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        lost = ""
+        with contextlib.suppress(OSError):
+            if store.anchored():  # records existed: their loss is not a fresh start
+                lost = f"the session log cannot be read ({why})"
+                extra.append(report_finding("CORE-STATE-LOST", lost))
+        return _blank(event), f"state store unavailable ({why})", lost
+    errors.extend(report.skipped)
+    extra.extend(tamper_findings(report.tamper))
+    if report.lost:
+        extra.append(report_finding("CORE-STATE-LOST", report.lost))
+    return state, "", ""
+
+
+def _blank(event: Event) -> SessionState:
+    return SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
+
+
+def _remerge(decision: Decision, extra: list[Finding], config: Config) -> Decision:
+    merged = merge([*decision.findings, *extra], config.mode)
+    merged.errors = decision.errors
+    merged.degraded = decision.degraded
+    return merged
 
 
 def _read_usage(event: Event, state: SessionState) -> UsageDelta | None:
