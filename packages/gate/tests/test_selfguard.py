@@ -250,6 +250,7 @@ DISABLE = [
     "claude config set -g disableAllHooks true",
     "agentreflex trust",
     "agentreflex trust --revoke",
+    "agentreflex state acknowledge --session s1",
     "uv run agentreflex trust",
     "agentreflex uninstall",
 ]
