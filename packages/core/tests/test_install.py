@@ -654,3 +654,37 @@ def test_install_compiles_the_installations_bytecode(
     assert code == 0
     assert list((installed / "__pycache__").glob("mod.*.pyc"))
     assert "compiled the bytecode of 1 installed folder(s)" in out
+
+
+# ------------------------------------------------------------ the config the hooks will read
+
+
+def test_install_reports_a_broken_config_the_hooks_will_read(
+    homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".agentreflex").mkdir()
+    (project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n\nprofile = "loud"\n')
+    monkeypatch.chdir(project)
+    code, out, _ = run(["install", "claude-code", "--project"], capsys)
+    assert code == 0  # the hooks are wired all the same: they report the problem themselves
+    assert "config problem" in out
+    assert "config.toml:3:" in out and "profile" in out
+
+
+def test_install_with_valid_config_reports_no_problem(
+    homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    code, out, _ = run(["install", "claude-code", "--project"], capsys)
+    assert code == 0
+    assert "config problem" not in out
