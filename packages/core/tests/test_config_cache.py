@@ -104,3 +104,18 @@ def test_a_copy_of_other_content_is_not_used(tmp_path: Path) -> None:
     (copy,) = _cached_copies(tmp_path)
     copy.write_text(json.dumps({"sha256": "0" * 64, "data": {"mode": "enforced"}}))
     assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW
+
+
+def test_the_first_bad_key_is_the_same_with_or_without_the_cached_copy(tmp_path: Path) -> None:
+    # the copy keeps the file's key order: "zeta" comes before "alpha" in the file
+    user_config = tmp_path / "home" / ".config" / "agentreflex" / "config.toml"
+    user_config.parent.mkdir(parents=True)
+    user_config.write_text("zeta = 1\nalpha = 2\n")
+    messages = []
+    for _ in range(2):  # the first load writes the copy, the second reads it
+        with pytest.raises(ConfigError) as err:
+            load_config(str(tmp_path / "project"), _env(tmp_path))
+        messages.append(str(err.value))
+    assert len(_cached_copies(tmp_path)) == 1
+    assert messages[0] == messages[1]
+    assert "zeta" in messages[0]
