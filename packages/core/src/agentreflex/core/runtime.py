@@ -43,6 +43,7 @@ MAX_ANALYSED = 256 * 1024  # characters of one tool input the reflexes look at
 MAX_OUTPUT_KEPT = 64 * 1024  # head and tail of a tool output, prompt or message
 # Reflexes run in this order when present; others follow alphabetically.
 ORDER = ("gate", "runaway", "done", "guard")
+GROUP = "agentreflex.reflexes"
 
 
 @record
@@ -92,9 +93,12 @@ def load_plugins(
     meta = registry.reflex_meta() if kind is not None else {}
     changed = False
     named: list[tuple[str, Reflex]] = []
-    for name, spec in registry.entries("agentreflex.reflexes"):
+    # Before a tool call the floors act: no cached note may leave one out.
+    pre_tool = kind is EventKind.PRE_TOOL
+    listed = registry.reflexes_for_pre_tool() if pre_tool else registry.entries(GROUP)
+    for name, spec in listed:
         known = meta.get(spec)
-        if kind is not None and _not_needed(known, kind, config):
+        if kind is not None and _not_needed(known, kind, config, name):
             continue
         if spec not in _LOADED and spec not in _ERRORS:
             try:
@@ -119,16 +123,24 @@ def load_plugins(
     return plugins
 
 
-def _not_needed(known: dict[str, Any] | None, kind: EventKind, config: Config | None) -> bool:
-    """Known (and unchanged on disk since) not to handle ``kind``, or to be switched off."""
+def _not_needed(
+    known: dict[str, Any] | None, kind: EventKind, config: Config | None, entry_name: str
+) -> bool:
+    """Known (and unchanged on disk since) not to handle ``kind``, or to be switched off.
+
+    Before a tool call only the configuration may leave a reflex out, by the
+    entry point's own name: what a cached note says a reflex handles is not
+    enough there (a forged note must not skip the gate).
+    """
     from agentreflex.core import registry
 
     if known is None or not registry.still_current(known):
         return False
-    if kind.value not in known["events"]:
-        return True
     name = known.get("name")
-    return config is not None and isinstance(name, str) and not config.reflex_enabled(name)
+    switched_off = config is not None and isinstance(name, str) and not config.reflex_enabled(name)
+    if kind is EventKind.PRE_TOOL:
+        return switched_off and name == entry_name
+    return kind.value not in known["events"] or switched_off
 
 
 def set_plugins(plugins: Plugins | None) -> None:
