@@ -364,6 +364,7 @@ def _accept_loop(server: socket.socket, idle_seconds: float) -> None:
     """Accept until idle, stale or SIGTERM; each connection is served on its own thread."""
     stop = threading.Event()
     slots = threading.BoundedSemaphore(MAX_CLIENTS)
+    lock = threading.Lock()
     active = [0]
     last = [time.monotonic()]
 
@@ -378,8 +379,9 @@ def _accept_loop(server: socket.socket, idle_seconds: float) -> None:
                 if not handle(conn):
                     _stop()
         finally:
-            last[0] = time.monotonic()
-            active[0] -= 1
+            with lock:
+                active[0] -= 1
+                last[0] = time.monotonic()
             slots.release()
 
     signal.signal(signal.SIGTERM, _stop)
@@ -388,20 +390,34 @@ def _accept_loop(server: socket.socket, idle_seconds: float) -> None:
         try:
             conn, _ = server.accept()
         except TimeoutError:
-            if active[0] <= 0 and time.monotonic() - last[0] >= idle_seconds:
-                return
+            with lock:
+                idle = active[0] == 0 and time.monotonic() - last[0] >= idle_seconds
+            if idle:
+                break
             continue
         except OSError:
             if stop.is_set():
-                return
+                break
             raise
-        last[0] = time.monotonic()
         if stop.is_set() or not slots.acquire(blocking=False):
             with conn, contextlib.suppress(OSError):
                 conn.sendall(bytes([BUSY]))  # too many at once (or closing): evaluate yourself
             continue
-        active[0] += 1
+        with lock:
+            active[0] += 1
+            last[0] = time.monotonic()
         threading.Thread(target=_serve_one, args=(conn,), daemon=True).start()
+    _drain(lock, active)
+
+
+def _drain(lock: threading.Lock, active: list[int], seconds: float = 10.0) -> None:
+    """Let requests in flight finish (and their records be written) before exiting."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with lock:
+            if active[0] <= 0:
+                return
+        time.sleep(0.02)
 
 
 def _warm_up() -> None:
