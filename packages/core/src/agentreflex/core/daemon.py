@@ -42,7 +42,6 @@ from agentreflex.core.client import (
     STALE,
     installation_id,
     peer_uid,
-    socket_dir,
     socket_path,
 )
 from agentreflex.core.fsutil import mtime_ns
@@ -436,7 +435,7 @@ def start_detached(idle_seconds: float) -> None:
     Raises :class:`UnsafeDirectory` (and starts nothing) when the daemon's
     directory is not this user's alone.
     """
-    dir_fd = open_private_dir(socket_dir())
+    dir_fd = open_private_dir(os.path.dirname(socket_path()) or ".")
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW
         out = os.open("daemon.log", flags, 0o600, dir_fd=dir_fd)
