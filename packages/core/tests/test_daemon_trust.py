@@ -232,3 +232,24 @@ def test_the_env_gate_runs_one_environment_at_a_time() -> None:
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+def test_a_hook_answered_by_the_daemon_stays_thin(tmp_path: Path, daemon: Path) -> None:
+    """The thin client: the checks it makes cost no imports beyond os, sys and _socket."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", BIN, "hook", "claude-code", "PreToolUse"],
+        input=_payload(tmp_path, "toolu_thin", "rm -rf ~/"),
+        env=_env(tmp_path),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    names = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert {"agentreflex.core.client", "_socket"} <= names
+    heavy = {"agentreflex.core.runtime", "socket", "json", "contextlib", "collections", "typing"}
+    assert names & heavy == set()
+    assert b"GATE-RM-ROOT" in done.stdout
