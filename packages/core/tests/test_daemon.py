@@ -193,3 +193,24 @@ def test_a_daemon_whose_code_changed_steps_aside(
         daemon.wait(10)  # and the stale daemon exited by itself
     finally:
         os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_the_daemon_keeps_state_where_the_client_keeps_it(
+    tmp_path: Path, daemon: subprocess.Popen[bytes]
+) -> None:
+    # the trust record, the key and the anchors live in the client's XDG_STATE_HOME:
+    # a daemon reading its own would authenticate with another key
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    env = dict(_env(tmp_path, "state-daemon", True), XDG_STATE_HOME=str(tmp_path / "xstate"))
+    code, _, err = _run(_payloads(str(project))[0], env)
+    assert code == 0, err
+    assert (tmp_path / "state-daemon" / "sessions").is_dir()  # the daemon answered
+
+    def session_anchors(state_home: Path) -> list[str]:
+        folder = state_home / "agentreflex" / "anchors"  # file-* are seals the warm-up wrote
+        return [p.name for p in folder.glob("*") if not p.name.startswith("file-")]
+
+    assert (tmp_path / "xstate" / "agentreflex" / "key").is_file()
+    assert session_anchors(tmp_path / "xstate")
+    assert not session_anchors(tmp_path / "home" / ".local" / "state")

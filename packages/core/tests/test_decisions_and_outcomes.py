@@ -419,9 +419,14 @@ def test_reflex_protocol_is_runtime_checkable() -> None:
 def test_daemon_request_round_trip() -> None:
     env = {"REFLEX_MODE": "enforced", "HOME": "/home/u", "BAD\0KEY": "x"}
     payload = b'{"hook_event_name": "PreToolUse", "x": "\x00 bytes \xff"}'
-    data = encode_request("claude-code", "PreToolUse", env, payload)
-    host, hint, got_env, got_payload = parse_request(data)
-    assert (host, hint, got_payload) == ("claude-code", "PreToolUse", payload)
+    data = encode_request("claude-code", "PreToolUse", env, payload, "/venv\n3.11")
+    install, host, hint, got_env, got_payload = parse_request(data)
+    assert (install, host, hint, got_payload) == (
+        "/venv\n3.11",
+        "claude-code",
+        "PreToolUse",
+        payload,
+    )
     assert got_env == {"REFLEX_MODE": "enforced", "HOME": "/home/u"}
     with pytest.raises(ValueError):
         parse_request(b"HTTP/1.1 GET /")
@@ -430,7 +435,9 @@ def test_daemon_request_round_trip() -> None:
 def test_client_never_trusts_a_foreign_or_open_socket(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sock = tmp_path / "daemon.sock"
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    sock = run / "daemon.sock"
     monkeypatch.setenv("AGENTREFLEX_SOCKET", str(sock))
     monkeypatch.setenv("AGENTREFLEX_DAEMON", "on")
     assert try_daemon("claude-code", "", b"{}") is None  # nothing there

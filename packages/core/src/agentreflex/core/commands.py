@@ -298,7 +298,11 @@ def _serve(ns: argparse.Namespace) -> int:
 
         idle = float(load_config(os.getcwd()).daemon_idle_seconds)
     if ns.detach:
-        daemon.start_detached(idle)
+        try:
+            daemon.start_detached(idle)
+        except OSError as exc:  # a daemon directory that is not this user's alone
+            print(f"agentreflex serve: {exc}", file=sys.stderr)
+            return 2
         print(f"starting the daemon on {socket_path()}")
         return 0
     return daemon.serve(idle)

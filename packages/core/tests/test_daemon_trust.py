@@ -1,0 +1,255 @@
+"""Whom the warm daemon answers, and how a slow client is kept from the others (issue 21).
+
+Real ``agentreflex serve`` processes on real sockets; the client is the real
+thin client, run in a fresh interpreter (its installation id is that of the
+hook processes, not of pytest's own ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agentreflex.core import client
+from agentreflex.core.client import FOREIGN, encode_request, installation_id, private_dir_fd
+from agentreflex.core.daemon import READ_SECONDS, EnvGate
+
+BIN = str(Path(sys.executable).with_name("agentreflex"))
+
+PROBE = r"""
+import json, sys, time
+from agentreflex.core.client import try_daemon
+start = time.monotonic()
+answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), float(sys.argv[1]))
+print(json.dumps({"answered": answer is not None, "seconds": time.monotonic() - start}))
+"""
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
+    env.update(
+        HOME=str(tmp / "home"),
+        XDG_CACHE_HOME=str(tmp / "cache"),
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        REFLEX_MODE="enforced",
+        JEV_MODE="off",
+        AGENTREFLEX_STATE_DIR=str(tmp / "state"),
+        AGENTREFLEX_SOCKET=str(tmp / "run" / "daemon.sock"),
+        AGENTREFLEX_DAEMON="on",
+    )
+    return env
+
+
+@pytest.fixture()
+def daemon(tmp_path: Path) -> Iterator[Path]:
+    log = tmp_path / "daemon.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [BIN, "serve", "--idle", "60"], env=_env(tmp_path), stdout=out, stderr=out
+        )
+    sock = tmp_path / "run" / "daemon.sock"
+    deadline = time.monotonic() + 60
+    while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert sock.exists(), log.read_text()
+    yield sock
+    proc.terminate()
+    proc.wait(10)
+    assert "Traceback" not in log.read_text()
+
+
+def _payload(tmp: Path, tool_use_id: str, command: str = "ls -la") -> bytes:
+    project = tmp / "project"
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    body = {
+        "session_id": "trust",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": tool_use_id,
+    }
+    return json.dumps(body).encode()
+
+
+def _probe(tmp: Path, data: bytes, timeout: float = 5.0) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(timeout)],
+        input=data,
+        env=_env(tmp),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def _recorded(tmp: Path, tool_use_id: str) -> bool:
+    """Is the event in the session store (the log the reflexes fold their history from)?"""
+    state = tmp / "state" / "sessions"
+    return any(
+        tool_use_id in path.read_text(errors="replace")
+        for path in state.rglob("*")
+        if path.is_file()
+    )
+
+
+# ------------------------------------------------------------ installation
+
+
+def test_the_socket_is_keyed_by_the_installation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AGENTREFLEX_SOCKET")
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.setattr(sys, "path", ["", str(site)])
+    first = installation_id()
+    assert client.socket_path() == client.socket_path(first)
+    assert installation_id() == first  # stable
+    (site / "agentreflex_judge2-0.1.0.dist-info").mkdir()  # a package installed
+    os.utime(site, ns=(1, site.stat().st_mtime_ns + 1_000_000))
+    second = installation_id()
+    assert second != first and client.socket_path(second) != client.socket_path(first)
+    monkeypatch.setattr(sys, "prefix", "/another/venv")
+    assert installation_id() != second
+    monkeypatch.setattr(sys, "path", ["/the/script/dir", str(site)])
+    assert installation_id() == installation_id()  # sys.path[0] (the script's dir) is left out
+
+
+def test_only_a_private_directory_of_ours_is_used(tmp_path: Path) -> None:
+    own = tmp_path / "own"
+    own.mkdir(mode=0o700)
+    fd = private_dir_fd(str(own))
+    assert fd is not None
+    os.close(fd)
+    own.chmod(0o750)
+    assert private_dir_fd(str(own)) is None
+    own.chmod(0o700)
+    link = tmp_path / "link"
+    link.symlink_to(own)
+    assert private_dir_fd(str(link)) is None
+    assert private_dir_fd(str(tmp_path / "missing")) is None
+
+
+@pytest.mark.parametrize("kind", ["open to others", "symlink"])
+def test_serve_refuses_a_directory_that_is_not_ours_alone(kind: str, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    if kind == "symlink":
+        (tmp_path / "real").mkdir(mode=0o700)
+        run.symlink_to(tmp_path / "real")
+        expect = "not a plain directory"
+    else:
+        run.mkdir()
+        run.chmod(0o755)
+        expect = "its mode is 755"
+    done = subprocess.run(
+        [BIN, "serve", "--idle", "5"],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert f"refusing to use {run}" in done.stderr and expect in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (run / "daemon.sock").exists()
+
+
+def test_a_request_of_another_installation_is_refused(tmp_path: Path, daemon: Path) -> None:
+    assert _probe(tmp_path, _payload(tmp_path, "toolu_same"))["answered"] is True
+    raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    raw.settimeout(10)
+    raw.connect(str(daemon))
+    data = encode_request(
+        "claude-code", "PreToolUse", {}, _payload(tmp_path, "toolu_other"), "/other/venv"
+    )
+    raw.sendall(data)
+    raw.shutdown(socket.SHUT_WR)
+    assert raw.recv(16) == bytes([FOREIGN])
+    raw.close()
+    assert not _recorded(tmp_path, "toolu_other")
+
+
+# ------------------------------------------------------------ concurrency
+
+
+def test_silent_clients_do_not_hold_up_other_hooks(tmp_path: Path, daemon: Path) -> None:
+    silent = []
+    for _ in range(3):  # connect, then say nothing (not even end-of-request)
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(str(daemon))
+        silent.append(conn)
+    try:
+        result = _probe(tmp_path, _payload(tmp_path, "toolu_meanwhile"))
+        assert result["answered"] is True
+        assert float(str(result["seconds"])) < READ_SECONDS  # not queued behind them
+        for conn in silent:  # and each silent client is cut off after the bounded read
+            conn.settimeout(READ_SECONDS + 10)
+            assert conn.recv(16) == b""
+    finally:
+        for conn in silent:
+            conn.close()
+
+
+def test_an_event_is_recorded_once_when_the_client_gives_up(tmp_path: Path, daemon: Path) -> None:
+    """A client that timed out evaluates (and records) the event itself: the daemon must not."""
+    slow = " && ".join(f"echo {i} > out{i}.txt" for i in range(8000))  # takes the daemon a while
+    gave_up = _probe(tmp_path, _payload(tmp_path, "toolu_gave_up", slow), timeout=0.01)
+    assert gave_up["answered"] is False
+    waited = _probe(tmp_path, _payload(tmp_path, "toolu_waited", slow))
+    assert waited["answered"] is True
+    assert _recorded(tmp_path, "toolu_waited")  # the control: a waiting client's event is kept
+    time.sleep(1.0)
+    assert not _recorded(tmp_path, "toolu_gave_up")
+
+
+def test_the_env_gate_runs_one_environment_at_a_time() -> None:
+    gate = EnvGate()
+    saved = dict(os.environ)
+    try:
+        assert gate.enter({"REFLEX_MODE": "enforced"}, 0.1)
+        assert os.environ["REFLEX_MODE"] == "enforced"
+        assert gate.enter({"REFLEX_MODE": "enforced"}, 0.1)  # the same: side by side
+        started = time.monotonic()
+        assert not gate.enter({"REFLEX_MODE": "shadow"}, 0.2)  # another: waits, then gives up
+        assert 0.15 < time.monotonic() - started < 5
+        assert os.environ["REFLEX_MODE"] == "enforced"
+        gate.leave()
+        gate.leave()
+        assert gate.enter({"REFLEX_MODE": "shadow"}, 0.1)
+        assert os.environ["REFLEX_MODE"] == "shadow"
+        gate.leave()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_a_hook_answered_by_the_daemon_stays_thin(tmp_path: Path, daemon: Path) -> None:
+    """The thin client: the checks it makes cost no imports beyond os, sys and _socket."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", BIN, "hook", "claude-code", "PreToolUse"],
+        input=_payload(tmp_path, "toolu_thin", "rm -rf ~/"),
+        env=_env(tmp_path),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    names = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert {"agentreflex.core.client", "_socket"} <= names
+    heavy = {"agentreflex.core.runtime", "socket", "json", "contextlib", "collections", "typing"}
+    assert names & heavy == set()
+    assert b"GATE-RM-ROOT" in done.stdout
