@@ -185,6 +185,10 @@ def runners(claude_binary: Path) -> dict[str, Callable[[str, Path, dict[str, str
         "agentreflex doctor": _expect(0, "all good"),
         "agentreflex replay session.jsonl --host claude-code --mode enforced": _replay,
         "agentreflex serve --detach": _serve,
+        "agentreflex --version": _expect(0, "agentreflex-core", "agentreflex-gate"),
+        "agentreflex install claude-code --dry-run": _expect(0, "hook claude-code PreToolUse"),
+        "agentreflex trust --show": _expect(0, "no approved configuration files"),
+        "agentreflex config check": _expect(0, "ok "),
     }
 
 
