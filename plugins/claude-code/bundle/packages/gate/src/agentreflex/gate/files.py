@@ -1,0 +1,105 @@
+"""Checks for file tools (Read/Write/Edit/patch on every host).
+
+- reading a credential file into the transcript;
+- writing a real secret into a file (content scanned with core's rules);
+- writing system files or the user's dotfiles;
+- editing the guard's own policy (only the user may: ASK_USER).
+"""
+
+from __future__ import annotations
+
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
+from agentreflex.gate.paths import Place, Where, classify, is_policy_file, is_secret_file
+
+
+def read_hits(paths: list[str], where: Where) -> list[Hit]:
+    hits = []
+    for p in paths:
+        full = classify(p, where)[1]
+        if is_secret_file(full):
+            hits.append(
+                Hit(
+                    "GATE-SECRET-READ",
+                    SECRET,
+                    0.9,
+                    p,
+                    f"Reading {p} puts a credential into the transcript. Ask the user "
+                    "for the value you need, or read the matching .example file.",
+                )
+            )
+    return hits
+
+
+def write_hits(paths: list[str], content: str, where: Where, deleting: bool = False) -> list[Hit]:
+    hits: list[Hit] = []
+    for p in paths:
+        if is_policy_file(p, where):
+            hits.append(
+                Hit(
+                    "GATE-POLICY-EDIT",
+                    ASK,
+                    1.0,
+                    p,
+                    f"{p} is the guard's own policy; only the user may change it. "
+                    "Ask the user to make this edit.",
+                )
+            )
+            continue
+        place, full = classify(p, where)
+        if place in (Place.SYSTEM, Place.DEVICE, Place.ROOT):
+            hits.append(
+                Hit(
+                    "GATE-OVERWRITE-SYSTEM",
+                    DESTRUCTIVE,
+                    P_BLOCK,
+                    p,
+                    f"This writes the system file {full}. Ask the user to change system "
+                    "configuration.",
+                )
+            )
+        elif place is Place.HOME_DOT:
+            hits.append(
+                Hit(
+                    "GATE-WRITE-DOTFILE",
+                    DESTRUCTIVE,
+                    P_WARN,
+                    p,
+                    f"This changes {full}, the user's own configuration.",
+                )
+            )
+        elif place is Place.PROJECT_GIT and "/hooks/" in full:
+            hits.append(
+                Hit(
+                    "GATE-WRITE-GIT-HOOK",
+                    DESTRUCTIVE,
+                    P_WARN,
+                    p,
+                    "This installs a git hook that will run on the user's commands.",
+                )
+            )
+    found: list[str] = []
+    if content:
+        from agentreflex.gate.literals import find_secrets  # not needed by reads
+
+        found = find_secrets(content)
+    if found and not all(is_secret_file(classify(p, where)[1]) for p in paths if p):
+        hits.append(
+            Hit(
+                "GATE-SECRET-WRITE",
+                SECRET,
+                0.9,
+                paths[0] if paths else "",
+                f"The new content contains a real secret ({found[0]}). Reference an "
+                "environment variable or a secrets file that is not tracked instead.",
+            )
+        )
+    return hits
+
+
+def added_lines(patch: str) -> str:
+    """The text a patch adds (``+`` lines, not the ``+++`` headers)."""
+    return "\n".join(
+        line[1:]
+        for line in patch.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    )
