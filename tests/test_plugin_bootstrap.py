@@ -315,3 +315,37 @@ def test_python3_missing_fails_closed(tmp_path: Path) -> None:
     done = plugin.hook("PreToolUse")
     assert done.returncode == 2
     assert "python3 was not found" in done.stderr
+
+
+def stub(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_launcher_prefers_its_own_env_and_rebuilds_a_broken_one(tmp_path: Path) -> None:
+    plugin = Plugin(tmp_path)
+    on_path = stub(tmp_path / "bin" / "agentreflex", "echo from-path")
+    done = plugin.hook("Stop")
+    assert done.stdout.strip() == "from-path", done  # someone's own install: no setup
+    assert not (plugin.data / "setup.json").exists()
+    real = plugin.data / "envs" / f"{plugin.ident}.x"
+    stub(real / "bin" / "agentreflex", "echo from-own-env")
+    (real / "bin" / "python").symlink_to(tmp_path / "no-such-python")
+    (plugin.data / "envs" / plugin.ident).symlink_to(real.name)
+    # its base python is gone: not usable, so the PATH one runs
+    assert plugin.hook("Stop").stdout.strip() == "from-path"
+    (real / "bin" / "python").unlink()
+    (real / "bin" / "python").symlink_to(sys.executable)
+    assert plugin.hook("Stop").stdout.strip() == "from-own-env"
+    on_path.unlink()
+    assert plugin.hook("Stop").stdout.strip() == "from-own-env"
+
+
+def test_agentreflex_bin_set_means_no_setup(tmp_path: Path) -> None:
+    plugin = Plugin(tmp_path)
+    plugin.env["AGENTREFLEX_BIN"] = str(tmp_path / "missing")
+    done = plugin.hook("PreToolUse")
+    assert done.returncode == 2 and "AGENTREFLEX_BIN" in done.stderr
+    assert not (plugin.data / "setup.json").exists()

@@ -88,7 +88,8 @@ def ready_env(data: str, ident: str) -> str | None:
     """The published environment for ``ident``, if there is one that runs."""
     link = os.path.join(envs_dir(data), ident)
     script = os.path.join(link, "bin", "agentreflex")
-    if os.path.islink(link) and os.access(script, os.X_OK):
+    python = os.path.join(link, "bin", "python")  # dangling when the base python went away
+    if os.path.islink(link) and os.access(script, os.X_OK) and os.access(python, os.X_OK):
         return os.path.realpath(link)
     return None
 
