@@ -27,8 +27,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from hostharness.claude import REPO_ROOT, ClaudeProject, RunResult, message_text
 from hostharness.fakemodel import bash, say
@@ -95,6 +97,27 @@ def wait_until_ready(project: ClaudeProject) -> dict[str, object]:
     return state
 
 
+def tool_result_for(run: RunResult, command: str) -> dict[str, Any]:
+    """The tool result the model was sent for its Bash call running ``command``."""
+    ids: set[str] = set()
+    results: dict[str, dict[str, Any]] = {}
+    for body in run.main_requests:
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            if not isinstance(content, list):
+                continue
+            for block in content:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_use" and block["input"].get("command") == command:
+                    ids.add(str(block.get("id")))
+                if block.get("type") == "tool_result":
+                    results[str(block.get("tool_use_id"))] = block
+    found = [results[i] for i in ids if i in results]
+    assert len(found) == 1, (command, run.describe())
+    return found[0]
+
+
 def first_session_starts_setup(project: ClaudeProject) -> RunResult:
     """Session 1: SessionStart starts the setup; a tool call meanwhile fails closed."""
     early = project.outside / "early"
@@ -103,27 +126,26 @@ def first_session_starts_setup(project: ClaudeProject) -> RunResult:
     assert (plugin_data(project) / "setup.json").exists(), "SessionStart did not start a setup"
     if not early.exists():  # the build was not finished: refused, with the reason
         assert run.denied_tools() == ["Bash"], run.describe()
-        told = message_text(run.main_requests[-1]["messages"][-1])
-        assert "setting itself up" in told and "about" in told, told
+        result = tool_result_for(run, f"touch {early}")
+        told = message_text({"content": result.get("content")})
+        assert result.get("is_error") is True, result
+        assert "agentreflex is setting itself up" in told and "about" in told, told
     return run
 
 
 def set_up_session_blocks_reset(project: ClaudeProject) -> RunResult:
     """Session 2: `ls` runs; `git reset --hard` over the uncommitted README is refused."""
-    ran = project.outside / "ls-ran"
-    script = [
-        bash(f"ls && touch {ran}"),
-        bash("git reset --hard"),
-        say("Done."),
-    ]
-    run = project.run("tidy up", script)
-    assert ran.exists(), run.describe()
+    run = project.run("tidy up", [bash("ls"), bash("git reset --hard"), say("Done.")])
+    listing = tool_result_for(run, "ls")
+    assert listing.get("is_error") is not True, listing
+    assert "README.md" in message_text({"content": listing.get("content")}), listing
     assert (project.project / "README.md").read_text() == "uncommitted work\n", run.describe()
     assert run.denied_tools() == ["Bash"], run.describe()
     (denial,) = run.denials
     assert denial["tool_input"]["command"] == "git reset --hard"
-    told = message_text(run.main_requests[-1]["messages"][-1])
-    assert "GATE-GIT-RESET-HARD" in told, told
+    refused = tool_result_for(run, "git reset --hard")
+    assert refused.get("is_error") is True, refused
+    assert "GATE-GIT-RESET-HARD" in message_text({"content": refused.get("content")}), refused
     return run
 
 
@@ -147,8 +169,7 @@ def test_cold_cache_with_registries_sets_itself_up_then_blocks(
 
 def warm_the_cache(cache: str) -> None:
     """One earlier setup on this machine, online (a user who has used uv before)."""
-    scratch = Path(os.environ.get("TMPDIR", "/tmp"))
-    data = Path(subprocess.check_output(["mktemp", "-d", f"{scratch}/warm.XXXXXX"], text=True))
+    data = Path(tempfile.mkdtemp(prefix="warm-"))
     try:
         done = subprocess.run(
             [sys.executable, str(BUNDLE / "bootstrap.py"), "setup", "--data", str(data)],

@@ -102,7 +102,8 @@ def check_closure(folders: list[Path]) -> dict[str, str]:
     for folder in folders:
         project = project_table(folder)
         versions[requirement_name(str(project["name"]))] = str(project.get("version", ""))
-        for spec in project.get("dependencies", []) or []:  # type: ignore[union-attr]
+        dependencies = project.get("dependencies") or []
+        for spec in dependencies if isinstance(dependencies, list) else []:
             name = requirement_name(str(spec))
             if name.startswith("agentreflex"):
                 wanted[name] = folder.name
