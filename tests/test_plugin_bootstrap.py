@@ -349,3 +349,19 @@ def test_agentreflex_bin_set_means_no_setup(tmp_path: Path) -> None:
     done = plugin.hook("PreToolUse")
     assert done.returncode == 2 and "AGENTREFLEX_BIN" in done.stderr
     assert not (plugin.data / "setup.json").exists()
+
+
+def test_the_project_cannot_supply_python3_uv_or_uv_config(tmp_path: Path) -> None:
+    """A hook runs in the project: relative PATH entries and the project's uv config are ignored."""
+    plugin = Plugin(tmp_path)
+    marker = tmp_path / "project-code-ran"
+    for name in ("python3", "uv"):
+        stub(plugin.project / "rel" / name, f"touch {marker}; exit 1")
+    (plugin.project / "uv.toml").write_text('index-url = "http://127.0.0.1:9/simple"\n')
+    plugin.env["PATH"] = f"rel:{plugin.env['PATH']}"
+    since = time.time()
+    blocked = plugin.hook("PreToolUse")
+    assert blocked.returncode == 2 and "setting itself up" in blocked.stderr, blocked
+    state = plugin.wait_setup(since)
+    assert state["state"] == "ready", state
+    assert not marker.exists()

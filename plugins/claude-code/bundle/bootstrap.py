@@ -441,6 +441,19 @@ def answer_hook(message: str, event: str, fail_closed: bool) -> int:
     return 0
 
 
+def confine(data: str) -> None:
+    """Run from the data folder, with only absolute PATH entries.
+
+    A hook starts in the project, which the agent writes: from there uv would read
+    the project's uv.toml or pyproject.toml (an index of its choosing), and a
+    relative PATH entry would let the project supply ``uv`` or ``python3``.
+    """
+    os.makedirs(data, exist_ok=True)
+    os.chdir(data)
+    entries = os.environ.get("PATH", "").split(os.pathsep)
+    os.environ["PATH"] = os.pathsep.join(e for e in entries if os.path.isabs(e))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bootstrap.py", description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["ensure", "setup", "status"])
@@ -451,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bundle, data = os.path.abspath(args.bundle), os.path.abspath(args.data)
     try:
+        confine(data)
         if args.command == "setup":
             return setup(bundle, data)
         if args.command == "status":
