@@ -319,6 +319,7 @@ def _setup_locked(bundle: str, data: str) -> int:
     if ready_env(data, ident):
         if previous.get("state") != "ready" or previous.get("bundle") != ident:
             write_state(data, {**previous, "state": "ready", "bundle": ident})
+        print(f"agentreflex was already set up: {os.path.join(envs_dir(data), ident)}")
         return 0
     started = time.time()
     log = os.path.join(data, "setup.log")
