@@ -171,9 +171,9 @@ def runners(claude_binary: Path) -> dict[str, Callable[[str, Path, dict[str, str
     return {
         "python3 -m pip install uv && python3 -m uv run agentreflex demo": _demo,
         "python3 -m pip install uv && python3 -m uv run pytest": _pytest,
-        "uv tool install --compile-bytecode --from ./packages/core agentreflex-core --with ./": (
-            _tool_install
-        ),
+        # the root distribution is a meta-package: `./[all]` brings every package (issue 20)
+        "uv tool install --compile-bytecode --from ./packages/core agentreflex-core "
+        "--with './[all]'": _tool_install,
         "claude plugin marketplace add ./": claude,
         "claude plugin install agentreflex@agentreflex": claude,
         "agentreflex check --mode shadow -- rm -rf ~/": _expect(0, "WOULD_BLOCK"),

@@ -75,6 +75,10 @@ def test_a_switched_off_reflex_is_not_imported(tmp_path: Path) -> None:
     project = tmp_path / "project"
     (project / ".agentreflex").mkdir(parents=True)
     (project / ".agentreflex" / "config.toml").write_text('disabled_reflexes = ["guard"]\n')
+    # switching a reflex off weakens protection: the user approves it (trust record in HOME)
+    from agentreflex.core import trust
+
+    trust.approve(str(project / ".agentreflex" / "config.toml"), {"HOME": str(project)})
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
     def probe() -> dict[str, object]:

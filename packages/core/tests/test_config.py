@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from agentreflex.core import trust
 from agentreflex.core.config import (
     DEFAULT_THRESHOLDS,
     GUARD_CATEGORIES,
@@ -35,6 +36,13 @@ def _project_config(project: Path, text: str) -> Path:
     path = project / ".agentreflex" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+    return path
+
+
+def _approved_config(project: Path, tmp_path: Path, text: str) -> Path:
+    """A project config the user approved (through the real trust record)."""
+    path = _project_config(project, text)
+    trust.approve(str(path), _env(tmp_path))
     return path
 
 
@@ -185,7 +193,7 @@ def test_profiles(
 
 
 def test_profile_from_file_and_env_wins(project: Path, tmp_path: Path) -> None:
-    _project_config(project, 'profile = "lean"\n')
+    _approved_config(project, tmp_path, 'profile = "lean"\n')
     assert _load(project, tmp_path).profile == "lean"
     assert _load(project, tmp_path, AGENTREFLEX_PROFILE="thorough").profile == "thorough"
 
@@ -204,8 +212,9 @@ def test_bad_profile(project: Path, tmp_path: Path) -> None:
 
 
 def test_project_file_settings(project: Path, tmp_path: Path) -> None:
-    path = _project_config(
+    path = _approved_config(
         project,
+        tmp_path,
         """
 mode = "enforced"
 state_dir = "var/reflex"
@@ -260,7 +269,13 @@ def test_precedence_user_then_project_then_env(project: Path, tmp_path: Path) ->
     cfg = _load(project, tmp_path)
     assert cfg.mode is Mode.ENFORCED  # from the user file
     assert cfg.threshold("redundant_warn") == 0.5  # from the user file
-    assert cfg.threshold("destructive_block") == 0.6  # project beats user
+    # an unapproved project file cannot weaken the user's 0.5
+    assert cfg.threshold("destructive_block") == 0.5
+    assert cfg.untrusted == [f"{proj}: thresholds.destructive_block = 0.6 withheld; 0.5 applies"]
+    trust.approve(str(proj), _env(tmp_path))
+    cfg = _load(project, tmp_path)
+    assert cfg.threshold("destructive_block") == 0.6  # approved: project beats user
+    assert cfg.untrusted == []
     assert cfg.sources == [str(user), str(proj)]
     cfg = _load(project, tmp_path, REFLEX_THRESH_DESTRUCTIVE_BLOCK="0.7", REFLEX_MODE="shadow")
     assert cfg.threshold("destructive_block") == 0.7  # env beats both
@@ -282,8 +297,9 @@ def test_state_dir_env(project: Path, tmp_path: Path) -> None:
 
 
 def test_reasoning_guard_section(project: Path, tmp_path: Path) -> None:
-    _project_config(
+    _approved_config(
         project,
+        tmp_path,
         """
 [reasoning_guard]
 mode = "on"
@@ -307,8 +323,9 @@ completion_claims = "off"
 
 
 def test_reasoning_guard_off_is_a_master_switch(project: Path, tmp_path: Path) -> None:
-    _project_config(
+    _approved_config(
         project,
+        tmp_path,
         '[reasoning_guard]\nmode = "off"\n[reasoning_guard.categories]\ncausal_claims = "on"\n',
     )
     guard = _load(project, tmp_path).reasoning_guard
@@ -319,7 +336,7 @@ def test_reasoning_guard_off_is_a_master_switch(project: Path, tmp_path: Path) -
 
 
 def test_profile_guard_mapping_is_overridden_by_the_file(project: Path, tmp_path: Path) -> None:
-    _project_config(project, 'profile = "lean"\n[reasoning_guard]\nmode = "report"\n')
+    _approved_config(project, tmp_path, 'profile = "lean"\n[reasoning_guard]\nmode = "report"\n')
     cfg = _load(project, tmp_path)
     assert cfg.profile == "lean"
     assert cfg.reasoning_guard.mode == "report"
@@ -406,8 +423,9 @@ def test_with_mode_copies(project: Path, tmp_path: Path) -> None:
 
 
 def test_section_value_validation(project: Path, tmp_path: Path) -> None:
-    _project_config(
+    _approved_config(
         project,
+        tmp_path,
         """
 [runaway]
 max_tool_calls = 200

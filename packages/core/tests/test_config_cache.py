@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from agentreflex.core import trust
 from agentreflex.core.config import ConfigError, load_config
 from agentreflex.core.decision import Mode
 
@@ -34,6 +35,8 @@ def _cached_copies(tmp_path: Path) -> list[Path]:
 def test_second_load_reads_the_cached_copy_without_tomllib(tmp_path: Path) -> None:
     project = tmp_path / "project"
     _write_config(project, 'mode = "shadow"\n[gate]\nextra = ["a"]\n')
+    # approved, so the [gate] section applies (the trust record is read, never TOML)
+    trust.approve(str(project / ".agentreflex" / "config.toml"), _env(tmp_path))
     first = load_config(str(project), _env(tmp_path))
     assert first.mode is Mode.SHADOW and len(_cached_copies(tmp_path)) == 1
     code = (
@@ -70,6 +73,7 @@ def test_a_corrupt_cached_copy_is_parsed_again(tmp_path: Path, garbage: str) -> 
 def test_dates_are_not_cached_and_still_load(tmp_path: Path) -> None:
     project = tmp_path / "project"
     _write_config(project, "[gate]\nsince = 2026-01-01\n")
+    trust.approve(str(project / ".agentreflex" / "config.toml"), _env(tmp_path))
     cfg = load_config(str(project), _env(tmp_path))
     assert str(cfg.sections["gate"]["since"]) == "2026-01-01"
     assert _cached_copies(tmp_path) == []

@@ -312,6 +312,20 @@ def test_claude_pre_tool_ask() -> None:
     assert out["permissionDecisionReason"] == REASON
 
 
+@pytest.mark.parametrize("mode", ["bypassPermissions", "dontAsk"])
+def test_claude_ask_is_a_deny_when_nobody_would_be_asked(mode: str) -> None:
+    event = _event(EventKind.PRE_TOOL)
+    event.raw = {**event.raw, "permission_mode": mode}
+    out = _json(ClaudeCodeAdapter().render(event, _decision(Verdict.ASK_USER)))
+    spec = out["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny"
+    assert "ask the user" in spec["permissionDecisionReason"]
+    assert REASON in spec["permissionDecisionReason"]
+    event.raw = {**event.raw, "permission_mode": "default"}
+    spec = _json(ClaudeCodeAdapter().render(event, _decision(Verdict.ASK_USER)))
+    assert spec["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
 def test_claude_pre_tool_warn_is_additional_context() -> None:
     reply = ClaudeCodeAdapter().render(_event(EventKind.PRE_TOOL), _decision(Verdict.WARN))
     out = _json(reply)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import runtime
+from agentreflex.core import runtime, trust
 from agentreflex.core.config import load_config
 from agentreflex.core.decision import Finding, Mode, Verdict
 from agentreflex.core.events import EventKind
@@ -471,8 +471,17 @@ def test_disabled_reflexes_and_profile_off(project: Path, hook_env: dict[str, st
     conf = project / ".agentreflex" / "config.toml"
     conf.parent.mkdir()
     conf.write_text('disabled_reflexes = ["sentinel"]\n')
+    # not approved: the reflex still runs, and the hook says why once
+    first = run_hook("claude-code", data, env, plugins=plugins)
+    assert deny_reason(first.reply.stdout)
+    assert "not approved" in first.reply.stderr
+    again = run_hook("claude-code", data, env, plugins=plugins)
+    assert "not approved" not in again.reply.stderr  # once per session and content
+    trust.approve(str(conf), env)
     assert run_hook("claude-code", data, env, plugins=plugins).reply.stdout == ""
     conf.write_text('profile = "off"\n')
+    assert deny_reason(run_hook("claude-code", data, env, plugins=plugins).reply.stdout)
+    trust.approve(str(conf), env)
     assert run_hook("claude-code", data, env, plugins=plugins).reply.stdout == ""
     conf.write_text('profile = "lean"\n')
     assert deny_reason(run_hook("claude-code", data, env, plugins=plugins).reply.stdout)

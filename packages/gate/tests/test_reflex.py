@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentreflex.core import trust
 from agentreflex.core.decision import Verdict
 from agentreflex.core.events import EventKind
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext
@@ -23,6 +24,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     proj = home / "proj"
     (proj / ".git").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)  # the trust record: in this HOME
     monkeypatch.delenv("TMPDIR", raising=False)
     return proj
 
@@ -159,7 +161,7 @@ def test_policy_files_need_the_user(project: Path) -> None:
             "Write", {"file_path": ".agentreflex/allow.toml", "content": "x"}, cwd=str(project)
         )
     )
-    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-POLICY-EDIT"
+    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-SELF-PROTECT"
     shell = _run(
         pre_tool(
             "Bash", {"command": "echo '[[allow]]' >> .agentreflex/allow.toml"}, cwd=str(project)
@@ -173,12 +175,12 @@ def test_agentreflex_caches_need_the_user(project: Path) -> None:
     home = os.path.expanduser("~")
     forged = f"{home}/.cache/agentreflex/reflex-meta-0123456789ab.json"
     edit = _run(pre_tool("Write", {"file_path": forged, "content": "{}"}, cwd=str(project)))
-    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-POLICY-EDIT"
+    assert _verdict(edit) is Verdict.ASK_USER and edit[0].code == "GATE-SELF-PROTECT"
     for command in (f"echo '{{}}' > {forged}", "cp /tmp/x.json ~/.cache/agentreflex/toml-ab.json"):
         shell = _run(pre_tool("Bash", {"command": command}, cwd=str(project)))
         assert _verdict(shell) is Verdict.ASK_USER, command
     other = _run(pre_tool("Write", {"file_path": f"{home}/.cache/pip/x", "content": ""}))
-    assert all(f.code != "GATE-POLICY-EDIT" for f in other)
+    assert all(f.code != "GATE-SELF-PROTECT" for f in other)
 
 
 def _allow(project: Path, expires: str, rule: str = "GATE-GIT-RESET-HARD") -> None:
@@ -192,6 +194,11 @@ def test_allow_list_with_expiry(project: Path) -> None:
     event = pre_tool("Bash", {"command": "git reset --hard"}, cwd=str(project))
     assert _verdict(_run(event)) is Verdict.BLOCK
     _allow(project, "2999-01-01")
+    # written into the project (by the agent, or a cloned repo): not approved, no effect
+    unapproved = _run(event)
+    assert _verdict(unapproved) is Verdict.BLOCK
+    assert "GATE-ALLOW-LIST-UNAPPROVED" in [f.code for f in unapproved]
+    trust.approve(str(project / ".agentreflex" / "allow.toml"))
     allowed = _run(event)
     assert _verdict(allowed) is Verdict.ALLOW and allowed[0].code == "GATE-ALLOWED"
     # other rules stay armed
@@ -200,11 +207,13 @@ def test_allow_list_with_expiry(project: Path) -> None:
     )
     _allow(project, "2001-01-01")
     os.utime(project / ".agentreflex" / "allow.toml", (time.time() + 5, time.time() + 5))
+    trust.approve(str(project / ".agentreflex" / "allow.toml"))
     assert _verdict(_run(event)) is Verdict.BLOCK
 
 
 def test_policy_edit_cannot_be_allowed(project: Path) -> None:
-    _allow(project, "2999-01-01", rule="GATE-POLICY-EDIT")
+    _allow(project, "2999-01-01", rule="GATE-SELF-PROTECT")
+    trust.approve(str(project / ".agentreflex" / "allow.toml"))
     edit = _run(
         pre_tool(
             "Edit", {"file_path": ".agentreflex/config.toml", "new_string": "x"}, cwd=str(project)

@@ -26,17 +26,17 @@ from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import (
     allow,
     analyze,
-    constraints,
     files,
     policy,
     programs,
     reflex,
     rules_fs,
     rules_remote,
+    selfguard,
 )
 from agentreflex.gate.check import DEFAULT_THRESHOLDS
 from agentreflex.gate.model import DESTRUCTIVE, Cmd, Hit
-from agentreflex.gate.paths import Place, Where, is_policy_file
+from agentreflex.gate.paths import Place, Where
 from agentreflex.gate.walker import Walker
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -128,7 +128,9 @@ def test_file_tools_and_prompts_import_only_their_modules(project: Path) -> None
         {"prompt": "add a --verbose flag to the cli"},
     )
     assert seen["Read"]["modules"] == [_gate("files")]
-    assert seen["Write"]["modules"] == [_gate("literals")]  # files came with Read
+    # files came with Read; a write is checked against the guard's own files
+    want = [_gate("guarded"), _gate("literals"), _gate("selfguard")]
+    assert seen["Write"]["modules"] == want
     assert seen["add a --verbose flag to the cli"]["modules"] == [_gate("constraints")]
     for key in ("Read", "Write"):
         assert seen[key]["codes"] == []
@@ -144,10 +146,11 @@ def test_a_parsed_command_imports_the_rules_it_needs(project: Path) -> None:
     rules = {"rules_fs", "rules_remote", "rules_git", "rules_sys", "constraints", "files"}
     rare = {"policy", "allow", "fallback", "remote"}
     assert not set(seen[curl]["modules"]) & {_gate(m) for m in rules | rare}
-    # docker: its rules (and the container parser); rm: its rules, and constraints
-    # to list the paths it deletes (none of them a policy file); git: its rules
+    # every parsed command is checked against the guard's own files (selfguard);
+    # docker: its rules (and the container parser); rm: its rules; git: its rules
+    assert {_gate("selfguard"), _gate("guarded"), _gate("changes")} <= set(seen[curl]["modules"])
     assert set(seen["docker ps"]["modules"]) == {_gate("rules_remote"), _gate("remote")}
-    assert set(seen["rm -rf build"]["modules"]) == {_gate("rules_fs"), _gate("constraints")}
+    assert set(seen["rm -rf build"]["modules"]) == {_gate("rules_fs")}
     assert set(seen["git push origin x"]["modules"]) == {_gate("rules_git")}
     for command in (curl, "docker ps", "rm -rf build", "git push origin x"):
         assert seen[command]["codes"] == [], command
@@ -227,26 +230,30 @@ def test_the_disk_and_database_rules_fire_only_on_the_programs_named() -> None:
             assert rules_remote.database(cmd, where, {}) == [], cmd.argv
 
 
-def test_may_write_is_false_only_when_no_path_is_written_or_deleted() -> None:
+def test_the_prefilter_passes_no_command_that_reaches_the_guards_files() -> None:
+    """What the pre-filter decides alone, selfguard would have let through too."""
     where = Where(cwd="/home/user/project", project="/home/user/project", home="/home/user")
-    cmds = _walked_commands()
-    assert len(cmds) > 1000
-    writing = 0
-    for cmd in cmds:
-        touched = constraints._written_paths(cmd, where) + constraints._deleted_paths(cmd, where)
-        if not reflex.may_write(cmd):
-            assert touched == [], cmd.argv
-        writing += bool(touched)
-    assert writing > 100  # the corpus does write and delete
+    guarded = ["touch .agentreflex/x", "mkdir ~/.claude/plugins/x", "pip uninstall agentreflex"]
+    guarded += ["cat /home/user/.local/state/agentreflex/key", "touch alias/x", "mkdir .codex"]
+    quick = 0
+    for command in [*_corpus_commands(), *guarded, "mkdir build", "touch a.py"]:
+        cmd = analyze.prefilter(command, where)
+        if cmd is not None:
+            quick += 1
+            assert selfguard.command_hits([cmd], where) == [], command
+    assert quick > 30
+    for command in guarded:
+        assert analyze.prefilter(command, where) is None, command
 
 
-def test_policy_edits_are_the_policy_files_among_the_touched_paths() -> None:
+def test_file_tools_ask_for_exactly_the_guarded_paths() -> None:
     where = Where(cwd="/p", project="/p", home="/h")
-    paths = ["/p/.agentreflex/allow.toml", "/p/policies/gate/x", "/h/.config/agentreflex/c"]
-    paths += ["/etc/passwd", "/h/.bashrc", "/p/src/a.py", "/p/.git/hooks/pre-commit", ""]
-    for p in paths:
-        edits = [h for h in files.write_hits([p], "", where) if h.rule == "GATE-POLICY-EDIT"]
-        assert bool(edits) is is_policy_file(p, where), p
+    guarded = ["/p/.agentreflex/allow.toml", "/p/policies/gate/x", "/h/.claude/settings.json"]
+    ordinary = ["/etc/passwd", "/h/.bashrc", "/p/src/a.py", "/p/.git/hooks/pre-commit", ""]
+    for p in guarded + ordinary:
+        asks = [h for h in files.write_hits([p], "", where) if h.rule == selfguard.RULE]
+        assert bool(asks) is (p in guarded), p
+        assert all(p in h.message for h in asks)
 
 
 def test_no_hit_and_no_judge_decide_nothing_unless_a_threshold_is_zero() -> None:

@@ -24,6 +24,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="agentreflex",
         description="The reflex layer for AI coding agents.  Plain code decides.",
     )
+    p.add_argument(
+        "-V", "--version", action="store_true", help="every installed agentreflex package"
+    )
     sub = p.add_subparsers(dest="command")
     sub.add_parser("hook", help="host payload on stdin -> host-native answer (hot path)")
     c = sub.add_parser("check", help="one proposed tool call through every pre-tool reflex")
@@ -50,6 +53,23 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("doctor", help="what is installed and wired, and what is broken")
     d.add_argument("--cwd", default=os.getcwd())
     d.add_argument("--json", action="store_true")
+    cf = sub.add_parser("config", help="config check [FILE...]: validate config and policy files")
+    cf.add_argument("action", choices=("check",))
+    cf.add_argument("files", nargs="*", help="default: the user's and this project's files")
+    cf.add_argument(
+        "--as", dest="kind", choices=("config", "thresholds", "gate-rules", "gate-allow")
+    )
+    cf.add_argument("--cwd", default=os.getcwd())
+    sub.add_parser("install", help="wire a host's hooks (claude-code, codex)", add_help=False)
+    sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)
+    sub.add_parser("statusline", help="one short line for Claude Code's statusLine setting")
+    t = sub.add_parser(
+        "trust", help="approve this project's config (what it weakens waits for you)"
+    )
+    t.add_argument("path", nargs="?", default="", help="project dir or config file (default: cwd)")
+    g = t.add_mutually_exclusive_group()
+    g.add_argument("--show", action="store_true", help="list approvals and whether they match")
+    g.add_argument("--revoke", action="store_true", help="remove the approval")
     sv = sub.add_parser("serve", help="the warm daemon")
     sv.add_argument("--idle", type=float, default=None, help="exit after this many idle seconds")
     sv.add_argument("--detach", action="store_true")
@@ -61,10 +81,23 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def dispatch(args: list[str]) -> int:
+    if args[:1] in (["--version"], ["-V"]):
+        from agentreflex.core import versions
+
+        print(versions.render(versions.installed()))
+        return 0
     if args and args[0] == "demo":
         from agentreflex.core.demo import main as demo
 
         return demo(args[1:])
+    if args and args[0] in ("install", "uninstall"):
+        from agentreflex.core.install.command import main as install
+
+        return install(args[1:], args[0])
+    if args and args[0] == "statusline":
+        from agentreflex.core.statusline import main as statusline
+
+        return statusline(args[1:])
     for name, spec in registry.entries("agentreflex.commands"):
         if args and args[0] == name:
             func = registry.load_object(spec)
@@ -78,6 +111,8 @@ def dispatch(args: list[str]) -> int:
         "status": _status,
         "doctor": _doctor,
         "serve": _serve,
+        "config": _config,
+        "trust": _trust,
     }
     if ns.command not in handlers:
         parser.print_help()
@@ -194,6 +229,18 @@ def _doctor(ns: argparse.Namespace) -> int:
     else:
         print(render(report))
     return 0 if report["ok"] else 1
+
+
+def _config(ns: argparse.Namespace) -> int:
+    from agentreflex.core.configcheck import main
+
+    return main(ns.files, ns.kind or "", os.path.abspath(ns.cwd))
+
+
+def _trust(ns: argparse.Namespace) -> int:
+    from agentreflex.core.trustcmd import run
+
+    return run(ns.path, ns.show, ns.revoke)
 
 
 def _serve(ns: argparse.Namespace) -> int:

@@ -28,7 +28,10 @@ from agentreflex.core.userdirs import user_config_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from agentreflex.core.trust import Lookup
 
 
 class ConfigError(ValueError):
@@ -98,17 +101,63 @@ class JudgeSettings:
     timeout_ms: int = 1500
     retries: int = 2
 
+    # Where base_url came from ("default", a file, "JEV_BASE_URL"), and whether
+    # the user sent it there: False for a project file's URL not yet approved.
+    base_url_source: str = "default"
+    base_url_trusted: bool = True
+
+    @property
+    def request_key(self) -> str:
+        """The key to send to ``base_url``: the one rule for where ``JEV_API_KEY`` goes.
+
+        The key goes only where the user sent it: to a base URL from the
+        defaults, the user's environment or config, or a project file whose
+        content the user approved (``agentreflex trust``).  A URL from an
+        unapproved project file gets no key at all, whatever it is.
+        """
+        return self.api_key if self.base_url_trusted else ""
+
     @property
     def has_key(self) -> bool:
-        return bool(self.api_key)
+        return bool(self.request_key)
+
+    @property
+    def local(self) -> bool:
+        """A loopback backend (a local laya server): it needs no key."""
+        return is_loopback_url(self.base_url)
 
     @property
     def offline(self) -> bool:
         """Seed 001: no key (or ``JEV_MODE=mock``) means the offline heuristic stand-in.
 
-        Its numbers are shown but never acted on, so the hot path need not ask it.
+        Its numbers are shown but never acted on, so the hot path need not ask
+        it.  A loopback backend needs no key, so ``auto`` uses it without one.
         """
-        return self.mode == "mock" or (self.mode == "auto" and not self.has_key)
+        return self.mode == "mock" or (self.mode == "auto" and not self.has_key and not self.local)
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url``'s host is loopback: ``localhost``, 127.0.0.0/8 or ::1.
+
+    Parsed by hand (no ``urllib``/``ipaddress`` import: the hot path asks it).
+    Anything it cannot read is not loopback.
+    """
+    rest = url.strip().split("://", 1)[-1]
+    netloc = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    host = netloc.rsplit("@", 1)[-1]
+    if host.startswith("["):
+        host = host[1:].split("]", 1)[0]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host in ("::1", "0:0:0:0:0:0:0:1"):
+        return True
+    parts = host.split(".")
+    return (
+        len(parts) == 4
+        and parts[0] == "127"
+        and all(p.isdigit() and len(p) <= 3 and int(p) <= 255 for p in parts)
+    )
 
 
 @record
@@ -145,6 +194,12 @@ class Config:
     reasoning_guard: GuardSettings = field(default_factory=GuardSettings)
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
+    # What an unapproved project config asked for and did not get, and why
+    # (one human-readable line each); empty when nothing was withheld.
+    untrusted: list[str] = field(default_factory=list)
+    # The project config waiting for the user's approval, and its content's SHA-256.
+    pending_config: str = ""
+    pending_sha256: str = ""
 
     @property
     def enforced(self) -> bool:
@@ -262,26 +317,138 @@ def project_root(cwd: str) -> str:
         probe = parent
 
 
-def load_config(cwd: str = "", env: Mapping[str, str] | None = None) -> Config:
-    """Build the effective configuration for a project directory."""
+def load_config(
+    cwd: str = "", env: Mapping[str, str] | None = None, bad_project_file: str = "raise"
+) -> Config:
+    """Build the effective configuration for a project directory.
+
+    The project's ``.agentreflex/config.toml`` is written by whoever writes the
+    project, the agent included, so it is applied in full only when it
+    weakens nothing compared with the approved baseline (defaults, the user's
+    config and environment, and the last content of that file the user
+    approved with ``agentreflex trust``), or when the user approved this exact
+    content.  Otherwise the stricter of the baseline and the current settings
+    applies field by field (:data:`STRICTNESS`), and :attr:`Config.untrusted`
+    says what was withheld.  The trust record (one small JSON file) is read
+    only when the project has a config file.
+
+    ``bad_project_file="ignore"`` (the hook path): a project file that is not
+    valid applies not at all, rather than failing the hook; a hook failing
+    open (a Stop, say) would let an unapproved file weaken protection by
+    being broken.  The approved baseline applies and ``untrusted`` says why.
+    Commands keep the default, ``"raise"``, and show the error.
+    """
     env = os.environ if env is None else env
     project = project_root(cwd or env.get("PWD", "") or os.getcwd())
+    user: list[tuple[str, dict[str, Any], bool]] = []
+    user_path = user_config_path(env)
+    user_data = _read_toml(user_path, env)
+    if user_data is not None:
+        user.append((user_path, user_data, True))
+    path = os.path.join(project, ".agentreflex", "config.toml")
+    raw = _read_bytes(path)
+    if raw is None:
+        return _build(project, user, env)
+    try:
+        current = _build(project, [*user, (path, _parse_toml(path, raw, env), False)], env)
+    except ConfigError as exc:
+        if bad_project_file != "ignore":
+            raise
+        return _without_bad_file(project, user, path, raw, env, exc)
+    from agentreflex.core import trust
+
+    found = trust.lookup(path, raw, env)
+    if found.approved:
+        current.judge.base_url_trusted = True
+        return current
+    baseline = _approved_baseline(project, user, path, found, env)
+    merged, withheld = strictest(baseline, current)
+    merged.untrusted = [f"{path}: {w}" for w in withheld]
+    if found.problem:
+        merged.untrusted.append(found.problem)
+    if withheld:
+        from agentreflex.core.digest import sha256_hex
+
+        merged.pending_config, merged.pending_sha256 = path, sha256_hex(raw)
+        return merged
+    return _settle(merged, baseline)
+
+
+def _approved_baseline(
+    project: str,
+    user: list[tuple[str, dict[str, Any], bool]],
+    path: str,
+    found: Lookup,
+    env: Mapping[str, str],
+) -> Config:
+    """Defaults, user config and environment, and the file's last approved content if any."""
+    if found.previous is not None:
+        from agentreflex.core import trust
+
+        label = f"{path} (approved content {found.previous_sha256[:12]})"
+        copy = trust.approved_copy_path(found.previous_sha256, env)
+        try:
+            approved = _parse_toml(copy, found.previous, env)
+            return _build(project, [*user, (label, approved, True)], env)
+        except ConfigError:
+            pass  # the approved copy no longer validates: defaults and user config
+    return _build(project, user, env)
+
+
+def _without_bad_file(
+    project: str,
+    user: list[tuple[str, dict[str, Any], bool]],
+    path: str,
+    raw: bytes,
+    env: Mapping[str, str],
+    error: ConfigError,
+) -> Config:
+    """The approved baseline when the project file itself is not valid."""
+    from agentreflex.core import trust
+    from agentreflex.core.digest import sha256_hex
+
+    found = trust.lookup(path, raw, env)
+    baseline = _approved_baseline(project, user, path, found, env)
+    baseline.untrusted = [f"{error}; the file is ignored until it is fixed"]
+    if found.problem:
+        baseline.untrusted.append(found.problem)
+    baseline.pending_config, baseline.pending_sha256 = path, sha256_hex(raw)
+    return baseline
+
+
+def _settle(current: Config, baseline: Config) -> Config:
+    """``current`` weakens nothing: its judge URL is the baseline's, so is its trust."""
+    if current.judge.base_url == baseline.judge.base_url:
+        current.judge.base_url_trusted = baseline.judge.base_url_trusted
+        current.judge.base_url_source = baseline.judge.base_url_source
+    return current
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _build(
+    project: str, files: list[tuple[str, dict[str, Any], bool]], env: Mapping[str, str]
+) -> Config:
+    """Defaults -> profile -> files in order -> environment (later wins)."""
     cfg = Config(project_dir=project)
-    files: list[tuple[str, dict[str, Any]]] = []
-    for path in (user_config_path(env), os.path.join(project, ".agentreflex", "config.toml")):
-        data = _read_toml(path, env)
-        if data is not None:
-            files.append((path, data))
     # The profile is chosen first (env beats files) because it sets defaults.
     profile = "balanced"
-    for path, data in files:
+    for path, data, _trusted in files:
         if "profile" in data:
             profile = _choice(f"{path}: profile", data["profile"], PROFILES)
     if env.get("AGENTREFLEX_PROFILE"):
         profile = _choice("AGENTREFLEX_PROFILE", env["AGENTREFLEX_PROFILE"], PROFILES)
     _apply_profile(cfg, profile)
-    for path, data in files:
-        _apply_file(cfg, data, path)
+    for path, data, trusted in files:
+        _apply_file(cfg, data, path, trusted)
         cfg.sources.append(path)
     _apply_env(cfg, env)
     if not cfg.state_dir:
@@ -368,7 +535,7 @@ _TOP_KEYS = (
 )
 
 
-def _apply_file(cfg: Config, data: dict[str, Any], path: str) -> None:
+def _apply_file(cfg: Config, data: dict[str, Any], path: str, trusted: bool = True) -> None:
     for key, value in data.items():
         where = f"{path}: {key}"
         if key == "mode":
@@ -403,7 +570,7 @@ def _apply_file(cfg: Config, data: dict[str, Any], path: str) -> None:
                         f"{where}.{name}: unknown key; known: hard_repeat_count, recent_action_window"
                     )
         elif key == "judge":
-            _apply_judge(cfg, value, where)
+            _apply_judge(cfg, value, where, trusted)
         elif key == "reasoning_guard":
             _apply_guard(cfg, value, where)
         elif key == "hook":
@@ -433,14 +600,18 @@ def _table(where: str, value: Any) -> None:
         raise ConfigError(f"{where}: must be a table")
 
 
-def _apply_judge(cfg: Config, value: Any, where: str) -> None:
+def _apply_judge(cfg: Config, value: Any, where: str, trusted: bool = True) -> None:
     _table(where, value)
     for name, item in value.items():
         key = f"{where}.{name}"
         if name == "mode":
             cfg.judge.mode = _choice(key, item, JUDGE_MODES)
         elif name == "base_url":
-            cfg.judge.base_url = str(item)
+            if not isinstance(item, str) or not item.strip():
+                raise ConfigError(f"{key}: {item!r} is not a URL (a string)")
+            cfg.judge.base_url = item
+            cfg.judge.base_url_source = where.split(": ", 1)[0]
+            cfg.judge.base_url_trusted = trusted
         elif name == "model":
             cfg.judge.model = str(item)
         elif name == "timeout_ms":
@@ -517,10 +688,193 @@ def _apply_env(cfg: Config, env: Mapping[str, str]) -> None:
     judge.api_key = env.get("JEV_API_KEY", "").strip()
     if env.get("JEV_BASE_URL"):
         judge.base_url = env["JEV_BASE_URL"]
+        judge.base_url_source, judge.base_url_trusted = "JEV_BASE_URL", True
     if env.get("JEV_MODEL"):
         judge.model = env["JEV_MODEL"]
     if env.get("JEV_MODE"):
         judge.mode = _choice("JEV_MODE", env["JEV_MODE"], JUDGE_MODES)
+
+
+# --- strictness: what "weaker" means, field by field --------------------------
+#
+# The one table an auditor reads.  Each entry is (kind, order):
+#   "order"  the values listed from weakest to strictest (a value not listed
+#            counts as weakest);
+#   "lower"  a lower number is stricter;  "higher"  a higher number is stricter;
+#   "fewer"  a list of switched-off things: fewer is stricter (a subset);
+#   "same"   any change from the approved value weakens (core cannot judge
+#            its effect: where state lives, which judge answers, a package's
+#            own section such as [gate] allow-lists or [budgets]);
+#   "free"   no effect on protection (applies without approval).
+# Threshold entries are generated below from how each threshold is compared:
+# a finding fires when its signal is >= the threshold, except the two
+# listed in _FIRES_BELOW_OR_AT (lower signal, or at most the ceiling).
+STRICTNESS: dict[str, tuple[str, tuple[Any, ...]]] = {
+    "mode": ("order", ("shadow", "enforced")),
+    "profile": ("order", PROFILES),
+    "reflexes_enabled": ("order", (False, True)),
+    "disabled_reflexes": ("fewer", ()),
+    "state_dir": ("same", ()),
+    "hard_loop_repeat_count": ("lower", ()),
+    "recent_action_window": ("higher", ()),
+    "floor_budget_ms": ("lower", ()),  # an analysis over budget blocks
+    "daemon_idle_seconds": ("free", ()),
+    "judge.mode": ("order", ("off", "mock", "auto", "jev")),
+    "judge.base_url": ("same", ()),
+    "judge.model": ("same", ()),
+    "judge.timeout_ms": ("higher", ()),  # a judge that times out fails open
+    "judge.retries": ("higher", ()),
+    "reasoning_guard.mode": ("order", GUARD_MODES),
+    "reasoning_guard.backfill_mode": ("same", ()),
+    "reasoning_guard.backfill_limit": ("higher", ()),
+}
+# A guard category is compared by its effective mode (``inherit`` resolved).
+CATEGORY_ORDER = ("off", "report", "on")
+_FIRES_BELOW_OR_AT = ("goal_alignment_warn", "loop_expected_progress_ceiling")
+for _name in DEFAULT_THRESHOLDS:
+    STRICTNESS[f"thresholds.{_name}"] = (
+        ("higher", ()) if _name in _FIRES_BELOW_OR_AT else ("lower", ())
+    )
+for _name in GUARD_CATEGORIES:
+    STRICTNESS[f"reasoning_guard.categories.{_name}"] = ("order", CATEGORY_ORDER)
+# Every package-owned section: [gate], [budgets], [runaway] ...
+for _name in PACKAGE_SECTIONS:
+    STRICTNESS[f"sections.{_name}"] = ("same", ())
+
+
+def _getter(name: str) -> Callable[[Config], Any]:
+    head, _, rest = name.partition(".")
+    if head == "thresholds":
+        return lambda cfg: cfg.thresholds[rest]
+    if head == "sections":
+        return lambda cfg: cfg.sections.get(rest)
+    if rest.startswith("categories."):
+        category = rest.split(".", 1)[1]
+        return lambda cfg: cfg.reasoning_guard.category_mode(category)
+    if head == "mode":
+        return lambda cfg: cfg.mode.value
+    if rest:
+        return lambda cfg: getattr(getattr(cfg, head), rest)
+    return lambda cfg: getattr(cfg, head)
+
+
+# Built once at import: (field, kind, rank of each ordered value, how to read it).
+_FIELDS = [
+    (name, kind, {v: i for i, v in enumerate(order)}, _getter(name))
+    for name, (kind, order) in STRICTNESS.items()
+]
+_GETTERS = {name: get for name, _kind, _rank, get in _FIELDS}
+
+
+def field_value(cfg: Config, name: str) -> Any:
+    """The value of one :data:`STRICTNESS` field (a category by its effective mode)."""
+    return _GETTERS[name](cfg)
+
+
+def _set_field(cfg: Config, name: str, value: Any, source: Config) -> None:
+    if name.startswith("reasoning_guard.categories."):
+        cfg.reasoning_guard.categories[name.rsplit(".", 1)[1]] = value
+    elif name.startswith("thresholds."):
+        cfg.thresholds[name.split(".", 1)[1]] = value
+    elif name.startswith("sections."):
+        section = name.split(".", 1)[1]
+        if value is None:
+            cfg.sections.pop(section, None)
+        else:
+            cfg.sections[section] = dict(source.sections[section])
+    elif name == "mode":
+        cfg.mode = Mode(value)
+    elif name.startswith("judge."):
+        setattr(cfg.judge, name.split(".", 1)[1], value)
+    elif name.startswith("reasoning_guard."):
+        setattr(cfg.reasoning_guard, name.split(".", 1)[1], value)
+    else:
+        setattr(cfg, name, value)
+
+
+def weaker(name: str, value: Any, than: Any) -> bool:
+    """Whether ``value`` of field ``name`` is weaker than ``than`` (see :data:`STRICTNESS`)."""
+    kind, order = STRICTNESS[name]
+    return _weaker(kind, {v: i for i, v in enumerate(order)}, value, than)
+
+
+def _weaker(kind: str, rank: dict[Any, int], value: Any, than: Any) -> bool:
+    if kind == "free" or value == than:
+        return False
+    if kind == "order":
+        return rank.get(value, -1) < rank.get(than, -1)
+    if kind == "lower":
+        return bool(value > than)
+    if kind == "higher":
+        return bool(value < than)
+    if kind == "fewer":
+        return not set(value) <= set(than)
+    return True  # "same": any change
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    if value is None:
+        return "(none)"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {v!r}" for k, v in value.items())[:120] + "}"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _same_category(a: Config, b: Config, name: str) -> bool:
+    category = name.rsplit(".", 1)[1]
+    return a.reasoning_guard.categories.get(category) == b.reasoning_guard.categories.get(category)
+
+
+def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
+    """The stricter of ``baseline`` and ``current``, field by field, and what was withheld.
+
+    Starts from a copy of ``current`` (so everything that tightens or does not
+    matter applies) and puts back the baseline's value of every field where
+    ``current`` is weaker.  ``disabled_reflexes`` keeps only the reflexes both
+    switch off.
+    """
+    weaker_fields = [
+        (name, kind, get(current), get(baseline))
+        for name, kind, rank, get in _FIELDS
+        if _weaker(kind, rank, get(current), get(baseline))
+    ]
+    if not weaker_fields:
+        return current, []
+    merged = replace(
+        current,
+        thresholds=dict(current.thresholds),
+        disabled_reflexes=tuple(current.disabled_reflexes),
+        judge=replace(current.judge),
+        reasoning_guard=replace(
+            current.reasoning_guard, categories=dict(current.reasoning_guard.categories)
+        ),
+        sections={k: dict(v) for k, v in current.sections.items()},
+        sources=list(current.sources),
+        untrusted=[],
+    )
+    withheld: list[str] = []
+    for name, kind, now, then in weaker_fields:
+        label = name.split(".", 1)[1] if name.startswith("sections.") else name
+        if kind == "fewer":
+            extra = [v for v in now if v not in then]
+            _set_field(merged, name, tuple(v for v in now if v in then), baseline)
+            withheld.append(f"{label} {_show(extra)} not switched off (needs your approval)")
+            continue
+        _set_field(merged, name, then, baseline)
+        if name.startswith("reasoning_guard.categories.") and _same_category(
+            current, baseline, name
+        ):
+            continue  # only the guard's mode differs, and that has its own line
+        what = f"[{label}]" if name.startswith("sections.") else label
+        withheld.append(f"{what} = {_show(now)} withheld; {_show(then)} applies")
+    if merged.judge.base_url == baseline.judge.base_url:
+        merged.judge.base_url_trusted = baseline.judge.base_url_trusted
+        merged.judge.base_url_source = baseline.judge.base_url_source
+    return merged, withheld
 
 
 def with_mode(cfg: Config, mode: Mode) -> Config:

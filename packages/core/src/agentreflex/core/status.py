@@ -74,6 +74,11 @@ def collect(cwd: str) -> dict[str, Any]:
             "samples": len(latencies),
         },
         "packages": extra,
+        "trust": {
+            "pending": config.pending_config,
+            "sha256": config.pending_sha256,
+            "withheld": list(config.untrusted),
+        },
     }
 
 
@@ -88,8 +93,16 @@ def render(report: dict[str, Any]) -> str:
         f"hook latency p50 {_ms(report['latency_ms']['p50'])}, "
         f"p95 {_ms(report['latency_ms']['p95'])} "
         f"({report['latency_ms']['samples']} samples)",
-        "",
     ]
+    trust = report.get("trust") or {}
+    if trust.get("withheld"):
+        lines.append(
+            f"{trust['pending'] or 'project config'} waits for your approval "
+            "(`agentreflex trust`); withheld until then:"
+        )
+        prefix = f"{trust['pending']}: "
+        lines.extend(f"  - {w.removeprefix(prefix)}" for w in trust["withheld"])
+    lines.append("")
     if not report["sessions"]:
         lines.append("no sessions recorded yet")
     for s in report["sessions"]:

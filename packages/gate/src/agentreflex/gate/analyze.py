@@ -15,7 +15,7 @@ import time
 from agentreflex.core.record import field, record
 from agentreflex.gate.literals import find_secrets
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
-from agentreflex.gate.paths import Where, is_secret_file
+from agentreflex.gate.paths import Where, is_secret_file, names_guarded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -273,6 +273,9 @@ _SAFE_GIT = frozenset(
         "tag",
     }
 )
+# Plain commands that create files: unless they name plain new entries of the
+# working directory, a symlinked alias may lead them to the guard's own files.
+_CREATES = frozenset({"touch", "mkdir"})
 _UNSAFE_SUB = frozenset(
     {"publish", "unpublish", "yank", "upload", "push", "exec", "dlx", "x", "run", "eval", "repl"}
 )
@@ -315,7 +318,16 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if any(is_secret_file(w) for w in words[1:]):
         return None
+    if names_guarded(command) or (words[0] in _CREATES and not _here(words[1:], where)):
+        return None  # may reach the guard's own files (selfguard)
     return Cmd(words, command, where.cwd)
+
+
+def _here(args: list[str], where: Where) -> bool:
+    """Only options and plain names in the working directory (``mkdir -p dist``)."""
+    return not names_guarded(where.cwd) and all(
+        a.startswith("-") or ("/" not in a and not a.startswith(".")) for a in args
+    )
 
 
 def analyse(command: str, where: Where, env: dict[str, str], deadline: float) -> Analysis:
@@ -417,10 +429,10 @@ def _fallback_scan(command: str) -> list[Hit]:
 def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     # Imported here, with the walker: the pre-filter's commands never need them,
     # and each rules module only once a command needs its rules.
-    from agentreflex.gate import inert, secrets
+    from agentreflex.gate import inert, secrets, selfguard
     from agentreflex.gate.programs import DATABASE_TOOLS
 
-    hits: list[Hit] = []
+    hits: list[Hit] = selfguard.command_hits(cmds, where)
     net_fed = secrets.network_fed(cmds)
     for cmd in cmds:
         # A dry run, help or analysis changes nothing: skip the tool's own rules

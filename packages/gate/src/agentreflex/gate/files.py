@@ -3,17 +3,22 @@
 - reading a credential file into the transcript;
 - writing a real secret into a file (content scanned with core's rules);
 - writing system files or the user's dotfiles;
-- editing the guard's own policy (only the user may: ASK_USER).
+- changing the guard's own files or reading its key (only the user may:
+  ASK_USER, see :mod:`selfguard`).
 """
 
 from __future__ import annotations
 
-from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
-from agentreflex.gate.paths import Place, Where, classify, is_policy_file, is_secret_file
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
+from agentreflex.gate.paths import Place, Where, classify, is_secret_file, names_guarded
 
 
 def read_hits(paths: list[str], where: Where) -> list[Hit]:
-    hits = []
+    hits: list[Hit] = []
+    if any(names_guarded(p) or p.endswith("key") for p in paths):  # the key's path says so
+        from agentreflex.gate import selfguard
+
+        hits = selfguard.read_hits(paths, where)
     for p in paths:
         full = classify(p, where)[1]
         if is_secret_file(full):
@@ -31,19 +36,13 @@ def read_hits(paths: list[str], where: Where) -> list[Hit]:
 
 
 def write_hits(paths: list[str], content: str, where: Where, deleting: bool = False) -> list[Hit]:
+    from agentreflex.gate import selfguard
+
     hits: list[Hit] = []
     for p in paths:
-        if is_policy_file(p, where):
-            hits.append(
-                Hit(
-                    "GATE-POLICY-EDIT",
-                    ASK,
-                    1.0,
-                    p,
-                    f"{p} is the guard's own policy; only the user may change it. "
-                    "Ask the user to make this edit.",
-                )
-            )
+        mine = selfguard.tool_hits([p], where, p, deleting)
+        if mine:
+            hits.extend(mine)
             continue
         place, full = classify(p, where)
         if place in (Place.SYSTEM, Place.DEVICE, Place.ROOT):

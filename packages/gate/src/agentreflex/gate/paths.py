@@ -164,7 +164,10 @@ def glob_base(path: str) -> tuple[str, bool]:
     if any(ch in head for ch in "*?["):
         # a glob in a directory part: everything below its static prefix
         static = head.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
-        return (static.rpartition("/")[0] or "/"), True
+        # (a relative pattern with no static folder expands in the working directory);
+        # a literal last name (``*/config.toml``) matches only some entries
+        base = static.rpartition("/")[0] or ("/" if path.startswith("/") else ".")
+        return base, any(ch in tail for ch in "*?[") or not tail
     everything = tail in ("*", ".*", "{*,.*}", "*.*") or tail.startswith(".[")
     return (head or ("/" if path.startswith("/") else ".")), everything
 
@@ -338,27 +341,27 @@ def is_history_file(path: str) -> bool:
     ) or path.endswith("/fish/fish_history")
 
 
-def is_policy_file(path: str, where: Where) -> bool:
-    """The guard's own configuration, which only the user may change.
+# Words that name one of the guard's own files or the commands that switch it
+# off (``userdirs.guarded_paths``): a command holding one is never decided by
+# the pre-filter, so ``selfguard`` sees it.
+_GUARDED_WORDS = (
+    "agentreflex",
+    ".claude",
+    ".codex",
+    "settings.json",
+    "settings.local.json",
+    ".hermes",
+    "opencode",
+    ".pi",
+    ".omp",
+    "policies",
+    "uninstall",
+    "disableAllHooks",
+    "dist-info",
+    "site-packages",
+)
 
-    Any ``.agentreflex`` directory (project or user), the user's config
-    directory, the project's ``policies/gate`` rules, and agentreflex's cache
-    directory: the notes kept there (which reflex handles which event, the
-    parsed configuration) are trusted by the next hook call, so a forged one
-    could switch a reflex off.
-    """
-    if not path:
-        return False
-    full = resolve(path, where)
-    if "/.agentreflex/" in full + "/":
-        return True
-    project = where.project.rstrip("/")
-    from agentreflex.core.userdirs import user_cache_dir
 
-    protected = (
-        project + "/policies/gate",
-        where.home + "/.config/agentreflex",
-        where.home + "/.cache/agentreflex",
-        user_cache_dir(),
-    )
-    return any(_under(full, folder) for folder in protected)
+def names_guarded(text: str) -> bool:
+    """Whether ``text`` mentions a name of the guard's own files (cheap, no paths resolved)."""
+    return any(word in text for word in _GUARDED_WORDS)

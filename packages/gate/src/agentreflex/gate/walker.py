@@ -208,6 +208,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
                 after.extend(c for c in child.named_children if c.type in STATEMENTS)
+                # ``cat <<EOF > file``: the file redirect is parsed inside the heredoc
+                redirects.extend(self._heredoc_files(child, depth))
             elif child.type == "herestring_redirect":
                 stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
             elif child.type == "file_redirect":
@@ -252,6 +254,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             for m in _BACKTICKS.finditer(text):
                 self.run(m.group(1), depth + 1, via="heredoc `...`")
         return text
+
+    def _heredoc_files(self, node: Any, depth: int) -> list[tuple[str, str]]:
+        return [self.redirect(c, depth) for c in node.named_children if c.type == "file_redirect"]
 
     def redirect(self, node: Any, depth: int) -> tuple[str, str]:
         op = ""
@@ -330,6 +335,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
             elif t == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
+                redirects.extend(self._heredoc_files(child, depth))
             elif t != "comment":
                 word_nodes.append(child)
         argv = self.words(word_nodes, depth)

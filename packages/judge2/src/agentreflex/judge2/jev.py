@@ -39,7 +39,6 @@ RETRY_STATUSES = frozenset({408, 429, 529}) | frozenset(range(500, 600))
 BACKOFF_BASE_S = 0.05
 BACKOFF_CAP_S = 1.0
 PATH = "/v1/systemone"
-_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def endpoint(base_url: str) -> str:
@@ -49,10 +48,10 @@ def endpoint(base_url: str) -> str:
 
 
 def is_loopback(base_url: str) -> bool:
-    """A local server (laya) needs no key."""
-    from urllib.parse import urlsplit  # only asked when no key is set
+    """A local server (laya) needs no key: core's one definition of loopback."""
+    from agentreflex.core.config import is_loopback_url
 
-    return (urlsplit(base_url).hostname or "") in _LOOPBACK
+    return is_loopback_url(base_url)
 
 
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:

@@ -104,6 +104,12 @@ def _model(value: Any) -> str:
     return ""
 
 
+# Permission modes in which Claude Code answers a hook's "ask" itself, without the
+# user (seen with Claude Code 2.1.328: ``claude -p --dangerously-skip-permissions``
+# ran a Write the hook answered "ask" to).  ASK_USER then becomes a deny that says so.
+_NOBODY_ASKED = frozenset({"bypassPermissions", "dontAsk"})
+
+
 class ClaudeCodeAdapter:
     name = "claude-code"
 
@@ -117,9 +123,17 @@ class ClaudeCodeAdapter:
         context = cap("\n".join(decision.context)) if decision.context else ""
         if event.kind is EventKind.PRE_TOOL:
             if verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+                ask = verdict is Verdict.ASK_USER
+                if ask and event.raw.get("permission_mode") in _NOBODY_ASKED:
+                    # in these modes Claude Code runs an "ask" without asking anyone
+                    ask = False
+                    reason = cap(
+                        "Needs the user's approval, and this session cannot ask "
+                        "(permissions bypassed); ask the user. " + reason
+                    )
                 out: dict[str, Any] = {
                     "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny" if verdict is Verdict.BLOCK else "ask",
+                    "permissionDecision": "ask" if ask else "deny",
                     "permissionDecisionReason": reason,
                 }
                 return HostReply(dump_json({"hookSpecificOutput": out}))

@@ -94,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         code = _hook(args[1:])
         _exit_now(code)
         return code  # only under coverage, which needs the normal exit
+    if args and args[0] == "statusline":  # run every few hundred ms: skip argparse and friends
+        from agentreflex.core.statusline import main as statusline
+
+        return statusline(args[1:])
     from agentreflex.core.commands import dispatch
 
     try:

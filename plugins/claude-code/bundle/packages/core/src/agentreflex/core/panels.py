@@ -17,6 +17,10 @@ from agentreflex.core.events import Event
 from agentreflex.core.fsutil import ensure_private_dir
 from agentreflex.core.redact import redact
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.config import Config
+
 _ICONS = {Verdict.BLOCK: "⚡", Verdict.ASK_USER: "✋", Verdict.WARN: "⚠️ ", Verdict.ALLOW: "✓"}
 _WORDS = {
     Verdict.BLOCK: "BLOCKED",
@@ -78,6 +82,26 @@ def write_panels(state_dir: str, event: Event, decision: Decision) -> None:
     if not decision.worth_logging:
         return
     _append(state_dir, decision_panels(event, decision) + "\n")
+
+
+def trust_panel(event: Event, config: Config) -> str:
+    """The one-time panel for a project config that weakens protection without approval."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.timestamp))
+    lines = [
+        f"── {stamp} {event.host} session {event.session_id[:12]} · configuration",
+        "✋ PROJECT CONFIG NOT APPROVED  [CORE-CONFIG-UNTRUSTED]",
+        "",
+        f"{config.pending_config} (sha256 {config.pending_sha256[:12]}) asks for weaker",
+        "protection than you approved. Until you approve this exact content",
+        "(`agentreflex trust`), the stricter settings apply:",
+        *(f"  - {line}" for line in config.untrusted),
+    ]
+    return "\n".join(redact(line) for line in lines) + "\n"
+
+
+def write_trust_panel(state_dir: str, event: Event, config: Config) -> None:
+    """Log :func:`trust_panel`; never raises."""
+    _append(state_dir, trust_panel(event, config) + "\n")
 
 
 def write_error(state_dir: str, message: str) -> None:

@@ -331,7 +331,8 @@ def run_hook(
             _error_dir(env, payload),
         )
     try:
-        config = load_config(event.cwd, env)
+        # a broken project file applies not at all (see load_config): never a way to fail open
+        config = load_config(event.cwd, env, bad_project_file="ignore")
     except ConfigError as exc:
         return _fail(
             adapter,
@@ -377,6 +378,11 @@ def _run_event(
     if event.kind is EventKind.PRE_TOOL and size > MAX_ANALYSED:
         # Too big to check within any sane budget: a floor that cannot run asks.
         decision = merge([*decision.findings, _too_large(size)], config.mode)
+    notice = _trust_notice(event, state, config)
+    if notice:
+        from agentreflex.core.reflex import Note
+
+        ctx.notes.append(Note("core", TRUST_NOTE, config.pending_sha256))
     latency = (time.perf_counter() - started) * 1000.0
     if store_down:
         store_errors.append(store_down + "; evaluated without session history, nothing recorded")
@@ -391,9 +397,31 @@ def _run_event(
 
         write_panels(config.state_dir, event, decision)
     reply = adapter.render(event, decision)
+    if notice:
+        reply.stderr += notice
     if decision.errors:
         reply.stderr += "".join(f"agentreflex: {redact(e)}\n" for e in decision.errors)
     return HookOutcome(reply, event, decision, state=state)
+
+
+TRUST_NOTE = "trust_notice"  # state.notes key: content hashes already announced
+
+
+def _trust_notice(event: Event, state: SessionState, config: Config) -> str:
+    """Once per session and content: say that a project config is waiting for approval.
+
+    Logs the panel and returns the one line for the host's stderr ("" when
+    nothing is withheld or this content was announced in this session).
+    """
+    if not config.pending_config or config.pending_sha256 in state.notes.get(TRUST_NOTE, ()):
+        return ""
+    from agentreflex.core.panels import write_trust_panel
+
+    write_trust_panel(config.state_dir, event, config)
+    return (
+        f"agentreflex: {config.pending_config} weakens protection and is not approved; "
+        "what it weakens is withheld until the user runs `agentreflex trust`\n"
+    )
 
 
 def _read_usage(event: Event, state: SessionState) -> UsageDelta | None:

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Mapping
 
 __all__ = [
+    "guarded_name",
     "guarded_paths",
     "home_dir",
     "installed_paths",
@@ -95,12 +96,47 @@ def installed_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys(paths))
 
 
+def guarded_name(path: str) -> bool:
+    """Whether ``path`` is, or is inside, a guarded folder known by its name.
+
+    Any ``.agentreflex`` folder: another project's configuration becomes the
+    one in force as soon as the host's working directory moves there.  And an
+    installed ``agentreflex`` distribution's metadata:
+
+    ``agentreflex_gate-0.1.0.dist-info`` holds the entry points the reflexes
+    are found through, and ``_editable_impl_agentreflex_gate.pth`` (or
+    ``__editable__.agentreflex_gate-...pth``) is how an editable install is
+    found: wherever a site-packages folder is, removing or rewriting these
+    switches a reflex off.  Matched by name because an installation may sit
+    anywhere.
+    """
+    for part in path.split("/"):
+        if part == ".agentreflex":
+            return True
+        low = part.lower()
+        if not low or "agentreflex" not in low:
+            continue
+        if low.endswith((".dist-info", ".egg-info", ".egg-link")) and low.startswith(
+            ("agentreflex-", "agentreflex_", "agentreflex.")
+        ):
+            return True
+        if low.endswith(".pth") and ("editable" in low or low.startswith("agentreflex")):
+            return True
+    return False
+
+
 def guarded_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Every file or folder whose change could switch the guard off or fool it.
 
     Folders cover everything below them.  Hosts' hook settings and plugin
     folders are here because removing a hook entry or disabling the plugin
-    switches agentreflex off for that host.
+    switches agentreflex off for that host.  Installed distributions' metadata
+    is matched by name (:func:`guarded_name`).
+
+    One exception: an installed code folder inside ``project`` that is not in a
+    ``site-packages`` folder is an editable checkout of agentreflex's own
+    source, which is the project's ordinary work (its history is in git); the
+    entry point and the metadata stay guarded even then.
     """
     values = _env(env)
     home = home_dir(values)
@@ -132,5 +168,9 @@ def guarded_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[s
     plugin_data = values.get("CLAUDE_PLUGIN_DATA")
     if plugin_data and os.path.isabs(plugin_data):
         paths.append(plugin_data)
-    paths.extend(installed_paths())
+    inside = project.rstrip("/") + "/"
+    for folder in installed_paths():
+        editable = folder.startswith(inside) and "/site-packages/" not in folder + "/"
+        if not editable or folder.endswith("/bin/agentreflex"):
+            paths.append(folder)
     return tuple(dict.fromkeys(os.path.normpath(p) for p in paths))

@@ -21,8 +21,10 @@
 
 User rules can only add blocks, asks and warnings; allow entries only remove
 named rule hits, for a limited time, and never the ones that protect the
-policy itself or the fail-closed parse budget.  The agent cannot edit these
-files without the user (see ``GATE-POLICY-EDIT``).
+policy itself or the fail-closed parse budget, and only once the user has
+approved the allow-list's exact content (``agentreflex trust
+.agentreflex/allow.toml``).  The agent cannot edit these
+files without the user (see ``GATE-SELF-PROTECT``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,15 @@ if TYPE_CHECKING:
     import datetime as _dt
     from typing import Any
 
-NOT_ALLOWABLE = frozenset({"GATE-POLICY-EDIT", "GATE-PARSE-BUDGET", "GATE-INTERNAL-ERROR"})
+NOT_ALLOWABLE = frozenset(
+    {
+        "GATE-SELF-PROTECT",
+        "GATE-SELF-DISABLE",
+        "GATE-SELF-KEY",
+        "GATE-PARSE-BUDGET",
+        "GATE-INTERNAL-ERROR",
+    }
+)
 
 _CACHE: dict[str, tuple[float, Any]] = {}
 
@@ -100,12 +110,43 @@ def _expiry(value: Any) -> _dt.datetime | None:
     return None
 
 
-def allow_entries(project: str, now: _dt.datetime | None = None) -> list[AllowEntry]:
-    """Active allow entries of a project (expired and malformed ones are dropped)."""
-    data = _load_toml(os.path.join(project, ".agentreflex", "allow.toml")) or {}
+def allow_list_path(project: str) -> str:
+    return os.path.join(project, ".agentreflex", "allow.toml")
+
+
+def approved(path: str) -> bool:
+    """Whether the user approved this exact content of ``path`` (``agentreflex trust PATH``).
+
+    An allow-list only weakens the gate, and the project is written by the
+    agent (or by whoever wrote a repository the user cloned): its entries
+    count only once the user approved the file's exact bytes, recorded
+    outside the project (``agentreflex.core.trust``).
+    """
+    from agentreflex.core.trust import lookup
+
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return False
+    return lookup(path, raw).approved
+
+
+def allow_entries(
+    project: str, now: _dt.datetime | None = None, require_approval: bool = True
+) -> list[AllowEntry]:
+    """Active allow entries of a project (expired and malformed ones are dropped).
+
+    None at all while the allow-list's content is not approved by the user,
+    unless ``require_approval`` is False (to say what is being withheld).
+    """
+    path = allow_list_path(project)
+    data = _load_toml(path) or {}
     items = data.get("allow", []) if isinstance(data.get("allow"), list) else []
     if not items:
         return []  # no allow-list (the usual case): datetime is not even imported
+    if require_approval and not approved(path):
+        return []
     import datetime as _dt
 
     now = now or _dt.datetime.now(_dt.UTC)

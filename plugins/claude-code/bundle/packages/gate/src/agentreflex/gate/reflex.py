@@ -14,7 +14,7 @@ import os
 
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind, ToolKind
-from agentreflex.gate.paths import Where, is_policy_file
+from agentreflex.gate.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,13 +35,6 @@ if TYPE_CHECKING:
 # entry; without the rules files, ``user_rules`` finds no rule.
 _ALLOW_LIST = ((".agentreflex", "allow.toml"),)
 _USER_RULES = ((".agentreflex", "gate-rules.toml"), ("policies", "gate", "rules.toml"))
-# What makes ``constraints._written_paths`` or ``_deleted_paths`` name a path (see
-# ``may_write``): an output redirect, one of these commands, ``sed``/``perl`` in
-# place, or one of these git subcommands.
-_MAY_WRITE = frozenset(
-    {"tee", "touch", "truncate", "cp", "mv", "install", "ln", "rm", "unlink", "rmdir", "shred"}
-)
-_GIT_WRITES = frozenset({"checkout", "restore", "mv", "rm"})
 # The thresholds a hit-free, judge-free call is compared with (``policy.decide``).
 _FLOOR_THRESHOLDS = (
     "constraint_violation_block",
@@ -118,10 +111,14 @@ class GateReflex:
         where = self.where(ctx)
         hits = collect_hits(ctx, where)
         allowed: list[Hit] = []
+        withheld: list[Hit] = []
         if _any_file(where.project, _ALLOW_LIST):
             from agentreflex.gate import allow
 
             hits, allowed = allow.apply_allow(hits, allow.allow_entries(where.project))
+            if hits:  # what an allow-list the user has not approved would have let through
+                entries = allow.allow_entries(where.project, require_approval=False)
+                withheld = allow.apply_allow(hits, entries)[1]
         judge = None
         if hits or ctx.config.judge.mode != "off":
             judge = _judge(ctx)
@@ -141,7 +138,24 @@ class GateReflex:
                     },
                 )
             )
+        if withheld:
+            findings.append(_unapproved_allow_list(self.name, withheld))
         return findings
+
+
+def _unapproved_allow_list(reflex: str, withheld: list[Hit]) -> Finding:
+    rules = sorted({h.rule for h in withheld})
+    return Finding(
+        reflex=reflex,
+        code="GATE-ALLOW-LIST-UNAPPROVED",
+        verdict=Verdict.WARN,
+        title="ALLOW-LIST NOT APPROVED",
+        message="The project's allow-list (.agentreflex/allow.toml) would allow "
+        + ", ".join(rules)
+        + ", but the user has not approved its current content, so it does not apply. "
+        "The user approves it with `agentreflex trust .agentreflex/allow.toml`.",
+        detail={"rule": "GATE-ALLOW-LIST-UNAPPROVED", "rules": rules},
+    )
 
 
 def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
@@ -167,11 +181,18 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
             from agentreflex.gate import constraints
 
             hits.extend(constraints.check_command(noted, cmds, where))
-        hits.extend(_policy_writes(cmds, where))
     elif tool.kind is ToolKind.READ or (tool.kind is ToolKind.SEARCH and paths):
         from agentreflex.gate import files
 
         hits.extend(files.read_hits(paths, where))
+    elif tool.kind is ToolKind.MCP:
+        from agentreflex.gate import selfguard
+
+        named, reads = selfguard.mcp_paths(tool.name, tool.input)
+        if reads:
+            hits.extend(selfguard.read_hits(named, where))
+        else:
+            hits.extend(selfguard.tool_hits(named, where, tool.name))
     elif tool.mutates_files:
         from agentreflex.gate import files
 
@@ -205,42 +226,6 @@ def _any_file(project: str, files: tuple[tuple[str, ...], ...]) -> bool:
             continue
         return True
     return False
-
-
-def may_write(cmd: Cmd) -> bool:
-    """False when ``constraints._written_paths`` and ``_deleted_paths`` are surely empty.
-
-    A superset of their own conditions (tests/test_reflex_imports.py checks it on
-    every command of the corpus), so that a command that writes nothing does not
-    import ``constraints`` to find out.
-    """
-    if cmd.redirects:
-        return True
-    if cmd.name == "git":
-        return not _GIT_WRITES.isdisjoint(cmd.args)
-    if cmd.name in ("sed", "perl"):  # in place only: sed -i, perl -i / -pi
-        return any(a.startswith(("-i", "-pi")) or a == "--in-place" for a in cmd.args)
-    return cmd.name in _MAY_WRITE
-
-
-def _policy_writes(cmds: list[Cmd], where: Where) -> list[Hit]:
-    """Shell commands that write or delete the guard's own policy files."""
-    writing = [cmd for cmd in cmds if may_write(cmd)]
-    if not writing:
-        return []
-    from agentreflex.gate.constraints import _deleted_paths, _written_paths
-
-    hits: list[Hit] = []
-    for cmd in writing:
-        touched = _written_paths(cmd, where) + _deleted_paths(cmd, where)
-        # write_hits says GATE-POLICY-EDIT for exactly the policy files among them
-        if any(is_policy_file(p, where) for p in touched):
-            from agentreflex.gate import files
-
-            hits.extend(
-                h for h in files.write_hits(touched, "", where) if h.rule == "GATE-POLICY-EDIT"
-            )
-    return hits
 
 
 def _decide(

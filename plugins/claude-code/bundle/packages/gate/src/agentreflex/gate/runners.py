@@ -251,6 +251,11 @@ class RunnersMixin(WalkerBase):
 
     def _code(self, code: str, cmd: Cmd, depth: int, lang: str) -> None:
         via = f"{lang} code"
+        from agentreflex.gate import selfguard  # interpreter code is rare; imported for it
+
+        found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text)
+        if found is not None:
+            self.hits.append(found)
         for effect in interp.scan(code):
             if effect.kind == "shell":
                 self.run(effect.value, depth + 1, via=via)

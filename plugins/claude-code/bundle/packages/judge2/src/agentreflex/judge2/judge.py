@@ -3,7 +3,9 @@
 ``make_judge(config)`` is the ``agentreflex.judges`` entry point.  It picks a
 backend from the judge mode (seed 001): ``auto`` uses Jev when a key is set
 and the offline heuristic otherwise, ``mock`` is always offline, ``jev``
-always HTTP (a loopback base URL such as a local laya server needs no key),
+always HTTP; a loopback base URL (a local laya server) needs no key, so
+``auto`` uses it without one.  The key goes only where the user sent it
+(``JudgeSettings.request_key`` in core);
 ``off`` installs no judge at all.
 
 :meth:`Judge2.ask` builds the battery's questions (plus one choice question
@@ -143,13 +145,15 @@ def select_backend(config: Config) -> Backend | None:
     j = config.judge
     if j.mode == "off":
         return None
-    if j.mode == "mock" or (j.mode == "auto" and not j.has_key):
+    if j.offline:
         from agentreflex.judge2.offline import OfflineBackend
 
         return OfflineBackend()
     from agentreflex.judge2.jev import JevBackend
 
-    return JevBackend(j.base_url, j.model, j.api_key, j.timeout_ms, j.retries)
+    # request_key: core's one rule for where the key may go (never to a URL
+    # from an unapproved project config).
+    return JevBackend(j.base_url, j.model, j.request_key, j.timeout_ms, j.retries)
 
 
 def make_judge(config: Config) -> Judge2 | None:

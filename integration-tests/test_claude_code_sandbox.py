@@ -1,0 +1,93 @@
+"""``agentreflex install claude-code --project --sandbox`` in the real Claude Code:
+the OS sandbox, not agentreflex's gate, keeps the guard's config read-only.
+
+To prove the OS layer, agentreflex's hooks are taken back out of the settings
+before the session (the sandbox block the installer wrote stays), so no hook
+of ours runs at all.  The agent's Bash tool then tries the attack from issue
+#21, an interpreter one-liner that rewrites ``.agentreflex/config.toml``; it
+must fail with the kernel's read-only error while an ordinary write in the
+project works in the same session.
+
+On Linux the sandbox needs bubblewrap and socat; the test installs them with
+apt-get when they are missing (and fails, with the reason, when it cannot).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from hostharness.claude import AGENTREFLEX_SCRIPT, ClaudeProject
+from hostharness.fakemodel import bash, say
+from test_claude_code import tool_results
+
+pytestmark = pytest.mark.integration
+
+CONFIG = 'mode = "enforced"\n'
+ATTACK = "python3 -c \"open('.agentreflex/config.toml','w').write('profile = \\\"off\\\"')\""
+
+
+@pytest.fixture(scope="session")
+def sandbox_tools() -> None:
+    missing = [tool for tool in ("bwrap", "socat") if shutil.which(tool) is None]
+    if not missing:
+        return
+    apt = shutil.which("apt-get")
+    if apt is None:
+        pytest.fail(f"Claude Code's Linux sandbox needs {missing} and there is no apt-get here")
+    done = subprocess.run(
+        [apt, "install", "-y", "-q", "bubblewrap", "socat"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    still = [tool for tool in ("bwrap", "socat") if shutil.which(tool) is None]
+    if still:
+        pytest.fail(f"apt-get install bubblewrap socat failed ({still} missing):\n{done.stderr}")
+
+
+def test_sandbox_makes_the_config_read_only_to_an_interpreter(
+    claude_project: ClaudeProject, sandbox_tools: None
+) -> None:
+    project = claude_project
+    project.with_plugin = False
+    config = project.write(".agentreflex/config.toml", CONFIG)
+    done = subprocess.run(
+        [
+            str(AGENTREFLEX_SCRIPT),
+            "install",
+            "claude-code",
+            "--project",
+            "--sandbox",
+            "--project-dir",
+            str(project.project),
+        ],
+        env=project.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    settings_path = project.project / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    assert str(config.parent) in settings["sandbox"]["filesystem"]["denyWrite"]
+    del settings["hooks"]  # no agentreflex hook runs: only the OS can refuse the write
+    settings_path.write_text(json.dumps(settings, indent=2) + "\n")
+
+    allowed = project.project / "allowed.txt"
+    run = project.run(
+        "change the settings",
+        [bash(ATTACK), bash(f"echo fine > {allowed}"), say("Done.")],
+    )
+    assert config.read_text() == CONFIG, run.describe()
+    assert allowed.read_text() == "fine\n", run.describe()  # the sandbox lets normal work through
+    outputs = [json.dumps(r.get("content")) for r in tool_results(run).values()]
+    # the interpreter's own error: bubblewrap bound the folder read-only (EROFS)
+    assert any("[Errno 30] Read-only file system" in o for o in outputs), (
+        f"the write failed without the OS saying why: {outputs}\n{run.describe()}"
+    )
+    assert run.denials == [], "a permission rule refused it, not the OS sandbox"

@@ -1,0 +1,141 @@
+"""``agentreflex install codex --project --sandbox`` with the real Codex CLI 0.169.0 sandbox.
+
+``codex sandbox -- CMD`` runs a command the way Codex runs the agent's commands
+(bubblewrap + seccomp on Linux), under the permissions the configuration
+selects; no model and no hook is involved, so whatever refuses a write here is
+the OS.  With the profile install wrote, an interpreter one-liner cannot rewrite
+``.agentreflex/config.toml`` (``[Errno 30] Read-only file system``) while an
+ordinary file in the project can still be written (so the profile, not a
+read-only fallback, is in force).  Without it, ``codex sandbox`` here is
+read-only everywhere, which the control shows.
+
+Codex refuses to put its helper binaries under ``/tmp``, so ``CODEX_HOME`` lives
+in the gitignored ``.hosts/`` folder for the test and is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hostharness.claude import AGENTREFLEX_SCRIPT, HOSTS_DIR, HostUnavailableError, npm_command
+
+pytestmark = pytest.mark.integration
+
+CODEX_VERSION = "0.169.0"
+CONFIG = 'mode = "enforced"\n'
+ATTACK = "open('.agentreflex/config.toml','w').write('profile = \"off\"')"
+
+
+def install_codex(version: str = CODEX_VERSION) -> Path:
+    prefix = HOSTS_DIR / f"codex-{version}"
+    binary = prefix / "node_modules" / ".bin" / "codex"
+    if binary.exists():
+        return binary
+    HOSTS_DIR.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [
+            *npm_command(),
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            str(prefix),
+            f"@openai/codex@{version}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if done.returncode != 0 or not binary.exists():
+        raise HostUnavailableError(f"npm install @openai/codex@{version} failed:\n{done.stderr}")
+    return binary
+
+
+@pytest.fixture(scope="session")
+def codex_binary() -> Path:
+    try:
+        return install_codex()
+    except HostUnavailableError as exc:
+        pytest.fail(f"Codex is not available, so its sandbox cannot be proven: {exc}")
+
+
+@pytest.fixture
+def codex_home() -> Iterator[Path]:
+    HOSTS_DIR.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="codex-home-", dir=HOSTS_DIR))
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def test_codex_sandbox_profile_makes_the_config_read_only(
+    tmp_path: Path, codex_binary: Path, codex_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".agentreflex").mkdir()
+    config = project / ".agentreflex" / "config.toml"
+    config.write_text(CONFIG)
+    # the user trusts the project once (Codex loads a project's .codex/ only then)
+    (codex_home / "config.toml").write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    env = {
+        "PATH": f"{Path(shutil.which('node') or '/usr/bin/node').parent}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "CODEX_HOME": str(codex_home),
+        "XDG_STATE_HOME": str(tmp_path / "home" / ".local" / "state"),
+        "LANG": "C.UTF-8",
+    }
+
+    def codex_sandbox(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(codex_binary), "sandbox", "--", *command],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    # control: without agentreflex's profile, `codex sandbox` lets nothing be written here
+    before = codex_sandbox("sh", "-c", "echo fine > allowed.txt")
+    assert not (project / "allowed.txt").exists(), before.stdout + before.stderr
+
+    done = subprocess.run(
+        [str(AGENTREFLEX_SCRIPT), "install", "codex", "--project", "--sandbox"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+    ok = codex_sandbox("sh", "-c", "echo fine > allowed.txt")
+    assert (project / "allowed.txt").read_text() == "fine\n", ok.stdout + ok.stderr
+    attack = codex_sandbox("python3", "-c", ATTACK)
+    output = attack.stdout + attack.stderr
+    assert attack.returncode != 0, output
+    assert "[Errno 30] Read-only file system" in output, output
+    assert config.read_text() == CONFIG
+
+    # uninstall takes the profile out again: the trust entry is all that is left
+    subprocess.run(
+        [str(AGENTREFLEX_SCRIPT), "uninstall", "codex", "--project"],
+        cwd=project,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    assert not (project / ".codex" / "config.toml").exists()
+    assert os.listdir(project / ".codex") == [] or all(
+        name.endswith(".bak") for name in os.listdir(project / ".codex")
+    )

@@ -1,0 +1,656 @@
+"""``agentreflex install`` / ``uninstall`` on real settings files, and the hooks they write
+run as real shell commands calling the real ``agentreflex`` script."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.commands import dispatch
+from agentreflex.core.install import claude_code
+
+SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"
+CLAUDE_EVENTS = set(claude_code.EVENTS)
+
+ORIGINAL = {
+    "model": "opus",
+    "env": {"FOO": "bar"},
+    "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./secrets/**)"]},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "other-guard --strict"}]}
+        ],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+    },
+}
+
+
+@pytest.fixture()
+def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    claude = tmp_path / "claude-config"
+    codex = tmp_path / "codex-home"
+    state = tmp_path / "home" / ".local" / "state"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return {"claude": claude, "codex": codex, "state": state}
+
+
+def write_json(path: Path, obj: Any) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(obj, indent=2) + "\n"
+    path.write_text(text)
+    return text
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = dispatch(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def backups(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + ".*.bak"))
+
+
+def our_commands(settings: dict[str, Any], host: str = "claude-code") -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for event, groups in settings.get("hooks", {}).items():
+        for group in groups:
+            for handler in group["hooks"]:
+                if f" hook {host} " in handler["command"] + " ":
+                    found.setdefault(event, []).append(handler["command"])
+    return found
+
+
+# ------------------------------------------------------------ claude-code: merge
+
+
+def test_install_merges_without_touching_other_keys_or_hooks(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = homes["claude"] / "settings.json"
+    original = write_json(settings, ORIGINAL)
+    code, out, _ = run(["install", "claude-code"], capsys)
+    assert code == 0
+    after = json.loads(settings.read_text())
+    for key in ("model", "env", "permissions"):
+        assert after[key] == ORIGINAL[key]
+    assert after["hooks"]["Notification"] == ORIGINAL["hooks"]["Notification"]
+    assert after["hooks"]["PreToolUse"][0] == ORIGINAL["hooks"]["PreToolUse"][0]
+    ours = our_commands(after)
+    assert set(ours) == CLAUDE_EVENTS
+    for event, commands in ours.items():
+        assert len(commands) == 1
+        assert commands[0].startswith(f"{SCRIPT} hook claude-code {event}")
+    matchers = {e: g[-1].get("matcher") for e, g in after["hooks"].items() if e in CLAUDE_EVENTS}
+    assert matchers["PreToolUse"] == matchers["PostToolUse"] == "*"
+    assert matchers["Stop"] is None
+    # the old file was kept, byte for byte
+    [backup] = backups(settings)
+    assert backup.read_text() == original
+    assert "wired claude-code hooks" in out and str(backup) in out
+
+
+def test_second_install_changes_nothing(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = homes["claude"] / "settings.json"
+    write_json(settings, ORIGINAL)
+    assert run(["install", "claude-code", "--statusline"], capsys)[0] == 0
+    first = settings.read_bytes()
+    stat = settings.stat()
+    code, out, _ = run(["install", "claude-code", "--statusline"], capsys)
+    assert code == 0
+    assert settings.read_bytes() == first
+    assert settings.stat().st_mtime_ns == stat.st_mtime_ns  # not even rewritten
+    assert len(backups(settings)) == 1
+    assert "already up to date" in out
+
+
+def test_install_replaces_a_stale_entry_from_another_installation(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = homes["claude"] / "settings.json"
+    stale = {
+        "hooks": {
+            "Stop": [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": "/old/venv/bin/agentreflex hook claude-code Stop",
+                        },
+                        {"type": "command", "command": "keep-me"},
+                    ]
+                }
+            ]
+        }
+    }
+    write_json(settings, stale)
+    assert run(["install", "claude-code"], capsys)[0] == 0
+    after = json.loads(settings.read_text())
+    stop = after["hooks"]["Stop"]
+    assert stop[0]["hooks"] == [{"type": "command", "command": "keep-me"}]
+    assert "/old/venv" not in settings.read_text()
+    assert our_commands(after)["Stop"] == [f"{SCRIPT} hook claude-code Stop"]
+
+
+def test_dry_run_prints_a_diff_and_writes_nothing(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = homes["claude"] / "settings.json"
+    original = write_json(settings, ORIGINAL)
+    code, out, _ = run(["install", "claude-code", "--dry-run", "--sandbox"], capsys)
+    assert code == 0
+    assert out.startswith(f"--- {settings}\n+++ {settings}\n@@ ")
+    assert f'+            "command": "{SCRIPT} hook claude-code Stop"' in out
+    assert '+    "enabled": true' in out
+    assert "dry run" in out
+    assert settings.read_text() == original
+    assert backups(settings) == []
+    assert not (homes["state"] / "agentreflex" / "installs.json").exists()
+
+
+def test_dry_run_of_a_new_file_diffs_against_dev_null(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    code, out, _ = run(
+        ["install", "claude-code", "--project", "--project-dir", str(project), "--dry-run"], capsys
+    )
+    assert code == 0
+    assert out.startswith(f"--- /dev/null\n+++ {project}/.claude/settings.json\n")
+    assert not (project / ".claude").exists()
+
+
+# ------------------------------------------------------------ uninstall
+
+
+def test_uninstall_restores_the_original_settings(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = homes["claude"] / "settings.json"
+    original = write_json(settings, ORIGINAL)
+    assert run(["install", "claude-code", "--statusline", "--sandbox"], capsys)[0] == 0
+    assert json.loads(settings.read_text()) != ORIGINAL
+    code, out, _ = run(["uninstall", "claude-code"], capsys)
+    assert code == 0
+    assert json.loads(settings.read_text()) == ORIGINAL
+    assert settings.read_text() == original  # written the way it was (2-space JSON)
+    assert "removed agentreflex's claude-code entries" in out
+    assert len(backups(settings)) == 2  # one per change
+    # and a second uninstall has nothing left to do
+    code, out, _ = run(["uninstall", "claude-code"], capsys)
+    assert code == 0 and "already up to date" in out
+
+
+def test_uninstall_keeps_what_the_user_had_set_before_install(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = homes["claude"] / "settings.json"
+    mine = {
+        "sandbox": {"enabled": False, "filesystem": {"denyWrite": ["/etc"]}},
+        "permissions": {"deny": ["Edit(//etc/**)"]},
+    }
+    write_json(settings, mine)
+    assert run(["install", "claude-code", "--sandbox"], capsys)[0] == 0
+    installed = json.loads(settings.read_text())
+    assert installed["sandbox"]["enabled"] is True
+    assert installed["sandbox"]["filesystem"]["denyWrite"][0] == "/etc"
+    assert run(["uninstall", "claude-code"], capsys)[0] == 0
+    assert json.loads(settings.read_text()) == mine
+
+
+def test_uninstall_of_a_file_install_created_removes_it(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    args = ["--project", "--project-dir", str(project)]
+    assert run(["install", "claude-code", *args, "--sandbox"], capsys)[0] == 0
+    settings = project / ".claude" / "settings.json"
+    assert settings.is_file()
+    assert run(["uninstall", "claude-code", *args], capsys)[0] == 0
+    assert not settings.exists()
+
+
+def test_uninstall_leaves_a_file_without_our_entries_alone(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = homes["claude"] / "settings.json"
+    original = write_json(settings, ORIGINAL)
+    code, out, _ = run(["uninstall", "claude-code"], capsys)
+    assert code == 0 and "already up to date" in out
+    assert settings.read_text() == original and backups(settings) == []
+
+
+# ------------------------------------------------------------ malformed input
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"model": "opus",,}', "not valid JSON (line 1, column 18"),
+        ("[1, 2]", "holds a JSON list, not an object"),
+        ('{"hooks": []}', '"hooks" is not an object'),
+        ('{"hooks": {"Stop": {}}}', '"hooks.Stop" is not a list'),
+        ('{"sandbox": true}', '"sandbox" is not an object'),
+    ],
+)
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_malformed_settings_are_refused_and_nothing_is_written(
+    homes: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    expected: str,
+    command: str,
+) -> None:
+    settings = homes["claude"] / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(text)
+    args = [command, "claude-code"] + (["--sandbox"] if command == "install" else [])
+    code, _, err = run(args, capsys)
+    if command == "uninstall" and "sandbox" in text:
+        assert code == 0  # uninstall never touches "sandbox" without a record of adding it
+        return
+    assert code == 1
+    assert expected in err and str(settings) in err
+    assert "nothing was written" in err and "Traceback" not in err
+    assert settings.read_text() == text
+    assert backups(settings) == []
+
+
+# ------------------------------------------------------------ other hosts
+
+
+def test_codex_hooks_json(homes: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    config = homes["codex"] / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('# my codex\nmodel = "o4"\n[[hooks.Stop]]\nmatcher = ""\n')
+    code, out, _ = run(["install", "codex"], capsys)
+    assert code == 0
+    hooks = json.loads((homes["codex"] / "hooks.json").read_text())
+    ours = our_commands(hooks, "codex")
+    assert set(ours) == {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SubagentStop",
+        "PreCompact",
+    }
+    assert ours["PreToolUse"] == [f"{SCRIPT} hook codex PreToolUse"]
+    assert "/hooks" in out  # Codex skips untrusted hooks: the user is told how to trust them
+    assert "also defines [hooks]" in out
+    assert config.read_text().startswith("# my codex\n")  # config.toml untouched
+    assert run(["uninstall", "codex"], capsys)[0] == 0
+    assert not (homes["codex"] / "hooks.json").exists()
+
+
+def test_codex_refuses_claude_only_options(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["install", "codex", "--statusline"], capsys)
+    assert code == 1 and "for claude-code, not codex" in err
+    assert not homes["codex"].exists()
+
+
+@pytest.mark.parametrize(("host", "issue"), [("hermes", "#14"), ("opencode", "#15"), ("pi", "#15")])
+def test_hosts_not_yet_supported_say_where_to_look(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str], host: str, issue: str
+) -> None:
+    code, _, err = run(["install", host], capsys)
+    assert code == 1
+    assert "not available yet" in err and issue in err and "Traceback" not in err
+
+
+def test_unknown_host(homes: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["uninstall", "cursor"], capsys)
+    assert code == 1 and "unknown host 'cursor'" in err
+
+
+# ------------------------------------------------------------ sandbox
+
+
+def test_sandbox_makes_the_guards_files_read_only(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    code, out, _ = run(
+        ["install", "claude-code", "--project", "--project-dir", str(project), "--sandbox"], capsys
+    )
+    assert code == 0
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    sandbox = settings["sandbox"]
+    assert sandbox["enabled"] is True and sandbox["allowUnsandboxedCommands"] is False
+    deny_write = sandbox["filesystem"]["denyWrite"]
+    home = Path(os.environ["HOME"])
+    for path in (
+        project / ".agentreflex",
+        project / ".claude" / "settings.json",
+        homes["claude"] / "settings.json",
+        home / ".config" / "agentreflex",
+        homes["state"] / "agentreflex",
+        homes["codex"],
+    ):
+        assert str(path) in deny_write
+    assert f"Edit(/{project}/.agentreflex/**)" in settings["permissions"]["deny"]
+    assert f"Edit(/{homes['claude']}/settings.json)" in settings["permissions"]["deny"]
+    assert (project / ".agentreflex").is_dir()  # made so there is a folder to bind read-only
+    assert oct((project / ".agentreflex").stat().st_mode & 0o777) == "0o700"
+    assert "sandbox: Bash commands now run in Claude Code's OS sandbox" in out
+
+
+def test_user_level_sandbox_leaves_per_project_paths_to_project_installs(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    code, out, _ = run(
+        ["install", "claude-code", "--project-dir", str(project), "--sandbox"], capsys
+    )
+    assert code == 0
+    deny_write = json.loads((homes["claude"] / "settings.json").read_text())["sandbox"][
+        "filesystem"
+    ]["denyWrite"]
+    assert str(homes["claude"] / "settings.json") in deny_write
+    assert not [p for p in deny_write if p.startswith(str(project) + "/")]
+    assert "--project --sandbox" in out
+
+
+# ------------------------------------------------------------ the written hooks run
+
+
+def hook_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTREFLEX_")}
+    env.update(AGENTREFLEX_DAEMON="off", AGENTREFLEX_SOCKET=str(tmp_path / "no.sock"))
+    env.pop("PYTHONWARNINGS", None)
+    return env
+
+
+def test_the_written_pre_tool_command_runs_agentreflex_and_fails_closed(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".agentreflex").mkdir()
+    (project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    assert (
+        run(["install", "claude-code", "--project", "--project-dir", str(project)], capsys)[0] == 0
+    )
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    [command] = our_commands(settings)["PreToolUse"]
+    payload = {
+        "session_id": "install-test",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "t1",
+    }
+    ran = subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=hook_env(tmp_path),
+        cwd=project,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert b"Traceback" not in ran.stderr
+    assert (project / ".agentreflex" / "sessions" / "install-test.jsonl").is_file()
+    # the same command with the script gone: exit 2 (Claude Code blocks) with a reason
+    broken = command.replace(str(SCRIPT), str(tmp_path / "gone" / "agentreflex"))
+    ran = subprocess.run(
+        ["sh", "-c", broken],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=hook_env(tmp_path),
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 2
+    assert b"failed or is missing; blocking this tool call" in ran.stderr
+
+
+# ------------------------------------------------------------ doctor, per host
+
+
+def doctor(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = dispatch(["doctor", "--json", "--cwd", str(project)])
+    report = json.loads(capsys.readouterr().out)
+    return code, {c["check"]: c for c in report["checks"]}
+
+
+def test_doctor_shows_where_each_host_is_wired_and_the_binary(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, checks = doctor(project, capsys)
+    assert checks["host claude-code"]["ok"] is True
+    assert checks["host claude-code"]["detail"].startswith("not wired (run `agentreflex install")
+    assert run(["install", "claude-code"], capsys)[0] == 0
+    _, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]
+    assert claude["ok"] is True, claude
+    settings = homes["claude"] / "settings.json"
+    assert f"wired: {settings} (8 events)" in claude["detail"]
+    assert f"hooks call {SCRIPT} (ok)" in claude["detail"]
+    assert "no hook seen in this project yet" in claude["detail"]
+    assert checks["host codex"]["detail"].startswith("not wired")
+    # the existing checks are still there
+    assert {"interpreter", "config", "state dir", "daemon", "commands"} <= set(checks)
+
+
+def test_doctor_says_what_to_do_about_a_missing_binary(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gone = "/nowhere/venv/bin/agentreflex"
+    hooks = {
+        e: [{"hooks": [{"type": "command", "command": f"{gone} hook claude-code {e}"}]}]
+        for e in CLAUDE_EVENTS
+    }
+    write_json(project / ".claude" / "settings.json", {"hooks": hooks})
+    code, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]
+    assert code == 1 and claude["ok"] is False
+    assert f"{gone} (MISSING)" in claude["detail"]
+    assert (
+        "to fix: the hooks call a missing agentreflex: run `agentreflex install" in claude["detail"]
+    )
+
+
+def test_doctor_reports_missing_events_and_malformed_settings(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    only_stop = {
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": f"{SCRIPT} hook claude-code Stop"}]}]
+        }
+    }
+    write_json(homes["claude"] / "settings.json", only_stop)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text("{oops")
+    code, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]
+    assert code == 1 and claude["ok"] is False
+    assert "lacks PostToolUse, PostToolUseFailure, PreCompact, PreToolUse" in claude["detail"]
+    assert "settings.local.json is not valid JSON" in claude["detail"]
+
+
+def test_doctor_shows_the_plugin_and_the_last_hook(
+    homes: dict[str, Path], project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_json(
+        homes["claude"] / "settings.json", {"enabledPlugins": {"agentreflex@agentreflex": True}}
+    )
+    payload = {
+        "session_id": "doctor-s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "t1",
+    }
+    done = subprocess.run(
+        [str(SCRIPT), "hook", "claude-code", "PreToolUse"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=hook_env(tmp_path),
+        cwd=project,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    _, checks = doctor(project, capsys)
+    detail = checks["host claude-code"]["detail"]
+    assert "wired: the agentreflex plugin (enabled in" in detail
+    assert "last hook here " in detail and " ms)" in detail
+
+
+def test_local_scope_writes_the_untracked_settings(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    args = ["--local", "--project-dir", str(project)]
+    code, out, _ = run(["install", "claude-code", *args], capsys)
+    assert code == 0
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert set(our_commands(local)) == CLAUDE_EVENTS
+    assert not (project / ".claude" / "settings.json").exists()
+    assert "teammates" not in out  # that warning is for the committed file only
+    code, _, err = run(["install", "codex", *args], capsys)
+    assert code == 1 and "no untracked project layer" in err
+
+
+def test_project_install_warns_about_committed_paths_and_double_hooks(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    write_json(
+        project / ".claude" / "settings.json", {"enabledPlugins": {"agentreflex@agentreflex": True}}
+    )
+    code, out, _ = run(
+        ["install", "claude-code", "--project", "--project-dir", str(project)], capsys
+    )
+    assert code == 0
+    assert "teammates may not have" in out
+    assert "every hook would run twice" in out
+
+
+# ------------------------------------------------------------ codex --sandbox
+
+CODEX_TOML = '# my codex config\nmodel = "o4"  # keep me\n\n[features]\nhooks = true\n'
+
+
+def test_codex_sandbox_profile_keeps_comments_and_comes_back_out(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tomllib
+
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text("{}\n")
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(CODEX_TOML)
+    args = ["--project", "--project-dir", str(project)]
+    code, out, _ = run(["install", "codex", *args, "--sandbox"], capsys)
+    assert code == 0
+    text = config.read_text()
+    assert '# my codex config\nmodel = "o4"  # keep me\n' in text  # comments kept
+    data = tomllib.loads(text)
+    assert data["default_permissions"] == "agentreflex"
+    assert data["features"] == {"hooks": True}
+    profile = data["permissions"]["agentreflex"]
+    assert profile["extends"] == ":workspace"
+    listed = profile["filesystem"]
+    assert listed[str(project / ".agentreflex")] == "read"
+    assert listed[str(project / ".claude" / "settings.json")] == "read"
+    assert str(project / "opencode.json") not in listed  # absent paths are not listed
+    assert set(listed.values()) == {"read"}
+    assert (project / ".agentreflex").is_dir()
+    assert "permissions profile 'agentreflex'" in out
+    # idempotent
+    code, out, _ = run(["install", "codex", *args, "--sandbox"], capsys)
+    assert code == 0 and out.count("already up to date") == 2
+    # uninstall: the file as it was, byte for byte
+    assert run(["uninstall", "codex", *args], capsys)[0] == 0
+    assert config.read_text() == CODEX_TOML
+    assert not (project / ".codex" / "hooks.json").exists()
+
+
+def test_codex_sandbox_in_a_new_config_is_removed_with_it(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    assert run(["install", "codex", "--project-dir", str(project), "--sandbox"], capsys)[0] == 0
+    assert (homes["codex"] / "config.toml").is_file()
+    assert run(["uninstall", "codex", "--project-dir", str(project)], capsys)[0] == 0
+    assert not (homes["codex"] / "config.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        ('default_permissions = "mine"\n', "already sets default_permissions = 'mine'"),
+        ("[permissions.agentreflex]\nx = 1\n", "already has a [permissions.agentreflex]"),
+        ("model = \n", "is not valid TOML"),
+    ],
+)
+def test_codex_sandbox_refuses_and_writes_nothing(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str], toml: str, expected: str
+) -> None:
+    config = homes["codex"] / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(toml)
+    code, _, err = run(["install", "codex", "--sandbox"], capsys)
+    assert code == 1 and expected in err
+    assert config.read_text() == toml
+    assert not (homes["codex"] / "hooks.json").exists()
+    assert backups(config) == []
+
+
+def test_doctor_shows_the_sandbox(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--project", "--project-dir", str(project), "--sandbox"]
+    assert run(["install", "claude-code", *args], capsys)[0] == 0
+    assert run(["install", "codex", *args], capsys)[0] == 0
+    _, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]["detail"]
+    codex = checks["host codex"]["detail"]
+    assert (
+        f"OS sandbox keeps agentreflex's files read-only ({project}/.claude/settings.json)"
+        in claude
+    )
+    assert f"OS sandbox keeps agentreflex's files read-only ({project}/.codex/config.toml)" in codex
+
+
+def test_install_compiles_the_installations_bytecode(
+    homes: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentreflex.core import userdirs
+
+    installed = tmp_path / "site" / "agentreflex"
+    installed.mkdir(parents=True)
+    (installed / "mod.py").write_text("X = 1\n")
+    monkeypatch.setattr(userdirs, "installed_paths", lambda: (str(installed),))
+    code, out, _ = run(["install", "claude-code"], capsys)
+    assert code == 0
+    assert list((installed / "__pycache__").glob("mod.*.pyc"))
+    assert "compiled the bytecode of 1 installed folder(s)" in out

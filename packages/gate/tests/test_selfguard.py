@@ -1,0 +1,448 @@
+"""The guard's own files, by effect: every route that changes them asks the user.
+
+Real files on disk (a project, a home with Claude/Codex settings, the key, a
+symlinked and a hard-linked alias), judged by ``check_command`` and by
+``GateReflex`` for the file and MCP tools.  Each route must answer ASK_USER
+(or stricter) with a ``GATE-SELF-*`` finding naming the file; ordinary work
+must stay ALLOW.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.decision import Verdict
+from agentreflex.core.testing import make_context, pre_tool
+from agentreflex.gate import analyze, guarded, selfguard
+from agentreflex.gate.check import check_command
+from agentreflex.gate.paths import Where
+from agentreflex.gate.reflex import GateReflex
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    home = tmp_path / "home"
+    proj = home / "proj"
+    (proj / ".git").mkdir(parents=True)
+    (proj / "src").mkdir()
+    (proj / "src" / "app.py").write_text("print(1)\n")
+    (proj / ".agentreflex").mkdir()
+    config = proj / ".agentreflex" / "config.toml"
+    config.write_text('profile = "strict"\n')
+    (home / ".claude" / "plugins").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text("{}\n")
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text("")
+    state = home / ".local" / "state" / "agentreflex"
+    state.mkdir(parents=True)
+    (state / "key").write_text("k" * 32)
+    (proj / "alias").symlink_to(proj / ".agentreflex")  # a symlinked alias
+    os.link(config, proj / "notes.toml")  # a hard-linked alias
+    for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    guarded._GUARDED.clear()
+    return {"home": home, "proj": proj, "config": config}
+
+
+def _check(world: dict[str, Path], command: str, cwd: Path | None = None) -> tuple[str, list[Any]]:
+    proj = str(world["proj"])
+    return check_command(
+        command, cwd=str(cwd or proj), home=str(world["home"]), project=proj, budget_s=5.0
+    )
+
+
+def _asks(world: dict[str, Path], command: str, names: str, code: str = selfguard.RULE) -> None:
+    verdict, proposals = _check(world, command)
+    assert verdict in ("ASK_USER", "BLOCK"), (command, verdict)
+    rules = [r for p in proposals for r in p.rules]
+    assert code in rules, (command, rules)
+    asked = [p for p in proposals if p.verdict == "ASK_USER"]
+    assert asked and asked[0].code == code, (command, [p.code for p in proposals])
+    assert names in asked[0].message, (command, asked[0].message)
+
+
+# --- each write route ---------------------------------------------------------------
+
+ROUTES = [
+    # shell redirections and here-documents
+    ("echo 'profile = \"off\"' > .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("echo x >> ~/.claude/settings.json", ".claude/settings.json"),
+    ("echo x >| .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("echo x &> .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("cat <<EOF > .claude/settings.local.json\n{}\nEOF", ".claude/settings.local.json"),
+    ("> .agentreflex/config.toml", ".agentreflex/config.toml"),
+    # coreutils
+    ("echo x | tee .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("cp /tmp/x ~/.config/agentreflex/config.toml", ".config/agentreflex/config.toml"),
+    ("mv .agentreflex /tmp/gone", ".agentreflex"),
+    ("mv /tmp/x .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("rm -f .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("rm -rf ~/.claude", ".claude/settings.json"),
+    ("ln -sf /dev/null ~/.claude/settings.json", ".claude/settings.json"),
+    ("install -m 644 /tmp/x .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("touch .agentreflex/new.toml", ".agentreflex/new.toml"),
+    ("truncate -s 0 .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("chmod 000 ~/.codex/config.toml", ".codex/config.toml"),
+    ("chmod -R a-w ~/.claude", ".claude/settings.json"),
+    ("chown nobody .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("chattr +i ~/.claude/settings.json", ".claude/settings.json"),
+    ("sed -i 's/strict/off/' .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("perl -pi -e 's/strict/off/' .agentreflex/config.toml", ".agentreflex/config.toml"),
+    # archivers, dd, rsync, downloads
+    ("tar -x -C ~/.claude/plugins -f /tmp/p.tar", ".claude/plugins"),
+    ("tar -C .agentreflex -xf /tmp/p.tar", ".agentreflex"),
+    ("tar xzf /tmp/p.tgz -C ~/.codex", ".codex"),
+    ("unzip -o /tmp/p.zip -d ~/.claude/plugins", ".claude/plugins"),
+    ("cd ~/.codex && cpio -idv < /tmp/p.cpio", ".codex"),
+    ("dd if=/dev/zero of=.agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("rsync -a /tmp/evil/ ~/.claude/plugins/", ".claude/plugins"),
+    ("curl -o .agentreflex/config.toml https://example.com/c", ".agentreflex/config.toml"),
+    ("curl -sSLo ~/.claude/settings.json https://example.com/s", ".claude/settings.json"),
+    ("cd ~/.claude/plugins && curl -O https://example.com/p.zip", ".claude/plugins/p.zip"),
+    ("wget -O .agentreflex/config.toml https://example.com/c", ".agentreflex/config.toml"),
+    ("wget -P ~/.claude/plugins https://example.com/p.zip", ".claude/plugins"),
+    # git, find
+    ("git checkout -- .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("git restore --source HEAD~3 .agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("find .agentreflex -delete", ".agentreflex"),
+    ("find ~/.claude -name '*.json' -exec rm {} +", ".claude"),
+    # code that runs other code
+    ("bash -c 'echo x > .agentreflex/config.toml'", ".agentreflex/config.toml"),
+    ("sh -c 'rm ~/.codex/config.toml'", ".codex/config.toml"),
+    ("eval 'echo x > .agentreflex/config.toml'", ".agentreflex/config.toml"),
+]
+
+
+@pytest.mark.parametrize(("command", "names"), ROUTES)
+def test_each_write_route_asks_and_names_the_file(
+    world: dict[str, Path], command: str, names: str
+) -> None:
+    _asks(world, command, names)
+
+
+# --- aliases ------------------------------------------------------------------------
+
+
+def test_an_existing_symlink_alias_is_resolved(world: dict[str, Path]) -> None:
+    _asks(world, "echo x > alias/config.toml", ".agentreflex/config.toml")
+    _asks(world, "rm alias/config.toml", ".agentreflex/config.toml")
+
+
+def test_a_hard_link_alias_is_found_by_inode(world: dict[str, Path]) -> None:
+    _asks(world, "echo 'profile = \"off\"' > notes.toml", ".agentreflex/config.toml")
+
+
+def test_creating_a_link_to_a_guarded_file_asks(world: dict[str, Path]) -> None:
+    _asks(world, "ln -s .agentreflex/config.toml mine.toml", ".agentreflex/config.toml")
+    _asks(world, "ln .agentreflex/config.toml hard.toml", ".agentreflex/config.toml")
+    _asks(world, "ln -s ../.agentreflex src/cfg", ".agentreflex")
+    _asks(world, "cp -l ~/.claude/settings.json s.json", ".claude/settings.json")
+
+
+def test_cwd_changes_and_dotdot_are_followed(world: dict[str, Path]) -> None:
+    _asks(world, "cd src && echo x > ../.agentreflex/config.toml", ".agentreflex/config.toml")
+    _asks(world, "cd .. && cd proj/.agentreflex && rm config.toml", ".agentreflex/config.toml")
+    _asks(world, "cd && echo x > .claude/settings.json", ".claude/settings.json")
+
+
+def test_tilde_user_is_that_users_home(world: dict[str, Path]) -> None:
+    me = pwd.getpwuid(os.getuid())
+    proj = str(world["proj"])
+    verdict, proposals = check_command(
+        f"cp /tmp/x ~{me.pw_name}/.claude/settings.json",
+        cwd=proj,
+        home=me.pw_dir,
+        project=proj,
+    )
+    assert verdict in ("ASK_USER", "BLOCK")
+    assert any(selfguard.RULE in p.rules for p in proposals)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm .agentr*/config.toml",
+        "rm .agent?eflex/*",
+        "rm {.agentreflex,x}/config.toml",
+        "echo x > .agentr[e]flex/config.toml",
+        "cp /tmp/x ~/.cl*/settings.json",
+    ],
+)
+def test_globs_and_braces_expand_and_match_by_name(world: dict[str, Path], command: str) -> None:
+    _asks(world, command, ".")
+
+
+def test_glob_patterns_match_guarded_names_that_do_not_exist_yet(world: dict[str, Path]) -> None:
+    where = Where(cwd="/nowhere/p", project="/nowhere/p", home="/nowhere")
+    assert guarded.reached(".agentr*/config.toml", guarded.WRITE, where, where.cwd)
+    assert not guarded.reached("*.json", guarded.WRITE, where, where.cwd)
+    assert not guarded.reached("*/config.toml", guarded.WRITE, where, where.cwd)
+
+
+def test_archives_unpacked_above_a_guarded_folder_are_listed(world: dict[str, Path]) -> None:
+    archive = world["home"] / "p.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(".claude/settings.json", '{"disableAllHooks": true}')
+    _asks(world, f"unzip -o {archive} -d ~", ".claude/settings.json")
+    harmless = world["home"] / "q.zip"
+    with zipfile.ZipFile(harmless, "w") as zf:
+        zf.writestr("docs/readme.txt", "hi")
+    assert _check(world, f"unzip -o {harmless} -d ~/work")[0] == "ALLOW"
+
+
+def test_rsync_of_a_tree_holding_host_settings_into_home_asks(world: dict[str, Path]) -> None:
+    src = world["home"] / "backup"
+    (src / ".claude").mkdir(parents=True)
+    (src / ".claude" / "settings.json").write_text("{}")
+    _asks(world, f"rsync -a {src}/ ~/", ".claude/settings.json")
+
+
+# --- interpreter code ---------------------------------------------------------------
+
+CODE_ROUTES = [
+    "python3 -c \"open('.agentreflex/config.toml','w').write('profile = \\\"off\\\"')\"",
+    "python3 - <<EOF\nimport os\nos.remove('.agentreflex/config.toml')\nEOF",
+    "python -c \"import pathlib; pathlib.Path('.agentreflex/config.toml').write_text('')\"",
+    "python3 -c \"import shutil; shutil.copy('/tmp/x', '.agentreflex/config.toml')\"",
+    "python3 -c \"import os; os.rename('/tmp/x', os.path.expanduser('~/.claude/settings.json'))\"",
+    "node -e \"require('fs').writeFileSync(process.env.HOME+'/.claude/settings.json','{}')\"",
+    "perl -e 'open(F, \">.agentreflex/config.toml\"); print F 1'",
+    'ruby -e \'File.write(".agentreflex/config.toml", "x")\'',
+    # the path is built at run time: the fragments are enough
+    "python3 -c \"import os; p=os.path.join('.agent'+'reflex','config.toml'); open(p,'w')\"",
+    "python3 -c \"import os,glob; [os.remove(p) for p in glob.glob(os.environ['HOME']+'/.codex/*')]\"",
+]
+
+
+@pytest.mark.parametrize("command", CODE_ROUTES)
+def test_interpreter_code_that_writes_a_guarded_file_asks(
+    world: dict[str, Path], command: str
+) -> None:
+    verdict, proposals = _check(world, command)
+    assert verdict in ("ASK_USER", "BLOCK"), command
+    assert any(selfguard.RULE in p.rules for p in proposals), command
+
+
+# --- uninstalling and disabling -----------------------------------------------------
+
+DISABLE = [
+    "pip uninstall -y agentreflex-gate",
+    "pip3 uninstall agentreflex",
+    "python -m pip uninstall agentreflex_core",
+    "python3 -m pip uninstall -y agentreflex-judge2",
+    "uv pip uninstall agentreflex-gate",
+    "uv tool uninstall agentreflex",
+    "pipx uninstall agentreflex",
+    "pipx uninstall-all",
+    "uv tool uninstall --all",
+    "claude plugin disable agentreflex@agentreflex",
+    "claude plugin uninstall agentreflex",
+    "claude plugin remove agentreflex@agentreflex",
+    "claude plugin marketplace remove agentreflex",
+    "claude config set -g disableAllHooks true",
+    "agentreflex trust",
+    "agentreflex trust --revoke",
+    "uv run agentreflex trust",
+    "agentreflex uninstall",
+]
+
+
+@pytest.mark.parametrize("command", DISABLE)
+def test_uninstalling_or_disabling_asks(world: dict[str, Path], command: str) -> None:
+    _asks(world, command, "agentreflex", code=selfguard.RULE_DISABLE)
+    assert analyze.prefilter(command, Where(str(world["proj"]), str(world["proj"]), "/h")) is None
+
+
+def test_disable_all_hooks_written_to_settings_asks(world: dict[str, Path]) -> None:
+    command = "echo '{\"disableAllHooks\": true}' > ~/.claude/settings.json"
+    verdict, proposals = _check(world, command)
+    assert verdict in ("ASK_USER", "BLOCK")
+    rules = {r for p in proposals for r in p.rules}
+    assert {selfguard.RULE, selfguard.RULE_DISABLE} <= rules
+
+
+# --- the key ------------------------------------------------------------------------
+
+
+def test_reading_the_key_asks_but_reading_config_does_not(world: dict[str, Path]) -> None:
+    _asks(world, "cat ~/.local/state/agentreflex/key", "agentreflex/key", selfguard.RULE_KEY)
+    _asks(world, "cp ~/.local/state/agentreflex/key /tmp/k", "agentreflex/key", selfguard.RULE_KEY)
+    for ok in ("cat .agentreflex/config.toml", "cat ~/.claude/settings.json", "ls ~/.claude"):
+        assert _check(world, ok)[0] == "ALLOW", ok
+
+
+# --- file tools ---------------------------------------------------------------------
+
+
+def _tool(world: dict[str, Path], name: str, tool_input: dict[str, Any]) -> list[Any]:
+    event = pre_tool(name, tool_input, cwd=str(world["proj"]))
+    return GateReflex().evaluate(make_context(event))
+
+
+def _tool_asks(findings: list[Any], names: str, code: str = selfguard.RULE) -> None:
+    asked = [f for f in findings if f.verdict is Verdict.ASK_USER]
+    assert asked and asked[0].code == code, findings
+    assert names in asked[0].message
+
+
+def test_file_tools_ask(world: dict[str, Path]) -> None:
+    proj, home = world["proj"], world["home"]
+    cfg = str(proj / ".agentreflex" / "config.toml")
+    settings = str(home / ".claude" / "settings.json")
+    _tool_asks(_tool(world, "Write", {"file_path": cfg, "content": "x"}), cfg)
+    edit = {"file_path": settings, "old_string": "{}", "new_string": '{"disableAllHooks":1}'}
+    _tool_asks(_tool(world, "Edit", edit), settings)
+    multi = {"file_path": cfg, "edits": [{"old_string": "strict", "new_string": "off"}]}
+    _tool_asks(_tool(world, "MultiEdit", multi), cfg)
+    nb = {"notebook_path": str(proj / "alias" / "n.ipynb"), "new_source": "x"}
+    _tool_asks(_tool(world, "NotebookEdit", nb), ".agentreflex/n.ipynb")
+    _tool_asks(_tool(world, "Write", {"file_path": str(proj / "notes.toml"), "content": "x"}), cfg)
+    patch = "*** Begin Patch\n*** Update File: .codex/x\n@@\n-a\n+b\n*** End Patch\n"
+    _tool_asks(_tool(world, "apply_patch", {"input": patch}), ".codex/x")
+    _tool_asks(
+        _tool(world, "Read", {"file_path": str(home / ".local/state/agentreflex/key")}),
+        "agentreflex/key",
+        selfguard.RULE_KEY,
+    )
+
+
+def test_mcp_file_tools_ask(world: dict[str, Path]) -> None:
+    cfg = str(world["proj"] / ".agentreflex" / "config.toml")
+    write = _tool(world, "mcp__filesystem__write_file", {"path": cfg, "content": "x"})
+    _tool_asks(write, cfg)
+    move = {"source": "/tmp/x", "destination": str(world["home"] / ".codex" / "config.toml")}
+    _tool_asks(_tool(world, "mcp__fs__move_file", move), ".codex/config.toml")
+    read = _tool(world, "mcp__filesystem__read_text_file", {"path": cfg})
+    assert all(f.verdict is Verdict.ALLOW for f in read)
+
+
+# --- ordinary work stays allowed ----------------------------------------------------
+
+ORDINARY = [
+    "echo x > src/a.py",
+    "sed -i 's/a/b/' src/app.py",
+    "rm -rf build dist",
+    "pip install -e .",
+    "uv pip install agentreflex-gate",
+    "touch src/new.py",
+    "mkdir -p build/out",
+    "echo x > ~/.cache/pip/x",
+    "rm -rf ~/.cache/agentreflex",
+    "find ~/.cache -name '*.o' -delete",
+    "find . -name '*.pyc' -delete",
+    "python3 -c \"import json; print(json.load(open('.claude/settings.json')))\"",
+    "python3 -c \"open('out.txt','w').write('x')\"",
+    "python -c \"import shutil; print(shutil.disk_usage('/'))\"",
+    "tar xzf /tmp/x.tgz",
+    "git checkout main",
+    "cp -r src /tmp/copy",
+    "rm *.json",
+    "pip uninstall requests",
+    "claude plugin disable other-plugin",
+    "claude plugin install agentreflex@agentreflex",
+    "agentreflex trust --show",
+    "agentreflex doctor",
+    "curl -O https://example.com/x.tgz",
+    "grep -r agentreflex src",
+    "git rm --cached -r .",
+    "git rm -nrf .",
+    "cat .claude/settings.json",
+]
+
+
+@pytest.mark.parametrize("command", ORDINARY)
+def test_ordinary_work_stays_allowed(world: dict[str, Path], command: str) -> None:
+    verdict, proposals = _check(world, command)
+    assert verdict in ("ALLOW", "WARN"), (command, proposals)
+    assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)
+
+
+def test_reading_host_settings_with_a_file_tool_is_allowed(world: dict[str, Path]) -> None:
+    settings = str(world["proj"] / ".claude" / "settings.json")
+    assert all(f.verdict is Verdict.ALLOW for f in _tool(world, "Read", {"file_path": settings}))
+    src = str(world["proj"] / "src" / "app.py")
+    write = _tool(world, "Write", {"file_path": src, "content": "print(2)\n"})
+    assert all(f.verdict is Verdict.ALLOW for f in write)
+
+
+def test_self_protection_cannot_be_allow_listed(world: dict[str, Path]) -> None:
+    allow = world["proj"] / ".agentreflex" / "allow.toml"
+    allow.write_text('[[allow]]\nrule = "GATE-SELF-PROTECT"\nexpires = "2999-01-01"\n')
+    cfg = str(world["proj"] / ".agentreflex" / "config.toml")
+    _tool_asks(_tool(world, "Write", {"file_path": cfg, "content": "x"}), cfg)
+
+
+def test_an_unreadable_archive_above_a_guarded_folder_asks(world: dict[str, Path]) -> None:
+    broken = world["home"] / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    _, proposals = _check(world, f"tar -xf {broken} -C ~")
+    assert any(selfguard.RULE in p.rules for p in proposals), proposals
+
+
+def test_odd_paths_fail_closed_without_an_error(world: dict[str, Path]) -> None:
+    findings = _tool(world, "Write", {"file_path": "/tmp/a\x00b", "content": "x"})
+    assert all(f.code != "GATE-INTERNAL-ERROR" for f in findings), findings
+
+
+def test_a_custom_claude_config_dir_is_guarded(
+    world: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    custom = tmp_path / "claude-config"
+    custom.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(custom))
+    _asks(world, f"echo '{{}}' > {custom}/settings.json", "claude-config/settings.json")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    _asks(world, f"rm {tmp_path}/codex-home/hooks.json", "codex-home/hooks.json")
+
+
+def test_any_projects_agentreflex_folder_is_guarded(world: dict[str, Path], tmp_path: Path) -> None:
+    other = tmp_path / "other-repo"
+    other.mkdir()
+    _asks(world, f"cd {other} && echo 'mode = 1' > .agentreflex/config.toml", "other-repo")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cp /tmp/x "$PROJ/.agentreflex/config.toml"',
+        'echo x > "$SOMEWHERE/.claude/settings.json"',
+        'rm -rf "$D/.codex"',
+    ],
+)
+def test_an_unknown_folder_holding_a_guarded_name_asks(
+    world: dict[str, Path], command: str
+) -> None:
+    verdict, proposals = _check(world, command)
+    assert verdict in ("ASK_USER", "BLOCK")
+    assert any(selfguard.RULE in p.rules for p in proposals), proposals
+    for ok in ('echo x > "$OUT/result.txt"', 'cp a "$DIR/src/x.py"'):
+        assert _check(world, ok)[0] == "ALLOW", ok
+
+
+def test_a_project_wide_find_that_yields_a_guarded_file_asks(world: dict[str, Path]) -> None:
+    (world["proj"] / "src" / "a.toml").write_text("x")
+    for command in (
+        "find . -name '*.toml' -exec sed -i s/strict/off/ {} +",
+        "find . -name config.toml -delete",
+        "find ~ -name settings.json -exec rm {} \\;",
+        "find . -name '*.toml' | xargs sed -i s/strict/off/",
+        "find . -name '*.toml' -print0 | xargs -0 -I{} cp /dev/null {}",
+    ):
+        _asks(world, command, ".")
+    for command in (
+        "find . -name '*.py' -exec sed -i s/a/b/ {} +",
+        "find . -path '*/src/*' -name '*.toml' -delete",
+        "find . -maxdepth 1 -name '*.toml' -delete",
+        "find . -name '*.toml' -exec grep strict {} +",
+        "find . -name '*.py' | xargs sed -i s/a/b/",
+    ):
+        _, proposals = _check(world, command)
+        assert not any(r in selfguard.RULES for p in proposals for r in p.rules), command
