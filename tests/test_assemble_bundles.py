@@ -95,11 +95,10 @@ def test_check_fails_when_the_bootstrap_changed(repo_copy: Path) -> None:
 def test_a_sibling_missing_from_the_bundle_is_an_error(repo_copy: Path) -> None:
     """A sibling not in the bundle would be fetched from the index by name: refused."""
     pyproject = repo_copy / "packages" / "laya" / "pyproject.toml"
+    text = pyproject.read_text()
+    assert "\ndependencies = [" in text
     pyproject.write_text(
-        pyproject.read_text().replace(
-            'dependencies = ["agentreflex-core"]',
-            'dependencies = ["agentreflex-core", "agentreflex-nonesuch>=1"]',
-        )
+        text.replace("\ndependencies = [", '\ndependencies = ["agentreflex-nonesuch>=1", ', 1)
     )
     done = run_tool(repo_copy, "--check")
     assert done.returncode == 2
