@@ -367,3 +367,12 @@ def test_the_project_cannot_supply_python3_uv_or_uv_config(tmp_path: Path) -> No
     state = plugin.wait_setup(since)
     assert state["state"] == "ready", state
     assert not marker.exists()
+
+
+def test_a_relative_plugin_data_is_not_set_up(tmp_path: Path) -> None:
+    """A relative CLAUDE_PLUGIN_DATA would put the environment inside the project."""
+    plugin = Plugin(tmp_path)
+    plugin.env["CLAUDE_PLUGIN_DATA"] = "data"
+    done = plugin.hook("PreToolUse")
+    assert done.returncode == 2 and "was not found" in done.stderr
+    assert not (plugin.project / "data").exists()
