@@ -304,7 +304,10 @@ def test_missing_packages_fail_closed(enforced: ClaudeProject, agentreflex_bin: 
     run = enforced.run("touch it", script)
     assert not sentinel.exists(), run.describe()
     reason = assert_denied(run, "Bash")
-    assert "agentreflex" in reason and "Install" in reason, reason
+    if agentreflex_bin is None:  # nothing installed: the plugin sets itself up meanwhile
+        assert "agentreflex is setting itself up" in reason, reason
+    else:
+        assert "AGENTREFLEX_BIN" in reason and "Install" in reason, reason
 
 
 REFLEX_PACKAGES = ("core", "gate", "runaway", "judge2", "guard")

@@ -164,9 +164,17 @@ def jail_prefix() -> list[str]:
 
 
 def run_in_jail(
-    steps: Sequence[Mapping[str, Any]], script: Sequence[Turn], workdir: Path, timeout: float
+    steps: Sequence[Mapping[str, Any]],
+    script: Sequence[Turn],
+    workdir: Path,
+    timeout: float,
+    network: bool = False,
 ) -> dict[str, Any]:
-    """Run ``steps`` inside a loopback-only network namespace with the fake model serving."""
+    """Run ``steps`` inside a loopback-only network namespace with the fake model serving.
+
+    ``network=True`` runs them in this machine's namespace instead (the fake model is
+    still on 127.0.0.1), for a scenario that needs the package registries.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     spec_path = Path(tempfile.mkstemp(prefix="jail-", suffix=".json", dir=workdir)[1])
     result_path = spec_path.with_suffix(".result.json")
@@ -178,7 +186,13 @@ def run_in_jail(
     spec_path.write_text(json.dumps(spec))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(TESTS_DIR)}
     done = subprocess.run(
-        [*jail_prefix(), sys.executable, "-m", "hostharness.jail", str(spec_path)],
+        [
+            *([] if network else jail_prefix()),
+            sys.executable,
+            "-m",
+            "hostharness.jail",
+            str(spec_path),
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -290,6 +304,8 @@ class ClaudeProject:
         self.agentreflex_bin: str | None = str(AGENTREFLEX_SCRIPT)
         self.path = _with_node("/usr/local/bin:/usr/bin:/bin")
         self.extra_env: dict[str, str] = {}
+        # False: run inside `unshare -n` (loopback only); True: with the machine's network
+        self.network = False
         self._git_init()
 
     def _git_init(self) -> None:
@@ -384,7 +400,9 @@ class ClaudeProject:
         steps.append(
             {"argv": argv, "cwd": str(self.project), "env": self.env(), "timeout": timeout}
         )
-        outcome = run_in_jail(steps, script, self.root / "jail", timeout=timeout + 60)
+        outcome = run_in_jail(
+            steps, script, self.root / "jail", timeout=timeout + 60, network=self.network
+        )
         done = outcome["steps"]
         if len(done) < len(steps):
             raise AssertionError(f"installing the plugin failed: {done[-1]}")

@@ -1,0 +1,1 @@
+"""agentreflex.core"""

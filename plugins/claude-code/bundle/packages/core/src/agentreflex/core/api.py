@@ -1,0 +1,71 @@
+"""What agentreflex-core promises its sibling packages: the names they may import.
+
+Every sibling (gate, runaway, judge2, guard, ...) is released on its own and
+declares a range of core versions it works with (``agentreflex-core>=0.1,<0.2``).
+That range only means something if core knows which of its names the
+siblings rely on: those are listed here, and a change to any of them is a
+change to core's API (a new minor version before 1.0, a new major after).
+Everything else in core may change in any release.
+
+``tests/test_core_api_use.py`` fails when a sibling's source imports a core
+name not listed here (import something that is, or extend this list
+deliberately), and ``packages/core/tests/test_api.py`` fails when a listed
+name no longer exists. Siblings import from the defining modules as before
+(``from agentreflex.core.record import record``): this module is a
+declaration, plain data that no hook imports, so the hot path pays nothing.
+"""
+
+# Modules a sibling may import whole (``from agentreflex.core import fastjson``):
+# every name in them without a leading underscore is API.
+WHOLE_MODULES = (
+    "agentreflex.core.fastjson",
+    "agentreflex.core.signals",
+    "agentreflex.core.state.outcome",
+    "agentreflex.core.userdirs",
+)
+
+# Names a sibling may import from a module (``from agentreflex.core.events import Event``).
+NAMES = {
+    "agentreflex.core.config": (
+        "Config",
+        "ConfigError",
+        "DEFAULT_THRESHOLDS",
+        "is_loopback_url",
+        "project_root",
+        "section_value",
+    ),
+    "agentreflex.core.decision": ("Finding", "Verdict"),
+    "agentreflex.core.digest": ("sha256_hex",),
+    "agentreflex.core.events": ("Event", "EventKind", "ToolCall", "ToolKind", "ToolResult"),
+    "agentreflex.core.fsutil": ("atomic_write_bytes", "atomic_write_json", "locked"),
+    "agentreflex.core.lazyre": ("LazyPattern",),
+    "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),
+    "agentreflex.core.redact": ("find_secrets", "redact"),
+    "agentreflex.core.reflex": ("JudgeAnswer", "ReflexContext"),
+    "agentreflex.core.state.fingerprint": ("fingerprint",),
+    "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
+    "agentreflex.core.trust": ("lookup",),
+    "agentreflex.core.wire": (
+        "Answer",
+        "ChoiceAnswer",
+        "ChoiceQuestion",
+        "NoulAnswer",
+        "Question",
+        "ScoreAnswer",
+        "SystemOneRequest",
+        "SystemOneResponse",
+        "Usage",
+        "WireError",
+        "build_request",
+        "choice",
+        "noul",
+        "parse_response",
+    ),
+}
+
+
+def allows(module: str, name: str) -> bool:
+    """May a sibling write ``from {module} import {name}``?"""
+    if module in WHOLE_MODULES or f"{module}.{name}" in WHOLE_MODULES:
+        return True
+    return name in NAMES.get(module, ())

@@ -1,0 +1,143 @@
+"""``agentreflex doctor``: what is installed and wired, and what is broken.
+
+Silent no-ops are the failure users of other guards hate most (a hook that
+cannot import its package and exits 0).  Doctor makes each state visible:
+which reflex packages loaded, whether the configuration is valid, whether
+the state dir is writable, whether a daemon is running, a live self-test
+of one destructive command through the real pipeline, and per host whether
+its hooks are wired, which binary they call, and the last hook seen.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from typing import Any
+
+from agentreflex.core import registry
+from agentreflex.core.config import ConfigError, load_config
+
+
+def diagnose(cwd: str) -> dict[str, Any]:
+    from agentreflex.core.runtime import check_command, load_plugins
+
+    checks: list[dict[str, Any]] = []
+    project_dir = state_dir = ""
+
+    def add(name: str, ok: bool, detail: str) -> None:
+        checks.append({"check": name, "ok": ok, "detail": detail})
+
+    add("interpreter", True, sys.executable)
+    from agentreflex.core import versions
+
+    add("packages", True, ", ".join(f"{n} {v}" for n, v in versions.installed()) or "none")
+    plugins = load_plugins(refresh=True)
+    names = [r.name for r in plugins.reflexes]
+    add(
+        "reflexes",
+        True,
+        ", ".join(names)
+        if names
+        else "none installed: every hook answers ALLOW (install agentreflex-gate and friends)",
+    )
+    for err in plugins.errors:
+        add("plugin load", False, err)
+    try:
+        config = load_config(cwd)
+        project_dir, state_dir = config.project_dir, config.state_dir
+        add("judge", True, _judge_line([n for n, _ in plugins.judges], config))
+        add(
+            "config",
+            True,
+            f"mode {config.mode.value}, profile {config.profile}; files: "
+            + (", ".join(config.sources) or "none (defaults)"),
+        )
+        _trust_check(config, checks)
+        try:
+            os.makedirs(config.state_dir, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=config.state_dir):
+                pass
+            add("state dir", True, config.state_dir)
+        except OSError as exc:
+            add("state dir", False, f"{config.state_dir}: {exc.strerror}")
+    except ConfigError as exc:
+        add("config", False, str(exc))
+    add_schema_check(add, cwd)
+    if "gate" not in names:  # the destructive-command floor is agentreflex-gate's
+        add("self-test", True, "skipped: `rm -rf ~/` is the gate's to block (not installed)")
+    else:
+        try:
+            decision, _ = check_command("rm -rf ~/", cwd)
+            add(
+                "self-test",
+                decision.proposed.value in ("BLOCK", "ASK_USER"),
+                f"`rm -rf ~/` -> {decision.proposed.value}",
+            )
+        except ConfigError:
+            add("self-test", False, "not run: the config is invalid (see above)")
+    from agentreflex.core import daemon
+    from agentreflex.core.client import socket_path
+
+    pid = daemon.is_running()
+    add(
+        "daemon",
+        True,
+        f"running (pid {pid})"
+        if pid
+        else f"not running (hooks evaluate in-process; `agentreflex serve --detach` on {socket_path()})",
+    )
+    from agentreflex.core.install.inspect import host_checks
+
+    for check in host_checks(project_dir or cwd, state_dir or os.path.join(cwd, ".agentreflex")):
+        checks.append(check)
+    commands = [n for n, _ in registry.entries("agentreflex.commands")]
+    add("commands", True, ", ".join(commands) or "none")
+    return {"ok": all(c["ok"] for c in checks), "checks": checks}
+
+
+def add_schema_check(add: Any, cwd: str) -> None:
+    """Every problem in the config and policy files, with its line (``config check``)."""
+    from agentreflex.core.configcheck import check_paths, default_files
+
+    files = default_files(cwd)
+    problems = [p.render() for found in check_paths(files).values() for p in found]
+    add("config files", not problems, "; ".join(problems) or f"{len(files)} valid")
+
+
+def _trust_check(config: Any, checks: list[dict[str, Any]]) -> None:
+    """A project config waiting for approval: not broken, but the user should know."""
+    if not config.untrusted:
+        return
+    prefix = f"{config.pending_config}: "
+    lines = "; ".join(line.removeprefix(prefix) for line in config.untrusted)
+    detail = (
+        f"{config.pending_config} is not approved; withheld until you run "
+        f"`agentreflex trust`: {lines}"
+        if config.pending_config
+        else lines
+    )
+    checks.append({"check": "trust", "ok": True, "warn": True, "detail": detail})
+
+
+def _judge_line(judges: list[str], config: Any) -> str:
+    if not judges or config.judge.mode == "off":
+        return "none (deterministic floors only)"
+    if config.judge.offline:
+        return (
+            f"{judges[0]}, offline heuristic: its numbers are shown, never acted on "
+            "(set JEV_API_KEY for the calibrated Jev API)"
+        )
+    return (
+        f"{judges[0]}, {config.judge.model} at {config.judge.base_url} "
+        f"(from {config.judge.base_url_source})"
+    )
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = []
+    for c in report["checks"]:
+        mark = "!! " if c.get("warn") and c["ok"] else "ok " if c["ok"] else "BAD"
+        lines.append(f"[{mark}] {c['check']:<12} {c['detail']}")
+    lines.append("all good" if report["ok"] else "problems found")
+    return "\n".join(lines)

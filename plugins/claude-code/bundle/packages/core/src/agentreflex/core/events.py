@@ -1,0 +1,301 @@
+"""The normalised event model every host is translated into.
+
+Hosts disagree on names (Claude's ``Bash`` is Codex's ``exec_command`` is
+Hermes' ``terminal``) and on shapes (``file_path`` vs ``filePath`` vs
+``path``).  Reflexes must not care, so adapters translate each payload into an
+:class:`Event` whose tool identity is a :class:`ToolKind` plus the host's own
+name, and whose common inputs (command, file path, content) are pulled out
+into plain attributes.  The raw payload is kept for the rare reflex that needs
+a host-specific detail.
+
+Stdlib only: this module is imported on every hook call.
+"""
+
+from __future__ import annotations
+
+import time
+from enum import StrEnum
+
+from agentreflex.core.record import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class EventKind(StrEnum):
+    SESSION_START = "session_start"
+    USER_PROMPT = "user_prompt"
+    PRE_TOOL = "pre_tool"
+    POST_TOOL = "post_tool"
+    POST_TOOL_FAILURE = "post_tool_failure"
+    STOP = "stop"
+    SUBAGENT_STOP = "subagent_stop"
+    PRE_COMPACT = "pre_compact"
+    SESSION_END = "session_end"
+
+
+class ToolKind(StrEnum):
+    SHELL = "shell"
+    READ = "read"
+    WRITE = "write"
+    EDIT = "edit"
+    PATCH = "patch"
+    WEB = "web"
+    SUBAGENT = "subagent"
+    MCP = "mcp"
+    SEARCH = "search"
+    OTHER = "other"
+
+
+# Host tool names (lower-cased) -> kind.  Unknown names fall back to OTHER,
+# except ``mcp__*`` which is always MCP.
+_TOOL_KINDS: dict[str, ToolKind] = {
+    # shells, across hosts
+    "bash": ToolKind.SHELL,
+    "shell": ToolKind.SHELL,
+    "exec_command": ToolKind.SHELL,
+    "write_stdin": ToolKind.SHELL,
+    "local_shell": ToolKind.SHELL,
+    "terminal": ToolKind.SHELL,
+    "execute_code": ToolKind.SHELL,
+    "process": ToolKind.SHELL,
+    "bashoutput": ToolKind.READ,
+    # files
+    "read": ToolKind.READ,
+    "read_file": ToolKind.READ,
+    "notebookread": ToolKind.READ,
+    "view_image": ToolKind.READ,
+    "write": ToolKind.WRITE,
+    "write_file": ToolKind.WRITE,
+    "edit": ToolKind.EDIT,
+    "multiedit": ToolKind.EDIT,
+    "notebookedit": ToolKind.EDIT,
+    "str_replace_based_edit_tool": ToolKind.EDIT,
+    "apply_patch": ToolKind.PATCH,
+    "patch": ToolKind.PATCH,
+    # search
+    "glob": ToolKind.SEARCH,
+    "grep": ToolKind.SEARCH,
+    "ls": ToolKind.SEARCH,
+    "list": ToolKind.SEARCH,
+    "find": ToolKind.SEARCH,
+    "search_files": ToolKind.SEARCH,
+    # web
+    "webfetch": ToolKind.WEB,
+    "websearch": ToolKind.WEB,
+    "web_search": ToolKind.WEB,
+    "web_fetch": ToolKind.WEB,
+    # sub-agents
+    "task": ToolKind.SUBAGENT,
+    "agent": ToolKind.SUBAGENT,
+    "spawn_agent": ToolKind.SUBAGENT,
+    "delegate_task": ToolKind.SUBAGENT,
+}
+
+
+def tool_kind(host_name: str) -> ToolKind:
+    """Classify a host's tool name.  MCP tools are ``mcp__server__tool``."""
+    low = host_name.strip().lower()
+    if low.startswith("mcp__"):
+        return ToolKind.MCP
+    return _TOOL_KINDS.get(low, ToolKind.OTHER)
+
+
+@record
+class ToolCall:
+    """A proposed or completed tool call, normalised.
+
+    ``command`` is set for shell tools, ``path`` for file tools, ``content``
+    for writes (and the new text of edits), ``patch`` for patch bodies.
+    ``paths`` lists every file the call would touch (a patch can touch many).
+    """
+
+    name: str
+    kind: ToolKind
+    input: dict[str, Any] = field(default_factory=dict)
+    tool_use_id: str = ""
+    command: str = ""
+    path: str = ""
+    paths: list[str] = field(default_factory=list)
+    content: str = ""
+    old_content: str = ""
+    patch: str = ""
+
+    @property
+    def mutates_files(self) -> bool:
+        return self.kind in (ToolKind.WRITE, ToolKind.EDIT, ToolKind.PATCH)
+
+
+@record
+class ToolResult:
+    """The outcome of a tool call.  ``ok`` is None when the shape was unknown."""
+
+    ok: bool | None
+    output: str = ""
+    error: str = ""
+    exit_code: int | None = None
+    interrupted: bool = False
+
+
+@record
+class Event:
+    """One host hook call, normalised.  ``raw`` is the host payload as parsed."""
+
+    kind: EventKind
+    host: str
+    session_id: str
+    cwd: str = ""
+    tool: ToolCall | None = None
+    result: ToolResult | None = None
+    prompt: str = ""
+    last_message: str = ""
+    stop_hook_active: bool = False
+    transcript_path: str = ""
+    model: str = ""
+    agent_id: str = ""
+    host_event: str = ""
+    timestamp: float = field(default_factory=time.time)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_pre_tool(self) -> bool:
+        return self.kind is EventKind.PRE_TOOL
+
+    @property
+    def is_stop(self) -> bool:
+        return self.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
+
+
+def build_tool_call(name: str, tool_input: Any, tool_use_id: str = "") -> ToolCall:
+    """Normalise a tool name and input dict from any host.
+
+    Field names differ per host: Claude ``file_path``/``old_string``, OpenCode
+    ``filePath``/``oldString``, pi ``path``/``oldText``, Codex ``cmd`` and
+    patches in ``command`` or ``input``.  Everything is coerced to strings;
+    non-dict inputs are kept under ``{"value": ...}``.
+    """
+    data: dict[str, Any] = tool_input if isinstance(tool_input, dict) else {"value": tool_input}
+    kind = tool_kind(name)
+    call = ToolCall(name=name, kind=kind, input=data, tool_use_id=str(tool_use_id or ""))
+    if kind is ToolKind.PATCH:
+        body = _first_str(data, "patch", "input", "command", "value", "content")
+        call.patch = body
+        call.paths = patch_paths(body)
+        if not call.paths:
+            p = _first_str(data, "file_path", "filePath", "path")
+            call.paths = [p] if p else []
+        call.path = call.paths[0] if call.paths else ""
+        call.content = body
+        if not body:  # Hermes' ``patch`` in replace mode: {path, old_string, new_string}
+            call.content = _first_str(data, *_NEW_TEXT_KEYS)
+            call.old_content = _first_str(data, *_OLD_TEXT_KEYS)
+        return call
+    if kind is ToolKind.SHELL:
+        cmd = data.get("command", data.get("cmd", data.get("code", data.get("chars", ""))))
+        if isinstance(cmd, list):
+            cmd = " ".join(str(c) for c in cmd)
+        call.command = str(cmd) if cmd is not None else ""
+        return call
+    call.path = _first_str(data, "file_path", "filePath", "path", "notebook_path", "file")
+    if call.path:
+        call.paths = [call.path]
+    if kind is ToolKind.WRITE:
+        call.content = _first_str(data, "content", "contents", "text")
+    elif kind is ToolKind.EDIT:
+        call.content = _first_str(data, *_NEW_TEXT_KEYS)
+        call.old_content = _first_str(data, *_OLD_TEXT_KEYS)
+        edits = data.get("edits")
+        if isinstance(edits, list):  # Claude MultiEdit, pi/omp multi-edits
+            items = [e for e in edits if isinstance(e, dict)]
+            new = [_first_str(e, *_NEW_TEXT_KEYS) for e in items]
+            old = [_first_str(e, *_OLD_TEXT_KEYS) for e in items]
+            call.content = "\n".join(p for p in [call.content, *new] if p)
+            call.old_content = "\n".join(p for p in [call.old_content, *old] if p)
+    return call
+
+
+_NEW_TEXT_KEYS = ("new_string", "newString", "newText", "new_str", "new_source")
+_OLD_TEXT_KEYS = ("old_string", "oldString", "oldText", "old_str")
+
+
+def _first_str(data: dict[str, Any], *keys: str) -> str:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+_PATCH_MARKERS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: ")
+
+
+def patch_paths(body: str) -> list[str]:
+    """Files named by a Codex-style ``*** Begin Patch`` body or a unified diff.
+
+    In a Codex patch only the ``*** ... File:`` markers name files: a hunk
+    line such as ``--- x`` is a removed line ``-- x``, not a header.  In a
+    unified diff a ``--- a`` header counts only when a ``+++ b`` header
+    follows it, and hunk bodies (sized by their ``@@ -l,n +l,m @@`` header)
+    are skipped, so removed or added lines that look like headers are not
+    taken for file names.
+    """
+    paths: list[str] = []
+    lines = body.splitlines()
+    if any(line.startswith("*** Begin Patch") for line in lines):
+        for line in lines:
+            for marker in _PATCH_MARKERS:
+                if line.startswith(marker):
+                    _add_path(paths, line[len(marker) :].strip())
+        return paths
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        counts = _hunk_counts(line)
+        if counts is not None:
+            old, new = counts
+            i += 1
+            while i < len(lines) and (old > 0 or new > 0):
+                head = lines[i][:1]
+                if head == "-":
+                    old -= 1
+                elif head == "+":
+                    new -= 1
+                elif head != "\\":  # context line (or "\\ No newline at end of file")
+                    old -= 1
+                    new -= 1
+                i += 1
+            continue
+        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            for header in (line, lines[i + 1]):
+                target = header[4:].strip().split("\t")[0]
+                if target != "/dev/null":
+                    _add_path(paths, target[2:] if target[:2] in ("a/", "b/") else target)
+            i += 2
+            continue
+        i += 1
+    return paths
+
+
+def _add_path(paths: list[str], path: str) -> None:
+    if path and path not in paths:
+        paths.append(path)
+
+
+def _hunk_counts(line: str) -> tuple[int, int] | None:
+    """(old, new) line counts of a unified-diff hunk header, or None."""
+    if not line.startswith("@@ -"):
+        return None
+    parts = line.split()
+    if len(parts) < 4 or not parts[2].startswith("+") or parts[3] != "@@":
+        return None
+    old = _count(parts[1][1:])
+    new = _count(parts[2][1:])
+    return None if old is None or new is None else (old, new)
+
+
+def _count(span: str) -> int | None:
+    start, _, length = span.partition(",")
+    if not start.isdigit() or (length and not length.isdigit()):
+        return None
+    return int(length) if length else 1

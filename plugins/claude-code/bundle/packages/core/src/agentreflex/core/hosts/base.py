@@ -1,0 +1,134 @@
+"""What every host adapter provides, and the errors they raise.
+
+An adapter has two halves.  ``parse`` turns the host's payload into an
+:class:`~agentreflex.core.events.Event` (or raises :class:`PayloadError` with a
+one-line reason).  ``render`` turns a :class:`~agentreflex.core.decision.Decision`
+into exactly what the host accepts: stdout text, stderr text and an exit code.
+``render_error`` answers when our own code failed: a pre-tool floor fails
+closed (the host is told to deny), everything else fails open with a visible
+message.  An adapter never emits a field its host would reject, because a
+rejected answer makes most hosts run the tool anyway.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core import fastjson
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.events import EventKind
+from agentreflex.core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.protocols import HostAdapter as HostAdapter
+
+
+class PayloadError(ValueError):
+    """The host payload could not be understood.  The message is one line.
+
+    ``kind`` is the event the payload announced (its ``hook_event_name``) when
+    that much was readable, so a caller can fail closed on a malformed
+    pre-tool payload even without an event hint; ``None`` when unknown.
+    """
+
+    def __init__(self, message: str, kind: EventKind | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@record
+class HostReply:
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+
+
+def require_str(payload: dict[str, Any], key: str, default: str | None = None) -> str:
+    """A string field, or the default; a wrong type is a PayloadError."""
+    value = payload.get(key, default)
+    if value is None:
+        if default is None:
+            raise PayloadError(f"missing field {key!r}")
+        return default
+    if not isinstance(value, str):
+        raise PayloadError(f"field {key!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def tool_response_text(response: Any) -> tuple[bool | None, str, str, int | None, bool]:
+    """(ok, output, error, exit_code, interrupted) from any host's tool response shape.
+
+    Claude's Bash answers ``{stdout, stderr, interrupted}``; Write answers
+    ``{filePath, success}``; MCP tools answer content lists; Codex and others
+    answer plain strings.  Unknown shapes yield ``ok=None`` (unknown), never a
+    guess from words in the output.
+    """
+    if response is None:
+        return None, "", "", None, False
+    if isinstance(response, str):
+        return None, response, "", None, False
+    if isinstance(response, list):
+        texts = [str(b.get("text", "")) for b in response if isinstance(b, dict)]
+        return None, "\n".join(texts), "", None, False
+    if not isinstance(response, dict):
+        return None, str(response), "", None, False
+    stdout = _text(response.get("stdout", response.get("output", response.get("content", ""))))
+    stderr = _text(response.get("stderr", ""))
+    error = _text(response.get("error", ""))
+    interrupted = bool(response.get("interrupted", False))
+    exit_code = response.get("exit_code", response.get("exitCode", response.get("returncode")))
+    exit_code = (
+        exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None
+    )
+    ok: bool | None = None
+    if isinstance(response.get("success"), bool):
+        ok = response["success"]
+    elif isinstance(response.get("is_error"), bool):
+        ok = not response["is_error"]
+    elif exit_code is not None:
+        ok = exit_code == 0
+    elif error or interrupted:
+        ok = False
+    elif "stdout" in response or "filePath" in response or "file" in response:
+        ok = True
+    combined_err = "\n".join(x for x in (error, stderr) if x)
+    return ok, stdout, combined_err, exit_code, interrupted
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in value)
+    if value is None:
+        return ""
+    return str(value)
+
+
+def default_reason(decision: Decision) -> str:
+    """The decision's reason, or a neutral one that never says "blocked" for a warning."""
+    if decision.reason.strip():
+        return decision.reason
+    if decision.verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+        return "blocked by agentreflex"
+    return "agentreflex flagged this"
+
+
+def dump_json(obj: dict[str, Any]) -> str:
+    """The one JSON object a hook prints (non-ASCII kept readable)."""
+    return fastjson.dumps(obj, ensure_ascii=False)
+
+
+def cap(text: str, limit: int = 9000) -> str:
+    """Hosts cap hook output strings (Claude at 10k chars); stay under it."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def __getattr__(name: str) -> object:
+    """``HostAdapter`` lives in :mod:`agentreflex.core.protocols` (it needs typing)."""
+    if name == "HostAdapter":
+        from agentreflex.core.protocols import HostAdapter
+
+        return HostAdapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,185 @@
+"""Claude Code command hooks: stdin JSON in, JSON on stdout (exit 0) out.
+
+Blocking answers: PreToolUse ``hookSpecificOutput.permissionDecision: deny``
+with a reason (the reason reaches the model); Stop/SubagentStop, PostToolUse
+and UserPromptSubmit ``{"decision": "block", "reason"}``.  Warnings travel
+as ``additionalContext`` (it reaches the model; ``systemMessage`` only
+reaches the user).  An ALLOW prints nothing.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
+from agentreflex.core.hosts.base import (
+    HostReply,
+    PayloadError,
+    cap,
+    default_reason,
+    dump_json,
+    require_str,
+    tool_response_text,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENTS: dict[str, EventKind] = {
+    "SessionStart": EventKind.SESSION_START,
+    "UserPromptSubmit": EventKind.USER_PROMPT,
+    "PreToolUse": EventKind.PRE_TOOL,
+    "PostToolUse": EventKind.POST_TOOL,
+    "PostToolUseFailure": EventKind.POST_TOOL_FAILURE,
+    "Stop": EventKind.STOP,
+    "SubagentStop": EventKind.SUBAGENT_STOP,
+    "PreCompact": EventKind.PRE_COMPACT,
+    "SessionEnd": EventKind.SESSION_END,
+}
+HOST_NAMES = {v: k for k, v in EVENTS.items()}
+
+
+def parse_claude_style(payload: dict[str, Any], host: str) -> Event:
+    """Parse the Claude-compatible hook payload (shared with Codex)."""
+    name = require_str(payload, "hook_event_name")
+    kind = EVENTS.get(name)
+    if kind is None:
+        raise PayloadError(f"unsupported hook_event_name {name!r} for {host}")
+    try:
+        return _parse_fields(payload, host, name, kind)
+    except PayloadError as exc:
+        exc.kind = exc.kind or kind
+        raise
+
+
+def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind) -> Event:
+    event = Event(
+        kind=kind,
+        host=host,
+        session_id=require_str(payload, "session_id", "") or "unknown-session",
+        cwd=require_str(payload, "cwd", ""),
+        transcript_path=require_str(payload, "transcript_path", ""),
+        model=_model(payload.get("model")),
+        agent_id=require_str(payload, "agent_id", ""),
+        host_event=name,
+        raw=payload,
+    )
+    if kind is EventKind.USER_PROMPT:
+        event.prompt = require_str(payload, "prompt", "")
+    if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
+        tool_name = require_str(payload, "tool_name")
+        tool_input = payload.get("tool_input", {})
+        if tool_input is not None and not isinstance(tool_input, dict):
+            raise PayloadError("field 'tool_input' must be an object")
+        event.tool = build_tool_call(tool_name, tool_input or {}, _tool_id(payload))
+    if kind is EventKind.POST_TOOL:
+        ok, out, err, code, interrupted = tool_response_text(payload.get("tool_response"))
+        event.result = ToolResult(
+            ok=ok, output=out, error=err, exit_code=code, interrupted=interrupted
+        )
+    elif kind is EventKind.POST_TOOL_FAILURE:
+        error = payload.get("error", "")
+        event.result = ToolResult(
+            ok=False,
+            error=str(error) if error is not None else "",
+            interrupted=bool(payload.get("is_interrupt", False)),
+        )
+    if kind in (EventKind.STOP, EventKind.SUBAGENT_STOP):
+        event.stop_hook_active = bool(payload.get("stop_hook_active", False))
+        msg = payload.get("last_assistant_message")
+        event.last_message = msg if isinstance(msg, str) else ""
+    return event
+
+
+def _tool_id(payload: dict[str, Any]) -> str:
+    value = payload.get("tool_use_id", "")
+    return value if isinstance(value, str) else str(value)
+
+
+def _model(value: Any) -> str:
+    if isinstance(value, str):
+        return value[:128]
+    if isinstance(value, dict):
+        return str(value.get("id", value.get("display_name", "")))[:128]
+    return ""
+
+
+# Permission modes in which Claude Code answers a hook's "ask" itself, without the
+# user (seen with Claude Code 2.1.328: ``claude -p --dangerously-skip-permissions``
+# ran a Write the hook answered "ask" to).  ASK_USER then becomes a deny that says so.
+_NOBODY_ASKED = frozenset({"bypassPermissions", "dontAsk"})
+
+
+class ClaudeCodeAdapter:
+    name = "claude-code"
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        return parse_claude_style(payload, self.name)
+
+    def render(self, event: Event, decision: Decision) -> HostReply:
+        verdict = decision.verdict
+        reason = cap(default_reason(decision))
+        hook = HOST_NAMES.get(event.kind, "")
+        context = cap("\n".join(decision.context)) if decision.context else ""
+        if event.kind is EventKind.PRE_TOOL:
+            if verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+                ask = verdict is Verdict.ASK_USER
+                if ask and event.raw.get("permission_mode") in _NOBODY_ASKED:
+                    # in these modes Claude Code runs an "ask" without asking anyone
+                    ask = False
+                    reason = cap(
+                        "Needs the user's approval, and this session cannot ask "
+                        "(permissions bypassed); ask the user. " + reason
+                    )
+                out: dict[str, Any] = {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "ask" if ask else "deny",
+                    "permissionDecisionReason": reason,
+                }
+                return HostReply(dump_json({"hookSpecificOutput": out}))
+            if verdict is Verdict.WARN or context:
+                ctx = context or f"agentreflex warning: {reason}"
+                return HostReply(
+                    dump_json(
+                        {
+                            "hookSpecificOutput": {
+                                "hookEventName": "PreToolUse",
+                                "additionalContext": ctx,
+                            }
+                        }
+                    )
+                )
+            return HostReply()
+        if verdict in (Verdict.BLOCK, Verdict.ASK_USER) and event.kind in (
+            EventKind.STOP,
+            EventKind.SUBAGENT_STOP,
+            EventKind.POST_TOOL,
+            EventKind.POST_TOOL_FAILURE,
+            EventKind.USER_PROMPT,
+        ):
+            return HostReply(dump_json({"decision": "block", "reason": reason}))
+        if (verdict is Verdict.WARN or context) and event.kind in (
+            EventKind.POST_TOOL,
+            EventKind.POST_TOOL_FAILURE,
+            EventKind.USER_PROMPT,
+            EventKind.SESSION_START,
+        ):
+            ctx = context or f"agentreflex warning: {reason}"
+            return HostReply(
+                dump_json({"hookSpecificOutput": {"hookEventName": hook, "additionalContext": ctx}})
+            )
+        if verdict is Verdict.WARN:
+            return HostReply(dump_json({"systemMessage": cap(f"agentreflex: {reason}")}))
+        return HostReply()
+
+    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
+        text = cap(f"agentreflex error: {message}")
+        if fail_closed and kind is EventKind.PRE_TOOL:
+            out = {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": text + " (failing closed: the safety floor "
+                "could not be evaluated; fix the error or ask the user)",
+            }
+            return HostReply(dump_json({"hookSpecificOutput": out}), text + "\n", 0)
+        return HostReply(dump_json({"systemMessage": text}), text + "\n", 0)

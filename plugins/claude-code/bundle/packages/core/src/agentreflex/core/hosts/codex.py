@@ -1,0 +1,89 @@
+"""Codex CLI command hooks: Claude-compatible payloads, stricter answers.
+
+Codex validates hook output against schemas with ``additionalProperties:
+false`` and rejects ``permissionDecision: "ask"``; a rejected answer marks the
+hook as failed and the tool runs.  So this adapter emits only the fields
+Codex accepts, and turns ASK_USER into a deny whose reason tells the agent to
+ask the user.  Codex normalises its shell tools to ``tool_name: "Bash"`` and
+patches to ``apply_patch`` with the body in ``tool_input.command``.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.events import Event, EventKind
+from agentreflex.core.hosts.base import HostReply, cap, default_reason, dump_json
+from agentreflex.core.hosts.claude_code import HOST_NAMES, parse_claude_style
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_CONTEXT_EVENTS = (
+    EventKind.PRE_TOOL,
+    EventKind.POST_TOOL,
+    EventKind.USER_PROMPT,
+    EventKind.SESSION_START,
+)
+_BLOCKABLE = (EventKind.STOP, EventKind.SUBAGENT_STOP, EventKind.POST_TOOL, EventKind.USER_PROMPT)
+
+
+class CodexAdapter:
+    name = "codex"
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        return parse_claude_style(payload, self.name)
+
+    def render(self, event: Event, decision: Decision) -> HostReply:
+        verdict = decision.verdict
+        reason = cap(default_reason(decision))
+        if verdict is Verdict.ASK_USER:
+            reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
+        if event.kind is EventKind.PRE_TOOL and verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+            return HostReply(
+                dump_json(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": "PreToolUse",
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": reason,
+                        }
+                    }
+                )
+            )
+        if event.kind in _BLOCKABLE and verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+            return HostReply(dump_json({"decision": "block", "reason": reason}))
+        context = "\n".join(decision.context)
+        if event.kind in _CONTEXT_EVENTS and (verdict is Verdict.WARN or context):
+            text = cap(context or f"agentreflex warning: {reason}")
+            return HostReply(
+                dump_json(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": HOST_NAMES[event.kind],
+                            "additionalContext": text,
+                        }
+                    }
+                )
+            )
+        if verdict is Verdict.WARN:
+            return HostReply(dump_json({"systemMessage": cap(f"agentreflex: {reason}")}))
+        return HostReply()
+
+    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
+        text = cap(f"agentreflex error: {message}")
+        if fail_closed and kind is EventKind.PRE_TOOL:
+            return HostReply(
+                dump_json(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": "PreToolUse",
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": text + " (failing closed)",
+                        }
+                    }
+                ),
+                text + "\n",
+                0,
+            )
+        return HostReply(dump_json({"systemMessage": text}), text + "\n", 0)

@@ -1,0 +1,110 @@
+"""Hermes Agent shell hooks (``hooks:`` in config.yaml): Claude-like JSON.
+
+stdin: ``{"hook_event_name": "pre_tool_call", "tool_name", "tool_input",
+"session_id", "cwd", "extra": {...}}``.  A block is ``{"decision": "block",
+"reason"}``; ``pre_llm_call`` may add context with ``{"context": "..."}``;
+``{}`` is a no-op.  Hermes' shell tools are ``terminal``, ``execute_code``
+and ``process``; files go through ``write_file`` and ``patch``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from agentreflex.core import fastjson
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
+from agentreflex.core.hosts.base import (
+    HostReply,
+    PayloadError,
+    cap,
+    default_reason,
+    require_str,
+    tool_response_text,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENTS: dict[str, EventKind] = {
+    "on_session_start": EventKind.SESSION_START,
+    "pre_llm_call": EventKind.USER_PROMPT,
+    "pre_tool_call": EventKind.PRE_TOOL,
+    "post_tool_call": EventKind.POST_TOOL,
+    "pre_verify": EventKind.STOP,
+    "on_session_end": EventKind.SESSION_END,
+}
+
+
+class HermesAdapter:
+    name = "hermes"
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        name = require_str(payload, "hook_event_name")
+        kind = EVENTS.get(name)
+        if kind is None:
+            raise PayloadError(f"unsupported hook_event_name {name!r} for hermes")
+        try:
+            return self._parse_fields(payload, name, kind)
+        except PayloadError as exc:
+            exc.kind = exc.kind or kind
+            raise
+
+    def _parse_fields(self, payload: dict[str, Any], name: str, kind: EventKind) -> Event:
+        raw_extra = payload.get("extra")
+        extra: dict[str, Any] = raw_extra if isinstance(raw_extra, dict) else {}
+        event = Event(
+            kind=kind,
+            host=self.name,
+            session_id=require_str(payload, "session_id", "") or "unknown-session",
+            cwd=require_str(payload, "cwd", ""),
+            host_event=name,
+            raw=payload,
+        )
+        if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL):
+            tool_input = payload.get("tool_input") or {}
+            if not isinstance(tool_input, dict):
+                raise PayloadError("field 'tool_input' must be an object")
+            event.tool = build_tool_call(
+                require_str(payload, "tool_name"), tool_input, str(extra.get("tool_call_id", ""))
+            )
+        if kind is EventKind.POST_TOOL:
+            raw_result = extra.get("result", payload.get("tool_result"))
+            if isinstance(raw_result, str):
+                with contextlib.suppress(ValueError):
+                    raw_result = fastjson.loads(raw_result)
+            ok, out, err, code, interrupted = tool_response_text(raw_result)
+            status = extra.get("status")
+            if isinstance(status, str) and status:
+                ok = status in ("ok", "success", "completed")
+            event.result = ToolResult(
+                ok=ok, output=out, error=err, exit_code=code, interrupted=interrupted
+            )
+        if kind is EventKind.USER_PROMPT:
+            msg = extra.get("user_message", payload.get("user_message", ""))
+            event.prompt = msg if isinstance(msg, str) else ""
+        if kind is EventKind.STOP:
+            msg = extra.get("final_response", extra.get("response", ""))
+            event.last_message = msg if isinstance(msg, str) else ""
+        return event
+
+    def render(self, event: Event, decision: Decision) -> HostReply:
+        if decision.verdict in (Verdict.BLOCK, Verdict.ASK_USER) and event.kind in (
+            EventKind.PRE_TOOL,
+            EventKind.STOP,
+        ):
+            return HostReply(
+                fastjson.dumps({"decision": "block", "reason": cap(default_reason(decision))})
+            )
+        context = "\n".join(decision.context)
+        if event.kind is EventKind.USER_PROMPT and (context or decision.verdict is Verdict.WARN):
+            text = context or f"agentreflex warning: {default_reason(decision)}"
+            return HostReply(fastjson.dumps({"context": cap(text)}))
+        return HostReply("{}")
+
+    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
+        text = cap(f"agentreflex error: {message}")
+        if fail_closed and kind is EventKind.PRE_TOOL:
+            return HostReply(fastjson.dumps({"decision": "block", "reason": text}), text + "\n", 0)
+        return HostReply("{}", text + "\n", 0)

@@ -1,0 +1,62 @@
+"""What every host adapter of ``agentreflex install`` provides."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agentreflex.core.install.manifest import Record
+from agentreflex.core.install.settingsfile import Change
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the user asked for."""
+
+    scope: str  # "user", "project" or "local" (Claude Code's settings.local.json)
+    project: str  # absolute project directory (the cwd unless --project-dir)
+    binary: str  # absolute path of the agentreflex script the hooks will call
+    sandbox: bool = False
+    statusline: bool = False
+
+
+class HostInstaller(Protocol):
+    name: str
+
+    def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
+        """The file ``install`` edits for ``scope``."""
+
+    def wire(self, settings: dict[str, Any], opts: Options, log: list[Record]) -> dict[str, Any]:
+        """A copy of ``settings`` with our hooks (and extras, recorded in ``log``)."""
+
+    def unwire(self, settings: dict[str, Any], path: str) -> dict[str, Any]:
+        """A copy of ``settings`` without our hooks."""
+
+    def notes(self, opts: Options, settings: dict[str, Any]) -> list[str]:
+        """What the user should know or do next (printed after the diff)."""
+
+    def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
+        """Every settings file our hooks for this host may sit in (for ``doctor``)."""
+
+    def extra_install(self, opts: Options) -> list[Change]:
+        """Changes to other files than ``settings_path`` (Codex's sandbox profile)."""
+
+    def extra_uninstall(self, scope: str, project: str) -> list[Change]:
+        """Undo :meth:`extra_install`."""
+
+
+def quote(path: str) -> str:
+    return shlex.quote(path)
+
+
+def default_binary() -> str | None:
+    """This installation's ``agentreflex`` script: beside the interpreter, else in its prefix."""
+    for folder in (os.path.dirname(sys.executable), os.path.join(sys.prefix, "bin")):
+        candidate = os.path.join(folder, "agentreflex")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    return None

@@ -1,0 +1,133 @@
+"""Codex CLI: hooks in ``hooks.json`` (user: ``$CODEX_HOME``, default ``~/.codex``;
+project: ``<project>/.codex/hooks.json``), Claude's JSON shape.
+
+Quirks kept here (Codex 0.169, see the host lab notes):
+
+* ``hooks.json`` rather than ``[[hooks.<Event>]]`` tables in ``config.toml``:
+  the same schema as Claude Code's, so one merge serves both hosts and the
+  user's ``config.toml`` (and its comments) is never rewritten.  Codex warns
+  when one layer has both; we say so when ``config.toml`` already has hooks.
+* Codex skips an untrusted hook **without a message**.  The trust record is a
+  hash Codex computes (``hooks.state`` in ``config.toml``), so install does
+  not forge it: it tells the user to review and trust the hooks once with
+  ``/hooks`` in the Codex TUI.  ``doctor`` repeats it.
+* Project ``.codex/`` layers load only in a trusted project.
+* No fail-closed wrapper: a Codex hook that fails (any exit but 2) lets the
+  tool run regardless, and Codex may run the command without a shell.
+* ``--sandbox`` writes a permissions profile into ``config.toml`` beside
+  ``hooks.json`` (:mod:`.codex_sandbox`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agentreflex.core.install import codex_sandbox, hookentries, manifest
+from agentreflex.core.install.base import Options, quote
+from agentreflex.core.install.hookentries import HookSpec
+from agentreflex.core.install.manifest import Record
+from agentreflex.core.install.settingsfile import Change, InstallError, read_text
+
+HOST = "codex"
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "Stop",
+    "SubagentStop",
+    "PreCompact",
+)
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+_TOML_HOOKS = re.compile(r"^\s*\[\[?\s*hooks\s*\.\s*[A-Za-z]+", re.MULTILINE)
+
+
+def codex_home(env: Mapping[str, str]) -> str:
+    return env.get("CODEX_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".codex"
+    )
+
+
+def specs(binary: str) -> list[HookSpec]:
+    return [
+        HookSpec(
+            event,
+            f"{quote(binary)} hook {HOST} {event}",
+            "*" if event in TOOL_EVENTS else None,
+        )
+        for event in EVENTS
+    ]
+
+
+def toml_has_hooks(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return bool(_TOML_HOOKS.search(fh.read()))
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+class CodexInstaller:
+    name = HOST
+
+    def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
+        if scope == "local":
+            raise InstallError("Codex has no untracked project layer: use --project or --user")
+        folder = os.path.join(project, ".codex") if scope == "project" else codex_home(env)
+        return os.path.join(folder, "hooks.json")
+
+    def wire(self, settings: dict[str, Any], opts: Options, log: list[Record]) -> dict[str, Any]:
+        path = self.settings_path(opts.scope, opts.project, os.environ)
+        return hookentries.wire(settings, specs(opts.binary), HOST, path)
+
+    def unwire(self, settings: dict[str, Any], path: str) -> dict[str, Any]:
+        return hookentries.unwire(settings, HOST, path)
+
+    def notes(self, opts: Options, settings: dict[str, Any]) -> list[str]:
+        path = self.settings_path(opts.scope, opts.project, os.environ)
+        notes = [
+            "codex: NEXT STEP: start `codex` once and trust the new hooks with /hooks "
+            "(Codex skips untrusted hooks without a message)"
+        ]
+        toml = os.path.join(os.path.dirname(path), "config.toml")
+        if toml_has_hooks(toml):
+            notes.append(
+                f"codex: {toml} also defines [hooks]; Codex warns when one layer has both "
+                "(move those entries into hooks.json)"
+            )
+        if opts.scope == "project":
+            notes.append("codex: project .codex/ hooks load only when the project is trusted")
+        if opts.sandbox:
+            listed = codex_sandbox.sandbox_paths(opts)
+            notes.append(
+                f"codex: sandbox: commands run under the permissions profile "
+                f"{codex_sandbox.PROFILE!r} (Codex's :workspace with {len(listed)} of "
+                "agentreflex's files read-only; paths that do not exist yet are not listed); "
+                "--dangerously-bypass-approvals-and-sandbox still runs commands unsandboxed"
+            )
+        return notes
+
+    def _toml(self, scope: str, project: str) -> str:
+        return os.path.join(
+            os.path.dirname(self.settings_path(scope, project, os.environ)), "config.toml"
+        )
+
+    def extra_install(self, opts: Options) -> list[Change]:
+        if not opts.sandbox:
+            return []
+        path = self._toml(opts.scope, opts.project)
+        return [codex_sandbox.install_change(path, read_text(path), opts)]
+
+    def extra_uninstall(self, scope: str, project: str) -> list[Change]:
+        path = self._toml(scope, project)
+        created = any(r.get("file_created") for r in manifest.records_for(path))
+        return [codex_sandbox.uninstall_change(path, read_text(path), created)]
+
+    def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
+        return [
+            os.path.join(codex_home(env), "hooks.json"),
+            os.path.join(project, ".codex", "hooks.json"),
+        ]

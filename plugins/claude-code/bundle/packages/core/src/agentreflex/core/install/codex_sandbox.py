@@ -1,0 +1,134 @@
+"""``install codex --sandbox``: a Codex permissions profile with the guard's files read-only.
+
+Codex 0.169 sandboxes every command (bubblewrap on Linux, Seatbelt on macOS)
+and takes its rules from a named permissions profile.  Checked against the
+real ``codex sandbox`` of 0.169.0: a profile that extends Codex's own
+``:workspace`` profile and lists a folder inside the project as ``"read"``
+keeps that folder read-only while the rest of the project stays writable::
+
+    default_permissions = "agentreflex"
+
+    [permissions.agentreflex]
+    extends = ":workspace"
+
+    [permissions.agentreflex.filesystem]
+    "/home/me/proj/.agentreflex" = "read"
+
+Only paths that exist are listed: for a listed path that does not exist,
+Codex leaves an empty directory in its place (seen in 0.169.0), which would
+litter the project with ``opencode.json/`` and the like.  The project's
+``.agentreflex`` is created first so it is always there.
+
+Quirks:
+
+* The edit is plain text between marker comments, so the user's
+  ``config.toml`` keeps its comments and layout (no TOML writer needed);
+  ``tomllib`` checks the file before and after.  ``default_permissions`` is a
+  top-level key, so its block goes first in the file; the tables go last.
+* A config that already chooses ``default_permissions`` (or has its own
+  ``[permissions.agentreflex]``) is refused: we do not replace a user's
+  profile, we say which entries to add to it.
+* ``--dangerously-bypass-approvals-and-sandbox`` (or an explicit
+  ``--sandbox danger-full-access``) on the command line still runs commands
+  unsandboxed; the gate asks the user before an agent can relaunch that way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from typing import Any
+
+from agentreflex.core.install.base import Options
+from agentreflex.core.install.sandbox import made_folders, protected_paths
+from agentreflex.core.install.settingsfile import Change, InstallError
+
+PROFILE = "agentreflex"
+BEGIN = "# >>> agentreflex install codex --sandbox (removed by: agentreflex uninstall codex)"
+END = "# <<< agentreflex"
+
+
+def without_ours(text: str) -> str:
+    """``text`` as it was before install: no blocks, nor the blank line put before the tail."""
+    return strip_blocks(text.replace("\n\n" + BEGIN, "\n" + BEGIN))
+
+
+def strip_blocks(text: str) -> str:
+    """``text`` without our marked blocks."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        if line.rstrip("\r\n") == BEGIN:
+            inside = True
+        elif inside and line.rstrip("\r\n") == END:
+            inside = False
+        elif not inside:
+            out.append(line)
+    return "".join(out)
+
+
+def _parse(path: str, text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InstallError(
+            f"{path} is not valid TOML ({exc}); fix it by hand, nothing was written"
+        ) from exc
+
+
+def sandbox_paths(opts: Options) -> list[str]:
+    """The guarded paths that exist, and the folders install makes (so a rerun lists the same)."""
+    made = set(made_folders(opts))
+    return [p for p in protected_paths(opts) if os.path.lexists(p) or p in made]
+
+
+def render(opts: Options, paths: list[str]) -> tuple[str, str]:
+    """Our two blocks: the top-level key, and the profile's tables."""
+    head = f'{BEGIN}\ndefault_permissions = "{PROFILE}"\n{END}\n'
+    entries = "".join(f'{json.dumps(p)} = "read"\n' for p in paths)
+    tail = (
+        f"{BEGIN}\n"
+        f"# Codex's own :workspace permissions, with agentreflex's files read-only\n"
+        f"[permissions.{PROFILE}]\n"
+        'extends = ":workspace"\n\n'
+        f"[permissions.{PROFILE}.filesystem]\n"
+        f"{entries}{END}\n"
+    )
+    return head, tail
+
+
+def install_change(path: str, before: str | None, opts: Options) -> Change:
+    """The new ``config.toml`` with our profile (``before`` unchanged when already so)."""
+    base = without_ours(before or "")
+    data = _parse(path, base)
+    if "default_permissions" in data:
+        raise InstallError(
+            f"{path} already sets default_permissions = {data['default_permissions']!r}; "
+            "agentreflex will not replace your profile: add "
+            + ", ".join(f'{json.dumps(p)} = "read"' for p in sandbox_paths(opts)[:3])
+            + " (and the other guarded paths) to its [permissions.<name>.filesystem] table"
+        )
+    permissions = data.get("permissions")
+    if isinstance(permissions, dict) and PROFILE in permissions:
+        raise InstallError(f"{path} already has a [permissions.{PROFILE}] of its own")
+    head, tail = render(opts, sandbox_paths(opts))
+    if base and not base.endswith("\n"):
+        base += "\n"
+    after = head + base + ("\n" if base.strip() else "") + tail
+    if _parse(path, after).get("default_permissions") != PROFILE:  # pragma: no cover
+        raise InstallError(f"{path}: the edited file would not select the profile")
+    return Change(path, before, before if after == before else after)
+
+
+def uninstall_change(path: str, before: str | None, created: bool) -> Change:
+    """``config.toml`` without our blocks (deleted if install created it and nothing is left)."""
+    if before is None:
+        return Change(path, None, None)
+    after = without_ours(before)
+    if after == before:
+        return Change(path, before, before)
+    if created and not after.strip():
+        return Change(path, before, None)
+    _parse(path, after)
+    return Change(path, before, after)

@@ -1,0 +1,229 @@
+"""The ``install`` and ``uninstall`` subcommands: one flow for every host."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TextIO
+
+from agentreflex.core.install import manifest, sandbox
+from agentreflex.core.install.base import HostInstaller, Options, default_binary
+from agentreflex.core.install.claude_code import ClaudeCodeInstaller
+from agentreflex.core.install.codex import CodexInstaller
+from agentreflex.core.install.manifest import Record
+from agentreflex.core.install.settingsfile import (
+    Change,
+    InstallError,
+    apply,
+    dump_json,
+    parse_json_object,
+    read_text,
+)
+
+INSTALLERS: dict[str, HostInstaller] = {
+    "claude-code": ClaudeCodeInstaller(),
+    "codex": CodexInstaller(),
+}
+NOT_YET = {
+    "hermes": "issue #14",
+    "opencode": "issue #15",
+    "pi": "issue #15",
+    "omp": "issue #15",
+}
+
+
+def add_arguments(install: argparse.ArgumentParser, uninstall: argparse.ArgumentParser) -> None:
+    for p in (install, uninstall):
+        p.add_argument("host", help="claude-code or codex (hermes, opencode, pi: not yet)")
+        where = p.add_mutually_exclusive_group()
+        where.add_argument(
+            "--user", dest="scope", action="store_const", const="user", help="(default) your own"
+        )
+        where.add_argument(
+            "--project",
+            dest="scope",
+            action="store_const",
+            const="project",
+            help="the project's .claude/settings.json or .codex/hooks.json",
+        )
+        where.add_argument(
+            "--local",
+            dest="scope",
+            action="store_const",
+            const="local",
+            help="Claude Code: the project's settings.local.json (not committed)",
+        )
+        p.set_defaults(scope="user")
+        p.add_argument("--project-dir", default=os.getcwd(), help="the project (default: cwd)")
+        p.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    install.add_argument("--bin", help="the agentreflex script the hooks call (default: this one)")
+    install.add_argument(
+        "--statusline", action="store_true", help="Claude Code: show agentreflex's status line"
+    )
+    install.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="Claude Code: OS sandbox with agentreflex's own files read-only to the agent",
+    )
+
+
+def installer_for(host: str) -> HostInstaller:
+    if host in INSTALLERS:
+        return INSTALLERS[host]
+    if host in NOT_YET:
+        raise InstallError(
+            f"`agentreflex install {host}` is not available yet: see {NOT_YET[host]} "
+            f"(until then, wire `agentreflex hook {host}` by hand as that host's README says)"
+        )
+    known = ", ".join([*INSTALLERS, *NOT_YET])
+    raise InstallError(f"unknown host {host!r} (known: {known})")
+
+
+def _binary(ns: argparse.Namespace) -> str:
+    chosen = getattr(ns, "bin", None) or default_binary()
+    if not chosen:
+        raise InstallError(
+            f"cannot find this installation's agentreflex script beside {sys.executable}; "
+            "pass --bin /absolute/path/to/agentreflex"
+        )
+    if not os.path.isabs(chosen):
+        raise InstallError(f"--bin must be an absolute path, not {chosen!r}")
+    if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+        raise InstallError(f"{chosen} is not an executable file")
+    return chosen
+
+
+def _options(ns: argparse.Namespace, binary: str) -> Options:
+    return Options(
+        scope=ns.scope,
+        project=os.path.abspath(ns.project_dir),
+        binary=binary,
+        sandbox=bool(getattr(ns, "sandbox", False)),
+        statusline=bool(getattr(ns, "statusline", False)),
+    )
+
+
+def _report(change: Change, dry_run: bool, out: TextIO) -> None:
+    if not change.changed:
+        print(f"{change.path}: already up to date; nothing changed", file=out)
+        return
+    out.write(change.diff())
+    if dry_run:
+        print(f"(dry run: {change.path} was not written)", file=out)
+
+
+def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    host = installer_for(ns.host)
+    if ns.statusline and ns.host != "claude-code":
+        raise InstallError(f"--statusline is for claude-code, not {ns.host}")
+    opts = _options(ns, _binary(ns))
+    path = host.settings_path(opts.scope, opts.project, os.environ)
+    before = read_text(path)
+    settings = parse_json_object(path, before)
+    log: list[Record] = []
+    try:
+        after_obj = host.wire(settings, opts, log)
+    except InstallError as exc:
+        raise InstallError(str(exc) if path in str(exc) else f"{path}: {exc}") from exc
+    change = Change(path, before, before if after_obj == settings else dump_json(after_obj))
+    if before is None and change.changed:
+        log.insert(0, {"keys": [], "file_created": True})  # uninstall may delete it again
+    extras = host.extra_install(opts)
+    for item in (change, *extras):
+        _report(item, ns.dry_run, out)
+    if not ns.dry_run:
+        if opts.sandbox:
+            sandbox.prepare(opts)
+        backup = apply(change)
+        if log:
+            manifest.save(path, [*manifest.records_for(path), *log])
+        if backup:
+            print(f"backup of the old file: {backup}", file=out)
+        if change.changed:
+            print(f"wired {ns.host} hooks in {path} -> {opts.binary}", file=out)
+        _apply_extras(extras, out)
+        if opts.binary == default_binary():  # the hooks run this installation's code
+            _compile(out)
+    for note in host.notes(opts, settings):
+        print(note, file=out)
+    return 0
+
+
+def _compile(out: TextIO) -> None:
+    from agentreflex.core.install.bytecode import compile_installation
+
+    done, failed = compile_installation()
+    if done:
+        print(f"compiled the bytecode of {len(done)} installed folder(s)", file=out)
+    for folder in failed:
+        print(
+            f"note: could not compile {folder} (read-only?): hooks compile it each time", file=out
+        )
+
+
+def _apply_extras(extras: list[Change], out: TextIO) -> None:
+    for extra in extras:
+        backup = apply(extra)
+        if extra.before is None and extra.changed:
+            manifest.save(extra.path, [{"keys": [], "file_created": True}])
+        elif extra.after is None:
+            manifest.save(extra.path, [])
+        if backup:
+            print(f"backup of the old file: {backup}", file=out)
+
+
+def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    host = installer_for(ns.host)
+    path = host.settings_path(ns.scope, os.path.abspath(ns.project_dir), os.environ)
+    before = read_text(path)
+    settings = parse_json_object(path, before)
+    after_obj = host.unwire(settings, path)
+    records = manifest.records_for(path)
+    manifest.undo(after_obj, records)
+    if after_obj == settings:
+        after: str | None = before
+    elif not after_obj and any(r.get("file_created") for r in records):
+        after = None
+    else:
+        after = dump_json(after_obj)
+    change = Change(path, before, after)
+    extras = host.extra_uninstall(ns.scope, os.path.abspath(ns.project_dir))
+    for item in (change, *extras):
+        _report(item, ns.dry_run, out)
+    if not ns.dry_run:
+        _apply_extras(extras, out)
+        backup = apply(change)
+        if records:
+            manifest.save(path, [])
+        if backup:
+            print(f"backup of the old file: {backup}", file=out)
+        if change.changed:
+            print(f"removed agentreflex's {ns.host} entries from {path}", file=out)
+    return 0
+
+
+def main(args: list[str], command: str) -> int:
+    """``agentreflex install|uninstall ...``: 0 done, 1 refused (with the reason on stderr)."""
+    parser = argparse.ArgumentParser(prog=f"agentreflex {command}")
+    other = argparse.ArgumentParser()
+    if command == "install":
+        add_arguments(parser, other)
+    else:
+        add_arguments(other, parser)
+    ns = parser.parse_args(args)
+    try:
+        return run_install(ns) if command == "install" else run_uninstall(ns)
+    except InstallError as exc:
+        print(f"agentreflex {command}: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        raise  # `agentreflex install --dry-run | head`: dispatch ends it quietly
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(
+            f"agentreflex {command}: {exc.strerror}{where}; see the backup, if any", file=sys.stderr
+        )
+        return 1

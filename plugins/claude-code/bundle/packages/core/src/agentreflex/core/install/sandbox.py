@@ -1,0 +1,128 @@
+"""``install --sandbox``: the host's own OS sandbox keeps the guard's files read-only.
+
+The gate refuses writes to the guard's own files by what a command does, but
+a determined agent with an interpreter can always find a route the gate does
+not parse.  The host's OS sandbox closes those routes underneath: Claude
+Code runs every Bash command in bubblewrap (Linux) or Seatbelt (macOS), and
+``sandbox.filesystem.denyWrite`` paths are bound read-only there, whatever
+the command.  ``permissions.deny`` ``Edit(...)`` rules do the same for the
+Write/Edit/NotebookEdit tools (Claude Code merges them into the sandbox's
+deny list too).
+
+What is written (Claude Code 2.1.x settings, checked against its docs and the
+2.1.328 binary's settings schema):
+
+* ``sandbox.enabled = true``;
+* ``sandbox.allowUnsandboxedCommands = false``: otherwise the agent may retry
+  a refused command with ``dangerouslyDisableSandbox`` and, under
+  ``--dangerously-skip-permissions``, nobody is asked;
+* ``sandbox.filesystem.denyWrite``: every path of
+  :func:`agentreflex.core.userdirs.guarded_paths` (absolute);
+* ``permissions.deny``: ``Edit(//path)`` and ``Edit(//path/**)`` for the same.
+
+Installed code inside the project (an editable checkout of agentreflex
+itself) is left out: making the project's own sources read-only would stop
+the work.  With ``--user`` the per-project paths are left out (user settings
+resolve relative paths against ``~/.claude``, not the project): run
+``install --project --sandbox`` in each project for those.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from typing import Any
+
+from agentreflex.core import userdirs
+from agentreflex.core.install.base import Options
+from agentreflex.core.install.manifest import Record, add_items, set_value
+from agentreflex.core.install.settingsfile import InstallError
+
+LINUX_TOOLS = ("bwrap", "socat")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def protected_paths(opts: Options) -> list[str]:
+    """The guarded paths this install protects, in ``guarded_paths`` order."""
+    project = os.path.abspath(opts.project)
+    installed = {os.path.normpath(p) for p in userdirs.installed_paths()}
+    chosen = []
+    for path in userdirs.guarded_paths(project):
+        in_project = _inside(path, project)
+        if in_project and path in installed:
+            continue  # an editable checkout: the project's own sources
+        if in_project and opts.scope == "user":
+            continue
+        chosen.append(path)
+    return chosen
+
+
+def edit_rules(paths: list[str]) -> list[str]:
+    """``Edit(//abs)`` for a file, ``Edit(//abs/**)`` for a folder, both when absent."""
+    rules = []
+    for path in paths:
+        if not os.path.isdir(path):
+            rules.append(f"Edit(/{path})")
+        if not os.path.isfile(path):
+            rules.append(f"Edit(/{path}/**)")
+    return rules
+
+
+def missing_tools() -> list[str]:
+    if not sys.platform.startswith("linux"):
+        return []
+    return [tool for tool in LINUX_TOOLS if shutil.which(tool) is None]
+
+
+def claude_sandbox(settings: dict[str, Any], opts: Options, log: list[Record]) -> None:
+    """Add the sandbox block and deny rules to ``settings`` (recorded for uninstall)."""
+    if sys.platform not in ("darwin",) and not sys.platform.startswith("linux"):
+        raise InstallError("Claude Code's sandbox runs on macOS, Linux and WSL2 only")
+    paths = protected_paths(opts)
+    set_value(settings, ["sandbox", "enabled"], True, log)
+    set_value(settings, ["sandbox", "allowUnsandboxedCommands"], False, log)
+    add_items(settings, ["sandbox", "filesystem", "denyWrite"], paths, log)
+    add_items(settings, ["permissions", "deny"], edit_rules(paths), log)
+
+
+def made_folders(opts: Options) -> list[str]:
+    """The folders :func:`prepare` makes: the user's state dir, the project's ``.agentreflex``."""
+    folders = [os.path.normpath(userdirs.user_state_dir())]
+    if opts.scope != "user":
+        folders.append(os.path.join(opts.project, ".agentreflex"))
+    return folders
+
+
+def prepare(opts: Options) -> None:
+    """Make those folders (0700), so the sandbox has something to bind read-only."""
+    for folder in made_folders(opts):
+        if not os.path.lexists(folder):
+            os.makedirs(folder, mode=0o700)
+
+
+def claude_notes(opts: Options) -> list[str]:
+    notes = [
+        "sandbox: Bash commands now run in Claude Code's OS sandbox; agentreflex's own "
+        "files are read-only to them and to the Write/Edit tools",
+        "sandbox: commands can no longer fall back to running unsandboxed "
+        "(sandbox.allowUnsandboxedCommands = false); network access follows Claude Code's "
+        "sandbox rules (see /sandbox in Claude Code)",
+    ]
+    missing = missing_tools()
+    if missing:
+        notes.append(
+            "sandbox: NOT ACTIVE YET: " + ", ".join(missing) + " missing; install them "
+            "(Debian/Ubuntu: sudo apt-get install bubblewrap socat); until then Claude Code "
+            "warns and runs commands unsandboxed"
+        )
+    if opts.scope == "user":
+        notes.append(
+            "sandbox: user settings protect your user-level files only; run "
+            "`agentreflex install claude-code --project --sandbox` in a project to protect "
+            "its .agentreflex/ and .claude/settings*.json"
+        )
+    return notes

@@ -1,0 +1,122 @@
+"""The one way ``install`` and ``uninstall`` change a host's settings file.
+
+Why one module: every host's settings are a file the user also edits by hand,
+so every change follows the same rules: a malformed file is refused before
+anything is written (we never "repair" a file we cannot read); an unchanged
+result writes nothing (a second install is a no-op); ``--dry-run`` shows a
+unified diff and stops; a real change first copies the old file to a
+timestamped ``.bak`` beside it, then writes the new one atomically with the
+old file's permissions; and a file that changed under us since it was read
+is not overwritten.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agentreflex.core.fsutil import atomic_write_bytes
+
+
+class InstallError(Exception):
+    """A clear, one-line reason why nothing was written."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """The content of one file before and after (``None``: the file is absent)."""
+
+    path: str
+    before: str | None
+    after: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        """A unified diff of the change, ``/dev/null`` standing for an absent file."""
+        old = (self.before or "").splitlines(keepends=True)
+        new = (self.after or "").splitlines(keepends=True)
+        lines = difflib.unified_diff(
+            old,
+            new,
+            fromfile=self.path if self.before is not None else "/dev/null",
+            tofile=self.path if self.after is not None else "/dev/null",
+        )
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def read_text(path: str) -> str | None:
+    """The file's text, or ``None`` when it does not exist."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise InstallError(f"{path} is not UTF-8 text ({exc.reason}); nothing was written") from exc
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror}; nothing was written") from exc
+
+
+def parse_json_object(path: str, text: str | None) -> dict[str, Any]:
+    """The settings object in ``text`` (``{}`` for an absent or empty file), or a clear error."""
+    if text is None or not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InstallError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "fix it by hand, nothing was written"
+        ) from exc
+    if not isinstance(value, dict):
+        raise InstallError(
+            f"{path} holds a JSON {type(value).__name__}, not an object; nothing was written"
+        )
+    return value
+
+
+def dump_json(obj: dict[str, Any]) -> str:
+    """Settings as the hosts write them: two-space indent, UTF-8, final newline."""
+    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
+def _backup_path(path: str, now: float) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+    candidate = f"{path}.{stamp}.bak"
+    n = 1
+    while os.path.lexists(candidate):
+        n += 1
+        candidate = f"{path}.{stamp}-{n}.bak"
+    return candidate
+
+
+def apply(change: Change, now: float | None = None) -> str | None:
+    """Write ``change`` (backing up the old file); returns the backup's path, if one was made."""
+    if not change.changed:
+        return None
+    current = read_text(change.path)
+    if current != change.before:
+        raise InstallError(
+            f"{change.path} changed while it was being edited; run the command again"
+        )
+    backup = None
+    mode = 0o600
+    if change.before is not None:
+        mode = os.stat(change.path).st_mode & 0o777
+        backup = _backup_path(change.path, time.time() if now is None else now)
+        fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(change.before)
+    if change.after is None:
+        os.unlink(change.path)
+        return backup
+    atomic_write_bytes(change.path, change.after.encode("utf-8"))
+    os.chmod(change.path, mode)
+    return backup

@@ -1,0 +1,57 @@
+"""The interfaces a plug-in implements: typing Protocols, kept apart from the hot path.
+
+``typing`` costs a hook process about 4 ms on this project's machines, and a
+hook needs these classes only for type checking. The modules that name them
+(:mod:`agentreflex.core.reflex`, :mod:`agentreflex.core.hosts.base`) import this
+module lazily, on first use of the name, so ``from agentreflex.core.reflex
+import Reflex`` keeps working at run time, ``isinstance`` checks included.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from agentreflex.core.decision import Decision, Finding
+    from agentreflex.core.events import Event, EventKind
+    from agentreflex.core.hosts.base import HostReply
+    from agentreflex.core.reflex import JudgeAnswer, ReflexContext
+
+__all__ = ["HostAdapter", "Judge", "Reflex"]
+
+
+@runtime_checkable
+class Reflex(Protocol):
+    """A reflex: plain code that turns an event and the session state into findings.
+
+    ``floor = True`` marks a deterministic safety floor: if it raises or runs
+    out of time on a pre-tool event, the runtime blocks (fail closed).  Any
+    other reflex that fails is skipped and the failure is logged (fail open).
+    """
+
+    name: str
+    events: frozenset[EventKind]
+    floor: bool
+
+    def evaluate(self, ctx: ReflexContext) -> list[Finding]: ...
+
+
+class Judge(Protocol):
+    """Supplies probabilities; never decides.  ``calibrated``: may they move a threshold?"""
+
+    name: str
+    calibrated: bool
+
+    def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer: ...
+
+
+class HostAdapter(Protocol):
+    name: str
+
+    def parse(self, payload: dict[str, Any]) -> Event: ...
+
+    def render(self, event: Event, decision: Decision) -> HostReply: ...
+
+    def render_error(
+        self, kind: EventKind | None, message: str, fail_closed: bool
+    ) -> HostReply: ...

@@ -1,0 +1,408 @@
+"""Deterministic secret detection and redaction.
+
+Runs on every string before it is logged, stored, printed or sent to a judge,
+so it must be fast and must not miss the common formats.  The rules follow the
+token formats the providers publish (and that gitleaks' MIT-licensed rule set
+also encodes): fixed prefixes with a known alphabet and length, which keeps
+false positives low without entropy guessing.  Generic rules cover
+``NAME=value`` assignments whose name says secret, ``Authorization`` headers,
+password flags and credentials embedded in URLs.
+
+Stdlib only.  A pattern compiles the first time one of its hints occurs.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.lazyre import LazyPattern, fold
+from agentreflex.core.record import record
+
+REDACTED = "[REDACTED]"
+
+
+@record(frozen=True)
+class SecretMatch:
+    """Where a secret was found.  ``group`` marks the secret part of the match."""
+
+    rule: str
+    start: int
+    end: int
+
+    @property
+    def generic(self) -> bool:
+        """True for context rules (``NAME=value``, headers, flags) rather than token formats.
+
+        Generic matches are always redacted, but a gate that *blocks* on a
+        secret should weigh them lower: they are where false positives live.
+        """
+        return self.rule in GENERIC_RULES
+
+
+GENERIC_RULES = frozenset(
+    {
+        "secret-assignment",
+        "password-flag",
+        "mysql-inline-password",
+        "bearer-token",
+        "authorization-header",
+        "x-api-key-header",
+        "url-credentials",
+    }
+)
+
+# (rule id, pattern with hints).  A rule runs only when one of its hints
+# occurs in the text.  Every match contains one of its rule's hints (proved for
+# every rule by tests/test_pattern_hints.py), so the hints never hide a
+# secret, and a typical string compiles none of the patterns: compiling all of
+# them costs a hook process about 6 ms.  Case-folding only widens the
+# pre-filter, which matters for the case-insensitive rules (``PassWord=``,
+# ``BEARER``).  When a pattern has a named group ``s`` only that group is
+# redacted, so "API_KEY=" or "Bearer " stays readable.
+_RULES: tuple[tuple[str, LazyPattern], ...] = (
+    (
+        "private-key",
+        LazyPattern(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            hints="PRIVATE",
+        ),
+    ),
+    (
+        "aws-access-key-id",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
+            hints="AKIA ASIA ABIA ACCA A3T",
+        ),
+    ),
+    (
+        "aws-secret-access-key",
+        LazyPattern(
+            r"(?i)aws_?secret_?access_?key\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9/+=]{40})",
+            hints="secret",
+        ),
+    ),
+    (
+        "github-pat",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+            hints="gh",
+        ),
+    ),
+    (
+        "github-fine-grained-pat",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9])", hints="github_pat_"
+        ),
+    ),
+    (
+        "gitlab-pat",
+        LazyPattern(r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])", hints="glpat-"),
+    ),
+    (
+        "gitlab-runner-token",
+        LazyPattern(r"(?<![A-Za-z0-9])glrt-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])", hints="glrt-"),
+    ),
+    (
+        "bitbucket-app-password",
+        LazyPattern(r"(?<![A-Za-z0-9])ATBB[A-Za-z0-9_\-=]{32,}(?![A-Za-z0-9])", hints="ATBB"),
+    ),
+    (
+        "slack-token",
+        LazyPattern(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9])", hints="xox"),
+    ),
+    (
+        "slack-webhook",
+        LazyPattern(
+            r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}",
+            hints="hooks.slack.com",
+        ),
+    ),
+    (
+        "discord-webhook",
+        LazyPattern(
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{30,}",
+            hints="discord",
+        ),
+    ),
+    (
+        "telegram-bot-token",
+        LazyPattern(r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])", hints=":AA"),
+    ),
+    (
+        "stripe-key",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])",
+            hints="live test",
+        ),
+    ),
+    (
+        "square-token",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}(?![A-Za-z0-9])", hints="sq0"
+        ),
+    ),
+    (
+        "paypal-braintree-token",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])",
+            hints="access_token$",
+        ),
+    ),
+    ("twilio-key", LazyPattern(r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])", hints="SK")),
+    (
+        "sendgrid-key",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9])",
+            hints="SG.",
+        ),
+    ),
+    ("mailgun-key", LazyPattern(r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])", hints="key-")),
+    (
+        "anthropic-key",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}(?![A-Za-z0-9])",
+            hints="sk-ant-",
+        ),
+    ),
+    (
+        "openai-key",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])",
+            hints="T3BlbkFJ",
+        ),
+    ),
+    (
+        "openai-project-key",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}(?![A-Za-z0-9])",
+            hints="sk-",
+        ),
+    ),
+    (
+        "openrouter-key",
+        LazyPattern(r"(?<![A-Za-z0-9])sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9])", hints="sk-or-v1-"),
+    ),
+    ("groq-key", LazyPattern(r"(?<![A-Za-z0-9])gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])", hints="gsk_")),
+    (
+        "huggingface-token",
+        LazyPattern(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])", hints="hf_"),
+    ),
+    (
+        "google-api-key",
+        LazyPattern(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9])", hints="AIza"),
+    ),
+    (
+        "google-oauth-secret",
+        LazyPattern(r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_\-]{28}(?![A-Za-z0-9])", hints="GOCSPX-"),
+    ),
+    (
+        "gcp-service-account-key",
+        LazyPattern(
+            r"\"private_key_id\\?\"\s*:\s*\\?\"(?P<s>[a-f0-9]{40})\\?\"", hints="private_key_id"
+        ),
+    ),
+    (
+        "azure-storage-key",
+        LazyPattern(r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/=]{80,100})", hints="accountkey="),
+    ),
+    ("npm-token", LazyPattern(r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", hints="npm_")),
+    (
+        "pypi-token",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])pypi-AgE[A-Za-z0-9_\-]{50,}(?![A-Za-z0-9])", hints="pypi-AgE"
+        ),
+    ),
+    (
+        "docker-hub-pat",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])dckr_pat_[A-Za-z0-9_\-]{27,}(?![A-Za-z0-9])", hints="dckr_pat_"
+        ),
+    ),
+    (
+        "digitalocean-token",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
+            hints="_v1_",
+        ),
+    ),
+    (
+        "shopify-token",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])",
+            hints="shp",
+        ),
+    ),
+    (
+        "linear-api-key",
+        LazyPattern(r"(?<![A-Za-z0-9])lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])", hints="lin_api_"),
+    ),
+    (
+        "databricks-token",
+        LazyPattern(r"(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])", hints="dapi"),
+    ),
+    (
+        "vault-token",
+        LazyPattern(r"(?<![A-Za-z0-9])hv[sb]\.[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9])", hints="hv"),
+    ),
+    (
+        "jwt",
+        LazyPattern(
+            r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+            hints="eyJ",
+        ),
+    ),
+    (
+        "url-credentials",
+        LazyPattern(
+            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"']{1,128}:(?P<s>[^\s@/\"']{3,256})@",
+            hints="://",
+        ),
+    ),
+    (
+        "authorization-header",
+        LazyPattern(
+            r"(?i)\b(?:authorization|proxy-authorization)\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|basic|token|digest)\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
+            hints="authorization",
+        ),
+    ),
+    (
+        "bearer-token",
+        LazyPattern(r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/\-]{20,}=*)", hints="bearer"),
+    ),
+    (
+        "x-api-key-header",
+        LazyPattern(
+            r"(?i)\b(?:x-api-key|api-key|x-auth-token)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9._~+/=\-]{12,})",
+            hints="api-key x-auth-token",
+        ),
+    ),
+    (
+        "password-flag",
+        LazyPattern(
+            r"(?:^|\s)(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
+            hints="--pass --token --secret --api-key --apikey --client-secret --auth-token",
+        ),
+    ),
+    (
+        "mysql-inline-password",
+        LazyPattern(
+            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?P<s>[^\s\-]\S{3,})",
+            hints="mysql mariadb",
+        ),
+    ),
+    (
+        "secret-assignment",
+        LazyPattern(
+            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])\\?[\"']?\s*[:=]\s*(?P<s>\\?\"[^\"\s]{6,}\"[^\s\"',;]*|\\?'[^'\s]{6,}'[^\s\"',;]*|[^\s\"',;\\]{6,})",
+            hints="secret token pass pwd key credential",
+        ),
+    ),
+)
+
+_PLACEHOLDER = LazyPattern(
+    r"(?i)^(?:(?:\[redacted\])+|redacted|x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
+    r"changeme|example|placeholder|your[_-].*|dummy|none|null|true|false|\$\(.*\))$"
+)
+
+
+def _is_placeholder(value: str) -> bool:
+    return bool(_PLACEHOLDER.match(value.strip("\"'\\")))
+
+
+def find_secrets(text: str) -> list[SecretMatch]:
+    """Every secret span in ``text``, sorted and non-overlapping."""
+    if not text:
+        return []
+    folded = fold(text)  # once for all 44 rules
+    found: list[SecretMatch] = []
+    for rule, pattern in _RULES:
+        if not pattern.possible(text, folded):
+            continue
+        for m in pattern.compiled.finditer(text):
+            start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
+            if start < 0 or end <= start:
+                continue
+            if rule in GENERIC_RULES and (_is_placeholder(text[start:end])):
+                continue
+            found.append(SecretMatch(rule, start, end))
+    return _merge(found)
+
+
+def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
+    """Sort and join overlapping spans.
+
+    Touching spans are joined too, so one ``[REDACTED]`` replaces them and a
+    second pass over the output finds nothing new.  A joined span keeps the most telling rule: a provider token found inside
+    a ``NAME=value`` assignment is reported as that token (specific), not as
+    the generic assignment, so a gate weighs it as a real credential.
+    """
+    matches.sort(key=lambda m: (m.start, -m.end))
+    merged: list[SecretMatch] = []
+    for m in matches:
+        if merged and m.start <= merged[-1].end:  # overlapping or touching
+            last = merged[-1]
+            rule = m.rule if last.generic and not m.generic else last.rule
+            merged[-1] = SecretMatch(rule, last.start, max(last.end, m.end))
+            continue
+        merged.append(m)
+    return merged
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret span replaced by ``[REDACTED]``."""
+    matches = find_secrets(text)
+    if not matches:
+        return text
+    out: list[str] = []
+    pos = 0
+    for m in matches:
+        out.append(text[pos : m.start])
+        out.append(REDACTED)
+        pos = m.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def has_secret(text: str) -> bool:
+    return bool(find_secrets(text))
+
+
+def redact_obj(value: object, depth: int = 0) -> object:
+    """Redact every string inside a JSON-like value.
+
+    Keys are redacted like any string (an environment dict may use a token as
+    a key).  A value stored under a key that names a secret (``password``,
+    ``apiKey``, ``client_secret``, ``Authorization``...) is replaced whole
+    when it is a non-empty string or a number, unless it is a placeholder.
+    Keys that merely contain such a word (``max_tokens``, ``tokenizer``,
+    ``token_type``) are not secret names.
+    """
+    if depth > 32:
+        return REDACTED
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            skey = redact(str(key))
+            if _SECRET_KEY.search(str(key)) and _secret_scalar(item):
+                out[skey] = REDACTED
+            else:
+                out[skey] = redact_obj(item, depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [redact_obj(v, depth + 1) for v in value]
+    return value
+
+
+def _secret_scalar(item: object) -> bool:
+    """A value worth hiding under a secret-named key: text or a number, not a placeholder."""
+    if isinstance(item, str):
+        return bool(item) and not _is_placeholder(item)
+    return isinstance(item, int | float) and not isinstance(item, bool)
+
+
+# A key *ending* in a secret word names a secret: ``GITHUB_TOKEN``,
+# ``accessToken``, ``db-password``, ``x-api-key``.
+_SECRET_KEY = LazyPattern(
+    r"(?i)(?:secret|token|password|passwd|passphrase|pwd|api[_-]?key|access[_-]?key|"
+    r"private[_-]?key|secret[_-]?key|credentials?|authorization|cookie|^pass)$"
+)

@@ -1,0 +1,419 @@
+"""The configuration and policy files as pydantic models (cold path only).
+
+Why a second description of the config: the hook's loader
+(:mod:`agentreflex.core.config`) must stay stdlib-only and stops at the first
+bad key, but a user editing ``.agentreflex/config.toml`` wants every problem at
+once, with its line, and an editor that completes keys.  These models give
+``agentreflex config check``, ``doctor`` and the JSON Schema shipped as
+``policies/config.schema.json`` (``tools/gen_schema.py``).
+
+They do not restate the loader's rules where they can reuse them: every leaf
+value goes through the loader's own checks (``_choice``, ``_int``,
+``_probability``, ``section_value``...), so a value is coerced and rejected
+exactly as a hook would, with the same message; structural errors (unknown
+keys, a value that is not a table) take their message from the loader too
+(:mod:`agentreflex.core.configcheck`).  The package-owned sections
+(``[runaway]``, ``[budgets]``, ``[judge2]``) are described here because core
+never imports its siblings; ``tests/test_config_schema_differential.py``
+proves, with random files, that the models and the real loaders (core's and
+the packages') accept and reject the same files with the same messages.
+
+Importing this module costs about 300 ms (pydantic): never import it from a
+hook.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from agentreflex.core import config as fast
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
+from pydantic import GetJsonSchemaHandler as JsonHandler
+from pydantic_core import PydanticCustomError, core_schema
+
+# -- leaf checks: the loader's functions, wrapped for pydantic ---------------
+
+MARK = "\x00"  # the key handed to a loader check; the error's location names the real one
+
+
+class Check:
+    """Annotated metadata: run one of the loader's checks before pydantic's type.
+
+    ``run`` returns the coerced value or raises the loader's ``ConfigError``.
+    The loader's messages read ``KEY: what is wrong``; the check is run with
+    ``strip`` standing for ``KEY``, and the rest of the message is kept as the
+    error's ``tail``, to be joined to the key path pydantic reports (so one
+    check serves every key it guards).  ``schema`` adds what the check
+    enforces (bounds) to the JSON Schema.
+    """
+
+    def __init__(self, run: Callable[[Any], Any], strip: str = MARK, **schema: Any) -> None:
+        self.run = run
+        self.strip = strip
+        self.schema = schema
+
+    def _validate(self, value: Any) -> Any:
+        try:
+            return self.run(value)
+        except fast.ConfigError as exc:
+            tail = str(exc).removeprefix(self.strip)
+            raise PydanticCustomError("agentreflex", "{tail}", {"tail": tail}) from None
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(self._validate, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: JsonHandler
+    ) -> dict[str, Any]:
+        out = dict(handler(schema))
+        out.update(self.schema)
+        return out
+
+
+def choice(allowed: tuple[str, ...]) -> Check:
+    return Check(lambda v: fast._choice(MARK, v, allowed), enum=list(allowed))
+
+
+def integer(low: int, high: int) -> Check:
+    return Check(lambda v: fast._int(MARK, v, low, high), minimum=low, maximum=high)
+
+
+PROBABILITY = Check(lambda v: fast._probability(MARK, v), minimum=0, maximum=1)
+
+
+def section_key(kind: str, **bounds: Any) -> Check:
+    """A key of a package-owned section, checked by core's ``section_value``."""
+
+    def run(value: Any) -> Any:
+        holder = fast.Config(sections={MARK: {MARK: value}})
+        return fast.section_value(holder, MARK, MARK, None, kind, **bounds)
+
+    schema: dict[str, Any] = {}
+    if kind == "prob":
+        schema = {"minimum": 0, "maximum": 1}
+    elif kind in ("int", "float"):
+        schema = {"minimum": bounds["low"], "maximum": bounds["high"]}
+    return Check(run, f"{MARK}.{MARK}", **schema)
+
+
+def loader_check(key: str) -> Check:
+    """A top-level key whose rule (and message) is written inline in the loader."""
+
+    def run(value: Any) -> Any:
+        fast._apply_file(fast.Config(), {key: value}, MARK)
+        return value
+
+    return Check(run, f"{MARK}: {key}")
+
+
+class _Table(BaseModel):
+    """A closed table: an unknown key is an error, as in the loader."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class _OpenTable(BaseModel):
+    """A table whose package ignores keys it does not know (so the loader accepts them)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+Prob = Annotated[float, PROBABILITY]
+
+# -- core's own keys ----------------------------------------------------------
+
+
+class Thresholds(_Table):
+    """Block/warn levels each reflex compares its signal with (probabilities from 0 to 1)."""
+
+    constraint_violation_block: Prob = 0.70
+    secret_exposure_block: Prob = 0.70
+    destructive_block: Prob = 0.75
+    destructive_warn: Prob = 0.50
+    loop_probability_block: Prob = 0.80
+    loop_expected_progress_ceiling: Prob = 0.30
+    redundant_warn: Prob = 0.85
+    evidence_insufficient_warn: Prob = 0.85
+    goal_alignment_warn: Prob = 0.20
+    post_tool_blocker_warn: Prob = 0.75
+    post_tool_retry_unlikely_warn: Prob = 0.75
+    unresolved_failure_block: Prob = 0.70
+    verification_insufficient_block: Prob = 0.70
+    more_verification_helpful_block: Prob = 0.90
+
+
+class Loop(_Table):
+    """The exact-repeat floor (environment: REFLEX_HARD_LOOP_REPEAT_COUNT, REFLEX_RECENT_ACTION_WINDOW)."""
+
+    hard_repeat_count: Annotated[int, integer(2, 1000)] = Field(
+        default=3, description="Identical tool calls in a row that are blocked."
+    )
+    recent_action_window: Annotated[int, integer(5, 500)] = Field(
+        default=20, description="How many recent actions the reflexes look back over."
+    )
+
+
+class Judge(_Table):
+    """The shared judge (the key is never read from a file: set JEV_API_KEY)."""
+
+    mode: Annotated[str, choice(fast.JUDGE_MODES)] = Field(
+        default="auto",
+        description="auto (the Jev API with a key, else the offline stand-in), mock, jev or "
+        "off (JEV_MODE). The default comes from the profile: off for off and lean.",
+    )
+    base_url: Annotated[str, Check(str)] = Field(
+        default="https://api.typesafe.ai", description="The judge API's base URL (JEV_BASE_URL)."
+    )
+    model: Annotated[str, Check(str)] = Field(
+        default="jev-latest", description="The judge model (JEV_MODEL)."
+    )
+    timeout_ms: Annotated[int, integer(50, 60000)] = Field(
+        default=1500, description="Per-request timeout."
+    )
+    retries: Annotated[int, integer(0, 10)] = Field(
+        default=2, description="Retries after a failed request."
+    )
+
+
+class Backfill(_Table):
+    """How far back the reasoning guard reads a transcript it joins late."""
+
+    mode: Annotated[str, choice(fast.BACKFILL_MODES)] = "recent"
+    limit: Annotated[int, integer(1, 100_000)] = 20
+
+
+_CategoryMode = Annotated[str, choice(fast.GUARD_CATEGORY_MODES)]
+
+
+class Categories(_Table):
+    """Per-category mode of the reasoning guard; ``inherit`` follows ``reasoning_guard.mode``."""
+
+    evidence_follow_through: _CategoryMode = "inherit"
+    causal_claims: _CategoryMode = "inherit"
+    permanent_mutations: _CategoryMode = "inherit"
+    completion_claims: _CategoryMode = "inherit"
+
+
+class ReasoningGuard(_Table):
+    """The reasoning guard (environment: AGENTREFLEX_REASONING_GUARD)."""
+
+    mode: Annotated[str, choice(fast.GUARD_MODES)] = Field(
+        default="report",
+        description="off, report or on. The default comes from the profile: "
+        "off for off and lean, on for thorough.",
+    )
+    backfill: Backfill = Field(default_factory=Backfill)
+    categories: Categories = Field(default_factory=Categories)
+
+
+class Hook(_Table):
+    floor_budget_ms: Annotated[int, integer(10, 60000)] = Field(
+        default=200, description="Time the deterministic floors may take per hook."
+    )
+
+
+class Daemon(_Table):
+    idle_seconds: Annotated[int, integer(5, 7 * 86400)] = Field(
+        default=1800, description="The warm daemon exits after this many idle seconds."
+    )
+
+
+# -- package-owned sections (the packages validate them when they read them) --
+
+
+_RunawayInt = Annotated[int, section_key("int", low=0, high=10**12)]
+_RunawayFloat = Annotated[float, section_key("float", low=0.0, high=1e12)]
+_RunawayFraction = Annotated[float, section_key("float", low=0.01, high=1.0)]
+
+
+class Runaway(_Table):
+    """agentreflex-runaway's fuzzy loop detectors (all WARN); 0 switches a detector off."""
+
+    fuzzy: Annotated[bool, section_key("bool")] = Field(
+        default=True, description="All WARN-only loop detectors on/off."
+    )
+    same_error_commands: _RunawayInt = Field(
+        default=3, description="Distinct commands failing with one error signature."
+    )
+    alternation_cycles: _RunawayInt = Field(default=3, description="A-B rounds before a warning.")
+    near_repeat_count: _RunawayInt = Field(default=3, description="Variants of a failing command.")
+    exploration_limit: _RunawayInt = Field(
+        default=15, description="Reads/searches in a row without a write."
+    )
+    verification_repeat_count: _RunawayInt = Field(
+        default=3, description="Runs of one test command with nothing changed."
+    )
+    echo_count: _RunawayInt = Field(default=3, description="Identical assistant messages in a row.")
+    warn_every: _RunawayInt = Field(
+        default=10, description="Tool calls before the same warning may repeat."
+    )
+
+
+class Budgets(_Table):
+    """agentreflex-runaway's per-session and per-project limits; 0 switches a limit off."""
+
+    session_tool_calls: _RunawayInt = 0
+    session_wall_minutes: _RunawayFloat = 0.0
+    session_tokens: _RunawayInt = 0
+    session_cost_usd: _RunawayFloat = 0.0
+    consecutive_failures: _RunawayInt = 20
+    project_tool_calls: _RunawayInt = 0
+    project_tokens: _RunawayInt = 0
+    project_cost_usd: _RunawayFloat = 0.0
+    project_wall_minutes: _RunawayFloat = 0.0
+    project_window_hours: _RunawayFloat = 24.0
+    warn_fraction: _RunawayFraction = 0.8
+    cooldown_seconds: _RunawayFloat = 600.0
+    grace_fraction: _RunawayFraction = 0.25
+
+
+class Judge2(_OpenTable):
+    """agentreflex-judge2's own settings (it ignores keys it does not know)."""
+
+    cache: Annotated[bool, section_key("bool")] = Field(
+        default=True, description="File cache for HTTP answers."
+    )
+    cache_ttl_s: Annotated[float, section_key("float", low=0.0, high=86400.0)] = 600.0
+    cache_max_entries: Annotated[int, section_key("int", low=1, high=100_000)] = 256
+    claims_unsupported_block: Annotated[float, section_key("prob")] = 0.70
+    action_window: Annotated[int, section_key("int", low=1, high=100)] = Field(
+        default=12,
+        description="Recent actions in the state text (capped by loop.recent_action_window).",
+    )
+
+
+_FreeSection: Any = Field(
+    default_factory=dict, description="Reserved for its package, which reads no keys yet."
+)
+
+
+class ConfigFile(_Table):
+    """``.agentreflex/config.toml`` (project) and ``~/.config/agentreflex/config.toml`` (user)."""
+
+    model_config = ConfigDict(extra="forbid", title="agentreflex config.toml")
+
+    mode: Annotated[str, choice(("shadow", "enforced"))] = Field(
+        default="shadow",
+        description="shadow reports WOULD_BLOCK and never blocks; enforced blocks (REFLEX_MODE).",
+    )
+    profile: Annotated[str, choice(fast.PROFILES)] = Field(
+        default="balanced",
+        description="Defaults for reflexes, judge and reasoning guard (AGENTREFLEX_PROFILE).",
+    )
+    state_dir: Annotated[str, loader_check("state_dir")] = Field(
+        default=".agentreflex",
+        description="Where sessions are recorded; relative to the project (AGENTREFLEX_STATE_DIR).",
+    )
+    disabled_reflexes: Annotated[list[str], loader_check("disabled_reflexes")] = Field(
+        default_factory=list, description="Reflexes switched off by name."
+    )
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    loop: Loop = Field(default_factory=Loop)
+    judge: Judge = Field(default_factory=Judge)
+    reasoning_guard: ReasoningGuard = Field(default_factory=ReasoningGuard)
+    hook: Hook = Field(default_factory=Hook)
+    daemon: Daemon = Field(default_factory=Daemon)
+    runaway: Runaway = Field(default_factory=Runaway)
+    budgets: Budgets = Field(default_factory=Budgets)
+    judge2: Judge2 = Field(default_factory=Judge2)
+    gate: dict[str, Any] = _FreeSection
+    guard: dict[str, Any] = _FreeSection
+    context: dict[str, Any] = _FreeSection
+    instructions: dict[str, Any] = _FreeSection
+    routing: dict[str, Any] = _FreeSection
+    router: dict[str, Any] = _FreeSection
+    laya: dict[str, Any] = _FreeSection
+
+
+# -- policies/ ----------------------------------------------------------------
+
+
+class ThresholdsFile(_Table):
+    """``policies/thresholds.toml``: seed 001's documented thresholds."""
+
+    model_config = ConfigDict(extra="forbid", title="agentreflex policies/thresholds.toml")
+
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+
+
+def _regex(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise PydanticCustomError(
+                "agentreflex_rule", "not a valid regular expression ({error})", {"error": str(exc)}
+            ) from None
+    return value
+
+
+_RULE_MATCHES = ("command", "contains", "regex", "path")
+
+
+class GateRule(_Table):
+    """One project rule: it can only add a block, ask or warning."""
+
+    id: str = Field(description="Stable id shown in findings.")
+    verdict: Literal["block", "ask", "warn", "BLOCK", "ASK", "WARN"] = "block"
+    message: str = Field(default="", description="What the agent and the user are told.")
+    command: str = Field(default="", description="The executed command's name.")
+    contains: str = Field(default="", description="Text in the executed command.")
+    regex: Annotated[str, Check(_regex)] = Field(
+        default="", description="A regular expression over the expanded argv."
+    )
+    path: str = Field(
+        default="", description="For file tools and shell writes: a path prefix or substring."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _matches_something(cls, data: Any) -> Any:
+        """A rule with nothing to match never fires (the gate ignores it silently)."""
+        if isinstance(data, dict) and not any(data.get(k) for k in _RULE_MATCHES):
+            unknown = [k for k in data if k not in cls.model_fields]
+            hint = f" (unknown keys: {', '.join(unknown)})" if unknown else ""
+            raise PydanticCustomError(
+                "agentreflex_rule",
+                "matches nothing: give command, contains, regex or path{hint}",
+                {"hint": hint},
+            )
+        return data
+
+
+class GateRulesFile(_Table):
+    """``policies/gate/rules.toml`` and ``.agentreflex/gate-rules.toml``."""
+
+    model_config = ConfigDict(extra="forbid", title="agentreflex gate rules")
+
+    rule: list[GateRule] = Field(default_factory=list)
+
+
+class AllowEntry(_Table):
+    """Allows one named gate rule in this project until ``expires``."""
+
+    rule: str = Field(description="A gate rule id, e.g. GATE-GIT-RESET-HARD.")
+    expires: dt.date | dt.datetime = Field(description="Required; past entries are ignored.")
+    match: str = Field(default="", description="Only segments containing this text.")
+    reason: str = ""
+
+
+class AllowFile(_Table):
+    """``.agentreflex/allow.toml`` (see policies/gate/allow.example.toml)."""
+
+    model_config = ConfigDict(extra="forbid", title="agentreflex gate allow-list")
+
+    allow: list[AllowEntry] = Field(default_factory=list)
+
+
+#: File kinds ``agentreflex config check --as`` knows, with their model and shipped schema.
+KINDS: dict[str, tuple[type[BaseModel], str]] = {
+    "config": (ConfigFile, "config.schema.json"),
+    "thresholds": (ThresholdsFile, "thresholds.schema.json"),
+    "gate-rules": (GateRulesFile, "gate/rules.schema.json"),
+    "gate-allow": (AllowFile, "gate/allow.schema.json"),
+}

@@ -1,0 +1,61 @@
+"""Stable fingerprints of tool calls, for exact-repeat detection.
+
+Two calls have the same fingerprint when they would do the same thing: same
+tool kind and the same normalised input (whitespace collapsed, volatile keys
+such as descriptions and timeouts dropped).  The host's tool name is not part
+of it, so Claude's ``Bash`` and Codex's ``exec_command`` running the same
+command match.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core import fastjson
+from agentreflex.core.digest import sha256_hex
+from agentreflex.core.events import ToolCall, ToolKind
+from agentreflex.core.lazyre import LazyPattern
+
+_VOLATILE = frozenset(
+    {
+        "description",
+        "timeout",
+        "run_in_background",
+        "justification",
+        "yield_time_ms",
+        "max_output_tokens",
+        "workdir",
+        "login",
+        "tty",
+        "sandbox_permissions",
+        "prefix_rule",
+    }
+)
+_SPACE = LazyPattern(r"\s+")
+
+
+def normalise_command(command: str) -> str:
+    return _SPACE.sub(" ", command).strip()
+
+
+def canonical_input(call: ToolCall) -> str:
+    """The part of a call that decides what it does, as a stable string."""
+    if call.kind is ToolKind.SHELL:
+        return normalise_command(call.command)
+    if call.kind is ToolKind.PATCH:
+        return call.patch.strip()
+    data = {k: v for k, v in call.input.items() if k not in _VOLATILE}
+    return fastjson.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+
+
+# Kinds whose tools differ by name, not only by input: ``Grep`` and ``Glob``
+# with the same pattern, or two MCP tools given the same arguments, are
+# different calls.  Shell, file and patch tools stay name-agnostic so the same
+# command through another host's tool name still matches.
+_NAMED_KINDS = frozenset({ToolKind.OTHER, ToolKind.MCP, ToolKind.SEARCH, ToolKind.WEB})
+
+
+def fingerprint(call: ToolCall) -> str:
+    """16 hex chars of SHA-256 over kind (and name, where it matters) and canonical input."""
+    kind = call.kind.value
+    if call.kind in _NAMED_KINDS:
+        kind = f"{kind}:{call.name.strip().lower()}"
+    return sha256_hex(f"{kind}\0{canonical_input(call)}", 16)

@@ -1,0 +1,513 @@
+"""The per-session state store: an append-only JSONL log folded into SessionState.
+
+Layout, under the project's state dir (``.agentreflex/`` by default)::
+
+    sessions/<session>.jsonl        one record per hook call (event + decision)
+    sessions/<session>.state.json   {"cursor": <bytes folded>, "state": {...}}
+
+A hook call reads the snapshot, folds only the log bytes after its cursor
+(so the cost does not grow with the session), evaluates, then appends its own
+record and writes the new snapshot, each step under the session's lock.
+A torn final line is left for later; a corrupt line is skipped with a
+diagnostic; a corrupt snapshot is rebuilt from the log.  Nothing that was
+complete is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+
+from agentreflex.core import fastjson
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.digest import sha256_hex
+from agentreflex.core.events import Event, EventKind, ToolKind
+from agentreflex.core.fsutil import (
+    append_line,
+    atomic_write_json,
+    ensure_private_dir,
+    locked,
+)
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import field, record
+from agentreflex.core.redact import redact, redact_obj
+from agentreflex.core.reflex import Note
+from agentreflex.core.state.fingerprint import fingerprint
+from agentreflex.core.state.model import ActionRecord, Intervention, SessionState
+from agentreflex.core.state.outcome import (
+    error_signature,
+    is_mutation,
+    is_verification,
+    outcome_of,
+    summarize,
+)
+from agentreflex.core.usage import UsageDelta
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+SNAPSHOT_VERSION = 1
+ROTATE_BYTES = 16 * 1024 * 1024
+KEEP_ROTATED = 3
+MAX_RECORD_BYTES = 64 * 1024
+PROMPT_LIMIT = 600
+WINDOWS = {
+    "prompts": 10,
+    "failures": 20,
+    "evidence": 30,
+    "verifications": 20,
+    "interventions": 50,
+    "messages": 10,
+    "notes": 50,
+    "latency": 128,
+    "diagnostics": 20,
+    "usage_ids": 200,
+}
+_SAFE_ID = LazyPattern(r"[^A-Za-z0-9._-]")
+
+
+def session_file_id(session_id: str) -> str:
+    """A filesystem-safe name for a session id (hashed when it had to change)."""
+    clean = _SAFE_ID.sub("_", session_id)[:96].lstrip(".")
+    if clean == session_id and clean:
+        return clean
+    digest = sha256_hex(session_id, 12)
+    return f"{clean or 'session'}-{digest}"
+
+
+@record
+class FoldReport:
+    """What a catch-up read found, for diagnostics."""
+
+    records: int = 0
+    skipped: list[str] = field(default_factory=list)
+    rebuilt: bool = False
+
+
+class SessionStore:
+    """One session's log and snapshot."""
+
+    def __init__(self, state_dir: str, session_id: str, window: int = 20) -> None:
+        self.state_dir = state_dir
+        self.session_id = session_id or "unknown-session"
+        self.window = window
+        base = os.path.join(state_dir, "sessions", session_file_id(self.session_id))
+        self.log_path = base + ".jsonl"
+        self.snapshot_path = base + ".state.json"
+
+    # ------------------------------------------------------------------ read
+
+    def load(self) -> tuple[SessionState, FoldReport]:
+        """The current state, caught up with the log (writes the snapshot if it moved)."""
+        ensure_private_dir(os.path.dirname(self.log_path))
+        with locked(self.log_path):
+            state, cursor, report = self._catch_up()
+            if report.records or report.rebuilt:
+                self._write_snapshot(state, cursor)
+        return state, report
+
+    def _read_snapshot(self) -> tuple[SessionState, int, bool]:
+        try:
+            with open(self.snapshot_path, encoding="utf-8") as fh:
+                data = fastjson.loads(fh.read())
+            if data.get("v") != SNAPSHOT_VERSION or data.get("session_id") != self.session_id:
+                raise ValueError("snapshot version or session mismatch")
+            return SessionState.from_json(data["state"]), int(data["cursor"]), False
+        except FileNotFoundError:
+            return self._fresh(), 0, False
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return self._fresh(), 0, True
+
+    def _fresh(self) -> SessionState:
+        return SessionState(session_id=self.session_id)
+
+    def _catch_up(self) -> tuple[SessionState, int, FoldReport]:
+        state, cursor, corrupt = self._read_snapshot()
+        report = FoldReport(rebuilt=corrupt)
+        if corrupt:
+            _diagnose(state, "state snapshot was unreadable; rebuilt from the log")
+        try:
+            size = os.path.getsize(self.log_path)
+        except OSError:
+            return state, 0, report
+        if size < cursor:  # the log was rotated or replaced: refold what is there
+            state, cursor = self._fresh(), 0
+            report.rebuilt = True
+            _diagnose(state, "log shorter than snapshot cursor; refolded")
+        if size == cursor:
+            return state, cursor, report
+        with open(self.log_path, "rb") as fh:
+            fh.seek(cursor)
+            chunk = fh.read(size - cursor)
+        end = chunk.rfind(b"\n")
+        if end < 0:  # only a torn line so far: leave it for later
+            return state, cursor, report
+        for raw in chunk[: end + 1].splitlines():
+            if not raw.strip():
+                continue
+            try:
+                record = fastjson.loads(raw)
+                if not isinstance(record, dict):
+                    raise ValueError("record is not an object")
+                fold(state, record, self.window)
+                report.records += 1
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                msg = f"skipped a corrupt log line at byte {cursor}: {type(exc).__name__}"
+                report.skipped.append(msg)
+                _diagnose(state, msg)
+        return state, cursor + end + 1, report
+
+    # ----------------------------------------------------------------- write
+
+    def record(
+        self,
+        event: Event,
+        decision: Decision | None,
+        notes: list[Note] | None = None,
+        latency_ms: float | None = None,
+        usage: UsageDelta | None = None,
+    ) -> SessionState:
+        """Append this hook call's record and return the state including it."""
+        ensure_private_dir(os.path.dirname(self.log_path))
+        record = make_record(event, decision, notes or [], latency_ms)
+        if usage is not None:
+            record["usage"] = usage_record(usage)
+        line = _bounded_line(record)
+        with locked(self.log_path):
+            self._maybe_rotate()
+            if self._ends_torn():  # a writer died mid-line: keep our record on its own line
+                line = "\n" + line
+            append_line(self.log_path, line, durable=True)  # the log is the record
+            state, cursor, _ = self._catch_up()
+            self._write_snapshot(state, cursor)
+        return state
+
+    def _ends_torn(self) -> bool:
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                return fh.read(1) != b"\n"
+        except OSError:  # missing or empty
+            return False
+
+    def _write_snapshot(self, state: SessionState, cursor: int, durable: bool = False) -> None:
+        """Save the folded state, atomically.
+
+        Without fsync as a rule: the fsynced log holds everything the snapshot
+        does, so a snapshot lost to a power cut is rebuilt from the log. At a
+        rotation (``durable``) it is fsynced, because it alone then carries
+        the folded state of the logs set aside.
+        """
+        atomic_write_json(
+            self.snapshot_path,
+            {
+                "v": SNAPSHOT_VERSION,
+                "session_id": self.session_id,
+                "cursor": cursor,
+                "state": state.to_json(),
+            },
+            durable,
+        )
+
+    def _maybe_rotate(self) -> None:
+        """Keep logs bounded; the snapshot carries the folded state across rotation."""
+        try:
+            if os.path.getsize(self.log_path) < ROTATE_BYTES:
+                return
+        except OSError:
+            return
+        state, _cursor, _ = self._catch_up()
+        for i in range(KEEP_ROTATED - 1, 0, -1):
+            older = f"{self.log_path}.{i}"
+            if os.path.exists(older):
+                os.replace(older, f"{self.log_path}.{i + 1}")
+        os.replace(self.log_path, self.log_path + ".1")
+        self._write_snapshot(state, 0, durable=True)
+
+
+def _bounded_line(record: dict[str, Any]) -> str:
+    """One JSON line of at most MAX_RECORD_BYTES: oversized notes are dropped, said so."""
+    line = fastjson.dump_line(record)
+    if len(line.encode("utf-8", "replace")) <= MAX_RECORD_BYTES:
+        return line
+    dropped = [f"{n['reflex']}:{n['key']}" for n in record.pop("notes", [])]
+    record["notes"] = [
+        {
+            "reflex": "core",
+            "key": "diagnostics",
+            "value": f"record too large: dropped notes {', '.join(dropped)[:300]}",
+        }
+    ]
+    return fastjson.dump_line(record)
+
+
+def _diagnose(state: SessionState, message: str) -> None:
+    diags = state.notes.setdefault("diagnostics", [])
+    diags.append(message)
+    del diags[: -WINDOWS["diagnostics"]]
+
+
+# Redact a window a little longer than what is kept, so a secret that
+# straddles the cut is still recognised, without scanning megabytes.
+_REDACT_SLACK = 1024
+
+
+def _bounded(text: str, limit: int) -> str:
+    window = redact(text[: limit + _REDACT_SLACK])
+    return (
+        window
+        if len(window) <= limit and len(text) <= limit + _REDACT_SLACK
+        else (window[: limit - 1] + "…")
+    )
+
+
+def make_record(
+    event: Event, decision: Decision | None, notes: list[Note], latency_ms: float | None
+) -> dict[str, Any]:
+    """The compact, redacted log record for one hook call (never the raw payload)."""
+    rec: dict[str, Any] = {
+        "ts": round(event.timestamp, 3),
+        "kind": event.kind.value,
+        "host": event.host,
+    }
+    if event.cwd:
+        rec["cwd"] = event.cwd
+    if event.kind is EventKind.USER_PROMPT:
+        rec["prompt"] = _bounded(event.prompt, PROMPT_LIMIT)
+    if event.last_message:
+        rec["message"] = _bounded(event.last_message, PROMPT_LIMIT)
+    if event.stop_hook_active:
+        rec["stop_hook_active"] = True
+    if event.tool is not None:
+        call = event.tool
+        rec["tool"] = {
+            "name": call.name,
+            "kind": call.kind.value,
+            "id": call.tool_use_id,
+            "summary": summarize(call),
+            "fp": fingerprint(call),
+            "paths": [redact(p)[:300] for p in call.paths[:20]],
+            "verification": is_verification(call),
+            "mutation": is_mutation(call),
+        }
+    if event.result is not None:
+        res = event.result
+        text = res.error or res.output
+        if res.interrupted:
+            outcome = "unknown"  # the user stopped it: neither a failure nor a success
+        elif event.kind is EventKind.POST_TOOL_FAILURE:
+            outcome = "failure"
+        else:
+            outcome = outcome_of(res)
+        rec["result"] = {
+            "outcome": outcome,
+            "exit": res.exit_code,
+            "sig": error_signature(text) if outcome != "success" else "",
+            "digest": sha256_hex(text, 16),
+            "head": _bounded(" ".join(text.split())[:400], 400),
+            "interrupted": res.interrupted,
+        }
+    if decision is not None:
+        rec["decision"] = {
+            "verdict": decision.verdict.value,
+            "proposed": decision.proposed.value,
+            "label": decision.label,
+            "findings": [
+                {
+                    "reflex": f.reflex,
+                    "code": f.code,
+                    "verdict": f.verdict.value,
+                    "message": _bounded(f.message, 400),
+                    "enforce": f.enforce,
+                }
+                for f in decision.findings
+            ],
+        }
+        if decision.degraded:
+            rec["decision"]["degraded"] = [_bounded(d, 200) for d in decision.degraded]
+    if notes:
+        rec["notes"] = [
+            {"reflex": n.reflex, "key": n.key, "value": redact_obj(n.value)} for n in notes
+        ]
+    if latency_ms is not None:
+        rec["ms"] = round(latency_ms, 3)
+    return rec
+
+
+# ---------------------------------------------------------------------- fold
+
+
+def fold(state: SessionState, rec: dict[str, Any], window: int = 20) -> None:
+    """Fold one log record into ``state`` (pure apart from mutating ``state``)."""
+    state.seq += 1
+    seq = state.seq
+    ts = float(rec.get("ts", 0.0))
+    kind = EventKind(rec["kind"])
+    c = state.counters
+    c.events += 1
+    c.started_at = c.started_at or ts
+    c.last_event_at = ts
+    state.host = state.host or str(rec.get("host", ""))
+    state.cwd = state.cwd or str(rec.get("cwd", ""))
+    decision = rec.get("decision") or {}
+    blocked = decision.get("verdict") == Verdict.BLOCK.value
+    if kind in (EventKind.USER_PROMPT, EventKind.PRE_TOOL):
+        c.stop_blocks_in_row = 0  # the agent did something after the last blocked stop
+    if kind is EventKind.USER_PROMPT:
+        _fold_prompt(state, str(rec.get("prompt", "")))
+    elif kind is EventKind.PRE_TOOL and "tool" in rec:
+        _fold_pre_tool(state, rec["tool"], seq, ts, blocked, window)
+    elif kind in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE) and "tool" in rec:
+        _fold_post_tool(state, rec, seq, ts, window)
+    elif kind in (EventKind.STOP, EventKind.SUBAGENT_STOP):
+        c.stops += 1
+        c.stop_blocks_in_row = c.stop_blocks_in_row + 1 if blocked else 0
+    if rec.get("message"):
+        state.last_message = str(rec["message"])
+        _push(state.messages, state.last_message, WINDOWS["messages"])
+    _fold_decision(state, kind, decision, seq, ts)
+    for note in rec.get("notes", []):
+        _push(state.notes.setdefault(str(note["key"]), []), note["value"], WINDOWS["notes"])
+    if "ms" in rec:
+        _push(state.notes.setdefault("latency_ms", []), float(rec["ms"]), WINDOWS["latency"])
+    if "usage" in rec:
+        apply_usage(state, rec["usage"])
+
+
+def usage_record(usage: UsageDelta) -> dict[str, Any]:
+    return {
+        "in": usage.input_tokens,
+        "out": usage.output_tokens,
+        "cost": round(usage.cost_usd, 6),
+        "cursor": usage.cursor,
+        "ids": usage.message_ids[-WINDOWS["usage_ids"] :],
+    }
+
+
+def apply_usage(state: SessionState, usage: dict[str, Any]) -> None:
+    """Add a transcript usage delta to the session totals (tokens, cost, cursor)."""
+    c = state.counters
+    c.input_tokens += int(usage.get("in", 0))
+    c.output_tokens += int(usage.get("out", 0))
+    c.cost_usd += float(usage.get("cost", 0.0))
+    c.transcript_cursor = int(usage.get("cursor", c.transcript_cursor))
+    ids = state.notes.setdefault("usage_ids", [])
+    ids.extend(str(i) for i in usage.get("ids", []))
+    del ids[: -WINDOWS["usage_ids"]]
+
+
+def _push(items: list[Any], value: Any, limit: int) -> None:
+    items.append(value)
+    del items[:-limit]
+
+
+def _fold_prompt(state: SessionState, prompt: str) -> None:
+    state.counters.prompts += 1
+    if prompt:
+        state.goal = state.goal or prompt
+        _push(state.prompts, prompt, WINDOWS["prompts"])
+
+
+def _fold_pre_tool(
+    state: SessionState, tool: dict[str, Any], seq: int, ts: float, blocked: bool, window: int
+) -> None:
+    state.counters.tool_calls += 1
+    action = ActionRecord(
+        seq=seq,
+        ts=ts,
+        tool=str(tool["name"]),
+        kind=str(tool["kind"]),
+        summary=str(tool.get("summary", "")),
+        fingerprint=str(tool["fp"]),
+        tool_use_id=str(tool.get("id", "")),
+        paths=list(tool.get("paths", [])),
+        verification=bool(tool.get("verification")),
+        mutation=bool(tool.get("mutation")),
+        outcome="blocked" if blocked else "pending",
+    )
+    if blocked:
+        state.counters.blocked += 1
+    _push(state.actions, action, window)
+
+
+def _find_action(state: SessionState, tool: dict[str, Any]) -> ActionRecord | None:
+    tid = str(tool.get("id", ""))
+    for action in reversed(state.actions):
+        if tid and action.tool_use_id == tid:
+            return action
+    for action in reversed(state.actions):
+        if action.outcome == "pending" and action.fingerprint == tool.get("fp"):
+            return action
+    return None
+
+
+def _fold_post_tool(
+    state: SessionState, rec: dict[str, Any], seq: int, ts: float, window: int
+) -> None:
+    tool = rec["tool"]
+    result = rec.get("result") or {}
+    action = _find_action(state, tool)
+    if action is None:  # no pre-tool hook saw it (or it fell out of the window)
+        _fold_pre_tool(state, tool, seq, ts, False, window)
+        action = state.actions[-1]
+    outcome = str(result.get("outcome", "unknown"))
+    action.outcome = outcome
+    action.error_signature = str(result.get("sig", ""))
+    action.exit_code = result.get("exit")
+    action.output_digest = str(result.get("digest", ""))
+    c = state.counters
+    if outcome == "failure":
+        c.failures += 1
+        c.consecutive_failures += 1
+        c.last_failure_seq = seq
+        _push(state.failures, action, WINDOWS["failures"])
+    elif outcome == "success":
+        c.consecutive_failures = 0
+    if action.verification and outcome in ("success", "failure"):
+        c.last_verification_seq = seq
+        c.last_verification_ok = outcome == "success"
+        _push(state.verifications, action, WINDOWS["verifications"])
+    elif action.mutation and outcome != "failure":
+        c.last_mutation_seq = seq
+    observing = action.kind in (ToolKind.READ.value, ToolKind.SEARCH.value, ToolKind.WEB.value)
+    read_only_shell = action.kind == ToolKind.SHELL.value and not action.mutation
+    if outcome == "success" and (observing or read_only_shell):
+        c.last_evidence_seq = seq
+        head = str(result.get("head", ""))
+        _push(state.evidence, f"{action.summary} -> {head[:200]}", WINDOWS["evidence"])
+
+
+def _fold_decision(
+    state: SessionState, kind: EventKind, decision: dict[str, Any], seq: int, ts: float
+) -> None:
+    if not decision or decision.get("proposed", "ALLOW") == Verdict.ALLOW.value:
+        return
+    for f in decision.get("findings", []):
+        if f.get("verdict") == Verdict.ALLOW.value:
+            continue
+        item = Intervention(
+            seq=seq,
+            ts=ts,
+            event=kind.value,
+            reflex=str(f.get("reflex", "")),
+            code=str(f.get("code", "")),
+            verdict=str(f.get("verdict", "")),
+            label=str(decision.get("label", "")),
+            message=str(f.get("message", ""))[:400],
+        )
+        _push(state.interventions, item, WINDOWS["interventions"])
+
+
+def list_sessions(state_dir: str) -> list[str]:
+    """Snapshot paths of every session in a state dir, newest first."""
+    folder = os.path.join(state_dir, "sessions")
+    with contextlib.suppress(OSError):
+        paths = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".state.json")]
+        return sorted(paths, key=lambda p: os.path.getmtime(p), reverse=True)
+    return []
+
+
+def now() -> float:
+    return time.time()

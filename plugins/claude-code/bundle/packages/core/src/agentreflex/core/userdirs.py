@@ -1,0 +1,176 @@
+"""Where agentreflex keeps what belongs to the user, and which files are the guard's own.
+
+Why one module: the gate protects the guard's own files by what a command does
+to them, the trust record and the per-user key must live outside any project
+the agent writes, and the daemon, the config loader and ``doctor`` all need
+the same answers.  Each location is defined once here.
+
+* ``user_config_dir``  ``$XDG_CONFIG_HOME/agentreflex`` (``~/.config/agentreflex``):
+  the user's ``config.toml``; outranks any project.
+* ``user_cache_dir``   ``$XDG_CACHE_HOME/agentreflex`` (``~/.cache/agentreflex``):
+  derived data, stamped so that stale copies are rebuilt, never trusted.
+* ``user_state_dir``   ``$XDG_STATE_HOME/agentreflex`` (``~/.local/state/agentreflex``):
+  the trust record (``trust.json``) and the per-user key (``key``, 0600) that
+  authenticates session records.
+
+Stdlib only and cheap: the hot path imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+
+__all__ = [
+    "guarded_name",
+    "guarded_paths",
+    "home_dir",
+    "installed_paths",
+    "key_path",
+    "trust_record_path",
+    "user_cache_dir",
+    "user_config_dir",
+    "user_config_path",
+    "user_state_dir",
+]
+
+
+def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if env is None else env
+
+
+def home_dir(env: Mapping[str, str] | None = None) -> str:
+    """``$HOME``, else the password database's home for this user."""
+    return _env(env).get("HOME") or os.path.expanduser("~")
+
+
+def _xdg(env: Mapping[str, str] | None, var: str, fallback: str) -> str:
+    values = _env(env)
+    base = values.get(var) or ""
+    if not os.path.isabs(base):  # the XDG spec: relative values are ignored
+        base = os.path.join(home_dir(values), fallback)
+    return os.path.join(base, "agentreflex")
+
+
+def user_config_dir(env: Mapping[str, str] | None = None) -> str:
+    return _xdg(env, "XDG_CONFIG_HOME", ".config")
+
+
+def user_config_path(env: Mapping[str, str] | None = None) -> str:
+    return os.path.join(user_config_dir(env), "config.toml")
+
+
+def user_cache_dir(env: Mapping[str, str] | None = None) -> str:
+    """Derived data only: everything kept here can be rebuilt from its source."""
+    return _xdg(env, "XDG_CACHE_HOME", ".cache")
+
+
+def user_state_dir(env: Mapping[str, str] | None = None) -> str:
+    """The user's own state: the trust record and the key, never inside a project."""
+    return _xdg(env, "XDG_STATE_HOME", os.path.join(".local", "state"))
+
+
+def trust_record_path(env: Mapping[str, str] | None = None) -> str:
+    return os.path.join(user_state_dir(env), "trust.json")
+
+
+def key_path(env: Mapping[str, str] | None = None) -> str:
+    return os.path.join(user_state_dir(env), "key")
+
+
+def installed_paths() -> tuple[str, ...]:
+    """The folders our installed code lives in, and the ``agentreflex`` entry point.
+
+    An agent that edits or removes these switches the guard off as surely as
+    one that edits the config.  The namespace package's folders cover every
+    installed ``agentreflex-*`` distribution; their ``.dist-info`` folders
+    (which hold the entry points the reflexes are found through) sit beside
+    them and are matched by the gate by name.
+    """
+    paths: list[str] = []
+    namespace = sys.modules.get("agentreflex")
+    for folder in getattr(namespace, "__path__", ()) or ():
+        paths.append(os.path.abspath(str(folder)))
+    paths.append(os.path.join(sys.prefix, "bin", "agentreflex"))
+    return tuple(dict.fromkeys(paths))
+
+
+def guarded_name(path: str) -> bool:
+    """Whether ``path`` is, or is inside, a guarded folder known by its name.
+
+    Any ``.agentreflex`` folder: another project's configuration becomes the
+    one in force as soon as the host's working directory moves there.  And an
+    installed ``agentreflex`` distribution's metadata:
+
+    ``agentreflex_gate-0.1.0.dist-info`` holds the entry points the reflexes
+    are found through, and ``_editable_impl_agentreflex_gate.pth`` (or
+    ``__editable__.agentreflex_gate-...pth``) is how an editable install is
+    found: wherever a site-packages folder is, removing or rewriting these
+    switches a reflex off.  Matched by name because an installation may sit
+    anywhere.
+    """
+    for part in path.split("/"):
+        if part == ".agentreflex":
+            return True
+        low = part.lower()
+        if not low or "agentreflex" not in low:
+            continue
+        if low.endswith((".dist-info", ".egg-info", ".egg-link")) and low.startswith(
+            ("agentreflex-", "agentreflex_", "agentreflex.")
+        ):
+            return True
+        if low.endswith(".pth") and ("editable" in low or low.startswith("agentreflex")):
+            return True
+    return False
+
+
+def guarded_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Every file or folder whose change could switch the guard off or fool it.
+
+    Folders cover everything below them.  Hosts' hook settings and plugin
+    folders are here because removing a hook entry or disabling the plugin
+    switches agentreflex off for that host.  Installed distributions' metadata
+    is matched by name (:func:`guarded_name`).
+
+    One exception: an installed code folder inside ``project`` that is not in a
+    ``site-packages`` folder is an editable checkout of agentreflex's own
+    source, which is the project's ordinary work (its history is in git); the
+    entry point and the metadata stay guarded even then.
+    """
+    values = _env(env)
+    home = home_dir(values)
+    project = project.rstrip("/") or "/"
+    claude_home = values.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    codex_home = values.get("CODEX_HOME") or os.path.join(home, ".codex")
+    paths = [
+        os.path.join(project, ".agentreflex"),
+        os.path.join(project, "policies"),
+        user_config_dir(values),
+        user_cache_dir(values),
+        user_state_dir(values),
+        # hosts: hook settings and plugin folders, user and project level
+        os.path.join(claude_home, "settings.json"),
+        os.path.join(claude_home, "settings.local.json"),
+        os.path.join(claude_home, "plugins"),
+        os.path.join(project, ".claude", "settings.json"),
+        os.path.join(project, ".claude", "settings.local.json"),
+        codex_home,
+        os.path.join(project, ".codex"),
+        os.path.join(home, ".hermes"),
+        os.path.join(home, ".config", "opencode"),
+        os.path.join(project, ".opencode"),
+        os.path.join(project, "opencode.json"),
+        os.path.join(home, ".pi", "agent"),
+        os.path.join(project, ".pi"),
+        os.path.join(home, ".omp"),
+    ]
+    plugin_data = values.get("CLAUDE_PLUGIN_DATA")
+    if plugin_data and os.path.isabs(plugin_data):
+        paths.append(plugin_data)
+    inside = project.rstrip("/") + "/"
+    for folder in installed_paths():
+        editable = folder.startswith(inside) and "/site-packages/" not in folder + "/"
+        if not editable or folder.endswith("/bin/agentreflex"):
+            paths.append(folder)
+    return tuple(dict.fromkeys(os.path.normpath(p) for p in paths))

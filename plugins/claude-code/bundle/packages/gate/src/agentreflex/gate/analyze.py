@@ -1,0 +1,475 @@
+"""From a shell command string to rule hits: pre-filter, parse, walk, rules.
+
+The common case (``ls -la``, ``git status``, ``pytest -q``) is decided by a
+pre-filter without touching the parser.  Everything else is parsed with
+tree-sitter, normalised by :class:`walker.Walker` into the commands that
+would really run, and each of those goes through the rules.  Input that
+cannot be analysed is never a free pass: unparseable executed text asks the
+user, and running out of budget blocks (the floor fails closed).
+"""
+
+from __future__ import annotations
+
+import time
+
+from agentreflex.core.record import field, record
+from agentreflex.gate.literals import find_secrets
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
+from agentreflex.gate.paths import Where, is_secret_file, names_guarded
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Rule = Callable[[Cmd, Where], list[Hit]]
+
+MAX_INPUT = 200_000
+MAX_NESTING = 48
+
+# Each command's own rules, as ``module.function`` names in this package,
+# resolved on first use (:func:`_rules_of`): a command the pre-filter decides
+# imports no rules module, and a parsed one only the modules its commands need.
+_RULE_NAMES: dict[str, tuple[str, ...]] = {
+    "rm": ("rules_fs.rm",),
+    "unlink": ("rules_fs.rm",),
+    "srm": ("rules_fs.shred",),
+    "shred": ("rules_fs.shred",),
+    "wipe": ("rules_fs.shred",),
+    "truncate": ("rules_fs.truncate",),
+    "chmod": ("rules_fs.perms",),
+    "chown": ("rules_fs.perms",),
+    "chgrp": ("rules_fs.perms",),
+    "mv": ("rules_fs.move",),
+    "cp": ("rules_fs.move",),
+    "ln": ("rules_fs.move",),
+    "install": ("rules_fs.move",),
+    "rsync": ("rules_fs.rsync",),
+    "sed": ("rules_fs.sed_inplace",),
+    "dd": ("rules_fs.dd",),
+    "git": ("rules_git.git",),
+    "shutdown": ("rules_sys.power",),
+    "reboot": ("rules_sys.power",),
+    "halt": ("rules_sys.power",),
+    "poweroff": ("rules_sys.power",),
+    "init": ("rules_sys.power",),
+    "telinit": ("rules_sys.power",),
+    "kexec": ("rules_sys.power",),
+    "systemctl": ("rules_sys.power", "rules_sys.services"),
+    "service": ("rules_sys.services",),
+    "launchctl": ("rules_sys.services",),
+    "kill": ("rules_sys.kill",),
+    "killall5": ("rules_sys.kill",),
+    "pkill": ("rules_sys.kill",),
+    "killall": ("rules_sys.kill",),
+    "crontab": ("rules_sys.cron",),
+    "history": ("rules_sys.history",),
+    "unset": ("rules_sys.history",),
+    ":": ("rules_sys.fork_bomb_text",),
+    "docker": ("rules_remote.docker",),
+    "podman": ("rules_remote.docker",),
+    "docker-compose": ("rules_remote.docker",),
+    "nerdctl": ("rules_remote.docker",),
+    "gh": ("rules_remote.publish",),
+    "rails": ("rules_remote.frameworks",),
+    "rake": ("rules_remote.frameworks",),
+    "prisma": ("rules_remote.frameworks",),
+    "npx": ("rules_remote.frameworks",),
+    "bunx": ("rules_remote.frameworks",),
+    "manage.py": ("rules_remote.frameworks",),
+    "etcdctl": ("rules_remote.kv_store",),
+    "consul": ("rules_remote.kv_store",),
+}
+for _name in (
+    "iptables",
+    "ip6tables",
+    "iptables-legacy",
+    "iptables-nft",
+    "ebtables",
+    "arptables",
+    "nft",
+    "ufw",
+    "firewall-cmd",
+    "pfctl",
+):
+    _RULE_NAMES[_name] = ("rules_sys.firewall",)
+_TABLE: dict[str, tuple[str, ...]] = {}
+_RESOLVED: dict[str, tuple[Rule, ...]] = {}
+
+
+def _rule_table() -> dict[str, tuple[str, ...]]:
+    """Every command name with rules of its own, and those rules' ``module.function`` names.
+
+    Built on first use: the two lists it takes from :mod:`inert` are not
+    needed by a command the pre-filter decides.
+    """
+    if _TABLE:
+        return _TABLE
+    from agentreflex.gate.inert import HOSTING_CLIS, PACKAGE_MANAGERS
+
+    names = dict(_RULE_NAMES)
+    for name in (
+        "terraform",
+        "tofu",
+        "terragrunt",
+        "pulumi",
+        "cdk",
+        "cdktf",
+        "kubectl",
+        "oc",
+        "k",
+        "helm",
+        "aws",
+        "gcloud",
+        "az",
+        *HOSTING_CLIS,
+    ):
+        names[name] = ("rules_remote.cloud",)
+    for name in (
+        *PACKAGE_MANAGERS,
+        "lerna",
+        "changeset",
+        "semantic-release",
+        "goreleaser",
+        "vsce",
+        "ovsx",
+    ):
+        names[name] = ("rules_remote.publish",)
+    for name in ("python", "python3"):
+        names[name] = ("rules_remote.publish", "rules_remote.frameworks")
+    _TABLE.update(names)
+    return _TABLE
+
+
+def _rules_of(name: str) -> tuple[Rule, ...]:
+    """The rules of command ``name`` (its own, then the disk rule), imported on first use."""
+    rules = _RESOLVED.get(name)
+    if rules is None:
+        import importlib
+
+        from agentreflex.gate.programs import DISK_PREFIXES, DISK_TOOLS
+
+        specs = _rule_table().get(name, ())
+        if name.startswith(DISK_PREFIXES) or name in DISK_TOOLS:
+            specs = (*specs, "rules_fs.disk")
+        found = []
+        for spec in specs:
+            module, _, function = spec.partition(".")
+            found.append(getattr(importlib.import_module(f"agentreflex.gate.{module}"), function))
+        rules = _RESOLVED[name] = tuple(found)
+    return rules
+
+
+# Commands whose plain-word forms no rule can object to (pre-filter).
+_SAFE_FIRST = frozenset(
+    {
+        "ls",
+        "pwd",
+        "whoami",
+        "date",
+        "true",
+        "false",
+        "uname",
+        "id",
+        "hostname",
+        "which",
+        "type",
+        "stat",
+        "du",
+        "df",
+        "file",
+        "tree",
+        "ps",
+        "uptime",
+        "nproc",
+        "echo",
+        "mkdir",
+        "touch",
+        "pytest",
+        "tox",
+        "nox",
+        "ruff",
+        "mypy",
+        "black",
+        "isort",
+        "flake8",
+        "pylint",
+        "eslint",
+        "tsc",
+        "jest",
+        "vitest",
+        "go",
+        "make",
+        "cmake",
+        "ninja",
+        "cargo",
+        "npm",
+        "pnpm",
+        "yarn",
+        "node",
+        "wc",
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "grep",
+        "rg",
+        "diff",
+        "sort",
+        "uniq",
+        "man",
+        "help",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "sleep",
+        "test",
+        "printf",
+        "uv",
+        "pip",
+        "pip3",
+        "poetry",
+        "git",
+        "gofmt",
+        "rustc",
+        "javac",
+        "java",
+        "mvn",
+        "gradle",
+        "dotnet",
+        "swift",
+        "bundle",
+        "rspec",
+        "phpunit",
+        "composer",
+        "deno",
+        "bun",
+        "just",
+    }
+)
+_SAFE_GIT = frozenset(
+    {
+        "status",
+        "log",
+        "diff",
+        "show",
+        "add",
+        "fetch",
+        "blame",
+        "rev-parse",
+        "ls-files",
+        "describe",
+        "shortlog",
+        "grep",
+        "init",
+        "version",
+        "remote",
+        "config",
+        "commit",
+        "pull",
+        "merge-base",
+        "cat-file",
+        "ls-tree",
+        "tag",
+    }
+)
+# Plain commands that create files: unless they name plain new entries of the
+# working directory, a symlinked alias may lead them to the guard's own files.
+_CREATES = frozenset({"touch", "mkdir"})
+_UNSAFE_SUB = frozenset(
+    {"publish", "unpublish", "yank", "upload", "push", "exec", "dlx", "x", "run", "eval", "repl"}
+)
+# A command of plain words: what ``[A-Za-z0-9_][A-Za-z0-9_./:=,@+%\- ]*`` fullmatches,
+# tested without compiling it (tests/test_reflex_imports.py holds the regex to it).
+_WORD_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_PLAIN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,@+%- "
+
+
+def is_plain(command: str) -> bool:
+    """Only letters, digits, spaces and ``_./:=,@+%-``, starting with a letter, digit or ``_``."""
+    return bool(command) and command[0] in _WORD_START and not command.strip(_PLAIN_CHARS)
+
+
+@record
+class Analysis:
+    """Hits found in one command and the commands it would run."""
+
+    hits: list[Hit] = field(default_factory=list)
+    cmds: list[Cmd] = field(default_factory=list)
+    parsed: bool = False
+
+
+def prefilter(command: str, where: Where) -> Cmd | None:
+    """The command as one :class:`Cmd` when it is plainly harmless, else ``None``."""
+    if len(command) > 300 or not is_plain(command):
+        return None
+    words = command.split()
+    if not words or words[0] not in _SAFE_FIRST:
+        return None
+    if words[0] == "git" and (len(words) < 2 or words[1] not in _SAFE_GIT or "-C" in words):
+        return None
+    if any(w in _UNSAFE_SUB for w in words[1:3]):
+        return None
+    if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
+        return None
+    if words[0] in ("node", "deno", "bun") and any(
+        w in ("-e", "-p", "--eval", "eval") for w in words
+    ):
+        return None
+    if any(is_secret_file(w) for w in words[1:]):
+        return None
+    if names_guarded(command) or (words[0] in _CREATES and not _here(words[1:], where)):
+        return None  # may reach the guard's own files (selfguard)
+    return Cmd(words, command, where.cwd)
+
+
+def _here(args: list[str], where: Where) -> bool:
+    """Only options and plain names in the working directory (``mkdir -p dist``)."""
+    return not names_guarded(where.cwd) and all(
+        a.startswith("-") or ("/" not in a and not a.startswith(".")) for a in args
+    )
+
+
+def analyse(command: str, where: Where, env: dict[str, str], deadline: float) -> Analysis:
+    """Every hit in ``command``; never raises."""
+    out = Analysis()
+    if not command or not command.strip():
+        return out
+    found = find_secrets(command)
+    if found:
+        out.hits.append(
+            Hit(
+                "GATE-SECRET-IN-COMMAND",
+                SECRET,
+                0.9,
+                command[:200],
+                f"The command line contains a secret ({found[0]}); it ends up in the "
+                "transcript and shell history. Read it from an environment variable "
+                "or a file instead.",
+            )
+        )
+    quick = prefilter(command, where)
+    if quick is not None:
+        out.cmds.append(quick)
+        return out
+    if len(command) > MAX_INPUT or max_nesting(command, MAX_NESTING) > MAX_NESTING:
+        out.hits.extend(_fallback_scan(command))
+        out.hits.append(
+            Hit(
+                "GATE-PARSE-TOO-COMPLEX",
+                ASK,
+                1.0,
+                command[:200],
+                "The command is too large or too deeply nested to analyse. Split it "
+                "into simple commands or a script file the user can read.",
+            )
+        )
+        return out
+    # Imported here, not at the top: a command the pre-filter decides (the
+    # common case) never pays for the walker and the tree-sitter parser.
+    from agentreflex.gate.walker import ParseBudgetExceeded, Walker
+
+    walker = Walker(where, env, deadline)
+    out.parsed = True
+    try:
+        walker.run(command)
+    except (ParseBudgetExceeded, RecursionError) as exc:
+        out.hits.extend(_fallback_scan(command))
+        out.hits.append(
+            Hit(
+                "GATE-PARSE-BUDGET",
+                DESTRUCTIVE,
+                P_BLOCK,
+                command[:200],
+                f"The safety check could not finish ({exc or 'too deep'}); blocked "
+                "to be safe. Split the command into simpler steps.",
+            )
+        )
+    out.cmds = walker.cmds
+    out.hits.extend(walker.hits)
+    out.hits.extend(_rules(walker.cmds, where, walker.state.written))
+    if walker.parse_errors:
+        out.hits.extend(_fallback_scan(command))
+        if not _bash_accepts(command, deadline):
+            out.hits.append(
+                Hit(
+                    "GATE-PARSE-ERROR",
+                    ASK,
+                    1.0,
+                    command[:200],
+                    "The command does not parse as shell, so what it would run "
+                    "cannot be checked. Fix the quoting.",
+                )
+            )
+    return out
+
+
+def max_nesting(text: str, limit: int) -> int:
+    """Deepest ``(`` nesting in ``text``, stopping early once past ``limit``."""
+    depth = best = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            if depth > best:
+                best = depth
+                if best > limit:
+                    return best
+        elif ch == ")" and depth:
+            depth -= 1
+    return best
+
+
+def _fallback_scan(command: str) -> list[Hit]:
+    """The parse-free scan, imported only on the rare paths that need it."""
+    from agentreflex.gate import fallback
+
+    return fallback.scan(command)
+
+
+def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
+    # Imported here, with the walker: the pre-filter's commands never need them,
+    # and each rules module only once a command needs its rules.
+    from agentreflex.gate import inert, secrets, selfguard
+    from agentreflex.gate.programs import DATABASE_TOOLS
+
+    hits: list[Hit] = selfguard.command_hits(cmds, where)
+    net_fed = secrets.network_fed(cmds)
+    for cmd in cmds:
+        # A dry run, help or analysis changes nothing: skip the tool's own rules
+        # (what it reads, writes through redirects or runs is still checked).
+        if not inert.inert(cmd.name, cmd.args):
+            for rule in _rules_of(cmd.name):
+                hits.extend(rule(cmd, where))
+            if cmd.name in DATABASE_TOOLS:
+                from agentreflex.gate.rules_remote import database
+
+                hits.extend(database(cmd, where, written))
+        if cmd.redirects or cmd.name == "tee":
+            from agentreflex.gate.rules_fs import redirects
+
+            hits.extend(redirects(cmd, where))
+        hits.extend(secrets.shell_hits(cmd, where, net_fed))
+    return hits
+
+
+_BASH: list[str | None] = []
+
+
+def _bash_accepts(command: str, deadline: float) -> bool:
+    """Whether bash itself parses ``command`` (tree-sitter's grammar has gaps)."""
+    import shutil
+    import subprocess  # only on the rare parse-error path
+
+    if not _BASH:
+        _BASH.append(shutil.which("bash"))
+    bash = _BASH[0]
+    budget = deadline - time.monotonic()
+    if bash is None or budget < 0.02:
+        return False
+    try:
+        done = subprocess.run(
+            [bash, "-n", "-c", command], capture_output=True, timeout=min(budget, 1.0), check=False
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return False
+    return done.returncode == 0

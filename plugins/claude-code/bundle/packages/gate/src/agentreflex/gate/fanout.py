@@ -1,0 +1,207 @@
+"""Commands that run a template once per item: ``xargs``, ``parallel``, ``find``.
+
+What they run is a command line plus the items fed to it (stdin, ``:::``
+lists, the files ``find`` visits).  The items are worked out statically and
+bounded, so ``find / -delete`` or ``ls | xargs rm -rf`` is judged as the
+``rm`` it really is.
+"""
+
+from __future__ import annotations
+
+from agentreflex.gate import pipes
+from agentreflex.gate.model import DESCENDANT, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.paths import Where, resolve
+from agentreflex.gate.walkstate import WalkerBase
+from agentreflex.gate.words import quote
+
+_FIND_FILTERS = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-size",
+        "-empty",
+        "-user",
+        "-group",
+        "-perm",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-lname",
+        "-ilname",
+        "-used",
+        "-newermt",
+        "-nouser",
+        "-nogroup",
+    }
+)
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+class FanOutMixin(WalkerBase):
+    """Runs each per-item command a fan-out tool would run."""
+
+    def xargs(self, cmd: Cmd, depth: int) -> None:
+        args = cmd.args
+        replace = ""
+        i = 0
+        valued = {
+            "-n",
+            "-L",
+            "-l",
+            "-P",
+            "-s",
+            "-d",
+            "-E",
+            "-e",
+            "-a",
+            "--max-args",
+            "--max-procs",
+            "--delimiter",
+            "--arg-file",
+            "--max-lines",
+            "--max-chars",
+        }
+        while i < len(args):
+            a = args[i]
+            if a == "-I" and i + 1 < len(args):
+                replace = args[i + 1]
+                i += 2
+                continue
+            if a.startswith("-I") and len(a) > 2:
+                replace = a[2:]
+            elif a.startswith("--replace"):
+                replace = a.partition("=")[2] or "{}"
+            elif a == "-i" or (a.startswith("-i") and len(a) > 2):
+                replace = a[2:] or "{}"
+            elif a in valued:
+                i += 2
+                continue
+            elif a == "--" or not a.startswith("-"):
+                break
+            i += 1
+        rest = args[i + 1 :] if i < len(args) and args[i] == "--" else args[i:]
+        if not rest:
+            rest = ["echo"]
+        items = self._items(cmd.stdin_from, cmd.stdin_text)
+        self._run_per_item(rest, items, replace, cmd, depth, "xargs")
+
+    def _items(self, producer: Cmd | None, stdin_text: str | None) -> list[str]:
+        """What a producer feeds to xargs/parallel, item by item (bounded)."""
+        if stdin_text is not None:
+            return stdin_text.split()[:8] or [""]
+        text = pipes.output_text(producer, self.state.written)
+        if pipes.static(text):
+            return (text or "").split()[:8]
+        if producer is not None and producer.name == "find":
+            return _find_items(producer)[0]
+        if producer is not None and producer.name == "ls":
+            dirs = [a for a in producer.args if not a.startswith("-")] or ["."]
+            return [d.rstrip("/") + "/*" for d in dirs[:8]]
+        return [UNKNOWN]
+
+    def _run_per_item(
+        self, template: list[str], items: list[str], replace: str, cmd: Cmd, depth: int, via: str
+    ) -> None:
+        if replace:
+            for item in items[:8] or [UNKNOWN]:
+                argv = [w.replace(replace, item) for w in template]
+                self.execute(argv, cmd.text, depth + 1, stdin_from=None, via=via)
+        else:
+            self.execute([*template, *items], cmd.text, depth + 1, via=via)
+
+    def parallel(self, cmd: Cmd, depth: int) -> None:
+        args = cmd.args
+        items: list[str] = []
+        if ":::" in args:
+            k = args.index(":::")
+            items = [a for a in args[k + 1 :] if a not in (":::", "::::")][:8]
+            args = args[:k]
+        i = 0
+        while i < len(args) and args[i].startswith("-"):
+            i += 2 if args[i] in ("-j", "--jobs", "-N", "-n", "-S", "--sshlogin", "-a") else 1
+        template = args[i:]
+        if not items:
+            items = self._items(cmd.stdin_from, cmd.stdin_text)
+        if len(template) == 1 and " " in template[0]:
+            for item in items:
+                body = (
+                    template[0].replace("{}", quote(item))
+                    if "{}" in template[0]
+                    else template[0] + " " + quote(item)
+                )
+                if has_marker(body) or DESCENDANT in body:
+                    self.execute(body.split(), cmd.text, depth + 1, via="parallel")
+                else:
+                    self.run(body, depth + 1, via="parallel")
+            return
+        self._run_per_item(
+            template,
+            items,
+            "{}" if any("{}" in w for w in template) else "",
+            cmd,
+            depth,
+            "parallel",
+        )
+
+    def find(self, cmd: Cmd, depth: int) -> None:
+        items, exprs = _find_items(cmd)
+        item = items[0] if len(items) == 1 else None
+        args = exprs
+        j = 0
+        while j < len(args):
+            a = args[j]
+            if a == "-delete":
+                for it in items:
+                    self.execute(["rm", "-r", "-f", it], cmd.text, depth + 1, via="find -delete")
+            elif a in _FIND_EXEC:
+                end = j + 1
+                while end < len(args) and args[end] not in (";", "+", "\\;"):
+                    end += 1
+                template = args[j + 1 : end]
+                for it in items if item is None else [item]:
+                    argv = [w.replace("{}", it) for w in template]
+                    if argv:
+                        self.execute(argv, cmd.text, depth + 1, via=f"find {a}")
+                j = end
+            j += 1
+
+
+def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:
+    """``find`` roots as the items it yields, and its expression words."""
+    roots: list[str] = []
+    k = 0
+    args = cmd.args
+    while k < len(args) and args[k] in ("-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3"):
+        k += 1
+    while k < len(args) and not (args[k].startswith("-") or args[k] in ("(", "!", "\\(")):
+        roots.append(args[k])
+        k += 1
+    exprs = args[k:]
+    filtered = any(e in _FIND_FILTERS for e in exprs)
+    shallow = "-maxdepth" in exprs and exprs[exprs.index("-maxdepth") + 1 :][:1] == ["0"]
+    roots = [
+        resolve(r, Where(cmd.cwd, "", ""), cmd.cwd) if not has_marker(r) else r
+        for r in (roots or ["."])
+    ]
+    items: list[str] = []
+    for r in roots[:4]:
+        if shallow:
+            items.append(r)
+        elif filtered:
+            items.append(r.rstrip("/") + "/" + DESCENDANT)
+        else:
+            items.extend([r, r.rstrip("/") + "/*"])
+    return items, exprs

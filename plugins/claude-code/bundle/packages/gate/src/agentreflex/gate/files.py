@@ -1,0 +1,104 @@
+"""Checks for file tools (Read/Write/Edit/patch on every host).
+
+- reading a credential file into the transcript;
+- writing a real secret into a file (content scanned with core's rules);
+- writing system files or the user's dotfiles;
+- changing the guard's own files or reading its key (only the user may:
+  ASK_USER, see :mod:`selfguard`).
+"""
+
+from __future__ import annotations
+
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
+from agentreflex.gate.paths import Place, Where, classify, is_secret_file, names_guarded
+
+
+def read_hits(paths: list[str], where: Where) -> list[Hit]:
+    hits: list[Hit] = []
+    if any(names_guarded(p) or p.endswith("key") for p in paths):  # the key's path says so
+        from agentreflex.gate import selfguard
+
+        hits = selfguard.read_hits(paths, where)
+    for p in paths:
+        full = classify(p, where)[1]
+        if is_secret_file(full):
+            hits.append(
+                Hit(
+                    "GATE-SECRET-READ",
+                    SECRET,
+                    0.9,
+                    p,
+                    f"Reading {p} puts a credential into the transcript. Ask the user "
+                    "for the value you need, or read the matching .example file.",
+                )
+            )
+    return hits
+
+
+def write_hits(paths: list[str], content: str, where: Where, deleting: bool = False) -> list[Hit]:
+    from agentreflex.gate import selfguard
+
+    hits: list[Hit] = []
+    for p in paths:
+        mine = selfguard.tool_hits([p], where, p, deleting)
+        if mine:
+            hits.extend(mine)
+            continue
+        place, full = classify(p, where)
+        if place in (Place.SYSTEM, Place.DEVICE, Place.ROOT):
+            hits.append(
+                Hit(
+                    "GATE-OVERWRITE-SYSTEM",
+                    DESTRUCTIVE,
+                    P_BLOCK,
+                    p,
+                    f"This writes the system file {full}. Ask the user to change system "
+                    "configuration.",
+                )
+            )
+        elif place is Place.HOME_DOT:
+            hits.append(
+                Hit(
+                    "GATE-WRITE-DOTFILE",
+                    DESTRUCTIVE,
+                    P_WARN,
+                    p,
+                    f"This changes {full}, the user's own configuration.",
+                )
+            )
+        elif place is Place.PROJECT_GIT and "/hooks/" in full:
+            hits.append(
+                Hit(
+                    "GATE-WRITE-GIT-HOOK",
+                    DESTRUCTIVE,
+                    P_WARN,
+                    p,
+                    "This installs a git hook that will run on the user's commands.",
+                )
+            )
+    found: list[str] = []
+    if content:
+        from agentreflex.gate.literals import find_secrets  # not needed by reads
+
+        found = find_secrets(content)
+    if found and not all(is_secret_file(classify(p, where)[1]) for p in paths if p):
+        hits.append(
+            Hit(
+                "GATE-SECRET-WRITE",
+                SECRET,
+                0.9,
+                paths[0] if paths else "",
+                f"The new content contains a real secret ({found[0]}). Reference an "
+                "environment variable or a secrets file that is not tracked instead.",
+            )
+        )
+    return hits
+
+
+def added_lines(patch: str) -> str:
+    """The text a patch adds (``+`` lines, not the ``+++`` headers)."""
+    return "\n".join(
+        line[1:]
+        for line in patch.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    )

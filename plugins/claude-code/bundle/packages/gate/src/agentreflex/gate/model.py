@@ -1,0 +1,81 @@
+"""Shared data shapes of the gate: an executed command and a rule hit.
+
+A :class:`Cmd` is one simple command *as bash would run it*: words already
+expanded (quotes and backslashes removed, known variables substituted, split
+on ``$IFS``), wrappers peeled off, the effective working directory known.
+Rules only ever look at these, never at the raw text, which is what keeps
+commit messages and ``echo`` strings from tripping them.
+
+Parts of a word whose value cannot be known statically are replaced by
+marker characters, so a rule can tell "unknown" from "empty".
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.record import field, record
+
+# A part of a word whose value is unknown (unset variable, command output).
+UNKNOWN = "\x00"
+# A part of a word that is the output of a download (curl/wget to stdout).
+REMOTE = "\x01"
+# "Some entry below this directory" (what find/xargs feed to a command).
+DESCENDANT = "\x02"
+
+MARKERS = (UNKNOWN, REMOTE, DESCENDANT)
+
+# Hit categories; each maps to one of the seed's pre-tool signals.
+DESTRUCTIVE = "destructive"
+SECRET = "secret"
+CONSTRAINT = "constraint"
+ASK = "ask"
+
+# Floor probabilities used by rules: a block-grade and a warn-grade match.
+P_BLOCK = 0.9
+P_WARN = 0.6
+
+
+def has_marker(text: str) -> bool:
+    """True when any part of ``text`` is not statically known."""
+    return UNKNOWN in text or REMOTE in text
+
+
+@record
+class Cmd:
+    """One simple command that would really execute."""
+
+    argv: list[str]
+    text: str
+    cwd: str
+    assigns: dict[str, str] = field(default_factory=dict)
+    redirects: list[tuple[str, str]] = field(default_factory=list)
+    stdin_text: str | None = None
+    stdin_from: Cmd | None = None
+    vars_used: list[str] = field(default_factory=list)
+    via: str = ""
+    pipes_out: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.argv[0] if self.argv else ""
+
+    @property
+    def args(self) -> list[str]:
+        return self.argv[1:]
+
+
+@record
+class Hit:
+    """A rule that matched: what, where, how sure, and what to do instead."""
+
+    rule: str
+    category: str
+    probability: float
+    segment: str
+    message: str
+
+    def shown_segment(self) -> str:
+        """The segment text without marker characters, for messages and logs."""
+        out = self.segment
+        for mark, shown in ((UNKNOWN, "<?>"), (REMOTE, "<download>"), (DESCENDANT, "*")):
+            out = out.replace(mark, shown)
+        return out[:300]

@@ -1,0 +1,367 @@
+"""Where a path really points, and what kind of place that is.
+
+Rules decide on resolved paths, not on spellings: ``~/x``, ``$HOME/x``,
+``../../x`` and ``/home/me/x`` are the same place.  The classes below are
+ordered from "ordinary work" (inside the project, temp dirs, caches) to
+"never without the user" (the filesystem root, the home directory itself,
+system trees, the project root and its ``.git``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from agentreflex.core.record import record
+from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN, has_marker
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar
+
+
+class Place(str):
+    """What kind of place a path is: one of the constants below.
+
+    A ``str`` subclass with one instance per constant, not a ``StrEnum``:
+    defining a 14-member enum costs ~0.15 ms of every hook process, and the
+    gate only compares these (``is``, ``==``, ``in``) and shows them as strings.
+    """
+
+    __slots__ = ()
+
+    UNKNOWN: ClassVar[Place]
+    ROOT: ClassVar[Place]
+    SYSTEM: ClassVar[Place]
+    HOME: ClassVar[Place]
+    HOME_DOT: ClassVar[Place]
+    HOME_OTHER: ClassVar[Place]
+    ANCESTOR: ClassVar[Place]
+    PROJECT_ROOT: ClassVar[Place]
+    PROJECT_GIT: ClassVar[Place]
+    INSIDE: ClassVar[Place]
+    TEMP: ClassVar[Place]
+    CACHE: ClassVar[Place]
+    DEVICE: ClassVar[Place]
+    OUTSIDE: ClassVar[Place]
+
+
+Place.UNKNOWN = Place("unknown")
+Place.ROOT = Place("root")
+Place.SYSTEM = Place("system")
+Place.HOME = Place("home")
+Place.HOME_DOT = Place("home-dotfile")
+Place.HOME_OTHER = Place("home-other")
+Place.ANCESTOR = Place("project-ancestor")
+Place.PROJECT_ROOT = Place("project-root")
+Place.PROJECT_GIT = Place("project-git")
+Place.INSIDE = Place("inside-project")
+Place.TEMP = Place("temp")
+Place.CACHE = Place("cache")
+Place.DEVICE = Place("device")
+Place.OUTSIDE = Place("outside-project")
+
+
+_TEMP = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm", "/private/var/folders")
+_HARMLESS_DEV = (
+    "/dev/null",
+    "/dev/zero",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/stdin",
+    "/dev/tty",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/full",
+)
+_SYSTEM = (
+    "/etc",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/boot",
+    "/proc",
+    "/sys",
+    "/var",
+    "/opt",
+    "/srv",
+    "/root",
+    "/home",
+    "/Users",
+    "/Applications",
+    "/System",
+    "/Library",
+    "/private",
+    "/mnt",
+    "/media",
+    "/snap",
+    "/nix",
+    "/run",
+    "/Volumes",
+    "/cores",
+)
+_HOME_CACHES = (
+    ".cache",
+    ".npm/_cacache",
+    ".npm/_logs",
+    ".yarn/cache",
+    ".pnpm-store",
+    ".gradle/caches",
+    ".m2/repository",
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup/tmp",
+    ".local/share/Trash",
+    ".bun/install/cache",
+    ".nuget/packages",
+    ".ivy2/cache",
+    ".pyenv/cache",
+)
+
+
+@record(frozen=True)
+class Where:
+    """The resolution context: working directory, project root, home, temp dir."""
+
+    cwd: str
+    project: str
+    home: str
+    tmpdir: str = ""
+
+
+def resolve(path: str, where: Where, cwd: str | None = None) -> str:
+    """Absolute, ``..``-normalised form of ``path`` (markers kept as they are)."""
+    if path == "~" or path.startswith("~/"):
+        path = where.home + path[1:]
+    base = cwd if cwd is not None else where.cwd
+    if not path.startswith("/"):
+        path = posixpath.join(base or "/", path)
+    norm = posixpath.normpath(path)
+    return "/" + norm.lstrip("/") if norm.startswith("//") else norm
+
+
+def _under(path: str, parent: str) -> bool:
+    if parent == "/":
+        return True
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def glob_base(path: str) -> tuple[str, bool]:
+    """Split a glob into the directory it expands in and whether it matches everything.
+
+    ``dir/*`` and ``dir/.*`` match everything in ``dir``; ``dir/*.pyc`` only
+    some entries, which is classified as a plain path inside ``dir``.
+    """
+    if DESCENDANT in path:
+        head = path.split(DESCENDANT, 1)[0].rstrip("/") or "/"
+        return head, False
+    if not any(ch in path for ch in "*?["):
+        return path, False
+    head, _, tail = path.rpartition("/")
+    if any(ch in head for ch in "*?["):
+        # a glob in a directory part: everything below its static prefix
+        static = head.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
+        # (a relative pattern with no static folder expands in the working directory);
+        # a literal last name (``*/config.toml``) matches only some entries
+        base = static.rpartition("/")[0] or ("/" if path.startswith("/") else ".")
+        return base, any(ch in tail for ch in "*?[") or not tail
+    everything = tail in ("*", ".*", "{*,.*}", "*.*") or tail.startswith(".[")
+    return (head or ("/" if path.startswith("/") else ".")), everything
+
+
+def classify(path: str, where: Where, cwd: str | None = None) -> tuple[Place, str]:
+    """Classify ``path`` and return it resolved; globs count as their base dir.
+
+    A path that *starts* with an unknown part (``"$DIR"``, ``$(cmd)/x``) is
+    unknown; one with a known directory before the unknown part
+    (``/etc/$X``, ``/tmp/$(mktemp -u)``) counts as something inside it.
+    """
+    if path[:1] in (UNKNOWN, REMOTE):
+        return Place.UNKNOWN, path
+    base, everything = glob_base(path)
+    descendant = DESCENDANT in path or (base != path and not everything)
+    full = resolve(base, where, cwd)
+    if has_marker(full):
+        if full[:1] in (UNKNOWN, REMOTE):
+            return Place.UNKNOWN, full
+        prefix = full.split(UNKNOWN, 1)[0].split(REMOTE, 1)[0]
+        full = prefix.rstrip("/") if prefix.endswith("/") else prefix.rpartition("/")[0]
+        full = full or "/"
+        descendant = True
+    place = _place(full, where)
+    if descendant and place in (Place.ROOT, Place.HOME, Place.ANCESTOR):
+        # some entries below /, ~ or a project ancestor: still outside the project
+        place = Place.SYSTEM if place is Place.ROOT else Place.HOME_OTHER
+    if descendant and place is Place.PROJECT_ROOT:
+        place = Place.INSIDE
+    return place, full
+
+
+def _place(full: str, where: Where) -> Place:
+    if full == "/":
+        return Place.ROOT
+    if full.startswith("/dev/"):
+        if full in _HARMLESS_DEV or full.startswith(("/dev/fd/", "/dev/pts/")):
+            return Place.TEMP
+        return Place.DEVICE
+    project = where.project
+    if project and project != "/":
+        if full == project:
+            return Place.PROJECT_ROOT
+        if _under(full, project + "/.git"):
+            return Place.PROJECT_GIT
+        if _under(full, project):
+            return Place.INSIDE
+        if _under(project, full):
+            return Place.ANCESTOR if full != where.home else Place.HOME
+    home = where.home
+    if home and home != "/":
+        if full == home:
+            return Place.HOME
+        if _under(full, home):
+            rel = full[len(home) + 1 :]
+            if any(_under(rel, c) for c in _HOME_CACHES):
+                return Place.CACHE
+            return Place.HOME_DOT if rel.startswith(".") else Place.HOME_OTHER
+    if (where.tmpdir and _under(full, where.tmpdir)) or any(_under(full, t) for t in _TEMP):
+        return Place.TEMP
+    if any(_under(full, s) for s in _SYSTEM):
+        return Place.SYSTEM
+    return Place.OUTSIDE
+
+
+# --- secret files ---------------------------------------------------------
+
+_SECRET_NAMES = frozenset(
+    {
+        ".env",
+        ".envrc",
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
+        ".htpasswd",
+        "credentials",
+        "credentials.json",
+        "secrets.json",
+        "secrets.yml",
+        "secrets.yaml",
+        "master.key",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        "id_ecdsa_sk",
+        "id_ed25519_sk",
+        "shadow",
+        "gshadow",
+        "hosts.yml",
+        ".vault-token",
+        "terraform.tfstate",
+        "kubeconfig",
+        ".boto",
+        ".s3cfg",
+        "service-account.json",
+    }
+)
+_SECRET_SUFFIXES = (
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".keystore",
+    ".jks",
+    ".kdbx",
+    ".ppk",
+    ".tfstate",
+)
+_NOT_SECRET_ENV = (".example", ".sample", ".template", ".dist", ".defaults", ".schema", ".md")
+_SECRET_DIRS = (
+    "/.ssh/",
+    "/.aws/",
+    "/.gnupg/",
+    "/.kube/",
+    "/.docker/",
+    "/.config/gh/",
+    "/.azure/",
+    "/.config/gcloud/",
+)
+_PUBLIC_IN_SSH = ("known_hosts", "config", "authorized_keys", "environment", "known_hosts.old")
+_SECRET_DIR_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".kube", ".azure", ".password-store"})
+
+
+def is_secret_file(path: str) -> bool:
+    """Files whose content is a credential (``.env``, ``~/.ssh/id_*``, ``*.pem``...).
+
+    Public halves and templates (``id_rsa.pub``, ``.env.example``) are not.
+    """
+    if not path or has_marker(path):
+        return False
+    base = posixpath.basename(path.rstrip("/"))
+    low = base.lower()
+    if low.endswith(".pub") or low.endswith(_NOT_SECRET_ENV):
+        return False
+    if low in _SECRET_NAMES or low.endswith(_SECRET_SUFFIXES):
+        if low == "credentials" and "/.aws/" not in path and not path.startswith(".aws/"):
+            return "/.aws" in path
+        if low == "hosts.yml":
+            return "/gh/" in path
+        if low in ("shadow", "gshadow"):
+            return path.startswith("/etc/")
+        return True
+    if low.startswith(".env.") or low.startswith("service-account"):
+        return True
+    if low in _SECRET_DIR_NAMES:
+        return True
+    probe = "/" + path.lstrip("/")
+    for d in _SECRET_DIRS:
+        if d in probe:
+            return not (d == "/.ssh/" and low in _PUBLIC_IN_SSH) and low != "config.toml"
+    return False
+
+
+def is_history_file(path: str) -> bool:
+    """Shell and REPL history files (wiping them destroys the user's record)."""
+    base = posixpath.basename(path)
+    return base in (
+        ".bash_history",
+        ".zsh_history",
+        ".history",
+        ".python_history",
+        ".node_repl_history",
+        ".psql_history",
+        ".mysql_history",
+        ".sqlite_history",
+        ".lesshst",
+    ) or path.endswith("/fish/fish_history")
+
+
+# Words that name one of the guard's own files or the commands that switch it
+# off (``userdirs.guarded_paths``): a command holding one is never decided by
+# the pre-filter, so ``selfguard`` sees it.
+_GUARDED_WORDS = (
+    "agentreflex",
+    ".claude",
+    ".codex",
+    "settings.json",
+    "settings.local.json",
+    ".hermes",
+    "opencode",
+    ".pi",
+    ".omp",
+    "policies",
+    "uninstall",
+    "disableAllHooks",
+    "dist-info",
+    "site-packages",
+)
+
+
+def names_guarded(text: str) -> bool:
+    """Whether ``text`` mentions a name of the guard's own files (cheap, no paths resolved)."""
+    return any(word in text for word in _GUARDED_WORDS)

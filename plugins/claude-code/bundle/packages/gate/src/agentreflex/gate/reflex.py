@@ -1,0 +1,267 @@
+"""GateReflex: the pre-tool floor for destructive commands, secrets and constraints.
+
+On a user prompt it notes the "do not X" constraints it finds.  On a
+proposed tool call it collects rule hits (shell parse, file checks,
+constraints, the project's own rules), drops hits the user allowed for this
+project, asks the judge for probabilities when one is configured, and runs
+the pure policy engine.  It is a floor: it answers within the deadline and,
+if it cannot, it blocks.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentreflex.core.decision import Finding, Verdict
+from agentreflex.core.events import EventKind, ToolKind
+from agentreflex.gate.paths import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from agentreflex.core.reflex import ReflexContext
+    from agentreflex.gate import policy
+    from agentreflex.gate.model import Cmd, Hit
+
+# Every hook call is a new process, so the gate imports only what the event at
+# hand can use: the shell analyser for shell commands, ``files`` for file tools,
+# ``constraints`` once the user has stated one, ``allow`` when the project has
+# an allow-list or rules of its own, and ``policy`` when there is something to
+# decide (tests/test_reflex_imports.py holds each path to its modules).
+
+# The files ``allow`` reads: without the allow-list, ``allow_entries`` finds no
+# entry; without the rules files, ``user_rules`` finds no rule.
+_ALLOW_LIST = ((".agentreflex", "allow.toml"),)
+_USER_RULES = ((".agentreflex", "gate-rules.toml"), ("policies", "gate", "rules.toml"))
+# The thresholds a hit-free, judge-free call is compared with (``policy.decide``).
+_FLOOR_THRESHOLDS = (
+    "constraint_violation_block",
+    "secret_exposure_block",
+    "destructive_block",
+    "destructive_warn",
+)
+
+_PROJECTS: dict[str, str] = {}
+
+
+def _project(cwd: str) -> str:
+    """The project holding ``cwd`` (nearest ``.git``/``.agentreflex``), cached per cwd."""
+    if cwd not in _PROJECTS:
+        from agentreflex.core.config import project_root
+
+        _PROJECTS[cwd] = project_root(cwd)
+    return _PROJECTS[cwd]
+
+
+def _env(cwd: str) -> dict[str, str]:
+    env = {k: os.environ[k] for k in ("HOME", "USER", "LOGNAME", "TMPDIR") if k in os.environ}
+    env["PWD"] = cwd
+    return env
+
+
+class GateReflex:
+    """Deterministic pre-tool floor: destructive commands, secret exposure, constraints."""
+
+    name = "gate"
+    events = frozenset({EventKind.USER_PROMPT, EventKind.PRE_TOOL})
+    floor = True
+
+    def evaluate(self, ctx: ReflexContext) -> list[Finding]:
+        try:
+            if ctx.event.kind is EventKind.USER_PROMPT:
+                self._note_constraints(ctx)
+                return []
+            if ctx.event.kind is EventKind.PRE_TOOL and ctx.event.tool is not None:
+                return self._pre_tool(ctx)
+        except Exception as exc:  # a floor fails closed, with an explanation
+            from agentreflex.gate.policy import TITLES
+
+            return [
+                Finding(
+                    reflex=self.name,
+                    code="GATE-INTERNAL-ERROR",
+                    verdict=Verdict.BLOCK,
+                    title=TITLES["destructive"],
+                    message=f"The safety check failed ({type(exc).__name__}); blocked to "
+                    "be safe. Retry with a simpler command.",
+                    detail={"rule": "GATE-INTERNAL-ERROR", "segment": ""},
+                )
+            ]
+        return []
+
+    def _note_constraints(self, ctx: ReflexContext) -> None:
+        from agentreflex.gate import constraints
+
+        for c in constraints.extract(ctx.event.prompt or ""):
+            ctx.note(self.name, "constraints", c)
+
+    def where(self, ctx: ReflexContext) -> Where:
+        cwd = ctx.event.cwd or ctx.state.cwd or os.getcwd()
+        home = os.environ.get("HOME") or os.path.expanduser("~")
+        return Where(
+            cwd=cwd,
+            project=_project(cwd),
+            home=home,
+            tmpdir=os.environ.get("TMPDIR", "").rstrip("/"),
+        )
+
+    def _pre_tool(self, ctx: ReflexContext) -> list[Finding]:
+        where = self.where(ctx)
+        hits = collect_hits(ctx, where)
+        allowed: list[Hit] = []
+        withheld: list[Hit] = []
+        if _any_file(where.project, _ALLOW_LIST):
+            from agentreflex.gate import allow
+
+            hits, allowed = allow.apply_allow(hits, allow.allow_entries(where.project))
+            if hits:  # what an allow-list the user has not approved would have let through
+                entries = allow.allow_entries(where.project, require_approval=False)
+                withheld = allow.apply_allow(hits, entries)[1]
+        judge = None
+        if hits or ctx.config.judge.mode != "off":
+            judge = _judge(ctx)
+        findings = [_finding(self.name, p) for p in _decide(hits, judge, ctx.config.thresholds)]
+        if allowed:
+            findings.append(
+                Finding(
+                    reflex=self.name,
+                    code="GATE-ALLOWED",
+                    verdict=Verdict.ALLOW,
+                    message="Allowed by the project's allow-list: "
+                    + ", ".join(sorted({h.rule for h in allowed})),
+                    detail={
+                        "rule": "GATE-ALLOWED",
+                        "segment": allowed[0].shown_segment(),
+                        "rules": sorted({h.rule for h in allowed}),
+                    },
+                )
+            )
+        if withheld:
+            findings.append(_unapproved_allow_list(self.name, withheld))
+        return findings
+
+
+def _unapproved_allow_list(reflex: str, withheld: list[Hit]) -> Finding:
+    rules = sorted({h.rule for h in withheld})
+    return Finding(
+        reflex=reflex,
+        code="GATE-ALLOW-LIST-UNAPPROVED",
+        verdict=Verdict.WARN,
+        title="ALLOW-LIST NOT APPROVED",
+        message="The project's allow-list (.agentreflex/allow.toml) would allow "
+        + ", ".join(rules)
+        + ", but the user has not approved its current content, so it does not apply. "
+        "The user approves it with `agentreflex trust .agentreflex/allow.toml`.",
+        detail={"rule": "GATE-ALLOW-LIST-UNAPPROVED", "rules": rules},
+    )
+
+
+def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
+    """Every rule hit for the proposed tool call in ``ctx``."""
+    tool = ctx.event.tool
+    assert tool is not None
+    stated = ctx.state.notes.get("constraints", [])
+    noted: list[dict[str, str]] = []
+    if not (isinstance(stated, list) and not stated):  # from_state([]) is []
+        from agentreflex.gate import constraints
+
+        noted = constraints.from_state(stated)
+    hits: list[Hit] = []
+    cmds: list[Cmd] = []
+    paths = [p for p in (tool.paths or ([tool.path] if tool.path else [])) if p]
+    if tool.kind is ToolKind.SHELL:
+        from agentreflex.gate.analyze import analyse
+
+        analysis = analyse(tool.command, where, _env(where.cwd), ctx.deadline)
+        hits.extend(analysis.hits)
+        cmds = analysis.cmds
+        if noted:  # check_command finds nothing without a constraint
+            from agentreflex.gate import constraints
+
+            hits.extend(constraints.check_command(noted, cmds, where))
+    elif tool.kind is ToolKind.READ or (tool.kind is ToolKind.SEARCH and paths):
+        from agentreflex.gate import files
+
+        hits.extend(files.read_hits(paths, where))
+    elif tool.kind is ToolKind.MCP:
+        from agentreflex.gate import selfguard
+
+        named, reads = selfguard.mcp_paths(tool.name, tool.input)
+        if reads:
+            hits.extend(selfguard.read_hits(named, where))
+        else:
+            hits.extend(selfguard.tool_hits(named, where, tool.name))
+    elif tool.mutates_files:
+        from agentreflex.gate import files
+
+        content = files.added_lines(tool.patch) if tool.kind is ToolKind.PATCH else tool.content
+        deleting = "*** Delete File:" in tool.patch
+        hits.extend(files.write_hits(paths, content, where, deleting))
+        if noted:  # check_paths and check_manifest_edit find nothing without a constraint
+            from agentreflex.gate import constraints
+
+            hits.extend(constraints.check_paths(noted, paths, where, ", ".join(paths), deleting))
+            for p in paths:
+                hits.extend(constraints.check_manifest_edit(noted, p, content, tool.old_content, p))
+    if _any_file(where.project, _USER_RULES):
+        from agentreflex.gate import allow
+
+        rules = allow.user_rules(where.project)
+        if rules:
+            hits.extend(allow.user_hits(rules, cmds, paths))
+    return hits
+
+
+def _any_file(project: str, files: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the project has any of ``files`` (the usual answer is no).
+
+    ``os.stat``, as ``allow`` itself tries them: the same errors escape.
+    """
+    for parts in files:
+        try:
+            os.stat(os.path.join(project, *parts))
+        except OSError:
+            continue
+        return True
+    return False
+
+
+def _decide(
+    hits: list[Hit], judge: Mapping[str, float] | None, thresholds: Mapping[str, float]
+) -> list[policy.Proposal]:
+    """``policy.decide``, without importing it when there is nothing to decide.
+
+    No hit and no judge leave every signal at 0.0, which crosses no threshold
+    above 0 (a threshold of 0 or below, or a missing one, goes to the policy).
+    """
+    if not hits and judge is None and all(thresholds[k] > 0 for k in _FLOOR_THRESHOLDS):
+        return []
+    from agentreflex.gate import policy
+
+    return policy.decide(hits, judge, thresholds)
+
+
+def _judge(ctx: ReflexContext) -> dict[str, float] | None:
+    try:
+        probs = ctx.probabilities("pre_tool")
+    except Exception:
+        return None
+    return dict(probs) if probs else None
+
+
+def _finding(reflex: str, p: policy.Proposal) -> Finding:
+    from agentreflex.gate.policy import as_detail
+
+    detail: dict[str, Any] = as_detail(p)
+    return Finding(
+        reflex=reflex,
+        code=p.code,
+        verdict=Verdict(p.verdict),
+        message=p.message,
+        title=p.title,
+        signals=p.signals,
+        threshold=p.threshold,
+        detail=detail,
+    )

@@ -1,0 +1,361 @@
+"""Git rules: history and work-tree destruction, in every spelling.
+
+Git's global options (``-C dir``, ``--git-dir``, ``-c k=v``, ``--work-tree``)
+are skipped to find the subcommand, so ``git -C /other reset --hard`` and
+``GIT_DIR=x git push -f`` are judged like the plain forms.  Force pushes are
+recognised as ``-f``, ``--force``, ``+refspec``, ``--mirror``; remote deletes
+as ``--delete``, ``-d`` and ``:ref``.  ``--force-with-lease`` on a feature
+branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
+"""
+
+from __future__ import annotations
+
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.paths import Where
+
+_GLOBAL_VALUED = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--exec-path",
+        "--super-prefix",
+        "--config-env",
+    }
+)
+_PROTECTED = frozenset({"main", "master", "trunk", "develop", "production", "prod", "release"})
+
+
+def _sub(cmd: Cmd) -> tuple[str, list[str]]:
+    sub, rest, aliases = split(cmd.args)
+    expansion = aliases.get(sub)
+    if expansion is not None and not expansion.startswith("!"):
+        words = _split_words(expansion)
+        if words:
+            return words[0], [*words[1:], *rest]
+    return sub, rest
+
+
+def split(args: list[str]) -> tuple[str, list[str], dict[str, str]]:
+    """The subcommand, its arguments, and aliases defined with ``-c alias.NAME=VALUE``."""
+    aliases: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _GLOBAL_VALUED:
+            value = args[i + 1] if i + 1 < len(args) else ""
+            key, sep, expansion = value.partition("=")
+            if a == "-c" and sep and key.lower().startswith("alias."):
+                aliases[key[len("alias.") :]] = expansion.strip()
+            i += 2
+        elif a.startswith("-"):
+            i += 1
+        else:
+            return a, args[i + 1 :], aliases
+    return "", [], aliases
+
+
+def _split_words(text: str) -> list[str]:
+    import shlex  # only for ``git -c alias.x=...``: not worth its import on every git command
+
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
+    return Hit(rule, DESTRUCTIVE, p, cmd.text, message)
+
+
+def _flags(args: list[str]) -> set[str]:
+    """Long options as given and short option clusters split into letters."""
+    out: set[str] = set()
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--"):
+            out.add(a.split("=", 1)[0])
+        elif a.startswith("-") and len(a) > 1:
+            out.update("-" + ch for ch in a[1:])
+    return out
+
+
+def git(cmd: Cmd, where: Where) -> list[Hit]:
+    sub, args = _sub(cmd)
+    check = _SUBCOMMANDS.get(sub)
+    return check(cmd, args) if check else []
+
+
+def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
+    if any(a in ("--hard", "--merge") for a in args):
+        return [
+            _hit(
+                "GATE-GIT-RESET-HARD",
+                P_BLOCK,
+                cmd,
+                "git reset --hard throws away uncommitted work. Commit or stash first, or "
+                "use git reset --soft / git restore --staged.",
+            )
+        ]
+    return []
+
+
+def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
+    flags = _flags(args)
+    if "-b" in flags or "-B" in flags or "--orphan" in flags:
+        return []
+    if "-f" in flags or "--force" in flags:
+        return [_discard(cmd, "git checkout --force")]
+    if "--" in args:
+        paths = args[args.index("--") + 1 :]
+        return [_discard(cmd, "git checkout -- <paths>", paths)] if paths else []
+    if any(a in (".", ":/", "*", "./") for a in args):
+        return [_discard(cmd, "git checkout .")]
+    return []
+
+
+def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
+    flags = _flags(args)
+    if ("--staged" in flags or "-S" in flags) and "--worktree" not in flags and "-W" not in flags:
+        return []
+    paths = [a for a in args if not a.startswith("-")]
+    if "-s" in flags or "--source" in flags:
+        paths = paths[1:] if "-s" in flags and paths else paths
+    return [_discard(cmd, "git restore", paths)] if paths else []
+
+
+def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> Hit:
+    whole = paths is None or any(p in (".", ":/", "*", "./", ":/*") for p in paths)
+    if whole:
+        return _hit(
+            "GATE-GIT-DISCARD-TREE",
+            P_BLOCK,
+            cmd,
+            f"{what} discards every uncommitted change in the work tree. Commit or "
+            "`git stash` first, or restore only specific files.",
+        )
+    return _hit(
+        "GATE-GIT-DISCARD-FILES",
+        P_WARN,
+        cmd,
+        f"{what} discards uncommitted changes to those files. Make sure they are not "
+        "needed (git diff them first).",
+    )
+
+
+def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
+    flags = _flags(args)
+    if "-i" in flags or "--interactive" in flags:
+        return []  # asks per file (dry runs never reach the rules: see inert.py)
+    if "-f" in flags or "--force" in flags:
+        return [
+            _hit(
+                "GATE-GIT-CLEAN",
+                P_BLOCK,
+                cmd,
+                "git clean -f deletes untracked files for good. Run git clean -n to see "
+                "what would go, then delete specific paths.",
+            )
+        ]
+    return []
+
+
+def _stash(cmd: Cmd, args: list[str]) -> list[Hit]:
+    if args[:1] in (["drop"], ["clear"]):
+        return [
+            _hit(
+                "GATE-GIT-STASH-DROP",
+                P_BLOCK,
+                cmd,
+                f"git stash {args[0]} deletes stashed work. Use git stash pop/apply, or "
+                "leave the stash.",
+            )
+        ]
+    return []
+
+
+def _branch(cmd: Cmd, args: list[str]) -> list[Hit]:
+    flags = _flags(args)
+    deleting = "-d" in flags or "--delete" in flags or "-D" in flags
+    forced = "-D" in flags or "-f" in flags or "--force" in flags
+    if deleting and forced:
+        return [
+            _hit(
+                "GATE-GIT-BRANCH-FORCE-DELETE",
+                P_BLOCK,
+                cmd,
+                "git branch -D deletes a branch even if it is not merged. Use git branch -d, "
+                "which refuses to lose commits.",
+            )
+        ]
+    return []
+
+
+def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
+    flags = _flags(args)
+    positional = [a for a in args if not a.startswith("-")]
+    refspecs = positional[1:]
+    if "--mirror" in flags:
+        return [
+            _hit(
+                "GATE-GIT-PUSH-MIRROR",
+                P_BLOCK,
+                cmd,
+                "git push --mirror overwrites and deletes every ref on the remote. Push "
+                "specific branches instead.",
+            )
+        ]
+    if (
+        "--delete" in flags
+        or "-d" in flags
+        or any(r.startswith(":") and len(r) > 1 for r in refspecs)
+    ):
+        return [
+            _hit(
+                "GATE-GIT-PUSH-DELETE",
+                P_BLOCK,
+                cmd,
+                "This deletes a branch or tag on the remote. Ask the user to do it.",
+            )
+        ]
+    if "--prune" in flags:
+        return [
+            _hit(
+                "GATE-GIT-PUSH-DELETE",
+                P_BLOCK,
+                cmd,
+                "git push --prune deletes remote branches that do not exist locally.",
+            )
+        ]
+    lease = any(f.startswith("--force-with-lease") for f in flags)
+    forced = "-f" in flags or "--force" in flags or any(r.startswith("+") for r in refspecs)
+    if forced:
+        return [
+            _hit(
+                "GATE-GIT-FORCE-PUSH",
+                P_BLOCK,
+                cmd,
+                "This force-pushes and can overwrite others' commits on the remote. Use "
+                "git push --force-with-lease on your own feature branch, or a new branch.",
+            )
+        ]
+    if lease and any(_target_branch(r) in _PROTECTED for r in refspecs):
+        return [
+            _hit(
+                "GATE-GIT-FORCE-PUSH-PROTECTED",
+                P_WARN,
+                cmd,
+                "This rewrites a shared branch (main/master). Rewrite a feature branch instead.",
+            )
+        ]
+    if refspecs == [":"]:
+        return [
+            _hit(
+                "GATE-GIT-PUSH-MATCHING",
+                P_WARN,
+                cmd,
+                "git push <remote> : pushes every matching branch. Push one branch.",
+            )
+        ]
+    return []
+
+
+def _target_branch(refspec: str) -> str:
+    dst = refspec.rsplit(":", 1)[-1].lstrip("+")
+    return dst.removeprefix("refs/heads/")
+
+
+def _history(cmd: Cmd, args: list[str]) -> list[Hit]:
+    return [
+        _hit(
+            "GATE-GIT-REWRITE-HISTORY",
+            P_BLOCK,
+            cmd,
+            "This rewrites the repository's whole history. Ask the user first.",
+        )
+    ]
+
+
+def _reflog(cmd: Cmd, args: list[str]) -> list[Hit]:
+    if args[:1] in (["expire"], ["delete"]):
+        return [
+            _hit(
+                "GATE-GIT-REFLOG-EXPIRE",
+                P_BLOCK,
+                cmd,
+                "Expiring the reflog removes the only way back to lost commits.",
+            )
+        ]
+    return []
+
+
+def _gc(cmd: Cmd, args: list[str]) -> list[Hit]:
+    if any(a in ("--prune=now", "--prune=all") or a == "--prune" for a in args):
+        return [
+            _hit(
+                "GATE-GIT-GC-PRUNE",
+                P_BLOCK,
+                cmd,
+                "git gc --prune=now deletes unreachable commits immediately. Use plain git gc.",
+            )
+        ]
+    return []
+
+
+def _update_ref(cmd: Cmd, args: list[str]) -> list[Hit]:
+    if "-d" in args or "--stdin" in args:
+        return [
+            _hit(
+                "GATE-GIT-UPDATE-REF-DELETE",
+                P_BLOCK,
+                cmd,
+                "git update-ref -d deletes a ref directly. Use git branch -d.",
+            )
+        ]
+    return []
+
+
+def _worktree(cmd: Cmd, args: list[str]) -> list[Hit]:
+    if args[:1] == ["remove"] and any(a in ("-f", "--force") for a in args):
+        return [
+            _hit(
+                "GATE-GIT-WORKTREE-FORCE-REMOVE",
+                P_WARN,
+                cmd,
+                "git worktree remove --force deletes uncommitted changes in that worktree.",
+            )
+        ]
+    return []
+
+
+def _tag(cmd: Cmd, args: list[str]) -> list[Hit]:
+    return []
+
+
+def _switch(cmd: Cmd, args: list[str]) -> list[Hit]:
+    flags = _flags(args)
+    if "--discard-changes" in flags or "-f" in flags or "--force" in flags:
+        return [_discard(cmd, "git switch --discard-changes")]
+    return []
+
+
+_SUBCOMMANDS = {
+    "reset": _reset,
+    "checkout": _checkout,
+    "restore": _restore,
+    "switch": _switch,
+    "clean": _clean,
+    "stash": _stash,
+    "branch": _branch,
+    "push": _push,
+    "filter-branch": _history,
+    "filter-repo": _history,
+    "reflog": _reflog,
+    "gc": _gc,
+    "update-ref": _update_ref,
+    "worktree": _worktree,
+    "tag": _tag,
+}

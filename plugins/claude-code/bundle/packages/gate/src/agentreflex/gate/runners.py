@@ -1,0 +1,305 @@
+"""Commands that run other code: the walk follows them into that code.
+
+``sh -c``/``bash script``, ``eval``, ``source``, ``ssh host CMD``, ``docker
+exec``/``kubectl exec``, awk's ``system()`` and pipes, ``git`` shell aliases,
+interpreter one-liners and scripts, code fed on stdin (with static decoding of
+``base64 -d``/``rev``/``xxd -r`` pipes), and scripts written earlier in the
+same command.  Each is a way for a harmless-looking command to run a harmful
+one, so each is kept together here, apart from the plain tree walk.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate import interp, pipes
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, REMOTE, SECRET, Cmd, has_marker
+from agentreflex.gate.paths import resolve
+from agentreflex.gate.walkstate import WalkerBase
+from agentreflex.gate.words import SETUP, quote
+
+# awk's own ways to run shell: `"cmd" | getline` and `print "cmd" | "sh"`
+_AWK_PIPES = LazyPattern(
+    r'"((?:[^"\\]|\\.)*)"\s*\|\s*getline|print\s+"((?:[^"\\]|\\.)*)"\s*\|\s*"(?:ba|da|z)?sh"'
+)
+
+
+class RunnersMixin(WalkerBase):
+    """Follows code-running commands into the code they run."""
+
+    def shell(self, cmd: Cmd, depth: int) -> None:
+        args = cmd.args
+        if cmd.name == "busybox":
+            if not args or args[0] not in ("sh", "ash", "bash"):
+                if args:
+                    self.execute(args, cmd.text, depth + 1, via="busybox")
+                return
+            args = args[1:]
+        i = 0
+        script_flag = stdin_flag = False
+        while i < len(args):
+            a = args[i]
+            if a in ("-o", "-O", "+o", "+O", "--rcfile", "--init-file"):
+                i += 2
+                continue
+            if a.startswith("-") and not a.startswith("--") and "c" in a[1:]:
+                script_flag = True
+                i += 1
+                break
+            if a == "--":
+                i += 1
+                break
+            if not (a.startswith("-") or a.startswith("+")):
+                break
+            # -s: commands come from stdin, the remaining words are "$@"
+            stdin_flag = stdin_flag or (not a.startswith("--") and "s" in a[1:])
+            i += 1
+        rest = args[i:]
+        if script_flag:
+            self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
+            return
+        if rest and rest[0] != "-" and not stdin_flag:
+            self._script(resolve(rest[0], self.where, cmd.cwd), cmd, depth, rest[0])
+            return
+        self._stdin_code(cmd, depth, shell=True)
+
+    def ssh(self, cmd: Cmd, depth: int) -> None:
+        """``ssh host CMD``: the remote shell parses CMD in the remote home directory."""
+        from agentreflex.gate import remote  # only for ssh and container commands
+
+        script = remote.ssh_command(cmd.args)
+        if script is None:
+            return
+        saved = self.state.cwd
+        self.state.cwd = self.where.home
+        try:
+            self._shell_string(script, [], cmd, depth, "ssh")
+        finally:
+            self.state.cwd = saved
+
+    def container(self, cmd: Cmd, depth: int) -> None:
+        """``docker run/exec``, ``compose run/exec``, ``kubectl exec/run``: the command inside."""
+        from agentreflex.gate import remote  # only for ssh and container commands
+
+        found = remote.container_command(cmd.name, cmd.args, self.where, cmd.cwd)
+        if found is None:
+            return
+        saved = self.state.cwd
+        self.state.cwd = found.cwd
+        try:
+            self.execute(
+                found.argv,
+                cmd.text,
+                depth + 1,
+                redirects=[r for r in cmd.redirects if r[0] == "<"],
+                stdin_text=cmd.stdin_text,
+                stdin_from=cmd.stdin_from,
+                via=found.how,
+            )
+        finally:
+            self.state.cwd = saved
+
+    def awk(self, cmd: Cmd, depth: int) -> None:
+        """An awk program is code: ``system("...")`` and ``"cmd" | getline`` run shell."""
+        args = cmd.args
+        program: str | None = None
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "--":
+                i += 1
+                break
+            if a in ("-f", "--file"):
+                path = args[i + 1] if i + 1 < len(args) else ""
+                program = self.state.written.get(resolve(path, self.where, cmd.cwd), "")
+                break
+            if a in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
+                i += 2
+                continue
+            if not a.startswith("-") or a == "-":
+                break
+            i += 1
+        if program is None:
+            program = args[i] if i < len(args) else ""
+        if program and not has_marker(program):
+            self._code(program, cmd, depth, "awk")
+            for m in _AWK_PIPES.finditer(program):
+                body = m.group(1) if m.group(1) is not None else m.group(2)
+                if body:
+                    self.run(body.replace('\\"', '"'), depth + 1, via="awk pipe")
+
+    def git_alias(self, cmd: Cmd, depth: int) -> None:
+        """``git -c alias.x='!cmd' x``: a shell alias runs ``cmd "$@"``."""
+        from agentreflex.gate import rules_git  # imported with the git rules, for git commands
+
+        sub, rest, aliases = rules_git.split(cmd.args)
+        expansion = aliases.get(sub, "")
+        if expansion.startswith("!"):
+            script = " ".join([expansion[1:], *(quote(a) for a in rest)])
+            self._shell_string(script, [], cmd, depth, "git alias")
+
+    def _shell_string(self, script: str, params: list[str], cmd: Cmd, depth: int, via: str) -> None:
+        if REMOTE in script:
+            self._rce(cmd)
+        elif script == SETUP:
+            return
+        elif has_marker(script):
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                "The script to run is computed at run time and cannot be checked. "
+                "Write it out literally.",
+            )
+        else:
+            saved = {k: self.state.vars.get(k) for k in ("0", "1", "2", "3", "@")}
+            for k, v in zip(("0", "1", "2", "3"), params, strict=False):
+                self.state.vars[k] = v
+            if len(params) > 1:
+                self.state.vars["@"] = " ".join(params[1:])
+            try:
+                self.run(script, depth + 1, via=via)
+            finally:
+                for k, old in saved.items():
+                    if old is None:
+                        self.state.vars.pop(k, None)
+                    else:
+                        self.state.vars[k] = old
+
+    def _stdin_code(self, cmd: Cmd, depth: int, shell: bool, lang: str = "") -> None:
+        text = cmd.stdin_text
+        if text is None:
+            text = pipes.output_text(cmd.stdin_from, self.state.written)
+            if cmd.stdin_from is None and not any(op == "<" for op, _ in cmd.redirects):
+                return  # interactive shell / REPL: nothing to check
+            for op, target in cmd.redirects:
+                if op == "<":
+                    text = self.state.written.get(resolve(target, self.where, cmd.cwd))
+        if text is not None and REMOTE in text:
+            self._rce(cmd)
+        elif text is None or has_marker(text):
+            self._ask(
+                "GATE-PIPE-TO-SHELL",
+                cmd.text,
+                "Code of unknown content is piped into an interpreter. "
+                "Write it to a file and show it first.",
+            )
+        elif shell:
+            if _decoded(cmd.stdin_from):
+                self._hit(
+                    "GATE-OBFUSCATED-EXEC",
+                    DESTRUCTIVE,
+                    0.8,
+                    cmd.text,
+                    "This decodes a hidden payload and runs it. Run the plain command "
+                    "instead so it can be checked.",
+                )
+            self.run(text, depth + 1, via=f"stdin of {cmd.name}")
+        else:
+            self._code(text, cmd, depth, lang)
+
+    def _rce(self, cmd: Cmd) -> None:
+        self._hit(
+            "GATE-RCE-DOWNLOAD",
+            DESTRUCTIVE,
+            P_BLOCK,
+            cmd.text,
+            "This runs code downloaded from the network without review. Download it to "
+            "a file, read it, then run it if it is safe.",
+        )
+
+    def _script(self, path: str, cmd: Cmd, depth: int, shown: str = "") -> None:
+        content = self.state.written.get(path)
+        if content is None:
+            if REMOTE in (shown or path):
+                self._rce(cmd)
+            return
+        if REMOTE in content:
+            self._rce(cmd)
+        elif not has_marker(content):
+            if interp.interpreter_name(cmd.name):
+                self._code(content, cmd, depth, interp.interpreter_name(cmd.name))
+            else:
+                self.run(content, depth + 1, via="script written in the same command")
+
+    def eval(self, cmd: Cmd, depth: int) -> None:
+        self._shell_string(" ".join(cmd.args), [], cmd, depth, "eval")
+
+    def source(self, cmd: Cmd, depth: int) -> None:
+        if not cmd.args:
+            return
+        target = cmd.args[0]
+        if REMOTE in target:
+            self._rce(cmd)
+        elif target.endswith(SETUP) or SETUP in target:
+            return
+        elif not has_marker(target):
+            self._script(resolve(target, self.where, cmd.cwd), cmd, depth)
+
+    def interpreter(self, cmd: Cmd, lang: str, depth: int) -> None:
+        code, rest = interp.code_argument(lang, cmd.args)
+        if code is not None:
+            if REMOTE in code:
+                self._rce(cmd)
+            elif not has_marker(code):
+                self._code(code, cmd, depth, lang)
+            return
+        if rest and rest[0] == "-m":
+            return
+        if rest and rest[0] != "-":
+            self._script(resolve(rest[0], self.where, cmd.cwd), cmd, depth, rest[0])
+            return
+        self._stdin_code(cmd, depth, shell=False, lang=lang)
+
+    def _code(self, code: str, cmd: Cmd, depth: int, lang: str) -> None:
+        via = f"{lang} code"
+        from agentreflex.gate import selfguard  # interpreter code is rare; imported for it
+
+        found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text)
+        if found is not None:
+            self.hits.append(found)
+        for effect in interp.scan(code):
+            if effect.kind == "shell":
+                self.run(effect.value, depth + 1, via=via)
+            elif effect.kind == "delete-recursive":
+                self.execute(["rm", "-r", effect.value], cmd.text, depth + 1, via=via)
+            elif effect.kind == "delete":
+                self.execute(["rm", effect.value], cmd.text, depth + 1, via=via)
+            elif effect.kind == "read":
+                self.execute(["cat", effect.value], cmd.text, depth + 1, via=via)
+            elif effect.kind == "fork-bomb":
+                self._hit(
+                    "GATE-FORK-BOMB",
+                    DESTRUCTIVE,
+                    P_BLOCK,
+                    cmd.text,
+                    "This code forks without end and exhausts the machine.",
+                )
+            elif effect.kind == "exfil":
+                self._hit(
+                    "GATE-EXFIL-SECRET",
+                    SECRET,
+                    0.9,
+                    cmd.text,
+                    f"This code sends {effect.value} (which holds credentials) to the "
+                    "network. Never send secrets off the machine; send only the fields "
+                    "the service needs.",
+                )
+            elif effect.kind == "dynamic-delete":
+                self._hit(
+                    "GATE-INTERP-DYNAMIC-DELETE",
+                    DESTRUCTIVE,
+                    P_WARN,
+                    cmd.text,
+                    "This code deletes a directory tree whose path is computed at run "
+                    "time. Check the path points inside the project.",
+                )
+
+
+def _decoded(cmd: Cmd | None) -> bool:
+    """Whether a pipe passes through a decoder (base64 -d, rev, xxd -r) on its way."""
+    for _ in range(16):
+        if cmd is None:
+            return False
+        if cmd.name in ("base64", "rev", "xxd", "openssl", "gunzip", "zcat", "tr", "uudecode"):
+            return True
+        cmd = cmd.stdin_from
+    return False

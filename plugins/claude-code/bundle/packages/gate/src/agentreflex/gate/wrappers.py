@@ -1,0 +1,194 @@
+"""Peel off the commands that only run another command.
+
+``sudo -u x timeout 5 nice -n 10 env -i FOO=1 rm -rf /`` runs ``rm``.  Each
+wrapper's own options are skipped with their values, so ``timeout -s KILL
+5 rm`` does not mistake ``KILL`` for the command.  ``command -v``/``-V``
+only *looks up* a name and is data, not execution.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.record import field, record
+
+# wrapper -> options that take a value (as separate words)
+_VALUED: dict[str, frozenset[str]] = {
+    "sudo": frozenset(
+        {
+            "-u",
+            "-g",
+            "-h",
+            "-p",
+            "-C",
+            "-D",
+            "-r",
+            "-t",
+            "-U",
+            "-T",
+            "--user",
+            "--group",
+            "--chdir",
+            "--prompt",
+            "--host",
+            "--close-from",
+        }
+    ),
+    "doas": frozenset({"-u", "-C"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-p", "-t", "--class", "--classdata"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "gtimeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "exec": frozenset({"-a"}),
+    "nohup": frozenset(),
+    "builtin": frozenset(),
+    "command": frozenset(),
+    "time": frozenset({"-o", "-f", "--output", "--format"}),
+    "setsid": frozenset(),
+    "unbuffer": frozenset(),
+    "caffeinate": frozenset({"-t", "-w"}),
+    "taskset": frozenset(),
+    "chrt": frozenset(),
+    "runuser": frozenset({"-u", "-g", "-G", "--user", "--group"}),
+    "torsocks": frozenset(),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "xvfb-run": frozenset({"-n", "-s", "-f", "-e", "-p"}),
+    "firejail": frozenset(),
+    "catchsegv": frozenset(),
+    "rlwrap": frozenset(),
+    "npx": frozenset({"-p", "--package", "-c", "--call"}),
+    "bunx": frozenset(),
+    "pnpx": frozenset(),
+}
+# take positional words before the command: (wrapper, how many)
+_POSITIONAL = {"timeout": 1, "gtimeout": 1, "taskset": 1, "chrt": 1, "flock": 1, "chroot": 1}
+# runners spelled as two words: "uv run", "poetry run" ...
+_RUNNERS = {
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("bundle", "exec"),
+    ("pnpm", "exec"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("rye", "run"),
+    ("conda", "run"),
+    ("mamba", "run"),
+    ("yarn", "exec"),
+    ("pixi", "run"),
+    ("mise", "exec"),
+    ("asdf", "exec"),
+    ("direnv", "exec"),
+}
+_RUNNER_VALUED = frozenset(
+    {
+        "--with",
+        "--python",
+        "-p",
+        "--directory",
+        "--project",
+        "--env-file",
+        "-n",
+        "--name",
+        "--prefix",
+        "--package",
+        "--from",
+        "--group",
+        "--extra",
+        "-w",
+    }
+)
+
+
+@record
+class Peeled:
+    """The command left after wrappers, plus what the wrappers said."""
+
+    argv: list[str]
+    assigns: dict[str, str] = field(default_factory=dict)
+    chdir: str = ""
+    data: bool = False
+    wrappers: list[str] = field(default_factory=list)
+
+
+def peel(argv: list[str]) -> Peeled:
+    """Strip wrappers until a real command (or nothing) is left."""
+    out = Peeled(list(argv))
+    for _ in range(32):
+        words = out.argv
+        if not words:
+            return out
+        name = words[0].rsplit("/", 1)[-1]
+        if name == "env":
+            out.argv = _peel_env(words[1:], out)
+        elif name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
+            out.data = True
+            return out
+        elif (name, words[1] if len(words) > 1 else "") in _RUNNERS:
+            out.argv = _skip_options(words[2:], _RUNNER_VALUED, stop_at_dashdash=True)
+        elif name in ("su",) and "-c" in words:
+            i = words.index("-c")
+            out.argv = ["sh", "-c", *words[i + 1 : i + 2]]
+        elif name in ("watch",):
+            rest = _skip_options(words[1:], frozenset({"-n", "-d", "--interval"}))
+            out.argv = ["sh", "-c", " ".join(rest)] if rest else []
+        elif name in _VALUED or name in _POSITIONAL:
+            rest = _skip_options(words[1:], _VALUED.get(name, frozenset()))
+            skip = _POSITIONAL.get(name, 0)
+            if name == "flock":
+                rest = _skip_options(rest[1:], frozenset({"-w", "-E", "--timeout"}))
+                skip = 0
+            if name == "chroot" and rest:
+                rest, skip = rest[1:], 0
+            out.argv = rest[skip:]
+        else:
+            return out
+        out.wrappers.append(name)
+    return out
+
+
+def _skip_options(
+    words: list[str], valued: frozenset[str], stop_at_dashdash: bool = True
+) -> list[str]:
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--" and stop_at_dashdash:
+            return words[i + 1 :]
+        if not w.startswith("-") or w == "-":
+            return words[i:]
+        if w in valued and "=" not in w:
+            i += 2
+            continue
+        i += 1
+    return []
+
+
+def _peel_env(words: list[str], out: Peeled) -> list[str]:
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
+            if i + 1 >= len(words):
+                return []
+            if w in ("-C", "--chdir"):
+                out.chdir = words[i + 1]
+            if w in ("-S", "--split-string"):
+                return words[i + 1].split() + words[i + 2 :]
+            i += 2
+            continue
+        if w.startswith("-S") and len(w) > 2:
+            return w[2:].split() + words[i + 1 :]
+        if w == "--":
+            i += 1
+            continue
+        if w.startswith("-") or w == "-":
+            i += 1
+            continue
+        if "=" in w and not w.startswith("=") and w.split("=", 1)[0].replace("_", "a").isalnum():
+            key, _, value = w.partition("=")
+            out.assigns[key] = value
+            i += 1
+            continue
+        return words[i:]
+    return []

@@ -1,0 +1,243 @@
+"""The narrow, clause-local heuristic classifier of visible summaries.
+
+Precision over recall: a clause becomes a (low-confidence, never blocking)
+candidate obligation only when the *same clause* carries
+
+1. a check form: an explicit commitment ("I'll verify ..."), an anchored
+   active-check summary ("Investigating ...") or identified alternatives
+   ("either X or Y"),
+2. a bounded discriminating check (a check verb with an object), and
+3. a decision signal (cause, failure, anomaly, difference, impact,
+   behaviour, change ...),
+
+and no cosmetic/documentation marker.  A clause with a check form but no
+decision signal is *uncertain* (an abstention, counted but never an
+obligation).  Everything else is clear.  Clauses are split at sentence
+ends, semicolons, newlines and Markdown emphasis (``**Investigating X**``
+is a heading boundary), so a conclusion or a promise to report later cannot
+borrow words from a neighbouring sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import record
+
+CANDIDATE = "candidate"
+UNCERTAIN = "uncertain"
+CLEAR = "clear"
+
+_SPLIT = LazyPattern(r"\*\*|__|(?<=[.!?])\s+|[;\n]+|(?<=:)\s+(?=[A-Z])")
+_WORD = LazyPattern(r"[a-z0-9][a-z0-9_'-]*")
+
+_ACTIVE = LazyPattern(
+    r"^(?:[#>\-*\d.)\s]*)(investigating|tracing|diagnosing|assessing|checking|verifying|"
+    r"comparing|bisecting|reproducing|examining|testing|measuring|probing)\b",
+    re.I,
+    hints="investigating tracing diagnosing assessing checking verifying comparing bisecting reproducing examining testing measuring probing",
+)
+_COMMIT = LazyPattern(
+    r"\b(i'll|i will|i'm going to|i am going to|let me|next,? i(?:'ll| will)|i need to|"
+    r"we need to|we should|i should|going to|plan(?:ning)? to|before (?:changing|deciding|"
+    r"editing|committing)[^,]*,\s*(?:i(?:'ll| will))?)\s+(?:first\s+|now\s+|quickly\s+)?"
+    r"(check|verify|confirm|test|run|inspect|compare|measure|reproduce|bisect|trace|diagnose|"
+    r"investigate|determine|rule out|look at|examine|probe|re-?run|assess|find out)\b",
+    re.I,
+    hints="check verify confirm test run inspect compare measure reproduce bisect trace diagnose investigate determine rule look examine probe assess find",
+)
+# The same pattern with other hints: every commitment also holds a lead word
+# ("i'll", "i will" and "next, i'll" hold "ll"; "going to" holds "go"). Tried
+# before _COMMIT, so a clause with a check verb and no lead ("Run the tests")
+# compiles nothing. No hint holds an "i" (re.I equates it with U+0131, the dotless i,
+# which casefold keeps apart).
+_COMMIT_LEAD = LazyPattern(_COMMIT.pattern, re.I, hints="ll go plan let need should before")
+_ALTERNATIVES = LazyPattern(
+    r"\b(either\b.{3,80}\bor\b|whether\b.{3,80}\bor\b|could be\b.{3,60}\bor\b|"
+    r"(two|three|several|competing) (possible )?(causes|explanations|hypotheses|candidates))",
+    re.I,
+    hints="either whether could causes explanations hypotheses candidates",
+)
+_CHECK_VERB = LazyPattern(
+    r"\b(check|checking|verify|verifying|confirm|test|testing|tests|run|inspect|compare|"
+    r"comparing|measure|measuring|reproduce|reproducing|bisect|bisecting|trace|tracing|"
+    r"diagnose|diagnosing|investigate|investigating|determine|rule out|look at|examine|"
+    r"examining|probe|probing|rerun|re-run|assess|assessing|find out|whether)\b",
+    re.I,
+    hints="check verify confirm test run inspect compar measur reproduc bisect trac diagnos investigat determine rule look examin prob assess find whether",
+)
+_SIGNAL = LazyPattern(
+    r"\b(cause[sd]?|causing|root[- ]cause|failure|failures|failing|fails|failed|anomal\w*|"
+    r"difference|differs?|diverg\w*|impact\w*|behaviou?r|regression|regress\w*|"
+    r"crash\w*|mismatch\w*|discrepanc\w*|flak\w*|broken|breaks?|why|timeouts?|"
+    r"leak\w*|slowdown|latency|changed|change[sd]? (?:in|to|the)|error[s]?)\b",
+    re.I,
+    hints="caus root fail anomal differ diverg impact behavio regress crash mismatch discrepanc flak broke break why timeout leak slowdown latency change error",
+)
+_COSMETIC = LazyPattern(
+    r"\b(typos?|wording|docs?|documentation|readme|changelog|docstrings?|comments?|"
+    r"formatting|format|whitespace|indentation|spelling|cosmetic|style|lint|linting|"
+    r"rename|renaming|copy ?edit\w*)\b",
+    re.I,
+    hints="typo wording doc readme changelog comment format whitespace indentation spelling cosmetic style lint renam copy",
+)
+_REPORT_LATER = LazyPattern(
+    r"\b(report back|let you know|keep you posted|summari[sz]e|get back to you|follow up)\b",
+    re.I,
+    hints="report let keep summari get follow",
+)
+
+_ACTIONS: dict[str, str] = {
+    "test": "test",
+    "testing": "test",
+    "tests": "test",
+    "pytest": "test",
+    "run": "test",
+    "rerun": "test",
+    "re-run": "test",
+    "reproduce": "reproduce",
+    "reproducing": "reproduce",
+    "check": "inspect",
+    "checking": "inspect",
+    "inspect": "inspect",
+    "examine": "inspect",
+    "examining": "inspect",
+    "look at": "inspect",
+    "verify": "inspect",
+    "verifying": "inspect",
+    "confirm": "inspect",
+    "probe": "inspect",
+    "probing": "inspect",
+    "assess": "inspect",
+    "assessing": "inspect",
+    "determine": "inspect",
+    "find out": "inspect",
+    "whether": "inspect",
+    "compare": "compare",
+    "comparing": "compare",
+    "measure": "measure",
+    "measuring": "measure",
+    "bisect": "bisect",
+    "bisecting": "bisect",
+    "trace": "trace",
+    "tracing": "trace",
+    "diagnose": "trace",
+    "diagnosing": "trace",
+    "investigate": "trace",
+    "investigating": "trace",
+    "rule out": "inspect",
+}
+
+_STOP_WORDS = """a an the and or but if then than that this these those it its is are was were be been
+    to of in on at by for from with without into onto over under about as so not no yes
+    i i'll we we'll you my our your me us let first next now still also just only whether
+    either could would should will can may might must need do does did done going plan
+    check checking verify verifying confirm test testing tests run inspect compare comparing
+    measure measuring reproduce reproducing bisect bisecting trace tracing diagnose diagnosing
+    investigate investigating determine examine examining probe probing rerun assess assessing
+    find out look cause causes caused causing root failure failures failing fails failed
+    anomaly difference differs impact behavior behaviour regression change changed error errors
+    why before after when while what which who how there here some any all one two"""
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+@record(frozen=True)
+class Classification:
+    """The verdict for one clause.  ``subjects`` are bounded content tokens."""
+
+    label: str
+    form: str = ""
+    action: str = ""
+    subjects: tuple[str, ...] = ()
+    clause: str = ""
+
+
+def clauses(text: str) -> list[str]:
+    """Split a summary into clauses at sentence, semicolon, newline and emphasis boundaries."""
+    text = text[:20000]
+    parts = _SPLIT.split(text) if _may_split(text) else [text]
+    return [c.strip() for c in parts if c and c.strip()]
+
+
+def _may_split(text: str) -> bool:
+    """False when ``_SPLIT`` cannot match, so a one-sentence text compiles no pattern.
+
+    Every match holds ``**``, ``__``, ``;`` or a newline, or starts with the
+    whitespace after one of ``.!?:`` (``\\s`` is exactly ``str.isspace``).
+    """
+    if "**" in text or "__" in text or ";" in text or "\n" in text:
+        return True
+    for mark in ".!?:":
+        at = text.find(mark)
+        while at >= 0:
+            if text[at + 1 : at + 2].isspace():
+                return True
+            at = text.find(mark, at + 1)
+    return False
+
+
+def classify_clause(clause: str) -> Classification:
+    """Classify one clause; see the module docstring for the rule."""
+    form = _form(clause)
+    if not form:
+        return Classification(CLEAR)
+    if _COSMETIC.search(clause) or (_REPORT_LATER.search(clause) and not _SIGNAL.search(clause)):
+        return Classification(CLEAR)
+    if not _SIGNAL.possible(clause):
+        # no decision signal can match, so the verb cannot matter (and is not compiled)
+        return Classification(UNCERTAIN, form=form, clause=clause)
+    verb = _CHECK_VERB.search(clause)
+    if verb is None or not _SIGNAL.search(clause):
+        return Classification(UNCERTAIN, form=form, clause=clause)
+    subjects = subject_tokens(clause)
+    if not subjects:
+        return Classification(UNCERTAIN, form=form, clause=clause)
+    action = _ACTIONS.get(verb[1].lower(), "inspect")
+    return Classification(CANDIDATE, form, action, subjects, clause)
+
+
+def classify(text: str) -> list[Classification]:
+    """Classify every clause of a summary; returns only non-clear results."""
+    out = []
+    for clause in clauses(text):
+        result = classify_clause(clause)
+        if result.label != CLEAR:
+            out.append(result)
+    return out
+
+
+def summary_label(text: str) -> str:
+    """The label of a whole summary: candidate beats uncertain beats clear."""
+    labels = {c.label for c in classify(text)}
+    if CANDIDATE in labels:
+        return CANDIDATE
+    return UNCERTAIN if UNCERTAIN in labels else CLEAR
+
+
+def subject_tokens(text: str, limit: int = 8) -> tuple[str, ...]:
+    """Content words used to bind a heuristic check to a tool call."""
+    out: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        word = word.strip("'-_")
+        if len(word) >= 3 and word not in _STOP and word not in out:
+            out.append(word)
+            if len(out) >= limit:
+                break
+    return tuple(out)
+
+
+def action_of(text: str) -> str:
+    """The check action a tool call or text performs ("" when none is recognisable)."""
+    verb = _CHECK_VERB.search(text)
+    return _ACTIONS.get(verb[1].lower(), "inspect") if verb else ""
+
+
+def _form(clause: str) -> str:
+    if _ACTIVE.search(clause):
+        return "active"
+    if _COMMIT_LEAD.possible(clause) and _COMMIT.search(clause):
+        return "commitment"
+    if _ALTERNATIVES.search(clause):
+        return "alternatives"
+    return ""

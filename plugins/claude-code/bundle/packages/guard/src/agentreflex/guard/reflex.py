@@ -1,0 +1,136 @@
+"""The guard as a core reflex: settings in, locked report update, core findings out.
+
+Mapping onto core's merge: a finding enforces only when its category's
+effective mode is ``on`` and an explicit, blocking directive is involved;
+everything else (report mode, heuristic or non-blocking obligations) is
+``enforce=False`` and is logged as ``WOULD_*`` without changing execution.
+Stops and pre-tool mutations propose BLOCK; a mutation seen only after it ran
+proposes BLOCK with a corrective instruction (it cannot be undone); claims
+seen at a tool boundary propose WARN with the instruction as context.
+Global ``off`` returns before touching anything, preserving an old report.
+
+A hook is a new process per tool call, so this module imports no engine
+module at load time: the engine is imported only when an event needs it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from agentreflex.core.decision import Finding, Verdict
+from agentreflex.core.events import EventKind
+from agentreflex.guard import quiet
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agentreflex.core.reflex import ReflexContext
+    from agentreflex.guard.engine import GuardFinding, Settings
+    from agentreflex.guard.report import Report
+
+
+def settings_from(ctx: ReflexContext) -> Settings:
+    """The guard's effective settings, with the global off master switch applied."""
+    from agentreflex.guard.engine import Settings
+    from agentreflex.guard.report import CATEGORIES
+
+    gs = ctx.config.reasoning_guard
+    return Settings(
+        mode=gs.mode,
+        categories={c: gs.category_mode(c) for c in CATEGORIES},
+        backfill_mode=gs.backfill_mode,
+        backfill_limit=gs.backfill_limit,
+    )
+
+
+class GuardReflex:
+    """The Reasoning Guard reflex (``agentreflex.reflexes`` entry point ``guard``)."""
+
+    name = "guard"
+    floor = False
+    events = frozenset(
+        {
+            EventKind.USER_PROMPT,
+            EventKind.PRE_TOOL,
+            EventKind.POST_TOOL,
+            EventKind.POST_TOOL_FAILURE,
+            EventKind.STOP,
+            EventKind.SUBAGENT_STOP,
+        }
+    )
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self._env = env
+
+    def evaluate(self, ctx: ReflexContext) -> list[Finding]:
+        if ctx.config.reasoning_guard.mode == "off":
+            return []
+        env = os.environ if self._env is None else self._env
+        if quiet.nothing_to_do(ctx.state_dir, ctx.event, env):
+            return []  # the engine would find nothing and change nothing later read
+        return self._run_engine(ctx, env)
+
+    def _run_engine(self, ctx: ReflexContext, env: Mapping[str, str]) -> list[Finding]:
+        """The full guard: imported here, so a hook with nothing to do never loads it."""
+        from agentreflex.guard import engine, ledger
+        from agentreflex.guard.report import add_latency, new_report
+        from agentreflex.guard.sanitize import excerpt
+
+        settings = settings_from(ctx)
+        event = ctx.event
+        now = event.timestamp if event.timestamp > 0 else time.time()
+        session_id = excerpt(event.session_id, 128) or "unknown"
+        started = time.perf_counter()
+
+        def work(report: Report, problems: list[str]) -> list[GuardFinding]:
+            found = engine.process(report, event, settings, env, now, problems)
+            add_latency(report, (time.perf_counter() - started) * 1000.0)
+            return found
+
+        def stored(report: Report) -> None:
+            quiet.remember(ctx.state_dir, event.host, event.session_id, report)
+
+        try:
+            found = ledger.update(ctx.state_dir, event.host, session_id, now, work, stored)
+        except OSError as exc:
+            ctx.degraded.append(f"guard: report not written ({exc.strerror or exc})")
+            scratch = new_report(session_id, ledger.provider_of(event.host), now)
+            found = engine.process(scratch, event, settings, env, now)
+        return [to_core(f, settings) for f in found]
+
+
+def to_core(found: GuardFinding, settings: Settings) -> Finding:
+    """One guard finding as a core :class:`Finding` with a stable code."""
+    from agentreflex.guard import engine  # already loaded: the finding came from it
+
+    blocking = found.boundary == "stop" or found.code in (
+        engine.MUTATION_AHEAD,
+        engine.STATE_RECOVERED,
+    )
+    verdict = Verdict.BLOCK if blocking else Verdict.WARN
+    at_tool = found.boundary in ("pre_tool", "post_tool")
+    context = (
+        found.message if found.enforce and at_tool and (found.corrective or not blocking) else ""
+    )
+    mode = (
+        settings.categories.get(found.category, settings.mode) if found.category else settings.mode
+    )
+    return Finding(
+        reflex="guard",
+        code=found.code,
+        verdict=verdict,
+        message=found.message,
+        title=engine.TITLES.get(found.code, found.code),
+        signals={"obligations": float(len(found.obligations)), "enforced": float(found.enforce)},
+        detail={
+            "category": found.category,
+            "boundary": found.boundary,
+            "effective_mode": mode,
+            "obligations": list(found.obligations[:8]),
+            "corrective": found.corrective,
+        },
+        context=context,
+        enforce=found.enforce,
+    )

@@ -1,0 +1,88 @@
+"""``agentreflex status`` for the guard: one readable row per retained session.
+
+Readable labels come first (**Claude CLI**, clearance *Conditional*), the
+system session id second.  Latency without samples is shown as unmeasured.
+Status is read-only: a malformed ledger is reported, never moved or rewritten.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agentreflex.guard.ledger import read_ledgers
+from agentreflex.guard.surface import LABELS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+PROVIDERS = {"claude": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}
+COVERAGE = {
+    "reduced": "reduced coverage",
+    "live_full": "live (full from start point)",
+    "recent_backfill": "recent backfill",
+    "historically_complete": "historically complete",
+}
+
+
+def _when(ts: Any) -> str:
+    if not isinstance(ts, int | float) or ts <= 0:
+        return "unknown time"
+    try:
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts))
+    except (OverflowError, OSError, ValueError):
+        return "unknown time"
+
+
+def _latency(report: dict[str, Any]) -> str:
+    p95 = report["latency"].get("p95_ms")
+    return "latency unmeasured" if p95 is None else f"p95 {p95:.1f} ms"
+
+
+def session_row(report: dict[str, Any]) -> dict[str, Any]:
+    """The status fields of one session report."""
+    session = report["session"]
+    clearance = report.get("clearance") or {}
+    return {
+        "provider": PROVIDERS.get(session["provider"], session["provider"]),
+        "surface": LABELS.get(session["surface"], "Unknown surface"),
+        "model": session["model"],
+        "effort": session["effort"],
+        "time": _when(report["updated_at"]),
+        "coverage": COVERAGE.get(report["coverage"]["level"], report["coverage"]["level"]),
+        "clearance": clearance.get("label", "Unknown"),
+        "processed_summaries": report["reasoning_summary_ingestion"]["processed"],
+        "p50_ms": report["latency"].get("p50_ms"),
+        "p95_ms": report["latency"].get("p95_ms"),
+        "latency": _latency(report),
+        "open_obligations": [o["name"] for o in clearance.get("obligations", [])],
+        "limitations": list(clearance.get("limitations", [])),
+        "session_id": session["id"],
+        "mode": report["mode"],
+    }
+
+
+def status(state_dir: str) -> dict[str, Any]:
+    """Entry point ``agentreflex.status``: {"lines": [...], "sessions": [...], "errors": [...]}."""
+    rows: list[dict[str, Any]] = []
+    errors: list[str] = []
+    for host, led in read_ledgers(state_dir).items():
+        errors += [f"{host}: {p}" for p in led.problems]
+        for report in reversed(led.sessions):
+            rows.append(
+                session_row(report) | {"active": report["session"]["id"] == led.active_session}
+            )
+    lines = ["Reasoning Guard"]
+    if not rows and not errors:
+        lines.append("  no guard report yet (mode off, or no event seen)")
+    for r in rows:
+        lines.append(
+            f"  {r['provider']} · {r['surface']} · {r['model']} ({r['effort']}) · {r['time']} · "
+            f"{r['coverage']} · {r['clearance']} · {r['processed_summaries']} summaries · "
+            f"{r['latency']}  [{r['session_id']}]"
+        )
+        for name in r["open_obligations"][:3]:
+            lines.append(f"      open: {name}")
+    for e in errors:
+        lines.append(f"  unreadable ledger {e}")
+    return {"lines": lines, "sessions": rows, "errors": errors}

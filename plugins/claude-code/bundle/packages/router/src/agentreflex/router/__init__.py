@@ -1,0 +1,8 @@
+"""agentreflex.router — A model-routing proxy service.
+
+Not built yet: this distribution is a skeleton so the workspace, packaging
+and per-package test environments exist from day one.  The real package is
+coming in its own issue; see README.md.
+"""
+
+STATUS = "skeleton"
