@@ -42,6 +42,7 @@ NAMES = {
     "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),
     "agentreflex.core.redact": ("find_secrets", "redact"),
     "agentreflex.core.reflex": ("JudgeAnswer", "ReflexContext"),
+    "agentreflex.core.state.auth": ("FileSeal", "load_key"),
     "agentreflex.core.state.fingerprint": ("fingerprint",),
     "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
     "agentreflex.core.trust": ("lookup",),

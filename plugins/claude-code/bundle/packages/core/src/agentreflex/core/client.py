@@ -1,22 +1,45 @@
 """The thin hook client: forward a hook call to the warm daemon, if one answers.
 
 This module is imported on every hook call before anything else, so it uses
-only ``os`` (already loaded by the interpreter) and the C-level ``_socket``
-module: ``import socket`` alone would pull in enum and selectors (~14 ms).
+only ``os`` and ``sys`` (already loaded by the interpreter) and the C-level
+``_socket`` module: ``import socket`` alone would pull in enum and selectors
+(~14 ms).
+
+Whose daemon it talks to (issue 21): only one of this user and this
+installation.  The socket's name is derived from :func:`installation_id`
+(the interpreter prefix and version, ``sys.path`` and the state of its
+directories, which changes with every installed distribution and version) and the request carries the
+whole id, which the daemon compares with its own: a core-plus-gate install
+never gets the answer of a full install's daemon.  The socket's directory is
+opened once (``O_DIRECTORY | O_NOFOLLOW``), checked on that descriptor (ours,
+mode 0700) and connected through that same descriptor, so nothing can be
+swapped between the check and the connect; then the server's uid is read from
+the connected socket (``SO_PEERCRED``; ``LOCAL_PEERCRED`` on the BSDs) before
+a byte of the payload is sent.  Anything unexpected: evaluate in-process.
 
 Wire format over the Unix socket (all bytes):
 
-    request:  b"ARX1\\0" host b"\\0" event_hint b"\\0" (key b"=" value b"\\0")* b"\\0" payload
+    request:  b"ARX2\\0" install_id b"\\0" host b"\\0" event_hint b"\\0"
+              (key b"=" value b"\\0")* b"\\0" payload
     response: exit_code_byte stdout b"\\0" stderr
 
-The client half-closes after sending; the daemon answers and closes.
+The client half-closes after sending; the daemon answers and closes.  A
+response of one byte >= 253 means "evaluate it yourself" (busy, another
+installation, stale code).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
-MAGIC = b"ARX1\0"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _socket import socket as Socket
+
+MAGIC = b"ARX2\0"
+BUSY, FOREIGN, STALE = 253, 254, 255  # one-byte answers meaning "evaluate it yourself"
+TIMEOUT = 5.0
 # Environment that changes a decision: forwarded so the daemon evaluates the
 # call exactly as this process would.
 ENV_PREFIXES = (
@@ -27,24 +50,62 @@ ENV_PREFIXES = (
     "CODEX_",
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
     "HOME",
     "PWD",
 )
 
 
 def socket_dir() -> str:
+    """Where this user's daemons listen: ``$XDG_RUNTIME_DIR/agentreflex``, else /tmp."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isdir(runtime):
         return os.path.join(runtime, "agentreflex")
     return os.path.join("/tmp", f"agentreflex-{os.getuid()}")
 
 
-def socket_path() -> str:
-    return os.environ.get("AGENTREFLEX_SOCKET") or os.path.join(socket_dir(), "daemon.sock")
+def installation_id() -> str:
+    """What makes this installation decide the way it does, as one string.
+
+    The interpreter (prefix and version), the import path after the script's
+    own directory, and the modification time of each of its directories.
+    Installing, upgrading or removing any distribution (an agentreflex
+    package's ``agentreflex_gate-0.1.0.dist-info`` included) adds or removes
+    an entry of its directory, which changes that directory's time: two
+    installations with different agentreflex packages or versions never share
+    an id.  One ``stat`` per entry (about 3 µs), where listing the
+    directories cost ~0.8 ms on this project's machines; code edited in place
+    is the daemon's own check (it steps aside when its modules change).
+    """
+    parts = [sys.prefix, str(sys.hexversion)]
+    for entry in sys.path[1:]:
+        try:
+            parts.append(f"{entry}\t{os.stat(entry).st_mtime_ns}")
+        except OSError:
+            parts.append(f"{entry}\t-")
+    return "\n".join(parts)
 
 
-def encode_request(host: str, hint: str, env: dict[str, str], payload: bytes) -> bytes:
-    parts = [MAGIC, host.encode(), b"\0", hint.encode(), b"\0"]
+def _short(text: str) -> str:
+    """A short, stable name for ``text`` (not a security boundary: the id is compared whole)."""
+    raw = text.encode("utf-8", "surrogateescape")
+    return format(int.from_bytes(raw, "little") % 0x1FFFFFFFFFFFFFFF, "016x")
+
+
+def socket_path(install: str | None = None) -> str:
+    """This installation's socket (``AGENTREFLEX_SOCKET`` overrides the place, not the checks)."""
+    explicit = os.environ.get("AGENTREFLEX_SOCKET")
+    if explicit:
+        return explicit
+    name = f"daemon-{_short(install or installation_id())}.sock"
+    return os.path.join(socket_dir(), name)
+
+
+def encode_request(
+    host: str, hint: str, env: dict[str, str], payload: bytes, install: str = ""
+) -> bytes:
+    parts = [MAGIC, install.encode("utf-8", "surrogateescape"), b"\0"]
+    parts += [host.encode(), b"\0", hint.encode(), b"\0"]
     for key, value in env.items():
         if "\0" in key or "\0" in value:
             continue
@@ -58,39 +119,104 @@ def forwarded_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
 
 
-def try_daemon(
-    host: str, hint: str, payload: bytes, timeout: float = 5.0
-) -> tuple[int, bytes, bytes] | None:
-    """The daemon's answer, or None when no trustworthy daemon answered in time."""
-    if os.environ.get("AGENTREFLEX_DAEMON", "").lower() == "off":
+def peer_uid(sock: Socket) -> int | None:
+    """The uid of the process at the other end of a connected Unix socket, if knowable."""
+    import _socket
+
+    opt = getattr(_socket, "SO_PEERCRED", None)
+    level = _socket.SOL_SOCKET
+    if opt is None:  # macOS / BSD: struct xucred {u_int version; uid_t uid; ...}
+        opt, level = getattr(_socket, "LOCAL_PEERCRED", None), 0
+    if opt is None:
         return None
-    path = socket_path()
     try:
-        st = os.stat(path)
+        creds = sock.getsockopt(level, opt, 64)
     except OSError:
         return None
-    if st.st_uid != os.getuid() or (st.st_mode & 0o077):
-        return None  # not ours, or readable by others: never trust it
+    # Linux struct ucred {pid_t pid; uid_t uid; gid_t gid}: the uid is the second int,
+    # as it is in xucred.
+    return int.from_bytes(creds[4:8], sys.byteorder) if len(creds) >= 8 else None
+
+
+def private_dir_fd(directory: str) -> int | None:
+    """An fd on ``directory`` if it is a real directory of ours with mode 0700, else None.
+
+    The checks are made on the open descriptor, so a symlink, a directory of
+    another user or one others may enter is refused, and whatever is later
+    reached through the descriptor is what was checked.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(directory, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    if st.st_uid != os.getuid() or (st.st_mode & 0o777) != 0o700:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _connect(fd: int, path: str, timeout: float) -> Socket | None:
+    """A socket connected to our own daemon at ``path`` in the checked directory ``fd``."""
     import _socket
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
-        sock.connect(path)
-        sock.sendall(encode_request(host, hint, forwarded_env(), payload))
+        via = f"/proc/self/fd/{fd}/{os.path.basename(path)}"  # the checked directory itself
+        try:
+            sock.connect(via)
+        except FileNotFoundError:
+            if os.path.isdir(f"/proc/self/fd/{fd}"):
+                raise  # no daemon there
+            sock.connect(path)  # no /proc: the peer check below still holds
+        if peer_uid(sock) != os.getuid():
+            raise PermissionError("the daemon is not ours")
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def try_daemon(
+    host: str, hint: str, payload: bytes, timeout: float = TIMEOUT
+) -> tuple[int, bytes, bytes] | None:
+    """The daemon's answer, or None when no trustworthy daemon answered in time."""
+    if os.environ.get("AGENTREFLEX_DAEMON", "").lower() == "off":
+        return None
+    explicit = os.environ.get("AGENTREFLEX_SOCKET")
+    fd = private_dir_fd(os.path.dirname(explicit) or "." if explicit else socket_dir())
+    if fd is None:
+        return None  # no daemon directory, or one that is not ours alone
+    try:
+        install = installation_id()
+        sock = _connect(fd, socket_path(install), timeout)
+    finally:
+        os.close(fd)
+    if sock is None:
+        return None
+    import _socket
+
+    chunks = []
+    try:
+        sock.sendall(encode_request(host, hint, forwarded_env(), payload, install))
         sock.shutdown(_socket.SHUT_WR)
-        chunks = []
         while True:
             chunk = sock.recv(65536)
             if not chunk:
                 break
             chunks.append(chunk)
     except OSError:
-        return None
+        return None  # closing the socket tells the daemon not to record this event
     finally:
         sock.close()
     data = b"".join(chunks)
-    if not data or data[0] == 255:  # nothing, or a stale daemon: evaluate here
-        return None
+    if not data or (len(data) == 1 and data[0] >= BUSY):
+        return None  # nothing, busy, another installation, stale code: evaluate here
     out, _, err = data[1:].partition(b"\0")
     return data[0], out, err

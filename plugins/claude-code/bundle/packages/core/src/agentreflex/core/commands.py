@@ -70,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
     g = t.add_mutually_exclusive_group()
     g.add_argument("--show", action="store_true", help="list approvals and whether they match")
     g.add_argument("--revoke", action="store_true", help="remove the approval")
+    st = sub.add_parser("state", help="session state: acknowledge a lost or tampered history")
+    st.add_argument("action", choices=("acknowledge",))
+    st.add_argument("--session", required=True)
+    st.add_argument("--cwd", default=os.getcwd())
     sv = sub.add_parser("serve", help="the warm daemon")
     sv.add_argument("--idle", type=float, default=None, help="exit after this many idle seconds")
     sv.add_argument("--detach", action="store_true")
@@ -113,6 +117,7 @@ def dispatch(args: list[str]) -> int:
         "serve": _serve,
         "config": _config,
         "trust": _trust,
+        "state": _state,
     }
     if ns.command not in handlers:
         parser.print_help()
@@ -243,6 +248,38 @@ def _trust(ns: argparse.Namespace) -> int:
     return run(ns.path, ns.show, ns.revoke)
 
 
+def _state(ns: argparse.Namespace) -> int:
+    """The user accepts that a session's history was lost; its stops are judged again."""
+    from agentreflex.core.config import load_config
+    from agentreflex.core.state.store import SessionStore
+
+    config = load_config(os.path.abspath(ns.cwd))
+    store = SessionStore(config.state_dir, ns.session)
+    if not sys.stdin.isatty():  # the agent's tools have no terminal: this is the user's call
+        print(
+            "agentreflex: `state acknowledge` accepts a lost session history, so it asks the "
+            "user at a terminal; run it yourself in a terminal (not through the agent).",
+            file=sys.stderr,
+        )
+        return 2
+    answer = input(
+        f"Accept that session {ns.session} lost history in {config.state_dir}? [yes/no] "
+    )
+    if answer.strip().lower() != "yes":
+        print("not acknowledged", file=sys.stderr)
+        return 1
+    try:
+        state = store.acknowledge()
+    except OSError as exc:
+        print(f"agentreflex: cannot acknowledge: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"acknowledged: session {ns.session} in {config.state_dir} continues from its "
+        f"{state.counters.events} remaining records"
+    )
+    return 0
+
+
 def _serve(ns: argparse.Namespace) -> int:
     from agentreflex.core import daemon
     from agentreflex.core.client import socket_path
@@ -261,7 +298,11 @@ def _serve(ns: argparse.Namespace) -> int:
 
         idle = float(load_config(os.getcwd()).daemon_idle_seconds)
     if ns.detach:
-        daemon.start_detached(idle)
+        try:
+            daemon.start_detached(idle)
+        except OSError as exc:  # a daemon directory that is not this user's alone
+            print(f"agentreflex serve: {exc}", file=sys.stderr)
+            return 2
         print(f"starting the daemon on {socket_path()}")
         return 0
     return daemon.serve(idle)

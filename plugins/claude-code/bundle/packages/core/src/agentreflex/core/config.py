@@ -483,7 +483,7 @@ def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]
     """
     from agentreflex.core import fastjson
     from agentreflex.core.digest import sha256_hex
-    from agentreflex.core.fsutil import atomic_write_json
+    from agentreflex.core.fsutil import atomic_write_bytes
     from agentreflex.core.userdirs import user_cache_dir
 
     cached = os.path.join(user_cache_dir(env), f"toml-{sha256_hex(os.path.abspath(path), 24)}.json")
@@ -507,7 +507,10 @@ def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     try:
         os.makedirs(os.path.dirname(cached), mode=0o700, exist_ok=True)
-        atomic_write_json(cached, {"sha256": stamp, "data": data}, durable=False)
+        # the file's own key order (not dump_state's sorted keys): the first bad key a
+        # hook reports must not depend on whether this copy existed
+        copy_text = fastjson.dumps({"sha256": stamp, "data": data}, separators=(",", ":"))
+        atomic_write_bytes(cached, copy_text.encode(), durable=False)
     except (OSError, TypeError, ValueError):
         pass  # a read-only cache dir or a TOML date: parse again next time
     return data

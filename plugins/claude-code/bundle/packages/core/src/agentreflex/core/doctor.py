@@ -10,6 +10,7 @@ its hooks are wired, which binary they call, and the last hook seen.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -61,6 +62,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
             add("state dir", True, config.state_dir)
         except OSError as exc:
             add("state dir", False, f"{config.state_dir}: {exc.strerror}")
+        _state_checks(config.state_dir, add)
     except ConfigError as exc:
         add("config", False, str(exc))
     add_schema_check(add, cwd)
@@ -118,6 +120,42 @@ def _trust_check(config: Any, checks: list[dict[str, Any]]) -> None:
         else lines
     )
     checks.append({"check": "trust", "ok": True, "warn": True, "detail": detail})
+
+
+def _state_checks(state_dir: str, add: Any) -> None:
+    """The per-user key, and any session whose records were tampered with or lost."""
+    from agentreflex.core.state.auth import load_key
+    from agentreflex.core.state.integrity import LOST_NOTE, TAMPER_NOTE
+    from agentreflex.core.state.store import list_sessions, log_problem
+
+    try:
+        load_key(create=False)  # doctor looks; the first hook creates it
+        add("state key", True, "per-user key readable (records are authenticated)")
+    except FileNotFoundError:
+        add("state key", True, "no per-user key yet (the first hook creates it)")
+    except OSError as exc:
+        add("state key", False, str(exc))
+    problems: list[str] = []
+    lost = False
+    for path in list_sessions(state_dir)[:50]:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                notes = json.load(fh)["state"].get("notes", {})
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        name = os.path.basename(path).removesuffix(".state.json")
+        unreadable = log_problem(path.removesuffix(".state.json") + ".jsonl")
+        if unreadable:
+            notes.setdefault(LOST_NOTE, []).append(unreadable)
+        problems += [f"{name}: {t}" for t in notes.get(TAMPER_NOTE, [])[-3:]]
+        for reason in notes.get(LOST_NOTE, []):
+            lost = True
+            problems.append(
+                f"{name}: HISTORY LOST: {reason} (after checking, "
+                f"`agentreflex state acknowledge --session {name}`)"
+            )
+    # a past forgery stays listed (it was ignored); a lost history is a failure until acknowledged
+    add("state integrity", not lost, "; ".join(problems)[:1500] or "no tampering detected")
 
 
 def _judge_line(judges: list[str], config: Any) -> str:

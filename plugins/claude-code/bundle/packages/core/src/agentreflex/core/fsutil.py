@@ -89,12 +89,25 @@ def append_line(path: str, line: str, durable: bool = False) -> None:
 
 
 def ensure_private_dir(path: str) -> None:
-    """Create a state directory that git ignores by itself (a ``*`` .gitignore)."""
+    """Create a state directory (0700) that git ignores by itself (a ``*`` .gitignore).
+
+    An existing one we own is tightened to 0700: session logs are nobody
+    else's business, and a group-writable folder lets others swap them.
+    """
     os.makedirs(path, mode=0o700, exist_ok=True)
+    tighten(path, 0o700)
     ignore = os.path.join(path, ".gitignore")
     if not os.path.exists(ignore):
         with contextlib.suppress(OSError), open(ignore, "w") as fh:
             fh.write("# agentreflex state: local to this machine\n*\n")
+
+
+def tighten(path: str, mode: int) -> None:
+    """Set ``path``'s permission bits to ``mode`` when we own it and it allows more."""
+    with contextlib.suppress(OSError):
+        st = os.stat(path)
+        if st.st_uid == os.geteuid() and st.st_mode & 0o777 & ~mode:
+            os.chmod(path, mode)
 
 
 def mtime_ns(path: str) -> int:

@@ -14,7 +14,7 @@ import time
 
 from agentreflex.core.decision import Decision, Finding, Verdict
 from agentreflex.core.events import Event
-from agentreflex.core.fsutil import ensure_private_dir
+from agentreflex.core.fsutil import ensure_private_dir, tighten
 from agentreflex.core.redact import redact
 
 TYPE_CHECKING = False
@@ -113,5 +113,7 @@ def _append(state_dir: str, text: str) -> None:
     with contextlib.suppress(OSError):
         path = log_path(state_dir)
         ensure_private_dir(os.path.dirname(path) or ".")
-        with open(path, "a", encoding="utf-8") as fh:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with open(fd, "a", encoding="utf-8") as fh:
             fh.write(text)
+        tighten(path, 0o600)

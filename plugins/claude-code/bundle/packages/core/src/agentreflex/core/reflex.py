@@ -71,7 +71,9 @@ class ReflexContext:
     ``state`` is the session as it was *before* this event; the runtime
     records the event (and the decision) after every reflex has answered.
     ``deadline`` is a ``time.monotonic()`` instant by which floors must
-    answer.
+    answer.  ``state_dir`` is where a reflex may keep its own files; it is
+    "" when no state may be written for this call (not a project, a
+    working directory that does not exist): keep nothing then.
     """
 
     event: Event

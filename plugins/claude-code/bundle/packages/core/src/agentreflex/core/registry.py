@@ -102,6 +102,63 @@ def entries(group: str) -> list[tuple[str, str]]:
     return [(name, value) for name, value in entry_point_table().get(group, [])]
 
 
+def reflexes_for_pre_tool() -> list[tuple[str, str]]:
+    """The reflex entry points, with agentreflex's own read from their metadata.
+
+    Why: the cached table is a file in the user's cache directory; a copy with
+    the gate left out must not switch the safety floors off.  Before a tool
+    call, the reflexes that the installed ``agentreflex*`` distributions
+    declare (their ``entry_points.txt``, a few small files) are added to the
+    table's, so a forged or stale table can add reflexes but never drop one
+    of ours.  (Other plug-ins still come from the table, which is rebuilt
+    whenever a ``sys.path`` directory changes.)
+    """
+    table = dict(entries("agentreflex.reflexes"))
+    table.update(_declared_reflexes())
+    return sorted(table.items())
+
+
+def _declared_reflexes() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for entry in sys.path[1:]:
+        if entry.startswith(sys.base_prefix) and "-packages" not in entry:
+            continue  # the standard library: no distributions there
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue
+        for name in names:
+            if name[:11].lower() == "agentreflex" and name.endswith(".dist-info"):
+                found.update(_reflex_section(os.path.join(entry, name, "entry_points.txt")))
+    return found
+
+
+def _reflex_section(path: str) -> dict[str, str]:
+    """``name = module:attr`` lines of the ``[agentreflex.reflexes]`` section of one file."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return {}
+    try:
+        data = os.read(fd, 1 << 16)
+    except OSError:
+        return {}
+    finally:
+        os.close(fd)
+    if b"[agentreflex.reflexes]" not in data:
+        return {}
+    found: dict[str, str] = {}
+    inside = False
+    for line in data.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            inside = line == "[agentreflex.reflexes]"
+        elif inside and "=" in line:
+            name, _, value = line.partition("=")
+            found.setdefault(name.strip(), value.strip())
+    return found
+
+
 # --- which events each reflex handles, without importing it ---------------
 #
 # A hook process only needs the reflexes that handle its event: a Stop need

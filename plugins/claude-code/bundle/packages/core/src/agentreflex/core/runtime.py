@@ -16,8 +16,9 @@ is logged and allowed (fail open).  Nothing here raises to the caller.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from agentreflex.core import fastjson
 from agentreflex.core.config import Config, ConfigError, load_config
@@ -28,6 +29,15 @@ from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.record import field, record
 from agentreflex.core.redact import redact, redact_obj
 from agentreflex.core.reflex import ReflexContext
+from agentreflex.core.state.auth import KeyUnavailable
+from agentreflex.core.state.home import state_problem
+from agentreflex.core.state.integrity import (
+    LOST_NOTE,
+    home_finding,
+    lost_finding,
+    report_finding,
+    tamper_findings,
+)
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
 from agentreflex.core.usage import UsageDelta, read_usage
@@ -43,6 +53,7 @@ MAX_ANALYSED = 256 * 1024  # characters of one tool input the reflexes look at
 MAX_OUTPUT_KEPT = 64 * 1024  # head and tail of a tool output, prompt or message
 # Reflexes run in this order when present; others follow alphabetically.
 ORDER = ("gate", "runaway", "done", "guard")
+GROUP = "agentreflex.reflexes"
 
 
 @record
@@ -92,9 +103,12 @@ def load_plugins(
     meta = registry.reflex_meta() if kind is not None else {}
     changed = False
     named: list[tuple[str, Reflex]] = []
-    for name, spec in registry.entries("agentreflex.reflexes"):
+    # Before a tool call the floors act: no cached note may leave one out.
+    pre_tool = kind is EventKind.PRE_TOOL
+    listed = registry.reflexes_for_pre_tool() if pre_tool else registry.entries(GROUP)
+    for name, spec in listed:
         known = meta.get(spec)
-        if kind is not None and _not_needed(known, kind, config):
+        if kind is not None and _not_needed(known, kind, config, name):
             continue
         if spec not in _LOADED and spec not in _ERRORS:
             try:
@@ -119,16 +133,24 @@ def load_plugins(
     return plugins
 
 
-def _not_needed(known: dict[str, Any] | None, kind: EventKind, config: Config | None) -> bool:
-    """Known (and unchanged on disk since) not to handle ``kind``, or to be switched off."""
+def _not_needed(
+    known: dict[str, Any] | None, kind: EventKind, config: Config | None, entry_name: str
+) -> bool:
+    """Known (and unchanged on disk since) not to handle ``kind``, or to be switched off.
+
+    Before a tool call only the configuration may leave a reflex out, by the
+    entry point's own name: what a cached note says a reflex handles is not
+    enough there (a forged note must not skip the gate).
+    """
     from agentreflex.core import registry
 
     if known is None or not registry.still_current(known):
         return False
-    if kind.value not in known["events"]:
-        return True
     name = known.get("name")
-    return config is not None and isinstance(name, str) and not config.reflex_enabled(name)
+    switched_off = config is not None and isinstance(name, str) and not config.reflex_enabled(name)
+    if kind is EventKind.PRE_TOOL:
+        return switched_off and name == entry_name
+    return kind.value not in known["events"] or switched_off
 
 
 def set_plugins(plugins: Plugins | None) -> None:
@@ -223,17 +245,20 @@ def evaluate(
     config: Config,
     plugins: Plugins,
     history_missing: bool = False,
+    state_dir: str | None = None,
 ) -> tuple[Decision, ReflexContext]:
     """Run every enabled reflex for this event and merge their findings.
 
     ``history_missing``: the session state could not be read, so only floors
     (which need no history) may act; other findings become report-only.
+    ``state_dir``: where reflexes may keep state ("" when nowhere may be
+    written, see ``state.home``); the configured one by default.
     """
     ctx = ReflexContext(
         event=event,
         state=state,
         config=config,
-        state_dir=config.state_dir,
+        state_dir=config.state_dir if state_dir is None else state_dir,
         deadline=time.monotonic() + config.floor_budget_ms / 1000.0,
         judge_factory=lambda: _judge_factory(plugins, config),
         judge_offline=config.judge.offline,
@@ -304,27 +329,38 @@ def run_hook(
     env: Mapping[str, str] | None = None,
     event_hint: str | None = None,
     plugins: Plugins | None = None,
+    still_wanted: Callable[[], bool] | None = None,
 ) -> HookOutcome:
-    """The whole hook path.  Never raises; the reply is always host-valid."""
+    """The whole hook path.  Never raises; the reply is always host-valid.
+
+    ``event_hint`` is the event the hook was registered for (``agentreflex
+    hook claude-code PreToolUse``); it wins over the payload's own
+    ``hook_event_name`` (see :func:`reconcile_event`).  ``still_wanted`` (the
+    daemon's) is asked just before the event is recorded: a caller that gave
+    up waiting evaluates the event itself, and it must be recorded once.
+    """
     started = time.perf_counter()
     try:
         adapter = get_adapter(host)
     except ValueError as exc:
         return HookOutcome(HostReply("", f"agentreflex: {exc}\n", 1), error=str(exc))
-    hint = _hint_kind(host, event_hint)
+    registered = _hint_kind(host, event_hint)
     payload: dict[str, Any] | None = None
+    notes: list[str] = []
     try:
         payload = decode_payload(data)
+        payload, note = reconcile_event(host, payload, event_hint or "", registered)
+        notes += [note] if note else []
         event = adapter.parse(payload)
     except PayloadError as exc:
-        kind = hint or exc.kind
+        kind = registered or exc.kind or _unknown_kind(host)
         return _fail(
             adapter, kind, f"bad {host} payload: {exc}", None, True, _error_dir(env, payload)
         )
     except Exception as exc:  # adapter bug: same treatment as a bad payload
         return _fail(
             adapter,
-            hint,
+            registered or _unknown_kind(host),
             f"adapter error: {type(exc).__name__}: {exc}",
             None,
             True,
@@ -344,7 +380,7 @@ def run_hook(
         )
     try:
         plugins = plugins or load_plugins(kind=event.kind, config=config)
-        return _run_event(adapter, event, config, plugins, started)
+        return _run_event(adapter, event, config, plugins, started, notes, still_wanted)
     except Exception as exc:  # last line of defence: never a traceback on the host
         return _fail(
             adapter,
@@ -356,28 +392,107 @@ def run_hook(
         )
 
 
+# Hosts whose hook commands are usually registered without an event argument
+# and that let the tool run when a hook fails (Codex: a failed hook is ignored;
+# Hermes: shell hooks fail open unless ``fail_closed``).  When such a payload
+# cannot be read far enough to know its event, it is treated as a proposed tool
+# call: denying there blocks the tool, and on any other event the deny is an
+# answer the host ignores.
+UNKNOWN_IS_PRE_TOOL = ("codex", "hermes")
+
+
+def _unknown_kind(host: str) -> EventKind | None:
+    return EventKind.PRE_TOOL if host in UNKNOWN_IS_PRE_TOOL else None
+
+
+def reconcile_event(
+    host: str, payload: dict[str, Any], hint: str, registered: EventKind | None
+) -> tuple[dict[str, Any], str]:
+    """The payload with the event the hook was registered for, and a note if they differed.
+
+    Why: the payload is data the host assembled from the agent's session; the
+    registration is the user's configuration.  A payload that names another
+    event than the hook it reached must not pick a laxer path: the
+    registration wins, and if either side is a proposed tool call the event is
+    handled as one (the strictest), with the disagreement reported.
+    """
+    if registered is None:
+        return payload, ""
+    names = _event_names(host)
+    said = payload.get("hook_event_name")
+    announced = names.get(said) if isinstance(said, str) else None
+    if announced is registered:
+        return payload, ""
+    effective = EventKind.PRE_TOOL if EventKind.PRE_TOOL in (registered, announced) else registered
+    name = hint if effective is registered else _name_of(names, effective)
+    fixed = dict(payload)
+    fixed["hook_event_name"] = name
+    if "hook_event_name" not in payload:
+        return fixed, ""
+    said_text = redact(repr(said)[:80])
+    return fixed, (
+        f"the hook is registered for {hint} but its payload says hook_event_name={said_text}; "
+        f"handled as {name}"
+    )
+
+
+def _name_of(names: dict[str, EventKind], kind: EventKind) -> str:
+    return next(name for name, k in names.items() if k is kind)
+
+
+def _event_names(host: str) -> dict[str, EventKind]:
+    if host == "hermes":
+        from agentreflex.core.hosts.hermes import EVENTS
+    else:
+        from agentreflex.core.hosts.claude_code import EVENTS
+    return EVENTS
+
+
 def _run_event(
-    adapter: HostAdapter, event: Event, config: Config, plugins: Plugins, started: float
+    adapter: HostAdapter,
+    event: Event,
+    config: Config,
+    plugins: Plugins,
+    started: float,
+    notes: list[str] | None = None,
+    still_wanted: Callable[[], bool] | None = None,
 ) -> HookOutcome:
     size = _tool_size(event)
     bound_event(event)
     store = SessionStore(config.state_dir, event.session_id, config.recent_action_window)
     store_errors: list[str] = []
-    store_down = ""
-    try:
-        state, report = store.load()
-        store_errors.extend(report.skipped)
-    except OSError as exc:
+    extra: list[Finding] = []
+    store_down, refused = state_problem(config, event.cwd)
+    homeless = bool(store_down)  # nowhere we may write: no log, no panel
+    lost = ""
+    if store_down:
         state = SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
-        store_down = f"state store unavailable ({exc.strerror or exc})"
+        if refused:
+            extra.append(home_finding(store_down, event.kind is EventKind.PRE_TOOL))
+    else:
+        state, store_down, lost = _load_state(store, event, extra, store_errors)
     usage = _read_usage(event, state)
     if usage is not None:
         apply_usage(state, usage_record(usage))
     # Without history, judgment calls have nothing to judge: they fail open.
-    decision, ctx = evaluate(event, state, config, plugins, history_missing=bool(store_down))
+    decision, ctx = evaluate(
+        event,
+        state,
+        config,
+        plugins,
+        history_missing=bool(store_down),
+        state_dir="" if homeless else None,
+    )
+    lost = lost or "; ".join(state.notes.get(LOST_NOTE, []))
+    stopping = event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
+    if lost and stopping and config.reflex_enabled("done"):
+        # the done reflex's question cannot be answered without the history: fail closed
+        extra.append(lost_finding(event.session_id, lost))
     if event.kind is EventKind.PRE_TOOL and size > MAX_ANALYSED:
         # Too big to check within any sane budget: a floor that cannot run asks.
-        decision = merge([*decision.findings, _too_large(size)], config.mode)
+        extra.append(_too_large(size))
+    if extra:
+        decision = _remerge(decision, extra, config)
     notice = _trust_notice(event, state, config)
     if notice:
         from agentreflex.core.reflex import Note
@@ -386,13 +501,16 @@ def _run_event(
     latency = (time.perf_counter() - started) * 1000.0
     if store_down:
         store_errors.append(store_down + "; evaluated without session history, nothing recorded")
+    elif still_wanted is not None and not still_wanted():
+        # The client gave up waiting and evaluates (and records) the event itself.
+        return HookOutcome(adapter.render(event, decision), event, decision, state=state)
     else:
         try:
             state = store.record(event, decision, ctx.notes, latency, usage)
         except OSError as exc:
             store_errors.append(f"could not record the event ({exc.strerror or exc})")
-    decision.errors.extend(store_errors)
-    if decision.worth_logging:
+    decision.errors.extend([*(notes or []), *store_errors])
+    if decision.worth_logging and not homeless:
         from agentreflex.core.panels import write_panels  # a plain ALLOW writes no panel
 
         write_panels(config.state_dir, event, decision)
@@ -424,6 +542,42 @@ def _trust_notice(event: Event, state: SessionState, config: Config) -> str:
     )
 
 
+def _load_state(
+    store: SessionStore, event: Event, extra: list[Finding], errors: list[str]
+) -> tuple[SessionState, str, str]:
+    """The session's state; why it is unavailable ("" if it is); why its history is lost."""
+    try:
+        state, report = store.load()
+    except KeyUnavailable as exc:
+        reason = str(exc)
+        extra.append(report_finding("CORE-STATE-KEY", reason))
+        return _blank(event), f"state store unavailable ({reason})", reason
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        lost = ""
+        with contextlib.suppress(OSError):
+            if store.anchored():  # records existed: their loss is not a fresh start
+                lost = f"the session log cannot be read ({why})"
+                extra.append(report_finding("CORE-STATE-LOST", lost))
+        return _blank(event), f"state store unavailable ({why})", lost
+    errors.extend(report.skipped)
+    extra.extend(tamper_findings(report.tamper))
+    if report.lost:
+        extra.append(report_finding("CORE-STATE-LOST", report.lost))
+    return state, "", ""
+
+
+def _blank(event: Event) -> SessionState:
+    return SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
+
+
+def _remerge(decision: Decision, extra: list[Finding], config: Config) -> Decision:
+    merged = merge([*decision.findings, *extra], config.mode)
+    merged.errors = decision.errors
+    merged.degraded = decision.degraded
+    return merged
+
+
 def _read_usage(event: Event, state: SessionState) -> UsageDelta | None:
     """New token/cost usage from the host transcript (Claude Code records it)."""
     if event.host != "claude-code" or not event.transcript_path:
@@ -449,13 +603,7 @@ def _error_dir(env: Mapping[str, str] | None, payload: dict[str, Any] | None) ->
 
 
 def _hint_kind(host: str, hint: str | None) -> EventKind | None:
-    if not hint:
-        return None
-    if host == "hermes":
-        from agentreflex.core.hosts.hermes import EVENTS
-    else:
-        from agentreflex.core.hosts.claude_code import EVENTS
-    return EVENTS.get(hint)
+    return _event_names(host).get(hint) if hint else None
 
 
 def _fail(

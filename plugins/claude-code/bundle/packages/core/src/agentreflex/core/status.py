@@ -52,6 +52,8 @@ def collect(cwd: str) -> dict[str, Any]:
                     {"reflex": i.reflex, "code": i.code, "label": i.label, "event": i.event}
                     for i in state.interventions[-5:]
                 ],
+                "tamper": [str(t) for t in state.notes.get("tamper", [])[-5:]],
+                "state_lost": [str(t) for t in state.notes.get("state_lost", [])],
                 "p50_ms": percentile(lat, 0.5),
                 "p95_ms": percentile(lat, 0.95),
             }
@@ -116,6 +118,13 @@ def render(report: dict[str, Any]) -> str:
         )
         for i in s["interventions"]:
             lines.append(f"      {i['label']:<13} {i['code']:<28} ({i['reflex']}, {i['event']})")
+        for t in s.get("tamper", []):
+            lines.append(f"      TAMPERING     {t}")
+        for t in s.get("state_lost", []):
+            lines.append(
+                f"      HISTORY LOST  {t}; stops are refused until "
+                f"`agentreflex state acknowledge --session {s['session']}`"
+            )
     for name, section in report["packages"].items():
         lines.append("")
         if isinstance(section, dict) and "lines" in section:

@@ -98,6 +98,8 @@ def disable_reason(cmd: Cmd) -> str:
         ops = operands(args)
         if ops[:1] == ["trust"] and not ({"--show", "--help", "-h"} & set(args)):
             return "agentreflex trust records the user's approval, so only the user may run it"
+        if ops[:2] == ["state", "acknowledge"]:
+            return "agentreflex state acknowledge accepts a lost session history for the user"
         if ops[:1] in (["uninstall"], ["disable"]):
             return "it uninstalls or disables agentreflex"
     return ""

@@ -29,6 +29,7 @@ import os
 from agentreflex.core import fastjson
 from agentreflex.core.fsutil import atomic_write_bytes, locked
 from agentreflex.core.record import field, record
+from agentreflex.core.state.auth import FileSeal, load_key
 from agentreflex.guard import bounds as B
 from agentreflex.guard.files import IGNORE, SNAPSHOT, ledger_path, local_dir, provider_of
 from agentreflex.guard.report import diagnose, finalize, new_report
@@ -193,9 +194,34 @@ def parse_ledger(obj: Any, host: str, now: float) -> Ledger:
     return ledger
 
 
+def _seal(path: str) -> FileSeal | None:
+    """The ledger's seal outside the project, or None when the per-user key is unusable.
+
+    Without a key nothing can be checked here; core's session store reports
+    that (CORE-STATE-KEY) and fails the stop closed.
+    """
+    try:
+        return FileSeal(load_key(), "guard-ledger", path)
+    except OSError:
+        return None
+
+
 def load_ledger(path: str, host: str, now: float) -> Ledger:
-    """Load a ledger; on any problem set the file aside and start fresh (reason kept)."""
+    """Load a ledger; on any problem set the file aside and start fresh (reason kept).
+
+    A ledger that does not match the seal agentreflex keeps outside the
+    project (edited, replaced or deleted by something else: an obligation
+    cleared by hand) is a problem too: set aside, and the caller fails
+    closed once in ``on`` mode.
+    """
     data, problem = _read_bytes(path)
+    seal = _seal(path)
+    tampered = seal.problem(data) if seal is not None and problem is None else ""
+    if tampered:
+        problem = f"{os.path.basename(path)}: {tampered} (GUARD-LEDGER-TAMPERED)"
+        if data is None:
+            return Ledger(host=host, problems=[problem])
+        data = None
     if data is not None:
         walked = _walk_compact(data)
         obj, problem = (walked[0], None) if walked is not None else _parse(path, data)
@@ -292,7 +318,11 @@ def _store(state_dir: str, path: str, ledger: Ledger, report: Report, now: float
         else:
             parts.append(_dumps(item).encode())
     parts.append(f'],"updated_at":{_dumps(ledger.updated_at)}}}'.encode())
-    atomic_write_bytes(path, b"".join(parts))
+    data = b"".join(parts)
+    atomic_write_bytes(path, data)
+    seal = _seal(path)
+    if seal is not None:
+        seal.write(data)
     # the snapshot is a copy of the report the (fsynced) ledger holds: no fsync
     atomic_write_bytes(os.path.join(local_dir(state_dir), SNAPSHOT), text, durable=False)
 

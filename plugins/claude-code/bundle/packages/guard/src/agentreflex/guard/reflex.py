@@ -68,7 +68,7 @@ class GuardReflex:
         if ctx.config.reasoning_guard.mode == "off":
             return []
         env = os.environ if self._env is None else self._env
-        if quiet.nothing_to_do(ctx.state_dir, ctx.event, env):
+        if ctx.state_dir and quiet.nothing_to_do(ctx.state_dir, ctx.event, env):
             return []  # the engine would find nothing and change nothing later read
         return self._run_engine(ctx, env)
 
@@ -92,6 +92,11 @@ class GuardReflex:
         def stored(report: Report) -> None:
             quiet.remember(ctx.state_dir, event.host, event.session_id, report)
 
+        if not ctx.state_dir:  # nowhere state may be written (not a project): this event alone
+            scratch = new_report(session_id, ledger.provider_of(event.host), now)
+            return [
+                to_core(f, settings) for f in engine.process(scratch, event, settings, env, now)
+            ]
         try:
             found = ledger.update(ctx.state_dir, event.host, session_id, now, work, stored)
         except OSError as exc:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from agentreflex.core import fastjson
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import EventKind
+from agentreflex.core.events import EventKind, ToolKind, tool_kind
 from agentreflex.core.record import record
 
 TYPE_CHECKING = False
@@ -54,6 +54,76 @@ def require_str(payload: dict[str, Any], key: str, default: str | None = None) -
     if not isinstance(value, str):
         raise PayloadError(f"field {key!r} must be a string, got {type(value).__name__}")
     return value
+
+
+# Fields of a tool input that reflexes read as text.  On a proposed call each
+# must be a string when present: a list or an object there would be read as
+# "nothing", so a floor would see no command and no path; the call fails closed
+# instead.  Unknown fields are fine.  Content fields are checked only for the
+# file tools that carry them (an MCP tool may shape its own ``content``).
+COMMAND_AND_PATH_FIELDS = (
+    "command",
+    "cmd",
+    "code",
+    "chars",
+    "file_path",
+    "filePath",
+    "path",
+    "notebook_path",
+    "file",
+)
+CONTENT_FIELDS = ("content", "contents", "new_string", "old_string", "new_source", "patch")
+
+
+def require_tool_input(payload: dict[str, Any], kind: EventKind) -> dict[str, Any]:
+    """``tool_input`` of a pre-tool payload, strictly typed; lenient after the fact.
+
+    A proposed call whose input is missing, null, not an object, or carries a
+    non-string where a command or a path belongs cannot be checked, so it is a
+    PayloadError (which fails closed on pre-tool).  After the tool ran, a
+    malformed input only loses detail.
+    """
+    value = payload.get("tool_input")
+    if kind is not EventKind.PRE_TOOL:
+        if value is not None and not isinstance(value, dict):
+            raise PayloadError("field 'tool_input' must be an object")
+        return value or {}
+    if not isinstance(value, dict):
+        got = "missing" if "tool_input" not in payload else _json_type(value)
+        raise PayloadError(f"field 'tool_input' must be an object, got {got}", kind)
+    fields: tuple[str, ...] = COMMAND_AND_PATH_FIELDS
+    if tool_kind(str(payload.get("tool_name", ""))) in (
+        ToolKind.WRITE,
+        ToolKind.EDIT,
+        ToolKind.PATCH,
+    ):
+        fields = fields + CONTENT_FIELDS
+    for key in fields:
+        if key in value and not isinstance(value[key], str):
+            raise PayloadError(
+                f"field 'tool_input.{key}' must be a string, got {_json_type(value[key])}", kind
+            )
+    edits = value.get("edits")
+    if edits is not None and not (
+        isinstance(edits, list) and all(isinstance(e, dict) for e in edits)
+    ):
+        raise PayloadError("field 'tool_input.edits' must be a list of objects", kind)
+    return value
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type, for a reason the user can act on."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
 
 
 def tool_response_text(response: Any) -> tuple[bool | None, str, str, int | None, bool]:

@@ -18,6 +18,7 @@ from agentreflex.core.hosts.base import (
     default_reason,
     dump_json,
     require_str,
+    require_tool_input,
     tool_response_text,
 )
 
@@ -68,10 +69,8 @@ def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind
         event.prompt = require_str(payload, "prompt", "")
     if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
         tool_name = require_str(payload, "tool_name")
-        tool_input = payload.get("tool_input", {})
-        if tool_input is not None and not isinstance(tool_input, dict):
-            raise PayloadError("field 'tool_input' must be an object")
-        event.tool = build_tool_call(tool_name, tool_input or {}, _tool_id(payload))
+        tool_input = require_tool_input(payload, kind)
+        event.tool = build_tool_call(tool_name, tool_input, _tool_id(payload))
     if kind is EventKind.POST_TOOL:
         ok, out, err, code, interrupted = tool_response_text(payload.get("tool_response"))
         event.result = ToolResult(
@@ -85,7 +84,8 @@ def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind
             interrupted=bool(payload.get("is_interrupt", False)),
         )
     if kind in (EventKind.STOP, EventKind.SUBAGENT_STOP):
-        event.stop_hook_active = bool(payload.get("stop_hook_active", False))
+        # Only JSON true: "false", 1 or {} must not pass for "the host is already re-prompting".
+        event.stop_hook_active = payload.get("stop_hook_active") is True
         msg = payload.get("last_assistant_message")
         event.last_message = msg if isinstance(msg, str) else ""
     return event

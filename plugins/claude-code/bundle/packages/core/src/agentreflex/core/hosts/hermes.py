@@ -20,6 +20,7 @@ from agentreflex.core.hosts.base import (
     cap,
     default_reason,
     require_str,
+    require_tool_input,
     tool_response_text,
 )
 
@@ -63,12 +64,9 @@ class HermesAdapter:
             raw=payload,
         )
         if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL):
-            tool_input = payload.get("tool_input") or {}
-            if not isinstance(tool_input, dict):
-                raise PayloadError("field 'tool_input' must be an object")
-            event.tool = build_tool_call(
-                require_str(payload, "tool_name"), tool_input, str(extra.get("tool_call_id", ""))
-            )
+            tool_name = require_str(payload, "tool_name")
+            tool_input = require_tool_input(payload, kind)
+            event.tool = build_tool_call(tool_name, tool_input, str(extra.get("tool_call_id", "")))
         if kind is EventKind.POST_TOOL:
             raw_result = extra.get("result", payload.get("tool_result"))
             if isinstance(raw_result, str):

@@ -148,7 +148,17 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
             _compile(out)
     for note in host.notes(opts, settings):
         print(note, file=out)
+    _check_config(opts.project or os.getcwd(), out)
     return 0
+
+
+def _check_config(cwd: str, out: TextIO) -> None:
+    """The hooks just wired will read these files: say now if one of them is broken."""
+    from agentreflex.core.configcheck import check_paths, default_files
+
+    problems = [p.render() for found in check_paths(default_files(cwd)).values() for p in found]
+    for line in problems:
+        print(f"config problem (the hooks will report it too): {line}", file=out)
 
 
 def _compile(out: TextIO) -> None:

@@ -2,8 +2,8 @@
 
 Layout, under the project's state dir (``.agentreflex/`` by default)::
 
-    sessions/<session>.jsonl        one record per hook call (event + decision)
-    sessions/<session>.state.json   {"cursor": <bytes folded>, "state": {...}}
+    sessions/<session>.jsonl        one sealed record per hook call (event + decision)
+    sessions/<session>.state.json   {"cursor": <bytes folded>, "n": <last record>, "state": {...}}
 
 A hook call reads the snapshot, folds only the log bytes after its cursor
 (so the cost does not grow with the session), evaluates, then appends its own
@@ -11,6 +11,12 @@ record and writes the new snapshot, each step under the session's lock.
 A torn final line is left for later; a corrupt line is skipped with a
 diagnostic; a corrupt snapshot is rebuilt from the log.  Nothing that was
 complete is lost.
+
+Every line and the snapshot carry a MAC under the per-user key, and an
+anchor outside the project remembers the last record (``state.auth``): a
+line that is not genuine, or not next in sequence, is never folded and is
+reported; a history shorter than the anchor is *lost* until the user
+acknowledges it (``state.integrity``).
 """
 
 from __future__ import annotations
@@ -25,15 +31,18 @@ from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.fsutil import (
     append_line,
-    atomic_write_json,
+    atomic_write_bytes,
     ensure_private_dir,
     locked,
+    tighten,
 )
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.record import field, record
 from agentreflex.core.redact import redact, redact_obj
 from agentreflex.core.reflex import Note
+from agentreflex.core.state.auth import Forged, Sealer, load_key
 from agentreflex.core.state.fingerprint import fingerprint
+from agentreflex.core.state.integrity import LOST_NOTE, TAMPER_NOTE
 from agentreflex.core.state.model import ActionRecord, Intervention, SessionState
 from agentreflex.core.state.outcome import (
     error_signature,
@@ -46,9 +55,10 @@ from agentreflex.core.usage import UsageDelta
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: sealed (MAC), with the last record's sequence number
 ROTATE_BYTES = 16 * 1024 * 1024
 KEEP_ROTATED = 3
 MAX_RECORD_BYTES = 64 * 1024
@@ -64,6 +74,7 @@ WINDOWS = {
     "latency": 128,
     "diagnostics": 20,
     "usage_ids": 200,
+    "tamper": 20,
 }
 _SAFE_ID = LazyPattern(r"[^A-Za-z0-9._-]")
 
@@ -79,85 +90,214 @@ def session_file_id(session_id: str) -> str:
 
 @record
 class FoldReport:
-    """What a catch-up read found, for diagnostics."""
+    """What a catch-up read found, for diagnostics and tamper reports."""
 
     records: int = 0
     skipped: list[str] = field(default_factory=list)
     rebuilt: bool = False
+    tamper: list[tuple[str, str]] = field(default_factory=list)  # (code, message), new ones
+    lost: str = ""  # why the session's history is lost ("" when it is whole)
+
+
+@record
+class _Cursor:
+    """Where the fold stands: bytes of the log folded, and the last genuine record."""
+
+    offset: int = 0
+    n: int = 0
+    mac: str = ""
 
 
 class SessionStore:
-    """One session's log and snapshot."""
+    """One session's log and snapshot, every record authenticated (see ``state.auth``)."""
 
-    def __init__(self, state_dir: str, session_id: str, window: int = 20) -> None:
+    def __init__(
+        self,
+        state_dir: str,
+        session_id: str,
+        window: int = 20,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.state_dir = state_dir
         self.session_id = session_id or "unknown-session"
         self.window = window
+        self.env = env
         base = os.path.join(state_dir, "sessions", session_file_id(self.session_id))
         self.log_path = base + ".jsonl"
         self.snapshot_path = base + ".state.json"
+        self._sealer: Sealer | None = None
+        self._anchor: int | None = None
+
+    @property
+    def sealer(self) -> Sealer:
+        """The session's sealer (loads, or on first use creates, the per-user key)."""
+        if self._sealer is None:
+            self._sealer = Sealer(load_key(self.env), self.session_id, self.state_dir, self.env)
+        return self._sealer
+
+    def _dirs(self) -> None:
+        ensure_private_dir(self.state_dir)
+        ensure_private_dir(os.path.dirname(self.log_path))
 
     # ------------------------------------------------------------------ read
 
     def load(self) -> tuple[SessionState, FoldReport]:
-        """The current state, caught up with the log (writes the snapshot if it moved)."""
-        ensure_private_dir(os.path.dirname(self.log_path))
+        """The current state, caught up with the log and checked against the anchor.
+
+        Raises ``OSError`` (``KeyUnavailable`` among them) when the log or the
+        key cannot be read: the caller then evaluates without history and
+        asks :meth:`anchored` whether there was any.
+        """
+        sealer = self.sealer
+        self._dirs()
         with locked(self.log_path):
-            state, cursor, report = self._catch_up()
-            if report.records or report.rebuilt:
-                self._write_snapshot(state, cursor)
+            state, cur, report = self._catch_up()
+            self._check_anchor(sealer, state, cur, report)
+            if report.records or report.rebuilt or report.tamper or report.lost:
+                self._write_snapshot(state, cur)
         return state, report
 
-    def _read_snapshot(self) -> tuple[SessionState, int, bool]:
+    def anchored(self) -> int:
+        """How many records the anchor outside the project vouches for (0: none)."""
         try:
-            with open(self.snapshot_path, encoding="utf-8") as fh:
-                data = fastjson.loads(fh.read())
+            n, _ = self.sealer.read_anchor()
+        except Forged:
+            return 1  # a damaged anchor: something was there
+        return n
+
+    def _check_anchor(
+        self, sealer: Sealer, state: SessionState, cur: _Cursor, report: FoldReport
+    ) -> None:
+        try:
+            n, mac = sealer.read_anchor()
+        except Forged as exc:
+            n, mac = cur.n + 1, ""
+            reason = f"the session's anchor outside the project is damaged ({exc})"
+        else:
+            reason = ""
+            if n > cur.n:
+                reason = (
+                    f"the anchor outside the project vouches for {n} records, "
+                    f"the session log in the project has {cur.n} (deleted or truncated)"
+                )
+            elif n == cur.n and n and mac != cur.mac:
+                reason = "the session log's last record is not the one the anchor vouches for"
+        self._anchor = max(n, cur.n)
+        if reason:
+            _lose(state, report, reason)
+
+    def _read_snapshot(self, report: FoldReport) -> tuple[SessionState, _Cursor]:
+        try:
+            with open(self.snapshot_path, "rb") as fh:
+                raw = fh.read()
+        except FileNotFoundError:
+            return self._fresh(), _Cursor()
+        except OSError:
+            raw = b""
+        try:
+            self.sealer.check_snapshot(raw.rstrip())
+            data = fastjson.loads(raw)
             if data.get("v") != SNAPSHOT_VERSION or data.get("session_id") != self.session_id:
                 raise ValueError("snapshot version or session mismatch")
-            return SessionState.from_json(data["state"]), int(data["cursor"]), False
-        except FileNotFoundError:
-            return self._fresh(), 0, False
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return self._fresh(), 0, True
+            cur = _Cursor(int(data["cursor"]), int(data["n"]), str(data["last"]))
+            return SessionState.from_json(data["state"]), cur
+        except Forged as exc:
+            _tamper(report, "CORE-STATE-SNAPSHOT", f"the session snapshot failed its check ({exc})")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass
+        report.rebuilt = True
+        state = self._fresh()
+        _diagnose(state, "state snapshot was unreadable; rebuilt from the log")
+        return state, _Cursor()
 
     def _fresh(self) -> SessionState:
         return SessionState(session_id=self.session_id)
 
-    def _catch_up(self) -> tuple[SessionState, int, FoldReport]:
-        state, cursor, corrupt = self._read_snapshot()
-        report = FoldReport(rebuilt=corrupt)
-        if corrupt:
-            _diagnose(state, "state snapshot was unreadable; rebuilt from the log")
+    def _log_size(self) -> int:
+        """The log's size; a log whose owner can no longer read it counts as unreadable."""
         try:
-            size = os.path.getsize(self.log_path)
-        except OSError:
-            return state, 0, report
-        if size < cursor:  # the log was rotated or replaced: refold what is there
-            state, cursor = self._fresh(), 0
+            st = os.stat(self.log_path)
+        except FileNotFoundError:
+            return 0
+        if _permissions_removed(st):
+            raise PermissionError(13, "session log permissions were removed", self.log_path)
+        if st.st_mode & 0o077:
+            tighten(self.log_path, 0o600)
+        return st.st_size
+
+    def _catch_up(self) -> tuple[SessionState, _Cursor, FoldReport]:
+        """Snapshot plus the log lines after its cursor; what was detected is noted in the state."""
+        report = FoldReport()
+        state, cur = self._fold_new(report)
+        for code, message in report.tamper:
+            _push(state.notes.setdefault(TAMPER_NOTE, []), f"{code}: {message}", WINDOWS["tamper"])
+        return state, cur, report
+
+    def _fold_new(self, report: FoldReport) -> tuple[SessionState, _Cursor]:
+        state, cur = self._read_snapshot(report)
+        size = self._log_size()
+        if size < cur.offset:  # the log was rotated, replaced or truncated: refold it
+            state, cur = self._fresh(), _Cursor()
             report.rebuilt = True
             _diagnose(state, "log shorter than snapshot cursor; refolded")
-        if size == cursor:
-            return state, cursor, report
+        self._fold_bytes(state, cur, size, report)
+        return state, cur
+
+    def _fold_bytes(self, state: SessionState, cur: _Cursor, size: int, report: FoldReport) -> None:
+        """Fold the complete lines between the cursor and ``size``; a torn tail waits."""
+        if size <= cur.offset:
+            return
         with open(self.log_path, "rb") as fh:
-            fh.seek(cursor)
-            chunk = fh.read(size - cursor)
+            fh.seek(cur.offset)
+            chunk = fh.read(size - cur.offset)
         end = chunk.rfind(b"\n")
         if end < 0:  # only a torn line so far: leave it for later
-            return state, cursor, report
-        for raw in chunk[: end + 1].splitlines():
-            if not raw.strip():
-                continue
-            try:
-                record = fastjson.loads(raw)
-                if not isinstance(record, dict):
-                    raise ValueError("record is not an object")
-                fold(state, record, self.window)
-                report.records += 1
-            except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                msg = f"skipped a corrupt log line at byte {cursor}: {type(exc).__name__}"
-                report.skipped.append(msg)
-                _diagnose(state, msg)
-        return state, cursor + end + 1, report
+            return
+        offset = cur.offset
+        for raw in chunk[: end + 1].splitlines(keepends=True):
+            self._fold_line(state, cur, raw.rstrip(b"\r\n"), offset, report)
+            offset += len(raw)
+        cur.offset += end + 1
+
+    def _fold_line(
+        self, state: SessionState, cur: _Cursor, raw: bytes, at: int, report: FoldReport
+    ) -> None:
+        """Fold one line if it is genuine and next in sequence; report it if not."""
+        if not raw.strip():
+            return
+        try:
+            rec = fastjson.loads(raw)
+            if not isinstance(rec, dict):
+                raise ValueError("record is not an object")
+        except (ValueError, TypeError) as exc:
+            msg = f"skipped a corrupt log line at byte {at}: {type(exc).__name__}"
+            report.skipped.append(msg)
+            _diagnose(state, msg)
+            return
+        n = rec.get("n")
+        try:
+            if type(n) is not int:
+                raise Forged("no sequence number")
+            mac = self.sealer.check_line(raw, n)
+        except Forged as exc:
+            _tamper(report, "CORE-STATE-FORGED", f"log line at byte {at} ignored ({exc})")
+            return
+        if n <= cur.n:
+            _tamper(report, "CORE-STATE-REPLAYED", f"record {n} at byte {at} seen before, ignored")
+            return
+        if n > cur.n + 1:
+            _lose(state, report, f"records {cur.n + 1}..{n - 1} are missing from the session log")
+        cur.n, cur.mac = n, mac
+        if rec.get("kind") == "ack":  # the user accepted a loss of history
+            state.notes.pop(LOST_NOTE, None)
+            return
+        try:
+            fold(state, rec, self.window)
+            report.records += 1
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            msg = f"skipped a malformed log record at byte {at}: {type(exc).__name__}"
+            report.skipped.append(msg)
+            _diagnose(state, msg)
 
     # ----------------------------------------------------------------- write
 
@@ -169,19 +309,42 @@ class SessionStore:
         latency_ms: float | None = None,
         usage: UsageDelta | None = None,
     ) -> SessionState:
-        """Append this hook call's record and return the state including it."""
-        ensure_private_dir(os.path.dirname(self.log_path))
-        record = make_record(event, decision, notes or [], latency_ms)
+        """Append this hook call's sealed record and return the state including it."""
+        rec = make_record(event, decision, notes or [], latency_ms)
         if usage is not None:
-            record["usage"] = usage_record(usage)
-        line = _bounded_line(record)
+            rec["usage"] = usage_record(usage)
+        return self._append(rec)
+
+    def acknowledge(self) -> SessionState:
+        """The user accepts a lost history: stops are judged on what is left from now on.
+
+        A log that cannot be read is set aside (``.jsonl.unreadable``), not deleted.
+        """
+        try:
+            self._log_size()
+        except PermissionError:
+            os.replace(self.log_path, self.log_path + ".unreadable")
+        return self._append({"ts": round(now(), 3), "kind": "ack"})
+
+    def _append(self, rec: dict[str, Any]) -> SessionState:
+        sealer = self.sealer
+        self._dirs()
+        line = _bounded_line(rec)
         with locked(self.log_path):
             self._maybe_rotate()
+            state, cur, _ = self._catch_up()
+            if self._anchor is None:
+                self._check_anchor(sealer, state, cur, FoldReport())
+            n = max(cur.n, self._anchor or 0) + 1
+            line, mac = sealer.seal_line(line[:-1] + f',"n":{n}}}', n)
+            rec["n"] = n
             if self._ends_torn():  # a writer died mid-line: keep our record on its own line
                 line = "\n" + line
             append_line(self.log_path, line, durable=True)  # the log is the record
-            state, cursor, _ = self._catch_up()
-            self._write_snapshot(state, cursor)
+            self._fold_bytes(state, cur, self._log_size(), FoldReport())
+            self._write_snapshot(state, cur)
+            sealer.write_anchor(n, mac)
+            self._anchor = n
         return state
 
     def _ends_torn(self) -> bool:
@@ -192,24 +355,25 @@ class SessionStore:
         except OSError:  # missing or empty
             return False
 
-    def _write_snapshot(self, state: SessionState, cursor: int, durable: bool = False) -> None:
-        """Save the folded state, atomically.
+    def _write_snapshot(self, state: SessionState, cur: _Cursor, durable: bool = False) -> None:
+        """Save the folded state, sealed and atomically.
 
         Without fsync as a rule: the fsynced log holds everything the snapshot
         does, so a snapshot lost to a power cut is rebuilt from the log. At a
         rotation (``durable``) it is fsynced, because it alone then carries
         the folded state of the logs set aside.
         """
-        atomic_write_json(
-            self.snapshot_path,
+        text = fastjson.dump_state(
             {
                 "v": SNAPSHOT_VERSION,
                 "session_id": self.session_id,
-                "cursor": cursor,
+                "cursor": cur.offset,
+                "n": cur.n,
+                "last": cur.mac,
                 "state": state.to_json(),
-            },
-            durable,
+            }
         )
+        atomic_write_bytes(self.snapshot_path, self.sealer.seal_snapshot(text).encode(), durable)
 
     def _maybe_rotate(self) -> None:
         """Keep logs bounded; the snapshot carries the folded state across rotation."""
@@ -218,13 +382,43 @@ class SessionStore:
                 return
         except OSError:
             return
-        state, _cursor, _ = self._catch_up()
+        state, cur, _ = self._catch_up()
         for i in range(KEEP_ROTATED - 1, 0, -1):
             older = f"{self.log_path}.{i}"
             if os.path.exists(older):
                 os.replace(older, f"{self.log_path}.{i + 1}")
         os.replace(self.log_path, self.log_path + ".1")
-        self._write_snapshot(state, 0, durable=True)
+        cur.offset = 0
+        self._write_snapshot(state, cur, durable=True)
+
+
+def _permissions_removed(st: os.stat_result) -> bool:
+    """Our file without owner read/write: root reads a chmod 000 file regardless, so decide
+    by the bits, not by who happens to run the hook."""
+    return st.st_uid == os.geteuid() and st.st_mode & 0o600 != 0o600
+
+
+def log_problem(log_path: str) -> str:
+    """Why a session log cannot be read ("" if it can, or does not exist): for ``doctor``."""
+    try:
+        st = os.stat(log_path)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"the session log cannot be read ({exc.strerror or exc})"
+    if _permissions_removed(st):
+        return "the session log cannot be read (its permissions were removed)"
+    return ""
+
+
+def _tamper(report: FoldReport, code: str, message: str) -> None:
+    report.tamper.append((code, message))
+
+
+def _lose(state: SessionState, report: FoldReport, reason: str) -> None:
+    """History the anchor vouches for is gone: remembered until the user acknowledges."""
+    report.lost = reason
+    state.notes[LOST_NOTE] = [reason]
 
 
 def _bounded_line(record: dict[str, Any]) -> str:
