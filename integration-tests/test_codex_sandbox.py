@@ -68,8 +68,13 @@ def codex_binary() -> Path:
 
 @pytest.fixture
 def codex_home() -> Iterator[Path]:
-    HOSTS_DIR.mkdir(parents=True, exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="codex-home-", dir=HOSTS_DIR))
+    # Codex refuses helper binaries under the temp dir: a checkout under /tmp (as a CI
+    # clone may be) puts HOSTS_DIR there too, so fall back to the user's cache dir
+    parent = HOSTS_DIR
+    if parent.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
+        parent = Path.home() / ".cache" / "agentreflex-tests"
+    parent.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="codex-home-", dir=parent))
     yield home
     shutil.rmtree(home, ignore_errors=True)
 
