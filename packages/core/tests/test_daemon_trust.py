@@ -7,6 +7,7 @@ hook processes, not of pytest's own ``sys.path``).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -252,4 +253,5 @@ def test_a_hook_answered_by_the_daemon_stays_thin(tmp_path: Path, daemon: Path) 
     assert {"agentreflex.core.client", "_socket"} <= names
     heavy = {"agentreflex.core.runtime", "socket", "json", "contextlib", "collections", "typing"}
     assert names & heavy == set()
-    assert b"GATE-RM-ROOT" in done.stdout
+    if importlib.util.find_spec("agentreflex.gate") is not None:  # core alone allows it
+        assert b"GATE-RM-ROOT" in done.stdout
