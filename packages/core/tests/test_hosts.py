@@ -226,6 +226,11 @@ def test_hermes_parses_shell_hook_payloads() -> None:
         {"hook_event_name": "pre_verify", "session_id": "s", "extra": {"final_response": "ok"}}
     )
     assert verify.kind is EventKind.STOP and verify.last_message == "ok"
+    assert not verify.stop_hook_active
+    again = adapter.parse(
+        {"hook_event_name": "pre_verify", "session_id": "s", "extra": {"stop_hook_active": True}}
+    )
+    assert again.stop_hook_active  # the plugin's second pre_verify of a turn
     for name, kind in HERMES_EVENTS.items():
         if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL):
             continue

@@ -87,6 +87,8 @@ class HermesAdapter:
         if kind is EventKind.STOP:
             msg = extra.get("final_response", extra.get("response", ""))
             event.last_message = msg if isinstance(msg, str) else ""
+            # the plugin marks a second pre_verify in one turn (Hermes' ``attempt``)
+            event.stop_hook_active = bool(extra.get("stop_hook_active", False))
         return event
 
     def render(self, event: Event, decision: Decision) -> HostReply:
