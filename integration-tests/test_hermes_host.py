@@ -9,6 +9,7 @@ model next (the block reason arrives as the tool result).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,4 +67,68 @@ def test_benign_terminal_command_runs(hermes: HermesProject) -> None:
     made = hermes.project / "made-by-hermes.txt"
     run = hermes.run("make a file", [terminal(f"echo hello > {made}"), say("Made it.")])
     assert made.read_text() == "hello\n", run.describe()
-    assert "agentreflex" not in blocked_reason(run, "terminal"), run.describe()
+    assert "GATE-" not in blocked_reason(run, "terminal"), run.describe()
+
+
+def test_destructive_execute_code_is_blocked(hermes: HermesProject) -> None:
+    target = make_sentinel_dir(hermes)
+    code = f"import shutil\nshutil.rmtree({str(target)!r})\n"
+    run = hermes.run("clean up", [tool("execute_code", code=code), say("Cleaned up.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in blocked_reason(run, "execute_code"), run.describe()
+
+
+def test_do_not_modify_tests_blocks_a_test_write_and_allows_others(
+    hermes: HermesProject,
+) -> None:
+    original = "from src.calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+    test_file = hermes.write("tests/test_calc.py", original)
+    source = hermes.write("src/calc.py", "def add(a, b):\n    return a - b\n")
+    fixed = "def add(a, b):\n    return a + b\n"
+    script = [
+        tool("write_file", path=str(test_file), content=original.replace("== 4", "== 0")),
+        tool("write_file", path=str(source), content=fixed),
+        say("Fixed the bug."),
+    ]
+    run = hermes.run("Fix the bug in src/calc.py. Do not modify tests.", script)
+    assert test_file.read_text() == original, run.describe()
+    assert source.read_text() == fixed, run.describe()
+    results = run.tool_messages("write_file")
+    assert len(results) == 2, run.describe()
+    assert "GATE-CONSTRAINT" in results[0] and "Do not modify tests" in results[0], results[0]
+    assert "GATE-" not in results[1], results[1]
+
+
+def passing_tests(project: HermesProject) -> str:
+    project.write("tests/test_ok.py", "def test_ok():\n    assert True\n")
+    return f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+
+
+def test_done_reflex_keeps_the_turn_going_then_lets_it_end(hermes: HermesProject) -> None:
+    # Hermes' own evidence nudge (verify_on_stop) would answer first and mask ours
+    hermes.extra_env["HERMES_VERIFY_ON_STOP"] = "0"
+    test_command = passing_tests(hermes)
+    feature = hermes.project / "src" / "feature.py"
+    script = [
+        tool("write_file", path=str(feature), content="def feature():\n    return 42\n"),
+        say("Done: the feature is implemented."),
+        terminal(test_command),
+        say("Done: the feature is implemented and the tests pass."),
+    ]
+    run = hermes.run("add the feature", script)
+    assert feature.exists(), run.describe()
+    # pre_verify answered "continue": Hermes sent the model our reason as a user message
+    nudges = [m for m in run.user_messages() if "Not done yet" in m]
+    assert len(nudges) == 1 and "no test run is recorded" in nudges[0], run.describe()
+    assert run.main_requests[2]["messages"][-1]["content"] == nudges[0], run.describe()
+    # then the tests ran, and the second "Done" ended the turn (no second nudge)
+    assert len(run.main_requests) == 4, run.describe()
+    assert "1 passed" in "".join(run.tool_messages("terminal")), run.describe()
+    assert run.stdout.strip().endswith("the tests pass."), run.describe()
+
+
+def test_safe_mode_skips_the_plugin(hermes: HermesProject) -> None:
+    """What plugins/hermes/README.md warns about: ``--safe-mode`` loads no plugin at all."""
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")], "--safe-mode")
+    assert not target.exists(), run.describe()
