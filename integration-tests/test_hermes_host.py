@@ -132,3 +132,38 @@ def test_safe_mode_skips_the_plugin(hermes: HermesProject) -> None:
     target = make_sentinel_dir(hermes)
     run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")], "--safe-mode")
     assert not target.exists(), run.describe()
+
+
+def shell_hook_config(command: str) -> str:
+    """The shell-hook form from plugins/hermes/README.md (consent given in config)."""
+    return (
+        "hooks:\n"
+        "  pre_tool_call:\n"
+        '    - matcher: "terminal|execute_code|process|write_file|patch|delegate_task"\n'
+        f'      command: "{command} hook hermes pre_tool_call"\n'
+        "      timeout: 30\n"
+        "      fail_closed: true\n"
+        "hooks_auto_accept: true\n"
+    )
+
+
+def test_shell_hook_form_blocks_without_the_plugin(
+    hermes: HermesProject, agentreflex_script: Path
+) -> None:
+    hermes.with_plugin = False
+    hermes.extra_config = shell_hook_config(str(agentreflex_script))
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in blocked_reason(run, "terminal"), run.describe()
+    assert not (hermes.hermes_home / "plugins" / "agentreflex").exists()
+
+
+def test_shell_hook_that_cannot_start_fails_open_in_hermes_0_19(hermes: HermesProject) -> None:
+    """Why the README recommends the plugin: Hermes 0.19 ignores ``fail_closed`` (a later
+    Hermes reads it) and runs the tool when the hook command cannot run at all."""
+    hermes.with_plugin = False
+    hermes.extra_config = shell_hook_config(str(hermes.root / "missing" / "agentreflex"))
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert not target.exists(), run.describe()

@@ -177,6 +177,8 @@ class HermesProject:
         for path in (self.project, self.home, self.hermes_home):
             path.mkdir(parents=True, exist_ok=True)
         self.plugin_installed = False
+        self.with_plugin = True
+        self.extra_config = ""  # more config.yaml (the shell-hook form's ``hooks:``)
         self.extra_env: dict[str, str] = {}
         self._git_init()
 
@@ -215,7 +217,7 @@ class HermesProject:
             "  api_key: sk-test-fake\n"
             "  context_length: 128000\n"
             "security:\n"
-            "  allow_lazy_installs: false\n"
+            "  allow_lazy_installs: false\n" + self.extra_config
         )
 
     def env(self) -> dict[str, str]:
@@ -250,7 +252,7 @@ class HermesProject:
     def run(
         self, prompt: str, script: Sequence[Turn], *extra: str, timeout: float = 120
     ) -> HermesRun:
-        install = not self.plugin_installed
+        install = self.with_plugin and not self.plugin_installed
         steps = self.install_steps() if install else []
         steps.append(
             {
@@ -264,7 +266,7 @@ class HermesProject:
         done = outcome["steps"]
         if len(done) < len(steps):
             raise AssertionError(f"installing the plugin failed: {done[-1]}")
-        self.plugin_installed = True
+        self.plugin_installed = self.plugin_installed or install
         last = done[-1]
         return HermesRun(
             rc=last["rc"],
