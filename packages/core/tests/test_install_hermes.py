@@ -92,3 +92,20 @@ def test_a_foreign_binary_gets_the_subprocess_form(
 
 def test_plugin_source_is_found() -> None:
     assert Path(hermes.plugin_source()) == SOURCE
+
+
+def test_doctor_sees_the_installed_plugin(
+    hermes_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentreflex.core.install.inspect import host_check
+
+    before = host_check(
+        "hermes", str(tmp_path), str(tmp_path / "state"), {"HERMES_HOME": str(hermes_home)}
+    )
+    assert before["detail"].startswith("not wired")
+    assert run(["install", "hermes"], capsys)[0] == 0
+    after = host_check(
+        "hermes", str(tmp_path), str(tmp_path / "state"), {"HERMES_HOME": str(hermes_home)}
+    )
+    assert after["ok"], after
+    assert "the agentreflex plugin" in after["detail"] and "(ok)" in after["detail"], after
