@@ -91,7 +91,7 @@ def test_a_foreign_binary_gets_the_subprocess_form(
 
 
 def test_plugin_source_is_found() -> None:
-    assert Path(hermes.plugin_source()) == SOURCE
+    assert Path(hermes.plugin_source()) == SOURCE.resolve()
 
 
 def test_doctor_sees_the_installed_plugin(

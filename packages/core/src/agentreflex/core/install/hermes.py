@@ -53,16 +53,11 @@ def plugin_dir(scope: str, project: str, env: Mapping[str, str]) -> str:
 
 
 def plugin_source() -> str:
-    """The plugin's files: shipped in the wheel, else this repository's ``plugins/hermes``."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [
-        os.path.join(here, "hermes_plugin"),
-        os.path.join(here, *[os.pardir] * 6, "plugins", "hermes", PLUGIN),
-    ]
-    for folder in candidates:
-        if all(os.path.isfile(os.path.join(folder, name)) for name in PLUGIN_FILES):
-            return os.path.normpath(folder)
-    raise InstallError("the Hermes plugin's files are missing from this installation")
+    """The plugin's files, shipped inside this package (``plugins/hermes/agentreflex`` links here)."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hermes_plugin")
+    if all(os.path.isfile(os.path.join(folder, name)) for name in PLUGIN_FILES):
+        return folder
+    raise InstallError(f"the Hermes plugin's files are missing from {folder}")
 
 
 def code_paths() -> list[str]:
