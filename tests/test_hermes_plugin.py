@@ -223,3 +223,16 @@ def test_plugin_import_is_cheap() -> None:
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
     assert done.stdout.strip() in ("[]", "['__future__']"), done.stdout  # Hermes has it too
+
+
+def test_the_plugins_own_folder_is_protected(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent removing the guard from $HERMES_HOME is stopped by the self-protection floor."""
+    home = tmp_path / "hermes-home"
+    (home / "plugins" / "agentreflex").mkdir(parents=True)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    pre = plugin_hooks()["pre_tool_call"]
+    command = f"rm -rf {home / 'plugins' / 'agentreflex'}"
+    got = pre(tool_name="terminal", args={"command": command}, session_id="s4", **HERMES_KWARGS)
+    assert got is not None and got["action"] in ("block", "approve"), got
