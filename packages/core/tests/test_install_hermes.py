@@ -109,3 +109,17 @@ def test_doctor_sees_the_installed_plugin(
     )
     assert after["ok"], after
     assert "the agentreflex plugin" in after["detail"] and "(ok)" in after["detail"], after
+
+
+def test_install_writes_the_plugins_bytecode(
+    hermes_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hermes imports the plugin at every start; with PYTHONDONTWRITEBYTECODE it would
+    otherwise compile it every time."""
+    import importlib.util
+
+    assert run(["install", "hermes"], capsys)[0] == 0
+    source = hermes_home / "plugins" / "agentreflex" / "__init__.py"
+    assert Path(importlib.util.cache_from_source(str(source))).is_file()
+    assert run(["uninstall", "hermes"], capsys)[0] == 0
+    assert not source.parent.exists()

@@ -135,7 +135,8 @@ class HermesInstaller:
         return changes
 
     def finish_install(self, opts: Options, out: TextIO) -> None:
-        """Enable the plugin the way a user does: ``hermes plugins enable agentreflex``."""
+        """Compile the plugin, then enable it the way a user does: ``hermes plugins enable``."""
+        _compile_plugin(plugin_dir(opts.scope, opts.project, os.environ))
         _hermes_plugins("enable", opts.scope, opts.project, out)
 
     def finish_uninstall(self, scope: str, project: str, out: TextIO) -> None:
@@ -182,6 +183,19 @@ def _hermes_plugins(action: str, scope: str, project: str, out: TextIO) -> None:
             + (done.stderr or done.stdout).strip()[-400:]
         )
     print(f"ran `{binary} plugins {action} {PLUGIN}`", file=out)
+
+
+def _compile_plugin(folder: str) -> None:
+    """Write the plugin's bytecode now: Hermes imports it at every start, and where
+    ``PYTHONDONTWRITEBYTECODE`` is set it would compile it each time (4-13 ms instead
+    of 0.4 ms measured).  The bytecode is tagged with this Python's version, so a
+    Hermes on another Python simply ignores it."""
+    import contextlib
+    import py_compile
+
+    # a read-only folder: Hermes compiles it in memory, as before
+    with contextlib.suppress(OSError, py_compile.PyCompileError):
+        py_compile.compile(os.path.join(folder, "__init__.py"), doraise=True)
 
 
 def _remove_empty(folder: str) -> None:
