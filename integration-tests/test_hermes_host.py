@@ -167,3 +167,40 @@ def test_shell_hook_that_cannot_start_fails_open_in_hermes_0_19(hermes: HermesPr
     target = make_sentinel_dir(hermes)
     run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
     assert not target.exists(), run.describe()
+
+
+def test_install_is_idempotent_and_uninstall_takes_the_guard_away(
+    hermes: HermesProject,
+) -> None:
+    target = make_sentinel_dir(hermes)
+    first = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert (target / "keep.txt").exists(), first.describe()
+    again = hermes.agentreflex("install", "hermes", "--user")
+    assert again["rc"] == 0 and again["stdout"].count("already up to date") == 3, again
+    assert hermes.hermes_config()["plugins"]["enabled"].count("agentreflex") == 1
+    removed = hermes.agentreflex("uninstall", "hermes", "--user")
+    assert removed["rc"] == 0, removed
+    assert not (hermes.hermes_home / "plugins" / "agentreflex").exists()
+    assert "agentreflex" not in (hermes.hermes_config()["plugins"].get("enabled") or [])
+    # the control: without the plugin, Hermes runs the same command
+    after = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert not target.exists(), after.describe()
+
+
+def test_project_install_blocks_with_project_plugins_enabled(hermes: HermesProject) -> None:
+    """``--project``: Hermes needs HERMES_ENABLE_PROJECT_PLUGINS=1 and the name in
+    ``plugins.enabled``, which 0.19's ``hermes plugins enable`` cannot write for a
+    project plugin (it looks at user and bundled plugins only): install says so."""
+    hermes.extra_env["HERMES_ENABLE_PROJECT_PLUGINS"] = "1"
+    # what install's note says to do (config.yaml is written once, at the first step)
+    hermes.extra_config = "plugins:\n  enabled:\n    - agentreflex\n"
+    installed = hermes.agentreflex("install", "hermes", "--project")
+    assert installed["rc"] == 0, installed
+    assert "add `agentreflex` to the list `plugins: enabled:`" in installed["stdout"]
+    assert not (hermes.hermes_home / "plugins" / "agentreflex").exists()  # only the project
+    assert (hermes.project / ".hermes" / "plugins" / "agentreflex" / "plugin.yaml").is_file()
+    hermes.plugin_installed = True  # no --user install on top
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in blocked_reason(run, "terminal"), run.describe()

@@ -178,7 +178,9 @@ class HermesProject:
             path.mkdir(parents=True, exist_ok=True)
         self.plugin_installed = False
         self.with_plugin = True
-        self.extra_config = ""  # more config.yaml (the shell-hook form's ``hooks:``)
+        # more config.yaml (the shell-hook form's ``hooks:``); set it before the first
+        # step: the file is written once, later steps only repoint ``base_url``
+        self.extra_config = ""
         self.extra_env: dict[str, str] = {}
         self._git_init()
 
@@ -276,6 +278,29 @@ class HermesProject:
             requests=outcome["requests"],
             setup=done[:-1],
         )
+
+    def agentreflex(self, *args: str) -> dict[str, Any]:
+        """Run ``agentreflex ARGS`` offline (``install``/``uninstall`` run ``hermes plugins``)."""
+        step = {
+            "argv": [str(AGENTREFLEX_SCRIPT), *args],
+            "cwd": str(self.project),
+            "env": self.env(),
+            "timeout": 90,
+        }
+        outcome = run_in_jail(self, [step], [], timeout=200)
+        result: dict[str, Any] = outcome["steps"][0]
+        return result
+
+    def hermes_config(self) -> dict[str, Any]:
+        """``config.yaml`` as Hermes reads it (parsed by Hermes' own PyYAML)."""
+        code = "import json,sys,yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))"
+        python = self.hermes.parent / "python"
+        path = self.hermes_home / "config.yaml"
+        done = subprocess.run(
+            [str(python), "-c", code, str(path)], capture_output=True, text=True, check=True
+        )
+        config: dict[str, Any] = json.loads(done.stdout)
+        return config
 
 
 def run_in_jail(

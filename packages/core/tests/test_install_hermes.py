@@ -61,7 +61,7 @@ def test_install_is_idempotent_and_uninstall_removes_it(
     code, out, err = run(["uninstall", "hermes"], capsys)
     assert code == 0, err
     assert not (hermes_home / "plugins" / "agentreflex").exists()
-    assert "hermes plugins disable agentreflex" in out
+    assert "hermes plugins disable agentreflex" in out  # no hermes on PATH: told
 
 
 def test_project_scope_and_no_local_scope(
@@ -73,6 +73,7 @@ def test_project_scope_and_no_local_scope(
     assert code == 0, err
     assert (project / ".hermes" / "plugins" / "agentreflex" / "__init__.py").is_file()
     assert "HERMES_ENABLE_PROJECT_PLUGINS=1" in out
+    assert "add `agentreflex` to the list `plugins: enabled:`" in out
     code, _, err = run(["install", "hermes", "--local"], capsys)
     assert code == 1 and "no --local scope" in err and "Traceback" not in err
 

@@ -198,6 +198,9 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     for item in (change, *extras):
         _report(item, ns.dry_run, out)
     if not ns.dry_run:
+        prepare = getattr(host, "prepare_uninstall", None)  # Hermes: `hermes plugins disable`
+        if prepare is not None:
+            prepare(ns.scope, os.path.abspath(ns.project_dir), out)
         _apply_extras(extras, out)
         backup = apply(change)
         if records:

@@ -137,14 +137,28 @@ class HermesInstaller:
     def finish_install(self, opts: Options, out: TextIO) -> None:
         """Compile the plugin, then enable it the way a user does: ``hermes plugins enable``."""
         _compile_plugin(plugin_dir(opts.scope, opts.project, os.environ))
-        _hermes_plugins("enable", opts.scope, opts.project, out)
+        if opts.scope == "user":
+            _hermes_plugins("enable", out)
+            return
+        # Hermes 0.19's `plugins enable` looks for user and bundled plugins only
+        print(
+            f"note: enable it in {os.path.join(hermes_home(os.environ), 'config.yaml')} "
+            f"yourself (Hermes 0.19's `hermes plugins enable` does not see project "
+            f"plugins): add `{PLUGIN}` to the list `plugins: enabled:`",
+            file=out,
+        )
+
+    def prepare_uninstall(self, scope: str, project: str, out: TextIO) -> None:
+        """``hermes plugins disable`` while Hermes can still find the plugin."""
+        if scope != "user":
+            return
+        try:
+            _hermes_plugins("disable", out)
+        except InstallError as exc:  # not enabled, or Hermes is gone: the files go anyway
+            print(f"note: {exc}", file=out)
 
     def finish_uninstall(self, scope: str, project: str, out: TextIO) -> None:
         _remove_empty(plugin_dir(scope, project, os.environ))
-        try:
-            _hermes_plugins("disable", scope, project, out)
-        except InstallError as exc:  # the files are gone already: Hermes cannot load it
-            print(f"note: {exc}", file=out)
 
 
 def hermes_command(env: Mapping[str, str]) -> str | None:
@@ -152,7 +166,7 @@ def hermes_command(env: Mapping[str, str]) -> str | None:
     return chosen or None
 
 
-def _hermes_plugins(action: str, scope: str, project: str, out: TextIO) -> None:
+def _hermes_plugins(action: str, out: TextIO) -> None:
     binary = hermes_command(os.environ)
     if binary is None:
         print(
@@ -161,14 +175,9 @@ def _hermes_plugins(action: str, scope: str, project: str, out: TextIO) -> None:
             file=out,
         )
         return
-    env = dict(os.environ)
-    if scope == "project":
-        env["HERMES_ENABLE_PROJECT_PLUGINS"] = "1"
     try:
         done = subprocess.run(
             [binary, "plugins", action, PLUGIN],
-            cwd=project,
-            env=env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
