@@ -68,18 +68,20 @@ def install_hermes(version: str = HERMES_VERSION) -> Path:
     if uv is None:
         raise HostUnavailableError("uv is needed to install Hermes Agent from PyPI")
     HOSTS_DIR.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"hermes-{version}.", dir=HOSTS_DIR))
+    if prefix.exists():
+        shutil.rmtree(prefix)
     python = os.path.realpath(sys.executable)
+    # built in place: a venv's scripts name its absolute path in their #! line
     try:
         for argv in (
-            [uv, "venv", "-q", "--python", python, str(staging)],
+            [uv, "venv", "-q", "--python", python, str(prefix)],
             [
                 uv,
                 "pip",
                 "install",
                 "-q",
                 "--python",
-                str(staging / "bin" / "python"),
+                str(prefix / "bin" / "python"),
                 f"{HERMES_PACKAGE}=={version}",
             ],
         ):
@@ -88,12 +90,9 @@ def install_hermes(version: str = HERMES_VERSION) -> Path:
                 raise HostUnavailableError(
                     f"{' '.join(argv[:3])} failed (exit {done.returncode}):\n{done.stderr[-4000:]}"
                 )
-        if prefix.exists():
-            shutil.rmtree(prefix)
-        staging.rename(prefix)  # a venv records its path: build it where it will stay
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(prefix, ignore_errors=True)  # never leave a half-built host to reuse
+        raise
     found = _hermes_version(prefix / "bin" / "python")
     if found != version:
         raise HostUnavailableError(f"{binary}: hermes-agent {found!r}, expected {version}")
