@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import pytest
@@ -146,7 +147,7 @@ def test_codex_bash_and_exec_command_shapes() -> None:
     argv = build_tool_call("local_shell", {"command": ["bash", "-lc", "rm -rf build"]})
     assert argv.command == "bash -lc rm -rf build"
     hermes_code = build_tool_call("execute_code", {"code": "import os; os.remove('x')"})
-    assert hermes_code.command == "import os; os.remove('x')"
+    assert shlex.split(hermes_code.command) == ["python3", "-c", "import os; os.remove('x')"]
 
 
 def test_codex_apply_patch_body_names_every_file() -> None:
@@ -233,6 +234,20 @@ def test_hermes_terminal_write_file_patch() -> None:
     assert (replace.old_content, replace.content) == ("a = 1", "a = 2")
     patch_mode = build_tool_call("patch", {"mode": "patch", "patch": CODEX_PATCH})
     assert patch_mode.paths[:2] == ["src/app.py", "docs/NEW.md"]
+
+
+def test_hermes_other_ways_to_execute() -> None:
+    """execute_code runs Python, process types into a running shell, delegate_task spawns."""
+    code = build_tool_call("execute_code", {"code": "import shutil; shutil.rmtree('x')"})
+    # spelled as the one-liner it amounts to, for the gate's interpreter scan
+    assert code.kind is ToolKind.SHELL
+    assert shlex.split(code.command) == ["python3", "-c", "import shutil; shutil.rmtree('x')"]
+    typed = build_tool_call("process", {"action": "submit", "session_id": "p1", "data": "rm -rf ~"})
+    assert (typed.kind, typed.command) == (ToolKind.SHELL, "rm -rf ~")
+    polled = build_tool_call("process", {"action": "poll", "session_id": "p1"})
+    assert (polled.kind, polled.command) == (ToolKind.SHELL, "")
+    sub = build_tool_call("delegate_task", {"goal": "delete the tests"})
+    assert sub.kind is ToolKind.SUBAGENT
 
 
 def test_mcp_tool() -> None:

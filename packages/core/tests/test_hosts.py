@@ -212,6 +212,30 @@ def test_hermes_parses_shell_hook_payloads() -> None:
     )
     assert post.result is not None
     assert (post.result.ok, post.result.exit_code, post.result.output) == (False, 1, "1 failed")
+    ran_and_failed = adapter.parse(
+        {
+            "hook_event_name": "post_tool_call",
+            "tool_name": "terminal",
+            "tool_input": {"command": "pytest"},
+            "session_id": "s",
+            "extra": {
+                "result": '{"output": "1 failed", "exit_code": 1, "error": null}',
+                "status": "ok",
+            },
+        }
+    )
+    assert ran_and_failed.result is not None
+    assert ran_and_failed.result.ok is False  # Hermes' "ok": the tool ran, the tests failed
+    tool_ok = adapter.parse(
+        {
+            "hook_event_name": "post_tool_call",
+            "tool_name": "write_file",
+            "tool_input": {"path": "a.py"},
+            "session_id": "s",
+            "extra": {"result": '{"bytes_written": 3}', "status": "ok"},
+        }
+    )
+    assert tool_ok.result is not None and tool_ok.result.ok is True
     llm = adapter.parse(
         {
             "hook_event_name": "pre_llm_call",
@@ -226,6 +250,11 @@ def test_hermes_parses_shell_hook_payloads() -> None:
         {"hook_event_name": "pre_verify", "session_id": "s", "extra": {"final_response": "ok"}}
     )
     assert verify.kind is EventKind.STOP and verify.last_message == "ok"
+    assert not verify.stop_hook_active
+    again = adapter.parse(
+        {"hook_event_name": "pre_verify", "session_id": "s", "extra": {"stop_hook_active": True}}
+    )
+    assert again.stop_hook_active  # the plugin's second pre_verify of a turn
     for name, kind in HERMES_EVENTS.items():
         if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL):
             continue

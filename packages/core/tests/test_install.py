@@ -303,7 +303,7 @@ def test_codex_refuses_claude_only_options(
     assert not homes["codex"].exists()
 
 
-@pytest.mark.parametrize(("host", "issue"), [("hermes", "#14"), ("opencode", "#15"), ("pi", "#15")])
+@pytest.mark.parametrize(("host", "issue"), [("opencode", "#15"), ("pi", "#15")])
 def test_hosts_not_yet_supported_say_where_to_look(
     homes: dict[str, Path], capsys: pytest.CaptureFixture[str], host: str, issue: str
 ) -> None:

@@ -1,0 +1,206 @@
+"""agentreflex inside the real Hermes Agent (0.19.0 from PyPI), offline.
+
+Each scenario installs the plugin the user's way (``agentreflex install hermes``,
+which copies it into ``$HERMES_HOME/plugins`` and runs ``hermes plugins enable``),
+then runs ``hermes -z`` against the scripted fake chat-completions model inside
+``unshare -n``.  What is checked is what happened on disk and what Hermes sent the
+model next (the block reason arrives as the tool result).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hostharness.claude import HostUnavailableError
+from hostharness.fakemodel import Turn, say, tool
+from hostharness.hermes import HermesProject, HermesRun, install_hermes
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="session")
+def hermes_binary() -> Path:
+    try:
+        return install_hermes()
+    except HostUnavailableError as exc:
+        pytest.fail(f"Hermes Agent is not available, so the plugin cannot be proven: {exc}")
+
+
+@pytest.fixture
+def hermes(tmp_path: Path, hermes_binary: Path, agentreflex_script: Path) -> HermesProject:
+    project = HermesProject(tmp_path, hermes_binary)
+    project.set_mode("enforced")
+    return project
+
+
+def terminal(command: str) -> Turn:
+    return tool("terminal", command=command)
+
+
+def make_sentinel_dir(project: HermesProject) -> Path:
+    """Work of the user's in their home, which the gate protects."""
+    target = project.home / "important-notes"
+    target.mkdir()
+    (target / "keep.txt").write_text("precious\n")
+    return target
+
+
+def blocked_reason(run: HermesRun, tool_name: str) -> str:
+    """The tool result the model got for a blocked ``tool_name`` call."""
+    results = run.tool_messages(tool_name)
+    assert results, run.describe()
+    return results[0]
+
+
+def test_destructive_terminal_command_is_blocked(hermes: HermesProject) -> None:
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    reason = blocked_reason(run, "terminal")
+    assert "GATE-RM-" in reason, run.describe()  # our reason reached the model's next request
+    assert run.rc == 0 and "Cleaned up." in run.stdout, run.describe()
+
+
+def test_benign_terminal_command_runs(hermes: HermesProject) -> None:
+    made = hermes.project / "made-by-hermes.txt"
+    run = hermes.run("make a file", [terminal(f"echo hello > {made}"), say("Made it.")])
+    assert made.read_text() == "hello\n", run.describe()
+    assert "GATE-" not in blocked_reason(run, "terminal"), run.describe()
+
+
+def test_destructive_execute_code_is_blocked(hermes: HermesProject) -> None:
+    target = make_sentinel_dir(hermes)
+    code = f"import shutil\nshutil.rmtree({str(target)!r})\n"
+    run = hermes.run("clean up", [tool("execute_code", code=code), say("Cleaned up.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in blocked_reason(run, "execute_code"), run.describe()
+
+
+def test_do_not_modify_tests_blocks_a_test_write_and_allows_others(
+    hermes: HermesProject,
+) -> None:
+    original = "from src.calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+    test_file = hermes.write("tests/test_calc.py", original)
+    source = hermes.write("src/calc.py", "def add(a, b):\n    return a - b\n")
+    fixed = "def add(a, b):\n    return a + b\n"
+    script = [
+        tool("write_file", path=str(test_file), content=original.replace("== 4", "== 0")),
+        tool("write_file", path=str(source), content=fixed),
+        say("Fixed the bug."),
+    ]
+    run = hermes.run("Fix the bug in src/calc.py. Do not modify tests.", script)
+    assert test_file.read_text() == original, run.describe()
+    assert source.read_text() == fixed, run.describe()
+    results = run.tool_messages("write_file")
+    assert len(results) == 2, run.describe()
+    assert "GATE-CONSTRAINT" in results[0] and "Do not modify tests" in results[0], results[0]
+    assert "GATE-" not in results[1], results[1]
+
+
+def passing_tests(project: HermesProject) -> str:
+    project.write("tests/test_ok.py", "def test_ok():\n    assert True\n")
+    return f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+
+
+def test_done_reflex_keeps_the_turn_going_then_lets_it_end(hermes: HermesProject) -> None:
+    # Hermes' own evidence nudge (verify_on_stop) would answer first and mask ours
+    hermes.extra_env["HERMES_VERIFY_ON_STOP"] = "0"
+    test_command = passing_tests(hermes)
+    feature = hermes.project / "src" / "feature.py"
+    script = [
+        tool("write_file", path=str(feature), content="def feature():\n    return 42\n"),
+        say("Done: the feature is implemented."),
+        terminal(test_command),
+        say("Done: the feature is implemented and the tests pass."),
+    ]
+    run = hermes.run("add the feature", script)
+    assert feature.exists(), run.describe()
+    # pre_verify answered "continue": Hermes sent the model our reason as a user message
+    nudges = [m for m in run.user_messages() if "Not done yet" in m]
+    assert len(nudges) == 1 and "no test run is recorded" in nudges[0], run.describe()
+    assert run.main_requests[2]["messages"][-1]["content"] == nudges[0], run.describe()
+    # then the tests ran, and the second "Done" ended the turn (no second nudge)
+    assert len(run.main_requests) == 4, run.describe()
+    assert "1 passed" in "".join(run.tool_messages("terminal")), run.describe()
+    assert run.stdout.strip().endswith("the tests pass."), run.describe()
+
+
+def test_safe_mode_skips_the_plugin(hermes: HermesProject) -> None:
+    """What plugins/hermes/README.md warns about: ``--safe-mode`` loads no plugin at all."""
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")], "--safe-mode")
+    assert not target.exists(), run.describe()
+
+
+def shell_hook_config(command: str) -> str:
+    """The shell-hook form from plugins/hermes/README.md (consent given in config)."""
+    return (
+        "hooks:\n"
+        "  pre_tool_call:\n"
+        '    - matcher: "terminal|execute_code|process|write_file|patch|delegate_task"\n'
+        f'      command: "{command} hook hermes pre_tool_call"\n'
+        "      timeout: 30\n"
+        "      fail_closed: true\n"
+        "hooks_auto_accept: true\n"
+    )
+
+
+def test_shell_hook_form_blocks_without_the_plugin(
+    hermes: HermesProject, agentreflex_script: Path
+) -> None:
+    hermes.with_plugin = False
+    hermes.extra_config = shell_hook_config(str(agentreflex_script))
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in blocked_reason(run, "terminal"), run.describe()
+    assert not (hermes.hermes_home / "plugins" / "agentreflex").exists()
+
+
+def test_shell_hook_that_cannot_start_fails_open_in_hermes_0_19(hermes: HermesProject) -> None:
+    """Why the README recommends the plugin: Hermes 0.19 ignores ``fail_closed`` (a later
+    Hermes reads it) and runs the tool when the hook command cannot run at all."""
+    hermes.with_plugin = False
+    hermes.extra_config = shell_hook_config(str(hermes.root / "missing" / "agentreflex"))
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert not target.exists(), run.describe()
+
+
+def test_install_is_idempotent_and_uninstall_takes_the_guard_away(
+    hermes: HermesProject,
+) -> None:
+    target = make_sentinel_dir(hermes)
+    first = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert (target / "keep.txt").exists(), first.describe()
+    again = hermes.agentreflex("install", "hermes", "--user")
+    assert again["rc"] == 0 and again["stdout"].count("already up to date") == 3, again
+    assert hermes.hermes_config()["plugins"]["enabled"].count("agentreflex") == 1
+    removed = hermes.agentreflex("uninstall", "hermes", "--user")
+    assert removed["rc"] == 0, removed
+    assert not (hermes.hermes_home / "plugins" / "agentreflex").exists()
+    assert "agentreflex" not in (hermes.hermes_config()["plugins"].get("enabled") or [])
+    # the control: without the plugin, Hermes runs the same command
+    after = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert not target.exists(), after.describe()
+
+
+def test_project_install_blocks_with_project_plugins_enabled(hermes: HermesProject) -> None:
+    """``--project``: Hermes needs HERMES_ENABLE_PROJECT_PLUGINS=1 and the name in
+    ``plugins.enabled``, which 0.19's ``hermes plugins enable`` cannot write for a
+    project plugin (it looks at user and bundled plugins only): install says so."""
+    hermes.extra_env["HERMES_ENABLE_PROJECT_PLUGINS"] = "1"
+    # what install's note says to do (config.yaml is written once, at the first step)
+    hermes.extra_config = "plugins:\n  enabled:\n    - agentreflex\n"
+    installed = hermes.agentreflex("install", "hermes", "--project")
+    assert installed["rc"] == 0, installed
+    assert "add `agentreflex` to the list `plugins: enabled:`" in installed["stdout"]
+    assert not (hermes.hermes_home / "plugins" / "agentreflex").exists()  # only the project
+    assert (hermes.project / ".hermes" / "plugins" / "agentreflex" / "plugin.yaml").is_file()
+    hermes.plugin_installed = True  # no --user install on top
+    target = make_sentinel_dir(hermes)
+    run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in blocked_reason(run, "terminal"), run.describe()

@@ -1,0 +1,238 @@
+"""The Hermes plugin (plugins/hermes/agentreflex), loaded the way Hermes loads it.
+
+Real agentreflex underneath, in-process: each callback is called with the keyword
+arguments Hermes 0.19 passes.  The plugin inside the real Hermes is proven in
+integration-tests/test_hermes_host.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PLUGIN_DIR = REPO / "plugins" / "hermes" / "agentreflex"
+HERMES_KWARGS = {
+    "task_id": "",
+    "tool_call_id": "c1",
+    "turn_id": "t1",
+    "api_request_id": "",
+    "middleware_trace": [],
+    "telemetry_schema_version": "hermes.observer.v1",
+}
+
+
+def load_plugin(folder: Path, name: str) -> types.ModuleType:
+    """What hermes_cli.plugins does: a ``hermes_plugins.<name>`` module from the folder."""
+    parent = sys.modules.setdefault("hermes_plugins", types.ModuleType("hermes_plugins"))
+    parent.__path__ = []
+    spec = importlib.util.spec_from_file_location(
+        f"hermes_plugins.{name}", folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class Ctx:
+    def __init__(self) -> None:
+        self.hooks: dict[str, Callable[..., Any]] = {}
+
+    def register_hook(self, name: str, cb: Callable[..., Any]) -> None:
+        self.hooks[name] = cb
+
+
+def plugin_hooks(folder: Path = PLUGIN_DIR, name: str = "agentreflex") -> dict[str, Any]:
+    ctx = Ctx()
+    load_plugin(folder, name).register(ctx)
+    return ctx.hooks
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    root = tmp_path / "proj"
+    (root / ".agentreflex").mkdir(parents=True)
+    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AGENTREFLEX_DAEMON", "off")
+    monkeypatch.delenv("HERMES_YOLO_MODE", raising=False)
+    (tmp_path / "home").mkdir()
+    yield root
+
+
+def test_registers_every_hook() -> None:
+    assert set(plugin_hooks()) == {
+        "pre_tool_call",
+        "post_tool_call",
+        "pre_llm_call",
+        "pre_verify",
+        "on_session_start",
+        "on_session_end",
+    }
+
+
+def test_destructive_terminal_and_execute_code_are_blocked(project: Path) -> None:
+    hooks = plugin_hooks()
+    pre = hooks["pre_tool_call"]
+    assert hooks["on_session_start"](session_id="s1", model="m", platform="cli") is None
+    got = pre(
+        tool_name="terminal", args={"command": "rm -rf .git"}, session_id="s1", **HERMES_KWARGS
+    )
+    assert got["action"] == "block" and "GATE-RM-GIT-DIR" in got["message"]
+    code = "import subprocess\nsubprocess.run('rm -rf .git', shell=True)\n"
+    got = pre(tool_name="execute_code", args={"code": code}, session_id="s1", **HERMES_KWARGS)
+    assert got is not None and got["action"] == "block", got
+    assert (
+        pre(tool_name="terminal", args={"command": "ls -la"}, session_id="s1", **HERMES_KWARGS)
+        is None
+    )
+
+
+def test_post_tool_and_session_end_answer_nothing(project: Path) -> None:
+    hooks = plugin_hooks()
+    result = json.dumps({"output": "ok", "exit_code": 0, "error": None})
+    post = hooks["post_tool_call"](
+        tool_name="terminal",
+        args={"command": "ls"},
+        result=result,
+        session_id="s1",
+        duration_ms=3,
+        status="ok",
+        error_type=None,
+        error_message=None,
+        **HERMES_KWARGS,
+    )
+    assert post is None
+    assert hooks["pre_llm_call"](session_id="s1", user_message="hi", is_first_turn=True) is None
+    assert hooks["on_session_end"](session_id="s1", completed=True, interrupted=False) is None
+
+
+def test_done_reflex_keeps_the_turn_going_after_edits_without_tests(project: Path) -> None:
+    hooks = plugin_hooks()
+    (project / "tests").mkdir()
+    (project / "tests" / "test_ok.py").write_text("def test_ok():\n    assert True\n")
+    hooks["on_session_start"](session_id="s2", model="m", platform="cli")
+    args = {"path": str(project / "feature.py"), "content": "X = 1\n"}
+    assert (
+        hooks["pre_tool_call"](tool_name="write_file", args=args, session_id="s2", **HERMES_KWARGS)
+        is None
+    )
+    hooks["post_tool_call"](
+        tool_name="write_file",
+        args=args,
+        result='{"bytes_written": 6}',
+        session_id="s2",
+        status="ok",
+        **HERMES_KWARGS,
+    )
+    got = hooks["pre_verify"](
+        session_id="s2",
+        platform="cli",
+        model="m",
+        coding=True,
+        attempt=0,
+        final_response="Done: implemented.",
+        changed_paths=[args["path"]],
+    )
+    assert got is not None and got["action"] == "continue" and "test" in got["message"].lower()
+
+
+def test_a_floor_that_cannot_run_blocks_and_nothing_raises(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No importable agentreflex and no script: pre_tool_call blocks; the others stay quiet."""
+    broken = tmp_path / "broken-plugin"
+    broken.mkdir()
+    for name in ("plugin.yaml", "__init__.py"):
+        (broken / name).write_text((PLUGIN_DIR / name).read_text())
+    (broken / "agentreflex.json").write_text(
+        json.dumps({"python": "2.7", "binary": str(tmp_path / "missing" / "agentreflex")})
+    )
+    monkeypatch.setenv("PATH", "/nonexistent")
+    hooks = plugin_hooks(broken, "broken_agentreflex")
+    got = hooks["pre_tool_call"](
+        tool_name="terminal", args={"command": "ls"}, session_id="s", **HERMES_KWARGS
+    )
+    assert got["action"] == "block" and "failing closed" in got["message"]
+    assert hooks["pre_verify"](session_id="s", attempt=0, final_response="done") is None
+    assert hooks["on_session_start"](session_id="s") is None
+
+
+def test_subprocess_form_when_the_python_differs(project: Path, tmp_path: Path) -> None:
+    """Hermes on another Python: the plugin runs ``agentreflex hook hermes`` instead."""
+    other = tmp_path / "other-python-plugin"
+    other.mkdir()
+    for name in ("plugin.yaml", "__init__.py"):
+        (other / name).write_text((PLUGIN_DIR / name).read_text())
+    script = Path(sys.prefix) / "bin" / "agentreflex"
+    (other / "agentreflex.json").write_text(json.dumps({"python": "2.7", "binary": str(script)}))
+    hooks = plugin_hooks(other, "other_agentreflex")
+    got = hooks["pre_tool_call"](
+        tool_name="terminal", args={"command": "rm -rf .git"}, session_id="s3", **HERMES_KWARGS
+    )
+    assert got["action"] == "block" and "GATE-RM-GIT-DIR" in got["message"]
+    assert (
+        hooks["pre_tool_call"](
+            tool_name="terminal", args={"command": "ls"}, session_id="s3", **HERMES_KWARGS
+        )
+        is None
+    )
+
+
+def test_ask_user_without_a_human_gate_is_a_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = load_plugin(PLUGIN_DIR, "agentreflex_ask")
+    reply = {"decision": "block", "reason": "ask the user first"}
+    monkeypatch.setenv("HERMES_YOLO_MODE", "1")  # --yolo would approve it unasked
+    got = module.translate("pre_tool_call", reply, "ASK_USER", {"tool_name": "terminal"})
+    assert got == {"action": "block", "message": "ask the user first"}
+    monkeypatch.delenv("HERMES_YOLO_MODE")
+    monkeypatch.delitem(sys.modules, "tools.approval", raising=False)  # no Hermes gate here
+    got = module.translate("pre_tool_call", reply, "ASK_USER", {"tool_name": "terminal"})
+    assert got["action"] == "block"
+
+
+def test_plugin_import_is_cheap() -> None:
+    """Hermes imports every enabled plugin at start: ours imports nothing beyond os and sys."""
+    code = (
+        "import sys, importlib.util, types;"
+        "sys.modules['hermes_plugins'] = types.ModuleType('hermes_plugins');"
+        "sys.modules['hermes_plugins'].__path__ = [];"
+        "before = set(sys.modules);"
+        f"spec = importlib.util.spec_from_file_location('hermes_plugins.a', {str(PLUGIN_DIR / '__init__.py')!r});"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m);"
+        "print(sorted(set(sys.modules) - before))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert done.stdout.strip() in ("[]", "['__future__']"), done.stdout  # Hermes has it too
+
+
+def test_the_plugins_own_folder_is_protected(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent removing the guard from $HERMES_HOME is stopped by the self-protection floor."""
+    home = tmp_path / "hermes-home"
+    (home / "plugins" / "agentreflex").mkdir(parents=True)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    pre = plugin_hooks()["pre_tool_call"]
+    command = f"rm -rf {home / 'plugins' / 'agentreflex'}"
+    got = pre(tool_name="terminal", args={"command": command}, session_id="s4", **HERMES_KWARGS)
+    assert got is not None and got["action"] in ("block", "approve"), got
