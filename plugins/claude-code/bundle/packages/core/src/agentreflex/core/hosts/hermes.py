@@ -73,9 +73,14 @@ class HermesAdapter:
                 with contextlib.suppress(ValueError):
                     raw_result = fastjson.loads(raw_result)
             ok, out, err, code, interrupted = tool_response_text(raw_result)
+            # Hermes' status says whether the tool errored ("ok" for a command that
+            # ran and exited 1): it can only make a result worse, never better
             status = extra.get("status")
             if isinstance(status, str) and status:
-                ok = status in ("ok", "success", "completed")
+                if status not in ("ok", "success", "completed"):
+                    ok = False
+                elif ok is None:
+                    ok = code in (None, 0)
             event.result = ToolResult(
                 ok=ok, output=out, error=err, exit_code=code, interrupted=interrupted
             )
@@ -85,6 +90,8 @@ class HermesAdapter:
         if kind is EventKind.STOP:
             msg = extra.get("final_response", extra.get("response", ""))
             event.last_message = msg if isinstance(msg, str) else ""
+            # the plugin marks a second pre_verify in one turn (Hermes' ``attempt``)
+            event.stop_hook_active = bool(extra.get("stop_hook_active", False))
         return event
 
     def render(self, event: Event, decision: Decision) -> HostReply:

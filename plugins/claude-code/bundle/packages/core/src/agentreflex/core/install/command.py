@@ -11,6 +11,7 @@ from agentreflex.core.install import manifest, sandbox
 from agentreflex.core.install.base import HostInstaller, Options, default_binary
 from agentreflex.core.install.claude_code import ClaudeCodeInstaller
 from agentreflex.core.install.codex import CodexInstaller
+from agentreflex.core.install.hermes import HermesInstaller
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import (
     Change,
@@ -24,9 +25,9 @@ from agentreflex.core.install.settingsfile import (
 INSTALLERS: dict[str, HostInstaller] = {
     "claude-code": ClaudeCodeInstaller(),
     "codex": CodexInstaller(),
+    "hermes": HermesInstaller(),
 }
 NOT_YET = {
-    "hermes": "issue #14",
     "opencode": "issue #15",
     "pi": "issue #15",
     "omp": "issue #15",
@@ -35,7 +36,7 @@ NOT_YET = {
 
 def add_arguments(install: argparse.ArgumentParser, uninstall: argparse.ArgumentParser) -> None:
     for p in (install, uninstall):
-        p.add_argument("host", help="claude-code or codex (hermes, opencode, pi: not yet)")
+        p.add_argument("host", help="claude-code, codex or hermes (opencode, pi: not yet)")
         where = p.add_mutually_exclusive_group()
         where.add_argument(
             "--user", dest="scope", action="store_const", const="user", help="(default) your own"
@@ -144,6 +145,9 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
         if change.changed:
             print(f"wired {ns.host} hooks in {path} -> {opts.binary}", file=out)
         _apply_extras(extras, out)
+        finish = getattr(host, "finish_install", None)  # Hermes: `hermes plugins enable`
+        if finish is not None:
+            finish(opts, out)
         if opts.binary == default_binary():  # the hooks run this installation's code
             _compile(out)
     for note in host.notes(opts, settings):
@@ -204,6 +208,9 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     for item in (change, *extras):
         _report(item, ns.dry_run, out)
     if not ns.dry_run:
+        prepare = getattr(host, "prepare_uninstall", None)  # Hermes: `hermes plugins disable`
+        if prepare is not None:
+            prepare(ns.scope, os.path.abspath(ns.project_dir), out)
         _apply_extras(extras, out)
         backup = apply(change)
         if records:
@@ -212,6 +219,9 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
             print(f"backup of the old file: {backup}", file=out)
         if change.changed:
             print(f"removed agentreflex's {ns.host} entries from {path}", file=out)
+        finish = getattr(host, "finish_uninstall", None)
+        if finish is not None:
+            finish(ns.scope, os.path.abspath(ns.project_dir), out)
     return 0
 
 

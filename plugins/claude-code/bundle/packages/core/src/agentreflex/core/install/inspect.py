@@ -98,6 +98,9 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
             if missing:
                 ok = False
                 fixes.append(f"{path} lacks {', '.join(missing)}: run `agentreflex install {host}`")
+        if host == "hermes" and isinstance(settings.get("binary"), str):
+            wired.append(f"the agentreflex plugin ({os.path.dirname(path)})")
+            commands.append(settings["binary"])
         if host == "claude-code" and _plugin_enabled(settings):
             wired.append(f"the agentreflex plugin (enabled in {path})")
         if host == "claude-code" and _sandboxed(settings):
@@ -117,6 +120,8 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
                 f"the hooks call a missing agentreflex: run `agentreflex install {host}` "
                 "again from a working installation"
             )
+    if host == "hermes" and commands:
+        details.append("Hermes loads it only while enabled (`hermes plugins list`)")
     if host == "codex" and commands:
         details.append("Codex runs them only once trusted (/hooks in codex)")
     if sandboxed:

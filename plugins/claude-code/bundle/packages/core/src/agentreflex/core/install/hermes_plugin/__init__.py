@@ -1,0 +1,248 @@
+"""agentreflex inside Hermes Agent: a directory plugin (``register(ctx)``).
+
+Every hook builds the payload of Hermes' shell-hook form and hands it to
+agentreflex's own ``run_hook("hermes", ...)``, so the plugin and the shell
+hook (``agentreflex hook hermes``) give the same answers from the same code;
+only the return shape differs (a plugin returns ``{"action": "block", ...}``).
+
+Where agentreflex lives: Hermes runs in its own virtualenv, where agentreflex
+is usually not installed.  ``agentreflex install hermes`` writes
+``agentreflex.json`` next to this file: the ``sys.path`` entries of the
+installation that ran it, its Python version and its ``agentreflex`` script.
+When the running Python has the same major.minor version those entries are
+appended (never prepended: Hermes' own packages keep winning) and agentreflex
+runs in-process; otherwise the plugin runs ``agentreflex hook hermes EVENT`` as
+a subprocess, which is the shell-hook form with the plugin's fail-closed rules.
+
+Rules Hermes imposes: a callback must never raise (Hermes 0.19 logs and
+ignores a raising callback, i.e. the tool runs; later versions block it), so
+every callback catches everything and ``pre_tool_call`` answers a block when
+the floor cannot run.  The import stays cheap: Hermes imports every enabled
+plugin at start, so agentreflex itself is imported on the first hook.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFIG_FILE = os.path.join(HERE, "agentreflex.json")
+SUBPROCESS_TIMEOUT = 60.0
+HOOKS = (
+    "pre_tool_call",
+    "post_tool_call",
+    "pre_llm_call",
+    "pre_verify",
+    "on_session_start",
+    "on_session_end",
+)
+_state: dict[str, Any] = {}
+
+
+def register(ctx: Any) -> None:
+    """Hermes' entry point: one callback per hook we answer."""
+    for name in HOOKS:
+        ctx.register_hook(name, _callback(name))
+
+
+def _callback(event: str) -> Any:
+    def callback(**kwargs: Any) -> Any:
+        try:
+            return answer(event, kwargs)
+        except BaseException as exc:  # never into Hermes; a floor that cannot run blocks
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            return _failure(event, f"{type(exc).__name__}: {exc}")
+
+    callback.__name__ = f"agentreflex_{event}"
+    return callback
+
+
+def answer(event: str, kwargs: dict[str, Any]) -> Any:
+    """Hermes' hook ``event`` with its keyword arguments -> Hermes' return value."""
+    payload = build_payload(event, kwargs)
+    reply, verdict, error = _run(event, payload)
+    if error:
+        return _failure(event, error)
+    return translate(event, reply, verdict, kwargs)
+
+
+def build_payload(event: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The shell-hook payload (what ``agentreflex hook hermes`` reads) for a plugin call."""
+    session = kwargs.get("session_id") or kwargs.get("task_id") or _fallback_session()
+    extra = {k: v for k, v in kwargs.items() if k not in ("tool_name", "args", "session_id")}
+    extra.pop("conversation_history", None)  # large, and nothing reads it
+    extra.pop("middleware_trace", None)
+    if event == "pre_verify" and int(kwargs.get("attempt") or 0) > 0:
+        extra["stop_hook_active"] = True
+    return {
+        "hook_event_name": event,
+        "tool_name": kwargs.get("tool_name"),
+        "tool_input": kwargs.get("args") if isinstance(kwargs.get("args"), dict) else {},
+        "session_id": str(session),
+        "cwd": os.getcwd(),
+        "profile": os.environ.get("HERMES_PROFILE", ""),
+        "extra": extra,
+    }
+
+
+def translate(event: str, reply: dict[str, Any], verdict: str, kwargs: dict[str, Any]) -> Any:
+    """agentreflex's shell-hook reply -> the plugin return shape for ``event``."""
+    reason = reply.get("reason") or reply.get("message") or ""
+    blocking = reply.get("decision") == "block" or reply.get("action") == "block"
+    if event == "pre_tool_call" and blocking:
+        message = str(reason) or "agentreflex blocked this tool call"
+        if verdict == "ASK_USER" and human_can_approve():
+            rule = f"agentreflex:{kwargs.get('tool_name') or 'tool'}:{message[:80]}"
+            return {"action": "approve", "message": message, "rule_key": rule}
+        return {"action": "block", "message": message}
+    if event == "pre_verify" and blocking and reason:
+        return {"action": "continue", "message": str(reason)}
+    if event == "pre_llm_call" and isinstance(reply.get("context"), str) and reply["context"]:
+        return {"context": reply["context"]}
+    return None
+
+
+def human_can_approve() -> bool:
+    """True only where Hermes' approval gate will ask a person (never auto-approves).
+
+    ``{"action": "approve"}`` exists from Hermes 0.19 on (older versions ignore
+    it, i.e. the tool would run), and ``--yolo`` or cron's ``approve`` mode
+    approve it without asking.  Anywhere we cannot tell, the answer is a block.
+    """
+    env = os.environ
+    for name in ("HERMES_YOLO_MODE", "HERMES_CRON_SESSION"):
+        if env.get(name, "").strip().lower() not in ("", "0", "false", "no", "off"):
+            return False
+    try:
+        approval = sys.modules.get("tools.approval")
+        if approval is None or not hasattr(approval, "request_tool_approval"):
+            return False
+        if getattr(approval, "_YOLO_MODE_FROZEN", True):
+            return False
+        if approval.is_current_session_yolo_enabled():
+            return False
+        return bool(approval._is_interactive_cli() or approval._is_gateway_approval_context())
+    except Exception:
+        return False
+
+
+def _failure(event: str, message: str) -> Any:
+    """A floor that cannot run blocks the tool call; every other hook does nothing."""
+    text = " ".join(str(message).split())[:400]
+    try:  # noqa: SIM105 (contextlib would be one more import at Hermes' start)
+        sys.stderr.write(f"agentreflex: {text}\n")
+    except Exception:
+        pass
+    if event == "pre_tool_call":
+        return {
+            "action": "block",
+            "message": f"agentreflex could not check this tool call ({text}); failing closed. "
+            "Ask the user to run `agentreflex doctor` and repair the installation.",
+        }
+    return None
+
+
+def _fallback_session() -> str:
+    return f"hermes-{os.getpid()}"
+
+
+def _config() -> dict[str, Any]:
+    if "config" not in _state:
+        import json
+
+        try:
+            with open(CONFIG_FILE, encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            _state["config"] = loaded if isinstance(loaded, dict) else {}
+        except (OSError, ValueError):
+            _state["config"] = {}
+    config: dict[str, Any] = _state["config"]
+    return config
+
+
+def _runtime() -> Any:
+    """agentreflex's ``run_hook`` in this process, or None (then: a subprocess)."""
+    if "run_hook" in _state:
+        return _state["run_hook"]
+    config = _config()
+    run_hook = None
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if config.get("python") in (None, here):
+        for entry in config.get("paths") or []:
+            if isinstance(entry, str) and entry not in sys.path:
+                sys.path.append(entry)
+        try:
+            from agentreflex.core.runtime import run_hook as found
+
+            run_hook = found
+        except ImportError:
+            run_hook = None
+    _state["run_hook"] = run_hook
+    return run_hook
+
+
+def _run(event: str, payload: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
+    """(reply object, verdict name or "", error or "")."""
+    import json
+
+    data = json.dumps(payload, default=str).encode("utf-8")
+    run_hook = _runtime()
+    if run_hook is not None:
+        outcome = run_hook("hermes", data, os.environ, event)
+        stdout, stderr = outcome.reply.stdout, outcome.reply.stderr
+        decision = outcome.decision
+        verdict = decision.verdict.value if decision is not None else ""
+    else:
+        stdout, stderr, problem = _subprocess(event, data)
+        if problem:
+            return {}, "", problem
+        verdict = ""
+    if stderr:
+        sys.stderr.write(stderr)
+    try:
+        reply = json.loads(stdout or "{}")
+    except ValueError:
+        return {}, "", f"agentreflex answered something that is not JSON: {stdout[:200]!r}"
+    if not isinstance(reply, dict):
+        return {}, "", "agentreflex answered JSON that is not an object"
+    return reply, str(verdict), ""
+
+
+def _subprocess(event: str, data: bytes) -> tuple[str, str, str]:
+    """``agentreflex hook hermes EVENT``: (stdout, stderr, problem or "")."""
+    import shutil
+    import subprocess
+
+    binary = _config().get("binary") or shutil.which("agentreflex")
+    if not binary:
+        return "", "", "agentreflex is neither importable here nor on PATH"
+    try:
+        done = subprocess.run(
+            [str(binary), "hook", "hermes", event],
+            input=data,
+            capture_output=True,
+            timeout=SUBPROCESS_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "", "", f"could not run {binary}: {exc}"
+    stdout = done.stdout.decode("utf-8", "replace")
+    stderr = done.stderr.decode("utf-8", "replace")
+    if done.returncode == 2:  # the shell-hook convention: exit 2 blocks
+        reason = stderr.strip()[:400] or "blocked by agentreflex"
+        return '{"decision": "block", "reason": ' + json_quote(reason) + "}", "", ""
+    if done.returncode != 0:
+        return "", stderr, f"{binary} exited {done.returncode}"
+    return stdout, stderr, ""
+
+
+def json_quote(text: str) -> str:
+    import json
+
+    return json.dumps(text)
