@@ -252,6 +252,12 @@ def _probe(
     return result
 
 
+def _answered(argv_prefix: list[str], python: Path, env: dict[str, str], payload: str) -> bool:
+    """Whether a daemon answers; a few tries, since a daemon's first answer compiles and
+    imports every reflex and can outlast the client's timeout on a loaded machine."""
+    return any(_probe(argv_prefix, python, env, payload)["answered"] for _ in range(5))
+
+
 def test_another_users_daemon_directory_is_refused(lab: Lab) -> None:
     victim, attacker = lab.add_user("victim"), lab.add_user("attacker")
     bin_dir = lab.make_small_venv()
@@ -345,8 +351,7 @@ def test_another_users_daemon_directory_is_refused(lab: Lab) -> None:
         lab.work / "own.out",
     )
     _wait_for(where, own, lab.work / "own.out")
-    probe = _probe(victim.argv(), bin_dir / "python", env, rm_home.decode())
-    assert probe["answered"] is True
+    assert _answered(victim.argv(), bin_dir / "python", env, rm_home.decode())
     code, out, _ = _hook(hook, env, rm_home, home / "project")
     assert out == alone
 
@@ -445,10 +450,10 @@ def test_a_daemon_of_another_installation_is_refused(lab: Lab, tmp_path: Path) -
 
     full_answers = run(FULL_VENV_BIN, "full")
     assert json.loads(full_answers[-1])["decision"] == "block"  # judge2's done reflex
-    probe = _probe(
+    # the full install's hooks are answered by its daemon
+    assert _answered(
         [], FULL_VENV_BIN / "python", env("p"), _payload(home, "PreToolUse", **RM_HOME).decode()
     )
-    assert probe["answered"] is True  # the full install's hooks are answered by its daemon
 
     small_alone = run(small, "small-alone", AGENTREFLEX_DAEMON="off")
     assert small_alone[-1] == ""  # core + gate: no done reflex, the stop is allowed
