@@ -16,7 +16,9 @@ from typing import Any
 
 from agentreflex.core.install import hookentries
 from agentreflex.core.install.claude_code import EVENTS as CLAUDE_EVENTS
+from agentreflex.core.install.codex import codex_home
 from agentreflex.core.install.codex_sandbox import BEGIN
+from agentreflex.core.install.codex_trust import our_entries, states, status, user_config
 from agentreflex.core.install.command import INSTALLERS
 from agentreflex.core.install.sandbox import missing_tools
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
@@ -66,6 +68,21 @@ def _codex_profiles(hook_files: list[str]) -> list[str]:
     return found
 
 
+def codex_trust(path: str, settings: dict[str, Any], env: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether Codex will run each of our hooks in ``path`` (it skips untrusted ones silently)."""
+    config = user_config(codex_home(env))
+    table = states(read_text(config) or "")
+    by_status: dict[str, list[str]] = {}
+    for key, digest in our_entries(path, settings, "codex").items():
+        event = key.rsplit(":", 3)[1]
+        by_status.setdefault(status(key, digest, table), []).append(event)
+    bad = {s: e for s, e in by_status.items() if s != "trusted"}
+    if not bad:
+        return True, f"Codex will run all {len(by_status.get('trusted', []))} (trusted in {config})"
+    listed = "; ".join(f"{s.upper()}: {', '.join(sorted(e))}" for s, e in sorted(bad.items()))
+    return False, f"Codex will NOT run some of them ({listed}; Codex skips them without a message)"
+
+
 def _binary_state(commands: list[str]) -> tuple[bool, str]:
     binaries = sorted({hookentries.command_words(c)[0] for c in commands})
     broken = [b for b in binaries if not (os.path.isfile(b) and os.access(b, os.X_OK))]
@@ -98,6 +115,15 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
             if missing:
                 ok = False
                 fixes.append(f"{path} lacks {', '.join(missing)}: run `agentreflex install {host}`")
+            if host == "codex":
+                trusted, text = codex_trust(path, settings, env)
+                details.append(f"{path}: {text}")
+                if not trusted:
+                    ok = False
+                    fixes.append(
+                        "run `agentreflex install codex` again (it records the trust), "
+                        "or approve agentreflex's hooks with /hooks in codex"
+                    )
         if host == "claude-code" and _plugin_enabled(settings):
             wired.append(f"the agentreflex plugin (enabled in {path})")
         if host == "claude-code" and _sandboxed(settings):
@@ -117,8 +143,6 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
                 f"the hooks call a missing agentreflex: run `agentreflex install {host}` "
                 "again from a working installation"
             )
-    if host == "codex" and commands:
-        details.append("Codex runs them only once trusted (/hooks in codex)")
     if sandboxed:
         details.append(
             "OS sandbox keeps agentreflex's files read-only (" + ", ".join(sandboxed) + ")"
