@@ -10,14 +10,16 @@ flag except the one control that shows what the trust install records changes.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agentreflex.core.install.codex_trust import our_entries
-from hostharness.claude import HostUnavailableError
+from hostharness.claude import HostUnavailableError, request_text
 from hostharness.codex import CodexProject, CodexRun, install_codex
+from hostharness.fake_openai_responses import SESSION
 from hostharness.fakemodel import Turn, say, tool
 
 pytestmark = pytest.mark.integration
@@ -106,6 +108,22 @@ def test_benign_command_runs(installed: CodexProject) -> None:
     assert BLOCKED not in "".join(run.tool_outputs()), run.describe()
 
 
+def test_typing_into_an_open_shell_is_stopped_where_the_shell_opens(
+    installed: CodexProject,
+) -> None:
+    """Codex 0.169 runs no hook for write_stdin, so the gate refuses the interactive shell."""
+    target = make_sentinel_dir(installed)
+    script = [
+        tool("exec_command", cmd="bash", tty=True, yield_time_ms=500),
+        tool("write_stdin", session_id=SESSION, chars=f"{wipe(target)}\n", yield_time_ms=1000),
+        say("Cleaned up."),
+    ]
+    run = installed.run("clean up", script)
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-CODEX-STDIN" in assert_blocked(run)
+    assert "Process running with session ID" not in "".join(run.tool_outputs())
+
+
 # ------------------------------------------------------------ trust
 
 
@@ -148,3 +166,76 @@ def test_untrusted_hooks_are_reported_and_after_install_run_without_bypass(
     assert BYPASS not in " ".join(project.exec_argv("x"))
     assert (target / "keep.txt").read_text() == "precious\n", run.describe()
     assert_blocked(run)
+
+
+# ------------------------------------------------------------ apply_patch
+
+
+CALC_TEST = "from src.calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+
+
+def patch_file(path: str, old: str, new: str) -> str:
+    return f"*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+
+
+def test_patch_touching_a_test_file_is_blocked_under_do_not_modify_tests(
+    installed: CodexProject,
+) -> None:
+    test_file = installed.write("tests/test_calc.py", CALC_TEST)
+    installed.write("src/calc.py", "def add(a, b):\n    return a - b\n")
+    patch = patch_file(
+        "tests/test_calc.py", "    assert add(2, 2) == 4", "    assert add(2, 2) == 0"
+    )
+    run = installed.run(
+        "Fix the bug in src/calc.py. Do not modify tests.",
+        [apply_patch(patch), say("Changed the expectation.")],
+    )
+    assert test_file.read_text() == CALC_TEST, run.describe()
+    assert "GATE-CONSTRAINT: tests/test_calc.py" in assert_blocked(run)
+
+
+def test_patch_elsewhere_runs_under_do_not_modify_tests(installed: CodexProject) -> None:
+    installed.write("tests/test_calc.py", CALC_TEST)
+    calc = installed.write("src/calc.py", "def add(a, b):\n    return a - b\n")
+    patch = patch_file("src/calc.py", "    return a - b", "    return a + b")
+    run = installed.run(
+        "Fix the bug in src/calc.py. Do not modify tests.",
+        [apply_patch(patch), say("Fixed.")],
+    )
+    assert calc.read_text() == "def add(a, b):\n    return a + b\n", run.describe()
+    assert BLOCKED not in "".join(run.tool_outputs()), run.describe()
+
+
+# ------------------------------------------------------------ the done reflex (Stop)
+
+
+def passing_tests(project: CodexProject) -> str:
+    project.write("tests/test_ok.py", "def test_ok():\n    assert True\n")
+    return f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+
+
+def input_text(body: dict[str, Any]) -> str:
+    return request_text(body.get("input"))
+
+
+def test_done_reflex_keeps_the_turn_going_then_lets_it_end(installed: CodexProject) -> None:
+    test_command = passing_tests(installed)
+    add_feature = "*** Begin Patch\n*** Add File: src/feature.py\n+def feature():\n+    return 42\n*** End Patch\n"
+    script = [
+        apply_patch(add_feature),
+        say("Done: the feature is implemented."),
+        exec_command(test_command),
+        say("Done: the feature is implemented and the tests pass."),
+    ]
+    run = installed.run("add the feature", script)
+    assert (installed.project / "src" / "feature.py").exists(), run.describe()
+    requests = run.main_requests
+    assert len(requests) == 4, run.describe()  # the blocked stop made Codex ask the model again
+    before, after = input_text(requests[1]), input_text(requests[2])
+    continuation = after[len(before) :]
+    assert "Done: the feature is implemented." in continuation, run.describe()
+    assert "test" in continuation.lower().split("done: the feature is implemented.", 1)[1]
+    assert "<hook_prompt" in continuation and "Not done yet" in continuation, continuation
+    assert run.stderr.count("hook: Stop Blocked") == 1, run.describe()
+    assert run.stderr.count("hook: Stop Completed") == 1, run.describe()  # then it may end
+    assert run.stdout.strip().endswith("Done: the feature is implemented and the tests pass.")

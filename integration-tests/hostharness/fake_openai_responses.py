@@ -20,6 +20,7 @@ get a short text and do not advance the script.  Every request is recorded.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -65,15 +66,35 @@ def offered_tools(body: dict[str, Any]) -> dict[str, str]:
     }
 
 
+SESSION = "{SESSION_ID}"  # in a tool input: the id of the exec session last reported
+_SESSION_ID = re.compile(r"session ID (\d+)")
+
+
+def last_session_id(items: Sequence[Any]) -> int | None:
+    """The exec session id Codex last told the model about (``Process running with ...``)."""
+    found = None
+    for item in items:
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            match = _SESSION_ID.search(json.dumps(item.get("output")))
+            found = int(match.group(1)) if match else found
+    return found
+
+
 class ResponsesScript(Script):
     def reply_for(self, body: dict[str, Any]) -> Turn:
         if not offered_tools(body):
             return say(SIDE_REPLY_TEXT)
         items = body.get("input") or []
-        index = assistant_turns(items if isinstance(items, list) else [])
-        if index < len(self.turns):
-            return self.turns[index]
-        return say(END_OF_SCRIPT_TEXT)
+        items = items if isinstance(items, list) else []
+        index = assistant_turns(items)
+        if index >= len(self.turns):
+            return say(END_OF_SCRIPT_TEXT)
+        turn = self.turns[index]
+        if SESSION in turn.tool_input.values():
+            session = last_session_id(items)
+            filled = {k: session if v == SESSION else v for k, v in turn.tool_input.items()}
+            return Turn(turn.text, turn.tool, filled)
+        return turn
 
 
 def output_items(turn: Turn, number: int, tools: dict[str, str]) -> list[dict[str, Any]]:
