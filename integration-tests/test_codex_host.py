@@ -239,3 +239,28 @@ def test_done_reflex_keeps_the_turn_going_then_lets_it_end(installed: CodexProje
     assert run.stderr.count("hook: Stop Blocked") == 1, run.describe()
     assert run.stderr.count("hook: Stop Completed") == 1, run.describe()  # then it may end
     assert run.stdout.strip().endswith("Done: the feature is implemented and the tests pass.")
+
+
+# ------------------------------------------------------------ project hooks
+
+
+def test_project_hooks_run_once_codex_trusts_the_project(codex_project: CodexProject) -> None:
+    project = codex_project
+    out = project.install("--project")
+    assert "hooks trusted in" in out and "codex exec --trust" in out, out
+    check = doctor_codex(project)
+    assert check["ok"] is False and "is not a trusted project" in check["detail"], check
+    target = make_sentinel_dir(project)
+    script = [exec_command(wipe(target)), say("Cleaned up.")]
+    ignored = project.run("clean up", script)  # Codex ignores an untrusted project's .codex/
+    assert not target.exists(), ignored.describe()
+    assert "Untrusted project-local configuration is disabled" in ignored.stderr
+
+    config = project.codex_home / "config.toml"
+    trust = f'\n[projects."{project.project}"]\ntrust_level = "trusted"\n'
+    config.write_text(config.read_text() + trust)  # what Codex records when the user says yes
+    assert doctor_codex(project)["ok"] is True
+    target = make_sentinel_dir(project)
+    run = project.run("clean up", script)
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in assert_blocked(run)

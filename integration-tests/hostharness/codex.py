@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,7 @@ from hostharness.claude import (
 )
 from hostharness.fake_openai_responses import FakeResponses, ResponsesScript, offered_tools
 from hostharness.fakemodel import Turn
-from hostharness.jail import bring_loopback_up, run_step
+from hostharness.jail import bring_loopback_up
 
 CODEX_VERSION = "0.169.0"
 CODEX_PACKAGE = "@openai/codex"
@@ -327,6 +328,36 @@ def run_in_jail(
     return result
 
 
+def run_step(step: dict[str, Any]) -> dict[str, Any]:
+    """One command; on a timeout it is killed and what it printed so far is kept."""
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        step["argv"],
+        cwd=step["cwd"],
+        env=step["env"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # so a timeout can end codex and everything it started
+    )
+    try:
+        stdout, stderr = proc.communicate(timeout=step.get("timeout", 120))
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        rc = -999
+        stderr += f"\n[timed out after {step.get('timeout', 120)} s]"
+    return {
+        "argv": step["argv"],
+        "rc": rc,
+        "stdout": stdout,
+        "stderr": stderr,
+        "wall_s": round(time.monotonic() - started, 3),
+    }
+
+
 def _substitute(step: dict[str, Any], base_url: str) -> dict[str, Any]:
     return {**step, "argv": [a.replace(BASE_URL, base_url) for a in step["argv"]]}
 
@@ -340,7 +371,7 @@ def jail_main(spec_file: str) -> int:
     results: list[dict[str, Any]] = []
     try:
         for step in spec["steps"]:
-            results.append(run_step(_substitute(step, fake.base_url), fake.base_url))
+            results.append(run_step(_substitute(step, fake.base_url)))
     finally:
         fake.stop()
     Path(spec["result"]).write_text(json.dumps({"steps": results, "requests": fake.requests}))

@@ -173,3 +173,16 @@ def test_invalid_config_toml_is_not_touched_and_the_user_is_told_to_use_hooks(
     assert "is not valid TOML" in out and "/hooks" in out
     assert config.read_text() == "model = \n"
     assert codex_check(project, capsys)["ok"] is False
+
+
+def test_doctor_says_project_hooks_need_a_trusted_project(
+    codex_home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["install", "codex", "--project", "--project-dir", str(project)], capsys)[0] == 0
+    check = codex_check(project, capsys)
+    assert check["ok"] is False and "is not a trusted project" in check["detail"], check
+    config = codex_home / "config.toml"
+    config.write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n' + config.read_text())
+    assert codex_check(project, capsys)["ok"] is True
+    config.write_text(config.read_text().replace('"trusted"', '"untrusted"', 1))
+    assert codex_check(project, capsys)["ok"] is False

@@ -118,7 +118,10 @@ class CodexInstaller:
                 "(move those entries into hooks.json)"
             )
         if opts.scope == "project":
-            notes.append("codex: project .codex/ hooks load only when the project is trusted")
+            notes.append(
+                "codex: project .codex/ hooks load only when Codex trusts the project "
+                "(answer yes when codex asks, or run `codex exec --trust` in it once)"
+            )
         if opts.sandbox:
             listed = codex_sandbox.sandbox_paths(opts)
             notes.append(

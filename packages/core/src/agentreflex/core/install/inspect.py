@@ -68,6 +68,24 @@ def _codex_profiles(hook_files: list[str]) -> list[str]:
     return found
 
 
+def project_trusted(folder: str, config: str) -> bool:
+    """Codex loads a project's ``.codex/`` only under a ``trust_level = "trusted"`` entry."""
+    import tomllib
+
+    try:
+        projects = tomllib.loads(read_text(config) or "").get("projects")
+    except tomllib.TOMLDecodeError:
+        return False
+    if not isinstance(projects, dict):
+        return False
+    best = ""
+    for key, entry in projects.items():
+        inside = folder == key or folder.startswith(key.rstrip("/") + "/")
+        if inside and len(key) > len(best) and isinstance(entry, dict):
+            best = key
+    return bool(best) and projects[best].get("trust_level") == "trusted"
+
+
 def codex_trust(path: str, settings: dict[str, Any], env: Mapping[str, str]) -> tuple[bool, str]:
     """Whether Codex will run each of our hooks in ``path`` (it skips untrusted ones silently)."""
     config = user_config(codex_home(env))
@@ -77,6 +95,12 @@ def codex_trust(path: str, settings: dict[str, Any], env: Mapping[str, str]) -> 
         event = key.rsplit(":", 3)[1]
         by_status.setdefault(status(key, digest, table), []).append(event)
     bad = {s: e for s, e in by_status.items() if s != "trusted"}
+    folder = os.path.dirname(os.path.dirname(path))
+    if os.path.dirname(path) != codex_home(env) and not project_trusted(folder, config):
+        return False, (
+            f"Codex will NOT run them: {folder} is not a trusted project in {config}, so Codex "
+            "ignores its .codex/ (trust it when codex asks, or run `codex exec --trust` there)"
+        )
     if not bad:
         return True, f"Codex will run all {len(by_status.get('trusted', []))} (trusted in {config})"
     listed = "; ".join(f"{s.upper()}: {', '.join(sorted(e))}" for s, e in sorted(bad.items()))
