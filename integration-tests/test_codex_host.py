@@ -101,6 +101,17 @@ def test_destructive_command_is_blocked_and_the_reason_reaches_the_model(
     assert run.rc == 0, run.describe()
 
 
+def test_ask_user_becomes_a_deny_that_tells_the_model_to_ask(installed: CodexProject) -> None:
+    """Codex has no "ask": a hook answering it would count as failed and the tool would run."""
+    target = make_sentinel_dir(installed)
+    installed.write("where.txt", f"{target}\n")
+    script = [exec_command('find "$(cat where.txt)" -delete'), say("Cleaned up.")]
+    run = installed.run("clean up", script)
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    reason = assert_blocked(run)
+    assert "ask the user" in reason and "GATE-RM-UNRESOLVED" in reason, reason
+
+
 def test_benign_command_runs(installed: CodexProject) -> None:
     run = installed.run("make a file", [exec_command("echo hello > made.txt"), say("Made it.")])
     assert (installed.project / "made.txt").read_text() == "hello\n", run.describe()
