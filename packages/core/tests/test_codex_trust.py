@@ -186,3 +186,16 @@ def test_doctor_says_project_hooks_need_a_trusted_project(
     assert codex_check(project, capsys)["ok"] is True
     config.write_text(config.read_text().replace('"trusted"', '"untrusted"', 1))
     assert codex_check(project, capsys)["ok"] is False
+
+
+def test_user_sandbox_profile_and_trust_share_one_config_and_both_come_back_out(
+    codex_home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--project-dir", str(project)]
+    assert run(["install", "codex", "--sandbox", *args], capsys)[0] == 0
+    config = codex_home / "config.toml"
+    data = tomllib.loads(config.read_text())
+    assert data["default_permissions"] == "agentreflex" and len(data["hooks"]["state"]) == 7
+    assert codex_check(project, capsys)["ok"] is True
+    assert run(["uninstall", "codex", *args], capsys)[0] == 0
+    assert not config.exists()  # install created it; nothing of the user's was in it
