@@ -288,9 +288,9 @@ def test_codex_hooks_json(homes: dict[str, Path], capsys: pytest.CaptureFixture[
         "PreCompact",
     }
     assert ours["PreToolUse"] == [f"{SCRIPT} hook codex PreToolUse"]
-    assert "/hooks" in out  # Codex skips untrusted hooks: the user is told how to trust them
+    assert "hooks trusted in" in out  # Codex skips untrusted hooks: install records the trust
     assert "also defines [hooks]" in out
-    assert config.read_text().startswith("# my codex\n")  # config.toml untouched
+    assert config.read_text().startswith('# my codex\nmodel = "o4"\n[[hooks.Stop]]\n')
     assert run(["uninstall", "codex"], capsys)[0] == 0
     assert not (homes["codex"] / "hooks.json").exists()
 

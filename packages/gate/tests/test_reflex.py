@@ -102,6 +102,34 @@ def test_constraint_blocks_every_hosts_edit_tools(
     assert top.code == "GATE-CONSTRAINT" and "Do not modify tests" in top.message
 
 
+CODEX_PATCHES = {
+    "update": "*** Update File: tests/test_auth.py\n@@\n-a\n+b\n",
+    "add": "*** Add File: tests/test_new.py\n+x = 1\n",
+    "delete": "*** Delete File: tests/test_auth.py\n",
+    "move in": "*** Update File: src/helpers.py\n*** Move to: tests/helpers.py\n@@\n-a\n+b\n",
+    "move out": "*** Update File: tests/test_auth.py\n*** Move to: src/old_test.py\n@@\n-a\n+b\n",
+    "second file": "*** Update File: src/auth.py\n@@\n-a\n+b\n"
+    "*** Delete File: tests/test_auth.py\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CODEX_PATCHES))
+def test_constraint_sees_every_file_a_codex_patch_touches(project: Path, kind: str) -> None:
+    """Codex sends apply_patch's body in ``tool_input.command``: add/update/delete/move."""
+    state = _state_with("Fix the login bug. Do not modify tests.", project)
+    body = f"*** Begin Patch\n{CODEX_PATCHES[kind]}*** End Patch\n"
+    findings = _run(pre_tool("apply_patch", {"command": body}, cwd=str(project)), state)
+    assert findings and findings[0].verdict is Verdict.BLOCK, kind
+    assert findings[0].code == "GATE-CONSTRAINT"
+
+
+def test_constraint_lets_a_codex_patch_elsewhere_run(project: Path) -> None:
+    state = _state_with("Fix the login bug. Do not modify tests.", project)
+    body = "*** Begin Patch\n*** Update File: src/auth.py\n@@\n-a\n+b\n*** End Patch\n"
+    ok = _run(pre_tool("apply_patch", {"command": body}, cwd=str(project)), state)
+    assert _verdict(ok) is Verdict.ALLOW
+
+
 def test_constraint_leaves_other_files_alone(project: Path) -> None:
     state = _state_with("Fix it. Don't touch the migrations.", project)
     ok = _run(
@@ -299,3 +327,37 @@ def test_bad_tool_input_gets_a_safe_answer(project: Path) -> None:
         assert all(f.verdict in Verdict for f in findings)
     listed = _run(pre_tool("Bash", {"command": ["rm", "-rf", "/"]}, cwd=str(project)))
     assert _verdict(listed) is Verdict.BLOCK
+
+
+@pytest.mark.parametrize(
+    "command", ["bash", "/bin/bash -l", "python3", "python3 -i", "sh -i", "node", "cd src && zsh"]
+)
+def test_codex_interactive_session_is_blocked(project: Path, command: str) -> None:
+    """Codex runs no hook for write_stdin: what is typed into an open shell is unchecked."""
+    findings = _run(pre_tool("Bash", {"command": command}, cwd=str(project), host="codex"))
+    assert findings and findings[0].verdict is Verdict.BLOCK, command
+    assert findings[0].code == "GATE-CODEX-STDIN" and "write_stdin" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bash -c 'ls'",
+        "bash build.sh",
+        "python3 -m pytest -q",
+        "python3 script.py",
+        "python3 <<'EOF'\nprint(1)\nEOF",
+        "python3 < input.py",
+        "echo 'print(1)' | python3",
+        "node -e 'console.log(1)'",
+        "ls -la",
+    ],
+)
+def test_codex_non_interactive_commands_are_not_the_stdin_rule(project: Path, command: str) -> None:
+    findings = _run(pre_tool("Bash", {"command": command}, cwd=str(project), host="codex"))
+    assert all(f.code != "GATE-CODEX-STDIN" for f in findings), (command, findings)
+
+
+def test_interactive_shell_is_left_alone_outside_codex(project: Path) -> None:
+    findings = _run(pre_tool("Bash", {"command": "bash"}, cwd=str(project)))
+    assert all(f.code != "GATE-CODEX-STDIN" for f in findings)

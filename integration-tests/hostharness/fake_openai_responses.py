@@ -1,0 +1,242 @@
+"""A scripted stand-in for the OpenAI Responses API (``POST /v1/responses``, SSE), on loopback.
+
+Codex CLI 0.169 talks to a custom provider with ``wire_api = "responses"``: it
+posts the whole conversation as ``input`` items with ``stream: true`` and reads
+server-sent events whose JSON ``type`` is ``response.created``,
+``response.output_item.added`` / ``.done`` (one per output item: an assistant
+``message``, a ``function_call`` or a ``custom_tool_call``) and
+``response.completed`` (see ``codex-rs/codex-api/src/sse/responses.rs``).
+
+The script is the same list of :class:`hostharness.fakemodel.Turn` as for the
+Anthropic fake: a turn is one assistant reply (text and/or one tool call).
+Which turn a request gets follows from the request (how many assistant turns
+its ``input`` already holds), so a retried request gets the same answer.  A
+tool Codex offers as a freeform ``custom`` tool (``apply_patch``) is called
+with ``tool_input["input"]`` as its raw input; a function tool gets
+``tool_input`` as JSON arguments.  Requests offering no tools (side requests)
+get a short text and do not advance the script.  Every request is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, cast
+
+from hostharness.fakemodel import END_OF_SCRIPT_TEXT, SIDE_REPLY_TEXT, Script, Turn, say
+
+MODEL = "fake-model"
+_ASSISTANT_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "reasoning")
+
+
+def item_role(item: Any) -> str:
+    """``assistant`` for what the model produced, else the item's role or type."""
+    if not isinstance(item, dict):
+        return ""
+    kind = item.get("type")
+    if kind in _ASSISTANT_ITEMS:
+        return "assistant"
+    if kind == "message" or "role" in item:
+        return str(item.get("role", ""))
+    return str(kind)
+
+
+def assistant_turns(items: Sequence[Any]) -> int:
+    """How many assistant replies a Responses ``input`` holds (consecutive items count once)."""
+    count = 0
+    previous = ""
+    for item in items:
+        role = item_role(item)
+        if role == "assistant" and previous != "assistant":
+            count += 1
+        previous = role
+    return count
+
+
+def offered_tools(body: dict[str, Any]) -> dict[str, str]:
+    """``{tool name: tool type}`` of the tools a request offers."""
+    tools = body.get("tools") or []
+    return {
+        str(t.get("name")): str(t.get("type", "function"))
+        for t in tools
+        if isinstance(t, dict) and t.get("name")
+    }
+
+
+SESSION = "{SESSION_ID}"  # in a tool input: the id of the exec session last reported
+_SESSION_ID = re.compile(r"session ID (\d+)")
+
+
+def last_session_id(items: Sequence[Any]) -> int | None:
+    """The exec session id Codex last told the model about (``Process running with ...``)."""
+    found = None
+    for item in items:
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            match = _SESSION_ID.search(json.dumps(item.get("output")))
+            found = int(match.group(1)) if match else found
+    return found
+
+
+class ResponsesScript(Script):
+    def reply_for(self, body: dict[str, Any]) -> Turn:
+        if not offered_tools(body):
+            return say(SIDE_REPLY_TEXT)
+        items = body.get("input") or []
+        items = items if isinstance(items, list) else []
+        index = assistant_turns(items)
+        if index >= len(self.turns):
+            return say(END_OF_SCRIPT_TEXT)
+        turn = self.turns[index]
+        if SESSION in turn.tool_input.values():
+            session = last_session_id(items)
+            filled = {k: session if v == SESSION else v for k, v in turn.tool_input.items()}
+            return Turn(turn.text, turn.tool, filled)
+        return turn
+
+
+def output_items(turn: Turn, number: int, tools: dict[str, str]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    if turn.text or not turn.tool:
+        items.append(
+            {
+                "type": "message",
+                "id": f"msg_fake{number:04d}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": turn.text or END_OF_SCRIPT_TEXT,
+                        "annotations": [],
+                    }
+                ],
+            }
+        )
+    if turn.tool:
+        call_id = f"call_fake{number:04d}"
+        if tools.get(turn.tool) == "custom":
+            items.append(
+                {
+                    "type": "custom_tool_call",
+                    "id": f"ctc_fake{number:04d}",
+                    "status": "completed",
+                    "call_id": call_id,
+                    "name": turn.tool,
+                    "input": str(turn.tool_input.get("input", "")),
+                }
+            )
+        else:
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_fake{number:04d}",
+                    "status": "completed",
+                    "call_id": call_id,
+                    "name": turn.tool,
+                    "arguments": json.dumps(turn.tool_input),
+                }
+            )
+    return items
+
+
+def sse_events(items: list[dict[str, Any]], number: int) -> Iterator[dict[str, Any]]:
+    response = {"id": f"resp_fake{number:04d}", "object": "response", "model": MODEL}
+    yield {"type": "response.created", "response": {**response, "status": "in_progress"}}
+    for index, item in enumerate(items):
+        yield {"type": "response.output_item.added", "output_index": index, "item": item}
+        yield {"type": "response.output_item.done", "output_index": index, "item": item}
+    usage = {
+        "input_tokens": 100,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 10,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 110,
+    }
+    yield {
+        "type": "response.completed",
+        "response": {**response, "status": "completed", "output": items, "usage": usage},
+    }
+
+
+class FakeResponses:
+    """The server: ``start()`` binds 127.0.0.1 on a free port; ``requests`` logs every body."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._counter = 0
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """What a provider's ``base_url`` should be (Codex appends ``/responses``)."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def record(self, method: str, path: str, body: Any) -> int:
+        with self._lock:
+            self._counter += 1
+            self.requests.append({"method": method, "path": path, "body": body})
+            return self._counter
+
+
+def _handler_for(fake: FakeResponses) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            fake.record("GET", self.path, None)
+            if self.path.split("?")[0].endswith("/models"):
+                self._send_json(200, {"object": "list", "data": [], "models": []})
+                return
+            self._send_json(404, {"error": {"message": self.path, "type": "not_found"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {"unparsed": raw.decode("utf-8", "replace")}
+            number = fake.record("POST", self.path, body)
+            if not self.path.split("?")[0].endswith("/responses") or not isinstance(body, dict):
+                self._send_json(404, {"error": {"message": self.path, "type": "not_found"}})
+                return
+            request = cast(dict[str, Any], body)
+            turn = fake.script.reply_for(request)
+            items = output_items(turn, number, offered_tools(request))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            for event in sse_events(items, number):
+                self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+            self.wfile.flush()
+
+    return Handler
