@@ -177,6 +177,10 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
         analysis = analyse(tool.command, where, _env(where.cwd), ctx.deadline)
         hits.extend(analysis.hits)
         cmds = analysis.cmds
+        if ctx.event.host == "codex":  # write_stdin runs no hook in Codex
+            from agentreflex.gate import codex_stdin
+
+            hits.extend(codex_stdin.hits(cmds))
         if noted:  # check_command finds nothing without a constraint
             from agentreflex.gate import constraints
 

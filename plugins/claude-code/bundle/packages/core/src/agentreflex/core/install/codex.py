@@ -7,10 +7,12 @@ Quirks kept here (Codex 0.169, see the host lab notes):
   the same schema as Claude Code's, so one merge serves both hosts and the
   user's ``config.toml`` (and its comments) is never rewritten.  Codex warns
   when one layer has both; we say so when ``config.toml`` already has hooks.
-* Codex skips an untrusted hook **without a message**.  The trust record is a
-  hash Codex computes (``hooks.state`` in ``config.toml``), so install does
-  not forge it: it tells the user to review and trust the hooks once with
-  ``/hooks`` in the Codex TUI.  ``doctor`` repeats it.
+* Codex skips an untrusted hook **without a message**.  Install records the
+  approval ``/hooks`` would record (``hooks.state`` in the user's
+  ``config.toml``, computed exactly as Codex computes it: :mod:`.codex_trust`)
+  for our handlers only; where it cannot (the file is not valid TOML, or holds
+  an entry of the user's for the same key) it tells the user to approve them
+  with ``/hooks``.  ``doctor`` says for each hook whether Codex will run it.
 * Project ``.codex/`` layers load only in a trusted project.
 * No fail-closed wrapper: a Codex hook that fails (any exit but 2) lets the
   tool run regardless, and Codex may run the command without a shell.
@@ -25,11 +27,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from agentreflex.core.install import codex_sandbox, hookentries, manifest
+from agentreflex.core.install import codex_sandbox, codex_trust, hookentries, manifest
 from agentreflex.core.install.base import Options, quote
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.manifest import Record
-from agentreflex.core.install.settingsfile import Change, InstallError, read_text
+from agentreflex.core.install.settingsfile import (
+    Change,
+    InstallError,
+    parse_json_object,
+    read_text,
+)
 
 HOST = "codex"
 EVENTS = (
@@ -42,7 +49,7 @@ EVENTS = (
     "PreCompact",
 )
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
-_TOML_HOOKS = re.compile(r"^\s*\[\[?\s*hooks\s*\.\s*[A-Za-z]+", re.MULTILINE)
+_TOML_HOOKS = re.compile(r"^\s*\[\[?\s*hooks\s*\.\s*(?!state\b)[A-Za-z]+", re.MULTILINE)
 
 
 def codex_home(env: Mapping[str, str]) -> str:
@@ -73,6 +80,10 @@ def toml_has_hooks(path: str) -> bool:
 class CodexInstaller:
     name = HOST
 
+    def __init__(self) -> None:
+        self.trust_left: list[str] = []  # keys install could not trust (the user's /hooks)
+        self.trust_error = ""
+
     def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
         if scope == "local":
             raise InstallError("Codex has no untracked project layer: use --project or --user")
@@ -88,10 +99,18 @@ class CodexInstaller:
 
     def notes(self, opts: Options, settings: dict[str, Any]) -> list[str]:
         path = self.settings_path(opts.scope, opts.project, os.environ)
-        notes = [
-            "codex: NEXT STEP: start `codex` once and trust the new hooks with /hooks "
-            "(Codex skips untrusted hooks without a message)"
-        ]
+        trust = codex_trust.user_config(codex_home(os.environ))
+        if self.trust_error or self.trust_left:
+            why = self.trust_error or (
+                f"{trust} already has hook state of yours for "
+                + ", ".join(k.rsplit(":", 3)[1] for k in self.trust_left)
+            )
+            notes = [
+                f"codex: NEXT STEP: {why}; start `codex` once and trust agentreflex's hooks "
+                "with /hooks (Codex skips untrusted hooks without a message)"
+            ]
+        else:
+            notes = [f"codex: hooks trusted in {trust} (what /hooks would record for them)"]
         toml = os.path.join(os.path.dirname(path), "config.toml")
         if toml_has_hooks(toml):
             notes.append(
@@ -99,7 +118,10 @@ class CodexInstaller:
                 "(move those entries into hooks.json)"
             )
         if opts.scope == "project":
-            notes.append("codex: project .codex/ hooks load only when the project is trusted")
+            notes.append(
+                "codex: project .codex/ hooks load only when Codex trusts the project "
+                "(answer yes when codex asks, or run `codex exec --trust` in it once)"
+            )
         if opts.sandbox:
             listed = codex_sandbox.sandbox_paths(opts)
             notes.append(
@@ -116,15 +138,51 @@ class CodexInstaller:
         )
 
     def extra_install(self, opts: Options) -> list[Change]:
-        if not opts.sandbox:
-            return []
-        path = self._toml(opts.scope, opts.project)
-        return [codex_sandbox.install_change(path, read_text(path), opts)]
+        changes: dict[str, Change] = {}
+        if opts.sandbox:
+            path = self._toml(opts.scope, opts.project)
+            changes[path] = codex_sandbox.install_change(path, read_text(path), opts)
+        trust = self._trust_change(opts, changes)
+        if trust is not None:
+            changes[trust.path] = trust
+        return list(changes.values())
+
+    def _trust_change(self, opts: Options, changes: dict[str, Change]) -> Change | None:
+        """The user's config.toml trusting our hooks as they will be after install."""
+        self.trust_left, self.trust_error = [], ""
+        hooks_path = self.settings_path(opts.scope, opts.project, os.environ)
+        wired = self.wire(parse_json_object(hooks_path, read_text(hooks_path)), opts, [])
+        entries = codex_trust.our_entries(hooks_path, wired, HOST)
+        path = codex_trust.user_config(codex_home(os.environ))
+        before = read_text(path)
+        current = changes[path].after if path in changes else before
+        try:
+            after, self.trust_left = codex_trust.with_trust(current or "", hooks_path, entries)
+        except ValueError as exc:
+            self.trust_error = f"{path} {exc}, so install did not record the hooks' trust"
+            return None
+        if not after and before is None:
+            return Change(path, None, None)
+        return Change(path, before, before if after == before else after)
 
     def extra_uninstall(self, scope: str, project: str) -> list[Change]:
+        """Our sandbox profile out of the scope's config.toml, our trust block out of the user's."""
         path = self._toml(scope, project)
-        created = any(r.get("file_created") for r in manifest.records_for(path))
-        return [codex_sandbox.uninstall_change(path, read_text(path), created)]
+        hooks_path = self.settings_path(scope, project, os.environ)
+        user = codex_trust.user_config(codex_home(os.environ))
+        changes: list[Change] = []
+        for target in dict.fromkeys([path, user]):
+            before = read_text(target)
+            created = any(r.get("file_created") for r in manifest.records_for(target))
+            after = before
+            if target == path:
+                after = codex_sandbox.uninstall_change(target, before, created).after
+            if target == user and after is not None:
+                after = codex_trust.strip_block(after, hooks_path)
+                if created and not after.strip():
+                    after = None
+            changes.append(Change(target, before, after))
+        return changes
 
     def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
         return [

@@ -16,7 +16,9 @@ from typing import Any
 
 from agentreflex.core.install import hookentries
 from agentreflex.core.install.claude_code import EVENTS as CLAUDE_EVENTS
+from agentreflex.core.install.codex import codex_home
 from agentreflex.core.install.codex_sandbox import BEGIN
+from agentreflex.core.install.codex_trust import our_entries, states, status, user_config
 from agentreflex.core.install.command import INSTALLERS
 from agentreflex.core.install.sandbox import missing_tools
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
@@ -66,6 +68,45 @@ def _codex_profiles(hook_files: list[str]) -> list[str]:
     return found
 
 
+def project_trusted(folder: str, config: str) -> bool:
+    """Codex loads a project's ``.codex/`` only under a ``trust_level = "trusted"`` entry."""
+    import tomllib
+
+    try:
+        projects = tomllib.loads(read_text(config) or "").get("projects")
+    except tomllib.TOMLDecodeError:
+        return False
+    if not isinstance(projects, dict):
+        return False
+    best = ""
+    for key, entry in projects.items():
+        inside = folder == key or folder.startswith(key.rstrip("/") + "/")
+        if inside and len(key) > len(best) and isinstance(entry, dict):
+            best = key
+    return bool(best) and projects[best].get("trust_level") == "trusted"
+
+
+def codex_trust(path: str, settings: dict[str, Any], env: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether Codex will run each of our hooks in ``path`` (it skips untrusted ones silently)."""
+    config = user_config(codex_home(env))
+    table = states(read_text(config) or "")
+    by_status: dict[str, list[str]] = {}
+    for key, digest in our_entries(path, settings, "codex").items():
+        event = key.rsplit(":", 3)[1]
+        by_status.setdefault(status(key, digest, table), []).append(event)
+    bad = {s: e for s, e in by_status.items() if s != "trusted"}
+    folder = os.path.dirname(os.path.dirname(path))
+    if os.path.dirname(path) != codex_home(env) and not project_trusted(folder, config):
+        return False, (
+            f"Codex will NOT run them: {folder} is not a trusted project in {config}, so Codex "
+            "ignores its .codex/ (trust it when codex asks, or run `codex exec --trust` there)"
+        )
+    if not bad:
+        return True, f"Codex will run all {len(by_status.get('trusted', []))} (trusted in {config})"
+    listed = "; ".join(f"{s.upper()}: {', '.join(sorted(e))}" for s, e in sorted(bad.items()))
+    return False, f"Codex will NOT run some of them ({listed}; Codex skips them without a message)"
+
+
 def _binary_state(commands: list[str]) -> tuple[bool, str]:
     binaries = sorted({hookentries.command_words(c)[0] for c in commands})
     broken = [b for b in binaries if not (os.path.isfile(b) and os.access(b, os.X_OK))]
@@ -98,6 +139,15 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
             if missing:
                 ok = False
                 fixes.append(f"{path} lacks {', '.join(missing)}: run `agentreflex install {host}`")
+            if host == "codex":
+                trusted, text = codex_trust(path, settings, env)
+                details.append(f"{path}: {text}")
+                if not trusted:
+                    ok = False
+                    fixes.append(
+                        "run `agentreflex install codex` again (it records the trust), "
+                        "or approve agentreflex's hooks with /hooks in codex"
+                    )
         if host == "hermes" and isinstance(settings.get("binary"), str):
             wired.append(f"the agentreflex plugin ({os.path.dirname(path)})")
             commands.append(settings["binary"])
@@ -122,8 +172,6 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
             )
     if host == "hermes" and commands:
         details.append("Hermes loads it only while enabled (`hermes plugins list`)")
-    if host == "codex" and commands:
-        details.append("Codex runs them only once trusted (/hooks in codex)")
     if sandboxed:
         details.append(
             "OS sandbox keeps agentreflex's files read-only (" + ", ".join(sandboxed) + ")"
