@@ -18,12 +18,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hostharness.claude import AGENTREFLEX_SCRIPT, HOSTS_DIR, HostUnavailableError, npm_command
+from hostharness.codex import new_codex_home
 
 pytestmark = pytest.mark.integration
 
@@ -68,13 +68,7 @@ def codex_binary() -> Path:
 
 @pytest.fixture
 def codex_home() -> Iterator[Path]:
-    # Codex refuses helper binaries under the temp dir: a checkout under /tmp (as a CI
-    # clone may be) puts HOSTS_DIR there too, so fall back to the user's cache dir
-    parent = HOSTS_DIR
-    if parent.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
-        parent = Path.home() / ".cache" / "agentreflex-tests"
-    parent.mkdir(parents=True, exist_ok=True)
-    home = Path(tempfile.mkdtemp(prefix="codex-home-", dir=parent))
+    home = new_codex_home()
     yield home
     shutil.rmtree(home, ignore_errors=True)
 

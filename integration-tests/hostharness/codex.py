@@ -172,6 +172,16 @@ class CodexRun:
         return "\n".join(lines)
 
 
+def new_codex_home() -> Path:
+    """A fresh CODEX_HOME outside the temp dir: Codex refuses to put its helper binaries
+    under it, and a checkout under /tmp (as a CI clone may be) puts HOSTS_DIR there too."""
+    parent = HOSTS_DIR
+    if parent.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
+        parent = Path.home() / ".cache" / "agentreflex-tests"
+    parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="codex-home-", dir=parent))
+
+
 class CodexProject:
     """One scenario's world: project dir, home, CODEX_HOME pointing at the fake model."""
 
@@ -180,8 +190,7 @@ class CodexProject:
         self.codex = codex
         self.project = root / "project"
         self.home = root / "home"
-        HOSTS_DIR.mkdir(parents=True, exist_ok=True)
-        self.codex_home = Path(tempfile.mkdtemp(prefix="codex-home-", dir=HOSTS_DIR))
+        self.codex_home = new_codex_home()
         for path in (self.project, self.home):
             path.mkdir(parents=True, exist_ok=True)
         catalog = self.codex_home / "fake-catalog.json"
