@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from agentreflex.core import secret_rules
-from agentreflex.core.lazyre import hints_cover
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -39,7 +38,7 @@ def test_every_gitleaks_rule_is_generated_or_listed_with_a_reason() -> None:
 
     config = tomllib.loads((ROOT / "tools/gitleaks/gitleaks.toml").read_text())
     ids = {rule["id"] for rule in config["rules"]}
-    generated = {rule.id for rule in secret_rules.RULES}
+    generated = {rule[0] for rule in secret_rules.RULES}
     skipped = dict(secret_rules.SKIPPED)
     assert generated | set(skipped) == ids
     assert all(reason for reason in skipped.values())
@@ -47,11 +46,20 @@ def test_every_gitleaks_rule_is_generated_or_listed_with_a_reason() -> None:
 
 
 def test_every_rule_compiles_and_is_gated() -> None:
-    for rule in secret_rules.RULES:
-        assert rule.pattern.compiled.flags & re.ASCII
+    for rid, regex, hints, requires, *_ in secret_rules.RULES:
+        re.compile(regex, re.ASCII)
         # proved hints, or gitleaks' own keyword precondition: none runs on every text
-        assert hints_cover(rule.pattern) if rule.pattern.hints else rule.requires, rule.id
+        assert hints or requires, rid
     assert secret_rules.UNHINTED == ()
+
+
+def test_the_word_index_reaches_every_rule_through_its_hints() -> None:
+    indexed: dict[int, set[str]] = {}
+    for word, ids in secret_rules.FOLDED_WORDS + secret_rules.EXACT_WORDS:
+        for i in ids:
+            indexed.setdefault(i, set()).add(word)
+    for i, (rid, _, hints, requires, *_) in enumerate(secret_rules.RULES):
+        assert indexed[i] == set(hints.split()) | set(requires), rid
 
 
 @pytest.mark.parametrize(
@@ -72,3 +80,12 @@ def test_mid_pattern_ignorecase_keeps_re2_scope() -> None:
     pattern = re.compile(gen.translate(r"\b(LTAI(?i)[a-z0-9]{4})\b"), re.ASCII)
     assert pattern.search("LTAIaBcD")
     assert not pattern.search("ltaiabcd")  # the prefix stays case-sensitive, as in RE2
+
+
+def test_dropping_the_identifier_prefix_keeps_the_secret() -> None:
+    rule = r"(?i)[\w.-]{0,50}?(?:adobe)(?:[ \t\w.-]{0,20})[\s'\"]{0,3}(?:=|:)\s*([a-f0-9]{8})\b"
+    stripped, width = gen.strip_lazy_prefix(rule)
+    assert width == 50 and not stripped.startswith(r"(?i)[\w")
+    text = "x my_adobe_client = 0123abcd and ADOBE_ID: deadbeef"
+    secrets = [m.group(1) for m in re.finditer(rule, text)]
+    assert secrets == [m.group(1) for m in re.finditer(stripped, text)] == ["0123abcd", "deadbeef"]

@@ -79,6 +79,26 @@ def translate(pattern: str) -> str:
     return _scope_flags(pattern)
 
 
+_LAZY_PREFIX = re.compile(r"^(\(\?i\)|\(\?i:)?\[\\w\.-\]\{0,(\d+)\}\?")
+
+
+def strip_lazy_prefix(pattern: str) -> tuple[str, int]:
+    """Drop leading ``[\\w.-]{0,50}?`` identifier prefixes: the same secrets, 8x faster.
+
+    gitleaks puts them there to show the variable name in a finding; with a
+    minimum of 0 they change no secret group, but Python's backtracking engine
+    tries every length at every position.  The width is returned so an
+    allowlist aimed at the whole match can extend it back again.
+    """
+    width = 0
+    while True:
+        m = _LAZY_PREFIX.match(pattern)
+        if not m:
+            return pattern, width
+        width += int(m.group(2))
+        pattern = (m.group(1) or "") + pattern[m.end() :]
+
+
 def _scope_flags(pattern: str) -> str:
     """Turn RE2's ``(?i)`` in mid-pattern (in force to the end of its group) into ``(?i:...)``.
 
@@ -203,7 +223,9 @@ def _allow(rule: dict[str, object]) -> tuple[tuple[str, ...], tuple[str, ...], s
 def generate(source: Path) -> str:
     raw = source.read_bytes()
     config = tomllib.loads(raw.decode())
-    rules: list[str] = []
+    rules: list[tuple[object, ...]] = []
+    folded_index: dict[str, list[int]] = {}
+    exact_index: dict[str, list[int]] = {}
     skipped: list[tuple[str, str]] = []
     unhinted: list[str] = []
     for rule in config["rules"]:
@@ -215,7 +237,7 @@ def generate(source: Path) -> str:
             skipped.append((rid, "no regex (path-only rule): needs a file name, not text"))
             continue
         try:
-            pattern = translate(rule["regex"])
+            pattern, prefix = strip_lazy_prefix(translate(rule["regex"]))
             re.compile(pattern, re.ASCII)
         except re.error as exc:
             skipped.append((rid, f"does not translate to Python re: {exc}"))
@@ -228,14 +250,30 @@ def generate(source: Path) -> str:
         requires = () if hints else tuple(sorted({k.casefold() for k in keywords}))
         if not hints and not requires:
             unhinted.append(rid)
+        index = len(rules)
+        folds = LazyPattern(pattern, re.ASCII, hints)._fold
+        for word in hints.split():
+            (folded_index if folds else exact_index).setdefault(word, []).append(index)
+        for word in requires:
+            folded_index.setdefault(word, []).append(index)
         regexes, stopwords, target = _allow(rule)
         rules.append(
-            f"    SecretRule({rid!r}, LazyPattern({pattern!r}, A, hints={hints!r}), "
-            f"{float(rule.get('entropy', 0.0))!r}, {int(rule.get('secretGroup', 0))!r}, "
-            f"{regexes!r}, {stopwords!r}, {target!r}, {requires!r}),"
+            (
+                rid,
+                pattern,
+                hints,
+                requires,
+                float(rule.get("entropy", 0.0)),
+                int(rule.get("secretGroup", 0)),
+                regexes,
+                stopwords,
+                target,
+                prefix,
+            )
         )
     allow = config.get("allowlist", {})
     digest = hashlib.sha256(raw).hexdigest()
+    global_regexes = tuple(translate(r) for r in allow.get("regexes", []))
     lines = [
         '"""Secret rules generated from gitleaks\' default configuration.  DO NOT EDIT.',
         "",
@@ -243,41 +281,34 @@ def generate(source: Path) -> str:
         f"(gitleaks commit {GITLEAKS_COMMIT[:12]}, sha256 {digest[:16]}, MIT licence in",
         "``tools/gitleaks/LICENSE``).  Edit the tool, not this file; ``--check`` fails in CI",
         "when this module is stale.  ``agentreflex.core.redact`` applies the rules.",
+        "",
+        "Plain constants, so importing costs a hook process almost nothing: a rule's",
+        "regex is compiled (with ``re.ASCII``: RE2's classes are ASCII) only when",
+        "one of its words occurs in the text.  ``hints`` are proved by",
+        "``lazyre.hints_cover`` (``tests/test_pattern_hints.py``); ``requires`` is",
+        "set only where they could not be, and is gitleaks' own keyword",
+        "precondition (the rule fires only on text holding one of them).",
         '"""',
         "",
-        "from agentreflex.core.lazyre import LazyPattern",
-        "from agentreflex.core.record import record",
+        "A = 256  # re.ASCII",
         "",
-        "A = 256  # re.ASCII: RE2's \\w, \\d, \\s and \\b are ASCII",
+        "# (id, regex, hints, requires, entropy floor, secret group, allowlist regexes,",
+        "#  allowlist stopwords, allowlist target, width of the identifier prefix dropped)",
+        "Rule = tuple[",
+        "    str, str, str, tuple[str, ...], float, int, tuple[str, ...], tuple[str, ...], str, int",
+        "]",
+        f"RULES: tuple[Rule, ...] = {tuple(rules)!r}",
         "",
-        "",
-        "@record(frozen=True)",
-        "class SecretRule:",
-        '    """One generated rule: its regex, entropy floor, secret group and allowlist.',
-        "",
-        "    ``requires`` (case-folded keywords) is set only when the hints could not be",
-        "    proved: the rule then fires only on text holding one of them, as in gitleaks.",
-        '    """',
-        "",
-        "    id: str",
-        "    pattern: LazyPattern",
-        "    entropy: float",
-        "    group: int",
-        "    allow_regexes: tuple[str, ...]",
-        "    stopwords: tuple[str, ...]",
-        "    allow_target: str",
-        "    requires: tuple[str, ...]",
-        "",
-        "",
-        "RULES: tuple[SecretRule, ...] = (",
-        *rules,
-        ")",
+        "# word -> indexes into RULES: FOLDED words are looked for in the case-folded",
+        "# text, EXACT ones in the text as it is.",
+        f"FOLDED_WORDS: tuple[tuple[str, tuple[int, ...]], ...] = {_index(folded_index)!r}",
+        f"EXACT_WORDS: tuple[tuple[str, tuple[int, ...]], ...] = {_index(exact_index)!r}",
         "",
         "# gitleaks' global allowlist, applied to the secret of every generated rule.",
-        f"GLOBAL_ALLOW_REGEXES: tuple[str, ...] = {tuple(translate(r) for r in allow.get('regexes', []))!r}",
+        f"GLOBAL_ALLOW_REGEXES: tuple[str, ...] = {global_regexes!r}",
         f"GLOBAL_STOPWORDS: tuple[str, ...] = {tuple(allow.get('stopwords', []))!r}",
         "",
-        "# Rules with neither a proved hint nor keywords: they run on every text.",
+        "# Rules with neither a proved hint nor keywords: they would run on every text.",
         f"UNHINTED: tuple[str, ...] = {tuple(unhinted)!r}",
         "",
         "# Rules not translated, with the reason.",
@@ -285,6 +316,10 @@ def generate(source: Path) -> str:
         "",
     ]
     return _format("\n".join(lines))
+
+
+def _index(index: dict[str, list[int]]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    return tuple((word, tuple(ids)) for word, ids in sorted(index.items()))
 
 
 def _format(text: str) -> str:

@@ -8,6 +8,20 @@ false positives low without entropy guessing.  Generic rules cover
 ``NAME=value`` assignments whose name says secret, ``Authorization`` headers,
 password flags and credentials embedded in URLs.
 
+Two parts make the one rule set every package uses:
+
+* the rules generated from gitleaks' default configuration
+  (``secret_rules.py``, written by ``tools/gen_secret_rules.py``), applied
+  with gitleaks' semantics: the secret group only, its entropy floor, its
+  allowlists and stopwords;
+* our own rules below: provider formats kept from before, and the command
+  shapes no scanner rule set covers (``-u user:pass``, ``sshpass -p``,
+  ``redis-cli -a``, ``docker login -p``, URLs with passwords, headers,
+  netrc lines, ``aws configure set``, "the password is X" in prose).
+
+A package that needs an extra shape passes it as ``extra`` (a declared
+extension, merged in the same pass), never as a parallel set.
+
 Stdlib only.  A pattern compiles the first time one of its hints occurs.
 """
 
@@ -15,6 +29,17 @@ from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern, fold
 from agentreflex.core.record import record
+from agentreflex.core.secret_rules import (
+    EXACT_WORDS,
+    FOLDED_WORDS,
+    GLOBAL_ALLOW_REGEXES,
+    GLOBAL_STOPWORDS,
+    RULES,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 REDACTED = "[REDACTED]"
 
@@ -46,8 +71,19 @@ GENERIC_RULES = frozenset(
         "authorization-header",
         "x-api-key-header",
         "url-credentials",
+        "cli-user-password",
+        "cli-password-arg",
+        "cookie-header",
+        "x-token-header",
+        "netrc-password",
+        "aws-configure-secret",
+        "prose-password",
+        "generic-api-key",
     }
 )
+
+# A package's declared extension of the rule set: (rule id, pattern) pairs.
+Extension = tuple[tuple[str, LazyPattern], ...]
 
 # (rule id, pattern with hints).  A rule runs only when one of its hints
 # occurs in the text.  Every match contains one of its rule's hints (proved for
@@ -82,7 +118,7 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     (
         "github-pat",
         LazyPattern(
-            r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{20,255}(?![A-Za-z0-9])",
             hints="gh",
         ),
     ),
@@ -124,7 +160,22 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "telegram-bot-token",
-        LazyPattern(r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])", hints=":AA"),
+        LazyPattern(
+            r"(?:(?<![A-Za-z0-9])|(?<=bot))\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])",
+            hints=":AA",
+        ),
+    ),
+    (
+        "google-oauth-access-token",
+        LazyPattern(r"(?<![A-Za-z0-9])ya29\.[A-Za-z0-9_\-]{20,}", hints="ya29."),
+    ),
+    (
+        "stripe-webhook-secret",
+        LazyPattern(r"(?<![A-Za-z0-9])whsec_[A-Za-z0-9+/=]{24,}", hints="whsec_"),
+    ),
+    (
+        "azure-sas-signature",
+        LazyPattern(r"[?&;]sig=(?P<s>[A-Za-z0-9%+/=]{20,})", hints="sig="),
     ),
     (
         "stripe-key",
@@ -251,15 +302,19 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "url-credentials",
+        # Any scheme, JSON-escaped slashes too; the password may hold "/", ":"
+        # and "@" (the last "@" before the host ends it); "host:8080/x/@scope"
+        # is a port and a path, not a password.
         LazyPattern(
-            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"']{1,128}:(?P<s>[^\s@/\"']{3,256})@",
-            hints="://",
+            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}:(?://|\\/\\/)[^\s:/@\"'\\]{1,128}:(?!\d{1,5}(?:/|\\/|$))(?P<s>[^\s\"']{1,256}?)@(?=[^\s@\"'/\\]*(?:[/\s\"'?#\\]|$))",
+            hints=":// :\\/\\/",
         ),
     ),
     (
         "authorization-header",
+        # any scheme (Bearer, Basic, token, AWS4-HMAC-SHA256...) or none
         LazyPattern(
-            r"(?i)\b(?:authorization|proxy-authorization)\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|basic|token|digest)\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
+            r"(?i)\b(?:proxy-)?authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?>(?:[a-z0-9-]{2,24}\s+(?=[^\s\"'\\]))?)(?P<s>[^\s\"'\\]{6,}(?:,\s*[^\s\"'\\]+)*)",
             hints="authorization",
         ),
     ),
@@ -289,6 +344,58 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
         ),
     ),
     (
+        "cli-user-password",
+        # curl/wget/http -u user:pass, --user user:pass (not docker's -u 1000:1000)
+        LazyPattern(
+            r"(?:^|\s)(?:-u|--user|--proxy-user)(?:=|\s+)[\"']?(?!\d+:\d+\b)[^\s:\"']{1,128}:(?P<s>[^\s\"']{1,256})",
+            hints="-u --user --proxy-user",
+        ),
+    ),
+    (
+        "cli-password-arg",
+        # sshpass -p X, redis-cli -a X, docker/podman/helm login -p X
+        LazyPattern(
+            r"\b(?:sshpass\b[^\n|;&]*?\s-p|redis-cli\b[^\n|;&]*?\s-a|(?:docker|podman|buildah|skopeo|helm|nerdctl)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s-p)(?:=|\s*)(?P<s>(?!-)[^\s\"']+|\"[^\"]+\"|'[^']+')",
+            hints="sshpass redis-cli login",
+        ),
+    ),
+    (
+        "cookie-header",
+        LazyPattern(
+            r"(?i)\b(?:set-)?cookie\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\r\n\"'\\]{4,})",
+            hints="cookie",
+        ),
+    ),
+    (
+        "x-token-header",
+        LazyPattern(
+            r"(?i)\bx-[a-z0-9-]*(?:token|key|secret|auth|session|password)[a-z0-9-]*\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\s\"'\\]{4,})",
+            hints="x-",
+        ),
+    ),
+    (
+        "netrc-password",
+        LazyPattern(
+            r"(?im)(?:^[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\]+)",
+            hints="password",
+        ),
+    ),
+    (
+        "aws-configure-secret",
+        LazyPattern(
+            r"(?i)\baws\s+configure\s+set\s+(?:[\w.-]*\.)?[\w-]*(?:secret|token|key|password)[\w-]*\s+(?P<s>[^\s\"']+|\"[^\"]+\"|'[^']+')",
+            hints="configure",
+        ),
+    ),
+    (
+        "prose-password",
+        # "the password is hunter22", "my token: abc123..." (prompts)
+        LazyPattern(
+            r"(?i)\b(?:password|passphrase|passcode|passwd|secret|token|api key)\s+(?:is|was|=|:)\s+[\"'`]?(?!(?:the|a|an|not|set|empty|missing|wrong|invalid|expired|correct|required|stored|in|at|on|now|still|being|also|used|only|valid|needed|revoked|incorrect|too|same|different|for|from|to)\b)(?P<s>[^\s\"'`]{4,})",
+            hints="password passphrase passcode passwd secret token api key",
+        ),
+    ),
+    (
         "secret-assignment",
         LazyPattern(
             r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])\\?[\"']?\s*[:=]\s*(?P<s>\\?\"[^\"\s]{6,}\"[^\s\"',;]*|\\?'[^'\s]{6,}'[^\s\"',;]*|[^\s\"',;\\]{6,})",
@@ -307,13 +414,17 @@ def _is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.match(value.strip("\"'\\")))
 
 
-def find_secrets(text: str) -> list[SecretMatch]:
-    """Every secret span in ``text``, sorted and non-overlapping."""
+def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
+    """Every secret span in ``text``, sorted and non-overlapping.
+
+    ``extra`` is a package's declared extension of the set (``(rule id,
+    pattern)`` pairs, the secret in group ``s`` when there is one).
+    """
     if not text:
         return []
-    folded = fold(text)  # once for all 44 rules
+    folded = fold(text)  # once for all the rules
     found: list[SecretMatch] = []
-    for rule, pattern in _RULES:
+    for rule, pattern in (*_RULES, *extra):
         if not pattern.possible(text, folded):
             continue
         for m in pattern.compiled.finditer(text):
@@ -323,7 +434,123 @@ def find_secrets(text: str) -> list[SecretMatch]:
             if rule in GENERIC_RULES and (_is_placeholder(text[start:end])):
                 continue
             found.append(SecretMatch(rule, start, end))
+    for index in _candidates(text, folded):
+        found.extend(_generated_matches(index, text))
     return _merge(found)
+
+
+def _candidates(text: str, folded: str) -> list[int]:
+    """The generated rules one of whose words occurs in ``text`` (one pass over the words)."""
+    hit = {i for word, ids in FOLDED_WORDS if word in folded for i in ids}
+    hit.update(i for word, ids in EXACT_WORDS if word in text for i in ids)
+    return sorted(hit)
+
+
+_COMPILED: dict[int, re.Pattern[str]] = {}
+
+
+def _compiled(index: int) -> re.Pattern[str]:
+    pattern = _COMPILED.get(index)
+    if pattern is None:
+        import re
+
+        pattern = _COMPILED[index] = re.compile(RULES[index][1], re.ASCII)
+    return pattern
+
+
+def _generated_matches(index: int, text: str) -> list[SecretMatch]:
+    """A gitleaks rule's findings: the secret group, above its entropy, not allowlisted."""
+    rid, _, _, _, entropy, group, allow_regexes, stopwords, target, prefix = RULES[index]
+    out: list[SecretMatch] = []
+    for m in _compiled(index).finditer(text):
+        start, end = _secret_span(m, group)
+        if end <= start:
+            continue
+        secret = text[start:end]
+        if entropy and not _entropic(rid, entropy, secret):
+            continue
+        if _allowed(secret, stopwords, allow_regexes, target, _whole(m, prefix, text), text):
+            continue
+        out.append(SecretMatch(rid, start, end))
+    return out
+
+
+def _whole(m: re.Match[str], prefix: int, text: str) -> tuple[int, int]:
+    """The match as gitleaks sees it: with the identifier prefix the generator dropped."""
+    start = m.start()
+    low = max(0, start - prefix)
+    while start > low and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+        start -= 1
+    return start, m.end()
+
+
+def _secret_span(m: re.Match[str], group: int) -> tuple[int, int]:
+    """gitleaks' secret: ``secretGroup`` if set, else the first non-empty group, else all."""
+    if group and group <= (m.re.groups or 0):
+        return m.span(group)
+    for index in range(1, (m.re.groups or 0) + 1):
+        start, end = m.span(index)
+        if end > start:
+            return start, end
+    return m.span()
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value`` (gitleaks' entropy measure)."""
+    from math import log2
+
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    size = len(value)
+    return -sum(n / size * log2(n / size) for n in counts.values())
+
+
+def _entropic(rule: str, floor: float, secret: str) -> bool:
+    if shannon_entropy(secret) <= floor:
+        return False
+    # gitleaks: a generic rule's secret must also hold a digit
+    return not rule.startswith("generic") or any(ch.isdigit() for ch in secret)
+
+
+_ALLOW_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _allow_re(pattern: str) -> re.Pattern[str]:
+    compiled = _ALLOW_CACHE.get(pattern)
+    if compiled is None:
+        import re
+
+        compiled = _ALLOW_CACHE[pattern] = re.compile(pattern, re.ASCII)
+    return compiled
+
+
+def _allowed(
+    secret: str,
+    stopwords: tuple[str, ...],
+    allow_regexes: tuple[str, ...],
+    target_kind: str,
+    span: tuple[int, int],
+    text: str,
+) -> bool:
+    """gitleaks' rule and global allowlists (regexes, stopwords) on the finding."""
+    lowered = secret.lower()
+    if any(word in lowered for word in stopwords + GLOBAL_STOPWORDS):
+        return True
+    if any(_allow_re(p).search(secret) for p in GLOBAL_ALLOW_REGEXES):
+        return True
+    if not allow_regexes:
+        return False
+    target = secret
+    if target_kind == "match":
+        target = text[span[0] : span[1]]
+    elif target_kind == "line":
+        start = text.rfind("\n", 0, span[0]) + 1
+        end = text.find("\n", span[1])
+        target = text[start : end if end >= 0 else len(text)]
+    return any(_allow_re(p).search(target) for p in allow_regexes)
 
 
 def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
@@ -346,9 +573,9 @@ def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
     return merged
 
 
-def redact(text: str) -> str:
+def redact(text: str, extra: Extension = ()) -> str:
     """``text`` with every secret span replaced by ``[REDACTED]``."""
-    matches = find_secrets(text)
+    matches = find_secrets(text, extra)
     if not matches:
         return text
     out: list[str] = []
