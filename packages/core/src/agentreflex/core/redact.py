@@ -306,7 +306,7 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
         # and "@" (the last "@" before the host ends it); "host:8080/x/@scope"
         # is a port and a path, not a password.
         LazyPattern(
-            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}:(?://|\\/\\/)[^\s:/@\"'\\]{1,128}:(?!\d{1,5}(?:/|\\/|$))(?P<s>[^\s\"']{1,256}?)@(?=[^\s@\"'/\\]*(?:[/\s\"'?#\\]|$))",
+            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}:(?://|\\/\\/)[^\s:/@\"'\\]{0,128}:(?!\d{1,5}(?:/|\\/|$))(?P<s>[^\s\"']{1,256}?)@(?=[^\s@\"'/\\]*(?:[/\s\"'?#\\]|$))",
             hints=":// :\\/\\/",
         ),
     ),
@@ -332,7 +332,7 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     (
         "password-flag",
         LazyPattern(
-            r"(?:^|\s)(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
+            r"(?<![\w-])(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
             hints="--pass --token --secret --api-key --apikey --client-secret --auth-token",
         ),
     ),
@@ -347,7 +347,7 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
         "cli-user-password",
         # curl/wget/http -u user:pass, --user user:pass (not docker's -u 1000:1000)
         LazyPattern(
-            r"(?:^|\s)(?:-u|--user|--proxy-user)(?:=|\s+)[\"']?(?!\d+:\d+\b)[^\s:\"']{1,128}:(?P<s>[^\s\"']{1,256})",
+            r"(?<![\w-])(?:-u|--user|--proxy-user)(?:=|\s+)[\"']?(?!\d+:\d+\b)[^\s:\"']{1,128}:(?P<s>[^\s\"']{1,256})",
             hints="-u --user --proxy-user",
         ),
     ),
@@ -376,7 +376,7 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     (
         "netrc-password",
         LazyPattern(
-            r"(?im)(?:^[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\]+)",
+            r"(?im)(?:^[ \t]*|\\n[ \t]*|[\"'][ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\]+)",
             hints="password",
         ),
     ),
