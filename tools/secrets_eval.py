@@ -15,6 +15,7 @@ leaves the agent and the user unable to read their own log.
   paths, versions, URLs without a password, placeholders, prose).
 
     uv run --frozen python tools/secrets_eval.py [--per-rule 3] [--show]
+    uv run --frozen python tools/secrets_eval.py --bounds   # 1, 4, 10 MiB: time, memory
 """
 
 from __future__ import annotations
@@ -322,11 +323,83 @@ def evaluate(per_rule: int, show: bool = False) -> dict[str, float]:
     }
 
 
+def big_output(size: int, seed: int = 7) -> tuple[str, list[str]]:
+    """A tool output of ``size`` characters (log lines, paths, SHAs) with secrets planted."""
+    rng = random.Random(seed)
+    words = [
+        "the",
+        "build",
+        "step",
+        "ran",
+        "tests",
+        "passed",
+        "failed",
+        "error",
+        "warning",
+        "info",
+        "debug",
+        "src",
+        "lib",
+        "module",
+        "function",
+        "value",
+        "index",
+        "result",
+        "key",
+        "token",
+        "api",
+        "auth",
+        "access",
+        "config",
+        "user",
+        "path",
+        "file",
+        "line",
+    ]
+    secrets = [secret for _, secret in COMMAND_SHAPES[:12]]
+    lines: list[str] = []
+    total = 0
+    while total < size:
+        line = " ".join(rng.choice(words) for _ in range(12))
+        line += f" /usr/lib/python3/x{rng.randint(0, 9999)}.py:{rng.randint(1, 999)}"
+        line += f" {rng.getrandbits(160):040x}"
+        if rng.random() < 0.001:
+            line += " " + rng.choice(COMMAND_SHAPES[:12])[0]
+        lines.append(line)
+        total += len(line) + 1
+    return "\n".join(lines)[:size], secrets
+
+
+def bounds() -> None:
+    """Time and peak memory of redacting 1, 4 and 10 MiB (goal: linear, < 1 s/MiB)."""
+    import time
+    import tracemalloc
+
+    from agentreflex.core.redact import redact
+
+    for mib in (1, 4, 10):
+        text, _ = big_output(mib * 1024 * 1024)
+        tracemalloc.start()
+        started = time.perf_counter()
+        redact(text)
+        elapsed = time.perf_counter() - started
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(
+            f"redact {mib:2d} MiB: {elapsed:.2f} s ({elapsed / mib:.2f} s/MiB), "
+            f"peak {peak / 2**20:.1f} MiB ({peak / len(text):.2f}x the input)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-rule", type=int, default=3)
     parser.add_argument("--show", action="store_true", help="list misses and over-redactions")
+    parser.add_argument("--bounds", action="store_true", help="time 1, 4 and 10 MiB outputs")
     args = parser.parse_args(argv)
+    if args.bounds:
+        bounds()
+        return 0
     evaluate(args.per_rule, args.show)
     return 0
 

@@ -424,9 +424,8 @@ def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
         return []
     folded = fold(text)  # once for all the rules
     found: list[SecretMatch] = []
-    for rule, pattern in (*_RULES, *extra):
-        if not pattern.possible(text, folded):
-            continue
+    own = [_RULES[i] for i in _own_candidates(text, folded)]
+    for rule, pattern in (*own, *[(r, p) for r, p in extra if p.possible(text, folded)]):
         for m in pattern.compiled.finditer(text):
             start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
             if start < 0 or end <= start:
@@ -437,6 +436,32 @@ def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
     for index in _candidates(text, folded):
         found.extend(_generated_matches(index, text))
     return _merge(found)
+
+
+def _own_index() -> tuple[tuple[tuple[str, bool, tuple[int, ...]], ...], tuple[int, ...]]:
+    """Core's own rules by hint word (built once a process), and the hintless ones."""
+    words: dict[tuple[str, bool], list[int]] = {}
+    always: list[int] = []
+    for index, (_, pattern) in enumerate(_RULES):
+        if not pattern.hints:
+            always.append(index)
+        for word in pattern.hints:
+            words.setdefault((word, not pattern._fold), []).append(index)
+    return tuple((w, f, tuple(ids)) for (w, f), ids in words.items()), tuple(always)
+
+
+def _own_candidates(text: str, folded: str) -> list[int]:
+    """Core's own rules one of whose hints occurs in ``text`` (one pass over the words)."""
+    global _OWN
+    if _OWN is None:
+        _OWN = _own_index()
+    words, always = _OWN
+    hit = {i for word, exact, ids in words if word in (text if exact else folded) for i in ids}
+    hit.update(always)
+    return sorted(hit)
+
+
+_OWN: tuple[tuple[tuple[str, bool, tuple[int, ...]], ...], tuple[int, ...]] | None = None
 
 
 def _candidates(text: str, folded: str) -> list[int]:
