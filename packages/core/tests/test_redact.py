@@ -210,6 +210,21 @@ def test_each_sample_is_found_inside_json_and_quotes(rule: str) -> None:
     assert secret not in json.dumps(json.loads(redact(as_json)))
 
 
+@pytest.mark.parametrize("rule", sorted(SAMPLES))
+def test_each_sample_is_found_escaped_twice_or_glued_to_an_escape(rule: str) -> None:
+    """JSON in JSON, a repr'd dict, ``\\n`` glued to the token, ``]`` right after it."""
+    import json
+
+    text, secret = SAMPLES[rule]
+    for wrapped in (
+        json.dumps(json.dumps(text)),
+        repr({"note": f"{text}\n{text}"}),
+        f"log \\n{text}] end",
+    ):
+        out = redact(wrapped)
+        assert secret not in out and json.dumps(secret)[1:-1] not in out, wrapped
+
+
 def test_generic_context_is_kept_readable() -> None:
     assert redact("export API_KEY=abcdef123456") == f"export API_KEY={REDACTED}"
     assert redact("Authorization: Bearer " + rep(ALNUM, 40)) == f"Authorization: Bearer {REDACTED}"

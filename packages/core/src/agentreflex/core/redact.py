@@ -362,7 +362,7 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     (
         "cookie-header",
         LazyPattern(
-            r"(?i)\b(?:set-)?cookie\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\r\n\"'\\]{4,})",
+            r"(?i)\b(?:set-)?cookie\\*[\"']?\s*:\s*\\*[\"']?(?P<s>[^\r\n\"'\\]{4,})",
             hints="cookie",
         ),
     ),
@@ -411,7 +411,10 @@ _PLACEHOLDER = LazyPattern(
 
 
 def _is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.match(value.strip("\"'\\")))
+    """``$VAR``, ``<your-token>``, ``changeme``...; also when a log closed the excerpt
+    right after it (``password=$DB_PASSWORD]``)."""
+    value = value.strip("\"'\\")
+    return bool(_PLACEHOLDER.match(value) or _PLACEHOLDER.match(value.rstrip("])}")))
 
 
 def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
@@ -419,9 +422,71 @@ def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
 
     ``extra`` is a package's declared extension of the set (``(rule id,
     pattern)`` pairs, the secret in group ``s`` when there is one).
+
+    Text that went through JSON or ``repr`` once or more glues a secret to
+    the ``n`` of an escaped newline (``\\nghp_...``) and puts backslashes
+    between a name and its value, which defeats word boundaries and the
+    short gaps gitleaks allows; a log may close an excerpt with ``]`` right
+    after a secret, which defeats its strict terminators.  Such text is
+    scanned a second time without its backslashes and closing brackets, and
+    the spans found there are mapped back and merged.
     """
     if not text:
         return []
+    found = _scan(text, extra)
+    view = _unescaped(text)
+    if view is not None:
+        plain, view_starts, text_starts = view
+        for m in _scan(plain, extra):
+            start = _to_text(m.start, view_starts, text_starts)
+            end = _to_text(m.end - 1, view_starts, text_starts) + 1
+            found.append(SecretMatch(m.rule, start, end))
+    return _merge(found)
+
+
+_BRACKETS = str.maketrans({"]": " ", ")": " ", "}": " "})
+
+
+def _unescaped(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` without backslashes and closing brackets, and where its pieces start.
+
+    An escape ``\\n`` or ``\\r`` becomes a line break, ``\\t`` and a closing
+    bracket a space; ``None`` when there is nothing to undo.
+    """
+    if "\\" not in text and "]" not in text and ")" not in text and "}" not in text:
+        return None
+    parts = text.split("\\")
+    out = [parts[0]]
+    view_starts, text_starts = [0], [0]
+    v = o = len(parts[0])
+    for part in parts[1:]:
+        o += 1  # the backslash
+        if part[:1] in ("n", "r", "t"):  # an escaped line break ends a value as a real one does
+            part = ("\n" if part[0] != "t" else " ") + part[1:]
+        view_starts.append(v)
+        text_starts.append(o)
+        out.append(part)
+        v += len(part)
+        o += len(part)
+    view = "".join(out)
+    if "]" in view:  # keep "[REDACTED]" whole: it is no secret, and redaction stays idempotent
+        hold = "\x00" * len(REDACTED)  # the same length: spans map back by position
+        view = view.replace(REDACTED, hold).translate(_BRACKETS).replace(hold, REDACTED)
+    else:
+        view = view.translate(_BRACKETS)
+    return view, view_starts, text_starts
+
+
+def _to_text(index: int, view_starts: list[int], text_starts: list[int]) -> int:
+    """Where the view's character ``index`` sits in the text."""
+    from bisect import bisect_right
+
+    k = bisect_right(view_starts, index) - 1
+    return text_starts[k] + index - view_starts[k]
+
+
+def _scan(text: str, extra: Extension) -> list[SecretMatch]:
+    """The spans every rule finds in ``text``, unmerged."""
     folded = fold(text)  # once for all the rules
     found: list[SecretMatch] = []
     own = [_RULES[i] for i in _own_candidates(text, folded)]
@@ -435,7 +500,7 @@ def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
             found.append(SecretMatch(rule, start, end))
     for index in _candidates(text, folded):
         found.extend(_generated_matches(index, text))
-    return _merge(found)
+    return found
 
 
 def _own_index() -> tuple[tuple[tuple[str, bool, tuple[int, ...]], ...], tuple[int, ...]]:

@@ -10,6 +10,7 @@ is parsed.
 from __future__ import annotations
 
 from agentreflex.core.redact import find_secrets as _core_find
+from agentreflex.core.redact import redact
 
 MAX_SCAN = 200_000
 
@@ -19,3 +20,9 @@ def find_secrets(text: str) -> list[str]:
     if not text:
         return []
     return [m.rule for m in _core_find(text[:MAX_SCAN])]
+
+
+def redacted_excerpt(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text`` redacted, redacted before the cut
+    (a cut first could leave half a secret that no rule recognises)."""
+    return redact(text[: limit + 400])[:limit]
