@@ -381,7 +381,9 @@ def test_redact_obj_depth_limit() -> None:
 
 
 def test_matches_are_sorted_and_disjoint() -> None:
-    text = " ".join(t for t, _ in SAMPLES.values())
+    # a netrc line ends its line
+    inline = " ".join(t for r, (t, _) in SAMPLES.items() if r != "netrc-password")
+    text = inline + "\n" + SAMPLES["netrc-password"][0]
     matches = find_secrets(text)
     for a, b in itertools.pairwise(matches):
         assert a.end <= b.start

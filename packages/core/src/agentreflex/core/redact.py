@@ -375,8 +375,11 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "netrc-password",
+        # "password VALUE" ending a line (netrc's lowercase keyword, alone or
+        # after "login USER"; escaped line breaks are seen through), so
+        # "Password checks" and "password reset flow" stay readable
         LazyPattern(
-            r"(?im)(?:^[ \t]*|\\n[ \t]*|[\"'][ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\]+)",
+            r"(?m)(?:^[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\\])}]+)[ \t]*(?=$|[\"'\\\])}])",
             hints="password",
         ),
     ),
