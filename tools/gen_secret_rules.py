@@ -190,8 +190,7 @@ def _required_literal(pattern: str, flags: int) -> str:
     """The longest literal run (3+ characters) on the pattern's top level, if proved."""
     candidates = sorted(
         {m for m in re.findall(r"(?:\\.|[A-Za-z0-9_\-])+", pattern) if len(m) >= 3},
-        key=len,
-        reverse=True,
+        key=lambda m: (-len(m), m),  # ties by name: the module must not depend on hash order
     )
     for cand in candidates:
         word = re.sub(r"\\(.)", r"\1", cand)
