@@ -150,6 +150,26 @@ sample("password-flag", "psql --password hunter2-FAKE --host db", "hunter2-FAKE"
 sample("mysql-inline-password", "mysql -u root -pS3cretFAKE appdb", "S3cretFAKE")
 sample("secret-assignment", "export DB_PASSWORD=correct-horse-FAKE", "correct-horse-FAKE")
 
+sample("cli-user-password", "curl -u admin:Adm1n-FAKE https://h", "Adm1n-FAKE")
+sample("cli-password-arg", "sshpass -p Sshp4ss-FAKE ssh deploy@h", "Sshp4ss-FAKE")
+sample(
+    "cookie-header", "curl -H 'Cookie: sid=c00kie-FAKE-value' https://h", "sid=c00kie-FAKE-value"
+)
+sample("x-token-header", "curl -H 'X-Vault-Token: v4ult-FAKE-123' https://h", "v4ult-FAKE-123")
+sample("netrc-password", "machine h login bob password n3trc-FAKE", "n3trc-FAKE")
+sample(
+    "aws-configure-secret",
+    "aws configure set aws_secret_access_key s3cr3t-FAKE-key",
+    "s3cr3t-FAKE-key",
+)
+sample("prose-password", "the password is hunter22FAKE, use it", "hunter22FAKE,")
+_ya29 = "ya29." + rep(ALNUM, 40)
+sample("google-oauth-access-token", f"token {_ya29}", _ya29)
+_whsec = "whsec_" + rep(ALNUM, 32)
+sample("stripe-webhook-secret", f"STRIPE_WH={_whsec}", _whsec)
+_sig = rep(ALNUM, 40) + "%3D"
+sample("azure-sas-signature", f"https://a.blob.core.windows.net/c?sv=2020&sig={_sig}", _sig)
+
 
 def test_every_rule_has_a_sample() -> None:
     rule_ids = {rule for rule, _ in redact_mod._RULES}
@@ -190,6 +210,21 @@ def test_each_sample_is_found_inside_json_and_quotes(rule: str) -> None:
     assert secret not in json.dumps(json.loads(redact(as_json)))
 
 
+@pytest.mark.parametrize("rule", sorted(SAMPLES))
+def test_each_sample_is_found_escaped_twice_or_glued_to_an_escape(rule: str) -> None:
+    """JSON in JSON, a repr'd dict, ``\\n`` glued to the token, ``]`` right after it."""
+    import json
+
+    text, secret = SAMPLES[rule]
+    for wrapped in (
+        json.dumps(json.dumps(text)),
+        repr({"note": f"{text}\n{text}"}),
+        f"log \\n{text}] end",
+    ):
+        out = redact(wrapped)
+        assert secret not in out and json.dumps(secret)[1:-1] not in out, wrapped
+
+
 def test_generic_context_is_kept_readable() -> None:
     assert redact("export API_KEY=abcdef123456") == f"export API_KEY={REDACTED}"
     assert redact("Authorization: Bearer " + rep(ALNUM, 40)) == f"Authorization: Bearer {REDACTED}"
@@ -202,7 +237,8 @@ def test_generic_vs_specific() -> None:
     assert [m.generic for m in specific] == [False]
     generic = find_secrets("password: hunter2-FAKE-value")
     assert [(m.rule, m.generic) for m in generic] == [("secret-assignment", True)]
-    assert {rule for rule, _ in redact_mod._RULES} >= GENERIC_RULES
+    generated = {rule[0] for rule in redact_mod.RULES}
+    assert {rule for rule, _ in redact_mod._RULES} | generated >= GENERIC_RULES
 
 
 def test_mixed_case_and_short_names_of_secret_assignments() -> None:
@@ -345,7 +381,9 @@ def test_redact_obj_depth_limit() -> None:
 
 
 def test_matches_are_sorted_and_disjoint() -> None:
-    text = " ".join(t for t, _ in SAMPLES.values())
+    # a netrc line ends its line
+    inline = " ".join(t for r, (t, _) in SAMPLES.items() if r != "netrc-password")
+    text = inline + "\n" + SAMPLES["netrc-password"][0]
     matches = find_secrets(text)
     for a, b in itertools.pairwise(matches):
         assert a.end <= b.start

@@ -1,0 +1,96 @@
+"""core's generated secret rules: fresh, translated faithfully, every hint proved."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from agentreflex.core import secret_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import gen_secret_rules as gen  # noqa: E402
+
+
+@pytest.mark.parametrize("hash_seed", ["1", "2"])
+def test_the_generated_module_is_not_stale(hash_seed: str) -> None:
+    """Fresh, and the same whatever the string hash order (the tool must be deterministic)."""
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "tools/gen_secret_rules.py", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": hash_seed},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_check_fails_on_a_stale_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stale = tmp_path / "secret_rules.py"
+    stale.write_text(secret_rules.__doc__ or "")
+    monkeypatch.setattr(gen, "TARGET", stale)
+    monkeypatch.setattr(gen, "ROOT", tmp_path)
+    assert gen.main(["--check"]) == 1
+
+
+def test_every_gitleaks_rule_is_generated_or_listed_with_a_reason() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "tools/gitleaks/gitleaks.toml").read_text())
+    ids = {rule["id"] for rule in config["rules"]}
+    generated = {rule[0] for rule in secret_rules.RULES}
+    skipped = dict(secret_rules.SKIPPED)
+    assert generated | set(skipped) == ids
+    assert all(reason for reason in skipped.values())
+    assert len(generated) >= 215
+
+
+def test_every_rule_compiles_and_is_gated() -> None:
+    for rid, regex, hints, requires, *_ in secret_rules.RULES:
+        re.compile(regex, re.ASCII)
+        # proved hints, or gitleaks' own keyword precondition: none runs on every text
+        assert hints or requires, rid
+    assert secret_rules.UNHINTED == ()
+
+
+def test_the_word_index_reaches_every_rule_through_its_hints() -> None:
+    indexed: dict[int, set[str]] = {}
+    for word, ids in secret_rules.FOLDED_WORDS + secret_rules.EXACT_WORDS:
+        for i in ids:
+            indexed.setdefault(i, set()).add(word)
+    for i, (rid, _, hints, requires, *_) in enumerate(secret_rules.RULES):
+        assert indexed[i] == set(hints.split()) | set(requires), rid
+
+
+@pytest.mark.parametrize(
+    ("re2", "python"),
+    [
+        (r"\b(p8e-(?i)[a-z0-9]{32})x", r"\b(p8e-(?i:[a-z0-9]{32}))x"),
+        (r"a(?i)b|c", r"a(?i:b)|(?i:c)"),
+        (r"(?i)ab", r"(?i)ab"),
+        (r"x[[:alnum:]]\z", r"x[a-zA-Z0-9]\Z"),
+        (r"[(?i)]", r"[(?i)]"),
+    ],
+)
+def test_re2_constructs_translate(re2: str, python: str) -> None:
+    assert gen.translate(re2) == python
+
+
+def test_mid_pattern_ignorecase_keeps_re2_scope() -> None:
+    pattern = re.compile(gen.translate(r"\b(LTAI(?i)[a-z0-9]{4})\b"), re.ASCII)
+    assert pattern.search("LTAIaBcD")
+    assert not pattern.search("ltaiabcd")  # the prefix stays case-sensitive, as in RE2
+
+
+def test_dropping_the_identifier_prefix_keeps_the_secret() -> None:
+    rule = r"(?i)[\w.-]{0,50}?(?:adobe)(?:[ \t\w.-]{0,20})[\s'\"]{0,3}(?:=|:)\s*([a-f0-9]{8})\b"
+    stripped, width = gen.strip_lazy_prefix(rule)
+    assert width == 50 and not stripped.startswith(r"(?i)[\w")
+    text = "x my_adobe_client = 0123abcd and ADOBE_ID: deadbeef"
+    secrets = [m.group(1) for m in re.finditer(rule, text)]
+    assert secrets == [m.group(1) for m in re.finditer(stripped, text)] == ["0123abcd", "deadbeef"]
