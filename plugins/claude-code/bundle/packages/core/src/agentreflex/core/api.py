@@ -40,6 +40,8 @@ NAMES = {
     "agentreflex.core.fsutil": ("atomic_write_bytes", "atomic_write_json", "locked"),
     "agentreflex.core.lazyre": ("LazyPattern",),
     "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),
+    # redact(text, extra=...): a package's declared extension of the one rule set
+    # (the guard's name rule), never a parallel set of its own
     "agentreflex.core.redact": ("find_secrets", "redact"),
     "agentreflex.core.reflex": ("JudgeAnswer", "ReflexContext"),
     "agentreflex.core.state.auth": ("FileSeal", "load_key"),

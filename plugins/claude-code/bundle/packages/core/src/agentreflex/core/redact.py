@@ -8,6 +8,20 @@ false positives low without entropy guessing.  Generic rules cover
 ``NAME=value`` assignments whose name says secret, ``Authorization`` headers,
 password flags and credentials embedded in URLs.
 
+Two parts make the one rule set every package uses:
+
+* the rules generated from gitleaks' default configuration
+  (``secret_rules.py``, written by ``tools/gen_secret_rules.py``), applied
+  with gitleaks' semantics: the secret group only, its entropy floor, its
+  allowlists and stopwords;
+* our own rules below: provider formats kept from before, and the command
+  shapes no scanner rule set covers (``-u user:pass``, ``sshpass -p``,
+  ``redis-cli -a``, ``docker login -p``, URLs with passwords, headers,
+  netrc lines, ``aws configure set``, "the password is X" in prose).
+
+A package that needs an extra shape passes it as ``extra`` (a declared
+extension, merged in the same pass), never as a parallel set.
+
 Stdlib only.  A pattern compiles the first time one of its hints occurs.
 """
 
@@ -15,6 +29,17 @@ from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern, fold
 from agentreflex.core.record import record
+from agentreflex.core.secret_rules import (
+    EXACT_WORDS,
+    FOLDED_WORDS,
+    GLOBAL_ALLOW_REGEXES,
+    GLOBAL_STOPWORDS,
+    RULES,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 REDACTED = "[REDACTED]"
 
@@ -46,8 +71,19 @@ GENERIC_RULES = frozenset(
         "authorization-header",
         "x-api-key-header",
         "url-credentials",
+        "cli-user-password",
+        "cli-password-arg",
+        "cookie-header",
+        "x-token-header",
+        "netrc-password",
+        "aws-configure-secret",
+        "prose-password",
+        "generic-api-key",
     }
 )
+
+# A package's declared extension of the rule set: (rule id, pattern) pairs.
+Extension = tuple[tuple[str, LazyPattern], ...]
 
 # (rule id, pattern with hints).  A rule runs only when one of its hints
 # occurs in the text.  Every match contains one of its rule's hints (proved for
@@ -82,7 +118,7 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     (
         "github-pat",
         LazyPattern(
-            r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{20,255}(?![A-Za-z0-9])",
             hints="gh",
         ),
     ),
@@ -124,7 +160,22 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "telegram-bot-token",
-        LazyPattern(r"(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])", hints=":AA"),
+        LazyPattern(
+            r"(?:(?<![A-Za-z0-9])|(?<=bot))\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])",
+            hints=":AA",
+        ),
+    ),
+    (
+        "google-oauth-access-token",
+        LazyPattern(r"(?<![A-Za-z0-9])ya29\.[A-Za-z0-9_\-]{20,}", hints="ya29."),
+    ),
+    (
+        "stripe-webhook-secret",
+        LazyPattern(r"(?<![A-Za-z0-9])whsec_[A-Za-z0-9+/=]{24,}", hints="whsec_"),
+    ),
+    (
+        "azure-sas-signature",
+        LazyPattern(r"[?&;]sig=(?P<s>[A-Za-z0-9%+/=]{20,})", hints="sig="),
     ),
     (
         "stripe-key",
@@ -251,15 +302,19 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "url-credentials",
+        # Any scheme, JSON-escaped slashes too; the password may hold "/", ":"
+        # and "@" (the last "@" before the host ends it); "host:8080/x/@scope"
+        # is a port and a path, not a password.
         LazyPattern(
-            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@\"']{1,128}:(?P<s>[^\s@/\"']{3,256})@",
-            hints="://",
+            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}:(?://|\\/\\/)[^\s:/@\"'\\]{0,128}:(?!\d{1,5}(?:/|\\/|$))(?P<s>[^\s\"']{1,256}?)@(?=[^\s@\"'/\\]*(?:[/\s\"'?#\\]|$))",
+            hints=":// :\\/\\/",
         ),
     ),
     (
         "authorization-header",
+        # any scheme (Bearer, Basic, token, AWS4-HMAC-SHA256...) or none
         LazyPattern(
-            r"(?i)\b(?:authorization|proxy-authorization)\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|basic|token|digest)\s+(?P<s>[A-Za-z0-9._~+/=\-]{8,})",
+            r"(?i)\b(?:proxy-)?authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?>(?:[a-z0-9-]{2,24}\s+(?=[^\s\"'\\]))?)(?P<s>[^\s\"'\\]{6,}(?:,\s*[^\s\"'\\]+)*)",
             hints="authorization",
         ),
     ),
@@ -277,7 +332,7 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
     (
         "password-flag",
         LazyPattern(
-            r"(?:^|\s)(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
+            r"(?<![\w-])(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
             hints="--pass --token --secret --api-key --apikey --client-secret --auth-token",
         ),
     ),
@@ -286,6 +341,61 @@ _RULES: tuple[tuple[str, LazyPattern], ...] = (
         LazyPattern(
             r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?P<s>[^\s\-]\S{3,})",
             hints="mysql mariadb",
+        ),
+    ),
+    (
+        "cli-user-password",
+        # curl/wget/http -u user:pass, --user user:pass (not docker's -u 1000:1000)
+        LazyPattern(
+            r"(?<![\w-])(?:-u|--user|--proxy-user)(?:=|\s+)[\"']?(?!\d+:\d+\b)[^\s:\"']{1,128}:(?P<s>[^\s\"']{1,256})",
+            hints="-u --user --proxy-user",
+        ),
+    ),
+    (
+        "cli-password-arg",
+        # sshpass -p X, redis-cli -a X, docker/podman/helm login -p X
+        LazyPattern(
+            r"\b(?:sshpass\b[^\n|;&]*?\s-p|redis-cli\b[^\n|;&]*?\s-a|(?:docker|podman|buildah|skopeo|helm|nerdctl)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s-p)(?:=|\s*)(?P<s>(?!-)[^\s\"']+|\"[^\"]+\"|'[^']+')",
+            hints="sshpass redis-cli login",
+        ),
+    ),
+    (
+        "cookie-header",
+        LazyPattern(
+            r"(?i)\b(?:set-)?cookie\\*[\"']?\s*:\s*\\*[\"']?(?P<s>[^\r\n\"'\\]{4,})",
+            hints="cookie",
+        ),
+    ),
+    (
+        "x-token-header",
+        LazyPattern(
+            r"(?i)\bx-[a-z0-9-]*(?:token|key|secret|auth|session|password)[a-z0-9-]*\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\s\"'\\]{4,})",
+            hints="x-",
+        ),
+    ),
+    (
+        "netrc-password",
+        # "password VALUE" ending a line (netrc's lowercase keyword, alone or
+        # after "login USER"; escaped line breaks are seen through), so
+        # "Password checks" and "password reset flow" stay readable
+        LazyPattern(
+            r"(?m)(?:^[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\\])}]+)[ \t]*(?=$|[\"'\\\])}])",
+            hints="password",
+        ),
+    ),
+    (
+        "aws-configure-secret",
+        LazyPattern(
+            r"(?i)\baws\s+configure\s+set\s+(?:[\w.-]*\.)?[\w-]*(?:secret|token|key|password)[\w-]*\s+(?P<s>[^\s\"']+|\"[^\"]+\"|'[^']+')",
+            hints="configure",
+        ),
+    ),
+    (
+        "prose-password",
+        # "the password is hunter22", "my token: abc123..." (prompts)
+        LazyPattern(
+            r"(?i)\b(?:password|passphrase|passcode|passwd|secret|token|api key)\s+(?:is|was|=|:)\s+[\"'`]?(?!(?:the|a|an|not|set|empty|missing|wrong|invalid|expired|correct|required|stored|in|at|on|now|still|being|also|used|only|valid|needed|revoked|incorrect|too|same|different|for|from|to)\b)(?P<s>[^\s\"'`]{4,})",
+            hints="password passphrase passcode passwd secret token api key",
         ),
     ),
     (
@@ -304,18 +414,86 @@ _PLACEHOLDER = LazyPattern(
 
 
 def _is_placeholder(value: str) -> bool:
-    return bool(_PLACEHOLDER.match(value.strip("\"'\\")))
+    """``$VAR``, ``<your-token>``, ``changeme``...; also when a log closed the excerpt
+    right after it (``password=$DB_PASSWORD]``)."""
+    value = value.strip("\"'\\")
+    return bool(_PLACEHOLDER.match(value) or _PLACEHOLDER.match(value.rstrip("])}")))
 
 
-def find_secrets(text: str) -> list[SecretMatch]:
-    """Every secret span in ``text``, sorted and non-overlapping."""
+def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
+    """Every secret span in ``text``, sorted and non-overlapping.
+
+    ``extra`` is a package's declared extension of the set (``(rule id,
+    pattern)`` pairs, the secret in group ``s`` when there is one).
+
+    Text that went through JSON or ``repr`` once or more glues a secret to
+    the ``n`` of an escaped newline (``\\nghp_...``) and puts backslashes
+    between a name and its value, which defeats word boundaries and the
+    short gaps gitleaks allows; a log may close an excerpt with ``]`` right
+    after a secret, which defeats its strict terminators.  Such text is
+    scanned a second time without its backslashes and closing brackets, and
+    the spans found there are mapped back and merged.
+    """
     if not text:
         return []
-    folded = fold(text)  # once for all 44 rules
+    found = _scan(text, extra)
+    view = _unescaped(text)
+    if view is not None:
+        plain, view_starts, text_starts = view
+        for m in _scan(plain, extra):
+            start = _to_text(m.start, view_starts, text_starts)
+            end = _to_text(m.end - 1, view_starts, text_starts) + 1
+            found.append(SecretMatch(m.rule, start, end))
+    return _merge(found)
+
+
+_BRACKETS = str.maketrans({"]": " ", ")": " ", "}": " "})
+
+
+def _unescaped(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` without backslashes and closing brackets, and where its pieces start.
+
+    An escape ``\\n`` or ``\\r`` becomes a line break, ``\\t`` and a closing
+    bracket a space; ``None`` when there is nothing to undo.
+    """
+    if "\\" not in text and "]" not in text and ")" not in text and "}" not in text:
+        return None
+    parts = text.split("\\")
+    out = [parts[0]]
+    view_starts, text_starts = [0], [0]
+    v = o = len(parts[0])
+    for part in parts[1:]:
+        o += 1  # the backslash
+        if part[:1] in ("n", "r", "t"):  # an escaped line break ends a value as a real one does
+            part = ("\n" if part[0] != "t" else " ") + part[1:]
+        view_starts.append(v)
+        text_starts.append(o)
+        out.append(part)
+        v += len(part)
+        o += len(part)
+    view = "".join(out)
+    if "]" in view:  # keep "[REDACTED]" whole: it is no secret, and redaction stays idempotent
+        hold = "\x00" * len(REDACTED)  # the same length: spans map back by position
+        view = view.replace(REDACTED, hold).translate(_BRACKETS).replace(hold, REDACTED)
+    else:
+        view = view.translate(_BRACKETS)
+    return view, view_starts, text_starts
+
+
+def _to_text(index: int, view_starts: list[int], text_starts: list[int]) -> int:
+    """Where the view's character ``index`` sits in the text."""
+    from bisect import bisect_right
+
+    k = bisect_right(view_starts, index) - 1
+    return text_starts[k] + index - view_starts[k]
+
+
+def _scan(text: str, extra: Extension) -> list[SecretMatch]:
+    """The spans every rule finds in ``text``, unmerged."""
+    folded = fold(text)  # once for all the rules
     found: list[SecretMatch] = []
-    for rule, pattern in _RULES:
-        if not pattern.possible(text, folded):
-            continue
+    own = [_RULES[i] for i in _own_candidates(text, folded)]
+    for rule, pattern in (*own, *[(r, p) for r, p in extra if p.possible(text, folded)]):
         for m in pattern.compiled.finditer(text):
             start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
             if start < 0 or end <= start:
@@ -323,7 +501,149 @@ def find_secrets(text: str) -> list[SecretMatch]:
             if rule in GENERIC_RULES and (_is_placeholder(text[start:end])):
                 continue
             found.append(SecretMatch(rule, start, end))
-    return _merge(found)
+    for index in _candidates(text, folded):
+        found.extend(_generated_matches(index, text))
+    return found
+
+
+def _own_index() -> tuple[tuple[tuple[str, bool, tuple[int, ...]], ...], tuple[int, ...]]:
+    """Core's own rules by hint word (built once a process), and the hintless ones."""
+    words: dict[tuple[str, bool], list[int]] = {}
+    always: list[int] = []
+    for index, (_, pattern) in enumerate(_RULES):
+        if not pattern.hints:
+            always.append(index)
+        for word in pattern.hints:
+            words.setdefault((word, not pattern._fold), []).append(index)
+    return tuple((w, f, tuple(ids)) for (w, f), ids in words.items()), tuple(always)
+
+
+def _own_candidates(text: str, folded: str) -> list[int]:
+    """Core's own rules one of whose hints occurs in ``text`` (one pass over the words)."""
+    global _OWN
+    if _OWN is None:
+        _OWN = _own_index()
+    words, always = _OWN
+    hit = {i for word, exact, ids in words if word in (text if exact else folded) for i in ids}
+    hit.update(always)
+    return sorted(hit)
+
+
+_OWN: tuple[tuple[tuple[str, bool, tuple[int, ...]], ...], tuple[int, ...]] | None = None
+
+
+def _candidates(text: str, folded: str) -> list[int]:
+    """The generated rules one of whose words occurs in ``text`` (one pass over the words)."""
+    hit = {i for word, ids in FOLDED_WORDS if word in folded for i in ids}
+    hit.update(i for word, ids in EXACT_WORDS if word in text for i in ids)
+    return sorted(hit)
+
+
+_COMPILED: dict[int, re.Pattern[str]] = {}
+
+
+def _compiled(index: int) -> re.Pattern[str]:
+    pattern = _COMPILED.get(index)
+    if pattern is None:
+        import re
+
+        pattern = _COMPILED[index] = re.compile(RULES[index][1], re.ASCII)
+    return pattern
+
+
+def _generated_matches(index: int, text: str) -> list[SecretMatch]:
+    """A gitleaks rule's findings: the secret group, above its entropy, not allowlisted."""
+    rid, _, _, _, entropy, group, allow_regexes, stopwords, target, prefix = RULES[index]
+    out: list[SecretMatch] = []
+    for m in _compiled(index).finditer(text):
+        start, end = _secret_span(m, group)
+        if end <= start:
+            continue
+        secret = text[start:end]
+        if entropy and not _entropic(rid, entropy, secret):
+            continue
+        if _allowed(secret, stopwords, allow_regexes, target, _whole(m, prefix, text), text):
+            continue
+        out.append(SecretMatch(rid, start, end))
+    return out
+
+
+def _whole(m: re.Match[str], prefix: int, text: str) -> tuple[int, int]:
+    """The match as gitleaks sees it: with the identifier prefix the generator dropped."""
+    start = m.start()
+    low = max(0, start - prefix)
+    while start > low and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+        start -= 1
+    return start, m.end()
+
+
+def _secret_span(m: re.Match[str], group: int) -> tuple[int, int]:
+    """gitleaks' secret: ``secretGroup`` if set, else the first non-empty group, else all."""
+    if group and group <= (m.re.groups or 0):
+        return m.span(group)
+    for index in range(1, (m.re.groups or 0) + 1):
+        start, end = m.span(index)
+        if end > start:
+            return start, end
+    return m.span()
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value`` (gitleaks' entropy measure)."""
+    from math import log2
+
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    size = len(value)
+    return -sum(n / size * log2(n / size) for n in counts.values())
+
+
+def _entropic(rule: str, floor: float, secret: str) -> bool:
+    if shannon_entropy(secret) <= floor:
+        return False
+    # gitleaks: a generic rule's secret must also hold a digit
+    return not rule.startswith("generic") or any(ch.isdigit() for ch in secret)
+
+
+_ALLOW_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _allow_re(pattern: str) -> re.Pattern[str]:
+    compiled = _ALLOW_CACHE.get(pattern)
+    if compiled is None:
+        import re
+
+        compiled = _ALLOW_CACHE[pattern] = re.compile(pattern, re.ASCII)
+    return compiled
+
+
+def _allowed(
+    secret: str,
+    stopwords: tuple[str, ...],
+    allow_regexes: tuple[str, ...],
+    target_kind: str,
+    span: tuple[int, int],
+    text: str,
+) -> bool:
+    """gitleaks' rule and global allowlists (regexes, stopwords) on the finding."""
+    lowered = secret.lower()
+    if any(word in lowered for word in stopwords + GLOBAL_STOPWORDS):
+        return True
+    if any(_allow_re(p).search(secret) for p in GLOBAL_ALLOW_REGEXES):
+        return True
+    if not allow_regexes:
+        return False
+    target = secret
+    if target_kind == "match":
+        target = text[span[0] : span[1]]
+    elif target_kind == "line":
+        start = text.rfind("\n", 0, span[0]) + 1
+        end = text.find("\n", span[1])
+        target = text[start : end if end >= 0 else len(text)]
+    return any(_allow_re(p).search(target) for p in allow_regexes)
 
 
 def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
@@ -346,9 +666,9 @@ def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
     return merged
 
 
-def redact(text: str) -> str:
+def redact(text: str, extra: Extension = ()) -> str:
     """``text`` with every secret span replaced by ``[REDACTED]``."""
-    matches = find_secrets(text)
+    matches = find_secrets(text, extra)
     if not matches:
         return text
     out: list[str] = []

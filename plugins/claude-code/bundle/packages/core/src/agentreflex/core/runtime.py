@@ -614,7 +614,8 @@ def _fail(
     fail_closed: bool,
     state_dir: str | None = None,
 ) -> HookOutcome:
-    one_line = redact(" ".join(message.split())[:500])
+    # redact, then cut: a cut first could leave half a secret no rule knows
+    one_line = redact(" ".join(message.split())[:2000])[:500]
     if state_dir:
         from agentreflex.core.panels import write_error
 

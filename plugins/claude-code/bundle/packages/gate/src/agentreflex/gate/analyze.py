@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from agentreflex.core.record import field, record
-from agentreflex.gate.literals import find_secrets
+from agentreflex.gate.literals import find_secrets, redacted_excerpt
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
 from agentreflex.gate.paths import Where, is_secret_file, names_guarded
 
@@ -342,7 +342,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
                 "GATE-SECRET-IN-COMMAND",
                 SECRET,
                 0.9,
-                command[:200],
+                redacted_excerpt(command, 200),
                 f"The command line contains a secret ({found[0]}); it ends up in the "
                 "transcript and shell history. Read it from an environment variable "
                 "or a file instead.",

@@ -1,10 +1,11 @@
 """Redaction, bounded excerpts and digests for everything the guard stores.
 
 The report sits on disk next to the project, so nothing secret and no prompt
-text may reach it.  Core's ``redact`` (provider token formats, URLs with
-credentials, auth headers) runs first; the seed's own rule is applied on
-top: any value whose *name* contains TOKEN, SECRET, KEY, PASSWORD, PASS or
-CREDENTIAL (and matching command flags) becomes ``[REDACTED]``.
+text may reach it.  Core's one rule set (``agentreflex.core.redact``) finds
+the secrets; the guard declares one extension of it, :data:`NAME_RULES`: any
+value whose *name* contains TOKEN, SECRET, KEY, PASSWORD, PASS or CREDENTIAL
+(and matching command flags) becomes ``[REDACTED]``, placeholders included,
+because a report field named so is never worth keeping.
 """
 
 from __future__ import annotations
@@ -21,26 +22,20 @@ _SECRET_WORDS = "TOKEN|SECRET|KEY|PASSWORD|PASS|CREDENTIAL"
 
 # NAME=value, NAME: value, "name": "value" where NAME contains a secret word.
 _ASSIGN = LazyPattern(
-    r"""(?P<name>["']?[A-Za-z0-9_.-]*(?:"""
+    r"""["']?[A-Za-z0-9_.-]*(?:"""
     + _SECRET_WORDS
-    + r""")[A-Za-z0-9_.-]*["']?)(?P<sep>\s*[:=]\s*)(?P<value>"[^"]*"|'[^']*'|[^\s,;&|]+)""",
+    + r""")[A-Za-z0-9_.-]*["']?\s*[:=]\s*(?P<s>"[^"]*"|'[^']*'|[^\s,;&|]+)""",
     re.IGNORECASE,
     hints="token secret key pass credential",
 )
 # --api-key value, --token=value, -p value is left alone (too generic).
 _FLAG = LazyPattern(
-    r"(?P<flag>--?[A-Za-z0-9-]*(?:"
-    + _SECRET_WORDS
-    + r")[A-Za-z0-9-]*)(?P<sep>[= ]+)(?P<value>\S+)",
+    r"--?[A-Za-z0-9-]*(?:" + _SECRET_WORDS + r")[A-Za-z0-9-]*[= ]+(?P<s>\S+)",
     re.IGNORECASE,
     hints="token secret key pass credential",
 )
-# Well-known credential shapes, whatever they are called.
-_SHAPES = LazyPattern(
-    r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}"
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]+)",
-    hints="sk- gh AKIA xox eyJ",
-)
+# The guard's declared extension of core's rule set (names, not formats).
+NAME_RULES = (("guard-secret-name", _ASSIGN), ("guard-secret-flag", _FLAG))
 _CONTROL = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
 # Whole-word segments that make a *key* secret-shaped (directive keys, JSON paths).
@@ -65,13 +60,10 @@ _CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def redact(text: str) -> str:
-    """Replace secret-shaped assignments, flags and credential shapes."""
+    """Core's redaction with the guard's name rules declared as an extension."""
     if not text:
         return text
-    text = core_redact(text)
-    text = _ASSIGN.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", text)
-    text = _FLAG.sub(lambda m: f"{m['flag']}{m['sep']}{REDACTED}", text)
-    return _SHAPES.sub(REDACTED, text)
+    return core_redact(text, extra=NAME_RULES)
 
 
 # The characters _CONTROL matches, for str.translate: excerpts run on every
