@@ -191,17 +191,7 @@ class Sealer:
     def write_anchor(self, n: int, mac: str) -> None:
         """Overwrite the anchor in place (fixed width: one small write, no rename)."""
         seal = self._tag(b"anchor", n, mac.encode())
-        data = f"{n:0{_ANCHOR_WIDTH}d} {mac} {seal}\n".encode()
-        flags = os.O_WRONLY | os.O_CREAT
-        try:
-            fd = os.open(self.anchor_path, flags, 0o600)
-        except FileNotFoundError:
-            _private_dirs(os.path.dirname(self.anchor_path))
-            fd = os.open(self.anchor_path, flags, 0o600)
-        try:
-            os.pwrite(fd, data, 0)
-        finally:
-            os.close(fd)
+        _write_anchor(self.anchor_path, f"{n:0{_ANCHOR_WIDTH}d} {mac} {seal}\n".encode())
 
     def clear_anchor(self) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -244,14 +234,22 @@ class FileSeal:
         return ""
 
     def write(self, data: bytes) -> None:
-        mac = self._mac.hexdigest(self._prefix + data).encode()
-        flags = os.O_WRONLY | os.O_CREAT
-        try:
-            fd = os.open(self.anchor_path, flags, 0o600)
-        except FileNotFoundError:
-            _private_dirs(os.path.dirname(self.anchor_path))
-            fd = os.open(self.anchor_path, flags, 0o600)
-        try:
-            os.pwrite(fd, mac, 0)
-        finally:
-            os.close(fd)
+        _write_anchor(self.anchor_path, self._mac.hexdigest(self._prefix + data).encode())
+
+
+def _write_anchor(path: str, data: bytes) -> None:
+    """Overwrite a fixed-width anchor in place: one small write, no rename, no fsync.
+
+    Every anchor of a kind has the same width, so a write in place never
+    leaves a longer old tail behind.
+    """
+    flags = os.O_WRONLY | os.O_CREAT
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        _private_dirs(os.path.dirname(path))
+        fd = os.open(path, flags, 0o600)
+    try:
+        os.pwrite(fd, data, 0)
+    finally:
+        os.close(fd)
