@@ -128,25 +128,11 @@ def effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
     return out
 
 
-_XARGS_VALUES = frozenset({"-n", "-P", "-L", "-d", "-s", "-E", "-a", "--max-args", "--delimiter"})
-
-
 def _xargs_template(args: list[str]) -> list[str]:
     """The command xargs runs, with ``{}`` where each item goes."""
-    replace = ""
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        a = args[i]
-        if a == "-I" and i + 1 < len(args):
-            replace = args[i + 1]
-            i += 2
-            continue
-        if a.startswith("-I") and len(a) > 2:
-            replace = a[2:]
-        elif a.startswith("--replace"):
-            replace = a.partition("=")[2] or "{}"
-        i += 2 if a in _XARGS_VALUES else 1
-    rest = args[i:]
+    from agentreflex.gate.fanout import split_xargs
+
+    replace, rest = split_xargs(args)
     if not rest:
         return []
     if replace:

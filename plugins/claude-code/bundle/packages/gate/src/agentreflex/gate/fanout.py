@@ -50,49 +50,58 @@ _FIND_FILTERS = frozenset(
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
+_XARGS_VALUED = frozenset(
+    {
+        "-n",
+        "-L",
+        "-l",
+        "-P",
+        "-s",
+        "-d",
+        "-E",
+        "-e",
+        "-a",
+        "--max-args",
+        "--max-procs",
+        "--delimiter",
+        "--arg-file",
+        "--max-lines",
+        "--max-chars",
+    }
+)
+
+
+def split_xargs(args: list[str]) -> tuple[str, list[str]]:
+    """xargs' own options read: (the replace string, "" if none; the command it runs)."""
+    replace = ""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-I" and i + 1 < len(args):
+            replace = args[i + 1]
+            i += 2
+            continue
+        if a.startswith("-I") and len(a) > 2:
+            replace = a[2:]
+        elif a.startswith("--replace"):
+            replace = a.partition("=")[2] or "{}"
+        elif a == "-i" or (a.startswith("-i") and len(a) > 2):
+            replace = a[2:] or "{}"
+        elif a in _XARGS_VALUED:
+            i += 2
+            continue
+        elif a == "--" or not a.startswith("-"):
+            break
+        i += 1
+    rest = args[i + 1 :] if i < len(args) and args[i] == "--" else args[i:]
+    return replace, rest
+
+
 class FanOutMixin(WalkerBase):
     """Runs each per-item command a fan-out tool would run."""
 
     def xargs(self, cmd: Cmd, depth: int) -> None:
-        args = cmd.args
-        replace = ""
-        i = 0
-        valued = {
-            "-n",
-            "-L",
-            "-l",
-            "-P",
-            "-s",
-            "-d",
-            "-E",
-            "-e",
-            "-a",
-            "--max-args",
-            "--max-procs",
-            "--delimiter",
-            "--arg-file",
-            "--max-lines",
-            "--max-chars",
-        }
-        while i < len(args):
-            a = args[i]
-            if a == "-I" and i + 1 < len(args):
-                replace = args[i + 1]
-                i += 2
-                continue
-            if a.startswith("-I") and len(a) > 2:
-                replace = a[2:]
-            elif a.startswith("--replace"):
-                replace = a.partition("=")[2] or "{}"
-            elif a == "-i" or (a.startswith("-i") and len(a) > 2):
-                replace = a[2:] or "{}"
-            elif a in valued:
-                i += 2
-                continue
-            elif a == "--" or not a.startswith("-"):
-                break
-            i += 1
-        rest = args[i + 1 :] if i < len(args) and args[i] == "--" else args[i:]
+        replace, rest = split_xargs(cmd.args)
         if not rest:
             rest = ["echo"]
         items = self._items(cmd.stdin_from, cmd.stdin_text)
