@@ -253,6 +253,7 @@ def compare(project: Path, user: Path, env: dict[str, str], data: dict[str, Any]
 @example(data={"loop": {"hard_repeat_count": " 7 "}, "mode": "ENFORCED", "runaway": {}})
 @example(data={"profile": "fast", "mode": "loud"})
 @example(data={"judge": {"api_key": "sk-nope"}})
+@example(data={"judge": {"base_url": ""}})
 @example(data={"budgets": {"warn_fraction": 0.0, "typo": 1}, "judge2": {"cache": "maybe"}})
 @example(data={"thresholds": {"destructive_block": math.nan}})
 @example(data={"gate": 3})

@@ -166,7 +166,7 @@ class Judge(_Table):
         description="auto (the Jev API with a key, else the offline stand-in), mock, jev or "
         "off (JEV_MODE). The default comes from the profile: off for off and lean.",
     )
-    base_url: Annotated[str, Check(str)] = Field(
+    base_url: Annotated[str, Check(lambda v: fast._url(MARK, v), minLength=1)] = Field(
         default="https://api.typesafe.ai", description="The judge API's base URL (JEV_BASE_URL)."
     )
     model: Annotated[str, Check(str)] = Field(

@@ -246,6 +246,12 @@ def _int(key: str, value: Any, low: int, high: int) -> int:
     return number
 
 
+def _url(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{key}: {value!r} is not a URL (a string)")
+    return value
+
+
 def _bool(key: str, value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -610,9 +616,7 @@ def _apply_judge(cfg: Config, value: Any, where: str, trusted: bool = True) -> N
         if name == "mode":
             cfg.judge.mode = _choice(key, item, JUDGE_MODES)
         elif name == "base_url":
-            if not isinstance(item, str) or not item.strip():
-                raise ConfigError(f"{key}: {item!r} is not a URL (a string)")
-            cfg.judge.base_url = item
+            cfg.judge.base_url = _url(key, item)
             cfg.judge.base_url_source = where.split(": ", 1)[0]
             cfg.judge.base_url_trusted = trusted
         elif name == "model":
