@@ -102,6 +102,19 @@ def ensure_private_dir(path: str) -> None:
             fh.write("# agentreflex state: local to this machine\n*\n")
 
 
+def private_dirs(path: str) -> None:
+    """Create ``path`` and its missing parents, each 0700 (the user's own state folders).
+
+    ``os.makedirs(mode=...)`` gives the mode to the last folder only; a parent
+    it creates (``~/.local/state``) would be readable by others.
+    """
+    if os.path.isdir(path):
+        return
+    private_dirs(os.path.dirname(path))
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+
+
 def tighten(path: str, mode: int) -> None:
     """Set ``path``'s permission bits to ``mode`` when we own it and it allows more."""
     with contextlib.suppress(OSError):

@@ -155,9 +155,10 @@ def _join(*parts: str) -> str:
 
 
 def _private_dir(path: str) -> None:
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    with contextlib.suppress(OSError):
-        os.chmod(path, 0o700)
+    from agentreflex.core.fsutil import private_dirs, tighten
+
+    private_dirs(path)
+    tighten(path, 0o700)
 
 
 def _raw_table(path: str) -> dict[str, Any] | None:

@@ -31,6 +31,7 @@ import os
 from _operator import _compare_digest
 
 from agentreflex.core.digest import HmacSha256, sha256_hex
+from agentreflex.core.fsutil import private_dirs
 from agentreflex.core.userdirs import key_path, user_state_dir
 
 TYPE_CHECKING = False
@@ -70,7 +71,7 @@ def load_key(env: Mapping[str, str] | None = None, create: bool = True) -> bytes
     except FileNotFoundError:
         if not create:
             raise
-    _private_dirs(os.path.dirname(path))
+    private_dirs(os.path.dirname(path))
     tmp = f"{path}.new-{os.getpid()}-{os.urandom(4).hex()}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -104,15 +105,6 @@ def _read_key(path: str) -> bytes:
             "move it aside to start over (sessions in progress will report lost state)"
         )
     return key
-
-
-def _private_dirs(path: str) -> None:
-    """Create ``path`` and missing parents 0700 (the user's state dir)."""
-    if os.path.isdir(path):
-        return
-    _private_dirs(os.path.dirname(path))
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(path, 0o700)
 
 
 class Forged(ValueError):
@@ -247,7 +239,7 @@ def _write_anchor(path: str, data: bytes) -> None:
     try:
         fd = os.open(path, flags, 0o600)
     except FileNotFoundError:
-        _private_dirs(os.path.dirname(path))
+        private_dirs(os.path.dirname(path))
         fd = os.open(path, flags, 0o600)
     try:
         os.pwrite(fd, data, 0)
