@@ -487,3 +487,50 @@ def test_turkish_i_spelling_does_not_hide_a_secret_name() -> None:
         "author\u0131zation: bearer " + rep(ALNUM, 30),
     ):
         assert REDACTED in redact(text), text
+
+
+def test_no_rule_matches_text_shorter_than_the_early_exit() -> None:
+    """find_secrets skips texts under SHORTEST_SECRET_TEXT: every rule needs at least that."""
+    import re._parser as sre_parse  # the stdlib's own parser gives a pattern's width
+
+    from agentreflex.core.secret_rules import RULES
+
+    patterns = [p.pattern for _, p in redact_mod._RULES] + [rule[1] for rule in RULES]
+    shortest = min(sre_parse.parse(p).getwidth()[0] for p in patterns)
+    assert shortest >= redact_mod.SHORTEST_SECRET_TEXT
+
+
+def test_no_hint_word_holds_a_closing_bracket() -> None:
+    """The bracket-free view is scanned with the text's candidates: no hint word may hold one."""
+    from agentreflex.core.secret_rules import EXACT_WORDS, FOLDED_WORDS
+
+    own = [word for _, pattern in redact_mod._RULES for word in pattern.hints]
+    words = own + [w for w, _ in FOLDED_WORDS] + [w for w, _ in EXACT_WORDS]
+    assert not [w for w in words if set(w) & set("])} ")]
+
+
+@pytest.mark.parametrize("closer", ["]", ")", "}"])
+def test_a_secret_closed_by_a_bracket_is_found_with_no_backslash_in_the_text(
+    closer: str,
+) -> None:
+    text = f"(token=ghp_{rep(ALNUM, 36)}{closer} and more"
+    assert REDACTED in redact(text)
+    assert "ghp_" not in redact(text)
+
+
+def test_only_clean_short_texts_are_remembered() -> None:
+    redact_mod._CLEAN.clear()
+    secret = f"pwd={rep(ALNUM, 12)}"
+    assert find_secrets("destructive category") == []
+    assert find_secrets(secret)
+    assert find_secrets(secret)  # found again: a secret is never remembered as clean
+    assert "destructive category" in redact_mod._CLEAN
+    assert secret not in redact_mod._CLEAN
+    assert not [t for t in redact_mod._CLEAN if len(t) > redact_mod._CLEAN_MEMO_CHARS]
+
+
+def test_the_clean_memo_stays_bounded() -> None:
+    redact_mod._CLEAN.clear()
+    for i in range(redact_mod._CLEAN_MEMO_SIZE + 10):
+        find_secrets(f"plain words {i}")
+    assert 0 < len(redact_mod._CLEAN) <= redact_mod._CLEAN_MEMO_SIZE
