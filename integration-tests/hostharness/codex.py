@@ -222,6 +222,24 @@ class CodexProject:
     def set_mode(self, mode: str) -> None:
         self.write(".agentreflex/config.toml", f'mode = "{mode}"\n')
 
+    def add_mcp_server(self, name: str, argv: Sequence[str]) -> None:
+        """Configure a stdio MCP server the user's way (``[mcp_servers.NAME]``).
+
+        The model is told all its tools up front: the fake model cannot search
+        for deferred tools (``tool_search``), so the catalog entry says it has none.
+        """
+        command, *args = argv
+        with (self.codex_home / "config.toml").open("a") as config:
+            config.write(
+                f"\n[mcp_servers.{name}]\ncommand = {json.dumps(command)}\n"
+                f"args = {json.dumps(list(args))}\n"
+            )
+        catalog_file = self.codex_home / "fake-catalog.json"
+        catalog = json.loads(catalog_file.read_text())
+        for model in catalog["models"]:
+            model["supports_search_tool"] = False
+        catalog_file.write_text(json.dumps(catalog))
+
     def env(self) -> dict[str, str]:
         env = {
             "PATH": self.path,

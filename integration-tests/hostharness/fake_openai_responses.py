@@ -56,14 +56,27 @@ def assistant_turns(items: Sequence[Any]) -> int:
     return count
 
 
+NAMESPACED = "namespace:"  # tool type of a function inside a namespace (Codex's MCP servers)
+
+
 def offered_tools(body: dict[str, Any]) -> dict[str, str]:
-    """``{tool name: tool type}`` of the tools a request offers."""
-    tools = body.get("tools") or []
-    return {
-        str(t.get("name")): str(t.get("type", "function"))
-        for t in tools
-        if isinstance(t, dict) and t.get("name")
-    }
+    """``{tool name: tool type}`` of the tools a request offers.
+
+    Codex offers each MCP server's tools inside a ``namespace`` tool named
+    ``mcp__<server>``; its functions are listed as ``mcp__<server>__<tool>``
+    with the type ``namespace:mcp__<server>``, the name hooks see.
+    """
+    offered: dict[str, str] = {}
+    for t in body.get("tools") or []:
+        if not isinstance(t, dict) or not t.get("name"):
+            continue
+        name, kind = str(t["name"]), str(t.get("type", "function"))
+        offered[name] = kind
+        if kind == "namespace":
+            for inner in t.get("tools") or []:
+                if isinstance(inner, dict) and inner.get("name"):
+                    offered[f"{name}__{inner['name']}"] = NAMESPACED + name
+    return offered
 
 
 SESSION = "{SESSION_ID}"  # in a tool input: the id of the exec session last reported
@@ -129,16 +142,20 @@ def output_items(turn: Turn, number: int, tools: dict[str, str]) -> list[dict[st
                 }
             )
         else:
-            items.append(
-                {
-                    "type": "function_call",
-                    "id": f"fc_fake{number:04d}",
-                    "status": "completed",
-                    "call_id": call_id,
-                    "name": turn.tool,
-                    "arguments": json.dumps(turn.tool_input),
-                }
-            )
+            call: dict[str, Any] = {
+                "type": "function_call",
+                "id": f"fc_fake{number:04d}",
+                "status": "completed",
+                "call_id": call_id,
+                "name": turn.tool,
+                "arguments": json.dumps(turn.tool_input),
+            }
+            kind = tools.get(turn.tool, "")
+            if kind.startswith(NAMESPACED):  # a namespaced function is called by its own name
+                namespace = kind[len(NAMESPACED) :]
+                call["namespace"] = namespace
+                call["name"] = turn.tool[len(namespace) + 2 :]
+            items.append(call)
     return items
 
 

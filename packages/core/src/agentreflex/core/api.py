@@ -36,7 +36,16 @@ NAMES = {
     ),
     "agentreflex.core.decision": ("Finding", "Verdict"),
     "agentreflex.core.digest": ("sha256_hex",),
-    "agentreflex.core.events": ("Event", "EventKind", "ToolCall", "ToolKind", "ToolResult"),
+    # build_tool_call: the one normaliser of tool inputs (the gate reads an MCP
+    # tool's input as the built-in calls it amounts to)
+    "agentreflex.core.events": (
+        "Event",
+        "EventKind",
+        "ToolCall",
+        "ToolKind",
+        "ToolResult",
+        "build_tool_call",
+    ),
     "agentreflex.core.fsutil": ("atomic_write_bytes", "atomic_write_json", "locked"),
     "agentreflex.core.lazyre": ("LazyPattern",),
     "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),

@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     import re
 
 REDACTED = "[REDACTED]"
+# No rule, core's or gitleaks', matches fewer characters (test_redact computes
+# every rule's shortest match): a shorter text holds no secret, and the words
+# and keys of a finding are mostly that short.
+SHORTEST_SECRET_TEXT = 6
 
 
 @record(frozen=True)
@@ -434,13 +438,40 @@ def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
     scanned a second time without its backslashes and closing brackets, and
     the spans found there are mapped back and merged.
     """
-    if not text:
+    if len(text) < SHORTEST_SECRET_TEXT and not extra:
         return []
-    found = _scan(text, extra)
+    memo = not extra and len(text) <= _CLEAN_MEMO_CHARS
+    if memo and text in _CLEAN:
+        return []
+    found = _find(text, extra)
+    if memo and not found:
+        if len(_CLEAN) >= _CLEAN_MEMO_SIZE:
+            _CLEAN.clear()
+        _CLEAN.add(text)
+    return found
+
+
+# Short texts already scanned and found clean (rule names, keys, categories,
+# command words): a finding repeats them, a daemon sees them again and again.
+# Only clean texts are kept, so no secret lingers in the memo.
+_CLEAN: set[str] = set()
+_CLEAN_MEMO_CHARS = 64
+_CLEAN_MEMO_SIZE = 4096
+
+
+def _find(text: str, extra: Extension) -> list[SecretMatch]:
+    """find_secrets without its shortcuts: the text, then its unescaped view."""
+    folded = fold(text)
+    rules = (_own_candidates(text, folded), _candidates(text, folded))
+    found = _scan(text, folded, extra, rules)
     view = _unescaped(text)
     if view is not None:
         plain, view_starts, text_starts = view
-        for m in _scan(plain, extra):
+        # Without a backslash the view differs only by closing brackets made
+        # spaces, and no hint word holds one: the rules that may match it are
+        # the text's own candidates (test_redact checks both facts).
+        again = rules if "\\" not in text else None
+        for m in _scan(plain, fold(plain), extra, again):
             start = _to_text(m.start, view_starts, text_starts)
             end = _to_text(m.end - 1, view_starts, text_starts) + 1
             found.append(SecretMatch(m.rule, start, end))
@@ -488,11 +519,21 @@ def _to_text(index: int, view_starts: list[int], text_starts: list[int]) -> int:
     return text_starts[k] + index - view_starts[k]
 
 
-def _scan(text: str, extra: Extension) -> list[SecretMatch]:
-    """The spans every rule finds in ``text``, unmerged."""
-    folded = fold(text)  # once for all the rules
+# The rules (by index) whose hint words occur in a text: core's own, gitleaks'.
+_Candidates = tuple[list[int], list[int]]
+
+
+def _scan(text: str, folded: str, extra: Extension, rules: _Candidates | None) -> list[SecretMatch]:
+    """The spans every candidate rule finds in ``text``, unmerged.
+
+    ``rules`` are the candidates when the caller knows them already, else
+    they are looked up from ``text``'s words.
+    """
+    if rules is None:
+        rules = (_own_candidates(text, folded), _candidates(text, folded))
     found: list[SecretMatch] = []
-    own = [_RULES[i] for i in _own_candidates(text, folded)]
+    own_ids, generated_ids = rules
+    own = [_RULES[i] for i in own_ids]
     for rule, pattern in (*own, *[(r, p) for r, p in extra if p.possible(text, folded)]):
         for m in pattern.compiled.finditer(text):
             start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
@@ -501,7 +542,7 @@ def _scan(text: str, extra: Extension) -> list[SecretMatch]:
             if rule in GENERIC_RULES and (_is_placeholder(text[start:end])):
                 continue
             found.append(SecretMatch(rule, start, end))
-    for index in _candidates(text, folded):
+    for index in generated_ids:
         found.extend(_generated_matches(index, text))
     return found
 

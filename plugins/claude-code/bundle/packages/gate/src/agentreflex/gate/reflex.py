@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from agentreflex.core.events import ToolCall
     from agentreflex.core.reflex import ReflexContext
     from agentreflex.gate import policy
     from agentreflex.gate.model import Cmd, Hit
@@ -168,6 +169,30 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
         from agentreflex.gate import constraints
 
         noted = constraints.from_state(stated)
+    hits, cmds = _call_hits(ctx, tool, where, noted)
+    paths = [p for p in (tool.paths or ([tool.path] if tool.path else [])) if p]
+    if tool.kind in (ToolKind.MCP, ToolKind.OTHER):
+        # Judged by what its input does, whatever the tool is called
+        from agentreflex.gate.tool_input import implied_calls
+
+        for implied in implied_calls(tool.name, tool.input):
+            more, more_cmds = _call_hits(ctx, implied, where, noted)
+            hits.extend(more)
+            cmds.extend(more_cmds)
+            paths.extend(p for p in implied.paths if p)
+    if _any_file(where.project, _USER_RULES):
+        from agentreflex.gate import allow
+
+        rules = allow.user_rules(where.project)
+        if rules:
+            hits.extend(allow.user_hits(rules, cmds, paths))
+    return hits
+
+
+def _call_hits(
+    ctx: ReflexContext, tool: ToolCall, where: Where, noted: list[dict[str, str]]
+) -> tuple[list[Hit], list[Cmd]]:
+    """The hits of one call of a built-in kind, and the shell commands it runs."""
     hits: list[Hit] = []
     cmds: list[Cmd] = []
     paths = [p for p in (tool.paths or ([tool.path] if tool.path else [])) if p]
@@ -209,13 +234,7 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
             hits.extend(constraints.check_paths(noted, paths, where, ", ".join(paths), deleting))
             for p in paths:
                 hits.extend(constraints.check_manifest_edit(noted, p, content, tool.old_content, p))
-    if _any_file(where.project, _USER_RULES):
-        from agentreflex.gate import allow
-
-        rules = allow.user_rules(where.project)
-        if rules:
-            hits.extend(allow.user_hits(rules, cmds, paths))
-    return hits
+    return hits, cmds
 
 
 def _any_file(project: str, files: tuple[tuple[str, ...], ...]) -> bool:

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from agentreflex.core.events import ToolCall, ToolKind, ToolResult
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.redact import redact
@@ -65,8 +67,13 @@ _MUTATION_HINT = LazyPattern(
 _SHELL = LazyPattern(r"^(?:ba|z|da|k)?sh(?:\s+-\S+)*$", hints="sh")
 
 
-def _segments(command: str) -> list[str]:
-    """The simple commands of a compound one, wrappers stripped, first word's dir dropped."""
+@lru_cache(maxsize=16)
+def _segments(command: str) -> tuple[str, ...]:
+    """The simple commands of a compound one, wrappers stripped, first word's dir dropped.
+
+    Cached: one event asks about the same command several times (is it a
+    test run, does it change files, is it the same action as before).
+    """
     out: list[str] = []
     for part in _SEPARATORS.split(command):
         seg = _WRAPPERS.sub("", part.strip()).strip()
@@ -75,7 +82,7 @@ def _segments(command: str) -> list[str]:
         first, sep, rest = seg.partition(" ")
         first = first.rsplit("/", 1)[-1] or first  # ./gradlew, .venv/bin/pytest
         out.append(first + sep + rest)
-    return out
+    return tuple(out)
 
 
 def summarize(call: ToolCall) -> str:
