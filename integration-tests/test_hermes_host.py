@@ -204,3 +204,37 @@ def test_project_install_blocks_with_project_plugins_enabled(hermes: HermesProje
     run = hermes.run("clean up", [terminal(f"rm -rf {target}"), say("Cleaned up.")])
     assert (target / "keep.txt").read_text() == "precious\n", run.describe()
     assert "GATE-RM-" in blocked_reason(run, "terminal"), run.describe()
+
+
+PROMPT_MARK = "\N{HEAVY RIGHT-POINTING ANGLE QUOTATION MARK ORNAMENT}"  # Hermes' input prompt
+
+
+@pytest.mark.parametrize(("key", "changed"), [("4", False), ("1", True)])
+def test_ask_user_goes_to_hermes_own_approval_prompt(
+    hermes: HermesProject, key: str, changed: bool
+) -> None:
+    """Where a person runs Hermes (``hermes chat`` on a terminal), a call that needs the
+    user reaches Hermes' own approval gate with our reason, and their answer decides:
+    ``4`` (deny) keeps the guard's settings, ``1`` (once) lets the change through."""
+    config = hermes.project / ".agentreflex" / "config.toml"
+    before = config.read_text()
+    command = "echo 'judge = 1' >> .agentreflex/config.toml"
+    dialogue = [
+        {"expect": PROMPT_MARK, "send": "tune the guard\r"},
+        {"expect": "GATE-SELF-PROTECT", "send": key},
+        {"expect": r"Done\.", "send": "/exit\r"},
+    ]
+    run = hermes.session([terminal(command), say("Done.")], dialogue)
+    assert not run.stderr, run.describe()  # every prompt appeared and was answered
+    outcome = "allowed once" if changed else "denied"
+    assert f"(plugin approval rule) → {outcome}" in run.stdout, run.describe()
+    assert (config.read_text() != before) is changed, run.describe()
+
+
+def test_ask_user_is_a_block_where_no_person_can_answer(hermes: HermesProject) -> None:
+    """``hermes -z`` (a script's one-shot) auto-approves Hermes' own prompts: blocked there."""
+    target = make_sentinel_dir(hermes)
+    hermes.write("where.txt", f"{target}\n")
+    run = hermes.run("clean up", [terminal('find "$(cat where.txt)" -delete'), say("Done.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-UNRESOLVED" in blocked_reason(run, "terminal"), run.describe()

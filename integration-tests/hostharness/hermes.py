@@ -278,6 +278,36 @@ class HermesProject:
             setup=done[:-1],
         )
 
+    def session(
+        self, script: Sequence[Turn], dialogue: Sequence[dict[str, str]], timeout: float = 120
+    ) -> HermesRun:
+        """``hermes chat`` on a terminal, a person typing ``dialogue`` (see hostharness.terminal)."""
+        install = self.with_plugin and not self.plugin_installed
+        steps = self.install_steps() if install else []
+        steps.append(
+            {
+                "argv": [str(self.hermes), "chat"],
+                "cwd": str(self.project),
+                "env": self.env(),
+                "timeout": timeout,
+                "dialogue": list(dialogue),
+            }
+        )
+        outcome = run_in_jail(self, steps, script, timeout=timeout + 120)
+        done = outcome["steps"]
+        if len(done) < len(steps):
+            raise AssertionError(f"installing the plugin failed: {done[-1]}")
+        self.plugin_installed = self.plugin_installed or install
+        last = done[-1]
+        return HermesRun(
+            rc=last["rc"],
+            stdout=last["stdout"],
+            stderr=last["stderr"],
+            wall_s=last["wall_s"],
+            requests=outcome["requests"],
+            setup=done[:-1],
+        )
+
     def agentreflex(self, *args: str) -> dict[str, Any]:
         """Run ``agentreflex ARGS`` offline (``install``/``uninstall`` run ``hermes plugins``)."""
         step = {
@@ -357,7 +387,12 @@ def main(argv: list[str]) -> int:
     results: list[dict[str, Any]] = []
     try:
         for step in spec["steps"]:
-            outcome = run_step(step, fake.base_url)
+            if "dialogue" in step:  # a person at the interactive UI
+                from hostharness.terminal import run_dialogue
+
+                outcome = run_dialogue(step)
+            else:
+                outcome = run_step(step, fake.base_url)
             results.append(outcome)
             if outcome["rc"] != 0 and step.get("must_succeed", False):
                 break
