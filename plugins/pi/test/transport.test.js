@@ -135,10 +135,9 @@ test("a socket directory others may enter is not trusted", () => {
 
 test("replies: only a JSON object counts; a block always has a reason", () => {
   assert.deepEqual(parseReply("{}"), {});
-  assert.deepEqual(parseReply(""), {});
   assert.deepEqual(parseReply('{"block": true}'), { block: true, reason: "blocked by agentreflex" });
   assert.deepEqual(parseReply('{"block": "yes", "context": "c"}'), { context: "c" });
-  for (const bad of ["[]", "null", "42", "{not json", '"text"']) assert.equal(parseReply(bad), null, bad);
+  for (const bad of ["", "  \n", "[]", "null", "42", "{not json", '"text"']) assert.equal(parseReply(bad), null, bad);
 });
 
 test("requests skip variables with NUL bytes; caches stay bounded", () => {
@@ -151,7 +150,17 @@ test("requests skip variables with NUL bytes; caches stay bounded", () => {
   assert.equal(bounded(5, 128), undefined);
 });
 
-test("an agentreflex that answers nonsense or hangs fails the tool call closed", async () => {
+test("a recorded script that is gone: Python cannot open it, and the call is refused", async () => {
+  const mod = await installShim(world.root, "pi.js", { ...realRecord("pi"), binary: join(world.root, "gone", "agentreflex") });
+  /** @type {Record<string, Function>} */
+  const handlers = {};
+  mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+  const out = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "ls" } }, { cwd: world.project });
+  assert.equal(out.block, true);
+  assert.match(out.reason, /exited 2 without an answer: .*can't open file/);
+});
+
+test("an agentreflex that answers nonsense fails the tool call closed", async () => {
   const script = join(world.root, "bad-agentreflex");
   const { writeFileSync } = await import("node:fs");
   writeFileSync(script, "#!/bin/sh\necho 'Traceback: boom' >&2\necho '[1,2]'\nexit 3\n", { mode: 0o755 });

@@ -27,11 +27,24 @@ export default function agentreflex(pi) {
   /** @type {Set<Promise<unknown>>} */
   const inFlight = new Set();
 
-  /** @param {any} ctx */
-  const base = (ctx) => ({
-    session_id: String(ctx?.sessionManager?.getSessionId?.() ?? ""),
-    cwd: String(ctx?.cwd ?? process.cwd()),
-  });
+  let known = { session_id: "", cwd: process.cwd() };
+  /**
+   * Session id and cwd from pi's ctx.  A ctx turns "stale" once pi starts shutting
+   * down (and `pi -p` runs the follow-up turn then): its getters throw, so the last
+   * values seen are used instead.
+   * @param {any} ctx
+   */
+  const base = (ctx) => {
+    try {
+      known = {
+        session_id: String(ctx?.sessionManager?.getSessionId?.() ?? known.session_id),
+        cwd: String(ctx?.cwd ?? known.cwd),
+      };
+    } catch {
+      // stale ctx: keep what was known
+    }
+    return { ...known };
+  };
 
   /** @param {Promise<unknown>} work */
   const track = (work) => {

@@ -168,12 +168,12 @@ export function run(argv, input, timeoutMs = HOOK_TIMEOUT_MS) {
 }
 
 /**
- * Read the hook's one JSON object; null when it is not one.
+ * Read the hook's one JSON object; null when it is not one (empty output included).
  * @param {string} text @returns {Reply | null}
  */
 export function parseReply(text) {
   try {
-    const value = JSON.parse(text.trim() || "{}");
+    const value = JSON.parse(text); // nothing at all is no answer: the hook always prints an object
     if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
     /** @type {Reply} */
     const reply = {};
@@ -247,7 +247,7 @@ export function createClient(chosen, moduleUrl) {
       : [settings.binary, "hook", host, event];
     const done = await run(argv, payload);
     if (done.error) return refuse(`${settings.binary} did not run: ${done.error}`);
-    const reply = parseReply(done.stdout);
+    const reply = done.code === 0 ? parseReply(done.stdout) : null;
     if (reply === null) {
       const said = (done.stderr || done.stdout).trim().split("\n").pop()?.slice(0, 300) ?? "";
       return refuse(`\`agentreflex hook ${host}\` exited ${done.code} without an answer${said ? ": " + said : ""}`);
