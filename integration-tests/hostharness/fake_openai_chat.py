@@ -26,21 +26,26 @@ MODEL = "fake-model"
 MAIN_LOOP_TOOL = "terminal"
 
 
-def is_main_loop(body: dict[str, Any]) -> bool:
-    """The agent's own loop offers its shell tool; side requests offer none."""
+def is_main_loop(body: dict[str, Any], main_tool: str = MAIN_LOOP_TOOL) -> bool:
+    """The agent's own loop offers its shell tool; side requests offer none.
+
+    ``main_tool`` is that shell tool's name: Hermes' ``terminal``, OpenCode's
+    and pi's ``bash``.
+    """
     for entry in body.get("tools") or []:
         function = entry.get("function") if isinstance(entry, dict) else None
-        if isinstance(function, dict) and function.get("name") == MAIN_LOOP_TOOL:
+        if isinstance(function, dict) and function.get("name") == main_tool:
             return True
     return False
 
 
 class ChatScript:
-    def __init__(self, turns: Sequence[Turn]) -> None:
+    def __init__(self, turns: Sequence[Turn], main_tool: str = MAIN_LOOP_TOOL) -> None:
         self.turns = list(turns)
+        self.main_tool = main_tool
 
     def reply_for(self, body: dict[str, Any]) -> Turn:
-        if not is_main_loop(body):
+        if not is_main_loop(body, self.main_tool):
             return say(SIDE_REPLY_TEXT)
         index = assistant_turns(body.get("messages") or [])
         if index < len(self.turns):

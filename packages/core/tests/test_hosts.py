@@ -311,11 +311,13 @@ def test_cap() -> None:
 
 
 def test_get_adapter() -> None:
-    assert set(HOSTS) == {"claude-code", "codex", "hermes"}
+    assert set(HOSTS) == {"claude-code", "codex", "hermes", "opencode", "pi", "omp"}
     assert get_adapter("claude").name == "claude-code"
     for host in HOSTS:
         assert get_adapter(host).name == host
-    with pytest.raises(ValueError, match="supported: claude-code, codex, hermes"):
+    with pytest.raises(
+        ValueError, match="supported: claude-code, codex, hermes, opencode, pi, omp"
+    ):
         get_adapter("cursor")
 
 

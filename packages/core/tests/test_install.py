@@ -303,15 +303,6 @@ def test_codex_refuses_claude_only_options(
     assert not homes["codex"].exists()
 
 
-@pytest.mark.parametrize(("host", "issue"), [("opencode", "#15"), ("pi", "#15")])
-def test_hosts_not_yet_supported_say_where_to_look(
-    homes: dict[str, Path], capsys: pytest.CaptureFixture[str], host: str, issue: str
-) -> None:
-    code, _, err = run(["install", host], capsys)
-    assert code == 1
-    assert "not available yet" in err and issue in err and "Traceback" not in err
-
-
 def test_unknown_host(homes: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["uninstall", "cursor"], capsys)
     assert code == 1 and "unknown host 'cursor'" in err

@@ -443,6 +443,10 @@ def _name_of(names: dict[str, EventKind], kind: EventKind) -> str:
 def _event_names(host: str) -> dict[str, EventKind]:
     if host == "hermes":
         from agentreflex.core.hosts.hermes import EVENTS
+    elif host == "opencode":
+        from agentreflex.core.hosts.opencode import EVENTS
+    elif host in ("pi", "omp"):
+        from agentreflex.core.hosts.pi import EVENTS
     else:
         from agentreflex.core.hosts.claude_code import EVENTS
     return EVENTS

@@ -1,0 +1,65 @@
+"""agentreflex inside the real pi (0.73.1 from npm), offline.
+
+Each scenario installs the extension the user's way (``agentreflex install pi``:
+a pi package, listed in ``settings.json``), then runs ``pi -p`` against the
+scripted fake chat-completions model inside ``unshare -n``.  The scenarios are
+shared with OpenCode (``hostharness/js_scenarios.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hostharness.claude import HostUnavailableError
+from hostharness.js_scenarios import (
+    bash,
+    guard_skipped,
+    important,
+    test_destructive_blocked_benign_runs_and_context_reaches_the_model,
+    test_do_not_modify_tests_blocks_a_test_edit_project_install,
+    test_done_reflex_follow_up_reaches_the_model_once,
+    test_fails_closed_when_agentreflex_is_missing,
+)
+from hostharness.fakemodel import say
+from hostharness.jshosts import JsHostProject, install_host
+
+pytestmark = pytest.mark.integration
+
+__all__ = [
+    "test_destructive_blocked_benign_runs_and_context_reaches_the_model",
+    "test_do_not_modify_tests_blocks_a_test_edit_project_install",
+    "test_done_reflex_follow_up_reaches_the_model_once",
+    "test_fails_closed_when_agentreflex_is_missing",
+]
+
+
+@pytest.fixture(scope="session")
+def pi_binary() -> Path:
+    try:
+        return install_host("pi")
+    except HostUnavailableError as exc:
+        pytest.fail(f"pi is not available, so the extension cannot be proven: {exc}")
+
+
+@pytest.fixture
+def js(tmp_path: Path, pi_binary: Path, agentreflex_script: Path) -> JsHostProject:
+    project = JsHostProject(tmp_path, "pi", pi_binary)
+    project.set_mode("enforced")
+    return project
+
+
+def test_no_extensions_flag_skips_it(js: JsHostProject) -> None:
+    guard_skipped(js, "-ne")
+
+
+def test_the_omp_package_field_loads_in_pi(js: JsHostProject) -> None:
+    """What can be proven of omp without omp: its install (host ``omp``, the ``omp``
+    manifest field) is a package pi itself loads and that blocks there."""
+    js.agentreflex("install", "omp", "--user")
+    folder = js.home / ".omp" / "agent" / "extensions" / "agentreflex"
+    js.installed = True  # no pi install: the omp folder is loaded with -e
+    target = important(js)
+    run = js.run("clean up", [bash(js, f"rm -rf {target}"), say("Cleaned up.")], "-e", str(folder))
+    assert (target / "keep.txt").exists(), run.describe()
+    assert "GATE-RM-" in run.tool_messages()[0], run.describe()

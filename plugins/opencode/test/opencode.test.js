@@ -1,0 +1,120 @@
+// The OpenCode plugin against a real `agentreflex hook opencode` (no daemon).
+// OpenCode's own loop is exercised in integration-tests/test_opencode_host.py; here the
+// plugin's hooks are called the way OpenCode 1.18 calls them, with a stand-in for the
+// SDK client (only its session.prompt is used, and recorded).
+
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { installShim, makeWorld, realRecord } from "../testworld.js";
+
+const world = makeWorld();
+
+async function plugin(record = realRecord("opencode")) {
+  /** @type {any[]} */
+  const prompts = [];
+  const client = { session: { prompt: async (/** @type {any} */ req) => { prompts.push(req); return {}; } } };
+  const mod = await installShim(world.root, "opencode.js", record);
+  assert.deepEqual(Object.keys(mod), ["AgentReflex"], "OpenCode calls every export: only the plugin");
+  const hooks = await mod.AgentReflex({ client, directory: world.project, worktree: world.project });
+  return { hooks, prompts };
+}
+
+const bash = (/** @type {string} */ command) => [{ tool: "bash", sessionID: "ses_1", callID: "c1" }, { args: { command, description: "x" } }];
+
+test("a destructive command is refused with agentreflex's reason; a benign one runs", async () => {
+  const { hooks } = await plugin();
+  const target = join(world.home, "notes");
+  await assert.rejects(hooks["tool.execute.before"](...bash(`rm -rf ${target}`)), /GATE-RM-/);
+  await hooks["tool.execute.before"](...bash("echo hello"));
+});
+
+test("'do not modify tests' refuses an edit of a test file, not of the source", async () => {
+  const { hooks } = await plugin();
+  const sid = "ses_tests";
+  mkdirSync(join(world.project, "tests"), { recursive: true });
+  writeFileSync(join(world.project, "tests", "test_calc.py"), "def test_add():\n    assert add(2, 2) == 4\n");
+  await hooks["chat.message"](
+    { sessionID: sid, model: { providerID: "fake", modelID: "fake-model" } },
+    { message: {}, parts: [{ type: "text", text: "Fix the bug in src/calc.py. Do not modify tests." }] },
+  );
+  const edit = (/** @type {string} */ path) => [
+    { tool: "edit", sessionID: sid, callID: "c2" },
+    { args: { filePath: join(world.project, path), oldString: "== 4", newString: "== 0" } },
+  ];
+  await assert.rejects(hooks["tool.execute.before"](...edit("tests/test_calc.py")), /Do not modify tests.*GATE-CONSTRAINT/s);
+  await hooks["tool.execute.before"](...edit("src/calc.py"));
+});
+
+test("after two identical failures the next system prompt carries agentreflex's context", async () => {
+  const { hooks } = await plugin();
+  const sid = "ses_ctx";
+  for (let i = 0; i < 2; i++) {
+    await hooks["tool.execute.after"](
+      { tool: "bash", sessionID: sid, callID: `c${i}`, args: { command: "pytest -q" } },
+      { title: "", output: "E   AssertionError: 1 failed", metadata: { exit: 1 } },
+    );
+  }
+  const system = ["You are OpenCode."];
+  await hooks["experimental.chat.system.transform"]({ sessionID: sid, model: {} }, { system });
+  assert.equal(system.length, 2);
+  assert.match(system[1], /failed 2 times in a row/);
+  const again = ["You are OpenCode."];
+  await hooks["experimental.chat.system.transform"]({ sessionID: sid, model: {} }, { system: again });
+  assert.equal(again.length, 1, "tool-time context is said once");
+});
+
+test("idle after unverified work prompts the session again, once", async () => {
+  const { hooks, prompts } = await plugin();
+  const sid = "ses_done";
+  const file = join(world.project, "src", "feature.py");
+  await hooks["tool.execute.after"](
+    { tool: "write", sessionID: sid, callID: "w1", args: { filePath: file, content: "x = 1\n" } },
+    { title: "", output: "Wrote file successfully.", metadata: {} },
+  );
+  await hooks["experimental.text.complete"]({ sessionID: sid }, { text: "Done: the feature is implemented." });
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: sid } } });
+  await hooks.dispose();
+  assert.equal(prompts.length, 1);
+  assert.equal(prompts[0].path.id, sid);
+  assert.equal(prompts[0].sessionID, sid);
+  assert.match(prompts[0].body.parts[0].text, /Not done yet.*no test run is recorded/s);
+  // the re-prompted turn ends: the valve lets it stop
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: sid } } });
+  await hooks.dispose();
+  assert.equal(prompts.length, 1);
+});
+
+test("model and variant from message.updated travel with the next tool call, bounded", async () => {
+  const { hooks } = await plugin();
+  const sid = "ses_model";
+  const long = "m".repeat(1000);
+  await hooks.event({
+    event: { type: "message.updated", properties: { info: { sessionID: sid, role: "assistant", modelID: long, variant: "high" } } },
+  });
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: sid, callID: "c" }, { args: { command: "echo hi" } });
+  // a model id that is not a string is ignored, never forwarded
+  await hooks.event({ event: { type: "message.updated", properties: { info: { sessionID: sid, modelID: ["x"] } } } });
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: sid, callID: "c2" }, { args: { command: "echo hi" } });
+});
+
+test("without agentreflex every tool call is refused with a clear reason; other events go on", async () => {
+  const { hooks, prompts } = await plugin({ binary: join(world.root, "missing", "agentreflex"), host: "opencode" });
+  for (const tool of ["bash", "read", "webfetch", "mcp_github_create_issue"]) {
+    await assert.rejects(
+      hooks["tool.execute.before"]({ tool, sessionID: "s", callID: "c" }, { args: { command: "ls", filePath: "/x" } }),
+      /agentreflex could not check this call \(.*did not run.*\); failing closed/,
+    );
+  }
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "c", args: {} }, { output: "", metadata: {} });
+  await hooks["chat.message"]({ sessionID: "s" }, { parts: [{ type: "text", text: "hi" }] });
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s" } } });
+  await hooks.dispose();
+  assert.equal(prompts.length, 0);
+});
+
+test("no install record: refused, and the reason says to run install again", async () => {
+  const { hooks } = await plugin(null);
+  await assert.rejects(hooks["tool.execute.before"](...bash("ls")), /agentreflex\.json.*run `agentreflex install` again/);
+});

@@ -1,0 +1,108 @@
+// The pi/omp extension against a real `agentreflex hook pi` (no daemon).  pi's own loop
+// is exercised in integration-tests/test_pi_host.py; here the handlers are called the way
+// pi 0.73 calls them, with a stand-in ExtensionAPI that records pi.on and sendUserMessage.
+
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { installShim, makeWorld, realRecord } from "../../opencode/testworld.js";
+
+const world = makeWorld();
+
+async function extension(record = realRecord("pi")) {
+  /** @type {Record<string, Function>} */
+  const handlers = {};
+  /** @type {string[]} */
+  const sent = [];
+  const pi = {
+    on: (/** @type {string} */ name, /** @type {Function} */ fn) => { handlers[name] = fn; },
+    sendUserMessage: async (/** @type {string} */ text) => { sent.push(text); },
+  };
+  const mod = await installShim(world.root, "pi.js", record);
+  mod.default(pi);
+  const ctx = (/** @type {string} */ sid) => ({ cwd: world.project, sessionManager: { getSessionId: () => sid }, isIdle: () => true });
+  return { handlers, sent, ctx };
+}
+
+test("every event pi can veto or feed is handled", async () => {
+  const { handlers } = await extension();
+  for (const name of ["session_start", "before_agent_start", "tool_call", "tool_result", "context", "agent_end", "session_shutdown"]) {
+    assert.equal(typeof handlers[name], "function", name);
+  }
+});
+
+test("a destructive command is blocked with agentreflex's reason; a benign one is not", async () => {
+  const { handlers, ctx } = await extension();
+  const blocked = await handlers.tool_call(
+    { type: "tool_call", toolName: "bash", toolCallId: "c1", input: { command: `rm -rf ${join(world.home, "notes")}` } },
+    ctx("s1"),
+  );
+  assert.equal(blocked.block, true);
+  assert.match(blocked.reason, /GATE-RM-/);
+  const fine = await handlers.tool_call({ type: "tool_call", toolName: "bash", toolCallId: "c2", input: { command: "echo hi" } }, ctx("s1"));
+  assert.equal(fine, undefined);
+});
+
+test("'do not modify tests' blocks an edit of a test file", async () => {
+  const { handlers, ctx } = await extension();
+  mkdirSync(join(world.project, "tests"), { recursive: true });
+  writeFileSync(join(world.project, "tests", "test_calc.py"), "def test_add():\n    assert 1\n");
+  await handlers.before_agent_start({ prompt: "Fix the bug. Do not modify tests.", systemPrompt: "" }, ctx("s2"));
+  const edit = (/** @type {string} */ path) =>
+    handlers.tool_call({ toolName: "edit", toolCallId: "e", input: { path, oldText: "1", newText: "0" } }, ctx("s2"));
+  assert.match((await edit("tests/test_calc.py")).reason, /Do not modify tests.*GATE-CONSTRAINT/s);
+  assert.equal(await edit("src/calc.py"), undefined);
+});
+
+test("context after two identical failures joins the next model request, once", async () => {
+  const { handlers, ctx } = await extension();
+  for (let i = 0; i < 2; i++) {
+    await handlers.tool_result(
+      { toolName: "bash", toolCallId: `r${i}`, input: { command: "pytest -q" }, content: [{ type: "text", text: "E   AssertionError: 1 failed" }], details: { exitCode: 1 }, isError: true },
+      ctx("s3"),
+    );
+  }
+  const messages = [{ role: "user", content: "go" }];
+  const out = await handlers.context({ messages });
+  assert.equal(out.messages.length, 2);
+  assert.equal(out.messages[1].role, "custom");
+  assert.match(out.messages[1].content, /failed 2 times in a row/);
+  assert.equal(await handlers.context({ messages }), undefined);
+});
+
+test("agent_end after unverified work sends one follow-up; the next agent_end is let through", async () => {
+  const { handlers, sent, ctx } = await extension();
+  const file = join(world.project, "src", "feature.py");
+  await handlers.tool_result(
+    { toolName: "write", toolCallId: "w", input: { path: file, content: "x = 1\n" }, content: [{ type: "text", text: "Successfully wrote" }], isError: false },
+    ctx("s4"),
+  );
+  const end = { messages: [{ role: "assistant", content: [{ type: "text", text: "Done: the feature is implemented." }] }] };
+  await handlers.agent_end(end, ctx("s4"));
+  await handlers.session_shutdown({}, ctx("s4"));
+  assert.equal(sent.length, 1);
+  assert.match(sent[0], /Not done yet.*no test run is recorded/s);
+  await handlers.agent_end(end, ctx("s4"));
+  await handlers.session_shutdown({}, ctx("s4"));
+  assert.equal(sent.length, 1);
+});
+
+test("without agentreflex every tool call is blocked with a clear reason; the rest goes on", async () => {
+  const { handlers, sent, ctx } = await extension({ binary: join(world.root, "missing", "agentreflex"), host: "pi" });
+  for (const toolName of ["bash", "read", "write", "my_custom_tool"]) {
+    const out = await handlers.tool_call({ toolName, toolCallId: "c", input: { path: "/x" } }, ctx("s5"));
+    assert.equal(out.block, true);
+    assert.match(out.reason, /agentreflex could not check this call \(.*did not run.*\); failing closed/);
+  }
+  assert.equal(await handlers.before_agent_start({ prompt: "hi" }, ctx("s5")), undefined);
+  await handlers.agent_end({ messages: [] }, ctx("s5"));
+  await handlers.session_shutdown({}, ctx("s5"));
+  assert.equal(sent.length, 0);
+});
+
+test("an omp install (host: omp in agentreflex.json) is guarded the same way", async () => {
+  const { handlers, ctx } = await extension(realRecord("omp"));
+  const blocked = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "git push --force" } }, ctx("s6"));
+  assert.equal(blocked.block, true);
+});

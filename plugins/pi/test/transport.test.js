@@ -1,0 +1,174 @@
+// How a shim reaches agentreflex: the warm daemon's socket (the real protocol, checked
+// against a recording server and against the real `agentreflex serve`), the subprocess,
+// and what it does when neither gives an answer.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { installShim, makeWorld, realRecord } from "../../opencode/testworld.js";
+import { encodeRequest, parseReply, privateDir, BoundedMap, bounded } from "../src/transport.js";
+
+const world = makeWorld();
+const runDir = join(world.root, "run");
+mkdirSync(runDir, { mode: 0o700 });
+chmodSync(runDir, 0o700);
+
+/** A server on `path` that records each request and answers `answer`. */
+function recordingDaemon(path, answer) {
+  /** @type {Buffer[]} */
+  const seen = [];
+  const server = createServer((conn) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    conn.on("data", (c) => chunks.push(c));
+    conn.on("end", () => {
+      seen.push(Buffer.concat(chunks));
+      conn.end(answer);
+    });
+  });
+  return new Promise((resolve) => server.listen(path, () => resolve({ server, seen })));
+}
+
+/** Split a request the way core/daemon.py parse_request does. */
+function parseRequest(/** @type {Buffer} */ data) {
+  assert.equal(data.subarray(0, 5).toString(), "ARX2\0");
+  let rest = data.subarray(5);
+  const take = () => { const i = rest.indexOf(0); const v = rest.subarray(0, i).toString(); rest = rest.subarray(i + 1); return v; };
+  const install = take(), host = take(), hint = take();
+  /** @type {Record<string, string>} */
+  const env = {};
+  for (let item = take(); item !== ""; item = take()) {
+    const eq = item.indexOf("=");
+    env[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return { install, host, hint, env, payload: JSON.parse(rest.toString()) };
+}
+
+function withDaemonEnv(/** @type {string} */ socket) {
+  process.env.AGENTREFLEX_DAEMON = "on";
+  process.env.AGENTREFLEX_SOCKET = socket;
+}
+
+after(() => {
+  process.env.AGENTREFLEX_DAEMON = "off";
+  delete process.env.AGENTREFLEX_SOCKET;
+});
+
+test("the socket request is the daemon's wire format, with the OpenCode payload and model keys", async () => {
+  const socket = join(runDir, "rec.sock");
+  const { server, seen } = await recordingDaemon(socket, Buffer.from('\x00{"block": true, "reason": "from the socket"}\x00'));
+  withDaemonEnv(socket);
+  try {
+    // the script is missing: only the socket can answer
+    const mod = await installShim(world.root, "opencode.js", { ...realRecord("opencode"), binary: join(world.root, "nope") });
+    const hooks = await mod.AgentReflex({ client: {}, directory: world.project });
+    await hooks.event({ event: { type: "message.updated", properties: { info: { sessionID: "s", modelID: "gpt-9", variant: "x".repeat(500) } } } });
+    await assert.rejects(
+      hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c" }, { args: { command: "ls" } }),
+      /from the socket/,
+    );
+    assert.equal(seen.length, 1);
+    const req = parseRequest(seen[0]);
+    assert.equal(req.host, "opencode");
+    assert.equal(req.hint, "tool.execute.before");
+    assert.ok(req.install.includes("\n"), "the whole installation id, from Python");
+    assert.equal(req.env.AGENTREFLEX_SOCKET, socket);
+    assert.equal(req.env.PATH, undefined, "only decision-relevant variables travel");
+    assert.deepEqual(req.payload, {
+      session_id: "s", cwd: world.project, tool: "bash", call_id: "c", args: { command: "ls" },
+      model_id: "gpt-9", model_variant: "x".repeat(128), hook_event_name: "tool.execute.before",
+    });
+  } finally {
+    server.close();
+  }
+});
+
+test("'evaluate it yourself' from the daemon falls back to the subprocess", async () => {
+  const socket = join(runDir, "busy.sock");
+  const { server, seen } = await recordingDaemon(socket, Buffer.from([253]));
+  withDaemonEnv(socket);
+  try {
+    const mod = await installShim(world.root, "pi.js", realRecord("pi"));
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+    const out = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "git reset --hard" } }, { cwd: world.project });
+    // the shim asked, then the `agentreflex hook` it started asked again before evaluating
+    assert.equal(seen.length, 2);
+    assert.match(out.reason, /GATE-/);
+  } finally {
+    server.close();
+  }
+});
+
+test("the real warm daemon answers the shim", async () => {
+  const socket = join(runDir, "real.sock");
+  withDaemonEnv(socket);
+  const record = realRecord("pi");
+  const daemon = spawn(record.python, [record.binary, "serve"], { stdio: "ignore", env: process.env });
+  try {
+    for (let i = 0; i < 200 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(socket), "the daemon started");
+    // the script is missing: the answer can only come from the daemon
+    const mod = await installShim(world.root, "pi.js", { ...record, binary: join(world.root, "nope") });
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+    const out = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "git push --force" } }, { cwd: world.project });
+    assert.equal(out.block, true);
+    assert.match(out.reason, /GATE-/);
+  } finally {
+    daemon.kill("SIGTERM");
+  }
+});
+
+test("a socket directory others may enter is not trusted", () => {
+  const open = mkdtempSync(join(world.root, "open-"));
+  chmodSync(open, 0o755);
+  assert.equal(privateDir(open), false);
+  assert.equal(privateDir(runDir), true);
+  assert.equal(privateDir(join(world.root, "absent")), false);
+});
+
+test("replies: only a JSON object counts; a block always has a reason", () => {
+  assert.deepEqual(parseReply("{}"), {});
+  assert.deepEqual(parseReply('{"block": true}'), { block: true, reason: "blocked by agentreflex" });
+  assert.deepEqual(parseReply('{"block": "yes", "context": "c"}'), { context: "c" });
+  for (const bad of ["", "  \n", "[]", "null", "42", "{not json", '"text"']) assert.equal(parseReply(bad), null, bad);
+});
+
+test("requests skip variables with NUL bytes; caches stay bounded", () => {
+  const req = encodeRequest("id", "pi", "tool_call", { HOME: "/h", AGENTREFLEX_X: "a\0b", OTHER: "o" }, Buffer.from("{}"));
+  assert.equal(req.toString(), "ARX2\0id\0pi\0tool_call\0HOME=/h\0\0{}");
+  const map = new BoundedMap(2);
+  map.set("a", 1); map.set("b", 2); map.set("c", 3);
+  assert.deepEqual([...map.keys()], ["b", "c"]);
+  assert.equal(bounded("x".repeat(300), 128)?.length, 128);
+  assert.equal(bounded(5, 128), undefined);
+});
+
+test("a recorded script that is gone: Python cannot open it, and the call is refused", async () => {
+  const mod = await installShim(world.root, "pi.js", { ...realRecord("pi"), binary: join(world.root, "gone", "agentreflex") });
+  /** @type {Record<string, Function>} */
+  const handlers = {};
+  mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+  const out = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "ls" } }, { cwd: world.project });
+  assert.equal(out.block, true);
+  assert.match(out.reason, /exited 2 without an answer: .*can't open file/);
+});
+
+test("an agentreflex that answers nonsense fails the tool call closed", async () => {
+  const script = join(world.root, "bad-agentreflex");
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(script, "#!/bin/sh\necho 'Traceback: boom' >&2\necho '[1,2]'\nexit 3\n", { mode: 0o755 });
+  const mod = await installShim(world.root, "pi.js", { binary: script, host: "pi" });
+  /** @type {Record<string, Function>} */
+  const handlers = {};
+  mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+  const out = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "ls" } }, { cwd: world.project });
+  assert.equal(out.block, true);
+  assert.match(out.reason, /exited 3 without an answer: Traceback: boom/);
+});
