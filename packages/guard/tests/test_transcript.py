@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 from agentreflex.core.testing import pre_tool, stop
+from agentreflex.guard.claude_transcript import assistant_text, resolve
 from agentreflex.guard.report import new_report
 from agentreflex.guard.sanitize import normalize_text
-from agentreflex.guard.transcript import assistant_text, read_new, resolve
+from agentreflex.guard.transcript import read_new
 from guard_testkit import codes, guard_config, make_runner, marker, session
 
 SID = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
