@@ -215,6 +215,40 @@ def summary_label(text: str) -> str:
     return UNCERTAIN if UNCERTAIN in labels else CLEAR
 
 
+def explain(text: str) -> tuple[str, str, str]:
+    """(label, reason, deciding clause) of a whole summary, for people checking the rule.
+
+    The label is :func:`summary_label`'s; the reason names the rule that decided.
+    """
+    found = classify(text)
+    for label in (CANDIDATE, UNCERTAIN):
+        hit = next((c for c in found if c.label == label), None)
+        if hit is None:
+            continue
+        if label == CANDIDATE:
+            why = f"{hit.form} check ({hit.action}) with a decision signal on {', '.join(hit.subjects[:3])}"
+            return label, why, hit.clause
+        return label, _abstain_reason(hit.clause, hit.form), hit.clause
+    return CLEAR, _clear_reason(text), ""
+
+
+def _abstain_reason(clause: str, form: str) -> str:
+    if not _SIGNAL.search(clause):
+        return f"{form} check form but no decision signal (cause, failure, difference, impact ...)"
+    if not _CHECK_VERB.search(clause):
+        return f"{form} check form but no discriminating check verb"
+    return f"{form} check form but no concrete subject"
+
+
+def _clear_reason(text: str) -> str:
+    for clause in clauses(text):
+        if _form(clause):
+            if _COSMETIC.search(clause):
+                return "cosmetic or documentation work"
+            return "a promise to report later, not a check"
+    return "no check form (no commitment, active check or named alternatives)"
+
+
 def subject_tokens(text: str, limit: int = 8) -> tuple[str, ...]:
     """Content words used to bind a heuristic check to a tool call."""
     out: list[str] = []
