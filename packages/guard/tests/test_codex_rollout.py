@@ -187,6 +187,18 @@ def test_codex_stop_reads_the_rollout_without_a_transcript_path(
     assert report["coverage"]["level"] == "recent_backfill"
     assert report["reasoning_summary_ingestion"]["processed"] == 2
     assert any("retry test" in o["name"] for o in report["obligations"])
+    from agentreflex.guard.status import status
+
+    [row] = status(state_dir)["sessions"]
+    assert (row["provider"], row["surface"]) == ("Codex", "Codex CLI")
+    assert (row["model"], row["effort"], row["coverage"]) == (
+        "fake-model",
+        "high",
+        "recent backfill",
+    )
+    assert row["processed_summaries"] == 2 and row["clearance"] == "Conditional"
+    assert row["latency"].startswith("p95 ")
+    assert "Codex CLI" in status(state_dir)["lines"][1]
 
 
 def test_codex_without_a_rollout_reports_reduced_coverage(

@@ -91,8 +91,9 @@ def metadata(rec: dict[str, Any], batch: Batch) -> None:
         effort = message.get("effort")
         if isinstance(effort, (str, dict)):
             batch.effort = _effort_text(effort)
-    if isinstance(rec.get("effort"), (str, dict)):
-        batch.effort = _effort_text(rec["effort"])
+    for key in ("effort", "perTurnEffort"):  # Claude Code 2.1 writes both; the turn's wins
+        if isinstance(rec.get(key), (str, dict)):
+            batch.effort = _effort_text(rec[key])
     if isinstance(rec.get("entrypoint"), str):
         batch.entrypoint = excerpt(rec["entrypoint"], 32)
 

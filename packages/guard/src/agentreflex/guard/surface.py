@@ -31,6 +31,9 @@ _PROVIDER_SURFACES = {
 _ALIASES = {
     "cli": "claude_cli",
     "claude-cli": "claude_cli",
+    # `claude -p` (print mode) of the same CLI binary, as Claude Code 2.1 records it;
+    # the Agent SDKs (sdk-ts, sdk-py) stay unknown
+    "sdk-cli": "claude_cli",
     "claude-desktop": "claude_desktop",
     "codex_exec": "codex_cli",
     "codex-exec": "codex_cli",
