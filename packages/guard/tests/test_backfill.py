@@ -261,3 +261,15 @@ def test_interval_ledger_stays_compact() -> None:
     add_interval(ing, 0, 400)
     assert intervals(ing) == [[0, 400]] and ing["processed_interval"] == [0, 400]
     assert intervals({"processed_interval": [3, 9]}) == [[3, 9]]  # a report from before
+
+
+def test_a_malformed_interval_ledger_is_unsafe_state_not_a_crash() -> None:
+    from agentreflex.guard.schema import check_report
+
+    report = new_report("s", "codex", 0.0)
+    assert check_report(report) is None
+    for bad in ([["a", 1]], [[5, 1]], "x", [[0, 1]] * 65, [[True, 3]]):
+        report["reasoning_summary_ingestion"]["processed_intervals"] = bad
+        assert "processed_intervals" in str(check_report(report))
+    ing = {"processed_intervals": [["a", 1], [2, 4]], "covered_mode": "live", "covered_limit": "x"}
+    assert intervals(ing) == [[2, 4]]

@@ -258,7 +258,8 @@ def window(mode: str, limit: int) -> float:
 def _wants_backfill(ing: dict[str, Any]) -> bool:
     if not isinstance(ing.get("covered_mode"), str) or not ing["covered_mode"]:
         return False  # a report from before the ledger: read with its own mode
-    covered = window(ing["covered_mode"], int(ing.get("covered_limit") or 1))
+    limit = ing.get("covered_limit")
+    covered = window(ing["covered_mode"], limit if isinstance(limit, int) else 1)
     wanted = window(ing["backfill_mode"], ing["backfill_limit"])
     return wanted > covered and not ing.get("complete")
 
@@ -267,9 +268,17 @@ def intervals(ing: dict[str, Any]) -> list[list[int]]:
     """The processed byte intervals (older reports hold only one, ``processed_interval``)."""
     found = ing.get("processed_intervals")
     if isinstance(found, list):
-        return [list(x) for x in found if isinstance(x, list) and len(x) == 2]
-    one = ing.get("processed_interval")
-    return [list(one)] if isinstance(one, list) and len(one) == 2 and one[1] > one[0] else []
+        return [list(x) for x in found if _span(x)]
+    one: Any = ing.get("processed_interval")
+    return [list(one)] if _span(one) and one[1] > one[0] else []
+
+
+def _span(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    )
 
 
 def add_interval(ing: dict[str, Any], start: int, end: int) -> None:
