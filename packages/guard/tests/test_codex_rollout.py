@@ -198,7 +198,10 @@ def test_codex_stop_reads_the_rollout_without_a_transcript_path(
     )
     assert row["processed_summaries"] == 2 and row["clearance"] == "Conditional"
     assert row["latency"].startswith("p95 ")
-    assert "Codex CLI" in status(state_dir)["lines"][1]
+    lines = status(state_dir)["lines"]
+    assert lines[1].split()[:4] == ["host", "surface", "model", "effort"]
+    assert "Codex CLI" in lines[2] and "fake-model" in lines[2] and SID in lines[2]
+    assert "3 summaries observed" in lines[3] and "p95" in lines[3]  # 2 + the stop message
 
 
 def test_codex_without_a_rollout_reports_reduced_coverage(
