@@ -202,6 +202,10 @@ class CodexProject:
         self.extra_env: dict[str, str] = {}
         self._git_init()
 
+    def rollouts(self) -> list[Path]:
+        """The rollout files Codex wrote under ``CODEX_HOME/sessions`` (non-ephemeral runs)."""
+        return sorted((self.codex_home / "sessions").rglob("rollout-*.jsonl*"))
+
     def cleanup(self) -> None:
         shutil.rmtree(self.codex_home, ignore_errors=True)
 
@@ -278,12 +282,13 @@ class CodexProject:
             raise AssertionError(f"agentreflex install codex failed:\n{done.stdout}\n{done.stderr}")
         return done.stdout
 
-    def exec_argv(self, prompt: str, *extra_args: str) -> list[str]:
+    def exec_argv(self, prompt: str, *extra_args: str, ephemeral: bool = True) -> list[str]:
+        """``codex exec`` argv; ``ephemeral=False`` lets Codex write its rollout file."""
         return [
             str(self.codex),
             "exec",
             "--skip-git-repo-check",
-            "--ephemeral",
+            *(["--ephemeral"] if ephemeral else []),
             "-c",
             f'model_providers.fake.base_url="{BASE_URL}"',
             "--disable",
@@ -293,10 +298,15 @@ class CodexProject:
         ]
 
     def run(
-        self, prompt: str, script: Sequence[Turn], *extra_args: str, timeout: float = 120
+        self,
+        prompt: str,
+        script: Sequence[Turn],
+        *extra_args: str,
+        timeout: float = 120,
+        ephemeral: bool = True,
     ) -> CodexRun:
         step = {
-            "argv": self.exec_argv(prompt, *extra_args),
+            "argv": self.exec_argv(prompt, *extra_args, ephemeral=ephemeral),
             "cwd": str(self.project),
             "env": self.env(),
             "timeout": timeout,

@@ -3,8 +3,9 @@
 Codex CLI 0.169 talks to a custom provider with ``wire_api = "responses"``: it
 posts the whole conversation as ``input`` items with ``stream: true`` and reads
 server-sent events whose JSON ``type`` is ``response.created``,
-``response.output_item.added`` / ``.done`` (one per output item: an assistant
-``message``, a ``function_call`` or a ``custom_tool_call``) and
+``response.output_item.added`` / ``.done`` (one per output item: a ``reasoning``
+item with a visible summary when the turn has one, an assistant ``message``, a
+``function_call`` or a ``custom_tool_call``) and
 ``response.completed`` (see ``codex-rs/codex-api/src/sse/responses.rs``).
 
 The script is the same list of :class:`hostharness.fakemodel.Turn` as for the
@@ -106,12 +107,20 @@ class ResponsesScript(Script):
         if SESSION in turn.tool_input.values():
             session = last_session_id(items)
             filled = {k: session if v == SESSION else v for k, v in turn.tool_input.items()}
-            return Turn(turn.text, turn.tool, filled)
+            return Turn(turn.text, turn.tool, filled, turn.reasoning)
         return turn
 
 
 def output_items(turn: Turn, number: int, tools: dict[str, str]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
+    if turn.reasoning:
+        items.append(
+            {
+                "type": "reasoning",
+                "id": f"rs_fake{number:04d}",
+                "summary": [{"type": "summary_text", "text": turn.reasoning}],
+            }
+        )
     if turn.text or not turn.tool:
         items.append(
             {

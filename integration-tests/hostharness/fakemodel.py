@@ -31,13 +31,25 @@ class Turn:
     text: str | None = None
     tool: str | None = None
     tool_input: dict[str, Any] = field(default_factory=dict)
+    # a visible reasoning summary (the Responses fake sends it as a ``reasoning`` item)
+    reasoning: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "tool": self.tool, "tool_input": self.tool_input}
+        return {
+            "text": self.text,
+            "tool": self.tool,
+            "tool_input": self.tool_input,
+            "reasoning": self.reasoning,
+        }
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Turn:
-        return cls(raw.get("text"), raw.get("tool"), dict(raw.get("tool_input") or {}))
+        return cls(
+            raw.get("text"),
+            raw.get("tool"),
+            dict(raw.get("tool_input") or {}),
+            raw.get("reasoning"),
+        )
 
 
 def say(text: str) -> Turn:

@@ -102,7 +102,10 @@ def _reference_classify_clause(clause: str) -> Classification:
         form = "alternatives"
     else:
         return Classification(CLEAR)
-    if _COSMETIC.search(clause) or (_REPORT_LATER.search(clause) and not _SIGNAL.search(clause)):
+    cosmetic = _COSMETIC.search(clause) and (
+        classifier._DOCS.search(clause) or not classifier._CAUSAL.search(clause)
+    )
+    if cosmetic or (_REPORT_LATER.search(clause) and not _SIGNAL.search(clause)):
         return Classification(CLEAR)
     verb = _CHECK_VERB.search(clause)
     if verb is None or not _SIGNAL.search(clause):

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 from agentreflex.core.testing import pre_tool, stop
+from agentreflex.guard.claude_transcript import assistant_text, resolve
 from agentreflex.guard.report import new_report
 from agentreflex.guard.sanitize import normalize_text
-from agentreflex.guard.transcript import assistant_text, read_new, resolve
+from agentreflex.guard.transcript import read_new
 from guard_testkit import codes, guard_config, make_runner, marker, session
 
 SID = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
@@ -178,3 +179,32 @@ def test_untrusted_transcript_leaves_reduced_coverage(
     report = session(state_dir)
     assert report["coverage"]["level"] == "reduced"
     assert "outside the trusted" in report["reasoning_summary_ingestion"]["last_error"]
+
+
+REAL = os.path.join(os.path.dirname(__file__), "data", "claude_2.1.328_transcript.jsonl")
+REAL_SID = "0779be9a-9212-419c-ad2f-894990fea959"
+
+
+def test_real_claude_transcript_gives_visible_text_surface_model_and_effort(
+    claude_home: dict[str, str],
+) -> None:
+    """Recorded by integration-tests/test_claude_guard_transcript.py (real Claude Code 2.1.328)."""
+    import shutil
+
+    target = path_of(claude_home, REAL_SID)
+    shutil.copyfile(REAL, target)
+    ing = ingestion("full")
+    batch = read_new(ing, REAL_SID, target, claude_home)
+    assert batch.texts == [
+        "I'll run the retry test to check whether the timeout change causes the failure.",
+        "Done: the retry failure is fixed.",
+    ]
+    assert (batch.entrypoint, batch.model, batch.effort) == (
+        "sdk-cli",
+        "claude-opus-fake",
+        "medium",
+    )
+    assert ing["complete"] and batch.error == ""
+    from agentreflex.guard.surface import resolve_surface
+
+    assert resolve_surface({}, {}, "claude", batch.entrypoint) == "claude_cli"

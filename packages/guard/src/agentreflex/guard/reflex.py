@@ -68,7 +68,9 @@ class GuardReflex:
         if ctx.config.reasoning_guard.mode == "off":
             return []
         env = os.environ if self._env is None else self._env
-        if ctx.state_dir and quiet.nothing_to_do(ctx.state_dir, ctx.event, env):
+        gs = ctx.config.reasoning_guard
+        backfill = (gs.backfill_mode, gs.backfill_limit)
+        if ctx.state_dir and quiet.nothing_to_do(ctx.state_dir, ctx.event, env, backfill):
             return []  # the engine would find nothing and change nothing later read
         return self._run_engine(ctx, env)
 
