@@ -223,7 +223,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         redirects: list[tuple[str, str]] = []
         stdin_text: str | None = None
         after: list[Any] = []
-        extra: list[Any] = []
+        loose: list[Any] = []
         for child in node.named_children:
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
@@ -234,12 +234,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
             elif child.type == "file_redirect":
                 redirects.append(self.redirect(child, depth))
-                extra.extend(_redirect_words(child))
+                loose.extend(_redirect_words(child))
             elif body is None and child.type in STATEMENTS:
                 body = child
         cmd: Cmd | None = None
         if body is not None and body.type == "command":
-            cmd = self.command(body, depth, redirects, stdin_text, stdin_from, via, extra)
+            cmd = self.command(body, depth, redirects, stdin_text, stdin_from, via, loose)
         elif body is not None and body.type == "pipeline":
             kids = [k for k in body.named_children if k.type in STATEMENTS]
             cmd = self.pipeline(kids, depth, stdin_from, via)
