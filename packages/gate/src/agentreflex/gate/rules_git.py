@@ -10,7 +10,7 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 
 from __future__ import annotations
 
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Where
 
 _GLOBAL_VALUED = frozenset(
@@ -76,17 +76,100 @@ def _flags(args: list[str]) -> set[str]:
     for a in args:
         if a == "--":
             break
-        if a.startswith("--"):
+        if a.startswith("--no-"):
+            out.discard("--" + a[5:].split("=", 1)[0])
+        elif a.startswith("--"):
             out.add(a.split("=", 1)[0])
         elif a.startswith("-") and len(a) > 1:
             out.update("-" + ch for ch in a[1:])
     return out
 
 
+# Long options that decide something, per subcommand: git accepts any
+# unambiguous abbreviation ("--forc", "--ha", "--discard-ch"), so a prefix of
+# one of these is read as it (an ambiguous one makes git refuse to run).
+_LONG: dict[str, tuple[str, ...]] = {
+    "push": ("--force", "--force-with-lease", "--mirror", "--delete", "--prune"),
+    "reset": ("--hard", "--merge"),
+    "checkout": ("--force", "--orphan", "--pathspec-from-file"),
+    "switch": ("--discard-changes", "--force", "--create", "--force-create"),
+    "restore": ("--source", "--staged", "--worktree", "--pathspec-from-file"),
+    "clean": ("--force", "--interactive"),
+    "branch": ("--delete", "--force"),
+    "rm": ("--force", "--cached"),
+    "worktree": ("--force",),
+}
+# Short options that take a value, per subcommand ("-cname", "-s HEAD", "-U3").
+_SHORT_VALUED: dict[str, str] = {
+    "switch": "cC",
+    "checkout": "bB",
+    "restore": "sU",
+    "push": "o",
+    "clean": "e",
+    "branch": "u",
+    "worktree": "b",
+}
+
+
+def normalise(sub: str, args: list[str]) -> list[str]:
+    """``args`` as git reads them: abbreviations expanded, short clusters split.
+
+    ``-qf`` is ``-q -f``; a valued short option takes the rest of its cluster
+    or the next word (``-cfeature`` is ``-c feature``, so its letters are not
+    flags); after ``--`` nothing is an option.
+    """
+    known = _LONG.get(sub, ())
+    valued = _SHORT_VALUED.get(sub, "")
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--":
+            out.extend(args[i - 1 :])
+            break
+        if a.startswith("--") and len(a) > 3:
+            name, eq, value = a.partition("=")
+            if name not in known:
+                name = next((k for k in known if k.startswith(name)), name)
+            out.append(name + eq + value)
+        elif a.startswith("-") and len(a) > 1:
+            for k, ch in enumerate(a[1:], 1):
+                out.append("-" + ch)
+                if ch in valued:
+                    rest = a[k + 1 :]
+                    if rest:
+                        out.append(rest)
+                    elif i < len(args):
+                        out.append(args[i])
+                        i += 1
+                    break
+        else:
+            out.append(a)
+    return out
+
+
+def _positional(sub: str, args: list[str]) -> list[str]:
+    """Non-option words of normalised ``args`` (values of valued options left out)."""
+    valued = {"-" + ch for ch in _SHORT_VALUED.get(sub, "")}
+    out: list[str] = []
+    skip = False
+    for k, a in enumerate(args):
+        if a == "--":
+            return out + args[k + 1 :]
+        if skip:
+            skip = False
+        elif a in valued:
+            skip = True
+        elif not a.startswith("-") or a == "-":
+            out.append(a)
+    return out
+
+
 def git(cmd: Cmd, where: Where) -> list[Hit]:
     sub, args = _sub(cmd)
     check = _SUBCOMMANDS.get(sub)
-    return check(cmd, args) if check else []
+    return check(cmd, normalise(sub, args)) if check else []
 
 
 def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -105,45 +188,90 @@ def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(args)
+    if "-f" in flags or "--force" in flags:
+        return _discard(cmd, "git checkout --force")
     if "-b" in flags or "-B" in flags or "--orphan" in flags:
         return []
-    if "-f" in flags or "--force" in flags:
-        return [_discard(cmd, "git checkout --force")]
+    if "--pathspec-from-file" in flags:
+        return _discard(cmd, "git checkout --pathspec-from-file")
     if "--" in args:
         paths = args[args.index("--") + 1 :]
-        return [_discard(cmd, "git checkout -- <paths>", paths)] if paths else []
+        return _discard(cmd, "git checkout -- <paths>", paths) if paths else []
     if any(a in (".", ":/", "*", "./") for a in args):
-        return [_discard(cmd, "git checkout .")]
+        return _discard(cmd, "git checkout .")
+    words = _positional("checkout", args)
+    if len(words) >= 2:  # <tree-ish> <pathspec>...: the files are overwritten
+        return _discard(cmd, "git checkout <ref> <paths>", words[1:])
     return []
 
 
 def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
-    flags = _flags(args)
+    flags = _flags(_without_values("restore", args))
     if ("--staged" in flags or "-S" in flags) and "--worktree" not in flags and "-W" not in flags:
         return []
-    paths = [a for a in args if not a.startswith("-")]
-    if "-s" in flags or "--source" in flags:
-        paths = paths[1:] if "-s" in flags and paths else paths
-    return [_discard(cmd, "git restore", paths)] if paths else []
+    if "--pathspec-from-file" in flags:
+        return _discard(cmd, "git restore --pathspec-from-file")
+    paths = _positional("restore", args)
+    return _discard(cmd, "git restore", paths) if paths else []
 
 
-def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> Hit:
+def _without_values(sub: str, args: list[str]) -> list[str]:
+    """Normalised ``args`` without the values of valued short options."""
+    valued = {"-" + ch for ch in _SHORT_VALUED.get(sub, "")}
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        skip = a in valued
+        out.append(a)
+    return out
+
+
+def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> list[Hit]:
+    """A discard of the work tree (``paths`` None) or of some files.
+
+    It loses work only if there is uncommitted work there, so the real work
+    tree is asked (:mod:`worktree`): clean -> allowed; changed -> blocked;
+    unknown -> the whole tree is blocked, files ask.
+    """
+    from agentreflex.gate import worktree  # only discards pay for the git subprocess
+
     whole = paths is None or any(p in (".", ":/", "*", "./", ":/*") for p in paths)
+    dirty = worktree.uncommitted(cmd.cwd, None if whole else paths)
+    if dirty is False:
+        return []
     if whole:
-        return _hit(
-            "GATE-GIT-DISCARD-TREE",
-            P_BLOCK,
-            cmd,
-            f"{what} discards every uncommitted change in the work tree. Commit or "
-            "`git stash` first, or restore only specific files.",
+        return [
+            _hit(
+                "GATE-GIT-DISCARD-TREE",
+                P_BLOCK,
+                cmd,
+                f"{what} discards every uncommitted change in the work tree. Commit or "
+                "`git stash` first, or restore only specific files.",
+            )
+        ]
+    if dirty:
+        return [
+            _hit(
+                "GATE-GIT-DISCARD-FILES",
+                P_BLOCK,
+                cmd,
+                f"{what} throws away uncommitted changes to those files. Commit or "
+                "`git stash` them first, or `git diff` them to be sure they are not needed.",
+            )
+        ]
+    return [
+        Hit(
+            "GATE-GIT-DISCARD-FILES",
+            ASK,
+            1.0,
+            cmd.text,
+            f"{what} would throw away any uncommitted changes to those files, and the "
+            "work tree could not be checked. Commit or `git stash` them first.",
         )
-    return _hit(
-        "GATE-GIT-DISCARD-FILES",
-        P_WARN,
-        cmd,
-        f"{what} discards uncommitted changes to those files. Make sure they are not "
-        "needed (git diff them first).",
-    )
+    ]
 
 
 def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -231,7 +359,9 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
             )
         ]
     lease = any(f.startswith("--force-with-lease") for f in flags)
-    forced = "-f" in flags or "--force" in flags or any(r.startswith("+") for r in refspecs)
+    forced = (
+        "-f" in flags or "--force" in flags or any(r.startswith("+") or ":+" in r for r in refspecs)
+    )
     if forced:
         return [
             _hit(
@@ -319,16 +449,36 @@ def _update_ref(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 
 def _worktree(cmd: Cmd, args: list[str]) -> list[Hit]:
-    if args[:1] == ["remove"] and any(a in ("-f", "--force") for a in args):
-        return [
-            _hit(
-                "GATE-GIT-WORKTREE-FORCE-REMOVE",
-                P_WARN,
-                cmd,
-                "git worktree remove --force deletes uncommitted changes in that worktree.",
-            )
-        ]
-    return []
+    if args[:1] != ["remove"] or not ({"-f", "--force"} & _flags(args)):
+        return []
+    import os.path
+
+    from agentreflex.gate import worktree
+
+    target = next((a for a in _positional("worktree", args[1:])), "")
+    folder = os.path.normpath(os.path.join(cmd.cwd, target)) if target else ""
+    dirty = worktree.uncommitted(folder) if folder else None
+    if dirty is False:
+        return []
+    what = "has uncommitted changes" if dirty else "may hold uncommitted changes"
+    return [
+        Hit(
+            "GATE-GIT-WORKTREE-FORCE-REMOVE",
+            DESTRUCTIVE if dirty else ASK,
+            P_BLOCK if dirty else 1.0,
+            cmd.text,
+            f"git worktree remove --force deletes that worktree, which {what} or "
+            "untracked files. Commit them, or remove it without --force.",
+        )
+    ]
+
+
+def _rm(cmd: Cmd, args: list[str]) -> list[Hit]:
+    flags = _flags(args)
+    if "--cached" in flags or not ({"-f", "--force"} & flags):
+        return []  # without --force git refuses to remove files with changes
+    paths = _positional("rm", args)
+    return _discard(cmd, "git rm --force", paths) if paths else []
 
 
 def _tag(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -336,9 +486,9 @@ def _tag(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 
 def _switch(cmd: Cmd, args: list[str]) -> list[Hit]:
-    flags = _flags(args)
+    flags = _flags(_without_values("switch", args))
     if "--discard-changes" in flags or "-f" in flags or "--force" in flags:
-        return [_discard(cmd, "git switch --discard-changes")]
+        return _discard(cmd, "git switch --discard-changes")
     return []
 
 
@@ -358,4 +508,5 @@ _SUBCOMMANDS = {
     "update-ref": _update_ref,
     "worktree": _worktree,
     "tag": _tag,
+    "rm": _rm,
 }
