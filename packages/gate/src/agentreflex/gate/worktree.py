@@ -29,7 +29,7 @@ def _git(cwd: str, args: list[str]) -> subprocess.CompletedProcess[bytes] | None
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     try:
-        return subprocess.run(  # noqa: S603 - fixed argv, no shell
+        return subprocess.run(
             ["git", "-C", cwd, "-c", "core.fsmonitor=false", *args],
             capture_output=True,
             env=env,
