@@ -94,7 +94,7 @@ _LONG: dict[str, tuple[str, ...]] = {
     "checkout": ("--force", "--orphan", "--pathspec-from-file"),
     "switch": ("--discard-changes", "--force", "--create", "--force-create"),
     "restore": ("--source", "--staged", "--worktree", "--pathspec-from-file"),
-    "clean": ("--force", "--interactive"),
+    "clean": ("--force", "--interactive", "--dry-run"),
     "branch": ("--delete", "--force"),
     "rm": ("--force", "--cached"),
     "worktree": ("--force",),
@@ -109,6 +109,25 @@ _SHORT_VALUED: dict[str, str] = {
     "branch": "u",
     "worktree": "b",
 }
+
+
+# Long options that take the next word as their value, per subcommand.
+_LONG_VALUED: dict[str, frozenset[str]] = {
+    "checkout": frozenset(
+        {"--conflict", "--inter-hunk-context", "--unified", "--pathspec-from-file", "--orphan"}
+    ),
+    "restore": frozenset(
+        {"--source", "--conflict", "--inter-hunk-context", "--unified", "--pathspec-from-file"}
+    ),
+    "switch": frozenset({"--create", "--force-create", "--orphan", "--conflict"}),
+    "push": frozenset({"--repo", "--push-option", "--receive-pack", "--exec"}),
+}
+
+
+def _takes_value(sub: str, word: str) -> bool:
+    return word in {"-" + ch for ch in _SHORT_VALUED.get(sub, "")} or word in _LONG_VALUED.get(
+        sub, frozenset()
+    )
 
 
 def normalise(sub: str, args: list[str]) -> list[str]:
@@ -151,7 +170,6 @@ def normalise(sub: str, args: list[str]) -> list[str]:
 
 def _positional(sub: str, args: list[str]) -> list[str]:
     """Non-option words of normalised ``args`` (values of valued options left out)."""
-    valued = {"-" + ch for ch in _SHORT_VALUED.get(sub, "")}
     out: list[str] = []
     skip = False
     for k, a in enumerate(args):
@@ -159,7 +177,7 @@ def _positional(sub: str, args: list[str]) -> list[str]:
             return out + args[k + 1 :]
         if skip:
             skip = False
-        elif a in valued:
+        elif _takes_value(sub, a):
             skip = True
         elif not a.startswith("-") or a == "-":
             out.append(a)
@@ -187,7 +205,7 @@ def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 
 def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
-    flags = _flags(args)
+    flags = _flags(_without_values("checkout", args))
     if "-f" in flags or "--force" in flags:
         return _discard(cmd, "git checkout --force")
     if "-b" in flags or "-B" in flags or "--orphan" in flags:
@@ -206,9 +224,18 @@ def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 
 def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
-    flags = _flags(_without_values("restore", args))
-    if ("--staged" in flags or "-S" in flags) and "--worktree" not in flags and "-W" not in flags:
-        return []
+    bare = _without_values("restore", args)
+    flags = _flags(bare)
+    said: dict[str, bool] = {}
+    for a in bare[: bare.index("--")] if "--" in bare else bare:
+        for name, on, off in (
+            ("worktree", ("-W", "--worktree"), "--no-worktree"),
+            ("staged", ("-S", "--staged"), "--no-staged"),
+        ):
+            if a in on or a == off:
+                said[name] = a in on
+    if said.get("worktree") is False or (said.get("staged") and not said.get("worktree")):
+        return []  # the index only: nothing in the work tree is lost
     if "--pathspec-from-file" in flags:
         return _discard(cmd, "git restore --pathspec-from-file")
     paths = _positional("restore", args)
@@ -216,15 +243,14 @@ def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 
 def _without_values(sub: str, args: list[str]) -> list[str]:
-    """Normalised ``args`` without the values of valued short options."""
-    valued = {"-" + ch for ch in _SHORT_VALUED.get(sub, "")}
+    """Normalised ``args`` without the values of valued options."""
     out: list[str] = []
     skip = False
     for a in args:
         if skip:
             skip = False
             continue
-        skip = a in valued
+        skip = _takes_value(sub, a)
         out.append(a)
     return out
 
@@ -276,7 +302,7 @@ def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> list[Hit]:
 
 def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(args)
-    if "-i" in flags or "--interactive" in flags:
+    if {"-i", "--interactive", "-n", "--dry-run"} & flags:
         return []  # asks per file (dry runs never reach the rules: see inert.py)
     if "-f" in flags or "--force" in flags:
         return [
