@@ -10,8 +10,13 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 
 from __future__ import annotations
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 _GLOBAL_VALUED = frozenset(
     {
@@ -29,7 +34,7 @@ _PROTECTED = frozenset({"main", "master", "trunk", "develop", "production", "pro
 
 
 def _sub(cmd: Cmd) -> tuple[str, list[str]]:
-    sub, rest, aliases = split(cmd.args)
+    sub, rest, aliases = split(cmd.args, cmd.assigns)
     expansion = aliases.get(sub)
     if expansion is not None and not expansion.startswith("!"):
         words = _split_words(expansion)
@@ -38,17 +43,127 @@ def _sub(cmd: Cmd) -> tuple[str, list[str]]:
     return sub, rest
 
 
-def split(args: list[str]) -> tuple[str, list[str], dict[str, str]]:
-    """The subcommand, its arguments, and aliases defined with ``-c alias.NAME=VALUE``."""
-    aliases: dict[str, str] = {}
+def settings(args: list[str], env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Config set for this run: ``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT`` pairs, ``-c``.
+
+    Keys are lower-cased in their section and name, as git compares them.
+    """
+    out: dict[str, str] = {}
+    env = env or {}
+    for m in _PARAM.finditer(env.get("GIT_CONFIG_PARAMETERS", "")):
+        key, _, value = m.group(1).partition("=")
+        out[_key(key)] = value
+    count = env.get("GIT_CONFIG_COUNT", "").strip()
+    if count.isdigit():
+        for n in range(min(int(count), 64)):
+            key = env.get(f"GIT_CONFIG_KEY_{n}", "")
+            if key:
+                out[_key(key)] = env.get(f"GIT_CONFIG_VALUE_{n}", "")
     i = 0
     while i < len(args):
         a = args[i]
         if a in _GLOBAL_VALUED:
-            value = args[i + 1] if i + 1 < len(args) else ""
-            key, sep, expansion = value.partition("=")
-            if a == "-c" and sep and key.lower().startswith("alias."):
-                aliases[key[len("alias.") :]] = expansion.strip()
+            if a == "-c" and i + 1 < len(args):
+                key, sep, value = args[i + 1].partition("=")
+                out[_key(key)] = value if sep else "true"
+            i += 2
+        elif a.startswith("-c") and len(a) > 2:
+            key, sep, value = a[2:].partition("=")
+            out[_key(key)] = value if sep else "true"
+            i += 1
+        elif a.startswith("-"):
+            i += 1
+        else:
+            break
+    return out
+
+
+def _key(key: str) -> str:
+    section, _, name = key.strip().rpartition(".")
+    head, dot, sub = section.partition(".")
+    return f"{head.lower()}{dot}{sub}.{name.lower()}" if section else key.lower()
+
+
+_PARAM = LazyPattern(r"'([^']*)'")
+# Settings whose value is a program git runs, and the subcommands that run it
+# (None: any).  Values that only switch a built-in feature on are skipped.
+_PROGRAM_KEYS: dict[str, frozenset[str] | None] = {
+    "core.fsmonitor": None,
+    "core.sshcommand": None,
+    "core.pager": None,
+    "core.editor": None,
+    "core.askpass": None,
+    "core.gitproxy": None,
+    "sequence.editor": None,
+    "diff.external": None,
+    "gpg.program": None,
+    "credential.helper": None,
+    "uploadpack.packobjectshook": None,
+}
+_PROGRAM_ENV = (
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+)
+_NOT_PROGRAMS = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0", "cat", "less"})
+
+
+def programs(
+    args: list[str], env: Mapping[str, str], sub: str, rest: list[str]
+) -> list[tuple[str, str]]:
+    """(setting, program) for every program this git command is set up to run.
+
+    ``git config [scope] KEY VALUE`` stores a program for later runs and is
+    judged the same way.
+    """
+    found: list[tuple[str, str]] = []
+    for key, value in settings(args, env).items():
+        if _runs_program(key) and value.strip().lower() not in _NOT_PROGRAMS:
+            found.append((key, value))
+    for name in _PROGRAM_ENV:
+        value = env.get(name, "")
+        if value.strip().lower() not in _NOT_PROGRAMS:
+            found.append((name, value))
+    if sub == "config":
+        words = [w for w in rest if not w.startswith("-")]
+        if len(words) >= 2:
+            key = _key(words[0])
+            if _runs_program(key) or (key.startswith("alias.") and words[1].startswith("!")):
+                found.append((key, words[1]))
+    for a in rest:
+        for opt in ("--upload-pack=", "--receive-pack=", "--exec="):
+            if a.startswith(opt):
+                found.append((opt.rstrip("="), a[len(opt) :]))
+    return found
+
+
+def _runs_program(key: str) -> bool:
+    if key in _PROGRAM_KEYS or key.startswith("pager."):
+        return True
+    return key.endswith((".textconv", ".command", ".clean", ".smudge", ".process")) and (
+        key.startswith(("diff.", "merge.", "filter.", "difftool.", "mergetool."))
+    )
+
+
+def split(
+    args: list[str], env: Mapping[str, str] | None = None
+) -> tuple[str, list[str], dict[str, str]]:
+    """The subcommand, its arguments, and aliases set for this run (``-c alias.NAME=...``,
+    ``GIT_CONFIG_COUNT``/``GIT_CONFIG_PARAMETERS``)."""
+    aliases = {
+        key[len("alias.") :]: value.strip()
+        for key, value in settings(args, env).items()
+        if key.startswith("alias.")
+    }
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _GLOBAL_VALUED:
             i += 2
         elif a.startswith("-"):
             i += 1

@@ -525,6 +525,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.awk(cmd, depth)
         elif name == "git":
             self.git_alias(cmd, depth)
+        elif name == "trap":
+            self.trap(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
         elif "/" in original:
