@@ -54,8 +54,8 @@ def settings(args: list[str], env: Mapping[str, str] | None = None) -> dict[str,
         key, _, value = m.group(1).partition("=")
         out[_key(key)] = value
     count = env.get("GIT_CONFIG_COUNT", "").strip()
-    if count.isdigit():
-        for n in range(min(int(count), 64)):
+    if count.isdigit() and len(count) <= 6:  # git refuses a bogus count
+        for n in range(min(int(count), 4096)):
             key = env.get(f"GIT_CONFIG_KEY_{n}", "")
             if key:
                 out[_key(key)] = env.get(f"GIT_CONFIG_VALUE_{n}", "")
