@@ -157,7 +157,13 @@ def figures(cases: Iterable[Case], own: bool) -> dict[str, float | int]:
 def run(cases: list[Case]) -> None:
     """Fill in the gate's verdict for each case."""
     for case in cases:
-        case.verdict, _ = check_command(case.command, cwd=CWD, home=HOME, project=CWD)
+        try:
+            case.verdict, _ = check_command(case.command, cwd=CWD, home=HOME, project=CWD)
+        except Exception as exc:
+            case.verdict = "BLOCK"
+            print(
+                f"peer_corpora: internal error on {case.command[:80]!r}: {exc!r}", file=sys.stderr
+            )
 
 
 def report(cases: list[Case], by_source: bool) -> dict[str, dict[str, object]]:

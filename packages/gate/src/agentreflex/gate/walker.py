@@ -139,6 +139,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         if root.has_error:
             self.parse_errors.append(source)
         self.stmt(root, depth, via=via)
+        if depth == 0 and self._bodies:
+            self._uncalled_functions(source)
 
     # --- statements ------------------------------------------------------
 
@@ -177,9 +179,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.for_loop(node, depth)
             return None
         if t == "subshell":
-            saved = self.state.cwd
+            saved, bodies = self.state.cwd, dict(self._bodies)
             self.children(node, depth, via)
-            self.state.cwd = saved
+            self.state.cwd, self._bodies = saved, bodies
             return None
         if t == "comment":
             return None
@@ -291,15 +293,33 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         return op, target
 
     def function(self, node: Any, depth: int) -> None:
+        """Define a function: its body runs when it is called, not here."""
         name_node = node.child_by_field_name("name") or node.named_children[0]
         name = "".join(self.expand(name_node, depth, split=True)).strip()
         self.state.functions.add(name)
         body = node.child_by_field_name("body") or node.named_children[-1]
+        self._bodies[name] = (body, depth)
+        self._called.discard(name)
+
+    def call(self, name: str) -> None:
+        """Walk the body of a function defined in this command, where it is called."""
+        body, depth = self._bodies[name]
+        self._called.add(name)
         self._function.append(name)
         try:
             self.stmt(body, depth)
         finally:
             self._function.pop()
+
+    def _uncalled_functions(self, source: str) -> None:
+        """A defined function that is named again but never seen called (``trap f
+        EXIT``, ``export -f f; bash -c f``) is walked anyway, to fail safe."""
+        for name in list(self._bodies):
+            if (
+                name not in self._called
+                and len(re.findall(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", source)) > 1
+            ):
+                self.call(name)
 
     def declaration(self, node: Any, depth: int) -> None:
         for child in node.named_children:
@@ -498,6 +518,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "A function that calls itself without end exhausts the machine. "
                 "Write a bounded loop instead.",
             )
+        if name in self._bodies and name not in self._function:
+            self.call(name)
         if name in SHELLS:
             self.shell(cmd, depth)
         elif name == "eval":
