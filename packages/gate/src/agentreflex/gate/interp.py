@@ -288,7 +288,16 @@ def code_argument(name: str, args: list[str]) -> tuple[str | None, list[str]]:
             return None, ["-m", *args[i + 1 :]]
         if not a.startswith("-") or a == "-":
             return None, args[i:]
-        if a in ("-W", "-X", "-I", "--require", "-r") and name not in ("php",):
+        if a in (
+            "-W",
+            "-X",
+            "-I",
+            "--require",
+            "-r",
+            "--loader",
+            "--import",
+            "--experimental-loader",
+        ) and name not in ("php",):
             i += 2
             continue
         i += 1

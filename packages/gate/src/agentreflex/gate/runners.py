@@ -262,6 +262,13 @@ class RunnersMixin(WalkerBase):
         if content is None:
             if REMOTE in (shown or path):
                 self._rce(cmd)
+            elif has_marker(shown or path):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The file to run is named only at run time (a variable or piped input), "
+                    "so what it does cannot be checked. Name the file.",
+                )
             return
         if REMOTE in content:
             self._rce(cmd)
@@ -290,7 +297,14 @@ class RunnersMixin(WalkerBase):
         if code is not None:
             if REMOTE in code:
                 self._rce(cmd)
-            elif not has_marker(code):
+            elif has_marker(code):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The code to run is only known at run time, so what it does cannot be "
+                    "checked. Write the code out literally.",
+                )
+            else:
                 self._code(code, cmd, depth, lang)
             return
         if rest and rest[0] == "-m":
