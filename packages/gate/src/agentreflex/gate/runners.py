@@ -289,7 +289,9 @@ class RunnersMixin(WalkerBase):
             self._rce(cmd)
         elif target.endswith(SETUP) or SETUP in target:
             return
-        elif not has_marker(target):
+        elif has_marker(target):
+            self._script(target, cmd, depth, target)
+        else:
             self._script(resolve(target, self.where, cmd.cwd), cmd, depth)
 
     def interpreter(self, cmd: Cmd, lang: str, depth: int) -> None:
