@@ -111,3 +111,9 @@ def test_git_lfs_filters_are_no_obstacle(repo: Path) -> None:
     _git(repo, "config", "filter.lfs.clean", "git-lfs clean -- %f")
     assert worktree.uncommitted(str(repo), ["clean.txt"]) is False
     assert worktree.uncommitted(str(repo), ["changed.txt"]) is True
+
+
+def test_untracked_files_are_not_what_a_checkout_loses(repo: Path) -> None:
+    (repo / "new.txt").write_text("not in git\n")
+    assert _verdict("git checkout -- new.txt", repo) == ("ALLOW", [])
+    assert worktree.uncommitted(str(repo), ["new.txt"], untracked=True) is True

@@ -598,7 +598,7 @@ def _worktree(cmd: Cmd, args: list[str]) -> list[Hit]:
 
     target = next((a for a in _positional("worktree", args[1:])), "")
     folder = os.path.normpath(os.path.join(cmd.cwd, target)) if target else ""
-    dirty = worktree.uncommitted(folder) if folder else None
+    dirty = worktree.uncommitted(folder, untracked=True) if folder else None
     if dirty is False:
         return []
     what = "has uncommitted changes" if dirty else "may hold uncommitted changes"

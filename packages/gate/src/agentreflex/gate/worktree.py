@@ -50,10 +50,11 @@ def _known_filters(listing: bytes) -> bool:
     return True
 
 
-def uncommitted(cwd: str, paths: list[str] | None = None) -> bool | None:
+def uncommitted(cwd: str, paths: list[str] | None = None, untracked: bool = False) -> bool | None:
     """True when ``paths`` (None: the whole work tree) have uncommitted changes.
 
-    Untracked files count (a forced worktree removal deletes them).  ``None``
+    ``untracked``: untracked files count too (a forced worktree removal
+    deletes them; ``checkout``/``restore``/``rm`` leave them alone).  ``None``
     when it cannot be told: no such folder, not a git work tree, git missing
     or slow, a path only known at run time, or a filter driver configured.
     """
@@ -71,7 +72,7 @@ def uncommitted(cwd: str, paths: list[str] | None = None) -> bool | None:
             "--porcelain=v1",
             "-z",
             "--ignore-submodules=all",
-            "--untracked-files=all",
+            "--untracked-files=all" if untracked else "--untracked-files=no",
             "--",
             *(paths or ["."]),
         ],
