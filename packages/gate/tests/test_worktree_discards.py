@@ -1,0 +1,119 @@
+"""Discards of files are judged on the real work tree: changed -> BLOCK, clean -> ALLOW.
+
+Real git repositories in a temporary folder; the repository's own config
+must not make the gate run anything (fsmonitor, filter drivers).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from agentreflex.gate import worktree
+from agentreflex.gate.check import check_command
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(cwd), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    (root / "changed.txt").write_text("a\n")
+    (root / "clean.txt").write_text("b\n")
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "init")
+    (root / "changed.txt").write_text("a\nwork in progress\n")
+    return root
+
+
+def _verdict(command: str, cwd: Path) -> tuple[str, list[str]]:
+    verdict, proposals = check_command(command, cwd=str(cwd), home=str(cwd.parent))
+    return verdict, [p.code for p in proposals]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -- changed.txt",
+        "git checkout HEAD changed.txt",
+        "git restore changed.txt",
+        "git restore -sHEAD changed.txt",
+        "git restore --worktree changed.txt",
+        "git rm -f changed.txt",
+        "git rm --forc changed.txt",
+        "git checkout 2>/dev/null -- changed.txt",
+    ],
+)
+def test_discarding_changed_files_blocks(repo: Path, command: str) -> None:
+    assert _verdict(command, repo) == ("BLOCK", ["GATE-GIT-DISCARD-FILES"])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -- clean.txt",
+        "git restore clean.txt",
+        "git rm -f clean.txt",
+        "git checkout HEAD clean.txt",
+        "git restore --staged changed.txt",
+        "git rm --cached -f changed.txt",
+    ],
+)
+def test_discarding_clean_files_is_allowed(repo: Path, command: str) -> None:
+    assert _verdict(command, repo) == ("ALLOW", [])
+
+
+def test_unknown_work_tree_asks(tmp_path: Path) -> None:
+    assert _verdict("git restore a.txt", tmp_path) == ("ASK_USER", ["GATE-GIT-DISCARD-FILES"])
+    assert _verdict("git restore $F", tmp_path)[0] == "ASK_USER"
+
+
+def test_forced_worktree_removal_follows_its_state(repo: Path, tmp_path: Path) -> None:
+    wt = tmp_path / "wt"
+    _git(repo, "worktree", "add", "-q", str(wt))
+    assert _verdict(f"git worktree remove -f {wt}", repo)[0] == "ALLOW"
+    (wt / "scratch.txt").write_text("untracked work\n")
+    assert _verdict(f"git worktree remove --force {wt}", repo) == (
+        "BLOCK",
+        ["GATE-GIT-WORKTREE-FORCE-REMOVE"],
+    )
+    assert _verdict("git worktree remove -f ../nowhere", repo)[0] == "ASK_USER"
+
+
+def test_the_repository_config_runs_nothing(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    _git(repo, "config", "core.fsmonitor", str(hook))
+    assert _verdict("git restore changed.txt", repo)[0] == "BLOCK"
+    assert not marker.exists()
+    _git(repo, "config", "filter.x.clean", str(hook))
+    (repo / ".gitattributes").write_text("*.txt filter=x\n")
+    assert worktree.uncommitted(str(repo), ["clean.txt"]) is None
+    assert _verdict("git restore clean.txt", repo)[0] == "ASK_USER"
+    assert not marker.exists()
+
+
+def test_git_lfs_filters_are_no_obstacle(repo: Path) -> None:
+    _git(repo, "config", "filter.lfs.clean", "git-lfs clean -- %f")
+    assert worktree.uncommitted(str(repo), ["clean.txt"]) is False
+    assert worktree.uncommitted(str(repo), ["changed.txt"]) is True
+
+
+def test_untracked_files_are_not_what_a_checkout_loses(repo: Path) -> None:
+    (repo / "new.txt").write_text("not in git\n")
+    assert _verdict("git checkout -- new.txt", repo) == ("ALLOW", [])
+    assert worktree.uncommitted(str(repo), ["new.txt"], untracked=True) is True
