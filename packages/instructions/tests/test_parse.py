@@ -103,3 +103,12 @@ def test_empty_and_odd_text() -> None:
     assert any(r.target == "x/" for r in rules)
     long = "- " + "word " * 500
     assert len(parse.parse_text(long, "AGENTS.md", "/p")[0][0].text) <= 240
+
+
+def test_emphasis_is_stripped_but_globs_survive() -> None:
+    rules, _ = parse.parse_text(
+        "- **Never** edit *generated* files.\n- Never edit `*.lock` files.\n", "A", "/p"
+    )
+    assert rules[0].text == "Never edit generated files."
+    assert rules[0].kind == "advice"  # which files are "generated" is a guess: no block
+    assert rules[1].target == "*.lock"

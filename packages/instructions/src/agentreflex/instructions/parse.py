@@ -151,7 +151,7 @@ def items(text: str) -> tuple[list[Item], dict[str, str]]:
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_(])|;\s+")
 _BACKTICKS = re.compile(r"`([^`]{1,200})`")
-_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")
+_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\w)([^*\n]{1,200}?)(?<=\w)\*(?![\w*])")
 _LINK = re.compile(r"\[([^\]]{0,200})\]\([^)]{0,400}\)")
 
 _OURS = LazyPattern(r"agentreflex|reflex(?:es)?\s+layer|\breflex(?:es)?\b", re.IGNORECASE)
@@ -207,7 +207,7 @@ def classify(item: Item, file: str, scope: str, globs: list[str]) -> tuple[list[
     """The rules in one item, and a note for each sentence that had no authority."""
     plain = _LINK.sub(r"\1", item.text)
     ticks = [m.group(1) for m in _BACKTICKS.finditer(plain)]
-    plain = _EMPHASIS.sub("", plain)
+    plain = _EMPHASIS.sub(lambda m: m.group(1) or "", plain)
     rules: list[Rule] = []
     refused: list[str] = []
     for sentence in _SENTENCES.split(plain):
