@@ -73,8 +73,20 @@ def for_path(project: str, path: str) -> RuleSet:
         rules, diags = load_source(src, project)
         out.diagnostics.extend(diags)
         out.rules.extend(r for r in rules if applies(r, rel))
+    out.rules = nearest(out.rules)
     out.conflicts = conflicts(out.rules)
     return out
+
+
+def nearest(rules: list[Rule]) -> list[Rule]:
+    """One rule per meaning: a rule repeated further down the tree is cited from there.
+
+    The same sentence often sits in AGENTS.md and CLAUDE.md (or is rendered
+    into both); the hosts read the nearest file last, so it is the one cited.
+    """
+    key_of = [(r.kind, r.action, r.target.lower(), r.command, r.when) for r in rules]
+    last = {k: i for i, k in enumerate(key_of)}
+    return [r for i, r in enumerate(rules) if r.kind == parse.ADVICE or last[key_of[i]] == i]
 
 
 def for_project(project: str) -> RuleSet:
