@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -29,6 +31,14 @@ def repo(project: Path) -> Path:
 
 
 def _cli(*args: str) -> tuple[int, str, str]:
+    """In-process, so coverage sees it (one test below goes through the real script)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def _script(*args: str) -> tuple[int, str, str]:
     env = dict(os.environ, AGENTREFLEX_DAEMON="off")
     done = subprocess.run(
         [sys.executable, "-m", "agentreflex.core.cli", "instructions", *args],
@@ -72,7 +82,7 @@ def test_render_check_exit_codes(repo: Path) -> None:
 
 def test_render_refuses_damaged_markers_and_missing_source(repo: Path) -> None:
     (repo / "CLAUDE.md").write_text(f"mine\n{BEGIN}\nold\n")
-    code, _, err = _cli("render", "--cwd", str(repo))
+    code, _, err = _script("render", "--cwd", str(repo))  # the real `agentreflex` command
     assert code == 2 and "CLAUDE.md: the begin marker on line 2 has no end marker" in err
     assert "Traceback" not in err
     (repo / "policies" / "instructions.md").unlink()

@@ -72,7 +72,7 @@ def check_write(
         return [
             Violation(f"It would change {rel}, which holds the rules agents follow.", ask_user=True)
         ]
-    rs = ruleset.for_path(project, full)
+    rs = ruleset.for_path(project, full, advice=False)
     out: list[Violation] = []
     for rule in rs.of_kind(parse.PROHIBIT):
         what = _path_breaks(rule, full, cwd, deleting)
@@ -119,7 +119,7 @@ def check_command(command: str, cwd: str, project: str, deadline: float) -> list
     where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
     env = {"HOME": where.home, "PWD": cwd}
     cmds = analyse(command, where, env, deadline).cmds
-    rs = ruleset.for_path(project, cwd) if _inside(cwd, project) else ruleset.RuleSet()
+    rs = ruleset.for_path(project, cwd, False) if _inside(cwd, project) else ruleset.RuleSet()
     out: list[Violation] = []
     for rule in rs.of_kind(parse.PROHIBIT):
         what = _command_breaks(rule, cmds, where)
@@ -188,7 +188,7 @@ def pending_for_command(command: str, cwd: str, project: str, state: SessionStat
     }
     if not when or not _inside(cwd, project):
         return []
-    rs = ruleset.for_path(project, cwd)
+    rs = ruleset.for_path(project, cwd, advice=False)
     return [
         r
         for r in rs.of_kind(parse.REQUIRE)
@@ -200,7 +200,7 @@ def pending_at_stop(cwd: str, project: str, state: SessionState) -> list[Rule]:
     """Requirements for finishing ("run X before you finish") not met since the last change."""
     if state.counters.last_mutation_seq <= 0 or not _inside(cwd, project):
         return []
-    rs = ruleset.for_path(project, cwd)
+    rs = ruleset.for_path(project, cwd, advice=False)
     return [r for r in rs.of_kind(parse.REQUIRE) if r.when == "done" and not satisfied(r, state)]
 
 

@@ -84,13 +84,16 @@ class Rule:
         return out
 
 
-@record
 class Item:
-    """A list item or paragraph: its text and first/last line (1-based)."""
+    """A list item or paragraph: its text and first/last line (1-based).
 
-    text: str
-    start: int
-    end: int
+    A plain slotted class: a file has hundreds of items and this is the hot path.
+    """
+
+    __slots__ = ("end", "start", "text")
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self.text, self.start, self.end = text, start, end
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
@@ -203,8 +206,47 @@ _TEST_WORDS = re.compile(
 )
 
 
-def classify(item: Item, file: str, scope: str, globs: list[str]) -> tuple[list[Rule], list[str]]:
-    """The rules in one item, and a note for each sentence that had no authority."""
+# What any rule pattern below needs, in one pass: an item without it is advice
+# (most of a rule file), and costs one search instead of the whole classifier.
+_TRIGGER = LazyPattern(
+    r"\b(?:do\s+not|don'?t|dont|never|must\s+not|mustn'?t|should\s+not|shouldn'?t|cannot|"
+    r"can'?t|avoid|stop)\s+(?:please\s+)?(?:modify|edit|change|touch|alter|update|rewrite|write|"
+    r"refactor|mess|rename|move|delete|remove|rm|push|force-push|commit|merge|install|add|run|"
+    r"use|execute|deploy|publish)\b|"
+    r"\b(?:no|without)\s+(?:adding\s+)?(?:any\s+)?(?:new\s+|additional\s+|extra\s+)?"
+    r"(?:dependenc|deps|packages|libraries|third)|"
+    r"\b(?:leave|keep)\b.{0,60}?\b(?:alone|untouched|unchanged|as\s+is)\b|"
+    r"\brun\b.{0,100}?\b(?:before|after)\b|\bbefore\b.{0,60}?\brun\b|without\s+(?:first\s+)?running|"
+    r"\b(?:only|always)\s+use\b|\buse\s+\S+.{0,20}?\b(?:not|instead\s+of|rather\s+than)\b|"
+    r"\b(?:may|can|allowed\s+to|ok(?:ay)?\s+to|fine\s+to|free\s+to)\s+(?:edit|modify|change|touch|"
+    r"update|regenerate|rewrite)\b|"
+    r"agentreflex|reflex",
+)
+# Words one of which every _TRIGGER match holds: a substring test is far cheaper than the regex.
+_KEYS = ("not", "n't", "never", "avoid", "stop", "no ", "without", "leave", "keep", "run")
+_KEYS2 = ("only", "always", "use", "may ", "can ", "allowed", "ok", "fine to", "free to", "reflex")
+
+
+def triggered(text: str) -> bool:
+    """Whether ``text`` may hold a rule (else it is advice, whatever it says)."""
+    low = text.lower()
+    if not any(k in low for k in _KEYS) and not any(k in low for k in _KEYS2):
+        return False
+    return _TRIGGER.search(low) is not None
+
+
+def classify(
+    item: Item, file: str, scope: str, globs: list[str], advice: bool = True
+) -> tuple[list[Rule], list[str]]:
+    """The rules in one item, and a note for each sentence that had no authority.
+
+    ``advice=False`` (the hook path) leaves advice out: only rules are checked there.
+    """
+    if not triggered(item.text):
+        if not advice:
+            return [], []
+        plain = _EMPHASIS.sub(lambda m: m.group(1) or "", _LINK.sub(r"\1", item.text))
+        return [Rule(file, item.start, item.end, _short(plain), ADVICE, scope, list(globs))], []
     plain = _LINK.sub(r"\1", item.text)
     ticks = [m.group(1) for m in _BACKTICKS.finditer(plain)]
     plain = _EMPHASIS.sub(lambda m: m.group(1) or "", plain)
@@ -232,7 +274,7 @@ def classify(item: Item, file: str, scope: str, globs: list[str]) -> tuple[list[
                     **extra,
                 )
             )
-    if not rules:
+    if not rules and advice:
         rules.append(
             Rule(file, item.start, item.end, _short(plain), ADVICE, scope=scope, globs=list(globs))
         )
@@ -343,7 +385,7 @@ def _short(text: str, limit: int = 240) -> str:
 
 
 def parse_text(
-    text: str, file: str, scope: str, globs: list[str] | None = None
+    text: str, file: str, scope: str, globs: list[str] | None = None, advice: bool = True
 ) -> tuple[list[Rule], list[tuple[int, str]]]:
     """Every rule of one file, and the sentences refused for claiming authority over us.
 
@@ -359,7 +401,7 @@ def parse_text(
     rules: list[Rule] = []
     refused: list[tuple[int, str]] = []
     for item in found:
-        got, bad = classify(item, file, scope, file_globs)
+        got, bad = classify(item, file, scope, file_globs, advice)
         if manual:
             got = [r if r.kind in (ADVICE, IGNORED) else _as_advice(r) for r in got]
         rules.extend(got)

@@ -34,16 +34,21 @@ class RuleSet:
         return [r for r in self.rules if r.kind == kind]
 
 
-def load_source(src: Source, project: str) -> tuple[list[Rule], list[Diagnostic]]:
-    """The rules of one file (memoised on its identity, size and mtime)."""
+def load_source(
+    src: Source, project: str, advice: bool = True
+) -> tuple[list[Rule], list[Diagnostic]]:
+    """The rules of one file (memoised on its identity, size and mtime).
+
+    ``advice=False`` leaves advice out (the hook path checks rules only).
+    """
     key = sources.file_key(src.path)
     cached = _MEMO.get(src.path)
-    if key is not None and cached is not None and cached[0] == (key, src.scope):
+    if key is not None and cached is not None and cached[0] == (key, src.scope, advice):
         return cached[1], cached[2]
     text, diags = sources.read_bounded(src, project)
     rules: list[Rule] = []
     if text is not None:
-        rules, refused = parse.parse_text(text, src.rel, src.scope, src.globs)
+        rules, refused = parse.parse_text(text, src.rel, src.scope, src.globs, advice)
         diags = diags + [
             Diagnostic(
                 src.rel,
@@ -55,7 +60,7 @@ def load_source(src: Source, project: str) -> tuple[list[Rule], list[Diagnostic]
     if key is not None:
         if len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
-        _MEMO[src.path] = ((key, src.scope), rules, diags)
+        _MEMO[src.path] = ((key, src.scope, advice), rules, diags)
     return rules, diags
 
 
@@ -63,14 +68,14 @@ def clear_memo() -> None:
     _MEMO.clear()
 
 
-def for_path(project: str, path: str) -> RuleSet:
+def for_path(project: str, path: str, advice: bool = True) -> RuleSet:
     """Every rule that governs ``path`` (a file or folder inside ``project``)."""
     out = RuleSet()
     project = os.path.abspath(project)
     full = os.path.abspath(os.path.join(project, path))
     rel = os.path.relpath(full, project).replace(os.sep, "/")
     for src in sources.chain(project, full):
-        rules, diags = load_source(src, project)
+        rules, diags = load_source(src, project, advice)
         out.diagnostics.extend(diags)
         out.rules.extend(r for r in rules if applies(r, rel))
     out.rules = nearest(out.rules)
