@@ -1,11 +1,10 @@
-"""The rules that govern one path: loaded, cached per process, conflicts found.
+"""The rules that govern one path: loaded, cached, conflicts found.
 
-Parsed files are remembered in this process only (the warm daemon keeps
-them), keyed by the file's device, inode, size and modification time.  There
-is deliberately no cache on disk: a cache file is something the agent can
-write, and a forged entry could drop a rule; re-reading a few small files is
-cheaper than proving such a cache honest.  A changed file changes its key and
-is parsed again.
+Parsed files are remembered in the process (the warm daemon keeps them) and,
+for the hook path (rules without advice), in a sealed cache in the user's
+state folder (:mod:`diskcache`), both keyed by the file's device, inode,
+size, modification and change times.  A changed file changes its key and is
+parsed again; a cache that is not provably agentreflex's own is ignored.
 """
 
 from __future__ import annotations
@@ -14,12 +13,14 @@ import fnmatch
 import os
 
 from agentreflex.core.record import field, record
-from agentreflex.instructions import parse, sources
+from agentreflex.instructions import diskcache, parse, sources
 from agentreflex.instructions.parse import Rule
 from agentreflex.instructions.sources import Diagnostic, Source
 
 _MEMO: dict[str, tuple[object, list[Rule], list[Diagnostic]]] = {}
 _MEMO_MAX = 512
+_DISK: dict[str, dict[str, diskcache.Entry]] = {}  # project -> the sealed cache's entries
+_DIRTY: set[str] = set()
 
 
 @record
@@ -45,6 +46,35 @@ def load_source(
     cached = _MEMO.get(src.path)
     if key is not None and cached is not None and cached[0] == (key, src.scope, advice):
         return cached[1], cached[2]
+    if key is not None and not advice:
+        disk = _disk(project).get(src.path)
+        if disk is not None and disk[0] == key:
+            _remember(src, key, advice, disk[1], disk[2])
+            return disk[1], disk[2]
+    rules, diags = _parse(src, project, advice)
+    if key is not None:
+        _remember(src, key, advice, rules, diags)
+        if not advice:
+            _disk(project)[src.path] = (key, rules, diags)
+            _DIRTY.add(project)
+    return rules, diags
+
+
+def _disk(project: str) -> dict[str, diskcache.Entry]:
+    if project not in _DISK:
+        _DISK[project] = diskcache.load(project)
+    return _DISK[project]
+
+
+def _remember(
+    src: Source, key: list[int], advice: bool, rules: list[Rule], diags: list[Diagnostic]
+) -> None:
+    if len(_MEMO) >= _MEMO_MAX:
+        _MEMO.clear()
+    _MEMO[src.path] = ((key, src.scope, advice), rules, diags)
+
+
+def _parse(src: Source, project: str, advice: bool) -> tuple[list[Rule], list[Diagnostic]]:
     text, diags = sources.read_bounded(src, project)
     rules: list[Rule] = []
     if text is not None:
@@ -57,15 +87,22 @@ def load_source(
             )
             for line, said in refused
         ]
-    if key is not None:
-        if len(_MEMO) >= _MEMO_MAX:
-            _MEMO.clear()
-        _MEMO[src.path] = ((key, src.scope, advice), rules, diags)
     return rules, diags
 
 
 def clear_memo() -> None:
+    """Forget what this process parsed (the sealed cache on disk stays)."""
     _MEMO.clear()
+    _DISK.clear()
+    _DIRTY.clear()
+
+
+def flush() -> None:
+    """Write the sealed cache of every project that parsed something new."""
+    for project in sorted(_DIRTY):
+        entries = {p: e for p, e in _DISK.get(project, {}).items() if os.path.lexists(p)}
+        diskcache.store(project, dict(list(entries.items())[-256:]))
+    _DIRTY.clear()
 
 
 def for_path(project: str, path: str, advice: bool = True) -> RuleSet:
@@ -78,6 +115,8 @@ def for_path(project: str, path: str, advice: bool = True) -> RuleSet:
         rules, diags = load_source(src, project, advice)
         out.diagnostics.extend(diags)
         out.rules.extend(r for r in rules if applies(r, rel))
+    if _DIRTY:
+        flush()
     out.rules = nearest(out.rules)
     out.conflicts = conflicts(out.rules)
     return out

@@ -182,13 +182,17 @@ def read_bounded(src: Source, project: str) -> tuple[str | None, list[Diagnostic
     return text, diags
 
 
-def file_key(path: str) -> tuple[int, int, int, int] | None:
-    """(device, inode, size, mtime_ns) of the file ``path`` leads to, or None."""
+def file_key(path: str) -> list[int] | None:
+    """[device, inode, size, mtime_ns, ctime_ns] of the file ``path`` leads to, or None.
+
+    The change time moves on every write and cannot be set back with
+    ``utime``: a file rewritten to the same size and mtime still gets a new key.
+    """
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 def _inside(path: str, parent: str) -> bool:
