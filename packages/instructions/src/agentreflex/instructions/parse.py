@@ -96,10 +96,10 @@ class Item:
         self.text, self.start, self.end = text, start, end
 
 
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
+_BULLET = LazyPattern(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
+_FENCE = LazyPattern(r"^\s*(```|~~~)")
+_HEADING = LazyPattern(r"^\s{0,3}#{1,6}\s")
+_COMMENT = LazyPattern(r"^\s*<!--.*-->\s*$")
 
 
 def items(text: str) -> tuple[list[Item], dict[str, str]]:
@@ -152,10 +152,10 @@ def items(text: str) -> tuple[list[Item], dict[str, str]]:
 
 # --- classifying one sentence ---------------------------------------------
 
-_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*_(])|;\s+")
-_BACKTICKS = re.compile(r"`([^`]{1,200})`")
-_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\w)([^*\n]{1,200}?)(?<=\w)\*(?![\w*])")
-_LINK = re.compile(r"\[([^\]]{0,200})\]\([^)]{0,400}\)")
+_SENTENCES = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z`*_(])|;\s+")
+_BACKTICKS = LazyPattern(r"`([^`]{1,200})`")
+_EMPHASIS = LazyPattern(r"\*\*|__|(?<![\w*])\*(?=\w)([^*\n]{1,200}?)(?<=\w)\*(?![\w*])")
+_LINK = LazyPattern(r"\[([^\]]{0,200})\]\([^)]{0,400}\)")
 
 _OURS = LazyPattern(r"agentreflex|reflex(?:es)?\s+layer|\breflex(?:es)?\b", re.IGNORECASE)
 _OFF = LazyPattern(
@@ -198,9 +198,9 @@ _ONLY_USE = LazyPattern(
     r"\buse\s+(?P<tool2>pnpm|yarn|npm|bun|uv|poetry|pip|pipenv|pdm)\b[^.]{0,20}?\b(?:not|instead\s+of|rather\s+than)\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"^[A-Za-z][\w.+-]{1,40}$")
-_FILLERS = re.compile(r"^(?:the|all|any|every|our|a|an)\s+", re.IGNORECASE)
-_TEST_WORDS = re.compile(
+_WORD = LazyPattern(r"^[A-Za-z][\w.+-]{1,40}$")
+_FILLERS = LazyPattern(r"^(?:the|all|any|every|our|a|an)\s+", re.IGNORECASE)
+_TEST_WORDS = LazyPattern(
     r"^(?:the\s+|all\s+|our\s+)?(?:(?:unit|full|whole)\s+)?(?:tests?|test\s+suite|testsuite|specs?)$",
     re.IGNORECASE,
 )
