@@ -105,6 +105,18 @@ def test_shell_commands_against_the_rules(repo: Path) -> None:
     assert bash("ls generated") == []
 
 
+def test_a_forbidden_program_behind_a_wrapper(project: Path) -> None:
+    (project / "AGENTS.md").write_text("- Never use sudo.\n- Don't run migrations.\n")
+
+    def bash(cmd: str) -> list[Any]:
+        return _run(pre_tool("Bash", {"command": cmd}, cwd=str(project)))
+
+    assert "It runs sudo." in bash("sudo ls")[0].message
+    assert bash("env FOO=1 sudo -u x rm y")[0].code == "INSTR-RULE"
+    assert bash("echo sudo") == []
+    assert "It runs migrations." in bash("python manage.py migrate")[0].message
+
+
 def test_commit_requires_the_named_command_since_the_last_change(repo: Path) -> None:
     state = SessionState(cwd=str(repo))
     event = pre_tool("Bash", {"command": "git commit -m x"}, cwd=str(repo))

@@ -138,6 +138,8 @@ def _command_breaks(rule: Rule, cmds: list[Cmd], where: Where) -> str | None:
         return None
     if rule.action not in _GATE_ACTIONS:
         return None
+    if rule.action == "run":  # a program by name (the gate's looser word match is for prompts)
+        return f"It runs {rule.target}." if any(_runs(rule.target, c) for c in cmds) else None
     from agentreflex.gate import constraints
 
     c = {"action": rule.action, "target": rule.target, "text": rule.text}
@@ -145,9 +147,22 @@ def _command_breaks(rule: Rule, cmds: list[Cmd], where: Where) -> str | None:
         return None
     if rule.action == "add_dependency":
         return "It installs a new package."
-    if rule.action == "run":
-        return f"It runs {rule.target}."
     return f"It runs git {rule.action}."
+
+
+def _runs(target: str, cmd: Cmd) -> bool:
+    t = target.lower()
+    if t.startswith("migration"):
+        return any("migrat" in a.lower() for a in cmd.argv)
+    return posixpath.basename(cmd.name).lower() == t or t in _wrappers(cmd)
+
+
+def _wrappers(cmd: Cmd) -> list[str]:
+    """The programs the analysis unwrapped in front of ``cmd`` (``sudo``, ``env``, ``nice``...)."""
+    words = cmd.text.split()
+    if cmd.name not in words:
+        return []
+    return [posixpath.basename(w) for w in words[: words.index(cmd.name)] if "=" not in w]
 
 
 def _changed_paths(cmds: list[Cmd], where: Where) -> list[Violation]:
