@@ -117,3 +117,12 @@ def test_is_instruction_file(project: Path) -> None:
     assert sources.is_instruction_file(f"{p}/.cursor/rules/x.mdc", p)
     assert sources.is_instruction_file(f"{p}/.github/copilot-instructions.md", p)
     assert not sources.is_instruction_file(f"{p}/README.md", p)
+
+
+def test_copilot_apply_to_frontmatter(project: Path) -> None:
+    _write(
+        project / ".github" / "instructions" / "py.instructions.md",
+        '---\napplyTo: "**/*.py"\n---\n- Never edit settings.py.\n',
+    )
+    assert ruleset.for_path(str(project), "app/settings.py").of_kind("prohibit")
+    assert not ruleset.for_path(str(project), "app/settings.ts").of_kind("prohibit")
