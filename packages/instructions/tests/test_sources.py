@@ -122,7 +122,7 @@ def test_is_instruction_file(project: Path) -> None:
 def test_copilot_apply_to_frontmatter(project: Path) -> None:
     _write(
         project / ".github" / "instructions" / "py.instructions.md",
-        '---\napplyTo: "**/*.py"\n---\n- Never edit settings.py.\n',
+        '---\napplyTo: "**/*.py"\n---\n- Never edit config/.\n',
     )
-    assert ruleset.for_path(str(project), "app/settings.py").of_kind("prohibit")
-    assert not ruleset.for_path(str(project), "app/settings.ts").of_kind("prohibit")
+    assert ruleset.for_path(str(project), "app/config/a.py").of_kind("prohibit")
+    assert not ruleset.for_path(str(project), "app/config/a.ts").of_kind("prohibit")
