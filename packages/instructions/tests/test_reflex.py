@@ -181,3 +181,41 @@ def test_an_internal_failure_blocks(repo: Path, monkeypatch: pytest.MonkeyPatch)
     (f,) = _edit(repo, "src/a.py")
     assert f.verdict is Verdict.BLOCK and f.code == "INSTR-INTERNAL-ERROR"
     assert _run(stop(cwd=str(repo))) == []  # a stop check fails open
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input"),
+    [
+        ("Write", {"file_path": "generated/new.py", "content": "x = 1\n"}),
+        ("MultiEdit", {"file_path": "generated/a.py", "edits": [{"new_string": "b"}]}),
+        (
+            "apply_patch",
+            {
+                "input": "*** Begin Patch\n*** Update File: generated/a.py\n@@\n-a\n+b\n*** End Patch"
+            },
+        ),
+        (
+            "apply_patch",
+            {"command": "*** Begin Patch\n*** Delete File: generated/a.py\n*** End Patch\n"},
+        ),
+        ("edit", {"filePath": "generated/a.py", "oldString": "a", "newString": "b"}),
+        ("write_file", {"path": "generated/a.py", "content": "b"}),
+        ("patch", {"patch": "--- a/generated/a.py\n+++ b/generated/a.py\n@@\n-a\n+b\n"}),
+    ],
+)
+def test_every_hosts_edit_tool_is_checked(
+    repo: Path, name: str, tool_input: dict[str, Any]
+) -> None:
+    (f,) = _run(pre_tool(name, tool_input, cwd=str(repo)))
+    assert (
+        f.verdict is Verdict.BLOCK
+        and "generated/a.py" in f.message
+        or "generated/new.py" in f.message
+    )
+
+
+def test_odd_events_are_allowed(repo: Path) -> None:
+    assert _run(pre_tool("WebFetch", {"url": "http://x"}, cwd=str(repo))) == []
+    gone = "/nonexistent/dir"
+    assert _run(pre_tool("Edit", {"file_path": f"{gone}/generated/a.py"}, cwd=gone)) == []
+    assert _run(pre_tool("Bash", {"command": "npm i"}, cwd=gone)) == []
