@@ -137,30 +137,49 @@ class Load:
         self.server_ms: list[float] = []  # the server's own time (Server-Timing)
         self.errors: dict[str, int] = {}
 
-    async def client(self, session: aiohttp.ClientSession, n: int) -> None:
-        headers = {"Content-Type": "application/json"}
+    async def client(self, port: int, n: int) -> None:
+        """One keep-alive connection speaking minimal HTTP/1.1 (cheap, so the client's own CPU
+        does not crowd out the server's on a small machine)."""
+        reader, writer = await asyncio.open_connection(HOST, port)
+        requests = [
+            (
+                f"POST /v1/systemone HTTP/1.1\r\nHost: {HOST}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(b)}\r\n\r\n"
+            ).encode()
+            + b
+            for b in self.bodies
+        ]
         next_at = time.monotonic() + self.interval * n / 32
-        while self.sent < self.total and time.monotonic() < self.deadline:
-            if self.interval:
-                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
-                next_at += self.interval
-            body = self.bodies[self.sent % len(self.bodies)]
-            self.sent += 1
-            t0 = time.perf_counter()
-            try:
-                async with session.post(
-                    self.base + "/v1/systemone", data=body, headers=headers
-                ) as r:
-                    await r.read()
-                    status = r.status
-                    timing = r.headers.get("Server-Timing", "")
-                    if "dur=" in timing:
-                        self.server_ms.append(float(timing.rsplit("dur=", 1)[1]))
-            except aiohttp.ClientError as exc:
-                status = type(exc).__name__  # type: ignore[assignment]
-            self.latencies.append((time.perf_counter() - t0) * 1000.0)
-            if status != 200:
-                self.errors[str(status)] = self.errors.get(str(status), 0) + 1
+        try:
+            while self.sent < self.total and time.monotonic() < self.deadline:
+                if self.interval:
+                    await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+                    next_at += self.interval
+                request = requests[self.sent % len(requests)]
+                self.sent += 1
+                t0 = time.perf_counter()
+                writer.write(request)
+                status, headers = await _response(reader)
+                self.latencies.append((time.perf_counter() - t0) * 1000.0)
+                timing = headers.get("server-timing", "")
+                if "dur=" in timing:
+                    self.server_ms.append(float(timing.rsplit("dur=", 1)[1]))
+                if status != 200:
+                    self.errors[str(status)] = self.errors.get(str(status), 0) + 1
+        finally:
+            writer.close()
+
+
+async def _response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            key, _, value = line.partition(":")
+            headers[key.strip().lower()] = value.strip()
+    await reader.readexactly(int(headers.get("content-length", "0")))
+    return int(lines[0].split()[1]), headers
 
 
 async def sample_rss(
@@ -265,15 +284,14 @@ async def run(args: argparse.Namespace, base: str, pid: int) -> dict[str, Any]:
     load = Load(base, bodies, args.requests, deadline, interval)
     stop = asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pid, rss, load, stop))
-    connector = aiohttp.TCPConnector(limit=args.clients)
+    port = int(base.rsplit(":", 1)[1])
     t0 = time.perf_counter()
-    async with aiohttp.ClientSession(connector=connector) as session:
-        clients = [asyncio.create_task(load.client(session, i)) for i in range(args.clients)]
-        fault_report: dict[str, Any] | None = None
-        if args.faults:
-            await asyncio.sleep(min(2.0, args.max_seconds / 10))
-            fault_report = await faults(base, bodies[0], args.max_concurrent)
-        await asyncio.gather(*clients)
+    clients = [asyncio.create_task(load.client(port, i)) for i in range(args.clients)]
+    fault_report: dict[str, Any] | None = None
+    if args.faults:
+        await asyncio.sleep(min(2.0, args.max_seconds / 10))
+        fault_report = await faults(base, bodies[0], args.max_concurrent)
+    await asyncio.gather(*clients)
     elapsed = time.perf_counter() - t0
     stop.set()
     await sampler
