@@ -61,3 +61,8 @@ def test_laya_answers_are_cut_to_the_strict_wire() -> None:
     }
     assert answers["s"]["score"] == 0.75
     parse_response({"model": "m", "answers": answers}, questions)  # type: ignore[arg-type]
+
+
+def test_builtin_engine_by_name() -> None:
+    engine = make_engine("builtin", None)
+    assert (engine.name, engine.model_id, engine.blocking) == ("builtin", "laya-builtin-1", False)
