@@ -1,0 +1,389 @@
+"""Load and fault benchmark for ``agentreflex laya serve`` (loopback only, bounded).
+
+Starts the server as its own process on 127.0.0.1, then:
+
+1. **load**: ``--clients`` concurrent keep-alive clients send judge2's real
+   pre-tool, post-tool and completion requests (state text from judge2's
+   builder) until ``--requests`` are answered; client-side latency
+   p50/p95/p99, throughput, errors, the server's RSS sampled every 0.5 s;
+2. **faults**, with the same load running: malformed JSON, a wrong content
+   type, oversize bodies, slow-loris bodies, clients that vanish mid-body,
+   and a burst of simultaneous requests over the concurrency limit.  The
+   well-behaved clients must see no error, the faulty ones the right status,
+   and the server's in-flight count must return to zero.
+
+Everything is bounded: ``--requests`` (default 20,000) and ``--max-seconds``
+(default 600).  Targets (issue 18): built-in p95 < 5 ms with 32 clients on 2
+cores, no error, RSS flat within ±10% over 100,000 requests.
+
+Run: ``nice -n 10 uv run python tools/laya_bench.py [--requests N] [--clients C] [--json]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+HOST = "127.0.0.1"
+
+
+def payloads() -> list[bytes]:
+    """judge2's own requests: its batteries, its state builder, a few kinds of session."""
+    from agentreflex.core import signals as s
+    from agentreflex.core.state.model import ActionRecord, SessionState
+    from agentreflex.core.testing import post_tool, pre_tool, stop
+    from agentreflex.judge2.questions import battery
+    from agentreflex.judge2.statetext import build_state
+
+    st = SessionState(session_id="bench", host="claude-code", goal="fix the failing parser tests")
+    for i, (summary, ok) in enumerate([("Read src/parser.py", True), ("pytest -q", False)], 1):
+        st.actions.append(
+            ActionRecord(
+                seq=i,
+                ts=float(i),
+                tool="Bash",
+                kind="shell",
+                summary=summary,
+                fingerprint=summary,
+                outcome="success" if ok else "failure",
+                exit_code=0 if ok else 1,
+                verification="pytest" in summary,
+            )
+        )
+    st.seq = 2
+    cases = [
+        (s.PRE_TOOL, pre_tool("Bash", {"command": "rm -rf build/"})),
+        (s.PRE_TOOL, pre_tool("Bash", {"command": "pytest -q tests/test_parser.py"})),
+        (s.POST_TOOL, post_tool("Bash", {"command": "pytest -q"}, False, error="AssertionError")),
+        (s.COMPLETION, stop("Fixed the parser; all tests pass.")),
+    ]
+    out = []
+    for which, event in cases:
+        body = {
+            "model": "jev-latest",
+            "state": build_state(st, event, which),
+            "questions": battery(which),
+        }
+        out.append(json.dumps(body).encode())
+    return out
+
+
+def rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
+    exe = Path(sys.executable).parent / "agentreflex"
+    cmd = [
+        str(exe),
+        "laya",
+        "serve",
+        "--host",
+        HOST,
+        "--port",
+        "0",
+        "--max-concurrent",
+        str(args.max_concurrent),
+        "--body-timeout",
+        str(args.body_timeout),
+    ]
+    env = {**os.environ, "AGENTREFLEX_DAEMON": "off"}
+    env.pop("AGENTREFLEX_LAYA_TOKEN", None)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if " on http://" not in line:
+        proc.kill()
+        raise SystemExit(
+            f"server did not start: {line!r} {proc.stderr.read() if proc.stderr else ''}"
+        )
+    return proc, line.rsplit(" on ", 1)[1].strip().removesuffix("/v1/systemone")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Load:
+    def __init__(
+        self, base: str, bodies: list[bytes], total: int, deadline: float, interval: float = 0.0
+    ) -> None:
+        self.base, self.bodies, self.total, self.deadline = base, bodies, total, deadline
+        self.interval = interval  # seconds between one client's sends (0: as fast as answered)
+        self.sent = 0
+        self.latencies: list[float] = []
+        self.server_ms: list[float] = []  # the server's own time (Server-Timing)
+        self.errors: dict[str, int] = {}
+
+    async def client(self, port: int, n: int) -> None:
+        """One keep-alive connection speaking minimal HTTP/1.1 (cheap, so the client's own CPU
+        does not crowd out the server's on a small machine)."""
+        reader, writer = await asyncio.open_connection(HOST, port)
+        requests = [
+            (
+                f"POST /v1/systemone HTTP/1.1\r\nHost: {HOST}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(b)}\r\n\r\n"
+            ).encode()
+            + b
+            for b in self.bodies
+        ]
+        next_at = time.monotonic() + self.interval * n / 32
+        try:
+            while self.sent < self.total and time.monotonic() < self.deadline:
+                if self.interval:
+                    await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+                    next_at += self.interval
+                request = requests[self.sent % len(requests)]
+                self.sent += 1
+                t0 = time.perf_counter()
+                writer.write(request)
+                status, headers = await _response(reader)
+                self.latencies.append((time.perf_counter() - t0) * 1000.0)
+                timing = headers.get("server-timing", "")
+                if "dur=" in timing:
+                    self.server_ms.append(float(timing.rsplit("dur=", 1)[1]))
+                if status != 200:
+                    self.errors[str(status)] = self.errors.get(str(status), 0) + 1
+        finally:
+            writer.close()
+
+
+async def _response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            key, _, value = line.partition(":")
+            headers[key.strip().lower()] = value.strip()
+    await reader.readexactly(int(headers.get("content-length", "0")))
+    return int(lines[0].split()[1]), headers
+
+
+async def sample_rss(
+    pid: int, out: list[tuple[float, int, int]], load: Load, stop: asyncio.Event
+) -> None:
+    t0 = time.monotonic()
+    while not stop.is_set():
+        out.append((round(time.monotonic() - t0, 2), load.sent, rss_kb(pid)))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
+
+
+async def raw(port: int, head: str, body: bytes, close_after: float | None = None) -> int:
+    """One raw HTTP exchange; ``close_after`` vanishes mid-body instead of reading a reply."""
+    reader, writer = await asyncio.open_connection(HOST, port)
+    try:
+        writer.write(head.encode() + body)
+        await writer.drain()
+        if close_after is not None:
+            await asyncio.sleep(close_after)
+            return 0
+        line = await asyncio.wait_for(reader.readline(), 30)
+        return int(line.split()[1]) if line else 0
+    finally:
+        writer.close()
+
+
+def head(length: int, ctype: str = "application/json") -> str:
+    return (
+        f"POST /v1/systemone HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: {ctype}\r\n"
+        f"Content-Length: {length}\r\nConnection: close\r\n\r\n"
+    )
+
+
+async def faults(base: str, body: bytes, max_concurrent: int) -> dict[str, Any]:
+    port = int(base.rsplit(":", 1)[1])
+    got: dict[str, list[int]] = {}
+
+    async def record(name: str, coro: Any) -> None:
+        got.setdefault(name, []).append(await coro)
+
+    jobs = []
+    for _ in range(20):
+        jobs.append(record("malformed", raw(port, head(9), b"{not json")))
+        jobs.append(record("wrong_type", raw(port, head(len(body), "text/plain"), body)))
+        jobs.append(record("oversize", raw(port, head(5 << 20), b"{" * 1000)))
+        jobs.append(record("invalid_utf8", raw(port, head(5), b'"\xff\xfe"}')))
+        jobs.append(record("disconnect", raw(port, head(len(body)), body[:50], close_after=0.05)))
+    for _ in range(5):
+        jobs.append(record("slow_loris", raw(port, head(len(body)), body[:20])))
+    await asyncio.gather(*jobs)
+    return {"statuses": {k: _count(v) for k, v in got.items()}}
+
+
+async def in_flight(base: str) -> int:
+    async with aiohttp.ClientSession() as session, session.get(base + "/healthz") as r:
+        return int((await r.json())["in_flight"])
+
+
+async def burst_over_limit(base: str, body: bytes, max_concurrent: int) -> dict[str, Any]:
+    """Fill every slot with slow bodies, burst 4x the limit, release, check recovery."""
+    port = int(base.rsplit(":", 1)[1])
+    holders = []
+    for _ in range(max_concurrent):
+        _reader, writer = await asyncio.open_connection(HOST, port)
+        writer.write(head(len(body)).encode() + body[:20])
+        await writer.drain()
+        holders.append(writer)
+    while await in_flight(base) < max_concurrent:
+        await asyncio.sleep(0.01)
+    connector = aiohttp.TCPConnector(limit=max_concurrent * 4)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def one() -> int:
+            async with session.post(
+                base + "/v1/systemone", data=body, headers={"Content-Type": "application/json"}
+            ) as r:
+                await r.read()
+                return r.status
+
+        during = _count(list(await asyncio.gather(*(one() for _ in range(max_concurrent * 4)))))
+        for writer in holders:
+            writer.close()
+        while await in_flight(base) > 0:
+            await asyncio.sleep(0.01)
+        after = _count([await one() for _ in range(20)])
+    return {"during": during, "after_release": after, "in_flight_after": await in_flight(base)}
+
+
+def _count(values: list[int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[str(v)] = out.get(str(v), 0) + 1
+    return out
+
+
+async def run(args: argparse.Namespace, base: str, pid: int) -> dict[str, Any]:
+    bodies = payloads()
+    deadline = time.monotonic() + args.max_seconds
+    rss: list[tuple[float, int, int]] = []
+    interval = args.clients / args.rate if args.rate else 0.0
+    load = Load(base, bodies, args.requests, deadline, interval)
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(sample_rss(pid, rss, load, stop))
+    port = int(base.rsplit(":", 1)[1])
+    t0 = time.perf_counter()
+    clients = [asyncio.create_task(load.client(port, i)) for i in range(args.clients)]
+    fault_report: dict[str, Any] | None = None
+    if args.faults:
+        await asyncio.sleep(min(2.0, args.max_seconds / 10))
+        fault_report = await faults(base, bodies[0], args.max_concurrent)
+    await asyncio.gather(*clients)
+    elapsed = time.perf_counter() - t0
+    stop.set()
+    await sampler
+    if fault_report is not None:
+        fault_report["burst"] = await burst_over_limit(base, bodies[0], args.max_concurrent)
+    lat = load.latencies
+    warm = [r for r in rss if r[1] >= len(lat) * 0.1] or rss
+    rss_values = [r[2] for r in warm]
+    return {
+        "requests": len(lat),
+        "clients": args.clients,
+        "rate": args.rate or "closed loop",
+        "seconds": round(elapsed, 2),
+        "throughput_rps": round(len(lat) / elapsed, 1),
+        "latency_ms": {
+            "p50": round(pct(lat, 0.50), 3),
+            "p95": round(pct(lat, 0.95), 3),
+            "p99": round(pct(lat, 0.99), 3),
+            "max": round(max(lat), 3),
+            "mean": round(statistics.fmean(lat), 3),
+        },
+        "server_ms": {
+            "p50": round(pct(load.server_ms, 0.50), 3),
+            "p95": round(pct(load.server_ms, 0.95), 3),
+            "p99": round(pct(load.server_ms, 0.99), 3),
+        },
+        "loadavg_after": Path("/proc/loadavg").read_text().split()[:3],
+        "errors": load.errors,
+        "rss_kb": {
+            "after_warmup": rss_values[0],
+            "end": rss_values[-1],
+            "min": min(rss_values),
+            "max": max(rss_values),
+            "drift_pct": round(100.0 * (rss_values[-1] - rss_values[0]) / rss_values[0], 2),
+        },
+        "rss_series": rss[:: max(1, len(rss) // 20)],
+        "faults": fault_report,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="laya serve: load and faults (loopback only)")
+    parser.add_argument("--requests", type=int, default=20_000)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--max-concurrent", type=int, default=64)
+    parser.add_argument("--body-timeout", type=float, default=2.0)
+    parser.add_argument("--max-seconds", type=float, default=600.0)
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="total requests/s, spread over the clients (0: closed loop, flat out)",
+    )
+    parser.add_argument("--no-faults", dest="faults", action="store_false")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if not 1 <= args.requests <= 1_000_000 or not 1 <= args.clients <= 512:
+        parser.error("--requests 1..1,000,000 and --clients 1..512")
+    proc, base = start_server(args)
+    try:
+        report = asyncio.run(run(args, base, proc.pid))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+    report["cpus"] = os.cpu_count()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        lat = report["latency_ms"]
+        print(
+            f"{report['requests']} requests, {report['clients']} clients ({report['rate']}), "
+            f"{report['seconds']} s, "
+            f"{report['throughput_rps']} req/s"
+        )
+        print(f"latency ms: p50 {lat['p50']}  p95 {lat['p95']}  p99 {lat['p99']}  max {lat['max']}")
+        srv = report["server_ms"]
+        print(
+            f"server's own time ms (validate + engine): p50 {srv['p50']}  p95 {srv['p95']}  "
+            f"p99 {srv['p99']}"
+        )
+        print(
+            f"errors: {report['errors'] or 'none'}; load average after: {report['loadavg_after']}"
+        )
+        r = report["rss_kb"]
+        print(
+            f"RSS KiB: {r['after_warmup']} after warm-up -> {r['end']} at the end "
+            f"(min {r['min']}, max {r['max']}, drift {r['drift_pct']}%)"
+        )
+        if report["faults"]:
+            print("faults:", json.dumps(report["faults"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
