@@ -28,6 +28,7 @@ class Record:
     lane: str | None
     reason: str
     considered: list[str]
+    estimated_input_tokens: int = 0
     started: float = field(default_factory=time.monotonic)
     attempts: list[str] = field(default_factory=list)
     served_by: str | None = None
@@ -83,6 +84,7 @@ class Status:
             decision.lane,
             decision.reason,
             considered,
+            features.input_tokens,
         )
         self.recent.append(record)
         return record
