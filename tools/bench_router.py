@@ -382,16 +382,6 @@ def tagged(lane: str | None) -> dict[str, Any]:
     }
 
 
-async def measure_row(args: argparse.Namespace, url: str, body: dict[str, Any]) -> dict[str, Any]:
-    async with aiohttp.ClientSession() as session:
-        await latency(session, url, 20, False, body)  # warm up: connections, caches, JIT
-        await latency(session, url, 5, True, body)
-        whole = await latency(session, url, args.n, False, body)
-        first = await latency(session, url, args.n, True, body)
-    rps = await throughput(url, body, args.seconds)
-    return {"p50_ms": p50_ms(whole), "ttfb_p50_ms": p50_ms(first), "rps": rps}
-
-
 def table(results: dict[str, Any]) -> str:
     direct = results["direct"]
     direct_chat = results["direct-chat"]
@@ -476,9 +466,24 @@ def main() -> int:
 
 
 async def measure(args: argparse.Namespace, rows: list[Row]) -> dict[str, Any]:
-    results: dict[str, Any] = {}
+    """Latencies interleaved (one request per row in turn, so load from other processes
+    on the machine falls on every row alike); throughput and memory row by row."""
+    results: dict[str, Any] = {row.name: {} for row in rows}
+    async with aiohttp.ClientSession() as session:
+        for row in rows:  # warm up: connections, caches, JIT
+            await latency(session, row.url, 20, False, tagged(row.lane))
+            await latency(session, row.url, 5, True, tagged(row.lane))
+        for stream, key in ((False, "p50_ms"), (True, "ttfb_p50_ms")):
+            samples: dict[str, list[float]] = {row.name: [] for row in rows}
+            for _ in range(args.n):
+                for row in rows:
+                    samples[row.name] += await latency(
+                        session, row.url, 1, stream, tagged(row.lane)
+                    )
+            for row in rows:
+                results[row.name][key] = p50_ms(samples[row.name])
     for row in rows:
-        results[row.name] = await measure_row(args, row.url, tagged(row.lane))
+        results[row.name]["rps"] = await throughput(row.url, tagged(row.lane), args.seconds)
         if row.big_url is not None and row.pid is not None:
             idle, peak, received = await big_stream(row.big_url, tagged(row.big_lane), row.pid)
             results[row.name].update(
