@@ -115,3 +115,16 @@ def test_malformed_bodies_give_empty_features_not_errors() -> None:
         assert f.tool_count == 0 and not f.subagent
     assert extract({"metadata": {"user_id": "{not json"}}).session == "{not json"
     assert extract({}, headers={"x-claude-code-session-id": "abc"}).session == "abc"
+
+
+def test_claude_codes_compaction_request_is_background_although_it_offers_tools() -> None:
+    f = extract(recorded("claude_code_2.1.328_compact.json"))
+    assert f.tool_count == 12 and not f.subagent
+    assert f.background
+    assert f.background_why == (
+        "the last user message asks for a summary of the conversation and forbids tools"
+    )
+    # asking for a summary while tools are allowed is ordinary work
+    body = recorded("claude_code_2.1.328_compact.json")
+    body["messages"][-1]["content"] = "Write a summary of the conversation into NOTES.md"
+    assert not extract(body).background

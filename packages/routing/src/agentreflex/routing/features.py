@@ -8,7 +8,10 @@ request with ``cc_is_subagent=true`` in its billing block and the sub-agent
 system prompt; both are looked for in *every* system block. Sub-agents there
 may spawn sub-agents themselves, so "no Agent tool" is not a signal.
 Background work is a request that offers no tools and asks for a title, a
-summary or a topic. The features are plain data, so a recorded request can be
+summary or a topic, or, whatever tools it offers, a last user turn that asks
+for a summary of the conversation and forbids tool calls: Claude Code's
+compaction request offers all its tools (for the prompt cache) and says so in
+words, which is how "summary requests are not routed" happens elsewhere. The features are plain data, so a recorded request can be
 explained offline (``agentreflex routing explain``).
 """
 
@@ -31,6 +34,11 @@ _BACKGROUND = re.compile(
     r"|isNewTopic"
     r"|detailed summary of the conversation"
     r")"
+)
+# a compaction request: it offers tools but forbids them and asks for a summary
+_COMPACTION = (
+    re.compile(r"(?i)\bsummary of the conversation\b"),
+    re.compile(r"(?i)\bdo not (?:call|use) any tools?\b"),
 )
 CHARS_PER_TOKEN = 4
 
@@ -152,6 +160,9 @@ def _features(
 
 
 def _background(tools: list[str], system: list[str], last_user: str) -> str:
+    head = last_user[:20000]
+    if all(marker.search(head) for marker in _COMPACTION):
+        return "the last user message asks for a summary of the conversation and forbids tools"
     if tools:
         return ""
     for where, text in [*(("system", s) for s in system), ("last user message", last_user)]:
