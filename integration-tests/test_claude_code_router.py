@@ -58,8 +58,16 @@ def test_claude_code_through_the_router(claude_project: ClaudeProject) -> None:
         "json",
     ]
     step = {"argv": argv, "cwd": str(project.project), "env": project.env(), "timeout": 240}
+    # the second run compacts the same session: Claude Code's summary (background) request
+    compact_argv = [str(project.claude), "-p", "/compact", "--continue", *argv[3:]]
+    compact = {
+        "argv": compact_argv,
+        "cwd": str(project.project),
+        "env": project.env(),
+        "timeout": 120,
+    }
     outcome = run_routed(
-        [step],
+        [step, compact],
         main_script,
         subagent_script,
         project.root / "jail",
@@ -89,7 +97,7 @@ def test_claude_code_through_the_router(claude_project: ClaudeProject) -> None:
     assert outcome["anthropic_requests"][0]["body"] == {"answered": 529}
 
     # sub-agent requests were routed by the sub-agent rule, with its reason
-    sub = [d for d in decisions if d["lane"] == "fast"]
+    sub = [d for d in decisions if d["lane"] == "fast" and "sub-agent" in d["reason"]]
     assert sub and all("rule 'sub-agent': system block" in d["reason"] for d in sub), summary
     assert all(d["served_by"] == "fast" and d["status"] == 200 for d in sub), summary
 
@@ -100,10 +108,19 @@ def test_claude_code_through_the_router(claude_project: ClaudeProject) -> None:
     models = {r["body"].get("model") for r in outcome["anthropic_requests"] if "model" in r["body"]}
     assert {"main-retry-model", "large-model"} <= models, models
 
+    # the compaction (a background request, although it offers every tool) went to the fast lane
+    compacted = outcome["steps"][1]
+    assert compacted["rc"] == 0, compacted["stderr"][-2000:]
+    background = [d for d in decisions if d["reason"].startswith("rule 'background'")]
+    assert background and all(d["lane"] == "fast" and d["status"] == 200 for d in background), (
+        summary
+    )
+    assert "asks for a summary of the conversation and forbids tools" in background[0]["reason"]
+
     # every decision lists every rule it considered
     for d in decisions:
         assert d["considered"], d
-    assert outcome["status"]["lanes"]["fast"]["requests"] == len(sub)
+    assert outcome["status"]["lanes"]["fast"]["requests"] == len(sub) + len(background)
     assert "sk-fake-openai-key" not in log and "sk-fake-openai-key" not in str(outcome["status"])
 
 

@@ -34,11 +34,20 @@ from hostharness.fakemodel import (
 )
 from hostharness.jail import bring_loopback_up, run_step
 
+COMPACT_SUMMARY = "<analysis>short</analysis>\n<summary>Summary written by the fast lane.</summary>"
+
 
 class SubagentScript(ChatScript):
-    """The OpenAI-side script: every request offering Claude Code's Bash tool is a turn."""
+    """The OpenAI-side script: a compaction request gets a summary; every other request
+    offering Claude Code's Bash tool is a turn of the sub-agent's script."""
 
     def reply_for(self, body: dict[str, Any]) -> Turn:
+        messages = body.get("messages") or []
+        last = messages[-1].get("content") if messages and isinstance(messages[-1], dict) else ""
+        if isinstance(last, list):
+            last = " ".join(str(p.get("text", "")) for p in last if isinstance(p, dict))
+        if "summary of the conversation" in str(last):
+            return say(COMPACT_SUMMARY)
         tools = [
             t.get("function", {}).get("name")
             for t in body.get("tools") or []
