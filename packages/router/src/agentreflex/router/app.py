@@ -30,6 +30,7 @@ from aiohttp import web
 log = logging.getLogger("agentreflex.router")
 MAX_BODY = 64 * 1024 * 1024
 STATUS_KEY = web.AppKey("status", Status)
+LIMIT_KEY = web.AppKey("max_body", int)
 ROUTER_KEY: web.AppKey[Router] = web.AppKey("router")
 SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 
@@ -331,7 +332,8 @@ async def _read_json(request: web.Request, api: str) -> dict[str, Any] | web.Res
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
-        return error_response(api, 413, f"request body over {MAX_BODY} bytes")
+        limit = request.app[LIMIT_KEY]
+        return error_response(api, 413, f"request body over {limit} bytes")
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -361,9 +363,12 @@ async def _safe_write(response: web.StreamResponse, data: bytes) -> None:
         pass
 
 
-def make_app(policy: Policy, env: Mapping[str, str] | None = None) -> web.Application:
+def make_app(
+    policy: Policy, env: Mapping[str, str] | None = None, max_body: int = MAX_BODY
+) -> web.Application:
     router = Router(policy, env)
-    app = web.Application(client_max_size=MAX_BODY)
+    app = web.Application(client_max_size=max_body)
+    app[LIMIT_KEY] = max_body
     app[ROUTER_KEY] = router
     app[STATUS_KEY] = router.status
     app.on_startup.append(router.start)
