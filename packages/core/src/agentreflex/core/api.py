@@ -56,6 +56,7 @@ NAMES = {
     "agentreflex.core.state.auth": ("FileSeal", "load_key"),
     "agentreflex.core.state.fingerprint": ("fingerprint",),
     "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
+    "agentreflex.core.tomlines": ("key_lines", "line_of"),
     "agentreflex.core.trust": ("lookup",),
     "agentreflex.core.wire": (
         "Answer",

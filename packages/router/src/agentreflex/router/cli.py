@@ -1,0 +1,53 @@
+"""``agentreflex router serve``: run the routing proxy.
+
+Binds loopback unless told otherwise: the router holds provider keys (from
+the environment) and anyone who can reach it can spend them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from agentreflex.routing import PolicyError, load_policy
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="agentreflex router", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the proxy")
+    serve.add_argument("--policy", type=Path, default=Path("policies") / "routing.toml")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8787)
+    serve.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        policy = load_policy(args.policy)
+    except PolicyError as exc:
+        print(f"agentreflex router: {exc}", file=sys.stderr)
+        return 2
+    if args.host not in LOOPBACK and not args.allow_remote:
+        print(
+            f"agentreflex router: refusing to bind {args.host}: pass --allow-remote to expose the router",
+            file=sys.stderr,
+        )
+        return 2
+    from agentreflex.router.app import make_app
+    from aiohttp import web
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    print(
+        f"agentreflex router: {len(policy.lanes)} lanes from {args.policy}, http://{args.host}:{args.port}",
+        flush=True,
+    )
+    web.run_app(make_app(policy), host=args.host, port=args.port, print=None, access_log=None)
+    return 0

@@ -1,0 +1,66 @@
+"""``agentreflex router serve`` as a user runs it: the real console script and a real port."""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from agentreflex.router.cli import main
+
+REPO = Path(__file__).resolve().parents[3]
+SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"
+POLICY = REPO / "policies" / "routing.toml"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_serve_answers_on_loopback_and_stops() -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(SCRIPT), "router", "serve", "--policy", str(POLICY), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/v1/models", timeout=2
+                ) as reply:
+                    models = json.load(reply)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, (
+                    proc.stderr.read() if proc.poll() is not None else "no answer"
+                )
+                time.sleep(0.2)
+        assert "claude-haiku-4-5" in [m["id"] for m in models["data"]]
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=20)
+    assert f"http://127.0.0.1:{port}" in out
+    assert "Traceback" not in err
+
+
+def test_a_bad_policy_or_a_public_address_is_refused_at_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "routing.toml"
+    extra = "[lanes.extra]\nprovider = 'x'\napi = 'anthropic'\nbase_url = 'http://h'\nmodel = 'm'\n"
+    bad.write_text(POLICY.read_text() + "\n" + extra + "colour = 'red'\n")
+    assert main(["serve", "--policy", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:" in err and "lanes.extra.colour: Extra inputs are not permitted" in err
+    assert main(["serve", "--policy", str(POLICY), "--host", "0.0.0.0"]) == 2
+    assert "--allow-remote" in capsys.readouterr().err
