@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from agentreflex.context_layer.reflex import ContextReflex
 from agentreflex.core.runtime import HookOutcome, Plugins, run_hook
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 ERROR = re.compile(
     r"error|fail|panic|exception|traceback|assert|fatal|abort|segfault|segmentation"
-    r"|denied|not ok|✕|✗|✖|" "\u00d7",
+    r"|denied|not ok|✕|✗|✖|"
+    "\u00d7",
     re.IGNORECASE,
 )
 PYTEST_E = re.compile(r"^E\s")  # pytest's assertion-diff lines
