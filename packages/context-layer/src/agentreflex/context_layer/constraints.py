@@ -17,7 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_SENTENCES = LazyPattern(r"[^.!?\n;]+[.!?]?")
+# a sentence ends at . ! ? followed by a space or the end ("api.py" stays whole), a newline or ;
+_SENTENCES = LazyPattern(r"(?:[^.!?\n;]|[.!?](?=[^\s.!?]))+[.!?]*")
 _CUES = LazyPattern(
     r"\b(?:do\s+not|don'?t|dont|never|must(?:\s+not)?|mustn'?t|only|without|avoid|"
     r"no\s+(?:new|more|changes?|edits?)|keep|leave|stay|should\s+not|shouldn'?t|"

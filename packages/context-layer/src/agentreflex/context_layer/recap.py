@@ -32,6 +32,8 @@ BUDGET = "Budget"
 SHOWN = (GOAL, CONSTRAINTS, OBLIGATIONS, FINDINGS, FAILURES, BLOCKED, BUDGET)
 # First to go when over budget ... last to go.
 DROP_ORDER = (BUDGET, FINDINGS, FAILURES, BLOCKED, GOAL, OBLIGATIONS, CONSTRAINTS)
+LEFT_OUT = "Left out to fit the recap budget"
+NOTE_TOKENS = 30
 LINE_CHARS = 240
 RECENT = 5
 
@@ -60,18 +62,24 @@ def _line(text: str) -> str:
 
 
 def fit(recap: Recap, budget_tokens: int) -> Recap:
-    """Drop lines, lowest priority first, until the plain rendering fits the budget."""
+    """Drop lines, lowest priority first, until the plain rendering fits the budget.
+
+    What was left out is said in one last line (room for it is reserved), so
+    the agent knows to look at ``agentreflex status`` rather than assume
+    there is nothing more.
+    """
+    if not _over(recap, budget_tokens):
+        return recap
     by_title = {s.title: s for s in recap.sections}
+    target = max(budget_tokens - NOTE_TOKENS, 1)
     dropped: dict[str, int] = {}
     for title in DROP_ORDER:
         section = by_title.get(title)
-        while section is not None and section.lines and _over(recap, budget_tokens):
+        while section is not None and section.lines and _over(recap, target):
             section.lines.pop()
             dropped[title] = dropped.get(title, 0) + 1
-        if not _over(recap, budget_tokens):
-            break
-    for title, count in dropped.items():
-        by_title[title].title = f"{title} ({count} more not shown)"
+    left_out = ", ".join(f"{count} {title.lower()}" for title, count in dropped.items())
+    recap.sections.append(RecapSection(LEFT_OUT, [left_out[: NOTE_TOKENS * 3]]))
     return recap
 
 
