@@ -47,6 +47,7 @@ BEFORE, AFTER, DIFF_WINDOW = 2, 3, 30
 HEAD, TAIL = 5, 15
 MAX_LINE = 1000
 MAX_ERROR_CHARS = 2 * 1024 * 1024
+LEAD_CHARS = 1200
 
 MANDATORY, SUMMARY_P, GOAL_P, CONTEXT_P, HEAD_P, TAIL_P = 0, 1, 2, 3, 4, 5
 
@@ -128,6 +129,25 @@ class Selector:
             return
         self.kept[n] = (priority, text)
         self.optional_chars += len(text) + 1
+
+    def first_errors(self, limit: int = LEAD_CHARS) -> str:
+        """The first error lines, for the top of the view.
+
+        Why: hosts preview a long tool result by its beginning (Claude Code
+        2.1.328 shows the model the first 2 KB of an output it persisted),
+        so the failing assertion must come first, not after the head lines.
+        """
+        out: list[str] = []
+        used = 0
+        for n in sorted(self.kept):
+            priority, text = self.kept[n]
+            if priority == MANDATORY and text.strip():
+                if used + len(text) + 1 > limit:
+                    out.append("[… more below …]")
+                    break
+                out.append(text)
+                used += len(text) + 1
+        return "\n".join(out)
 
     def render(self) -> tuple[str, int]:
         """The kept lines in order with gap markers, and how many input lines they stand for."""

@@ -107,9 +107,14 @@ def _run(
         f"({chars:,} characters) to {kept:,}: every error/failure line with its context, "
         f"tracebacks and summaries are kept. The whole output (redacted) is saved at {path}]"
     )
-    return Shortened(
-        redact(header + "\n" + body), path, selector.count, kept, selector.errors, chars
-    )
+    lead = selector.first_errors()
+    if lead:
+        header += (
+            f"\nError and failure lines first ({selector.errors:,}; all of them are also "
+            f"below, in order, with their context):\n{lead}\n[agentreflex: the kept lines, in order:]"
+        )
+    text = redact(header + "\n" + body)
+    return Shortened(text, path, selector.count, kept, selector.errors, chars)
 
 
 def _copy(lines: Iterator[str], fd: int, selector: Selector) -> int:
