@@ -97,3 +97,26 @@ def test_the_guards_view_of_the_output_is_unchanged(host: Host, tmp_path: Path) 
     failure = outcome.state.failures[-1]
     assert "pytest -q" in failure.summary and failure.exit_code == 1
     assert "shortened" not in failure.error_signature
+
+
+def test_the_whole_output_is_read_from_the_hosts_persisted_copy(host: Host, tmp_path: Path) -> None:
+    """Claude hands the hook only its 30,000-character capture and saves the rest itself."""
+    log = pytest_log(4000)
+    persisted = tmp_path / "tool-results" / "b1.txt"
+    persisted.parent.mkdir()
+    persisted.write_text(log)
+    reply = _bash(
+        host, log[:30000], persistedOutputPath=str(persisted), persistedOutputSize=len(log)
+    )
+    updated = reply["hookSpecificOutput"]["updatedToolOutput"]
+    assert "E       assert 3 == 4" in updated["stdout"]
+    assert updated["persistedOutputPath"] == str(persisted)  # every other key kept as it was
+    saved = list((host.state_dir / "outputs").iterdir())
+    assert saved[0].read_text() == log
+
+
+def test_a_relative_or_missing_persisted_path_is_ignored(host: Host) -> None:
+    log = pytest_log(600)
+    for path in ("tool-results/b1.txt", "/nonexistent/b1.txt"):
+        reply = _bash(host, log, persistedOutputPath=path)
+        assert reply["hookSpecificOutput"]["updatedToolOutput"]["stdout"].count("assert 3 == 4")
