@@ -38,7 +38,7 @@ DIFF = re.compile(
 )
 SUMMARY = re.compile(
     r"\b\d+\s+(?:passed|failed|failing|passing|skipped|errors?|tests?|suites?|warnings?)\b"
-    r"|test result:|^\s*(?:Tests|Test Suites|Snapshots|Time):|^(?:ok|FAIL|PASS)\s|"
+    r"|test result:|^\s*(?:Tests|Test Suites|Snapshots|Time):|"
     r"compiled (?:successfully|with)|^=+ .* =+$|^-{3,} FAIL",
     re.IGNORECASE,
 )
@@ -48,6 +48,7 @@ HEAD, TAIL = 5, 15
 MAX_LINE = 1000
 MAX_ERROR_CHARS = 2 * 1024 * 1024
 LEAD_CHARS = 1200
+GAP_CHARS = 32  # about the length of one "[… lines a-b omitted …]" marker
 
 MANDATORY, SUMMARY_P, GOAL_P, CONTEXT_P, HEAD_P, TAIL_P = 0, 1, 2, 3, 4, 5
 
@@ -171,9 +172,11 @@ class Selector:
         used = sum(len(self.kept[n][1]) + 1 for n in chosen)
         for priority in (CONTEXT_P, SUMMARY_P, TAIL_P, GOAL_P, HEAD_P):
             for n, (p, text) in sorted(self.kept.items()):
-                if p == priority and used + len(text) + 1 <= self.keep_chars:
+                # a line away from the others also costs an omission marker
+                cost = len(text) + 1 + (0 if {n - 1, n + 1} & chosen else GAP_CHARS)
+                if p == priority and used + cost <= self.keep_chars:
                     chosen.add(n)
-                    used += len(text) + 1
+                    used += cost
         return chosen
 
 
