@@ -31,7 +31,7 @@ def jest_log(suites: int = 400) -> str:
             out += [
                 "  ✕ formats the total (12 ms)",
                 "",
-                "  ● Widget › formats the total",
+                "  ● Widget \u203a formats the total",
                 "",
                 "    expect(received).toBe(expected) // Object.is equality",
                 "",
@@ -41,8 +41,8 @@ def jest_log(suites: int = 400) -> str:
                 f"      at Object.<anonymous> (src/components/widget{s}.test.js:42:27)",
             ]
     out += [
-        "Test Suites: 1 failed, %d passed, %d total" % (suites - 1, suites),
-        "Tests:       1 failed, %d passed, %d total" % (suites * 8, suites * 8 + 1),
+        f"Test Suites: 1 failed, {suites - 1} passed, {suites} total",
+        f"Tests:       1 failed, {suites * 8} passed, {suites * 8 + 1} total",
         "Snapshots:   0 total",
         "Time:        41.2 s",
     ]
