@@ -120,3 +120,14 @@ def test_a_relative_or_missing_persisted_path_is_ignored(host: Host) -> None:
     for path in ("tool-results/b1.txt", "/nonexistent/b1.txt"):
         reply = _bash(host, log, persistedOutputPath=path)
         assert reply["hookSpecificOutput"]["updatedToolOutput"]["stdout"].count("assert 3 == 4")
+
+
+def test_reads_and_searches_are_left_whole(host: Host) -> None:
+    for name in ("Read", "Grep"):
+        reply = host.reply(
+            "PostToolUse",
+            tool_name=name,
+            tool_input={"file_path": "big.log", "pattern": "x"},
+            tool_response={"content": pytest_log(), "mode": "content"},
+        )
+        assert reply == {}

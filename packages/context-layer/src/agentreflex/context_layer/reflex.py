@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from agentreflex.core.reflex import ReflexContext
 
 NAME = "context"
+# Tool kinds whose output is left whole: reads and searches (the agent asked for
+# exactly that text, and it is on disk already) and file changes.
+_ASKED_FOR = frozenset({"read", "search", "write", "edit", "patch"})
 SHA_NOTE = "context_recap_sha"  # state.notes key: hash of the recap last injected ("" = none)
 
 
@@ -77,10 +80,13 @@ def _recap(ctx: ReflexContext, budget: int) -> None:
 def _save(ctx: ReflexContext, conf: Any) -> None:
     from agentreflex.context_layer import shape
 
+    tool_call = ctx.event.tool
+    if tool_call is not None and tool_call.kind.value in _ASKED_FOR:
+        return  # file contents and search hits are what the agent asked to see
     response = ctx.event.raw.get("tool_response")
     if shape.longest_text(response) <= conf.saver_min_chars:
         return
-    tool = ctx.event.tool.name if ctx.event.tool is not None else "tool"
+    tool = tool_call.name if tool_call is not None else "tool"
     replaced, warning = shape.shorten_response(response, ctx, conf, tool)
     if warning:
         ctx.degraded.append(f"context: {tool} output left whole: {warning}")
