@@ -99,6 +99,6 @@ def test_a_switched_off_reflex_is_not_imported(tmp_path: Path) -> None:
     # Before a tool call a cached note never leaves a reflex out (done is imported though
     # it does not act on PreToolUse: see test_registry_cache_trust); the configuration may.
     assert second == {
-        "reflexes": ["done", "gate", "instructions", "runaway"],
+        "reflexes": ["context", "done", "gate", "instructions", "runaway"],
         "guard_imported": False,
     }

@@ -48,6 +48,8 @@ NAMES = {
     ),
     "agentreflex.core.fsutil": ("atomic_write_bytes", "atomic_write_json", "locked"),
     "agentreflex.core.lazyre": ("LazyPattern",),
+    # the context layer's session recap, rendered by each host's adapter
+    "agentreflex.core.recap": ("Recap", "RecapSection", "render_plain"),
     "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),
     # redact(text, extra=...): a package's declared extension of the one rule set
     # (the guard's name rule), never a parallel set of its own

@@ -287,6 +287,7 @@ def evaluate(
     decision = merge(findings, config.mode)
     decision.errors = errors + list(plugins.errors)
     decision.degraded = list(ctx.degraded)
+    decision.recap, decision.updated_output = ctx.recap, ctx.updated_output
     return decision, ctx
 
 
@@ -579,6 +580,7 @@ def _remerge(decision: Decision, extra: list[Finding], config: Config) -> Decisi
     merged = merge([*decision.findings, *extra], config.mode)
     merged.errors = decision.errors
     merged.degraded = decision.degraded
+    merged.recap, merged.updated_output = decision.recap, decision.updated_output
     return merged
 
 

@@ -1,8 +1,0 @@
-"""The context-layer package is an honest skeleton for now: it imports and says so."""
-
-import agentreflex.context_layer as pkg
-
-
-def test_skeleton_imports_and_declares_its_status() -> None:
-    assert pkg.STATUS == "skeleton"
-    assert "coming" in (pkg.__doc__ or "")
