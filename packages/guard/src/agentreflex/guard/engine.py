@@ -129,6 +129,10 @@ def process(
     report["updated_at"] = now
     ing = report["reasoning_summary_ingestion"]
     ing["backfill_mode"], ing["backfill_limit"] = settings.backfill_mode, settings.backfill_limit
+    # 3.0 reports written before the interval ledger lack these (read with their own mode)
+    ing.setdefault("processed_intervals", [])
+    ing.setdefault("covered_mode", "")
+    ing.setdefault("covered_limit", 0)
     if problems:
         report["recovery_pending"] = True
     seen = _Seen()
