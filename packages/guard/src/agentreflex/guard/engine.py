@@ -280,7 +280,7 @@ def _classify(report: Report, text: str, origin: str, now: float) -> None:
     counters = report["classification"]
     counters["summaries_observed"] += 1
     results = classifier.classify(text)
-    candidates = [c for c in results if c.label == classifier.CANDIDATE]
+    candidates = classifier.obligation_candidates(text) if results else []
     if candidates:
         from agentreflex.guard import obligations
 
