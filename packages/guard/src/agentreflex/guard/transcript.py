@@ -200,7 +200,10 @@ def _decompress(raw: Any) -> Any:
     """A private temporary file holding the decompressed rollout (bounded)."""
     import tempfile
 
-    import zstandard  # lazy: only a compressed rollout needs it
+    try:
+        import zstandard  # lazy: only a compressed rollout needs it
+    except ImportError as exc:  # a broken install: say so, read nothing
+        raise OSError(0, "zstandard is not installed; cannot read a compressed rollout") from exc
 
     out = tempfile.TemporaryFile()  # noqa: SIM115 - returned open; the caller closes it
     try:
