@@ -435,8 +435,10 @@ class _Reader:
         ing = self.ing
         mode, limit = ing["backfill_mode"], ing["backfill_limit"]
         cursor = ing["cursor"]
-        self.scan(0, cursor, window(mode, limit), intervals(ing))
-        ing["cursor"] = cursor
+        try:
+            self.scan(0, cursor, window(mode, limit), intervals(ing))
+        finally:
+            ing["cursor"] = cursor  # the scan moves it; a failed scan must not leave it behind
         ing.update(covered_mode=mode, covered_limit=limit)
         if mode == "full" and not self.batch.error:
             ing["complete"] = True
