@@ -273,3 +273,35 @@ def test_a_malformed_interval_ledger_is_unsafe_state_not_a_crash() -> None:
         assert "processed_intervals" in str(check_report(report))
     ing = {"processed_intervals": [["a", 1], [2, 4]], "covered_mode": "live", "covered_limit": "x"}
     assert intervals(ing) == [[2, 4]]
+
+
+def test_a_report_from_before_the_interval_ledger_keeps_working(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A 3.0 session stored by part 1 (no processed_intervals/covered_*) reads on, no crash."""
+    from agentreflex.guard import engine, quiet
+
+    path = claude_path(env)
+    write(path, assistant("Looking at the files."))
+    report = new_report(SID, "claude", 0.0)
+    settings = engine.Settings(backfill_mode="recent", backfill_limit=20)
+    engine.process(
+        report, stop("ok", session_id=SID, transcript_path=str(path)), settings, env, 1.0
+    )
+    ing = report["reasoning_summary_ingestion"]
+    for key in ("processed_intervals", "covered_mode", "covered_limit"):
+        del ing[key]
+    write(path, assistant("More text."))
+    wider = engine.Settings(backfill_mode="full", backfill_limit=20)
+    engine.process(
+        report, stop("again", session_id=SID, transcript_path=str(path)), wider, env, 2.0
+    )
+    assert ing["processed"] == 2 and ing["covered_mode"] == ""  # no backfill guessed
+    state_dir = str(tmp_path / "state")
+    os.makedirs(os.path.join(state_dir, "local"))
+    for name in ("claude_reasoning_guard.json", "reason_guard.json"):
+        Path(state_dir, "local", name).write_text("{}")
+    del ing["covered_mode"]
+    quiet.remember(state_dir, "claude-code", SID, report)  # the hint copes with missing keys
+    hint = json.loads(Path(state_dir, "local", "claude_guard_quiet.json").read_text())
+    assert hint["transcript"]["covered_mode"] is None

@@ -90,3 +90,19 @@ def test_mitigation_needs_label_and_open_root_cause() -> None:
     assert is_mitigation("Workaround only, the root cause is still unknown.")
     assert not is_mitigation("Temporary change to the config.")
     assert not is_mitigation("The root cause remains unresolved.")
+
+
+def test_a_codex_heading_does_not_open_the_same_check_twice() -> None:
+    from agentreflex.guard.classifier import obligation_candidates
+
+    text = (
+        "**Investigating the retry failure**\n\n"
+        "I'll run the retry test to check whether the timeout change causes the failure."
+    )
+    [only] = obligation_candidates(text)
+    assert only.clause.startswith("I'll run the retry test")
+    heading_only = "**Investigating the retry failure**\n\nReading the test file."
+    [kept] = obligation_candidates(heading_only)
+    assert kept.clause == "Investigating the retry failure"
+    plain = "Tracing the crash in the loader to its cause. I'll diff the configs to find the difference."
+    assert len(obligation_candidates(plain)) == 2  # no heading: both checks stay

@@ -213,3 +213,31 @@ def test_codex_without_a_rollout_reports_reduced_coverage(
     report = session(state_dir, "codex")
     assert report["coverage"]["level"] == "reduced"
     assert "outside the trusted" in report["reasoning_summary_ingestion"]["last_error"]
+
+
+def test_compressed_rollout_without_zstandard_is_a_clear_error(
+    codex_home: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    (day(codex_home) / (NAME + ".zst")).write_bytes(
+        zstandard.ZstdCompressor().compress(FIXTURE.read_bytes())
+    )
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # what a missing module looks like
+    batch = read_new(ingestion(), SID, "", codex_home, ADAPTER)
+    assert batch.texts == [] and "zstandard is not installed" in batch.error
+
+
+def test_compressed_rollout_that_expands_too_far_is_refused(
+    codex_home: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentreflex.guard import bounds
+
+    (day(codex_home) / (NAME + ".zst")).write_bytes(
+        zstandard.ZstdCompressor().compress(b"\n" * 3_000_000)
+    )
+    monkeypatch.setattr(bounds, "MAX_DECOMPRESSED_BYTES", 1_000_000)
+    ing = ingestion()
+    batch = read_new(ing, SID, "", codex_home, ADAPTER)
+    assert batch.texts == [] and "expands beyond the bound" in batch.error
+    assert not ing["initialized"]

@@ -234,6 +234,22 @@ def classify(text: str) -> list[Classification]:
     return out
 
 
+def obligation_candidates(text: str) -> list[Classification]:
+    """The candidates of a summary that become obligations.
+
+    A Codex summary opens with a generated ``**Heading**``: it is a boundary,
+    not a second check.  When the body names a candidate check, the heading's
+    candidate (a paraphrase of the same work) is dropped, so one summary does
+    not open the same check twice; a heading alone still counts.
+    """
+    found = [c for c in classify(text) if c.label == CANDIDATE]
+    if len(found) < 2 or not text.lstrip().startswith("**"):
+        return found
+    heading = clauses(text)[0]
+    body = [c for c in found if c.clause != heading]
+    return body or found
+
+
 def summary_label(text: str) -> str:
     """The label of a whole summary: candidate beats uncertain beats clear."""
     labels = {c.label for c in classify(text)}

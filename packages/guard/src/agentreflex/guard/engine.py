@@ -129,6 +129,10 @@ def process(
     report["updated_at"] = now
     ing = report["reasoning_summary_ingestion"]
     ing["backfill_mode"], ing["backfill_limit"] = settings.backfill_mode, settings.backfill_limit
+    # 3.0 reports written before the interval ledger lack these (read with their own mode)
+    ing.setdefault("processed_intervals", [])
+    ing.setdefault("covered_mode", "")
+    ing.setdefault("covered_limit", 0)
     if problems:
         report["recovery_pending"] = True
     seen = _Seen()
@@ -276,7 +280,7 @@ def _classify(report: Report, text: str, origin: str, now: float) -> None:
     counters = report["classification"]
     counters["summaries_observed"] += 1
     results = classifier.classify(text)
-    candidates = [c for c in results if c.label == classifier.CANDIDATE]
+    candidates = classifier.obligation_candidates(text) if results else []
     if candidates:
         from agentreflex.guard import obligations
 

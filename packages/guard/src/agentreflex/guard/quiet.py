@@ -117,7 +117,7 @@ def remember(state_dir: str, host: str, session_id: str, report: Report) -> None
             "files": {name: _stat(p) for name, p in _watched(state_dir, provider).items()},
             "texts": list(report["text_digests"]),
             "tools": list(report["seen_tool_ids"]),
-            "transcript": {key: ing[key] for key in _TRANSCRIPT_KEYS},
+            "transcript": {key: ing.get(key) for key in _TRANSCRIPT_KEYS},
         }
         tmp = f"{path}.tmp-{os.getpid()}"
         try:

@@ -200,7 +200,10 @@ def _decompress(raw: Any) -> Any:
     """A private temporary file holding the decompressed rollout (bounded)."""
     import tempfile
 
-    import zstandard  # lazy: only a compressed rollout needs it
+    try:
+        import zstandard  # lazy: only a compressed rollout needs it
+    except ImportError as exc:  # a broken install: say so, read nothing
+        raise OSError(0, "zstandard is not installed; cannot read a compressed rollout") from exc
 
     out = tempfile.TemporaryFile()  # noqa: SIM115 - returned open; the caller closes it
     try:
@@ -432,8 +435,10 @@ class _Reader:
         ing = self.ing
         mode, limit = ing["backfill_mode"], ing["backfill_limit"]
         cursor = ing["cursor"]
-        self.scan(0, cursor, window(mode, limit), intervals(ing))
-        ing["cursor"] = cursor
+        try:
+            self.scan(0, cursor, window(mode, limit), intervals(ing))
+        finally:
+            ing["cursor"] = cursor  # the scan moves it; a failed scan must not leave it behind
         ing.update(covered_mode=mode, covered_limit=limit)
         if mode == "full" and not self.batch.error:
             ing["complete"] = True
