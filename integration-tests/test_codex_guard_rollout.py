@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostharness.claude import HostUnavailableError
+from agentreflex.guard.examples import EXAMPLE_DIRECTIVE
+from hostharness.claude import HostUnavailableError, request_text
 from hostharness.codex import CodexProject, install_codex
 from hostharness.fakemodel import Turn
 
@@ -95,3 +96,33 @@ def test_guard_reads_the_rollout_codex_writes(project: CodexProject) -> None:
     assert "RG-COMPLETION-AHEAD-001" in codes, codes
     if os.environ.get("AGENTREFLEX_RECORD_ROLLOUT") == "1":
         shutil.copyfile(rollouts[0], FIXTURE)
+
+
+def test_an_open_evidence_check_blocks_the_completion_claim_in_on_mode(
+    project: CodexProject,
+) -> None:
+    """The model's own plan, in the rollout, says what evidence it owes; claiming done
+    before producing it keeps the turn going with the guard's reason, once."""
+    project.write(
+        ".agentreflex/config.toml", 'mode = "enforced"\n\n[reasoning_guard]\nmode = "on"\n'
+    )
+    directive = "Evidence-Check: " + json.dumps(EXAMPLE_DIRECTIVE)
+    script = [
+        Turn(
+            tool="exec_command",
+            tool_input={"cmd": "echo switching"},
+            reasoning=f"**Switching the adapter**\n\nI will confirm it afterwards.\n\n{directive}",
+        ),
+        Turn(text="Done: the selected adapter is active."),
+        Turn(text="I have not checked the adapter status yet, so I cannot say it is active."),
+    ]
+    run = project.run("switch to the new adapter", script, ephemeral=False)
+    assert run.rc == 0, run.describe()
+    assert run.stderr.count("hook: Stop Blocked") == 1, run.describe()
+    requests = run.main_requests
+    assert len(requests) == 3, run.describe()  # the blocked stop made Codex ask again
+    before, after = request_text(requests[1].get("input")), request_text(requests[2].get("input"))
+    continuation = after[len(before) :]
+    assert "Reasoning Guard: completion is claimed" in continuation, continuation
+    assert "run adapter-status" in continuation, continuation
+    assert run.stdout.strip().endswith("so I cannot say it is active."), run.describe()

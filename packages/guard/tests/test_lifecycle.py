@@ -364,3 +364,25 @@ def test_resolution_without_evidence_is_conditional(run_on: Runner, state_dir: s
     report = session(state_dir)
     assert report["obligations"][0]["resolution"]["evidence_recorded"] is False
     assert "resolved without recorded tool evidence" in report["clearance"]["limitations"]
+
+
+def test_on_mode_holds_a_stop_once_then_only_records_it(run_on: Runner, state_dir: str) -> None:
+    """The done reflex's one-shot valve: a model that never resolves the check cannot
+    loop forever (the real Codex asked the model 600 times without it)."""
+    from agentreflex.core.state.model import SessionState
+    from agentreflex.core.testing import make_context
+    from agentreflex.guard.reflex import GuardReflex
+
+    opened(run_on)
+    assert merge(run_on(stop("All done.")), Mode.ENFORCED).verdict is Verdict.BLOCK
+    for held_just_before in (stop("All done.", stop_hook_active=True), None):
+        state = SessionState()
+        event = held_just_before or stop("All done.")
+        if held_just_before is None:
+            state.counters.stop_blocks_in_row = 1
+        found = GuardReflex(env={}).evaluate(
+            make_context(event, state=state, config=guard_config("on"), state_dir=state_dir)
+        )
+        assert "RG-EVIDENCE-OPEN-001" in codes(found) and not any(f.enforce for f in found)
+        assert merge(found, Mode.ENFORCED).verdict is Verdict.ALLOW
+    assert merge(run_on(stop("All done.")), Mode.ENFORCED).verdict is Verdict.BLOCK  # still open
