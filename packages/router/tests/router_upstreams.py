@@ -305,5 +305,6 @@ class Upstream:
                 },
             )
         )
-        out.append(sse(None, "[DONE]"))
+        if step != "nodone":  # some OpenAI-compatible servers end with finish_reason alone
+            out.append(sse(None, "[DONE]"))
         return out

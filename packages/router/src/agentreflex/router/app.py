@@ -10,6 +10,7 @@ nothing else is affected. Upstream connections are pooled (one
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -23,7 +24,7 @@ from agentreflex.router.errors import error_response, stream_error
 from agentreflex.router.sse import Event, SSEError, SSEParser, encode
 from agentreflex.router.status import Record, Status
 from agentreflex.router.upstream import LaneUnusable, build
-from agentreflex.routing import Lane, Policy, extract, route
+from agentreflex.routing import Decision, Lane, Policy, extract, route
 from agentreflex.routing.features import CHARS_PER_TOKEN
 from aiohttp import web
 
@@ -105,10 +106,29 @@ class Router:
         if decision.lane is None:
             self.status.finish(record, 429, decision.reason)
             return error_response(api, 429, f"agentreflex router: {decision.reason}")
+        try:
+            return await self._lanes(request, api, body, features.stream, decision, record)
+        except asyncio.CancelledError:  # the server cancels a handler whose client went away
+            if not record.status:
+                self.status.finish(record, 499, "client disconnected")
+            raise
+
+    async def _lanes(
+        self,
+        request: web.Request,
+        api: str,
+        body: dict[str, Any],
+        stream: bool,
+        decision: Decision,
+        record: Record,
+    ) -> web.StreamResponse:
+        """The chosen lane, then its fallbacks, until one answers."""
         last = "no lane was tried"
         for name in (decision.lane, *decision.fallbacks):
+            if name is None:
+                continue
             try:
-                return await self._try(request, api, body, features.stream, name, record)
+                return await self._try(request, api, body, stream, name, record)
             except Failed as exc:
                 last = f"{name}: {exc}"
                 self.status.attempt_failed(record, name, str(exc))
@@ -159,6 +179,18 @@ class Router:
             raise
         finally:
             upstream.release()
+
+    async def _send(
+        self,
+        request: web.Request,
+        response: web.StreamResponse | None,
+        data: bytes,
+        record: Record,
+    ) -> web.StreamResponse:
+        response, opened = await _open_and_write(request, response, data)
+        if opened:
+            self.status.first_byte(record)
+        return response
 
     async def _upstream_error(
         self, api: str, lane: Lane, upstream: aiohttp.ClientResponse, name: str, record: Record
@@ -218,15 +250,15 @@ class Router:
         try:
             async for chunk in upstream.content.iter_any():
                 out = b"".join(convert.event(e) for e in parser.feed(chunk))
-                if not out:
-                    continue
-                if response is None:
-                    response = web.StreamResponse(headers=SSE_HEADERS)
-                    await response.prepare(request)
-                    self.status.first_byte(record)
-                await response.write(out)
-            if not convert.complete:
-                raise SSEError("the upstream closed the stream before its end")
+                if out:
+                    response = await self._send(request, response, out, record)
+            tail = convert.end()
+            if tail:
+                response = await self._send(request, response, tail, record)
+        except _ClientGone:  # the client went away: nothing left to tell it, no lane to blame
+            self.status.finish(record, 499, "client disconnected")
+            return response or web.StreamResponse()
+
         except (SSEError, aiohttp.ClientError, TimeoutError) as exc:
             why = str(exc) or type(exc).__name__
             if isinstance(exc, TimeoutError):
@@ -241,13 +273,29 @@ class Router:
                 response, stream_error(api, f"agentreflex router: upstream stream broken: {why}")
             )
             return response
-        except ConnectionResetError:  # the client went away: nothing left to tell it
-            self.status.finish(record, 499, "client disconnected")
-            return response or web.StreamResponse()
         self.status.finish(record, 200)
         assert response is not None
         await response.write_eof()
         return response
+
+
+async def _open_and_write(
+    request: web.Request, response: web.StreamResponse | None, data: bytes
+) -> tuple[web.StreamResponse, bool]:
+    """Write ``data`` to the client, sending the headers first if not yet sent."""
+    opened = response is None
+    try:
+        if response is None:
+            response = web.StreamResponse(headers=SSE_HEADERS)
+            await response.prepare(request)
+        await response.write(data)
+    except (ConnectionResetError, RuntimeError) as exc:  # RuntimeError: transport closed
+        raise _ClientGone(str(exc)) from None
+    return response, opened
+
+
+class _ClientGone(Exception):
+    """Writing to the client failed: it disconnected."""
 
 
 class _Converter:
@@ -256,6 +304,7 @@ class _Converter:
     def __init__(self, api: str, lane: Lane, record: Record) -> None:
         self.api, self.lane, self.record = api, lane, record
         self.complete = False
+        self.finished = False  # a chat stream's finish_reason was seen
         self.to_anthropic = (
             translate.ChatToAnthropicStream(lane.model)
             if api == "anthropic" and lane.api == "openai-chat"
@@ -279,6 +328,10 @@ class _Converter:
         payload = event.json()
         if not isinstance(payload, dict):
             raise SSEError("an event whose data is not a JSON object")
+        if self.lane.api == "openai-chat" and any(
+            isinstance(c, dict) and c.get("finish_reason") for c in payload.get("choices") or []
+        ):
+            self.finished = True
         if self.to_anthropic is not None:
             return b"".join(encode(n, p) for n, p in self.to_anthropic.feed(payload))
         if self.to_chat is not None:
@@ -294,6 +347,22 @@ class _Converter:
             return b"".join(encode(None, c) for c in chunks)
         self._observe(event.name, payload)
         return event.raw
+
+    def end(self) -> bytes:
+        """The upstream closed the stream: what the client still needs, or SSEError.
+
+        A chat stream that gave its ``finish_reason`` but no ``[DONE]`` (some
+        OpenAI-compatible servers) is complete; anything else that stops early is not.
+        """
+        if self.complete:
+            return b""
+        if not self.finished:
+            raise SSEError("the upstream closed the stream before its end")
+        self.complete = True
+        if self.to_anthropic is not None:
+            self._usage(self.to_anthropic.input_tokens, self.to_anthropic.output_tokens)
+            return b"".join(encode(n, p) for n, p in self.to_anthropic.finish())
+        return encode(None, "[DONE]")
 
     def _observe(self, name: str, payload: dict[str, Any]) -> None:
         """Pass-through: note usage and the end of the stream."""
