@@ -61,6 +61,8 @@ class Upstream:
             if step == "garbage" and n == 0:
                 await response.write(b"this is not an event stream\n\n")
                 return response
+            if step == "malformed" and n == 3:
+                await asyncio.sleep(0.05)  # the good events reach the client first
             await response.write(event)
             if n == 1 and step == "short":  # a clean end, but before the stream's last event
                 await response.write_eof()
@@ -274,6 +276,8 @@ class Upstream:
             chunk({"content": "Hello "}),
             chunk({"content": "from O"}),
         ]
+        if step == "malformed":  # valid JSON, wrong shape: usage that is not a number
+            out.append(sse(None, {"id": "c", "choices": [], "usage": {"prompt_tokens": "lots"}}))
         finish = "stop"
         if step == "tool":
             finish = "tool_calls"

@@ -11,6 +11,7 @@ nothing else is affected. Upstream connections are pooled (one
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -33,6 +34,8 @@ MAX_BODY = 64 * 1024 * 1024
 STATUS_KEY = web.AppKey("status", Status)
 LIMIT_KEY = web.AppKey("max_body", int)
 ROUTER_KEY: web.AppKey[Router] = web.AppKey("router")
+# what translating JSON of an unexpected shape can raise
+MALFORMED = (ValueError, TypeError, AttributeError, KeyError, IndexError)
 SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 
 
@@ -222,11 +225,15 @@ class Router:
             raise Failed(f"unusable reply: {type(exc).__name__}") from None
         if not isinstance(reply, dict):
             raise Failed("unusable reply: not a JSON object")
-        if api == "anthropic" and lane.api == "openai-chat":
-            reply = translate.chat_to_anthropic_message(reply, lane.model)
-        elif api == "openai-chat" and lane.api == "anthropic":
-            reply = translate.anthropic_to_chat_reply(reply, lane.model)
-        _count_usage(record, reply.get("usage"))
+        try:
+            if api == "anthropic" and lane.api == "openai-chat":
+                reply = translate.chat_to_anthropic_message(reply, lane.model)
+            elif api == "openai-chat" and lane.api == "anthropic":
+                reply = translate.anthropic_to_chat_reply(reply, lane.model)
+        except MALFORMED as exc:
+            raise Failed(f"unusable reply: {type(exc).__name__}") from None
+        with contextlib.suppress(*MALFORMED):
+            _count_usage(record, reply.get("usage"))
         self.status.finish(record, 200)
         return web.json_response(reply)
 
@@ -317,8 +324,17 @@ class _Converter:
         )
 
     def event(self, event: Event) -> bytes:
+        """The bytes for one upstream event; SSEError when it cannot be used."""
         if self.complete:
             return b""
+        try:
+            return self._event(event)
+        except SSEError:
+            raise
+        except MALFORMED as exc:  # JSON of the wrong shape (a list where a dict belongs, ...)
+            raise SSEError(f"a malformed upstream event ({type(exc).__name__})") from None
+
+    def _event(self, event: Event) -> bytes:
         if event.data == "[DONE]":
             self.complete = True
             if self.to_anthropic is not None:
@@ -345,7 +361,8 @@ class _Converter:
                 self.complete = True
                 return encode(None, {"error": payload.get("error")})
             return b"".join(encode(None, c) for c in chunks)
-        self._observe(event.name, payload)
+        with contextlib.suppress(*MALFORMED):  # pass-through: odd usage only loses the count
+            self._observe(event.name, payload)
         return event.raw
 
     def end(self) -> bytes:
