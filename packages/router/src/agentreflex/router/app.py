@@ -17,11 +17,13 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 from agentreflex.router import translate
 from agentreflex.router.errors import error_response, stream_error
+from agentreflex.router.recorder import Recorder
 from agentreflex.router.sse import Event, SSEError, SSEParser, encode
 from agentreflex.router.status import Record, Status
 from agentreflex.router.upstream import LaneUnusable, build
@@ -48,11 +50,17 @@ class Failed(Exception):
 
 
 class Router:
-    def __init__(self, policy: Policy, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        env: Mapping[str, str] | None = None,
+        record_dir: Path | None = None,
+    ) -> None:
         self.policy = policy
         self.env = os.environ if env is None else env
         self.status = Status(policy)
         self.session: aiohttp.ClientSession | None = None
+        self.recorder = Recorder(record_dir) if record_dir is not None else None
 
     async def start(self, app: web.Application) -> None:
         connector = aiohttp.TCPConnector(limit=256, keepalive_timeout=60)
@@ -105,6 +113,8 @@ class Router:
         features = replace(features, session_failures=self.status.failures(features.session))
         decision = route(self.policy, features, self.status.spent())
         record = self.status.begin(features, decision)
+        if self.recorder is not None:
+            record.recorded = await asyncio.to_thread(self.recorder.save, request.path, api, body)
         log.info("route %s %r -> %s (%s)", api, features.model, decision.lane, decision.reason)
         if decision.lane is None:
             self.status.finish(record, 429, decision.reason)
@@ -450,9 +460,12 @@ async def _safe_write(response: web.StreamResponse, data: bytes) -> None:
 
 
 def make_app(
-    policy: Policy, env: Mapping[str, str] | None = None, max_body: int = MAX_BODY
+    policy: Policy,
+    env: Mapping[str, str] | None = None,
+    max_body: int = MAX_BODY,
+    record_dir: Path | None = None,
 ) -> web.Application:
-    router = Router(policy, env)
+    router = Router(policy, env, record_dir)
     app = web.Application(client_max_size=max_body)
     app[LIMIT_KEY] = max_body
     app[ROUTER_KEY] = router

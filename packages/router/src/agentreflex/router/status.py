@@ -40,6 +40,7 @@ class Record:
     output_tokens: int = 0
     cost_usd: float = 0.0
     error: str | None = None
+    recorded: str | None = None  # the request's file under --record, for `routing explain`
 
     def as_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
