@@ -9,7 +9,7 @@ test sends such an event through a real stream.
 import contextlib
 from typing import Any
 
-from agentreflex.router import translate
+from agentreflex.router import responses, translate
 from agentreflex.router.app import MALFORMED
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -53,6 +53,12 @@ KEYS = st.sampled_from(
         "input_schema",
         "tool_choice",
         "max_tokens",
+        "input",
+        "instructions",
+        "call_id",
+        "name",
+        "output",
+        "max_output_tokens",
     ]
 )
 SHAPED = st.recursive(
@@ -80,6 +86,11 @@ def test_every_translator_survives_any_json_object(body: dict[str, Any]) -> None
     to_anthropic = translate.ChatToAnthropicStream("m")
     survives(lambda: to_anthropic.feed(body))
     survives(to_anthropic.finish)
+    survives(lambda: responses.responses_to_chat(body, "m", 100))
+    survives(lambda: responses.chat_to_responses_reply(body, "m", frozenset({"x"})))
+    to_responses = responses.ChatToResponsesStream("m", frozenset({"x"}))
+    survives(lambda: to_responses.feed(body))
+    survives(to_responses.finish)
     to_chat = translate.AnthropicToChatStream("m")
     for name in ("message_start", "content_block_start", "content_block_delta", "message_delta"):
         survives(lambda name=name: to_chat.feed(name, body))

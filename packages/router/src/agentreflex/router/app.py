@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from agentreflex.router import translate
+from agentreflex.router import responses, translate
 from agentreflex.router.errors import error_response, stream_error
 from agentreflex.router.recorder import Recorder
 from agentreflex.router.sse import Event, SSEError, SSEParser, encode
@@ -161,6 +161,7 @@ class Router:
         record: Record,
     ) -> web.StreamResponse:
         lane = self.policy.lanes[name]
+        custom = responses.custom_tools(body)
         try:
             url, headers, out = build(
                 api, body, lane, request.headers, request.query_string, self.env
@@ -185,8 +186,8 @@ class Router:
                 return await self._upstream_error(api, lane, upstream, name, record)
             record.served_by = name
             if stream:
-                return await self._stream(request, api, lane, upstream, record)
-            return await self._whole(api, lane, upstream, record)
+                return await self._stream(request, api, lane, upstream, record, custom)
+            return await self._whole(api, lane, upstream, record, custom)
         except Failed:
             record.served_by = None
             raise
@@ -227,7 +228,12 @@ class Router:
     # ---- whole replies -----------------------------------------------------------------
 
     async def _whole(
-        self, api: str, lane: Lane, upstream: aiohttp.ClientResponse, record: Record
+        self,
+        api: str,
+        lane: Lane,
+        upstream: aiohttp.ClientResponse,
+        record: Record,
+        custom: frozenset[str],
     ) -> web.StreamResponse:
         try:
             reply = json.loads(await _read_limited(upstream, MAX_BODY))
@@ -240,6 +246,10 @@ class Router:
                 reply = translate.chat_to_anthropic_message(reply, lane.model)
             elif api == "openai-chat" and lane.api == "anthropic":
                 reply = translate.anthropic_to_chat_reply(reply, lane.model)
+            elif api == "openai-responses" and lane.api != "openai-responses":
+                if lane.api == "anthropic":
+                    reply = translate.anthropic_to_chat_reply(reply, lane.model)
+                reply = responses.chat_to_responses_reply(reply, lane.model, custom)
         except MALFORMED as exc:
             raise Failed(f"unusable reply: {type(exc).__name__}") from None
         with contextlib.suppress(*MALFORMED):
@@ -256,12 +266,13 @@ class Router:
         lane: Lane,
         upstream: aiohttp.ClientResponse,
         record: Record,
+        custom: frozenset[str],
     ) -> web.StreamResponse:
         if "text/event-stream" not in upstream.headers.get("content-type", ""):
             raise Failed(
                 f"asked for a stream, got {upstream.headers.get('content-type', 'no content type')}"
             )
-        convert = _Converter(api, lane, record)
+        convert = _Converter(api, lane, record, custom)
         parser = SSEParser()
         response: web.StreamResponse | None = None
         try:
@@ -316,20 +327,31 @@ class _ClientGone(Exception):
 
 
 class _Converter:
-    """Turns each upstream event into the bytes the client gets, counting usage."""
+    """Turns each upstream event into the bytes the client gets, counting usage.
 
-    def __init__(self, api: str, lane: Lane, record: Record) -> None:
+    Translation goes through the chat format: an Anthropic lane's events become
+    chat chunks (``from_anthropic``), and chat chunks become what the client
+    speaks (``to_anthropic`` / ``to_responses``, or themselves for a chat client).
+    """
+
+    def __init__(self, api: str, lane: Lane, record: Record, custom: frozenset[str]) -> None:
         self.api, self.lane, self.record = api, lane, record
         self.complete = False
         self.finished = False  # a chat stream's finish_reason was seen
-        self.to_anthropic = (
-            translate.ChatToAnthropicStream(lane.model)
-            if api == "anthropic" and lane.api == "openai-chat"
+        self.passthrough = api == lane.api
+        self.from_anthropic = (
+            translate.AnthropicToChatStream(lane.model)
+            if lane.api == "anthropic" and not self.passthrough
             else None
         )
-        self.to_chat = (
-            translate.AnthropicToChatStream(lane.model)
-            if api == "openai-chat" and lane.api == "anthropic"
+        self.to_anthropic = (
+            translate.ChatToAnthropicStream(lane.model)
+            if api == "anthropic" and not self.passthrough
+            else None
+        )
+        self.to_responses = (
+            responses.ChatToResponsesStream(lane.model, custom)
+            if api == "openai-responses" and not self.passthrough
             else None
         )
 
@@ -347,10 +369,7 @@ class _Converter:
     def _event(self, event: Event) -> bytes:
         if event.data == "[DONE]":
             self.complete = True
-            if self.to_anthropic is not None:
-                self._usage(self.to_anthropic.input_tokens, self.to_anthropic.output_tokens)
-                return b"".join(encode(n, p) for n, p in self.to_anthropic.finish())
-            return event.raw
+            return event.raw if self.passthrough else self._closing()
         payload = event.json()
         if not isinstance(payload, dict):
             raise SSEError("an event whose data is not a JSON object")
@@ -358,22 +377,40 @@ class _Converter:
             isinstance(c, dict) and c.get("finish_reason") for c in payload.get("choices") or []
         ):
             self.finished = True
+        if self.passthrough:
+            with contextlib.suppress(*MALFORMED):  # odd usage only loses the count
+                self._observe(event.name, payload)
+            return event.raw
+        if self.from_anthropic is None:  # a chat lane
+            return self._emit([payload])
+        chunks = self.from_anthropic.feed(event.name, payload)
+        kind = payload.get("type", event.name)
+        if kind == "error":
+            raise SSEError(f"the upstream reported an error: {str(payload.get('error'))[:200]}")
+        out = self._emit(chunks)
+        if kind == "message_stop":
+            self.complete = True
+            out += self._closing()
+        return out
+
+    def _emit(self, chunks: list[dict[str, Any]]) -> bytes:
+        """Chat chunks, in the client's format."""
         if self.to_anthropic is not None:
-            return b"".join(encode(n, p) for n, p in self.to_anthropic.feed(payload))
-        if self.to_chat is not None:
-            chunks = self.to_chat.feed(event.name, payload)
-            kind = payload.get("type", event.name)
-            if kind == "message_stop":
-                self.complete = True
-                self._usage(self.to_chat.input_tokens, self.to_chat.output_tokens)
-                return encode(None, "[DONE]")
-            if kind == "error":
-                self.complete = True
-                return encode(None, {"error": payload.get("error")})
-            return b"".join(encode(None, c) for c in chunks)
-        with contextlib.suppress(*MALFORMED):  # pass-through: odd usage only loses the count
-            self._observe(event.name, payload)
-        return event.raw
+            return b"".join(encode(n, p) for c in chunks for n, p in self.to_anthropic.feed(c))
+        if self.to_responses is not None:
+            return b"".join(encode(e["type"], e) for c in chunks for e in self.to_responses.feed(c))
+        return b"".join(encode(None, c) for c in chunks)
+
+    def _closing(self) -> bytes:
+        """The end of a translated stream, in the client's format; usage recorded."""
+        source: Any = self.from_anthropic or self.to_anthropic or self.to_responses
+        if source is not None:
+            self._usage(source.input_tokens, source.output_tokens)
+        if self.to_anthropic is not None:
+            return b"".join(encode(n, p) for n, p in self.to_anthropic.finish())
+        if self.to_responses is not None:
+            return b"".join(encode(e["type"], e) for e in self.to_responses.finish())
+        return encode(None, "[DONE]")
 
     def end(self) -> bytes:
         """The upstream closed the stream: what the client still needs, or SSEError.
@@ -386,10 +423,7 @@ class _Converter:
         if not self.finished:
             raise SSEError("the upstream closed the stream before its end")
         self.complete = True
-        if self.to_anthropic is not None:
-            self._usage(self.to_anthropic.input_tokens, self.to_anthropic.output_tokens)
-            return b"".join(encode(n, p) for n, p in self.to_anthropic.finish())
-        return encode(None, "[DONE]")
+        return encode(None, "[DONE]") if self.passthrough else self._closing()
 
     def _observe(self, name: str, payload: dict[str, Any]) -> None:
         """Pass-through: note usage and the end of the stream."""
