@@ -46,6 +46,9 @@ class Upstream:
             {"path": request.path_qs, "headers": dict(request.headers), "body": body}
         )
         step = self.plan.pop(0) if self.plan else "ok"
+        if step == "echo-key":  # a careless upstream that quotes the key it was sent
+            key = request.headers.get("x-api-key", "")
+            return web.json_response({"error": {"message": f"bad key {key}"}}, status=401)
         if step.isdigit():
             return web.json_response({"error": {"message": f"scripted {step}"}}, status=int(step))
         if step == "stall":

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from agentreflex.core.redact import redact
 from agentreflex.router import responses, translate
 from agentreflex.router.errors import error_response, stream_error
 from agentreflex.router.recorder import Recorder
@@ -210,6 +211,10 @@ class Router:
         self, api: str, lane: Lane, upstream: aiohttp.ClientResponse, name: str, record: Record
     ) -> web.StreamResponse:
         text = (await _read_limited(upstream, 65536)).decode("utf-8", "replace")
+        key = self.env.get(lane.key_env) if lane.key_env else None
+        if key:  # an upstream that echoes the lane's key must not hand it to the client
+            text = text.replace(key, "[REDACTED]")
+        text = redact(text)
         if upstream.status in self.policy.fallback.on_status:
             raise Failed(f"HTTP {upstream.status}")
         # a client error (bad request, bad key): the next lane would refuse it too; pass it on
