@@ -129,4 +129,9 @@ def test_router_policy_file_for_the_scenario_is_valid(tmp_path: Path) -> None:
     from hostharness.routerjail import policy
 
     parsed = parse_policy(policy("http://127.0.0.1:1", "http://127.0.0.1:2/v1", LONG_CONTEXT))
-    assert [r.name for r in parsed.rules] == ["background", "sub-agent", "long-context"]
+    assert [r.name for r in parsed.rules] == [
+        "responses-client",
+        "background",
+        "sub-agent",
+        "long-context",
+    ]

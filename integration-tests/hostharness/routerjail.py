@@ -34,12 +34,15 @@ from hostharness.fakemodel import (
 )
 from hostharness.jail import bring_loopback_up, run_step
 
+# the shell tool that marks an agent loop's request: Claude Code's, Codex CLI's
+MAIN_TOOLS = frozenset({"Bash", "exec_command"})
+BASE_URL = "{BASE_URL}"  # in a step's argv: replaced by the router's OpenAI base URL
 COMPACT_SUMMARY = "<analysis>short</analysis>\n<summary>Summary written by the fast lane.</summary>"
 
 
 class SubagentScript(ChatScript):
     """The OpenAI-side script: a compaction request gets a summary; every other request
-    offering Claude Code's Bash tool is a turn of the sub-agent's script."""
+    offering a shell tool (Claude Code's Bash, Codex's exec_command) is a turn of the script."""
 
     def reply_for(self, body: dict[str, Any]) -> Turn:
         messages = body.get("messages") or []
@@ -53,7 +56,7 @@ class SubagentScript(ChatScript):
             for t in body.get("tools") or []
             if isinstance(t, dict)
         ]
-        if "Bash" not in tools:
+        if not MAIN_TOOLS.intersection(tools):
             return say("OK")
         index = assistant_turns(body.get("messages") or [])
         return self.turns[index] if index < len(self.turns) else say(END_OF_SCRIPT_TEXT)
@@ -117,6 +120,11 @@ key_env = "FAKE_OPENAI_KEY"
 max_tokens = 4096
 
 [[rules]]
+name = "responses-client"
+lane = "fast"
+when = {{ api = "openai-responses" }}
+
+[[rules]]
 name = "background"
 lane = "fast"
 when = {{ background = true }}
@@ -177,7 +185,8 @@ def main(argv: list[str]) -> int:
                     raise RuntimeError("the router did not start") from None
                 time.sleep(0.2)
         for step in spec["steps"]:
-            results.append(run_step(step, router_url))
+            argv = [a.replace(BASE_URL, f"{router_url}/v1") for a in step["argv"]]
+            results.append(run_step({**step, "argv": argv}, router_url))
         status = _get(f"{router_url}/status")
     finally:
         router.terminate()

@@ -46,6 +46,9 @@ class Upstream:
             {"path": request.path_qs, "headers": dict(request.headers), "body": body}
         )
         step = self.plan.pop(0) if self.plan else "ok"
+        if step == "echo-key":  # a careless upstream that quotes the key it was sent
+            key = request.headers.get("x-api-key", "")
+            return web.json_response({"error": {"message": f"bad key {key}"}}, status=401)
         if step.isdigit():
             return web.json_response({"error": {"message": f"scripted {step}"}}, status=int(step))
         if step == "stall":
@@ -61,6 +64,8 @@ class Upstream:
             if step == "garbage" and n == 0:
                 await response.write(b"this is not an event stream\n\n")
                 return response
+            if step == "malformed" and n == 3:
+                await asyncio.sleep(0.05)  # the good events reach the client first
             await response.write(event)
             if n == 1 and step == "short":  # a clean end, but before the stream's last event
                 await response.write_eof()
@@ -274,6 +279,8 @@ class Upstream:
             chunk({"content": "Hello "}),
             chunk({"content": "from O"}),
         ]
+        if step == "malformed":  # valid JSON, wrong shape: usage that is not a number
+            out.append(sse(None, {"id": "c", "choices": [], "usage": {"prompt_tokens": "lots"}}))
         finish = "stop"
         if step == "tool":
             finish = "tool_calls"
@@ -305,5 +312,6 @@ class Upstream:
                 },
             )
         )
-        out.append(sse(None, "[DONE]"))
+        if step != "nodone":  # some OpenAI-compatible servers end with finish_reason alone
+            out.append(sse(None, "[DONE]"))
         return out

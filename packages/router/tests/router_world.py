@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -72,6 +73,7 @@ class World:
     r: Upstream
     url: str
     client: aiohttp.ClientSession
+    policy_text: str
 
     async def post(self, path: str, body: Any, **headers: str) -> tuple[int, Any, bytes]:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -89,16 +91,19 @@ class World:
 
 
 @asynccontextmanager
-async def world(timeout: float = 0.5, env: dict[str, str] | None = None) -> AsyncIterator[World]:
+async def world(
+    timeout: float = 0.5, env: dict[str, str] | None = None, record_dir: Path | None = None
+) -> AsyncIterator[World]:
     a, o, r = Upstream("anthropic"), Upstream("openai-chat"), Upstream("openai-responses")
     for upstream in (a, o, r):
         await upstream.server.start_server()
-    policy = parse_policy(policy_text(a, o, r, timeout))
-    router = TestServer(make_app(policy, KEYS if env is None else env), host="127.0.0.1")
+    text = policy_text(a, o, r, timeout)
+    app = make_app(parse_policy(text), KEYS if env is None else env, record_dir=record_dir)
+    router = TestServer(app, host="127.0.0.1")
     await router.start_server()
     client = aiohttp.ClientSession()
     try:
-        yield World(a, o, r, f"http://127.0.0.1:{router.port}", client)
+        yield World(a, o, r, f"http://127.0.0.1:{router.port}", client, text)
     finally:
         await client.close()
         await router.close()

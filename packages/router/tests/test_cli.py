@@ -64,3 +64,12 @@ def test_a_bad_policy_or_a_public_address_is_refused_at_start(
     assert f"{bad}:" in err and "lanes.extra.colour: Extra inputs are not permitted" in err
     assert main(["serve", "--policy", str(POLICY), "--host", "0.0.0.0"]) == 2
     assert "--allow-remote" in capsys.readouterr().err
+
+
+def test_an_unusable_record_folder_is_refused_at_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["serve", "--policy", str(POLICY), "--record", str(blocker / "sub")]) == 2
+    assert "cannot record into" in capsys.readouterr().err

@@ -1,5 +1,7 @@
 """Upstream failures: fall back before the first byte, end the stream cleanly after it."""
 
+import asyncio
+
 from router_world import World, events, message, run
 
 
@@ -170,5 +172,43 @@ def test_malformed_requests_get_each_apis_own_error_shape() -> None:
         status, reply, _ = await w.post("/v1/messages/count_tokens", b"[")
         assert status == 400 and reply["type"] == "error"
         assert w.a.requests == [] and w.o.requests == []
+
+    run(check)
+
+
+def test_a_chat_stream_ending_with_finish_reason_but_no_done_is_complete() -> None:
+    async def check(w: World) -> None:
+        w.o.plan = ["nodone", "nodone"]
+        status, _, raw = await w.post("/v1/messages", message("[lane:o] hi", stream=True))
+        got = events(raw)
+        assert status == 200 and [n for n, _ in got][-2:] == ["message_delta", "message_stop"]
+        chat = {"model": "x", "messages": [{"role": "user", "content": "[lane:o]"}], "stream": True}
+        status, _, raw = await w.post("/v1/chat/completions", chat)
+        assert status == 200 and events(raw)[-1] == ("", "[DONE]")
+        assert (await last(w))["error"] is None
+
+    run(check)
+
+
+def test_a_client_that_goes_away_mid_stream_is_not_blamed_on_the_lane() -> None:
+    async def check(w: World) -> None:
+        body = message(stream=True, metadata={"user_id": '{"session_id": "gone"}'})
+        for _ in range(2):  # twice: the ladder would climb after two failures
+            w.a.plan = ["big:30000000"]
+            response = await w.client.post(w.url + "/v1/messages", json=body)
+            assert response.status == 200
+            await response.content.readany()
+            response.close()  # the client hangs up after the first bytes
+            for _ in range(100):
+                record = await last(w)
+                if record["status"]:
+                    break
+                await asyncio.sleep(0.05)
+            assert (record["status"], record["error"]) == (499, "client disconnected")
+        state = await w.get("/status")
+        assert state["lanes"]["a"]["failures"] == 0
+        # the session's failure count is untouched: its next request is not escalated
+        status, _, _ = await w.post("/v1/messages", message(metadata=body["metadata"]))
+        assert status == 200 and (await last(w))["lane"] == "a"
 
     run(check)

@@ -94,3 +94,17 @@ def test_responses_endpoint_streams_to_a_responses_lane() -> None:
         assert state["lanes"]["r"]["input_tokens"] == 6
 
     run(check)
+
+
+def test_an_upstream_echoing_the_lanes_key_does_not_hand_it_to_the_client() -> None:
+    async def check(w: World) -> None:
+        for path, body in (
+            ("/v1/messages", message()),
+            ("/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}]}),
+        ):
+            w.a.plan = ["echo-key"]
+            status, _reply, raw = await w.post(path, body)
+            assert status == 401
+            assert KEYS["A_KEY"].encode() not in raw and b"[REDACTED]" in raw, raw
+
+    run(check)

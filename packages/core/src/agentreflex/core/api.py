@@ -53,7 +53,7 @@ NAMES = {
     "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),
     # redact(text, extra=...): a package's declared extension of the one rule set
     # (the guard's name rule), never a parallel set of its own
-    "agentreflex.core.redact": ("find_secrets", "redact"),
+    "agentreflex.core.redact": ("find_secrets", "redact", "redact_obj"),
     "agentreflex.core.reflex": ("JudgeAnswer", "ReflexContext"),
     "agentreflex.core.state.auth": ("FileSeal", "load_key"),
     "agentreflex.core.state.fingerprint": ("fingerprint",),

@@ -25,6 +25,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8787)
     serve.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
+    serve.add_argument(
+        "--record", type=Path, default=None, help="keep redacted request bodies here (for explain)"
+    )
     return p
 
 
@@ -49,5 +52,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"agentreflex router: {len(policy.lanes)} lanes from {args.policy}, http://{args.host}:{args.port}",
         flush=True,
     )
-    web.run_app(make_app(policy), host=args.host, port=args.port, print=None, access_log=None)
+    try:
+        app = make_app(policy, record_dir=args.record)
+    except OSError as exc:
+        print(f"agentreflex router: cannot record into {args.record}: {exc}", file=sys.stderr)
+        return 2
+    web.run_app(
+        app,
+        host=args.host,
+        port=args.port,
+        print=None,
+        access_log=None,
+    )
     return 0

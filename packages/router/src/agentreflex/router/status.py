@@ -18,6 +18,7 @@ from agentreflex.routing import Decision, Features, Policy
 
 RECENT = 200
 SESSIONS = 10_000
+CLIENT_GONE = 499  # the client hung up: not the lane's failure, not the session's
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Record:
     output_tokens: int = 0
     cost_usd: float = 0.0
     error: str | None = None
+    recorded: str | None = None  # the request's file under --record, for `routing explain`
 
     def as_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
@@ -116,7 +118,7 @@ class Status:
             ) / 1_000_000
             totals.cost_usd += record.cost_usd
             totals.latency_ms.append(record.latency_ms)
-        if error is not None and record.session:
+        if error is not None and status != CLIENT_GONE and record.session:
             self._failures[record.session] = self._failures.get(record.session, 0) + 1
             self._failures.move_to_end(record.session)
             while len(self._failures) > SESSIONS:

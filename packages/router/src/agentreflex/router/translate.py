@@ -149,7 +149,7 @@ def _chat_tool_choice(choice: Any) -> Any:
     return {"auto": "auto", "any": "required", "none": "none"}.get(str(kind))
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
@@ -173,7 +173,7 @@ def chat_to_anthropic_message(reply: dict[str, Any], model: str) -> dict[str, An
     choice = (
         choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
     )
-    message = _dict(choice.get("message"))
+    message = as_dict(choice.get("message"))
     content: list[dict[str, Any]] = []
     if isinstance(message.get("content"), str) and message["content"]:
         content.append({"type": "text", "text": message["content"]})
@@ -187,7 +187,7 @@ def chat_to_anthropic_message(reply: dict[str, Any], model: str) -> dict[str, An
                 "input": parse_arguments(function.get("arguments")),
             }
         )
-    usage = _dict(reply.get("usage"))
+    usage = as_dict(reply.get("usage"))
     return {
         "id": f"msg_{reply.get('id', 'router')}",
         "type": "message",
@@ -237,7 +237,7 @@ class ChatToAnthropicStream:
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):
                 continue
-            delta = _dict(choice.get("delta"))
+            delta = as_dict(choice.get("delta"))
             if isinstance(delta.get("content"), str) and delta["content"]:
                 out += self._open("text", {"type": "text", "text": ""})
                 out.append(self._delta({"type": "text_delta", "text": delta["content"]}))
@@ -285,7 +285,7 @@ class ChatToAnthropicStream:
             return []
         out: list[tuple[str, dict[str, Any]]] = []
         key = f"tool:{call.get('index', 0)}"
-        function = _dict(call.get("function"))
+        function = as_dict(call.get("function"))
         if key != self.block:
             block = {
                 "type": "tool_use",
@@ -465,7 +465,7 @@ def anthropic_to_chat_reply(message: dict[str, Any], model: str) -> dict[str, An
     reply_message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         reply_message["tool_calls"] = calls
-    usage = _dict(message.get("usage"))
+    usage = as_dict(message.get("usage"))
     prompt, completion = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
     return {
         "id": f"chatcmpl-{message.get('id', 'router')}",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentreflex.router import translate
+from agentreflex.router import responses, translate
 from agentreflex.routing import Lane
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -23,8 +23,8 @@ class LaneUnusable(Exception):
 
 
 def compatible(client_api: str, lane_api: str) -> bool:
-    chat_family = {"anthropic", "openai-chat"}
-    return client_api == lane_api or (client_api in chat_family and lane_api in chat_family)
+    """Every client reaches every lane, except that Responses lanes take Responses only."""
+    return client_api == lane_api or lane_api != "openai-responses"
 
 
 def build(
@@ -40,6 +40,9 @@ def build(
         raise LaneUnusable(f"cannot translate {client_api} to {lane.api}")
     headers = {"content-type": "application/json"}
     key = _key(lane, env)
+    if client_api == "openai-responses" and lane.api != "openai-responses":
+        body = responses.responses_to_chat(body, lane.model, lane.max_tokens)
+        client_api = "openai-chat"  # from here on, as a chat request
     if lane.api == "anthropic":
         out = (
             dict(body)

@@ -75,6 +75,8 @@ def _read_request(path: Path) -> tuple[dict[str, Any], str]:
     path_hint = str(raw.get("path") or "")
     body = raw["body"] if isinstance(raw.get("body"), dict) else raw
     api = "anthropic"
+    if raw.get("api") in APIS and body is not raw:
+        return body, str(raw["api"])
     if path_hint.endswith("/chat/completions") or (
         "messages" in body and "system" not in body and _openai_roles(body)
     ):
