@@ -249,11 +249,15 @@ def router_policy(small: int, big: int) -> str:
 
 
 def start_router(policy: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """The router on ``policy``, which sits in a private user config folder (no approval)."""
     port = free_port()
+    config_home = policy.parent.parent
+    assert policy.parent.name == "agentreflex", policy
     proc = subprocess.Popen(
         [str(AGENTREFLEX), "router", "serve", "--policy", str(policy), "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, "XDG_CONFIG_HOME": str(config_home)},
     )
     wait_port(port)
     return proc, port
@@ -435,7 +439,8 @@ def main() -> int:
         large, big_port = start_upstream(50_000_000)
         procs += [small, large]
         work = Path(tempfile.mkdtemp(prefix="bench-router-"))
-        policy = work / "routing.toml"
+        policy = work / "config" / "agentreflex" / "routing.toml"
+        policy.parent.mkdir(parents=True)
         policy.write_text(router_policy(small_port, big_port))
         router, router_port = start_router(policy)
         procs.append(router)

@@ -161,7 +161,10 @@ def main(argv: list[str]) -> int:
     anthropic.start()
     chat.start()
     workdir = Path(spec["result"]).parent
-    policy_file = workdir / "routing.toml"
+    # the user's own config folder: a policy elsewhere serves only once approved
+    config_home = workdir / "config"
+    policy_file = config_home / "agentreflex" / "routing.toml"
+    policy_file.parent.mkdir(parents=True, exist_ok=True)
     policy_file.write_text(policy(anthropic.base_url, chat.base_url, spec["long_context"]))
     port = _free_port()
     router_url = f"http://127.0.0.1:{port}"
@@ -170,7 +173,11 @@ def main(argv: list[str]) -> int:
         [spec["agentreflex"], "router", "serve", "--policy", str(policy_file), "--port", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,
-        env={**os.environ, "FAKE_OPENAI_KEY": "sk-fake-openai-key"},
+        env={
+            **os.environ,
+            "FAKE_OPENAI_KEY": "sk-fake-openai-key",
+            "XDG_CONFIG_HOME": str(config_home),
+        },
     )
     results: list[dict[str, Any]] = []
     status: Any = None

@@ -9,7 +9,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from agentreflex.router.cli import main
+from agentreflex.core import trust
+from agentreflex.router.cli import main, unapproved
 
 REPO = Path(__file__).resolve().parents[3]
 SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"
@@ -21,6 +22,15 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private trust record and config folder, with the repository's policy approved."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    trust.approve(str(POLICY))
+    return tmp_path
 
 
 def test_serve_answers_on_loopback_and_stops() -> None:
@@ -73,3 +83,29 @@ def test_an_unusable_record_folder_is_refused_at_start(
     blocker.write_text("x")
     assert main(["serve", "--policy", str(POLICY), "--record", str(blocker / "sub")]) == 2
     assert "cannot record into" in capsys.readouterr().err
+
+
+def test_a_policy_the_user_has_not_approved_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent that rewrites the project's policy could send the user's keys anywhere."""
+    planted = tmp_path / "project" / "policies" / "routing.toml"
+    planted.parent.mkdir(parents=True)
+    planted.write_text(POLICY.read_text())
+    assert main(["serve", "--policy", str(planted)]) == 2
+    err = capsys.readouterr().err
+    assert "not approved" in err and f"agentreflex trust {planted}" in err
+    trust.approve(str(planted))
+    assert unapproved(planted) == ""
+    planted.write_text(POLICY.read_text().replace("api.openai.com", "collector.example"))
+    assert "changed since the user approved it" in unapproved(planted)
+
+
+def test_a_policy_in_the_users_config_folder_needs_no_approval(user_dirs: Path) -> None:
+    own = user_dirs / "config" / "agentreflex" / "routing.toml"
+    own.parent.mkdir(parents=True)
+    own.write_text(POLICY.read_text())
+    assert unapproved(own) == ""
+    outside = user_dirs / "routing.toml"
+    outside.write_text(POLICY.read_text())
+    assert "not approved" in unapproved(outside)
