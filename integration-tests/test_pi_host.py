@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hostharness.claude import HostUnavailableError
+from hostharness.fakemodel import say
 from hostharness.js_scenarios import (
     bash,
     guard_skipped,
@@ -21,7 +22,6 @@ from hostharness.js_scenarios import (
     test_done_reflex_follow_up_reaches_the_model_once,
     test_fails_closed_when_agentreflex_is_missing,
 )
-from hostharness.fakemodel import say
 from hostharness.jshosts import JsHostProject, install_host
 
 pytestmark = pytest.mark.integration
