@@ -8,6 +8,7 @@ shared with OpenCode (``hostharness/js_scenarios.py``).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,9 @@ def test_the_omp_package_field_loads_in_pi(js: JsHostProject) -> None:
     run = js.run("clean up", [bash(js, f"rm -rf {target}"), say("Cleaned up.")], "-e", str(folder))
     assert (target / "keep.txt").exists(), run.describe()
     assert "GATE-RM-" in run.tool_messages()[0], run.describe()
+    assert json.loads((folder / "agentreflex.json").read_text())["host"] == "omp"
+    assert "omp" in json.loads((folder / "package.json").read_text())
+    # agentreflex recorded the events under host omp
+    logs = list((js.project / ".agentreflex" / "sessions").glob("*.jsonl"))
+    events = [json.loads(line) for p in logs for line in p.read_text().splitlines()]
+    assert events and {e["host"] for e in events} == {"omp"}, events[:2]
