@@ -172,3 +172,29 @@ test("an agentreflex that answers nonsense fails the tool call closed", async ()
   assert.equal(out.block, true);
   assert.match(out.reason, /exited 3 without an answer: Traceback: boom/);
 });
+
+test("prompt-time context: pi gets it as the extension's message, OpenCode in every system prompt of the turn", async () => {
+  const socket = join(runDir, "ctx.sock");
+  const { server } = await recordingDaemon(socket, Buffer.from('\x00{"context": "the user said: do not modify tests"}\x00'));
+  withDaemonEnv(socket);
+  try {
+    const piMod = await installShim(world.root, "pi.js", realRecord("pi"));
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    piMod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+    const started = await handlers.before_agent_start({ prompt: "Do not modify tests." }, { cwd: world.project });
+    assert.deepEqual(started, {
+      message: { customType: "agentreflex", content: "the user said: do not modify tests", display: false },
+    });
+    const ocMod = await installShim(world.root, "opencode.js", realRecord("opencode"));
+    const hooks = await ocMod.AgentReflex({ client: {}, directory: world.project });
+    await hooks["chat.message"]({ sessionID: "t" }, { parts: [{ type: "text", text: "Do not modify tests." }] });
+    for (let i = 0; i < 2; i++) {
+      const system = ["base"];
+      await hooks["experimental.chat.system.transform"]({ sessionID: "t" }, { system });
+      assert.deepEqual(system, ["base", "agentreflex:\nthe user said: do not modify tests"]);
+    }
+  } finally {
+    server.close();
+  }
+});
