@@ -198,3 +198,38 @@ test("prompt-time context: pi gets it as the extension's message, OpenCode in ev
     server.close();
   }
 });
+
+test("the shims' own follow-up is not sent back to agentreflex as the user's words", async () => {
+  const socket = join(runDir, "own.sock");
+  const nudge = "Not done yet: run the tests";
+  const { server, seen } = await recordingDaemon(socket, Buffer.from(`\x00{"block": true, "reason": "${nudge}"}\x00`));
+  withDaemonEnv(socket);
+  const hints = () => seen.map((req) => parseRequest(req).hint);
+  try {
+    // OpenCode: the re-prompt comes back through chat.message, as the real host does
+    const ocMod = await installShim(world.root, "opencode.js", realRecord("opencode"));
+    /** @type {any} */
+    let hooks;
+    const client = { session: { prompt: async (/** @type {any} */ req) => hooks["chat.message"]({ sessionID: req.sessionID }, { parts: req.parts }) } };
+    hooks = await ocMod.AgentReflex({ client, directory: world.project });
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: "o" } } });
+    await hooks.dispose();
+    assert.deepEqual(hints(), ["session.idle"]);
+    await hooks["chat.message"]({ sessionID: "o" }, { parts: [{ type: "text", text: nudge }] });
+    assert.deepEqual(hints(), ["session.idle", "chat.message"], "the same words from the user do count");
+    // pi: the follow-up comes back through before_agent_start
+    seen.length = 0;
+    const piMod = await installShim(world.root, "pi.js", realRecord("pi"));
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    piMod.default({
+      on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; },
+      sendUserMessage: async (/** @type {string} */ text) => handlers.before_agent_start({ prompt: text }, { cwd: world.project }),
+    });
+    await handlers.agent_end({ messages: [] }, { cwd: world.project });
+    await handlers.session_shutdown({});
+    assert.deepEqual(hints(), ["agent_end"]);
+  } finally {
+    server.close();
+  }
+});
