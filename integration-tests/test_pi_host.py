@@ -8,10 +8,12 @@ shared with OpenCode (``hostharness/js_scenarios.py``).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from hostharness.claude import HostUnavailableError
+from hostharness.fakemodel import say
 from hostharness.js_scenarios import (
     bash,
     guard_skipped,
@@ -21,7 +23,6 @@ from hostharness.js_scenarios import (
     test_done_reflex_follow_up_reaches_the_model_once,
     test_fails_closed_when_agentreflex_is_missing,
 )
-from hostharness.fakemodel import say
 from hostharness.jshosts import JsHostProject, install_host
 
 pytestmark = pytest.mark.integration
@@ -63,3 +64,9 @@ def test_the_omp_package_field_loads_in_pi(js: JsHostProject) -> None:
     run = js.run("clean up", [bash(js, f"rm -rf {target}"), say("Cleaned up.")], "-e", str(folder))
     assert (target / "keep.txt").exists(), run.describe()
     assert "GATE-RM-" in run.tool_messages()[0], run.describe()
+    assert json.loads((folder / "agentreflex.json").read_text())["host"] == "omp"
+    assert "omp" in json.loads((folder / "package.json").read_text())
+    # agentreflex recorded the events under host omp
+    logs = list((js.project / ".agentreflex" / "sessions").glob("*.jsonl"))
+    events = [json.loads(line) for p in logs for line in p.read_text().splitlines()]
+    assert events and {e["host"] for e in events} == {"omp"}, events[:2]

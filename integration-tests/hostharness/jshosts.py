@@ -74,7 +74,12 @@ def opencode_config(url: str) -> dict[str, Any]:
         "share": "disabled",
         "model": "fake/fake-model",
         "small_model": "fake/fake-model",
-        "permission": {"*": "allow", "bash": "allow", "edit": "allow", "external_directory": "allow"},
+        "permission": {
+            "*": "allow",
+            "bash": "allow",
+            "edit": "allow",
+            "external_directory": "allow",
+        },
         "provider": {
             "fake": {
                 "npm": "@ai-sdk/openai-compatible",
@@ -232,9 +237,9 @@ class JsHostProject:
 
     def agentreflex(self, *args: str) -> subprocess.CompletedProcess[str]:
         """``agentreflex ARGS`` as the user runs it (outside the namespace: npm may be needed)."""
-        env = {**self.env(), "npm_config_cache": os.environ.get("npm_config_cache", "")}
-        if not env["npm_config_cache"]:
-            env["npm_config_cache"] = str(Path.home() / ".npm")  # the machine's npm cache
+        # the machine's npm cache (HOME is the scenario's): @opencode-ai/plugin comes from it
+        cache = os.environ.get("NPM_CONFIG_CACHE") or str(Path.home() / ".npm")
+        env = {**self.env(), "NPM_CONFIG_CACHE": cache}
         if self.host == "opencode":
             env["OPENCODE_BIN"] = str(self.binary)
         return subprocess.run(
@@ -257,7 +262,9 @@ class JsHostProject:
 
     def command(self, prompt: str, extra: Sequence[str]) -> list[str]:
         if self.host == "opencode":
-            return [str(self.binary), "run", *extra, prompt]
+            # one word per argument: `opencode run` quotes an argument holding spaces
+            # ("Do not modify tests." would reach the model as "...tests.\"")
+            return [str(self.binary), "run", *extra, *prompt.split()]
         pi = [str(self.binary), "-p", "--provider", "fake", "--model", "fake-model"]
         return [*pi, "--no-session", *extra, prompt]
 

@@ -205,3 +205,26 @@ def test_plugin_package_ready_follows_opencodes_own_check(tmp_path: Path) -> Non
     if os.access(folder / "package.json", os.R_OK):  # root reads anyway
         return
     assert not plugin_package_ready(str(folder))
+
+
+def test_every_file_install_writes_is_one_the_self_protection_guards(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shim and its record decide what runs: an agent must not be able to edit them."""
+    from agentreflex.core.userdirs import guarded_paths
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
+    project = tmp_path / "proj"
+    project.mkdir()
+    before = {p for p in tmp_path.rglob("*") if p.is_file()}
+    for host in ("opencode", "pi", "omp"):
+        for scope in ("--user", "--project"):
+            code, _, err = run(["install", host, scope, "--project-dir", str(project)], capsys)
+            assert code == 0, err
+    written = {p for p in tmp_path.rglob("*") if p.is_file()} - before
+    written = {p for p in written if "state" not in p.relative_to(tmp_path).parts[:1]}
+    assert len(written) >= 20
+    guarded = guarded_paths(str(project), dict(os.environ))
+    for path in written:
+        assert any(str(path) == g or str(path).startswith(g + "/") for g in guarded), path

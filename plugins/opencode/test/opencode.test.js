@@ -118,3 +118,12 @@ test("no install record: refused, and the reason says to run install again", asy
   const { hooks } = await plugin(null);
   await assert.rejects(hooks["tool.execute.before"](...bash("ls")), /agentreflex\.json.*run `agentreflex install` again/);
 });
+
+test("a write too large to check is refused, with the limit in the reason", async () => {
+  const { hooks } = await plugin();
+  const content = "x".repeat(12 * 1024 * 1024);
+  await assert.rejects(
+    hooks["tool.execute.before"]({ tool: "write", sessionID: "big", callID: "c" }, { args: { filePath: join(world.project, "big.txt"), content } }),
+    /agentreflex error: bad opencode payload: payload is \d+ bytes, over the \d+ limit/,
+  );
+});

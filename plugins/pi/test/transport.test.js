@@ -172,3 +172,64 @@ test("an agentreflex that answers nonsense fails the tool call closed", async ()
   assert.equal(out.block, true);
   assert.match(out.reason, /exited 3 without an answer: Traceback: boom/);
 });
+
+test("prompt-time context: pi gets it as the extension's message, OpenCode in every system prompt of the turn", async () => {
+  const socket = join(runDir, "ctx.sock");
+  const { server } = await recordingDaemon(socket, Buffer.from('\x00{"context": "the user said: do not modify tests"}\x00'));
+  withDaemonEnv(socket);
+  try {
+    const piMod = await installShim(world.root, "pi.js", realRecord("pi"));
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    piMod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+    const started = await handlers.before_agent_start({ prompt: "Do not modify tests." }, { cwd: world.project });
+    assert.deepEqual(started, {
+      message: { customType: "agentreflex", content: "the user said: do not modify tests", display: false },
+    });
+    const ocMod = await installShim(world.root, "opencode.js", realRecord("opencode"));
+    const hooks = await ocMod.AgentReflex({ client: {}, directory: world.project });
+    await hooks["chat.message"]({ sessionID: "t" }, { parts: [{ type: "text", text: "Do not modify tests." }] });
+    for (let i = 0; i < 2; i++) {
+      const system = ["base"];
+      await hooks["experimental.chat.system.transform"]({ sessionID: "t" }, { system });
+      assert.deepEqual(system, ["base", "agentreflex:\nthe user said: do not modify tests"]);
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test("the shims' own follow-up is not sent back to agentreflex as the user's words", async () => {
+  const socket = join(runDir, "own.sock");
+  const nudge = "Not done yet: run the tests";
+  const { server, seen } = await recordingDaemon(socket, Buffer.from(`\x00{"block": true, "reason": "${nudge}"}\x00`));
+  withDaemonEnv(socket);
+  const hints = () => seen.map((req) => parseRequest(req).hint);
+  try {
+    // OpenCode: the re-prompt comes back through chat.message, as the real host does
+    const ocMod = await installShim(world.root, "opencode.js", realRecord("opencode"));
+    /** @type {any} */
+    let hooks;
+    const client = { session: { prompt: async (/** @type {any} */ req) => hooks["chat.message"]({ sessionID: req.sessionID }, { parts: req.parts }) } };
+    hooks = await ocMod.AgentReflex({ client, directory: world.project });
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: "o" } } });
+    await hooks.dispose();
+    assert.deepEqual(hints(), ["session.idle"]);
+    await hooks["chat.message"]({ sessionID: "o" }, { parts: [{ type: "text", text: nudge }] });
+    assert.deepEqual(hints(), ["session.idle", "chat.message"], "the same words from the user do count");
+    // pi: the follow-up comes back through before_agent_start
+    seen.length = 0;
+    const piMod = await installShim(world.root, "pi.js", realRecord("pi"));
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    piMod.default({
+      on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; },
+      sendUserMessage: async (/** @type {string} */ text) => handlers.before_agent_start({ prompt: text }, { cwd: world.project }),
+    });
+    await handlers.agent_end({ messages: [] }, { cwd: world.project });
+    await handlers.session_shutdown({});
+    assert.deepEqual(hints(), ["agent_end"]);
+  } finally {
+    server.close();
+  }
+});

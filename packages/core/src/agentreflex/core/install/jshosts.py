@@ -15,7 +15,8 @@ are extra files written through the same diff/backup/atomic-write flow.
   (OpenCode loads every file of ``plugins/``, one level deep).  OpenCode
   starts an ``npm install @opencode-ai/plugin@<its version>`` in each config
   folder that lacks it, and a run waits up to ~70 s for it when offline; so
-  install pre-installs it there with npm (cache first), at the version
+  install pre-installs it with npm (cache first) in the user's folder and, for
+  ``--project``, in ``.opencode`` too, at the version
   ``opencode --version`` reports (``$OPENCODE_BIN`` or the ``opencode`` on PATH).
 * **pi** (``--user``): the folder in ``$PI_CODING_AGENT_DIR`` (default
   ``~/.pi/agent/``), listed as a local pi package in that folder's
@@ -196,10 +197,20 @@ class JsHostInstaller:
         return []  # omp discovers its extensions folder by itself
 
     def finish_install(self, opts: Options, out: TextIO) -> None:
-        if self.name == "opencode":
-            preinstall_plugin_package(
-                opencode_config_dir(opts.scope, opts.project, os.environ), out
-            )
+        """OpenCode: its plugin package in every config folder it will check at start.
+
+        With a project ``.opencode`` folder OpenCode waits for the install of each
+        config folder, the user's global one included (seen with 1.18.33: a
+        ``--project`` install with only ``.opencode`` ready still hung offline), so
+        both get it.
+        """
+        if self.name != "opencode":
+            return
+        folders = [opencode_config_dir("user", opts.project, os.environ)]
+        if opts.scope == "project":
+            folders.append(opencode_config_dir("project", opts.project, os.environ))
+        for folder in folders:
+            preinstall_plugin_package(folder, out)
 
     def finish_uninstall(self, scope: str, project: str, out: TextIO) -> None:
         _remove_ours(package_dir(self.name, scope, project, os.environ))

@@ -23,7 +23,7 @@ const SESSIONS = 64; // sessions remembered at once
 /**
  * @typedef {{
  *   modelID?: string, variant?: string, lastText?: string, turnContext?: string,
- *   pending: string[], reprompted: boolean, stopping?: Promise<void>
+ *   pending: string[], reprompted: boolean, ownPrompt?: string
  * }} SessionState
  */
 
@@ -82,6 +82,7 @@ export const AgentReflex = async (input) => {
       return;
     }
     state.reprompted = true;
+    state.ownPrompt = reply.reason;
     const parts = [{ type: "text", text: reply.reason }];
     try {
       // both SDK shapes: v1 {path, body}, v2 {sessionID, parts}
@@ -128,6 +129,11 @@ export const AgentReflex = async (input) => {
       const parts = Array.isArray(output?.parts) ? output.parts : [];
       const prompt = parts.filter((p) => p?.type === "text" && typeof p.text === "string" && !p.synthetic)
         .map((p) => p.text).join("\n");
+      const state = session(id);
+      if (state.ownPrompt !== undefined && prompt === state.ownPrompt) {
+        state.ownPrompt = undefined; // our own re-prompt, not the user's words
+        return;
+      }
       const reply = await agentreflex.send("chat.message", { session_id: id, cwd, prompt, ...modelFields(id) }, false);
       session(id).turnContext = reply.context;
     },

@@ -24,6 +24,8 @@ export default function agentreflex(pi) {
   /** @type {string[]} */
   const pending = [];
   let reprompted = false;
+  /** @type {string | undefined} the follow-up we sent, which pi hands back as a prompt */
+  let ownPrompt;
   /** @type {Set<Promise<unknown>>} */
   const inFlight = new Set();
 
@@ -59,6 +61,10 @@ export default function agentreflex(pi) {
 
   pi.on("before_agent_start", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
     const prompt = typeof event?.prompt === "string" ? event.prompt : "";
+    if (ownPrompt !== undefined && prompt === ownPrompt) {
+      ownPrompt = undefined; // our own follow-up, not the user's words
+      return undefined;
+    }
     const reply = await send("before_agent_start", { ...base(ctx), prompt }, false);
     if (!reply.context) return undefined;
     return { message: { customType: "agentreflex", content: reply.context, display: false } };
@@ -110,6 +116,7 @@ export default function agentreflex(pi) {
       return;
     }
     reprompted = true;
+    ownPrompt = reply.reason ?? "";
     // not awaited here: the follow-up turn's own events queue behind this handler
     track(followUp(reply.reason ?? "", ctx));
   });

@@ -37,21 +37,19 @@ const ENV_PREFIXES = [
 
 /**
  * The install record beside this file (agentreflex.json, written by `agentreflex install`).
- * AGENTREFLEX_BIN overrides the script (tests, unusual layouts); it must be absolute.
+ * Nothing else chooses what runs: no environment variable can point the shim elsewhere.
  * @param {string} folder
  * @returns {Settings | string} the settings, or why there are none
  */
 export function readSettings(folder) {
   /** @type {any} */
-  let data = {};
+  let data;
   try {
     data = JSON.parse(readFileSync(join(folder, "agentreflex.json"), "utf8"));
   } catch (err) {
-    if (!process.env.AGENTREFLEX_BIN) {
-      return `cannot read ${join(folder, "agentreflex.json")} (${errText(err)}); run \`agentreflex install\` again`;
-    }
+    return `cannot read ${join(folder, "agentreflex.json")} (${errText(err)}); run \`agentreflex install\` again`;
   }
-  const binary = process.env.AGENTREFLEX_BIN || data?.binary;
+  const binary = data?.binary;
   if (typeof binary !== "string" || !isAbsolute(binary)) {
     return `agentreflex.json names no absolute agentreflex script (got ${JSON.stringify(binary)})`;
   }
@@ -238,7 +236,7 @@ export function createClient(chosen, moduleUrl) {
     }
     const info = await daemonInfo();
     const warm = info ? await askDaemon(info, host, event, payload) : null;
-    if (warm) {
+    if (warm && warm[0] === 0) {
       const reply = parseReply(warm[1]);
       if (reply) return reply;
     }
