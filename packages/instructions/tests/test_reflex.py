@@ -159,7 +159,8 @@ def test_stop_holds_until_finishing_requirements_ran(project: Path) -> None:
 def test_conflict_is_named_and_the_prohibition_wins(repo: Path) -> None:
     (repo / "generated" / "AGENTS.md").write_text("- You may edit generated/ freely.\n")
     (f,) = _edit(repo, "generated/x.py")
-    assert f.verdict is Verdict.BLOCK and "stricter rule applies" in f.message
+    assert f.verdict is Verdict.BLOCK and "the stricter rule applies" in f.message
+    assert "generated/AGENTS.md:1" in f.message
 
 
 def test_text_switching_agentreflex_off_changes_nothing(repo: Path) -> None:

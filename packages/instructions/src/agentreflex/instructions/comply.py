@@ -124,7 +124,7 @@ def check_command(command: str, cwd: str, project: str, deadline: float) -> list
     for rule in rs.of_kind(parse.PROHIBIT):
         what = _command_breaks(rule, cmds, where)
         if what is not None:
-            out.append(Violation(what, rule))
+            out.append(Violation(what, rule, [c for c in rs.conflicts if rule.cite() in c]))
     out.extend(_changed_paths(cmds, where))
     return _unique(out)
 

@@ -145,7 +145,7 @@ def violation_finding(v: Violation) -> Finding:
     rule = v.rule
     message = f"{quote(rule)} {v.what} Follow the project's rule, or ask the user."
     if v.conflicts:
-        message += " (Another rule file permits it; the stricter rule applies.)"
+        message += f" (Conflicting rules: {v.conflicts[0]}.)"
     return Finding(
         reflex=NAME,
         code="INSTR-RULE",
