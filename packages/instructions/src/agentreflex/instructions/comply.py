@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agentreflex.core.events import ToolCall
     from agentreflex.core.state.model import SessionState
     from agentreflex.gate.model import Cmd
+    from agentreflex.instructions.sources import Diagnostic
 
 _GATE_ACTIONS = frozenset({"add_dependency", "push", "commit", "merge", "run"})
 
@@ -56,6 +57,19 @@ def check_tool(tool: ToolCall, cwd: str, project: str, deadline: float) -> list[
     if tool.command:
         return check_command(tool.command, cwd, project, deadline)
     return []
+
+
+def diagnostics_for(tool: ToolCall, cwd: str, project: str) -> list[Diagnostic]:
+    """What could not be read of the rule files governing ``tool``'s paths (memoised)."""
+    paths = [p for p in (tool.paths or [tool.path]) if p] if tool.mutates_files else [cwd]
+    out: list[Diagnostic] = []
+    for path in paths[:16]:
+        full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
+        if _inside(full, project):
+            out.extend(
+                d for d in ruleset.for_path(project, full, False).diagnostics if d not in out
+            )
+    return out
 
 
 def check_write(

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agentreflex.core.reflex import ReflexContext
     from agentreflex.instructions.comply import Violation
     from agentreflex.instructions.parse import Rule
+    from agentreflex.instructions.sources import Diagnostic
 
 NAME = "instructions"
 TITLE = "PROJECT RULE"
@@ -85,7 +86,8 @@ class InstructionsReflex:
         if tool.kind is ToolKind.SHELL:
             for rule in comply.pending_for_command(tool.command, cwd, project, ctx.state):
                 found.append(requirement_finding(rule))
-        return found
+        notice = _file_notice(ctx, comply.diagnostics_for(tool, cwd, project))
+        return found + ([notice] if notice else [])
 
     def _stop(self, ctx: ReflexContext, cwd: str) -> list[Finding]:
         from agentreflex.instructions import comply
@@ -123,6 +125,29 @@ class InstructionsReflex:
                 detail=detail,
             )
         ]
+
+
+NOTICE_NOTE = "instructions_notice"  # state.notes key: file problems already announced
+
+
+def _file_notice(ctx: ReflexContext, diags: list[Diagnostic]) -> Finding | None:
+    """A WARN, once per session and problem, about rule files not read in full."""
+    told = ctx.state.notes.get(NOTICE_NOTE, [])
+    fresh = [d for d in diags if f"{d.cite()} {d.message}" not in told]
+    if not fresh:
+        return None
+    for d in fresh:
+        ctx.note(NAME, NOTICE_NOTE, f"{d.cite()} {d.message}")
+    listed = "; ".join(f"{d.cite()} {d.message}" for d in fresh[:5])
+    return Finding(
+        reflex=NAME,
+        code="INSTR-FILE-PROBLEM",
+        verdict=Verdict.WARN,
+        title=TITLE,
+        message=f"The project's rule files: {listed}. "
+        "`agentreflex instructions list` shows what is enforced.",
+        detail={"rule": "INSTR-FILE-PROBLEM", "files": [d.cite() for d in fresh]},
+    )
 
 
 def quote(rule: Rule) -> str:
