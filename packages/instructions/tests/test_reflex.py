@@ -234,3 +234,33 @@ def test_unreadable_rule_files_are_announced_once(repo: Path, tmp_path: Path) ->
     for note in ctx.notes:  # as the runtime folds them into the session
         state.notes.setdefault(note.key, []).append(note.value)
     assert _run(event, state) == []
+
+
+PROBE = """
+import sys
+from agentreflex.core.testing import make_context, pre_tool
+from agentreflex.instructions.reflex import InstructionsReflex
+project, path = sys.argv[1], sys.argv[2]
+event = pre_tool("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, cwd=project)
+found = InstructionsReflex().evaluate(make_context(event))
+print(len(found), "agentreflex.instructions.comply" in sys.modules)
+"""
+
+
+def test_without_rule_files_an_edit_imports_nothing_more(project: Path) -> None:
+    import subprocess
+    import sys
+
+    def probe(path: Path) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE, str(project), str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    assert probe(project / "src" / "a.py") == "0 False"
+    assert probe(project / "CLAUDE.md") == "1 True"  # writing a rule file: the user is asked
+    (project / "AGENTS.md").write_text("- Never edit src/.\n")
+    assert probe(project / "src" / "a.py") == "1 True"

@@ -77,11 +77,15 @@ class InstructionsReflex:
         return []
 
     def _pre_tool(self, ctx: ReflexContext, cwd: str) -> list[Finding]:
-        from agentreflex.instructions import comply
-
         tool = ctx.event.tool
         assert tool is not None
         project = project_of(cwd)
+        if tool.kind is not ToolKind.SHELL and not _governed(
+            tool.paths or [tool.path], cwd, project
+        ):
+            return []  # no rule file on the way and none being written: nothing to import
+        from agentreflex.instructions import comply
+
         found = [violation_finding(v) for v in comply.check_tool(tool, cwd, project, ctx.deadline)]
         if tool.kind is ToolKind.SHELL:
             for rule in comply.pending_for_command(tool.command, cwd, project, ctx.state):
@@ -148,6 +152,25 @@ def _file_notice(ctx: ReflexContext, diags: list[Diagnostic]) -> Finding | None:
         "`agentreflex instructions list` shows what is enforced.",
         detail={"rule": "INSTR-FILE-PROBLEM", "files": [d.cite() for d in fresh]},
     )
+
+
+def _governed(paths: list[str], cwd: str, project: str) -> bool:
+    """Whether a rule file governs any of ``paths``, or one of them is a rule file.
+
+    Only :mod:`sources` (a few ``stat`` calls): a project without rule files
+    pays for nothing else on a file tool.
+    """
+    from agentreflex.instructions import sources
+
+    for path in paths:
+        if not path:
+            continue
+        full = os.path.normpath(os.path.join(cwd, path))
+        if sources.is_instruction_file(full, project) or sources.chain(project, full):
+            return True
+        if (full + "/").startswith(os.path.join(project, "policies") + "/"):
+            return True
+    return False
 
 
 def quote(rule: Rule) -> str:
