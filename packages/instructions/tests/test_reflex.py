@@ -130,6 +130,9 @@ def test_commit_requires_the_named_command_since_the_last_change(repo: Path) -> 
     assert _run(event, state)[0].code == "INSTR-REQUIREMENT"
     same = pre_tool("Bash", {"command": "make lint && git commit -m x"}, cwd=str(repo))
     assert _run(same, state) == []
+    opts = pre_tool("Bash", {"command": "git -c user.name=T -C . commit -qam x"}, cwd=str(repo))
+    assert _run(opts, state)[0].code == "INSTR-REQUIREMENT"
+    assert _run(pre_tool("Bash", {"command": "git log --grep commit"}, cwd=str(repo)), state) == []
 
 
 def test_failed_requirement_run_does_not_count(repo: Path) -> None:
@@ -138,7 +141,7 @@ def test_failed_requirement_run_does_not_count(repo: Path) -> None:
         ActionRecord(1, 0.0, "Bash", "shell", "Bash: make lint", "fp", outcome="failure")
     )
     assert not comply.satisfied(
-        comply.pending_for_command("git commit", str(repo), str(repo), state)[0], state
+        comply.pending_for_command("git commit", str(repo), str(repo), state, 1e12)[0], state
     )
 
 

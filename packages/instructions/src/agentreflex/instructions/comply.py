@@ -128,11 +128,8 @@ def _manifest_breaks(rule: Rule, full: str, content: str, old: str) -> str | Non
 
 def check_command(command: str, cwd: str, project: str, deadline: float) -> list[Violation]:
     """Rules broken by a shell command: its programs, and every path it changes."""
-    from agentreflex.gate.analyze import analyse
-
     where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
-    env = {"HOME": where.home, "PWD": cwd}
-    cmds = analyse(command, where, env, deadline).cmds
+    cmds = _commands(command, where, deadline)
     rs = ruleset.for_path(project, cwd, False) if _inside(cwd, project) else ruleset.RuleSet()
     out: list[Violation] = []
     for rule in rs.of_kind(parse.PROHIBIT):
@@ -207,15 +204,55 @@ def _unique(found: list[Violation]) -> list[Violation]:
 _GIT_WHEN = {"commit": "commit", "push": "push"}
 
 
-def pending_for_command(command: str, cwd: str, project: str, state: SessionState) -> list[Rule]:
+_ANALYSED: dict[tuple[str, str], list[Cmd]] = {}
+
+
+def _commands(command: str, where: Where, deadline: float) -> list[Cmd]:
+    """The gate's analysis of ``command`` (the simple commands it runs), once per call."""
+    key = (command, where.cwd)
+    if key not in _ANALYSED:
+        from agentreflex.gate.analyze import analyse
+
+        env = {"HOME": where.home, "PWD": where.cwd}
+        _ANALYSED.clear()
+        _ANALYSED[key] = analyse(command, where, env, deadline).cmds
+    return _ANALYSED[key]
+
+
+def new_call() -> None:
+    """Forget the last analysis: it is shared within one tool call, never across calls."""
+    _ANALYSED.clear()
+
+
+def _git_sub(cmd: Cmd) -> str:
+    """``commit`` for ``git -C x -c a=b commit -m y`` (the first operand after git's options)."""
+    if posixpath.basename(cmd.name) != "git":
+        return ""
+    args = cmd.args
+    i = 0
+    while i < len(args):
+        if args[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            i += 2
+        elif args[i].startswith("-"):
+            i += 1
+        else:
+            return args[i]
+    return ""
+
+
+def pending_for_command(
+    command: str, cwd: str, project: str, state: SessionState, deadline: float
+) -> list[Rule]:
     """Requirements a ``git commit``/``git push`` in ``command`` would skip."""
-    words = command.split()
+    if "commit" not in command and "push" not in command:
+        return []
+    if not _inside(cwd, project):
+        return []
+    where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
     when = {
-        _GIT_WHEN[w]
-        for i, w in enumerate(words)
-        if w in _GIT_WHEN and i and posixpath.basename(words[i - 1]) == "git"
+        _GIT_WHEN[s] for s in map(_git_sub, _commands(command, where, deadline)) if s in _GIT_WHEN
     }
-    if not when or not _inside(cwd, project):
+    if not when:
         return []
     rs = ruleset.for_path(project, cwd, advice=False)
     return [

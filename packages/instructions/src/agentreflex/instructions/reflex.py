@@ -86,9 +86,12 @@ class InstructionsReflex:
             return []  # no rule file on the way and none being written: nothing to import
         from agentreflex.instructions import comply
 
+        comply.new_call()
         found = [violation_finding(v) for v in comply.check_tool(tool, cwd, project, ctx.deadline)]
         if tool.kind is ToolKind.SHELL:
-            for rule in comply.pending_for_command(tool.command, cwd, project, ctx.state):
+            for rule in comply.pending_for_command(
+                tool.command, cwd, project, ctx.state, ctx.deadline
+            ):
                 found.append(requirement_finding(rule))
         notice = _file_notice(ctx, comply.diagnostics_for(tool, cwd, project))
         return found + ([notice] if notice else [])
