@@ -267,3 +267,21 @@ def test_without_rule_files_an_edit_imports_nothing_more(project: Path) -> None:
     assert probe(project / "CLAUDE.md") == "1 True"  # writing a rule file: the user is asked
     (project / "AGENTS.md").write_text("- Never edit src/.\n")
     assert probe(project / "src" / "a.py") == "1 True"
+
+
+def test_a_symlink_into_a_forbidden_folder_is_seen(repo: Path) -> None:
+    (repo / "gen-link").symlink_to(repo / "generated")
+    (f,) = _edit(repo, "gen-link/out.py")
+    assert f.verdict is Verdict.BLOCK and "generated/out.py" in f.message
+
+
+def test_a_symlink_into_a_folder_with_its_own_rules(project: Path) -> None:
+    (project / "vendor").mkdir()
+    (project / "vendor" / "AGENTS.md").write_text("- Never edit lib/.\n")
+    (project / "v").symlink_to(project / "vendor")
+    (f,) = _run(
+        pre_tool(
+            "Write", {"file_path": str(project / "v/lib/a.py"), "content": "x"}, cwd=str(project)
+        )
+    )
+    assert f.verdict is Verdict.BLOCK and f.detail["target"] == "lib/"

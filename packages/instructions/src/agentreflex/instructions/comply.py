@@ -75,8 +75,26 @@ def diagnostics_for(tool: ToolCall, cwd: str, project: str) -> list[Diagnostic]:
 def check_write(
     path: str, cwd: str, project: str, content: str = "", old: str = "", deleting: bool = False
 ) -> list[Violation]:
-    """Rules broken by writing (or deleting) ``path``; nothing outside the project."""
+    """Rules broken by writing (or deleting) ``path``; nothing outside the project.
+
+    A path through a symlink is checked where it lands too: ``link/x`` with
+    ``link -> generated`` writes under generated/.
+    """
     full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
+    real = os.path.realpath(full)
+    real_project = os.path.realpath(project)
+    if real != full and _inside(real, real_project):
+        landed = project.rstrip("/") + real[len(real_project.rstrip("/")) :]
+        if landed != full:
+            return _check_one(path, full, cwd, project, content, old, deleting) or _check_one(
+                path, landed, cwd, project, content, old, deleting
+            )
+    return _check_one(path, full, cwd, project, content, old, deleting)
+
+
+def _check_one(
+    path: str, full: str, cwd: str, project: str, content: str, old: str, deleting: bool
+) -> list[Violation]:
     if not _inside(full, project):
         return []
     if sources.is_instruction_file(full, project) or _inside(

@@ -169,10 +169,11 @@ def _governed(paths: list[str], cwd: str, project: str) -> bool:
         if not path:
             continue
         full = os.path.normpath(os.path.join(cwd, path))
-        if sources.is_instruction_file(full, project) or sources.chain(project, full):
-            return True
-        if (full + "/").startswith(os.path.join(project, "policies") + "/"):
-            return True
+        for where in {full, os.path.realpath(full)}:
+            if sources.is_instruction_file(where, project) or sources.chain(project, where):
+                return True
+            if (where + "/").startswith(os.path.join(project, "policies") + "/"):
+                return True
     return False
 
 
