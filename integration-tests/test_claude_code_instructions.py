@@ -3,16 +3,19 @@
 An AGENTS.md that says "never edit files under generated/" blocks Claude
 Code's Edit of a file there: the file is unchanged, the host lists the denial,
 and the model's next request carries the rule's text and ``AGENTS.md:line``.
-An edit elsewhere in the same session runs.  The hook is the plugin installed
+An edit elsewhere in the same session runs.  A rule "Run `make lint` before
+committing" holds a commit until ``make lint`` has run.  The hook is the plugin installed
 from this repository's marketplace, running the workspace's ``agentreflex``
 (``AGENTREFLEX_BIN``), which has agentreflex-instructions installed.
 """
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from hostharness.claude import ClaudeProject
-from hostharness.fakemodel import say, tool
+from hostharness.fakemodel import bash, say, tool
 from test_claude_code import assert_denied
 
 pytestmark = pytest.mark.integration
@@ -45,3 +48,32 @@ def test_agents_md_rule_blocks_an_edit_under_generated_and_allows_one_elsewhere(
     assert "AGENTS.md:4" in reason, reason
     assert "Never edit files under generated/" in reason, reason
     assert [d.get("tool_name") for d in run.denials] == ["Edit"], run.describe()
+
+
+GIT = "git -c user.name=T -c user.email=t@example.invalid -c commit.gpgsign=false"
+
+
+def test_a_commit_waits_for_the_command_agents_md_requires(claude_project: ClaudeProject) -> None:
+    claude_project.set_mode("enforced")
+    claude_project.write("AGENTS.md", "# Rules\n\n- Run `make lint` before committing.\n")
+    claude_project.write("Makefile", "lint:\n\t@echo lint-ok > lint.log\n")
+    source = claude_project.write("src/app.py", "VERSION = 1\n")
+    subprocess.run(["git", "add", "-A"], cwd=claude_project.project, check=True)
+    subprocess.run([*GIT.split(), "commit", "-qm", "base"], cwd=claude_project.project, check=True)
+    commit = f"{GIT} commit -qam bump"
+    script = [
+        tool("Write", file_path=str(source), content="VERSION = 2\n"),
+        bash(commit),
+        bash("make lint"),
+        bash(commit),
+        say("Linted and committed."),
+    ]
+    run = claude_project.run("bump VERSION and commit", script)
+    reason = assert_denied(run, "Bash")
+    assert "AGENTS.md:3" in reason and "Run `make lint` before committing." in reason, reason
+    assert len(run.denials) == 1, run.describe()
+    assert (claude_project.project / "lint.log").read_text() == "lint-ok\n", run.describe()
+    log = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=claude_project.project, capture_output=True, text=True
+    )
+    assert log.stdout.split()[:2] == ["bump", "base"], run.describe()

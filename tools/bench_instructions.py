@@ -12,9 +12,10 @@ file: about 300 lines in all) and prints
 * warm lookup: the in-process memo (the daemon), median;
 * the reflex's own in-process time for an Edit and a Bash call, with the
   memo cleared (``cold``: sealed cache) and warm;
-* whole ``agentreflex hook claude-code PreToolUse`` wall time for an Edit,
-  median of N runs taken in turn: the reflex disabled in the user's config,
-  enabled in a project without rule files, enabled with the typical files.
+* whole ``agentreflex hook claude-code PreToolUse`` wall time and CPU time
+  (user + system, far less sensitive to a busy machine) for an Edit, median
+  of N runs taken in turn: the reflex disabled in the user's config, enabled
+  in a project without rule files, enabled with the typical files.
 
 Usage::
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -183,6 +185,7 @@ def hook_runs(root: str, project: str, runs: int) -> dict[str, float]:
         }
         variants[name] = (proj, env)
     times: dict[str, list[float]] = {k: [] for k in variants}
+    cpu: dict[str, list[float]] = {k: [] for k in variants}
     for i in range(runs + 2):
         for name, (proj, env) in variants.items():
             target = os.path.join(proj, "services/api/handlers/pay.py")
@@ -196,6 +199,7 @@ def hook_runs(root: str, project: str, runs: int) -> dict[str, float]:
                 "tool_use_id": f"toolu_{i}",
             }
             t = time.perf_counter()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(
                 [agentreflex, "hook", "claude-code", "PreToolUse"],
                 input=json.dumps(payload).encode(),
@@ -203,9 +207,15 @@ def hook_runs(root: str, project: str, runs: int) -> dict[str, float]:
                 capture_output=True,
                 check=False,
             )
+            wall = (time.perf_counter() - t) * 1000
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            used = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
             if i >= 2:  # the first calls write the entry-point caches
-                times[name].append((time.perf_counter() - t) * 1000)
-    return {f"hook_{k}_ms": statistics.median(v) for k, v in times.items()}
+                times[name].append(wall)
+                cpu[name].append(used)
+    out = {f"hook_{k}_wall_ms": statistics.median(v) for k, v in times.items()}
+    out.update({f"hook_{k}_cpu_ms": statistics.median(v) for k, v in cpu.items()})
+    return out
 
 
 def main() -> int:

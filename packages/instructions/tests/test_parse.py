@@ -112,3 +112,14 @@ def test_emphasis_is_stripped_but_globs_survive() -> None:
     assert rules[0].text == "Never edit generated files."
     assert rules[0].kind == "advice"  # which files are "generated" is a guess: no block
     assert rules[1].target == "*.lock"
+
+
+def test_use_names_a_program_or_is_style_advice() -> None:
+    text = "- Don't use `any` in TypeScript.\n- Never use sudo.\n- Don't use var.\n- Never run deploy.\n"
+    rules, _ = parse.parse_text(text, "A", "/p")
+    assert [(r.kind, r.target) for r in rules] == [
+        ("advice", ""),
+        ("prohibit", "sudo"),
+        ("advice", ""),
+        ("prohibit", "deploy"),
+    ]

@@ -126,3 +126,10 @@ def test_copilot_apply_to_frontmatter(project: Path) -> None:
     )
     assert ruleset.for_path(str(project), "app/config/a.py").of_kind("prohibit")
     assert not ruleset.for_path(str(project), "app/config/a.ts").of_kind("prohibit")
+
+
+def test_two_only_use_rules_conflict(project: Path) -> None:
+    _write(project / "AGENTS.md", "- Only use pnpm.\n")
+    _write(project / "CLAUDE.md", "- Only use yarn.\n- Only use uv.\n")
+    got = ruleset.for_path(str(project), "x")
+    assert len(got.conflicts) == 1 and "both apply" in got.conflicts[0]

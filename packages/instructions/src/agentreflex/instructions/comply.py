@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agentreflex.core.events import ToolCall
     from agentreflex.core.state.model import SessionState
     from agentreflex.gate.model import Cmd
+    from agentreflex.instructions.sources import Diagnostic
 
 _GATE_ACTIONS = frozenset({"add_dependency", "push", "commit", "merge", "run"})
 
@@ -58,11 +59,42 @@ def check_tool(tool: ToolCall, cwd: str, project: str, deadline: float) -> list[
     return []
 
 
+def diagnostics_for(tool: ToolCall, cwd: str, project: str) -> list[Diagnostic]:
+    """What could not be read of the rule files governing ``tool``'s paths (memoised)."""
+    paths = [p for p in (tool.paths or [tool.path]) if p] if tool.mutates_files else [cwd]
+    out: list[Diagnostic] = []
+    for path in paths[:16]:
+        full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
+        if _inside(full, project):
+            out.extend(
+                d for d in ruleset.for_path(project, full, False).diagnostics if d not in out
+            )
+    return out
+
+
 def check_write(
     path: str, cwd: str, project: str, content: str = "", old: str = "", deleting: bool = False
 ) -> list[Violation]:
-    """Rules broken by writing (or deleting) ``path``; nothing outside the project."""
+    """Rules broken by writing (or deleting) ``path``; nothing outside the project.
+
+    A path through a symlink is checked where it lands too: ``link/x`` with
+    ``link -> generated`` writes under generated/.
+    """
     full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
+    real = os.path.realpath(full)
+    real_project = os.path.realpath(project)
+    if real != full and _inside(real, real_project):
+        landed = project.rstrip("/") + real[len(real_project.rstrip("/")) :]
+        if landed != full:
+            return _check_one(path, full, cwd, project, content, old, deleting) or _check_one(
+                path, landed, cwd, project, content, old, deleting
+            )
+    return _check_one(path, full, cwd, project, content, old, deleting)
+
+
+def _check_one(
+    path: str, full: str, cwd: str, project: str, content: str, old: str, deleting: bool
+) -> list[Violation]:
     if not _inside(full, project):
         return []
     if sources.is_instruction_file(full, project) or _inside(
@@ -114,17 +146,14 @@ def _manifest_breaks(rule: Rule, full: str, content: str, old: str) -> str | Non
 
 def check_command(command: str, cwd: str, project: str, deadline: float) -> list[Violation]:
     """Rules broken by a shell command: its programs, and every path it changes."""
-    from agentreflex.gate.analyze import analyse
-
     where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
-    env = {"HOME": where.home, "PWD": cwd}
-    cmds = analyse(command, where, env, deadline).cmds
+    cmds = _commands(command, where, deadline)
     rs = ruleset.for_path(project, cwd, False) if _inside(cwd, project) else ruleset.RuleSet()
     out: list[Violation] = []
     for rule in rs.of_kind(parse.PROHIBIT):
         what = _command_breaks(rule, cmds, where)
         if what is not None:
-            out.append(Violation(what, rule))
+            out.append(Violation(what, rule, [c for c in rs.conflicts if rule.cite() in c]))
     out.extend(_changed_paths(cmds, where))
     return _unique(out)
 
@@ -193,15 +222,55 @@ def _unique(found: list[Violation]) -> list[Violation]:
 _GIT_WHEN = {"commit": "commit", "push": "push"}
 
 
-def pending_for_command(command: str, cwd: str, project: str, state: SessionState) -> list[Rule]:
+_ANALYSED: dict[tuple[str, str], list[Cmd]] = {}
+
+
+def _commands(command: str, where: Where, deadline: float) -> list[Cmd]:
+    """The gate's analysis of ``command`` (the simple commands it runs), once per call."""
+    key = (command, where.cwd)
+    if key not in _ANALYSED:
+        from agentreflex.gate.analyze import analyse
+
+        env = {"HOME": where.home, "PWD": where.cwd}
+        _ANALYSED.clear()
+        _ANALYSED[key] = analyse(command, where, env, deadline).cmds
+    return _ANALYSED[key]
+
+
+def new_call() -> None:
+    """Forget the last analysis: it is shared within one tool call, never across calls."""
+    _ANALYSED.clear()
+
+
+def _git_sub(cmd: Cmd) -> str:
+    """``commit`` for ``git -C x -c a=b commit -m y`` (the first operand after git's options)."""
+    if posixpath.basename(cmd.name) != "git":
+        return ""
+    args = cmd.args
+    i = 0
+    while i < len(args):
+        if args[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            i += 2
+        elif args[i].startswith("-"):
+            i += 1
+        else:
+            return args[i]
+    return ""
+
+
+def pending_for_command(
+    command: str, cwd: str, project: str, state: SessionState, deadline: float
+) -> list[Rule]:
     """Requirements a ``git commit``/``git push`` in ``command`` would skip."""
-    words = command.split()
+    if "commit" not in command and "push" not in command:
+        return []
+    if not _inside(cwd, project):
+        return []
+    where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
     when = {
-        _GIT_WHEN[w]
-        for i, w in enumerate(words)
-        if w in _GIT_WHEN and i and posixpath.basename(words[i - 1]) == "git"
+        _GIT_WHEN[s] for s in map(_git_sub, _commands(command, where, deadline)) if s in _GIT_WHEN
     }
-    if not when or not _inside(cwd, project):
+    if not when:
         return []
     rs = ruleset.for_path(project, cwd, advice=False)
     return [

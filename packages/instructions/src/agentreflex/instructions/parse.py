@@ -315,11 +315,25 @@ def _prohibitions(sentence: str, ticks: list[str]) -> list[tuple[str, dict[str, 
             target = _target(target, ticks)
         elif action == "run":
             target = target if _WORD.match(target) else ""
+            if _USE.search(c.get("text", "")) and target.lower() not in _PROGRAMS:
+                target = ""  # "don't use var", "never use any in TypeScript": style, not a program
         elif action not in ("add_dependency", "push", "commit", "merge"):
             target = ""
         if target:
             out.append((PROHIBIT, {"action": action, "target": target}))
     return out
+
+
+_USE = LazyPattern(r"\b(?:use|using)\s", re.IGNORECASE)
+_PROGRAMS = frozenset(
+    (
+        *("sudo", "doas", "su", "docker", "podman", "kubectl", "helm", "terraform", "curl"),
+        *("wget", "ssh", "scp", "rsync", "git", "npx", "npm", "pnpm", "yarn", "bun", "pip"),
+        *("pip3", "pipx", "uv", "poetry", "conda", "brew", "apt", "apt-get", "yum", "dnf"),
+        *("gh", "aws", "gcloud", "az", "make", "cargo", "go", "node", "python", "python3"),
+    )
+)
+"""Programs a "never use X" names (anything else after "use" is style advice)."""
 
 
 def _target(raw: str, ticks: list[str]) -> str:

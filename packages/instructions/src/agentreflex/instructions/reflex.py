@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agentreflex.core.reflex import ReflexContext
     from agentreflex.instructions.comply import Violation
     from agentreflex.instructions.parse import Rule
+    from agentreflex.instructions.sources import Diagnostic
 
 NAME = "instructions"
 TITLE = "PROJECT RULE"
@@ -76,16 +77,24 @@ class InstructionsReflex:
         return []
 
     def _pre_tool(self, ctx: ReflexContext, cwd: str) -> list[Finding]:
-        from agentreflex.instructions import comply
-
         tool = ctx.event.tool
         assert tool is not None
         project = project_of(cwd)
+        if tool.kind is not ToolKind.SHELL and not _governed(
+            tool.paths or [tool.path], cwd, project
+        ):
+            return []  # no rule file on the way and none being written: nothing to import
+        from agentreflex.instructions import comply
+
+        comply.new_call()
         found = [violation_finding(v) for v in comply.check_tool(tool, cwd, project, ctx.deadline)]
         if tool.kind is ToolKind.SHELL:
-            for rule in comply.pending_for_command(tool.command, cwd, project, ctx.state):
+            for rule in comply.pending_for_command(
+                tool.command, cwd, project, ctx.state, ctx.deadline
+            ):
                 found.append(requirement_finding(rule))
-        return found
+        notice = _file_notice(ctx, comply.diagnostics_for(tool, cwd, project))
+        return found + ([notice] if notice else [])
 
     def _stop(self, ctx: ReflexContext, cwd: str) -> list[Finding]:
         from agentreflex.instructions import comply
@@ -125,6 +134,49 @@ class InstructionsReflex:
         ]
 
 
+NOTICE_NOTE = "instructions_notice"  # state.notes key: file problems already announced
+
+
+def _file_notice(ctx: ReflexContext, diags: list[Diagnostic]) -> Finding | None:
+    """A WARN, once per session and problem, about rule files not read in full."""
+    told = ctx.state.notes.get(NOTICE_NOTE, [])
+    fresh = [d for d in diags if f"{d.cite()} {d.message}" not in told]
+    if not fresh:
+        return None
+    for d in fresh:
+        ctx.note(NAME, NOTICE_NOTE, f"{d.cite()} {d.message}")
+    listed = "; ".join(f"{d.cite()} {d.message}" for d in fresh[:5])
+    return Finding(
+        reflex=NAME,
+        code="INSTR-FILE-PROBLEM",
+        verdict=Verdict.WARN,
+        title=TITLE,
+        message=f"The project's rule files: {listed}. "
+        "`agentreflex instructions list` shows what is enforced.",
+        detail={"rule": "INSTR-FILE-PROBLEM", "files": [d.cite() for d in fresh]},
+    )
+
+
+def _governed(paths: list[str], cwd: str, project: str) -> bool:
+    """Whether a rule file governs any of ``paths``, or one of them is a rule file.
+
+    Only :mod:`sources` (a few ``stat`` calls): a project without rule files
+    pays for nothing else on a file tool.
+    """
+    from agentreflex.instructions import sources
+
+    for path in paths:
+        if not path:
+            continue
+        full = os.path.normpath(os.path.join(cwd, path))
+        for where in {full, os.path.realpath(full)}:
+            if sources.is_instruction_file(where, project) or sources.chain(project, where):
+                return True
+            if (where + "/").startswith(os.path.join(project, "policies") + "/"):
+                return True
+    return False
+
+
 def quote(rule: Rule) -> str:
     """``AGENTS.md:3 says "Never edit generated/."`` (one full stop, whatever the rule ends with)."""
     end = "" if rule.text.endswith((".", "!", "?", "…")) else "."
@@ -145,7 +197,7 @@ def violation_finding(v: Violation) -> Finding:
     rule = v.rule
     message = f"{quote(rule)} {v.what} Follow the project's rule, or ask the user."
     if v.conflicts:
-        message += " (Another rule file permits it; the stricter rule applies.)"
+        message += f" (Conflicting rules: {v.conflicts[0]}.)"
     return Finding(
         reflex=NAME,
         code="INSTR-RULE",

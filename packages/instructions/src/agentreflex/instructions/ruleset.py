@@ -171,8 +171,18 @@ def _norm(target: str) -> str:
 
 
 def conflicts(rules: list[Rule]) -> list[str]:
-    """A sentence per permission that contradicts a prohibition (the prohibition wins)."""
+    """A sentence per contradiction: a permission against a prohibition (the prohibition
+    wins), or two package managers each named the only one (both are enforced)."""
     out: list[str] = []
+    only = [r for r in rules if r.kind == parse.PROHIBIT and r.action == "only_use"]
+    for i, a in enumerate(only):
+        for b in only[i + 1 :]:
+            same = any(a.target in f and b.target in f for f in parse.PACKAGE_FAMILIES)
+            if same and a.target != b.target:
+                out.append(
+                    f'{a.cite()} says "{a.text}" but {b.cite()} says "{b.text}"; '
+                    "both apply, so neither may run until one rule is removed"
+                )
     banned = [r for r in rules if r.kind == parse.PROHIBIT and r.action in ("modify", "delete")]
     for p in (r for r in rules if r.kind == parse.PERMIT):
         for b in banned:
