@@ -37,7 +37,12 @@ NAMES = {
     "agentreflex.core.decision": ("Finding", "Verdict"),
     "agentreflex.core.digest": ("sha256_hex",),
     "agentreflex.core.events": ("Event", "EventKind", "ToolCall", "ToolKind", "ToolResult"),
-    "agentreflex.core.fsutil": ("atomic_write_bytes", "atomic_write_json", "locked"),
+    "agentreflex.core.fsutil": (
+        "atomic_write_bytes",
+        "atomic_write_json",
+        "ensure_private_dir",
+        "locked",
+    ),
     "agentreflex.core.lazyre": ("LazyPattern",),
     # the context layer's session recap, rendered by each host's adapter
     "agentreflex.core.recap": ("Recap", "RecapSection", "render_plain"),
