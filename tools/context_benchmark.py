@@ -13,6 +13,8 @@ Prints, in one run on this machine:
 * **hook**: in-process cost the context reflex adds to a hook call (core's
   real runtime, p50/p95 over ``--runs``): a UserPromptSubmit that builds the
   recap, a small PostToolUse (the size check only) and a 24 KB one (shortened);
+* **process** (``--process``): whole ``agentreflex hook claude-code`` processes
+  with the context reflex switched off (``disabled_reflexes``) and on, in turn;
 * **claude** (``--claude``, needs the harness's Claude Code 2.1.328): the same
   recorded session run in the real host with the context layer off and on,
   the bytes and estimated tokens of the model's last request; then the Claude
@@ -21,7 +23,7 @@ Prints, in one run on this machine:
 
 Usage::
 
-    uv run python tools/context_benchmark.py [--huge-mb 64] [--runs 30] [--claude] [--json]
+    uv run python tools/context_benchmark.py [--huge-mb 64] [--runs 30] [--process] [--claude] [--json]
 """
 
 from __future__ import annotations
@@ -178,6 +180,57 @@ def bench_hook(runs: int) -> dict[str, Any]:
     return results
 
 
+def bench_process(runs: int) -> dict[str, Any]:
+    """Whole hook processes (``agentreflex hook claude-code``), context reflex on vs off.
+
+    Taken in turn, so both see the same machine load; each call is the second
+    prompt (or a small tool result) of its own session, so the recap is built.
+    """
+    script = Path(sys.prefix) / "bin" / "agentreflex"
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp) / "p"
+        (project / ".git").mkdir(parents=True)
+        homes = {}
+        for label, config in (("off", 'disabled_reflexes = ["context"]\n'), ("on", "")):
+            home = Path(tmp) / label
+            (home / ".config" / "agentreflex").mkdir(parents=True)
+            (home / ".config" / "agentreflex" / "config.toml").write_text(config)
+            homes[label] = home
+
+        def call(label: str, event: str, session: str, **fields: Any) -> float:
+            payload = {"hook_event_name": event, "session_id": session, "cwd": str(project)}
+            payload.update(fields)
+            env = {"HOME": str(homes[label]), "AGENTREFLEX_DAEMON": "off", "PATH": "/usr/bin:/bin"}
+            started = time.perf_counter()
+            subprocess.run(
+                [str(script), "hook", "claude-code", event],
+                input=json.dumps(payload).encode(),
+                env=env,
+                capture_output=True,
+                check=False,
+            )
+            return (time.perf_counter() - started) * 1000
+
+        small = {"stdout": "3 passed\n", "stderr": "", "interrupted": False, "isImage": False}
+        for case, event, fields in (
+            ("user_prompt (recap)", "UserPromptSubmit", {"prompt": "next. Never push."}),
+            (
+                "post_tool small",
+                "PostToolUse",
+                {"tool_name": "Bash", "tool_input": {"command": "t"}, "tool_response": small},
+            ),
+        ):
+            timings: dict[str, list[float]] = {"off": [], "on": []}
+            for n in range(runs):
+                for label in ("off", "on"):
+                    session = f"{label}-{case}-{n}"
+                    call(label, "UserPromptSubmit", session, prompt="Fix it. Do not touch api.py.")
+                    timings[label].append(call(label, event, session, **fields))
+            results[case] = {k: _ms(v) for k, v in timings.items()}
+    return results
+
+
 def bench_claude() -> dict[str, Any]:
     """One scripted session in the real Claude Code, context layer off and on."""
     from agentreflex.context_layer.prune import prune_messages
@@ -280,11 +333,14 @@ def main() -> int:
     parser.add_argument("--huge-mb", type=int, default=64)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--claude", action="store_true")
+    parser.add_argument("--process", action="store_true", help="whole hook processes too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     report: dict[str, Any] = {"logs": bench_logs(), "hook": bench_hook(args.runs)}
     if args.huge_mb:
         report["stream"] = bench_stream(args.huge_mb)
+    if args.process:
+        report["process"] = bench_process(args.runs)
     if args.claude:
         report["claude"] = bench_claude()
     report["self_max_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -303,7 +359,7 @@ def main() -> int:
         )
     for label, row in report["hook"].items():
         print(f"hook {label}: without {row['without']} ms, with {row['with']} ms")
-    for key in ("stream", "claude"):
+    for key in ("process", "stream", "claude"):
         if key in report:
             print(f"{key}: {json.dumps(report[key])}")
     return 0

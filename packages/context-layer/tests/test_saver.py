@@ -26,6 +26,7 @@ def test_keeps_every_error_line_the_assertion_and_the_summary(tmp_path: Path) ->
     assert "1 failed, 4000 passed" in done.text
     assert done.path in done.text
     assert Path(done.path).read_text() == text  # the whole output, byte for byte
+    assert "*" in (tmp_path / ".gitignore").read_text()  # never committed
     assert "omitted" in done.text
 
 

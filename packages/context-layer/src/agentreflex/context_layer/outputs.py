@@ -18,6 +18,8 @@ import re
 import stat
 import time
 
+from agentreflex.core.fsutil import ensure_private_dir
+
 DIRNAME = "outputs"
 NAME = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}-[a-z0-9_-]{1,40}\.log$")
 
@@ -32,6 +34,9 @@ def outputs_dir(state_dir: str) -> str:
 
 def _ensure_dir(path: str) -> None:
     try:
+        # the state dir the way core makes it (0700, a "*" .gitignore): saved copies
+        # are never committed, even when the first event of a project is a tool result
+        ensure_private_dir(os.path.dirname(path))
         os.makedirs(path, mode=0o700, exist_ok=True)
         info = os.lstat(path)
     except OSError as exc:

@@ -46,7 +46,12 @@ NAMES = {
         "ToolResult",
         "build_tool_call",
     ),
-    "agentreflex.core.fsutil": ("atomic_write_bytes", "atomic_write_json", "locked"),
+    "agentreflex.core.fsutil": (
+        "atomic_write_bytes",
+        "atomic_write_json",
+        "ensure_private_dir",
+        "locked",
+    ),
     "agentreflex.core.lazyre": ("LazyPattern",),
     # the context layer's session recap, rendered by each host's adapter
     "agentreflex.core.recap": ("Recap", "RecapSection", "render_plain"),
