@@ -1,8 +1,7 @@
-"""agentreflex.context_layer — What the agent sees.
+"""agentreflex.context_layer — what the agent sees.
 
-Not built yet: this distribution is a skeleton so the workspace, packaging
-and per-package test environments exist from day one.  The real package is
-coming in its own issue; see README.md.
+A session recap re-injected where agents forget (after a compaction, on a
+new prompt when it changed), a saver that shortens long tool outputs to the
+lines that matter and keeps the whole copy on disk, and a pruning function
+for hosts that hand their context to an extension (pi / omp).  See README.md.
 """
-
-STATUS = "skeleton"

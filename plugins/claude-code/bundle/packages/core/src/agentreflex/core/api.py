@@ -36,17 +36,34 @@ NAMES = {
     ),
     "agentreflex.core.decision": ("Finding", "Verdict"),
     "agentreflex.core.digest": ("sha256_hex",),
-    "agentreflex.core.events": ("Event", "EventKind", "ToolCall", "ToolKind", "ToolResult"),
-    "agentreflex.core.fsutil": ("atomic_write_bytes", "atomic_write_json", "locked"),
+    # build_tool_call: the one normaliser of tool inputs (the gate reads an MCP
+    # tool's input as the built-in calls it amounts to)
+    "agentreflex.core.events": (
+        "Event",
+        "EventKind",
+        "ToolCall",
+        "ToolKind",
+        "ToolResult",
+        "build_tool_call",
+    ),
+    "agentreflex.core.fsutil": (
+        "atomic_write_bytes",
+        "atomic_write_json",
+        "ensure_private_dir",
+        "locked",
+    ),
     "agentreflex.core.lazyre": ("LazyPattern",),
+    # the context layer's session recap, rendered by each host's adapter
+    "agentreflex.core.recap": ("Recap", "RecapSection", "render_plain"),
     "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),
     # redact(text, extra=...): a package's declared extension of the one rule set
     # (the guard's name rule), never a parallel set of its own
-    "agentreflex.core.redact": ("find_secrets", "redact"),
+    "agentreflex.core.redact": ("find_secrets", "redact", "redact_obj"),
     "agentreflex.core.reflex": ("JudgeAnswer", "ReflexContext"),
     "agentreflex.core.state.auth": ("FileSeal", "load_key"),
     "agentreflex.core.state.fingerprint": ("fingerprint",),
     "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
+    "agentreflex.core.tomlines": ("key_lines", "line_of"),
     "agentreflex.core.trust": ("lookup",),
     "agentreflex.core.wire": (
         "Answer",

@@ -17,6 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from agentreflex.core.recap import Recap
+
 
 class Verdict(StrEnum):
     ALLOW = "ALLOW"
@@ -97,6 +99,11 @@ class Decision:
     degraded: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     context: list[str] = field(default_factory=list)
+    # What the context layer adds, whatever the mode (it decides nothing): a
+    # session recap the adapter renders, and a shortened tool output in the
+    # tool's own shape (Claude ``updatedToolOutput``).  See core/recap.py.
+    recap: Recap | None = None
+    updated_output: Any = None
 
     @property
     def worth_logging(self) -> bool:

@@ -48,6 +48,8 @@ def diagnose(cwd: str) -> dict[str, Any]:
         config = load_config(cwd)
         project_dir, state_dir = config.project_dir, config.state_dir
         add("judge", True, _judge_line([n for n, _ in plugins.judges], config))
+        if plugins.judges:
+            _local_backend_check(config, add)
         add(
             "config",
             True,
@@ -170,6 +172,34 @@ def _judge_line(judges: list[str], config: Any) -> str:
         f"{judges[0]}, {config.judge.model} at {config.judge.base_url} "
         f"(from {config.judge.base_url_source})"
     )
+
+
+def _local_backend_check(config: Any, add: Any) -> None:
+    """A loopback judge (a local laya server): which engine answers, and how fast.
+
+    Only loopback is probed (doctor sends nothing off the machine); a local
+    backend that does not answer is a problem, since every judgment then
+    falls back to the permissive defaults.
+    """
+    import time
+    import urllib.request
+
+    j = config.judge
+    if j.mode == "off" or j.offline or not j.local:
+        return
+    url = j.base_url.rstrip("/").removesuffix("/v1/systemone") + "/healthz"
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    started = time.perf_counter()
+    try:
+        with opener.open(url, timeout=1.0) as resp:
+            info = json.loads(resp.read(4096))
+        engine, model = str(info["engine"]), str(info["model"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        hint = "start it with `agentreflex laya serve`"
+        add("judge backend", False, f"no answer from {url} ({type(exc).__name__}); {hint}")
+        return
+    ms = (time.perf_counter() - started) * 1000.0
+    add("judge backend", True, f"laya {engine} engine ({model}) at {url}, answered in {ms:.1f} ms")
 
 
 def render(report: dict[str, Any]) -> str:

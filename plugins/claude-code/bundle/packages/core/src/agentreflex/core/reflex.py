@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agentreflex.core.config import Config
     from agentreflex.core.protocols import Judge as Judge
     from agentreflex.core.protocols import Reflex as Reflex
+    from agentreflex.core.recap import Recap
     from agentreflex.core.state.model import SessionState
 
 
@@ -85,6 +86,9 @@ class ReflexContext:
     judge_offline: bool = False  # the configured judge is the uncalibrated offline stand-in
     notes: list[Note] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)
+    # set by the context layer: copied onto the decision (see Decision.recap)
+    recap: Recap | None = None
+    updated_output: Any = None
     _answers: dict[str, JudgeAnswer | None] = field(default_factory=dict)
     _judge: Judge | None = None
     _judge_loaded: bool = False

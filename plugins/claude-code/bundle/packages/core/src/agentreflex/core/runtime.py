@@ -287,6 +287,7 @@ def evaluate(
     decision = merge(findings, config.mode)
     decision.errors = errors + list(plugins.errors)
     decision.degraded = list(ctx.degraded)
+    decision.recap, decision.updated_output = ctx.recap, ctx.updated_output
     return decision, ctx
 
 
@@ -443,6 +444,10 @@ def _name_of(names: dict[str, EventKind], kind: EventKind) -> str:
 def _event_names(host: str) -> dict[str, EventKind]:
     if host == "hermes":
         from agentreflex.core.hosts.hermes import EVENTS
+    elif host == "opencode":
+        from agentreflex.core.hosts.opencode import EVENTS
+    elif host in ("pi", "omp"):
+        from agentreflex.core.hosts.pi import EVENTS
     else:
         from agentreflex.core.hosts.claude_code import EVENTS
     return EVENTS
@@ -575,6 +580,7 @@ def _remerge(decision: Decision, extra: list[Finding], config: Config) -> Decisi
     merged = merge([*decision.findings, *extra], config.mode)
     merged.errors = decision.errors
     merged.degraded = decision.degraded
+    merged.recap, merged.updated_output = decision.recap, decision.updated_output
     return merged
 
 

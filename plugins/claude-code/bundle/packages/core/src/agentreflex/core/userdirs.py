@@ -166,7 +166,15 @@ def guarded_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[s
         os.path.join(home, ".pi", "agent"),
         os.path.join(project, ".pi"),
         os.path.join(home, ".omp"),
+        os.path.join(project, ".omp"),
     ]
+    # where `agentreflex install opencode|pi` writes when these move the host's folders
+    xdg_config = values.get("XDG_CONFIG_HOME")
+    if xdg_config and os.path.isabs(xdg_config):
+        paths.append(os.path.join(xdg_config, "opencode"))
+    pi_agent = values.get("PI_CODING_AGENT_DIR")
+    if pi_agent and os.path.isabs(pi_agent):
+        paths.append(pi_agent)
     plugin_data = values.get("CLAUDE_PLUGIN_DATA")
     if plugin_data and os.path.isabs(plugin_data):
         paths.append(plugin_data)

@@ -67,8 +67,81 @@ _XARGS_VALUED = frozenset(
         "--arg-file",
         "--max-lines",
         "--max-chars",
+        "-R",
+        "-S",
+        "--process-slot-var",
     }
 )
+# GNU parallel's options that take the next word as their value.
+_PARALLEL_VALUED = frozenset(
+    {
+        "-j",
+        "--jobs",
+        "-N",
+        "-n",
+        "--max-args",
+        "-L",
+        "--max-lines",
+        "-l",
+        "-S",
+        "--sshlogin",
+        "--sshloginfile",
+        "--slf",
+        "-a",
+        "--arg-file",
+        "-d",
+        "--delimiter",
+        "-E",
+        "--eof",
+        "-s",
+        "--max-chars",
+        "--results",
+        "--res",
+        "--workdir",
+        "--wd",
+        "--nice",
+        "--header",
+        "--env",
+        "--rpl",
+        "--joblog",
+        "--tmpdir",
+        "--timeout",
+        "--retries",
+        "--memfree",
+        "--load",
+        "--delay",
+        "-C",
+        "--colsep",
+        "--tagstring",
+        "--tag-string",
+        "--basefile",
+        "--bf",
+        "--transferfile",
+        "--tf",
+        "--return",
+        "--halt",
+        "--termseq",
+        "--limit",
+        "--resume-failed-from",
+        "--sqlmaster",
+        "--sqlworker",
+        "--sqlandworker",
+        "--shebang-wrap",
+        "--ssh",
+        "--plus-replace",
+        "-X",
+        "--xapply",
+        "--results-dir",
+        "--block",
+        "--blocksize",
+        "--recend",
+        "--recstart",
+        "--seqreplace",
+        "--tee-filter",
+        "--cat-filter",
+    }
+)
+_PARALLEL_NOOP = frozenset({"--dry-run", "--dryrun", "--version", "--help", "-h", "--citation"})
 
 
 def split_xargs(args: list[str]) -> tuple[str, list[str]]:
@@ -77,7 +150,7 @@ def split_xargs(args: list[str]) -> tuple[str, list[str]]:
     i = 0
     while i < len(args):
         a = args[i]
-        if a == "-I" and i + 1 < len(args):
+        if a in ("-I", "-J") and i + 1 < len(args):
             replace = args[i + 1]
             i += 2
             continue
@@ -104,16 +177,25 @@ class FanOutMixin(WalkerBase):
         replace, rest = split_xargs(cmd.args)
         if not rest:
             rest = ["echo"]
-        items = self._items(cmd.stdin_from, cmd.stdin_text)
+        from_file = any(a in ("-a", "--arg-file") or a.startswith("--arg-file=") for a in cmd.args)
+        if from_file:
+            items = [UNKNOWN]  # read from a file, not from stdin
+        else:
+            items = self._items(cmd.stdin_from, cmd.stdin_text, lines=bool(replace))
         self._run_per_item(rest, items, replace, cmd, depth, "xargs")
 
-    def _items(self, producer: Cmd | None, stdin_text: str | None) -> list[str]:
-        """What a producer feeds to xargs/parallel, item by item (bounded)."""
+    def _items(
+        self, producer: Cmd | None, stdin_text: str | None, lines: bool = False
+    ) -> list[str]:
+        """What a producer feeds to xargs/parallel, item by item (bounded).
+
+        ``lines``: one item per line (``xargs -I``, ``parallel``), else per word.
+        """
         if stdin_text is not None:
-            return stdin_text.split()[:8] or [""]
+            return _split_items(stdin_text, lines) or [""]
         text = pipes.output_text(producer, self.state.written)
         if pipes.static(text):
-            return (text or "").split()[:8]
+            return _split_items(text or "", lines)
         if producer is not None and producer.name == "find":
             return _find_items(producer)[0]
         if producer is not None and producer.name == "ls":
@@ -136,14 +218,44 @@ class FanOutMixin(WalkerBase):
         items: list[str] = []
         if ":::" in args:
             k = args.index(":::")
-            items = [a for a in args[k + 1 :] if a not in (":::", "::::")][:8]
+            items = [a for a in args[k + 1 :] if a not in (":::", "::::", ":::+")][:8]
             args = args[:k]
+            if not items:
+                return  # an empty input list: nothing runs
         i = 0
-        while i < len(args) and args[i].startswith("-"):
-            i += 2 if args[i] in ("-j", "--jobs", "-N", "-n", "-S", "--sshlogin", "-a") else 1
+        workdir = ""
+        while i < len(args) and args[i].startswith("-") and args[i] != "--":
+            a = args[i]
+            if a in _PARALLEL_NOOP:
+                return  # prints what it would run, or help: nothing runs
+            if a in ("--workdir", "--wd") and i + 1 < len(args):
+                workdir = args[i + 1]
+            elif a.startswith(("--workdir=", "--wd=")):
+                workdir = a.partition("=")[2]
+            i += 2 if a in _PARALLEL_VALUED else 1
+        if i < len(args) and args[i] == "--":
+            i += 1
         template = args[i:]
         if not items:
-            items = self._items(cmd.stdin_from, cmd.stdin_text)
+            items = self._items(cmd.stdin_from, cmd.stdin_text, lines=True)
+        saved = self.state.cwd
+        if workdir and workdir not in (".", "..."):
+            self.state.cwd = (
+                UNKNOWN if has_marker(workdir) else resolve(workdir, self.where, cmd.cwd)
+            )
+        try:
+            self._parallel_run(template, items, cmd, depth)
+        finally:
+            self.state.cwd = saved
+
+    def _parallel_run(self, template: list[str], items: list[str], cmd: Cmd, depth: int) -> None:
+        if not template:  # no command: each item is a command line
+            for item in items:
+                if has_marker(item):
+                    self.execute([item], cmd.text, depth + 1, via="parallel")
+                else:
+                    self.run(item, depth + 1, via="parallel")
+            return
         if len(template) == 1 and " " in template[0]:
             for item in items:
                 body = (
@@ -186,6 +298,12 @@ class FanOutMixin(WalkerBase):
                         self.execute(argv, cmd.text, depth + 1, via=f"find {a}")
                 j = end
             j += 1
+
+
+def _split_items(text: str, lines: bool) -> list[str]:
+    if lines:
+        return [ln for ln in text.splitlines() if ln.strip()][:8]
+    return text.split()[:8]
 
 
 def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:

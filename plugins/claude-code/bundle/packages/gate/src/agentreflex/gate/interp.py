@@ -48,6 +48,13 @@ _FILE_DELETE = LazyPattern(
     r"FileUtils\.rm|Path\(\s*" + _STR + r"\s*\)\.unlink)\s*\(?\s*" + _STR + r"?",
     hints="remove unlink rm File.delete",
 )
+# Deleting what a glob yields: perl ``unlink glob("/etc/*")``, ruby
+# ``FileUtils.rm_rf(Dir.glob("..."))`` / ``Dir["..."]``.
+_GLOB_DELETE = LazyPattern(
+    r"(?:\bunlink|FileUtils\.rm(?:_rf|_r|_f)?|File\.delete)\s*\(?\s*\*?\s*"
+    r"(?:glob|Dir\.glob|Dir\[|<)\s*\(?\s*" + _STR,
+    hints="unlink FileUtils File.delete",
+)
 _DYNAMIC_DELETE = LazyPattern(
     r"(?:rmtree|remove_tree|rm_rf|rm_r|rmSync|rimraf|remove_dir_all|fs\.rm|Deno\.remove)"
     r"\s*\(\s*(?!['\"`])",
@@ -134,6 +141,11 @@ def scan(code: str) -> list[Effect]:
             or "emptyDir" in name
         )
         effects.append(Effect("delete-recursive" if recursive else "delete", _literal(m)))
+    for m in _GLOB_DELETE.finditer(code):
+        path = next((g for g in m.groups() if g), "")
+        recursive = "_rf" in m.group(0) or "_r" in m.group(0)
+        if path:
+            effects.append(Effect("delete-recursive" if recursive else "delete", path))
     for m in _FILE_DELETE.finditer(code):
         path = next((g for g in m.groups() if g), "")
         if path:
@@ -232,6 +244,14 @@ def interpreter_name(name: str) -> str:
     return m.group(1) if m else ""
 
 
+def _python_cluster_code(arg: str) -> bool:
+    """``-vc``/``-Bsc``: python's flag letters before a ``c`` (the code follows)."""
+    if not arg.startswith("-") or arg.startswith("--") or "c" not in arg[1:]:
+        return False
+    head = arg[1 : arg.index("c")]
+    return bool(head) and all(ch in "bBdEhiIOqsSuvx" for ch in head)
+
+
 def code_argument(name: str, args: list[str]) -> tuple[str | None, list[str]]:
     """The inline code of an interpreter call, and the remaining arguments.
 
@@ -257,11 +277,27 @@ def code_argument(name: str, args: list[str]) -> tuple[str | None, list[str]]:
             return (args[i + 1] if i + 1 < len(args) else ""), args[i + 2 :]
         if a.startswith("-c") and name.startswith(("python", "pypy")) and len(a) > 2:
             return a[2:], args[i + 1 :]
+        if name.startswith(("python", "pypy")) and _python_cluster_code(a):
+            k = a.index("c")  # -vc CODE, -Bc CODE, -Ic'CODE': flags, then -c
+            return (a[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")), args[
+                i + (1 if a[k + 1 :] else 2) :
+            ]
+        if name in ("node", "nodejs", "bun") and a.startswith(("--eval=", "--print=")):
+            return a.partition("=")[2], args[i + 1 :]
         if a in ("-m",):
             return None, ["-m", *args[i + 1 :]]
         if not a.startswith("-") or a == "-":
             return None, args[i:]
-        if a in ("-W", "-X", "-I", "--require", "-r") and name not in ("php",):
+        if a in (
+            "-W",
+            "-X",
+            "-I",
+            "--require",
+            "-r",
+            "--loader",
+            "--import",
+            "--experimental-loader",
+        ) and name not in ("php",):
             i += 2
             continue
         i += 1

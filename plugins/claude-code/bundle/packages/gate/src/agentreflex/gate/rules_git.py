@@ -10,8 +10,13 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 
 from __future__ import annotations
 
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 _GLOBAL_VALUED = frozenset(
     {
@@ -29,7 +34,7 @@ _PROTECTED = frozenset({"main", "master", "trunk", "develop", "production", "pro
 
 
 def _sub(cmd: Cmd) -> tuple[str, list[str]]:
-    sub, rest, aliases = split(cmd.args)
+    sub, rest, aliases = split(cmd.args, cmd.assigns)
     expansion = aliases.get(sub)
     if expansion is not None and not expansion.startswith("!"):
         words = _split_words(expansion)
@@ -38,17 +43,127 @@ def _sub(cmd: Cmd) -> tuple[str, list[str]]:
     return sub, rest
 
 
-def split(args: list[str]) -> tuple[str, list[str], dict[str, str]]:
-    """The subcommand, its arguments, and aliases defined with ``-c alias.NAME=VALUE``."""
-    aliases: dict[str, str] = {}
+def settings(args: list[str], env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Config set for this run: ``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT`` pairs, ``-c``.
+
+    Keys are lower-cased in their section and name, as git compares them.
+    """
+    out: dict[str, str] = {}
+    env = env or {}
+    for m in _PARAM.finditer(env.get("GIT_CONFIG_PARAMETERS", "")):
+        key, _, value = m.group(1).partition("=")
+        out[_key(key)] = value
+    count = env.get("GIT_CONFIG_COUNT", "").strip()
+    if count.isdigit() and len(count) <= 6:  # git refuses a bogus count
+        for n in range(min(int(count), 4096)):
+            key = env.get(f"GIT_CONFIG_KEY_{n}", "")
+            if key:
+                out[_key(key)] = env.get(f"GIT_CONFIG_VALUE_{n}", "")
     i = 0
     while i < len(args):
         a = args[i]
         if a in _GLOBAL_VALUED:
-            value = args[i + 1] if i + 1 < len(args) else ""
-            key, sep, expansion = value.partition("=")
-            if a == "-c" and sep and key.lower().startswith("alias."):
-                aliases[key[len("alias.") :]] = expansion.strip()
+            if a == "-c" and i + 1 < len(args):
+                key, sep, value = args[i + 1].partition("=")
+                out[_key(key)] = value if sep else "true"
+            i += 2
+        elif a.startswith("-c") and len(a) > 2:
+            key, sep, value = a[2:].partition("=")
+            out[_key(key)] = value if sep else "true"
+            i += 1
+        elif a.startswith("-"):
+            i += 1
+        else:
+            break
+    return out
+
+
+def _key(key: str) -> str:
+    section, _, name = key.strip().rpartition(".")
+    head, dot, sub = section.partition(".")
+    return f"{head.lower()}{dot}{sub}.{name.lower()}" if section else key.lower()
+
+
+_PARAM = LazyPattern(r"'([^']*)'")
+# Settings whose value is a program git runs, and the subcommands that run it
+# (None: any).  Values that only switch a built-in feature on are skipped.
+_PROGRAM_KEYS: dict[str, frozenset[str] | None] = {
+    "core.fsmonitor": None,
+    "core.sshcommand": None,
+    "core.pager": None,
+    "core.editor": None,
+    "core.askpass": None,
+    "core.gitproxy": None,
+    "sequence.editor": None,
+    "diff.external": None,
+    "gpg.program": None,
+    "credential.helper": None,
+    "uploadpack.packobjectshook": None,
+}
+_PROGRAM_ENV = (
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+)
+_NOT_PROGRAMS = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0", "cat", "less"})
+
+
+def programs(
+    args: list[str], env: Mapping[str, str], sub: str, rest: list[str]
+) -> list[tuple[str, str]]:
+    """(setting, program) for every program this git command is set up to run.
+
+    ``git config [scope] KEY VALUE`` stores a program for later runs and is
+    judged the same way.
+    """
+    found: list[tuple[str, str]] = []
+    for key, value in settings(args, env).items():
+        if _runs_program(key) and value.strip().lower() not in _NOT_PROGRAMS:
+            found.append((key, value))
+    for name in _PROGRAM_ENV:
+        value = env.get(name, "")
+        if value.strip().lower() not in _NOT_PROGRAMS:
+            found.append((name, value))
+    if sub == "config":
+        words = [w for w in rest if not w.startswith("-")]
+        if len(words) >= 2:
+            key = _key(words[0])
+            if _runs_program(key) or (key.startswith("alias.") and words[1].startswith("!")):
+                found.append((key, words[1]))
+    for a in rest:
+        for opt in ("--upload-pack=", "--receive-pack=", "--exec="):
+            if a.startswith(opt):
+                found.append((opt.rstrip("="), a[len(opt) :]))
+    return found
+
+
+def _runs_program(key: str) -> bool:
+    if key in _PROGRAM_KEYS or key.startswith("pager."):
+        return True
+    return key.endswith((".textconv", ".command", ".clean", ".smudge", ".process")) and (
+        key.startswith(("diff.", "merge.", "filter.", "difftool.", "mergetool."))
+    )
+
+
+def split(
+    args: list[str], env: Mapping[str, str] | None = None
+) -> tuple[str, list[str], dict[str, str]]:
+    """The subcommand, its arguments, and aliases set for this run (``-c alias.NAME=...``,
+    ``GIT_CONFIG_COUNT``/``GIT_CONFIG_PARAMETERS``)."""
+    aliases = {
+        key[len("alias.") :]: value.strip()
+        for key, value in settings(args, env).items()
+        if key.startswith("alias.")
+    }
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _GLOBAL_VALUED:
             i += 2
         elif a.startswith("-"):
             i += 1
@@ -76,17 +191,118 @@ def _flags(args: list[str]) -> set[str]:
     for a in args:
         if a == "--":
             break
-        if a.startswith("--"):
+        if a.startswith("--no-"):
+            out.discard("--" + a[5:].split("=", 1)[0])
+        elif a.startswith("--"):
             out.add(a.split("=", 1)[0])
         elif a.startswith("-") and len(a) > 1:
             out.update("-" + ch for ch in a[1:])
     return out
 
 
+# Long options that decide something, per subcommand: git accepts any
+# unambiguous abbreviation ("--forc", "--ha", "--discard-ch"), so a prefix of
+# one of these is read as it (an ambiguous one makes git refuse to run).
+_LONG: dict[str, tuple[str, ...]] = {
+    "push": ("--force", "--force-with-lease", "--mirror", "--delete", "--prune"),
+    "reset": ("--hard", "--merge"),
+    "checkout": ("--force", "--orphan", "--pathspec-from-file"),
+    "switch": ("--discard-changes", "--force", "--create", "--force-create"),
+    "restore": ("--source", "--staged", "--worktree", "--pathspec-from-file"),
+    "clean": ("--force", "--interactive", "--dry-run"),
+    "branch": ("--delete", "--force"),
+    "rm": ("--force", "--cached"),
+    "worktree": ("--force",),
+}
+# Short options that take a value, per subcommand ("-cname", "-s HEAD", "-U3").
+_SHORT_VALUED: dict[str, str] = {
+    "switch": "cC",
+    "checkout": "bB",
+    "restore": "sU",
+    "push": "o",
+    "clean": "e",
+    "branch": "u",
+    "worktree": "b",
+}
+
+
+# Long options that take the next word as their value, per subcommand.
+_LONG_VALUED: dict[str, frozenset[str]] = {
+    "checkout": frozenset(
+        {"--conflict", "--inter-hunk-context", "--unified", "--pathspec-from-file", "--orphan"}
+    ),
+    "restore": frozenset(
+        {"--source", "--conflict", "--inter-hunk-context", "--unified", "--pathspec-from-file"}
+    ),
+    "switch": frozenset({"--create", "--force-create", "--orphan", "--conflict"}),
+    "push": frozenset({"--repo", "--push-option", "--receive-pack", "--exec"}),
+}
+
+
+def _takes_value(sub: str, word: str) -> bool:
+    return word in {"-" + ch for ch in _SHORT_VALUED.get(sub, "")} or word in _LONG_VALUED.get(
+        sub, frozenset()
+    )
+
+
+def normalise(sub: str, args: list[str]) -> list[str]:
+    """``args`` as git reads them: abbreviations expanded, short clusters split.
+
+    ``-qf`` is ``-q -f``; a valued short option takes the rest of its cluster
+    or the next word (``-cfeature`` is ``-c feature``, so its letters are not
+    flags); after ``--`` nothing is an option.
+    """
+    known = _LONG.get(sub, ())
+    valued = _SHORT_VALUED.get(sub, "")
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--":
+            out.extend(args[i - 1 :])
+            break
+        if a.startswith("--") and len(a) > 3:
+            name, eq, value = a.partition("=")
+            if name not in known:
+                name = next((k for k in known if k.startswith(name)), name)
+            out.append(name + eq + value)
+        elif a.startswith("-") and len(a) > 1:
+            for k, ch in enumerate(a[1:], 1):
+                out.append("-" + ch)
+                if ch in valued:
+                    rest = a[k + 1 :]
+                    if rest:
+                        out.append(rest)
+                    elif i < len(args):
+                        out.append(args[i])
+                        i += 1
+                    break
+        else:
+            out.append(a)
+    return out
+
+
+def _positional(sub: str, args: list[str]) -> list[str]:
+    """Non-option words of normalised ``args`` (values of valued options left out)."""
+    out: list[str] = []
+    skip = False
+    for k, a in enumerate(args):
+        if a == "--":
+            return out + args[k + 1 :]
+        if skip:
+            skip = False
+        elif _takes_value(sub, a):
+            skip = True
+        elif not a.startswith("-") or a == "-":
+            out.append(a)
+    return out
+
+
 def git(cmd: Cmd, where: Where) -> list[Hit]:
     sub, args = _sub(cmd)
     check = _SUBCOMMANDS.get(sub)
-    return check(cmd, args) if check else []
+    return check(cmd, normalise(sub, args)) if check else []
 
 
 def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -104,51 +320,104 @@ def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 
 def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
-    flags = _flags(args)
+    flags = _flags(_without_values("checkout", args))
+    if "-f" in flags or "--force" in flags:
+        return _discard(cmd, "git checkout --force")
     if "-b" in flags or "-B" in flags or "--orphan" in flags:
         return []
-    if "-f" in flags or "--force" in flags:
-        return [_discard(cmd, "git checkout --force")]
+    if "--pathspec-from-file" in flags:
+        return _discard(cmd, "git checkout --pathspec-from-file")
     if "--" in args:
         paths = args[args.index("--") + 1 :]
-        return [_discard(cmd, "git checkout -- <paths>", paths)] if paths else []
+        return _discard(cmd, "git checkout -- <paths>", paths) if paths else []
     if any(a in (".", ":/", "*", "./") for a in args):
-        return [_discard(cmd, "git checkout .")]
+        return _discard(cmd, "git checkout .")
+    words = _positional("checkout", args)
+    if len(words) >= 2:  # <tree-ish> <pathspec>...: the files are overwritten
+        return _discard(cmd, "git checkout <ref> <paths>", words[1:])
     return []
 
 
 def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
-    flags = _flags(args)
-    if ("--staged" in flags or "-S" in flags) and "--worktree" not in flags and "-W" not in flags:
-        return []
-    paths = [a for a in args if not a.startswith("-")]
-    if "-s" in flags or "--source" in flags:
-        paths = paths[1:] if "-s" in flags and paths else paths
-    return [_discard(cmd, "git restore", paths)] if paths else []
+    bare = _without_values("restore", args)
+    flags = _flags(bare)
+    said: dict[str, bool] = {}
+    for a in bare[: bare.index("--")] if "--" in bare else bare:
+        for name, on, off in (
+            ("worktree", ("-W", "--worktree"), "--no-worktree"),
+            ("staged", ("-S", "--staged"), "--no-staged"),
+        ):
+            if a in on or a == off:
+                said[name] = a in on
+    if said.get("worktree") is False or (said.get("staged") and not said.get("worktree")):
+        return []  # the index only: nothing in the work tree is lost
+    if "--pathspec-from-file" in flags:
+        return _discard(cmd, "git restore --pathspec-from-file")
+    paths = _positional("restore", args)
+    return _discard(cmd, "git restore", paths) if paths else []
 
 
-def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> Hit:
+def _without_values(sub: str, args: list[str]) -> list[str]:
+    """Normalised ``args`` without the values of valued options."""
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        skip = _takes_value(sub, a)
+        out.append(a)
+    return out
+
+
+def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> list[Hit]:
+    """A discard of the work tree (``paths`` None) or of some files.
+
+    It loses work only if there is uncommitted work there, so the real work
+    tree is asked (:mod:`worktree`): clean -> allowed; changed -> blocked;
+    unknown -> the whole tree is blocked, files ask.
+    """
+    from agentreflex.gate import worktree  # only discards pay for the git subprocess
+
     whole = paths is None or any(p in (".", ":/", "*", "./", ":/*") for p in paths)
+    dirty = worktree.uncommitted(cmd.cwd, None if whole else paths)
+    if dirty is False:
+        return []
     if whole:
-        return _hit(
-            "GATE-GIT-DISCARD-TREE",
-            P_BLOCK,
-            cmd,
-            f"{what} discards every uncommitted change in the work tree. Commit or "
-            "`git stash` first, or restore only specific files.",
+        return [
+            _hit(
+                "GATE-GIT-DISCARD-TREE",
+                P_BLOCK,
+                cmd,
+                f"{what} discards every uncommitted change in the work tree. Commit or "
+                "`git stash` first, or restore only specific files.",
+            )
+        ]
+    if dirty:
+        return [
+            _hit(
+                "GATE-GIT-DISCARD-FILES",
+                P_BLOCK,
+                cmd,
+                f"{what} throws away uncommitted changes to those files. Commit or "
+                "`git stash` them first, or `git diff` them to be sure they are not needed.",
+            )
+        ]
+    return [
+        Hit(
+            "GATE-GIT-DISCARD-FILES",
+            ASK,
+            1.0,
+            cmd.text,
+            f"{what} would throw away any uncommitted changes to those files, and the "
+            "work tree could not be checked. Commit or `git stash` them first.",
         )
-    return _hit(
-        "GATE-GIT-DISCARD-FILES",
-        P_WARN,
-        cmd,
-        f"{what} discards uncommitted changes to those files. Make sure they are not "
-        "needed (git diff them first).",
-    )
+    ]
 
 
 def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(args)
-    if "-i" in flags or "--interactive" in flags:
+    if {"-i", "--interactive", "-n", "--dry-run"} & flags:
         return []  # asks per file (dry runs never reach the rules: see inert.py)
     if "-f" in flags or "--force" in flags:
         return [
@@ -231,7 +500,9 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
             )
         ]
     lease = any(f.startswith("--force-with-lease") for f in flags)
-    forced = "-f" in flags or "--force" in flags or any(r.startswith("+") for r in refspecs)
+    forced = (
+        "-f" in flags or "--force" in flags or any(r.startswith("+") or ":+" in r for r in refspecs)
+    )
     if forced:
         return [
             _hit(
@@ -319,16 +590,36 @@ def _update_ref(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 
 def _worktree(cmd: Cmd, args: list[str]) -> list[Hit]:
-    if args[:1] == ["remove"] and any(a in ("-f", "--force") for a in args):
-        return [
-            _hit(
-                "GATE-GIT-WORKTREE-FORCE-REMOVE",
-                P_WARN,
-                cmd,
-                "git worktree remove --force deletes uncommitted changes in that worktree.",
-            )
-        ]
-    return []
+    if args[:1] != ["remove"] or not ({"-f", "--force"} & _flags(args)):
+        return []
+    import os.path
+
+    from agentreflex.gate import worktree
+
+    target = next((a for a in _positional("worktree", args[1:])), "")
+    folder = os.path.normpath(os.path.join(cmd.cwd, target)) if target else ""
+    dirty = worktree.uncommitted(folder, untracked=True) if folder else None
+    if dirty is False:
+        return []
+    what = "has uncommitted changes" if dirty else "may hold uncommitted changes"
+    return [
+        Hit(
+            "GATE-GIT-WORKTREE-FORCE-REMOVE",
+            DESTRUCTIVE if dirty else ASK,
+            P_BLOCK if dirty else 1.0,
+            cmd.text,
+            f"git worktree remove --force deletes that worktree, which {what} or "
+            "untracked files. Commit them, or remove it without --force.",
+        )
+    ]
+
+
+def _rm(cmd: Cmd, args: list[str]) -> list[Hit]:
+    flags = _flags(args)
+    if "--cached" in flags or not ({"-f", "--force"} & flags):
+        return []  # without --force git refuses to remove files with changes
+    paths = _positional("rm", args)
+    return _discard(cmd, "git rm --force", paths) if paths else []
 
 
 def _tag(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -336,9 +627,9 @@ def _tag(cmd: Cmd, args: list[str]) -> list[Hit]:
 
 
 def _switch(cmd: Cmd, args: list[str]) -> list[Hit]:
-    flags = _flags(args)
+    flags = _flags(_without_values("switch", args))
     if "--discard-changes" in flags or "-f" in flags or "--force" in flags:
-        return [_discard(cmd, "git switch --discard-changes")]
+        return _discard(cmd, "git switch --discard-changes")
     return []
 
 
@@ -358,4 +649,5 @@ _SUBCOMMANDS = {
     "update-ref": _update_ref,
     "worktree": _worktree,
     "tag": _tag,
+    "rm": _rm,
 }

@@ -36,14 +36,24 @@ class RunnersMixin(WalkerBase):
             args = args[1:]
         i = 0
         script_flag = stdin_flag = False
+        startup: list[str] = []
         while i < len(args):
             a = args[i]
             if a in ("-o", "-O", "+o", "+O", "--rcfile", "--init-file"):
+                if a in ("--rcfile", "--init-file") and i + 1 < len(args):
+                    startup.append(args[i + 1])
                 i += 2
                 continue
+            if a[:2] in ("-o", "-O", "+o", "+O") and len(a) > 2:
+                i += 1  # -Oextglob, -ocorrect: an option name, not flags
+                continue
+            if a.startswith("-") and not a.startswith("--") and "n" in a[1:]:
+                return  # -n (noexec): bash reads the commands and runs none
             if a.startswith("-") and not a.startswith("--") and "c" in a[1:]:
                 script_flag = True
                 i += 1
+                if i < len(args) and args[i] == "--":
+                    i += 1
                 break
             if a == "--":
                 i += 1
@@ -54,6 +64,7 @@ class RunnersMixin(WalkerBase):
             stdin_flag = stdin_flag or (not a.startswith("--") and "s" in a[1:])
             i += 1
         rest = args[i:]
+        self._startup_files(cmd, startup, depth)
         if script_flag:
             self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
             return
@@ -61,6 +72,25 @@ class RunnersMixin(WalkerBase):
             self._script(resolve(rest[0], self.where, cmd.cwd), cmd, depth, rest[0])
             return
         self._stdin_code(cmd, depth, shell=True)
+
+    def _startup_files(self, cmd: Cmd, files: list[str], depth: int) -> None:
+        """``BASH_ENV``/``ENV``/``--rcfile``: a file the shell sources before anything else."""
+        for name in ("BASH_ENV", "ENV"):
+            value = cmd.assigns.get(name, self.state.vars.get(name))
+            if value:
+                files.append(value)
+        for path in files:
+            if REMOTE in path:
+                self._rce(cmd)
+            elif has_marker(path):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The shell sources a startup file (BASH_ENV, ENV, --rcfile) whose name "
+                    "is only known at run time. Name the file, or leave it out.",
+                )
+            else:
+                self._script(resolve(path, self.where, cmd.cwd), cmd, depth, path)
 
     def ssh(self, cmd: Cmd, depth: int) -> None:
         """``ssh host CMD``: the remote shell parses CMD in the remote home directory."""
@@ -128,14 +158,31 @@ class RunnersMixin(WalkerBase):
                     self.run(body.replace('\\"', '"'), depth + 1, via="awk pipe")
 
     def git_alias(self, cmd: Cmd, depth: int) -> None:
-        """``git -c alias.x='!cmd' x``: a shell alias runs ``cmd "$@"``."""
+        """Programs git runs from its settings: ``!`` aliases, ssh/pager/fsmonitor commands.
+
+        Settings come from ``-c key=value``, ``GIT_CONFIG_COUNT``/``_KEY_n``/
+        ``_VALUE_n``, ``GIT_CONFIG_PARAMETERS`` and ``GIT_SSH_COMMAND``-style
+        variables; ``git config KEY VALUE`` stores one for later runs.  Each
+        program is judged as the shell command git would hand to ``sh -c``.
+        """
         from agentreflex.gate import rules_git  # imported with the git rules, for git commands
 
-        sub, rest, aliases = rules_git.split(cmd.args)
+        env = {**self.state.vars, **cmd.assigns}
+        sub, rest, aliases = rules_git.split(cmd.args, env)
         expansion = aliases.get(sub, "")
         if expansion.startswith("!"):
             script = " ".join([expansion[1:], *(quote(a) for a in rest)])
             self._shell_string(script, [], cmd, depth, "git alias")
+        for key, program in rules_git.programs(cmd.args, env, sub, rest):
+            if program.startswith("!"):
+                program = program[1:]
+            self._shell_string(program, [], cmd, depth, f"git {key}")
+
+    def trap(self, cmd: Cmd, depth: int) -> None:
+        """``trap 'CMD' EXIT``: CMD runs when the signal comes (or the shell exits)."""
+        args = cmd.args[1:] if cmd.args[:1] == ["--"] else cmd.args
+        if len(args) >= 2 and args[0] not in ("-", "") and not args[0].startswith("-"):
+            self._shell_string(args[0], [], cmd, depth, "trap")
 
     def _shell_string(self, script: str, params: list[str], cmd: Cmd, depth: int, via: str) -> None:
         if REMOTE in script:
@@ -150,6 +197,10 @@ class RunnersMixin(WalkerBase):
                 "Write it out literally.",
             )
         else:
+            if len(params) > 1 and ("$@" in script or "${@}" in script):
+                # "$@" is each parameter as its own word (not one joined word)
+                each = " ".join(quote(p) for p in params[1:])
+                script = script.replace('"$@"', each).replace('"${@}"', each)
             saved = {k: self.state.vars.get(k) for k in ("0", "1", "2", "3", "@")}
             for k, v in zip(("0", "1", "2", "3"), params, strict=False):
                 self.state.vars[k] = v
@@ -211,6 +262,13 @@ class RunnersMixin(WalkerBase):
         if content is None:
             if REMOTE in (shown or path):
                 self._rce(cmd)
+            elif has_marker(shown or path):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The file to run is named only at run time (a variable or piped input), "
+                    "so what it does cannot be checked. Name the file.",
+                )
             return
         if REMOTE in content:
             self._rce(cmd)
@@ -231,7 +289,9 @@ class RunnersMixin(WalkerBase):
             self._rce(cmd)
         elif target.endswith(SETUP) or SETUP in target:
             return
-        elif not has_marker(target):
+        elif has_marker(target):
+            self._script(target, cmd, depth, target)
+        else:
             self._script(resolve(target, self.where, cmd.cwd), cmd, depth)
 
     def interpreter(self, cmd: Cmd, lang: str, depth: int) -> None:
@@ -239,7 +299,14 @@ class RunnersMixin(WalkerBase):
         if code is not None:
             if REMOTE in code:
                 self._rce(cmd)
-            elif not has_marker(code):
+            elif has_marker(code):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The code to run is only known at run time, so what it does cannot be "
+                    "checked. Write the code out literally.",
+                )
+            else:
                 self._code(code, cmd, depth, lang)
             return
         if rest and rest[0] == "-m":

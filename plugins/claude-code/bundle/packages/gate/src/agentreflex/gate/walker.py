@@ -78,6 +78,23 @@ def _brace_command(m: re.Match[str]) -> str:
     return m.group(0) if m.group(1) is None else m.group(1) + '""{'
 
 
+# A backslash-newline outside single quotes: bash removes it, also inside a
+# word ("git re\\<newline>set --hard" is "git reset --hard"); tree-sitter-bash
+# splits the word there.
+_CONTINUATION = LazyPattern(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.""", re.DOTALL)
+
+
+def _join_lines(m: re.Match[str]) -> str:
+    text = m.group(0)
+    if text == "\\\n":
+        return ""
+    if text.startswith('"'):
+        return re.sub(
+            r"\\(.)", lambda e: "" if e.group(1) == "\n" else e.group(0), text, flags=re.DOTALL
+        )
+    return text
+
+
 def _brace_word(name: str) -> bool:
     """A command name that is still brace syntax bash would have expanded."""
     return ("{" in name or "}" in name) and ("," in name or ".." in name)
@@ -105,6 +122,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         if depth > MAX_DEPTH:
             self._ask("GATE-PARSE-TOO-DEEP", source, "Nesting is too deep to analyse.")
             return
+        if "\\\n" in source:
+            source = _CONTINUATION.sub(_join_lines, source)
         if "$" in source:
             # tree-sitter-bash mis-splits some "$NAME" spellings ("rm$IFS-rf$IFS/");
             # "${NAME}" means the same to bash and parses reliably.
@@ -120,6 +139,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         if root.has_error:
             self.parse_errors.append(source)
         self.stmt(root, depth, via=via)
+        if depth == 0 and self._bodies:
+            self._uncalled_functions(source)
 
     # --- statements ------------------------------------------------------
 
@@ -158,9 +179,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.for_loop(node, depth)
             return None
         if t == "subshell":
-            saved = self.state.cwd
+            saved, bodies = self.state.cwd, dict(self._bodies)
             self.children(node, depth, via)
-            self.state.cwd = saved
+            self.state.cwd, self._bodies = saved, bodies
             return None
         if t == "comment":
             return None
@@ -204,6 +225,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         redirects: list[tuple[str, str]] = []
         stdin_text: str | None = None
         after: list[Any] = []
+        loose: list[Any] = []
         for child in node.named_children:
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
@@ -214,11 +236,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
             elif child.type == "file_redirect":
                 redirects.append(self.redirect(child, depth))
+                loose.extend(_redirect_words(child))
             elif body is None and child.type in STATEMENTS:
                 body = child
         cmd: Cmd | None = None
         if body is not None and body.type == "command":
-            cmd = self.command(body, depth, redirects, stdin_text, stdin_from, via)
+            cmd = self.command(body, depth, redirects, stdin_text, stdin_from, via, loose)
         elif body is not None and body.type == "pipeline":
             kids = [k for k in body.named_children if k.type in STATEMENTS]
             cmd = self.pipeline(kids, depth, stdin_from, via)
@@ -266,18 +289,37 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 op += node_text(child)
             elif child.type != "file_descriptor":
                 target = "".join(self.expand(child, depth, split=False))
+                break
         return op, target
 
     def function(self, node: Any, depth: int) -> None:
+        """Define a function: its body runs when it is called, not here."""
         name_node = node.child_by_field_name("name") or node.named_children[0]
         name = "".join(self.expand(name_node, depth, split=True)).strip()
         self.state.functions.add(name)
         body = node.child_by_field_name("body") or node.named_children[-1]
+        self._bodies[name] = (body, depth)
+        self._called.discard(name)
+
+    def call(self, name: str) -> None:
+        """Walk the body of a function defined in this command, where it is called."""
+        body, depth = self._bodies[name]
+        self._called.add(name)
         self._function.append(name)
         try:
             self.stmt(body, depth)
         finally:
             self._function.pop()
+
+    def _uncalled_functions(self, source: str) -> None:
+        """A defined function that is named again but never seen called (``trap f
+        EXIT``, ``export -f f; bash -c f``) is walked anyway, to fail safe."""
+        for name in list(self._bodies):
+            if (
+                name not in self._called
+                and len(re.findall(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", source)) > 1
+            ):
+                self.call(name)
 
     def declaration(self, node: Any, depth: int) -> None:
         for child in node.named_children:
@@ -317,6 +359,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         stdin_text: str | None,
         stdin_from: Cmd | None,
         via: str,
+        extra: list[Any] | None = None,
     ) -> Cmd | None:
         assigns: dict[str, str] = {}
         word_nodes: list[Any] = []
@@ -331,6 +374,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 word_nodes.extend(child.named_children)
             elif t == "file_redirect":
                 redirects.append(self.redirect(child, depth))
+                word_nodes.extend(_redirect_words(child))
             elif t == "herestring_redirect":
                 stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
             elif t == "heredoc_redirect":
@@ -338,7 +382,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 redirects.extend(self._heredoc_files(child, depth))
             elif t != "comment":
                 word_nodes.append(child)
-        argv = self.words(word_nodes, depth)
+        argv = self.words([*word_nodes, *(extra or [])], depth)
         used = list(self._vars_used)
         if not argv:
             self.state.vars.update(assigns)
@@ -413,7 +457,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return cmd
         cwd = self.state.cwd
         if peeled.chdir:
-            cwd = resolve(peeled.chdir, self.where, cwd)
+            unknown = peeled.chdir[:1] in (UNKNOWN, REMOTE) or cwd == UNKNOWN
+            cwd = UNKNOWN if unknown else resolve(peeled.chdir, self.where, cwd)
         name = peeled.argv[0]
         all_assigns = {**(assigns or {}), **peeled.assigns}
         cmd = Cmd(
@@ -473,6 +518,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "A function that calls itself without end exhausts the machine. "
                 "Write a bounded loop instead.",
             )
+        if name in self._bodies and name not in self._function:
+            self.call(name)
         if name in SHELLS:
             self.shell(cmd, depth)
         elif name == "eval":
@@ -500,6 +547,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.awk(cmd, depth)
         elif name == "git":
             self.git_alias(cmd, depth)
+        elif name == "trap":
+            self.trap(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
         elif "/" in original:
@@ -538,3 +587,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
 def _basename(name: str) -> str:
     return name.rsplit("/", 1)[-1] if "/" in name else name
+
+
+def _redirect_words(node: Any) -> list[Any]:
+    """Words tree-sitter-bash folds into a redirect that are really arguments.
+
+    ``git >/dev/null reset --hard`` runs ``git reset --hard``: bash takes only
+    the first word after ``>`` as the target, but the grammar hangs the rest of
+    the command's words on the redirect.
+    """
+    targets = [c for c in node.named_children if c.type != "file_descriptor"]
+    return targets[1:]

@@ -83,6 +83,9 @@ class WalkerBase:
         self._steps = 0
         self._vars_used: list[str] = []
         self._function: list[str] = []
+        # functions defined so far: name -> (body node, depth); walked when called
+        self._bodies: dict[str, tuple[Any, int]] = {}
+        self._called: set[str] = set()
 
     def _tick(self) -> None:
         self._steps += 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import braces, pipes
 from agentreflex.gate._tree import node_text
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd
@@ -23,6 +24,12 @@ if TYPE_CHECKING:
 
 # A command substitution whose output is a shell set-up snippet (eval/source of it is normal).
 SETUP = UNKNOWN + "setup"
+# $TMPDIR when the agent's value is not known: "some temp folder".  A field
+# that goes on into a named entry below it ("$TMPDIR/build") is temporary;
+# the folder itself, a glob right below it or a ".." stays unknown, because an
+# unset TMPDIR makes "$TMPDIR/*" mean "/*".
+TEMP_ROOT = "/tmp/" + UNKNOWN + "tmpdir"
+_TEMP_ROOT_UNSAFE = LazyPattern(r"^/*$|^/+[*?\[]|(^|/)\.\.(/|$)")
 # `$(tool WORD ...)` with one of these tools and words prints such a snippet.
 _SETUP_TOOLS = frozenset(
     {
@@ -143,17 +150,17 @@ class WordsMixin(WalkerBase):
         parts: list[braces.Part] = []
         self._parts(node, depth, parts, quoted=False, first=True)
         if not split:
-            return ["".join(p for p, _, _ in parts)]
+            return _temp_roots(["".join(p for p, _, _ in parts)])
         ifs = self.state.vars.get("IFS", " \t\n")
         if not braces.has_braces(parts):
-            return _fields(parts, ifs)
+            return _temp_roots(_fields(parts, ifs))
         fields: list[str] = []
         for word in braces.expand(parts):
             text, literal, active = word[0] if word else ("", True, False)
             if active and (text == "~" or text.startswith("~/")):
                 word[0] = (self.where.home + text[1:], literal, active)
             fields.extend(_fields(word, ifs))
-        return fields
+        return _temp_roots(fields)
 
     def _parts(
         self, node: Any, depth: int, out: list[braces.Part], quoted: bool, first: bool
@@ -220,6 +227,8 @@ class WordsMixin(WalkerBase):
         if name == "PWD":
             return self.state.cwd
         value = self.state.vars.get(name)
+        if value is None and name == "TMPDIR":
+            return self.where.tmpdir or TEMP_ROOT
         return value if value is not None else UNKNOWN
 
     def _expansion(self, node: Any, depth: int) -> str:
@@ -238,6 +247,8 @@ class WordsMixin(WalkerBase):
         alt_nodes = [c for c in node.named_children if c is not names[0]]
         alt = "".join("".join(self.expand(c, depth, split=False)) for c in alt_nodes)
         if op == "":
+            if value is None and name == "TMPDIR":
+                return self.where.tmpdir or TEMP_ROOT
             return value if value is not None else UNKNOWN
         if op in (":-", ":="):
             return value if value else alt
@@ -248,6 +259,20 @@ class WordsMixin(WalkerBase):
         if op == "+":
             return alt if value is not None else UNKNOWN + alt
         return UNKNOWN
+
+
+def _temp_roots(fields: list[str]) -> list[str]:
+    """Fields from an unknown ``$TMPDIR``: temporary below it, unknown otherwise."""
+    out = []
+    for f in fields:
+        if TEMP_ROOT in f:
+            head, _, tail = f.partition(TEMP_ROOT)
+            if head or _TEMP_ROOT_UNSAFE.search(tail):
+                f = f.replace(TEMP_ROOT, UNKNOWN)
+            else:
+                f = "/tmp/" + UNKNOWN + tail
+        out.append(f)
+    return out
 
 
 def _fields(parts: list[braces.Part], ifs: str) -> list[str]:

@@ -133,6 +133,8 @@ def peel(argv: list[str]) -> Peeled:
             rest = _skip_options(words[1:], frozenset({"-n", "-d", "--interval"}))
             out.argv = ["sh", "-c", " ".join(rest)] if rest else []
         elif name in _VALUED or name in _POSITIONAL:
+            if name == "sudo":
+                out.chdir = _sudo_chdir(words[1:]) or out.chdir
             rest = _skip_options(words[1:], _VALUED.get(name, frozenset()))
             skip = _POSITIONAL.get(name, 0)
             if name == "flock":
@@ -145,6 +147,20 @@ def peel(argv: list[str]) -> Peeled:
             return out
         out.wrappers.append(name)
     return out
+
+
+def _sudo_chdir(words: list[str]) -> str:
+    """The folder ``sudo -D DIR`` / ``--chdir=DIR`` runs the command in ("" if none)."""
+    for i, w in enumerate(words):
+        if not w.startswith("-") or w == "--":
+            return ""
+        if w in ("-D", "--chdir") and i + 1 < len(words):
+            return words[i + 1]
+        if w.startswith("--chdir="):
+            return w.split("=", 1)[1]
+        if w.startswith("-D") and len(w) > 2:
+            return w[2:]
+    return ""
 
 
 def _skip_options(
@@ -168,17 +184,21 @@ def _peel_env(words: list[str], out: Peeled) -> list[str]:
     i = 0
     while i < len(words):
         w = words[i]
-        if w in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
+        key, eq, value = w.partition("=")
+        if eq and key in ("--chdir", "--unset", "--split-string", "--argv0", "--default-signal"):
+            w, words = key, [*words[:i], key, value, *words[i + 1 :]]
+        if w in _ENV_VALUED:
             if i + 1 >= len(words):
                 return []
             if w in ("-C", "--chdir"):
                 out.chdir = words[i + 1]
             if w in ("-S", "--split-string"):
-                return words[i + 1].split() + words[i + 2 :]
+                return _peel_env([*words[i + 1].split(), *words[i + 2 :]], out)
             i += 2
             continue
-        if w.startswith("-S") and len(w) > 2:
-            return w[2:].split() + words[i + 1 :]
+        if w[:2] in ("-S", "-C", "-u", "-P") and len(w) > 2 and not w.startswith("--"):
+            # a short option with its value attached: -SPATH=/usr/bin, -C/tmp
+            return _peel_env([w[:2], w[2:], *words[i + 1 :]], out)
         if w == "--":
             i += 1
             continue
@@ -192,3 +212,9 @@ def _peel_env(words: list[str], out: Peeled) -> list[str]:
             continue
         return words[i:]
     return []
+
+
+# env's options that take a value (GNU and BSD: -P altpath, -a/--argv0 name)
+_ENV_VALUED = frozenset(
+    {"-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P", "-a", "--argv0"}
+)

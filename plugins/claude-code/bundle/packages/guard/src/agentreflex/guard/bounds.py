@@ -41,12 +41,14 @@ MAX_ERROR = 200
 MAX_REPORT_BYTES = 8 * 1024 * 1024
 MAX_MODEL_CHARS = 128
 
-# Claude transcript reading.
+# Transcript and rollout reading (every host adapter).
 TAIL_BYTES = 2 * 1024 * 1024
 LIVE_MAX_LINES = 512
 METADATA_MAX_RECORDS = 4096
 MAX_READ_PER_EVENT = 4 * 1024 * 1024
 MAX_RECORD_BYTES = 1024 * 1024
+MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024
+BACKFILL_LIMIT_MAX = 100_000
 
 # Tool output inspected by predicates (never stored).
 MAX_OUTPUT_CHARS = 1024 * 1024

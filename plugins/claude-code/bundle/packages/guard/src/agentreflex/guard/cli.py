@@ -25,6 +25,7 @@ USAGE = """usage: agentreflex guard <command>
 commands:
   validate-directive [--json]   read one Evidence-Check directive on stdin; exit 0 if valid
   status [--json] [STATE_DIR]   show the Reasoning Guard report of each retained session
+  classify                      JSONL {"text": ...} on stdin -> one JSONL verdict per line
 """
 
 
@@ -40,6 +41,13 @@ def main(argv: list[str] | None = None) -> int:
         return validate_directive(rest, sys.stdin, sys.stdout, sys.stderr)
     if command == "status":
         return show_status(rest, sys.stdout)
+    if command == "classify":
+        from agentreflex.guard.classify_cmd import classify_lines
+
+        if rest:
+            sys.stderr.write(f"classify: unknown argument {rest[0]!r}\n")
+            return 2
+        return classify_lines(sys.stdin.buffer, sys.stdout)
     sys.stderr.write(f"agentreflex guard: unknown command {command!r}\n{USAGE}")
     return 2
 

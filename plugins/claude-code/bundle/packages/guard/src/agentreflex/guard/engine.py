@@ -38,7 +38,13 @@ from agentreflex.guard.report import (
     remember,
 )
 from agentreflex.guard.sanitize import digest, excerpt
-from agentreflex.guard.surface import clean_model, hook_effort, hook_model, resolve_surface
+from agentreflex.guard.surface import (
+    clean_effort,
+    clean_model,
+    hook_effort,
+    hook_model,
+    resolve_surface,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -123,6 +129,10 @@ def process(
     report["updated_at"] = now
     ing = report["reasoning_summary_ingestion"]
     ing["backfill_mode"], ing["backfill_limit"] = settings.backfill_mode, settings.backfill_limit
+    # 3.0 reports written before the interval ledger lack these (read with their own mode)
+    ing.setdefault("processed_intervals", [])
+    ing.setdefault("covered_mode", "")
+    ing.setdefault("covered_limit", 0)
     if problems:
         report["recovery_pending"] = True
     seen = _Seen()
@@ -179,11 +189,12 @@ def _ingest_visible(
     if event.tool is not None:
         for text in description_texts(event.tool):
             _ingest_text(report, text, "tool_input", now, seen, force_claims=False)
-    if provider_of(event.host) == "claude":
-        _read_transcript(report, event, env, now, seen)
+    provider = provider_of(event.host)
+    if provider in ("claude", "codex"):
+        _read_transcript(report, event, env, now, seen, provider)
     elif not report["reasoning_summary_ingestion"]["last_error"]:
         report["reasoning_summary_ingestion"]["last_error"] = (
-            f"no transcript adapter for {excerpt(event.host, 32)} yet"
+            f"{excerpt(event.host, 32)} has no transcript the guard may read"
         )
     if event.is_stop and event.last_message:
         report["coverage"]["observed"]["final_message"] = True
@@ -191,27 +202,34 @@ def _ingest_visible(
 
 
 def _read_transcript(
-    report: Report, event: Event, env: Mapping[str, str], now: float, seen: _Seen
+    report: Report, event: Event, env: Mapping[str, str], now: float, seen: _Seen, provider: str
 ) -> None:
-    from agentreflex.guard import transcript  # lazy: only Claude's transcript is read
+    from agentreflex.guard import transcript  # lazy: only a host with a transcript reads one
 
     ing = report["reasoning_summary_ingestion"]
-    batch = transcript.read_new(ing, event.session_id, event.transcript_path, env)
+    observed = report["coverage"]["observed"]
+
+    def take(text: str) -> None:
+        observed["reasoning_summary"] = True
+        _ingest_text(report, text, "transcript", now, seen, force_claims=False)
+
+    batch = transcript.read_new(
+        ing, event.session_id, event.transcript_path, env, transcript.adapter_for(provider), take
+    )
     ing["last_error"] = excerpt(batch.error, B.MAX_ERROR)
     if batch.invalidated:
         report["coverage"]["invalidated"] = True
     session = report["session"]
     model = clean_model(batch.model)
-    if model:
+    if model and not hook_model(event.raw, env, event.model):
         session["model"] = model
+    effort = clean_effort(batch.effort)
+    if effort != "unknown" and hook_effort(event.raw, env) == "unknown":
+        session["effort"] = effort
     if batch.entrypoint:
         surface = resolve_surface(event.raw, env, session["provider"], batch.entrypoint)
         if surface != "unknown":
             session["surface"] = surface
-    if batch.texts:
-        report["coverage"]["observed"]["reasoning_summary"] = True
-    for text in batch.texts:
-        _ingest_text(report, text, "transcript", now, seen, force_claims=False)
 
 
 def _ingest_text(
@@ -262,7 +280,7 @@ def _classify(report: Report, text: str, origin: str, now: float) -> None:
     counters = report["classification"]
     counters["summaries_observed"] += 1
     results = classifier.classify(text)
-    candidates = [c for c in results if c.label == classifier.CANDIDATE]
+    candidates = classifier.obligation_candidates(text) if results else []
     if candidates:
         from agentreflex.guard import obligations
 

@@ -20,7 +20,8 @@ hint. :func:`nothing_to_do` skips the engine only if all of these hold:
 * every description text, and the final message of a stop, is a text the
   session has already seen (a new one is classified, and may open a check);
 * a pre-tool call's id has already been seen (the engine records new ids);
-* for Claude, the trusted transcript has not changed since it was last read.
+* for Claude and Codex, the trusted transcript has not changed since it was last
+  read, and no wider backfill mode has been configured since.
 
 When these hold, the engine would return no finding, and skipping it changes
 nothing that a later decision reads. The new obligations, text digests, tool
@@ -53,18 +54,35 @@ if TYPE_CHECKING:
 
 HINT_VERSION = 1
 _MAX_HINT_BYTES = 64 * 1024
-_TRANSCRIPT_KEYS = ("initialized", "source_identity", "cursor", "anchor")
+_TRANSCRIPT_KEYS = (
+    "initialized",
+    "source_identity",
+    "cursor",
+    "anchor",
+    "covered_mode",
+    "covered_limit",
+    "complete",
+)
 
 
-def nothing_to_do(state_dir: str, event: Event, env: Mapping[str, str]) -> bool:
-    """True when the engine would return nothing and change nothing a later decision reads."""
+def nothing_to_do(
+    state_dir: str,
+    event: Event,
+    env: Mapping[str, str],
+    backfill: tuple[str, int] = ("live", 1),
+) -> bool:
+    """True when the engine would return nothing and change nothing a later decision reads.
+
+    ``backfill`` is the configured (mode, limit): a mode wider than the one the
+    session was read with means a backfill is due, so the engine must run.
+    """
     provider = provider_of(event.host)
     hint = _read_hint(hint_path(state_dir, provider))
     if hint is None or hint["session"] != digest(event.session_id):
         return False
     if not _files_unchanged(state_dir, provider, hint["files"]):
         return False
-    return _inert(event, hint, provider, env)
+    return _inert(event, hint, provider, env, backfill)
 
 
 def remember(state_dir: str, host: str, session_id: str, report: Report) -> None:
@@ -99,7 +117,7 @@ def remember(state_dir: str, host: str, session_id: str, report: Report) -> None
             "files": {name: _stat(p) for name, p in _watched(state_dir, provider).items()},
             "texts": list(report["text_digests"]),
             "tools": list(report["seen_tool_ids"]),
-            "transcript": {key: ing[key] for key in _TRANSCRIPT_KEYS},
+            "transcript": {key: ing.get(key) for key in _TRANSCRIPT_KEYS},
         }
         tmp = f"{path}.tmp-{os.getpid()}"
         try:
@@ -168,7 +186,13 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def _inert(event: Event, hint: dict[str, Any], provider: str, env: Mapping[str, str]) -> bool:
+def _inert(
+    event: Event,
+    hint: dict[str, Any],
+    provider: str,
+    env: Mapping[str, str],
+    backfill: tuple[str, int],
+) -> bool:
     """No directive, no new text, no new tool id, no new transcript content (see the module doc)."""
     if isinstance(event.raw, dict) and event.raw.get(PAYLOAD_KEY) is not None:
         return False
@@ -187,8 +211,9 @@ def _inert(event: Event, hint: dict[str, Any], provider: str, env: Mapping[str, 
         known = set(hint["texts"])
         if any(MARKER in text or digest(text) not in known for text in texts):
             return False
-    if provider == "claude":
-        from agentreflex.guard.transcript import nothing_new
+    if provider in ("claude", "codex"):
+        from agentreflex.guard.transcript import adapter_for, nothing_new
 
-        return nothing_new(hint["transcript"], event.session_id, event.transcript_path, env)
+        ing = {**hint["transcript"], "backfill_mode": backfill[0], "backfill_limit": backfill[1]}
+        return nothing_new(ing, event.session_id, event.transcript_path, env, adapter_for(provider))
     return True

@@ -68,9 +68,11 @@ class GuardReflex:
         if ctx.config.reasoning_guard.mode == "off":
             return []
         env = os.environ if self._env is None else self._env
-        if ctx.state_dir and quiet.nothing_to_do(ctx.state_dir, ctx.event, env):
+        gs = ctx.config.reasoning_guard
+        backfill = (gs.backfill_mode, gs.backfill_limit)
+        if ctx.state_dir and quiet.nothing_to_do(ctx.state_dir, ctx.event, env, backfill):
             return []  # the engine would find nothing and change nothing later read
-        return self._run_engine(ctx, env)
+        return _stop_valve(ctx, self._run_engine(ctx, env))
 
     def _run_engine(self, ctx: ReflexContext, env: Mapping[str, str]) -> list[Finding]:
         """The full guard: imported here, so a hook with nothing to do never loads it."""
@@ -104,6 +106,23 @@ class GuardReflex:
             scratch = new_report(session_id, ledger.provider_of(event.host), now)
             found = engine.process(scratch, event, settings, env, now)
         return [to_core(f, settings) for f in found]
+
+
+def _stop_valve(ctx: ReflexContext, findings: list[Finding]) -> list[Finding]:
+    """A stop the guard already held once ends this time: the finding is only recorded.
+
+    Holding every stop while a check stays open would loop forever with a
+    model that never resolves or defers it (seen in the real Codex). This is
+    the done reflex's one-shot valve: the host's ``stop_hook_active``, or a
+    stop blocked just before.  The check stays open and holds the next stop.
+    """
+    if not ctx.event.is_stop:
+        return findings
+    if not (ctx.event.stop_hook_active or ctx.state.counters.stop_blocks_in_row >= 1):
+        return findings
+    for finding in findings:
+        finding.enforce = False
+    return findings
 
 
 def to_core(found: GuardFinding, settings: Settings) -> Finding:

@@ -196,6 +196,9 @@ def _misc(obj: Report) -> str | None:
             return f"reasoning_summary_ingestion.{key} is not a non-negative integer"
     if not isinstance(ing.get("source_identity"), str) or not isinstance(ing.get("anchor"), dict):
         return "reasoning_summary_ingestion source identity or anchor is malformed"
+    spans = ing.get("processed_intervals", [])
+    if not isinstance(spans, list) or len(spans) > 64 or not all(_span(x) for x in spans):
+        return "reasoning_summary_ingestion.processed_intervals is malformed"
     cov = obj["coverage"]
     if not isinstance(cov.get("observed"), dict) or not isinstance(cov.get("level"), str):
         return "coverage is malformed"
@@ -206,6 +209,16 @@ def _misc(obj: Report) -> str | None:
     if not all(isinstance(x, str) for x in obj["text_digests"] + obj["seen_tool_ids"]):
         return "digest lists hold non-strings"
     return None
+
+
+def _span(value: Any) -> bool:
+    """A ``[start, end)`` byte interval of non-negative integers."""
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+        and value[0] <= value[1]
+    )
 
 
 def migrate(obj: dict[str, Any], provider: str, now: float) -> Report:

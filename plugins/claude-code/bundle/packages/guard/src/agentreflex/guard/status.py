@@ -59,7 +59,50 @@ def session_row(report: dict[str, Any]) -> dict[str, Any]:
         "limitations": list(clearance.get("limitations", [])),
         "session_id": session["id"],
         "mode": report["mode"],
+        "counts": {k: v for k, v in report["classification"].items() if isinstance(v, int)},
     }
+
+
+_COLUMNS = (
+    ("provider", "host"),
+    ("surface", "surface"),
+    ("model", "model"),
+    ("effort", "effort"),
+    ("time", "time"),
+    ("coverage", "coverage"),
+    ("clearance", "clearance"),
+    ("processed_summaries", "summaries"),
+    ("p95", "p95"),
+    ("session_id", "session"),
+)
+
+
+def _cell(row: dict[str, Any], key: str) -> str:
+    if key == "p95":
+        return "unmeasured" if row["p95_ms"] is None else f"{row['p95_ms']:.1f} ms"
+    return str(row[key])
+
+
+def _table(rows: list[dict[str, Any]]) -> list[str]:
+    """The per-session table: readable labels first, the system session id last."""
+    cells = [[title for _key, title in _COLUMNS]]
+    cells += [[_cell(r, key) for key, _title in _COLUMNS] for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(_COLUMNS))]
+    return [
+        "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in cells
+    ]
+
+
+def _aggregate(row: dict[str, Any]) -> str:
+    counts = row["counts"]
+    p50 = row["p50_ms"]
+    latency = "latency unmeasured" if p50 is None else f"p50 {p50:.1f} / {row['latency']}"
+    return (
+        f"{counts.get('summaries_observed', 0)} summaries observed, "
+        f"{counts.get('high_confidence_candidates', 0)} candidates, "
+        f"{counts.get('uncertain_active', 0)} uncertain; {latency}"
+    )
 
 
 def status(state_dir: str) -> dict[str, Any]:
@@ -75,14 +118,13 @@ def status(state_dir: str) -> dict[str, Any]:
     lines = ["Reasoning Guard"]
     if not rows and not errors:
         lines.append("  no guard report yet (mode off, or no event seen)")
+    if rows:
+        lines += _table(rows)
     for r in rows:
-        lines.append(
-            f"  {r['provider']} · {r['surface']} · {r['model']} ({r['effort']}) · {r['time']} · "
-            f"{r['coverage']} · {r['clearance']} · {r['processed_summaries']} summaries · "
-            f"{r['latency']}  [{r['session_id']}]"
-        )
+        if r["active"]:
+            lines.append(f"  active session ({r['provider']}): {_aggregate(r)}")
         for name in r["open_obligations"][:3]:
-            lines.append(f"      open: {name}")
+            lines.append(f"  open in {r['session_id'][:12]}: {name}")
     for e in errors:
         lines.append(f"  unreadable ledger {e}")
     return {"lines": lines, "sessions": rows, "errors": errors}

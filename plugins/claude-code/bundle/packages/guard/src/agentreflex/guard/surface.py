@@ -31,6 +31,9 @@ _PROVIDER_SURFACES = {
 _ALIASES = {
     "cli": "claude_cli",
     "claude-cli": "claude_cli",
+    # `claude -p` (print mode) of the same CLI binary, as Claude Code 2.1 records it;
+    # the Agent SDKs (sdk-ts, sdk-py) stay unknown
+    "sdk-cli": "claude_cli",
     "claude-desktop": "claude_desktop",
     "codex_exec": "codex_cli",
     "codex-exec": "codex_cli",
@@ -123,9 +126,18 @@ def hook_model(raw: Mapping[str, Any], env: Mapping[str, str], event_model: str)
 
 
 def hook_effort(raw: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """Effort from the hook payload or environment (the OpenCode contract included).
+
+    OpenCode has no transcript: its bundle keeps a bounded in-memory cache of
+    ``message.updated`` and forwards the latest assistant ``modelID`` as the
+    payload key ``model_id`` and its ``variant`` as ``model_variant`` (raw
+    strings, both optional).  A variant that is one of the effort values is the
+    effort; any other variant (``"thinking"``, a custom name) stays unknown.
+    """
     for value in (
         raw.get("effort"),
         raw.get("reasoning_effort"),
+        raw.get("model_variant"),
         env.get("AGENTREFLEX_HOOK_EFFORT"),
         env.get("PRD_HOOK_EFFORT"),
     ):

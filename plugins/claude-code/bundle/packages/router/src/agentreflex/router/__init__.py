@@ -1,8 +1,9 @@
-"""agentreflex.router — A model-routing proxy service.
+"""agentreflex.router — a model-routing proxy the hosts already know how to use.
 
-Not built yet: this distribution is a skeleton so the workspace, packaging
-and per-package test environments exist from day one.  The real package is
-coming in its own issue; see README.md.
+Point a host at it (``ANTHROPIC_BASE_URL=http://127.0.0.1:8787`` for Claude
+Code, an OpenAI base URL for the others) and each request goes to the lane
+``agentreflex.routing`` picks, translated when that lane speaks the other
+API, with fallbacks before the first byte and ``/status`` saying why.
 """
 
-STATUS = "skeleton"
+STATUS = "working"

@@ -6,7 +6,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agentreflex.core.protocols import HostAdapter
 
-HOSTS = ("claude-code", "codex", "hermes")
+HOSTS = ("claude-code", "codex", "hermes", "opencode", "pi", "omp")
 
 
 def get_adapter(host: str) -> HostAdapter:
@@ -23,4 +23,12 @@ def get_adapter(host: str) -> HostAdapter:
         from agentreflex.core.hosts.hermes import HermesAdapter
 
         return HermesAdapter()
+    if host == "opencode":
+        from agentreflex.core.hosts.opencode import OpenCodeAdapter
+
+        return OpenCodeAdapter()
+    if host in ("pi", "omp"):
+        from agentreflex.core.hosts.pi import PiAdapter
+
+        return PiAdapter(host)
     raise ValueError(f"unknown host {host!r}; supported: {', '.join(HOSTS)}")

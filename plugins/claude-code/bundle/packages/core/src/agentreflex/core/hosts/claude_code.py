@@ -10,7 +10,7 @@ reaches the user).  An ALLOW prints nothing.
 from __future__ import annotations
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
+from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -21,6 +21,7 @@ from agentreflex.core.hosts.base import (
     require_tool_input,
     tool_response_text,
 )
+from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,17 +111,49 @@ def _model(value: Any) -> str:
 _NOBODY_ASKED = frozenset({"bypassPermissions", "dontAsk"})
 
 
+# Events whose ``additionalContext`` reaches the model before its next turn.
+_RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
+
+
+def _with_updated_output(event: Event, decision: Decision, reason: str, context: str) -> HostReply:
+    """PostToolUse replacing the tool's output (the context layer's shortened copy).
+
+    ``updatedToolOutput`` must have the tool's own shape (Bash: ``{stdout,
+    stderr, interrupted, isImage}``), which the context layer kept; MCP tools
+    take ``updatedMCPToolOutput``.  A block or a warning still travels with it.
+    """
+    mcp = event.tool is not None and event.tool.kind is ToolKind.MCP
+    key = "updatedMCPToolOutput" if mcp else "updatedToolOutput"
+    out: dict[str, Any] = {"hookEventName": "PostToolUse", key: decision.updated_output}
+    body: dict[str, Any] = {"hookSpecificOutput": out}
+    if decision.verdict in (Verdict.BLOCK, Verdict.ASK_USER):
+        body["decision"] = "block"
+        body["reason"] = reason
+    elif decision.verdict is Verdict.WARN or context:
+        out["additionalContext"] = context or f"agentreflex warning: {reason}"
+    return HostReply(dump_json(body))
+
+
 class ClaudeCodeAdapter:
     name = "claude-code"
 
     def parse(self, payload: dict[str, Any]) -> Event:
         return parse_claude_style(payload, self.name)
 
+    def render_recap(self, recap: Recap) -> str:
+        """The session recap as Claude Code shows it (``additionalContext``, a system reminder)."""
+        return render_plain(recap)
+
     def render(self, event: Event, decision: Decision) -> HostReply:
         verdict = decision.verdict
         reason = cap(default_reason(decision))
         hook = HOST_NAMES.get(event.kind, "")
-        context = cap("\n".join(decision.context)) if decision.context else ""
+        parts = list(decision.context)
+        if decision.recap is not None and event.kind in _RECAP_EVENTS:
+            parts.insert(0, self.render_recap(decision.recap))
+        context = cap("\n".join(parts)) if parts else ""
+        if event.kind is EventKind.POST_TOOL and decision.updated_output is not None:
+            return _with_updated_output(event, decision, reason, context)
         if event.kind is EventKind.PRE_TOOL:
             if verdict in (Verdict.BLOCK, Verdict.ASK_USER):
                 ask = verdict is Verdict.ASK_USER

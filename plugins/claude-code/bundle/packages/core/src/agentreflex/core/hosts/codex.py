@@ -14,6 +14,7 @@ from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind
 from agentreflex.core.hosts.base import HostReply, cap, default_reason, dump_json
 from agentreflex.core.hosts.claude_code import HOST_NAMES, parse_claude_style
+from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ _CONTEXT_EVENTS = (
     EventKind.USER_PROMPT,
     EventKind.SESSION_START,
 )
+_RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
 _BLOCKABLE = (EventKind.STOP, EventKind.SUBAGENT_STOP, EventKind.POST_TOOL, EventKind.USER_PROMPT)
 
 
@@ -33,6 +35,15 @@ class CodexAdapter:
 
     def parse(self, payload: dict[str, Any]) -> Event:
         return parse_claude_style(payload, self.name)
+
+    def render_recap(self, recap: Recap) -> str:
+        """The session recap as Codex shows it (``additionalContext``).
+
+        Codex's shortened tool output (``updatedToolOutput``) is not emitted:
+        it has not been proven against a real Codex, so the context layer's
+        saver stays off there (``Decision.updated_output`` is ignored).
+        """
+        return render_plain(recap)
 
     def render(self, event: Event, decision: Decision) -> HostReply:
         verdict = decision.verdict
@@ -53,7 +64,10 @@ class CodexAdapter:
             )
         if event.kind in _BLOCKABLE and verdict in (Verdict.BLOCK, Verdict.ASK_USER):
             return HostReply(dump_json({"decision": "block", "reason": reason}))
-        context = "\n".join(decision.context)
+        parts = list(decision.context)
+        if decision.recap is not None and event.kind in _RECAP_EVENTS:
+            parts.insert(0, self.render_recap(decision.recap))
+        context = "\n".join(parts)
         if event.kind in _CONTEXT_EVENTS and (verdict is Verdict.WARN or context):
             text = cap(context or f"agentreflex warning: {reason}")
             return HostReply(

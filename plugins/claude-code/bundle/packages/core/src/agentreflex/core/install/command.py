@@ -12,6 +12,7 @@ from agentreflex.core.install.base import HostInstaller, Options, default_binary
 from agentreflex.core.install.claude_code import ClaudeCodeInstaller
 from agentreflex.core.install.codex import CodexInstaller
 from agentreflex.core.install.hermes import HermesInstaller
+from agentreflex.core.install.jshosts import JsHostInstaller
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import (
     Change,
@@ -26,17 +27,16 @@ INSTALLERS: dict[str, HostInstaller] = {
     "claude-code": ClaudeCodeInstaller(),
     "codex": CodexInstaller(),
     "hermes": HermesInstaller(),
+    "opencode": JsHostInstaller("opencode"),
+    "pi": JsHostInstaller("pi"),
+    "omp": JsHostInstaller("omp"),
 }
-NOT_YET = {
-    "opencode": "issue #15",
-    "pi": "issue #15",
-    "omp": "issue #15",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def add_arguments(install: argparse.ArgumentParser, uninstall: argparse.ArgumentParser) -> None:
     for p in (install, uninstall):
-        p.add_argument("host", help="claude-code, codex or hermes (opencode, pi: not yet)")
+        p.add_argument("host", help="claude-code, codex, hermes, opencode, pi or omp")
         where = p.add_mutually_exclusive_group()
         where.add_argument(
             "--user", dest="scope", action="store_const", const="user", help="(default) your own"

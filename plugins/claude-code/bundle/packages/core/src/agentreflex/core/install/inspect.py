@@ -148,7 +148,7 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
                         "run `agentreflex install codex` again (it records the trust), "
                         "or approve agentreflex's hooks with /hooks in codex"
                     )
-        if host == "hermes" and isinstance(settings.get("binary"), str):
+        if host in ("hermes", "opencode", "pi", "omp") and isinstance(settings.get("binary"), str):
             wired.append(f"the agentreflex plugin ({os.path.dirname(path)})")
             commands.append(settings["binary"])
         if host == "claude-code" and _plugin_enabled(settings):

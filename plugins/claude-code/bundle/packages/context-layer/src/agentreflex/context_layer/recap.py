@@ -1,0 +1,145 @@
+"""Building the session recap: what the agent must not forget, within a token budget.
+
+The recap is data (:class:`agentreflex.core.recap.Recap`); each host's
+adapter spells it.  Everything in it is redacted and each line is bounded.
+When it is over budget, whole lines go in a fixed order of priority, the
+least important section first: budget status, guard findings, unresolved
+failures, what was blocked, the goal, and last of all the open obligations
+and the user's constraints (the two things a compaction must not erase).
+"""
+
+from __future__ import annotations
+
+from agentreflex.context_layer import constraints, guardstate
+from agentreflex.context_layer.tokens import estimate_tokens
+from agentreflex.core.recap import Recap, RecapSection, render_plain
+from agentreflex.core.redact import redact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.config import Config
+    from agentreflex.core.state.model import ActionRecord, SessionState
+
+GOAL = "Goal"
+CONSTRAINTS = "The user's constraints (their words)"
+OBLIGATIONS = "Open Reasoning Guard obligations"
+FINDINGS = "Guard findings"
+FAILURES = "Unresolved failures"
+BLOCKED = "Blocked by agentreflex"
+BUDGET = "Budget"
+SHOWN = (GOAL, CONSTRAINTS, OBLIGATIONS, FINDINGS, FAILURES, BLOCKED, BUDGET)
+# First to go when over budget ... last to go.
+DROP_ORDER = (BUDGET, FINDINGS, FAILURES, BLOCKED, GOAL, OBLIGATIONS, CONSTRAINTS)
+LEFT_OUT = "Left out to fit the recap budget"
+NOTE_TOKENS = 30
+LINE_CHARS = 240
+RECENT = 5
+
+
+def build(state: SessionState, config: Config | None, state_dir: str, budget_tokens: int) -> Recap:
+    """The recap of ``state`` (and the guard's report), cut to ``budget_tokens``."""
+    report = guardstate.read_report(state_dir, state.session_id)
+    raw = {
+        GOAL: [state.goal] if state.goal else [],
+        CONSTRAINTS: constraints.merged(state.prompts, state.constraints),
+        OBLIGATIONS: guardstate.open_obligations(report),
+        FINDINGS: guardstate.active_findings(report),
+        FAILURES: unresolved_failures(state),
+        BLOCKED: blocked(state),
+        BUDGET: budget_lines(state, config),
+    }
+    sections = [RecapSection(title, [_line(x) for x in raw[title]]) for title in SHOWN]
+    return fit(Recap(sections=sections), budget_tokens)
+
+
+def _line(text: str) -> str:
+    one = " ".join(str(text).split())
+    # redact first: a cut first could leave half a secret no rule knows
+    clean = redact(one)
+    return clean if len(clean) <= LINE_CHARS else clean[: LINE_CHARS - 1] + "…"
+
+
+def fit(recap: Recap, budget_tokens: int) -> Recap:
+    """Drop lines, lowest priority first, until the plain rendering fits the budget.
+
+    What was left out is said in one last line (room for it is reserved), so
+    the agent knows to look at ``agentreflex status`` rather than assume
+    there is nothing more.
+    """
+    if not _over(recap, budget_tokens):
+        return recap
+    by_title = {s.title: s for s in recap.sections}
+    target = max(budget_tokens - NOTE_TOKENS, 1)
+    dropped: dict[str, int] = {}
+    for title in DROP_ORDER:
+        section = by_title.get(title)
+        while section is not None and section.lines and _over(recap, target):
+            section.lines.pop()
+            dropped[title] = dropped.get(title, 0) + 1
+    left_out = ", ".join(f"{count} {title.lower()}" for title, count in dropped.items())
+    recap.sections.append(RecapSection(LEFT_OUT, [left_out[: NOTE_TOKENS * 3]]))
+    return recap
+
+
+def _over(recap: Recap, budget_tokens: int) -> bool:
+    return estimate_tokens(render_plain(recap)) > budget_tokens
+
+
+def unresolved_failures(state: SessionState) -> list[str]:
+    """Failed actions not followed by a success of the same call (newest last)."""
+    out: list[str] = []
+    for failure in state.failures[-RECENT * 2 :]:
+        if _resolved(state, failure):
+            continue
+        why = failure.error_signature or (
+            f"exit {failure.exit_code}" if failure.exit_code is not None else "failed"
+        )
+        out.append(f"{failure.summary} -> {why}")
+    return list(dict.fromkeys(out))[-RECENT:]
+
+
+def _resolved(state: SessionState, failure: ActionRecord) -> bool:
+    for action in state.actions:
+        if action.seq > failure.seq and action.outcome == "success":
+            if action.fingerprint == failure.fingerprint:
+                return True
+            if failure.verification and action.verification:
+                return True
+    return False
+
+
+def blocked(state: SessionState) -> list[str]:
+    """What agentreflex blocked (or asked about) and why, the most recent few."""
+    out = [
+        f"{i.code}: {i.message}"
+        for i in state.interventions
+        if i.verdict in ("BLOCK", "ASK_USER") and i.label in ("BLOCK", "ASK_USER")
+    ]
+    return list(dict.fromkeys(out))[-RECENT:]
+
+
+_LIMITS = (
+    ("session_tool_calls", "tool calls", "tool_calls"),
+    ("session_tokens", "tokens", "tokens"),
+    ("session_cost_usd", "cost (USD)", "cost_usd"),
+)
+
+
+def budget_lines(state: SessionState, config: Config | None) -> list[str]:
+    """``used of limit`` for every session budget the user set (none set: nothing)."""
+    section: dict[str, Any] = config.section("budgets") if config is not None else {}
+    counters = state.counters
+    used = {
+        "tool_calls": counters.tool_calls,
+        "tokens": counters.input_tokens + counters.output_tokens,
+        "cost_usd": round(counters.cost_usd, 2),
+    }
+    out: list[str] = []
+    for key, label, counter in _LIMITS:
+        limit = section.get(key)
+        if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0:
+            share = used[counter] / limit
+            out.append(f"{label}: {used[counter]} of {limit} ({share:.0%})")
+    return out

@@ -1,0 +1,54 @@
+"""OpenCode (``opencode-ai``): events from the plugin shim in ``plugins/opencode``.
+
+OpenCode runs plugins in its own process; the shim forwards each callback
+in the shared shim shape (:mod:`agentreflex.core.hosts.jsshim`, whose
+docstring is the contract) and applies the reply:
+
+* ``tool.execute.before`` (every tool: bash, edit, write, patch, read,
+  webfetch, task, MCP tools) -> PRE_TOOL; ``{"block": true}`` makes the shim
+  throw, which OpenCode turns into the tool's error text for the model;
+* ``tool.execute.after`` -> POST_TOOL (recorded: tests run, edits made);
+* ``chat.message`` (a user message) -> USER_PROMPT; a ``context`` reply is
+  added to the system prompt by ``experimental.chat.system.transform``;
+* ``session.created`` -> SESSION_START; ``session.deleted`` -> SESSION_END;
+* ``session.idle`` -> STOP.  Idle is not a vetoable stop: a block makes the
+  shim prompt the session again with the reason, once per stop
+  (``stop_hook_active`` on the next idle).
+
+The payload may carry ``model_id`` and ``model_variant`` (raw variant /
+reasoning effort) from the shim's bounded ``message.updated`` cache; both are
+kept in ``Event.raw`` as strings of at most 128 characters, or dropped.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.decision import Decision
+from agentreflex.core.events import Event, EventKind
+from agentreflex.core.hosts.base import HostReply
+from agentreflex.core.hosts.jsshim import parse_shim_payload, render_shim, render_shim_error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENTS: dict[str, EventKind] = {
+    "session.created": EventKind.SESSION_START,
+    "chat.message": EventKind.USER_PROMPT,
+    "tool.execute.before": EventKind.PRE_TOOL,
+    "tool.execute.after": EventKind.POST_TOOL,
+    "session.idle": EventKind.STOP,
+    "session.deleted": EventKind.SESSION_END,
+}
+
+
+class OpenCodeAdapter:
+    name = "opencode"
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        return parse_shim_payload(payload, self.name, EVENTS)
+
+    def render(self, event: Event, decision: Decision) -> HostReply:
+        return render_shim(event, decision)
+
+    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
+        return render_shim_error(kind, message, fail_closed)

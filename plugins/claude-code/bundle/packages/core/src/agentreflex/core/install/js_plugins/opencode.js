@@ -1,0 +1,170 @@
+// agentreflex for OpenCode: a plugin that sends OpenCode's callbacks to agentreflex.
+//
+// - tool.execute.before (every tool: bash, edit, write, patch, read, webfetch, task,
+//   MCP tools): a refusal is thrown, which OpenCode reports to the model as the
+//   tool's error, with our reason;
+// - tool.execute.after: recorded (tests run, files changed: the done reflex's evidence);
+// - chat.message: the user's words (constraints such as "do not modify tests");
+// - experimental.chat.system.transform: context from agentreflex joins the system prompt;
+// - event session.idle: the done reflex.  Idle is not a stop OpenCode lets a plugin
+//   veto, so a "not done" answer prompts the session again with the reason, once
+//   per stop (the next idle says stop_hook_active and is let through);
+// - event message.updated: the model and variant in use, kept in a small bounded
+//   cache and sent as model_id / model_variant.
+//
+// Only the plugin function is exported: OpenCode calls every export of a plugin module.
+
+import { BoundedMap, bounded, createClient } from "./transport.js";
+
+const MODEL_LIMIT = 128; // the guard reads model_id / model_variant up to this length
+const TEXT_LIMIT = 4000; // the last assistant text kept per session
+const SESSIONS = 64; // sessions remembered at once
+
+/**
+ * @typedef {{
+ *   modelID?: string, variant?: string, lastText?: string, turnContext?: string,
+ *   pending: string[], reprompted: boolean, ownPrompt?: string
+ * }} SessionState
+ */
+
+/**
+ * @param {{client?: any, directory?: string, worktree?: string}} input OpenCode's PluginInput
+ */
+export const AgentReflex = async (input) => {
+  const agentreflex = createClient("opencode", import.meta.url);
+  const cwd = input?.directory || process.cwd();
+  /** @type {BoundedMap<SessionState>} */
+  const sessions = new BoundedMap(SESSIONS);
+  /** @type {Set<Promise<void>>} */
+  const inFlight = new Set();
+
+  /** @param {string} id @returns {SessionState} */
+  const session = (id) => {
+    let state = sessions.get(id);
+    if (!state) {
+      state = { pending: [], reprompted: false };
+      sessions.set(id, state);
+    }
+    return state;
+  };
+
+  /** @param {string} id */
+  const modelFields = (id) => {
+    const state = sessions.get(id);
+    return { model_id: state?.modelID, model_variant: state?.variant };
+  };
+
+  /** @param {string} id @param {any} source a message info or chat.message input */
+  const rememberModel = (id, source) => {
+    const modelID = bounded(source?.modelID ?? source?.model?.modelID, MODEL_LIMIT);
+    const variant = bounded(source?.variant ?? source?.model?.variant, MODEL_LIMIT);
+    if (!modelID && !variant) return;
+    const state = session(id);
+    if (modelID) state.modelID = modelID;
+    if (variant) state.variant = variant;
+  };
+
+  /** @param {string} id @param {{context?: string}} reply */
+  const keepContext = (id, reply) => {
+    if (reply.context) session(id).pending.push(reply.context);
+  };
+
+  /** The done reflex at idle; a "not done" prompts the session again, once. @param {string} id */
+  const onIdle = async (id) => {
+    const state = session(id);
+    const reply = await agentreflex.send(
+      "session.idle",
+      { session_id: id, cwd, last_message: state.lastText ?? "", stop_hook_active: state.reprompted, ...modelFields(id) },
+      false,
+    );
+    if (!reply.block || state.reprompted) {
+      state.reprompted = false;
+      return;
+    }
+    state.reprompted = true;
+    state.ownPrompt = reply.reason;
+    const parts = [{ type: "text", text: reply.reason }];
+    try {
+      // both SDK shapes: v1 {path, body}, v2 {sessionID, parts}
+      await input.client.session.prompt({ path: { id }, body: { parts }, sessionID: id, parts });
+    } catch (err) {
+      console.error(`agentreflex: could not prompt the session again: ${err instanceof Error ? err.message : err}`);
+    }
+  };
+
+  /** @param {Promise<void>} work */
+  const track = (work) => {
+    inFlight.add(work);
+    work.finally(() => inFlight.delete(work));
+  };
+
+  return {
+    "tool.execute.before": async (/** @type {any} */ call, /** @type {any} */ output) => {
+      const id = String(call?.sessionID ?? "");
+      const reply = await agentreflex.send(
+        "tool.execute.before",
+        { session_id: id, cwd, tool: call?.tool, call_id: call?.callID, args: output?.args, ...modelFields(id) },
+        true,
+      );
+      if (reply.block) throw new Error(reply.reason);
+      keepContext(id, reply);
+    },
+
+    "tool.execute.after": async (/** @type {any} */ call, /** @type {any} */ output) => {
+      const id = String(call?.sessionID ?? "");
+      const meta = output?.metadata ?? {};
+      const exit = typeof meta.exit === "number" ? meta.exit : meta.exitCode;
+      const result = { output: typeof output?.output === "string" ? output.output : "", exit_code: exit };
+      const reply = await agentreflex.send(
+        "tool.execute.after",
+        { session_id: id, cwd, tool: call?.tool, call_id: call?.callID, args: call?.args ?? {}, result, ...modelFields(id) },
+        false,
+      );
+      keepContext(id, reply);
+    },
+
+    "chat.message": async (/** @type {any} */ info, /** @type {any} */ output) => {
+      const id = String(info?.sessionID ?? "");
+      rememberModel(id, info);
+      const parts = Array.isArray(output?.parts) ? output.parts : [];
+      const prompt = parts.filter((p) => p?.type === "text" && typeof p.text === "string" && !p.synthetic)
+        .map((p) => p.text).join("\n");
+      const state = session(id);
+      if (state.ownPrompt !== undefined && prompt === state.ownPrompt) {
+        state.ownPrompt = undefined; // our own re-prompt, not the user's words
+        return;
+      }
+      const reply = await agentreflex.send("chat.message", { session_id: id, cwd, prompt, ...modelFields(id) }, false);
+      session(id).turnContext = reply.context;
+    },
+
+    "experimental.chat.system.transform": async (/** @type {any} */ info, /** @type {any} */ output) => {
+      const id = String(info?.sessionID ?? "");
+      const state = sessions.get(id);
+      if (!state || !Array.isArray(output?.system)) return;
+      const texts = [state.turnContext, ...state.pending.splice(0)].filter(Boolean);
+      if (texts.length) output.system.push(`agentreflex:\n${texts.join("\n")}`);
+    },
+
+    "experimental.text.complete": async (/** @type {any} */ info, /** @type {any} */ output) => {
+      const text = bounded(output?.text, TEXT_LIMIT);
+      if (text && info?.sessionID) session(String(info.sessionID)).lastText = text;
+    },
+
+    event: async (/** @type {{event: any}} */ { event }) => {
+      const props = event?.properties ?? {};
+      if (event?.type === "message.updated" && props.info?.sessionID) {
+        rememberModel(String(props.info.sessionID), props.info);
+      } else if (event?.type === "session.created" && props.info?.id) {
+        track(agentreflex.send("session.created", { session_id: String(props.info.id), cwd }, false).then(() => {}));
+      } else if (event?.type === "session.idle" && props.sessionID) {
+        track(onIdle(String(props.sessionID)));
+      }
+    },
+
+    // `opencode run` exits at the first idle: wait for the done reflex (and its re-prompt)
+    dispose: async () => {
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+    },
+  };
+};

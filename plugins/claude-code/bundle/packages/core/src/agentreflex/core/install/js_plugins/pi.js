@@ -1,0 +1,140 @@
+// agentreflex for pi and oh-my-pi (omp): an extension that sends pi's events to agentreflex.
+//
+// - tool_call (every tool): a refusal is returned as {block: true, reason}, which pi
+//   shows the model as the tool's error result;
+// - tool_result: recorded (tests run, files changed: the done reflex's evidence);
+// - before_agent_start: the user's words (constraints such as "do not modify tests");
+//   context from agentreflex comes back as the extension's message;
+// - context: context that arrived after a tool joins the next model request;
+// - agent_end: the done reflex.  pi cannot veto a stop, so a "not done" answer sends
+//   the reason as a follow-up user message, once per stop (the next agent_end says
+//   stop_hook_active and is let through);
+// - session_shutdown: waits for that follow-up (`pi -p` shuts down right after the
+//   first answer, so the follow-up turn runs while it shuts down).
+//
+// The host name ("pi" or "omp") is in agentreflex.json, written by `agentreflex install`.
+
+import { createClient } from "./transport.js";
+
+const SETTLE_MS = 5000; // longest wait for pi to be idle before the follow-up is sent
+
+/** @param {any} pi pi's ExtensionAPI */
+export default function agentreflex(pi) {
+  const { send } = createClient(undefined, import.meta.url);
+  /** @type {string[]} */
+  const pending = [];
+  let reprompted = false;
+  /** @type {string | undefined} the follow-up we sent, which pi hands back as a prompt */
+  let ownPrompt;
+  /** @type {Set<Promise<unknown>>} */
+  const inFlight = new Set();
+
+  let known = { session_id: "", cwd: process.cwd() };
+  /**
+   * Session id and cwd from pi's ctx.  A ctx turns "stale" once pi starts shutting
+   * down (and `pi -p` runs the follow-up turn then): its getters throw, so the last
+   * values seen are used instead.
+   * @param {any} ctx
+   */
+  const base = (ctx) => {
+    try {
+      known = {
+        session_id: String(ctx?.sessionManager?.getSessionId?.() ?? known.session_id),
+        cwd: String(ctx?.cwd ?? known.cwd),
+      };
+    } catch {
+      // stale ctx: keep what was known
+    }
+    return { ...known };
+  };
+
+  /** @param {Promise<unknown>} work */
+  const track = (work) => {
+    inFlight.add(work);
+    work.finally(() => inFlight.delete(work));
+    return work;
+  };
+
+  pi.on("session_start", async (/** @type {any} */ _event, /** @type {any} */ ctx) => {
+    await send("session_start", base(ctx), false);
+  });
+
+  pi.on("before_agent_start", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
+    const prompt = typeof event?.prompt === "string" ? event.prompt : "";
+    if (ownPrompt !== undefined && prompt === ownPrompt) {
+      ownPrompt = undefined; // our own follow-up, not the user's words
+      return undefined;
+    }
+    const reply = await send("before_agent_start", { ...base(ctx), prompt }, false);
+    if (!reply.context) return undefined;
+    return { message: { customType: "agentreflex", content: reply.context, display: false } };
+  });
+
+  pi.on("tool_call", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
+    const reply = await send(
+      "tool_call",
+      { ...base(ctx), tool: event?.toolName, call_id: event?.toolCallId, args: event?.input },
+      true,
+    );
+    if (reply.block) return { block: true, reason: reply.reason };
+    if (reply.context) pending.push(reply.context);
+    return undefined;
+  });
+
+  pi.on("tool_result", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
+    const content = Array.isArray(event?.content) ? event.content : [];
+    const output = content.filter((c) => c?.type === "text").map((c) => String(c.text ?? "")).join("\n");
+    const exit = event?.details?.exitCode;
+    const result = { output, is_error: event?.isError === true, exit_code: typeof exit === "number" ? exit : undefined };
+    const reply = await send(
+      "tool_result",
+      { ...base(ctx), tool: event?.toolName, call_id: event?.toolCallId, args: event?.input ?? {}, result },
+      false,
+    );
+    if (reply.context) pending.push(reply.context);
+    return undefined;
+  });
+
+  pi.on("context", async (/** @type {any} */ event) => {
+    if (!pending.length || !Array.isArray(event?.messages)) return undefined;
+    const text = `agentreflex:\n${pending.splice(0).join("\n")}`;
+    const note = { role: "custom", customType: "agentreflex", content: text, display: false, timestamp: Date.now() };
+    return { messages: [...event.messages, note] };
+  });
+
+  pi.on("agent_end", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
+    const messages = Array.isArray(event?.messages) ? event.messages : [];
+    const last = [...messages].reverse().find((m) => m?.role === "assistant");
+    const lastText = Array.isArray(last?.content)
+      ? last.content.filter((c) => c?.type === "text").map((c) => String(c.text ?? "")).join("\n")
+      : "";
+    const reply = await track(
+      send("agent_end", { ...base(ctx), last_message: lastText.slice(0, 4000), stop_hook_active: reprompted }, false),
+    );
+    if (!reply.block || reprompted) {
+      reprompted = false;
+      return;
+    }
+    reprompted = true;
+    ownPrompt = reply.reason ?? "";
+    // not awaited here: the follow-up turn's own events queue behind this handler
+    track(followUp(reply.reason ?? "", ctx));
+  });
+
+  /** @param {string} reason @param {any} ctx */
+  async function followUp(reason, ctx) {
+    const start = Date.now();
+    while (typeof ctx?.isIdle === "function" && !ctx.isIdle() && Date.now() - start < SETTLE_MS) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    try {
+      await pi.sendUserMessage(reason);
+    } catch (err) {
+      console.error(`agentreflex: could not send the follow-up: ${err instanceof Error ? err.message : err}`);
+    }
+  }
+
+  pi.on("session_shutdown", async () => {
+    while (inFlight.size) await Promise.allSettled([...inFlight]);
+  });
+}

@@ -1,0 +1,292 @@
+// agentreflex for JavaScript hosts (OpenCode, pi, oh-my-pi): how a shim reaches agentreflex.
+//
+// Each event goes to the warm daemon's Unix socket when one answers (no Python
+// start-up per tool call), else to `agentreflex hook HOST EVENT` as a child process
+// started from absolute paths written by `agentreflex install` (never a shell).  The
+// request is the shim payload documented in agentreflex/core/hosts/jsshim.py; the
+// answer is one JSON object: {}, {block, reason} or {context}.
+//
+// When agentreflex cannot be reached or answers nonsense, a proposed tool call is
+// refused with a reason the model sees (a safety floor that cannot run must not let
+// the tool through); every other event goes on without us.
+//
+// This file exports helpers, so OpenCode must never load it as a plugin itself: it
+// lives beside the plugin's entry, not in a `plugins/` folder.
+
+import { spawn } from "node:child_process";
+import { readFileSync, lstatSync } from "node:fs";
+import { createConnection } from "node:net";
+import { dirname, join, isAbsolute } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** @typedef {{block?: boolean, reason?: string, context?: string}} Reply */
+/** @typedef {{binary: string, python?: string, host?: string}} Settings */
+/** @typedef {{socket: string, install: string}} DaemonInfo */
+
+export const MAGIC = "ARX2\0";
+// one-byte daemon answers meaning "evaluate it yourself"
+const EVALUATE_YOURSELF = 253;
+const SOCKET_TIMEOUT_MS = 5000;
+const HOOK_TIMEOUT_MS = 30000;
+const MAX_REPLY_BYTES = 1024 * 1024;
+// environment that changes a decision, forwarded to the daemon (core/client.py ENV_PREFIXES)
+const ENV_PREFIXES = [
+  "REFLEX_", "JEV_", "AGENTREFLEX_", "CLAUDE_", "CODEX_",
+  "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PWD",
+];
+
+/**
+ * The install record beside this file (agentreflex.json, written by `agentreflex install`).
+ * Nothing else chooses what runs: no environment variable can point the shim elsewhere.
+ * @param {string} folder
+ * @returns {Settings | string} the settings, or why there are none
+ */
+export function readSettings(folder) {
+  /** @type {any} */
+  let data;
+  try {
+    data = JSON.parse(readFileSync(join(folder, "agentreflex.json"), "utf8"));
+  } catch (err) {
+    return `cannot read ${join(folder, "agentreflex.json")} (${errText(err)}); run \`agentreflex install\` again`;
+  }
+  const binary = data?.binary;
+  if (typeof binary !== "string" || !isAbsolute(binary)) {
+    return `agentreflex.json names no absolute agentreflex script (got ${JSON.stringify(binary)})`;
+  }
+  const python = typeof data?.python === "string" && isAbsolute(data.python) ? data.python : undefined;
+  return { binary, python, host: typeof data?.host === "string" ? data.host : undefined };
+}
+
+/** @param {unknown} err */
+function errText(err) {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The request bytes of the daemon protocol (core/client.py encode_request).
+ * @param {string} install @param {string} host @param {string} hint
+ * @param {Record<string, string | undefined>} env @param {Buffer} payload
+ */
+export function encodeRequest(install, host, hint, env, payload) {
+  const parts = [Buffer.from(MAGIC), Buffer.from(install + "\0"), Buffer.from(host + "\0" + hint + "\0")];
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined || key.includes("\0") || value.includes("\0")) continue;
+    if (!ENV_PREFIXES.some((p) => key.startsWith(p))) continue;
+    parts.push(Buffer.from(`${key}=${value}\0`));
+  }
+  parts.push(Buffer.from("\0"), payload);
+  return Buffer.concat(parts);
+}
+
+/**
+ * True when `folder` is a real directory of ours that nobody else may enter: then
+ * nobody else can have put the socket there (core/client.py private_dir_fd).
+ * @param {string} folder
+ */
+export function privateDir(folder) {
+  try {
+    const st = lstatSync(folder);
+    const uid = typeof process.getuid === "function" ? process.getuid() : -1;
+    return st.isDirectory() && !st.isSymbolicLink() && st.uid === uid && (st.mode & 0o777) === 0o700;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The daemon's answer as [exitCode, stdout], or null ("evaluate it yourself").
+ * @param {DaemonInfo} info @param {string} host @param {string} hint @param {Buffer} payload
+ * @returns {Promise<[number, string] | null>}
+ */
+export function askDaemon(info, host, hint, payload) {
+  if (!privateDir(dirname(info.socket))) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    let settled = false;
+    /** @param {[number, string] | null} value */
+    const done = (value) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(value);
+    };
+    const sock = createConnection(info.socket);
+    const timer = setTimeout(() => done(null), SOCKET_TIMEOUT_MS);
+    sock.on("error", () => done(null));
+    sock.on("connect", () => sock.end(encodeRequest(info.install, host, hint, process.env, payload)));
+    sock.on("data", (chunk) => {
+      size += chunk.length;
+      if (size > MAX_REPLY_BYTES) return done(null);
+      chunks.push(chunk);
+    });
+    sock.on("end", () => {
+      const data = Buffer.concat(chunks);
+      if (data.length === 0 || (data.length === 1 && data[0] >= EVALUATE_YOURSELF)) return done(null);
+      const end = data.indexOf(0, 1);
+      done([data[0], data.subarray(1, end === -1 ? data.length : end).toString("utf8")]);
+    });
+  });
+}
+
+/**
+ * Run `argv` (absolute paths, no shell) with `input` on stdin.
+ * @param {string[]} argv @param {Buffer | string} input @param {number} timeoutMs
+ * @returns {Promise<{code: number | null, stdout: string, stderr: string, error?: string}>}
+ */
+export function run(argv, input, timeoutMs = HOOK_TIMEOUT_MS) {
+  return new Promise((resolve) => {
+    /** @type {Buffer[]} */ const out = [];
+    /** @type {Buffer[]} */ const err = [];
+    let settled = false;
+    /** @param {{code: number | null, stdout: string, stderr: string, error?: string}} value */
+    const done = (value) => {
+      if (!settled) { settled = true; clearTimeout(timer); resolve(value); }
+    };
+    let child;
+    try {
+      child = spawn(argv[0], argv.slice(1), { stdio: ["pipe", "pipe", "pipe"], shell: false });
+    } catch (e) {
+      return done({ code: null, stdout: "", stderr: "", error: errText(e) });
+    }
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      done({ code: null, stdout: "", stderr: "", error: `no answer within ${timeoutMs / 1000} s` });
+    }, timeoutMs);
+    child.on("error", (e) => done({ code: null, stdout: "", stderr: "", error: errText(e) }));
+    child.stdout.on("data", (c) => out.push(c));
+    child.stderr.on("data", (c) => err.push(c));
+    child.on("close", (code) =>
+      done({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }));
+    child.stdin.on("error", () => {}); // a child that exits early: its answer still counts
+    child.stdin.end(input);
+  });
+}
+
+/**
+ * Read the hook's one JSON object; null when it is not one (empty output included).
+ * @param {string} text @returns {Reply | null}
+ */
+export function parseReply(text) {
+  try {
+    const value = JSON.parse(text); // nothing at all is no answer: the hook always prints an object
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+    /** @type {Reply} */
+    const reply = {};
+    if (value.block === true) {
+      reply.block = true;
+      reply.reason = typeof value.reason === "string" && value.reason.trim() ? value.reason : "blocked by agentreflex";
+    }
+    if (typeof value.context === "string" && value.context) reply.context = value.context;
+    return reply;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The shim's link to agentreflex for one host.
+ * @param {string | undefined} chosen "opencode", "pi" or "omp"; undefined: agentreflex.json's
+ *   `host` (pi and omp share one extension), else "pi"
+ * @param {string} moduleUrl the shim's import.meta.url (agentreflex.json sits beside it)
+ */
+export function createClient(chosen, moduleUrl) {
+  const folder = dirname(fileURLToPath(moduleUrl));
+  const settings = readSettings(folder);
+  const host = chosen ?? (typeof settings === "object" && settings.host === "omp" ? "omp" : "pi");
+  /** @type {Promise<DaemonInfo | null> | null} */
+  let daemon = null;
+
+  /** Where this installation's daemon listens (asked once, from Python, which knows its id). */
+  function daemonInfo() {
+    if (typeof settings === "string" || !settings.python) return Promise.resolve(null);
+    if ((process.env.AGENTREFLEX_DAEMON || "").toLowerCase() === "off") return Promise.resolve(null);
+    const python = settings.python;
+    daemon ??= run([python, "-c", DAEMON_INFO], "", SOCKET_TIMEOUT_MS).then((r) => {
+      try {
+        const [socket, install] = JSON.parse(r.stdout);
+        return typeof socket === "string" && typeof install === "string" ? { socket, install } : null;
+      } catch {
+        return null;
+      }
+    });
+    return daemon;
+  }
+
+  /**
+   * Send one event; the reply, or for a tool call a refusal saying why agentreflex was not reached.
+   * @param {string} event the host callback name (hook_event_name)
+   * @param {Record<string, unknown>} fields the rest of the shim payload
+   * @param {boolean} failClosed true before a tool runs
+   * @returns {Promise<Reply>}
+   */
+  async function send(event, fields, failClosed) {
+    const refuse = (/** @type {string} */ why) =>
+      failClosed
+        ? { block: true, reason: `agentreflex could not check this call (${why}); failing closed. Ask the user to run \`agentreflex doctor\`.` }
+        : {};
+    if (typeof settings === "string") return refuse(settings);
+    let payload;
+    try {
+      payload = Buffer.from(JSON.stringify({ ...fields, hook_event_name: event }), "utf8");
+    } catch (err) {
+      return refuse(`the event could not be encoded: ${errText(err)}`);
+    }
+    const info = await daemonInfo();
+    const warm = info ? await askDaemon(info, host, event, payload) : null;
+    if (warm && warm[0] === 0) {
+      const reply = parseReply(warm[1]);
+      if (reply) return reply;
+    }
+    const argv = settings.python
+      ? [settings.python, settings.binary, "hook", host, event]
+      : [settings.binary, "hook", host, event];
+    const done = await run(argv, payload);
+    if (done.error) return refuse(`${settings.binary} did not run: ${done.error}`);
+    const reply = done.code === 0 ? parseReply(done.stdout) : null;
+    if (reply === null) {
+      const said = (done.stderr || done.stdout).trim().split("\n").pop()?.slice(0, 300) ?? "";
+      return refuse(`\`agentreflex hook ${host}\` exited ${done.code} without an answer${said ? ": " + said : ""}`);
+    }
+    return reply;
+  }
+
+  return { send, settings, host };
+}
+
+// Printed by this installation's Python: its daemon socket and installation id.
+const DAEMON_INFO =
+  "import json,sys\n" +
+  "from agentreflex.core.client import installation_id, socket_path\n" +
+  "i = installation_id()\n" +
+  "sys.stdout.write(json.dumps([socket_path(i), i]))\n";
+
+/**
+ * A bounded map: the oldest entry goes when it is full (per-session caches).
+ * @template V
+ */
+export class BoundedMap extends Map {
+  /** @param {number} limit */
+  constructor(limit) {
+    super();
+    this.limit = limit;
+  }
+  /** @param {string} key @param {V} value */
+  set(key, value) {
+    if (!this.has(key) && this.size >= this.limit) {
+      const oldest = this.keys().next().value;
+      if (oldest !== undefined) this.delete(oldest);
+    }
+    return super.set(key, value);
+  }
+}
+
+/**
+ * A string cut to `limit` characters, or undefined when it is not a non-empty string.
+ * @param {unknown} value @param {number} limit
+ */
+export function bounded(value, limit) {
+  return typeof value === "string" && value ? value.slice(0, limit) : undefined;
+}

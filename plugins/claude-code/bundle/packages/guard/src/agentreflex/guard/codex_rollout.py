@@ -1,0 +1,143 @@
+"""The trusted Codex rollout adapter (visible reasoning summaries only).
+
+Codex hooks identify the session but may send ``transcript_path`` as null;
+the visible reasoning summaries live in the session's rollout file,
+``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`` (or the
+compressed ``.jsonl.zst`` newer Codex writes).  A hook path is trusted only
+when it resolves (symlinks followed) to such a file below the sessions
+directory; without one, exactly one rollout named for the UUID-shaped
+``session_id`` may be used.  Ambiguous, invalid, out-of-tree or
+symlink-escaped matches fail closed: nothing is read and the reason is kept.
+
+Of every record only ``response_item`` -> ``reasoning`` -> ``summary`` ->
+``summary_text.text`` is taken: encrypted reasoning, raw reasoning content,
+messages and tool calls are never read.  ``session_meta.originator`` gives
+the surface and the latest ``turn_context`` (or applied thread settings) the
+model and effort.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentreflex.guard.sanitize import excerpt, normalize_text
+from agentreflex.guard.transcript import ZST, Batch, inside, uuid_shaped
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+_SUFFIXES = (".jsonl", ".jsonl" + ZST)
+_MAX_SUMMARY_PARTS = 64
+
+
+def sessions_root(env: Mapping[str, str]) -> str:
+    base = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or "~", ".codex")
+    return os.path.realpath(os.path.join(os.path.expanduser(base), "sessions"))
+
+
+def rollout_name(name: str) -> bool:
+    return name.startswith("rollout-") and name.endswith(_SUFFIXES)
+
+
+def resolve(session_id: str, hook_path: str, env: Mapping[str, str]) -> tuple[str, str]:
+    """(trusted real path, "") or ("", reason it was rejected)."""
+    root = sessions_root(env)
+    if hook_path:
+        return _trusted(hook_path, root)
+    if not uuid_shaped(session_id or ""):
+        return "", "no rollout path and the session id is not UUID-shaped"
+    import glob  # lazy: only a hook without a path searches
+
+    pattern = os.path.join(glob.escape(root), "*", "*", "*", "rollout-*-" + glob.escape(session_id))
+    matches = sorted(glob.glob(pattern + ".jsonl") + glob.glob(pattern + ".jsonl" + ZST))
+    if len(matches) != 1:
+        return "", "no rollout found" if not matches else "ambiguous rollout candidates"
+    return _trusted(matches[0], root)
+
+
+def _trusted(path: str, root: str) -> tuple[str, str]:
+    real = os.path.realpath(path)
+    if not inside(real, root):
+        return "", "rollout path is outside the trusted sessions tree"
+    if not rollout_name(os.path.basename(real)):
+        return "", "rollout name is not rollout-*.jsonl"
+    if not os.path.isfile(real):
+        return "", "rollout is not a regular file"
+    return real, ""
+
+
+def summary_text(rec: dict[str, Any]) -> str:
+    """The visible summary of a ``reasoning`` response item ("" for anything else)."""
+    if rec.get("type") != "response_item":
+        return ""
+    payload = rec.get("payload")
+    if not isinstance(payload, dict) or payload.get("type") != "reasoning":
+        return ""
+    summary = payload.get("summary")
+    if not isinstance(summary, list):
+        return ""
+    parts = [
+        normalize_text(part["text"])
+        for part in summary[:_MAX_SUMMARY_PARTS]
+        if isinstance(part, dict)
+        and part.get("type") == "summary_text"
+        and isinstance(part.get("text"), str)
+    ]
+    return "\n\n".join(p for p in parts if p.strip())
+
+
+def metadata(rec: dict[str, Any], batch: Batch) -> None:
+    """Originator (``session_meta``), model and effort (``turn_context`` or applied
+    thread settings), raw: the engine cleans them."""
+    kind = rec.get("type")
+    payload = rec.get("payload")
+    if not isinstance(payload, dict):
+        return
+    if kind == "session_meta" and isinstance(payload.get("originator"), str):
+        batch.entrypoint = excerpt(payload["originator"], 32)
+    elif kind == "turn_context":
+        _settings(payload, batch)
+    elif kind == "event_msg" and payload.get("type") == "thread_settings_applied":
+        settings = payload.get("thread_settings")
+        if isinstance(settings, dict):
+            _settings(settings, batch)
+
+
+def _settings(payload: dict[str, Any], batch: Batch) -> None:
+    """``model`` and ``effort`` (or the collaboration mode's ``reasoning_effort``)."""
+    if isinstance(payload.get("model"), str):
+        batch.model = payload["model"][:256]
+    effort = payload.get("effort")
+    mode = payload.get("collaboration_mode")
+    settings = mode.get("settings") if isinstance(mode, dict) else None
+    if not isinstance(effort, str) and isinstance(settings, dict):
+        effort = settings.get("reasoning_effort")
+    if isinstance(effort, str):
+        batch.effort = effort[:32]
+
+
+class _Codex:
+    name = "codex"
+    needles: tuple[bytes, ...] = (
+        b'"reasoning"',
+        b'"session_meta"',
+        b'"turn_context"',
+        b'"thread_settings_applied"',
+    )
+
+    @staticmethod
+    def resolve(session_id: str, hook_path: str, env: Mapping[str, str]) -> tuple[str, str]:
+        return resolve(session_id, hook_path, env)
+
+    @staticmethod
+    def text(rec: dict[str, Any]) -> str:
+        return summary_text(rec)
+
+    @staticmethod
+    def metadata(rec: dict[str, Any], batch: Batch) -> None:
+        metadata(rec, batch)
+
+
+ADAPTER = _Codex()

@@ -1,0 +1,316 @@
+"""Checking a proposed action against the project's written rules.
+
+A file write, edit or patch is checked against every rule that governs the
+file's folder; a shell command against the rules that govern its working
+directory, and every path it would change (found by the gate's own change
+finder) against the rules of that path.  Matching reuses the gate's
+constraint checks, so "never edit generated/" in AGENTS.md means exactly what
+"never edit generated/" typed in a prompt means.
+
+Each violation becomes a :class:`Violation` that quotes the rule and cites
+``file:line``; the reflex turns it into a decision.  Editing the rule files
+themselves, or ``policies/``, is for the user to approve.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+
+from agentreflex.core.record import field, record
+from agentreflex.gate.paths import Where
+from agentreflex.instructions import parse, ruleset, sources
+from agentreflex.instructions.parse import Rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.events import ToolCall
+    from agentreflex.core.state.model import SessionState
+    from agentreflex.gate.model import Cmd
+    from agentreflex.instructions.sources import Diagnostic
+
+_GATE_ACTIONS = frozenset({"add_dependency", "push", "commit", "merge", "run"})
+
+
+@record
+class Violation:
+    """One broken rule (``rule`` is None for an edit of the rules themselves)."""
+
+    what: str
+    rule: Rule | None = None
+    conflicts: list[str] = field(default_factory=list)
+    ask_user: bool = False
+
+
+def check_tool(tool: ToolCall, cwd: str, project: str, deadline: float) -> list[Violation]:
+    """Every rule the proposed ``tool`` call would break."""
+    if tool.mutates_files:
+        from agentreflex.gate import files
+
+        content = files.added_lines(tool.patch) if tool.patch else tool.content
+        deleting = "*** Delete File:" in tool.patch
+        out: list[Violation] = []
+        for path in [p for p in (tool.paths or [tool.path]) if p]:
+            out.extend(check_write(path, cwd, project, content, tool.old_content, deleting))
+        return out
+    if tool.command:
+        return check_command(tool.command, cwd, project, deadline)
+    return []
+
+
+def diagnostics_for(tool: ToolCall, cwd: str, project: str) -> list[Diagnostic]:
+    """What could not be read of the rule files governing ``tool``'s paths (memoised)."""
+    paths = [p for p in (tool.paths or [tool.path]) if p] if tool.mutates_files else [cwd]
+    out: list[Diagnostic] = []
+    for path in paths[:16]:
+        full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
+        if _inside(full, project):
+            out.extend(
+                d for d in ruleset.for_path(project, full, False).diagnostics if d not in out
+            )
+    return out
+
+
+def check_write(
+    path: str, cwd: str, project: str, content: str = "", old: str = "", deleting: bool = False
+) -> list[Violation]:
+    """Rules broken by writing (or deleting) ``path``; nothing outside the project.
+
+    A path through a symlink is checked where it lands too: ``link/x`` with
+    ``link -> generated`` writes under generated/.
+    """
+    full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
+    real = os.path.realpath(full)
+    real_project = os.path.realpath(project)
+    if real != full and _inside(real, real_project):
+        landed = project.rstrip("/") + real[len(real_project.rstrip("/")) :]
+        if landed != full:
+            return _check_one(path, full, cwd, project, content, old, deleting) or _check_one(
+                path, landed, cwd, project, content, old, deleting
+            )
+    return _check_one(path, full, cwd, project, content, old, deleting)
+
+
+def _check_one(
+    path: str, full: str, cwd: str, project: str, content: str, old: str, deleting: bool
+) -> list[Violation]:
+    if not _inside(full, project):
+        return []
+    if sources.is_instruction_file(full, project) or _inside(
+        full, os.path.join(project, "policies")
+    ):
+        rel = full[len(project.rstrip("/")) + 1 :]
+        return [
+            Violation(f"It would change {rel}, which holds the rules agents follow.", ask_user=True)
+        ]
+    rs = ruleset.for_path(project, full, advice=False)
+    out: list[Violation] = []
+    for rule in rs.of_kind(parse.PROHIBIT):
+        what = _path_breaks(rule, full, cwd, deleting)
+        if what is None and rule.action == "add_dependency" and content:
+            what = _manifest_breaks(rule, full, content, old)
+        if what is not None:
+            out.append(Violation(what, rule, [c for c in rs.conflicts if rule.cite() in c]))
+    return out
+
+
+def _path_breaks(rule: Rule, full: str, cwd: str, deleting: bool) -> str | None:
+    if rule.action not in ("modify", "delete") or (rule.action == "delete" and not deleting):
+        return None
+    rel = posixpath.relpath(full, rule.scope)
+    verb = "delete" if deleting else "change"
+    if any(ch in rule.target for ch in "*?["):
+        pattern = rule.target.lstrip("./")
+        hit = (
+            fnmatch.fnmatchcase(rel, pattern)
+            or fnmatch.fnmatchcase(posixpath.basename(rel), pattern)
+            or ruleset.glob_match(pattern, rel)
+        )
+        return f"It would {verb} {rel}." if hit else None
+    from agentreflex.gate import constraints
+
+    where = Where(cwd=cwd, project=rule.scope, home=os.path.expanduser("~"))
+    c = {"action": rule.action, "target": rule.target, "text": rule.text}
+    hits = constraints.check_paths([c], [full], where, full, deleting)
+    return f"It would {verb} {rel}." if hits else None
+
+
+def _manifest_breaks(rule: Rule, full: str, content: str, old: str) -> str | None:
+    from agentreflex.gate import constraints
+
+    c = {"action": "add_dependency", "target": "dependencies", "text": rule.text}
+    hits = constraints.check_manifest_edit([c], full, content, old, full)
+    return f"It adds a dependency to {posixpath.basename(full)}." if hits else None
+
+
+def check_command(command: str, cwd: str, project: str, deadline: float) -> list[Violation]:
+    """Rules broken by a shell command: its programs, and every path it changes."""
+    where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
+    cmds = _commands(command, where, deadline)
+    rs = ruleset.for_path(project, cwd, False) if _inside(cwd, project) else ruleset.RuleSet()
+    out: list[Violation] = []
+    for rule in rs.of_kind(parse.PROHIBIT):
+        what = _command_breaks(rule, cmds, where)
+        if what is not None:
+            out.append(Violation(what, rule, [c for c in rs.conflicts if rule.cite() in c]))
+    out.extend(_changed_paths(cmds, where))
+    return _unique(out)
+
+
+def _command_breaks(rule: Rule, cmds: list[Cmd], where: Where) -> str | None:
+    if rule.action == "only_use":
+        family = next((f for f in parse.PACKAGE_FAMILIES if rule.target in f), frozenset())
+        for cmd in cmds:
+            if cmd.name in family and cmd.name != rule.target:
+                return f"It runs {cmd.name}, not {rule.target}."
+        return None
+    if rule.action not in _GATE_ACTIONS:
+        return None
+    if rule.action == "run":  # a program by name (the gate's looser word match is for prompts)
+        return f"It runs {rule.target}." if any(_runs(rule.target, c) for c in cmds) else None
+    from agentreflex.gate import constraints
+
+    c = {"action": rule.action, "target": rule.target, "text": rule.text}
+    if not constraints.check_command([c], cmds, where):
+        return None
+    if rule.action == "add_dependency":
+        return "It installs a new package."
+    return f"It runs git {rule.action}."
+
+
+def _runs(target: str, cmd: Cmd) -> bool:
+    t = target.lower()
+    if t.startswith("migration"):
+        return any("migrat" in a.lower() for a in cmd.argv)
+    return posixpath.basename(cmd.name).lower() == t or t in _wrappers(cmd)
+
+
+def _wrappers(cmd: Cmd) -> list[str]:
+    """The programs the analysis unwrapped in front of ``cmd`` (``sudo``, ``env``, ``nice``...)."""
+    words = cmd.text.split()
+    if cmd.name not in words:
+        return []
+    return [posixpath.basename(w) for w in words[: words.index(cmd.name)] if "=" not in w]
+
+
+def _changed_paths(cmds: list[Cmd], where: Where) -> list[Violation]:
+    from agentreflex.gate import changes
+    from agentreflex.gate.guarded import DELETE, MOVE
+
+    out: list[Violation] = []
+    for cmd in cmds:
+        for path, effect, cwd in changes.effects(cmd, where)[:64]:
+            full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
+            out.extend(check_write(full, cwd, where.project, deleting=effect in (DELETE, MOVE)))
+    return out
+
+
+def _unique(found: list[Violation]) -> list[Violation]:
+    seen: set[str] = set()
+    out = []
+    for v in found:
+        key = v.rule.cite() + v.rule.text if v.rule else v.what
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
+
+
+# --- requirements -----------------------------------------------------------
+
+_GIT_WHEN = {"commit": "commit", "push": "push"}
+
+
+_ANALYSED: dict[tuple[str, str], list[Cmd]] = {}
+
+
+def _commands(command: str, where: Where, deadline: float) -> list[Cmd]:
+    """The gate's analysis of ``command`` (the simple commands it runs), once per call."""
+    key = (command, where.cwd)
+    if key not in _ANALYSED:
+        from agentreflex.gate.analyze import analyse
+
+        env = {"HOME": where.home, "PWD": where.cwd}
+        _ANALYSED.clear()
+        _ANALYSED[key] = analyse(command, where, env, deadline).cmds
+    return _ANALYSED[key]
+
+
+def new_call() -> None:
+    """Forget the last analysis: it is shared within one tool call, never across calls."""
+    _ANALYSED.clear()
+
+
+def _git_sub(cmd: Cmd) -> str:
+    """``commit`` for ``git -C x -c a=b commit -m y`` (the first operand after git's options)."""
+    if posixpath.basename(cmd.name) != "git":
+        return ""
+    args = cmd.args
+    i = 0
+    while i < len(args):
+        if args[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace"):
+            i += 2
+        elif args[i].startswith("-"):
+            i += 1
+        else:
+            return args[i]
+    return ""
+
+
+def pending_for_command(
+    command: str, cwd: str, project: str, state: SessionState, deadline: float
+) -> list[Rule]:
+    """Requirements a ``git commit``/``git push`` in ``command`` would skip."""
+    if "commit" not in command and "push" not in command:
+        return []
+    if not _inside(cwd, project):
+        return []
+    where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
+    when = {
+        _GIT_WHEN[s] for s in map(_git_sub, _commands(command, where, deadline)) if s in _GIT_WHEN
+    }
+    if not when:
+        return []
+    rs = ruleset.for_path(project, cwd, advice=False)
+    return [
+        r
+        for r in rs.of_kind(parse.REQUIRE)
+        if r.when in when and not satisfied(r, state) and not _runs_first(r, command)
+    ]
+
+
+def pending_at_stop(cwd: str, project: str, state: SessionState) -> list[Rule]:
+    """Requirements for finishing ("run X before you finish") not met since the last change."""
+    if state.counters.last_mutation_seq <= 0 or not _inside(cwd, project):
+        return []
+    rs = ruleset.for_path(project, cwd, advice=False)
+    return [r for r in rs.of_kind(parse.REQUIRE) if r.when == "done" and not satisfied(r, state)]
+
+
+def satisfied(rule: Rule, state: SessionState) -> bool:
+    """Did the required command run, without failing, since the last change?"""
+    c = state.counters
+    since = c.last_mutation_seq
+    if rule.command == parse.TESTS:
+        return c.last_verification_seq > since and c.last_verification_ok is not False
+    want = " ".join(rule.command.split())
+    for action in reversed(state.actions):
+        if action.seq <= since:
+            break
+        if action.kind == "shell" and action.outcome != "failure" and want in action.summary:
+            return True
+    return False
+
+
+def _runs_first(rule: Rule, command: str) -> bool:
+    """``make lint && git commit``: the requirement runs in the same command, first."""
+    flat = " ".join(command.split())
+    want = " ".join(rule.command.split())
+    at = flat.find(want)
+    return rule.command != parse.TESTS and at >= 0 and at < flat.find("git ")
+
+
+def _inside(path: str, parent: str) -> bool:
+    parent = parent.rstrip("/")
+    return path == parent or path.startswith(parent + "/")
