@@ -70,3 +70,23 @@ def test_the_omp_package_field_loads_in_pi(js: JsHostProject) -> None:
     logs = list((js.project / ".agentreflex" / "sessions").glob("*.jsonl"))
     events = [json.loads(line) for p in logs for line in p.read_text().splitlines()]
     assert events and {e["host"] for e in events} == {"omp"}, events[:2]
+
+
+def test_pruning_shrinks_the_next_request(js: JsHostProject) -> None:
+    """Two prompts in one session, the same long command in each: before the model sees
+    the second run's output, the first run's (an earlier turn) is a one-line stub."""
+    command = "seq 1 9000"
+    script = [
+        bash(js, command),
+        say("Ran it once."),
+        bash(js, command),
+        say("Ran it again."),
+    ]
+    run = js.run_messages(["run the sequence", "run it again"], script)
+    requests = [json.dumps(body) for body in run.main_requests]
+    assert len(requests) == 4, run.describe()
+    assert requests[1].count("\\n8999\\n") == 1, run.describe()  # first output, whole
+    last = requests[3]
+    assert last.count("\\n8999\\n") == 1, "the superseded output was not pruned"
+    assert "superseded by a later run of `seq 1 9000`" in last, last[-2000:]
+    assert len(last) < len(requests[1]) + 10_000, (len(last), len(requests[1]))

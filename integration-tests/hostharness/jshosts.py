@@ -268,6 +268,14 @@ class JsHostProject:
         pi = [str(self.binary), "-p", "--provider", "fake", "--model", "fake-model"]
         return [*pi, "--no-session", *extra, prompt]
 
+    def run_messages(
+        self, prompts: Sequence[str], script: Sequence[Turn], timeout: float = 120
+    ) -> JsRun:
+        """pi with several prompts, one after the other in one session (``pi -p A B``)."""
+        assert self.host != "opencode", "opencode run takes one message"
+        *first, last = prompts
+        return self.run(last, script, *first, timeout=timeout)
+
     def run(self, prompt: str, script: Sequence[Turn], *extra: str, timeout: float = 120) -> JsRun:
         setup: list[dict[str, Any]] = []
         if not self.installed:

@@ -106,3 +106,39 @@ test("an omp install (host: omp in agentreflex.json) is guarded the same way", a
   const blocked = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "git push --force" } }, ctx("s6"));
   assert.equal(blocked.block, true);
 });
+
+/** A pi conversation: two turns, the same command run in each, its long output every time. */
+function longConversation() {
+  const output = Array.from({ length: 4000 }, (_, i) => `line ${i} of the test log`).join("\n");
+  const run = (/** @type {string} */ id) => [
+    { role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: { command: "pytest -q" } }] },
+    { role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: output }], isError: false, timestamp: 1 },
+  ];
+  return [
+    { role: "user", content: "run the tests" },
+    ...run("t1"),
+    { role: "assistant", content: [{ type: "text", text: "ran them" }] },
+    { role: "user", content: "run them again" },
+    ...run("t2"),
+  ];
+}
+
+test("a long conversation is pruned through the context layer: an earlier turn's superseded output becomes a stub", async () => {
+  const { handlers } = await extension();
+  const messages = longConversation();
+  const out = await handlers.context({ messages });
+  assert.ok(out, "nothing was pruned");
+  const text = (/** @type {any} */ m) => m.content?.[0]?.text ?? "";
+  const [first, last] = out.messages.filter((/** @type {any} */ m) => m.role === "toolResult");
+  assert.ok(text(first).length < 400, text(first));
+  assert.match(text(first), /pytest -q/);
+  assert.equal(text(last), text(messages[6]), "the last turn is never touched");
+  assert.ok(JSON.stringify(out.messages).length < JSON.stringify(messages).length / 1.5);
+});
+
+test("a short conversation is left alone (no Python started), and pruning that fails keeps pi's list", async () => {
+  const { handlers } = await extension();
+  assert.equal(await handlers.context({ messages: [{ role: "user", content: "hi" }] }), undefined);
+  const broken = await extension({ ...realRecord("pi"), binary: "/nonexistent/agentreflex" });
+  assert.equal(await broken.handlers.context({ messages: longConversation() }), undefined);
+});
