@@ -37,9 +37,10 @@ from typing import Any
 import aiohttp
 
 HOST = "127.0.0.1"
+REQUEST_TIMEOUT_S = 30.0
 
 
-def payloads() -> list[bytes]:
+def payloads(model: str = "jev-latest") -> list[bytes]:
     """judge2's own requests: its batteries, its state builder, a few kinds of session."""
     from agentreflex.core import signals as s
     from agentreflex.core.state.model import ActionRecord, SessionState
@@ -72,7 +73,7 @@ def payloads() -> list[bytes]:
     out = []
     for which, event in cases:
         body = {
-            "model": "jev-latest",
+            "model": model,
             "state": build_state(st, event, which),
             "questions": battery(which),
         }
@@ -140,7 +141,6 @@ class Load:
     async def client(self, port: int, n: int) -> None:
         """One keep-alive connection speaking minimal HTTP/1.1 (cheap, so the client's own CPU
         does not crowd out the server's on a small machine)."""
-        reader, writer = await asyncio.open_connection(HOST, port)
         requests = [
             (
                 f"POST /v1/systemone HTTP/1.1\r\nHost: {HOST}\r\n"
@@ -150,24 +150,35 @@ class Load:
             for b in self.bodies
         ]
         next_at = time.monotonic() + self.interval * n / 32
-        try:
-            while self.sent < self.total and time.monotonic() < self.deadline:
-                if self.interval:
-                    await asyncio.sleep(max(0.0, next_at - time.monotonic()))
-                    next_at += self.interval
-                request = requests[self.sent % len(requests)]
-                self.sent += 1
-                t0 = time.perf_counter()
-                writer.write(request)
-                status, headers = await _response(reader)
-                self.latencies.append((time.perf_counter() - t0) * 1000.0)
-                timing = headers.get("server-timing", "")
-                if "dur=" in timing:
-                    self.server_ms.append(float(timing.rsplit("dur=", 1)[1]))
-                if status != 200:
-                    self.errors[str(status)] = self.errors.get(str(status), 0) + 1
-        finally:
-            writer.close()
+        conn: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        while self.sent < self.total and time.monotonic() < self.deadline:
+            if self.interval:
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+                next_at += self.interval
+            request = requests[self.sent % len(requests)]
+            self.sent += 1
+            t0 = time.perf_counter()
+            try:
+                if conn is None:
+                    conn = await asyncio.open_connection(HOST, port)
+                conn[1].write(request)
+                status, headers = await asyncio.wait_for(_response(conn[0]), REQUEST_TIMEOUT_S)
+            except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError) as exc:
+                status, headers = type(exc).__name__, {}  # type: ignore[assignment]
+                if conn is not None:
+                    conn[1].close()
+                conn = None  # a fresh connection for the next request
+            self.latencies.append((time.perf_counter() - t0) * 1000.0)
+            timing = headers.get("server-timing", "")
+            if "dur=" in timing:
+                self.server_ms.append(float(timing.rsplit("dur=", 1)[1]))
+            if status != 200:
+                self.errors[str(status)] = self.errors.get(str(status), 0) + 1
+            elif headers.get("connection", "").lower() == "close" and conn is not None:
+                conn[1].close()
+                conn = None
+        if conn is not None:
+            conn[1].close()
 
 
 async def _response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
@@ -201,8 +212,10 @@ async def raw(port: int, head: str, body: bytes, close_after: float | None = Non
         if close_after is not None:
             await asyncio.sleep(close_after)
             return 0
-        line = await asyncio.wait_for(reader.readline(), 30)
+        line = await asyncio.wait_for(reader.readline(), REQUEST_TIMEOUT_S)
         return int(line.split()[1]) if line else 0
+    except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError, IndexError):
+        return -1  # no usable reply
     finally:
         writer.close()
 
