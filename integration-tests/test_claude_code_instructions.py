@@ -11,6 +11,7 @@ from this repository's marketplace, running the workspace's ``agentreflex``
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -77,3 +78,27 @@ def test_a_commit_waits_for_the_command_agents_md_requires(claude_project: Claud
         ["git", "log", "--format=%s"], cwd=claude_project.project, capture_output=True, text=True
     )
     assert log.stdout.split()[:2] == ["bump", "base"], run.describe()
+
+
+def test_a_nested_agents_md_reaches_the_model_beside_an_edit_in_its_folder(
+    claude_project: ClaudeProject,
+) -> None:
+    """Claude Code reads the root's instruction files itself, not a nested AGENTS.md: its
+    rules for the file being edited join the model's next request, once."""
+    claude_project.set_mode("enforced")
+    claude_project.write("AGENTS.md", RULES)
+    claude_project.write(
+        "src/api/AGENTS.md", "# API rules\n\n- Every handler validates its input with pydantic.\n"
+    )
+    handler = claude_project.write("src/api/handler.py", "VERSION = 1\n")
+    script = [
+        tool("Read", file_path=str(handler)),
+        tool("Edit", file_path=str(handler), old_string="VERSION = 1", new_string="VERSION = 2"),
+        say("Bumped."),
+    ]
+    run = claude_project.run("bump VERSION in the API handler", script)
+    assert handler.read_text() == "VERSION = 2\n", run.describe()
+    after_edit = json.dumps(run.main_requests[-1])
+    assert "src/api/AGENTS.md:3" in after_edit, run.describe()
+    assert "Every handler validates its input with pydantic." in after_edit, run.describe()
+    assert "Never edit files under generated/" not in after_edit.split("src/api/AGENTS.md")[1]

@@ -285,3 +285,28 @@ def test_a_symlink_into_a_folder_with_its_own_rules(project: Path) -> None:
         )
     )
     assert f.verdict is Verdict.BLOCK and f.detail["target"] == "lib/"
+
+
+def test_a_nested_files_rules_are_shown_once_beside_an_edit_in_its_subtree(repo: Path) -> None:
+    """The root's rules are in the host's own instructions; a nested file's are not."""
+    api = repo / "src" / "api"
+    api.mkdir(parents=True)
+    (api / "AGENTS.md").write_text(
+        "# API rules\n- Never edit files under schemas/.\n- Keep handlers small.\n"
+    )
+    state = SessionState()
+
+    def edit(rel: str) -> list[Any]:
+        tool = {"file_path": str(repo / rel), "old_string": "a", "new_string": "b"}
+        ctx = make_context(pre_tool("Edit", tool, cwd=str(repo)), state=state)
+        found = InstructionsReflex().evaluate(ctx)
+        for note in ctx.notes:
+            state.notes.setdefault(note.key, []).append(note.value)
+        return found
+
+    (shown,) = edit("src/api/handlers.py")
+    assert shown.verdict is Verdict.ALLOW and shown.code == "INSTR-RULES-SHOWN"
+    assert "src/api/AGENTS.md:2: Never edit files under schemas/." in shown.context
+    assert "generated/" not in shown.context  # the root's rules: the host has them
+    assert edit("src/api/routes.py") == []  # once per session
+    assert edit("src/app.py") == []  # no nested rule governs it
