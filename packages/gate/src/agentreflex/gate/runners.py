@@ -259,6 +259,7 @@ class RunnersMixin(WalkerBase):
 
     def _script(self, path: str, cmd: Cmd, depth: int, shown: str = "") -> None:
         content = self.state.written.get(path)
+        via = "script written in the same command"
         if content is None:
             if REMOTE in (shown or path):
                 self._rce(cmd)
@@ -269,14 +270,81 @@ class RunnersMixin(WalkerBase):
                     "The file to run is named only at run time (a variable or piped input), "
                     "so what it does cannot be checked. Name the file.",
                 )
+            else:
+                self._script_on_disk(path, cmd, depth)
             return
         if REMOTE in content:
             self._rce(cmd)
         elif not has_marker(content):
-            if interp.interpreter_name(cmd.name):
-                self._code(content, cmd, depth, interp.interpreter_name(cmd.name))
-            else:
-                self.run(content, depth + 1, via="script written in the same command")
+            self._judge_script(content, cmd, depth, via)
+
+    def _judge_script(self, content: str, cmd: Cmd, depth: int, via: str) -> None:
+        lang = interp.interpreter_name(cmd.name) or _shebang_language(content)
+        if lang:
+            self._code(content, cmd, depth, lang)
+        else:
+            self.run(content, depth + 1, via=via)
+
+    def _script_on_disk(self, path: str, cmd: Cmd, depth: int) -> None:
+        """A file written earlier (by another tool call, or by anyone): read it, bounded."""
+        from agentreflex.gate import scripts  # only for commands that run a local file
+
+        if path in self._reading:
+            return  # a script that runs itself: judged once
+        content = scripts.read(path)
+        if content is None:
+            return
+        self._read_file(path, content, cmd, depth, "script")
+
+    def _read_file(self, path: str, content: str, cmd: Cmd, depth: int, what: str) -> None:
+        from agentreflex.gate import scripts
+
+        if content == scripts.UNREADABLE:
+            self._hit(
+                "GATE-SCRIPT-UNREADABLE",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                f"The {what} this runs ({path}) could not be read (too large, binary or "
+                "not readable), so only the command itself was checked.",
+            )
+            return
+        self._reading.add(path)
+        try:
+            self._judge_script(content, cmd, depth, f"{what} {path}")
+        finally:
+            self._reading.discard(path)
+
+    def make(self, cmd: Cmd, depth: int) -> None:
+        """``make [target]``: the recipes it runs, read from the Makefile."""
+        from agentreflex.gate import scripts
+
+        written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        text, path = scripts.make_recipes(cmd.args, cmd.cwd, written)
+        if text:
+            self._read_recipes(path, text, cmd, depth, "Makefile recipe")
+        elif text == scripts.UNREADABLE:
+            self._read_file(path, text, cmd, depth, "Makefile")
+
+    def package_script(self, cmd: Cmd, depth: int) -> None:
+        """``npm test`` / ``npm|pnpm|yarn|bun run X``: the package.json script it runs."""
+        from agentreflex.gate import scripts
+
+        written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        text, path = scripts.package_script(cmd.name, cmd.args, cmd.cwd, written)
+        if text:
+            self._read_recipes(path, text, cmd, depth, "package.json script")
+        elif text == scripts.UNREADABLE:
+            self._read_file(path, text, cmd, depth, "package.json")
+
+    def _read_recipes(self, path: str, text: str, cmd: Cmd, depth: int, what: str) -> None:
+        if path in self._reading:
+            return  # a recipe that runs make again: judged once
+        self._reading.add(path)
+        try:
+            self.run(text, depth + 1, via=f"{what} ({path})")
+        finally:
+            self._reading.discard(path)
 
     def eval(self, cmd: Cmd, depth: int) -> None:
         self._shell_string(" ".join(cmd.args), [], cmd, depth, "eval")
@@ -359,6 +427,17 @@ class RunnersMixin(WalkerBase):
                     "This code deletes a directory tree whose path is computed at run "
                     "time. Check the path points inside the project.",
                 )
+
+
+def _shebang_language(content: str) -> str:
+    """The interpreter a script names on its ``#!`` line ("" for a shell or none)."""
+    if not content.startswith("#!"):
+        return ""
+    words = content[2:].split("\n", 1)[0].split()
+    if words and words[0].endswith("/env"):
+        words = [w for w in words[1:] if not w.startswith("-")]
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    return interp.interpreter_name(name) or ""
 
 
 def _decoded(cmd: Cmd | None) -> bool:

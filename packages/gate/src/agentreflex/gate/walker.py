@@ -549,6 +549,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.git_alias(cmd, depth)
         elif name == "trap":
             self.trap(cmd, depth)
+        elif name in ("make", "gmake"):
+            self.make(cmd, depth)
+        elif name in ("npm", "pnpm", "yarn", "bun"):
+            self.package_script(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
         elif "/" in original:
