@@ -150,7 +150,14 @@ class RunnersMixin(WalkerBase):
             i += 1
         if program is None:
             program = args[i] if i < len(args) else ""
-        if program and not has_marker(program):
+        if program and has_marker(program):
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                "The awk program is only known at run time, and awk can run commands "
+                "(system()). Write the program out.",
+            )
+        elif program:
             self._code(program, cmd, depth, "awk")
             for m in _AWK_PIPES.finditer(program):
                 body = m.group(1) if m.group(1) is not None else m.group(2)
@@ -197,12 +204,13 @@ class RunnersMixin(WalkerBase):
                 "Write it out literally.",
             )
         else:
+            names = [str(k) for k in range(10)]
             if len(params) > 1 and ("$@" in script or "${@}" in script):
-                # "$@" is each parameter as its own word (not one joined word)
-                each = " ".join(quote(p) for p in params[1:])
+                # "$@" is each parameter as its own word: "$1" "$2" ...
+                each = " ".join(f'"${{{k}}}"' for k in range(1, min(len(params), 10)))
                 script = script.replace('"$@"', each).replace('"${@}"', each)
-            saved = {k: self.state.vars.get(k) for k in ("0", "1", "2", "3", "@")}
-            for k, v in zip(("0", "1", "2", "3"), params, strict=False):
+            saved = {k: self.state.vars.get(k) for k in [*names, "@"]}
+            for k, v in zip(names, params, strict=False):
                 self.state.vars[k] = v
             if len(params) > 1:
                 self.state.vars["@"] = " ".join(params[1:])

@@ -520,6 +520,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             )
         if name in self._bodies and name not in self._function:
             self.call(name)
+        if _unknown_option(cmd, name):
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                f"An option of {name} is only known at run time (it could make it run "
+                "code or discard work), so what it does cannot be checked. Spell it out.",
+            )
+            return
         if name in SHELLS:
             self.shell(cmd, depth)
         elif name == "eval":
@@ -587,6 +595,40 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.state.written[resolve(t, self.where, cmd.cwd)] = (
                     content if content is not None else UNKNOWN
                 )
+
+
+# Options that load or name code to run (their value counts as code).
+_CODE_OPTIONS = frozenset({"-r", "-M", "-m", "-f", "--file", "--require", "--import", "--loader"})
+
+
+def _unknown_option(cmd: Cmd, name: str) -> bool:
+    """A code runner or git given an option (or git a subcommand) the gate cannot know.
+
+    ``xargs -I{} node --ev{} CODE``, ``... | xargs -I{} git push --{}``: the
+    unknown part may turn the command into one that runs code or destroys work.
+    """
+    runner = name in SHELLS or name in _AWKS or bool(interp.interpreter_name(name))
+    if not runner and name != "git":
+        return False
+    args = cmd.args
+    if name == "git":
+        from agentreflex.gate import rules_git  # imported with the git rules
+
+        sub, rest, _ = rules_git.split(args)
+        options = rest[: rest.index("--")] if "--" in rest else rest
+        return has_marker(sub) or any(
+            (a.startswith("--") and has_marker(a.split("=", 1)[0])) or has_marker(a[1:2])
+            for a in options
+            if a.startswith("-")
+        )
+    for k, a in enumerate(args):
+        if a == "--" or (not a.startswith("-") and k and args[k - 1] not in _CODE_OPTIONS):
+            return False
+        if has_marker(a) and (a.startswith("-") or (k and args[k - 1] in _CODE_OPTIONS)):
+            return True
+        if not a.startswith("-") and not k:
+            return False
+    return False
 
 
 def _basename(name: str) -> str:
