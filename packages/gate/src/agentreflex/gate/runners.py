@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import interp, pipes
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, REMOTE, SECRET, Cmd, has_marker
+from agentreflex.gate.model import (
+    DATA,
+    DESTRUCTIVE,
+    P_BLOCK,
+    P_WARN,
+    REMOTE,
+    SECRET,
+    Cmd,
+    has_marker,
+)
 from agentreflex.gate.paths import resolve
 from agentreflex.gate.walkstate import WalkerBase
 from agentreflex.gate.words import SETUP, quote
@@ -150,14 +159,14 @@ class RunnersMixin(WalkerBase):
             i += 1
         if program is None:
             program = args[i] if i < len(args) else ""
-        if program and has_marker(program):
+        if program and DATA in program:
             self._ask(
                 "GATE-DYNAMIC-SCRIPT",
                 cmd.text,
                 "The awk program is only known at run time, and awk can run commands "
                 "(system()). Write the program out.",
             )
-        elif program:
+        elif program and not has_marker(program):
             self._code(program, cmd, depth, "awk")
             for m in _AWK_PIPES.finditer(program):
                 body = m.group(1) if m.group(1) is not None else m.group(2)

@@ -35,7 +35,7 @@ from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import interp, pipes
 from agentreflex.gate._tree import node_text, parse
 from agentreflex.gate.fanout import FanOutMixin
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.paths import resolve
 from agentreflex.gate.runners import RunnersMixin
 from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
@@ -602,7 +602,7 @@ _CODE_OPTIONS = frozenset({"-r", "-M", "-m", "-f", "--file", "--require", "--imp
 
 
 def _unknown_option(cmd: Cmd, name: str) -> bool:
-    """A code runner or git given an option (or git a subcommand) the gate cannot know.
+    """A code runner or git given an option (or git a subcommand) from data fed in at run time.
 
     ``xargs -I{} node --ev{} CODE``, ``... | xargs -I{} git push --{}``: the
     unknown part may turn the command into one that runs code or destroys work.
@@ -616,15 +616,15 @@ def _unknown_option(cmd: Cmd, name: str) -> bool:
 
         sub, rest, _ = rules_git.split(args)
         options = rest[: rest.index("--")] if "--" in rest else rest
-        return has_marker(sub) or any(
-            (a.startswith("--") and has_marker(a.split("=", 1)[0])) or has_marker(a[1:2])
+        return DATA in sub or any(
+            (a.startswith("--") and DATA in a.split("=", 1)[0]) or a[1:2] == DATA[:1]
             for a in options
-            if a.startswith("-")
+            if a.startswith("-") and DATA in a
         )
     for k, a in enumerate(args):
         if a == "--" or (not a.startswith("-") and k and args[k - 1] not in _CODE_OPTIONS):
             return False
-        if has_marker(a) and (a.startswith("-") or (k and args[k - 1] in _CODE_OPTIONS)):
+        if DATA in a and (a.startswith("-") or (k and args[k - 1] in _CODE_OPTIONS)):
             return True
         if not a.startswith("-") and not k:
             return False
