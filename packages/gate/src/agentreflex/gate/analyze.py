@@ -335,7 +335,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     out = Analysis()
     if not command or not command.strip():
         return out
-    found = find_secrets(command)
+    found = find_secrets(command, command=True)
     if found:
         out.hits.append(
             Hit(
