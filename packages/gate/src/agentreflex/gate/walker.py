@@ -460,6 +460,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             unknown = peeled.chdir[:1] in (UNKNOWN, REMOTE) or cwd == UNKNOWN
             cwd = UNKNOWN if unknown else resolve(peeled.chdir, self.where, cwd)
         name = peeled.argv[0]
+        base = _basename(name)
+        if base.isupper() and base.isascii() and base.replace("-", "").isalpha():
+            # case-insensitive filesystems (macOS) run /bin/rm for "RM"
+            name = name[: len(name) - len(base)] + base.lower()
         all_assigns = {**(assigns or {}), **peeled.assigns}
         cmd = Cmd(
             [_basename(name), *peeled.argv[1:]],
