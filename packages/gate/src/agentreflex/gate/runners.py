@@ -194,6 +194,42 @@ class RunnersMixin(WalkerBase):
                 program = program[1:]
             self._shell_string(program, [], cmd, depth, f"git {key}")
 
+    def exec_options(self, cmd: Cmd, depth: int) -> None:
+        """Commands a tool runs through its own options (tar --to-command, sed e, vim -c '!')."""
+        from agentreflex.gate import execopts  # only for the tools it lists
+
+        for script in execopts.commands(cmd.name, cmd.args):
+            self._shell_string(script, [], cmd, depth, f"{cmd.name} option")
+
+    def at(self, cmd: Cmd, depth: int) -> None:
+        """``at``/``batch``: the commands on stdin (or ``-f FILE``) run later."""
+        if any(a in ("-l", "-r", "-d", "-c", "-V") for a in cmd.args) or cmd.name == "atq":
+            return
+        if "-f" in cmd.args:
+            k = cmd.args.index("-f")
+            path = cmd.args[k + 1] if k + 1 < len(cmd.args) else ""
+            self._script(resolve(path, self.where, cmd.cwd), cmd, depth, path)
+            return
+        self._stdin_code(cmd, depth, shell=True)
+
+    def crontab(self, cmd: Cmd, depth: int) -> None:
+        """``crontab FILE`` / ``... | crontab -``: every entry installed will run."""
+        from agentreflex.gate import execopts
+
+        words = [a for a in cmd.args if not a.startswith("-") or a == "-"]
+        if any(a in ("-l", "-r", "-e") for a in cmd.args):
+            return
+        if words and words[0] != "-":
+            text = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
+        else:
+            text = cmd.stdin_text
+            if text is None:
+                text = pipes.output_text(cmd.stdin_from, self.state.written)
+        if text is None or has_marker(text):
+            return
+        for entry in execopts.cron_entries(text):
+            self.run(entry, depth + 1, via="crontab entry")
+
     def trap(self, cmd: Cmd, depth: int) -> None:
         """``trap 'CMD' EXIT``: CMD runs when the signal comes (or the shell exits)."""
         args = cmd.args[1:] if cmd.args[:1] == ["--"] else cmd.args

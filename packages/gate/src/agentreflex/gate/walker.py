@@ -54,6 +54,28 @@ _CONTAINER_TOOLS = frozenset(
     {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
 )
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+# Tools whose options or scripts run a shell command (execopts.PROGRAMS).
+_EXEC_OPTIONS = frozenset(
+    {
+        "tar",
+        "gtar",
+        "bsdtar",
+        "zip",
+        "rsync",
+        "sed",
+        "gsed",
+        "ssh",
+        "scp",
+        "sftp",
+        "vim",
+        "vi",
+        "nvim",
+        "ex",
+        "view",
+        "gvim",
+        "vimdiff",
+    }
+)
 # Backtick substitutions in an unquoted heredoc body (they run).
 _BACKTICKS = LazyPattern(r"`([^`]*)`")
 
@@ -532,6 +554,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "code or discard work), so what it does cannot be checked. Spell it out.",
             )
             return
+        if name in _EXEC_OPTIONS:
+            self.exec_options(cmd, depth)
         if name in SHELLS:
             self.shell(cmd, depth)
         elif name == "eval":
@@ -561,6 +585,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.git_alias(cmd, depth)
         elif name == "trap":
             self.trap(cmd, depth)
+        elif name in ("at", "batch"):
+            self.at(cmd, depth)
+        elif name == "crontab":
+            self.crontab(cmd, depth)
         elif name in ("make", "gmake"):
             self.make(cmd, depth)
         elif name in ("npm", "pnpm", "yarn", "bun"):
