@@ -77,6 +77,11 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "bunx": ("rules_remote.frameworks",),
     "manage.py": ("rules_remote.frameworks",),
     "etcdctl": ("rules_remote.kv_store",),
+    "curl": ("rules_http.http_delete",),
+    "wget": ("rules_http.http_delete",),
+    "http": ("rules_http.http_delete",),
+    "https": ("rules_http.http_delete",),
+    "xh": ("rules_http.http_delete",),
     "consul": ("rules_remote.kv_store",),
 }
 for _name in (
