@@ -141,6 +141,10 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
         names[name] = ("rules_remote.publish",)
     for name in ("python", "python3"):
         names[name] = ("rules_remote.publish", "rules_remote.frameworks")
+    from agentreflex.gate.servicepacks import programs  # service CLIs as data
+
+    for name in programs():
+        names[name] = (*names.get(name, ()), "servicepacks.check")
     _TABLE.update(names)
     return _TABLE
 
