@@ -9,6 +9,18 @@ from __future__ import annotations
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, Cmd, Hit
 from agentreflex.gate.paths import Where
 
+# Endpoints that delete or close data when POSTed/PUT to (search engines,
+# Jenkins, Prometheus, Meilisearch, cluster-wide settings).
+_DELETING_ENDPOINTS = (
+    "_delete_by_query",
+    "/_close",
+    "/doDelete",
+    "/delete-batch",
+    "/delete_series",
+    "/_cluster/settings",
+    "/documents/delete",
+)
+
 
 def http_delete(cmd: Cmd, where: Where) -> list[Hit]:
     """An HTTP DELETE (or Elasticsearch/OpenSearch ``_delete_by_query``) sent with curl,
@@ -25,7 +37,13 @@ def http_delete(cmd: Cmd, where: Where) -> list[Hit]:
                 (a.partition("=")[2].upper() for a in args if a.startswith("--method=")), method
             )
         urls = [a for a in args if not a.startswith("-") and ("://" in a or a[:1].isalnum())]
-    by_query = any("_delete_by_query" in u for u in urls)
+    if not method and any(
+        a in ("-d", "-F", "--json", "--form") or a.startswith(("--data", "-d")) for a in args
+    ):
+        method = "POST"  # curl sends a body with POST unless told otherwise
+    by_query = method in ("POST", "PUT") and any(
+        any(end in u.split("?", 1)[0] for end in _DELETING_ENDPOINTS) for u in urls
+    )
     if method != "DELETE" and not by_query:
         return []
     path = urls[-1].split("?", 1)[0].rstrip("/") if urls else ""
