@@ -3,14 +3,13 @@
 Each family file maps a program to its entries: ``words`` (the leading
 non-option words, ``*`` for any one), optional ``flags`` (any of them
 present), ``severity`` (``high`` -> block, ``medium`` -> warn), ``reason`` and
-``instead`` (the safe alternative).  ``packs/index.json`` names the family of
+``instead`` (the safe alternative).  ``packs/index.tsv`` names the family of
 each program; a family file is read only when one of its programs runs
 (issue 22 item 6).  Finding codes are ``GATE-PACK-<FAMILY>``.
 """
 
 from __future__ import annotations
 
-import json
 import os
 
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
@@ -28,16 +27,23 @@ _FAMILIES: dict[str, dict[str, Any]] = {}
 def programs() -> dict[str, str]:
     """Program -> family, from the index (read once per process)."""
     if not _INDEX:
+        # a plain text index: every parsed command reads it, and json is not
+        # imported on the hook's hot path
         try:
-            with open(os.path.join(_DIR, "index.json"), encoding="utf-8") as fh:
-                _INDEX.update(json.load(fh))
-        except (OSError, ValueError):
+            with open(os.path.join(_DIR, "index.tsv"), encoding="utf-8") as fh:
+                for line in fh:
+                    program, sep, family = line.strip().partition("\t")
+                    if sep and not program.startswith("#"):
+                        _INDEX[program] = family
+        except OSError:
             return {}
     return _INDEX
 
 
 def _family(name: str) -> dict[str, Any]:
     if name not in _FAMILIES:
+        import json
+
         with open(os.path.join(_DIR, f"{name}.json"), encoding="utf-8") as fh:
             _FAMILIES[name] = json.load(fh)
     return _FAMILIES[name]
