@@ -10,6 +10,8 @@ one, so each is kept together here, apart from the plain tree walk.
 
 from __future__ import annotations
 
+import re
+
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import interp, pipes
 from agentreflex.gate.model import (
@@ -26,10 +28,31 @@ from agentreflex.gate.paths import resolve
 from agentreflex.gate.walkstate import WalkerBase
 from agentreflex.gate.words import SETUP, quote
 
-# awk's own ways to run shell: `"cmd" | getline` and `print "cmd" | "sh"`
+# awk's own ways to run shell: `"cmd" | getline`, `print "cmd" | "sh"` and
+# `print ... | "cmd"` (the quoted command runs, fed what is printed)
 _AWK_PIPES = LazyPattern(
     r'"((?:[^"\\]|\\.)*)"\s*\|\s*getline|print\s+"((?:[^"\\]|\\.)*)"\s*\|\s*"(?:ba|da|z)?sh"'
+    r'|printf?\b[^|;}\n]*\|\s*"((?:[^"\\]|\\.)*)"'
 )
+# system() or a pipe fed a computed command ($0, a field, a variable)
+_AWK_DYNAMIC = LazyPattern(
+    r'\bsystem\s*\((?:\s*[^"\s)]|[^)]*\$)|[\w$)\]]\s*\|\s*getline'
+    r'|printf?\b[^|;}\n]*\$[^|;}\n]*\|\s*"(?:ba|da|z)?sh"',
+    hints="system getline sh",
+)
+_AWK_ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3})")
+
+
+def _awk_unescape(program: str) -> str:
+    """awk string escapes (``\\x20``, ``\\040``) decoded, as awk decodes them."""
+    if "\\" not in program:
+        return program
+
+    def sub(m: re.Match[str]) -> str:
+        code = m.group(1)
+        return chr(int(code[1:], 16) if code[0] == "x" else int(code, 8))
+
+    return _AWK_ESCAPE.sub(sub, program)
 
 
 class RunnersMixin(WalkerBase):
@@ -167,9 +190,20 @@ class RunnersMixin(WalkerBase):
                 "(system()). Write the program out.",
             )
         elif program and not has_marker(program):
+            program = _awk_unescape(program)
+            if _AWK_DYNAMIC.search(program):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The awk program runs commands built from its input or variables "
+                    "(system($0), a computed pipe), which cannot be checked. Run the "
+                    "commands themselves.",
+                )
             self._code(program, cmd, depth, "awk")
             for m in _AWK_PIPES.finditer(program):
-                body = m.group(1) if m.group(1) is not None else m.group(2)
+                body = next((g for g in m.groups() if g is not None), "")
+                if body in ("sh", "bash", "dash", "zsh", "cat", "sort", "uniq"):
+                    continue
                 if body:
                     self.run(body.replace('\\"', '"'), depth + 1, via="awk pipe")
 
