@@ -28,3 +28,10 @@ def test_rows_include_the_service_packs(capsys: pytest.CaptureFixture[str]) -> N
     assert all(r["severity"] and r["reason"] for r in table)
     assert catalogue.main([]) == 0
     assert "GATE-HTTP-DELETE" in capsys.readouterr().out
+
+
+def test_the_gate_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert catalogue.command(["rules"]) == 0
+    assert "GATE-GIT-RESET-HARD" in capsys.readouterr().out
+    assert catalogue.command(["nope"]) == 2
+    assert "usage" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """Every finding code of the gate, with its family, severity and reason: one catalogue.
 
+    agentreflex gate rules [--json]
     python -m agentreflex.gate.catalogue [--json]
 
 Severity is what the code answers by default: ``block``, ``ask`` (the user
@@ -140,6 +141,14 @@ def rows() -> list[tuple[str, str, str, str]]:
             )
         )
     return out
+
+
+def command(argv: list[str]) -> int:
+    """``agentreflex gate rules [--json]``: the catalogue (the ``gate`` command's one action)."""
+    if argv[:1] != ["rules"]:
+        sys.stderr.write("usage: agentreflex gate rules [--json]\n")
+        return 2
+    return main(argv[1:])
 
 
 def main(argv: list[str] | None = None) -> int:
