@@ -85,3 +85,15 @@ def test_reads_are_bounded(proj: Path) -> None:
     (proj / "bad.json").write_text("{not json")
     text, _ = scripts.package_script("npm", ["test"], str(proj), {str(proj / "package.json"): "{"})
     assert text == scripts.UNREADABLE
+
+
+def test_computed_parts_of_a_script_on_disk_warn_and_the_rest_counts(proj: Path) -> None:
+    (proj / "gradlew").write_text(
+        '#!/bin/sh\nJAVACMD=${JAVA_HOME:+$JAVA_HOME/bin/}java\n'
+        'eval "set -- $(printf \'%s\\n\' "$JAVA_OPTS" | xargs -n1)" \'"$@"\'\n'
+        'exec "$JAVACMD" "$@"\n'
+    )
+    assert _check("./gradlew build", proj) == ("WARN", ["GATE-SCRIPT-PARTLY-CHECKED"])
+    (proj / "bad.sh").write_text('eval "$SETUP"\nrm -rf ~\n')
+    verdict, codes = _check("sh bad.sh", proj)
+    assert verdict == "BLOCK" and "GATE-RM-ROOT" in codes and "GATE-DYNAMIC-SCRIPT" not in codes

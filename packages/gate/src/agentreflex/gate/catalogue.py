@@ -79,6 +79,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-BRACE-COMMAND": ("remote code", _A, "a command name built by a brace expansion"),
     "GATE-PIPE-TO-SHELL": ("remote code", _A, "code of unknown content piped into a shell"),
     "GATE-SCRIPT-UNREADABLE": ("remote code", _W, "a script the command runs could not be read"),
+    "GATE-SCRIPT-PARTLY-CHECKED": ("remote code", _W, "parts of a script on disk are computed"),
     "GATE-CODEX-STDIN": ("hosts", _A, "an interactive shell opened in Codex (stdin unchecked)"),
     # data stores, cloud, services
     "GATE-DB-DESTROY": ("data stores", _B, "drops or truncates a database or table"),

@@ -397,10 +397,12 @@ class RunnersMixin(WalkerBase):
             )
             return
         self._reading.add(path)
+        before = len(self.hits)
         try:
             self._judge_script(content, cmd, depth, f"{what} {path}")
         finally:
             self._reading.discard(path)
+        self._settle_unknowns(before, path, cmd, what)
 
     def make(self, cmd: Cmd, depth: int) -> None:
         """``make [target]``: the recipes it runs, read from the Makefile."""
@@ -428,10 +430,29 @@ class RunnersMixin(WalkerBase):
         if path in self._reading:
             return  # a recipe that runs make again: judged once
         self._reading.add(path)
+        before = len(self.hits)
         try:
             self.run(text, depth + 1, via=f"{what} ({path})")
         finally:
             self._reading.discard(path)
+        self._settle_unknowns(before, path, cmd, what)
+
+    def _settle_unknowns(self, before: int, path: str, cmd: Cmd, what: str) -> None:
+        """A file on disk is judged by what it is known to do: the parts it computes
+        at run time (``exec "$JAVACMD"``, ``eval "set -- $(...)"`` in ``./gradlew``)
+        do not ask, they are said (one warning); what it plainly does still counts."""
+        asks = [h for h in self.hits[before:] if h.category == "ask"]
+        if not asks:
+            return
+        self.hits[before:] = [h for h in self.hits[before:] if h.category != "ask"]
+        self._hit(
+            "GATE-SCRIPT-PARTLY-CHECKED",
+            DESTRUCTIVE,
+            P_WARN,
+            cmd.text,
+            f"Parts of the {what} this runs ({path}) are computed at run time and could "
+            "not be checked; the rest was.",
+        )
 
     def eval(self, cmd: Cmd, depth: int) -> None:
         self._shell_string(" ".join(cmd.args), [], cmd, depth, "eval")
