@@ -456,3 +456,49 @@ def test_decision_dataclass_defaults() -> None:
     assert d.to_json()["reflex"] is None
     assert d.label == "ALLOW"
     assert EventKind.PRE_TOOL.value == "pre_tool"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "true || pytest",
+        "pytest || true",
+        "npm test || echo failed",
+        "pytest; true",
+        "pytest --version",
+        "pytest --co -q",
+        "python -m pytest --collect-only tests/",
+        "cargo test --no-run",
+        "make -n test",
+        "jest --listTests",
+    ],
+)
+def test_fake_verification_is_not_verification(command: str) -> None:
+    assert not _bash(command)
+
+
+@pytest.mark.parametrize(
+    "command", ["pytest -n 4", "pytest -x; pytest", "pytest -q && echo ok", "pytest &> log.txt"]
+)
+def test_real_runs_still_count(command: str) -> None:
+    assert _bash(command)
+
+
+@pytest.mark.parametrize(
+    ("text", "summary"),
+    [
+        ("===== 3 passed in 0.12s =====", "passed"),
+        ("==== 1 failed, 2 passed in 0.3s ====", "failed"),
+        ("collected 0 items\n\n==== no tests ran in 0.01s ====", "none"),
+        ("test result: ok. 0 passed; 0 failed; 0 ignored", "none"),
+        ("test result: FAILED. 1 passed; 1 failed", "failed"),
+        ("Ran 3 tests in 0.001s\n\nOK", "passed"),
+        ("Tests:       1 failed, 3 passed, 4 total", "failed"),
+        ("ok  \texample.com/pkg\t0.10s", "passed"),
+        ("building...", ""),
+    ],
+)
+def test_runner_summaries(text: str, summary: str) -> None:
+    from agentreflex.core.state.outcome import test_summary
+
+    assert test_summary(text) == summary

@@ -1,0 +1,48 @@
+"""A test run counts as verification only if it really ran and its outcome is known (issue 22 item 7).
+
+Real session stores on disk: the verdict the done reflexes read
+(``counters.last_verification_ok`` and ``verifications``) comes from what the
+runner printed as well as its exit status.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentreflex.core.state.store import SessionStore
+from agentreflex.core.testing import post_tool, prompt
+
+
+def _run(tmp_path: Path, command: str, ok: bool, output: str) -> SessionStore:
+    store = SessionStore(str(tmp_path / "state"), "s1")
+    store.record(prompt("fix it", session_id="s1"), None)
+    event = post_tool("Bash", {"command": command}, ok, output, session_id="s1", tool_use_id="t1")
+    store.record(event, None)
+    return store
+
+
+def _state(store: SessionStore):  # type: ignore[no-untyped-def]
+    st, _ = SessionStore(store.state_dir, store.session_id).load()
+    return st
+
+
+def test_a_real_passing_run_is_verification(tmp_path: Path) -> None:
+    st = _state(_run(tmp_path, "pytest -q", True, "===== 4 passed in 0.2s ====="))
+    assert st.counters.last_verification_ok is True and len(st.verifications) == 1
+
+
+def test_failures_piped_to_tail_are_not_a_pass(tmp_path: Path) -> None:
+    out = "FAILED tests/test_x.py::test_y\n==== 1 failed, 3 passed in 0.4s ===="
+    st = _state(_run(tmp_path, "pytest 2>&1 | tail -5", True, out))
+    assert st.counters.last_verification_ok is False
+
+
+def test_no_test_ran_is_no_evidence(tmp_path: Path) -> None:
+    st = _state(_run(tmp_path, "pytest -k nothing", True, "collected 0 items\n== no tests ran =="))
+    assert st.verifications == [] and st.counters.last_verification_ok is None
+
+
+def test_masked_and_short_circuited_runs_are_no_evidence(tmp_path: Path) -> None:
+    for n, command in enumerate(["pytest || true", "true || pytest", "pytest --co -q"]):
+        st = _state(_run(tmp_path / str(n), command, True, "5 passed"))
+        assert st.verifications == [], command

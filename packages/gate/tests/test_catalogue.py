@@ -1,0 +1,37 @@
+"""The finding-code catalogue lists every code the gate's sources can emit."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from agentreflex.gate import catalogue
+
+SRC = Path(catalogue.__file__).parent
+
+
+def test_every_emitted_code_is_catalogued() -> None:
+    codes = set()
+    for path in SRC.glob("*.py"):
+        codes |= set(re.findall(r'"(GATE-[A-Z0-9-]*[A-Z0-9])"', path.read_text()))
+    missing = codes - set(catalogue.CATALOGUE)
+    assert not missing, sorted(missing)
+
+
+def test_rows_include_the_service_packs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert catalogue.main(["--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    codes = {r["code"] for r in table}
+    assert {"GATE-RM-ROOT", "GATE-PACK-BACKUP", "GATE-PACK-SECRETS"} <= codes
+    assert all(r["severity"] and r["reason"] for r in table)
+    assert catalogue.main([]) == 0
+    assert "GATE-HTTP-DELETE" in capsys.readouterr().out
+
+
+def test_the_gate_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert catalogue.command(["rules"]) == 0
+    assert "GATE-GIT-RESET-HARD" in capsys.readouterr().out
+    assert catalogue.command(["nope"]) == 2
+    assert "usage" in capsys.readouterr().err
