@@ -77,6 +77,11 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "bunx": ("rules_remote.frameworks",),
     "manage.py": ("rules_remote.frameworks",),
     "etcdctl": ("rules_remote.kv_store",),
+    "curl": ("rules_http.http_delete",),
+    "wget": ("rules_http.http_delete",),
+    "http": ("rules_http.http_delete",),
+    "https": ("rules_http.http_delete",),
+    "xh": ("rules_http.http_delete",),
     "consul": ("rules_remote.kv_store",),
 }
 for _name in (
@@ -136,6 +141,10 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
         names[name] = ("rules_remote.publish",)
     for name in ("python", "python3"):
         names[name] = ("rules_remote.publish", "rules_remote.frameworks")
+    from agentreflex.gate.servicepacks import programs  # service CLIs as data
+
+    for name in programs():
+        names[name] = (*names.get(name, ()), "servicepacks.check")
     _TABLE.update(names)
     return _TABLE
 
@@ -335,7 +344,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     out = Analysis()
     if not command or not command.strip():
         return out
-    found = find_secrets(command)
+    found = find_secrets(command, command=True)
     if found:
         out.hits.append(
             Hit(

@@ -9,7 +9,7 @@ bounded, so ``find / -delete`` or ``ls | xargs rm -rf`` is judged as the
 from __future__ import annotations
 
 from agentreflex.gate import pipes
-from agentreflex.gate.model import DESCENDANT, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import DATA, DESCENDANT, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.paths import Where, resolve
 from agentreflex.gate.walkstate import WalkerBase
 from agentreflex.gate.words import quote
@@ -179,7 +179,7 @@ class FanOutMixin(WalkerBase):
             rest = ["echo"]
         from_file = any(a in ("-a", "--arg-file") or a.startswith("--arg-file=") for a in cmd.args)
         if from_file:
-            items = [UNKNOWN]  # read from a file, not from stdin
+            items = [DATA]  # read from a file, not from stdin
         else:
             items = self._items(cmd.stdin_from, cmd.stdin_text, lines=bool(replace))
         self._run_per_item(rest, items, replace, cmd, depth, "xargs")
@@ -201,13 +201,13 @@ class FanOutMixin(WalkerBase):
         if producer is not None and producer.name == "ls":
             dirs = [a for a in producer.args if not a.startswith("-")] or ["."]
             return [d.rstrip("/") + "/*" for d in dirs[:8]]
-        return [UNKNOWN]
+        return [DATA]
 
     def _run_per_item(
         self, template: list[str], items: list[str], replace: str, cmd: Cmd, depth: int, via: str
     ) -> None:
         if replace:
-            for item in items[:8] or [UNKNOWN]:
+            for item in items[:8] or [DATA]:
                 argv = [w.replace(replace, item) for w in template]
                 self.execute(argv, cmd.text, depth + 1, stdin_from=None, via=via)
         else:

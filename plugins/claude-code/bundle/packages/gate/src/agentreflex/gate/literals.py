@@ -15,11 +15,42 @@ from agentreflex.core.redact import redact
 MAX_SCAN = 200_000
 
 
-def find_secrets(text: str) -> list[str]:
-    """Names of the secret formats found in ``text`` (empty when none)."""
+def find_secrets(text: str, command: bool = False) -> list[str]:
+    """Names of the secret formats found in ``text`` (empty when none).
+
+    ``command``: ``text`` is a command line, where the generic rules
+    (``password-flag``, ``secret-assignment``) also match identifiers that
+    name a secret without holding one (``--secret-id arn:...:secret:prod/db``,
+    ``--key-id``, AWS's ``--api-key <id>``, ``--token dp.example``); those are
+    left out.
+    """
     if not text:
         return []
-    return [m.rule for m in _core_find(text[:MAX_SCAN])]
+    text = text[:MAX_SCAN]
+    found = _core_find(text)
+    if command and found:
+        return [m.rule for m in found if not _names_a_secret(text, m.rule, m.start, m.end)]
+    return [m.rule for m in found]
+
+
+_GENERIC = frozenset({"password-flag", "secret-assignment"})
+_ID_FLAG_ENDS = ("-id", "_id", "-arn", "-name", "-ids", "-path")
+
+
+def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
+    """A generic match that is an identifier, a placeholder or an ARN, not a secret."""
+    if rule not in _GENERIC:
+        return False
+    value = text[start:end].strip("'\"")
+    word_start = max(text.rfind(" ", 0, start), text.rfind("=", 0, start)) + 1
+    token = text[text.rfind(" ", 0, start) + 1 : end]
+    before = text[:word_start].rstrip(" =").rsplit(" ", 1)[-1].strip("'\"")
+    if "arn:" in token or value.endswith((".example", "example")) or value.startswith("example"):
+        return True
+    if before.startswith("-") and before.lower().endswith(_ID_FLAG_ENDS):
+        return True
+    head = text[: text.rfind(" ", 0, start) + 1].split()
+    return before == "--api-key" and bool(head) and head[0].rsplit("/", 1)[-1] == "aws"
 
 
 def redacted_excerpt(text: str, limit: int) -> str:

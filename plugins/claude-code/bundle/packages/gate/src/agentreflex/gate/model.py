@@ -21,6 +21,10 @@ REMOTE = "\x01"
 # "Some entry below this directory" (what find/xargs feed to a command).
 DESCENDANT = "\x02"
 
+# An unknown value that is *data* fed in at run time (xargs/parallel items from
+# a pipe or a file), as opposed to a variable of the user's environment.
+DATA = UNKNOWN + "data"
+
 MARKERS = (UNKNOWN, REMOTE, DESCENDANT)
 
 # Hit categories; each maps to one of the seed's pre-tool signals.

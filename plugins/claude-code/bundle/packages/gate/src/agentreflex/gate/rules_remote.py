@@ -15,6 +15,7 @@ from agentreflex.gate.inert import HOSTING_CLIS
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.paths import Place, Where, classify
 from agentreflex.gate.programs import DB_CLIS
+from agentreflex.gate.rules_http import http_method
 
 _SQL_DESTROY = LazyPattern(
     r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|TRUNCATE\b|"
@@ -313,6 +314,11 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
         ]
     if name != "gh":
         return []
+    words = [
+        a
+        for k, a in enumerate(args)
+        if not a.startswith("-") and (k == 0 or args[k - 1] not in ("-R", "--repo"))
+    ]
     if len(words) >= 2 and words[0] in ("repo", "release") and words[1] == "delete":
         return [
             _hit(
@@ -322,7 +328,17 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
                 f"gh {words[0]} delete removes it from GitHub for good. Ask the user.",
             )
         ]
-    if words[:1] == ["api"] and _http_method(args) == "DELETE":
+    if len(words) >= 2 and words[0] in ("secret", "variable") and words[1] in ("delete", "remove"):
+        return [
+            _hit(
+                "GATE-GH-DELETE",
+                P_BLOCK,
+                cmd,
+                f"gh {words[0]} {words[1]} deletes a repository or organisation {words[0]} "
+                "other workflows depend on; its value cannot be recovered. Ask the user.",
+            )
+        ]
+    if words[:1] == ["api"] and http_method(args) == "DELETE":
         return [
             _hit(
                 "GATE-GH-DELETE",
@@ -333,18 +349,6 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
             )
         ]
     return []
-
-
-def _http_method(args: list[str]) -> str:
-    """The method of ``gh api``/``curl``-style ``-X M``, ``-XM``, ``--method M|=M``."""
-    for i, a in enumerate(args):
-        if a in ("-X", "--method", "--request") and i + 1 < len(args):
-            return args[i + 1].upper()
-        if a.startswith(("--method=", "--request=")):
-            return a.partition("=")[2].upper()
-        if a.startswith("-X") and len(a) > 2:
-            return a[2:].upper()
-    return ""
 
 
 def kv_store(cmd: Cmd, where: Where) -> list[Hit]:

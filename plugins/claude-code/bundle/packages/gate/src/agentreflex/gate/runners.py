@@ -10,17 +10,49 @@ one, so each is kept together here, apart from the plain tree walk.
 
 from __future__ import annotations
 
+import re
+
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import interp, pipes
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, REMOTE, SECRET, Cmd, has_marker
+from agentreflex.gate.model import (
+    DATA,
+    DESTRUCTIVE,
+    P_BLOCK,
+    P_WARN,
+    REMOTE,
+    SECRET,
+    Cmd,
+    has_marker,
+)
 from agentreflex.gate.paths import resolve
 from agentreflex.gate.walkstate import WalkerBase
 from agentreflex.gate.words import SETUP, quote
 
-# awk's own ways to run shell: `"cmd" | getline` and `print "cmd" | "sh"`
+# awk's own ways to run shell: `"cmd" | getline`, `print "cmd" | "sh"` and
+# `print ... | "cmd"` (the quoted command runs, fed what is printed)
 _AWK_PIPES = LazyPattern(
     r'"((?:[^"\\]|\\.)*)"\s*\|\s*getline|print\s+"((?:[^"\\]|\\.)*)"\s*\|\s*"(?:ba|da|z)?sh"'
+    r'|printf?\b[^|;}\n]*\|\s*"((?:[^"\\]|\\.)*)"'
 )
+# system() or a pipe fed a computed command ($0, a field, a variable)
+_AWK_DYNAMIC = LazyPattern(
+    r'\bsystem\s*\((?:\s*[^"\s)]|[^)]*\$)|[\w$)\]]\s*\|\s*getline'
+    r'|printf?\b[^|;}\n]*\$[^|;}\n]*\|\s*"(?:ba|da|z)?sh"',
+    hints="system getline sh",
+)
+_AWK_ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3})")
+
+
+def _awk_unescape(program: str) -> str:
+    """awk string escapes (``\\x20``, ``\\040``) decoded, as awk decodes them."""
+    if "\\" not in program:
+        return program
+
+    def sub(m: re.Match[str]) -> str:
+        code = m.group(1)
+        return chr(int(code[1:], 16) if code[0] == "x" else int(code, 8))
+
+    return _AWK_ESCAPE.sub(sub, program)
 
 
 class RunnersMixin(WalkerBase):
@@ -150,10 +182,28 @@ class RunnersMixin(WalkerBase):
             i += 1
         if program is None:
             program = args[i] if i < len(args) else ""
-        if program and not has_marker(program):
+        if program and DATA in program:
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                "The awk program is only known at run time, and awk can run commands "
+                "(system()). Write the program out.",
+            )
+        elif program and not has_marker(program):
+            program = _awk_unescape(program)
+            if _AWK_DYNAMIC.search(program):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The awk program runs commands built from its input or variables "
+                    "(system($0), a computed pipe), which cannot be checked. Run the "
+                    "commands themselves.",
+                )
             self._code(program, cmd, depth, "awk")
             for m in _AWK_PIPES.finditer(program):
-                body = m.group(1) if m.group(1) is not None else m.group(2)
+                body = next((g for g in m.groups() if g is not None), "")
+                if body in ("sh", "bash", "dash", "zsh", "cat", "sort", "uniq"):
+                    continue
                 if body:
                     self.run(body.replace('\\"', '"'), depth + 1, via="awk pipe")
 
@@ -178,6 +228,42 @@ class RunnersMixin(WalkerBase):
                 program = program[1:]
             self._shell_string(program, [], cmd, depth, f"git {key}")
 
+    def exec_options(self, cmd: Cmd, depth: int) -> None:
+        """Commands a tool runs through its own options (tar --to-command, sed e, vim -c '!')."""
+        from agentreflex.gate import execopts  # only for the tools it lists
+
+        for script in execopts.commands(cmd.name, cmd.args):
+            self._shell_string(script, [], cmd, depth, f"{cmd.name} option")
+
+    def at(self, cmd: Cmd, depth: int) -> None:
+        """``at``/``batch``: the commands on stdin (or ``-f FILE``) run later."""
+        if any(a in ("-l", "-r", "-d", "-c", "-V") for a in cmd.args) or cmd.name == "atq":
+            return
+        if "-f" in cmd.args:
+            k = cmd.args.index("-f")
+            path = cmd.args[k + 1] if k + 1 < len(cmd.args) else ""
+            self._script(resolve(path, self.where, cmd.cwd), cmd, depth, path)
+            return
+        self._stdin_code(cmd, depth, shell=True)
+
+    def crontab(self, cmd: Cmd, depth: int) -> None:
+        """``crontab FILE`` / ``... | crontab -``: every entry installed will run."""
+        from agentreflex.gate import execopts
+
+        words = [a for a in cmd.args if not a.startswith("-") or a == "-"]
+        if any(a in ("-l", "-r", "-e") for a in cmd.args):
+            return
+        if words and words[0] != "-":
+            text = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
+        else:
+            text = cmd.stdin_text
+            if text is None:
+                text = pipes.output_text(cmd.stdin_from, self.state.written)
+        if text is None or has_marker(text):
+            return
+        for entry in execopts.cron_entries(text):
+            self.run(entry, depth + 1, via="crontab entry")
+
     def trap(self, cmd: Cmd, depth: int) -> None:
         """``trap 'CMD' EXIT``: CMD runs when the signal comes (or the shell exits)."""
         args = cmd.args[1:] if cmd.args[:1] == ["--"] else cmd.args
@@ -197,12 +283,13 @@ class RunnersMixin(WalkerBase):
                 "Write it out literally.",
             )
         else:
+            names = [str(k) for k in range(10)]
             if len(params) > 1 and ("$@" in script or "${@}" in script):
-                # "$@" is each parameter as its own word (not one joined word)
-                each = " ".join(quote(p) for p in params[1:])
+                # "$@" is each parameter as its own word: "$1" "$2" ...
+                each = " ".join(f'"${{{k}}}"' for k in range(1, min(len(params), 10)))
                 script = script.replace('"$@"', each).replace('"${@}"', each)
-            saved = {k: self.state.vars.get(k) for k in ("0", "1", "2", "3", "@")}
-            for k, v in zip(("0", "1", "2", "3"), params, strict=False):
+            saved = {k: self.state.vars.get(k) for k in [*names, "@"]}
+            for k, v in zip(names, params, strict=False):
                 self.state.vars[k] = v
             if len(params) > 1:
                 self.state.vars["@"] = " ".join(params[1:])
@@ -259,6 +346,7 @@ class RunnersMixin(WalkerBase):
 
     def _script(self, path: str, cmd: Cmd, depth: int, shown: str = "") -> None:
         content = self.state.written.get(path)
+        via = "script written in the same command"
         if content is None:
             if REMOTE in (shown or path):
                 self._rce(cmd)
@@ -269,14 +357,102 @@ class RunnersMixin(WalkerBase):
                     "The file to run is named only at run time (a variable or piped input), "
                     "so what it does cannot be checked. Name the file.",
                 )
+            else:
+                self._script_on_disk(path, cmd, depth)
             return
         if REMOTE in content:
             self._rce(cmd)
         elif not has_marker(content):
-            if interp.interpreter_name(cmd.name):
-                self._code(content, cmd, depth, interp.interpreter_name(cmd.name))
-            else:
-                self.run(content, depth + 1, via="script written in the same command")
+            self._judge_script(content, cmd, depth, via)
+
+    def _judge_script(self, content: str, cmd: Cmd, depth: int, via: str) -> None:
+        lang = interp.interpreter_name(cmd.name) or _shebang_language(content)
+        if lang:
+            self._code(content, cmd, depth, lang)
+        else:
+            self.run(content, depth + 1, via=via)
+
+    def _script_on_disk(self, path: str, cmd: Cmd, depth: int) -> None:
+        """A file written earlier (by another tool call, or by anyone): read it, bounded."""
+        from agentreflex.gate import scripts  # only for commands that run a local file
+
+        if path in self._reading:
+            return  # a script that runs itself: judged once
+        content = scripts.read(path)
+        if content is None:
+            return
+        self._read_file(path, content, cmd, depth, "script")
+
+    def _read_file(self, path: str, content: str, cmd: Cmd, depth: int, what: str) -> None:
+        from agentreflex.gate import scripts
+
+        if content == scripts.UNREADABLE:
+            self._hit(
+                "GATE-SCRIPT-UNREADABLE",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                f"The {what} this runs ({path}) could not be read (too large, binary or "
+                "not readable), so only the command itself was checked.",
+            )
+            return
+        self._reading.add(path)
+        before = len(self.hits)
+        try:
+            self._judge_script(content, cmd, depth, f"{what} {path}")
+        finally:
+            self._reading.discard(path)
+        self._settle_unknowns(before, path, cmd, what)
+
+    def make(self, cmd: Cmd, depth: int) -> None:
+        """``make [target]``: the recipes it runs, read from the Makefile."""
+        from agentreflex.gate import scripts
+
+        written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        text, path = scripts.make_recipes(cmd.args, cmd.cwd, written)
+        if text:
+            self._read_recipes(path, text, cmd, depth, "Makefile recipe")
+        elif text == scripts.UNREADABLE:
+            self._read_file(path, text, cmd, depth, "Makefile")
+
+    def package_script(self, cmd: Cmd, depth: int) -> None:
+        """``npm test`` / ``npm|pnpm|yarn|bun run X``: the package.json script it runs."""
+        from agentreflex.gate import scripts
+
+        written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        text, path = scripts.package_script(cmd.name, cmd.args, cmd.cwd, written)
+        if text:
+            self._read_recipes(path, text, cmd, depth, "package.json script")
+        elif text == scripts.UNREADABLE:
+            self._read_file(path, text, cmd, depth, "package.json")
+
+    def _read_recipes(self, path: str, text: str, cmd: Cmd, depth: int, what: str) -> None:
+        if path in self._reading:
+            return  # a recipe that runs make again: judged once
+        self._reading.add(path)
+        before = len(self.hits)
+        try:
+            self.run(text, depth + 1, via=f"{what} ({path})")
+        finally:
+            self._reading.discard(path)
+        self._settle_unknowns(before, path, cmd, what)
+
+    def _settle_unknowns(self, before: int, path: str, cmd: Cmd, what: str) -> None:
+        """A file on disk is judged by what it is known to do: the parts it computes
+        at run time (``exec "$JAVACMD"``, ``eval "set -- $(...)"`` in ``./gradlew``)
+        do not ask, they are said (one warning); what it plainly does still counts."""
+        asks = [h for h in self.hits[before:] if h.category == "ask"]
+        if not asks:
+            return
+        self.hits[before:] = [h for h in self.hits[before:] if h.category != "ask"]
+        self._hit(
+            "GATE-SCRIPT-PARTLY-CHECKED",
+            DESTRUCTIVE,
+            P_WARN,
+            cmd.text,
+            f"Parts of the {what} this runs ({path}) are computed at run time and could "
+            "not be checked; the rest was.",
+        )
 
     def eval(self, cmd: Cmd, depth: int) -> None:
         self._shell_string(" ".join(cmd.args), [], cmd, depth, "eval")
@@ -359,6 +535,17 @@ class RunnersMixin(WalkerBase):
                     "This code deletes a directory tree whose path is computed at run "
                     "time. Check the path points inside the project.",
                 )
+
+
+def _shebang_language(content: str) -> str:
+    """The interpreter a script names on its ``#!`` line ("" for a shell or none)."""
+    if not content.startswith("#!"):
+        return ""
+    words = content[2:].split("\n", 1)[0].split()
+    if words and words[0].endswith("/env"):
+        words = [w for w in words[1:] if not w.startswith("-")]
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    return interp.interpreter_name(name) or ""
 
 
 def _decoded(cmd: Cmd | None) -> bool:

@@ -35,7 +35,7 @@ from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import interp, pipes
 from agentreflex.gate._tree import node_text, parse
 from agentreflex.gate.fanout import FanOutMixin
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.paths import resolve
 from agentreflex.gate.runners import RunnersMixin
 from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
@@ -54,6 +54,28 @@ _CONTAINER_TOOLS = frozenset(
     {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
 )
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+# Tools whose options or scripts run a shell command (execopts.PROGRAMS).
+_EXEC_OPTIONS = frozenset(
+    {
+        "tar",
+        "gtar",
+        "bsdtar",
+        "zip",
+        "rsync",
+        "sed",
+        "gsed",
+        "ssh",
+        "scp",
+        "sftp",
+        "vim",
+        "vi",
+        "nvim",
+        "ex",
+        "view",
+        "gvim",
+        "vimdiff",
+    }
+)
 # Backtick substitutions in an unquoted heredoc body (they run).
 _BACKTICKS = LazyPattern(r"`([^`]*)`")
 
@@ -460,6 +482,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             unknown = peeled.chdir[:1] in (UNKNOWN, REMOTE) or cwd == UNKNOWN
             cwd = UNKNOWN if unknown else resolve(peeled.chdir, self.where, cwd)
         name = peeled.argv[0]
+        base = _basename(name)
+        if base.isupper() and base.isascii() and base.replace("-", "").isalpha():
+            # case-insensitive filesystems (macOS) run /bin/rm for "RM"
+            name = name[: len(name) - len(base)] + base.lower()
         all_assigns = {**(assigns or {}), **peeled.assigns}
         cmd = Cmd(
             [_basename(name), *peeled.argv[1:]],
@@ -520,6 +546,16 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             )
         if name in self._bodies and name not in self._function:
             self.call(name)
+        if _unknown_option(cmd, name):
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                f"An option of {name} is only known at run time (it could make it run "
+                "code or discard work), so what it does cannot be checked. Spell it out.",
+            )
+            return
+        if name in _EXEC_OPTIONS:
+            self.exec_options(cmd, depth)
         if name in SHELLS:
             self.shell(cmd, depth)
         elif name == "eval":
@@ -549,6 +585,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.git_alias(cmd, depth)
         elif name == "trap":
             self.trap(cmd, depth)
+        elif name in ("at", "batch"):
+            self.at(cmd, depth)
+        elif name == "crontab":
+            self.crontab(cmd, depth)
+        elif name in ("make", "gmake"):
+            self.make(cmd, depth)
+        elif name in ("npm", "pnpm", "yarn", "bun"):
+            self.package_script(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
         elif "/" in original:
@@ -583,6 +627,40 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.state.written[resolve(t, self.where, cmd.cwd)] = (
                     content if content is not None else UNKNOWN
                 )
+
+
+# Options that load or name code to run (their value counts as code).
+_CODE_OPTIONS = frozenset({"-r", "-M", "-m", "-f", "--file", "--require", "--import", "--loader"})
+
+
+def _unknown_option(cmd: Cmd, name: str) -> bool:
+    """A code runner or git given an option (or git a subcommand) from data fed in at run time.
+
+    ``xargs -I{} node --ev{} CODE``, ``... | xargs -I{} git push --{}``: the
+    unknown part may turn the command into one that runs code or destroys work.
+    """
+    runner = name in SHELLS or name in _AWKS or bool(interp.interpreter_name(name))
+    if not runner and name != "git":
+        return False
+    args = cmd.args
+    if name == "git":
+        from agentreflex.gate import rules_git  # imported with the git rules
+
+        sub, rest, _ = rules_git.split(args)
+        options = rest[: rest.index("--")] if "--" in rest else rest
+        return DATA in sub or any(
+            (a.startswith("--") and DATA in a.split("=", 1)[0]) or a[1:2] == DATA[:1]
+            for a in options
+            if a.startswith("-") and DATA in a
+        )
+    for k, a in enumerate(args):
+        if a == "--" or (not a.startswith("-") and k and args[k - 1] not in _CODE_OPTIONS):
+            return False
+        if DATA in a and (a.startswith("-") or (k and args[k - 1] in _CODE_OPTIONS)):
+            return True
+        if not a.startswith("-") and not k:
+            return False
+    return False
 
 
 def _basename(name: str) -> str:

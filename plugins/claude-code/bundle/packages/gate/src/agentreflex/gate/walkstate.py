@@ -86,6 +86,7 @@ class WalkerBase:
         # functions defined so far: name -> (body node, depth); walked when called
         self._bodies: dict[str, tuple[Any, int]] = {}
         self._called: set[str] = set()
+        self._reading: set[str] = set()  # local files being judged (no cycles)
 
     def _tick(self) -> None:
         self._steps += 1

@@ -173,6 +173,8 @@ class WordsMixin(WalkerBase):
             text = node_text(node)
             if first and (text == "~" or text.startswith("~/")):
                 text = self.where.home + text[1:]
+            elif first and text[:1] == "~" and not quoted:
+                text = _tilde_user(text, self.where.home)
             out.extend(_word_parts(text, active=not quoted))
         elif t == "brace_expression":
             out.append((node_text(node), True, not quoted))
@@ -259,6 +261,22 @@ class WordsMixin(WalkerBase):
         if op == "+":
             return alt if value is not None else UNKNOWN + alt
         return UNKNOWN
+
+
+def _tilde_user(text: str, home: str) -> str:
+    """``~name[/rest]``: that user's home (bash leaves an unknown name as it is; an
+    unknown one is taken as a home beside ours, so a delete of it is never ordinary)."""
+    name, sep, rest = text[1:].partition("/")
+    if not name or not all(c.isalnum() or c in "._-" for c in name) or name[0] in ".-":
+        return text
+    import pwd  # only for a ~user word
+
+    try:
+        target = pwd.getpwnam(name).pw_dir
+    except (KeyError, OSError):
+        parent = home.rstrip("/").rpartition("/")[0] or "/home"
+        target = f"{parent}/{name}"
+    return target + sep + rest
 
 
 def _temp_roots(fields: list[str]) -> list[str]:

@@ -53,10 +53,56 @@ _VALUED: dict[str, frozenset[str]] = {
     "proxychains": frozenset({"-f"}),
     "proxychains4": frozenset({"-f"}),
     "xvfb-run": frozenset({"-n", "-s", "-f", "-e", "-p"}),
-    "firejail": frozenset(),
     "catchsegv": frozenset(),
     "rlwrap": frozenset(),
     "npx": frozenset({"-p", "--package", "-c", "--call"}),
+    "systemd-run": frozenset(
+        {
+            "-u",
+            "--unit",
+            "-p",
+            "--property",
+            "-E",
+            "--setenv",
+            "--uid",
+            "--gid",
+            "--nice",
+            "-M",
+            "--machine",
+            "-H",
+            "--host",
+            "--description",
+            "--slice",
+            "--working-directory",
+            "-d",
+            "--on-active",
+            "--on-calendar",
+            "--timer-property",
+        }
+    ),
+    "unshare": frozenset(
+        {
+            "-S",
+            "--setuid",
+            "-G",
+            "--setgid",
+            "--propagation",
+            "-R",
+            "--root",
+            "-w",
+            "--wd",
+            "--map-user",
+            "--map-group",
+        }
+    ),
+    "nsenter": frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid"}),
+    "strace": frozenset(
+        {"-e", "-o", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-X", "-S", "-U"}
+    ),
+    "ltrace": frozenset({"-e", "-o", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-w"}),
+    "fakeroot": frozenset({"-l", "--lib", "--faked", "-s", "-i", "-b"}),
+    "pkexec": frozenset({"--user", "-u"}),
+    "firejail": frozenset(),
     "bunx": frozenset(),
     "pnpx": frozenset(),
 }
@@ -129,6 +175,8 @@ def peel(argv: list[str]) -> Peeled:
         elif name in ("su",) and "-c" in words:
             i = words.index("-c")
             out.argv = ["sh", "-c", *words[i + 1 : i + 2]]
+        elif name == "script" and _script_command(words[1:]) is not None:
+            out.argv = ["sh", "-c", _script_command(words[1:]) or ""]
         elif name in ("watch",):
             rest = _skip_options(words[1:], frozenset({"-n", "-d", "--interval"}))
             out.argv = ["sh", "-c", " ".join(rest)] if rest else []
@@ -147,6 +195,18 @@ def peel(argv: list[str]) -> Peeled:
             return out
         out.wrappers.append(name)
     return out
+
+
+def _script_command(words: list[str]) -> str | None:
+    """``script [-q] -c CMD [file]``: the command it runs in a new terminal."""
+    for i, w in enumerate(words):
+        if w in ("-c", "--command") or (
+            w.startswith("-") and not w.startswith("--") and w.endswith("c")
+        ):
+            return words[i + 1] if i + 1 < len(words) else ""
+        if w.startswith("--command="):
+            return w.split("=", 1)[1]
+    return None
 
 
 def _sudo_chdir(words: list[str]) -> str:

@@ -23,6 +23,7 @@ from agentreflex.core.events import EventKind, ToolKind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from agentreflex.core.events import ToolCall
     from agentreflex.core.reflex import ReflexContext
     from agentreflex.instructions.comply import Violation
     from agentreflex.instructions.parse import Rule
@@ -94,7 +95,8 @@ class InstructionsReflex:
             ):
                 found.append(requirement_finding(rule))
         notice = _file_notice(ctx, comply.diagnostics_for(tool, cwd, project))
-        return found + ([notice] if notice else [])
+        told = None if found or tool.kind is ToolKind.SHELL else _rules_told(ctx, tool, cwd)
+        return found + ([notice] if notice else []) + ([told] if told else [])
 
     def _stop(self, ctx: ReflexContext, cwd: str) -> list[Finding]:
         from agentreflex.instructions import comply
@@ -135,6 +137,38 @@ class InstructionsReflex:
 
 
 NOTICE_NOTE = "instructions_notice"  # state.notes key: file problems already announced
+TOLD_NOTE = "instructions_told"  # state.notes key: path-specific rules already shown
+
+
+def _rules_told(ctx: ReflexContext, tool: ToolCall, cwd: str) -> Finding | None:
+    """The rules of a nested file or a glob-scoped rule that govern the file being
+    edited, shown to the agent once per session beside the edit.
+
+    The root's rule files are already in the host's own instructions; a nested
+    ``AGENTS.md`` or a Cursor rule for ``src/api/**`` usually is not.
+    """
+    from agentreflex.instructions.context import rules_for_path
+
+    told = ctx.state.notes.get(TOLD_NOTE, [])
+    lines: list[str] = []
+    for path in (tool.paths or [tool.path])[:4]:
+        for line in rules_for_path(path, cwd, specific=True):
+            if line not in told and line not in lines:
+                lines.append(line)
+    if not lines:
+        return None
+    for line in lines:
+        ctx.note(NAME, TOLD_NOTE, line)
+    text = "Project rules for the file being changed:\n" + "\n".join(f"- {x}" for x in lines)
+    return Finding(
+        reflex=NAME,
+        code="INSTR-RULES-SHOWN",
+        verdict=Verdict.ALLOW,
+        title=TITLE,
+        message=text,
+        context=text,
+        detail={"rule": "INSTR-RULES-SHOWN", "rules": [x.split(": ", 1)[0] for x in lines]},
+    )
 
 
 def _file_notice(ctx: ReflexContext, diags: list[Diagnostic]) -> Finding | None:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from agentreflex.core.events import ToolCall, ToolKind, ToolResult
@@ -110,11 +111,98 @@ def summarize(call: ToolCall) -> str:
 _REDACT_MARGIN = 1024
 
 
+# Words that make a test runner list, describe or dry-run its tests instead of
+# running them (pytest --collect-only/--co, cargo test --no-run, make -n test).
+_NO_RUN = frozenset(
+    {
+        "--version",
+        "-V",
+        "--help",
+        "-h",
+        "--collect-only",
+        "--co",
+        "--no-run",
+        "--list",
+        "--listTests",
+        "--list-tests",
+        "--dry-run",
+        "--dryrun",
+        "--just-print",
+        "--recon",
+        "--fixtures",
+        "--markers",
+    }
+)
+# The operators between a compound command's parts, kept (unlike _SEPARATORS).
+_OPERATORS = LazyPattern(r"(\|\||&&|;|\||(?<![<>])&(?!>)|\n)")
+
+
 def is_verification(call: ToolCall) -> bool:
-    """Does this shell call run tests or checks (in any segment of the command)?"""
+    """Does this shell call really run tests or checks, with an outcome that means something?
+
+    Not when the runner only lists, describes or dry-runs (``--collect-only``,
+    ``--version``, ``--no-run``, ``make -n``), runs only if something before
+    it fails (``true || pytest``), or has its failure masked (``pytest ||
+    true``, ``pytest; true``): its exit status says nothing about the tests.
+    """
     if call.kind is not ToolKind.SHELL:
         return False
-    return any(_TEST_RUNNERS.match(seg) for seg in _segments(call.command))
+    parts = _OPERATORS.split(call.command)
+    found = False
+    for k in range(0, len(parts), 2):
+        segs = _segments(parts[k])
+        seg = segs[0] if segs else ""
+        if not _TEST_RUNNERS.match(seg):
+            continue
+        before = parts[k - 1] if k > 0 else ""
+        after = next((p for p in parts[k + 1 :: 2] if p != "|"), "")
+        words = seg.split()
+        if before == "||" or after in ("||", ";", "&", "\n") or _NO_RUN.intersection(words):
+            if after in (";", "\n") and _TEST_RUNNERS.match(_tail(parts, k)):
+                found = True  # "pytest; pytest -x": the last runner's status stands
+            continue
+        if words[0] in ("make", "gmake") and "-n" in words:
+            continue  # make -n prints the recipe, runs nothing
+        found = True
+    return found
+
+
+def _tail(parts: list[str], k: int) -> str:
+    """The last simple command of a compound one, after part ``k``."""
+    rest = [p for p in parts[k + 2 :: 2] if p.strip()]
+    segs = _segments(rest[-1]) if rest else []
+    return segs[0] if segs else ""
+
+
+# A runner's closing summary: what really happened, whatever the exit status.
+_FAILED = LazyPattern(
+    r"\b[1-9]\d* (?:failed|errors?)\b|test result: FAILED|^FAIL\b|\bFAILED \(|"
+    r"Tests:\s+\d+ failed|\b\d+ failing\b",
+    re.MULTILINE,
+    hints="failed error FAIL failing",
+)
+_NONE_RAN = LazyPattern(
+    r"no tests ran|collected 0 items|Ran 0 tests|No tests found|\[no test files\]|"
+    r"test result: ok\. 0 passed|\b0 passing\b",
+    hints="no tests collected Ran No 0",
+)
+_PASSED = LazyPattern(
+    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s|^OK\b|Ran [1-9]\d* tests?",
+    re.MULTILINE,
+    hints="passed passing ok OK Ran",
+)
+
+
+def test_summary(text: str) -> str:
+    """``failed``, ``none`` (no test ran), ``passed`` or ``""`` (no summary) from a runner's output."""
+    tail = text[-8000:]
+    if _FAILED.search(tail):
+        return "failed"
+    if _PASSED.search(tail):
+        return "passed"
+    if _NONE_RAN.search(tail):
+        return "none"
+    return ""
 
 
 def is_mutating_shell(command: str) -> bool:

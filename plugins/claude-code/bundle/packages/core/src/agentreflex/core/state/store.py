@@ -50,6 +50,7 @@ from agentreflex.core.state.outcome import (
     is_verification,
     outcome_of,
     summarize,
+    test_summary,
 )
 from agentreflex.core.usage import UsageDelta
 
@@ -503,6 +504,8 @@ def make_record(
             "head": _bounded(" ".join(text.split())[:400], 400),
             "interrupted": res.interrupted,
         }
+        if rec.get("tool", {}).get("verification"):
+            rec["result"]["tests"] = test_summary(f"{res.output or ''}\n{res.error or ''}")
     if decision is not None:
         rec["decision"] = {
             "verdict": decision.verdict.value,
@@ -659,9 +662,11 @@ def _fold_post_tool(
         _push(state.failures, action, WINDOWS["failures"])
     elif outcome == "success":
         c.consecutive_failures = 0
-    if action.verification and outcome in ("success", "failure"):
+    tests = str(result.get("tests", ""))
+    if action.verification and outcome in ("success", "failure") and tests != "none":
+        # the runner's own summary outranks its exit status ("1 failed" piped to tail)
         c.last_verification_seq = seq
-        c.last_verification_ok = outcome == "success"
+        c.last_verification_ok = outcome == "success" and tests != "failed"
         _push(state.verifications, action, WINDOWS["verifications"])
     elif action.mutation and outcome != "failure":
         c.last_mutation_seq = seq

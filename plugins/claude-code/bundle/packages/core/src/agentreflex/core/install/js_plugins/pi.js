@@ -5,7 +5,8 @@
 // - tool_result: recorded (tests run, files changed: the done reflex's evidence);
 // - before_agent_start: the user's words (constraints such as "do not modify tests");
 //   context from agentreflex comes back as the extension's message;
-// - context: context that arrived after a tool joins the next model request;
+// - context: context that arrived after a tool joins the next model request, and a long
+//   conversation is pruned (superseded tool outputs of earlier turns become stubs);
 // - agent_end: the done reflex.  pi cannot veto a stop, so a "not done" answer sends
 //   the reason as a follow-up user message, once per stop (the next agent_end says
 //   stop_hook_active and is let through);
@@ -17,10 +18,23 @@
 import { createClient } from "./transport.js";
 
 const SETTLE_MS = 5000; // longest wait for pi to be idle before the follow-up is sent
+// A conversation this long (JSON characters) is worth a pruning pass before the model
+// call: superseded tool outputs of earlier turns become one-line stubs (the context
+// layer's `agentreflex context prune`); a shorter one is not worth starting Python.
+const PRUNE_FROM_CHARS = 32000;
+
+/** @param {unknown} value */
+function sizeOf(value) {
+  try {
+    return JSON.stringify(value).length;
+  } catch {
+    return 0;
+  }
+}
 
 /** @param {any} pi pi's ExtensionAPI */
 export default function agentreflex(pi) {
-  const { send } = createClient(undefined, import.meta.url);
+  const { send, prune } = createClient(undefined, import.meta.url);
   /** @type {string[]} */
   const pending = [];
   let reprompted = false;
@@ -96,10 +110,24 @@ export default function agentreflex(pi) {
   });
 
   pi.on("context", async (/** @type {any} */ event) => {
-    if (!pending.length || !Array.isArray(event?.messages)) return undefined;
-    const text = `agentreflex:\n${pending.splice(0).join("\n")}`;
-    const note = { role: "custom", customType: "agentreflex", content: text, display: false, timestamp: Date.now() };
-    return { messages: [...event.messages, note] };
+    if (!Array.isArray(event?.messages)) return undefined;
+    /** @type {unknown[]} */
+    let messages = event.messages;
+    let changed = false;
+    if (sizeOf(messages) > PRUNE_FROM_CHARS) {
+      const pruned = await prune(messages);
+      if (pruned) {
+        messages = pruned;
+        changed = true;
+      }
+    }
+    if (pending.length) {
+      const text = `agentreflex:\n${pending.splice(0).join("\n")}`;
+      const note = { role: "custom", customType: "agentreflex", content: text, display: false, timestamp: Date.now() };
+      messages = [...messages, note];
+      changed = true;
+    }
+    return changed ? { messages } : undefined;
   });
 
   pi.on("agent_end", async (/** @type {any} */ event, /** @type {any} */ ctx) => {

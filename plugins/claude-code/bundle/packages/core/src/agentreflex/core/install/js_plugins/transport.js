@@ -28,6 +28,7 @@ export const MAGIC = "ARX2\0";
 const EVALUATE_YOURSELF = 253;
 const SOCKET_TIMEOUT_MS = 5000;
 const HOOK_TIMEOUT_MS = 30000;
+const PRUNE_TIMEOUT_MS = 10000;
 const MAX_REPLY_BYTES = 1024 * 1024;
 // environment that changes a decision, forwarded to the daemon (core/client.py ENV_PREFIXES)
 const ENV_PREFIXES = [
@@ -253,7 +254,35 @@ export function createClient(chosen, moduleUrl) {
     return reply;
   }
 
-  return { send, settings, host };
+  /**
+   * The conversation with superseded tool outputs stubbed (`agentreflex context prune`,
+   * the context layer's pruning), or null when nothing changed or it could not run.
+   * Pruning is a convenience: any failure keeps the host's own list.
+   * @param {unknown[]} messages the host's message list (pi's `context` event)
+   * @returns {Promise<unknown[] | null>}
+   */
+  async function prune(messages) {
+    if (typeof settings === "string") return null;
+    const argv = settings.python
+      ? [settings.python, settings.binary, "context", "prune"]
+      : [settings.binary, "context", "prune"];
+    let input;
+    try {
+      input = JSON.stringify({ messages });
+    } catch {
+      return null;
+    }
+    const done = await run(argv, input, PRUNE_TIMEOUT_MS);
+    if (done.error || done.code !== 0) return null;
+    try {
+      const value = JSON.parse(done.stdout);
+      return Array.isArray(value?.messages) ? value.messages : null;
+    } catch {
+      return null;
+    }
+  }
+
+  return { send, prune, settings, host };
 }
 
 // Printed by this installation's Python: its daemon socket and installation id.

@@ -1,0 +1,168 @@
+"""Every finding code of the gate, with its family, severity and reason: one catalogue.
+
+    agentreflex gate rules [--json]
+    python -m agentreflex.gate.catalogue [--json]
+
+Severity is what the code answers by default: ``block``, ``ask`` (the user
+decides), ``warn`` (runs, with a note), or two of them where the scope
+decides (``block/warn``).  Service-pack codes (``GATE-PACK-<FAMILY>``) are
+listed from the pack files.  ``tests/test_catalogue.py`` holds every code
+the gate's sources can emit to this list (issue 22 item 6: one catalogue
+instead of codes scattered over the modules).  Not on any hot path.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+_B, _A, _W = "block", "ask", "warn"
+
+CATALOGUE: dict[str, tuple[str, str, str]] = {
+    # deletes
+    "GATE-RM-ROOT": ("deletes", _B, "deletes /, the home folder or a folder above the project"),
+    "GATE-RM-PROJECT": ("deletes", _B, "deletes the project root or everything in it"),
+    "GATE-RM-GIT-DIR": ("deletes", _B, "deletes the repository's .git"),
+    "GATE-RM-SYSTEM": ("deletes", _B, "deletes a system path"),
+    "GATE-RM-DOTFILE": ("deletes", _B, "deletes a dotfile or dot-folder of the home"),
+    "GATE-RM-RECURSIVE-OUTSIDE": ("deletes", _B, "a recursive delete outside project and temp"),
+    "GATE-RM-OUTSIDE": ("deletes", _W, "deletes a file outside the project"),
+    "GATE-RM-UNRESOLVED": ("deletes", _A, "a recursive delete of a path known only at run time"),
+    "GATE-SHRED": ("deletes", _B, "shreds files beyond recovery"),
+    "GATE-RSYNC-DELETE": ("deletes", _B, "rsync --delete into a folder outside the project"),
+    "GATE-MOVE-AWAY": ("deletes", _B, "moves important files away (to /dev/null, out of reach)"),
+    "GATE-INTERP-DYNAMIC-DELETE": ("deletes", _W, "interpreter code deletes a computed path"),
+    # overwrites and permissions
+    "GATE-OVERWRITE-SYSTEM": ("overwrites", _B, "overwrites a system file"),
+    "GATE-OVERWRITE-DOTFILE": ("overwrites", _B, "overwrites a dotfile of the home"),
+    "GATE-APPEND-DOTFILE": ("overwrites", _W, "appends to a dotfile of the home"),
+    "GATE-OVERWRITE-OUTSIDE": ("overwrites", _W, "overwrites a file outside the project"),
+    "GATE-WRITE-DOTFILE": ("overwrites", _W, "edits a dotfile of the home"),
+    "GATE-WRITE-GIT-HOOK": ("overwrites", _W, "writes a git hook (runs on later git commands)"),
+    "GATE-HISTORY-WIPE": ("overwrites", _B, "wipes shell history"),
+    "GATE-PERMS-SYSTEM": ("permissions", _B, "changes permissions or owners of system paths"),
+    "GATE-PERMS-SENSITIVE": ("permissions", _W, "opens up a sensitive file"),
+    "GATE-PERMS-SETUID": ("permissions", _W, "sets a setuid/setgid bit"),
+    # disks and system
+    "GATE-DISK-DD": ("disks", _B, "dd onto a disk device"),
+    "GATE-DISK-FORMAT": ("disks", _B, "formats or partitions a disk"),
+    "GATE-DISK-WRITE": ("disks", _B, "writes to a raw disk device"),
+    "GATE-FORK-BOMB": ("system", _B, "a fork bomb"),
+    "GATE-POWER": ("system", _B, "shuts down or reboots the machine"),
+    "GATE-KILL-ALL": ("system", _B, "kills every process"),
+    "GATE-KILL-SYSTEM": ("system", _B, "kills a system process"),
+    "GATE-FIREWALL-FLUSH": ("system", _B, "flushes or disables the firewall"),
+    "GATE-SSHD-STOP": ("system", _B, "stops the SSH server"),
+    "GATE-CRONTAB-REMOVE": ("system", _B, "removes the user's crontab"),
+    # git
+    "GATE-GIT-RESET-HARD": ("git", _B, "git reset --hard/--merge throws away uncommitted work"),
+    "GATE-GIT-DISCARD-TREE": ("git", _B, "discards every uncommitted change of the work tree"),
+    "GATE-GIT-DISCARD-FILES": ("git", "block/ask", "discards uncommitted changes of files"),
+    "GATE-GIT-CLEAN": ("git", _B, "git clean -f deletes untracked files"),
+    "GATE-GIT-STASH-DROP": ("git", _B, "drops stashed work"),
+    "GATE-GIT-BRANCH-FORCE-DELETE": ("git", _B, "deletes an unmerged branch"),
+    "GATE-GIT-FORCE-PUSH": ("git", _B, "force-pushes over the remote's history"),
+    "GATE-GIT-FORCE-PUSH-PROTECTED": ("git", _W, "--force-with-lease to a shared branch"),
+    "GATE-GIT-PUSH-MIRROR": ("git", _B, "push --mirror overwrites every remote ref"),
+    "GATE-GIT-PUSH-DELETE": ("git", _B, "deletes a remote branch or tag"),
+    "GATE-GIT-PUSH-MATCHING": ("git", _W, "pushes every matching branch"),
+    "GATE-GIT-REWRITE-HISTORY": ("git", _B, "rewrites the whole history"),
+    "GATE-GIT-REFLOG-EXPIRE": ("git", _B, "expires the reflog"),
+    "GATE-GIT-GC-PRUNE": ("git", _B, "prunes unreachable commits now"),
+    "GATE-GIT-UPDATE-REF-DELETE": ("git", _B, "deletes a ref directly"),
+    "GATE-GIT-WORKTREE-FORCE-REMOVE": ("git", "block/ask", "removes a worktree with its changes"),
+    # code that runs other code
+    "GATE-RCE-DOWNLOAD": ("remote code", _B, "runs code downloaded from the network"),
+    "GATE-OBFUSCATED-EXEC": ("remote code", _B, "decodes a hidden payload and runs it"),
+    "GATE-DYNAMIC-COMMAND": ("remote code", _A, "the command to run is computed at run time"),
+    "GATE-DYNAMIC-SCRIPT": ("remote code", _A, "a script, code or option known only at run time"),
+    "GATE-BRACE-COMMAND": ("remote code", _A, "a command name built by a brace expansion"),
+    "GATE-PIPE-TO-SHELL": ("remote code", _A, "code of unknown content piped into a shell"),
+    "GATE-SCRIPT-UNREADABLE": ("remote code", _W, "a script the command runs could not be read"),
+    "GATE-SCRIPT-PARTLY-CHECKED": ("remote code", _W, "parts of a script on disk are computed"),
+    "GATE-CODEX-STDIN": ("hosts", _A, "an interactive shell opened in Codex (stdin unchecked)"),
+    # data stores, cloud, services
+    "GATE-DB-DESTROY": ("data stores", _B, "drops or truncates a database or table"),
+    "GATE-DB-UPDATE-ALL": ("data stores", _W, "updates or deletes every row"),
+    "GATE-CLOUD-DESTROY": ("cloud", _B, "destroys a whole stack"),
+    "GATE-CLOUD-DELETE": ("cloud", "block/warn", "deletes cloud resources"),
+    "GATE-K8S-DELETE": ("cloud", "block/warn", "deletes Kubernetes resources"),
+    "GATE-HELM-UNINSTALL": ("cloud", _B, "uninstalls a Helm release"),
+    "GATE-DOCKER-PRUNE": ("containers", "block/warn", "prunes images, volumes or containers"),
+    "GATE-KV-DELETE": ("data stores", "block/warn", "deletes keys of etcd/consul"),
+    "GATE-HTTP-DELETE": ("services", "block/ask", "an HTTP request that deletes data"),
+    "GATE-PUBLISH": ("publishing", _B, "publishes a package"),
+    "GATE-GH-DELETE": (
+        "publishing",
+        _B,
+        "deletes a GitHub repository, release, secret or resource",
+    ),
+    # secrets
+    "GATE-SECRET-READ": ("secrets", _B, "reads a secret file"),
+    "GATE-SECRET-WRITE": ("secrets", _B, "writes or copies a secret file"),
+    "GATE-SECRET-IN-COMMAND": ("secrets", _B, "a secret typed on the command line"),
+    "GATE-SECRET-ENV-PRINT": ("secrets", _B, "prints the environment's secrets"),
+    "GATE-SECRET-PRINT": ("secrets", _B, "prints a credential"),
+    "GATE-EXFIL-SECRET": ("secrets", _B, "sends a secret to the network"),
+    # constraints, the guard itself, parsing
+    "GATE-CONSTRAINT": ("constraints", _B, "breaks a constraint the user stated"),
+    "GATE-SELF-PROTECT": ("the guard", _A, "changes one of the guard's own files"),
+    "GATE-SELF-DISABLE": ("the guard", _A, "uninstalls or disables agentreflex"),
+    "GATE-SELF-KEY": ("the guard", _A, "reads the per-user key"),
+    "GATE-ALLOWED": ("the guard", "allow", "an approved allow-list entry applied"),
+    "GATE-ALLOW-LIST-UNAPPROVED": ("the guard", _W, "an allow-list the user has not approved"),
+    "GATE-PARSE-ERROR": ("parsing", _A, "text the shell would run cannot be parsed"),
+    "GATE-PARSE-TOO-COMPLEX": ("parsing", _A, "input too large to analyse"),
+    "GATE-PARSE-TOO-DEEP": ("parsing", _A, "nesting too deep to analyse"),
+    "GATE-PARSE-BUDGET": ("parsing", _B, "analysis ran out of time"),
+    "GATE-INTERNAL-ERROR": ("parsing", _B, "the gate failed; it fails closed"),
+    # judge-only signals
+    "GATE-JUDGE-DESTRUCTIVE": ("judge", "block/warn", "the calibrated judge finds it destructive"),
+    "GATE-JUDGE-SECRET": ("judge", _B, "the calibrated judge finds a secret exposure"),
+    "GATE-JUDGE-CONSTRAINT": ("judge", _B, "the calibrated judge finds a constraint broken"),
+    "GATE-REDUNDANT": ("judge", _W, "the call repeats earlier work"),
+    "GATE-EVIDENCE-INSUFFICIENT": ("judge", _W, "not enough evidence for the step"),
+    "GATE-GOAL-ALIGNMENT": ("judge", _W, "the call drifts from the goal"),
+}
+
+
+def rows() -> list[tuple[str, str, str, str]]:
+    """(code, family, severity, reason) for every code, service packs included."""
+    from agentreflex.gate import servicepacks
+
+    out = [(code, *entry) for code, entry in CATALOGUE.items()]
+    for family in sorted(set(servicepacks.programs().values())):
+        progs = sorted(p for p, f in servicepacks.programs().items() if f == family)
+        out.append(
+            (
+                f"GATE-PACK-{family.upper()}",
+                f"pack: {family}",
+                "block/warn",
+                f"destructive {family} operations ({', '.join(progs)})",
+            )
+        )
+    return out
+
+
+def command(argv: list[str]) -> int:
+    """``agentreflex gate rules [--json]``: the catalogue (the ``gate`` command's one action)."""
+    if argv[:1] != ["rules"]:
+        sys.stderr.write("usage: agentreflex gate rules [--json]\n")
+        return 2
+    return main(argv[1:])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    table = rows()
+    if "--json" in args:
+        keys = ("code", "family", "severity", "reason")
+        print(json.dumps([dict(zip(keys, r, strict=True)) for r in table], indent=1))
+        return 0
+    for code, family, severity, reason in table:
+        print(f"{code:<34} {family:<14} {severity:<10} {reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
