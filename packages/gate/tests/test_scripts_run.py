@@ -89,7 +89,7 @@ def test_reads_are_bounded(proj: Path) -> None:
 
 def test_computed_parts_of_a_script_on_disk_warn_and_the_rest_counts(proj: Path) -> None:
     (proj / "gradlew").write_text(
-        '#!/bin/sh\nJAVACMD=${JAVA_HOME:+$JAVA_HOME/bin/}java\n'
+        "#!/bin/sh\nJAVACMD=${JAVA_HOME:+$JAVA_HOME/bin/}java\n"
         'eval "set -- $(printf \'%s\\n\' "$JAVA_OPTS" | xargs -n1)" \'"$@"\'\n'
         'exec "$JAVACMD" "$@"\n'
     )
