@@ -310,3 +310,43 @@ def test_a_nested_files_rules_are_shown_once_beside_an_edit_in_its_subtree(repo:
     assert "generated/" not in shown.context  # the root's rules: the host has them
     assert edit("src/api/routes.py") == []  # once per session
     assert edit("src/app.py") == []  # no nested rule governs it
+
+
+def _bash(repo: Path, command: str) -> list[Any]:
+    return _run(pre_tool("Bash", {"command": command}, cwd=str(repo)))
+
+
+def test_a_target_only_known_at_run_time_is_judged_by_its_known_folder(repo: Path) -> None:
+    """The gate marks run-time parts of a path with control characters; they never crash
+    the check (a crash would fail closed and block harmless work)."""
+    assert _bash(repo, 'find "$(cat where.txt)" -delete') == []
+    assert _bash(repo, 'rm -rf $(ls) && echo x > "$OUT"') == []
+    (f,) = _bash(repo, "rm -rf generated/$(ls generated)")
+    assert f.verdict is Verdict.BLOCK and "Never edit files under generated/" in f.message
+
+
+def _gate_corpus() -> list[str]:
+    """Every command of the gate's own corpus (this repository's packages/gate/tests)."""
+    import json
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2] / "gate" / "tests" / "corpus"
+    commands: list[str] = []
+    for path in sorted(root.rglob("*")):
+        if path.suffix == ".jsonl":
+            for line in path.read_text().splitlines():
+                command = json.loads(line).get("command") if line.strip() else None
+                if isinstance(command, str):
+                    commands.append(command)
+        elif path.suffix == ".toml":
+            cases = tomllib.loads(path.read_text()).get("case", [])
+            commands += [c["command"] for c in cases if isinstance(c.get("command"), str)]
+    return commands
+
+
+def test_no_command_of_the_gates_corpus_makes_the_check_fail(repo: Path) -> None:
+    """A failing check blocks (fail closed): it must not fail on odd but real commands."""
+    commands = _gate_corpus()
+    assert len(commands) > 500
+    broken = [c for c in commands if any(f.code == "INSTR-INTERNAL-ERROR" for f in _bash(repo, c))]
+    assert broken == []

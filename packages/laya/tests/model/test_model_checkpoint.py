@@ -1,8 +1,8 @@
 """The model engine on a real, tiny, randomly initialised Laya checkpoint.
 
 Needs the ``model`` extra (laya, torch, transformers): the ``laya-model`` tox
-environment installs it; anywhere else this module is skipped with that
-reason.  The checkpoint is built by ``tools/laya_tiny_checkpoint.py``, written with laya's own
+environment installs it and requires these tests; anywhere else without the
+extra they are not collected (``conftest.py``).  The checkpoint is built by ``tools/laya_tiny_checkpoint.py``, written with laya's own
 ``laya.train.save_checkpoint`` to a temp dir, and loaded back through
 ``laya.load`` by the engine: the real code path, no weights downloaded.
 """
@@ -14,14 +14,10 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-
-torch = pytest.importorskip("torch", reason="the model extra (torch) is not installed here")
-pytest.importorskip("laya", reason="the model extra (laya) is not installed here")
-
-import httpx  # noqa: E402
-from agentreflex.core.wire import parse_response  # noqa: E402
-from agentreflex.laya.engine import make_engine  # noqa: E402
+from agentreflex.core.wire import parse_response
+from agentreflex.laya.engine import make_engine
 
 ROOT = Path(__file__).resolve().parents[4]
 
