@@ -19,6 +19,7 @@ import os
 import posixpath
 
 from agentreflex.core.record import field, record
+from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN
 from agentreflex.gate.paths import Where
 from agentreflex.instructions import parse, ruleset, sources
 from agentreflex.instructions.parse import Rule
@@ -81,8 +82,11 @@ def check_write(
     ``link -> generated`` writes under generated/.
     """
     full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
-    real = os.path.realpath(full)
-    real_project = os.path.realpath(project)
+    try:
+        real = os.path.realpath(full)
+        real_project = os.path.realpath(project)
+    except (OSError, ValueError):  # a NUL byte, a loop: judge the path as written
+        return _check_one(path, full, cwd, project, content, old, deleting)
     if real != full and _inside(real, real_project):
         landed = project.rstrip("/") + real[len(real_project.rstrip("/")) :]
         if landed != full:
@@ -201,9 +205,36 @@ def _changed_paths(cmds: list[Cmd], where: Where) -> list[Violation]:
     out: list[Violation] = []
     for cmd in cmds:
         for path, effect, cwd in changes.effects(cmd, where)[:64]:
-            full = posixpath.normpath(path if path.startswith("/") else posixpath.join(cwd, path))
+            known = _known_part(path)
+            if not known:
+                continue  # nothing of the target is known (the gate asks about those)
+            full = posixpath.normpath(
+                known if known.startswith("/") else posixpath.join(cwd, known)
+            )
             out.extend(check_write(full, cwd, where.project, deleting=effect in (DELETE, MOVE)))
     return out
+
+
+_UNKNOWN_NAME = "_"  # stands for a name only known at run time
+
+
+def _known_part(path: str) -> str:
+    """``path`` as far as it is known before the command runs.
+
+    The gate marks what only the run decides (``rm -rf generated/$(ls)``,
+    ``find x -delete``'s entries) with control characters; such a path is
+    taken as an unknown entry of its last known folder (``generated/_``), so
+    a rule on that folder still applies, and ``""`` when no folder is known.
+    """
+    cut = min(
+        (i for i in (path.find(m) for m in (UNKNOWN, REMOTE, DESCENDANT)) if i >= 0), default=-1
+    )
+    if cut < 0:
+        return path
+    folder = path[:cut].rpartition("/")[0]
+    if not folder and not path.startswith("/"):
+        folder = "."
+    return f"{folder}/{_UNKNOWN_NAME}" if folder else ""
 
 
 def _unique(found: list[Violation]) -> list[Violation]:
