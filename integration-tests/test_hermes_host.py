@@ -9,6 +9,7 @@ model next (the block reason arrives as the tool result).
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -238,3 +239,21 @@ def test_ask_user_is_a_block_where_no_person_can_answer(hermes: HermesProject) -
     run = hermes.run("clean up", [terminal('find "$(cat where.txt)" -delete'), say("Done.")])
     assert (target / "keep.txt").read_text() == "precious\n", run.describe()
     assert "GATE-RM-UNRESOLVED" in blocked_reason(run, "terminal"), run.describe()
+
+
+def test_the_session_recap_reaches_the_model_through_pre_llm_call(hermes: HermesProject) -> None:
+    """The context layer's recap (the goal, the user's constraint in their words) is
+    appended to the next turn's message through the plugin's ``pre_llm_call``: a
+    person's two prompts in ``hermes chat``."""
+    constraint = "Do not touch the public API in api.py."
+    dialogue = [
+        {"expect": PROMPT_MARK, "send": f"Fix the parser bug. {constraint}\r"},
+        {"expect": "Noted", "send": "Now run the tests.\r"},
+        {"expect": "On it", "send": "/exit\r"},
+    ]
+    run = hermes.session([say("Noted."), say("On it.")], dialogue)
+    assert not run.stderr, run.describe()
+    texts = [json.dumps(body) for body in run.main_requests]
+    assert len(texts) == 2, run.describe()
+    assert "agentreflex session recap" not in texts[0], run.describe()
+    assert "agentreflex session recap" in texts[1] and constraint in texts[1], texts[1][-3000:]

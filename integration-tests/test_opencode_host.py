@@ -10,10 +10,12 @@ chat-completions model inside ``unshare -n``.  The scenarios are shared with pi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from hostharness.claude import HostUnavailableError
+from hostharness.fakemodel import say
 from hostharness.js_scenarios import (
     guard_skipped,
     test_destructive_blocked_benign_runs_and_context_reaches_the_model,
@@ -55,3 +57,17 @@ def test_user_install_preinstalls_the_plugin_package_and_pure_skips_it(js: JsHos
     assert (config_dir / "node_modules" / "@opencode-ai" / "plugin" / "package.json").is_file()
     run = guard_skipped(js, "--pure")
     assert run.wall_s < 45, run.describe()  # no npm wait at start
+
+
+def test_the_session_recap_reaches_the_next_prompts_system_prompt(js: JsHostProject) -> None:
+    """The context layer's recap (the user's constraint in their words) joins the system
+    prompt of the next prompt's turn: a second ``opencode run --continue``."""
+    constraint = "Do not touch the public API in api.py."
+    first = js.run(f"Fix the parser bug. {constraint}", [say("Noted.")])
+    assert "agentreflex session recap" not in json.dumps(first.main_requests), first.describe()
+    second = js.run("Now run the tests.", [say("On it.")], "--continue")
+    text = json.dumps(second.main_requests)
+    assert "agentreflex session recap" in text, second.describe()
+    assert "public API in api.py" in text.split("agentreflex session recap", 1)[1], (
+        second.describe()
+    )

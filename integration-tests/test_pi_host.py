@@ -90,3 +90,16 @@ def test_pruning_shrinks_the_next_request(js: JsHostProject) -> None:
     assert last.count("\\n8999\\n") == 1, "the superseded output was not pruned"
     assert "superseded by a later run of `seq 1 9000`" in last, last[-2000:]
     assert len(last) < len(requests[1]) + 10_000, (len(last), len(requests[1]))
+
+
+def test_the_session_recap_reaches_the_model_with_the_next_prompt(js: JsHostProject) -> None:
+    """The context layer's recap (goal, the user's constraint in their words) rides on the
+    next prompt: pi's extension message before the agent starts."""
+    constraint = "Do not touch the public API in api.py."
+    script = [say("Noted."), say("On it.")]
+    run = js.run_messages([f"Fix the parser bug. {constraint}", "Now run the tests."], script)
+    requests = [json.dumps(body) for body in run.main_requests]
+    assert len(requests) == 2, run.describe()
+    assert "agentreflex session recap" in requests[1], requests[1][-3000:]
+    assert "agentreflex session recap" not in requests[0], run.describe()
+    assert requests[1].count(constraint) >= 2, run.describe()  # the user's words, and the recap's

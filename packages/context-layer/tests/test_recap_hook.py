@@ -93,3 +93,24 @@ def test_a_bad_setting_is_reported_and_changes_nothing(host: Host) -> None:
     assert outcome.reply.stdout == ""
     assert outcome.decision is not None
     assert any("recap_tokens" in d for d in outcome.decision.degraded)
+
+
+def _js_prompt_event(host: Host) -> str:
+    from agentreflex.core.hosts import opencode, pi
+
+    events = opencode.EVENTS if host.host == "opencode" else pi.EVENTS
+    return next(name for name, kind in events.items() if kind.name == "USER_PROMPT")
+
+
+def test_pi_opencode_and_hermes_get_the_recap_with_the_prompt(host: Host) -> None:
+    for name in ("pi", "opencode", "hermes"):
+        host.host = name
+        host.session = f"sess-{name}"
+        def prompt(text: str) -> dict[str, Any]:
+            if name == "hermes":  # the plugin passes Hermes' kwargs under "extra"
+                return host.reply("pre_llm_call", extra={"user_message": text})
+            return host.reply(_js_prompt_event(host), prompt=text)
+
+        prompt(f"Fix it. {CONSTRAINT}")
+        reply = prompt("next")
+        assert CONSTRAINT in str(reply.get("context", "")), (name, reply)
