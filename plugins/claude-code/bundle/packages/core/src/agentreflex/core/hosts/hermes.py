@@ -23,6 +23,7 @@ from agentreflex.core.hosts.base import (
     require_tool_input,
     tool_response_text,
 )
+from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,6 +95,10 @@ class HermesAdapter:
             event.stop_hook_active = bool(extra.get("stop_hook_active", False))
         return event
 
+    def render_recap(self, recap: Recap) -> str:
+        """The session recap as Hermes shows it (``pre_llm_call`` context)."""
+        return render_plain(recap)
+
     def render(self, event: Event, decision: Decision) -> HostReply:
         if decision.verdict in (Verdict.BLOCK, Verdict.ASK_USER) and event.kind in (
             EventKind.PRE_TOOL,
@@ -102,7 +107,10 @@ class HermesAdapter:
             return HostReply(
                 fastjson.dumps({"decision": "block", "reason": cap(default_reason(decision))})
             )
-        context = "\n".join(decision.context)
+        parts = list(decision.context)
+        if decision.recap is not None and event.kind is EventKind.USER_PROMPT:
+            parts.insert(0, self.render_recap(decision.recap))
+        context = "\n".join(parts)
         if event.kind is EventKind.USER_PROMPT and (context or decision.verdict is Verdict.WARN):
             text = context or f"agentreflex warning: {default_reason(decision)}"
             return HostReply(fastjson.dumps({"context": cap(text)}))

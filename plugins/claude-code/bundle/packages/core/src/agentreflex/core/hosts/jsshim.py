@@ -153,8 +153,17 @@ def _result(value: Any) -> ToolResult:
     return ToolResult(ok=ok, output=out, error=err, exit_code=code, interrupted=interrupted)
 
 
-def render_shim(event: Event, decision: Decision) -> HostReply:
-    """The shim's reply for a decision (see the module docstring)."""
+# Events where the session recap reaches the model (the prompt; OpenCode's
+# system prompt of the turn, pi's extension message before the agent starts).
+_RECAP_EVENTS = (EventKind.USER_PROMPT, EventKind.SESSION_START)
+
+
+def render_shim(event: Event, decision: Decision, recap: str = "") -> HostReply:
+    """The shim's reply for a decision (see the module docstring).
+
+    ``recap``: the session recap as the host's adapter rendered it, sent as
+    context with the user's prompt.
+    """
     verdict = decision.verdict
     reason = cap(default_reason(decision))
     refuse = verdict in (Verdict.BLOCK, Verdict.ASK_USER)
@@ -163,7 +172,10 @@ def render_shim(event: Event, decision: Decision) -> HostReply:
         reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
     if refuse and event.kind in (EventKind.PRE_TOOL, EventKind.STOP):
         return HostReply(dump_json({"block": True, "reason": reason}))
-    context = "\n".join(decision.context)
+    parts = list(decision.context)
+    if recap and event.kind in _RECAP_EVENTS:
+        parts.insert(0, recap)
+    context = "\n".join(parts)
     if event.kind in _CONTEXT_EVENTS and (context or verdict is not Verdict.ALLOW):
         return HostReply(dump_json({"context": cap(context or f"agentreflex warning: {reason}")}))
     return HostReply("{}")

@@ -26,6 +26,7 @@ from agentreflex.core.decision import Decision
 from agentreflex.core.events import Event, EventKind
 from agentreflex.core.hosts.base import HostReply
 from agentreflex.core.hosts.jsshim import parse_shim_payload, render_shim, render_shim_error
+from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,7 +49,12 @@ class OpenCodeAdapter:
         return parse_shim_payload(payload, self.name, EVENTS)
 
     def render(self, event: Event, decision: Decision) -> HostReply:
-        return render_shim(event, decision)
+        recap = self.render_recap(decision.recap) if decision.recap is not None else ""
+        return render_shim(event, decision, recap)
+
+    def render_recap(self, recap: Recap) -> str:
+        """The session recap as plain text: the shim puts it before the model's next turn."""
+        return render_plain(recap)
 
     def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
         return render_shim_error(kind, message, fail_closed)
