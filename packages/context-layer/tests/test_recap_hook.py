@@ -106,6 +106,7 @@ def test_pi_opencode_and_hermes_get_the_recap_with_the_prompt(host: Host) -> Non
     for name in ("pi", "opencode", "hermes"):
         host.host = name
         host.session = f"sess-{name}"
+
         def prompt(text: str) -> dict[str, Any]:
             if name == "hermes":  # the plugin passes Hermes' kwargs under "extra"
                 return host.reply("pre_llm_call", extra={"user_message": text})
