@@ -107,7 +107,7 @@ def test_pi_opencode_and_hermes_get_the_recap_with_the_prompt(host: Host) -> Non
         host.host = name
         host.session = f"sess-{name}"
 
-        def prompt(text: str) -> dict[str, Any]:
+        def prompt(text: str, name: str = name) -> dict[str, Any]:
             if name == "hermes":  # the plugin passes Hermes' kwargs under "extra"
                 return host.reply("pre_llm_call", extra={"user_message": text})
             return host.reply(_js_prompt_event(host), prompt=text)
