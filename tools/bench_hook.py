@@ -258,6 +258,14 @@ def load_corpus() -> list[str]:
 
 
 def floor_timing(workdir: str) -> dict[str, float]:
+    """The floors' decision time per command, in one process: a first (cold) pass, then a
+    warm one.
+
+    The cold pass pays each rule's first regex compile and module import, as a
+    one-shot hook process does (its whole cost is the "no daemon" figure); the
+    warm pass is the decision itself, as the daemon makes it, which is what the
+    p95 < 1 ms target is about.  Both are reported.
+    """
     from agentreflex.core.config import load_config
     from agentreflex.core.decision import Mode
     from agentreflex.core.events import Event, EventKind, build_tool_call
@@ -268,24 +276,33 @@ def floor_timing(workdir: str) -> dict[str, float]:
     config = load_config(workdir, env)
     config.mode = Mode.ENFORCED
     plugins = Plugins(reflexes=[r for r in load_plugins().reflexes if r.floor])
-    samples: list[float] = []
-    for command in load_corpus():
-        event = Event(
-            kind=EventKind.PRE_TOOL,
-            host="bench",
-            session_id="bench",
-            cwd=workdir,
-            tool=build_tool_call("Bash", {"command": command}, "t"),
-        )
-        state = SessionState(session_id="bench", cwd=workdir)
-        start = time.perf_counter()
-        evaluate(event, state, config, plugins)
-        samples.append((time.perf_counter() - start) * 1000.0)
+    corpus = load_corpus()
+
+    def one_pass() -> list[float]:
+        samples: list[float] = []
+        for command in corpus:
+            event = Event(
+                kind=EventKind.PRE_TOOL,
+                host="bench",
+                session_id="bench",
+                cwd=workdir,
+                tool=build_tool_call("Bash", {"command": command}, "t"),
+            )
+            state = SessionState(session_id="bench", cwd=workdir)
+            start = time.perf_counter()
+            evaluate(event, state, config, plugins)
+            samples.append((time.perf_counter() - start) * 1000.0)
+        return samples
+
+    cold = one_pass()
+    samples = one_pass()
     return {
         "commands": len(samples),
         "p50_ms": percentile(samples, 0.5),
         "p95_ms": percentile(samples, 0.95),
         "max_ms": max(samples),
+        "cold_p50_ms": percentile(cold, 0.5),
+        "cold_p95_ms": percentile(cold, 0.95),
         "reflexes": [r.name for r in plugins.reflexes],
     }  # type: ignore[dict-item]
 
@@ -412,9 +429,10 @@ def main() -> int:
     print(f"hook process peak RSS      {result['hook_peak_rss_mib']:7.1f} MiB (target < 30)")
     print(f"daemon peak RSS            {result['daemon_peak_rss_mib']:7.1f} MiB (target < 150)")
     print(
-        f"floors in-process over {floors['commands']} commands: p50 {floors['p50_ms']:.3f} ms, "
-        f"p95 {floors['p95_ms']:.3f} ms, max {floors['max_ms']:.2f} ms (target p95 < 1 ms); "
-        f"reflexes: {', '.join(floors['reflexes'])}"
+        f"floors in-process over {floors['commands']} commands, warm: p50 {floors['p50_ms']:.3f} "
+        f"ms, p95 {floors['p95_ms']:.3f} ms, max {floors['max_ms']:.2f} ms (target p95 < 1 ms); "
+        f"cold first pass: p50 {floors['cold_p50_ms']:.3f} ms, p95 {floors['cold_p95_ms']:.3f} "
+        f"ms; reflexes: {', '.join(floors['reflexes'])}"
     )  # type: ignore[arg-type]
     return 0
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agentreflex.core.events import ToolCall
     from agentreflex.core.reflex import ReflexContext
     from agentreflex.gate import policy
+    from agentreflex.gate.analyze import Analysis
     from agentreflex.gate.model import Cmd, Hit
 
 # Every hook call is a new process, so the gate imports only what the event at
@@ -60,6 +61,39 @@ def _env(cwd: str) -> dict[str, str]:
     env = {k: os.environ[k] for k in ("HOME", "USER", "LOGNAME", "TMPDIR") if k in os.environ}
     env["PWD"] = cwd
     return env
+
+
+def where_for(cwd: str) -> Where:
+    """Where a command runs, as the gate judges it (project, home, temp folder)."""
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return Where(
+        cwd=cwd,
+        project=_project(cwd),
+        home=home,
+        tmpdir=os.environ.get("TMPDIR", "").rstrip("/"),
+    )
+
+
+_SHARED: list[tuple[tuple[object, ...], Analysis]] = []
+
+
+def shell_analysis(command: str, where: Where, deadline: float) -> Analysis:
+    """The gate's analysis of a shell command, made once per event for every reflex.
+
+    The gate and the instructions reflex both need the commands a shell line
+    runs and what they change; parsing it twice was most of the second one's
+    cost.  The key holds the event's deadline, so an analysis never outlives
+    its event: the files it read (scripts, the work tree) may change.
+    """
+    from agentreflex.gate.analyze import analyse
+
+    env = _env(where.cwd)
+    key = (command, where, tuple(sorted(env.items())), deadline)
+    if _SHARED and _SHARED[0][0] == key:
+        return _SHARED[0][1]
+    analysis = analyse(command, where, env, deadline)
+    _SHARED[:] = [(key, analysis)]
+    return analysis
 
 
 class GateReflex:
@@ -99,14 +133,7 @@ class GateReflex:
             ctx.note(self.name, "constraints", c)
 
     def where(self, ctx: ReflexContext) -> Where:
-        cwd = ctx.event.cwd or ctx.state.cwd or os.getcwd()
-        home = os.environ.get("HOME") or os.path.expanduser("~")
-        return Where(
-            cwd=cwd,
-            project=_project(cwd),
-            home=home,
-            tmpdir=os.environ.get("TMPDIR", "").rstrip("/"),
-        )
+        return where_for(ctx.event.cwd or ctx.state.cwd or os.getcwd())
 
     def _pre_tool(self, ctx: ReflexContext) -> list[Finding]:
         where = self.where(ctx)
@@ -197,11 +224,9 @@ def _call_hits(
     cmds: list[Cmd] = []
     paths = [p for p in (tool.paths or ([tool.path] if tool.path else [])) if p]
     if tool.kind is ToolKind.SHELL:
-        from agentreflex.gate.analyze import analyse
-
-        analysis = analyse(tool.command, where, _env(where.cwd), ctx.deadline)
+        analysis = shell_analysis(tool.command, where, ctx.deadline)
         hits.extend(analysis.hits)
-        cmds = analysis.cmds
+        cmds = list(analysis.cmds)
         if ctx.event.host == "codex":  # write_stdin runs no hook in Codex
             from agentreflex.gate import codex_stdin
 

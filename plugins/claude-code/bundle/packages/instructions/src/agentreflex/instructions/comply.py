@@ -257,20 +257,25 @@ _ANALYSED: dict[tuple[str, str], list[Cmd]] = {}
 
 
 def _commands(command: str, where: Where, deadline: float) -> list[Cmd]:
-    """The gate's analysis of ``command`` (the simple commands it runs), once per call."""
+    """The gate's analysis of ``command`` (the simple commands it runs), once per call.
+
+    The gate's own, shared within the event: the gate reflex has usually made
+    it already (``shell_analysis``).
+    """
     key = (command, where.cwd)
     if key not in _ANALYSED:
-        from agentreflex.gate.analyze import analyse
+        from agentreflex.gate.reflex import shell_analysis, where_for
 
-        env = {"HOME": where.home, "PWD": where.cwd}
         _ANALYSED.clear()
-        _ANALYSED[key] = analyse(command, where, env, deadline).cmds
+        _ANALYSED[key] = list(shell_analysis(command, where_for(where.cwd), deadline).cmds)
     return _ANALYSED[key]
 
 
 def new_call() -> None:
-    """Forget the last analysis: it is shared within one tool call, never across calls."""
+    """Forget the last analysis and the folders seen: shared within one tool call, never
+    across calls."""
     _ANALYSED.clear()
+    sources.forget()
 
 
 def _git_sub(cmd: Cmd) -> str:

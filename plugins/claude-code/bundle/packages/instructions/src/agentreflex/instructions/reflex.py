@@ -54,6 +54,9 @@ class InstructionsReflex:
     def evaluate(self, ctx: ReflexContext) -> list[Finding]:
         event = ctx.event
         cwd = event.cwd or ctx.state.cwd or os.getcwd()
+        from agentreflex.instructions import sources
+
+        sources.forget()  # each event looks at the rule files as they are now
         try:
             if event.kind is EventKind.PRE_TOOL and event.tool is not None:
                 if event.tool.kind not in _CHECKED:

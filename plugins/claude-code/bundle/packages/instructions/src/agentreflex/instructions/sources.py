@@ -98,12 +98,12 @@ def every_source(project: str, limit: int = 2000) -> list[Source]:
     hosts' own, ``node_modules`` and virtual environments.
     """
     project = os.path.abspath(project)
-    found = _root_sources(project)
+    found = _find_root_sources(project)
     for seen, (d, subdirs, _) in enumerate(os.walk(project), 1):
         if seen > limit:
             break
         subdirs[:] = sorted(s for s in subdirs if not _skipped(s))
-        found.extend(_dir_sources(d, project))
+        found.extend(_find_dir_sources(d, project))
     return found
 
 
@@ -111,7 +111,31 @@ def _skipped(name: str) -> bool:
     return name.startswith(".") or name in ("node_modules", "venv", "__pycache__", "dist", "build")
 
 
+# The rule files found per folder during one tool call (``forget`` starts a new
+# one): a command's checks ask about the same folders several times.
+_SEEN: dict[tuple[str, str], list[Source]] = {}
+
+
+def forget() -> None:
+    """Look at the folders again (a new tool call: files may have come or gone)."""
+    _SEEN.clear()
+
+
 def _root_sources(project: str) -> list[Source]:
+    key = ("", project)
+    if key not in _SEEN:
+        _SEEN[key] = _find_root_sources(project)
+    return list(_SEEN[key])
+
+
+def _dir_sources(folder: str, project: str) -> list[Source]:
+    key = (folder, project)
+    if key not in _SEEN:
+        _SEEN[key] = _find_dir_sources(folder, project)
+    return list(_SEEN[key])
+
+
+def _find_root_sources(project: str) -> list[Source]:
     out: list[Source] = []
     for rel in ROOT_FILES:
         path = os.path.join(project, rel)
@@ -129,7 +153,7 @@ def _root_sources(project: str) -> list[Source]:
     return out
 
 
-def _dir_sources(folder: str, project: str) -> list[Source]:
+def _find_dir_sources(folder: str, project: str) -> list[Source]:
     out: list[Source] = []
     for name in DIR_NAMES:
         path = os.path.join(folder, name)
