@@ -33,7 +33,7 @@ COMMAND_KEYS = (
 # Fields whose text an interpreter runs; ``language`` (or ``lang``) names it.
 CODE_KEYS = ("code", "python", "source_code", "program")
 LANGUAGE_KEYS = ("language", "lang", "runtime", "interpreter")
-# Fields naming a file.
+# Fields naming a file (a move's source and target are both changed).
 PATH_KEYS = (
     "path",
     "file_path",
@@ -43,10 +43,16 @@ PATH_KEYS = (
     "destination",
     "dest",
     "target",
+    "source",
+    "src",
     "new_path",
+    "old_path",
     "newPath",
+    "oldPath",
+    "directory",
+    "dir",
 )
-LIST_PATH_KEYS = ("paths", "files")
+LIST_PATH_KEYS = ("paths", "files", "sources")
 # Fields holding what a write puts into the file.
 CONTENT_KEYS = ("content", "contents", "text", "new_string", "newString", "new_text", "body")
 # Fields that nest the real arguments one level down.

@@ -20,15 +20,12 @@ the contract) and applies the reply:
 
 from __future__ import annotations
 
-from agentreflex.core.decision import Decision
-from agentreflex.core.events import Event, EventKind
-from agentreflex.core.hosts.base import HostReply
-from agentreflex.core.hosts.jsshim import parse_shim_payload, render_shim, render_shim_error
-from agentreflex.core.recap import Recap, render_plain
+from agentreflex.core.events import EventKind
+from agentreflex.core.hosts.jsshim import ShimAdapter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 EVENTS: dict[str, EventKind] = {
     "session_start": EventKind.SESSION_START,
@@ -40,22 +37,10 @@ EVENTS: dict[str, EventKind] = {
 }
 
 
-class PiAdapter:
+class PiAdapter(ShimAdapter):
     """pi's adapter; ``PiAdapter("omp")`` serves oh-my-pi."""
+
+    events = EVENTS
 
     def __init__(self, name: str = "pi") -> None:
         self.name = name
-
-    def parse(self, payload: dict[str, Any]) -> Event:
-        return parse_shim_payload(payload, self.name, EVENTS)
-
-    def render(self, event: Event, decision: Decision) -> HostReply:
-        recap = self.render_recap(decision.recap) if decision.recap is not None else ""
-        return render_shim(event, decision, recap)
-
-    def render_recap(self, recap: Recap) -> str:
-        """The session recap as plain text: the shim puts it before the model's next turn."""
-        return render_plain(recap)
-
-    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
-        return render_shim_error(kind, message, fail_closed)

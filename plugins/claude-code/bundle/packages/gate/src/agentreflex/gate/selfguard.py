@@ -259,55 +259,24 @@ def code_hit(code: str, where: Where, cwd: str, segment: str) -> Hit | None:
     )
 
 
-_MCP_PATH_KEYS = (
-    "path",
-    "file_path",
-    "filePath",
-    "filename",
-    "file",
-    "destination",
-    "dest",
-    "target",
-    "source",
-    "src",
-    "new_path",
-    "old_path",
-    "newPath",
-    "oldPath",
-    "directory",
-    "dir",
-)
-_MCP_READS = (
-    "read",
-    "get",
-    "list",
-    "search",
-    "view",
-    "stat",
-    "info",
-    "tree",
-    "find",
-    "glob",
-    "grep",
-)
-
-
 def mcp_paths(tool_name: str, data: object) -> tuple[list[str], bool]:
     """The paths an MCP tool's input names, and whether the tool only reads them."""
+    from agentreflex.gate.tool_input import LIST_PATH_KEYS, PATH_KEYS, READ_VERBS
+
     paths: list[str] = []
     if isinstance(data, dict):
-        for key in _MCP_PATH_KEYS:
+        for key in PATH_KEYS:
             value = data.get(key)
             if isinstance(value, str) and value:
                 paths.append(value)
             elif isinstance(value, list):
                 paths.extend(v for v in value if isinstance(v, str) and v)
-        for key in ("paths", "files", "sources"):
+        for key in LIST_PATH_KEYS:
             value = data.get(key)
             if isinstance(value, list):
                 paths.extend(v for v in value if isinstance(v, str) and v)
     verb = tool_name.rsplit("__", 1)[-1].lower()
-    return paths, verb.startswith(_MCP_READS)
+    return paths, verb.startswith(READ_VERBS)
 
 
 def tool_hits(paths: list[str], where: Where, segment: str, deleting: bool = False) -> list[Hit]:

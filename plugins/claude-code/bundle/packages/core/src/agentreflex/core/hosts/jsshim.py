@@ -50,10 +50,11 @@ from agentreflex.core.hosts.base import (
     require_tool_input,
     tool_response_text,
 )
+from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
 MODEL_KEYS = ("model_id", "model_variant")
 MODEL_LIMIT = 128
@@ -179,6 +180,30 @@ def render_shim(event: Event, decision: Decision, recap: str = "") -> HostReply:
     if event.kind in _CONTEXT_EVENTS and (context or verdict is not Verdict.ALLOW):
         return HostReply(dump_json({"context": cap(context or f"agentreflex warning: {reason}")}))
     return HostReply("{}")
+
+
+class ShimAdapter:
+    """A host served by one of our JS shims: its events by name, the one reply shape.
+
+    A host's adapter names itself and lists its callbacks (``events``); the
+    session recap is plain text the shim puts before the model's next turn.
+    """
+
+    name = ""
+    events: ClassVar[dict[str, EventKind]] = {}
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        return parse_shim_payload(payload, self.name, self.events)
+
+    def render(self, event: Event, decision: Decision) -> HostReply:
+        recap = self.render_recap(decision.recap) if decision.recap is not None else ""
+        return render_shim(event, decision, recap)
+
+    def render_recap(self, recap: Recap) -> str:
+        return render_plain(recap)
+
+    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
+        return render_shim_error(kind, message, fail_closed)
 
 
 def render_shim_error(kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:

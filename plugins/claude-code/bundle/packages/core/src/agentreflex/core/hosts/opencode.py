@@ -22,15 +22,12 @@ kept in ``Event.raw`` as strings of at most 128 characters, or dropped.
 
 from __future__ import annotations
 
-from agentreflex.core.decision import Decision
-from agentreflex.core.events import Event, EventKind
-from agentreflex.core.hosts.base import HostReply
-from agentreflex.core.hosts.jsshim import parse_shim_payload, render_shim, render_shim_error
-from agentreflex.core.recap import Recap, render_plain
+from agentreflex.core.events import EventKind
+from agentreflex.core.hosts.jsshim import ShimAdapter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 EVENTS: dict[str, EventKind] = {
     "session.created": EventKind.SESSION_START,
@@ -42,19 +39,6 @@ EVENTS: dict[str, EventKind] = {
 }
 
 
-class OpenCodeAdapter:
+class OpenCodeAdapter(ShimAdapter):
     name = "opencode"
-
-    def parse(self, payload: dict[str, Any]) -> Event:
-        return parse_shim_payload(payload, self.name, EVENTS)
-
-    def render(self, event: Event, decision: Decision) -> HostReply:
-        recap = self.render_recap(decision.recap) if decision.recap is not None else ""
-        return render_shim(event, decision, recap)
-
-    def render_recap(self, recap: Recap) -> str:
-        """The session recap as plain text: the shim puts it before the model's next turn."""
-        return render_plain(recap)
-
-    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
-        return render_shim_error(kind, message, fail_closed)
+    events = EVENTS
