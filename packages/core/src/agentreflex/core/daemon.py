@@ -347,9 +347,13 @@ def _serve_in(dir_fd: int, sock_file: str, idle_seconds: float) -> int:
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
     with os.fdopen(os.open(name + ".pid", flags, 0o600, dir_fd=dir_fd), "w") as fh:
         fh.write(str(os.getpid()))
+    from agentreflex.core import localjudge
+
+    judge = localjudge.start(os.environ)  # only when the user asked for one
     try:
         _accept_loop(server, idle_seconds)
     finally:
+        localjudge.stop(judge)
         with contextlib.suppress(OSError):
             server.close()
         for leftover in (name, name + ".pid"):

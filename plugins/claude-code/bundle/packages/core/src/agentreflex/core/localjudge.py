@@ -1,0 +1,109 @@
+"""The warm daemon starts the local judge (``agentreflex laya serve``) when asked to.
+
+With ``AGENTREFLEX_LAYA_AUTOSTART=1`` and a loopback ``JEV_BASE_URL`` in the
+daemon's own environment (the user's shell, never a project's files), the
+daemon starts the laya server at that address when nothing answers there,
+and stops it when the daemon exits: judgments need no second terminal, no
+key and no network.  Anything else leaves the judge alone: a remote URL is
+never started, and a server that already answers is used as it is.
+
+The server runs as ``python -m agentreflex.core.cli laya serve`` from the
+daemon's own interpreter (``agentreflex-laya`` must be installed beside it);
+what it prints goes to the daemon's log.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from agentreflex.core.config import is_loopback_url
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+AUTOSTART = "AGENTREFLEX_LAYA_AUTOSTART"
+START_SECONDS = 15.0
+
+
+def wanted(env: Mapping[str, str]) -> str:
+    """The loopback judge URL the daemon should serve, or ``""``."""
+    if env.get(AUTOSTART, "").strip().lower() not in ("1", "true", "yes", "on"):
+        return ""
+    url = env.get("JEV_BASE_URL", "").strip()
+    return url if url and is_loopback_url(url) else ""
+
+
+def host_port(url: str) -> tuple[str, int]:
+    """``("127.0.0.1", 8787)`` from ``http://127.0.0.1:8787`` (port 80 when none is given)."""
+    rest = url.split("://", 1)[-1].split("/", 1)[0]
+    if rest.startswith("["):  # [::1]:8787
+        host, _, port = rest[1:].partition("]")
+        port = port.lstrip(":")
+    else:
+        host, _, port = rest.partition(":")
+    return host, int(port) if port.isdigit() else 80
+
+
+def answers(url: str, timeout: float = 0.5) -> bool:
+    """Whether a judge answers ``GET /healthz`` at ``url``."""
+    import http.client
+
+    host, port = host_port(url)
+    conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    try:
+        conn.request("GET", "/healthz")
+        return conn.getresponse().status == 200
+    except OSError:
+        return False
+    finally:
+        conn.close()
+
+
+def start(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
+    """Start the local judge when ``env`` asks for it and none answers; None otherwise.
+
+    Never raises: a judge that cannot start is said in the daemon's log, and
+    judgments fall back as they do whenever the judge is down.
+    """
+    url = wanted(env)
+    if not url or answers(url):
+        return None
+    host, port = host_port(url)
+    argv = [sys.executable, "-m", "agentreflex.core.cli", "laya", "serve"]
+    argv += ["--host", host, "--port", str(port)]
+    try:
+        proc = subprocess.Popen(argv, cwd="/", stdin=subprocess.DEVNULL, close_fds=True)
+    except OSError as exc:
+        print(f"agentreflex serve: cannot start the local judge: {exc}", file=sys.stderr)
+        return None
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if answers(url):
+            print(f"agentreflex serve: local judge started at {url}", file=sys.stderr)
+            return proc
+        if proc.poll() is not None:
+            print(
+                f"agentreflex serve: the local judge exited ({proc.returncode}); "
+                "is agentreflex-laya installed?",
+                file=sys.stderr,
+            )
+            return None
+        time.sleep(0.1)
+    print(f"agentreflex serve: the local judge did not answer at {url}", file=sys.stderr)
+    stop(proc)
+    return None
+
+
+def stop(proc: subprocess.Popen[bytes] | None) -> None:
+    """Stop a judge this daemon started (and only that one)."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
