@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 AUTOSTART = "AGENTREFLEX_LAYA_AUTOSTART"
 START_SECONDS = 15.0
+STOP_SECONDS = 5.0
 
 
 def wanted(env: Mapping[str, str]) -> str:
@@ -103,7 +104,7 @@ def stop(proc: subprocess.Popen[bytes] | None) -> None:
         return
     proc.terminate()
     try:
-        proc.wait(timeout=5)
+        proc.wait(timeout=STOP_SECONDS)
     except subprocess.TimeoutExpired:
         proc.kill()
-        proc.wait(timeout=5)
+        proc.wait(timeout=STOP_SECONDS)
