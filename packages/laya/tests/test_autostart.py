@@ -76,13 +76,29 @@ def test_the_daemon_starts_the_local_judge_and_stops_it_with_itself(
     log = tmp_path / "daemon.log"
     daemon = start_daemon(env, log)
     stopped.append(daemon)
-    assert wait_for(lambda: localjudge.answers(url)), "the local judge never answered"
+    started = f"local judge started at {url}"
+    assert wait_for(lambda: started in log.read_text()), log.read_text()
+    assert localjudge.answers(url)
     daemon.send_signal(signal.SIGTERM)
-    daemon.wait(timeout=30)
-    err = log.read_text()
-    assert f"local judge started at {url}" in err
-    assert "Traceback" not in err
+    assert daemon.wait(timeout=30) == 0
+    assert "Traceback" not in log.read_text()
     assert not localjudge.answers(url), "the judge outlived the daemon"
+
+
+def test_a_daemon_stopped_while_its_judge_starts_leaves_no_judge_behind(
+    daemon_env: dict[str, str], stopped: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    """SIGTERM as soon as the judge answers, maybe before the daemon saw it: both go."""
+    url = f"http://127.0.0.1:{free_port()}"
+    env = {**daemon_env, "JEV_BASE_URL": url, localjudge.AUTOSTART: "1"}
+    log = tmp_path / "daemon.log"
+    daemon = start_daemon(env, log)
+    stopped.append(daemon)
+    assert wait_for(lambda: localjudge.answers(url), seconds=30)
+    daemon.send_signal(signal.SIGTERM)
+    assert daemon.wait(timeout=30) == 0, log.read_text()
+    assert wait_for(lambda: not localjudge.answers(url), seconds=10), "an orphaned judge"
+    assert "Traceback" not in log.read_text()
 
 
 def test_without_the_users_say_so_no_judge_is_started(

@@ -349,9 +349,11 @@ def _serve_in(dir_fd: int, sock_file: str, idle_seconds: float) -> int:
         fh.write(str(os.getpid()))
     from agentreflex.core import localjudge
 
-    judge = localjudge.start(os.environ)  # only when the user asked for one
+    stop = threading.Event()  # SIGTERM from here on ends the daemon cleanly
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    judge = localjudge.start(os.environ, stop.is_set)  # only when the user asked for one
     try:
-        _accept_loop(server, idle_seconds)
+        _accept_loop(server, idle_seconds, stop)
     finally:
         localjudge.stop(judge)
         with contextlib.suppress(OSError):
@@ -363,9 +365,11 @@ def _serve_in(dir_fd: int, sock_file: str, idle_seconds: float) -> int:
     return 0
 
 
-def _accept_loop(server: socket.socket, idle_seconds: float) -> None:
-    """Accept until idle, stale or SIGTERM; each connection is served on its own thread."""
-    stop = threading.Event()
+def _accept_loop(server: socket.socket, idle_seconds: float, stop: threading.Event) -> None:
+    """Accept until idle, stale or SIGTERM; each connection is served on its own thread.
+
+    ``stop`` may already be set: a SIGTERM that came while the daemon started.
+    """
     slots = threading.BoundedSemaphore(MAX_CLIENTS)
     lock = threading.Lock()
     active = [0]

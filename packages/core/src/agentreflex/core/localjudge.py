@@ -22,7 +22,7 @@ from agentreflex.core.config import is_loopback_url
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 AUTOSTART = "AGENTREFLEX_LAYA_AUTOSTART"
 START_SECONDS = 15.0
@@ -63,11 +63,14 @@ def answers(url: str, timeout: float = 0.5) -> bool:
         conn.close()
 
 
-def start(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
+def start(
+    env: Mapping[str, str], stopping: Callable[[], bool] = lambda: False
+) -> subprocess.Popen[bytes] | None:
     """Start the local judge when ``env`` asks for it and none answers; None otherwise.
 
     Never raises: a judge that cannot start is said in the daemon's log, and
-    judgments fall back as they do whenever the judge is down.
+    judgments fall back as they do whenever the judge is down.  ``stopping``
+    says the daemon was told to stop meanwhile: the judge is stopped too.
     """
     url = wanted(env)
     if not url or answers(url):
@@ -82,6 +85,9 @@ def start(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
         return None
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
+        if stopping():
+            stop(proc)
+            return None
         if answers(url):
             print(f"agentreflex serve: local judge started at {url}", file=sys.stderr)
             return proc
