@@ -39,7 +39,7 @@ from pathlib import Path
 from agentreflex.gate.check import check_command
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DIR = REPO.parent.parent / "shared" / "corpora"
+DEFAULT_DIR = REPO.parent / "shared" / "corpora"
 OVERRIDES = REPO / "packages" / "gate" / "tests" / "corpus" / "peer_overrides.tsv"
 CWD, HOME = "/home/user/project", "/home/user"
 _RANK = {"ALLOW": 0, "WARN": 1, "ASK_USER": 2, "BLOCK": 3}
