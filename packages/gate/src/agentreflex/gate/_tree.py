@@ -71,6 +71,36 @@ def parser() -> Any:
     return _PARSER
 
 
+_GRAMMARS: dict[str, Any] = {}
+
+
+def grammar_parser(package: str, function: str = "language") -> Any:
+    """A cached ``tree_sitter.Parser`` for another grammar (``tree_sitter_ruby``...).
+
+    Loaded the same way as bash's, only when code of that language is read.
+    Some grammars still hand the language over as a bare pointer (an ``int``),
+    which tree-sitter accepts with a ``DeprecationWarning``; that warning says
+    nothing the gate can act on, so it is silenced for this one call.
+    """
+    key = f"{package}.{function}"
+    if key not in _GRAMMARS:
+        import warnings
+
+        try:
+            tree_sitter, grammar = _extension("tree_sitter"), _extension(package)
+        except Exception:
+            import importlib
+
+            import tree_sitter
+
+            grammar = importlib.import_module(package)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            language = tree_sitter.Language(getattr(grammar, function)())
+        _GRAMMARS[key] = tree_sitter.Parser(language)
+    return _GRAMMARS[key]
+
+
 def parse(source: str) -> Any:
     """Parse ``source`` and return the root node."""
     return parser().parse(source.encode("utf-8", "surrogatepass")).root_node

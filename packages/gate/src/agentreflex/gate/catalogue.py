@@ -32,6 +32,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-RSYNC-DELETE": ("deletes", _B, "rsync --delete into a folder outside the project"),
     "GATE-MOVE-AWAY": ("deletes", _B, "moves important files away (to /dev/null, out of reach)"),
     "GATE-INTERP-DYNAMIC-DELETE": ("deletes", _W, "interpreter code deletes a computed path"),
+    "GATE-INTERP-UNRESOLVED": (
+        "remote code",
+        _A,
+        "interpreter code runs or deletes a value known only at run time",
+    ),
     # overwrites and permissions
     "GATE-OVERWRITE-SYSTEM": ("overwrites", _B, "overwrites a system file"),
     "GATE-OVERWRITE-DOTFILE": ("overwrites", _B, "overwrites a dotfile of the home"),

@@ -105,9 +105,59 @@ _FORK_LOOP = LazyPattern(
 class Effect:
     """One thing the code would do, as a shell-equivalent action."""
 
-    # "shell", "delete", "delete-recursive", "read", "fork-bomb", "dynamic-delete", "exfil"
+    # "shell", "argv", "delete", "delete-recursive", "write", "append", "read",
+    # "fork-bomb", "dynamic-delete", "exfil", "unresolved"
     kind: str
     value: str = ""
+    words: tuple[str, ...] = ()  # "argv": the words run (no shell between)
+
+
+# What a parser finds better than the scan: the scan's own findings of these
+# kinds are dropped when the code parses (the rest -- reads, exfiltration,
+# fork loops -- are kept from the scan).
+_PARSED_KINDS = frozenset({"shell", "delete", "delete-recursive", "dynamic-delete"})
+PYTHONS = frozenset({"python", "python2", "python3", "pypy", "pypy3"})
+# interpreter -> the tree-sitter grammar its code is read with
+GRAMMARS = {
+    "node": "javascript",
+    "nodejs": "javascript",
+    "bun": "javascript",
+    "deno": "javascript",
+    "ruby": "ruby",
+    "perl": "perl",
+    "php": "php",
+    "lua": "lua",
+}
+
+
+def effects(code: str, lang: str) -> list[Effect]:
+    """The effects of ``code`` in language ``lang``: parsed where a parser is
+    available (Python's ``ast``, a tree-sitter grammar), else scanned."""
+    scanned = scan(code)
+    if len(code) > _MAX_PARSED:
+        why = f"the code is longer than {_MAX_PARSED:,} characters, too long to check in full"
+        return [*scanned, Effect("unresolved", why)]
+    parsed = _parsed(code, lang)
+    if parsed is None:
+        return scanned
+    kept = [e for e in scanned if e.kind not in _PARSED_KINDS and e not in parsed]
+    return parsed + kept
+
+
+_MAX_PARSED = 100_000  # longer code is only scanned (and asked about)
+
+
+def _parsed(code: str, lang: str) -> list[Effect] | None:
+    """Parsed effects, or ``None`` when there is no parser or the code does not parse."""
+    if lang in PYTHONS:
+        from agentreflex.gate import pycode  # only for Python code
+
+        return pycode.effects(code)
+    if lang not in GRAMMARS:
+        return None
+    from agentreflex.gate import tscode  # only for code of the other languages
+
+    return tscode.effects(code, GRAMMARS[lang])
 
 
 def _literal(match: re.Match[str]) -> str:
@@ -151,11 +201,9 @@ def scan(code: str) -> list[Effect]:
         if path:
             effects.append(Effect("delete", path))
     for m in _DYNAMIC_DELETE.finditer(code):
-        arg = _argument(code, m.end())
-        if _HOME_EXPR.fullmatch(arg):
-            effects.append(Effect("delete-recursive", "~"))
-        elif _ROOT_EXPR.fullmatch(arg):
-            effects.append(Effect("delete-recursive", "/"))
+        spelled = spelled_home_or_root(_argument(code, m.end()))
+        if spelled:
+            effects.append(Effect("delete-recursive", spelled))
         else:
             effects.append(Effect("dynamic-delete"))
             break
@@ -168,6 +216,16 @@ def scan(code: str) -> list[Effect]:
     if _FORK_LOOP.search(code):
         effects.append(Effect("fork-bomb"))
     return effects
+
+
+def spelled_home_or_root(expression: str) -> str:
+    """``~`` or ``/`` when code spells the home folder or the root
+    (``os.homedir()``, ``Dir.home``, ``$ENV{HOME}``, ``Path("/")``), else ``""``."""
+    if len(expression) > 80:
+        return ""
+    if _HOME_EXPR.fullmatch(expression):
+        return "~"
+    return "/" if _ROOT_EXPR.fullmatch(expression) else ""
 
 
 def _argument(code: str, start: int) -> str:

@@ -499,42 +499,58 @@ class RunnersMixin(WalkerBase):
         found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text)
         if found is not None:
             self.hits.append(found)
-        for effect in interp.scan(code):
-            if effect.kind == "shell":
-                self.run(effect.value, depth + 1, via=via)
-            elif effect.kind == "delete-recursive":
-                self.execute(["rm", "-r", effect.value], cmd.text, depth + 1, via=via)
-            elif effect.kind == "delete":
-                self.execute(["rm", effect.value], cmd.text, depth + 1, via=via)
-            elif effect.kind == "read":
-                self.execute(["cat", effect.value], cmd.text, depth + 1, via=via)
-            elif effect.kind == "fork-bomb":
-                self._hit(
-                    "GATE-FORK-BOMB",
-                    DESTRUCTIVE,
-                    P_BLOCK,
-                    cmd.text,
-                    "This code forks without end and exhausts the machine.",
-                )
-            elif effect.kind == "exfil":
-                self._hit(
-                    "GATE-EXFIL-SECRET",
-                    SECRET,
-                    0.9,
-                    cmd.text,
-                    f"This code sends {effect.value} (which holds credentials) to the "
-                    "network. Never send secrets off the machine; send only the fields "
-                    "the service needs.",
-                )
-            elif effect.kind == "dynamic-delete":
-                self._hit(
-                    "GATE-INTERP-DYNAMIC-DELETE",
-                    DESTRUCTIVE,
-                    P_WARN,
-                    cmd.text,
-                    "This code deletes a directory tree whose path is computed at run "
-                    "time. Check the path points inside the project.",
-                )
+        for effect in interp.effects(code, lang):
+            self._effect(effect, cmd, depth, via)
+
+    def _effect(self, effect: interp.Effect, cmd: Cmd, depth: int, via: str) -> None:
+        """One effect of interpreter code, judged as the shell command it amounts to."""
+        if effect.kind == "shell":
+            self.run(effect.value, depth + 1, via=via)
+        elif effect.kind == "argv":
+            self.execute(list(effect.words), cmd.text, depth + 1, via=via)
+        elif effect.kind == "delete-recursive":
+            self.execute(["rm", "-r", effect.value], cmd.text, depth + 1, via=via)
+        elif effect.kind == "delete":
+            self.execute(["rm", effect.value], cmd.text, depth + 1, via=via)
+        elif effect.kind in ("write", "append"):
+            op = ">" if effect.kind == "write" else ">>"
+            self.execute([":"], cmd.text, depth + 1, redirects=[(op, effect.value)], via=via)
+        elif effect.kind == "read":
+            self.execute(["cat", effect.value], cmd.text, depth + 1, via=via)
+        elif effect.kind == "unresolved":
+            self._ask(
+                "GATE-INTERP-UNRESOLVED",
+                cmd.text,
+                f"This code runs or deletes something the gate cannot resolve: "
+                f"{effect.value}. Write the command or path out literally, or check it first.",
+            )
+        elif effect.kind == "fork-bomb":
+            self._hit(
+                "GATE-FORK-BOMB",
+                DESTRUCTIVE,
+                P_BLOCK,
+                cmd.text,
+                "This code forks without end and exhausts the machine.",
+            )
+        elif effect.kind == "exfil":
+            self._hit(
+                "GATE-EXFIL-SECRET",
+                SECRET,
+                0.9,
+                cmd.text,
+                f"This code sends {effect.value} (which holds credentials) to the "
+                "network. Never send secrets off the machine; send only the fields "
+                "the service needs.",
+            )
+        elif effect.kind == "dynamic-delete":
+            self._hit(
+                "GATE-INTERP-DYNAMIC-DELETE",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                "This code deletes a directory tree whose path is computed at run "
+                "time. Check the path points inside the project.",
+            )
 
 
 def _shebang_language(content: str) -> str:

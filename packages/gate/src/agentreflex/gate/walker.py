@@ -591,7 +591,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.crontab(cmd, depth)
         elif name in ("make", "gmake"):
             self.make(cmd, depth)
-        elif name in ("npm", "pnpm", "yarn", "bun"):
+        elif name in ("npm", "pnpm", "yarn", "bun") and not _bun_code(name, cmd.args):
             self.package_script(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
@@ -676,3 +676,8 @@ def _redirect_words(node: Any) -> list[Any]:
     """
     targets = [c for c in node.named_children if c.type != "file_descriptor"]
     return targets[1:]
+
+
+def _bun_code(name: str, args: list[str]) -> bool:
+    """``bun -e CODE``: inline code for the interpreter, not a package script."""
+    return name == "bun" and args[:1] in (["-e"], ["--eval"], ["-p"], ["--print"])
