@@ -57,7 +57,13 @@ def echo_text(cmd: Cmd) -> str:
 
 
 def _unescape(text: str) -> str:
-    return text.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
+    """``\\n``, ``\\x72``, ``\\162``, ``\\u0072``: decoded as ``echo -e`` and ``printf`` do,
+    so ``printf '\\x72\\x6d -rf /' | sh`` is seen as the ``rm`` it runs."""
+    if "\\" not in text:
+        return text
+    from agentreflex.gate.words import ansi_c  # words imports this module
+
+    return ansi_c(text.replace("\\0", "\\"))  # echo -e spells octal \\0NNN
 
 
 def output_text(cmd: Cmd | None, written: dict[str, str], depth: int = 0) -> str | None:

@@ -344,9 +344,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.call(name)
 
     def declaration(self, node: Any, depth: int) -> None:
+        nameref = any(
+            c.type == "word" and node_text(c)[:1] == "-" and "n" in node_text(c)
+            for c in node.named_children
+        )
         for child in node.named_children:
             if child.type == "variable_assignment":
                 key, value = self.assignment(child, depth)
+                if nameref:  # declare -n ref=x: $ref is $x (as x is now; unknown if unset)
+                    value = self.state.vars.get(value, UNKNOWN)
                 self.state.vars[key] = value
             else:
                 self.side_effects(child, depth)
@@ -575,6 +581,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                     self.state.aliases[key] = value
         elif name in ("cd", "pushd"):
             self._cd(cmd)
+        elif name == "set":
+            self._positional(cmd.args)
         elif name == "ssh":
             self.ssh(cmd, depth)
         elif name in _CONTAINER_TOOLS:
@@ -599,6 +607,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(original, self.where, cmd.cwd), cmd, depth)
         elif name in ("rimraf", "del-cli", "trash-empty"):
             self.execute(["rm", "-rf", *cmd.args], cmd.text, depth + 1, via=name)
+
+    def _positional(self, args: list[str]) -> None:
+        """``set -- a b c`` (or ``set a b``): the positional parameters ``$1``... and ``$@``."""
+        if "--" in args:
+            params = args[args.index("--") + 1 :]
+        elif args and args[0][:1] not in ("-", "+"):
+            params = args
+        else:
+            return  # set -e, set -o pipefail: options only
+        for k in range(1, 10):
+            self.state.vars[str(k)] = params[k - 1] if k <= len(params) else ""
+        self.state.vars["@"] = " ".join(params)
+        self.state.vars["#"] = str(len(params))
 
     def _cd(self, cmd: Cmd) -> None:
         target = next((a for a in cmd.args if not a.startswith("-") or a == "-"), "")

@@ -181,7 +181,9 @@ class WordsMixin(WalkerBase):
         elif t == "raw_string":
             out.append((node_text(node)[1:-1], True, False))
         elif t == "ansi_c_string":
-            out.append((_ansi_c(node_text(node)[2:-1]), True, False))
+            out.append((ansi_c(node_text(node)[2:-1]), True, False))
+        elif t in ("string", "translated_string") and self._all_params(node):
+            out.append((self._lookup("@"), False, False))  # "$@": each parameter a word
         elif t in ("string", "translated_string"):
             out.append(("", True, False))
             for child in node.named_children:
@@ -223,6 +225,16 @@ class WordsMixin(WalkerBase):
             )
             if node.named_children:
                 self.side_effects(node, depth)
+
+    def _all_params(self, node: Any) -> bool:
+        """``"$@"`` / ``"${@}"`` alone in quotes, with the parameters known (``set --``)."""
+        kids = node.named_children
+        return (
+            len(kids) == 1
+            and kids[0].type in ("simple_expansion", "expansion")
+            and node_text(kids[0]) in ("$@", "${@}")
+            and "@" in self.state.vars
+        )
 
     def _lookup(self, name: str) -> str:
         self._vars_used.append(name)
@@ -374,7 +386,8 @@ def _unquote_dq(text: str) -> str:
     return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
 
 
-def _ansi_c(text: str) -> str:
+def ansi_c(text: str) -> str:
+    """Backslash escapes decoded as bash does in ``$'...'`` (and ``echo -e``/``printf``)."""
     simple = {
         "n": "\n",
         "t": "\t",
