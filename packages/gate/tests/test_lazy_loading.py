@@ -85,6 +85,51 @@ def test_an_ordinary_call_imports_nothing_heavy() -> None:
     )
 
 
+_CODE_PARSERS = {
+    "ast",
+    "agentreflex.gate.pycode",
+    "agentreflex.gate.tscode",
+    "tree_sitter_javascript._binding",
+    "tree_sitter_ruby._binding",
+    "tree_sitter_perl._binding",
+    "tree_sitter_php._binding",
+    "tree_sitter_lua._binding",
+}
+
+
+def test_code_parsers_load_only_for_the_code_of_their_language() -> None:
+    """``ast`` and each grammar are loaded by the command that runs code in that
+    language, and only the compiled module (not the grammar package's ``__init__``)."""
+    plain, compound = "git status", "git status && npm test && make -n"
+    python, node = "python3 -c 'import os; print(1)'", "node -e 'console.log(1)'"
+    ruby = "ruby -e 'puts 1'"
+    seen = {k: set(v) for k, v in json.loads(_python(_PROBE, plain, compound, python)).items()}
+    for stage in ("import", plain, compound):
+        assert not _CODE_PARSERS & seen[stage], (stage, sorted(_CODE_PARSERS & seen[stage]))
+    assert {"ast", "agentreflex.gate.pycode"} <= seen[python]
+    assert not {m for m in seen[python] if m.startswith("tree_sitter_") and "bash" not in m}
+    seen = {k: set(v) for k, v in json.loads(_python(_PROBE, node, ruby)).items()}
+    assert "tree_sitter_javascript._binding" in seen[node]
+    assert "tree_sitter_ruby._binding" not in seen[node]
+    assert "tree_sitter_ruby._binding" in seen[ruby]
+    assert "ast" not in seen[ruby] and "agentreflex.gate.pycode" not in seen[ruby]
+    assert not {"tree_sitter_javascript", "tree_sitter_ruby"} & seen[ruby]  # packages not run
+    assert not HEAVY & seen[ruby], sorted(HEAVY & seen[ruby])
+
+
+def test_a_grammar_falls_back_to_the_ordinary_import() -> None:
+    out = _python(
+        "import sys\n"
+        "from agentreflex.gate import _tree\n"
+        "def boom(package):\n"
+        "    raise ImportError('layout changed')\n"
+        "_tree._extension = boom\n"
+        "tree = _tree.grammar_parser('tree_sitter_lua').parse(b'os.remove(\"x\")')\n"
+        "print(tree.root_node.type, tree.root_node.has_error, 'tree_sitter_lua' in sys.modules)"
+    )
+    assert out.split() == ["chunk", "False", "True"]
+
+
 # --- tree-sitter: the direct load and its fallback ---------------------------
 
 

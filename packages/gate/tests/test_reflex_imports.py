@@ -156,6 +156,18 @@ def test_a_parsed_command_imports_the_rules_it_needs(project: Path) -> None:
         assert seen[command]["codes"] == [], command
 
 
+def test_interpreter_code_imports_its_own_parser_only(project: Path) -> None:
+    python = "python3 -c 'import shutil; shutil.rmtree(\"build\")'"
+    node = 'node -e \'require("fs").rmSync("dist", {recursive: true})\''
+    seen = _probe(project, _bash("rm -rf build"), _bash(python), _bash(node))
+    assert not {_gate("pycode"), _gate("tscode")} & set(seen["rm -rf build"]["modules"])
+    assert _gate("pycode") in seen[python]["modules"]
+    assert _gate("tscode") not in seen[python]["modules"]
+    assert _gate("tscode") in seen[node]["modules"]  # grammars: test_lazy_loading.py
+    for command in (python, node):
+        assert seen[command]["codes"] == [], command
+
+
 def test_what_brings_constraints_allow_and_policy_in(project: Path) -> None:
     noted = [{"action": "push", "target": "*", "text": "never push"}]
     seen = _probe(project, {**_bash("ls"), "noted": noted})
