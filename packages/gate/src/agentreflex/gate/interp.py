@@ -1,9 +1,15 @@
 """Look inside interpreter one-liners for what they would do to the system.
 
 ``python3 -c 'import shutil; shutil.rmtree("/etc")'`` is ``rm -r /etc`` in
-another spelling.  Instead of a separate rule set per language, the code is
-scanned for the few calls that matter and each is translated back into the
-shell command it amounts to, which then goes through the ordinary rules:
+another spelling.  Instead of a separate rule set per language, the calls
+that matter are found and each is translated back into the shell command it
+amounts to, which then goes through the ordinary rules.  :func:`effects` reads
+the code with a parser where there is one (Python's ``ast`` in
+:mod:`agentreflex.gate.pycode`, tree-sitter grammars in
+:mod:`agentreflex.gate.tscode`), which folds names and concatenations and
+tells a call from a string that merely mentions one; the regex :func:`scan`
+below is the fallback for code that does not parse and other interpreters,
+and still supplies reads, exfiltration and fork loops:
 
 - shell-outs (``os.system``, ``subprocess.*``, ``execSync``, ``system``,
   backticks, ``%x()``) -> their string literal, parsed as shell;
