@@ -96,6 +96,14 @@ def _verdict(command: str) -> tuple[str, list[str]]:
             [Effect("delete", "/etc/*.conf")],
         ),
         ('exec("import os; os.system(\\"ls\\")")', [Effect("shell", "ls")]),
+        (
+            'import os\n[os.remove(f) for f in os.listdir("/etc") if f.endswith(".conf")]',
+            [Effect("delete", "/etc/\x00")],
+        ),
+        (
+            'import subprocess, sys; subprocess.run(["pytest", *sys.argv[1:]])',
+            [Effect("argv", "pytest '\x00'", ("pytest", UNKNOWN))],
+        ),
         # data, not calls
         ('print("rm -rf /")', []),
         ("x = \"os.system('rm -rf /')\"; print(x)", []),
@@ -306,6 +314,16 @@ def test_a_grammar_that_fails_to_load_leaves_the_scan(monkeypatch: pytest.Monkey
     assert tscode.effects(code, "ruby") is None
     assert interp.effects(code, "ruby") == interp.scan(code)
     assert _verdict(f"ruby -e '{code}'")[0] == "BLOCK"
+
+
+def test_a_parser_that_fails_unexpectedly_leaves_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: Any) -> Any:
+        raise AttributeError("a shape nobody foresaw")
+
+    monkeypatch.setattr(pycode, "effects", broken)
+    code = 'import os; os.system("rm -rf /")'
+    assert interp.effects(code, "python3") == interp.scan(code)
+    assert _verdict(f"python3 -c '{code}'")[0] == "BLOCK"
 
 
 # --- whole commands ------------------------------------------------------------

@@ -154,7 +154,19 @@ _MAX_PARSED = 100_000  # longer code is only scanned (and asked about)
 
 
 def _parsed(code: str, lang: str) -> list[Effect] | None:
-    """Parsed effects, or ``None`` when there is no parser or the code does not parse."""
+    """Parsed effects, or ``None`` when there is no parser or the code does not parse.
+
+    A parser that fails in a way nobody foresaw (code shaped like nothing seen
+    in testing) leaves the scan to decide, as before the parsers existed,
+    rather than ending the hook with a traceback.
+    """
+    try:
+        return _parse(code, lang)
+    except Exception:
+        return None
+
+
+def _parse(code: str, lang: str) -> list[Effect] | None:
     if lang in PYTHONS:
         from agentreflex.gate import pycode  # only for Python code
 

@@ -204,8 +204,8 @@ class _Reader:
         if isinstance(target, ast.Name):
             if isinstance(items, tuple) and items:
                 self.values[target.id] = _Each(items)
-            elif isinstance(items, str) and any(c in items for c in "*?["):
-                self.values[target.id] = items  # ``for f in glob.glob("build/*")``
+            elif isinstance(items, str) and items != UNKNOWN and any(c in items for c in "*?[\x00"):
+                self.values[target.id] = items  # ``for f in glob.glob("build/*")``, os.listdir
             else:
                 self.values[target.id] = UNKNOWN
             return
@@ -439,9 +439,8 @@ class _Reader:
         if isinstance(node, ast.JoinedStr):
             return "".join(self.fstring_part(v) for v in node.values)
         if isinstance(node, (ast.List, ast.Tuple)):
-            if any(isinstance(e, ast.Starred) for e in node.elts):
-                return UNKNOWN
-            return tuple(self.word(e) for e in node.elts)
+            # ``["pytest", *args]``: the known words, then one unknown word for the rest
+            return tuple(UNKNOWN if isinstance(e, ast.Starred) else self.word(e) for e in node.elts)
         if isinstance(node, ast.BinOp):
             return self.fold_binop(node)
         if isinstance(node, ast.Call):
@@ -499,6 +498,8 @@ class _Reader:
             return _PathValue(".") if name.startswith("pathlib") else "."
         if name in ("glob.glob", "glob.iglob"):
             return first or UNKNOWN
+        if name == "os.listdir":  # one entry (which ones, a filter may decide)
+            return _join(first if args else ".", UNKNOWN)
         decoded = _decode(name, args)
         if decoded is not None:
             return decoded
