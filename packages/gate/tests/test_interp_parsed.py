@@ -127,6 +127,7 @@ def test_python_calls_and_their_folded_arguments(code: str, expected: list[Effec
         ("import os; d = os.environ['X']; os.remove(d)", "os.remove"),
         ("import sys; exec(sys.stdin.read())", "exec"),
         ("def f(p):\n    import shutil; shutil.rmtree(p)", "shutil.rmtree"),
+        ("import os, sys; getattr(os, sys.argv[1])('ls')", "getattr(os, ...)"),
     ],
 )
 def test_python_calls_fed_unknown_values_are_unresolved(code: str, api: str) -> None:
@@ -260,6 +261,27 @@ def test_python_that_does_not_parse_is_none() -> None:
         ("lua", "local run = os.execute; run([[ls]])", [Effect("shell", "ls")]),
         ("lua", 'os.remove("/etc/hosts")', [Effect("delete", "/etc/hosts")]),
         ("lua", 'print("rm -rf /")', []),
+        ("lua", 'io.open("/etc/hosts", "w")', [Effect("write", "/etc/hosts")]),
+        ("lua", 'io.open("data.txt")', []),
+        # calls spelled indirectly, and files opened for writing or as pipes
+        ("php", '$f = "system"; $f("ls");', [Effect("shell", "ls")]),
+        ("php", 'call_user_func("shell_exec", "ls");', [Effect("shell", "ls")]),
+        ("php", 'fopen("/etc/hosts", "a");', [Effect("append", "/etc/hosts")]),
+        ("javascript", 'require("child_process")["execSync"]("ls")', [Effect("shell", "ls")]),
+        ("ruby", 'send(:system, "ls")', [Effect("shell", "ls")]),
+        ("ruby", 'Kernel.public_send("exec", "ls")', [Effect("shell", "ls")]),
+        ("ruby", 'open("|ls")', [Effect("shell", "ls")]),
+        (
+            "ruby",
+            'File.open("/etc/hosts", "w") { |f| f.puts "x" }',
+            [Effect("write", "/etc/hosts")],
+        ),
+        ("ruby", 'File.open("README.md").read', []),
+        ("perl", 'open(my $fh, "-|", "ls")', [Effect("shell", "ls")]),
+        ("perl", 'open(F, "ls -la |")', [Effect("shell", "ls -la")]),
+        ("perl", 'open(my $o, ">", "/etc/hosts")', [Effect("write", "/etc/hosts")]),
+        ("perl", 'open(O, ">>/etc/hosts")', [Effect("append", "/etc/hosts")]),
+        ("perl", 'open(my $i, "<", "data.txt")', []),
     ],
 )
 def test_tree_sitter_calls_and_their_folded_arguments(
@@ -286,6 +308,10 @@ def test_tree_sitter_calls_and_their_folded_arguments(
         ("php", "unlink($_GET['f']);", "unlink"),
         ("lua", "os.execute(arg[1])", "os.execute"),
         ("lua", "os.remove(os.getenv('X'))", "os.remove"),
+        ("php", "$f = $argv[1]; $f('ls');", "a function"),
+        ("php", "call_user_func($argv[1], 'ls');", "call_user_func"),
+        ("ruby", "send(ARGV[0], 'ls')", "send"),
+        ("perl", 'open(F, "|sh"); print F $ARGV[0]', "open"),
     ],
 )
 def test_tree_sitter_calls_fed_unknown_values_are_unresolved(

@@ -62,6 +62,7 @@ _HOME_CALLS = frozenset({"pathlib.Path.home", "Path.home", "os.path.expanduser"}
 _TEMP_CALLS = frozenset({"tempfile.mkdtemp", "tempfile.gettempdir", "tempfile.mktemp"})
 _HOME_ENV = frozenset({"os.environ.get", "os.getenv"})
 _MAX_DEPTH = 4  # exec("exec(...)") nesting
+_RUNNING_MODULES = frozenset({"os", "subprocess", "shutil", "pty", "posix", "builtins"})
 
 
 class _PathValue(str):
@@ -234,6 +235,10 @@ class _Reader:
             self.named_call(name, node)
         elif isinstance(node.func, ast.Attribute):
             self.method_call(node)
+        elif isinstance(node.func, ast.Call) and self.dotted(node.func.func) == "getattr":
+            module = self.dotted(node.func.args[0]) if node.func.args else ""
+            if module in _RUNNING_MODULES:  # getattr(os, name)(...): which call is unknown
+                self.unresolved(f"getattr({module}, ...)", "a function name")
 
     def named_call(self, name: str, node: ast.Call) -> None:
         args = node.args

@@ -66,6 +66,7 @@ _JS = {
     "Bun.spawn": _LIST,
     "Bun.spawnSync": _LIST,
     "eval": "code",
+    "Function": "code",
 }
 _RUBY = {
     "system": _SHELL,
@@ -96,6 +97,8 @@ _RUBY = {
     "Dir.delete": "rmdir",
     "Dir.unlink": "rmdir",
     "File.write": "write",
+    "open": "open",
+    "File.open": "open",
     "eval": "code",
 }
 _PERL = {
@@ -107,6 +110,7 @@ _PERL = {
     "remove_tree": "delete-r",
     "File::Path::rmtree": "delete-r",
     "File::Path::remove_tree": "delete-r",
+    "open": "open",
     "eval": "code",
 }
 _PHP = {
@@ -120,12 +124,14 @@ _PHP = {
     "unlink": "delete",
     "rmdir": "rmdir",
     "file_put_contents": "write",
+    "fopen": "open",
     "eval": "code",
 }
 _LUA = {
     "os.execute": _SHELL,
     "io.popen": _SHELL,
     "os.remove": "delete",
+    "io.open": "open",
     "load": "code",
     "loadstring": "code",
 }
@@ -162,6 +168,21 @@ _LUA_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]+)\}|(?!)()|([0
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "e": "\x1b", "a": "\a"}
 _MAX_DEPTH = 4
 _GLOBS = frozenset({"glob", "Dir.glob", "CORE::glob"})
+# calls that call the function they are given by name
+_DISPATCHERS = frozenset(
+    {
+        "call_user_func",
+        "call_user_func_array",
+        "send",
+        "__send__",
+        "public_send",
+        "Kernel.send",
+        "Kernel.__send__",
+        "Kernel.public_send",
+        "Object.send",
+    }
+)
+_DYNAMIC = "\x00dynamic"  # a callee whose name is computed at run time
 
 
 def effects(code: str, grammar: str, depth: int = 0) -> list[Effect] | None:
@@ -282,6 +303,12 @@ class _Reader:
                     return "module:" + module
         if kind == "parenthesized_expression" and node.named_children:
             return self.callee(node.named_children[0])
+        if kind == "subscript_expression":  # cp["execSync"]
+            obj, index = node.child_by_field_name("object"), node.child_by_field_name("index")
+            key = self.fold(index) if index is not None else UNKNOWN
+            base = self.callee(obj).removeprefix("module:") if obj is not None else ""
+            if base and isinstance(key, str) and not has_marker(key):
+                return f"{base}.{key}"
         return ""
 
     def call_name(self, node: Any) -> str:
@@ -302,6 +329,9 @@ class _Reader:
             return ""
         if self.grammar == "perl":
             return self.text(fn).removeprefix("CORE::")
+        if fn.type == "variable_name":  # php: $f("...") calls the function $f names
+            named = self.values.get(self.text(fn), UNKNOWN)
+            return named if isinstance(named, str) and not has_marker(named) else _DYNAMIC
         name = self.callee(fn).removeprefix("module:")
         if self.grammar == "javascript":
             name = re.sub(r"^(?:fs\.promises|fsPromises|fsp)\.", "fs.", name)
@@ -330,10 +360,23 @@ class _Reader:
 
     def call(self, node: Any) -> None:
         name = self.call_name(node)
+        if name == _DYNAMIC:
+            self.unresolved("a function", "a name")
+            return
+        args = self.arguments(node)
+        if name in _DISPATCHERS:  # call_user_func("system", ...), send(:system, ...)
+            target = self.fold(args[0]) if args else UNKNOWN
+            if not isinstance(target, str) or has_marker(target):
+                self.unresolved(name, "a function name")
+                return
+            name, args = target.lstrip(":"), args[1:]
         action = self.apis.get(name)
         if action is None:
             return
-        args = self.arguments(node)
+        self.judge(name, action, args)
+
+    def judge(self, name: str, action: str, args: list[Any]) -> None:
+        """One call of a known API with its argument nodes."""
         values = [self.fold(a) for a in args]
         if any(a.type in ("spread_element", "splat_argument", "array") for a in args[:1]) and (
             action == _SHELL and self.grammar != "php"
@@ -353,8 +396,43 @@ class _Reader:
             self.argv(name, [_word(values[0]) if values else UNKNOWN, *rest])
         elif action == "code":
             self.code(name, values[0] if values else UNKNOWN)
+        elif action == "open":
+            self.open(name, values)
         else:
             self.files(name, action, args, values)
+
+    def open(self, api: str, values: list[str | tuple[str, ...]]) -> None:
+        """``open``: a pipe (perl ``"|cmd"``, ``"-|", cmd``; ruby ``open("|cmd")``) runs
+        a command; a write mode (``">"``, ``"w"``, ``"a"``) writes its file."""
+        words = [_word(v) for v in values]
+        if self.grammar == "perl":
+            words = words[1:]  # the file handle
+        if len(words) >= 2 and words[0].strip() in ("-|", "|-"):
+            if len(words) == 2:
+                self.shell(api, words[1])
+            else:
+                self.argv(api, words[1:])
+            return
+        if len(words) == 1 and self.grammar in ("perl", "ruby"):
+            spec = words[0].strip()
+            if spec.startswith("|") or spec.endswith("|"):
+                command = spec.strip("|").strip()
+                if command.split()[:1] in (["sh"], ["bash"], ["zsh"], ["dash"], ["ksh"]):
+                    self.unresolved(api, "the commands it prints to a shell, which are")
+                else:
+                    self.shell(api, command)
+                return
+            mode, path = ("", spec) if self.grammar == "ruby" else _perl_mode(spec)
+        elif len(words) >= 2:
+            first, second = words[0].strip(), words[1].strip()
+            mode, path = (first, second) if self.grammar == "perl" else (second, first)
+        else:
+            return
+        if path and path != UNKNOWN and not has_marker(mode):
+            if ">>" in mode or "a" in mode:
+                self.found.append(Effect("append", path))
+            elif ">" in mode or "w" in mode or "+<" in mode:
+                self.found.append(Effect("write", path))
 
     def files(self, api: str, action: str, args: list[Any], values: list[Any]) -> None:
         if action == "rm-opts":
@@ -423,6 +501,8 @@ class _Reader:
                 return spelled
         if kind in ("number", "integer", "float"):
             return self.text(node)
+        if kind == "simple_symbol":  # ruby :system
+            return self.text(node).lstrip(":")
         if kind in _VARIABLES:
             return self.values.get(self.text(node), UNKNOWN)
         if kind in _ARRAYS or kind == "list_expression":
@@ -511,6 +591,14 @@ class _Reader:
             return (_LUA_ESCAPE if self.grammar == "lua" else _ESCAPE).sub(sub, text)
         except (ValueError, OverflowError):
             return UNKNOWN
+
+
+def _perl_mode(spec: str) -> tuple[str, str]:
+    """Perl's two-argument ``open``: ``">/etc/x"`` -> (``">"``, ``/etc/x``)."""
+    for mode in ("+>>", "+<", "+>", ">>", ">", "<"):
+        if spec.startswith(mode):
+            return mode, spec[len(mode) :].strip()
+    return "<", spec
 
 
 def _word(value: str | tuple[str, ...]) -> str:
