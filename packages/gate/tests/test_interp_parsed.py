@@ -352,6 +352,39 @@ def test_a_parser_that_fails_unexpectedly_leaves_the_scan(monkeypatch: pytest.Mo
     assert _verdict(f"python3 -c '{code}'")[0] == "BLOCK"
 
 
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [
+        ("python3", "import redis; redis.Redis().flushall()"),
+        ("python3", 'import boto3; boto3.client("s3").delete_bucket(Bucket="b")'),
+        ("node", "const c = algoliasearch('a', 'k'); c.deleteIndex('prod')"),
+        ("node", "algolia.clearObjects('products')"),
+        ("ruby", "Redis.new.flushdb"),
+        ("php", "$r = new Redis(); $r->flushAll();"),
+        ("lua", "r:flushall()"),
+    ],
+)
+def test_sdk_calls_that_destroy_a_store_block(lang: str, code: str) -> None:
+    assert [e.kind for e in interp.effects(code, lang)] == ["sdk"]
+    verdict, codes = _verdict(
+        f"{lang} {'-r' if lang == 'php' else '-e' if lang != 'python3' else '-c'} '{code}'"
+    )
+    assert (verdict, codes) == ("BLOCK", ["GATE-INTERP-SDK-DESTRUCTIVE"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "code"),
+    [
+        ("python3", "import redis; redis.Redis().get('k'); print('flushall')"),
+        ("node", "client.search('deleteIndex')"),
+        ("php", '$r->get("x");'),
+        ("ruby", "Redis.new.delete('k')"),
+    ],
+)
+def test_ordinary_sdk_calls_and_mentions_are_not_destructive(lang: str, code: str) -> None:
+    assert not [e for e in interp.effects(code, lang) if e.kind == "sdk"]
+
+
 # --- whole commands ------------------------------------------------------------
 
 

@@ -32,6 +32,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-RSYNC-DELETE": ("deletes", _B, "rsync --delete into a folder outside the project"),
     "GATE-MOVE-AWAY": ("deletes", _B, "moves important files away (to /dev/null, out of reach)"),
     "GATE-INTERP-DYNAMIC-DELETE": ("deletes", _W, "interpreter code deletes a computed path"),
+    "GATE-INTERP-SDK-DESTRUCTIVE": (
+        "remote code",
+        _B,
+        "interpreter code calls a client library's destroy-a-store method (deleteIndex...)",
+    ),
     "GATE-INTERP-UNRESOLVED": (
         "remote code",
         _A,

@@ -152,6 +152,26 @@ def effects(code: str, lang: str) -> list[Effect]:
 
 _MAX_PARSED = 100_000  # longer code is only scanned (and asked about)
 
+# Client-library methods that destroy a whole store: the SDK spelling of a
+# service CLI's worst command (``client.deleteIndex("prod")`` is ``algolia
+# indices delete prod``).  Method names only this specific, so an ordinary
+# ``.delete()`` or ``.drop()`` is never taken for one.
+SDK_DESTRUCTIVE = {
+    "deleteIndex": "deletes a search index",
+    "delete_index": "deletes a search index",
+    "clearObjects": "empties a search index",
+    "clear_objects": "empties a search index",
+    "clearIndex": "empties a search index",
+    "dropDatabase": "drops a database",
+    "drop_database": "drops a database",
+    "flushall": "empties every Redis database",
+    "flushAll": "empties every Redis database",
+    "flushdb": "empties a Redis database",
+    "flushDb": "empties a Redis database",
+    "deleteBucket": "deletes a storage bucket",
+    "delete_bucket": "deletes a storage bucket",
+}
+
 
 def _parsed(code: str, lang: str) -> list[Effect] | None:
     """Parsed effects, or ``None`` when there is no parser or the code does not parse.

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from agentreflex.gate.interp import Effect
+from agentreflex.gate.interp import SDK_DESTRUCTIVE, Effect
 from agentreflex.gate.model import UNKNOWN, has_marker
 from agentreflex.gate.words import quote
 
@@ -280,6 +280,9 @@ class _Reader:
     def method_call(self, node: ast.Call) -> None:
         assert isinstance(node.func, ast.Attribute)
         method = node.func.attr
+        if method in SDK_DESTRUCTIVE:
+            self.found.append(Effect("sdk", f"{method}() {SDK_DESTRUCTIVE[method]}"))
+            return
         if method not in _PATH_DELETE and method not in _PATH_WRITE:
             return
         receiver = self.fold(node.func.value)

@@ -524,6 +524,15 @@ class RunnersMixin(WalkerBase):
                 f"This code runs or deletes something the gate cannot resolve: "
                 f"{effect.value}. Write the command or path out literally, or check it first.",
             )
+        elif effect.kind == "sdk":
+            self._hit(
+                "GATE-INTERP-SDK-DESTRUCTIVE",
+                DESTRUCTIVE,
+                P_BLOCK,
+                cmd.text,
+                f"This code calls {effect.value}, which cannot be undone. Delete only "
+                "what you mean to, by name, and ask the user first.",
+            )
         elif effect.kind == "fork-bomb":
             self._hit(
                 "GATE-FORK-BOMB",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.gate.interp import Effect
+from agentreflex.gate.interp import SDK_DESTRUCTIVE, Effect
 from agentreflex.gate.model import UNKNOWN, has_marker
 from agentreflex.gate.words import quote
 
@@ -142,7 +142,7 @@ _CALLS = {
     "javascript": {"call_expression", "new_expression"},
     "ruby": {"call", "command", "command_call"},
     "perl": {"function_call_expression", "ambiguous_function_call_expression"},
-    "php": {"function_call_expression"},
+    "php": {"function_call_expression", "member_call_expression"},
     "lua": {"function_call"},
 }
 _SUBSHELLS = {"subshell", "command_string", "shell_command_expression"}  # `...`, qx, %x
@@ -311,6 +311,23 @@ class _Reader:
                 return f"{base}.{key}"
         return ""
 
+    def method_name(self, node: Any) -> str:
+        """The method a call invokes on an object (``client.deleteIndex()``), else ""."""
+        if self.grammar == "ruby":
+            method = node.child_by_field_name("method")
+            has_receiver = node.child_by_field_name("receiver") is not None
+            return self.text(method) if method is not None and has_receiver else ""
+        if node.type == "member_call_expression":  # php
+            method = node.child_by_field_name("name")
+            return self.text(method) if method is not None else ""
+        fn = node.child_by_field_name("function") or node.child_by_field_name("name")
+        if fn is None:
+            return ""
+        method = fn.child_by_field_name("property") or fn.child_by_field_name("method")
+        if method is None and fn.type == "dot_index_expression":
+            method = fn.child_by_field_name("field")
+        return self.text(method) if method is not None else ""
+
     def call_name(self, node: Any) -> str:
         if self.grammar == "ruby":
             method = node.child_by_field_name("method")
@@ -359,6 +376,12 @@ class _Reader:
     # --- calls -----------------------------------------------------------------
 
     def call(self, node: Any) -> None:
+        method = self.method_name(node)
+        if method in SDK_DESTRUCTIVE:
+            self.found.append(Effect("sdk", f"{method}() {SDK_DESTRUCTIVE[method]}"))
+            return
+        if node.type == "member_call_expression":
+            return  # php $obj->method(): only the SDK methods above
         name = self.call_name(node)
         if name == _DYNAMIC:
             self.unresolved("a function", "a name")
