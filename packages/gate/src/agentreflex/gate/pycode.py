@@ -99,9 +99,8 @@ class _Reader:
 
     def __init__(self, depth: int) -> None:
         self.depth = depth
-        self.aliases: dict[
-            str, str
-        ] = {}  # local name -> dotted name (imports, ``r = shutil.rmtree``)
+        # local name -> dotted name (imports, ``r = shutil.rmtree``)
+        self.aliases: dict[str, str] = {}
         self.values: dict[str, _Value] = {}  # local name -> folded value
         self.star: list[str] = []  # modules imported with ``*``
         self.found: list[Effect] = []
@@ -115,54 +114,57 @@ class _Reader:
     def statement(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
-                if a.asname:
-                    self.aliases[a.asname] = a.name
-                else:
-                    top = a.name.split(".")[0]
-                    self.aliases[top] = top
-            return
-        if isinstance(stmt, ast.ImportFrom):
-            module = stmt.module or ""
-            for a in stmt.names:
-                if a.name == "*":
-                    self.star.append(module)
-                else:
-                    self.aliases[a.asname or a.name] = f"{module}.{a.name}"
-            return
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                top = a.name.split(".")[0]
+                self.aliases[a.asname or top] = a.name if a.asname else top
+        elif isinstance(stmt, ast.ImportFrom):
+            self.import_from(stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             self.calls(stmt)
             self.assign(stmt)
-            return
-        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self.calls(stmt.iter)
             self.bind_loop(stmt.target, stmt.iter)
             self.block(stmt.body)
             self.block(stmt.orelse)
-            return
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            self.values[stmt.name] = None
-            saved = dict(self.values)
-            if not isinstance(stmt, ast.ClassDef):
-                for arg in ast.walk(stmt.args):
-                    if isinstance(arg, ast.arg):
-                        self.values[arg.arg] = UNKNOWN  # a parameter: known only when called
-            self.block(stmt.body)
-            self.values = saved
-            return
-        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.definition(stmt)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             for item in stmt.items:
                 self.calls(item.context_expr)
                 if isinstance(item.optional_vars, ast.Name):
                     self.values[item.optional_vars.id] = UNKNOWN
             self.block(stmt.body)
-            return
-        nested = [getattr(stmt, f) for f in ("body", "orelse", "finalbody") if hasattr(stmt, f)]
+        else:
+            self.compound(stmt)
+
+    def import_from(self, stmt: ast.ImportFrom) -> None:
+        module = stmt.module or ""
+        for a in stmt.names:
+            if a.name == "*":
+                self.star.append(module)
+            else:
+                self.aliases[a.asname or a.name] = f"{module}.{a.name}"
+
+    def definition(self, stmt: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        """A body read once, its parameters unknown (they are known only when called)."""
+        self.values[stmt.name] = None
+        saved = dict(self.values)
+        if not isinstance(stmt, ast.ClassDef):
+            for arg in ast.walk(stmt.args):
+                if isinstance(arg, ast.arg):
+                    self.values[arg.arg] = UNKNOWN
+        self.block(stmt.body)
+        self.values = saved
+
+    def compound(self, stmt: ast.stmt) -> None:
+        """Any other statement: its expressions, then every block it holds."""
         for child in ast.iter_child_nodes(stmt):
             if isinstance(child, ast.expr):
                 self.calls(child)
             elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
                 self.block(child.body)
-        for body in nested:
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(stmt, field, None)
             if isinstance(body, list):
                 self.block([s for s in body if isinstance(s, ast.stmt)])
 
@@ -540,7 +542,7 @@ class _Reader:
         if method == "format" and not has_marker(receiver):
             return _percent(receiver.replace("{}", "%s"), tuple(_text(a) for a in args))
         if method in ("lower", "upper"):
-            return getattr(receiver, method)()  # type: ignore[no-any-return]
+            return receiver.lower() if method == "lower" else receiver.upper()
         if method == "replace" and len(args) == 2:
             old, new = _text(args[0]), _text(args[1])
             if not has_marker(old):
