@@ -203,6 +203,21 @@ def test_python_that_does_not_parse_is_none() -> None:
             'Bun.spawnSync(["rm", "-rf", "/etc"])',
             [Effect("argv", "rm -rf /etc", ("rm", "-rf", "/etc"))],
         ),
+        (
+            "javascript",
+            'import {execSync as run} from "node:child_process"; run("ls")',
+            [Effect("shell", "ls")],
+        ),
+        (
+            "javascript",
+            'import * as cp from "child_process"; cp.exec("ls")',
+            [Effect("shell", "ls")],
+        ),
+        (
+            "javascript",
+            'import fs from "fs"; fs.unlinkSync("/etc/x")',
+            [Effect("delete", "/etc/x")],
+        ),
         ("javascript", 'console.log("git reset --hard")', []),
         ("javascript", '/rm -rf/.exec("rm -rf /")', []),
         # Ruby

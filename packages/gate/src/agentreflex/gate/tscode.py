@@ -237,6 +237,8 @@ class _Reader:
                 node.child_by_field_name("left") or node.child_by_field_name("name"),
                 node.child_by_field_name("right") or node.child_by_field_name("value"),
             )
+        elif kind == "import_statement":
+            self.es_import(node)
         elif kind == "assignment_statement":  # lua: a, b = x, y
             names = [c for c in node.children if c.type == "variable_list"]
             values = [c for c in node.children if c.type == "expression_list"]
@@ -261,6 +263,28 @@ class _Reader:
         else:
             self.aliases.pop(name, None)
             self.values[name] = self.fold(value)
+
+    def es_import(self, node: Any) -> None:
+        """``import {execSync as run} from "child_process"``, ``import * as cp from ...``."""
+        source = node.child_by_field_name("source")
+        module = self.fold(source) if source is not None else UNKNOWN
+        if not isinstance(module, str) or has_marker(module):
+            return
+        module = module.removeprefix("node:").replace("/promises", "")
+        for clause in node.named_children:
+            if clause.type != "import_clause":
+                continue
+            for part in clause.named_children:
+                if part.type == "identifier":  # default import
+                    self.aliases[self.text(part)] = module
+                elif part.type == "namespace_import" and part.named_children:
+                    self.aliases[self.text(part.named_children[-1])] = module
+                elif part.type == "named_imports":
+                    for spec in part.named_children:
+                        name = spec.child_by_field_name("name")
+                        alias = spec.child_by_field_name("alias") or name
+                        if name is not None and alias is not None:
+                            self.aliases[self.text(alias)] = f"{module}.{self.text(name)}"
 
     def destructure(self, pattern: Any, value: Any) -> None:
         """``const {execSync, spawn: run} = require("child_process")``."""
