@@ -150,9 +150,8 @@ class _Reader:
         self.values[stmt.name] = None
         saved = dict(self.values)
         if not isinstance(stmt, ast.ClassDef):
-            for arg in ast.walk(stmt.args):
-                if isinstance(arg, ast.arg):
-                    self.values[arg.arg] = UNKNOWN
+            for arg in _parameters(stmt.args):
+                self.values[arg] = UNKNOWN
         self.block(stmt.body)
         self.values = saved
 
@@ -220,14 +219,14 @@ class _Reader:
 
     def calls(self, node: ast.AST) -> None:
         """Judge every call inside ``node`` (lambdas and comprehensions included)."""
-        for sub in ast.walk(node):
+        nodes = list(ast.walk(node))
+        for sub in nodes:  # loop variables first: [os.remove(f) for f in ...]
             if isinstance(sub, ast.comprehension):
                 self.bind_loop(sub.target, sub.iter)
             elif isinstance(sub, ast.Lambda):
-                for arg in ast.walk(sub.args):
-                    if isinstance(arg, ast.arg):
-                        self.values[arg.arg] = UNKNOWN
-        for sub in ast.walk(node):
+                for arg in _parameters(sub.args):
+                    self.values[arg] = UNKNOWN
+        for sub in nodes:
             if isinstance(sub, ast.Call):
                 self.call(sub)
 
@@ -565,6 +564,12 @@ _KNOWN = (
     | _COPY
     | {"pty.spawn", "os.posix_spawn", "os.posix_spawnp", "os.path.join", "pathlib.Path"}
 )
+
+
+def _parameters(args: ast.arguments) -> list[str]:
+    """Every parameter name of a function or lambda (``*a`` and ``**k`` too)."""
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return [a.arg for a in named if a is not None]
 
 
 def _text(value: _Value) -> str:
