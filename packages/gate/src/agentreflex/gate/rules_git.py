@@ -142,6 +142,59 @@ def programs(
     return found
 
 
+# Settings naming the program git runs to reach a remote over ssh, and the
+# subcommands that contact a remote (only they run it).
+_SSH_KEYS = frozenset({"core.sshcommand", "GIT_SSH_COMMAND", "GIT_SSH"})
+_NETWORK = frozenset(
+    {"fetch", "pull", "push", "clone", "ls-remote", "fetch-pack", "send-pack", "submodule"}
+)
+_REMOTE_NETWORK = frozenset({"update", "prune", "show", "set-head"})
+# Beyond this many GIT_CONFIG_COUNT entries, the settings are not read one by one.
+MAX_CONFIG_COUNT = 64
+
+
+def contacts_remote(sub: str, rest: list[str]) -> bool:
+    """Whether ``git SUB REST`` talks to a remote (so it runs the ssh program)."""
+    if sub in _NETWORK:
+        return True
+    if sub == "archive":
+        return any(a.startswith("--remote") for a in rest)
+    if sub == "remote":
+        words = [a for a in rest if not a.startswith("-")]
+        return bool(words) and words[0] in _REMOTE_NETWORK
+    return False
+
+
+def ssh_programs(
+    args: list[str], env: Mapping[str, str], sub: str, rest: list[str]
+) -> list[tuple[str, str]]:
+    """(setting, program) for the ssh programs this git command really runs."""
+    if not contacts_remote(sub, rest):
+        return []
+    return [(k, v) for k, v in programs(args, env, sub, rest) if k in _SSH_KEYS]
+
+
+def config_env_problem(env: Mapping[str, str]) -> str:
+    """Why the settings ``GIT_CONFIG_COUNT`` passes cannot all be read ("" if they can).
+
+    Git applies ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` for n below the
+    count; a setting there can run a program (an alias, core.sshCommand) on
+    any git command.  Only a plain count with every pair present is read; a
+    malformed or huge count, or a missing key or value, is not vouched for.
+    """
+    count = env.get("GIT_CONFIG_COUNT")
+    if count is None or count == "0":
+        return ""
+    if not (count.isascii() and count.isdigit()) or count[0] == "0":
+        return f"GIT_CONFIG_COUNT={count!r} is not a plain count"
+    if int(count) > MAX_CONFIG_COUNT:
+        return f"GIT_CONFIG_COUNT={count} passes more settings than the gate reads"
+    for n in range(int(count)):
+        if not env.get(f"GIT_CONFIG_KEY_{n}") or f"GIT_CONFIG_VALUE_{n}" not in env:
+            return f"GIT_CONFIG_KEY_{n} or GIT_CONFIG_VALUE_{n} is missing"
+    return ""
+
+
 def _runs_program(key: str) -> bool:
     if key in _PROGRAM_KEYS or key.startswith("pager."):
         return True

@@ -55,6 +55,10 @@ def _awk_unescape(program: str) -> str:
     return _AWK_ESCAPE.sub(sub, program)
 
 
+# Shells that source $ENV when interactive.
+_POSIX_SHELLS = frozenset({"sh", "ksh", "mksh", "dash", "ash"})
+
+
 class RunnersMixin(WalkerBase):
     """Follows code-running commands into the code they run."""
 
@@ -67,7 +71,7 @@ class RunnersMixin(WalkerBase):
                 return
             args = args[1:]
         i = 0
-        script_flag = stdin_flag = False
+        script_flag = stdin_flag = interactive = False
         startup: list[str] = []
         while i < len(args):
             a = args[i]
@@ -94,9 +98,10 @@ class RunnersMixin(WalkerBase):
                 break
             # -s: commands come from stdin, the remaining words are "$@"
             stdin_flag = stdin_flag or (not a.startswith("--") and "s" in a[1:])
+            interactive = interactive or (not a.startswith("--") and "i" in a[1:])
             i += 1
         rest = args[i:]
-        self._startup_files(cmd, startup, depth)
+        self._startup_files(cmd, startup, depth, interactive)
         if script_flag:
             self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
             return
@@ -105,13 +110,18 @@ class RunnersMixin(WalkerBase):
             return
         self._stdin_code(cmd, depth, shell=True)
 
-    def _startup_files(self, cmd: Cmd, files: list[str], depth: int) -> None:
-        """``BASH_ENV``/``ENV``/``--rcfile``: a file the shell sources before anything else."""
-        for name in ("BASH_ENV", "ENV"):
-            value = cmd.assigns.get(name, self.state.vars.get(name))
-            if value:
-                files.append(value)
-        for path in files:
+    def _startup_files(self, cmd: Cmd, rcfiles: list[str], depth: int, interactive: bool) -> None:
+        """The file a shell sources before anything else, where it really reads one:
+        ``BASH_ENV`` for a non-interactive bash, ``ENV`` for an interactive POSIX
+        shell, ``--rcfile``/``--init-file`` for an interactive bash."""
+        files = [(f, "--rcfile") for f in rcfiles] if interactive else []
+        if cmd.name in ("bash", "rbash") and not interactive:
+            files.append((cmd.assigns.get("BASH_ENV", self.state.vars.get("BASH_ENV", "")), "BASH_ENV"))
+        if cmd.name in _POSIX_SHELLS and interactive:
+            files.append((cmd.assigns.get("ENV", self.state.vars.get("ENV", "")), "ENV"))
+        for path, setting in files:
+            if not path:
+                continue
             if REMOTE in path:
                 self._rce(cmd)
             elif has_marker(path):
@@ -121,7 +131,7 @@ class RunnersMixin(WalkerBase):
                     "The shell sources a startup file (BASH_ENV, ENV, --rcfile) whose name "
                     "is only known at run time. Name the file, or leave it out.",
                 )
-            else:
+            elif self._hidden_program(path if "/" in path else "./" + path, cmd, setting):
                 self._script(resolve(path, self.where, cmd.cwd), cmd, depth, path)
 
     def ssh(self, cmd: Cmd, depth: int) -> None:
@@ -227,6 +237,39 @@ class RunnersMixin(WalkerBase):
             if program.startswith("!"):
                 program = program[1:]
             self._shell_string(program, [], cmd, depth, f"git {key}")
+        problem = rules_git.config_env_problem(env)
+        if problem:
+            self._ask(
+                "GATE-GIT-CONFIG-ENV",
+                cmd.text,
+                f"git reads settings from the environment that the gate cannot all read "
+                f"({problem}); a setting there can run any program. Pass settings with "
+                "git -c KEY=VALUE instead.",
+            )
+        for key, program in rules_git.ssh_programs(cmd.args, env, sub, rest):
+            self._hidden_program(program.split()[0] if program.split() else "", cmd, key)
+
+    def _hidden_program(self, program: str, cmd: Cmd, setting: str) -> bool:
+        """A program a setting runs (git's ssh command, a shell's startup file):
+        the user sees only the outer command, so a file the gate cannot read is asked
+        about rather than trusted."""
+        from agentreflex.gate import scripts  # only for commands with such a setting
+
+        if "/" not in program or has_marker(program):
+            return True  # a program on PATH is judged as the command it is
+        path = resolve(program, self.where, cmd.cwd)
+        content = self.state.written.get(path)
+        if content is None:
+            content = scripts.read(path)
+        if content is None or content == scripts.UNREADABLE or has_marker(content):
+            self._ask(
+                "GATE-HIDDEN-PROGRAM",
+                cmd.text,
+                f"{setting} makes this run {program}, whose content the gate cannot read. "
+                "Show the file first, or run it directly.",
+            )
+            return False
+        return True
 
     def exec_options(self, cmd: Cmd, depth: int) -> None:
         """Commands a tool runs through its own options (tar --to-command, sed e, vim -c '!')."""

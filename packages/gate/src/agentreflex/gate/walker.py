@@ -617,6 +617,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         targets = [t for op, t in cmd.redirects if op in (">", ">>", ">|", "&>", "&>>")]
         if cmd.name == "tee":
             targets += [a for a in cmd.args if not a.startswith("-")]
+        words = [a for a in cmd.args if not a.startswith("-")]
+        if cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
+            # the copy has the source's content: known only if the source was written here
+            source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
+            targets.append(words[-1])
+            content = source if len(words) == 2 and source is not None else UNKNOWN
         if cmd.name in ("curl", "wget"):
             for k, a in enumerate(cmd.args[:-1]):
                 if a in ("-o", "--output", "-O", "--output-document"):
