@@ -311,6 +311,9 @@ class RunnersMixin(WalkerBase):
         """``trap 'CMD' EXIT``: CMD runs when the signal comes (or the shell exits)."""
         args = cmd.args[1:] if cmd.args[:1] == ["--"] else cmd.args
         if len(args) >= 2 and args[0] not in ("-", "") and not args[0].startswith("-"):
+            if args[0] == SETUP:
+                self._generated(cmd)  # trap "$(tool ...)": generated code, not a set-up
+                return
             self._shell_string(args[0], [], cmd, depth, "trap")
 
     def _shell_string(self, script: str, params: list[str], cmd: Cmd, depth: int, via: str) -> None:
@@ -498,15 +501,44 @@ class RunnersMixin(WalkerBase):
         )
 
     def eval(self, cmd: Cmd, depth: int) -> None:
+        if cmd.args == [SETUP] and not _plain_carrier(cmd, ("eval",)):
+            self._generated(cmd)
+            return
         self._shell_string(" ".join(cmd.args), [], cmd, depth, "eval")
 
+    def _generated(self, cmd: Cmd) -> None:
+        self._ask(
+            "GATE-GENERATED-CODE",
+            cmd.text,
+            "This runs code another program prints at run time, which cannot be checked "
+            "(only the plain eval \"$(ssh-agent -s)\" / source <(tool completion bash) forms "
+            "are known set-up snippets). Run the plain form, or save the output and show it.",
+        )
+
     def source(self, cmd: Cmd, depth: int) -> None:
-        if not cmd.args:
+        args = cmd.args
+        search = ""
+        if args[:1] == ["-p"] and len(args) > 1:  # bash 5.3: search PATH-like DIRS
+            search, args = args[1], args[2:]
+        elif args[:1] == ["--"]:
+            args = args[1:]
+        if not args:
             return
-        target = cmd.args[0]
+        target = args[0]
         if REMOTE in target:
             self._rce(cmd)
-        elif target.endswith(SETUP) or SETUP in target:
+        elif SETUP in target:
+            if len(args) > 1 or not _plain_carrier(cmd, ("source", ".")):
+                self._generated(cmd)
+        elif target.startswith("/dev/fd/"):
+            self._generated(cmd)  # <(...) whose output is not a known set-up snippet
+        elif search and "/" not in target:
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                f"source -p looks the file up in {search!r}, so which file runs is not "
+                "known. Give its path.",
+            )
             return
         elif has_marker(target):
             self._script(target, cmd, depth, target)
@@ -578,6 +610,12 @@ class RunnersMixin(WalkerBase):
                     "This code deletes a directory tree whose path is computed at run "
                     "time. Check the path points inside the project.",
                 )
+
+
+def _plain_carrier(cmd: Cmd, names: tuple[str, ...]) -> bool:
+    """``eval``/``source`` called by name, with no prefix assignment or redirect."""
+    first = cmd.text.split()[:1]
+    return not cmd.assigns and not cmd.redirects and bool(first) and first[0] in names
 
 
 def _shebang_language(content: str) -> str:

@@ -15,7 +15,7 @@ import re
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import braces, pipes
 from agentreflex.gate._tree import node_text
-from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd
+from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, WalkerBase
 
 TYPE_CHECKING = False
@@ -105,6 +105,22 @@ _SETUP_WORDS = frozenset(
 )
 
 
+def _setup_snippet(last: Cmd, ran: list[Cmd]) -> bool:
+    """``$(ssh-agent -s)``, ``<(kubectl completion bash)``: a set-up tool's snippet.
+
+    Only the plain form is vouched for: the tool alone, called by its name, with
+    literal arguments, no prefix assignment and no redirect.  Anything else
+    (``command ssh-agent``, ``| cat``, ``$MODE``) is code generated at run time.
+    """
+    if len(ran) != 1 or last.assigns or last.redirects or last.via != "substitution":
+        return False
+    if last.text.split()[:1] != [last.name] or any(has_marker(a) for a in last.args):
+        return False
+    return last.name in _SETUP_TOOLS and (
+        any(a in _SETUP_WORDS for a in last.args) or last.name in ("ssh-agent", "dircolors")
+    )
+
+
 class WordsMixin(WalkerBase):
     """Expands word nodes; runs the substitutions inside them."""
 
@@ -139,9 +155,7 @@ class WordsMixin(WalkerBase):
             return self.where.project
         if last.name == "mktemp":
             return "/tmp/" + UNKNOWN
-        if last.name in _SETUP_TOOLS and (
-            any(a in _SETUP_WORDS for a in last.args) or last.name in ("ssh-agent", "dircolors")
-        ):
+        if _setup_snippet(last, ran):
             return SETUP
         return UNKNOWN
 
