@@ -14,7 +14,7 @@ import time
 
 from agentreflex.core.record import field, record
 from agentreflex.gate.literals import find_secrets, redacted_excerpt
-from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Cmd, Hit
 from agentreflex.gate.paths import Where, is_secret_file, names_guarded
 
 TYPE_CHECKING = False
@@ -399,18 +399,38 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     out.hits.extend(_rules(walker.cmds, where, walker.state.written))
     if walker.parse_errors:
         out.hits.extend(_fallback_scan(command))
-        if not _bash_accepts(command, deadline):
-            out.hits.append(
-                Hit(
-                    "GATE-PARSE-ERROR",
-                    ASK,
-                    1.0,
-                    command[:200],
-                    "The command does not parse as shell, so what it would run "
-                    "cannot be checked. Fix the quoting.",
-                )
-            )
+        accepts = _bash_accepts(command, deadline)
+        if not accepts:
+            out.hits.append(_rejected(command, known=accepts is False))
     return out
+
+
+def _rejected(command: str, known: bool) -> Hit:
+    """A command bash refuses to parse.
+
+    Bash reads and runs a script command by command, so on one line a syntax
+    error (``echo 'unterminated``) means nothing runs at all: a note, not a
+    question.  Over several lines, the lines before the error do run and the
+    parse of what they are cannot be trusted: the user is asked.  So is a line
+    bash could not be asked about (``known`` False: no bash, no time left).
+    """
+    if known and "\n" not in command.strip():
+        return Hit(
+            "GATE-SYNTAX-REJECTED",
+            DESTRUCTIVE,
+            P_WARN,
+            command[:200],
+            "bash rejects this line with a syntax error (an unclosed quote or "
+            "bracket), so nothing of it runs. Fix the quoting.",
+        )
+    return Hit(
+        "GATE-PARSE-ERROR",
+        ASK,
+        1.0,
+        command[:200],
+        "The command does not parse as shell, so what it would run "
+        "cannot be checked. Fix the quoting.",
+    )
 
 
 def max_nesting(text: str, limit: int) -> int:
@@ -464,8 +484,9 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 _BASH: list[str | None] = []
 
 
-def _bash_accepts(command: str, deadline: float) -> bool:
-    """Whether bash itself parses ``command`` (tree-sitter's grammar has gaps)."""
+def _bash_accepts(command: str, deadline: float) -> bool | None:
+    """Whether bash itself parses ``command`` (tree-sitter's grammar has gaps);
+    ``None`` when bash cannot tell (not installed, no time left, failed)."""
     import shutil
     import subprocess  # only on the rare parse-error path
 
@@ -474,11 +495,11 @@ def _bash_accepts(command: str, deadline: float) -> bool:
     bash = _BASH[0]
     budget = deadline - time.monotonic()
     if bash is None or budget < 0.02:
-        return False
+        return None
     try:
         done = subprocess.run(
             [bash, "-n", "-c", command], capture_output=True, timeout=min(budget, 1.0), check=False
         )
     except (OSError, subprocess.SubprocessError, ValueError):
-        return False
+        return None
     return done.returncode == 0

@@ -116,6 +116,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-ALLOWED": ("the guard", "allow", "an approved allow-list entry applied"),
     "GATE-ALLOW-LIST-UNAPPROVED": ("the guard", _W, "an allow-list the user has not approved"),
     "GATE-PARSE-ERROR": ("parsing", _A, "text the shell would run cannot be parsed"),
+    "GATE-SYNTAX-REJECTED": ("parsing", _W, "bash rejects the line (syntax error): nothing runs"),
     "GATE-PARSE-TOO-COMPLEX": ("parsing", _A, "input too large to analyse"),
     "GATE-PARSE-TOO-DEEP": ("parsing", _A, "nesting too deep to analyse"),
     "GATE-PARSE-BUDGET": ("parsing", _B, "analysis ran out of time"),

@@ -187,7 +187,7 @@ def config_env_problem(env: Mapping[str, str]) -> str:
         return ""
     if not (count.isascii() and count.isdigit()) or count[0] == "0":
         return f"GIT_CONFIG_COUNT={count!r} is not a plain count"
-    if int(count) > MAX_CONFIG_COUNT:
+    if len(count) > 6 or int(count) > MAX_CONFIG_COUNT:
         return f"GIT_CONFIG_COUNT={count} passes more settings than the gate reads"
     for n in range(int(count)):
         if not env.get(f"GIT_CONFIG_KEY_{n}") or f"GIT_CONFIG_VALUE_{n}" not in env:

@@ -114,7 +114,10 @@ def _setup_snippet(last: Cmd, ran: list[Cmd]) -> bool:
     """
     if len(ran) != 1 or last.assigns or last.redirects or last.via != "substitution":
         return False
-    if last.text.split()[:1] != [last.name] or any(has_marker(a) for a in last.args):
+    first = last.text.split()[:1]
+    if not first or first[0].rsplit("/", 1)[-1] != last.name:
+        return False  # called through a wrapper (command, env) or by a computed name
+    if any(has_marker(a) for a in last.args):
         return False
     return last.name in _SETUP_TOOLS and (
         any(a in _SETUP_WORDS for a in last.args) or last.name in ("ssh-agent", "dircolors")
