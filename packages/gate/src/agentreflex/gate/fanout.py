@@ -47,6 +47,49 @@ _FIND_FILTERS = frozenset(
         "-nogroup",
     }
 )
+# find primaries whose next word is a value (a test's operand, an output file).
+FIND_VALUED = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-lname",
+        "-ilname",
+        "-newer",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-perm",
+        "-size",
+        "-type",
+        "-xtype",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-inum",
+        "-samefile",
+        "-links",
+        "-maxdepth",
+        "-mindepth",
+        "-fprint",
+        "-fprint0",
+        "-fls",
+        "-printf",
+        "-fstype",
+        "-used",
+        "-newermt",
+        "-context",
+    }
+)
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -307,6 +350,9 @@ class FanOutMixin(WalkerBase):
         j = 0
         while j < len(args):
             a = args[j]
+            if a in FIND_VALUED:
+                j += 2  # "-gid -delete": -delete is the value, not the action
+                continue
             if a == "-delete":
                 for it in items:
                     self.execute(["rm", "-r", "-f", it], cmd.text, depth + 1, via="find -delete")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import interp
+from agentreflex.gate.fanout import FIND_VALUED
 from agentreflex.gate.wrappers import peel
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash"})
@@ -43,49 +44,6 @@ _STOPS = frozenset({"-c", "-m"})
 _RUNS_PARAMS = LazyPattern(
     r"""(?:^|[;&|(`]\s*|\b(?:eval|exec|command|env|source|\.|sudo|(?:ba)?sh\s+-c)\s+)"""
     r"""["']?\$\{?[0-9@*!]"""
-)
-# find primaries whose next word is a value (a test's operand, an output file).
-_FIND_VALUED = frozenset(
-    {
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-lname",
-        "-ilname",
-        "-newer",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-perm",
-        "-size",
-        "-type",
-        "-xtype",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-inum",
-        "-samefile",
-        "-links",
-        "-maxdepth",
-        "-mindepth",
-        "-fprint",
-        "-fprint0",
-        "-fls",
-        "-printf",
-        "-fstype",
-        "-used",
-        "-newermt",
-        "-context",
-    }
 )
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # git subcommands whose options only read (an item there is harmless).
@@ -184,7 +142,7 @@ def _find(args: list[str], replace: str) -> bool:
                 return True
             i = end + 1
             continue
-        if a in _FIND_VALUED or a.startswith("-fprintf"):
+        if a in FIND_VALUED or a.startswith("-fprintf"):
             i += 3 if a == "-fprintf" else 2
             continue
         if a.startswith(replace):

@@ -380,15 +380,23 @@ def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
         return []
     if "--pathspec-from-file" in flags:
         return _discard(cmd, "git checkout --pathspec-from-file")
+    if "-t" in flags or "--track" in flags:
+        return []  # git refuses --track together with paths: it only switches branches
     if "--" in args:
         paths = args[args.index("--") + 1 :]
         return _discard(cmd, "git checkout -- <paths>", paths) if paths else []
     if any(a in (".", ":/", "*", "./") for a in args):
         return _discard(cmd, "git checkout .")
     words = _positional("checkout", args)
+    if len(words) == 2 and "--recurse-submodules" in args and words[0] in _SUBMODULE_MODES:
+        # "--recurse-submodules checkout main": the mode, misplaced (no branch has that name)
+        return []
     if len(words) >= 2:  # <tree-ish> <pathspec>...: the files are overwritten
         return _discard(cmd, "git checkout <ref> <paths>", words[1:])
     return []
+
+
+_SUBMODULE_MODES = frozenset({"checkout", "on-demand"})
 
 
 def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -407,6 +415,8 @@ def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
     if "--pathspec-from-file" in flags:
         return _discard(cmd, "git restore --pathspec-from-file")
     paths = _positional("restore", args)
+    if not paths and ("-p" in flags or "--patch" in flags):
+        return _discard(cmd, "git restore --patch", ["."])  # hunks of every changed file
     return _discard(cmd, "git restore", paths) if paths else []
 
 

@@ -102,6 +102,17 @@ class RunnersMixin(WalkerBase):
             i += 1
         rest = args[i:]
         self._startup_files(cmd, startup, depth, interactive)
+        saved = self._bodies
+        if not self._functions_exported:
+            self._bodies = {}  # a new shell: this one's functions are not defined there
+        try:
+            self._new_shell(cmd, rest, depth, script_flag, stdin_flag)
+        finally:
+            self._bodies = saved
+
+    def _new_shell(
+        self, cmd: Cmd, rest: list[str], depth: int, script_flag: bool, stdin_flag: bool
+    ) -> None:
         if script_flag:
             self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
             return

@@ -160,6 +160,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                     source, root = fixed, again
         if root.has_error:
             self.parse_errors.append(source)
+        if depth == 0:
+            self._functions_exported = bool(_EXPORTS_FUNCTIONS.search(source))
         self.stmt(root, depth, via=via)
         if depth == 0 and self._bodies:
             self._uncalled_functions(source)
@@ -334,8 +336,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._function.pop()
 
     def _uncalled_functions(self, source: str) -> None:
-        """A defined function that is named again but never seen called (``trap f
-        EXIT``, ``export -f f; bash -c f``) is walked anyway, to fail safe."""
+        """A function exported to child shells (``export -f f; bash -c f``) and named
+        again but never seen called is walked anyway, to fail safe.  Without an
+        export, a child shell (``sh -c f``) or an external wrapper (``X=1 time f``)
+        cannot call it: bash says "command not found"."""
+        if not self._functions_exported:
+            return
         for name in list(self._bodies):
             if (
                 name not in self._called
@@ -510,7 +516,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "what it runs cannot be checked. Spell the command and its arguments out.",
             )
             return cmd
-        self.dispatch(cmd, name, depth)
+        self.dispatch(cmd, name, depth, _calls_functions(peeled.wrappers, argv, all_assigns))
         self._record_writes(cmd)
         return cmd
 
@@ -532,7 +538,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "Spell the command out.",
             )
 
-    def dispatch(self, cmd: Cmd, original: str, depth: int) -> None:
+    def dispatch(self, cmd: Cmd, original: str, depth: int, function_ok: bool = True) -> None:
         """Recurse into whatever ``cmd`` itself executes."""
         name = cmd.name
         if self._function and name == self._function[-1]:
@@ -544,7 +550,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "A function that calls itself without end exhausts the machine. "
                 "Write a bounded loop instead.",
             )
-        if name in self._bodies and name not in self._function:
+        if name in self._bodies and name not in self._function and function_ok:
             self.call(name)
         if _unknown_option(cmd, name):
             self._ask(
@@ -635,6 +641,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 )
 
 
+# `export -f f`, `declare -fx f`, `typeset -f`: functions handed to child shells.
+_EXPORTS_FUNCTIONS = LazyPattern(r"\b(?:export|declare|typeset)\s+-[a-zA-Z]*f")
 # Options that load or name code to run (their value counts as code).
 _CODE_OPTIONS = frozenset({"-r", "-M", "-m", "-f", "--file", "--require", "--import", "--loader"})
 
@@ -667,6 +675,15 @@ def _unknown_option(cmd: Cmd, name: str) -> bool:
         if not a.startswith("-") and not k:
             return False
     return False
+
+
+def _calls_functions(wrappers: list[str], argv: list[str], assigns: dict[str, str]) -> bool:
+    """Whether the command word can be a shell function: reached directly, or through
+    the ``time`` keyword (no prefix assignment, no ``--``).  ``env f``, ``sudo f``,
+    ``X=1 time f`` run an external program, which does not see the shell's functions."""
+    if not wrappers:
+        return True
+    return wrappers == ["time"] and not assigns and argv[1:2] != ["--"]
 
 
 def _basename(name: str) -> str:
