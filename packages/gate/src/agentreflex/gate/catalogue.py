@@ -70,6 +70,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-GIT-REFLOG-EXPIRE": ("git", _B, "expires the reflog"),
     "GATE-GIT-GC-PRUNE": ("git", _B, "prunes unreachable commits now"),
     "GATE-GIT-UPDATE-REF-DELETE": ("git", _B, "deletes a ref directly"),
+    "GATE-GIT-ABORT": ("git", _A, "merge/rebase --abort discards the work tree's changes since"),
     "GATE-GIT-WORKTREE-FORCE-REMOVE": ("git", "block/ask", "removes a worktree with its changes"),
     # code that runs other code
     "GATE-RCE-DOWNLOAD": ("remote code", _B, "runs code downloaded from the network"),

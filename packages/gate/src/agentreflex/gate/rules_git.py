@@ -266,6 +266,11 @@ _LONG: dict[str, tuple[str, ...]] = {
     "branch": ("--delete", "--force"),
     "rm": ("--force", "--cached"),
     "worktree": ("--force",),
+    "merge": ("--abort",),
+    "rebase": ("--abort",),
+    "cherry-pick": ("--abort",),
+    "revert": ("--abort",),
+    "am": ("--abort",),
 }
 # Short options that take a value, per subcommand ("-cname", "-s HEAD", "-U3").
 _SHORT_VALUED: dict[str, str] = {
@@ -415,7 +420,8 @@ def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
     if "--pathspec-from-file" in flags:
         return _discard(cmd, "git restore --pathspec-from-file")
     paths = _positional("restore", args)
-    if not paths and ("-p" in flags or "--patch" in flags):
+    patch = [a for a in bare if a in ("-p", "--patch", "--no-patch")][-1:]
+    if not paths and patch and patch != ["--no-patch"]:
         return _discard(cmd, "git restore --patch", ["."])  # hunks of every changed file
     return _discard(cmd, "git restore", paths) if paths else []
 
@@ -685,6 +691,31 @@ def _rm(cmd: Cmd, args: list[str]) -> list[Hit]:
     return _discard(cmd, "git rm --force", paths) if paths else []
 
 
+def _abort(cmd: Cmd, args: list[str]) -> list[Hit]:
+    """``git merge|rebase|cherry-pick --abort``: back to before it started.
+
+    Like ``reset --merge``, it throws away what was done in the work tree since
+    (conflict resolutions, edits): asked when the work tree has changes or cannot
+    be checked, allowed when it is clean.
+    """
+    from agentreflex.gate import worktree  # only aborts pay for the git subprocess
+
+    if "--abort" not in args or worktree.uncommitted(cmd.cwd, None) is False:
+        return []
+    sub = _sub(cmd)[0]
+    return [
+        Hit(
+            "GATE-GIT-ABORT",
+            ASK,
+            1.0,
+            cmd.text,
+            f"git {sub} --abort resets the work tree to before the {sub}: conflict "
+            "resolutions and changes made since are discarded. Commit or stash what "
+            f"should be kept, or use git {sub} --quit to stop and keep the work tree.",
+        )
+    ]
+
+
 def _tag(cmd: Cmd, args: list[str]) -> list[Hit]:
     return []
 
@@ -713,4 +744,9 @@ _SUBCOMMANDS = {
     "worktree": _worktree,
     "tag": _tag,
     "rm": _rm,
+    "merge": _abort,
+    "rebase": _abort,
+    "cherry-pick": _abort,
+    "revert": _abort,
+    "am": _abort,
 }

@@ -516,7 +516,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "what it runs cannot be checked. Spell the command and its arguments out.",
             )
             return cmd
-        self.dispatch(cmd, name, depth, _calls_functions(peeled.wrappers, argv, all_assigns))
+        calls = _calls_functions(peeled.wrappers, argv, all_assigns, text)
+        self.dispatch(cmd, name, depth, calls)
         self._record_writes(cmd)
         return cmd
 
@@ -641,6 +642,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 )
 
 
+# The time keyword's own end of options (unquoted): `time -- f` calls the function f.
+_TIME_DASHDASH = LazyPattern(r"(?:^|[\s;&|(])time\s+(?:-p\s+)?--\s")
 # `export -f f`, `declare -fx f`, `typeset -f`: functions handed to child shells.
 _EXPORTS_FUNCTIONS = LazyPattern(r"\b(?:export|declare|typeset)\s+-[a-zA-Z]*f")
 # Options that load or name code to run (their value counts as code).
@@ -677,13 +680,18 @@ def _unknown_option(cmd: Cmd, name: str) -> bool:
     return False
 
 
-def _calls_functions(wrappers: list[str], argv: list[str], assigns: dict[str, str]) -> bool:
+def _calls_functions(
+    wrappers: list[str], argv: list[str], assigns: dict[str, str], text: str
+) -> bool:
     """Whether the command word can be a shell function: reached directly, or through
-    the ``time`` keyword (no prefix assignment, no ``--``).  ``env f``, ``sudo f``,
-    ``X=1 time f`` run an external program, which does not see the shell's functions."""
+    the ``time`` keyword (no prefix assignment; ``--`` only unquoted).  ``env f``,
+    ``sudo f``, ``X=1 time f``, ``time "--" f`` run an external program or a
+    command named ``--``, which do not see the shell's functions."""
     if not wrappers:
         return True
-    return wrappers == ["time"] and not assigns and argv[1:2] != ["--"]
+    if wrappers != ["time"] or assigns:
+        return False
+    return argv[1:2] != ["--"] or bool(_TIME_DASHDASH.search(text))
 
 
 def _basename(name: str) -> str:
