@@ -168,6 +168,17 @@ def _rules_of(name: str) -> tuple[Rule, ...]:
     return rules
 
 
+def known_program(name: str) -> bool:
+    """Whether the gate knows what ``name`` does with its arguments (rules of its own,
+    or a plain command the pre-filter trusts)."""
+    return name in _SAFE_FIRST or name in _rule_table()
+
+
+def rules_for(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
+    """The rules' hits on ``cmds`` (for a walk judging a command it may not run)."""
+    return _rules(cmds, where, written)
+
+
 # Commands whose plain-word forms no rule can object to (pre-filter).
 _SAFE_FIRST = frozenset(
     {

@@ -606,6 +606,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(original, self.where, cmd.cwd), cmd, depth)
         elif name in ("rimraf", "del-cli", "trash-empty"):
             self.execute(["rm", "-rf", *cmd.args], cmd.text, depth + 1, via=name)
+        else:
+            self._derived(cmd, depth)
+
+    def _derived(self, cmd: Cmd, depth: int) -> None:
+        """An unknown program handed a guarded command line (:mod:`derived`)."""
+        from agentreflex.gate.programs import DERIVED_HEADS
+
+        if not (cmd.args and cmd.args[0] in DERIVED_HEADS):
+            return
+        from agentreflex.gate import analyze, derived
+
+        if derived.wanted(cmd, analyze.known_program(cmd.name)):
+            derived.check(self, cmd, depth, analyze.rules_for)
 
     def _cd(self, cmd: Cmd) -> None:
         target = next((a for a in cmd.args if not a.startswith("-") or a == "-"), "")
