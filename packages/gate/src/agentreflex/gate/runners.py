@@ -345,11 +345,12 @@ class RunnersMixin(WalkerBase):
                 # "$@" is each parameter as its own word: "$1" "$2" ...
                 each = " ".join(f'"${{{k}}}"' for k in range(1, min(len(params), 10)))
                 script = script.replace('"$@"', each).replace('"${@}"', each)
-            saved = {k: self.state.vars.get(k) for k in [*names, "@"]}
+            saved = {k: self.state.vars.get(k) for k in [*names, "@", "#"]}
             for k, v in zip(names, params, strict=False):
                 self.state.vars[k] = v
             if len(params) > 1:
                 self.state.vars["@"] = " ".join(params[1:])
+                self.state.vars["#"] = str(len(params) - 1)
             try:
                 self.run(script, depth + 1, via=via)
             finally:

@@ -248,7 +248,23 @@ class WordsMixin(WalkerBase):
         value = self.state.vars.get(name)
         if value is None and name == "TMPDIR":
             return self.where.tmpdir or TEMP_ROOT
+        if value is None and name == "*":
+            return self._all_params()
         return value if value is not None else UNKNOWN
+
+    def _all_params(self) -> str:
+        """``$*``: the parameters joined by the first character of ``$IFS``.
+
+        Unquoted, the joined text is split on ``$IFS`` again, which gives the
+        parameters back as fields (``IFS=,; $*``); quoted, it is one word.  With an
+        empty ``IFS`` the parameters stay separate fields, which a joined string
+        cannot say: unknown.
+        """
+        count = self.state.vars.get("#", "")
+        ifs = self.state.vars.get("IFS", " \t\n")
+        if not count.isdigit() or int(count) > 9 or not ifs:
+            return UNKNOWN
+        return ifs[0].join(self.state.vars.get(str(k), "") for k in range(1, int(count) + 1))
 
     def _expansion(self, node: Any, depth: int) -> str:
         kids = node.children
