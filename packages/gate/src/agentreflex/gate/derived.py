@@ -21,7 +21,12 @@ from agentreflex.gate.programs import DERIVED_HEADS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentreflex.gate.paths import Where
     from agentreflex.gate.walkstate import WalkerBase
+
+    Rules = Callable[[list[Cmd], Where, dict[str, str]], list[Hit]]
 
 # Known programs whose arguments are data: documentation, search, text output.
 _DATA = frozenset(
@@ -117,7 +122,7 @@ def wanted(cmd: Cmd, known: bool) -> bool:
     return bool(cmd.args and cmd.args[0] in DERIVED_HEADS)
 
 
-def check(walker: WalkerBase, cmd: Cmd, depth: int, rules: object) -> None:
+def check(walker: WalkerBase, cmd: Cmd, depth: int, rules: Rules) -> None:
     """Judge ``cmd``'s arguments as the command they spell; ask if serious.
 
     ``rules``: the analyser's rule runner, ``(cmds, where, written) -> hits``.
@@ -129,7 +134,7 @@ def check(walker: WalkerBase, cmd: Cmd, depth: int, rules: object) -> None:
         walker.execute(list(cmd.args), cmd.text, depth + 1, via=f"arguments of {cmd.name}")
         shown = " ".join(cmd.args)
         cmds = walker.cmds[n_cmds:]
-        hits = walker.hits[n_hits:] + rules(cmds, walker.where, state.written)  # type: ignore[operator]
+        hits = walker.hits[n_hits:] + rules(cmds, walker.where, state.written)
     finally:
         del walker.cmds[n_cmds:]
         del walker.hits[n_hits:]

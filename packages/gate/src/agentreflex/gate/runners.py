@@ -127,7 +127,9 @@ class RunnersMixin(WalkerBase):
         shell, ``--rcfile``/``--init-file`` for an interactive bash."""
         files = [(f, "--rcfile") for f in rcfiles] if interactive else []
         if cmd.name in ("bash", "rbash") and not interactive:
-            files.append((cmd.assigns.get("BASH_ENV", self.state.vars.get("BASH_ENV", "")), "BASH_ENV"))
+            files.append(
+                (cmd.assigns.get("BASH_ENV", self.state.vars.get("BASH_ENV", "")), "BASH_ENV")
+            )
         if cmd.name in _POSIX_SHELLS and interactive:
             files.append((cmd.assigns.get("ENV", self.state.vars.get("ENV", "")), "ENV"))
         for path, setting in files:
@@ -523,7 +525,7 @@ class RunnersMixin(WalkerBase):
             "GATE-GENERATED-CODE",
             cmd.text,
             "This runs code another program prints at run time, which cannot be checked "
-            "(only the plain eval \"$(ssh-agent -s)\" / source <(tool completion bash) forms "
+            '(only the plain eval "$(ssh-agent -s)" / source <(tool completion bash) forms '
             "are known set-up snippets). Run the plain form, or save the output and show it.",
         )
 
