@@ -158,6 +158,7 @@ def test_other_generated_code_asks(command: str) -> None:
         (["git", "reset", "{}"], "{}", True),
         (["git", "reset", "--", "{}"], "{}", False),
         (["git", "status"], "", False),
+        (["git", "branch", "-d"], "", False),
         (["git"], "", True),
         (["wc", "-l"], "", False),
     ],

@@ -152,7 +152,8 @@ def _find(args: list[str], replace: str) -> bool:
 
 
 def _git(args: list[str], replace: str) -> bool:
-    """``xargs git ...``: an item as the subcommand or among a writing subcommand's options."""
+    """``xargs git ...``: an item as the subcommand, or put among a writing subcommand's
+    options by a replace string (``-I{} git reset {}``)."""
     from agentreflex.gate import rules_git  # imported with the git rules
 
     sub, rest, _ = rules_git.split(args)
@@ -160,7 +161,9 @@ def _git(args: list[str], replace: str) -> bool:
         return True
     if sub in _GIT_READS:
         return False
+    if not replace:
+        # appended items (``git branch --merged | xargs git branch -d``) are mostly
+        # the names the subcommand expects: only a subcommand from the input asks
+        return False
     options = rest[: rest.index("--")] if "--" in rest else rest
-    if replace:
-        return any(replace in a for a in options)
-    return "--" not in rest
+    return any(replace in a for a in options)
