@@ -70,6 +70,21 @@ def test_ssh_helper_is_judged_from_disk(tmp_path: Path) -> None:
     assert (got, codes) == ("ASK_USER", ["GATE-HIDDEN-PROGRAM"])
 
 
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("git -c core.fsmonitor=./missing.sh status", "ASK_USER"),
+        ("GIT_EXTERNAL_DIFF=./missing.sh git diff", "ASK_USER"),
+        ("git config core.fsmonitor ./missing.sh", "ASK_USER"),
+        ("git -c core.sshCommand=./missing.sh status", "ALLOW"),
+        ("git -c core.pager=less log", "ALLOW"),
+        ("git config user.name bot", "ALLOW"),
+    ],
+)
+def test_program_settings_with_unreadable_files_ask(command: str, expected: str) -> None:
+    assert verdict(command)[0] == expected
+
+
 # --- shell startup files ---------------------------------------------------
 
 

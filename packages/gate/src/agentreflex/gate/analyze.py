@@ -328,6 +328,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[0] == "git" and (len(words) < 2 or words[1] not in _SAFE_GIT or "-C" in words):
         return None
+    if words[:2] == ["git", "config"] and len([w for w in words[2:] if w[:1] != "-"]) > 1:
+        return None  # sets a value: it may be a program later git commands run
     if any(w in _UNSAFE_SUB for w in words[1:3]):
         return None
     if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):

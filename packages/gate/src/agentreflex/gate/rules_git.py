@@ -165,13 +165,9 @@ def contacts_remote(sub: str, rest: list[str]) -> bool:
     return False
 
 
-def ssh_programs(
-    args: list[str], env: Mapping[str, str], sub: str, rest: list[str]
-) -> list[tuple[str, str]]:
-    """(setting, program) for the ssh programs this git command really runs."""
-    if not contacts_remote(sub, rest):
-        return []
-    return [(k, v) for k, v in programs(args, env, sub, rest) if k in _SSH_KEYS]
+def is_ssh_setting(key: str) -> bool:
+    """Whether setting ``key`` names git's ssh program (run only to reach a remote)."""
+    return key in _SSH_KEYS
 
 
 def config_env_problem(env: Mapping[str, str]) -> str:

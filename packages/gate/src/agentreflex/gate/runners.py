@@ -246,10 +246,14 @@ class RunnersMixin(WalkerBase):
         if expansion.startswith("!"):
             script = " ".join([expansion[1:], *(quote(a) for a in rest)])
             self._shell_string(script, [], cmd, depth, "git alias")
+        remote = rules_git.contacts_remote(sub, rest)
         for key, program in rules_git.programs(cmd.args, env, sub, rest):
             if program.startswith("!"):
                 program = program[1:]
             self._shell_string(program, [], cmd, depth, f"git {key}")
+            if remote or not rules_git.is_ssh_setting(key):
+                words = program.split()
+                self._hidden_program(words[0] if words else "", cmd, key)
         problem = rules_git.config_env_problem(env)
         if problem:
             self._ask(
@@ -259,8 +263,6 @@ class RunnersMixin(WalkerBase):
                 f"({problem}); a setting there can run any program. Pass settings with "
                 "git -c KEY=VALUE instead.",
             )
-        for key, program in rules_git.ssh_programs(cmd.args, env, sub, rest):
-            self._hidden_program(program.split()[0] if program.split() else "", cmd, key)
 
     def _hidden_program(self, program: str, cmd: Cmd, setting: str) -> bool:
         """A program a setting runs (git's ssh command, a shell's startup file):
