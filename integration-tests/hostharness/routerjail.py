@@ -32,6 +32,7 @@ from hostharness.fakemodel import (
     assistant_turns,
     say,
 )
+from hostharness.fakeserver import ModelHandler
 from hostharness.jail import bring_loopback_up, run_step
 
 # the shell tool that marks an agent loop's request: Claude Code's, Codex CLI's
@@ -68,24 +69,18 @@ class OverloadedOnce(FakeAnthropic):
     def __init__(self, script: Script, overloads: int = 1) -> None:
         super().__init__(script)
         self.overloads = overloads
-        fake = self
-        base: Any = self._server.RequestHandlerClass
 
-        class Handler(base):  # type: ignore[misc, valid-type]
-            def do_POST(self) -> None:
-                if fake.overloads > 0 and self.path.split("?")[0].endswith("/v1/messages"):
-                    fake.overloads -= 1
-                    self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                    fake.record("POST", self.path, {"answered": 529})
-                    error = {
-                        "type": "error",
-                        "error": {"type": "overloaded_error", "message": "Overloaded"},
-                    }
-                    self._send_json(529, error)
-                    return
-                super().do_POST()
-
-        self._server.RequestHandlerClass = Handler
+    def on_post(self, handler: ModelHandler, path: str, body: Any, number: int) -> None:
+        if self.overloads > 0 and path.endswith("/v1/messages"):
+            self.overloads -= 1
+            self.requests[-1]["body"] = {"answered": 529}
+            error = {
+                "type": "error",
+                "error": {"type": "overloaded_error", "message": "Overloaded"},
+            }
+            handler.send_json(529, error)
+            return
+        super().on_post(handler, path, body, number)
 
 
 def policy(anthropic_url: str, chat_url: str, long_context: int) -> str:
