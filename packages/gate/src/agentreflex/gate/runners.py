@@ -426,6 +426,32 @@ class RunnersMixin(WalkerBase):
         elif text == scripts.UNREADABLE:
             self._read_file(path, text, cmd, depth, "package.json")
 
+    def python_files(self, cmd: Cmd, depth: int) -> None:
+        """``pytest`` (its conftest.py files) and ``pip install .`` (setup.py):
+        the Python a project file runs, judged as interpreter code."""
+        from agentreflex.gate import scripts
+
+        if cmd.name in ("pip", "pip3"):
+            paths, what = scripts.setup_files(cmd.args, cmd.cwd), "setup.py"
+        else:
+            paths, what = scripts.conftest_files(cmd.args, cmd.cwd), "conftest.py"
+        for path in paths:
+            content = self.state.written.get(path)
+            if content is None:
+                content = scripts.read(path)
+            if content is None or path in self._reading or has_marker(content):
+                continue
+            if content == scripts.UNREADABLE:
+                self._read_file(path, content, cmd, depth, what)
+                continue
+            self._reading.add(path)
+            before = len(self.hits)
+            try:
+                self._code(content, cmd, depth, "python")
+            finally:
+                self._reading.discard(path)
+            self._settle_unknowns(before, path, cmd, what)
+
     def _read_recipes(self, path: str, text: str, cmd: Cmd, depth: int, what: str) -> None:
         if path in self._reading:
             return  # a recipe that runs make again: judged once

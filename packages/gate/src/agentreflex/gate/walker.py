@@ -593,6 +593,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.make(cmd, depth)
         elif name in ("npm", "pnpm", "yarn", "bun"):
             self.package_script(cmd, depth)
+        elif name in ("pytest", "py.test") or (
+            name in ("pip", "pip3") and cmd.args[:1] == ["install"]
+        ):
+            self.python_files(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
         elif "/" in original:
