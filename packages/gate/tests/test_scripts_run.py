@@ -149,3 +149,10 @@ def test_plain_make_and_npm_test_read_their_files_past_the_pre_filter(proj: Path
     (proj / "package.json").write_text(json.dumps({"scripts": {"test": "git push -f origin main"}}))
     assert _check("npm test", proj) == ("BLOCK", ["GATE-GIT-FORCE-PUSH"])
     assert _check("ls -la", proj) == ("ALLOW", [])
+
+
+def test_node_running_a_script_file_reads_it_past_the_pre_filter(proj: Path) -> None:
+    (proj / "tidy.js").write_text("require('child_process').execSync('git reset --hard')\n")
+    verdict, codes = _check("node tidy.js", proj)
+    assert verdict == "BLOCK" and "GATE-GIT-RESET-HARD" in codes
+    assert _check("node --version", proj) == ("ALLOW", [])

@@ -332,8 +332,9 @@ def prefilter(command: str, where: Where) -> Cmd | None:
 
 
 # Commands that run code from a file of the project whatever their words say:
-# make (the Makefile), pytest (conftest.py), npm test/start (package.json).
-_RUNS_FILES = frozenset({"make", "gmake", "pytest", "just", "yarn", "pnpm", "bun"})
+# make (the Makefile), pytest (conftest.py), npm test/start (package.json),
+# node x.js (the script), pip install . (setup.py).
+_RUNS_FILES = frozenset({"make", "gmake", "pytest", "py.test", "yarn", "pnpm", "bun"})
 _NPM_RUNS = frozenset({"test", "t", "tst", "start", "stop", "restart", "run", "run-script"})
 
 
@@ -349,6 +350,8 @@ def runs_local_file(words: list[str]) -> bool:
         return True
     if name == "npm":
         return bool(rest) and rest[0] in _NPM_RUNS
+    if name in ("node", "deno"):  # node x.js, deno run x.ts: the script file
+        return any(not w.startswith("-") for w in rest)
     if name in ("pip", "pip3") and rest[:1] == ["install"]:
         return any(w in (".", "-e", "--editable") or w.startswith(("./", "/", "../")) for w in rest)
     return False
