@@ -156,3 +156,33 @@ def test_node_running_a_script_file_reads_it_past_the_pre_filter(proj: Path) -> 
     verdict, codes = _check("node tidy.js", proj)
     assert verdict == "BLOCK" and "GATE-GIT-RESET-HARD" in codes
     assert _check("node --version", proj) == ("ALLOW", [])
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("python -m pytest -q", "GATE-RM-SYSTEM"),
+        ("uv run pytest", "GATE-RM-SYSTEM"),
+        ("python3 -m pip install -e .", "GATE-GIT-RESET-HARD"),
+        ("uv pip install -e .", "GATE-GIT-RESET-HARD"),
+    ],
+)
+def test_pytest_and_pip_are_read_however_they_are_spelled(
+    tmp_path: Path, command: str, rule: str
+) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "conftest.py").write_text("import shutil\nshutil.rmtree('/etc')\n")
+    (root / "setup.py").write_text("import os\nos.system('git reset --hard')\n")
+    verdict, codes = _check(command, root)
+    assert verdict == "BLOCK" and rule in codes
+
+
+def test_python_entry_names_the_tool_and_its_arguments() -> None:
+    from agentreflex.gate.runners import python_entry
+
+    assert python_entry(["/usr/bin/pytest", "-q"]) == ("pytest", ["-q"])
+    assert python_entry(["python3.12", "-m", "pip", "install", "."]) == ("pip", ["install", "."])
+    assert python_entry(["uv", "pip", "install", "-e", "."]) == ("pip", ["install", "-e", "."])
+    assert python_entry(["pip", "list"]) is None
+    assert python_entry(["python", "-m", "http.server"]) is None

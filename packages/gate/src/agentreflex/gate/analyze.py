@@ -352,6 +352,8 @@ def runs_local_file(words: list[str]) -> bool:
         return bool(rest) and rest[0] in _NPM_RUNS
     if name in ("node", "deno"):  # node x.js, deno run x.ts: the script file
         return any(not w.startswith("-") for w in rest)
+    if name in ("uv", "python", "python3") and rest[:1] in (["pip"], ["-m"]):
+        name, rest = "pip", rest[1:]  # uv pip install, python -m pip install
     if name in ("pip", "pip3") and rest[:1] == ["install"]:
         return any(w in (".", "-e", "--editable") or w.startswith(("./", "/", "../")) for w in rest)
     return False

@@ -55,6 +55,24 @@ def _awk_unescape(program: str) -> str:
     return _AWK_ESCAPE.sub(sub, program)
 
 
+def python_entry(argv: list[str]) -> tuple[str, list[str]] | None:
+    """``("pytest", args)`` or ``("pip", ["install", ...])`` when ``argv`` runs pytest or a
+    pip install, however it is spelled (``python -m pytest``, ``uv pip install``)."""
+    name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if name in ("pytest", "py.test"):
+        return "pytest", args
+    if name in ("pip", "pip3") and args[:1] == ["install"]:
+        return "pip", args
+    if name == "uv" and args[:2] == ["pip", "install"]:
+        return "pip", args[1:]
+    if name.startswith("python") and args[:1] == ["-m"] and len(args) > 1:
+        if args[1] == "pytest":
+            return "pytest", args[2:]
+        if args[1] == "pip" and args[2:3] == ["install"]:
+            return "pip", args[2:]
+    return None
+
+
 class RunnersMixin(WalkerBase):
     """Follows code-running commands into the code they run."""
 
@@ -431,10 +449,14 @@ class RunnersMixin(WalkerBase):
         the Python a project file runs, judged as interpreter code."""
         from agentreflex.gate import scripts
 
-        if cmd.name in ("pip", "pip3"):
-            paths, what = scripts.setup_files(cmd.args, cmd.cwd), "setup.py"
+        entry = python_entry(cmd.argv)
+        if entry is None:
+            return
+        tool, args = entry
+        if tool == "pip":
+            paths, what = scripts.setup_files(args, cmd.cwd), "setup.py"
         else:
-            paths, what = scripts.conftest_files(cmd.args, cmd.cwd), "conftest.py"
+            paths, what = scripts.conftest_files(args, cmd.cwd), "conftest.py"
         for path in paths:
             content = self.state.written.get(path)
             if content is None:
