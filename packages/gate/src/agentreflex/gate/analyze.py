@@ -179,7 +179,9 @@ def rules_for(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hi
     return _rules(cmds, where, written)
 
 
-# Commands whose plain-word forms no rule can object to (pre-filter).
+# Commands whose plain-word forms no rule can object to (pre-filter).  A
+# program with a service pack (packs/index.tsv: mvn, java, gradle) is never
+# here: its pack decides (tests/test_servicepacks.py holds the two apart).
 _SAFE_FIRST = frozenset(
     {
         "ls",
@@ -253,9 +255,6 @@ _SAFE_FIRST = frozenset(
         "gofmt",
         "rustc",
         "javac",
-        "java",
-        "mvn",
-        "gradle",
         "dotnet",
         "swift",
         "bundle",
@@ -330,7 +329,7 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[:2] == ["git", "config"] and len([w for w in words[2:] if w[:1] != "-"]) > 1:
         return None  # sets a value: it may be a program later git commands run
-    if any(w in _UNSAFE_SUB for w in words[1:3]):
+    if any(w in _UNSAFE_SUB for w in words[1:3]) or runs_local_file(words):
         return None
     if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
         return None
@@ -343,6 +342,34 @@ def prefilter(command: str, where: Where) -> Cmd | None:
     if names_guarded(command) or (words[0] in _CREATES and not _here(words[1:], where)):
         return None  # may reach the guard's own files (selfguard)
     return Cmd(words, command, where.cwd)
+
+
+# Commands that run code from a file of the project whatever their words say:
+# make (the Makefile), pytest (conftest.py), npm test/start (package.json),
+# node x.js (the script), pip install . (setup.py).
+_RUNS_FILES = frozenset({"make", "gmake", "pytest", "py.test", "yarn", "pnpm", "bun"})
+_NPM_RUNS = frozenset({"test", "t", "tst", "start", "stop", "restart", "run", "run-script"})
+
+
+def runs_local_file(words: list[str]) -> bool:
+    """Whether the plain command ``words`` runs a local file the gate must read first.
+
+    Why: the pre-filter answers from the words alone; ``make`` or ``npm test``
+    look harmless but run whatever the Makefile or package.json says, and
+    ``pip install .`` runs setup.py (issue 22 item 1).
+    """
+    name, rest = words[0], words[1:]
+    if name in _RUNS_FILES:
+        return True
+    if name == "npm":
+        return bool(rest) and rest[0] in _NPM_RUNS
+    if name in ("node", "deno"):  # node x.js, deno run x.ts: the script file
+        return any(not w.startswith("-") for w in rest)
+    if name in ("uv", "python", "python3") and rest[:1] in (["pip"], ["-m"]):
+        name, rest = "pip", rest[1:]  # uv pip install, python -m pip install
+    if name in ("pip", "pip3") and rest[:1] == ["install"]:
+        return any(w in (".", "-e", "--editable") or w.startswith(("./", "/", "../")) for w in rest)
+    return False
 
 
 def _here(args: list[str], where: Where) -> bool:

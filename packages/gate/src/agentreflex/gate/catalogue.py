@@ -6,7 +6,8 @@
 Severity is what the code answers by default: ``block``, ``ask`` (the user
 decides), ``warn`` (runs, with a note), or two of them where the scope
 decides (``block/warn``).  Service-pack codes (``GATE-PACK-<FAMILY>``) are
-listed from the pack files.  ``tests/test_catalogue.py`` holds every code
+listed from the pack files, their grades (high/medium/low) with the decision
+the ``balanced`` profile gives them (``--profile lean|thorough`` for others).  ``tests/test_catalogue.py`` holds every code
 the gate's sources can emit to this list (issue 22 item 6: one catalogue
 instead of codes scattered over the modules).  Not on any hot path.
 """
@@ -58,7 +59,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-GIT-RESET-HARD": ("git", _B, "git reset --hard/--merge throws away uncommitted work"),
     "GATE-GIT-DISCARD-TREE": ("git", _B, "discards every uncommitted change of the work tree"),
     "GATE-GIT-DISCARD-FILES": ("git", "block/ask", "discards uncommitted changes of files"),
-    "GATE-GIT-CLEAN": ("git", _B, "git clean -f deletes untracked files"),
+    "GATE-GIT-CLEAN": (
+        "git",
+        "block/ask",
+        "git clean -f deletes untracked files (ask: named paths)",
+    ),
     "GATE-GIT-STASH-DROP": ("git", _B, "drops stashed work"),
     "GATE-GIT-BRANCH-FORCE-DELETE": ("git", _B, "deletes an unmerged branch"),
     "GATE-GIT-FORCE-PUSH": ("git", _B, "force-pushes over the remote's history"),
@@ -92,7 +97,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-DB-UPDATE-ALL": ("data stores", _W, "updates or deletes every row"),
     "GATE-CLOUD-DESTROY": ("cloud", _B, "destroys a whole stack"),
     "GATE-CLOUD-DELETE": ("cloud", "block/warn", "deletes cloud resources"),
-    "GATE-K8S-DELETE": ("cloud", "block/warn", "deletes Kubernetes resources"),
+    "GATE-K8S-DELETE": (
+        "cloud",
+        _W,
+        "kubectl drain evicts every pod of a node (deletes: pack cloud)",
+    ),
     "GATE-HELM-UNINSTALL": ("cloud", _B, "uninstalls a Helm release"),
     "GATE-DOCKER-PRUNE": ("containers", "block/warn", "prunes images, volumes or containers"),
     "GATE-KV-DELETE": ("data stores", "block/warn", "deletes keys of etcd/consul"),
@@ -133,19 +142,29 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
 }
 
 
-def rows() -> list[tuple[str, str, str, str]]:
-    """(code, family, severity, reason) for every code, service packs included."""
-    from agentreflex.gate import servicepacks
+def rows(profile: str = "balanced") -> list[tuple[str, str, str, str]]:
+    """(code, family, severity, reason) for every code, service packs included.
+
+    A pack's severity is what its entries' grades (high/medium/low) decide in
+    ``profile`` (``packs/severity.tsv``), the grades themselves in the reason.
+    """
+    from agentreflex.gate import servicepacks, severity
 
     out = [(code, *entry) for code, entry in CATALOGUE.items()]
     for family in sorted(set(servicepacks.programs().values())):
-        progs = sorted(p for p, f in servicepacks.programs().items() if f == family)
+        data = servicepacks.family(family)
+        progs = sorted(data.get("programs", {}))
+        grades = sorted(
+            {e.get("severity", "high") for es in data["programs"].values() for e in es},
+            key=("high", "medium", "low").index,
+        )
+        decisions = dict.fromkeys(severity.decision(g, profile) for g in grades)
         out.append(
             (
                 f"GATE-PACK-{family.upper()}",
                 f"pack: {family}",
-                "block/warn",
-                f"destructive {family} operations ({', '.join(progs)})",
+                "/".join(decisions),
+                f"destructive {family} operations ({', '.join(progs)}); graded {'/'.join(grades)}",
             )
         )
     return out
@@ -154,14 +173,19 @@ def rows() -> list[tuple[str, str, str, str]]:
 def command(argv: list[str]) -> int:
     """``agentreflex gate rules [--json]``: the catalogue (the ``gate`` command's one action)."""
     if argv[:1] != ["rules"]:
-        sys.stderr.write("usage: agentreflex gate rules [--json]\n")
+        sys.stderr.write(
+            "usage: agentreflex gate rules [--json] [--profile lean|balanced|thorough]\n"
+        )
         return 2
     return main(argv[1:])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    table = rows()
+    profile = "balanced"
+    if "--profile" in args and args.index("--profile") + 1 < len(args):
+        profile = args[args.index("--profile") + 1]
+    table = rows(profile)
     if "--json" in args:
         keys = ("code", "family", "severity", "reason")
         print(json.dumps([dict(zip(keys, r, strict=True)) for r in table], indent=1))

@@ -484,6 +484,20 @@ def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(args)
     if {"-i", "--interactive", "-n", "--dry-run"} & flags:
         return []  # asks per file (dry runs never reach the rules: see inert.py)
+    # -x/-X also delete ignored files (.env, local settings): never narrowed
+    if ("-f" in flags or "--force" in flags) and not {"-x", "-X"} & flags and _clean_paths(args):
+        return [
+            Hit(
+                "GATE-GIT-CLEAN",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                "git clean -f deletes the untracked files under "
+                + ", ".join(_clean_paths(args))
+                + " for good (scoped to those paths). Run git clean -n on them first.",
+                severity="medium",
+            )
+        ]
     if "-f" in flags or "--force" in flags:
         return [
             _hit(
@@ -495,6 +509,28 @@ def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
             )
         ]
     return []
+
+
+def _clean_paths(args: list[str]) -> list[str]:
+    """The pathspecs of ``git clean`` when they narrow it below the whole work tree.
+
+    ``git clean -fd build/`` deletes untracked files of ``build/`` only; ``.``,
+    ``:/``, ``*`` or a path leaving the folder mean (up to) everything.
+    """
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in ("-e", "--exclude"):
+            skip = True
+        elif a == "--":
+            continue
+        elif not a.startswith("-"):
+            if a.rstrip("/") in ("", ".", ":/", ":", "*", "..") or a.startswith(("..", ":/", ":(")):
+                return []
+            out.append(a)
+    return out
 
 
 def _stash(cmd: Cmd, args: list[str]) -> list[Hit]:

@@ -59,6 +59,24 @@ def _awk_unescape(program: str) -> str:
 _POSIX_SHELLS = frozenset({"sh", "ksh", "mksh", "dash", "ash"})
 
 
+def python_entry(argv: list[str]) -> tuple[str, list[str]] | None:
+    """``("pytest", args)`` or ``("pip", ["install", ...])`` when ``argv`` runs pytest or a
+    pip install, however it is spelled (``python -m pytest``, ``uv pip install``)."""
+    name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if name in ("pytest", "py.test"):
+        return "pytest", args
+    if name in ("pip", "pip3") and args[:1] == ["install"]:
+        return "pip", args
+    if name == "uv" and args[:2] == ["pip", "install"]:
+        return "pip", args[1:]
+    if name.startswith("python") and args[:1] == ["-m"] and len(args) > 1:
+        if args[1] == "pytest":
+            return "pytest", args[2:]
+        if args[1] == "pip" and args[2:3] == ["install"]:
+            return "pip", args[2:]
+    return None
+
+
 class RunnersMixin(WalkerBase):
     """Follows code-running commands into the code they run."""
 
@@ -487,6 +505,36 @@ class RunnersMixin(WalkerBase):
             self._read_recipes(path, text, cmd, depth, "package.json script")
         elif text == scripts.UNREADABLE:
             self._read_file(path, text, cmd, depth, "package.json")
+
+    def python_files(self, cmd: Cmd, depth: int) -> None:
+        """``pytest`` (its conftest.py files) and ``pip install .`` (setup.py):
+        the Python a project file runs, judged as interpreter code."""
+        from agentreflex.gate import scripts
+
+        entry = python_entry(cmd.argv)
+        if entry is None:
+            return
+        tool, args = entry
+        if tool == "pip":
+            paths, what = scripts.setup_files(args, cmd.cwd), "setup.py"
+        else:
+            paths, what = scripts.conftest_files(args, cmd.cwd), "conftest.py"
+        for path in paths:
+            content = self.state.written.get(path)
+            if content is None:
+                content = scripts.read(path)
+            if content is None or path in self._reading or has_marker(content):
+                continue
+            if content == scripts.UNREADABLE:
+                self._read_file(path, content, cmd, depth, what)
+                continue
+            self._reading.add(path)
+            before = len(self.hits)
+            try:
+                self._code(content, cmd, depth, "python")
+            finally:
+                self._reading.discard(path)
+            self._settle_unknowns(before, path, cmd, what)
 
     def _read_recipes(self, path: str, text: str, cmd: Cmd, depth: int, what: str) -> None:
         if path in self._reading:

@@ -37,7 +37,7 @@ from agentreflex.gate._tree import node_text, parse
 from agentreflex.gate.fanout import FanOutMixin
 from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.paths import resolve
-from agentreflex.gate.runners import RunnersMixin
+from agentreflex.gate.runners import RunnersMixin, python_entry
 from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
 from agentreflex.gate.words import WordsMixin, quote
 from agentreflex.gate.wrappers import peel
@@ -600,6 +600,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.make(cmd, depth)
         elif name in ("npm", "pnpm", "yarn", "bun"):
             self.package_script(cmd, depth)
+        elif python_entry(cmd.argv) is not None:  # pytest's conftest.py, pip's setup.py
+            self.python_files(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
         elif "/" in original:
