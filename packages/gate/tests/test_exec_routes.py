@@ -197,6 +197,11 @@ def test_derived_command_asks_only_for_unknown_programs_and_guarded_heads() -> N
     assert not derived.wanted(Cmd(["A-B=2", "git"], "A-B=2 git", "/"), known=False)
     assert not derived.wanted(Cmd(["npm", "rm", "x"], "npm rm x", "/"), known=True)
     assert verdict("tool git reset --hard") == ("ASK_USER", ["GATE-DERIVED-COMMAND"])
+    assert verdict("vaultrun -- git push --force origin main")[0] == "ASK_USER"
+    assert verdict("op run -- git push --force origin main")[0] == "BLOCK"
+    assert verdict("dotenv -- rm -rf dist")[0] == "ALLOW"
+    assert derived.command_line(["run", "--", "git", "status"]) == ["git", "status"]
+    assert derived.command_line(["run", "--", "make"]) == []
     assert verdict("tool git status")[0] == "ALLOW"
 
 

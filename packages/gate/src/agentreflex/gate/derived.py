@@ -1,6 +1,7 @@
 """A program the gate does not know, handed a destructive command line.
 
-``tool git reset --hard``, ``tool sh -c 'rm -rf /'``: if ``tool`` is a wrapper
+``tool git reset --hard``, ``tool sh -c 'rm -rf /'``, ``op run -- git push
+-f``: if ``tool`` is a wrapper
 of its own (a task runner, a container or environment launcher, a remote
 executor), it runs that command.  The gate cannot know, so when the
 arguments would be blocked or asked about as a command of their own, the
@@ -111,6 +112,16 @@ _DATA = frozenset(
 )
 
 
+def command_line(args: list[str]) -> list[str]:
+    """The words that would be a command: the arguments themselves, or what follows
+    the first ``--`` (``op run -- git push -f``, ``dotenv -- rm -rf dist``)."""
+    if "--" in args:
+        rest = args[args.index("--") + 1 :]
+        if rest and rest[0] in DERIVED_HEADS:
+            return rest
+    return args if args and args[0] in DERIVED_HEADS else []
+
+
 def wanted(cmd: Cmd, known: bool) -> bool:
     """Whether ``cmd`` is an unknown program handed a guarded command line.
 
@@ -119,7 +130,7 @@ def wanted(cmd: Cmd, known: bool) -> bool:
     """
     if known or cmd.name in _DATA or cmd.name in DERIVED_HEADS or "=" in cmd.name:
         return False
-    return bool(cmd.args and cmd.args[0] in DERIVED_HEADS)
+    return bool(command_line(cmd.args))
 
 
 def check(walker: WalkerBase, cmd: Cmd, depth: int, rules: Rules) -> None:
@@ -131,8 +142,9 @@ def check(walker: WalkerBase, cmd: Cmd, depth: int, rules: Rules) -> None:
     saved = (state.cwd, dict(state.vars), dict(state.written))
     n_cmds, n_hits = len(walker.cmds), len(walker.hits)
     try:
-        walker.execute(list(cmd.args), cmd.text, depth + 1, via=f"arguments of {cmd.name}")
-        shown = " ".join(cmd.args)
+        words = command_line(cmd.args)
+        walker.execute(words, cmd.text, depth + 1, via=f"arguments of {cmd.name}")
+        shown = " ".join(words)
         cmds = walker.cmds[n_cmds:]
         hits = walker.hits[n_hits:] + rules(cmds, walker.where, state.written)
     finally:

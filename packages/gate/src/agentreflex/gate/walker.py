@@ -615,7 +615,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         """An unknown program handed a guarded command line (:mod:`derived`)."""
         from agentreflex.gate.programs import DERIVED_HEADS
 
-        if not (cmd.args and cmd.args[0] in DERIVED_HEADS):
+        if not (cmd.args and (cmd.args[0] in DERIVED_HEADS or "--" in cmd.args)):
             return
         from agentreflex.gate import analyze, derived
 

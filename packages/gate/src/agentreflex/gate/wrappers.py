@@ -125,6 +125,9 @@ _RUNNERS = {
     ("mise", "exec"),
     ("asdf", "exec"),
     ("direnv", "exec"),
+    ("op", "run"),
+    ("doppler", "run"),
+    ("infisical", "run"),
 }
 _RUNNER_VALUED = frozenset(
     {
