@@ -259,6 +259,10 @@ def test_last_of_dry_run_and_no_dry_run_wins() -> None:
         ("find . -gid -delete -print", "ALLOW"),
         ("watch -x git reset --hard", "BLOCK"),
         ("watch -d git reset --hard", "BLOCK"),
+        ("less +'!rm -rf ~' notes.txt", "BLOCK"),
+        ("less +G notes.txt", "ALLOW"),
+        ("awk '{ print | \"sh\" }' cmds.txt", "ASK_USER"),
+        ("awk '{ print | \"sort\" }' words.txt", "ALLOW"),
     ],
 )
 def test_git_and_find_details(command: str, expected: str) -> None:

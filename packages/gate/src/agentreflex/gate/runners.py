@@ -37,7 +37,8 @@ _AWK_PIPES = LazyPattern(
 # system() or a pipe fed a computed command ($0, a field, a variable)
 _AWK_DYNAMIC = LazyPattern(
     r'\bsystem\s*\((?:\s*[^"\s)]|[^)]*\$)|[\w$)\]]\s*\|\s*getline'
-    r'|printf?\b[^|;}\n]*\$[^|;}\n]*\|\s*"(?:ba|da|z)?sh"',
+    r'|printf?\b[^|;}\n]*\$[^|;}\n]*\|\s*"(?:/bin/)?(?:ba|da|z)?sh"'
+    r'|\bprint\s*\|\s*"(?:/bin/)?(?:ba|da|z)?sh"',  # bare print: the input line itself
     hints="system getline sh",
 )
 _AWK_ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3})")

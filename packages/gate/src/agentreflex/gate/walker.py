@@ -74,6 +74,7 @@ _EXEC_OPTIONS = frozenset(
         "view",
         "gvim",
         "vimdiff",
+        "less",
     }
 )
 # Backtick substitutions in an unquoted heredoc body (they run).
