@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hostharness.fakemodel import Turn, is_main_loop
+from hostharness.project import ScenarioProject
 
 CLAUDE_VERSION = "2.1.328"
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
@@ -175,24 +176,30 @@ def run_in_jail(
     ``network=True`` runs them in this machine's namespace instead (the fake model is
     still on 127.0.0.1), for a scenario that needs the package registries.
     """
+    spec = {"script": [t.to_json() for t in script], "steps": list(steps)}
+    return run_spec("hostharness.jail", spec, workdir, timeout, network=network)
+
+
+def run_spec(
+    module: str,
+    spec: dict[str, Any],
+    workdir: Path,
+    timeout: float,
+    network: bool = False,
+) -> dict[str, Any]:
+    """Run ``python -m module SPEC.json`` in a loopback-only network namespace.
+
+    The module reads the spec, serves its fake model(s) on 127.0.0.1, runs the
+    steps and writes the outcome to ``spec["result"]`` (set here), returned as
+    a dict.  ``network=True`` stays in this machine's namespace.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     spec_path = Path(tempfile.mkstemp(prefix="jail-", suffix=".json", dir=workdir)[1])
     result_path = spec_path.with_suffix(".result.json")
-    spec = {
-        "script": [t.to_json() for t in script],
-        "steps": list(steps),
-        "result": str(result_path),
-    }
-    spec_path.write_text(json.dumps(spec))
+    spec_path.write_text(json.dumps({**spec, "result": str(result_path)}))
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(TESTS_DIR)}
     done = subprocess.run(
-        [
-            *([] if network else jail_prefix()),
-            sys.executable,
-            "-m",
-            "hostharness.jail",
-            str(spec_path),
-        ],
+        [*([] if network else jail_prefix()), sys.executable, "-m", module, str(spec_path)],
         env=env,
         capture_output=True,
         text=True,
@@ -200,7 +207,7 @@ def run_in_jail(
         check=False,
     )
     if done.returncode != 0 or not result_path.exists():
-        raise RuntimeError(f"jail failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
+        raise RuntimeError(f"{module} failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
     result: dict[str, Any] = json.loads(result_path.read_text())
     return result
 
@@ -287,18 +294,14 @@ class RunResult:
         return "\n".join(lines)
 
 
-class ClaudeProject:
+class ClaudeProject(ScenarioProject):
     """One scenario's world: project dir, home, Claude config with the plugin installed."""
 
     def __init__(self, root: Path, claude: Path) -> None:
-        self.root = root
-        self.claude = claude
-        self.project = root / "project"
-        self.home = root / "home"
         self.config_dir = root / "claude-config"
         self.outside = root / "outside"
-        for path in (self.project, self.home, self.config_dir, self.outside):
-            path.mkdir(parents=True, exist_ok=True)
+        super().__init__(root, self.config_dir, self.outside)
+        self.claude = claude
         self.with_plugin = True
         self.plugin_installed = False
         self.agentreflex_bin: str | None = str(AGENTREFLEX_SCRIPT)
@@ -306,37 +309,6 @@ class ClaudeProject:
         self.extra_env: dict[str, str] = {}
         # False: run inside `unshare -n` (loopback only); True: with the machine's network
         self.network = False
-        self._git_init()
-
-    def _git_init(self) -> None:
-        git = [
-            "git",
-            "-c",
-            "user.name=Test",
-            "-c",
-            "user.email=test@example.invalid",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ]
-        (self.project / "README.md").write_text("scenario project\n")
-        subprocess.run([*git, "init", "-q"], cwd=self.project, check=True)
-        subprocess.run([*git, "add", "-A"], cwd=self.project, check=True)
-        subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=self.project, check=True)
-
-    def write(self, relative: str, text: str) -> Path:
-        path = self.project / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return path
-
-    def set_mode(self, mode: str) -> None:
-        self.write(".agentreflex/config.toml", f'mode = "{mode}"\n')
-
-    @property
-    def state_dir(self) -> Path:
-        return self.project / ".agentreflex"
 
     def env(self) -> dict[str, str]:
         env = {

@@ -34,14 +34,15 @@ from hostharness.claude import (
     HOSTS_DIR,
     TESTS_DIR,
     HostUnavailableError,
-    jail_prefix,
     node_dir,
     npm_command,
     request_text,
+    run_spec,
 )
 from hostharness.fake_openai_responses import FakeResponses, ResponsesScript, offered_tools
 from hostharness.fakemodel import Turn
 from hostharness.jail import bring_loopback_up
+from hostharness.project import ScenarioProject
 
 CODEX_VERSION = "0.169.0"
 CODEX_PACKAGE = "@openai/codex"
@@ -182,17 +183,13 @@ def new_codex_home() -> Path:
     return Path(tempfile.mkdtemp(prefix="codex-home-", dir=parent))
 
 
-class CodexProject:
+class CodexProject(ScenarioProject):
     """One scenario's world: project dir, home, CODEX_HOME pointing at the fake model."""
 
     def __init__(self, root: Path, codex: Path) -> None:
-        self.root = root
+        super().__init__(root)
         self.codex = codex
-        self.project = root / "project"
-        self.home = root / "home"
         self.codex_home = new_codex_home()
-        for path in (self.project, self.home):
-            path.mkdir(parents=True, exist_ok=True)
         catalog = self.codex_home / "fake-catalog.json"
         catalog.write_text(json.dumps(model_catalog(codex)))
         (self.codex_home / "config.toml").write_text(
@@ -200,7 +197,6 @@ class CodexProject:
         )
         self.path = f"{node_dir()}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
         self.extra_env: dict[str, str] = {}
-        self._git_init()
 
     def rollouts(self) -> list[Path]:
         """The rollout files Codex wrote under ``CODEX_HOME/sessions`` (non-ephemeral runs)."""
@@ -208,23 +204,6 @@ class CodexProject:
 
     def cleanup(self) -> None:
         shutil.rmtree(self.codex_home, ignore_errors=True)
-
-    def _git_init(self) -> None:
-        git = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
-        git += ["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
-        (self.project / "README.md").write_text("scenario project\n")
-        subprocess.run([*git, "init", "-q"], cwd=self.project, check=True)
-        subprocess.run([*git, "add", "-A"], cwd=self.project, check=True)
-        subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=self.project, check=True)
-
-    def write(self, relative: str, text: str) -> Path:
-        path = self.project / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return path
-
-    def set_mode(self, mode: str) -> None:
-        self.write(".agentreflex/config.toml", f'mode = "{mode}"\n')
 
     def add_mcp_server(self, name: str, argv: Sequence[str]) -> None:
         """Configure a stdio MCP server the user's way (``[mcp_servers.NAME]``).
@@ -341,28 +320,11 @@ def run_in_jail(
     steps: Sequence[Mapping[str, Any]], script: Sequence[Turn], workdir: Path, timeout: float
 ) -> dict[str, Any]:
     """Run ``steps`` inside a loopback-only network namespace with the fake Responses API."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    spec_path = Path(tempfile.mkstemp(prefix="jail-", suffix=".json", dir=workdir)[1])
-    result_path = spec_path.with_suffix(".result.json")
     spec = {
         "script": [t.to_json() for t in script],
         "steps": list(steps),
-        "result": str(result_path),
     }
-    spec_path.write_text(json.dumps(spec))
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(TESTS_DIR)}
-    done = subprocess.run(
-        [*jail_prefix(), sys.executable, "-m", "hostharness.codex", str(spec_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    if done.returncode != 0 or not result_path.exists():
-        raise RuntimeError(f"jail failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
-    result: dict[str, Any] = json.loads(result_path.read_text())
-    return result
+    return run_spec("hostharness.codex", spec, workdir, timeout)
 
 
 def run_step(step: dict[str, Any]) -> dict[str, Any]:

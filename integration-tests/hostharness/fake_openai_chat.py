@@ -15,12 +15,11 @@ Hermes' ``/api/v1/models`` probe) lists the one fake model.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 
 from hostharness.fakemodel import END_OF_SCRIPT_TEXT, SIDE_REPLY_TEXT, Turn, assistant_turns, say
+from hostharness.fakeserver import FakeServer, ModelHandler, sse
 
 MODEL = "fake-model"
 MAIN_LOOP_TOOL = "terminal"
@@ -118,97 +117,33 @@ def chunks(turn: Turn, completion_id: str, call_id: str) -> Iterator[dict[str, A
     }
 
 
-class FakeOpenAIChat:
-    """The server: ``start()`` binds 127.0.0.1 on a free port; ``requests`` logs every body."""
+class FakeOpenAIChat(FakeServer):
+    """OpenAI chat completions: ``/models`` and ``/chat/completions`` (streamed or not)."""
 
-    def __init__(self, script: ChatScript) -> None:
-        self.script = script
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._counter = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    url_suffix = "/v1"  # what a client puts before ``/chat/completions`` (its ``base_url``)
+    script: ChatScript
 
-    @property
-    def base_url(self) -> str:
-        """What a client puts before ``/chat/completions`` (OpenAI's ``base_url``)."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def record(self, method: str, path: str, body: Any) -> int:
-        with self._lock:
-            self._counter += 1
-            self.requests.append({"method": method, "path": path, "body": body})
-            return self._counter
-
-
-def _handler_for(fake: FakeOpenAIChat) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
+    def on_get(self, handler: ModelHandler, path: str) -> None:
+        if path.endswith("/models"):
+            model = {
+                "id": MODEL,
+                "object": "model",
+                "owned_by": "fake",
+                "context_length": 128000,
+            }
+            handler.send_json(200, {"object": "list", "data": [model]})
             return
+        handler.send_json(404, {"error": {"message": handler.path, "type": "not_found"}})
 
-        def _send_json(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_GET(self) -> None:
-            fake.record("GET", self.path, None)
-            if self.path.split("?")[0].endswith("/models"):
-                model = {
-                    "id": MODEL,
-                    "object": "model",
-                    "owned_by": "fake",
-                    "context_length": 128000,
-                }
-                self._send_json(200, {"object": "list", "data": [model]})
-                return
-            self._send_json(404, {"error": {"message": self.path, "type": "not_found"}})
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {"unparsed": raw.decode("utf-8", "replace")}
-            number = fake.record("POST", self.path, body)
-            if not self.path.split("?")[0].endswith("/chat/completions") or not isinstance(
-                body, dict
-            ):
-                self._send_json(404, {"error": {"message": self.path, "type": "not_found"}})
-                return
-            turn = fake.script.reply_for(cast(dict[str, Any], body))
-            completion_id = f"chatcmpl-fake{number:04d}"
-            call_id = f"call_fake{number:04d}"
-            if body.get("stream"):
-                self._stream(turn, completion_id, call_id)
-                return
-            self._send_json(200, completion(turn, completion_id, call_id))
-
-        def _stream(self, turn: Turn, completion_id: str, call_id: str) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.close_connection = True
-            for data in chunks(turn, completion_id, call_id):
-                self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
-
-    return Handler
+    def on_post(self, handler: ModelHandler, path: str, body: Any, number: int) -> None:
+        if not path.endswith("/chat/completions") or not isinstance(body, dict):
+            handler.send_json(404, {"error": {"message": handler.path, "type": "not_found"}})
+            return
+        turn = self.script.reply_for(cast(dict[str, Any], body))
+        completion_id = f"chatcmpl-fake{number:04d}"
+        call_id = f"call_fake{number:04d}"
+        if body.get("stream"):
+            frames = [sse(data) for data in chunks(turn, completion_id, call_id)]
+            handler.send_events([*frames, b"data: [DONE]\n\n"])
+            return
+        handler.send_json(200, completion(turn, completion_id, call_id))

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 
 from hostharness.fakemodel import END_OF_SCRIPT_TEXT, SIDE_REPLY_TEXT, Script, Turn, say
+from hostharness.fakeserver import FakeServer, ModelHandler, sse
 
 MODEL = "fake-model"
 _ASSISTANT_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "reasoning")
@@ -187,82 +186,23 @@ def sse_events(items: list[dict[str, Any]], number: int) -> Iterator[dict[str, A
     }
 
 
-class FakeResponses:
-    """The server: ``start()`` binds 127.0.0.1 on a free port; ``requests`` logs every body."""
+class FakeResponses(FakeServer):
+    """OpenAI Responses: ``/models`` (empty) and ``/responses``, always streamed."""
 
-    def __init__(self, script: Script) -> None:
-        self.script = script
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._counter = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    url_suffix = "/v1"  # a provider's ``base_url`` (Codex appends ``/responses``)
+    script: Script
 
-    @property
-    def base_url(self) -> str:
-        """What a provider's ``base_url`` should be (Codex appends ``/responses``)."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def record(self, method: str, path: str, body: Any) -> int:
-        with self._lock:
-            self._counter += 1
-            self.requests.append({"method": method, "path": path, "body": body})
-            return self._counter
-
-
-def _handler_for(fake: FakeResponses) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
+    def on_get(self, handler: ModelHandler, path: str) -> None:
+        if path.endswith("/models"):
+            handler.send_json(200, {"object": "list", "data": [], "models": []})
             return
+        handler.send_json(404, {"error": {"message": handler.path, "type": "not_found"}})
 
-        def _send_json(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_GET(self) -> None:
-            fake.record("GET", self.path, None)
-            if self.path.split("?")[0].endswith("/models"):
-                self._send_json(200, {"object": "list", "data": [], "models": []})
-                return
-            self._send_json(404, {"error": {"message": self.path, "type": "not_found"}})
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {"unparsed": raw.decode("utf-8", "replace")}
-            number = fake.record("POST", self.path, body)
-            if not self.path.split("?")[0].endswith("/responses") or not isinstance(body, dict):
-                self._send_json(404, {"error": {"message": self.path, "type": "not_found"}})
-                return
-            request = cast(dict[str, Any], body)
-            turn = fake.script.reply_for(request)
-            items = output_items(turn, number, offered_tools(request))
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            self.close_connection = True
-            for event in sse_events(items, number):
-                self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-            self.wfile.flush()
-
-    return Handler
+    def on_post(self, handler: ModelHandler, path: str, body: Any, number: int) -> None:
+        if not path.endswith("/responses") or not isinstance(body, dict):
+            handler.send_json(404, {"error": {"message": handler.path, "type": "not_found"}})
+            return
+        request = cast(dict[str, Any], body)
+        turn = self.script.reply_for(request)
+        items = output_items(turn, number, offered_tools(request))
+        handler.send_events(sse(event, event["type"]) for event in sse_events(items, number))

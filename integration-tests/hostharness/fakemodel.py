@@ -13,11 +13,11 @@ a test can check what the host sent the model after a block.
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, cast
+from typing import Any, ClassVar, cast
+
+from hostharness.fakeserver import FakeServer, ModelHandler, sse
 
 MODEL = "claude-opus-fake"
 END_OF_SCRIPT_TEXT = "Nothing more to do."
@@ -170,118 +170,56 @@ def sse_events(turn: Turn, message_id: str, tool_id: str) -> Iterator[tuple[str,
     yield "message_stop", {"type": "message_stop"}
 
 
-class FakeAnthropic:
-    """The server: ``start()`` binds 127.0.0.1 on a free port; ``requests`` logs every body."""
+class FakeAnthropic(FakeServer):
+    """The Anthropic Messages API: ``/v1/models``, ``/v1/messages`` (streamed or not), token counts."""
 
-    def __init__(self, script: Script) -> None:
-        self.script = script
-        self.requests: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-        self._counter = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+    reply_headers: ClassVar[Mapping[str, str]] = {"request-id": "req_fake"}
+    script: Script
 
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def record(self, method: str, path: str, body: Any) -> int:
-        with self._lock:
-            self._counter += 1
-            self.requests.append({"method": method, "path": path, "body": body})
-            return self._counter
-
-
-def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
+    def on_get(self, handler: ModelHandler, path: str) -> None:
+        if path.endswith("/v1/models"):
+            model = {
+                "id": MODEL,
+                "type": "model",
+                "display_name": "Fake",
+                "created_at": "2025-01-01T00:00:00Z",
+            }
+            handler.send_json(
+                200, {"data": [model], "has_more": False, "first_id": MODEL, "last_id": MODEL}
+            )
             return
+        _not_found(handler)
 
-        def _send_json(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("request-id", "req_fake")
-            self.end_headers()
-            self.wfile.write(data)
+    def on_post(self, handler: ModelHandler, path: str, body: Any, number: int) -> None:
+        if path.endswith("/v1/messages/count_tokens"):
+            handler.send_json(200, {"input_tokens": 100})
+            return
+        if not path.endswith("/v1/messages") or not isinstance(body, dict):
+            _not_found(handler)
+            return
+        turn = self.script.reply_for(cast(dict[str, Any], body))
+        message_id = f"msg_fake{number:04d}"
+        tool_id = f"toolu_fake{number:04d}"
+        if body.get("stream"):
+            events = sse_events(turn, message_id, tool_id)
+            handler.send_events(sse(data, event) for event, data in events)
+            return
+        handler.send_json(
+            200,
+            {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": MODEL,
+                "content": message_blocks(turn, tool_id),
+                "stop_reason": stop_reason(turn),
+                "stop_sequence": None,
+                "usage": {"input_tokens": 100, "output_tokens": 10},
+            },
+        )
 
-        def do_GET(self) -> None:
-            fake.record("GET", self.path, None)
-            if self.path.split("?")[0].endswith("/v1/models"):
-                model = {
-                    "id": MODEL,
-                    "type": "model",
-                    "display_name": "Fake",
-                    "created_at": "2025-01-01T00:00:00Z",
-                }
-                self._send_json(
-                    200, {"data": [model], "has_more": False, "first_id": MODEL, "last_id": MODEL}
-                )
-                return
-            self._not_found()
 
-        def _not_found(self) -> None:
-            self._send_json(
-                404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
-            )
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {"unparsed": raw.decode("utf-8", "replace")}
-            number = fake.record("POST", self.path, body)
-            path = self.path.split("?")[0]
-            if path.endswith("/v1/messages/count_tokens"):
-                self._send_json(200, {"input_tokens": 100})
-                return
-            if not path.endswith("/v1/messages") or not isinstance(body, dict):
-                self._not_found()
-                return
-            turn = fake.script.reply_for(cast(dict[str, Any], body))
-            message_id = f"msg_fake{number:04d}"
-            tool_id = f"toolu_fake{number:04d}"
-            if body.get("stream"):
-                self._stream(turn, message_id, tool_id)
-                return
-            self._send_json(
-                200,
-                {
-                    "id": message_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": MODEL,
-                    "content": message_blocks(turn, tool_id),
-                    "stop_reason": stop_reason(turn),
-                    "stop_sequence": None,
-                    "usage": {"input_tokens": 100, "output_tokens": 10},
-                },
-            )
-
-        def _stream(self, turn: Turn, message_id: str, tool_id: str) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")
-            self.send_header("request-id", "req_fake")
-            self.end_headers()
-            self.close_connection = True
-            for event, data in sse_events(turn, message_id, tool_id):
-                self.wfile.write(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())
-            self.wfile.flush()
-
-    return Handler
+def _not_found(handler: ModelHandler) -> None:
+    handler.send_json(
+        404, {"type": "error", "error": {"type": "not_found_error", "message": handler.path}}
+    )

@@ -23,7 +23,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,13 +31,13 @@ from typing import Any
 from hostharness.claude import (
     AGENTREFLEX_SCRIPT,
     HOSTS_DIR,
-    TESTS_DIR,
     HostUnavailableError,
-    jail_prefix,
     message_text,
+    run_spec,
 )
 from hostharness.fake_openai_chat import ChatScript, FakeOpenAIChat, is_main_loop
 from hostharness.fakemodel import Turn
+from hostharness.project import ScenarioProject
 
 HERMES_VERSION = "0.19.0"
 HERMES_PACKAGE = "hermes-agent"
@@ -164,50 +163,19 @@ class HermesRun:
         return "\n".join(lines)
 
 
-class HermesProject:
+class HermesProject(ScenarioProject):
     """One scenario's world: project dir, home, ``HERMES_HOME`` with the fake model."""
 
     def __init__(self, root: Path, hermes: Path) -> None:
-        self.root = root
-        self.hermes = hermes
-        self.project = root / "project"
-        self.home = root / "home"
         self.hermes_home = root / "hermes-home"
-        for path in (self.project, self.home, self.hermes_home):
-            path.mkdir(parents=True, exist_ok=True)
+        super().__init__(root, self.hermes_home)
+        self.hermes = hermes
         self.plugin_installed = False
         self.with_plugin = True
         # more config.yaml (the shell-hook form's ``hooks:``); set it before the first
         # step: the file is written once, later steps only repoint ``base_url``
         self.extra_config = ""
         self.extra_env: dict[str, str] = {}
-        self._git_init()
-
-    def _git_init(self) -> None:
-        git = [
-            "git",
-            "-c",
-            "user.name=Test",
-            "-c",
-            "user.email=test@example.invalid",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ]
-        (self.project / "README.md").write_text("scenario project\n")
-        subprocess.run([*git, "init", "-q"], cwd=self.project, check=True)
-        subprocess.run([*git, "add", "-A"], cwd=self.project, check=True)
-        subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=self.project, check=True)
-
-    def write(self, relative: str, text: str) -> Path:
-        path = self.project / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return path
-
-    def set_mode(self, mode: str) -> None:
-        self.write(".agentreflex/config.toml", f'mode = "{mode}"\n')
 
     def config_yaml(self, base_url: str) -> str:
         return (
@@ -337,30 +305,13 @@ def run_in_jail(
 ) -> dict[str, Any]:
     """Run ``steps`` in a loopback-only network namespace with the fake model serving."""
     workdir = project.root / "jail"
-    workdir.mkdir(parents=True, exist_ok=True)
-    spec_path = Path(tempfile.mkstemp(prefix="jail-", suffix=".json", dir=workdir)[1])
-    result_path = spec_path.with_suffix(".result.json")
     spec = {
         "script": [t.to_json() for t in script],
         "steps": list(steps),
         "config_yaml": str(project.hermes_home / "config.yaml"),
         "config_text": project.config_yaml("{base_url}"),
-        "result": str(result_path),
     }
-    spec_path.write_text(json.dumps(spec))
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(TESTS_DIR)}
-    done = subprocess.run(
-        [*jail_prefix(), sys.executable, "-m", "hostharness.hermes", str(spec_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    if done.returncode != 0 or not result_path.exists():
-        raise RuntimeError(f"jail failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
-    result: dict[str, Any] = json.loads(result_path.read_text())
-    return result
+    return run_spec("hostharness.hermes", spec, workdir, timeout)
 
 
 def _write_config(spec: dict[str, Any], base_url: str) -> None:

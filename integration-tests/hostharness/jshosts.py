@@ -19,7 +19,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,15 +27,15 @@ from typing import Any
 from hostharness.claude import (
     AGENTREFLEX_SCRIPT,
     HOSTS_DIR,
-    TESTS_DIR,
     HostUnavailableError,
-    jail_prefix,
     message_text,
     node_dir,
     npm_command,
+    run_spec,
 )
 from hostharness.fake_openai_chat import ChatScript, FakeOpenAIChat, is_main_loop
 from hostharness.fakemodel import Turn
+from hostharness.project import ScenarioProject
 
 OPENCODE_VERSION = "1.18.33"
 PI_VERSION = "0.73.1"
@@ -164,32 +163,19 @@ class JsRun:
         return "\n".join(lines)
 
 
-class JsHostProject:
+class JsHostProject(ScenarioProject):
     """One scenario's world for ``opencode run`` or ``pi -p`` with the fake model."""
 
     def __init__(self, root: Path, host: str, binary: Path) -> None:
-        self.root = root
-        self.host = host
-        self.binary = binary
-        self.project = root / "project"
-        self.home = root / "home"
         self.xdg = root / "xdg"
         self.pi_agent = root / "pi-agent"
-        for path in (self.project, self.home, self.xdg / "config" / "opencode", self.pi_agent):
-            path.mkdir(parents=True, exist_ok=True)
+        super().__init__(root, self.xdg / "config" / "opencode", self.pi_agent)
+        self.host = host
+        self.binary = binary
         self.installed = False
         self.install_args: list[str] = ["--user"]
         self.agentreflex_bin = AGENTREFLEX_SCRIPT
         self._write_config(URL)
-        self._git_init()
-
-    def _git_init(self) -> None:
-        git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid"]
-        git += ["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
-        (self.project / "README.md").write_text("scenario project\n")
-        subprocess.run([*git, "init", "-q"], cwd=self.project, check=True)
-        subprocess.run([*git, "add", "-A"], cwd=self.project, check=True)
-        subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=self.project, check=True)
 
     @property
     def config_path(self) -> Path:
@@ -200,15 +186,6 @@ class JsHostProject:
     def _write_config(self, url: str) -> None:
         text = opencode_config(url) if self.host == "opencode" else pi_models(url)
         self.config_path.write_text(json.dumps(text, indent=2))
-
-    def write(self, relative: str, text: str) -> Path:
-        path = self.project / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        return path
-
-    def set_mode(self, mode: str) -> None:
-        self.write(".agentreflex/config.toml", f'mode = "{mode}"\n')
 
     def env(self) -> dict[str, str]:
         path = f"{self.binary.parent}:{node_dir()}:/usr/local/bin:/usr/bin:/bin"
@@ -304,30 +281,13 @@ def run_in_jail(
 ) -> dict[str, Any]:
     """Run ``steps`` in a loopback-only network namespace with the fake model serving."""
     workdir = project.root / "jail"
-    workdir.mkdir(parents=True, exist_ok=True)
-    spec_path = Path(tempfile.mkstemp(prefix="jail-", suffix=".json", dir=workdir)[1])
-    result_path = spec_path.with_suffix(".result.json")
     spec = {
         "host": project.host,
         "script": [t.to_json() for t in script],
         "steps": list(steps),
         "config": str(project.config_path),
-        "result": str(result_path),
     }
-    spec_path.write_text(json.dumps(spec))
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(TESTS_DIR)}
-    done = subprocess.run(
-        [*jail_prefix(), sys.executable, "-m", "hostharness.jshosts", str(spec_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    if done.returncode != 0 or not result_path.exists():
-        raise RuntimeError(f"jail failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
-    result: dict[str, Any] = json.loads(result_path.read_text())
-    return result
+    return run_spec("hostharness.jshosts", spec, workdir, timeout)
 
 
 def _repoint(spec: dict[str, Any], url: str) -> None:

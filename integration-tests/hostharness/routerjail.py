@@ -15,14 +15,13 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hostharness.claude import TESTS_DIR, jail_prefix
+from hostharness.claude import run_spec
 from hostharness.fake_openai_chat import ChatScript, FakeOpenAIChat
 from hostharness.fakemodel import (
     END_OF_SCRIPT_TEXT,
@@ -32,6 +31,7 @@ from hostharness.fakemodel import (
     assistant_turns,
     say,
 )
+from hostharness.fakeserver import ModelHandler
 from hostharness.jail import bring_loopback_up, run_step
 
 # the shell tool that marks an agent loop's request: Claude Code's, Codex CLI's
@@ -68,24 +68,18 @@ class OverloadedOnce(FakeAnthropic):
     def __init__(self, script: Script, overloads: int = 1) -> None:
         super().__init__(script)
         self.overloads = overloads
-        fake = self
-        base: Any = self._server.RequestHandlerClass
 
-        class Handler(base):  # type: ignore[misc, valid-type]
-            def do_POST(self) -> None:
-                if fake.overloads > 0 and self.path.split("?")[0].endswith("/v1/messages"):
-                    fake.overloads -= 1
-                    self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                    fake.record("POST", self.path, {"answered": 529})
-                    error = {
-                        "type": "error",
-                        "error": {"type": "overloaded_error", "message": "Overloaded"},
-                    }
-                    self._send_json(529, error)
-                    return
-                super().do_POST()
-
-        self._server.RequestHandlerClass = Handler
+    def on_post(self, handler: ModelHandler, path: str, body: Any, number: int) -> None:
+        if self.overloads > 0 and path.endswith("/v1/messages"):
+            self.overloads -= 1
+            self.requests[-1]["body"] = {"answered": 529}
+            error = {
+                "type": "error",
+                "error": {"type": "overloaded_error", "message": "Overloaded"},
+            }
+            handler.send_json(529, error)
+            return
+        super().on_post(handler, path, body, number)
 
 
 def policy(anthropic_url: str, chat_url: str, long_context: int) -> str:
@@ -222,31 +216,14 @@ def run_routed(
     timeout: float,
 ) -> dict[str, Any]:
     """Run ``steps`` against the router in a loopback-only namespace; the outcome as a dict."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    spec_path = Path(tempfile.mkstemp(prefix="routerjail-", suffix=".json", dir=workdir)[1])
-    result_path = spec_path.with_suffix(".result.json")
     spec = {
         "main_script": [t.to_json() for t in main_script],
         "subagent_script": [t.to_json() for t in subagent_script],
         "steps": list(steps),
-        "result": str(result_path),
         "agentreflex": str(agentreflex),
         "long_context": long_context,
     }
-    spec_path.write_text(json.dumps(spec))
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(TESTS_DIR)}
-    done = subprocess.run(
-        [*jail_prefix(), sys.executable, "-m", "hostharness.routerjail", str(spec_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    if done.returncode != 0 or not result_path.exists():
-        raise RuntimeError(f"router jail failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
-    result: dict[str, Any] = json.loads(result_path.read_text())
-    return result
+    return run_spec("hostharness.routerjail", spec, workdir, timeout)
 
 
 if __name__ == "__main__":

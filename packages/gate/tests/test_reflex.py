@@ -361,3 +361,29 @@ def test_codex_non_interactive_commands_are_not_the_stdin_rule(project: Path, co
 def test_interactive_shell_is_left_alone_outside_codex(project: Path) -> None:
     findings = _run(pre_tool("Bash", {"command": "bash"}, cwd=str(project)))
     assert all(f.code != "GATE-CODEX-STDIN" for f in findings)
+
+
+@pytest.mark.parametrize(
+    ("profile", "scoped", "wide"),
+    [
+        ("lean", Verdict.WARN, Verdict.BLOCK),
+        ("balanced", Verdict.ASK_USER, Verdict.BLOCK),
+        ("thorough", Verdict.ASK_USER, Verdict.BLOCK),
+    ],
+)
+def test_the_configured_profile_decides_a_graded_finding(
+    project: Path, profile: str, scoped: Verdict, wide: Verdict
+) -> None:
+    """A medium (scoped) pack hit warns in lean and asks elsewhere; a high one always blocks."""
+    from agentreflex.core.testing import make_config
+
+    cfg = make_config("enforced")
+    cfg.profile = profile
+    for command, want in (
+        ("kubectl delete pod web-1 -n dev", scoped),
+        ("kubectl delete namespace prod", wide),
+    ):
+        event = pre_tool("Bash", {"command": command}, cwd=str(project))
+        findings = GateReflex().evaluate(make_context(event, config=cfg))
+        assert _verdict(findings) is want, (profile, command)
+        assert {f.code for f in findings} == {"GATE-PACK-CLOUD"}

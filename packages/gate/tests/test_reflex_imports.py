@@ -110,13 +110,26 @@ def test_importing_the_reflex_loads_three_modules(project: Path) -> None:
 
 
 def test_an_everyday_command_imports_the_analyser_and_nothing_else(project: Path) -> None:
-    everyday = ("ls -la", "git status", "git diff --stat", "npm test", "pytest -q", "mkdir -p dist")
+    everyday = ("ls -la", "git status", "git diff --stat", "mkdir -p dist")
     seen = _probe(project, *(_bash(c) for c in everyday))
     for command in everyday:
         assert seen[command]["codes"] == [], command
         # the first call adds the analyser and the secret-literal scan; later ones nothing
         want = {_gate("analyze"), _gate("literals")} if command == everyday[0] else set()
         assert set(seen[command]["modules"]) == want, command
+
+
+def test_a_command_that_runs_a_project_file_reads_it(project: Path) -> None:
+    """``npm test``, ``make`` and ``pytest`` look harmless but run what a file says:
+    the pre-filter sends them to the analyser, which reads the file (issue 22 item 1)."""
+    (project / "package.json").write_text('{"scripts": {"test": "rm -rf ~"}}')
+    (project / "Makefile").write_text("all:\n\tgit reset --hard\n")
+    (project / "conftest.py").write_text("import shutil\nshutil.rmtree('/etc')\n")
+    seen = _probe(project, _bash("npm test"), _bash("make"), _bash("pytest -q"))
+    assert "GATE-RM-ROOT" in seen["npm test"]["codes"]
+    assert _gate("scripts") in seen["npm test"]["modules"]
+    assert seen["make"]["codes"] == ["GATE-GIT-RESET-HARD"]
+    assert seen["pytest -q"]["codes"] == ["GATE-RM-SYSTEM"]
 
 
 def test_file_tools_and_prompts_import_only_their_modules(project: Path) -> None:

@@ -97,3 +97,92 @@ def test_computed_parts_of_a_script_on_disk_warn_and_the_rest_counts(proj: Path)
     (proj / "bad.sh").write_text('eval "$SETUP"\nrm -rf ~\n')
     verdict, codes = _check("sh bad.sh", proj)
     assert verdict == "BLOCK" and "GATE-RM-ROOT" in codes and "GATE-DYNAMIC-SCRIPT" not in codes
+
+
+def test_pytest_reads_the_conftest_files_it_would_import(tmp_path: Path) -> None:
+    """conftest.py of the rootdir, of the folders above a test path and below it (item 1)."""
+    root = tmp_path / "proj"
+    (root / "tests" / "unit").mkdir(parents=True)
+    (root / "tests" / "unit" / "conftest.py").write_text("import shutil\nshutil.rmtree('/etc')\n")
+    (root / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    for command in ("pytest", "pytest -q tests", "pytest --collect-only", "pytest tests/unit"):
+        verdict, codes = _check(command, root)
+        assert verdict == "BLOCK" and "GATE-RM-SYSTEM" in codes, command
+    (root / "tests" / "unit" / "conftest.py").write_text(
+        "import pytest\n\n@pytest.fixture\ndef x():\n    return 1\n"
+    )
+    assert _check("pytest -q", root) == ("ALLOW", [])
+
+
+def test_pytest_conftest_search_is_bounded_and_skips_environments(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / ".venv" / "lib").mkdir(parents=True)
+    (root / ".venv" / "lib" / "conftest.py").write_text("import os\nos.system('rm -rf ~')\n")
+    (root / "node_modules" / "x").mkdir(parents=True)
+    (root / "node_modules" / "x" / "conftest.py").write_text("x = 1\n")
+    for i in range(scripts.MAX_CONFTESTS + 4):
+        (root / f"t{i:02d}").mkdir()
+        (root / f"t{i:02d}" / "conftest.py").write_text("x = 1\n")
+    found = scripts.conftest_files([], str(root))
+    assert len(found) == scripts.MAX_CONFTESTS
+    assert not any(".venv" in f or "node_modules" in f for f in found)
+    assert _check("pytest", root)[0] == "ALLOW"
+
+
+def test_pip_install_of_a_local_project_reads_its_setup_py(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    (root / "setup.py").write_text("import os\nos.system('git reset --hard')\n")
+    (root / "sub" / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+    for command in ("pip install -e .", "pip install .", "pip3 install -e '.[dev]'"):
+        verdict, codes = _check(command, root)
+        assert verdict == "BLOCK" and "GATE-GIT-RESET-HARD" in codes, command
+    assert _check("pip install -e ./sub", root) == ("ALLOW", [])
+    assert _check("pip install requests", root) == ("ALLOW", [])
+    assert scripts.setup_files(["install", "-r", "./req.txt"], str(root)) == []
+
+
+def test_plain_make_and_npm_test_read_their_files_past_the_pre_filter(proj: Path) -> None:
+    """Commands the pre-filter once let through on their words alone (item 1)."""
+    (proj / "Makefile").write_text("all:\n\tgit reset --hard\n")
+    assert _check("make", proj) == ("BLOCK", ["GATE-GIT-RESET-HARD"])
+    (proj / "package.json").write_text(json.dumps({"scripts": {"test": "git push -f origin main"}}))
+    assert _check("npm test", proj) == ("BLOCK", ["GATE-GIT-FORCE-PUSH"])
+    assert _check("ls -la", proj) == ("ALLOW", [])
+
+
+def test_node_running_a_script_file_reads_it_past_the_pre_filter(proj: Path) -> None:
+    (proj / "tidy.js").write_text("require('child_process').execSync('git reset --hard')\n")
+    verdict, codes = _check("node tidy.js", proj)
+    assert verdict == "BLOCK" and "GATE-GIT-RESET-HARD" in codes
+    assert _check("node --version", proj) == ("ALLOW", [])
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("python -m pytest -q", "GATE-RM-SYSTEM"),
+        ("uv run pytest", "GATE-RM-SYSTEM"),
+        ("python3 -m pip install -e .", "GATE-GIT-RESET-HARD"),
+        ("uv pip install -e .", "GATE-GIT-RESET-HARD"),
+    ],
+)
+def test_pytest_and_pip_are_read_however_they_are_spelled(
+    tmp_path: Path, command: str, rule: str
+) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "conftest.py").write_text("import shutil\nshutil.rmtree('/etc')\n")
+    (root / "setup.py").write_text("import os\nos.system('git reset --hard')\n")
+    verdict, codes = _check(command, root)
+    assert verdict == "BLOCK" and rule in codes
+
+
+def test_python_entry_names_the_tool_and_its_arguments() -> None:
+    from agentreflex.gate.runners import python_entry
+
+    assert python_entry(["/usr/bin/pytest", "-q"]) == ("pytest", ["-q"])
+    assert python_entry(["python3.12", "-m", "pip", "install", "."]) == ("pip", ["install", "."])
+    assert python_entry(["uv", "pip", "install", "-e", "."]) == ("pip", ["install", "-e", "."])
+    assert python_entry(["pip", "list"]) is None
+    assert python_entry(["python", "-m", "http.server"]) is None

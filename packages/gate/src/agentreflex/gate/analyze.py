@@ -14,7 +14,7 @@ import time
 
 from agentreflex.core.record import field, record
 from agentreflex.gate.literals import find_secrets, redacted_excerpt
-from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Cmd, Hit
 from agentreflex.gate.paths import Where, is_secret_file, names_guarded
 
 TYPE_CHECKING = False
@@ -168,7 +168,20 @@ def _rules_of(name: str) -> tuple[Rule, ...]:
     return rules
 
 
-# Commands whose plain-word forms no rule can object to (pre-filter).
+def known_program(name: str) -> bool:
+    """Whether the gate knows what ``name`` does with its arguments (rules of its own,
+    or a plain command the pre-filter trusts)."""
+    return name in _SAFE_FIRST or name in _rule_table()
+
+
+def rules_for(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
+    """The rules' hits on ``cmds`` (for a walk judging a command it may not run)."""
+    return _rules(cmds, where, written)
+
+
+# Commands whose plain-word forms no rule can object to (pre-filter).  A
+# program with a service pack (packs/index.tsv: mvn, java, gradle) is never
+# here: its pack decides (tests/test_servicepacks.py holds the two apart).
 _SAFE_FIRST = frozenset(
     {
         "ls",
@@ -242,9 +255,6 @@ _SAFE_FIRST = frozenset(
         "gofmt",
         "rustc",
         "javac",
-        "java",
-        "mvn",
-        "gradle",
         "dotnet",
         "swift",
         "bundle",
@@ -317,7 +327,9 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[0] == "git" and (len(words) < 2 or words[1] not in _SAFE_GIT or "-C" in words):
         return None
-    if any(w in _UNSAFE_SUB for w in words[1:3]):
+    if words[:2] == ["git", "config"] and len([w for w in words[2:] if w[:1] != "-"]) > 1:
+        return None  # sets a value: it may be a program later git commands run
+    if any(w in _UNSAFE_SUB for w in words[1:3]) or runs_local_file(words):
         return None
     if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
         return None
@@ -330,6 +342,34 @@ def prefilter(command: str, where: Where) -> Cmd | None:
     if names_guarded(command) or (words[0] in _CREATES and not _here(words[1:], where)):
         return None  # may reach the guard's own files (selfguard)
     return Cmd(words, command, where.cwd)
+
+
+# Commands that run code from a file of the project whatever their words say:
+# make (the Makefile), pytest (conftest.py), npm test/start (package.json),
+# node x.js (the script), pip install . (setup.py).
+_RUNS_FILES = frozenset({"make", "gmake", "pytest", "py.test", "yarn", "pnpm", "bun"})
+_NPM_RUNS = frozenset({"test", "t", "tst", "start", "stop", "restart", "run", "run-script"})
+
+
+def runs_local_file(words: list[str]) -> bool:
+    """Whether the plain command ``words`` runs a local file the gate must read first.
+
+    Why: the pre-filter answers from the words alone; ``make`` or ``npm test``
+    look harmless but run whatever the Makefile or package.json says, and
+    ``pip install .`` runs setup.py (issue 22 item 1).
+    """
+    name, rest = words[0], words[1:]
+    if name in _RUNS_FILES:
+        return True
+    if name == "npm":
+        return bool(rest) and rest[0] in _NPM_RUNS
+    if name in ("node", "deno"):  # node x.js, deno run x.ts: the script file
+        return any(not w.startswith("-") for w in rest)
+    if name in ("uv", "python", "python3") and rest[:1] in (["pip"], ["-m"]):
+        name, rest = "pip", rest[1:]  # uv pip install, python -m pip install
+    if name in ("pip", "pip3") and rest[:1] == ["install"]:
+        return any(w in (".", "-e", "--editable") or w.startswith(("./", "/", "../")) for w in rest)
+    return False
 
 
 def _here(args: list[str], where: Where) -> bool:
@@ -399,18 +439,38 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     out.hits.extend(_rules(walker.cmds, where, walker.state.written))
     if walker.parse_errors:
         out.hits.extend(_fallback_scan(command))
-        if not _bash_accepts(command, deadline):
-            out.hits.append(
-                Hit(
-                    "GATE-PARSE-ERROR",
-                    ASK,
-                    1.0,
-                    command[:200],
-                    "The command does not parse as shell, so what it would run "
-                    "cannot be checked. Fix the quoting.",
-                )
-            )
+        accepts = _bash_accepts(command, deadline)
+        if not accepts:
+            out.hits.append(_rejected(command, known=accepts is False))
     return out
+
+
+def _rejected(command: str, known: bool) -> Hit:
+    """A command bash refuses to parse.
+
+    Bash reads and runs a script command by command, so on one line a syntax
+    error (``echo 'unterminated``) means nothing runs at all: a note, not a
+    question.  Over several lines, the lines before the error do run and the
+    parse of what they are cannot be trusted: the user is asked.  So is a line
+    bash could not be asked about (``known`` False: no bash, no time left).
+    """
+    if known and "\n" not in command.strip():
+        return Hit(
+            "GATE-SYNTAX-REJECTED",
+            DESTRUCTIVE,
+            P_WARN,
+            command[:200],
+            "bash rejects this line with a syntax error (an unclosed quote or "
+            "bracket), so nothing of it runs. Fix the quoting.",
+        )
+    return Hit(
+        "GATE-PARSE-ERROR",
+        ASK,
+        1.0,
+        command[:200],
+        "The command does not parse as shell, so what it would run "
+        "cannot be checked. Fix the quoting.",
+    )
 
 
 def max_nesting(text: str, limit: int) -> int:
@@ -464,8 +524,9 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 _BASH: list[str | None] = []
 
 
-def _bash_accepts(command: str, deadline: float) -> bool:
-    """Whether bash itself parses ``command`` (tree-sitter's grammar has gaps)."""
+def _bash_accepts(command: str, deadline: float) -> bool | None:
+    """Whether bash itself parses ``command`` (tree-sitter's grammar has gaps);
+    ``None`` when bash cannot tell (not installed, no time left, failed)."""
     import shutil
     import subprocess  # only on the rare parse-error path
 
@@ -474,11 +535,11 @@ def _bash_accepts(command: str, deadline: float) -> bool:
     bash = _BASH[0]
     budget = deadline - time.monotonic()
     if bash is None or budget < 0.02:
-        return False
+        return None
     try:
         done = subprocess.run(
             [bash, "-n", "-c", command], capture_output=True, timeout=min(budget, 1.0), check=False
         )
     except (OSError, subprocess.SubprocessError, ValueError):
-        return False
+        return None
     return done.returncode == 0

@@ -2,7 +2,8 @@
 
 ``tar --checkpoint-action=exec=CMD`` / ``--to-command=CMD`` / ``-I CMD``,
 ``zip -TT CMD``, ``rsync -e CMD``, ``ssh -o ProxyCommand=CMD``, ``sed``'s
-``e`` command and ``s///e`` flag, ``vim -c '!CMD'`` / ``+!CMD``, and the
+``e`` command and ``s///e`` flag, ``vim -c '!CMD'`` / ``+!CMD``, ``less
++'!CMD'``, and the
 entries a ``crontab`` installs: each is a command that runs, so the walker
 judges it as shell (:meth:`RunnersMixin.exec_options`).  Only the programs
 listed in :data:`PROGRAMS` come here.
@@ -74,6 +75,11 @@ def _vim(args: list[str]) -> list[str]:
     return out
 
 
+def _less(args: list[str]) -> list[str]:
+    """``less +'!CMD' FILE``: the start-up command ``!`` runs CMD in a shell."""
+    return [a[2:] for a in args if a.startswith("+!") and len(a) > 2]
+
+
 def _ssh(args: list[str]) -> list[str]:
     out = []
     for opt in _values(args, ("-o",)):
@@ -95,6 +101,7 @@ PROGRAMS = {
     "ssh": _ssh,
     "scp": _ssh,
     "sftp": _ssh,
+    "less": _less,
     **{name: _vim for name in _VIM},
 }
 

@@ -47,6 +47,49 @@ _FIND_FILTERS = frozenset(
         "-nogroup",
     }
 )
+# find primaries whose next word is a value (a test's operand, an output file).
+FIND_VALUED = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-lname",
+        "-ilname",
+        "-newer",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-perm",
+        "-size",
+        "-type",
+        "-xtype",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-inum",
+        "-samefile",
+        "-links",
+        "-maxdepth",
+        "-mindepth",
+        "-fprint",
+        "-fprint0",
+        "-fls",
+        "-printf",
+        "-fstype",
+        "-used",
+        "-newermt",
+        "-context",
+    }
+)
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -182,7 +225,21 @@ class FanOutMixin(WalkerBase):
             items = [DATA]  # read from a file, not from stdin
         else:
             items = self._items(cmd.stdin_from, cmd.stdin_text, lines=bool(replace))
+        self._input_as_code(rest, replace, cmd)
         self._run_per_item(rest, items, replace, cmd, depth, "xargs")
+
+    def _input_as_code(self, template: list[str], replace: str, cmd: Cmd) -> None:
+        """Ask when input items become the command, its code or its options."""
+        from agentreflex.gate import itemcode  # only for xargs and parallel
+
+        if itemcode.reads_as_code(template, replace):
+            self._ask(
+                "GATE-STDIN-COMMAND",
+                cmd.text,
+                f"{cmd.name} builds the command it runs from its input (the items become "
+                "the command, its code or its options), so what it does cannot be known. "
+                "Write the commands out, or pass the items after --.",
+            )
 
     def _items(
         self, producer: Cmd | None, stdin_text: str | None, lines: bool = False
@@ -215,6 +272,14 @@ class FanOutMixin(WalkerBase):
 
     def parallel(self, cmd: Cmd, depth: int) -> None:
         args = cmd.args
+        if any("{=" in a or a.startswith("--rpl") for a in args):
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                "parallel runs the Perl code of {= ... =} and --rpl replacement strings "
+                "itself, even with --dry-run, and that code is not checked. Use plain {} "
+                "replacement strings.",
+            )
         items: list[str] = []
         if ":::" in args:
             k = args.index(":::")
@@ -238,6 +303,7 @@ class FanOutMixin(WalkerBase):
         template = args[i:]
         if not items:
             items = self._items(cmd.stdin_from, cmd.stdin_text, lines=True)
+            self._input_as_code(template, "{}" if any("{}" in w for w in template) else "", cmd)
         saved = self.state.cwd
         if workdir and workdir not in (".", "..."):
             self.state.cwd = (
@@ -284,6 +350,9 @@ class FanOutMixin(WalkerBase):
         j = 0
         while j < len(args):
             a = args[j]
+            if a in FIND_VALUED:
+                j += 2  # "-gid -delete": -delete is the value, not the action
+                continue
             if a == "-delete":
                 for it in items:
                     self.execute(["rm", "-r", "-f", it], cmd.text, depth + 1, via="find -delete")

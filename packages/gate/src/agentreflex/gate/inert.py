@@ -153,17 +153,22 @@ def inert(name: str, args: list[str]) -> str:
             return ""
         spelling = found
     positional: list[str] = []
+    dry = ""  # the last of --dry-run / --no-dry-run wins
     for a in args:
         if a == "--":
             break
         if a in _HELP or (a == "-h" and spelling.short_help):
             return "help"
+        if a == "--version" and name == "git":
+            return "help"  # not an option of any subcommand: git stops with an error
         if a in spelling.words:
             return "analysis" if "analy" in a else "dry run"
         if spelling.dry_run and (a == "--dryrun" or a.startswith("--dry-run")):
             value = a.partition("=")[2]
-            if a in ("--dry-run", "--dryrun") or (value and value.lower() not in _FALSY):
-                return "dry run"
+            on = a in ("--dry-run", "--dryrun") or bool(value and value.lower() not in _FALSY)
+            dry = "dry run" if on else ""
+        elif spelling.dry_run and a in ("--no-dry-run", "--no-dryrun"):
+            dry = ""
         short_cluster = a.startswith("-") and not a.startswith("--") and a[1:].isalpha()
         if spelling.short and short_cluster and any(ch in spelling.short for ch in a[1:]):
             return "dry run"
@@ -173,4 +178,4 @@ def inert(name: str, args: list[str]) -> str:
         return "help"
     if spelling.help_word == "last" and args and args[-1] == "help":
         return "help"
-    return ""
+    return dry

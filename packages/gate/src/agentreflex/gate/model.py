@@ -76,6 +76,9 @@ class Hit:
     probability: float
     segment: str
     message: str
+    # high / medium / low when the rule grades its hit and the profile decides
+    # (agentreflex.gate.severity); "" for rules that decide themselves
+    severity: str = ""
 
     def shown_segment(self) -> str:
         """The segment text without marker characters, for messages and logs."""

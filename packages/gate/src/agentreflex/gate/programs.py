@@ -52,3 +52,28 @@ DB_CLIS: dict[str, tuple[str, ...]] = {
 }
 # Every command the database rule can fire on.
 DATABASE_TOOLS = frozenset({"dropdb", "dropuser", "mysqladmin", *DB_CLIS})
+
+# Command names whose command lines the gate blocks or asks about: handed to a program
+# the gate does not know (``tool git reset --hard``), they are judged (:mod:`derived`).
+DERIVED_HEADS = frozenset(
+    {
+        "rm",
+        "git",
+        "find",
+        "sh",
+        "bash",
+        "zsh",
+        "dash",
+        "dd",
+        "shred",
+        "mkfs",
+        "chmod",
+        "chown",
+        "xargs",
+        "eval",
+        "sudo",
+        "kubectl",
+        "terraform",
+        "docker",
+    }
+)

@@ -150,7 +150,10 @@ class GateReflex:
         judge = None
         if hits or ctx.config.judge.mode != "off":
             judge = _judge(ctx)
-        findings = [_finding(self.name, p) for p in _decide(hits, judge, ctx.config.thresholds)]
+        findings = [
+            _finding(self.name, p)
+            for p in _decide(hits, judge, ctx.config.thresholds, ctx.config.profile)
+        ]
         if allowed:
             findings.append(
                 Finding(
@@ -277,7 +280,10 @@ def _any_file(project: str, files: tuple[tuple[str, ...], ...]) -> bool:
 
 
 def _decide(
-    hits: list[Hit], judge: Mapping[str, float] | None, thresholds: Mapping[str, float]
+    hits: list[Hit],
+    judge: Mapping[str, float] | None,
+    thresholds: Mapping[str, float],
+    profile: str = "balanced",
 ) -> list[policy.Proposal]:
     """``policy.decide``, without importing it when there is nothing to decide.
 
@@ -288,7 +294,7 @@ def _decide(
         return []
     from agentreflex.gate import policy
 
-    return policy.decide(hits, judge, thresholds)
+    return policy.decide(hits, judge, thresholds, profile)
 
 
 def _judge(ctx: ReflexContext) -> dict[str, float] | None:

@@ -383,7 +383,7 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
 
 def rsync(cmd: Cmd, where: Where) -> list[Hit]:
     """``rsync --delete`` into a directory outside the project mirrors deletions there."""
-    if not any(a.startswith("--delete") for a in cmd.args):
+    if not any(a.startswith("--delete") or a == "--del" for a in cmd.args):
         return []
     paths = [a for a in cmd.args if not a.startswith("-")]
     if not paths:

@@ -142,6 +142,55 @@ def programs(
     return found
 
 
+# Settings naming the program git runs to reach a remote over ssh, and the
+# subcommands that contact a remote (only they run it).
+_SSH_KEYS = frozenset({"core.sshcommand", "GIT_SSH_COMMAND", "GIT_SSH"})
+_NETWORK = frozenset(
+    {"fetch", "pull", "push", "clone", "ls-remote", "fetch-pack", "send-pack", "submodule"}
+)
+_REMOTE_NETWORK = frozenset({"update", "prune", "show", "set-head"})
+# Beyond this many GIT_CONFIG_COUNT entries, the settings are not read one by one.
+MAX_CONFIG_COUNT = 64
+
+
+def contacts_remote(sub: str, rest: list[str]) -> bool:
+    """Whether ``git SUB REST`` talks to a remote (so it runs the ssh program)."""
+    if sub in _NETWORK:
+        return True
+    if sub == "archive":
+        return any(a.startswith("--remote") for a in rest)
+    if sub == "remote":
+        words = [a for a in rest if not a.startswith("-")]
+        return bool(words) and words[0] in _REMOTE_NETWORK
+    return False
+
+
+def is_ssh_setting(key: str) -> bool:
+    """Whether setting ``key`` names git's ssh program (run only to reach a remote)."""
+    return key in _SSH_KEYS
+
+
+def config_env_problem(env: Mapping[str, str]) -> str:
+    """Why the settings ``GIT_CONFIG_COUNT`` passes cannot all be read ("" if they can).
+
+    Git applies ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` for n below the
+    count; a setting there can run a program (an alias, core.sshCommand) on
+    any git command.  Only a plain count with every pair present is read; a
+    malformed or huge count, or a missing key or value, is not vouched for.
+    """
+    count = env.get("GIT_CONFIG_COUNT")
+    if count is None or count == "0":
+        return ""
+    if not (count.isascii() and count.isdigit()) or count[0] == "0":
+        return f"GIT_CONFIG_COUNT={count!r} is not a plain count"
+    if len(count) > 6 or int(count) > MAX_CONFIG_COUNT:
+        return f"GIT_CONFIG_COUNT={count} passes more settings than the gate reads"
+    for n in range(int(count)):
+        if not env.get(f"GIT_CONFIG_KEY_{n}") or f"GIT_CONFIG_VALUE_{n}" not in env:
+            return f"GIT_CONFIG_KEY_{n} or GIT_CONFIG_VALUE_{n} is missing"
+    return ""
+
+
 def _runs_program(key: str) -> bool:
     if key in _PROGRAM_KEYS or key.startswith("pager."):
         return True
@@ -213,6 +262,11 @@ _LONG: dict[str, tuple[str, ...]] = {
     "branch": ("--delete", "--force"),
     "rm": ("--force", "--cached"),
     "worktree": ("--force",),
+    "merge": ("--abort",),
+    "rebase": ("--abort",),
+    "cherry-pick": ("--abort",),
+    "revert": ("--abort",),
+    "am": ("--abort",),
 }
 # Short options that take a value, per subcommand ("-cname", "-s HEAD", "-U3").
 _SHORT_VALUED: dict[str, str] = {
@@ -327,15 +381,23 @@ def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
         return []
     if "--pathspec-from-file" in flags:
         return _discard(cmd, "git checkout --pathspec-from-file")
+    if "-t" in flags or "--track" in flags:
+        return []  # git refuses --track together with paths: it only switches branches
     if "--" in args:
         paths = args[args.index("--") + 1 :]
         return _discard(cmd, "git checkout -- <paths>", paths) if paths else []
     if any(a in (".", ":/", "*", "./") for a in args):
         return _discard(cmd, "git checkout .")
     words = _positional("checkout", args)
+    if len(words) == 2 and "--recurse-submodules" in args and words[0] in _SUBMODULE_MODES:
+        # "--recurse-submodules checkout main": the mode, misplaced (no branch has that name)
+        return []
     if len(words) >= 2:  # <tree-ish> <pathspec>...: the files are overwritten
         return _discard(cmd, "git checkout <ref> <paths>", words[1:])
     return []
+
+
+_SUBMODULE_MODES = frozenset({"checkout", "on-demand"})
 
 
 def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -354,6 +416,9 @@ def _restore(cmd: Cmd, args: list[str]) -> list[Hit]:
     if "--pathspec-from-file" in flags:
         return _discard(cmd, "git restore --pathspec-from-file")
     paths = _positional("restore", args)
+    patch = [a for a in bare if a in ("-p", "--patch", "--no-patch")][-1:]
+    if not paths and patch and patch != ["--no-patch"]:
+        return _discard(cmd, "git restore --patch", ["."])  # hunks of every changed file
     return _discard(cmd, "git restore", paths) if paths else []
 
 
@@ -419,6 +484,20 @@ def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(args)
     if {"-i", "--interactive", "-n", "--dry-run"} & flags:
         return []  # asks per file (dry runs never reach the rules: see inert.py)
+    # -x/-X also delete ignored files (.env, local settings): never narrowed
+    if ("-f" in flags or "--force" in flags) and not {"-x", "-X"} & flags and _clean_paths(args):
+        return [
+            Hit(
+                "GATE-GIT-CLEAN",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                "git clean -f deletes the untracked files under "
+                + ", ".join(_clean_paths(args))
+                + " for good (scoped to those paths). Run git clean -n on them first.",
+                severity="medium",
+            )
+        ]
     if "-f" in flags or "--force" in flags:
         return [
             _hit(
@@ -430,6 +509,28 @@ def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
             )
         ]
     return []
+
+
+def _clean_paths(args: list[str]) -> list[str]:
+    """The pathspecs of ``git clean`` when they narrow it below the whole work tree.
+
+    ``git clean -fd build/`` deletes untracked files of ``build/`` only; ``.``,
+    ``:/``, ``*`` or a path leaving the folder mean (up to) everything.
+    """
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in ("-e", "--exclude"):
+            skip = True
+        elif a == "--":
+            continue
+        elif not a.startswith("-"):
+            if a.rstrip("/") in ("", ".", ":/", ":", "*", "..") or a.startswith(("..", ":/", ":(")):
+                return []
+            out.append(a)
+    return out
 
 
 def _stash(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -622,6 +723,31 @@ def _rm(cmd: Cmd, args: list[str]) -> list[Hit]:
     return _discard(cmd, "git rm --force", paths) if paths else []
 
 
+def _abort(cmd: Cmd, args: list[str]) -> list[Hit]:
+    """``git merge|rebase|cherry-pick --abort``: back to before it started.
+
+    Like ``reset --merge``, it throws away what was done in the work tree since
+    (conflict resolutions, edits): asked when the work tree has changes or cannot
+    be checked, allowed when it is clean.
+    """
+    from agentreflex.gate import worktree  # only aborts pay for the git subprocess
+
+    if "--abort" not in args or worktree.uncommitted(cmd.cwd, None) is False:
+        return []
+    sub = _sub(cmd)[0]
+    return [
+        Hit(
+            "GATE-GIT-ABORT",
+            ASK,
+            1.0,
+            cmd.text,
+            f"git {sub} --abort resets the work tree to before the {sub}: conflict "
+            "resolutions and changes made since are discarded. Commit or stash what "
+            f"should be kept, or use git {sub} --quit to stop and keep the work tree.",
+        )
+    ]
+
+
 def _tag(cmd: Cmd, args: list[str]) -> list[Hit]:
     return []
 
@@ -650,4 +776,9 @@ _SUBCOMMANDS = {
     "worktree": _worktree,
     "tag": _tag,
     "rm": _rm,
+    "merge": _abort,
+    "rebase": _abort,
+    "cherry-pick": _abort,
+    "revert": _abort,
+    "am": _abort,
 }

@@ -44,6 +44,7 @@ def http_delete(cmd: Cmd, where: Where) -> list[Hit]:
     by_query = method in ("POST", "PUT") and any(
         any(end in u.split("?", 1)[0] for end in _DELETING_ENDPOINTS) for u in urls
     )
+    by_query = by_query or (method == "POST" and _graphql_delete(args))
     if method != "DELETE" and not by_query:
         return []
     path = urls[-1].split("?", 1)[0].rstrip("/") if urls else ""
@@ -59,6 +60,22 @@ def http_delete(cmd: Cmd, where: Where) -> list[Hit]:
             + ". Ask the user, or query it first with a GET.",
         )
     ]
+
+
+# GraphQL mutations that delete (New Relic's deleteEntity, GitHub's deleteRepository...)
+_DELETING_MUTATIONS = ("delete", "remove", "destroy", "purge", "drop")
+
+
+def _graphql_delete(args: list[str]) -> bool:
+    """A GraphQL request body whose mutation's first field deletes (``mutation { deleteX(...)``)."""
+    for a in args:
+        at = a.find("mutation")
+        if at < 0:
+            continue
+        field = a[at:].partition("{")[2].lstrip().lower()
+        if field.startswith(_DELETING_MUTATIONS):
+            return True
+    return False
 
 
 def http_method(args: list[str]) -> str:

@@ -119,16 +119,18 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
                 words = words[2:] if words[0] == "stack" else words[1:]
             if words[:1] and words[0].endswith("-all"):
                 words = [words[0][: -len("-all")], *words[1:]]
+        # a -target destroy that terraform itself confirms: graded in packs/cloud.json
+        scoped = any(a.startswith(("-target", "--target")) for a in args) and not any(
+            a.startswith(("-auto-approve", "--auto-approve", "--yes", "-y")) for a in args
+        )
         if (
-            words[:1] == ["destroy"]
+            (words[:1] == ["destroy"] and not scoped)
             or (words[:1] == ["apply"] and "-destroy" in args)
             or (words[:2] in (["state", "rm"], ["workspace", "delete"], ["stack", "rm"]))
         ):
             return [_hit("GATE-CLOUD-DESTROY", P_BLOCK, cmd, msg)]
         return []
-    if name in ("kubectl", "oc", "k"):
-        if "delete" in words[:2]:
-            return [_hit("GATE-K8S-DELETE", P_BLOCK, cmd, msg)]
+    if name in ("kubectl", "oc", "k"):  # kubectl delete, by its scope: packs/cloud.json
         if words[:1] == ["drain"]:
             return [
                 _hit("GATE-K8S-DELETE", P_WARN, cmd, "kubectl drain evicts every pod on a node.")
@@ -141,8 +143,7 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
     if name == "aws":
         if words[:2] in (["s3", "rb"],) or (words[:2] == ["s3", "rm"] and "--recursive" in args):
             return [_hit("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
-        if words[:2] == ["s3", "rm"]:
-            return [_hit("GATE-CLOUD-DELETE", P_WARN, cmd, "This deletes an object from S3.")]
+        # one object (aws s3 rm without --recursive): graded in packs/cloud.json
         if len(words) >= 2 and re.match(
             r"(delete|terminate|remove|deregister|purge|destroy|"
             r"disable|revoke|detach|reset)-",

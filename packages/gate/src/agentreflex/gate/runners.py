@@ -37,7 +37,8 @@ _AWK_PIPES = LazyPattern(
 # system() or a pipe fed a computed command ($0, a field, a variable)
 _AWK_DYNAMIC = LazyPattern(
     r'\bsystem\s*\((?:\s*[^"\s)]|[^)]*\$)|[\w$)\]]\s*\|\s*getline'
-    r'|printf?\b[^|;}\n]*\$[^|;}\n]*\|\s*"(?:ba|da|z)?sh"',
+    r'|printf?\b[^|;}\n]*\$[^|;}\n]*\|\s*"(?:/bin/)?(?:ba|da|z)?sh"'
+    r'|\bprint\s*\|\s*"(?:/bin/)?(?:ba|da|z)?sh"',  # bare print: the input line itself
     hints="system getline sh",
 )
 _AWK_ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3})")
@@ -55,6 +56,28 @@ def _awk_unescape(program: str) -> str:
     return _AWK_ESCAPE.sub(sub, program)
 
 
+# Shells that source $ENV when interactive.
+_POSIX_SHELLS = frozenset({"sh", "ksh", "mksh", "dash", "ash"})
+
+
+def python_entry(argv: list[str]) -> tuple[str, list[str]] | None:
+    """``("pytest", args)`` or ``("pip", ["install", ...])`` when ``argv`` runs pytest or a
+    pip install, however it is spelled (``python -m pytest``, ``uv pip install``)."""
+    name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if name in ("pytest", "py.test"):
+        return "pytest", args
+    if name in ("pip", "pip3") and args[:1] == ["install"]:
+        return "pip", args
+    if name == "uv" and args[:2] == ["pip", "install"]:
+        return "pip", args[1:]
+    if name.startswith("python") and args[:1] == ["-m"] and len(args) > 1:
+        if args[1] == "pytest":
+            return "pytest", args[2:]
+        if args[1] == "pip" and args[2:3] == ["install"]:
+            return "pip", args[2:]
+    return None
+
+
 class RunnersMixin(WalkerBase):
     """Follows code-running commands into the code they run."""
 
@@ -67,7 +90,7 @@ class RunnersMixin(WalkerBase):
                 return
             args = args[1:]
         i = 0
-        script_flag = stdin_flag = False
+        script_flag = stdin_flag = interactive = False
         startup: list[str] = []
         while i < len(args):
             a = args[i]
@@ -94,9 +117,21 @@ class RunnersMixin(WalkerBase):
                 break
             # -s: commands come from stdin, the remaining words are "$@"
             stdin_flag = stdin_flag or (not a.startswith("--") and "s" in a[1:])
+            interactive = interactive or (not a.startswith("--") and "i" in a[1:])
             i += 1
         rest = args[i:]
-        self._startup_files(cmd, startup, depth)
+        self._startup_files(cmd, startup, depth, interactive)
+        saved = self._bodies
+        if not self._functions_exported:
+            self._bodies = {}  # a new shell: this one's functions are not defined there
+        try:
+            self._new_shell(cmd, rest, depth, script_flag, stdin_flag)
+        finally:
+            self._bodies = saved
+
+    def _new_shell(
+        self, cmd: Cmd, rest: list[str], depth: int, script_flag: bool, stdin_flag: bool
+    ) -> None:
         if script_flag:
             self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
             return
@@ -105,13 +140,20 @@ class RunnersMixin(WalkerBase):
             return
         self._stdin_code(cmd, depth, shell=True)
 
-    def _startup_files(self, cmd: Cmd, files: list[str], depth: int) -> None:
-        """``BASH_ENV``/``ENV``/``--rcfile``: a file the shell sources before anything else."""
-        for name in ("BASH_ENV", "ENV"):
-            value = cmd.assigns.get(name, self.state.vars.get(name))
-            if value:
-                files.append(value)
-        for path in files:
+    def _startup_files(self, cmd: Cmd, rcfiles: list[str], depth: int, interactive: bool) -> None:
+        """The file a shell sources before anything else, where it really reads one:
+        ``BASH_ENV`` for a non-interactive bash, ``ENV`` for an interactive POSIX
+        shell, ``--rcfile``/``--init-file`` for an interactive bash."""
+        files = [(f, "--rcfile") for f in rcfiles] if interactive else []
+        if cmd.name in ("bash", "rbash") and not interactive:
+            files.append(
+                (cmd.assigns.get("BASH_ENV", self.state.vars.get("BASH_ENV", "")), "BASH_ENV")
+            )
+        if cmd.name in _POSIX_SHELLS and interactive:
+            files.append((cmd.assigns.get("ENV", self.state.vars.get("ENV", "")), "ENV"))
+        for path, setting in files:
+            if not path:
+                continue
             if REMOTE in path:
                 self._rce(cmd)
             elif has_marker(path):
@@ -121,7 +163,7 @@ class RunnersMixin(WalkerBase):
                     "The shell sources a startup file (BASH_ENV, ENV, --rcfile) whose name "
                     "is only known at run time. Name the file, or leave it out.",
                 )
-            else:
+            elif self._hidden_program(path if "/" in path else "./" + path, cmd, setting):
                 self._script(resolve(path, self.where, cmd.cwd), cmd, depth, path)
 
     def ssh(self, cmd: Cmd, depth: int) -> None:
@@ -223,10 +265,45 @@ class RunnersMixin(WalkerBase):
         if expansion.startswith("!"):
             script = " ".join([expansion[1:], *(quote(a) for a in rest)])
             self._shell_string(script, [], cmd, depth, "git alias")
+        remote = rules_git.contacts_remote(sub, rest)
         for key, program in rules_git.programs(cmd.args, env, sub, rest):
             if program.startswith("!"):
                 program = program[1:]
             self._shell_string(program, [], cmd, depth, f"git {key}")
+            if remote or not rules_git.is_ssh_setting(key):
+                words = program.split()
+                self._hidden_program(words[0] if words else "", cmd, key)
+        problem = rules_git.config_env_problem(env)
+        if problem:
+            self._ask(
+                "GATE-GIT-CONFIG-ENV",
+                cmd.text,
+                f"git reads settings from the environment that the gate cannot all read "
+                f"({problem}); a setting there can run any program. Pass settings with "
+                "git -c KEY=VALUE instead.",
+            )
+
+    def _hidden_program(self, program: str, cmd: Cmd, setting: str) -> bool:
+        """A program a setting runs (git's ssh command, a shell's startup file):
+        the user sees only the outer command, so a file the gate cannot read is asked
+        about rather than trusted."""
+        from agentreflex.gate import scripts  # only for commands with such a setting
+
+        if "/" not in program or has_marker(program):
+            return True  # a program on PATH is judged as the command it is
+        path = resolve(program, self.where, cmd.cwd)
+        content = self.state.written.get(path)
+        if content is None:
+            content = scripts.read(path)
+        if content is None or content == scripts.UNREADABLE or has_marker(content):
+            self._ask(
+                "GATE-HIDDEN-PROGRAM",
+                cmd.text,
+                f"{setting} makes this run {program}, whose content the gate cannot read. "
+                "Show the file first, or run it directly.",
+            )
+            return False
+        return True
 
     def exec_options(self, cmd: Cmd, depth: int) -> None:
         """Commands a tool runs through its own options (tar --to-command, sed e, vim -c '!')."""
@@ -268,6 +345,9 @@ class RunnersMixin(WalkerBase):
         """``trap 'CMD' EXIT``: CMD runs when the signal comes (or the shell exits)."""
         args = cmd.args[1:] if cmd.args[:1] == ["--"] else cmd.args
         if len(args) >= 2 and args[0] not in ("-", "") and not args[0].startswith("-"):
+            if args[0] == SETUP:
+                self._generated(cmd)  # trap "$(tool ...)": generated code, not a set-up
+                return
             self._shell_string(args[0], [], cmd, depth, "trap")
 
     def _shell_string(self, script: str, params: list[str], cmd: Cmd, depth: int, via: str) -> None:
@@ -288,11 +368,12 @@ class RunnersMixin(WalkerBase):
                 # "$@" is each parameter as its own word: "$1" "$2" ...
                 each = " ".join(f'"${{{k}}}"' for k in range(1, min(len(params), 10)))
                 script = script.replace('"$@"', each).replace('"${@}"', each)
-            saved = {k: self.state.vars.get(k) for k in [*names, "@"]}
+            saved = {k: self.state.vars.get(k) for k in [*names, "@", "#"]}
             for k, v in zip(names, params, strict=False):
                 self.state.vars[k] = v
             if len(params) > 1:
                 self.state.vars["@"] = " ".join(params[1:])
+                self.state.vars["#"] = str(len(params) - 1)
             try:
                 self.run(script, depth + 1, via=via)
             finally:
@@ -426,6 +507,36 @@ class RunnersMixin(WalkerBase):
         elif text == scripts.UNREADABLE:
             self._read_file(path, text, cmd, depth, "package.json")
 
+    def python_files(self, cmd: Cmd, depth: int) -> None:
+        """``pytest`` (its conftest.py files) and ``pip install .`` (setup.py):
+        the Python a project file runs, judged as interpreter code."""
+        from agentreflex.gate import scripts
+
+        entry = python_entry(cmd.argv)
+        if entry is None:
+            return
+        tool, args = entry
+        if tool == "pip":
+            paths, what = scripts.setup_files(args, cmd.cwd), "setup.py"
+        else:
+            paths, what = scripts.conftest_files(args, cmd.cwd), "conftest.py"
+        for path in paths:
+            content = self.state.written.get(path)
+            if content is None:
+                content = scripts.read(path)
+            if content is None or path in self._reading or has_marker(content):
+                continue
+            if content == scripts.UNREADABLE:
+                self._read_file(path, content, cmd, depth, what)
+                continue
+            self._reading.add(path)
+            before = len(self.hits)
+            try:
+                self._code(content, cmd, depth, "python")
+            finally:
+                self._reading.discard(path)
+            self._settle_unknowns(before, path, cmd, what)
+
     def _read_recipes(self, path: str, text: str, cmd: Cmd, depth: int, what: str) -> None:
         if path in self._reading:
             return  # a recipe that runs make again: judged once
@@ -455,15 +566,44 @@ class RunnersMixin(WalkerBase):
         )
 
     def eval(self, cmd: Cmd, depth: int) -> None:
+        if cmd.args == [SETUP] and not _plain_carrier(cmd, ("eval",)):
+            self._generated(cmd)
+            return
         self._shell_string(" ".join(cmd.args), [], cmd, depth, "eval")
 
+    def _generated(self, cmd: Cmd) -> None:
+        self._ask(
+            "GATE-GENERATED-CODE",
+            cmd.text,
+            "This runs code another program prints at run time, which cannot be checked "
+            '(only the plain eval "$(ssh-agent -s)" / source <(tool completion bash) forms '
+            "are known set-up snippets). Run the plain form, or save the output and show it.",
+        )
+
     def source(self, cmd: Cmd, depth: int) -> None:
-        if not cmd.args:
+        args = cmd.args
+        search = ""
+        if args[:1] == ["-p"] and len(args) > 1:  # bash 5.3: search PATH-like DIRS
+            search, args = args[1], args[2:]
+        elif args[:1] == ["--"]:
+            args = args[1:]
+        if not args:
             return
-        target = cmd.args[0]
+        target = args[0]
         if REMOTE in target:
             self._rce(cmd)
-        elif target.endswith(SETUP) or SETUP in target:
+        elif SETUP in target:
+            if len(args) > 1 or not _plain_carrier(cmd, ("source", ".")):
+                self._generated(cmd)
+        elif target.startswith("/dev/fd/"):
+            self._generated(cmd)  # <(...) whose output is not a known set-up snippet
+        elif search and "/" not in target:
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                f"source -p looks the file up in {search!r}, so which file runs is not "
+                "known. Give its path.",
+            )
             return
         elif has_marker(target):
             self._script(target, cmd, depth, target)
@@ -560,6 +700,12 @@ class RunnersMixin(WalkerBase):
                 "This code deletes a directory tree whose path is computed at run "
                 "time. Check the path points inside the project.",
             )
+
+
+def _plain_carrier(cmd: Cmd, names: tuple[str, ...]) -> bool:
+    """``eval``/``source`` called by name, with no prefix assignment or redirect."""
+    first = cmd.text.split()[:1]
+    return not cmd.assigns and not cmd.redirects and bool(first) and first[0] in names
 
 
 def _shebang_language(content: str) -> str:

@@ -3,7 +3,9 @@
 ``bash x.sh``, ``./x.sh``, ``source x``, ``python x.py`` and ``node x.js`` run
 a file; ``make [target]`` runs the target's recipe lines (and its
 prerequisites'); ``npm test`` / ``npm|pnpm|yarn run X`` run a ``package.json``
-script (with its ``pre``/``post`` scripts).  The walker judges that code as if
+script (with its ``pre``/``post`` scripts); ``pytest`` imports the
+``conftest.py`` files of the folders it collects and ``pip install .`` /
+``pip install -e .`` runs ``setup.py`` (both judged as Python code).  The walker judges that code as if
 it were written inline.  Files are read only when a command runs one, bounded
 (:data:`MAX_BYTES`), and never stored: only the text handed back to the walk.
 
@@ -23,6 +25,9 @@ _MAKE_VAR = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)\s*(?::{1,3}=|\?=|=)\s*(.*)$
 _MAKE_RULE = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)\s*([^=;#]*?)\s*(?:;\s*(.*))?$")
 _MAKE_REF = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+MAX_CONFTESTS = 16  # conftest.py files read for one pytest run
+_MAX_DIRS = 200  # folders looked at for them
+_SKIP_DIRS = frozenset({"node_modules", "venv", "build", "dist", "site-packages", "__pycache__"})
 
 
 def read(path: str) -> str | None:
@@ -227,3 +232,83 @@ _PM_COMMANDS = frozenset(
         "plugin",
     }
 )
+
+
+def conftest_files(args: list[str], cwd: str) -> list[str]:
+    """The ``conftest.py`` files ``pytest ARGS`` would import (bounded).
+
+    pytest imports the rootdir's ``conftest.py``, those of the folders above
+    each test path up to the rootdir, and those of every folder it collects.
+    The walk is bounded (:data:`_MAX_DIRS` folders, :data:`MAX_CONFTESTS`
+    files) and skips hidden folders, virtual environments and build output.
+    """
+    root, paths, i = cwd, [], 0
+    while i < len(args):
+        a = args[i]
+        if a == "--rootdir" and i + 1 < len(args):
+            root, i = os.path.join(cwd, args[i + 1]), i + 2
+            continue
+        if a.startswith("--rootdir="):
+            root = os.path.join(cwd, a.partition("=")[2])
+        elif a in ("-c", "-k", "-m", "-p", "-o", "--override-ini", "--confcutdir"):
+            i += 1  # the option's value is no test path
+        elif not a.startswith("-"):
+            paths.append(os.path.join(cwd, a.split("::", 1)[0]))
+        i += 1
+    found: list[str] = []
+    _add(found, os.path.join(root, "conftest.py"))
+    for path in paths or [cwd]:
+        folder = path if os.path.isdir(path) else os.path.dirname(path)
+        above = folder
+        while above.startswith(root) and len(above) > len(root):
+            _add(found, os.path.join(above, "conftest.py"))
+            above = os.path.dirname(above)
+        if os.path.isdir(path):
+            _walk_conftests(path, found)
+    return found[:MAX_CONFTESTS]
+
+
+def _add(found: list[str], path: str) -> None:
+    path = os.path.normpath(path)
+    if path not in found and os.path.isfile(path):
+        found.append(path)
+
+
+def _walk_conftests(top: str, found: list[str]) -> None:
+    for seen, (folder, dirs, files) in enumerate(os.walk(top), 1):
+        if seen > _MAX_DIRS or len(found) >= MAX_CONFTESTS:
+            return
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+        if "conftest.py" in files:
+            _add(found, os.path.join(folder, "conftest.py"))
+
+
+def setup_files(args: list[str], cwd: str) -> list[str]:
+    """The ``setup.py`` files ``pip install [-e] PATH`` runs for local project folders."""
+    found: list[str] = []
+    skip = False
+    for a in args[1:] if args[:1] == ["install"] else []:
+        if skip:
+            skip = False
+        elif a in (
+            "-r",
+            "--requirement",
+            "-c",
+            "--constraint",
+            "-t",
+            "--target",
+            "-i",
+            "--index-url",
+            "--extra-index-url",
+            "--prefix",
+            "--root",
+            "--src",
+        ):
+            skip = True
+        elif a.startswith("-"):
+            continue  # -e/--editable: the folder follows
+        else:
+            folder = a.split("[", 1)[0]  # ".[dev]": extras
+            if folder in (".", "..") or folder.startswith(("./", "../", "/")):
+                _add(found, os.path.join(cwd, folder, "setup.py"))
+    return found

@@ -1,11 +1,24 @@
 """Service CLIs judged from data: one JSON file per family in ``packs/``.
 
-Each family file maps a program to its entries: ``words`` (the leading
-non-option words, ``*`` for any one), optional ``flags`` (any of them
-present), ``severity`` (``high`` -> block, ``medium`` -> warn), ``reason`` and
-``instead`` (the safe alternative).  ``packs/index.tsv`` names the family of
-each program; a family file is read only when one of its programs runs
-(issue 22 item 6).  Finding codes are ``GATE-PACK-<FAMILY>``.
+Each family file maps a program to its entries, tried in order (the widest
+first, so a scoped form further down only matches when no wider one did):
+
+* ``words``: the leading positional words (``*`` any one, ``a|b`` either,
+  ``x*`` a prefix); option values named in ``valued`` are skipped;
+* ``flags``: any of them present (``-f`` also inside ``-vf``);
+* ``options``: an option with one of the listed values (``-X DELETE``,
+  ``--method=DELETE``, ``-jar jenkins-cli.jar``);
+* ``contains``: text any argument holds; ``stdin``: text the piped input holds;
+* ``target``: a regular expression the last positional word matches;
+* ``severity`` (``high``/``medium``/``low``, mapped to a decision by profile in
+  :mod:`agentreflex.gate.severity`), ``scope`` (what a narrower entry is
+  limited to), ``reason`` and ``instead`` (the safe alternative).
+
+A family file may also name ``valued`` options per program, ``dry_run``
+options per program (the command changes nothing) and ``aliases`` (``oc`` is
+``kubectl``).  ``packs/index.tsv`` names the family of each program; a family
+file is read only when one of its programs runs (issue 22 item 6).  Finding
+codes are ``GATE-PACK-<FAMILY>``.
 """
 
 from __future__ import annotations
@@ -22,6 +35,7 @@ if TYPE_CHECKING:
 _DIR = os.path.join(os.path.dirname(__file__), "packs")
 _INDEX: dict[str, str] = {}
 _FAMILIES: dict[str, dict[str, Any]] = {}
+_DRY_RUN = ("--dry-run", "--dryrun")
 
 
 def programs() -> dict[str, str]:
@@ -40,7 +54,8 @@ def programs() -> dict[str, str]:
     return _INDEX
 
 
-def _family(name: str) -> dict[str, Any]:
+def family(name: str) -> dict[str, Any]:
+    """The parsed pack file of family ``name`` (read once per process)."""
     if name not in _FAMILIES:
         import json
 
@@ -49,36 +64,121 @@ def _family(name: str) -> dict[str, Any]:
     return _FAMILIES[name]
 
 
-def _matches(entry: dict[str, Any], words: list[str], args: list[str]) -> bool:
+def _word_matches(pattern: str, word: str) -> bool:
+    for alt in pattern.split("|"):
+        if alt == "*" or alt == word:
+            return True
+        if "*" in alt[:-1]:  # ``*/*``: kind/name
+            from fnmatch import fnmatchcase
+
+            if fnmatchcase(word, alt):
+                return True
+        elif alt.endswith("*") and word.startswith(alt[:-1]):
+            return True
+    return False
+
+
+def _has_flag(args: list[str], flag: str) -> bool:
+    """``flag`` given alone, with ``=value``, or (a one-letter flag) inside ``-abc``."""
+    for a in args:
+        if a == flag or a.startswith(flag + "="):
+            return True
+        short = len(flag) == 2 and flag[0] == "-" and flag[1] != "-"
+        if short and a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and flag[1] in a[1:]:
+            return True
+    return False
+
+
+def _option_value(args: list[str], option: str) -> list[str]:
+    """The values given to ``option`` (``-X V``, ``-XV``, ``--opt=V``, ``--opt V``)."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        if a == option and i + 1 < len(args):
+            out.append(args[i + 1])
+        elif a.startswith(option + "="):
+            out.append(a[len(option) + 1 :])
+        elif len(option) == 2 and option[1] != "-" and a.startswith(option) and len(a) > 2:
+            out.append(a[2:])
+    return out
+
+
+def positional(args: list[str], valued: list[str]) -> list[str]:
+    """The non-option words of ``args``, skipping the values of ``valued`` options."""
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in valued:
+            skip = True
+        elif not a.startswith("-"):
+            out.append(a)
+    return out
+
+
+def _matches(entry: dict[str, Any], words: list[str], cmd: Cmd) -> bool:
     want = entry.get("words", [])
-    if len(words) < len(want) or any(
-        w not in ("*", got) for w, got in zip(want, words, strict=False)
+    if len(words) < len(want) or not all(
+        _word_matches(w, got) for w, got in zip(want, words, strict=False)
     ):
         return False
+    args = cmd.args
     flags = entry.get("flags")
-    if not flags:
-        return True
-    return any(a == f or a.startswith(f + "=") for a in args for f in flags)
+    if flags and not any(_has_flag(args, f) for f in flags):
+        return False
+    options = entry.get("options")
+    if options and not any(
+        os.path.basename(v).lower() in [x.lower() for x in values]
+        for option, values in options.items()
+        for v in _option_value(args, option)
+    ):
+        return False
+    contains = entry.get("contains")
+    if contains and not any(c in a for a in args for c in contains):
+        return False
+    if "stdin" in entry and not _stdin_holds(cmd, entry["stdin"]):
+        return False
+    if "target" in entry:
+        import re  # only for the few entries that name a target pattern
+
+        if not words or not re.search(entry["target"], words[-1]):
+            return False
+    return True
+
+
+def _stdin_holds(cmd: Cmd, needles: list[str]) -> bool:
+    from agentreflex.gate import pipes
+
+    text = cmd.stdin_text or pipes.output_text(cmd.stdin_from, {}) or ""
+    low = text.lower()
+    return any(n.lower() in low for n in needles)
 
 
 def check(cmd: Cmd, where: Where) -> list[Hit]:
     """The first entry of the program's family that the command matches."""
-    family = programs().get(cmd.name)
-    if family is None or any(a in ("--dry-run", "--dryrun") for a in cmd.args):
+    name = programs().get(cmd.name)
+    if name is None or any(a in _DRY_RUN for a in cmd.args):
         return []
-    entries = _family(family).get("programs", {}).get(cmd.name, [])
-    words = [a for a in cmd.args if not a.startswith("-")]
-    for entry in entries:
-        if _matches(entry, words, cmd.args):
-            high = entry.get("severity") == "high"
-            instead = entry.get("instead") or "Ask the user first."
-            return [
-                Hit(
-                    f"GATE-PACK-{family.upper()}",
-                    DESTRUCTIVE,
-                    P_BLOCK if high else P_WARN,
-                    cmd.text,
-                    f"{cmd.name}: {entry.get('reason', 'a destructive operation')}. {instead}",
-                )
-            ]
+    data = family(name)
+    program = data.get("aliases", {}).get(cmd.name, cmd.name)
+    if any(_has_flag(cmd.args, f) for f in data.get("dry_run", {}).get(program, [])):
+        return []
+    words = positional(cmd.args, data.get("valued", {}).get(program, []))
+    for entry in data.get("programs", {}).get(program, []):
+        if _matches(entry, words, cmd):
+            return [_hit(name, entry, cmd)]
     return []
+
+
+def _hit(name: str, entry: dict[str, Any], cmd: Cmd) -> Hit:
+    severity = entry.get("severity", "high")
+    instead = entry.get("instead") or "Ask the user first."
+    scope = f" (scoped: {entry['scope']})" if entry.get("scope") else ""
+    return Hit(
+        f"GATE-PACK-{name.upper()}",
+        DESTRUCTIVE,
+        P_BLOCK if severity == "high" else P_WARN,
+        cmd.text,
+        f"{cmd.name}: {entry.get('reason', 'a destructive operation')}{scope}. {instead}",
+        severity=severity,
+    )

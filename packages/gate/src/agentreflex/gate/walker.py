@@ -37,7 +37,7 @@ from agentreflex.gate._tree import node_text, parse
 from agentreflex.gate.fanout import FanOutMixin
 from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.paths import resolve
-from agentreflex.gate.runners import RunnersMixin
+from agentreflex.gate.runners import RunnersMixin, python_entry
 from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
 from agentreflex.gate.words import WordsMixin, quote
 from agentreflex.gate.wrappers import peel
@@ -74,6 +74,7 @@ _EXEC_OPTIONS = frozenset(
         "view",
         "gvim",
         "vimdiff",
+        "less",
     }
 )
 # Backtick substitutions in an unquoted heredoc body (they run).
@@ -160,6 +161,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                     source, root = fixed, again
         if root.has_error:
             self.parse_errors.append(source)
+        if depth == 0:
+            self._functions_exported = bool(_EXPORTS_FUNCTIONS.search(source))
         self.stmt(root, depth, via=via)
         if depth == 0 and self._bodies:
             self._uncalled_functions(source)
@@ -334,8 +337,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._function.pop()
 
     def _uncalled_functions(self, source: str) -> None:
-        """A defined function that is named again but never seen called (``trap f
-        EXIT``, ``export -f f; bash -c f``) is walked anyway, to fail safe."""
+        """A function exported to child shells (``export -f f; bash -c f``) and named
+        again but never seen called is walked anyway, to fail safe.  Without an
+        export, a child shell (``sh -c f``) or an external wrapper (``X=1 time f``)
+        cannot call it: bash says "command not found"."""
+        if not self._functions_exported:
+            return
         for name in list(self._bodies):
             if (
                 name not in self._called
@@ -516,7 +523,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "what it runs cannot be checked. Spell the command and its arguments out.",
             )
             return cmd
-        self.dispatch(cmd, name, depth)
+        calls = _calls_functions(peeled.wrappers, argv, all_assigns, text)
+        self.dispatch(cmd, name, depth, calls)
         self._record_writes(cmd)
         return cmd
 
@@ -538,7 +546,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "Spell the command out.",
             )
 
-    def dispatch(self, cmd: Cmd, original: str, depth: int) -> None:
+    def dispatch(self, cmd: Cmd, original: str, depth: int, function_ok: bool = True) -> None:
         """Recurse into whatever ``cmd`` itself executes."""
         name = cmd.name
         if self._function and name == self._function[-1]:
@@ -550,7 +558,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "A function that calls itself without end exhausts the machine. "
                 "Write a bounded loop instead.",
             )
-        if name in self._bodies and name not in self._function:
+        if name in self._bodies and name not in self._function and function_ok:
             self.call(name)
         if _unknown_option(cmd, name):
             self._ask(
@@ -601,12 +609,27 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.make(cmd, depth)
         elif name in ("npm", "pnpm", "yarn", "bun") and not _bun_code(name, cmd.args):
             self.package_script(cmd, depth)
+        elif python_entry(cmd.argv) is not None:  # pytest's conftest.py, pip's setup.py
+            self.python_files(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
         elif "/" in original:
             self._script(resolve(original, self.where, cmd.cwd), cmd, depth)
         elif name in ("rimraf", "del-cli", "trash-empty"):
             self.execute(["rm", "-rf", *cmd.args], cmd.text, depth + 1, via=name)
+        else:
+            self._derived(cmd, depth)
+
+    def _derived(self, cmd: Cmd, depth: int) -> None:
+        """An unknown program handed a guarded command line (:mod:`derived`)."""
+        from agentreflex.gate.programs import DERIVED_HEADS
+
+        if not (cmd.args and (cmd.args[0] in DERIVED_HEADS or "--" in cmd.args)):
+            return
+        from agentreflex.gate import analyze, derived
+
+        if derived.wanted(cmd, analyze.known_program(cmd.name)):
+            derived.check(self, cmd, depth, analyze.rules_for)
 
     def _positional(self, args: list[str]) -> None:
         """``set -- a b c`` (or ``set a b``): the positional parameters ``$1``... and ``$@``."""
@@ -638,6 +661,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         targets = [t for op, t in cmd.redirects if op in (">", ">>", ">|", "&>", "&>>")]
         if cmd.name == "tee":
             targets += [a for a in cmd.args if not a.startswith("-")]
+        words = [a for a in cmd.args if not a.startswith("-")]
+        if cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
+            # the copy has the source's content: known only if the source was written here
+            source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
+            targets.append(words[-1])
+            content = source if len(words) == 2 and source is not None else UNKNOWN
         if cmd.name in ("curl", "wget"):
             for k, a in enumerate(cmd.args[:-1]):
                 if a in ("-o", "--output", "-O", "--output-document"):
@@ -650,6 +679,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 )
 
 
+# The time keyword's own end of options (unquoted): `time -- f` calls the function f.
+_TIME_DASHDASH = LazyPattern(r"(?:^|[\s;&|(])time\s+(?:-p\s+)?--\s")
+# `export -f f`, `declare -fx f`, `typeset -f`: functions handed to child shells.
+_EXPORTS_FUNCTIONS = LazyPattern(r"\b(?:export|declare|typeset)\s+-[a-zA-Z]*f")
 # Options that load or name code to run (their value counts as code).
 _CODE_OPTIONS = frozenset({"-r", "-M", "-m", "-f", "--file", "--require", "--import", "--loader"})
 
@@ -682,6 +715,20 @@ def _unknown_option(cmd: Cmd, name: str) -> bool:
         if not a.startswith("-") and not k:
             return False
     return False
+
+
+def _calls_functions(
+    wrappers: list[str], argv: list[str], assigns: dict[str, str], text: str
+) -> bool:
+    """Whether the command word can be a shell function: reached directly, or through
+    the ``time`` keyword (no prefix assignment; ``--`` only unquoted).  ``env f``,
+    ``sudo f``, ``X=1 time f``, ``time "--" f`` run an external program or a
+    command named ``--``, which do not see the shell's functions."""
+    if not wrappers:
+        return True
+    if wrappers != ["time"] or assigns:
+        return False
+    return argv[1:2] != ["--"] or bool(_TIME_DASHDASH.search(text))
 
 
 def _basename(name: str) -> str:

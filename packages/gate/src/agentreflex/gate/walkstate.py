@@ -87,6 +87,7 @@ class WalkerBase:
         self._bodies: dict[str, tuple[Any, int]] = {}
         self._called: set[str] = set()
         self._reading: set[str] = set()  # local files being judged (no cycles)
+        self._functions_exported = False  # export -f: child shells see the functions
 
     def _tick(self) -> None:
         self._steps += 1

@@ -15,7 +15,7 @@ import re
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate import braces, pipes
 from agentreflex.gate._tree import node_text
-from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd
+from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, WalkerBase
 
 TYPE_CHECKING = False
@@ -105,6 +105,25 @@ _SETUP_WORDS = frozenset(
 )
 
 
+def _setup_snippet(last: Cmd, ran: list[Cmd]) -> bool:
+    """``$(ssh-agent -s)``, ``<(kubectl completion bash)``: a set-up tool's snippet.
+
+    Only the plain form is vouched for: the tool alone, called by its name, with
+    literal arguments, no prefix assignment and no redirect.  Anything else
+    (``command ssh-agent``, ``| cat``, ``$MODE``) is code generated at run time.
+    """
+    if len(ran) != 1 or last.assigns or last.redirects or last.via != "substitution":
+        return False
+    first = last.text.split()[:1]
+    if not first or first[0].rsplit("/", 1)[-1] != last.name:
+        return False  # called through a wrapper (command, env) or by a computed name
+    if any(has_marker(a) for a in last.args):
+        return False
+    return last.name in _SETUP_TOOLS and (
+        any(a in _SETUP_WORDS for a in last.args) or last.name in ("ssh-agent", "dircolors")
+    )
+
+
 class WordsMixin(WalkerBase):
     """Expands word nodes; runs the substitutions inside them."""
 
@@ -139,9 +158,7 @@ class WordsMixin(WalkerBase):
             return self.where.project
         if last.name == "mktemp":
             return "/tmp/" + UNKNOWN
-        if last.name in _SETUP_TOOLS and (
-            any(a in _SETUP_WORDS for a in last.args) or last.name in ("ssh-agent", "dircolors")
-        ):
+        if _setup_snippet(last, ran):
             return SETUP
         return UNKNOWN
 
@@ -182,7 +199,7 @@ class WordsMixin(WalkerBase):
             out.append((node_text(node)[1:-1], True, False))
         elif t == "ansi_c_string":
             out.append((ansi_c(node_text(node)[2:-1]), True, False))
-        elif t in ("string", "translated_string") and self._all_params(node):
+        elif t in ("string", "translated_string") and self._quoted_params(node):
             out.append((self._lookup("@"), False, False))  # "$@": each parameter a word
         elif t in ("string", "translated_string"):
             out.append(("", True, False))
@@ -226,7 +243,7 @@ class WordsMixin(WalkerBase):
             if node.named_children:
                 self.side_effects(node, depth)
 
-    def _all_params(self, node: Any) -> bool:
+    def _quoted_params(self, node: Any) -> bool:
         """``"$@"`` / ``"${@}"`` alone in quotes, with the parameters known (``set --``)."""
         kids = node.named_children
         return (
@@ -243,7 +260,23 @@ class WordsMixin(WalkerBase):
         value = self.state.vars.get(name)
         if value is None and name == "TMPDIR":
             return self.where.tmpdir or TEMP_ROOT
+        if value is None and name == "*":
+            return self._all_params()
         return value if value is not None else UNKNOWN
+
+    def _all_params(self) -> str:
+        """``$*``: the parameters joined by the first character of ``$IFS``.
+
+        Unquoted, the joined text is split on ``$IFS`` again, which gives the
+        parameters back as fields (``IFS=,; $*``); quoted, it is one word.  With an
+        empty ``IFS`` the parameters stay separate fields, which a joined string
+        cannot say: unknown.
+        """
+        count = self.state.vars.get("#", "")
+        ifs = self.state.vars.get("IFS", " \t\n")
+        if not count.isdigit() or int(count) > 9 or not ifs:
+            return UNKNOWN
+        return ifs[0].join(self.state.vars.get(str(k), "") for k in range(1, int(count) + 1))
 
     def _expansion(self, node: Any, depth: int) -> str:
         kids = node.children

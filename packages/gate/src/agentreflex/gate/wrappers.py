@@ -125,6 +125,9 @@ _RUNNERS = {
     ("mise", "exec"),
     ("asdf", "exec"),
     ("direnv", "exec"),
+    ("op", "run"),
+    ("doppler", "run"),
+    ("infisical", "run"),
 }
 _RUNNER_VALUED = frozenset(
     {
@@ -178,8 +181,12 @@ def peel(argv: list[str]) -> Peeled:
         elif name == "script" and _script_command(words[1:]) is not None:
             out.argv = ["sh", "-c", _script_command(words[1:]) or ""]
         elif name in ("watch",):
-            rest = _skip_options(words[1:], frozenset({"-n", "-d", "--interval"}))
-            out.argv = ["sh", "-c", " ".join(rest)] if rest else []
+            rest = _skip_options(words[1:], _WATCH_VALUED)
+            options = words[1 : len(words) - len(rest)]
+            if any(o in ("-x", "--exec") or _short_has(o, "x") for o in options):
+                out.argv = rest  # -x: the words are the command, no shell
+            else:  # the words joined by spaces, run by sh -c (quotes inside are lost)
+                out.argv = ["sh", "-c", " ".join(rest)] if rest else []
         elif name in _VALUED or name in _POSITIONAL:
             if name == "sudo":
                 out.chdir = _sudo_chdir(words[1:]) or out.chdir
@@ -195,6 +202,14 @@ def peel(argv: list[str]) -> Peeled:
             return out
         out.wrappers.append(name)
     return out
+
+
+# watch's options that take a value (-d/--differences takes one only as -d=x).
+_WATCH_VALUED = frozenset({"-n", "--interval", "-q", "--equexit", "-s", "--shotsdir"})
+
+
+def _short_has(word: str, letter: str) -> bool:
+    return word.startswith("-") and not word.startswith("--") and letter in word[1:]
 
 
 def _script_command(words: list[str]) -> str | None:

@@ -1,0 +1,51 @@
+"""What every host's scenario world has: a project under git, a home, agentreflex's mode.
+
+Each host's harness (``ClaudeProject``, ``CodexProject``, ``HermesProject``,
+``JsHostProject``) adds its own config folders and how to run the host.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+GIT = [
+    "git",
+    "-c",
+    "user.name=Test",
+    "-c",
+    "user.email=test@example.invalid",
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "commit.gpgsign=false",
+]
+
+
+class ScenarioProject:
+    """``root/project`` (a git work tree with one commit) and ``root/home``."""
+
+    def __init__(self, root: Path, *folders: Path) -> None:
+        self.root = root
+        self.project = root / "project"
+        self.home = root / "home"
+        for path in (self.project, self.home, *folders):
+            path.mkdir(parents=True, exist_ok=True)
+        (self.project / "README.md").write_text("scenario project\n")
+        subprocess.run([*GIT, "init", "-q"], cwd=self.project, check=True)
+        subprocess.run([*GIT, "add", "-A"], cwd=self.project, check=True)
+        subprocess.run([*GIT, "commit", "-q", "-m", "init"], cwd=self.project, check=True)
+
+    def write(self, relative: str, text: str) -> Path:
+        """A file in the project (folders made as needed)."""
+        path = self.project / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return path
+
+    def set_mode(self, mode: str) -> None:
+        self.write(".agentreflex/config.toml", f'mode = "{mode}"\n')
+
+    @property
+    def state_dir(self) -> Path:
+        return self.project / ".agentreflex"
