@@ -3,7 +3,7 @@
 Each language is measured in a fresh process that has already loaded the
 shell walker (as a hook process has when it reaches interpreter code): first
 the regex scan alone (what every interpreter one-liner paid before: its
-patterns compile on first use), then ``agentreflex.gate.interp.effects``
+patterns compile on first use), then ``agentreflex.gate.code.interp.effects``
 (parse, fold, and the scan beside it) on its first call -- importing ``ast``
 or loading the tree-sitter grammar -- and warm (median of many calls in
 that process, as in the warm daemon).
@@ -31,8 +31,8 @@ SAMPLES = {
 
 _PROBE = """
 import json, statistics, sys, time
-import agentreflex.gate.walker  # loaded already when a hook parses a command
-from agentreflex.gate import interp
+import agentreflex.gate.shell.walker  # loaded already when a hook parses a command
+from agentreflex.gate.code import interp
 lang, code, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
 def timed(fn):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from agentreflex.gate import braces
 from agentreflex.gate.check import check_command
 from agentreflex.gate.model import UNKNOWN
+from agentreflex.gate.shell import braces
 
 CWD, HOME = "/home/user/project", "/home/user"
 

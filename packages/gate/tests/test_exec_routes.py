@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from agentreflex.gate import derived, inert, itemcode, rules_git
 from agentreflex.gate.check import check_command
 from agentreflex.gate.model import Cmd
+from agentreflex.gate.rules import derived
+from agentreflex.gate.rules import git as rules_git
+from agentreflex.gate.shell import inert, itemcode
 
 
 def verdict(command: str, cwd: str = "/home/user/project") -> tuple[str, list[str]]:

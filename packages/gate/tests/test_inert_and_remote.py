@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from agentreflex.gate.check import check_command
-from agentreflex.gate.inert import inert
+from agentreflex.gate.shell.inert import inert
 
 CWD, HOME = "/home/user/project", "/home/user"
 

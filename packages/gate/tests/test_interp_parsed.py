@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from agentreflex.gate import interp, pycode, tscode
 from agentreflex.gate.check import check_command
-from agentreflex.gate.interp import Effect
+from agentreflex.gate.code import interp, pycode, tscode
+from agentreflex.gate.code.interp import Effect
 from agentreflex.gate.model import UNKNOWN
 
 CWD, HOME = "/home/user/project", "/home/user"
@@ -345,7 +345,7 @@ def test_tree_sitter_code_that_does_not_parse_is_none() -> None:
 
 
 def test_a_grammar_that_fails_to_load_leaves_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentreflex.gate import _tree
+    from agentreflex.gate.shell import parser as _tree
 
     def broken(*_: Any) -> Any:
         raise OSError("grammar missing")

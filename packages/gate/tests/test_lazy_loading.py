@@ -3,7 +3,7 @@
 Every hook call is a new process, so the gate keeps its import light: rarely
 needed modules and the parser are imported on first use, regexes compile on
 first use, and tree-sitter's compiled modules are loaded without their
-packages' ``__init__`` (see :mod:`agentreflex.gate._tree`).
+packages' ``__init__`` (see :mod:`agentreflex.gate.shell.parser`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate import _tree, interp
+from agentreflex.gate.code import interp
+from agentreflex.gate.shell import parser as _tree
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -40,7 +41,7 @@ HEAVY = {
     "tree_sitter",
     "tree_sitter_bash",
 }
-RARE = {"agentreflex.gate.fallback", "agentreflex.gate.remote"}
+RARE = {"agentreflex.gate.shell.fallback", "agentreflex.gate.shell.remote"}
 
 _PROBE = """
 import json, sys
@@ -50,7 +51,8 @@ import agentreflex.core.lazyre, agentreflex.core.record, agentreflex.core.redact
 import agentreflex.core.reflex
 before = set(sys.modules)
 import agentreflex.gate.reflex
-from agentreflex.gate import allow, constraints
+from agentreflex.gate import allow
+from agentreflex.gate.rules import constraints
 from agentreflex.gate.check import check_command
 seen = {"import": sorted(set(sys.modules) - before)}
 for command in sys.argv[1:]:
@@ -78,17 +80,19 @@ def test_an_ordinary_call_imports_nothing_heavy() -> None:
         assert not RARE & set(modules), (stage, sorted(RARE & set(modules)))
     # the pre-filter decides `git status`: no walker, no parser
     for stage in ("import", plain):
-        assert "agentreflex.gate.walker" not in seen[stage]
+        assert "agentreflex.gate.shell.walker" not in seen[stage]
         assert "tree_sitter._binding" not in seen[stage]
-    assert {"agentreflex.gate.walker", "tree_sitter._binding", "tree_sitter_bash._binding"} <= set(
-        seen[compound]
-    )
+    assert {
+        "agentreflex.gate.shell.walker",
+        "tree_sitter._binding",
+        "tree_sitter_bash._binding",
+    } <= set(seen[compound])
 
 
 _CODE_PARSERS = {
     "ast",
-    "agentreflex.gate.pycode",
-    "agentreflex.gate.tscode",
+    "agentreflex.gate.code.pycode",
+    "agentreflex.gate.code.tscode",
     "tree_sitter_javascript._binding",
     "tree_sitter_ruby._binding",
     "tree_sitter_perl._binding",
@@ -106,13 +110,13 @@ def test_code_parsers_load_only_for_the_code_of_their_language() -> None:
     seen = {k: set(v) for k, v in json.loads(_python(_PROBE, plain, compound, python)).items()}
     for stage in ("import", plain, compound):
         assert not _CODE_PARSERS & seen[stage], (stage, sorted(_CODE_PARSERS & seen[stage]))
-    assert {"ast", "agentreflex.gate.pycode"} <= seen[python]
+    assert {"ast", "agentreflex.gate.code.pycode"} <= seen[python]
     assert not {m for m in seen[python] if m.startswith("tree_sitter_") and "bash" not in m}
     seen = {k: set(v) for k, v in json.loads(_python(_PROBE, node, ruby)).items()}
     assert "tree_sitter_javascript._binding" in seen[node]
     assert "tree_sitter_ruby._binding" not in seen[node]
     assert "tree_sitter_ruby._binding" in seen[ruby]
-    assert "ast" not in seen[ruby] and "agentreflex.gate.pycode" not in seen[ruby]
+    assert "ast" not in seen[ruby] and "agentreflex.gate.code.pycode" not in seen[ruby]
     assert not {"tree_sitter_javascript", "tree_sitter_ruby"} & seen[ruby]  # packages not run
     assert not HEAVY & seen[ruby], sorted(HEAVY & seen[ruby])
 
@@ -120,7 +124,7 @@ def test_code_parsers_load_only_for_the_code_of_their_language() -> None:
 def test_a_grammar_falls_back_to_the_ordinary_import() -> None:
     out = _python(
         "import sys\n"
-        "from agentreflex.gate import _tree\n"
+        "from agentreflex.gate.shell import parser as _tree\n"
         "def boom(package):\n"
         "    raise ImportError('layout changed')\n"
         "_tree._extension = boom\n"
@@ -136,7 +140,7 @@ def test_a_grammar_falls_back_to_the_ordinary_import() -> None:
 def test_parser_loads_the_compiled_modules_without_their_packages() -> None:
     out = _python(
         "import sys\n"
-        "from agentreflex.gate import _tree\n"
+        "from agentreflex.gate.shell import parser as _tree\n"
         "root = _tree.parse('ls -la | wc -l')\n"
         "print(root.type, root.has_error, sorted(m for m in sys.modules if 'tree_sitter' in m))"
     )
@@ -147,7 +151,7 @@ def test_parser_loads_the_compiled_modules_without_their_packages() -> None:
 def test_parser_falls_back_to_the_ordinary_import() -> None:
     out = _python(
         "import sys\n"
-        "from agentreflex.gate import _tree\n"
+        "from agentreflex.gate.shell import parser as _tree\n"
         "def boom(package):\n"
         "    raise ImportError('layout changed')\n"
         "_tree._extension = boom\n"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 
-from agentreflex.gate import constraints, policy
+from agentreflex.gate import policy
 from agentreflex.gate.analyze import analyse
 from agentreflex.gate.check import DEFAULT_THRESHOLDS, check_command
 from agentreflex.gate.model import ASK, CONSTRAINT, DESTRUCTIVE, SECRET, Cmd, Hit
-from agentreflex.gate.paths import Where
+from agentreflex.gate.rules import constraints
+from agentreflex.gate.shell.paths import Where
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -14,8 +14,8 @@ from agentreflex.core.events import EventKind
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.testing import make_context, pre_tool, prompt
-from agentreflex.gate import walker
 from agentreflex.gate.reflex import GateReflex
+from agentreflex.gate.shell import walker
 
 
 @pytest.fixture

@@ -23,21 +23,14 @@ from typing import Any
 
 import pytest
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate import (
-    allow,
-    analyze,
-    files,
-    policy,
-    programs,
-    reflex,
-    rules_fs,
-    rules_remote,
-    selfguard,
-)
+from agentreflex.gate import allow, analyze, files, policy, reflex
 from agentreflex.gate.check import DEFAULT_THRESHOLDS
 from agentreflex.gate.model import DESTRUCTIVE, Cmd, Hit
-from agentreflex.gate.paths import Place, Where
-from agentreflex.gate.walker import Walker
+from agentreflex.gate.rules import fs as rules_fs
+from agentreflex.gate.rules import infra as rules_remote
+from agentreflex.gate.rules import programs, selfguard
+from agentreflex.gate.shell.paths import Place, Where
+from agentreflex.gate.shell.walker import Walker
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -49,7 +42,11 @@ import json, sys
 from agentreflex.core.testing import make_context, pre_tool, prompt
 import agentreflex.gate.reflex
 project = sys.argv[1]
-seen = {"import": sorted(m for m in sys.modules if m.startswith("agentreflex.gate"))}
+GROUPS = {"agentreflex.gate.shell", "agentreflex.gate.rules", "agentreflex.gate.code"}
+def gate_modules(names):
+    # the group packages hold only a docstring; their modules are what counts
+    return sorted(m for m in names if m.startswith("agentreflex.gate") and m not in GROUPS)
+seen = {"import": gate_modules(sys.modules)}
 for raw in sys.argv[2:]:
     case = json.loads(raw)
     before = set(sys.modules)
@@ -61,12 +58,12 @@ for raw in sys.argv[2:]:
     if case.get("noted"):
         ctx.state.notes["constraints"] = case["noted"]
     found = agentreflex.gate.reflex.GateReflex().evaluate(ctx)
-    added = sorted(m for m in set(sys.modules) - before if m.startswith("agentreflex.gate"))
+    added = gate_modules(set(sys.modules) - before)
     seen[raw] = {"modules": added, "codes": [f.code for f in found]}
 print(json.dumps(seen))
 """
 
-ALWAYS = {"agentreflex.gate", "agentreflex.gate.reflex", "agentreflex.gate.paths"}
+ALWAYS = {"agentreflex.gate", "agentreflex.gate.reflex", "agentreflex.gate.shell.paths"}
 MODEL = "agentreflex.gate.model"
 
 
@@ -115,7 +112,7 @@ def test_an_everyday_command_imports_the_analyser_and_nothing_else(project: Path
     for command in everyday:
         assert seen[command]["codes"] == [], command
         # the first call adds the analyser and the secret-literal scan; later ones nothing
-        want = {_gate("analyze"), _gate("literals")} if command == everyday[0] else set()
+        want = {_gate("analyze"), _gate("rules.literals")} if command == everyday[0] else set()
         assert set(seen[command]["modules"]) == want, command
 
 
@@ -127,7 +124,7 @@ def test_a_command_that_runs_a_project_file_reads_it(project: Path) -> None:
     (project / "conftest.py").write_text("import shutil\nshutil.rmtree('/etc')\n")
     seen = _probe(project, _bash("npm test"), _bash("make"), _bash("pytest -q"))
     assert "GATE-RM-ROOT" in seen["npm test"]["codes"]
-    assert _gate("scripts") in seen["npm test"]["modules"]
+    assert _gate("code.scripts") in seen["npm test"]["modules"]
     assert seen["make"]["codes"] == ["GATE-GIT-RESET-HARD"]
     assert seen["pytest -q"]["codes"] == ["GATE-RM-SYSTEM"]
 
@@ -142,9 +139,9 @@ def test_file_tools_and_prompts_import_only_their_modules(project: Path) -> None
     )
     assert seen["Read"]["modules"] == [_gate("files")]
     # files came with Read; a write is checked against the guard's own files
-    want = [_gate("guarded"), _gate("literals"), _gate("selfguard")]
+    want = [_gate("rules.guarded"), _gate("rules.literals"), _gate("rules.selfguard")]
     assert seen["Write"]["modules"] == want
-    assert seen["add a --verbose flag to the cli"]["modules"] == [_gate("constraints")]
+    assert seen["add a --verbose flag to the cli"]["modules"] == [_gate("rules.constraints")]
     for key in ("Read", "Write"):
         assert seen[key]["codes"] == []
 
@@ -154,17 +151,19 @@ def test_a_parsed_command_imports_the_rules_it_needs(project: Path) -> None:
     seen = _probe(
         project, _bash(curl), _bash("docker ps"), _bash("rm -rf build"), _bash("git push origin x")
     )
-    parsed = {"walker", "_tree", "inert", "secrets"}
+    parsed = {"shell.walker", "shell.parser", "shell.inert", "rules.secrets"}
     assert {_gate(m) for m in parsed} <= set(seen[curl]["modules"])
-    rules = {"rules_fs", "rules_remote", "rules_git", "rules_sys", "constraints", "files"}
-    rare = {"policy", "allow", "fallback", "remote"}
+    rules = {"rules.fs", "rules.infra", "rules.git", "rules.system", "rules.constraints", "files"}
+    rare = {"policy", "allow", "shell.fallback", "shell.remote"}
     assert not set(seen[curl]["modules"]) & {_gate(m) for m in rules | rare}
     # every parsed command is checked against the guard's own files (selfguard);
     # docker: its rules (and the container parser); rm: its rules; git: its rules
-    assert {_gate("selfguard"), _gate("guarded"), _gate("changes")} <= set(seen[curl]["modules"])
-    assert set(seen["docker ps"]["modules"]) == {_gate("rules_remote"), _gate("remote")}
-    assert set(seen["rm -rf build"]["modules"]) == {_gate("rules_fs")}
-    assert set(seen["git push origin x"]["modules"]) == {_gate("rules_git")}
+    assert {_gate("rules.selfguard"), _gate("rules.guarded"), _gate("shell.changes")} <= set(
+        seen[curl]["modules"]
+    )
+    assert set(seen["docker ps"]["modules"]) == {_gate("rules.infra"), _gate("shell.remote")}
+    assert set(seen["rm -rf build"]["modules"]) == {_gate("rules.fs")}
+    assert set(seen["git push origin x"]["modules"]) == {_gate("rules.git")}
     for command in (curl, "docker ps", "rm -rf build", "git push origin x"):
         assert seen[command]["codes"] == [], command
 
@@ -173,10 +172,10 @@ def test_interpreter_code_imports_its_own_parser_only(project: Path) -> None:
     python = "python3 -c 'import shutil; shutil.rmtree(\"build\")'"
     node = 'node -e \'require("fs").rmSync("dist", {recursive: true})\''
     seen = _probe(project, _bash("rm -rf build"), _bash(python), _bash(node))
-    assert not {_gate("pycode"), _gate("tscode")} & set(seen["rm -rf build"]["modules"])
-    assert _gate("pycode") in seen[python]["modules"]
-    assert _gate("tscode") not in seen[python]["modules"]
-    assert _gate("tscode") in seen[node]["modules"]  # grammars: test_lazy_loading.py
+    assert not {_gate("code.pycode"), _gate("code.tscode")} & set(seen["rm -rf build"]["modules"])
+    assert _gate("code.pycode") in seen[python]["modules"]
+    assert _gate("code.tscode") not in seen[python]["modules"]
+    assert _gate("code.tscode") in seen[node]["modules"]  # grammars: test_lazy_loading.py
     for command in (python, node):
         assert seen[command]["codes"] == [], command
 
@@ -184,7 +183,7 @@ def test_interpreter_code_imports_its_own_parser_only(project: Path) -> None:
 def test_what_brings_constraints_allow_and_policy_in(project: Path) -> None:
     noted = [{"action": "push", "target": "*", "text": "never push"}]
     seen = _probe(project, {**_bash("ls"), "noted": noted})
-    assert set(seen["ls"]["modules"]) >= {_gate("constraints")}
+    assert set(seen["ls"]["modules"]) >= {_gate("rules.constraints")}
     assert _gate("policy") not in seen["ls"]["modules"]  # no hit: nothing to decide
     (project / ".agentreflex").mkdir()
     (project / ".agentreflex" / "allow.toml").write_text("")

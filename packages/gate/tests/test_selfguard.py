@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 from agentreflex.core.decision import Verdict
 from agentreflex.core.testing import make_context, pre_tool
-from agentreflex.gate import analyze, guarded, selfguard
+from agentreflex.gate import analyze
 from agentreflex.gate.check import check_command
-from agentreflex.gate.paths import Where
 from agentreflex.gate.reflex import GateReflex
+from agentreflex.gate.rules import guarded, selfguard
+from agentreflex.gate.shell.paths import Where
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from agentreflex.gate import servicepacks
+from agentreflex.gate import packs as servicepacks
 from agentreflex.gate.check import check_command
 
-PACKS = Path(servicepacks.__file__).parent / "packs"
+PACKS = Path(servicepacks.__file__).parent
 
 
 def _verdict(command: str) -> tuple[str, list[str]]:

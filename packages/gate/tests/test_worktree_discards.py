@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agentreflex.gate import worktree
 from agentreflex.gate.check import check_command
+from agentreflex.gate.rules import worktree
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

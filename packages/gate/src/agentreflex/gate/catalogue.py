@@ -158,7 +158,8 @@ def rows(profile: str = "balanced") -> list[tuple[str, str, str, str]]:
     A pack's severity is what its entries' grades (high/medium/low) decide in
     ``profile`` (``packs/severity.tsv``), the grades themselves in the reason.
     """
-    from agentreflex.gate import servicepacks, severity
+    from agentreflex.gate import packs as servicepacks
+    from agentreflex.gate import severity
 
     out = [(code, *entry) for code, entry in CATALOGUE.items()]
     for family in sorted(set(servicepacks.programs().values())):

@@ -13,7 +13,7 @@ import time
 
 from agentreflex.gate import policy
 from agentreflex.gate.analyze import analyse
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,11 +8,11 @@ bounded, so ``find / -delete`` or ``ls | xargs rm -rf`` is judged as the
 
 from __future__ import annotations
 
-from agentreflex.gate import pipes
 from agentreflex.gate.model import DATA, DESCENDANT, UNKNOWN, Cmd, has_marker
-from agentreflex.gate.paths import Where, resolve
-from agentreflex.gate.walkstate import WalkerBase
-from agentreflex.gate.words import quote
+from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell.paths import Where, resolve
+from agentreflex.gate.shell.walkstate import WalkerBase
+from agentreflex.gate.shell.words import quote
 
 _FIND_FILTERS = frozenset(
     {
@@ -230,7 +230,7 @@ class FanOutMixin(WalkerBase):
 
     def _input_as_code(self, template: list[str], replace: str, cmd: Cmd) -> None:
         """Ask when input items become the command, its code or its options."""
-        from agentreflex.gate import itemcode  # only for xargs and parallel
+        from agentreflex.gate.shell import itemcode  # only for xargs and parallel
 
         if itemcode.reads_as_code(template, replace):
             self._ask(

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate import pipes
-from agentreflex.gate.inert import HOSTING_CLIS
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
-from agentreflex.gate.paths import Place, Where, classify
-from agentreflex.gate.programs import DB_CLIS
-from agentreflex.gate.rules_http import http_method
+from agentreflex.gate.model import P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.rules.http import http_method
+from agentreflex.gate.rules.programs import DB_CLIS
+from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell.inert import HOSTING_CLIS
+from agentreflex.gate.shell.paths import Place, Where, classify
 
 _SQL_DESTROY = LazyPattern(
     r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|TRUNCATE\b|"
@@ -25,10 +25,6 @@ _SQL_DESTROY = LazyPattern(
 )
 _DELETE = LazyPattern(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
 _UPDATE = LazyPattern(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)", re.IGNORECASE)
-
-
-def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
-    return Hit(rule, DESTRUCTIVE, p, cmd.text, message)
 
 
 def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
@@ -66,7 +62,7 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
         return [_db(cmd)]
     if _UPDATE.search(sql):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-DB-UPDATE-ALL",
                 P_WARN,
                 cmd,
@@ -77,7 +73,7 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
 
 
 def _db(cmd: Cmd) -> Hit:
-    return _hit(
+    return Hit.destructive(
         "GATE-DB-DESTROY",
         P_BLOCK,
         cmd,
@@ -128,28 +124,30 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             or (words[:1] == ["apply"] and "-destroy" in args)
             or (words[:2] in (["state", "rm"], ["workspace", "delete"], ["stack", "rm"]))
         ):
-            return [_hit("GATE-CLOUD-DESTROY", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-CLOUD-DESTROY", P_BLOCK, cmd, msg)]
         return []
     if name in ("kubectl", "oc", "k"):  # kubectl delete, by its scope: packs/cloud.json
         if words[:1] == ["drain"]:
             return [
-                _hit("GATE-K8S-DELETE", P_WARN, cmd, "kubectl drain evicts every pod on a node.")
+                Hit.destructive(
+                    "GATE-K8S-DELETE", P_WARN, cmd, "kubectl drain evicts every pod on a node."
+                )
             ]
         return []
     if name == "helm":
         if words[:1] in (["uninstall"], ["delete"], ["del"], ["un"]):
-            return [_hit("GATE-HELM-UNINSTALL", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-HELM-UNINSTALL", P_BLOCK, cmd, msg)]
         return []
     if name == "aws":
         if words[:2] in (["s3", "rb"],) or (words[:2] == ["s3", "rm"] and "--recursive" in args):
-            return [_hit("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         # one object (aws s3 rm without --recursive): graded in packs/cloud.json
         if len(words) >= 2 and re.match(
             r"(delete|terminate|remove|deregister|purge|destroy|"
             r"disable|revoke|detach|reset)-",
             words[1],
         ):
-            return [_hit("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         return []
     if name in ("gcloud", "az", *HOSTING_CLIS):
         destroy = {
@@ -169,9 +167,11 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             and words[:1] == ["rm"]
             and not any(a in ("-r", "-R", "-rf") for a in args)
         ):
-            return [_hit("GATE-CLOUD-DELETE", P_WARN, cmd, "This deletes a cloud object.")]
+            return [
+                Hit.destructive("GATE-CLOUD-DELETE", P_WARN, cmd, "This deletes a cloud object.")
+            ]
         if any(w in destroy for w in words):
-            return [_hit("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         return []
     return []
 
@@ -223,7 +223,7 @@ def docker(cmd: Cmd, where: Where) -> list[Hit]:
         if any(a.startswith("--filter") for a in args) and "--volumes" not in flags:
             return []
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-DOCKER-PRUNE",
                 P_BLOCK,
                 cmd,
@@ -235,7 +235,7 @@ def docker(cmd: Cmd, where: Where) -> list[Hit]:
         every = bool(flags & {"-a", "--all", "-af", "-fa"})
         if every and not any(a.startswith("--filter") for a in args):
             return [
-                _hit(
+                Hit.destructive(
                     "GATE-DOCKER-PRUNE",
                     P_BLOCK,
                     cmd,
@@ -245,17 +245,21 @@ def docker(cmd: Cmd, where: Where) -> list[Hit]:
                 )
             ]
         return [
-            _hit("GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data.")
+            Hit.destructive(
+                "GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data."
+            )
         ]
     if words[:2] in (["volume", "rm"], ["volume", "remove"]):
         return [
-            _hit("GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data.")
+            Hit.destructive(
+                "GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data."
+            )
         ]
     if (
         (name == "docker-compose" and words[:1] == ["down"]) or words[:2] == ["compose", "down"]
     ) and (flags & {"-v", "--volumes"}):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-DOCKER-PRUNE",
                 P_WARN,
                 cmd,
@@ -305,7 +309,7 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
         released = False
     if released:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-PUBLISH",
                 P_BLOCK,
                 cmd,
@@ -322,7 +326,7 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
     ]
     if len(words) >= 2 and words[0] in ("repo", "release") and words[1] == "delete":
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GH-DELETE",
                 P_BLOCK,
                 cmd,
@@ -331,7 +335,7 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
         ]
     if len(words) >= 2 and words[0] in ("secret", "variable") and words[1] in ("delete", "remove"):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GH-DELETE",
                 P_BLOCK,
                 cmd,
@@ -341,7 +345,7 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
         ]
     if words[:1] == ["api"] and http_method(args) == "DELETE":
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GH-DELETE",
                 P_BLOCK,
                 cmd,
@@ -362,19 +366,27 @@ def kv_store(cmd: Cmd, where: Where) -> list[Hit]:
         if ranged and (not keys or keys[0] in ("", "/", "\\0")):
             return [_kv(cmd)]
         if ranged:
-            return [_hit("GATE-KV-DELETE", P_WARN, cmd, "This deletes every key under a prefix.")]
+            return [
+                Hit.destructive(
+                    "GATE-KV-DELETE", P_WARN, cmd, "This deletes every key under a prefix."
+                )
+            ]
     if cmd.name == "consul" and words[:2] == ["kv", "delete"]:
         recurse = any(a.lstrip("-") == "recurse" for a in args)
         keys = words[2:]
         if recurse and (not keys or keys[0] in ("", "/")):
             return [_kv(cmd)]
         if recurse:
-            return [_hit("GATE-KV-DELETE", P_WARN, cmd, "This deletes every key under a prefix.")]
+            return [
+                Hit.destructive(
+                    "GATE-KV-DELETE", P_WARN, cmd, "This deletes every key under a prefix."
+                )
+            ]
     return []
 
 
 def _kv(cmd: Cmd) -> Hit:
-    return _hit(
+    return Hit.destructive(
         "GATE-KV-DELETE",
         P_BLOCK,
         cmd,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -230,10 +230,6 @@ def _split_words(text: str) -> list[str]:
         return text.split()
 
 
-def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
-    return Hit(rule, DESTRUCTIVE, p, cmd.text, message)
-
-
 def _flags(args: list[str]) -> set[str]:
     """Long options as given and short option clusters split into letters."""
     out: set[str] = set()
@@ -362,7 +358,7 @@ def git(cmd: Cmd, where: Where) -> list[Hit]:
 def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
     if any(a in ("--hard", "--merge") for a in args):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-RESET-HARD",
                 P_BLOCK,
                 cmd,
@@ -442,7 +438,7 @@ def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> list[Hit]:
     tree is asked (:mod:`worktree`): clean -> allowed; changed -> blocked;
     unknown -> the whole tree is blocked, files ask.
     """
-    from agentreflex.gate import worktree  # only discards pay for the git subprocess
+    from agentreflex.gate.rules import worktree  # only discards pay for the git subprocess
 
     whole = paths is None or any(p in (".", ":/", "*", "./", ":/*") for p in paths)
     dirty = worktree.uncommitted(cmd.cwd, None if whole else paths)
@@ -450,7 +446,7 @@ def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> list[Hit]:
         return []
     if whole:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-DISCARD-TREE",
                 P_BLOCK,
                 cmd,
@@ -460,7 +456,7 @@ def _discard(cmd: Cmd, what: str, paths: list[str] | None = None) -> list[Hit]:
         ]
     if dirty:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-DISCARD-FILES",
                 P_BLOCK,
                 cmd,
@@ -500,7 +496,7 @@ def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
         ]
     if "-f" in flags or "--force" in flags:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-CLEAN",
                 P_BLOCK,
                 cmd,
@@ -536,7 +532,7 @@ def _clean_paths(args: list[str]) -> list[str]:
 def _stash(cmd: Cmd, args: list[str]) -> list[Hit]:
     if args[:1] in (["drop"], ["clear"]):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-STASH-DROP",
                 P_BLOCK,
                 cmd,
@@ -553,7 +549,7 @@ def _branch(cmd: Cmd, args: list[str]) -> list[Hit]:
     forced = "-D" in flags or "-f" in flags or "--force" in flags
     if deleting and forced:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-BRANCH-FORCE-DELETE",
                 P_BLOCK,
                 cmd,
@@ -570,7 +566,7 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
     refspecs = positional[1:]
     if "--mirror" in flags:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-PUSH-MIRROR",
                 P_BLOCK,
                 cmd,
@@ -584,7 +580,7 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
         or any(r.startswith(":") and len(r) > 1 for r in refspecs)
     ):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-PUSH-DELETE",
                 P_BLOCK,
                 cmd,
@@ -593,7 +589,7 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
         ]
     if "--prune" in flags:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-PUSH-DELETE",
                 P_BLOCK,
                 cmd,
@@ -606,7 +602,7 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
     )
     if forced:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-FORCE-PUSH",
                 P_BLOCK,
                 cmd,
@@ -616,7 +612,7 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
         ]
     if lease and any(_target_branch(r) in _PROTECTED for r in refspecs):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-FORCE-PUSH-PROTECTED",
                 P_WARN,
                 cmd,
@@ -625,7 +621,7 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
         ]
     if refspecs == [":"]:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-PUSH-MATCHING",
                 P_WARN,
                 cmd,
@@ -642,7 +638,7 @@ def _target_branch(refspec: str) -> str:
 
 def _history(cmd: Cmd, args: list[str]) -> list[Hit]:
     return [
-        _hit(
+        Hit.destructive(
             "GATE-GIT-REWRITE-HISTORY",
             P_BLOCK,
             cmd,
@@ -654,7 +650,7 @@ def _history(cmd: Cmd, args: list[str]) -> list[Hit]:
 def _reflog(cmd: Cmd, args: list[str]) -> list[Hit]:
     if args[:1] in (["expire"], ["delete"]):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-REFLOG-EXPIRE",
                 P_BLOCK,
                 cmd,
@@ -667,7 +663,7 @@ def _reflog(cmd: Cmd, args: list[str]) -> list[Hit]:
 def _gc(cmd: Cmd, args: list[str]) -> list[Hit]:
     if any(a in ("--prune=now", "--prune=all") or a == "--prune" for a in args):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-GC-PRUNE",
                 P_BLOCK,
                 cmd,
@@ -680,7 +676,7 @@ def _gc(cmd: Cmd, args: list[str]) -> list[Hit]:
 def _update_ref(cmd: Cmd, args: list[str]) -> list[Hit]:
     if "-d" in args or "--stdin" in args:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-GIT-UPDATE-REF-DELETE",
                 P_BLOCK,
                 cmd,
@@ -695,7 +691,7 @@ def _worktree(cmd: Cmd, args: list[str]) -> list[Hit]:
         return []
     import os.path
 
-    from agentreflex.gate import worktree
+    from agentreflex.gate.rules import worktree
 
     target = next((a for a in _positional("worktree", args[1:])), "")
     folder = os.path.normpath(os.path.join(cmd.cwd, target)) if target else ""
@@ -730,7 +726,7 @@ def _abort(cmd: Cmd, args: list[str]) -> list[Hit]:
     (conflict resolutions, edits): asked when the work tree has changes or cannot
     be checked, allowed when it is clean.
     """
-    from agentreflex.gate import worktree  # only aborts pay for the git subprocess
+    from agentreflex.gate.rules import worktree  # only aborts pay for the git subprocess
 
     if "--abort" not in args or worktree.uncommitted(cmd.cwd, None) is False:
         return []

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.model import DESCENDANT, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
-from agentreflex.gate.paths import (
+from agentreflex.gate.model import DESCENDANT, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.rules.programs import DISK_PREFIXES, DISK_TOOLS
+from agentreflex.gate.shell.paths import (
     Place,
     Where,
     classify,
@@ -20,15 +21,10 @@ from agentreflex.gate.paths import (
     is_secret_file,
     resolve,
 )
-from agentreflex.gate.programs import DISK_PREFIXES, DISK_TOOLS
 
 _FATAL = (Place.ROOT, Place.HOME, Place.ANCESTOR)
 _FINE = (Place.INSIDE, Place.TEMP, Place.CACHE)
 _EMPTY_SOURCES = frozenset({"/dev/null", "/dev/zero"})
-
-
-def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
-    return Hit(rule, DESTRUCTIVE, p, cmd.text, message)
 
 
 def rm(cmd: Cmd, where: Where) -> list[Hit]:
@@ -65,7 +61,7 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
     tree = DESCENDANT in target
     recursive = recursive or tree or glob_base(target)[1]
     if is_history_file(full):
-        return _hit(
+        return Hit.destructive(
             "GATE-HISTORY-WIPE",
             P_BLOCK,
             cmd,
@@ -86,7 +82,7 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
         )
     if place in _FATAL:
         return (
-            _hit(
+            Hit.destructive(
                 "GATE-RM-ROOT",
                 P_BLOCK,
                 cmd,
@@ -98,7 +94,7 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
         )
     if place is Place.PROJECT_ROOT:
         return (
-            _hit(
+            Hit.destructive(
                 "GATE-RM-PROJECT",
                 P_BLOCK,
                 cmd,
@@ -111,7 +107,7 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
     if place is Place.PROJECT_GIT:
         if not recursive or full.endswith(".lock"):
             return None
-        return _hit(
+        return Hit.destructive(
             "GATE-RM-GIT-DIR",
             P_BLOCK,
             cmd,
@@ -119,14 +115,14 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             "(git gc, git worktree prune) instead.",
         )
     if place in (Place.SYSTEM, Place.DEVICE):
-        return _hit(
+        return Hit.destructive(
             "GATE-RM-SYSTEM",
             P_BLOCK,
             cmd,
             f"This deletes system files ({full}). Work inside the project or /tmp.",
         )
     if place is Place.HOME_DOT:
-        return _hit(
+        return Hit.destructive(
             "GATE-RM-DOTFILE",
             P_BLOCK,
             cmd,
@@ -134,7 +130,7 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             "Ask the user to do it if it is really needed.",
         )
     if tree:
-        return _hit(
+        return Hit.destructive(
             "GATE-RM-RECURSIVE-OUTSIDE",
             P_BLOCK,
             cmd,
@@ -143,14 +139,14 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             "the user named), list the matches first, or ask the user.",
         )
     if recursive:
-        return _hit(
+        return Hit.destructive(
             "GATE-RM-RECURSIVE-OUTSIDE",
             P_BLOCK,
             cmd,
             f"This recursively deletes {full}, outside the project. Delete only inside "
             "the project or /tmp, or ask the user.",
         )
-    return _hit(
+    return Hit.destructive(
         "GATE-RM-OUTSIDE",
         P_WARN,
         cmd,
@@ -167,7 +163,7 @@ def shred(cmd: Cmd, where: Where) -> list[Hit]:
         place, full = classify(a, where, cmd.cwd)
         if place not in (Place.TEMP,):
             hits.append(
-                _hit(
+                Hit.destructive(
                     "GATE-SHRED",
                     P_BLOCK,
                     cmd,
@@ -209,21 +205,21 @@ def redirects(cmd: Cmd, where: Where) -> list[Hit]:
 def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
     place, full = classify(target, where, cmd.cwd)
     if is_history_file(full) and not append:
-        return _hit(
+        return Hit.destructive(
             "GATE-HISTORY-WIPE",
             P_BLOCK,
             cmd,
             f"Overwriting {full} wipes the user's shell history. Leave it alone.",
         )
     if place is Place.DEVICE:
-        return _hit(
+        return Hit.destructive(
             "GATE-DISK-WRITE",
             P_BLOCK,
             cmd,
             f"Writing to the device {full} destroys the filesystem on it.",
         )
     if place is Place.SYSTEM:
-        return _hit(
+        return Hit.destructive(
             "GATE-OVERWRITE-SYSTEM",
             P_BLOCK,
             cmd,
@@ -232,13 +228,13 @@ def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
         )
     if place is Place.HOME_DOT:
         if append:
-            return _hit(
+            return Hit.destructive(
                 "GATE-APPEND-DOTFILE",
                 P_WARN,
                 cmd,
                 f"This changes {full}, the user's own configuration. Check they want it.",
             )
-        return _hit(
+        return Hit.destructive(
             "GATE-OVERWRITE-DOTFILE",
             P_BLOCK,
             cmd,
@@ -246,7 +242,7 @@ def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
             "user's consent, or append instead of truncating.",
         )
     if place in (Place.HOME_OTHER, Place.OUTSIDE) and not append:
-        return _hit(
+        return Hit.destructive(
             "GATE-OVERWRITE-OUTSIDE", P_WARN, cmd, f"This overwrites {full}, outside the project."
         )
     return None
@@ -278,7 +274,7 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
             or (place is Place.SYSTEM and full.count("/") <= 2)
         ):
             hits.append(
-                _hit(
+                Hit.destructive(
                     "GATE-PERMS-SYSTEM",
                     P_BLOCK,
                     cmd,
@@ -292,7 +288,7 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
             and not (cmd.name == "chmod" and _ordinary_mode(mode) and not is_secret_file(full))
         ):
             hits.append(
-                _hit(
+                Hit.destructive(
                     "GATE-PERMS-SENSITIVE",
                     P_WARN,
                     cmd,
@@ -305,7 +301,7 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
             or "s" in mode.split("+")[-1:][0]
         ):
             hits.append(
-                _hit(
+                Hit.destructive(
                     "GATE-PERMS-SETUID",
                     P_WARN,
                     cmd,
@@ -346,7 +342,7 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
                 Place.HOME_DOT,
             ):
                 hits.append(
-                    _hit(
+                    Hit.destructive(
                         "GATE-MOVE-AWAY",
                         P_BLOCK,
                         cmd,
@@ -362,7 +358,7 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
         return hits + ([hit] if hit is not None else [])
     if dplace is Place.SYSTEM or dplace is Place.DEVICE:
         hits.append(
-            _hit(
+            Hit.destructive(
                 "GATE-OVERWRITE-SYSTEM",
                 P_BLOCK,
                 cmd,
@@ -371,7 +367,7 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
         )
     elif dplace is Place.HOME_DOT and cmd.name in ("cp", "mv", "ln", "install", "rsync"):
         hits.append(
-            _hit(
+            Hit.destructive(
                 "GATE-OVERWRITE-DOTFILE",
                 P_WARN,
                 cmd,
@@ -392,7 +388,7 @@ def rsync(cmd: Cmd, where: Where) -> list[Hit]:
     if place in _FINE or ":" in paths[-1]:
         return []
     return [
-        _hit(
+        Hit.destructive(
             "GATE-RSYNC-DELETE",
             P_BLOCK,
             cmd,
@@ -443,7 +439,7 @@ def sed_inplace(cmd: Cmd, where: Where) -> list[Hit]:
                 hits.append(hit)
         elif place is Place.SYSTEM:
             hits.append(
-                _hit(
+                Hit.destructive(
                     "GATE-OVERWRITE-SYSTEM",
                     P_BLOCK,
                     cmd,
@@ -452,7 +448,7 @@ def sed_inplace(cmd: Cmd, where: Where) -> list[Hit]:
             )
         elif place is Place.HOME_DOT:
             hits.append(
-                _hit(
+                Hit.destructive(
                     "GATE-WRITE-DOTFILE",
                     P_WARN,
                     cmd,
@@ -469,7 +465,7 @@ def dd(cmd: Cmd, where: Where) -> list[Hit]:
             place, full = classify(a[3:], where, cmd.cwd)
             if place in (Place.DEVICE, Place.SYSTEM, Place.ROOT):
                 return [
-                    _hit(
+                    Hit.destructive(
                         "GATE-DISK-DD",
                         P_BLOCK,
                         cmd,
@@ -523,7 +519,7 @@ def disk(cmd: Cmd, where: Where) -> list[Hit]:
             if place in (Place.INSIDE, Place.TEMP) and not targets[-1].startswith("/dev/"):
                 return []
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-DISK-FORMAT",
                 P_BLOCK,
                 cmd,
@@ -554,7 +550,7 @@ def disk(cmd: Cmd, where: Where) -> list[Hit]:
         if not cmd.args or any(a in _READ_ONLY_DISK for a in cmd.args):
             return []
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-DISK-FORMAT",
                 P_BLOCK,
                 cmd,

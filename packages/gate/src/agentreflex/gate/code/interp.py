@@ -5,8 +5,8 @@ another spelling.  Instead of a separate rule set per language, the calls
 that matter are found and each is translated back into the shell command it
 amounts to, which then goes through the ordinary rules.  :func:`effects` reads
 the code with a parser where there is one (Python's ``ast`` in
-:mod:`agentreflex.gate.pycode`, tree-sitter grammars in
-:mod:`agentreflex.gate.tscode`), which folds names and concatenations and
+:mod:`agentreflex.gate.code.pycode`, tree-sitter grammars in
+:mod:`agentreflex.gate.code.tscode`), which folds names and concatenations and
 tells a call from a string that merely mentions one; the regex :func:`scan`
 below is the fallback for code that does not parse and other interpreters,
 and still supplies reads, exfiltration and fork loops:
@@ -188,12 +188,12 @@ def _parsed(code: str, lang: str) -> list[Effect] | None:
 
 def _parse(code: str, lang: str) -> list[Effect] | None:
     if lang in PYTHONS:
-        from agentreflex.gate import pycode  # only for Python code
+        from agentreflex.gate.code import pycode  # only for Python code
 
         return pycode.effects(code)
     if lang not in GRAMMARS:
         return None
-    from agentreflex.gate import tscode  # only for code of the other languages
+    from agentreflex.gate.code import tscode  # only for code of the other languages
 
     return tscode.effects(code, GRAMMARS[lang])
 

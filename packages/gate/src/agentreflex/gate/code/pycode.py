@@ -1,6 +1,6 @@
 """Python code read with the stdlib ``ast``: the calls that run programs or change files.
 
-The regex scan of :mod:`agentreflex.gate.interp` sees ``os.system("rm -rf /")``
+The regex scan of :mod:`agentreflex.gate.code.interp` sees ``os.system("rm -rf /")``
 but not ``p = "/etc"; shutil.rmtree(p)``, ``import shutil as s``, ``"rm -rf " +
 "/"`` or ``base64.b64decode("cm0g...")``; and it cannot tell a call from a string
 that merely mentions one (``print("os.system('rm -rf /')")``).  Here the code is
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import ast
 
-from agentreflex.gate.interp import SDK_DESTRUCTIVE, Effect
+from agentreflex.gate.code.interp import SDK_DESTRUCTIVE, Effect
 from agentreflex.gate.model import UNKNOWN, has_marker
-from agentreflex.gate.words import quote
+from agentreflex.gate.shell.words import quote
 
 # Calls whose first argument is a shell command line.
 _SHELL_STRING = frozenset(

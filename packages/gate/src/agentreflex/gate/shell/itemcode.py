@@ -15,9 +15,9 @@ Only imported when a command runs ``xargs`` or ``parallel``.
 from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate import interp
-from agentreflex.gate.fanout import FIND_VALUED
-from agentreflex.gate.wrappers import peel
+from agentreflex.gate.code import interp
+from agentreflex.gate.shell.fanout import FIND_VALUED
+from agentreflex.gate.shell.wrappers import peel
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash"})
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
@@ -154,7 +154,7 @@ def _find(args: list[str], replace: str) -> bool:
 def _git(args: list[str], replace: str) -> bool:
     """``xargs git ...``: an item as the subcommand, or put among a writing subcommand's
     options by a replace string (``-I{} git reset {}``)."""
-    from agentreflex.gate import rules_git  # imported with the git rules
+    from agentreflex.gate.rules import git as rules_git  # imported with the git rules
 
     sub, rest, _ = rules_git.split(args)
     if not sub or (replace and replace in sub):

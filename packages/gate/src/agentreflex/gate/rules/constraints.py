@@ -15,7 +15,7 @@ import re
 
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import CONSTRAINT, Cmd, Hit
-from agentreflex.gate.paths import Where, resolve
+from agentreflex.gate.shell.paths import Where, resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

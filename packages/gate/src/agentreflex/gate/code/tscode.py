@@ -1,6 +1,6 @@
 """JavaScript, Ruby, Perl, PHP and Lua code read with their tree-sitter grammars.
 
-The counterpart of :mod:`agentreflex.gate.pycode` for the other interpreters
+The counterpart of :mod:`agentreflex.gate.code.pycode` for the other interpreters
 a one-liner can use (``node -e``, ``deno eval``, ``bun -e``, ``ruby -e``,
 ``perl -e``, ``php -r``, ``lua -e``): the code is parsed, walked in order,
 simple assignments are remembered (``my $x = "/etc"``, ``const cp =
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.gate.interp import SDK_DESTRUCTIVE, Effect
+from agentreflex.gate.code.interp import SDK_DESTRUCTIVE, Effect
 from agentreflex.gate.model import UNKNOWN, has_marker
-from agentreflex.gate.words import quote
+from agentreflex.gate.shell.words import quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def effects(code: str, grammar: str, depth: int = 0) -> list[Effect] | None:
     if grammar not in _PACKAGES:
         return None
     try:
-        from agentreflex.gate import _tree
+        from agentreflex.gate.shell import parser as _tree
 
         parser = _tree.grammar_parser(*_PACKAGES[grammar])
         source = code.encode("utf-8", "surrogatepass")
@@ -541,7 +541,7 @@ class _Reader:
         if kind in _STRINGS:
             return self.string(node)
         if kind not in _VARIABLES and node.end_byte - node.start_byte < 80:
-            from agentreflex.gate.interp import spelled_home_or_root
+            from agentreflex.gate.code.interp import spelled_home_or_root
 
             spelled = spelled_home_or_root(self.text(node))
             if spelled:

@@ -18,14 +18,14 @@ name.
 from __future__ import annotations
 
 from agentreflex.gate.model import ASK, P_BLOCK, Cmd, Hit
-from agentreflex.gate.programs import DERIVED_HEADS
+from agentreflex.gate.rules.programs import DERIVED_HEADS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agentreflex.gate.paths import Where
-    from agentreflex.gate.walkstate import WalkerBase
+    from agentreflex.gate.shell.paths import Where
+    from agentreflex.gate.shell.walkstate import WalkerBase
 
     Rules = Callable[[list[Cmd], Where, dict[str, str]], list[Hit]]
 

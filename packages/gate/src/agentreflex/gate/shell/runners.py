@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate import interp, pipes
+from agentreflex.gate.code import interp
 from agentreflex.gate.model import (
     DATA,
     DESTRUCTIVE,
@@ -24,9 +24,10 @@ from agentreflex.gate.model import (
     Cmd,
     has_marker,
 )
-from agentreflex.gate.paths import resolve
-from agentreflex.gate.walkstate import WalkerBase
-from agentreflex.gate.words import SETUP, quote
+from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell.paths import resolve
+from agentreflex.gate.shell.walkstate import WalkerBase
+from agentreflex.gate.shell.words import SETUP, quote
 
 # awk's own ways to run shell: `"cmd" | getline`, `print "cmd" | "sh"` and
 # `print ... | "cmd"` (the quoted command runs, fed what is printed)
@@ -168,7 +169,7 @@ class RunnersMixin(WalkerBase):
 
     def ssh(self, cmd: Cmd, depth: int) -> None:
         """``ssh host CMD``: the remote shell parses CMD in the remote home directory."""
-        from agentreflex.gate import remote  # only for ssh and container commands
+        from agentreflex.gate.shell import remote  # only for ssh and container commands
 
         script = remote.ssh_command(cmd.args)
         if script is None:
@@ -182,7 +183,7 @@ class RunnersMixin(WalkerBase):
 
     def container(self, cmd: Cmd, depth: int) -> None:
         """``docker run/exec``, ``compose run/exec``, ``kubectl exec/run``: the command inside."""
-        from agentreflex.gate import remote  # only for ssh and container commands
+        from agentreflex.gate.shell import remote  # only for ssh and container commands
 
         found = remote.container_command(cmd.name, cmd.args, self.where, cmd.cwd)
         if found is None:
@@ -257,7 +258,9 @@ class RunnersMixin(WalkerBase):
         variables; ``git config KEY VALUE`` stores one for later runs.  Each
         program is judged as the shell command git would hand to ``sh -c``.
         """
-        from agentreflex.gate import rules_git  # imported with the git rules, for git commands
+        from agentreflex.gate.rules import (
+            git as rules_git,  # imported with the git rules, for git commands
+        )
 
         env = {**self.state.vars, **cmd.assigns}
         sub, rest, aliases = rules_git.split(cmd.args, env)
@@ -287,7 +290,7 @@ class RunnersMixin(WalkerBase):
         """A program a setting runs (git's ssh command, a shell's startup file):
         the user sees only the outer command, so a file the gate cannot read is asked
         about rather than trusted."""
-        from agentreflex.gate import scripts  # only for commands with such a setting
+        from agentreflex.gate.code import scripts  # only for commands with such a setting
 
         if "/" not in program or has_marker(program):
             return True  # a program on PATH is judged as the command it is
@@ -307,7 +310,7 @@ class RunnersMixin(WalkerBase):
 
     def exec_options(self, cmd: Cmd, depth: int) -> None:
         """Commands a tool runs through its own options (tar --to-command, sed e, vim -c '!')."""
-        from agentreflex.gate import execopts  # only for the tools it lists
+        from agentreflex.gate.shell import execopts  # only for the tools it lists
 
         for script in execopts.commands(cmd.name, cmd.args):
             self._shell_string(script, [], cmd, depth, f"{cmd.name} option")
@@ -325,7 +328,7 @@ class RunnersMixin(WalkerBase):
 
     def crontab(self, cmd: Cmd, depth: int) -> None:
         """``crontab FILE`` / ``... | crontab -``: every entry installed will run."""
-        from agentreflex.gate import execopts
+        from agentreflex.gate.shell import execopts
 
         words = [a for a in cmd.args if not a.startswith("-") or a == "-"]
         if any(a in ("-l", "-r", "-e") for a in cmd.args):
@@ -455,7 +458,7 @@ class RunnersMixin(WalkerBase):
 
     def _script_on_disk(self, path: str, cmd: Cmd, depth: int) -> None:
         """A file written earlier (by another tool call, or by anyone): read it, bounded."""
-        from agentreflex.gate import scripts  # only for commands that run a local file
+        from agentreflex.gate.code import scripts  # only for commands that run a local file
 
         if path in self._reading:
             return  # a script that runs itself: judged once
@@ -465,7 +468,7 @@ class RunnersMixin(WalkerBase):
         self._read_file(path, content, cmd, depth, "script")
 
     def _read_file(self, path: str, content: str, cmd: Cmd, depth: int, what: str) -> None:
-        from agentreflex.gate import scripts
+        from agentreflex.gate.code import scripts
 
         if content == scripts.UNREADABLE:
             self._hit(
@@ -487,7 +490,7 @@ class RunnersMixin(WalkerBase):
 
     def make(self, cmd: Cmd, depth: int) -> None:
         """``make [target]``: the recipes it runs, read from the Makefile."""
-        from agentreflex.gate import scripts
+        from agentreflex.gate.code import scripts
 
         written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
         text, path = scripts.make_recipes(cmd.args, cmd.cwd, written)
@@ -498,7 +501,7 @@ class RunnersMixin(WalkerBase):
 
     def package_script(self, cmd: Cmd, depth: int) -> None:
         """``npm test`` / ``npm|pnpm|yarn|bun run X``: the package.json script it runs."""
-        from agentreflex.gate import scripts
+        from agentreflex.gate.code import scripts
 
         written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
         text, path = scripts.package_script(cmd.name, cmd.args, cmd.cwd, written)
@@ -510,7 +513,7 @@ class RunnersMixin(WalkerBase):
     def python_files(self, cmd: Cmd, depth: int) -> None:
         """``pytest`` (its conftest.py files) and ``pip install .`` (setup.py):
         the Python a project file runs, judged as interpreter code."""
-        from agentreflex.gate import scripts
+        from agentreflex.gate.code import scripts
 
         entry = python_entry(cmd.argv)
         if entry is None:
@@ -634,7 +637,7 @@ class RunnersMixin(WalkerBase):
 
     def _code(self, code: str, cmd: Cmd, depth: int, lang: str) -> None:
         via = f"{lang} code"
-        from agentreflex.gate import selfguard  # interpreter code is rare; imported for it
+        from agentreflex.gate.rules import selfguard  # interpreter code is rare; imported for it
 
         found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text)
         if found is not None:

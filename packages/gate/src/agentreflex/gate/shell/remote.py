@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from agentreflex.core.record import field, record
 from agentreflex.gate.model import UNKNOWN
-from agentreflex.gate.paths import Where, resolve
+from agentreflex.gate.shell.paths import Where, resolve
 
 # A fresh container's own filesystem: as disposable as a temp directory.
 CONTAINER_PRIVATE = "/tmp/.container"

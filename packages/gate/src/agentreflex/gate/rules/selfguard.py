@@ -29,7 +29,8 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.guarded import (
+from agentreflex.gate.model import ASK, DESCENDANT, Cmd, Hit
+from agentreflex.gate.rules.guarded import (
     DELETE,
     GLOB_CHARS,
     WRITE,
@@ -38,8 +39,7 @@ from agentreflex.gate.guarded import (
     reached,
     real_path,
 )
-from agentreflex.gate.model import ASK, DESCENDANT, Cmd, Hit
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 RULE = "GATE-SELF-PROTECT"
 RULE_DISABLE = "GATE-SELF-DISABLE"
@@ -74,7 +74,7 @@ def _ours(word: str) -> bool:
 
 def disable_reason(cmd: Cmd) -> str:
     """Why ``cmd`` uninstalls, disables or approves agentreflex; ``""`` when it does not."""
-    from agentreflex.gate.changes import operands  # shell commands only, not file tools
+    from agentreflex.gate.shell.changes import operands  # shell commands only, not file tools
 
     name, args = cmd.name, cmd.args
     if name.startswith(("python", "pypy")) and args[:1] == ["-m"] and len(args) > 1:
@@ -213,7 +213,7 @@ def key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
 
 def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
     """Every executed command that changes the guard's files, reads its key, or switches it off."""
-    from agentreflex.gate.changes import effects  # shell commands only, not file tools
+    from agentreflex.gate.shell.changes import effects  # shell commands only, not file tools
 
     hits: list[Hit] = []
     for cmd in cmds:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import posixpath
 
-from agentreflex.gate.guarded import (
+from agentreflex.gate.model import Cmd, has_marker
+from agentreflex.gate.rules.guarded import (
     DELETE,
     EXTRACT,
     LINK_TARGET,
@@ -27,8 +28,7 @@ from agentreflex.gate.guarded import (
     under,
     walk_files,
 )
-from agentreflex.gate.model import Cmd, has_marker
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
 
 def _xargs_template(args: list[str]) -> list[str]:
     """The command xargs runs, with ``{}`` where each item goes."""
-    from agentreflex.gate.fanout import split_xargs
+    from agentreflex.gate.shell.fanout import split_xargs
 
     replace, rest = split_xargs(args)
     if not rest:
@@ -142,7 +142,7 @@ def _xargs_template(args: list[str]) -> list[str]:
 
 def _inert(name: str, args: list[str]) -> bool:
     """A dry run or help changes nothing (what it redirects still counts)."""
-    from agentreflex.gate.inert import inert
+    from agentreflex.gate.shell.inert import inert
 
     return bool(inert(name, args))
 
@@ -276,7 +276,7 @@ def _perl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     flags = _short_flags([a for a in args if not a.startswith("-e")])
     if "i" not in flags:
         return []
-    from agentreflex.gate.interp import code_argument
+    from agentreflex.gate.code.interp import code_argument
 
     code, rest = code_argument("perl", args)
     files = rest if code is not None else rest[1:]

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from agentreflex.gate import pipes
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
-from agentreflex.gate.paths import Where
-
-
-def _hit(rule: str, p: float, cmd: Cmd, message: str) -> Hit:
-    return Hit(rule, DESTRUCTIVE, p, cmd.text, message)
+from agentreflex.gate.model import P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell.paths import Where
 
 
 def power(cmd: Cmd, where: Where) -> list[Hit]:
@@ -27,7 +23,7 @@ def power(cmd: Cmd, where: Where) -> list[Hit]:
         )
     ):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-POWER",
                 P_BLOCK,
                 cmd,
@@ -40,12 +36,16 @@ def power(cmd: Cmd, where: Where) -> list[Hit]:
 def kill(cmd: Cmd, where: Where) -> list[Hit]:
     name, args = cmd.name, cmd.args
     if name == "killall5":
-        return [_hit("GATE-KILL-ALL", P_BLOCK, cmd, "This kills every process on the machine.")]
+        return [
+            Hit.destructive(
+                "GATE-KILL-ALL", P_BLOCK, cmd, "This kills every process on the machine."
+            )
+        ]
     if name == "kill":
         targets = [a for a in args if not a.startswith("-") or a == "-1"]
         if "-1" in targets[1:] or "-1" in args[1:] or targets == ["1"] or "1" in targets:
             return [
-                _hit(
+                Hit.destructive(
                     "GATE-KILL-ALL",
                     P_BLOCK,
                     cmd,
@@ -69,7 +69,7 @@ def kill(cmd: Cmd, where: Where) -> list[Hit]:
         for a in args
     ):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-KILL-SYSTEM",
                 P_BLOCK,
                 cmd,
@@ -81,7 +81,9 @@ def kill(cmd: Cmd, where: Where) -> list[Hit]:
         and any(a in ("-u", "-U") for a in args)
         and not any(not a.startswith("-") for a in args[args.index("-u") + 2 :] if "-u" in args)
     ):
-        return [_hit("GATE-KILL-ALL", P_BLOCK, cmd, "This kills every process of a user.")]
+        return [
+            Hit.destructive("GATE-KILL-ALL", P_BLOCK, cmd, "This kills every process of a user.")
+        ]
     return []
 
 
@@ -109,7 +111,7 @@ def services(cmd: Cmd, where: Where) -> list[Hit]:
 
 
 def _ssh(cmd: Cmd) -> Hit:
-    return _hit(
+    return Hit.destructive(
         "GATE-SSHD-STOP",
         P_BLOCK,
         cmd,
@@ -141,7 +143,7 @@ def firewall(cmd: Cmd, where: Where) -> list[Hit]:
         flush = any(a in ("-F", "-d") for a in args)
     if flush:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-FIREWALL-FLUSH",
                 P_BLOCK,
                 cmd,
@@ -166,7 +168,7 @@ def cron(cmd: Cmd, where: Where) -> list[Hit]:
     )
     if emptied:
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-CRONTAB-REMOVE",
                 P_BLOCK,
                 cmd,
@@ -179,7 +181,7 @@ def cron(cmd: Cmd, where: Where) -> list[Hit]:
         for a in cmd.args
     ):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-CRONTAB-REMOVE",
                 P_BLOCK,
                 cmd,
@@ -194,7 +196,7 @@ def history(cmd: Cmd, where: Where) -> list[Hit]:
     args = cmd.args
     if cmd.name == "history" and any(a in ("-c", "-cw", "-wc") or a.startswith("-d") for a in args):
         return [
-            _hit(
+            Hit.destructive(
                 "GATE-HISTORY-WIPE",
                 P_BLOCK,
                 cmd,
@@ -202,7 +204,7 @@ def history(cmd: Cmd, where: Where) -> list[Hit]:
             )
         ]
     if cmd.name == "unset" and "HISTFILE" in args:
-        return [_hit("GATE-HISTORY-WIPE", P_WARN, cmd, "This disables shell history.")]
+        return [Hit.destructive("GATE-HISTORY-WIPE", P_WARN, cmd, "This disables shell history.")]
     return []
 
 
@@ -210,5 +212,5 @@ def fork_bomb_text(cmd: Cmd, where: Where) -> list[Hit]:
     """The classic one-liner even when a parser recovers it oddly."""
     squeezed = cmd.text.replace(" ", "")
     if ":(){:|:&};:" in squeezed or "(){:|:&}" in squeezed:
-        return [_hit("GATE-FORK-BOMB", P_BLOCK, cmd, "This is a fork bomb.")]
+        return [Hit.destructive("GATE-FORK-BOMB", P_BLOCK, cmd, "This is a fork bomb.")]
     return []

@@ -26,13 +26,13 @@ from __future__ import annotations
 import os
 
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_DIR = os.path.join(os.path.dirname(__file__), "packs")
+_DIR = os.path.dirname(__file__)
 _INDEX: dict[str, str] = {}
 _FAMILIES: dict[str, dict[str, Any]] = {}
 _DRY_RUN = ("--dry-run", "--dryrun")
@@ -147,7 +147,7 @@ def _matches(entry: dict[str, Any], words: list[str], cmd: Cmd) -> bool:
 
 
 def _stdin_holds(cmd: Cmd, needles: list[str]) -> bool:
-    from agentreflex.gate import pipes
+    from agentreflex.gate.shell import pipes
 
     text = cmd.stdin_text or pipes.output_text(cmd.stdin_from, {}) or ""
     low = text.lower()

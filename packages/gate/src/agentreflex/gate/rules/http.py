@@ -7,7 +7,7 @@ not load the other remote rules (see tests/test_reflex_imports.py).
 from __future__ import annotations
 
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, Cmd, Hit
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 # Endpoints that delete or close data when POSTed/PUT to (search engines,
 # Jenkins, Prometheus, Meilisearch, cluster-wide settings).

@@ -13,7 +13,7 @@ import time
 
 from agentreflex.core.record import field, record
 from agentreflex.gate.model import ASK, Cmd, Hit
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class WalkerBase:
         self.hits.append(Hit(rule, category, p, segment, message))
 
     if TYPE_CHECKING:
-        # Provided by :class:`agentreflex.gate.walker.Walker`; declared here so the
+        # Provided by :class:`agentreflex.gate.shell.walker.Walker`; declared here so the
         # parts that recurse into the walk type-check on their own.
 
         def run(self, source: str, depth: int = 0, via: str = "") -> None: ...

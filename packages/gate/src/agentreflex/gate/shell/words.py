@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate import braces, pipes
-from agentreflex.gate._tree import node_text
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
-from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, WalkerBase
+from agentreflex.gate.shell import braces, pipes
+from agentreflex.gate.shell.parser import node_text
+from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, WalkerBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

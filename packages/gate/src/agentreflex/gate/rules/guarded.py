@@ -15,7 +15,7 @@ import posixpath
 
 from agentreflex.core import userdirs
 from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN, has_marker
-from agentreflex.gate.paths import Where, resolve
+from agentreflex.gate.shell.paths import Where, resolve
 
 # What a command does to a path.  The effects in ``_BELOW`` on a folder reach
 # everything under it (deleting ``~/.claude`` deletes its settings.json).

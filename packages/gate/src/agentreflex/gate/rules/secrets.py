@@ -1,7 +1,7 @@
 """Secret exposure: secret files read into the transcript or a network sink,
 credentials sent out, real secrets written into files or typed on command lines.
 
-Secret *literals* are found by :func:`agentreflex.gate.literals.find_secrets`
+Secret *literals* are found by :func:`agentreflex.gate.rules.literals.find_secrets`
 (core's redaction rules, so the gate and the log redactor agree on what a
 secret is).
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.literals import find_secrets
 from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
-from agentreflex.gate.paths import Where, classify, is_secret_file
+from agentreflex.gate.rules.literals import find_secrets
+from agentreflex.gate.shell.paths import Where, classify, is_secret_file
 
 __all__ = ["find_secrets", "network_fed", "secret_printer", "shell_hits", "written_secret"]
 

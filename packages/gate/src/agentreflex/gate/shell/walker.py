@@ -32,15 +32,16 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate import interp, pipes
-from agentreflex.gate._tree import node_text, parse
-from agentreflex.gate.fanout import FanOutMixin
+from agentreflex.gate.code import interp
 from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
-from agentreflex.gate.paths import resolve
-from agentreflex.gate.runners import RunnersMixin, python_entry
-from agentreflex.gate.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
-from agentreflex.gate.words import WordsMixin, quote
-from agentreflex.gate.wrappers import peel
+from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell.fanout import FanOutMixin
+from agentreflex.gate.shell.parser import node_text, parse
+from agentreflex.gate.shell.paths import resolve
+from agentreflex.gate.shell.runners import RunnersMixin, python_entry
+from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
+from agentreflex.gate.shell.words import WordsMixin, quote
+from agentreflex.gate.shell.wrappers import peel
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -622,11 +623,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
     def _derived(self, cmd: Cmd, depth: int) -> None:
         """An unknown program handed a guarded command line (:mod:`derived`)."""
-        from agentreflex.gate.programs import DERIVED_HEADS
+        from agentreflex.gate.rules.programs import DERIVED_HEADS
 
         if not (cmd.args and (cmd.args[0] in DERIVED_HEADS or "--" in cmd.args)):
             return
-        from agentreflex.gate import analyze, derived
+        from agentreflex.gate import analyze
+        from agentreflex.gate.rules import derived
 
         if derived.wanted(cmd, analyze.known_program(cmd.name)):
             derived.check(self, cmd, depth, analyze.rules_for)
@@ -698,7 +700,7 @@ def _unknown_option(cmd: Cmd, name: str) -> bool:
         return False
     args = cmd.args
     if name == "git":
-        from agentreflex.gate import rules_git  # imported with the git rules
+        from agentreflex.gate.rules import git as rules_git  # imported with the git rules
 
         sub, rest, _ = rules_git.split(args)
         options = rest[: rest.index("--")] if "--" in rest else rest

@@ -61,7 +61,7 @@ def _unescape(text: str) -> str:
     so ``printf '\\x72\\x6d -rf /' | sh`` is seen as the ``rm`` it runs."""
     if "\\" not in text:
         return text
-    from agentreflex.gate.words import ansi_c  # words imports this module
+    from agentreflex.gate.shell.words import ansi_c  # words imports this module
 
     return ansi_c(text.replace("\\0", "\\"))  # echo -e spells octal \\0NNN
 
