@@ -95,3 +95,32 @@ def test_find_deletes_in_safe_trees(root: str, deleter: str) -> None:
         f"find {root} -name '*.o' {deleter}", cwd=CWD, home=HOME, project=CWD
     )
     assert verdict == "ALLOW"
+
+
+def test_a_commands_effects_are_worked_out_once_per_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the self-guard and the instructions reflex both ask, about the same Cmd objects
+    from agentreflex.gate.model import Cmd
+    from agentreflex.gate.shell import changes
+    from agentreflex.gate.shell.paths import Where
+
+    calls: list[str] = []
+    real = changes._effects
+
+    def counted(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
+        calls.append(cmd.text)
+        return real(cmd, where)
+
+    monkeypatch.setattr(changes, "_effects", counted)
+    where = Where(cwd="/p", project="/p", home="/home/u")
+    cmd = Cmd(argv=["rm", "-rf", "build"], text="rm -rf build", cwd="/p")
+    first = changes.effects(cmd, where)
+    first.append(("mutated by a caller", "", ""))
+    assert changes.effects(cmd, where) == [("build", changes.DELETE, "/p")]
+    assert calls == ["rm -rf build"]
+    # an equal command that is another object, or another place, is worked out again
+    twin = Cmd(argv=["rm", "-rf", "build"], text="rm -rf build", cwd="/p")
+    assert changes.effects(twin, where) == changes.effects(cmd, where)
+    changes.effects(cmd, Where(cwd="/q", project="/q", home="/home/u"))
+    assert len(calls) == 3

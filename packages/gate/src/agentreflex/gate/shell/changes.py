@@ -107,8 +107,26 @@ def _short_values(args: list[str], valued: str) -> list[str]:
     return out
 
 
+# The gate's self-guard and the instructions reflex both ask for the effects of
+# the same commands (one shell analysis per event is shared): answered once.
+# Entries hold their command, so an id is never reused while it is cached.
+_SEEN: dict[int, tuple[Cmd, Where, list[tuple[str, str, str]]]] = {}
+_SEEN_MAX = 64
+
+
 def effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
     """``(path, effect, cwd)`` for every path ``cmd`` changes (paths as written)."""
+    seen = _SEEN.get(id(cmd))
+    if seen is not None and seen[0] is cmd and seen[1] == where:
+        return list(seen[2])
+    out = _effects(cmd, where)
+    if len(_SEEN) >= _SEEN_MAX:
+        _SEEN.clear()
+    _SEEN[id(cmd)] = (cmd, where, out)
+    return list(out)
+
+
+def _effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
     cwd = cmd.cwd
     out: list[tuple[str, str, str]] = []
     for op, target in cmd.redirects:
