@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "packages" / "core" / "src"))
 
 from agentreflex.core import redact as R  # noqa: E402
+from agentreflex.core.secret_rules_context import is_placeholder  # noqa: E402
 
 _ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
@@ -138,7 +139,7 @@ def rule_positives(per_rule: int, seed: int = 23) -> dict[str, list[tuple[str, s
                 continue
             start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
             secret = text[start:end]
-            if len(secret) >= 6 and not R._is_placeholder(secret):
+            if len(secret) >= 6 and not is_placeholder(secret):
                 picked.append((text, secret))
             if len(picked) >= per_rule:
                 break
@@ -296,7 +297,9 @@ def evaluate(per_rule: int, show: bool = False) -> dict[str, float]:
                 else:
                     found += 1
     shape_found = sum(secret not in redact(text) for text, secret in COMMAND_SHAPES)
-    print(f"rules: {len(positives)} ({len(R.RULES)} generated, {len(R._RULES)} core)")
+    print(
+        f"rules: {len(positives)} ({len(R.RULES)} generated, {len(R._RULES)} core: extra and context)"
+    )
     print(f"rules with fewer than {per_rule} generated positives: {len(ungenerated)}")
     if ungenerated:
         print("  " + ", ".join(ungenerated))
