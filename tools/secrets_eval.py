@@ -118,10 +118,11 @@ def rule_positives(per_rule: int, seed: int = 23) -> dict[str, list[tuple[str, s
     """rule id -> [(text, secret)]: ``per_rule`` secrets each rule itself accepts."""
     rng = random.Random(seed)
     out: dict[str, list[tuple[str, str]]] = {}
-    for index, (rid, regex, _, requires, *_rest) in enumerate(R.RULES):
+    for index, (rid, regex, _, requires, *_rest, origin) in enumerate(R.RULES):
         lead = f"{requires[0]} " if requires else ""
         picked: list[tuple[str, str]] = []
-        for cand in generate(regex, re.ASCII, rng):
+        flags = re.ASCII if origin == "gitleaks" else 0
+        for cand in generate(regex, flags, rng):
             text = lead + cand
             spans = [m for m in R._generated_matches(index, text) if m.rule == rid]
             if spans:
@@ -130,7 +131,7 @@ def rule_positives(per_rule: int, seed: int = 23) -> dict[str, list[tuple[str, s
                     picked.append((text, secret))
             if len(picked) >= per_rule:
                 break
-        out[rid] = picked
+        out[rid if origin == "gitleaks" else f"core:{rid}"] = picked
     for rid, pattern in R._RULES:
         picked = []
         for text in generate(pattern.pattern, pattern.flags, rng):
@@ -297,8 +298,10 @@ def evaluate(per_rule: int, show: bool = False) -> dict[str, float]:
                 else:
                     found += 1
     shape_found = sum(secret not in redact(text) for text, secret in COMMAND_SHAPES)
+    core = sum(rule[10] == "core" for rule in R.RULES)
     print(
-        f"rules: {len(positives)} ({len(R.RULES)} generated, {len(R._RULES)} core: extra and context)"
+        f"rules: {len(positives)} ({len(R.RULES) - core} from gitleaks, {core} core's extension, "
+        f"{len(R._RULES)} context)"
     )
     print(f"rules with fewer than {per_rule} generated positives: {len(ungenerated)}")
     if ungenerated:

@@ -12,7 +12,7 @@ import re
 
 import pytest
 from agentreflex.core import redact as redact_mod
-from agentreflex.core.lazyre import fold
+from agentreflex.core.lazyre import LazyPattern, fold
 from agentreflex.core.redact import (
     GENERIC_RULES,
     REDACTED,
@@ -21,8 +21,8 @@ from agentreflex.core.redact import (
     redact,
     redact_obj,
 )
+from agentreflex.core.secret_rules import RULES
 from agentreflex.core.secret_rules_context import CONTEXT_RULES
-from agentreflex.core.secret_rules_extra import EXTRA_RULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +34,11 @@ def rep(alphabet: str, n: int) -> str:
     """``n`` characters cycling through ``alphabet`` (deterministic, obviously fake)."""
     return (alphabet * (n // len(alphabet) + 1))[:n]
 
+
+# core's own rules: its extension of gitleaks' formats (first in the generated
+# table, from tools/secret_rules_extra.toml) and the context rules.
+EXTENSION = [(rule[0], LazyPattern(rule[1], 0, rule[2])) for rule in RULES if rule[10] == "core"]
+OWN_RULES = EXTENSION + list(CONTEXT_RULES)
 
 # rule id -> (text containing a secret, the secret part that must disappear)
 SAMPLES: dict[str, tuple[str, str]] = {}
@@ -191,9 +196,9 @@ LEFT_TO_GITLEAKS: dict[str, tuple[list[tuple[str, str]], set[str]]] = {
     "linear-api-key": ([(f"linear {_linear}", _linear)], {"linear-api-key"}),
 }
 
-# For every rule kept in secret_rules_extra, a real token (or a real place of
-# one) that the generated rules alone miss or only partly redact: the reason
-# the rule exists.  Defaults to the rule's sample.
+# For every rule of core's extension (tools/secret_rules_extra.toml), a real
+# token (or a real place of one) that gitleaks' rules alone miss or only partly
+# redact: the reason the rule exists.  Defaults to the rule's sample.
 WITNESSES: dict[str, tuple[str, str]] = {
     "private-key": (f"-----BEGIN OPENSSH PRIVATE KEY-----\n{_pem_body}", _pem_body),
     "github-pat": (f"token {_ghp}{rep(ALNUM, 8)}", _ghp + rep(ALNUM, 8)),
@@ -224,7 +229,7 @@ WITNESSES: dict[str, tuple[str, str]] = {
 
 
 def test_every_rule_has_a_sample() -> None:
-    rule_ids = {rule for rule, _ in redact_mod._RULES}
+    rule_ids = {rule for rule, _ in OWN_RULES}
     assert len(rule_ids) >= 30
     assert set(SAMPLES) == rule_ids
 
@@ -248,7 +253,7 @@ def test_every_match_contains_one_of_its_rules_hints(rule: str) -> None:
     """The per-rule hints are a pre-filter only: they never hide a match."""
     text, _ = SAMPLES[rule]
     for variant in (text, text.upper(), text.lower(), f'{{"cmd": "{text}"}}'):
-        for name, pattern in redact_mod._RULES:
+        for name, pattern in OWN_RULES:
             for m in pattern.compiled.finditer(variant):
                 assert pattern.possible(m.group(0)), (name, variant)
 
@@ -277,12 +282,13 @@ def test_each_sample_is_found_escaped_twice_or_glued_to_an_escape(rule: str) -> 
         assert secret not in out and json.dumps(secret)[1:-1] not in out, wrapped
 
 
-def _generated_only(text: str) -> list[tuple[int, int]]:
-    """The spans gitleaks' generated rules alone find in ``text``."""
+def _gitleaks_only(text: str) -> list[tuple[int, int]]:
+    """The spans gitleaks' rules alone (not core's extension) find in ``text``."""
     folded = fold(text)
     return [
         (m.start, m.end)
         for index in redact_mod._candidates(text, folded)
+        if RULES[index][10] == "gitleaks"
         for m in redact_mod._generated_matches(index, text)
     ]
 
@@ -293,7 +299,7 @@ def _covered(spans: list[tuple[int, int]], text: str, secret: str) -> bool:
 
 
 def test_dropped_formats_are_not_hand_written_any_more() -> None:
-    hand_written = {rule for rule, _ in redact_mod._RULES}
+    hand_written = {rule for rule, _ in OWN_RULES}
     assert not set(LEFT_TO_GITLEAKS) & hand_written
     assert not set(LEFT_TO_GITLEAKS) & set(SAMPLES)
 
@@ -316,7 +322,7 @@ def test_the_generated_rules_redact_the_samples_of_the_dropped_rules(
         f"<{text}>",
         json.dumps({"tool_input": {"command": text}}),
     ):
-        assert _covered(_generated_only(wrapped), wrapped, secret), wrapped
+        assert _covered(_gitleaks_only(wrapped), wrapped, secret), wrapped
     assert {m.rule for m in find_secrets(text)} & reporters
     for wrapped in (
         json.dumps(json.dumps(text)),
@@ -329,23 +335,33 @@ def test_the_generated_rules_redact_the_samples_of_the_dropped_rules(
 
 def test_every_extra_rule_catches_a_token_the_generated_rules_miss() -> None:
     """An extension earns its place: drop it once gitleaks catches its witness."""
-    extra = {rule for rule, _ in EXTRA_RULES}
+    extra = {rule for rule, _ in EXTENSION}
     assert set(WITNESSES) <= extra
     for rule in sorted(extra):
         text, secret = WITNESSES.get(rule) or SAMPLES[rule]
-        assert not _covered(_generated_only(text), text, secret), rule
+        assert not _covered(_gitleaks_only(text), text, secret), rule
         assert rule in {m.rule for m in find_secrets(text)}, rule
         assert secret not in redact(text), rule
 
 
 def test_context_and_format_rules_live_apart() -> None:
+    """Token formats in one generated table, core's extension first; context rules apart."""
     context = {rule for rule, _ in CONTEXT_RULES}
-    formats = {rule for rule, _ in EXTRA_RULES}
+    formats = {rule for rule, _ in EXTENSION}
+    assert len(formats) == len(EXTENSION) >= 30
     assert not context & formats
     assert context == GENERIC_RULES - {"generic-api-key"}
-    assert [rule for rule, _ in redact_mod._RULES] == [
-        rule for rule, _ in (*EXTRA_RULES, *CONTEXT_RULES)
-    ]
+    assert redact_mod._RULES == CONTEXT_RULES
+    origins = [rule[10] for rule in RULES]
+    assert origins == ["core"] * len(EXTENSION) + ["gitleaks"] * (len(RULES) - len(EXTENSION))
+
+
+def test_an_extension_rule_names_a_span_gitleaks_also_finds() -> None:
+    """First in the table: on the same span the extension's id is reported, as before."""
+    text, secret = SAMPLES["slack-token"]
+    start = text.index(secret)
+    assert (start, start + len(secret)) in _gitleaks_only(text)  # slack-bot-token's too
+    assert [m.rule for m in find_secrets(text)] == ["slack-token"]
 
 
 def test_generic_context_is_kept_readable() -> None:
@@ -599,7 +615,7 @@ def test_hints_never_hide_a_match_in_mixed_text(
     before: str, after: str, token: str, left: str, right: str
 ) -> None:
     text = before + left + token + right + after
-    for name, pattern in redact_mod._RULES:
+    for name, pattern in OWN_RULES:
         for m in pattern.compiled.finditer(text):
             assert pattern.possible(m.group(0)), (name, text)
 
@@ -615,8 +631,6 @@ def test_turkish_i_spelling_does_not_hide_a_secret_name() -> None:
 def test_no_rule_matches_text_shorter_than_the_early_exit() -> None:
     """find_secrets skips texts under SHORTEST_SECRET_TEXT: every rule needs at least that."""
     import re._parser as sre_parse  # the stdlib's own parser gives a pattern's width
-
-    from agentreflex.core.secret_rules import RULES
 
     patterns = [p.pattern for _, p in redact_mod._RULES] + [rule[1] for rule in RULES]
     shortest = min(sre_parse.parse(p).getwidth()[0] for p in patterns)
@@ -657,3 +671,12 @@ def test_the_clean_memo_stays_bounded() -> None:
     for i in range(redact_mod._CLEAN_MEMO_SIZE + 10):
         find_secrets(f"plain words {i}")
     assert 0 < len(redact_mod._CLEAN) <= redact_mod._CLEAN_MEMO_SIZE
+
+
+def test_two_secrets_one_delimiter_apart_are_both_found() -> None:
+    """gitleaks' azure-ad-client-secret needs a delimiter before and consumes one after:
+    the second line of a secrets file must not hide behind the first one's line break."""
+    first, second = "aB34Q~" + rep(ALNUM, 32), "zY05Q~" + rep(ALNUM[::-1], 32)
+    for text in (f"{first}\n{second}", f"{first} {second}", f"{first},{second}"):
+        assert [m.rule for m in find_secrets(text)] == ["azure-ad-client-secret"] * 2, text
+        assert first not in redact(text) and second not in redact(text)

@@ -14,8 +14,9 @@ Three parts make the one rule set every package uses, run in one pass:
   (``secret_rules.py``, written by ``tools/gen_secret_rules.py``), applied
   with gitleaks' semantics: the secret group only, its entropy floor, its
   allowlists and stopwords;
-* its extension, ``secret_rules_extra.py``: the provider formats gitleaks
-  has no rule for or misses real tokens of, each with the reason;
+* in the same table, first, core's extension of it
+  (``tools/secret_rules_extra.toml``): the provider formats gitleaks has no
+  rule for or misses real tokens of, each with the reason;
 * the context rules, ``secret_rules_context.py``: where a secret sits
   rather than its format (``NAME=value``, ``-u user:pass``, ``sshpass -p``,
   ``redis-cli -a``, ``docker login -p``, URLs with passwords, headers,
@@ -39,11 +40,11 @@ from agentreflex.core.secret_rules import (
     RULES,
 )
 from agentreflex.core.secret_rules_context import CONTEXT_RULES, GENERIC_RULES, is_placeholder
-from agentreflex.core.secret_rules_extra import EXTRA_RULES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterator
 
 REDACTED = "[REDACTED]"
 # No rule, core's or gitleaks', matches fewer characters (test_redact computes
@@ -73,13 +74,12 @@ class SecretMatch:
 # A package's declared extension of the rule set: (rule id, pattern) pairs.
 Extension = tuple[tuple[str, LazyPattern], ...]
 
-# The hand-written rules, run before the generated ones (so on the same span
-# their id is reported): the formats gitleaks misses, then the context rules.
-# A rule runs only when one of its hints occurs in the text; every match
-# contains one (tests/test_pattern_hints.py), so the hints never hide a
-# secret, and a typical string compiles none of the patterns: compiling all
-# of them costs a hook process several milliseconds.
-_RULES: tuple[tuple[str, LazyPattern], ...] = EXTRA_RULES + CONTEXT_RULES
+# The context rules (the token formats are all in ``secret_rules``).  A rule
+# runs only when one of its hints occurs in the text; every match contains
+# one (tests/test_pattern_hints.py), so the hints never hide a secret, and a
+# typical string compiles none of the patterns: compiling all of them costs a
+# hook process several milliseconds.
+_RULES: tuple[tuple[str, LazyPattern], ...] = CONTEXT_RULES
 
 
 def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
@@ -246,25 +246,46 @@ def _compiled(index: int) -> re.Pattern[str]:
     if pattern is None:
         import re
 
-        pattern = _COMPILED[index] = re.compile(RULES[index][1], re.ASCII)
+        rule = RULES[index]
+        flags = re.ASCII if rule[10] == "gitleaks" else 0  # RE2's classes are ASCII
+        pattern = _COMPILED[index] = re.compile(rule[1], flags)
     return pattern
 
 
 def _generated_matches(index: int, text: str) -> list[SecretMatch]:
-    """A gitleaks rule's findings: the secret group, above its entropy, not allowlisted."""
-    rid, _, _, _, entropy, group, allow_regexes, stopwords, target, prefix = RULES[index]
+    """A token format's findings: the secret group, above its entropy, not allowlisted."""
+    rid, _, _, _, entropy, group, allow_regexes, stopwords, target, prefix, origin = RULES[index]
+    gitleaks = origin == "gitleaks"
     out: list[SecretMatch] = []
-    for m in _compiled(index).finditer(text):
-        start, end = _secret_span(m, group)
+    for m, start, end in _secret_matches(_compiled(index), group, text):
         if end <= start:
             continue
         secret = text[start:end]
         if entropy and not _entropic(rid, entropy, secret):
             continue
+        if gitleaks and _globally_allowed(secret):
+            continue
         if _allowed(secret, stopwords, allow_regexes, target, _whole(m, prefix, text), text):
             continue
         out.append(SecretMatch(rid, start, end))
     return out
+
+
+def _secret_matches(
+    pattern: re.Pattern[str], group: int, text: str
+) -> Iterator[tuple[re.Match[str], int, int]]:
+    """Each match and its secret span; the next search starts where the secret ends.
+
+    Many gitleaks rules consume the character after a secret (a quote, a
+    space, a line break) and some also need one before it: ``finditer``
+    would never see the second of two secrets one delimiter apart, as on two
+    lines of a secrets file.
+    """
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        start, end = _secret_span(m, group)
+        yield m, start, end
+        pos = max(end if end > start else m.end(), m.start() + 1)
 
 
 def _whole(m: re.Match[str], prefix: int, text: str) -> tuple[int, int]:
@@ -327,11 +348,9 @@ def _allowed(
     span: tuple[int, int],
     text: str,
 ) -> bool:
-    """gitleaks' rule and global allowlists (regexes, stopwords) on the finding."""
+    """A rule's own allowlists (regexes, stopwords) on the finding."""
     lowered = secret.lower()
-    if any(word in lowered for word in stopwords + GLOBAL_STOPWORDS):
-        return True
-    if any(_allow_re(p).search(secret) for p in GLOBAL_ALLOW_REGEXES):
+    if any(word in lowered for word in stopwords):
         return True
     if not allow_regexes:
         return False
@@ -343,6 +362,14 @@ def _allowed(
         end = text.find("\n", span[1])
         target = text[start : end if end >= 0 else len(text)]
     return any(_allow_re(p).search(target) for p in allow_regexes)
+
+
+def _globally_allowed(secret: str) -> bool:
+    """gitleaks' global allowlist (regexes, stopwords): applied to its own rules only."""
+    lowered = secret.lower()
+    if any(word in lowered for word in GLOBAL_STOPWORDS):
+        return True
+    return any(_allow_re(p).search(secret) for p in GLOBAL_ALLOW_REGEXES)
 
 
 def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
