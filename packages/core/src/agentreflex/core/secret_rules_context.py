@@ -4,9 +4,10 @@ Why: a password has no format.  What gives it away is its place: the value of
 a ``NAME=`` whose name says secret, a ``--password`` flag, an
 ``Authorization``, ``Cookie`` or ``X-*-Token`` header, the password of a URL,
 ``-u user:pass``, ``sshpass -p``, a netrc line, ``aws configure set``, "the
-password is X" in prose.  gitleaks' rule set has no equivalent (its one
-context rule is ``generic-api-key``); token formats live in
-``secret_rules`` (generated) and ``secret_rules_extra``.
+password is X" in prose.  gitleaks' rule set has no equivalent (the nearest
+is its ``generic-api-key``, a key word then a value, which needs a digit and
+entropy); every token format lives in ``secret_rules`` (generated from
+gitleaks and from core's extension, ``tools/secret_rules_extra.toml``).
 
 A context match is redacted unless its value is a placeholder (``$VAR``,
 ``<your-token>``, ``changeme``); a gate that blocks on a secret weighs it
