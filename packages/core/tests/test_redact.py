@@ -680,3 +680,12 @@ def test_two_secrets_one_delimiter_apart_are_both_found() -> None:
     for text in (f"{first}\n{second}", f"{first} {second}", f"{first},{second}"):
         assert [m.rule for m in find_secrets(text)] == ["azure-ad-client-secret"] * 2, text
         assert first not in redact(text) and second not in redact(text)
+
+
+@pytest.mark.parametrize("escape", ["\\0", "\\\\0", "\\u00e9", "\\x41"])
+def test_an_escape_right_after_a_redaction_does_not_make_a_new_value(escape: str) -> None:
+    """Found by test_redaction_is_idempotent: "PASSWORD=00000}\\0" once redacted ends in
+    "[REDACTED]\\0", whose unescaped view "[REDACTED]0" looked like a new password."""
+    once = redact(f"PASSWORD=00000}}{escape}")
+    assert once == f"PASSWORD={REDACTED}{escape}"
+    assert redact(once) == once

@@ -151,10 +151,17 @@ def _unescaped(text: str) -> tuple[str, list[int], list[int]] | None:
     out = [parts[0]]
     view_starts, text_starts = [0], [0]
     v = o = len(parts[0])
+    after_redaction = parts[0].endswith(REDACTED)
     for part in parts[1:]:
         o += 1  # the backslash
         if part[:1] in ("n", "r", "t"):  # an escaped line break ends a value as a real one does
             part = ("\n" if part[0] != "t" else " ") + part[1:]
+        elif part and after_redaction:
+            # an escape right after a redaction ("[REDACTED]\\0") ends it, as the
+            # backslashes did in the text: glued, "[REDACTED]0" would be a new value
+            part = " " + part[1:]
+        if part:
+            after_redaction = part.endswith(REDACTED)
         view_starts.append(v)
         text_starts.append(o)
         out.append(part)
