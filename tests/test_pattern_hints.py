@@ -50,13 +50,15 @@ def hinted_patterns() -> dict[str, LazyPattern]:
 
 
 def generated_secret_patterns() -> dict[str, LazyPattern]:
-    """core's rules generated from gitleaks, kept as plain data: proved here like the others."""
+    """core's token formats (gitleaks' and core's extension), plain data: proved like the others."""
     from agentreflex.core.secret_rules import RULES
 
     return {
-        f"agentreflex.core.secret_rules.RULES[{rid}]": LazyPattern(regex, re.ASCII, hints)
-        for rid, regex, hints, *_ in RULES
-        if hints
+        f"agentreflex.core.secret_rules.RULES[{index}:{rule[0]}]": LazyPattern(
+            rule[1], re.ASCII if rule[10] == "gitleaks" else 0, rule[2]
+        )
+        for index, rule in enumerate(RULES)
+        if rule[2]
     }
 
 

@@ -43,7 +43,7 @@ def test_every_gitleaks_rule_is_generated_or_listed_with_a_reason() -> None:
 
     config = tomllib.loads((ROOT / "tools/gitleaks/gitleaks.toml").read_text())
     ids = {rule["id"] for rule in config["rules"]}
-    generated = {rule[0] for rule in secret_rules.RULES}
+    generated = {rule[0] for rule in secret_rules.RULES if rule[10] == "gitleaks"}
     skipped = dict(secret_rules.SKIPPED)
     assert generated | set(skipped) == ids
     assert all(reason for reason in skipped.values())
@@ -51,8 +51,8 @@ def test_every_gitleaks_rule_is_generated_or_listed_with_a_reason() -> None:
 
 
 def test_every_rule_compiles_and_is_gated() -> None:
-    for rid, regex, hints, requires, *_ in secret_rules.RULES:
-        re.compile(regex, re.ASCII)
+    for rid, regex, hints, requires, *_, origin in secret_rules.RULES:
+        re.compile(regex, re.ASCII if origin == "gitleaks" else 0)
         # proved hints, or gitleaks' own keyword precondition: none runs on every text
         assert hints or requires, rid
     assert secret_rules.UNHINTED == ()
@@ -94,3 +94,41 @@ def test_dropping_the_identifier_prefix_keeps_the_secret() -> None:
     text = "x my_adobe_client = 0123abcd and ADOBE_ID: deadbeef"
     secrets = [m.group(1) for m in re.finditer(rule, text)]
     assert secrets == [m.group(1) for m in re.finditer(stripped, text)] == ["0123abcd", "deadbeef"]
+
+
+def test_core_extension_comes_first_with_its_reasons() -> None:
+    """tools/secret_rules_extra.toml: every rule says why, in the table before gitleaks'."""
+    import tomllib
+
+    extension = tomllib.loads((ROOT / "tools/secret_rules_extra.toml").read_text())["rules"]
+    assert all(len(rule["why"]) > 24 for rule in extension)
+    first = secret_rules.RULES[: len(extension)]
+    assert [rule[0] for rule in first] == [rule["id"] for rule in extension]
+    assert {rule[10] for rule in first} == {"core"}
+    assert {rule[10] for rule in secret_rules.RULES[len(extension) :]} == {"gitleaks"}
+
+
+_NO_WHY = 'id = "x-key"\nregex = "xk_[a-z]{20}"\nkeywords = ["xk_"]'
+_UNPROVED = (
+    'id = "x-key"\nwhy = "gitleaks has none"\nregex = "(?:xk|yk)_[a-z]{20}"\nkeywords = ["xk_"]'
+)
+
+
+@pytest.mark.parametrize(("row", "complaint"), [(_NO_WHY, "not why"), (_UNPROVED, "may hold none")])
+def test_an_extension_rule_without_a_reason_or_with_unproved_hints_is_refused(
+    tmp_path: Path, row: str, complaint: str
+) -> None:
+    path = tmp_path / "extra.toml"
+    path.write_text(f"[[rules]]\n{row}\n")
+    with pytest.raises(SystemExit, match=complaint):
+        gen.extension_rules(path)
+
+
+def test_an_extension_rule_reports_its_named_group_as_the_secret(tmp_path: Path) -> None:
+    path = tmp_path / "extra.toml"
+    path.write_text(
+        '[[rules]]\nid = "x-key"\nwhy = "gitleaks has none"\n'
+        'regex = "xk=(?P<s>[a-z]{8})"\nkeywords = ["xk="]\n'
+    )
+    (row,) = gen.extension_rules(path)
+    assert row[0] == "x-key" and row[5] == 1 and row[10] == "core" and row[2] == "xk="

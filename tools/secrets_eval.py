@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "packages" / "core" / "src"))
 
 from agentreflex.core import redact as R  # noqa: E402
+from agentreflex.core.secret_rules_context import is_placeholder  # noqa: E402
 
 _ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
@@ -117,10 +118,11 @@ def rule_positives(per_rule: int, seed: int = 23) -> dict[str, list[tuple[str, s
     """rule id -> [(text, secret)]: ``per_rule`` secrets each rule itself accepts."""
     rng = random.Random(seed)
     out: dict[str, list[tuple[str, str]]] = {}
-    for index, (rid, regex, _, requires, *_rest) in enumerate(R.RULES):
+    for index, (rid, regex, _, requires, *_rest, origin) in enumerate(R.RULES):
         lead = f"{requires[0]} " if requires else ""
         picked: list[tuple[str, str]] = []
-        for cand in generate(regex, re.ASCII, rng):
+        flags = re.ASCII if origin == "gitleaks" else 0
+        for cand in generate(regex, flags, rng):
             text = lead + cand
             spans = [m for m in R._generated_matches(index, text) if m.rule == rid]
             if spans:
@@ -129,7 +131,7 @@ def rule_positives(per_rule: int, seed: int = 23) -> dict[str, list[tuple[str, s
                     picked.append((text, secret))
             if len(picked) >= per_rule:
                 break
-        out[rid] = picked
+        out[rid if origin == "gitleaks" else f"core:{rid}"] = picked
     for rid, pattern in R._RULES:
         picked = []
         for text in generate(pattern.pattern, pattern.flags, rng):
@@ -138,7 +140,7 @@ def rule_positives(per_rule: int, seed: int = 23) -> dict[str, list[tuple[str, s
                 continue
             start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
             secret = text[start:end]
-            if len(secret) >= 6 and not R._is_placeholder(secret):
+            if len(secret) >= 6 and not is_placeholder(secret):
                 picked.append((text, secret))
             if len(picked) >= per_rule:
                 break
@@ -296,7 +298,11 @@ def evaluate(per_rule: int, show: bool = False) -> dict[str, float]:
                 else:
                     found += 1
     shape_found = sum(secret not in redact(text) for text, secret in COMMAND_SHAPES)
-    print(f"rules: {len(positives)} ({len(R.RULES)} generated, {len(R._RULES)} core)")
+    core = sum(rule[10] == "core" for rule in R.RULES)
+    print(
+        f"rules: {len(positives)} ({len(R.RULES) - core} from gitleaks, {core} core's extension, "
+        f"{len(R._RULES)} context)"
+    )
     print(f"rules with fewer than {per_rule} generated positives: {len(ungenerated)}")
     if ungenerated:
         print("  " + ", ".join(ungenerated))

@@ -12,6 +12,7 @@ import re
 
 import pytest
 from agentreflex.core import redact as redact_mod
+from agentreflex.core.lazyre import LazyPattern, fold
 from agentreflex.core.redact import (
     GENERIC_RULES,
     REDACTED,
@@ -20,6 +21,8 @@ from agentreflex.core.redact import (
     redact,
     redact_obj,
 )
+from agentreflex.core.secret_rules import RULES
+from agentreflex.core.secret_rules_context import CONTEXT_RULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +34,11 @@ def rep(alphabet: str, n: int) -> str:
     """``n`` characters cycling through ``alphabet`` (deterministic, obviously fake)."""
     return (alphabet * (n // len(alphabet) + 1))[:n]
 
+
+# core's own rules: its extension of gitleaks' formats (first in the generated
+# table, from tools/secret_rules_extra.toml) and the context rules.
+EXTENSION = [(rule[0], LazyPattern(rule[1], 0, rule[2])) for rule in RULES if rule[10] == "core"]
+OWN_RULES = EXTENSION + list(CONTEXT_RULES)
 
 # rule id -> (text containing a secret, the secret part that must disappear)
 SAMPLES: dict[str, tuple[str, str]] = {}
@@ -53,7 +61,6 @@ sample("aws-secret-access-key", f"AWS_SECRET_ACCESS_KEY={_aws_secret} aws s3 ls"
 _ghp = "ghp_" + rep(ALNUM, 36)
 sample("github-pat", f"git clone https://github.com/o/r.git # token {_ghp}", _ghp)
 _gh_fine = "github_pat_" + rep(ALNUM + "_", 82)
-sample("github-fine-grained-pat", f"GH={_gh_fine}", _gh_fine)
 _glpat = "glpat-" + rep(ALNUM, 20)
 sample("gitlab-pat", f"curl --header 'PRIVATE-TOKEN: {_glpat}' gitlab.example", _glpat)
 _glrt = "glrt-" + rep(ALNUM, 20)
@@ -75,7 +82,6 @@ sample("square-token", f"square access {_square}", _square)
 _braintree = "access_token$production$" + rep("abc123xyz", 16) + "$" + rep(HEX, 32)
 sample("paypal-braintree-token", f"BT {_braintree}", _braintree)
 _twilio = "SK" + rep(HEX, 32)
-sample("twilio-key", f"twilio api key sid {_twilio}", _twilio)
 _sendgrid = "SG." + rep(ALNUM, 22) + "." + rep(ALNUM, 43)
 sample("sendgrid-key", f"sendgrid {_sendgrid}", _sendgrid)
 _mailgun = "key-" + rep(HEX, 32)
@@ -117,9 +123,7 @@ sample("docker-hub-pat", f"docker login -u me --password-stdin <<< {_docker}", _
 _do = "dop_v1_" + rep(HEX, 64)
 sample("digitalocean-token", f"doctl auth init -t {_do}", _do)
 _shopify = "shpat_" + rep(HEX, 32)
-sample("shopify-token", f"shopify {_shopify}", _shopify)
 _linear = "lin_api_" + rep(ALNUM, 40)
-sample("linear-api-key", f"linear {_linear}", _linear)
 _dapi = "dapi" + rep(HEX, 32)
 sample("databricks-token", f"databricks {_dapi}", _dapi)
 _vault = "hvs." + rep(ALNUM, 90)
@@ -171,8 +175,61 @@ _sig = rep(ALNUM, 40) + "%3D"
 sample("azure-sas-signature", f"https://a.blob.core.windows.net/c?sv=2020&sig={_sig}", _sig)
 
 
+# Formats whose hand-written rule was dropped because gitleaks' generated rules
+# catch the same secrets: old rule id -> (samples, the generated rules that
+# now report them).  The samples are the ones the dropped rules were tested with.
+LEFT_TO_GITLEAKS: dict[str, tuple[list[tuple[str, str]], set[str]]] = {
+    "github-fine-grained-pat": ([(f"GH={_gh_fine}", _gh_fine)], {"github-fine-grained-pat"}),
+    "twilio-key": ([(f"twilio api key sid {_twilio}", _twilio)], {"twilio-api-key"}),
+    "shopify-token": (
+        [
+            (f"shopify {kind}{rep(HEX, 32)}", f"{kind}{rep(HEX, 32)}")
+            for kind in ("shpat_", "shpca_", "shppa_", "shpss_")
+        ],
+        {
+            "shopify-access-token",
+            "shopify-custom-access-token",
+            "shopify-private-app-access-token",
+            "shopify-shared-secret",
+        },
+    ),
+    "linear-api-key": ([(f"linear {_linear}", _linear)], {"linear-api-key"}),
+}
+
+# For every rule of core's extension (tools/secret_rules_extra.toml), a real
+# token (or a real place of one) that gitleaks' rules alone miss or only partly
+# redact: the reason the rule exists.  Defaults to the rule's sample.
+WITNESSES: dict[str, tuple[str, str]] = {
+    "private-key": (f"-----BEGIN OPENSSH PRIVATE KEY-----\n{_pem_body}", _pem_body),
+    "github-pat": (f"token {_ghp}{rep(ALNUM, 8)}", _ghp + rep(ALNUM, 8)),
+    "gitlab-pat": (f"token {_glpat}{rep(ALNUM, 6)}", _glpat + rep(ALNUM, 6)),
+    "gitlab-runner-token": (f"token {_glrt}{rep(ALNUM, 6)}", _glrt + rep(ALNUM, 6)),
+    "slack-token": (f"xoxs-{rep(ALNUM, 20)}", f"xoxs-{rep(ALNUM, 20)}"),
+    "slack-webhook": (
+        "https://hooks.slack.com/services/T0000/B0000/" + rep(ALNUM, 24),
+        "T0000/B0000/" + rep(ALNUM, 24),
+    ),
+    "stripe-key": (f"STRIPE={_stripe},next", _stripe),
+    "square-token": ("square sq0csp-" + rep(ALNUM, 30), "sq0csp-" + rep(ALNUM, 30)),
+    "sendgrid-key": (f"{_sendgrid},next", _sendgrid),
+    "anthropic-key": ("sk-ant-api04-" + rep(ALNUM, 90), "sk-ant-api04-" + rep(ALNUM, 90)),
+    "google-api-key": (f"https://maps.example/api?key={_gapi}&v=3", _gapi),
+    "npm-token": (f"NPM_TOKEN={_npm}|next", _npm),
+    "pypi-token": (
+        "twine upload -r testpypi " + "pypi-AgENdGVzdC5weXBpLm9yZw" + rep(ALNUM, 60),
+        "pypi-AgENdGVzdC5weXBpLm9yZw" + rep(ALNUM, 60),
+    ),
+    "digitalocean-token": (f"use {_do}.", _do),
+    "databricks-token": (f"use {_dapi}.", _dapi),
+    "vault-token": ("vault login hvs." + rep(ALNUM, 30), "hvs." + rep(ALNUM, 30)),
+    "jwt": (f"session={_jwt},next", _jwt),
+    # a stopword of generic-api-key ("fake"; real keys hold "home", "java"...)
+    "azure-storage-key": (f"AccountKey=FAKE/{_azure};EndpointSuffix=core", f"FAKE/{_azure}"),
+}
+
+
 def test_every_rule_has_a_sample() -> None:
-    rule_ids = {rule for rule, _ in redact_mod._RULES}
+    rule_ids = {rule for rule, _ in OWN_RULES}
     assert len(rule_ids) >= 30
     assert set(SAMPLES) == rule_ids
 
@@ -196,7 +253,7 @@ def test_every_match_contains_one_of_its_rules_hints(rule: str) -> None:
     """The per-rule hints are a pre-filter only: they never hide a match."""
     text, _ = SAMPLES[rule]
     for variant in (text, text.upper(), text.lower(), f'{{"cmd": "{text}"}}'):
-        for name, pattern in redact_mod._RULES:
+        for name, pattern in OWN_RULES:
             for m in pattern.compiled.finditer(variant):
                 assert pattern.possible(m.group(0)), (name, variant)
 
@@ -223,6 +280,88 @@ def test_each_sample_is_found_escaped_twice_or_glued_to_an_escape(rule: str) -> 
     ):
         out = redact(wrapped)
         assert secret not in out and json.dumps(secret)[1:-1] not in out, wrapped
+
+
+def _gitleaks_only(text: str) -> list[tuple[int, int]]:
+    """The spans gitleaks' rules alone (not core's extension) find in ``text``."""
+    folded = fold(text)
+    return [
+        (m.start, m.end)
+        for index in redact_mod._candidates(text, folded)
+        if RULES[index][10] == "gitleaks"
+        for m in redact_mod._generated_matches(index, text)
+    ]
+
+
+def _covered(spans: list[tuple[int, int]], text: str, secret: str) -> bool:
+    start = text.index(secret)
+    return any(a <= start and start + len(secret) <= b for a, b in spans)
+
+
+def test_dropped_formats_are_not_hand_written_any_more() -> None:
+    hand_written = {rule for rule, _ in OWN_RULES}
+    assert not set(LEFT_TO_GITLEAKS) & hand_written
+    assert not set(LEFT_TO_GITLEAKS) & set(SAMPLES)
+
+
+@pytest.mark.parametrize(
+    ("dropped", "text", "secret"),
+    [(rule, t, s) for rule, (items, _) in LEFT_TO_GITLEAKS.items() for t, s in items],
+)
+def test_the_generated_rules_redact_the_samples_of_the_dropped_rules(
+    dropped: str, text: str, secret: str
+) -> None:
+    import json
+
+    _, reporters = LEFT_TO_GITLEAKS[dropped]
+    for wrapped in (
+        text,
+        f"{text},next",
+        f"?t={text}&a=1",
+        f"use {text}.",
+        f"<{text}>",
+        json.dumps({"tool_input": {"command": text}}),
+    ):
+        assert _covered(_gitleaks_only(wrapped), wrapped, secret), wrapped
+    assert {m.rule for m in find_secrets(text)} & reporters
+    for wrapped in (
+        json.dumps(json.dumps(text)),
+        repr({"note": f"{text}\n{text}"}),
+        f"log \\n{text}] end",
+    ):
+        out = redact(wrapped)
+        assert secret not in out and json.dumps(secret)[1:-1] not in out, wrapped
+
+
+def test_every_extra_rule_catches_a_token_the_generated_rules_miss() -> None:
+    """An extension earns its place: drop it once gitleaks catches its witness."""
+    extra = {rule for rule, _ in EXTENSION}
+    assert set(WITNESSES) <= extra
+    for rule in sorted(extra):
+        text, secret = WITNESSES.get(rule) or SAMPLES[rule]
+        assert not _covered(_gitleaks_only(text), text, secret), rule
+        assert rule in {m.rule for m in find_secrets(text)}, rule
+        assert secret not in redact(text), rule
+
+
+def test_context_and_format_rules_live_apart() -> None:
+    """Token formats in one generated table, core's extension first; context rules apart."""
+    context = {rule for rule, _ in CONTEXT_RULES}
+    formats = {rule for rule, _ in EXTENSION}
+    assert len(formats) == len(EXTENSION) >= 30
+    assert not context & formats
+    assert context == GENERIC_RULES - {"generic-api-key"}
+    assert redact_mod._RULES == CONTEXT_RULES
+    origins = [rule[10] for rule in RULES]
+    assert origins == ["core"] * len(EXTENSION) + ["gitleaks"] * (len(RULES) - len(EXTENSION))
+
+
+def test_an_extension_rule_names_a_span_gitleaks_also_finds() -> None:
+    """First in the table: on the same span the extension's id is reported, as before."""
+    text, secret = SAMPLES["slack-token"]
+    start = text.index(secret)
+    assert (start, start + len(secret)) in _gitleaks_only(text)  # slack-bot-token's too
+    assert [m.rule for m in find_secrets(text)] == ["slack-token"]
 
 
 def test_generic_context_is_kept_readable() -> None:
@@ -411,7 +550,7 @@ PLANTABLE = [
         "jwt",
         "digitalocean-token",
     )
-]
+] + [secret for items, _ in LEFT_TO_GITLEAKS.values() for _, secret in items]
 
 _text = st.text(alphabet=st.characters(codec="utf-8"), max_size=80) | st.sampled_from(
     [
@@ -476,7 +615,7 @@ def test_hints_never_hide_a_match_in_mixed_text(
     before: str, after: str, token: str, left: str, right: str
 ) -> None:
     text = before + left + token + right + after
-    for name, pattern in redact_mod._RULES:
+    for name, pattern in OWN_RULES:
         for m in pattern.compiled.finditer(text):
             assert pattern.possible(m.group(0)), (name, text)
 
@@ -492,8 +631,6 @@ def test_turkish_i_spelling_does_not_hide_a_secret_name() -> None:
 def test_no_rule_matches_text_shorter_than_the_early_exit() -> None:
     """find_secrets skips texts under SHORTEST_SECRET_TEXT: every rule needs at least that."""
     import re._parser as sre_parse  # the stdlib's own parser gives a pattern's width
-
-    from agentreflex.core.secret_rules import RULES
 
     patterns = [p.pattern for _, p in redact_mod._RULES] + [rule[1] for rule in RULES]
     shortest = min(sre_parse.parse(p).getwidth()[0] for p in patterns)
@@ -534,3 +671,21 @@ def test_the_clean_memo_stays_bounded() -> None:
     for i in range(redact_mod._CLEAN_MEMO_SIZE + 10):
         find_secrets(f"plain words {i}")
     assert 0 < len(redact_mod._CLEAN) <= redact_mod._CLEAN_MEMO_SIZE
+
+
+def test_two_secrets_one_delimiter_apart_are_both_found() -> None:
+    """gitleaks' azure-ad-client-secret needs a delimiter before and consumes one after:
+    the second line of a secrets file must not hide behind the first one's line break."""
+    first, second = "aB34Q~" + rep(ALNUM, 32), "zY05Q~" + rep(ALNUM[::-1], 32)
+    for text in (f"{first}\n{second}", f"{first} {second}", f"{first},{second}"):
+        assert [m.rule for m in find_secrets(text)] == ["azure-ad-client-secret"] * 2, text
+        assert first not in redact(text) and second not in redact(text)
+
+
+@pytest.mark.parametrize("escape", ["\\0", "\\\\0", "\\u00e9", "\\x41"])
+def test_an_escape_right_after_a_redaction_does_not_make_a_new_value(escape: str) -> None:
+    """Found by test_redaction_is_idempotent: "PASSWORD=00000}\\0" once redacted ends in
+    "[REDACTED]\\0", whose unescaped view "[REDACTED]0" looked like a new password."""
+    once = redact(f"PASSWORD=00000}}{escape}")
+    assert once == f"PASSWORD={REDACTED}{escape}"
+    assert redact(once) == once
