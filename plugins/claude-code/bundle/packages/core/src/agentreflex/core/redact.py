@@ -8,14 +8,17 @@ false positives low without entropy guessing.  Generic rules cover
 ``NAME=value`` assignments whose name says secret, ``Authorization`` headers,
 password flags and credentials embedded in URLs.
 
-Two parts make the one rule set every package uses:
+Three parts make the one rule set every package uses, run in one pass:
 
 * the rules generated from gitleaks' default configuration
   (``secret_rules.py``, written by ``tools/gen_secret_rules.py``), applied
   with gitleaks' semantics: the secret group only, its entropy floor, its
   allowlists and stopwords;
-* our own rules below: provider formats kept from before, and the command
-  shapes no scanner rule set covers (``-u user:pass``, ``sshpass -p``,
+* in the same table, first, core's extension of it
+  (``tools/secret_rules_extra.toml``): the provider formats gitleaks has no
+  rule for or misses real tokens of, each with the reason;
+* the context rules, ``secret_rules_context.py``: where a secret sits
+  rather than its format (``NAME=value``, ``-u user:pass``, ``sshpass -p``,
   ``redis-cli -a``, ``docker login -p``, URLs with passwords, headers,
   netrc lines, ``aws configure set``, "the password is X" in prose).
 
@@ -36,10 +39,12 @@ from agentreflex.core.secret_rules import (
     GLOBAL_STOPWORDS,
     RULES,
 )
+from agentreflex.core.secret_rules_context import CONTEXT_RULES, GENERIC_RULES, is_placeholder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterator
 
 REDACTED = "[REDACTED]"
 # No rule, core's or gitleaks', matches fewer characters (test_redact computes
@@ -66,362 +71,15 @@ class SecretMatch:
         return self.rule in GENERIC_RULES
 
 
-GENERIC_RULES = frozenset(
-    {
-        "secret-assignment",
-        "password-flag",
-        "mysql-inline-password",
-        "bearer-token",
-        "authorization-header",
-        "x-api-key-header",
-        "url-credentials",
-        "cli-user-password",
-        "cli-password-arg",
-        "cookie-header",
-        "x-token-header",
-        "netrc-password",
-        "aws-configure-secret",
-        "prose-password",
-        "generic-api-key",
-    }
-)
-
 # A package's declared extension of the rule set: (rule id, pattern) pairs.
 Extension = tuple[tuple[str, LazyPattern], ...]
 
-# (rule id, pattern with hints).  A rule runs only when one of its hints
-# occurs in the text.  Every match contains one of its rule's hints (proved for
-# every rule by tests/test_pattern_hints.py), so the hints never hide a
-# secret, and a typical string compiles none of the patterns: compiling all of
-# them costs a hook process about 6 ms.  Case-folding only widens the
-# pre-filter, which matters for the case-insensitive rules (``PassWord=``,
-# ``BEARER``).  When a pattern has a named group ``s`` only that group is
-# redacted, so "API_KEY=" or "Bearer " stays readable.
-_RULES: tuple[tuple[str, LazyPattern], ...] = (
-    (
-        "private-key",
-        LazyPattern(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-            hints="PRIVATE",
-        ),
-    ),
-    (
-        "aws-access-key-id",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])",
-            hints="AKIA ASIA ABIA ACCA A3T",
-        ),
-    ),
-    (
-        "aws-secret-access-key",
-        LazyPattern(
-            r"(?i)aws_?secret_?access_?key\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9/+=]{40})",
-            hints="secret",
-        ),
-    ),
-    (
-        "github-pat",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{20,255}(?![A-Za-z0-9])",
-            hints="gh",
-        ),
-    ),
-    (
-        "github-fine-grained-pat",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9])", hints="github_pat_"
-        ),
-    ),
-    (
-        "gitlab-pat",
-        LazyPattern(r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])", hints="glpat-"),
-    ),
-    (
-        "gitlab-runner-token",
-        LazyPattern(r"(?<![A-Za-z0-9])glrt-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])", hints="glrt-"),
-    ),
-    (
-        "bitbucket-app-password",
-        LazyPattern(r"(?<![A-Za-z0-9])ATBB[A-Za-z0-9_\-=]{32,}(?![A-Za-z0-9])", hints="ATBB"),
-    ),
-    (
-        "slack-token",
-        LazyPattern(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9])", hints="xox"),
-    ),
-    (
-        "slack-webhook",
-        LazyPattern(
-            r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}",
-            hints="hooks.slack.com",
-        ),
-    ),
-    (
-        "discord-webhook",
-        LazyPattern(
-            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{30,}",
-            hints="discord",
-        ),
-    ),
-    (
-        "telegram-bot-token",
-        LazyPattern(
-            r"(?:(?<![A-Za-z0-9])|(?<=bot))\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9])",
-            hints=":AA",
-        ),
-    ),
-    (
-        "google-oauth-access-token",
-        LazyPattern(r"(?<![A-Za-z0-9])ya29\.[A-Za-z0-9_\-]{20,}", hints="ya29."),
-    ),
-    (
-        "stripe-webhook-secret",
-        LazyPattern(r"(?<![A-Za-z0-9])whsec_[A-Za-z0-9+/=]{24,}", hints="whsec_"),
-    ),
-    (
-        "azure-sas-signature",
-        LazyPattern(r"[?&;]sig=(?P<s>[A-Za-z0-9%+/=]{20,})", hints="sig="),
-    ),
-    (
-        "stripe-key",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])",
-            hints="live test",
-        ),
-    ),
-    (
-        "square-token",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}(?![A-Za-z0-9])", hints="sq0"
-        ),
-    ),
-    (
-        "paypal-braintree-token",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])",
-            hints="access_token$",
-        ),
-    ),
-    ("twilio-key", LazyPattern(r"(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])", hints="SK")),
-    (
-        "sendgrid-key",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![A-Za-z0-9])",
-            hints="SG.",
-        ),
-    ),
-    ("mailgun-key", LazyPattern(r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])", hints="key-")),
-    (
-        "anthropic-key",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}(?![A-Za-z0-9])",
-            hints="sk-ant-",
-        ),
-    ),
-    (
-        "openai-key",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9])",
-            hints="T3BlbkFJ",
-        ),
-    ),
-    (
-        "openai-project-key",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}(?![A-Za-z0-9])",
-            hints="sk-",
-        ),
-    ),
-    (
-        "openrouter-key",
-        LazyPattern(r"(?<![A-Za-z0-9])sk-or-v1-[a-f0-9]{64}(?![A-Za-z0-9])", hints="sk-or-v1-"),
-    ),
-    ("groq-key", LazyPattern(r"(?<![A-Za-z0-9])gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])", hints="gsk_")),
-    (
-        "huggingface-token",
-        LazyPattern(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])", hints="hf_"),
-    ),
-    (
-        "google-api-key",
-        LazyPattern(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9])", hints="AIza"),
-    ),
-    (
-        "google-oauth-secret",
-        LazyPattern(r"(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_\-]{28}(?![A-Za-z0-9])", hints="GOCSPX-"),
-    ),
-    (
-        "gcp-service-account-key",
-        LazyPattern(
-            r"\"private_key_id\\?\"\s*:\s*\\?\"(?P<s>[a-f0-9]{40})\\?\"", hints="private_key_id"
-        ),
-    ),
-    (
-        "azure-storage-key",
-        LazyPattern(r"(?i)AccountKey=(?P<s>[A-Za-z0-9+/=]{80,100})", hints="accountkey="),
-    ),
-    ("npm-token", LazyPattern(r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", hints="npm_")),
-    (
-        "pypi-token",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])pypi-AgE[A-Za-z0-9_\-]{50,}(?![A-Za-z0-9])", hints="pypi-AgE"
-        ),
-    ),
-    (
-        "docker-hub-pat",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])dckr_pat_[A-Za-z0-9_\-]{27,}(?![A-Za-z0-9])", hints="dckr_pat_"
-        ),
-    ),
-    (
-        "digitalocean-token",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])",
-            hints="_v1_",
-        ),
-    ),
-    (
-        "shopify-token",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9])",
-            hints="shp",
-        ),
-    ),
-    (
-        "linear-api-key",
-        LazyPattern(r"(?<![A-Za-z0-9])lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])", hints="lin_api_"),
-    ),
-    (
-        "databricks-token",
-        LazyPattern(r"(?<![A-Za-z0-9])dapi[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])", hints="dapi"),
-    ),
-    (
-        "vault-token",
-        LazyPattern(r"(?<![A-Za-z0-9])hv[sb]\.[A-Za-z0-9_\-]{24,}(?![A-Za-z0-9])", hints="hv"),
-    ),
-    (
-        "jwt",
-        LazyPattern(
-            r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-            hints="eyJ",
-        ),
-    ),
-    (
-        "url-credentials",
-        # Any scheme, JSON-escaped slashes too; the password may hold "/", ":"
-        # and "@" (the last "@" before the host ends it); "host:8080/x/@scope"
-        # is a port and a path, not a password.
-        LazyPattern(
-            r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}:(?://|\\/\\/)[^\s:/@\"'\\]{0,128}:(?!\d{1,5}(?:/|\\/|$))(?P<s>[^\s\"']{1,256}?)@(?=[^\s@\"'/\\]*(?:[/\s\"'?#\\]|$))",
-            hints=":// :\\/\\/",
-        ),
-    ),
-    (
-        "authorization-header",
-        # any scheme (Bearer, Basic, token, AWS4-HMAC-SHA256...) or none
-        LazyPattern(
-            r"(?i)\b(?:proxy-)?authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?>(?:[a-z0-9-]{2,24}\s+(?=[^\s\"'\\]))?)(?P<s>[^\s\"'\\]{6,}(?:,\s*[^\s\"'\\]+)*)",
-            hints="authorization",
-        ),
-    ),
-    (
-        "bearer-token",
-        LazyPattern(r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/\-]{20,}=*)", hints="bearer"),
-    ),
-    (
-        "x-api-key-header",
-        LazyPattern(
-            r"(?i)\b(?:x-api-key|api-key|x-auth-token)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<s>[A-Za-z0-9._~+/=\-]{12,})",
-            hints="api-key x-auth-token",
-        ),
-    ),
-    (
-        "password-flag",
-        LazyPattern(
-            r"(?<![\w-])(?:--password|--passwd|--pass|--token|--secret|--api-key|--apikey|--client-secret|--auth-token)(?:=|\s+)(?P<s>(?!-)[^\s\"']{4,}|\"[^\"]{4,}\"[^\s\"']*|'[^']{4,}'[^\s\"']*)",
-            hints="--pass --token --secret --api-key --apikey --client-secret --auth-token",
-        ),
-    ),
-    (
-        "mysql-inline-password",
-        LazyPattern(
-            r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?P<s>[^\s\-]\S{3,})",
-            hints="mysql mariadb",
-        ),
-    ),
-    (
-        "cli-user-password",
-        # curl/wget/http -u user:pass, --user user:pass (not docker's -u 1000:1000)
-        LazyPattern(
-            r"(?<![\w-])(?:-u|--user|--proxy-user)(?:=|\s+)[\"']?(?!\d+:\d+\b)[^\s:\"']{1,128}:(?P<s>[^\s\"']{1,256})",
-            hints="-u --user --proxy-user",
-        ),
-    ),
-    (
-        "cli-password-arg",
-        # sshpass -p X, redis-cli -a X, docker/podman/helm login -p X
-        LazyPattern(
-            r"\b(?:sshpass\b[^\n|;&]*?\s-p|redis-cli\b[^\n|;&]*?\s-a|(?:docker|podman|buildah|skopeo|helm|nerdctl)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s-p)(?:=|\s*)(?P<s>(?!-)[^\s\"']+|\"[^\"]+\"|'[^']+')",
-            hints="sshpass redis-cli login",
-        ),
-    ),
-    (
-        "cookie-header",
-        LazyPattern(
-            r"(?i)\b(?:set-)?cookie\\*[\"']?\s*:\s*\\*[\"']?(?P<s>[^\r\n\"'\\]{4,})",
-            hints="cookie",
-        ),
-    ),
-    (
-        "x-token-header",
-        LazyPattern(
-            r"(?i)\bx-[a-z0-9-]*(?:token|key|secret|auth|session|password)[a-z0-9-]*\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\s\"'\\]{4,})",
-            hints="x-",
-        ),
-    ),
-    (
-        "netrc-password",
-        # "password VALUE" ending a line (netrc's lowercase keyword, alone or
-        # after "login USER"; escaped line breaks are seen through), so
-        # "Password checks" and "password reset flow" stay readable
-        LazyPattern(
-            r"(?m)(?:^[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\\])}]+)[ \t]*(?=$|[\"'\\\])}])",
-            hints="password",
-        ),
-    ),
-    (
-        "aws-configure-secret",
-        LazyPattern(
-            r"(?i)\baws\s+configure\s+set\s+(?:[\w.-]*\.)?[\w-]*(?:secret|token|key|password)[\w-]*\s+(?P<s>[^\s\"']+|\"[^\"]+\"|'[^']+')",
-            hints="configure",
-        ),
-    ),
-    (
-        "prose-password",
-        # "the password is hunter22", "my token: abc123..." (prompts)
-        LazyPattern(
-            r"(?i)\b(?:password|passphrase|passcode|passwd|secret|token|api key)\s+(?:is|was|=|:)\s+[\"'`]?(?!(?:the|a|an|not|set|empty|missing|wrong|invalid|expired|correct|required|stored|in|at|on|now|still|being|also|used|only|valid|needed|revoked|incorrect|too|same|different|for|from|to)\b)(?P<s>[^\s\"'`]{4,})",
-            hints="password passphrase passcode passwd secret token api key",
-        ),
-    ),
-    (
-        "secret-assignment",
-        LazyPattern(
-            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])\\?[\"']?\s*[:=]\s*(?P<s>\\?\"[^\"\s]{6,}\"[^\s\"',;]*|\\?'[^'\s]{6,}'[^\s\"',;]*|[^\s\"',;\\]{6,})",
-            hints="secret token pass pwd key credential",
-        ),
-    ),
-)
-
-_PLACEHOLDER = LazyPattern(
-    r"(?i)^(?:(?:\[redacted\])+|redacted|x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
-    r"changeme|example|placeholder|your[_-].*|dummy|none|null|true|false|\$\(.*\))$"
-)
-
-
-def _is_placeholder(value: str) -> bool:
-    """``$VAR``, ``<your-token>``, ``changeme``...; also when a log closed the excerpt
-    right after it (``password=$DB_PASSWORD]``)."""
-    value = value.strip("\"'\\")
-    return bool(_PLACEHOLDER.match(value) or _PLACEHOLDER.match(value.rstrip("])}")))
+# The context rules (the token formats are all in ``secret_rules``).  A rule
+# runs only when one of its hints occurs in the text; every match contains
+# one (tests/test_pattern_hints.py), so the hints never hide a secret, and a
+# typical string compiles none of the patterns: compiling all of them costs a
+# hook process several milliseconds.
+_RULES: tuple[tuple[str, LazyPattern], ...] = CONTEXT_RULES
 
 
 def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
@@ -493,10 +151,17 @@ def _unescaped(text: str) -> tuple[str, list[int], list[int]] | None:
     out = [parts[0]]
     view_starts, text_starts = [0], [0]
     v = o = len(parts[0])
+    after_redaction = parts[0].endswith(REDACTED)
     for part in parts[1:]:
         o += 1  # the backslash
         if part[:1] in ("n", "r", "t"):  # an escaped line break ends a value as a real one does
             part = ("\n" if part[0] != "t" else " ") + part[1:]
+        elif part and after_redaction:
+            # an escape right after a redaction ("[REDACTED]\\0") ends it, as the
+            # backslashes did in the text: glued, "[REDACTED]0" would be a new value
+            part = " " + part[1:]
+        if part:
+            after_redaction = part.endswith(REDACTED)
         view_starts.append(v)
         text_starts.append(o)
         out.append(part)
@@ -539,7 +204,7 @@ def _scan(text: str, folded: str, extra: Extension, rules: _Candidates | None) -
             start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
             if start < 0 or end <= start:
                 continue
-            if rule in GENERIC_RULES and (_is_placeholder(text[start:end])):
+            if rule in GENERIC_RULES and (is_placeholder(text[start:end])):
                 continue
             found.append(SecretMatch(rule, start, end))
     for index in generated_ids:
@@ -588,25 +253,46 @@ def _compiled(index: int) -> re.Pattern[str]:
     if pattern is None:
         import re
 
-        pattern = _COMPILED[index] = re.compile(RULES[index][1], re.ASCII)
+        rule = RULES[index]
+        flags = re.ASCII if rule[10] == "gitleaks" else 0  # RE2's classes are ASCII
+        pattern = _COMPILED[index] = re.compile(rule[1], flags)
     return pattern
 
 
 def _generated_matches(index: int, text: str) -> list[SecretMatch]:
-    """A gitleaks rule's findings: the secret group, above its entropy, not allowlisted."""
-    rid, _, _, _, entropy, group, allow_regexes, stopwords, target, prefix = RULES[index]
+    """A token format's findings: the secret group, above its entropy, not allowlisted."""
+    rid, _, _, _, entropy, group, allow_regexes, stopwords, target, prefix, origin = RULES[index]
+    gitleaks = origin == "gitleaks"
     out: list[SecretMatch] = []
-    for m in _compiled(index).finditer(text):
-        start, end = _secret_span(m, group)
+    for m, start, end in _secret_matches(_compiled(index), group, text):
         if end <= start:
             continue
         secret = text[start:end]
         if entropy and not _entropic(rid, entropy, secret):
             continue
+        if gitleaks and _globally_allowed(secret):
+            continue
         if _allowed(secret, stopwords, allow_regexes, target, _whole(m, prefix, text), text):
             continue
         out.append(SecretMatch(rid, start, end))
     return out
+
+
+def _secret_matches(
+    pattern: re.Pattern[str], group: int, text: str
+) -> Iterator[tuple[re.Match[str], int, int]]:
+    """Each match and its secret span; the next search starts where the secret ends.
+
+    Many gitleaks rules consume the character after a secret (a quote, a
+    space, a line break) and some also need one before it: ``finditer``
+    would never see the second of two secrets one delimiter apart, as on two
+    lines of a secrets file.
+    """
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        start, end = _secret_span(m, group)
+        yield m, start, end
+        pos = max(end if end > start else m.end(), m.start() + 1)
 
 
 def _whole(m: re.Match[str], prefix: int, text: str) -> tuple[int, int]:
@@ -669,11 +355,9 @@ def _allowed(
     span: tuple[int, int],
     text: str,
 ) -> bool:
-    """gitleaks' rule and global allowlists (regexes, stopwords) on the finding."""
+    """A rule's own allowlists (regexes, stopwords) on the finding."""
     lowered = secret.lower()
-    if any(word in lowered for word in stopwords + GLOBAL_STOPWORDS):
-        return True
-    if any(_allow_re(p).search(secret) for p in GLOBAL_ALLOW_REGEXES):
+    if any(word in lowered for word in stopwords):
         return True
     if not allow_regexes:
         return False
@@ -685,6 +369,14 @@ def _allowed(
         end = text.find("\n", span[1])
         target = text[start : end if end >= 0 else len(text)]
     return any(_allow_re(p).search(target) for p in allow_regexes)
+
+
+def _globally_allowed(secret: str) -> bool:
+    """gitleaks' global allowlist (regexes, stopwords): applied to its own rules only."""
+    lowered = secret.lower()
+    if any(word in lowered for word in GLOBAL_STOPWORDS):
+        return True
+    return any(_allow_re(p).search(secret) for p in GLOBAL_ALLOW_REGEXES)
 
 
 def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
@@ -757,7 +449,7 @@ def redact_obj(value: object, depth: int = 0) -> object:
 def _secret_scalar(item: object) -> bool:
     """A value worth hiding under a secret-named key: text or a number, not a placeholder."""
     if isinstance(item, str):
-        return bool(item) and not _is_placeholder(item)
+        return bool(item) and not is_placeholder(item)
     return isinstance(item, int | float) and not isinstance(item, bool)
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 
 from agentreflex.core.record import field, record
-from agentreflex.gate.literals import find_secrets, redacted_excerpt
-from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, SECRET, Cmd, Hit
-from agentreflex.gate.paths import Where, is_secret_file, names_guarded
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Cmd, Hit
+from agentreflex.gate.rules.literals import find_secrets, redacted_excerpt
+from agentreflex.gate.shell.paths import Where, is_secret_file, names_guarded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,59 +30,59 @@ MAX_NESTING = 48
 # resolved on first use (:func:`_rules_of`): a command the pre-filter decides
 # imports no rules module, and a parsed one only the modules its commands need.
 _RULE_NAMES: dict[str, tuple[str, ...]] = {
-    "rm": ("rules_fs.rm",),
-    "unlink": ("rules_fs.rm",),
-    "srm": ("rules_fs.shred",),
-    "shred": ("rules_fs.shred",),
-    "wipe": ("rules_fs.shred",),
-    "truncate": ("rules_fs.truncate",),
-    "chmod": ("rules_fs.perms",),
-    "chown": ("rules_fs.perms",),
-    "chgrp": ("rules_fs.perms",),
-    "mv": ("rules_fs.move",),
-    "cp": ("rules_fs.move",),
-    "ln": ("rules_fs.move",),
-    "install": ("rules_fs.move",),
-    "rsync": ("rules_fs.rsync",),
-    "sed": ("rules_fs.sed_inplace",),
-    "dd": ("rules_fs.dd",),
-    "git": ("rules_git.git",),
-    "shutdown": ("rules_sys.power",),
-    "reboot": ("rules_sys.power",),
-    "halt": ("rules_sys.power",),
-    "poweroff": ("rules_sys.power",),
-    "init": ("rules_sys.power",),
-    "telinit": ("rules_sys.power",),
-    "kexec": ("rules_sys.power",),
-    "systemctl": ("rules_sys.power", "rules_sys.services"),
-    "service": ("rules_sys.services",),
-    "launchctl": ("rules_sys.services",),
-    "kill": ("rules_sys.kill",),
-    "killall5": ("rules_sys.kill",),
-    "pkill": ("rules_sys.kill",),
-    "killall": ("rules_sys.kill",),
-    "crontab": ("rules_sys.cron",),
-    "history": ("rules_sys.history",),
-    "unset": ("rules_sys.history",),
-    ":": ("rules_sys.fork_bomb_text",),
-    "docker": ("rules_remote.docker",),
-    "podman": ("rules_remote.docker",),
-    "docker-compose": ("rules_remote.docker",),
-    "nerdctl": ("rules_remote.docker",),
-    "gh": ("rules_remote.publish",),
-    "rails": ("rules_remote.frameworks",),
-    "rake": ("rules_remote.frameworks",),
-    "prisma": ("rules_remote.frameworks",),
-    "npx": ("rules_remote.frameworks",),
-    "bunx": ("rules_remote.frameworks",),
-    "manage.py": ("rules_remote.frameworks",),
-    "etcdctl": ("rules_remote.kv_store",),
-    "curl": ("rules_http.http_delete",),
-    "wget": ("rules_http.http_delete",),
-    "http": ("rules_http.http_delete",),
-    "https": ("rules_http.http_delete",),
-    "xh": ("rules_http.http_delete",),
-    "consul": ("rules_remote.kv_store",),
+    "rm": ("rules.fs.rm",),
+    "unlink": ("rules.fs.rm",),
+    "srm": ("rules.fs.shred",),
+    "shred": ("rules.fs.shred",),
+    "wipe": ("rules.fs.shred",),
+    "truncate": ("rules.fs.truncate",),
+    "chmod": ("rules.fs.perms",),
+    "chown": ("rules.fs.perms",),
+    "chgrp": ("rules.fs.perms",),
+    "mv": ("rules.fs.move",),
+    "cp": ("rules.fs.move",),
+    "ln": ("rules.fs.move",),
+    "install": ("rules.fs.move",),
+    "rsync": ("rules.fs.rsync",),
+    "sed": ("rules.fs.sed_inplace",),
+    "dd": ("rules.fs.dd",),
+    "git": ("rules.git.git",),
+    "shutdown": ("rules.system.power",),
+    "reboot": ("rules.system.power",),
+    "halt": ("rules.system.power",),
+    "poweroff": ("rules.system.power",),
+    "init": ("rules.system.power",),
+    "telinit": ("rules.system.power",),
+    "kexec": ("rules.system.power",),
+    "systemctl": ("rules.system.power", "rules.system.services"),
+    "service": ("rules.system.services",),
+    "launchctl": ("rules.system.services",),
+    "kill": ("rules.system.kill",),
+    "killall5": ("rules.system.kill",),
+    "pkill": ("rules.system.kill",),
+    "killall": ("rules.system.kill",),
+    "crontab": ("rules.system.cron",),
+    "history": ("rules.system.history",),
+    "unset": ("rules.system.history",),
+    ":": ("rules.system.fork_bomb_text",),
+    "docker": ("rules.infra.docker",),
+    "podman": ("rules.infra.docker",),
+    "docker-compose": ("rules.infra.docker",),
+    "nerdctl": ("rules.infra.docker",),
+    "gh": ("rules.infra.publish",),
+    "rails": ("rules.infra.frameworks",),
+    "rake": ("rules.infra.frameworks",),
+    "prisma": ("rules.infra.frameworks",),
+    "npx": ("rules.infra.frameworks",),
+    "bunx": ("rules.infra.frameworks",),
+    "manage.py": ("rules.infra.frameworks",),
+    "etcdctl": ("rules.infra.kv_store",),
+    "curl": ("rules.http.http_delete",),
+    "wget": ("rules.http.http_delete",),
+    "http": ("rules.http.http_delete",),
+    "https": ("rules.http.http_delete",),
+    "xh": ("rules.http.http_delete",),
+    "consul": ("rules.infra.kv_store",),
 }
 for _name in (
     "iptables",
@@ -96,7 +96,7 @@ for _name in (
     "firewall-cmd",
     "pfctl",
 ):
-    _RULE_NAMES[_name] = ("rules_sys.firewall",)
+    _RULE_NAMES[_name] = ("rules.system.firewall",)
 _TABLE: dict[str, tuple[str, ...]] = {}
 _RESOLVED: dict[str, tuple[Rule, ...]] = {}
 
@@ -109,7 +109,7 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
     """
     if _TABLE:
         return _TABLE
-    from agentreflex.gate.inert import HOSTING_CLIS, PACKAGE_MANAGERS
+    from agentreflex.gate.shell.inert import HOSTING_CLIS, PACKAGE_MANAGERS
 
     names = dict(_RULE_NAMES)
     for name in (
@@ -128,7 +128,7 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
         "az",
         *HOSTING_CLIS,
     ):
-        names[name] = ("rules_remote.cloud",)
+        names[name] = ("rules.infra.cloud",)
     for name in (
         *PACKAGE_MANAGERS,
         "lerna",
@@ -138,13 +138,13 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
         "vsce",
         "ovsx",
     ):
-        names[name] = ("rules_remote.publish",)
+        names[name] = ("rules.infra.publish",)
     for name in ("python", "python3"):
-        names[name] = ("rules_remote.publish", "rules_remote.frameworks")
-    from agentreflex.gate.servicepacks import programs  # service CLIs as data
+        names[name] = ("rules.infra.publish", "rules.infra.frameworks")
+    from agentreflex.gate.packs import programs  # service CLIs as data
 
     for name in programs():
-        names[name] = (*names.get(name, ()), "servicepacks.check")
+        names[name] = (*names.get(name, ()), "packs.check")
     _TABLE.update(names)
     return _TABLE
 
@@ -155,20 +155,33 @@ def _rules_of(name: str) -> tuple[Rule, ...]:
     if rules is None:
         import importlib
 
-        from agentreflex.gate.programs import DISK_PREFIXES, DISK_TOOLS
+        from agentreflex.gate.rules.programs import DISK_PREFIXES, DISK_TOOLS
 
         specs = _rule_table().get(name, ())
         if name.startswith(DISK_PREFIXES) or name in DISK_TOOLS:
-            specs = (*specs, "rules_fs.disk")
+            specs = (*specs, "rules.fs.disk")
         found = []
         for spec in specs:
-            module, _, function = spec.partition(".")
+            module, _, function = spec.rpartition(".")
             found.append(getattr(importlib.import_module(f"agentreflex.gate.{module}"), function))
         rules = _RESOLVED[name] = tuple(found)
     return rules
 
 
-# Commands whose plain-word forms no rule can object to (pre-filter).
+def known_program(name: str) -> bool:
+    """Whether the gate knows what ``name`` does with its arguments (rules of its own,
+    or a plain command the pre-filter trusts)."""
+    return name in _SAFE_FIRST or name in _rule_table()
+
+
+def rules_for(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
+    """The rules' hits on ``cmds`` (for a walk judging a command it may not run)."""
+    return _rules(cmds, where, written)
+
+
+# Commands whose plain-word forms no rule can object to (pre-filter).  A
+# program with a service pack (packs/index.tsv: mvn, java, gradle) is never
+# here: its pack decides (tests/test_servicepacks.py holds the two apart).
 _SAFE_FIRST = frozenset(
     {
         "ls",
@@ -242,9 +255,6 @@ _SAFE_FIRST = frozenset(
         "gofmt",
         "rustc",
         "javac",
-        "java",
-        "mvn",
-        "gradle",
         "dotnet",
         "swift",
         "bundle",
@@ -317,7 +327,9 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[0] == "git" and (len(words) < 2 or words[1] not in _SAFE_GIT or "-C" in words):
         return None
-    if any(w in _UNSAFE_SUB for w in words[1:3]):
+    if words[:2] == ["git", "config"] and len([w for w in words[2:] if w[:1] != "-"]) > 1:
+        return None  # sets a value: it may be a program later git commands run
+    if any(w in _UNSAFE_SUB for w in words[1:3]) or runs_local_file(words):
         return None
     if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
         return None
@@ -330,6 +342,34 @@ def prefilter(command: str, where: Where) -> Cmd | None:
     if names_guarded(command) or (words[0] in _CREATES and not _here(words[1:], where)):
         return None  # may reach the guard's own files (selfguard)
     return Cmd(words, command, where.cwd)
+
+
+# Commands that run code from a file of the project whatever their words say:
+# make (the Makefile), pytest (conftest.py), npm test/start (package.json),
+# node x.js (the script), pip install . (setup.py).
+_RUNS_FILES = frozenset({"make", "gmake", "pytest", "py.test", "yarn", "pnpm", "bun"})
+_NPM_RUNS = frozenset({"test", "t", "tst", "start", "stop", "restart", "run", "run-script"})
+
+
+def runs_local_file(words: list[str]) -> bool:
+    """Whether the plain command ``words`` runs a local file the gate must read first.
+
+    Why: the pre-filter answers from the words alone; ``make`` or ``npm test``
+    look harmless but run whatever the Makefile or package.json says, and
+    ``pip install .`` runs setup.py (issue 22 item 1).
+    """
+    name, rest = words[0], words[1:]
+    if name in _RUNS_FILES:
+        return True
+    if name == "npm":
+        return bool(rest) and rest[0] in _NPM_RUNS
+    if name in ("node", "deno"):  # node x.js, deno run x.ts: the script file
+        return any(not w.startswith("-") for w in rest)
+    if name in ("uv", "python", "python3") and rest[:1] in (["pip"], ["-m"]):
+        name, rest = "pip", rest[1:]  # uv pip install, python -m pip install
+    if name in ("pip", "pip3") and rest[:1] == ["install"]:
+        return any(w in (".", "-e", "--editable") or w.startswith(("./", "/", "../")) for w in rest)
+    return False
 
 
 def _here(args: list[str], where: Where) -> bool:
@@ -376,7 +416,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
         return out
     # Imported here, not at the top: a command the pre-filter decides (the
     # common case) never pays for the walker and the tree-sitter parser.
-    from agentreflex.gate.walker import ParseBudgetExceeded, Walker
+    from agentreflex.gate.shell.walker import ParseBudgetExceeded, Walker
 
     walker = Walker(where, env, deadline)
     out.parsed = True
@@ -399,18 +439,38 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     out.hits.extend(_rules(walker.cmds, where, walker.state.written))
     if walker.parse_errors:
         out.hits.extend(_fallback_scan(command))
-        if not _bash_accepts(command, deadline):
-            out.hits.append(
-                Hit(
-                    "GATE-PARSE-ERROR",
-                    ASK,
-                    1.0,
-                    command[:200],
-                    "The command does not parse as shell, so what it would run "
-                    "cannot be checked. Fix the quoting.",
-                )
-            )
+        accepts = _bash_accepts(command, deadline)
+        if not accepts:
+            out.hits.append(_rejected(command, known=accepts is False))
     return out
+
+
+def _rejected(command: str, known: bool) -> Hit:
+    """A command bash refuses to parse.
+
+    Bash reads and runs a script command by command, so on one line a syntax
+    error (``echo 'unterminated``) means nothing runs at all: a note, not a
+    question.  Over several lines, the lines before the error do run and the
+    parse of what they are cannot be trusted: the user is asked.  So is a line
+    bash could not be asked about (``known`` False: no bash, no time left).
+    """
+    if known and "\n" not in command.strip():
+        return Hit(
+            "GATE-SYNTAX-REJECTED",
+            DESTRUCTIVE,
+            P_WARN,
+            command[:200],
+            "bash rejects this line with a syntax error (an unclosed quote or "
+            "bracket), so nothing of it runs. Fix the quoting.",
+        )
+    return Hit(
+        "GATE-PARSE-ERROR",
+        ASK,
+        1.0,
+        command[:200],
+        "The command does not parse as shell, so what it would run "
+        "cannot be checked. Fix the quoting.",
+    )
 
 
 def max_nesting(text: str, limit: int) -> int:
@@ -430,7 +490,7 @@ def max_nesting(text: str, limit: int) -> int:
 
 def _fallback_scan(command: str) -> list[Hit]:
     """The parse-free scan, imported only on the rare paths that need it."""
-    from agentreflex.gate import fallback
+    from agentreflex.gate.shell import fallback
 
     return fallback.scan(command)
 
@@ -438,8 +498,9 @@ def _fallback_scan(command: str) -> list[Hit]:
 def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     # Imported here, with the walker: the pre-filter's commands never need them,
     # and each rules module only once a command needs its rules.
-    from agentreflex.gate import inert, secrets, selfguard
-    from agentreflex.gate.programs import DATABASE_TOOLS
+    from agentreflex.gate.rules import secrets, selfguard
+    from agentreflex.gate.rules.programs import DATABASE_TOOLS
+    from agentreflex.gate.shell import inert
 
     hits: list[Hit] = selfguard.command_hits(cmds, where)
     net_fed = secrets.network_fed(cmds)
@@ -450,11 +511,11 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
             for rule in _rules_of(cmd.name):
                 hits.extend(rule(cmd, where))
             if cmd.name in DATABASE_TOOLS:
-                from agentreflex.gate.rules_remote import database
+                from agentreflex.gate.rules.infra import database
 
                 hits.extend(database(cmd, where, written))
         if cmd.redirects or cmd.name == "tee":
-            from agentreflex.gate.rules_fs import redirects
+            from agentreflex.gate.rules.fs import redirects
 
             hits.extend(redirects(cmd, where))
         hits.extend(secrets.shell_hits(cmd, where, net_fed))
@@ -464,8 +525,9 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 _BASH: list[str | None] = []
 
 
-def _bash_accepts(command: str, deadline: float) -> bool:
-    """Whether bash itself parses ``command`` (tree-sitter's grammar has gaps)."""
+def _bash_accepts(command: str, deadline: float) -> bool | None:
+    """Whether bash itself parses ``command`` (tree-sitter's grammar has gaps);
+    ``None`` when bash cannot tell (not installed, no time left, failed)."""
     import shutil
     import subprocess  # only on the rare parse-error path
 
@@ -474,11 +536,11 @@ def _bash_accepts(command: str, deadline: float) -> bool:
     bash = _BASH[0]
     budget = deadline - time.monotonic()
     if bash is None or budget < 0.02:
-        return False
+        return None
     try:
         done = subprocess.run(
             [bash, "-n", "-c", command], capture_output=True, timeout=min(budget, 1.0), check=False
         )
     except (OSError, subprocess.SubprocessError, ValueError):
-        return False
+        return None
     return done.returncode == 0

@@ -6,7 +6,8 @@
 Severity is what the code answers by default: ``block``, ``ask`` (the user
 decides), ``warn`` (runs, with a note), or two of them where the scope
 decides (``block/warn``).  Service-pack codes (``GATE-PACK-<FAMILY>``) are
-listed from the pack files.  ``tests/test_catalogue.py`` holds every code
+listed from the pack files, their grades (high/medium/low) with the decision
+the ``balanced`` profile gives them (``--profile lean|thorough`` for others).  ``tests/test_catalogue.py`` holds every code
 the gate's sources can emit to this list (issue 22 item 6: one catalogue
 instead of codes scattered over the modules).  Not on any hot path.
 """
@@ -32,6 +33,16 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-RSYNC-DELETE": ("deletes", _B, "rsync --delete into a folder outside the project"),
     "GATE-MOVE-AWAY": ("deletes", _B, "moves important files away (to /dev/null, out of reach)"),
     "GATE-INTERP-DYNAMIC-DELETE": ("deletes", _W, "interpreter code deletes a computed path"),
+    "GATE-INTERP-SDK-DESTRUCTIVE": (
+        "remote code",
+        _B,
+        "interpreter code calls a client library's destroy-a-store method (deleteIndex...)",
+    ),
+    "GATE-INTERP-UNRESOLVED": (
+        "remote code",
+        _A,
+        "interpreter code runs or deletes a value known only at run time",
+    ),
     # overwrites and permissions
     "GATE-OVERWRITE-SYSTEM": ("overwrites", _B, "overwrites a system file"),
     "GATE-OVERWRITE-DOTFILE": ("overwrites", _B, "overwrites a dotfile of the home"),
@@ -58,7 +69,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-GIT-RESET-HARD": ("git", _B, "git reset --hard/--merge throws away uncommitted work"),
     "GATE-GIT-DISCARD-TREE": ("git", _B, "discards every uncommitted change of the work tree"),
     "GATE-GIT-DISCARD-FILES": ("git", "block/ask", "discards uncommitted changes of files"),
-    "GATE-GIT-CLEAN": ("git", _B, "git clean -f deletes untracked files"),
+    "GATE-GIT-CLEAN": (
+        "git",
+        "block/ask",
+        "git clean -f deletes untracked files (ask: named paths)",
+    ),
     "GATE-GIT-STASH-DROP": ("git", _B, "drops stashed work"),
     "GATE-GIT-BRANCH-FORCE-DELETE": ("git", _B, "deletes an unmerged branch"),
     "GATE-GIT-FORCE-PUSH": ("git", _B, "force-pushes over the remote's history"),
@@ -70,6 +85,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-GIT-REFLOG-EXPIRE": ("git", _B, "expires the reflog"),
     "GATE-GIT-GC-PRUNE": ("git", _B, "prunes unreachable commits now"),
     "GATE-GIT-UPDATE-REF-DELETE": ("git", _B, "deletes a ref directly"),
+    "GATE-GIT-ABORT": ("git", _A, "merge/rebase --abort discards the work tree's changes since"),
     "GATE-GIT-WORKTREE-FORCE-REMOVE": ("git", "block/ask", "removes a worktree with its changes"),
     # code that runs other code
     "GATE-RCE-DOWNLOAD": ("remote code", _B, "runs code downloaded from the network"),
@@ -78,6 +94,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-DYNAMIC-SCRIPT": ("remote code", _A, "a script, code or option known only at run time"),
     "GATE-BRACE-COMMAND": ("remote code", _A, "a command name built by a brace expansion"),
     "GATE-PIPE-TO-SHELL": ("remote code", _A, "code of unknown content piped into a shell"),
+    "GATE-DERIVED-COMMAND": ("remote code", _A, "an unknown program handed a guarded command"),
+    "GATE-GENERATED-CODE": ("remote code", _A, "eval/source of code generated at run time"),
+    "GATE-STDIN-COMMAND": ("remote code", _A, "xargs/parallel build the command from their input"),
+    "GATE-HIDDEN-PROGRAM": ("remote code", _A, "a setting runs a program the gate cannot read"),
+    "GATE-GIT-CONFIG-ENV": ("remote code", _A, "git settings from GIT_CONFIG_COUNT not all known"),
     "GATE-SCRIPT-UNREADABLE": ("remote code", _W, "a script the command runs could not be read"),
     "GATE-SCRIPT-PARTLY-CHECKED": ("remote code", _W, "parts of a script on disk are computed"),
     "GATE-CODEX-STDIN": ("hosts", _A, "an interactive shell opened in Codex (stdin unchecked)"),
@@ -86,7 +107,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-DB-UPDATE-ALL": ("data stores", _W, "updates or deletes every row"),
     "GATE-CLOUD-DESTROY": ("cloud", _B, "destroys a whole stack"),
     "GATE-CLOUD-DELETE": ("cloud", "block/warn", "deletes cloud resources"),
-    "GATE-K8S-DELETE": ("cloud", "block/warn", "deletes Kubernetes resources"),
+    "GATE-K8S-DELETE": (
+        "cloud",
+        _W,
+        "kubectl drain evicts every pod of a node (deletes: pack cloud)",
+    ),
     "GATE-HELM-UNINSTALL": ("cloud", _B, "uninstalls a Helm release"),
     "GATE-DOCKER-PRUNE": ("containers", "block/warn", "prunes images, volumes or containers"),
     "GATE-KV-DELETE": ("data stores", "block/warn", "deletes keys of etcd/consul"),
@@ -112,6 +137,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-ALLOWED": ("the guard", "allow", "an approved allow-list entry applied"),
     "GATE-ALLOW-LIST-UNAPPROVED": ("the guard", _W, "an allow-list the user has not approved"),
     "GATE-PARSE-ERROR": ("parsing", _A, "text the shell would run cannot be parsed"),
+    "GATE-SYNTAX-REJECTED": ("parsing", _W, "bash rejects the line (syntax error): nothing runs"),
     "GATE-PARSE-TOO-COMPLEX": ("parsing", _A, "input too large to analyse"),
     "GATE-PARSE-TOO-DEEP": ("parsing", _A, "nesting too deep to analyse"),
     "GATE-PARSE-BUDGET": ("parsing", _B, "analysis ran out of time"),
@@ -126,19 +152,30 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
 }
 
 
-def rows() -> list[tuple[str, str, str, str]]:
-    """(code, family, severity, reason) for every code, service packs included."""
-    from agentreflex.gate import servicepacks
+def rows(profile: str = "balanced") -> list[tuple[str, str, str, str]]:
+    """(code, family, severity, reason) for every code, service packs included.
+
+    A pack's severity is what its entries' grades (high/medium/low) decide in
+    ``profile`` (``packs/severity.tsv``), the grades themselves in the reason.
+    """
+    from agentreflex.gate import packs as servicepacks
+    from agentreflex.gate import severity
 
     out = [(code, *entry) for code, entry in CATALOGUE.items()]
     for family in sorted(set(servicepacks.programs().values())):
-        progs = sorted(p for p, f in servicepacks.programs().items() if f == family)
+        data = servicepacks.family(family)
+        progs = sorted(data.get("programs", {}))
+        grades = sorted(
+            {e.get("severity", "high") for es in data["programs"].values() for e in es},
+            key=("high", "medium", "low").index,
+        )
+        decisions = dict.fromkeys(severity.decision(g, profile) for g in grades)
         out.append(
             (
                 f"GATE-PACK-{family.upper()}",
                 f"pack: {family}",
-                "block/warn",
-                f"destructive {family} operations ({', '.join(progs)})",
+                "/".join(decisions),
+                f"destructive {family} operations ({', '.join(progs)}); graded {'/'.join(grades)}",
             )
         )
     return out
@@ -147,14 +184,19 @@ def rows() -> list[tuple[str, str, str, str]]:
 def command(argv: list[str]) -> int:
     """``agentreflex gate rules [--json]``: the catalogue (the ``gate`` command's one action)."""
     if argv[:1] != ["rules"]:
-        sys.stderr.write("usage: agentreflex gate rules [--json]\n")
+        sys.stderr.write(
+            "usage: agentreflex gate rules [--json] [--profile lean|balanced|thorough]\n"
+        )
         return 2
     return main(argv[1:])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    table = rows()
+    profile = "balanced"
+    if "--profile" in args and args.index("--profile") + 1 < len(args):
+        profile = args[args.index("--profile") + 1]
+    table = rows(profile)
     if "--json" in args:
         keys = ("code", "family", "severity", "reason")
         print(json.dumps([dict(zip(keys, r, strict=True)) for r in table], indent=1))

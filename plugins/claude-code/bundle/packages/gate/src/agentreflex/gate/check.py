@@ -13,7 +13,7 @@ import time
 
 from agentreflex.gate import policy
 from agentreflex.gate.analyze import analyse
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,12 +47,13 @@ def check_command(
     project: str = "",
     budget_s: float = 0.2,
     thresholds: Mapping[str, float] | None = None,
+    profile: str = "balanced",
 ) -> tuple[str, list[policy.Proposal]]:
-    """The gate's verdict for one shell command, and why."""
+    """The gate's verdict for one shell command in ``profile``, and why."""
     cwd = cwd or os.getcwd()
     home = home or os.environ.get("HOME", "/")
     where = Where(cwd=cwd, project=project or cwd, home=home)
     env = {"HOME": home, "PWD": cwd}
     analysis = analyse(command, where, env, time.monotonic() + budget_s)
-    proposals = policy.decide(analysis.hits, None, thresholds or DEFAULT_THRESHOLDS)
+    proposals = policy.decide(analysis.hits, None, thresholds or DEFAULT_THRESHOLDS, profile)
     return verdict_of(proposals), proposals

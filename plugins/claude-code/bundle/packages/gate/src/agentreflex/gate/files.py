@@ -10,13 +10,13 @@
 from __future__ import annotations
 
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
-from agentreflex.gate.paths import Place, Where, classify, is_secret_file, names_guarded
+from agentreflex.gate.shell.paths import Place, Where, classify, is_secret_file, names_guarded
 
 
 def read_hits(paths: list[str], where: Where) -> list[Hit]:
     hits: list[Hit] = []
     if any(names_guarded(p) or p.endswith("key") for p in paths):  # the key's path says so
-        from agentreflex.gate import selfguard
+        from agentreflex.gate.rules import selfguard
 
         hits = selfguard.read_hits(paths, where)
     for p in paths:
@@ -36,7 +36,7 @@ def read_hits(paths: list[str], where: Where) -> list[Hit]:
 
 
 def write_hits(paths: list[str], content: str, where: Where, deleting: bool = False) -> list[Hit]:
-    from agentreflex.gate import selfguard
+    from agentreflex.gate.rules import selfguard
 
     hits: list[Hit] = []
     for p in paths:
@@ -78,7 +78,7 @@ def write_hits(paths: list[str], content: str, where: Where, deleting: bool = Fa
             )
     found: list[str] = []
     if content:
-        from agentreflex.gate.literals import find_secrets  # not needed by reads
+        from agentreflex.gate.rules.literals import find_secrets  # not needed by reads
 
         found = find_secrets(content)
     if found and not all(is_secret_file(classify(p, where)[1]) for p in paths if p):

@@ -76,6 +76,14 @@ class Hit:
     probability: float
     segment: str
     message: str
+    # high / medium / low when the rule grades its hit and the profile decides
+    # (agentreflex.gate.severity); "" for rules that decide themselves
+    severity: str = ""
+
+    @classmethod
+    def destructive(cls, rule: str, p: float, cmd: Cmd, message: str) -> Hit:
+        """The hit of a destructive-command rule on ``cmd``: the one constructor the rule families share."""
+        return cls(rule, DESTRUCTIVE, p, cmd.text, message)
 
     def shown_segment(self) -> str:
         """The segment text without marker characters, for messages and logs."""

@@ -70,9 +70,20 @@ def signals(hits: list[Hit], judge: Mapping[str, float] | None) -> dict[str, flo
 
 
 def decide(
-    hits: list[Hit], judge: Mapping[str, float] | None, thresholds: Mapping[str, float]
+    hits: list[Hit],
+    judge: Mapping[str, float] | None,
+    thresholds: Mapping[str, float],
+    profile: str = "balanced",
 ) -> list[Proposal]:
-    """The gate's proposals for one pre-tool event (empty means ALLOW)."""
+    """The gate's proposals for one pre-tool event (empty means ALLOW).
+
+    Graded hits (a severity instead of a decision) get the decision
+    ``profile`` gives their severity (:mod:`agentreflex.gate.severity`).
+    """
+    if any(h.severity for h in hits):
+        from agentreflex.gate import severity
+
+        hits = severity.resolve(hits, profile)
     sig = signals(hits, judge)
     out: list[Proposal] = []
     for category, block_key, warn_key in (

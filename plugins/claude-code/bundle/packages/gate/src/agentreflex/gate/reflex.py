@@ -14,7 +14,7 @@ import os
 
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind, ToolKind
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ class GateReflex:
         return []
 
     def _note_constraints(self, ctx: ReflexContext) -> None:
-        from agentreflex.gate import constraints
+        from agentreflex.gate.rules import constraints
 
         for c in constraints.extract(ctx.event.prompt or ""):
             ctx.note(self.name, "constraints", c)
@@ -150,7 +150,10 @@ class GateReflex:
         judge = None
         if hits or ctx.config.judge.mode != "off":
             judge = _judge(ctx)
-        findings = [_finding(self.name, p) for p in _decide(hits, judge, ctx.config.thresholds)]
+        findings = [
+            _finding(self.name, p)
+            for p in _decide(hits, judge, ctx.config.thresholds, ctx.config.profile)
+        ]
         if allowed:
             findings.append(
                 Finding(
@@ -193,7 +196,7 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
     stated = ctx.state.notes.get("constraints", [])
     noted: list[dict[str, str]] = []
     if not (isinstance(stated, list) and not stated):  # from_state([]) is []
-        from agentreflex.gate import constraints
+        from agentreflex.gate.rules import constraints
 
         noted = constraints.from_state(stated)
     hits, cmds = _call_hits(ctx, tool, where, noted)
@@ -228,11 +231,11 @@ def _call_hits(
         hits.extend(analysis.hits)
         cmds = list(analysis.cmds)
         if ctx.event.host == "codex":  # write_stdin runs no hook in Codex
-            from agentreflex.gate import codex_stdin
+            from agentreflex.gate.rules import codex_stdin
 
             hits.extend(codex_stdin.hits(cmds))
         if noted:  # check_command finds nothing without a constraint
-            from agentreflex.gate import constraints
+            from agentreflex.gate.rules import constraints
 
             hits.extend(constraints.check_command(noted, cmds, where))
     elif tool.kind is ToolKind.READ or (tool.kind is ToolKind.SEARCH and paths):
@@ -240,7 +243,7 @@ def _call_hits(
 
         hits.extend(files.read_hits(paths, where))
     elif tool.kind is ToolKind.MCP:
-        from agentreflex.gate import selfguard
+        from agentreflex.gate.rules import selfguard
 
         named, reads = selfguard.mcp_paths(tool.name, tool.input)
         if reads:
@@ -254,7 +257,7 @@ def _call_hits(
         deleting = "*** Delete File:" in tool.patch
         hits.extend(files.write_hits(paths, content, where, deleting))
         if noted:  # check_paths and check_manifest_edit find nothing without a constraint
-            from agentreflex.gate import constraints
+            from agentreflex.gate.rules import constraints
 
             hits.extend(constraints.check_paths(noted, paths, where, ", ".join(paths), deleting))
             for p in paths:
@@ -277,7 +280,10 @@ def _any_file(project: str, files: tuple[tuple[str, ...], ...]) -> bool:
 
 
 def _decide(
-    hits: list[Hit], judge: Mapping[str, float] | None, thresholds: Mapping[str, float]
+    hits: list[Hit],
+    judge: Mapping[str, float] | None,
+    thresholds: Mapping[str, float],
+    profile: str = "balanced",
 ) -> list[policy.Proposal]:
     """``policy.decide``, without importing it when there is nothing to decide.
 
@@ -288,7 +294,7 @@ def _decide(
         return []
     from agentreflex.gate import policy
 
-    return policy.decide(hits, judge, thresholds)
+    return policy.decide(hits, judge, thresholds, profile)
 
 
 def _judge(ctx: ReflexContext) -> dict[str, float] | None:

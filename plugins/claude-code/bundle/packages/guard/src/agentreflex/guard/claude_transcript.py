@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.guard.sanitize import excerpt, normalize_text
-from agentreflex.guard.transcript import Batch, inside, uuid_shaped
+from agentreflex.guard.transcript import Adapter, Batch, inside, uuid_shaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,21 +103,4 @@ def _effort_text(value: Any) -> str:
     return level[:32] if isinstance(level, str) else ""
 
 
-class _Claude:
-    name = "claude"
-    needles: tuple[bytes, ...] = (b'"assistant"',)
-
-    @staticmethod
-    def resolve(session_id: str, hook_path: str, env: Mapping[str, str]) -> tuple[str, str]:
-        return resolve(session_id, hook_path, env)
-
-    @staticmethod
-    def text(rec: dict[str, Any]) -> str:
-        return assistant_text(rec)
-
-    @staticmethod
-    def metadata(rec: dict[str, Any], batch: Batch) -> None:
-        metadata(rec, batch)
-
-
-ADAPTER = _Claude()
+ADAPTER = Adapter("claude", (b'"assistant"',), resolve, assistant_text, metadata)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.guard.sanitize import excerpt, normalize_text
-from agentreflex.guard.transcript import ZST, Batch, inside, uuid_shaped
+from agentreflex.guard.transcript import ZST, Adapter, Batch, inside, uuid_shaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -118,26 +118,10 @@ def _settings(payload: dict[str, Any], batch: Batch) -> None:
         batch.effort = effort[:32]
 
 
-class _Codex:
-    name = "codex"
-    needles: tuple[bytes, ...] = (
-        b'"reasoning"',
-        b'"session_meta"',
-        b'"turn_context"',
-        b'"thread_settings_applied"',
-    )
-
-    @staticmethod
-    def resolve(session_id: str, hook_path: str, env: Mapping[str, str]) -> tuple[str, str]:
-        return resolve(session_id, hook_path, env)
-
-    @staticmethod
-    def text(rec: dict[str, Any]) -> str:
-        return summary_text(rec)
-
-    @staticmethod
-    def metadata(rec: dict[str, Any], batch: Batch) -> None:
-        metadata(rec, batch)
-
-
-ADAPTER = _Codex()
+ADAPTER = Adapter(
+    "codex",
+    (b'"reasoning"', b'"session_meta"', b'"turn_context"', b'"thread_settings_applied"'),
+    resolve,
+    summary_text,
+    metadata,
+)

@@ -36,21 +36,7 @@ from agentreflex.guard.sanitize import digest
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
-    from typing import Any, Protocol
-
-    class Adapter(Protocol):
-        """What a host adapter gives the engine (see ``claude_transcript``)."""
-
-        name: str
-        needles: tuple[bytes, ...]
-
-        def resolve(
-            self, session_id: str, hook_path: str, env: Mapping[str, str]
-        ) -> tuple[str, str]: ...
-
-        def text(self, rec: dict[str, Any]) -> str: ...
-
-        def metadata(self, rec: dict[str, Any], batch: Batch) -> None: ...
+    from typing import Any
 
 
 UUID = LazyPattern(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
@@ -72,6 +58,22 @@ class Batch:
     entrypoint: str = ""
     error: str = ""
     invalidated: bool = False
+
+
+@record(frozen=True)
+class Adapter:
+    """A host's transcript format: where its file is and how to read a record.
+
+    ``needles``: bytes one of which a line must hold to be worth parsing (the
+    engine skips the rest unparsed); ``text``: the visible reasoning of one
+    record; ``metadata``: the model, effort and entry point it records.
+    """
+
+    name: str
+    needles: tuple[bytes, ...]
+    resolve: Callable[[str, str, Mapping[str, str]], tuple[str, str]]
+    text: Callable[[dict[str, Any]], str]
+    metadata: Callable[[dict[str, Any], Batch], None]
 
 
 def uuid_shaped(text: str) -> bool:

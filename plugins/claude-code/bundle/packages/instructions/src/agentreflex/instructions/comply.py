@@ -20,7 +20,7 @@ import posixpath
 
 from agentreflex.core.record import field, record
 from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN
-from agentreflex.gate.paths import Where
+from agentreflex.gate.shell.paths import Where
 from agentreflex.instructions import parse, ruleset, sources
 from agentreflex.instructions.parse import Rule
 
@@ -132,7 +132,7 @@ def _path_breaks(rule: Rule, full: str, cwd: str, deleting: bool) -> str | None:
             or ruleset.glob_match(pattern, rel)
         )
         return f"It would {verb} {rel}." if hit else None
-    from agentreflex.gate import constraints
+    from agentreflex.gate.rules import constraints
 
     where = Where(cwd=cwd, project=rule.scope, home=os.path.expanduser("~"))
     c = {"action": rule.action, "target": rule.target, "text": rule.text}
@@ -141,7 +141,7 @@ def _path_breaks(rule: Rule, full: str, cwd: str, deleting: bool) -> str | None:
 
 
 def _manifest_breaks(rule: Rule, full: str, content: str, old: str) -> str | None:
-    from agentreflex.gate import constraints
+    from agentreflex.gate.rules import constraints
 
     c = {"action": "add_dependency", "target": "dependencies", "text": rule.text}
     hits = constraints.check_manifest_edit([c], full, content, old, full)
@@ -173,7 +173,7 @@ def _command_breaks(rule: Rule, cmds: list[Cmd], where: Where) -> str | None:
         return None
     if rule.action == "run":  # a program by name (the gate's looser word match is for prompts)
         return f"It runs {rule.target}." if any(_runs(rule.target, c) for c in cmds) else None
-    from agentreflex.gate import constraints
+    from agentreflex.gate.rules import constraints
 
     c = {"action": rule.action, "target": rule.target, "text": rule.text}
     if not constraints.check_command([c], cmds, where):
@@ -199,8 +199,8 @@ def _wrappers(cmd: Cmd) -> list[str]:
 
 
 def _changed_paths(cmds: list[Cmd], where: Where) -> list[Violation]:
-    from agentreflex.gate import changes
-    from agentreflex.gate.guarded import DELETE, MOVE
+    from agentreflex.gate.rules.guarded import DELETE, MOVE
+    from agentreflex.gate.shell import changes
 
     out: list[Violation] = []
     for cmd in cmds:

@@ -305,7 +305,7 @@ def _classify_sentence(sentence: str, ticks: list[str]) -> list[tuple[str, dict[
 
 
 def _prohibitions(sentence: str, ticks: list[str]) -> list[tuple[str, dict[str, str]]]:
-    from agentreflex.gate import constraints
+    from agentreflex.gate.rules import constraints
 
     out: list[tuple[str, dict[str, str]]] = []
     for c in constraints.extract(sentence):

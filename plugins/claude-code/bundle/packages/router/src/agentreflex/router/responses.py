@@ -17,7 +17,7 @@ import json
 import time
 from typing import Any
 
-from agentreflex.router.translate import as_dict, parse_arguments
+from agentreflex.router.translate import as_dict, chat_request, parse_arguments
 
 CUSTOM_PARAMETERS = {
     "type": "object",
@@ -45,21 +45,10 @@ def responses_to_chat(body: dict[str, Any], model: str, max_tokens: int | None) 
     for item in items if isinstance(items, list) else []:
         if isinstance(item, dict):
             _add_item(messages, item)
-    out: dict[str, Any] = {"model": model, "messages": messages}
-    wanted = body.get("max_output_tokens")
-    if isinstance(wanted, int):
-        out["max_tokens"] = min(wanted, max_tokens) if max_tokens else wanted
-    elif max_tokens:
-        out["max_tokens"] = max_tokens
-    for key in ("temperature", "top_p"):
-        if isinstance(body.get(key), int | float):
-            out[key] = body[key]
+    out = chat_request(model, messages, body, body.get("max_output_tokens"), max_tokens)
     tools = [t for t in (_chat_tool(t) for t in body.get("tools") or []) if t is not None]
     if tools:
         out["tools"] = tools
-    if body.get("stream") is True:
-        out["stream"] = True
-        out["stream_options"] = {"include_usage": True}
     return out
 
 

@@ -43,15 +43,7 @@ def anthropic_to_chat(body: dict[str, Any], model: str, max_tokens: int | None) 
     for message in body.get("messages") or []:
         if isinstance(message, dict):
             messages.extend(_chat_messages(message))
-    out: dict[str, Any] = {"model": model, "messages": messages}
-    wanted = body.get("max_tokens")
-    if isinstance(wanted, int):
-        out["max_tokens"] = min(wanted, max_tokens) if max_tokens else wanted
-    elif max_tokens:
-        out["max_tokens"] = max_tokens
-    for key in ("temperature", "top_p"):
-        if isinstance(body.get(key), int | float):
-            out[key] = body[key]
+    out = chat_request(model, messages, body, body.get("max_tokens"), max_tokens)
     if isinstance(body.get("stop_sequences"), list):
         out["stop"] = body["stop_sequences"]
     tools = [
@@ -64,6 +56,30 @@ def anthropic_to_chat(body: dict[str, Any], model: str, max_tokens: int | None) 
         choice = _chat_tool_choice(body.get("tool_choice"))
         if choice is not None:
             out["tool_choice"] = choice
+    return out
+
+
+def chat_request(
+    model: str,
+    messages: list[dict[str, Any]],
+    body: dict[str, Any],
+    wanted: Any,
+    max_tokens: int | None,
+) -> dict[str, Any]:
+    """The chat request's settings every source format shares.
+
+    ``wanted`` is the client's own output limit (``max_tokens`` or
+    ``max_output_tokens``); the lane's ``max_tokens`` caps it.  A streamed
+    request asks for usage in the last chunk, which the budgets count.
+    """
+    out: dict[str, Any] = {"model": model, "messages": messages}
+    if isinstance(wanted, int):
+        out["max_tokens"] = min(wanted, max_tokens) if max_tokens else wanted
+    elif max_tokens:
+        out["max_tokens"] = max_tokens
+    for key in ("temperature", "top_p"):
+        if isinstance(body.get(key), int | float):
+            out[key] = body[key]
     if body.get("stream") is True:
         out["stream"] = True
         out["stream_options"] = {"include_usage": True}

@@ -1,0 +1,560 @@
+"""Filesystem rules: deletes, overwrites, permissions, disks.
+
+Every rule judges resolved paths (see :mod:`paths`), so ``rm -r ./foo`` in
+the project is ordinary work while the same words after ``cd ~`` are not,
+and ``rm -r`` without ``-f`` counts exactly like ``rm -rf``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.model import DESCENDANT, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.rules.programs import DISK_PREFIXES, DISK_TOOLS
+from agentreflex.gate.shell.paths import (
+    Place,
+    Where,
+    classify,
+    glob_base,
+    is_history_file,
+    is_secret_file,
+    resolve,
+)
+
+_FATAL = (Place.ROOT, Place.HOME, Place.ANCESTOR)
+_FINE = (Place.INSIDE, Place.TEMP, Place.CACHE)
+_EMPTY_SOURCES = frozenset({"/dev/null", "/dev/zero"})
+
+
+def rm(cmd: Cmd, where: Where) -> list[Hit]:
+    """``rm``/``unlink``/``rmdir``: recursive deletes outside the project and of the project."""
+    recursive = False
+    targets: list[str] = []
+    options = True
+    for a in cmd.args:
+        if options and a == "--":
+            options = False
+        elif options and a.startswith("--"):
+            recursive = recursive or a in ("--recursive", "--dir")
+        elif options and a.startswith("-") and len(a) > 1:
+            recursive = recursive or "r" in a or "R" in a
+        else:
+            targets.append(a)
+    if cmd.name == "rmdir":
+        return []
+    hits: list[Hit] = []
+    for t in targets:
+        if not t:
+            continue  # rm '' fails without deleting anything
+        hit = _rm_target(t, recursive, cmd, where)
+        if hit is not None:
+            hits.append(hit)
+    return hits
+
+
+def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | None:
+    place, full = classify(target, where, cmd.cwd)
+    # "dir/*" removes everything in dir even without -r; so does deleting what a
+    # find walk over dir yields (find -exec rm {}, find | xargs rm, find -delete):
+    # whatever the filters, it reaches every level of the tree
+    tree = DESCENDANT in target
+    recursive = recursive or tree or glob_base(target)[1]
+    if is_history_file(full):
+        return Hit.destructive(
+            "GATE-HISTORY-WIPE",
+            P_BLOCK,
+            cmd,
+            f"Deleting {full} wipes the user's shell history. Leave it alone.",
+        )
+    if place in _FINE:
+        return None
+    if place is Place.UNKNOWN:
+        if not recursive:
+            return None
+        return Hit(
+            "GATE-RM-UNRESOLVED",
+            "ask",
+            1.0,
+            cmd.text,
+            "The directory to delete is only known at run time. Spell out a path "
+            "inside the project.",
+        )
+    if place in _FATAL:
+        return (
+            Hit.destructive(
+                "GATE-RM-ROOT",
+                P_BLOCK,
+                cmd,
+                f"This deletes {full}, which contains the project or the whole home/system. "
+                "Delete only the specific build outputs inside the project.",
+            )
+            if recursive
+            else None
+        )
+    if place is Place.PROJECT_ROOT:
+        return (
+            Hit.destructive(
+                "GATE-RM-PROJECT",
+                P_BLOCK,
+                cmd,
+                "This deletes the whole project (or everything in it). Delete only the "
+                "specific files or build directories you mean.",
+            )
+            if recursive
+            else None
+        )
+    if place is Place.PROJECT_GIT:
+        if not recursive or full.endswith(".lock"):
+            return None
+        return Hit.destructive(
+            "GATE-RM-GIT-DIR",
+            P_BLOCK,
+            cmd,
+            "This deletes the repository's .git history. Use git commands "
+            "(git gc, git worktree prune) instead.",
+        )
+    if place in (Place.SYSTEM, Place.DEVICE):
+        return Hit.destructive(
+            "GATE-RM-SYSTEM",
+            P_BLOCK,
+            cmd,
+            f"This deletes system files ({full}). Work inside the project or /tmp.",
+        )
+    if place is Place.HOME_DOT:
+        return Hit.destructive(
+            "GATE-RM-DOTFILE",
+            P_BLOCK,
+            cmd,
+            f"This deletes {full}, the user's configuration or credentials. "
+            "Ask the user to do it if it is really needed.",
+        )
+    if tree:
+        return Hit.destructive(
+            "GATE-RM-RECURSIVE-OUTSIDE",
+            P_BLOCK,
+            cmd,
+            f"This deletes the files a search finds anywhere under {full}, outside the "
+            "project. Search only inside the project or /tmp (or a narrow directory "
+            "the user named), list the matches first, or ask the user.",
+        )
+    if recursive:
+        return Hit.destructive(
+            "GATE-RM-RECURSIVE-OUTSIDE",
+            P_BLOCK,
+            cmd,
+            f"This recursively deletes {full}, outside the project. Delete only inside "
+            "the project or /tmp, or ask the user.",
+        )
+    return Hit.destructive(
+        "GATE-RM-OUTSIDE",
+        P_WARN,
+        cmd,
+        f"This deletes {full}, outside the project. Make sure the user wants that.",
+    )
+
+
+def shred(cmd: Cmd, where: Where) -> list[Hit]:
+    """``shred``/``wipe``/``srm`` destroy data beyond recovery, wherever it is."""
+    hits = []
+    for a in cmd.args:
+        if a.startswith("-"):
+            continue
+        place, full = classify(a, where, cmd.cwd)
+        if place not in (Place.TEMP,):
+            hits.append(
+                Hit.destructive(
+                    "GATE-SHRED",
+                    P_BLOCK,
+                    cmd,
+                    f"shred destroys {full} beyond recovery. Use rm for ordinary cleanup.",
+                )
+            )
+    return hits
+
+
+def truncate(cmd: Cmd, where: Where) -> list[Hit]:
+    args = cmd.args
+    files = [
+        a
+        for i, a in enumerate(args)
+        if not a.startswith("-")
+        and not (i > 0 and args[i - 1] in ("-s", "--size", "-r", "--reference"))
+    ]
+    return [h for f in files if (h := _overwrite(f, cmd, where, append=False)) is not None]
+
+
+def redirects(cmd: Cmd, where: Where) -> list[Hit]:
+    """``>``/``>>``/``tee`` to dotfiles, system files and devices."""
+    hits = []
+    for op, target in cmd.redirects:
+        if op in (">", ">|", "&>", ">>", "&>>") and target and not target.isdigit():
+            hit = _overwrite(target, cmd, where, append=">>" in op)
+            if hit is not None:
+                hits.append(hit)
+    if cmd.name == "tee":
+        append = any(a in ("-a", "--append") for a in cmd.args)
+        for a in cmd.args:
+            if not a.startswith("-"):
+                hit = _overwrite(a, cmd, where, append)
+                if hit is not None:
+                    hits.append(hit)
+    return hits
+
+
+def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
+    place, full = classify(target, where, cmd.cwd)
+    if is_history_file(full) and not append:
+        return Hit.destructive(
+            "GATE-HISTORY-WIPE",
+            P_BLOCK,
+            cmd,
+            f"Overwriting {full} wipes the user's shell history. Leave it alone.",
+        )
+    if place is Place.DEVICE:
+        return Hit.destructive(
+            "GATE-DISK-WRITE",
+            P_BLOCK,
+            cmd,
+            f"Writing to the device {full} destroys the filesystem on it.",
+        )
+    if place is Place.SYSTEM:
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_BLOCK,
+            cmd,
+            f"This {'appends to' if append else 'overwrites'} the system file {full}. "
+            "Ask the user to change system configuration.",
+        )
+    if place is Place.HOME_DOT:
+        if append:
+            return Hit.destructive(
+                "GATE-APPEND-DOTFILE",
+                P_WARN,
+                cmd,
+                f"This changes {full}, the user's own configuration. Check they want it.",
+            )
+        return Hit.destructive(
+            "GATE-OVERWRITE-DOTFILE",
+            P_BLOCK,
+            cmd,
+            f"This overwrites {full}, the user's configuration. Edit it only with the "
+            "user's consent, or append instead of truncating.",
+        )
+    if place in (Place.HOME_OTHER, Place.OUTSIDE) and not append:
+        return Hit.destructive(
+            "GATE-OVERWRITE-OUTSIDE", P_WARN, cmd, f"This overwrites {full}, outside the project."
+        )
+    return None
+
+
+def perms(cmd: Cmd, where: Where) -> list[Hit]:
+    """``chmod``/``chown``/``chgrp``: recursive on system or home trees, or on / itself."""
+    args = [a for a in cmd.args]
+    recursive = any(
+        a in ("-R", "--recursive") or (a.startswith("-") and "R" in a[1:])
+        for a in args
+        if a.startswith("-") and not a[1:2].isdigit()
+    )
+    positional = [
+        a for a in args if not a.startswith("-") or a[1:2].isdigit() or a[:2] in ("-r", "-w", "-x")
+    ]
+    if len(positional) < 2:
+        return []
+    mode, targets = positional[0], positional[1:]
+    hits = []
+    for t in targets:
+        place, full = classify(t, where, cmd.cwd)
+        if (
+            place in (Place.ROOT, Place.HOME, Place.ANCESTOR)
+            or (
+                recursive
+                and place in (Place.SYSTEM, Place.HOME_DOT, Place.HOME_OTHER, Place.DEVICE)
+            )
+            or (place is Place.SYSTEM and full.count("/") <= 2)
+        ):
+            hits.append(
+                Hit.destructive(
+                    "GATE-PERMS-SYSTEM",
+                    P_BLOCK,
+                    cmd,
+                    f"This changes permissions or ownership of {full} and everything "
+                    "below it, which can break the system or lock the user out. Change "
+                    "only the project files that need it.",
+                )
+            )
+        elif place is Place.HOME_DOT or (
+            place is Place.SYSTEM
+            and not (cmd.name == "chmod" and _ordinary_mode(mode) and not is_secret_file(full))
+        ):
+            hits.append(
+                Hit.destructive(
+                    "GATE-PERMS-SENSITIVE",
+                    P_WARN,
+                    cmd,
+                    f"This changes permissions of {full}, outside the project.",
+                )
+            )
+        elif cmd.name == "chmod" and (
+            (mode.startswith(("4", "2", "6")) and len(mode) == 4)
+            or "+s" in mode
+            or "s" in mode.split("+")[-1:][0]
+        ):
+            hits.append(
+                Hit.destructive(
+                    "GATE-PERMS-SETUID",
+                    P_WARN,
+                    cmd,
+                    "This makes a file setuid/setgid. Check that is intended.",
+                )
+            )
+    return hits
+
+
+def _ordinary_mode(mode: str) -> bool:
+    """Modes that install a file the usual way (755, 644, +x, a+rx): readable by
+    its owner, writable by nobody else, no setuid/setgid."""
+    if re.fullmatch(r"0?[0-7]{3}", mode):
+        owner, group, other = (int(d) for d in mode[-3:])
+        return owner & 4 == 4 and group & 2 == 0 and other & 2 == 0
+    clauses = mode.split(",")
+    return all(re.fullmatch(r"[ugoa]*\+[rxX]+", c) for c in clauses)
+
+
+def move(cmd: Cmd, where: Where) -> list[Hit]:
+    """``mv`` of the project/home/system away, or into ``/dev/null``; ``cp``/``ln`` onto system files."""
+    paths = [a for a in cmd.args if not a.startswith("-")]
+    if len(paths) < 2:
+        return []
+    *sources, dest = paths
+    hits = []
+    dplace, dfull = classify(dest, where, cmd.cwd)
+    if cmd.name == "mv":
+        for s in sources:
+            place, full = classify(s, where, cmd.cwd)
+            if dfull == "/dev/null" or place in (
+                Place.ROOT,
+                Place.HOME,
+                Place.ANCESTOR,
+                Place.PROJECT_ROOT,
+                Place.SYSTEM,
+                Place.PROJECT_GIT,
+                Place.HOME_DOT,
+            ):
+                hits.append(
+                    Hit.destructive(
+                        "GATE-MOVE-AWAY",
+                        P_BLOCK,
+                        cmd,
+                        f"This moves {full} away (to {dfull}); it can destroy it or "
+                        "break the system. Move only project files within the project.",
+                    )
+                )
+    if cmd.name in ("cp", "ln", "install") and any(
+        resolve(s, where, cmd.cwd) in _EMPTY_SOURCES for s in sources
+    ):
+        # copying or linking /dev/null over a file empties it, exactly like `> file`
+        hit = _overwrite(dest, cmd, where, append=False)
+        return hits + ([hit] if hit is not None else [])
+    if dplace is Place.SYSTEM or dplace is Place.DEVICE:
+        hits.append(
+            Hit.destructive(
+                "GATE-OVERWRITE-SYSTEM",
+                P_BLOCK,
+                cmd,
+                f"This writes into {dfull}, a system location. Ask the user.",
+            )
+        )
+    elif dplace is Place.HOME_DOT and cmd.name in ("cp", "mv", "ln", "install", "rsync"):
+        hits.append(
+            Hit.destructive(
+                "GATE-OVERWRITE-DOTFILE",
+                P_WARN,
+                cmd,
+                f"This replaces {dfull}, the user's configuration.",
+            )
+        )
+    return hits
+
+
+def rsync(cmd: Cmd, where: Where) -> list[Hit]:
+    """``rsync --delete`` into a directory outside the project mirrors deletions there."""
+    if not any(a.startswith("--delete") or a == "--del" for a in cmd.args):
+        return []
+    paths = [a for a in cmd.args if not a.startswith("-")]
+    if not paths:
+        return []
+    place, full = classify(paths[-1], where, cmd.cwd)
+    if place in _FINE or ":" in paths[-1]:
+        return []
+    return [
+        Hit.destructive(
+            "GATE-RSYNC-DELETE",
+            P_BLOCK,
+            cmd,
+            f"rsync --delete would delete files in {full} that are not in the source. "
+            "Sync into a new directory, or drop --delete.",
+        )
+    ]
+
+
+# sed scripts that delete every line: d, 1,$d, /.*/d, /^/d (with optional spaces / ;)
+_SED_DELETE_ALL = LazyPattern(r"\s*(?:1\s*,\s*\$|/\^?\.\*\$?/|/\^/|/\$/)?\s*d\s*;?\s*")
+_SED_VALUED = frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-length"})
+
+
+def sed_inplace(cmd: Cmd, where: Where) -> list[Hit]:
+    """``sed -i`` on files outside the project: system files, and the user's dotfiles."""
+    args = cmd.args
+    if not any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
+        return []
+    scripts: list[str] = []
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _SED_VALUED and i + 1 < len(args):
+            if a in ("-e", "--expression"):
+                scripts.append(args[i + 1])
+            elif a in ("-f", "--file"):
+                scripts.append("?")  # a script file: contents unknown
+            i += 2
+            continue
+        if a.startswith("--expression="):
+            scripts.append(a.partition("=")[2])
+        elif not a.startswith("-") or a == "-":
+            operands.append(a)
+        i += 1
+    files = operands if scripts else operands[1:]
+    script = "\n".join(scripts) if scripts else (operands[0] if operands else "")
+    empties = bool(script) and all(
+        _SED_DELETE_ALL.fullmatch(part) for part in re.split(r"[;\n]", script) if part.strip()
+    )
+    hits = []
+    for f in files:
+        place, full = classify(f, where, cmd.cwd)
+        if empties and (place in (Place.SYSTEM, Place.HOME_DOT) or is_history_file(full)):
+            hit = _overwrite(f, cmd, where, append=False)
+            if hit is not None:
+                hits.append(hit)
+        elif place is Place.SYSTEM:
+            hits.append(
+                Hit.destructive(
+                    "GATE-OVERWRITE-SYSTEM",
+                    P_BLOCK,
+                    cmd,
+                    f"This edits the system file {full} in place. Ask the user.",
+                )
+            )
+        elif place is Place.HOME_DOT:
+            hits.append(
+                Hit.destructive(
+                    "GATE-WRITE-DOTFILE",
+                    P_WARN,
+                    cmd,
+                    f"This edits {full}, the user's own configuration, in place. Check they "
+                    "want it, and keep a backup (sed -i.bak).",
+                )
+            )
+    return hits
+
+
+def dd(cmd: Cmd, where: Where) -> list[Hit]:
+    for a in cmd.args:
+        if a.startswith("of="):
+            place, full = classify(a[3:], where, cmd.cwd)
+            if place in (Place.DEVICE, Place.SYSTEM, Place.ROOT):
+                return [
+                    Hit.destructive(
+                        "GATE-DISK-DD",
+                        P_BLOCK,
+                        cmd,
+                        f"dd onto {full} destroys what is stored there. Write to a file "
+                        "inside the project or /tmp instead.",
+                    )
+                ]
+    return []
+
+
+_READ_ONLY_DISK = frozenset(
+    {
+        "-l",
+        "--list",
+        "print",
+        "list",
+        "status",
+        "info",
+        "-p",
+        "--print",
+        "-d",
+        "--dump",
+        "-I",
+        "-V",
+        "--version",
+        "-h",
+        "--help",
+        "-n",
+        "verifyDisk",
+        "verifyVolume",
+        "luksDump",
+        "isLuks",
+        "iostat",
+        "get",
+        "--detail",
+        "-D",
+        "-E",
+        "--examine",
+        "-i",
+    }
+)
+
+
+def disk(cmd: Cmd, where: Where) -> list[Hit]:
+    """mkfs, wipefs, partitioners and volume destroyers; argument words never disarm them."""
+    name = cmd.name
+    if name.startswith(DISK_PREFIXES):
+        targets = [a for a in cmd.args if not a.startswith("-")]
+        if targets:
+            place, _ = classify(targets[-1], where, cmd.cwd)
+            if place in (Place.INSIDE, Place.TEMP) and not targets[-1].startswith("/dev/"):
+                return []
+        return [
+            Hit.destructive(
+                "GATE-DISK-FORMAT",
+                P_BLOCK,
+                cmd,
+                "This formats a filesystem and destroys everything on it. Use a disk image "
+                "file inside the project or /tmp for experiments.",
+            )
+        ]
+    if name in DISK_TOOLS:
+        if name == "cryptsetup" and not any(
+            a in ("luksFormat", "erase", "luksErase", "reencrypt") for a in cmd.args
+        ):
+            return []
+        if name == "zpool" and not any(a in ("destroy", "labelclear") for a in cmd.args):
+            return []
+        if name == "diskutil" and not any(
+            a.lower().startswith(("erase", "partition", "zero", "secureerase", "reformat"))
+            for a in cmd.args
+        ):
+            return []
+        if name == "hdparm" and not any("erase" in a or "security" in a for a in cmd.args):
+            return []
+        if name == "mdadm" and not any(
+            a in ("--zero-superblock", "--create", "-C") for a in cmd.args
+        ):
+            return []
+        if name == "e2fsck":
+            return []
+        if not cmd.args or any(a in _READ_ONLY_DISK for a in cmd.args):
+            return []
+        return [
+            Hit.destructive(
+                "GATE-DISK-FORMAT",
+                P_BLOCK,
+                cmd,
+                f"{name} rewrites disks or volumes and can destroy everything on them.",
+            )
+        ]
+    return []

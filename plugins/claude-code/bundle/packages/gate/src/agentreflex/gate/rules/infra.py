@@ -1,0 +1,395 @@
+"""Rules for things that live elsewhere: databases, clouds, clusters, registries.
+
+Database statements are read from where the CLI really takes them (``-c``,
+``-e``, ``--eval``, a positional query, a heredoc or a pipe), never from
+text that merely mentions them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.model import P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.rules.http import http_method
+from agentreflex.gate.rules.programs import DB_CLIS
+from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell.inert import HOSTING_CLIS
+from agentreflex.gate.shell.paths import Place, Where, classify
+
+_SQL_DESTROY = LazyPattern(
+    r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|TRUNCATE\b|"
+    r"FLUSHALL|FLUSHDB|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|"
+    r"\.remove\s*\(\s*\{\s*\}\s*\)|dropCollection)",
+    re.IGNORECASE,
+)
+_DELETE = LazyPattern(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
+_UPDATE = LazyPattern(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)", re.IGNORECASE)
+
+
+def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
+    name, args = cmd.name, cmd.args
+    if name in ("dropdb", "dropuser"):
+        return [_db(cmd)]
+    if name == "mysqladmin" and any(a in ("drop", "flush-tables") for a in args):
+        return [_db(cmd)]
+    flags = DB_CLIS.get(name)
+    if flags is None:
+        return []
+    texts: list[str] = []
+    for i, a in enumerate(args):
+        if a in flags and i + 1 < len(args):
+            texts.append(args[i + 1])
+        elif any(a.startswith(f + "=") for f in flags if f.startswith("--")):
+            texts.append(a.split("=", 1)[1])
+    if name in ("sqlite3", "duckdb", "redis-cli", "bq"):
+        positional = [a for a in args if not a.startswith("-")]
+        texts.append(" ".join(positional[1:] if name in ("sqlite3", "duckdb") else positional))
+        if name == "sqlite3" and positional:
+            place, _ = classify(positional[0], where, cmd.cwd)
+            if place is Place.TEMP or positional[0] == ":memory:":
+                return []
+    if cmd.stdin_text is not None:
+        texts.append(cmd.stdin_text)
+    piped = pipes.output_text(cmd.stdin_from, written)
+    if piped:
+        texts.append(piped)
+    for op, target in cmd.redirects:
+        if op == "<" and target in written:
+            texts.append(written[target])
+    sql = "\n".join(texts)
+    if _SQL_DESTROY.search(sql) or _DELETE.search(sql):
+        return [_db(cmd)]
+    if _UPDATE.search(sql):
+        return [
+            Hit.destructive(
+                "GATE-DB-UPDATE-ALL",
+                P_WARN,
+                cmd,
+                "This UPDATE has no WHERE clause and changes every row.",
+            )
+        ]
+    return []
+
+
+def _db(cmd: Cmd) -> Hit:
+    return Hit.destructive(
+        "GATE-DB-DESTROY",
+        P_BLOCK,
+        cmd,
+        "This drops or empties database data (DROP/TRUNCATE/DELETE without WHERE/"
+        "FLUSHALL). Take a backup and ask the user, or add a WHERE clause.",
+    )
+
+
+def frameworks(cmd: Cmd, where: Where) -> list[Hit]:
+    """Framework tasks that drop databases: rails db:drop, prisma migrate reset..."""
+    words = set(cmd.args)
+    if cmd.name in ("rails", "rake", "bin/rails") and words & {
+        "db:drop",
+        "db:reset",
+        "db:schema:load",
+        "db:purge",
+    }:
+        return [_db(cmd)]
+    if cmd.name in ("prisma",) and "reset" in words:
+        return [_db(cmd)]
+    if cmd.name in ("npx", "bunx") and "prisma" in words and "reset" in words:
+        return [_db(cmd)]
+    if cmd.name in ("python", "python3") and "manage.py" in words and words & {"flush", "reset_db"}:
+        return [_db(cmd)]
+    if cmd.name == "manage.py" and words & {"flush", "reset_db"}:
+        return [_db(cmd)]
+    return []
+
+
+def cloud(cmd: Cmd, where: Where) -> list[Hit]:
+    """Destroying cloud and cluster resources (dry runs and help never get here)."""
+    name, args = cmd.name, cmd.args
+    words = _positional(args)
+    msg = "This destroys cloud or cluster resources. Ask the user to run it."
+    if name in ("terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf"):
+        # terragrunt runs terraform over many modules: run-all X, run --all X, stack run X
+        if name == "terragrunt":
+            while words[:1] in (["run-all"], ["run"]) or words[:2] == ["stack", "run"]:
+                words = words[2:] if words[0] == "stack" else words[1:]
+            if words[:1] and words[0].endswith("-all"):
+                words = [words[0][: -len("-all")], *words[1:]]
+        # a -target destroy that terraform itself confirms: graded in packs/cloud.json
+        scoped = any(a.startswith(("-target", "--target")) for a in args) and not any(
+            a.startswith(("-auto-approve", "--auto-approve", "--yes", "-y")) for a in args
+        )
+        if (
+            (words[:1] == ["destroy"] and not scoped)
+            or (words[:1] == ["apply"] and "-destroy" in args)
+            or (words[:2] in (["state", "rm"], ["workspace", "delete"], ["stack", "rm"]))
+        ):
+            return [Hit.destructive("GATE-CLOUD-DESTROY", P_BLOCK, cmd, msg)]
+        return []
+    if name in ("kubectl", "oc", "k"):  # kubectl delete, by its scope: packs/cloud.json
+        if words[:1] == ["drain"]:
+            return [
+                Hit.destructive(
+                    "GATE-K8S-DELETE", P_WARN, cmd, "kubectl drain evicts every pod on a node."
+                )
+            ]
+        return []
+    if name == "helm":
+        if words[:1] in (["uninstall"], ["delete"], ["del"], ["un"]):
+            return [Hit.destructive("GATE-HELM-UNINSTALL", P_BLOCK, cmd, msg)]
+        return []
+    if name == "aws":
+        if words[:2] in (["s3", "rb"],) or (words[:2] == ["s3", "rm"] and "--recursive" in args):
+            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
+        # one object (aws s3 rm without --recursive): graded in packs/cloud.json
+        if len(words) >= 2 and re.match(
+            r"(delete|terminate|remove|deregister|purge|destroy|"
+            r"disable|revoke|detach|reset)-",
+            words[1],
+        ):
+            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
+        return []
+    if name in ("gcloud", "az", *HOSTING_CLIS):
+        destroy = {
+            "delete",
+            "destroy",
+            "remove",
+            "rm",
+            "rb",
+            "terminate",
+            "apps:destroy",
+            "purge",
+            "sites:delete",
+            "deprovision",
+        }
+        if (
+            name == "gsutil"
+            and words[:1] == ["rm"]
+            and not any(a in ("-r", "-R", "-rf") for a in args)
+        ):
+            return [
+                Hit.destructive("GATE-CLOUD-DELETE", P_WARN, cmd, "This deletes a cloud object.")
+            ]
+        if any(w in destroy for w in words):
+            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
+        return []
+    return []
+
+
+_VALUED_GLOBALS = frozenset(
+    {
+        "-n",
+        "--namespace",
+        "--context",
+        "--kubeconfig",
+        "-c",
+        "--cluster",
+        "--profile",
+        "--region",
+        "--project",
+        "-g",
+        "--resource-group",
+        "--subscription",
+        "-chdir",
+        "--chdir",
+        "-s",
+        "--server",
+        "--user",
+    }
+)
+
+
+def _positional(args: list[str]) -> list[str]:
+    """Positional words, skipping the values of common global options."""
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in _VALUED_GLOBALS:
+            skip = True
+        elif not a.startswith("-"):
+            out.append(a)
+    return out
+
+
+def docker(cmd: Cmd, where: Where) -> list[Hit]:
+    name, args = cmd.name, cmd.args
+    if name not in ("docker", "podman", "docker-compose", "nerdctl"):
+        return []
+    words = [a for a in args if not a.startswith("-")]
+    flags = set(args)
+    if words[:2] == ["system", "prune"] and (flags & {"-a", "--all", "--volumes", "-af", "-fa"}):
+        if any(a.startswith("--filter") for a in args) and "--volumes" not in flags:
+            return []
+        return [
+            Hit.destructive(
+                "GATE-DOCKER-PRUNE",
+                P_BLOCK,
+                cmd,
+                "docker system prune -a/--volumes deletes every unused image and volume, "
+                "including data. Prune with --filter, or remove specific objects.",
+            )
+        ]
+    if words[:2] == ["volume", "prune"]:
+        every = bool(flags & {"-a", "--all", "-af", "-fa"})
+        if every and not any(a.startswith("--filter") for a in args):
+            return [
+                Hit.destructive(
+                    "GATE-DOCKER-PRUNE",
+                    P_BLOCK,
+                    cmd,
+                    "docker volume prune -a deletes every unused volume on the machine, "
+                    "named ones included, with their data. Remove specific volumes, or "
+                    "prune with --filter.",
+                )
+            ]
+        return [
+            Hit.destructive(
+                "GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data."
+            )
+        ]
+    if words[:2] in (["volume", "rm"], ["volume", "remove"]):
+        return [
+            Hit.destructive(
+                "GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data."
+            )
+        ]
+    if (
+        (name == "docker-compose" and words[:1] == ["down"]) or words[:2] == ["compose", "down"]
+    ) and (flags & {"-v", "--volumes"}):
+        return [
+            Hit.destructive(
+                "GATE-DOCKER-PRUNE",
+                P_WARN,
+                cmd,
+                "compose down -v deletes the project's volumes (database data).",
+            )
+        ]
+    return []
+
+
+_RELEASES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "npm": (("publish",), ("unpublish",)),
+    "yarn": (("publish",), ("npm", "publish")),
+    "pnpm": (("publish",),),
+    "bun": (("publish",),),
+    "cargo": (("publish",), ("yank",)),
+    "twine": (("upload",),),
+    "poetry": (("publish",),),
+    "uv": (("publish",),),
+    "flit": (("publish",),),
+    "hatch": (("publish",),),
+    "pdm": (("publish",),),
+    "rye": (("publish",),),
+    "gem": (("push",), ("yank",)),
+    "lerna": (("publish",),),
+    "changeset": (("publish",),),
+    "dotnet": (("nuget", "push"), ("nuget", "delete")),
+    "nuget": (("push",), ("delete",)),
+    "vsce": (("publish",), ("unpublish",)),
+    "ovsx": (("publish",),),
+    "goreleaser": (("release",), ()),
+    "semantic-release": ((),),
+}
+
+
+def publish(cmd: Cmd, where: Where) -> list[Hit]:
+    """Releasing packages to public registries, and deleting things on GitHub."""
+    name, args = cmd.name, cmd.args
+    words = [a for a in args if not a.startswith("-")]
+    released = any(
+        tuple(words[: len(verb)]) == verb and (verb or name in ("goreleaser", "semantic-release"))
+        for verb in _RELEASES.get(name, ())
+    ) or (
+        name in ("python", "python3")
+        and (args[:3] == ["-m", "twine", "upload"] or ("upload" in words and "setup.py" in words))
+    )
+    if name == "goreleaser" and words[:1] and words[0] != "release":
+        released = False
+    if released:
+        return [
+            Hit.destructive(
+                "GATE-PUBLISH",
+                P_BLOCK,
+                cmd,
+                "Publishing a package is public and cannot really be undone. Ask the user "
+                "to publish, or use --dry-run.",
+            )
+        ]
+    if name != "gh":
+        return []
+    words = [
+        a
+        for k, a in enumerate(args)
+        if not a.startswith("-") and (k == 0 or args[k - 1] not in ("-R", "--repo"))
+    ]
+    if len(words) >= 2 and words[0] in ("repo", "release") and words[1] == "delete":
+        return [
+            Hit.destructive(
+                "GATE-GH-DELETE",
+                P_BLOCK,
+                cmd,
+                f"gh {words[0]} delete removes it from GitHub for good. Ask the user.",
+            )
+        ]
+    if len(words) >= 2 and words[0] in ("secret", "variable") and words[1] in ("delete", "remove"):
+        return [
+            Hit.destructive(
+                "GATE-GH-DELETE",
+                P_BLOCK,
+                cmd,
+                f"gh {words[0]} {words[1]} deletes a repository or organisation {words[0]} "
+                "other workflows depend on; its value cannot be recovered. Ask the user.",
+            )
+        ]
+    if words[:1] == ["api"] and http_method(args) == "DELETE":
+        return [
+            Hit.destructive(
+                "GATE-GH-DELETE",
+                P_BLOCK,
+                cmd,
+                "gh api -X DELETE deletes a GitHub resource (a repository, release, ref or "
+                "comment) for good. Ask the user, or use a read-only GET.",
+            )
+        ]
+    return []
+
+
+def kv_store(cmd: Cmd, where: Where) -> list[Hit]:
+    """Deleting a whole key-value store: ``etcdctl del "" --prefix``, ``consul kv delete -recurse``."""
+    args = cmd.args
+    words = [a for a in args if not a.startswith("-")]
+    if cmd.name == "etcdctl" and words[:1] in (["del"], ["delete"]):
+        ranged = any(a in ("--prefix", "--from-key") for a in args)
+        keys = words[1:]
+        if ranged and (not keys or keys[0] in ("", "/", "\\0")):
+            return [_kv(cmd)]
+        if ranged:
+            return [
+                Hit.destructive(
+                    "GATE-KV-DELETE", P_WARN, cmd, "This deletes every key under a prefix."
+                )
+            ]
+    if cmd.name == "consul" and words[:2] == ["kv", "delete"]:
+        recurse = any(a.lstrip("-") == "recurse" for a in args)
+        keys = words[2:]
+        if recurse and (not keys or keys[0] in ("", "/")):
+            return [_kv(cmd)]
+        if recurse:
+            return [
+                Hit.destructive(
+                    "GATE-KV-DELETE", P_WARN, cmd, "This deletes every key under a prefix."
+                )
+            ]
+    return []
+
+
+def _kv(cmd: Cmd) -> Hit:
+    return Hit.destructive(
+        "GATE-KV-DELETE",
+        P_BLOCK,
+        cmd,
+        "This deletes every key in the store (an empty or root prefix). Delete specific "
+        "keys or a narrow prefix, after a snapshot.",
+    )

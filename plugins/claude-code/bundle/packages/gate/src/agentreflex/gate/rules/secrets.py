@@ -1,0 +1,369 @@
+"""Secret exposure: secret files read into the transcript or a network sink,
+credentials sent out, real secrets written into files or typed on command lines.
+
+Secret *literals* are found by :func:`agentreflex.gate.rules.literals.find_secrets`
+(core's redaction rules, so the gate and the log redactor agree on what a
+secret is).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
+from agentreflex.gate.rules.literals import find_secrets
+from agentreflex.gate.shell.paths import Where, classify, is_secret_file
+
+__all__ = ["find_secrets", "network_fed", "secret_printer", "shell_hits", "written_secret"]
+
+P_SECRET = 0.9
+
+_READERS = frozenset(
+    {
+        "cat",
+        "less",
+        "more",
+        "head",
+        "tail",
+        "bat",
+        "batcat",
+        "nl",
+        "tac",
+        "strings",
+        "xxd",
+        "od",
+        "hexdump",
+        "base64",
+        "grep",
+        "rg",
+        "ag",
+        "awk",
+        "gawk",
+        "sed",
+        "jq",
+        "yq",
+        "cut",
+        "sort",
+        "uniq",
+        "column",
+        "fold",
+        "pr",
+        "diff",
+        "cmp",
+        "view",
+        "type",
+        "Get-Content",
+        "gpg",
+        "openssl",
+        "ssh-keygen",
+        "pbcopy",
+        "xclip",
+        "wl-copy",
+        "zcat",
+        "tee",
+        "cp",
+        "git",
+        "tar",
+        "zip",
+        "7z",
+        "gzip",
+    }
+)
+_NETWORK = frozenset(
+    {
+        "curl",
+        "wget",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "telnet",
+        "ssh",
+        "scp",
+        "sftp",
+        "rsync",
+        "ftp",
+        "http",
+        "https",
+        "xh",
+        "aws",
+        "gsutil",
+        "rclone",
+        "openssl",
+        "mail",
+        "sendmail",
+        "nslookup",
+        "dig",
+        "host",
+    }
+)
+_ENV_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare"})
+_SECRET_VAR = LazyPattern(
+    r"(KEY|TOKEN|SECRET|PASSW|PASSWD|CREDENTIAL|PRIVATE|AUTH|SESSION)", re.IGNORECASE
+)
+_DATA_FLAGS = (
+    "-d",
+    "--data",
+    "--data-raw",
+    "--data-binary",
+    "--data-urlencode",
+    "-F",
+    "--form",
+    "-T",
+    "--upload-file",
+    "--post-data",
+    "--post-file",
+    "--body-data",
+    "--body-file",
+)
+
+
+def _hit(rule: str, cmd_text: str, message: str, p: float = P_SECRET) -> Hit:
+    return Hit(rule, SECRET, p, cmd_text, message)
+
+
+def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
+    """Secret files read, environment dumped, credentials sent to the network."""
+    hits: list[Hit] = []
+    name = cmd.name
+    secret_files = [a for a in _file_args(cmd) if is_secret_file(classify(a, where, cmd.cwd)[1])]
+    secret_files += [
+        t for op, t in cmd.redirects if op == "<" and is_secret_file(classify(t, where, cmd.cwd)[1])
+    ]
+    feeds_network = id(cmd) in net_fed
+    if name in _NETWORK:
+        hits.extend(_network(cmd, where, secret_files))
+    elif (
+        secret_files
+        and (name in _READERS or name in ("source", "."))
+        and name not in ("source", ".")
+    ):
+        if (
+            name in ("cp", "git", "tee", "tar", "zip", "7z", "gzip", "ssh-keygen")
+            and not feeds_network
+        ):
+            return hits
+        if feeds_network:
+            hits.append(
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    "This sends a credential file to the network. Never send secrets "
+                    "off the machine.",
+                )
+            )
+        elif not _to_file(cmd):
+            hits.append(
+                _hit(
+                    "GATE-SECRET-READ",
+                    cmd.text,
+                    f"This prints {secret_files[0]} (a credential) into the transcript. "
+                    "Ask the user for the value you need, or read the matching "
+                    ".example file.",
+                )
+            )
+    printed = secret_printer(cmd)
+    if printed and feeds_network:
+        hits.append(
+            _hit(
+                "GATE-EXFIL-SECRET",
+                cmd.text,
+                f"This sends {printed} to the network. Never send secrets off the machine.",
+            )
+        )
+    elif printed and not cmd.pipes_out and not _to_file(cmd) and cmd.via != "substitution":
+        hits.append(
+            _hit(
+                "GATE-SECRET-PRINT",
+                cmd.text,
+                f"This prints {printed} into the transcript. Pass it straight to the tool "
+                'that needs it (a pipe or "$(...)"), or check it is set without showing it.',
+            )
+        )
+    if name in _ENV_DUMPERS and not cmd.args and feeds_network:
+        hits.append(
+            _hit(
+                "GATE-EXFIL-SECRET",
+                cmd.text,
+                "This sends the environment (which holds credentials) to the network.",
+            )
+        )
+    if name in ("echo", "printf", "printenv") and not cmd.pipes_out and not _to_file(cmd):
+        secret_vars = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
+        if name == "printenv":
+            secret_vars += [a for a in cmd.args if _SECRET_VAR.search(a)]
+        if secret_vars:
+            hits.append(
+                _hit(
+                    "GATE-SECRET-ENV-PRINT",
+                    cmd.text,
+                    f"This prints ${secret_vars[0]} into the transcript. Check that it "
+                    'is set with `test -n "$VAR"` instead.',
+                )
+            )
+    return hits
+
+
+def secret_printer(cmd: Cmd) -> str:
+    """What credential a command prints to stdout (``""`` when none).
+
+    Tools whose purpose is to reveal a stored secret: private key exports,
+    credential getters, token printers.
+    """
+    name, args = cmd.name, cmd.args
+    words = [a for a in args if not a.startswith("-")]
+    if name in ("gpg", "gpg2") and any(
+        a.startswith(("--export-secret-keys", "--export-secret-subkeys")) for a in args
+    ):
+        return "a private GPG key"
+    if (
+        name == "aws"
+        and words[:2] == ["configure", "get"]
+        and any(_SECRET_VAR.search(w) for w in words[2:])
+    ):
+        return "an AWS credential"
+    if name == "aws" and words[:2] == ["configure", "export-credentials"]:
+        return "AWS credentials"
+    keychain = ("find-generic-password", "find-internet-password")
+    if name == "security" and words[:1] and words[0] in keychain and ("-w" in args or "-g" in args):
+        return "a keychain password"
+    if name == "gh" and words[:2] == ["auth", "token"]:
+        return "the GitHub token"
+    if (
+        name == "gh"
+        and words[:2] == ["auth", "status"]
+        and any(a in ("-t", "--show-token") for a in args)
+    ):
+        return "the GitHub token"
+    if (
+        name == "gcloud"
+        and "auth" in words[:2]
+        and any(w in ("print-access-token", "print-identity-token") for w in words)
+    ):
+        return "a Google Cloud access token"
+    if name == "az" and words[:2] == ["account", "get-access-token"]:
+        return "an Azure access token"
+    if name == "heroku" and words[:1] == ["auth:token"]:
+        return "the Heroku token"
+    secrets = words[:2] in (["get", "secret"], ["get", "secrets"])
+    if (
+        name in ("kubectl", "oc")
+        and secrets
+        and any(a.startswith(("-o", "--output")) and "name" not in a for a in args)
+    ):
+        return "a Kubernetes secret"
+    return ""
+
+
+def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
+    args = cmd.args
+    for op, target in cmd.redirects:
+        if op == "<" and is_secret_file(classify(target, where, cmd.cwd)[1]):
+            return [
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This feeds {target} (a credential) to a network tool. Never send "
+                    "secrets off the machine.",
+                )
+            ]
+    for i, a in enumerate(args):
+        value = ""
+        flag = a
+        if a in _DATA_FLAGS and i + 1 < len(args):
+            value = args[i + 1]
+        elif a.startswith("--") and a.partition("=")[0] in _DATA_FLAGS:
+            flag, _, value = a.partition("=")
+        elif a.startswith("-d") and len(a) > 2:
+            value = a[2:]
+        if not value:
+            continue
+        path = (
+            value.split("@", 1)[1] if "@" in value else (value[1:] if value.startswith("<") else "")
+        )
+        if flag in ("-T", "--upload-file", "--post-file", "--body-file"):
+            path = value
+        if path and is_secret_file(classify(path.split(";", 1)[0], where, cmd.cwd)[1]):
+            return [
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    "This uploads a credential file. Never send secrets off the machine.",
+                )
+            ]
+    if cmd.name in ("scp", "rsync", "sftp") and secret_files:
+        return [
+            _hit("GATE-EXFIL-SECRET", cmd.text, "This copies a credential file to another machine.")
+        ]
+    if cmd.name in ("curl", "wget", "http", "https", "xh", "nc", "ncat"):
+        data_vars = _data_vars(cmd)
+        if data_vars:
+            return [
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This sends ${data_vars[0]} in a request body or URL. Send credentials "
+                    "only in the auth header of the service they belong to.",
+                )
+            ]
+    src = cmd.stdin_from
+    if src is not None and (src.name in _ENV_DUMPERS and not src.args):
+        return [
+            _hit(
+                "GATE-EXFIL-SECRET",
+                cmd.text,
+                "This sends the environment (which holds credentials) to the network.",
+            )
+        ]
+    return []
+
+
+def _data_vars(cmd: Cmd) -> list[str]:
+    """Secret-named variables used outside header arguments."""
+    secret = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
+    if not secret:
+        return []
+    args = cmd.args
+    in_headers = " ".join(
+        args[i + 1]
+        for i, a in enumerate(args[:-1])
+        if a in ("-H", "--header", "-u", "--user", "--oauth2-bearer")
+    )
+    if UNKNOWN in in_headers and not any(
+        UNKNOWN in a
+        for i, a in enumerate(args)
+        if i == 0 or args[i - 1] not in ("-H", "--header", "-u", "--user", "--oauth2-bearer")
+    ):
+        return []
+    return secret
+
+
+def _file_args(cmd: Cmd) -> list[str]:
+    return [a for a in cmd.args if a and not a.startswith("-")]
+
+
+def _to_file(cmd: Cmd) -> bool:
+    return any(
+        op in (">", ">>", ">|", "&>") and t not in ("/dev/stdout", "/dev/stderr")
+        for op, t in cmd.redirects
+    )
+
+
+def network_fed(cmds: list[Cmd]) -> set[int]:
+    """Ids of the commands whose output reaches a network tool through pipes."""
+    fed: set[int] = set()
+    for c in cmds:
+        if c.name in _NETWORK or c.name == "gh":
+            src = c.stdin_from
+            for _ in range(16):
+                if src is None:
+                    break
+                fed.add(id(src))
+                src = src.stdin_from
+    return fed
+
+
+def written_secret(text: str) -> list[str]:
+    """Secret formats in file content an agent is about to write."""
+    return find_secrets(text)

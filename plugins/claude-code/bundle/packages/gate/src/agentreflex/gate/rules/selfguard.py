@@ -1,0 +1,300 @@
+"""The guard's own files: any change that reaches them needs the user.
+
+An agent that rewrites ``.agentreflex/config.toml``, removes the hook entry
+from ``~/.claude/settings.json`` or deletes an installed reflex has switched
+the guard off, whatever tool it used.  So this module judges *effects*, not
+command names: for every executed command it works out which paths the
+command would write, delete, move, link, truncate or change permissions of
+(redirections, coreutils, archivers, ``dd``, ``rsync``, downloads, ``git
+checkout``...), resolves each the way the command will (its working
+directory, ``..``, ``~`` and ``~user``, symlinks that exist, hard links,
+globs) and compares the result with :func:`agentreflex.core.userdirs.guarded_paths`
+(the one definition of the guard's own files).  Interpreter code that writes
+files and mentions one of them, and the file tools (Write, Edit, patches, MCP
+file tools), are judged the same way.  Uninstalling or disabling agentreflex
+and ``agentreflex trust`` (the user's approval) also need the user.
+
+Every finding is ``ASK_USER`` and names the file:
+
+- ``GATE-SELF-PROTECT``: a change that reaches one of the guard's own files;
+- ``GATE-SELF-DISABLE``: uninstalling or disabling agentreflex, or approving
+  its configuration (``agentreflex trust``);
+- ``GATE-SELF-KEY``: reading the per-user key (a secret).
+
+None of them can be allow-listed.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.model import ASK, DESCENDANT, Cmd, Hit
+from agentreflex.gate.rules.guarded import (
+    DELETE,
+    GLOB_CHARS,
+    WRITE,
+    full_path,
+    guarded,
+    reached,
+    real_path,
+)
+from agentreflex.gate.shell.paths import Where
+
+RULE = "GATE-SELF-PROTECT"
+RULE_DISABLE = "GATE-SELF-DISABLE"
+RULE_KEY = "GATE-SELF-KEY"
+RULES = frozenset({RULE, RULE_DISABLE, RULE_KEY})
+
+# --- uninstalling or disabling agentreflex --------------------------------------
+
+_PACKAGE_TOOLS = frozenset(
+    {
+        "pip",
+        "pip3",
+        "pipx",
+        "uv",
+        "poetry",
+        "pdm",
+        "conda",
+        "mamba",
+        "micromamba",
+        "rye",
+        "hatch",
+        "brew",
+    }
+)
+_REMOVE_WORDS = frozenset({"uninstall", "remove", "rm", "purge", "erase", "uninstall-all"})
+_PLUGIN_OFF = frozenset({"disable", "uninstall", "remove", "rm"})
+
+
+def _ours(word: str) -> bool:
+    return "agentreflex" in word.lower().replace("_", "-")
+
+
+def disable_reason(cmd: Cmd) -> str:
+    """Why ``cmd`` uninstalls, disables or approves agentreflex; ``""`` when it does not."""
+    from agentreflex.gate.shell.changes import operands  # shell commands only, not file tools
+
+    name, args = cmd.name, cmd.args
+    if name.startswith(("python", "pypy")) and args[:1] == ["-m"] and len(args) > 1:
+        name, args = args[1].split(".", 1)[0], args[2:]
+    if name.startswith("pip"):
+        name = "pip"
+    if any("disableAllHooks" in a for a in args):
+        return "it sets disableAllHooks, which turns off every hook including agentreflex"
+    if name in _PACKAGE_TOOLS:
+        words = set(args)
+        if "uninstall-all" in words or (
+            not _REMOVE_WORDS.isdisjoint(words)
+            and ("--all" in words or any(_ours(a) for a in args))
+        ):
+            return "it uninstalls agentreflex"
+    plugin = name == "claude" and ("plugin" in args or "plugins" in args)
+    ours = any(_ours(a) for a in args) or "--all" in args
+    if plugin and ours and not _PLUGIN_OFF.isdisjoint(args):
+        return "it disables or removes the agentreflex plugin"
+    if name == "agentreflex":
+        ops = operands(args)
+        if ops[:1] == ["trust"] and not ({"--show", "--help", "-h"} & set(args)):
+            return "agentreflex trust records the user's approval, so only the user may run it"
+        if ops[:2] == ["state", "acknowledge"]:
+            return "agentreflex state acknowledge accepts a lost session history for the user"
+        if ops[:1] in (["uninstall"], ["disable"]):
+            return "it uninstalls or disables agentreflex"
+    return ""
+
+
+# --- interpreter code -------------------------------------------------------------
+
+# Calls that change files, in python, node, perl, ruby and php one-liners.
+_CODE_WRITES = LazyPattern(
+    r"""\bopen\s*\([^()]*,\s*(?:mode\s*=\s*)?['"][rbt]*[wax+]"""
+    r"""|\bopen\s*\(\s*\w*\s*,?\s*['"]\s*(?:>|\+<)"""
+    r"""|\.write(?:_text|_bytes|lines)?\s*\("""
+    r"""|\bos\.(?:remove|unlink|rename|renames|replace|rmdir|removedirs|symlink|link|chmod|"""
+    r"""chown|lchown|truncate|makedirs|mkdir|utime|write|ftruncate)\s*\("""
+    r"""|\bshutil\.(?:copy\w*|move|rmtree|chown|unpack_archive|make_archive)\s*\("""
+    r"""|\.(?:unlink|rename|replace|touch|symlink_to|hardlink_to|chmod|rmdir|mkdir)\s*\("""
+    r"""|\b(?:write|append)File(?:Sync)?\b|\b(?:rename|unlink|rm|rmdir|copyFile|cp|symlink|link|"""
+    r"""chmod|chown|truncate|mkdir|writev?|open)Sync\b|\bcreateWriteStream\b"""
+    r"""|\bFile\.(?:write|delete|unlink|rename|symlink|link|chmod|truncate)\b"""
+    r"""|\bFile\.open\s*\([^()]*,\s*['"][rb]*[wa+]|\bFileUtils\.|\bIO\.write\b"""
+    r"""|\b(?:unlink|rename|symlink|chmod|chown|truncate)\s*[(\s'"]"""
+    r"""|\bfile_put_contents\b|\bfwrite\b""",
+    hints="open write os. shutil. unlink rename replace touch symlink link chmod rmdir mkdir "
+    "File Sync createWriteStream IO. truncate chown file_put fwrite",
+)
+_JOINS = LazyPattern(r"""['"`]\s*[+.,]?\s*['"`]""")
+_STRINGS = LazyPattern(r"""'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\n]*)`""")
+# Spellings of the guard's own files that code may build a path from.
+_FRAGMENTS = (
+    "agentreflex",
+    ".claude",
+    ".codex",
+    "settings.json",
+    "settings.local.json",
+    ".hermes",
+    "opencode",
+    ".omp",
+    "disableAllHooks",
+    "dist-info",
+    "site-packages",
+)
+
+
+def code_reason(code: str, where: Where, cwd: str) -> tuple[str, str]:
+    """(the file, why) when interpreter ``code`` writes files and names a guarded one."""
+    if not _CODE_WRITES.search(code):
+        return "", ""
+    for m in _STRINGS.finditer(code):
+        text = next((grp for grp in m.groups() if grp is not None), "")
+        if text and ("/" in text or text.startswith(".")) and len(text) < 4096:
+            hit = reached(text, WRITE, where, cwd)
+            if hit:
+                return hit, "this code changes files and names it"
+    g = guarded(where)
+    names = [*_FRAGMENTS, *(e for e in g.entries if e not in g.installed)]
+    joined = _JOINS.sub("", code)  # '.agent' + 'reflex' spells .agentreflex
+    for frag in names:
+        if frag in code or frag in joined:
+            return frag, "this code changes files and builds a path from it"
+    return "", ""
+
+
+# --- hits -------------------------------------------------------------------------
+
+
+def _message(shown: str, effect: str, alias: str) -> str:
+    via = f" (through {alias})" if alias and alias != shown else ""
+    return (
+        f"This {effect} {shown}{via}, one of agentreflex's own files (its configuration, "
+        "state, installed code or a host's hook settings): changing it can switch the "
+        "guard off, so only the user may. Ask the user to make this change."
+    )
+
+
+def path_hit(path: str, effect: str, where: Where, cwd: str, segment: str) -> Hit | None:
+    """``GATE-SELF-PROTECT`` when changing ``path`` reaches one of the guard's own files."""
+    hit = reached(path, effect, where, cwd)
+    if not hit:
+        return None
+    shown = hit.replace(DESCENDANT, "*")
+    alias = full_path(path, where, cwd).replace(DESCENDANT, "*")
+    return Hit(RULE, ASK, 1.0, segment, _message(shown, effect, alias))
+
+
+def key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
+    """``GATE-SELF-KEY`` when ``path`` is the per-user key (or the folder that holds it)."""
+    full = full_path(path, where, cwd)
+    if not full or DESCENDANT in full:
+        return None
+    g = guarded(where)
+    names = {full}
+    if os.path.islink(full):  # an alias made earlier (making one asks: LINK_TARGET)
+        names.add(real_path(full))
+    if any(ch in full for ch in GLOB_CHARS):
+        from fnmatch import fnmatchcase
+
+        parts, key = full.split("/"), g.key.split("/")
+        if len(parts) == len(key) and all(map(fnmatchcase, key, parts)):
+            names.add(g.key)
+    if g.key in names or g.state_dir in names or real_path(g.key) in names:
+        return Hit(
+            RULE_KEY,
+            ASK,
+            1.0,
+            segment,
+            f"{g.key} is agentreflex's per-user key, a secret that authenticates its "
+            "records; only the user may read or copy it.",
+        )
+    return None
+
+
+def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
+    """Every executed command that changes the guard's files, reads its key, or switches it off."""
+    from agentreflex.gate.shell.changes import effects  # shell commands only, not file tools
+
+    hits: list[Hit] = []
+    for cmd in cmds:
+        reason = disable_reason(cmd)
+        if reason:
+            hits.append(
+                Hit(
+                    RULE_DISABLE,
+                    ASK,
+                    1.0,
+                    cmd.text,
+                    f"This switches agentreflex off or approves its settings ({reason}); "
+                    "only the user may. Ask the user to run it.",
+                )
+            )
+        for path, effect, cwd in effects(cmd, where):
+            found = path_hit(path, effect, where, cwd, cmd.text)
+            if found is not None:
+                hits.append(found)
+                break
+        for path in [*cmd.args, *(t for op, t in cmd.redirects if op == "<")]:
+            if not path.startswith("-") and ("/" in path or path.startswith("~") or path == "key"):
+                found = key_hit(path, where, cmd.cwd, cmd.text)
+                if found is not None:
+                    hits.append(found)
+                    break
+    return hits
+
+
+def code_hit(code: str, where: Where, cwd: str, segment: str) -> Hit | None:
+    """``GATE-SELF-PROTECT`` for interpreter code that writes files and names a guarded one."""
+    shown, why = code_reason(code, where, cwd)
+    if not shown:
+        return None
+    return Hit(
+        RULE,
+        ASK,
+        1.0,
+        segment,
+        f"{why[0].upper()}{why[1:]} ({shown}), one of agentreflex's own files or a "
+        "fragment of their names: changing them can switch the guard off, so only the "
+        "user may. Ask the user to make this change.",
+    )
+
+
+def mcp_paths(tool_name: str, data: object) -> tuple[list[str], bool]:
+    """The paths an MCP tool's input names, and whether the tool only reads them."""
+    from agentreflex.gate.tool_input import LIST_PATH_KEYS, PATH_KEYS, READ_VERBS
+
+    paths: list[str] = []
+    if isinstance(data, dict):
+        for key in PATH_KEYS:
+            value = data.get(key)
+            if isinstance(value, str) and value:
+                paths.append(value)
+            elif isinstance(value, list):
+                paths.extend(v for v in value if isinstance(v, str) and v)
+        for key in LIST_PATH_KEYS:
+            value = data.get(key)
+            if isinstance(value, list):
+                paths.extend(v for v in value if isinstance(v, str) and v)
+    verb = tool_name.rsplit("__", 1)[-1].lower()
+    return paths, verb.startswith(READ_VERBS)
+
+
+def tool_hits(paths: list[str], where: Where, segment: str, deleting: bool = False) -> list[Hit]:
+    """File tools (Write, Edit, patches, MCP file tools) that change the guard's files."""
+    effect = DELETE if deleting else WRITE
+    hits = []
+    for p in paths:
+        found = path_hit(p, effect, where, where.cwd, segment or p)
+        if found is not None:
+            hits.append(found)
+    return hits
+
+
+def read_hits(paths: list[str], where: Where) -> list[Hit]:
+    """File reads of the per-user key."""
+    hits = []
+    for p in paths:
+        found = key_hit(p, where, where.cwd, p)
+        if found is not None:
+            hits.append(found)
+    return hits

@@ -1,0 +1,694 @@
+"""What a command changes: the paths it writes, deletes, moves, links or re-permissions.
+
+One handler per program (coreutils, archivers, ``dd``, ``rsync``, downloads,
+``git``, ``patch``...) plus the shell's own redirections; each returns the
+paths as the command spells them, with the effect on each (the constants of
+:mod:`guarded`).  Where a copy, a sync or an unpacked archive lands inside a
+folder above one of the guard's files, the landing places are worked out from
+what exists on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from agentreflex.gate.model import Cmd, has_marker
+from agentreflex.gate.rules.guarded import (
+    DELETE,
+    EXTRACT,
+    LINK_TARGET,
+    MOVE,
+    PERMS,
+    PERMS_TREE,
+    REPLACE,
+    WRITE,
+    full_path,
+    guarded,
+    under,
+    walk_files,
+)
+from agentreflex.gate.shell.paths import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    _Handler = Callable[[list[str], str, Where], list[tuple[str, str]]]
+
+_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+
+
+def operands(args: list[str], takes_value: frozenset[str] = frozenset()) -> list[str]:
+    """Non-option arguments, skipping the values of options in ``takes_value``."""
+    out: list[str] = []
+    i = 0
+    ended = False
+    while i < len(args):
+        a = args[i]
+        if ended or a == "-" or not a.startswith("-"):
+            out.append(a)
+        elif a == "--":
+            ended = True
+        elif a in takes_value:
+            i += 1
+        i += 1
+    return out
+
+
+def _option(args: list[str], names: tuple[str, ...]) -> list[str]:
+    """Every value of the options ``names`` (``-o X``, ``-oX``, ``--output=X``)."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        for name in names:
+            if a == name and i + 1 < len(args):
+                out.append(args[i + 1])
+            elif name.startswith("--") and a.startswith(name + "="):
+                out.append(a[len(name) + 1 :])
+            elif not name.startswith("--") and a.startswith(name) and len(a) > len(name):
+                out.append(a[len(name) :])
+    return out
+
+
+def _short_flags(args: list[str]) -> str:
+    return "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+
+
+def _cluster_flags(arg: str, valued: str) -> str:
+    """The flag letters of a short-option cluster, up to the first that takes a value."""
+    if not arg.startswith("-") or arg.startswith("--"):
+        return ""
+    out = ""
+    for ch in arg[1:]:
+        if ch in valued:
+            break
+        out += ch
+    return out
+
+
+def _short_values(args: list[str], valued: str) -> list[str]:
+    """Values of short options in ``valued`` inside clusters: ``-sSLo FILE``, ``-oFILE``."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        if not a.startswith("-") or a.startswith("--"):
+            continue
+        flags = _cluster_flags(a, valued)
+        rest = a[1 + len(flags) :]
+        if not rest:
+            continue
+        if len(rest) == 1 and i + 1 < len(args):
+            out.append(args[i + 1])
+        elif len(rest) > 1:
+            out.append(rest[1:])
+    return out
+
+
+# The gate's self-guard and the instructions reflex both ask for the effects of
+# the same commands (one shell analysis per event is shared): answered once.
+# Entries hold their command, so an id is never reused while it is cached.
+_SEEN: dict[int, tuple[Cmd, Where, list[tuple[str, str, str]]]] = {}
+_SEEN_MAX = 64
+
+
+def effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
+    """``(path, effect, cwd)`` for every path ``cmd`` changes (paths as written)."""
+    seen = _SEEN.get(id(cmd))
+    if seen is not None and seen[0] is cmd and seen[1] == where:
+        return list(seen[2])
+    out = _effects(cmd, where)
+    if len(_SEEN) >= _SEEN_MAX:
+        _SEEN.clear()
+    _SEEN[id(cmd)] = (cmd, where, out)
+    return list(out)
+
+
+def _effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
+    cwd = cmd.cwd
+    out: list[tuple[str, str, str]] = []
+    for op, target in cmd.redirects:
+        if op in _WRITE_OPS and target and not (op == ">&" and (target.isdigit() or target == "-")):
+            out.append((target, WRITE, cwd))
+    name, args = cmd.name, cmd.args
+    handler = _HANDLERS.get(name)
+    if handler is not None and not _inert(name, args):
+        out.extend((p, e, cwd) for p, e in handler(args, cwd, where))
+    feeder = cmd.stdin_from
+    if name == "xargs" and feeder is not None and feeder.name == "find":
+        # ``find ... | xargs CMD``: judged as ``find ... -exec CMD {} +``
+        template = _xargs_template(args)
+        if template:
+            found = _find([*feeder.args, "-exec", *template, ";"], feeder.cwd, where)
+            out.extend((p, e, feeder.cwd) for p, e in found)
+    return out
+
+
+def _xargs_template(args: list[str]) -> list[str]:
+    """The command xargs runs, with ``{}`` where each item goes."""
+    from agentreflex.gate.shell.fanout import split_xargs
+
+    replace, rest = split_xargs(args)
+    if not rest:
+        return []
+    if replace:
+        return [w.replace(replace, "{}") for w in rest]
+    return [*rest, "{}"]
+
+
+def _inert(name: str, args: list[str]) -> bool:
+    """A dry run or help changes nothing (what it redirects still counts)."""
+    from agentreflex.gate.shell.inert import inert
+
+    return bool(inert(name, args))
+
+
+def _plain(effect: str, takes: frozenset[str] = frozenset()) -> _Handler:
+    def handler(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+        return [(p, effect) for p in operands(args, takes)]
+
+    return handler
+
+
+def _copy(
+    args: list[str], cwd: str, where: Where, move: bool = False, link: bool = False
+) -> list[tuple[str, str]]:
+    """cp / mv / install / ln: the destination, where each source lands, and link targets."""
+    ops = operands(
+        args, frozenset({"-t", "-S", "--suffix", "-m", "--mode", "-o", "-g", "--owner", "--group"})
+    )
+    target_dir = _option(args, ("-t", "--target-directory"))
+    out: list[tuple[str, str]] = []
+    if target_dir:
+        dest, sources, into = target_dir[0], ops, True
+    elif link and len(ops) == 1:
+        dest, sources, into = ".", ops, True
+    elif len(ops) >= 2:
+        dest, sources = ops[-1], ops[:-1]
+        full = full_path(dest, where, cwd)
+        into = len(sources) > 1 or dest.endswith("/") or (bool(full) and os.path.isdir(full))
+    else:
+        return out
+    out.append((dest, WRITE))
+    flags = _short_flags(args)
+    symbolic = "s" in flags or "--symbolic" in args or "--symbolic-link" in args
+    linking = link or "l" in flags or "--link" in args or symbolic
+    if "r" in flags or "R" in flags or "a" in flags or "--recursive" in args or move:
+        landing_effect = REPLACE  # a tree lands over whatever is there: reaches below
+    else:
+        landing_effect = WRITE
+    for src in sources:
+        if into:
+            base = posixpath.basename(src.rstrip("/")) or src
+            out.append((posixpath.join(dest, base), landing_effect))
+        if move:
+            out.append((src, MOVE))
+        if linking:
+            out.append((_link_target(src, dest, into, cwd, where, symbolic), LINK_TARGET))
+        if (("r" in flags or "a" in flags) or move) and src.endswith(("/", "/.")):
+            out.extend(_contents_landing(src, dest, cwd, where))
+    return out
+
+
+def _link_target(src: str, dest: str, into: bool, cwd: str, where: Where, symbolic: bool) -> str:
+    """A symlink's relative target is relative to the link's folder, not the cwd."""
+    if not symbolic or src.startswith(("/", "~")):
+        return src
+    link_dir = (
+        full_path(dest, where, cwd) if into else posixpath.dirname(full_path(dest, where, cwd))
+    )
+    return posixpath.join(link_dir or cwd, src)
+
+
+def _contents_landing(src: str, dest: str, cwd: str, where: Where) -> list[tuple[str, str]]:
+    """``rsync -a src/ ~/`` and ``cp -a src/. ~/``: the guarded files the source would replace."""
+    src_full, dest_full = full_path(src, where, cwd), full_path(dest, where, cwd)
+    out: list[tuple[str, str]] = []
+    if not src_full or not dest_full or not os.path.isdir(src_full):
+        return out
+    for entry in guarded(where).entries:
+        if under(entry, dest_full) and entry != dest_full:
+            rel = entry[len(dest_full.rstrip("/")) + 1 :]
+            if os.path.lexists(posixpath.join(src_full, rel)):
+                out.append((entry, WRITE))
+    return out
+
+
+def _cp(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    return _copy(args, cwd, where)
+
+
+def _mv(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    return _copy(args, cwd, where, move=True)
+
+
+def _ln(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    return _copy(args, cwd, where, link=True)
+
+
+def _install(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    if "-d" in args or "--directory" in args:
+        return [(p, WRITE) for p in operands(args, frozenset({"-m", "-o", "-g", "--mode"}))]
+    return _copy(args, cwd, where)
+
+
+_PERM_FLAGS = frozenset("RvfchHLP")
+
+
+def _perm_option(arg: str) -> bool:
+    return arg.startswith("--") or (len(arg) > 1 and arg[0] == "-" and set(arg[1:]) <= _PERM_FLAGS)
+
+
+def _perms(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    """chmod/chown/chgrp MODE FILE...; ``-R`` reaches everything below (``-w`` is a mode)."""
+    ops: list[str] = []
+    ended = False
+    for a in args:
+        if not ended and a == "--":
+            ended = True
+        elif ended or not _perm_option(a):
+            ops.append(a)
+    if not any(a.startswith("--reference") for a in args):
+        ops = ops[1:]
+    tree = "R" in _short_flags(args) or "--recursive" in args
+    return [(p, PERMS_TREE if tree else PERMS) for p in ops]
+
+
+def _chattr(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    ops = [a for a in args if not (a[:1] in "+-=" and len(a) > 1)]
+    return [(p, PERMS_TREE if "-R" in args else PERMS) for p in ops]
+
+
+def _sed(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    if "i" not in _short_flags(args) and not any(a.startswith("--in-place") for a in args):
+        return []
+    takes = frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"})
+    ops = operands(args, takes)
+    scripted = any(a in ("-e", "-f") or a.startswith(("--expression", "--file")) for a in args)
+    return [(p, WRITE) for p in (ops if scripted else ops[1:])]
+
+
+def _perl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    flags = _short_flags([a for a in args if not a.startswith("-e")])
+    if "i" not in flags:
+        return []
+    from agentreflex.gate.code.interp import code_argument
+
+    code, rest = code_argument("perl", args)
+    files = rest if code is not None else rest[1:]
+    return [(p, WRITE) for p in files if not p.startswith("-")]
+
+
+def _dd(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    return [(a[3:], WRITE) for a in args if a.startswith("of=")]
+
+
+_RSYNC_VALUES = frozenset(
+    {
+        "-e",
+        "--rsh",
+        "-f",
+        "--filter",
+        "--exclude",
+        "--include",
+        "--files-from",
+        "-T",
+        "--temp-dir",
+        "--backup-dir",
+        "--suffix",
+        "--chmod",
+        "--rsync-path",
+        "-M",
+        "--remote-option",
+        "--partial-dir",
+        "--compare-dest",
+        "--copy-dest",
+        "--link-dest",
+        "--log-file",
+        "--password-file",
+        "-B",
+        "--block-size",
+    }
+)
+
+
+def _rsync(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    ops = operands(args, _RSYNC_VALUES)
+    if len(ops) < 2 or _remote(ops[-1]):
+        return []
+    dest, sources = ops[-1], ops[:-1]
+    out: list[tuple[str, str]] = [(dest, WRITE)]
+    for src in sources:
+        if _remote(src):
+            continue
+        if src.endswith("/"):
+            out.extend(_contents_landing(src, dest, cwd, where))
+        else:
+            out.append((posixpath.join(dest, posixpath.basename(src)), REPLACE))
+    if "--delete" in args or any(a.startswith("--delete") for a in args):
+        out.append((dest, DELETE))
+    return out
+
+
+def _remote(spec: str) -> bool:
+    head = spec.split("/", 1)[0]
+    return ":" in head or spec.startswith("rsync://")
+
+
+def _url_name(url: str) -> str:
+    """The file name ``curl -O`` / ``wget`` save a URL under."""
+    if "://" not in url:
+        return ""
+    path = url.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0]
+    if "/" not in path.rstrip("/"):
+        return "index.html"
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _curl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    named = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr")
+    out = [(p, WRITE) for p in _option(args, named) + _short_values(args, "oDc")]
+    short = "".join(_cluster_flags(a, "oDc") for a in args)
+    if "O" in short or "--remote-name" in args or "--remote-name-all" in args:
+        folder = (_option(args, ("--output-dir",)) or ["."])[0]
+        for a in args:
+            name = _url_name(a)
+            if name:
+                out.append((posixpath.join(folder, name), WRITE))
+    return [(p, e) for p, e in out if p not in ("-", "")]
+
+
+def _wget(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    out = [
+        (p, WRITE)
+        for p in _option(
+            args, ("-O", "--output-document", "-o", "--output-file", "-a", "--append-output")
+        )
+    ]
+    if _option(args, ("-O", "--output-document")):
+        return [(p, e) for p, e in out if p != "-"]
+    folder = (_option(args, ("-P", "--directory-prefix")) or ["."])[0]
+    out.append((folder, WRITE))
+    for a in args:
+        name = _url_name(a)
+        if name:
+            out.append((posixpath.join(folder, name), WRITE))
+    return [(p, e) for p, e in out if p != "-"]
+
+
+def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    bundle = args[0] if args and not args[0].startswith("-") else ""
+    flags = bundle + _short_flags(args)
+    extract = "x" in flags or any(a in ("--extract", "--get") for a in args)
+    create = any(c in flags for c in "cru") or any(
+        a in ("--create", "--append", "--update") for a in args
+    )
+    archive: list[str] = []
+    dests: list[str] = []
+    for i, a in enumerate(args):
+        after = args[i + 1] if i + 1 < len(args) else ""
+        if a.startswith(("--file=", "--directory=")):
+            (archive if a.startswith("--file") else dests).append(a.split("=", 1)[1])
+        elif a in ("--file", "--directory"):
+            (archive if a == "--file" else dests).append(after)
+        elif a.startswith("-") and not a.startswith("--"):
+            rest = a[1 + len(_cluster_flags(a, "fC")) :]
+            if rest:
+                (archive if rest[0] == "f" else dests).append(rest[1:] or after)
+    if bundle and "f" in bundle and len(args) > 1:
+        archive.append(args[1])
+    out: list[tuple[str, str]] = []
+    if create:
+        out.extend((p, WRITE) for p in archive if p != "-")
+    if extract:
+        for dest in dests or ["."]:
+            out.append((dest, EXTRACT))
+            for src in archive[:1]:
+                out.extend(_archive_landing(src, dest, cwd, where))
+    return out
+
+
+def _unzip(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    if "-l" in args or "-t" in args or "-p" in args or "-Z" in args:
+        return []
+    dest = (_option(args, ("-d",)) or ["."])[0]
+    ops = operands(args, frozenset({"-d", "-x"}))
+    out = [(dest, EXTRACT)]
+    if ops:
+        out.extend(_archive_landing(ops[0], dest, cwd, where))
+    return out
+
+
+def _cpio(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    flags = _short_flags(args)
+    dest = (_option(args, ("-D", "--directory")) or ["."])[0]
+    if "p" in flags or "--pass-through" in args:
+        ops = operands(args, frozenset({"-D", "--directory", "-F", "-I", "-O", "-H", "-R"}))
+        return [(ops[-1] if ops else dest, EXTRACT)]
+    if "i" in flags or "--extract" in args:
+        return [(dest, EXTRACT)]
+    return []
+
+
+_MAX_ARCHIVE = 20_000_000
+
+
+def _archive_landing(archive: str, dest: str, cwd: str, where: Where) -> list[tuple[str, str]]:
+    """The guarded files an archive that exists would overwrite when unpacked into ``dest``."""
+    src, dest_full = full_path(archive, where, cwd), full_path(dest, where, cwd)
+    if not src or not dest_full or has_marker(dest_full):
+        return []
+    entries = [e for e in guarded(where).entries if under(e, dest_full) and e != dest_full]
+    if not entries:
+        return []
+    try:
+        if os.path.getsize(src) > _MAX_ARCHIVE:
+            return [(entries[0], WRITE)]  # too big to list: it may hold anything
+        names = _members(src)
+    except OSError:
+        return []
+    out: list[tuple[str, str]] = []
+    for name in names:
+        landing = posixpath.normpath(posixpath.join(dest_full, name.lstrip("/")))
+        for entry in entries:
+            if under(landing, entry) or under(entry, landing):
+                # a member inside a guarded folder, or a folder holding one
+                out.append((landing if under(landing, entry) else entry, WRITE))
+                break
+    return out
+
+
+def _members(path: str) -> list[str]:
+    import tarfile
+    import zipfile
+
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                return zf.namelist()[:10_000]
+        with tarfile.open(path) as tf:
+            return [m.name for m in tf.getmembers()[:10_000]]
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError):
+        return ["."]  # unreadable: it may hold anything, so it lands on everything
+
+
+def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
+    git_cwd = _option(args[:i], ("-C",))
+    rest = args[i:]
+    if not rest:
+        return []
+    sub, tail = rest[0], rest[1:]
+    prefix = git_cwd[0] if git_cwd else ""
+    paths: list[tuple[str, str]] = []
+    if sub in ("checkout", "restore"):
+        if "--" in tail:
+            files = tail[tail.index("--") + 1 :]
+        else:
+            files = operands(tail, frozenset({"-s", "--source", "-b", "-B", "--orphan"}))
+            files = files if sub == "restore" else files[1:]
+        paths = [(f, WRITE) for f in files]
+    elif sub == "rm" and "--cached" not in tail:
+        paths = [(f, DELETE) for f in operands(tail)]
+    elif sub == "mv":
+        ops = operands(tail)
+        paths = [(f, MOVE) for f in ops[:-1]] + [(f, WRITE) for f in ops[-1:]]
+    return [
+        (posixpath.join(prefix, p) if prefix and not p.startswith("/") else p, e) for p, e in paths
+    ]
+
+
+def _patch(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    ops = operands(
+        args,
+        frozenset(
+            {
+                "-i",
+                "--input",
+                "-o",
+                "--output",
+                "-d",
+                "--directory",
+                "-B",
+                "-D",
+                "-F",
+                "-V",
+                "-z",
+                "-r",
+                "-Y",
+                "-p",
+            }
+        ),
+    )
+    return [(p, WRITE) for p in _option(args, ("-o", "--output")) + ops[:1]]
+
+
+_FIND_NAMES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    """``find ROOT [filters] -delete|-exec CMD {} ;``: the guard's files it would yield.
+
+    The walk's results are unknown to the shell walk (a marker); here the
+    guard's own files that exist under each root are matched against the
+    name and path filters (negated ones are ignored: asking is the safe side)
+    and what ``-delete`` or the ``-exec`` command would do to them is listed.
+    """
+    k = 0
+    while k < len(args) and args[k] in ("-H", "-L", "-P"):
+        k += 1
+    roots: list[str] = []
+    while k < len(args) and not (args[k].startswith("-") or args[k] in ("(", "!", r"\(")):
+        roots.append(args[k])
+        k += 1
+    exprs = args[k:]
+    deleting = "-delete" in exprs
+    templates = _find_templates(exprs)
+    if not deleting and not templates:
+        return []
+    filters = _find_filters(exprs)
+    depth = _find_depth(exprs)
+    either = "-o" in exprs or "-or" in exprs  # otherwise find's tests all must hold
+    out: list[tuple[str, str]] = []
+    for root in roots or ["."]:
+        for found in _find_yields(root, cwd, where, filters, depth, either):
+            if deleting:
+                out.append((found, DELETE))
+            for template in templates:
+                argv = [w.replace("{}", found) for w in template]
+                handler = _HANDLERS.get(posixpath.basename(argv[0])) if argv else None
+                if handler is not None:
+                    out.extend(handler(argv[1:], cwd, where))
+    return out
+
+
+def _find_templates(exprs: list[str]) -> list[list[str]]:
+    templates: list[list[str]] = []
+    j = 0
+    while j < len(exprs):
+        if exprs[j] in _FIND_RUNS:
+            end = j + 1
+            while end < len(exprs) and exprs[end] not in (";", "+", "\\;"):
+                end += 1
+            templates.append(exprs[j + 1 : end])
+            j = end
+        j += 1
+    return templates
+
+
+def _find_filters(exprs: list[str]) -> list[tuple[str, str]]:
+    filters: list[tuple[str, str]] = []
+    for j, e in enumerate(exprs[:-1]):
+        negated = j > 0 and exprs[j - 1] in ("!", "-not")
+        if e in _FIND_NAMES and not negated:
+            filters.append((e, exprs[j + 1]))
+    return filters
+
+
+def _find_depth(exprs: list[str]) -> int:
+    if "-maxdepth" in exprs:
+        value = exprs[exprs.index("-maxdepth") + 1 :][:1]
+        if value and value[0].isdigit():
+            return int(value[0])
+    return 1 << 30
+
+
+def _find_yields(
+    root: str, cwd: str, where: Where, filters: list[tuple[str, str]], depth: int, either: bool
+) -> list[str]:
+    """The guard's files under ``root`` that the filters may let through."""
+
+    top = full_path(root, where, cwd)
+    if not top or has_marker(top):
+        return []
+    g = guarded(where)
+    found: list[str] = []
+    for entry in g.entries:
+        if entry in g.installed or not under(entry, top) or entry == top:
+            continue
+        for path in [entry, *walk_files(entry, 500)]:
+            rel = path[len(top.rstrip("/")) + 1 :]
+            if not os.path.lexists(path) or rel.count("/") + 1 > depth:
+                continue
+            shown = root.rstrip("/") + "/" + rel
+            tests = [_find_test(flag, pat, shown) for flag, pat in filters]
+            if not tests or (any(tests) if either else all(tests)):
+                found.append(path)
+    return found
+
+
+def _find_test(flag: str, pattern: str, shown: str) -> bool:
+    """One ``-name``/``-iname``/``-path``/``-wholename`` test on a path as find shows it."""
+    from fnmatch import fnmatchcase
+
+    subject = posixpath.basename(shown) if flag in ("-name", "-iname") else shown
+    if flag.startswith("-i"):
+        return fnmatchcase(subject.lower(), pattern.lower())
+    return fnmatchcase(subject, pattern)
+
+
+_HANDLERS: dict[str, _Handler] = {
+    "find": _find,
+    "tee": _plain(WRITE, frozenset({"-p", "--output-error"})),
+    "touch": _plain(WRITE, frozenset({"-d", "-t", "-r", "--date", "--reference"})),
+    "truncate": _plain(WRITE, frozenset({"-s", "-r", "--size", "--reference"})),
+    "mkdir": _plain(WRITE, frozenset({"-m", "--mode"})),
+    "mkfifo": _plain(WRITE, frozenset({"-m", "--mode"})),
+    "sponge": _plain(WRITE),
+    "rm": _plain(DELETE),
+    "unlink": _plain(DELETE),
+    "rmdir": _plain(DELETE),
+    "shred": _plain(DELETE, frozenset({"-n", "-s", "--iterations", "--size", "--random-source"})),
+    "srm": _plain(DELETE),
+    "wipe": _plain(DELETE),
+    "cp": _cp,
+    "mv": _mv,
+    "ln": _ln,
+    "link": _ln,
+    "install": _install,
+    "chmod": _perms,
+    "chown": _perms,
+    "chgrp": _perms,
+    "chattr": _chattr,
+    "setfacl": _plain(PERMS, frozenset({"-m", "-x", "-M", "-X", "--modify", "--remove"})),
+    "sed": _sed,
+    "gsed": _sed,
+    "perl": _perl,
+    "ruby": _perl,
+    "dd": _dd,
+    "rsync": _rsync,
+    "curl": _curl,
+    "wget": _wget,
+    "tar": _tar,
+    "gtar": _tar,
+    "bsdtar": _tar,
+    "unzip": _unzip,
+    "cpio": _cpio,
+    "git": _git,
+    "patch": _patch,
+}

@@ -1,0 +1,121 @@
+"""What flows through a pipe, when it can be known statically.
+
+``echo cm0gLXJmIC8K | base64 -d | sh`` runs ``rm -rf /``: to see that, the
+gate needs the text each producer writes.  This module computes it for the
+producers that matter (``echo``, ``printf``, ``cat`` of a heredoc or of a
+file written earlier in the same command, and the decoders ``base64 -d``,
+``rev``, ``xxd -r``), and marks downloads (``curl``/``wget`` to stdout) as
+remote content.  Anything else is unknown (``None``).
+"""
+
+from __future__ import annotations
+
+from agentreflex.gate.model import REMOTE, Cmd, has_marker
+
+_MAX_CHAIN = 16
+
+
+def is_download(cmd: Cmd) -> bool:
+    """A downloader writing the fetched body to stdout."""
+    name, args = cmd.name, cmd.args
+    if name == "curl":
+        return not any(
+            a in ("-o", "-O", "--output", "--remote-name", "--remote-name-all")
+            or a.startswith("--output=")
+            or (a.startswith("-") and not a.startswith("--") and ("o" in a[1:] or "O" in a[1:]))
+            for a in args
+        )
+    if name == "wget":
+        for i, a in enumerate(args):
+            if a in ("-O-", "-qO-", "-qO", "--output-document=-") or (
+                a in ("-O", "-qO", "--output-document") and i + 1 < len(args) and args[i + 1] == "-"
+            ):
+                return True
+        return False
+    return name in ("http", "https", "xh", "fetch")
+
+
+def echo_text(cmd: Cmd) -> str:
+    """What ``echo``/``printf`` prints (escapes decoded the way ``-e`` would)."""
+    args = list(cmd.args)
+    if cmd.name == "printf":
+        if not args:
+            return ""
+        fmt, rest = args[0], args[1:]
+        text = fmt.replace("%s", "{}").replace("%b", "{}")
+        try:
+            text = text.format(*rest) if "{}" in text else fmt + "".join(rest)
+        except (IndexError, ValueError):
+            text = " ".join(args)
+        return _unescape(text)
+    decode = False
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        decode = decode or "e" in args[0]
+        args.pop(0)
+    text = " ".join(args)
+    return _unescape(text) if decode else text
+
+
+def _unescape(text: str) -> str:
+    """``\\n``, ``\\x72``, ``\\162``, ``\\u0072``: decoded as ``echo -e`` and ``printf`` do,
+    so ``printf '\\x72\\x6d -rf /' | sh`` is seen as the ``rm`` it runs."""
+    if "\\" not in text:
+        return text
+    from agentreflex.gate.shell.words import ansi_c  # words imports this module
+
+    return ansi_c(text.replace("\\0", "\\"))  # echo -e spells octal \\0NNN
+
+
+def output_text(cmd: Cmd | None, written: dict[str, str], depth: int = 0) -> str | None:
+    """The text ``cmd`` writes to stdout, ``REMOTE`` for downloads, ``None`` if unknown."""
+    if cmd is None or depth > _MAX_CHAIN:
+        return None
+    name = cmd.name
+    if name in ("echo", "printf"):
+        return echo_text(cmd)
+    if is_download(cmd):
+        return REMOTE
+    if name not in ("cat", "tee", "tac", "base64", "rev", "xxd"):
+        return None
+    files = [] if name == "tee" else [a for a in cmd.args if not a.startswith("-")]
+    upstream = _input_text(cmd, written, depth, files)
+    if upstream is None or upstream == REMOTE or name in ("cat", "tee"):
+        return upstream
+    return _transform(cmd, upstream)
+
+
+def _input_text(cmd: Cmd, written: dict[str, str], depth: int, files: list[str]) -> str | None:
+    if files:
+        parts = [written.get(f) for f in files]
+        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+    if cmd.stdin_text is not None:
+        return cmd.stdin_text
+    return output_text(cmd.stdin_from, written, depth + 1)
+
+
+def _transform(cmd: Cmd, text: str) -> str | None:
+    name, args = cmd.name, cmd.args
+    if name == "tac":
+        return "\n".join(reversed(text.splitlines()))
+    if name == "rev":
+        return "\n".join(line[::-1] for line in text.splitlines())
+    import binascii  # only for decoder pipes, rare enough to import here
+
+    if name == "base64":
+        if not any(a in ("-d", "-D", "--decode") or (a.startswith("-") and "d" in a) for a in args):
+            return None
+        try:
+            return binascii.a2b_base64("".join(text.split()).encode()).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return None
+    if name == "xxd" and any(a.startswith("-r") for a in args):
+        try:
+            return binascii.unhexlify("".join(text.split())).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return None
+    return None
+
+
+def static(text: str | None) -> bool:
+    """True when ``text`` is fully known (no unknown or remote parts)."""
+    return text is not None and not has_marker(text)

@@ -1,0 +1,240 @@
+"""Commands run somewhere else: over ssh, in containers, in pods.
+
+``ssh prod 'rm -rf /var/www'``, ``docker run -v /:/host alpine rm -rf
+/host/etc`` and ``kubectl exec db-0 -- psql -c 'DROP DATABASE app'`` run
+their command like ``sh -c`` does; the walker judges that command with the
+ordinary rules.  This module only finds it, and says where it runs:
+
+- ssh joins its words with spaces and the remote shell parses them, in the
+  remote user's home directory;
+- ``docker/podman/nerdctl run`` (and ``compose run``) start a *fresh*
+  container: its own filesystem is disposable, so absolute paths are mapped
+  back through the bind mounts (``-v /:/host`` makes ``/host/etc`` the host's
+  ``/etc``) and paths outside every mount count as temporary;
+- ``exec`` into a running container or pod touches its live state, whose
+  working directory is unknown unless ``-w`` says it.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.record import field, record
+from agentreflex.gate.model import UNKNOWN
+from agentreflex.gate.shell.paths import Where, resolve
+
+# A fresh container's own filesystem: as disposable as a temp directory.
+CONTAINER_PRIVATE = "/tmp/.container"
+
+_SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
+_DOCKER_GLOBAL_VALUED = frozenset(
+    {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert"}
+)
+_COMPOSE_GLOBAL_VALUED = frozenset(
+    {"-f", "--file", "-p", "--project-name", "--profile", "--project-directory", "--env-file"}
+)
+_RUN_VALUED = frozenset(
+    {
+        "-v",
+        "--volume",
+        "--mount",
+        "-e",
+        "--env",
+        "--env-file",
+        "-w",
+        "--workdir",
+        "-p",
+        "--publish",
+        "--name",
+        "--network",
+        "--net",
+        "-u",
+        "--user",
+        "--entrypoint",
+        "-l",
+        "--label",
+        "--label-file",
+        "-h",
+        "--hostname",
+        "--cpus",
+        "-m",
+        "--memory",
+        "--restart",
+        "--platform",
+        "--pull",
+        "--add-host",
+        "--device",
+        "--dns",
+        "--cap-add",
+        "--cap-drop",
+        "--security-opt",
+        "--tmpfs",
+        "--ulimit",
+        "--log-driver",
+        "--log-opt",
+        "--gpus",
+        "--ipc",
+        "--pid",
+        "--runtime",
+        "--shm-size",
+        "--stop-signal",
+        "--stop-timeout",
+        "--userns",
+        "--uts",
+        "--volumes-from",
+        "--link",
+        "--expose",
+        "--cidfile",
+        "--detach-keys",
+        "--group-add",
+        "--health-cmd",
+        "--ip",
+        "--mac-address",
+        "--memory-swap",
+        "--cgroupns",
+        "--cpuset-cpus",
+        "--cpu-shares",
+        "-c",
+    }
+)
+_KUBE_VALUED = frozenset({"-n", "--namespace", "-c", "--container", "--context", "--kubeconfig"})
+
+
+@record
+class Elsewhere:
+    """A command that runs on another host or in a container, and its context."""
+
+    how: str  # "ssh", "docker run", "kubectl exec"...
+    argv: list[str] = field(default_factory=list)  # exec'd directly (containers, pods)
+    script: str | None = None  # parsed by a remote shell (ssh)
+    cwd: str = UNKNOWN
+    mounts: list[tuple[str, str]] = field(default_factory=list)  # (container dst, host src)
+    fresh: bool = False
+
+    def host_path(self, word: str) -> str:
+        """Where an absolute container path really is on this machine."""
+        if not word.startswith("/") or (not self.fresh and not self.mounts):
+            return word
+        best: tuple[str, str] | None = None
+        for dst, src in self.mounts:
+            d = dst.rstrip("/") or "/"
+            if (word == d or word.startswith(d.rstrip("/") + "/")) and (
+                best is None or len(d) > len(best[0])
+            ):
+                best = (d, src)
+        if best is not None:
+            rest = word[len(best[0]) :] if best[0] != "/" else word
+            mapped = best[1].rstrip("/") + ("/" + rest.lstrip("/") if rest.strip("/") else "")
+            return mapped or "/"
+        return CONTAINER_PRIVATE + word if self.fresh else word
+
+
+def ssh_command(args: list[str]) -> str | None:
+    """The remote command of ``ssh [options] host command...`` (None: a login shell)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            i += 1
+            break
+        if not a.startswith("-") or len(a) < 2:
+            break
+        for k, ch in enumerate(a[1:]):
+            if ch in _SSH_VALUED:
+                if k == len(a) - 2:
+                    i += 1  # the value is the next word
+                break
+        i += 1
+    rest = args[i + 1 :]
+    return " ".join(rest) if rest else None
+
+
+def _skip(args: list[str], valued: frozenset[str]) -> int:
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            return i + 1
+        if not a.startswith("-") or a == "-":
+            return i
+        i += 2 if a in valued else 1
+    return i
+
+
+def container_command(name: str, args: list[str], where: Where, cwd: str) -> Elsewhere | None:
+    """What ``docker run/exec``, ``compose run/exec``, ``kubectl exec/run`` execute inside."""
+    if name in ("kubectl", "oc", "k"):
+        k = _skip(args, _KUBE_VALUED)
+        verb = args[k] if k < len(args) else ""
+        if verb not in ("exec", "run") or "--" not in args[k:]:
+            return None
+        inner = args[args.index("--", k) + 1 :]
+        if not inner:
+            return None
+        return Elsewhere(f"{name} {verb}", argv=inner, fresh=verb == "run", cwd=UNKNOWN)
+    if name not in ("docker", "podman", "nerdctl", "docker-compose"):
+        return None
+    k = _skip(args, _DOCKER_GLOBAL_VALUED)
+    compose = name == "docker-compose"
+    if not compose and args[k : k + 1] == ["compose"]:
+        compose = True
+        k += 1 + _skip(args[k + 1 :], _COMPOSE_GLOBAL_VALUED)
+    elif compose:
+        k = _skip(args, _COMPOSE_GLOBAL_VALUED)
+    if not compose and args[k : k + 1] == ["container"]:
+        k += 1
+    verb = args[k] if k < len(args) else ""
+    if verb not in ("run", "exec"):
+        return None
+    rest = args[k + 1 :]
+    # a fresh container from `docker run`; compose services may mount anything
+    found = Elsewhere(f"{name} {verb}", fresh=verb == "run" and not compose)
+    entrypoint = ""
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        opt, eq, inline = a.partition("=")
+        if a == "--":
+            i += 1
+            break
+        if not a.startswith("-") or a == "-":
+            break
+        if opt in _RUN_VALUED:
+            value = (
+                inline if eq and opt.startswith("--") else rest[i + 1] if i + 1 < len(rest) else ""
+            )
+            _option(found, opt, value, where, cwd)
+            if opt == "--entrypoint":
+                entrypoint = value
+            i += 1 if eq and opt.startswith("--") else 2
+            continue
+        i += 1
+    if i >= len(rest):
+        return None
+    inner = rest[i + 1 :]  # after the image / container / service
+    if entrypoint:
+        inner = [entrypoint, *inner]
+    if not inner:
+        return None
+    found.argv = [found.host_path(w) for w in inner]
+    if found.cwd == UNKNOWN and found.fresh:
+        found.cwd = CONTAINER_PRIVATE
+    return found
+
+
+def _option(found: Elsewhere, opt: str, value: str, where: Where, cwd: str) -> None:
+    if opt in ("-v", "--volume"):
+        parts = value.split(":")
+        if len(parts) < 2 or not parts[1].startswith("/"):
+            return
+        if parts[0][:1] in ("/", ".", "~", UNKNOWN):
+            found.mounts.append((parts[1], resolve(parts[0], where, cwd)))
+        else:  # a named volume keeps data across containers: judge the path as it is
+            found.mounts.append((parts[1], parts[1]))
+    elif opt == "--mount":
+        fields = dict(p.partition("=")[::2] for p in value.split(","))
+        src = fields.get("source") or fields.get("src") or ""
+        dst = fields.get("target") or fields.get("destination") or fields.get("dst") or ""
+        if src and dst.startswith("/"):
+            bind = fields.get("type", "volume") == "bind"
+            found.mounts.append((dst, resolve(src, where, cwd) if bind else dst))
+    elif opt in ("-w", "--workdir") and value:
+        found.cwd = found.host_path(value) if value.startswith("/") else UNKNOWN

@@ -1,0 +1,733 @@
+"""Commands that run other code: the walk follows them into that code.
+
+``sh -c``/``bash script``, ``eval``, ``source``, ``ssh host CMD``, ``docker
+exec``/``kubectl exec``, awk's ``system()`` and pipes, ``git`` shell aliases,
+interpreter one-liners and scripts, code fed on stdin (with static decoding of
+``base64 -d``/``rev``/``xxd -r`` pipes), and scripts written earlier in the
+same command.  Each is a way for a harmless-looking command to run a harmful
+one, so each is kept together here, apart from the plain tree walk.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.code import interp
+from agentreflex.gate.model import (
+    DATA,
+    DESTRUCTIVE,
+    P_BLOCK,
+    P_WARN,
+    REMOTE,
+    SECRET,
+    Cmd,
+    has_marker,
+)
+from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell.paths import resolve
+from agentreflex.gate.shell.walkstate import WalkerBase
+from agentreflex.gate.shell.words import SETUP, quote
+
+# awk's own ways to run shell: `"cmd" | getline`, `print "cmd" | "sh"` and
+# `print ... | "cmd"` (the quoted command runs, fed what is printed)
+_AWK_PIPES = LazyPattern(
+    r'"((?:[^"\\]|\\.)*)"\s*\|\s*getline|print\s+"((?:[^"\\]|\\.)*)"\s*\|\s*"(?:ba|da|z)?sh"'
+    r'|printf?\b[^|;}\n]*\|\s*"((?:[^"\\]|\\.)*)"'
+)
+# system() or a pipe fed a computed command ($0, a field, a variable)
+_AWK_DYNAMIC = LazyPattern(
+    r'\bsystem\s*\((?:\s*[^"\s)]|[^)]*\$)|[\w$)\]]\s*\|\s*getline'
+    r'|printf?\b[^|;}\n]*\$[^|;}\n]*\|\s*"(?:/bin/)?(?:ba|da|z)?sh"'
+    r'|\bprint\s*\|\s*"(?:/bin/)?(?:ba|da|z)?sh"',  # bare print: the input line itself
+    hints="system getline sh",
+)
+_AWK_ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3})")
+
+
+def _awk_unescape(program: str) -> str:
+    """awk string escapes (``\\x20``, ``\\040``) decoded, as awk decodes them."""
+    if "\\" not in program:
+        return program
+
+    def sub(m: re.Match[str]) -> str:
+        code = m.group(1)
+        return chr(int(code[1:], 16) if code[0] == "x" else int(code, 8))
+
+    return _AWK_ESCAPE.sub(sub, program)
+
+
+# Shells that source $ENV when interactive.
+_POSIX_SHELLS = frozenset({"sh", "ksh", "mksh", "dash", "ash"})
+
+
+def python_entry(argv: list[str]) -> tuple[str, list[str]] | None:
+    """``("pytest", args)`` or ``("pip", ["install", ...])`` when ``argv`` runs pytest or a
+    pip install, however it is spelled (``python -m pytest``, ``uv pip install``)."""
+    name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if name in ("pytest", "py.test"):
+        return "pytest", args
+    if name in ("pip", "pip3") and args[:1] == ["install"]:
+        return "pip", args
+    if name == "uv" and args[:2] == ["pip", "install"]:
+        return "pip", args[1:]
+    if name.startswith("python") and args[:1] == ["-m"] and len(args) > 1:
+        if args[1] == "pytest":
+            return "pytest", args[2:]
+        if args[1] == "pip" and args[2:3] == ["install"]:
+            return "pip", args[2:]
+    return None
+
+
+class RunnersMixin(WalkerBase):
+    """Follows code-running commands into the code they run."""
+
+    def shell(self, cmd: Cmd, depth: int) -> None:
+        args = cmd.args
+        if cmd.name == "busybox":
+            if not args or args[0] not in ("sh", "ash", "bash"):
+                if args:
+                    self.execute(args, cmd.text, depth + 1, via="busybox")
+                return
+            args = args[1:]
+        i = 0
+        script_flag = stdin_flag = interactive = False
+        startup: list[str] = []
+        while i < len(args):
+            a = args[i]
+            if a in ("-o", "-O", "+o", "+O", "--rcfile", "--init-file"):
+                if a in ("--rcfile", "--init-file") and i + 1 < len(args):
+                    startup.append(args[i + 1])
+                i += 2
+                continue
+            if a[:2] in ("-o", "-O", "+o", "+O") and len(a) > 2:
+                i += 1  # -Oextglob, -ocorrect: an option name, not flags
+                continue
+            if a.startswith("-") and not a.startswith("--") and "n" in a[1:]:
+                return  # -n (noexec): bash reads the commands and runs none
+            if a.startswith("-") and not a.startswith("--") and "c" in a[1:]:
+                script_flag = True
+                i += 1
+                if i < len(args) and args[i] == "--":
+                    i += 1
+                break
+            if a == "--":
+                i += 1
+                break
+            if not (a.startswith("-") or a.startswith("+")):
+                break
+            # -s: commands come from stdin, the remaining words are "$@"
+            stdin_flag = stdin_flag or (not a.startswith("--") and "s" in a[1:])
+            interactive = interactive or (not a.startswith("--") and "i" in a[1:])
+            i += 1
+        rest = args[i:]
+        self._startup_files(cmd, startup, depth, interactive)
+        saved = self._bodies
+        if not self._functions_exported:
+            self._bodies = {}  # a new shell: this one's functions are not defined there
+        try:
+            self._new_shell(cmd, rest, depth, script_flag, stdin_flag)
+        finally:
+            self._bodies = saved
+
+    def _new_shell(
+        self, cmd: Cmd, rest: list[str], depth: int, script_flag: bool, stdin_flag: bool
+    ) -> None:
+        if script_flag:
+            self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
+            return
+        if rest and rest[0] != "-" and not stdin_flag:
+            self._script(resolve(rest[0], self.where, cmd.cwd), cmd, depth, rest[0])
+            return
+        self._stdin_code(cmd, depth, shell=True)
+
+    def _startup_files(self, cmd: Cmd, rcfiles: list[str], depth: int, interactive: bool) -> None:
+        """The file a shell sources before anything else, where it really reads one:
+        ``BASH_ENV`` for a non-interactive bash, ``ENV`` for an interactive POSIX
+        shell, ``--rcfile``/``--init-file`` for an interactive bash."""
+        files = [(f, "--rcfile") for f in rcfiles] if interactive else []
+        if cmd.name in ("bash", "rbash") and not interactive:
+            files.append(
+                (cmd.assigns.get("BASH_ENV", self.state.vars.get("BASH_ENV", "")), "BASH_ENV")
+            )
+        if cmd.name in _POSIX_SHELLS and interactive:
+            files.append((cmd.assigns.get("ENV", self.state.vars.get("ENV", "")), "ENV"))
+        for path, setting in files:
+            if not path:
+                continue
+            if REMOTE in path:
+                self._rce(cmd)
+            elif has_marker(path):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The shell sources a startup file (BASH_ENV, ENV, --rcfile) whose name "
+                    "is only known at run time. Name the file, or leave it out.",
+                )
+            elif self._hidden_program(path if "/" in path else "./" + path, cmd, setting):
+                self._script(resolve(path, self.where, cmd.cwd), cmd, depth, path)
+
+    def ssh(self, cmd: Cmd, depth: int) -> None:
+        """``ssh host CMD``: the remote shell parses CMD in the remote home directory."""
+        from agentreflex.gate.shell import remote  # only for ssh and container commands
+
+        script = remote.ssh_command(cmd.args)
+        if script is None:
+            return
+        saved = self.state.cwd
+        self.state.cwd = self.where.home
+        try:
+            self._shell_string(script, [], cmd, depth, "ssh")
+        finally:
+            self.state.cwd = saved
+
+    def container(self, cmd: Cmd, depth: int) -> None:
+        """``docker run/exec``, ``compose run/exec``, ``kubectl exec/run``: the command inside."""
+        from agentreflex.gate.shell import remote  # only for ssh and container commands
+
+        found = remote.container_command(cmd.name, cmd.args, self.where, cmd.cwd)
+        if found is None:
+            return
+        saved = self.state.cwd
+        self.state.cwd = found.cwd
+        try:
+            self.execute(
+                found.argv,
+                cmd.text,
+                depth + 1,
+                redirects=[r for r in cmd.redirects if r[0] == "<"],
+                stdin_text=cmd.stdin_text,
+                stdin_from=cmd.stdin_from,
+                via=found.how,
+            )
+        finally:
+            self.state.cwd = saved
+
+    def awk(self, cmd: Cmd, depth: int) -> None:
+        """An awk program is code: ``system("...")`` and ``"cmd" | getline`` run shell."""
+        args = cmd.args
+        program: str | None = None
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "--":
+                i += 1
+                break
+            if a in ("-f", "--file"):
+                path = args[i + 1] if i + 1 < len(args) else ""
+                program = self.state.written.get(resolve(path, self.where, cmd.cwd), "")
+                break
+            if a in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
+                i += 2
+                continue
+            if not a.startswith("-") or a == "-":
+                break
+            i += 1
+        if program is None:
+            program = args[i] if i < len(args) else ""
+        if program and DATA in program:
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                "The awk program is only known at run time, and awk can run commands "
+                "(system()). Write the program out.",
+            )
+        elif program and not has_marker(program):
+            program = _awk_unescape(program)
+            if _AWK_DYNAMIC.search(program):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The awk program runs commands built from its input or variables "
+                    "(system($0), a computed pipe), which cannot be checked. Run the "
+                    "commands themselves.",
+                )
+            self._code(program, cmd, depth, "awk")
+            for m in _AWK_PIPES.finditer(program):
+                body = next((g for g in m.groups() if g is not None), "")
+                if body in ("sh", "bash", "dash", "zsh", "cat", "sort", "uniq"):
+                    continue
+                if body:
+                    self.run(body.replace('\\"', '"'), depth + 1, via="awk pipe")
+
+    def git_alias(self, cmd: Cmd, depth: int) -> None:
+        """Programs git runs from its settings: ``!`` aliases, ssh/pager/fsmonitor commands.
+
+        Settings come from ``-c key=value``, ``GIT_CONFIG_COUNT``/``_KEY_n``/
+        ``_VALUE_n``, ``GIT_CONFIG_PARAMETERS`` and ``GIT_SSH_COMMAND``-style
+        variables; ``git config KEY VALUE`` stores one for later runs.  Each
+        program is judged as the shell command git would hand to ``sh -c``.
+        """
+        from agentreflex.gate.rules import (
+            git as rules_git,  # imported with the git rules, for git commands
+        )
+
+        env = {**self.state.vars, **cmd.assigns}
+        sub, rest, aliases = rules_git.split(cmd.args, env)
+        expansion = aliases.get(sub, "")
+        if expansion.startswith("!"):
+            script = " ".join([expansion[1:], *(quote(a) for a in rest)])
+            self._shell_string(script, [], cmd, depth, "git alias")
+        remote = rules_git.contacts_remote(sub, rest)
+        for key, program in rules_git.programs(cmd.args, env, sub, rest):
+            if program.startswith("!"):
+                program = program[1:]
+            self._shell_string(program, [], cmd, depth, f"git {key}")
+            if remote or not rules_git.is_ssh_setting(key):
+                words = program.split()
+                self._hidden_program(words[0] if words else "", cmd, key)
+        problem = rules_git.config_env_problem(env)
+        if problem:
+            self._ask(
+                "GATE-GIT-CONFIG-ENV",
+                cmd.text,
+                f"git reads settings from the environment that the gate cannot all read "
+                f"({problem}); a setting there can run any program. Pass settings with "
+                "git -c KEY=VALUE instead.",
+            )
+
+    def _hidden_program(self, program: str, cmd: Cmd, setting: str) -> bool:
+        """A program a setting runs (git's ssh command, a shell's startup file):
+        the user sees only the outer command, so a file the gate cannot read is asked
+        about rather than trusted."""
+        from agentreflex.gate.code import scripts  # only for commands with such a setting
+
+        if "/" not in program or has_marker(program):
+            return True  # a program on PATH is judged as the command it is
+        path = resolve(program, self.where, cmd.cwd)
+        content = self.state.written.get(path)
+        if content is None:
+            content = scripts.read(path)
+        if content is None or content == scripts.UNREADABLE or has_marker(content):
+            self._ask(
+                "GATE-HIDDEN-PROGRAM",
+                cmd.text,
+                f"{setting} makes this run {program}, whose content the gate cannot read. "
+                "Show the file first, or run it directly.",
+            )
+            return False
+        return True
+
+    def exec_options(self, cmd: Cmd, depth: int) -> None:
+        """Commands a tool runs through its own options (tar --to-command, sed e, vim -c '!')."""
+        from agentreflex.gate.shell import execopts  # only for the tools it lists
+
+        for script in execopts.commands(cmd.name, cmd.args):
+            self._shell_string(script, [], cmd, depth, f"{cmd.name} option")
+
+    def at(self, cmd: Cmd, depth: int) -> None:
+        """``at``/``batch``: the commands on stdin (or ``-f FILE``) run later."""
+        if any(a in ("-l", "-r", "-d", "-c", "-V") for a in cmd.args) or cmd.name == "atq":
+            return
+        if "-f" in cmd.args:
+            k = cmd.args.index("-f")
+            path = cmd.args[k + 1] if k + 1 < len(cmd.args) else ""
+            self._script(resolve(path, self.where, cmd.cwd), cmd, depth, path)
+            return
+        self._stdin_code(cmd, depth, shell=True)
+
+    def crontab(self, cmd: Cmd, depth: int) -> None:
+        """``crontab FILE`` / ``... | crontab -``: every entry installed will run."""
+        from agentreflex.gate.shell import execopts
+
+        words = [a for a in cmd.args if not a.startswith("-") or a == "-"]
+        if any(a in ("-l", "-r", "-e") for a in cmd.args):
+            return
+        if words and words[0] != "-":
+            text = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
+        else:
+            text = cmd.stdin_text
+            if text is None:
+                text = pipes.output_text(cmd.stdin_from, self.state.written)
+        if text is None or has_marker(text):
+            return
+        for entry in execopts.cron_entries(text):
+            self.run(entry, depth + 1, via="crontab entry")
+
+    def trap(self, cmd: Cmd, depth: int) -> None:
+        """``trap 'CMD' EXIT``: CMD runs when the signal comes (or the shell exits)."""
+        args = cmd.args[1:] if cmd.args[:1] == ["--"] else cmd.args
+        if len(args) >= 2 and args[0] not in ("-", "") and not args[0].startswith("-"):
+            if args[0] == SETUP:
+                self._generated(cmd)  # trap "$(tool ...)": generated code, not a set-up
+                return
+            self._shell_string(args[0], [], cmd, depth, "trap")
+
+    def _shell_string(self, script: str, params: list[str], cmd: Cmd, depth: int, via: str) -> None:
+        if REMOTE in script:
+            self._rce(cmd)
+        elif script == SETUP:
+            return
+        elif has_marker(script):
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                "The script to run is computed at run time and cannot be checked. "
+                "Write it out literally.",
+            )
+        else:
+            names = [str(k) for k in range(10)]
+            if len(params) > 1 and ("$@" in script or "${@}" in script):
+                # "$@" is each parameter as its own word: "$1" "$2" ...
+                each = " ".join(f'"${{{k}}}"' for k in range(1, min(len(params), 10)))
+                script = script.replace('"$@"', each).replace('"${@}"', each)
+            saved = {k: self.state.vars.get(k) for k in [*names, "@", "#"]}
+            for k, v in zip(names, params, strict=False):
+                self.state.vars[k] = v
+            if len(params) > 1:
+                self.state.vars["@"] = " ".join(params[1:])
+                self.state.vars["#"] = str(len(params) - 1)
+            try:
+                self.run(script, depth + 1, via=via)
+            finally:
+                for k, old in saved.items():
+                    if old is None:
+                        self.state.vars.pop(k, None)
+                    else:
+                        self.state.vars[k] = old
+
+    def _stdin_code(self, cmd: Cmd, depth: int, shell: bool, lang: str = "") -> None:
+        text = cmd.stdin_text
+        if text is None:
+            text = pipes.output_text(cmd.stdin_from, self.state.written)
+            if cmd.stdin_from is None and not any(op == "<" for op, _ in cmd.redirects):
+                return  # interactive shell / REPL: nothing to check
+            for op, target in cmd.redirects:
+                if op == "<":
+                    text = self.state.written.get(resolve(target, self.where, cmd.cwd))
+        if text is not None and REMOTE in text:
+            self._rce(cmd)
+        elif text is None or has_marker(text):
+            self._ask(
+                "GATE-PIPE-TO-SHELL",
+                cmd.text,
+                "Code of unknown content is piped into an interpreter. "
+                "Write it to a file and show it first.",
+            )
+        elif shell:
+            if _decoded(cmd.stdin_from):
+                self._hit(
+                    "GATE-OBFUSCATED-EXEC",
+                    DESTRUCTIVE,
+                    0.8,
+                    cmd.text,
+                    "This decodes a hidden payload and runs it. Run the plain command "
+                    "instead so it can be checked.",
+                )
+            self.run(text, depth + 1, via=f"stdin of {cmd.name}")
+        else:
+            self._code(text, cmd, depth, lang)
+
+    def _rce(self, cmd: Cmd) -> None:
+        self._hit(
+            "GATE-RCE-DOWNLOAD",
+            DESTRUCTIVE,
+            P_BLOCK,
+            cmd.text,
+            "This runs code downloaded from the network without review. Download it to "
+            "a file, read it, then run it if it is safe.",
+        )
+
+    def _script(self, path: str, cmd: Cmd, depth: int, shown: str = "") -> None:
+        content = self.state.written.get(path)
+        via = "script written in the same command"
+        if content is None:
+            if REMOTE in (shown or path):
+                self._rce(cmd)
+            elif has_marker(shown or path):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The file to run is named only at run time (a variable or piped input), "
+                    "so what it does cannot be checked. Name the file.",
+                )
+            else:
+                self._script_on_disk(path, cmd, depth)
+            return
+        if REMOTE in content:
+            self._rce(cmd)
+        elif not has_marker(content):
+            self._judge_script(content, cmd, depth, via)
+
+    def _judge_script(self, content: str, cmd: Cmd, depth: int, via: str) -> None:
+        lang = interp.interpreter_name(cmd.name) or _shebang_language(content)
+        if lang:
+            self._code(content, cmd, depth, lang)
+        else:
+            self.run(content, depth + 1, via=via)
+
+    def _script_on_disk(self, path: str, cmd: Cmd, depth: int) -> None:
+        """A file written earlier (by another tool call, or by anyone): read it, bounded."""
+        from agentreflex.gate.code import scripts  # only for commands that run a local file
+
+        if path in self._reading:
+            return  # a script that runs itself: judged once
+        content = scripts.read(path)
+        if content is None:
+            return
+        self._read_file(path, content, cmd, depth, "script")
+
+    def _read_file(self, path: str, content: str, cmd: Cmd, depth: int, what: str) -> None:
+        from agentreflex.gate.code import scripts
+
+        if content == scripts.UNREADABLE:
+            self._hit(
+                "GATE-SCRIPT-UNREADABLE",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                f"The {what} this runs ({path}) could not be read (too large, binary or "
+                "not readable), so only the command itself was checked.",
+            )
+            return
+        self._reading.add(path)
+        before = len(self.hits)
+        try:
+            self._judge_script(content, cmd, depth, f"{what} {path}")
+        finally:
+            self._reading.discard(path)
+        self._settle_unknowns(before, path, cmd, what)
+
+    def make(self, cmd: Cmd, depth: int) -> None:
+        """``make [target]``: the recipes it runs, read from the Makefile."""
+        from agentreflex.gate.code import scripts
+
+        written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        text, path = scripts.make_recipes(cmd.args, cmd.cwd, written)
+        if text:
+            self._read_recipes(path, text, cmd, depth, "Makefile recipe")
+        elif text == scripts.UNREADABLE:
+            self._read_file(path, text, cmd, depth, "Makefile")
+
+    def package_script(self, cmd: Cmd, depth: int) -> None:
+        """``npm test`` / ``npm|pnpm|yarn|bun run X``: the package.json script it runs."""
+        from agentreflex.gate.code import scripts
+
+        written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        text, path = scripts.package_script(cmd.name, cmd.args, cmd.cwd, written)
+        if text:
+            self._read_recipes(path, text, cmd, depth, "package.json script")
+        elif text == scripts.UNREADABLE:
+            self._read_file(path, text, cmd, depth, "package.json")
+
+    def python_files(self, cmd: Cmd, depth: int) -> None:
+        """``pytest`` (its conftest.py files) and ``pip install .`` (setup.py):
+        the Python a project file runs, judged as interpreter code."""
+        from agentreflex.gate.code import scripts
+
+        entry = python_entry(cmd.argv)
+        if entry is None:
+            return
+        tool, args = entry
+        if tool == "pip":
+            paths, what = scripts.setup_files(args, cmd.cwd), "setup.py"
+        else:
+            paths, what = scripts.conftest_files(args, cmd.cwd), "conftest.py"
+        for path in paths:
+            content = self.state.written.get(path)
+            if content is None:
+                content = scripts.read(path)
+            if content is None or path in self._reading or has_marker(content):
+                continue
+            if content == scripts.UNREADABLE:
+                self._read_file(path, content, cmd, depth, what)
+                continue
+            self._reading.add(path)
+            before = len(self.hits)
+            try:
+                self._code(content, cmd, depth, "python")
+            finally:
+                self._reading.discard(path)
+            self._settle_unknowns(before, path, cmd, what)
+
+    def _read_recipes(self, path: str, text: str, cmd: Cmd, depth: int, what: str) -> None:
+        if path in self._reading:
+            return  # a recipe that runs make again: judged once
+        self._reading.add(path)
+        before = len(self.hits)
+        try:
+            self.run(text, depth + 1, via=f"{what} ({path})")
+        finally:
+            self._reading.discard(path)
+        self._settle_unknowns(before, path, cmd, what)
+
+    def _settle_unknowns(self, before: int, path: str, cmd: Cmd, what: str) -> None:
+        """A file on disk is judged by what it is known to do: the parts it computes
+        at run time (``exec "$JAVACMD"``, ``eval "set -- $(...)"`` in ``./gradlew``)
+        do not ask, they are said (one warning); what it plainly does still counts."""
+        asks = [h for h in self.hits[before:] if h.category == "ask"]
+        if not asks:
+            return
+        self.hits[before:] = [h for h in self.hits[before:] if h.category != "ask"]
+        self._hit(
+            "GATE-SCRIPT-PARTLY-CHECKED",
+            DESTRUCTIVE,
+            P_WARN,
+            cmd.text,
+            f"Parts of the {what} this runs ({path}) are computed at run time and could "
+            "not be checked; the rest was.",
+        )
+
+    def eval(self, cmd: Cmd, depth: int) -> None:
+        if cmd.args == [SETUP] and not _plain_carrier(cmd, ("eval",)):
+            self._generated(cmd)
+            return
+        self._shell_string(" ".join(cmd.args), [], cmd, depth, "eval")
+
+    def _generated(self, cmd: Cmd) -> None:
+        self._ask(
+            "GATE-GENERATED-CODE",
+            cmd.text,
+            "This runs code another program prints at run time, which cannot be checked "
+            '(only the plain eval "$(ssh-agent -s)" / source <(tool completion bash) forms '
+            "are known set-up snippets). Run the plain form, or save the output and show it.",
+        )
+
+    def source(self, cmd: Cmd, depth: int) -> None:
+        args = cmd.args
+        search = ""
+        if args[:1] == ["-p"] and len(args) > 1:  # bash 5.3: search PATH-like DIRS
+            search, args = args[1], args[2:]
+        elif args[:1] == ["--"]:
+            args = args[1:]
+        if not args:
+            return
+        target = args[0]
+        if REMOTE in target:
+            self._rce(cmd)
+        elif SETUP in target:
+            if len(args) > 1 or not _plain_carrier(cmd, ("source", ".")):
+                self._generated(cmd)
+        elif target.startswith("/dev/fd/"):
+            self._generated(cmd)  # <(...) whose output is not a known set-up snippet
+        elif search and "/" not in target:
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                f"source -p looks the file up in {search!r}, so which file runs is not "
+                "known. Give its path.",
+            )
+            return
+        elif has_marker(target):
+            self._script(target, cmd, depth, target)
+        else:
+            self._script(resolve(target, self.where, cmd.cwd), cmd, depth)
+
+    def interpreter(self, cmd: Cmd, lang: str, depth: int) -> None:
+        code, rest = interp.code_argument(lang, cmd.args)
+        if code is not None:
+            if REMOTE in code:
+                self._rce(cmd)
+            elif has_marker(code):
+                self._ask(
+                    "GATE-DYNAMIC-SCRIPT",
+                    cmd.text,
+                    "The code to run is only known at run time, so what it does cannot be "
+                    "checked. Write the code out literally.",
+                )
+            else:
+                self._code(code, cmd, depth, lang)
+            return
+        if rest and rest[0] == "-m":
+            return
+        if rest and rest[0] != "-":
+            self._script(resolve(rest[0], self.where, cmd.cwd), cmd, depth, rest[0])
+            return
+        self._stdin_code(cmd, depth, shell=False, lang=lang)
+
+    def _code(self, code: str, cmd: Cmd, depth: int, lang: str) -> None:
+        via = f"{lang} code"
+        from agentreflex.gate.rules import selfguard  # interpreter code is rare; imported for it
+
+        found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text)
+        if found is not None:
+            self.hits.append(found)
+        for effect in interp.effects(code, lang):
+            self._effect(effect, cmd, depth, via)
+
+    def _effect(self, effect: interp.Effect, cmd: Cmd, depth: int, via: str) -> None:
+        """One effect of interpreter code, judged as the shell command it amounts to."""
+        if effect.kind == "shell":
+            self.run(effect.value, depth + 1, via=via)
+        elif effect.kind == "argv":
+            self.execute(list(effect.words), cmd.text, depth + 1, via=via)
+        elif effect.kind == "delete-recursive":
+            self.execute(["rm", "-r", effect.value], cmd.text, depth + 1, via=via)
+        elif effect.kind == "delete":
+            self.execute(["rm", effect.value], cmd.text, depth + 1, via=via)
+        elif effect.kind in ("write", "append"):
+            op = ">" if effect.kind == "write" else ">>"
+            self.execute([":"], cmd.text, depth + 1, redirects=[(op, effect.value)], via=via)
+        elif effect.kind == "read":
+            self.execute(["cat", effect.value], cmd.text, depth + 1, via=via)
+        elif effect.kind == "unresolved":
+            self._ask(
+                "GATE-INTERP-UNRESOLVED",
+                cmd.text,
+                f"This code runs or deletes something the gate cannot resolve: "
+                f"{effect.value}. Write the command or path out literally, or check it first.",
+            )
+        elif effect.kind == "sdk":
+            self._hit(
+                "GATE-INTERP-SDK-DESTRUCTIVE",
+                DESTRUCTIVE,
+                P_BLOCK,
+                cmd.text,
+                f"This code calls {effect.value}, which cannot be undone. Delete only "
+                "what you mean to, by name, and ask the user first.",
+            )
+        elif effect.kind == "fork-bomb":
+            self._hit(
+                "GATE-FORK-BOMB",
+                DESTRUCTIVE,
+                P_BLOCK,
+                cmd.text,
+                "This code forks without end and exhausts the machine.",
+            )
+        elif effect.kind == "exfil":
+            self._hit(
+                "GATE-EXFIL-SECRET",
+                SECRET,
+                0.9,
+                cmd.text,
+                f"This code sends {effect.value} (which holds credentials) to the "
+                "network. Never send secrets off the machine; send only the fields "
+                "the service needs.",
+            )
+        elif effect.kind == "dynamic-delete":
+            self._hit(
+                "GATE-INTERP-DYNAMIC-DELETE",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                "This code deletes a directory tree whose path is computed at run "
+                "time. Check the path points inside the project.",
+            )
+
+
+def _plain_carrier(cmd: Cmd, names: tuple[str, ...]) -> bool:
+    """``eval``/``source`` called by name, with no prefix assignment or redirect."""
+    first = cmd.text.split()[:1]
+    return not cmd.assigns and not cmd.redirects and bool(first) and first[0] in names
+
+
+def _shebang_language(content: str) -> str:
+    """The interpreter a script names on its ``#!`` line ("" for a shell or none)."""
+    if not content.startswith("#!"):
+        return ""
+    words = content[2:].split("\n", 1)[0].split()
+    if words and words[0].endswith("/env"):
+        words = [w for w in words[1:] if not w.startswith("-")]
+    name = words[0].rsplit("/", 1)[-1] if words else ""
+    return interp.interpreter_name(name) or ""
+
+
+def _decoded(cmd: Cmd | None) -> bool:
+    """Whether a pipe passes through a decoder (base64 -d, rev, xxd -r) on its way."""
+    for _ in range(16):
+        if cmd is None:
+            return False
+        if cmd.name in ("base64", "rev", "xxd", "openssl", "gunzip", "zcat", "tr", "uudecode"):
+            return True
+        cmd = cmd.stdin_from
+    return False

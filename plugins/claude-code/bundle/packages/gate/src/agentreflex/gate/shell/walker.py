@@ -1,0 +1,753 @@
+"""The shell normaliser: from a tree-sitter syntax tree to the commands bash would run.
+
+It does what bash does before running a command, as far as that can be known
+without running anything:
+
+- quote and backslash removal, ``$'...'`` decoding, ``~`` expansion;
+- parameter expansion from the known environment (HOME, PWD, variables set
+  earlier in the same command, ``${VAR:-x}``, ``${VAR:+x}``) and word
+  splitting on ``$IFS``, so ``rm${IFS}-rf${IFS}/`` is ``rm -rf /``;
+- ``cd`` tracking, so relative paths resolve where they really point;
+- recursion into everything that executes: ``sh -c``, ``eval``, ``source``,
+  command substitution, process substitution, heredocs and pipes fed to
+  shells and interpreters (with static decoding of ``base64 -d``/``rev``/
+  ``xxd -r``), ``xargs``, ``parallel``, ``find -exec/-delete``, wrappers,
+  aliases and functions defined in the same command, scripts written and then
+  executed in the same command, interpreter one-liners.
+
+What is only *data* (echo/printf arguments, commit messages, grep patterns,
+heredoc bodies written to files, ``command -v``) is never parsed as a
+command.  What executes but cannot be known (``$(unknown) -rf /``, ``curl |
+sh``) is reported so the policy can ask or block.
+
+This module is the tree traversal: statements, pipelines, redirects, simple
+commands, and the dispatch of each command to whatever it runs.  The rest is
+split by concept: :mod:`words` (word expansion), :mod:`runners` (commands that
+run other code), :mod:`fanout` (``xargs``/``parallel``/``find``) and
+:mod:`walkstate` (the state, budget and findings they all share).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.code import interp
+from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell.fanout import FanOutMixin
+from agentreflex.gate.shell.parser import node_text, parse
+from agentreflex.gate.shell.paths import resolve
+from agentreflex.gate.shell.runners import RunnersMixin, python_entry
+from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
+from agentreflex.gate.shell.words import WordsMixin, quote
+from agentreflex.gate.shell.wrappers import peel
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["SHELLS", "ParseBudgetExceeded", "ShellState", "Walker"]
+
+# Command names that dispatch() hands to a mixin.
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox", "fish", "rbash"})
+_CONTAINER_TOOLS = frozenset(
+    {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
+)
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+# Tools whose options or scripts run a shell command (execopts.PROGRAMS).
+_EXEC_OPTIONS = frozenset(
+    {
+        "tar",
+        "gtar",
+        "bsdtar",
+        "zip",
+        "rsync",
+        "sed",
+        "gsed",
+        "ssh",
+        "scp",
+        "sftp",
+        "vim",
+        "vi",
+        "nvim",
+        "ex",
+        "view",
+        "gvim",
+        "vimdiff",
+        "less",
+    }
+)
+# Backtick substitutions in an unquoted heredoc body (they run).
+_BACKTICKS = LazyPattern(r"`([^`]*)`")
+
+# Respellings applied to the source before parsing (see run()).
+_SIMPLE_VAR = LazyPattern(r"(?<![\\$])\$([A-Za-z_][A-Za-z0-9_]*)")
+_QUOTED_OR_VAR = LazyPattern(
+    r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|(?<![\\$])\$([A-Za-z_][A-Za-z0-9_]*)""", re.DOTALL
+)
+
+# A brace word in command position ("{rm,-rf,/boot}"): bash brace-expands it
+# into the command, but tree-sitter-bash takes the "{" for a group.  An empty
+# "" in front means the same to bash and parses as a word.
+_BRACE_COMMAND = LazyPattern(
+    r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|"""
+    r"""((?:^|[;&|(`\n]|\b(?:then|do|else|elif|if|while|until|time)[ \t]|!)[ \t]*)"""
+    r"""\{(?=[^\s{}();&|<>])""",
+    re.MULTILINE,
+)
+
+
+def _brace_command(m: re.Match[str]) -> str:
+    return m.group(0) if m.group(1) is None else m.group(1) + '""{'
+
+
+# A backslash-newline outside single quotes: bash removes it, also inside a
+# word ("git re\\<newline>set --hard" is "git reset --hard"); tree-sitter-bash
+# splits the word there.
+_CONTINUATION = LazyPattern(r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.""", re.DOTALL)
+
+
+def _join_lines(m: re.Match[str]) -> str:
+    text = m.group(0)
+    if text == "\\\n":
+        return ""
+    if text.startswith('"'):
+        return re.sub(
+            r"\\(.)", lambda e: "" if e.group(1) == "\n" else e.group(0), text, flags=re.DOTALL
+        )
+    return text
+
+
+def _brace_word(name: str) -> bool:
+    """A command name that is still brace syntax bash would have expanded."""
+    return ("{" in name or "}" in name) and ("," in name or ".." in name)
+
+
+def _brace_var(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        return "${" + m.group(1) + "}"
+    text = m.group(0)
+    return _SIMPLE_VAR.sub(r"${\1}", text) if text.startswith('"') else text
+
+
+class Walker(WordsMixin, RunnersMixin, FanOutMixin):
+    """Walks one command string (and everything it runs) into :class:`Cmd` objects.
+
+    This class is the tree traversal (statements, pipelines, redirects, simple
+    commands, and dispatch to what a command runs); word expansion, code-running
+    commands and fan-out tools are its mixins.
+    """
+
+    # --- entry -----------------------------------------------------------
+
+    def run(self, source: str, depth: int = 0, via: str = "") -> None:
+        """Parse ``source`` and walk every statement in it."""
+        if depth > MAX_DEPTH:
+            self._ask("GATE-PARSE-TOO-DEEP", source, "Nesting is too deep to analyse.")
+            return
+        if "\\\n" in source:
+            source = _CONTINUATION.sub(_join_lines, source)
+        if "$" in source:
+            # tree-sitter-bash mis-splits some "$NAME" spellings ("rm$IFS-rf$IFS/");
+            # "${NAME}" means the same to bash and parses reliably.
+            # (only outside single quotes, where "$d" is literal text: sed '1,$d')
+            source = _QUOTED_OR_VAR.sub(_brace_var, source)
+        root = parse(source)
+        if root.has_error and "{" in source:
+            fixed = _BRACE_COMMAND.sub(_brace_command, source)
+            if fixed != source:
+                again = parse(fixed)
+                if not again.has_error:
+                    source, root = fixed, again
+        if root.has_error:
+            self.parse_errors.append(source)
+        if depth == 0:
+            self._functions_exported = bool(_EXPORTS_FUNCTIONS.search(source))
+        self.stmt(root, depth, via=via)
+        if depth == 0 and self._bodies:
+            self._uncalled_functions(source)
+
+    # --- statements ------------------------------------------------------
+
+    def stmt(
+        self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
+    ) -> Cmd | None:
+        """Walk one statement node; return the command it ran (for pipes)."""
+        self._tick()
+        t = node.type
+        if t == "command":
+            return self.command(node, depth, [], None, stdin_from, via)
+        if t == "redirected_statement":
+            return self.redirected(node, depth, stdin_from, via)
+        if t == "pipeline":
+            return self.pipeline(node.named_children, depth, stdin_from, via)
+        if t == "function_definition":
+            self.function(node, depth)
+            return None
+        if t in ("variable_assignment", "variable_assignments"):
+            for a in [node] if t == "variable_assignment" else node.named_children:
+                if a.type == "variable_assignment":
+                    key, value = self.assignment(a, depth)
+                    self.state.vars[key] = value
+            return None
+        if t == "declaration_command":
+            self.declaration(node, depth)
+            return None
+        if t == "unset_command":
+            names = [node_text(c) for c in node.named_children]
+            for name in names:
+                self.state.vars.pop(name, None)
+            cmd = Cmd(["unset", *names], node_text(node), self.state.cwd, via=via)
+            self.cmds.append(cmd)
+            return cmd
+        if t == "for_statement":
+            self.for_loop(node, depth)
+            return None
+        if t == "subshell":
+            saved, bodies = self.state.cwd, dict(self._bodies)
+            self.children(node, depth, via)
+            self.state.cwd, self._bodies = saved, bodies
+            return None
+        if t == "comment":
+            return None
+        self.children(node, depth, via)
+        return None
+
+    def children(self, node: Any, depth: int, via: str = "") -> None:
+        for child in node.named_children:
+            if child.type in STATEMENTS:
+                self.stmt(child, depth, via=via)
+            elif child.type not in ("comment", "heredoc_body"):
+                self.side_effects(child, depth)
+
+    def side_effects(self, node: Any, depth: int) -> None:
+        """Walk the substitutions inside a non-statement node (they execute)."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            self._tick()
+            if n.type in ("command_substitution", "process_substitution"):
+                self.substitution(n, depth)
+            elif n.type in STATEMENTS:
+                self.stmt(n, depth)
+            else:
+                stack.extend(n.named_children)
+
+    def pipeline(
+        self, parts: list[Any], depth: int, stdin_from: Cmd | None, via: str
+    ) -> Cmd | None:
+        prev = stdin_from
+        for part in parts:
+            if part.type not in STATEMENTS:
+                continue
+            if prev is not None:
+                prev.pipes_out = True
+            prev = self.stmt(part, depth, stdin_from=prev, via=via)
+        return prev
+
+    def redirected(self, node: Any, depth: int, stdin_from: Cmd | None, via: str) -> Cmd | None:
+        body = None
+        redirects: list[tuple[str, str]] = []
+        stdin_text: str | None = None
+        after: list[Any] = []
+        loose: list[Any] = []
+        for child in node.named_children:
+            if child.type == "heredoc_redirect":
+                stdin_text = self.heredoc(child, depth)
+                after.extend(c for c in child.named_children if c.type in STATEMENTS)
+                # ``cat <<EOF > file``: the file redirect is parsed inside the heredoc
+                redirects.extend(self._heredoc_files(child, depth))
+            elif child.type == "herestring_redirect":
+                stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
+            elif child.type == "file_redirect":
+                redirects.append(self.redirect(child, depth))
+                loose.extend(_redirect_words(child))
+            elif body is None and child.type in STATEMENTS:
+                body = child
+        cmd: Cmd | None = None
+        if body is not None and body.type == "command":
+            cmd = self.command(body, depth, redirects, stdin_text, stdin_from, via, loose)
+        elif body is not None and body.type == "pipeline":
+            kids = [k for k in body.named_children if k.type in STATEMENTS]
+            cmd = self.pipeline(kids, depth, stdin_from, via)
+            if cmd is not None:
+                cmd.redirects.extend(redirects)
+        else:
+            if body is not None:
+                self.stmt(body, depth, stdin_from, via)
+            cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
+            self.cmds.append(cmd)
+        for extra in after:
+            if extra.type == "pipeline":
+                kids = [k for k in extra.named_children if k.type in STATEMENTS]
+                if cmd is not None:
+                    cmd.pipes_out = True
+                cmd = self.pipeline(kids, depth, cmd, via)
+            else:
+                self.stmt(extra, depth, via=via)
+        return cmd
+
+    def heredoc(self, node: Any, depth: int) -> str:
+        """The body fed to stdin; substitutions in an unquoted body execute."""
+        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+        quoted = start is not None and any(q in node_text(start) for q in "'\"\\")
+        body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+        if body is None:
+            return ""
+        text = node_text(body)
+        if not quoted:
+            for sub in body.named_children:
+                if sub.type == "command_substitution":
+                    self.substitution(sub, depth)
+            for m in _BACKTICKS.finditer(text):
+                self.run(m.group(1), depth + 1, via="heredoc `...`")
+        return text
+
+    def _heredoc_files(self, node: Any, depth: int) -> list[tuple[str, str]]:
+        return [self.redirect(c, depth) for c in node.named_children if c.type == "file_redirect"]
+
+    def redirect(self, node: Any, depth: int) -> tuple[str, str]:
+        op = ""
+        target = ""
+        for child in node.children:
+            if not child.is_named:
+                op += node_text(child)
+            elif child.type != "file_descriptor":
+                target = "".join(self.expand(child, depth, split=False))
+                break
+        return op, target
+
+    def function(self, node: Any, depth: int) -> None:
+        """Define a function: its body runs when it is called, not here."""
+        name_node = node.child_by_field_name("name") or node.named_children[0]
+        name = "".join(self.expand(name_node, depth, split=True)).strip()
+        self.state.functions.add(name)
+        body = node.child_by_field_name("body") or node.named_children[-1]
+        self._bodies[name] = (body, depth)
+        self._called.discard(name)
+
+    def call(self, name: str) -> None:
+        """Walk the body of a function defined in this command, where it is called."""
+        body, depth = self._bodies[name]
+        self._called.add(name)
+        self._function.append(name)
+        try:
+            self.stmt(body, depth)
+        finally:
+            self._function.pop()
+
+    def _uncalled_functions(self, source: str) -> None:
+        """A function exported to child shells (``export -f f; bash -c f``) and named
+        again but never seen called is walked anyway, to fail safe.  Without an
+        export, a child shell (``sh -c f``) or an external wrapper (``X=1 time f``)
+        cannot call it: bash says "command not found"."""
+        if not self._functions_exported:
+            return
+        for name in list(self._bodies):
+            if (
+                name not in self._called
+                and len(re.findall(r"(?<![\w.-])" + re.escape(name) + r"(?![\w.-])", source)) > 1
+            ):
+                self.call(name)
+
+    def declaration(self, node: Any, depth: int) -> None:
+        nameref = any(
+            c.type == "word" and node_text(c)[:1] == "-" and "n" in node_text(c)
+            for c in node.named_children
+        )
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                key, value = self.assignment(child, depth)
+                if nameref:  # declare -n ref=x: $ref is $x (as x is now; unknown if unset)
+                    value = self.state.vars.get(value, UNKNOWN)
+                self.state.vars[key] = value
+            else:
+                self.side_effects(child, depth)
+
+    def for_loop(self, node: Any, depth: int) -> None:
+        var = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        values: list[str] = []
+        for child in node.children_by_field_name("value"):
+            values.extend(self.expand(child, depth, split=True))
+        name = node_text(var) if var is not None else ""
+        choices = values[:3] if values and len(values) <= 3 else [UNKNOWN]
+        for value in choices:
+            if name:
+                self.state.vars[name] = value
+            if body is not None:
+                self.stmt(body, depth)
+
+    def assignment(self, node: Any, depth: int) -> tuple[str, str]:
+        name_node = node.child_by_field_name("name") or node.named_children[0]
+        value_node = node.child_by_field_name("value")
+        value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
+        return node_text(name_node).split("[", 1)[0], value
+
+    # --- simple commands -------------------------------------------------
+
+    def command(
+        self,
+        node: Any,
+        depth: int,
+        redirects: list[tuple[str, str]],
+        stdin_text: str | None,
+        stdin_from: Cmd | None,
+        via: str,
+        extra: list[Any] | None = None,
+    ) -> Cmd | None:
+        assigns: dict[str, str] = {}
+        word_nodes: list[Any] = []
+        redirects = list(redirects)
+        self._vars_used = []
+        for child in node.named_children:
+            t = child.type
+            if t == "variable_assignment":
+                key, value = self.assignment(child, depth)
+                assigns[key] = value
+            elif t == "command_name":
+                word_nodes.extend(child.named_children)
+            elif t == "file_redirect":
+                redirects.append(self.redirect(child, depth))
+                word_nodes.extend(_redirect_words(child))
+            elif t == "herestring_redirect":
+                stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
+            elif t == "heredoc_redirect":
+                stdin_text = self.heredoc(child, depth)
+                redirects.extend(self._heredoc_files(child, depth))
+            elif t != "comment":
+                word_nodes.append(child)
+        argv = self.words([*word_nodes, *(extra or [])], depth)
+        used = list(self._vars_used)
+        if not argv:
+            self.state.vars.update(assigns)
+            if redirects:
+                cmd = Cmd([":"], node_text(node), self.state.cwd, assigns, redirects, via=via)
+                self.cmds.append(cmd)
+                return cmd
+            return None
+        return self.execute(
+            argv,
+            node_text(node),
+            depth,
+            assigns=assigns,
+            redirects=redirects,
+            stdin_text=stdin_text,
+            stdin_from=stdin_from,
+            via=via,
+            used=used,
+        )
+
+    def words(self, nodes: list[Any], depth: int) -> list[str]:
+        out: list[str] = []
+        for n in nodes:
+            out.extend(self.expand(n, depth, split=True))
+        return out
+
+    def execute(
+        self,
+        argv: list[str],
+        text: str,
+        depth: int,
+        *,
+        assigns: dict[str, str] | None = None,
+        redirects: list[tuple[str, str]] | None = None,
+        stdin_text: str | None = None,
+        stdin_from: Cmd | None = None,
+        via: str = "",
+        used: list[str] | None = None,
+    ) -> Cmd | None:
+        """Run ``argv`` the way bash would: aliases, wrappers, then the command itself."""
+        self._tick()
+        if depth > MAX_DEPTH:
+            self._ask("GATE-PARSE-TOO-DEEP", text, "Nesting is too deep to analyse.")
+            return None
+        if argv and argv[0] in self.state.aliases:
+            expanded = self.state.aliases.pop(argv[0])  # bash does not re-expand an alias
+            try:
+                rest = argv[1:]
+                if all(not has_marker(a) for a in rest):
+                    self.run(
+                        expanded + " " + " ".join(quote(a) for a in rest), depth + 1, via="alias"
+                    )
+                else:
+                    self.execute(expanded.split() + rest, text, depth + 1, via="alias")
+            finally:
+                self.state.aliases[argv[0]] = expanded
+            return None
+        peeled = peel(argv)
+        if peeled.data or not peeled.argv:
+            cmd = Cmd(
+                argv,
+                text,
+                self.state.cwd,
+                dict(assigns or {}),
+                list(redirects or []),
+                stdin_text,
+                stdin_from,
+                list(used or []),
+                via,
+            )
+            self.cmds.append(cmd)
+            return cmd
+        cwd = self.state.cwd
+        if peeled.chdir:
+            unknown = peeled.chdir[:1] in (UNKNOWN, REMOTE) or cwd == UNKNOWN
+            cwd = UNKNOWN if unknown else resolve(peeled.chdir, self.where, cwd)
+        name = peeled.argv[0]
+        base = _basename(name)
+        if base.isupper() and base.isascii() and base.replace("-", "").isalpha():
+            # case-insensitive filesystems (macOS) run /bin/rm for "RM"
+            name = name[: len(name) - len(base)] + base.lower()
+        all_assigns = {**(assigns or {}), **peeled.assigns}
+        cmd = Cmd(
+            [_basename(name), *peeled.argv[1:]],
+            text,
+            cwd,
+            all_assigns,
+            list(redirects or []),
+            stdin_text,
+            stdin_from,
+            list(used or []),
+            via,
+        )
+        self.cmds.append(cmd)
+        if has_marker(name):
+            self._dynamic_name(name, text)
+            return cmd
+        if _brace_word(name):
+            self._ask(
+                "GATE-BRACE-COMMAND",
+                text,
+                "The command is built by a brace expansion that cannot be resolved, so "
+                "what it runs cannot be checked. Spell the command and its arguments out.",
+            )
+            return cmd
+        calls = _calls_functions(peeled.wrappers, argv, all_assigns, text)
+        self.dispatch(cmd, name, depth, calls)
+        self._record_writes(cmd)
+        return cmd
+
+    def _dynamic_name(self, name: str, text: str) -> None:
+        if REMOTE in name:
+            self._hit(
+                "GATE-RCE-DOWNLOAD",
+                DESTRUCTIVE,
+                P_BLOCK,
+                text,
+                "This runs code downloaded from the network. Download it to a file, "
+                "read it, then run it if it is safe.",
+            )
+        else:
+            self._ask(
+                "GATE-DYNAMIC-COMMAND",
+                text,
+                "The command to run is computed at run time and cannot be checked. "
+                "Spell the command out.",
+            )
+
+    def dispatch(self, cmd: Cmd, original: str, depth: int, function_ok: bool = True) -> None:
+        """Recurse into whatever ``cmd`` itself executes."""
+        name = cmd.name
+        if self._function and name == self._function[-1]:
+            self._hit(
+                "GATE-FORK-BOMB",
+                DESTRUCTIVE,
+                P_BLOCK,
+                cmd.text,
+                "A function that calls itself without end exhausts the machine. "
+                "Write a bounded loop instead.",
+            )
+        if name in self._bodies and name not in self._function and function_ok:
+            self.call(name)
+        if _unknown_option(cmd, name):
+            self._ask(
+                "GATE-DYNAMIC-SCRIPT",
+                cmd.text,
+                f"An option of {name} is only known at run time (it could make it run "
+                "code or discard work), so what it does cannot be checked. Spell it out.",
+            )
+            return
+        if name in _EXEC_OPTIONS:
+            self.exec_options(cmd, depth)
+        if name in SHELLS:
+            self.shell(cmd, depth)
+        elif name == "eval":
+            self.eval(cmd, depth)
+        elif name in ("source", "."):
+            self.source(cmd, depth)
+        elif name == "xargs":
+            self.xargs(cmd, depth)
+        elif name == "parallel":
+            self.parallel(cmd, depth)
+        elif name == "find":
+            self.find(cmd, depth)
+        elif name == "alias":
+            for a in cmd.args:
+                key, sep, value = a.partition("=")
+                if sep and not has_marker(value):
+                    self.state.aliases[key] = value
+        elif name in ("cd", "pushd"):
+            self._cd(cmd)
+        elif name == "set":
+            self._positional(cmd.args)
+        elif name == "ssh":
+            self.ssh(cmd, depth)
+        elif name in _CONTAINER_TOOLS:
+            self.container(cmd, depth)
+        elif name in _AWKS:
+            self.awk(cmd, depth)
+        elif name == "git":
+            self.git_alias(cmd, depth)
+        elif name == "trap":
+            self.trap(cmd, depth)
+        elif name in ("at", "batch"):
+            self.at(cmd, depth)
+        elif name == "crontab":
+            self.crontab(cmd, depth)
+        elif name in ("make", "gmake"):
+            self.make(cmd, depth)
+        elif name in ("npm", "pnpm", "yarn", "bun") and not _bun_code(name, cmd.args):
+            self.package_script(cmd, depth)
+        elif python_entry(cmd.argv) is not None:  # pytest's conftest.py, pip's setup.py
+            self.python_files(cmd, depth)
+        elif interp.interpreter_name(name):
+            self.interpreter(cmd, interp.interpreter_name(name), depth)
+        elif "/" in original:
+            self._script(resolve(original, self.where, cmd.cwd), cmd, depth)
+        elif name in ("rimraf", "del-cli", "trash-empty"):
+            self.execute(["rm", "-rf", *cmd.args], cmd.text, depth + 1, via=name)
+        else:
+            self._derived(cmd, depth)
+
+    def _derived(self, cmd: Cmd, depth: int) -> None:
+        """An unknown program handed a guarded command line (:mod:`derived`)."""
+        from agentreflex.gate.rules.programs import DERIVED_HEADS
+
+        if not (cmd.args and (cmd.args[0] in DERIVED_HEADS or "--" in cmd.args)):
+            return
+        from agentreflex.gate import analyze
+        from agentreflex.gate.rules import derived
+
+        if derived.wanted(cmd, analyze.known_program(cmd.name)):
+            derived.check(self, cmd, depth, analyze.rules_for)
+
+    def _positional(self, args: list[str]) -> None:
+        """``set -- a b c`` (or ``set a b``): the positional parameters ``$1``... and ``$@``."""
+        if "--" in args:
+            params = args[args.index("--") + 1 :]
+        elif args and args[0][:1] not in ("-", "+"):
+            params = args
+        else:
+            return  # set -e, set -o pipefail: options only
+        for k in range(1, 10):
+            self.state.vars[str(k)] = params[k - 1] if k <= len(params) else ""
+        self.state.vars["@"] = " ".join(params)
+        self.state.vars["#"] = str(len(params))
+
+    def _cd(self, cmd: Cmd) -> None:
+        target = next((a for a in cmd.args if not a.startswith("-") or a == "-"), "")
+        if not target:
+            self.state.cwd = self.where.home
+        elif target == "-" or target[:1] in (UNKNOWN, REMOTE):
+            self.state.cwd = UNKNOWN
+        else:
+            self.state.cwd = resolve(target, self.where, self.state.cwd)
+
+    def _record_writes(self, cmd: Cmd) -> None:
+        """Remember files written in this command, so running them later is checked."""
+        content: str | None = None
+        if cmd.name in ("echo", "printf", "cat", "tee"):
+            content = pipes.output_text(cmd, self.state.written)
+        targets = [t for op, t in cmd.redirects if op in (">", ">>", ">|", "&>", "&>>")]
+        if cmd.name == "tee":
+            targets += [a for a in cmd.args if not a.startswith("-")]
+        words = [a for a in cmd.args if not a.startswith("-")]
+        if cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
+            # the copy has the source's content: known only if the source was written here
+            source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
+            targets.append(words[-1])
+            content = source if len(words) == 2 and source is not None else UNKNOWN
+        if cmd.name in ("curl", "wget"):
+            for k, a in enumerate(cmd.args[:-1]):
+                if a in ("-o", "--output", "-O", "--output-document"):
+                    targets.append(cmd.args[k + 1])
+                    content = REMOTE
+        for t in targets:
+            if not has_marker(t):
+                self.state.written[resolve(t, self.where, cmd.cwd)] = (
+                    content if content is not None else UNKNOWN
+                )
+
+
+# The time keyword's own end of options (unquoted): `time -- f` calls the function f.
+_TIME_DASHDASH = LazyPattern(r"(?:^|[\s;&|(])time\s+(?:-p\s+)?--\s")
+# `export -f f`, `declare -fx f`, `typeset -f`: functions handed to child shells.
+_EXPORTS_FUNCTIONS = LazyPattern(r"\b(?:export|declare|typeset)\s+-[a-zA-Z]*f")
+# Options that load or name code to run (their value counts as code).
+_CODE_OPTIONS = frozenset({"-r", "-M", "-m", "-f", "--file", "--require", "--import", "--loader"})
+
+
+def _unknown_option(cmd: Cmd, name: str) -> bool:
+    """A code runner or git given an option (or git a subcommand) from data fed in at run time.
+
+    ``xargs -I{} node --ev{} CODE``, ``... | xargs -I{} git push --{}``: the
+    unknown part may turn the command into one that runs code or destroys work.
+    """
+    runner = name in SHELLS or name in _AWKS or bool(interp.interpreter_name(name))
+    if not runner and name != "git":
+        return False
+    args = cmd.args
+    if name == "git":
+        from agentreflex.gate.rules import git as rules_git  # imported with the git rules
+
+        sub, rest, _ = rules_git.split(args)
+        options = rest[: rest.index("--")] if "--" in rest else rest
+        return DATA in sub or any(
+            (a.startswith("--") and DATA in a.split("=", 1)[0]) or a[1:2] == DATA[:1]
+            for a in options
+            if a.startswith("-") and DATA in a
+        )
+    for k, a in enumerate(args):
+        if a == "--" or (not a.startswith("-") and k and args[k - 1] not in _CODE_OPTIONS):
+            return False
+        if DATA in a and (a.startswith("-") or (k and args[k - 1] in _CODE_OPTIONS)):
+            return True
+        if not a.startswith("-") and not k:
+            return False
+    return False
+
+
+def _calls_functions(
+    wrappers: list[str], argv: list[str], assigns: dict[str, str], text: str
+) -> bool:
+    """Whether the command word can be a shell function: reached directly, or through
+    the ``time`` keyword (no prefix assignment; ``--`` only unquoted).  ``env f``,
+    ``sudo f``, ``X=1 time f``, ``time "--" f`` run an external program or a
+    command named ``--``, which do not see the shell's functions."""
+    if not wrappers:
+        return True
+    if wrappers != ["time"] or assigns:
+        return False
+    return argv[1:2] != ["--"] or bool(_TIME_DASHDASH.search(text))
+
+
+def _basename(name: str) -> str:
+    return name.rsplit("/", 1)[-1] if "/" in name else name
+
+
+def _redirect_words(node: Any) -> list[Any]:
+    """Words tree-sitter-bash folds into a redirect that are really arguments.
+
+    ``git >/dev/null reset --hard`` runs ``git reset --hard``: bash takes only
+    the first word after ``>`` as the target, but the grammar hangs the rest of
+    the command's words on the redirect.
+    """
+    targets = [c for c in node.named_children if c.type != "file_descriptor"]
+    return targets[1:]
+
+
+def _bun_code(name: str, args: list[str]) -> bool:
+    """``bun -e CODE``: inline code for the interpreter, not a package script."""
+    return name == "bun" and args[:1] in (["-e"], ["--eval"], ["-p"], ["--print"])

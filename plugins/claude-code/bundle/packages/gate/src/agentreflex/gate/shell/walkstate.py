@@ -1,0 +1,129 @@
+"""What every part of the walk shares: the shell's state, the budget, the findings.
+
+The walker is split by concept (tree traversal in :mod:`walker`, word
+expansion in :mod:`words`, code-running commands in :mod:`runners`,
+per-item fan-out in :mod:`fanout`), but all of them read and update one
+:class:`ShellState` and report into one list of hits under one time and size
+budget.  That shared core lives here so each part can be read on its own.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agentreflex.core.record import field, record
+from agentreflex.gate.model import ASK, Cmd, Hit
+from agentreflex.gate.shell.paths import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_DEPTH = 12
+MAX_NODES = 20_000
+MAX_CMDS = 2_000
+# Node types that are statements (walked as code), as opposed to words.
+STATEMENTS = frozenset(
+    {
+        "command",
+        "redirected_statement",
+        "pipeline",
+        "list",
+        "subshell",
+        "compound_statement",
+        "if_statement",
+        "while_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "case_statement",
+        "function_definition",
+        "variable_assignment",
+        "variable_assignments",
+        "declaration_command",
+        "unset_command",
+        "negated_command",
+        "test_command",
+        "program",
+        "do_group",
+        "else_clause",
+        "elif_clause",
+        "case_item",
+        "ERROR",
+    }
+)
+
+
+class ParseBudgetExceeded(Exception):
+    """The walk ran out of time or size budget; the caller fails closed."""
+
+
+@record
+class ShellState:
+    """What the shell knows as it runs: variables, cwd, aliases, functions, files."""
+
+    vars: dict[str, str]
+    cwd: str
+    aliases: dict[str, str] = field(default_factory=dict)
+    functions: set[str] = field(default_factory=set)
+    written: dict[str, str] = field(default_factory=dict)
+
+
+class WalkerBase:
+    """The walk's shared state and reporting; the parts of :class:`Walker` build on it."""
+
+    def __init__(self, where: Where, env: dict[str, str], deadline: float) -> None:
+        self.where = where
+        self.state = ShellState(vars=dict(env), cwd=where.cwd)
+        self.state.vars.setdefault("HOME", where.home)
+        self.state.vars.setdefault("IFS", " \t\n")
+        self.deadline = deadline
+        self.cmds: list[Cmd] = []
+        self.hits: list[Hit] = []
+        self.parse_errors: list[str] = []
+        self._steps = 0
+        self._vars_used: list[str] = []
+        self._function: list[str] = []
+        # functions defined so far: name -> (body node, depth); walked when called
+        self._bodies: dict[str, tuple[Any, int]] = {}
+        self._called: set[str] = set()
+        self._reading: set[str] = set()  # local files being judged (no cycles)
+        self._functions_exported = False  # export -f: child shells see the functions
+
+    def _tick(self) -> None:
+        self._steps += 1
+        if self._steps > MAX_NODES or len(self.cmds) > MAX_CMDS:
+            raise ParseBudgetExceeded("command too large to analyse")
+        if self._steps % 64 == 0 and time.monotonic() > self.deadline:
+            raise ParseBudgetExceeded("analysis deadline reached")
+
+    def _ask(self, rule: str, segment: str, why: str) -> None:
+        self.hits.append(Hit(rule, ASK, 1.0, segment, why))
+
+    def _hit(self, rule: str, category: str, p: float, segment: str, message: str) -> None:
+        self.hits.append(Hit(rule, category, p, segment, message))
+
+    if TYPE_CHECKING:
+        # Provided by :class:`agentreflex.gate.shell.walker.Walker`; declared here so the
+        # parts that recurse into the walk type-check on their own.
+
+        def run(self, source: str, depth: int = 0, via: str = "") -> None: ...
+
+        def stmt(
+            self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
+        ) -> Cmd | None: ...
+
+        def side_effects(self, node: Any, depth: int) -> None: ...
+
+        def execute(
+            self,
+            argv: list[str],
+            text: str,
+            depth: int,
+            *,
+            assigns: dict[str, str] | None = None,
+            redirects: list[tuple[str, str]] | None = None,
+            stdin_text: str | None = None,
+            stdin_from: Cmd | None = None,
+            via: str = "",
+            used: list[str] | None = None,
+        ) -> Cmd | None: ...

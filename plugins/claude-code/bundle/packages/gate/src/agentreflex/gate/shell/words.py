@@ -1,0 +1,459 @@
+"""Word expansion: what one word of source becomes in the argv bash would pass.
+
+Quote and backslash removal, ``$'...'`` decoding, ``~``, parameter expansion
+from the known environment (``${VAR:-x}``, ``${VAR:+x}``), command and process
+substitution, brace expansion (via :mod:`braces`) and splitting on ``$IFS``,
+so ``rm${IFS}-rf${IFS}/`` is ``rm -rf /``.  It is separate from the tree walk
+because it is the part that turns *text* into *fields*; the walk decides what
+those fields mean.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.shell import braces, pipes
+from agentreflex.gate.shell.parser import node_text
+from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, WalkerBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# A command substitution whose output is a shell set-up snippet (eval/source of it is normal).
+SETUP = UNKNOWN + "setup"
+# $TMPDIR when the agent's value is not known: "some temp folder".  A field
+# that goes on into a named entry below it ("$TMPDIR/build") is temporary;
+# the folder itself, a glob right below it or a ".." stays unknown, because an
+# unset TMPDIR makes "$TMPDIR/*" mean "/*".
+TEMP_ROOT = "/tmp/" + UNKNOWN + "tmpdir"
+_TEMP_ROOT_UNSAFE = LazyPattern(r"^/*$|^/+[*?\[]|(^|/)\.\.(/|$)")
+# `$(tool WORD ...)` with one of these tools and words prints such a snippet.
+_SETUP_TOOLS = frozenset(
+    {
+        "ssh-agent",
+        "direnv",
+        "pyenv",
+        "rbenv",
+        "nodenv",
+        "goenv",
+        "jenv",
+        "plenv",
+        "brew",
+        "starship",
+        "zoxide",
+        "conda",
+        "mamba",
+        "micromamba",
+        "fnm",
+        "mise",
+        "rtx",
+        "asdf",
+        "opam",
+        "thefuck",
+        "dircolors",
+        "keychain",
+        "gpg-agent",
+        "luarocks",
+        "atuin",
+        "mcfly",
+        "oh-my-posh",
+        "register-python-argcomplete",
+        "pipx",
+        "uv",
+        "rustup",
+        "kubectl",
+        "helm",
+        "gh",
+        "npm",
+        "docker",
+        "terraform",
+        "poetry",
+        "pip",
+        "cargo",
+        "deno",
+        "bun",
+        "aws",
+        "gcloud",
+        "az",
+        "minikube",
+        "kind",
+        "just",
+        "task",
+        "golangci-lint",
+        "glab",
+        "vault",
+    }
+)
+_SETUP_WORDS = frozenset(
+    {
+        "completion",
+        "completions",
+        "init",
+        "shellenv",
+        "hook",
+        "env",
+        "activate",
+        "shell",
+        "-s",
+        "--sh",
+        "print-env",
+        "export",
+    }
+)
+
+
+def _setup_snippet(last: Cmd, ran: list[Cmd]) -> bool:
+    """``$(ssh-agent -s)``, ``<(kubectl completion bash)``: a set-up tool's snippet.
+
+    Only the plain form is vouched for: the tool alone, called by its name, with
+    literal arguments, no prefix assignment and no redirect.  Anything else
+    (``command ssh-agent``, ``| cat``, ``$MODE``) is code generated at run time.
+    """
+    if len(ran) != 1 or last.assigns or last.redirects or last.via != "substitution":
+        return False
+    first = last.text.split()[:1]
+    if not first or first[0].rsplit("/", 1)[-1] != last.name:
+        return False  # called through a wrapper (command, env) or by a computed name
+    if any(has_marker(a) for a in last.args):
+        return False
+    return last.name in _SETUP_TOOLS and (
+        any(a in _SETUP_WORDS for a in last.args) or last.name in ("ssh-agent", "dircolors")
+    )
+
+
+class WordsMixin(WalkerBase):
+    """Expands word nodes; runs the substitutions inside them."""
+
+    def substitution(self, node: Any, depth: int) -> str:
+        """Run a ``$(...)``/backtick/``<(...)`` body; return what it prints if knowable."""
+        before = len(self.cmds)
+        last: Cmd | None = None
+        saved_cwd = self.state.cwd
+        if depth + 1 > MAX_DEPTH:
+            self._ask(
+                "GATE-PARSE-TOO-DEEP", node_text(node)[:200], "Nesting is too deep to analyse."
+            )
+            return UNKNOWN
+        for child in node.named_children:
+            if child.type in STATEMENTS:
+                got = self.stmt(child, depth + 1, via="substitution")
+                last = got if got is not None else last
+        self.state.cwd = saved_cwd
+        ran = self.cmds[before:]
+        if last is None or not ran:
+            return UNKNOWN
+        if any(pipes.is_download(c) for c in ran) and not any(
+            c.name in ("jq", "grep", "sed", "awk", "head", "tail", "wc", "cut", "tr") for c in ran
+        ):
+            return REMOTE
+        text = pipes.output_text(last, self.state.written)
+        if text is not None:
+            return text.rstrip("\n")
+        if last.name == "pwd":
+            return last.cwd
+        if last.name == "git" and "--show-toplevel" in last.args:
+            return self.where.project
+        if last.name == "mktemp":
+            return "/tmp/" + UNKNOWN
+        if _setup_snippet(last, ran):
+            return SETUP
+        return UNKNOWN
+
+    def expand(self, node: Any, depth: int, split: bool) -> list[str]:
+        """Expand one word node into the fields bash would pass."""
+        parts: list[braces.Part] = []
+        self._parts(node, depth, parts, quoted=False, first=True)
+        if not split:
+            return _temp_roots(["".join(p for p, _, _ in parts)])
+        ifs = self.state.vars.get("IFS", " \t\n")
+        if not braces.has_braces(parts):
+            return _temp_roots(_fields(parts, ifs))
+        fields: list[str] = []
+        for word in braces.expand(parts):
+            text, literal, active = word[0] if word else ("", True, False)
+            if active and (text == "~" or text.startswith("~/")):
+                word[0] = (self.where.home + text[1:], literal, active)
+            fields.extend(_fields(word, ifs))
+        return _temp_roots(fields)
+
+    def _parts(
+        self, node: Any, depth: int, out: list[braces.Part], quoted: bool, first: bool
+    ) -> None:
+        """Collect (text, literal, active) parts: non-literal parts are subject to
+        splitting; active parts are unquoted source text, where braces expand."""
+        self._tick()
+        t = node.type
+        if t == "word":
+            text = node_text(node)
+            if first and (text == "~" or text.startswith("~/")):
+                text = self.where.home + text[1:]
+            elif first and text[:1] == "~" and not quoted:
+                text = _tilde_user(text, self.where.home)
+            out.extend(_word_parts(text, active=not quoted))
+        elif t == "brace_expression":
+            out.append((node_text(node), True, not quoted))
+        elif t == "raw_string":
+            out.append((node_text(node)[1:-1], True, False))
+        elif t == "ansi_c_string":
+            out.append((ansi_c(node_text(node)[2:-1]), True, False))
+        elif t in ("string", "translated_string") and self._quoted_params(node):
+            out.append((self._lookup("@"), False, False))  # "$@": each parameter a word
+        elif t in ("string", "translated_string"):
+            out.append(("", True, False))
+            for child in node.named_children:
+                if child.type == "string_content":
+                    out.append((_unquote_dq(node_text(child)), True, False))
+                else:
+                    sub: list[braces.Part] = []
+                    self._parts(child, depth, sub, quoted=True, first=False)
+                    out.append(("".join(p for p, _, _ in sub), True, False))
+        elif t == "simple_expansion":
+            out.append((self._lookup(node_text(node)[1:]), quoted, False))
+        elif t == "expansion":
+            out.append((self._expansion(node, depth), quoted, False))
+        elif t in ("command_substitution", "process_substitution"):
+            value = self.substitution(node, depth)
+            if t == "process_substitution":
+                value = "/dev/fd/63" + (
+                    REMOTE if value == REMOTE else SETUP if value == SETUP else ""
+                )
+            out.append((value, quoted, False))
+        elif t == "arithmetic_expansion":
+            self.side_effects(node, depth)
+            out.append((UNKNOWN, quoted, False))
+        elif t == "concatenation":
+            for k, child in enumerate(node.named_children):
+                self._parts(child, depth, out, quoted, first and k == 0)
+            if not node.named_children:
+                out.append((node_text(node), True, False))
+        else:
+            text = node_text(node)
+            out.append(
+                (
+                    text
+                    if t in ("number", "variable_name") or not node.named_children
+                    else UNKNOWN,
+                    True,
+                    t == "number" and not quoted,
+                )
+            )
+            if node.named_children:
+                self.side_effects(node, depth)
+
+    def _quoted_params(self, node: Any) -> bool:
+        """``"$@"`` / ``"${@}"`` alone in quotes, with the parameters known (``set --``)."""
+        kids = node.named_children
+        return (
+            len(kids) == 1
+            and kids[0].type in ("simple_expansion", "expansion")
+            and node_text(kids[0]) in ("$@", "${@}")
+            and "@" in self.state.vars
+        )
+
+    def _lookup(self, name: str) -> str:
+        self._vars_used.append(name)
+        if name == "PWD":
+            return self.state.cwd
+        value = self.state.vars.get(name)
+        if value is None and name == "TMPDIR":
+            return self.where.tmpdir or TEMP_ROOT
+        if value is None and name == "*":
+            return self._all_params()
+        return value if value is not None else UNKNOWN
+
+    def _all_params(self) -> str:
+        """``$*``: the parameters joined by the first character of ``$IFS``.
+
+        Unquoted, the joined text is split on ``$IFS`` again, which gives the
+        parameters back as fields (``IFS=,; $*``); quoted, it is one word.  With an
+        empty ``IFS`` the parameters stay separate fields, which a joined string
+        cannot say: unknown.
+        """
+        count = self.state.vars.get("#", "")
+        ifs = self.state.vars.get("IFS", " \t\n")
+        if not count.isdigit() or int(count) > 9 or not ifs:
+            return UNKNOWN
+        return ifs[0].join(self.state.vars.get(str(k), "") for k in range(1, int(count) + 1))
+
+    def _expansion(self, node: Any, depth: int) -> str:
+        kids = node.children
+        names = [c for c in kids if c.type == "variable_name" or c.type == "special_variable_name"]
+        ops = [node_text(c) for c in kids if not c.is_named and node_text(c) not in ("${", "}")]
+        if not names:
+            return UNKNOWN
+        name = node_text(names[0])
+        if "#" in ops[:1] or "!" in ops[:1]:
+            self._vars_used.append(name)
+            return UNKNOWN
+        value = self.state.vars.get(name) if name != "PWD" else self.state.cwd
+        self._vars_used.append(name)
+        op = ops[0] if ops else ""
+        alt_nodes = [c for c in node.named_children if c is not names[0]]
+        alt = "".join("".join(self.expand(c, depth, split=False)) for c in alt_nodes)
+        if op == "":
+            if value is None and name == "TMPDIR":
+                return self.where.tmpdir or TEMP_ROOT
+            return value if value is not None else UNKNOWN
+        if op in (":-", ":="):
+            return value if value else alt
+        if op in ("-", "="):
+            return value if value is not None else alt
+        if op == ":+":
+            return alt if value else ("" if value is not None else UNKNOWN + alt)
+        if op == "+":
+            return alt if value is not None else UNKNOWN + alt
+        return UNKNOWN
+
+
+def _tilde_user(text: str, home: str) -> str:
+    """``~name[/rest]``: that user's home (bash leaves an unknown name as it is; an
+    unknown one is taken as a home beside ours, so a delete of it is never ordinary)."""
+    name, sep, rest = text[1:].partition("/")
+    if not name or not all(c.isalnum() or c in "._-" for c in name) or name[0] in ".-":
+        return text
+    import pwd  # only for a ~user word
+
+    try:
+        target = pwd.getpwnam(name).pw_dir
+    except (KeyError, OSError):
+        parent = home.rstrip("/").rpartition("/")[0] or "/home"
+        target = f"{parent}/{name}"
+    return target + sep + rest
+
+
+def _temp_roots(fields: list[str]) -> list[str]:
+    """Fields from an unknown ``$TMPDIR``: temporary below it, unknown otherwise."""
+    out = []
+    for f in fields:
+        if TEMP_ROOT in f:
+            head, _, tail = f.partition(TEMP_ROOT)
+            if head or _TEMP_ROOT_UNSAFE.search(tail):
+                f = f.replace(TEMP_ROOT, UNKNOWN)
+            else:
+                f = "/tmp/" + UNKNOWN + tail
+        out.append(f)
+    return out
+
+
+def _fields(parts: list[braces.Part], ifs: str) -> list[str]:
+    """Split one (brace-expanded) word's parts on ``$IFS`` into fields."""
+    fields: list[str] = []
+    current = ""
+    have = False
+    for text, literal, _ in parts:
+        if literal:
+            current += text
+            have = True
+            continue
+        for k, piece in enumerate(_split_ifs(text, ifs)):
+            if k > 0:
+                if have or current:
+                    fields.append(current)
+                current, have = "", False
+            current += piece
+            have = have or bool(piece)
+    if have or current:
+        fields.append(current)
+    return fields
+
+
+def _word_parts(text: str, active: bool) -> list[braces.Part]:
+    """An unquoted word's text with backslashes removed; escaped characters are inactive."""
+    if not active or "\\" not in text:
+        return [(_unbackslash(text), True, active)]
+    out: list[braces.Part] = []
+    run = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            if run:
+                out.append((run, True, True))
+                run = ""
+            if text[i + 1] != "\n":
+                out.append((text[i + 1], True, False))
+            i += 2
+            continue
+        run += ch
+        i += 1
+    if run:
+        out.append((run, True, True))
+    return out
+
+
+def _split_ifs(text: str, ifs: str) -> list[str]:
+    if not ifs:
+        return [text]
+    out = [""]
+    for ch in text:
+        if ch in ifs:
+            out.append("")
+        else:
+            out[-1] += ch
+    return out
+
+
+def _unbackslash(text: str) -> str:
+    if "\\" not in text:
+        return text
+    out = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _unquote_dq(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+
+
+def ansi_c(text: str) -> str:
+    """Backslash escapes decoded as bash does in ``$'...'`` (and ``echo -e``/``printf``)."""
+    simple = {
+        "n": "\n",
+        "t": "\t",
+        "r": "\r",
+        "\\": "\\",
+        "'": "'",
+        '"': '"',
+        "a": "\a",
+        "b": "\b",
+        "e": "\x1b",
+        "E": "\x1b",
+        "v": "\v",
+        "f": "\f",
+    }
+
+    def sub(m: re.Match[str]) -> str:
+        body = m.group(1)
+        if body[0] in simple and len(body) == 1:
+            return simple[body[0]]
+        if body[0] == "x":
+            return chr(int(body[1:], 16)) if len(body) > 1 else "x"
+        if body[0] in "uU":
+            return chr(int(body[1:], 16)) if len(body) > 1 else body
+        if body.isdigit():
+            return chr(int(body, 8) & 0xFF)
+        return body
+
+    return re.sub(
+        r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)", sub, text
+    )
+
+
+def quote(word: str) -> str:
+    if word and all(c.isalnum() or c in "-_./=:@%+,~*" for c in word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
