@@ -79,7 +79,11 @@ def read(text: str) -> Facts:
     current = ""
     for raw in text.splitlines():
         line = raw.rstrip()
-        progress = _PROGRESS.match(line)
+        if line.startswith("- "):  # most lines: a list item under the current header
+            if current:
+                _item(facts, current, line[2:])
+            continue
+        progress = _PROGRESS.match(line) if line.startswith("LAST FILE") else None
         if progress:
             _progress(facts, progress)
             current = ""
@@ -89,9 +93,6 @@ def read(text: str) -> Facts:
             current = header.group(1)
             facts.sections.add(current)
             _inline(facts, current, header.group(2))
-            continue
-        if line.startswith("- ") and current:
-            _item(facts, current, line[2:])
     return facts
 
 

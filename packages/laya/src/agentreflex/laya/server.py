@@ -38,6 +38,7 @@ from agentreflex.laya.batcher import Batcher
 from agentreflex.laya.engine import Answers, Engine
 from aiohttp import ClientError, web
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError, to_json
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8787
@@ -113,8 +114,19 @@ def check_bind(host: str, token: str) -> None:
 
 
 def _json(status: int, data: Any, headers: Mapping[str, str] | None = None) -> web.Response:
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return web.Response(status=status, body=body, content_type="application/json", headers=headers)
+    return web.Response(
+        status=status, body=encode_json(data), content_type="application/json", headers=headers
+    )
+
+
+def encode_json(data: Any) -> bytes:
+    """Compact UTF-8 JSON.  pydantic-core's encoder (already here for validation) is about
+    three times as fast as the standard library's on a reply; anything it refuses (a lone
+    surrogate in an echoed name) falls back to ``json`` with ASCII escapes."""
+    try:
+        return to_json(data)
+    except PydanticSerializationError:
+        return json.dumps(data, separators=(",", ":")).encode("ascii")
 
 
 def _field_errors(exc: ValidationError) -> list[dict[str, str]]:
@@ -284,6 +296,13 @@ class Server:
         limit = self.config.max_body_bytes
         if request.content_length is not None and request.content_length > limit:
             raise _too_large(limit)
+        if request.content.is_eof():
+            # The whole body came with the headers (the usual case for a few KB on
+            # loopback): take it as it is, with no timer to arm and cancel.
+            raw = request.content.read_nowait()
+            if len(raw) > limit:
+                raise _too_large(limit)
+            return raw
         chunks: list[bytes] = []
         size = 0
         try:
