@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _HEADERS = (
     "GOAL",
@@ -38,8 +39,10 @@ _ACTION = re.compile(
 _TOOL = re.compile(r"^(\S+) \((\w+)\): (.*)$")
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(NamedTuple):
+    """One action line.  A named tuple, not a frozen dataclass: the reader builds a few of
+    these per request, and a frozen dataclass's ``__init__`` costs several times as much."""
+
     seq: int
     kind: str
     summary: str
@@ -147,14 +150,17 @@ def _action(text: str) -> Action | None:
     m = _ACTION.match(text)
     if not m:
         return None
-    outcome = m.group(4)
+    seq, kind, summary, outcome, exit_code, test_run, changed, error = m.groups()
     return Action(
-        seq=int(m.group(1)),
-        kind=m.group(2),
-        summary=m.group(3),
-        ok={"success": True, "failure": False}.get(outcome),
-        exit_code=int(m.group(5)) if m.group(5) is not None else None,
-        test_run=bool(m.group(6)),
-        changed=bool(m.group(7)),
-        error=m.group(8) or "",
+        seq=int(seq),
+        kind=kind,
+        summary=summary,
+        ok=_OUTCOMES.get(outcome),
+        exit_code=int(exit_code) if exit_code is not None else None,
+        test_run=test_run is not None,
+        changed=changed is not None,
+        error=error or "",
     )
+
+
+_OUTCOMES = {"success": True, "failure": False}
