@@ -28,7 +28,7 @@ _HEADERS = (
     "OUTPUT",
     "FINAL MESSAGE",
 )
-_HEADER = re.compile(r"^(" + "|".join(_HEADERS) + r"):\s?(.*)$")
+_HEADER_NAMES = frozenset(_HEADERS)
 _PROGRESS = re.compile(
     r"^LAST FILE CHANGE: (?:#(\d+)|never); LAST TEST RUN: (?:#(\d+) (passed|failed|unknown)|never)"
 )
@@ -37,6 +37,7 @@ _ACTION = re.compile(
     r"(?: \(exit (-?\d+)\))?( \[test run\])?( \[changed files\])?(?: (.*))?$"
 )
 _TOOL = re.compile(r"^(\S+) \((\w+)\): (.*)$")
+_EXIT = re.compile(r"exit (-?\d+)")
 
 
 class Action(NamedTuple):
@@ -86,16 +87,14 @@ def read(text: str) -> Facts:
             if current:
                 _item(facts, current, line[2:])
             continue
-        progress = _PROGRESS.match(line) if line.startswith("LAST FILE") else None
-        if progress:
+        head, colon, value = line.partition(":")
+        if colon and head in _HEADER_NAMES:
+            current = head
+            facts.sections.add(head)
+            _inline(facts, head, value)
+        elif head == "LAST FILE CHANGE" and (progress := _PROGRESS.match(line)):
             _progress(facts, progress)
             current = ""
-            continue
-        header = _HEADER.match(line)
-        if header:
-            current = header.group(1)
-            facts.sections.add(current)
-            _inline(facts, current, header.group(2))
     return facts
 
 
@@ -130,7 +129,7 @@ def _tool(facts: Facts, value: str) -> None:
 def _result(facts: Facts, value: str) -> None:
     head, _, rest = value.partition(",")
     facts.result_ok = {"ok": True, "failed": False}.get(head.strip())
-    m = re.search(r"exit (-?\d+)", rest)
+    m = _EXIT.search(rest)
     facts.result_exit = int(m.group(1)) if m else None
 
 
