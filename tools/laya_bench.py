@@ -43,6 +43,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -131,19 +132,21 @@ def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen[str], str, 
         str(args.max_concurrent),
         "--body-timeout",
         str(args.body_timeout),
-        "--loop",
-        args.server_loop,
+        *(["--loop", args.server_loop] if args.server_loop != "auto" else []),
     ]
     env = {**os.environ, "AGENTREFLEX_DAEMON": "off"}
+    if args.server_src:  # another checkout's agentreflex.laya, for before/after comparisons
+        env["PYTHONPATH"] = os.pathsep.join([args.server_src, env.get("PYTHONPATH", "")])
     env.pop("AGENTREFLEX_LAYA_TOKEN", None)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # stderr to a file, not a pipe: a pipe nobody reads fills up and then blocks the server
+    log = tempfile.TemporaryFile()  # noqa: SIM115  # lives as long as the server
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if " on http://" not in line:
         proc.kill()
-        raise SystemExit(
-            f"server did not start: {line!r} {proc.stderr.read() if proc.stderr else ''}"
-        )
+        log.seek(0)
+        raise SystemExit(f"server did not start: {line!r} {log.read().decode(errors='replace')}")
     loop = "uvloop" if ", uvloop," in line else "asyncio"
     return proc, line.rsplit(" on ", 1)[1].strip().removesuffix("/v1/systemone"), loop
 
@@ -544,6 +547,11 @@ def main(argv: list[str] | None = None) -> int:
         "aiohttp: an aiohttp ClientSession per client",
     )
     parser.add_argument("--server-loop", choices=("auto", "uvloop", "asyncio"), default="auto")
+    parser.add_argument(
+        "--server-src",
+        help="run the server from this packages/laya/src (e.g. an older commit's, "
+        "from git archive) to compare before and after",
+    )
     parser.add_argument("--generator-loop", choices=("auto", "uvloop", "asyncio"), default="auto")
     parser.add_argument("--no-faults", dest="faults", action="store_false")
     parser.add_argument("--json", action="store_true")

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import aiohttp
 
@@ -50,8 +50,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start(name: str, ckpt: Path) -> tuple[subprocess.Popen[bytes], str, str, str]:
-    """(process, base URL, model name to send, health path)."""
+def start(name: str, ckpt: Path, log: IO[bytes]) -> tuple[subprocess.Popen[bytes], str, str, str]:
+    """(process, base URL, model name to send, health path).  The server's log goes to
+    ``log``, a file: a pipe nobody reads fills up (64 KiB) under the faults' warnings and
+    then blocks the server in write(), which looks like a hang."""
     port = free_port()
     env = {**os.environ, "AGENTREFLEX_DAEMON": "off", "OMP_NUM_THREADS": "2"}
     if name == "agentreflex":
@@ -87,13 +89,13 @@ def start(name: str, ckpt: Path) -> tuple[subprocess.Popen[bytes], str, str, str
             LAYA_THREADS="2",
         )
         model, health = "tiny", "/health"
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, env=env)
     base = f"http://{HOST}:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            err = proc.stderr.read().decode()[-2000:] if proc.stderr else ""
-            raise SystemExit(f"{name} exited: {err}")
+            log.seek(0)
+            raise SystemExit(f"{name} exited: {log.read().decode(errors='replace')[-2000:]}")
         try:
             with socket.create_connection((HOST, port), timeout=0.2):
                 break
@@ -214,7 +216,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _one_run(name: str, ckpt: Path, args: argparse.Namespace) -> dict[str, Any]:
-    proc, base, model, _health = start(name, ckpt)
+    with tempfile.TemporaryFile() as log:
+        return _measured(name, ckpt, args, log)
+
+
+def _measured(name: str, ckpt: Path, args: argparse.Namespace, log: IO[bytes]) -> dict[str, Any]:
+    proc, base, model, _health = start(name, ckpt, log)
     try:
         bounded = asyncio.wait_for(
             measure(base, proc.pid, bench.payloads(model), args), args.max_seconds + 120
