@@ -5,7 +5,7 @@
 [--body-timeout S] [--token-file PATH] [--loop auto|uvloop|asyncio]``
 
 The event loop is uvloop where it is installed (a dependency everywhere but
-Windows): it takes about a sixth off the server's CPU time per request.
+Windows): it takes about a fifth off the server's CPU time per request.
 ``--loop asyncio`` keeps the standard loop (for comparison, or a platform
 without uvloop).
 
