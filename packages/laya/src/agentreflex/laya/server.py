@@ -178,9 +178,9 @@ class Server:
 
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
         """Every request, on aiohttp's low-level server: the route by exact path and method,
-        and every error as a JSON answer.  (An ``Application`` would add a router, a
-        middleware chain and app signals to each request, about 6 µs of CPU for nothing
-        these four routes need.)"""
+        and every error as a JSON answer.  (An ``Application`` adds a router, a middleware
+        chain and app signals to each request: about a tenth of the server's CPU per
+        request, measured, for nothing these four routes need.)"""
         try:
             methods = self._routes.get(request.path)
             if methods is None:
