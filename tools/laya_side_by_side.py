@@ -8,7 +8,13 @@ same faults against each, one server at a time: latency percentiles,
 throughput, RSS, and the status every fault got.  Needs the model extra and
 laya's ``serve`` extra (fastapi, uvicorn).
 
-Run: ``nice -n 10 python tools/laya_side_by_side.py [--requests N] [--clients C] [--json]``
+Each server is run ``--repeats`` times (default 3), alternating which goes
+first; the table gives the median and the range of each figure, and each
+fault's statuses (one value when every run agreed).
+
+Run: ``nice -n 10 python tools/laya_side_by_side.py [--requests N] [--clients C]
+[--repeats R] [--json]`` in an environment with ``agentreflex-laya[model]`` and
+``laya[serve]``.
 """
 
 from __future__ import annotations
@@ -19,12 +25,13 @@ import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import aiohttp
 
@@ -43,8 +50,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start(name: str, ckpt: Path) -> tuple[subprocess.Popen[bytes], str, str, str]:
-    """(process, base URL, model name to send, health path)."""
+def start(name: str, ckpt: Path, log: IO[bytes]) -> tuple[subprocess.Popen[bytes], str, str, str]:
+    """(process, base URL, model name to send, health path).  The server's log goes to
+    ``log``, a file: a pipe nobody reads fills up (64 KiB) under the faults' warnings and
+    then blocks the server in write(), which looks like a hang."""
     port = free_port()
     env = {**os.environ, "AGENTREFLEX_DAEMON": "off", "OMP_NUM_THREADS": "2"}
     if name == "agentreflex":
@@ -80,13 +89,13 @@ def start(name: str, ckpt: Path) -> tuple[subprocess.Popen[bytes], str, str, str
             LAYA_THREADS="2",
         )
         model, health = "tiny", "/health"
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, env=env)
     base = f"http://{HOST}:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            err = proc.stderr.read().decode()[-2000:] if proc.stderr else ""
-            raise SystemExit(f"{name} exited: {err}")
+            log.seek(0)
+            raise SystemExit(f"{name} exited: {log.read().decode(errors='replace')[-2000:]}")
         try:
             with socket.create_connection((HOST, port), timeout=0.2):
                 break
@@ -96,7 +105,8 @@ def start(name: str, ckpt: Path) -> tuple[subprocess.Popen[bytes], str, str, str
 
 
 async def burst(base: str, body: bytes) -> dict[str, Any]:
-    """Hold every slot with a slow body, burst 4x the limit, then check recovery."""
+    """Hold every slot with a slow body, burst 4x the limit, then check recovery: 20 requests
+    at once after the holders left, each with 10 s to be answered."""
     port = int(base.rsplit(":", 1)[1])
     holders = []
     for _ in range(LIMIT):
@@ -124,7 +134,7 @@ async def burst(base: str, body: bytes) -> dict[str, Any]:
         for writer in holders:
             writer.close()
         await asyncio.sleep(BODY_TIMEOUT + 0.5)
-        after = bench._count([await one() for _ in range(20)])
+        after = bench._count(list(await asyncio.gather(*(one() for _ in range(20)))))
     return {"during": during, "after_release": after}
 
 
@@ -132,12 +142,19 @@ async def measure(
     base: str, pid: int, bodies: list[bytes], args: argparse.Namespace
 ) -> dict[str, Any]:
     port = int(base.rsplit(":", 1)[1])
-    load = bench.Load(base, bodies, args.requests, time.monotonic() + args.max_seconds)
+    load = bench.Load(
+        base,
+        bodies,
+        args.requests,
+        time.monotonic() + args.max_seconds,
+        generator=args.generator,
+        clients=args.clients,
+    )
     rss: list[tuple[float, int, int]] = []
     stop = asyncio.Event()
     sampler = asyncio.create_task(bench.sample_rss(pid, rss, load, stop))
     # one warm-up request outside the figures (first forward pass, lazy imports)
-    warm = bench.Load(base, bodies, 4, time.monotonic() + 60)
+    warm = bench.Load(base, bodies, 4, time.monotonic() + 60, generator=args.generator)
     await warm.client(port, 0)
     t0 = time.perf_counter()
     clients = [asyncio.create_task(load.client(port, i)) for i in range(args.clients)]
@@ -171,47 +188,88 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="agentreflex laya serve vs laya.serve")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per server (median, range)")
+    parser.add_argument("--generator", choices=("raw", "aiohttp"), default="raw")
     parser.add_argument("--max-seconds", type=float, default=300.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    results: dict[str, Any] = {}
+    runs: dict[str, list[dict[str, Any]]] = {"agentreflex": [], "laya.serve": []}
+    loadavg = [Path("/proc/loadavg").read_text().split()[:3]]
     with tempfile.TemporaryDirectory(prefix="laya-sbs-") as tmp:
         ckpt = build_tiny_checkpoint(Path(tmp))
-        for name in ("agentreflex", "laya.serve"):
-            proc, base, model, _health = start(name, ckpt)
-            try:
-                bounded = asyncio.wait_for(
-                    measure(base, proc.pid, bench.payloads(model), args), args.max_seconds + 120
-                )
-                results[name] = asyncio.run(bounded)
-                print(f"{name}: {json.dumps(results[name])}", file=sys.stderr, flush=True)
-            finally:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-    print(json.dumps(results, indent=2) if args.json else _table(results))
+        for repeat in range(args.repeats):
+            order = list(runs) if repeat % 2 == 0 else list(reversed(runs))  # neither always first
+            for name in order:
+                runs[name].append(_one_run(name, ckpt, args))
+                print(f"{name} #{repeat + 1}: {json.dumps(runs[name][-1])}", file=sys.stderr)
+    loadavg.append(Path("/proc/loadavg").read_text().split()[:3])
+    header = (
+        f"{args.repeats} runs per server, alternating; {args.requests} requests from "
+        f"{args.clients} clients each ({args.generator} generator); load average before "
+        f"{' '.join(loadavg[0])}, after {' '.join(loadavg[1])}; figures: median [min-max]"
+    )
+    if args.json:
+        print(json.dumps({"runs": runs, "loadavg": loadavg}, indent=2))
+    else:
+        print(header + "\n\n" + _table(runs))
     return 0
 
 
-def _table(results: dict[str, Any]) -> str:
-    rows = ["| | " + " | ".join(results) + " |", "|---|" + "---|" * len(results)]
+def _one_run(name: str, ckpt: Path, args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryFile() as log:
+        return _measured(name, ckpt, args, log)
+
+
+def _measured(name: str, ckpt: Path, args: argparse.Namespace, log: IO[bytes]) -> dict[str, Any]:
+    proc, base, model, _health = start(name, ckpt, log)
+    try:
+        bounded = asyncio.wait_for(
+            measure(base, proc.pid, bench.payloads(model), args), args.max_seconds + 120
+        )
+        result: dict[str, Any] = bench.run_on("auto", bounded)
+        return result
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _spread(values: list[float]) -> str:
+    """Median and range: ``145 [131-150]``, or the one value."""
+    med = statistics.median(values)
+    fmt = "{:g}".format
+    if len(values) == 1 or min(values) == max(values):
+        return fmt(med)
+    return f"{fmt(med)} [{fmt(min(values))}-{fmt(max(values))}]"
+
+
+def _same_or_each(values: list[Any]) -> str:
+    """One value when every run agrees, else each run's in order."""
+    texts = [json.dumps(v, sort_keys=True) if not isinstance(v, str) else v for v in values]
+    return texts[0] if len(set(texts)) == 1 else " / ".join(texts)
+
+
+def _table(runs: dict[str, list[dict[str, Any]]]) -> str:
+    rows = ["| | " + " | ".join(runs) + " |", "|---|" + "---|" * len(runs)]
 
     def row(label: str, f: Any) -> None:
-        rows.append(f"| {label} | " + " | ".join(str(f(r)) for r in results.values()) + " |")
+        rows.append(f"| {label} | " + " | ".join(str(f(rs)) for rs in runs.values()) + " |")
 
-    row(
-        "requests / errors",
-        lambda r: f"{r['requests']} / {sum(r['errors'].values())} {r['errors'] or ''}",
-    )
-    row("throughput req/s", lambda r: r["throughput_rps"])
+    def errors(rs: list[dict[str, Any]]) -> str:
+        total: dict[str, int] = {}
+        for r in rs:
+            for status, n in r["errors"].items():
+                total[status] = total.get(status, 0) + n
+        return f"{sum(r['requests'] for r in rs)} / {sum(total.values())} {total or ''}".strip()
+
+    row("requests / errors (all runs)", errors)
+    row("throughput req/s", lambda rs: _spread([r["throughput_rps"] for r in rs]))
     for q in ("p50", "p95", "p99", "max"):
-        row(f"latency {q} ms", lambda r, q=q: r["latency_ms"][q])
-    row(
-        "RSS MB start / end / max",
-        lambda r: f"{r['rss_mb']['start']} / {r['rss_mb']['end']} / {r['rss_mb']['max']}",
-    )
+        row(f"latency {q} ms", lambda rs, q=q: _spread([r["latency_ms"][q] for r in rs]))
+    for key in ("start", "end", "max"):
+        row(f"RSS {key} MB", lambda rs, k=key: _spread([r["rss_mb"][k] for r in rs]))
     for fault in (
         "malformed",
         "wrong_type",
@@ -220,9 +278,9 @@ def _table(results: dict[str, Any]) -> str:
         "disconnect",
         "slow_loris",
     ):
-        row(f"fault: {fault}", lambda r, f=fault: r["faults"].get(f))
-    row("burst over a full limit", lambda r: r["burst"]["during"])
-    row("after the burst", lambda r: r["burst"]["after_release"])
+        row(f"fault: {fault}", lambda rs, f=fault: _same_or_each([r["faults"].get(f) for r in rs]))
+    row("burst over a full limit", lambda rs: _same_or_each([r["burst"]["during"] for r in rs]))
+    row("after the burst", lambda rs: _same_or_each([r["burst"]["after_release"] for r in rs]))
     return "\n".join(rows)
 
 

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import httpx
-from agentreflex.laya.cli import main
+import pytest
+from agentreflex.laya.cli import UsageError, main, run_loop
 
 
 def spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -23,12 +24,19 @@ def spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str
     )
 
 
-def test_serve_starts_answers_and_stops_on_sigterm() -> None:
-    proc = spawn()
+@pytest.mark.parametrize(
+    ("args", "loop"),
+    [
+        ((), "uvloop" if sys.platform != "win32" else "asyncio loop"),
+        (("--loop", "asyncio"), "asyncio loop"),
+    ],
+)
+def test_serve_starts_answers_and_stops_on_sigterm(args: tuple[str, ...], loop: str) -> None:
+    proc = spawn(*args)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
-        assert "builtin engine (laya-builtin-1) on http://127.0.0.1:" in line
+        assert f"builtin engine (laya-builtin-1), {loop}, on http://127.0.0.1:" in line
         base = line.rsplit(" on ", 1)[1].strip().removesuffix("/v1/systemone")
         assert httpx.get(base + "/healthz", timeout=5).json()["status"] == "ok"
     finally:
@@ -36,6 +44,21 @@ def test_serve_starts_answers_and_stops_on_sigterm() -> None:
         _, err = proc.communicate(timeout=10)
     assert proc.returncode == 0
     assert "Traceback" not in err
+
+
+def test_asking_for_uvloop_where_it_is_missing_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # import uvloop now raises ImportError
+    ran: list[str] = []
+
+    async def body() -> None:
+        ran.append("asyncio")
+
+    with pytest.raises(UsageError, match="uvloop is not installed"):
+        run_loop("uvloop", body())
+    run_loop("auto", body())  # auto falls back to asyncio's own loop
+    assert ran == ["asyncio"]
 
 
 def test_non_loopback_without_token_is_refused() -> None:

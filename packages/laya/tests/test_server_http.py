@@ -202,8 +202,15 @@ def test_wrong_method_and_unknown_route_are_json(serve: Any) -> None:
     srv = serve()
     resp = httpx.get(srv.base_url + URL)
     assert resp.status_code == 405 and resp.json()["error"]["code"] == "method_not_allowed"
+    assert resp.headers["Allow"] == "POST"
+    resp = httpx.post(srv.base_url + "/healthz", json={})
+    assert resp.status_code == 405 and resp.headers["Allow"] == "GET,HEAD"
     resp = httpx.get(srv.base_url + "/v2/whatever")
     assert resp.status_code == 404 and resp.json()["error"]["code"] == "not_found"
+    resp = httpx.get(srv.base_url + URL + "/")  # exact paths only
+    assert resp.status_code == 404 and resp.json()["error"]["code"] == "not_found"
+    head = httpx.head(srv.base_url + "/healthz")
+    assert head.status_code == 200 and head.content == b""
 
 
 def test_non_loopback_bind_needs_a_token(serve: Any) -> None:
