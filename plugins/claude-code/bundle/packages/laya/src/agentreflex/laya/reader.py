@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _HEADERS = (
     "GOAL",
@@ -27,7 +28,7 @@ _HEADERS = (
     "OUTPUT",
     "FINAL MESSAGE",
 )
-_HEADER = re.compile(r"^(" + "|".join(_HEADERS) + r"):\s?(.*)$")
+_HEADER_NAMES = frozenset(_HEADERS)
 _PROGRESS = re.compile(
     r"^LAST FILE CHANGE: (?:#(\d+)|never); LAST TEST RUN: (?:#(\d+) (passed|failed|unknown)|never)"
 )
@@ -36,10 +37,13 @@ _ACTION = re.compile(
     r"(?: \(exit (-?\d+)\))?( \[test run\])?( \[changed files\])?(?: (.*))?$"
 )
 _TOOL = re.compile(r"^(\S+) \((\w+)\): (.*)$")
+_EXIT = re.compile(r"exit (-?\d+)")
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(NamedTuple):
+    """One action line.  A named tuple, not a frozen dataclass: the reader builds a few of
+    these per request, and a frozen dataclass's ``__init__`` costs several times as much."""
+
     seq: int
     kind: str
     summary: str
@@ -79,19 +83,18 @@ def read(text: str) -> Facts:
     current = ""
     for raw in text.splitlines():
         line = raw.rstrip()
-        progress = _PROGRESS.match(line)
-        if progress:
+        if line.startswith("- "):  # most lines: a list item under the current header
+            if current:
+                _item(facts, current, line[2:])
+            continue
+        head, colon, value = line.partition(":")
+        if colon and head in _HEADER_NAMES:
+            current = head
+            facts.sections.add(head)
+            _inline(facts, head, value)
+        elif head == "LAST FILE CHANGE" and (progress := _PROGRESS.match(line)):
             _progress(facts, progress)
             current = ""
-            continue
-        header = _HEADER.match(line)
-        if header:
-            current = header.group(1)
-            facts.sections.add(current)
-            _inline(facts, current, header.group(2))
-            continue
-        if line.startswith("- ") and current:
-            _item(facts, current, line[2:])
     return facts
 
 
@@ -126,7 +129,7 @@ def _tool(facts: Facts, value: str) -> None:
 def _result(facts: Facts, value: str) -> None:
     head, _, rest = value.partition(",")
     facts.result_ok = {"ok": True, "failed": False}.get(head.strip())
-    m = re.search(r"exit (-?\d+)", rest)
+    m = _EXIT.search(rest)
     facts.result_exit = int(m.group(1)) if m else None
 
 
@@ -146,14 +149,17 @@ def _action(text: str) -> Action | None:
     m = _ACTION.match(text)
     if not m:
         return None
-    outcome = m.group(4)
+    seq, kind, summary, outcome, exit_code, test_run, changed, error = m.groups()
     return Action(
-        seq=int(m.group(1)),
-        kind=m.group(2),
-        summary=m.group(3),
-        ok={"success": True, "failure": False}.get(outcome),
-        exit_code=int(m.group(5)) if m.group(5) is not None else None,
-        test_run=bool(m.group(6)),
-        changed=bool(m.group(7)),
-        error=m.group(8) or "",
+        seq=int(seq),
+        kind=kind,
+        summary=summary,
+        ok=_OUTCOMES.get(outcome),
+        exit_code=int(exit_code) if exit_code is not None else None,
+        test_run=test_run is not None,
+        changed=changed is not None,
+        error=error or "",
     )
+
+
+_OUTCOMES = {"success": True, "failure": False}
