@@ -71,3 +71,43 @@ def test_inert_spellings(argv: list[str], why: str) -> None:
 def test_rules(command: str, expected: str) -> None:
     verdict, proposals = check_command(command, cwd=CWD, home=HOME, project=CWD)
     assert verdict == expected, [(p.code, p.message) for p in proposals]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # the docker CLI reads options as pflag does: every spelling of a bind mount maps back
+        ("docker run --rm -v /:/h alpine rm -rf /h/usr", "BLOCK"),
+        ("docker run --rm -v=/:/h alpine rm -rf /h/usr", "BLOCK"),
+        ("docker run --rm -v/:/h alpine rm -rf /h/usr", "BLOCK"),
+        ("docker run --rm -itv /:/h alpine rm -rf /h/usr", "BLOCK"),
+        ("docker run --rm --volume=/:/h alpine rm -rf /h/usr", "BLOCK"),
+        ("docker run --rm --mount type=bind,source=/,target=/h alpine rm -rf /h/etc", "BLOCK"),
+        ("docker -H tcp://x run --rm -v /etc:/e alpine rm -rf /e", "BLOCK"),
+        ("docker container run --rm -v /:/h alpine rm -rf /h/usr", "BLOCK"),
+        # a named volume's data outlives the container
+        ("docker run --rm -v mydata:/data alpine rm -rf /data", "BLOCK"),
+        ("docker run --rm --mount type=volume,source=v,target=/data alpine rm -rf /data", "BLOCK"),
+        # the project mounted as the working directory: a project subfolder
+        ("docker run --rm -w /work -v /home/user/project:/work alpine rm -rf src", "ALLOW"),
+        ("docker run --rm -w=/work -v=/home/user/project:/work alpine rm -rf src", "ALLOW"),
+        # a fresh container's own files are its own
+        ("docker run --rm alpine rm -rf /", "ALLOW"),
+        ("docker run --rm --entrypoint rm alpine -rf /", "ALLOW"),
+        ("docker run --rm alpine", "ALLOW"),
+        ("docker exec c ls", "ALLOW"),
+        ("podman exec c rm -rf /etc", "BLOCK"),
+        ("docker compose -f c.yml run web rm -rf /", "BLOCK"),
+        ("docker-compose -p proj exec web rm -rf /", "BLOCK"),
+        ("kubectl -n dev exec pod -- ls", "ALLOW"),
+        ("kubectl exec pod --", "ALLOW"),
+        ("kubectl run x --image=alpine -- rm -rf /", "BLOCK"),
+        # ssh: options with attached and separate values, a login shell runs nothing here
+        ("ssh -p 2222 host 'rm -rf ~'", "BLOCK"),
+        ("ssh -lroot host rm -rf /etc", "BLOCK"),
+        ("ssh -t host", "ALLOW"),
+    ],
+)
+def test_commands_run_elsewhere(command: str, expected: str) -> None:
+    verdict, proposals = check_command(command, cwd="/home/user/project", home="/home/user")
+    assert str(verdict) == expected, (command, [p.code for p in proposals])
