@@ -296,10 +296,16 @@ def floor_timing(workdir: str) -> dict[str, float]:
 
     cold = one_pass()
     samples = one_pass()
+    # Two more warm passes: each command's best of three is its decision time
+    # without the scheduler's and the collector's interruptions, which on a
+    # shared 2-core machine decide much of a single pass's tail.
+    best = [min(t) for t in zip(samples, one_pass(), one_pass(), strict=True)]
     return {
         "commands": len(samples),
         "p50_ms": percentile(samples, 0.5),
         "p95_ms": percentile(samples, 0.95),
+        "best_of_3_p50_ms": percentile(best, 0.5),
+        "best_of_3_p95_ms": percentile(best, 0.95),
         "max_ms": max(samples),
         "cold_p50_ms": percentile(cold, 0.5),
         "cold_p95_ms": percentile(cold, 0.95),
@@ -431,6 +437,8 @@ def main() -> int:
     print(
         f"floors in-process over {floors['commands']} commands, warm: p50 {floors['p50_ms']:.3f} "
         f"ms, p95 {floors['p95_ms']:.3f} ms, max {floors['max_ms']:.2f} ms (target p95 < 1 ms); "
+        f"each command's best of 3 warm passes: p50 {floors['best_of_3_p50_ms']:.3f} ms, "
+        f"p95 {floors['best_of_3_p95_ms']:.3f} ms; "
         f"cold first pass: p50 {floors['cold_p50_ms']:.3f} ms, p95 {floors['cold_p95_ms']:.3f} "
         f"ms; reflexes: {', '.join(floors['reflexes'])}"
     )  # type: ignore[arg-type]
