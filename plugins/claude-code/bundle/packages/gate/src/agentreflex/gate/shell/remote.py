@@ -191,22 +191,17 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
     i = 0
     while i < len(rest):
         a = rest[i]
-        opt, eq, inline = a.partition("=")
         if a == "--":
             i += 1
             break
         if not a.startswith("-") or a == "-":
             break
-        if opt in _RUN_VALUED:
-            value = (
-                inline if eq and opt.startswith("--") else rest[i + 1] if i + 1 < len(rest) else ""
-            )
+        opt, value, used = _run_option(a, rest[i + 1] if i + 1 < len(rest) else "")
+        if opt:
             _option(found, opt, value, where, cwd)
             if opt == "--entrypoint":
                 entrypoint = value
-            i += 1 if eq and opt.startswith("--") else 2
-            continue
-        i += 1
+        i += used
     if i >= len(rest):
         return None
     inner = rest[i + 1 :]  # after the image / container / service
@@ -218,6 +213,27 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
     if found.cwd == UNKNOWN and found.fresh:
         found.cwd = CONTAINER_PRIVATE
     return found
+
+
+def _run_option(arg: str, following: str) -> tuple[str, str, int]:
+    """``(option, value, words used)`` of one ``docker run`` option word ("" when it takes none).
+
+    The docker CLI reads options as pflag does: ``--volume=V`` and ``--volume V``,
+    ``-v V``, ``-v=V`` and ``-vV``, and short flags clustered with the valued one
+    last (``-itv V``).
+    """
+    if arg.startswith("--"):
+        opt, eq, inline = arg.partition("=")
+        if opt not in _RUN_VALUED:
+            return "", "", 1
+        return (opt, inline, 1) if eq else (opt, following, 2)
+    for k, ch in enumerate(arg[1:], start=1):
+        if f"-{ch}" in _RUN_VALUED:
+            attached = arg[k + 1 :]
+            if attached:
+                return f"-{ch}", attached.removeprefix("="), 1
+            return f"-{ch}", following, 2
+    return "", "", 1
 
 
 def _option(found: Elsewhere, opt: str, value: str, where: Where, cwd: str) -> None:
