@@ -179,7 +179,7 @@ def test_pytest_and_pip_are_read_however_they_are_spelled(
 
 
 def test_python_entry_names_the_tool_and_its_arguments() -> None:
-    from agentreflex.gate.shell.runners import python_entry
+    from agentreflex.gate.rules.programs import python_entry
 
     assert python_entry(["/usr/bin/pytest", "-q"]) == ("pytest", ["-q"])
     assert python_entry(["python3.12", "-m", "pip", "install", "."]) == ("pip", ["install", "."])
