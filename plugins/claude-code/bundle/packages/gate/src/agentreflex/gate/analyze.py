@@ -365,11 +365,17 @@ def runs_local_file(words: list[str]) -> bool:
         return bool(rest) and rest[0] in _NPM_RUNS
     if name in ("node", "deno"):  # node x.js, deno run x.ts: the script file
         return any(not w.startswith("-") for w in rest)
-    if name in ("uv", "python", "python3") and rest[:1] in (["pip"], ["-m"]):
-        name, rest = "pip", rest[1:]  # uv pip install, python -m pip install
-    if name in ("pip", "pip3") and rest[:1] == ["install"]:
-        return any(w in (".", "-e", "--editable") or w.startswith(("./", "/", "../")) for w in rest)
-    return False
+    if not (name in ("pip", "pip3", "uv") or name.startswith("python")):
+        return False
+    from agentreflex.gate.rules.programs import python_entry  # pip install, python -m pytest
+
+    entry = python_entry(words)
+    if entry is None:
+        return False
+    tool, args = entry
+    return tool == "pytest" or any(
+        w in (".", "-e", "--editable") or w.startswith(("./", "/", "../")) for w in args
+    )
 
 
 def _here(args: list[str], where: Where) -> bool:

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from agentreflex.core.record import field, record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 # A part of a word whose value is unknown (unset variable, command output).
 UNKNOWN = "\x00"
 # A part of a word that is the output of a download (curl/wget to stdout).
@@ -91,3 +95,17 @@ class Hit:
         for mark, shown in ((UNKNOWN, "<?>"), (REMOTE, "<download>"), (DESCENDANT, "*")):
             out = out.replace(mark, shown)
         return out[:300]
+
+
+def positional(args: list[str], valued: Collection[str]) -> list[str]:
+    """The non-option words of ``args``, skipping the value after each ``valued`` option."""
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in valued:
+            skip = True
+        elif not a.startswith("-"):
+            out.append(a)
+    return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, positional
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -99,20 +99,6 @@ def _option_value(args: list[str], option: str) -> list[str]:
             out.append(a[len(option) + 1 :])
         elif len(option) == 2 and option[1] != "-" and a.startswith(option) and len(a) > 2:
             out.append(a[2:])
-    return out
-
-
-def positional(args: list[str], valued: list[str]) -> list[str]:
-    """The non-option words of ``args``, skipping the values of ``valued`` options."""
-    out: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-        elif a in valued:
-            skip = True
-        elif not a.startswith("-"):
-            out.append(a)
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.model import P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.model import P_BLOCK, P_WARN, Cmd, Hit, positional
 from agentreflex.gate.rules.http import http_method
 from agentreflex.gate.rules.programs import DB_CLIS
 from agentreflex.gate.shell import pipes
@@ -106,7 +106,7 @@ def frameworks(cmd: Cmd, where: Where) -> list[Hit]:
 def cloud(cmd: Cmd, where: Where) -> list[Hit]:
     """Destroying cloud and cluster resources (dry runs and help never get here)."""
     name, args = cmd.name, cmd.args
-    words = _positional(args)
+    words = positional(args, _VALUED_GLOBALS)
     msg = "This destroys cloud or cluster resources. Ask the user to run it."
     if name in ("terraform", "tofu", "terragrunt", "pulumi", "cdk", "cdktf"):
         # terragrunt runs terraform over many modules: run-all X, run --all X, stack run X
@@ -197,20 +197,6 @@ _VALUED_GLOBALS = frozenset(
         "--user",
     }
 )
-
-
-def _positional(args: list[str]) -> list[str]:
-    """Positional words, skipping the values of common global options."""
-    out: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-        elif a in _VALUED_GLOBALS:
-            skip = True
-        elif not a.startswith("-"):
-            out.append(a)
-    return out
 
 
 def docker(cmd: Cmd, where: Where) -> list[Hit]:

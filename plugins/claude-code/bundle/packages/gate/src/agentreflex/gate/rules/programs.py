@@ -7,7 +7,7 @@ A plain data module, cheap to import on every hook call.
 
 from __future__ import annotations
 
-# Disk tools: the disk rule (``rules_fs.disk``) finds nothing in other commands.
+# Disk tools: the disk rule (``rules/fs.py``'s ``disk``) finds nothing in other commands.
 DISK_PREFIXES = ("mkfs", "mke2fs", "newfs", "mkdosfs")
 DISK_TOOLS = frozenset(
     {
@@ -33,7 +33,7 @@ DISK_TOOLS = frozenset(
     }
 )
 
-# Database clients and the flags that carry a query (``rules_remote.database``).
+# Database clients and the flags that carry a query (``rules/infra.py``'s ``database``).
 DB_CLIS: dict[str, tuple[str, ...]] = {
     "psql": ("-c", "--command"),
     "mysql": ("-e", "--execute"),
@@ -77,3 +77,21 @@ DERIVED_HEADS = frozenset(
         "docker",
     }
 )
+
+
+def python_entry(argv: list[str]) -> tuple[str, list[str]] | None:
+    """``("pytest", args)`` or ``("pip", ["install", ...])`` when ``argv`` runs pytest or a
+    pip install, however it is spelled (``python -m pytest``, ``uv pip install``)."""
+    name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if name in ("pytest", "py.test"):
+        return "pytest", args
+    if name in ("pip", "pip3") and args[:1] == ["install"]:
+        return "pip", args
+    if name == "uv" and args[:2] == ["pip", "install"]:
+        return "pip", args[1:]
+    if name.startswith("python") and args[:1] == ["-m"] and len(args) > 1:
+        if args[1] == "pytest":
+            return "pytest", args[2:]
+        if args[1] == "pip" and args[2:3] == ["install"]:
+            return "pip", args[2:]
+    return None

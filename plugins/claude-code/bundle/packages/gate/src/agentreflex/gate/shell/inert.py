@@ -19,7 +19,7 @@ from __future__ import annotations
 from agentreflex.core.record import record
 
 # Package managers whose publish verbs the publish rule knows.  Shared by the
-# analyser, the dry-run detector and the rules (kept here, not in ``rules_remote``:
+# analyser, the dry-run detector and the rules (kept here, not in ``rules/infra.py``:
 # every parsed command goes through this module, not every one through those rules).
 PACKAGE_MANAGERS = (
     "npm",

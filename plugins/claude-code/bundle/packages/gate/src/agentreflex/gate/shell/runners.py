@@ -24,6 +24,7 @@ from agentreflex.gate.model import (
     Cmd,
     has_marker,
 )
+from agentreflex.gate.rules.programs import python_entry
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.paths import resolve
 from agentreflex.gate.shell.walkstate import WalkerBase
@@ -59,24 +60,6 @@ def _awk_unescape(program: str) -> str:
 
 # Shells that source $ENV when interactive.
 _POSIX_SHELLS = frozenset({"sh", "ksh", "mksh", "dash", "ash"})
-
-
-def python_entry(argv: list[str]) -> tuple[str, list[str]] | None:
-    """``("pytest", args)`` or ``("pip", ["install", ...])`` when ``argv`` runs pytest or a
-    pip install, however it is spelled (``python -m pytest``, ``uv pip install``)."""
-    name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
-    if name in ("pytest", "py.test"):
-        return "pytest", args
-    if name in ("pip", "pip3") and args[:1] == ["install"]:
-        return "pip", args
-    if name == "uv" and args[:2] == ["pip", "install"]:
-        return "pip", args[1:]
-    if name.startswith("python") and args[:1] == ["-m"] and len(args) > 1:
-        if args[1] == "pytest":
-            return "pytest", args[2:]
-        if args[1] == "pip" and args[2:3] == ["install"]:
-            return "pip", args[2:]
-    return None
 
 
 class RunnersMixin(WalkerBase):

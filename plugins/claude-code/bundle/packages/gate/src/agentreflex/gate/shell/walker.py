@@ -34,11 +34,12 @@ import re
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.code import interp
 from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.rules.programs import python_entry
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
-from agentreflex.gate.shell.runners import RunnersMixin, python_entry
+from agentreflex.gate.shell.runners import RunnersMixin
 from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
 from agentreflex.gate.shell.words import WordsMixin, quote
 from agentreflex.gate.shell.wrappers import peel
