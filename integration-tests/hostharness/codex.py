@@ -175,8 +175,10 @@ class CodexRun:
 
 def new_codex_home() -> Path:
     """A fresh CODEX_HOME outside the temp dir: Codex refuses to put its helper binaries
-    under it, and a checkout under /tmp (as a CI clone may be) puts HOSTS_DIR there too."""
-    parent = HOSTS_DIR
+    under it, and a checkout under /tmp (as a CI clone may be) puts HOSTS_DIR there too.
+    Resolved, because Codex records hook trust under the canonical path and a ``.hosts``
+    reached through a symlink (a cache shared between checkouts) would never match it."""
+    parent = HOSTS_DIR.resolve()
     if parent.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
         parent = Path.home() / ".cache" / "agentreflex-tests"
     parent.mkdir(parents=True, exist_ok=True)
