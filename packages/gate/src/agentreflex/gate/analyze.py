@@ -510,10 +510,13 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 
     hits: list[Hit] = selfguard.command_hits(cmds, where)
     net_fed = secrets.network_fed(cmds)
-    for cmd in cmds:
+    made = _made_dirs(cmds, where)
+    for k, cmd in enumerate(cmds):
         # A dry run, help or analysis changes nothing: skip the tool's own rules
         # (what it reads, writes through redirects or runs is still checked).
-        if not inert.inert(cmd.name, cmd.args):
+        if not inert.inert(cmd.name, cmd.args) and not (
+            k in made and _in_made(cmd, made[k], where)
+        ):
             for rule in _rules_of(cmd.name):
                 hits.extend(rule(cmd, where))
             if cmd.name in DATABASE_TOOLS:
@@ -526,6 +529,21 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
             hits.extend(redirects(cmd, where))
         hits.extend(secrets.shell_hits(cmd, where, net_fed))
     return hits
+
+
+def _made_dirs(cmds: list[Cmd], where: Where) -> dict[int, list[str]]:
+    """Folders made earlier in the same command, per permission command (``rules/created.py``)."""
+    if not any(c.name in ("chown", "chmod", "chgrp") for c in cmds):
+        return {}
+    from agentreflex.gate.rules.created import made_dirs
+
+    return made_dirs(cmds, where)
+
+
+def _in_made(cmd: Cmd, made: list[str], where: Where) -> bool:
+    from agentreflex.gate.rules.created import all_made
+
+    return all_made(cmd, made, where)
 
 
 _BASH: list[str | None] = []

@@ -5,7 +5,9 @@ first, so a scoped form further down only matches when no wider one did):
 
 * ``words``: the leading positional words (``*`` any one, ``a|b`` either,
   ``x*`` a prefix); option values named in ``valued`` are skipped;
-* ``flags``: any of them present (``-f`` also inside ``-vf``);
+* ``flags``: any of them present (``-f`` also inside ``-vf``); ``unless_flags``:
+  none of them present (a narrow form: ``kubectl delete pod x`` but not ``--all``);
+* ``rest``: a pattern every positional word after ``words`` matches (``pod/*``);
 * ``options``: an option with one of the listed values (``-X DELETE``,
   ``--method=DELETE``, ``-jar jenkins-cli.jar``);
 * ``contains``: text any argument holds; ``stdin``: text the piped input holds;
@@ -108,9 +110,15 @@ def _matches(entry: dict[str, Any], words: list[str], cmd: Cmd) -> bool:
         _word_matches(w, got) for w, got in zip(want, words, strict=False)
     ):
         return False
+    rest = entry.get("rest")
+    if rest and not all(_word_matches(rest, w) for w in words[len(want) :]):
+        return False
     args = cmd.args
     flags = entry.get("flags")
     if flags and not any(_has_flag(args, f) for f in flags):
+        return False
+    unless = entry.get("unless_flags")
+    if unless and any(_has_flag(args, f) for f in unless):
         return False
     options = entry.get("options")
     if options and not any(

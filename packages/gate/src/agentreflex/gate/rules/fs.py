@@ -202,6 +202,21 @@ def redirects(cmd: Cmd, where: Where) -> list[Hit]:
     return hits
 
 
+# Drop-in folders and files that add a package source or its key: how every
+# vendor's install guide adds its apt/yum/apk repository (``echo "deb ..." >
+# /etc/apt/sources.list.d/pgdg.list``), in Dockerfiles and CI set-up steps.
+_PACKAGE_SOURCES = (
+    "/etc/apt/sources.list.d/",
+    "/etc/apt/keyrings/",
+    "/etc/apt/trusted.gpg.d/",
+    "/usr/share/keyrings/",
+    "/etc/yum.repos.d/",
+    "/etc/zypp/repos.d/",
+    "/etc/apk/repositories",
+    "/etc/apt/preferences.d/",
+)
+
+
 def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
     place, full = classify(target, where, cmd.cwd)
     if is_history_file(full) and not append:
@@ -217,6 +232,14 @@ def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
             P_BLOCK,
             cmd,
             f"Writing to the device {full} destroys the filesystem on it.",
+        )
+    if place is Place.SYSTEM and full.startswith(_PACKAGE_SOURCES):
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This adds a package source or its signing key ({full}): packages from it "
+            "will install with root rights. Check the source is the vendor's own.",
         )
     if place is Place.SYSTEM:
         return Hit.destructive(
@@ -266,6 +289,12 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
     for t in targets:
         place, full = classify(t, where, cmd.cwd)
         if (
+            place is Place.SYSTEM
+            and _app_dir(full)
+            and (cmd.name != "chmod" or _ordinary_mode(mode))
+        ):
+            continue
+        if (
             place in (Place.ROOT, Place.HOME, Place.ANCESTOR)
             or (
                 recursive
@@ -309,6 +338,22 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
                 )
             )
     return hits
+
+
+# Folders that hold an application's files, not the system's: a web root or an
+# app checked out under /srv or /opt.  Handing them to the service user
+# (``chown -R www-data:www-data /var/www/html``, ``chmod -R 755 /var/www``) is
+# how images and servers are set up (php and nginx Dockerfiles).
+_APP_DIRS = ("/var/www", "/usr/share/nginx/html")
+# Folders whose subfolders are applications (``/srv/app``, ``/opt/tool``), not themselves.
+_APP_PARENTS = ("/srv", "/opt", "/usr/src", "/usr/local/src")
+
+
+def _app_dir(full: str) -> bool:
+    """An application's folder (see ``_APP_DIRS``) or something inside it."""
+    return any(full == d or full.startswith(d + "/") for d in _APP_DIRS) or any(
+        full.startswith(d + "/") for d in _APP_PARENTS
+    )
 
 
 def _ordinary_mode(mode: str) -> bool:
@@ -356,6 +401,10 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
         # copying or linking /dev/null over a file empties it, exactly like `> file`
         hit = _overwrite(dest, cmd, where, append=False)
         return hits + ([hit] if hit is not None else [])
+    if dplace is Place.SYSTEM and cmd.name in ("cp", "ln", "install", "mv"):
+        hit = _into_tool_dir(cmd, dfull)
+        if hit is not False:
+            return hits + ([hit] if hit is not None else [])
     if dplace is Place.SYSTEM or dplace is Place.DEVICE:
         hits.append(
             Hit.destructive(
@@ -375,6 +424,42 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
             )
         )
     return hits
+
+
+# Where tools are installed by hand (``install -m 755 kubectl /usr/local/bin/``,
+# ``ln -s /opt/node/bin/node /usr/local/bin/node`` in Dockerfiles and CI set-up
+# steps): the admin's own folders, which no package manages.
+_TOOL_DIRS = ("/usr/local/bin", "/usr/local/sbin", "/opt")
+# The system's command folders: a new link there fails when the name exists.
+_BIN_DIRS = ("/usr/bin", "/usr/sbin", "/bin", "/sbin")
+
+
+def _into_tool_dir(cmd: Cmd, dest: str) -> Hit | None | bool:
+    """Installing a tool: ``None`` (ordinary), a warning, or ``False`` (not this case).
+
+    A copy, move or link into ``/usr/local/bin`` or ``/opt`` installs a tool;
+    a new link in ``/usr/bin`` (``ln -s``, which refuses to replace an existing
+    name) adds a command; ``ln -sf`` there replaces one, which is only warned
+    about (``ln -sf /usr/bin/python3 /usr/bin/python`` in container builds).
+    """
+    if any(dest == d or dest.startswith(d + "/") for d in _TOOL_DIRS):
+        return None
+    if cmd.name != "ln" or not any(dest == d or dest.startswith(d + "/") for d in _BIN_DIRS):
+        return False
+    force = any(
+        a in ("--force", "--remove-destination")
+        or (a.startswith("-") and not a.startswith("--") and "f" in a)
+        for a in cmd.args
+    )
+    if not force:
+        return None
+    return Hit.destructive(
+        "GATE-OVERWRITE-SYSTEM",
+        P_WARN,
+        cmd,
+        f"This replaces the command {dest} with a link. Check no system tool relies on "
+        "the old one; `ln -s` without -f only adds a name that is free.",
+    )
 
 
 def rsync(cmd: Cmd, where: Where) -> list[Hit]:

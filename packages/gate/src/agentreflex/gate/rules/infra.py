@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.model import P_BLOCK, P_WARN, Cmd, Hit, positional
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, positional
 from agentreflex.gate.rules.http import http_method
 from agentreflex.gate.rules.programs import DB_CLIS
 from agentreflex.gate.shell import pipes
@@ -200,59 +200,129 @@ _VALUED_GLOBALS = frozenset(
 
 
 def docker(cmd: Cmd, where: Where) -> list[Hit]:
+    """Container commands that delete volumes, the place containers keep their data.
+
+    ``compose down -v`` is the command behind many lost databases
+    (owncloud/client#7358, twentyhq/twenty#3403); volumes are graded medium
+    (the user decides) when named or limited to one project, high when every
+    volume on the machine goes.
+    """
     name, args = cmd.name, cmd.args
     if name not in ("docker", "podman", "docker-compose", "nerdctl"):
         return []
     words = [a for a in args if not a.startswith("-")]
     flags = set(args)
-    if words[:2] == ["system", "prune"] and (flags & {"-a", "--all", "--volumes", "-af", "-fa"}):
-        if any(a.startswith("--filter") for a in args) and "--volumes" not in flags:
+    every = bool(flags & {"-a", "--all", "-af", "-fa"})
+    filtered = any(a.startswith("--filter") for a in args)
+    if words[:2] == ["system", "prune"] and (every or "--volumes" in flags):
+        if filtered and "--volumes" not in flags:
             return []
         return [
-            Hit.destructive(
-                "GATE-DOCKER-PRUNE",
-                P_BLOCK,
+            _volumes(
                 cmd,
-                "docker system prune -a/--volumes deletes every unused image and volume, "
-                "including data. Prune with --filter, or remove specific objects.",
+                "high",
+                "every unused image and volume on the machine, database data included",
+                "docker system prune --filter until=24h "
+                "(keeps volumes), or remove specific objects",
+            )
+        ]
+    if name == "podman" and words[:2] == ["system", "reset"]:
+        return [
+            _volumes(
+                cmd,
+                "high",
+                "every container, image and volume podman stores",
+                "podman system prune (keeps volumes)",
             )
         ]
     if words[:2] == ["volume", "prune"]:
-        every = bool(flags & {"-a", "--all", "-af", "-fa"})
-        if every and not any(a.startswith("--filter") for a in args):
+        if every and not filtered:
             return [
-                Hit.destructive(
-                    "GATE-DOCKER-PRUNE",
-                    P_BLOCK,
+                _volumes(
                     cmd,
-                    "docker volume prune -a deletes every unused volume on the machine, "
-                    "named ones included, with their data. Remove specific volumes, or "
-                    "prune with --filter.",
+                    "high",
+                    "every unused volume on the machine, named ones included, with their data",
+                    "docker volume rm NAME for the volumes you mean, after docker volume ls",
                 )
             ]
         return [
-            Hit.destructive(
-                "GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data."
+            _volumes(
+                cmd,
+                "medium",
+                "the unused anonymous volumes and their data",
+                "docker volume ls -f dangling=true first",
             )
         ]
     if words[:2] in (["volume", "rm"], ["volume", "remove"]):
         return [
-            Hit.destructive(
-                "GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data."
+            _volumes(
+                cmd,
+                "medium",
+                "the named volumes and the data in them",
+                'back the volume up first: docker run --rm -v NAME:/v -v "$PWD":/b '
+                "alpine tar czf /b/NAME.tgz -C /v .",
             )
         ]
-    if (
-        (name == "docker-compose" and words[:1] == ["down"]) or words[:2] == ["compose", "down"]
-    ) and (flags & {"-v", "--volumes"}):
+    compose = (name == "docker-compose" and words[:1]) or (
+        words[:1] == ["compose"] and _compose_verb(args)
+    )
+    volumes = any(
+        a == "--volumes"
+        or (a.startswith("--volumes=") and a != "--volumes=false")
+        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and "v" in a[1:])
+        for a in args
+    )
+    if compose and compose[0] in ("down", "rm") and volumes:
         return [
-            Hit.destructive(
-                "GATE-DOCKER-PRUNE",
-                P_WARN,
+            _volumes(
                 cmd,
-                "compose down -v deletes the project's volumes (database data).",
+                "medium",
+                "the project's volumes: its database and uploads",
+                "docker compose down (without -v) stops the project and keeps "
+                "its volumes; docker compose stop only stops it",
             )
         ]
     return []
+
+
+def _compose_verb(args: list[str]) -> list[str]:
+    """The words after ``compose``, skipping compose's own options with values."""
+    valued = {
+        "-f",
+        "--file",
+        "-p",
+        "--project-name",
+        "--profile",
+        "--env-file",
+        "--project-directory",
+        "--ansi",
+        "--progress",
+        "--parallel",
+    }
+    out: list[str] = []
+    seen = False
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in valued:
+            skip = True
+        elif not a.startswith("-"):
+            if seen:
+                out.append(a)
+            seen = seen or a == "compose"
+    return out
+
+
+def _volumes(cmd: Cmd, severity: str, lost: str, instead: str) -> Hit:
+    return Hit(
+        "GATE-DOCKER-PRUNE",
+        DESTRUCTIVE,
+        P_BLOCK if severity == "high" else P_WARN,
+        cmd.text,
+        f"This deletes {lost}; a deleted volume cannot be recovered. Instead: {instead}.",
+        severity=severity,
+    )
 
 
 _RELEASES: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -330,6 +400,19 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
             )
         ]
     if words[:1] == ["api"] and http_method(args) == "DELETE":
+        endpoint = positional(args, _GH_API_VALUED)[1:2]
+        if endpoint and _GH_SMALL.search(endpoint[0]):
+            return [
+                Hit(
+                    "GATE-GH-DELETE",
+                    DESTRUCTIVE,
+                    P_WARN,
+                    cmd.text,
+                    "gh api -X DELETE removes a label, reaction, comment, assignee, cache or "
+                    "artifact: small and re-creatable, so it only warns.",
+                    severity="low",
+                )
+            ]
         return [
             Hit.destructive(
                 "GATE-GH-DELETE",
@@ -340,6 +423,38 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
             )
         ]
     return []
+
+
+# GitHub resources whose deletion is small and re-creatable: what CI and triage
+# scripts remove every day (labels, reactions, comments, review requests,
+# Actions caches and artifacts, a run's logs).
+_GH_SMALL = LazyPattern(
+    r"/(?:labels|reactions|comments|assignees|requested_reviewers|subscription|"
+    r"caches|artifacts|logs|notifications/threads)(?:/[^/]*)?/?(?:\?.*)?$"
+)
+
+
+_GH_API_VALUED = frozenset(
+    {
+        "-X",
+        "--method",
+        "-R",
+        "--repo",
+        "-H",
+        "--header",
+        "-f",
+        "-F",
+        "--field",
+        "--raw-field",
+        "-q",
+        "--jq",
+        "-t",
+        "--template",
+        "--input",
+        "--hostname",
+        "--cache",
+    }
+)
 
 
 def kv_store(cmd: Cmd, where: Where) -> list[Hit]:

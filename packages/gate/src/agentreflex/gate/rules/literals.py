@@ -9,6 +9,7 @@ is parsed.
 
 from __future__ import annotations
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.redact import find_secrets as _core_find
 from agentreflex.core.redact import redact
 
@@ -34,6 +35,16 @@ def find_secrets(text: str, command: bool = False) -> list[str]:
 
 
 _GENERIC = frozenset({"password-flag", "secret-assignment"})
+# The development defaults of database images and docs, typed in every README
+# and CI service block (``docker run -e POSTGRES_PASSWORD=postgres``, the
+# postgres image's own ``mysecretpassword``, ``MYSQL_ROOT_PASSWORD=root``):
+# they protect a throwaway container and are public, so they are not secrets.
+_DEV_DEFAULT = LazyPattern(
+    r"(?i)(?:postgres|postgresql|password|passw0rd|secret|mysecretpassword|rootpass(?:word)?|"
+    r"root|admin|test|testing|tests|testpass(?:word)?|dev|development|local|localdev|"
+    r"guest|default|pass|changeme|mysql|mariadb|mongo|redis|keycloak|sonar|minio|"
+    r"minioadmin|minio123|rabbitmq|user|app|example)[_-]?(?:\d{1,4}|pass(?:word)?)?!?"
+)
 _ID_FLAG_ENDS = ("-id", "_id", "-arn", "-name", "-ids", "-path")
 
 
@@ -46,6 +57,8 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     token = text[text.rfind(" ", 0, start) + 1 : end]
     before = text[:word_start].rstrip(" =").rsplit(" ", 1)[-1].strip("'\"")
     if "arn:" in token or value.endswith((".example", "example")) or value.startswith("example"):
+        return True
+    if _DEV_DEFAULT.fullmatch(value):
         return True
     if before.startswith("-") and before.lower().endswith(_ID_FLAG_ENDS):
         return True

@@ -8,7 +8,7 @@ bounded, so ``find / -delete`` or ``ls | xargs rm -rf`` is judged as the
 
 from __future__ import annotations
 
-from agentreflex.gate.model import DATA, DESCENDANT, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import CACHE_ENTRY, DATA, DESCENDANT, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.paths import Where, resolve
 from agentreflex.gate.shell.walkstate import WalkerBase
@@ -375,8 +375,88 @@ def _split_items(text: str, lines: bool) -> list[str]:
     return text.split()[:8]
 
 
+# Names a ``find`` may select for deletion anywhere: caches and editor litter that
+# the tools rebuild (``find . -name __pycache__ | xargs rm -rf`` in Makefiles'
+# ``clean`` targets, ``find /usr/local -name '*.pyc' -delete`` in Dockerfiles).
+_CACHE_NAMES = frozenset(
+    {
+        "__pycache__",
+        "*.pyc",
+        "*.pyo",
+        "*.py[co]",
+        "*.py[cod]",
+        "*.pyd",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".DS_Store",
+        "._*",
+        "Thumbs.db",
+        ".cache",
+        ".eslintcache",
+        ".parcel-cache",
+        ".turbo",
+    }
+)
+_NAME_TESTS = frozenset({"-name", "-iname"})
+# expression words that neither select by name nor widen the selection
+_NEUTRAL = frozenset(
+    {
+        "-o",
+        "-or",
+        "-a",
+        "-and",
+        "(",
+        ")",
+        "\\(",
+        "\\)",
+        "-prune",
+        "-print",
+        "-print0",
+        "-depth",
+        "-xdev",
+        "-mount",
+        "-delete",
+        "-type",
+        "d",
+        "f",
+        "-maxdepth",
+        "-mindepth",
+    }
+)
+
+
+def only_caches(exprs: list[str]) -> bool:
+    """Whether a find expression selects nothing but ``_CACHE_NAMES`` by name (no negation,
+    no other test), so deleting what it yields loses no data."""
+    names = 0
+    j = 0
+    while j < len(exprs):
+        a = exprs[j]
+        if a in _NAME_TESTS and j + 1 < len(exprs):
+            if exprs[j + 1] not in _CACHE_NAMES:
+                return False
+            names += 1
+            j += 2
+            continue
+        if a in ("-maxdepth", "-mindepth", "-type") and j + 1 < len(exprs):
+            j += 2
+            continue
+        if a in ("-exec", "-execdir", "-ok", "-okdir"):
+            return names > 0
+        if a not in _NEUTRAL:
+            return False
+        j += 1
+    return names > 0
+
+
 def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:
-    """``find`` roots as the items it yields, and its expression words."""
+    """``find`` roots as the items it yields, and its expression words.
+
+    A walk that selects only caches by name yields ``root/<descendant><cache>``
+    items, which :func:`paths.classify` counts as a cache.
+    """
     roots: list[str] = []
     k = 0
     args = cmd.args
@@ -386,6 +466,7 @@ def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:
         roots.append(args[k])
         k += 1
     exprs = args[k:]
+    cached = only_caches(exprs)
     filtered = any(e in _FIND_FILTERS for e in exprs)
     shallow = "-maxdepth" in exprs and exprs[exprs.index("-maxdepth") + 1 :][:1] == ["0"]
     roots = [
@@ -396,6 +477,8 @@ def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:
     for r in roots[:4]:
         if shallow:
             items.append(r)
+        elif cached:
+            items.append(r.rstrip("/") + "/" + CACHE_ENTRY)
         elif filtered:
             items.append(r.rstrip("/") + "/" + DESCENDANT)
         else:
