@@ -70,12 +70,13 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "docker-compose": ("rules.infra.docker",),
     "nerdctl": ("rules.infra.docker",),
     "gh": ("rules.infra.publish",),
-    "rails": ("rules.infra.frameworks",),
-    "rake": ("rules.infra.frameworks",),
-    "prisma": ("rules.infra.frameworks",),
-    "npx": ("rules.infra.frameworks",),
-    "bunx": ("rules.infra.frameworks",),
-    "manage.py": ("rules.infra.frameworks",),
+    "npx": ("rules.orm.launched",),
+    "bunx": ("rules.orm.launched",),
+    "php": ("rules.orm.launched",),
+    "yarn": ("rules.orm.launched",),
+    "pnpm": ("rules.orm.launched",),
+    "bun": ("rules.orm.launched",),
+    "npm": ("rules.orm.launched",),
     "etcdctl": ("rules.infra.kv_store",),
     "curl": ("rules.http.http_delete",),
     "wget": ("rules.http.http_delete",),
@@ -138,9 +139,9 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
         "vsce",
         "ovsx",
     ):
-        names[name] = ("rules.infra.publish",)
+        names[name] = (*names.get(name, ()), "rules.infra.publish")
     for name in ("python", "python3"):
-        names[name] = ("rules.infra.publish", "rules.infra.frameworks")
+        names[name] = ("rules.infra.publish", "rules.orm.launched")
     from agentreflex.gate.packs import programs  # service CLIs as data
 
     for name in programs():
@@ -160,6 +161,8 @@ def _rules_of(name: str) -> tuple[Rule, ...]:
         specs = _rule_table().get(name, ())
         if name.startswith(DISK_PREFIXES) or name in DISK_TOOLS:
             specs = (*specs, "rules.fs.disk")
+        if "@" in name or name.endswith("/manage.py"):  # npx prisma@5, ./manage.py
+            specs = (*specs, "rules.orm.launched")
         found = []
         for spec in specs:
             module, _, function = spec.rpartition(".")
@@ -255,7 +258,6 @@ _SAFE_FIRST = frozenset(
         "gofmt",
         "rustc",
         "javac",
-        "dotnet",
         "swift",
         "bundle",
         "rspec",

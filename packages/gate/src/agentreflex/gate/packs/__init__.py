@@ -12,6 +12,8 @@ first, so a scoped form further down only matches when no wider one did):
   ``--method=DELETE``, ``-jar jenkins-cli.jar``);
 * ``contains``: text any argument holds; ``stdin``: text the piped input holds;
 * ``target``: a regular expression the last positional word matches;
+* a family with a ``scope`` section (``databases.json``) has each hit graded
+  down to what the database the command names allows (:mod:`rules.dbscope`);
 * ``severity`` (``high``/``medium``/``low``, mapped to a decision by profile in
   :mod:`agentreflex.gate.severity`), ``scope`` (what a narrower entry is
   limited to), ``reason`` and ``instead`` (the safe alternative).
@@ -160,6 +162,11 @@ def check(cmd: Cmd, where: Where) -> list[Hit]:
     words = positional(cmd.args, data.get("valued", {}).get(program, []))
     for entry in data.get("programs", {}).get(program, []):
         if _matches(entry, words, cmd):
+            if "scope" in data:  # databases: graded by the database the command names
+                from agentreflex.gate.rules.dbscope import grade
+
+                severity, scope = grade(entry.get("severity", "high"), cmd)
+                entry = {**entry, "severity": severity, "scope": f"{scope} database"}
             return [_hit(name, entry, cmd)]
     return []
 

@@ -402,9 +402,9 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
         hit = _overwrite(dest, cmd, where, append=False)
         return hits + ([hit] if hit is not None else [])
     if dplace is Place.SYSTEM and cmd.name in ("cp", "ln", "install", "mv"):
-        hit = _into_tool_dir(cmd, dfull)
-        if hit is not False:
-            return hits + ([hit] if hit is not None else [])
+        installed = _into_tool_dir(cmd, dfull)
+        if installed is not False:
+            return hits + ([installed] if isinstance(installed, Hit) else [])
     if dplace is Place.SYSTEM or dplace is Place.DEVICE:
         hits.append(
             Hit.destructive(
@@ -434,7 +434,7 @@ _TOOL_DIRS = ("/usr/local/bin", "/usr/local/sbin", "/opt")
 _BIN_DIRS = ("/usr/bin", "/usr/sbin", "/bin", "/sbin")
 
 
-def _into_tool_dir(cmd: Cmd, dest: str) -> Hit | None | bool:
+def _into_tool_dir(cmd: Cmd, dest: str) -> Hit | bool | None:
     """Installing a tool: ``None`` (ordinary), a warning, or ``False`` (not this case).
 
     A copy, move or link into ``/usr/local/bin`` or ``/opt`` installs a tool;

@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, positional
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker, positional
 from agentreflex.gate.rules.http import http_method
 from agentreflex.gate.rules.programs import DB_CLIS
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.inert import HOSTING_CLIS
-from agentreflex.gate.shell.paths import Place, Where, classify
+from agentreflex.gate.shell.paths import Place, Where, classify, resolve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.gate.rules.sql import Statement
 
 _SQL_DESTROY = LazyPattern(
     r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|TRUNCATE\b|"
@@ -28,79 +32,136 @@ _UPDATE = LazyPattern(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)
 
 
 def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
+    """Statements a database client is given that drop or empty data, graded by scope.
+
+    SQL clients' text is parsed (:mod:`rules.sql`); other stores (mongosh,
+    redis-cli, cqlsh) and SQL the parser rejects are scanned for the keywords.
+    The database named by the command (:mod:`rules.dbscope`) grades the hit:
+    a test database warns, a development one asks, production or unknown blocks.
+    """
     name, args = cmd.name, cmd.args
     if name in ("dropdb", "dropuser"):
-        return [_db(cmd)]
+        return [_db(cmd, "drop", "the database and every table in it", ())]
     if name == "mysqladmin" and any(a in ("drop", "flush-tables") for a in args):
-        return [_db(cmd)]
+        return [_db(cmd, "drop", "the database and every table in it", ())]
     flags = DB_CLIS.get(name)
     if flags is None:
         return []
-    texts: list[str] = []
+    texts = _statements_given(cmd, where, written, flags)
+    if name == "sqlite3":
+        words = [a for a in args if not a.startswith("-")]
+        if words:
+            place, _ = classify(words[0], where, cmd.cwd)
+            if place is Place.TEMP or words[0] == ":memory:":
+                return []
+    text = "\n".join(texts)
+    from agentreflex.gate.rules import sql
+
+    if name in sql.DIALECTS and sql.needs_parse(text):
+        found = sql.destructive(text, sql.DIALECTS[name])
+        if found is not None:
+            return _graded(cmd, found)
+    if _SQL_DESTROY.search(text) or _DELETE.search(text):
+        return [_db(cmd, "drop", "the data the statement drops or empties", ())]
+    if _UPDATE.search(text):
+        return [_update_all(cmd, ())]
+    return []
+
+
+def _statements_given(
+    cmd: Cmd, where: Where, written: dict[str, str], flags: tuple[str, ...]
+) -> list[str]:
+    """The statement text a client runs: query options, positional SQL, files, stdin."""
+    args, texts = cmd.args, []
     for i, a in enumerate(args):
         if a in flags and i + 1 < len(args):
             texts.append(args[i + 1])
         elif any(a.startswith(f + "=") for f in flags if f.startswith("--")):
             texts.append(a.split("=", 1)[1])
-    if name in ("sqlite3", "duckdb", "redis-cli", "bq"):
-        positional = [a for a in args if not a.startswith("-")]
-        texts.append(" ".join(positional[1:] if name in ("sqlite3", "duckdb") else positional))
-        if name == "sqlite3" and positional:
-            place, _ = classify(positional[0], where, cmd.cwd)
-            if place is Place.TEMP or positional[0] == ":memory:":
-                return []
+    if cmd.name in ("sqlite3", "duckdb", "redis-cli", "bq"):
+        words = [a for a in args if not a.startswith("-")]
+        texts.append(" ".join(words[1:] if cmd.name in ("sqlite3", "duckdb") else words))
+    if cmd.name in ("psql", "cockroach"):
+        for i, a in enumerate(args):
+            if a in ("-f", "--file") and i + 1 < len(args):
+                texts.append(_sql_file(args[i + 1], cmd, where, written))
+            elif a.startswith("--file="):
+                texts.append(_sql_file(a.split("=", 1)[1], cmd, where, written))
     if cmd.stdin_text is not None:
         texts.append(cmd.stdin_text)
     piped = pipes.output_text(cmd.stdin_from, written)
     if piped:
         texts.append(piped)
     for op, target in cmd.redirects:
-        if op == "<" and target in written:
-            texts.append(written[target])
-    sql = "\n".join(texts)
-    if _SQL_DESTROY.search(sql) or _DELETE.search(sql):
-        return [_db(cmd)]
-    if _UPDATE.search(sql):
-        return [
-            Hit.destructive(
-                "GATE-DB-UPDATE-ALL",
-                P_WARN,
-                cmd,
-                "This UPDATE has no WHERE clause and changes every row.",
-            )
-        ]
-    return []
+        if op == "<":
+            texts.append(_sql_file(target, cmd, where, written))
+    return texts
 
 
-def _db(cmd: Cmd) -> Hit:
-    return Hit.destructive(
+_SQL_FILE_MAX = 64 * 1024
+
+
+def _sql_file(path: str, cmd: Cmd, where: Where, written: dict[str, str]) -> str:
+    """A SQL file's text: written earlier in the same command, else read from disk
+    (at most 64 kB; a file that is missing or unreadable gives nothing)."""
+    if path in written:
+        return written[path]
+    if not path or path == "-" or has_marker(path):
+        return ""
+    import os
+
+    full = resolve(path, where, cmd.cwd)
+    try:
+        if os.path.getsize(full) > _SQL_FILE_MAX:
+            return ""
+        with open(full, encoding="utf-8", errors="replace") as fh:
+            return fh.read(_SQL_FILE_MAX)
+    except OSError:
+        return ""
+
+
+def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
+    drops = [s for s in found if s.kind != "update-all"]
+    if drops:
+        first = drops[0]
+        named = tuple(s.target for s in drops if s.what in ("DATABASE", "SCHEMA"))
+        lost = {
+            "drop": f"the {first.what.lower() or 'object'} {first.target} and all its rows",
+            "truncate": f"every row of {first.target}",
+            "delete-all": f"every row of {first.target} (DELETE without WHERE)",
+        }.get(first.kind, "data")
+        return [_db(cmd, first.kind, lost, named)]
+    return [_update_all(cmd, ())] if found else []
+
+
+def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...]) -> Hit:
+    from agentreflex.gate.rules.dbscope import grade
+
+    severity, scope = grade("high", cmd, named)
+    return Hit(
         "GATE-DB-DESTROY",
-        P_BLOCK,
-        cmd,
-        "This drops or empties database data (DROP/TRUNCATE/DELETE without WHERE/"
-        "FLUSHALL). Take a backup and ask the user, or add a WHERE clause.",
+        DESTRUCTIVE,
+        P_BLOCK if severity == "high" else P_WARN,
+        cmd.text,
+        f"This deletes {lost} ({scope} database). Take a backup first (pg_dump -t TABLE, "
+        "mysqldump), add a WHERE clause to delete only the rows you mean, or ask the user.",
+        severity=severity,
     )
 
 
-def frameworks(cmd: Cmd, where: Where) -> list[Hit]:
-    """Framework tasks that drop databases: rails db:drop, prisma migrate reset..."""
-    words = set(cmd.args)
-    if cmd.name in ("rails", "rake", "bin/rails") and words & {
-        "db:drop",
-        "db:reset",
-        "db:schema:load",
-        "db:purge",
-    }:
-        return [_db(cmd)]
-    if cmd.name in ("prisma",) and "reset" in words:
-        return [_db(cmd)]
-    if cmd.name in ("npx", "bunx") and "prisma" in words and "reset" in words:
-        return [_db(cmd)]
-    if cmd.name in ("python", "python3") and "manage.py" in words and words & {"flush", "reset_db"}:
-        return [_db(cmd)]
-    if cmd.name == "manage.py" and words & {"flush", "reset_db"}:
-        return [_db(cmd)]
-    return []
+def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:
+    from agentreflex.gate.rules.dbscope import grade
+
+    severity, scope = grade("medium", cmd, named)
+    return Hit(
+        "GATE-DB-UPDATE-ALL",
+        DESTRUCTIVE,
+        P_WARN,
+        cmd.text,
+        f"This UPDATE has no WHERE clause and overwrites a column in every row ({scope} "
+        "database). Add a WHERE clause, or run it in a transaction (BEGIN; ...; check; COMMIT).",
+        severity=severity,
+    )
 
 
 def cloud(cmd: Cmd, where: Where) -> list[Hit]:
