@@ -530,7 +530,18 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 
             hits.extend(redirects(cmd, where))
         hits.extend(secrets.shell_hits(cmd, where, net_fed))
-    return hits
+    return hits + _exfil(cmds, where)
+
+
+def _exfil(cmds: list[Cmd], where: Where) -> list[Hit]:
+    """Secrets reaching a sink (``rules/exfil.py``), loaded only when a sink is present."""
+    from agentreflex.gate.rules.programs import SINKS
+
+    if not any(c.name in SINKS for c in cmds):
+        return []
+    from agentreflex.gate.rules import exfil
+
+    return exfil.pipeline_hits(cmds, where)
 
 
 def _made_dirs(cmds: list[Cmd], where: Where) -> dict[int, list[str]]:

@@ -53,6 +53,35 @@ DB_CLIS: dict[str, tuple[str, ...]] = {
 # Every command the database rule can fire on.
 DATABASE_TOOLS = frozenset({"dropdb", "dropuser", "mysqladmin", *DB_CLIS})
 
+# Where secrets can leave (``rules/exfil.py``): network clients, encoders, clipboards.
+SINKS = frozenset(
+    {
+        "curl",
+        "wget",
+        "http",
+        "https",
+        "xh",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "base64",
+        "base32",
+        "basenc",
+        "xxd",
+        "od",
+        "hexdump",
+        "uuencode",
+        "openssl",
+        "pbcopy",
+        "xclip",
+        "xsel",
+        "wl-copy",
+        "clip",
+        "clip.exe",
+    }
+)
+
 # Command names whose command lines the gate blocks or asks about: handed to a program
 # the gate does not know (``tool git reset --hard``), they are judged (:mod:`derived`).
 DERIVED_HEADS = frozenset(

@@ -324,6 +324,11 @@ def _data_vars(cmd: Cmd) -> list[str]:
     secret = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
     if not secret:
         return []
+    from agentreflex.gate.rules.exfil import sent_to_own_service
+
+    secret = [v for v in secret if not sent_to_own_service(cmd, v)]
+    if not secret:
+        return []
     args = cmd.args
     in_headers = " ".join(
         args[i + 1]
