@@ -11,7 +11,7 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -390,7 +390,22 @@ def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
         return []
     if len(words) >= 2:  # <tree-ish> <pathspec>...: the files are overwritten
         return _discard(cmd, "git checkout <ref> <paths>", words[1:])
+    if len(words) == 1 and _names_a_file(cmd.cwd, words[0]):
+        # "git checkout src/app.py": no branch of that name, so git restores the file
+        from agentreflex.gate.rules import worktree
+
+        if not worktree.is_ref(cmd.cwd, words[0]):
+            return _discard(cmd, "git checkout <paths>", words)
     return []
+
+
+def _names_a_file(cwd: str, word: str) -> bool:
+    """Whether ``word`` is an existing file or folder below ``cwd`` (cheap: no git run)."""
+    import os
+
+    if not cwd or has_marker(cwd) or has_marker(word) or word.startswith("-"):
+        return False
+    return os.path.lexists(os.path.join(cwd, word))
 
 
 _SUBMODULE_MODES = frozenset({"checkout", "on-demand"})

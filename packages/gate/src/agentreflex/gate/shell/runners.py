@@ -251,6 +251,8 @@ class RunnersMixin(WalkerBase):
         if expansion.startswith("!"):
             script = " ".join([expansion[1:], *(quote(a) for a in rest)])
             self._shell_string(script, [], cmd, depth, "git alias")
+        if sub == "submodule":
+            self._submodule_foreach(rest, cmd, depth)
         remote = rules_git.contacts_remote(sub, rest)
         for key, program in rules_git.programs(cmd.args, env, sub, rest):
             if program.startswith("!"):
@@ -268,6 +270,25 @@ class RunnersMixin(WalkerBase):
                 f"({problem}); a setting there can run any program. Pass settings with "
                 "git -c KEY=VALUE instead.",
             )
+
+    def _submodule_foreach(self, rest: list[str], cmd: Cmd, depth: int) -> None:
+        """``git submodule [--quiet] foreach [--recursive] CMD``: CMD runs in every submodule.
+
+        git hands one word to ``sh -c`` and several words to the shell as a command
+        line (builtin/submodule--helper.c), so the body is judged as shell either way
+        (issue 30: ``git submodule foreach 'git reset --hard'`` discards the work of
+        every submodule).
+        """
+        words = [w for w in rest if w not in ("-q", "--quiet")]
+        if words[:1] != ["foreach"]:
+            return
+        body = [w for w in words[1:] if w != "--recursive"]
+        if body[:1] == ["--"]:
+            body = body[1:]
+        if not body:
+            return
+        script = body[0] if len(body) == 1 else " ".join(quote(a) for a in body)
+        self._shell_string(script, [], cmd, depth, "git submodule foreach")
 
     def _hidden_program(self, program: str, cmd: Cmd, setting: str) -> bool:
         """A program a setting runs (git's ssh command, a shell's startup file):
