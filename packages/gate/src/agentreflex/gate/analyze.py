@@ -85,6 +85,8 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "xh": ("rules.http.http_delete",),
     "consul": ("rules.infra.kv_store",),
 }
+for _name in ("cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe"):
+    _RULE_NAMES[_name] = ("rules.windows.launched",)
 for _name in (
     "iptables",
     "ip6tables",
