@@ -539,7 +539,7 @@ def _exfil(cmds: list[Cmd], where: Where) -> list[Hit]:
     """Secrets reaching a sink (``rules/exfil.py``), loaded only when a sink is present."""
     from agentreflex.gate.rules.programs import SINKS
 
-    if not any(c.name in SINKS for c in cmds):
+    if not any(c.name in SINKS or c.name in ("grep", "egrep", "rg") for c in cmds):
         return []
     from agentreflex.gate.rules import exfil
 

@@ -75,7 +75,40 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                 )
         if cmd.name in _NET:
             hits.extend(_network(cmd, cmds, where))
+        if cmd.name in _GREPS and _prints_secret_env(cmd):
+            hits.append(
+                Hit(
+                    "GATE-SECRET-ENV-PRINT",
+                    SECRET,
+                    P_EXFIL,
+                    cmd.text,
+                    "This prints the credentials of the environment into the transcript "
+                    "(google-antigravity/antigravity-cli#781). Check a variable is set "
+                    'without showing it: `test -n "$NAME"`, or list names only: '
+                    "`env | cut -d= -f1 | grep -i key`.",
+                )
+            )
     return hits
+
+
+_GREPS = frozenset({"grep", "egrep", "rg"})
+
+
+def _prints_secret_env(cmd: Cmd) -> bool:
+    """``env | grep -i key``: the environment filtered to its credentials, shown."""
+    src = cmd.stdin_from
+    if src is None or src.name not in _DUMPERS or src.args not in ([], ["-p"], ["-x"]):
+        return False
+    quiet = any(
+        a in ("--quiet", "--count", "--files-with-matches")
+        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and set(a[1:]) & set("qcl"))
+        for a in cmd.args
+    )
+    if cmd.pipes_out or _to_file(cmd) or quiet:  # only a status, a count or names
+        return False
+    from agentreflex.gate.rules.secrets import secret_named
+
+    return any(secret_named(a) for a in cmd.args if not a.startswith("-"))
 
 
 def _is_sink(cmd: Cmd) -> bool:
