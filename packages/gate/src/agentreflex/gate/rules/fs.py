@@ -53,6 +53,30 @@ def rm(cmd: Cmd, where: Where) -> list[Hit]:
     return hits
 
 
+# SDKs preinstalled on CI runner images, which workflows delete to free disk space
+# (the "free disk space" step of many GitHub Actions workflows,
+# jlumbroso/free-disk-space): software a package manager reinstalls, not data.
+_TOOLCHAINS = (
+    "/usr/share/dotnet",
+    "/usr/local/lib/android",
+    "/opt/ghc",
+    "/usr/local/.ghcup",
+    "/opt/hostedtoolcache",
+    "/usr/local/share/boost",
+    "/usr/share/swift",
+    "/usr/local/share/powershell",
+    "/usr/local/share/chromium",
+    "/usr/local/lib/node_modules",
+    "/opt/az",
+    "/opt/microsoft",
+    "/opt/google",
+    "/usr/lib/jvm",
+    "/opt/pipx",
+    "/usr/local/graalvm",
+    "/usr/local/share/vcpkg",
+)
+
+
 def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | None:
     place, full = classify(target, where, cmd.cwd)
     # "dir/*" removes everything in dir even without -r; so does deleting what a
@@ -113,6 +137,14 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             cmd,
             "This deletes the repository's .git history. Use git commands "
             "(git gc, git worktree prune) instead.",
+        )
+    if place is Place.SYSTEM and any(full == t or full.startswith(t + "/") for t in _TOOLCHAINS):
+        return Hit.destructive(
+            "GATE-RM-OUTSIDE",
+            P_WARN,
+            cmd,
+            f"This deletes the installed toolchain {full} (CI runners free disk space this "
+            "way); it can be reinstalled, but check nothing here still needs it.",
         )
     if place in (Place.SYSTEM, Place.DEVICE):
         return Hit.destructive(
@@ -214,7 +246,11 @@ _PACKAGE_SOURCES = (
     "/etc/zypp/repos.d/",
     "/etc/apk/repositories",
     "/etc/apt/preferences.d/",
+    "/etc/apt/sources.list",
 )
+# The time zone a container build sets (``ln -sf /usr/share/zoneinfo/$TZ /etc/localtime &&
+# echo $TZ > /etc/timezone``): a setting, not data.
+_SETTING_FILES = frozenset({"/etc/localtime", "/etc/timezone"})
 
 
 def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
@@ -232,6 +268,14 @@ def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
             P_BLOCK,
             cmd,
             f"Writing to the device {full} destroys the filesystem on it.",
+        )
+    if place is Place.SYSTEM and full in _SETTING_FILES:
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This sets the machine's time zone ({full}), as container builds do. Check "
+            "it is wanted.",
         )
     if place is Place.SYSTEM and full.startswith(_PACKAGE_SOURCES):
         return Hit.destructive(
@@ -444,6 +488,13 @@ def _into_tool_dir(cmd: Cmd, dest: str) -> Hit | bool | None:
     """
     if any(dest == d or dest.startswith(d + "/") for d in _TOOL_DIRS):
         return None
+    if cmd.name == "ln" and dest in _SETTING_FILES:
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This sets the machine's time zone ({dest}). Check it is wanted.",
+        )
     if cmd.name != "ln" or not any(dest == d or dest.startswith(d + "/") for d in _BIN_DIRS):
         return False
     force = any(
@@ -523,12 +574,18 @@ def sed_inplace(cmd: Cmd, where: Where) -> list[Hit]:
             if hit is not None:
                 hits.append(hit)
         elif place is Place.SYSTEM:
+            ordinary = full.startswith(_PACKAGE_SOURCES) or full in _SETTING_FILES
             hits.append(
                 Hit.destructive(
                     "GATE-OVERWRITE-SYSTEM",
-                    P_BLOCK,
+                    P_WARN if ordinary else P_BLOCK,
                     cmd,
-                    f"This edits the system file {full} in place. Ask the user.",
+                    f"This edits the system file {full} in place. "
+                    + (
+                        "It sets up a package source or the time zone; check it is wanted."
+                        if ordinary
+                        else "Ask the user."
+                    ),
                 )
             )
         elif place is Place.HOME_DOT:
@@ -548,6 +605,10 @@ def dd(cmd: Cmd, where: Where) -> list[Hit]:
     for a in cmd.args:
         if a.startswith("of="):
             place, full = classify(a[3:], where, cmd.cwd)
+            if place is Place.SYSTEM and not full.startswith("/dev/"):
+                # a regular file (curl ... | dd of=/usr/share/keyrings/x.gpg): a write
+                hit = _overwrite(a[3:], cmd, where, append=False)
+                return [hit] if hit is not None else []
             if place in (Place.DEVICE, Place.SYSTEM, Place.ROOT):
                 return [
                     Hit.destructive(

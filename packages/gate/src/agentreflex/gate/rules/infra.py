@@ -111,12 +111,14 @@ def _sql_file(path: str, cmd: Cmd, where: Where, written: dict[str, str]) -> str
     import os
 
     full = resolve(path, where, cmd.cwd)
+    if has_marker(full) or "\0" in full:  # a folder only known at run time (a container's)
+        return ""
     try:
         if os.path.getsize(full) > _SQL_FILE_MAX:
             return ""
         with open(full, encoding="utf-8", errors="replace") as fh:
             return fh.read(_SQL_FILE_MAX)
-    except OSError:
+    except (OSError, ValueError):
         return ""
 
 

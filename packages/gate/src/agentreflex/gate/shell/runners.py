@@ -423,6 +423,20 @@ class RunnersMixin(WalkerBase):
             self._code(text, cmd, depth, lang)
 
     def _rce(self, cmd: Cmd) -> None:
+        from agentreflex.gate.shell.installers import vendor_installer
+
+        url = vendor_installer(cmd)
+        if url:
+            self._hit(
+                "GATE-RCE-DOWNLOAD",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                f"This runs the vendor's install script {url} unread. It is the documented "
+                "install line; to review it first, download it with curl -o install.sh and "
+                "read it.",
+            )
+            return
         self._hit(
             "GATE-RCE-DOWNLOAD",
             DESTRUCTIVE,
