@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from agentreflex.gate.rules.sql import Statement
 
 _SQL_DESTROY = LazyPattern(
-    r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|TRUNCATE\b|"
-    r"FLUSHALL|FLUSHDB|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|"
+    r"(?:\bDROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|\bTRUNCATE\b|"
+    r"\bFLUSHALL|\bFLUSHDB|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|"
     r"\.remove\s*\(\s*\{\s*\}\s*\)|dropCollection)",
     re.IGNORECASE,
 )
