@@ -183,10 +183,13 @@ def test_windows_paths_are_classified_the_windows_way() -> None:
     assert windows.classify("$dir", where) == "unknown"
 
 
-def test_an_unparseable_powershell_command_asks() -> None:
+def test_an_unreadable_powershell_command_asks() -> None:
     where = Where(CWD, CWD, HOME)
-    hits = windows.analyse("Remove-Item -Path (((", "powershell", where)
+    hits = windows.analyse("Remove-Item -Path 'C:\\x", "powershell", where)  # open quote
     assert [h.rule for h in hits] == ["GATE-PARSE-ERROR"]
+    # the grammar's gaps are read as words instead of asking
+    hits = windows.analyse("Remove-Item -Recurse $env:windir\\Temp", "powershell", where)
+    assert [h.rule for h in hits] == ["GATE-RM-SYSTEM"]
 
 
 # --- in-project work on a real work tree --------------------------------------------
@@ -213,3 +216,55 @@ def test_git_checkout_of_a_changed_file_is_a_discard(tmp_path: Path) -> None:
     assert verdict == "BLOCK" and {p.code for p in proposals} == {"GATE-GIT-DISCARD-FILES"}
     assert check_command("git checkout notes.md", **where)[0] == "ALLOW"  # clean
     assert check_command("git checkout feature", **where)[0] == "ALLOW"  # a branch
+
+
+def _encoded(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode("utf-16-le")).decode()
+
+
+@pytest.mark.parametrize(
+    ("command", "codes"),
+    [
+        # what PowerShell and cmd take from their command line
+        (f"powershell -EncodedCommand {_encoded('Remove-Item -Recurse C:/')}", {"GATE-RM-ROOT"}),
+        ('powershell "Remove-Item -Recurse -Force C:\\Windows"', {"GATE-RM-SYSTEM"}),
+        ("pwsh -NoProfile -ExecutionPolicy Bypass -c 'rd -r C:\\'", {"GATE-RM-ROOT"}),
+        ("powershell -enc !!notbase64!!", set()),
+        ("cmd /k echo hi", set()),
+        ("cmd", set()),
+        # parameters, quoting, arrays, pipelines, nesting
+        ("pwsh -c 'Remove-Item -LiteralPath \"C:\\Users\\me\" -Recurse'", {"GATE-RM-ROOT"}),
+        ("pwsh -c 'Remove-Item -Include *.log -Recurse -Path C:\\'", {"GATE-RM-ROOT"}),
+        ("pwsh -c 'Remove-Item -Recurse build, C:\\Windows'", {"GATE-RM-SYSTEM"}),
+        ("pwsh -c 'Remove-Item C:\\data\\old.txt'", {"GATE-RM-OUTSIDE"}),
+        ("pwsh -c 'Remove-Item -Recurse $env:windir\\Temp'", {"GATE-RM-SYSTEM"}),
+        ("pwsh -c 'Remove-Item -Recurse $env:USERPROFILE\\x'", {"GATE-RM-RECURSIVE-OUTSIDE"}),
+        ("pwsh -c 'Remove-Item -Recurse $env:TEMP\\x'", set()),
+        ("pwsh -c 'Remove-Item -Recurse ..\\other'", {"GATE-RM-RECURSIVE-OUTSIDE"}),
+        ("pwsh -c 'Remove-Item -Recurse $dir'", {"GATE-RM-UNRESOLVED"}),
+        ("pwsh -c 'gci C:\\ | ri -Recurse'", {"GATE-RM-ROOT"}),
+        ("pwsh -c 'if ($true) { cmd /c \"rd /s /q C:\\\\\" }'", {"GATE-RM-ROOT"}),
+        ("pwsh -c 'git.exe reset --hard'", {"GATE-GIT-RESET-HARD"}),
+        (
+            "pwsh -c 'Set-Content -Path C:\\Users\\me\\.gitconfig -Value x'",
+            {"GATE-OVERWRITE-DOTFILE"},
+        ),
+        ("pwsh -c 'Clear-Content $HOME'", {"GATE-OVERWRITE-DOTFILE"}),
+        ("pwsh -c 'Set-Content notes.txt x'", set()),
+        ("cmd /c 'rd/s/q C:\\'", {"GATE-RM-ROOT"}),
+        ("cmd /c 'echo a^&b & rd /s /q C:\\'", {"GATE-RM-ROOT"}),
+        ("cmd /c 'del \"C:\\Program Files\\App\\x.dll\"'", {"GATE-RM-SYSTEM"}),
+        ("cmd /c format D: /q", {"GATE-DISK-FORMAT"}),
+    ],
+)
+def test_windows_forms(command: str, codes: set[str]) -> None:
+    _, proposals = check_command(command, cwd=CWD, home=HOME, project=CWD)
+    assert {p.code for p in proposals} == codes, [(p.code, p.message) for p in proposals]
+
+
+def test_which_windows_shell() -> None:
+    assert windows.dialect_of("PowerShell", "") == "powershell"
+    assert windows.dialect_of("exec_command", "C:\\Windows\\System32\\cmd.exe") == "cmd"
+    assert windows.dialect_of("exec_command", "/bin/bash") == ""

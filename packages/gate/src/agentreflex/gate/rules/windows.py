@@ -338,7 +338,7 @@ def _parser() -> Parser:
 
 
 def _powershell(text: str) -> list[WinCmd] | None:
-    """The commands of a PowerShell script, in order; ``None`` when it does not parse.
+    """The commands of a PowerShell script, in order; ``None`` when it cannot be read.
 
     A part only known at run time (a bash variable before PowerShell saw the text)
     becomes a PowerShell variable, so it stays unknown instead of breaking the parse.
@@ -346,7 +346,8 @@ def _powershell(text: str) -> list[WinCmd] | None:
     text = text.replace(UNKNOWN, "${unknown}")
     tree = _parser().parse(text.encode("utf-8", "replace"))
     if tree.root_node.has_error:
-        return None
+        # the grammar has gaps ($env:windir\Temp, build, C:\x): read it as words
+        return _ps_words(text)
     out: list[WinCmd] = []
     _collect(tree.root_node, out)
     return out
@@ -420,6 +421,54 @@ def _unquote(word: str) -> str:
 
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
+
+
+def _ps_words(text: str) -> list[WinCmd] | None:
+    """PowerShell read as plain statements and words, when the grammar rejects the text:
+    split on ``; | && ||`` and newlines outside quotes (a backtick escapes), words on
+    spaces and commas; ``None`` when a quote is left open (it would not run)."""
+    out: list[WinCmd] = []
+    listed: list[str] = []
+    parts: list[tuple[str, bool]] = []  # (statement, fed by a pipe)
+    cur: list[str] = []
+    quote = ""
+    piped = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "`" and i + 1 < len(text):
+            cur.append(text[i + 1])
+            i += 2
+            continue
+        if quote:
+            if ch == quote:
+                quote = ""
+            cur.append(ch)
+        elif ch in "'\"":
+            quote = ch
+            cur.append(ch)
+        elif ch in ";|\n&":
+            parts.append(("".join(cur), piped))
+            cur = []
+            piped = ch == "|" and text[i + 1 : i + 2] != "|"
+            while i + 1 < len(text) and text[i + 1] in "|&":
+                i += 1
+        else:
+            cur.append(ch)
+        i += 1
+    if quote:
+        return None
+    parts.append(("".join(cur), piped))
+    for part, fed in parts:
+        words = [_unquote(w) for w in part.replace(",", " ").split()]
+        if not words:
+            continue
+        wc = WinCmd(words[0].lower(), words[1:], part.strip())
+        if fed and listed and wc.name in _REMOVE:
+            wc.piped_from = list(listed)
+        listed = _listed_paths(wc) if wc.name in _LISTERS else []
+        out.append(wc)
+    return out
 
 
 # --- cmd.exe, tokenised --------------------------------------------------------------
