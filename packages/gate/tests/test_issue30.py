@@ -216,6 +216,13 @@ def test_git_checkout_of_a_changed_file_is_a_discard(tmp_path: Path) -> None:
     assert verdict == "BLOCK" and {p.code for p in proposals} == {"GATE-GIT-DISCARD-FILES"}
     assert check_command("git checkout notes.md", **where)[0] == "ALLOW"  # clean
     assert check_command("git checkout feature", **where)[0] == "ALLOW"  # a branch
+    # deleting files whose changes are not committed asks; clean or ignored files do not
+    verdict, proposals = check_command("rm -rf src", **where)
+    assert verdict == "ASK_USER" and {p.code for p in proposals} == {"GATE-RM-UNCOMMITTED"}
+    assert check_command("rm notes.md", **where)[0] == "ALLOW"
+    assert check_command("rm -rf build dist", **where)[0] == "ALLOW"
+    (repo / "scratch.py").write_text("x\n")  # untracked scratch files are the agent's own
+    assert check_command("rm scratch.py", **where)[0] == "ALLOW"
 
 
 def _encoded(text: str) -> str:

@@ -27,6 +27,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-RM-SYSTEM": ("deletes", _B, "deletes a system path"),
     "GATE-RM-DOTFILE": ("deletes", _B, "deletes a dotfile or dot-folder of the home"),
     "GATE-RM-RECURSIVE-OUTSIDE": ("deletes", _B, "a recursive delete outside project and temp"),
+    "GATE-RM-UNCOMMITTED": (
+        "deletes",
+        _A,
+        "deletes project files whose changes are not committed (the work tree is asked)",
+    ),
     "GATE-RM-OUTSIDE": ("deletes", _W, "deletes a file outside the project"),
     "GATE-RM-UNRESOLVED": ("deletes", _A, "a recursive delete of a path known only at run time"),
     "GATE-SHRED": ("deletes", _B, "shreds files beyond recovery"),

@@ -50,7 +50,40 @@ def rm(cmd: Cmd, where: Where) -> list[Hit]:
         hit = _rm_target(t, recursive, cmd, where)
         if hit is not None:
             hits.append(hit)
+    if not hits:
+        hits.extend(_uncommitted(targets, cmd, where))
     return hits
+
+
+def _uncommitted(targets: list[str], cmd: Cmd, where: Where) -> list[Hit]:
+    """Deleting project files whose changes are not committed loses them (issue 30).
+
+    Only tracked files with uncommitted changes count: git holds no copy of
+    those changes.  The real work tree is asked (:mod:`worktree`, bounded, no
+    repository program runs), and only in a git work tree; a file that is
+    clean, ignored (``build/``) or only known at run time is ordinary work.
+    Untracked files are left alone here: agents delete the scratch files
+    they made all the time (issue 29's work-tree facts can tell them apart).
+    """
+    import os
+
+    inside = [t for t in targets if t and classify(t, where, cmd.cwd)[0] is Place.INSIDE]
+    if not inside or not where.project or not os.path.isdir(os.path.join(where.project, ".git")):
+        return []
+    from agentreflex.gate.rules import worktree  # only in-project deletes in a git work tree
+
+    if worktree.uncommitted(cmd.cwd, inside) is not True:
+        return []
+    return [
+        Hit(
+            "GATE-RM-UNCOMMITTED",
+            "ask",
+            1.0,
+            cmd.text,
+            "This deletes project files whose changes are not committed; git cannot bring "
+            "those changes back. `git stash` or commit them first, or `git rm` a clean file.",
+        )
+    ]
 
 
 # SDKs preinstalled on CI runner images, which workflows delete to free disk space

@@ -119,6 +119,9 @@ _HOME_CACHES = (
     ".nuget/packages",
     ".ivy2/cache",
     ".pyenv/cache",
+    "Library/Caches",  # macOS's per-user caches
+    ".composer/cache",
+    ".cache",
 )
 
 
