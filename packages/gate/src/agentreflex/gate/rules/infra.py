@@ -62,7 +62,12 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
         if found is not None:
             return _graded(cmd, found)
     if _SQL_DESTROY.search(text) or _DELETE.search(text):
-        return [_db(cmd, "drop", "the data the statement drops or empties", ())]
+        lost = {
+            "redis-cli": "every key of the Redis database (FLUSHALL/FLUSHDB)",
+            "mongo": "the collections or database the script drops",
+            "mongosh": "the collections or database the script drops",
+        }.get(name, "the data the statement drops or empties")
+        return [_db(cmd, "drop", lost, ())]
     if _UPDATE.search(text):
         return [_update_all(cmd, ())]
     return []
@@ -145,10 +150,26 @@ def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...]) -> Hit:
         DESTRUCTIVE,
         P_BLOCK if severity == "high" else P_WARN,
         cmd.text,
-        f"This deletes {lost} ({scope} database). Take a backup first (pg_dump -t TABLE, "
-        "mysqldump), add a WHERE clause to delete only the rows you mean, or ask the user.",
+        f"This deletes {lost} ({scope} database). {_BACKUP.get(cmd.name, _BACKUP['psql'])}",
         severity=severity,
     )
+
+
+_BACKUP = {
+    "psql": "Take a backup first (pg_dump -t TABLE), add a WHERE clause to delete only the "
+    "rows you mean, or ask the user.",
+    "mysql": "Take a backup first (mysqldump DB TABLE), add a WHERE clause to delete only "
+    "the rows you mean, or ask the user.",
+    "sqlite3": "Copy the database file first (sqlite3 DB .dump > backup.sql), add a WHERE "
+    "clause, or ask the user.",
+    "redis-cli": "Save a snapshot first (redis-cli BGSAVE), delete specific keys "
+    "(UNLINK key), or ask the user.",
+    "mongosh": "Dump it first (mongodump --db DB), delete specific documents with a filter, "
+    "or ask the user.",
+    "dropdb": "Dump it first (pg_dump DB > backup.sql), or ask the user.",
+}
+_BACKUP["mariadb"] = _BACKUP["mysql"]
+_BACKUP["mongo"] = _BACKUP["mongosh"]
 
 
 def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:
@@ -187,7 +208,7 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             or (words[:1] == ["apply"] and "-destroy" in args)
             or (words[:2] in (["state", "rm"], ["workspace", "delete"], ["stack", "rm"]))
         ):
-            return [Hit.destructive("GATE-CLOUD-DESTROY", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-CLOUD-DESTROY", P_BLOCK, cmd, _STACK)]
         return []
     if name in ("kubectl", "oc", "k"):  # kubectl delete, by its scope: packs/cloud.json
         if words[:1] == ["drain"]:
@@ -199,11 +220,11 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     if name == "helm":
         if words[:1] in (["uninstall"], ["delete"], ["del"], ["un"]):
-            return [Hit.destructive("GATE-HELM-UNINSTALL", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-HELM-UNINSTALL", P_BLOCK, cmd, _HELM)]
         return []
     if name == "aws":
         if words[:2] in (["s3", "rb"],) or (words[:2] == ["s3", "rm"] and "--recursive" in args):
-            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, _S3)]
         # one object (aws s3 rm without --recursive): graded in packs/cloud.json
         if len(words) >= 2 and re.match(
             r"(delete|terminate|remove|deregister|purge|destroy|"
@@ -238,6 +259,20 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     return []
 
+
+_STACK = (
+    "This destroys every resource of the stack: its databases, buckets and servers with "
+    "their data. `terraform plan -destroy` (pulumi preview --destroy) shows what would go; "
+    "ask the user to run it."
+)
+_HELM = (
+    "This uninstalls the release: its workloads, services and config go (volumes of its "
+    "StatefulSets may follow). `helm get manifest RELEASE` shows them; ask the user."
+)
+_S3 = (
+    "This deletes the bucket or every object under the prefix. `aws s3 ls --recursive` "
+    "shows them, `--dryrun` rehearses it; keep versioning on, and ask the user."
+)
 
 _VALUED_GLOBALS = frozenset(
     {
