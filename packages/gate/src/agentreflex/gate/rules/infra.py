@@ -12,7 +12,7 @@ import re
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker, positional
 from agentreflex.gate.rules.http import http_method
-from agentreflex.gate.rules.programs import DB_CLIS
+from agentreflex.gate.rules.programs import DB_CLIS, SQL_SUBCOMMANDS
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.inert import HOSTING_CLIS
 from agentreflex.gate.shell.paths import Place, Where, classify, resolve
@@ -46,7 +46,7 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
         return [_db(cmd, "drop", "the database and every table in it", ())]
     flags = DB_CLIS.get(name)
     if flags is None:
-        return []
+        return _sql_subcommand(cmd, where, written)
     texts = _statements_given(cmd, where, written, flags)
     if name == "sqlite3":
         words = [a for a in args if not a.startswith("-")]
@@ -71,6 +71,47 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
     if _UPDATE.search(text):
         return [_update_all(cmd, ())]
     return []
+
+
+def _sql_subcommand(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
+    """``prisma db execute``, ``wrangler d1 execute --command``, ``turso db shell DB "SQL"``:
+    SQL handed to another tool, judged as Postgres-flavoured SQL (sqlglot reads the common
+    statements of every dialect alike)."""
+    words = positional(cmd.args, ())
+    for key, (text_opts, file_opts) in SQL_SUBCOMMANDS.items():
+        if cmd.name != key[0] or tuple(words[: len(key) - 1]) != key[1:]:
+            continue
+        texts = [v for o in text_opts for v in _values(cmd.args, o)]
+        texts += [
+            _sql_file(v, cmd, where, written) for o in file_opts for v in _values(cmd.args, o)
+        ]
+        if key[0] == "turso":
+            texts.append(" ".join(words[3:]))
+        if cmd.stdin_text is not None:
+            texts.append(cmd.stdin_text)
+        piped = pipes.output_text(cmd.stdin_from, written)
+        if piped:
+            texts.append(piped)
+        text = "\n".join(t for t in texts if t)
+        from agentreflex.gate.rules import sql
+
+        found = sql.destructive(text, "postgres") if sql.needs_parse(text) else []
+        if found is None:
+            found = []
+            if _SQL_DESTROY.search(text) or _DELETE.search(text):
+                return [_db(cmd, "drop", "the data the statement drops or empties", ())]
+        return _graded(cmd, found)
+    return []
+
+
+def _values(args: list[str], option: str) -> list[str]:
+    out = []
+    for i, a in enumerate(args):
+        if a == option and i + 1 < len(args):
+            out.append(args[i + 1])
+        elif a.startswith(option + "="):
+            out.append(a.split("=", 1)[1])
+    return out
 
 
 def _statements_given(
