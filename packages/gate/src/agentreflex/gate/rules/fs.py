@@ -107,6 +107,20 @@ _TOOLCHAINS = (
     "/opt/pipx",
     "/usr/local/graalvm",
     "/usr/local/share/vcpkg",
+    # replaced by their install guides' own first step: `sudo rm -rf /usr/local/go &&
+    # sudo tar -C /usr/local -xzf go*.tar.gz` (go.dev/doc/install), neovim's /opt/nvim
+    "/usr/local/go",
+    "/opt/nvim",
+    "/opt/nvim-linux64",
+    "/opt/nvim-linux-x86_64",
+)
+# Folders of links that switch a web server's sites and modules on: removing one
+# disables it (`sudo rm /etc/nginx/sites-enabled/default`), the target stays.
+_ENABLED_LINKS = (
+    "/etc/nginx/sites-enabled/",
+    "/etc/apache2/sites-enabled/",
+    "/etc/apache2/mods-enabled/",
+    "/etc/apache2/conf-enabled/",
 )
 
 
@@ -178,6 +192,14 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             cmd,
             f"This deletes the installed toolchain {full} (CI runners free disk space this "
             "way); it can be reinstalled, but check nothing here still needs it.",
+        )
+    if place is Place.SYSTEM and not recursive and full.startswith(_ENABLED_LINKS):
+        return Hit.destructive(
+            "GATE-RM-OUTSIDE",
+            P_WARN,
+            cmd,
+            f"This disables {full} (a link to the site's configuration, which stays). "
+            "Check the server should stop serving it.",
         )
     if place in (Place.SYSTEM, Place.DEVICE):
         return Hit.destructive(
@@ -281,6 +303,22 @@ _PACKAGE_SOURCES = (
     "/etc/apt/preferences.d/",
     "/etc/apt/sources.list",
 )
+# Drop-in folders where a service's own configuration is installed, one file per site
+# or program (nginx and apache sites, supervisor programs, systemd units): the
+# deployment guides' `sudo cp app.conf /etc/nginx/sites-available/`. Security
+# configuration (sudoers.d, pam.d, ssh) is not among them.
+_DROP_INS = (
+    "/etc/nginx/conf.d/",
+    "/etc/nginx/sites-available/",
+    "/etc/nginx/sites-enabled/",
+    "/etc/apache2/sites-available/",
+    "/etc/apache2/sites-enabled/",
+    "/etc/apache2/conf-available/",
+    "/etc/httpd/conf.d/",
+    "/etc/supervisor/conf.d/",
+    "/etc/systemd/system/",
+    "/etc/ld.so.conf.d/",
+)
 # The time zone a container build sets (``ln -sf /usr/share/zoneinfo/$TZ /etc/localtime &&
 # echo $TZ > /etc/timezone``): a setting, not data.
 _SETTING_FILES = frozenset({"/etc/localtime", "/etc/timezone"})
@@ -301,6 +339,14 @@ def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
             P_BLOCK,
             cmd,
             f"Writing to the device {full} destroys the filesystem on it.",
+        )
+    if place is Place.SYSTEM and full.startswith(_DROP_INS):
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This installs a service's configuration ({full}). Check it is the service the "
+            "user set up, and reload it with a config test first (nginx -t).",
         )
     if place is Place.SYSTEM and full in _SETTING_FILES:
         return Hit.destructive(
@@ -454,6 +500,8 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
     if cmd.name == "mv":
         for s in sources:
             place, full = classify(s, where, cmd.cwd)
+            if place is Place.HOME_DOT and len(sources) == 1 and _backup_name(full, dfull):
+                continue  # mv ~/.config/nvim ~/.config/nvim.bak: a backup beside it
             if dfull == "/dev/null" or place in (
                 Place.ROOT,
                 Place.HOME,
@@ -521,6 +569,14 @@ def _into_tool_dir(cmd: Cmd, dest: str) -> Hit | bool | None:
     """
     if any(dest == d or dest.startswith(d + "/") for d in _TOOL_DIRS):
         return None
+    if (dest + "/").startswith(_DROP_INS):
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This installs a service's configuration ({dest}). Check it is the service the "
+            "user set up, and test it before a reload (nginx -t).",
+        )
     if cmd.name == "ln" and dest in _SETTING_FILES:
         return Hit.destructive(
             "GATE-OVERWRITE-SYSTEM",
@@ -544,6 +600,15 @@ def _into_tool_dir(cmd: Cmd, dest: str) -> Hit | bool | None:
         f"This replaces the command {dest} with a link. Check no system tool relies on "
         "the old one; `ln -s` without -f only adds a name that is free.",
     )
+
+
+def _backup_name(source: str, dest: str) -> bool:
+    """``dest`` is ``source`` renamed in the same folder with a suffix (``x`` -> ``x.bak``):
+    the install guides' backup step (LazyVim: ``mv ~/.config/nvim{,.bak}``), which keeps
+    every byte where the user will find it."""
+    head, _, name = source.rstrip("/").rpartition("/")
+    dhead, _, dname = dest.rstrip("/").rpartition("/")
+    return bool(name) and head == dhead and dname.startswith(name) and len(dname) > len(name)
 
 
 def rsync(cmd: Cmd, where: Where) -> list[Hit]:

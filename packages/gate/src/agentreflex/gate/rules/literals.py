@@ -58,12 +58,21 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     before = text[:word_start].rstrip(" =").rsplit(" ", 1)[-1].strip("'\"")
     if "arn:" in token or value.endswith((".example", "example")) or value.startswith("example"):
         return True
-    if _DEV_DEFAULT.fullmatch(value):
+    if _DEV_DEFAULT.fullmatch(value) or _elided(value):
         return True
     if before.startswith("-") and before.lower().endswith(_ID_FLAG_ENDS):
         return True
     head = text[: text.rfind(" ", 0, start) + 1].split()
     return before == "--api-key" and bool(head) and head[0].rsplit("/", 1)[-1] == "aws"
+
+
+def _elided(value: str) -> bool:
+    """A documentation placeholder: ``sk-...``, ``ghp_xxxx``, ``sk-***`` (a prefix, then dots,
+    x's or stars), as README blocks write a key the reader must fill in."""
+    if "..." in value or "\u2026" in value:
+        return True
+    tail = value.rsplit("-", 1)[-1].rsplit("_", 1)[-1]
+    return len(tail) >= 3 and set(tail.lower()) <= set("x*.")
 
 
 def redacted_excerpt(text: str, limit: int) -> str:

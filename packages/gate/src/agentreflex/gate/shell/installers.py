@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.gate.model import Cmd, has_marker
+from agentreflex.gate.model import REMOTE, Cmd, has_marker
 
 _PREFIXES: list[str] = []
 
@@ -25,8 +25,14 @@ def _prefixes() -> list[str]:
     return _PREFIXES
 
 
-def vendor_installer(cmd: Cmd) -> str:
-    """The vendor URL when the code ``cmd`` runs is a listed install script over HTTPS."""
+def vendor_installer(cmd: Cmd, downloaded: str = "") -> str:
+    """The vendor URL when the code ``cmd`` runs is a listed install script over HTTPS:
+    piped in from curl/wget, or ``downloaded`` to a file earlier in the same command
+    (``curl -fsSL https://get.docker.com -o get-docker.sh && sh get-docker.sh``: the
+    file's recorded content is the download marker followed by its URL)."""
+    if downloaded:
+        url = downloaded.lstrip(REMOTE)
+        return url if REMOTE + url == downloaded and _vendor_url(url) else ""
     src = cmd.stdin_from
     for _ in range(8):
         if src is None:
@@ -35,10 +41,16 @@ def vendor_installer(cmd: Cmd) -> str:
             urls = [a for a in src.args if a.startswith(("https://", "http://"))]
             if len(urls) != 1 or has_marker(urls[0]) or not urls[0].startswith("https://"):
                 return ""
-            host, _, path = urls[0][len("https://") :].partition("/")
-            return urls[0] if any(_listed(host.lower(), path, p) for p in _prefixes()) else ""
+            return urls[0] if _vendor_url(urls[0]) else ""
         src = src.stdin_from
     return ""
+
+
+def _vendor_url(url: str) -> bool:
+    if not url.startswith("https://") or has_marker(url):
+        return False
+    host, _, path = url[len("https://") :].partition("/")
+    return any(_listed(host.lower(), path, p) for p in _prefixes())
 
 
 def _listed(host: str, path: str, prefix: str) -> bool:

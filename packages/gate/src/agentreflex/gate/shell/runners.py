@@ -422,10 +422,10 @@ class RunnersMixin(WalkerBase):
         else:
             self._code(text, cmd, depth, lang)
 
-    def _rce(self, cmd: Cmd) -> None:
+    def _rce(self, cmd: Cmd, downloaded: str = "") -> None:
         from agentreflex.gate.shell.installers import vendor_installer
 
-        url = vendor_installer(cmd)
+        url = vendor_installer(cmd, downloaded)
         if url:
             self._hit(
                 "GATE-RCE-DOWNLOAD",
@@ -463,7 +463,7 @@ class RunnersMixin(WalkerBase):
                 self._script_on_disk(path, cmd, depth)
             return
         if REMOTE in content:
-            self._rce(cmd)
+            self._rce(cmd, content)
         elif not has_marker(content):
             self._judge_script(content, cmd, depth, via)
 

@@ -671,10 +671,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             targets.append(words[-1])
             content = source if len(words) == 2 and source is not None else UNKNOWN
         if cmd.name in ("curl", "wget"):
+            urls = [a for a in cmd.args if a.startswith(("https://", "http://"))]
             for k, a in enumerate(cmd.args[:-1]):
                 if a in ("-o", "--output", "-O", "--output-document"):
                     targets.append(cmd.args[k + 1])
-                    content = REMOTE
+                    # the download, and where from (a vendor's installer only warns)
+                    content = REMOTE + (urls[0] if len(urls) == 1 else "")
         for t in targets:
             if not has_marker(t):
                 self.state.written[resolve(t, self.where, cmd.cwd)] = (
