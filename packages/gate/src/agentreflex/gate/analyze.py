@@ -77,6 +77,7 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "pnpm": ("rules.orm.launched",),
     "bun": ("rules.orm.launched",),
     "npm": ("rules.orm.launched",),
+    "cargo": ("rules.orm.launched",),
     "etcdctl": ("rules.infra.kv_store",),
     "curl": ("rules.http.http_delete",),
     "wget": ("rules.http.http_delete",),
@@ -337,6 +338,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
         return None
+    if words[0] == "cargo" and words[1:2] in (["sqlx"], ["diesel"]):
+        return None  # database tools run through cargo: the databases pack decides
     if words[0] in ("node", "deno", "bun") and any(
         w in ("-e", "-p", "--eval", "eval") for w in words
     ):
@@ -532,7 +535,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 
             hits.extend(redirects(cmd, where))
         hits.extend(secrets.shell_hits(cmd, where, net_fed))
-    return hits + _exfil(cmds, where)
+    return _exfil(cmds, where) + hits  # exfiltration first: it says more than a read
 
 
 def _exfil(cmds: list[Cmd], where: Where) -> list[Hit]:

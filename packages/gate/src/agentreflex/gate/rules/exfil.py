@@ -25,7 +25,22 @@ from agentreflex.gate.shell.paths import Where, classify, is_secret_file
 
 _ENCODERS = frozenset({"base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode"})
 _CLIPBOARDS = frozenset({"pbcopy", "xclip", "xsel", "wl-copy", "clip", "clip.exe"})
-_NET = frozenset({"curl", "wget", "http", "https", "xh", "nc", "ncat", "netcat", "socat"})
+_NET = frozenset(
+    {
+        "curl",
+        "wget",
+        "http",
+        "https",
+        "xh",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "dig",
+        "nslookup",
+        "host",
+    }
+)
 _DUMPERS = frozenset({"env", "printenv", "set", "export", "declare"})
 _ARCHIVERS = frozenset({"tar", "zip", "7z", "gzip", "cat", "head", "tail", "cpio", "gpg"})
 _HEADER_FLAGS = frozenset({"-H", "--header", "-u", "--user", "--oauth2-bearer"})
@@ -61,7 +76,33 @@ def sinks_present(cmds: list[Cmd]) -> bool:
 def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
     """Sources reaching a sink through pipes or substitutions, and tokens sent elsewhere."""
     hits: list[Hit] = []
+    tainted: dict[str, str] = {}  # files a source wrote in this command -> what they hold
     for cmd in cmds:
+        what = source_of(cmd, where)
+        if what:
+            for op, target in cmd.redirects:
+                if op in (">", ">>", ">|", "&>"):
+                    tainted[classify(target, where, cmd.cwd)[1]] = what
+        if cmd.name in _NET and tainted:
+            sent = _uploads(cmd, where, tainted)
+            if sent:
+                hits.append(
+                    _hit(
+                        cmd,
+                        f"This uploads a file holding {sent}, written earlier in "
+                        "the same command. Never send credentials off the machine.",
+                    )
+                )
+        if cmd.name in _NET and _reads_stdin(cmd) and not _dumps_env(cmd.stdin_from):
+            source = _piped_source(cmd, where)  # (whole-environment pipes: secrets.py)
+            if source and not (source[:1] == "$" and sent_to_own_service(cmd, source[1:])):
+                hits.append(
+                    _hit(
+                        cmd,
+                        f"This sends {source} to the network through a pipe. "
+                        "Never send credentials off the machine.",
+                    )
+                )
         if _is_sink(cmd) and cmd.name not in _NET:
             source = _piped_source(cmd, where)
             if source and not _to_file(cmd):
@@ -111,6 +152,43 @@ def _prints_secret_env(cmd: Cmd) -> bool:
     return any(secret_named(a) for a in cmd.args if not a.startswith("-"))
 
 
+def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
+    """What a tainted file holds when the request sends it (``-F f=@FILE``, ``-d @FILE``,
+    ``-T FILE``, ``--upload-file``, ``--post-file=FILE``, ``< FILE``)."""
+    args = cmd.args
+    named: list[str] = [t for op, t in cmd.redirects if op == "<"]
+    for i, a in enumerate(args):
+        value = args[i + 1] if i + 1 < len(args) else ""
+        if a in ("-T", "--upload-file", "--post-file", "--body-file"):
+            named.append(value)
+        elif a.startswith(("--post-file=", "--body-file=", "--upload-file=")):
+            named.append(a.split("=", 1)[1])
+        elif a in _BODY_FLAGS and "@" in value:
+            named.append(value.split("@", 1)[1].split(";", 1)[0])
+    for n in named:
+        full = classify(n, where, cmd.cwd)[1]
+        if full in tainted:
+            return tainted[full]
+    return ""
+
+
+def _reads_stdin(cmd: Cmd) -> bool:
+    """Whether a network client sends what is piped into it."""
+    if cmd.name in ("nc", "ncat", "netcat", "socat", "http", "https", "xh"):
+        return True
+    args = cmd.args
+    return any(a.endswith("@-") for a in args) or any(
+        a in ("-T", "--upload-file", "--post-file", "--body-file")
+        and i + 1 < len(args)
+        and args[i + 1] in ("-", "/dev/stdin")
+        for i, a in enumerate(args)
+    )
+
+
+def _dumps_env(cmd: Cmd | None) -> bool:
+    return cmd is not None and cmd.name in _DUMPERS and not cmd.args
+
+
 def _is_sink(cmd: Cmd) -> bool:
     if cmd.name in _ENCODERS or cmd.name in _CLIPBOARDS or cmd.name in _NET:
         return True
@@ -133,6 +211,14 @@ def source_of(cmd: Cmd, where: Where) -> str:
     """What credential ``cmd`` writes to its stdout (``""`` when none)."""
     if cmd.name in _DUMPERS and (not cmd.args or cmd.args in (["-p"], ["-x"])):
         return "the whole environment (which holds credentials)"
+    from agentreflex.gate.rules.secrets import secret_named
+
+    if cmd.name == "printenv" and any(secret_named(a) for a in cmd.args):
+        return f"${next(a for a in cmd.args if secret_named(a))}"
+    if cmd.name in ("echo", "printf"):
+        named = [v for v in cmd.vars_used if secret_named(v)]
+        if named:
+            return f"${named[0]}"
     files = [a for a in cmd.args if a and not a.startswith("-")]
     files += [t for op, t in cmd.redirects if op == "<"]
     for f in files:

@@ -411,6 +411,15 @@ def docker(cmd: Cmd, where: Where) -> list[Hit]:
         or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and "v" in a[1:])
         for a in args
     )
+    if (words[:1] == ["rm"] or words[:2] == ["container", "rm"]) and volumes and not compose:
+        return [
+            _volumes(
+                cmd,
+                "medium",
+                "the containers' anonymous volumes and their data",
+                "docker rm without -v removes the containers and keeps the volumes",
+            )
+        ]
     if compose and compose[0] in ("down", "rm") and volumes:
         return [
             _volumes(

@@ -1,6 +1,7 @@
 """ORM and migration tools reached through a launcher, judged by their pack.
 
-``php artisan migrate:fresh``, ``python manage.py flush``, ``yarn prisma
+``php artisan migrate:fresh``, ``php bin/console doctrine:database:drop``,
+``cargo sqlx database reset``, ``python manage.py flush``, ``yarn prisma
 migrate reset``, ``pnpm dlx prisma ...``, ``npm exec -- knex ...`` and
 ``npx prisma@5 ...`` run a program the ``databases`` pack knows
 (``packs/databases.json``) under another name; this module finds that program
@@ -21,8 +22,10 @@ _SCOPED = {"@mikro-orm/cli": "mikro-orm", "@prisma/cli": "prisma"}
 def program_of(argv: list[str]) -> list[str] | None:
     """``argv`` rewritten to start with the program a launcher runs, or ``None``."""
     name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
-    if name == "php" and args and args[0].rsplit("/", 1)[-1] == "artisan":
-        return ["artisan", *args[1:]]
+    if name == "php" and args and args[0].rsplit("/", 1)[-1] in ("artisan", "console"):
+        return [args[0].rsplit("/", 1)[-1], *args[1:]]  # Laravel, Symfony's bin/console
+    if name == "cargo" and args[:1] in (["sqlx"], ["diesel"]):
+        return [args[0], *args[1:]]
     if name.startswith("python"):
         if args and args[0].rsplit("/", 1)[-1] == "manage.py":
             return ["manage.py", *args[1:]]

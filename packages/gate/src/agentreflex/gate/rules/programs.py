@@ -89,6 +89,9 @@ SINKS = frozenset(
         "wl-copy",
         "clip",
         "clip.exe",
+        "dig",
+        "nslookup",
+        "host",
     }
 )
 
