@@ -615,6 +615,17 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
     forced = (
         "-f" in flags or "--force" in flags or any(r.startswith("+") or ":+" in r for r in refspecs)
     )
+    targets = [_target_branch(r) for r in refspecs[:]]
+    if forced and targets and all(t in _GENERATED_BRANCHES for t in targets):
+        return [
+            Hit.destructive(
+                "GATE-GIT-FORCE-PUSH",
+                P_WARN,
+                cmd,
+                "This force-pushes a branch of generated output (a published site); "
+                "its old history is replaced, which is how site deploys work.",
+            )
+        ]
     if forced:
         return [
             Hit.destructive(
@@ -644,6 +655,11 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
             )
         ]
     return []
+
+
+# Branches that hold generated output by convention, rebuilt on every deploy and
+# force-pushed by the deploy tools themselves (gh-pages, `mkdocs gh-deploy --force`).
+_GENERATED_BRANCHES = frozenset({"gh-pages"})
 
 
 def _target_branch(refspec: str) -> str:

@@ -35,6 +35,9 @@ def find_secrets(text: str, command: bool = False) -> list[str]:
 
 
 _GENERIC = frozenset({"password-flag", "secret-assignment"})
+_VARIABLE = LazyPattern(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+# Rules that find a password by where it is typed: a development default there is no secret.
+_PASSWORD_RULES = frozenset({"mysql-inline-password", "url-credentials", "cli-password-arg"})
 # The development defaults of database images and docs, typed in every README
 # and CI service block (``docker run -e POSTGRES_PASSWORD=postgres``, the
 # postgres image's own ``mysecretpassword``, ``MYSQL_ROOT_PASSWORD=root``):
@@ -50,6 +53,11 @@ _ID_FLAG_ENDS = ("-id", "_id", "-arn", "-name", "-ids", "-path")
 
 def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     """A generic match that is an identifier, a placeholder or an ARN, not a secret."""
+    matched = text[start:end].strip("'\"")
+    if matched.startswith(("${{", "{{")) or _VARIABLE.match(matched):
+        return True  # a CI or Jinja template (${{ secrets.TOKEN }}) or $VAR: the value is elsewhere
+    if rule in _PASSWORD_RULES and _DEV_DEFAULT.fullmatch(text[start:end].strip("'\"")):
+        return True  # mysql -proot, postgres://postgres:postgres@localhost/app
     if rule not in _GENERIC:
         return False
     value = text[start:end].strip("'\"")

@@ -40,7 +40,14 @@ from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
 from agentreflex.gate.shell.runners import RunnersMixin
-from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
+from agentreflex.gate.shell.walkstate import (
+    BAD_SUBSTITUTION,
+    MAX_DEPTH,
+    STATEMENTS,
+    BadSubstitution,
+    ParseBudgetExceeded,
+    ShellState,
+)
 from agentreflex.gate.shell.words import WordsMixin, quote
 from agentreflex.gate.shell.wrappers import peel
 
@@ -149,6 +156,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return
         if "\\\n" in source:
             source = _CONTINUATION.sub(_join_lines, source)
+        if "${{" in source:  # a ${{ template }}: bash stops at it ("bad substitution")
+            source = _TEMPLATE.sub("${" + BAD_SUBSTITUTION + "}", source)
         if "$" in source:
             # tree-sitter-bash mis-splits some "$NAME" spellings ("rm$IFS-rf$IFS/");
             # "${NAME}" means the same to bash and parses reliably.
@@ -174,7 +183,20 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def stmt(
         self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
     ) -> Cmd | None:
-        """Walk one statement node; return the command it ran (for pipes)."""
+        """Walk one statement node; return the command it ran (for pipes).
+
+        A statement holding a ``${{ template }}`` does not run: bash cannot expand it.
+        bash then stops the whole script, but another shell (zsh) may go on, so the
+        statements after it are still judged.
+        """
+        try:
+            return self._stmt(node, depth, stdin_from, via)
+        except BadSubstitution:
+            return None
+
+    def _stmt(
+        self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
+    ) -> Cmd | None:
         self._tick()
         t = node.type
         if t == "command":
@@ -684,6 +706,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 )
 
 
+# ``${{ expr }}``: a CI or Jinja template left in a command (GitHub Actions'
+# ``${{ secrets.TOKEN }}``); bash cannot expand it.
+_TEMPLATE = LazyPattern(r"\$\{\{[^\n]*?\}\}")
 # The time keyword's own end of options (unquoted): `time -- f` calls the function f.
 _TIME_DASHDASH = LazyPattern(r"(?:^|[\s;&|(])time\s+(?:-p\s+)?--\s")
 # `export -f f`, `declare -fx f`, `typeset -f`: functions handed to child shells.

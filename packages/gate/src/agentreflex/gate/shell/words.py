@@ -16,7 +16,13 @@ from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import braces, pipes
 from agentreflex.gate.shell.parser import node_text
-from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, WalkerBase
+from agentreflex.gate.shell.walkstate import (
+    BAD_SUBSTITUTION,
+    MAX_DEPTH,
+    STATEMENTS,
+    BadSubstitution,
+    WalkerBase,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -254,6 +260,8 @@ class WordsMixin(WalkerBase):
         )
 
     def _lookup(self, name: str) -> str:
+        if name == BAD_SUBSTITUTION:
+            raise BadSubstitution(name)
         self._vars_used.append(name)
         if name == "PWD":
             return self.state.cwd
@@ -285,6 +293,8 @@ class WordsMixin(WalkerBase):
         if not names:
             return UNKNOWN
         name = node_text(names[0])
+        if name == BAD_SUBSTITUTION:
+            raise BadSubstitution(name)
         if "#" in ops[:1] or "!" in ops[:1]:
             self._vars_used.append(name)
             return UNKNOWN
