@@ -756,12 +756,25 @@ _READ_ONLY_DISK = frozenset(
 def disk(cmd: Cmd, where: Where) -> list[Hit]:
     """mkfs, wipefs, partitioners and volume destroyers; argument words never disarm them."""
     name = cmd.name
-    if name.startswith(DISK_PREFIXES):
+    if name.startswith(DISK_PREFIXES) or name == "mkswap":
         targets = [a for a in cmd.args if not a.startswith("-")]
         if targets:
-            place, _ = classify(targets[-1], where, cmd.cwd)
+            place, full = classify(targets[-1], where, cmd.cwd)
             if place in (Place.INSIDE, Place.TEMP) and not targets[-1].startswith("/dev/"):
                 return []
+            if place not in (Place.DEVICE, Place.UNKNOWN, Place.ROOT) and not full.startswith(
+                "/dev/"
+            ):
+                # a regular file (`fallocate -l 4G /swapfile && mkswap /swapfile`): only it
+                return [
+                    Hit.destructive(
+                        "GATE-DISK-FORMAT",
+                        P_WARN,
+                        cmd,
+                        f"This formats the file {full} (a swap file or disk image); what it "
+                        "held is lost. Check it is the file just made for this.",
+                    )
+                ]
         return [
             Hit.destructive(
                 "GATE-DISK-FORMAT",

@@ -296,6 +296,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             cmd = self.pipeline(kids, depth, stdin_from, via)
             if cmd is not None:
                 cmd.redirects.extend(redirects)
+        elif body is not None and body.type == "list" and not stdin_text:
+            # tree-sitter hangs `a && echo x > f` on the whole list; bash binds the
+            # redirect to the list's last command (an echo redirected prints nothing)
+            seen = len(self.cmds)
+            self.stmt(body, depth, stdin_from, via)
+            last = next((c for c in reversed(self.cmds[seen:]) if c.via == via), None)
+            if last is not None:
+                last.redirects.extend(redirects)
+                cmd = last
+            else:
+                cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
+                self.cmds.append(cmd)
         else:
             if body is not None:
                 self.stmt(body, depth, stdin_from, via)
