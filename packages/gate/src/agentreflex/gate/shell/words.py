@@ -130,6 +130,10 @@ def _setup_snippet(last: Cmd, ran: list[Cmd]) -> bool:
     )
 
 
+# A make-style variable name: capitals, digits and underscores (BUILD_DIR, MAKE, CC).
+_MAKE_VARIABLE = LazyPattern(r"[A-Z][A-Z0-9_]*")
+
+
 class WordsMixin(WalkerBase):
     """Expands word nodes; runs the substitutions inside them."""
 
@@ -166,7 +170,25 @@ class WordsMixin(WalkerBase):
             return "/tmp/" + UNKNOWN
         if _setup_snippet(last, ran):
             return SETUP
+        if len(ran) == 1 and not last.args and self._make_variable(node, last.name):
+            # $(BUILD_DIR): a make variable pasted into a shell runs a program called
+            # BUILD_DIR, which no system has; bash substitutes the empty string (so
+            # `rm -rf $(BUILD_DIR)` deletes nothing, and `rm -rf $(BUILD_DIR)/*` is /*)
+            return ""
         return UNKNOWN
+
+    def _make_variable(self, node: Any, name: str) -> bool:
+        """``$(NAME)`` in capitals naming no program the gate knows (``$(MAKE)`` runs make
+        on a case-insensitive file system), nor an alias or function of this command."""
+        text = node_text(node)
+        raw = text[2:-1] if text.startswith("$(") and text.endswith(")") else ""
+        if not _MAKE_VARIABLE.fullmatch(raw) or len(raw) < 3:
+            return False
+        if name in self.state.aliases or name in self._bodies or raw in self._bodies:
+            return False
+        from agentreflex.gate.analyze import known_program
+
+        return "_" in raw or not known_program(name)
 
     def expand(self, node: Any, depth: int, split: bool) -> list[str]:
         """Expand one word node into the fields bash would pass."""
