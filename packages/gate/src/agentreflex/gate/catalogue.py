@@ -80,6 +80,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "git clean -f deletes untracked files (ask: named paths)",
     ),
     "GATE-GIT-STASH-DROP": ("git", _B, "drops stashed work"),
+    "GATE-GIT-BRANCH-FORCE-MOVE": (
+        "git",
+        _A,
+        "git branch -f moves an existing branch; its newer commits are left in the reflog",
+    ),
     "GATE-GIT-BRANCH-FORCE-DELETE": ("git", _B, "deletes an unmerged branch"),
     "GATE-GIT-FORCE-PUSH": ("git", _B, "force-pushes over the remote's history"),
     "GATE-GIT-FORCE-PUSH-PROTECTED": ("git", _W, "--force-with-lease to a shared branch"),

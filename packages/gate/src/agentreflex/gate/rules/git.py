@@ -572,6 +572,23 @@ def _branch(cmd: Cmd, args: list[str]) -> list[Hit]:
                 "which refuses to lose commits.",
             )
         ]
+    moving = ("-f" in flags or "--force" in flags) and not (
+        flags & {"-m", "-M", "-c", "-C", "--move", "--copy", "-u", "--set-upstream-to"}
+    )
+    names = [a for a in args if not a.startswith("-")]
+    if moving and len(names) >= 2:
+        # git branch -f main HEAD~3: main's newer commits are left only in the reflog
+        return [
+            Hit(
+                "GATE-GIT-BRANCH-FORCE-MOVE",
+                ASK,
+                1.0,
+                cmd.text,
+                f"git branch -f moves {names[0]} to {names[1]}; commits only on the old "
+                f"{names[0]} are left in the reflog. Create a new branch instead "
+                f"(git branch {names[0]}-new {names[1]}), or ask the user.",
+            )
+        ]
     return []
 
 
