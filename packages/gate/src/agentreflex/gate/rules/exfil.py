@@ -172,6 +172,14 @@ def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
     return ""
 
 
+def _decodes(cmd: Cmd) -> bool:
+    return any(
+        a in ("-d", "--decode", "-D", "-r", "--revert")
+        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and ("d" in a or "r" in a))
+        for a in cmd.args
+    )
+
+
 def _reads_stdin(cmd: Cmd) -> bool:
     """Whether a network client sends what is piped into it."""
     if cmd.name in ("nc", "ncat", "netcat", "socat", "http", "https", "xh"):
@@ -190,6 +198,8 @@ def _dumps_env(cmd: Cmd | None) -> bool:
 
 
 def _is_sink(cmd: Cmd) -> bool:
+    if cmd.name in _ENCODERS and _decodes(cmd):
+        return False  # base64 -d prints plaintext: not a way past redaction
     if cmd.name in _ENCODERS or cmd.name in _CLIPBOARDS or cmd.name in _NET:
         return True
     return cmd.name == "openssl" and cmd.args[:1] in (["base64"], ["enc"])
