@@ -170,25 +170,35 @@ class WordsMixin(WalkerBase):
             return "/tmp/" + UNKNOWN
         if _setup_snippet(last, ran):
             return SETUP
-        if len(ran) == 1 and not last.args and self._make_variable(node, last.name):
-            # $(BUILD_DIR): a make variable pasted into a shell runs a program called
-            # BUILD_DIR, which no system has; bash substitutes the empty string (so
-            # `rm -rf $(BUILD_DIR)` deletes nothing, and `rm -rf $(BUILD_DIR)/*` is /*)
-            return ""
+        if len(ran) == 1 and not last.args:
+            kind = self._make_variable(node, last.name)
+            if kind == "empty":
+                # $(BUILD_DIR): a make variable pasted into a shell runs a program called
+                # BUILD_DIR, which no system has; bash substitutes the empty string (so
+                # `rm -rf $(BUILD_DIR)` deletes nothing, and `rm -rf $(BUILD_DIR)/*` is /*)
+                return ""
+            if kind == "program":
+                # $(MAKE), $(PYTHON): a Makefile recipe's tool variable, read as the tool
+                # it names (the recipe's meaning; judged as that program runs)
+                return last.name
         return UNKNOWN
 
-    def _make_variable(self, node: Any, name: str) -> bool:
-        """``$(NAME)`` in capitals naming no program the gate knows (``$(MAKE)`` runs make
-        on a case-insensitive file system), nor an alias or function of this command."""
+    def _make_variable(self, node: Any, name: str) -> str:
+        """What ``$(NAME)`` in capitals is: ``empty`` when it names no program the gate
+        knows (no system has a BUILD_DIR program), ``program`` when it names one
+        (``$(MAKE)``: make, as the recipe means), ``""`` otherwise (too short, or an alias
+        or function of this command)."""
         text = node_text(node)
         raw = text[2:-1] if text.startswith("$(") and text.endswith(")") else ""
-        if not _MAKE_VARIABLE.fullmatch(raw) or len(raw) < 3:
-            return False
+        if not _MAKE_VARIABLE.fullmatch(raw) or len(raw) < 2:
+            return ""
         if name in self.state.aliases or name in self._bodies or raw in self._bodies:
-            return False
+            return ""
         from agentreflex.gate.analyze import known_program
 
-        return "_" in raw or not known_program(name)
+        if known_program(name):
+            return "program"
+        return "empty" if "_" in raw or len(raw) >= 3 else ""
 
     def expand(self, node: Any, depth: int, split: bool) -> list[str]:
         """Expand one word node into the fields bash would pass."""
