@@ -70,6 +70,11 @@ def _uncommitted(targets: list[str], cmd: Cmd, where: Where) -> list[Hit]:
     inside = [t for t in targets if t and classify(t, where, cmd.cwd)[0] is Place.INSIDE]
     if not inside or not where.project or not os.path.isdir(os.path.join(where.project, ".git")):
         return []
+    # only what exists can hold work (a cheap stat first: most deletes name build output
+    # that is not there, and git is not asked for those)
+    inside = [t for t in inside if os.path.lexists(glob_base(resolve(t, where, cmd.cwd))[0])]
+    if not inside:
+        return []
     from agentreflex.gate.rules import worktree  # only in-project deletes in a git work tree
 
     if worktree.uncommitted(cmd.cwd, inside) is not True:
