@@ -414,8 +414,11 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     mode, targets = positional[0], positional[1:]
     hits = []
+    to_self = cmd.name in ("chown", "chgrp") and _names_the_user(cmd.text, where)
     for t in targets:
         place, full = classify(t, where, cmd.cwd)
+        if to_self and place in (Place.HOME, Place.HOME_DOT, Place.HOME_OTHER, Place.CACHE):
+            continue  # sudo chown -R $(whoami) ~/.npm: the user's files given back to them
         if (
             place is Place.SYSTEM
             and _app_dir(full)
@@ -466,6 +469,24 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
                 )
             )
     return hits
+
+
+_SELF_OWNERS = ("$USER", "${USER}", "$(whoami)", "`whoami`", "$(id -u)", "$(id -un)", "$LOGNAME")
+
+
+def _names_the_user(text: str, where: Where) -> bool:
+    """Whether a chown's owner is the user running it (``$USER``, ``$(whoami)``, ``$(id -u)``,
+    or the home folder's own name): handing the user's files back to them, as npm's
+    EACCES guide does (``sudo chown -R $(whoami) ~/.npm``)."""
+    words = text.split()
+    owner = (
+        next((w for w in words[words.index("chown") + 1 :] if not w.startswith("-")), "")
+        if ("chown" in words)
+        else ""
+    )
+    owner = owner.strip("'\"").split(":", 1)[0]
+    name = where.home.rstrip("/").rsplit("/", 1)[-1]
+    return owner.startswith(_SELF_OWNERS) or (bool(name) and owner == name)
 
 
 # Folders that hold an application's files, not the system's: a web root or an
