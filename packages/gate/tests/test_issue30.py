@@ -275,3 +275,19 @@ def test_which_windows_shell() -> None:
     assert windows.dialect_of("PowerShell", "") == "powershell"
     assert windows.dialect_of("exec_command", "C:\\Windows\\System32\\cmd.exe") == "cmd"
     assert windows.dialect_of("exec_command", "/bin/bash") == ""
+
+
+def test_sql_files_on_disk_are_read_bounded(tmp_path: Path) -> None:
+    (tmp_path / "drop.sql").write_text("-- reset\nDROP TABLE users;\n")
+    (tmp_path / "seed.sql").write_text("INSERT INTO users VALUES (1);\n")
+    (tmp_path / "huge.sql").write_text("SELECT 1;\n" * 8000 + "DROP TABLE users;\n")
+    where = {"cwd": str(tmp_path), "home": str(tmp_path), "project": str(tmp_path)}
+    assert check_command("psql -f drop.sql", **where)[0] == "BLOCK"
+    assert check_command("psql --file=drop.sql app", **where)[0] == "BLOCK"
+    assert check_command("mysql app < drop.sql", **where)[0] == "BLOCK"
+    assert check_command("psql -f seed.sql", **where)[0] == "ALLOW"
+    assert check_command("psql -f missing.sql", **where)[0] == "ALLOW"  # fails, deletes nothing
+    assert check_command("psql -f huge.sql", **where)[0] == "ALLOW"  # over 64 kB: not read
+    # a file written earlier in the same command is judged from what was written
+    verdict = check_command("echo 'TRUNCATE t;' > x.sql && psql -f x.sql", **where)[0]
+    assert verdict == "BLOCK"

@@ -157,6 +157,8 @@ def _sql_file(path: str, cmd: Cmd, where: Where, written: dict[str, str]) -> str
     import os
 
     full = resolve(path, where, cmd.cwd)
+    if full in written:  # written earlier in the same command (keys are resolved paths)
+        return written[full]
     if has_marker(full) or "\0" in full:  # a folder only known at run time (a container's)
         return ""
     try:
