@@ -223,6 +223,14 @@ def test_git_checkout_of_a_changed_file_is_a_discard(tmp_path: Path) -> None:
     assert check_command("rm -rf build dist", **where)[0] == "ALLOW"
     (repo / "scratch.py").write_text("x\n")  # untracked scratch files are the agent's own
     assert check_command("rm scratch.py", **where)[0] == "ALLOW"
+    # a folder of files git never held goes for good with rm -r (claude-code#49129)
+    (repo / "photos").mkdir()
+    (repo / "photos" / "a.jpg").write_text("x")
+    assert check_command("rm -rf photos", **where)[0] == "ASK_USER"
+    (repo / ".gitignore").write_text("build/\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "out.o").write_text("x")
+    assert check_command("rm -rf build", **where)[0] == "ALLOW"  # ignored output
 
 
 def _encoded(text: str) -> str:

@@ -30,7 +30,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-RM-UNCOMMITTED": (
         "deletes",
         _A,
-        "deletes project files whose changes are not committed (the work tree is asked)",
+        "deletes project files git holds no copy of (uncommitted changes; files never added, for rm -r)",
     ),
     "GATE-RM-OUTSIDE": ("deletes", _W, "deletes a file outside the project"),
     "GATE-RM-UNRESOLVED": ("deletes", _A, "a recursive delete of a path known only at run time"),

@@ -51,19 +51,21 @@ def rm(cmd: Cmd, where: Where) -> list[Hit]:
         if hit is not None:
             hits.append(hit)
     if not hits:
-        hits.extend(_uncommitted(targets, cmd, where))
+        hits.extend(_uncommitted(targets, recursive, cmd, where))
     return hits
 
 
-def _uncommitted(targets: list[str], cmd: Cmd, where: Where) -> list[Hit]:
-    """Deleting project files whose changes are not committed loses them (issue 30).
+def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) -> list[Hit]:
+    """Deleting project files git holds no copy of loses them (issue 30).
 
-    Only tracked files with uncommitted changes count: git holds no copy of
-    those changes.  The real work tree is asked (:mod:`worktree`, bounded, no
-    repository program runs), and only in a git work tree; a file that is
-    clean, ignored (``build/``) or only known at run time is ordinary work.
-    Untracked files are left alone here: agents delete the scratch files
-    they made all the time (issue 29's work-tree facts can tell them apart).
+    Tracked files with uncommitted changes count, and, for a recursive delete,
+    untracked files that are not ignored (a folder of the user's own files:
+    anthropics/claude-code#49129, #46058).  The real work tree is asked
+    (:mod:`worktree`, bounded, no repository program runs), and only in a git
+    work tree; what is clean, ignored (``build/``, ``node_modules``) or only
+    known at run time is ordinary work.  A single untracked file is left
+    alone: agents delete the scratch files they made all the time (issue 29's
+    work-tree facts can tell them from the user's).
     """
     import os
 
@@ -77,7 +79,7 @@ def _uncommitted(targets: list[str], cmd: Cmd, where: Where) -> list[Hit]:
         return []
     from agentreflex.gate.rules import worktree  # only in-project deletes in a git work tree
 
-    if worktree.uncommitted(cmd.cwd, inside) is not True:
+    if worktree.uncommitted(cmd.cwd, inside, untracked=recursive) is not True:
         return []
     return [
         Hit(
@@ -85,8 +87,10 @@ def _uncommitted(targets: list[str], cmd: Cmd, where: Where) -> list[Hit]:
             "ask",
             1.0,
             cmd.text,
-            "This deletes project files whose changes are not committed; git cannot bring "
-            "those changes back. `git stash` or commit them first, or `git rm` a clean file.",
+            "This deletes project files git holds no copy of (uncommitted changes"
+            + (", or files never added" if recursive else "")
+            + "); nothing can bring them back. `git stash -u` or commit them first, or "
+            "`git status --short PATH` to see what would go.",
         )
     ]
 
