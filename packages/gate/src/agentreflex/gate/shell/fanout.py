@@ -402,53 +402,67 @@ _CACHE_NAMES = frozenset(
 _NAME_TESTS = frozenset({"-name", "-iname"})
 # expression words that neither select by name nor widen the selection
 _NEUTRAL = frozenset(
-    {
-        "-o",
-        "-or",
-        "-a",
-        "-and",
-        "(",
-        ")",
-        "\\(",
-        "\\)",
-        "-prune",
-        "-print",
-        "-print0",
-        "-depth",
-        "-xdev",
-        "-mount",
-        "-delete",
-        "-type",
-        "d",
-        "f",
-        "-maxdepth",
-        "-mindepth",
-    }
+    {"-a", "-and", "-prune", "-print", "-print0", "-depth", "-xdev", "-mount", "-delete"}
 )
 
 
 def only_caches(exprs: list[str]) -> bool:
-    """Whether a find expression selects nothing but ``_CACHE_NAMES`` by name (no negation,
-    no other test), so deleting what it yields loses no data."""
-    names = 0
-    j = 0
-    while j < len(exprs):
-        a = exprs[j]
-        if a in _NAME_TESTS and j + 1 < len(exprs):
-            if exprs[j + 1] not in _CACHE_NAMES:
-                return False
-            names += 1
-            j += 2
-            continue
-        if a in ("-maxdepth", "-mindepth", "-type") and j + 1 < len(exprs):
-            j += 2
-            continue
+    """Whether a find expression selects nothing but ``_CACHE_NAMES`` by name, so deleting
+    what it yields loses no data.
+
+    Every alternative (``-o``, at any nesting) must hold a cache name test: in
+    ``-name __pycache__ -o -delete`` the second alternative deletes everything
+    else.  Negation, ``,`` and any test the table does not know make it false.
+    """
+    words: list[str] = []
+    k = 0
+    while k < len(exprs):  # each -exec ... ; block is one action, like -delete
+        a = exprs[k]
         if a in ("-exec", "-execdir", "-ok", "-okdir"):
-            return names > 0
+            while k < len(exprs) and exprs[k] not in (";", "+", "\\;"):
+                k += 1
+            words.append("-delete")
+        else:
+            words.append(_PAREN.get(a, a))
+        k += 1
+    ok, _ = _alternatives(words, 0)
+    return ok
+
+
+_PAREN = {"\\(": "(", "\\)": ")"}
+
+
+def _alternatives(words: list[str], k: int) -> tuple[bool, int]:
+    """Parse ``words[k:]`` up to a closing paren: True when every ``-o`` alternative
+    holds a cache name test; returns the index after the group."""
+    named = False
+    all_named = True
+    while k < len(words):
+        a = words[k]
+        if a == ")":
+            return all_named and named, k + 1
+        if a in ("-o", "-or"):
+            all_named = all_named and named
+            named = False
+            k += 1
+            continue
+        if a == "(":
+            inner, k = _alternatives(words, k + 1)
+            named = named or inner
+            continue
+        if a in _NAME_TESTS and k + 1 < len(words):
+            if words[k + 1] not in _CACHE_NAMES:
+                return False, len(words)
+            named = True
+            k += 2
+            continue
+        if a in ("-maxdepth", "-mindepth", "-type") and k + 1 < len(words):
+            k += 2
+            continue
         if a not in _NEUTRAL:
-            return False
-        j += 1
-    return names > 0
+            return False, len(words)
+        k += 1
+    return all_named and named, k
 
 
 def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:
