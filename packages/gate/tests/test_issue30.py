@@ -136,7 +136,9 @@ def test_token_owners_come_from_the_data_file() -> None:
     assert exfil.token_hosts("SOME_RANDOM_TOKEN") == ()
     assert exfil._host_in("api.github.com", exfil.token_hosts("GH_TOKEN"))
     assert not exfil._host_in("github.com.evil.example", exfil.token_hosts("GH_TOKEN"))
-    assert exfil._host_in("gitlab.example.org", exfil.token_hosts("GITLAB_TOKEN"))
+    # a self-hosted GitLab cannot be told from an attacker's gitlab.evil.example by name
+    assert not exfil._host_in("gitlab.evil.example", exfil.token_hosts("GITLAB_TOKEN"))
+    assert exfil._host_in("gitlab.com", exfil.token_hosts("GITLAB_TOKEN"))
 
 
 # --- Windows shells ------------------------------------------------------------------
@@ -221,6 +223,9 @@ def test_git_checkout_of_a_changed_file_is_a_discard(tmp_path: Path) -> None:
     assert verdict == "ASK_USER" and {p.code for p in proposals} == {"GATE-RM-UNCOMMITTED"}
     assert check_command("rm notes.md", **where)[0] == "ALLOW"
     assert check_command("rm -rf build dist", **where)[0] == "ALLOW"
+    # a folder that exists is not "made" by mkdir -p: chown of it is judged as usual
+    verdict = check_command("mkdir -p /etc && chown -R nobody /etc", **where)[0]
+    assert verdict == "BLOCK"
     (repo / "scratch.py").write_text("x\n")  # untracked scratch files are the agent's own
     assert check_command("rm scratch.py", **where)[0] == "ALLOW"
     # a folder of files git never held goes for good with rm -r (claude-code#49129)

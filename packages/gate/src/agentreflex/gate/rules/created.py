@@ -4,10 +4,14 @@
 which makes ``/home/app``) hands a folder the same command just made to its
 user: a container-build idiom, not a change to the system's own files
 (issue 30).  :func:`made_dirs` lists those folders in the order the commands
-run; the permission rules skip targets inside them.
+run; the permission rules skip targets inside them.  A folder that exists
+already is not made (``mkdir -p /etc`` changes nothing), so only folders
+absent now count.
 """
 
 from __future__ import annotations
+
+import os
 
 from agentreflex.gate.model import Cmd, has_marker
 from agentreflex.gate.shell.paths import Where, resolve
@@ -36,13 +40,15 @@ def _makes(cmd: Cmd, where: Where) -> list[str]:
             for i, a in enumerate(args)
             if not a.startswith("-") and not (i and args[i - 1] in valued)
         ]
-        return [resolve(w, where, cmd.cwd) for w in words if w and not has_marker(w)]
+        made = [resolve(w, where, cmd.cwd) for w in words if w and not has_marker(w)]
+        return [m for m in made if not os.path.lexists(m)]  # mkdir -p of /etc makes nothing
     if cmd.name in _USERADD and any(a in ("-m", "--create-home") for a in args):
         home = _value(args, ("-d", "--home-dir", "--home"))
         user = [a for a in args if not a.startswith("-")][-1:] if args else []
-        if home:
-            return [resolve(home, where, cmd.cwd)]
-        return [f"/home/{user[0]}"] if user and not has_marker(user[0]) else []
+        made = [resolve(home, where, cmd.cwd)] if home else []
+        if not home and user and not has_marker(user[0]):
+            made = [f"/home/{user[0]}"]
+        return [m for m in made if not os.path.lexists(m)]
     return []
 
 
