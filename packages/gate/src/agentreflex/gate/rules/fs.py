@@ -632,6 +632,12 @@ def _into_tool_dir(cmd: Cmd, dest: str) -> Hit | bool | None:
     )
 
 
+def _exists(path: str) -> bool:
+    import os
+
+    return os.path.lexists(path)
+
+
 def _backup_name(source: str, dest: str) -> bool:
     """``dest`` is ``source`` renamed in the same folder with a suffix (``x`` -> ``x.bak``):
     the install guides' backup step (LazyVim: ``mv ~/.config/nvim{,.bak}``), which keeps
@@ -792,8 +798,10 @@ def disk(cmd: Cmd, where: Where) -> list[Hit]:
             place, full = classify(targets[-1], where, cmd.cwd)
             if place in (Place.INSIDE, Place.TEMP) and not targets[-1].startswith("/dev/"):
                 return []
-            if place not in (Place.DEVICE, Place.UNKNOWN, Place.ROOT) and not full.startswith(
-                "/dev/"
+            if (
+                place not in (Place.DEVICE, Place.UNKNOWN, Place.ROOT)
+                and not full.startswith("/dev/")
+                and ("swap" in full.rsplit("/", 1)[-1].lower() or not _exists(full))
             ):
                 # a regular file (`fallocate -l 4G /swapfile && mkswap /swapfile`): only it
                 return [
