@@ -551,7 +551,7 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
         ]
     if words[:1] == ["api"] and http_method(args) == "DELETE":
         endpoint = positional(args, _GH_API_VALUED)[1:2]
-        if endpoint and _GH_SMALL.search(endpoint[0]):
+        if endpoint and _GH_SMALL.search(endpoint[0]) and "/git/" not in endpoint[0]:
             return [
                 Hit(
                     "GATE-GH-DELETE",
