@@ -330,7 +330,9 @@ _DROP_INS = (
 )
 # The time zone a container build sets (``ln -sf /usr/share/zoneinfo/$TZ /etc/localtime &&
 # echo $TZ > /etc/timezone``): a setting, not data.
-_SETTING_FILES = frozenset({"/etc/localtime", "/etc/timezone"})
+_SETTING_FILES = frozenset(
+    {"/etc/localtime", "/etc/timezone", "/etc/locale.gen", "/etc/default/locale"}
+)
 
 
 def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
@@ -362,8 +364,16 @@ def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
             "GATE-OVERWRITE-SYSTEM",
             P_WARN,
             cmd,
-            f"This sets the machine's time zone ({full}), as container builds do. Check "
-            "it is wanted.",
+            f"This sets the machine's time zone or locale ({full}), as container builds "
+            "do. Check it is wanted.",
+        )
+    if place is Place.SYSTEM and append and full == "/etc/hosts":
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            "This adds a name to /etc/hosts (a local development domain, as READMEs do); "
+            "the existing entries stay. Check the name and address.",
         )
     if place is Place.SYSTEM and full.startswith(_PACKAGE_SOURCES):
         return Hit.destructive(
