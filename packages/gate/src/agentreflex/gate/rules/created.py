@@ -70,6 +70,9 @@ def all_made(cmd: Cmd, made: list[str], where: Where) -> bool:
     targets = words[1:]
     if not targets:
         return False
+    mode = words[0]
+    if cmd.name == "chmod" and ("s" in mode or (len(mode) == 4 and mode[0] in "2467")):
+        return False  # setuid/setgid stays judged, new folder or not
     for t in targets:
         full = resolve(t, where, cmd.cwd)
         if has_marker(full) or not any(full == m or full.startswith(m + "/") for m in made):
