@@ -653,6 +653,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(original, self.where, cmd.cwd), cmd, depth)
         elif name in ("rimraf", "del-cli", "trash-empty"):
             self.execute(["rm", "-rf", *cmd.args], cmd.text, depth + 1, via=name)
+        elif name == "shx" and cmd.args[:1] in (["rm"], ["mv"], ["cp"], ["chmod"]):
+            # package.json scripts' portable shell: `shx rm -rf lib` is rm -rf lib
+            self.execute(cmd.args, cmd.text, depth + 1, via=name)
         else:
             self._derived(cmd, depth)
 
