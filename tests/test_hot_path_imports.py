@@ -38,6 +38,7 @@ NEVER = (
     "ipaddress",
     "urllib.parse",
     "agentreflex.guard.engine",
+    "sqlglot",  # the gate's SQL parser: only for SQL a database client is given (issue 30)
 )
 
 

@@ -65,7 +65,7 @@ def test_inert_spellings(argv: list[str], why: str) -> None:
         ),
         ("etcdctl del --prefix /app/", "WARN"),
         ("sudo chmod 777 /usr/local/bin/tool", "WARN"),
-        ("docker volume rm data", "WARN"),
+        ("docker volume rm data", "ASK_USER"),  # medium: the volume's data goes (issue 30)
     ],
 )
 def test_rules(command: str, expected: str) -> None:

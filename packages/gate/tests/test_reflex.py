@@ -380,7 +380,7 @@ def test_the_configured_profile_decides_a_graded_finding(
     cfg = make_config("enforced")
     cfg.profile = profile
     for command, want in (
-        ("kubectl delete pod web-1 -n dev", scoped),
+        ("kubectl delete deploy web -n dev", scoped),
         ("kubectl delete namespace prod", wide),
     ):
         event = pre_tool("Bash", {"command": command}, cwd=str(project))

@@ -93,7 +93,10 @@ def test_only_the_family_of_a_running_program_is_read() -> None:
         ("kubectl delete -f app.yaml", "BLOCK", None),
         ("kubectl -n prod delete deploy api", "BLOCK", None),
         ("oc delete ns team-a", "BLOCK", None),
-        ("kubectl delete pod web-1 -n dev", None, "ASK_USER"),
+        ("kubectl delete pod web-1 -n dev", None, "WARN"),  # a restart (issue 30): low
+        ("kubectl delete pods -l app=web", None, "WARN"),
+        ("kubectl delete pod/web-1 deploy/api", None, "ASK_USER"),  # not only pods
+        ("kubectl delete pvc data -n dev", "BLOCK", None),
         ("kubectl delete deploy/api", None, "ASK_USER"),
         # terraform: the whole stack vs -target (terraform still confirms it itself)
         ("terraform destroy", "BLOCK", None),
@@ -113,7 +116,7 @@ def test_scope_narrows_the_decision(command: str, wide: str | None, narrow: str 
 @pytest.mark.parametrize(
     ("command", "lean", "balanced", "thorough"),
     [
-        ("kubectl delete pod web-1 -n dev", "WARN", "ASK_USER", "ASK_USER"),  # medium
+        ("kubectl delete deploy web -n dev", "WARN", "ASK_USER", "ASK_USER"),  # medium
         ("git clean -fd build/", "WARN", "ASK_USER", "ASK_USER"),  # medium (a rule's own grade)
         ("kubectl delete namespace prod", "BLOCK", "BLOCK", "BLOCK"),  # high
         ("aws s3 rm s3://bucket/key", "WARN", "WARN", "WARN"),  # low

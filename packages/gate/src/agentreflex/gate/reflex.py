@@ -199,6 +199,12 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
         from agentreflex.gate.rules import constraints
 
         noted = constraints.from_state(stated)
+    windows = _windows_shell(tool)
+    if windows:  # PowerShell or cmd.exe: their own syntax (rules/windows.py, issue 30)
+        from agentreflex.gate.rules import windows as windows_rules
+
+        text = tool.command or str(tool.input.get("command") or "")
+        return windows_rules.analyse(text, windows, where)
     hits, cmds = _call_hits(ctx, tool, where, noted)
     paths = [p for p in (tool.paths or ([tool.path] if tool.path else [])) if p]
     if tool.kind in (ToolKind.MCP, ToolKind.OTHER):
@@ -217,6 +223,21 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
         if rules:
             hits.extend(allow.user_hits(rules, cmds, paths))
     return hits
+
+
+_WINDOWS_NAMES = ("powershell", "pwsh", "cmd")
+
+
+def _windows_shell(tool: ToolCall) -> str:
+    """``powershell`` or ``cmd`` when the host runs this shell call in a Windows shell:
+    its tool is named so, or its input's ``shell`` field names one."""
+    shell = tool.input.get("shell") if isinstance(tool.input, dict) else None
+    name = tool.name.lower()
+    if not (name.startswith(_WINDOWS_NAMES) or isinstance(shell, str)):
+        return ""
+    from agentreflex.gate.rules.windows import dialect_of
+
+    return dialect_of(tool.name, shell if isinstance(shell, str) else "")
 
 
 def _call_hits(

@@ -80,3 +80,16 @@ def uncommitted(cwd: str, paths: list[str] | None = None, untracked: bool = Fals
     if status is None or status.returncode != 0 or len(status.stdout) > _MAX_OUTPUT:
         return None
     return bool(status.stdout.strip(b"\0"))
+
+
+def is_ref(cwd: str, name: str) -> bool:
+    """Whether ``name`` names a commit in the repository at ``cwd`` (a branch, tag or sha).
+
+    ``git checkout NAME`` switches to NAME when it is one and restores the file
+    NAME otherwise; unknown (git missing or slow) counts as a ref, so the
+    caller's discard rule does not fire on a guess.
+    """
+    if name.startswith("-") or has_marker(name):
+        return True
+    done = _git(cwd, ["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"])
+    return done is None or done.returncode == 0
