@@ -39,8 +39,10 @@ STOPS = (Verdict.ASK_USER, Verdict.BLOCK)
 class LocalEngine(OfflineBackend):
     """The engine exactly as ``agentreflex laya serve`` answers (same model id), calibrated."""
 
-    model = "laya-builtin-1"
     calibrated = True
+
+    def __init__(self) -> None:
+        super().__init__("laya-builtin-1")
 
 
 class RawBlocks:

@@ -65,16 +65,15 @@ def pav(points: list[tuple[float, bool]]) -> tuple[list[float], list[float]]:
 
 def backend_for(name: str) -> Any:
     if name == "builtin":
+        from agentreflex.core.heuristic.engine import MODEL_ID
         from agentreflex.judge2.offline import OfflineBackend
 
-        backend = OfflineBackend()
-        backend.model = "laya-builtin-1"  # the same engine, under the id laya serves it as
-        return backend
+        return OfflineBackend(MODEL_ID)  # the same engine, under the id laya serves it as
     from agentreflex.core.config import load_config
     from agentreflex.judge2.jev import JevBackend
 
     j = load_config().judge
-    return JevBackend(j.base_url, j.model, j.api_key, timeout_ms=10_000, retries=2)
+    return JevBackend(j.base_url, j.model, j.request_key, timeout_ms=10_000, retries=2)
 
 
 def fit(scored: list[heldout.Scored], model: str) -> tuple[CalibrationMap, dict[str, Any]]:

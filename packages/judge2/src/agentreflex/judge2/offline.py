@@ -32,7 +32,10 @@ class OfflineBackend:
     cacheable = False
     calibrated = False
 
-    def __init__(self) -> None:
+    def __init__(self, model: str = "offline-heuristic") -> None:
+        # ``model`` is the id answers are reported under; the calibration tools pass the
+        # engine's own id (``laya-builtin-1``), so the map laya's answers get is the one fitted.
+        self.model = model
         self._engine = BuiltinEngine()
 
     def answer(self, request: SystemOneRequest, subject: Subject) -> SystemOneResponse:
