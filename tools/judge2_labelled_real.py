@@ -109,9 +109,10 @@ def case_rows(path: Path = CASES) -> Iterator[dict[str, Any]]:
         if not line.strip():
             continue
         case = json.loads(line)
-        state = case.get("state") or build_state(
-            SessionState(), pre_tool("Bash", {"command": case["command"]}), s.PRE_TOOL
+        event = pre_tool(
+            case.get("tool", "Bash"), case.get("input") or {"command": case["command"]}
         )
+        state = case.get("state") or build_state(SessionState(), event, s.PRE_TOOL)
         yield {
             "family": case["family"],
             "question": case["question"],

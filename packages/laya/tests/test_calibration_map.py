@@ -99,3 +99,14 @@ def test_served_probabilities_come_out_through_a_fitted_map(
     assert answer.probabilities[s.DESTRUCTIVE] == 0.7  # the engine said 0.92
     assert answer.may_block == frozenset()
     assert srv.server.served == 1
+
+
+def test_the_real_source_cases_cite_their_source_and_split_once() -> None:
+    tool = _tool("judge2_labelled_real")
+    rows = list(tool.case_rows())
+    assert rows and all(r["source"].startswith("https://github.com/") for r in rows)
+    assert all("PROPOSED ACTION" in r["state"] for r in rows)
+    again = [r["split"] for r in tool.case_rows()]
+    assert [r["split"] for r in rows] == again  # the same every time
+    shares = [tool.split_of(f"command {i}") == "heldout" for i in range(2000)]
+    assert 0.27 < sum(shares) / len(shares) < 0.33
