@@ -110,3 +110,26 @@ def test_the_real_source_cases_cite_their_source_and_split_once() -> None:
     assert [r["split"] for r in rows] == again  # the same every time
     shares = [tool.split_of(f"command {i}") == "heldout" for i in range(2000)]
     assert 0.27 < sum(shares) / len(shares) < 0.33
+
+
+def test_with_the_local_judge_on_a_judge_only_block_is_a_warn_and_floors_still_block(
+    serve: Any, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentreflex.core.decision import Verdict
+    from agentreflex.gate.reflex import GateReflex
+
+    srv = serve()
+    monkeypatch.setenv("JEV_BASE_URL", srv.base_url)  # the README's setup: laya serve, no key
+    config = load_config(str(project))
+
+    def verdicts(command: str) -> set[Verdict]:
+        judge = make_judge(config)
+        event = pre_tool("Bash", {"command": command}, cwd=str(project))
+        ctx = make_context(event, config=config, judge=judge, state_dir=config.state_dir)
+        return {f.verdict for f in GateReflex().evaluate(ctx)}
+
+    # dcg's own allow case (tests/corpus/canonical.toml): the engine says 0.92 destructive,
+    # right 71% of the time on held-out data, so alone it may only WARN
+    assert verdicts('echo "git reset --hard"') == {Verdict.WARN}
+    assert Verdict.BLOCK in verdicts("git reset --hard HEAD~3")  # the floor, by the max rule
+    assert srv.server.served >= 2
