@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentreflex.core.heuristic.engine import BuiltinEngine
 from agentreflex.judge2 import calibrate as cal
 from agentreflex.judge2.questions import battery
-from agentreflex.laya.builtin import BuiltinEngine
 from agentreflex.laya.models import SystemOneRequest
 
 LABELLED = Path(__file__).resolve().parents[1] / "packages/laya/calibration/labelled.jsonl"

@@ -269,18 +269,22 @@ def test_user_rules_add_blocks(project: Path) -> None:
 class _Judge:
     name = "fake"
 
-    def __init__(self, probs: dict[str, float]) -> None:
+    def __init__(self, probs: dict[str, float], may_block: frozenset[str] = frozenset()) -> None:
         self.probs = probs
+        self.may_block = may_block
 
     def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer:
-        return JudgeAnswer(probabilities=self.probs, backend="fake")
+        return JudgeAnswer(probabilities=self.probs, backend="fake", may_block=self.may_block)
 
 
 def test_judge_raises_but_never_lowers_floors(project: Path) -> None:
     low = _Judge({"destructive_irreversible": 0.0, "goal_alignment": 0.9})
     floor = _run(pre_tool("Bash", {"command": "rm -rf /"}, cwd=str(project)), judge=low)
     assert _verdict(floor) is Verdict.BLOCK
-    high = _Judge({"destructive_irreversible": 0.8, "goal_alignment": 0.9})
+    high = _Judge(
+        {"destructive_irreversible": 0.8, "goal_alignment": 0.9},
+        may_block=frozenset({"destructive_irreversible"}),
+    )
     raised = _run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)), judge=high)
     assert _verdict(raised) is Verdict.BLOCK and raised[0].code == "GATE-JUDGE-DESTRUCTIVE"
     warn = _Judge({"destructive_irreversible": 0.6, "goal_alignment": 0.9})
@@ -288,6 +292,18 @@ def test_judge_raises_but_never_lowers_floors(project: Path) -> None:
         _verdict(_run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)), judge=warn))
         is Verdict.WARN
     )
+
+
+def test_a_judge_below_the_precision_bar_can_only_warn(project: Path) -> None:
+    # 0.99 is over every block threshold, but this signal's judge-only blocks were not shown
+    # right 90% of the time on held-out data: the judge alone can only WARN
+    unproven = _Judge({"destructive_irreversible": 0.99, "secret_exposure": 0.99})
+    findings = _run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)), judge=unproven)
+    assert findings and {f.verdict for f in findings} == {Verdict.WARN}
+    assert {f.code for f in findings} >= {"GATE-JUDGE-DESTRUCTIVE", "GATE-JUDGE-SECRET"}
+    # the floors are never weakened: a floor BLOCK stays a BLOCK with the same judge
+    floor = _run(pre_tool("Bash", {"command": "rm -rf /"}, cwd=str(project)), judge=unproven)
+    assert _verdict(floor) is Verdict.BLOCK
 
 
 def test_pathological_input_answers_within_budget(project: Path) -> None:

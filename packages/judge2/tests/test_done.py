@@ -183,10 +183,24 @@ def test_a_degraded_judge_alone_never_blocks(session: Any) -> None:
 def test_judge_probability_above_threshold_blocks_a_clean_record(session: Any) -> None:
     state = session().edit("a.py").test(True).state
     probs = fallback_signals(s.COMPLETION) | {s.UNRESOLVED_FAILURE: 0.8}
-    [finding] = run(state, "Done.", judge=StubJudge(JudgeAnswer(probs, "stub")))
-    assert finding.code == "DONE-UNRESOLVED-FAILURE"
+    trusted = JudgeAnswer(probs, "stub", may_block=frozenset({s.UNRESOLVED_FAILURE}))
+    [finding] = run(state, "Done.", judge=StubJudge(trusted))
+    assert finding.code == "DONE-UNRESOLVED-FAILURE" and finding.verdict is Verdict.BLOCK
     assert "the judge thinks a failure is still unresolved" in finding.message
     assert finding.signals[s.UNRESOLVED_FAILURE] == 0.8
+
+
+def test_a_judge_below_the_precision_bar_can_only_warn_on_a_stop(session: Any) -> None:
+    # over the threshold, but this signal's judge-only blocks were not shown right 90% of
+    # the time on held-out data (no may_block): the judge alone can only WARN
+    state = session().edit("a.py").test(True).state
+    probs = fallback_signals(s.COMPLETION) | {s.UNRESOLVED_FAILURE: 0.99}
+    [finding] = run(state, "Done.", judge=StubJudge(JudgeAnswer(probs, "stub")))
+    assert finding.code == "DONE-UNRESOLVED-FAILURE" and finding.verdict is Verdict.WARN
+    # the record's own facts still block, whatever the judge is trusted with
+    failed = session().edit("a.py").test(False).state
+    [floor] = run(failed, "Done.", judge=StubJudge(JudgeAnswer(probs, "stub")))
+    assert floor.verdict is Verdict.BLOCK
 
 
 def test_judge_below_threshold_does_not_block(session: Any) -> None:

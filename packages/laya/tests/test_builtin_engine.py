@@ -8,14 +8,14 @@ from pathlib import Path
 from types import ModuleType
 
 from agentreflex.core import signals as s
+from agentreflex.core.heuristic.engine import NOUL_RULES, BuiltinEngine
+from agentreflex.core.heuristic.reader import read
 from agentreflex.core.testing import pre_tool, stop
 from agentreflex.judge2 import calibrate as cal
 from agentreflex.judge2.claims import claim_question
 from agentreflex.judge2.questions import battery
 from agentreflex.judge2.statetext import build_state
-from agentreflex.laya.builtin import NOUL_RULES, BuiltinEngine
 from agentreflex.laya.models import SystemOneRequest
-from agentreflex.laya.reader import read
 
 ROOT = Path(__file__).resolve().parents[3]
 LABELLED = ROOT / "packages/laya/calibration/labelled.jsonl"

@@ -10,6 +10,7 @@ from agentreflex.core import signals as s
 from agentreflex.core.config import load_config
 from agentreflex.core.doctor import diagnose
 from agentreflex.core.testing import make_context, pre_tool, stop
+from agentreflex.judge2.calibmap import map_for
 from agentreflex.judge2.jev import JevBackend
 from agentreflex.judge2.judge import make_judge
 
@@ -48,8 +49,12 @@ def test_judge2_uses_the_local_server_with_no_key(
     assert isinstance(judge.backend, JevBackend)
     assert judge.backend.url == srv.base_url + "/v1/systemone"
     assert not answer.degraded, answer.error
-    assert answer.probabilities[s.DESTRUCTIVE] == 0.92
-    assert answer.probabilities[s.SECRET_EXPOSURE] == 0.05
+    # the engine says 0.92; judge2 serves it through the shipped map for laya-builtin-1
+    shipped = map_for("laya-builtin-1")
+    assert shipped is not None
+    assert answer.probabilities[s.DESTRUCTIVE] == round(shipped.signals[s.DESTRUCTIVE](0.92), 4)
+    assert answer.probabilities[s.DESTRUCTIVE] < 0.75  # right 72% of the time on held-out data
+    assert answer.probabilities[s.SECRET_EXPOSURE] == 0.05  # no curve yet: as served
     assert srv.server.served == 1
 
 

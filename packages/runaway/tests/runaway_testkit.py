@@ -29,16 +29,26 @@ class FixedJudge:
 
     name = "fixed"
 
-    def __init__(self, answers: dict[str, dict[str, float]], fail: bool = False) -> None:
+    def __init__(
+        self,
+        answers: dict[str, dict[str, float]],
+        fail: bool = False,
+        may_block: frozenset[str] = frozenset(),
+    ) -> None:
         self.answers = answers
         self.fail = fail
+        self.may_block = may_block  # signals shown on held-out data to block alone
         self.asked: list[str] = []
 
     def ask(self, battery: str, ctx: ReflexContext) -> JudgeAnswer:
         self.asked.append(battery)
         if self.fail:
             raise TimeoutError("judge timed out")
-        return JudgeAnswer(probabilities=dict(self.answers.get(battery, {})), backend="fixed")
+        return JudgeAnswer(
+            probabilities=dict(self.answers.get(battery, {})),
+            backend="fixed",
+            may_block=self.may_block,
+        )
 
 
 class Driver:

@@ -73,11 +73,22 @@ def test_the_floor_does_not_wait_for_the_judge_once_it_has_fired(
 def test_the_judge_alone_can_block_a_loop_the_floor_did_not_see(
     make_driver: Callable[..., Driver],
 ) -> None:
-    d = make_driver(judge=FixedJudge(LOOPY))
+    trusted = frozenset({"repeats_failed_approach_without_new_evidence"})
+    d = make_driver(judge=FixedJudge(LOOPY, may_block=trusted))
     decision = d.bash("make deploy")
     assert decision.verdict is Verdict.BLOCK
     assert codes(decision) == ["RUNAWAY-LOOP-JUDGED"]
     assert runaway_findings(decision)[0].threshold == 0.8
+
+
+def test_a_judge_below_the_precision_bar_can_only_warn_of_a_loop(
+    make_driver: Callable[..., Driver],
+) -> None:
+    # no held-out precision of 0.9 shown for the loop signal: the judge alone only WARNs
+    d = make_driver(judge=FixedJudge(LOOPY))
+    decision = d.bash("make deploy")
+    assert codes(decision) == ["RUNAWAY-LOOP-JUDGED"]
+    assert runaway_findings(decision)[0].verdict is Verdict.WARN
 
 
 def test_a_degraded_judge_is_reported_and_allows(make_driver: Callable[..., Driver]) -> None:

@@ -285,6 +285,11 @@ class Judge2(_OpenTable):
         default=12,
         description="Recent actions in the state text (capped by loop.recent_action_window).",
     )
+    calibration: Annotated[str, section_key("str")] = Field(
+        default="auto",
+        description="Calibration map for judge answers: auto (the shipped map for the answering "
+        "model), off, or the path of a map file (tools/judge2_calibration.py).",
+    )
 
 
 _FreeSection: Any = Field(

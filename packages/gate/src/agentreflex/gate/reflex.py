@@ -150,9 +150,10 @@ class GateReflex:
         judge = None
         if hits or ctx.config.judge.mode != "off":
             judge = _judge(ctx)
+        may_block = ctx.judge_may_block("pre_tool") if judge else frozenset()
         findings = [
             _finding(self.name, p)
-            for p in _decide(hits, judge, ctx.config.thresholds, ctx.config.profile)
+            for p in _decide(hits, judge, ctx.config.thresholds, ctx.config.profile, may_block)
         ]
         if allowed:
             findings.append(
@@ -305,6 +306,7 @@ def _decide(
     judge: Mapping[str, float] | None,
     thresholds: Mapping[str, float],
     profile: str = "balanced",
+    judge_may_block: frozenset[str] = frozenset(),
 ) -> list[policy.Proposal]:
     """``policy.decide``, without importing it when there is nothing to decide.
 
@@ -315,7 +317,7 @@ def _decide(
         return []
     from agentreflex.gate import policy
 
-    return policy.decide(hits, judge, thresholds, profile)
+    return policy.decide(hits, judge, thresholds, profile, judge_may_block)
 
 
 def _judge(ctx: ReflexContext) -> dict[str, float] | None:

@@ -100,11 +100,12 @@ class DoneReflex:
                     enforce=False,
                 )
             ]
+        verdict = Verdict.BLOCK if self._may_block(ctx, ev, answer, hits) else Verdict.WARN
         return [
             Finding(
                 reflex=NAME,
                 code=code,
-                verdict=Verdict.BLOCK,
+                verdict=verdict,
                 title=TITLE,
                 message=_message(reasons, valve=False),
                 signals=signals,
@@ -112,6 +113,24 @@ class DoneReflex:
                 detail=detail,
             )
         ]
+
+    def _may_block(
+        self,
+        ctx: ReflexContext,
+        ev: CompletionEvidence,
+        answer: JudgeAnswer | None,
+        hits: list[Rule],
+    ) -> bool:
+        """A stop is blocked when the record proves a hit, or the judge alone is trusted to.
+
+        The judge alone may block only on a signal its calibration map marks ``may_block``
+        (held-out precision of at least 0.9); otherwise its hit is a WARN.
+        """
+        floors = ev.floors()
+        if any(floors.get(r.signal, 0.0) >= self._threshold(ctx, r.threshold) for r in hits):
+            return True
+        trusted = answer.may_block if answer is not None and not answer.degraded else frozenset()
+        return any(r.signal in trusted for r in hits)
 
     @staticmethod
     def _threshold(ctx: ReflexContext, name: str) -> float:
