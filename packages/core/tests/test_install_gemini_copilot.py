@@ -208,3 +208,20 @@ def test_gemini_before_tool_command_fails_closed_with_exit_2(
         ["sh", "-c", broken], input="{}", capture_output=True, text=True, timeout=30, check=False
     )
     assert done.returncode == 2 and "blocking this tool call" in done.stderr
+
+
+def test_the_new_hosts_hook_files_are_guarded(tmp_path: Path) -> None:
+    from agentreflex.core.userdirs import guarded_paths
+
+    home, project = tmp_path / "h", tmp_path / "p"
+    paths = set(guarded_paths(str(project), {"HOME": str(home)}))
+    for path in (
+        home / ".gemini" / "settings.json",
+        home / ".gemini" / "trustedFolders.json",
+        project / ".gemini" / "settings.json",
+        home / ".copilot" / "hooks",
+        project / ".github" / "hooks",
+    ):
+        assert str(path) in paths
+    moved = guarded_paths(str(project), {"HOME": str(home), "COPILOT_HOME": str(tmp_path / "c")})
+    assert str(tmp_path / "c" / "hooks") in moved
