@@ -143,7 +143,15 @@ def test_copilot_project_hooks_file(
     )
     assert path.read_text() == first
     check = host_check("copilot", str(project), str(home / "state"), {"HOME": str(home)})
-    assert check["ok"] and "(6 events)" in check["detail"]
+    assert not check["ok"] and "(6 events)" in check["detail"]
+    assert "will NOT load" in check["detail"]  # in -p mode, only in a trusted folder
+    config = home / ".copilot" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('// managed\n{"trustedFolders": ["' + str(project.parent) + '/"]}\n')
+    check = host_check("copilot", str(project), str(home / "state"), {"HOME": str(home)})
+    assert check["ok"] and "Copilot CLI loads them" in check["detail"]
+    env = {"HOME": str(home / "elsewhere"), "GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS": "true"}
+    assert host_check("copilot", str(project), str(home / "state"), env)["ok"]
     assert run(["uninstall", "copilot", "--project"], capsys)[0] == 0
     assert json.loads(path.read_text()) == COPILOT_MINE
 

@@ -152,3 +152,37 @@ class CopilotInstaller:
             os.path.join(copilot_home(env), "hooks", FILE_NAME),
             os.path.join(project, ".github", "hooks", FILE_NAME),
         ]
+
+
+def folder_trust(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether Copilot CLI loads ``project``'s ``.github/hooks`` in ``-p`` mode.
+
+    From Copilot CLI 1.0.102's own code: repository hooks load when the folder
+    is trusted (``trusted_folders``, migrated to ``trustedFolders``, in
+    ``$COPILOT_HOME/config.json``, a JSON file that may start with ``//``
+    comment lines), or with ``COPILOT_ALLOW_ALL=true`` or
+    ``GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true``.
+    """
+    for name in ("COPILOT_ALLOW_ALL", "GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS"):
+        if env.get(name) == "true":
+            return True, f"{name}=true loads repository hooks everywhere"
+    path = os.path.join(copilot_home(env), "config.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = [line for line in fh if not line.lstrip().startswith("//")]
+        config = json.loads("".join(lines))
+    except (OSError, ValueError):
+        config = {}
+    folders: list[Any] = []
+    if isinstance(config, dict):
+        for key in ("trustedFolders", "trusted_folders"):
+            value = config.get(key)
+            folders.extend(value if isinstance(value, list) else [])
+    for folder in folders:
+        if (
+            isinstance(folder, str)
+            and folder
+            and (project == folder.rstrip("/") or project.startswith(folder.rstrip("/") + "/"))
+        ):
+            return True, f"{project} is trusted in {path}"
+    return False, f"{project} is not a trusted folder in {path} (Copilot asks on its first start)"
