@@ -105,6 +105,8 @@ def test_both_hosts_are_registered() -> None:
         ("glob", {"pattern": "**/*.py"}, ToolKind.SEARCH, "command", ""),
         ("web_fetch", {"prompt": "https://example.com"}, ToolKind.WEB, "command", ""),
         ("github__create_issue", {"title": "t"}, ToolKind.MCP, "command", ""),
+        ("mcp_github_create_issue", {"title": "t"}, ToolKind.MCP, "command", ""),
+        ("mcp_", {}, ToolKind.OTHER, "command", ""),
     ],
 )
 def test_gemini_tool_names_map_to_kinds(
@@ -113,11 +115,22 @@ def test_gemini_tool_names_map_to_kinds(
     event = GeminiAdapter().parse(gem("BeforeTool", tool_name=tool, tool_input=tool_input))
     assert event.kind is EventKind.PRE_TOOL
     assert event.tool is not None
-    assert event.tool.name == tool  # the host's own name is kept
+    if kind is ToolKind.MCP:  # the shared spelling the gate reads the server and verb from
+        assert event.tool.name.startswith("mcp__") and event.tool.name.endswith("create_issue")
+    else:
+        assert event.tool.name == tool  # the host's own name is kept
     assert event.tool.kind is kind
     assert getattr(event.tool, field) == value
     assert event.session_id == "g-1" and event.cwd == "/work/p"
     assert event.transcript_path.endswith("session-1.json")
+
+
+def test_gemini_mcp_tool_input_is_judged_by_what_it_does() -> None:
+    event = GeminiAdapter().parse(
+        gem("BeforeTool", tool_name="mcp_fs_delete_file", tool_input={"path": "/etc/passwd"})
+    )
+    assert event.tool is not None and event.tool.name == "mcp__fs__delete_file"
+    assert event.raw["tool_name"] == "mcp_fs_delete_file"
 
 
 def test_gemini_events() -> None:

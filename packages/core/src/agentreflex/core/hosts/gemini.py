@@ -83,8 +83,17 @@ _BLOCKING = (Verdict.BLOCK, Verdict.ASK_USER)
 
 
 def mcp_alias(name: str) -> str | None:
-    """Gemini names an MCP tool ``server__tool``: read it as ``mcp__server__tool``."""
-    if "__" in name and not name.startswith("mcp__"):
+    """Gemini's MCP tool names, read as ``mcp__server__tool``.
+
+    Gemini CLI 0.61 names them ``mcp_<server>_<tool>`` (``formatMcpToolName``;
+    the server part has no ``_``); earlier versions used ``server__tool``.
+    """
+    if name.startswith("mcp__"):
+        return None
+    if name.startswith("mcp_"):
+        server, _, tool = name[4:].partition("_")
+        return f"mcp__{server}__{tool}" if server and tool else None
+    if "__" in name:
         return "mcp__" + name
     return None
 

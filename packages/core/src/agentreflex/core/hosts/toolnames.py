@@ -25,7 +25,12 @@ def checked_input(value: Any, field: str, alias: str, kind: EventKind) -> dict[s
 
 
 def mapped_call(host_name: str, alias: str, tool_input: dict[str, Any]) -> ToolCall:
-    """A call classified as ``alias`` but named as the host names it."""
+    """A call classified as ``alias`` but named as the host names it.
+
+    MCP tools keep the shared ``mcp__server__tool`` spelling: the gate reads
+    the server and the verb from it (the host's spelling stays in ``raw``).
+    """
     call = build_tool_call(alias, tool_input)
-    call.name = host_name
+    if not alias.startswith("mcp__"):
+        call.name = host_name
     return call
