@@ -311,12 +311,22 @@ def test_cap() -> None:
 
 
 def test_get_adapter() -> None:
-    assert set(HOSTS) == {"claude-code", "codex", "hermes", "opencode", "pi", "omp"}
+    assert set(HOSTS) == {
+        "claude-code",
+        "codex",
+        "hermes",
+        "opencode",
+        "pi",
+        "omp",
+        "gemini",
+        "copilot",
+    }
     assert get_adapter("claude").name == "claude-code"
     for host in HOSTS:
         assert get_adapter(host).name == host
     with pytest.raises(
-        ValueError, match="supported: claude-code, codex, hermes, opencode, pi, omp"
+        ValueError,
+        match="supported: claude-code, codex, hermes, opencode, pi, omp, gemini, copilot",
     ):
         get_adapter("cursor")
 

@@ -448,6 +448,10 @@ def _event_names(host: str) -> dict[str, EventKind]:
         from agentreflex.core.hosts.opencode import EVENTS
     elif host in ("pi", "omp"):
         from agentreflex.core.hosts.pi import EVENTS
+    elif host == "gemini":
+        from agentreflex.core.hosts.gemini import EVENTS
+    elif host == "copilot":
+        from agentreflex.core.hosts.copilot import EVENTS
     else:
         from agentreflex.core.hosts.claude_code import EVENTS
     return EVENTS

@@ -1,0 +1,190 @@
+"""agentreflex inside the real GitHub Copilot CLI (1.0.102 from npm), offline.
+
+Copilot CLI is pointed at the scripted chat-completions model through its own
+custom-provider (BYOK) environment, so no GitHub login is involved.  Each
+scenario installs the hooks the user's way (``agentreflex install copilot
+--project``: ``.github/hooks/agentreflex.json``), trusts the folder the way
+Copilot's first-start prompt records it (``trusted_folders`` in
+``~/.copilot/config.json``; in ``-p`` mode repository hooks load only in a
+trusted folder), then runs ``copilot -p ... --allow-all-tools`` inside
+``unshare -n``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostharness.claude import AGENTREFLEX_SCRIPT, HostUnavailableError, run_spec
+from hostharness.copilot import install_copilot
+from hostharness.fake_openai_chat import is_main_loop
+from hostharness.fakemodel import Turn, say, tool
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="session")
+def copilot_binary() -> Path:
+    try:
+        return install_copilot()
+    except HostUnavailableError as exc:
+        pytest.fail(str(exc))
+
+
+@dataclass
+class CopilotRun:
+    rc: int
+    stdout: str
+    stderr: str
+    main_requests: list[dict[str, Any]]
+
+    def describe(self) -> str:
+        return f"rc={self.rc}\nstdout:\n{self.stdout[-3000:]}\nstderr:\n{self.stderr[-3000:]}"
+
+    def messages(self, role: str) -> list[str]:
+        """The ``role`` messages of the last main request, as text."""
+        found = []
+        for message in self.main_requests[-1]["body"].get("messages", []):
+            if message.get("role") == role:
+                content = message.get("content")
+                if isinstance(content, list):
+                    content = "\n".join(str(p.get("text", "")) for p in content)
+                found.append(str(content))
+        return found
+
+
+class CopilotWorld:
+    def __init__(self, root: Path, binary: Path) -> None:
+        self.root, self.binary = root, binary
+        self.home = root / "home"
+        self.project = root / "proj"
+        (self.home / ".copilot").mkdir(parents=True)
+        self.project.mkdir()
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "AGENTREFLEX_STATE_DIR": str(root / "state"),
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": "fake-key-for-the-loopback-model",
+            "COPILOT_PROVIDER_MODEL_ID": "fake-model",
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            "NO_COLOR": "1",
+        }
+        trust = {"trusted_folders": [str(self.project)]}
+        (self.home / ".copilot" / "config.json").write_text(json.dumps(trust))
+        self.write(".agentreflex/config.toml", 'mode = "enforced"\n')
+        self.write("README.md", "demo\n")
+        git = [
+            "git",
+            "-C",
+            str(self.project),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+        ]
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", "init"], check=True)
+        done = subprocess.run(
+            [str(AGENTREFLEX_SCRIPT), "install", "copilot", "--project"],
+            cwd=self.project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+
+    def write(self, rel: str, content: str) -> Path:
+        path = self.project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        return path
+
+    def run(self, prompt: str, script: list[Turn]) -> CopilotRun:
+        step = {
+            "argv": [
+                str(self.binary),
+                "-p",
+                prompt,
+                "--allow-all-tools",
+                "--allow-all-paths",
+                "--no-color",
+            ],
+            "cwd": str(self.project),
+            "env": self.env,
+        }
+        spec = {"script": [t.to_json() for t in script], "step": step}
+        result = run_spec("hostharness.copilot", spec, self.root / "jail", timeout=200)
+        main = [
+            r
+            for r in result["requests"]
+            if isinstance(r["body"], dict) and is_main_loop(r["body"], "bash")
+        ]
+        return CopilotRun(result["rc"], result["stdout"], result["stderr"], main)
+
+
+@pytest.fixture
+def world(tmp_path: Path, copilot_binary: Path) -> CopilotWorld:
+    return CopilotWorld(tmp_path, copilot_binary)
+
+
+def bash(command: str) -> Turn:
+    return tool("bash", command=command, description="run it")
+
+
+def test_destructive_blocked_with_our_reason_and_benign_runs(world: CopilotWorld) -> None:
+    target = world.home / "important-notes"
+    target.mkdir()
+    (target / "keep.txt").write_text("precious\n")
+    made = world.project / "made.txt"
+    run = world.run(
+        "clean up", [bash(f"rm -rf {target}"), bash(f"echo hello > {made}"), say("All done.")]
+    )
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    results = run.messages("tool")
+    assert "GATE-RM-" in results[0], run.describe()  # our reason, in the model's next request
+    assert "GATE-" not in results[1], run.describe()
+    assert made.read_text() == "hello\n", run.describe()
+    assert run.rc == 0, run.describe()
+
+
+def test_do_not_modify_tests_blocks_an_edit(world: CopilotWorld) -> None:
+    original = "def test_add():\n    assert 2 + 2 == 4\n"
+    test_file = world.write("tests/test_calc.py", original)
+    script = [
+        tool("edit", path=str(test_file), old_str="== 4", new_str="== 0"),
+        say("Left the tests alone."),
+    ]
+    run = world.run("Fix the bug in calc. Do not modify tests.", script)
+    assert test_file.read_text() == original, run.describe()
+    assert "GATE-CONSTRAINT" in run.messages("tool")[0], run.describe()
+
+
+def test_done_reflex_follow_up_arrives_once(world: CopilotWorld) -> None:
+    world.write("tests/test_ok.py", "def test_ok():\n    assert True\n")
+    world.write("src/__init__.py", "")  # Copilot's create makes no parent folders
+    feature = world.project / "src" / "feature.py"
+    script = [
+        tool("create", path=str(feature), file_text="def feature():\n    return 42\n"),
+        say("Done: the feature is implemented."),
+        bash(f"{sys.executable} -m pytest -q -p no:cacheprovider tests"),
+        say("Done: the feature is implemented and the tests pass."),
+    ]
+    run = world.run("add the feature", script)
+    assert feature.exists(), run.describe()
+    users = run.messages("user")
+    nudges = [m for m in users if "Not done yet" in m]
+    assert len(nudges) == 1 and "no test run is recorded" in nudges[0], json.dumps(users)[:5000]
+    assert "1 passed" in "".join(run.messages("tool")), run.describe()
+    shown = json.dumps(run.main_requests[-1]["body"].get("messages"))
+    assert "agentreflex session recap" in shown, shown[-5000:]

@@ -1,0 +1,208 @@
+"""agentreflex inside the real Gemini CLI (0.61.0 from npm), offline.
+
+Each scenario installs the hooks the user's way (``agentreflex install gemini
+--project``: ``.gemini/settings.json``), trusts the folder the way Gemini CLI's
+first-start prompt records it (``~/.gemini/trustedFolders.json``), then runs
+``gemini -p ... --yolo`` against the scripted Gemini API inside ``unshare -n``.
+What the model saw is read from the requests the fake API received.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostharness.claude import (
+    AGENTREFLEX_SCRIPT,
+    HostUnavailableError,
+    node_dir,
+    request_text,
+    run_spec,
+)
+from hostharness.gemini import call, install_gemini, is_main, text
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="session")
+def gemini_binary() -> Path:
+    try:
+        return install_gemini()
+    except HostUnavailableError as exc:
+        pytest.fail(str(exc))
+
+
+@dataclass
+class GeminiRun:
+    rc: int
+    stdout: str
+    stderr: str
+    main_requests: list[dict[str, Any]]
+
+    def describe(self) -> str:
+        return f"rc={self.rc}\nstdout:\n{self.stdout[-3000:]}\nstderr:\n{self.stderr[-3000:]}"
+
+    def function_responses(self) -> list[str]:
+        """Each tool result the model was shown, in order (from the last request)."""
+        contents = self.main_requests[-1]["body"]["contents"]
+        return [
+            json.dumps(part["functionResponse"]["response"])
+            for content in contents
+            for part in content.get("parts", [])
+            if "functionResponse" in part
+        ]
+
+    def user_texts(self) -> list[str]:
+        contents = self.main_requests[-1]["body"]["contents"]
+        return [
+            str(part["text"])
+            for content in contents
+            if content.get("role") == "user"
+            for part in content.get("parts", [])
+            if "text" in part
+        ]
+
+
+class GeminiWorld:
+    def __init__(self, root: Path, binary: Path) -> None:
+        self.root, self.binary = root, binary
+        self.home = root / "home"
+        self.project = root / "proj"
+        self.state = root / "state"
+        (self.home / ".gemini").mkdir(parents=True)
+        self.project.mkdir()
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": f"{node_dir()}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "AGENTREFLEX_STATE_DIR": str(self.state),
+            "GEMINI_API_KEY": "fake-key-for-the-loopback-model",
+            "NO_COLOR": "1",
+        }
+        settings = {
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+        }
+        (self.home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+        (self.home / ".gemini" / "trustedFolders.json").write_text(
+            json.dumps({str(self.project): "TRUST_FOLDER"})
+        )
+        self.write(".agentreflex/config.toml", 'mode = "enforced"\n')
+        self.write("README.md", "demo\n")
+        git = [
+            "git",
+            "-C",
+            str(self.project),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+        ]
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", "init"], check=True)
+        self.install()
+
+    def write(self, rel: str, content: str) -> Path:
+        path = self.project / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        return path
+
+    def install(self) -> None:
+        done = subprocess.run(
+            [str(AGENTREFLEX_SCRIPT), "install", "gemini", "--project"],
+            cwd=self.project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+
+    def run(self, prompt: str, script: list[list[dict[str, Any]]]) -> GeminiRun:
+        step = {
+            "argv": [str(self.binary), "-p", prompt, "--yolo"],
+            "cwd": str(self.project),
+            "env": self.env,
+            "timeout": 150,
+        }
+        spec = {"script": script, "steps": [step]}
+        result = run_spec("hostharness.gemini", spec, self.root / "jail", timeout=200)
+        out = result["steps"][0]
+        main = [r for r in result["requests"] if is_main(r)]
+        return GeminiRun(out["rc"], out["stdout"], out["stderr"], main)
+
+
+@pytest.fixture
+def world(tmp_path: Path, gemini_binary: Path) -> GeminiWorld:
+    return GeminiWorld(tmp_path, gemini_binary)
+
+
+def test_destructive_blocked_with_our_reason_and_benign_runs(world: GeminiWorld) -> None:
+    target = world.home / "important-notes"
+    target.mkdir()
+    (target / "keep.txt").write_text("precious\n")
+    made = world.project / "made.txt"
+    script = [
+        call("run_shell_command", command=f"rm -rf {target}"),
+        call("run_shell_command", command=f"echo hello > {made}"),
+        text("All done."),
+    ]
+    run = world.run("clean up", script)
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    results = run.function_responses()
+    assert "GATE-RM-" in results[0], run.describe()  # our reason, in the model's next request
+    assert "GATE-" not in results[1], run.describe()
+    assert made.read_text() == "hello\n", run.describe()
+    assert run.rc == 0, run.describe()
+
+
+def test_do_not_modify_tests_blocks_a_test_edit(world: GeminiWorld) -> None:
+    original = "def test_add():\n    assert 2 + 2 == 4\n"
+    test_file = world.write("tests/test_calc.py", original)
+    script = [
+        call(
+            "replace",
+            file_path=str(test_file),
+            old_string="== 4",
+            new_string="== 0",
+            instruction="x",
+        ),
+        text("Left the tests alone."),
+    ]
+    run = world.run("Fix the bug in calc. Do not modify tests.", script)
+    assert test_file.read_text() == original, run.describe()
+    assert "GATE-CONSTRAINT" in run.function_responses()[0], run.describe()
+
+
+def test_done_reflex_follow_up_arrives_once(world: GeminiWorld) -> None:
+    world.write("tests/test_ok.py", "def test_ok():\n    assert True\n")
+    feature = world.project / "src" / "feature.py"
+    script = [
+        call("write_file", file_path=str(feature), content="def feature():\n    return 42\n"),
+        text("Done: the feature is implemented."),
+        call(
+            "run_shell_command", command=f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+        ),
+        text("Done: the feature is implemented and the tests pass."),
+    ]
+    run = world.run("add the feature", script)
+    assert feature.exists(), run.describe()
+    texts = run.user_texts()
+    nudges = [t for t in texts if t.startswith("Not done yet")]  # AfterAgent's retry prompt
+    assert len(nudges) == 1 and "no test run is recorded" in nudges[0], json.dumps(texts)[:6000]
+    # the retried turn's BeforeAgent carried the session recap (Gemini wraps it in <hook_context>)
+    recaps = [t for t in texts if t.startswith("<hook_context>agentreflex session recap")]
+    assert len(recaps) == 1 and "Goal:\n- add the feature" in recaps[0], json.dumps(texts)[:6000]
+    assert "1 passed" in "".join(run.function_responses()), run.describe()
+    assert len(run.main_requests) == 4, run.describe()  # the second "Done" ended it
+    assert "Not done yet" not in request_text(run.main_requests[1]["body"])

@@ -1,0 +1,516 @@
+"""Gemini CLI and Copilot CLI adapters: the hosts' own payload shapes in, their answers out.
+
+Payload shapes: Gemini CLI ``docs/hooks/reference.md`` and
+``packages/core/src/hooks/types.ts`` (google-gemini/gemini-cli: ``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name``, ``timestamp``; tools'
+``tool_name``/``tool_input``/``tool_response {llmContent, returnDisplay,
+error}``; AfterAgent ``prompt``/``prompt_response``/``stop_hook_active``);
+Copilot CLI's hooks reference (docs.github.com "Hooks configuration":
+``timestamp``, ``cwd``, ``toolName``, ``toolArgs`` as a JSON string,
+``toolResult {resultType, textResultForLlm}``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.decision import Decision, Mode, Verdict
+from agentreflex.core.events import EventKind, ToolKind
+from agentreflex.core.hosts import HOSTS, get_adapter
+from agentreflex.core.hosts.base import HostReply, PayloadError
+from agentreflex.core.hosts.copilot import CopilotAdapter
+from agentreflex.core.hosts.gemini import GeminiAdapter
+from agentreflex.core.recap import Recap, RecapSection
+
+REASON = "rm -rf ~/ deletes your home directory"
+
+
+def gem(event: str, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "session_id": "g-1",
+        "transcript_path": "/home/u/.gemini/tmp/abc/chats/session-1.json",
+        "cwd": "/work/p",
+        "hook_event_name": event,
+        "timestamp": "2026-01-15T10:00:00.000Z",
+    }
+    base.update(fields)
+    return base
+
+
+def cop(event: str, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"timestamp": 1704614600000, "cwd": "/work/p", "hook_event_name": event}
+    base.update(fields)
+    return base
+
+
+def decision(verdict: Verdict, reason: str = REASON, **kw: Any) -> Decision:
+    from agentreflex.core.decision import Finding
+
+    findings = [Finding("gate", "T", verdict, reason)] if verdict is not Verdict.ALLOW else []
+    return Decision(verdict=verdict, proposed=verdict, mode=Mode.ENFORCED, findings=findings, **kw)
+
+
+def out(reply: HostReply) -> dict[str, Any]:
+    assert reply.exit_code == 0
+    value = json.loads(reply.stdout)
+    assert isinstance(value, dict)
+    return value
+
+
+def test_both_hosts_are_registered() -> None:
+    assert "gemini" in HOSTS and "copilot" in HOSTS
+    assert isinstance(get_adapter("gemini"), GeminiAdapter)
+    assert isinstance(get_adapter("copilot"), CopilotAdapter)
+
+
+# ------------------------------------------------------------------ Gemini
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "kind", "field", "value"),
+    [
+        (
+            "run_shell_command",
+            {"command": "rm -rf ~/", "description": "x"},
+            ToolKind.SHELL,
+            "command",
+            "rm -rf ~/",
+        ),
+        (
+            "write_file",
+            {"file_path": "/work/p/a.py", "content": "x = 1\n"},
+            ToolKind.WRITE,
+            "content",
+            "x = 1\n",
+        ),
+        (
+            "replace",
+            {
+                "file_path": "/work/p/tests/t.py",
+                "old_string": "a",
+                "new_string": "b",
+                "instruction": "fix",
+            },
+            ToolKind.EDIT,
+            "path",
+            "/work/p/tests/t.py",
+        ),
+        ("read_file", {"file_path": "/work/p/.env"}, ToolKind.READ, "path", "/work/p/.env"),
+        ("glob", {"pattern": "**/*.py"}, ToolKind.SEARCH, "command", ""),
+        ("web_fetch", {"prompt": "https://example.com"}, ToolKind.WEB, "command", ""),
+        ("github__create_issue", {"title": "t"}, ToolKind.MCP, "command", ""),
+        ("mcp_github_create_issue", {"title": "t"}, ToolKind.MCP, "command", ""),
+        ("mcp_", {}, ToolKind.OTHER, "command", ""),
+    ],
+)
+def test_gemini_tool_names_map_to_kinds(
+    tool: str, tool_input: dict[str, Any], kind: ToolKind, field: str, value: str
+) -> None:
+    event = GeminiAdapter().parse(gem("BeforeTool", tool_name=tool, tool_input=tool_input))
+    assert event.kind is EventKind.PRE_TOOL
+    assert event.tool is not None
+    if kind is ToolKind.MCP:  # the shared spelling the gate reads the server and verb from
+        assert event.tool.name.startswith("mcp__") and event.tool.name.endswith("create_issue")
+    else:
+        assert event.tool.name == tool  # the host's own name is kept
+    assert event.tool.kind is kind
+    assert getattr(event.tool, field) == value
+    assert event.session_id == "g-1" and event.cwd == "/work/p"
+    assert event.transcript_path.endswith("session-1.json")
+
+
+def test_gemini_mcp_tool_input_is_judged_by_what_it_does() -> None:
+    event = GeminiAdapter().parse(
+        gem("BeforeTool", tool_name="mcp_fs_delete_file", tool_input={"path": "/etc/passwd"})
+    )
+    assert event.tool is not None and event.tool.name == "mcp__fs__delete_file"
+    assert event.raw["tool_name"] == "mcp_fs_delete_file"
+
+
+def test_gemini_events() -> None:
+    adapter = GeminiAdapter()
+    assert adapter.parse(gem("SessionStart", source="startup")).kind is EventKind.SESSION_START
+    prompt = adapter.parse(gem("BeforeAgent", prompt="do not modify tests"))
+    assert prompt.kind is EventKind.USER_PROMPT and prompt.prompt == "do not modify tests"
+    stop = adapter.parse(
+        gem("AfterAgent", prompt="p", prompt_response="All done.", stop_hook_active=True)
+    )
+    assert (
+        stop.kind is EventKind.STOP and stop.stop_hook_active and stop.last_message == "All done."
+    )
+    assert not adapter.parse(gem("AfterAgent", stop_hook_active="true")).stop_hook_active
+    assert adapter.parse(gem("PreCompress", trigger="auto")).kind is EventKind.PRE_COMPACT
+    after = adapter.parse(
+        gem(
+            "AfterTool",
+            tool_name="run_shell_command",
+            tool_input={"command": "pytest"},
+            tool_response={"llmContent": "2 passed", "returnDisplay": "2 passed"},
+        )
+    )
+    assert after.result is not None and after.result.ok is True
+    assert after.result.output == "2 passed"
+    failed = adapter.parse(
+        gem(
+            "AfterTool",
+            tool_name="run_shell_command",
+            tool_input={"command": "pytest"},
+            tool_response={"llmContent": "", "error": {"message": "exit 1", "type": "x"}},
+        )
+    )
+    assert failed.result is not None and failed.result.ok is False
+    assert failed.result.error == "exit 1"
+
+
+@pytest.mark.parametrize(
+    ("payload", "fails_closed"),
+    [
+        (gem("BeforeTool", tool_name="run_shell_command", tool_input={"command": ["rm"]}), True),
+        (gem("BeforeTool", tool_name="run_shell_command", tool_input="rm -rf /"), True),
+        (gem("BeforeTool", tool_name="run_shell_command"), True),
+        (gem("BeforeTool", tool_input={"command": "ls"}), True),
+        (gem("Notification"), False),
+        (gem("AfterAgent", session_id=5), False),
+        ({"session_id": "x"}, False),
+    ],
+)
+def test_gemini_bad_payloads(payload: dict[str, Any], fails_closed: bool) -> None:
+    with pytest.raises(PayloadError) as err:
+        GeminiAdapter().parse(payload)
+    assert "\n" not in str(err.value)
+    assert (err.value.kind is EventKind.PRE_TOOL) is fails_closed
+
+
+def test_gemini_answers() -> None:
+    adapter = GeminiAdapter()
+    pre = adapter.parse(
+        gem("BeforeTool", tool_name="run_shell_command", tool_input={"command": "x"})
+    )
+    assert out(adapter.render(pre, decision(Verdict.BLOCK))) == {
+        "decision": "deny",
+        "reason": REASON,
+    }
+    ask = out(adapter.render(pre, decision(Verdict.ASK_USER)))
+    assert ask["decision"] == "deny" and "ask the user" in ask["reason"]
+    assert adapter.render(pre, decision(Verdict.ALLOW)).stdout == ""
+    warn = out(adapter.render(pre, decision(Verdict.WARN)))
+    assert warn["hookSpecificOutput"]["hookEventName"] == "BeforeTool"
+    assert REASON in warn["hookSpecificOutput"]["additionalContext"]
+    stop = adapter.parse(gem("AfterAgent", prompt="p", prompt_response="done"))
+    assert out(adapter.render(stop, decision(Verdict.BLOCK))) == {
+        "decision": "deny",
+        "reason": REASON,
+    }
+    post = adapter.parse(gem("AfterTool", tool_name="read_file", tool_input={"file_path": "a"}))
+    assert out(adapter.render(post, decision(Verdict.BLOCK)))["decision"] == "block"
+    user = adapter.parse(gem("BeforeAgent", prompt="p"))
+    assert out(adapter.render(user, decision(Verdict.BLOCK)))["decision"] == "block"
+    compress = adapter.parse(gem("PreCompress", trigger="auto"))
+    assert out(adapter.render(compress, decision(Verdict.WARN))) == {
+        "systemMessage": f"agentreflex: {REASON}"
+    }
+
+
+def test_gemini_recap_on_session_start_and_prompt_only() -> None:
+    adapter = GeminiAdapter()
+    recap = Recap([RecapSection("Constraints", ["do not modify tests"])], "compact")
+    for name in ("SessionStart", "BeforeAgent"):
+        event = adapter.parse(gem(name, prompt="p"))
+        text = out(adapter.render(event, decision(Verdict.ALLOW, recap=recap)))
+        assert "do not modify tests" in text["hookSpecificOutput"]["additionalContext"]
+        assert text["hookSpecificOutput"]["hookEventName"] == name
+    compress = adapter.parse(gem("PreCompress"))
+    assert adapter.render(compress, decision(Verdict.ALLOW, recap=recap)).stdout == ""
+
+
+def test_gemini_render_error() -> None:
+    adapter = GeminiAdapter()
+    closed = out(adapter.render_error(EventKind.PRE_TOOL, "boom", True))
+    assert closed["decision"] == "deny" and "boom" in closed["reason"]
+    for kind in (EventKind.STOP, EventKind.POST_TOOL, None):
+        assert out(adapter.render_error(kind, "boom", True)) == {
+            "systemMessage": "agentreflex error: boom"
+        }
+    assert "decision" not in out(adapter.render_error(EventKind.PRE_TOOL, "boom", False))
+
+
+# ------------------------------------------------------------------ Copilot
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "kind", "field", "value"),
+    [
+        (
+            "bash",
+            {"command": "rm -rf ~/", "description": "d", "mode": "sync"},
+            ToolKind.SHELL,
+            "command",
+            "rm -rf ~/",
+        ),
+        (
+            "powershell",
+            {"command": "Remove-Item -Recurse C:\\"},
+            ToolKind.SHELL,
+            "command",
+            "Remove-Item -Recurse C:\\",
+        ),
+        (
+            "create",
+            {"path": "/work/p/tests/t.py", "file_text": "x"},
+            ToolKind.WRITE,
+            "content",
+            "x",
+        ),
+        (
+            "edit",
+            {"path": "/work/p/tests/t.py", "old_str": "a", "new_str": "b"},
+            ToolKind.EDIT,
+            "content",
+            "b",
+        ),
+        (
+            "str_replace",
+            {"path": "/work/p/a.py", "old_str": "a", "new_str": "b"},
+            ToolKind.EDIT,
+            "path",
+            "/work/p/a.py",
+        ),
+        ("view", {"path": "/work/p/.env"}, ToolKind.READ, "path", "/work/p/.env"),
+        ("web_fetch", {"url": "https://example.com"}, ToolKind.WEB, "command", ""),
+        ("github-mcp-server-get_issue", {"issue_number": 1}, ToolKind.OTHER, "command", ""),
+    ],
+)
+def test_copilot_tool_names_map_to_kinds(
+    tool: str, args: dict[str, Any], kind: ToolKind, field: str, value: str
+) -> None:
+    adapter = CopilotAdapter()
+    for encoded in (json.dumps(args), args):  # the CLI sends a string, the SDK an object
+        event = adapter.parse(cop("preToolUse", toolName=tool, toolArgs=encoded))
+        assert event.kind is EventKind.PRE_TOOL and event.tool is not None
+        assert event.tool.name == tool and event.tool.kind is kind
+        assert getattr(event.tool, field) == value
+        assert event.session_id == "unknown-session" and event.cwd == "/work/p"
+
+
+def test_copilot_events() -> None:
+    adapter = CopilotAdapter()
+    start = adapter.parse(cop("sessionStart", source="new", initialPrompt="hi", sessionId="c-9"))
+    assert start.kind is EventKind.SESSION_START and start.session_id == "c-9"
+    prompt = adapter.parse(cop("userPromptSubmitted", prompt="do not modify tests"))
+    assert prompt.kind is EventKind.USER_PROMPT and prompt.prompt == "do not modify tests"
+    post = adapter.parse(
+        cop(
+            "postToolUse",
+            toolName="bash",
+            toolArgs='{"command": "pytest"}',
+            toolResult={"resultType": "success", "textResultForLlm": "3 passed"},
+        )
+    )
+    assert post.result is not None and post.result.ok is True and post.result.output == "3 passed"
+    failed = adapter.parse(
+        cop(
+            "postToolUse",
+            toolName="bash",
+            toolArgs='{"command": "pytest"}',
+            toolResult={"resultType": "failure", "textResultForLlm": "1 failed"},
+        )
+    )
+    assert failed.result is not None and failed.result.ok is False
+    assert failed.result.error == "1 failed"
+    stop = adapter.parse(cop("agentStop", stopReason="end_turn", stop_hook_active=True))
+    assert stop.kind is EventKind.STOP and stop.stop_hook_active
+    assert adapter.parse(cop("subagentStop")).kind is EventKind.SUBAGENT_STOP
+
+
+@pytest.mark.parametrize(
+    ("payload", "fails_closed"),
+    [
+        (cop("preToolUse", toolName="bash", toolArgs="{not json"), True),
+        (cop("preToolUse", toolName="bash", toolArgs='"rm -rf /"'), True),
+        (cop("preToolUse", toolName="bash", toolArgs={"command": 7}), True),
+        (cop("preToolUse", toolArgs="{}"), True),
+        (cop("errorOccurred"), False),
+        ({"timestamp": 1, "cwd": "/"}, False),
+    ],
+)
+def test_copilot_bad_payloads(payload: dict[str, Any], fails_closed: bool) -> None:
+    with pytest.raises(PayloadError) as err:
+        CopilotAdapter().parse(payload)
+    assert "\n" not in str(err.value)
+    assert (err.value.kind is EventKind.PRE_TOOL) is fails_closed
+
+
+def test_copilot_answers() -> None:
+    adapter = CopilotAdapter()
+    pre = adapter.parse(cop("preToolUse", toolName="bash", toolArgs='{"command": "x"}'))
+    assert out(adapter.render(pre, decision(Verdict.BLOCK))) == {
+        "permissionDecision": "deny",
+        "permissionDecisionReason": REASON,
+    }
+    ask = out(adapter.render(pre, decision(Verdict.ASK_USER)))
+    assert ask["permissionDecision"] == "deny" and "ask the user" in ask["permissionDecisionReason"]
+    assert adapter.render(pre, decision(Verdict.ALLOW)).stdout == ""
+    assert REASON in out(adapter.render(pre, decision(Verdict.WARN)))["additionalContext"]
+    stop = adapter.parse(cop("agentStop"))
+    assert out(adapter.render(stop, decision(Verdict.BLOCK))) == {
+        "decision": "block",
+        "reason": REASON,
+    }
+    recap = Recap([RecapSection("Constraints", ["do not modify tests"])], "start")
+    start = adapter.parse(cop("sessionStart", source="new"))
+    assert (
+        "do not modify tests"
+        in out(adapter.render(start, decision(Verdict.ALLOW, recap=recap)))["additionalContext"]
+    )
+    post = adapter.parse(cop("postToolUse", toolName="bash", toolArgs="{}"))
+    assert adapter.render(post, decision(Verdict.WARN)).stdout == ""
+
+
+def test_copilot_render_error() -> None:
+    adapter = CopilotAdapter()
+    closed = out(adapter.render_error(EventKind.PRE_TOOL, "boom", True))
+    assert closed["permissionDecision"] == "deny" and "boom" in closed["permissionDecisionReason"]
+    for kind in (EventKind.STOP, EventKind.POST_TOOL, None):
+        reply = adapter.render_error(kind, "boom", True)
+        assert reply.stdout == "" and reply.stderr == "agentreflex error: boom\n"
+
+
+# ------------------------------------------- the real CLI, a real project
+
+
+def _hook(
+    project: Path, state: Path, host: str, event: str, payload: dict[str, Any]
+) -> dict[str, Any]:
+    env = dict(os.environ, AGENTREFLEX_STATE_DIR=str(state), HOME=str(project.parent / "home"))
+    payload = {
+        k: v for k, v in payload.items() if not (host == "copilot" and k == "hook_event_name")
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "agentreflex.core.cli", "hook", host, event],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return json.loads(done.stdout) if done.stdout.strip() else {}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / ".agentreflex").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (tmp_path / "home").mkdir(exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    return root
+
+
+def test_gemini_hook_blocks_rm_home_and_keeps_the_users_constraint(
+    project: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    cwd = str(project)
+    deny = _hook(
+        project,
+        state,
+        "gemini",
+        "BeforeTool",
+        gem(
+            "BeforeTool",
+            cwd=cwd,
+            tool_name="run_shell_command",
+            tool_input={"command": "rm -rf ~/"},
+        ),
+    )
+    assert deny["decision"] == "deny" and "GATE-RM-ROOT" in deny["reason"]
+    assert (
+        _hook(
+            project,
+            state,
+            "gemini",
+            "BeforeTool",
+            gem(
+                "BeforeTool",
+                cwd=cwd,
+                tool_name="run_shell_command",
+                tool_input={"command": "ls -la"},
+            ),
+        )
+        == {}
+    )
+    _hook(
+        project,
+        state,
+        "gemini",
+        "BeforeAgent",
+        gem("BeforeAgent", cwd=cwd, prompt="Fix the parser. Do not modify tests."),
+    )
+    edit = {"file_path": f"{cwd}/tests/test_p.py", "old_string": "a", "new_string": "b"}
+    blocked = _hook(
+        project,
+        state,
+        "gemini",
+        "BeforeTool",
+        gem("BeforeTool", cwd=cwd, tool_name="replace", tool_input=edit),
+    )
+    assert blocked["decision"] == "deny" and "do not modify tests" in blocked["reason"].lower()
+    start = _hook(
+        project, state, "gemini", "SessionStart", gem("SessionStart", cwd=cwd, source="resume")
+    )
+    assert "do not modify tests" in start["hookSpecificOutput"]["additionalContext"].lower()
+
+
+def test_copilot_hook_blocks_rm_home_and_keeps_the_users_constraint(
+    project: Path, tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    cwd = str(project)
+    deny = _hook(
+        project,
+        state,
+        "copilot",
+        "preToolUse",
+        cop("preToolUse", cwd=cwd, toolName="bash", toolArgs=json.dumps({"command": "rm -rf ~/"})),
+    )
+    assert (
+        deny["permissionDecision"] == "deny" and "GATE-RM-ROOT" in deny["permissionDecisionReason"]
+    )
+    assert (
+        _hook(
+            project,
+            state,
+            "copilot",
+            "preToolUse",
+            cop("preToolUse", cwd=cwd, toolName="bash", toolArgs='{"command": "ls"}'),
+        )
+        == {}
+    )
+    _hook(
+        project,
+        state,
+        "copilot",
+        "userPromptSubmitted",
+        cop("userPromptSubmitted", cwd=cwd, prompt="Fix it. Do not modify tests."),
+    )
+    args = json.dumps({"path": f"{cwd}/tests/test_p.py", "file_text": "x"})
+    blocked = _hook(
+        project,
+        state,
+        "copilot",
+        "preToolUse",
+        cop("preToolUse", cwd=cwd, toolName="create", toolArgs=args),
+    )
+    assert blocked["permissionDecision"] == "deny"
+    assert "do not modify tests" in blocked["permissionDecisionReason"].lower()

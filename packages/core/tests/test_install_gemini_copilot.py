@@ -1,0 +1,235 @@
+"""``agentreflex install gemini|copilot`` on real settings files; the hooks they write run
+as real shell commands calling the real ``agentreflex`` script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.commands import dispatch
+from agentreflex.core.install import copilot, gemini
+from agentreflex.core.install.inspect import host_check
+
+SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"
+GEMINI_USER = {
+    "theme": "GitHub",
+    "security": {"folderTrust": {"enabled": True}},
+    "hooks": {
+        "enabled": True,
+        "disabled": ["old-hook"],
+        "BeforeTool": [
+            {"matcher": "write_file", "hooks": [{"type": "command", "command": "mine.sh"}]}
+        ],
+    },
+}
+COPILOT_MINE = {
+    "version": 1,
+    "hooks": {"sessionStart": [{"type": "command", "bash": "echo hi >> log", "timeoutSec": 5}]},
+}
+
+
+@pytest.fixture()
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    return home
+
+
+@pytest.fixture()
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+def write_json(path: Path, obj: Any) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(obj, indent=2) + "\n"
+    path.write_text(text)
+    return text
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = dispatch(args)
+    return code, capsys.readouterr().out
+
+
+def test_gemini_user_install_merges_is_idempotent_and_uninstalls_exactly(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = home / ".gemini" / "settings.json"
+    original = write_json(path, GEMINI_USER)
+    code, out = run(["install", "gemini", "--dry-run", "--bin", str(SCRIPT)], capsys)
+    assert code == 0 and "dry run" in out and path.read_text() == original
+    assert run(["install", "gemini", "--bin", str(SCRIPT)], capsys)[0] == 0
+    settings = json.loads(path.read_text())
+    assert settings["theme"] == "GitHub" and settings["hooks"]["enabled"] is True
+    assert settings["hooks"]["disabled"] == ["old-hook"]
+    assert set(gemini.EVENTS) <= set(settings["hooks"])
+    before = settings["hooks"]["BeforeTool"]
+    assert before[0]["hooks"][0]["command"] == "mine.sh"  # the user's own hook first, kept
+    ours = before[1]["hooks"][0]
+    assert before[1]["matcher"] == "*" and ours["timeout"] == 30000  # milliseconds
+    assert ours["name"] == "agentreflex-BeforeTool" and "exit 2" in ours["command"]
+    assert list(path.parent.glob("settings.json.*.bak"))
+    first = path.read_text()
+    code, out = run(["install", "gemini", "--bin", str(SCRIPT)], capsys)
+    assert "nothing changed" in out and path.read_text() == first
+    assert run(["uninstall", "gemini"], capsys)[0] == 0
+    assert json.loads(path.read_text()) == GEMINI_USER
+
+
+def test_gemini_project_install_and_folder_trust_in_doctor(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["install", "gemini", "--project", "--bin", str(SCRIPT)], capsys)[0] == 0
+    path = project / ".gemini" / "settings.json"
+    assert set(json.loads(path.read_text())["hooks"]) == set(gemini.EVENTS)
+    state = str(home / "state")
+    check = host_check("gemini", str(project), state, {"HOME": str(home)})
+    assert check["ok"] and "waits" in check["detail"] and "6 events" in check["detail"]
+    trust = home / ".gemini" / "trustedFolders.json"
+    write_json(trust, {str(project): "DO_NOT_TRUST"})
+    check = host_check("gemini", str(project), state, {"HOME": str(home)})
+    assert not check["ok"] and "will NOT run them" in check["detail"]
+    write_json(
+        trust, {str(project / "sub"): "DO_NOT_TRUST", str(project.parent / "x"): "TRUST_PARENT"}
+    )
+    check = host_check("gemini", str(project), state, {"HOME": str(home)})
+    assert check["ok"] and "will run them" in check["detail"]
+    env = {"HOME": str(home), "GEMINI_CLI_TRUST_WORKSPACE": "false"}
+    assert not host_check("gemini", str(project), state, env)["ok"]
+    assert run(["uninstall", "gemini", "--project"], capsys)[0] == 0
+    assert not path.exists()
+
+
+def test_gemini_refuses_a_malformed_hooks_table(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = home / ".gemini" / "settings.json"
+    text = write_json(path, {"hooks": {"BeforeTool": "not a list"}})
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 1
+    assert "not a list" in capsys.readouterr().err
+    assert path.read_text() == text
+
+
+def test_copilot_project_hooks_file(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = project / ".github" / "hooks" / "agentreflex.json"
+    write_json(path, COPILOT_MINE)
+    assert run(["install", "copilot", "--project", "--bin", str(SCRIPT)], capsys)[0] == 0
+    data = json.loads(path.read_text())
+    assert data["version"] == 1 and set(data["hooks"]) == set(copilot.EVENTS)
+    assert data["hooks"]["sessionStart"][0]["bash"] == "echo hi >> log"
+    for event in copilot.EVENTS:
+        entry = data["hooks"][event][-1]
+        assert entry["type"] == "command" and entry["timeoutSec"] == 30
+        assert entry["bash"].startswith(f"{SCRIPT} hook copilot {event}")
+    first = path.read_text()
+    assert (
+        "nothing changed"
+        in run(["install", "copilot", "--project", "--bin", str(SCRIPT)], capsys)[1]
+    )
+    assert path.read_text() == first
+    check = host_check("copilot", str(project), str(home / "state"), {"HOME": str(home)})
+    assert not check["ok"] and "(6 events)" in check["detail"]
+    assert "will NOT load" in check["detail"]  # in -p mode, only in a trusted folder
+    config = home / ".copilot" / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('// managed\n{"trustedFolders": ["' + str(project.parent) + '/"]}\n')
+    check = host_check("copilot", str(project), str(home / "state"), {"HOME": str(home)})
+    assert check["ok"] and "Copilot CLI loads them" in check["detail"]
+    env = {"HOME": str(home / "elsewhere"), "GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS": "true"}
+    assert host_check("copilot", str(project), str(home / "state"), env)["ok"]
+    assert run(["uninstall", "copilot", "--project"], capsys)[0] == 0
+    assert json.loads(path.read_text()) == COPILOT_MINE
+
+
+def test_copilot_user_install_goes_to_copilot_home(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COPILOT_HOME", str(home / "cop"))
+    assert run(["install", "copilot", "--bin", str(SCRIPT)], capsys)[0] == 0
+    path = home / "cop" / "hooks" / "agentreflex.json"
+    assert set(json.loads(path.read_text())["hooks"]) == set(copilot.EVENTS)
+    assert run(["uninstall", "copilot"], capsys)[0] == 0
+    assert not path.exists()
+
+
+def _pre_tool_command(project: Path, binary: str) -> str:
+    path = project / ".github" / "hooks" / "agentreflex.json"
+    command = json.loads(path.read_text())["hooks"]["preToolUse"][-1]["bash"]
+    return str(command).replace(str(SCRIPT), binary, 1)
+
+
+def test_copilot_pre_tool_command_blocks_and_fails_closed(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / ".agentreflex").mkdir()
+    (project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    assert run(["install", "copilot", "--project", "--bin", str(SCRIPT)], capsys)[0] == 0
+    payload = json.dumps(
+        {
+            "timestamp": 1,
+            "cwd": str(project),
+            "toolName": "bash",
+            "toolArgs": '{"command": "rm -rf ~/"}',
+        }
+    )
+    for binary, expect in (
+        (str(SCRIPT), "GATE-RM-ROOT"),
+        ("/nonexistent/agentreflex", "failed or is missing"),
+    ):
+        done = subprocess.run(
+            ["bash", "-c", _pre_tool_command(project, binary)],
+            input=payload,
+            capture_output=True,
+            text=True,
+            cwd=project,
+            timeout=60,
+            check=False,
+        )
+        answer = json.loads(done.stdout)
+        assert answer["permissionDecision"] == "deny"
+        assert expect in answer["permissionDecisionReason"]
+
+
+def test_gemini_before_tool_command_fails_closed_with_exit_2(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["install", "gemini", "--project", "--bin", str(SCRIPT)], capsys)[0] == 0
+    path = project / ".gemini" / "settings.json"
+    command = json.loads(path.read_text())["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
+    broken = str(command).replace(str(SCRIPT), "/nonexistent/agentreflex", 1)
+    done = subprocess.run(
+        ["sh", "-c", broken], input="{}", capture_output=True, text=True, timeout=30, check=False
+    )
+    assert done.returncode == 2 and "blocking this tool call" in done.stderr
+
+
+def test_the_new_hosts_hook_files_are_guarded(tmp_path: Path) -> None:
+    from agentreflex.core.userdirs import guarded_paths
+
+    home, project = tmp_path / "h", tmp_path / "p"
+    paths = set(guarded_paths(str(project), {"HOME": str(home)}))
+    for path in (
+        home / ".gemini" / "settings.json",
+        home / ".gemini" / "trustedFolders.json",
+        project / ".gemini" / "settings.json",
+        home / ".copilot" / "hooks",
+        project / ".github" / "hooks",
+    ):
+        assert str(path) in paths
+    moved = guarded_paths(str(project), {"HOME": str(home), "COPILOT_HOME": str(tmp_path / "c")})
+    assert str(tmp_path / "c" / "hooks") in moved
