@@ -116,6 +116,15 @@ def is_test_run(command: str, cwd: str = "") -> bool:
     return assess(command, cwd).verdict == RUN
 
 
+def program(command: str) -> str:
+    """The program the first simple command runs: wrappers, assignments and path dropped."""
+    for part in _OPERATORS.split(command)[::2]:
+        seg = strip_wrappers(part.strip().lstrip("({").strip())
+        if seg:
+            return seg.split(None, 1)[0].strip("'\"").rsplit("/", 1)[-1]
+    return ""
+
+
 def strip_wrappers(segment: str) -> str:
     """A simple command without env assignments and wrappers (``uv run``, ``timeout 60``)."""
     return WRAPPERS.sub("", segment.strip()).strip()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 
+from agentreflex.core import testrun
 from agentreflex.core.events import ToolKind
 from agentreflex.guard import bounds as B
 from agentreflex.guard import description_texts
@@ -50,13 +51,6 @@ if TYPE_CHECKING:
     from agentreflex.guard.report import Report
 
 _PROGRAM_ACTIONS = {
-    "pytest": "test",
-    "tox": "test",
-    "nox": "test",
-    "jest": "test",
-    "vitest": "test",
-    "mocha": "test",
-    "ctest": "test",
     "diff": "compare",
     "cmp": "compare",
     "grep": "trace",
@@ -195,8 +189,8 @@ def call_actions(call: ToolCall) -> set[str]:
             sub = call.command.split("git", 1)[1].split()
             if sub and sub[0] in _GIT_ACTIONS:
                 actions.add(_GIT_ACTIONS[sub[0]])
-        if re.search(r"\b(test|tests|check)\b", call.command):
-            actions.add("test")
+        if testrun.assess(call.command).counts:
+            actions.add("test")  # a real test framework ran (core.testrun)
     for text in description_texts(call):
         action = classifier.action_of(text)
         if action:
