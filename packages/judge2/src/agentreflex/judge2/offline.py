@@ -324,6 +324,8 @@ def _message(state: SessionState, event: Event) -> str:
 
 def unresolved_failure(state: SessionState, event: Event) -> float:
     c = state.counters
+    if not c.last_mutation_seq:
+        return 0.08  # nothing changed: a failing probe is information (evidence.assess)
     if c.last_verification_seq and c.last_verification_ok is False:
         return 0.9
     return 0.85 if unresolved_failures(state) else 0.08
@@ -334,7 +336,7 @@ def verification_insufficient(state: SessionState, event: Event) -> float:
     if not c.last_mutation_seq:
         return 0.1
     if c.last_mutation_seq > c.last_verification_seq:
-        return 0.88
+        return 0.88 if assess(state).untested_change else 0.15  # documentation only
     return 0.15 if c.last_verification_ok else 0.6
 
 
