@@ -276,3 +276,10 @@ def test_documentation_exemption_is_configurable(session: Any) -> None:
     ctx = make_context(stop("Updated the README."), state=state, config=cfg)
     [finding] = DoneReflex().evaluate(ctx)
     assert finding.code == "DONE-UNVERIFIED"
+
+
+def test_the_documented_default_is_the_one_used() -> None:
+    from agentreflex.core.schema import Judge2
+    from agentreflex.judge2.evidence import DOC_PATTERNS
+
+    assert tuple(Judge2().untested_ok) == DOC_PATTERNS
