@@ -285,19 +285,26 @@ def _directive_of(report: Report, ob: dict[str, Any], now: float) -> Directive |
         return None
 
 
+UNEVIDENCED = "resolution without evidence"
+
+
 def apply_closing(report: Report, closing: Closing, now: float, source: str) -> None:
     """Bind a ``Resolved:``/``Deferred:`` form to one open obligation and close it."""
     ob = _match_ref(report, closing.ref)
     if ob is None:
         diagnose(report, f"{closing.kind} form matched no open obligation", now)
         return
+    if closing.kind == "resolved" and ob["state"] != EVIDENCED:
+        # Seed 003: RESOLVED binds evidence that exists to a conclusion; it is
+        # not a way around EVIDENCED.  The text is recorded, the check stays open.
+        diagnose(report, f"{UNEVIDENCED} for {ob['id']} ({ob['state']}): {ob['name']}", now)
+        return
     if closing.kind == "resolved":
-        recorded = ob["state"] == EVIDENCED
         ob["resolution"] = {
             "evidence": excerpt(closing.fields["evidence"], 120),
             "conclusion": excerpt(closing.fields["conclusion"], 120),
             "at": now,
-            "evidence_recorded": recorded,
+            "evidence_recorded": True,
         }
         advance(ob, RESOLVED, now, source)
     else:
