@@ -12,7 +12,8 @@ What it rests on (checked against the installed host, see SECURITY.md):
 * Claude Code starts the agent's Bash commands with ``CLAUDECODE=1`` (the
   shell spawn in the 2.1.328 binary sets ``{..., GIT_EDITOR: "true",
   CLAUDECODE: "1"}``) and sets ``CLAUDE_PROJECT_DIR`` for hook commands
-  ("only available when Claude Code spawns the hook command", hooks docs).
+  ("only available when Claude Code spawns the hook command",
+  https://docs.claude.com/en/docs/claude-code/hooks).
   ``CLAUDECODE=1`` without ``CLAUDE_PROJECT_DIR`` is an agent's command.
 
 What it cannot stop: these are environment variables, and an agent's command
