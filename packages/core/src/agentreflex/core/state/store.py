@@ -675,9 +675,10 @@ def _fold_post_tool(
     elif outcome == "success":
         c.consecutive_failures = 0
     tests = str(result.get("tests", ""))
-    if tool.get("masked") and tests != "failed":
-        pass  # a masked status is unknown, and unknown is not a pass
-    elif action.verification and outcome in ("success", "failure") and tests != "none":
+    if tests == "none" or (tool.get("masked") and tests != "failed"):
+        pass  # no test ran; or a masked status is unknown, and unknown is not a pass
+    elif action.verification and (outcome in ("success", "failure") or tests == "failed"):
+        # a run whose host reports no exit status (Codex) still failed if its own summary says so
         # the runner's own summary outranks its exit status ("1 failed" piped to tail)
         c.last_verification_seq = seq
         c.last_verification_ok = outcome == "success" and tests != "failed"
