@@ -67,6 +67,17 @@ def test_make_and_package_scripts_are_read_to_their_commands(tmp_path: Path) -> 
     assert assess("cd app && yarn test", str(tmp_path)).verdict == FAKE
 
 
+def test_make_variables_are_expanded(tmp_path: Path) -> None:
+    (tmp_path / "Makefile").write_text(
+        "PYTHON ?= python3\nVENV := .venv\ntest:\n\t$(PYTHON) -m pytest\n"
+        "check:\n\t${VENV}/bin/pytest -q\nall:\n\t$(MAKE) test\nfake:\n\t$(ECHO) 3 passed\n"
+    )
+    assert assess("make test", str(tmp_path)).verdict == RUN
+    assert assess("make check", str(tmp_path)).verdict == RUN
+    assert assess("make all", str(tmp_path)).verdict == NONE  # `all` is not a test target
+    assert assess("make -C . test", str(tmp_path)).verdict == RUN
+
+
 def test_a_script_that_calls_itself_stops(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text("test:\n\tmake test\n")
     assert assess("make test", str(tmp_path)).verdict == FAKE

@@ -277,7 +277,24 @@ def _recipe(cwd: str, target: str) -> list[str] | None:
     return None
 
 
+_MAKE_VAR = LazyPattern(r"\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]", hints="$")
+_MAKE_ASSIGN = LazyPattern(r"^([A-Za-z_][A-Za-z0-9_]*)\s*[:?]?=\s*(.*)$", re.MULTILINE, hints="=")
+
+
+def _expand(line: str, variables: dict[str, str]) -> str:
+    """``$(PYTHON) -m pytest`` as make runs it (one level; ``$(MAKE)`` is make)."""
+    return _MAKE_VAR.sub(lambda m: variables.get(m.group(1), m.group(0)), line)
+
+
 def _target_lines(text: str, target: str) -> list[str] | None:
+    variables = {"MAKE": "make"}
+    for m in _MAKE_ASSIGN.finditer(text):
+        variables.setdefault(m.group(1), m.group(2).strip())
+    lines = _recipe_lines(text, target)
+    return None if lines is None else [_expand(line, variables) for line in lines]
+
+
+def _recipe_lines(text: str, target: str) -> list[str] | None:
     lines: list[str] | None = None
     rule = re.compile(rf"^{re.escape(target)}\s*:(?!=)")
     for line in text.splitlines():
