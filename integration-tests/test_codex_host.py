@@ -275,3 +275,17 @@ def test_project_hooks_run_once_codex_trusts_the_project(codex_project: CodexPro
     run = project.run("clean up", script)
     assert (target / "keep.txt").read_text() == "precious\n", run.describe()
     assert "GATE-RM-" in assert_blocked(run)
+
+
+def test_a_question_with_a_failing_probe_may_stop(installed: CodexProject) -> None:
+    """Issue 31: nothing changed, so a failing test run is the answer, not unfinished work."""
+    installed.write("src/__init__.py", "")
+    installed.write("src/calc.py", "def add(a, b):\n    return a - b\n")
+    installed.write("tests/test_calc.py", CALC_TEST)
+    probe = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    answer = "test_add fails because add() subtracts; I changed nothing and it still fails."
+    run = installed.run("why does test_add fail?", [exec_command(probe), say(answer)])
+    assert run.stderr.count("hook: Stop Blocked") == 0, run.describe()
+    assert run.stderr.count("hook: Stop Completed") == 1, run.describe()  # the hook did run
+    assert len(run.main_requests) == 2, run.describe()
+    assert run.stdout.strip().endswith(answer), run.describe()

@@ -175,7 +175,7 @@ def _bash(command: str) -> bool:
         "tox -e py311",
         "bundle exec rspec",
         "npx jest --ci",
-        "pytest 2>&1 | tail -20",
+        "set -o pipefail; pytest 2>&1 | tail -20",
     ],
 )
 def test_verification_commands(command: str) -> None:
@@ -192,6 +192,8 @@ def test_verification_commands(command: str) -> None:
         "rm -rf .pytest_cache",
         "vim tests/test_x.py",
         "which tox",
+        "pytest 2>&1 | tail -20",  # the exit status is tail's: unknown, not a pass
+        "pytest(){ echo 3 passed; }; pytest",
     ],
 )
 def test_not_verification(command: str) -> None:

@@ -46,3 +46,11 @@ def test_masked_and_short_circuited_runs_are_no_evidence(tmp_path: Path) -> None
     for n, command in enumerate(["pytest || true", "true || pytest", "pytest --co -q"]):
         st = _state(_run(tmp_path / str(n), command, True, "5 passed"))
         assert st.verifications == [], command
+
+
+def test_a_failure_summary_counts_when_the_host_reports_no_exit_status(tmp_path: Path) -> None:
+    """Codex reports no exit code: the runner's own "1 failed" is still a failed run."""
+    st = _state(_run(tmp_path, "pytest -q", None, "F\n==== 1 failed in 0.1s ===="))  # type: ignore[arg-type]
+    assert st.counters.last_verification_ok is False and len(st.verifications) == 1
+    st = _state(_run(tmp_path / "b", "pytest -q", None, "==== 3 passed in 0.1s ===="))  # type: ignore[arg-type]
+    assert st.verifications == []  # unknown is not a pass

@@ -358,12 +358,20 @@ def test_incomplete_closing_closes_nothing(run_on: Runner, state_dir: str) -> No
     assert obligation(state_dir)["state"] == "PLANNED"
 
 
-def test_resolution_without_evidence_is_conditional(run_on: Runner, state_dir: str) -> None:
+def test_resolution_without_evidence_leaves_the_check_open(run_on: Runner, state_dir: str) -> None:
+    """Seed 003: RESOLVED binds evidence that exists; it is not a way around EVIDENCED."""
     opened(run_on)
-    run_on(stop(RESOLVED))
+    held = run_on(stop(RESOLVED))
+    assert merge(held, Mode.ENFORCED).verdict is Verdict.BLOCK
     report = session(state_dir)
-    assert report["obligations"][0]["resolution"]["evidence_recorded"] is False
-    assert "resolved without recorded tool evidence" in report["clearance"]["limitations"]
+    ob = report["obligations"][0]
+    assert ob["state"] == "PLANNED" and ob["resolution"] is None
+    assert report["clearance"]["state"] == "blocked"
+    [limit] = [x for x in report["clearance"]["limitations"] if "without evidence" in x]
+    assert limit.startswith("resolution without evidence for " + ob["id"])
+    looked = "Resolved: The selected adapter is active; evidence: looked; conclusion: ok."
+    run_on(stop(looked, stop_hook_active=True))
+    assert obligation(state_dir)["state"] == "PLANNED"
 
 
 def test_on_mode_holds_a_stop_once_then_only_records_it(run_on: Runner, state_dir: str) -> None:

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 import pytest
-from agentreflex.core.testing import pre_tool, stop
+from agentreflex.core.testing import post_tool, pre_tool, stop
 from agentreflex.guard.claude_transcript import assistant_text, resolve
 from agentreflex.guard.report import new_report
 from agentreflex.guard.sanitize import normalize_text
@@ -166,6 +166,13 @@ def test_marker_in_transcript_blocks_a_completion_claim_until_resolved(
         "conclusion: the adapter is active."
     )
     append(path, assistant(resolved + "\nAll done."))
+    # Resolution text before any evidence leaves the check open (seed 003).
+    held = run(stop(resolved + "\nAll done.", session_id=SID, transcript_path=path))
+    assert "RG-EVIDENCE-OPEN-001" in codes(held)
+    adapter = {"command": "adapter-status --json"}
+    run(pre_tool("Bash", adapter, session_id=SID, tool_use_id="t9", transcript_path=path))
+    out = '{"active": true}'
+    run(post_tool("Bash", adapter, ok=True, output=out, session_id=SID, tool_use_id="t9"))
     assert run(stop(resolved + "\nAll done.", session_id=SID, transcript_path=path)) == []
     assert session(state_dir)["reasoning_summary_ingestion"]["processed"] == 3
 

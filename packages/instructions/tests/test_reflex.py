@@ -350,3 +350,17 @@ def test_no_command_of_the_gates_corpus_makes_the_check_fail(repo: Path) -> None
     assert len(commands) > 500
     broken = [c for c in commands if any(f.code == "INSTR-INTERNAL-ERROR" for f in _bash(repo, c))]
     assert broken == []
+
+
+def test_a_named_test_run_is_met_only_by_a_real_one(project: Path) -> None:
+    (project / "AGENTS.md").write_text("- Always run `pytest -x` before you finish.\n")
+    state = SessionState(cwd=str(project))
+    state.counters.last_mutation_seq = 1
+    fake = "Bash: pytest(){ echo 3 passed; }; pytest -x"
+    state.actions.append(ActionRecord(2, 0.0, "Bash", "shell", fake, "fp", outcome="success"))
+    (f,) = _run(stop(cwd=str(project)), state)
+    assert f.code == "INSTR-REQUIREMENT-PENDING"
+    real = ActionRecord(3, 0.0, "Bash", "shell", "Bash: pytest -x", "fp2", outcome="success")
+    real.verification = True
+    state.actions.append(real)
+    assert _run(stop(cwd=str(project)), state) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from agentreflex.core.wire import parse_questions
 from agentreflex.judge2.claims import (
     CONTRADICTED,
@@ -72,3 +73,17 @@ def test_resolve_takes_the_most_probable_label() -> None:
         resolve(claim, {SUPPORTED: 0.4, CONTRADICTED: 0.2, INSUFFICIENT: 0.4}).status
         == INSUFFICIENT
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "kinds"),
+    [
+        ("All tests pass, and nothing isn't working.", ["tests_pass"]),
+        ("The tests don't pass yet, but the build succeeds.", ["builds"]),
+        ("The tests have yet to pass.", []),
+        ("I could not fix it; the tests still fail.", []),
+        ("Nothing is broken: all tests pass.", ["tests_pass"]),
+    ],
+)
+def test_negation_is_per_clause(message: str, kinds: list[str]) -> None:
+    assert [c.kind for c in extract_claims(message)] == kinds

@@ -104,8 +104,11 @@ def test_a_failed_last_run_blocks_naming_the_command(session: Any) -> None:
 
 
 def test_an_unresolved_command_failure_blocks_until_it_succeeds(session: Any) -> None:
-    builder = session().run(
-        "npm run build", ok=False, exit_code=2, error="TS2304: Cannot find name"
+    builder = (
+        session()
+        .edit("src/app.ts")
+        .test(True)
+        .run("npm run build", ok=False, exit_code=2, error="TS2304: Cannot find name")
     )
     [finding] = run(builder.state, "Build pipeline is set up.")
     assert finding.code == "DONE-UNRESOLVED-FAILURE"
@@ -258,3 +261,39 @@ def test_enforced_merge_blocks_and_shadow_reports(session: Any) -> None:
     assert merge(findings, Mode.ENFORCED).verdict is Verdict.BLOCK
     shadow = merge(findings, Mode.SHADOW)
     assert shadow.verdict is Verdict.ALLOW and shadow.label == "WOULD_BLOCK"
+
+
+def test_a_question_session_with_a_failing_probe_may_stop(session: Any) -> None:
+    """Nothing changed: a failing build or test run is the answer, not unfinished work."""
+    state = (
+        session("why does the build fail?")
+        .run("npm run build", ok=False, exit_code=2, error="TS2304: Cannot find name")
+        .test(False)
+        .state
+    )
+    message = "The build fails because `foo` is undeclared in src/app.ts; it still fails."
+    assert run(state, message) == []
+    assert run(state, "All tests pass.")[0].code == "DONE-CLAIM-UNSUPPORTED"
+
+
+def test_documentation_only_changes_need_no_test_run(session: Any) -> None:
+    assert run(session().edit("README.md").edit("docs/guide.rst").state, "Updated the docs.") == []
+    [finding] = run(session().edit("README.md").edit("src/app.py").state, "Updated.")
+    assert finding.code == "DONE-UNVERIFIED"
+    assert "evidence that counts: a passing run of a real test framework" in finding.message
+
+
+def test_documentation_exemption_is_configurable(session: Any) -> None:
+    state = session().edit("README.md").state
+    cfg = make_config("enforced")
+    cfg.sections["judge2"] = {"untested_ok": []}
+    ctx = make_context(stop("Updated the README."), state=state, config=cfg)
+    [finding] = DoneReflex().evaluate(ctx)
+    assert finding.code == "DONE-UNVERIFIED"
+
+
+def test_the_documented_default_is_the_one_used() -> None:
+    from agentreflex.core.schema import Judge2
+    from agentreflex.judge2.evidence import DOC_PATTERNS
+
+    assert tuple(Judge2().untested_ok) == DOC_PATTERNS

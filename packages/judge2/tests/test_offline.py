@@ -128,3 +128,16 @@ def test_the_done_reflex_loads_only_its_own_modules() -> None:
         "agentreflex.judge2.done",
         "agentreflex.judge2.evidence",
     ]
+
+
+def test_completion_priors_keep_proportion(session: Any) -> None:
+    """A question session's failing probe and a docs-only edit are not held by the offline judge."""
+    from agentreflex.judge2 import offline
+
+    event = stop("The build still fails.")
+    qa = session().run("npm run build", ok=False, exit_code=2).test(False).state
+    assert offline.unresolved_failure(qa, event) < 0.5
+    docs = session().edit("README.md").state
+    assert offline.verification_insufficient(docs, event) < 0.5
+    code = session().edit("src/a.py").state
+    assert offline.verification_insufficient(code, event) > 0.7

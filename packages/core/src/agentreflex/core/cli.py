@@ -25,6 +25,11 @@ def _hook(argv: list[str]) -> int:
         payload = sys.stdin.buffer.read()
     except OSError:
         payload = b""
+    from agentreflex.core.provenance import REFUSED, writes_live_history
+
+    if writes_live_history(os.environ):
+        sys.stderr.write(f"agentreflex hook: {REFUSED}\n")
+        return 2  # nothing recorded, nothing decided
     from agentreflex.core.client import try_daemon
 
     answer = try_daemon(host, hint, payload)

@@ -160,7 +160,12 @@ def _check(ns: argparse.Namespace) -> int:
 
 
 def _replay(ns: argparse.Namespace) -> int:
+    from agentreflex.core.provenance import REFUSED, writes_live_history
+
     env = dict(os.environ)
+    if writes_live_history(env):
+        print(f"agentreflex replay: {REFUSED}", file=sys.stderr)
+        return 2
     if ns.mode:
         env["REFLEX_MODE"] = ns.mode
     if ns.state_dir:
@@ -251,8 +256,12 @@ def _trust(ns: argparse.Namespace) -> int:
 def _state(ns: argparse.Namespace) -> int:
     """The user accepts that a session's history was lost; its stops are judged again."""
     from agentreflex.core.config import load_config
+    from agentreflex.core.provenance import REFUSED, writes_live_history
     from agentreflex.core.state.store import SessionStore
 
+    if writes_live_history(os.environ):
+        print(f"agentreflex state: {REFUSED}", file=sys.stderr)
+        return 2
     config = load_config(os.path.abspath(ns.cwd))
     store = SessionStore(config.state_dir, ns.session)
     if not sys.stdin.isatty():  # the agent's tools have no terminal: this is the user's call

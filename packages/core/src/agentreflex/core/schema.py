@@ -281,6 +281,20 @@ class Judge2(_OpenTable):
     cache_ttl_s: Annotated[float, section_key("float", low=0.0, high=86400.0)] = 600.0
     cache_max_entries: Annotated[int, section_key("int", low=1, high=100_000)] = 256
     claims_unsupported_block: Annotated[float, section_key("prob")] = 0.70
+    untested_ok: Annotated[list[str], section_key("list")] = Field(
+        default=[
+            "*.md",
+            "*.rst",
+            "*.txt",
+            "*.adoc",
+            "docs/*",
+            "doc/*",
+            "LICENSE*",
+            "CHANGELOG*",
+            "AUTHORS*",
+        ],
+        description="File patterns whose change needs no test run at stop ([] = every change does).",
+    )
     action_window: Annotated[int, section_key("int", low=1, high=100)] = Field(
         default=12,
         description="Recent actions in the state text (capped by loop.recent_action_window).",

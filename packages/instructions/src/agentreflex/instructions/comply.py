@@ -18,6 +18,7 @@ import fnmatch
 import os
 import posixpath
 
+from agentreflex.core import testrun
 from agentreflex.core.record import field, record
 from agentreflex.gate import api as gate
 from agentreflex.gate.api import DESCENDANT, REMOTE, UNKNOWN, Where
@@ -322,10 +323,14 @@ def satisfied(rule: Rule, state: SessionState) -> bool:
     if rule.command == parse.TESTS:
         return c.last_verification_seq > since and c.last_verification_ok is not False
     want = " ".join(rule.command.split())
+    # A named test run ("run `pytest -x`") is met only by a real one (core.testrun):
+    # a shell function or a ./pytest file with the same words is not.
+    needs_run = testrun.RUNNERS.match(testrun.strip_wrappers(want)) is not None
     for action in reversed(state.actions):
         if action.seq <= since:
             break
-        if action.kind == "shell" and action.outcome != "failure" and want in action.summary:
+        ran = action.kind == "shell" and action.outcome != "failure" and want in action.summary
+        if ran and (not needs_run or action.verification):
             return True
     return False
 

@@ -23,7 +23,7 @@ from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
 from agentreflex.core.record import record
 from agentreflex.judge2 import claims as cl
-from agentreflex.judge2.evidence import assess
+from agentreflex.judge2.evidence import DOC_PATTERNS, assess
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class DoneReflex:
         if not ctx.event.is_stop:
             return []
         message = ctx.event.last_message or ctx.state.last_message
-        ev = assess(ctx.state, message)
+        ev = assess(ctx.state, message, _untested_ok(ctx))
         answer = ctx.judge_answer(s.COMPLETION)
         signals = combine(ev, answer if answer is not None and answer.calibrated else None)
         hits = [r for r in RULES if signals[r.signal] >= self._threshold(ctx, r.threshold)]
@@ -140,6 +140,12 @@ class DoneReflex:
         return ctx.config.threshold(name)
 
 
+def _untested_ok(ctx: ReflexContext) -> tuple[str, ...]:
+    """``judge2.untested_ok``: file patterns whose change needs no test run ([] = every change does)."""
+    value = section_value(ctx.config, "judge2", "untested_ok", list(DOC_PATTERNS), "list")
+    return tuple(value)
+
+
 def combine(ev: CompletionEvidence, answer: JudgeAnswer | None) -> dict[str, float]:
     """Floors from the record, raised (never lowered) by the judge's probabilities."""
     signals = ev.floors()
@@ -173,7 +179,7 @@ def _claim_signal(ev: CompletionEvidence, answer: JudgeAnswer) -> float:
 def _code(rule: Rule, ev: CompletionEvidence) -> str:
     if any(c.status == cl.FABRICATED for c in ev.claim_checks):
         return "DONE-CLAIM-FABRICATED"
-    if rule.signal == s.UNRESOLVED_FAILURE and ev.last_test_failed:
+    if rule.signal == s.UNRESOLVED_FAILURE and ev.holds_failed_test:
         return "DONE-TESTS-FAILED"
     return rule.code
 

@@ -283,6 +283,8 @@ def _fixed_later(f: Facts, failure: Action) -> bool:
 
 
 def unresolved_failure(f: Facts) -> float:
+    if not f.last_change:
+        return NO  # nothing changed: a failing probe is information, not the agent's failure
     failures = {a.seq: a for a in f.failures + [a for a in f.actions if a.ok is False]}
     open_ = [a for a in failures.values() if not _fixed_later(f, a)]
     return YES if open_ else NO
