@@ -13,13 +13,12 @@ leaves the call unobserved.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-from typing import Any
 
+from agentreflex.core import fastjson
 from agentreflex.core.config import Config
 from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.reflex import Note
 from agentreflex.core.worktree import observe, snapshot
@@ -37,7 +36,7 @@ def undo_hint(n: int) -> str:
 def _pending_path(config: Config, event: Event) -> str:
     tool = event.tool
     key = f"{event.session_id}\0{tool.tool_use_id if tool else ''}"
-    name = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    name = sha256_hex(key, 32)
     return os.path.join(config.state_dir, "worktree", name + ".json")
 
 
@@ -69,7 +68,7 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
     path = _pending_path(config, event)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump({"top": repo.top, "fp": fp}, fh)
+        fh.write(fastjson.dumps({"top": repo.top, "fp": fp}))
     if event.tool is not None and _wants_snapshot(event, decision):
         _snapshot(repo, event, decision, notes, config, _digest(repo, fp))
 
@@ -87,10 +86,10 @@ def _wants_snapshot(event: Event, decision: Decision) -> bool:
 
 def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
     """The fingerprint with where HEAD points and the index's stat: same digest, same state."""
-    parts: list[Any] = [sorted(fp.items())]
+    parts: list[object] = [sorted(fp.items())]
     for name in ("HEAD", "packed-refs"):
         parts.append(_read(os.path.join(repo.git_dir if name == "HEAD" else repo.common_dir, name)))
-    head = parts[1]
+    head = str(parts[1])
     if head.startswith("ref: "):
         parts.append(_read(os.path.join(repo.common_dir, head[5:].strip())))
     try:
@@ -98,7 +97,7 @@ def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
         parts.append([st.st_size, st.st_mtime_ns, st.st_ino])
     except OSError:
         parts.append(None)
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
+    return sha256_hex(fastjson.dumps(parts), 32)
 
 
 def _read(path: str) -> str:
@@ -144,7 +143,7 @@ def _after(event: Event, notes: list[Note], config: Config) -> None:
     path = _pending_path(config, event)
     try:
         with open(path, encoding="utf-8") as fh:
-            pending: dict[str, Any] = json.load(fh)
+            pending = fastjson.loads(fh.read())
         os.unlink(path)
     except (OSError, ValueError):
         return  # no pre-tool fingerprint: nothing to compare with

@@ -12,8 +12,7 @@ it had been deleted), one that joins it changed.
 from __future__ import annotations
 
 import os
-import subprocess
-from dataclasses import dataclass, field
+import subprocess  # loaded by safegit anyway
 
 from agentreflex.core.worktree.safegit import filter_overrides, git
 
@@ -24,21 +23,24 @@ MAX_LISTED = 200  # paths kept per kind in a recorded change
 Entry = tuple[str, tuple[int, int, int, int] | None]
 
 
-@dataclass
 class Repo:
-    """Where a work tree's git lives (all absolute)."""
+    """Where a work tree's git lives (all absolute), and the ``-c`` pairs blanking its filters.
 
-    top: str
-    git_dir: str
-    common_dir: str
-    index: str
-    objects: str
-    filters: list[str] = field(default_factory=list)
+    A plain class: ``dataclasses`` costs a hook process an import it need not pay.
+    """
+
+    __slots__ = ("common_dir", "filters", "git_dir", "index", "objects", "top")
+
+    def __init__(
+        self, top: str, git_dir: str, common_dir: str, index: str, objects: str, filters: list[str]
+    ) -> None:
+        self.top, self.git_dir, self.common_dir = top, git_dir, common_dir
+        self.index, self.objects, self.filters = index, objects, filters
 
 
 def find_repo(cwd: str) -> Repo | None:
     """The non-bare git work tree holding ``cwd``, or None (not one, bare, git failed)."""
-    if not cwd or not os.path.isdir(cwd):
+    if not cwd or not os.path.isdir(cwd) or not _under_git(cwd):
         return None
     filters = filter_overrides(cwd)
     if filters is None:
@@ -65,6 +67,18 @@ def find_repo(cwd: str) -> Repo | None:
         return None
     top, git_dir, common_dir, index, objects = lines
     return Repo(top, git_dir, common_dir, index, objects, filters)
+
+
+def _under_git(cwd: str) -> bool:
+    """A ``.git`` in ``cwd`` or above: without one, no git process is started at all."""
+    here = os.path.abspath(cwd)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return True
+        parent = os.path.dirname(here)
+        if parent == here:
+            return False
+        here = parent
 
 
 def in_repo(
@@ -127,13 +141,13 @@ def fingerprint(repo: Repo, skip: str = "") -> dict[str, Entry] | None:
     }
 
 
-@dataclass
 class Changes:
     """The files one tool call created, modified and deleted (repository-relative)."""
 
-    created: list[str] = field(default_factory=list)
-    modified: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.created: list[str] = []
+        self.modified: list[str] = []
+        self.deleted: list[str] = []
 
     def __bool__(self) -> bool:
         return bool(self.created or self.modified or self.deleted)

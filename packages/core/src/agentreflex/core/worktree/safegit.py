@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 TIMEOUT_S = 2.0
 

@@ -15,14 +15,12 @@ skipped with a note, never attempted.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import stat
 import time
-from dataclasses import dataclass, field
-from typing import Any
 
+from agentreflex.core import fastjson
 from agentreflex.core.worktree.observe import Repo, status_entries
 from agentreflex.core.worktree.observe import in_repo as git
 
@@ -32,21 +30,35 @@ KEEP_SECONDS = 7 * 86400
 _NULL = "0" * 40
 
 
-@dataclass
 class Snapshot:
     """One saved state: number, when, what command, which files, and its tree."""
 
-    n: int
-    ts: float
-    command: str
-    session: str
-    tree: str = ""
-    files: list[str] = field(default_factory=list)
-    skipped: str = ""
-    fingerprint: str = ""
+    def __init__(
+        self,
+        n: int,
+        ts: float,
+        command: str,
+        session: str,
+        tree: str = "",
+        files: list[str] | None = None,
+        skipped: str = "",
+        fingerprint: str = "",
+    ) -> None:
+        self.n, self.ts, self.command, self.session = n, ts, command, session
+        self.tree, self.files, self.skipped = tree, files or [], skipped
+        self.fingerprint = fingerprint
 
-    def to_json(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+    def to_json(self) -> dict[str, object]:
+        return dict(
+            n=self.n,
+            ts=self.ts,
+            command=self.command,
+            session=self.session,
+            tree=self.tree,
+            files=self.files,
+            skipped=self.skipped,
+            fingerprint=self.fingerprint,
+        )
 
 
 def store_dir(repo: Repo) -> str:
@@ -216,7 +228,7 @@ def _give_up(snap_dir: str) -> None:
 def _save(snap_dir: str, snap: Snapshot) -> Snapshot:
     tmp = os.path.join(snap_dir, "meta.json.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(snap.to_json(), fh)
+        fh.write(fastjson.dumps(snap.to_json()))
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, os.path.join(snap_dir, "meta.json"))
@@ -230,7 +242,7 @@ def listing(repo: Repo) -> list[Snapshot]:
     for d in sorted((d for d in _listdir(root) if d.isdigit()), key=int):
         try:
             with open(os.path.join(root, d, "meta.json"), encoding="utf-8") as fh:
-                out.append(Snapshot(**json.load(fh)))
+                out.append(Snapshot(**fastjson.loads(fh.read())))
         except (OSError, ValueError, TypeError):
             continue
     return out
