@@ -321,3 +321,15 @@ def test_the_cli_reaches_undo(repo: Path) -> None:
         text=True,
     )
     assert res.returncode == 0 and "no snapshots" in res.stdout
+
+
+def test_doctor_says_how_the_work_tree_is_observed(repo: Path, tmp_path: Path) -> None:
+    from agentreflex.core.worktree.status import worktree_line
+
+    assert "observed through git" in worktree_line(str(repo), True)
+    assert worktree_line(str(tmp_path), True).startswith("off: not a git work tree")
+    assert "observe = false" in worktree_line(str(repo), False)
+    from agentreflex.core.doctor import diagnose
+
+    lines = [c for c in diagnose(str(tmp_path))["checks"] if c["check"] == "work tree"]
+    assert lines and "off" in lines[0]["detail"]
