@@ -333,3 +333,21 @@ def test_doctor_says_how_the_work_tree_is_observed(repo: Path, tmp_path: Path) -
 
     lines = [c for c in diagnose(str(tmp_path))["checks"] if c["check"] == "work tree"]
     assert lines and "off" in lines[0]["detail"]
+
+
+@pytest.mark.parametrize(("command", "path"), EDITS)
+def test_an_edit_by_any_program_counts_as_the_sessions_last_change(
+    repo: Path, command: str, path: str
+) -> None:
+    run_tool(repo, command)
+    state, _ = SessionStore(str(repo.parent / "state"), "wt-session").load()
+    last = state.actions[-1]
+    assert last.changed == 1 and last.mutation
+    assert state.counters.last_mutation_seq > state.counters.last_verification_seq
+
+
+def test_a_command_that_changed_nothing_is_no_edit(repo: Path) -> None:
+    run_tool(repo, "git status --short")
+    state, _ = SessionStore(str(repo.parent / "state"), "wt-session").load()
+    assert state.actions[-1].changed == 0
+    assert state.counters.last_mutation_seq == 0

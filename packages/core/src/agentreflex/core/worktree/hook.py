@@ -65,12 +65,13 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
     fp = observe.fingerprint(repo, _skip_dir(repo, config))
     if fp is None:
         return
+    n = None
+    if _wants_snapshot(event, decision):
+        n = _snapshot(repo, event, decision, notes, config, _digest(repo, fp))
     path = _pending_path(config, event)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(fastjson.dumps({"top": repo.top, "fp": fp}))
-    if event.tool is not None and _wants_snapshot(event, decision):
-        _snapshot(repo, event, decision, notes, config, _digest(repo, fp))
+        fh.write(fastjson.dumps({"top": repo.top, "fp": fp, "snap": n}))
 
 
 def _wants_snapshot(event: Event, decision: Decision) -> bool:
@@ -115,7 +116,8 @@ def _snapshot(
     notes: list[Note],
     config: Config,
     digest: str,
-) -> None:
+) -> int | None:
+    """Take (or reuse) the snapshot; its number, or None when none was kept."""
     from agentreflex.core.state.outcome import summarize
 
     assert event.tool is not None
@@ -128,15 +130,16 @@ def _snapshot(
     )
     if snap is None:
         decision.errors.append("no snapshot: git could not read the work tree")
-        return
+        return None
     if snap.skipped:
         decision.errors.append(f"no snapshot: {snap.skipped}")
-        return
+        return None
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
     hint = undo_hint(snap.n)
     for f in decision.findings:
         if f.verdict is not Verdict.ALLOW and hint not in f.message:
             f.message = f"{f.message} ({hint})"
+    return snap.n
 
 
 def _after(event: Event, notes: list[Note], config: Config) -> None:
@@ -158,6 +161,9 @@ def _after(event: Event, notes: list[Note], config: Config) -> None:
         for p, e in pending["fp"].items()
     }
     changes = observe.diff(before, after)
+    n = pending.get("snap")
+    if isinstance(n, int) and (changes.created or changes.modified):
+        snapshot.record_after(repo, n, changes.created + changes.modified)
     tool = event.tool
     value = {"tool": tool.tool_use_id if tool else "", **changes.to_json()}
     notes.append(Note("core", CHANGES_NOTE, value))

@@ -1,8 +1,9 @@
 """Put a snapshot's files back, refusing to overwrite work newer than the discard.
 
 A file may be overwritten when it is missing, already equal to the snapshot,
-or equal to what the repository holds for it now (HEAD or the index): that
-is what a discard leaves behind.  Anything else was written after the
+equal to what the repository holds for it now (HEAD or the index: what a
+discard leaves behind), or equal to what the commands run after the
+snapshot left in it (recorded by the post-tool hook).  Anything else was written after the
 snapshot and is newer work: reported, and left alone unless ``force``.
 Blobs are written byte for byte (no smudge filter runs), with the saved mode.
 """
@@ -15,7 +16,13 @@ from dataclasses import dataclass, field
 
 from agentreflex.core.worktree.observe import Repo
 from agentreflex.core.worktree.observe import in_repo as git
-from agentreflex.core.worktree.snapshot import Snapshot, _env, store_dir
+from agentreflex.core.worktree.snapshot import (
+    Snapshot,
+    _env,
+    current_blobs,
+    read_after,
+    store_dir,
+)
 
 
 @dataclass
@@ -55,22 +62,6 @@ def _index_blobs(repo: Repo) -> dict[str, str]:
     return out
 
 
-def _current_blobs(repo: Repo, paths: list[str]) -> dict[str, str]:
-    """Blob ids of the files as they are now (no filters, nothing written)."""
-    plain = [p for p in paths if os.path.isfile(os.path.join(repo.top, p))]
-    if not plain:
-        return {}
-    res = git(
-        repo,
-        ["hash-object", "--no-filters", "--stdin-paths"],
-        data="".join(p + "\n" for p in plain).encode("utf-8", "surrogateescape"),
-        timeout=30.0,
-    )
-    if res is None or res.returncode != 0:
-        return {}
-    return dict(zip(plain, res.stdout.decode().split(), strict=False))
-
-
 def _wanted(path: str, only: list[str]) -> bool:
     return not only or any(path == o or path.startswith(o.rstrip("/") + "/") for o in only)
 
@@ -79,7 +70,8 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
     """Compare the snapshot with the work tree now (``only``: repository-relative paths)."""
     env = _env(repo, os.path.join(store_dir(repo), str(snap.n)))
     saved = {p: e for p, e in _tree_entries(repo, env, snap.tree).items() if _wanted(p, only)}
-    now = _current_blobs(repo, list(saved))
+    now = current_blobs(repo, list(saved))
+    after = read_after(repo, snap.n)
     known = _index_blobs(repo)
     head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
     out = Plan()
@@ -87,7 +79,7 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
         cur = now.get(path)
         if cur == oid:
             out.same.append(path)
-        elif cur is None or force or cur in (known.get(path), head.get(path)):
+        elif cur is None or force or cur in (known.get(path), head.get(path), after.get(path)):
             out.write.append(path)
         else:
             out.newer.append(path)

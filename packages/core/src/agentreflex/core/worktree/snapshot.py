@@ -239,6 +239,46 @@ def _save(snap_dir: str, snap: Snapshot) -> Snapshot:
     return snap
 
 
+def current_blobs(repo: Repo, paths: list[str]) -> dict[str, str]:
+    """Blob ids of the regular files among ``paths`` as they are now (nothing written)."""
+    plain = [p for p in paths if os.path.isfile(os.path.join(repo.top, p))]
+    if not plain:
+        return {}
+    res = git(
+        repo,
+        ["hash-object", "--no-filters", "--stdin-paths"],
+        data="".join(p + "\n" for p in plain).encode("utf-8", "surrogateescape"),
+        timeout=30.0,
+    )
+    if res is None or res.returncode != 0:
+        return {}
+    return dict(zip(plain, res.stdout.decode().split(), strict=False))
+
+
+def record_after(repo: Repo, n: int, paths: list[str]) -> None:
+    """What the command run after snapshot ``n`` left in ``paths``: undo may overwrite it.
+
+    Without this, a file the command rewrote (not reset to HEAD) would look
+    like newer work to ``agentreflex undo`` and be refused.
+    """
+    path = os.path.join(store_dir(repo), str(n), "after.json")
+    after = read_after(repo, n)
+    after.update(current_blobs(repo, paths))
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(fastjson.dumps(after))
+    os.replace(tmp, path)
+
+
+def read_after(repo: Repo, n: int) -> dict[str, str]:
+    try:
+        with open(os.path.join(store_dir(repo), str(n), "after.json"), encoding="utf-8") as fh:
+            data = fastjson.loads(fh.read())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
 def listing(repo: Repo) -> list[Snapshot]:
     """Every snapshot kept for this repository, oldest first."""
     root = store_dir(repo)
