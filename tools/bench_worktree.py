@@ -7,6 +7,10 @@ Prints, for generated git repositories of 1k, 10k and 100k files:
   filter overrides, rev-parse) then runs ``git status`` and diffs; "warm"
   reuses the found repository (what a daemon could keep; it does not keep it
   yet: the filter overrides must be re-read in case the agent added one);
+* PreToolUse + PostToolUse of a shell call through core's pipeline in process
+  (as the daemon runs it; reflex plug-ins as installed), observation on and
+  off: the hot-path price of the feature (an edit between calls, so a new
+  snapshot each call: the worst case);
 * snapshot cost against the size of the uncommitted work (1, 10 and 50 MB
   spread over 100 changed files in the 10k repository), and the cost of a
   snapshot answered by the previous one (same fingerprint).
@@ -107,6 +111,41 @@ def snapshot_cost(root: str, megabytes: int, runs: int) -> tuple[list[float], fl
     return times, dedup
 
 
+def hook_cost(root: str, runs: int) -> tuple[list[float], list[float]]:
+    """PreToolUse + PostToolUse of one shell call through core's pipeline, in process
+    (as the daemon runs it), with the work-tree observation on and off."""
+    import json
+
+    from agentreflex.core import runtime
+    from agentreflex.core.worktree import hook
+
+    env = {"HOME": root, "AGENTREFLEX_STATE_DIR": os.path.join(root, "..", "state-" + str(runs))}
+    real = hook.around_tool
+    on: list[float] = []
+    off: list[float] = []
+    for i in range(runs):
+        for label, times in (("on", on), ("off", off)):
+            hook.around_tool = real if label == "on" else (lambda *a, **k: None)
+            with open(os.path.join(root, "d0", "s0", "f1.py"), "w") as fh:
+                fh.write(f"y = {i}\n")  # the agent edited a file since the last call
+            body = {
+                "session_id": "bench",
+                "cwd": root,
+                "tool_name": "Bash",
+                "tool_input": {"command": f"sed -i s/x/y/ d0/s0/f{i % 40}.py"},
+                "tool_use_id": f"{label}{i}",
+            }
+            t = time.perf_counter()
+            for kind in ("PreToolUse", "PostToolUse"):
+                payload = {**body, "hook_event_name": kind}
+                if kind == "PostToolUse":
+                    payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
+                runtime.run_hook("claude-code", json.dumps(payload).encode(), env)
+            times.append((time.perf_counter() - t) * 1000)
+    hook.around_tool = real
+    return on, off
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
@@ -125,6 +164,12 @@ def main() -> None:
                 f"{n:>7} files (made in {made:.1f}s): fingerprint+diff cold p50 "
                 f"{statistics.median(cold):.1f} ms p95 {pct(cold, 0.95):.1f} ms; "
                 f"warm p50 {statistics.median(warm):.1f} ms p95 {pct(warm, 0.95):.1f} ms"
+            )
+            on, off = hook_cost(root, ns.runs)
+            print(
+                f"        hook pre+post per shell call, in process: observation on p50 "
+                f"{statistics.median(on):.1f} ms p95 {pct(on, 0.95):.1f} ms; off p50 "
+                f"{statistics.median(off):.1f} ms p95 {pct(off, 0.95):.1f} ms"
             )
             if n == 10000:
                 for mb in (1, 10, 50):

@@ -351,3 +351,12 @@ def test_a_command_that_changed_nothing_is_no_edit(repo: Path) -> None:
     state, _ = SessionStore(str(repo.parent / "state"), "wt-session").load()
     assert state.actions[-1].changed == 0
     assert state.counters.last_mutation_seq == 0
+
+
+def test_with_a_corrupt_index_the_hook_still_snapshots_before_a_discard(repo: Path) -> None:
+    before = tree_bytes(repo)
+    (repo / ".git" / "index").write_bytes(b"DIRC garbage")
+    hook(repo, "PreToolUse", "rm -rf src", "c1")  # git status fails: no facts, still a snapshot
+    sh(repo, "rm -rf src")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before

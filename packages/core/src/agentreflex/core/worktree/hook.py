@@ -63,11 +63,13 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
     if repo is None:
         return
     fp = observe.fingerprint(repo, _skip_dir(repo, config))
-    if fp is None:
-        return
     n = None
     if _wants_snapshot(event, decision):
-        n = _snapshot(repo, event, decision, notes, config, _digest(repo, fp))
+        entries = {p: e[0] for p, e in fp.items()} if fp is not None else None
+        digest = _digest(repo, fp) if fp is not None else ""
+        n = _snapshot(repo, event, decision, notes, config, digest, entries)
+    if fp is None:
+        return  # git cannot read the index: no change facts for this call
     path = _pending_path(config, event)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
@@ -116,6 +118,7 @@ def _snapshot(
     notes: list[Note],
     config: Config,
     digest: str,
+    entries: dict[str, str] | None,
 ) -> int | None:
     """Take (or reuse) the snapshot; its number, or None when none was kept."""
     from agentreflex.core.state.outcome import summarize
@@ -127,6 +130,7 @@ def _snapshot(
         event.session_id,
         config.worktree_snapshot_max_bytes,
         fingerprint=digest,
+        entries=entries,
     )
     if snap is None:
         decision.errors.append("no snapshot: git could not read the work tree")

@@ -42,10 +42,7 @@ def find_repo(cwd: str) -> Repo | None:
     """The non-bare git work tree holding ``cwd``, or None (not one, bare, git failed)."""
     if not cwd or not os.path.isdir(cwd) or not _under_git(cwd):
         return None
-    filters = filter_overrides(cwd)
-    if filters is None:
-        return None
-    res = git(
+    res = git(  # rev-parse runs no filter: the overrides are read only for a real work tree
         cwd,
         [
             "rev-parse",
@@ -58,9 +55,11 @@ def find_repo(cwd: str) -> Repo | None:
             "--git-path",
             "objects",
         ],
-        filters=filters,
     )
     if res is None or res.returncode != 0:
+        return None
+    filters = filter_overrides(cwd)
+    if filters is None:
         return None
     lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
     if len(lines) != 5 or not lines[0]:

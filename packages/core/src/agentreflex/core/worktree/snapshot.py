@@ -160,12 +160,20 @@ def _mode(repo: Repo, path: str) -> str:
 
 
 def take(
-    repo: Repo, command: str, session: str, max_bytes: int = MAX_BYTES, fingerprint: str = ""
+    repo: Repo,
+    command: str,
+    session: str,
+    max_bytes: int = MAX_BYTES,
+    fingerprint: str = "",
+    entries: dict[str, str] | None = None,
 ) -> Snapshot | None:
     """Save the work tree's uncommitted state; None when git cannot be asked at all.
 
     ``fingerprint``: the work tree's, when known; equal to the newest
     snapshot's, that snapshot already holds this state and is answered.
+    ``entries``: the status the caller just read (path -> letters), which
+    spares a second ``git status``; when that quick way fails (an index
+    git cannot read), the careful way starts again from HEAD.
     """
     root = store_dir(repo)
     os.makedirs(root, exist_ok=True)
@@ -180,27 +188,42 @@ def take(
     index = os.path.join(snap_dir, "index")
     env = _env(repo, snap_dir, index)
     try:
-        if not _seed_index(repo, index, env):
+        done = entries is not None and _capture(repo, snap, env, entries, max_bytes)
+        if not done and not _capture(repo, snap, env, None, max_bytes):
             _give_up(snap_dir)
             return None
-        entries = status_entries(repo, env)
-        if entries is None:
-            _give_up(snap_dir)
-            return None
-        present, gone, size = _capture_list(repo, entries)
-        if size > max_bytes:
-            snap.skipped = f"{size} bytes of uncommitted work is over the {max_bytes}-byte bound"
-            snap.files = sorted(present)[:200]
-            return _save(snap_dir, snap)
-        tree = _write_tree(repo, present, gone, env)
-        if tree is None:
-            _give_up(snap_dir)
-            return None
-        snap.tree, snap.files = tree, sorted(present + gone)
         return _save(snap_dir, snap)
     finally:
         if os.path.exists(index):
             os.unlink(index)
+
+
+def _capture(
+    repo: Repo, snap: Snapshot, env: dict[str, str], entries: dict[str, str] | None, limit: int
+) -> bool:
+    """Fill ``snap`` (its tree, or why it was skipped); False when git failed."""
+    index = env["GIT_INDEX_FILE"]
+    if entries is None:
+        if not _seed_index(repo, index, env):
+            return False
+        entries = status_entries(repo, env)
+        if entries is None:
+            return False
+    else:
+        try:
+            shutil.copyfile(repo.index, index)
+        except OSError:
+            return False
+    present, gone, size = _capture_list(repo, entries)
+    if size > limit:
+        snap.skipped = f"{size} bytes of uncommitted work is over the {limit}-byte bound"
+        snap.files = sorted(present)[:200]
+        return True
+    tree = _write_tree(repo, present, gone, env)
+    if tree is None:
+        return False
+    snap.tree, snap.files = tree, sorted(present + gone)
+    return True
 
 
 def _write_tree(repo: Repo, present: list[str], gone: list[str], env: dict[str, str]) -> str | None:
