@@ -360,3 +360,13 @@ def test_with_a_corrupt_index_the_hook_still_snapshots_before_a_discard(repo: Pa
     sh(repo, "rm -rf src")
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert tree_bytes(repo) == before
+
+
+def test_the_status_line_says_how_to_undo(repo: Path) -> None:
+    from agentreflex.core.state.store import SessionStore as Store
+    from agentreflex.core.statusline import last_snapshot
+
+    run_tool(repo, "git reset --hard")
+    log = Store(str(repo.parent / "state"), "wt-session").log_path
+    assert last_snapshot(log) == 1
+    assert last_snapshot(str(repo / "missing.log")) is None
