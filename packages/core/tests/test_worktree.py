@@ -370,3 +370,18 @@ def test_the_status_line_says_how_to_undo(repo: Path) -> None:
     log = Store(str(repo.parent / "state"), "wt-session").log_path
     assert last_snapshot(log) == 1
     assert last_snapshot(str(repo / "missing.log")) is None
+
+
+def test_a_sparse_checkout_stays_sparse_after_undo(tmp_path: Path) -> None:
+    root = tmp_path / "sparse"
+    (root / "src").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "b.py").write_text("b\n")
+    (root / "docs" / "d.txt").write_text("outside the cone\n")
+    sh(root, "git init -q && git add -A && git commit -qm i && git sparse-checkout set src")
+    assert not (root / "docs" / "d.txt").exists()
+    (root / "src" / "b.py").write_text("edited\n")
+    run_tool(root, "git reset --hard")
+    assert undocmd.main(["1", "--cwd", str(root)]) == 0
+    assert (root / "src" / "b.py").read_text() == "edited\n"
+    assert not (root / "docs" / "d.txt").exists()  # never written outside the checkout

@@ -50,16 +50,21 @@ def _tree_entries(repo: Repo, env: dict[str, str], ref: str) -> dict[str, tuple[
     return out
 
 
-def _index_blobs(repo: Repo) -> dict[str, str]:
-    res = git(repo, ["ls-files", "-s", "-z"], timeout=30.0)
-    out: dict[str, str] = {}
+def _index_blobs(repo: Repo) -> tuple[dict[str, str], set[str]]:
+    """The index's blob per path, and the paths outside a sparse checkout (skip-worktree)."""
+    res = git(repo, ["ls-files", "-t", "-s", "-z"], timeout=30.0)
+    blobs: dict[str, str] = {}
+    sparse: set[str] = set()
     if res is None or res.returncode != 0:
-        return out
+        return blobs, sparse
     for raw in res.stdout.split(b"\0"):
         if raw:
             meta, _, path = raw.decode("utf-8", "surrogateescape").partition("\t")
-            out[path] = meta.split(" ")[1]
-    return out
+            tag, _, stage = meta.partition(" ")
+            blobs[path] = stage.split(" ")[1]
+            if tag == "S":
+                sparse.add(path)
+    return blobs, sparse
 
 
 def _wanted(path: str, only: list[str]) -> bool:
@@ -72,10 +77,12 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
     saved = {p: e for p, e in _tree_entries(repo, env, snap.tree).items() if _wanted(p, only)}
     now = current_blobs(repo, list(saved))
     after = read_after(repo, snap.n)
-    known = _index_blobs(repo)
+    known, sparse = _index_blobs(repo)
     head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
     out = Plan()
     for path, (_, oid) in sorted(saved.items()):
+        if path in sparse:
+            continue  # outside the sparse checkout: never written to the work tree
         cur = now.get(path)
         if cur == oid:
             out.same.append(path)
