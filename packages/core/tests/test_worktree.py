@@ -385,3 +385,17 @@ def test_a_sparse_checkout_stays_sparse_after_undo(tmp_path: Path) -> None:
     assert undocmd.main(["1", "--cwd", str(root)]) == 0
     assert (root / "src" / "b.py").read_text() == "edited\n"
     assert not (root / "docs" / "d.txt").exists()  # never written outside the checkout
+
+
+def test_fingerprints_whose_post_tool_never_came_are_bounded(repo: Path) -> None:
+    from agentreflex.core.worktree import hook as wt_hook
+
+    folder = repo.parent / "state" / "worktree"
+    folder.mkdir(parents=True)
+    for i in range(wt_hook.MAX_PENDING + 5):
+        (folder / f"old{i}.json").write_text("{}")
+        os.utime(folder / f"old{i}.json", (1000.0 + i, 1000.0 + i))
+    hook(repo, "PreToolUse", "ls", "fresh")
+    names = {p.name for p in folder.iterdir()}
+    assert len(names) == wt_hook.MAX_PENDING + 1  # the newest kept, and this call's
+    assert "old0.json" not in names and f"old{wt_hook.MAX_PENDING + 4}.json" in names

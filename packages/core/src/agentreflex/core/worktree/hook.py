@@ -72,8 +72,23 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
         return  # git cannot read the index: no change facts for this call
     path = _pending_path(config, event)
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    _drop_stale(os.path.dirname(path))
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(fastjson.dumps({"top": repo.top, "fp": fp, "snap": n}))
+
+
+MAX_PENDING = 200  # pre-tool fingerprints whose post-tool never came (denied, host crash)
+
+
+def _drop_stale(folder: str) -> None:
+    """Keep the newest ``MAX_PENDING`` waiting fingerprints: the rest will never be read."""
+    names = os.listdir(folder)
+    if len(names) <= MAX_PENDING:
+        return
+    paths = [os.path.join(folder, n) for n in names]
+    paths.sort(key=lambda p: os.stat(p).st_mtime_ns)
+    for p in paths[: len(paths) - MAX_PENDING]:
+        os.unlink(p)
 
 
 def _wants_snapshot(event: Event, decision: Decision) -> bool:
