@@ -399,3 +399,16 @@ def test_fingerprints_whose_post_tool_never_came_are_bounded(repo: Path) -> None
     names = {p.name for p in folder.iterdir()}
     assert len(names) == wt_hook.MAX_PENDING + 1  # the newest kept, and this call's
     assert "old0.json" not in names and f"old{wt_hook.MAX_PENDING + 4}.json" in names
+
+
+def test_the_worktree_config_section(tmp_path: Path) -> None:
+    from agentreflex.core.config import ConfigError, load_config
+
+    home_cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "agentreflex"
+    home_cfg.mkdir(parents=True)
+    (home_cfg / "config.toml").write_text("[worktree]\nobserve = false\nsnapshot_max_bytes = 5\n")
+    config = load_config(str(tmp_path))
+    assert config.worktree_observe is False and config.worktree_snapshot_max_bytes == 5
+    (home_cfg / "config.toml").write_text("[worktree]\nobserve = 'no'\n")
+    with pytest.raises(ConfigError, match="observe"):
+        load_config(str(tmp_path))

@@ -543,6 +543,7 @@ _TOP_KEYS = (
     "reasoning_guard",
     "hook",
     "daemon",
+    "worktree",
 )
 
 
