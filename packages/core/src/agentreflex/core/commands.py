@@ -62,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     cf.add_argument("--cwd", default=os.getcwd())
     sub.add_parser("install", help="wire a host's hooks (claude-code, codex)", add_help=False)
     sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)
+    sub.add_parser("undo", help="list or restore snapshots taken before discards", add_help=False)
     sub.add_parser("statusline", help="one short line for Claude Code's statusLine setting")
     t = sub.add_parser(
         "trust", help="approve this project's config (what it weakens waits for you)"
@@ -102,6 +103,10 @@ def dispatch(args: list[str]) -> int:
         from agentreflex.core.statusline import main as statusline
 
         return statusline(args[1:])
+    if args and args[0] == "undo":
+        from agentreflex.core.worktree.undocmd import main as undo
+
+        return undo(args[1:])
     for name, spec in registry.entries("agentreflex.commands"):
         if args and args[0] == name:
             func = registry.load_object(spec)

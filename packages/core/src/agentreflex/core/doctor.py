@@ -65,6 +65,9 @@ def diagnose(cwd: str) -> dict[str, Any]:
         except OSError as exc:
             add("state dir", False, f"{config.state_dir}: {exc.strerror}")
         _state_checks(config.state_dir, add)
+        from agentreflex.core.worktree.status import worktree_line
+
+        add("work tree", True, worktree_line(cwd, config.worktree_observe))
     except ConfigError as exc:
         add("config", False, str(exc))
     add_schema_check(add, cwd)

@@ -502,6 +502,10 @@ def _run_event(
         extra.append(_too_large(size))
     if extra:
         decision = _remerge(decision, extra, config)
+    if event.tool is not None and not homeless and config.worktree_observe:
+        from agentreflex.core.worktree.hook import around_tool
+
+        around_tool(event, decision, ctx.notes, config)
     notice = _trust_notice(event, state, config)
     if notice:
         from agentreflex.core.reflex import Note

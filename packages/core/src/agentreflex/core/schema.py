@@ -223,6 +223,17 @@ class Daemon(_Table):
     )
 
 
+class Worktree(_Table):
+    observe: bool = Field(
+        default=True,
+        description="Fingerprint the git work tree around tool calls and snapshot before discards.",
+    )
+    snapshot_max_bytes: Annotated[int, integer(0, 1 << 34)] = Field(
+        default=64 << 20,
+        description="Uncommitted work a snapshot may hold; past it the snapshot is skipped.",
+    )
+
+
 # -- package-owned sections (the packages validate them when they read them) --
 
 
@@ -337,6 +348,7 @@ class ConfigFile(_Table):
     reasoning_guard: ReasoningGuard = Field(default_factory=ReasoningGuard)
     hook: Hook = Field(default_factory=Hook)
     daemon: Daemon = Field(default_factory=Daemon)
+    worktree: Worktree = Field(default_factory=Worktree)
     runaway: Runaway = Field(default_factory=Runaway)
     budgets: Budgets = Field(default_factory=Budgets)
     judge2: Judge2 = Field(default_factory=Judge2)

@@ -207,6 +207,11 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
         text = tool.command or str(tool.input.get("command") or "")
         return windows_rules.analyse(text, windows, where)
     hits, cmds = _call_hits(ctx, tool, where, noted)
+    if noted and ctx.state.actions and ctx.state.notes.get("worktree_changes"):
+        from agentreflex.gate.rules import constraints
+
+        previous = ctx.state.actions[-1].tool_use_id
+        hits.extend(constraints.check_observed(noted, ctx.state.notes, previous))
     paths = [p for p in (tool.paths or ([tool.path] if tool.path else [])) if p]
     if tool.kind in (ToolKind.MCP, ToolKind.OTHER):
         # Judged by what its input does, whatever the tool is called

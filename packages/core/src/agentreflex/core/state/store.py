@@ -566,6 +566,8 @@ def fold(state: SessionState, rec: dict[str, Any], window: int = 20) -> None:
     _fold_decision(state, kind, decision, seq, ts)
     for note in rec.get("notes", []):
         _push(state.notes.setdefault(str(note["key"]), []), note["value"], WINDOWS["notes"])
+    if kind in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE) and "tool" in rec:
+        _fold_observed(state, rec, seq)
     if "ms" in rec:
         _push(state.notes.setdefault("latency_ms", []), float(rec["ms"]), WINDOWS["latency"])
     if "usage" in rec:
@@ -691,6 +693,36 @@ def _fold_post_tool(
         c.last_evidence_seq = seq
         head = str(result.get("head", ""))
         _push(state.evidence, f"{action.summary} -> {head[:200]}", WINDOWS["evidence"])
+
+
+def _fold_observed(state: SessionState, rec: dict[str, Any], seq: int) -> None:
+    """The work tree says the call changed files: it is a mutation, whatever its words.
+
+    ``sed -E -i``, ``perl -pi`` or a ``python3 -c`` write read as harmless;
+    core's work-tree observation (``worktree_changes``) saw the files change,
+    so the done reflex and friends count the edit.  A test run that leaves
+    files behind is still a test run, not an edit.
+    """
+    observed = [
+        n.get("value")
+        for n in rec.get("notes", [])
+        if isinstance(n, dict) and n.get("key") == "worktree_changes"
+    ]
+    value = observed[-1] if observed else None
+    if not isinstance(value, dict):
+        return
+    changed = sum(len(value.get(k) or []) for k in ("created", "modified", "deleted"))
+    action = _find_action(state, rec["tool"])
+    if action is None or not changed:
+        return
+    action.changed = changed
+    if not action.paths:  # the files it really touched, for reflexes that name them
+        files = [*value.get("created", []), *value.get("modified", []), *value.get("deleted", [])]
+        action.paths = [str(f) for f in files[:20]]
+    if action.verification:
+        return
+    action.mutation = True
+    state.counters.last_mutation_seq = seq
 
 
 def _fold_decision(

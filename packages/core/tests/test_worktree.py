@@ -1,0 +1,414 @@
+"""The work tree as ground truth: real commands in scratch git repositories.
+
+Each test runs the hook before and after a real command (as a host would),
+then checks what the session recorded and that ``agentreflex undo`` puts the
+work back byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.runtime import Plugins, run_hook
+from agentreflex.core.state.store import SessionStore
+from agentreflex.core.worktree import observe, snapshot, undocmd
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def sh(cwd: Path, command: str) -> None:
+    env = {**os.environ, **GIT_ENV}
+    subprocess.run(command, shell=True, cwd=cwd, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "a.py").write_text("print('a')\n")
+    (root / "src" / "b.py").write_text("print('b')\n")
+    (root / "README").write_text("readme\n")
+    (root / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    (root / "run.sh").chmod(0o755)
+    (root / ".gitignore").write_text("*.log\n.agentreflex/\n")
+    sh(root, "git init -q && git add -A && git commit -qm init")
+    # uncommitted work: a modified tracked file, an untracked file, a binary one, a staged edit
+    (root / "src" / "pkg" / "a.py").write_text("print('a, edited')\n")
+    (root / "src" / "new.py").write_text("NEW = 1\n")
+    (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    (root / "README").write_text("readme, staged\n")
+    sh(root, "git add README")
+    (root / "debug.log").write_text("ignored\n")
+    return root
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for p in root.rglob("*"):
+        rel = p.relative_to(root).as_posix()
+        if rel.startswith((".git/", ".agentreflex")) or rel == ".git" or not p.is_file():
+            continue
+        if p.name.endswith(".log"):
+            continue  # ignored files are not the project's work
+        out[rel] = p.read_bytes() + (b"+x" if os.access(p, os.X_OK) else b"")
+    return out
+
+
+def hook(root: Path, kind: str, command: str, tool_id: str) -> Any:
+    payload: dict[str, Any] = {
+        "session_id": "wt-session",
+        "cwd": str(root),
+        "hook_event_name": kind,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": tool_id,
+    }
+    if kind == "PostToolUse":
+        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
+    env = {
+        "HOME": os.environ["HOME"],
+        "REFLEX_MODE": "enforced",
+        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
+    }
+    return run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+
+
+def run_tool(root: Path, command: str, tool_id: str = "t1") -> dict[str, Any]:
+    """Pre hook, the real command, post hook; the changes the session recorded."""
+    hook(root, "PreToolUse", command, tool_id)
+    sh(root, command)
+    hook(root, "PostToolUse", command, tool_id)
+    state, _ = SessionStore(str(root.parent / "state"), "wt-session").load()
+    changes: list[dict[str, Any]] = state.notes.get("worktree_changes", [])
+    return changes[-1] if changes else {}
+
+
+DISCARDS = [
+    "git reset --hard",
+    "git checkout -- .",
+    "git clean -fdx",
+    "rm -rf src",
+    "find . -name '*.py' -delete",
+    "git ls-files | xargs rm -f",
+    "python3 -c \"import os; [os.remove(p) for p in ('src/b.py', 'src/new.py', 'blob.bin')]\"",
+]
+
+
+@pytest.mark.parametrize("command", DISCARDS)
+def test_a_discard_is_undone_byte_for_byte(
+    repo: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = tree_bytes(repo)
+    changes = run_tool(repo, command)
+    assert tree_bytes(repo) != before
+    assert changes["deleted"] or changes["modified"]
+    assert undocmd.main(["--cwd", str(repo)]) == 0
+    listed = capsys.readouterr().out
+    assert command[:40] in listed or "python3" in listed
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+
+
+def test_stash_drop_of_a_stash_made_in_the_session_is_undone(repo: Path) -> None:
+    before = tree_bytes(repo)
+    run_tool(repo, "git stash -u", "t1")
+    assert tree_bytes(repo) != before
+    run_tool(repo, "git stash drop", "t2")
+    # the snapshot before `git stash` holds the work the dropped stash held
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+
+
+EDITS = [
+    ("sed -E -i 's/(print)/\\1 /' src/b.py", "src/b.py"),
+    ("perl -pi -e 's/b/B/' src/b.py", "src/b.py"),
+    ("python3 -c \"open('src/b.py','w').write('x = 1\\n')\"", "src/b.py"),
+    ("dd if=/dev/zero of=src/b.py bs=4 count=1 status=none", "src/b.py"),
+]
+
+
+@pytest.mark.parametrize(("command", "path"), EDITS)
+def test_an_edit_by_any_program_is_seen(repo: Path, command: str, path: str) -> None:
+    changes = run_tool(repo, command)
+    assert changes["modified"] == [path]
+    assert changes["created"] == [] and changes["deleted"] == []
+
+
+def test_git_apply_and_patch_are_seen(repo: Path) -> None:
+    diff = (
+        "--- a/src/b.py\n+++ b/src/b.py\n@@ -1 +1 @@\n-print('b')\n+print('patched')\n"
+        "--- /dev/null\n+++ b/src/c.py\n@@ -0,0 +1 @@\n+c = 3\n"
+    )
+    (repo / "fix.diff").write_text(diff)
+    run_tool(repo, "true", "t0")
+    changes = run_tool(repo, "git apply fix.diff", "t1")
+    assert changes["modified"] == ["src/b.py"] and changes["created"] == ["src/c.py"]
+    sh(repo, "git checkout -- src/b.py && rm src/c.py")
+    changes = run_tool(repo, "patch -s -p1 < fix.diff", "t2")
+    assert changes["modified"] == ["src/b.py"] and changes["created"] == ["src/c.py"]
+
+
+def test_undo_refuses_to_overwrite_newer_work_unless_forced(repo: Path) -> None:
+    run_tool(repo, "git reset --hard")
+    (repo / "src" / "pkg" / "a.py").write_text("newer work\n")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 1
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "newer work\n"
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"  # the rest came back
+    assert undocmd.main(["1", "src/pkg", "--force", "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a, edited')\n"
+
+
+def test_dry_run_shows_the_diff_and_changes_nothing(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_tool(repo, "git checkout -- .")
+    after = tree_bytes(repo)
+    assert undocmd.main(["1", "--dry-run", "--cwd", str(repo)]) == 0
+    assert "+print('a, edited')" in capsys.readouterr().out
+    assert tree_bytes(repo) == after
+
+
+def test_a_snapshot_is_invisible_to_the_repository(repo: Path) -> None:
+    run_tool(repo, "git reset --hard")
+    res = subprocess.run(
+        ["git", "log", "--all", "--oneline"], cwd=repo, capture_output=True, text=True
+    )
+    assert len(res.stdout.splitlines()) == 1
+    refs = subprocess.run(["git", "for-each-ref"], cwd=repo, capture_output=True, text=True)
+    assert len(refs.stdout.splitlines()) == 1
+    stash = subprocess.run(["git", "stash", "list"], cwd=repo, capture_output=True, text=True)
+    assert stash.stdout == ""
+
+
+def test_the_index_and_work_tree_are_untouched_by_a_snapshot(repo: Path) -> None:
+    index = (repo / ".git" / "index").read_bytes()
+    before = tree_bytes(repo)
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    assert snapshot.take(found, "x", "s") is not None
+    assert (repo / ".git" / "index").read_bytes() == index
+    assert tree_bytes(repo) == before
+
+
+def test_past_the_size_bound_the_snapshot_is_skipped_with_a_note(repo: Path) -> None:
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    snap = snapshot.take(found, "git reset --hard", "s", max_bytes=10)
+    assert snap is not None and snap.skipped and not snap.tree
+    assert "bound" in snap.skipped
+
+
+def test_snapshots_are_pruned_by_count(repo: Path) -> None:
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    for i in range(5):
+        (repo / "src" / "new.py").write_text(f"v{i}\n")
+        snapshot.take(found, f"cmd {i}", "s")
+    snapshot.prune(found, keep=2)
+    assert [s.command for s in snapshot.listing(found)] == ["cmd 3", "cmd 4"]
+
+
+SENTINEL_CONFIG = """
+[core]
+    fsmonitor = {hook}
+    hooksPath = {hooks}
+    pager = {hook}
+[filter "evil"]
+    clean = {hook}
+    smudge = {hook}
+    process = {hook}
+    required = true
+[diff]
+    external = {hook}
+"""
+
+
+def test_nothing_the_repository_configures_runs(repo: Path, tmp_path: Path) -> None:
+    sentinel = tmp_path / "ran"
+    hook_script = tmp_path / "evil.sh"
+    hook_script.write_text(f"#!/bin/sh\ntouch {sentinel}\ncat\n")
+    hook_script.chmod(0o755)
+    hooks = repo / ".git" / "hooks"
+    for name in ("pre-commit", "post-checkout", "post-index-change", "reference-transaction"):
+        (hooks / name).write_text(f"#!/bin/sh\ntouch {sentinel}\n")
+        (hooks / name).chmod(0o755)
+    with open(repo / ".git" / "config", "a") as fh:
+        fh.write(SENTINEL_CONFIG.format(hook=hook_script, hooks=hooks))
+    (repo / ".gitattributes").write_text("*.py filter=evil\n")
+    before = tree_bytes(repo)
+    changes = run_tool(repo, "rm -rf src")
+    assert "src/b.py" in changes["deleted"]
+    assert undocmd.main(["1", "--dry-run", "--cwd", str(repo)]) == 0
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+    assert not sentinel.exists()
+
+
+def test_a_held_index_lock_or_corrupt_index_still_snapshots(repo: Path) -> None:
+    (repo / ".git" / "index.lock").write_bytes(b"")
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    assert snapshot.take(found, "held lock", "s") is not None
+    (repo / ".git" / "index.lock").unlink()
+    before = tree_bytes(repo)
+    (repo / ".git" / "index").write_bytes(b"DIRC garbage")
+    snap = snapshot.take(found, "corrupt index", "s")
+    assert snap is not None and snap.tree
+    sh(repo, "rm -rf src")
+    assert undocmd.main([str(snap.n), "--cwd", str(repo)]) == 0
+    assert {k: v for k, v in tree_bytes(repo).items()} == before
+
+
+def test_detached_head_and_worktrees(repo: Path, tmp_path: Path) -> None:
+    sh(repo, "git stash -u -q && git checkout -q --detach && git stash pop -q")
+    sh(repo, f"git worktree add -q {tmp_path / 'wt2'}")
+    wt2 = tmp_path / "wt2"
+    (wt2 / "src" / "b.py").write_text("wt2 edit\n")
+    before = tree_bytes(wt2)
+    hook(wt2, "PreToolUse", "git reset --hard", "w1")
+    sh(wt2, "git reset --hard")
+    assert undocmd.main(["1", "--cwd", str(wt2)]) == 0
+    assert tree_bytes(wt2) == before
+    before = tree_bytes(repo)
+    run_tool(repo, "git reset --hard")
+    assert undocmd.main(["2", "--cwd", str(repo)]) == 0  # one store for the repository
+    assert tree_bytes(repo) == before
+
+
+def test_a_bare_repository_or_plain_folder_is_not_observed(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    sh(tmp_path, f"git init -q --bare {bare}")
+    assert observe.find_repo(str(bare)) is None
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert observe.find_repo(str(plain)) is None
+    assert undocmd.main(["--cwd", str(plain)]) == 2
+    out = hook(plain, "PreToolUse", "rm -rf x", "p1")
+    assert out.reply.exit_code == 0
+
+
+def test_submodule_contents_are_left_to_the_submodule(repo: Path, tmp_path: Path) -> None:
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "s.txt").write_text("s\n")
+    sh(sub, "git init -q && git add -A && git commit -qm s")
+    sh(repo, f"git -c protocol.file.allow=always submodule add -q {sub} vendor/sub")
+    before = tree_bytes(repo)
+    run_tool(repo, "git reset --hard")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    after = tree_bytes(repo)
+    assert {k: v for k, v in after.items() if not k.startswith("vendor/")} == {
+        k: v for k, v in before.items() if not k.startswith("vendor/")
+    }
+
+
+def test_the_cli_reaches_undo(repo: Path) -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "agentreflex.core.cli", "undo", "--cwd", str(repo)],
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0 and "no snapshots" in res.stdout
+
+
+def test_doctor_says_how_the_work_tree_is_observed(repo: Path, tmp_path: Path) -> None:
+    from agentreflex.core.worktree.status import worktree_line
+
+    assert "observed through git" in worktree_line(str(repo), True)
+    assert worktree_line(str(tmp_path), True).startswith("off: not a git work tree")
+    assert "observe = false" in worktree_line(str(repo), False)
+    from agentreflex.core.doctor import diagnose
+
+    lines = [c for c in diagnose(str(tmp_path))["checks"] if c["check"] == "work tree"]
+    assert lines and "off" in lines[0]["detail"]
+
+
+@pytest.mark.parametrize(("command", "path"), EDITS)
+def test_an_edit_by_any_program_counts_as_the_sessions_last_change(
+    repo: Path, command: str, path: str
+) -> None:
+    run_tool(repo, command)
+    state, _ = SessionStore(str(repo.parent / "state"), "wt-session").load()
+    last = state.actions[-1]
+    assert last.changed == 1 and last.mutation
+    assert state.counters.last_mutation_seq > state.counters.last_verification_seq
+
+
+def test_a_command_that_changed_nothing_is_no_edit(repo: Path) -> None:
+    run_tool(repo, "git status --short")
+    state, _ = SessionStore(str(repo.parent / "state"), "wt-session").load()
+    assert state.actions[-1].changed == 0
+    assert state.counters.last_mutation_seq == 0
+
+
+def test_with_a_corrupt_index_the_hook_still_snapshots_before_a_discard(repo: Path) -> None:
+    before = tree_bytes(repo)
+    (repo / ".git" / "index").write_bytes(b"DIRC garbage")
+    hook(repo, "PreToolUse", "rm -rf src", "c1")  # git status fails: no facts, still a snapshot
+    sh(repo, "rm -rf src")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+
+
+def test_the_status_line_says_how_to_undo(repo: Path) -> None:
+    from agentreflex.core.state.store import SessionStore as Store
+    from agentreflex.core.statusline import last_snapshot
+
+    run_tool(repo, "git reset --hard")
+    log = Store(str(repo.parent / "state"), "wt-session").log_path
+    assert last_snapshot(log) == 1
+    assert last_snapshot(str(repo / "missing.log")) is None
+
+
+def test_a_sparse_checkout_stays_sparse_after_undo(tmp_path: Path) -> None:
+    root = tmp_path / "sparse"
+    (root / "src").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "b.py").write_text("b\n")
+    (root / "docs" / "d.txt").write_text("outside the cone\n")
+    sh(root, "git init -q && git add -A && git commit -qm i && git sparse-checkout set src")
+    assert not (root / "docs" / "d.txt").exists()
+    (root / "src" / "b.py").write_text("edited\n")
+    run_tool(root, "git reset --hard")
+    assert undocmd.main(["1", "--cwd", str(root)]) == 0
+    assert (root / "src" / "b.py").read_text() == "edited\n"
+    assert not (root / "docs" / "d.txt").exists()  # never written outside the checkout
+
+
+def test_fingerprints_whose_post_tool_never_came_are_bounded(repo: Path) -> None:
+    from agentreflex.core.worktree import hook as wt_hook
+
+    folder = repo.parent / "state" / "worktree"
+    folder.mkdir(parents=True)
+    for i in range(wt_hook.MAX_PENDING + 5):
+        (folder / f"old{i}.json").write_text("{}")
+        os.utime(folder / f"old{i}.json", (1000.0 + i, 1000.0 + i))
+    hook(repo, "PreToolUse", "ls", "fresh")
+    names = {p.name for p in folder.iterdir()}
+    assert len(names) == wt_hook.MAX_PENDING + 1  # the newest kept, and this call's
+    assert "old0.json" not in names and f"old{wt_hook.MAX_PENDING + 4}.json" in names
+
+
+def test_the_worktree_config_section(tmp_path: Path) -> None:
+    from agentreflex.core.config import ConfigError, load_config
+
+    home_cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "agentreflex"
+    home_cfg.mkdir(parents=True)
+    (home_cfg / "config.toml").write_text("[worktree]\nobserve = false\nsnapshot_max_bytes = 5\n")
+    config = load_config(str(tmp_path))
+    assert config.worktree_observe is False and config.worktree_snapshot_max_bytes == 5
+    (home_cfg / "config.toml").write_text("[worktree]\nobserve = 'no'\n")
+    with pytest.raises(ConfigError, match="observe"):
+        load_config(str(tmp_path))
