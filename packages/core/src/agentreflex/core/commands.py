@@ -63,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("install", help="wire a host's hooks (claude-code, codex)", add_help=False)
     sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)
     sub.add_parser("statusline", help="one short line for Claude Code's statusLine setting")
+    sub.add_parser("report", help="one static HTML file of what happened", add_help=False)
+    sub.add_parser("export", help="decisions and findings to OpenTelemetry (OTLP)", add_help=False)
     t = sub.add_parser(
         "trust", help="approve this project's config (what it weakens waits for you)"
     )
@@ -102,6 +104,14 @@ def dispatch(args: list[str]) -> int:
         from agentreflex.core.statusline import main as statusline
 
         return statusline(args[1:])
+    if args and args[0] == "report":
+        from agentreflex.core.report.command import main as report
+
+        return report(args[1:])
+    if args and args[0] == "export":
+        from agentreflex.core.otlp.command import main as export
+
+        return export(args[1:])
     for name, spec in registry.entries("agentreflex.commands"):
         if args and args[0] == name:
             func = registry.load_object(spec)

@@ -1,0 +1,92 @@
+"""The daemon's live export: each decision it answered, offered after the reply went out.
+
+Where decisions go is the user's choice: ``[export] otlp = URL`` in the
+user's config.  A project's config may not set or change it unless the user
+approved that file (``agentreflex trust``): ``export`` is a section compared
+"same" by the trust rule, so an unapproved change is withheld like any other.
+The endpoint is looked up per project (cached a few seconds) and each
+endpoint gets one :class:`~agentreflex.core.otlp.sink.OtlpSink`; counters go
+to the user's state dir for ``agentreflex export --status``.  Nothing here
+may raise into the daemon, and nothing here runs in a hook process.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from agentreflex.core.otlp.records import log_items
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agentreflex.core.otlp.sink import OtlpSink
+    from agentreflex.core.runtime import HookOutcome
+
+CONFIG_SECONDS = 5.0  # how long a project's endpoint is remembered
+COUNTERS_FILE = "otlp-export.json"
+
+_LOCK = threading.Lock()
+_SINKS: dict[str, OtlpSink] = {}
+_URLS: dict[str, tuple[float, str]] = {}
+
+
+def counters_path(env: Mapping[str, str] | None = None) -> str:
+    from agentreflex.core.userdirs import user_state_dir
+
+    return os.path.join(user_state_dir(env), COUNTERS_FILE)
+
+
+def endpoint(cwd: str, env: Mapping[str, str]) -> str:
+    """The OTLP endpoint configured for ``cwd`` ("" when none), remembered a few seconds."""
+    now = time.monotonic()
+    with _LOCK:
+        cached = _URLS.get(cwd)
+    if cached and cached[0] > now:
+        return cached[1]
+    from agentreflex.core.config import load_config
+
+    url = load_config(cwd, env, bad_project_file="ignore").section("export").get("otlp", "")
+    url = url if isinstance(url, str) else ""
+    with _LOCK:
+        _URLS[cwd] = (now + CONFIG_SECONDS, url)
+    return url
+
+
+def offer(outcome: HookOutcome, env: Mapping[str, str]) -> None:
+    """Queue the decision of ``outcome`` for its project's endpoint, if one is configured."""
+    event, decision = outcome.event, outcome.decision
+    if event is None or decision is None:
+        return
+    url = endpoint(event.cwd, env)
+    if not url:
+        return
+    from agentreflex.core.state.store import make_record
+
+    record = make_record(event, decision, [], None)
+    sink(url, env).offer(log_items(record, event.session_id, event.host))
+
+
+def sink(url: str, env: Mapping[str, str]) -> OtlpSink:
+    from agentreflex.core.otlp.sink import OtlpSink, write_counters
+
+    path = counters_path(env)
+    with _LOCK:
+        found = _SINKS.get(url)
+        if found is None:
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            found = _SINKS[url] = OtlpSink(
+                url, on_change=lambda counts: write_counters(path, counts, url)
+            )
+        return found
+
+
+def close_all() -> None:
+    """Send what is queued (bounded by each sink's retries) before the daemon exits."""
+    with _LOCK:
+        sinks = list(_SINKS.values())
+        _SINKS.clear()
+    for s in sinks:
+        s.close()
