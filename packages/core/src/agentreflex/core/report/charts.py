@@ -47,6 +47,7 @@ def _svg(fig: Figure, label: str) -> str:
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     text = text[text.index("<svg") :]
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.S)  # RDF, nothing to show
     safe = redact(label).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     return re.sub(r"^<svg ", f'<svg role="img" aria-label="{safe}" ', text, count=1)
 
