@@ -44,6 +44,7 @@ class Recorded:
     env: dict[str, str]
     sessions: list[str] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)  # replay's decision rows
+    by_session: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def state_dir(self) -> Path:
@@ -200,7 +201,9 @@ def replay(rec: Recorded, session: str, payloads: list[dict[str, Any]], mode: st
     done = rec.run("replay", str(path), "--mode", mode, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    rec.rows += [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    rec.rows += rows
+    rec.by_session[session] = rows
     rec.sessions.append(session)
 
 

@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 
 CONFIG_SECONDS = 5.0  # how long a project's endpoint is remembered
 COUNTERS_FILE = "otlp-export.json"
+DEFAULT_QUEUE = 4096  # log records waiting to be sent; more are dropped and counted
+QUEUE_RANGE = (1, 1_000_000)
 
 _LOCK = threading.Lock()
 _SINKS: dict[str, OtlpSink] = {}
-_URLS: dict[str, tuple[float, str]] = {}
+_URLS: dict[str, tuple[float, str, int]] = {}
 
 
 def counters_path(env: Mapping[str, str] | None = None) -> str:
@@ -39,20 +41,29 @@ def counters_path(env: Mapping[str, str] | None = None) -> str:
     return os.path.join(user_state_dir(env), COUNTERS_FILE)
 
 
-def endpoint(cwd: str, env: Mapping[str, str]) -> str:
-    """The OTLP endpoint configured for ``cwd`` ("" when none), remembered a few seconds."""
+def endpoint(cwd: str, env: Mapping[str, str]) -> tuple[str, int]:
+    """The OTLP endpoint for ``cwd`` ("" when none) and its queue size, remembered a few seconds.
+
+    ``[export] otlp`` and ``queue`` come from the user's config, or from a
+    project config the user approved; an unapproved project value is withheld
+    by ``load_config`` (the section is compared "same").
+    """
     now = time.monotonic()
     with _LOCK:
         cached = _URLS.get(cwd)
     if cached and cached[0] > now:
-        return cached[1]
+        return cached[1], cached[2]
     from agentreflex.core.config import load_config
 
-    url = load_config(cwd, env, bad_project_file="ignore").section("export").get("otlp", "")
+    section = load_config(cwd, env, bad_project_file="ignore").section("export")
+    url = section.get("otlp", "")
     url = url if isinstance(url, str) else ""
+    size = section.get("queue", DEFAULT_QUEUE)
+    if not isinstance(size, int) or not QUEUE_RANGE[0] <= size <= QUEUE_RANGE[1]:
+        size = DEFAULT_QUEUE
     with _LOCK:
-        _URLS[cwd] = (now + CONFIG_SECONDS, url)
-    return url
+        _URLS[cwd] = (now + CONFIG_SECONDS, url, size)
+    return url, size
 
 
 def offer(outcome: HookOutcome, env: Mapping[str, str]) -> None:
@@ -60,16 +71,16 @@ def offer(outcome: HookOutcome, env: Mapping[str, str]) -> None:
     event, decision = outcome.event, outcome.decision
     if event is None or decision is None:
         return
-    url = endpoint(event.cwd, env)
+    url, size = endpoint(event.cwd, env)
     if not url:
         return
     from agentreflex.core.state.store import make_record
 
     record = make_record(event, decision, [], None)
-    sink(url, env).offer(log_items(record, event.session_id, event.host))
+    sink(url, env, size).offer(log_items(record, event.session_id, event.host))
 
 
-def sink(url: str, env: Mapping[str, str]) -> OtlpSink:
+def sink(url: str, env: Mapping[str, str], size: int = DEFAULT_QUEUE) -> OtlpSink:
     from agentreflex.core.otlp.sink import OtlpSink, write_counters
 
     path = counters_path(env)
@@ -78,7 +89,7 @@ def sink(url: str, env: Mapping[str, str]) -> OtlpSink:
         if found is None:
             os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
             found = _SINKS[url] = OtlpSink(
-                url, on_change=lambda counts: write_counters(path, counts, url)
+                url, max_queue=size, on_change=lambda counts: write_counters(path, counts, url)
             )
         return found
 

@@ -71,7 +71,7 @@ class OtlpSink:
         interval: float = 1.0,
         retries: int = 3,
         backoff: float = 0.5,
-        timeout: float = 5.0,
+        timeout: float = 3.0,
         version: str = "",
         on_change: Callable[[dict[str, int]], None] | None = None,
     ) -> None:
@@ -225,7 +225,7 @@ class OtlpSink:
 def write_counters(path: str, counters: dict[str, int], url: str) -> None:
     """The daemon's export counters, where ``agentreflex export --status`` reads them."""
     data = json.dumps({"url": url, "updated": round(time.time(), 3), **counters})
-    tmp = f"{path}.{os.getpid()}.tmp"
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(data)
