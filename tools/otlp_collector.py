@@ -11,6 +11,7 @@ Usage: python tools/otlp_collector.py   (listens on a free port, prints each log
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import threading
@@ -64,7 +65,9 @@ class Collector:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                collector.handle(self)
+                # the exporter may give up waiting on a slow collector: nothing to answer then
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    collector.handle(self)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

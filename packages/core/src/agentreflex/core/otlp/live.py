@@ -12,7 +12,9 @@ may raise into the daemon, and nothing here runs in a hook process.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import threading
 import time
 
@@ -30,9 +32,14 @@ COUNTERS_FILE = "otlp-export.json"
 DEFAULT_QUEUE = 4096  # log records waiting to be sent; more are dropped and counted
 QUEUE_RANGE = (1, 1_000_000)
 
+INTAKE = 1024  # outcomes waiting for the export thread; more are dropped and counted
+
 _LOCK = threading.Lock()
 _SINKS: dict[str, OtlpSink] = {}
 _URLS: dict[str, tuple[float, str, int]] = {}
+_INTAKE: queue.Queue[tuple[HookOutcome | None, dict[str, str]]] = queue.Queue(maxsize=INTAKE)
+_DROPPED = [0]  # outcomes dropped at the intake (the export thread fell behind)
+_WORKER: threading.Thread | None = None
 
 
 def counters_path(env: Mapping[str, str] | None = None) -> str:
@@ -67,7 +74,48 @@ def endpoint(cwd: str, env: Mapping[str, str]) -> tuple[str, int]:
 
 
 def offer(outcome: HookOutcome, env: Mapping[str, str]) -> None:
-    """Queue the decision of ``outcome`` for its project's endpoint, if one is configured."""
+    """Hand the decision of ``outcome`` to the export thread; never waits, never raises.
+
+    Called on the daemon's connection thread after the reply went out: it
+    only puts the outcome in a bounded queue (full: dropped and counted), so
+    the next hook's request does not share the thread with config lookups,
+    redaction or I/O.  A project known to have no endpoint costs a dict lookup.
+    """
+    event = outcome.event
+    if event is None or outcome.decision is None:
+        return
+    with _LOCK:
+        cached = _URLS.get(event.cwd)
+    if cached and cached[0] > time.monotonic() and not cached[1]:
+        return
+    try:
+        _INTAKE.put_nowait((outcome, dict(env)))
+    except queue.Full:
+        with _LOCK:
+            _DROPPED[0] += 1
+        return
+    _start()
+
+
+def _start() -> None:
+    global _WORKER
+    with _LOCK:
+        if _WORKER is None:
+            _WORKER = threading.Thread(target=_work, name="otlp-intake", daemon=True)
+            _WORKER.start()
+
+
+def _work() -> None:
+    while True:
+        outcome, env = _INTAKE.get()
+        if outcome is None:
+            return
+        with contextlib.suppress(Exception):  # a bad record or config must not end the thread
+            forward(outcome, env)
+
+
+def forward(outcome: HookOutcome, env: Mapping[str, str]) -> None:
+    """Build the log records of ``outcome`` and offer them to its project's endpoint."""
     event, decision = outcome.event, outcome.decision
     if event is None or decision is None:
         return
@@ -77,7 +125,9 @@ def offer(outcome: HookOutcome, env: Mapping[str, str]) -> None:
     from agentreflex.core.state.store import make_record
 
     record = make_record(event, decision, [], None)
-    sink(url, env, size).offer(log_items(record, event.session_id, event.host))
+    target = sink(url, env, size)
+    target.offer(log_items(record, event.session_id, event.host))
+    target.report()
 
 
 def sink(url: str, env: Mapping[str, str], size: int = DEFAULT_QUEUE) -> OtlpSink:
@@ -89,13 +139,21 @@ def sink(url: str, env: Mapping[str, str], size: int = DEFAULT_QUEUE) -> OtlpSin
         if found is None:
             os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
             found = _SINKS[url] = OtlpSink(
-                url, max_queue=size, on_change=lambda counts: write_counters(path, counts, url)
+                url,
+                max_queue=size,
+                on_change=lambda counts: write_counters(
+                    path, counts | {"dropped_intake": _DROPPED[0]}, url
+                ),
             )
         return found
 
 
 def close_all() -> None:
     """Send what is queued (bounded by each sink's retries) before the daemon exits."""
+    if _WORKER is not None:
+        with contextlib.suppress(queue.Full):
+            _INTAKE.put((None, {}), timeout=1.0)
+        _WORKER.join(timeout=5.0)
     with _LOCK:
         sinks = list(_SINKS.values())
         _SINKS.clear()

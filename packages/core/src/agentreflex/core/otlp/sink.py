@@ -32,6 +32,7 @@ INSTALL_HINT = (
     "(or uv pip install 'agentreflex-core[otlp]')"
 )
 SCOPE = "agentreflex.core.otlp"
+REPORT_SECONDS = 0.5  # counters are handed on at most this often (each batch forces it)
 
 
 class ExportUnavailable(ImportError):
@@ -87,6 +88,8 @@ class OtlpSink:
         self._lock = threading.Lock()
         self._counts = {"queued": 0, "sent": 0, "dropped_full": 0, "dropped_failed": 0}
         self._counts["retries"] = 0
+        self._dirty = False
+        self._reported = 0.0
         self._stop = threading.Event()
         self._idle = threading.Event()
         self._idle.set()
@@ -124,11 +127,26 @@ class OtlpSink:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=self._timeout * (self._retries + 1) + 1)
+        self.report(force=True)
 
     def _count(self, **deltas: int) -> None:
         with self._lock:
             for key, value in deltas.items():
                 self._counts[key] += value
+            self._dirty = True
+
+    def report(self, force: bool = False) -> None:
+        """Hand changed counters to ``on_change``, at most every REPORT_SECONDS unless forced.
+
+        Called by the worker after each batch and when idle, and by whoever
+        offers (the daemon's export thread), so the counters stay current even
+        while the worker waits on a slow collector; never by :meth:`offer`.
+        """
+        now = time.monotonic()
+        with self._lock:
+            if not self._dirty or (not force and now - self._reported < REPORT_SECONDS):
+                return
+            self._dirty, self._reported = False, now
             snapshot = dict(self._counts)
         if self._on_change is not None:
             with contextlib.suppress(Exception):
@@ -149,12 +167,14 @@ class OtlpSink:
         while not (self._stop.is_set() and self._queue.empty()):
             batch = self._take()
             if not batch:
+                self.report()
                 self._idle.set()
                 continue
             if exporter is None or not self._send(exporter, batch):
                 self._count(dropped_failed=len(batch))
             else:
                 self._count(sent=len(batch))
+            self.report(force=True)
             if self._queue.empty():
                 self._idle.set()
         if exporter is not None:
