@@ -150,10 +150,12 @@ def sink(url: str, env: Mapping[str, str], size: int = DEFAULT_QUEUE) -> OtlpSin
 
 def close_all() -> None:
     """Send what is queued (bounded by each sink's retries) before the daemon exits."""
+    global _WORKER
     if _WORKER is not None:
         with contextlib.suppress(queue.Full):
             _INTAKE.put((None, {}), timeout=1.0)
         _WORKER.join(timeout=5.0)
+        _WORKER = None
     with _LOCK:
         sinks = list(_SINKS.values())
         _SINKS.clear()
