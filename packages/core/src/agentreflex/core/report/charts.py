@@ -89,7 +89,7 @@ def interventions_chart(items: list[Intervention]) -> str:
 
 
 def reliability_diagram(cal: Calibration) -> str:
-    fig = _figure(4.8, 4.4)
+    fig = _figure(6.4, 3.2)
     ax = fig.add_subplot()
     ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect calibration")
     ax.plot(

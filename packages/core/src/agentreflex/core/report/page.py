@@ -37,6 +37,8 @@ ol.timeline time{color:#555;font-variant-numeric:tabular-nums;margin-right:.5em}
 .kind{display:inline-block;min-width:10em;color:#3b6ea8}
 .problems{background:#fdf2e9;border:1px solid #e59866;padding:.5em 1em}
 svg{max-width:100%;height:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:1em;align-items:start}
+figure{margin:0;border:1px solid #ddd;padding:.5em}figcaption{color:#555;font-size:.9em}
 """
 
 
@@ -68,6 +70,7 @@ def render(data: ReportData, title: str = "agentreflex report") -> str:
         f"<title>{_t(title)}</title><style>{STYLE}</style></head><body>",
         f"<header><h1>{_t(title)}</h1>{_summary(data)}</header><main>",
         _problems(data),
+        _overview(data),
         _interventions(data),
         _would_block(data),
         _snapshots(data),
@@ -88,6 +91,29 @@ def _summary(data: ReportData) -> str:
         f"{events} recorded event(s), {stopped} enforced block(s) or ask(s), "
         f"{len(data.would_block)} that shadow mode let through.</p>"
     )
+
+
+def _overview(data: ReportData) -> str:
+    """The charts side by side, first: what a reader looks at before the tables."""
+    figures = []
+    if data.interventions:
+        blocks = charts.interventions_chart(data.interventions)
+        figures.append(_figure(blocks, "Enforced, and what shadow mode only reported."))
+    if data.latency_ms:
+        p95 = percentile(data.latency_ms, 0.95) or 0.0
+        caption = f"{len(data.latency_ms)} hook call(s), p95 {p95:.1f} ms."
+        figures.append(_figure(charts.latency_histogram(data.latency_ms), caption))
+    if data.calibration is not None:
+        cal = data.calibration
+        caption = f"{cal.samples} labelled answer(s): ECE {cal.ece:.3f}, Brier {cal.brier:.3f}."
+        figures.append(_figure(charts.reliability_diagram(cal), caption))
+    if not figures:
+        return ""
+    return _section("overview", "Overview", f'<div class="grid">{"".join(figures)}</div>')
+
+
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>{svg}<figcaption>{_t(caption)}</figcaption></figure>"
 
 
 def _problems(data: ReportData) -> str:
@@ -123,9 +149,7 @@ def _interventions(data: ReportData) -> str:
         rows,
         "Blocks and asks by reflex and code",
     )
-    return _section(
-        "blocks", "Blocks and asks", charts.interventions_chart(data.interventions) + table
-    )
+    return _section("blocks", "Blocks and asks", table)
 
 
 def _would_block(data: ReportData) -> str:
@@ -217,7 +241,7 @@ def _latency(data: ReportData) -> str:
         f"<p>{len(values)} hook call(s): p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
         f"max {max(values):.1f} ms.</p>"
     )
-    return _section("latency", "Hook latency", charts.latency_histogram(values) + stats)
+    return _section("latency", "Hook latency", stats)
 
 
 def _calibration(data: ReportData) -> str:
@@ -231,7 +255,7 @@ def _calibration(data: ReportData) -> str:
             "<code>--labels</code>).</p>",
         )
     stats = f"<p>{cal.samples} labelled answer(s): ECE {cal.ece:.3f}, Brier {cal.brier:.3f}.</p>"
-    return _section("judge", "Judge calibration", charts.reliability_diagram(cal) + stats)
+    return _section("judge", "Judge calibration", stats)
 
 
 def _timelines(data: ReportData) -> str:
