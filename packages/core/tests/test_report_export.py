@@ -242,3 +242,21 @@ def test_without_an_endpoint_nothing_is_queued(tmp_path: Path) -> None:
     before = live._INTAKE.qsize()
     live.offer(_outcome(tmp_path, "none-2"), env)  # known to have none: not even queued
     assert live._INTAKE.qsize() == before
+
+
+def test_export_config_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agentreflex.core.configcheck import main as config_check
+
+    good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
+    good.write_text('[export]\notlp = "http://127.0.0.1:4318"\nqueue = 100\n')
+    bad.write_text('[export]\notlp = "collector:4318"\nqueue = 0\n')
+    assert config_check([str(good)], "", str(tmp_path)) == 0
+    assert config_check([str(bad)], "", str(tmp_path)) == 1
+    err = capsys.readouterr()
+    assert "not an http(s) URL" in err.out + err.err
+    # the daemon ignores a bad endpoint rather than failing on every decision
+    user = tmp_path / "home" / ".config" / "agentreflex" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text('[export]\notlp = "collector:4318"\nqueue = "many"\n')
+    live._URLS.clear()
+    assert live.endpoint(str(tmp_path), dict(os.environ)) == ("", live.DEFAULT_QUEUE)

@@ -64,13 +64,23 @@ def endpoint(cwd: str, env: Mapping[str, str]) -> tuple[str, int]:
 
     section = load_config(cwd, env, bad_project_file="ignore").section("export")
     url = section.get("otlp", "")
-    url = url if isinstance(url, str) else ""
+    url = url if isinstance(url, str) and _valid(url) else ""  # `config check` says why
     size = section.get("queue", DEFAULT_QUEUE)
     if not isinstance(size, int) or not QUEUE_RANGE[0] <= size <= QUEUE_RANGE[1]:
         size = DEFAULT_QUEUE
     with _LOCK:
         _URLS[cwd] = (now + CONFIG_SECONDS, url, size)
     return url, size
+
+
+def _valid(url: str) -> bool:
+    from agentreflex.core.otlp.sink import check_url
+
+    try:
+        check_url(url)
+    except ValueError:
+        return False
+    return True
 
 
 def offer(outcome: HookOutcome, env: Mapping[str, str]) -> None:
