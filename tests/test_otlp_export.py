@@ -72,6 +72,7 @@ def test_export_sends_every_decision_with_attributes_and_no_secret(rec: Recorded
     assert labels == sorted(r["label"] for r in expected)
     first = decisions[0]
     assert first["resource"]["service.name"] == "agentreflex"
+    assert first["resource"]["service.version"]  # agentreflex-core's
     assert first["resource"]["host.name"] == socket.gethostname()
     assert first["attributes"]["gen_ai.conversation.id"] == first["attributes"]["session.id"]
     assert first["attributes"]["gen_ai.agent.name"] == "claude-code"

@@ -30,6 +30,12 @@ LABELS = [  # a judge's labelled answers: probability said, outcome observed
 
 
 @pytest.fixture(scope="module")
+def chromium() -> str:
+    """Debian's Chromium, installed here when missing (a fresh CI machine)."""
+    return headless_chromium.ensure_chromium()
+
+
+@pytest.fixture(scope="module")
 def rec(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
     return recorded_session.recorded(tmp_path_factory.mktemp("recorded"))
 
@@ -41,8 +47,9 @@ def _report(rec: Recorded, out: Path, *extra: str) -> str:
     return out.read_text(encoding="utf-8")
 
 
+@pytest.mark.timeout(2400)  # installing Chromium on a fresh machine takes minutes
 def test_report_opens_in_headless_chromium_with_every_section(
-    rec: Recorded, tmp_path: Path
+    chromium: str, rec: Recorded, tmp_path: Path
 ) -> None:
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps(x) + "\n" for x in LABELS))
@@ -82,7 +89,8 @@ def test_report_opens_in_headless_chromium_with_every_section(
     assert "ECE" in seen.text and "Brier" in seen.text
 
 
-def test_the_browser_check_sees_requests_and_console_errors(tmp_path: Path) -> None:
+@pytest.mark.timeout(2400)
+def test_the_browser_check_sees_requests_and_console_errors(chromium: str, tmp_path: Path) -> None:
     """The harness itself: a page that fetches and logs an error is caught."""
     page = tmp_path / "bad.html"
     page.write_text(

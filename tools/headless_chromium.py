@@ -13,7 +13,7 @@ the Chrome DevTools Protocol with aiohttp's WebSocket client:
   by role and name as a person with a screen reader would;
 * a full-page PNG screenshot.
 
-Usage: python tools/headless_chromium.py FILE.html OUT.png
+Usage: python tools/headless_chromium.py FILE.html OUT.png   (or --ensure: install only)
 """
 
 from __future__ import annotations
@@ -52,12 +52,15 @@ def ensure_chromium() -> str:
     """The Chromium binary; installed from Debian's packages when missing and we are root."""
     if os.path.exists(CHROMIUM):
         return CHROMIUM
+    sudo: list[str] = []
     if os.geteuid() != 0:
-        raise RuntimeError(f"{CHROMIUM} is missing: run `apt-get install -y chromium` as root")
+        if not shutil.which("sudo"):
+            raise RuntimeError(f"{CHROMIUM} is missing: run `apt-get install -y chromium` as root")
+        sudo = ["sudo", "-n", "env", "DEBIAN_FRONTEND=noninteractive"]
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=900)
+    subprocess.run([*sudo, "apt-get", "update", "-qq"], check=True, env=env, timeout=900)
     subprocess.run(
-        ["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, timeout=1800
+        [*sudo, "apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, timeout=1800
     )
     return CHROMIUM
 
@@ -209,6 +212,9 @@ def open_page(path: str, width: int = 1100) -> PageReport:
 
 
 def main(argv: list[str]) -> int:
+    if argv == ["--ensure"]:
+        print(ensure_chromium())
+        return 0
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 64

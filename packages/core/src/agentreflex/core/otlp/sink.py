@@ -211,6 +211,11 @@ class OtlpSink:
 
     def _exporter(self) -> Any:
         check_available()
+        if not self._version:
+            from importlib.metadata import PackageNotFoundError, version
+
+            with contextlib.suppress(PackageNotFoundError):
+                self._version = version("agentreflex-core")
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 
         return OTLPLogExporter(endpoint=self.url, timeout=self._timeout)
