@@ -79,6 +79,12 @@ def test_report_opens_in_headless_chromium_with_every_section(
         "Timeline",
     ):
         assert seen.has("heading", heading), heading
+    for table in (
+        "Blocks and asks by reflex and code",
+        "What shadow mode would have blocked",
+        "Reasoning Guard obligations and clearance",
+    ):
+        assert seen.has("table", table), table
     # what the sessions did, as a reader sees it
     for session in rec.sessions:
         assert f"Session {session}" in seen.text
