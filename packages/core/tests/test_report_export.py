@@ -260,3 +260,16 @@ def test_export_config_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[
     user.write_text('[export]\notlp = "collector:4318"\nqueue = "many"\n')
     live._URLS.clear()
     assert live.endpoint(str(tmp_path), dict(os.environ)) == ("", live.DEFAULT_QUEUE)
+
+
+def test_closing_counts_what_could_not_be_sent() -> None:
+    with Collector("slow", delay=3.0) as collector:
+        target = sink.OtlpSink(collector.url, max_queue=100, batch_size=1, timeout=2.0)
+        item = records.LogItem(1, 9, "INFO", records.DECISION_EVENT, "x", {"a": 1})
+        target.offer([item] * 20)
+        started = time.monotonic()
+        target.close(timeout=0.5)
+        elapsed = time.monotonic() - started
+    counts = target.counters()
+    assert elapsed < 2.0
+    assert counts["sent"] == 0 and counts["dropped_failed"] >= 19

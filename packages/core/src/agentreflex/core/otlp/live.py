@@ -32,6 +32,7 @@ COUNTERS_FILE = "otlp-export.json"
 DEFAULT_QUEUE = 4096  # log records waiting to be sent; more are dropped and counted
 QUEUE_RANGE = (1, 1_000_000)
 
+CLOSE_SECONDS = 3.0  # a closing daemon waits this long per endpoint; the rest is counted dropped
 INTAKE = 1024  # outcomes waiting for the export thread; more are dropped and counted
 
 _LOCK = threading.Lock()
@@ -170,4 +171,4 @@ def close_all() -> None:
         sinks = list(_SINKS.values())
         _SINKS.clear()
     for s in sinks:
-        s.close()
+        s.close(timeout=CLOSE_SECONDS)

@@ -123,10 +123,22 @@ class OtlpSink:
             time.sleep(0.02)
         return False
 
-    def close(self) -> None:
+    def close(self, timeout: float | None = None) -> None:
+        """Stop: what is queued gets one try each (no back-off); what is left after
+        ``timeout`` seconds is counted as dropped, so the daemon exits promptly."""
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=self._timeout * (self._retries + 1) + 1)
+            wait = self._timeout * (self._retries + 1) + 1 if timeout is None else timeout
+            self._thread.join(timeout=wait)
+        left = 0
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+            left += 1
+        if left:
+            self._count(dropped_failed=left)
         self.report(force=True)
 
     def _count(self, **deltas: int) -> None:
