@@ -273,3 +273,16 @@ def test_closing_counts_what_could_not_be_sent() -> None:
     counts = target.counters()
     assert elapsed < 2.0
     assert counts["sent"] == 0 and counts["dropped_failed"] >= 19
+
+
+def test_a_broken_project_config_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    (project / ".agentreflex").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / ".agentreflex" / "config.toml").write_text("mode = 'sideways'\n")
+    out = str(tmp_path / "r.html")
+    assert report_command.main(["--cwd", str(project), "-o", out]) == report_command.EXIT_CONFIG
+    assert export_command.main(["--cwd", str(project)]) == export_command.EXIT_CONFIG
+    assert "sideways" in capsys.readouterr().err

@@ -15,6 +15,7 @@ import sys
 
 EXIT_USAGE = 64
 EXIT_UNAVAILABLE = 69
+EXIT_CONFIG = 78
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,11 +38,15 @@ def main(argv: list[str]) -> int:
     ns = _parser().parse_args(argv)
     if ns.status:
         return _status()
-    from agentreflex.core.config import load_config
+    from agentreflex.core.config import ConfigError, load_config
     from agentreflex.core.otlp.sink import ExportUnavailable, check_available, check_url
     from agentreflex.core.report.command import BadDate, parse_since
 
-    config = load_config(os.path.abspath(ns.cwd))
+    try:
+        config = load_config(os.path.abspath(ns.cwd))
+    except ConfigError as exc:
+        print(f"agentreflex export: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     url = ns.otlp or str(config.section("export").get("otlp", ""))
     try:
         if not url:

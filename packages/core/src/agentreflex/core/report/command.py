@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 DEFAULT_OUTPUT = "agentreflex-report.html"
 EXIT_USAGE = 64
 EXIT_UNAVAILABLE = 69
+EXIT_CONFIG = 78
 _RELATIVE = re.compile(r"^(\d+)([mhdw])$")
 _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
@@ -64,6 +65,7 @@ def main(argv: list[str]) -> int:
     except BadDate as exc:
         print(f"agentreflex report: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from agentreflex.core.config import ConfigError
     from agentreflex.core.report.charts import ChartsUnavailable
 
     try:
@@ -71,6 +73,9 @@ def main(argv: list[str]) -> int:
     except ChartsUnavailable as exc:
         print(f"agentreflex report: {exc}", file=sys.stderr)
         return EXIT_UNAVAILABLE
+    except ConfigError as exc:  # the project's config names the state dir
+        print(f"agentreflex report: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     if ns.session and count == 0:
         print(f"agentreflex report: no session {ns.session!r} recorded", file=sys.stderr)
         return 1
