@@ -7,6 +7,15 @@ OpenTelemetry's semantic conventions where one exists (``session.id``,
 ``gen_ai.tool.call.id``, ``gen_ai.operation.name``; the resource's
 ``service.*``, ``host.name``, ``os.type``) and use ``agentreflex.*`` for the
 rest.  Every string value is redacted here, whatever the caller did before.
+
+Sources: the GenAI conventions' tool execution (``gen_ai.operation.name`` is
+``execute_tool``; ``gen_ai.tool.name``, ``gen_ai.tool.call.id``:
+https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/execute-tool.md)
+and agent attributes (``gen_ai.agent.name``, ``gen_ai.conversation.id``:
+https://github.com/open-telemetry/semantic-conventions/blob/v1.41.0/docs/gen-ai/gen-ai-agent-spans.md).
+``session.id`` is also what Claude Code puts on its own OTel events
+(``claude_code.tool_decision`` and the rest: https://code.claude.com/docs/en/monitoring-usage),
+so a team's collector can join our decisions with the host's own telemetry.
 """
 
 from __future__ import annotations
