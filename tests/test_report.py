@@ -126,6 +126,7 @@ def test_report_of_one_session_and_since(rec: Recorded, tmp_path: Path) -> None:
     one = _report(rec, tmp_path / "one.html", "--session", "enforced-session-2")
     assert "Session enforced-session-2" in one
     assert "Session shadow-session-1" not in one
+    assert "shadow-session-1" not in one  # nor its Reasoning Guard row
     later = _report(rec, tmp_path / "later.html", "--since", "2999-01-01")
     assert "No session recorded" in later
 

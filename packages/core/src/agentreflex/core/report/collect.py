@@ -64,7 +64,12 @@ class ReportData:
     problems: list[str] = field(default_factory=list)
 
 
-def collect(histories: list[SessionHistory], state_dir: str, labels_path: str = "") -> ReportData:
+def collect(
+    histories: list[SessionHistory],
+    state_dir: str,
+    labels_path: str = "",
+    only_sessions: bool = False,
+) -> ReportData:
     problems = [
         f"session {h.session_id}: {h.unverified} record(s) failed their seal and are not shown"
         for h in histories
@@ -81,6 +86,8 @@ def collect(histories: list[SessionHistory], state_dir: str, labels_path: str = 
     guard, guard_problem = guard_status(state_dir)
     if guard_problem:
         problems.append(guard_problem)
+    if only_sessions:  # --session: the guard's ledger of that session alone
+        guard = [g for g in guard if g.get("session_id") in {h.session_id for h in histories}]
     return ReportData(
         sessions=histories,
         interventions=interventions(histories),

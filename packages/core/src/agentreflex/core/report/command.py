@@ -98,7 +98,7 @@ def build(cwd: str, state_dir: str, session: str, since: float, labels: str) -> 
     directory = os.path.abspath(state_dir) if state_dir else load_config(cwd).state_dir
     histories = load_histories(directory, session=session, since=since)
     histories = [h for h in histories if h.records or h.unverified]
-    data = collect(histories, directory, labels)
+    data = collect(histories, directory, labels, only_sessions=bool(session))
     return render(data), len(histories)
 
 
