@@ -129,7 +129,10 @@ class Live:
         self.rec = recorded_session.world(root)
         config = self.rec.home / ".config" / "agentreflex" / "config.toml"
         config.parent.mkdir(parents=True)
-        config.write_text(f'mode = "enforced"\n[export]\notlp = "{url}"\nqueue = {queue}\n')
+        config.write_text(
+            'mode = "enforced"\ndisabled_reflexes = ["runaway"]\n'
+            f'[export]\notlp = "{url}"\nqueue = {queue}\n'
+        )
         self.env = dict(self.rec.env, AGENTREFLEX_SOCKET=str(root / "d" / "daemon.sock"))
         self.env.pop("AGENTREFLEX_DAEMON")
         self.counters = self.rec.home / ".local" / "state" / "agentreflex" / "otlp-export.json"
@@ -216,6 +219,10 @@ def test_daemon_sends_each_decision_it_answers(live: Callable[..., Live]) -> Non
     events = [d["attributes"]["agentreflex.event"] for d in decisions]
     assert events.count("pre_tool") == 6 and "stop" in events
     assert world.read_counters()["sent"] >= n
+    # how the project was protected, for the team's security lead
+    settings = decisions[0]["attributes"]
+    assert settings["agentreflex.mode"] == "enforced"
+    assert settings["agentreflex.disabled_reflexes"] == ["runaway"]
 
 
 @pytest.mark.parametrize("behaviour", ["fail", "down", "slow"])

@@ -24,8 +24,10 @@ def _value(any_value: Any) -> Any:
     kind = any_value.WhichOneof("value")
     if kind is None:
         return None
-    if kind in ("array_value", "kvlist_value"):
-        return str(getattr(any_value, kind))
+    if kind == "array_value":
+        return [_value(v) for v in any_value.array_value.values]
+    if kind == "kvlist_value":
+        return {kv.key: _value(kv.value) for kv in any_value.kvlist_value.values}
     return getattr(any_value, kind)
 
 

@@ -227,6 +227,8 @@ def test_the_daemon_export_sends_after_the_reply(tmp_path: Path) -> None:
         got = list(collector.records)
         live.close_all()
     assert got and got[0]["attributes"]["session.id"] == "live-1"
+    assert got[0]["attributes"]["agentreflex.mode"] == "shadow"  # the default
+    assert got[0]["attributes"]["agentreflex.disabled_reflexes"] == []
     assert SECRET not in json.dumps(got)
     counters = json.loads(Path(live.counters_path(env)).read_text())
     assert counters["sent"] >= 2 and counters["url"] == collector.url

@@ -18,12 +18,13 @@ import queue
 import threading
 import time
 
-from agentreflex.core.otlp.records import log_items
+from agentreflex.core.otlp.records import AttributeValue, log_items
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from agentreflex.core.config import Config
     from agentreflex.core.otlp.sink import OtlpSink
     from agentreflex.core.runtime import HookOutcome
 
@@ -38,6 +39,7 @@ INTAKE = 1024  # outcomes waiting for the export thread; more are dropped and co
 _LOCK = threading.Lock()
 _SINKS: dict[str, OtlpSink] = {}
 _URLS: dict[str, tuple[float, str, int]] = {}
+_SETTINGS: dict[str, dict[str, AttributeValue]] = {}
 _INTAKE: queue.Queue[tuple[HookOutcome | None, dict[str, str]]] = queue.Queue(maxsize=INTAKE)
 _DROPPED = [0]  # outcomes dropped at the intake (the export thread fell behind)
 _WORKER: threading.Thread | None = None
@@ -63,7 +65,8 @@ def endpoint(cwd: str, env: Mapping[str, str]) -> tuple[str, int]:
         return cached[1], cached[2]
     from agentreflex.core.config import load_config
 
-    section = load_config(cwd, env, bad_project_file="ignore").section("export")
+    config = load_config(cwd, env, bad_project_file="ignore")
+    section = config.section("export")
     url = section.get("otlp", "")
     url = url if isinstance(url, str) and _valid(url) else ""  # `config check` says why
     size = section.get("queue", DEFAULT_QUEUE)
@@ -71,7 +74,23 @@ def endpoint(cwd: str, env: Mapping[str, str]) -> tuple[str, int]:
         size = DEFAULT_QUEUE
     with _LOCK:
         _URLS[cwd] = (now + CONFIG_SECONDS, url, size)
+        _SETTINGS[cwd] = settings_attributes(config)
     return url, size
+
+
+def settings_attributes(config: Config) -> dict[str, AttributeValue]:
+    """How the project was protected when it decided: the mode, and what was switched off.
+
+    What a security lead asks of a team's telemetry: which machines run in
+    shadow mode, and which reflexes someone turned off (``*``: all of them).
+    """
+    off = list(config.disabled_reflexes) if config.reflexes_enabled else ["*"]
+    return {
+        "agentreflex.mode": config.mode.value,
+        "agentreflex.profile": config.profile,
+        "agentreflex.disabled_reflexes": off,
+        "agentreflex.config_withheld": len(config.untrusted),
+    }
 
 
 def _valid(url: str) -> bool:
@@ -136,8 +155,13 @@ def forward(outcome: HookOutcome, env: Mapping[str, str]) -> None:
     from agentreflex.core.state.store import make_record
 
     record = make_record(event, decision, [], None)
+    items = log_items(record, event.session_id, event.host)
+    with _LOCK:
+        extra = _SETTINGS.get(event.cwd, {})
+    for item in items:
+        item.attributes.update(extra)
     target = sink(url, env, size)
-    target.offer(log_items(record, event.session_id, event.host))
+    target.offer(items)
     target.report()
 
 

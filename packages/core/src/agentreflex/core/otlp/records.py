@@ -38,6 +38,7 @@ FINDING_EVENT = "agentreflex.finding"
 SEVERITY = {"ALLOW": (9, "INFO"), "WARN": (13, "WARN"), "ASK_USER": (14, "WARN2")}
 SEVERITY_BLOCK = (17, "ERROR")
 MAX_VALUE = 1000  # characters per attribute value
+AttributeValue = str | int | float | bool | list[str]
 
 
 @record
@@ -49,7 +50,7 @@ class LogItem:
     severity_text: str
     event_name: str
     body: str
-    attributes: dict[str, str | int | float | bool]
+    attributes: dict[str, AttributeValue]
 
 
 def _s(value: Any) -> str:
@@ -75,8 +76,8 @@ def _severity(verdict: str) -> tuple[int, str]:
     return SEVERITY.get(verdict, SEVERITY_BLOCK)
 
 
-def _common(rec: dict[str, Any], session_id: str, host: str) -> dict[str, str | int | float | bool]:
-    attrs: dict[str, str | int | float | bool] = {
+def _common(rec: dict[str, Any], session_id: str, host: str) -> dict[str, AttributeValue]:
+    attrs: dict[str, AttributeValue] = {
         "session.id": _s(session_id),
         "gen_ai.conversation.id": _s(session_id),
         "gen_ai.agent.name": _s(host or rec.get("host", "")),
@@ -145,6 +146,6 @@ def log_items(rec: dict[str, Any], session_id: str, host: str = "") -> list[LogI
     return items
 
 
-def _tail(attrs: dict[str, str | int | float | bool]) -> str:
+def _tail(attrs: dict[str, AttributeValue]) -> str:
     code = attrs.get("agentreflex.code")
     return f" {code}" if code else ""
