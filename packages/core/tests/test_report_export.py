@@ -288,3 +288,18 @@ def test_a_broken_project_config_is_a_clear_error(
     assert report_command.main(["--cwd", str(project), "-o", out]) == report_command.EXIT_CONFIG
     assert export_command.main(["--cwd", str(project)]) == export_command.EXIT_CONFIG
     assert "sideways" in capsys.readouterr().err
+
+
+def test_agent_written_markup_stays_text(tmp_path: Path) -> None:
+    """The agent writes prompts, commands and messages: none of it may become markup."""
+    state_dir = tmp_path / "state"
+    store = SessionStore(str(state_dir), "markup-1")
+    evil = Finding("gate", "<img src=http://127.0.0.1:9/x>", Verdict.BLOCK, "<script>x()</script>")
+    event = testing.pre_tool(
+        "Bash", {"command": "echo '<iframe src=//127.0.0.1:9>'"}, session_id="markup-1"
+    )
+    store.record(event, merge([evil], Mode.SHADOW), latency_ms=1.0)
+    html = _report(state_dir, tmp_path / "r.html")
+    for tag in ("<script", "<img", "<iframe"):
+        assert tag not in html, tag
+    assert "&lt;script&gt;x()&lt;/script&gt;" in html
