@@ -154,17 +154,24 @@ class Live:
             self.daemon.terminate()
             self.daemon.wait(30)
 
-    def hooks(self, session: str) -> list[tuple[float, dict[str, Any]]]:
-        """The scenario's payloads as real hook processes: (seconds, host answer) each."""
+    def hooks(
+        self, session: str, alone: tuple[int, ...] = ()
+    ) -> list[tuple[float, dict[str, Any]]]:
+        """The scenario's payloads as real hook processes: (seconds, host answer) each.
+
+        The calls numbered in ``alone`` evaluate in-process (no daemon), as a hook
+        does when the daemon is busy or does not answer in time.
+        """
         out = []
-        for payload in recorded_session.scenario(session, self.rec.project):
+        for i, payload in enumerate(recorded_session.scenario(session, self.rec.project)):
+            env = dict(self.env, AGENTREFLEX_DAEMON="off") if i in alone else self.env
             start = time.perf_counter()
             done = subprocess.run(
                 [recorded_session.AGENTREFLEX, "hook", "claude-code", payload["hook_event_name"]],
                 input=json.dumps(payload),
                 capture_output=True,
                 text=True,
-                env=self.env,
+                env=env,
                 cwd=self.rec.project,
                 timeout=60,
                 check=False,
@@ -214,13 +221,15 @@ def _denied(answer: dict[str, Any]) -> bool:
 
 
 def test_daemon_sends_each_decision_it_answers(live: Callable[..., Live]) -> None:
+    """Every decision of the session, including two a hook made without the daemon."""
     with Collector() as collector:
         world = live(collector.url)
-        answers = world.hooks("live-session-1")
+        answers = world.hooks("live-session-1", alone=(2, 5))
         n = len(answers)
         assert _wait(lambda: len(_decisions(collector.records)) >= n, 30)
         decisions = _decisions(collector.records)
     assert len(decisions) == n
+    assert sorted(d["attributes"]["agentreflex.record"] for d in decisions) == list(range(1, n + 1))
     assert {d["attributes"]["session.id"] for d in decisions} == {"live-session-1"}
     events = [d["attributes"]["agentreflex.event"] for d in decisions]
     assert events.count("pre_tool") == 6 and "stop" in events

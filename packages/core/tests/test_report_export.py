@@ -303,3 +303,31 @@ def test_agent_written_markup_stays_text(tmp_path: Path) -> None:
     for tag in ("<script", "<img", "<iframe"):
         assert tag not in html, tag
     assert "&lt;script&gt;x()&lt;/script&gt;" in html
+
+
+def test_read_new_follows_a_live_log_once_per_record(tmp_path: Path) -> None:
+    from agentreflex.core.history import Tail, read_new
+
+    state_dir = str(tmp_path / "state")
+    store = SessionStore(state_dir, "tail-1")
+
+    def record(command: str) -> None:
+        event = testing.pre_tool("Bash", {"command": command}, session_id="tail-1")
+        store.record(event, merge([], Mode.SHADOW))
+
+    tail = Tail()
+    assert read_new(state_dir, "tail-1", tail) is None  # no log yet
+    record("ls")
+    record("pwd")
+    first = read_new(state_dir, "tail-1", tail)
+    assert [r["tool"]["summary"] for r in first or []] == ["Bash: pwd"]  # starts at the last
+    assert read_new(state_dir, "tail-1", tail) == []
+    record("make")
+    record(f"echo {SECRET}")
+    with open(store.log_path, "a") as fh:  # a forged line and a torn one
+        fh.write('{"ts": 1, "kind": "pre_tool", "n": 99, "mac": "00"}\n{"ts": 2, "ki')
+    new = read_new(state_dir, "tail-1", tail) or []
+    assert [r["n"] for r in new] == [3, 4]
+    assert SECRET not in json.dumps(new)
+    tail.offset = 10**9  # the log was rotated under us: read again, nothing twice
+    assert read_new(state_dir, "tail-1", tail) == []

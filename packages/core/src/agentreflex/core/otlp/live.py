@@ -1,5 +1,10 @@
 """The daemon's live export: each decision it answered, offered after the reply went out.
 
+What is sent is read from the session's log (``history.read_new``), from
+where the previous look stopped: the decision the daemon just recorded, and
+any a hook recorded by itself in between (the daemon was busy, or the hook
+gave up waiting), each record once.
+
 Where decisions go is the user's choice: ``[export] otlp = URL`` in the
 user's config.  A project's config may not set or change it unless the user
 approved that file (``agentreflex trust``): ``export`` is a section compared
@@ -18,11 +23,13 @@ import queue
 import threading
 import time
 
+from agentreflex.core.history import Tail, read_new
 from agentreflex.core.otlp.records import AttributeValue, log_items
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from agentreflex.core.config import Config
     from agentreflex.core.otlp.sink import OtlpSink
@@ -40,6 +47,9 @@ _LOCK = threading.Lock()
 _SINKS: dict[str, OtlpSink] = {}
 _URLS: dict[str, tuple[float, str, int]] = {}
 _SETTINGS: dict[str, dict[str, AttributeValue]] = {}
+_STATE_DIRS: dict[str, str] = {}
+_TAILS: dict[tuple[str, str], Tail] = {}  # (state dir, session) -> where its log was read to
+MAX_TAILS = 1000  # sessions followed at once; the oldest is forgotten first
 _INTAKE: queue.Queue[tuple[HookOutcome | None, dict[str, str]]] = queue.Queue(maxsize=INTAKE)
 _DROPPED = [0]  # outcomes dropped at the intake (the export thread fell behind)
 _WORKER: threading.Thread | None = None
@@ -75,6 +85,7 @@ def endpoint(cwd: str, env: Mapping[str, str]) -> tuple[str, int]:
     with _LOCK:
         _URLS[cwd] = (now + CONFIG_SECONDS, url, size)
         _SETTINGS[cwd] = settings_attributes(config)
+        _STATE_DIRS[cwd] = config.state_dir
     return url, size
 
 
@@ -152,17 +163,38 @@ def forward(outcome: HookOutcome, env: Mapping[str, str]) -> None:
     url, size = endpoint(event.cwd, env)
     if not url:
         return
-    from agentreflex.core.state.store import make_record
-
-    record = make_record(event, decision, [], None)
-    items = log_items(record, event.session_id, event.host)
     with _LOCK:
         extra = _SETTINGS.get(event.cwd, {})
+        state_dir = _STATE_DIRS.get(event.cwd, "")
+    found = _recorded(state_dir, event.session_id, env) if state_dir else None
+    if found is None:  # the log could not be read: the decision as the daemon made it
+        from agentreflex.core.state.store import make_record
+
+        found = [make_record(event, decision, [], None)]
+    items = [item for rec in found for item in log_items(rec, event.session_id, event.host)]
     for item in items:
         item.attributes.update(extra)
     target = sink(url, env, size)
     target.offer(items)
     target.report()
+
+
+def _recorded(
+    state_dir: str, session_id: str, env: Mapping[str, str]
+) -> list[dict[str, Any]] | None:
+    """The session's records since the last look: this decision, and any a hook made by itself.
+
+    A hook that evaluated in-process (the daemon was busy, or it gave up
+    waiting) recorded its decision in the log too; reading the log from where
+    the last look stopped sends those as well, each record once.
+    """
+    key = (state_dir, session_id)
+    with _LOCK:
+        tail = _TAILS.pop(key, None) or Tail()
+        _TAILS[key] = tail  # most recently used last
+        while len(_TAILS) > MAX_TAILS:
+            _TAILS.pop(next(iter(_TAILS)))
+    return read_new(state_dir, session_id, tail, env)
 
 
 def sink(url: str, env: Mapping[str, str], size: int = DEFAULT_QUEUE) -> OtlpSink:
