@@ -11,8 +11,8 @@ export (``[export] otlp = URL``):
 * ``down``  a port nobody listens on;
 * ``slow``  a collector that answers after 5 s.
 
-Hook runs are taken in turn across the variants, so that a drift in the
-machine's load lands on all of them.  Prints the median and p95 wall time of
+Hook runs are taken in turn across the variants, the order rotated each
+round, so that a drift in the machine's load lands on all of them.  Prints the median and p95 wall time of
 a hook call per variant, its ratio to ``off``, and the daemon's export
 counters (sent, dropped after retries, dropped on a full queue).
 
@@ -126,8 +126,8 @@ def main() -> int:
         hook = [agentreflex_bin(), "hook", "claude-code", "PreToolUse"]
         for v in variants:  # warm each daemon and the OS caches
             time_runs(hook, 3, v.session, v.env)
-        for _ in range(args.runs):
-            for v in variants:
+        for i in range(args.runs):  # in turn, the order rotated each round (no position effect)
+            for v in variants[i % len(variants) :] + variants[: i % len(variants)]:
                 v.times += time_runs(hook, 1, v.session, v.env)[0]
         _settle(variants[1:], 90.0)
         result = _result(variants, args.runs, len(ok.records))
