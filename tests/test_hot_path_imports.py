@@ -39,6 +39,13 @@ NEVER = (
     "urllib.parse",
     "agentreflex.guard.engine",
     "sqlglot",  # the gate's SQL parser: only for SQL a database client is given (issue 30)
+    # the report and the OTLP export (issue 35): commands and the daemon only
+    "opentelemetry",
+    "google",
+    "requests",
+    "matplotlib",
+    "agentreflex.core.otlp",
+    "agentreflex.core.report",
 )
 
 
@@ -92,3 +99,13 @@ def test_an_ordinary_hook_call_imports_nothing_heavy(event: str, tmp_path: Path)
     imported = _imported(event, tmp_path)
     heavy = sorted(n for n in imported if n in NEVER or n.split(".")[0] in NEVER)
     assert heavy == [], f"a {event} hook imported {heavy}"
+
+
+def test_a_hook_with_an_otlp_export_configured_imports_no_exporter(tmp_path: Path) -> None:
+    """``[export] otlp`` is the daemon's business: a one-shot hook never loads the SDK."""
+    config = tmp_path / "config" / "agentreflex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[export]\notlp = "http://127.0.0.1:4318"\n')
+    imported = _imported("PreToolUse", tmp_path)
+    heavy = sorted(n for n in imported if n in NEVER or n.split(".")[0] in NEVER)
+    assert heavy == [], f"a hook with an export configured imported {heavy}"

@@ -64,6 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)
     sub.add_parser("undo", help="list or restore snapshots taken before discards", add_help=False)
     sub.add_parser("statusline", help="one short line for Claude Code's statusLine setting")
+    sub.add_parser("report", help="one static HTML file of what happened", add_help=False)
+    sub.add_parser("export", help="decisions and findings to OpenTelemetry (OTLP)", add_help=False)
     t = sub.add_parser(
         "trust", help="approve this project's config (what it weakens waits for you)"
     )
@@ -107,6 +109,14 @@ def dispatch(args: list[str]) -> int:
         from agentreflex.core.worktree.undocmd import main as undo
 
         return undo(args[1:])
+    if args and args[0] == "report":
+        from agentreflex.core.report.command import main as report
+
+        return report(args[1:])
+    if args and args[0] == "export":
+        from agentreflex.core.otlp.command import main as export
+
+        return export(args[1:])
     for name, spec in registry.entries("agentreflex.commands"):
         if args and args[0] == name:
             func = registry.load_object(spec)

@@ -81,6 +81,7 @@ PACKAGE_SECTIONS = (
     "routing",
     "router",
     "laya",
+    "export",  # [export] otlp = URL: where decisions go, so "same" (approval) like any section
 )
 
 # What each profile sets before files and environment are applied.

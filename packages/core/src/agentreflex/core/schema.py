@@ -234,6 +234,31 @@ class Worktree(_Table):
     )
 
 
+def _otlp_url(value: Any) -> Any:
+    """An http(s) collector URL without credentials (the exporter's own rule)."""
+    from agentreflex.core.otlp.sink import check_url
+
+    if not isinstance(value, str):
+        raise fast.ConfigError(f"{MARK}: {value!r} is not a URL (a string)")
+    try:
+        check_url(value)
+    except ValueError as exc:
+        raise fast.ConfigError(f"{MARK}: {exc}") from None
+    return value
+
+
+class Export(_Table):
+    """``[export]``: where decisions go (user config, or a project config the user approved)."""
+
+    otlp: Annotated[str, Check(_otlp_url, minLength=1)] = Field(
+        default="",
+        description="OTLP/HTTP collector URL; the daemon sends decisions and findings there.",
+    )
+    queue: Annotated[int, section_key("int", low=1, high=1_000_000)] = Field(
+        default=4096, description="Log records waiting to be sent; more are dropped and counted."
+    )
+
+
 # -- package-owned sections (the packages validate them when they read them) --
 
 
@@ -359,6 +384,7 @@ class ConfigFile(_Table):
     routing: dict[str, Any] = _FreeSection
     router: dict[str, Any] = _FreeSection
     laya: dict[str, Any] = _FreeSection
+    export: Export = Field(default_factory=Export)
 
 
 # -- policies/ ----------------------------------------------------------------
