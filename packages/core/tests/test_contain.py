@@ -347,3 +347,61 @@ def test_background_dev_server_outlives_the_command(project: Path) -> None:
         assert "served" in body
     finally:
         os.kill(pid, signal.SIGTERM)
+
+
+# -- the switch, the status line and the hook's fallback ---------------------------
+
+
+def test_contain_false_in_user_file_turns_it_off(project: Path) -> None:
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text("contain = false\n")
+    assert contain.user_disabled()
+    contained, why = contain.status()
+    assert not contained and "contain = false" in why
+    command, note = contain.shell_rewrite("echo hi", str(project))
+    assert command == "echo hi" and "not contained" in note
+
+
+def test_contain_switch_misspelt_keeps_it_on(project: Path) -> None:
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text('contain = "no"\n')
+    assert not contain.user_disabled()
+    _engine()
+    assert contain.status()[0]
+
+
+def test_project_cannot_switch_it_off(project: Path) -> None:
+    (project / ".agentreflex" / "contain.toml").write_text("contain = false\n")
+    (project / ".agentreflex" / "config.toml").write_text("contain = false\n")
+    _engine()
+    command, note = contain.shell_rewrite("echo hi", str(project))
+    assert command.startswith(contain.engine_path() or "?") and note == ""
+
+
+def test_fallback_without_engine_says_not_contained(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    contained, why = contain.status()
+    assert not contained and "bubblewrap" in why
+    assert contain.shell_rewrite("echo hi", str(project)) == ("echo hi", why)
+
+
+def test_fallback_on_broken_policy_and_missing_project(project: Path) -> None:
+    _engine()
+    assert "no project folder" in contain.shell_rewrite("echo hi", "")[1]
+    assert "no project folder" in contain.shell_rewrite("echo hi", "relative/dir")[1]
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text("writable = [\n")
+    command, note = contain.shell_rewrite("echo hi", str(project))
+    assert command == "echo hi" and "not valid TOML" in note
+
+
+def test_run_argv_runs_inside(project: Path) -> None:
+    _engine()
+    argv = contain.run_argv(["sh", "-c", "echo x > .agentreflex/config.toml"], str(project))
+    assert subprocess.run(argv, cwd=project, capture_output=True).returncode != 0
+    assert (project / ".agentreflex" / "config.toml").read_text() == "mode = 'enforced'\n"

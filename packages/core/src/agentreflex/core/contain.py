@@ -93,6 +93,7 @@ def _read(path: str) -> dict[str, list[str]]:
         raise PolicyError(f"{path}: can't be read ({exc.strerror})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"{path}: not valid TOML ({exc})") from exc
+    data = {k: v for k, v in data.items() if not (k == "contain" and path != _BUILTIN)}
     unknown = sorted(set(data) - set(_LISTS))
     if unknown:
         raise PolicyError(
@@ -272,3 +273,62 @@ def run_argv(
     if engine is None:
         raise FileNotFoundError("bwrap (bubblewrap) is not installed: not contained")
     return [*bwrap_args(plan(project, load_policy(env), env), engine), "--", *command]
+
+
+def user_disabled(env: Mapping[str, str] | None = None) -> bool:
+    """``contain = false`` in the user's ``contain.toml``: the only switch (a project has none).
+
+    A broken value counts as not disabled: a switch that turns protection
+    off must be spelled exactly.
+    """
+    path = user_policy_path(env)
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle).get("contain") is False
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+
+
+def status(env: Mapping[str, str] | None = None) -> tuple[bool, str]:
+    """(contained, why) for the guard's own engine, for ``doctor`` and ``status``."""
+    if user_disabled(env):
+        return False, f"not contained: contain = false in {user_policy_path(env)}"
+    if engine_path() is None:
+        return (
+            False,
+            "not contained: bubblewrap (bwrap) is not installed (Linux: apt-get install bubblewrap)",
+        )
+    try:
+        load_policy(env)
+    except PolicyError as exc:
+        return False, f"not contained: {exc}"
+    return True, "contained: shell commands run in bubblewrap (policies/contain.toml)"
+
+
+# what an agent can still do where no boundary holds: said by doctor and SECURITY.md
+UNCONTAINED_RISKS = (
+    "only the parse-based gate stands between a shell command and the guard's files: "
+    "a spelling it does not parse (an interpreter, a batch editor, a symlink made in the same "
+    "command) can change .agentreflex/, the hosts' hook settings or the hook's interpreter, "
+    "delete home, or read the per-user key"
+)
+
+
+def shell_rewrite(
+    command: str, project: str, env: Mapping[str, str] | None = None
+) -> tuple[str, str]:
+    """(the command to run, a note): the contained line, or the command itself and why not.
+
+    Never raises: a missing engine, a broken policy or an empty project
+    leaves the command as it is (the parse-based gate has already answered
+    for it, and fails closed for the guard's own files) and says so.
+    """
+    if not command.strip() or not project or not os.path.isabs(project):
+        return command, "not contained: no project folder from the host"
+    contained, why = status(env)
+    if not contained:
+        return command, why
+    try:
+        return rewrite(command, project, env=env), ""
+    except (OSError, PolicyError) as exc:
+        return command, f"not contained: {exc}"
