@@ -405,3 +405,47 @@ def test_run_argv_runs_inside(project: Path) -> None:
     argv = contain.run_argv(["sh", "-c", "echo x > .agentreflex/config.toml"], str(project))
     assert subprocess.run(argv, cwd=project, capture_output=True).returncode != 0
     assert (project / ".agentreflex" / "config.toml").read_text() == "mode = 'enforced'\n"
+
+
+# -- doctor and status ------------------------------------------------------------
+
+
+def test_host_containment_per_host(project: Path) -> None:
+    from agentreflex.core.containcheck import host_containment
+
+    _engine()
+    rows = {
+        host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
+    }
+    assert rows["opencode"][0] and rows["pi"][0]
+    assert not rows["claude-code"][0] and "parse-based gate" in rows["claude-code"][1]
+    assert not rows["hermes"][0]
+    shadow = {host: ok for host, ok, _ in host_containment(str(project), enforced=False)}
+    assert not shadow["opencode"]
+    (project / ".claude" / "settings.local.json").write_text(
+        '{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}'
+    )
+    (project / ".codex").mkdir()
+    (project / ".codex" / "config.toml").write_text('sandbox_mode = "workspace-write"\n')
+    rows = {
+        host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
+    }
+    assert rows["claude-code"][0] and rows["codex"][0]
+    (project / ".claude" / "settings.local.json").write_text('{"sandbox": {"enabled": true}}')
+    (project / ".codex" / "config.toml").write_text('sandbox_mode = "danger-full-access"\n')
+    rows = {
+        host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
+    }
+    assert (
+        "retry unsandboxed" in rows["claude-code"][1] and "danger-full-access" in rows["codex"][1]
+    )
+
+
+def test_doctor_and_status_say_containment(project: Path) -> None:
+    from agentreflex.core import doctor, status
+
+    report = doctor.diagnose(str(project))
+    names = {c["check"]: c["detail"] for c in report["checks"]}
+    assert "containment opencode" in names and "containment hermes" in names
+    text = status.render(status.collect(str(project)))
+    assert "containment pi" in text
