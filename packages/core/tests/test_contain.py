@@ -449,3 +449,24 @@ def test_doctor_and_status_say_containment(project: Path) -> None:
     assert "containment opencode" in names and "containment hermes" in names
     text = status.render(status.collect(str(project)))
     assert "containment pi" in text
+
+
+def test_claude_sandbox_settings_come_from_the_policy(project: Path, home: Path) -> None:
+    from agentreflex.core.install.base import Options
+    from agentreflex.core.install.sandbox import claude_sandbox
+
+    settings: dict[str, object] = {"sandbox": {"filesystem": {"denyWrite": ["/mine"]}}}
+    log: list[object] = []
+    claude_sandbox(
+        settings, Options(scope="project", binary="agentreflex", project=str(project)), log
+    )  # type: ignore[arg-type]
+    sandbox = settings["sandbox"]
+    assert isinstance(sandbox, dict)
+    assert sandbox["allowUnsandboxedCommands"] is False and sandbox["failIfUnavailable"] is True
+    fs = sandbox["filesystem"]
+    assert fs["denyWrite"][0] == "/mine"  # merged, the user's entry kept
+    assert (
+        str(project / ".codex") in fs["denyWrite"] and str(project / ".gemini") in fs["denyWrite"]
+    )
+    assert userdirs.key_path() in fs["denyRead"] and userdirs.trust_record_path() in fs["denyRead"]
+    assert os.path.join(str(home), ".cache", "uv") in fs["allowWrite"]

@@ -144,7 +144,7 @@ def _expand(entry: str, project: str, env: Mapping[str, str]) -> list[str]:
         "{daemon}": [socket_dir()],
         "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
         "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
-        "{installed}": list(userdirs.installed_paths()),
+        "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
     }
     for name, paths in values.items():
         if entry == name:
@@ -158,6 +158,24 @@ def _expand(entry: str, project: str, env: Mapping[str, str]) -> list[str]:
             f"containment path {entry!r} is not absolute (use ~, {{project}} or {{tmp}})"
         )
     return [entry]
+
+
+def expand(entries: Sequence[str], project: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """Policy entries as absolute paths (for hosts' own sandboxes, which take path lists)."""
+    values = os.environ if env is None else env
+    paths: list[str] = []
+    for entry in entries:
+        paths += [os.path.normpath(p) for p in _expand(entry, os.path.abspath(project), values)]
+    return list(dict.fromkeys(paths))
+
+
+def _editable_in(folder: str, project: str) -> bool:
+    """An editable checkout of agentreflex's own sources in the project: the project's work."""
+    return (
+        _inside(folder, project)
+        and "/site-packages/" not in folder + "/"
+        and not folder.endswith("/bin/agentreflex")
+    )
 
 
 def _inside(path: str, folder: str) -> bool:
