@@ -145,6 +145,7 @@ def _expand(entry: str, project: str, env: Mapping[str, str]) -> list[str]:
         "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
         "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
         "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
+        "{guarded}": list(userdirs.guarded_paths(project, env)),
     }
     for name, paths in values.items():
         if entry == name:
