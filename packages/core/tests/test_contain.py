@@ -470,3 +470,25 @@ def test_claude_sandbox_settings_come_from_the_policy(project: Path, home: Path)
     )
     assert userdirs.key_path() in fs["denyRead"] and userdirs.trust_record_path() in fs["denyRead"]
     assert os.path.join(str(home), ".cache", "uv") in fs["allowWrite"]
+
+
+def test_rewritten_line_is_short_and_its_args_file_out_of_reach(project: Path) -> None:
+    _engine()
+    line = contain.rewrite("echo hi", str(project))
+    assert " --args 9 -- " in line and "--ro-bind" not in line  # what the model sees stays short
+    stored = Path(shlex.split(line)[-1])
+    assert stored.is_relative_to(userdirs.user_state_dir()) and stored.read_bytes().count(b"\0") > 5
+    before = stored.read_bytes()
+    done = run(f"echo '--bind / /' >> {stored}; rm -f {stored}", project)
+    assert done.returncode != 0 and stored.read_bytes() == before
+
+
+def test_unwritable_state_falls_back_to_the_full_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _engine()
+    monkeypatch.setenv("XDG_STATE_HOME", "/proc/no-such-place")
+    line = contain.rewrite("echo hi", str(project))
+    assert "--ro-bind" in line
+    done = subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "hi\n"

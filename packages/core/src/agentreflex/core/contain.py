@@ -272,8 +272,37 @@ def rewrite(
     if engine is None:
         raise FileNotFoundError("bwrap (bubblewrap) is not installed: not contained")
     result = plan(project, load_policy(env), env)
-    argv = [*bwrap_args(result, engine), "--", shutil.which(shell) or "/bin/sh", "-c", command]
-    return shlex.join(argv)
+    mounts = bwrap_args(result, engine)[1:]
+    inner = [shutil.which(shell) or "/bin/sh", "-c", command]
+    stored = _args_file(mounts, env)
+    if stored is None:
+        return shlex.join([engine, *mounts, "--", *inner])
+    # the model sees the host's record of the command: keep it short (bwrap reads
+    # the mounts from a file only the guard writes, read-only inside the boundary)
+    return f"{shlex.quote(engine)} --args 9 -- {shlex.join(inner)} 9< {shlex.quote(stored)}"
+
+
+def _args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
+    """bwrap's mount arguments, NUL-separated, in the user's state folder; None if it can't be written.
+
+    Named by content, so one project's boundary is one file, written once.
+    """
+    import hashlib
+
+    data = b"".join(arg.encode("utf-8", "surrogateescape") + b"\0" for arg in mounts)
+    folder = os.path.join(userdirs.user_state_dir(env), "contain")
+    path = os.path.join(folder, hashlib.sha256(data).hexdigest()[:32] + ".args")
+    if os.path.isfile(path):
+        return path
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        temp = f"{path}.{os.getpid()}"
+        with open(temp, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except OSError:
+        return None
+    return path
 
 
 def describe(result: Plan) -> list[str]:
