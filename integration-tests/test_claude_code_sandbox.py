@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sysconfig
+from pathlib import Path
 
 import pytest
 from hostharness.claude import AGENTREFLEX_SCRIPT, ClaudeProject
@@ -91,3 +93,56 @@ def test_sandbox_makes_the_config_read_only_to_an_interpreter(
         f"the write failed without the OS saying why: {outputs}\n{run.describe()}"
     )
     assert run.denials == [], "a permission rule refused it, not the OS sandbox"
+
+
+def test_sandbox_from_the_policy_holds_the_hook_interpreter_home_and_key(
+    claude_project: ClaudeProject, sandbox_tools: None
+) -> None:
+    """Issue #28: the policy's lists reach Claude Code's sandbox (one list with the guard's own)."""
+    project = claude_project
+    project.with_plugin = False
+    project.write(".agentreflex/config.toml", CONFIG)
+    done = subprocess.run(
+        [
+            str(AGENTREFLEX_SCRIPT),
+            "install",
+            "claude-code",
+            "--project",
+            "--sandbox",
+            "--project-dir",
+            str(project.project),
+        ],
+        env=project.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    settings_path = project.project / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    assert settings["sandbox"]["failIfUnavailable"] is True
+    del settings["hooks"]  # only the OS can refuse
+    settings_path.write_text(json.dumps(settings, indent=2) + "\n")
+    pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained.pth"
+    keep = project.home / "keep.txt"
+    keep.write_text("keep\n")
+    key = Path(project.home) / ".local" / "state" / "agentreflex" / "key"
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_text("per-user-key\n")
+    run = project.run(
+        "try",
+        [
+            bash(f"echo 'import os' >> {pth}"),
+            bash(f"ln -s {project.home} x && rm -rf x/"),
+            bash(f"cat {key}"),
+            bash("echo fine > ok.txt"),
+            say("Done."),
+        ],
+    )
+    outputs = " ".join(json.dumps(r.get("content")) for r in tool_results(run).values())
+    assert not pth.exists(), run.describe()
+    assert keep.read_text() == "keep\n", run.describe()
+    assert key.read_text() == "per-user-key\n"
+    assert "per-user-key" not in outputs, run.describe()
+    assert (project.project / "ok.txt").read_text() == "fine\n", run.describe()

@@ -4,7 +4,8 @@
 // SDK client (only its session.prompt is used, and recorded).
 
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { installShim, makeWorld, realRecord } from "../testworld.js";
@@ -28,6 +29,18 @@ test("a destructive command is refused with agentreflex's reason; a benign one r
   const target = join(world.home, "notes");
   await assert.rejects(hooks["tool.execute.before"](...bash(`rm -rf ${target}`)), /GATE-RM-/);
   await hooks["tool.execute.before"](...bash("echo hello"));
+});
+
+test("enforced mode: a shell command runs inside bubblewrap; the home folder survives rm -rf through a symlink", async () => {
+  const { hooks } = await plugin();
+  writeFileSync(join(world.home, "keep.txt"), "keep\n");
+  const call = { tool: "bash", sessionID: "ses_contain", callID: "k1" };
+  const output = { args: { command: `ln -sfn ${world.home} x && rm -rf x/ ; echo $?`, description: "d" } };
+  await hooks["tool.execute.before"](call, output);
+  assert.match(output.args.command, /bwrap .* -- \S*bash -c /);
+  const done = spawnSync("bash", ["-c", output.args.command], { cwd: world.project, encoding: "utf8" });
+  assert.equal(done.stdout.trim(), "1");
+  assert.equal(readFileSync(join(world.home, "keep.txt"), "utf8"), "keep\n");
 });
 
 test("'do not modify tests' refuses an edit of a test file, not of the source", async () => {

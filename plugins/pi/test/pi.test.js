@@ -3,7 +3,8 @@
 // pi 0.73 calls them, with a stand-in ExtensionAPI that records pi.on and sendUserMessage.
 
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { installShim, makeWorld, realRecord } from "../../opencode/testworld.js";
@@ -41,7 +42,34 @@ test("a destructive command is blocked with agentreflex's reason; a benign one i
   assert.equal(blocked.block, true);
   assert.match(blocked.reason, /GATE-RM-/);
   const fine = await handlers.tool_call({ type: "tool_call", toolName: "bash", toolCallId: "c2", input: { command: "echo hi" } }, ctx("s1"));
-  assert.equal(fine, undefined);
+  assert.equal(fine?.block, undefined);
+});
+
+test("enforced mode: a shell command is rewritten to run inside bubblewrap, and holds when run", async () => {
+  const { handlers, ctx } = await extension();
+  const config = join(world.project, ".agentreflex", "config.toml");
+  const before = readFileSync(config, "utf8");
+  // a route the parse-based gate does not see: the write is in a script the agent wrote earlier
+  writeFileSync(join(world.project, "where.txt"), Buffer.from(".agentreflex/config.toml").toString("base64"));
+  writeFileSync(join(world.project, "w.py"), "import base64\nopen(base64.b64decode(open('where.txt').read()).decode(), 'w').write('x')\n");
+  const event = {
+    type: "tool_call", toolName: "bash", toolCallId: "c3",
+    input: { command: `cd ${world.project} && echo inside > ok.txt && python3 w.py` },
+  };
+  const agentCommand = event.input.command;
+  const reply = await handlers.tool_call(event, ctx("s3"));
+  assert.equal(reply?.reason, undefined);
+  assert.match(event.input.command, /bwrap .* -- \S*bash -c /);
+  assert.equal(reply.input, event.input);
+  // run it the way pi's bash tool does: the host's shell, in the session's folder
+  const done = spawnSync("bash", ["-c", event.input.command], { cwd: world.project, encoding: "utf8" });
+  assert.notEqual(done.status, 0);
+  assert.match(done.stderr, /Read-only file system/);
+  assert.equal(readFileSync(join(world.project, "ok.txt"), "utf8"), "inside\n");
+  assert.equal(readFileSync(config, "utf8"), before);
+  // the reflexes after the tool see the agent's own command, not bwrap's
+  await handlers.tool_result({ toolName: "bash", toolCallId: "c3", input: event.input, content: [], isError: true }, ctx("s3"));
+  assert.ok(agentCommand.startsWith("cd "));
 });
 
 test("'do not modify tests' blocks an edit of a test file", async () => {

@@ -1,0 +1,494 @@
+"""Containment (issue #28): the policy, bwrap's mounts, and real contained commands.
+
+The real tests run the rewritten line with the real bubblewrap, the way a host
+runs a command after the hook rewrote it (``bash -c LINE`` in the project),
+and check the effect on disk, not what bwrap printed.  ``.ci/run`` installs
+bubblewrap; a Linux machine without it fails here rather than skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import pytest
+from agentreflex.core import contain, userdirs
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / ".agentreflex").mkdir(parents=True)
+    (root / ".agentreflex" / "config.toml").write_text("mode = 'enforced'\n")
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text("{}\n")
+    return root
+
+
+@pytest.fixture
+def home() -> Path:
+    path = Path(os.environ["HOME"])
+    state = Path(userdirs.user_state_dir())
+    state.mkdir(parents=True)
+    Path(userdirs.key_path()).write_text("per-user-key\n")
+    (path / ".claude").mkdir()
+    (path / ".claude" / "settings.json").write_text('{"hooks": {}}\n')
+    (path / "notes.txt").write_text("keep me\n")
+    return path
+
+
+def _engine() -> str:
+    found = contain.engine_path()
+    if found is None:
+        pytest.fail(
+            "bubblewrap is not installed: `apt-get install -y bubblewrap` (.ci/run does this)"
+        )
+    return found
+
+
+def run(
+    command: str, project: Path, cwd: Path | None = None, **kw: object
+) -> subprocess.CompletedProcess[str]:
+    _engine()
+    line = contain.rewrite(command, str(project))
+    return subprocess.run(
+        ["bash", "-c", line], cwd=cwd or project, capture_output=True, text=True, timeout=120, **kw
+    )
+
+
+# -- the policy ---------------------------------------------------------------
+
+
+def test_builtin_policy_is_the_documented_one() -> None:
+    shipped = Path(contain.__file__).with_name("contain.toml").read_text()
+    assert shipped == (REPO / "policies" / "contain.toml").read_text()
+
+
+def test_policy_lists_the_issue_paths() -> None:
+    policy = contain.load_policy()
+    assert "{project}" in policy.writable and "{tmp}" in policy.writable
+    assert "~/.cache/uv" in policy.writable and "~/.cargo/registry" in policy.writable
+    for entry in (
+        "{project}/.agentreflex",
+        "{project}/.claude/settings.json",
+        "{project}/.codex",
+        "{interpreter}",
+    ):
+        assert entry in policy.read_only
+    assert {"{key}", "{trust}", "{daemon}", "{plugin_envs}"} <= set(policy.unreadable)
+
+
+def test_user_policy_adds_entries(tmp_path: Path) -> None:
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text('read_only = ["~/secrets-dir"]\nwritable = ["~/.cache/bazel"]\n')
+    policy = contain.load_policy()
+    assert "~/secrets-dir" in policy.read_only and "~/.cache/bazel" in policy.writable
+    assert "{project}/.agentreflex" in policy.read_only  # added to, never replaced
+
+
+def test_project_policy_file_is_never_read(project: Path) -> None:
+    (project / "policies").mkdir()
+    (project / "policies" / "contain.toml").write_text('writable = ["~"]\n')
+    result = contain.plan(str(project), contain.load_policy())
+    home = os.path.realpath(os.environ["HOME"])
+    assert contain.Mount(home, "rw") not in result.mounts
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("writable = [", "not valid TOML"),
+        ("allow_all = true\n", "unknown key"),
+        ("writable = 'x'\n", "list of non-empty strings"),
+        ("writable = ['']\n", "list of non-empty strings"),
+    ],
+)
+def test_broken_user_policy_is_a_clear_error(text: str, message: str) -> None:
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text(text)
+    with pytest.raises(contain.PolicyError, match=message):
+        contain.load_policy()
+
+
+def test_relative_user_entry_is_refused(project: Path) -> None:
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text('writable = ["build"]\n')
+    with pytest.raises(contain.PolicyError, match="not absolute"):
+        contain.plan(str(project), contain.load_policy())
+
+
+# -- the plan -----------------------------------------------------------------
+
+
+def test_plan_mounts_deeper_paths_over_their_parents(project: Path, home: Path) -> None:
+    result = contain.plan(str(project), contain.load_policy())
+    kinds = {m.path: m.kind for m in result.mounts}
+    proj = os.path.realpath(project)
+    assert kinds[proj] == "rw"
+    assert kinds[f"{proj}/.agentreflex"] == "ro"
+    assert kinds[f"{proj}/.claude/settings.json"] == "ro"
+    assert kinds[os.path.realpath(home)] == "ro"
+    assert kinds[userdirs.key_path()] == "hide"
+    order = [m.path for m in result.mounts]
+    assert order.index(proj) < order.index(f"{proj}/.agentreflex")
+
+
+def test_missing_guarded_file_is_covered_by_its_folder(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    (proj / ".github").mkdir(parents=True)
+    result = contain.plan(str(proj), contain.load_policy())
+    assert contain.Mount(os.path.realpath(proj / ".github"), "ro") in result.mounts
+    # nothing below the project root to cover .agentreflex with: said, not hidden
+    assert os.path.join(os.path.realpath(proj), ".agentreflex") in result.uncovered
+    assert any("uncovered" in line for line in contain.describe(result))
+
+
+def test_bwrap_args_keep_pid_net_and_session() -> None:
+    args = contain.bwrap_args(contain.Plan([contain.Mount("/x", "rw")]))
+    for flag in (
+        "--unshare-pid",
+        "--unshare-net",
+        "--new-session",
+        "--die-with-parent",
+        "--unshare-all",
+    ):
+        assert flag not in args
+    assert args[:3] == ["bwrap", "--ro-bind", "/"]
+    assert args[-3:] == ["--bind", "/x", "/x"]
+
+
+def test_missing_engine_is_said(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(FileNotFoundError, match="not contained"):
+        contain.rewrite("true", str(project))
+    with pytest.raises(FileNotFoundError, match="not contained"):
+        contain.run_argv(["true"], str(project))
+
+
+# -- real contained commands: what must fail with no effect -----------------------
+
+
+def test_interpreter_write_to_guard_config_fails(project: Path, home: Path) -> None:
+    code = "open('.agentreflex/config.toml','w').write('mode = \"off\"')"
+    done = run(f"{sys.executable} -c {shlex.quote(code)}", project)
+    assert done.returncode != 0 and "Read-only file system" in done.stderr
+    assert (project / ".agentreflex" / "config.toml").read_text() == "mode = 'enforced'\n"
+
+
+def test_pth_in_hook_site_packages_fails(project: Path, home: Path) -> None:
+    site = Path(sysconfig.get_paths()["purelib"])
+    target = site / "zz_i28_contained.pth"
+    done = run(f"echo 'import os' >> {target}", project)
+    assert done.returncode != 0
+    assert not target.exists()
+
+
+def test_batch_editor_write_to_user_settings_fails(project: Path, home: Path) -> None:
+    settings = home / ".claude" / "settings.json"
+    editors = [
+        f"sed -i 's/hooks/nohooks/' {settings}",
+        f"awk -i inplace '{{print}}' {settings} 2>/dev/null || perl -pi -e 's/hooks/x/' {settings}",
+        f"sort -o {settings} {settings}",
+    ]
+    if shutil.which("ex"):
+        editors.append(f"ex -sc '%s/hooks/x/|x' {settings}")
+    for command in editors:
+        run(
+            command, project
+        )  # some editors exit 0 after a refused write: the effect is what counts
+        assert settings.read_text() == '{"hooks": {}}\n', command
+
+
+def test_rm_home_through_symlink_made_in_same_command(project: Path, home: Path) -> None:
+    done = run("ln -s ~ x && rm -rf x/ ; rm -rf ~/ ; cat ~/.local/state/agentreflex/key", project)
+    assert done.returncode != 0
+    assert (home / "notes.txt").read_text() == "keep me\n"
+    assert Path(userdirs.key_path()).read_text() == "per-user-key\n"
+    assert "per-user-key" not in done.stdout
+
+
+def test_key_cannot_be_read_or_copied(project: Path, home: Path) -> None:
+    key = userdirs.key_path()
+    done = run(
+        f"cp {key} stolen; tar cf k.tar {os.path.dirname(key)}; grep -ra per-user {home}", project
+    )
+    assert "per-user-key" not in done.stdout
+    assert (
+        not (project / "stolen").exists() or "per-user-key" not in (project / "stolen").read_text()
+    )
+
+
+_EDITABLE_BACKEND = """
+import os, zipfile
+
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    name = "demo_i28-0.1-py3-none-any.whl"
+    info = "demo_i28-0.1.dist-info"
+    files = {
+        "demo_i28.pth": os.getcwd() + "\\n",
+        info + "/METADATA": "Metadata-Version: 2.1\\nName: demo-i28\\nVersion: 0.1\\n",
+        info + "/WHEEL": "Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+    }
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as whl:
+        for path, text in files.items():
+            whl.writestr(path, text)
+        whl.writestr(info + "/RECORD", "".join(p + ",,\\n" for p in files) + info + "/RECORD,,\\n")
+    return name
+"""
+
+
+# -- real contained commands: what must work as without containment -------------
+
+
+def test_exit_status_output_stdin_env_and_cwd(project: Path) -> None:
+    (project / "sub").mkdir()
+    done = run(
+        'cd sub && pwd && read line && echo "got $line $MY_VAR" && exit 3',
+        project,
+        input="hello\n",
+        env={**os.environ, "MY_VAR": "v1"},
+    )
+    assert done.returncode == 3
+    assert done.stdout.splitlines() == [f"{project}/sub", "got hello v1"]
+
+
+def test_cd_sub_and_make(project: Path) -> None:
+    if shutil.which("make") is None:
+        pytest.fail("make is not installed")
+    (project / "sub").mkdir()
+    (project / "sub" / "Makefile").write_text("all:\n\techo built > out.txt\n")
+    done = run("cd sub && make", project)
+    assert done.returncode == 0, done.stderr
+    assert (project / "sub" / "out.txt").read_text() == "built\n"
+
+
+def test_git_commit_works(project: Path) -> None:
+    done = run(
+        "git init -q && git -c user.name=t -c user.email=t@e add -A && "
+        "git -c user.name=t -c user.email=t@e commit -qm first && git log --oneline",
+        project,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "first" in done.stdout
+
+
+def test_pytest_and_pip_install_editable(project: Path, tmp_path: Path) -> None:
+    (project / "test_ok.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n")
+    done = run(f"{sys.executable} -m pytest -q -p no:cacheprovider test_ok.py", project)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+    # an in-tree PEP 660 backend: pip install -e runs offline, with no setuptools/wheel needed
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "demo-i28"\nversion = "0.1"\n[build-system]\n'
+        'requires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n'
+    )
+    (project / "backend.py").write_text(_EDITABLE_BACKEND)
+    (project / "demo_i28.py").write_text("X = 1\n")
+    venv = project / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    done = run(f"{venv}/bin/python -m pip install -q --no-index -e .", project)
+    assert done.returncode == 0, done.stderr
+    assert (
+        subprocess.run([f"{venv}/bin/python", "-c", "import demo_i28"], cwd=tmp_path).returncode
+        == 0
+    )
+
+
+def test_npm_test_works(project: Path) -> None:
+    if shutil.which("npm") is None:
+        pytest.fail("npm is not installed")
+    (project / "package.json").write_text(
+        '{"name":"d","version":"1.0.0","scripts":{"test":"node t.js"}}'
+    )
+    (project / "t.js").write_text(
+        "require('fs').writeFileSync('ran.txt','yes'); console.log('ok')\n"
+    )
+    done = run("npm test --silent", project)
+    assert done.returncode == 0, done.stderr
+    assert (project / "ran.txt").read_text() == "yes"
+
+
+def test_background_dev_server_outlives_the_command(project: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (project / "index.html").write_text("served\n")
+    done = run(
+        f"nohup {sys.executable} -m http.server {port} --bind 127.0.0.1 > srv.log 2>&1 & echo $! > srv.pid",
+        project,
+    )
+    assert done.returncode == 0
+    pid = int((project / "srv.pid").read_text())
+    try:
+        body = ""
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
+                    conn.sendall(b"GET /index.html HTTP/1.0\r\n\r\n")
+                    body = b"".join(iter(lambda: conn.recv(4096), b"")).decode()
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert "served" in body
+    finally:
+        os.kill(pid, signal.SIGTERM)
+
+
+# -- the switch, the status line and the hook's fallback ---------------------------
+
+
+def test_contain_false_in_user_file_turns_it_off(project: Path) -> None:
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text("contain = false\n")
+    assert contain.user_disabled()
+    contained, why = contain.status()
+    assert not contained and "contain = false" in why
+    command, note = contain.shell_rewrite("echo hi", str(project))
+    assert command == "echo hi" and "not contained" in note
+
+
+def test_contain_switch_misspelt_keeps_it_on(project: Path) -> None:
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text('contain = "no"\n')
+    assert not contain.user_disabled()
+    _engine()
+    assert contain.status()[0]
+
+
+def test_project_cannot_switch_it_off(project: Path) -> None:
+    (project / ".agentreflex" / "contain.toml").write_text("contain = false\n")
+    (project / ".agentreflex" / "config.toml").write_text("contain = false\n")
+    _engine()
+    command, note = contain.shell_rewrite("echo hi", str(project))
+    assert command.startswith(contain.engine_path() or "?") and note == ""
+
+
+def test_fallback_without_engine_says_not_contained(
+    monkeypatch: pytest.MonkeyPatch, project: Path
+) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    contained, why = contain.status()
+    assert not contained and "bubblewrap" in why
+    assert contain.shell_rewrite("echo hi", str(project)) == ("echo hi", why)
+
+
+def test_fallback_on_broken_policy_and_missing_project(project: Path) -> None:
+    _engine()
+    assert "no project folder" in contain.shell_rewrite("echo hi", "")[1]
+    assert "no project folder" in contain.shell_rewrite("echo hi", "relative/dir")[1]
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text("writable = [\n")
+    command, note = contain.shell_rewrite("echo hi", str(project))
+    assert command == "echo hi" and "not valid TOML" in note
+
+
+def test_run_argv_runs_inside(project: Path) -> None:
+    _engine()
+    argv = contain.run_argv(["sh", "-c", "echo x > .agentreflex/config.toml"], str(project))
+    assert subprocess.run(argv, cwd=project, capture_output=True).returncode != 0
+    assert (project / ".agentreflex" / "config.toml").read_text() == "mode = 'enforced'\n"
+
+
+# -- doctor and status ------------------------------------------------------------
+
+
+def test_host_containment_per_host(project: Path) -> None:
+    from agentreflex.core.containcheck import host_containment
+
+    _engine()
+    rows = {
+        host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
+    }
+    assert rows["opencode"][0] and rows["pi"][0]
+    assert not rows["claude-code"][0] and "parse-based gate" in rows["claude-code"][1]
+    assert not rows["hermes"][0]
+    shadow = {host: ok for host, ok, _ in host_containment(str(project), enforced=False)}
+    assert not shadow["opencode"]
+    (project / ".claude" / "settings.local.json").write_text(
+        '{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}'
+    )
+    (project / ".codex").mkdir()
+    (project / ".codex" / "config.toml").write_text('sandbox_mode = "workspace-write"\n')
+    rows = {
+        host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
+    }
+    assert rows["claude-code"][0] and rows["codex"][0]
+    (project / ".claude" / "settings.local.json").write_text('{"sandbox": {"enabled": true}}')
+    (project / ".codex" / "config.toml").write_text('sandbox_mode = "danger-full-access"\n')
+    rows = {
+        host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
+    }
+    assert (
+        "retry unsandboxed" in rows["claude-code"][1] and "danger-full-access" in rows["codex"][1]
+    )
+
+
+def test_doctor_and_status_say_containment(project: Path) -> None:
+    from agentreflex.core import doctor, status
+
+    report = doctor.diagnose(str(project))
+    names = {c["check"]: c["detail"] for c in report["checks"]}
+    assert "containment opencode" in names and "containment hermes" in names
+    text = status.render(status.collect(str(project)))
+    assert "containment pi" in text
+
+
+def test_claude_sandbox_settings_come_from_the_policy(project: Path, home: Path) -> None:
+    from agentreflex.core.install.base import Options
+    from agentreflex.core.install.sandbox import claude_sandbox
+
+    settings: dict[str, object] = {"sandbox": {"filesystem": {"denyWrite": ["/mine"]}}}
+    log: list[object] = []
+    claude_sandbox(
+        settings, Options(scope="project", binary="agentreflex", project=str(project)), log
+    )  # type: ignore[arg-type]
+    sandbox = settings["sandbox"]
+    assert isinstance(sandbox, dict)
+    assert sandbox["allowUnsandboxedCommands"] is False and sandbox["failIfUnavailable"] is True
+    fs = sandbox["filesystem"]
+    assert fs["denyWrite"][0] == "/mine"  # merged, the user's entry kept
+    assert (
+        str(project / ".codex") in fs["denyWrite"] and str(project / ".gemini") in fs["denyWrite"]
+    )
+    assert userdirs.key_path() in fs["denyRead"] and userdirs.trust_record_path() in fs["denyRead"]
+    assert os.path.join(str(home), ".cache", "uv") in fs["allowWrite"]
+
+
+def test_rewritten_line_is_short_and_its_args_file_out_of_reach(project: Path) -> None:
+    _engine()
+    line = contain.rewrite("echo hi", str(project))
+    assert " --args 9 -- " in line and "--ro-bind" not in line  # what the model sees stays short
+    stored = Path(shlex.split(line)[-1])
+    assert stored.is_relative_to(userdirs.user_state_dir()) and stored.read_bytes().count(b"\0") > 5
+    before = stored.read_bytes()
+    done = run(f"echo '--bind / /' >> {stored}; rm -f {stored}", project)
+    assert done.returncode != 0 and stored.read_bytes() == before
+
+
+def test_unwritable_state_falls_back_to_the_full_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _engine()
+    monkeypatch.setenv("XDG_STATE_HOME", "/proc/no-such-place")
+    line = contain.rewrite("echo hi", str(project))
+    assert "--ro-bind" in line
+    done = subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "hi\n"
