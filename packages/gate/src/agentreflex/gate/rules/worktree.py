@@ -68,5 +68,6 @@ def is_ref(cwd: str, name: str) -> bool:
     """
     if name.startswith("-") or has_marker(name):
         return True
-    done = _git(cwd, ["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"])
+    # rev-parse reads refs and objects only: no filter, hook or pager is involved
+    done = git(cwd, ["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"], timeout=TIMEOUT_S)
     return done is None or done.returncode == 0

@@ -16,7 +16,7 @@ def _hook(argv: list[str]) -> int:
     """``hook HOST [EVENT]``: host payload on stdin, host-native answer on stdout."""
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write(
-            "usage: agentreflex hook HOST [EVENT]\nhosts: claude-code, codex, hermes, opencode, pi, omp\n"
+            "usage: agentreflex hook HOST [EVENT]\nhosts: claude-code, codex, hermes, opencode, pi, omp, gemini, copilot\n"
         )
         return 0 if argv else 2
     host = argv[0]
@@ -25,6 +25,11 @@ def _hook(argv: list[str]) -> int:
         payload = sys.stdin.buffer.read()
     except OSError:
         payload = b""
+    from agentreflex.core.provenance import REFUSED, writes_live_history
+
+    if writes_live_history(os.environ):
+        sys.stderr.write(f"agentreflex hook: {REFUSED}\n")
+        return 2  # nothing recorded, nothing decided
     from agentreflex.core.client import try_daemon
 
     answer = try_daemon(host, hint, payload)

@@ -62,7 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     cf.add_argument("--cwd", default=os.getcwd())
     sub.add_parser("install", help="wire a host's hooks (claude-code, codex)", add_help=False)
     sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)
+    sub.add_parser("undo", help="list or restore snapshots taken before discards", add_help=False)
     sub.add_parser("statusline", help="one short line for Claude Code's statusLine setting")
+    sub.add_parser("report", help="one static HTML file of what happened", add_help=False)
+    sub.add_parser("export", help="decisions and findings to OpenTelemetry (OTLP)", add_help=False)
     t = sub.add_parser(
         "trust", help="approve this project's config (what it weakens waits for you)"
     )
@@ -102,6 +105,18 @@ def dispatch(args: list[str]) -> int:
         from agentreflex.core.statusline import main as statusline
 
         return statusline(args[1:])
+    if args and args[0] == "undo":
+        from agentreflex.core.worktree.undocmd import main as undo
+
+        return undo(args[1:])
+    if args and args[0] == "report":
+        from agentreflex.core.report.command import main as report
+
+        return report(args[1:])
+    if args and args[0] == "export":
+        from agentreflex.core.otlp.command import main as export
+
+        return export(args[1:])
     for name, spec in registry.entries("agentreflex.commands"):
         if args and args[0] == name:
             func = registry.load_object(spec)
@@ -160,7 +175,12 @@ def _check(ns: argparse.Namespace) -> int:
 
 
 def _replay(ns: argparse.Namespace) -> int:
+    from agentreflex.core.provenance import REFUSED, writes_live_history
+
     env = dict(os.environ)
+    if writes_live_history(env):
+        print(f"agentreflex replay: {REFUSED}", file=sys.stderr)
+        return 2
     if ns.mode:
         env["REFLEX_MODE"] = ns.mode
     if ns.state_dir:
@@ -251,8 +271,12 @@ def _trust(ns: argparse.Namespace) -> int:
 def _state(ns: argparse.Namespace) -> int:
     """The user accepts that a session's history was lost; its stops are judged again."""
     from agentreflex.core.config import load_config
+    from agentreflex.core.provenance import REFUSED, writes_live_history
     from agentreflex.core.state.store import SessionStore
 
+    if writes_live_history(os.environ):
+        print(f"agentreflex state: {REFUSED}", file=sys.stderr)
+        return 2
     config = load_config(os.path.abspath(ns.cwd))
     store = SessionStore(config.state_dir, ns.session)
     if not sys.stdin.isatty():  # the agent's tools have no terminal: this is the user's call

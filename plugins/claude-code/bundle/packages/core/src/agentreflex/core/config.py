@@ -81,6 +81,7 @@ PACKAGE_SECTIONS = (
     "routing",
     "router",
     "laya",
+    "export",  # [export] otlp = URL: where decisions go, so "same" (approval) like any section
 )
 
 # What each profile sets before files and environment are applied.
@@ -190,6 +191,8 @@ class Config:
     recent_action_window: int = 20
     floor_budget_ms: int = 200
     daemon_idle_seconds: int = 1800
+    worktree_observe: bool = True  # fingerprint the git work tree around tool calls
+    worktree_snapshot_max_bytes: int = 64 << 20  # uncommitted work a snapshot may hold
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     reasoning_guard: GuardSettings = field(default_factory=GuardSettings)
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -541,6 +544,7 @@ _TOP_KEYS = (
     "reasoning_guard",
     "hook",
     "daemon",
+    "worktree",
 )
 
 
@@ -596,6 +600,8 @@ def _apply_file(cfg: Config, data: dict[str, Any], path: str, trusted: bool = Tr
                     cfg.daemon_idle_seconds = _int(f"{where}.{name}", number, 5, 7 * 86400)
                 else:
                     raise ConfigError(f"{where}.{name}: unknown key; known: idle_seconds")
+        elif key == "worktree":
+            _apply_worktree(cfg, value, where)
         elif key in PACKAGE_SECTIONS:
             _table(where, value)
             cfg.sections[key] = dict(value)
@@ -726,6 +732,8 @@ STRICTNESS: dict[str, tuple[str, tuple[Any, ...]]] = {
     "recent_action_window": ("higher", ()),
     "floor_budget_ms": ("lower", ()),  # an analysis over budget blocks
     "daemon_idle_seconds": ("free", ()),
+    "worktree_observe": ("order", (False, True)),
+    "worktree_snapshot_max_bytes": ("higher", ()),
     "judge.mode": ("order", ("off", "mock", "auto", "jev")),
     "judge.base_url": ("same", ()),
     "judge.model": ("same", ()),
@@ -887,3 +895,18 @@ def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
 def with_mode(cfg: Config, mode: Mode) -> Config:
     """A copy of ``cfg`` with another enforcement mode (used by ``replay --mode``)."""
     return replace(cfg, mode=mode)
+
+
+def _apply_worktree(cfg: Config, value: Any, where: str) -> None:
+    """``[worktree]``: observe = true|false, snapshot_max_bytes = N."""
+    _table(where, value)
+    for name, item in value.items():
+        if name == "observe" and isinstance(item, bool):
+            cfg.worktree_observe = item
+        elif name == "snapshot_max_bytes":
+            cfg.worktree_snapshot_max_bytes = _int(f"{where}.{name}", item, 0, 1 << 34)
+        else:
+            raise ConfigError(
+                f"{where}.{name}: unknown key or wrong type; known: observe (bool), "
+                "snapshot_max_bytes (int)"
+            )

@@ -46,6 +46,10 @@ from agentreflex.core.client import (
 )
 from agentreflex.core.fsutil import mtime_ns
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.core.runtime import HookOutcome
+
 MAX_REQUEST = 11 * 1024 * 1024
 READ_SECONDS = 2.0  # a whole request, however slowly it trickles in
 GATE_WAIT = 1.0  # longest wait for the environment to be a request's own
@@ -286,7 +290,18 @@ def handle(conn: socket.socket) -> bool:
     conn.sendall(
         bytes([reply.exit_code & 0xFF]) + reply.stdout.encode() + b"\0" + reply.stderr.encode()
     )
+    _export(outcome, env)  # after the reply: the hook never waits for telemetry
     return True
+
+
+def _export(outcome: HookOutcome, forwarded: dict[str, str]) -> None:
+    """Offer the decision to the OTLP export ([export] otlp in user config); never raises."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIXES)}
+    env.update(forwarded)
+    with contextlib.suppress(Exception):
+        from agentreflex.core.otlp import live
+
+        live.offer(outcome, env)
 
 
 def _waiting(conn: socket.socket) -> Callable[[], bool]:
@@ -356,6 +371,7 @@ def _serve_in(dir_fd: int, sock_file: str, idle_seconds: float) -> int:
         _accept_loop(server, idle_seconds, stop)
     finally:
         localjudge.stop(judge)
+        _close_export()
         with contextlib.suppress(OSError):
             server.close()
         for leftover in (name, name + ".pid"):
@@ -363,6 +379,12 @@ def _serve_in(dir_fd: int, sock_file: str, idle_seconds: float) -> int:
                 os.unlink(leftover, dir_fd=dir_fd)
         os.close(lock)
     return 0
+
+
+def _close_export() -> None:
+    if "agentreflex.core.otlp.live" in sys.modules:
+        with contextlib.suppress(Exception):
+            sys.modules["agentreflex.core.otlp.live"].close_all()
 
 
 def _accept_loop(server: socket.socket, idle_seconds: float, stop: threading.Event) -> None:

@@ -25,6 +25,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
 
     checks: list[dict[str, Any]] = []
     project_dir = state_dir = ""
+    enforced = False
 
     def add(name: str, ok: bool, detail: str) -> None:
         checks.append({"check": name, "ok": ok, "detail": detail})
@@ -47,6 +48,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
     try:
         config = load_config(cwd)
         project_dir, state_dir = config.project_dir, config.state_dir
+        enforced = config.enforced
         add("judge", True, _judge_line([n for n, _ in plugins.judges], config))
         if plugins.judges:
             _local_backend_check(config, add)
@@ -65,6 +67,9 @@ def diagnose(cwd: str) -> dict[str, Any]:
         except OSError as exc:
             add("state dir", False, f"{config.state_dir}: {exc.strerror}")
         _state_checks(config.state_dir, add)
+        from agentreflex.core.worktree.status import worktree_line
+
+        add("work tree", True, worktree_line(cwd, config.worktree_observe))
     except ConfigError as exc:
         add("config", False, str(exc))
     add_schema_check(add, cwd)
@@ -95,9 +100,27 @@ def diagnose(cwd: str) -> dict[str, Any]:
 
     for check in host_checks(project_dir or cwd, state_dir or os.path.join(cwd, ".agentreflex")):
         checks.append(check)
+    _containment_checks(project_dir or cwd, enforced, add)
     commands = [n for n, _ in registry.entries("agentreflex.commands")]
     add("commands", True, ", ".join(commands) or "none")
     return {"ok": all(c["ok"] for c in checks), "checks": checks}
+
+
+def _containment_checks(project: str, enforced: bool, add: Any) -> None:
+    """Per host: contained or not (said, not failed: it depends on the host), and the hook's reach."""
+    from agentreflex.core.containcheck import host_containment, interpreter_writable
+
+    for host, _contained, detail in host_containment(project, enforced):
+        add(f"containment {host}", True, detail)
+    writable = interpreter_writable()
+    if writable:
+        add(
+            "hook interpreter",
+            True,
+            "writable by this user outside containment: "
+            + ", ".join(writable)
+            + " (a .pth or sitecustomize.py there runs in every hook; contained commands can't write it)",
+        )
 
 
 def add_schema_check(add: Any, cwd: str) -> None:

@@ -49,6 +49,9 @@ class JudgeAnswer:
     error: str = ""
     latency_ms: float = 0.0
     choices: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Signals whose judge-only BLOCK was shown on held-out data to be right at least 90% of
+    # the time (judge2's calibration map).  For any other signal the judge alone can only WARN.
+    may_block: frozenset[str] = frozenset()
 
 
 @record
@@ -132,6 +135,13 @@ class ReflexContext:
             return None
         answer = self.judge_answer(battery)
         return None if answer is None or not answer.calibrated else answer.probabilities
+
+    def judge_may_block(self, battery: str) -> frozenset[str]:
+        """Signals of ``battery`` the judge may BLOCK on alone (see ``JudgeAnswer.may_block``)."""
+        answer = self._answers.get(battery)
+        if answer is None or answer.degraded or not answer.calibrated:
+            return frozenset()
+        return answer.may_block
 
     def _load_judge(self) -> Judge | None:
         if not self._judge_loaded:

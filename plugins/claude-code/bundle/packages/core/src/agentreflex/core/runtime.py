@@ -448,6 +448,10 @@ def _event_names(host: str) -> dict[str, EventKind]:
         from agentreflex.core.hosts.opencode import EVENTS
     elif host in ("pi", "omp"):
         from agentreflex.core.hosts.pi import EVENTS
+    elif host == "gemini":
+        from agentreflex.core.hosts.gemini import EVENTS
+    elif host == "copilot":
+        from agentreflex.core.hosts.copilot import EVENTS
     else:
         from agentreflex.core.hosts.claude_code import EVENTS
     return EVENTS
@@ -498,6 +502,10 @@ def _run_event(
         extra.append(_too_large(size))
     if extra:
         decision = _remerge(decision, extra, config)
+    if event.tool is not None and not homeless and config.worktree_observe:
+        from agentreflex.core.worktree.hook import around_tool
+
+        around_tool(event, decision, ctx.notes, config)
     notice = _trust_notice(event, state, config)
     if notice:
         from agentreflex.core.reflex import Note

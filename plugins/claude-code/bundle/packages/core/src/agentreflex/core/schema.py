@@ -223,6 +223,42 @@ class Daemon(_Table):
     )
 
 
+class Worktree(_Table):
+    observe: bool = Field(
+        default=True,
+        description="Fingerprint the git work tree around tool calls and snapshot before discards.",
+    )
+    snapshot_max_bytes: Annotated[int, integer(0, 1 << 34)] = Field(
+        default=64 << 20,
+        description="Uncommitted work a snapshot may hold; past it the snapshot is skipped.",
+    )
+
+
+def _otlp_url(value: Any) -> Any:
+    """An http(s) collector URL without credentials (the exporter's own rule)."""
+    from agentreflex.core.otlp.sink import check_url
+
+    if not isinstance(value, str):
+        raise fast.ConfigError(f"{MARK}: {value!r} is not a URL (a string)")
+    try:
+        check_url(value)
+    except ValueError as exc:
+        raise fast.ConfigError(f"{MARK}: {exc}") from None
+    return value
+
+
+class Export(_Table):
+    """``[export]``: where decisions go (user config, or a project config the user approved)."""
+
+    otlp: Annotated[str, Check(_otlp_url, minLength=1)] = Field(
+        default="",
+        description="OTLP/HTTP collector URL; the daemon sends decisions and findings there.",
+    )
+    queue: Annotated[int, section_key("int", low=1, high=1_000_000)] = Field(
+        default=4096, description="Log records waiting to be sent; more are dropped and counted."
+    )
+
+
 # -- package-owned sections (the packages validate them when they read them) --
 
 
@@ -281,9 +317,28 @@ class Judge2(_OpenTable):
     cache_ttl_s: Annotated[float, section_key("float", low=0.0, high=86400.0)] = 600.0
     cache_max_entries: Annotated[int, section_key("int", low=1, high=100_000)] = 256
     claims_unsupported_block: Annotated[float, section_key("prob")] = 0.70
+    untested_ok: Annotated[list[str], section_key("list")] = Field(
+        default=[
+            "*.md",
+            "*.rst",
+            "*.txt",
+            "*.adoc",
+            "docs/*",
+            "doc/*",
+            "LICENSE*",
+            "CHANGELOG*",
+            "AUTHORS*",
+        ],
+        description="File patterns whose change needs no test run at stop ([] = every change does).",
+    )
     action_window: Annotated[int, section_key("int", low=1, high=100)] = Field(
         default=12,
         description="Recent actions in the state text (capped by loop.recent_action_window).",
+    )
+    calibration: Annotated[str, section_key("str")] = Field(
+        default="auto",
+        description="Calibration map for judge answers: auto (the shipped map for the answering "
+        "model), off, or the path of a map file (tools/judge2_calibration.py).",
     )
 
 
@@ -318,6 +373,7 @@ class ConfigFile(_Table):
     reasoning_guard: ReasoningGuard = Field(default_factory=ReasoningGuard)
     hook: Hook = Field(default_factory=Hook)
     daemon: Daemon = Field(default_factory=Daemon)
+    worktree: Worktree = Field(default_factory=Worktree)
     runaway: Runaway = Field(default_factory=Runaway)
     budgets: Budgets = Field(default_factory=Budgets)
     judge2: Judge2 = Field(default_factory=Judge2)
@@ -328,6 +384,7 @@ class ConfigFile(_Table):
     routing: dict[str, Any] = _FreeSection
     router: dict[str, Any] = _FreeSection
     laya: dict[str, Any] = _FreeSection
+    export: Export = Field(default_factory=Export)
 
 
 # -- policies/ ----------------------------------------------------------------

@@ -64,7 +64,13 @@ def collect(cwd: str) -> dict[str, Any]:
             extra[name] = registry.load_object(spec)(config.state_dir)
         except Exception as exc:
             extra[name] = {"error": f"{type(exc).__name__}: {exc}"}
+    from agentreflex.core.containcheck import host_containment
+
     return {
+        "containment": {
+            host: detail.split(";")[0]
+            for host, _ok, detail in host_containment(config.project_dir, config.enforced)
+        },
         "project": config.project_dir,
         "state_dir": config.state_dir,
         "mode": config.mode.value,
@@ -96,6 +102,8 @@ def render(report: dict[str, Any]) -> str:
         f"p95 {_ms(report['latency_ms']['p95'])} "
         f"({report['latency_ms']['samples']} samples)",
     ]
+    for host, detail in (report.get("containment") or {}).items():
+        lines.append(f"containment {host:<12} {detail}")
     trust = report.get("trust") or {}
     if trust.get("withheld"):
         lines.append(

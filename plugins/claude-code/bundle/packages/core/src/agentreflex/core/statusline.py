@@ -81,6 +81,30 @@ def last_decision(log_path: str) -> str | None:
     return None
 
 
+def last_snapshot(log_path: str) -> int | None:
+    """The newest work-tree snapshot noted in a session log's tail (``agentreflex undo N``)."""
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - TAIL_BYTES))
+            tail = fh.read()
+    except OSError:
+        return None
+    for line in reversed(tail.splitlines()):
+        if b"worktree_snapshot" not in line:
+            continue
+        try:
+            rec = fastjson.loads(line)
+        except ValueError:
+            continue
+        for note in rec.get("notes") or [] if isinstance(rec, dict) else []:
+            value = note.get("value") if isinstance(note, dict) else None
+            if note.get("key") == "worktree_snapshot" and isinstance(value, dict):
+                n = value.get("n")
+                return n if isinstance(n, int) else None
+    return None
+
+
 def _guard(state_dir: str, session_id: str) -> list[str]:
     """Open obligations and clearance from the guard's status entry point, when installed."""
     from agentreflex.core import registry
@@ -112,6 +136,9 @@ def render(payload: dict[str, Any]) -> str:
         store = SessionStore(config.state_dir, session)
         last = last_decision(store.log_path)
         parts.append(f"last {last}" if last else "no hook seen yet")
+        snap = last_snapshot(store.log_path)
+        if snap is not None:
+            parts.append(f"undo with `agentreflex undo {snap}`")
         try:
             parts.extend(_guard(config.state_dir, session))
         except Exception:  # a sibling's status must not blank the line

@@ -143,6 +143,7 @@ def guarded_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[s
     project = project.rstrip("/") or "/"
     claude_home = values.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     codex_home = values.get("CODEX_HOME") or os.path.join(home, ".codex")
+    copilot_home = values.get("COPILOT_HOME") or os.path.join(home, ".copilot")
     paths = [
         os.path.join(project, ".agentreflex"),
         os.path.join(project, "policies"),
@@ -167,6 +168,15 @@ def guarded_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[s
         os.path.join(project, ".pi"),
         os.path.join(home, ".omp"),
         os.path.join(project, ".omp"),
+        # Gemini CLI: settings hooks and its trust records; Copilot CLI: hooks files
+        os.path.join(home, ".gemini", "settings.json"),
+        os.path.join(home, ".gemini", "trustedFolders.json"),
+        os.path.join(home, ".gemini", "trusted_hooks.json"),
+        os.path.join(project, ".gemini", "settings.json"),
+        os.path.join(copilot_home, "hooks"),
+        os.path.join(copilot_home, "config.json"),
+        os.path.join(copilot_home, "settings.json"),
+        os.path.join(project, ".github", "hooks"),
     ]
     # where `agentreflex install opencode|pi` writes when these move the host's folders
     xdg_config = values.get("XDG_CONFIG_HOME")

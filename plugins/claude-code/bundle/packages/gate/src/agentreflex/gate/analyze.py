@@ -70,12 +70,14 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "docker-compose": ("rules.infra.docker",),
     "nerdctl": ("rules.infra.docker",),
     "gh": ("rules.infra.publish",),
-    "rails": ("rules.infra.frameworks",),
-    "rake": ("rules.infra.frameworks",),
-    "prisma": ("rules.infra.frameworks",),
-    "npx": ("rules.infra.frameworks",),
-    "bunx": ("rules.infra.frameworks",),
-    "manage.py": ("rules.infra.frameworks",),
+    "npx": ("rules.orm.launched",),
+    "bunx": ("rules.orm.launched",),
+    "php": ("rules.orm.launched",),
+    "yarn": ("rules.orm.launched",),
+    "pnpm": ("rules.orm.launched",),
+    "bun": ("rules.orm.launched",),
+    "npm": ("rules.orm.launched",),
+    "cargo": ("rules.orm.launched",),
     "etcdctl": ("rules.infra.kv_store",),
     "curl": ("rules.http.http_delete",),
     "wget": ("rules.http.http_delete",),
@@ -84,6 +86,8 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "xh": ("rules.http.http_delete",),
     "consul": ("rules.infra.kv_store",),
 }
+for _name in ("cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe"):
+    _RULE_NAMES[_name] = ("rules.windows.launched",)
 for _name in (
     "iptables",
     "ip6tables",
@@ -138,9 +142,9 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
         "vsce",
         "ovsx",
     ):
-        names[name] = ("rules.infra.publish",)
+        names[name] = (*names.get(name, ()), "rules.infra.publish")
     for name in ("python", "python3"):
-        names[name] = ("rules.infra.publish", "rules.infra.frameworks")
+        names[name] = ("rules.infra.publish", "rules.orm.launched")
     from agentreflex.gate.packs import programs  # service CLIs as data
 
     for name in programs():
@@ -160,6 +164,8 @@ def _rules_of(name: str) -> tuple[Rule, ...]:
         specs = _rule_table().get(name, ())
         if name.startswith(DISK_PREFIXES) or name in DISK_TOOLS:
             specs = (*specs, "rules.fs.disk")
+        if "@" in name or name.endswith("/manage.py"):  # npx prisma@5, ./manage.py
+            specs = (*specs, "rules.orm.launched")
         found = []
         for spec in specs:
             module, _, function = spec.rpartition(".")
@@ -255,7 +261,6 @@ _SAFE_FIRST = frozenset(
         "gofmt",
         "rustc",
         "javac",
-        "dotnet",
         "swift",
         "bundle",
         "rspec",
@@ -333,6 +338,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
         return None
+    if words[0] == "cargo" and words[1:2] in (["sqlx"], ["diesel"]):
+        return None  # database tools run through cargo: the databases pack decides
     if words[0] in ("node", "deno", "bun") and any(
         w in ("-e", "-p", "--eval", "eval") for w in words
     ):
@@ -510,10 +517,13 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 
     hits: list[Hit] = selfguard.command_hits(cmds, where)
     net_fed = secrets.network_fed(cmds)
-    for cmd in cmds:
+    made = _made_dirs(cmds, where)
+    for k, cmd in enumerate(cmds):
         # A dry run, help or analysis changes nothing: skip the tool's own rules
         # (what it reads, writes through redirects or runs is still checked).
-        if not inert.inert(cmd.name, cmd.args):
+        if not inert.inert(cmd.name, cmd.args) and not (
+            k in made and _in_made(cmd, made[k], where)
+        ):
             for rule in _rules_of(cmd.name):
                 hits.extend(rule(cmd, where))
             if cmd.name in DATABASE_TOOLS:
@@ -525,7 +535,33 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 
             hits.extend(redirects(cmd, where))
         hits.extend(secrets.shell_hits(cmd, where, net_fed))
-    return hits
+    return _exfil(cmds, where) + hits  # exfiltration first: it says more than a read
+
+
+def _exfil(cmds: list[Cmd], where: Where) -> list[Hit]:
+    """Secrets reaching a sink (``rules/exfil.py``), loaded only when a sink is present."""
+    from agentreflex.gate.rules.programs import SINKS
+
+    if not any(c.name in SINKS or c.name in ("grep", "egrep", "rg") for c in cmds):
+        return []
+    from agentreflex.gate.rules import exfil
+
+    return exfil.pipeline_hits(cmds, where)
+
+
+def _made_dirs(cmds: list[Cmd], where: Where) -> dict[int, list[str]]:
+    """Folders made earlier in the same command, per permission command (``rules/created.py``)."""
+    if not any(c.name in ("chown", "chmod", "chgrp") for c in cmds):
+        return {}
+    from agentreflex.gate.rules.created import made_dirs
+
+    return made_dirs(cmds, where)
+
+
+def _in_made(cmd: Cmd, made: list[str], where: Where) -> bool:
+    from agentreflex.gate.rules.created import all_made
+
+    return all_made(cmd, made, where)
 
 
 _BASH: list[str | None] = []

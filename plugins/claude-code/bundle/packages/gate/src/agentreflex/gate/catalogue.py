@@ -27,6 +27,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-RM-SYSTEM": ("deletes", _B, "deletes a system path"),
     "GATE-RM-DOTFILE": ("deletes", _B, "deletes a dotfile or dot-folder of the home"),
     "GATE-RM-RECURSIVE-OUTSIDE": ("deletes", _B, "a recursive delete outside project and temp"),
+    "GATE-RM-UNCOMMITTED": (
+        "deletes",
+        _A,
+        "deletes project files git holds no copy of (uncommitted changes; files never added, for rm -r)",
+    ),
     "GATE-RM-OUTSIDE": ("deletes", _W, "deletes a file outside the project"),
     "GATE-RM-UNRESOLVED": ("deletes", _A, "a recursive delete of a path known only at run time"),
     "GATE-SHRED": ("deletes", _B, "shreds files beyond recovery"),
@@ -75,6 +80,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "git clean -f deletes untracked files (ask: named paths)",
     ),
     "GATE-GIT-STASH-DROP": ("git", _B, "drops stashed work"),
+    "GATE-GIT-BRANCH-FORCE-MOVE": (
+        "git",
+        _A,
+        "git branch -f moves an existing branch; its newer commits are left in the reflog",
+    ),
     "GATE-GIT-BRANCH-FORCE-DELETE": ("git", _B, "deletes an unmerged branch"),
     "GATE-GIT-FORCE-PUSH": ("git", _B, "force-pushes over the remote's history"),
     "GATE-GIT-FORCE-PUSH-PROTECTED": ("git", _W, "--force-with-lease to a shared branch"),
@@ -103,8 +113,17 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-SCRIPT-PARTLY-CHECKED": ("remote code", _W, "parts of a script on disk are computed"),
     "GATE-CODEX-STDIN": ("hosts", _A, "an interactive shell opened in Codex (stdin unchecked)"),
     # data stores, cloud, services
-    "GATE-DB-DESTROY": ("data stores", _B, "drops or truncates a database or table"),
-    "GATE-DB-UPDATE-ALL": ("data stores", _W, "updates or deletes every row"),
+    "GATE-DB-DESTROY": (
+        "data stores",
+        "graded",
+        "drops or empties a database or table (DROP, TRUNCATE, DELETE without WHERE); "
+        "graded by the database named: prod/unknown block, dev asks, test warns",
+    ),
+    "GATE-DB-UPDATE-ALL": (
+        "data stores",
+        "graded",
+        "UPDATE without WHERE overwrites every row; dev/unknown ask, test warns",
+    ),
     "GATE-CLOUD-DESTROY": ("cloud", _B, "destroys a whole stack"),
     "GATE-CLOUD-DELETE": ("cloud", "block/warn", "deletes cloud resources"),
     "GATE-K8S-DELETE": (
@@ -113,7 +132,12 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "kubectl drain evicts every pod of a node (deletes: pack cloud)",
     ),
     "GATE-HELM-UNINSTALL": ("cloud", _B, "uninstalls a Helm release"),
-    "GATE-DOCKER-PRUNE": ("containers", "block/warn", "prunes images, volumes or containers"),
+    "GATE-DOCKER-PRUNE": (
+        "containers",
+        "graded",
+        "deletes volumes (compose down -v, volume rm/prune: ask) or every unused image and "
+        "volume (system prune -a/--volumes, podman system reset: block)",
+    ),
     "GATE-KV-DELETE": ("data stores", "block/warn", "deletes keys of etcd/consul"),
     "GATE-HTTP-DELETE": ("services", "block/ask", "an HTTP request that deletes data"),
     "GATE-PUBLISH": ("publishing", _B, "publishes a package"),
@@ -128,7 +152,12 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-SECRET-IN-COMMAND": ("secrets", _B, "a secret typed on the command line"),
     "GATE-SECRET-ENV-PRINT": ("secrets", _B, "prints the environment's secrets"),
     "GATE-SECRET-PRINT": ("secrets", _B, "prints a credential"),
-    "GATE-EXFIL-SECRET": ("secrets", _B, "sends a secret to the network"),
+    "GATE-EXFIL-SECRET": (
+        "secrets",
+        _B,
+        "sends a secret to the network, an encoder on stdout or the clipboard, or a token "
+        "to a host that is not its service",
+    ),
     # constraints, the guard itself, parsing
     "GATE-CONSTRAINT": ("constraints", _B, "breaks a constraint the user stated"),
     "GATE-SELF-PROTECT": ("the guard", _A, "changes one of the guard's own files"),

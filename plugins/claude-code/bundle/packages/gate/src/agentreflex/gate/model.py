@@ -25,6 +25,10 @@ REMOTE = "\x01"
 # "Some entry below this directory" (what find/xargs feed to a command).
 DESCENDANT = "\x02"
 
+# "Some cache entry below this directory": what a find walk that selects only
+# caches by name yields (``find / -name __pycache__``; ``fanout.only_caches``).
+CACHE_ENTRY = DESCENDANT + "\x03cache"
+
 # An unknown value that is *data* fed in at run time (xargs/parallel items from
 # a pipe or a file), as opposed to a variable of the user's environment.
 DATA = UNKNOWN + "data"

@@ -74,11 +74,14 @@ def decide(
     judge: Mapping[str, float] | None,
     thresholds: Mapping[str, float],
     profile: str = "balanced",
+    judge_may_block: frozenset[str] = frozenset(),
 ) -> list[Proposal]:
     """The gate's proposals for one pre-tool event (empty means ALLOW).
 
     Graded hits (a severity instead of a decision) get the decision
     ``profile`` gives their severity (:mod:`agentreflex.gate.severity`).
+    A BLOCK the floors alone would not give is a judge-only BLOCK: it stands only for
+    signals in ``judge_may_block`` (held-out precision of at least 0.9), else it is a WARN.
     """
     if any(h.severity for h in hits):
         from agentreflex.gate import severity
@@ -96,8 +99,12 @@ def decide(
         top = max(mine, key=lambda h: h.probability, default=None)
         verdict = ""
         threshold = thresholds[block_key]
+        floor = top.probability if top is not None else 0.0
         if value >= threshold:
-            verdict = "BLOCK"
+            judge_only = floor < threshold
+            verdict = (
+                "WARN" if judge_only and _SIGNAL_OF[category] not in judge_may_block else "BLOCK"
+            )
         elif warn_key is not None and value >= thresholds[warn_key]:
             verdict, threshold = "WARN", thresholds[warn_key]
         if verdict:

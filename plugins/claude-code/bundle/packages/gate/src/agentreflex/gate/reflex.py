@@ -150,9 +150,10 @@ class GateReflex:
         judge = None
         if hits or ctx.config.judge.mode != "off":
             judge = _judge(ctx)
+        may_block = ctx.judge_may_block("pre_tool") if judge else frozenset()
         findings = [
             _finding(self.name, p)
-            for p in _decide(hits, judge, ctx.config.thresholds, ctx.config.profile)
+            for p in _decide(hits, judge, ctx.config.thresholds, ctx.config.profile, may_block)
         ]
         if allowed:
             findings.append(
@@ -199,7 +200,18 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
         from agentreflex.gate.rules import constraints
 
         noted = constraints.from_state(stated)
+    windows = _windows_shell(tool)
+    if windows:  # PowerShell or cmd.exe: their own syntax (rules/windows.py, issue 30)
+        from agentreflex.gate.rules import windows as windows_rules
+
+        text = tool.command or str(tool.input.get("command") or "")
+        return windows_rules.analyse(text, windows, where)
     hits, cmds = _call_hits(ctx, tool, where, noted)
+    if noted and ctx.state.actions and ctx.state.notes.get("worktree_changes"):
+        from agentreflex.gate.rules import constraints
+
+        previous = ctx.state.actions[-1].tool_use_id
+        hits.extend(constraints.check_observed(noted, ctx.state.notes, previous))
     paths = [p for p in (tool.paths or ([tool.path] if tool.path else [])) if p]
     if tool.kind in (ToolKind.MCP, ToolKind.OTHER):
         # Judged by what its input does, whatever the tool is called
@@ -217,6 +229,21 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
         if rules:
             hits.extend(allow.user_hits(rules, cmds, paths))
     return hits
+
+
+_WINDOWS_NAMES = ("powershell", "pwsh", "cmd")
+
+
+def _windows_shell(tool: ToolCall) -> str:
+    """``powershell`` or ``cmd`` when the host runs this shell call in a Windows shell:
+    its tool is named so, or its input's ``shell`` field names one."""
+    shell = tool.input.get("shell") if isinstance(tool.input, dict) else None
+    name = tool.name.lower()
+    if not (name.startswith(_WINDOWS_NAMES) or isinstance(shell, str)):
+        return ""
+    from agentreflex.gate.rules.windows import dialect_of
+
+    return dialect_of(tool.name, shell if isinstance(shell, str) else "")
 
 
 def _call_hits(
@@ -284,6 +311,7 @@ def _decide(
     judge: Mapping[str, float] | None,
     thresholds: Mapping[str, float],
     profile: str = "balanced",
+    judge_may_block: frozenset[str] = frozenset(),
 ) -> list[policy.Proposal]:
     """``policy.decide``, without importing it when there is nothing to decide.
 
@@ -294,7 +322,7 @@ def _decide(
         return []
     from agentreflex.gate import policy
 
-    return policy.decide(hits, judge, thresholds, profile)
+    return policy.decide(hits, judge, thresholds, profile, judge_may_block)
 
 
 def _judge(ctx: ReflexContext) -> dict[str, float] | None:

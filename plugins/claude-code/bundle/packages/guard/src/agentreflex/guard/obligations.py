@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 
+from agentreflex.core import testrun
 from agentreflex.core.events import ToolKind
 from agentreflex.guard import bounds as B
 from agentreflex.guard import description_texts
@@ -50,13 +51,6 @@ if TYPE_CHECKING:
     from agentreflex.guard.report import Report
 
 _PROGRAM_ACTIONS = {
-    "pytest": "test",
-    "tox": "test",
-    "nox": "test",
-    "jest": "test",
-    "vitest": "test",
-    "mocha": "test",
-    "ctest": "test",
     "diff": "compare",
     "cmp": "compare",
     "grep": "trace",
@@ -195,8 +189,8 @@ def call_actions(call: ToolCall) -> set[str]:
             sub = call.command.split("git", 1)[1].split()
             if sub and sub[0] in _GIT_ACTIONS:
                 actions.add(_GIT_ACTIONS[sub[0]])
-        if re.search(r"\b(test|tests|check)\b", call.command):
-            actions.add("test")
+        if testrun.assess(call.command).counts:
+            actions.add("test")  # a real test framework ran (core.testrun)
     for text in description_texts(call):
         action = classifier.action_of(text)
         if action:
@@ -291,19 +285,26 @@ def _directive_of(report: Report, ob: dict[str, Any], now: float) -> Directive |
         return None
 
 
+UNEVIDENCED = "resolution without evidence"
+
+
 def apply_closing(report: Report, closing: Closing, now: float, source: str) -> None:
     """Bind a ``Resolved:``/``Deferred:`` form to one open obligation and close it."""
     ob = _match_ref(report, closing.ref)
     if ob is None:
         diagnose(report, f"{closing.kind} form matched no open obligation", now)
         return
+    if closing.kind == "resolved" and ob["state"] != EVIDENCED:
+        # Seed 003: RESOLVED binds evidence that exists to a conclusion; it is
+        # not a way around EVIDENCED.  The text is recorded, the check stays open.
+        diagnose(report, f"{UNEVIDENCED} for {ob['id']} ({ob['state']}): {ob['name']}", now)
+        return
     if closing.kind == "resolved":
-        recorded = ob["state"] == EVIDENCED
         ob["resolution"] = {
             "evidence": excerpt(closing.fields["evidence"], 120),
             "conclusion": excerpt(closing.fields["conclusion"], 120),
             "at": now,
-            "evidence_recorded": recorded,
+            "evidence_recorded": True,
         }
         advance(ob, RESOLVED, now, source)
     else:

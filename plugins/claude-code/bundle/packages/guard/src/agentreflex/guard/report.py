@@ -266,6 +266,19 @@ def finalize(report: Report) -> None:
     report["clearance"] = clearance(report)
 
 
+def _unevidenced(report: Report) -> list[str]:
+    """ "Resolution without evidence" diagnostics for checks that are still open."""
+    open_ids = {o["id"] for o in report["obligations"] if is_open(o)}
+    out: list[str] = []
+    for d in report["diagnostics"]:
+        text = str(d.get("message", ""))
+        ob_id = text.split(" for ", 1)[-1].split(" ", 1)[0]
+        fresh = text not in out
+        if text.startswith("resolution without evidence") and ob_id in open_ids and fresh:
+            out.append(text)
+    return out[-4:]
+
+
 def clearance(report: Report) -> dict[str, Any]:
     """Derive the clear / conditional / blocked receipt from the report itself."""
     obs = report["obligations"]
@@ -286,7 +299,8 @@ def clearance(report: Report) -> dict[str, Any]:
     if report["classification"]["uncertain_active"]:
         limitations.append("active-looking summaries left unclassified (uncertain)")
     if any(o.get("resolution") and not o["resolution"].get("evidence_recorded") for o in obs):
-        limitations.append("resolved without recorded tool evidence")
+        limitations.append("resolved without recorded tool evidence")  # older reports
+    limitations.extend(_unevidenced(report))
     if any(d["message"].startswith("recovered") for d in report["diagnostics"]):
         limitations.append("state was recovered from a malformed report")
     if blockers or active_diag:

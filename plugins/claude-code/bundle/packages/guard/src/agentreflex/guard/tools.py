@@ -17,14 +17,13 @@ from __future__ import annotations
 import os
 import re
 
+from agentreflex.core import testrun
 from agentreflex.core.events import ToolCall, ToolKind
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.guard import description_texts
 
 __all__ = ["description_texts", "first_word", "matches", "mutated_policy_paths", "policy_path"]
 
-_WRAPPERS = frozenset({"env", "sudo", "command", "exec", "nohup", "time", "uv", "npx", "poetry"})
-_RUNNERS = {"uv": "run", "poetry": "run", "npx": ""}
 _POLICY_WORDS = frozenset(
     {
         "config",
@@ -57,28 +56,8 @@ _REDIRECT = LazyPattern(r"(?:^|[^0-9&<>])>>?\s*([^\s;&|<>]+)")
 
 
 def first_word(command: str) -> str:
-    """The program a shell command runs, without wrappers, assignments or a path."""
-    import shlex  # lazy: only needed when an open check could match a shell command
-
-    try:
-        words = shlex.split(command, comments=False)
-    except ValueError:
-        words = command.split()
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if "=" in word and not word.startswith("-") and word.split("=", 1)[0].isidentifier():
-            i += 1
-        elif word in _WRAPPERS:
-            runner = _RUNNERS.get(word)
-            i += 1
-            while i < len(words) and (words[i].startswith("-") or words[i] == runner):
-                i += 1
-        elif word in ("&&", ";", "(", "{"):
-            i += 1
-        else:
-            return os.path.basename(word)
-    return ""
+    """The program a shell command runs, without wrappers, assignments or a path (core.testrun)."""
+    return testrun.program(command)
 
 
 def matches(requirement_tool: str, call: ToolCall) -> bool:

@@ -18,9 +18,10 @@ import fnmatch
 import os
 import posixpath
 
+from agentreflex.core import testrun
 from agentreflex.core.record import field, record
-from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN
-from agentreflex.gate.shell.paths import Where
+from agentreflex.gate import api as gate
+from agentreflex.gate.api import DESCENDANT, REMOTE, UNKNOWN, Where
 from agentreflex.instructions import parse, ruleset, sources
 from agentreflex.instructions.parse import Rule
 
@@ -28,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agentreflex.core.events import ToolCall
     from agentreflex.core.state.model import SessionState
-    from agentreflex.gate.model import Cmd
+    from agentreflex.gate.api import Cmd
     from agentreflex.instructions.sources import Diagnostic
 
 _GATE_ACTIONS = frozenset({"add_dependency", "push", "commit", "merge", "run"})
@@ -47,9 +48,7 @@ class Violation:
 def check_tool(tool: ToolCall, cwd: str, project: str, deadline: float) -> list[Violation]:
     """Every rule the proposed ``tool`` call would break."""
     if tool.mutates_files:
-        from agentreflex.gate import files
-
-        content = files.added_lines(tool.patch) if tool.patch else tool.content
+        content = gate.added_lines(tool.patch) if tool.patch else tool.content
         deleting = "*** Delete File:" in tool.patch
         out: list[Violation] = []
         for path in [p for p in (tool.paths or [tool.path]) if p]:
@@ -132,19 +131,15 @@ def _path_breaks(rule: Rule, full: str, cwd: str, deleting: bool) -> str | None:
             or ruleset.glob_match(pattern, rel)
         )
         return f"It would {verb} {rel}." if hit else None
-    from agentreflex.gate.rules import constraints
-
     where = Where(cwd=cwd, project=rule.scope, home=os.path.expanduser("~"))
     c = {"action": rule.action, "target": rule.target, "text": rule.text}
-    hits = constraints.check_paths([c], [full], where, full, deleting)
+    hits = gate.check_paths([c], [full], where, full, deleting)
     return f"It would {verb} {rel}." if hits else None
 
 
 def _manifest_breaks(rule: Rule, full: str, content: str, old: str) -> str | None:
-    from agentreflex.gate.rules import constraints
-
     c = {"action": "add_dependency", "target": "dependencies", "text": rule.text}
-    hits = constraints.check_manifest_edit([c], full, content, old, full)
+    hits = gate.check_manifest_edit([c], full, content, old, full)
     return f"It adds a dependency to {posixpath.basename(full)}." if hits else None
 
 
@@ -173,10 +168,8 @@ def _command_breaks(rule: Rule, cmds: list[Cmd], where: Where) -> str | None:
         return None
     if rule.action == "run":  # a program by name (the gate's looser word match is for prompts)
         return f"It runs {rule.target}." if any(_runs(rule.target, c) for c in cmds) else None
-    from agentreflex.gate.rules import constraints
-
     c = {"action": rule.action, "target": rule.target, "text": rule.text}
-    if not constraints.check_command([c], cmds, where):
+    if not gate.check_command([c], cmds, where):
         return None
     if rule.action == "add_dependency":
         return "It installs a new package."
@@ -199,19 +192,18 @@ def _wrappers(cmd: Cmd) -> list[str]:
 
 
 def _changed_paths(cmds: list[Cmd], where: Where) -> list[Violation]:
-    from agentreflex.gate.rules.guarded import DELETE, MOVE
-    from agentreflex.gate.shell import changes
-
     out: list[Violation] = []
     for cmd in cmds:
-        for path, effect, cwd in changes.effects(cmd, where)[:64]:
+        for path, effect, cwd in gate.command_effects(cmd, where)[:64]:
             known = _known_part(path)
             if not known:
                 continue  # nothing of the target is known (the gate asks about those)
             full = posixpath.normpath(
                 known if known.startswith("/") else posixpath.join(cwd, known)
             )
-            out.extend(check_write(full, cwd, where.project, deleting=effect in (DELETE, MOVE)))
+            out.extend(
+                check_write(full, cwd, where.project, deleting=effect in (gate.DELETE, gate.MOVE))
+            )
     return out
 
 
@@ -264,10 +256,10 @@ def _commands(command: str, where: Where, deadline: float) -> list[Cmd]:
     """
     key = (command, where.cwd)
     if key not in _ANALYSED:
-        from agentreflex.gate.reflex import shell_analysis, where_for
-
         _ANALYSED.clear()
-        _ANALYSED[key] = list(shell_analysis(command, where_for(where.cwd), deadline).cmds)
+        _ANALYSED[key] = list(
+            gate.shell_analysis(command, gate.where_for(where.cwd), deadline).cmds
+        )
     return _ANALYSED[key]
 
 
@@ -331,10 +323,14 @@ def satisfied(rule: Rule, state: SessionState) -> bool:
     if rule.command == parse.TESTS:
         return c.last_verification_seq > since and c.last_verification_ok is not False
     want = " ".join(rule.command.split())
+    # A named test run ("run `pytest -x`") is met only by a real one (core.testrun):
+    # a shell function or a ./pytest file with the same words is not.
+    needs_run = testrun.RUNNERS.match(testrun.strip_wrappers(want)) is not None
     for action in reversed(state.actions):
         if action.seq <= since:
             break
-        if action.kind == "shell" and action.outcome != "failure" and want in action.summary:
+        ran = action.kind == "shell" and action.outcome != "failure" and want in action.summary
+        if ran and (not needs_run or action.verification):
             return True
     return False
 

@@ -305,10 +305,10 @@ def _classify_sentence(sentence: str, ticks: list[str]) -> list[tuple[str, dict[
 
 
 def _prohibitions(sentence: str, ticks: list[str]) -> list[tuple[str, dict[str, str]]]:
-    from agentreflex.gate.rules import constraints
+    from agentreflex.gate.api import extract_constraints
 
     out: list[tuple[str, dict[str, str]]] = []
-    for c in constraints.extract(sentence):
+    for c in extract_constraints(sentence):
         action = c.get("action", "")
         target = c.get("target", "")
         if action in ("modify", "delete"):

@@ -57,6 +57,10 @@ _KINDS: tuple[tuple[str, LazyPattern], ...] = (
 _NEGATION = LazyPattern(
     r"\b(?:not|never|no longer|unable|cannot|yet to)\b|n't\b|\bstill\s+fail", re.IGNORECASE
 )
+_CLAUSE_BREAK = LazyPattern(
+    r"\s*[,;:\u2014]\s*|\s+-\s+|\s+(?:but|and|while|whereas|although|though|however)\s+",
+    re.IGNORECASE,
+)
 _SENTENCE_BREAK = LazyPattern(r"(?<=[.!?])\s+|\n+")
 _QUOTE = LazyPattern(r"\"([^\"\n]{4,200})\"|“([^”\n]{4,200})”")
 _PUNCTUATION = LazyPattern(r"[^\w%./:-]+")  # what normalise() turns into spaces
@@ -102,11 +106,17 @@ def extract_claims(message: str, limit: int = MAX_CLAIMS) -> list[Claim]:
 
 
 def _claim_kind(sentence: str) -> str | None:
-    if _NEGATION.search(sentence):
-        return None
-    for kind, pattern in _KINDS:
-        if pattern.search(sentence):
-            return kind
+    """The first claim in a clause that is not negated: negation is per clause.
+
+    "All tests pass, and nothing isn't working" still claims the tests pass;
+    "the tests don't pass yet, but the build succeeds" claims the build.
+    """
+    for clause in _CLAUSE_BREAK.split(sentence):
+        if not clause or _NEGATION.search(clause):
+            continue
+        for kind, pattern in _KINDS:
+            if pattern.search(clause):
+                return kind
     return None
 
 

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from agentreflex.core.config import DEFAULT_THRESHOLDS
 
@@ -40,6 +41,18 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--bins", type=int, default=10)
     cal.add_argument("--threshold", type=float, action="append", dest="thresholds")
     cal.add_argument("--json", action="store_true", help="print the report as JSON")
+    cal.add_argument(
+        "--backend",
+        choices=("builtin", "jev"),
+        help="FILE is labelled rows (tools/judge2_labelled_real.py): ask this backend each row "
+        "and report reliability per family (builtin: the heuristic engine laya serves, in "
+        "process; jev: JEV_BASE_URL with JEV_API_KEY, a laya server or the hosted API)",
+    )
+    cal.add_argument("--split", choices=("heldout", "fit", "all"), default="heldout")
+    cal.add_argument(
+        "--calibration", default="auto", help="auto (the shipped map), off, or a map file"
+    )
+    cal.add_argument("--boot", type=int, default=1000, help="bootstrap resamples")
     q = sub.add_parser("questions", help="print the question batteries as JSON")
     q.add_argument("battery", nargs="?")
     return parser
@@ -67,6 +80,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     thresholds = args.thresholds or _DEFAULT_THRESHOLDS
     if any(not 0.0 <= t <= 1.0 for t in thresholds):
         raise _UsageError("--threshold values must be between 0 and 1")
+    if args.backend:
+        return _calibrate_backend(args)
     try:
         with open(args.file, encoding="utf-8") as fh:
             samples = cal.read_samples(fh)
@@ -89,6 +104,56 @@ def _calibrate(args: argparse.Namespace) -> int:
         if png:
             print(f"\nreliability diagram: {png}")
     return 0
+
+
+def _calibrate_backend(args: argparse.Namespace) -> int:
+    """Reliability per question family of a backend on labelled rows."""
+    from agentreflex.core.config import load_config
+    from agentreflex.judge2 import heldout
+    from agentreflex.judge2.calibmap import map_for
+
+    if not 10 <= args.boot <= 100_000:
+        raise _UsageError("--boot must be between 10 and 100000")
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            rows = heldout.read_rows(fh)
+    except OSError as exc:
+        raise _UsageError(f"cannot read {args.file}: {exc.strerror}") from None
+    except (heldout.LabelledRowError, UnicodeDecodeError) as exc:
+        raise _UsageError(f"{args.file}: {exc}") from None
+    config = load_config()
+    backend = _backend(args.backend, config)
+    scored = heldout.score(rows, backend)
+    cmap = map_for(backend.model, args.calibration)
+    if cmap is not None:
+        scored = [
+            heldout.Scored(
+                r.family,
+                r.question,
+                r.raw,
+                cmap.apply({r.question: r.raw})[r.question],
+                r.outcome,
+                r.split,
+            )
+            for r in scored
+        ]
+    reports = heldout.reports(scored, config.thresholds, args.split, n_boot=args.boot)
+    mapped = "through its calibration map" if cmap else "raw (no calibration map)"
+    print(f"backend {args.backend} (model {backend.model}), {args.split} rows, {mapped}\n")
+    print(heldout.format_reports(reports))
+    return 0
+
+
+def _backend(name: str, config: Any) -> Any:
+    if name == "builtin":
+        from agentreflex.core.heuristic.engine import MODEL_ID
+        from agentreflex.judge2.offline import OfflineBackend
+
+        return OfflineBackend(MODEL_ID)
+    from agentreflex.judge2.jev import JevBackend
+
+    j = config.judge
+    return JevBackend(j.base_url, j.model, j.request_key, timeout_ms=10_000, retries=2)
 
 
 def _questions(name: str | None) -> int:

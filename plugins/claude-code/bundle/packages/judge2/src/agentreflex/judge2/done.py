@@ -23,7 +23,7 @@ from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
 from agentreflex.core.record import record
 from agentreflex.judge2 import claims as cl
-from agentreflex.judge2.evidence import assess
+from agentreflex.judge2.evidence import DOC_PATTERNS, assess
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class DoneReflex:
         if not ctx.event.is_stop:
             return []
         message = ctx.event.last_message or ctx.state.last_message
-        ev = assess(ctx.state, message)
+        ev = assess(ctx.state, message, _untested_ok(ctx))
         answer = ctx.judge_answer(s.COMPLETION)
         signals = combine(ev, answer if answer is not None and answer.calibrated else None)
         hits = [r for r in RULES if signals[r.signal] >= self._threshold(ctx, r.threshold)]
@@ -100,11 +100,12 @@ class DoneReflex:
                     enforce=False,
                 )
             ]
+        verdict = Verdict.BLOCK if self._may_block(ctx, ev, answer, hits) else Verdict.WARN
         return [
             Finding(
                 reflex=NAME,
                 code=code,
-                verdict=Verdict.BLOCK,
+                verdict=verdict,
                 title=TITLE,
                 message=_message(reasons, valve=False),
                 signals=signals,
@@ -113,12 +114,36 @@ class DoneReflex:
             )
         ]
 
+    def _may_block(
+        self,
+        ctx: ReflexContext,
+        ev: CompletionEvidence,
+        answer: JudgeAnswer | None,
+        hits: list[Rule],
+    ) -> bool:
+        """A stop is blocked when the record proves a hit, or the judge alone is trusted to.
+
+        The judge alone may block only on a signal its calibration map marks ``may_block``
+        (held-out precision of at least 0.9); otherwise its hit is a WARN.
+        """
+        floors = ev.floors()
+        if any(floors.get(r.signal, 0.0) >= self._threshold(ctx, r.threshold) for r in hits):
+            return True
+        trusted = answer.may_block if answer is not None and not answer.degraded else frozenset()
+        return any(r.signal in trusted for r in hits)
+
     @staticmethod
     def _threshold(ctx: ReflexContext, name: str) -> float:
         if name == "claims_unsupported_block":
             value = section_value(ctx.config, "judge2", name, 0.70, "prob")
             return float(value)
         return ctx.config.threshold(name)
+
+
+def _untested_ok(ctx: ReflexContext) -> tuple[str, ...]:
+    """``judge2.untested_ok``: file patterns whose change needs no test run ([] = every change does)."""
+    value = section_value(ctx.config, "judge2", "untested_ok", list(DOC_PATTERNS), "list")
+    return tuple(value)
 
 
 def combine(ev: CompletionEvidence, answer: JudgeAnswer | None) -> dict[str, float]:
@@ -154,7 +179,7 @@ def _claim_signal(ev: CompletionEvidence, answer: JudgeAnswer) -> float:
 def _code(rule: Rule, ev: CompletionEvidence) -> str:
     if any(c.status == cl.FABRICATED for c in ev.claim_checks):
         return "DONE-CLAIM-FABRICATED"
-    if rule.signal == s.UNRESOLVED_FAILURE and ev.last_test_failed:
+    if rule.signal == s.UNRESOLVED_FAILURE and ev.holds_failed_test:
         return "DONE-TESTS-FAILED"
     return rule.code
 

@@ -80,13 +80,18 @@ class CompletionEvidence:
     claims: list[Claim] = field(default_factory=list)
     claim_checks: list[ClaimCheck] = field(default_factory=list)
 
+    @property
+    def holds_failed_test(self) -> bool:
+        """A failing last run is the agent's unfinished work only if it changed something."""
+        return self.last_test_failed and self.mutated
+
     def floors(self) -> dict[str, float]:
         """Completion signals the record proves (0.0 where it proves nothing)."""
         bad_claims = any(
             c.status in (FABRICATED, CONTRADICTED, INSUFFICIENT) for c in self.claim_checks
         )
         return {
-            s.UNRESOLVED_FAILURE: FACT if (self.unresolved or self.last_test_failed) else 0.0,
+            s.UNRESOLVED_FAILURE: FACT if (self.unresolved or self.holds_failed_test) else 0.0,
             s.VERIFICATION_INSUFFICIENT: FACT if self.untested_change else 0.0,
             s.MORE_VERIFICATION_HELPFUL: 0.0,
             s.CLAIMS_UNSUPPORTED: FACT if bad_claims else 0.0,
@@ -99,14 +104,14 @@ class CompletionEvidence:
         for check in self.claim_checks:
             if check.status == FABRICATED:
                 out.append(f"the final message {check.reason}")
-        if self.last_test_failed and self.last_test is not None:
+        if self.holds_failed_test and self.last_test is not None:
             out.append(f"the last test run failed: {_describe(self.last_test)}")
         for action in self.unresolved[:3]:
             out.append(f"a failure was never shown fixed: {_describe(action)}")
         if self.untested_change:
             files = ", ".join(self.changed_paths[:5]) or "files"
             when = "since the last test run" if self.last_test else "and no test run is recorded"
-            out.append(f"files changed {when} ({files})")
+            out.append(f"files changed {when} ({files}); evidence that counts: {EVIDENCE_KINDS}")
         for check in self.claim_checks:
             if check.status in (CONTRADICTED, INSUFFICIENT):
                 out.append(
@@ -129,25 +134,70 @@ def _short(text: str, limit: int = 90) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def assess(state: SessionState, last_message: str = "") -> CompletionEvidence:
-    """Everything deterministic the done reflex needs, from the state alone."""
+# Files whose change needs no test run by default (``judge2.untested_ok``).
+DOC_PATTERNS = (
+    "*.md",
+    "*.rst",
+    "*.txt",
+    "*.adoc",
+    "docs/*",
+    "doc/*",
+    "LICENSE*",
+    "CHANGELOG*",
+    "AUTHORS*",
+)
+# What counts as evidence that changed code works, said in the reason.
+EVIDENCE_KINDS = (
+    "a passing run of a real test framework (pytest, unittest, node --test, jest, vitest, "
+    "go test, cargo test, ...) after the last change, its exit status its own"
+)
+
+
+def assess(
+    state: SessionState, last_message: str = "", untested_ok: tuple[str, ...] = DOC_PATTERNS
+) -> CompletionEvidence:
+    """Everything deterministic the done reflex needs, from the state alone.
+
+    Proportion: a session that changed nothing (questions, investigation,
+    reviews) is not held for tests, and a failing probe in it is information,
+    not an unresolved failure of the agent's work.  Changes only to files
+    matching ``untested_ok`` (documentation by default) need no test run.
+    """
     c = state.counters
     ev = CompletionEvidence()
     ev.mutated = c.last_mutation_seq > 0
-    ev.untested_change = ev.mutated and c.last_mutation_seq > c.last_verification_seq
     ev.changed_paths = changed_after(
         state, c.last_verification_seq if c.last_verification_ok else 0
     )
+    needs_tests = not ev.changed_paths or not all(
+        _matches(p, untested_ok) for p in ev.changed_paths
+    )
+    ev.untested_change = (
+        ev.mutated and c.last_mutation_seq > c.last_verification_seq and needs_tests
+    )
     ev.last_test = _last_test(state)
     ev.last_test_failed = c.last_verification_seq > 0 and c.last_verification_ok is False
-    ev.unresolved = unresolved_failures(state)
+    ev.unresolved = unresolved_failures(state) if ev.mutated else []
     ev.claims = extract_claims(last_message or state.last_message)
     ev.claim_checks = [_check(claim, state, ev) for claim in ev.claims]
     return ev
 
 
+def _matches(path: str, patterns: tuple[str, ...]) -> bool:
+    from fnmatch import fnmatch
+
+    name = path.rsplit("/", 1)[-1]
+    return any(fnmatch(name, p) or fnmatch(path, p) or fnmatch(path, "*/" + p) for p in patterns)
+
+
 def changed_after(state: SessionState, seq: int) -> list[str]:
-    """Paths of file changes after action ``seq``, in order, without duplicates."""
+    """Paths of file changes after action ``seq``, in order, without duplicates.
+
+    The one place the done reflex reads which files changed.  Today that is
+    the recorded tool calls (edits, writes, patches, shell commands that look
+    mutating); the work-tree facts of issue #29 (what really changed on disk,
+    e.g. a ``perl -pi`` edit) belong here when they are recorded.
+    """
     paths: dict[str, None] = {}
     for action in state.actions:
         if action.mutation and action.seq > seq and action.outcome != "blocked":

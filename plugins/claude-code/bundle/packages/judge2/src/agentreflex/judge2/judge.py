@@ -79,11 +79,8 @@ class Judge2:
             key = cache_key(self.backend.model, text, questions)
             hit = cache.get(key)
             if hit is not None and set(s.BATTERIES[battery]) <= set(hit.probabilities):
-                return JudgeAnswer(
-                    hit.probabilities,
-                    f"{self.backend.name} (cached)",
-                    choices=hit.choices,
-                    calibrated=self.calibrated,
+                return self._answer(
+                    hit.probabilities, f"{self.backend.name} (cached)", hit.choices, hit.model
                 )
         try:
             response = self.backend.answer(request, Subject(battery, ctx.state, ctx.event, claims))
@@ -94,8 +91,31 @@ class Judge2:
             from agentreflex.judge2.cache import CachedAnswer
 
             cache.put(key, CachedAnswer(probabilities, choices, response.model))
+        return self._answer(probabilities, self.backend.name, choices, response.model)
+
+    def _answer(
+        self,
+        raw: dict[str, float],
+        backend: str,
+        choices: dict[str, dict[str, float]],
+        model: str,
+    ) -> JudgeAnswer:
+        """The answer, through the answering model's calibration map when one is configured.
+
+        Without a map the numbers are used as they came, and no signal may BLOCK on the
+        judge alone (``may_block`` stays empty): that needs held-out precision of 0.9.
+        """
+        from agentreflex.judge2.calibmap import map_for
+
+        cmap = map_for(model, self.settings.calibration)
+        if cmap is None:
+            return JudgeAnswer(raw, backend, choices=choices, calibrated=self.calibrated)
         return JudgeAnswer(
-            probabilities, self.backend.name, choices=choices, calibrated=self.calibrated
+            cmap.apply(raw),
+            backend,
+            choices=choices,
+            calibrated=self.calibrated,
+            may_block=cmap.may_block(),
         )
 
     def _cache(self, ctx: ReflexContext) -> FileCache | None:

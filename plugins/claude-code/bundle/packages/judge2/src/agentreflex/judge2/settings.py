@@ -23,6 +23,7 @@ class Judge2Settings:
     cache_max_entries: int = 256
     claims_unsupported_block: float = 0.70
     action_window: int = 12
+    calibration: str = "auto"  # auto (the shipped map for the answering model), off, or a path
 
 
 def load_settings(config: Config) -> Judge2Settings:
@@ -39,6 +40,7 @@ def load_settings(config: Config) -> Judge2Settings:
         claims_unsupported_block=section_value(
             config, SECTION, "claims_unsupported_block", d.claims_unsupported_block, "prob"
         ),
+        calibration=_calibration(section_value(config, SECTION, "calibration", "auto", "str")),
         action_window=min(
             config.recent_action_window,
             section_value(
@@ -46,3 +48,8 @@ def load_settings(config: Config) -> Judge2Settings:
             ),
         ),
     )
+
+
+def _calibration(value: str) -> str:
+    """``auto``, ``off`` or the path of a map file (checked when it is first used)."""
+    return value.strip() or "auto"

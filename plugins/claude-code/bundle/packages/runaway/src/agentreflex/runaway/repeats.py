@@ -13,7 +13,9 @@ miscalibrated.  It is deliberately narrow, because it may BLOCK:
 * any new evidence between the attempts ends the count: a successful call
   not seen earlier in the window (a new read, a file change, a new command)
   or a failure with an error signature not seen before.  Re-reading the same
-  file, or rewriting it with the same content, is not new evidence.
+  file, or rewriting it with the same content, is not new evidence; a call
+  the work tree shows changed files (core's observation, ``changed``) is,
+  even one made before (``sed -i`` run again on a file edited since).
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ def is_new_evidence(
         return bool(a.error_signature) and first_sig.get(a.error_signature) == index
     if a.outcome == BLOCKED:
         return False
+    if a.changed:
+        return True  # the work tree really changed: the next attempt runs on new code
     # success, unknown or pending: a call not made before may have shown something new
     return first_fp.get(a.fingerprint) == index
 

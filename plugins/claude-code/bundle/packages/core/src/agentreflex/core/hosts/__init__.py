@@ -6,7 +6,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agentreflex.core.protocols import HostAdapter
 
-HOSTS = ("claude-code", "codex", "hermes", "opencode", "pi", "omp")
+HOSTS = ("claude-code", "codex", "hermes", "opencode", "pi", "omp", "gemini", "copilot")
 
 
 def get_adapter(host: str) -> HostAdapter:
@@ -31,4 +31,12 @@ def get_adapter(host: str) -> HostAdapter:
         from agentreflex.core.hosts.pi import PiAdapter
 
         return PiAdapter(host)
+    if host == "gemini":
+        from agentreflex.core.hosts.gemini import GeminiAdapter
+
+        return GeminiAdapter()
+    if host == "copilot":
+        from agentreflex.core.hosts.copilot import CopilotAdapter
+
+        return CopilotAdapter()
     raise ValueError(f"unknown host {host!r}; supported: {', '.join(HOSTS)}")

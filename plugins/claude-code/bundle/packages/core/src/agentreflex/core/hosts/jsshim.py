@@ -31,15 +31,18 @@ reply (stdout, one JSON object)::
     {"block": true, "reason": "..."}     before a tool: refuse it with this reason;
                                          at a stop: send this reason as a follow-up
     {"context": "..."}                   text for the model's next request
+    {"command": "..."}                   before a shell tool, enforced mode: run this
+                                         instead (the same command inside the guard's
+                                         bubblewrap boundary; see core/contain.py)
 
 Why not reuse the Claude shape: the shims are ours, and each field the shim
-has to interpret is a field it could misread; three keys are all it needs.
+has to interpret is a field it could misread; four keys are all it needs.
 """
 
 from __future__ import annotations
 
-from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
+from agentreflex.core.decision import Decision, Mode, Verdict
+from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -173,13 +176,39 @@ def render_shim(event: Event, decision: Decision, recap: str = "") -> HostReply:
         reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
     if refuse and event.kind in (EventKind.PRE_TOOL, EventKind.STOP):
         return HostReply(dump_json({"block": True, "reason": reason}))
+    contained = _contained_command(event, decision)
     parts = list(decision.context)
     if recap and event.kind in _RECAP_EVENTS:
         parts.insert(0, recap)
     context = "\n".join(parts)
+    reply: dict[str, str] = {}
     if event.kind in _CONTEXT_EVENTS and (context or verdict is not Verdict.ALLOW):
-        return HostReply(dump_json({"context": cap(context or f"agentreflex warning: {reason}")}))
-    return HostReply("{}")
+        reply["context"] = cap(context or f"agentreflex warning: {reason}")
+    if contained is not None:
+        reply["command"] = contained[0]
+    if not reply:
+        return HostReply("{}")
+    note = contained[1] + "\n" if contained and contained[1] else ""
+    return HostReply(dump_json(reply), note)
+
+
+def _contained_command(event: Event, decision: Decision) -> tuple[str, str] | None:
+    """The shell command run inside the guard's boundary (enforced mode), and a note.
+
+    Only shell tools in enforced mode; the project is the folder the host
+    reported (``cwd`` from the shim), never one found by walking up to a
+    ``.git``.  When the engine can't be had the command goes unchanged (the
+    gate already answered for it) and the note says "not contained".
+    """
+    tool = event.tool
+    if event.kind is not EventKind.PRE_TOOL or tool is None or tool.kind is not ToolKind.SHELL:
+        return None
+    if decision.mode is not Mode.ENFORCED or not isinstance(tool.input.get("command"), str):
+        return None
+    from agentreflex.core import contain
+
+    command, note = contain.shell_rewrite(tool.input["command"], event.cwd)
+    return command, (f"agentreflex: {note}" if note else "")
 
 
 class ShimAdapter:

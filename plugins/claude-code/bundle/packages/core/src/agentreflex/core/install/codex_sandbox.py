@@ -41,7 +41,7 @@ import tomllib
 from typing import Any
 
 from agentreflex.core.install.base import Options
-from agentreflex.core.install.sandbox import made_folders, protected_paths
+from agentreflex.core.install.sandbox import made_folders, policy_paths, protected_paths
 from agentreflex.core.install.settingsfile import Change, InstallError
 
 PROFILE = "agentreflex"
@@ -80,7 +80,9 @@ def _parse(path: str, text: str) -> dict[str, Any]:
 def sandbox_paths(opts: Options) -> list[str]:
     """The guarded paths that exist, and the folders install makes (so a rerun lists the same)."""
     made = set(made_folders(opts))
-    return [p for p in protected_paths(opts) if os.path.lexists(p) or p in made]
+    read_only, _unreadable, _writable = policy_paths(opts)  # the containment policy's list too
+    wanted = list(dict.fromkeys(protected_paths(opts) + read_only))
+    return [p for p in wanted if os.path.lexists(p) or p in made]
 
 
 def render(opts: Options, paths: list[str]) -> tuple[str, str]:

@@ -11,6 +11,8 @@ from agentreflex.core.install import manifest, sandbox
 from agentreflex.core.install.base import HostInstaller, Options, default_binary
 from agentreflex.core.install.claude_code import ClaudeCodeInstaller
 from agentreflex.core.install.codex import CodexInstaller
+from agentreflex.core.install.copilot import CopilotInstaller
+from agentreflex.core.install.gemini import GeminiInstaller
 from agentreflex.core.install.hermes import HermesInstaller
 from agentreflex.core.install.jshosts import JsHostInstaller
 from agentreflex.core.install.manifest import Record
@@ -30,13 +32,17 @@ INSTALLERS: dict[str, HostInstaller] = {
     "opencode": JsHostInstaller("opencode"),
     "pi": JsHostInstaller("pi"),
     "omp": JsHostInstaller("omp"),
+    "gemini": GeminiInstaller(),
+    "copilot": CopilotInstaller(),
 }
 NOT_YET: dict[str, str] = {}
 
 
 def add_arguments(install: argparse.ArgumentParser, uninstall: argparse.ArgumentParser) -> None:
     for p in (install, uninstall):
-        p.add_argument("host", help="claude-code, codex, hermes, opencode, pi or omp")
+        p.add_argument(
+            "host", help="claude-code, codex, hermes, opencode, pi, omp, gemini or copilot"
+        )
         where = p.add_mutually_exclusive_group()
         where.add_argument(
             "--user", dest="scope", action="store_const", const="user", help="(default) your own"

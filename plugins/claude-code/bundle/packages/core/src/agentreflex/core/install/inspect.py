@@ -20,6 +20,8 @@ from agentreflex.core.install.codex import codex_home
 from agentreflex.core.install.codex_sandbox import BEGIN
 from agentreflex.core.install.codex_trust import our_entries, states, status, user_config
 from agentreflex.core.install.command import INSTALLERS
+from agentreflex.core.install.copilot import folder_trust as copilot_trust
+from agentreflex.core.install.gemini import folder_trust
 from agentreflex.core.install.sandbox import missing_tools
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
 
@@ -130,7 +132,8 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
             details.append(str(exc).replace("; nothing was written", ""))
             fixes.append(f"fix {path} by hand")
             continue
-        found = hookentries.ours(settings, host)
+        custom = getattr(installer, "ours", None)  # Copilot's flat hooks file
+        found = custom(settings) if custom else hookentries.ours(settings, host)
         if found:
             events = sorted(found)
             missing = sorted(EXPECTED.get(host, set()) - set(found))
@@ -148,6 +151,19 @@ def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) 
                         "run `agentreflex install codex` again (it records the trust), "
                         "or approve agentreflex's hooks with /hooks in codex"
                     )
+            if host == "copilot" and path.startswith(os.path.join(project, ".github") + os.sep):
+                loads, text = copilot_trust(project, env)
+                details.append(f"Copilot CLI {'loads' if loads else 'will NOT load'} them: {text}")
+                if not loads:
+                    ok = False
+                    fixes.append("trust this folder when Copilot CLI asks, if you mean to")
+            if host == "gemini":
+                folder, text = folder_trust(project, env)
+                verdict = {True: "will run them", False: "will NOT run them", None: "waits"}
+                details.append(f"Gemini CLI {verdict[folder]} here: {text}")
+                if folder is False:
+                    ok = False
+                    fixes.append("trust this folder in Gemini CLI (/permissions) if you mean to")
         if host in ("hermes", "opencode", "pi", "omp") and isinstance(settings.get("binary"), str):
             wired.append(f"the agentreflex plugin ({os.path.dirname(path)})")
             commands.append(settings["binary"])

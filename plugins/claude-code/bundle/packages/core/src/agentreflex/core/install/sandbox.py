@@ -83,10 +83,39 @@ def claude_sandbox(settings: dict[str, Any], opts: Options, log: list[Record]) -
     if sys.platform not in ("darwin",) and not sys.platform.startswith("linux"):
         raise InstallError("Claude Code's sandbox runs on macOS, Linux and WSL2 only")
     paths = protected_paths(opts)
+    read_only, unreadable, writable = policy_paths(opts)
     set_value(settings, ["sandbox", "enabled"], True, log)
     set_value(settings, ["sandbox", "allowUnsandboxedCommands"], False, log)
-    add_items(settings, ["sandbox", "filesystem", "denyWrite"], paths, log)
+    set_value(settings, ["sandbox", "failIfUnavailable"], True, log)
+    add_items(settings, ["sandbox", "filesystem", "denyWrite"], paths + read_only, log)
+    add_items(settings, ["sandbox", "filesystem", "denyRead"], unreadable, log)
+    add_items(settings, ["sandbox", "filesystem", "allowWrite"], writable, log)
     add_items(settings, ["permissions", "deny"], edit_rules(paths), log)
+
+
+def policy_paths(opts: Options) -> tuple[list[str], list[str], list[str]]:
+    """(read-only, unreadable, extra writable) from the containment policy (core/contain.toml).
+
+    The one list the guard's own bubblewrap boundary uses, so Claude Code's
+    sandbox and ours agree.  Writable: the developer tools' caches (the
+    project and temp folders are writable in Claude Code's sandbox already).
+    Read-only paths inside the project are left out for ``--user`` (user
+    settings resolve paths against ``~/.claude``), as are installed code
+    folders that are an editable checkout in the project.
+    """
+    from agentreflex.core import contain
+
+    policy = contain.load_policy()
+    project = os.path.abspath(opts.project)
+    skip = {"{project}", "{tmp}"}
+    writable = contain.expand([w for w in policy.writable if w not in skip], project)
+    installed = {os.path.normpath(p) for p in userdirs.installed_paths()}
+    read_only = [
+        p
+        for p in contain.expand([r for r in policy.read_only if r != "~"], project)
+        if not (_inside(p, project) and (opts.scope == "user" or p in installed))
+    ]
+    return read_only, contain.expand(policy.unreadable, project), writable
 
 
 def made_folders(opts: Options) -> list[str]:

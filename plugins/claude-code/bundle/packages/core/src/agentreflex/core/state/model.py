@@ -38,6 +38,7 @@ class ActionRecord:
     verification: bool = False
     mutation: bool = False
     output_digest: str = ""
+    changed: int = 0  # files the work tree shows this call created, modified or deleted
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ActionRecord:

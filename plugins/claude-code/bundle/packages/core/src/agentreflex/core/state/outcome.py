@@ -12,37 +12,18 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
+from agentreflex.core import testrun
 from agentreflex.core.events import ToolCall, ToolKind, ToolResult
 from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.redact import redact
 
 SUMMARY_LIMIT = 200
 
-# A test runner is recognised only where a command starts (at the beginning of
-# a segment of a compound command, after env assignments and wrappers such as
-# ``uv run`` or ``timeout 60``), never as a word inside an argument: ``pip
-# install pytest`` or ``git commit -m "prove it"`` run no tests.
-_TEST_RUNNERS = LazyPattern(
-    r"^(?:"
-    r"pytest|py\.test|python3?(?:\.\d+)?\s+-m\s+(?:pytest|unittest)|tox|nox|"
-    r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S+)?|jest|vitest|mocha|"
-    r"node\s+--test|deno\s+test|cargo\s+(?:test|nextest)|go\s+test|gotestsum|"
-    r"mvn\s+(?:-\S+\s+)*(?:test|verify)|gradle\w*\s+test|"
-    r"make\s+(?:test|check)|ctest|rspec|phpunit|dotnet\s+test|swift\s+test|"
-    r"mix\s+test|bats|prove"
-    r")(?=$|\s)",
-    hints="test tox nox jest mocha verify check rspec phpunit bats prove",
-)
-# Env assignments and command wrappers that may precede the real command.
-_WRAPPERS = LazyPattern(
-    r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|time|nice|nohup|command|exec|"
-    r"xvfb-run(?:\s+-a)?|timeout(?:\s+-\S+)*\s+\S+|"
-    r"(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run(?:\s+--?\S+)*|"
-    r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec)\s+)+"
-)
+# What a test run is, and which words are wrappers, is core.testrun's answer.
+_TEST_RUNNERS = testrun.RUNNERS
+_WRAPPERS = testrun.WRAPPERS
 # Command separators: ; && || | & newlines, subshells and substitutions.
 _SEPARATORS = LazyPattern(r"\|\||&&|[;|&\n(){}`]|\$\(")
 # Redirections that change no project file (kept out of the ">" mutation hint).
@@ -111,98 +92,21 @@ def summarize(call: ToolCall) -> str:
 _REDACT_MARGIN = 1024
 
 
-# Words that make a test runner list, describe or dry-run its tests instead of
-# running them (pytest --collect-only/--co, cargo test --no-run, make -n test).
-_NO_RUN = frozenset(
-    {
-        "--version",
-        "-V",
-        "--help",
-        "-h",
-        "--collect-only",
-        "--co",
-        "--no-run",
-        "--list",
-        "--listTests",
-        "--list-tests",
-        "--dry-run",
-        "--dryrun",
-        "--just-print",
-        "--recon",
-        "--fixtures",
-        "--markers",
-    }
-)
-# The operators between a compound command's parts, kept (unlike _SEPARATORS).
-_OPERATORS = LazyPattern(r"(\|\||&&|;|\||(?<![<>])&(?!>)|\n)")
+def is_verification(call: ToolCall, cwd: str = "") -> bool:
+    """Does this shell call really run a test framework whose exit status is its own?
 
-
-def is_verification(call: ToolCall) -> bool:
-    """Does this shell call really run tests or checks, with an outcome that means something?
-
-    Not when the runner only lists, describes or dry-runs (``--collect-only``,
-    ``--version``, ``--no-run``, ``make -n``), runs only if something before
-    it fails (``true || pytest``), or has its failure masked (``pytest ||
-    true``, ``pytest; true``): its exit status says nothing about the tests.
+    Not when the runner only lists or dry-runs, is masked (``pytest || true``,
+    ``pytest | head``), or resolves to something else (a shell function, a
+    ``./pytest`` file, a make target that only echoes): see core.testrun.
     """
     if call.kind is not ToolKind.SHELL:
         return False
-    parts = _OPERATORS.split(call.command)
-    found = False
-    for k in range(0, len(parts), 2):
-        segs = _segments(parts[k])
-        seg = segs[0] if segs else ""
-        if not _TEST_RUNNERS.match(seg):
-            continue
-        before = parts[k - 1] if k > 0 else ""
-        after = next((p for p in parts[k + 1 :: 2] if p != "|"), "")
-        words = seg.split()
-        if before == "||" or after in ("||", ";", "&", "\n") or _NO_RUN.intersection(words):
-            if after in (";", "\n") and _TEST_RUNNERS.match(_tail(parts, k)):
-                found = True  # "pytest; pytest -x": the last runner's status stands
-            continue
-        if words[0] in ("make", "gmake") and "-n" in words:
-            continue  # make -n prints the recipe, runs nothing
-        found = True
-    return found
-
-
-def _tail(parts: list[str], k: int) -> str:
-    """The last simple command of a compound one, after part ``k``."""
-    rest = [p for p in parts[k + 2 :: 2] if p.strip()]
-    segs = _segments(rest[-1]) if rest else []
-    return segs[0] if segs else ""
-
-
-# A runner's closing summary: what really happened, whatever the exit status.
-_FAILED = LazyPattern(
-    r"\b[1-9]\d* (?:failed|errors?)\b|test result: FAILED|^FAIL\b|\bFAILED \(|"
-    r"Tests:\s+\d+ failed|\b\d+ failing\b",
-    re.MULTILINE,
-    hints="failed error FAIL failing",
-)
-_NONE_RAN = LazyPattern(
-    r"no tests ran|collected 0 items|Ran 0 tests|No tests found|\[no test files\]|"
-    r"test result: ok\. 0 passed|\b0 passing\b",
-    hints="no tests collected Ran No 0",
-)
-_PASSED = LazyPattern(
-    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s|^OK\b|Ran [1-9]\d* tests?",
-    re.MULTILINE,
-    hints="passed passing ok OK Ran",
-)
+    return testrun.is_test_run(call.command, cwd)
 
 
 def test_summary(text: str) -> str:
     """``failed``, ``none`` (no test ran), ``passed`` or ``""`` (no summary) from a runner's output."""
-    tail = text[-8000:]
-    if _FAILED.search(tail):
-        return "failed"
-    if _PASSED.search(tail):
-        return "passed"
-    if _NONE_RAN.search(tail):
-        return "none"
-    return ""
+    return testrun.summary(text)
 
 
 def is_mutating_shell(command: str) -> bool:
@@ -255,9 +159,12 @@ def error_signature(text: str) -> str:
 
 
 def outcome_of(result: ToolResult | None) -> str:
-    """``success``, ``failure`` or ``unknown``: from flags and exit codes, not from words."""
+    """``success``, ``failure`` or ``unknown``: from exit codes and flags, not from words.
+
+    Where the host reports the exit code, that is the truth.
+    """
+    if result is not None and result.exit_code is not None:
+        return "success" if result.exit_code == 0 else "failure"
     if result is None or result.ok is None:
-        if result is not None and result.exit_code is not None:
-            return "success" if result.exit_code == 0 else "failure"
         return "unknown"
     return "success" if result.ok else "failure"

@@ -25,10 +25,10 @@ import contextlib
 import os
 import time
 
-from agentreflex.core import fastjson
+from agentreflex.core import fastjson, testrun
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.digest import sha256_hex
-from agentreflex.core.events import Event, EventKind, ToolKind
+from agentreflex.core.events import Event, EventKind, ToolCall, ToolKind
 from agentreflex.core.fsutil import (
     append_line,
     atomic_write_bytes,
@@ -47,7 +47,6 @@ from agentreflex.core.state.model import ActionRecord, Intervention, SessionStat
 from agentreflex.core.state.outcome import (
     error_signature,
     is_mutation,
-    is_verification,
     outcome_of,
     summarize,
     test_summary,
@@ -484,8 +483,8 @@ def make_record(
             "summary": summarize(call),
             "fp": fingerprint(call),
             "paths": [redact(p)[:300] for p in call.paths[:20]],
-            "verification": is_verification(call),
             "mutation": is_mutation(call),
+            **_test_run_facts(call, event.cwd),
         }
     if event.result is not None:
         res = event.result
@@ -567,6 +566,8 @@ def fold(state: SessionState, rec: dict[str, Any], window: int = 20) -> None:
     _fold_decision(state, kind, decision, seq, ts)
     for note in rec.get("notes", []):
         _push(state.notes.setdefault(str(note["key"]), []), note["value"], WINDOWS["notes"])
+    if kind in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE) and "tool" in rec:
+        _fold_observed(state, rec, seq)
     if "ms" in rec:
         _push(state.notes.setdefault("latency_ms", []), float(rec["ms"]), WINDOWS["latency"])
     if "usage" in rec:
@@ -640,6 +641,19 @@ def _find_action(state: SessionState, tool: dict[str, Any]) -> ActionRecord | No
     return None
 
 
+def _test_run_facts(call: ToolCall, cwd: str) -> dict[str, Any]:
+    """Does the call run a real test framework, and is its exit status its own (core.testrun)?"""
+    if call.kind is not ToolKind.SHELL:
+        return {"verification": False}
+    run = testrun.assess(call.command, cwd)
+    facts: dict[str, Any] = {"verification": run.counts}
+    if run.verdict == testrun.MASKED:
+        facts["masked"] = True
+    elif run.verdict == testrun.FAKE:
+        facts["not_a_test_run"] = redact(run.reason)[:200]
+    return facts
+
+
 def _fold_post_tool(
     state: SessionState, rec: dict[str, Any], seq: int, ts: float, window: int
 ) -> None:
@@ -663,7 +677,10 @@ def _fold_post_tool(
     elif outcome == "success":
         c.consecutive_failures = 0
     tests = str(result.get("tests", ""))
-    if action.verification and outcome in ("success", "failure") and tests != "none":
+    if tests == "none" or (tool.get("masked") and tests != "failed"):
+        pass  # no test ran; or a masked status is unknown, and unknown is not a pass
+    elif action.verification and (outcome in ("success", "failure") or tests == "failed"):
+        # a run whose host reports no exit status (Codex) still failed if its own summary says so
         # the runner's own summary outranks its exit status ("1 failed" piped to tail)
         c.last_verification_seq = seq
         c.last_verification_ok = outcome == "success" and tests != "failed"
@@ -676,6 +693,36 @@ def _fold_post_tool(
         c.last_evidence_seq = seq
         head = str(result.get("head", ""))
         _push(state.evidence, f"{action.summary} -> {head[:200]}", WINDOWS["evidence"])
+
+
+def _fold_observed(state: SessionState, rec: dict[str, Any], seq: int) -> None:
+    """The work tree says the call changed files: it is a mutation, whatever its words.
+
+    ``sed -E -i``, ``perl -pi`` or a ``python3 -c`` write read as harmless;
+    core's work-tree observation (``worktree_changes``) saw the files change,
+    so the done reflex and friends count the edit.  A test run that leaves
+    files behind is still a test run, not an edit.
+    """
+    observed = [
+        n.get("value")
+        for n in rec.get("notes", [])
+        if isinstance(n, dict) and n.get("key") == "worktree_changes"
+    ]
+    value = observed[-1] if observed else None
+    if not isinstance(value, dict):
+        return
+    changed = sum(len(value.get(k) or []) for k in ("created", "modified", "deleted"))
+    action = _find_action(state, rec["tool"])
+    if action is None or not changed:
+        return
+    action.changed = changed
+    if not action.paths:  # the files it really touched, for reflexes that name them
+        files = [*value.get("created", []), *value.get("modified", []), *value.get("deleted", [])]
+        action.paths = [str(f) for f in files[:20]]
+    if action.verification:
+        return
+    action.mutation = True
+    state.counters.last_mutation_seq = seq
 
 
 def _fold_decision(

@@ -5,11 +5,15 @@ first, so a scoped form further down only matches when no wider one did):
 
 * ``words``: the leading positional words (``*`` any one, ``a|b`` either,
   ``x*`` a prefix); option values named in ``valued`` are skipped;
-* ``flags``: any of them present (``-f`` also inside ``-vf``);
+* ``flags``: any of them present (``-f`` also inside ``-vf``); ``unless_flags``:
+  none of them present (a narrow form: ``kubectl delete pod x`` but not ``--all``);
+* ``rest``: a pattern every positional word after ``words`` matches (``pod/*``);
 * ``options``: an option with one of the listed values (``-X DELETE``,
   ``--method=DELETE``, ``-jar jenkins-cli.jar``);
 * ``contains``: text any argument holds; ``stdin``: text the piped input holds;
 * ``target``: a regular expression the last positional word matches;
+* a family with a ``scope`` section (``databases.json``) has each hit graded
+  down to what the database the command names allows (:mod:`rules.dbscope`);
 * ``severity`` (``high``/``medium``/``low``, mapped to a decision by profile in
   :mod:`agentreflex.gate.severity`), ``scope`` (what a narrower entry is
   limited to), ``reason`` and ``instead`` (the safe alternative).
@@ -108,9 +112,15 @@ def _matches(entry: dict[str, Any], words: list[str], cmd: Cmd) -> bool:
         _word_matches(w, got) for w, got in zip(want, words, strict=False)
     ):
         return False
+    rest = entry.get("rest")
+    if rest and not all(_word_matches(rest, w) for w in words[len(want) :]):
+        return False
     args = cmd.args
     flags = entry.get("flags")
     if flags and not any(_has_flag(args, f) for f in flags):
+        return False
+    unless = entry.get("unless_flags")
+    if unless and any(_has_flag(args, f) for f in unless):
         return False
     options = entry.get("options")
     if options and not any(
@@ -152,6 +162,11 @@ def check(cmd: Cmd, where: Where) -> list[Hit]:
     words = positional(cmd.args, data.get("valued", {}).get(program, []))
     for entry in data.get("programs", {}).get(program, []):
         if _matches(entry, words, cmd):
+            if "scope" in data:  # databases: graded by the database the command names
+                from agentreflex.gate.rules.dbscope import grade
+
+                severity, scope = grade(entry.get("severity", "high"), cmd)
+                entry = {**entry, "severity": severity, "scope": f"{scope} database"}
             return [_hit(name, entry, cmd)]
     return []
 

@@ -220,6 +220,40 @@ def check_paths(
     return hits
 
 
+def check_observed(
+    constraints: list[dict[str, str]], notes: dict[str, Any], previous_tool: str
+) -> list[Hit]:
+    """Constraints the previous tool call broke, seen in the work tree after the fact.
+
+    Core records each tool call's real changes (``worktree_changes``, keyed by
+    tool-use id): a ``perl -pi`` or a script that rewrote a test is found
+    here whatever its words were.  Only the change of the call just before
+    is checked, so the next step is stopped once and the agent can put the
+    file back (the undo hint names the snapshot taken before that call).
+    """
+    changes = notes.get("worktree_changes") or []
+    last = changes[-1] if isinstance(changes, list) and changes else None
+    if not isinstance(last, dict) or not previous_tool or last.get("tool") != previous_tool:
+        return []
+    snaps = notes.get("worktree_snapshot") or []
+    n = snaps[-1].get("n") if snaps and isinstance(snaps[-1], dict) else None
+    written = [str(p) for p in [*last.get("created", []), *last.get("modified", [])]]
+    deleted = [str(p) for p in last.get("deleted", [])]
+    hits: list[Hit] = []
+    for c in constraints:
+        action = c.get("action", "")
+        if action not in ("modify", "delete"):
+            continue
+        paths = deleted if action == "delete" else written + deleted
+        broken = [p for p in paths if _targets_path(c.get("target", ""), p)]
+        if broken:
+            what = f"The previous command changed {', '.join(broken[:5])}."
+            if n is not None:
+                what += f" Put it back with `agentreflex undo {n} {' '.join(broken[:5])}`."
+            hits.append(_hit(c, "the previous command", what))
+    return hits
+
+
 def check_manifest_edit(
     constraints: list[dict[str, str]], path: str, new: str, old: str, segment: str
 ) -> list[Hit]:

@@ -50,7 +50,87 @@ def rm(cmd: Cmd, where: Where) -> list[Hit]:
         hit = _rm_target(t, recursive, cmd, where)
         if hit is not None:
             hits.append(hit)
+    if not hits:
+        hits.extend(_uncommitted(targets, recursive, cmd, where))
     return hits
+
+
+def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) -> list[Hit]:
+    """Deleting project files git holds no copy of loses them (issue 30).
+
+    Tracked files with uncommitted changes count, and, for a recursive delete,
+    untracked files that are not ignored (a folder of the user's own files:
+    anthropics/claude-code#49129, #46058).  The real work tree is asked
+    (:mod:`worktree`, bounded, no repository program runs), and only in a git
+    work tree; what is clean, ignored (``build/``, ``node_modules``) or only
+    known at run time is ordinary work.  A single untracked file is left
+    alone: agents delete the scratch files they made all the time (issue 29's
+    work-tree facts can tell them from the user's).
+    """
+    import os
+
+    inside = [t for t in targets if t and classify(t, where, cmd.cwd)[0] is Place.INSIDE]
+    if not inside or not where.project or not os.path.isdir(os.path.join(where.project, ".git")):
+        return []
+    # only what exists can hold work (a cheap stat first: most deletes name build output
+    # that is not there, and git is not asked for those)
+    inside = [t for t in inside if os.path.lexists(glob_base(resolve(t, where, cmd.cwd))[0])]
+    if not inside:
+        return []
+    from agentreflex.gate.rules import worktree  # only in-project deletes in a git work tree
+
+    if worktree.uncommitted(cmd.cwd, inside, untracked=recursive) is not True:
+        return []
+    return [
+        Hit(
+            "GATE-RM-UNCOMMITTED",
+            "ask",
+            1.0,
+            cmd.text,
+            "This deletes project files git holds no copy of (uncommitted changes"
+            + (", or files never added" if recursive else "")
+            + "); nothing can bring them back. `git stash -u` or commit them first, or "
+            "`git status --short PATH` to see what would go.",
+        )
+    ]
+
+
+# SDKs preinstalled on CI runner images, which workflows delete to free disk space
+# (the "free disk space" step of many GitHub Actions workflows,
+# jlumbroso/free-disk-space): software a package manager reinstalls, not data.
+_TOOLCHAINS = (
+    "/usr/share/dotnet",
+    "/usr/local/lib/android",
+    "/opt/ghc",
+    "/usr/local/.ghcup",
+    "/opt/hostedtoolcache",
+    "/usr/local/share/boost",
+    "/usr/share/swift",
+    "/usr/local/share/powershell",
+    "/usr/local/share/chromium",
+    "/usr/local/lib/node_modules",
+    "/opt/az",
+    "/opt/microsoft",
+    "/opt/google",
+    "/usr/lib/jvm",
+    "/opt/pipx",
+    "/usr/local/graalvm",
+    "/usr/local/share/vcpkg",
+    # replaced by their install guides' own first step: `sudo rm -rf /usr/local/go &&
+    # sudo tar -C /usr/local -xzf go*.tar.gz` (go.dev/doc/install), neovim's /opt/nvim
+    "/usr/local/go",
+    "/opt/nvim",
+    "/opt/nvim-linux64",
+    "/opt/nvim-linux-x86_64",
+)
+# Folders of links that switch a web server's sites and modules on: removing one
+# disables it (`sudo rm /etc/nginx/sites-enabled/default`), the target stays.
+_ENABLED_LINKS = (
+    "/etc/nginx/sites-enabled/",
+    "/etc/apache2/sites-enabled/",
+    "/etc/apache2/mods-enabled/",
+    "/etc/apache2/conf-enabled/",
+)
 
 
 def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | None:
@@ -113,6 +193,22 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             cmd,
             "This deletes the repository's .git history. Use git commands "
             "(git gc, git worktree prune) instead.",
+        )
+    if place is Place.SYSTEM and any(full == t or full.startswith(t + "/") for t in _TOOLCHAINS):
+        return Hit.destructive(
+            "GATE-RM-OUTSIDE",
+            P_WARN,
+            cmd,
+            f"This deletes the installed toolchain {full} (CI runners free disk space this "
+            "way); it can be reinstalled, but check nothing here still needs it.",
+        )
+    if place is Place.SYSTEM and not recursive and full.startswith(_ENABLED_LINKS):
+        return Hit.destructive(
+            "GATE-RM-OUTSIDE",
+            P_WARN,
+            cmd,
+            f"This disables {full} (a link to the site's configuration, which stays). "
+            "Check the server should stop serving it.",
         )
     if place in (Place.SYSTEM, Place.DEVICE):
         return Hit.destructive(
@@ -202,6 +298,43 @@ def redirects(cmd: Cmd, where: Where) -> list[Hit]:
     return hits
 
 
+# Drop-in folders and files that add a package source or its key: how every
+# vendor's install guide adds its apt/yum/apk repository (``echo "deb ..." >
+# /etc/apt/sources.list.d/pgdg.list``), in Dockerfiles and CI set-up steps.
+_PACKAGE_SOURCES = (
+    "/etc/apt/sources.list.d/",
+    "/etc/apt/keyrings/",
+    "/etc/apt/trusted.gpg.d/",
+    "/usr/share/keyrings/",
+    "/etc/yum.repos.d/",
+    "/etc/zypp/repos.d/",
+    "/etc/apk/repositories",
+    "/etc/apt/preferences.d/",
+    "/etc/apt/sources.list",
+)
+# Drop-in folders where a service's own configuration is installed, one file per site
+# or program (nginx and apache sites, supervisor programs, systemd units): the
+# deployment guides' `sudo cp app.conf /etc/nginx/sites-available/`. Security
+# configuration (sudoers.d, pam.d, ssh) is not among them.
+_DROP_INS = (
+    "/etc/nginx/conf.d/",
+    "/etc/nginx/sites-available/",
+    "/etc/nginx/sites-enabled/",
+    "/etc/apache2/sites-available/",
+    "/etc/apache2/sites-enabled/",
+    "/etc/apache2/conf-available/",
+    "/etc/httpd/conf.d/",
+    "/etc/supervisor/conf.d/",
+    "/etc/systemd/system/",
+    "/etc/ld.so.conf.d/",
+)
+# The time zone a container build sets (``ln -sf /usr/share/zoneinfo/$TZ /etc/localtime &&
+# echo $TZ > /etc/timezone``): a setting, not data.
+_SETTING_FILES = frozenset(
+    {"/etc/localtime", "/etc/timezone", "/etc/locale.gen", "/etc/default/locale"}
+)
+
+
 def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
     place, full = classify(target, where, cmd.cwd)
     if is_history_file(full) and not append:
@@ -217,6 +350,38 @@ def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
             P_BLOCK,
             cmd,
             f"Writing to the device {full} destroys the filesystem on it.",
+        )
+    if place is Place.SYSTEM and full.startswith(_DROP_INS):
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This installs a service's configuration ({full}). Check it is the service the "
+            "user set up, and reload it with a config test first (nginx -t).",
+        )
+    if place is Place.SYSTEM and full in _SETTING_FILES:
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This sets the machine's time zone or locale ({full}), as container builds "
+            "do. Check it is wanted.",
+        )
+    if place is Place.SYSTEM and append and full == "/etc/hosts":
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            "This adds a name to /etc/hosts (a local development domain, as READMEs do); "
+            "the existing entries stay. Check the name and address.",
+        )
+    if place is Place.SYSTEM and full.startswith(_PACKAGE_SOURCES):
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This adds a package source or its signing key ({full}): packages from it "
+            "will install with root rights. Check the source is the vendor's own.",
         )
     if place is Place.SYSTEM:
         return Hit.destructive(
@@ -263,8 +428,17 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     mode, targets = positional[0], positional[1:]
     hits = []
+    to_self = cmd.name in ("chown", "chgrp") and _names_the_user(cmd.text, where)
     for t in targets:
         place, full = classify(t, where, cmd.cwd)
+        if to_self and place in (Place.HOME, Place.HOME_DOT, Place.HOME_OTHER, Place.CACHE):
+            continue  # sudo chown -R $(whoami) ~/.npm: the user's files given back to them
+        if (
+            place is Place.SYSTEM
+            and _app_dir(full)
+            and (cmd.name != "chmod" or _ordinary_mode(mode))
+        ):
+            continue
         if (
             place in (Place.ROOT, Place.HOME, Place.ANCESTOR)
             or (
@@ -311,6 +485,40 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
     return hits
 
 
+_SELF_OWNERS = ("$USER", "${USER}", "$(whoami)", "`whoami`", "$(id -u)", "$(id -un)", "$LOGNAME")
+
+
+def _names_the_user(text: str, where: Where) -> bool:
+    """Whether a chown's owner is the user running it (``$USER``, ``$(whoami)``, ``$(id -u)``,
+    or the home folder's own name): handing the user's files back to them, as npm's
+    EACCES guide does (``sudo chown -R $(whoami) ~/.npm``)."""
+    words = text.split()
+    owner = (
+        next((w for w in words[words.index("chown") + 1 :] if not w.startswith("-")), "")
+        if ("chown" in words)
+        else ""
+    )
+    owner = owner.strip("'\"").split(":", 1)[0]
+    name = where.home.rstrip("/").rsplit("/", 1)[-1]
+    return owner.startswith(_SELF_OWNERS) or (bool(name) and owner == name)
+
+
+# Folders that hold an application's files, not the system's: a web root or an
+# app checked out under /srv or /opt.  Handing them to the service user
+# (``chown -R www-data:www-data /var/www/html``, ``chmod -R 755 /var/www``) is
+# how images and servers are set up (php and nginx Dockerfiles).
+_APP_DIRS = ("/var/www", "/usr/share/nginx/html")
+# Folders whose subfolders are applications (``/srv/app``, ``/opt/tool``), not themselves.
+_APP_PARENTS = ("/srv", "/opt", "/usr/src", "/usr/local/src")
+
+
+def _app_dir(full: str) -> bool:
+    """An application's folder (see ``_APP_DIRS``) or something inside it."""
+    return any(full == d or full.startswith(d + "/") for d in _APP_DIRS) or any(
+        full.startswith(d + "/") for d in _APP_PARENTS
+    )
+
+
 def _ordinary_mode(mode: str) -> bool:
     """Modes that install a file the usual way (755, 644, +x, a+rx): readable by
     its owner, writable by nobody else, no setuid/setgid."""
@@ -332,6 +540,8 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
     if cmd.name == "mv":
         for s in sources:
             place, full = classify(s, where, cmd.cwd)
+            if place is Place.HOME_DOT and len(sources) == 1 and _backup_name(full, dfull):
+                continue  # mv ~/.config/nvim ~/.config/nvim.bak: a backup beside it
             if dfull == "/dev/null" or place in (
                 Place.ROOT,
                 Place.HOME,
@@ -356,6 +566,10 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
         # copying or linking /dev/null over a file empties it, exactly like `> file`
         hit = _overwrite(dest, cmd, where, append=False)
         return hits + ([hit] if hit is not None else [])
+    if dplace is Place.SYSTEM and cmd.name in ("cp", "ln", "install", "mv"):
+        installed = _into_tool_dir(cmd, dfull)
+        if installed is not False:
+            return hits + ([installed] if isinstance(installed, Hit) else [])
     if dplace is Place.SYSTEM or dplace is Place.DEVICE:
         hits.append(
             Hit.destructive(
@@ -375,6 +589,72 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
             )
         )
     return hits
+
+
+# Where tools are installed by hand (``install -m 755 kubectl /usr/local/bin/``,
+# ``ln -s /opt/node/bin/node /usr/local/bin/node`` in Dockerfiles and CI set-up
+# steps): the admin's own folders, which no package manages.
+_TOOL_DIRS = ("/usr/local/bin", "/usr/local/sbin", "/opt")
+# The system's command folders: a new link there fails when the name exists.
+_BIN_DIRS = ("/usr/bin", "/usr/sbin", "/bin", "/sbin")
+
+
+def _into_tool_dir(cmd: Cmd, dest: str) -> Hit | bool | None:
+    """Installing a tool: ``None`` (ordinary), a warning, or ``False`` (not this case).
+
+    A copy, move or link into ``/usr/local/bin`` or ``/opt`` installs a tool;
+    a new link in ``/usr/bin`` (``ln -s``, which refuses to replace an existing
+    name) adds a command; ``ln -sf`` there replaces one, which is only warned
+    about (``ln -sf /usr/bin/python3 /usr/bin/python`` in container builds).
+    """
+    if any(dest == d or dest.startswith(d + "/") for d in _TOOL_DIRS):
+        return None
+    if (dest + "/").startswith(_DROP_INS):
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This installs a service's configuration ({dest}). Check it is the service the "
+            "user set up, and test it before a reload (nginx -t).",
+        )
+    if cmd.name == "ln" and dest in _SETTING_FILES:
+        return Hit.destructive(
+            "GATE-OVERWRITE-SYSTEM",
+            P_WARN,
+            cmd,
+            f"This sets the machine's time zone ({dest}). Check it is wanted.",
+        )
+    if cmd.name != "ln" or not any(dest == d or dest.startswith(d + "/") for d in _BIN_DIRS):
+        return False
+    force = any(
+        a in ("--force", "--remove-destination")
+        or (a.startswith("-") and not a.startswith("--") and "f" in a)
+        for a in cmd.args
+    )
+    if not force:
+        return None
+    return Hit.destructive(
+        "GATE-OVERWRITE-SYSTEM",
+        P_WARN,
+        cmd,
+        f"This replaces the command {dest} with a link. Check no system tool relies on "
+        "the old one; `ln -s` without -f only adds a name that is free.",
+    )
+
+
+def _exists(path: str) -> bool:
+    import os
+
+    return os.path.lexists(path)
+
+
+def _backup_name(source: str, dest: str) -> bool:
+    """``dest`` is ``source`` renamed in the same folder with a suffix (``x`` -> ``x.bak``):
+    the install guides' backup step (LazyVim: ``mv ~/.config/nvim{,.bak}``), which keeps
+    every byte where the user will find it."""
+    head, _, name = source.rstrip("/").rpartition("/")
+    dhead, _, dname = dest.rstrip("/").rpartition("/")
+    return bool(name) and head == dhead and dname.startswith(name) and len(dname) > len(name)
 
 
 def rsync(cmd: Cmd, where: Where) -> list[Hit]:
@@ -438,12 +718,18 @@ def sed_inplace(cmd: Cmd, where: Where) -> list[Hit]:
             if hit is not None:
                 hits.append(hit)
         elif place is Place.SYSTEM:
+            ordinary = full.startswith(_PACKAGE_SOURCES) or full in _SETTING_FILES
             hits.append(
                 Hit.destructive(
                     "GATE-OVERWRITE-SYSTEM",
-                    P_BLOCK,
+                    P_WARN if ordinary else P_BLOCK,
                     cmd,
-                    f"This edits the system file {full} in place. Ask the user.",
+                    f"This edits the system file {full} in place. "
+                    + (
+                        "It sets up a package source or the time zone; check it is wanted."
+                        if ordinary
+                        else "Ask the user."
+                    ),
                 )
             )
         elif place is Place.HOME_DOT:
@@ -463,6 +749,10 @@ def dd(cmd: Cmd, where: Where) -> list[Hit]:
     for a in cmd.args:
         if a.startswith("of="):
             place, full = classify(a[3:], where, cmd.cwd)
+            if place is Place.SYSTEM and not full.startswith("/dev/"):
+                # a regular file (curl ... | dd of=/usr/share/keyrings/x.gpg): a write
+                hit = _overwrite(a[3:], cmd, where, append=False)
+                return [hit] if hit is not None else []
             if place in (Place.DEVICE, Place.SYSTEM, Place.ROOT):
                 return [
                     Hit.destructive(
@@ -512,12 +802,27 @@ _READ_ONLY_DISK = frozenset(
 def disk(cmd: Cmd, where: Where) -> list[Hit]:
     """mkfs, wipefs, partitioners and volume destroyers; argument words never disarm them."""
     name = cmd.name
-    if name.startswith(DISK_PREFIXES):
+    if name.startswith(DISK_PREFIXES) or name == "mkswap":
         targets = [a for a in cmd.args if not a.startswith("-")]
         if targets:
-            place, _ = classify(targets[-1], where, cmd.cwd)
+            place, full = classify(targets[-1], where, cmd.cwd)
             if place in (Place.INSIDE, Place.TEMP) and not targets[-1].startswith("/dev/"):
                 return []
+            if (
+                place not in (Place.DEVICE, Place.UNKNOWN, Place.ROOT)
+                and not full.startswith("/dev/")
+                and ("swap" in full.rsplit("/", 1)[-1].lower() or not _exists(full))
+            ):
+                # a regular file (`fallocate -l 4G /swapfile && mkswap /swapfile`): only it
+                return [
+                    Hit.destructive(
+                        "GATE-DISK-FORMAT",
+                        P_WARN,
+                        cmd,
+                        f"This formats the file {full} (a swap file or disk image); what it "
+                        "held is lost. Check it is the file just made for this.",
+                    )
+                ]
         return [
             Hit.destructive(
                 "GATE-DISK-FORMAT",

@@ -11,7 +11,7 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 from __future__ import annotations
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -390,7 +390,22 @@ def _checkout(cmd: Cmd, args: list[str]) -> list[Hit]:
         return []
     if len(words) >= 2:  # <tree-ish> <pathspec>...: the files are overwritten
         return _discard(cmd, "git checkout <ref> <paths>", words[1:])
+    if len(words) == 1 and _names_a_file(cmd.cwd, words[0]):
+        # "git checkout src/app.py": no branch of that name, so git restores the file
+        from agentreflex.gate.rules import worktree
+
+        if not worktree.is_ref(cmd.cwd, words[0]):
+            return _discard(cmd, "git checkout <paths>", words)
     return []
+
+
+def _names_a_file(cwd: str, word: str) -> bool:
+    """Whether ``word`` is an existing file or folder below ``cwd`` (cheap: no git run)."""
+    import os
+
+    if not cwd or has_marker(cwd) or has_marker(word) or word.startswith("-"):
+        return False
+    return os.path.lexists(os.path.join(cwd, word))
 
 
 _SUBMODULE_MODES = frozenset({"checkout", "on-demand"})
@@ -557,6 +572,23 @@ def _branch(cmd: Cmd, args: list[str]) -> list[Hit]:
                 "which refuses to lose commits.",
             )
         ]
+    moving = ("-f" in flags or "--force" in flags) and not (
+        flags & {"-m", "-M", "-c", "-C", "--move", "--copy", "-u", "--set-upstream-to"}
+    )
+    names = [a for a in args if not a.startswith("-")]
+    if moving and len(names) >= 2:
+        # git branch -f main HEAD~3: main's newer commits are left only in the reflog
+        return [
+            Hit(
+                "GATE-GIT-BRANCH-FORCE-MOVE",
+                ASK,
+                1.0,
+                cmd.text,
+                f"git branch -f moves {names[0]} to {names[1]}; commits only on the old "
+                f"{names[0]} are left in the reflog. Create a new branch instead "
+                f"(git branch {names[0]}-new {names[1]}), or ask the user.",
+            )
+        ]
     return []
 
 
@@ -600,6 +632,17 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
     forced = (
         "-f" in flags or "--force" in flags or any(r.startswith("+") or ":+" in r for r in refspecs)
     )
+    targets = [_target_branch(r) for r in refspecs[:]]
+    if forced and targets and all(t in _GENERATED_BRANCHES for t in targets):
+        return [
+            Hit.destructive(
+                "GATE-GIT-FORCE-PUSH",
+                P_WARN,
+                cmd,
+                "This force-pushes a branch of generated output (a published site); "
+                "its old history is replaced, which is how site deploys work.",
+            )
+        ]
     if forced:
         return [
             Hit.destructive(
@@ -629,6 +672,11 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
             )
         ]
     return []
+
+
+# Branches that hold generated output by convention, rebuilt on every deploy and
+# force-pushed by the deploy tools themselves (gh-pages, `mkdocs gh-deploy --force`).
+_GENERATED_BRANCHES = frozenset({"gh-pages"})
 
 
 def _target_branch(refspec: str) -> str:

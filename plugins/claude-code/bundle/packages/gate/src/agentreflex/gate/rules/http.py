@@ -73,7 +73,10 @@ def _graphql_delete(args: list[str]) -> bool:
         if at < 0:
             continue
         field = a[at:].partition("{")[2].lstrip().lower()
-        if field.startswith(_DELETING_MUTATIONS):
+        name = field.split("(", 1)[0].split("{", 1)[0].split()[0] if field.split() else ""
+        # deleteRepository, and the noun-first spelling: Railway's volumeDelete, the
+        # call that deleted PocketOS's production volume (jackmaguire.org, 2026-06-01)
+        if any(verb in name for verb in _DELETING_MUTATIONS):
             return True
     return False
 

@@ -10,16 +10,20 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.lazyre import LazyPattern
-from agentreflex.gate.model import P_BLOCK, P_WARN, Cmd, Hit, positional
+from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker, positional
 from agentreflex.gate.rules.http import http_method
-from agentreflex.gate.rules.programs import DB_CLIS
+from agentreflex.gate.rules.programs import DB_CLIS, SQL_SUBCOMMANDS
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.inert import HOSTING_CLIS
-from agentreflex.gate.shell.paths import Place, Where, classify
+from agentreflex.gate.shell.paths import Place, Where, classify, resolve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentreflex.gate.rules.sql import Statement
 
 _SQL_DESTROY = LazyPattern(
-    r"\b(?:DROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|TRUNCATE\b|"
-    r"FLUSHALL|FLUSHDB|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|"
+    r"(?:\bDROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|\bTRUNCATE\b|"
+    r"\bFLUSHALL|\bFLUSHDB|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|"
     r"\.remove\s*\(\s*\{\s*\}\s*\)|dropCollection)",
     re.IGNORECASE,
 )
@@ -28,79 +32,202 @@ _UPDATE = LazyPattern(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)
 
 
 def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
+    """Statements a database client is given that drop or empty data, graded by scope.
+
+    SQL clients' text is parsed (:mod:`rules.sql`); other stores (mongosh,
+    redis-cli, cqlsh) and SQL the parser rejects are scanned for the keywords.
+    The database named by the command (:mod:`rules.dbscope`) grades the hit:
+    a test database warns, a development one asks, production or unknown blocks.
+    """
     name, args = cmd.name, cmd.args
     if name in ("dropdb", "dropuser"):
-        return [_db(cmd)]
+        return [_db(cmd, "drop", "the database and every table in it", ())]
     if name == "mysqladmin" and any(a in ("drop", "flush-tables") for a in args):
-        return [_db(cmd)]
+        return [_db(cmd, "drop", "the database and every table in it", ())]
     flags = DB_CLIS.get(name)
     if flags is None:
-        return []
-    texts: list[str] = []
+        return _sql_subcommand(cmd, where, written)
+    texts = _statements_given(cmd, where, written, flags)
+    if name == "sqlite3":
+        words = [a for a in args if not a.startswith("-")]
+        if words:
+            place, _ = classify(words[0], where, cmd.cwd)
+            if place is Place.TEMP or words[0] == ":memory:":
+                return []
+    text = "\n".join(texts)
+    from agentreflex.gate.rules import sql
+
+    if name in sql.DIALECTS and sql.needs_parse(text):
+        found = sql.destructive(text, sql.DIALECTS[name])
+        if found is not None:
+            return _graded(cmd, found)
+    if _SQL_DESTROY.search(text) or _DELETE.search(text):
+        lost = {
+            "redis-cli": "every key of the Redis database (FLUSHALL/FLUSHDB)",
+            "mongo": "the collections or database the script drops",
+            "mongosh": "the collections or database the script drops",
+        }.get(name, "the data the statement drops or empties")
+        return [_db(cmd, "drop", lost, ())]
+    if _UPDATE.search(text):
+        return [_update_all(cmd, ())]
+    return []
+
+
+def _sql_subcommand(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
+    """``prisma db execute``, ``wrangler d1 execute --command``, ``turso db shell DB "SQL"``:
+    SQL handed to another tool, judged as Postgres-flavoured SQL (sqlglot reads the common
+    statements of every dialect alike)."""
+    words = positional(cmd.args, ())
+    for key, (text_opts, file_opts) in SQL_SUBCOMMANDS.items():
+        if cmd.name != key[0] or tuple(words[: len(key) - 1]) != key[1:]:
+            continue
+        texts = [v for o in text_opts for v in _values(cmd.args, o)]
+        texts += [
+            _sql_file(v, cmd, where, written) for o in file_opts for v in _values(cmd.args, o)
+        ]
+        if key[0] == "turso":
+            texts.append(" ".join(words[3:]))
+        if cmd.stdin_text is not None:
+            texts.append(cmd.stdin_text)
+        piped = pipes.output_text(cmd.stdin_from, written)
+        if piped:
+            texts.append(piped)
+        text = "\n".join(t for t in texts if t)
+        from agentreflex.gate.rules import sql
+
+        found = sql.destructive(text, "postgres") if sql.needs_parse(text) else []
+        if found is None:
+            found = []
+            if _SQL_DESTROY.search(text) or _DELETE.search(text):
+                return [_db(cmd, "drop", "the data the statement drops or empties", ())]
+        return _graded(cmd, found)
+    return []
+
+
+def _values(args: list[str], option: str) -> list[str]:
+    out = []
+    for i, a in enumerate(args):
+        if a == option and i + 1 < len(args):
+            out.append(args[i + 1])
+        elif a.startswith(option + "="):
+            out.append(a.split("=", 1)[1])
+    return out
+
+
+def _statements_given(
+    cmd: Cmd, where: Where, written: dict[str, str], flags: tuple[str, ...]
+) -> list[str]:
+    """The statement text a client runs: query options, positional SQL, files, stdin."""
+    args, texts = cmd.args, []
     for i, a in enumerate(args):
         if a in flags and i + 1 < len(args):
             texts.append(args[i + 1])
         elif any(a.startswith(f + "=") for f in flags if f.startswith("--")):
             texts.append(a.split("=", 1)[1])
-    if name in ("sqlite3", "duckdb", "redis-cli", "bq"):
-        positional = [a for a in args if not a.startswith("-")]
-        texts.append(" ".join(positional[1:] if name in ("sqlite3", "duckdb") else positional))
-        if name == "sqlite3" and positional:
-            place, _ = classify(positional[0], where, cmd.cwd)
-            if place is Place.TEMP or positional[0] == ":memory:":
-                return []
+    if cmd.name in ("sqlite3", "duckdb", "redis-cli", "bq"):
+        words = [a for a in args if not a.startswith("-")]
+        texts.append(" ".join(words[1:] if cmd.name in ("sqlite3", "duckdb") else words))
+    if cmd.name in ("psql", "cockroach"):
+        for i, a in enumerate(args):
+            if a in ("-f", "--file") and i + 1 < len(args):
+                texts.append(_sql_file(args[i + 1], cmd, where, written))
+            elif a.startswith("--file="):
+                texts.append(_sql_file(a.split("=", 1)[1], cmd, where, written))
     if cmd.stdin_text is not None:
         texts.append(cmd.stdin_text)
     piped = pipes.output_text(cmd.stdin_from, written)
     if piped:
         texts.append(piped)
     for op, target in cmd.redirects:
-        if op == "<" and target in written:
-            texts.append(written[target])
-    sql = "\n".join(texts)
-    if _SQL_DESTROY.search(sql) or _DELETE.search(sql):
-        return [_db(cmd)]
-    if _UPDATE.search(sql):
-        return [
-            Hit.destructive(
-                "GATE-DB-UPDATE-ALL",
-                P_WARN,
-                cmd,
-                "This UPDATE has no WHERE clause and changes every row.",
-            )
-        ]
-    return []
+        if op == "<":
+            texts.append(_sql_file(target, cmd, where, written))
+    return texts
 
 
-def _db(cmd: Cmd) -> Hit:
-    return Hit.destructive(
+_SQL_FILE_MAX = 64 * 1024
+
+
+def _sql_file(path: str, cmd: Cmd, where: Where, written: dict[str, str]) -> str:
+    """A SQL file's text: written earlier in the same command, else read from disk
+    (at most 64 kB; a file that is missing or unreadable gives nothing)."""
+    if path in written:
+        return written[path]
+    if not path or path == "-" or has_marker(path):
+        return ""
+    import os
+
+    full = resolve(path, where, cmd.cwd)
+    if full in written:  # written earlier in the same command (keys are resolved paths)
+        return written[full]
+    if has_marker(full) or "\0" in full:  # a folder only known at run time (a container's)
+        return ""
+    try:
+        if os.path.getsize(full) > _SQL_FILE_MAX:
+            return ""
+        with open(full, encoding="utf-8", errors="replace") as fh:
+            return fh.read(_SQL_FILE_MAX)
+    except (OSError, ValueError):
+        return ""
+
+
+def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
+    drops = [s for s in found if s.kind != "update-all"]
+    if drops:
+        first = drops[0]
+        named = tuple(s.target for s in drops if s.what in ("DATABASE", "SCHEMA"))
+        lost = {
+            "drop": f"the {first.what.lower() or 'object'} {first.target} and all its rows",
+            "truncate": f"every row of {first.target}",
+            "delete-all": f"every row of {first.target} (DELETE without WHERE)",
+        }.get(first.kind, "data")
+        return [_db(cmd, first.kind, lost, named)]
+    return [_update_all(cmd, ())] if found else []
+
+
+def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...]) -> Hit:
+    from agentreflex.gate.rules.dbscope import grade
+
+    severity, scope = grade("high", cmd, named)
+    return Hit(
         "GATE-DB-DESTROY",
-        P_BLOCK,
-        cmd,
-        "This drops or empties database data (DROP/TRUNCATE/DELETE without WHERE/"
-        "FLUSHALL). Take a backup and ask the user, or add a WHERE clause.",
+        DESTRUCTIVE,
+        P_BLOCK if severity == "high" else P_WARN,
+        cmd.text,
+        f"This deletes {lost} ({scope} database). {_BACKUP.get(cmd.name, _BACKUP['psql'])}",
+        severity=severity,
     )
 
 
-def frameworks(cmd: Cmd, where: Where) -> list[Hit]:
-    """Framework tasks that drop databases: rails db:drop, prisma migrate reset..."""
-    words = set(cmd.args)
-    if cmd.name in ("rails", "rake", "bin/rails") and words & {
-        "db:drop",
-        "db:reset",
-        "db:schema:load",
-        "db:purge",
-    }:
-        return [_db(cmd)]
-    if cmd.name in ("prisma",) and "reset" in words:
-        return [_db(cmd)]
-    if cmd.name in ("npx", "bunx") and "prisma" in words and "reset" in words:
-        return [_db(cmd)]
-    if cmd.name in ("python", "python3") and "manage.py" in words and words & {"flush", "reset_db"}:
-        return [_db(cmd)]
-    if cmd.name == "manage.py" and words & {"flush", "reset_db"}:
-        return [_db(cmd)]
-    return []
+_BACKUP = {
+    "psql": "Take a backup first (pg_dump -t TABLE), add a WHERE clause to delete only the "
+    "rows you mean, or ask the user.",
+    "mysql": "Take a backup first (mysqldump DB TABLE), add a WHERE clause to delete only "
+    "the rows you mean, or ask the user.",
+    "sqlite3": "Copy the database file first (sqlite3 DB .dump > backup.sql), add a WHERE "
+    "clause, or ask the user.",
+    "redis-cli": "Save a snapshot first (redis-cli BGSAVE), delete specific keys "
+    "(UNLINK key), or ask the user.",
+    "mongosh": "Dump it first (mongodump --db DB), delete specific documents with a filter, "
+    "or ask the user.",
+    "dropdb": "Dump it first (pg_dump DB > backup.sql), or ask the user.",
+}
+_BACKUP["mariadb"] = _BACKUP["mysql"]
+_BACKUP["mongo"] = _BACKUP["mongosh"]
+
+
+def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:
+    from agentreflex.gate.rules.dbscope import grade
+
+    severity, scope = grade("medium", cmd, named)
+    return Hit(
+        "GATE-DB-UPDATE-ALL",
+        DESTRUCTIVE,
+        P_WARN,
+        cmd.text,
+        f"This UPDATE has no WHERE clause and overwrites a column in every row ({scope} "
+        "database). Add a WHERE clause, or run it in a transaction (BEGIN; ...; check; COMMIT).",
+        severity=severity,
+    )
 
 
 def cloud(cmd: Cmd, where: Where) -> list[Hit]:
@@ -124,7 +251,7 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             or (words[:1] == ["apply"] and "-destroy" in args)
             or (words[:2] in (["state", "rm"], ["workspace", "delete"], ["stack", "rm"]))
         ):
-            return [Hit.destructive("GATE-CLOUD-DESTROY", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-CLOUD-DESTROY", P_BLOCK, cmd, _STACK)]
         return []
     if name in ("kubectl", "oc", "k"):  # kubectl delete, by its scope: packs/cloud.json
         if words[:1] == ["drain"]:
@@ -136,11 +263,11 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     if name == "helm":
         if words[:1] in (["uninstall"], ["delete"], ["del"], ["un"]):
-            return [Hit.destructive("GATE-HELM-UNINSTALL", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-HELM-UNINSTALL", P_BLOCK, cmd, _HELM)]
         return []
     if name == "aws":
         if words[:2] in (["s3", "rb"],) or (words[:2] == ["s3", "rm"] and "--recursive" in args):
-            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
+            return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, _S3)]
         # one object (aws s3 rm without --recursive): graded in packs/cloud.json
         if len(words) >= 2 and re.match(
             r"(delete|terminate|remove|deregister|purge|destroy|"
@@ -176,6 +303,20 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
     return []
 
 
+_STACK = (
+    "This destroys every resource of the stack: its databases, buckets and servers with "
+    "their data. `terraform plan -destroy` (pulumi preview --destroy) shows what would go; "
+    "ask the user to run it."
+)
+_HELM = (
+    "This uninstalls the release: its workloads, services and config go (volumes of its "
+    "StatefulSets may follow). `helm get manifest RELEASE` shows them; ask the user."
+)
+_S3 = (
+    "This deletes the bucket or every object under the prefix. `aws s3 ls --recursive` "
+    "shows them, `--dryrun` rehearses it; keep versioning on, and ask the user."
+)
+
 _VALUED_GLOBALS = frozenset(
     {
         "-n",
@@ -200,59 +341,138 @@ _VALUED_GLOBALS = frozenset(
 
 
 def docker(cmd: Cmd, where: Where) -> list[Hit]:
+    """Container commands that delete volumes, the place containers keep their data.
+
+    ``compose down -v`` is the command behind many lost databases
+    (owncloud/client#7358, twentyhq/twenty#3403); volumes are graded medium
+    (the user decides) when named or limited to one project, high when every
+    volume on the machine goes.
+    """
     name, args = cmd.name, cmd.args
     if name not in ("docker", "podman", "docker-compose", "nerdctl"):
         return []
     words = [a for a in args if not a.startswith("-")]
     flags = set(args)
-    if words[:2] == ["system", "prune"] and (flags & {"-a", "--all", "--volumes", "-af", "-fa"}):
-        if any(a.startswith("--filter") for a in args) and "--volumes" not in flags:
+    every = bool(flags & {"-a", "--all", "-af", "-fa"})
+    filtered = any(a.startswith("--filter") for a in args)
+    if words[:2] == ["system", "prune"] and (every or "--volumes" in flags):
+        if filtered and "--volumes" not in flags:
             return []
         return [
-            Hit.destructive(
-                "GATE-DOCKER-PRUNE",
-                P_BLOCK,
+            _volumes(
                 cmd,
-                "docker system prune -a/--volumes deletes every unused image and volume, "
-                "including data. Prune with --filter, or remove specific objects.",
+                "high",
+                "every unused image and volume on the machine, database data included",
+                "docker system prune --filter until=24h "
+                "(keeps volumes), or remove specific objects",
+            )
+        ]
+    if name == "podman" and words[:2] == ["system", "reset"]:
+        return [
+            _volumes(
+                cmd,
+                "high",
+                "every container, image and volume podman stores",
+                "podman system prune (keeps volumes)",
             )
         ]
     if words[:2] == ["volume", "prune"]:
-        every = bool(flags & {"-a", "--all", "-af", "-fa"})
-        if every and not any(a.startswith("--filter") for a in args):
+        if every and not filtered:
             return [
-                Hit.destructive(
-                    "GATE-DOCKER-PRUNE",
-                    P_BLOCK,
+                _volumes(
                     cmd,
-                    "docker volume prune -a deletes every unused volume on the machine, "
-                    "named ones included, with their data. Remove specific volumes, or "
-                    "prune with --filter.",
+                    "high",
+                    "every unused volume on the machine, named ones included, with their data",
+                    "docker volume rm NAME for the volumes you mean, after docker volume ls",
                 )
             ]
         return [
-            Hit.destructive(
-                "GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data."
+            _volumes(
+                cmd,
+                "medium",
+                "the unused anonymous volumes and their data",
+                "docker volume ls -f dangling=true first",
             )
         ]
     if words[:2] in (["volume", "rm"], ["volume", "remove"]):
         return [
-            Hit.destructive(
-                "GATE-DOCKER-PRUNE", P_WARN, cmd, "This deletes docker volumes and their data."
+            _volumes(
+                cmd,
+                "medium",
+                "the named volumes and the data in them",
+                'back the volume up first: docker run --rm -v NAME:/v -v "$PWD":/b '
+                "alpine tar czf /b/NAME.tgz -C /v .",
             )
         ]
-    if (
-        (name == "docker-compose" and words[:1] == ["down"]) or words[:2] == ["compose", "down"]
-    ) and (flags & {"-v", "--volumes"}):
+    compose = (name == "docker-compose" and words[:1]) or (
+        words[:1] == ["compose"] and _compose_verb(args)
+    )
+    volumes = any(
+        a == "--volumes"
+        or (a.startswith("--volumes=") and a != "--volumes=false")
+        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and "v" in a[1:])
+        for a in args
+    )
+    if (words[:1] == ["rm"] or words[:2] == ["container", "rm"]) and volumes and not compose:
         return [
-            Hit.destructive(
-                "GATE-DOCKER-PRUNE",
-                P_WARN,
+            _volumes(
                 cmd,
-                "compose down -v deletes the project's volumes (database data).",
+                "medium",
+                "the containers' anonymous volumes and their data",
+                "docker rm without -v removes the containers and keeps the volumes",
+            )
+        ]
+    if compose and compose[0] in ("down", "rm") and volumes:
+        return [
+            _volumes(
+                cmd,
+                "medium",
+                "the project's volumes: its database and uploads",
+                "docker compose down (without -v) stops the project and keeps "
+                "its volumes; docker compose stop only stops it",
             )
         ]
     return []
+
+
+def _compose_verb(args: list[str]) -> list[str]:
+    """The words after ``compose``, skipping compose's own options with values."""
+    valued = {
+        "-f",
+        "--file",
+        "-p",
+        "--project-name",
+        "--profile",
+        "--env-file",
+        "--project-directory",
+        "--ansi",
+        "--progress",
+        "--parallel",
+    }
+    out: list[str] = []
+    seen = False
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in valued:
+            skip = True
+        elif not a.startswith("-"):
+            if seen:
+                out.append(a)
+            seen = seen or a == "compose"
+    return out
+
+
+def _volumes(cmd: Cmd, severity: str, lost: str, instead: str) -> Hit:
+    return Hit(
+        "GATE-DOCKER-PRUNE",
+        DESTRUCTIVE,
+        P_BLOCK if severity == "high" else P_WARN,
+        cmd.text,
+        f"This deletes {lost}; a deleted volume cannot be recovered. Instead: {instead}.",
+        severity=severity,
+    )
 
 
 _RELEASES: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -330,6 +550,19 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
             )
         ]
     if words[:1] == ["api"] and http_method(args) == "DELETE":
+        endpoint = positional(args, _GH_API_VALUED)[1:2]
+        if endpoint and _GH_SMALL.search(endpoint[0]) and "/git/" not in endpoint[0]:
+            return [
+                Hit(
+                    "GATE-GH-DELETE",
+                    DESTRUCTIVE,
+                    P_WARN,
+                    cmd.text,
+                    "gh api -X DELETE removes a label, reaction, comment, assignee, cache or "
+                    "artifact: small and re-creatable, so it only warns.",
+                    severity="low",
+                )
+            ]
         return [
             Hit.destructive(
                 "GATE-GH-DELETE",
@@ -340,6 +573,38 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
             )
         ]
     return []
+
+
+# GitHub resources whose deletion is small and re-creatable: what CI and triage
+# scripts remove every day (labels, reactions, comments, review requests,
+# Actions caches and artifacts, a run's logs).
+_GH_SMALL = LazyPattern(
+    r"/(?:labels|reactions|comments|assignees|requested_reviewers|subscription|"
+    r"caches|artifacts|logs|notifications/threads)(?:/[^/]*)?/?(?:\?.*)?$"
+)
+
+
+_GH_API_VALUED = frozenset(
+    {
+        "-X",
+        "--method",
+        "-R",
+        "--repo",
+        "-H",
+        "--header",
+        "-f",
+        "-F",
+        "--field",
+        "--raw-field",
+        "-q",
+        "--jq",
+        "-t",
+        "--template",
+        "--input",
+        "--hostname",
+        "--cache",
+    }
+)
 
 
 def kv_store(cmd: Cmd, where: Where) -> list[Hit]:

@@ -9,6 +9,7 @@ is parsed.
 
 from __future__ import annotations
 
+from agentreflex.core.lazyre import LazyPattern
 from agentreflex.core.redact import find_secrets as _core_find
 from agentreflex.core.redact import redact
 
@@ -34,11 +35,29 @@ def find_secrets(text: str, command: bool = False) -> list[str]:
 
 
 _GENERIC = frozenset({"password-flag", "secret-assignment"})
+_VARIABLE = LazyPattern(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+# Rules that find a password by where it is typed: a development default there is no secret.
+_PASSWORD_RULES = frozenset({"mysql-inline-password", "url-credentials", "cli-password-arg"})
+# The development defaults of database images and docs, typed in every README
+# and CI service block (``docker run -e POSTGRES_PASSWORD=postgres``, the
+# postgres image's own ``mysecretpassword``, ``MYSQL_ROOT_PASSWORD=root``):
+# they protect a throwaway container and are public, so they are not secrets.
+_DEV_DEFAULT = LazyPattern(
+    r"(?i)(?:postgres|postgresql|password|passw0rd|secret|mysecretpassword|rootpass(?:word)?|"
+    r"root|admin|test|testing|tests|testpass(?:word)?|dev|development|local|localdev|"
+    r"guest|default|pass|changeme|mysql|mariadb|mongo|redis|keycloak|sonar|minio|"
+    r"minioadmin|minio123|rabbitmq|user|app|example)[_-]?(?:\d{1,4}|pass(?:word)?)?!?"
+)
 _ID_FLAG_ENDS = ("-id", "_id", "-arn", "-name", "-ids", "-path")
 
 
 def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     """A generic match that is an identifier, a placeholder or an ARN, not a secret."""
+    matched = text[start:end].strip("'\"")
+    if matched.startswith(("${{", "{{")) or _VARIABLE.match(matched):
+        return True  # a CI or Jinja template (${{ secrets.TOKEN }}) or $VAR: the value is elsewhere
+    if rule in _PASSWORD_RULES and _DEV_DEFAULT.fullmatch(text[start:end].strip("'\"")):
+        return True  # mysql -proot, postgres://postgres:postgres@localhost/app
     if rule not in _GENERIC:
         return False
     value = text[start:end].strip("'\"")
@@ -47,10 +66,21 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     before = text[:word_start].rstrip(" =").rsplit(" ", 1)[-1].strip("'\"")
     if "arn:" in token or value.endswith((".example", "example")) or value.startswith("example"):
         return True
+    if _DEV_DEFAULT.fullmatch(value) or _elided(value):
+        return True
     if before.startswith("-") and before.lower().endswith(_ID_FLAG_ENDS):
         return True
     head = text[: text.rfind(" ", 0, start) + 1].split()
     return before == "--api-key" and bool(head) and head[0].rsplit("/", 1)[-1] == "aws"
+
+
+def _elided(value: str) -> bool:
+    """A documentation placeholder: ``sk-...``, ``ghp_xxxx``, ``sk-***`` (a prefix, then dots,
+    x's or stars), as README blocks write a key the reader must fill in."""
+    if "..." in value or "\u2026" in value:
+        return True
+    tail = value.rsplit("-", 1)[-1].rsplit("_", 1)[-1]
+    return len(tail) >= 3 and set(tail.lower()) <= set("x*.")
 
 
 def redacted_excerpt(text: str, limit: int) -> str:

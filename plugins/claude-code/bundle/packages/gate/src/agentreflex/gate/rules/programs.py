@@ -50,8 +50,50 @@ DB_CLIS: dict[str, tuple[str, ...]] = {
     "snowsql": ("-q", "--query"),
     "bq": (),
 }
+# Subcommands of other tools that run SQL they are given: (program, subcommand words) ->
+# the options that carry SQL text (``--command``) or a SQL file (``--file``); stdin counts too.
+SQL_SUBCOMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {
+    ("prisma", "db", "execute"): ((), ("--file",)),
+    ("wrangler", "d1", "execute"): (("--command",), ("--file",)),
+    ("turso", "db", "shell"): ((), ()),
+    ("supabase", "db", "query"): ((), ("--file", "-f")),
+}
 # Every command the database rule can fire on.
-DATABASE_TOOLS = frozenset({"dropdb", "dropuser", "mysqladmin", *DB_CLIS})
+DATABASE_TOOLS = frozenset(
+    {"dropdb", "dropuser", "mysqladmin", *DB_CLIS, *(k[0] for k in SQL_SUBCOMMANDS)}
+)
+
+# Where secrets can leave (``rules/exfil.py``): network clients, encoders, clipboards.
+SINKS = frozenset(
+    {
+        "curl",
+        "wget",
+        "http",
+        "https",
+        "xh",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "base64",
+        "base32",
+        "basenc",
+        "xxd",
+        "od",
+        "hexdump",
+        "uuencode",
+        "openssl",
+        "pbcopy",
+        "xclip",
+        "xsel",
+        "wl-copy",
+        "clip",
+        "clip.exe",
+        "dig",
+        "nslookup",
+        "host",
+    }
+)
 
 # Command names whose command lines the gate blocks or asks about: handed to a program
 # the gate does not know (``tool git reset --hard``), they are judged (:mod:`derived`).

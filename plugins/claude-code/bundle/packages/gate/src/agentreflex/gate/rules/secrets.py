@@ -319,9 +319,19 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
     return []
 
 
+def secret_named(text: str) -> bool:
+    """Whether ``text`` names a credential (``API_KEY``, ``token``, ``password``...)."""
+    return bool(_SECRET_VAR.search(text))
+
+
 def _data_vars(cmd: Cmd) -> list[str]:
     """Secret-named variables used outside header arguments."""
     secret = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
+    if not secret:
+        return []
+    from agentreflex.gate.rules.exfil import sent_to_own_service
+
+    secret = [v for v in secret if not sent_to_own_service(cmd, v)]
     if not secret:
         return []
     args = cmd.args

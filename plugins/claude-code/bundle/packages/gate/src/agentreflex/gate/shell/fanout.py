@@ -8,7 +8,7 @@ bounded, so ``find / -delete`` or ``ls | xargs rm -rf`` is judged as the
 
 from __future__ import annotations
 
-from agentreflex.gate.model import DATA, DESCENDANT, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import CACHE_ENTRY, DATA, DESCENDANT, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.paths import Where, resolve
 from agentreflex.gate.shell.walkstate import WalkerBase
@@ -375,8 +375,102 @@ def _split_items(text: str, lines: bool) -> list[str]:
     return text.split()[:8]
 
 
+# Names a ``find`` may select for deletion anywhere: caches and editor litter that
+# the tools rebuild (``find . -name __pycache__ | xargs rm -rf`` in Makefiles'
+# ``clean`` targets, ``find /usr/local -name '*.pyc' -delete`` in Dockerfiles).
+_CACHE_NAMES = frozenset(
+    {
+        "__pycache__",
+        "*.pyc",
+        "*.pyo",
+        "*.py[co]",
+        "*.py[cod]",
+        "*.pyd",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".DS_Store",
+        "._*",
+        "Thumbs.db",
+        ".cache",
+        ".eslintcache",
+        ".parcel-cache",
+        ".turbo",
+    }
+)
+_NAME_TESTS = frozenset({"-name", "-iname"})
+# expression words that neither select by name nor widen the selection
+_NEUTRAL = frozenset(
+    {"-a", "-and", "-prune", "-print", "-print0", "-depth", "-xdev", "-mount", "-delete"}
+)
+
+
+def only_caches(exprs: list[str]) -> bool:
+    """Whether a find expression selects nothing but ``_CACHE_NAMES`` by name, so deleting
+    what it yields loses no data.
+
+    Every alternative (``-o``, at any nesting) must hold a cache name test: in
+    ``-name __pycache__ -o -delete`` the second alternative deletes everything
+    else.  Negation, ``,`` and any test the table does not know make it false.
+    """
+    words: list[str] = []
+    k = 0
+    while k < len(exprs):  # each -exec ... ; block is one action, like -delete
+        a = exprs[k]
+        if a in ("-exec", "-execdir", "-ok", "-okdir"):
+            while k < len(exprs) and exprs[k] not in (";", "+", "\\;"):
+                k += 1
+            words.append("-delete")
+        else:
+            words.append(_PAREN.get(a, a))
+        k += 1
+    ok, _ = _alternatives(words, 0)
+    return ok
+
+
+_PAREN = {"\\(": "(", "\\)": ")"}
+
+
+def _alternatives(words: list[str], k: int) -> tuple[bool, int]:
+    """Parse ``words[k:]`` up to a closing paren: True when every ``-o`` alternative
+    holds a cache name test; returns the index after the group."""
+    named = False
+    all_named = True
+    while k < len(words):
+        a = words[k]
+        if a == ")":
+            return all_named and named, k + 1
+        if a in ("-o", "-or"):
+            all_named = all_named and named
+            named = False
+            k += 1
+            continue
+        if a == "(":
+            inner, k = _alternatives(words, k + 1)
+            named = named or inner
+            continue
+        if a in _NAME_TESTS and k + 1 < len(words):
+            if words[k + 1] not in _CACHE_NAMES:
+                return False, len(words)
+            named = True
+            k += 2
+            continue
+        if a in ("-maxdepth", "-mindepth", "-type") and k + 1 < len(words):
+            k += 2
+            continue
+        if a not in _NEUTRAL:
+            return False, len(words)
+        k += 1
+    return all_named and named, k
+
+
 def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:
-    """``find`` roots as the items it yields, and its expression words."""
+    """``find`` roots as the items it yields, and its expression words.
+
+    A walk that selects only caches by name yields ``root/<descendant><cache>``
+    items, which :func:`paths.classify` counts as a cache.
+    """
     roots: list[str] = []
     k = 0
     args = cmd.args
@@ -386,6 +480,7 @@ def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:
         roots.append(args[k])
         k += 1
     exprs = args[k:]
+    cached = only_caches(exprs)
     filtered = any(e in _FIND_FILTERS for e in exprs)
     shallow = "-maxdepth" in exprs and exprs[exprs.index("-maxdepth") + 1 :][:1] == ["0"]
     roots = [
@@ -396,6 +491,8 @@ def _find_items(cmd: Cmd) -> tuple[list[str], list[str]]:
     for r in roots[:4]:
         if shallow:
             items.append(r)
+        elif cached:
+            items.append(r.rstrip("/") + "/" + CACHE_ENTRY)
         elif filtered:
             items.append(r.rstrip("/") + "/" + DESCENDANT)
         else:

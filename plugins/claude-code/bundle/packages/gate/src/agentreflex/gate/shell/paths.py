@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 
 from agentreflex.core.record import record
-from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN, has_marker
+from agentreflex.gate.model import CACHE_ENTRY, DESCENDANT, REMOTE, UNKNOWN, has_marker
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,7 +119,45 @@ _HOME_CACHES = (
     ".nuget/packages",
     ".ivy2/cache",
     ".pyenv/cache",
+    "Library/Caches",  # macOS's per-user caches
+    ".composer/cache",
+    ".cache",
 )
+
+
+# System folders that only hold what a package manager downloads again: apt's
+# package lists (``apt-get update`` rebuilds them), the package caches of apt,
+# apk, yum, dnf, zypper and pacman, and every user's ``~/.cache``.  Deleting
+# them is the closing line of most Dockerfile ``RUN`` steps (``apt-get clean &&
+# rm -rf /var/lib/apt/lists/*``, docker-library/python's Dockerfiles), not data
+# loss (issue 30).
+_SYSTEM_CACHES = (
+    "/var/lib/apt/lists",
+    "/var/cache/apt",
+    "/var/cache/apk",
+    "/var/cache/yum",
+    "/var/cache/dnf",
+    "/var/cache/zypp",
+    "/var/cache/pacman/pkg",
+    "/var/cache/debconf/templates.dat-old",
+    "/root/.cache",
+    "/root/.npm/_cacache",
+    "/root/.npm/_logs",
+    "/usr/local/share/.cache",
+)
+
+
+def _system_cache(full: str) -> bool:
+    """A package manager's download cache outside any home (see ``_SYSTEM_CACHES``)."""
+    if any(_under(full, c) for c in _SYSTEM_CACHES):
+        return True
+    parts = full.split("/")
+    # /home/<user>/.cache and the other per-user caches of ``_HOME_CACHES``
+    return (
+        len(parts) > 3
+        and parts[1] == "home"
+        and any(_under("/".join(parts[3:]), c) for c in _HOME_CACHES)
+    )
 
 
 @record(frozen=True)
@@ -181,6 +219,8 @@ def classify(path: str, where: Where, cwd: str | None = None) -> tuple[Place, st
     """
     if path[:1] in (UNKNOWN, REMOTE):
         return Place.UNKNOWN, path
+    if path.endswith(CACHE_ENTRY):
+        return Place.CACHE, resolve(path[: -len(CACHE_ENTRY)] or "/", where, cwd)
     base, everything = glob_base(path)
     descendant = DESCENDANT in path or (base != path and not everything)
     full = resolve(base, where, cwd)
@@ -229,7 +269,7 @@ def _place(full: str, where: Where) -> Place:
     if (where.tmpdir and _under(full, where.tmpdir)) or any(_under(full, t) for t in _TEMP):
         return Place.TEMP
     if any(_under(full, s) for s in _SYSTEM):
-        return Place.SYSTEM
+        return Place.CACHE if _system_cache(full) else Place.SYSTEM
     return Place.OUTSIDE
 
 

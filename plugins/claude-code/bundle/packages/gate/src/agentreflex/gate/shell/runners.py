@@ -251,6 +251,8 @@ class RunnersMixin(WalkerBase):
         if expansion.startswith("!"):
             script = " ".join([expansion[1:], *(quote(a) for a in rest)])
             self._shell_string(script, [], cmd, depth, "git alias")
+        if sub == "submodule":
+            self._submodule_foreach(rest, cmd, depth)
         remote = rules_git.contacts_remote(sub, rest)
         for key, program in rules_git.programs(cmd.args, env, sub, rest):
             if program.startswith("!"):
@@ -268,6 +270,25 @@ class RunnersMixin(WalkerBase):
                 f"({problem}); a setting there can run any program. Pass settings with "
                 "git -c KEY=VALUE instead.",
             )
+
+    def _submodule_foreach(self, rest: list[str], cmd: Cmd, depth: int) -> None:
+        """``git submodule [--quiet] foreach [--recursive] CMD``: CMD runs in every submodule.
+
+        git hands one word to ``sh -c`` and several words to the shell as a command
+        line (builtin/submodule--helper.c), so the body is judged as shell either way
+        (issue 30: ``git submodule foreach 'git reset --hard'`` discards the work of
+        every submodule).
+        """
+        words = [w for w in rest if w not in ("-q", "--quiet")]
+        if words[:1] != ["foreach"]:
+            return
+        body = [w for w in words[1:] if w != "--recursive"]
+        if body[:1] == ["--"]:
+            body = body[1:]
+        if not body:
+            return
+        script = body[0] if len(body) == 1 else " ".join(quote(a) for a in body)
+        self._shell_string(script, [], cmd, depth, "git submodule foreach")
 
     def _hidden_program(self, program: str, cmd: Cmd, setting: str) -> bool:
         """A program a setting runs (git's ssh command, a shell's startup file):
@@ -401,7 +422,21 @@ class RunnersMixin(WalkerBase):
         else:
             self._code(text, cmd, depth, lang)
 
-    def _rce(self, cmd: Cmd) -> None:
+    def _rce(self, cmd: Cmd, downloaded: str = "") -> None:
+        from agentreflex.gate.shell.installers import vendor_installer
+
+        url = vendor_installer(cmd, downloaded)
+        if url:
+            self._hit(
+                "GATE-RCE-DOWNLOAD",
+                DESTRUCTIVE,
+                P_WARN,
+                cmd.text,
+                f"This runs the vendor's install script {url} unread. It is the documented "
+                "install line; to review it first, download it with curl -o install.sh and "
+                "read it.",
+            )
+            return
         self._hit(
             "GATE-RCE-DOWNLOAD",
             DESTRUCTIVE,
@@ -428,7 +463,7 @@ class RunnersMixin(WalkerBase):
                 self._script_on_disk(path, cmd, depth)
             return
         if REMOTE in content:
-            self._rce(cmd)
+            self._rce(cmd, content)
         elif not has_marker(content):
             self._judge_script(content, cmd, depth, via)
 

@@ -40,7 +40,14 @@ from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
 from agentreflex.gate.shell.runners import RunnersMixin
-from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, ParseBudgetExceeded, ShellState
+from agentreflex.gate.shell.walkstate import (
+    BAD_SUBSTITUTION,
+    MAX_DEPTH,
+    STATEMENTS,
+    BadSubstitution,
+    ParseBudgetExceeded,
+    ShellState,
+)
 from agentreflex.gate.shell.words import WordsMixin, quote
 from agentreflex.gate.shell.wrappers import peel
 
@@ -149,6 +156,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return
         if "\\\n" in source:
             source = _CONTINUATION.sub(_join_lines, source)
+        if "${{" in source:  # a ${{ template }}: bash stops at it ("bad substitution")
+            source = _TEMPLATE.sub("${" + BAD_SUBSTITUTION + "}", source)
         if "$" in source:
             # tree-sitter-bash mis-splits some "$NAME" spellings ("rm$IFS-rf$IFS/");
             # "${NAME}" means the same to bash and parses reliably.
@@ -174,7 +183,20 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def stmt(
         self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
     ) -> Cmd | None:
-        """Walk one statement node; return the command it ran (for pipes)."""
+        """Walk one statement node; return the command it ran (for pipes).
+
+        A statement holding a ``${{ template }}`` does not run: bash cannot expand it.
+        bash then stops the whole script, but another shell (zsh) may go on, so the
+        statements after it are still judged.
+        """
+        try:
+            return self._stmt(node, depth, stdin_from, via)
+        except BadSubstitution:
+            return None
+
+    def _stmt(
+        self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
+    ) -> Cmd | None:
         self._tick()
         t = node.type
         if t == "command":
@@ -274,6 +296,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             cmd = self.pipeline(kids, depth, stdin_from, via)
             if cmd is not None:
                 cmd.redirects.extend(redirects)
+        elif body is not None and body.type == "list" and not stdin_text:
+            # tree-sitter hangs `a && echo x > f` on the whole list; bash binds the
+            # redirect to the list's last command (an echo redirected prints nothing)
+            seen = len(self.cmds)
+            self.stmt(body, depth, stdin_from, via)
+            last = next((c for c in reversed(self.cmds[seen:]) if c.via == via), None)
+            if last is not None:
+                last.redirects.extend(redirects)
+                cmd = last
+            else:
+                cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
+                self.cmds.append(cmd)
         else:
             if body is not None:
                 self.stmt(body, depth, stdin_from, via)
@@ -619,6 +653,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(original, self.where, cmd.cwd), cmd, depth)
         elif name in ("rimraf", "del-cli", "trash-empty"):
             self.execute(["rm", "-rf", *cmd.args], cmd.text, depth + 1, via=name)
+        elif name == "shx" and cmd.args[:1] in (["rm"], ["mv"], ["cp"], ["chmod"]):
+            # package.json scripts' portable shell: `shx rm -rf lib` is rm -rf lib
+            self.execute(cmd.args, cmd.text, depth + 1, via=name)
         else:
             self._derived(cmd, depth)
 
@@ -671,10 +708,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             targets.append(words[-1])
             content = source if len(words) == 2 and source is not None else UNKNOWN
         if cmd.name in ("curl", "wget"):
+            urls = [a for a in cmd.args if a.startswith(("https://", "http://"))]
             for k, a in enumerate(cmd.args[:-1]):
                 if a in ("-o", "--output", "-O", "--output-document"):
                     targets.append(cmd.args[k + 1])
-                    content = REMOTE
+                    # the download, and where from (a vendor's installer only warns)
+                    content = REMOTE + (urls[0] if len(urls) == 1 else "")
         for t in targets:
             if not has_marker(t):
                 self.state.written[resolve(t, self.where, cmd.cwd)] = (
@@ -682,6 +721,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 )
 
 
+# ``${{ expr }}``: a CI or Jinja template left in a command (GitHub Actions'
+# ``${{ secrets.TOKEN }}``); bash cannot expand it.
+_TEMPLATE = LazyPattern(r"\$\{\{[^\n]*?\}\}")
 # The time keyword's own end of options (unquoted): `time -- f` calls the function f.
 _TIME_DASHDASH = LazyPattern(r"(?:^|[\s;&|(])time\s+(?:-p\s+)?--\s")
 # `export -f f`, `declare -fx f`, `typeset -f`: functions handed to child shells.

@@ -57,6 +57,16 @@ class ParseBudgetExceeded(Exception):
     """The walk ran out of time or size budget; the caller fails closed."""
 
 
+# What a ``${{ expr }}`` template (GitHub Actions, Jinja) becomes before the walk: bash
+# answers "bad substitution" when it expands one, and a non-interactive shell stops
+# there, running neither that command nor anything after it.
+BAD_SUBSTITUTION = "__agentreflex_bad_substitution__"
+
+
+class BadSubstitution(Exception):
+    """A word bash cannot expand (``${{ secrets.X }}``): the script stops here."""
+
+
 @record
 class ShellState:
     """What the shell knows as it runs: variables, cwd, aliases, functions, files."""

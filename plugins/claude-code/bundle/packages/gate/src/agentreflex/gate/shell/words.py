@@ -16,7 +16,13 @@ from agentreflex.core.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import braces, pipes
 from agentreflex.gate.shell.parser import node_text
-from agentreflex.gate.shell.walkstate import MAX_DEPTH, STATEMENTS, WalkerBase
+from agentreflex.gate.shell.walkstate import (
+    BAD_SUBSTITUTION,
+    MAX_DEPTH,
+    STATEMENTS,
+    BadSubstitution,
+    WalkerBase,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -124,6 +130,10 @@ def _setup_snippet(last: Cmd, ran: list[Cmd]) -> bool:
     )
 
 
+# A make-style variable name: capitals, digits and underscores (BUILD_DIR, MAKE, CC).
+_MAKE_VARIABLE = LazyPattern(r"[A-Z][A-Z0-9_]*")
+
+
 class WordsMixin(WalkerBase):
     """Expands word nodes; runs the substitutions inside them."""
 
@@ -160,7 +170,35 @@ class WordsMixin(WalkerBase):
             return "/tmp/" + UNKNOWN
         if _setup_snippet(last, ran):
             return SETUP
+        if len(ran) == 1 and not last.args:
+            kind = self._make_variable(node, last.name)
+            if kind == "empty":
+                # $(BUILD_DIR): a make variable pasted into a shell runs a program called
+                # BUILD_DIR, which no system has; bash substitutes the empty string (so
+                # `rm -rf $(BUILD_DIR)` deletes nothing, and `rm -rf $(BUILD_DIR)/*` is /*)
+                return ""
+            if kind == "program":
+                # $(MAKE), $(PYTHON): a Makefile recipe's tool variable, read as the tool
+                # it names (the recipe's meaning; judged as that program runs)
+                return last.name
         return UNKNOWN
+
+    def _make_variable(self, node: Any, name: str) -> str:
+        """What ``$(NAME)`` in capitals is: ``empty`` when it names no program the gate
+        knows (no system has a BUILD_DIR program), ``program`` when it names one
+        (``$(MAKE)``: make, as the recipe means), ``""`` otherwise (too short, or an alias
+        or function of this command)."""
+        text = node_text(node)
+        raw = text[2:-1] if text.startswith("$(") and text.endswith(")") else ""
+        if not _MAKE_VARIABLE.fullmatch(raw) or len(raw) < 2:
+            return ""
+        if name in self.state.aliases or name in self._bodies or raw in self._bodies:
+            return ""
+        from agentreflex.gate.analyze import known_program
+
+        if known_program(name):
+            return "program"
+        return "empty" if "_" in raw or len(raw) >= 3 else ""
 
     def expand(self, node: Any, depth: int, split: bool) -> list[str]:
         """Expand one word node into the fields bash would pass."""
@@ -254,6 +292,8 @@ class WordsMixin(WalkerBase):
         )
 
     def _lookup(self, name: str) -> str:
+        if name == BAD_SUBSTITUTION:
+            raise BadSubstitution(name)
         self._vars_used.append(name)
         if name == "PWD":
             return self.state.cwd
@@ -285,6 +325,8 @@ class WordsMixin(WalkerBase):
         if not names:
             return UNKNOWN
         name = node_text(names[0])
+        if name == BAD_SUBSTITUTION:
+            raise BadSubstitution(name)
         if "#" in ops[:1] or "!" in ops[:1]:
             self._vars_used.append(name)
             return UNKNOWN

@@ -98,6 +98,10 @@ export const AgentReflex = async (input) => {
     work.finally(() => inFlight.delete(work));
   };
 
+  /** the agent's own command per call id, while the contained one runs */
+  /** @type {Map<string, string>} */
+  const original = new Map();
+
   return {
     "tool.execute.before": async (/** @type {any} */ call, /** @type {any} */ output) => {
       const id = String(call?.sessionID ?? "");
@@ -107,6 +111,11 @@ export const AgentReflex = async (input) => {
         true,
       );
       if (reply.block) throw new Error(reply.reason);
+      if (reply.command && output?.args && typeof output.args.command === "string") {
+        // run it inside the guard's boundary; the reflexes still see what the agent wrote
+        original.set(String(call?.callID ?? ""), output.args.command);
+        output.args.command = reply.command;
+      }
       keepContext(id, reply);
     },
 
@@ -115,9 +124,12 @@ export const AgentReflex = async (input) => {
       const meta = output?.metadata ?? {};
       const exit = typeof meta.exit === "number" ? meta.exit : meta.exitCode;
       const result = { output: typeof output?.output === "string" ? output.output : "", exit_code: exit };
+      const callId = String(call?.callID ?? "");
+      const args = original.has(callId) ? { ...(call?.args ?? {}), command: original.get(callId) } : call?.args ?? {};
+      original.delete(callId);
       const reply = await agentreflex.send(
         "tool.execute.after",
-        { session_id: id, cwd, tool: call?.tool, call_id: call?.callID, args: call?.args ?? {}, result, ...modelFields(id) },
+        { session_id: id, cwd, tool: call?.tool, call_id: call?.callID, args, result, ...modelFields(id) },
         false,
       );
       keepContext(id, reply);

@@ -84,6 +84,10 @@ export default function agentreflex(pi) {
     return { message: { customType: "agentreflex", content: reply.context, display: false } };
   });
 
+  /** the agent's own command per tool call id, while the contained one runs */
+  /** @type {Map<string, string>} */
+  const original = new Map();
+
   pi.on("tool_call", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
     const reply = await send(
       "tool_call",
@@ -92,6 +96,13 @@ export default function agentreflex(pi) {
     );
     if (reply.block) return { block: true, reason: reply.reason };
     if (reply.context) pending.push(reply.context);
+    if (reply.command && event?.input && typeof event.input.command === "string") {
+      // run it inside the guard's boundary: pi runs the input object it passed us
+      // (omp also takes `input` from the result); the reflexes still see the agent's own command
+      original.set(String(event?.toolCallId ?? ""), event.input.command);
+      event.input.command = reply.command;
+      return { input: event.input };
+    }
     return undefined;
   });
 
@@ -100,9 +111,12 @@ export default function agentreflex(pi) {
     const output = content.filter((c) => c?.type === "text").map((c) => String(c.text ?? "")).join("\n");
     const exit = event?.details?.exitCode;
     const result = { output, is_error: event?.isError === true, exit_code: typeof exit === "number" ? exit : undefined };
+    const callId = String(event?.toolCallId ?? "");
+    const args = original.has(callId) ? { ...(event?.input ?? {}), command: original.get(callId) } : event?.input ?? {};
+    original.delete(callId);
     const reply = await send(
       "tool_result",
-      { ...base(ctx), tool: event?.toolName, call_id: event?.toolCallId, args: event?.input ?? {}, result },
+      { ...base(ctx), tool: event?.toolName, call_id: event?.toolCallId, args, result },
       false,
     );
     if (reply.context) pending.push(reply.context);

@@ -4,7 +4,8 @@
 // start-up per tool call), else to `agentreflex hook HOST EVENT` as a child process
 // started from absolute paths written by `agentreflex install` (never a shell).  The
 // request is the shim payload documented in agentreflex/core/hosts/jsshim.py; the
-// answer is one JSON object: {}, {block, reason} or {context}.
+// answer is one JSON object: {}, {block, reason}, {context} and/or {command}
+// (the shell command contained in the guard's bubblewrap boundary, issue #28).
 //
 // When agentreflex cannot be reached or answers nonsense, a proposed tool call is
 // refused with a reason the model sees (a safety floor that cannot run must not let
@@ -19,7 +20,7 @@ import { createConnection } from "node:net";
 import { dirname, join, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** @typedef {{block?: boolean, reason?: string, context?: string}} Reply */
+/** @typedef {{block?: boolean, reason?: string, context?: string, command?: string}} Reply */
 /** @typedef {{binary: string, python?: string, host?: string}} Settings */
 /** @typedef {{socket: string, install: string}} DaemonInfo */
 
@@ -181,6 +182,7 @@ export function parseReply(text) {
       reply.reason = typeof value.reason === "string" && value.reason.trim() ? value.reason : "blocked by agentreflex";
     }
     if (typeof value.context === "string" && value.context) reply.context = value.context;
+    if (typeof value.command === "string" && value.command) reply.command = value.command;
     return reply;
   } catch {
     return null;

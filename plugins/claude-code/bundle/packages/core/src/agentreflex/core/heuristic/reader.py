@@ -12,8 +12,9 @@ still parses: every field simply stays empty and the answers stay near 0.5.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from agentreflex.core.record import field, record
 
 _HEADERS = (
     "GOAL",
@@ -54,7 +55,7 @@ class Action(NamedTuple):
     error: str
 
 
-@dataclass
+@record
 class Facts:
     """What the state text says, as plain values."""
 

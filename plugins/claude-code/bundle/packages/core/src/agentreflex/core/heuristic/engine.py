@@ -1,7 +1,7 @@
 """The built-in engine: judge2's batteries answered from the state text, no torch.
 
 A fixed rule per question id (core's signal names) reads the facts
-:mod:`agentreflex.laya.reader` pulls out of the state text and returns a
+:mod:`agentreflex.core.heuristic.reader` pulls out of the state text and returns a
 probability.  The numbers are rounded to a few levels on purpose: a rule
 knows "plainly yes", "plainly no" or "cannot tell", and saying 0.93 where it
 means "plainly yes" is what the calibration audit checks (see the README for
@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentreflex.core import signals as s
-from agentreflex.laya.reader import Action, Facts, read
+from agentreflex.core.heuristic.reader import Action, Facts, read
 
 MODEL_ID = "laya-builtin-1"
 
@@ -35,11 +35,19 @@ class Screened:
     non-ASCII letters (the Kelvin sign, a long s) as ASCII ones, which ``lower()`` does not.
     """
 
-    __slots__ = ("keys", "regex")
+    __slots__ = ("_regex", "keys", "pattern")
 
     def __init__(self, pattern: str, *keys: str) -> None:
-        self.regex = re.compile(pattern)
+        self.pattern = pattern
         self.keys = keys
+        self._regex: re.Pattern[str] | None = None
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled on first use: the offline backend imports this module on the hook path."""
+        if self._regex is None:
+            self._regex = re.compile(self.pattern)
+        return self._regex
 
     def search(self, text: str) -> re.Match[str] | None:
         if text.isascii():
@@ -113,6 +121,9 @@ _NEUTRAL_TOOLS = Screened(
 )
 
 
+_PATH_PARTS = re.compile(r"[/.]")
+
+
 def _words(text: str) -> set[str]:
     return {w.strip("./-") for w in _WORD.findall(text.lower())} - _STOP - {""}
 
@@ -136,6 +147,8 @@ def constraint_violation(f: Facts) -> float:
     if not f.constraints:
         return NO
     target = _words(f.target)
+    # a path's parts too: "do not modify tests" is about tests/test_login.py
+    target |= {part for word in target for part in _PATH_PARTS.split(word) if len(part) >= 3}
     for constraint in f.constraints:
         overlap = _words(constraint) & target
         if overlap and _mutates(f):
@@ -270,6 +283,8 @@ def _fixed_later(f: Facts, failure: Action) -> bool:
 
 
 def unresolved_failure(f: Facts) -> float:
+    if not f.last_change:
+        return NO  # nothing changed: a failing probe is information, not the agent's failure
     failures = {a.seq: a for a in f.failures + [a for a in f.actions if a.ok is False]}
     open_ = [a for a in failures.values() if not _fixed_later(f, a)]
     return YES if open_ else NO
@@ -353,6 +368,13 @@ def _score(levels: int) -> dict[str, Any]:
     }
 
 
+def _kind_and_criteria(q: Any) -> tuple[str, Any]:
+    """A question as the server's validated model (attributes) or core's wire dict (keys)."""
+    if isinstance(q, dict):
+        return q["type"], q.get("criteria") or ()
+    return q.type, q.criteria
+
+
 class BuiltinEngine:
     """Rules over the state text.  Cheap enough to run on the event loop."""
 
@@ -365,13 +387,14 @@ class BuiltinEngine:
         facts = read(state)
         out: dict[str, dict[str, Any]] = {}
         for qid, q in questions.items():
-            if q.type == "noul":
+            kind, criteria = _kind_and_criteria(q)
+            if kind == "noul":
                 rule = NOUL_RULES.get(qid)
                 out[qid] = {"type": "noul", "noul": rule(facts) if rule else UNSURE}
-            elif q.type == "choice":
-                out[qid] = _choice(list(q.criteria), facts)
+            elif kind == "choice":
+                out[qid] = _choice(list(criteria), facts)
             else:
-                out[qid] = _score(len(q.criteria))
+                out[qid] = _score(len(criteria))
         return out
 
     def answer_batch(

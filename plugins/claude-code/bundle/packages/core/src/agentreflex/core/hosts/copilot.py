@@ -1,0 +1,174 @@
+"""GitHub Copilot CLI (``@github/copilot``) command hooks from ``.github/hooks/*.json``.
+
+The hooks file (``{"version": 1, "hooks": {"preToolUse": [{"type":
+"command", "bash": ..., "timeoutSec": ...}]}}``) names each event, and the
+payload does not: ``agentreflex hook copilot <event>`` carries it (the
+runtime hands it to :meth:`CopilotAdapter.parse` as ``hook_event_name``).
+Payloads are camelCase: ``timestamp``, ``cwd``, and per event ``toolName``
+with ``toolArgs`` (a JSON *string* in the CLI, an object in the SDK: both
+read), ``toolResult: {resultType, textResultForLlm}`` after a tool,
+``prompt`` on ``userPromptSubmitted``, ``source``/``initialPrompt`` on
+``sessionStart``; ``sessionId`` when the version sends one.
+
+Answers: ``preToolUse`` ``{"permissionDecision": "deny",
+"permissionDecisionReason"}`` (the reason is returned to the model as the
+denied tool's result); ``agentStop``/``subagentStop`` ``{"decision": "block",
+"reason"}`` makes the agent continue with the reason (the done reflex);
+context as ``additionalContext`` on ``sessionStart``, ``userPromptSubmitted``
+and ``preToolUse``.  Copilot's tool names (``bash``, ``powershell``,
+``view``, ``create``, ``edit``, ``str_replace`` ...) map to the shared kinds.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.events import Event, EventKind, ToolResult
+from agentreflex.core.hosts.base import (
+    HostReply,
+    PayloadError,
+    cap,
+    default_reason,
+    dump_json,
+    require_str,
+)
+from agentreflex.core.hosts.toolnames import checked_input, mapped_call
+from agentreflex.core.recap import Recap, render_plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENTS: dict[str, EventKind] = {
+    "sessionStart": EventKind.SESSION_START,
+    "userPromptSubmitted": EventKind.USER_PROMPT,
+    "preToolUse": EventKind.PRE_TOOL,
+    "postToolUse": EventKind.POST_TOOL,
+    "agentStop": EventKind.STOP,
+    "subagentStop": EventKind.SUBAGENT_STOP,
+    "sessionEnd": EventKind.SESSION_END,
+}
+
+# Copilot CLI's built-in tools -> the shared name whose kind and fields they share.
+TOOL_ALIASES: dict[str, str] = {
+    "bash": "bash",
+    "powershell": "bash",
+    "shell": "bash",
+    "write_bash": "write_stdin",
+    "read_bash": "bashoutput",
+    "view": "read",
+    "create": "write",
+    "edit": "edit",
+    "str_replace": "edit",
+    "str_replace_editor": "str_replace_based_edit_tool",
+    "apply_patch": "apply_patch",
+    "glob": "glob",
+    "grep": "grep",
+    "web_fetch": "webfetch",
+    "task": "task",
+}
+# Copilot's editing tools name the new text ``file_text``/``new_str``.
+_FIELD_ALIASES = {"file_text": "content"}
+_CONTEXT_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT, EventKind.PRE_TOOL)
+_RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
+_BLOCKING = (Verdict.BLOCK, Verdict.ASK_USER)
+
+
+class CopilotAdapter:
+    name = "copilot"
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        name = require_str(payload, "hook_event_name")
+        kind = EVENTS.get(name)
+        if kind is None:
+            raise PayloadError(f"unsupported hook event {name!r} for copilot")
+        try:
+            return self._parse_fields(payload, name, kind)
+        except PayloadError as exc:
+            exc.kind = exc.kind or kind
+            raise
+
+    def _parse_fields(self, payload: dict[str, Any], name: str, kind: EventKind) -> Event:
+        session = require_str(payload, "sessionId", "") or require_str(payload, "session_id", "")
+        event = Event(
+            kind=kind,
+            host=self.name,
+            session_id=session or "unknown-session",
+            cwd=require_str(payload, "cwd", ""),
+            transcript_path=require_str(payload, "transcriptPath", ""),
+            host_event=name,
+            raw=payload,
+        )
+        if kind is EventKind.USER_PROMPT:
+            event.prompt = require_str(payload, "prompt", "")
+        if kind is EventKind.SESSION_START:
+            event.prompt = require_str(payload, "initialPrompt", "")
+        if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL):
+            tool_name = require_str(payload, "toolName")
+            alias = TOOL_ALIASES.get(tool_name.lower(), tool_name)
+            args = _args(payload.get("toolArgs"), kind)
+            event.tool = mapped_call(tool_name, alias, checked_input(args, "toolArgs", alias, kind))
+        if kind is EventKind.POST_TOOL:
+            event.result = _result(payload.get("toolResult"))
+        if kind in (EventKind.STOP, EventKind.SUBAGENT_STOP):
+            event.stop_hook_active = payload.get("stop_hook_active") is True
+        return event
+
+    def render_recap(self, recap: Recap) -> str:
+        return render_plain(recap)
+
+    def render(self, event: Event, decision: Decision) -> HostReply:
+        verdict = decision.verdict
+        reason = cap(default_reason(decision))
+        if verdict is Verdict.ASK_USER:
+            reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
+        if verdict in _BLOCKING and event.kind is EventKind.PRE_TOOL:
+            body = {"permissionDecision": "deny", "permissionDecisionReason": reason}
+            return HostReply(dump_json(body))
+        if verdict in _BLOCKING and event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP):
+            return HostReply(dump_json({"decision": "block", "reason": reason}))
+        parts = list(decision.context)
+        if decision.recap is not None and event.kind in _RECAP_EVENTS:
+            parts.insert(0, self.render_recap(decision.recap))
+        context = "\n".join(parts)
+        if event.kind in _CONTEXT_EVENTS and (verdict is not Verdict.ALLOW or context):
+            return HostReply(
+                dump_json({"additionalContext": cap(context or f"agentreflex warning: {reason}")})
+            )
+        return HostReply()
+
+    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
+        text = cap(f"agentreflex error: {message}")
+        if fail_closed and kind is EventKind.PRE_TOOL:
+            body = {
+                "permissionDecision": "deny",
+                "permissionDecisionReason": text + " (failing closed)",
+            }
+            return HostReply(dump_json(body), text + "\n", 0)
+        return HostReply("", text + "\n", 0)
+
+
+def _args(value: Any, kind: EventKind) -> Any:
+    """``toolArgs`` decoded: the CLI sends a JSON string, the SDK an object."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except ValueError:
+            raise PayloadError("field 'toolArgs' is not valid JSON", kind) from None
+    if isinstance(value, dict):
+        return {_FIELD_ALIASES.get(k, k): v for k, v in value.items()}
+    return value
+
+
+def _result(result: Any) -> ToolResult:
+    """``toolResult`` is ``{resultType: success|failure|denied, textResultForLlm}``."""
+    if not isinstance(result, dict):
+        return ToolResult(ok=None, output=str(result) if result is not None else "")
+    kind = result.get("resultType")
+    text = result.get("textResultForLlm", "")
+    text = text if isinstance(text, str) else str(text)
+    ok = {"success": True, "failure": False, "denied": False}.get(str(kind))
+    return ToolResult(
+        ok=ok, output=text if ok is not False else "", error=text if ok is False else ""
+    )

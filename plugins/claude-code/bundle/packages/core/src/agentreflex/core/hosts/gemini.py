@@ -1,0 +1,185 @@
+"""Gemini CLI (``@google/gemini-cli``) command hooks: stdin JSON in, JSON on stdout out.
+
+From the host's hook reference (``docs/hooks/reference.md`` in
+google-gemini/gemini-cli): every payload carries ``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name`` and ``timestamp``;
+``BeforeTool``/``AfterTool`` add ``tool_name``, ``tool_input`` (and
+``tool_response`` after); ``BeforeAgent`` adds ``prompt``; ``AfterAgent`` adds
+``prompt``, ``prompt_response`` and ``stop_hook_active``; ``SessionStart``
+adds ``source``; ``PreCompress`` adds ``trigger``.
+
+Answers (exit 0, one JSON object):
+
+* ``BeforeTool`` ``{"decision": "deny", "reason"}``: the tool does not run
+  and the reason becomes the tool's result for the model;
+* ``AfterAgent`` ``{"decision": "deny", "reason"}``: the host retries the
+  turn with the reason as the next prompt (``stop_hook_active`` true then),
+  which is how the done reflex holds the stop;
+* ``AfterTool``/``BeforeAgent`` ``{"decision": "block", "reason"}``;
+* context (warnings, the recap) as ``hookSpecificOutput.additionalContext``
+  on ``SessionStart``, ``BeforeAgent``, ``BeforeTool`` and ``AfterTool``.
+  ``PreCompress`` is advisory in Gemini CLI (its output is not shown to the
+  model), so the recap after a compression travels on the next
+  ``BeforeAgent``.
+
+Gemini's tools are mapped to the shared kinds here (``run_shell_command`` is
+a shell, ``replace`` an edit ...); the host's own name stays on the call.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.events import Event, EventKind, ToolResult
+from agentreflex.core.hosts.base import (
+    HostReply,
+    PayloadError,
+    cap,
+    default_reason,
+    dump_json,
+    require_str,
+    tool_response_text,
+)
+from agentreflex.core.hosts.toolnames import checked_input, mapped_call
+from agentreflex.core.recap import Recap, render_plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+EVENTS: dict[str, EventKind] = {
+    "SessionStart": EventKind.SESSION_START,
+    "BeforeAgent": EventKind.USER_PROMPT,
+    "BeforeTool": EventKind.PRE_TOOL,
+    "AfterTool": EventKind.POST_TOOL,
+    "AfterAgent": EventKind.STOP,
+    "PreCompress": EventKind.PRE_COMPACT,
+    "SessionEnd": EventKind.SESSION_END,
+}
+HOST_NAMES = {v: k for k, v in EVENTS.items()}
+
+# Gemini CLI's built-in tools (packages/core/src/tools/tool-names.ts) -> the
+# shared name whose kind and field reading they share.
+TOOL_ALIASES: dict[str, str] = {
+    "run_shell_command": "bash",
+    "write_file": "write",
+    "replace": "edit",
+    "read_file": "read",
+    "read_many_files": "read",
+    "list_directory": "ls",
+    "glob": "glob",
+    "search_file_content": "grep",
+    "grep_search": "grep",
+    "web_fetch": "webfetch",
+    "google_web_search": "websearch",
+}
+_CONTEXT_EVENTS = (
+    EventKind.SESSION_START,
+    EventKind.USER_PROMPT,
+    EventKind.PRE_TOOL,
+    EventKind.POST_TOOL,
+)
+_RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
+_BLOCKING = (Verdict.BLOCK, Verdict.ASK_USER)
+
+
+def mcp_alias(name: str) -> str | None:
+    """Gemini's MCP tool names, read as ``mcp__server__tool``.
+
+    Gemini CLI 0.61 names them ``mcp_<server>_<tool>`` (``formatMcpToolName``;
+    the server part has no ``_``); earlier versions used ``server__tool``.
+    """
+    if name.startswith("mcp__"):
+        return None
+    if name.startswith("mcp_"):
+        server, _, tool = name[4:].partition("_")
+        return f"mcp__{server}__{tool}" if server and tool else None
+    if "__" in name:
+        return "mcp__" + name
+    return None
+
+
+class GeminiAdapter:
+    name = "gemini"
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        name = require_str(payload, "hook_event_name")
+        kind = EVENTS.get(name)
+        if kind is None:
+            raise PayloadError(f"unsupported hook_event_name {name!r} for gemini")
+        try:
+            return self._parse_fields(payload, name, kind)
+        except PayloadError as exc:
+            exc.kind = exc.kind or kind
+            raise
+
+    def _parse_fields(self, payload: dict[str, Any], name: str, kind: EventKind) -> Event:
+        event = Event(
+            kind=kind,
+            host=self.name,
+            session_id=require_str(payload, "session_id", "") or "unknown-session",
+            cwd=require_str(payload, "cwd", ""),
+            transcript_path=require_str(payload, "transcript_path", ""),
+            host_event=name,
+            raw=payload,
+        )
+        if kind in (EventKind.USER_PROMPT, EventKind.STOP):
+            event.prompt = require_str(payload, "prompt", "")
+        if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL):
+            tool_name = require_str(payload, "tool_name")
+            alias = TOOL_ALIASES.get(tool_name) or mcp_alias(tool_name) or tool_name
+            tool_input = checked_input(payload.get("tool_input"), "tool_input", alias, kind)
+            event.tool = mapped_call(tool_name, alias, tool_input)
+        if kind is EventKind.POST_TOOL:
+            event.result = _result(payload.get("tool_response"))
+        if kind is EventKind.STOP:
+            event.stop_hook_active = payload.get("stop_hook_active") is True
+            msg = payload.get("prompt_response")
+            event.last_message = msg if isinstance(msg, str) else ""
+        return event
+
+    def render_recap(self, recap: Recap) -> str:
+        return render_plain(recap)
+
+    def render(self, event: Event, decision: Decision) -> HostReply:
+        verdict = decision.verdict
+        reason = cap(default_reason(decision))
+        if verdict is Verdict.ASK_USER:
+            # Gemini CLI's "ask" is not honoured in headless runs: deny and say so.
+            reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
+        if verdict in _BLOCKING and event.kind in (EventKind.PRE_TOOL, EventKind.STOP):
+            return HostReply(dump_json({"decision": "deny", "reason": reason}))
+        if verdict in _BLOCKING and event.kind in (EventKind.POST_TOOL, EventKind.USER_PROMPT):
+            return HostReply(dump_json({"decision": "block", "reason": reason}))
+        parts = list(decision.context)
+        if decision.recap is not None and event.kind in _RECAP_EVENTS:
+            parts.insert(0, self.render_recap(decision.recap))
+        context = "\n".join(parts)
+        if event.kind in _CONTEXT_EVENTS and (verdict is Verdict.WARN or context):
+            text = cap(context or f"agentreflex warning: {reason}")
+            out = {"hookEventName": HOST_NAMES[event.kind], "additionalContext": text}
+            return HostReply(dump_json({"hookSpecificOutput": out}))
+        if verdict is Verdict.WARN:
+            return HostReply(dump_json({"systemMessage": cap(f"agentreflex: {reason}")}))
+        return HostReply()
+
+    def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
+        text = cap(f"agentreflex error: {message}")
+        if fail_closed and kind is EventKind.PRE_TOOL:
+            body = {"decision": "deny", "reason": text + " (failing closed)"}
+            return HostReply(dump_json(body), text + "\n", 0)
+        return HostReply(dump_json({"systemMessage": text}), text + "\n", 0)
+
+
+def _result(response: Any) -> ToolResult:
+    """Gemini's ``tool_response`` is ``{llmContent, returnDisplay, error}``."""
+    if isinstance(response, dict) and ("llmContent" in response or "error" in response):
+        error = response.get("error")
+        err_text = ""
+        if isinstance(error, dict):
+            err_text = str(error.get("message", ""))
+        elif isinstance(error, str):
+            err_text = error
+        ok, out, _, code, _ = tool_response_text({"output": response.get("llmContent", "")})
+        return ToolResult(ok=not (err_text or error), output=out, error=err_text, exit_code=code)
+    ok, out, err, code, interrupted = tool_response_text(response)
+    return ToolResult(ok=ok, output=out, error=err, exit_code=code, interrupted=interrupted)

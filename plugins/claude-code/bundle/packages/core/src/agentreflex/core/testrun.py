@@ -1,0 +1,378 @@
+"""What is a test run, and which words are wrappers: the one answer every package asks.
+
+A command counts as a test run only when a real test framework runs and its
+exit status is its own.  The executable is resolved the way the shell would
+resolve it, from the command text and the project's files (never by running
+anything):
+
+* a shell function or alias defined in the command shadows the runner
+  (``pytest(){ echo "3 passed"; }; pytest`` runs no tests);
+* a ``./pytest`` or ``bin/pytest`` path is a project file named like a
+  runner, not the runner (virtualenv and ``node_modules/.bin`` paths are);
+* ``python -m pytest`` with a ``pytest.py`` or ``pytest/`` in the working
+  directory imports that local module first;
+* ``make test`` and ``npm test`` are read to the commands their Makefile
+  target or package.json script runs; a target that only echoes is no run.
+
+The status is *masked* when something else decides the exit status: a pipe
+without ``set -o pipefail`` (``pytest | head -1``), ``|| true``, ``; true``,
+a runner that only runs when something before it fails.  A masked run is not
+a pass: only a failure its own summary reports is believed.
+
+:func:`summary` reads the framework's own closing summary from its output
+(pytest, unittest, node --test, jest, vitest, mocha, go test, cargo test).
+
+Stdlib only; the hook path imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from agentreflex.core import fastjson
+from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.record import record
+
+RUN = "run"  # a real framework ran and the status is its own
+MASKED = "masked"  # a real framework ran but something else decides the exit status
+FAKE = "fake"  # looks like a runner, resolves to something else
+NONE = ""  # no test runner in the command
+
+# A test runner is recognised only where a command starts (after env
+# assignments and wrappers), never as a word inside an argument.
+RUNNERS = LazyPattern(
+    r"^(?:"
+    r"pytest|py\.test|python3?(?:\.\d+)?\s+-m\s+(?:pytest|unittest)|tox|nox|"
+    r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S+)?|jest|vitest|mocha|"
+    r"node\s+--test|deno\s+test|cargo\s+(?:test|nextest)|go\s+test|gotestsum|"
+    r"mvn\s+(?:-\S+\s+)*(?:test|verify)|gradle\w*\s+test|"
+    r"g?make\s+(?:-[Cf]\s+\S+\s+|-\S+\s+)*(?:test|check)\S*|ctest|rspec|phpunit|dotnet\s+test|swift\s+test|"
+    r"mix\s+test|bats|prove"
+    r")(?=$|\s)",
+    hints="test tox nox jest mocha verify check rspec phpunit bats prove",
+)
+# Env assignments and command wrappers that may precede the real command.
+WRAPPERS = LazyPattern(
+    r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|time|nice|nohup|command|exec|"
+    r"xvfb-run(?:\s+-a)?|timeout(?:\s+-\S+)*\s+\S+|"
+    r"(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run(?:\s+--?\S+)*|"
+    r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec)\s+)+"
+)
+# The operators between a compound command's parts, kept.
+_OPERATORS = LazyPattern(r"(\|\||&&|;|\||(?<![<>])&(?!>)|\n)")
+# Words that make a runner list, describe or dry-run its tests.
+_NO_RUN = frozenset(
+    [
+        "--version",
+        "-V",
+        "--help",
+        "-h",
+        "--collect-only",
+        "--co",
+        "--no-run",
+        "--list",
+        "--listTests",
+        "--list-tests",
+        "--dry-run",
+        "--dryrun",
+        "--just-print",
+        "--recon",
+        "--fixtures",
+        "--markers",
+    ]
+)
+_FUNCTION_DEF = LazyPattern(
+    r"(?:^|[;&|\n{(]\s*|\bfunction\s+)([A-Za-z_][\w.-]*)\s*\(\s*\)|\bfunction\s+([A-Za-z_][\w.-]*)",
+    hints="( function",
+)
+_ALIAS = LazyPattern(r"\balias\s+([A-Za-z_][\w.-]*)=", hints="alias")
+_PIPEFAIL = LazyPattern(
+    r"\bset\s+(?:-\w*\s+)*-[a-z]*o\s*pipefail|\bset\s+-o\s+pipefail", hints="pipefail"
+)
+# Directories whose executables are installed tools, not project files.
+_TOOL_DIRS = LazyPattern(
+    r"(?:^|/)(?:\.?venv[^/]*|env|\.tox/[^/]+|\.nox/[^/]+)/bin/[^/]+$|node_modules/\.bin/"
+)
+_MAX_DEPTH = 3
+
+
+@record(frozen=True)
+class TestRun:
+    """What a command does about tests: ``verdict`` is RUN, MASKED, FAKE or NONE."""
+
+    verdict: str = NONE
+    runner: str = ""
+    reason: str = ""
+
+    @property
+    def counts(self) -> bool:
+        """A real framework ran (masked or not): its own failure summary is believed."""
+        return self.verdict in (RUN, MASKED)
+
+
+def is_test_run(command: str, cwd: str = "") -> bool:
+    """A real framework runs and decides the exit status."""
+    return assess(command, cwd).verdict == RUN
+
+
+def program(command: str) -> str:
+    """The program the first simple command runs: wrappers, assignments and path dropped."""
+    for part in _OPERATORS.split(command)[::2]:
+        seg = strip_wrappers(part.strip().lstrip("({").strip())
+        if seg:
+            return seg.split(None, 1)[0].strip("'\"").rsplit("/", 1)[-1]
+    return ""
+
+
+def strip_wrappers(segment: str) -> str:
+    """A simple command without env assignments and wrappers (``uv run``, ``timeout 60``)."""
+    return WRAPPERS.sub("", segment.strip()).strip()
+
+
+def assess(command: str, cwd: str = "", depth: int = 0) -> TestRun:
+    """Resolve ``command`` (run in ``cwd``) to what it does about tests.
+
+    Not cached: the answer depends on project files (Makefile, package.json,
+    a local ``pytest.py``) that change between calls in a long-lived daemon.
+    """
+    shadowed = _shadowed(command)
+    pipefail = bool(_PIPEFAIL.search(command))
+    parts = _OPERATORS.split(command)
+    here = cwd
+    best = TestRun()
+    for k in range(0, len(parts), 2):
+        seg = strip_wrappers(parts[k].strip().lstrip("({").strip())
+        if seg.startswith("cd ") and here:
+            here = _cd(here, seg[3:].strip())
+            continue
+        found = _resolve(seg, here, shadowed, depth)
+        if found.verdict == NONE:
+            continue
+        if found.verdict == RUN and _masked(parts, k, pipefail):
+            found = TestRun(MASKED, found.runner, "its exit status is not its own")
+        best = _better(best, found)
+    return best
+
+
+def _better(a: TestRun, b: TestRun) -> TestRun:
+    rank = {NONE: 0, FAKE: 1, MASKED: 2, RUN: 3}
+    return b if rank[b.verdict] >= rank[a.verdict] else a
+
+
+def _shadowed(command: str) -> frozenset[str]:
+    names = {m.group(1) or m.group(2) for m in _FUNCTION_DEF.finditer(command)}
+    names.update(m.group(1) for m in _ALIAS.finditer(command))
+    return frozenset(n for n in names if n)
+
+
+def _cd(here: str, target: str) -> str:
+    target = target.strip("'\"").split()[0] if target.strip() else ""
+    if not target or target.startswith(("~", "$", "-")):
+        return ""
+    return os.path.normpath(os.path.join(here, target))
+
+
+def _masked(parts: list[str], k: int, pipefail: bool) -> bool:
+    """Does something other than this runner decide the command's exit status?"""
+    before = parts[k - 1] if k > 0 else ""
+    if before == "||" or (before == "|" and not pipefail):
+        return True
+    ops = parts[k + 1 :: 2]
+    if not ops:
+        return False
+    op = ops[0]
+    if op == "|":
+        return not pipefail
+    if op in ("||", "&"):
+        return True
+    if op in (";", "\n"):
+        rest = [p for p in parts[k + 2 :: 2] if p.strip()]
+        return bool(rest) and not RUNNERS.match(strip_wrappers(rest[-1]))
+    return False
+
+
+def _resolve(seg: str, cwd: str, shadowed: frozenset[str], depth: int) -> TestRun:
+    """One simple command, resolved as the shell would."""
+    raw_first = seg.split(" ", 1)[0] if seg else ""
+    first = raw_first.rsplit("/", 1)[-1]
+    plain = first + seg[len(raw_first) :]
+    if not RUNNERS.match(plain):
+        return TestRun()
+    words = plain.split()
+    runner = words[0]
+    if _NO_RUN.intersection(words[1:]) or (runner in ("make", "gmake") and "-n" in words):
+        return TestRun()  # lists, describes or dry-runs (make -n prints the recipe)
+    if first in shadowed:
+        return TestRun(
+            FAKE, runner, f"`{first}` is a shell function or alias defined in the command"
+        )
+    if "/" in raw_first and not _installed(raw_first, first, cwd):
+        return TestRun(FAKE, runner, f"`{raw_first}` is a project file named like a runner")
+    if runner.startswith("python") and len(words) > 2:
+        return _python_module(words[2], cwd, runner)
+    if not cwd:
+        return TestRun(RUN, runner, "taken at its word: no working directory to resolve it in")
+    if runner in ("make", "gmake"):
+        return _make_target(words, cwd, depth)
+    if runner in ("npm", "pnpm", "yarn") or (runner == "bun" and words[1] == "run"):
+        return _package_script(words, cwd, depth)
+    return TestRun(RUN, runner)
+
+
+# Runner scripts a project checks in on purpose (the Gradle and Maven wrappers).
+_PROJECT_WRAPPERS = frozenset({"gradlew", "mvnw"})
+
+
+def _installed(path: str, name: str, cwd: str) -> bool:
+    """A path to an installed runner (a venv, node_modules/.bin, outside the project)."""
+    return name in _PROJECT_WRAPPERS or bool(_TOOL_DIRS.search(path)) or _outside(path, cwd)
+
+
+def _outside(path: str, cwd: str) -> bool:
+    """An absolute path outside the project (a system or user install), not a project file."""
+    if not path.startswith("/"):
+        return False
+    return not cwd or not os.path.normpath(path).startswith(os.path.normpath(cwd) + os.sep)
+
+
+def _python_module(module: str, cwd: str, runner: str) -> TestRun:
+    """``python -m pytest`` imports from the working directory first."""
+    if cwd and (
+        os.path.exists(os.path.join(cwd, module + ".py"))
+        or os.path.isdir(os.path.join(cwd, module))
+    ):
+        return TestRun(
+            FAKE, runner, f"a local `{module}` in the working directory shadows `-m {module}`"
+        )
+    return TestRun(RUN, f"{runner} -m {module}")
+
+
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def _make_target(words: list[str], cwd: str, depth: int) -> TestRun:
+    """Read the Makefile target to the commands it runs."""
+    target = next((w for i, w in enumerate(words) if i and _make_operand(words, i)), "")
+    if "-C" in words:
+        i = words.index("-C")
+        if i + 1 < len(words):
+            cwd = os.path.join(cwd, words[i + 1])
+    recipe = _recipe(cwd, target)
+    if recipe is None:
+        return TestRun(FAKE, "make", f"the make target `{target}` could not be read to a test run")
+    return _inner(recipe, cwd, depth, f"the make target `{target}`")
+
+
+def _make_operand(words: list[str], i: int) -> bool:
+    """Is ``words[i]`` a target (not an option, nor the value of ``-C``/``-f``)?"""
+    return not words[i].startswith("-") and words[i - 1] not in ("-C", "-f")
+
+
+def _recipe(cwd: str, target: str) -> list[str] | None:
+    for name in _MAKEFILES:
+        text = _read(os.path.join(cwd, name))
+        if text is not None:
+            return _target_lines(text, target)
+    return None
+
+
+_MAKE_VAR = LazyPattern(r"\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]", hints="$")
+_MAKE_ASSIGN = LazyPattern(r"^([A-Za-z_][A-Za-z0-9_]*)\s*[:?]?=\s*(.*)$", re.MULTILINE, hints="=")
+
+
+def _expand(line: str, variables: dict[str, str]) -> str:
+    """``$(PYTHON) -m pytest`` as make runs it (one level; ``$(MAKE)`` is make)."""
+    return _MAKE_VAR.sub(lambda m: variables.get(m.group(1), m.group(0)), line)
+
+
+def _target_lines(text: str, target: str) -> list[str] | None:
+    variables = {"MAKE": "make"}
+    for m in _MAKE_ASSIGN.finditer(text):
+        variables.setdefault(m.group(1), m.group(2).strip())
+    lines = _recipe_lines(text, target)
+    return None if lines is None else [_expand(line, variables) for line in lines]
+
+
+def _recipe_lines(text: str, target: str) -> list[str] | None:
+    lines: list[str] | None = None
+    rule = re.compile(rf"^{re.escape(target)}\s*:(?!=)")
+    for line in text.splitlines():
+        if rule.match(line):
+            lines = []
+            continue
+        if lines is not None:
+            if line.startswith("\t"):
+                lines.append(line.strip().lstrip("@-+").strip())
+            elif line.strip() and not line.startswith("#"):
+                break
+    return lines
+
+
+def _package_script(words: list[str], cwd: str, depth: int) -> TestRun:
+    """Read the package.json script to the command it runs."""
+    name = words[2] if len(words) > 2 and words[1] == "run" else words[1]
+    data = _read(os.path.join(cwd, "package.json"))
+    try:
+        scripts = fastjson.loads(data)["scripts"] if data else None
+        script = scripts[name] if isinstance(scripts, dict) else None
+    except (ValueError, KeyError, TypeError):
+        script = None
+    if not isinstance(script, str):
+        return TestRun(
+            FAKE, words[0], f"the package script `{name}` could not be read to a test run"
+        )
+    return _inner([script], cwd, depth, f"the package script `{name}`")
+
+
+def _inner(commands: list[str], cwd: str, depth: int, what: str) -> TestRun:
+    if depth >= _MAX_DEPTH:
+        return TestRun(FAKE, "", f"{what} nests too deep to read")
+    found = TestRun()
+    for line in commands:
+        found = _better(found, assess(line, cwd, depth + 1))
+    if found.verdict == RUN:
+        return found
+    reason = found.reason or "runs no test framework"
+    return TestRun(FAKE, found.runner, f"{what}: {reason}")
+
+
+def _read(path: str, limit: int = 256_000) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(limit)
+    except OSError:
+        return None
+
+
+# A runner's closing summary: what really happened, whatever the exit status.
+_FAILED = LazyPattern(
+    r"\b[1-9]\d* (?:failed|errors?)\b|test result: FAILED|^FAIL\b|\bFAILED \(|"
+    r"Tests:\s+\d+ failed|\b\d+ failing\b|^(?:#|\u2139) fail [1-9]",
+    re.MULTILINE,
+    hints="failed error FAIL failing fail",
+)
+_NONE_RAN = LazyPattern(
+    r"no tests ran|collected 0 items|Ran 0 tests|No tests found|\[no test files\]|"
+    r"test result: ok\. 0 passed|\b0 passing\b|^(?:#|\u2139) tests 0\b",
+    re.MULTILINE,
+    hints="no tests collected Ran No 0",
+)
+_PASSED = LazyPattern(
+    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s|^OK\b|Ran [1-9]\d* tests?|"
+    r"^(?:#|\u2139) pass [1-9]",
+    re.MULTILINE,
+    hints="passed passing ok OK Ran pass",
+)
+
+
+def summary(text: str) -> str:
+    """``failed``, ``none`` (no test ran), ``passed`` or ``""`` (no summary) from a runner's output."""
+    tail = text[-8000:]
+    if _FAILED.search(tail):
+        return "failed"
+    if _PASSED.search(tail):
+        return "passed"
+    if _NONE_RAN.search(tail):
+        return "none"
+    return ""

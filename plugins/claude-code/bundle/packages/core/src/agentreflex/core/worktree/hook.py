@@ -1,0 +1,188 @@
+"""Observation and snapshots around one tool call, as the hook pipeline sees it.
+
+Before a tool that may write (a shell command, a file tool, an MCP or unknown
+tool) the work tree's fingerprint is kept in the state folder; after it, the
+difference is recorded as a ``worktree_changes`` note in the session's
+authenticated log, so reflexes read what really changed.  Before a shell,
+MCP or unknown tool that the gate flags or that may mutate, a snapshot of the
+uncommitted work is taken (deduplicated against the last one) and every
+finding says how to undo.  A project that is not a git work tree is not
+observed (``doctor`` says so).  Nothing here ever fails a hook: any error
+leaves the call unobserved.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentreflex.core import fastjson
+from agentreflex.core.config import Config
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.digest import sha256_hex
+from agentreflex.core.events import Event, EventKind, ToolKind
+from agentreflex.core.reflex import Note
+from agentreflex.core.worktree import observe, snapshot
+
+CHANGES_NOTE = "worktree_changes"
+SNAPSHOT_NOTE = "worktree_snapshot"
+_QUIET_KINDS = (ToolKind.READ, ToolKind.SEARCH, ToolKind.WEB, ToolKind.SUBAGENT)
+_SNAPSHOT_KINDS = (ToolKind.SHELL, ToolKind.MCP, ToolKind.OTHER)
+
+
+def undo_hint(n: int) -> str:
+    return f"snapshot {n} saved the uncommitted work: undo with `agentreflex undo {n}`"
+
+
+def _pending_path(config: Config, event: Event) -> str:
+    tool = event.tool
+    key = f"{event.session_id}\0{tool.tool_use_id if tool else ''}"
+    name = sha256_hex(key, 32)
+    return os.path.join(config.state_dir, "worktree", name + ".json")
+
+
+def _skip_dir(repo: observe.Repo, config: Config) -> str:
+    rel = os.path.relpath(os.path.realpath(config.state_dir), os.path.realpath(repo.top))
+    return "" if rel.startswith("..") else rel
+
+
+def around_tool(event: Event, decision: Decision, notes: list[Note], config: Config) -> None:
+    """The pre- or post-tool half; never raises."""
+    if event.tool is None or event.tool.kind in _QUIET_KINDS or not config.state_dir:
+        return
+    try:
+        if event.kind is EventKind.PRE_TOOL and decision.verdict is not Verdict.BLOCK:
+            _before(event, decision, notes, config)
+        elif event.kind in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
+            _after(event, notes, config)
+    except (OSError, ValueError, TypeError) as exc:
+        decision.errors.append(f"work tree not observed ({exc})")
+
+
+def _before(event: Event, decision: Decision, notes: list[Note], config: Config) -> None:
+    repo = observe.find_repo(event.cwd)
+    if repo is None:
+        return
+    fp = observe.fingerprint(repo, _skip_dir(repo, config))
+    n = None
+    if _wants_snapshot(event, decision):
+        entries = {p: e[0] for p, e in fp.items()} if fp is not None else None
+        digest = _digest(repo, fp) if fp is not None else ""
+        n = _snapshot(repo, event, decision, notes, config, digest, entries)
+    if fp is None:
+        return  # git cannot read the index: no change facts for this call
+    path = _pending_path(config, event)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    _drop_stale(os.path.dirname(path))
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(fastjson.dumps({"top": repo.top, "fp": fp, "snap": n}))
+
+
+MAX_PENDING = 200  # pre-tool fingerprints whose post-tool never came (denied, host crash)
+
+
+def _drop_stale(folder: str) -> None:
+    """Keep the newest ``MAX_PENDING`` waiting fingerprints: the rest will never be read."""
+    names = os.listdir(folder)
+    if len(names) <= MAX_PENDING:
+        return
+    paths = [os.path.join(folder, n) for n in names]
+    paths.sort(key=lambda p: os.stat(p).st_mtime_ns)
+    for p in paths[: len(paths) - MAX_PENDING]:
+        os.unlink(p)
+
+
+def _wants_snapshot(event: Event, decision: Decision) -> bool:
+    """Every shell, MCP or unknown tool: words cannot show a command is read-only.
+
+    ``find -delete``, ``xargs rm`` and a script that deletes files read as
+    harmless; a snapshot of an unchanged work tree is the previous one, so
+    the cost after the first is the fingerprint already taken.
+    """
+    call = event.tool
+    return call is not None and call.kind in _SNAPSHOT_KINDS
+
+
+def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
+    """The fingerprint with where HEAD points and the index's stat: same digest, same state."""
+    parts: list[object] = [sorted(fp.items())]
+    for name in ("HEAD", "packed-refs"):
+        parts.append(_read(os.path.join(repo.git_dir if name == "HEAD" else repo.common_dir, name)))
+    head = str(parts[1])
+    if head.startswith("ref: "):
+        parts.append(_read(os.path.join(repo.common_dir, head[5:].strip())))
+    try:
+        st = os.stat(repo.index)
+        parts.append([st.st_size, st.st_mtime_ns, st.st_ino])
+    except OSError:
+        parts.append(None)
+    return sha256_hex(fastjson.dumps(parts), 32)
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(4096)
+    except OSError:
+        return ""
+
+
+def _snapshot(
+    repo: observe.Repo,
+    event: Event,
+    decision: Decision,
+    notes: list[Note],
+    config: Config,
+    digest: str,
+    entries: dict[str, str] | None,
+) -> int | None:
+    """Take (or reuse) the snapshot; its number, or None when none was kept."""
+    from agentreflex.core.state.outcome import summarize
+
+    assert event.tool is not None
+    snap = snapshot.take(
+        repo,
+        summarize(event.tool),
+        event.session_id,
+        config.worktree_snapshot_max_bytes,
+        fingerprint=digest,
+        entries=entries,
+    )
+    if snap is None:
+        decision.errors.append("no snapshot: git could not read the work tree")
+        return None
+    if snap.skipped:
+        decision.errors.append(f"no snapshot: {snap.skipped}")
+        return None
+    notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
+    hint = undo_hint(snap.n)
+    for f in decision.findings:
+        if f.verdict is not Verdict.ALLOW and hint not in f.message:
+            f.message = f"{f.message} ({hint})"
+    return snap.n
+
+
+def _after(event: Event, notes: list[Note], config: Config) -> None:
+    path = _pending_path(config, event)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            pending = fastjson.loads(fh.read())
+        os.unlink(path)
+    except (OSError, ValueError):
+        return  # no pre-tool fingerprint: nothing to compare with
+    repo = observe.find_repo(event.cwd)
+    if repo is None or repo.top != pending.get("top"):
+        return
+    after = observe.fingerprint(repo, _skip_dir(repo, config))
+    if after is None:
+        return
+    before: dict[str, observe.Entry] = {
+        p: (e[0], (e[1][0], e[1][1], e[1][2], e[1][3]) if e[1] else None)
+        for p, e in pending["fp"].items()
+    }
+    changes = observe.diff(before, after)
+    n = pending.get("snap")
+    if isinstance(n, int) and (changes.created or changes.modified):
+        snapshot.record_after(repo, n, changes.created + changes.modified)
+    tool = event.tool
+    value = {"tool": tool.tool_use_id if tool else "", **changes.to_json()}
+    notes.append(Note("core", CHANGES_NOTE, value))

@@ -1,0 +1,179 @@
+"""A cheap fingerprint of a git work tree, and what changed between two.
+
+The fingerprint is git's own view: ``git status --porcelain=v2`` (the index's
+stat data decides which tracked files changed; untracked, non-ignored files
+are listed) plus each listed path's ``lstat``.  Files git reports clean are
+not in it, so its size follows the uncommitted work, not the repository.
+Two fingerprints diff into the files created, modified and deleted between
+them: a file that leaves the listing was put back (modified, or created if
+it had been deleted), one that joins it changed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess  # loaded by safegit anyway
+
+from agentreflex.core.worktree.safegit import filter_overrides, git
+
+MAX_STATUS_BYTES = 32 << 20
+MAX_LISTED = 200  # paths kept per kind in a recorded change
+
+# one entry: (status letters, lstat signature or None when absent)
+Entry = tuple[str, tuple[int, int, int, int] | None]
+
+
+class Repo:
+    """Where a work tree's git lives (all absolute), and the ``-c`` pairs blanking its filters.
+
+    A plain class: ``dataclasses`` costs a hook process an import it need not pay.
+    """
+
+    __slots__ = ("common_dir", "filters", "git_dir", "index", "objects", "top")
+
+    def __init__(
+        self, top: str, git_dir: str, common_dir: str, index: str, objects: str, filters: list[str]
+    ) -> None:
+        self.top, self.git_dir, self.common_dir = top, git_dir, common_dir
+        self.index, self.objects, self.filters = index, objects, filters
+
+
+def find_repo(cwd: str) -> Repo | None:
+    """The non-bare git work tree holding ``cwd``, or None (not one, bare, git failed)."""
+    if not cwd or not os.path.isdir(cwd) or not _under_git(cwd):
+        return None
+    res = git(  # rev-parse runs no filter: the overrides are read only for a real work tree
+        cwd,
+        [
+            "rev-parse",
+            "--path-format=absolute",
+            "--show-toplevel",
+            "--git-dir",
+            "--git-common-dir",
+            "--git-path",
+            "index",
+            "--git-path",
+            "objects",
+        ],
+    )
+    if res is None or res.returncode != 0:
+        return None
+    filters = filter_overrides(cwd)
+    if filters is None:
+        return None
+    lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) != 5 or not lines[0]:
+        return None
+    top, git_dir, common_dir, index, objects = lines
+    return Repo(top, git_dir, common_dir, index, objects, filters)
+
+
+def _under_git(cwd: str) -> bool:
+    """A ``.git`` in ``cwd`` or above: without one, no git process is started at all."""
+    here = os.path.abspath(cwd)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return True
+        parent = os.path.dirname(here)
+        if parent == here:
+            return False
+        here = parent
+
+
+def in_repo(
+    repo: Repo,
+    args: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    timeout: float = 2.0,
+    data: bytes | None = None,
+) -> subprocess.CompletedProcess[bytes] | None:
+    """:func:`git` at the work tree's top with its filter overrides."""
+    return git(repo.top, args, env=env, timeout=timeout, data=data, filters=repo.filters)
+
+
+def status_entries(repo: Repo, env: dict[str, str] | None = None) -> dict[str, str] | None:
+    """path -> porcelain v2 letters ("?" for untracked), or None when git cannot tell."""
+    res = in_repo(
+        repo,
+        [
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=all",
+            "--ignore-submodules=all",
+            "--no-renames",
+        ],
+        env=env,
+    )
+    if res is None or res.returncode != 0 or len(res.stdout) > MAX_STATUS_BYTES:
+        return None
+    out: dict[str, str] = {}
+    for raw in res.stdout.split(b"\0"):
+        line = raw.decode("utf-8", "surrogateescape")
+        if line.startswith("? "):
+            out[line[2:]] = "?"
+        elif line[:2] in ("1 ", "u "):
+            fields = line.split(" ", 10 if line[0] == "u" else 8)
+            out[fields[-1]] = fields[1]
+    return out
+
+
+def _stat(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
+
+
+def fingerprint(repo: Repo, skip: str = "") -> dict[str, Entry] | None:
+    """The listed paths with their letters and stat; ``skip``: a folder to leave out."""
+    entries = status_entries(repo)
+    if entries is None:
+        return None
+    prefix = skip.rstrip("/") + "/" if skip else ""
+    return {
+        p: (xy, _stat(os.path.join(repo.top, p)))
+        for p, xy in entries.items()
+        if not (prefix and (p + "/").startswith(prefix))
+    }
+
+
+class Changes:
+    """The files one tool call created, modified and deleted (repository-relative)."""
+
+    def __init__(self) -> None:
+        self.created: list[str] = []
+        self.modified: list[str] = []
+        self.deleted: list[str] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.created or self.modified or self.deleted)
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {
+            "created": sorted(self.created)[:MAX_LISTED],
+            "modified": sorted(self.modified)[:MAX_LISTED],
+            "deleted": sorted(self.deleted)[:MAX_LISTED],
+        }
+
+
+def diff(before: dict[str, Entry], after: dict[str, Entry]) -> Changes:
+    """What happened to each path between two fingerprints."""
+    out = Changes()
+    for path in before.keys() | after.keys():
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        old_there = old is None or old[1] is not None  # not listed: clean, so present
+        new_there = new is None or new[1] is not None
+        if old is not None and old[0] == "?" and new is None:
+            out.deleted.append(path)  # an untracked file is not listed once gone
+        elif old_there and not new_there:
+            out.deleted.append(path)
+        elif (not old_there and new_there) or (old is None and new is not None and new[0] == "?"):
+            out.created.append(path)
+        else:
+            out.modified.append(path)
+    return out

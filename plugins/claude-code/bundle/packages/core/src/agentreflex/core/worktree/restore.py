@@ -1,0 +1,145 @@
+"""Put a snapshot's files back, refusing to overwrite work newer than the discard.
+
+A file may be overwritten when it is missing, already equal to the snapshot,
+equal to what the repository holds for it now (HEAD or the index: what a
+discard leaves behind), or equal to what the commands run after the
+snapshot left in it (recorded by the post-tool hook).  Anything else was written after the
+snapshot and is newer work: reported, and left alone unless ``force``.
+Blobs are written byte for byte (no smudge filter runs), with the saved mode.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field
+
+from agentreflex.core.worktree.observe import Repo
+from agentreflex.core.worktree.observe import in_repo as git
+from agentreflex.core.worktree.snapshot import (
+    Snapshot,
+    _env,
+    current_blobs,
+    read_after,
+    store_dir,
+)
+
+
+@dataclass
+class Plan:
+    """What a restore does: files to write, files already right, files it refuses."""
+
+    write: list[str] = field(default_factory=list)
+    same: list[str] = field(default_factory=list)
+    newer: list[str] = field(default_factory=list)
+    diff: str = ""
+
+
+def _tree_entries(repo: Repo, env: dict[str, str], ref: str) -> dict[str, tuple[str, str]]:
+    res = git(repo, ["ls-tree", "-r", "-z", "--full-tree", ref], env=env, timeout=30.0)
+    out: dict[str, tuple[str, str]] = {}
+    if res is None or res.returncode != 0:
+        return out
+    for raw in res.stdout.split(b"\0"):
+        if not raw:
+            continue
+        meta, _, path = raw.decode("utf-8", "surrogateescape").partition("\t")
+        mode, kind, oid = meta.split(" ")
+        if kind == "blob":
+            out[path] = (mode, oid)
+    return out
+
+
+def _index_blobs(repo: Repo) -> tuple[dict[str, str], set[str]]:
+    """The index's blob per path, and the paths outside a sparse checkout (skip-worktree)."""
+    res = git(repo, ["ls-files", "-t", "-s", "-z"], timeout=30.0)
+    blobs: dict[str, str] = {}
+    sparse: set[str] = set()
+    if res is None or res.returncode != 0:
+        return blobs, sparse
+    for raw in res.stdout.split(b"\0"):
+        if raw:
+            meta, _, path = raw.decode("utf-8", "surrogateescape").partition("\t")
+            tag, _, stage = meta.partition(" ")
+            blobs[path] = stage.split(" ")[1]
+            if tag == "S":
+                sparse.add(path)
+    return blobs, sparse
+
+
+def _wanted(path: str, only: list[str]) -> bool:
+    return not only or any(path == o or path.startswith(o.rstrip("/") + "/") for o in only)
+
+
+def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Plan:
+    """Compare the snapshot with the work tree now (``only``: repository-relative paths)."""
+    env = _env(repo, os.path.join(store_dir(repo), str(snap.n)))
+    saved = {p: e for p, e in _tree_entries(repo, env, snap.tree).items() if _wanted(p, only)}
+    now = current_blobs(repo, list(saved))
+    after = read_after(repo, snap.n)
+    known, sparse = _index_blobs(repo)
+    head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
+    out = Plan()
+    for path, (_, oid) in sorted(saved.items()):
+        if path in sparse:
+            continue  # outside the sparse checkout: never written to the work tree
+        cur = now.get(path)
+        if cur == oid:
+            out.same.append(path)
+        elif cur is None or force or cur in (known.get(path), head.get(path), after.get(path)):
+            out.write.append(path)
+        else:
+            out.newer.append(path)
+    return out
+
+
+def _blob(repo: Repo, env: dict[str, str], oid: str) -> bytes | None:
+    res = git(repo, ["cat-file", "blob", oid], env=env, timeout=30.0)
+    return res.stdout if res is not None and res.returncode == 0 else None
+
+
+def show_diff(repo: Repo, snap: Snapshot, paths: list[str], limit: int = 200_000) -> str:
+    """A unified diff from the work tree now to the snapshot, for ``--dry-run``."""
+    env = _env(repo, os.path.join(store_dir(repo), str(snap.n)))
+    saved = _tree_entries(repo, env, snap.tree)
+    chunks: list[str] = []
+    for path in paths:
+        data = _blob(repo, env, saved[path][1]) or b""
+        try:
+            with open(os.path.join(repo.top, path), "rb") as fh:
+                cur = fh.read(limit)
+        except OSError:
+            cur = b""
+        a = cur.decode("utf-8", "replace").splitlines(keepends=True)
+        b = data[:limit].decode("utf-8", "replace").splitlines(keepends=True)
+        chunks.extend(difflib.unified_diff(a, b, f"a/{path}", f"b/{path}"))
+    return "".join(chunks)[:limit]
+
+
+def apply(repo: Repo, snap: Snapshot, paths: list[str]) -> list[str]:
+    """Write ``paths`` from the snapshot; the ones that could not be written."""
+    env = _env(repo, os.path.join(store_dir(repo), str(snap.n)))
+    saved = _tree_entries(repo, env, snap.tree)
+    failed: list[str] = []
+    for path in paths:
+        mode, oid = saved[path]
+        data = _blob(repo, env, oid)
+        if data is None or not _write(os.path.join(repo.top, path), mode, data):
+            failed.append(path)
+    return failed
+
+
+def _write(target: str, mode: str, data: bytes) -> bool:
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.lexists(target):
+            os.unlink(target)
+        if mode == "120000":
+            os.symlink(data.decode("utf-8", "surrogateescape"), target)
+            return True
+        with open(target, "wb") as fh:
+            fh.write(data)
+        os.chmod(target, 0o755 if mode == "100755" else 0o644)
+    except OSError:
+        return False
+    return True

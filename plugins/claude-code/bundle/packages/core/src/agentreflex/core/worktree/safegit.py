@@ -1,0 +1,103 @@
+"""Run git in an agent-controlled repository without running what it configures.
+
+The agent writes the project, including ``.git/config``.  Every git process
+the guard starts goes through :func:`git`: hooks point at ``/dev/null``,
+fsmonitor is off, no pager, no external diff, no ``core.sshCommand``, the
+system config and the caller's ``GIT_*`` environment are dropped, every
+configured filter driver is overridden to nothing (so ``git status`` and
+``hash-object`` cannot run a clean filter), and the run is bounded by a
+timeout.  Any failure answers ``None`` and the caller decides.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+TIMEOUT_S = 2.0
+
+_SAFE_CONFIG = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.sshCommand=false",
+    "core.pager=cat",
+    "diff.external=",
+    "submodule.recurse=false",
+    "protocol.allow=never",
+)
+_FILTER_KEYS = r"^filter\..*\.(clean|smudge|process|required)$"
+
+
+def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a guard's git: no inherited GIT_*, no system config, no prompt."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        LC_ALL="C",
+    )
+    env.pop("GIT_EXTERNAL_DIFF", None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def _run(
+    argv: list[str], env: dict[str, str], timeout: float, data: bytes | None
+) -> subprocess.CompletedProcess[bytes] | None:
+    try:
+        return subprocess.run(
+            argv,
+            input=data,
+            capture_output=True,
+            env=env,
+            timeout=timeout,
+            check=False,
+            stdin=None if data is not None else subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+
+
+def filter_overrides(cwd: str) -> list[str] | None:
+    """``-c`` pairs that blank every filter driver the repository names (None: git failed)."""
+    listing = _run(
+        ["git", "-C", cwd, "config", "--get-regexp", _FILTER_KEYS], base_env(), TIMEOUT_S, None
+    )
+    if listing is None or listing.returncode not in (0, 1):
+        return None
+    out: list[str] = []
+    names = {line.partition(" ")[0].rsplit(".", 1)[0] for line in _lines(listing.stdout)}
+    for name in sorted(names):
+        for part in ("clean", "smudge", "process"):
+            out += ["-c", f"{name}.{part}="]
+        out += ["-c", f"{name}.required=false"]
+    return out
+
+
+def _lines(data: bytes) -> list[str]:
+    return data.decode("utf-8", "surrogateescape").splitlines()
+
+
+def git(
+    cwd: str,
+    args: list[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float = TIMEOUT_S,
+    data: bytes | None = None,
+    filters: list[str] | None = None,
+) -> subprocess.CompletedProcess[bytes] | None:
+    """``git -C cwd ARGS`` made harmless; ``filters`` from :func:`filter_overrides`."""
+    argv = ["git", "--no-pager", "-C", cwd]
+    for item in _SAFE_CONFIG:
+        argv += ["-c", item]
+    argv += [*(filters or []), *args]
+    return _run(argv, base_env(env), timeout, data)

@@ -1,0 +1,22 @@
+"""One line for ``doctor``: is this project's work tree observed, and how."""
+
+from __future__ import annotations
+
+from agentreflex.core.worktree import observe, snapshot
+
+
+def worktree_line(cwd: str, enabled: bool) -> str:
+    """What observation and undo do here: git-backed, off by config, or off (not git)."""
+    if not enabled:
+        return "not observed ([worktree] observe = false): no change facts, no snapshots"
+    repo = observe.find_repo(cwd)
+    if repo is None:
+        return (
+            "off: not a git work tree (or a bare repository); no change facts and no "
+            "snapshots here (observation outside git is off, not a scan)"
+        )
+    kept = snapshot.listing(repo)
+    return (
+        f"observed through git at {repo.top}; {len(kept)} snapshot(s) kept in "
+        f"{snapshot.store_dir(repo)} (`agentreflex undo` lists them)"
+    )

@@ -1,0 +1,70 @@
+"""``agentreflex undo``: list the snapshots, or restore one (all of it, or some paths)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from agentreflex.core.worktree import restore
+from agentreflex.core.worktree.observe import Repo, find_repo
+from agentreflex.core.worktree.snapshot import Snapshot, listing
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="agentreflex undo", description="list snapshots taken before discards, or restore one"
+    )
+    p.add_argument("n", nargs="?", type=int, help="the snapshot to restore")
+    p.add_argument("paths", nargs="*", help="restore only these paths (default: every file)")
+    p.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
+    p.add_argument("--force", action="store_true", help="also overwrite newer work")
+    p.add_argument("--cwd", default=os.getcwd())
+    return p
+
+
+def _show(snaps: list[Snapshot]) -> int:
+    if not snaps:
+        print("no snapshots for this repository")
+        return 0
+    for s in snaps:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s.ts))
+        what = f"skipped: {s.skipped}" if s.skipped else f"{len(s.files)} changed file(s)"
+        print(f"{s.n:>4}  {when}  {s.command[:80]}  ({what})")
+        for f in s.files[:10]:
+            print(f"        {f}")
+    print("restore with `agentreflex undo N [PATH...]` (--dry-run shows the diff)")
+    return 0
+
+
+def _relative(repo: Repo, cwd: str, paths: list[str]) -> list[str]:
+    return [os.path.relpath(os.path.abspath(os.path.join(cwd, p)), repo.top) for p in paths]
+
+
+def main(argv: list[str]) -> int:
+    ns = _parser().parse_args(argv)
+    repo = find_repo(os.path.abspath(ns.cwd))
+    if repo is None:
+        print("agentreflex undo: not inside a git work tree (no snapshots)", file=sys.stderr)
+        return 2
+    snaps = listing(repo)
+    if ns.n is None:
+        return _show(snaps)
+    snap = next((s for s in snaps if s.n == ns.n), None)
+    if snap is None or not snap.tree:
+        why = snap.skipped if snap else "no such snapshot"
+        print(f"agentreflex undo: snapshot {ns.n}: {why}", file=sys.stderr)
+        return 2
+    plan = restore.plan(repo, snap, _relative(repo, ns.cwd, ns.paths), ns.force)
+    for path in plan.newer:
+        print(f"newer work, not overwritten (use --force): {path}", file=sys.stderr)
+    if ns.dry_run:
+        sys.stdout.write(restore.show_diff(repo, snap, plan.write))
+        print(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
+        return 0
+    failed = restore.apply(repo, snap, plan.write)
+    for path in failed:
+        print(f"could not restore: {path}", file=sys.stderr)
+    print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
+    return 1 if failed or plan.newer else 0

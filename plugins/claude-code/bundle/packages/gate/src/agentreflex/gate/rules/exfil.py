@@ -1,0 +1,357 @@
+"""Secrets flowing out: a pipeline taint from sources to sinks (issue 30).
+
+Sources are what holds credentials: the whole environment (``env``,
+``printenv``, ``set``, ``export -p`` without arguments, ``/proc/*/environ``),
+credential files and folders (``~/.ssh``, ``~/.aws``, ``.env``, read by any
+reader or archiver), credential printers (``gh auth token``...).  Sinks are
+where data leaves: the network clients, encoders whose output lands in the
+transcript (``base64``, ``xxd``, ``openssl enc``: an encoded secret also slips
+past every redaction rule) and clipboards.  A source that reaches a sink
+through a pipe, or whose output a ``$(...)`` puts into a request body or URL
+(``curl -d "env=$(env)" ...``), is exfiltration.
+
+A token sent with a request is judged by where it goes: the variable's name
+says whose token it is (``packs/tokens.tsv``: ``GITHUB_*`` -> github.com...),
+so ``wget --header "Authorization: Bearer $GITHUB_TOKEN" https://github.com/...``
+is ordinary use and the same header sent to any other host is not.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
+from agentreflex.gate.shell.paths import Where, classify, is_secret_file
+
+_ENCODERS = frozenset({"base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode"})
+_CLIPBOARDS = frozenset({"pbcopy", "xclip", "xsel", "wl-copy", "clip", "clip.exe"})
+_NET = frozenset(
+    {
+        "curl",
+        "wget",
+        "http",
+        "https",
+        "xh",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "dig",
+        "nslookup",
+        "host",
+    }
+)
+_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare"})
+_ARCHIVERS = frozenset({"tar", "zip", "7z", "gzip", "cat", "head", "tail", "cpio", "gpg"})
+_HEADER_FLAGS = frozenset({"-H", "--header", "-u", "--user", "--oauth2-bearer"})
+_BODY_FLAGS = frozenset(
+    {
+        "-d",
+        "--data",
+        "--data-raw",
+        "--data-binary",
+        "--data-urlencode",
+        "-F",
+        "--form",
+        "--post-data",
+        "--body-data",
+        "--json",
+    }
+)
+_CRED_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure"})
+P_EXFIL = 0.9
+
+
+def sinks_present(cmds: list[Cmd]) -> bool:
+    """Cheap test: does the command line hold any sink at all (else this module is not needed)."""
+    return any(
+        c.name in _ENCODERS
+        or c.name in _CLIPBOARDS
+        or c.name in _NET
+        or (c.name == "openssl" and c.args[:1] in (["base64"], ["enc"]))
+        for c in cmds
+    )
+
+
+def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
+    """Sources reaching a sink through pipes or substitutions, and tokens sent elsewhere."""
+    hits: list[Hit] = []
+    tainted: dict[str, str] = {}  # files a source wrote in this command -> what they hold
+    for cmd in cmds:
+        what = source_of(cmd, where)
+        if what:
+            for op, target in cmd.redirects:
+                if op in (">", ">>", ">|", "&>"):
+                    tainted[classify(target, where, cmd.cwd)[1]] = what
+        if cmd.name in _NET and tainted:
+            sent = _uploads(cmd, where, tainted)
+            if sent:
+                hits.append(
+                    _hit(
+                        cmd,
+                        f"This uploads a file holding {sent}, written earlier in "
+                        "the same command. Never send credentials off the machine.",
+                    )
+                )
+        if cmd.name in _NET and _reads_stdin(cmd) and not _dumps_env(cmd.stdin_from):
+            source = _piped_source(cmd, where)  # (whole-environment pipes: secrets.py)
+            if source and not (source[:1] == "$" and sent_to_own_service(cmd, source[1:])):
+                hits.append(
+                    _hit(
+                        cmd,
+                        f"This sends {source} to the network through a pipe. "
+                        "Never send credentials off the machine.",
+                    )
+                )
+        if _is_sink(cmd) and cmd.name not in _NET:
+            source = _piped_source(cmd, where)
+            if source and not _to_file(cmd):
+                hits.append(
+                    _hit(
+                        cmd,
+                        f"This encodes or copies {source} out of the "
+                        "terminal; an encoded secret slips past redaction. Read "
+                        "only the one non-secret value you need.",
+                    )
+                )
+        if cmd.name in _NET:
+            hits.extend(_network(cmd, cmds, where))
+        if cmd.name in _GREPS and _prints_secret_env(cmd):
+            hits.append(
+                Hit(
+                    "GATE-SECRET-ENV-PRINT",
+                    SECRET,
+                    P_EXFIL,
+                    cmd.text,
+                    "This prints the credentials of the environment into the transcript "
+                    "(google-antigravity/antigravity-cli#781). Check a variable is set "
+                    'without showing it: `test -n "$NAME"`, or list names only: '
+                    "`env | cut -d= -f1 | grep -i key`.",
+                )
+            )
+    return hits
+
+
+_GREPS = frozenset({"grep", "egrep", "rg"})
+
+
+def _prints_secret_env(cmd: Cmd) -> bool:
+    """``env | grep -i key``: the environment filtered to its credentials, shown."""
+    src = cmd.stdin_from
+    if src is None or src.name not in _DUMPERS or src.args not in ([], ["-p"], ["-x"]):
+        return False
+    quiet = any(
+        a in ("--quiet", "--count", "--files-with-matches")
+        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and set(a[1:]) & set("qcl"))
+        for a in cmd.args
+    )
+    if cmd.pipes_out or _to_file(cmd) or quiet:  # only a status, a count or names
+        return False
+    from agentreflex.gate.rules.secrets import secret_named
+
+    return any(secret_named(a) for a in cmd.args if not a.startswith("-"))
+
+
+def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
+    """What a tainted file holds when the request sends it (``-F f=@FILE``, ``-d @FILE``,
+    ``-T FILE``, ``--upload-file``, ``--post-file=FILE``, ``< FILE``)."""
+    args = cmd.args
+    named: list[str] = [t for op, t in cmd.redirects if op == "<"]
+    for i, a in enumerate(args):
+        value = args[i + 1] if i + 1 < len(args) else ""
+        if a in ("-T", "--upload-file", "--post-file", "--body-file"):
+            named.append(value)
+        elif a.startswith(("--post-file=", "--body-file=", "--upload-file=")):
+            named.append(a.split("=", 1)[1])
+        elif a in _BODY_FLAGS and "@" in value:
+            named.append(value.split("@", 1)[1].split(";", 1)[0])
+    for n in named:
+        full = classify(n, where, cmd.cwd)[1]
+        if full in tainted:
+            return tainted[full]
+    return ""
+
+
+def _decodes(cmd: Cmd) -> bool:
+    return any(
+        a in ("-d", "--decode", "-D", "-r", "--revert")
+        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and ("d" in a or "r" in a))
+        for a in cmd.args
+    )
+
+
+def _reads_stdin(cmd: Cmd) -> bool:
+    """Whether a network client sends what is piped into it."""
+    if cmd.name in ("nc", "ncat", "netcat", "socat", "http", "https", "xh"):
+        return True
+    args = cmd.args
+    return any(a.endswith("@-") for a in args) or any(
+        a in ("-T", "--upload-file", "--post-file", "--body-file")
+        and i + 1 < len(args)
+        and args[i + 1] in ("-", "/dev/stdin")
+        for i, a in enumerate(args)
+    )
+
+
+def _dumps_env(cmd: Cmd | None) -> bool:
+    return cmd is not None and cmd.name in _DUMPERS and not cmd.args
+
+
+def _is_sink(cmd: Cmd) -> bool:
+    if cmd.name in _ENCODERS and _decodes(cmd):
+        return False  # base64 -d prints plaintext: not a way past redaction
+    if cmd.name in _ENCODERS or cmd.name in _CLIPBOARDS or cmd.name in _NET:
+        return True
+    return cmd.name == "openssl" and cmd.args[:1] in (["base64"], ["enc"])
+
+
+def _piped_source(sink: Cmd, where: Where) -> str:
+    src = sink.stdin_from
+    for _ in range(16):
+        if src is None:
+            return ""
+        what = source_of(src, where)
+        if what:
+            return what
+        src = src.stdin_from
+    return ""
+
+
+def source_of(cmd: Cmd, where: Where) -> str:
+    """What credential ``cmd`` writes to its stdout (``""`` when none)."""
+    if cmd.name in _DUMPERS and (not cmd.args or cmd.args in (["-p"], ["-x"])):
+        return "the whole environment (which holds credentials)"
+    from agentreflex.gate.rules.secrets import secret_named
+
+    if cmd.name == "printenv" and any(secret_named(a) for a in cmd.args):
+        return f"${next(a for a in cmd.args if secret_named(a))}"
+    if cmd.name in ("echo", "printf"):
+        named = [v for v in cmd.vars_used if secret_named(v)]
+        if named:
+            return f"${named[0]}"
+    files = [a for a in cmd.args if a and not a.startswith("-")]
+    files += [t for op, t in cmd.redirects if op == "<"]
+    for f in files:
+        full = classify(f, where, cmd.cwd)[1]
+        if full.startswith("/proc/") and full.endswith("/environ"):
+            return "a process environment"
+        readers = cmd.name in _ARCHIVERS or cmd.name in _ENCODERS
+        if readers and (is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS):
+            return f"{f} (credentials)"
+    from agentreflex.gate.rules.secrets import secret_printer
+
+    return secret_printer(cmd)
+
+
+def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:
+    """A substitution's secret in a request body or URL; a token sent to another service."""
+    hits: list[Hit] = []
+    body = [a for i, a in enumerate(cmd.args) if _is_body(cmd.args, i)]
+    if any(UNKNOWN in a for a in body):
+        for other in cmds:
+            if other.via == "substitution" and other is not cmd:
+                what = source_of(other, where)
+                if what:
+                    hits.append(
+                        _hit(
+                            cmd,
+                            f"This sends {what} in a request: its output is "
+                            "put into the request body or URL. Never send "
+                            "credentials off the machine.",
+                        )
+                    )
+                    break
+    host = _host(cmd)
+    if host:
+        for var in cmd.vars_used:
+            owners = token_hosts(var)
+            if owners and not _host_in(host, owners):
+                hits.append(
+                    _hit(
+                        cmd,
+                        f"This sends ${var} to {host}, which is not the "
+                        f"service that token belongs to ({', '.join(owners)}). "
+                        "Send a token only to its own service.",
+                    )
+                )
+                break
+    return hits
+
+
+def sent_to_own_service(cmd: Cmd, var: str) -> bool:
+    """Whether the token in ``var`` goes to its own service's host (``codecov -t $CODECOV_TOKEN``
+    uploading to codecov.io), so putting it in a request body is ordinary use."""
+    owners = token_hosts(var)
+    host = _host(cmd)
+    return bool(owners and host and _host_in(host, owners))
+
+
+def _is_body(args: list[str], i: int) -> bool:
+    a = args[i]
+    if i and args[i - 1] in _HEADER_FLAGS:
+        return False
+    if i and args[i - 1] in _BODY_FLAGS:
+        return True
+    if a.startswith("-"):
+        return a.partition("=")[0] in _BODY_FLAGS and "=" in a
+    return "://" in a or "." in a.split("/", 1)[0]
+
+
+_TOKENS: list[tuple[str, tuple[str, ...]]] = []
+
+
+def token_hosts(var: str) -> tuple[str, ...]:
+    """The hosts the token in variable ``var`` belongs to (``packs/tokens.tsv``); ``()`` when
+    its name names no known service."""
+    if not _TOKENS:
+        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "packs", "tokens.tsv")
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                prefix, sep, listed = line.rstrip("\n").partition("\t")
+                if sep and not prefix.startswith("#"):
+                    _TOKENS.append((prefix, tuple(h for h in listed.split(",") if h)))
+    up = var.upper()
+    for prefix, owners in _TOKENS:
+        if up.startswith(prefix):
+            return owners
+    return ()
+
+
+def _host(cmd: Cmd) -> str:
+    """The host of the request's URL, when it is known."""
+    for i, a in enumerate(cmd.args):
+        if i and cmd.args[i - 1] in _HEADER_FLAGS | _BODY_FLAGS | {
+            "-o",
+            "--output",
+            "-O",
+            "-X",
+            "--request",
+        }:
+            continue
+        if a.startswith("-"):
+            continue
+        rest = a.split("://", 1)[1] if "://" in a else ""
+        if rest:
+            host = rest.split("/", 1)[0].split("@")[-1].split(":", 1)[0].lower()
+            return "" if UNKNOWN in host else host
+    return ""
+
+
+def _host_in(host: str, owners: tuple[str, ...]) -> bool:
+    for o in owners:
+        if "." not in o:  # a word any host of that service holds (self-hosted gitlab.example.org)
+            if o in host.split("."):
+                return True
+        elif host == o or host.endswith("." + o):
+            return True
+    return False
+
+
+def _to_file(cmd: Cmd) -> bool:
+    return any(op in (">", ">>", ">|", "&>") for op, _ in cmd.redirects) or (
+        cmd.name in _ENCODERS and any(a in ("-o", "--output") for a in cmd.args)
+    )
+
+
+def _hit(cmd: Cmd, message: str) -> Hit:
+    return Hit("GATE-EXFIL-SECRET", SECRET, P_EXFIL, cmd.text, message)

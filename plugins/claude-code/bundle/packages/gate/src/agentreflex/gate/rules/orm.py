@@ -1,0 +1,67 @@
+"""ORM and migration tools reached through a launcher, judged by their pack.
+
+``php artisan migrate:fresh``, ``php bin/console doctrine:database:drop``,
+``cargo sqlx database reset``, ``python manage.py flush``, ``yarn prisma
+migrate reset``, ``pnpm dlx prisma ...``, ``npm exec -- knex ...`` and
+``npx prisma@5 ...`` run a program the ``databases`` pack knows
+(``packs/databases.json``) under another name; this module finds that program
+and hands the command to the pack as if the program had been run directly, so
+the reset and force paths of every ORM are data, not code (issue 30).
+"""
+
+from __future__ import annotations
+
+from agentreflex.gate.model import Cmd, Hit
+from agentreflex.gate.shell.paths import Where
+
+_PACKAGE_RUNNERS = frozenset({"yarn", "pnpm", "bun", "npm"})
+_RUNNER_VERBS = frozenset({"dlx", "x", "exec"})
+_SCOPED = {"@mikro-orm/cli": "mikro-orm", "@prisma/cli": "prisma"}
+
+
+def program_of(argv: list[str]) -> list[str] | None:
+    """``argv`` rewritten to start with the program a launcher runs, or ``None``."""
+    name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if name == "php" and args and args[0].rsplit("/", 1)[-1] in ("artisan", "console"):
+        return [args[0].rsplit("/", 1)[-1], *args[1:]]  # Laravel, Symfony's bin/console
+    if name == "cargo" and args[:1] in (["sqlx"], ["diesel"]):
+        return [args[0], *args[1:]]
+    if name.startswith("python"):
+        if args and args[0].rsplit("/", 1)[-1] == "manage.py":
+            return ["manage.py", *args[1:]]
+        if args[:2] in (["-m", "django"], ["-m", "alembic"]):
+            return ["manage.py" if args[1] == "django" else "alembic", *args[2:]]
+        return None
+    if name == "manage.py":
+        return ["manage.py", *args]
+    if name in _PACKAGE_RUNNERS:
+        rest = args
+        if rest[:1] and rest[0] in _RUNNER_VERBS:
+            rest = rest[1:]
+        elif name == "npm":
+            return None
+        while rest[:1] and (rest[0] == "--" or rest[0].startswith("-")):
+            rest = rest[1:]
+        return [_bare(rest[0]), *rest[1:]] if rest else None
+    bare = _bare(argv[0])
+    return [bare, *args] if bare != argv[0] else None
+
+
+def _bare(word: str) -> str:
+    """``prisma@5.1`` -> ``prisma``; ``@mikro-orm/cli@6`` -> ``mikro-orm``."""
+    head, at, _ = word[1:].partition("@")
+    word = word[0] + head if at else word
+    return _SCOPED.get(word, word)
+
+
+def launched(cmd: Cmd, where: Where) -> list[Hit]:
+    """The databases pack's hit on the program ``cmd`` launches."""
+    argv = program_of(cmd.argv)
+    if argv is None:
+        return []
+    from agentreflex.gate import packs
+
+    if packs.programs().get(argv[0]) != "databases":
+        return []
+    shown = Cmd(argv, cmd.text, cmd.cwd, assigns=cmd.assigns, vars_used=cmd.vars_used)
+    return packs.check(shown, where)

@@ -1,0 +1,92 @@
+"""SQL text sent to a database client, read with a real SQL parser (sqlglot, MIT).
+
+``psql -c``, ``-f FILE``, ``< FILE``, heredocs, ``mysql -e``, ``sqlite3 DB
+"..."``: the statements are parsed in the client's dialect and each is
+judged by what it does, not by the words it contains: ``DROP TABLE``,
+``DROP DATABASE``, ``TRUNCATE``, and ``DELETE`` or ``UPDATE`` without a
+``WHERE``.  A comment or a string that says ``DROP TABLE`` is no finding, and
+``DELETE FROM t WHERE ...`` is ordinary work.
+
+sqlglot costs about 250 ms to import on this machine, so it is imported only
+when the text holds one of the destructive keywords (``needs_parse``): a
+``psql -c 'SELECT 1'`` never loads it, and no command without a database
+client reaches this module (``tests/test_hot_path_imports.py``).  Text sqlglot
+cannot parse (psql meta-commands, a dialect's odd corner) is judged by the
+keyword scan of :mod:`rules.infra` instead.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.record import record
+
+# client program -> sqlglot dialect
+DIALECTS = {
+    "psql": "postgres",
+    "cockroach": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mysql",
+    "sqlite3": "sqlite",
+    "duckdb": "duckdb",
+    "clickhouse-client": "clickhouse",
+    "clickhouse": "clickhouse",
+    "snowsql": "snowflake",
+    "bq": "bigquery",
+}
+_KEYWORDS = ("drop", "truncate", "delete", "update")
+# DROP kinds that lose data (a view or an index is rebuilt from its definition)
+_DATA_KINDS = frozenset({"TABLE", "DATABASE", "SCHEMA", "USER", "ROLE", "OWNED"})
+
+
+@record(frozen=True)
+class Statement:
+    """One destructive statement: ``drop``, ``truncate``, ``delete-all`` or ``update-all``."""
+
+    kind: str
+    what: str  # DATABASE/TABLE/... for a drop, else ""
+    target: str  # the object's name, as written
+
+
+def needs_parse(text: str) -> bool:
+    """Whether ``text`` holds a keyword of a destructive statement (cheap, no import)."""
+    low = text.lower()
+    return any(k in low for k in _KEYWORDS)
+
+
+def destructive(text: str, dialect: str) -> list[Statement] | None:
+    """The destructive statements of ``text``; ``None`` when sqlglot cannot parse it."""
+    import sqlglot
+    from sqlglot import exp
+
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("\\")]
+    try:
+        parsed = sqlglot.parse("\n".join(lines), read=dialect)
+    except Exception:  # sqlglot raises several error types; any means "not parsed"
+        return None
+    out: list[Statement] = []
+    for stmt in parsed:
+        if stmt is None:
+            continue
+        if isinstance(stmt, exp.Drop):
+            kind = str(stmt.args.get("kind") or "").upper()
+            if kind in _DATA_KINDS:
+                out.append(Statement("drop", kind, _name(stmt)))
+        elif isinstance(stmt, exp.TruncateTable):
+            out.append(Statement("truncate", "TABLE", _name(stmt)))
+        elif isinstance(stmt, exp.Delete) and not stmt.args.get("where"):
+            out.append(Statement("delete-all", "TABLE", _name(stmt)))
+        elif isinstance(stmt, exp.Update) and not stmt.args.get("where"):
+            out.append(Statement("update-all", "TABLE", _name(stmt)))
+        elif isinstance(stmt, exp.Command) and str(stmt.this).upper() in ("DROP", "TRUNCATE"):
+            out.append(Statement(str(stmt.this).lower(), "", str(stmt.expression or "")))
+    return out
+
+
+def _name(stmt: object) -> str:
+    from sqlglot import exp
+
+    assert isinstance(stmt, exp.Expression)
+    table = stmt.find(exp.Table)
+    if table is not None:
+        return table.sql()
+    ident = stmt.find(exp.Identifier)
+    return ident.sql() if ident is not None else ""
