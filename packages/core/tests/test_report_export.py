@@ -331,3 +331,47 @@ def test_read_new_follows_a_live_log_once_per_record(tmp_path: Path) -> None:
     assert SECRET not in json.dumps(new)
     tail.offset = 10**9  # the log was rotated under us: read again, nothing twice
     assert read_new(state_dir, "tail-1", tail) == []
+
+
+def test_a_snapshot_the_real_hook_took_is_in_the_report(tmp_path: Path) -> None:
+    """The work-tree hook records its snapshot as a note; the report lists it."""
+    import subprocess
+
+    project = tmp_path / "p"
+    project.mkdir()
+    git = ["git", "-C", str(project), "-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (project / "f.txt").write_text("committed\n")
+    subprocess.run([*git, "add", "f.txt"], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    (project / "f.txt").write_text("uncommitted work\n")
+    (project / ".agentreflex").mkdir()
+    (project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    payload = {
+        "session_id": "snap-1",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "sed -i s/work/gone/ f.txt"},
+        "cwd": str(project),
+        "tool_use_id": "t1",
+    }
+    env = {**os.environ, "HOME": str(home), "CLAUDE_PROJECT_DIR": str(project)}
+    env.pop("XDG_STATE_HOME", None)
+    env.pop("XDG_CONFIG_HOME", None)
+    hook = Path(sys.executable).parent / "agentreflex"
+    done = subprocess.run(
+        [str(hook), "hook", "claude-code", "PreToolUse"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=project,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    histories = load_histories(str(project / ".agentreflex"))
+    rows = collect.snapshots(histories)
+    assert [r["kind"] for r in rows] == ["snapshot"]
+    assert '"f.txt"' in rows[0]["detail"] and '"n": 1' in rows[0]["detail"]
