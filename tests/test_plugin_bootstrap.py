@@ -19,6 +19,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+from machine_env import scrubbed_env  # noqa: E402
+
 PLUGIN = REPO / "plugins" / "claude-code"
 SETUP_TIMEOUT = 300.0
 
@@ -52,15 +56,17 @@ class Plugin:
         bindir.mkdir()
         if with_uv:
             (bindir / "uv").symlink_to(real_uv())
-        self.env = {
-            "PATH": f"{bindir}:/usr/bin:/bin",
-            "HOME": str(self.home),
-            "CLAUDE_PLUGIN_ROOT": str(self.root),
-            "CLAUDE_PLUGIN_DATA": str(self.data),
-            "AGENTREFLEX_DAEMON": "off",
-            "UV_CACHE_DIR": uv_cache(),
-            "LANG": "C.UTF-8",
-        }
+        self.env = scrubbed_env(
+            {
+                "PATH": f"{bindir}:/usr/bin:/bin",
+                "HOME": str(self.home),
+                "CLAUDE_PLUGIN_ROOT": str(self.root),
+                "CLAUDE_PLUGIN_DATA": str(self.data),
+                "AGENTREFLEX_DAEMON": "off",
+                "UV_CACHE_DIR": uv_cache(),
+                "LANG": "C.UTF-8",
+            }
+        )
         self.project = root / "project"
         self._make_project()
 
