@@ -157,13 +157,47 @@ def lock_is_free(data: str) -> bool:
 # --- building ----------------------------------------------------------------
 
 
+CERT_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT")
+PROXY_SETTINGS = ("https_proxy", "http_proxy", "all_proxy", "no_proxy")
+SYSTEM_CERTS = ("UV_SYSTEM_CERTS", "UV_NATIVE_TLS")  # uv 0.13's name, then the older one
+
+
+def network_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
+    """Which trust and proxy settings the setup used: names and certificate paths only.
+
+    Proxy values are left out (a proxy URL may carry a password); the installers read
+    them from the environment themselves. uv is told to use the system trust store, so a
+    network whose TLS a local authority re-signs (a corporate proxy) works as it does
+    for the user's other tools.
+    """
+    source = os.environ if environ is None else environ
+    certs = {name: source[name] for name in CERT_SETTINGS if source.get(name)}
+    proxies = sorted(
+        {name.lower() for name in source if name.lower() in PROXY_SETTINGS and source[name]}
+    )
+    user_choice = next((name for name in SYSTEM_CERTS if source.get(name)), "")
+    return {
+        "system_trust_store": not user_choice or source[user_choice].lower() in ("1", "true"),
+        "certificates": certs,
+        "proxies": proxies,
+    }
+
+
+def installer_env() -> dict[str, str]:
+    """The environment for uv and pip: the user's own, with uv on the system trust store."""
+    env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)
+    env.pop("PYTHONHOME", None)
+    if not any(env.get(name) for name in SYSTEM_CERTS):
+        env.update(dict.fromkeys(SYSTEM_CERTS, "1"))
+    return env
+
+
 def _run(argv: list[str], log: str, cwd: str) -> None:
     with open(log, "a", encoding="utf-8") as out:
         out.write("$ " + " ".join(argv) + "\n")
         out.flush()
-        env = dict(os.environ)
-        env.pop("VIRTUAL_ENV", None)
-        env.pop("PYTHONHOME", None)
+        env = installer_env()
         try:
             done = subprocess.run(
                 argv,
@@ -334,6 +368,7 @@ def _setup_locked(bundle: str, data: str) -> int:
         "failures": failures,
         "last_took_s": previous.get("last_took_s", DEFAULT_EXPECTED_S),
         "log": log,
+        "network": network_settings(),
     }
     write_state(data, state)
     env = tempfile.mkdtemp(prefix=f"{ident}.", dir=envs_dir(data))
