@@ -17,6 +17,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -226,3 +227,27 @@ def test_without_the_ca_the_same_setup_fails(tls_index: tuple[str, Path], tmp_pa
     assert state["state"] == "failed"
     log = (data / "setup.log").read_text().lower()
     assert "issuer" in log or "certificate" in log, log[-2000:]
+
+
+def test_a_cold_cache_first_session_start_says_how_long_instead_of_waiting(
+    tls_index: tuple[str, Path], tmp_path: Path
+) -> None:
+    """An empty uv cache: the setup goes to the index, so SessionStart does not hold the
+    session for its whole timeout; it says the setup is under way and for how long."""
+    url, ca = tls_index
+    bundle, data, base = _plugin(tmp_path)
+    env = {**base, "UV_DEFAULT_INDEX": url, "UV_INDEX_URL": url, "SSL_CERT_FILE": str(ca)}
+    argv = [sys.executable, str(bundle / "bootstrap.py"), "ensure", "--bundle", str(bundle)]
+    argv += ["--data", str(data), "--event", "SessionStart"]
+    started = time.monotonic()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+    waited = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)["systemMessage"]
+    assert "setting itself up" in said and "s more" in said, said
+    assert waited < 20, waited  # it stopped waiting when the setup went online
+    deadline = time.monotonic() + 120
+    while json.loads((data / "setup.json").read_text()).get("state") == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert json.loads((data / "setup.json").read_text())["state"] == "ready"

@@ -63,6 +63,9 @@ SESSION_RETRY_FLOOR_S = 10.0
 # Until one setup on this machine has finished, this is what we say it takes.
 DEFAULT_EXPECTED_S = 60.0
 STEP_TIMEOUT_S = 900.0
+# A session start waits this long for a setup from a warm cache (hooks.json gives
+# SessionStart 30 s): the first tool call then finds it ready instead of refused.
+SESSION_START_WAIT_S = 25.0
 
 
 class SetupError(Exception):
@@ -433,6 +436,54 @@ def due(state: dict[str, object], ident: str, event: str, now: float) -> bool:
     return since >= backoff_seconds(_number(state, "failures"))
 
 
+def went_online(log: str) -> bool:
+    """Whether the setup left the warm cache: an install without ``--offline`` (uv's
+    offline attempt failed) or a pip build (slow either way) is in its log."""
+    try:
+        with open(log, encoding="utf-8", errors="replace") as handle:
+            steps = [line for line in handle if line.startswith("$ ")]
+    except OSError:
+        return False
+    online = [s for s in steps if " pip install " in s and "--offline" not in s]
+    return bool(online) or any(" -m venv " in s for s in steps)
+
+
+def wait_for_warm_setup(data: str, ident: str, budget: float) -> bool:
+    """On a session start: wait for a setup served by the warm cache, within ``budget``.
+
+    Gives up as soon as the setup goes to the network or fails, so a cold machine's
+    first session is told how long instead of being held to the hook's timeout.
+    """
+    log = os.path.join(data, "setup.log")
+    begun = time.time()
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        if ready_env(data, ident):
+            return True
+        state = read_state(data)
+        if state.get("state") == "failed" and _number(state, "finished") >= begun:
+            return False
+        if _number(state, "started") >= begun - 1 and went_online(log):
+            return False
+        time.sleep(0.2)
+    return ready_env(data, ident)
+
+
+def _waited_message(data: str, ident: str, expected: float, event: str) -> str:
+    """After a setup was started or found running: the message, waiting first on SessionStart."""
+    if event == "SessionStart" and wait_for_warm_setup(data, ident, SESSION_START_WAIT_S):
+        took = _number(read_state(data), "last_took_s")
+        return f"agentreflex set itself up ({took:.0f} s); it guards this session."
+    state = read_state(data)
+    since = max(0.0, time.time() - _number(state, "started", time.time()))
+    left = max(expected - since, 5.0)
+    return (
+        f"agentreflex is setting itself up (started {since:.0f} s ago; about {left:.0f} s "
+        "more, the first time it may download its dependencies). Tool calls are blocked "
+        "until it is ready; try again shortly."
+    )
+
+
 def ensure(bundle: str, data: str, event: str) -> tuple[str, bool]:
     """Start a setup if one is due; returns (what to tell the user, whether it is under way)."""
     os.makedirs(envs_dir(data), exist_ok=True)
@@ -443,20 +494,12 @@ def ensure(bundle: str, data: str, event: str) -> tuple[str, bool]:
     state = read_state(data)
     expected = expected_seconds(state)
     if not lock_is_free(data):
-        since = max(0.0, now - _number(state, "started", now))
-        return (
-            f"agentreflex is setting itself up (started {since:.0f} s ago; it takes about "
-            f"{expected:.0f} s). Tool calls are blocked until it is ready; try again shortly.",
-            True,
-        )
+        message = _waited_message(data, ident, expected, event)
+        return message, not ready_env(data, ident)
     if due(state, ident, event, now):
         start_background_setup(bundle, data)
-        return (
-            f"agentreflex is setting itself up (it takes about {expected:.0f} s; the first "
-            "time it may download its dependencies). Tool calls are blocked until it is "
-            "ready; try again shortly.",
-            True,
-        )
+        message = _waited_message(data, ident, expected, event)
+        return message, not ready_env(data, ident)
     wait = backoff_seconds(_number(state, "failures")) - (now - _number(state, "finished"))
     return (
         f"agentreflex could not set itself up: {state.get('error', 'unknown error')}. "
