@@ -14,6 +14,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,3 +48,43 @@ def test_compile_workspace_leaves_every_source_module_compiled() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
     )
     assert loaded.stdout.strip() == "True"
+
+
+def _compile_workspace() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "compile_workspace", ROOT / "tools" / "compile_workspace.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_third_party_files_that_do_not_compile_are_reported_not_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the torch extra ships: a file of another Python's syntax in site-packages."""
+    tool = _compile_workspace()
+    ours, theirs = tmp_path / "src", tmp_path / "site-packages"
+    (ours / "pkg").mkdir(parents=True)
+    (ours / "pkg" / "fine.py").write_text("VALUE = 1\n")
+    (theirs / "vendor").mkdir(parents=True)
+    (theirs / "vendor" / "py2_only.py").write_text('print "old"\n')
+    (theirs / "vendor" / "ok.py").write_text("X = 2\n")
+    assert tool.run([ours], [theirs]) == 0
+    err = capsys.readouterr().err
+    assert "py2_only.py" in err and "1 third-party files do not compile" in err
+    assert "bytecode written" in err
+    assert tool.uncompiled([theirs]) == [theirs / "vendor" / "py2_only.py"]
+
+
+def test_our_own_source_that_does_not_compile_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tool = _compile_workspace()
+    ours = tmp_path / "src"
+    ours.mkdir()
+    (ours / "broken.py").write_text("def f(:\n")
+    assert tool.run([ours], []) == 1
+    err = capsys.readouterr().err
+    assert "INCOMPLETE" in err and "broken.py" in err

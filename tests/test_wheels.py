@@ -177,3 +177,81 @@ def test_the_wheels_do_not_carry_the_workspace(dist: Path) -> None:
         package = wheel.name.split("-")[0].removeprefix("agentreflex_")
         assert all(n.startswith(f"agentreflex/{package}/") for n in code), wheel.name
     assert sys.version_info >= (3, 11)
+
+
+def _pre_tool(command: str, cwd: Path) -> str:
+    return json.dumps(
+        {
+            "session_id": "plain-name",
+            "transcript_path": str(cwd / "none.jsonl"),
+            "cwd": str(cwd),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": "toolu_plain",
+        }
+    )
+
+
+def _scratch_repo_with_uncommitted_work(where: Path) -> Path:
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    where.mkdir()
+    (where / "notes.txt").write_text("committed\n")
+    subprocess.run([*git, "init", "-q"], cwd=where, check=True)
+    subprocess.run([*git, "add", "notes.txt"], cwd=where, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "init"], cwd=where, check=True)
+    (where / "notes.txt").write_text("an afternoon of uncommitted work\n")
+    return where
+
+
+def test_the_plain_name_is_the_recommended_set(
+    dist: Path, tmp_path: Path, home: dict[str, str]
+) -> None:
+    """`pip install agentreflex` guards: the floors and the reflexes, not core alone."""
+    agentreflex = wheelhouse.install(tmp_path / "venv", dist, ["agentreflex"]) / "agentreflex"
+    code, out = run(agentreflex, ["--version"], home)
+    recommended = ("core", "gate", "runaway", "judge2", "guard", "instructions", "context-layer")
+    assert set(listed(out)) == {"agentreflex"} | {f"agentreflex-{p}" for p in recommended}
+    checks = doctor(agentreflex, home)
+    assert set(checks["reflexes"].split(", ")) >= {"gate", "runaway", "guard", "done"}
+    env = dict(home, REFLEX_MODE="enforced")
+    code, out = run(
+        agentreflex,
+        ["hook", "claude-code", "PreToolUse"],
+        env,
+        _pre_tool("rm -rf ~/", Path(home["HOME"])),
+    )
+    assert code == 0, out
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    repo = _scratch_repo_with_uncommitted_work(tmp_path / "repo")
+    proc = subprocess.run(
+        [str(agentreflex), "hook", "claude-code", "PreToolUse"],
+        input=_pre_tool("git reset --hard", repo),
+        capture_output=True, text=True, env=env, cwd=repo, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] in ("deny", "ask")
+    assert (repo / "notes.txt").read_text() == "an afternoon of uncommitted work\n"
+
+
+def test_core_alone_says_it_guards_nothing(
+    dist: Path, tmp_path: Path, home: dict[str, str]
+) -> None:
+    agentreflex = wheelhouse.install(tmp_path / "venv", dist, ["agentreflex-core"]) / "agentreflex"
+    checks = doctor(agentreflex, home)
+    assert checks["reflexes"].startswith("none installed: every hook answers ALLOW")
+    payload = {
+        "session_id": "core-alone",
+        "transcript_path": str(tmp_path / "none.jsonl"),
+        "cwd": home["HOME"],
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    for _ in range(2):  # every session start, not only the first
+        proc = subprocess.run(
+            [str(agentreflex), "hook", "claude-code", "SessionStart"],
+            input=json.dumps(payload), capture_output=True, text=True, env=home,
+            cwd=home["HOME"], check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert "nothing is guarding this session" in proc.stderr

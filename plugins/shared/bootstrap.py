@@ -63,6 +63,9 @@ SESSION_RETRY_FLOOR_S = 10.0
 # Until one setup on this machine has finished, this is what we say it takes.
 DEFAULT_EXPECTED_S = 60.0
 STEP_TIMEOUT_S = 900.0
+# A session start waits this long for a setup from a warm cache (hooks.json gives
+# SessionStart 30 s): the first tool call then finds it ready instead of refused.
+SESSION_START_WAIT_S = 25.0
 
 
 class SetupError(Exception):
@@ -157,13 +160,47 @@ def lock_is_free(data: str) -> bool:
 # --- building ----------------------------------------------------------------
 
 
+CERT_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT")
+PROXY_SETTINGS = ("https_proxy", "http_proxy", "all_proxy", "no_proxy")
+SYSTEM_CERTS = ("UV_SYSTEM_CERTS", "UV_NATIVE_TLS")  # uv 0.13's name, then the older one
+
+
+def network_settings(environ: dict[str, str] | None = None) -> dict[str, object]:
+    """Which trust and proxy settings the setup used: names and certificate paths only.
+
+    Proxy values are left out (a proxy URL may carry a password); the installers read
+    them from the environment themselves. uv is told to use the system trust store, so a
+    network whose TLS a local authority re-signs (a corporate proxy) works as it does
+    for the user's other tools.
+    """
+    source = os.environ if environ is None else environ
+    certs = {name: source[name] for name in CERT_SETTINGS if source.get(name)}
+    proxies = sorted(
+        {name.lower() for name in source if name.lower() in PROXY_SETTINGS and source[name]}
+    )
+    user_choice = next((name for name in SYSTEM_CERTS if source.get(name)), "")
+    return {
+        "system_trust_store": not user_choice or source[user_choice].lower() in ("1", "true"),
+        "certificates": certs,
+        "proxies": proxies,
+    }
+
+
+def installer_env() -> dict[str, str]:
+    """The environment for uv and pip: the user's own, with uv on the system trust store."""
+    env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)
+    env.pop("PYTHONHOME", None)
+    if not any(env.get(name) for name in SYSTEM_CERTS):
+        env.update(dict.fromkeys(SYSTEM_CERTS, "1"))
+    return env
+
+
 def _run(argv: list[str], log: str, cwd: str) -> None:
     with open(log, "a", encoding="utf-8") as out:
         out.write("$ " + " ".join(argv) + "\n")
         out.flush()
-        env = dict(os.environ)
-        env.pop("VIRTUAL_ENV", None)
-        env.pop("PYTHONHOME", None)
+        env = installer_env()
         try:
             done = subprocess.run(
                 argv,
@@ -334,6 +371,7 @@ def _setup_locked(bundle: str, data: str) -> int:
         "failures": failures,
         "last_took_s": previous.get("last_took_s", DEFAULT_EXPECTED_S),
         "log": log,
+        "network": network_settings(),
     }
     write_state(data, state)
     env = tempfile.mkdtemp(prefix=f"{ident}.", dir=envs_dir(data))
@@ -398,6 +436,54 @@ def due(state: dict[str, object], ident: str, event: str, now: float) -> bool:
     return since >= backoff_seconds(_number(state, "failures"))
 
 
+def went_online(log: str) -> bool:
+    """Whether the setup left the warm cache: an install without ``--offline`` (uv's
+    offline attempt failed) or a pip build (slow either way) is in its log."""
+    try:
+        with open(log, encoding="utf-8", errors="replace") as handle:
+            steps = [line for line in handle if line.startswith("$ ")]
+    except OSError:
+        return False
+    online = [s for s in steps if " pip install " in s and "--offline" not in s]
+    return bool(online) or any(" -m venv " in s for s in steps)
+
+
+def wait_for_warm_setup(data: str, ident: str, budget: float) -> bool:
+    """On a session start: wait for a setup served by the warm cache, within ``budget``.
+
+    Gives up as soon as the setup goes to the network or fails, so a cold machine's
+    first session is told how long instead of being held to the hook's timeout.
+    """
+    log = os.path.join(data, "setup.log")
+    begun = time.time()
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        if ready_env(data, ident):
+            return True
+        state = read_state(data)
+        if state.get("state") == "failed" and _number(state, "finished") >= begun:
+            return False
+        if _number(state, "started") >= begun - 1 and went_online(log):
+            return False
+        time.sleep(0.2)
+    return ready_env(data, ident)
+
+
+def _waited_message(data: str, ident: str, expected: float, event: str) -> str:
+    """After a setup was started or found running: the message, waiting first on SessionStart."""
+    if event == "SessionStart" and wait_for_warm_setup(data, ident, SESSION_START_WAIT_S):
+        took = _number(read_state(data), "last_took_s")
+        return f"agentreflex set itself up ({took:.0f} s); it guards this session."
+    state = read_state(data)
+    since = max(0.0, time.time() - _number(state, "started", time.time()))
+    left = max(expected - since, 5.0)
+    return (
+        f"agentreflex is setting itself up (started {since:.0f} s ago; about {left:.0f} s "
+        "more, the first time it may download its dependencies). Tool calls are blocked "
+        "until it is ready; try again shortly."
+    )
+
+
 def ensure(bundle: str, data: str, event: str) -> tuple[str, bool]:
     """Start a setup if one is due; returns (what to tell the user, whether it is under way)."""
     os.makedirs(envs_dir(data), exist_ok=True)
@@ -408,20 +494,12 @@ def ensure(bundle: str, data: str, event: str) -> tuple[str, bool]:
     state = read_state(data)
     expected = expected_seconds(state)
     if not lock_is_free(data):
-        since = max(0.0, now - _number(state, "started", now))
-        return (
-            f"agentreflex is setting itself up (started {since:.0f} s ago; it takes about "
-            f"{expected:.0f} s). Tool calls are blocked until it is ready; try again shortly.",
-            True,
-        )
+        message = _waited_message(data, ident, expected, event)
+        return message, not ready_env(data, ident)
     if due(state, ident, event, now):
         start_background_setup(bundle, data)
-        return (
-            f"agentreflex is setting itself up (it takes about {expected:.0f} s; the first "
-            "time it may download its dependencies). Tool calls are blocked until it is "
-            "ready; try again shortly.",
-            True,
-        )
+        message = _waited_message(data, ident, expected, event)
+        return message, not ready_env(data, ident)
     wait = backoff_seconds(_number(state, "failures")) - (now - _number(state, "finished"))
     return (
         f"agentreflex could not set itself up: {state.get('error', 'unknown error')}. "

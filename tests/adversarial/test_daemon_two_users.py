@@ -14,9 +14,9 @@ Real local users (created here with ``useradd``, removed afterwards), real
   asked by a core-plus-gate install's hook) is refused, so the core-plus-gate
   hook's Stop is not blocked by judge2's done reflex it does not have.
 
-Needs root (to create users) and ``uv`` with the workspace's wheels cached (a
-second, core-plus-gate venv on the system Python, readable by the throwaway
-users, is made from them offline).
+Needs root (to create users). A second, core-plus-gate venv on the system Python,
+readable by the throwaway users, is made with the workspace's own uv, from its
+cache or the network (not ``--offline``: a fresh machine's cache may be empty).
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from machine_env import workspace_uv  # noqa: E402
+
 FULL_VENV_BIN = Path(sys.executable).parent
 SYSTEM_PYTHON = (
     "/usr/bin/python3.11" if os.path.exists("/usr/bin/python3.11") else "/usr/bin/python3"
@@ -131,21 +135,19 @@ class Lab:
         return home
 
     def make_small_venv(self) -> Path:
-        uv = shutil.which("uv")
-        assert uv, "uv is needed to build the core-plus-gate venv"
+        uv = workspace_uv()
         subprocess.run(
-            [uv, "venv", "-q", "--python", SYSTEM_PYTHON, str(self.small_venv)],
+            [*uv, "venv", "-q", "--python", SYSTEM_PYTHON, str(self.small_venv)],
             check=True,
             capture_output=True,
         )
         packages = ["-e", str(ROOT / "packages/core"), "-e", str(ROOT / "packages/gate")]
         done = subprocess.run(
             [
-                uv,
+                *uv,
                 "pip",
                 "install",
                 "-q",
-                "--offline",
                 "--python",
                 str(self.small_venv / "bin/python"),
                 *packages,

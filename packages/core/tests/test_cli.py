@@ -467,3 +467,13 @@ def test_check_json_subprocess(cli_env: dict[str, str], project: Path) -> None:
 def test_no_arguments_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert dispatch([]) == 0
     assert "usage: agentreflex" in capsys.readouterr().out
+
+
+def test_help_names_every_host_install_wires(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentreflex.core.install.command import INSTALLERS
+
+    with pytest.raises(SystemExit):
+        dispatch(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"wire a host's hooks ({', '.join(INSTALLERS)})" in text
+    assert len(INSTALLERS) >= 5

@@ -18,10 +18,12 @@ from agentreflex.core.hosts.base import HostReply
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 from agentreflex.core.runtime import (
     MAX_PAYLOAD_BYTES,
+    UNGUARDED_NOTICE,
     HookOutcome,
     Plugins,
     check_command,
     decode_payload,
+    load_plugins,
     run_hook,
 )
 from agentreflex.core.state.store import SessionStore
@@ -343,7 +345,8 @@ def test_every_event_of_a_session_answers(host: str, hook_env: dict[str, str]) -
         outcome = run_hook(host, payload(event, **extra), hook_env)
         assert outcome.reply.exit_code == 0, event
         assert outcome.reply.stdout == "", event
-        assert outcome.reply.stderr == "", event
+        unguarded = event == "SessionStart" and not load_plugins().reflexes
+        assert outcome.reply.stderr == (UNGUARDED_NOTICE if unguarded else ""), event
     store = SessionStore(hook_env["AGENTREFLEX_STATE_DIR"], "sess-rt")
     st, _ = store.load()
     assert st.counters.events == 9

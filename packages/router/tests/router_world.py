@@ -77,7 +77,8 @@ class World:
 
     async def post(self, path: str, body: Any, **headers: str) -> tuple[int, Any, bytes]:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        async with self.client.post(self.url + path, data=data, headers=headers) as response:
+        sent = {"Content-Type": "application/json", **headers}  # what every real client sends
+        async with self.client.post(self.url + path, data=data, headers=sent) as response:
             raw = await response.read()
             try:
                 parsed = json.loads(raw)

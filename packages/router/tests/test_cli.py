@@ -109,3 +109,41 @@ def test_a_policy_in_the_users_config_folder_needs_no_approval(user_dirs: Path) 
     outside = user_dirs / "routing.toml"
     outside.write_text(POLICY.read_text())
     assert "not approved" in unapproved(outside)
+
+
+def test_serve_without_policy_reads_the_users_config_folder(
+    user_dirs: Path, tmp_path: Path
+) -> None:
+    """No --policy: the user's own routing.toml, served from any folder, needing no approval."""
+    own = user_dirs / "config" / "agentreflex" / "routing.toml"
+    own.parent.mkdir(parents=True)
+    own.write_text(POLICY.read_text())
+    elsewhere = tmp_path / "some-project"
+    (elsewhere / "policies").mkdir(parents=True)
+    (elsewhere / "policies" / "routing.toml").write_text("this = is not a policy\n")
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(SCRIPT), "router", "serve", "--port", str(port)],
+        cwd=elsewhere,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2):
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+    assert f"from {own}" in out
+
+
+def test_serve_without_any_policy_says_where_to_put_one(user_dirs: Path) -> None:
+    assert main(["serve"]) == 2

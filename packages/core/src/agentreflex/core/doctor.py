@@ -101,6 +101,11 @@ def diagnose(cwd: str) -> dict[str, Any]:
     for check in host_checks(project_dir or cwd, state_dir or os.path.join(cwd, ".agentreflex")):
         checks.append(check)
     _containment_checks(project_dir or cwd, enforced, add)
+    from agentreflex.core.pluginsetup import describe_network, setup_state_path
+
+    setup_json = setup_state_path()
+    if setup_json:
+        add("plugin setup", True, describe_network(setup_json))
     commands = [n for n, _ in registry.entries("agentreflex.commands")]
     add("commands", True, ", ".join(commands) or "none")
     return {"ok": all(c["ok"] for c in checks), "checks": checks}

@@ -15,7 +15,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -503,9 +503,13 @@ def make_app(
     env: Mapping[str, str] | None = None,
     max_body: int = MAX_BODY,
     record_dir: Path | None = None,
+    extra_hosts: Sequence[str] = (),
 ) -> web.Application:
+    """The proxy; ``extra_hosts`` are Host names accepted beside loopback (--allow-remote)."""
+    from agentreflex.router.browser_guard import browser_guard
+
     router = Router(policy, env, record_dir)
-    app = web.Application(client_max_size=max_body)
+    app = web.Application(client_max_size=max_body, middlewares=[browser_guard(extra_hosts)])
     app[LIMIT_KEY] = max_body
     app[ROUTER_KEY] = router
     app[STATUS_KEY] = router.status

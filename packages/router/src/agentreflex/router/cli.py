@@ -24,7 +24,12 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="agentreflex router", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the proxy")
-    serve.add_argument("--policy", type=Path, default=Path("policies") / "routing.toml")
+    serve.add_argument(
+        "--policy",
+        type=Path,
+        default=None,
+        help="default: routing.toml in your agentreflex config folder",
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8787)
     serve.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
@@ -63,8 +68,26 @@ def unapproved(policy_file: Path, env: Mapping[str, str] | None = None) -> str:
     )
 
 
+def default_policy(env: Mapping[str, str] | None = None) -> Path:
+    """The user's own routing policy: ``routing.toml`` in their agentreflex config folder.
+
+    Not the project's ``policies/routing.toml``: that one the router serves only once
+    the user approved it, so the default is the file that needs no approval.
+    """
+    return Path(user_config_dir(env)) / "routing.toml"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.policy is None:
+        args.policy = default_policy()
+        if not args.policy.is_file():
+            print(
+                f"agentreflex router: no routing policy: put one in {args.policy} "
+                "(see policies/routing.toml for an example) or pass --policy FILE",
+                file=sys.stderr,
+            )
+            return 2
     try:
         policy = load_policy(args.policy)
     except PolicyError as exc:
@@ -89,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     try:
-        app = make_app(policy, record_dir=args.record)
+        extra = [args.host] if args.allow_remote else []
+        app = make_app(policy, record_dir=args.record, extra_hosts=extra)
     except OSError as exc:
         print(f"agentreflex router: cannot record into {args.record}: {exc}", file=sys.stderr)
         return 2

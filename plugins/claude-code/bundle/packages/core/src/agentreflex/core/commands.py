@@ -19,6 +19,13 @@ EXIT_BLOCK = 2
 EXIT_ASK = 3
 
 
+def _install_hosts() -> str:
+    """The hosts ``install`` wires, read from its registry so the help cannot fall behind it."""
+    from agentreflex.core.install.command import INSTALLERS
+
+    return ", ".join(INSTALLERS)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="agentreflex",
@@ -60,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         "--as", dest="kind", choices=("config", "thresholds", "gate-rules", "gate-allow")
     )
     cf.add_argument("--cwd", default=os.getcwd())
-    sub.add_parser("install", help="wire a host's hooks (claude-code, codex)", add_help=False)
+    sub.add_parser("install", help=f"wire a host's hooks ({_install_hosts()})", add_help=False)
     sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)
     sub.add_parser("undo", help="list or restore snapshots taken before discards", add_help=False)
     sub.add_parser("statusline", help="one short line for Claude Code's statusLine setting")

@@ -530,11 +530,17 @@ def _run_event(
     reply = adapter.render(event, decision)
     if notice:
         reply.stderr += notice
+    if event.kind is EventKind.SESSION_START and not plugins.reflexes:
+        reply.stderr += UNGUARDED_NOTICE
     if decision.errors:
         reply.stderr += "".join(f"agentreflex: {redact(e)}\n" for e in decision.errors)
     return HookOutcome(reply, event, decision, state=state)
 
 
+UNGUARDED_NOTICE = (
+    "agentreflex: no reflex package is installed, so nothing is guarding this session "
+    "(agentreflex-core alone allows everything; `pip install agentreflex` adds the guards)\n"
+)
 TRUST_NOTE = "trust_notice"  # state.notes key: content hashes already announced
 
 

@@ -40,9 +40,7 @@ NOT_YET: dict[str, str] = {}
 
 def add_arguments(install: argparse.ArgumentParser, uninstall: argparse.ArgumentParser) -> None:
     for p in (install, uninstall):
-        p.add_argument(
-            "host", help="claude-code, codex, hermes, opencode, pi, omp, gemini or copilot"
-        )
+        p.add_argument("host", help=", ".join(INSTALLERS))
         where = p.add_mutually_exclusive_group()
         where.add_argument(
             "--user", dest="scope", action="store_const", const="user", help="(default) your own"

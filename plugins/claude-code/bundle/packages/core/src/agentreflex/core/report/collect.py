@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 
 STOPPING = ("BLOCK", "ASK_USER")
 TIMELINE_LIMIT = 400  # events shown per session (the newest); the counts cover all
-# Record kinds and note keys the work-tree snapshots (#29) are recognised by.
+# Record kinds and note keys the work-tree snapshots are recognised by; the hook path
+# records each snapshot it takes as a ``worktree_snapshot`` note (core/worktree/hook.py).
 SNAPSHOT_KINDS = ("snapshot", "undo")
+SNAPSHOT_NOTES = {"worktree_snapshot": "snapshot"}
 LABELS_FILE = "judge-labels.jsonl"  # labelled judge answers, as `judge2 calibrate` reads
 
 
@@ -179,6 +181,7 @@ def snapshots(histories: list[SessionHistory]) -> list[dict[str, Any]]:
                 out.append(_snapshot_row(h, rec, kind, detail))
             for note in rec.get("notes", []) if isinstance(rec.get("notes"), list) else []:
                 key = str(note.get("key", "")) if isinstance(note, dict) else ""
+                key = SNAPSHOT_NOTES.get(key, key)
                 if key.rstrip("s") in SNAPSHOT_KINDS:
                     out.append(_snapshot_row(h, rec, key.rstrip("s"), note.get("value")))
     return out

@@ -178,8 +178,8 @@ def _would_block(data: ReportData) -> str:
 
 def _snapshots(data: ReportData) -> str:
     note = (
-        '<p class="muted">Read from records and notes named "snapshot" and "undo" '
-        "in the session logs.</p>"
+        '<p class="muted">Snapshots the hook took before a command could discard work '
+        "(restore with <code>agentreflex undo N</code>), read from the session logs.</p>"
     )
     if not data.snapshots:
         return _section(
