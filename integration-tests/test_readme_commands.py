@@ -165,6 +165,24 @@ def _serve(command: str, tmp: Path, env: dict[str, str]) -> None:
         _sh("agentreflex serve --stop", env)
 
 
+def _report(command: str, tmp: Path, env: dict[str, str]) -> None:
+    # run where the reader would: the HTML lands in the working directory, not the checkout
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=tmp,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = (tmp / "report.html").read_text(encoding="utf-8")
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert "Content-Security-Policy" in page
+    assert "Traceback" not in done.stdout + done.stderr
+
+
 @pytest.fixture
 def runners(claude_binary: Path) -> dict[str, Callable[[str, Path, dict[str, str]], None]]:
     claude = _claude(claude_binary)
@@ -189,6 +207,7 @@ def runners(claude_binary: Path) -> dict[str, Callable[[str, Path, dict[str, str
         "agentreflex install claude-code --dry-run": _expect(0, "hook claude-code PreToolUse"),
         "agentreflex trust --show": _expect(0, "no approved configuration files"),
         "agentreflex config check": _expect(0, "ok "),
+        "agentreflex report --since 7d -o report.html    # or --session ID": _report,
     }
 
 

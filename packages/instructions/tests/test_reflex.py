@@ -135,6 +135,29 @@ def test_commit_requires_the_named_command_since_the_last_change(repo: Path) -> 
     assert _run(pre_tool("Bash", {"command": "git log --grep commit"}, cwd=str(repo)), state) == []
 
 
+def test_the_required_commands_own_changes_do_not_make_it_stale(repo: Path) -> None:
+    """``make lint`` that writes lint.log (or a ``--fix``) is the last change and still counts.
+
+    Each call's result is recorded one seq after the call: the change a call made carries
+    its result's seq, as core's store records it.
+    """
+    state = SessionState(cwd=str(repo))
+    event = pre_tool("Bash", {"command": "git commit -m x"}, cwd=str(repo))
+    state.actions.append(
+        ActionRecord(1, 0.0, "Edit", "edit", "Edit: src/app.py", "fp", outcome="success")
+    )
+    lint = ActionRecord(3, 0.0, "Bash", "shell", "Bash: make lint", "fp", outcome="success")
+    lint.mutation = True  # the work tree saw it write lint.log
+    state.actions.append(lint)
+    state.counters.last_mutation_seq = 4
+    assert _run(event, state) == []
+    gen = ActionRecord(5, 0.0, "Bash", "shell", "Bash: python gen.py", "fp", outcome="success")
+    gen.mutation = True
+    state.actions.append(gen)
+    state.counters.last_mutation_seq = 6  # another command's change after it: stale again
+    assert _run(event, state)[0].code == "INSTR-REQUIREMENT"
+
+
 def test_failed_requirement_run_does_not_count(repo: Path) -> None:
     state = SessionState(cwd=str(repo))
     state.actions.append(

@@ -132,12 +132,12 @@ def test_the_done_reflex_loads_only_its_own_modules() -> None:
 
 def test_completion_priors_keep_proportion(session: Any) -> None:
     """A question session's failing probe and a docs-only edit are not held by the offline judge."""
-    from agentreflex.judge2 import offline
-
     event = stop("The build still fails.")
     qa = session().run("npm run build", ok=False, exit_code=2).test(False).state
-    assert offline.unresolved_failure(qa, event) < 0.5
+    assert probs(event, qa, s.COMPLETION)[s.UNRESOLVED_FAILURE] < 0.5
     docs = session().edit("README.md").state
-    assert offline.verification_insufficient(docs, event) < 0.5
+    assert probs(event, docs, s.COMPLETION)[s.VERIFICATION_INSUFFICIENT] < 0.5
     code = session().edit("src/a.py").state
-    assert offline.verification_insufficient(code, event) > 0.7
+    assert probs(event, code, s.COMPLETION)[s.VERIFICATION_INSUFFICIENT] > 0.7
+    broke = session().edit("src/a.py").run("npm run build", ok=False, exit_code=2).state
+    assert probs(event, broke, s.COMPLETION)[s.UNRESOLVED_FAILURE] > 0.7

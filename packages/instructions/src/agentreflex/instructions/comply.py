@@ -327,11 +327,18 @@ def satisfied(rule: Rule, state: SessionState) -> bool:
     # a shell function or a ./pytest file with the same words is not.
     needs_run = testrun.RUNNERS.match(testrun.strip_wrappers(want)) is not None
     for action in reversed(state.actions):
-        if action.seq <= since:
-            break
+        # ``since`` is the seq of the change's result, so the call that made it comes just
+        # before.  That call may be the required command itself (``make lint`` writing
+        # lint.log, ``ruff --fix``): its own changes do not make it stale, or it could never
+        # be met.  Anything older is before the change.
+        made_the_change = action.seq < since
+        if made_the_change and not action.mutation:
+            return False
         ran = action.kind == "shell" and action.outcome != "failure" and want in action.summary
         if ran and (not needs_run or action.verification):
             return True
+        if made_the_change:
+            return False
     return False
 
 

@@ -21,6 +21,9 @@ WHOLE_MODULES = (
     "agentreflex.core.fastjson",
     "agentreflex.core.signals",
     "agentreflex.core.state.outcome",
+    # events and contexts built without a host: reflex packages' tests, and judge2's
+    # calibration over labelled rows
+    "agentreflex.core.testing",
     # what a test run is and which words are wrappers: the one answer (issue 31)
     "agentreflex.core.testrun",
     "agentreflex.core.userdirs",
@@ -33,6 +36,7 @@ NAMES = {
         "ConfigError",
         "DEFAULT_THRESHOLDS",
         "is_loopback_url",
+        "load_config",
         "project_root",
         "section_value",
     ),
@@ -54,6 +58,8 @@ NAMES = {
         "ensure_private_dir",
         "locked",
     ),
+    # the one heuristic System One engine: laya serves it, judge2's offline backend asks it
+    "agentreflex.core.heuristic.engine": ("BuiltinEngine", "MODEL_ID"),
     "agentreflex.core.lazyre": ("LazyPattern",),
     # the context layer's session recap, rendered by each host's adapter
     "agentreflex.core.recap": ("Recap", "RecapSection", "render_plain"),
@@ -83,6 +89,8 @@ NAMES = {
         "noul",
         "parse_response",
     ),
+    # the one safe git (no hooks, fsmonitor, filters, pagers): the gate's work-tree rule
+    "agentreflex.core.worktree.safegit": ("filter_overrides", "git"),
 }
 
 

@@ -122,6 +122,11 @@ _NEUTRAL_TOOLS = Screened(
 
 
 _PATH_PARTS = re.compile(r"[/.]")
+# Changes a reader would not test: prose and licences.  A proportion prior, like the done
+# reflex's ``[judge2] untested_ok``, read here from the action lines' own words.
+_DOCS = re.compile(
+    r"(?i)(?:^|[\s/])(?:docs?/\S*|\S+\.(?:md|mdx|rst|txt|adoc)|LICENSE\S*|CHANGELOG\S*)$"
+)
 
 
 def _words(text: str) -> set[str]:
@@ -290,9 +295,16 @@ def unresolved_failure(f: Facts) -> float:
     return YES if open_ else NO
 
 
+def _docs_only(f: Facts) -> bool:
+    changed = [a for a in f.actions if a.changed and a.seq > f.last_test]
+    return bool(changed) and all(_DOCS.search(a.summary) for a in changed)
+
+
 def verification_insufficient(f: Facts) -> float:
     if not f.last_change:
         return UNLIKELY if f.last_test else UNSURE
+    if _docs_only(f):
+        return UNLIKELY  # documentation only: nothing a test run would check
     if not f.last_test or f.last_test < f.last_change or f.last_test_verdict != "passed":
         return YES
     return NO
