@@ -78,3 +78,69 @@ def test_bad_arguments_are_one_line(tmp_path: Path, capsys: object) -> None:
     assert "needs --model PATH" in out.err
     assert "cannot read the token file" in out.err
     assert "Traceback" not in out.err
+
+
+def test_the_server_runs_in_process_until_sigterm(capsys: pytest.CaptureFixture[str]) -> None:
+    """``_run`` as ``main`` drives it: prints where it listens, answers, stops on SIGTERM."""
+    import asyncio
+
+    from agentreflex.laya.cli import _run
+    from agentreflex.laya.engine import make_engine
+    from agentreflex.laya.server import Server, ServerConfig
+
+    server = Server(make_engine("builtin"), ServerConfig(port=0))
+    seen: list[str] = []
+
+    async def drive() -> int:
+        task = asyncio.create_task(_run(server))
+        for _ in range(200):
+            await asyncio.sleep(0.02)
+            seen.append(capsys.readouterr().out)
+            if " on http://" in "".join(seen):
+                break
+        base = "".join(seen).rsplit(" on ", 1)[1].strip().removesuffix("/v1/systemone")
+        async with httpx.AsyncClient() as client:
+            status = (await client.get(base + "/healthz", timeout=5)).status_code
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler _run installed sets its stop event
+        await asyncio.wait_for(task, 10)
+        return status
+
+    assert asyncio.run(drive()) == 200
+    assert "builtin engine (laya-builtin-1), asyncio loop" in "".join(seen)
+
+
+def test_the_token_comes_from_a_file_or_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentreflex.laya.cli import read_token
+
+    token = tmp_path / "token"
+    token.write_text("  s3cret-token\n")
+    assert read_token(str(token)) == "s3cret-token"
+    monkeypatch.setenv("AGENTREFLEX_LAYA_TOKEN", " from-env ")
+    assert read_token(None) == "from-env"
+    token.write_bytes(b"\xff\xfe")
+    with pytest.raises(UsageError, match="cannot read the token file"):
+        read_token(str(token))
+
+
+def test_limits_out_of_range_and_unexpected_errors_are_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentreflex.laya import cli
+
+    assert main(["serve", "--max-concurrent", "0"]) == 2
+    assert "--max-concurrent >= 1" in capsys.readouterr().err
+
+    def broken(args: object) -> int:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(cli, "_serve", broken)
+    assert main(["serve"]) == 2
+    assert capsys.readouterr().err == "agentreflex laya: RuntimeError: disk on fire\n"
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_serve", interrupted)
+    assert main(["serve"]) == 0  # Ctrl-C is a normal way to stop a server
