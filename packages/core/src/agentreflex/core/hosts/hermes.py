@@ -41,6 +41,11 @@ EVENTS: dict[str, EventKind] = {
 
 class HermesAdapter:
     name = "hermes"
+    events = EVENTS
+    # shell hooks fail open unless ``fail_closed``, and are usually registered
+    # without an event argument: an unreadable payload is a proposed tool call
+    unknown_event: EventKind | None = EventKind.PRE_TOOL
+    traits: frozenset[str] = frozenset()
 
     def parse(self, payload: dict[str, Any]) -> Event:
         name = require_str(payload, "hook_event_name")
