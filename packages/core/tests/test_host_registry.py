@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -177,3 +178,62 @@ def test_a_hook_imports_only_its_own_hosts_adapter() -> None:
     assert "agentreflex.core.hosts.gemini" in loaded
     others = ("claude_code", "codex", "hermes", "opencode", "pi", "copilot", "jsshim")
     assert not [m for m in loaded if m.rsplit(".", 1)[-1] in others]
+
+
+TOY_MODULE = """
+from agentreflex.core.decision import Verdict
+from agentreflex.core.events import Event, EventKind, build_tool_call
+from agentreflex.core.hosts.base import HostReply
+
+
+class Adapter:
+    name = "toyhost"
+    events = {"go": EventKind.PRE_TOOL}
+    unknown_event = EventKind.PRE_TOOL
+    traits = frozenset()
+
+    def parse(self, payload):
+        event = Event(kind=EventKind.PRE_TOOL, host=self.name, session_id="t", cwd=payload["cwd"])
+        event.tool = build_tool_call("bash", {"command": payload["run"]})
+        return event
+
+    def render(self, event, decision):
+        return HostReply("NO" if decision.verdict is Verdict.BLOCK else "OK")
+
+    def render_error(self, kind, message, fail_closed):
+        return HostReply("NO (error)", message + "\\n", 0)
+"""
+
+
+def test_a_host_from_an_installed_distribution_needs_no_change_to_core(
+    tmp_path: Path, cli_env: dict[str, str], project: Path
+) -> None:
+    """An unpacked wheel (a module and its dist-info with one entry point) on the path
+    is a host ``agentreflex hook`` answers for, in a fresh process: its events name
+    the registration, its answers come back, and a payload it cannot read is refused
+    as the proposed tool call its registration says it is."""
+    site = tmp_path / "site"
+    (site / "toyhost-0.1.dist-info").mkdir(parents=True)
+    (site / "toyhost.py").write_text(TOY_MODULE)
+    (site / "toyhost-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: toyhost\nVersion: 0.1\n"
+    )
+    (site / "toyhost-0.1.dist-info" / "entry_points.txt").write_text(
+        "[agentreflex.hosts]\ntoyhost = toyhost:Adapter\n"
+    )
+    env = {**cli_env, "PYTHONPATH": str(site), "REFLEX_MODE": "enforced"}
+
+    def hook(payload: dict[str, str]) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "agentreflex.core.cli", "hook", "toyhost", "go"],
+            input=json.dumps({"cwd": str(project), **payload}),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert hook({"run": "ls"}) == "OK"
+    assert hook({}) == "NO (error)"  # no "run": the toy's parse fails, the call is refused

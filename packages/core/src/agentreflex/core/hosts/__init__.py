@@ -9,7 +9,11 @@ differently from other hosts (``traits``) and its answers (``render``).
 Core and the reflexes ask the adapter, never test a host's name.
 
 Adding a host is its adapter module, its installer, and one line in
-``_BUILT_IN``; code outside core registers its own with :func:`register_host`.
+``_BUILT_IN``.  A host from another distribution declares itself in its
+``pyproject.toml`` (``[project.entry-points."agentreflex.hosts"]``, ``name =
+"module:callable"``), looked up only when a name is not registered, so the
+built-in hosts never pay for the scan; code in the same process may call
+:func:`register_host` instead.
 
 Stdlib only, and no adapter imported here: this module is on every hook call.
 """
@@ -78,9 +82,13 @@ def host_names() -> tuple[str, ...]:
     return tuple(_registry)
 
 
+ENTRY_POINT_GROUP = "agentreflex.hosts"
+_undeclared: set[str] = set()
+
+
 def get_adapter(host: str) -> HostAdapter:
     """The adapter for a host name; ValueError names the supported hosts."""
-    factory = _registry.get(_aliases.get(host, host))
+    factory = _registry.get(_aliases.get(host, host)) or _declared(host)
     if factory is None:
         raise ValueError(f"unknown host {host!r}; supported: {', '.join(host_names())}")
     if isinstance(factory, str):
@@ -88,6 +96,24 @@ def get_adapter(host: str) -> HostAdapter:
         # __import__, not importlib: a hook process has not imported importlib
         factory = getattr(__import__(module, fromlist=[attr]), attr)
     return factory()
+
+
+def _declared(host: str) -> str | None:
+    """``module:callable`` of a host an installed distribution declares, or None.
+
+    Cold path: reached only for a name no built-in or registration answers,
+    and once per name and process (a name found missing stays missing).
+    """
+    if not host or host in _undeclared:
+        return None
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == host:
+            _registry[host] = ep.value
+            return ep.value
+    _undeclared.add(host)
+    return None
 
 
 def host_traits(host: str) -> frozenset[str]:
