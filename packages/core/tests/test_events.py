@@ -9,6 +9,7 @@ import pytest
 from agentreflex.core.events import (
     Event,
     EventKind,
+    ToolCall,
     ToolKind,
     build_tool_call,
     patch_paths,
@@ -146,8 +147,6 @@ def test_codex_bash_and_exec_command_shapes() -> None:
     assert exec_cmd.command == "ls -la"
     argv = build_tool_call("local_shell", {"command": ["bash", "-lc", "rm -rf build"]})
     assert argv.command == "bash -lc rm -rf build"
-    hermes_code = build_tool_call("execute_code", {"code": "import os; os.remove('x')"})
-    assert shlex.split(hermes_code.command) == ["python3", "-c", "import os; os.remove('x')"]
 
 
 def test_codex_apply_patch_body_names_every_file() -> None:
@@ -238,10 +237,14 @@ def test_hermes_terminal_write_file_patch() -> None:
 
 def test_hermes_other_ways_to_execute() -> None:
     """execute_code runs Python, process types into a running shell, delegate_task spawns."""
-    code = build_tool_call("execute_code", {"code": "import shutil; shutil.rmtree('x')"})
-    # spelled as the one-liner it amounts to, for the gate's interpreter scan
+    code = _hermes_call("execute_code", {"code": "import shutil; shutil.rmtree('x')"})
+    # spelled as the one-liner it amounts to, for the gate's interpreter scan (Hermes' adapter)
     assert code.kind is ToolKind.SHELL
     assert shlex.split(code.command) == ["python3", "-c", "import shutil; shutil.rmtree('x')"]
+    quoted = _hermes_call("execute_code", {"code": "print('it''s')"})
+    assert shlex.split(quoted.command) == ["python3", "-c", "print('it''s')"]
+    # the quirk is Hermes': elsewhere the name means nothing special
+    assert build_tool_call("execute_code", {"code": "ls"}).command == "ls"
     typed = build_tool_call("process", {"action": "submit", "session_id": "p1", "data": "rm -rf ~"})
     assert (typed.kind, typed.command) == (ToolKind.SHELL, "rm -rf ~")
     polled = build_tool_call("process", {"action": "poll", "session_id": "p1"})
@@ -278,3 +281,13 @@ def test_event_properties() -> None:
     assert pre.is_pre_tool and not pre.is_stop
     assert stop.is_stop and not stop.is_pre_tool
     assert pre.timestamp > 0
+
+
+def _hermes_call(name: str, tool_input: dict[str, Any]) -> ToolCall:
+    """A proposed call as Hermes' adapter reads it."""
+    from agentreflex.core.hosts.hermes import HermesAdapter
+
+    payload = {"hook_event_name": "pre_tool_call", "tool_name": name, "tool_input": tool_input}
+    tool = HermesAdapter().parse({**payload, "session_id": "h"}).tool
+    assert tool is not None
+    return tool

@@ -22,7 +22,7 @@ def _assistant(mid: str, inp: int, out: int, cost: float | None = None) -> str:
     return json.dumps(rec) + "\n"
 
 
-def _hook(tmp: Path, transcript: Path) -> None:
+def _hook(tmp: Path, transcript: Path, host: str = "claude-code") -> None:
     payload = {
         "session_id": "usage",
         "cwd": str(tmp),
@@ -33,7 +33,7 @@ def _hook(tmp: Path, transcript: Path) -> None:
         "tool_use_id": "t",
     }
     env = {"HOME": str(tmp), "AGENTREFLEX_STATE_DIR": str(tmp / "state")}
-    outcome = run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+    outcome = run_hook(host, json.dumps(payload).encode(), env, plugins=Plugins())
     assert outcome.decision is not None
 
 
@@ -63,3 +63,16 @@ def test_an_unreadable_transcript_changes_nothing(tmp_path: Path) -> None:
     _hook(tmp_path, tmp_path / "missing.jsonl")
     snap = json.loads((tmp_path / "state" / "sessions" / "usage.state.json").read_text())
     assert snap["state"]["counters"]["input_tokens"] == 0
+
+
+def test_only_a_host_whose_adapter_declares_transcript_usage_is_read(tmp_path: Path) -> None:
+    """Codex's payload carries a transcript_path too, but its adapter does not declare
+    TRANSCRIPT_USAGE (the file is not a Claude Code transcript): nothing is summed."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(_assistant("m1", 100, 20, 0.01))
+    _hook(tmp_path, transcript, host="codex")
+    snap = json.loads((tmp_path / "state" / "sessions" / "usage.state.json").read_text())
+    assert snap["state"]["counters"]["input_tokens"] == 0
+    _hook(tmp_path, transcript)  # the same file, announced by Claude Code: read
+    snap = json.loads((tmp_path / "state" / "sessions" / "usage.state.json").read_text())
+    assert snap["state"]["counters"]["input_tokens"] == 110

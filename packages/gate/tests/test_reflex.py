@@ -403,3 +403,25 @@ def test_the_configured_profile_decides_a_graded_finding(
         findings = GateReflex().evaluate(make_context(event, config=cfg))
         assert _verdict(findings) is want, (profile, command)
         assert {f.code for f in findings} == {"GATE-PACK-CLOUD"}
+
+
+def test_the_stdin_rule_follows_the_hosts_trait_not_its_name(project: Path) -> None:
+    """Any host whose adapter declares UNCHECKED_STDIN gets the rule; one that does not, not."""
+    from types import MappingProxyType
+
+    from agentreflex.core.hosts import UNCHECKED_STDIN, register_host, unregister_host
+
+    class Unhooked:
+        name = "unhooked"
+        events = MappingProxyType({})  # no events of its own: only its trait matters
+        unknown_event = None
+        traits = frozenset({UNCHECKED_STDIN})
+
+    register_host("unhooked", Unhooked)
+    try:
+        opened = _run(pre_tool("Bash", {"command": "bash"}, cwd=str(project), host="unhooked"))
+    finally:
+        unregister_host("unhooked")
+    assert opened and opened[0].code == "GATE-CODEX-STDIN"
+    plain = _run(pre_tool("Bash", {"command": "bash"}, cwd=str(project), host="claude-code"))
+    assert not [f for f in plain if f.code == "GATE-CODEX-STDIN"]

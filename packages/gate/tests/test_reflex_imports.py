@@ -316,3 +316,14 @@ def test_places_are_distinct_strings() -> None:
     assert len(names) == 14 and len(set(places)) == 14
     assert all(type(p) is Place and isinstance(p, str) for p in places)
     assert Place.PROJECT_GIT == "project-git" and f"{Place.HOME_DOT}" == "home-dotfile"
+
+
+def test_the_gate_reads_the_guards_own_files_from_cores_one_list() -> None:
+    """The self-guard's code scan and the pre-filter both use core's list (issue 32, item 4)."""
+    from agentreflex.core.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES
+    from agentreflex.gate.rules import selfguard
+    from agentreflex.gate.shell import paths
+
+    assert selfguard._FRAGMENTS is GUARDED_NAMES
+    for name in (*GUARDED_NAMES, *COMMON_GUARDED_NAMES):
+        assert paths.names_guarded(f"cat ~/{name}/x"), name
