@@ -52,6 +52,9 @@ def test_command_confinement_rules(repo: Path) -> None:  # noqa: F811
     ]
     for command in bad:
         assert not relax.command_confined(command, str(repo), found), command
+    assert not relax.command_confined("rm -rf -- -/../../x", str(repo), found)
+    assert not relax.command_confined("git clean -f -- -/../../x", str(repo), found)
+    assert relax.command_confined("rm -rf -- src", str(repo), found)
     os.symlink(str(repo.parent), repo / "out")
     assert not relax.command_confined("rm -rf out/", str(repo), found)
 
@@ -90,3 +93,18 @@ def test_the_profile_sets_the_default_and_config_checks_it(tmp_path: Path) -> No
     (home_cfg / "config.toml").write_text('[worktree]\nallow_undoable = "always"\n')
     with pytest.raises(ConfigError, match="allow_undoable"):
         load_config(str(tmp_path))
+
+
+def test_a_project_config_cannot_relax_more_without_approval(tmp_path: Path) -> None:
+    """``allow_undoable`` weakens the guard: a project file's "discards" waits for `trust`."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".agentreflex").mkdir()
+    (project / ".agentreflex" / "config.toml").write_text(
+        '[worktree]\nallow_undoable = "discards"\n'
+    )
+    config = load_config(str(project))
+    assert config.worktree_allow_undoable == "asks"
+    assert any("allow_undoable" in line for line in config.untrusted), config.untrusted
+    (project / ".agentreflex" / "config.toml").write_text('[worktree]\nallow_undoable = "off"\n')
+    assert load_config(str(project)).worktree_allow_undoable == "off"  # stricter: applies

@@ -109,8 +109,7 @@ def _git_confined(args: list[str], cwd: str, repo: Repo) -> bool:
     """``git reset --hard [HEAD]``, ``git checkout [--] PATH...``, ``git restore PATH...``, ``git clean``."""
     sub, rest = args[0], args[1:]
     if sub == "clean":
-        paths = [a for a in rest if not a.startswith("-")]
-        return _clean_confined(rest) and all(_inside(p, cwd, repo) for p in paths)
+        return _clean_confined(rest) and all(_inside(p, cwd, repo) for p in _operands(rest))
     dash = rest.index("--") if "--" in rest else len(rest)
     flags, words = rest[:dash], rest[dash + 1 :]
     if sub not in _GIT_FLAGS or not {a for a in flags if a.startswith("-")} <= _GIT_FLAGS[sub]:
@@ -146,8 +145,16 @@ def _clean_confined(args: list[str]) -> bool:
     return forced == 1
 
 
+def _operands(args: list[str]) -> list[str]:
+    """The words that are not options (everything after ``--`` is one)."""
+    if "--" in args:
+        k = args.index("--")
+        return [a for a in args[:k] if not a.startswith("-")] + args[k + 1 :]
+    return [a for a in args if not a.startswith("-")]
+
+
 def _rm_confined(args: list[str], cwd: str, repo: Repo) -> bool:
-    paths = [a for a in args if not a.startswith("-")]
+    paths = _operands(args)
     if not paths or os.path.exists(os.path.join(repo.top, ".gitmodules")):
         return False
     if not all(_inside(p, cwd, repo) for p in paths):
