@@ -460,3 +460,20 @@ def test_an_unreadable_undo_record_is_kept_aside_not_overwritten(repo: Path) -> 
     assert restored.describe({"ts": "x", "paths": 3}, str) == "undone ?: 0 file(s)"
     restored.record(found, 99, ["a"], [])  # no such snapshot: nothing written
     assert not (Path(snapshot.store_dir(found)) / "99").exists()
+
+
+def test_an_undo_whose_record_cannot_be_written_still_restores(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentreflex.core.worktree import restored
+
+    before = tree_bytes(repo)
+    run_tool(repo, "git reset --hard")
+
+    def refuse(*_: object) -> None:
+        raise PermissionError(13, "read-only")
+
+    monkeypatch.setattr(restored, "record", refuse)
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+    assert "could not record the restore" in capsys.readouterr().err

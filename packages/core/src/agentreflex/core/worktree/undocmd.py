@@ -70,7 +70,10 @@ def main(argv: list[str]) -> int:
         return 0
     failed = restore.apply(repo, snap, plan.write)
     if plan.write:
-        restored.record(repo, snap.n, plan.write, failed)
+        try:
+            restored.record(repo, snap.n, plan.write, failed)
+        except OSError as exc:  # the files are back; only the record of it is missing
+            print(f"agentreflex undo: could not record the restore ({exc})", file=sys.stderr)
     for path in failed:
         print(f"could not restore: {path}", file=sys.stderr)
     print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
