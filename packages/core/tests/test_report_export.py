@@ -375,3 +375,14 @@ def test_a_snapshot_the_real_hook_took_is_in_the_report(tmp_path: Path) -> None:
     rows = collect.snapshots(histories)
     assert [r["kind"] for r in rows] == ["snapshot"]
     assert '"f.txt"' in rows[0]["detail"] and '"n": 1' in rows[0]["detail"]
+    assert rows[0]["undone"] == []
+    (project / "f.txt").write_text("committed\n")  # discarded; the user undoes it
+    from agentreflex.core.worktree import undocmd
+
+    assert undocmd.main(["1", "--cwd", str(project)]) == 0
+    assert (project / "f.txt").read_text() == "uncommitted work\n"
+    rows = collect.snapshots(load_histories(str(project / ".agentreflex")))
+    assert [r["paths"] for r in rows[0]["undone"]] == [["f.txt"]]
+    html = _report(project / ".agentreflex", tmp_path / "r.html")
+    assert "Snapshots taken and undone" in html and ": 1 file(s)" in html
+    assert "<th>Undone</th>" in html

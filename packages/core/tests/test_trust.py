@@ -572,7 +572,8 @@ def test_a_hook_with_a_weakening_config_stays_light(
         ).stdout.split(maxsplit=2)
         for _ in range(2)
     ]
-    assert runs[1] == (["7", "0", "[]\n"] if approved else ["5", "4", "[]\n"])
+    # lean weakens the profile, judge, guard, allow_undoable and the loop count: five withheld
+    assert runs[1] == (["7", "0", "[]\n"] if approved else ["5", "5", "[]\n"])
 
 
 # --- a broken project file is no way to fail open --------------------------------

@@ -327,6 +327,10 @@ def test_doctor_says_how_the_work_tree_is_observed(repo: Path, tmp_path: Path) -
     from agentreflex.core.worktree.status import worktree_line
 
     assert "observed through git" in worktree_line(str(repo), True)
+    assert "allow_undoable = asks: an in-project discard the gate asks" in worktree_line(
+        str(repo), True, "asks"
+    )
+    assert "allow_undoable = off: discards ask or block" in worktree_line(str(repo), True)
     assert worktree_line(str(tmp_path), True).startswith("off: not a git work tree")
     assert "observe = false" in worktree_line(str(repo), False)
     from agentreflex.core.doctor import diagnose
@@ -412,3 +416,64 @@ def test_the_worktree_config_section(tmp_path: Path) -> None:
     (home_cfg / "config.toml").write_text("[worktree]\nobserve = 'no'\n")
     with pytest.raises(ConfigError, match="observe"):
         load_config(str(tmp_path))
+
+
+def test_an_undo_is_recorded_beside_its_snapshot_and_listed(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentreflex.core.worktree import restored
+
+    run_tool(repo, "git reset --hard")
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    snap_dir = Path(snapshot.store_dir(found)) / "1"
+    meta = (snap_dir / "meta.json").read_bytes()
+    assert restored.read(found, 1) == []
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    entries = restored.read(found, 1)
+    assert len(entries) == 1 and entries[0]["failed"] == []
+    assert entries[0]["paths"] == ["README", "src/pkg/a.py"]
+    assert (snap_dir / "meta.json").read_bytes() == meta  # the snapshot itself is untouched
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0  # nothing left to write: no new entry
+    assert len(restored.read(found, 1)) == 1
+    capsys.readouterr()
+    assert undocmd.main(["--cwd", str(repo)]) == 0
+    assert "undone " in capsys.readouterr().out and ": 2 file(s)" in restored.describe(
+        entries[0], str
+    )
+
+
+def test_an_unreadable_undo_record_is_kept_aside_not_overwritten(repo: Path) -> None:
+    from agentreflex.core.worktree import restored
+
+    run_tool(repo, "rm -rf src")
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    snap_dir = Path(snapshot.store_dir(found)) / "1"
+    (snap_dir / "restored.json").write_text("{not json")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert [e["paths"] for e in restored.read(found, 1)] == [
+        ["src/b.py", "src/new.py", "src/pkg/a.py"]
+    ]
+    kept = [p for p in snap_dir.iterdir() if p.name.startswith("restored.json.unreadable-")]
+    assert len(kept) == 1 and kept[0].read_text() == "{not json"
+    assert restored.describe({"ts": "x", "paths": 3}, str) == "undone ?: 0 file(s)"
+    restored.record(found, 99, ["a"], [])  # no such snapshot: nothing written
+    assert not (Path(snapshot.store_dir(found)) / "99").exists()
+
+
+def test_an_undo_whose_record_cannot_be_written_still_restores(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentreflex.core.worktree import restored
+
+    before = tree_bytes(repo)
+    run_tool(repo, "git reset --hard")
+
+    def refuse(*_: object) -> None:
+        raise PermissionError(13, "read-only")
+
+    monkeypatch.setattr(restored, "record", refuse)
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+    assert "could not record the restore" in capsys.readouterr().err

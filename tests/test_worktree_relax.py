@@ -1,0 +1,193 @@
+"""Allow what can be undone: ``[worktree] allow_undoable`` with the real gate, real commands.
+
+An in-project discard the gate asks about (or, at ``discards``, blocks) runs
+with "undo with `agentreflex undo N`" once a snapshot holds everything it can
+destroy; the test then runs the command and undoes it byte for byte.
+Destruction outside the project, a skipped snapshot, a compound command and
+a change the snapshot cannot hold keep the gate's answer.  Every installed
+reflex runs (core's own tests run core alone).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.runtime import run_hook
+from agentreflex.core.worktree import undocmd
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+}
+
+
+def sh(cwd: Path, command: str) -> None:
+    env = {**os.environ, **GIT_ENV}
+    subprocess.run(command, shell=True, cwd=cwd, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with uncommitted work: an edit, an untracked file, a binary, a staged edit."""
+    root = tmp_path / "proj"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "a.py").write_text("print('a')\n")
+    (root / "src" / "b.py").write_text("print('b')\n")
+    (root / "README").write_text("readme\n")
+    (root / ".gitignore").write_text("*.log\n.agentreflex/\n")
+    sh(root, "git init -q && git add -A && git commit -qm init")
+    (root / "src" / "pkg" / "a.py").write_text("print('a, edited')\n")
+    (root / "src" / "new.py").write_text("NEW = 1\n")
+    (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    (root / "README").write_text("readme, staged\n")
+    sh(root, "git add README")
+    return root
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(root).parts and p.suffix != ".log"
+    }
+
+
+HINT = "undo with `agentreflex undo 1`"
+
+
+def pre(
+    root: Path,
+    command: str,
+    level: str | None,
+    max_bytes: int | None = None,
+    profile: str = "balanced",
+) -> Any:
+    """The real PreToolUse hook (every installed reflex) with ``allow_undoable = level``."""
+    lines = ['mode = "enforced"', "[worktree]"]
+    if level is not None:
+        lines.append(f'allow_undoable = "{level}"')
+    if max_bytes is not None:
+        lines.append(f"snapshot_max_bytes = {max_bytes}")
+    cfg_dir = root.parent / "xdg" / "agentreflex"
+    cfg_dir.mkdir(parents=True, exist_ok=True)
+    (cfg_dir / "config.toml").write_text("\n".join(lines) + "\n")
+    payload = {
+        "session_id": "relax-session",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "r1",
+    }
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root.parent / "home"),
+        "XDG_CONFIG_HOME": str(root.parent / "xdg"),
+        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
+        "AGENTREFLEX_DAEMON": "off",
+        "AGENTREFLEX_PROFILE": profile,
+    }
+    outcome = run_hook("claude-code", json.dumps(payload).encode(), env)
+    return outcome.decision
+
+
+def reason(decision: Decision) -> str:
+    return " ".join(f.message for f in decision.findings)
+
+
+@pytest.mark.parametrize(
+    ("command", "level"),
+    [
+        ("git reset --hard", "discards"),
+        ("git checkout -- .", "discards"),
+        ("git clean -fd", "discards"),
+        ("rm -rf src", "asks"),
+    ],
+)
+def test_an_in_project_discard_with_a_snapshot_runs_with_the_undo_hint(
+    repo: Path,
+    command: str,
+    level: str,
+) -> None:
+    before = tree_bytes(repo)
+    decision = pre(repo, command, level)
+    assert decision.verdict is Verdict.WARN, reason(decision)
+    assert HINT in reason(decision) and "allowed:" in reason(decision)
+    sh(repo, command)
+    assert tree_bytes(repo) != before
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+
+
+@pytest.mark.parametrize(
+    ("command", "level", "verdict"),
+    [
+        ("git reset --hard", "asks", Verdict.BLOCK),  # a block is lifted only at "discards"
+        ("git reset --hard", "off", Verdict.BLOCK),
+        ("rm -rf src", "off", Verdict.ASK_USER),
+        ("rm -rf src", None, Verdict.ASK_USER),  # thorough (below) or off: still asked
+    ],
+)
+def test_without_the_setting_the_gate_answer_stands(
+    repo: Path,
+    command: str,
+    level: str | None,
+    verdict: Verdict,
+) -> None:
+    decision = pre(repo, command, level, profile="thorough" if level is None else "balanced")
+    assert decision.verdict is verdict, reason(decision)
+    assert "allowed:" not in reason(decision)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf ~/x",  # outside the project: never relaxed
+        "git clean -fdx",  # ignored files are not in the snapshot
+        "git reset --hard HEAD~1",  # moves HEAD: more than a discard
+        "cd src && git checkout -- .",  # compound: the gate's answer stands
+        "git -C ../other reset --hard",
+    ],
+)
+def test_what_the_snapshot_cannot_hold_is_never_relaxed(
+    repo: Path,
+    command: str,
+) -> None:
+    (repo.parent / "home" / "x").mkdir(parents=True)
+    decision = pre(repo, command, "discards")
+    assert decision.proposed in (Verdict.ASK_USER, Verdict.BLOCK), command
+    assert decision.verdict is decision.proposed
+    assert "allowed:" not in reason(decision)
+
+
+def test_a_skipped_snapshot_relaxes_nothing(repo: Path) -> None:
+    decision = pre(repo, "rm -rf src", "asks", max_bytes=10)
+    assert decision.verdict is Verdict.ASK_USER
+    assert "allowed:" not in reason(decision) and "no snapshot" in " ".join(decision.errors)
+
+
+def test_an_ignored_file_or_staged_then_edited_file_keeps_the_ask(repo: Path) -> None:
+    (repo / "src" / "cache.log").write_text("ignored, not saved\n")
+    assert pre(repo, "rm -rf src", "asks").verdict is Verdict.ASK_USER
+    (repo / "src" / "cache.log").unlink()
+    (repo / "README").write_text("staged above, edited again\n")  # README is staged: now MM
+    assert pre(repo, "rm -rf src", "asks").verdict is Verdict.ASK_USER
+
+
+def test_not_a_git_repository_relaxes_nothing(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    (plain / "src").mkdir(parents=True)
+    (plain / "src" / "a.py").write_text("a\n")
+    decision = pre(plain, "rm -rf src", "asks")
+    assert "allowed:" not in reason(decision)
+    assert decision.verdict is not Verdict.WARN or HINT not in reason(decision)
