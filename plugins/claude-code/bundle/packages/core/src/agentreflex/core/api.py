@@ -60,6 +60,16 @@ NAMES = {
     ),
     # the one heuristic System One engine: laya serves it, judge2's offline backend asks it
     "agentreflex.core.heuristic.engine": ("BuiltinEngine", "MODEL_ID"),
+    # the host registry: a plug-in registers a host; a reflex asks what a host
+    # does differently (its traits), never for a host by name
+    "agentreflex.core.hosts": (
+        "TRANSCRIPT_USAGE",
+        "UNCHECKED_STDIN",
+        "host_names",
+        "host_traits",
+        "register_host",
+        "unregister_host",
+    ),
     "agentreflex.core.lazyre": ("LazyPattern",),
     # the context layer's session recap, rendered by each host's adapter
     "agentreflex.core.recap": ("Recap", "RecapSection", "render_plain"),

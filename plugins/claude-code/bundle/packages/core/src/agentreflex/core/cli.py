@@ -15,9 +15,10 @@ import sys
 def _hook(argv: list[str]) -> int:
     """``hook HOST [EVENT]``: host payload on stdin, host-native answer on stdout."""
     if not argv or argv[0] in ("-h", "--help"):
-        sys.stdout.write(
-            "usage: agentreflex hook HOST [EVENT]\nhosts: claude-code, codex, hermes, opencode, pi, omp, gemini, copilot\n"
-        )
+        from agentreflex.core.hosts import host_names
+
+        hosts = ", ".join(host_names())
+        sys.stdout.write(f"usage: agentreflex hook HOST [EVENT]\nhosts: {hosts}\n")
         return 0 if argv else 2
     host = argv[0]
     hint = argv[1] if len(argv) > 1 else ""

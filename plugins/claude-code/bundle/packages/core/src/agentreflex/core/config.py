@@ -193,6 +193,7 @@ class Config:
     daemon_idle_seconds: int = 1800
     worktree_observe: bool = True  # fingerprint the git work tree around tool calls
     worktree_snapshot_max_bytes: int = 64 << 20  # uncommitted work a snapshot may hold
+    worktree_allow_undoable: str = "asks"  # off | asks | discards (worktree/relax.py)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     reasoning_guard: GuardSettings = field(default_factory=GuardSettings)
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -525,12 +526,18 @@ def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]
     return data
 
 
+# ``[worktree] allow_undoable`` per profile: the figures behind it are in core's README.
+UNDOABLE_LEVELS = ("off", "asks", "discards")
+UNDOABLE_BY_PROFILE = {"off": "off", "lean": "discards", "balanced": "asks", "thorough": "off"}
+
+
 def _apply_profile(cfg: Config, profile: str) -> None:
     settings = _PROFILE_SETTINGS[profile]
     cfg.profile = profile
     cfg.reflexes_enabled = settings["reflexes_enabled"]
     cfg.judge.mode = settings["judge_mode"]
     cfg.reasoning_guard.mode = settings["guard_mode"]
+    cfg.worktree_allow_undoable = UNDOABLE_BY_PROFILE[profile]
 
 
 _TOP_KEYS = (
@@ -734,6 +741,7 @@ STRICTNESS: dict[str, tuple[str, tuple[Any, ...]]] = {
     "daemon_idle_seconds": ("free", ()),
     "worktree_observe": ("order", (False, True)),
     "worktree_snapshot_max_bytes": ("higher", ()),
+    "worktree_allow_undoable": ("order", ("discards", "asks", "off")),
     "judge.mode": ("order", ("off", "mock", "auto", "jev")),
     "judge.base_url": ("same", ()),
     "judge.model": ("same", ()),
@@ -898,15 +906,17 @@ def with_mode(cfg: Config, mode: Mode) -> Config:
 
 
 def _apply_worktree(cfg: Config, value: Any, where: str) -> None:
-    """``[worktree]``: observe = true|false, snapshot_max_bytes = N."""
+    """``[worktree]``: observe = true|false, snapshot_max_bytes = N, allow_undoable = LEVEL."""
     _table(where, value)
     for name, item in value.items():
         if name == "observe" and isinstance(item, bool):
             cfg.worktree_observe = item
         elif name == "snapshot_max_bytes":
             cfg.worktree_snapshot_max_bytes = _int(f"{where}.{name}", item, 0, 1 << 34)
+        elif name == "allow_undoable":
+            cfg.worktree_allow_undoable = _choice(f"{where}.{name}", item, UNDOABLE_LEVELS)
         else:
             raise ConfigError(
                 f"{where}.{name}: unknown key or wrong type; known: observe (bool), "
-                "snapshot_max_bytes (int)"
+                "snapshot_max_bytes (int), allow_undoable (off|asks|discards)"
             )

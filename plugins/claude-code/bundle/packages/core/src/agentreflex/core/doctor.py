@@ -69,7 +69,8 @@ def diagnose(cwd: str) -> dict[str, Any]:
         _state_checks(config.state_dir, add)
         from agentreflex.core.worktree.status import worktree_line
 
-        add("work tree", True, worktree_line(cwd, config.worktree_observe))
+        line = worktree_line(cwd, config.worktree_observe, config.worktree_allow_undoable)
+        add("work tree", True, line)
     except ConfigError as exc:
         add("config", False, str(exc))
     add_schema_check(add, cwd)

@@ -196,10 +196,6 @@ def build_tool_call(name: str, tool_input: Any, tool_use_id: str = "") -> ToolCa
         if isinstance(cmd, list):
             cmd = " ".join(str(c) for c in cmd)
         call.command = str(cmd) if cmd is not None else ""
-        if kind is ToolKind.SHELL and name == "execute_code" and "code" in data:
-            # Hermes runs the code with Python: spelled as the one-liner it amounts
-            # to, so the gate's interpreter scan (shell-outs, rmtree...) sees it
-            call.command = "python3 -c " + _sh_quote(call.command)
         return call
     call.path = _first_str(data, "file_path", "filePath", "path", "notebook_path", "file")
     if call.path:
@@ -217,11 +213,6 @@ def build_tool_call(name: str, tool_input: Any, tool_use_id: str = "") -> ToolCa
             call.content = "\n".join(p for p in [call.content, *new] if p)
             call.old_content = "\n".join(p for p in [call.old_content, *old] if p)
     return call
-
-
-def _sh_quote(text: str) -> str:
-    """POSIX single quotes (shlex.quote without importing shlex on the hot path)."""
-    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def _shell_text(data: dict[str, Any]) -> Any:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from agentreflex.core.decision import Decision, Finding
     from agentreflex.core.events import Event, EventKind
     from agentreflex.core.hosts.base import HostReply
@@ -46,7 +48,28 @@ class Judge(Protocol):
 
 
 class HostAdapter(Protocol):
+    """One host, whole: its event names, what an unreadable payload is, its quirks, its answers.
+
+    ``events`` maps the host's event names to kinds (``agentreflex hook HOST
+    EVENT`` is looked up there too).  ``unknown_event`` is the kind a payload
+    is handled as when it cannot be read far enough to name its event (a
+    host that runs the tool when a hook fails says PRE_TOOL, so the answer
+    is a refusal); None leaves it unknown.  ``traits`` names what the host
+    does that a reflex must allow for (see :mod:`agentreflex.core.hosts`).
+    The payload names its event in ``hook_event_name`` (every host's does,
+    the JS shims' too): that is the key the registration overrides.
+    """
+
     name: str
+
+    @property
+    def events(self) -> Mapping[str, EventKind]: ...
+
+    @property
+    def unknown_event(self) -> EventKind | None: ...
+
+    @property
+    def traits(self) -> frozenset[str]: ...
 
     def parse(self, payload: dict[str, Any]) -> Event: ...
 

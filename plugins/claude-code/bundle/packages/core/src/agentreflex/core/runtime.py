@@ -24,7 +24,7 @@ from agentreflex.core import fastjson
 from agentreflex.core.config import Config, ConfigError, load_config
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind
-from agentreflex.core.hosts import get_adapter
+from agentreflex.core.hosts import TRANSCRIPT_USAGE, get_adapter
 from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.record import field, record
 from agentreflex.core.redact import redact, redact_obj
@@ -345,23 +345,23 @@ def run_hook(
         adapter = get_adapter(host)
     except ValueError as exc:
         return HookOutcome(HostReply("", f"agentreflex: {exc}\n", 1), error=str(exc))
-    registered = _hint_kind(host, event_hint)
+    registered = adapter.events.get(event_hint) if event_hint else None
     payload: dict[str, Any] | None = None
     notes: list[str] = []
     try:
         payload = decode_payload(data)
-        payload, note = reconcile_event(host, payload, event_hint or "", registered)
+        payload, note = reconcile_event(adapter, payload, event_hint or "", registered)
         notes += [note] if note else []
         event = adapter.parse(payload)
     except PayloadError as exc:
-        kind = registered or exc.kind or _unknown_kind(host)
+        kind = registered or exc.kind or adapter.unknown_event
         return _fail(
             adapter, kind, f"bad {host} payload: {exc}", None, True, _error_dir(env, payload)
         )
     except Exception as exc:  # adapter bug: same treatment as a bad payload
         return _fail(
             adapter,
-            registered or _unknown_kind(host),
+            registered or adapter.unknown_event,
             f"adapter error: {type(exc).__name__}: {exc}",
             None,
             True,
@@ -393,21 +393,8 @@ def run_hook(
         )
 
 
-# Hosts whose hook commands are usually registered without an event argument
-# and that let the tool run when a hook fails (Codex: a failed hook is ignored;
-# Hermes: shell hooks fail open unless ``fail_closed``).  When such a payload
-# cannot be read far enough to know its event, it is treated as a proposed tool
-# call: denying there blocks the tool, and on any other event the deny is an
-# answer the host ignores.
-UNKNOWN_IS_PRE_TOOL = ("codex", "hermes")
-
-
-def _unknown_kind(host: str) -> EventKind | None:
-    return EventKind.PRE_TOOL if host in UNKNOWN_IS_PRE_TOOL else None
-
-
 def reconcile_event(
-    host: str, payload: dict[str, Any], hint: str, registered: EventKind | None
+    host: HostAdapter | str, payload: dict[str, Any], hint: str, registered: EventKind | None
 ) -> tuple[dict[str, Any], str]:
     """The payload with the event the hook was registered for, and a note if they differed.
 
@@ -419,7 +406,7 @@ def reconcile_event(
     """
     if registered is None:
         return payload, ""
-    names = _event_names(host)
+    names = (get_adapter(host) if isinstance(host, str) else host).events
     said = payload.get("hook_event_name")
     announced = names.get(said) if isinstance(said, str) else None
     if announced is registered:
@@ -437,24 +424,8 @@ def reconcile_event(
     )
 
 
-def _name_of(names: dict[str, EventKind], kind: EventKind) -> str:
+def _name_of(names: Mapping[str, EventKind], kind: EventKind) -> str:
     return next(name for name, k in names.items() if k is kind)
-
-
-def _event_names(host: str) -> dict[str, EventKind]:
-    if host == "hermes":
-        from agentreflex.core.hosts.hermes import EVENTS
-    elif host == "opencode":
-        from agentreflex.core.hosts.opencode import EVENTS
-    elif host in ("pi", "omp"):
-        from agentreflex.core.hosts.pi import EVENTS
-    elif host == "gemini":
-        from agentreflex.core.hosts.gemini import EVENTS
-    elif host == "copilot":
-        from agentreflex.core.hosts.copilot import EVENTS
-    else:
-        from agentreflex.core.hosts.claude_code import EVENTS
-    return EVENTS
 
 
 def _run_event(
@@ -480,7 +451,7 @@ def _run_event(
             extra.append(home_finding(store_down, event.kind is EventKind.PRE_TOOL))
     else:
         state, store_down, lost = _load_state(store, event, extra, store_errors)
-    usage = _read_usage(event, state)
+    usage = _read_usage(event, state, adapter)
     if usage is not None:
         apply_usage(state, usage_record(usage))
     # Without history, judgment calls have nothing to judge: they fail open.
@@ -598,9 +569,9 @@ def _remerge(decision: Decision, extra: list[Finding], config: Config) -> Decisi
     return merged
 
 
-def _read_usage(event: Event, state: SessionState) -> UsageDelta | None:
+def _read_usage(event: Event, state: SessionState, adapter: HostAdapter) -> UsageDelta | None:
     """New token/cost usage from the host transcript (Claude Code records it)."""
-    if event.host != "claude-code" or not event.transcript_path:
+    if TRANSCRIPT_USAGE not in adapter.traits or not event.transcript_path:
         return None
     seen = set(str(i) for i in state.notes.get("usage_ids", []))
     delta = read_usage(event.transcript_path, state.counters.transcript_cursor, seen)
@@ -620,10 +591,6 @@ def _error_dir(env: Mapping[str, str] | None, payload: dict[str, Any] | None) ->
     if isinstance(cwd, str) and cwd and os.path.isdir(os.path.join(cwd, ".agentreflex")):
         return os.path.join(cwd, ".agentreflex")
     return None
-
-
-def _hint_kind(host: str, hint: str | None) -> EventKind | None:
-    return _event_names(host).get(hint) if hint else None
 
 
 def _fail(

@@ -232,6 +232,12 @@ class Worktree(_Table):
         default=64 << 20,
         description="Uncommitted work a snapshot may hold; past it the snapshot is skipped.",
     )
+    allow_undoable: Annotated[str, choice(fast.UNDOABLE_LEVELS)] = Field(
+        default="asks",
+        description="In-project discards a snapshot holds run with the undo hint: off, asks "
+        "(what the gate asks) or discards (also what it blocks). The default comes from the "
+        "profile: discards for lean, off for off and thorough.",
+    )
 
 
 def _otlp_url(value: Any) -> Any:

@@ -23,6 +23,8 @@ import sys
 from collections.abc import Mapping
 
 __all__ = [
+    "COMMON_GUARDED_NAMES",
+    "GUARDED_NAMES",
     "guarded_name",
     "guarded_paths",
     "home_dir",
@@ -34,6 +36,34 @@ __all__ = [
     "user_config_path",
     "user_state_dir",
 ]
+
+
+# The one list of names that spell the guard's own files (:func:`guarded_paths`)
+# and the setting that switches every hook off, as a path or the code that
+# builds one spells them.  The gate looks for them in file-writing code
+# (``selfguard``) and in commands (its pre-filter): one list, so a host whose
+# folder is guarded here is looked for by both.  A test holds every guarded
+# path to containing one of these names.
+GUARDED_NAMES = (
+    "agentreflex",
+    ".claude",
+    ".codex",
+    "settings.json",
+    "settings.local.json",
+    ".hermes",
+    "opencode",
+    ".omp",
+    ".gemini",
+    ".copilot",
+    ".github/hooks",
+    "disableAllHooks",
+    "dist-info",
+    "site-packages",
+)
+# Guarded names too common to look for in code (``.pi`` is in ``.pickle`` and
+# ``.pid``; a project's ``policies`` folder is a word any program may use): a
+# command naming one is still never fast-pathed.
+COMMON_GUARDED_NAMES = (".pi", "policies")
 
 
 def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:

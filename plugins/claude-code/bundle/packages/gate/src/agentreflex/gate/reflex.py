@@ -14,6 +14,7 @@ import os
 
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind, ToolKind
+from agentreflex.core.hosts import UNCHECKED_STDIN, host_traits
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -257,7 +258,7 @@ def _call_hits(
         analysis = shell_analysis(tool.command, where, ctx.deadline)
         hits.extend(analysis.hits)
         cmds = list(analysis.cmds)
-        if ctx.event.host == "codex":  # write_stdin runs no hook in Codex
+        if UNCHECKED_STDIN in host_traits(ctx.event.host):  # Codex's write_stdin: no hook
             from agentreflex.gate.rules import codex_stdin
 
             hits.extend(codex_stdin.hits(cmds))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
+from agentreflex.core.hosts import TRANSCRIPT_USAGE
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -136,6 +137,9 @@ def _with_updated_output(event: Event, decision: Decision, reason: str, context:
 
 class ClaudeCodeAdapter:
     name = "claude-code"
+    events = EVENTS
+    unknown_event: EventKind | None = None
+    traits = frozenset({TRANSCRIPT_USAGE})
 
     def parse(self, payload: dict[str, Any]) -> Event:
         return parse_claude_style(payload, self.name)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind
+from agentreflex.core.hosts import UNCHECKED_STDIN
 from agentreflex.core.hosts.base import HostReply, cap, default_reason, dump_json
-from agentreflex.core.hosts.claude_code import HOST_NAMES, parse_claude_style
+from agentreflex.core.hosts.claude_code import EVENTS, HOST_NAMES, parse_claude_style
 from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
@@ -32,6 +33,11 @@ _BLOCKABLE = (EventKind.STOP, EventKind.SUBAGENT_STOP, EventKind.POST_TOOL, Even
 
 class CodexAdapter:
     name = "codex"
+    events = EVENTS
+    # hooks are usually registered without an event argument and a failed hook
+    # is ignored: an unreadable payload is taken for a proposed tool call
+    unknown_event: EventKind | None = EventKind.PRE_TOOL
+    traits = frozenset({UNCHECKED_STDIN})  # write_stdin runs no hook
 
     def parse(self, payload: dict[str, Any]) -> Event:
         return parse_claude_style(payload, self.name)

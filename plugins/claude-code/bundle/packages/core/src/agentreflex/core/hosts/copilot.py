@@ -77,6 +77,9 @@ _BLOCKING = (Verdict.BLOCK, Verdict.ASK_USER)
 
 class CopilotAdapter:
     name = "copilot"
+    events = EVENTS
+    unknown_event: EventKind | None = None
+    traits: frozenset[str] = frozenset()
 
     def parse(self, payload: dict[str, Any]) -> Event:
         name = require_str(payload, "hook_event_name")

@@ -100,6 +100,9 @@ def mcp_alias(name: str) -> str | None:
 
 class GeminiAdapter:
     name = "gemini"
+    events = EVENTS
+    unknown_event: EventKind | None = None
+    traits: frozenset[str] = frozenset()
 
     def parse(self, payload: dict[str, Any]) -> Event:
         name = require_str(payload, "hook_event_name")

@@ -41,6 +41,11 @@ EVENTS: dict[str, EventKind] = {
 
 class HermesAdapter:
     name = "hermes"
+    events = EVENTS
+    # shell hooks fail open unless ``fail_closed``, and are usually registered
+    # without an event argument: an unreadable payload is a proposed tool call
+    unknown_event: EventKind | None = EventKind.PRE_TOOL
+    traits: frozenset[str] = frozenset()
 
     def parse(self, payload: dict[str, Any]) -> Event:
         name = require_str(payload, "hook_event_name")
@@ -68,6 +73,10 @@ class HermesAdapter:
             tool_name = require_str(payload, "tool_name")
             tool_input = require_tool_input(payload, kind)
             event.tool = build_tool_call(tool_name, tool_input, str(extra.get("tool_call_id", "")))
+            if tool_name == "execute_code" and "code" in tool_input:
+                # Hermes runs the code with Python: spelled as the one-liner it amounts
+                # to, so the gate's interpreter scan (shell-outs, rmtree...) sees it
+                event.tool.command = "python3 -c " + _sh_quote(event.tool.command)
         if kind is EventKind.POST_TOOL:
             raw_result = extra.get("result", payload.get("tool_result"))
             if isinstance(raw_result, str):
@@ -121,3 +130,8 @@ class HermesAdapter:
         if fail_closed and kind is EventKind.PRE_TOOL:
             return HostReply(fastjson.dumps({"decision": "block", "reason": text}), text + "\n", 0)
         return HostReply("{}", text + "\n", 0)
+
+
+def _sh_quote(text: str) -> str:
+    """POSIX single quotes (shlex.quote without importing shlex on the hot path)."""
+    return "'" + text.replace("'", "'\"'\"'") + "'"

@@ -220,6 +220,8 @@ class ShimAdapter:
 
     name = ""
     events: ClassVar[dict[str, EventKind]] = {}
+    unknown_event: EventKind | None = None
+    traits: frozenset[str] = frozenset()
 
     def parse(self, payload: dict[str, Any]) -> Event:
         return parse_shim_payload(payload, self.name, self.events)

@@ -44,3 +44,10 @@ class PiAdapter(ShimAdapter):
 
     def __init__(self, name: str = "pi") -> None:
         self.name = name
+
+
+class OmpAdapter(PiAdapter):
+    """oh-my-pi's adapter: pi's, under the name ``omp``."""
+
+    def __init__(self) -> None:
+        super().__init__("omp")

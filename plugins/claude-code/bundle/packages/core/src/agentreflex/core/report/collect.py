@@ -171,8 +171,13 @@ def tool_text(tool: dict[str, Any]) -> str:
 
 
 def snapshots(histories: list[SessionHistory]) -> list[dict[str, Any]]:
-    """Snapshot and undo records, and notes of those names, as the store holds them."""
+    """Snapshot and undo records, and notes of those names, as the store holds them.
+
+    A snapshot note's row also says whether ``agentreflex undo N`` restored
+    it since: read from the snapshot's own folder in the session's repository.
+    """
     out: list[dict[str, Any]] = []
+    repos: dict[str, Any] = {}
     for h in histories:
         for rec in h.records:
             kind = str(rec.get("kind", ""))
@@ -183,7 +188,9 @@ def snapshots(histories: list[SessionHistory]) -> list[dict[str, Any]]:
                 key = str(note.get("key", "")) if isinstance(note, dict) else ""
                 key = SNAPSHOT_NOTES.get(key, key)
                 if key.rstrip("s") in SNAPSHOT_KINDS:
-                    out.append(_snapshot_row(h, rec, key.rstrip("s"), note.get("value")))
+                    row = _snapshot_row(h, rec, key.rstrip("s"), note.get("value"))
+                    row["undone"] = _undone(repos, str(rec.get("cwd", "")), note.get("value"))
+                    out.append(row)
     return out
 
 
@@ -193,7 +200,21 @@ def _snapshot_row(h: SessionHistory, rec: dict[str, Any], kind: str, detail: Any
         "ts": rec.get("ts", 0.0),
         "kind": kind,
         "detail": json.dumps(detail, ensure_ascii=False, sort_keys=True)[:300],
+        "undone": [],
     }
+
+
+def _undone(repos: dict[str, Any], cwd: str, value: Any) -> list[dict[str, Any]]:
+    """The restores of the snapshot a note names (``{"n": N}``), found from the call's cwd."""
+    n = value.get("n") if isinstance(value, dict) else None
+    if not cwd or not isinstance(n, int) or isinstance(n, bool):
+        return []
+    from agentreflex.core.worktree import observe, restored
+
+    if cwd not in repos:
+        repos[cwd] = observe.find_repo(cwd)
+    repo = repos[cwd]
+    return restored.read(repo, n) if repo is not None else []
 
 
 def guard_findings(histories: list[SessionHistory]) -> list[dict[str, Any]]:

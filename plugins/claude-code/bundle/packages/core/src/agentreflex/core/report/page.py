@@ -186,11 +186,18 @@ def _snapshots(data: ReportData) -> str:
             "snapshots", "Snapshots taken and undone", "<p>No snapshot recorded.</p>" + note
         )
     rows = [
-        [_when(s["ts"]), _t(s["session"])[:40], _t(s["kind"]), _t(s["detail"])]
+        [_when(s["ts"]), _t(s["session"])[:40], _t(s["kind"]), _t(s["detail"]), _undone(s)]
         for s in data.snapshots
     ]
-    body = _table(["Time (UTC)", "Session", "Kind", "Detail"], rows, "Snapshots")
+    body = _table(["Time (UTC)", "Session", "Kind", "Detail", "Undone"], rows, "Snapshots")
     return _section("snapshots", "Snapshots taken and undone", body + note)
+
+
+def _undone(snap: dict[str, Any]) -> str:
+    """``undone <time>: N file(s)`` per restore of the snapshot, or nothing."""
+    from agentreflex.core.worktree.restored import describe
+
+    return "<br>".join(_t(describe(r, _when)) for r in snap.get("undone") or [])
 
 
 def _guard(data: ReportData) -> str:

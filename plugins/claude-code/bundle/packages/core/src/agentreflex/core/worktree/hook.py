@@ -50,12 +50,23 @@ def around_tool(event: Event, decision: Decision, notes: list[Note], config: Con
     if event.tool is None or event.tool.kind in _QUIET_KINDS or not config.state_dir:
         return
     try:
-        if event.kind is EventKind.PRE_TOOL and decision.verdict is not Verdict.BLOCK:
+        if event.kind is EventKind.PRE_TOOL and _runs_or_may_run(decision, config):
             _before(event, decision, notes, config)
         elif event.kind in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
             _after(event, notes, config)
     except (OSError, ValueError, TypeError) as exc:
         decision.errors.append(f"work tree not observed ({exc})")
+
+
+def _runs_or_may_run(decision: Decision, config: Config) -> bool:
+    """Not blocked, or a block ``[worktree] allow_undoable = "discards"`` may lift."""
+    if decision.verdict is not Verdict.BLOCK:
+        return True
+    if config.worktree_allow_undoable != "discards":
+        return False
+    from agentreflex.core.worktree import relax
+
+    return relax.may_relax(decision, config.worktree_allow_undoable)
 
 
 def _before(event: Event, decision: Decision, notes: list[Note], config: Config) -> None:
@@ -155,10 +166,38 @@ def _snapshot(
         return None
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
     hint = undo_hint(snap.n)
+    if _undoable(repo, event, decision, config, entries):
+        from agentreflex.core.worktree import relax
+
+        relax.relax(decision, hint)
+        return snap.n
     for f in decision.findings:
         if f.verdict is not Verdict.ALLOW and hint not in f.message:
             f.message = f"{f.message} ({hint})"
     return snap.n
+
+
+def _undoable(
+    repo: observe.Repo,
+    event: Event,
+    decision: Decision,
+    config: Config,
+    entries: dict[str, str] | None,
+) -> bool:
+    """May this asked (or blocked) discard run, the snapshot just taken holding all it destroys?"""
+    level = config.worktree_allow_undoable
+    if level == "off" or decision.proposed.rank < Verdict.ASK_USER.rank:
+        return False
+    from agentreflex.core.worktree import relax
+
+    call = event.tool
+    return (
+        call is not None
+        and call.kind is ToolKind.SHELL
+        and relax.may_relax(decision, level)
+        and relax.snapshot_complete(entries, repo)
+        and relax.command_confined(call.command, event.cwd, repo)
+    )
 
 
 def _after(event: Event, notes: list[Note], config: Config) -> None:

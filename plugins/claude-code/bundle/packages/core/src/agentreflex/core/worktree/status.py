@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from agentreflex.core.worktree import observe, snapshot
 
+_RELAXED = {
+    "off": "discards ask or block as the gate says",
+    "asks": "an in-project discard the gate asks about runs when a snapshot holds it all",
+    "discards": "an in-project discard the gate asks about or blocks runs when a snapshot holds it all",
+}
 
-def worktree_line(cwd: str, enabled: bool) -> str:
+
+def worktree_line(cwd: str, enabled: bool, allow_undoable: str = "off") -> str:
     """What observation and undo do here: git-backed, off by config, or off (not git)."""
     if not enabled:
         return "not observed ([worktree] observe = false): no change facts, no snapshots"
@@ -18,5 +24,6 @@ def worktree_line(cwd: str, enabled: bool) -> str:
     kept = snapshot.listing(repo)
     return (
         f"observed through git at {repo.top}; {len(kept)} snapshot(s) kept in "
-        f"{snapshot.store_dir(repo)} (`agentreflex undo` lists them)"
+        f"{snapshot.store_dir(repo)} (`agentreflex undo` lists them); allow_undoable = "
+        f"{allow_undoable}: {_RELAXED.get(allow_undoable, _RELAXED['off'])}"
     )

@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from agentreflex.core.worktree import restore
+from agentreflex.core.worktree import restore, restored
 from agentreflex.core.worktree.observe import Repo, find_repo
 from agentreflex.core.worktree.snapshot import Snapshot, listing
 
@@ -24,16 +24,21 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _show(snaps: list[Snapshot]) -> int:
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+def _show(repo: Repo, snaps: list[Snapshot]) -> int:
     if not snaps:
         print("no snapshots for this repository")
         return 0
     for s in snaps:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s.ts))
         what = f"skipped: {s.skipped}" if s.skipped else f"{len(s.files)} changed file(s)"
-        print(f"{s.n:>4}  {when}  {s.command[:80]}  ({what})")
+        print(f"{s.n:>4}  {_when(s.ts)}  {s.command[:80]}  ({what})")
         for f in s.files[:10]:
             print(f"        {f}")
+        for r in restored.read(repo, s.n):
+            print(f"        {restored.describe(r, _when)}")
     print("restore with `agentreflex undo N [PATH...]` (--dry-run shows the diff)")
     return 0
 
@@ -50,7 +55,7 @@ def main(argv: list[str]) -> int:
         return 2
     snaps = listing(repo)
     if ns.n is None:
-        return _show(snaps)
+        return _show(repo, snaps)
     snap = next((s for s in snaps if s.n == ns.n), None)
     if snap is None or not snap.tree:
         why = snap.skipped if snap else "no such snapshot"
@@ -64,6 +69,11 @@ def main(argv: list[str]) -> int:
         print(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
         return 0
     failed = restore.apply(repo, snap, plan.write)
+    if plan.write:
+        try:
+            restored.record(repo, snap.n, plan.write, failed)
+        except OSError as exc:  # the files are back; only the record of it is missing
+            print(f"agentreflex undo: could not record the restore ({exc})", file=sys.stderr)
     for path in failed:
         print(f"could not restore: {path}", file=sys.stderr)
     print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")

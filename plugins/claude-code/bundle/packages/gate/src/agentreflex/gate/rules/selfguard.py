@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.userdirs import GUARDED_NAMES
 from agentreflex.gate.model import ASK, DESCENDANT, Cmd, Hit
 from agentreflex.gate.rules.guarded import (
     DELETE,
@@ -127,20 +128,8 @@ _CODE_WRITES = LazyPattern(
 )
 _JOINS = LazyPattern(r"""['"`]\s*[+.,]?\s*['"`]""")
 _STRINGS = LazyPattern(r"""'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\n]*)`""")
-# Spellings of the guard's own files that code may build a path from.
-_FRAGMENTS = (
-    "agentreflex",
-    ".claude",
-    ".codex",
-    "settings.json",
-    "settings.local.json",
-    ".hermes",
-    "opencode",
-    ".omp",
-    "disableAllHooks",
-    "dist-info",
-    "site-packages",
-)
+# Spellings of the guard's own files that code may build a path from (core's one list).
+_FRAGMENTS = GUARDED_NAMES
 
 
 def code_reason(code: str, where: Where, cwd: str) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 
 from agentreflex.core.record import record
+from agentreflex.core.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES
 from agentreflex.gate.model import CACHE_ENTRY, DESCENDANT, REMOTE, UNKNOWN, has_marker
 
 TYPE_CHECKING = False
@@ -381,25 +382,10 @@ def is_history_file(path: str) -> bool:
     ) or path.endswith("/fish/fish_history")
 
 
-# Words that name one of the guard's own files or the commands that switch it
-# off (``userdirs.guarded_paths``): a command holding one is never decided by
-# the pre-filter, so ``selfguard`` sees it.
-_GUARDED_WORDS = (
-    "agentreflex",
-    ".claude",
-    ".codex",
-    "settings.json",
-    "settings.local.json",
-    ".hermes",
-    "opencode",
-    ".pi",
-    ".omp",
-    "policies",
-    "uninstall",
-    "disableAllHooks",
-    "dist-info",
-    "site-packages",
-)
+# Words that name one of the guard's own files (core's one list) or the commands
+# that switch it off: a command holding one is never decided by the pre-filter,
+# so ``selfguard`` sees it.  Over-matching here costs only speed.
+_GUARDED_WORDS = (*GUARDED_NAMES, *COMMON_GUARDED_NAMES, "uninstall")
 
 
 def names_guarded(text: str) -> bool:
