@@ -23,7 +23,8 @@ from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
 from agentreflex.core.record import record
 from agentreflex.judge2 import claims as cl
-from agentreflex.judge2.evidence import DOC_PATTERNS, assess
+from agentreflex.judge2.evidence import assess
+from agentreflex.judge2.plugin import DOC_PATTERNS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

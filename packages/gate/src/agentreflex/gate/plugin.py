@@ -1,0 +1,16 @@
+"""agentreflex-gate's declaration: the gate reflex (first: the safety floors), ``agentreflex gate``, ``[gate]``.
+
+Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
+what the package adds; nothing else registers it.  Plain data, stdlib only.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section
+
+PLUGIN = Plugin(
+    name="gate",
+    reflexes=(ReflexEntry("gate", "agentreflex.gate.reflex:GateReflex", order=10),),
+    commands=(Command("gate", "agentreflex.gate.catalogue:command"),),
+    sections=(Section("gate"),),
+)

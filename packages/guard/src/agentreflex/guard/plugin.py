@@ -1,0 +1,17 @@
+"""agentreflex-guard's declaration: the Reasoning Guard reflex (after the floors and the done check), its command and status, ``[guard]``.
+
+Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
+what the package adds; nothing else registers it.  Plain data, stdlib only.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section
+
+PLUGIN = Plugin(
+    name="guard",
+    reflexes=(ReflexEntry("guard", "agentreflex.guard.reflex:GuardReflex", order=40),),
+    commands=(Command("guard", "agentreflex.guard.cli:main"),),
+    status="agentreflex.guard.status:status",
+    sections=(Section("guard"),),
+)
