@@ -119,12 +119,10 @@ def _config_message(path: str, data: dict[str, Any], loc: Path, err: Any) -> str
     dotted = ".".join(str(k) for k in loc)
     if err["type"] == "agentreflex":
         return f"{path}: {dotted}{err['ctx']['tail']}"
-    if len(loc) == 2 and loc[0] in ("runaway", "budgets") and err["type"] == "extra_forbidden":
-        # runaway's own wording (core cannot import the package; the differential test holds it)
-        from agentreflex.core.schema import Budgets, Runaway
-
-        known = list((Runaway if loc[0] == "runaway" else Budgets).model_fields)
-        return f"{path}: {dotted}: unknown key; known: {', '.join(known)}"
+    if len(loc) == 2 and err["type"] == "extra_forbidden":
+        known = _declared_keys(str(loc[0]))
+        if known:  # a package's closed section: its reader's wording (the differential test)
+            return f"{path}: {dotted}: unknown key; known: {', '.join(known)}"
     fragment: Any = _value_at(data, loc)
     for key in reversed(loc):
         fragment = {key: fragment}
@@ -133,6 +131,16 @@ def _config_message(path: str, data: dict[str, Any], loc: Path, err: Any) -> str
     except fast.ConfigError as exc:
         return str(exc)
     return f"{path}: {dotted}: {err['msg']}"  # the loader accepts it: a bug the tests catch
+
+
+def _declared_keys(table: str) -> list[str]:
+    """The keys of a package's declared closed section ``table`` (empty: not one)."""
+    from agentreflex.core.schema import declared_sections
+
+    for section in declared_sections():
+        if section.key == table and section.settings and not section.open:
+            return [item.key for item in section.settings]
+    return []
 
 
 def _value_at(data: Any, loc: Path) -> Any:
