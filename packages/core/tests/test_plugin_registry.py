@@ -24,7 +24,7 @@ from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section, Setti
 PLUGIN = Plugin(
     name="demo",
     reflexes=(
-        ReflexEntry("early", "demo_reflexes:Early", order=5),
+        ReflexEntry("early", "demo_reflexes:Early", order=5, events=("pre_tool",)),
         ReflexEntry("late", "demo_reflexes:Late"),
     ),
     commands=(Command("demo", "demo_cli:main"),),
@@ -52,6 +52,7 @@ def test_a_declaration_is_flattened_into_rows(demo_module: str) -> None:
         ["late", "demo_reflexes:Late"],
     ]
     assert table[registry.ORDER] == [["early", 5], ["late", DEFAULT_ORDER]]
+    assert table[registry.EVENTS] == [["early", ["pre_tool"]]]  # late: import it to learn
     assert table["agentreflex.commands"] == [["demo", "demo_cli:main"]]
     assert table["agentreflex.status"] == [["demo", "demo_status:status"]]
     assert table["agentreflex.judges"] == [["demo", "demo_judge:make"]]
@@ -81,16 +82,56 @@ def test_before_a_tool_call_our_own_declarations_outrank_the_cached_table(
     forged = {
         registry.REFLEXES: [["extra", "x:Extra"]],  # the table may add a reflex ...
         registry.ORDER: [["early", 9999], ["extra", 1]],  # ... but not move one of ours
+        registry.EVENTS: [["early", ["stop"]], ["late", ["stop"]], ["extra", ["stop"]]],
     }
     monkeypatch.setattr(registry, "entry_point_table", lambda: forged)
     monkeypatch.setattr(registry, "_declared_plugins", lambda: {"demo": f"{demo_module}:PLUGIN"})
-    listed, order = registry.reflexes_for_pre_tool()
+    listed, order, events = registry.reflexes_for_pre_tool()
     assert dict(listed) == {
         "early": "demo_reflexes:Early",
         "late": "demo_reflexes:Late",
         "extra": "x:Extra",
     }
     assert order == {"early": 5, "late": DEFAULT_ORDER, "extra": 1}
+    # our reflexes' events only from our declarations (late declares none: it is imported)
+    assert events == {"early": ["pre_tool"], "extra": ["stop"]}
+
+
+REFLEXES = """
+from agentreflex.core.events import EventKind
+
+
+class OnStop:
+    name = "on_stop"
+    floor = False
+    events = frozenset({EventKind.STOP})
+
+    def evaluate(self, ctx):
+        return []
+"""
+
+
+def test_a_hook_does_not_import_a_reflex_declared_for_other_events(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentreflex.core import runtime
+    from agentreflex.core.events import EventKind
+
+    (tmp_path / "demo_stop_reflex.py").write_text(REFLEXES, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    table = {
+        registry.REFLEXES: [["on_stop", "demo_stop_reflex:OnStop"]],
+        registry.EVENTS: [["on_stop", ["stop", "subagent_stop"]]],
+    }
+    monkeypatch.setattr(registry, "entry_point_table", lambda: table)
+    try:
+        prompt = runtime.load_plugins(refresh=True, kind=EventKind.USER_PROMPT)
+        assert prompt.reflexes == [] and "demo_stop_reflex" not in sys.modules
+        stop = runtime.load_plugins(refresh=True, kind=EventKind.STOP)
+        assert [r.name for r in stop.reflexes] == ["on_stop"]
+    finally:
+        sys.modules.pop("demo_stop_reflex", None)
+        runtime._LOADED.pop("demo_stop_reflex:OnStop", None)  # this process forgets the demo
 
 
 def test_the_plugin_group_is_read_from_a_distributions_entry_points(tmp_path: Path) -> None:
@@ -117,3 +158,33 @@ def test_a_declared_setting_reads_and_checks_its_value() -> None:
     assert patterns.read(Config(), "demo") == ["*.md"]
     with pytest.raises(KeyError):
         section.setting("nope")
+
+
+def test_a_reflex_that_declares_no_events_is_skipped_by_its_notes_until_edited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from agentreflex.core import runtime
+    from agentreflex.core.events import EventKind
+
+    module = tmp_path / "demo_undeclared_reflex.py"
+    module.write_text(REFLEXES, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    table = {registry.REFLEXES: [["on_stop", "demo_undeclared_reflex:OnStop"]]}
+    monkeypatch.setattr(registry, "entry_point_table", lambda: table)
+
+    def imported_for_a_prompt() -> bool:
+        sys.modules.pop("demo_undeclared_reflex", None)
+        runtime.load_plugins(refresh=True, kind=EventKind.USER_PROMPT)  # a fresh process
+        return "demo_undeclared_reflex" in sys.modules
+
+    try:
+        assert imported_for_a_prompt()  # nothing known yet: imported, its events noted
+        assert not imported_for_a_prompt()  # the note says it handles stops only
+        stat = module.stat()
+        os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        assert imported_for_a_prompt()  # edited since the note: imported again
+    finally:
+        sys.modules.pop("demo_undeclared_reflex", None)
+        runtime._LOADED.pop("demo_undeclared_reflex:OnStop", None)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agentreflex.core.config import Config
+    from agentreflex.core.events import EventKind
 
 __all__ = ["GROUP", "Command", "Plugin", "ReflexEntry", "Section", "Setting"]
 
@@ -102,15 +103,26 @@ class Section:
 
 @record(frozen=True)
 class ReflexEntry:
-    """A reflex class (``module:Class``) under its name, and its place in the run.
+    """A reflex class (``module:Class``) under its name, its place in the run and its events.
 
     Lower ``order`` runs first; ties run by name.  The floors go first so a
     block is decided before the judgment calls look at the event.
+    ``events`` are the :class:`~agentreflex.core.events.EventKind` values it
+    handles: a hook for another event does not import it at all.  Empty means
+    "import it to learn" (its class's ``events``).  The reflex class takes
+    its ``events`` from here (:meth:`event_kinds`), so they are written once.
     """
 
     name: str
     spec: str
     order: int = DEFAULT_ORDER
+    events: tuple[str, ...] = ()
+
+    def event_kinds(self) -> frozenset[EventKind]:
+        """``events`` as event kinds (a ValueError names an unknown one)."""
+        from agentreflex.core.events import EventKind
+
+        return frozenset(EventKind(e) for e in self.events)
 
 
 @record(frozen=True)
@@ -136,3 +148,10 @@ class Plugin:
     status: str = ""
     judge: str = ""
     sections: tuple[Section, ...] = ()
+
+    def reflex(self, name: str) -> ReflexEntry:
+        """The declared reflex called ``name``."""
+        for entry in self.reflexes:
+            if entry.name == name:
+                return entry
+        raise KeyError(f"{self.name} declares no reflex {name!r}")

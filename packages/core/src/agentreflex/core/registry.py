@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 PLUGINS = "agentreflex.plugins"
 REFLEXES = "agentreflex.reflexes"
 ORDER = "agentreflex.order"  # [[reflex name, order]]
+EVENTS = "agentreflex.events"  # [[reflex name, [event kind values]]], when declared
 SECTIONS = "agentreflex.sections"  # [[config section key, plugin name]]
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
 CACHE_VERSION = 2
@@ -75,6 +76,7 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         PLUGINS: [],
         REFLEXES: [],
         ORDER: [],
+        EVENTS: [],
         "agentreflex.commands": [],
         "agentreflex.status": [],
         "agentreflex.judges": [],
@@ -92,6 +94,8 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         for reflex in plugin.reflexes:
             table[REFLEXES].append([reflex.name, reflex.spec])
             table[ORDER].append([reflex.name, reflex.order])
+            if reflex.events:
+                table[EVENTS].append([reflex.name, sorted(reflex.events)])
         table["agentreflex.commands"].extend([c.name, c.spec] for c in plugin.commands)
         if plugin.status:
             table["agentreflex.status"].append([plugin.name, plugin.status])
@@ -170,8 +174,8 @@ def config_sections() -> tuple[str, ...]:
     return tuple(key for key, _plugin in entries(SECTIONS))
 
 
-def reflexes_for_pre_tool() -> tuple[list[tuple[str, str]], dict[str, int]]:
-    """The reflex entries and their places, with agentreflex's own read from their metadata.
+def reflexes_for_pre_tool() -> tuple[list[tuple[str, str]], dict[str, Any], dict[str, Any]]:
+    """The reflex entries, places and declared events, agentreflex's own read from their metadata.
 
     Why: the cached table is a file in the user's cache directory; a copy with
     the gate left out must not switch the safety floors off.  Before a tool
@@ -179,15 +183,19 @@ def reflexes_for_pre_tool() -> tuple[list[tuple[str, str]], dict[str, int]]:
     name (their ``entry_points.txt``, a few small files; each declaration is
     a small stdlib-only module) are read and their reflexes added to the
     table's, so a forged or stale table can add reflexes but never drop or
-    reorder one of ours.  (Other plug-ins still come from the table, which is
+    reorder one of ours, nor change which events it is imported for.  (Other plug-ins still come from the table, which is
     rebuilt whenever a ``sys.path`` directory changes.)
     """
     own = flatten(sorted(_declared_plugins().items()))
+    ours = {name for name, _spec in own[REFLEXES]}
     table = dict(entries(REFLEXES))
     table.update((name, spec) for name, spec in own[REFLEXES])
     order = dict(entries(ORDER))
     order.update((name, place) for name, place in own[ORDER])
-    return sorted(table.items()), order
+    # our reflexes' events come from their declarations only: none = import it
+    events = {name: kinds for name, kinds in entries(EVENTS) if name not in ours}
+    events.update((name, kinds) for name, kinds in own[EVENTS])
+    return sorted(table.items()), order, events
 
 
 def _declared_plugins() -> dict[str, str]:

@@ -104,11 +104,14 @@ def load_plugins(
     # Before a tool call the floors act: no cached note may leave one out.
     pre_tool = kind is EventKind.PRE_TOOL
     if pre_tool:
-        listed, order = registry.reflexes_for_pre_tool()
+        listed, order, declared = registry.reflexes_for_pre_tool()
     else:
         listed, order = registry.entries(GROUP), dict(registry.entries(registry.ORDER))
+        declared = dict(registry.entries(registry.EVENTS))
     for name, spec in listed:
         known = meta.get(spec)
+        if kind is not None and _not_declared_for(declared.get(name), kind):
+            continue
         if kind is not None and _not_needed(known, kind, config, name):
             continue
         if spec not in _LOADED and spec not in _ERRORS:
@@ -139,6 +142,11 @@ def _place(order: dict[str, Any], name: str) -> int:
 
     place = order.get(name, DEFAULT_ORDER)
     return place if isinstance(place, int) else DEFAULT_ORDER
+
+
+def _not_declared_for(events: Any, kind: EventKind) -> bool:
+    """Its package declares the events it handles, and ``kind`` is not one of them."""
+    return isinstance(events, list) and bool(events) and kind.value not in events
 
 
 def _not_needed(

@@ -10,7 +10,14 @@ from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section
 
 PLUGIN = Plugin(
     name="gate",
-    reflexes=(ReflexEntry("gate", "agentreflex.gate.reflex:GateReflex", order=10),),
+    reflexes=(
+        ReflexEntry(
+            "gate",
+            "agentreflex.gate.reflex:GateReflex",
+            order=10,
+            events=("user_prompt", "pre_tool"),
+        ),
+    ),
     commands=(Command("gate", "agentreflex.gate.catalogue:command"),),
     sections=(Section("gate"),),
 )

@@ -10,7 +10,21 @@ from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section
 
 PLUGIN = Plugin(
     name="guard",
-    reflexes=(ReflexEntry("guard", "agentreflex.guard.reflex:GuardReflex", order=40),),
+    reflexes=(
+        ReflexEntry(
+            "guard",
+            "agentreflex.guard.reflex:GuardReflex",
+            order=40,
+            events=(
+                "user_prompt",
+                "pre_tool",
+                "post_tool",
+                "post_tool_failure",
+                "stop",
+                "subagent_stop",
+            ),
+        ),
+    ),
     commands=(Command("guard", "agentreflex.guard.cli:main"),),
     status="agentreflex.guard.status:status",
     sections=(Section("guard"),),

@@ -10,7 +10,13 @@ from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section
 
 PLUGIN = Plugin(
     name="instructions",
-    reflexes=(ReflexEntry("instructions", "agentreflex.instructions.reflex:InstructionsReflex"),),
+    reflexes=(
+        ReflexEntry(
+            "instructions",
+            "agentreflex.instructions.reflex:InstructionsReflex",
+            events=("pre_tool", "stop", "subagent_stop"),
+        ),
+    ),
     commands=(Command("instructions", "agentreflex.instructions.cli:main"),),
     sections=(Section("instructions"),),
 )

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from agentreflex.core import signals as s
 from agentreflex.core.decision import Finding, Verdict
-from agentreflex.core.events import EventKind
 from agentreflex.core.record import record
 from agentreflex.judge2 import claims as cl
 from agentreflex.judge2.evidence import assess
-from agentreflex.judge2.plugin import SECTION
+from agentreflex.judge2.plugin import PLUGIN, SECTION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ class DoneReflex:
     """Entry point ``agentreflex.reflexes: done``."""
 
     name = NAME
-    events = frozenset({EventKind.STOP, EventKind.SUBAGENT_STOP})
+    events = PLUGIN.reflex("done").event_kinds()  # declared once, in plugin.py
     floor = False
 
     def evaluate(self, ctx: ReflexContext) -> list[Finding]:

@@ -59,7 +59,14 @@ SECTION = Section(
 
 PLUGIN = Plugin(
     name="judge2",
-    reflexes=(ReflexEntry("done", "agentreflex.judge2.done:DoneReflex", order=30),),
+    reflexes=(
+        ReflexEntry(
+            "done",
+            "agentreflex.judge2.done:DoneReflex",
+            order=30,
+            events=("stop", "subagent_stop"),
+        ),
+    ),
     commands=(Command("judge2", "agentreflex.judge2.cli:main"),),
     judge="agentreflex.judge2.judge:make_judge",
     sections=(SECTION,),

@@ -66,6 +66,13 @@ BUDGETS = Section(
 
 PLUGIN = Plugin(
     name="runaway",
-    reflexes=(ReflexEntry("runaway", "agentreflex.runaway.reflex:RunawayReflex", order=20),),
+    reflexes=(
+        ReflexEntry(
+            "runaway",
+            "agentreflex.runaway.reflex:RunawayReflex",
+            order=20,
+            events=("pre_tool", "post_tool", "post_tool_failure"),
+        ),
+    ),
     sections=(LOOPS, BUDGETS),
 )
