@@ -138,8 +138,11 @@ class Plugin:
     """Everything one package adds to agentreflex.
 
     ``status`` is ``module:function`` returning the package's status section
-    (``{"lines": [...], ...}``) for a state directory; ``judge`` is
-    ``module:function`` making the judge from a config.
+    (``{"lines": [...], ...}``) for a state directory; ``statusline`` is
+    ``module:function`` returning its parts of the host's status line for a
+    state directory and a session id; ``judge`` is ``module:function``
+    making the judge from a config; ``self_test`` is a shell command the
+    package's reflexes must block or ask about (``agentreflex doctor`` runs it).
     """
 
     name: str
@@ -148,6 +151,8 @@ class Plugin:
     status: str = ""
     judge: str = ""
     sections: tuple[Section, ...] = ()
+    statusline: str = ""
+    self_test: str = ""
 
     def reflex(self, name: str) -> ReflexEntry:
         """The declared reflex called ``name``."""

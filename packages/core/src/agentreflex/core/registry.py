@@ -35,8 +35,10 @@ REFLEXES = "agentreflex.reflexes"
 ORDER = "agentreflex.order"  # [[reflex name, order]]
 EVENTS = "agentreflex.events"  # [[reflex name, [event kind values]]], when declared
 SECTIONS = "agentreflex.sections"  # [[config section key, plugin name]]
+STATUSLINE = "agentreflex.statusline"  # [[plugin name, "module:function"]]
+SELF_TESTS = "agentreflex.self-tests"  # [[plugin name, command its reflexes must stop]]
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -81,6 +83,8 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         "agentreflex.status": [],
         "agentreflex.judges": [],
         SECTIONS: [],
+        STATUSLINE: [],
+        SELF_TESTS: [],
         ERRORS: [],
     }
     for name, spec in declared:
@@ -102,6 +106,10 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         if plugin.judge:
             table["agentreflex.judges"].append([plugin.name, plugin.judge])
         table[SECTIONS].extend([section.key, plugin.name] for section in plugin.sections)
+        if plugin.statusline:
+            table[STATUSLINE].append([plugin.name, plugin.statusline])
+        if plugin.self_test:
+            table[SELF_TESTS].append([plugin.name, plugin.self_test])
     for rows in table.values():
         rows.sort(key=lambda row: (str(row[0]), str(row[1])))
     return table

@@ -20,4 +20,5 @@ PLUGIN = Plugin(
     ),
     commands=(Command("gate", "agentreflex.gate.catalogue:command"),),
     sections=(Section("gate"),),
+    self_test="rm -rf ~/",
 )

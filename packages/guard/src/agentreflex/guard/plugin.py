@@ -27,5 +27,6 @@ PLUGIN = Plugin(
     ),
     commands=(Command("guard", "agentreflex.guard.cli:main"),),
     status="agentreflex.guard.status:status",
+    statusline="agentreflex.guard.status:statusline",
     sections=(Section("guard"),),
 )
