@@ -8,10 +8,10 @@ environment names keep working (``REFLEX_MODE``, ``REFLEX_THRESH_*``,
 ``JEV_API_KEY``, ``JEV_MODE``).
 
 A bad value is a :class:`ConfigError` naming the key and what is allowed;
-nothing is silently defaulted.  Sections owned by reflex packages
-(``[gate]``, ``[runaway]``, ``[budgets]``...) are kept as plain dicts in
+nothing is silently defaulted.  The sections the installed packages declare
+(their ``plugin.py``; :func:`package_sections`) are kept as plain dicts in
 :attr:`Config.sections` and validated by the package that reads them, with
-:func:`section_value`.
+:func:`section_value` (through ``Setting.read``).
 
 Stdlib only; ``tomllib`` is imported only when a config file is new or changed.
 """

@@ -12,11 +12,15 @@ value goes through the loader's own checks (``_choice``, ``_int``,
 ``_probability``, ``section_value``...), so a value is coerced and rejected
 exactly as a hook would, with the same message; structural errors (unknown
 keys, a value that is not a table) take their message from the loader too
-(:mod:`agentreflex.core.configcheck`).  The package-owned sections
-(``[runaway]``, ``[budgets]``, ``[judge2]``) are described here because core
-never imports its siblings; ``tests/test_config_schema_differential.py``
-proves, with random files, that the models and the real loaders (core's and
-the packages') accept and reject the same files with the same messages.
+(:mod:`agentreflex.core.configcheck`).  The package-owned sections are built
+from the packages' declarations (:func:`section_model`: each declared
+``Setting`` becomes a field checked by ``section_value``, a section with no
+settings a free table), so core names no package;
+``tests/test_config_schema_differential.py`` proves, with random files, that
+the models and the real loaders (core's and the packages') accept and reject
+the same files with the same messages, and
+``tests/test_declarations_differential.py`` that the schema and ``config
+check`` say what they said when core named the sections itself.
 
 Importing this module costs about 300 ms (pydantic): never import it from a
 hook.
