@@ -31,6 +31,8 @@ PLUGIN = Plugin(
     status="demo_status:status",
     judge="demo_judge:make",
     sections=(Section("demo", settings=(Setting("limit", "int", 3, low=1, high=9),)),),
+    statusline="demo_status:parts",
+    self_test="rm -rf /demo",
 )
 NOT_A_PLUGIN = {"name": "demo"}
 """
@@ -57,6 +59,8 @@ def test_a_declaration_is_flattened_into_rows(demo_module: str) -> None:
     assert table["agentreflex.status"] == [["demo", "demo_status:status"]]
     assert table["agentreflex.judges"] == [["demo", "demo_judge:make"]]
     assert table[registry.SECTIONS] == [["demo", "demo"]]
+    assert table[registry.STATUSLINE] == [["demo", "demo_status:parts"]]
+    assert table[registry.SELF_TESTS] == [["demo", "rm -rf /demo"]]
     assert table[registry.ERRORS] == []
 
 
