@@ -43,7 +43,7 @@ packages = ["src/agentreflex"]
 """
 
 PLUGIN = """\
-from agentreflex.core.plugin import Plugin, ReflexEntry, Section, Setting
+from agentreflex.core.plugin import Plugin, PolicyFile, ReflexEntry, Section, Setting
 
 SECTION = Section(
     "example",
@@ -58,7 +58,25 @@ PLUGIN = Plugin(
         ReflexEntry("aaa_quiet", "agentreflex.example_reflex.reflex:Quiet"),
     ),
     sections=(SECTION,),
+    files=(
+        PolicyFile(
+            "example-words",
+            "agentreflex.example_reflex.files:WordsFile",
+            "example/words.schema.json",
+            names=("words.toml",),
+        ),
+    ),
 )
+"""
+
+FILES = """\
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class WordsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    words: list[str] = Field(default_factory=list)
 """
 
 REFLEX = """\
@@ -116,6 +134,7 @@ def _example_package(where: Path) -> Path:
     (src / "__init__.py").write_text("")
     (src / "plugin.py").write_text(PLUGIN)
     (src / "reflex.py").write_text(REFLEX)
+    (src / "files.py").write_text(FILES)
     return where
 
 
@@ -204,6 +223,22 @@ def test_config_check_knows_the_section_it_declares(venv_bin: Path, home: dict[s
     assert done.returncode == 1
     assert "exampel: unknown key; known: " in done.stderr
     assert done.stderr.rstrip().endswith("worktree, example, export")
+
+
+def test_config_check_knows_the_policy_file_it_declares(
+    venv_bin: Path, home: dict[str, str]
+) -> None:
+    words = Path(home["HOME"]) / "words.toml"
+    words.write_text('words = ["a", "b"]\n')
+    done = _run(venv_bin, ["config", "check", str(words)], home)
+    assert done.returncode == 0, done.stderr
+    words.write_text("words = 3\ncolour = 1\n")
+    done = _run(venv_bin, ["config", "check", str(words)], home)
+    assert done.returncode == 1
+    assert f"{words}:1: words: " in done.stderr
+    assert f"{words}:2: colour: " in done.stderr
+    done = _run(venv_bin, ["config", "check", str(words), "--as", "example-words"], home)
+    assert done.returncode == 1, done.stderr
 
 
 def test_the_example_touches_no_core_file() -> None:

@@ -36,18 +36,20 @@ class Problem(NamedTuple):
 
 def kind_of(path: str) -> str:
     """The file kind a path names: its model and schema in ``schema.KINDS``."""
+    from agentreflex.core.schema import declared_files
+
     name = os.path.basename(path)
     if name == "thresholds.toml":
         return "thresholds"
-    if name in ("rules.toml", "gate-rules.toml"):
-        return "gate-rules"
-    if name in ("allow.toml", "allow.example.toml"):
-        return "gate-allow"
+    for item in declared_files():
+        if name in item.names:
+            return item.kind
     return "config"
 
 
 def default_files(cwd: str, env: Mapping[str, str] | None = None) -> list[str]:
-    """The files a hook in ``cwd`` reads that exist: user and project config, gate policy."""
+    """The files a hook in ``cwd`` reads that exist: user and project config, packages' policy."""
+    from agentreflex.core.schema import declared_files
     from agentreflex.core.userdirs import user_config_path
 
     env = os.environ if env is None else env
@@ -55,9 +57,7 @@ def default_files(cwd: str, env: Mapping[str, str] | None = None) -> list[str]:
     candidates = [
         user_config_path(env),
         os.path.join(project, ".agentreflex", "config.toml"),
-        os.path.join(project, ".agentreflex", "allow.toml"),
-        os.path.join(project, ".agentreflex", "gate-rules.toml"),
-        os.path.join(project, "policies", "gate", "rules.toml"),
+        *(os.path.join(project, *p.split("/")) for f in declared_files() for p in f.paths),
         os.path.join(project, "policies", "thresholds.toml"),
     ]
     return [p for p in candidates if os.path.isfile(p)]

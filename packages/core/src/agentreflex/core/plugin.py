@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agentreflex.core.config import Config
     from agentreflex.core.events import EventKind
 
-__all__ = ["GROUP", "Command", "Plugin", "ReflexEntry", "Section", "Setting"]
+__all__ = ["GROUP", "Command", "Plugin", "PolicyFile", "ReflexEntry", "Section", "Setting"]
 
 GROUP = "agentreflex.plugins"
 # Where a reflex that declares no place runs: after the ones that do.
@@ -134,6 +134,24 @@ class Command:
 
 
 @record(frozen=True)
+class PolicyFile:
+    """A kind of file the package reads besides ``config.toml`` (rules, allow-lists).
+
+    ``model`` is the ``module:Class`` of its pydantic model (cold path only):
+    ``config check`` validates the file with it and ``tools/gen_schema.py``
+    writes its JSON Schema to ``policies/<schema>``.  A file named one of
+    ``names`` is of this kind; ``paths`` (relative to the project) are the
+    ones ``config check`` and ``doctor`` look at by default.
+    """
+
+    kind: str
+    model: str
+    schema: str
+    names: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+@record(frozen=True)
 class Plugin:
     """Everything one package adds to agentreflex.
 
@@ -153,6 +171,7 @@ class Plugin:
     sections: tuple[Section, ...] = ()
     statusline: str = ""
     self_test: str = ""
+    files: tuple[PolicyFile, ...] = ()
 
     def reflex(self, name: str) -> ReflexEntry:
         """The declared reflex called ``name``."""

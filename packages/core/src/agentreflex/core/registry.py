@@ -37,8 +37,9 @@ EVENTS = "agentreflex.events"  # [[reflex name, [event kind values]]], when decl
 SECTIONS = "agentreflex.sections"  # [[config section key, plugin name]]
 STATUSLINE = "agentreflex.statusline"  # [[plugin name, "module:function"]]
 SELF_TESTS = "agentreflex.self-tests"  # [[plugin name, command its reflexes must stop]]
+FILES = "agentreflex.files"  # [[policy file kind, plugin name]]
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -85,6 +86,7 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         SECTIONS: [],
         STATUSLINE: [],
         SELF_TESTS: [],
+        FILES: [],
         ERRORS: [],
     }
     for name, spec in declared:
@@ -110,6 +112,7 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
             table[STATUSLINE].append([plugin.name, plugin.statusline])
         if plugin.self_test:
             table[SELF_TESTS].append([plugin.name, plugin.self_test])
+        table[FILES].extend([f.kind, plugin.name] for f in plugin.files)
     for rows in table.values():
         rows.sort(key=lambda row: (str(row[0]), str(row[1])))
     return table

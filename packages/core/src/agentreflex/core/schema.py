@@ -28,20 +28,17 @@ hook.
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, cast
 
 from agentreflex.core import config as fast
-from agentreflex.core.plugin import Section
+from agentreflex.core.plugin import PolicyFile, Section
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
     create_model,
-    model_validator,
 )
 from pydantic import GetJsonSchemaHandler as JsonHandler
 from pydantic_core import PydanticCustomError, core_schema
@@ -381,80 +378,26 @@ class ThresholdsFile(_Table):
     thresholds: Thresholds = Field(default_factory=Thresholds)
 
 
-def _regex(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise PydanticCustomError(
-                "agentreflex_rule", "not a valid regular expression ({error})", {"error": str(exc)}
-            ) from None
-    return value
+def declared_files() -> list[PolicyFile]:
+    """Every policy file kind the installed packages declare (``Plugin.files``)."""
+    from agentreflex.core.registry import declarations
+
+    return [f for plugin in declarations() for f in plugin.files]
 
 
-_RULE_MATCHES = ("command", "contains", "regex", "path")
+def _kinds() -> dict[str, tuple[type[BaseModel], str]]:
+    """Core's two file kinds, then each declared one (its model imported here)."""
+    from agentreflex.core.registry import load_object
+
+    kinds: dict[str, tuple[type[BaseModel], str]] = {
+        "config": (ConfigFile, "config.schema.json"),
+        "thresholds": (ThresholdsFile, "thresholds.schema.json"),
+    }
+    for item in declared_files():
+        kinds.setdefault(item.kind, (load_object(item.model), item.schema))
+    return kinds
 
 
-class GateRule(_Table):
-    """One project rule: it can only add a block, ask or warning."""
-
-    id: str = Field(description="Stable id shown in findings.")
-    verdict: Literal["block", "ask", "warn", "BLOCK", "ASK", "WARN"] = "block"
-    message: str = Field(default="", description="What the agent and the user are told.")
-    command: str = Field(default="", description="The executed command's name.")
-    contains: str = Field(default="", description="Text in the executed command.")
-    regex: Annotated[str, Check(_regex)] = Field(
-        default="", description="A regular expression over the expanded argv."
-    )
-    path: str = Field(
-        default="", description="For file tools and shell writes: a path prefix or substring."
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _matches_something(cls, data: Any) -> Any:
-        """A rule with nothing to match never fires (the gate ignores it silently)."""
-        if isinstance(data, dict) and not any(data.get(k) for k in _RULE_MATCHES):
-            unknown = [k for k in data if k not in cls.model_fields]
-            hint = f" (unknown keys: {', '.join(unknown)})" if unknown else ""
-            raise PydanticCustomError(
-                "agentreflex_rule",
-                "matches nothing: give command, contains, regex or path{hint}",
-                {"hint": hint},
-            )
-        return data
-
-
-class GateRulesFile(_Table):
-    """``policies/gate/rules.toml`` and ``.agentreflex/gate-rules.toml``."""
-
-    model_config = ConfigDict(extra="forbid", title="agentreflex gate rules")
-
-    rule: list[GateRule] = Field(default_factory=list)
-
-
-class AllowEntry(_Table):
-    """Allows one named gate rule in this project until ``expires``."""
-
-    rule: str = Field(description="A gate rule id, e.g. GATE-GIT-RESET-HARD.")
-    expires: dt.date | dt.datetime = Field(description="Required; past entries are ignored.")
-    match: str = Field(default="", description="Only segments containing this text.")
-    reason: str = ""
-
-
-class AllowFile(_Table):
-    """``.agentreflex/allow.toml`` (see policies/gate/allow.example.toml)."""
-
-    model_config = ConfigDict(extra="forbid", title="agentreflex gate allow-list")
-
-    allow: list[AllowEntry] = Field(default_factory=list)
-
-
-#: File kinds ``agentreflex config check --as`` knows, with their model and shipped schema.
 ConfigFile = _config_file()
-KINDS: dict[str, tuple[type[BaseModel], str]] = {
-    "config": (ConfigFile, "config.schema.json"),
-    "thresholds": (ThresholdsFile, "thresholds.schema.json"),
-    "gate-rules": (GateRulesFile, "gate/rules.schema.json"),
-    "gate-allow": (AllowFile, "gate/allow.schema.json"),
-}
+#: File kinds ``agentreflex config check --as`` knows, with their model and shipped schema.
+KINDS = _kinds()

@@ -6,7 +6,7 @@ what the package adds; nothing else registers it.  Plain data, stdlib only.
 
 from __future__ import annotations
 
-from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section
+from agentreflex.core.plugin import Command, Plugin, PolicyFile, ReflexEntry, Section
 
 PLUGIN = Plugin(
     name="gate",
@@ -21,4 +21,20 @@ PLUGIN = Plugin(
     commands=(Command("gate", "agentreflex.gate.catalogue:command"),),
     sections=(Section("gate"),),
     self_test="rm -rf ~/",
+    files=(
+        PolicyFile(
+            "gate-allow",
+            "agentreflex.gate.policyfiles:AllowFile",
+            "gate/allow.schema.json",
+            names=("allow.toml", "allow.example.toml"),
+            paths=(".agentreflex/allow.toml",),
+        ),
+        PolicyFile(
+            "gate-rules",
+            "agentreflex.gate.policyfiles:GateRulesFile",
+            "gate/rules.schema.json",
+            names=("rules.toml", "gate-rules.toml"),
+            paths=(".agentreflex/gate-rules.toml", "policies/gate/rules.toml"),
+        ),
+    ),
 )
