@@ -192,3 +192,15 @@ def test_a_reflex_that_declares_no_events_is_skipped_by_its_notes_until_edited(
     finally:
         sys.modules.pop("demo_undeclared_reflex", None)
         runtime._LOADED.pop("demo_undeclared_reflex:OnStop", None)
+
+
+def test_a_table_no_installed_package_declares_is_an_error_that_says_why() -> None:
+    from agentreflex.core import config as fast
+
+    with pytest.raises(ConfigError) as table:
+        fast._apply_file(Config(), {"not_installed_pkg": {"a": 1}}, "f.toml")
+    assert str(table.value).startswith("f.toml: not_installed_pkg: unknown key; known: mode,")
+    assert str(table.value).endswith(fast.NOT_DECLARED)
+    with pytest.raises(ConfigError) as scalar:
+        fast._apply_file(Config(), {"nonsense": 1}, "f.toml")
+    assert not str(scalar.value).endswith(fast.NOT_DECLARED)  # a typo of a core key

@@ -73,6 +73,14 @@ JUDGE_MODES = ("auto", "mock", "jev", "off")
 CORE_SECTIONS = ("export",)  # [export] otlp = URL: where decisions go, "same" (approval)
 
 
+# Sections come from the installed packages' declarations: a table for a package
+# that is not installed is unknown here, and the message says why.
+NOT_DECLARED = (
+    " (no installed agentreflex package declares this table:"
+    " install the one that reads it, or remove it)"
+)
+
+
 def package_sections() -> tuple[str, ...]:
     """The tables the installed packages own (their declarations), then core's own.
 
@@ -608,7 +616,8 @@ def _apply_file(cfg: Config, data: dict[str, Any], path: str, trusted: bool = Tr
             cfg.sections[key] = dict(value)
         else:
             known = ", ".join(_TOP_KEYS + package_sections())
-            raise ConfigError(f"{where}: unknown key; known: {known}")
+            hint = NOT_DECLARED if isinstance(value, dict) else ""
+            raise ConfigError(f"{where}: unknown key; known: {known}{hint}")
 
 
 def _table(where: str, value: Any) -> None:
