@@ -58,7 +58,7 @@ def test_the_config_schema_names_every_key_the_loader_reads() -> None:
     assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
     assert "$defs" not in json.dumps(schema)  # draft-07 readers resolve definitions only
     assert schema["additionalProperties"] is False
-    assert set(schema["properties"]) == set(fast._TOP_KEYS) | set(fast.PACKAGE_SECTIONS)
+    assert set(schema["properties"]) == set(fast._TOP_KEYS) | set(fast.package_sections())
     mode = schema["properties"]["mode"]
     assert mode["enum"] == ["shadow", "enforced"]
     assert schema["properties"]["profile"]["enum"] == list(fast.PROFILES)

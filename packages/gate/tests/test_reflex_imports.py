@@ -63,7 +63,14 @@ for raw in sys.argv[2:]:
 print(json.dumps(seen))
 """
 
-ALWAYS = {"agentreflex.gate", "agentreflex.gate.reflex", "agentreflex.gate.shell.paths"}
+# plugin: the package's declaration (the reflex's events are declared there; core
+# imports it before every tool call anyway)
+ALWAYS = {
+    "agentreflex.gate",
+    "agentreflex.gate.plugin",
+    "agentreflex.gate.reflex",
+    "agentreflex.gate.shell.paths",
+}
 MODEL = "agentreflex.gate.model"
 
 
@@ -102,7 +109,7 @@ def _bash(command: str) -> dict[str, Any]:
     return {"tool": "Bash", "input": {"command": command}}
 
 
-def test_importing_the_reflex_loads_three_modules(project: Path) -> None:
+def test_importing_the_reflex_loads_four_modules(project: Path) -> None:
     assert set(_probe(project)["import"]) == ALWAYS | {MODEL}
 
 

@@ -293,7 +293,8 @@ def test_documentation_exemption_is_configurable(session: Any) -> None:
 
 
 def test_the_documented_default_is_the_one_used() -> None:
-    from agentreflex.core.schema import Judge2
+    from agentreflex.core.schema import ConfigFile
     from agentreflex.judge2.evidence import DOC_PATTERNS
 
-    assert tuple(Judge2().untested_ok) == DOC_PATTERNS
+    schema = ConfigFile.model_json_schema()["$defs"]["Judge2"]["properties"]
+    assert tuple(schema["untested_ok"]["default"]) == DOC_PATTERNS

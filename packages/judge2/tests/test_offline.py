@@ -127,6 +127,7 @@ def test_the_done_reflex_loads_only_its_own_modules() -> None:
         "agentreflex.judge2.claims",
         "agentreflex.judge2.done",
         "agentreflex.judge2.evidence",
+        "agentreflex.judge2.plugin",  # the declaration: untested_ok's default lives there
     ]
 
 

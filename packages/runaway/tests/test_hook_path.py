@@ -55,7 +55,8 @@ def test_everyday_calls_import_no_messages_or_memory() -> None:
     )
     seen = json.loads(out.stdout)
     package = "agentreflex.runaway"
-    needed = {"budgets", "calls", "fuzzy", "history", "policy", "reflex", "repeats", "settings"}
+    needed = {"budgets", "calls", "fuzzy", "history", "plugin", "policy", "reflex", "repeats"}
+    needed.add("settings")  # its keys declared in plugin (core reads that before a tool call)
     assert set(seen["import"]) == {package} | {f"{package}.{m}" for m in needed}
     assert seen["pre"] == seen["import"]
     assert set(seen["post"]) - set(seen["pre"]) == {f"{package}.posttool"}

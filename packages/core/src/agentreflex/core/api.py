@@ -19,6 +19,8 @@ declaration, plain data that no hook imports, so the hot path pays nothing.
 # every name in them without a leading underscore is API.
 WHOLE_MODULES = (
     "agentreflex.core.fastjson",
+    # each package's one declaration (entry point agentreflex.plugins) is built from these
+    "agentreflex.core.plugin",
     "agentreflex.core.signals",
     "agentreflex.core.state.outcome",
     # events and contexts built without a host: reflex packages' tests, and judge2's

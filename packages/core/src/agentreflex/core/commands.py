@@ -26,6 +26,11 @@ def _install_hosts() -> str:
     return ", ".join(INSTALLERS)
 
 
+def _policy_kinds() -> list[str]:
+    """The policy file kinds the installed packages declare (``config check --as``)."""
+    return [kind for kind, _plugin in registry.entries(registry.FILES)]
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="agentreflex",
@@ -63,9 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     cf = sub.add_parser("config", help="config check [FILE...]: validate config and policy files")
     cf.add_argument("action", choices=("check",))
     cf.add_argument("files", nargs="*", help="default: the user's and this project's files")
-    cf.add_argument(
-        "--as", dest="kind", choices=("config", "thresholds", "gate-rules", "gate-allow")
-    )
+    cf.add_argument("--as", dest="kind", choices=("config", "thresholds", *_policy_kinds()))
     cf.add_argument("--cwd", default=os.getcwd())
     sub.add_parser("install", help=f"wire a host's hooks ({_install_hosts()})", add_help=False)
     sub.add_parser("uninstall", help="remove agentreflex's hooks from a host", add_help=False)

@@ -8,10 +8,10 @@ environment names keep working (``REFLEX_MODE``, ``REFLEX_THRESH_*``,
 ``JEV_API_KEY``, ``JEV_MODE``).
 
 A bad value is a :class:`ConfigError` naming the key and what is allowed;
-nothing is silently defaulted.  Sections owned by reflex packages
-(``[gate]``, ``[runaway]``, ``[budgets]``...) are kept as plain dicts in
+nothing is silently defaulted.  The sections the installed packages declare
+(their ``plugin.py``; :func:`package_sections`) are kept as plain dicts in
 :attr:`Config.sections` and validated by the package that reads them, with
-:func:`section_value`.
+:func:`section_value` (through ``Setting.read``).
 
 Stdlib only; ``tomllib`` is imported only when a config file is new or changed.
 """
@@ -69,20 +69,29 @@ GUARD_CATEGORIES = (
 BACKFILL_MODES = ("recent", "live", "full")
 JUDGE_MODES = ("auto", "mock", "jev", "off")
 
-# Sections a reflex package may own.  Unknown top-level keys are an error.
-PACKAGE_SECTIONS = (
-    "gate",
-    "runaway",
-    "budgets",
-    "judge2",
-    "guard",
-    "context",
-    "instructions",
-    "routing",
-    "router",
-    "laya",
-    "export",  # [export] otlp = URL: where decisions go, so "same" (approval) like any section
+# Core's own table that, like a package's section, is kept as a plain dict.
+CORE_SECTIONS = ("export",)  # [export] otlp = URL: where decisions go, "same" (approval)
+
+
+# Sections come from the installed packages' declarations: a table for a package
+# that is not installed is unknown here, and the message says why.
+NOT_DECLARED = (
+    " (no installed agentreflex package declares this table:"
+    " install the one that reads it, or remove it)"
 )
+
+
+def package_sections() -> tuple[str, ...]:
+    """The tables the installed packages own (their declarations), then core's own.
+
+    Unknown top-level keys are an error.  Read from the registry's table: the
+    hook path imports no package to learn this.
+    """
+    from agentreflex.core.registry import config_sections
+
+    declared = config_sections()
+    return (*declared, *(key for key in CORE_SECTIONS if key not in declared))
+
 
 # What each profile sets before files and environment are applied.
 _PROFILE_SETTINGS: dict[str, dict[str, Any]] = {
@@ -609,12 +618,13 @@ def _apply_file(cfg: Config, data: dict[str, Any], path: str, trusted: bool = Tr
                     raise ConfigError(f"{where}.{name}: unknown key; known: idle_seconds")
         elif key == "worktree":
             _apply_worktree(cfg, value, where)
-        elif key in PACKAGE_SECTIONS:
+        elif key in package_sections():
             _table(where, value)
             cfg.sections[key] = dict(value)
         else:
-            known = ", ".join(_TOP_KEYS + PACKAGE_SECTIONS)
-            raise ConfigError(f"{where}: unknown key; known: {known}")
+            known = ", ".join(_TOP_KEYS + package_sections())
+            hint = NOT_DECLARED if isinstance(value, dict) else ""
+            raise ConfigError(f"{where}: unknown key; known: {known}{hint}")
 
 
 def _table(where: str, value: Any) -> None:
@@ -760,9 +770,10 @@ for _name in DEFAULT_THRESHOLDS:
     )
 for _name in GUARD_CATEGORIES:
     STRICTNESS[f"reasoning_guard.categories.{_name}"] = ("order", CATEGORY_ORDER)
-# Every package-owned section: [gate], [budgets], [runaway] ...
-for _name in PACKAGE_SECTIONS:
-    STRICTNESS[f"sections.{_name}"] = ("same", ())
+# Every package-owned section ([gate], [budgets], [runaway] ...) is "same": core
+# cannot judge its effect.  They are not listed here (core names no package):
+# strictest() compares every section either config holds (_section_fields).
+SECTION_STRICTNESS = ("same", ())
 
 
 def _getter(name: str) -> Callable[[Config], Any]:
@@ -789,8 +800,16 @@ _FIELDS = [
 _GETTERS = {name: get for name, _kind, _rank, get in _FIELDS}
 
 
+def _section_fields(*configs: Config) -> list[tuple[str, str, dict[Any, int], Any]]:
+    """A "same" field for each package section any of ``configs`` holds."""
+    names = sorted({name for cfg in configs for name in cfg.sections})
+    return [(f"sections.{n}", SECTION_STRICTNESS[0], {}, _getter(f"sections.{n}")) for n in names]
+
+
 def field_value(cfg: Config, name: str) -> Any:
     """The value of one :data:`STRICTNESS` field (a category by its effective mode)."""
+    if name.startswith("sections."):
+        return _getter(name)(cfg)
     return _GETTERS[name](cfg)
 
 
@@ -817,7 +836,7 @@ def _set_field(cfg: Config, name: str, value: Any, source: Config) -> None:
 
 def weaker(name: str, value: Any, than: Any) -> bool:
     """Whether ``value`` of field ``name`` is weaker than ``than`` (see :data:`STRICTNESS`)."""
-    kind, order = STRICTNESS[name]
+    kind, order = SECTION_STRICTNESS if name.startswith("sections.") else STRICTNESS[name]
     return _weaker(kind, {v: i for i, v in enumerate(order)}, value, than)
 
 
@@ -862,7 +881,7 @@ def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
     """
     weaker_fields = [
         (name, kind, get(current), get(baseline))
-        for name, kind, rank, get in _FIELDS
+        for name, kind, rank, get in [*_FIELDS, *_section_fields(baseline, current)]
         if _weaker(kind, rank, get(current), get(baseline))
     ]
     if not weaker_fields:

@@ -1,4 +1,11 @@
-"""Finding the installed reflex, judge and command plug-ins (entry points).
+"""Finding the installed plug-ins: each package's one declaration (entry points).
+
+Each package exports one :class:`agentreflex.core.plugin.Plugin` under the
+``agentreflex.plugins`` group.  The scan reads every declaration and flattens
+it into a table of plain data: its reflexes (``agentreflex.reflexes``, with
+their places in ``agentreflex.order``), commands, status and judge specs, and
+the config sections it owns (``agentreflex.sections``).  Callers read that
+table by group and never import a package to learn what it adds.
 
 ``importlib.metadata`` costs several milliseconds to import and scan, on
 every hook call.  The scan result is cached in the user's cache dir, keyed by
@@ -21,13 +28,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-GROUPS = (
-    "agentreflex.reflexes",
-    "agentreflex.judges",
-    "agentreflex.commands",
-    "agentreflex.status",
-)
-CACHE_VERSION = 1
+    from agentreflex.core.plugin import Plugin
+
+PLUGINS = "agentreflex.plugins"
+REFLEXES = "agentreflex.reflexes"
+ORDER = "agentreflex.order"  # [[reflex name, order]]
+EVENTS = "agentreflex.events"  # [[reflex name, [event kind values]]], when declared
+SECTIONS = "agentreflex.sections"  # [[config section key, plugin name]]
+STATUSLINE = "agentreflex.statusline"  # [[plugin name, "module:function"]]
+SELF_TESTS = "agentreflex.self-tests"  # [[plugin name, command its reflexes must stop]]
+FILES = "agentreflex.files"  # [[policy file kind, plugin name]]
+ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
+CACHE_VERSION = 4
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -47,23 +59,89 @@ def path_key() -> list[Any]:
     return key
 
 
-def _scan() -> dict[str, list[list[str]]]:
+def _scan() -> dict[str, list[list[Any]]]:
     from importlib.metadata import entry_points
 
-    found: dict[str, list[list[str]]] = {}
-    for group in GROUPS:
-        seen: dict[str, str] = {}
-        for ep in entry_points(group=group):
-            seen.setdefault(ep.name, ep.value)
-        found[group] = sorted([name, value] for name, value in seen.items())
+    seen: dict[str, str] = {}
+    for ep in entry_points(group=PLUGINS):
+        seen.setdefault(ep.name, ep.value)
+    return flatten(sorted(seen.items()))
+
+
+def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
+    """The table of every declaration in ``declared`` ([(plugin name, spec)]).
+
+    A declaration that cannot be read is listed under :data:`ERRORS` and as a
+    reflex under its own spec, so loading it fails and is reported the way a
+    broken reflex is (before a tool call: failing closed).
+    """
+    table: dict[str, list[list[Any]]] = {
+        PLUGINS: [],
+        REFLEXES: [],
+        ORDER: [],
+        EVENTS: [],
+        "agentreflex.commands": [],
+        "agentreflex.status": [],
+        "agentreflex.judges": [],
+        SECTIONS: [],
+        STATUSLINE: [],
+        SELF_TESTS: [],
+        FILES: [],
+        ERRORS: [],
+    }
+    for name, spec in declared:
+        table[PLUGINS].append([name, spec])
+        try:
+            plugin = load_declaration(spec)
+        except Exception as exc:  # a broken declaration is reported, never fatal
+            table[ERRORS].append([name, f"{type(exc).__name__}: {exc}"])
+            table[REFLEXES].append([name, spec])
+            continue
+        for reflex in plugin.reflexes:
+            table[REFLEXES].append([reflex.name, reflex.spec])
+            table[ORDER].append([reflex.name, reflex.order])
+            if reflex.events:
+                table[EVENTS].append([reflex.name, sorted(reflex.events)])
+        table["agentreflex.commands"].extend([c.name, c.spec] for c in plugin.commands)
+        if plugin.status:
+            table["agentreflex.status"].append([plugin.name, plugin.status])
+        if plugin.judge:
+            table["agentreflex.judges"].append([plugin.name, plugin.judge])
+        table[SECTIONS].extend([section.key, plugin.name] for section in plugin.sections)
+        if plugin.statusline:
+            table[STATUSLINE].append([plugin.name, plugin.statusline])
+        if plugin.self_test:
+            table[SELF_TESTS].append([plugin.name, plugin.self_test])
+        table[FILES].extend([f.kind, plugin.name] for f in plugin.files)
+    for rows in table.values():
+        rows.sort(key=lambda row: (str(row[0]), str(row[1])))
+    return table
+
+
+def load_declaration(spec: str) -> Plugin:
+    """The :class:`Plugin` at ``spec``, or TypeError naming what is there instead."""
+    from agentreflex.core.plugin import Plugin
+
+    plugin = load_object(spec)
+    if not isinstance(plugin, Plugin):
+        raise TypeError(f"{spec} is a {type(plugin).__name__}, not an agentreflex Plugin")
+    return plugin
+
+
+def declarations() -> list[Plugin]:
+    """Every installed package's declaration that can be read (cold paths: imports them)."""
+    found = []
+    for _name, spec in entries(PLUGINS):
+        with contextlib.suppress(Exception):
+            found.append(load_declaration(spec))
     return found
 
 
-_MEMO: dict[str, list[list[str]]] | None = None
+_MEMO: dict[str, list[list[Any]]] | None = None
 
 
-def entry_point_table() -> dict[str, list[list[str]]]:
-    """{group: [[name, "module:attr"], ...]} for every agentreflex group."""
+def entry_point_table() -> dict[str, list[list[Any]]]:
+    """{group: [[name, "module:attr"], ...]} for every group of the flattened declarations."""
     global _MEMO
     if _MEMO is not None:
         return _MEMO
@@ -98,27 +176,40 @@ def load_object(spec: str) -> Any:
     return obj
 
 
-def entries(group: str) -> list[tuple[str, str]]:
+def entries(group: str) -> list[tuple[str, Any]]:
     return [(name, value) for name, value in entry_point_table().get(group, [])]
 
 
-def reflexes_for_pre_tool() -> list[tuple[str, str]]:
-    """The reflex entry points, with agentreflex's own read from their metadata.
+def config_sections() -> tuple[str, ...]:
+    """The config sections the installed packages declare (the hook path: no import)."""
+    return tuple(key for key, _plugin in entries(SECTIONS))
+
+
+def reflexes_for_pre_tool() -> tuple[list[tuple[str, str]], dict[str, Any], dict[str, Any]]:
+    """The reflex entries, places and declared events, agentreflex's own read from their metadata.
 
     Why: the cached table is a file in the user's cache directory; a copy with
     the gate left out must not switch the safety floors off.  Before a tool
-    call, the reflexes that the installed ``agentreflex*`` distributions
-    declare (their ``entry_points.txt``, a few small files) are added to the
-    table's, so a forged or stale table can add reflexes but never drop one
-    of ours.  (Other plug-ins still come from the table, which is rebuilt
-    whenever a ``sys.path`` directory changes.)
+    call, the declarations that the installed ``agentreflex*`` distributions
+    name (their ``entry_points.txt``, a few small files; each declaration is
+    a small stdlib-only module) are read and their reflexes added to the
+    table's, so a forged or stale table can add reflexes but never drop or
+    reorder one of ours, nor change which events it is imported for.  (Other plug-ins still come from the table, which is
+    rebuilt whenever a ``sys.path`` directory changes.)
     """
-    table = dict(entries("agentreflex.reflexes"))
-    table.update(_declared_reflexes())
-    return sorted(table.items())
+    own = flatten(sorted(_declared_plugins().items()))
+    ours = {name for name, _spec in own[REFLEXES]}
+    table = dict(entries(REFLEXES))
+    table.update((name, spec) for name, spec in own[REFLEXES])
+    order = dict(entries(ORDER))
+    order.update((name, place) for name, place in own[ORDER])
+    # our reflexes' events come from their declarations only: none = import it
+    events = {name: kinds for name, kinds in entries(EVENTS) if name not in ours}
+    events.update((name, kinds) for name, kinds in own[EVENTS])
+    return sorted(table.items()), order, events
 
 
-def _declared_reflexes() -> dict[str, str]:
+def _declared_plugins() -> dict[str, str]:
     found: dict[str, str] = {}
     for entry in sys.path[1:]:
         if entry.startswith(sys.base_prefix) and "-packages" not in entry:
@@ -129,12 +220,12 @@ def _declared_reflexes() -> dict[str, str]:
             continue
         for name in names:
             if name[:11].lower() == "agentreflex" and name.endswith(".dist-info"):
-                found.update(_reflex_section(os.path.join(entry, name, "entry_points.txt")))
+                found.update(_plugin_section(os.path.join(entry, name, "entry_points.txt")))
     return found
 
 
-def _reflex_section(path: str) -> dict[str, str]:
-    """``name = module:attr`` lines of the ``[agentreflex.reflexes]`` section of one file."""
+def _plugin_section(path: str) -> dict[str, str]:
+    """``name = module:attr`` lines of the ``[agentreflex.plugins]`` section of one file."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -145,14 +236,15 @@ def _reflex_section(path: str) -> dict[str, str]:
         return {}
     finally:
         os.close(fd)
-    if b"[agentreflex.reflexes]" not in data:
+    header = f"[{PLUGINS}]"
+    if header.encode() not in data:
         return {}
     found: dict[str, str] = {}
     inside = False
     for line in data.decode("utf-8", "replace").splitlines():
         line = line.strip()
         if line.startswith("["):
-            inside = line == "[agentreflex.reflexes]"
+            inside = line == header
         elif inside and "=" in line:
             name, _, value = line.partition("=")
             found.setdefault(name.strip(), value.strip())

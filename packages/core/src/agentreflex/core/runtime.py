@@ -51,8 +51,6 @@ if TYPE_CHECKING:
 MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
 MAX_ANALYSED = 256 * 1024  # characters of one tool input the reflexes look at
 MAX_OUTPUT_KEPT = 64 * 1024  # head and tail of a tool output, prompt or message
-# Reflexes run in this order when present; others follow alphabetically.
-ORDER = ("gate", "runaway", "done", "guard")
 GROUP = "agentreflex.reflexes"
 
 
@@ -105,9 +103,15 @@ def load_plugins(
     named: list[tuple[str, Reflex]] = []
     # Before a tool call the floors act: no cached note may leave one out.
     pre_tool = kind is EventKind.PRE_TOOL
-    listed = registry.reflexes_for_pre_tool() if pre_tool else registry.entries(GROUP)
+    if pre_tool:
+        listed, order, declared = registry.reflexes_for_pre_tool()
+    else:
+        listed, order = registry.entries(GROUP), dict(registry.entries(registry.ORDER))
+        declared = dict(registry.entries(registry.EVENTS))
     for name, spec in listed:
         known = meta.get(spec)
+        if kind is not None and _not_declared_for(declared.get(name), kind):
+            continue
         if kind is not None and _not_needed(known, kind, config, name):
             continue
         if spec not in _LOADED and spec not in _ERRORS:
@@ -124,13 +128,25 @@ def load_plugins(
             named.append((name, _LOADED[spec]))
     if changed:
         registry.record_reflex_meta(meta)
-    rank = {n: i for i, n in enumerate(ORDER)}
-    named.sort(key=lambda item: (rank.get(item[0], len(ORDER)), item[0]))
+    named.sort(key=lambda item: (_place(order, item[0]), item[0]))
     plugins = Plugins(reflexes=[r for _, r in named], errors=list(_ERRORS.values()))
     plugins.judges = [(name, spec) for name, spec in registry.entries("agentreflex.judges")]
     if kind is None:
         _PLUGINS = plugins  # the full set: reuse it for every later event
     return plugins
+
+
+def _place(order: dict[str, Any], name: str) -> int:
+    """Where a reflex runs: the place its package declares (lower first)."""
+    from agentreflex.core.plugin import DEFAULT_ORDER
+
+    place = order.get(name, DEFAULT_ORDER)
+    return place if isinstance(place, int) else DEFAULT_ORDER
+
+
+def _not_declared_for(events: Any, kind: EventKind) -> bool:
+    """Its package declares the events it handles, and ``kind`` is not one of them."""
+    return isinstance(events, list) and bool(events) and kind.value not in events
 
 
 def _not_needed(

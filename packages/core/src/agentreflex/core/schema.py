@@ -12,11 +12,15 @@ value goes through the loader's own checks (``_choice``, ``_int``,
 ``_probability``, ``section_value``...), so a value is coerced and rejected
 exactly as a hook would, with the same message; structural errors (unknown
 keys, a value that is not a table) take their message from the loader too
-(:mod:`agentreflex.core.configcheck`).  The package-owned sections
-(``[runaway]``, ``[budgets]``, ``[judge2]``) are described here because core
-never imports its siblings; ``tests/test_config_schema_differential.py``
-proves, with random files, that the models and the real loaders (core's and
-the packages') accept and reject the same files with the same messages.
+(:mod:`agentreflex.core.configcheck`).  The package-owned sections are built
+from the packages' declarations (:func:`section_model`: each declared
+``Setting`` becomes a field checked by ``section_value``, a section with no
+settings a free table), so core names no package;
+``tests/test_config_schema_differential.py`` proves, with random files, that
+the models and the real loaders (core's and the packages') accept and reject
+the same files with the same messages, and
+``tests/test_declarations_differential.py`` that the schema and ``config
+check`` say what they said when core named the sections itself.
 
 Importing this module costs about 300 ms (pydantic): never import it from a
 hook.
@@ -24,13 +28,18 @@ hook.
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, cast
 
 from agentreflex.core import config as fast
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
+from agentreflex.core.plugin import PolicyFile, Section
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    create_model,
+)
 from pydantic import GetJsonSchemaHandler as JsonHandler
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -265,95 +274,67 @@ class Export(_Table):
     )
 
 
-# -- package-owned sections (the packages validate them when they read them) --
+# -- package-owned sections: built from each package's declaration ------------
 
 
-_RunawayInt = Annotated[int, section_key("int", low=0, high=10**12)]
-_RunawayFloat = Annotated[float, section_key("float", low=0.0, high=1e12)]
-_RunawayFraction = Annotated[float, section_key("float", low=0.01, high=1.0)]
-
-
-class Runaway(_Table):
-    """agentreflex-runaway's fuzzy loop detectors (all WARN); 0 switches a detector off."""
-
-    fuzzy: Annotated[bool, section_key("bool")] = Field(
-        default=True, description="All WARN-only loop detectors on/off."
-    )
-    same_error_commands: _RunawayInt = Field(
-        default=3, description="Distinct commands failing with one error signature."
-    )
-    alternation_cycles: _RunawayInt = Field(default=3, description="A-B rounds before a warning.")
-    near_repeat_count: _RunawayInt = Field(default=3, description="Variants of a failing command.")
-    exploration_limit: _RunawayInt = Field(
-        default=15, description="Reads/searches in a row without a write."
-    )
-    verification_repeat_count: _RunawayInt = Field(
-        default=3, description="Runs of one test command with nothing changed."
-    )
-    echo_count: _RunawayInt = Field(default=3, description="Identical assistant messages in a row.")
-    warn_every: _RunawayInt = Field(
-        default=10, description="Tool calls before the same warning may repeat."
-    )
-
-
-class Budgets(_Table):
-    """agentreflex-runaway's per-session and per-project limits; 0 switches a limit off."""
-
-    session_tool_calls: _RunawayInt = 0
-    session_wall_minutes: _RunawayFloat = 0.0
-    session_tokens: _RunawayInt = 0
-    session_cost_usd: _RunawayFloat = 0.0
-    consecutive_failures: _RunawayInt = 20
-    project_tool_calls: _RunawayInt = 0
-    project_tokens: _RunawayInt = 0
-    project_cost_usd: _RunawayFloat = 0.0
-    project_wall_minutes: _RunawayFloat = 0.0
-    project_window_hours: _RunawayFloat = 24.0
-    warn_fraction: _RunawayFraction = 0.8
-    cooldown_seconds: _RunawayFloat = 600.0
-    grace_fraction: _RunawayFraction = 0.25
-
-
-class Judge2(_OpenTable):
-    """agentreflex-judge2's own settings (it ignores keys it does not know)."""
-
-    cache: Annotated[bool, section_key("bool")] = Field(
-        default=True, description="File cache for HTTP answers."
-    )
-    cache_ttl_s: Annotated[float, section_key("float", low=0.0, high=86400.0)] = 600.0
-    cache_max_entries: Annotated[int, section_key("int", low=1, high=100_000)] = 256
-    claims_unsupported_block: Annotated[float, section_key("prob")] = 0.70
-    untested_ok: Annotated[list[str], section_key("list")] = Field(
-        default=[
-            "*.md",
-            "*.rst",
-            "*.txt",
-            "*.adoc",
-            "docs/*",
-            "doc/*",
-            "LICENSE*",
-            "CHANGELOG*",
-            "AUTHORS*",
-        ],
-        description="File patterns whose change needs no test run at stop ([] = every change does).",
-    )
-    action_window: Annotated[int, section_key("int", low=1, high=100)] = Field(
-        default=12,
-        description="Recent actions in the state text (capped by loop.recent_action_window).",
-    )
-    calibration: Annotated[str, section_key("str")] = Field(
-        default="auto",
-        description="Calibration map for judge answers: auto (the shipped map for the answering "
-        "model), off, or the path of a map file (tools/judge2_calibration.py).",
-    )
-
+_PY_TYPES: dict[str, Any] = {
+    "str": str,
+    "choice": str,
+    "int": int,
+    "float": float,
+    "prob": float,
+    "bool": bool,
+    "list": list[str],
+}
 
 _FreeSection: Any = Field(
     default_factory=dict, description="Reserved for its package, which reads no keys yet."
 )
 
 
-class ConfigFile(_Table):
+def section_field(section: Section) -> tuple[Any, Any]:
+    """``(annotation, field)`` of one declared section in :class:`ConfigFile`.
+
+    A section that declares no settings is a free table (its package reads
+    what it reads); one that does becomes a model whose every key is checked
+    by ``section_value``, as the package's own reader checks it.
+    """
+    if not section.settings:
+        return dict[str, Any], _FreeSection
+    model = section_model(section)
+    return model, Field(default_factory=model)
+
+
+def section_model(section: Section) -> type[BaseModel]:
+    """The pydantic model of a declared section (closed unless ``section.open``)."""
+    fields: dict[str, Any] = {}
+    for item in section.settings:
+        default = list(item.default) if isinstance(item.default, tuple) else item.default
+        check = section_key(item.kind, **item.bounds())
+        annotation = cast(Any, Annotated)[_PY_TYPES[item.kind], check]  # a type built at run time
+        fields[item.key] = (
+            annotation,
+            Field(default=default, description=item.description or None),
+        )
+    model: type[BaseModel] = create_model(
+        section.title or section.key.title(),
+        __base__=_OpenTable if section.open else _Table,
+        __doc__=section.description or None,
+        __module__=__name__,
+        **fields,
+    )
+    return model
+
+
+def declared_sections() -> list[Section]:
+    """Every config section the installed packages declare, by key."""
+    from agentreflex.core.registry import declarations
+
+    found = {s.key: s for plugin in declarations() for s in plugin.sections}
+    return [found[key] for key in sorted(found)]
+
+
+class CoreKeys(_Table):
     """``.agentreflex/config.toml`` (project) and ``~/.config/agentreflex/config.toml`` (user)."""
 
     model_config = ConfigDict(extra="forbid", title="agentreflex config.toml")
@@ -380,17 +361,16 @@ class ConfigFile(_Table):
     hook: Hook = Field(default_factory=Hook)
     daemon: Daemon = Field(default_factory=Daemon)
     worktree: Worktree = Field(default_factory=Worktree)
-    runaway: Runaway = Field(default_factory=Runaway)
-    budgets: Budgets = Field(default_factory=Budgets)
-    judge2: Judge2 = Field(default_factory=Judge2)
-    gate: dict[str, Any] = _FreeSection
-    guard: dict[str, Any] = _FreeSection
-    context: dict[str, Any] = _FreeSection
-    instructions: dict[str, Any] = _FreeSection
-    routing: dict[str, Any] = _FreeSection
-    router: dict[str, Any] = _FreeSection
-    laya: dict[str, Any] = _FreeSection
-    export: Export = Field(default_factory=Export)
+
+
+def _config_file() -> type[BaseModel]:
+    """:class:`CoreKeys`, every declared package section, then ``[export]``."""
+    fields = {section.key: section_field(section) for section in declared_sections()}
+    fields["export"] = (Export, Field(default_factory=Export))
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        "ConfigFile", __base__=CoreKeys, __doc__=CoreKeys.__doc__, __module__=__name__, **fields
+    )
+    return model
 
 
 # -- policies/ ----------------------------------------------------------------
@@ -404,79 +384,26 @@ class ThresholdsFile(_Table):
     thresholds: Thresholds = Field(default_factory=Thresholds)
 
 
-def _regex(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise PydanticCustomError(
-                "agentreflex_rule", "not a valid regular expression ({error})", {"error": str(exc)}
-            ) from None
-    return value
+def declared_files() -> list[PolicyFile]:
+    """Every policy file kind the installed packages declare (``Plugin.files``)."""
+    from agentreflex.core.registry import declarations
+
+    return [f for plugin in declarations() for f in plugin.files]
 
 
-_RULE_MATCHES = ("command", "contains", "regex", "path")
+def _kinds() -> dict[str, tuple[type[BaseModel], str]]:
+    """Core's two file kinds, then each declared one (its model imported here)."""
+    from agentreflex.core.registry import load_object
+
+    kinds: dict[str, tuple[type[BaseModel], str]] = {
+        "config": (ConfigFile, "config.schema.json"),
+        "thresholds": (ThresholdsFile, "thresholds.schema.json"),
+    }
+    for item in declared_files():
+        kinds.setdefault(item.kind, (load_object(item.model), item.schema))
+    return kinds
 
 
-class GateRule(_Table):
-    """One project rule: it can only add a block, ask or warning."""
-
-    id: str = Field(description="Stable id shown in findings.")
-    verdict: Literal["block", "ask", "warn", "BLOCK", "ASK", "WARN"] = "block"
-    message: str = Field(default="", description="What the agent and the user are told.")
-    command: str = Field(default="", description="The executed command's name.")
-    contains: str = Field(default="", description="Text in the executed command.")
-    regex: Annotated[str, Check(_regex)] = Field(
-        default="", description="A regular expression over the expanded argv."
-    )
-    path: str = Field(
-        default="", description="For file tools and shell writes: a path prefix or substring."
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _matches_something(cls, data: Any) -> Any:
-        """A rule with nothing to match never fires (the gate ignores it silently)."""
-        if isinstance(data, dict) and not any(data.get(k) for k in _RULE_MATCHES):
-            unknown = [k for k in data if k not in cls.model_fields]
-            hint = f" (unknown keys: {', '.join(unknown)})" if unknown else ""
-            raise PydanticCustomError(
-                "agentreflex_rule",
-                "matches nothing: give command, contains, regex or path{hint}",
-                {"hint": hint},
-            )
-        return data
-
-
-class GateRulesFile(_Table):
-    """``policies/gate/rules.toml`` and ``.agentreflex/gate-rules.toml``."""
-
-    model_config = ConfigDict(extra="forbid", title="agentreflex gate rules")
-
-    rule: list[GateRule] = Field(default_factory=list)
-
-
-class AllowEntry(_Table):
-    """Allows one named gate rule in this project until ``expires``."""
-
-    rule: str = Field(description="A gate rule id, e.g. GATE-GIT-RESET-HARD.")
-    expires: dt.date | dt.datetime = Field(description="Required; past entries are ignored.")
-    match: str = Field(default="", description="Only segments containing this text.")
-    reason: str = ""
-
-
-class AllowFile(_Table):
-    """``.agentreflex/allow.toml`` (see policies/gate/allow.example.toml)."""
-
-    model_config = ConfigDict(extra="forbid", title="agentreflex gate allow-list")
-
-    allow: list[AllowEntry] = Field(default_factory=list)
-
-
+ConfigFile = _config_file()
 #: File kinds ``agentreflex config check --as`` knows, with their model and shipped schema.
-KINDS: dict[str, tuple[type[BaseModel], str]] = {
-    "config": (ConfigFile, "config.schema.json"),
-    "thresholds": (ThresholdsFile, "thresholds.schema.json"),
-    "gate-rules": (GateRulesFile, "gate/rules.schema.json"),
-    "gate-allow": (AllowFile, "gate/allow.schema.json"),
-}
+KINDS = _kinds()

@@ -105,21 +105,19 @@ def last_snapshot(log_path: str) -> int | None:
     return None
 
 
-def _guard(state_dir: str, session_id: str) -> list[str]:
-    """Open obligations and clearance from the guard's status entry point, when installed."""
+def _declared_parts(state_dir: str, session_id: str) -> list[str]:
+    """Each installed package's parts of the line (its ``statusline`` declaration)."""
     from agentreflex.core import registry
 
-    for name, spec in registry.entries("agentreflex.status"):
-        if name != "guard":
+    parts: list[str] = []
+    for name, spec in registry.entries(registry.STATUSLINE):
+        try:
+            found = registry.load_object(spec)(state_dir, session_id)
+        except Exception:  # a sibling's status must not blank the line
+            parts.append(f"{name} status unavailable")
             continue
-        section = registry.load_object(spec)(state_dir)
-        rows = section.get("sessions") if isinstance(section, dict) else None
-        for row in rows or []:
-            if isinstance(row, dict) and row.get("session_id") == session_id:
-                opened = len(row.get("open_obligations") or [])
-                parts = [f"{opened} open obligation{'' if opened == 1 else 's'}"] if opened else []
-                return [*parts, str(row.get("clearance", "Unknown"))]
-    return []
+        parts.extend(str(part) for part in found or [])
+    return parts
 
 
 def render(payload: dict[str, Any]) -> str:
@@ -139,10 +137,7 @@ def render(payload: dict[str, Any]) -> str:
         snap = last_snapshot(store.log_path)
         if snap is not None:
             parts.append(f"undo with `agentreflex undo {snap}`")
-        try:
-            parts.extend(_guard(config.state_dir, session))
-        except Exception:  # a sibling's status must not blank the line
-            parts.append("guard status unavailable")
+        parts.extend(_declared_parts(config.state_dir, session))
     return SEP.join(parts)
 
 

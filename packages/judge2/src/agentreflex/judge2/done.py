@@ -18,12 +18,11 @@ Stdlib only; the judge is reached through the context, never imported.
 from __future__ import annotations
 
 from agentreflex.core import signals as s
-from agentreflex.core.config import section_value
 from agentreflex.core.decision import Finding, Verdict
-from agentreflex.core.events import EventKind
 from agentreflex.core.record import record
 from agentreflex.judge2 import claims as cl
-from agentreflex.judge2.evidence import DOC_PATTERNS, assess
+from agentreflex.judge2.evidence import assess
+from agentreflex.judge2.plugin import PLUGIN, SECTION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ class DoneReflex:
     """Entry point ``agentreflex.reflexes: done``."""
 
     name = NAME
-    events = frozenset({EventKind.STOP, EventKind.SUBAGENT_STOP})
+    events = PLUGIN.reflex("done").event_kinds()  # declared once, in plugin.py
     floor = False
 
     def evaluate(self, ctx: ReflexContext) -> list[Finding]:
@@ -135,14 +134,14 @@ class DoneReflex:
     @staticmethod
     def _threshold(ctx: ReflexContext, name: str) -> float:
         if name == "claims_unsupported_block":
-            value = section_value(ctx.config, "judge2", name, 0.70, "prob")
+            value = SECTION.setting(name).read(ctx.config, SECTION.key)
             return float(value)
         return ctx.config.threshold(name)
 
 
 def _untested_ok(ctx: ReflexContext) -> tuple[str, ...]:
     """``judge2.untested_ok``: file patterns whose change needs no test run ([] = every change does)."""
-    value = section_value(ctx.config, "judge2", "untested_ok", list(DOC_PATTERNS), "list")
+    value = SECTION.setting("untested_ok").read(ctx.config, SECTION.key)
     return tuple(value)
 
 

@@ -22,6 +22,7 @@ from agentreflex.judge2.claims import (
     check_claim,
     extract_claims,
 )
+from agentreflex.judge2.plugin import DOC_PATTERNS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,18 +135,6 @@ def _short(text: str, limit: int = 90) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-# Files whose change needs no test run by default (``judge2.untested_ok``).
-DOC_PATTERNS = (
-    "*.md",
-    "*.rst",
-    "*.txt",
-    "*.adoc",
-    "docs/*",
-    "doc/*",
-    "LICENSE*",
-    "CHANGELOG*",
-    "AUTHORS*",
-)
 # What counts as evidence that changed code works, said in the reason.
 EVIDENCE_KINDS = (
     "a passing run of a real test framework (pytest, unittest, node --test, jest, vitest, "

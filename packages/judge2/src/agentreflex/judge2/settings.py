@@ -1,53 +1,49 @@
 """judge2's own settings: the ``[judge2]`` section of the config, validated.
 
 Core owns the shared judge settings (mode, base URL, model, key, timeout,
-retries); this section holds only what is particular to this package.
+retries); this section holds only what is particular to this package.  Its keys,
+defaults and bounds are declared once, in :mod:`agentreflex.judge2.plugin`.
 """
 
 from __future__ import annotations
 
-from agentreflex.core.config import section_value
 from agentreflex.core.record import record
+from agentreflex.judge2.plugin import SECTION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from agentreflex.core.config import Config
 
-SECTION = "judge2"
+_D = SECTION.defaults()
 
 
 @record(frozen=True)
 class Judge2Settings:
-    cache: bool = True
-    cache_ttl_s: float = 600.0
-    cache_max_entries: int = 256
-    claims_unsupported_block: float = 0.70
-    action_window: int = 12
-    calibration: str = "auto"  # auto (the shipped map for the answering model), off, or a path
+    cache: bool = _D["cache"]
+    cache_ttl_s: float = _D["cache_ttl_s"]
+    cache_max_entries: int = _D["cache_max_entries"]
+    claims_unsupported_block: float = _D["claims_unsupported_block"]
+    action_window: int = _D["action_window"]
+    calibration: str = _D["calibration"]
 
 
 def load_settings(config: Config) -> Judge2Settings:
     """Read ``[judge2]``; a bad value raises core's ``ConfigError`` naming the key."""
-    d = Judge2Settings()
     return Judge2Settings(
-        cache=section_value(config, SECTION, "cache", d.cache, "bool"),
-        cache_ttl_s=section_value(
-            config, SECTION, "cache_ttl_s", d.cache_ttl_s, "float", low=0.0, high=86400.0
-        ),
-        cache_max_entries=section_value(
-            config, SECTION, "cache_max_entries", d.cache_max_entries, "int", low=1, high=100_000
-        ),
-        claims_unsupported_block=section_value(
-            config, SECTION, "claims_unsupported_block", d.claims_unsupported_block, "prob"
-        ),
-        calibration=_calibration(section_value(config, SECTION, "calibration", "auto", "str")),
-        action_window=min(
-            config.recent_action_window,
-            section_value(
-                config, SECTION, "action_window", d.action_window, "int", low=1, high=100
-            ),
-        ),
+        cache=_value(config, "cache"),
+        cache_ttl_s=_value(config, "cache_ttl_s"),
+        cache_max_entries=_value(config, "cache_max_entries"),
+        claims_unsupported_block=_value(config, "claims_unsupported_block"),
+        calibration=_calibration(_value(config, "calibration")),
+        action_window=min(config.recent_action_window, _value(config, "action_window")),
     )
+
+
+def _value(config: Config, key: str) -> Any:
+    """One key of ``[judge2]`` as its declaration (plugin.py) types and bounds it."""
+    return SECTION.setting(key).read(config, SECTION.key)
 
 
 def _calibration(value: str) -> str:

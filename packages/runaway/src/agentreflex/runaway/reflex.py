@@ -17,6 +17,7 @@ from agentreflex.core.events import EventKind
 from agentreflex.runaway import budgets, fuzzy
 from agentreflex.runaway.fuzzy import Hit
 from agentreflex.runaway.history import FAILURE, Proposal, proposal, with_outcome
+from agentreflex.runaway.plugin import PLUGIN
 from agentreflex.runaway.policy import assess_loop
 from agentreflex.runaway.repeats import count_unresolved_repeats
 from agentreflex.runaway.settings import Settings, load_settings
@@ -37,7 +38,7 @@ class RunawayReflex:
     """Exact-repeat floor, fuzzy loops, budgets and post-tool warnings."""
 
     name = NAME
-    events = frozenset({EventKind.PRE_TOOL, EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE})
+    events = PLUGIN.reflex("runaway").event_kinds()  # declared once, in plugin.py
     floor = True
 
     def evaluate(self, ctx: ReflexContext) -> list[Finding]:

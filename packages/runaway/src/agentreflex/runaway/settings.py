@@ -1,7 +1,9 @@
 """The ``[runaway]`` and ``[budgets]`` config sections, read and validated.
 
-Core keeps package sections as plain dicts; this module owns their keys,
-defaults and bounds (documented in the package README).  A bad value is not
+Core keeps package sections as plain dicts; the keys, defaults and bounds are
+declared once, in :mod:`agentreflex.runaway.plugin` (the JSON Schema and
+``config check`` are built from the same records), and read here into typed
+settings.  A bad value is not
 silently defaulted: it is reported through ``problems`` (the reflex puts it in
 the decision's ``degraded`` list) and only that key falls back to its default,
 so one typo neither disarms the exact-repeat floor nor wedges every tool call.
@@ -9,47 +11,53 @@ so one typo neither disarms the exact-repeat floor nor wedges every tool call.
 
 from __future__ import annotations
 
-from agentreflex.core.config import ConfigError, section_value
-from agentreflex.core.record import field, fields, record
+from agentreflex.core.config import ConfigError
+from agentreflex.core.record import field, record
+from agentreflex.runaway.plugin import BUDGETS, LOOPS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from agentreflex.core.config import Config
+    from agentreflex.core.plugin import Section
+
+
+_LOOP = LOOPS.defaults()
+_BUDGET = BUDGETS.defaults()
 
 
 @record(frozen=True)
 class LoopSettings:
     """Fuzzy loop detectors (all WARN).  0 switches a detector off."""
 
-    fuzzy: bool = True
-    same_error_commands: int = 3
-    alternation_cycles: int = 3
-    near_repeat_count: int = 3
-    exploration_limit: int = 15
-    verification_repeat_count: int = 3
-    echo_count: int = 3
-    warn_every: int = 10
+    fuzzy: bool = _LOOP["fuzzy"]
+    same_error_commands: int = _LOOP["same_error_commands"]
+    alternation_cycles: int = _LOOP["alternation_cycles"]
+    near_repeat_count: int = _LOOP["near_repeat_count"]
+    exploration_limit: int = _LOOP["exploration_limit"]
+    verification_repeat_count: int = _LOOP["verification_repeat_count"]
+    echo_count: int = _LOOP["echo_count"]
+    warn_every: int = _LOOP["warn_every"]
 
 
 @record(frozen=True)
 class BudgetSettings:
     """Per-session and per-project limits.  0 switches a limit off."""
 
-    session_tool_calls: int = 0
-    session_wall_minutes: float = 0.0
-    session_tokens: int = 0
-    session_cost_usd: float = 0.0
-    consecutive_failures: int = 20
-    project_tool_calls: int = 0
-    project_tokens: int = 0
-    project_cost_usd: float = 0.0
-    project_wall_minutes: float = 0.0
-    project_window_hours: float = 24.0
-    warn_fraction: float = 0.8
-    cooldown_seconds: float = 600.0
-    grace_fraction: float = 0.25
+    session_tool_calls: int = _BUDGET["session_tool_calls"]
+    session_wall_minutes: float = _BUDGET["session_wall_minutes"]
+    session_tokens: int = _BUDGET["session_tokens"]
+    session_cost_usd: float = _BUDGET["session_cost_usd"]
+    consecutive_failures: int = _BUDGET["consecutive_failures"]
+    project_tool_calls: int = _BUDGET["project_tool_calls"]
+    project_tokens: int = _BUDGET["project_tokens"]
+    project_cost_usd: float = _BUDGET["project_cost_usd"]
+    project_wall_minutes: float = _BUDGET["project_wall_minutes"]
+    project_window_hours: float = _BUDGET["project_window_hours"]
+    warn_fraction: float = _BUDGET["warn_fraction"]
+    cooldown_seconds: float = _BUDGET["cooldown_seconds"]
+    grace_fraction: float = _BUDGET["grace_fraction"]
 
     @property
     def project_enabled(self) -> bool:
@@ -68,18 +76,16 @@ class Settings:
     problems: tuple[str, ...] = ()
 
 
-_INT_BOUNDS = {"low": 0, "high": 10**12}
-_FLOAT_BOUNDS = {"low": 0.0, "high": 1e12}
-
-
-def _read(cfg: Config, section: str, key: str, default: Any, problems: list[str], **kw: Any) -> Any:
-    kind = "bool" if isinstance(default, bool) else "int" if isinstance(default, int) else "float"
-    bounds = kw or (_INT_BOUNDS if kind == "int" else _FLOAT_BOUNDS if kind == "float" else {})
-    try:
-        return section_value(cfg, section, key, default, kind, **bounds)
-    except ConfigError as exc:
-        problems.append(f"runaway config: {exc}; using the default {default!r}")
-        return default
+def _read(cfg: Config, section: Section, problems: list[str]) -> dict[str, Any]:
+    """Every declared key of ``section``; a bad one is reported and keeps its default."""
+    values: dict[str, Any] = {}
+    for item in section.settings:
+        try:
+            values[item.key] = item.read(cfg, section.key)
+        except ConfigError as exc:
+            problems.append(f"runaway config: {exc}; using the default {item.default!r}")
+            values[item.key] = item.default
+    return values
 
 
 def _unknown_keys(cfg: Config, section: str, known: tuple[str, ...], problems: list[str]) -> None:
@@ -93,20 +99,8 @@ def _unknown_keys(cfg: Config, section: str, known: tuple[str, ...], problems: l
 def load_settings(cfg: Config) -> Settings:
     """Both sections of ``cfg``, with any invalid key reported in ``problems``."""
     problems: list[str] = []
-    loop_defaults = LoopSettings()
-    loop_keys = fields(LoopSettings)
-    _unknown_keys(cfg, "runaway", loop_keys, problems)
-    loops = LoopSettings(
-        **{k: _read(cfg, "runaway", k, getattr(loop_defaults, k), problems) for k in loop_keys}
-    )
-    budget_defaults = BudgetSettings()
-    budget_keys = fields(BudgetSettings)
-    _unknown_keys(cfg, "budgets", budget_keys, problems)
-    values: dict[str, Any] = {}
-    for key in budget_keys:
-        default = getattr(budget_defaults, key)
-        if key in ("warn_fraction", "grace_fraction"):
-            values[key] = _read(cfg, "budgets", key, default, problems, low=0.01, high=1.0)
-        else:
-            values[key] = _read(cfg, "budgets", key, default, problems)
-    return Settings(loops=loops, budgets=BudgetSettings(**values), problems=tuple(problems))
+    _unknown_keys(cfg, LOOPS.key, tuple(s.key for s in LOOPS.settings), problems)
+    loops = LoopSettings(**_read(cfg, LOOPS, problems))
+    _unknown_keys(cfg, BUDGETS.key, tuple(s.key for s in BUDGETS.settings), problems)
+    budgets = BudgetSettings(**_read(cfg, BUDGETS, problems))
+    return Settings(loops=loops, budgets=budgets, problems=tuple(problems))

@@ -17,6 +17,7 @@ reported as degraded and changes nothing (fail open: a convenience).
 
 from __future__ import annotations
 
+from agentreflex.context_layer.plugin import PLUGIN
 from agentreflex.core.events import EventKind
 
 TYPE_CHECKING = False
@@ -36,9 +37,7 @@ SHA_NOTE = "context_recap_sha"  # state.notes key: hash of the recap last inject
 class ContextReflex:
     name = NAME
     floor = False
-    events = frozenset(
-        {EventKind.SESSION_START, EventKind.USER_PROMPT, EventKind.PRE_COMPACT, EventKind.POST_TOOL}
-    )
+    events = PLUGIN.reflex("context").event_kinds()  # declared once, in plugin.py
 
     def evaluate(self, ctx: ReflexContext) -> list[Finding]:
         from agentreflex.context_layer import settings

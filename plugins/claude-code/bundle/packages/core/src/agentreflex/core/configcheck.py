@@ -36,18 +36,20 @@ class Problem(NamedTuple):
 
 def kind_of(path: str) -> str:
     """The file kind a path names: its model and schema in ``schema.KINDS``."""
+    from agentreflex.core.schema import declared_files
+
     name = os.path.basename(path)
     if name == "thresholds.toml":
         return "thresholds"
-    if name in ("rules.toml", "gate-rules.toml"):
-        return "gate-rules"
-    if name in ("allow.toml", "allow.example.toml"):
-        return "gate-allow"
+    for item in declared_files():
+        if name in item.names:
+            return item.kind
     return "config"
 
 
 def default_files(cwd: str, env: Mapping[str, str] | None = None) -> list[str]:
-    """The files a hook in ``cwd`` reads that exist: user and project config, gate policy."""
+    """The files a hook in ``cwd`` reads that exist: user and project config, packages' policy."""
+    from agentreflex.core.schema import declared_files
     from agentreflex.core.userdirs import user_config_path
 
     env = os.environ if env is None else env
@@ -55,9 +57,7 @@ def default_files(cwd: str, env: Mapping[str, str] | None = None) -> list[str]:
     candidates = [
         user_config_path(env),
         os.path.join(project, ".agentreflex", "config.toml"),
-        os.path.join(project, ".agentreflex", "allow.toml"),
-        os.path.join(project, ".agentreflex", "gate-rules.toml"),
-        os.path.join(project, "policies", "gate", "rules.toml"),
+        *(os.path.join(project, *p.split("/")) for f in declared_files() for p in f.paths),
         os.path.join(project, "policies", "thresholds.toml"),
     ]
     return [p for p in candidates if os.path.isfile(p)]
@@ -119,12 +119,10 @@ def _config_message(path: str, data: dict[str, Any], loc: Path, err: Any) -> str
     dotted = ".".join(str(k) for k in loc)
     if err["type"] == "agentreflex":
         return f"{path}: {dotted}{err['ctx']['tail']}"
-    if len(loc) == 2 and loc[0] in ("runaway", "budgets") and err["type"] == "extra_forbidden":
-        # runaway's own wording (core cannot import the package; the differential test holds it)
-        from agentreflex.core.schema import Budgets, Runaway
-
-        known = list((Runaway if loc[0] == "runaway" else Budgets).model_fields)
-        return f"{path}: {dotted}: unknown key; known: {', '.join(known)}"
+    if len(loc) == 2 and err["type"] == "extra_forbidden":
+        known = _declared_keys(str(loc[0]))
+        if known:  # a package's closed section: its reader's wording (the differential test)
+            return f"{path}: {dotted}: unknown key; known: {', '.join(known)}"
     fragment: Any = _value_at(data, loc)
     for key in reversed(loc):
         fragment = {key: fragment}
@@ -133,6 +131,16 @@ def _config_message(path: str, data: dict[str, Any], loc: Path, err: Any) -> str
     except fast.ConfigError as exc:
         return str(exc)
     return f"{path}: {dotted}: {err['msg']}"  # the loader accepts it: a bug the tests catch
+
+
+def _declared_keys(table: str) -> list[str]:
+    """The keys of a package's declared closed section ``table`` (empty: not one)."""
+    from agentreflex.core.schema import declared_sections
+
+    for section in declared_sections():
+        if section.key == table and section.settings and not section.open:
+            return [item.key for item in section.settings]
+    return []
 
 
 def _value_at(data: Any, loc: Path) -> Any:

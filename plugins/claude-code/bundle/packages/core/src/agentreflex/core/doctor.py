@@ -21,7 +21,7 @@ from agentreflex.core.config import ConfigError, load_config
 
 
 def diagnose(cwd: str) -> dict[str, Any]:
-    from agentreflex.core.runtime import check_command, load_plugins
+    from agentreflex.core.runtime import load_plugins
 
     checks: list[dict[str, Any]] = []
     project_dir = state_dir = ""
@@ -74,18 +74,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
     except ConfigError as exc:
         add("config", False, str(exc))
     add_schema_check(add, cwd)
-    if "gate" not in names:  # the destructive-command floor is agentreflex-gate's
-        add("self-test", True, "skipped: `rm -rf ~/` is the gate's to block (not installed)")
-    else:
-        try:
-            decision, _ = check_command("rm -rf ~/", cwd)
-            add(
-                "self-test",
-                decision.proposed.value in ("BLOCK", "ASK_USER"),
-                f"`rm -rf ~/` -> {decision.proposed.value}",
-            )
-        except ConfigError:
-            add("self-test", False, "not run: the config is invalid (see above)")
+    _self_tests(add, cwd)
     from agentreflex.core import daemon
     from agentreflex.core.client import socket_path
 
@@ -110,6 +99,27 @@ def diagnose(cwd: str) -> dict[str, Any]:
     commands = [n for n, _ in registry.entries("agentreflex.commands")]
     add("commands", True, ", ".join(commands) or "none")
     return {"ok": all(c["ok"] for c in checks), "checks": checks}
+
+
+def _self_tests(add: Any, cwd: str) -> None:
+    """Each command a package declares its reflexes must stop, checked (``self_test``)."""
+    from agentreflex.core.runtime import check_command
+
+    tests = registry.entries(registry.SELF_TESTS)
+    if not tests:
+        add(
+            "self-test",
+            True,
+            "skipped: no installed package declares one (agentreflex-gate's: `rm -rf ~/`)",
+        )
+    for _name, command in tests:
+        try:
+            decision, _ = check_command(command, cwd)
+        except ConfigError:
+            add("self-test", False, "not run: the config is invalid (see above)")
+            continue
+        verdict = decision.proposed.value
+        add("self-test", verdict in ("BLOCK", "ASK_USER"), f"`{command}` -> {verdict}")
 
 
 def _containment_checks(project: str, enforced: bool, add: Any) -> None:

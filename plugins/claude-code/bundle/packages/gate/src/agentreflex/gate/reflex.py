@@ -15,6 +15,7 @@ import os
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind, ToolKind
 from agentreflex.core.hosts import UNCHECKED_STDIN, host_traits
+from agentreflex.gate.plugin import PLUGIN
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -101,7 +102,7 @@ class GateReflex:
     """Deterministic pre-tool floor: destructive commands, secret exposure, constraints."""
 
     name = "gate"
-    events = frozenset({EventKind.USER_PROMPT, EventKind.PRE_TOOL})
+    events = PLUGIN.reflex("gate").event_kinds()  # declared once, in plugin.py
     floor = True
 
     def evaluate(self, ctx: ReflexContext) -> list[Finding]:

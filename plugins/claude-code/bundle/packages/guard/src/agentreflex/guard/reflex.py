@@ -19,8 +19,8 @@ import os
 import time
 
 from agentreflex.core.decision import Finding, Verdict
-from agentreflex.core.events import EventKind
 from agentreflex.guard import quiet
+from agentreflex.guard.plugin import PLUGIN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,16 +50,7 @@ class GuardReflex:
 
     name = "guard"
     floor = False
-    events = frozenset(
-        {
-            EventKind.USER_PROMPT,
-            EventKind.PRE_TOOL,
-            EventKind.POST_TOOL,
-            EventKind.POST_TOOL_FAILURE,
-            EventKind.STOP,
-            EventKind.SUBAGENT_STOP,
-        }
-    )
+    events = PLUGIN.reflex("guard").event_kinds()  # declared once, in plugin.py
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self._env = env

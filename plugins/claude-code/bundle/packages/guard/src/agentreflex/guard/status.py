@@ -128,3 +128,13 @@ def status(state_dir: str) -> dict[str, Any]:
     for e in errors:
         lines.append(f"  unreadable ledger {e}")
     return {"lines": lines, "sessions": rows, "errors": errors}
+
+
+def statusline(state_dir: str, session_id: str) -> list[str]:
+    """The guard's parts of the host's status line: open obligations and clearance."""
+    for row in status(state_dir)["sessions"]:
+        if isinstance(row, dict) and row.get("session_id") == session_id:
+            opened = len(row.get("open_obligations") or [])
+            parts = [f"{opened} open obligation{'' if opened == 1 else 's'}"] if opened else []
+            return [*parts, str(row.get("clearance", "Unknown"))]
+    return []

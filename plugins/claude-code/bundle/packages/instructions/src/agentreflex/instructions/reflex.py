@@ -20,6 +20,7 @@ import os
 
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind, ToolKind
+from agentreflex.instructions.plugin import PLUGIN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class InstructionsReflex:
     """The rules in AGENTS.md, CLAUDE.md and friends, as a pre-tool floor and a stop check."""
 
     name = NAME
-    events = frozenset({EventKind.PRE_TOOL, EventKind.STOP, EventKind.SUBAGENT_STOP})
+    events = PLUGIN.reflex("instructions").event_kinds()  # declared once, in plugin.py
     floor = True
 
     def evaluate(self, ctx: ReflexContext) -> list[Finding]:

@@ -1,0 +1,22 @@
+"""agentreflex-context-layer's declaration: the context reflex, ``agentreflex context``, ``[context]``.
+
+Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
+what the package adds; nothing else registers it.  Plain data, stdlib only.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section
+
+PLUGIN = Plugin(
+    name="context",
+    reflexes=(
+        ReflexEntry(
+            "context",
+            "agentreflex.context_layer.reflex:ContextReflex",
+            events=("session_start", "user_prompt", "pre_compact", "post_tool"),
+        ),
+    ),
+    commands=(Command("context", "agentreflex.context_layer.cli:main"),),
+    sections=(Section("context"),),
+)

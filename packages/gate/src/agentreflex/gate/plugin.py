@@ -1,0 +1,40 @@
+"""agentreflex-gate's declaration: the gate reflex (first: the safety floors), ``agentreflex gate``, ``[gate]``.
+
+Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
+what the package adds; nothing else registers it.  Plain data, stdlib only.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.plugin import Command, Plugin, PolicyFile, ReflexEntry, Section
+
+PLUGIN = Plugin(
+    name="gate",
+    reflexes=(
+        ReflexEntry(
+            "gate",
+            "agentreflex.gate.reflex:GateReflex",
+            order=10,
+            events=("user_prompt", "pre_tool"),
+        ),
+    ),
+    commands=(Command("gate", "agentreflex.gate.catalogue:command"),),
+    sections=(Section("gate"),),
+    self_test="rm -rf ~/",
+    files=(
+        PolicyFile(
+            "gate-allow",
+            "agentreflex.gate.policyfiles:AllowFile",
+            "gate/allow.schema.json",
+            names=("allow.toml", "allow.example.toml"),
+            paths=(".agentreflex/allow.toml",),
+        ),
+        PolicyFile(
+            "gate-rules",
+            "agentreflex.gate.policyfiles:GateRulesFile",
+            "gate/rules.schema.json",
+            names=("rules.toml", "gate-rules.toml"),
+            paths=(".agentreflex/gate-rules.toml", "policies/gate/rules.toml"),
+        ),
+    ),
+)

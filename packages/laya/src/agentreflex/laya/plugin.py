@@ -1,0 +1,15 @@
+"""agentreflex-laya's declaration: ``agentreflex laya`` and ``[laya]``.
+
+Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
+what the package adds; nothing else registers it.  Plain data, stdlib only.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.plugin import Command, Plugin, Section
+
+PLUGIN = Plugin(
+    name="laya",
+    commands=(Command("laya", "agentreflex.laya.cli:main"),),
+    sections=(Section("laya"),),
+)

@@ -1,0 +1,181 @@
+"""What a package tells core about itself: one declaration per package.
+
+Why: core must not know its siblings by name.  Each package exports one
+:class:`Plugin` under the ``agentreflex.plugins`` entry-point group
+(``name = "agentreflex.<pkg>.plugin:PLUGIN"``); core's registry reads the
+declarations and everything else — which reflexes run and in what order,
+which commands and status sections exist, which config sections are known
+and what their keys are — loops over them.
+
+A declaration is plain data (frozen records, strings, numbers), so reading
+one imports nothing but this module: the hook path stays standard-library
+only.  The config section's keys are declared here once; the package reads
+its values through :meth:`Setting.read` and the JSON Schema and
+``config check`` are built from the same records on the cold path
+(:mod:`agentreflex.core.schema`).
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.config import Config
+    from agentreflex.core.events import EventKind
+
+__all__ = ["GROUP", "Command", "Plugin", "PolicyFile", "ReflexEntry", "Section", "Setting"]
+
+GROUP = "agentreflex.plugins"
+# Where a reflex that declares no place runs: after the ones that do.
+DEFAULT_ORDER = 1000
+# The ways a setting's value can be stricter (see core.config.STRICTNESS).
+STRICTER = ("same", "lower", "higher", "free")
+
+
+@record(frozen=True)
+class Setting:
+    """One key of a config section: its type, default, bounds and meaning.
+
+    ``kind`` is one of :func:`agentreflex.core.config.section_value`'s kinds
+    (``str``, ``int``, ``float``, ``prob``, ``bool``, ``choice``, ``list``);
+    ``low``/``high`` bound ``int`` and ``float``, ``allowed`` lists a
+    ``choice``'s values.  ``stricter`` says which direction protects more
+    (``lower``, ``higher``), that any change needs approval (``same``), or
+    that the key does not affect protection (``free``).
+    """
+
+    key: str
+    kind: str
+    default: Any
+    description: str = ""
+    low: Any = None
+    high: Any = None
+    allowed: tuple[str, ...] = ()
+    stricter: str = "same"
+
+    def bounds(self) -> dict[str, Any]:
+        """The keyword bounds :func:`section_value` takes for this kind."""
+        if self.kind == "choice":
+            return {"allowed": self.allowed}
+        out: dict[str, Any] = {}
+        if self.low is not None:
+            out["low"] = self.low
+        if self.high is not None:
+            out["high"] = self.high
+        return out
+
+    def read(self, config: Config, section: str) -> Any:
+        """This key's validated value in ``config`` (the default when absent)."""
+        from agentreflex.core.config import section_value
+
+        default = list(self.default) if isinstance(self.default, tuple) else self.default
+        return section_value(config, section, self.key, default, self.kind, **self.bounds())
+
+
+@record(frozen=True)
+class Section:
+    """A top-level table of ``config.toml`` that a package owns.
+
+    With no ``settings`` the table is free: core accepts any keys and the
+    package validates what it reads.  With settings it is closed (an unknown
+    key is an error) unless ``open`` says the package ignores unknown keys.
+    ``title`` names the table in the JSON Schema.
+    """
+
+    key: str
+    description: str = ""
+    settings: tuple[Setting, ...] = ()
+    open: bool = False
+    title: str = ""
+
+    def setting(self, key: str) -> Setting:
+        for item in self.settings:
+            if item.key == key:
+                return item
+        raise KeyError(f"{self.key}.{key}")
+
+    def defaults(self) -> dict[str, Any]:
+        return {s.key: s.default for s in self.settings}
+
+
+@record(frozen=True)
+class ReflexEntry:
+    """A reflex class (``module:Class``) under its name, its place in the run and its events.
+
+    Lower ``order`` runs first; ties run by name.  The floors go first so a
+    block is decided before the judgment calls look at the event.
+    ``events`` are the :class:`~agentreflex.core.events.EventKind` values it
+    handles: a hook for another event does not import it at all.  Empty means
+    "import it to learn" (its class's ``events``).  The reflex class takes
+    its ``events`` from here (:meth:`event_kinds`), so they are written once.
+    """
+
+    name: str
+    spec: str
+    order: int = DEFAULT_ORDER
+    events: tuple[str, ...] = ()
+
+    def event_kinds(self) -> frozenset[EventKind]:
+        """``events`` as event kinds (a ValueError names an unknown one)."""
+        from agentreflex.core.events import EventKind
+
+        return frozenset(EventKind(e) for e in self.events)
+
+
+@record(frozen=True)
+class Command:
+    """``agentreflex <name> ...`` runs ``spec`` (``module:function``)."""
+
+    name: str
+    spec: str
+
+
+@record(frozen=True)
+class PolicyFile:
+    """A kind of file the package reads besides ``config.toml`` (rules, allow-lists).
+
+    ``model`` is the ``module:Class`` of its pydantic model (cold path only):
+    ``config check`` validates the file with it and ``tools/gen_schema.py``
+    writes its JSON Schema to ``policies/<schema>``.  A file named one of
+    ``names`` is of this kind; ``paths`` (relative to the project) are the
+    ones ``config check`` and ``doctor`` look at by default.
+    """
+
+    kind: str
+    model: str
+    schema: str
+    names: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+@record(frozen=True)
+class Plugin:
+    """Everything one package adds to agentreflex.
+
+    ``status`` is ``module:function`` returning the package's status section
+    (``{"lines": [...], ...}``) for a state directory; ``statusline`` is
+    ``module:function`` returning its parts of the host's status line for a
+    state directory and a session id; ``judge`` is ``module:function``
+    making the judge from a config; ``self_test`` is a shell command the
+    package's reflexes must block or ask about (``agentreflex doctor`` runs it).
+    """
+
+    name: str
+    reflexes: tuple[ReflexEntry, ...] = ()
+    commands: tuple[Command, ...] = ()
+    status: str = ""
+    judge: str = ""
+    sections: tuple[Section, ...] = ()
+    statusline: str = ""
+    self_test: str = ""
+    files: tuple[PolicyFile, ...] = ()
+
+    def reflex(self, name: str) -> ReflexEntry:
+        """The declared reflex called ``name``."""
+        for entry in self.reflexes:
+            if entry.name == name:
+                return entry
+        raise KeyError(f"{self.name} declares no reflex {name!r}")
