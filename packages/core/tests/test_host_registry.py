@@ -184,6 +184,7 @@ TOY_MODULE = """
 from agentreflex.core.decision import Verdict
 from agentreflex.core.events import Event, EventKind, build_tool_call
 from agentreflex.core.hosts.base import HostReply
+from agentreflex.core.plugin import Plugin
 
 
 class Adapter:
@@ -202,6 +203,9 @@ class Adapter:
 
     def render_error(self, kind, message, fail_closed):
         return HostReply("NO (error)", message + "\\n", 0)
+
+
+PLUGIN = Plugin(name="toyhost", hosts=(("toyhost", "toyhost:Adapter"),))
 """
 
 
@@ -219,7 +223,7 @@ def test_a_host_from_an_installed_distribution_needs_no_change_to_core(
         "Metadata-Version: 2.1\nName: toyhost\nVersion: 0.1\n"
     )
     (site / "toyhost-0.1.dist-info" / "entry_points.txt").write_text(
-        "[agentreflex.hosts]\ntoyhost = toyhost:Adapter\n"
+        "[agentreflex.plugins]\ntoyhost = toyhost:PLUGIN\n"
     )
     env = {**cli_env, "PYTHONPATH": str(site), "REFLEX_MODE": "enforced"}
 

@@ -161,6 +161,9 @@ class Plugin:
     state directory and a session id; ``judge`` is ``module:function``
     making the judge from a config; ``self_test`` is a shell command the
     package's reflexes must block or ask about (``agentreflex doctor`` runs it).
+    ``hosts`` names the host adapters the package adds, as ``(name,
+    "module:callable")`` pairs: ``agentreflex hook NAME`` finds them here when
+    no built-in host has that name (:mod:`agentreflex.core.hosts`).
     """
 
     name: str
@@ -172,6 +175,7 @@ class Plugin:
     statusline: str = ""
     self_test: str = ""
     files: tuple[PolicyFile, ...] = ()
+    hosts: tuple[tuple[str, str], ...] = ()
 
     def reflex(self, name: str) -> ReflexEntry:
         """The declared reflex called ``name``."""

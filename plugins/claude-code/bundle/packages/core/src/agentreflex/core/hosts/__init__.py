@@ -9,9 +9,10 @@ differently from other hosts (``traits``) and its answers (``render``).
 Core and the reflexes ask the adapter, never test a host's name.
 
 Adding a host is its adapter module, its installer, and one line in
-``_BUILT_IN``.  A host from another distribution declares itself in its
-``pyproject.toml`` (``[project.entry-points."agentreflex.hosts"]``, ``name =
-"module:callable"``), looked up only when a name is not registered, so the
+``_BUILT_IN``.  A host from another distribution is declared where its
+package declares everything else: its plugin declaration's ``hosts``
+(:class:`agentreflex.core.plugin.Plugin`, entry-point group
+``agentreflex.plugins``), looked up only when a name is not registered, so the
 built-in hosts never pay for the scan; code in the same process may call
 :func:`register_host` instead.
 
@@ -82,7 +83,7 @@ def host_names() -> tuple[str, ...]:
     return tuple(_registry)
 
 
-ENTRY_POINT_GROUP = "agentreflex.hosts"
+ENTRY_POINT_GROUP = "agentreflex.plugins"  # the one group each package declares itself in
 _undeclared: set[str] = set()
 
 
@@ -109,9 +110,13 @@ def _declared(host: str) -> str | None:
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name == host:
-            _registry[host] = ep.value
-            return ep.value
+        try:
+            declared = dict(getattr(ep.load(), "hosts", ()))
+        except Exception:  # a broken declaration adds no host; the registry reports it
+            continue
+        if isinstance(declared.get(host), str):
+            _registry[host] = declared[host]
+            return declared[host]
     _undeclared.add(host)
     return None
 
