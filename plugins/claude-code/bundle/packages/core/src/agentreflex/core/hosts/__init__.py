@@ -114,9 +114,10 @@ def _declared(host: str) -> str | None:
             declared = dict(getattr(ep.load(), "hosts", ()))
         except Exception:  # a broken declaration adds no host; the registry reports it
             continue
-        if isinstance(declared.get(host), str):
-            _registry[host] = declared[host]
-            return declared[host]
+        spec = declared.get(host)
+        if isinstance(spec, str):
+            _registry[host] = spec
+            return spec
     _undeclared.add(host)
     return None
 
