@@ -7,6 +7,7 @@ The same failing run after an edit is the agent's unfinished work: held.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
@@ -69,3 +70,21 @@ def test_the_same_failure_after_an_edit_is_held(enforced: ClaudeProject) -> None
     feedback = _feedback(run)
     assert len(feedback) == 1, run.describe()
     assert "failed" in feedback[0].lower(), feedback[0]
+
+
+def test_a_perl_in_place_edit_with_no_test_run_is_held(enforced: ClaudeProject) -> None:
+    """``perl -pi`` reads as harmless words; the work tree saw it change src/calc.py."""
+    _failing_suite(enforced)
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "add", "-A"], cwd=enforced.project, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=enforced.project, check=True)
+    script = [
+        bash("perl -pi -e 's/a - b/a + b/' src/calc.py"),
+        say("Fixed add()."),
+        say("Fixed add(); I have not run the tests."),
+    ]
+    run = enforced.run("fix add", script)
+    assert "a + b" in (enforced.project / "src" / "calc.py").read_text(), run.describe()
+    feedback = _feedback(run)
+    assert len(feedback) == 1, run.describe()
+    assert "no test run" in feedback[0] and "calc.py" in feedback[0], feedback[0]

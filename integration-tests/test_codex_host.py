@@ -289,3 +289,22 @@ def test_a_question_with_a_failing_probe_may_stop(installed: CodexProject) -> No
     assert run.stderr.count("hook: Stop Completed") == 1, run.describe()  # the hook did run
     assert len(run.main_requests) == 2, run.describe()
     assert run.stdout.strip().endswith(answer), run.describe()
+
+
+def test_a_perl_in_place_edit_with_no_test_run_is_held(installed: CodexProject) -> None:
+    """Issue 31 with issue 29: ``perl -pi`` reads as harmless words, but the work tree saw
+    the edit, so a stop with no test run after it is held once."""
+    installed.write("src/__init__.py", "")
+    installed.write("src/calc.py", "def add(a, b):\n    return a - b\n")
+    installed.write("tests/test_calc.py", CALC_TEST)
+    script = [
+        exec_command("perl -pi -e 's/a - b/a + b/' src/calc.py"),
+        say("Fixed add()."),
+        say("Fixed add(); I have not run the tests."),
+    ]
+    run = installed.run("fix add", script)
+    assert "a + b" in (installed.project / "src" / "calc.py").read_text(), run.describe()
+    assert run.stderr.count("hook: Stop Blocked") == 1, run.describe()
+    before, after = input_text(run.main_requests[1]), input_text(run.main_requests[2])
+    continuation = after[len(before) :]
+    assert "Not done yet" in continuation and "no test run" in continuation, continuation
