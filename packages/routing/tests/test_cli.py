@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from agentreflex.routing.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -79,3 +80,24 @@ def test_check_and_errors(tmp_path: Path) -> None:
         json.dumps({"path": "/v1/chat/completions", "body": {"model": "g", "messages": []}})
     )
     assert "api=openai-chat" in run("explain", str(chat), "--policy", str(POLICY)).stdout
+
+
+def test_the_request_api_is_read_from_a_wrapper_a_path_or_the_body(tmp_path: Path) -> None:
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"api": "openai-responses", "body": {"model": "g", "input": "hi"}}))
+    assert "api=openai-responses" in run("explain", str(req), "--policy", str(POLICY)).stdout
+    req.write_text(json.dumps({"path": "/v1/responses", "body": {"model": "g"}}))
+    assert "api=openai-responses" in run("explain", str(req), "--policy", str(POLICY)).stdout
+    roles = {"model": "g", "messages": [{"role": "system", "content": "be brief"}]}
+    req.write_text(json.dumps(roles))
+    assert "api=openai-chat" in run("explain", str(req), "--policy", str(POLICY)).stdout
+    plain = {"model": "g", "messages": [{"role": "user", "content": "hi"}]}
+    req.write_text(json.dumps(plain))
+    assert "api=anthropic" in run("explain", str(req), "--policy", str(POLICY)).stdout
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    import agentreflex.routing as routing
+
+    with pytest.raises(AttributeError, match="no_such_name"):
+        routing.no_such_name  # noqa: B018

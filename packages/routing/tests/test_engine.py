@@ -139,3 +139,73 @@ def test_when_every_lane_is_over_budget_the_request_is_refused() -> None:
     decision = route(policy, PLAIN, {name: 2.0 for name in policy.lanes})
     assert decision.lane is None
     assert "refused" in decision.reason
+
+
+EDGES = parse_policy(
+    """
+default_lane = "solo"
+
+[lanes.solo]
+provider = "a"
+api = "anthropic"
+base_url = "http://127.0.0.1:9"
+model = "solo-model"
+fallbacks = ["chat", "extra"]
+
+[lanes.chat]
+provider = "o"
+api = "openai-chat"
+base_url = "http://127.0.0.1:9"
+model = "chat-model"
+fallbacks = ["extra"]
+
+[lanes.extra]
+provider = "o"
+api = "openai-chat"
+base_url = "http://127.0.0.1:9"
+model = "extra-model"
+fallbacks = ["solo"]
+
+[[rules]]
+name = "chat-api-and-short"
+lane = "chat"
+when = { api = "openai-chat", max_input_tokens = 100 }
+
+[[rules]]
+name = "always"
+lane = "solo"
+
+[ladder]
+lanes = ["chat", "extra"]
+after_failures = 1
+"""
+)
+
+
+def test_api_and_max_input_tokens_are_conditions_each_explained() -> None:
+    chat = Features(api="openai-chat", model="m", input_tokens=50)
+    decision = route(EDGES, chat)
+    assert decision.lane == "chat"
+    assert "api openai-chat is openai-chat; ~50 input tokens <= 100" in decision.reason
+    long = route(EDGES, replace(chat, input_tokens=500))
+    assert long.lane == "solo"
+    assert long.trace[0].why == "~500 input tokens > 100"
+    other = route(EDGES, replace(chat, api="anthropic"))
+    assert other.trace[0].why == "api anthropic is not openai-chat"
+
+
+def test_a_rule_without_conditions_always_matches() -> None:
+    decision = route(EDGES, Features(api="anthropic", model="m"))
+    assert (decision.lane, decision.reason) == ("solo", "rule 'always': no conditions")
+
+
+def test_failures_on_a_lane_off_the_ladder_leave_it_and_say_so() -> None:
+    decision = route(EDGES, Features(api="anthropic", model="m", session_failures=3))
+    assert decision.lane == "solo"
+    assert decision.trace[-1].step == "ladder" and not decision.trace[-1].matched
+    assert decision.trace[-1].why == "3 failures but 'solo' is not on the ladder"
+
+
+def test_fallbacks_are_each_lane_once_even_when_they_loop() -> None:
+    decision = route(EDGES, Features(api="anthropic", model="m"))
+    assert decision.fallbacks == ("chat", "extra")
