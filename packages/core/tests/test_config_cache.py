@@ -33,6 +33,9 @@ def _cached_copies(tmp_path: Path) -> list[Path]:
 
 
 def test_second_load_reads_the_cached_copy_without_tomllib(tmp_path: Path) -> None:
+    pytest.importorskip(
+        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
+    )
     project = tmp_path / "project"
     _write_config(project, 'mode = "shadow"\n[gate]\nextra = ["a"]\n')
     # approved, so the [gate] section applies (the trust record is read, never TOML)
@@ -71,6 +74,9 @@ def test_a_corrupt_cached_copy_is_parsed_again(tmp_path: Path, garbage: str) -> 
 
 
 def test_dates_are_not_cached_and_still_load(tmp_path: Path) -> None:
+    pytest.importorskip(
+        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
+    )
     project = tmp_path / "project"
     _write_config(project, "[gate]\nsince = 2026-01-01\n")
     trust.approve(str(project / ".agentreflex" / "config.toml"), _env(tmp_path))

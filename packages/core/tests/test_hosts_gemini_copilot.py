@@ -420,6 +420,9 @@ def project(tmp_path: Path) -> Path:
 def test_gemini_hook_blocks_rm_home_and_keeps_the_users_constraint(
     project: Path, tmp_path: Path
 ) -> None:
+    pytest.importorskip(
+        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
+    )
     state = tmp_path / "state"
     cwd = str(project)
     deny = _hook(
@@ -475,6 +478,9 @@ def test_gemini_hook_blocks_rm_home_and_keeps_the_users_constraint(
 def test_copilot_hook_blocks_rm_home_and_keeps_the_users_constraint(
     project: Path, tmp_path: Path
 ) -> None:
+    pytest.importorskip(
+        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
+    )
     state = tmp_path / "state"
     cwd = str(project)
     deny = _hook(

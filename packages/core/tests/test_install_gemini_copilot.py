@@ -176,6 +176,9 @@ def _pre_tool_command(project: Path, binary: str) -> str:
 def test_copilot_pre_tool_command_blocks_and_fails_closed(
     home: Path, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    pytest.importorskip(
+        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
+    )
     (project / ".agentreflex").mkdir()
     (project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
     assert run(["install", "copilot", "--project", "--bin", str(SCRIPT)], capsys)[0] == 0
