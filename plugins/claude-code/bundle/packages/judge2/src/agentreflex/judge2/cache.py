@@ -20,6 +20,7 @@ import math
 import os
 import time
 
+from agentreflex.core.fsutil import atomic_write_bytes
 from agentreflex.core.record import record
 
 TYPE_CHECKING = False
@@ -86,7 +87,7 @@ class FileCache:
         }
         try:
             os.makedirs(self.directory, mode=0o700, exist_ok=True)
-            _atomic_write(self._path(key), json.dumps(data, sort_keys=True))
+            atomic_write_bytes(self._path(key), json.dumps(data, sort_keys=True).encode())
             self._trim(keep=self._path(key))
         except OSError:
             return
@@ -129,20 +130,3 @@ def _prob(value: Any) -> float:
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
         raise ValueError("cached probability out of range")
     return number
-
-
-def _atomic_write(path: str, text: str) -> None:
-    import tempfile
-
-    directory = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
