@@ -33,6 +33,7 @@ PLUGIN = Plugin(
     sections=(Section("demo", settings=(Setting("limit", "int", 3, low=1, high=9),)),),
     statusline="demo_status:parts",
     self_test="rm -rf /demo",
+    undoable=("DEMO-DISCARD",),
 )
 NOT_A_PLUGIN = {"name": "demo"}
 """
@@ -61,7 +62,23 @@ def test_a_declaration_is_flattened_into_rows(demo_module: str) -> None:
     assert table[registry.SECTIONS] == [["demo", "demo"]]
     assert table[registry.STATUSLINE] == [["demo", "demo_status:parts"]]
     assert table[registry.SELF_TESTS] == [["demo", "rm -rf /demo"]]
+    assert table[registry.UNDOABLE] == [["DEMO-DISCARD", ["early", "late"]]]
     assert table[registry.ERRORS] == []
+
+
+def test_an_undoable_code_counts_only_from_its_own_packages_reflexes(
+    demo_module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentreflex.core.decision import Finding, Mode, Verdict, merge
+    from agentreflex.core.worktree import relax
+
+    monkeypatch.setattr(registry, "_MEMO", registry.flatten([("demo", f"{demo_module}:PLUGIN")]))
+    assert registry.undoable_codes() == {"DEMO-DISCARD": frozenset({"early", "late"})}
+    own = Finding("late", "DEMO-DISCARD", Verdict.ASK_USER, "a discard inside the project")
+    borrowed = Finding("other", "DEMO-DISCARD", Verdict.ASK_USER, "not the declaring package")
+    assert relax.may_relax(merge([own], Mode.ENFORCED), "asks")
+    assert not relax.may_relax(merge([borrowed], Mode.ENFORCED), "asks")
+    assert not relax.may_relax(merge([own], Mode.ENFORCED), "off")
 
 
 def test_a_broken_declaration_is_reported_and_listed_as_a_reflex_that_fails(

@@ -164,6 +164,10 @@ class Plugin:
     ``hosts`` names the host adapters the package adds, as ``(name,
     "module:callable")`` pairs: ``agentreflex hook NAME`` finds them here when
     no built-in host has that name (:mod:`agentreflex.core.hosts`).
+    ``undoable`` lists the package's finding codes for discards that stay
+    inside the work tree, so a snapshot taken before them holds all they
+    destroy: with ``[worktree] allow_undoable`` core may let such a command
+    run with the undo hint (:mod:`agentreflex.core.worktree.relax`).
     """
 
     name: str
@@ -176,6 +180,7 @@ class Plugin:
     self_test: str = ""
     files: tuple[PolicyFile, ...] = ()
     hosts: tuple[tuple[str, str], ...] = ()
+    undoable: tuple[str, ...] = ()
 
     def reflex(self, name: str) -> ReflexEntry:
         """The declared reflex called ``name``."""

@@ -38,8 +38,9 @@ SECTIONS = "agentreflex.sections"  # [[config section key, plugin name]]
 STATUSLINE = "agentreflex.statusline"  # [[plugin name, "module:function"]]
 SELF_TESTS = "agentreflex.self-tests"  # [[plugin name, command its reflexes must stop]]
 FILES = "agentreflex.files"  # [[policy file kind, plugin name]]
+UNDOABLE = "agentreflex.undoable"  # [[finding code, [its package's reflex names]]]: discards a snapshot undoes
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -87,6 +88,7 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         STATUSLINE: [],
         SELF_TESTS: [],
         FILES: [],
+        UNDOABLE: [],
         ERRORS: [],
     }
     for name, spec in declared:
@@ -113,6 +115,8 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         if plugin.self_test:
             table[SELF_TESTS].append([plugin.name, plugin.self_test])
         table[FILES].extend([f.kind, plugin.name] for f in plugin.files)
+        own = sorted(reflex.name for reflex in plugin.reflexes)
+        table[UNDOABLE].extend([code, own] for code in plugin.undoable)
     for rows in table.values():
         rows.sort(key=lambda row: (str(row[0]), str(row[1])))
     return table
@@ -183,6 +187,16 @@ def entries(group: str) -> list[tuple[str, Any]]:
 def config_sections() -> tuple[str, ...]:
     """The config sections the installed packages declare (the hook path: no import)."""
     return tuple(key for key, _plugin in entries(SECTIONS))
+
+
+def undoable_codes() -> dict[str, frozenset[str]]:
+    """{finding code: the reflexes that may raise it} for the codes packages declare undoable.
+
+    A code counts only from a reflex of the package that declared it, so
+    another package's finding cannot borrow the gate's codes to be relaxed.
+    The hook path: read from the flattened table, no import.
+    """
+    return {code: frozenset(map(str, reflexes)) for code, reflexes in entries(UNDOABLE)}
 
 
 def reflexes_for_pre_tool() -> tuple[list[tuple[str, str]], dict[str, Any], dict[str, Any]]:

@@ -21,8 +21,10 @@ Only when the snapshot holds everything the command can destroy:
 - no file with staged changes that differ from the work tree (the staged
   version is not in the snapshot), no unmerged file.
 
+The finding codes that may be relaxed are the ones a package declares
+``undoable`` in its plugin declaration (the gate: its in-project discards).
 Destruction outside the project (``rm -rf ~/x``, a path through ``..`` or a
-symlink leading out) never relies on undo: those codes are not listed here,
+symlink leading out) never relies on undo: those codes are not declared,
 and a path that leaves the work tree keeps the gate's answer.
 """
 
@@ -36,16 +38,6 @@ from agentreflex.core.decision import Decision, Finding, Verdict, merge
 from agentreflex.core.worktree.observe import Repo, in_repo
 
 LEVELS = ("off", "asks", "discards")
-# Gate codes of discards inside the project that the snapshot can undo.
-UNDOABLE_CODES = frozenset(
-    {
-        "GATE-RM-UNCOMMITTED",
-        "GATE-GIT-DISCARD-FILES",
-        "GATE-GIT-DISCARD-TREE",
-        "GATE-GIT-RESET-HARD",
-        "GATE-GIT-CLEAN",
-    }
-)
 _SHELL_SYNTAX = re.compile(r"[;&|<>$`(){}\n\\~!*?\[\]]")
 
 
@@ -60,10 +52,13 @@ def may_relax(decision: Decision, level: str) -> bool:
 
 
 def _undoable_finding(f: Finding, level: str) -> bool:
-    if f.reflex != "gate" or f.code not in UNDOABLE_CODES:
+    from agentreflex.core.registry import undoable_codes
+
+    codes = undoable_codes()  # declared by the packages whose findings they are
+    if f.reflex not in codes.get(f.code, ()):
         return False
     rules = f.detail.get("rules") if isinstance(f.detail, dict) else None
-    if isinstance(rules, list) and not set(map(str, rules)) <= UNDOABLE_CODES:
+    if isinstance(rules, list) and not set(map(str, rules)) <= codes.keys():
         return False
     return f.verdict is Verdict.ASK_USER or level == "discards"
 

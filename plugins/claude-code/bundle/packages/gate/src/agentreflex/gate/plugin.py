@@ -21,6 +21,14 @@ PLUGIN = Plugin(
     commands=(Command("gate", "agentreflex.gate.catalogue:command"),),
     sections=(Section("gate"),),
     self_test="rm -rf ~/",
+    # discards inside the project: a snapshot taken before them holds all they destroy
+    undoable=(
+        "GATE-RM-UNCOMMITTED",
+        "GATE-GIT-DISCARD-FILES",
+        "GATE-GIT-DISCARD-TREE",
+        "GATE-GIT-RESET-HARD",
+        "GATE-GIT-CLEAN",
+    ),
     files=(
         PolicyFile(
             "gate-allow",
