@@ -11,7 +11,15 @@ import subprocess
 from typing import Any
 
 import pytest
-from agentreflex.core import localjudge
+from agentreflex.core import localjudge, registry
+
+
+@pytest.fixture()
+def declared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package declaring a local judge (core alone has none): the rows the registry keeps."""
+    table = registry.flatten([])
+    table[registry.LOCAL_JUDGES] = [["demo", "demo serve"]]
+    monkeypatch.setattr(registry, "_MEMO", table)
 
 
 def _closed_port_url() -> str:
@@ -28,8 +36,43 @@ def test_nothing_answers_on_a_closed_port() -> None:
     assert localjudge.answers(_closed_port_url()) is False
 
 
-def test_a_server_that_cannot_be_started_is_reported(
+def test_without_a_declared_local_judge_none_is_started(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(registry, "_MEMO", registry.flatten([]))
+    assert localjudge.start(_wanted(_closed_port_url())) is None
+    assert "no installed package serves a local judge" in capsys.readouterr().err
+
+
+def test_the_declared_subcommand_is_what_starts(
+    declared: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argvs: list[list[str]] = []
+    real_popen = subprocess.Popen
+
+    def exits(argv: list[str], **_: Any) -> subprocess.Popen[bytes]:
+        argvs.append(argv)
+        return real_popen(["sh", "-c", "exit 3"])
+
+    monkeypatch.setattr(localjudge.subprocess, "Popen", exits)
+    url = _closed_port_url()
+    assert localjudge.start(_wanted(url)) is None
+    host, port = localjudge.host_port(url)
+    assert argvs[0][1:] == [
+        "-m",
+        "agentreflex.core.cli",
+        "demo",
+        "serve",
+        "--host",
+        host,
+        "--port",
+        str(port),
+    ]
+    assert "the local judge (agentreflex demo serve) exited (3)" in capsys.readouterr().err
+
+
+def test_a_server_that_cannot_be_started_is_reported(
+    declared: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def refuse(*_: Any, **__: Any) -> None:
         raise OSError("no such interpreter")
@@ -40,7 +83,7 @@ def test_a_server_that_cannot_be_started_is_reported(
 
 
 def test_a_server_that_never_answers_is_stopped_and_reported(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    declared: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     started: list[subprocess.Popen[bytes]] = []
     real_popen = subprocess.Popen

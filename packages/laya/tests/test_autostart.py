@@ -158,4 +158,4 @@ def test_a_judge_that_cannot_serve_there_is_reported_not_raised(
         taken.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{taken.getsockname()[1]}"
         assert localjudge.start({"JEV_BASE_URL": url, localjudge.AUTOSTART: "1"}) is None
-    assert "the local judge exited" in capsys.readouterr().err
+    assert "the local judge (agentreflex laya serve) exited (" in capsys.readouterr().err

@@ -7,9 +7,10 @@ and stops it when the daemon exits: judgments need no second terminal, no
 key and no network.  Anything else leaves the judge alone: a remote URL is
 never started, and a server that already answers is used as it is.
 
-The server runs as ``python -m agentreflex.core.cli laya serve`` from the
-daemon's own interpreter (``agentreflex-laya`` must be installed beside it);
-what it prints goes to the daemon's log.
+The server is the subcommand a package declares as its ``local_judge``
+(agentreflex-laya: ``laya serve``), run as ``python -m agentreflex.core.cli
+WORDS --host H --port P`` from the daemon's own interpreter; what it prints
+goes to the daemon's log.
 """
 
 from __future__ import annotations
@@ -75,8 +76,16 @@ def start(
     url = wanted(env)
     if not url or answers(url):
         return None
+    served = _declared()
+    if not served:
+        print(
+            "agentreflex serve: no installed package serves a local judge "
+            "(install agentreflex-laya beside agentreflex-core)",
+            file=sys.stderr,
+        )
+        return None
     host, port = host_port(url)
-    argv = [sys.executable, "-m", "agentreflex.core.cli", "laya", "serve"]
+    argv = [sys.executable, "-m", "agentreflex.core.cli", *served]
     argv += ["--host", host, "--port", str(port)]
     try:
         proc = subprocess.Popen(argv, cwd="/", stdin=subprocess.DEVNULL, close_fds=True)
@@ -93,8 +102,8 @@ def start(
             return proc
         if proc.poll() is not None:
             print(
-                f"agentreflex serve: the local judge exited ({proc.returncode}); "
-                "is agentreflex-laya installed?",
+                f"agentreflex serve: the local judge (agentreflex {' '.join(served)}) "
+                f"exited ({proc.returncode})",
                 file=sys.stderr,
             )
             return None
@@ -102,6 +111,15 @@ def start(
     print(f"agentreflex serve: the local judge did not answer at {url}", file=sys.stderr)
     stop(proc)
     return None
+
+
+def _declared() -> list[str]:
+    """The first declared local judge's subcommand words, or ``[]``."""
+    from agentreflex.core.registry import LOCAL_JUDGES, entries
+
+    for _package, words in entries(LOCAL_JUDGES):
+        return str(words).split()
+    return []
 
 
 def stop(proc: subprocess.Popen[bytes] | None) -> None:

@@ -168,6 +168,9 @@ class Plugin:
     inside the work tree, so a snapshot taken before them holds all they
     destroy: with ``[worktree] allow_undoable`` core may let such a command
     run with the undo hint (:mod:`agentreflex.core.worktree.relax`).
+    ``local_judge`` is the ``agentreflex`` subcommand (its words, e.g.
+    ``"laya serve"``) that serves a judge on ``--host H --port P``: the warm
+    daemon starts it when the user asks (:mod:`agentreflex.core.localjudge`).
     """
 
     name: str
@@ -181,6 +184,7 @@ class Plugin:
     files: tuple[PolicyFile, ...] = ()
     hosts: tuple[tuple[str, str], ...] = ()
     undoable: tuple[str, ...] = ()
+    local_judge: str = ""
 
     def reflex(self, name: str) -> ReflexEntry:
         """The declared reflex called ``name``."""

@@ -1,4 +1,4 @@
-"""agentreflex-laya's declaration: ``agentreflex laya`` and ``[laya]``.
+"""agentreflex-laya's declaration: ``agentreflex laya``, ``[laya]`` and the local judge the daemon may start.
 
 Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
 what the package adds; nothing else registers it.  Plain data, stdlib only.
@@ -12,4 +12,5 @@ PLUGIN = Plugin(
     name="laya",
     commands=(Command("laya", "agentreflex.laya.cli:main"),),
     sections=(Section("laya"),),
+    local_judge="laya serve",
 )

@@ -39,8 +39,9 @@ STATUSLINE = "agentreflex.statusline"  # [[plugin name, "module:function"]]
 SELF_TESTS = "agentreflex.self-tests"  # [[plugin name, command its reflexes must stop]]
 FILES = "agentreflex.files"  # [[policy file kind, plugin name]]
 UNDOABLE = "agentreflex.undoable"  # [[finding code, [its package's reflex names]]]: discards a snapshot undoes
+LOCAL_JUDGES = "agentreflex.local-judges"  # [[plugin name, subcommand words serving a judge]]
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -89,6 +90,7 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         SELF_TESTS: [],
         FILES: [],
         UNDOABLE: [],
+        LOCAL_JUDGES: [],
         ERRORS: [],
     }
     for name, spec in declared:
@@ -117,6 +119,8 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         table[FILES].extend([f.kind, plugin.name] for f in plugin.files)
         own = sorted(reflex.name for reflex in plugin.reflexes)
         table[UNDOABLE].extend([code, own] for code in plugin.undoable)
+        if plugin.local_judge:
+            table[LOCAL_JUDGES].append([plugin.name, plugin.local_judge])
     for rows in table.values():
         rows.sort(key=lambda row: (str(row[0]), str(row[1])))
     return table
