@@ -118,7 +118,8 @@ def test_codex_sandbox_profile_makes_the_config_read_only(
     assert done.returncode == 0, done.stderr
 
     ok = codex_sandbox("sh", "-c", "echo fine > allowed.txt")
-    assert (project / "allowed.txt").read_text() == "fine\n", ok.stdout + ok.stderr
+    assert (project / "allowed.txt").is_file(), ok.stdout + ok.stderr
+    assert (project / "allowed.txt").read_text() == "fine\n"
     attack = codex_sandbox("python3", "-c", ATTACK)
     output = attack.stdout + attack.stderr
     assert attack.returncode != 0, output

@@ -175,12 +175,18 @@ class CodexRun:
 
 def new_codex_home() -> Path:
     """A fresh CODEX_HOME outside the temp dir: Codex refuses to put its helper binaries
-    under it, and a checkout under /tmp (as a CI clone may be) puts HOSTS_DIR there too.
-    Resolved, because Codex records hook trust under the canonical path and a ``.hosts``
-    reached through a symlink (a cache shared between checkouts) would never match it."""
-    parent = HOSTS_DIR.resolve()
-    if parent.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve()):
-        parent = Path.home() / ".cache" / "agentreflex-tests"
+    under it (its sandbox then fails to start: ``bwrap: execvp codex-linux-sandbox``), and
+    a checkout under /tmp (as a CI clone may be) puts HOSTS_DIR there too, as a fresh HOME
+    under /tmp (``.ci/fresh-clone``) puts ``~/.cache``.  Resolved, because Codex records
+    hook trust under the canonical path and a ``.hosts`` reached through a symlink (a cache
+    shared between checkouts) would never match it."""
+    temp = Path(tempfile.gettempdir()).resolve()
+    candidates = (
+        HOSTS_DIR.resolve(),
+        (Path.home() / ".cache" / "agentreflex-tests").resolve(),
+        Path("/var/tmp") / f"agentreflex-tests-{os.getuid()}",
+    )
+    parent = next(c for c in candidates if not c.is_relative_to(temp) or c == candidates[-1])
     parent.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix="codex-home-", dir=parent))
 
