@@ -188,3 +188,54 @@ def test_done_reflex_follow_up_arrives_once(world: CopilotWorld) -> None:
     assert "1 passed" in "".join(run.messages("tool")), run.describe()
     shown = json.dumps(run.main_requests[-1]["body"].get("messages"))
     assert "agentreflex session recap" in shown, shown[-5000:]
+
+
+GUARD_FIXTURE = (
+    Path(__file__).resolve().parent.parent
+    / "packages"
+    / "guard"
+    / "tests"
+    / "data"
+    / "copilot_1.0.102_events.jsonl"
+)
+CHECK = "I'll run the retry test to check whether the timeout change causes the failure."
+
+
+def test_guard_reads_the_session_events_copilot_writes(world: CopilotWorld) -> None:
+    """The Reasoning Guard finds Copilot's session file from the session id.
+
+    Copilot records the model's visible reply in
+    ``~/.copilot/session-state/<session>/events.jsonl``; only its stop hook
+    names that file, so the guard finds it from the id on the other events.
+    It must take the reply text (not the prompt, not the tool call) and open
+    the obligation the text states.  Copilot writes the file about a second
+    behind the session, so the tool call takes two: the hook after it reads.  Set ``AGENTREFLEX_RECORD_TRANSCRIPT=1``
+    to copy the file over the committed fixture the guard's unit tests read.
+    """
+    script = [
+        Turn(text=CHECK, tool="bash", tool_input={"command": "sleep 2", "description": "wait"}),
+        say("Done: the retry failure is fixed."),
+    ]
+    world.run("fix the retry failure", script)
+    files = sorted((world.home / ".copilot" / "session-state").glob("*/events.jsonl"))
+    assert len(files) == 1, files
+    data = json.loads((world.root / "state" / "local" / "copilot_reasoning_guard.json").read_text())
+    [session] = [s for s in data["sessions"] if s["session"]["id"] == data["active_session"]]
+    assert files[0].parent.name == session["session"]["id"]
+    assert session["reasoning_summary_ingestion"]["last_error"] == "", session
+    assert session["coverage"]["observed"]["reasoning_summary"] is True
+    assert session["session"]["model"] == "fake-model"
+    names = [o["name"] for o in session["obligations"]]
+    assert any("retry test" in n for n in names), names
+    if os.environ.get("AGENTREFLEX_RECORD_TRANSCRIPT") == "1":
+        record_fixture(files[0])
+
+
+def record_fixture(events: Path) -> None:
+    """The session's records as Copilot wrote them, minus Copilot's own system prompt."""
+    kept = [
+        line
+        for line in events.read_bytes().splitlines(keepends=True)
+        if json.loads(line).get("type") != "system.message"
+    ]
+    GUARD_FIXTURE.write_bytes(b"".join(kept))

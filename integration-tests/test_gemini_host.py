@@ -206,3 +206,61 @@ def test_done_reflex_follow_up_arrives_once(world: GeminiWorld) -> None:
     assert "1 passed" in "".join(run.function_responses()), run.describe()
     assert len(run.main_requests) == 4, run.describe()  # the second "Done" ended it
     assert "Not done yet" not in request_text(run.main_requests[1]["body"])
+
+
+GUARD_FIXTURE = (
+    Path(__file__).resolve().parent.parent
+    / "packages"
+    / "guard"
+    / "tests"
+    / "data"
+    / "gemini_0.61_chats.jsonl"
+)
+CHECK = "I'll run the retry test to check whether the timeout change causes the failure."
+
+
+def test_guard_reads_the_session_file_gemini_writes(world: GeminiWorld) -> None:
+    """The Reasoning Guard finds Gemini's session file from the hook payload alone.
+
+    Gemini records the model's visible reply in
+    ``~/.gemini/tmp/<project>/chats/session-*.jsonl`` and sends that path to
+    every hook; the guard must trust it, take the reply text (not the prompt,
+    not the tool call) and open the obligation the text states.  Set
+    ``AGENTREFLEX_RECORD_TRANSCRIPT=1`` to copy the session file over the
+    committed fixture the guard's unit tests read.
+    """
+    script = [
+        [{"text": CHECK}, *call("run_shell_command", command="echo hi")],
+        text("Done: the retry failure is fixed."),
+    ]
+    run = world.run("fix the retry failure", script)
+    assert run.rc == 0, run.describe()
+    chats = sorted((world.home / ".gemini" / "tmp").glob("*/chats/session-*.jsonl"))
+    assert len(chats) == 1, chats
+    data = json.loads((world.state / "local" / "gemini_reasoning_guard.json").read_text())
+    [session] = [s for s in data["sessions"] if s["session"]["id"] == data["active_session"]]
+    assert chats[0].name.endswith(f"-{session['session']['id'][:8]}.jsonl")
+    assert session["reasoning_summary_ingestion"]["last_error"] == "", session
+    assert session["coverage"]["observed"]["reasoning_summary"] is True
+    recorded = [json.loads(line) for line in chats[0].read_text().splitlines()]
+    models = {r["model"] for r in recorded if r.get("type") == "gemini"}
+    assert models == {session["session"]["model"]}, models  # the model Gemini recorded
+    names = [o["name"] for o in session["obligations"]]
+    assert any("retry test" in n for n in names), names
+    if os.environ.get("AGENTREFLEX_RECORD_TRANSCRIPT") == "1":
+        record_fixture(chats[0])
+
+
+def record_fixture(chats: Path) -> None:
+    """The session file as Gemini wrote it, minus the host's own session context.
+
+    The first ``$set`` of ``messages`` holds Gemini CLI's setup prompt (the
+    date, the folders, the directory listing): not ours to commit, and never
+    read by the guard.
+    """
+    kept = [
+        line
+        for line in chats.read_bytes().splitlines(keepends=True)
+        if "messages" not in json.loads(line).get("$set", {})
+    ]
+    GUARD_FIXTURE.write_bytes(b"".join(kept))

@@ -26,7 +26,7 @@ from agentreflex.guard import (
     description_texts,
 )
 from agentreflex.guard import bounds as B
-from agentreflex.guard.files import provider_of
+from agentreflex.guard.files import TRANSCRIPTS, provider_of
 from agentreflex.guard.report import (
     CATEGORIES,
     EVIDENCED,
@@ -190,7 +190,7 @@ def _ingest_visible(
         for text in description_texts(event.tool):
             _ingest_text(report, text, "tool_input", now, seen, force_claims=False)
     provider = provider_of(event.host)
-    if provider in ("claude", "codex"):
+    if provider in TRANSCRIPTS:
         _read_transcript(report, event, env, now, seen, provider)
     elif not report["reasoning_summary_ingestion"]["last_error"]:
         report["reasoning_summary_ingestion"]["last_error"] = (

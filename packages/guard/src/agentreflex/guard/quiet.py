@@ -41,7 +41,15 @@ import os
 from agentreflex.core import fastjson
 from agentreflex.core.events import EventKind
 from agentreflex.guard import MARKER, PAYLOAD_KEY, SCHEMA_VERSION, description_texts
-from agentreflex.guard.files import IGNORE, SNAPSHOT, hint_path, ledger_path, local_dir, provider_of
+from agentreflex.guard.files import (
+    IGNORE,
+    SNAPSHOT,
+    TRANSCRIPTS,
+    hint_path,
+    ledger_path,
+    local_dir,
+    provider_of,
+)
 from agentreflex.guard.sanitize import digest
 
 TYPE_CHECKING = False
@@ -211,7 +219,7 @@ def _inert(
         known = set(hint["texts"])
         if any(MARKER in text or digest(text) not in known for text in texts):
             return False
-    if provider in ("claude", "codex"):
+    if provider in TRANSCRIPTS:
         from agentreflex.guard.transcript import adapter_for, nothing_new
 
         ing = {**hint["transcript"], "backfill_mode": backfill[0], "backfill_limit": backfill[1]}

@@ -2,7 +2,7 @@
 
 A host hands hooks a path (or only a session id); what the agent said in
 visible text lives in that file.  The host adapters (``claude_transcript``,
-``codex_rollout``) decide which file is trusted and which records count; this
+``codex_rollout``, ``gemini_chats``, ``copilot_events``; listed in ``files.TRANSCRIPTS``) decide which file is trusted and which records count; this
 engine decides how much of it is read and remembers what was read:
 
 * first event: ``live`` reads the newest 2 MiB / 512 lines and takes only the
@@ -131,12 +131,15 @@ def _claude() -> Adapter:
 
 
 def adapter_for(provider: str) -> Adapter:
-    """The transcript adapter of a provider (``codex``, else Claude's)."""
-    if provider == "codex":
-        from agentreflex.guard import codex_rollout
+    """The transcript adapter of a provider listed in :data:`files.TRANSCRIPTS` (else Claude's)."""
+    import importlib
 
-        return codex_rollout.ADAPTER
-    return _claude()
+    from agentreflex.guard.files import TRANSCRIPTS
+
+    if provider not in TRANSCRIPTS:
+        return _claude()
+    adapter: Adapter = importlib.import_module(TRANSCRIPTS[provider]).ADAPTER
+    return adapter
 
 
 def nothing_new(

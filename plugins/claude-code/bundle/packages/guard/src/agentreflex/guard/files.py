@@ -12,6 +12,15 @@ import re
 SNAPSHOT = "reason_guard.json"
 IGNORE = ".gitignore"
 _HOSTS = {"claude-code": "claude", "claude": "claude", "codex": "codex", "opencode": "opencode"}
+# The providers whose host writes a transcript a hook may read, and the module
+# that knows its format and where it may be trusted (its ``ADAPTER``).  A host
+# not listed here has none: the guard reads what the hook payload carries.
+TRANSCRIPTS = {
+    "claude": "agentreflex.guard.claude_transcript",
+    "codex": "agentreflex.guard.codex_rollout",
+    "gemini": "agentreflex.guard.gemini_chats",
+    "copilot": "agentreflex.guard.copilot_events",
+}
 
 
 def provider_of(host: str) -> str:

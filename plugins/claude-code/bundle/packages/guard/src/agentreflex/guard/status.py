@@ -16,7 +16,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-PROVIDERS = {"claude": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}
+PROVIDERS = {
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "opencode": "OpenCode",
+    "gemini": "Gemini CLI",
+    "copilot": "Copilot CLI",
+}
 COVERAGE = {
     "reduced": "reduced coverage",
     "live_full": "live (full from start point)",
