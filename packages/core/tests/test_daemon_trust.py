@@ -258,3 +258,17 @@ def test_a_hook_answered_by_the_daemon_stays_thin(tmp_path: Path, daemon: Path) 
     assert names & heavy == set()
     if importlib.util.find_spec("agentreflex.gate") is not None:  # core alone allows it
         assert b"GATE-RM-ROOT" in done.stdout
+
+
+def test_the_hosts_homes_reach_the_daemon_and_their_keys_do_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The guard run by the daemon finds Gemini's and Copilot's session files where the hook would."""
+    from agentreflex.core.client import forwarded_env
+
+    monkeypatch.setenv("GEMINI_CLI_HOME", "/g")
+    monkeypatch.setenv("COPILOT_HOME", "/c")
+    monkeypatch.setenv("GEMINI_API_KEY", "not-for-the-daemon")
+    env = forwarded_env()
+    assert (env["GEMINI_CLI_HOME"], env["COPILOT_HOME"]) == ("/g", "/c")
+    assert "GEMINI_API_KEY" not in env

@@ -48,6 +48,8 @@ ENV_PREFIXES = (
     "AGENTREFLEX_",
     "CLAUDE_",
     "CODEX_",
+    "GEMINI_CLI_HOME",  # where Gemini CLI keeps the session files the guard reads
+    "COPILOT_HOME",  # the same for Copilot CLI
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
     "XDG_STATE_HOME",
