@@ -264,3 +264,56 @@ def record_fixture(chats: Path) -> None:
         if "messages" not in json.loads(line).get("$set", {})
     ]
     GUARD_FIXTURE.write_bytes(b"".join(kept))
+
+
+def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> None:
+    """Issue #28 in Gemini CLI: BeforeTool replaces each shell command with the same
+    command inside the guard's bubblewrap boundary (Gemini's own ``--sandbox`` needs
+    docker or podman).  Routes the parse-based gate does not see have no effect;
+    everyday work (cd sub && make, git commit, a background server) runs."""
+    import base64
+    import socket
+    import sysconfig
+
+    config = world.project / ".agentreflex" / "config.toml"
+    before = config.read_text()
+    # the config write hides its path from the gate: the script reads it from a data file
+    world.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
+    world.write(
+        "w.py",
+        "import base64\nopen(base64.b64decode(open('where.txt').read()).decode(), 'w').write('x')\n",
+    )
+    keep = world.home / "keep.txt"
+    keep.write_text("keep\n")
+    pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained_gemini.pth"
+    world.write("sub/Makefile", "all:\n\techo built > out.txt\n")
+    world.write("index.html", "served\n")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    fetch = f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())"
+    commit = "git add sub && git -c user.name=t -c user.email=t@e commit -qm sub"
+    serve = f"nohup python3 -m http.server {port} --bind 127.0.0.1 > srv.log 2>&1 & sleep 1"
+    script = [
+        call("run_shell_command", command="python3 w.py"),
+        call("run_shell_command", command=f"ln -s {world.home} x && rm -rf x/"),
+        call("run_shell_command", command=f"echo 'import os' >> {pth}"),
+        call("run_shell_command", command="cd sub && make"),
+        call("run_shell_command", command=commit),
+        call("run_shell_command", command=serve),
+        call("run_shell_command", command=f'python3 -c "{fetch}" > fetched.txt; cat fetched.txt'),
+        text("All done."),
+    ]
+    run = world.run("work", script)
+    assert config.read_text() == before, run.describe()
+    assert keep.read_text() == "keep\n", run.describe()
+    assert not pth.exists(), run.describe()
+    assert (world.project / "sub" / "out.txt").read_text() == "built\n", run.describe()
+    log = subprocess.run(
+        ["git", "log", "--oneline"], cwd=world.project, capture_output=True, text=True, check=False
+    )
+    assert " sub" in log.stdout, run.describe()
+    assert (world.project / "fetched.txt").read_text().strip() == "served", run.describe()
+    # the kernel refused it (EROFS), not the gate
+    results = run.function_responses()
+    assert "Read-only file system" in results[0], results[0]

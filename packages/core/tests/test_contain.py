@@ -417,11 +417,12 @@ def test_host_containment_per_host(project: Path) -> None:
     rows = {
         host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
     }
-    assert rows["opencode"][0] and rows["pi"][0]
+    assert all(rows[host][0] for host in ("opencode", "pi", "gemini", "copilot"))
+    assert "gemini's shell commands run" in rows["gemini"][1]
     assert not rows["claude-code"][0] and "parse-based gate" in rows["claude-code"][1]
     assert not rows["hermes"][0]
     shadow = {host: ok for host, ok, _ in host_containment(str(project), enforced=False)}
-    assert not shadow["opencode"]
+    assert not shadow["opencode"] and not shadow["gemini"] and not shadow["copilot"]
     (project / ".claude" / "settings.local.json").write_text(
         '{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}'
     )

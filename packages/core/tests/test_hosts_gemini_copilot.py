@@ -198,7 +198,8 @@ def test_gemini_answers() -> None:
     }
     ask = out(adapter.render(pre, decision(Verdict.ASK_USER)))
     assert ask["decision"] == "deny" and "ask the user" in ask["reason"]
-    assert adapter.render(pre, decision(Verdict.ALLOW)).stdout == ""
+    shadow = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.SHADOW, findings=[])
+    assert adapter.render(pre, shadow).stdout == ""  # shadow mode: the command as written
     warn = out(adapter.render(pre, decision(Verdict.WARN)))
     assert warn["hookSpecificOutput"]["hookEventName"] == "BeforeTool"
     assert REASON in warn["hookSpecificOutput"]["additionalContext"]
@@ -355,7 +356,8 @@ def test_copilot_answers() -> None:
     }
     ask = out(adapter.render(pre, decision(Verdict.ASK_USER)))
     assert ask["permissionDecision"] == "deny" and "ask the user" in ask["permissionDecisionReason"]
-    assert adapter.render(pre, decision(Verdict.ALLOW)).stdout == ""
+    shadow = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.SHADOW, findings=[])
+    assert adapter.render(pre, shadow).stdout == ""  # shadow mode: the command as written
     assert REASON in out(adapter.render(pre, decision(Verdict.WARN)))["additionalContext"]
     stop = adapter.parse(cop("agentStop"))
     assert out(adapter.render(stop, decision(Verdict.BLOCK))) == {
@@ -406,6 +408,14 @@ def _hook(
     return json.loads(done.stdout) if done.stdout.strip() else {}
 
 
+def _inner(command: str) -> str:
+    """How the boundary's wrapper starts ``command`` (the host's shell runs bwrap, bwrap this)."""
+    import shlex
+    import shutil
+
+    return shlex.join([shutil.which("bash") or "/bin/sh", "-c", command])
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
@@ -438,21 +448,12 @@ def test_gemini_hook_blocks_rm_home_and_keeps_the_users_constraint(
         ),
     )
     assert deny["decision"] == "deny" and "GATE-RM-ROOT" in deny["reason"]
-    assert (
-        _hook(
-            project,
-            state,
-            "gemini",
-            "BeforeTool",
-            gem(
-                "BeforeTool",
-                cwd=cwd,
-                tool_name="run_shell_command",
-                tool_input={"command": "ls -la"},
-            ),
-        )
-        == {}
+    listing = gem(
+        "BeforeTool", cwd=cwd, tool_name="run_shell_command", tool_input={"command": "ls -la"}
     )
+    contained = _hook(project, state, "gemini", "BeforeTool", listing)["hookSpecificOutput"]
+    assert set(contained) == {"hookEventName", "tool_input"}  # allowed, and contained
+    assert contained["tool_input"]["command"].split(" -- ")[1].startswith(_inner("ls -la"))
     _hook(
         project,
         state,
@@ -493,16 +494,11 @@ def test_copilot_hook_blocks_rm_home_and_keeps_the_users_constraint(
     assert (
         deny["permissionDecision"] == "deny" and "GATE-RM-ROOT" in deny["permissionDecisionReason"]
     )
-    assert (
-        _hook(
-            project,
-            state,
-            "copilot",
-            "preToolUse",
-            cop("preToolUse", cwd=cwd, toolName="bash", toolArgs='{"command": "ls"}'),
-        )
-        == {}
-    )
+    listing = cop("preToolUse", cwd=cwd, toolName="bash", toolArgs='{"command": "ls", "x": 1}')
+    contained = _hook(project, state, "copilot", "preToolUse", listing)
+    assert set(contained) == {"modifiedArgs"}  # allowed, and contained
+    assert contained["modifiedArgs"]["x"] == 1  # the tool's other arguments kept
+    assert contained["modifiedArgs"]["command"].split(" -- ")[1].startswith(_inner("ls"))
     _hook(
         project,
         state,
@@ -520,3 +516,29 @@ def test_copilot_hook_blocks_rm_home_and_keeps_the_users_constraint(
     )
     assert blocked["permissionDecision"] == "deny"
     assert "do not modify tests" in blocked["permissionDecisionReason"].lower()
+
+
+def test_without_the_engine_the_command_runs_as_written_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No bubblewrap: the gate has answered, the command is not replaced, stderr says why."""
+    monkeypatch.setenv("PATH", "/nonexistent")
+    gemini = GeminiAdapter()
+    pre = gemini.parse(
+        gem("BeforeTool", tool_name="run_shell_command", tool_input={"command": "x"})
+    )
+    reply = gemini.render(pre, decision(Verdict.ALLOW))
+    assert reply.stdout == "" and "not contained" in reply.stderr
+    copilot = CopilotAdapter()
+    pre = copilot.parse(cop("preToolUse", toolName="bash", toolArgs='{"command": "x"}'))
+    reply = copilot.render(pre, decision(Verdict.ALLOW))
+    assert reply.stdout == "" and "not contained" in reply.stderr
+
+
+def test_only_shell_tools_are_rewritten() -> None:
+    gemini = GeminiAdapter()
+    read = gemini.parse(gem("BeforeTool", tool_name="read_file", tool_input={"file_path": "a"}))
+    assert gemini.render(read, decision(Verdict.ALLOW)) == HostReply()
+    copilot = CopilotAdapter()
+    view = copilot.parse(cop("preToolUse", toolName="view", toolArgs='{"path": "a"}'))
+    assert copilot.render(view, decision(Verdict.ALLOW)) == HostReply()

@@ -39,6 +39,7 @@ from agentreflex.core.hosts.base import (
     require_str,
     tool_response_text,
 )
+from agentreflex.core.hosts.contained import contained_command
 from agentreflex.core.hosts.toolnames import checked_input, mapped_call
 from agentreflex.core.recap import Recap, render_plain
 
@@ -157,13 +158,20 @@ class GeminiAdapter:
         if decision.recap is not None and event.kind in _RECAP_EVENTS:
             parts.insert(0, self.render_recap(decision.recap))
         context = "\n".join(parts)
+        out: dict[str, Any] = {"hookEventName": HOST_NAMES.get(event.kind, "")}
         if event.kind in _CONTEXT_EVENTS and (verdict is Verdict.WARN or context):
-            text = cap(context or f"agentreflex warning: {reason}")
-            out = {"hookEventName": HOST_NAMES[event.kind], "additionalContext": text}
-            return HostReply(dump_json({"hookSpecificOutput": out}))
+            out["additionalContext"] = cap(context or f"agentreflex warning: {reason}")
+        contained = contained_command(event, decision)
+        if contained is not None and not contained[1]:  # a note: left as written
+            # BeforeTool may replace the tool's arguments: the shell command runs
+            # inside the guard's boundary (Gemini's own --sandbox needs docker)
+            out["tool_input"] = {"command": contained[0]}
+        note = contained[1] + "\n" if contained and contained[1] else ""
+        if len(out) > 1:
+            return HostReply(dump_json({"hookSpecificOutput": out}), note)
         if verdict is Verdict.WARN:
-            return HostReply(dump_json({"systemMessage": cap(f"agentreflex: {reason}")}))
-        return HostReply()
+            return HostReply(dump_json({"systemMessage": cap(f"agentreflex: {reason}")}), note)
+        return HostReply("", note)
 
     def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
         text = cap(f"agentreflex error: {message}")

@@ -11,7 +11,9 @@ Per host:
   ``allowUnsandboxedCommands = false`` in a settings file it reads);
 * Codex: its own sandbox (``sandbox_mode`` not ``danger-full-access`` in a
   ``config.toml`` it reads);
-* OpenCode and pi: the guard's bubblewrap boundary (:func:`contain.status`);
+* OpenCode, pi, Gemini CLI and Copilot CLI: the guard's bubblewrap boundary
+  (:func:`contain.status`; the hook replaces each shell command, see
+  :mod:`agentreflex.core.hosts.contained`);
 * Hermes: not contained yet (its plugin does not rewrite commands).
 """
 
@@ -89,7 +91,7 @@ def host_containment(
             "not contained: shadow mode (in enforced mode shell commands run in bubblewrap)",
         )
     rows = [("claude-code", *_claude(project, values)), ("codex", *_codex(project, values))]
-    for host in ("opencode", "pi"):
+    for host in ("opencode", "pi", "gemini", "copilot"):
         rows.append((host, own, why.replace("shell commands run", f"{host}'s shell commands run")))
     rows.append(("hermes", False, "not contained: Hermes' plugin does not rewrite commands yet"))
     return [

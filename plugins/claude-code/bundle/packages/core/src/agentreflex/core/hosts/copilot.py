@@ -33,6 +33,7 @@ from agentreflex.core.hosts.base import (
     dump_json,
     require_str,
 )
+from agentreflex.core.hosts.contained import contained_command
 from agentreflex.core.hosts.toolnames import checked_input, mapped_call
 from agentreflex.core.recap import Recap, render_plain
 
@@ -135,11 +136,20 @@ class CopilotAdapter:
         if decision.recap is not None and event.kind in _RECAP_EVENTS:
             parts.insert(0, self.render_recap(decision.recap))
         context = "\n".join(parts)
+        out: dict[str, Any] = {}
         if event.kind in _CONTEXT_EVENTS and (verdict is not Verdict.ALLOW or context):
-            return HostReply(
-                dump_json({"additionalContext": cap(context or f"agentreflex warning: {reason}")})
-            )
-        return HostReply()
+            out["additionalContext"] = cap(context or f"agentreflex warning: {reason}")
+        contained = contained_command(event, decision)
+        if contained is not None and not contained[1]:  # a note: left as written
+            # preToolUse may replace the tool's arguments: the shell command runs
+            # inside the guard's boundary (Copilot CLI has no sandbox of its own)
+            args = _args(event.raw.get("toolArgs"), event.kind)
+            out["modifiedArgs"] = {
+                **(args if isinstance(args, dict) else {}),
+                "command": contained[0],
+            }
+        note = contained[1] + "\n" if contained and contained[1] else ""
+        return HostReply(dump_json(out) if out else "", note)
 
     def render_error(self, kind: EventKind | None, message: str, fail_closed: bool) -> HostReply:
         text = cap(f"agentreflex error: {message}")

@@ -41,8 +41,8 @@ has to interpret is a field it could misread; four keys are all it needs.
 
 from __future__ import annotations
 
-from agentreflex.core.decision import Decision, Mode, Verdict
-from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
+from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -53,6 +53,7 @@ from agentreflex.core.hosts.base import (
     require_tool_input,
     tool_response_text,
 )
+from agentreflex.core.hosts.contained import contained_command
 from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
@@ -176,7 +177,7 @@ def render_shim(event: Event, decision: Decision, recap: str = "") -> HostReply:
         reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
     if refuse and event.kind in (EventKind.PRE_TOOL, EventKind.STOP):
         return HostReply(dump_json({"block": True, "reason": reason}))
-    contained = _contained_command(event, decision)
+    contained = contained_command(event, decision)
     parts = list(decision.context)
     if recap and event.kind in _RECAP_EVENTS:
         parts.insert(0, recap)
@@ -190,25 +191,6 @@ def render_shim(event: Event, decision: Decision, recap: str = "") -> HostReply:
         return HostReply("{}")
     note = contained[1] + "\n" if contained and contained[1] else ""
     return HostReply(dump_json(reply), note)
-
-
-def _contained_command(event: Event, decision: Decision) -> tuple[str, str] | None:
-    """The shell command run inside the guard's boundary (enforced mode), and a note.
-
-    Only shell tools in enforced mode; the project is the folder the host
-    reported (``cwd`` from the shim), never one found by walking up to a
-    ``.git``.  When the engine can't be had the command goes unchanged (the
-    gate already answered for it) and the note says "not contained".
-    """
-    tool = event.tool
-    if event.kind is not EventKind.PRE_TOOL or tool is None or tool.kind is not ToolKind.SHELL:
-        return None
-    if decision.mode is not Mode.ENFORCED or not isinstance(tool.input.get("command"), str):
-        return None
-    from agentreflex.core import contain
-
-    command, note = contain.shell_rewrite(tool.input["command"], event.cwd)
-    return command, (f"agentreflex: {note}" if note else "")
 
 
 class ShimAdapter:

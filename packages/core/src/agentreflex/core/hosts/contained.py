@@ -1,0 +1,34 @@
+"""The shell command a host without a sandbox of its own runs instead: inside the guard's boundary.
+
+Why here and not in each adapter: OpenCode, pi, Gemini CLI and Copilot CLI
+all let the hook replace a shell tool's command before it runs (the shims'
+``command`` reply, Gemini's ``hookSpecificOutput.tool_input``, Copilot's
+``modifiedArgs``); what the replacement is, and when there is one, is one
+rule.  The boundary itself is :mod:`agentreflex.core.contain`.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.decision import Decision, Mode
+from agentreflex.core.events import Event, EventKind, ToolKind
+
+__all__ = ["contained_command"]
+
+
+def contained_command(event: Event, decision: Decision) -> tuple[str, str] | None:
+    """The shell command run inside the guard's boundary (enforced mode), and a note.
+
+    Only shell tools in enforced mode; the project is the folder the host
+    reported (its ``cwd``), never one found by walking up to a ``.git``.
+    When the engine can't be had the command goes unchanged (the gate
+    already answered for it) and the note says "not contained".
+    """
+    tool = event.tool
+    if event.kind is not EventKind.PRE_TOOL or tool is None or tool.kind is not ToolKind.SHELL:
+        return None
+    if decision.mode is not Mode.ENFORCED or not isinstance(tool.input.get("command"), str):
+        return None
+    from agentreflex.core import contain
+
+    command, note = contain.shell_rewrite(tool.input["command"], event.cwd)
+    return command, (f"agentreflex: {note}" if note else "")
