@@ -493,3 +493,26 @@ def test_unwritable_state_falls_back_to_the_full_line(
     assert "--ro-bind" in line
     done = subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == "hi\n"
+
+
+def test_inner_command_reads_back_what_rewrite_wrapped(project: Path) -> None:
+    """Gemini and Copilot report the arguments a tool ran with: ours, when we contained it."""
+    _engine()
+    for command in ("pytest -q", "echo 'a b' && cd sub && make", "printf '%s' \"$HOME\""):
+        line = contain.rewrite(command, str(project))
+        assert contain.inner_command(line) == command
+    # the form without a mounts file (the state folder could not be written)
+    plain = shlex.join([_engine(), "--ro-bind", "/", "/", "--", "/bin/bash", "-c", "make"])
+    assert contain.inner_command(plain) == "make"
+
+
+def test_inner_command_leaves_every_other_line_alone() -> None:
+    for line in (
+        "pytest -q",
+        "echo bwrap",
+        "bwrap --ro-bind / / -- make",  # no shell -c: not a line rewrite writes
+        "bwrap --args 9 -- bash -x make 9< f",
+        "bwrap 'unclosed",
+        "/usr/bin/notbwrap --args 9 -- bash -c make 9< f",
+    ):
+        assert contain.inner_command(line) is None, line

@@ -542,3 +542,31 @@ def test_only_shell_tools_are_rewritten() -> None:
     copilot = CopilotAdapter()
     view = copilot.parse(cop("preToolUse", toolName="view", toolArgs='{"path": "a"}'))
     assert copilot.render(view, decision(Verdict.ALLOW)) == HostReply()
+
+
+def test_after_a_contained_command_the_reflexes_read_the_agents_own(tmp_path: Path) -> None:
+    """The hosts report the replaced arguments after the tool; the evidence needs the command run."""
+    from agentreflex.core import contain
+
+    if contain.engine_path() is None:
+        pytest.fail(
+            "bubblewrap is not installed: `apt-get install -y bubblewrap` (.ci/run does this)"
+        )
+    wrapped = contain.rewrite("pytest -q", str(tmp_path))
+    response = {"llmContent": "1 passed", "returnDisplay": "1 passed"}
+    post = GeminiAdapter().parse(
+        gem(
+            "AfterTool",
+            tool_name="run_shell_command",
+            tool_input={"command": wrapped, "description": "d"},
+            tool_response=response,
+        )
+    )
+    assert post.tool is not None and post.tool.input["command"] == "pytest -q"
+    assert post.tool.input["description"] == "d"
+    args = json.dumps({"command": wrapped, "description": "run"})
+    result = {"resultType": "success", "textResultForLlm": "1 passed"}
+    cpost = CopilotAdapter().parse(
+        cop("postToolUse", toolName="bash", toolArgs=args, toolResult=result)
+    )
+    assert cpost.tool is not None and cpost.tool.input["command"] == "pytest -q"

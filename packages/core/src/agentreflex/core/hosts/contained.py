@@ -12,7 +12,11 @@ from __future__ import annotations
 from agentreflex.core.decision import Decision, Mode
 from agentreflex.core.events import Event, EventKind, ToolKind
 
-__all__ = ["contained_command"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["as_the_agent_wrote", "contained_command"]
 
 
 def contained_command(event: Event, decision: Decision) -> tuple[str, str] | None:
@@ -32,3 +36,20 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
 
     command, note = contain.shell_rewrite(tool.input["command"], event.cwd)
     return command, (f"agentreflex: {note}" if note else "")
+
+
+def as_the_agent_wrote(tool_input: Any) -> Any:
+    """A tool's input after it ran, with a command the hook contained read as the agent wrote it.
+
+    The hosts that take the hook's replacement arguments report those after
+    the tool; what the agent asked for is the inner command.
+    """
+    if not isinstance(tool_input, dict):
+        return tool_input
+    command = tool_input.get("command")
+    if not isinstance(command, str) or "bwrap" not in command:
+        return tool_input  # cheap: most commands never load the boundary's module
+    from agentreflex.core import contain
+
+    inner = contain.inner_command(command)
+    return tool_input if inner is None else {**tool_input, "command": inner}

@@ -33,7 +33,7 @@ from agentreflex.core.hosts.base import (
     dump_json,
     require_str,
 )
-from agentreflex.core.hosts.contained import contained_command
+from agentreflex.core.hosts.contained import as_the_agent_wrote, contained_command
 from agentreflex.core.hosts.toolnames import checked_input, mapped_call
 from agentreflex.core.recap import Recap, render_plain
 
@@ -112,6 +112,8 @@ class CopilotAdapter:
             tool_name = require_str(payload, "toolName")
             alias = TOOL_ALIASES.get(tool_name.lower(), tool_name)
             args = _args(payload.get("toolArgs"), kind)
+            if kind is EventKind.POST_TOOL:  # the arguments it ran with: ours, if we contained it
+                args = as_the_agent_wrote(args)
             event.tool = mapped_call(tool_name, alias, checked_input(args, "toolArgs", alias, kind))
         if kind is EventKind.POST_TOOL:
             event.result = _result(payload.get("toolResult"))

@@ -39,7 +39,7 @@ from agentreflex.core.hosts.base import (
     require_str,
     tool_response_text,
 )
-from agentreflex.core.hosts.contained import contained_command
+from agentreflex.core.hosts.contained import as_the_agent_wrote, contained_command
 from agentreflex.core.hosts.toolnames import checked_input, mapped_call
 from agentreflex.core.recap import Recap, render_plain
 
@@ -132,6 +132,8 @@ class GeminiAdapter:
             tool_name = require_str(payload, "tool_name")
             alias = TOOL_ALIASES.get(tool_name) or mcp_alias(tool_name) or tool_name
             tool_input = checked_input(payload.get("tool_input"), "tool_input", alias, kind)
+            if kind is EventKind.POST_TOOL:  # the input it ran with: ours, if we contained it
+                tool_input = as_the_agent_wrote(tool_input)
             event.tool = mapped_call(tool_name, alias, tool_input)
         if kind is EventKind.POST_TOOL:
             event.result = _result(payload.get("tool_response"))

@@ -41,6 +41,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "engine_path",
+    "inner_command",
     "load_policy",
     "plan",
     "rewrite",
@@ -280,6 +281,33 @@ def rewrite(
     # the model sees the host's record of the command: keep it short (bwrap reads
     # the mounts from a file only the guard writes, read-only inside the boundary)
     return f"{shlex.quote(engine)} --args 9 -- {shlex.join(inner)} 9< {shlex.quote(stored)}"
+
+
+def inner_command(line: str) -> str | None:
+    """The command a line :func:`rewrite` made runs, or None for any other line.
+
+    Why: Gemini CLI and Copilot CLI hand the hook after a tool the arguments
+    the tool ran with, which are the rewritten ones; the reflexes after the
+    tool (the evidence of a test run above all) must read the agent's own
+    command.  Only the two exact shapes ``rewrite`` writes are recognised;
+    a look-alike the agent typed runs the same inner command, so reading it
+    so says nothing false.
+    """
+    if ENGINE not in line:
+        return None
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    if not words or os.path.basename(words[0]) != ENGINE:
+        return None
+    if len(words) == 9 and words[1:4] == ["--args", "9", "--"] and words[7] == "9<":
+        tail = words[4:7]
+    elif len(words) >= 5 and words[-4] == "--":
+        tail = words[-3:]
+    else:
+        return None
+    return tail[2] if tail[1] == "-c" else None
 
 
 def _args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
