@@ -201,3 +201,16 @@ def test_the_schema_model_has_sub_tables_choices_and_its_place() -> None:
     assert demo["Limits"]["properties"]["count"]["maximum"] == 10
     assert list(demo["Demo"]["properties"]) == ["level", "limits", "parts"]
     assert demo["Limits"]["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("text", ["", 'mode = "enforced"\n'])
+def test_core_alone_loads_a_config_without_any_package_section(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    monkeypatch.setattr(registry, "_MEMO", registry.flatten([]))
+    _approved_load(project, tmp_path, text)
+    path = _write(project, '[reasoning_guard]\nmode = "on"\n')  # the guard is not installed
+    with pytest.raises(ConfigError, match="reasoning_guard: unknown key") as info:
+        _load(project, tmp_path)
+    assert str(info.value).startswith(f"{path}: ")
+    assert str(info.value).endswith(NOT_DECLARED)

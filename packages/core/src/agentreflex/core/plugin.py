@@ -86,7 +86,11 @@ class Setting:
         return list(default) if isinstance(default, tuple) else default
 
     def read(self, config: Config, section: str) -> Any:
-        """This key's validated value in ``config`` (the default when absent)."""
+        """This key's validated value in ``config`` (the default when absent).
+
+        A top-level key only; :meth:`Section.value` also reads a sub-table's
+        key and resolves ``follows``.
+        """
         from agentreflex.core.config import section_value
 
         default = self.default_for(config.profile)
