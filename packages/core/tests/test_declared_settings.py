@@ -214,3 +214,45 @@ def test_core_alone_loads_a_config_without_any_package_section(
         _load(project, tmp_path)
     assert str(info.value).startswith(f"{path}: ")
     assert str(info.value).endswith(NOT_DECLARED)
+
+
+def _problems(section: Section) -> list[str]:
+    """What is inconsistent in a checked section's declaration (empty: nothing)."""
+    from agentreflex.core.config import PROFILES
+    from agentreflex.core.plugin import STRICTER
+
+    keys = {key for key, _setting in section.each()}
+    out = []
+    for key, item in section.each():
+        if item.stricter not in STRICTER:
+            out.append(f"{key}: stricter {item.stricter!r}")
+        if item.kind == "choice" and not set(item.order) <= set(item.allowed):
+            out.append(f"{key}: order outside allowed")
+        if item.kind == "choice" and item.stricter == "order" and not item.order:
+            out.append(f"{key}: no order")
+        if any(profile not in PROFILES for profile, _value in item.profiles):
+            out.append(f"{key}: unknown profile")
+        if item.follows and item.follows not in keys:
+            out.append(f"{key}: follows {item.follows!r}, not a key of the section")
+    return out
+
+
+def test_the_demo_declaration_is_consistent() -> None:
+    assert _problems(DEMO) == []
+    broken = Section(
+        "x",
+        settings=(
+            Setting("a", "choice", "b", follows="nope", stricter="up"),
+            Setting("c", "choice", "d", allowed=("d",), stricter="order", order=("d", "e")),
+        ),
+    )
+    assert _problems(broken) == [
+        "a: stricter 'up'",
+        "a: follows 'nope', not a key of the section",
+        "c: order outside allowed",
+    ]
+
+
+def test_every_installed_checked_section_is_consistent() -> None:
+    checked = [s for p in registry.declarations() for s in p.sections if s.checked]
+    assert {s.key: _problems(s) for s in checked} == {s.key: [] for s in checked}
