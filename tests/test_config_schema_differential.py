@@ -31,6 +31,7 @@ from agentreflex.core import config as fast
 from agentreflex.core.config import ConfigError, load_config
 from agentreflex.core.configcheck import check_file
 from agentreflex.core.record import fields
+from agentreflex.guard import plugin as guard
 from agentreflex.judge2.settings import load_settings as judge2_settings
 from agentreflex.runaway.settings import BudgetSettings, LoopSettings
 from agentreflex.runaway.settings import load_settings as runaway_settings
@@ -122,9 +123,9 @@ JUDGE = table(
 )
 GUARD = table(
     {
-        "mode": choice(fast.GUARD_MODES),
-        "backfill": table({"mode": choice(fast.BACKFILL_MODES), "limit": integer(1, 100_000)}),
-        "categories": table({c: choice(fast.GUARD_CATEGORY_MODES) for c in fast.GUARD_CATEGORIES}),
+        "mode": choice(guard.MODES),
+        "backfill": table({"mode": choice(guard.BACKFILL_MODES), "limit": integer(1, 100_000)}),
+        "categories": table({c: choice(guard.CATEGORY_MODES) for c in guard.CATEGORIES}),
     }
 )
 RUNAWAY = table(

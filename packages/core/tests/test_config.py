@@ -10,7 +10,6 @@ import pytest
 from agentreflex.core import trust
 from agentreflex.core.config import (
     DEFAULT_THRESHOLDS,
-    GUARD_CATEGORIES,
     Config,
     ConfigError,
     load_config,
@@ -63,10 +62,6 @@ def test_defaults(project: Path, tmp_path: Path) -> None:
     assert cfg.judge.mode == "auto"
     assert cfg.judge.api_key == ""
     assert not cfg.judge.has_key
-    assert cfg.reasoning_guard.mode == "report"
-    assert cfg.reasoning_guard.backfill_mode == "recent"
-    assert all(v == "inherit" for v in cfg.reasoning_guard.categories.values())
-    assert set(cfg.reasoning_guard.categories) == set(GUARD_CATEGORIES)
     assert cfg.project_dir == str(project)
     assert cfg.state_dir == os.path.join(str(project), ".agentreflex")
     assert cfg.sources == []
@@ -170,26 +165,20 @@ def test_bad_jev_mode(project: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("profile", "enabled", "judge", "guard"),
+    ("profile", "enabled", "judge"),
     [
-        ("off", False, "off", "off"),
-        ("lean", True, "off", "off"),
-        ("balanced", True, "auto", "report"),
-        ("thorough", True, "auto", "on"),
+        ("off", False, "off"),
+        ("lean", True, "off"),
+        ("balanced", True, "auto"),
+        ("thorough", True, "auto"),
     ],
 )
-def test_profiles(
-    profile: str, enabled: bool, judge: str, guard: str, project: Path, tmp_path: Path
-) -> None:
+def test_profiles(profile: str, enabled: bool, judge: str, project: Path, tmp_path: Path) -> None:
     cfg = _load(project, tmp_path, AGENTREFLEX_PROFILE=profile)
     assert cfg.profile == profile
     assert cfg.reflexes_enabled is enabled
     assert cfg.judge.mode == judge
-    assert cfg.reasoning_guard.mode == guard
     assert cfg.reflex_enabled("gate") is enabled
-    # the guard's global mode is inherited by every category
-    for category in GUARD_CATEGORIES:
-        assert cfg.reasoning_guard.category_mode(category) == guard
 
 
 def test_profile_from_file_and_env_wins(project: Path, tmp_path: Path) -> None:
@@ -302,52 +291,6 @@ def test_state_dir_env(project: Path, tmp_path: Path) -> None:
     assert cfg.state_dir == str(tmp_path / "elsewhere")
 
 
-def test_reasoning_guard_section(project: Path, tmp_path: Path) -> None:
-    _approved_config(
-        project,
-        tmp_path,
-        """
-[reasoning_guard]
-mode = "on"
-
-[reasoning_guard.backfill]
-mode = "full"
-limit = 50
-
-[reasoning_guard.categories]
-causal_claims = "report"
-completion_claims = "off"
-""",
-    )
-    guard = _load(project, tmp_path).reasoning_guard
-    assert guard.mode == "on"
-    assert (guard.backfill_mode, guard.backfill_limit) == ("full", 50)
-    assert guard.category_mode("causal_claims") == "report"
-    assert guard.category_mode("completion_claims") == "off"
-    assert guard.category_mode("evidence_follow_through") == "on"  # inherit
-    assert guard.category_mode("permanent_mutations") == "on"
-
-
-def test_reasoning_guard_off_is_a_master_switch(project: Path, tmp_path: Path) -> None:
-    _approved_config(
-        project,
-        tmp_path,
-        '[reasoning_guard]\nmode = "off"\n[reasoning_guard.categories]\ncausal_claims = "on"\n',
-    )
-    guard = _load(project, tmp_path).reasoning_guard
-    assert guard.categories["causal_claims"] == "on"
-    assert guard.category_mode("causal_claims") == "off"
-    env_on = _load(project, tmp_path, AGENTREFLEX_REASONING_GUARD="on").reasoning_guard
-    assert env_on.category_mode("causal_claims") == "on"
-
-
-def test_profile_guard_mapping_is_overridden_by_the_file(project: Path, tmp_path: Path) -> None:
-    _approved_config(project, tmp_path, 'profile = "lean"\n[reasoning_guard]\nmode = "report"\n')
-    cfg = _load(project, tmp_path)
-    assert cfg.profile == "lean"
-    assert cfg.reasoning_guard.mode == "report"
-
-
 @pytest.mark.parametrize(
     ("text", "key", "allowed"),
     [
@@ -359,7 +302,7 @@ def test_profile_guard_mapping_is_overridden_by_the_file(project: Path, tmp_path
         ("[thresholds]\ndestructive_block = true\n", "destructive_block", "between 0 and 1"),
         ("[thresholds]\ndestructive_blok = 0.5\n", "destructive_blok", "destructive_block"),
         ("thresholds = 0.5\n", "thresholds", "must be a table"),
-        ("[bogus]\nx = 1\n", "bogus", "reasoning_guard"),
+        ("[bogus]\nx = 1\n", "bogus", "worktree"),
         ("colour = true\n", "colour", "thresholds"),
         ("[loop]\nhard_repeat_count = 1\n", "hard_repeat_count", "from 2 to 1000"),
         ("[loop]\nwindow = 10\n", "window", "recent_action_window"),
@@ -369,16 +312,6 @@ def test_profile_guard_mapping_is_overridden_by_the_file(project: Path, tmp_path
         ("[judge]\ntemperature = 0\n", "temperature", "timeout_ms"),
         ("[hook]\nfloor_budget_ms = 1\n", "floor_budget_ms", "from 10 to 60000"),
         ("[daemon]\nidle = 5\n", "idle", "idle_seconds"),
-        ('[reasoning_guard]\nmode = "yes"\n', "reasoning_guard.mode", "off, report, on"),
-        ('[reasoning_guard]\nlevel = "x"\n', "level", "backfill, categories"),
-        ('[reasoning_guard.backfill]\nmode = "all"\n', "backfill.mode", "recent, live, full"),
-        ("[reasoning_guard.backfill]\nlimit = 0\n", "backfill.limit", "from 1 to 100000"),
-        ('[reasoning_guard.categories]\nvibes = "on"\n', "vibes", "causal_claims"),
-        (
-            '[reasoning_guard.categories]\ncausal_claims = "always"\n',
-            "causal_claims",
-            "inherit, on, report, off",
-        ),
         ('disabled_reflexes = "gate"\n', "disabled_reflexes", "list of reflex names"),
         ("disabled_reflexes = [1]\n", "disabled_reflexes", "list of reflex names"),
         ("state_dir = 5\n", "state_dir", "directory path"),

@@ -56,6 +56,9 @@ def test_cli_lists_every_problem_with_file_line_and_key(tmp_path: Path) -> None:
     pytest.importorskip(
         "agentreflex.runaway", reason="needs the runaway package (its declared section)"
     )
+    pytest.importorskip(
+        "agentreflex.guard", reason="needs the guard package (its declared [reasoning_guard])"
+    )
     path = tmp_path / "config.toml"
     path.write_text(BAD)
     done = _cli(str(path), cwd=tmp_path)

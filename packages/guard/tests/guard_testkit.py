@@ -22,7 +22,8 @@ def marker(directive: dict[str, Any] | None = None) -> str:
 
 def guard_config(mode: str = "on", **categories: str) -> Config:
     cfg = make_config("enforced", env={"AGENTREFLEX_REASONING_GUARD": mode})
-    cfg.reasoning_guard.categories.update(categories)
+    table = cfg.sections.setdefault("reasoning_guard", {})
+    table.setdefault("categories", {}).update(categories)
     return cfg
 
 

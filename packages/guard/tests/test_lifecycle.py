@@ -8,6 +8,7 @@ import os
 
 from agentreflex.core.decision import Mode, Verdict, merge
 from agentreflex.core.testing import make_config, post_tool, pre_tool, prompt, stop
+from agentreflex.guard import plugin
 from guard_testkit import DIRECTIVE, Runner, codes, guard_config, make_runner, marker, session
 
 ADAPTER = {"command": "adapter-status --json"}
@@ -198,7 +199,7 @@ def test_global_off_writes_nothing(state_dir: str) -> None:
 
 def test_profiles_map_to_guard_modes() -> None:
     modes = {
-        p: make_config(env={"AGENTREFLEX_PROFILE": p}).reasoning_guard.mode
+        p: plugin.mode(make_config(env={"AGENTREFLEX_PROFILE": p}))
         for p in ("off", "lean", "balanced", "thorough")
     }
     assert modes == {"off": "off", "lean": "off", "balanced": "report", "thorough": "on"}

@@ -107,6 +107,8 @@ def section_key(kind: str, **bounds: Any) -> Check:
         schema = {"minimum": 0, "maximum": 1}
     elif kind in ("int", "float"):
         schema = {"minimum": bounds["low"], "maximum": bounds["high"]}
+    elif kind == "choice":
+        schema = {"enum": list(bounds["allowed"])}
     return Check(run, f"{MARK}.{MARK}", **schema)
 
 
@@ -187,37 +189,6 @@ class Judge(_Table):
     retries: Annotated[int, integer(0, 10)] = Field(
         default=2, description="Retries after a failed request."
     )
-
-
-class Backfill(_Table):
-    """How far back the reasoning guard reads a transcript it joins late."""
-
-    mode: Annotated[str, choice(fast.BACKFILL_MODES)] = "recent"
-    limit: Annotated[int, integer(1, 100_000)] = 20
-
-
-_CategoryMode = Annotated[str, choice(fast.GUARD_CATEGORY_MODES)]
-
-
-class Categories(_Table):
-    """Per-category mode of the reasoning guard; ``inherit`` follows ``reasoning_guard.mode``."""
-
-    evidence_follow_through: _CategoryMode = "inherit"
-    causal_claims: _CategoryMode = "inherit"
-    permanent_mutations: _CategoryMode = "inherit"
-    completion_claims: _CategoryMode = "inherit"
-
-
-class ReasoningGuard(_Table):
-    """The reasoning guard (environment: AGENTREFLEX_REASONING_GUARD)."""
-
-    mode: Annotated[str, choice(fast.GUARD_MODES)] = Field(
-        default="report",
-        description="off, report or on. The default comes from the profile: "
-        "off for off and lean, on for thorough.",
-    )
-    backfill: Backfill = Field(default_factory=Backfill)
-    categories: Categories = Field(default_factory=Categories)
 
 
 class Hook(_Table):
@@ -306,7 +277,10 @@ def section_field(section: Section) -> tuple[Any, Any]:
 
 
 def section_model(section: Section) -> type[BaseModel]:
-    """The pydantic model of a declared section (closed unless ``section.open``)."""
+    """The pydantic model of a declared section (closed unless ``section.open``).
+
+    Its settings come first, then each sub-table as a model of its own.
+    """
     fields: dict[str, Any] = {}
     for item in section.settings:
         default = list(item.default) if isinstance(item.default, tuple) else item.default
@@ -316,6 +290,9 @@ def section_model(section: Section) -> type[BaseModel]:
             annotation,
             Field(default=default, description=item.description or None),
         )
+    for table in section.tables:
+        sub = section_model(table)
+        fields[table.key] = (sub, Field(default_factory=sub))
     model: type[BaseModel] = create_model(
         section.title or section.key.title(),
         __base__=_OpenTable if section.open else _Table,
@@ -332,6 +309,10 @@ def declared_sections() -> list[Section]:
 
     found = {s.key: s for plugin in declarations() for s in plugin.sections}
     return [found[key] for key in sorted(found)]
+
+
+class _ConfigBase(_Table):
+    model_config = ConfigDict(extra="forbid", title="agentreflex config.toml")
 
 
 class CoreKeys(_Table):
@@ -357,18 +338,30 @@ class CoreKeys(_Table):
     thresholds: Thresholds = Field(default_factory=Thresholds)
     loop: Loop = Field(default_factory=Loop)
     judge: Judge = Field(default_factory=Judge)
-    reasoning_guard: ReasoningGuard = Field(default_factory=ReasoningGuard)
     hook: Hook = Field(default_factory=Hook)
     daemon: Daemon = Field(default_factory=Daemon)
     worktree: Worktree = Field(default_factory=Worktree)
 
 
 def _config_file() -> type[BaseModel]:
-    """:class:`CoreKeys`, every declared package section, then ``[export]``."""
-    fields = {section.key: section_field(section) for section in declared_sections()}
+    """:class:`CoreKeys`, every declared package section, then ``[export]``.
+
+    A section that declares ``after`` comes right after that key (so a table
+    keeps its documented place in the schema); the others follow core's own
+    keys in key order.
+    """
+    sections = declared_sections()
+    fields: dict[str, Any] = {}
+    for name, info in CoreKeys.model_fields.items():
+        fields[name] = (info.annotation, info)
+        for section in sections:
+            if section.after == name:
+                fields[section.key] = section_field(section)
+    for section in sections:
+        fields.setdefault(section.key, section_field(section))
     fields["export"] = (Export, Field(default_factory=Export))
-    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
-        "ConfigFile", __base__=CoreKeys, __doc__=CoreKeys.__doc__, __module__=__name__, **fields
+    model: type[BaseModel] = create_model(
+        "ConfigFile", __base__=_ConfigBase, __doc__=CoreKeys.__doc__, __module__=__name__, **fields
     )
     return model
 

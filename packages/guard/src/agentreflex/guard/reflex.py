@@ -19,7 +19,7 @@ import os
 import time
 
 from agentreflex.core.decision import Finding, Verdict
-from agentreflex.guard import quiet
+from agentreflex.guard import plugin, quiet
 from agentreflex.guard.plugin import PLUGIN
 
 TYPE_CHECKING = False
@@ -34,14 +34,13 @@ if TYPE_CHECKING:
 def settings_from(ctx: ReflexContext) -> Settings:
     """The guard's effective settings, with the global off master switch applied."""
     from agentreflex.guard.engine import Settings
-    from agentreflex.guard.report import CATEGORIES
 
-    gs = ctx.config.reasoning_guard
+    backfill_mode, backfill_limit = plugin.backfill(ctx.config)
     return Settings(
-        mode=gs.mode,
-        categories={c: gs.category_mode(c) for c in CATEGORIES},
-        backfill_mode=gs.backfill_mode,
-        backfill_limit=gs.backfill_limit,
+        mode=plugin.mode(ctx.config),
+        categories=plugin.category_modes(ctx.config),
+        backfill_mode=backfill_mode,
+        backfill_limit=backfill_limit,
     )
 
 
@@ -56,11 +55,10 @@ class GuardReflex:
         self._env = env
 
     def evaluate(self, ctx: ReflexContext) -> list[Finding]:
-        if ctx.config.reasoning_guard.mode == "off":
+        if plugin.mode(ctx.config) == "off":
             return []
         env = os.environ if self._env is None else self._env
-        gs = ctx.config.reasoning_guard
-        backfill = (gs.backfill_mode, gs.backfill_limit)
+        backfill = plugin.backfill(ctx.config)
         if ctx.state_dir and quiet.nothing_to_do(ctx.state_dir, ctx.event, env, backfill):
             return []  # the engine would find nothing and change nothing later read
         return _stop_valve(ctx, self._run_engine(ctx, env))

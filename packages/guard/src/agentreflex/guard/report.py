@@ -11,6 +11,7 @@ from __future__ import annotations
 from agentreflex.core import fastjson
 from agentreflex.guard import SCHEMA_VERSION
 from agentreflex.guard import bounds as B
+from agentreflex.guard.plugin import CATEGORIES as CATEGORIES
 from agentreflex.guard.sanitize import digest, excerpt
 
 TYPE_CHECKING = False
@@ -30,12 +31,6 @@ IDENTIFIED, PLANNED, EXECUTED, EVIDENCED, RESOLVED, DEFERRED = (
 STATES = (IDENTIFIED, PLANNED, EXECUTED, EVIDENCED, RESOLVED, DEFERRED)
 CLOSED = (RESOLVED, DEFERRED)
 RANK = {s: i for i, s in enumerate(STATES)}
-CATEGORIES = (
-    "evidence_follow_through",
-    "causal_claims",
-    "permanent_mutations",
-    "completion_claims",
-)
 SURFACES = ("codex_desktop", "codex_cli", "claude_desktop", "claude_cli", "opencode", "unknown")
 EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max", "ultra", "none", "unknown")
 COUNTERS = (

@@ -11,7 +11,8 @@ A bad value is a :class:`ConfigError` naming the key and what is allowed;
 nothing is silently defaulted.  The sections the installed packages declare
 (their ``plugin.py``; :func:`package_sections`) are kept as plain dicts in
 :attr:`Config.sections` and validated by the package that reads them, with
-:func:`section_value` (through ``Setting.read``).
+:func:`section_value` (through ``Setting.read``); a checked section
+(``Section.checked``) is validated here, from its declaration, as it is loaded.
 
 Stdlib only; ``tomllib`` is imported only when a config file is new or changed.
 """
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from agentreflex.core.plugin import Section
     from agentreflex.core.trust import Lookup
 
 
@@ -58,15 +60,6 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 }
 
 PROFILES = ("off", "lean", "balanced", "thorough")
-GUARD_MODES = ("off", "report", "on")
-GUARD_CATEGORY_MODES = ("inherit", "on", "report", "off")
-GUARD_CATEGORIES = (
-    "evidence_follow_through",
-    "causal_claims",
-    "permanent_mutations",
-    "completion_claims",
-)
-BACKFILL_MODES = ("recent", "live", "full")
 JUDGE_MODES = ("auto", "mock", "jev", "off")
 
 # Core's own table that, like a package's section, is kept as a plain dict.
@@ -94,11 +87,12 @@ def package_sections() -> tuple[str, ...]:
 
 
 # What each profile sets before files and environment are applied.
+# (A package's settings declare their own per-profile defaults: Setting.profiles.)
 _PROFILE_SETTINGS: dict[str, dict[str, Any]] = {
-    "off": {"reflexes_enabled": False, "judge_mode": "off", "guard_mode": "off"},
-    "lean": {"reflexes_enabled": True, "judge_mode": "off", "guard_mode": "off"},
-    "balanced": {"reflexes_enabled": True, "judge_mode": "auto", "guard_mode": "report"},
-    "thorough": {"reflexes_enabled": True, "judge_mode": "auto", "guard_mode": "on"},
+    "off": {"reflexes_enabled": False, "judge_mode": "off"},
+    "lean": {"reflexes_enabled": True, "judge_mode": "off"},
+    "balanced": {"reflexes_enabled": True, "judge_mode": "auto"},
+    "thorough": {"reflexes_enabled": True, "judge_mode": "auto"},
 }
 
 
@@ -171,23 +165,6 @@ def is_loopback_url(url: str) -> bool:
 
 
 @record
-class GuardSettings:
-    mode: str = "report"
-    backfill_mode: str = "recent"
-    backfill_limit: int = 20
-    categories: dict[str, str] = field(
-        default_factory=lambda: {c: "inherit" for c in GUARD_CATEGORIES}
-    )
-
-    def category_mode(self, category: str) -> str:
-        """Effective mode of one category: global off is a master switch."""
-        if self.mode == "off":
-            return "off"
-        value = self.categories.get(category, "inherit")
-        return self.mode if value == "inherit" else value
-
-
-@record
 class Config:
     mode: Mode = Mode.SHADOW
     profile: str = "balanced"
@@ -204,7 +181,6 @@ class Config:
     worktree_snapshot_max_bytes: int = 64 << 20  # uncommitted work a snapshot may hold
     worktree_allow_undoable: str = "asks"  # off | asks | discards (worktree/relax.py)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
-    reasoning_guard: GuardSettings = field(default_factory=GuardSettings)
     sections: dict[str, dict[str, Any]] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     # What an unapproved project config asked for and did not get, and why
@@ -287,8 +263,11 @@ def section_value(
     data = config.section(section)
     if key not in data:
         return default
-    value = data[key]
-    name = f"{section}.{key}"
+    return check_value(f"{section}.{key}", data[key], kind, **bounds)
+
+
+def check_value(name: str, value: Any, kind: str, **bounds: Any) -> Any:
+    """``value`` validated as a ``kind`` (see :func:`section_value`); the error names ``name``."""
     if kind == "int":
         return _int(name, value, bounds.get("low", 0), bounds.get("high", 2**62))
     if kind == "float":
@@ -545,7 +524,6 @@ def _apply_profile(cfg: Config, profile: str) -> None:
     cfg.profile = profile
     cfg.reflexes_enabled = settings["reflexes_enabled"]
     cfg.judge.mode = settings["judge_mode"]
-    cfg.reasoning_guard.mode = settings["guard_mode"]
     cfg.worktree_allow_undoable = UNDOABLE_BY_PROFILE[profile]
 
 
@@ -557,7 +535,6 @@ _TOP_KEYS = (
     "thresholds",
     "loop",
     "judge",
-    "reasoning_guard",
     "hook",
     "daemon",
     "worktree",
@@ -600,8 +577,6 @@ def _apply_file(cfg: Config, data: dict[str, Any], path: str, trusted: bool = Tr
                     )
         elif key == "judge":
             _apply_judge(cfg, value, where, trusted)
-        elif key == "reasoning_guard":
-            _apply_guard(cfg, value, where)
         elif key == "hook":
             _table(where, value)
             for name, number in value.items():
@@ -618,6 +593,8 @@ def _apply_file(cfg: Config, data: dict[str, Any], path: str, trusted: bool = Tr
                     raise ConfigError(f"{where}.{name}: unknown key; known: idle_seconds")
         elif key == "worktree":
             _apply_worktree(cfg, value, where)
+        elif key in _checked_sections():
+            _apply_checked(cfg.sections.setdefault(key, {}), _declared(key), value, where)
         elif key in package_sections():
             _table(where, value)
             cfg.sections[key] = dict(value)
@@ -656,32 +633,77 @@ def _apply_judge(cfg: Config, value: Any, where: str, trusted: bool = True) -> N
             )
 
 
-def _apply_guard(cfg: Config, value: Any, where: str) -> None:
+def _checked_sections() -> tuple[str, ...]:
+    from agentreflex.core.registry import checked_sections
+
+    return checked_sections()
+
+
+def _declared(key: str) -> Section:
+    """The declaration of checked section ``key`` (imports only its package's ``plugin.py``)."""
+    from agentreflex.core.registry import checked_section
+
+    return checked_section(key)
+
+
+def _apply_checked(into: dict[str, Any], section: Section, value: Any, where: str) -> None:
+    """A checked section's table, each key validated as core's own are (later files win)."""
     _table(where, value)
-    guard = cfg.reasoning_guard
+    settings = {item.key: item for item in section.settings}
+    tables = {table.key: table for table in section.tables}
     for name, item in value.items():
         key = f"{where}.{name}"
-        if name == "mode":
-            guard.mode = _choice(key, item, GUARD_MODES)
-        elif name == "backfill":
-            _table(key, item)
-            for bname, bval in item.items():
-                if bname == "mode":
-                    guard.backfill_mode = _choice(f"{key}.mode", bval, BACKFILL_MODES)
-                elif bname == "limit":
-                    guard.backfill_limit = _int(f"{key}.limit", bval, 1, 100_000)
-                else:
-                    raise ConfigError(f"{key}.{bname}: unknown key; known: mode, limit")
-        elif name == "categories":
-            _table(key, item)
-            for cname, cval in item.items():
-                if cname not in GUARD_CATEGORIES:
-                    raise ConfigError(
-                        f"{key}.{cname}: unknown category; known: {', '.join(GUARD_CATEGORIES)}"
-                    )
-                guard.categories[cname] = _choice(f"{key}.{cname}", cval, GUARD_CATEGORY_MODES)
+        if name in settings:
+            setting = settings[name]
+            into[name] = check_value(key, item, setting.kind, **setting.bounds())
+        elif name in tables:
+            _apply_checked(into.setdefault(name, {}), tables[name], item, key)
         else:
-            raise ConfigError(f"{key}: unknown key; known: mode, backfill, categories")
+            raise ConfigError(f"{key}: unknown key; known: {', '.join([*settings, *tables])}")
+
+
+def _lookup(data: Any, dotted: str) -> tuple[bool, Any]:
+    """``(True, value)`` at the dotted path in nested tables, ``(False, None)`` when absent."""
+    for part in dotted.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return False, None
+        data = data[part]
+    return True, data
+
+
+def _put(data: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, last = dotted.split(".")
+    for part in parents:
+        data = data.setdefault(part, {})
+    data[last] = value
+
+
+def declared_value(cfg: Config, section: Section, key: str) -> Any:
+    """The effective value of a declared setting (see :meth:`Section.value`)."""
+    setting = section.setting(key)
+    found, value = _lookup(cfg.sections.get(section.key), key)
+    if found:
+        value = check_value(f"{section.key}.{key}", value, setting.kind, **setting.bounds())
+    else:
+        value = setting.default_for(cfg.profile)
+    if not setting.follows:
+        return value
+    switch = declared_value(cfg, section, setting.follows)
+    if switch == "off":
+        return "off"
+    return switch if value == "inherit" else value
+
+
+def _apply_declared_env(cfg: Config, env: Mapping[str, str]) -> None:
+    """The checked settings' environment variables: they win over every file."""
+    from agentreflex.core.registry import env_overrides
+
+    for var, key in env_overrides():
+        if env.get(var):
+            for dotted, setting in _declared(key).each():
+                if setting.env == var:
+                    value = check_value(var, env[var], setting.kind, **setting.bounds())
+                    _put(cfg.sections.setdefault(key, {}), dotted, value)
 
 
 _THRESH_PREFIX = "REFLEX_THRESH_"
@@ -710,10 +732,7 @@ def _apply_env(cfg: Config, env: Mapping[str, str]) -> None:
         )
     if env.get("AGENTREFLEX_STATE_DIR"):
         cfg.state_dir = env["AGENTREFLEX_STATE_DIR"]
-    if env.get("AGENTREFLEX_REASONING_GUARD"):
-        cfg.reasoning_guard.mode = _choice(
-            "AGENTREFLEX_REASONING_GUARD", env["AGENTREFLEX_REASONING_GUARD"], GUARD_MODES
-        )
+    _apply_declared_env(cfg, env)
     judge = cfg.judge
     judge.api_key = env.get("JEV_API_KEY", "").strip()
     if env.get("JEV_BASE_URL"):
@@ -757,22 +776,17 @@ STRICTNESS: dict[str, tuple[str, tuple[Any, ...]]] = {
     "judge.model": ("same", ()),
     "judge.timeout_ms": ("higher", ()),  # a judge that times out fails open
     "judge.retries": ("higher", ()),
-    "reasoning_guard.mode": ("order", GUARD_MODES),
-    "reasoning_guard.backfill_mode": ("same", ()),
-    "reasoning_guard.backfill_limit": ("higher", ()),
 }
-# A guard category is compared by its effective mode (``inherit`` resolved).
-CATEGORY_ORDER = ("off", "report", "on")
 _FIRES_BELOW_OR_AT = ("goal_alignment_warn", "loop_expected_progress_ceiling")
 for _name in DEFAULT_THRESHOLDS:
     STRICTNESS[f"thresholds.{_name}"] = (
         ("higher", ()) if _name in _FIRES_BELOW_OR_AT else ("lower", ())
     )
-for _name in GUARD_CATEGORIES:
-    STRICTNESS[f"reasoning_guard.categories.{_name}"] = ("order", CATEGORY_ORDER)
 # Every package-owned section ([gate], [budgets], [runaway] ...) is "same": core
 # cannot judge its effect.  They are not listed here (core names no package):
 # strictest() compares every section either config holds (_section_fields).
+# A checked section (Section.checked) is compared setting by setting instead,
+# each by its declared ``stricter`` (_checked_fields), under its dotted key.
 SECTION_STRICTNESS = ("same", ())
 
 
@@ -782,9 +796,6 @@ def _getter(name: str) -> Callable[[Config], Any]:
         return lambda cfg: cfg.thresholds[rest]
     if head == "sections":
         return lambda cfg: cfg.sections.get(rest)
-    if rest.startswith("categories."):
-        category = rest.split(".", 1)[1]
-        return lambda cfg: cfg.reasoning_guard.category_mode(category)
     if head == "mode":
         return lambda cfg: cfg.mode.value
     if rest:
@@ -801,21 +812,61 @@ _GETTERS = {name: get for name, _kind, _rank, get in _FIELDS}
 
 
 def _section_fields(*configs: Config) -> list[tuple[str, str, dict[Any, int], Any]]:
-    """A "same" field for each package section any of ``configs`` holds."""
-    names = sorted({name for cfg in configs for name in cfg.sections})
+    """A "same" field for each unchecked package section any of ``configs`` holds."""
+    checked = _checked_sections()
+    names = sorted({name for cfg in configs for name in cfg.sections if name not in checked})
     return [(f"sections.{n}", SECTION_STRICTNESS[0], {}, _getter(f"sections.{n}")) for n in names]
 
 
+def _checked_setting(name: str) -> tuple[Section, str] | None:
+    """``(section, dotted key)`` when field ``name`` is a checked section's setting."""
+    head, _, rest = name.partition(".")
+    if not rest or head not in _checked_sections():
+        return None
+    return _declared(head), rest
+
+
+def _checked_fields() -> list[tuple[str, str, dict[Any, int], Any]]:
+    """A field for each setting of each checked section, compared by its ``stricter``."""
+    fields = []
+    for key in _checked_sections():
+        section = _declared(key)
+        for dotted, setting in section.each():
+            rank = {v: i for i, v in enumerate(setting.order)}
+            get = _declared_getter(section, dotted)
+            fields.append((f"{key}.{dotted}", setting.stricter, rank, get))
+    return fields
+
+
+def _declared_getter(section: Section, dotted: str) -> Callable[[Config], Any]:
+    return lambda cfg: declared_value(cfg, section, dotted)
+
+
+def field_names() -> list[str]:
+    """Every field strictest() compares besides package sections: core's, then checked settings'."""
+    return [*STRICTNESS, *(name for name, _kind, _rank, _get in _checked_fields())]
+
+
 def field_value(cfg: Config, name: str) -> Any:
-    """The value of one :data:`STRICTNESS` field (a category by its effective mode)."""
+    """The value of one :func:`field_names` field (a follower by its effective value)."""
     if name.startswith("sections."):
         return _getter(name)(cfg)
+    declared = _checked_setting(name)
+    if declared is not None:
+        return declared_value(cfg, *declared)
     return _GETTERS[name](cfg)
 
 
+def _copy_table(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy_table(v) for k, v in value.items()}
+    return value
+
+
 def _set_field(cfg: Config, name: str, value: Any, source: Config) -> None:
-    if name.startswith("reasoning_guard.categories."):
-        cfg.reasoning_guard.categories[name.rsplit(".", 1)[1]] = value
+    declared = _checked_setting(name)
+    if declared is not None:
+        _put(cfg.sections.setdefault(declared[0].key, {}), declared[1], value)
     elif name.startswith("thresholds."):
         cfg.thresholds[name.split(".", 1)[1]] = value
     elif name.startswith("sections."):
@@ -823,20 +874,23 @@ def _set_field(cfg: Config, name: str, value: Any, source: Config) -> None:
         if value is None:
             cfg.sections.pop(section, None)
         else:
-            cfg.sections[section] = dict(source.sections[section])
+            cfg.sections[section] = _copy_table(source.sections[section])
     elif name == "mode":
         cfg.mode = Mode(value)
     elif name.startswith("judge."):
         setattr(cfg.judge, name.split(".", 1)[1], value)
-    elif name.startswith("reasoning_guard."):
-        setattr(cfg.reasoning_guard, name.split(".", 1)[1], value)
     else:
         setattr(cfg, name, value)
 
 
 def weaker(name: str, value: Any, than: Any) -> bool:
     """Whether ``value`` of field ``name`` is weaker than ``than`` (see :data:`STRICTNESS`)."""
-    kind, order = SECTION_STRICTNESS if name.startswith("sections.") else STRICTNESS[name]
+    declared = _checked_setting(name)
+    if declared is not None:
+        setting = declared[0].setting(declared[1])
+        kind, order = setting.stricter, setting.order
+    else:
+        kind, order = SECTION_STRICTNESS if name.startswith("sections.") else STRICTNESS[name]
     return _weaker(kind, {v: i for i, v in enumerate(order)}, value, than)
 
 
@@ -866,9 +920,22 @@ def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def _same_category(a: Config, b: Config, name: str) -> bool:
-    category = name.rsplit(".", 1)[1]
-    return a.reasoning_guard.categories.get(category) == b.reasoning_guard.categories.get(category)
+def _only_switch_differs(a: Config, b: Config, name: str) -> bool:
+    """A ``follows`` setting written the same in both: only what it follows differs.
+
+    That setting has its own line, so this one's would repeat it.
+    """
+    declared = _checked_setting(name)
+    if declared is None or not declared[0].setting(declared[1]).follows:
+        return False
+    section, dotted = declared
+    return bool(_written(a, section, dotted) == _written(b, section, dotted))
+
+
+def _written(cfg: Config, section: Section, dotted: str) -> Any:
+    """A declared setting's own value (``inherit`` unresolved), its default when absent."""
+    found, value = _lookup(cfg.sections.get(section.key), dotted)
+    return value if found else section.setting(dotted).default_for(cfg.profile)
 
 
 def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
@@ -881,7 +948,11 @@ def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
     """
     weaker_fields = [
         (name, kind, get(current), get(baseline))
-        for name, kind, rank, get in [*_FIELDS, *_section_fields(baseline, current)]
+        for name, kind, rank, get in [
+            *_FIELDS,
+            *_checked_fields(),
+            *_section_fields(baseline, current),
+        ]
         if _weaker(kind, rank, get(current), get(baseline))
     ]
     if not weaker_fields:
@@ -891,10 +962,7 @@ def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
         thresholds=dict(current.thresholds),
         disabled_reflexes=tuple(current.disabled_reflexes),
         judge=replace(current.judge),
-        reasoning_guard=replace(
-            current.reasoning_guard, categories=dict(current.reasoning_guard.categories)
-        ),
-        sections={k: dict(v) for k, v in current.sections.items()},
+        sections={k: _copy_table(v) for k, v in current.sections.items()},
         sources=list(current.sources),
         untrusted=[],
     )
@@ -907,10 +975,8 @@ def strictest(baseline: Config, current: Config) -> tuple[Config, list[str]]:
             withheld.append(f"{label} {_show(extra)} not switched off (needs your approval)")
             continue
         _set_field(merged, name, then, baseline)
-        if name.startswith("reasoning_guard.categories.") and _same_category(
-            current, baseline, name
-        ):
-            continue  # only the guard's mode differs, and that has its own line
+        if _only_switch_differs(current, baseline, name):
+            continue  # only the setting it follows differs, and that has its own line
         what = f"[{label}]" if name.startswith("sections.") else label
         withheld.append(f"{what} = {_show(now)} withheld; {_show(then)} applies")
     if merged.judge.base_url == baseline.judge.base_url:

@@ -139,7 +139,7 @@ def _declared_keys(table: str) -> list[str]:
 
     for section in declared_sections():
         if section.key == table and section.settings and not section.open:
-            return [item.key for item in section.settings]
+            return [*(item.key for item in section.settings), *(t.key for t in section.tables)]
     return []
 
 

@@ -32,7 +32,7 @@ GROUP = "agentreflex.plugins"
 # Where a reflex that declares no place runs: after the ones that do.
 DEFAULT_ORDER = 1000
 # The ways a setting's value can be stricter (see core.config.STRICTNESS).
-STRICTER = ("same", "lower", "higher", "free")
+STRICTER = ("same", "lower", "higher", "free", "order")
 
 
 @record(frozen=True)
@@ -43,8 +43,17 @@ class Setting:
     (``str``, ``int``, ``float``, ``prob``, ``bool``, ``choice``, ``list``);
     ``low``/``high`` bound ``int`` and ``float``, ``allowed`` lists a
     ``choice``'s values.  ``stricter`` says which direction protects more
-    (``lower``, ``higher``), that any change needs approval (``same``), or
-    that the key does not affect protection (``free``).
+    (``lower``, ``higher``; ``order``: the values in ``order``, weakest
+    first), that any change needs approval (``same``), or that the key does
+    not affect protection (``free``).
+
+    Where the default comes from, when the key is not written: ``env``
+    names an environment variable that, when set, overrides every file
+    (core applies it when it loads the config); ``profiles`` gives the
+    default per profile (``(("lean", "off"), ...)``; a profile not listed
+    keeps ``default``).  ``follows`` names another key of the same section
+    that switches this one: the value ``inherit`` takes that key's value,
+    and that key's ``off`` switches this one off whatever it says.
     """
 
     key: str
@@ -55,6 +64,10 @@ class Setting:
     high: Any = None
     allowed: tuple[str, ...] = ()
     stricter: str = "same"
+    order: tuple[str, ...] = ()
+    env: str = ""
+    profiles: tuple[tuple[str, Any], ...] = ()
+    follows: str = ""
 
     def bounds(self) -> dict[str, Any]:
         """The keyword bounds :func:`section_value` takes for this kind."""
@@ -67,11 +80,20 @@ class Setting:
             out["high"] = self.high
         return out
 
+    def default_for(self, profile: str) -> Any:
+        """The value when no file or variable sets the key, under ``profile``."""
+        default = dict(self.profiles).get(profile, self.default)
+        return list(default) if isinstance(default, tuple) else default
+
     def read(self, config: Config, section: str) -> Any:
-        """This key's validated value in ``config`` (the default when absent)."""
+        """This key's validated value in ``config`` (the default when absent).
+
+        A top-level key only; :meth:`Section.value` also reads a sub-table's
+        key and resolves ``follows``.
+        """
         from agentreflex.core.config import section_value
 
-        default = list(self.default) if isinstance(self.default, tuple) else self.default
+        default = self.default_for(config.profile)
         return section_value(config, section, self.key, default, self.kind, **self.bounds())
 
 
@@ -82,7 +104,17 @@ class Section:
     With no ``settings`` the table is free: core accepts any keys and the
     package validates what it reads.  With settings it is closed (an unknown
     key is an error) unless ``open`` says the package ignores unknown keys.
-    ``title`` names the table in the JSON Schema.
+    ``tables`` are its sub-tables (``[key.name]``), each a closed section
+    whose settings are read by their dotted key (``"backfill.mode"``).
+    ``title`` names the table in the JSON Schema; ``after`` is the top-level
+    key it follows there (empty: after core's own keys, in key order).
+
+    ``checked``: core validates the table when it loads a config file (so a
+    bad value names the file, and an invalid project file is ignored by a
+    hook), applies the settings' ``env`` variables, and compares the table
+    setting by setting (each by its ``stricter``) when a project config is
+    not approved.  Unchecked, the table is kept as written, its package
+    validates what it reads, and any change to it needs approval.
     """
 
     key: str
@@ -90,15 +122,37 @@ class Section:
     settings: tuple[Setting, ...] = ()
     open: bool = False
     title: str = ""
+    tables: tuple[Section, ...] = ()
+    checked: bool = False
+    after: str = ""
 
     def setting(self, key: str) -> Setting:
-        for item in self.settings:
-            if item.key == key:
+        """The setting at ``key`` (dotted for a sub-table's: ``"backfill.mode"``)."""
+        for dotted, item in self.each():
+            if dotted == key:
                 return item
         raise KeyError(f"{self.key}.{key}")
 
+    def each(self) -> list[tuple[str, Setting]]:
+        """Every setting under its dotted key, the table's own first, then each sub-table's."""
+        found = [(item.key, item) for item in self.settings]
+        for table in self.tables:
+            found.extend((f"{table.key}.{key}", item) for key, item in table.each())
+        return found
+
     def defaults(self) -> dict[str, Any]:
         return {s.key: s.default for s in self.settings}
+
+    def value(self, config: Config, key: str) -> Any:
+        """The effective value of the setting at dotted ``key`` in ``config``.
+
+        Written value, else the profile's default; ``inherit`` and the
+        ``off`` switch of a ``follows`` setting resolved.  ``env`` needs no
+        step here: core wrote it into the table when it loaded the config.
+        """
+        from agentreflex.core.config import declared_value
+
+        return declared_value(config, self, key)
 
 
 @record(frozen=True)

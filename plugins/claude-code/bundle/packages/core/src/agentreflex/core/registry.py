@@ -28,20 +28,22 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentreflex.core.plugin import Plugin
+    from agentreflex.core.plugin import Plugin, Section
 
 PLUGINS = "agentreflex.plugins"
 REFLEXES = "agentreflex.reflexes"
 ORDER = "agentreflex.order"  # [[reflex name, order]]
 EVENTS = "agentreflex.events"  # [[reflex name, [event kind values]]], when declared
 SECTIONS = "agentreflex.sections"  # [[config section key, plugin name]]
+CHECKED = "agentreflex.checked"  # [[config section key, declaration spec]]: core validates these
+ENV = "agentreflex.env"  # [[environment variable, checked section key]]: a setting's override
 STATUSLINE = "agentreflex.statusline"  # [[plugin name, "module:function"]]
 SELF_TESTS = "agentreflex.self-tests"  # [[plugin name, command its reflexes must stop]]
 FILES = "agentreflex.files"  # [[policy file kind, plugin name]]
 UNDOABLE = "agentreflex.undoable"  # [[finding code, [its package's reflex names]]]: discards a snapshot undoes
 LOCAL_JUDGES = "agentreflex.local-judges"  # [[plugin name, subcommand words serving a judge]]
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -86,6 +88,8 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         "agentreflex.status": [],
         "agentreflex.judges": [],
         SECTIONS: [],
+        CHECKED: [],
+        ENV: [],
         STATUSLINE: [],
         SELF_TESTS: [],
         FILES: [],
@@ -112,6 +116,10 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         if plugin.judge:
             table["agentreflex.judges"].append([plugin.name, plugin.judge])
         table[SECTIONS].extend([section.key, plugin.name] for section in plugin.sections)
+        for section in plugin.sections:
+            if section.checked:
+                table[CHECKED].append([section.key, spec])
+                table[ENV].extend([s.env, section.key] for _key, s in section.each() if s.env)
         if plugin.statusline:
             table[STATUSLINE].append([plugin.name, plugin.statusline])
         if plugin.self_test:
@@ -191,6 +199,25 @@ def entries(group: str) -> list[tuple[str, Any]]:
 def config_sections() -> tuple[str, ...]:
     """The config sections the installed packages declare (the hook path: no import)."""
     return tuple(key for key, _plugin in entries(SECTIONS))
+
+
+def checked_sections() -> tuple[str, ...]:
+    """The sections core validates and compares setting by setting (the hook path: no import)."""
+    return tuple(key for key, _plugin in entries(CHECKED))
+
+
+def env_overrides() -> list[tuple[str, str]]:
+    """``(variable, section key)`` for each checked setting an environment variable overrides."""
+    return entries(ENV)
+
+
+def checked_section(key: str) -> Section:
+    """The declaration of checked section ``key``: imports only its package's declaration."""
+    plugin = load_declaration(dict(entries(CHECKED))[key])
+    for section in plugin.sections:
+        if section.key == key:
+            return section
+    raise KeyError(key)  # the cached table is stale: a declaration changed under it
 
 
 def undoable_codes() -> dict[str, frozenset[str]]:
