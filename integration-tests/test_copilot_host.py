@@ -25,6 +25,7 @@ from hostharness.claude import AGENTREFLEX_SCRIPT, HostUnavailableError, run_spe
 from hostharness.copilot import install_copilot
 from hostharness.fake_openai_chat import is_main_loop
 from hostharness.fakemodel import Turn, say, tool
+from hostharness.project import background_server, stop_background
 
 pytestmark = pytest.mark.integration
 
@@ -268,7 +269,7 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: CopilotWorld) ->
         port = probe.getsockname()[1]
     fetch = f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())"
     commit = "git add sub && git -c user.name=t -c user.email=t@e commit -qm sub"
-    serve = f"nohup python3 -m http.server {port} --bind 127.0.0.1 > srv.log 2>&1 & sleep 1"
+    serve = background_server(port)
     script = [
         bash("python3 w.py"),
         bash(f"ln -s {world.home} x && rm -rf x/"),
@@ -279,7 +280,10 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: CopilotWorld) ->
         bash(f'python3 -c "{fetch}" > fetched.txt; cat fetched.txt'),
         say("All done."),
     ]
-    run = world.run("work", script)
+    try:
+        run = world.run("work", script)
+    finally:
+        stop_background(world.project)
     assert config.read_text() == before, run.describe()
     assert keep.read_text() == "keep\n", run.describe()
     assert not pth.exists(), run.describe()

@@ -26,6 +26,7 @@ from hostharness.claude import (
     run_spec,
 )
 from hostharness.gemini import call, install_gemini, is_main, text
+from hostharness.project import background_server, stop_background
 
 pytestmark = pytest.mark.integration
 
@@ -293,7 +294,7 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> 
         port = probe.getsockname()[1]
     fetch = f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())"
     commit = "git add sub && git -c user.name=t -c user.email=t@e commit -qm sub"
-    serve = f"nohup python3 -m http.server {port} --bind 127.0.0.1 > srv.log 2>&1 & sleep 1"
+    serve = background_server(port)
     script = [
         call("run_shell_command", command="python3 w.py"),
         call("run_shell_command", command=f"ln -s {world.home} x && rm -rf x/"),
@@ -304,7 +305,10 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> 
         call("run_shell_command", command=f'python3 -c "{fetch}" > fetched.txt; cat fetched.txt'),
         text("All done."),
     ]
-    run = world.run("work", script)
+    try:
+        run = world.run("work", script)
+    finally:
+        stop_background(world.project)
     assert config.read_text() == before, run.describe()
     assert keep.read_text() == "keep\n", run.describe()
     assert not pth.exists(), run.describe()

@@ -14,6 +14,7 @@ from typing import Any
 
 from hostharness.fakemodel import Turn, say, tool
 from hostharness.jshosts import JsHostProject, JsRun, copy_script
+from hostharness.project import background_server, stop_background
 
 
 def bash(js: JsHostProject, command: str) -> Turn:
@@ -167,14 +168,14 @@ def test_contained_shell_holds_and_everyday_work_goes_on(js: JsHostProject) -> N
             js,
             "git add sub && git -c user.name=t -c user.email=t@e commit -qm sub && git log --oneline | head -1",
         ),
-        bash(
-            js,
-            f"nohup python3 -m http.server {port} --bind 127.0.0.1 > srv.log 2>&1 & sleep 1; echo started",
-        ),
+        bash(js, background_server(port) + "; echo started"),
         bash(js, f'python3 -c "{fetch}" > fetched.txt; cat fetched.txt'),
         say("All done."),
     ]
-    run = js.run("work", script)
+    try:
+        run = js.run("work", script)
+    finally:
+        stop_background(js.project)
     assert config.read_text() == before, run.describe()
     assert keep.read_text() == "keep\n", run.describe()
     assert not pth.exists(), run.describe()

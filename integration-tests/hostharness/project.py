@@ -49,3 +49,26 @@ class ScenarioProject:
     @property
     def state_dir(self) -> Path:
         return self.project / ".agentreflex"
+
+
+def background_server(port: int) -> str:
+    """A shell line that starts a web server in the background, as an agent starts a dev server.
+
+    It outlives the host's command (that is the point: containment must not
+    stop it), so it writes its pid to ``srv.pid``; :func:`stop_background`
+    ends it after the scenario.
+    """
+    return (
+        f"nohup python3 -m http.server {port} --bind 127.0.0.1 > srv.log 2>&1 & "
+        "echo $! > srv.pid; sleep 1"
+    )
+
+
+def stop_background(folder: Path) -> None:
+    """End the server :func:`background_server` started in ``folder``, if it did."""
+    import contextlib
+    import os
+    import signal
+
+    with contextlib.suppress(OSError, ValueError):  # never started, or already gone
+        os.kill(int((folder / "srv.pid").read_text().strip()), signal.SIGTERM)
