@@ -261,6 +261,9 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: CopilotWorld) ->
     )
     keep = world.home / "keep.txt"
     keep.write_text("keep\n")
+    settings = (
+        world.home / ".copilot" / "config.json"
+    )  # the host's user settings (the host rewrites it itself)
     pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained_copilot.pth"
     world.write("sub/Makefile", "all:\n\techo built > out.txt\n")
     world.write("index.html", "served\n")
@@ -274,6 +277,7 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: CopilotWorld) ->
         bash("python3 w.py"),
         bash(f"ln -s {world.home} x && rm -rf x/"),
         bash(f"echo 'import os' >> {pth}"),
+        bash(f"sed -i -e '1i x' {settings}"),
         bash("cd sub && make"),
         bash(commit),
         bash(serve),
@@ -286,6 +290,7 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: CopilotWorld) ->
         stop_background(world.project)
     assert config.read_text() == before, run.describe()
     assert keep.read_text() == "keep\n", run.describe()
+    assert not settings.read_text().startswith("x\n"), run.describe()  # sed's line is not there
     assert not pth.exists(), run.describe()
     assert (world.project / "sub" / "out.txt").read_text() == "built\n", run.describe()
     log = subprocess.run(

@@ -286,6 +286,9 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> 
     )
     keep = world.home / "keep.txt"
     keep.write_text("keep\n")
+    settings = (
+        world.home / ".gemini" / "settings.json"
+    )  # the host's user settings (the host rewrites it itself)
     pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained_gemini.pth"
     world.write("sub/Makefile", "all:\n\techo built > out.txt\n")
     world.write("index.html", "served\n")
@@ -299,6 +302,7 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> 
         call("run_shell_command", command="python3 w.py"),
         call("run_shell_command", command=f"ln -s {world.home} x && rm -rf x/"),
         call("run_shell_command", command=f"echo 'import os' >> {pth}"),
+        call("run_shell_command", command=f"sed -i -e '1i x' {settings}"),
         call("run_shell_command", command="cd sub && make"),
         call("run_shell_command", command=commit),
         call("run_shell_command", command=serve),
@@ -311,6 +315,7 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> 
         stop_background(world.project)
     assert config.read_text() == before, run.describe()
     assert keep.read_text() == "keep\n", run.describe()
+    assert not settings.read_text().startswith("x\n"), run.describe()  # sed's line is not there
     assert not pth.exists(), run.describe()
     assert (world.project / "sub" / "out.txt").read_text() == "built\n", run.describe()
     log = subprocess.run(
