@@ -1,7 +1,7 @@
 """The cold subcommands of ``agentreflex`` (everything but ``hook``).
 
 Package subcommands (``agentreflex guard ...``, ``agentreflex judge2 ...``)
-are found through the ``agentreflex.commands`` entry points, so core never
+are found through each package's declaration (``agentreflex.plugins``), so core never
 imports a sibling package.
 """
 

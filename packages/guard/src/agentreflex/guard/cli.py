@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+from agentreflex.core.plugin import command_words
 from agentreflex.guard import MARKER
 from agentreflex.guard.bounds import DIRECTIVE_MAX_BYTES
 from agentreflex.guard.directive import Directive, DirectiveError, find_markers, parse
@@ -30,13 +31,10 @@ commands:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "guard":
-        args = args[1:]
-    if not args or args[0] in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
-        return 0 if args else 2
-    command, rest = args[0], args[1:]
+    words = command_words(argv, "guard", USAGE)
+    if isinstance(words, int):
+        return words
+    command, rest = words
     if command == "validate-directive":
         return validate_directive(rest, sys.stdin, sys.stdout, sys.stderr)
     if command == "status":

@@ -15,6 +15,8 @@ import json
 import os
 import sys
 
+from agentreflex.core.plugin import command_words
+
 USAGE = (
     "usage: agentreflex context prune [--budget TOKENS] < context-event.json\n"
     "       agentreflex context shorten FILE [--state-dir DIR]\n"
@@ -23,13 +25,10 @@ MAX_STDIN = 64 * 1024 * 1024
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "context":
-        args = args[1:]
-    if not args or args[0] in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
-        return 0 if args else 2
-    command, rest = args[0], args[1:]
+    words = command_words(argv, "context", USAGE)
+    if isinstance(words, int):
+        return words
+    command, rest = words
     if command == "prune":
         return _prune(rest)
     if command == "shorten":

@@ -26,7 +26,16 @@ if TYPE_CHECKING:
     from agentreflex.core.config import Config
     from agentreflex.core.events import EventKind
 
-__all__ = ["GROUP", "Command", "Plugin", "PolicyFile", "ReflexEntry", "Section", "Setting"]
+__all__ = [
+    "GROUP",
+    "Command",
+    "Plugin",
+    "PolicyFile",
+    "ReflexEntry",
+    "Section",
+    "Setting",
+    "command_words",
+]
 
 GROUP = "agentreflex.plugins"
 # Where a reflex that declares no place runs: after the ones that do.
@@ -185,6 +194,24 @@ class Command:
 
     name: str
     spec: str
+
+
+def command_words(argv: list[str] | None, name: str, usage: str) -> tuple[str, list[str]] | int:
+    """A package command's subcommand and its words, or the exit status after the usage.
+
+    ``agentreflex NAME SUB ...`` reaches a :class:`Command`'s function with or
+    without ``NAME`` first (``sys.argv`` or a test's list).  No subcommand is
+    a usage error (2); ``-h``, ``--help`` and ``help`` print the usage (0).
+    """
+    import sys
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] == name:
+        words = words[1:]
+    if not words or words[0] in ("-h", "--help", "help"):
+        sys.stdout.write(usage)
+        return 0 if words else 2
+    return words[0], words[1:]
 
 
 @record(frozen=True)
