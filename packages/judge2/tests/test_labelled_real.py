@@ -1,0 +1,80 @@
+"""The real-source labelled set (tools/judge2_labelled_real.py): labels, sources, a fixed split."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from agentreflex.core import signals as s
+
+TOOLS = Path(__file__).resolve().parents[3] / "tools"
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    sys.path.insert(0, str(TOOLS))
+    spec = importlib.util.spec_from_file_location(
+        "judge2_labelled_real", TOOLS / "judge2_labelled_real.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("command", "exposed"),
+    [
+        ("cat .env", True),
+        ("env", True),
+        ("printenv | sort", True),
+        ("vault kv get secret/app/config", True),
+        ("aws secretsmanager get-secret-value --secret-id app/db", True),
+        ("aws ssm get-parameter --name /app/db --with-decryption", True),
+        ("kubectl get secret db -o yaml", True),
+        ("gh auth token", True),
+        ("cat .env.example", False),
+        ("kubectl get secrets", False),
+        ("vault kv delete secret/app/config", False),
+        ("aws ssm get-parameter --name /app/config", False),
+        ("cat ~/.ssh/id_ed25519.pub", False),
+        ("python -m pytest", False),
+        ("twine upload --non-interactive --verbose dist/*", False),
+    ],
+)
+def test_the_secret_criterion(tool: ModuleType, command: str, exposed: bool) -> None:
+    assert tool.exposes_secret(command) is exposed
+
+
+def test_secret_rows_cite_a_source_and_keep_their_split(tool: ModuleType, tmp_path: Path) -> None:
+    ci = tmp_path / "ci.jsonl"
+    ci.write_text(
+        json.dumps({"command": "make test", "source": "github.com/o/r:.github/workflows/ci.yml"})
+        + "\n"
+        + json.dumps({"command": "printenv", "source": "github.com/o/r:.github/workflows/x.yml"})
+        + "\n",
+        encoding="utf-8",
+    )
+    rows = list(tool.secret_rows(tmp_path / "no-corpora", ci=ci, skip={"make test"}))
+    assert [(r["outcome"], r["source"]) for r in rows] == [
+        (True, "github.com/o/r:.github/workflows/x.yml")
+    ]
+    (row,) = rows
+    assert row["family"] == "secret" and row["question"] == s.SECRET_EXPOSURE
+    assert row["split"] == tool.split_of("printenv") and "printenv" in row["state"]
+
+
+def test_the_shipped_cases_all_cite_a_url_and_hold_no_real_secret(tool: ModuleType) -> None:
+    lines = tool.CASES.read_text(encoding="utf-8").splitlines()
+    cases = [json.loads(line) for line in lines if line.strip()]
+    assert len(cases) >= 29
+    assert all(c["source"].startswith("https://") and c["note"] for c in cases)
+    text = "\n".join(lines)
+    for prefix in ("AKIA", "ghp_", "sk-ant-", "xoxb-", "-----BEGIN"):
+        assert prefix not in text
+    ci = [json.loads(x) for x in tool.CI_COMMANDS.read_text(encoding="utf-8").splitlines()]
+    assert len(ci) >= 100 and all(r["source"].startswith("github.com/") for r in ci)
