@@ -195,7 +195,11 @@ def case_rows(path: Path = CASES) -> Iterator[dict[str, Any]]:
         event = pre_tool(
             case.get("tool", "Bash"), case.get("input") or {"command": case["command"]}
         )
-        state = case.get("state") or build_state(SessionState(), event, s.PRE_TOOL)
+        session = SessionState()
+        session.goal = case.get("goal", "")
+        if case.get("constraints"):  # as the gate notes them from the user's prompts
+            session.notes["constraints"] = list(case["constraints"])
+        state = case.get("state") or build_state(session, event, s.PRE_TOOL)
         yield {
             "family": case["family"],
             "question": case["question"],
@@ -207,17 +211,21 @@ def case_rows(path: Path = CASES) -> Iterator[dict[str, Any]]:
         }
 
 
+def _cases() -> list[dict[str, Any]]:
+    if not CASES.exists():
+        return []
+    lines = CASES.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
 def build(corpora: Path = CORPORA) -> list[dict[str, Any]]:
     rows = list(case_rows())
-    hand = (
-        {
-            (json.loads(line).get("input") or {}).get("command", "")
-            for line in CASES.read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        }
-        if CASES.exists()
-        else set()
-    )
+    # a command a secret case labels by hand is not labelled again by the criterion
+    hand = {
+        (case.get("input") or {}).get("command", "")
+        for case in _cases()
+        if case["family"] == "secret"
+    }
     if (corpora / "dcg_corpus.tsv").exists():
         rows.extend(destructive_rows(corpora))
     else:

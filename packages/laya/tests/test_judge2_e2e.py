@@ -59,7 +59,8 @@ def test_judge2_uses_the_local_server_with_no_key(
         shipped.signals[s.SECRET_EXPOSURE](0.05), 4
     )
     assert answer.probabilities[s.SECRET_EXPOSURE] < 0.05
-    assert answer.probabilities[s.CONSTRAINT_VIOLATION] == 0.05  # no curve yet: as served
+    unmapped = {k: v for k, v in answer.probabilities.items() if k not in shipped.signals}
+    assert unmapped and set(unmapped.values()) <= {0.92, 0.75, 0.5, 0.2, 0.05}  # as served
     assert srv.server.served == 1
 
 
