@@ -42,7 +42,8 @@ from typing import Any
 
 from agentreflex.core import signals as s
 from agentreflex.core.state.model import SessionState
-from agentreflex.core.testing import pre_tool
+from agentreflex.core.state.store import fold, make_record
+from agentreflex.core.testing import post_tool, pre_tool
 from agentreflex.judge2.statetext import build_state
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,6 +197,19 @@ def case_rows(path: Path = CASES) -> Iterator[dict[str, Any]]:
             case.get("tool", "Bash"), case.get("input") or {"command": case["command"]}
         )
         session = SessionState()
+        for i, step in enumerate(
+            case.get("history") or []
+        ):  # earlier calls, as the store folds them
+            done = post_tool(
+                step["tool"],
+                step["input"],
+                step["ok"],
+                output=step.get("output", ""),
+                error=step.get("error", ""),
+                exit_code=step.get("exit_code"),
+                tool_use_id=f"toolu_{i}",
+            )
+            fold(session, make_record(done, None, [], None))
         session.goal = case.get("goal", "")
         if case.get("constraints"):  # as the gate notes them from the user's prompts
             session.notes["constraints"] = list(case["constraints"])

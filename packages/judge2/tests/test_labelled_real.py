@@ -100,3 +100,32 @@ def test_a_constraint_case_carries_its_goal_and_rule_into_the_state(
     assert "GOAL: investigate why CI is failing" in row["state"]
     assert "CONSTRAINTS:\n- Never push directly to main" in row["state"]
     assert row["outcome"] is True and row["split"] == tool.split_of(row["state"])
+
+
+def test_a_loop_case_folds_its_history_the_way_the_store_does(
+    tool: ModuleType, tmp_path: Path
+) -> None:
+    failing = {
+        "tool": "Bash",
+        "input": {"command": "make run-runner"},
+        "ok": False,
+        "error": "make: *** No rule to make target 'run-runner'.  Stop.",
+        "exit_code": 2,
+    }
+    case = {
+        "family": "loop",
+        "question": s.REPEATS_FAILED_APPROACH,
+        "tool": "Bash",
+        "input": {"command": "make run-runner"},
+        "history": [failing, failing],
+        "outcome": True,
+        "source": "https://github.com/o/r/issues/1",
+        "note": "n",
+    }
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    (row,) = tool.case_rows(path)
+    recent = row["state"].split("RECENT ACTIONS:")[1].split("FAILURES:")[0]
+    assert recent.count("make run-runner -> failure (exit 2)") == 2
+    assert "#2 " in row["state"].split("FAILURES:")[1]
+    assert row["state"].endswith("PROPOSED ACTION: Bash (shell): make run-runner")
