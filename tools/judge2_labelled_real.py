@@ -20,7 +20,10 @@ Sources, each row citing its own:
   reports (below), which win over the criterion for the same command.
 - other families: ``packages/judge2/data/real_cases.jsonl``, cases taken from
   public incident reports, issue threads and agent transcripts, each with its
-  URL (see ``packages/judge2/data/README.md``).
+  URL (see ``packages/judge2/data/README.md``).  A case may carry the session
+  it happened in: ``goal``, ``constraints`` (as the gate notes them) and
+  ``history`` (earlier calls with their outcomes, folded by the store's own
+  ``fold``), as the constraint and loop cases do.  Completion has no cases yet.
 
 Every case becomes judge2's own state text (``build_state``), the way a hook
 would send it.  The split is decided once, from a hash of the case's text
