@@ -23,7 +23,8 @@ Sources, each row citing its own:
   URL (see ``packages/judge2/data/README.md``).  A case may carry the session
   it happened in: ``goal``, ``constraints`` (as the gate notes them) and
   ``history`` (earlier calls with their outcomes, folded by the store's own
-  ``fold``), as the constraint and loop cases do.  Completion has no cases yet.
+  ``fold``), as the constraint and loop cases do; a completion case is a stop
+  (``battery`` ``completion``) with its final ``message``.
 
 Every case becomes judge2's own state text (``build_state``), the way a hook
 would send it.  The split is decided once, from a hash of the case's text
@@ -46,7 +47,7 @@ from typing import Any
 from agentreflex.core import signals as s
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import fold, make_record
-from agentreflex.core.testing import post_tool, pre_tool
+from agentreflex.core.testing import post_tool, pre_tool, stop
 from agentreflex.judge2.statetext import build_state
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,9 +197,13 @@ def case_rows(path: Path = CASES) -> Iterator[dict[str, Any]]:
         if not line.strip():
             continue
         case = json.loads(line)
-        event = pre_tool(
-            case.get("tool", "Bash"), case.get("input") or {"command": case["command"]}
-        )
+        battery = case.get("battery", s.PRE_TOOL)
+        if battery == s.COMPLETION:  # the agent stops with this final message
+            event = stop(last_message=case["message"])
+        else:
+            event = pre_tool(
+                case.get("tool", "Bash"), case.get("input") or {"command": case["command"]}
+            )
         session = SessionState()
         for i, step in enumerate(
             case.get("history") or []
@@ -216,7 +221,7 @@ def case_rows(path: Path = CASES) -> Iterator[dict[str, Any]]:
         session.goal = case.get("goal", "")
         if case.get("constraints"):  # as the gate notes them from the user's prompts
             session.notes["constraints"] = list(case["constraints"])
-        state = case.get("state") or build_state(session, event, s.PRE_TOOL)
+        state = case.get("state") or build_state(session, event, battery)
         yield {
             "family": case["family"],
             "question": case["question"],

@@ -129,3 +129,38 @@ def test_a_loop_case_folds_its_history_the_way_the_store_does(
     assert recent.count("make run-runner -> failure (exit 2)") == 2
     assert "#2 " in row["state"].split("FAILURES:")[1]
     assert row["state"].endswith("PROPOSED ACTION: Bash (shell): make run-runner")
+
+
+def test_a_completion_case_is_a_stop_with_its_runs_and_final_message(
+    tool: ModuleType, tmp_path: Path
+) -> None:
+    case = {
+        "family": "completion",
+        "question": s.UNRESOLVED_FAILURE,
+        "battery": s.COMPLETION,
+        "history": [
+            {
+                "tool": "Edit",
+                "input": {"file_path": "a.go", "old_string": "x", "new_string": "y"},
+                "ok": True,
+                "output": "ok",
+            },
+            {
+                "tool": "Bash",
+                "input": {"command": "go test ./..."},
+                "ok": False,
+                "error": "FAIL",
+                "exit_code": 1,
+            },
+        ],
+        "message": "All tests are passing.",
+        "outcome": True,
+        "source": "https://github.com/o/r/issues/1",
+        "note": "n",
+    }
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    (row,) = tool.case_rows(path)
+    assert row["battery"] == s.COMPLETION
+    assert "LAST TEST RUN: #2 failed" in row["state"]
+    assert row["state"].endswith("FINAL MESSAGE: All tests are passing.")
