@@ -297,10 +297,21 @@ def test_judge_raises_but_never_lowers_floors(project: Path) -> None:
 def test_a_judge_below_the_precision_bar_can_only_warn(project: Path) -> None:
     # 0.99 is over every block threshold, but this signal's judge-only blocks were not shown
     # right 90% of the time on held-out data: the judge alone can only WARN
-    unproven = _Judge({"destructive_irreversible": 0.99, "secret_exposure": 0.99})
+    unproven = _Judge(
+        {"destructive_irreversible": 0.99, "secret_exposure": 0.99, "constraint_violation": 0.99}
+    )
     findings = _run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)), judge=unproven)
     assert findings and {f.verdict for f in findings} == {Verdict.WARN}
-    assert {f.code for f in findings} >= {"GATE-JUDGE-DESTRUCTIVE", "GATE-JUDGE-SECRET"}
+    codes = {f.code for f in findings}
+    assert codes >= {"GATE-JUDGE-DESTRUCTIVE", "GATE-JUDGE-SECRET", "GATE-JUDGE-CONSTRAINT"}
+    # each family is gated on its own: a map that shows only secret exposure at 0.9
+    # precision lets that one BLOCK alone, and the others stay WARNs
+    proven = _Judge(dict(unproven.probs), may_block=frozenset({"secret_exposure"}))
+    mixed = _run(pre_tool("Bash", {"command": "ls"}, cwd=str(project)), judge=proven)
+    by_code = {f.code: f.verdict for f in mixed}
+    assert by_code["GATE-JUDGE-SECRET"] is Verdict.BLOCK
+    assert by_code["GATE-JUDGE-CONSTRAINT"] is Verdict.WARN
+    assert by_code["GATE-JUDGE-DESTRUCTIVE"] is Verdict.WARN
     # the floors are never weakened: a floor BLOCK stays a BLOCK with the same judge
     floor = _run(pre_tool("Bash", {"command": "rm -rf /"}, cwd=str(project)), judge=unproven)
     assert _verdict(floor) is Verdict.BLOCK

@@ -122,3 +122,23 @@ def test_cli_reports_a_backend_per_family(
     bad.write_text("{}\n", encoding="utf-8")
     assert cli.main(["calibrate", str(bad), "--backend", "builtin"]) == 2
     assert "line 1" in capsys.readouterr().err
+
+
+def test_the_shipped_map_calibrates_secret_exposure_but_never_lets_it_block_alone() -> None:
+    # fitted by tools/judge2_calibration.py on the real-source set's fitting part: the
+    # engine's 0.92 "secret" answers were not right 90% of the time held out
+    shipped = calibmap.map_for("laya-builtin-1")
+    assert shipped is not None and s.SECRET_EXPOSURE in shipped.signals
+    assert s.SECRET_EXPOSURE not in shipped.may_block()
+    assert s.CONSTRAINT_VIOLATION in shipped.signals  # 30 cases only: it may not block alone
+    assert s.CONSTRAINT_VIOLATION not in shipped.may_block()
+    judge = Judge2(OfflineBackend("laya-builtin-1"), Judge2Settings())
+    raw = Judge2(OfflineBackend("laya-builtin-1"), Judge2Settings(calibration="off"))
+    event = pre_tool("Bash", {"command": "cat .env"})
+    mapped = make_context(event, judge=judge).judge_answer(s.PRE_TOOL)
+    unmapped = make_context(event, judge=raw).judge_answer(s.PRE_TOOL)
+    assert mapped is not None and unmapped is not None
+    p = unmapped.probabilities[s.SECRET_EXPOSURE]
+    curve = shipped.signals[s.SECRET_EXPOSURE]
+    assert mapped.probabilities[s.SECRET_EXPOSURE] == round(curve(p), 4)
+    assert mapped.may_block == shipped.may_block()

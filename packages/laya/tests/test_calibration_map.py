@@ -105,7 +105,11 @@ def test_the_real_source_cases_cite_their_source_and_split_once() -> None:
     tool = _tool("judge2_labelled_real")
     rows = list(tool.case_rows())
     assert rows and all(r["source"].startswith("https://github.com/") for r in rows)
-    assert all("PROPOSED ACTION" in r["state"] for r in rows)
+    # a proposed call, or for a completion case the stop's final message
+    assert all(
+        ("FINAL MESSAGE" if r["battery"] == s.COMPLETION else "PROPOSED ACTION") in r["state"]
+        for r in rows
+    )
     again = [r["split"] for r in tool.case_rows()]
     assert [r["split"] for r in rows] == again  # the same every time
     shares = [tool.split_of(f"command {i}") == "heldout" for i in range(2000)]

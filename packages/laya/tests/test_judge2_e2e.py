@@ -54,7 +54,13 @@ def test_judge2_uses_the_local_server_with_no_key(
     assert shipped is not None
     assert answer.probabilities[s.DESTRUCTIVE] == round(shipped.signals[s.DESTRUCTIVE](0.92), 4)
     assert answer.probabilities[s.DESTRUCTIVE] < 0.75  # right 72% of the time on held-out data
-    assert answer.probabilities[s.SECRET_EXPOSURE] == 0.05  # no curve yet: as served
+    # the engine's 0.05 for secret exposure, through its curve: an honest base rate
+    assert answer.probabilities[s.SECRET_EXPOSURE] == round(
+        shipped.signals[s.SECRET_EXPOSURE](0.05), 4
+    )
+    assert answer.probabilities[s.SECRET_EXPOSURE] < 0.05
+    unmapped = {k: v for k, v in answer.probabilities.items() if k not in shipped.signals}
+    assert unmapped and set(unmapped.values()) <= {0.92, 0.75, 0.5, 0.2, 0.05}  # as served
     assert srv.server.served == 1
 
 

@@ -7,6 +7,9 @@ defaults and bounds are declared once, in :mod:`agentreflex.judge2.plugin`.
 
 from __future__ import annotations
 
+import os
+
+from agentreflex.core.config import ConfigError
 from agentreflex.core.record import record
 from agentreflex.judge2.plugin import SECTION
 
@@ -47,5 +50,22 @@ def _value(config: Config, key: str) -> Any:
 
 
 def _calibration(value: str) -> str:
-    """``auto``, ``off`` or the path of a map file (checked when it is first used)."""
-    return value.strip() or "auto"
+    """``auto``, ``off`` or the absolute path of a map file (checked when it is first used).
+
+    Which file a map comes from decides whether the judge may BLOCK alone (its
+    ``may_block``), so the key is honoured only from trusted config: core applies
+    a package section from an unapproved project config not at all (any change
+    is withheld until ``agentreflex trust``).  A relative path is refused even
+    from the user's config: it would be read from wherever the hook runs, which
+    is the project, where the agent writes.
+    """
+    value = value.strip() or "auto"
+    if value in ("auto", "off"):
+        return value
+    path = os.path.expanduser(value)
+    if not os.path.isabs(path):
+        raise ConfigError(
+            f"[judge2] calibration: {value!r} is relative; give auto, off or an absolute path "
+            "(a relative one would be read from the project, where the agent writes)"
+        )
+    return path
