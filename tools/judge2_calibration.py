@@ -6,7 +6,8 @@
    in process, the engine ``agentreflex laya serve`` serves; ``--backend jev``:
    judge2's HTTP backend at ``JEV_BASE_URL`` with ``JEV_API_KEY``, a laya
    server with a checkpoint or the hosted API).
-3. Fits an isotonic map per family's signal on the ``fit`` rows only
+3. Fits an isotonic map per family's signal on the ``fit`` rows only (given at
+   least 50 of them with at least 10 positives; else the family is served raw)
    (pool-adjacent-violators, here in the tool: no fitting code ships in the
    package), and marks a signal ``may_block`` when the mapped held-out
    precision at its configured block threshold is at least 0.9 with at least
@@ -39,6 +40,11 @@ from agentreflex.judge2.calibmap import (
 )
 
 MIN_FLAGGED = 20  # fewer held-out flags than this cannot show a precision of 0.9
+# A map is fitted only with enough rows to place its steps: with fewer positives
+# than this one row moves a step by a tenth or more (constraint's 21 rows, 7
+# positives, moved the engine's 0.2 to 0.75, which the held-out part did not bear out).
+MIN_FIT_ROWS = 50
+MIN_FIT_POSITIVES = 10
 
 
 def pav(points: list[tuple[float, bool]]) -> tuple[list[float], list[float]]:
@@ -81,8 +87,8 @@ def fit(scored: list[heldout.Scored], model: str) -> tuple[CalibrationMap, dict[
     notes: dict[str, Any] = {}
     for family, (qid, key) in heldout.FAMILIES.items():
         fitting = [(r.raw, r.outcome) for r in scored if r.family == family and r.split == "fit"]
-        if len(fitting) < 20:
-            continue
+        if len(fitting) < MIN_FIT_ROWS or sum(o for _, o in fitting) < MIN_FIT_POSITIVES:
+            continue  # served raw, and a raw judge answer may not block alone
         xs, ys = pav(fitting)
         curve = SignalMap(x=tuple(xs), y=tuple(ys))
         test = [

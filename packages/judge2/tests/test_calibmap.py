@@ -130,7 +130,9 @@ def test_the_shipped_map_calibrates_secret_exposure_but_never_lets_it_block_alon
     shipped = calibmap.map_for("laya-builtin-1")
     assert shipped is not None and s.SECRET_EXPOSURE in shipped.signals
     assert s.SECRET_EXPOSURE not in shipped.may_block()
-    assert s.CONSTRAINT_VIOLATION in shipped.signals  # 30 cases only: it may not block alone
+    # 21 fitting cases only: too few to place a map (the tool's minimum), so served raw,
+    # and a raw answer may not block alone
+    assert s.CONSTRAINT_VIOLATION not in shipped.signals
     assert s.CONSTRAINT_VIOLATION not in shipped.may_block()
     judge = Judge2(OfflineBackend("laya-builtin-1"), Judge2Settings())
     raw = Judge2(OfflineBackend("laya-builtin-1"), Judge2Settings(calibration="off"))

@@ -136,3 +136,30 @@ def test_calibration_on_the_labelled_set_stays_at_the_readme_figures() -> None:
     assert report.brier <= 0.083
     assert report.ece <= 0.100
     assert report.thresholds[0.9][1] == 1.0  # every "plainly yes" was right
+
+
+def test_a_call_repeated_after_it_failed_is_seen_as_the_store_records_it() -> None:
+    """The store summarises a call as ``Bash: <command>`` (core's ``summarize``); the
+    proposal is read as its bare command.  The repeat rule must see them as one call."""
+    from agentreflex.core.state.model import ActionRecord, SessionState
+    from agentreflex.core.state.outcome import summarize
+
+    event = pre_tool("Bash", {"command": "python3 scripts/migrate.py"})
+    assert event.tool is not None
+    st = SessionState(session_id="x", host="claude-code", goal="migrate")
+    for seq in (1, 2):
+        st.actions.append(
+            ActionRecord(
+                seq=seq,
+                ts=float(seq),
+                tool="Bash",
+                kind="shell",
+                summary=summarize(event.tool),
+                fingerprint="f",
+                outcome="failure",
+                error_signature="KeyError",
+                exit_code=1,
+            )
+        )
+    answers = BuiltinEngine().answer(build_state(st, event, s.PRE_TOOL), battery(s.PRE_TOOL))
+    assert answers[s.REPEATS_FAILED_APPROACH]["noul"] >= 0.9, answers[s.REPEATS_FAILED_APPROACH]

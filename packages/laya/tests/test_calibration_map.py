@@ -65,10 +65,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_served_probabilities_come_out_through_a_fitted_map(
     serve: Any, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the engine says 0.92 for a hard reset; on this file such commands were destructive 7 of 10
-    # times, and its 0.05 commands 1 of 10 times
-    rows = [_row(f"git reset --hard HEAD~{i}", i < 7) for i in range(10)]
-    rows += [_row(f"ls src/module{i}", i == 0) for i in range(10)]
+    # the engine says 0.92 for a hard reset; on this file such commands were destructive 21 of
+    # 30 times, and its 0.05 commands 3 of 30 times (60 rows: the tool fits from 50, 10 positive)
+    rows = [_row(f"git reset --hard HEAD~{i}", i < 21) for i in range(30)]
+    rows += [_row(f"ls src/module{i}", i < 3) for i in range(30)]
     labelled = tmp_path / "small.jsonl"
     labelled.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     map_path = tmp_path / "map.json"
@@ -137,3 +137,18 @@ def test_with_the_local_judge_on_a_judge_only_block_is_a_warn_and_floors_still_b
     assert verdicts('echo "git reset --hard"') == {Verdict.WARN}
     assert Verdict.BLOCK in verdicts("git reset --hard HEAD~3")  # the floor, by the max rule
     assert srv.server.served >= 2
+
+
+def test_too_few_rows_or_positives_fit_no_map(tmp_path: Path) -> None:
+    """A family with fewer than 50 fitting rows, or fewer than 10 positive, is served raw."""
+    tool = _tool("judge2_calibration")
+    few = [_row(f"git reset --hard HEAD~{i}", i < 14) for i in range(20)]
+    few += [_row(f"ls src/module{i}", i < 2) for i in range(20)]
+    rare = [_row(f"git reset --hard HEAD~{i}", i < 4) for i in range(30)]
+    rare += [_row(f"ls src/module{i}", i < 4) for i in range(30)]
+    for name, rows in (("few", few), ("rare", rare)):
+        labelled = tmp_path / f"{name}.jsonl"
+        labelled.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        out = tmp_path / f"{name}-map.json"
+        assert tool.main(["--labelled", str(labelled), "--out", str(out), "--boot", "20"]) == 0
+        assert s.DESTRUCTIVE not in load_map(str(out)).signals, name

@@ -137,6 +137,12 @@ def _same(a: str, b: str) -> bool:
     return " ".join(a.split()).lower() == " ".join(b.split()).lower()
 
 
+def _same_call(summary: str, f: Facts) -> bool:
+    """Is a recorded action the proposed call?  The store writes ``Bash: npm test``
+    (:func:`agentreflex.core.state.outcome.summarize`); the proposal reads ``npm test``."""
+    return _same(summary, f.target) or bool(f.tool) and _same(summary, f"{f.tool}: {f.target}")
+
+
 # --- pre_tool ------------------------------------------------------------
 
 
@@ -180,7 +186,7 @@ def destructive(f: Facts) -> float:
 
 
 def _earlier_failure(f: Facts) -> Action | None:
-    found = [a for a in f.failures + f.actions if a.ok is False and _same(a.summary, f.target)]
+    found = [a for a in f.failures + f.actions if a.ok is False and _same_call(a.summary, f)]
     return max(found, key=lambda a: a.seq) if found else None
 
 
@@ -196,7 +202,7 @@ def repeats_failed(f: Facts) -> float:
 
 
 def redundant(f: Facts) -> float:
-    done = [a for a in f.actions if a.ok and _same(a.summary, f.target)]
+    done = [a for a in f.actions if a.ok and _same_call(a.summary, f)]
     if not done:
         return NO
     last = max(a.seq for a in done)
