@@ -140,7 +140,7 @@ def _same(a: str, b: str) -> bool:
 def _same_call(summary: str, f: Facts) -> bool:
     """Is a recorded action the proposed call?  The store writes ``Bash: npm test``
     (:func:`agentreflex.core.state.outcome.summarize`); the proposal reads ``npm test``."""
-    return _same(summary, f.target) or bool(f.tool) and _same(summary, f"{f.tool}: {f.target}")
+    return _same(summary, f.target) or (bool(f.tool) and _same(summary, f"{f.tool}: {f.target}"))
 
 
 # --- pre_tool ------------------------------------------------------------
