@@ -25,7 +25,7 @@ PLUGIN = Plugin(
     name="demo",
     reflexes=(
         ReflexEntry("early", "demo_reflexes:Early", order=5, events=("pre_tool",)),
-        ReflexEntry("late", "demo_reflexes:Late"),
+        ReflexEntry("late", "demo_reflexes:Late", needs_history=True),
     ),
     commands=(Command("demo", "demo_cli:main"),),
     status="demo_status:status",
@@ -63,7 +63,21 @@ def test_a_declaration_is_flattened_into_rows(demo_module: str) -> None:
     assert table[registry.STATUSLINE] == [["demo", "demo_status:parts"]]
     assert table[registry.SELF_TESTS] == [["demo", "rm -rf /demo"]]
     assert table[registry.UNDOABLE] == [["DEMO-DISCARD", ["early", "late"]]]
+    assert table[registry.NEEDS_HISTORY] == [["late", "demo"]]
     assert table[registry.ERRORS] == []
+
+
+def test_a_stop_is_refused_while_history_is_lost_only_for_a_reflex_that_needs_it(
+    demo_module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Core names no reflex: the one that declares ``needs_history`` decides, if it is on."""
+    from agentreflex.core.runtime import _needs_history
+
+    monkeypatch.setattr(registry, "_MEMO", registry.flatten([("demo", f"{demo_module}:PLUGIN")]))
+    assert registry.history_reflexes() == ("late",)
+    assert _needs_history(Config())
+    assert not _needs_history(Config(disabled_reflexes=("late",)))
+    assert not _needs_history(Config(reflexes_enabled=False))
 
 
 def test_an_undoable_code_counts_only_from_its_own_packages_reflexes(

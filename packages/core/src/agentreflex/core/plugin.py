@@ -174,12 +174,16 @@ class ReflexEntry:
     handles: a hook for another event does not import it at all.  Empty means
     "import it to learn" (its class's ``events``).  The reflex class takes
     its ``events`` from here (:meth:`event_kinds`), so they are written once.
+    ``needs_history``: the reflex's question at a stop cannot be answered
+    without the session's recorded history, so while that history is lost the
+    stop is refused (fail closed; :func:`agentreflex.core.state.integrity.lost_finding`).
     """
 
     name: str
     spec: str
     order: int = DEFAULT_ORDER
     events: tuple[str, ...] = ()
+    needs_history: bool = False
 
     def event_kinds(self) -> frozenset[EventKind]:
         """``events`` as event kinds (a ValueError names an unknown one)."""

@@ -42,8 +42,11 @@ SELF_TESTS = "agentreflex.self-tests"  # [[plugin name, command its reflexes mus
 FILES = "agentreflex.files"  # [[policy file kind, plugin name]]
 UNDOABLE = "agentreflex.undoable"  # [[finding code, [its package's reflex names]]]: discards a snapshot undoes
 LOCAL_JUDGES = "agentreflex.local-judges"  # [[plugin name, subcommand words serving a judge]]
+NEEDS_HISTORY = (
+    "agentreflex.needs-history"  # [[reflex name, plugin name]]: stops refused while history is lost
+)
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 7
+CACHE_VERSION = 8
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -95,6 +98,7 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         FILES: [],
         UNDOABLE: [],
         LOCAL_JUDGES: [],
+        NEEDS_HISTORY: [],
         ERRORS: [],
     }
     for name, spec in declared:
@@ -110,6 +114,8 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
             table[ORDER].append([reflex.name, reflex.order])
             if reflex.events:
                 table[EVENTS].append([reflex.name, sorted(reflex.events)])
+            if reflex.needs_history:
+                table[NEEDS_HISTORY].append([reflex.name, plugin.name])
         table["agentreflex.commands"].extend([c.name, c.spec] for c in plugin.commands)
         if plugin.status:
             table["agentreflex.status"].append([plugin.name, plugin.status])
@@ -218,6 +224,11 @@ def checked_section(key: str) -> Section:
         if section.key == key:
             return section
     raise KeyError(key)  # the cached table is stale: a declaration changed under it
+
+
+def history_reflexes() -> tuple[str, ...]:
+    """The reflexes whose stop question needs the session history (the hook path: no import)."""
+    return tuple(name for name, _plugin in entries(NEEDS_HISTORY))
 
 
 def undoable_codes() -> dict[str, frozenset[str]]:

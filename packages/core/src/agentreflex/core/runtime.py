@@ -444,6 +444,13 @@ def _name_of(names: Mapping[str, EventKind], kind: EventKind) -> str:
     return next(name for name, k in names.items() if k is kind)
 
 
+def _needs_history(config: Config) -> bool:
+    """Does an enabled reflex declare that its stop question needs the session history?"""
+    from agentreflex.core import registry
+
+    return any(map(config.reflex_enabled, registry.history_reflexes()))
+
+
 def _run_event(
     adapter: HostAdapter,
     event: Event,
@@ -481,8 +488,8 @@ def _run_event(
     )
     lost = lost or "; ".join(state.notes.get(LOST_NOTE, []))
     stopping = event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
-    if lost and stopping and config.reflex_enabled("done"):
-        # the done reflex's question cannot be answered without the history: fail closed
+    if lost and stopping and _needs_history(config):
+        # a reflex's stop question cannot be answered without the history: fail closed
         extra.append(lost_finding(event.session_id, lost))
     if event.kind is EventKind.PRE_TOOL and size > MAX_ANALYSED:
         # Too big to check within any sane budget: a floor that cannot run asks.

@@ -65,6 +65,7 @@ PLUGIN = Plugin(
             "agentreflex.judge2.done:DoneReflex",
             order=30,
             events=("stop", "subagent_stop"),
+            needs_history=True,  # "is it done?" needs the record of what ran
         ),
     ),
     commands=(Command("judge2", "agentreflex.judge2.cli:main"),),
