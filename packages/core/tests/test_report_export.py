@@ -386,3 +386,49 @@ def test_a_snapshot_the_real_hook_took_is_in_the_report(tmp_path: Path) -> None:
     html = _report(project / ".agentreflex", tmp_path / "r.html")
     assert "Snapshots taken and undone" in html and ": 1 file(s)" in html
     assert "<th>Undone</th>" in html
+
+
+def _sections(*specs: tuple[str, str]) -> dict[str, list[list[Any]]]:
+    """A registry table whose only report sections are ``specs`` ([(plugin, module:function)])."""
+    from agentreflex.core import registry
+
+    return {registry.REPORTS: [list(s) for s in specs]}
+
+
+SECTIONS = """
+from typing import Any
+
+
+def demo_section(state_dir: str, sessions: Any, findings: list[dict[str, Any]]) -> dict[str, Any]:
+    mine = [f for f in findings if f["reflex"] == "gate"]
+    rows = [[f["session"], f["code"], str(sessions)] for f in mine]
+    table = {"caption": "demo table", "columns": ["Session", "Code", "Asked"], "rows": rows}
+    return {"title": "Demo <section>", "tables": [table], "empty": "nothing"}
+
+
+def broken_section(*_args: Any) -> dict[str, Any]:
+    raise RuntimeError("broken on purpose")
+"""
+
+
+def test_a_package_declares_its_report_section_and_core_draws_it_escaped(
+    state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Core names no package: what a declared section returns is drawn, escaped and redacted;
+    one that raises is a problem line, never a broken report."""
+    from agentreflex.core import registry
+
+    (tmp_path / "demo_report_sections.py").write_text(SECTIONS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    here = "demo_report_sections"
+    monkeypatch.setattr(
+        registry,
+        "_MEMO",
+        _sections(("demo", f"{here}:demo_section"), ("bad", f"{here}:broken_section")),
+    )
+    html = _report(state, tmp_path / "r.html", "--session", "enforced-2")
+    assert "Demo &lt;section&gt;" in html and 'aria-label="demo table"' in html
+    assert "GATE-RM-ROOT" in html and "(&#x27;enforced-2&#x27;,)" in html  # the sessions asked
+    assert SECRET not in html  # the finding's message is not drawn; redaction holds anyway
+    assert "bad: its report section is unavailable (RuntimeError)" in html
+    assert "Reasoning Guard" not in html  # not declared in this table: not drawn

@@ -253,6 +253,10 @@ class Plugin:
     inside the work tree, so a snapshot taken before them holds all they
     destroy: with ``[worktree] allow_undoable`` core may let such a command
     run with the undo hint (:mod:`agentreflex.core.worktree.relax`).
+    ``report`` is ``module:function`` giving the package's section of
+    ``agentreflex report`` (:mod:`agentreflex.core.report.collect`: it gets
+    the state directory, the sessions asked for or None, and every recorded
+    finding; it returns plain data that core escapes and draws).
     ``local_judge`` is the ``agentreflex`` subcommand (its words, e.g.
     ``"laya serve"``) that serves a judge on ``--host H --port P``: the warm
     daemon starts it when the user asks (:mod:`agentreflex.core.localjudge`).
@@ -270,6 +274,7 @@ class Plugin:
     hosts: tuple[tuple[str, str], ...] = ()
     undoable: tuple[str, ...] = ()
     local_judge: str = ""
+    report: str = ""
 
     def reflex(self, name: str) -> ReflexEntry:
         """The declared reflex called ``name``."""

@@ -97,6 +97,7 @@ PLUGIN = Plugin(
     commands=(Command("guard", "agentreflex.guard.cli:main"),),
     status="agentreflex.guard.status:status",
     statusline="agentreflex.guard.status:statusline",
+    report="agentreflex.guard.status:report_section",
     sections=(REASONING_GUARD, Section("guard")),
 )
 

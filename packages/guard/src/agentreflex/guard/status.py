@@ -144,3 +144,62 @@ def statusline(state_dir: str, session_id: str) -> list[str]:
             parts = [f"{opened} open obligation{'' if opened == 1 else 's'}"] if opened else []
             return [*parts, str(row.get("clearance", "Unknown"))]
     return []
+
+
+def report_section(
+    state_dir: str, sessions: tuple[str, ...] | None, findings: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The guard's section of ``agentreflex report``: clearance per session, and its findings.
+
+    ``sessions``: the sessions the report is about (None: all); ``findings``:
+    every finding core recorded (``session``, ``ts``, ``reflex``, ``code``,
+    ``verdict``, ``message``), of which the guard's own are shown.
+    """
+    rows = [
+        r for r in status(state_dir)["sessions"] if sessions is None or r["session_id"] in sessions
+    ]
+    ledgers = [
+        [
+            str(r.get("session_id", ""))[:40],
+            str(r.get("provider", "")),
+            str(r.get("clearance", "")),
+            ", ".join(str(o) for o in r.get("open_obligations", [])) or "none",
+            ", ".join(str(x) for x in r.get("limitations", [])),
+        ]
+        for r in rows
+    ]
+    own = [
+        [
+            _seconds(f.get("ts")),
+            str(f.get("session", ""))[:40],
+            str(f.get("code", "")),
+            str(f.get("verdict", "")),
+            str(f.get("message", "")),
+        ]
+        for f in findings
+        if f.get("reflex") == "guard" and f.get("verdict") != "ALLOW"
+    ]
+    return {
+        "title": "Reasoning Guard obligations and clearance",
+        "tables": [
+            {
+                "caption": "Reasoning Guard obligations and clearance",
+                "columns": ["Session", "Host", "Clearance", "Open obligations", "Limitations"],
+                "rows": ledgers,
+            },
+            {
+                "caption": "Reasoning Guard findings",
+                "columns": ["Time (UTC)", "Session", "Code", "Verdict", "Message"],
+                "rows": own,
+            },
+        ],
+        "empty": "No Reasoning Guard report (mode off, or no event seen).",
+    }
+
+
+def _seconds(ts: Any) -> str:
+    """A recorded time as the report's other tables show it (UTC, to the second)."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(float(ts)))
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "?"

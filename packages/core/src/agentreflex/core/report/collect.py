@@ -54,13 +54,29 @@ class Calibration:
 
 
 @record
+class PackageTable:
+    caption: str
+    columns: list[str]
+    rows: list[list[str]]
+
+
+@record
+class PackageSection:
+    """A package's own section of the report, as its declaration's ``report`` gave it."""
+
+    ident: str
+    title: str
+    tables: list[PackageTable]
+    empty: str
+
+
+@record
 class ReportData:
     sessions: list[SessionHistory]
     interventions: list[Intervention]
     would_block: list[dict[str, Any]]
     snapshots: list[dict[str, Any]]
-    guard: list[dict[str, Any]]
-    guard_findings: list[dict[str, Any]]
+    packages: list[PackageSection]
     latency_ms: list[float]
     calibration: Calibration | None
     problems: list[str] = field(default_factory=list)
@@ -85,18 +101,15 @@ def collect(
     calibration, problem = load_calibration(labels_path or os.path.join(state_dir, LABELS_FILE))
     if problem:
         problems.append(problem)
-    guard, guard_problem = guard_status(state_dir)
-    if guard_problem:
-        problems.append(guard_problem)
-    if only_sessions:  # --session: the guard's ledger of that session alone
-        guard = [g for g in guard if g.get("session_id") in {h.session_id for h in histories}]
+    # --session: a package's own rows of those sessions alone
+    asked = tuple(h.session_id for h in histories) if only_sessions else None
+    packages = package_sections(state_dir, asked, recorded_findings(histories), problems)
     return ReportData(
         sessions=histories,
         interventions=interventions(histories),
         would_block=would_block(histories),
         snapshots=snapshots(histories),
-        guard=guard,
-        guard_findings=guard_findings(histories),
+        packages=packages,
         latency_ms=[float(r["ms"]) for h in histories for r in h.records if _number(r.get("ms"))],
         calibration=calibration,
         problems=problems,
@@ -217,39 +230,55 @@ def _undone(repos: dict[str, Any], cwd: str, value: Any) -> list[dict[str, Any]]
     return restored.read(repo, n) if repo is not None else []
 
 
-def guard_findings(histories: list[SessionHistory]) -> list[dict[str, Any]]:
-    """The Reasoning Guard's findings (reflex ``guard``) in the recorded decisions."""
-    out: list[dict[str, Any]] = []
-    for h in histories:
-        for rec in decisions(h):
-            for f in _findings(rec):
-                if f.get("reflex") == "guard" and f.get("verdict") != "ALLOW":
-                    out.append(
-                        {
-                            "session": h.session_id,
-                            "ts": rec.get("ts", 0.0),
-                            "code": f.get("code", ""),
-                            "verdict": f.get("verdict", ""),
-                            "message": f.get("message", ""),
-                        }
-                    )
+def recorded_findings(histories: list[SessionHistory]) -> list[dict[str, Any]]:
+    """Every finding in the recorded decisions, with its session and time (for packages' sections)."""
+    return [
+        {
+            "session": h.session_id,
+            "ts": rec.get("ts", 0.0),
+            "reflex": f.get("reflex", ""),
+            "code": f.get("code", ""),
+            "verdict": f.get("verdict", ""),
+            "message": f.get("message", ""),
+        }
+        for h in histories
+        for rec in decisions(h)
+        for f in _findings(rec)
+    ]
+
+
+def package_sections(
+    state_dir: str,
+    sessions: tuple[str, ...] | None,
+    findings: list[dict[str, Any]],
+    problems: list[str],
+) -> list[PackageSection]:
+    """Each installed package's declared section; one that fails or is malformed is a problem line."""
+    out: list[PackageSection] = []
+    for name, spec in registry.entries(registry.REPORTS):
+        try:
+            raw = registry.load_object(spec)(state_dir, sessions, findings)
+            out.append(_package_section(name, raw))
+        except Exception as exc:  # a package's section must not break the report
+            problems.append(f"{name}: its report section is unavailable ({type(exc).__name__})")
     return out
 
 
-def guard_status(state_dir: str) -> tuple[list[dict[str, Any]], str]:
-    """The guard's per-session rows (clearance, open obligations), when it is installed."""
-    for name, spec in registry.entries("agentreflex.status"):
-        if name != "guard":
-            continue
-        try:
-            section = registry.load_object(spec)(state_dir)
-        except Exception as exc:  # a package's section must not break the report
-            return [], f"Reasoning Guard status unavailable: {type(exc).__name__}"
-        rows = section.get("sessions", []) if isinstance(section, dict) else []
-        clean = redact_obj([r for r in rows if isinstance(r, dict)])
-        assert isinstance(clean, list)
-        return clean, ""
-    return [], ""
+def _package_section(name: str, raw: Any) -> PackageSection:
+    """Plain data checked and redacted (the page escapes it); a wrong shape is a TypeError."""
+    clean = redact_obj(raw)
+    if not isinstance(clean, dict) or not isinstance(clean.get("tables", []), list):
+        raise TypeError("a report section is a table of title, tables and empty text")
+    tables = [
+        PackageTable(
+            str(t.get("caption", "")),
+            [str(c) for c in t.get("columns", [])],
+            [[str(c) for c in row] for row in t.get("rows", []) if isinstance(row, list)],
+        )
+        for t in clean.get("tables", [])
+        if isinstance(t, dict)
+    ]
+    return PackageSection(name, str(clean.get("title", name)), tables, str(clean.get("empty", "")))
 
 
 def load_calibration(path: str, n_bins: int = 10) -> tuple[Calibration | None, str]:

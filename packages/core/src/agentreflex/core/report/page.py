@@ -13,7 +13,7 @@ import time
 
 from agentreflex.core.redact import redact
 from agentreflex.core.report import charts
-from agentreflex.core.report.collect import TIMELINE_LIMIT, ReportData, tool_text
+from agentreflex.core.report.collect import TIMELINE_LIMIT, PackageSection, ReportData, tool_text
 from agentreflex.core.status import percentile
 
 TYPE_CHECKING = False
@@ -74,7 +74,7 @@ def render(data: ReportData, title: str = "agentreflex report") -> str:
         _interventions(data),
         _would_block(data),
         _snapshots(data),
-        _guard(data),
+        *(_package(section) for section in data.packages),
         _latency(data),
         _calibration(data),
         _timelines(data),
@@ -200,43 +200,15 @@ def _undone(snap: dict[str, Any]) -> str:
     return "<br>".join(_t(describe(r, _when)) for r in snap.get("undone") or [])
 
 
-def _guard(data: ReportData) -> str:
-    body = ""
-    if data.guard:
-        rows = [
-            [
-                _t(g.get("session_id", ""))[:40],
-                _t(g.get("provider", "")),
-                _t(g.get("clearance", "")),
-                _t(", ".join(str(o) for o in g.get("open_obligations", [])) or "none"),
-                _t(", ".join(str(x) for x in g.get("limitations", []))),
-            ]
-            for g in data.guard
-        ]
-        body += _table(
-            ["Session", "Host", "Clearance", "Open obligations", "Limitations"],
-            rows,
-            "Reasoning Guard obligations and clearance",
-        )
-    if data.guard_findings:
-        rows = [
-            [
-                _when(f["ts"]),
-                _t(f["session"])[:40],
-                _t(f["code"]),
-                _t(f["verdict"]),
-                _t(f["message"]),
-            ]
-            for f in data.guard_findings
-        ]
-        body += _table(
-            ["Time (UTC)", "Session", "Code", "Verdict", "Message"],
-            rows,
-            "Reasoning Guard findings",
-        )
-    if not body:
-        body = "<p>No Reasoning Guard report (not installed, mode off, or no event seen).</p>"
-    return _section("guard", "Reasoning Guard obligations and clearance", body)
+def _package(section: PackageSection) -> str:
+    """A package's declared section: its tables, every cell escaped here."""
+    body = "".join(
+        _table([_t(c) for c in t.columns], [[_t(c) for c in r] for r in t.rows], _t(t.caption))
+        for t in section.tables
+        if t.rows
+    )
+    ident = "pkg-" + "".join(c if c.isalnum() else "-" for c in section.ident)
+    return _section(ident, _t(section.title), body or f"<p>{_t(section.empty)}</p>")
 
 
 def _latency(data: ReportData) -> str:

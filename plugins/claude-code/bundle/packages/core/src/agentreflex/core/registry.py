@@ -42,11 +42,11 @@ SELF_TESTS = "agentreflex.self-tests"  # [[plugin name, command its reflexes mus
 FILES = "agentreflex.files"  # [[policy file kind, plugin name]]
 UNDOABLE = "agentreflex.undoable"  # [[finding code, [its package's reflex names]]]: discards a snapshot undoes
 LOCAL_JUDGES = "agentreflex.local-judges"  # [[plugin name, subcommand words serving a judge]]
-NEEDS_HISTORY = (
-    "agentreflex.needs-history"  # [[reflex name, plugin name]]: stops refused while history is lost
-)
+# [[reflex name, plugin name]]: stops refused while the session history is lost
+NEEDS_HISTORY = "agentreflex.needs-history"
+REPORTS = "agentreflex.reports"  # [[plugin name, "module:function"]]: its section of the report
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 8
+CACHE_VERSION = 9
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -99,6 +99,7 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         UNDOABLE: [],
         LOCAL_JUDGES: [],
         NEEDS_HISTORY: [],
+        REPORTS: [],
         ERRORS: [],
     }
     for name, spec in declared:
@@ -135,6 +136,8 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         table[UNDOABLE].extend([code, own] for code in plugin.undoable)
         if plugin.local_judge:
             table[LOCAL_JUDGES].append([plugin.name, plugin.local_judge])
+        if plugin.report:
+            table[REPORTS].append([plugin.name, plugin.report])
     for rows in table.values():
         rows.sort(key=lambda row: (str(row[0]), str(row[1])))
     return table
