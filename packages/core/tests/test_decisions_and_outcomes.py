@@ -311,8 +311,15 @@ def test_outcome_of(result: ToolResult | None, outcome: str) -> None:
 
 def test_same_command_same_fingerprint_across_hosts() -> None:
     claude = build_tool_call("Bash", {"command": "npm  test", "description": "run", "timeout": 5})
-    codex = build_tool_call("exec_command", {"cmd": "npm test\n", "yield_time_ms": 10})
-    hermes = build_tool_call("terminal", {"command": " npm test"})
+    from agentreflex.core.hosts import codex as codex_host
+    from agentreflex.core.hosts import hermes as hermes_host
+
+    codex = build_tool_call(
+        "exec_command", {"cmd": "npm test\n", "yield_time_ms": 10}, host_tools=codex_host.TOOL_KINDS
+    )
+    hermes = build_tool_call(
+        "terminal", {"command": " npm test"}, host_tools=hermes_host.TOOL_KINDS
+    )
     assert fingerprint(claude) == fingerprint(codex) == fingerprint(hermes)
     assert len(fingerprint(claude)) == 16
     assert fingerprint(claude) != fingerprint(build_tool_call("Bash", {"command": "npm run test"}))

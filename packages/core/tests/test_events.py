@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from agentreflex.core.events import (
+    SHARED_TOOLS,
     Event,
     EventKind,
     ToolCall,
@@ -15,6 +16,9 @@ from agentreflex.core.events import (
     patch_paths,
     tool_kind,
 )
+from agentreflex.core.hosts import claude_code, codex, hermes
+from agentreflex.core.hosts.opencode import OpenCodeAdapter
+from agentreflex.core.hosts.pi import PiAdapter
 
 CODEX_PATCH = (
     "*** Begin Patch\n"
@@ -51,40 +55,71 @@ UNIFIED_DIFF = (
 )
 
 
+CLAUDE, CODEX, HERMES = claude_code.TOOL_KINDS, codex.TOOL_KINDS, hermes.TOOL_KINDS
+
+
 @pytest.mark.parametrize(
-    ("name", "kind"),
+    ("host", "name", "kind"),
     [
-        ("Bash", ToolKind.SHELL),
-        ("bash", ToolKind.SHELL),
-        ("exec_command", ToolKind.SHELL),
-        ("local_shell", ToolKind.SHELL),
-        ("terminal", ToolKind.SHELL),
-        ("execute_code", ToolKind.SHELL),
-        ("Read", ToolKind.READ),
-        ("read_file", ToolKind.READ),
-        ("Write", ToolKind.WRITE),
-        ("write_file", ToolKind.WRITE),
-        ("Edit", ToolKind.EDIT),
-        ("MultiEdit", ToolKind.EDIT),
-        ("NotebookEdit", ToolKind.EDIT),
-        ("apply_patch", ToolKind.PATCH),
-        ("patch", ToolKind.PATCH),
-        ("Glob", ToolKind.SEARCH),
-        ("Grep", ToolKind.SEARCH),
-        ("WebFetch", ToolKind.WEB),
-        ("web_search", ToolKind.WEB),
-        ("Task", ToolKind.SUBAGENT),
-        ("Agent", ToolKind.SUBAGENT),
-        ("delegate_task", ToolKind.SUBAGENT),
-        ("mcp__github__create_issue", ToolKind.MCP),
-        ("MCP__Server__Tool", ToolKind.MCP),
-        ("mcp__plugin_x_srv__do", ToolKind.MCP),
-        ("SomethingNew", ToolKind.OTHER),
-        ("  Bash  ", ToolKind.SHELL),
+        (CLAUDE, "Bash", ToolKind.SHELL),
+        (None, "bash", ToolKind.SHELL),
+        (CODEX, "exec_command", ToolKind.SHELL),
+        (CODEX, "local_shell", ToolKind.SHELL),
+        (HERMES, "terminal", ToolKind.SHELL),
+        (HERMES, "execute_code", ToolKind.SHELL),
+        (CLAUDE, "Read", ToolKind.READ),
+        (HERMES, "read_file", ToolKind.READ),
+        (CLAUDE, "Write", ToolKind.WRITE),
+        (HERMES, "write_file", ToolKind.WRITE),
+        (CLAUDE, "Edit", ToolKind.EDIT),
+        (CLAUDE, "MultiEdit", ToolKind.EDIT),
+        (CLAUDE, "NotebookEdit", ToolKind.EDIT),
+        (CODEX, "apply_patch", ToolKind.PATCH),
+        (HERMES, "patch", ToolKind.PATCH),
+        (OpenCodeAdapter.tools, "patch", ToolKind.PATCH),
+        (OpenCodeAdapter.tools, "list", ToolKind.SEARCH),
+        (PiAdapter.tools, "find", ToolKind.SEARCH),
+        (CLAUDE, "Glob", ToolKind.SEARCH),
+        (CLAUDE, "Grep", ToolKind.SEARCH),
+        (CLAUDE, "WebFetch", ToolKind.WEB),
+        (CODEX, "web_search", ToolKind.WEB),
+        (HERMES, "web_extract", ToolKind.WEB),
+        (CLAUDE, "Task", ToolKind.SUBAGENT),
+        (CLAUDE, "Agent", ToolKind.SUBAGENT),
+        (HERMES, "delegate_task", ToolKind.SUBAGENT),
+        (None, "mcp__github__create_issue", ToolKind.MCP),
+        (CLAUDE, "MCP__Server__Tool", ToolKind.MCP),
+        (None, "mcp__plugin_x_srv__do", ToolKind.MCP),
+        (CLAUDE, "SomethingNew", ToolKind.OTHER),
+        (CLAUDE, "  Bash  ", ToolKind.SHELL),
     ],
 )
-def test_tool_kind_classifies_every_hosts_names(name: str, kind: ToolKind) -> None:
-    assert tool_kind(name) is kind
+def test_each_host_classifies_its_own_tool_names(
+    host: dict[str, ToolKind] | None, name: str, kind: ToolKind
+) -> None:
+    assert tool_kind(name, host) is kind
+
+
+@pytest.mark.parametrize(
+    ("host", "name"),
+    [
+        (CLAUDE, "terminal"),  # Hermes' shell is nothing to Claude Code
+        (CLAUDE, "exec_command"),  # Codex's
+        (CODEX, "delegate_task"),  # Hermes' sub-agent
+        (PiAdapter.tools, "list"),  # OpenCode's listing
+        (None, "terminal"),  # no host: only the shared names are known
+    ],
+)
+def test_a_name_another_host_uses_is_not_taken_for_this_hosts_tool(
+    host: dict[str, ToolKind] | None, name: str
+) -> None:
+    """Each adapter owns its names: a tool a host does not have is OTHER there."""
+    assert tool_kind(name, host) is ToolKind.OTHER
+
+
+def test_every_hosts_table_is_lower_case_and_names_a_kind() -> None:
+    for table in (CLAUDE, CODEX, HERMES, OpenCodeAdapter.tools, PiAdapter.tools, SHARED_TOOLS):
+        assert all(name == name.lower() and isinstance(k, ToolKind) for name, k in table.items())
 
 
 def test_claude_bash_keeps_command_and_id() -> None:
@@ -129,6 +164,7 @@ def test_claude_write_edit_multiedit_read() -> None:
                 "not an edit",
             ],
         },
+        host_tools=CLAUDE,
     )
     assert multi.kind is ToolKind.EDIT
     assert multi.path == "/w/b.py"
@@ -143,9 +179,13 @@ def test_claude_write_edit_multiedit_read() -> None:
 def test_codex_bash_and_exec_command_shapes() -> None:
     bash = build_tool_call("Bash", {"command": "cargo test"}, "call_1")
     assert (bash.kind, bash.command, bash.tool_use_id) == (ToolKind.SHELL, "cargo test", "call_1")
-    exec_cmd = build_tool_call("exec_command", {"cmd": "ls -la", "yield_time_ms": 1000})
+    exec_cmd = build_tool_call(
+        "exec_command", {"cmd": "ls -la", "yield_time_ms": 1000}, host_tools=CODEX
+    )
     assert exec_cmd.command == "ls -la"
-    argv = build_tool_call("local_shell", {"command": ["bash", "-lc", "rm -rf build"]})
+    argv = build_tool_call(
+        "local_shell", {"command": ["bash", "-lc", "rm -rf build"]}, host_tools=CODEX
+    )
     assert argv.command == "bash -lc rm -rf build"
 
 
@@ -221,17 +261,25 @@ def test_pi_path_old_text_new_text() -> None:
 
 
 def test_hermes_terminal_write_file_patch() -> None:
-    term = build_tool_call("terminal", {"command": "rm -rf /tmp/x", "background": False})
+    term = build_tool_call(
+        "terminal", {"command": "rm -rf /tmp/x", "background": False}, host_tools=HERMES
+    )
     assert (term.kind, term.command) == (ToolKind.SHELL, "rm -rf /tmp/x")
-    write = build_tool_call("write_file", {"path": "notes.md", "content": "hello"})
+    write = build_tool_call(
+        "write_file", {"path": "notes.md", "content": "hello"}, host_tools=HERMES
+    )
     assert (write.kind, write.path, write.content) == (ToolKind.WRITE, "notes.md", "hello")
     replace = build_tool_call(
-        "patch", {"mode": "replace", "path": "app.py", "old_string": "a = 1", "new_string": "a = 2"}
+        "patch",
+        {"mode": "replace", "path": "app.py", "old_string": "a = 1", "new_string": "a = 2"},
+        host_tools=HERMES,
     )
     assert replace.kind is ToolKind.PATCH
     assert (replace.path, replace.paths) == ("app.py", ["app.py"])
     assert (replace.old_content, replace.content) == ("a = 1", "a = 2")
-    patch_mode = build_tool_call("patch", {"mode": "patch", "patch": CODEX_PATCH})
+    patch_mode = build_tool_call(
+        "patch", {"mode": "patch", "patch": CODEX_PATCH}, host_tools=HERMES
+    )
     assert patch_mode.paths[:2] == ["src/app.py", "docs/NEW.md"]
 
 
@@ -244,12 +292,14 @@ def test_hermes_other_ways_to_execute() -> None:
     quoted = _hermes_call("execute_code", {"code": "print('it''s')"})
     assert shlex.split(quoted.command) == ["python3", "-c", "print('it''s')"]
     # the quirk is Hermes': elsewhere the name means nothing special
-    assert build_tool_call("execute_code", {"code": "ls"}).command == "ls"
-    typed = build_tool_call("process", {"action": "submit", "session_id": "p1", "data": "rm -rf ~"})
+    assert build_tool_call("execute_code", {"code": "ls"}, host_tools=HERMES).command == "ls"
+    typed = build_tool_call(
+        "process", {"action": "submit", "session_id": "p1", "data": "rm -rf ~"}, host_tools=HERMES
+    )
     assert (typed.kind, typed.command) == (ToolKind.SHELL, "rm -rf ~")
-    polled = build_tool_call("process", {"action": "poll", "session_id": "p1"})
+    polled = build_tool_call("process", {"action": "poll", "session_id": "p1"}, host_tools=HERMES)
     assert (polled.kind, polled.command) == (ToolKind.SHELL, "")
-    sub = build_tool_call("delegate_task", {"goal": "delete the tests"})
+    sub = build_tool_call("delegate_task", {"goal": "delete the tests"}, host_tools=HERMES)
     assert sub.kind is ToolKind.SUBAGENT
 
 

@@ -86,8 +86,11 @@ def _state_with(text: str, project: Path) -> SessionState:
         ),
         ("edit", {"filePath": "tests/test_auth.py", "oldString": "a", "newString": "b"}),
         ("write", {"path": "tests/test_auth.py", "content": "b"}),
-        ("write_file", {"path": "tests/test_auth.py", "content": "b"}),
-        ("patch", {"patch": "--- a/tests/test_auth.py\n+++ b/tests/test_auth.py\n@@\n-a\n+b\n"}),
+        ("hermes:write_file", {"path": "tests/test_auth.py", "content": "b"}),
+        (
+            "hermes:patch",
+            {"patch": "--- a/tests/test_auth.py\n+++ b/tests/test_auth.py\n@@\n-a\n+b\n"},
+        ),
         ("Bash", {"command": "sed -i 's/a/b/' tests/test_auth.py"}),
         ("Bash", {"command": "echo x > tests/test_auth.py"}),
     ],
@@ -96,7 +99,9 @@ def test_constraint_blocks_every_hosts_edit_tools(
     project: Path, name: str, tool_input: dict[str, Any]
 ) -> None:
     state = _state_with("Fix the login bug. Do not modify tests.", project)
-    findings = _run(pre_tool(name, tool_input, cwd=str(project)), state)
+    host, _, name = name.rpartition(":")  # a host's own tool name: that host's event
+    event = pre_tool(name, tool_input, cwd=str(project), host=host or "claude-code")
+    findings = _run(event, state)
     top = findings[0]
     assert top.verdict is Verdict.BLOCK and top.title == "CONSTRAINT REFLEX"
     assert top.code == "GATE-CONSTRAINT" and "Do not modify tests" in top.message

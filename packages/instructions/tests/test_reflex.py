@@ -226,14 +226,15 @@ def test_an_internal_failure_blocks(repo: Path, monkeypatch: pytest.MonkeyPatch)
             {"command": "*** Begin Patch\n*** Delete File: generated/a.py\n*** End Patch\n"},
         ),
         ("edit", {"filePath": "generated/a.py", "oldString": "a", "newString": "b"}),
-        ("write_file", {"path": "generated/a.py", "content": "b"}),
-        ("patch", {"patch": "--- a/generated/a.py\n+++ b/generated/a.py\n@@\n-a\n+b\n"}),
+        ("hermes:write_file", {"path": "generated/a.py", "content": "b"}),
+        ("hermes:patch", {"patch": "--- a/generated/a.py\n+++ b/generated/a.py\n@@\n-a\n+b\n"}),
     ],
 )
 def test_every_hosts_edit_tool_is_checked(
     repo: Path, name: str, tool_input: dict[str, Any]
 ) -> None:
-    (f,) = _run(pre_tool(name, tool_input, cwd=str(repo)))
+    host, _, name = name.rpartition(":")  # a host's own tool name: that host's event
+    (f,) = _run(pre_tool(name, tool_input, cwd=str(repo), host=host or "claude-code"))
     assert f.verdict is Verdict.BLOCK and f.code == "INSTR-RULE"
     assert "AGENTS.md:2" in f.message and "It would" in f.message and "generated/" in f.message
 

@@ -14,11 +14,12 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.config import Config, load_config
 from agentreflex.core.decision import Mode
-from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
+from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.reflex import Judge, ReflexContext
 from agentreflex.core.state.model import SessionState
 
@@ -38,13 +39,25 @@ def _cleanup() -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def host_tools(host: str) -> Mapping[str, ToolKind] | None:
+    """The host's own tool names, as its adapter classifies them (None: no such host)."""
+    from agentreflex.core.hosts import get_adapter
+
+    try:
+        tools: Mapping[str, ToolKind] = get_adapter(host).tools
+    except (KeyError, ValueError, AttributeError):
+        return None
+    return tools
+
+
 def pre_tool(name: str, tool_input: dict[str, Any], cwd: str = "/work/proj", **kw: Any) -> Event:
+    host = kw.pop("host", "claude-code")
     return Event(
         kind=EventKind.PRE_TOOL,
-        host=kw.pop("host", "claude-code"),
+        host=host,
         session_id=kw.pop("session_id", "test-session"),
         cwd=cwd,
-        tool=build_tool_call(name, tool_input, kw.pop("tool_use_id", "toolu_1")),
+        tool=build_tool_call(name, tool_input, kw.pop("tool_use_id", "toolu_1"), host_tools(host)),
         **kw,
     )
 
@@ -58,12 +71,13 @@ def post_tool(
     cwd: str = "/work/proj",
     **kw: Any,
 ) -> Event:
+    host = kw.pop("host", "claude-code")
     return Event(
         kind=EventKind.POST_TOOL if ok is not False else EventKind.POST_TOOL_FAILURE,
-        host=kw.pop("host", "claude-code"),
+        host=host,
         session_id=kw.pop("session_id", "test-session"),
         cwd=cwd,
-        tool=build_tool_call(name, tool_input, kw.pop("tool_use_id", "toolu_1")),
+        tool=build_tool_call(name, tool_input, kw.pop("tool_use_id", "toolu_1"), host_tools(host)),
         result=ToolResult(ok=ok, output=output, error=error, exit_code=kw.pop("exit_code", None)),
         **kw,
     )

@@ -26,6 +26,7 @@ from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 EVENTS: dict[str, EventKind] = {
@@ -41,21 +42,39 @@ EVENTS: dict[str, EventKind] = {
 }
 HOST_NAMES = {v: k for k, v in EVENTS.items()}
 
+# Claude Code's own tool names beyond the shared ones (docs: "Tools available to Claude").
+TOOL_KINDS: dict[str, ToolKind] = {
+    "multiedit": ToolKind.EDIT,
+    "notebookedit": ToolKind.EDIT,
+    "notebookread": ToolKind.READ,
+    "bashoutput": ToolKind.READ,
+    "ls": ToolKind.SEARCH,
+    "agent": ToolKind.SUBAGENT,
+}
 
-def parse_claude_style(payload: dict[str, Any], host: str) -> Event:
+
+def parse_claude_style(
+    payload: dict[str, Any], host: str, tools: Mapping[str, ToolKind] | None = None
+) -> Event:
     """Parse the Claude-compatible hook payload (shared with Codex)."""
     name = require_str(payload, "hook_event_name")
     kind = EVENTS.get(name)
     if kind is None:
         raise PayloadError(f"unsupported hook_event_name {name!r} for {host}")
     try:
-        return _parse_fields(payload, host, name, kind)
+        return _parse_fields(payload, host, name, kind, tools)
     except PayloadError as exc:
         exc.kind = exc.kind or kind
         raise
 
 
-def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind) -> Event:
+def _parse_fields(
+    payload: dict[str, Any],
+    host: str,
+    name: str,
+    kind: EventKind,
+    tools: Mapping[str, ToolKind] | None = None,
+) -> Event:
     event = Event(
         kind=kind,
         host=host,
@@ -71,8 +90,8 @@ def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind
         event.prompt = require_str(payload, "prompt", "")
     if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
         tool_name = require_str(payload, "tool_name")
-        tool_input = require_tool_input(payload, kind)
-        event.tool = build_tool_call(tool_name, tool_input, _tool_id(payload))
+        tool_input = require_tool_input(payload, kind, tools)
+        event.tool = build_tool_call(tool_name, tool_input, _tool_id(payload), tools)
     if kind is EventKind.POST_TOOL:
         ok, out, err, code, interrupted = tool_response_text(payload.get("tool_response"))
         event.result = ToolResult(
@@ -137,12 +156,13 @@ def _with_updated_output(event: Event, decision: Decision, reason: str, context:
 
 class ClaudeCodeAdapter:
     name = "claude-code"
+    tools = TOOL_KINDS
     events = EVENTS
     unknown_event: EventKind | None = None
     traits = frozenset({TRANSCRIPT_USAGE})
 
     def parse(self, payload: dict[str, Any]) -> Event:
-        return parse_claude_style(payload, self.name)
+        return parse_claude_style(payload, self.name, TOOL_KINDS)
 
     def render_recap(self, recap: Recap) -> str:
         """The session recap as Claude Code shows it (``additionalContext``, a system reminder)."""

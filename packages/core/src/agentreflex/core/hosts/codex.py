@@ -11,7 +11,7 @@ patches to ``apply_patch`` with the body in ``tool_input.command``.
 from __future__ import annotations
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind
+from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.hosts import UNCHECKED_STDIN
 from agentreflex.core.hosts.base import HostReply, cap, default_reason, dump_json
 from agentreflex.core.hosts.claude_code import EVENTS, HOST_NAMES, parse_claude_style
@@ -31,8 +31,22 @@ _RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
 _BLOCKABLE = (EventKind.STOP, EventKind.SUBAGENT_STOP, EventKind.POST_TOOL, EventKind.USER_PROMPT)
 
 
+# Codex's own tool names (codex-rs tools): its shells, images and sub-agents.
+TOOL_KINDS: dict[str, ToolKind] = {
+    "shell": ToolKind.SHELL,
+    "exec_command": ToolKind.SHELL,
+    "write_stdin": ToolKind.SHELL,
+    "local_shell": ToolKind.SHELL,
+    "view_image": ToolKind.READ,
+    "read_file": ToolKind.READ,
+    "web_search": ToolKind.WEB,
+    "spawn_agent": ToolKind.SUBAGENT,
+}
+
+
 class CodexAdapter:
     name = "codex"
+    tools = TOOL_KINDS
     events = EVENTS
     # hooks are usually registered without an event argument and a failed hook
     # is ignored: an unreadable payload is taken for a proposed tool call
@@ -40,7 +54,7 @@ class CodexAdapter:
     traits = frozenset({UNCHECKED_STDIN})  # write_stdin runs no hook
 
     def parse(self, payload: dict[str, Any]) -> Event:
-        return parse_claude_style(payload, self.name)
+        return parse_claude_style(payload, self.name, TOOL_KINDS)
 
     def render_recap(self, recap: Recap) -> str:
         """The session recap as Codex shows it (``additionalContext``).

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind, ToolResult
+from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, tool_kind
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -56,13 +56,13 @@ TOOL_ALIASES: dict[str, str] = {
     "bash": "bash",
     "powershell": "bash",
     "shell": "bash",
-    "write_bash": "write_stdin",
-    "read_bash": "bashoutput",
+    "write_bash": "bash",  # input to a running shell: a shell
+    "read_bash": "read",  # a running shell's output: a read
     "view": "read",
     "create": "write",
     "edit": "edit",
     "str_replace": "edit",
-    "str_replace_editor": "str_replace_based_edit_tool",
+    "str_replace_editor": "edit",
     "apply_patch": "apply_patch",
     "glob": "glob",
     "grep": "grep",
@@ -76,8 +76,13 @@ _RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
 _BLOCKING = (Verdict.BLOCK, Verdict.ASK_USER)
 
 
+# Its own names, classified as the shared name each stands for.
+TOOL_KINDS: dict[str, ToolKind] = {name: tool_kind(alias) for name, alias in TOOL_ALIASES.items()}
+
+
 class CopilotAdapter:
     name = "copilot"
+    tools = TOOL_KINDS
     events = EVENTS
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()

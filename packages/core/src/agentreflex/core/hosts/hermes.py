@@ -13,7 +13,7 @@ import contextlib
 
 from agentreflex.core import fastjson
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
+from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -39,8 +39,24 @@ EVENTS: dict[str, EventKind] = {
 }
 
 
+# Hermes Agent's own tool names (tools/ in NousResearch/hermes-agent).
+TOOL_KINDS: dict[str, ToolKind] = {
+    "terminal": ToolKind.SHELL,
+    "execute_code": ToolKind.SHELL,
+    "process": ToolKind.SHELL,
+    "read_file": ToolKind.READ,
+    "write_file": ToolKind.WRITE,
+    "patch": ToolKind.PATCH,
+    "search_files": ToolKind.SEARCH,
+    "web_search": ToolKind.WEB,
+    "web_extract": ToolKind.WEB,
+    "delegate_task": ToolKind.SUBAGENT,
+}
+
+
 class HermesAdapter:
     name = "hermes"
+    tools = TOOL_KINDS
     events = EVENTS
     # shell hooks fail open unless ``fail_closed``, and are usually registered
     # without an event argument: an unreadable payload is a proposed tool call
@@ -71,8 +87,9 @@ class HermesAdapter:
         )
         if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL):
             tool_name = require_str(payload, "tool_name")
-            tool_input = require_tool_input(payload, kind)
-            event.tool = build_tool_call(tool_name, tool_input, str(extra.get("tool_call_id", "")))
+            tool_input = require_tool_input(payload, kind, TOOL_KINDS)
+            call_id = str(extra.get("tool_call_id", ""))
+            event.tool = build_tool_call(tool_name, tool_input, call_id, TOOL_KINDS)
             if tool_name == "execute_code" and "code" in tool_input:
                 # Hermes runs the code with Python: spelled as the one-liner it amounts
                 # to, so the gate's interpreter scan (shell-outs, rmtree...) sees it

@@ -20,6 +20,7 @@ from agentreflex.core.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 
@@ -48,58 +49,36 @@ class ToolKind(StrEnum):
     OTHER = "other"
 
 
-# Host tool names (lower-cased) -> kind.  Unknown names fall back to OTHER,
-# except ``mcp__*`` which is always MCP.
-_TOOL_KINDS: dict[str, ToolKind] = {
-    # shells, across hosts
+# The shared tool vocabulary (lower-cased) -> kind: the names a call is built
+# with when no host is involved (tests, the gate's derived calls, ``agentreflex
+# check``) and the names every host's adapter starts from.  A host's own names
+# are its adapter's (``TOOL_KINDS`` in each module of ``core/hosts/``), passed
+# to :func:`build_tool_call`; ``mcp__*`` is always MCP.
+SHARED_TOOLS: dict[str, ToolKind] = {
     "bash": ToolKind.SHELL,
-    "shell": ToolKind.SHELL,
-    "exec_command": ToolKind.SHELL,
-    "write_stdin": ToolKind.SHELL,
-    "local_shell": ToolKind.SHELL,
-    "terminal": ToolKind.SHELL,
-    "execute_code": ToolKind.SHELL,
-    "process": ToolKind.SHELL,
-    "bashoutput": ToolKind.READ,
-    # files
     "read": ToolKind.READ,
-    "read_file": ToolKind.READ,
-    "notebookread": ToolKind.READ,
-    "view_image": ToolKind.READ,
     "write": ToolKind.WRITE,
-    "write_file": ToolKind.WRITE,
     "edit": ToolKind.EDIT,
-    "multiedit": ToolKind.EDIT,
-    "notebookedit": ToolKind.EDIT,
-    "str_replace_based_edit_tool": ToolKind.EDIT,
     "apply_patch": ToolKind.PATCH,
-    "patch": ToolKind.PATCH,
-    # search
     "glob": ToolKind.SEARCH,
     "grep": ToolKind.SEARCH,
-    "ls": ToolKind.SEARCH,
-    "list": ToolKind.SEARCH,
-    "find": ToolKind.SEARCH,
-    "search_files": ToolKind.SEARCH,
-    # web
     "webfetch": ToolKind.WEB,
     "websearch": ToolKind.WEB,
-    "web_search": ToolKind.WEB,
-    "web_fetch": ToolKind.WEB,
-    # sub-agents
     "task": ToolKind.SUBAGENT,
-    "agent": ToolKind.SUBAGENT,
-    "spawn_agent": ToolKind.SUBAGENT,
-    "delegate_task": ToolKind.SUBAGENT,
 }
 
 
-def tool_kind(host_name: str) -> ToolKind:
-    """Classify a host's tool name.  MCP tools are ``mcp__server__tool``."""
-    low = host_name.strip().lower()
+def tool_kind(name: str, host_tools: Mapping[str, ToolKind] | None = None) -> ToolKind:
+    """Classify a tool name: the host's own names first, then the shared ones.
+
+    MCP tools are ``mcp__server__tool``.
+    """
+    low = name.strip().lower()
     if low.startswith("mcp__"):
         return ToolKind.MCP
-    return _TOOL_KINDS.get(low, ToolKind.OTHER)
+    if host_tools is not None and low in host_tools:
+        return host_tools[low]
+    return SHARED_TOOLS.get(low, ToolKind.OTHER)
 
 
 @record
@@ -167,8 +146,16 @@ class Event:
         return self.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
 
 
-def build_tool_call(name: str, tool_input: Any, tool_use_id: str = "") -> ToolCall:
+def build_tool_call(
+    name: str,
+    tool_input: Any,
+    tool_use_id: str = "",
+    host_tools: Mapping[str, ToolKind] | None = None,
+) -> ToolCall:
     """Normalise a tool name and input dict from any host.
+
+    ``host_tools`` is the calling adapter's own tool names (lower-cased) and
+    their kinds; without it only the shared vocabulary is known.
 
     Field names differ per host: Claude ``file_path``/``old_string``, OpenCode
     ``filePath``/``oldString``, pi ``path``/``oldText``, Codex ``cmd`` and
@@ -176,7 +163,7 @@ def build_tool_call(name: str, tool_input: Any, tool_use_id: str = "") -> ToolCa
     non-dict inputs are kept under ``{"value": ...}``.
     """
     data: dict[str, Any] = tool_input if isinstance(tool_input, dict) else {"value": tool_input}
-    kind = tool_kind(name)
+    kind = tool_kind(name, host_tools)
     call = ToolCall(name=name, kind=kind, input=data, tool_use_id=str(tool_use_id or ""))
     if kind is ToolKind.PATCH:
         body = _first_str(data, "patch", "input", "command", "value", "content")

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from agentreflex.core.decision import Decision, Finding
-    from agentreflex.core.events import Event, EventKind
+    from agentreflex.core.events import Event, EventKind, ToolKind
     from agentreflex.core.hosts.base import HostReply
     from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 
@@ -56,6 +56,8 @@ class HostAdapter(Protocol):
     host that runs the tool when a hook fails says PRE_TOOL, so the answer
     is a refusal); None leaves it unknown.  ``traits`` names what the host
     does that a reflex must allow for (see :mod:`agentreflex.core.hosts`).
+    ``tools`` maps the host's own tool names (lower-cased) to their kinds,
+    beyond the shared vocabulary (:data:`agentreflex.core.events.SHARED_TOOLS`).
     The payload names its event in ``hook_event_name`` (every host's does,
     the JS shims' too): that is the key the registration overrides.
     """
@@ -70,6 +72,9 @@ class HostAdapter(Protocol):
 
     @property
     def traits(self) -> frozenset[str]: ...
+
+    @property
+    def tools(self) -> Mapping[str, ToolKind]: ...
 
     def parse(self, payload: dict[str, Any]) -> Event: ...
 

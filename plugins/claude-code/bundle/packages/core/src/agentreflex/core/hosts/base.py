@@ -19,6 +19,7 @@ from agentreflex.core.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from agentreflex.core.protocols import HostAdapter as HostAdapter
@@ -75,7 +76,9 @@ COMMAND_AND_PATH_FIELDS = (
 CONTENT_FIELDS = ("content", "contents", "new_string", "old_string", "new_source", "patch")
 
 
-def require_tool_input(payload: dict[str, Any], kind: EventKind) -> dict[str, Any]:
+def require_tool_input(
+    payload: dict[str, Any], kind: EventKind, tools: Mapping[str, ToolKind] | None = None
+) -> dict[str, Any]:
     """``tool_input`` of a pre-tool payload, strictly typed; lenient after the fact.
 
     A proposed call whose input is missing, null, not an object, or carries a
@@ -92,7 +95,7 @@ def require_tool_input(payload: dict[str, Any], kind: EventKind) -> dict[str, An
         got = "missing" if "tool_input" not in payload else _json_type(value)
         raise PayloadError(f"field 'tool_input' must be an object, got {got}", kind)
     fields: tuple[str, ...] = COMMAND_AND_PATH_FIELDS
-    if tool_kind(str(payload.get("tool_name", ""))) in (
+    if tool_kind(str(payload.get("tool_name", "")), tools) in (
         ToolKind.WRITE,
         ToolKind.EDIT,
         ToolKind.PATCH,

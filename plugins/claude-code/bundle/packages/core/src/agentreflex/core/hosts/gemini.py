@@ -29,7 +29,7 @@ a shell, ``replace`` an edit ...); the host's own name stays on the call.
 from __future__ import annotations
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind, ToolResult
+from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, tool_kind
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -66,7 +66,7 @@ TOOL_ALIASES: dict[str, str] = {
     "replace": "edit",
     "read_file": "read",
     "read_many_files": "read",
-    "list_directory": "ls",
+    "list_directory": "glob",  # a search, as the shared names go
     "glob": "glob",
     "search_file_content": "grep",
     "grep_search": "grep",
@@ -99,8 +99,13 @@ def mcp_alias(name: str) -> str | None:
     return None
 
 
+# Its own names, classified as the shared name each stands for.
+TOOL_KINDS: dict[str, ToolKind] = {name: tool_kind(alias) for name, alias in TOOL_ALIASES.items()}
+
+
 class GeminiAdapter:
     name = "gemini"
+    tools = TOOL_KINDS
     events = EVENTS
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()

@@ -42,7 +42,7 @@ has to interpret is a field it could misread; four keys are all it needs.
 from __future__ import annotations
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
+from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -58,6 +58,7 @@ from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any, ClassVar
 
 MODEL_KEYS = ("model_id", "model_variant")
@@ -73,20 +74,31 @@ _CONTEXT_EVENTS = (
 _PATCH_ALIASES = ("patchText", "patch_text")
 
 
-def parse_shim_payload(payload: dict[str, Any], host: str, events: dict[str, EventKind]) -> Event:
+def parse_shim_payload(
+    payload: dict[str, Any],
+    host: str,
+    events: dict[str, EventKind],
+    tools: Mapping[str, ToolKind] | None = None,
+) -> Event:
     """An :class:`Event` from a shim payload, or a one-line :class:`PayloadError`."""
     name = require_str(payload, "hook_event_name")
     kind = events.get(name)
     if kind is None:
         raise PayloadError(f"unsupported hook_event_name {name!r} for {host}")
     try:
-        return _parse_fields(payload, host, name, kind)
+        return _parse_fields(payload, host, name, kind, tools)
     except PayloadError as exc:
         exc.kind = exc.kind or kind
         raise
 
 
-def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind) -> Event:
+def _parse_fields(
+    payload: dict[str, Any],
+    host: str,
+    name: str,
+    kind: EventKind,
+    tools: Mapping[str, ToolKind] | None = None,
+) -> Event:
     raw = _bounded_model_keys(payload)
     event = Event(
         kind=kind,
@@ -101,9 +113,11 @@ def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind
         tool_name = require_str(payload, "tool")
         if not tool_name.strip():
             raise PayloadError("field 'tool' must not be empty", kind)
-        tool_input = _require_args(payload, tool_name, kind)
+        tool_input = _require_args(payload, tool_name, kind, tools)
         tool_input = _normalise_args(tool_input)
-        event.tool = build_tool_call(tool_name, tool_input, require_str(payload, "call_id", ""))
+        event.tool = build_tool_call(
+            tool_name, tool_input, require_str(payload, "call_id", ""), tools
+        )
     if kind is EventKind.POST_TOOL:
         event.result = _result(payload.get("result"))
     if kind is EventKind.USER_PROMPT:
@@ -115,13 +129,18 @@ def _parse_fields(payload: dict[str, Any], host: str, name: str, kind: EventKind
     return event
 
 
-def _require_args(payload: dict[str, Any], tool_name: str, kind: EventKind) -> dict[str, Any]:
+def _require_args(
+    payload: dict[str, Any],
+    tool_name: str,
+    kind: EventKind,
+    tools: Mapping[str, ToolKind] | None = None,
+) -> dict[str, Any]:
     """``args``, as strict as every host's ``tool_input`` (the shared check), named ``args``."""
     shaped = {"tool_name": tool_name}
     if "args" in payload:
         shaped["tool_input"] = payload["args"]
     try:
-        return require_tool_input(shaped, kind)
+        return require_tool_input(shaped, kind, tools)
     except PayloadError as exc:
         raise PayloadError(str(exc).replace("'tool_input", "'args"), exc.kind) from None
 
@@ -202,11 +221,12 @@ class ShimAdapter:
 
     name = ""
     events: ClassVar[dict[str, EventKind]] = {}
+    tools: ClassVar[dict[str, ToolKind]] = {}  # the host's own tool names (lower-cased)
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()
 
     def parse(self, payload: dict[str, Any]) -> Event:
-        return parse_shim_payload(payload, self.name, self.events)
+        return parse_shim_payload(payload, self.name, self.events, self.tools)
 
     def render(self, event: Event, decision: Decision) -> HostReply:
         recap = self.render_recap(decision.recap) if decision.recap is not None else ""

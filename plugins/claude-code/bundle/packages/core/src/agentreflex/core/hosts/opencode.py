@@ -22,12 +22,12 @@ kept in ``Event.raw`` as strings of at most 128 characters, or dropped.
 
 from __future__ import annotations
 
-from agentreflex.core.events import EventKind
+from agentreflex.core.events import EventKind, ToolKind
 from agentreflex.core.hosts.jsshim import ShimAdapter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    pass
+    from typing import ClassVar
 
 EVENTS: dict[str, EventKind] = {
     "session.created": EventKind.SESSION_START,
@@ -42,3 +42,5 @@ EVENTS: dict[str, EventKind] = {
 class OpenCodeAdapter(ShimAdapter):
     name = "opencode"
     events = EVENTS
+    # OpenCode's own tool names (packages/opencode/src/tool/) beyond the shared ones
+    tools: ClassVar[dict[str, ToolKind]] = {"list": ToolKind.SEARCH, "patch": ToolKind.PATCH}

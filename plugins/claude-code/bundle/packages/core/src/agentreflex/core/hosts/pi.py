@@ -20,12 +20,12 @@ the contract) and applies the reply:
 
 from __future__ import annotations
 
-from agentreflex.core.events import EventKind
+from agentreflex.core.events import EventKind, ToolKind
 from agentreflex.core.hosts.jsshim import ShimAdapter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    pass
+    from typing import ClassVar
 
 EVENTS: dict[str, EventKind] = {
     "session_start": EventKind.SESSION_START,
@@ -41,6 +41,8 @@ class PiAdapter(ShimAdapter):
     """pi's adapter; ``PiAdapter("omp")`` serves oh-my-pi."""
 
     events = EVENTS
+    # pi's own tool names (its coding-agent tools) beyond the shared ones
+    tools: ClassVar[dict[str, ToolKind]] = {"ls": ToolKind.SEARCH, "find": ToolKind.SEARCH}
 
     def __init__(self, name: str = "pi") -> None:
         self.name = name
