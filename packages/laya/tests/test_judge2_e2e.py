@@ -94,7 +94,7 @@ def test_doctor_names_the_backend_and_its_latency(
     monkeypatch.setenv("JEV_BASE_URL", srv.base_url)
     [check] = [c for c in diagnose(str(project))["checks"] if c["check"] == "judge backend"]
     assert check["ok"]
-    assert "laya builtin engine (laya-builtin-1)" in check["detail"]
+    assert "local builtin engine (laya-builtin-1)" in check["detail"]
     assert " ms" in check["detail"]
 
 
@@ -119,3 +119,18 @@ def test_doctor_does_not_probe_a_remote_backend(
     monkeypatch.setenv("JEV_API_KEY", "sk-remote-000000000000")
     names = [c["check"] for c in diagnose(str(project))["checks"]]
     assert "judge backend" not in names
+
+
+def test_doctor_says_how_to_start_the_declared_local_judge(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing listens: doctor's hint is the command the installed package declares."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing answers there
+    monkeypatch.setenv("JEV_BASE_URL", f"http://127.0.0.1:{port}")
+    [check] = [c for c in diagnose(str(project))["checks"] if c["check"] == "judge backend"]
+    assert not check["ok"]
+    assert "start it with `agentreflex laya serve`" in check["detail"]

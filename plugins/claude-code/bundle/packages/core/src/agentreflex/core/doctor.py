@@ -214,7 +214,7 @@ def _judge_line(judges: list[str], config: Any) -> str:
 
 
 def _local_backend_check(config: Any, add: Any) -> None:
-    """A loopback judge (a local laya server): which engine answers, and how fast.
+    """A loopback judge (a local server): which engine answers, and how fast.
 
     Only loopback is probed (doctor sends nothing off the machine); a local
     backend that does not answer is a problem, since every judgment then
@@ -234,11 +234,14 @@ def _local_backend_check(config: Any, add: Any) -> None:
             info = json.loads(resp.read(4096))
         engine, model = str(info["engine"]), str(info["model"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        hint = "start it with `agentreflex laya serve`"
+        from agentreflex.core.localjudge import declared
+
+        words = declared()  # the installed package that serves a local judge says how
+        hint = f"start it with `agentreflex {' '.join(words)}`" if words else "start it"
         add("judge backend", False, f"no answer from {url} ({type(exc).__name__}); {hint}")
         return
     ms = (time.perf_counter() - started) * 1000.0
-    add("judge backend", True, f"laya {engine} engine ({model}) at {url}, answered in {ms:.1f} ms")
+    add("judge backend", True, f"local {engine} engine ({model}) at {url}, answered in {ms:.1f} ms")
 
 
 def render(report: dict[str, Any]) -> str:

@@ -76,7 +76,7 @@ def start(
     url = wanted(env)
     if not url or answers(url):
         return None
-    served = _declared()
+    served = declared()
     if not served:
         print(
             "agentreflex serve: no installed package serves a local judge "
@@ -113,7 +113,7 @@ def start(
     return None
 
 
-def _declared() -> list[str]:
+def declared() -> list[str]:
     """The first declared local judge's subcommand words, or ``[]``."""
     from agentreflex.core.registry import LOCAL_JUDGES, entries
 
