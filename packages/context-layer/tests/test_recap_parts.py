@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from agentreflex.context_layer import constraints, guardstate, recap
+import pytest
+from agentreflex.context_layer import constraints, recap
 from agentreflex.context_layer.tokens import estimate_tokens
 from agentreflex.core.recap import Recap, RecapSection, render_plain
 from agentreflex.core.state.model import ActionRecord, Intervention, SessionState
@@ -101,40 +101,39 @@ def test_a_failure_followed_by_the_same_call_succeeding_is_resolved() -> None:
     assert not any("t5" in line for line in recap.unresolved_failures(st))
 
 
-def test_over_budget_constraints_and_obligations_go_last(tmp_path: Path) -> None:
-    local = tmp_path / "local"
-    local.mkdir()
-    report = {
-        "session": {"id": "s1"},
-        "obligations": [
-            {"name": "verify the exporter's output", "state": "IDENTIFIED"},
-            {"name": "closed one", "state": "RESOLVED"},
-        ],
-        "findings": [{"code": "RG-EVIDENCE", "message": "claimed without a run", "active": True}],
-    }
-    (local / "reason_guard.json").write_text(json.dumps(report))
+PARTS = """
+def parts(state_dir, session_id):
+    kept = ["verify the exporter's output (IDENTIFIED)"] if session_id == "s1" else []
+    return [("Open checks", kept, True), ("Findings", ["RG-EVIDENCE: claimed without a run"], False)]
+
+
+def broken(state_dir, session_id):
+    raise RuntimeError("a package's part must not break the recap")
+"""
+
+
+@pytest.fixture
+def declared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two packages declare recap parts (one of them broken); core gathers them."""
+    from agentreflex.core import registry
+
+    (tmp_path / "demo_recap_parts.py").write_text(PARTS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    table = {registry.RECAPS: [["a", "demo_recap_parts:broken"], ["b", "demo_recap_parts:parts"]]}
+    monkeypatch.setattr(registry, "_MEMO", table)
+
+
+def test_over_budget_constraints_and_kept_parts_go_last(tmp_path: Path, declared: None) -> None:
     full = recap.build(_state(), None, str(tmp_path), 4000)
     assert "verify the exporter's output (IDENTIFIED)" in render_plain(full)
-    assert "closed one" not in render_plain(full)
+    assert "RG-EVIDENCE" in render_plain(full)
     small = recap.build(_state(), None, str(tmp_path), 110)
     text = render_plain(small)
     assert estimate_tokens(text) <= 110
     assert "Never push to main." in text
-    assert "verify the exporter's output" in text
-    assert "make t1" not in text and "RG-EVIDENCE" not in text
+    assert "verify the exporter's output" in text  # declared to keep
+    assert "make t1" not in text and "RG-EVIDENCE" not in text  # cut first
     assert "Left out to fit" in text
-
-
-def test_a_foreign_or_broken_guard_report_contributes_nothing(tmp_path: Path) -> None:
-    local = tmp_path / "local"
-    local.mkdir()
-    path = local / "reason_guard.json"
-    path.write_text(json.dumps({"session": {"id": "other"}, "obligations": [{"name": "x"}]}))
-    assert guardstate.read_report(str(tmp_path), "s1") is None
-    path.write_bytes(b"\xff{not json")
-    assert guardstate.read_report(str(tmp_path), "s1") is None
-    path.write_text(json.dumps({"session": {"id": "s1"}, "obligations": "nope"}))
-    assert guardstate.open_obligations(guardstate.read_report(str(tmp_path), "s1")) == []
 
 
 def test_budget_lines_only_for_limits_the_user_set() -> None:

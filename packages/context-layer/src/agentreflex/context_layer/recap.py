@@ -3,16 +3,18 @@
 The recap is data (:class:`agentreflex.core.recap.Recap`); each host's
 adapter spells it.  Everything in it is redacted and each line is bounded.
 When it is over budget, whole lines go in a fixed order of priority, the
-least important section first: budget status, guard findings, unresolved
-failures, what was blocked, the goal, and last of all the open obligations
-and the user's constraints (the two things a compaction must not erase).
+least important section first: budget status, the parts other packages
+declare as cuttable (the Reasoning Guard's findings), unresolved failures,
+what was blocked, the goal, and last of all the parts declared to keep (the
+guard's open obligations) and the user's constraints (what a compaction must
+not erase).
 """
 
 from __future__ import annotations
 
-from agentreflex.context_layer import constraints, guardstate
+from agentreflex.context_layer import constraints
 from agentreflex.context_layer.tokens import estimate_tokens
-from agentreflex.core.recap import Recap, RecapSection, render_plain
+from agentreflex.core.recap import Recap, RecapSection, declared_parts, render_plain
 from agentreflex.core.redact import redact
 
 TYPE_CHECKING = False
@@ -24,14 +26,12 @@ if TYPE_CHECKING:
 
 GOAL = "Goal"
 CONSTRAINTS = "The user's constraints (their words)"
-OBLIGATIONS = "Open Reasoning Guard obligations"
-FINDINGS = "Guard findings"
 FAILURES = "Unresolved failures"
 BLOCKED = "Blocked by agentreflex"
 BUDGET = "Budget"
-SHOWN = (GOAL, CONSTRAINTS, OBLIGATIONS, FINDINGS, FAILURES, BLOCKED, BUDGET)
-# First to go when over budget ... last to go.
-DROP_ORDER = (BUDGET, FINDINGS, FAILURES, BLOCKED, GOAL, OBLIGATIONS, CONSTRAINTS)
+# Other packages' parts (the Reasoning Guard's open obligations and findings)
+# go in as each declares (core's ``declared_parts``): a kept part just before
+# the constraints in the cutting order, the others just after the budget.
 LEFT_OUT = "Left out to fit the recap budget"
 NOTE_TOKENS = 30
 LINE_CHARS = 240
@@ -39,19 +39,23 @@ RECENT = 5
 
 
 def build(state: SessionState, config: Config | None, state_dir: str, budget_tokens: int) -> Recap:
-    """The recap of ``state`` (and the guard's report), cut to ``budget_tokens``."""
-    report = guardstate.read_report(state_dir, state.session_id)
+    """The recap of ``state`` and the packages' declared parts, cut to ``budget_tokens``."""
+    parts = declared_parts(state_dir, state.session_id) if state_dir else []
+    kept = [(title, lines) for title, lines, keep in parts if keep]
+    other = [(title, lines) for title, lines, keep in parts if not keep]
     raw = {
         GOAL: [state.goal] if state.goal else [],
         CONSTRAINTS: constraints.merged(state.prompts, state.constraints),
-        OBLIGATIONS: guardstate.open_obligations(report),
-        FINDINGS: guardstate.active_findings(report),
+        **dict(kept),
+        **dict(other),
         FAILURES: unresolved_failures(state),
         BLOCKED: blocked(state),
         BUDGET: budget_lines(state, config),
     }
-    sections = [RecapSection(title, [_line(x) for x in raw[title]]) for title in SHOWN]
-    return fit(Recap(sections=sections), budget_tokens)
+    sections = [RecapSection(title, [_line(x) for x in lines]) for title, lines in raw.items()]
+    # first to go when over budget ... last to go
+    drop = (BUDGET, *dict(other), FAILURES, BLOCKED, GOAL, *dict(kept), CONSTRAINTS)
+    return fit(Recap(sections=sections), budget_tokens, drop)
 
 
 def _line(text: str) -> str:
@@ -61,7 +65,7 @@ def _line(text: str) -> str:
     return clean if len(clean) <= LINE_CHARS else clean[: LINE_CHARS - 1] + "…"
 
 
-def fit(recap: Recap, budget_tokens: int) -> Recap:
+def fit(recap: Recap, budget_tokens: int, drop_order: tuple[str, ...] | None = None) -> Recap:
     """Drop lines, lowest priority first, until the plain rendering fits the budget.
 
     What was left out is said in one last line (room for it is reserved), so
@@ -73,7 +77,7 @@ def fit(recap: Recap, budget_tokens: int) -> Recap:
     by_title = {s.title: s for s in recap.sections}
     target = max(budget_tokens - NOTE_TOKENS, 1)
     dropped: dict[str, int] = {}
-    for title in DROP_ORDER:
+    for title in drop_order or tuple(s.title for s in reversed(recap.sections)):
         section = by_title.get(title)
         while section is not None and section.lines and _over(recap, target):
             section.lines.pop()

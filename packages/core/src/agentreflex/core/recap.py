@@ -47,3 +47,25 @@ def render_plain(recap: Recap) -> str:
             out.append(f"{section.title}:")
             out.extend(f"- {line}" for line in section.lines)
     return "\n".join(out)
+
+
+def declared_parts(state_dir: str, session_id: str) -> list[tuple[str, list[str], bool]]:
+    """Every installed package's parts of the recap (``Plugin.recap``), in plugin-name order.
+
+    A recap is shown to the agent, never trusted for a decision: a part that
+    fails or has the wrong shape is left out (judgment fails open).
+    """
+    from agentreflex.core import registry
+
+    parts: list[tuple[str, list[str], bool]] = []
+    for _name, spec in registry.entries(registry.RECAPS):
+        try:
+            found = registry.load_object(spec)(state_dir, session_id)
+            parts += [
+                (str(title), [str(line) for line in lines], bool(keep))
+                for title, lines, keep in found
+                if isinstance(lines, list)
+            ]
+        except Exception:
+            continue
+    return parts

@@ -98,6 +98,7 @@ PLUGIN = Plugin(
     status="agentreflex.guard.status:status",
     statusline="agentreflex.guard.status:statusline",
     report="agentreflex.guard.status:report_section",
+    recap="agentreflex.guard.recap_parts:recap_parts",
     sections=(REASONING_GUARD, Section("guard")),
 )
 

@@ -74,7 +74,7 @@ NAMES = {
     ),
     "agentreflex.core.lazyre": ("LazyPattern",),
     # the context layer's session recap, rendered by each host's adapter
-    "agentreflex.core.recap": ("Recap", "RecapSection", "render_plain"),
+    "agentreflex.core.recap": ("Recap", "RecapSection", "declared_parts", "render_plain"),
     "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),
     # redact(text, extra=...): a package's declared extension of the one rule set
     # (the guard's name rule), never a parallel set of its own

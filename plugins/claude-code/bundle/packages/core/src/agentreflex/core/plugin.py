@@ -257,6 +257,11 @@ class Plugin:
     ``agentreflex report`` (:mod:`agentreflex.core.report.collect`: it gets
     the state directory, the sessions asked for or None, and every recorded
     finding; it returns plain data that core escapes and draws).
+    ``recap`` is ``module:function`` giving the package's parts of the
+    session recap for a state directory and a session id, as ``[(title,
+    lines, keep)]``: ``keep`` parts are the last cut for the recap's budget
+    (what a compaction must not erase), the others among the first
+    (:func:`agentreflex.core.recap.declared_parts`).
     ``local_judge`` is the ``agentreflex`` subcommand (its words, e.g.
     ``"laya serve"``) that serves a judge on ``--host H --port P``: the warm
     daemon starts it when the user asks (:mod:`agentreflex.core.localjudge`).
@@ -275,6 +280,7 @@ class Plugin:
     undoable: tuple[str, ...] = ()
     local_judge: str = ""
     report: str = ""
+    recap: str = ""
 
     def reflex(self, name: str) -> ReflexEntry:
         """The declared reflex called ``name``."""

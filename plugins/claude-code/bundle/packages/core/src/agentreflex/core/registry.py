@@ -45,8 +45,9 @@ LOCAL_JUDGES = "agentreflex.local-judges"  # [[plugin name, subcommand words ser
 # [[reflex name, plugin name]]: stops refused while the session history is lost
 NEEDS_HISTORY = "agentreflex.needs-history"
 REPORTS = "agentreflex.reports"  # [[plugin name, "module:function"]]: its section of the report
+RECAPS = "agentreflex.recaps"  # [[plugin name, "module:function"]]: its parts of the session recap
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 9
+CACHE_VERSION = 10
 
 
 def _cache_path(kind: str = "entry-points") -> str:
@@ -100,6 +101,7 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
         LOCAL_JUDGES: [],
         NEEDS_HISTORY: [],
         REPORTS: [],
+        RECAPS: [],
         ERRORS: [],
     }
     for name, spec in declared:
@@ -138,6 +140,8 @@ def flatten(declared: list[tuple[str, str]]) -> dict[str, list[list[Any]]]:
             table[LOCAL_JUDGES].append([plugin.name, plugin.local_judge])
         if plugin.report:
             table[REPORTS].append([plugin.name, plugin.report])
+        if plugin.recap:
+            table[RECAPS].append([plugin.name, plugin.recap])
     for rows in table.values():
         rows.sort(key=lambda row: (str(row[0]), str(row[1])))
     return table

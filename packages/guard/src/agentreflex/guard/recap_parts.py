@@ -1,11 +1,11 @@
-"""What the Reasoning Guard holds open for this session, read as plain data.
+"""The guard's parts of the session recap: what it holds open for this session.
 
-The context layer depends on core only, so it reads the guard's snapshot of
-the most recently active session (``<state_dir>/local/reason_guard.json``,
-schema 3.0, documented in packages/guard) rather than importing the guard.
-Only the recap reads it, and the recap is shown to the agent, never trusted
-for a decision: a missing, oversized, malformed or foreign-session file
-simply contributes nothing.
+Declared as ``recap`` in the guard's plugin: the context layer gathers every
+package's parts through core (:func:`agentreflex.core.recap.declared_parts`)
+and never reads the guard's files.  This reads the guard's snapshot of the
+most recently active session (``<state_dir>/local/reason_guard.json``, schema
+3.0).  A recap is shown to the agent, never trusted for a decision: a
+missing, oversized, malformed or foreign-session file contributes nothing.
 """
 
 from __future__ import annotations
@@ -13,12 +13,15 @@ from __future__ import annotations
 import os
 
 from agentreflex.core import fastjson
+from agentreflex.guard.files import SNAPSHOT, local_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-SNAPSHOT = os.path.join("local", "reason_guard.json")
+
+OBLIGATIONS = "Open Reasoning Guard obligations"
+FINDINGS = "Guard findings"
 MAX_BYTES = 4 * 1024 * 1024
 _CLOSED = ("RESOLVED", "DEFERRED")
 
@@ -27,7 +30,7 @@ def read_report(state_dir: str, session_id: str) -> dict[str, Any] | None:
     """The guard's report for ``session_id``, or None (absent, unreadable, another session)."""
     if not state_dir:
         return None
-    path = os.path.join(state_dir, SNAPSHOT)
+    path = os.path.join(local_dir(state_dir), SNAPSHOT)
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
@@ -66,3 +69,12 @@ def active_findings(report: dict[str, Any] | None) -> list[str]:
 def _items(report: dict[str, Any] | None, key: str) -> list[dict[str, Any]]:
     items = report.get(key) if isinstance(report, dict) else None
     return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+
+def recap_parts(state_dir: str, session_id: str) -> list[tuple[str, list[str], bool]]:
+    """Entry point ``recap``: open obligations (kept to the last) and active findings."""
+    report = read_report(state_dir, session_id)
+    return [
+        (OBLIGATIONS, open_obligations(report), True),
+        (FINDINGS, active_findings(report), False),
+    ]
