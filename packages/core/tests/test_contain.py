@@ -516,3 +516,28 @@ def test_inner_command_leaves_every_other_line_alone() -> None:
         "/usr/bin/notbwrap --args 9 -- bash -c make 9< f",
     ):
         assert contain.inner_command(line) is None, line
+
+
+def test_a_registered_host_says_how_it_is_contained(project: Path) -> None:
+    """doctor and status ask each adapter: a new host adds its row by declaring ``containment``."""
+    from agentreflex.core.containcheck import GUARD_BOUNDARY, host_containment
+    from agentreflex.core.hosts import register_host, unregister_host
+    from agentreflex.core.hosts.pi import PiAdapter
+
+    class Boxed(PiAdapter):
+        containment = GUARD_BOUNDARY
+
+    class Open(PiAdapter):
+        containment = ""
+        not_contained = "not contained: this host runs commands itself"
+
+    _engine()
+    register_host("boxed-host", lambda: Boxed("boxed-host"))
+    register_host("open-host", lambda: Open("open-host"))
+    try:
+        rows = {h: (ok, d) for h, ok, d in host_containment(str(project), enforced=True)}
+    finally:
+        unregister_host("boxed-host")
+        unregister_host("open-host")
+    assert rows["boxed-host"][0] and "boxed-host's shell commands run" in rows["boxed-host"][1]
+    assert not rows["open-host"][0] and "this host runs commands itself" in rows["open-host"][1]

@@ -58,6 +58,8 @@ class HostAdapter(Protocol):
     does that a reflex must allow for (see :mod:`agentreflex.core.hosts`).
     ``tools`` maps the host's own tool names (lower-cased) to their kinds,
     beyond the shared vocabulary (:data:`agentreflex.core.events.SHARED_TOOLS`).
+    An adapter may also say how its host's commands are contained
+    (``containment``, ``not_contained``: :mod:`agentreflex.core.containcheck`).
     The payload names its event in ``hook_event_name`` (every host's does,
     the JS shims' too): that is the key the registration overrides.
     """

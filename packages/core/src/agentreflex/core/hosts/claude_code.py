@@ -157,6 +157,7 @@ def _with_updated_output(event: Event, decision: Decision, reason: str, context:
 class ClaudeCodeAdapter:
     name = "claude-code"
     tools = TOOL_KINDS
+    containment = "agentreflex.core.install.sandbox:claude_contained"  # its own sandbox
     events = EVENTS
     unknown_event: EventKind | None = None
     traits = frozenset({TRANSCRIPT_USAGE})

@@ -57,6 +57,8 @@ TOOL_KINDS: dict[str, ToolKind] = {
 class HermesAdapter:
     name = "hermes"
     tools = TOOL_KINDS
+    containment = ""
+    not_contained = "not contained: Hermes' plugin does not rewrite commands yet"
     events = EVENTS
     # shell hooks fail open unless ``fail_closed``, and are usually registered
     # without an event argument: an unreadable payload is a proposed tool call

@@ -38,8 +38,10 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Mapping
 from typing import Any
 
+from agentreflex.core import userdirs
 from agentreflex.core.install.base import Options
 from agentreflex.core.install.sandbox import made_folders, policy_paths, protected_paths
 from agentreflex.core.install.settingsfile import Change, InstallError
@@ -134,3 +136,20 @@ def uninstall_change(path: str, before: str | None, created: bool) -> Change:
         return Change(path, before, None)
     _parse(path, after)
     return Change(path, before, after)
+
+
+def codex_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
+    """Is Codex's sandbox on (``sandbox_mode`` not ``danger-full-access``) in a config it reads?"""
+
+    home = env.get("CODEX_HOME") or os.path.join(userdirs.home_dir(env), ".codex")
+    for path in (os.path.join(project, ".codex", "config.toml"), os.path.join(home, "config.toml")):
+        try:
+            with open(path, "rb") as handle:
+                mode = tomllib.load(handle).get("sandbox_mode")
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        if mode in ("workspace-write", "read-only"):
+            return True, f"contained: Codex's sandbox, {mode} ({path})"
+        if mode is not None:
+            return False, f"not contained: sandbox_mode = {mode!r} in {path}"
+    return False, "not contained: no Codex sandbox_mode set (`agentreflex install codex --sandbox`)"

@@ -4,75 +4,30 @@ Why a module apart from :mod:`agentreflex.core.contain`: that one is on the
 hook's path; this one reads hosts' settings files, which only the
 diagnostics need.
 
-Per host:
+Each host's adapter declares how its commands are contained (``containment``):
 
-* Claude Code: its own sandbox, as ``agentreflex install claude-code
-  --sandbox`` writes it (``sandbox.enabled`` and
-  ``allowUnsandboxedCommands = false`` in a settings file it reads);
-* Codex: its own sandbox (``sandbox_mode`` not ``danger-full-access`` in a
-  ``config.toml`` it reads);
-* OpenCode, pi, Gemini CLI and Copilot CLI: the guard's bubblewrap boundary
-  (:func:`contain.status`; the hook replaces each shell command, see
-  :mod:`agentreflex.core.hosts.contained`);
-* Hermes: not contained yet (its plugin does not rewrite commands).
+* ``"module:function"``: the host's own sandbox, checked by the adapter's
+  function from the host's settings (Claude Code, Codex);
+* :data:`GUARD_BOUNDARY`: the guard's bubblewrap boundary (:func:`contain.status`;
+  the hook replaces each shell command, :mod:`agentreflex.core.hosts.contained`);
+* nothing: not contained, and ``not_contained`` says why (Hermes).
 """
 
 from __future__ import annotations
 
-import json
+import importlib
 import os
 import sys
 import sysconfig
-import tomllib
 from collections.abc import Mapping
-from typing import Any
 
-from agentreflex.core import contain, userdirs
+from agentreflex.core import contain
+from agentreflex.core.hosts import get_adapter, host_names
 
-__all__ = ["host_containment", "interpreter_writable"]
+__all__ = ["GUARD_BOUNDARY", "host_containment", "interpreter_writable"]
 
-
-def _json(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _claude(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
-    home = env.get("CLAUDE_CONFIG_DIR") or os.path.join(userdirs.home_dir(env), ".claude")
-    files = [
-        os.path.join(project, ".claude", "settings.local.json"),
-        os.path.join(project, ".claude", "settings.json"),
-        os.path.join(home, "settings.json"),
-    ]
-    for path in files:
-        sandbox = _json(path).get("sandbox")
-        if isinstance(sandbox, dict) and sandbox.get("enabled") is True:
-            if sandbox.get("allowUnsandboxedCommands") is False:
-                return True, f"contained: Claude Code's sandbox ({path})"
-            return False, f"not contained: {path} lets a refused command retry unsandboxed"
-    return (
-        False,
-        "not contained: Claude Code's sandbox is off (`agentreflex install claude-code --sandbox`)",
-    )
-
-
-def _codex(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
-    home = env.get("CODEX_HOME") or os.path.join(userdirs.home_dir(env), ".codex")
-    for path in (os.path.join(project, ".codex", "config.toml"), os.path.join(home, "config.toml")):
-        try:
-            with open(path, "rb") as handle:
-                mode = tomllib.load(handle).get("sandbox_mode")
-        except (OSError, tomllib.TOMLDecodeError):
-            continue
-        if mode in ("workspace-write", "read-only"):
-            return True, f"contained: Codex's sandbox, {mode} ({path})"
-        if mode is not None:
-            return False, f"not contained: sandbox_mode = {mode!r} in {path}"
-    return False, "not contained: no Codex sandbox_mode set (`agentreflex install codex --sandbox`)"
+# An adapter's ``containment`` when the hook puts its shell commands in our bubblewrap.
+GUARD_BOUNDARY = "guard"
 
 
 def host_containment(
@@ -90,14 +45,27 @@ def host_containment(
             False,
             "not contained: shadow mode (in enforced mode shell commands run in bubblewrap)",
         )
-    rows = [("claude-code", *_claude(project, values)), ("codex", *_codex(project, values))]
-    for host in ("opencode", "pi", "gemini", "copilot"):
-        rows.append((host, own, why.replace("shell commands run", f"{host}'s shell commands run")))
-    rows.append(("hermes", False, "not contained: Hermes' plugin does not rewrite commands yet"))
+    rows = [(host, *_host_row(host, project, values, own, why)) for host in host_names()]
     return [
         (host, ok, detail if ok else f"{detail}; {contain.UNCONTAINED_RISKS}")
         for host, ok, detail in rows
     ]
+
+
+def _host_row(
+    host: str, project: str, env: Mapping[str, str], own: bool, why: str
+) -> tuple[bool, str]:
+    """What the host's adapter declares (``containment``): its own sandbox, ours, or none."""
+    adapter = get_adapter(host)
+    how = getattr(adapter, "containment", "")
+    if how == GUARD_BOUNDARY:
+        return own, why.replace("shell commands run", f"{host}'s shell commands run")
+    if how:
+        module, _, attr = how.partition(":")
+        check = getattr(importlib.import_module(module), attr)
+        contained, detail = check(project, env)
+        return bool(contained), str(detail)
+    return False, getattr(adapter, "not_contained", "") or f"not contained: {host} has no boundary"
 
 
 def interpreter_writable() -> list[str]:
