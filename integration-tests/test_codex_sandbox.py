@@ -125,6 +125,13 @@ def test_codex_sandbox_profile_makes_the_config_read_only(
     assert attack.returncode != 0, output
     assert "[Errno 30] Read-only file system" in output, output
     assert config.read_text() == CONFIG
+    # the per-user key (install made it) cannot even be read: records cannot be forged
+    key = Path(env["XDG_STATE_HOME"]) / "agentreflex" / "key"
+    secret = key.read_bytes()
+    stolen = codex_sandbox("cat", str(key))
+    assert stolen.returncode != 0, stolen.stdout + stolen.stderr
+    assert secret.decode("latin-1").strip() not in stolen.stdout + stolen.stderr
+    assert "Permission denied" in stolen.stdout + stolen.stderr
 
     # uninstall takes the profile out again: the trust entry is all that is left
     subprocess.run(

@@ -569,7 +569,11 @@ def test_codex_sandbox_profile_keeps_comments_and_comes_back_out(
     assert listed[str(project / ".agentreflex")] == "read"
     assert listed[str(project / ".claude" / "settings.json")] == "read"
     assert str(project / "opencode.json") not in listed  # absent paths are not listed
-    assert set(listed.values()) == {"read"}
+    from agentreflex.core.userdirs import key_path
+
+    # the per-user key, made by install, is hidden from commands ("deny"), never read-only
+    assert listed[key_path()] == "deny" and os.path.isfile(key_path())
+    assert set(listed.values()) == {"read", "deny"}
     assert (project / ".agentreflex").is_dir()
     assert "permissions profile 'agentreflex'" in out
     # idempotent

@@ -124,10 +124,12 @@ class CodexInstaller:
             )
         if opts.sandbox:
             listed = codex_sandbox.sandbox_paths(opts)
+            hidden = codex_sandbox.hidden_paths(opts)
             notes.append(
                 f"codex: sandbox: commands run under the permissions profile "
                 f"{codex_sandbox.PROFILE!r} (Codex's :workspace with {len(listed)} of "
-                "agentreflex's files read-only; paths that do not exist yet are not listed); "
+                f"agentreflex's files read-only and {len(hidden)} unreadable, the key among them; "
+                "paths that do not exist yet are not listed: run install again after); "
                 "--dangerously-bypass-approvals-and-sandbox still runs commands unsandboxed"
             )
         return notes

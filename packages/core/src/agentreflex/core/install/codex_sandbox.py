@@ -1,4 +1,5 @@
-"""``install codex --sandbox``: a Codex permissions profile with the guard's files read-only.
+"""``install codex --sandbox``: a Codex permissions profile with the guard's files read-only
+and its secrets unreadable (``"deny"``).
 
 Codex 0.169 sandboxes every command (bubblewrap on Linux, Seatbelt on macOS)
 and takes its rules from a named permissions profile.  Checked against the
@@ -43,7 +44,7 @@ from typing import Any
 
 from agentreflex.core import userdirs
 from agentreflex.core.install.base import Options
-from agentreflex.core.install.sandbox import made_folders, policy_paths, protected_paths
+from agentreflex.core.install.sandbox import made_files, made_folders, policy_paths, protected_paths
 from agentreflex.core.install.settingsfile import Change, InstallError
 
 PROFILE = "agentreflex"
@@ -87,13 +88,27 @@ def sandbox_paths(opts: Options) -> list[str]:
     return [p for p in wanted if os.path.lexists(p) or p in made]
 
 
+def hidden_paths(opts: Options) -> list[str]:
+    """The policy's unreadable paths (the key, the trust record, the daemon's sockets) that exist.
+
+    Codex's ``"deny"`` makes a path unreadable to commands (checked against the
+    real ``codex sandbox`` of 0.169.0: ``cat`` of a denied file is refused).
+    Only existing paths, as for the read-only list, and the key install makes.
+    """
+    _read_only, unreadable, _writable = policy_paths(opts)
+    made = set(made_files(opts))
+    return [p for p in dict.fromkeys(unreadable) if os.path.lexists(p) or p in made]
+
+
 def render(opts: Options, paths: list[str]) -> tuple[str, str]:
     """Our two blocks: the top-level key, and the profile's tables."""
     head = f'{BEGIN}\ndefault_permissions = "{PROFILE}"\n{END}\n'
     entries = "".join(f'{json.dumps(p)} = "read"\n' for p in paths)
+    entries += "".join(f'{json.dumps(p)} = "deny"\n' for p in hidden_paths(opts))
     tail = (
         f"{BEGIN}\n"
         f"# Codex's own :workspace permissions, with agentreflex's files read-only\n"
+        f"# and its secrets (the per-user key, the trust record) unreadable\n"
         f"[permissions.{PROFILE}]\n"
         'extends = ":workspace"\n\n'
         f"[permissions.{PROFILE}.filesystem]\n"

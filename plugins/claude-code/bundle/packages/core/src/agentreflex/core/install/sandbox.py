@@ -127,11 +127,19 @@ def made_folders(opts: Options) -> list[str]:
     return folders
 
 
+def made_files(opts: Options) -> list[str]:
+    """The files :func:`prepare` makes: the per-user key, so a sandbox can hide it from the start."""
+    return [os.path.normpath(userdirs.key_path())]
+
+
 def prepare(opts: Options) -> None:
-    """Make those folders (0700), so the sandbox has something to bind read-only."""
+    """Make those folders (0700) and the key, so the sandbox has something to bind or hide."""
     for folder in made_folders(opts):
         if not os.path.lexists(folder):
             os.makedirs(folder, mode=0o700)
+    from agentreflex.core.state.auth import load_key
+
+    load_key()  # created now, not at the first hook: a profile lists only what exists
 
 
 def claude_notes(opts: Options) -> list[str]:
