@@ -432,6 +432,22 @@ def test_host_containment_per_host(project: Path) -> None:
         host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
     }
     assert rows["claude-code"][0] and rows["codex"][0]
+    # Codex's sandbox_mode confines writes only: the line says the key stays readable
+    assert "read the guard's per-user key" in rows["codex"][1]
+    assert "per-user key" not in rows["claude-code"][1]
+    assert "does not rewrite commands" in rows["hermes"][1]
+    # the profile install writes: the key listed as "deny" is unreadable
+    from agentreflex.core.userdirs import key_path
+
+    (project / ".codex" / "config.toml").write_text(
+        'default_permissions = "agentreflex"\n[permissions.agentreflex]\nextends = ":workspace"\n'
+        f'[permissions.agentreflex.filesystem]\n"{key_path()}" = "deny"\n'
+    )
+    rows = {
+        host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
+    }
+    assert rows["codex"][0] and "per-user key is unreadable" in rows["codex"][1]
+    assert "read the guard's per-user key" not in rows["codex"][1]
     (project / ".claude" / "settings.local.json").write_text('{"sandbox": {"enabled": true}}')
     (project / ".codex" / "config.toml").write_text('sandbox_mode = "danger-full-access"\n')
     rows = {

@@ -153,18 +153,39 @@ def uninstall_change(path: str, before: str | None, created: bool) -> Change:
     return Change(path, before, after)
 
 
-def codex_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
-    """Is Codex's sandbox on (``sandbox_mode`` not ``danger-full-access``) in a config it reads?"""
+READABLE = (
+    "reads are not confined: a command can still read the guard's per-user key and its trust "
+    "records (`agentreflex install codex --sandbox` writes a permissions profile that hides them)"
+)
 
+
+def codex_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
+    """Is Codex's sandbox on in a config it reads, and does it hide the per-user key?
+
+    A permissions profile (``default_permissions``, what ``install --sandbox``
+    writes) wins over the older ``sandbox_mode`` (Codex's own rule when both
+    are absent from the command line); either confines writes, only a profile
+    listing the key as ``"deny"`` (or ``"none"``) confines reading it.
+    """
     home = env.get("CODEX_HOME") or os.path.join(userdirs.home_dir(env), ".codex")
+    key = userdirs.key_path(env)
     for path in (os.path.join(project, ".codex", "config.toml"), os.path.join(home, "config.toml")):
         try:
             with open(path, "rb") as handle:
-                mode = tomllib.load(handle).get("sandbox_mode")
+                data = tomllib.load(handle)
         except (OSError, tomllib.TOMLDecodeError):
             continue
+        profile = data.get("default_permissions")
+        if isinstance(profile, str) and profile != ":danger-full-access":
+            table = data.get("permissions", {}).get(profile, {})
+            listed = table.get("filesystem", {}) if isinstance(table, dict) else {}
+            where = f"Codex's permissions profile {profile!r} ({path})"
+            if isinstance(listed, dict) and listed.get(key) in ("deny", "none"):
+                return True, f"contained: {where}; the per-user key is unreadable to commands"
+            return True, f"contained: {where}; {READABLE}"
+        mode = data.get("sandbox_mode")
         if mode in ("workspace-write", "read-only"):
-            return True, f"contained: Codex's sandbox, {mode} ({path})"
+            return True, f"contained: Codex's sandbox, {mode} ({path}); {READABLE}"
         if mode is not None:
             return False, f"not contained: sandbox_mode = {mode!r} in {path}"
-    return False, "not contained: no Codex sandbox_mode set (`agentreflex install codex --sandbox`)"
+    return False, "not contained: no Codex sandbox set (`agentreflex install codex --sandbox`)"
