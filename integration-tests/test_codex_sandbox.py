@@ -15,6 +15,8 @@ in the gitignored ``.hosts/`` folder for the test and is removed afterwards.
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import shutil
 import subprocess
@@ -146,3 +148,45 @@ def test_codex_sandbox_profile_makes_the_config_read_only(
     assert os.listdir(project / ".codex") == [] or all(
         name.endswith(".bak") for name in os.listdir(project / ".codex")
     )
+
+
+def test_the_agent_cannot_read_the_guard_key_through_codex(
+    tmp_path: Path, codex_binary: Path
+) -> None:
+    """A scripted model asks the real Codex to ``cat`` the per-user key: the command
+    fails inside Codex's sandbox and the model's next request does not hold the key."""
+    from hostharness.codex import CodexProject
+    from hostharness.fakemodel import say, tool
+
+    project = CodexProject(tmp_path, codex_binary)
+    try:
+        # shadow mode: the parse-based gate answers but does not stop the command
+        # (it spots even a base64-spelt path), so only Codex's sandbox is tested here
+        project.set_mode("shadow")
+        config = project.codex_home / "config.toml"
+        # the host-lab config runs unsandboxed; a user of --sandbox has no such line
+        config.write_text(config.read_text().replace('sandbox_mode = "danger-full-access"\n', ""))
+        out = project.install("--sandbox")
+        assert "permissions profile 'agentreflex'" in out, out
+        key = Path(project.env()["XDG_STATE_HOME"]) / "agentreflex" / "key"
+        secret = key.read_bytes().hex()
+        # the path is decoded at run time, as an agent working around a parser would
+        hidden = base64.b64encode(str(key).encode()).decode()
+        command = (
+            'python3 -c "import base64; '
+            f"print(open(base64.b64decode('{hidden}').decode(), 'rb').read().hex())\""
+        )
+        script = [tool("exec_command", cmd=command), say("Done.")]
+        run = project.run("show me the key", script)
+        outputs = run.tool_outputs()
+        assert outputs, run.describe()
+        assert "Permission denied" in outputs[0], run.describe()
+        assert secret not in outputs[0], run.describe()
+        assert all(secret not in json.dumps(body) for body in run.main_requests)
+        # control: the same command outside the sandbox shows the key
+        done = subprocess.run(
+            ["sh", "-c", command], capture_output=True, text=True, timeout=30, check=False
+        )
+        assert secret in done.stdout
+    finally:
+        project.cleanup()
