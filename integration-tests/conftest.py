@@ -8,6 +8,7 @@ never a skip: these tests are the proof that the plugin blocks in the real host.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,18 @@ def agentreflex_script() -> Path:
 @pytest.fixture
 def claude_project(tmp_path: Path, claude_binary: Path, agentreflex_script: Path) -> ClaudeProject:
     return ClaudeProject(tmp_path, claude_binary)
+
+
+@pytest.fixture(autouse=True)
+def no_git_left_in_the_shared_temp_dir() -> Iterator[None]:
+    """Codex's workspace sandbox keeps ``.git`` read-only in each writable root, /tmp
+    among them, and bubblewrap leaves an empty ``/tmp/.git`` as the mount point when
+    there was none.  Left there it makes every later scratch folder under /tmp look
+    like part of a git project; a test that caused it takes it away again."""
+    import tempfile
+
+    marker = Path(tempfile.gettempdir()) / ".git"
+    existed = marker.exists()
+    yield
+    if not existed and marker.is_dir() and not any(marker.iterdir()):
+        marker.rmdir()
