@@ -337,7 +337,9 @@ def describe(result: Plan) -> list[str]:
     """Lines for ``doctor``: what is writable, read-only and hidden."""
     names = {"rw": "writable", "ro": "read-only", "hide": "unreadable"}
     lines = [f"{names[m.kind]:10} {m.path}" for m in result.mounts]
-    lines += [f"uncovered  {path} (the gate answers for it)" for path in result.uncovered]
+    lines += [
+        f"uncovered  {path} (the parse-based check answers for it)" for path in result.uncovered
+    ]
     return lines
 
 

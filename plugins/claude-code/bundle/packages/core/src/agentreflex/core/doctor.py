@@ -41,7 +41,7 @@ def diagnose(cwd: str) -> dict[str, Any]:
         True,
         ", ".join(names)
         if names
-        else "none installed: every hook answers ALLOW (install agentreflex-gate and friends)",
+        else "none installed: every hook answers ALLOW (install agentreflex, the recommended set)",
     )
     for err in plugins.errors:
         add("plugin load", False, err)
@@ -110,7 +110,7 @@ def _self_tests(add: Any, cwd: str) -> None:
         add(
             "self-test",
             True,
-            "skipped: no installed package declares one (agentreflex-gate's: `rm -rf ~/`)",
+            "skipped: no installed package declares one",
         )
     for _name, command in tests:
         try:

@@ -28,7 +28,7 @@ TIMELINE_LIMIT = 400  # events shown per session (the newest); the counts cover 
 # records each snapshot it takes as a ``worktree_snapshot`` note (core/worktree/hook.py).
 SNAPSHOT_KINDS = ("snapshot", "undo")
 SNAPSHOT_NOTES = {"worktree_snapshot": "snapshot"}
-LABELS_FILE = "judge-labels.jsonl"  # labelled judge answers, as `judge2 calibrate` reads
+LABELS_FILE = "judge-labels.jsonl"  # labelled judge answers: probability and outcome a line
 
 
 @record

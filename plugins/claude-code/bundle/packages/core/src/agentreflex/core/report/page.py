@@ -230,8 +230,7 @@ def _calibration(data: ReportData) -> str:
             "judge",
             "Judge calibration",
             "<p>No labelled judge answers (a JSONL of probability and outcome, "
-            "as <code>agentreflex judge2 calibrate</code> reads, passed with "
-            "<code>--labels</code>).</p>",
+            "one answer a line, passed with <code>--labels</code>).</p>",
         )
     stats = f"<p>{cal.samples} labelled answer(s): ECE {cal.ece:.3f}, Brier {cal.brier:.3f}.</p>"
     return _section("judge", "Judge calibration", stats)
