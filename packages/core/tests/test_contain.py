@@ -536,12 +536,12 @@ def test_inner_command_leaves_every_other_line_alone() -> None:
 
 def test_a_registered_host_says_how_it_is_contained(project: Path) -> None:
     """doctor and status ask each adapter: a new host adds its row by declaring ``containment``."""
-    from agentreflex.core.containcheck import GUARD_BOUNDARY, host_containment
+    from agentreflex.core.containcheck import OUR_BOUNDARY, host_containment
     from agentreflex.core.hosts import register_host, unregister_host
     from agentreflex.core.hosts.pi import PiAdapter
 
     class Boxed(PiAdapter):
-        containment = GUARD_BOUNDARY
+        containment = OUR_BOUNDARY
 
     class Open(PiAdapter):
         containment = ""

@@ -8,7 +8,7 @@ Each host's adapter declares how its commands are contained (``containment``):
 
 * ``"module:function"``: the host's own sandbox, checked by the adapter's
   function from the host's settings (Claude Code, Codex);
-* :data:`GUARD_BOUNDARY`: the guard's bubblewrap boundary (:func:`contain.status`;
+* :data:`OUR_BOUNDARY`: the guard's bubblewrap boundary (:func:`contain.status`;
   the hook replaces each shell command, :mod:`agentreflex.core.hosts.contained`);
 * nothing: not contained, and ``not_contained`` says why (Hermes).
 """
@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from agentreflex.core import contain
 from agentreflex.core.hosts import get_adapter, host_names
 
-__all__ = ["GUARD_BOUNDARY", "host_containment", "interpreter_writable"]
+__all__ = ["OUR_BOUNDARY", "host_containment", "interpreter_writable"]
 
 # An adapter's ``containment`` when the hook puts its shell commands in our bubblewrap.
-GUARD_BOUNDARY = "guard"
+OUR_BOUNDARY = "bwrap"
 
 
 def host_containment(
@@ -58,7 +58,7 @@ def _host_row(
     """What the host's adapter declares (``containment``): its own sandbox, ours, or none."""
     adapter = get_adapter(host)
     how = getattr(adapter, "containment", "")
-    if how == GUARD_BOUNDARY:
+    if how == OUR_BOUNDARY:
         return own, why.replace("shell commands run", f"{host}'s shell commands run")
     if how:
         module, _, attr = how.partition(":")

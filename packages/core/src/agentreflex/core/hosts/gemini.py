@@ -106,7 +106,7 @@ TOOL_KINDS: dict[str, ToolKind] = {name: tool_kind(alias) for name, alias in TOO
 class GeminiAdapter:
     name = "gemini"
     tools = TOOL_KINDS
-    containment = "guard"  # the hook replaces each shell command (hosts/contained.py)
+    containment = "bwrap"  # the hook replaces each shell command (hosts/contained.py)
     events = EVENTS
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()

@@ -222,7 +222,7 @@ class ShimAdapter:
     name = ""
     events: ClassVar[dict[str, EventKind]] = {}
     tools: ClassVar[dict[str, ToolKind]] = {}  # the host's own tool names (lower-cased)
-    containment = "guard"  # the shim runs the command the hook rewrote (hosts/contained.py)
+    containment = "bwrap"  # the shim runs the command the hook rewrote (hosts/contained.py)
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()
 
