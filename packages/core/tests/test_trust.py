@@ -597,8 +597,12 @@ def test_a_hook_with_a_weakening_config_stays_light(
         ).stdout.split(maxsplit=2)
         for _ in range(2)
     ]
-    # lean weakens the profile, judge, guard, allow_undoable and the loop count: five withheld
-    assert runs[1] == (["7", "0", "[]\n"] if approved else ["5", "5", "[]\n"])
+    # lean weakens the profile, judge, allow_undoable and the loop count, and the Reasoning
+    # Guard's mode where that package (which declares it) is installed
+    import importlib.util
+
+    withheld = str(4 + (importlib.util.find_spec("agentreflex.guard") is not None))
+    assert runs[1] == (["7", "0", "[]\n"] if approved else ["5", withheld, "[]\n"])
 
 
 # --- a broken project file is no way to fail open --------------------------------
