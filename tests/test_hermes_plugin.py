@@ -236,3 +236,70 @@ def test_the_plugins_own_folder_is_protected(
     command = f"rm -rf {home / 'plugins' / 'agentreflex'}"
     got = pre(tool_name="terminal", args={"command": command}, session_id="s4", **HERMES_KWARGS)
     assert got is not None and got["action"] in ("block", "approve"), got
+
+
+class MiddlewareCtx(Ctx):
+    """A Hermes 0.19 context: hooks and middleware (``hermes_cli/middleware.py``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.middleware: dict[str, Callable[..., Any]] = {}
+
+    def register_middleware(self, kind: str, cb: Callable[..., Any]) -> None:
+        self.middleware[kind] = cb
+
+
+def test_a_contained_terminal_command_runs_in_the_boundary_via_the_middleware(
+    project: Path,
+) -> None:
+    """pre_tool_call gets the contained line from agentreflex; the tool_execution
+    middleware runs it in the agent's command's place, for that call only."""
+    ctx = MiddlewareCtx()
+    plugin = load_plugin(PLUGIN_DIR, "agentreflex")
+    plugin.register(ctx)
+    contain = ctx.middleware["tool_execution"]
+    ran: list[Any] = []
+
+    def next_call(args: Any = None) -> str:
+        ran.append(args)
+        return '{"output": "ok"}'
+
+    args = {"command": "make", "background": False}
+    got = ctx.hooks["pre_tool_call"](
+        tool_name="terminal", args=args, session_id="s1", **HERMES_KWARGS
+    )
+    assert got is None  # allowed: nothing for Hermes' hook to do
+    contain(tool_name="terminal", args=args, next_call=next_call, tool_call_id="c1")
+    line = ran[-1]["command"]
+    assert line.split()[0].endswith("bwrap") and "make" in line, line
+    assert ran[-1]["background"] is False  # the tool's other arguments kept
+    # the same call id again, or a call the hook never contained: the arguments as given
+    contain(tool_name="terminal", args=args, next_call=next_call, tool_call_id="c1")
+    assert ran[-1] is None
+    code = {"code": "print(1)"}
+    ctx.hooks["pre_tool_call"](
+        tool_name="execute_code", args=code, session_id="s1", **HERMES_KWARGS
+    )
+    contain(tool_name="execute_code", args=code, next_call=next_call, tool_call_id="c1")
+    assert ran[-1] is None  # Python code is not a shell line
+
+
+def test_the_middleware_never_falls_back_to_the_bare_command(project: Path) -> None:
+    """Hermes runs the original call when a middleware raises before calling on."""
+    ctx = MiddlewareCtx()
+    plugin = load_plugin(PLUGIN_DIR, "agentreflex")
+    plugin.register(ctx)
+    plugin._contained["c9"] = "bwrap --args 9 -- bash -c make 9< f"
+    ran: list[Any] = []
+
+    class Unreadable:
+        def __str__(self) -> str:  # reading the call's id fails
+            raise RuntimeError("unreadable call id")
+
+    out = ctx.middleware["tool_execution"](
+        tool_name="terminal",
+        args={"command": "make"},
+        next_call=ran.append,
+        tool_call_id=Unreadable(),
+    )
+    assert ran == [] and "could not contain" in json.loads(out)["error"]

@@ -420,7 +420,7 @@ def test_host_containment_per_host(project: Path) -> None:
     assert all(rows[host][0] for host in ("opencode", "pi", "gemini", "copilot"))
     assert "gemini's shell commands run" in rows["gemini"][1]
     assert not rows["claude-code"][0] and "parse-based gate" in rows["claude-code"][1]
-    assert not rows["hermes"][0]
+    assert rows["hermes"][0] and "hermes's shell commands run" in rows["hermes"][1]
     shadow = {host: ok for host, ok, _ in host_containment(str(project), enforced=False)}
     assert not shadow["opencode"] and not shadow["gemini"] and not shadow["copilot"]
     (project / ".claude" / "settings.local.json").write_text(
@@ -435,7 +435,6 @@ def test_host_containment_per_host(project: Path) -> None:
     # Codex's sandbox_mode confines writes only: the line says the key stays readable
     assert "read the guard's per-user key" in rows["codex"][1]
     assert "per-user key" not in rows["claude-code"][1]
-    assert "does not rewrite commands" in rows["hermes"][1]
     # the profile install writes: the key listed as "deny" is unreadable
     from agentreflex.core.userdirs import key_path
 

@@ -44,10 +44,43 @@ HOOKS = (
 _state: dict[str, Any] = {}
 
 
+# tool_call_id -> the terminal command inside the guard's boundary, from pre_tool_call
+_contained: dict[str, str] = {}
+
+
 def register(ctx: Any) -> None:
-    """Hermes' entry point: one callback per hook we answer."""
+    """Hermes' entry point: one callback per hook we answer, and the containment middleware.
+
+    Hermes' hooks cannot change a tool's arguments; a ``tool_execution``
+    middleware wraps the real call after the hooks ran (Hermes 0.19
+    ``hermes_cli/middleware.py``), so that is where a terminal command the
+    hook contained is put in the agent's command's place.
+    """
     for name in HOOKS:
         ctx.register_hook(name, _callback(name))
+    if hasattr(ctx, "register_middleware"):
+        ctx.register_middleware("tool_execution", contain_terminal)
+
+
+def contain_terminal(**kwargs: Any) -> Any:
+    """Run a terminal call with the contained command the hook gave for it, if it gave one.
+
+    Hermes runs the original call when a middleware raises before calling on,
+    so nothing here may raise before ``next_call``: a failure is the tool's
+    error, never an uncontained run.
+    """
+    next_call = kwargs["next_call"]
+    try:
+        command = _contained.pop(str(kwargs.get("tool_call_id") or ""), None)
+        args = kwargs.get("args")
+        if command is None or kwargs.get("tool_name") != "terminal" or not isinstance(args, dict):
+            return next_call(None)
+        contained = {**args, "command": command}
+    except Exception as exc:
+        import json
+
+        return json.dumps({"error": f"agentreflex could not contain the command ({exc!r})"})
+    return next_call(contained)
 
 
 def _callback(event: str) -> Any:
@@ -105,6 +138,9 @@ def translate(event: str, reply: dict[str, Any], verdict: str, kwargs: dict[str,
         return {"action": "continue", "message": str(reason)}
     if event == "pre_llm_call" and isinstance(reply.get("context"), str) and reply["context"]:
         return {"context": reply["context"]}
+    command = reply.get("command")
+    if event == "pre_tool_call" and isinstance(command, str) and kwargs.get("tool_call_id"):
+        _contained[str(kwargs["tool_call_id"])] = command  # contain_terminal runs it
     return None
 
 

@@ -23,6 +23,7 @@ from agentreflex.core.hosts.base import (
     require_tool_input,
     tool_response_text,
 )
+from agentreflex.core.hosts.contained import as_the_agent_wrote, contained_command
 from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
@@ -57,8 +58,8 @@ TOOL_KINDS: dict[str, ToolKind] = {
 class HermesAdapter:
     name = "hermes"
     tools = TOOL_KINDS
-    containment = ""
-    not_contained = "not contained: Hermes' plugin does not rewrite commands yet"
+    # the plugin's tool_execution middleware runs each terminal command in our boundary
+    containment = "bwrap"
     events = EVENTS
     # shell hooks fail open unless ``fail_closed``, and are usually registered
     # without an event argument: an unreadable payload is a proposed tool call
@@ -91,6 +92,8 @@ class HermesAdapter:
             tool_name = require_str(payload, "tool_name")
             tool_input = require_tool_input(payload, kind, TOOL_KINDS)
             call_id = str(extra.get("tool_call_id", ""))
+            if kind is EventKind.POST_TOOL:  # the arguments it ran with: ours, if we contained it
+                tool_input = as_the_agent_wrote(tool_input)
             event.tool = build_tool_call(tool_name, tool_input, call_id, TOOL_KINDS)
             if tool_name == "execute_code" and "code" in tool_input:
                 # Hermes runs the code with Python: spelled as the one-liner it amounts
@@ -135,6 +138,10 @@ class HermesAdapter:
             return HostReply(
                 fastjson.dumps({"decision": "block", "reason": cap(default_reason(decision))})
             )
+        contained = contained_command(event, decision) if _is_terminal(event) else None
+        if contained is not None and not contained[1]:
+            # the plugin's tool_execution middleware runs this in the tool's place
+            return HostReply(fastjson.dumps({"command": contained[0]}))
         parts = list(decision.context)
         if decision.recap is not None and event.kind is EventKind.USER_PROMPT:
             parts.insert(0, self.render_recap(decision.recap))
@@ -154,3 +161,8 @@ class HermesAdapter:
 def _sh_quote(text: str) -> str:
     """POSIX single quotes (shlex.quote without importing shlex on the hot path)."""
     return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _is_terminal(event: Event) -> bool:
+    """Only Hermes' ``terminal`` tool takes a shell line (``execute_code`` takes Python)."""
+    return event.tool is not None and event.tool.name == "terminal"
