@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 from hostharness.claude import AGENTREFLEX_SCRIPT, HostUnavailableError, run_spec
+from hostharness.containment import ContainmentScenario
 from hostharness.copilot import install_copilot
 from hostharness.fake_openai_chat import is_main_loop
 from hostharness.fakemodel import Turn, say, tool
-from hostharness.project import background_server, stop_background
 
 pytestmark = pytest.mark.integration
 
@@ -245,58 +245,11 @@ def record_fixture(events: Path) -> None:
 def test_contained_shell_holds_and_everyday_work_goes_on(world: CopilotWorld) -> None:
     """Issue #28 in Copilot CLI: preToolUse replaces each shell command (``modifiedArgs``)
     with the same command inside the guard's bubblewrap boundary (Copilot has no sandbox
-    of its own).  Routes the parse-based gate does not see have no effect; everyday work
-    (cd sub && make, git commit, a background server) runs."""
-    import base64
-    import socket
-    import sysconfig
-
-    config = world.project / ".agentreflex" / "config.toml"
-    before = config.read_text()
-    # the config write hides its path from the gate: the script reads it from a data file
-    world.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
-    world.write(
-        "w.py",
-        "import base64\nopen(base64.b64decode(open('where.txt').read()).decode(), 'w').write('x')\n",
-    )
-    keep = world.home / "keep.txt"
-    keep.write_text("keep\n")
-    settings = (
-        world.home / ".copilot" / "config.json"
-    )  # the host's user settings (the host rewrites it itself)
-    pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained_copilot.pth"
-    world.write("sub/Makefile", "all:\n\techo built > out.txt\n")
-    world.write("index.html", "served\n")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    fetch = f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())"
-    commit = "git add sub && git -c user.name=t -c user.email=t@e commit -qm sub"
-    serve = background_server(port)
-    script = [
-        bash("python3 w.py"),
-        bash(f"ln -s {world.home} x && rm -rf x/"),
-        bash(f"echo 'import os' >> {pth}"),
-        bash(f"sed -i -e '1i x' {settings}"),
-        bash("cd sub && make"),
-        bash(commit),
-        bash(serve),
-        bash(f'python3 -c "{fetch}" > fetched.txt; cat fetched.txt'),
-        say("All done."),
-    ]
+    of its own); the shared scenario (``hostharness/containment.py``)."""
+    settings = world.home / ".copilot" / "config.json"
+    scenario = ContainmentScenario(world.project, world.home, "copilot", settings)
     try:
-        run = world.run("work", script)
+        run = world.run("work", [*map(bash, scenario.commands()), say("All done.")])
     finally:
-        stop_background(world.project)
-    assert config.read_text() == before, run.describe()
-    assert keep.read_text() == "keep\n", run.describe()
-    assert not settings.read_text().startswith("x\n"), run.describe()  # sed's line is not there
-    assert not pth.exists(), run.describe()
-    assert (world.project / "sub" / "out.txt").read_text() == "built\n", run.describe()
-    log = subprocess.run(
-        ["git", "log", "--oneline"], cwd=world.project, capture_output=True, text=True, check=False
-    )
-    assert " sub" in log.stdout, run.describe()
-    assert (world.project / "fetched.txt").read_text().strip() == "served", run.describe()
-    # the kernel refused it (EROFS), not the gate
-    assert "Read-only file system" in run.messages("tool")[0], run.messages("tool")[0]
+        scenario.stop()
+    scenario.check(run.messages("tool")[0], run.describe())

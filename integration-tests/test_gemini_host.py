@@ -25,8 +25,8 @@ from hostharness.claude import (
     request_text,
     run_spec,
 )
+from hostharness.containment import ContainmentScenario
 from hostharness.gemini import call, install_gemini, is_main, text
-from hostharness.project import background_server, stop_background
 
 pytestmark = pytest.mark.integration
 
@@ -269,60 +269,13 @@ def record_fixture(chats: Path) -> None:
 
 def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> None:
     """Issue #28 in Gemini CLI: BeforeTool replaces each shell command with the same
-    command inside the guard's bubblewrap boundary (Gemini's own ``--sandbox`` needs
-    docker or podman).  Routes the parse-based gate does not see have no effect;
-    everyday work (cd sub && make, git commit, a background server) runs."""
-    import base64
-    import socket
-    import sysconfig
-
-    config = world.project / ".agentreflex" / "config.toml"
-    before = config.read_text()
-    # the config write hides its path from the gate: the script reads it from a data file
-    world.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
-    world.write(
-        "w.py",
-        "import base64\nopen(base64.b64decode(open('where.txt').read()).decode(), 'w').write('x')\n",
-    )
-    keep = world.home / "keep.txt"
-    keep.write_text("keep\n")
-    settings = (
-        world.home / ".gemini" / "settings.json"
-    )  # the host's user settings (the host rewrites it itself)
-    pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained_gemini.pth"
-    world.write("sub/Makefile", "all:\n\techo built > out.txt\n")
-    world.write("index.html", "served\n")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    fetch = f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())"
-    commit = "git add sub && git -c user.name=t -c user.email=t@e commit -qm sub"
-    serve = background_server(port)
-    script = [
-        call("run_shell_command", command="python3 w.py"),
-        call("run_shell_command", command=f"ln -s {world.home} x && rm -rf x/"),
-        call("run_shell_command", command=f"echo 'import os' >> {pth}"),
-        call("run_shell_command", command=f"sed -i -e '1i x' {settings}"),
-        call("run_shell_command", command="cd sub && make"),
-        call("run_shell_command", command=commit),
-        call("run_shell_command", command=serve),
-        call("run_shell_command", command=f'python3 -c "{fetch}" > fetched.txt; cat fetched.txt'),
-        text("All done."),
-    ]
+    command inside the guard's bubblewrap boundary (Gemini's own ``--sandbox`` runs the
+    whole CLI in a container); the shared scenario (``hostharness/containment.py``)."""
+    settings = world.home / ".gemini" / "settings.json"
+    scenario = ContainmentScenario(world.project, world.home, "gemini", settings)
+    script = [call("run_shell_command", command=c) for c in scenario.commands()]
     try:
-        run = world.run("work", script)
+        run = world.run("work", [*script, text("All done.")])
     finally:
-        stop_background(world.project)
-    assert config.read_text() == before, run.describe()
-    assert keep.read_text() == "keep\n", run.describe()
-    assert not settings.read_text().startswith("x\n"), run.describe()  # sed's line is not there
-    assert not pth.exists(), run.describe()
-    assert (world.project / "sub" / "out.txt").read_text() == "built\n", run.describe()
-    log = subprocess.run(
-        ["git", "log", "--oneline"], cwd=world.project, capture_output=True, text=True, check=False
-    )
-    assert " sub" in log.stdout, run.describe()
-    assert (world.project / "fetched.txt").read_text().strip() == "served", run.describe()
-    # the kernel refused it (EROFS), not the gate
-    results = run.function_responses()
-    assert "Read-only file system" in results[0], results[0]
+        scenario.stop()
+    scenario.check(run.function_responses()[0], run.describe())

@@ -262,55 +262,14 @@ def test_the_session_recap_reaches_the_model_through_pre_llm_call(hermes: Hermes
 def test_contained_terminal_holds_and_everyday_work_goes_on(hermes: HermesProject) -> None:
     """Issue #28 in Hermes: the plugin's tool_execution middleware runs each terminal
     command the hook contained inside the guard's bubblewrap boundary (Hermes' hooks
-    cannot change a tool's arguments).  Routes the parse-based gate does not see have
-    no effect; everyday work (cd sub && make, git commit, a background server) runs."""
-    import base64
-    import socket
-    import subprocess
-    import sysconfig
+    cannot change a tool's arguments); the shared scenario (``hostharness/containment.py``),
+    with a batch editor on Hermes' own config.yaml."""
+    from hostharness.containment import ContainmentScenario
 
-    from hostharness.project import background_server, stop_background
-
-    project = hermes.project
-    config = project / ".agentreflex" / "config.toml"
-    before = config.read_text()
-    # the config write hides its path from the gate: the script reads it from a data file
-    (project / "where.txt").write_text(base64.b64encode(b".agentreflex/config.toml").decode())
-    (project / "w.py").write_text(
-        "import base64\nopen(base64.b64decode(open('where.txt').read()).decode(), 'w').write('x')\n"
-    )
-    keep = hermes.home / "keep.txt"
-    keep.write_text("keep\n")
-    pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained_hermes.pth"
-    (project / "sub").mkdir()
-    (project / "sub" / "Makefile").write_text("all:\n\techo built > out.txt\n")
-    (project / "index.html").write_text("served\n")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    fetch = f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())"
-    script = [
-        terminal("python3 w.py"),
-        terminal(f"ln -s {hermes.home} x && rm -rf x/"),
-        terminal(f"echo 'import os' >> {pth}"),
-        terminal("cd sub && make"),
-        terminal("git add sub && git -c user.name=t -c user.email=t@e commit -qm sub"),
-        terminal(background_server(port)),
-        terminal(f'python3 -c "{fetch}" > fetched.txt; cat fetched.txt'),
-        say("All done."),
-    ]
+    settings = hermes.hermes_home / "config.yaml"  # written by the run, before the commands
+    scenario = ContainmentScenario(hermes.project, hermes.home, "hermes", settings)
     try:
-        run = hermes.run("work", script)
+        run = hermes.run("work", [*map(terminal, scenario.commands()), say("All done.")])
     finally:
-        stop_background(project)
-    assert config.read_text() == before, run.describe()
-    assert keep.read_text() == "keep\n", run.describe()
-    assert not pth.exists(), run.describe()
-    assert (project / "sub" / "out.txt").read_text() == "built\n", run.describe()
-    log = subprocess.run(
-        ["git", "log", "--oneline"], cwd=project, capture_output=True, text=True, check=False
-    )
-    assert " sub" in log.stdout, run.describe()
-    assert (project / "fetched.txt").read_text().strip() == "served", run.describe()
-    # the kernel refused it (EROFS), not the gate
-    assert "Read-only file system" in run.tool_messages("terminal")[0], run.describe()
+        scenario.stop()
+    scenario.check(run.tool_messages("terminal")[0], run.describe())

@@ -7,14 +7,13 @@ host); each scenario is one real host run, or two, against the scripted fake mod
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from hostharness.containment import ContainmentScenario
 from hostharness.fakemodel import Turn, say, tool
 from hostharness.jshosts import JsHostProject, JsRun, copy_script
-from hostharness.project import background_server, stop_background
 
 
 def bash(js: JsHostProject, command: str) -> Turn:
@@ -135,55 +134,11 @@ def guard_skipped(js: JsHostProject, flag: str) -> JsRun:
 
 def test_contained_shell_holds_and_everyday_work_goes_on(js: JsHostProject) -> None:
     """Issue #28: in enforced mode the host runs each shell command inside the guard's
-    bubblewrap boundary (the shim rewrote it).  Routes the parse-based gate does not see
-    have no effect; everyday work (cd sub && make, git commit, a background server) runs."""
-    import base64
-    import socket
-    import sysconfig
-
-    config = js.project / ".agentreflex" / "config.toml"
-    before = config.read_text()
-    # the config write hides its path from the gate: the script reads it from a data file
-    where = base64.b64encode(b".agentreflex/config.toml").decode()
-    (js.project / "where.txt").write_text(where)
-    (js.project / "w.py").write_text(
-        "import base64\nopen(base64.b64decode(open('where.txt').read()).decode(), 'w').write('x')\n"
-    )
-    keep = js.home / "keep.txt"
-    keep.write_text("keep\n")
-    pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained_js.pth"
-    (js.project / "sub").mkdir()
-    (js.project / "sub" / "Makefile").write_text("all:\n\techo built > out.txt\n")
-    (js.project / "index.html").write_text("served\n")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    fetch = f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())"
-    script = [
-        bash(js, "python3 w.py"),
-        bash(js, f"ln -s {js.home} x && rm -rf x/"),
-        bash(js, f"echo 'import os' >> {pth}"),
-        bash(js, "cd sub && make"),
-        bash(
-            js,
-            "git add sub && git -c user.name=t -c user.email=t@e commit -qm sub && git log --oneline | head -1",
-        ),
-        bash(js, background_server(port) + "; echo started"),
-        bash(js, f'python3 -c "{fetch}" > fetched.txt; cat fetched.txt'),
-        say("All done."),
-    ]
+    bubblewrap boundary (the shim rewrote it); the shared scenario
+    (``hostharness/containment.py``)."""
+    scenario = ContainmentScenario(js.project, js.home, js.host)
     try:
-        run = js.run("work", script)
+        run = js.run("work", [*(bash(js, c) for c in scenario.commands()), say("All done.")])
     finally:
-        stop_background(js.project)
-    assert config.read_text() == before, run.describe()
-    assert keep.read_text() == "keep\n", run.describe()
-    assert not pth.exists(), run.describe()
-    assert (js.project / "sub" / "out.txt").read_text() == "built\n", run.describe()
-    log = subprocess.run(
-        ["git", "log", "--oneline"], cwd=js.project, capture_output=True, text=True
-    )
-    assert " sub" in log.stdout, run.describe()
-    assert (js.project / "fetched.txt").read_text().strip() == "served", run.describe()
-    # the kernel refused it (EROFS), not the gate
-    assert any("[Errno 30] Read-only file system" in m for m in run.tool_messages()), run.describe()
+        scenario.stop()
+    scenario.check("\n".join(run.tool_messages()), run.describe())
