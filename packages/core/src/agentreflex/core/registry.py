@@ -41,7 +41,7 @@ FILES = "agentreflex.files"  # [[policy file kind, plugin name]]
 UNDOABLE = "agentreflex.undoable"  # [[finding code, [its package's reflex names]]]: discards a snapshot undoes
 LOCAL_JUDGES = "agentreflex.local-judges"  # [[plugin name, subcommand words serving a judge]]
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 
 
 def _cache_path(kind: str = "entry-points") -> str:

@@ -398,6 +398,7 @@ class _Cache:
         for path in listing:
             self._parents(path, extra)
         self.plain = plain and not any(_is_attributes(p) for p in listing)
+        self.index = _read_index(repo.index) or _NO_INDEX  # now, not on the next edit
         try:
             for d in sorted(extra - dirs):
                 self._watch(d)
