@@ -9,7 +9,8 @@ Prints, for generated git repositories of 1k, 10k and 100k files:
   the warm daemon pays: the repository and the status listing kept between
   calls (``worktree/watch.py``: the found repository kept while its config
   is unchanged, inotify on the work tree's directories, the index parsed
-  once), the look-up included;
+  once), the look-up included: an edit to a tracked file each call (answered
+  from the index), and a new file each call (git asked about that path);
 * PreToolUse + PostToolUse of a shell call through core's pipeline in process
   (as the daemon runs it; reflex plug-ins as installed), observation on and
   off: the hot-path price of the feature (an edit between calls, so a new
@@ -70,10 +71,13 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def fingerprint_cost(root: str, runs: int) -> tuple[list[float], list[float], list[float]]:
+def fingerprint_cost(
+    root: str, runs: int
+) -> tuple[list[float], list[float], list[float], list[float]]:
     cold: list[float] = []
     warm: list[float] = []
     daemon: list[float] = []
+    created: list[float] = []  # the daemon, a new file each call (git asked about that path)
     repo = observe.find_repo(root)
     assert repo is not None
     previous = observe.fingerprint(repo) or {}
@@ -107,9 +111,23 @@ def fingerprint_cost(root: str, runs: int) -> tuple[list[float], list[float], li
             git_view = observe.status_entries(repo)  # not timed: git's own answer
             assert {p: e[0] for p, e in fp.items()} == git_view, "the cache disagrees with git"
             previous = fp
+        for i in range(runs):
+            with open(os.path.join(root, "d1", "s1", f"new{i}.py"), "w") as fh:
+                fh.write("new = 1\n")
+            t = time.perf_counter()
+            found = observe.find_repo(root)
+            assert found is not None
+            fp = observe.fingerprint(found) or {}
+            observe.diff(previous, fp)
+            created.append((time.perf_counter() - t) * 1000)
+            git_view = observe.status_entries(repo)
+            assert {p: e[0] for p, e in fp.items()} == git_view, "the cache disagrees with git"
+            previous = fp
+        for i in range(runs):
+            os.unlink(os.path.join(root, "d1", "s1", f"new{i}.py"))
     finally:
         watch.enable(False)
-    return cold, warm, daemon
+    return cold, warm, daemon, created
 
 
 def snapshot_cost(root: str, megabytes: int, runs: int) -> tuple[list[float], float]:
@@ -187,13 +205,14 @@ def main() -> None:
             t = time.perf_counter()
             make_repo(root, n)
             made = time.perf_counter() - t
-            cold, warm, daemon = fingerprint_cost(root, ns.runs)
+            cold, warm, daemon, created = fingerprint_cost(root, ns.runs)
             print(
                 f"{n:>7} files (made in {made:.1f}s): fingerprint+diff cold p50 "
                 f"{statistics.median(cold):.1f} ms p95 {pct(cold, 0.95):.1f} ms; "
                 f"warm p50 {statistics.median(warm):.1f} ms p95 {pct(warm, 0.95):.1f} ms; "
                 f"daemon (cache kept) p50 {statistics.median(daemon):.2f} ms "
-                f"p95 {pct(daemon, 0.95):.2f} ms"
+                f"p95 {pct(daemon, 0.95):.2f} ms; daemon, a new file each call p50 "
+                f"{statistics.median(created):.1f} ms p95 {pct(created, 0.95):.1f} ms"
             )
             on, cached, off = hook_cost(root, ns.runs)
             print(
