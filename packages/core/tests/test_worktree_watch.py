@@ -125,3 +125,15 @@ def test_a_nested_repository_below_is_found(repo: Path) -> None:
     sh(sub, "git init -q")
     inner = observe.find_repo(str(sub))
     assert inner is not None and inner.top == str(sub)
+
+
+def test_past_the_watch_cap_every_call_is_gits_full_status(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch, "_dir_cap", lambda: 1)  # the repository has more directories
+    _same(repo, "start")
+    cache = watch._caches[str(repo)]
+    assert cache.broken and cache.notify is None  # no watch kept
+    for step in STEPS[:6]:
+        sh(repo, step)
+        _same(repo, step)

@@ -18,7 +18,8 @@ holding a tracked or listed file.  A call then
 The answer is git's own, path for path: a path's status depends only on its
 HEAD entry, its index entry and its file, and the first two are covered by
 the full-rescan key.  Linux only (inotify through ``ctypes``); elsewhere, or
-when watches run out, every call is the full status.  Writes the kernel does
+when watches run out, every call is the full status; a repository takes at
+most a sixteenth of the user's inotify watches (:func:`_dir_cap`).  Writes the kernel does
 not report through a directory watch (a shared ``mmap``, a hard link edited
 from outside the work tree) are seen at the next full rescan.  Only the
 daemon enables this (:func:`enable`): a one-shot hook process would pay the
@@ -382,7 +383,7 @@ class _Cache:
             for name in names:
                 self._parents(name, dirs)
             plain = _no_conversion(repo) and not any(_is_attributes(n) for n in names)
-            if len(dirs) > MAX_DIRS:
+            if len(dirs) > _dir_cap():
                 raise OSError("too many directories to watch")
             for d in sorted(dirs):
                 self._watch(d)
@@ -470,7 +471,7 @@ class _Cache:
         while stack:
             d = stack.pop()
             count += 1
-            if count > MAX_NEW_DIRS or len(self.dirs) >= MAX_DIRS:
+            if count > MAX_NEW_DIRS or len(self.dirs) >= _dir_cap():
                 return False
             try:
                 self._watch(d)
@@ -591,6 +592,18 @@ def _read_index(path: str) -> _Index | None:
             return None
         ext += 8 + size
     return entries, stamp
+
+
+def _dir_cap() -> int:
+    """Directories one repository may watch: :data:`MAX_DIRS`, and at most a sixteenth
+    of the user's inotify watches (shared with editors and file watchers), so even
+    :data:`MAX_REPOS` caches leave half of them to the rest."""
+    try:
+        with open("/proc/sys/fs/inotify/max_user_watches", "rb") as fh:
+            limit = int(fh.read().strip())
+    except (OSError, ValueError):
+        limit = 8192
+    return min(MAX_DIRS, limit // 16)
 
 
 def _under_any(path: str, dirty: set[str]) -> bool:
