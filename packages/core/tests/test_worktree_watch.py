@@ -134,6 +134,29 @@ def test_past_the_watch_cap_every_call_is_gits_full_status(
     _same(repo, "start")
     cache = watch._caches[str(repo)]
     assert cache.broken and cache.notify is None  # no watch kept
-    for step in STEPS[:6]:
+    rebuilt: list[str] = []
+    real = watch._Cache._rebuild
+    monkeypatch.setattr(
+        watch._Cache, "_rebuild", lambda self, *a: rebuilt.append("x") or real(self, *a)
+    )
+    for step in STEPS[:6]:  # no index change: not tried again
         sh(repo, step)
         _same(repo, step)
+    assert not rebuilt
+    sh(repo, "git add -A")  # the index moved: tried again (and given up again)
+    _same(repo, "git add -A")
+    assert rebuilt == ["x"]
+
+
+def test_a_change_before_a_new_directorys_watch_is_still_seen(repo: Path) -> None:
+    """Directories holding only untracked files are watched after the status that
+    listed them: the next call asks git about them again, events or not."""
+    sh(repo, "mkdir -p only/untracked && echo 1 > only/untracked/one.txt")
+    _same(repo, "first")
+    cache = watch._caches[str(repo)]
+    assert cache.pending == {"only", "only/untracked"}
+    (repo / "only" / "untracked" / "two.txt").write_text("2\n")
+    assert cache.notify is not None
+    cache.notify.read()  # as if it happened before the watch: no event left
+    _same(repo, "second")
+    assert not cache.pending

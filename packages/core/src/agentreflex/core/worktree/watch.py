@@ -101,11 +101,7 @@ def status_entries(repo: observe.Repo, skip: str) -> dict[str, str] | None:
     if not _enabled:
         return observe.status_entries(repo)
     with _lock:
-        cache = _caches.pop(repo.top, None)
-        if cache is None or cache.broken:
-            if cache is not None:
-                cache.close()
-            cache = _Cache(repo.top)
+        cache = _caches.pop(repo.top, None) or _Cache(repo.top)
         _caches[repo.top] = cache  # most recently used last
         while len(_caches) > MAX_REPOS:
             _caches.pop(next(iter(_caches))).close()
@@ -266,6 +262,7 @@ class _Cache:
         self.notify: _Inotify | None = None
         self.index: _Index | None = None  # parsed lazily, dropped with the key
         self.plain = False  # nothing converts bytes on their way in (see _from_index)
+        self.pending: set[str] = set()  # directories to ask git about on the next call
 
     def close(self) -> None:
         if self.notify is not None:
@@ -275,14 +272,19 @@ class _Cache:
         self.listing = None
         self.index = None
         self.plain = False
+        self.pending = set()
 
     def entries(self, repo: observe.Repo, skip: str) -> dict[str, str] | None:
-        if self.broken:
-            return observe.status_entries(repo)
         key = _key(repo)
+        if self.broken:
+            if key == self.key:
+                return observe.status_entries(repo)
+            self.broken = False  # the index moved (files added or removed): try again
         if self.listing is None or key != self.key or skip != self.skip or self.notify is None:
             return self._rebuild(repo, skip, key)
         dirty, rescan = self._drain(skip)
+        dirty |= self.pending  # watched only after the status that listed them
+        self.pending = set()
         if rescan or len(dirty) > MAX_DIRTY:
             return self._rebuild(repo, skip, key)
         if not dirty:
@@ -407,6 +409,8 @@ class _Cache:
             self.close()
             self.broken = True
             return listing
+        # a change there between the status and its watch has no event: ask again next call
+        self.pending = extra - dirs
         self.listing = listing
         return dict(listing)
 
