@@ -191,3 +191,67 @@ def test_not_a_git_repository_relaxes_nothing(tmp_path: Path) -> None:
     decision = pre(plain, "rm -rf src", "asks")
     assert "allowed:" not in reason(decision)
     assert decision.verdict is not Verdict.WARN or HINT not in reason(decision)
+
+
+@pytest.mark.parametrize(
+    "command", ["git stash drop", "git stash drop -q 1", "git stash drop stash@{1}"]
+)
+def test_a_stash_drop_runs_once_the_snapshot_holds_the_stash_and_undo_brings_it_back(
+    repo: Path, command: str
+) -> None:
+    """The stash's changes (tracked and untracked) come back byte for byte after the drop."""
+    before = tree_bytes(repo)
+    sh(repo, "git stash -u -q")
+    if command != "git stash drop":
+        (repo / "src" / "b.py").write_text("print('other stash')\n")
+        sh(repo, "git stash -q")  # now the first stash is stash@{1}
+    assert tree_bytes(repo) != before
+    decision = pre(repo, command, "discards")
+    assert decision.verdict is Verdict.WARN, reason(decision)
+    assert HINT in reason(decision) and "allowed:" in reason(decision)
+    sh(repo, command)
+    sh(repo, "git reflog expire --expire-unreachable=now --all && git gc -q --prune=now")
+    if command != "git stash drop":
+        sh(repo, "git stash drop -q")  # the other stash: not what is undone here
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+
+
+def test_a_stash_drop_is_not_relaxed_below_discards_or_without_a_stash(repo: Path) -> None:
+    sh(repo, "git stash -u -q")
+    assert pre(repo, "git stash drop", "asks").verdict is Verdict.BLOCK
+    sh(repo, "git stash drop -q")
+    decision = pre(repo, "git stash drop", "discards")  # nothing to drop: nothing saved
+    assert "allowed:" not in reason(decision)
+    sh(repo, "git stash -u -q")
+    decision = pre(repo, "git stash clear", "discards")  # every stash: never relaxed
+    assert decision.verdict is Verdict.BLOCK and "allowed:" not in reason(decision)
+
+
+def _conflicted_merge(repo: Path) -> None:
+    sh(repo, "git stash -u -q && git stash drop -q")
+    sh(repo, "git checkout -q -b other && echo theirs > README && git commit -qam theirs")
+    sh(repo, "git checkout -q - && echo ours > README && git commit -qam ours")
+    subprocess.run(
+        ["git", "merge", "other"], cwd=repo, capture_output=True, env={**os.environ, **GIT_ENV}
+    )
+    (repo / "README").write_text("resolved by hand\n")
+    (repo / "src" / "b.py").write_text("print('edited during the merge')\n")
+
+
+def test_merge_abort_discarding_resolution_work_runs_and_is_undone(repo: Path) -> None:
+    _conflicted_merge(repo)
+    before = tree_bytes(repo)
+    decision = pre(repo, "git merge --abort", "asks")
+    assert decision.verdict is Verdict.WARN, reason(decision)
+    assert HINT in reason(decision)
+    sh(repo, "git merge --abort")
+    assert tree_bytes(repo) != before
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+
+
+def test_rebase_abort_keeps_the_ask(repo: Path) -> None:
+    _conflicted_merge(repo)
+    decision = pre(repo, "git rebase --abort", "asks")
+    assert "allowed:" not in reason(decision)

@@ -2,17 +2,22 @@
 
 Prints, for generated git repositories of 1k, 10k and 100k files:
 
-* fingerprint-and-diff cost per tool call, p50/p95 over N calls, as the hook
-  pays it: "cold" finds the repository (two git processes: config for the
-  filter overrides, rev-parse) then runs ``git status`` and diffs; "warm"
-  reuses the found repository (what a daemon could keep; it does not keep it
-  yet: the filter overrides must be re-read in case the agent added one);
+* fingerprint-and-diff cost per tool call, p50/p95 over N calls: "cold"
+  finds the repository (two git processes: config for the filter overrides,
+  rev-parse) then runs ``git status`` and diffs, as a hook process without
+  the daemon pays it; "warm" reuses the found repository; "daemon" is what
+  the warm daemon pays: the repository and the status listing kept between
+  calls (``worktree/watch.py``: the found repository kept while its config
+  is unchanged, inotify on the work tree's directories, the index parsed
+  once), the look-up included: an edit to a tracked file each call (answered
+  from the index), and a new file each call (git asked about that path);
 * PreToolUse + PostToolUse of a shell call through core's pipeline in process
   (as the daemon runs it; reflex plug-ins as installed), observation on and
   off: the hot-path price of the feature (an edit between calls, so a new
   snapshot each call: the worst case);
 * snapshot cost against the size of the uncommitted work (1, 10 and 50 MB
-  spread over 100 changed files in the 10k repository), and the cost of a
+  spread over 100 changed files in the 10k repository), given the status
+  the fingerprint just read (as the hook calls it), and the cost of a
   snapshot answered by the previous one (same fingerprint).
 
 Targets (issue 29), daemon warm: fingerprint <= 5 ms p95 on 10k files;
@@ -34,7 +39,7 @@ import subprocess
 import tempfile
 import time
 
-from agentreflex.core.worktree import observe, snapshot
+from agentreflex.core.worktree import observe, snapshot, watch
 
 ENV = {
     **os.environ,
@@ -66,9 +71,13 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def fingerprint_cost(root: str, runs: int) -> tuple[list[float], list[float]]:
+def fingerprint_cost(
+    root: str, runs: int
+) -> tuple[list[float], list[float], list[float], list[float]]:
     cold: list[float] = []
     warm: list[float] = []
+    daemon: list[float] = []
+    created: list[float] = []  # the daemon, a new file each call (git asked about that path)
     repo = observe.find_repo(root)
     assert repo is not None
     previous = observe.fingerprint(repo) or {}
@@ -86,7 +95,39 @@ def fingerprint_cost(root: str, runs: int) -> tuple[list[float], list[float]]:
         observe.diff(previous, fp)
         warm.append((time.perf_counter() - t) * 1000)
         previous = fp
-    return cold, warm
+    watch.enable()
+    try:
+        watch.find_repo(root)  # the daemon's first call: sets up the watches
+        observe.fingerprint(repo)
+        for i in range(runs):
+            with open(os.path.join(root, "d0", "s0", "f0.py"), "w") as fh:
+                fh.write(f"x = {i + runs}\n")
+            t = time.perf_counter()
+            found = observe.find_repo(root)
+            assert found is not None
+            fp = observe.fingerprint(found) or {}
+            observe.diff(previous, fp)
+            daemon.append((time.perf_counter() - t) * 1000)
+            git_view = observe.status_entries(repo)  # not timed: git's own answer
+            assert {p: e[0] for p, e in fp.items()} == git_view, "the cache disagrees with git"
+            previous = fp
+        for i in range(runs):
+            with open(os.path.join(root, "d1", "s1", f"new{i}.py"), "w") as fh:
+                fh.write("new = 1\n")
+            t = time.perf_counter()
+            found = observe.find_repo(root)
+            assert found is not None
+            fp = observe.fingerprint(found) or {}
+            observe.diff(previous, fp)
+            created.append((time.perf_counter() - t) * 1000)
+            git_view = observe.status_entries(repo)
+            assert {p: e[0] for p, e in fp.items()} == git_view, "the cache disagrees with git"
+            previous = fp
+        for i in range(runs):
+            os.unlink(os.path.join(root, "d1", "s1", f"new{i}.py"))
+    finally:
+        watch.enable(False)
+    return cold, warm, daemon, created
 
 
 def snapshot_cost(root: str, megabytes: int, runs: int) -> tuple[list[float], float]:
@@ -99,8 +140,10 @@ def snapshot_cost(root: str, megabytes: int, runs: int) -> tuple[list[float], fl
             path = os.path.join(root, f"d{i % 20}", "s1", f"big{i}.bin")
             with open(path, "wb") as fh:
                 fh.write(os.urandom(per_file // 2) + bytes([r]) * (per_file - per_file // 2))
+        # as the hook calls it: with the status its fingerprint just read (timed above)
+        entries = observe.status_entries(repo)
         t = time.perf_counter()
-        snap = snapshot.take(repo, "bench", "bench", max_bytes=1 << 34)
+        snap = snapshot.take(repo, "bench", "bench", max_bytes=1 << 34, entries=entries)
         times.append((time.perf_counter() - t) * 1000)
         assert snap is not None and snap.tree
     snapshot.take(repo, "bench", "bench", max_bytes=1 << 34, fingerprint="same")
@@ -111,7 +154,7 @@ def snapshot_cost(root: str, megabytes: int, runs: int) -> tuple[list[float], fl
     return times, dedup
 
 
-def hook_cost(root: str, runs: int) -> tuple[list[float], list[float]]:
+def hook_cost(root: str, runs: int) -> tuple[list[float], list[float], list[float]]:
     """PreToolUse + PostToolUse of one shell call through core's pipeline, in process
     (as the daemon runs it), with the work-tree observation on and off."""
     import json
@@ -122,10 +165,12 @@ def hook_cost(root: str, runs: int) -> tuple[list[float], list[float]]:
     env = {"HOME": root, "AGENTREFLEX_STATE_DIR": os.path.join(root, "..", "state-" + str(runs))}
     real = hook.around_tool
     on: list[float] = []
+    cached: list[float] = []
     off: list[float] = []
     for i in range(runs):
-        for label, times in (("on", on), ("off", off)):
-            hook.around_tool = real if label == "on" else (lambda *a, **k: None)
+        for label, times in (("on", on), ("cached", cached), ("off", off)):
+            hook.around_tool = real if label != "off" else (lambda *a, **k: None)
+            watch._enabled = label == "cached"  # paused, not closed: the cache stays
             with open(os.path.join(root, "d0", "s0", "f1.py"), "w") as fh:
                 fh.write(f"y = {i}\n")  # the agent edited a file since the last call
             body = {
@@ -143,7 +188,8 @@ def hook_cost(root: str, runs: int) -> tuple[list[float], list[float]]:
                 runtime.run_hook("claude-code", json.dumps(payload).encode(), env)
             times.append((time.perf_counter() - t) * 1000)
     hook.around_tool = real
-    return on, off
+    watch.enable(False)
+    return on, cached, off
 
 
 def main() -> None:
@@ -159,16 +205,21 @@ def main() -> None:
             t = time.perf_counter()
             make_repo(root, n)
             made = time.perf_counter() - t
-            cold, warm = fingerprint_cost(root, ns.runs)
+            cold, warm, daemon, created = fingerprint_cost(root, ns.runs)
             print(
                 f"{n:>7} files (made in {made:.1f}s): fingerprint+diff cold p50 "
                 f"{statistics.median(cold):.1f} ms p95 {pct(cold, 0.95):.1f} ms; "
-                f"warm p50 {statistics.median(warm):.1f} ms p95 {pct(warm, 0.95):.1f} ms"
+                f"warm p50 {statistics.median(warm):.1f} ms p95 {pct(warm, 0.95):.1f} ms; "
+                f"daemon (cache kept) p50 {statistics.median(daemon):.2f} ms "
+                f"p95 {pct(daemon, 0.95):.2f} ms; daemon, a new file each call p50 "
+                f"{statistics.median(created):.1f} ms p95 {pct(created, 0.95):.1f} ms"
             )
-            on, off = hook_cost(root, ns.runs)
+            on, cached, off = hook_cost(root, ns.runs)
             print(
                 f"        hook pre+post per shell call, in process: observation on p50 "
-                f"{statistics.median(on):.1f} ms p95 {pct(on, 0.95):.1f} ms; off p50 "
+                f"{statistics.median(on):.1f} ms p95 {pct(on, 0.95):.1f} ms; on with the "
+                f"daemon's cache p50 {statistics.median(cached):.1f} ms p95 "
+                f"{pct(cached, 0.95):.1f} ms; off p50 "
                 f"{statistics.median(off):.1f} ms p95 {pct(off, 0.95):.1f} ms"
             )
             if n == 10000:

@@ -214,3 +214,63 @@ def test_the_daemon_keeps_state_where_the_client_keeps_it(
     assert (tmp_path / "xstate" / "agentreflex" / "key").is_file()
     assert session_anchors(tmp_path / "xstate")
     assert not session_anchors(tmp_path / "home" / ".local" / "state")
+
+
+def test_the_daemons_work_tree_cache_records_what_the_hook_process_records(
+    tmp_path: Path, daemon: subprocess.Popen[bytes]
+) -> None:
+    """Real commands in two identical repositories: one observed through the daemon
+    (which keeps each repository's status between calls, worktree/watch.py), one by
+    hook processes; the changes each session recorded must be the same, and undo works."""
+    from agentreflex.core.state.store import SessionStore
+    from agentreflex.core.worktree import undocmd
+
+    commands = [
+        "echo 'y = 2' >> src/a.py",
+        "sed -i 's/1/3/' src/a.py",
+        "echo new > src/new.py && mkdir -p docs/deep && echo d > docs/deep/d.md",
+        "git add -A",
+        "echo more >> src/new.py",
+        "rm -rf src",
+    ]
+    git_env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid"}
+    git_env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t.invalid")
+    recorded = []
+    for label, on in (("warm", True), ("cold", False)):
+        root = tmp_path / label / "proj"
+        (root / "src").mkdir(parents=True)
+        (root / "src" / "a.py").write_text("x = 1\n")
+        subprocess.run(
+            "git init -q && git add -A && git commit -qm i",
+            shell=True,
+            cwd=root,
+            env=git_env,
+            check=True,
+        )
+        env = _env(tmp_path, f"state-{label}", on)
+        for i, command in enumerate(commands):
+            body = {
+                "session_id": "wt",
+                "cwd": str(root),
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+                "tool_use_id": f"t{i}",
+            }
+            pre = {**body, "hook_event_name": "PreToolUse"}
+            assert _run(json.dumps(pre).encode(), env)[0] in (0, 2)
+            subprocess.run(command, shell=True, cwd=root, env=git_env, check=True)
+            post = {
+                **body,
+                "hook_event_name": "PostToolUse",
+                "tool_response": {"stdout": "", "stderr": "", "exit_code": 0},
+            }
+            assert _run(json.dumps(post).encode(), env)[0] == 0
+        state, _ = SessionStore(str(tmp_path / f"state-{label}"), "wt").load()
+        recorded.append(state.notes.get("worktree_changes"))
+        if on and sys.platform.startswith("linux"):  # the daemon watched the work tree
+            fds = Path(f"/proc/{daemon.pid}/fd")
+            links = [os.readlink(fd) for fd in fds.iterdir() if fd.is_symlink()]
+            assert "anon_inode:inotify" in links
+        assert undocmd.main([str(len(commands)), "--cwd", str(root)]) == 0
+        assert (root / "src" / "new.py").read_text() == "new\nmore\n"
+    assert recorded[0] == recorded[1] and len(recorded[0]) == len(commands)

@@ -477,3 +477,94 @@ def test_an_undo_whose_record_cannot_be_written_still_restores(
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert tree_bytes(repo) == before
     assert "could not record the restore" in capsys.readouterr().err
+
+
+def test_objects_written_in_process_are_gits_own(repo: Path) -> None:
+    """Blobs are written by core, not git: git must read each one as it would its own."""
+    big = os.urandom(100_000) + b"tail" * 50_000  # over the compression threshold
+    (repo / "big.bin").write_bytes(big)
+    (repo / "link").symlink_to("src/b.py")
+    (repo / "fifo").unlink(missing_ok=True)
+    os.mkfifo(repo / "fifo")  # not a file git saves; must not hang the snapshot
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    snap = snapshot.take(found, "objects", "s")
+    assert snap is not None and snap.tree
+    store = os.path.join(snapshot.store_dir(found), str(snap.n), "objects")
+    env = {
+        **os.environ,
+        "GIT_OBJECT_DIRECTORY": store,
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": found.objects,
+    }
+    for path, want in (("big.bin", big), ("link", b"src/b.py"), ("blob.bin", None)):
+        oid = subprocess.run(
+            ["git", "rev-parse", f"{snap.tree}:{path}"],
+            cwd=repo,
+            env=env,
+            check=True,
+            capture_output=True,
+        ).stdout.strip()
+        direct = (
+            subprocess.run(
+                ["git", "hash-object", "--no-filters", path],
+                cwd=repo,
+                check=True,
+                capture_output=True,
+            ).stdout.strip()
+            if path != "link"
+            else oid
+        )
+        assert oid == direct
+        body = subprocess.run(
+            ["git", "cat-file", "blob", oid.decode()],
+            cwd=repo,
+            env=env,
+            check=True,
+            capture_output=True,
+        ).stdout
+        assert want is None or body == want
+    subprocess.run(
+        ["git", "fsck", "--strict", "--no-dangling"],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    (repo / "fifo").unlink()
+    sh(repo, "rm big.bin link")
+    assert undocmd.main([str(snap.n), "--cwd", str(repo)]) == 0
+    assert (repo / "big.bin").read_bytes() == big and os.readlink(repo / "link") == "src/b.py"
+
+
+def test_a_stash_dropped_even_if_made_before_the_session_is_undone(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The snapshot before `git stash drop` holds the stash itself (copied, so gc cannot take it)."""
+    before = tree_bytes(repo)
+    sh(repo, "git stash -u -q")  # not through the hook: made before the session
+    (repo / "src" / "b.py").write_text("print('b, edited after the stash')\n")
+    after_stash = tree_bytes(repo)
+    changes = run_tool(repo, "git stash drop", "t1")
+    assert changes == {} or not (changes["deleted"] or changes["modified"])
+    sh(repo, "git reflog expire --expire-unreachable=now --all && git gc -q --prune=now")
+    assert undocmd.main(["--cwd", str(repo)]) == 0
+    assert "saved before it was dropped" in capsys.readouterr().out
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    restored = tree_bytes(repo)
+    # the stash's files are back; the edit made after the stash is kept
+    assert restored == {**before, "src/b.py": after_stash["src/b.py"]}
+
+
+def test_merge_abort_discarding_resolution_work_is_undone(repo: Path) -> None:
+    sh(repo, "git stash -u -q && git stash drop -q")
+    sh(repo, "git checkout -q -b other && echo theirs > README && git commit -qam theirs")
+    sh(repo, "git checkout -q - && echo ours > README && git commit -qam ours")
+    env = {**os.environ, **GIT_ENV}
+    subprocess.run(["git", "merge", "other"], cwd=repo, env=env, capture_output=True, check=False)
+    (repo / "README").write_text("resolved by hand\n")
+    (repo / "src" / "new.py").write_text("written during the merge\n")
+    before = tree_bytes(repo)
+    changes = run_tool(repo, "git merge --abort")
+    assert changes["modified"] == ["README"]
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before

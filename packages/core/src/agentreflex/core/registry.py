@@ -47,7 +47,7 @@ NEEDS_HISTORY = "agentreflex.needs-history"
 REPORTS = "agentreflex.reports"  # [[plugin name, "module:function"]]: its section of the report
 RECAPS = "agentreflex.recaps"  # [[plugin name, "module:function"]]: its parts of the session recap
 ERRORS = "agentreflex.errors"  # [[plugin name, why its declaration could not be read]]
-CACHE_VERSION = 10
+CACHE_VERSION = 11
 
 
 def _cache_path(kind: str = "entry-points") -> str:

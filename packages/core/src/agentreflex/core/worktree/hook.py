@@ -14,6 +14,7 @@ leaves the call unobserved.
 from __future__ import annotations
 
 import os
+import re
 
 from agentreflex.core import fastjson
 from agentreflex.core.config import Config
@@ -78,7 +79,8 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
     if _wants_snapshot(event, decision):
         entries = {p: e[0] for p, e in fp.items()} if fp is not None else None
         digest = _digest(repo, fp) if fp is not None else ""
-        n = _snapshot(repo, event, decision, notes, config, digest, entries)
+        stash = _stash_target(repo, event)
+        n = _snapshot(repo, event, decision, notes, config, digest, entries, stash)
     if fp is None:
         return  # git cannot read the index: no change facts for this call
     path = _pending_path(config, event)
@@ -113,6 +115,33 @@ def _wants_snapshot(event: Event, decision: Decision) -> bool:
     return call is not None and call.kind in _SNAPSHOT_KINDS
 
 
+_STASH_DROP = re.compile(r"\bgit\s+stash\s+drop\b((?:\s+[^\s;&|<>()`$]+)*)")
+
+
+def _stash_target(repo: observe.Repo, event: Event) -> str:
+    """The stash commit a ``git stash drop`` in this shell command is about to drop, or "".
+
+    ``git stash drop``, ``-q``/``--quiet``, then ``N`` or ``stash@{N}`` (the
+    newest when none is named).  Only the stash's own reflog is read.
+    """
+    call = event.tool
+    if call is None or call.kind is not ToolKind.SHELL or "stash" not in call.command:
+        return ""
+    m = _STASH_DROP.search(call.command)
+    if m is None:
+        return ""
+    words = [w for w in m.group(1).split() if w not in ("-q", "--quiet")]
+    ref = words[0] if words else "stash@{0}"
+    if ref.isdigit():
+        ref = f"stash@{{{ref}}}"
+    if not re.fullmatch(r"stash@\{\d+\}", ref):
+        return ""
+    res = observe.in_repo(repo, ["rev-parse", "--verify", "-q", "--end-of-options", ref])
+    if res is None or res.returncode != 0:
+        return ""
+    return res.stdout.decode().strip()
+
+
 def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
     """The fingerprint with where HEAD points and the index's stat: same digest, same state."""
     parts: list[object] = [sorted(fp.items())]
@@ -145,6 +174,7 @@ def _snapshot(
     config: Config,
     digest: str,
     entries: dict[str, str] | None,
+    stash: str = "",
 ) -> int | None:
     """Take (or reuse) the snapshot; its number, or None when none was kept."""
     from agentreflex.core.state.outcome import summarize
@@ -157,6 +187,7 @@ def _snapshot(
         config.worktree_snapshot_max_bytes,
         fingerprint=digest,
         entries=entries,
+        stash=stash,
     )
     if snap is None:
         decision.errors.append("no snapshot: git could not read the work tree")
@@ -166,7 +197,7 @@ def _snapshot(
         return None
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
     hint = undo_hint(snap.n)
-    if _undoable(repo, event, decision, config, entries):
+    if _undoable(repo, event, decision, config, entries, bool(snap.stash)):
         from agentreflex.core.worktree import relax
 
         relax.relax(decision, hint)
@@ -183,8 +214,13 @@ def _undoable(
     decision: Decision,
     config: Config,
     entries: dict[str, str] | None,
+    stash_saved: bool = False,
 ) -> bool:
-    """May this asked (or blocked) discard run, the snapshot just taken holding all it destroys?"""
+    """May this asked (or blocked) discard run, the snapshot just taken holding all it destroys?
+
+    ``stash_saved``: the snapshot holds the stash a ``git stash drop`` drops
+    (the work tree itself is not touched by it).
+    """
     level = config.worktree_allow_undoable
     if level == "off" or decision.proposed.rank < Verdict.ASK_USER.rank:
         return False
@@ -195,7 +231,11 @@ def _undoable(
         call is not None
         and call.kind is ToolKind.SHELL
         and relax.may_relax(decision, level)
-        and relax.snapshot_complete(entries, repo)
+        and (
+            stash_saved  # a stash drop: the stash is what it destroys
+            if relax.is_stash_drop(call.command)
+            else relax.snapshot_complete(entries, repo, relax.is_merge_abort(call.command))
+        )
         and relax.command_confined(call.command, event.cwd, repo)
     )
 

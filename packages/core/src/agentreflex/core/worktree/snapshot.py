@@ -43,10 +43,12 @@ class Snapshot:
         files: list[str] | None = None,
         skipped: str = "",
         fingerprint: str = "",
+        stash: str = "",
     ) -> None:
         self.n, self.ts, self.command, self.session = n, ts, command, session
         self.tree, self.files, self.skipped = tree, files or [], skipped
         self.fingerprint = fingerprint
+        self.stash = stash  # a stash commit about to be dropped, whose changes the tree holds
 
     def to_json(self) -> dict[str, object]:
         return dict(
@@ -58,6 +60,7 @@ class Snapshot:
             files=self.files,
             skipped=self.skipped,
             fingerprint=self.fingerprint,
+            stash=self.stash,
         )
 
 
@@ -120,15 +123,115 @@ def _capture_list(repo: Repo, entries: dict[str, str]) -> tuple[list[str], list[
         except OSError:
             gone.append(path)
             continue
-        if stat.S_ISDIR(st.st_mode):
-            continue  # a submodule or nested repository: not ours to save
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+            continue  # a submodule or nested repository (not ours to save), a fifo, a socket
         present.append(path)
         size += st.st_size
     return present, gone, size
 
 
+SMALL_BLOB = 64 << 10  # compressed (zlib level 1); bigger blobs are stored (level 0)
+
+
 def _hash(repo: Repo, paths: list[str], env: dict[str, str]) -> list[str] | None:
-    """Blob ids for ``paths``, written to the private store (symlinks as their target)."""
+    """Blob ids for ``paths``, written to the private store (symlinks as their target).
+
+    Written here, not by ``git hash-object``: a loose object is
+    ``zlib("blob <size>\\0" + bytes)`` under its SHA-1, which every git reads,
+    and hashing in process spares a process per call and git's per-object
+    temporary files.  Big blobs are stored uncompressed (zlib level 0):
+    compressing 10 MB costs ~100 ms here, storing it ~15 ms, and a snapshot
+    is pruned within days.  A SHA-256 repository is left to git.
+    """
+    if _object_format(repo) != "sha1":
+        return _hash_with_git(repo, paths, env)
+    store = env["GIT_OBJECT_DIRECTORY"]
+    ids: list[str] = []
+    made: set[str] = set()
+    for p in paths:
+        data = _read_bytes(os.path.join(repo.top, p))
+        if data is None:
+            return None
+        ids.append(_write_blob(store, repo.objects, data, made))
+    return ids
+
+
+def _object_format(repo: Repo) -> str:
+    """ "sha1" unless the repository's config says otherwise (read, never run)."""
+    try:
+        with open(os.path.join(repo.common_dir, "config"), "rb") as fh:
+            text = fh.read(1 << 20).lower()
+    except OSError:
+        return "sha1"
+    return "other" if b"objectformat" in text else "sha1"
+
+
+def _read_bytes(path: str) -> bytes | None:
+    """A regular file's bytes or a symlink's target; None for anything else."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            return os.fsencode(os.readlink(path))
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _write_blob(
+    store: str, borrowed: str | None, data: bytes, made: set[str], kind: str = "blob"
+) -> str:
+    """Write one loose object into ``store`` (unless it is already there or borrowed); its id.
+
+    ``borrowed``: the repository's objects folder, or None to copy regardless.
+
+    ``made``: the fan-out folders known to exist (spares a ``mkdir`` per blob).
+    """
+    import hashlib
+    import zlib
+
+    header = b"%s %d\0" % (kind.encode(), len(data))
+    h = hashlib.sha1(header, usedforsecurity=False)
+    h.update(data)
+    oid = h.hexdigest()
+    rel = os.path.join(oid[:2], oid[2:])
+    target = os.path.join(store, rel)
+    if os.path.exists(target) or (borrowed and os.path.exists(os.path.join(borrowed, rel))):
+        return oid
+    z = zlib.compressobj(1 if len(data) <= SMALL_BLOB else 0)
+    folder = os.path.join(store, oid[:2])
+    if folder not in made:
+        os.makedirs(folder, exist_ok=True)
+        made.add(folder)
+    tmp = os.path.join(folder, f"tmp_obj_{os.getpid()}_{oid[2:10]}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o444)
+    try:
+        for part in (z.compress(header), z.compress(data), z.flush()):
+            view = memoryview(part)
+            while view:
+                view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    os.replace(tmp, target)
+    return oid
+
+
+def _hash_with_git(repo: Repo, paths: list[str], env: dict[str, str]) -> list[str] | None:
+    """:func:`_hash` through ``git hash-object`` (any object format)."""
     plain = [p for p in paths if not os.path.islink(os.path.join(repo.top, p))]
     ids: dict[str, str] = {}
     if plain:
@@ -166,8 +269,15 @@ def take(
     max_bytes: int = MAX_BYTES,
     fingerprint: str = "",
     entries: dict[str, str] | None = None,
+    stash: str = "",
 ) -> Snapshot | None:
     """Save the work tree's uncommitted state; None when git cannot be asked at all.
+
+    ``stash``: a stash commit about to be dropped.  The snapshot then also
+    holds the stash's work-tree changes (what it changed over the commit it
+    was made on, and its untracked files), their blobs copied into the
+    private store (a dropped stash's objects are soon pruned), so undo puts
+    the stashed work back into the work tree.
 
     ``fingerprint``: the work tree's, when known; equal to the newest
     snapshot's, that snapshot already holds this state and is answered.
@@ -179,10 +289,12 @@ def take(
     os.makedirs(root, exist_ok=True)
     prune(repo)
     kept = listing(repo)
+    if stash:
+        fingerprint = ""  # the work tree may be unchanged; the stash is what is saved
     if fingerprint and kept and kept[-1].fingerprint == fingerprint and kept[-1].tree:
         return kept[-1]
     n = _next_number(root)
-    snap = Snapshot(n, time.time(), command[:500], session, fingerprint=fingerprint)
+    snap = Snapshot(n, time.time(), command[:500], session, fingerprint=fingerprint, stash=stash)
     snap_dir = os.path.join(root, str(n))
     os.makedirs(os.path.join(snap_dir, "objects"), exist_ok=True)
     index = os.path.join(snap_dir, "index")
@@ -215,23 +327,134 @@ def _capture(
         except OSError:
             return False
     present, gone, size = _capture_list(repo, entries)
+    stashed: list[tuple[str, str, str]] = []
+    if snap.stash:
+        read = _stash_changes(repo, snap.stash)
+        if read is None:
+            snap.skipped = f"stash {snap.stash[:12]} could not be read"
+            return True
+        stashed, stash_size = read
+        size += stash_size
     if size > limit:
         snap.skipped = f"{size} bytes of uncommitted work is over the {limit}-byte bound"
         snap.files = sorted(present)[:200]
         return True
-    tree = _write_tree(repo, present, gone, env)
-    if tree is None:
+    if stashed and not _copy_blobs(repo, [oid for _, oid, _ in stashed], env):
         return False
-    snap.tree, snap.files = tree, sorted(present + gone)
+    extra = [f"{mode} {oid}\t{path}\n" for mode, oid, path in stashed]
+    tree = _write_tree(repo, present, gone, env, extra)
+    if tree is None or (snap.stash and not _own_trees(repo, tree, env)):
+        return False
+    snap.tree = tree
+    snap.files = sorted({*present, *gone, *(path for _, _, path in stashed)})
     return True
 
 
-def _write_tree(repo: Repo, present: list[str], gone: list[str], env: dict[str, str]) -> str | None:
+def _stash_changes(repo: Repo, stash: str) -> tuple[list[tuple[str, str, str]], int] | None:
+    """(mode, blob, path) of what a stash changed or added in the work tree, and their bytes.
+
+    A stash commit's first parent is the commit it was made on and its third,
+    if any, holds the untracked files; files the stash deleted are left out
+    (undo writes files back, it does not delete).  None: not a stash, or a
+    repository whose objects are not SHA-1.
+    """
+    if _object_format(repo) != "sha1":
+        return None
+    res = git(repo, ["rev-list", "--parents", "-n", "1", "--end-of-options", stash])
+    parents = res.stdout.decode().split() if res is not None and res.returncode == 0 else []
+    if len(parents) < 3:
+        return None
+    out: dict[str, tuple[str, str, str]] = {}
+    res = git(repo, ["diff-tree", "-r", "-z", "--no-renames", parents[1], stash], timeout=30.0)
+    if res is None or res.returncode != 0:
+        return None
+    fields = res.stdout.split(b"\0")
+    for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.decode().split(" ")
+        if len(parts) == 5 and parts[4] in ("A", "M", "T") and parts[1] != "160000":
+            path = raw_path.decode("utf-8", "surrogateescape")
+            out[path] = (parts[1], parts[3], path)
+    if len(parents) > 3:
+        res = git(repo, ["ls-tree", "-r", "-z", "--full-tree", parents[3]], timeout=30.0)
+        if res is None or res.returncode != 0:
+            return None
+        for raw in res.stdout.split(b"\0"):
+            info, _, path = raw.decode("utf-8", "surrogateescape").partition("\t")
+            mode_kind_oid = info.split(" ")
+            if len(mode_kind_oid) == 3 and mode_kind_oid[1] == "blob":
+                out[path] = (mode_kind_oid[0], mode_kind_oid[2], path)
+    changes = sorted(out.values(), key=lambda c: c[2])
+    if not changes:
+        return [], 0
+    sizes = git(
+        repo,
+        ["cat-file", "--batch-check=%(objectsize)"],
+        data="".join(oid + "\n" for _, oid, _ in changes).encode(),
+        timeout=30.0,
+    )
+    if sizes is None or sizes.returncode != 0:
+        return None
+    try:
+        total = sum(int(x) for x in sizes.stdout.split())
+    except ValueError:
+        return None
+    return changes, total
+
+
+def _copy_blobs(repo: Repo, oids: list[str], env: dict[str, str], kind: str = "blob") -> bool:
+    """Copy objects from the repository into the snapshot's own store (not merely borrowed)."""
+    res = git(
+        repo,
+        ["cat-file", "--batch"],
+        env=env,
+        data="".join(oid + "\n" for oid in oids).encode(),
+        timeout=30.0,
+    )
+    if res is None or res.returncode != 0:
+        return False
+    data, pos, made = res.stdout, 0, set[str]()
+    store = env["GIT_OBJECT_DIRECTORY"]
+    for oid in oids:
+        end = data.find(b"\n", pos)
+        head = data[pos:end].split(b" ")
+        if end < 0 or len(head) != 3 or head[1] != kind.encode():
+            return False
+        size = int(head[2])
+        body = data[end + 1 : end + 1 + size]
+        pos = end + 1 + size + 1
+        if _write_blob(store, None, body, made, kind) != oid:
+            return False
+    return True
+
+
+def _own_trees(repo: Repo, tree: str, env: dict[str, str]) -> bool:
+    """Copy into the private store every tree of ``tree`` that is only borrowed.
+
+    ``write-tree`` does not write a tree the repository already has; for a
+    stash that is the stash's own tree, pruned soon after the drop.
+    """
+    res = git(repo, ["ls-tree", "-r", "-t", "-z", "--full-tree", tree], env=env, timeout=30.0)
+    if res is None or res.returncode != 0:
+        return False
+    trees = [tree]
+    for raw in res.stdout.split(b"\0"):
+        parts = raw.partition(b"\t")[0].split(b" ")
+        if len(parts) == 3 and parts[1] == b"tree":
+            trees.append(parts[2].decode())
+    store = env["GIT_OBJECT_DIRECTORY"]
+    missing = [t for t in trees if not os.path.exists(os.path.join(store, t[:2], t[2:]))]
+    return not missing or _copy_blobs(repo, missing, env, "tree")
+
+
+def _write_tree(
+    repo: Repo, present: list[str], gone: list[str], env: dict[str, str], extra: list[str]
+) -> str | None:
     ids = _hash(repo, present, env)
     if ids is None:
         return None
     lines = [f"{_mode(repo, p)} {i}\t{p}\n" for p, i in zip(present, ids, strict=True)]
     lines += [f"0 {_NULL}\t{p}\n" for p in gone]
+    lines += extra  # last: a stash's version of a path wins
     if lines:
         res = git(
             repo,

@@ -332,6 +332,9 @@ def serve(idle_seconds: float, path: str | None = None) -> int:
     except OSError as exc:
         print(f"agentreflex serve: {exc}", file=sys.stderr)
         return 2
+    from agentreflex.core.worktree import watch
+
+    watch.enable()  # fingerprints kept between calls (issue 29's warm-daemon figures)
     try:
         return _serve_in(dir_fd, sock_file, idle_seconds)
     finally:

@@ -28,6 +28,8 @@ PLUGIN = Plugin(
         "GATE-GIT-DISCARD-TREE",
         "GATE-GIT-RESET-HARD",
         "GATE-GIT-CLEAN",
+        "GATE-GIT-STASH-DROP",  # relaxed only when the snapshot holds the stash (core/worktree)
+        "GATE-GIT-ABORT",  # only `git merge --abort`, its work tree saved
     ),
     files=(
         PolicyFile(

@@ -12,7 +12,8 @@ it had been deleted), one that joins it changed.
 from __future__ import annotations
 
 import os
-import subprocess  # loaded by safegit anyway
+import subprocess
+import sys  # loaded by safegit anyway
 
 from agentreflex.core.worktree.safegit import filter_overrides, git
 
@@ -40,6 +41,15 @@ class Repo:
 
 def find_repo(cwd: str) -> Repo | None:
     """The non-bare git work tree holding ``cwd``, or None (not one, bare, git failed)."""
+    if _watch_enabled():
+        from agentreflex.core.worktree import watch
+
+        return watch.find_repo(cwd)
+    return find_repo_uncached(cwd)
+
+
+def find_repo_uncached(cwd: str) -> Repo | None:
+    """:func:`find_repo` without the daemon's cache."""
     if not cwd or not os.path.isdir(cwd) or not _under_git(cwd):
         return None
     res = git(  # rev-parse runs no filter: the overrides are read only for a real work tree
@@ -92,20 +102,25 @@ def in_repo(
     return git(repo.top, args, env=env, timeout=timeout, data=data, filters=repo.filters)
 
 
-def status_entries(repo: Repo, env: dict[str, str] | None = None) -> dict[str, str] | None:
-    """path -> porcelain v2 letters ("?" for untracked), or None when git cannot tell."""
-    res = in_repo(
-        repo,
-        [
-            "status",
-            "--porcelain=v2",
-            "-z",
-            "--untracked-files=all",
-            "--ignore-submodules=all",
-            "--no-renames",
-        ],
-        env=env,
-    )
+def status_entries(
+    repo: Repo, env: dict[str, str] | None = None, pathspecs: list[str] | None = None
+) -> dict[str, str] | None:
+    """path -> porcelain v2 letters ("?" for untracked), or None when git cannot tell.
+
+    ``pathspecs``: only these paths (and what is under them), taken literally.
+    """
+    args = [
+        "--literal-pathspecs",
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--untracked-files=all",
+        "--ignore-submodules=all",
+        "--no-renames",
+    ]
+    if pathspecs:
+        args += ["--", *pathspecs]
+    res = in_repo(repo, args, env=env)
     if res is None or res.returncode != 0 or len(res.stdout) > MAX_STATUS_BYTES:
         return None
     out: dict[str, str] = {}
@@ -119,6 +134,12 @@ def status_entries(repo: Repo, env: dict[str, str] | None = None) -> dict[str, s
     return out
 
 
+def _watch_enabled() -> bool:
+    """True in the daemon, which keeps a cache between calls (:mod:`.watch`)."""
+    mod = sys.modules.get("agentreflex.core.worktree.watch")
+    return mod is not None and bool(getattr(mod, "_enabled", False))
+
+
 def _stat(path: str) -> tuple[int, int, int, int] | None:
     try:
         st = os.lstat(path)
@@ -129,7 +150,12 @@ def _stat(path: str) -> tuple[int, int, int, int] | None:
 
 def fingerprint(repo: Repo, skip: str = "") -> dict[str, Entry] | None:
     """The listed paths with their letters and stat; ``skip``: a folder to leave out."""
-    entries = status_entries(repo)
+    if _watch_enabled():
+        from agentreflex.core.worktree import watch
+
+        entries = watch.status_entries(repo, skip)
+    else:
+        entries = status_entries(repo)
     if entries is None:
         return None
     prefix = skip.rstrip("/") + "/" if skip else ""

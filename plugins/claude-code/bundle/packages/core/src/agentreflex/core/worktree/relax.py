@@ -19,7 +19,11 @@ Only when the snapshot holds everything the command can destroy:
   without ``-ff`` (nested repositories); no ``--recurse-submodules``;
 - ``rm``: no ignored file, nested repository or submodule under its paths;
 - no file with staged changes that differ from the work tree (the staged
-  version is not in the snapshot), no unmerged file.
+  version is not in the snapshot), no unmerged file;
+- ``git stash drop [-q] [N | stash@{N}]`` when the snapshot holds that
+  stash's changes (the hook saves the stash before it is dropped);
+  ``git merge --abort`` when the snapshot holds the work tree, conflicted
+  files included (their resolution so far; not the conflict stages).
 
 The finding codes that may be relaxed are the ones a package declares
 ``undoable`` in its plugin declaration (the gate: its in-project discards).
@@ -63,8 +67,23 @@ def _undoable_finding(f: Finding, level: str) -> bool:
     return f.verdict is Verdict.ASK_USER or level == "discards"
 
 
+_STASH_DROP = re.compile(r"git stash drop(?: -q| --quiet)?(?: (?:\d+|stash@\{\d+\}))?")
+
+
+def is_stash_drop(command: str) -> bool:
+    """``git stash drop [-q] [N | stash@{N}]``: the one stash the hook saves before it goes."""
+    return _STASH_DROP.fullmatch(command.strip()) is not None
+
+
+def is_merge_abort(command: str) -> bool:
+    """``git merge --abort``: the work tree (with its conflicts) back to before the merge."""
+    return command.split() == ["git", "merge", "--abort"]
+
+
 def command_confined(command: str, cwd: str, repo: Repo) -> bool:
     """True when ``command`` can only touch what a snapshot of ``repo`` holds."""
+    if is_stash_drop(command) or is_merge_abort(command):
+        return True  # a stash drop touches no file; an abort only the work tree and index
     if _SHELL_SYNTAX.search(command):
         return False
     try:
@@ -173,14 +192,26 @@ def _rm_confined(args: list[str], cwd: str, repo: Repo) -> bool:
     return ignored is not None and ignored.returncode == 0 and not ignored.stdout
 
 
-def snapshot_complete(entries: dict[str, str] | None, repo: Repo) -> bool:
-    """Every uncommitted change is in the snapshot: no nested repository, no staged-and-edited file."""
+_UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
+
+
+def snapshot_complete(
+    entries: dict[str, str] | None, repo: Repo, unmerged_ok: bool = False
+) -> bool:
+    """Every uncommitted change is in the snapshot: no nested repository, no staged-and-edited file.
+
+    ``unmerged_ok`` (``git merge --abort``): a conflicted path's work-tree
+    bytes (the resolution so far) are what the snapshot holds and what undo
+    writes back; the conflict's index stages and MERGE_HEAD are not kept.
+    """
     if entries is None:
         return False
     for path, letters in entries.items():
         if path.endswith("/") or os.path.isdir(os.path.join(repo.top, path)):
             return False  # a nested repository: its work is not saved
-        if letters != "?" and (len(letters) != 2 or "U" in letters):
+        if unmerged_ok and letters in _UNMERGED:
+            continue
+        if letters != "?" and (len(letters) != 2 or "U" in letters or letters in _UNMERGED):
             return False
         if letters != "?" and letters[0] != "." and letters[1] != ".":
             return False  # staged and then edited: the staged bytes are not saved
