@@ -3,6 +3,7 @@ processes (the workspace venv, every installed reflex) have run in the project."
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -11,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentreflex.core import registry
+from agentreflex.core import statusline as command
 from agentreflex.core.decision import Finding, Mode, Verdict, merge
+from agentreflex.core.reflex import Note
 from agentreflex.core.state.store import SessionStore
 from agentreflex.core.testing import pre_tool
 
@@ -144,3 +148,73 @@ def test_a_bad_config_is_named_not_a_traceback(project: Path, env: dict[str, str
     (project / ".agentreflex" / "config.toml").write_text('mode = "enforcd"\n')
     line = statusline(project, env, json.dumps(status_payload(project, "s-3")).encode())
     assert line.startswith("agentreflex: config error:") and "enforcd" in line
+
+
+# The same command in this process, for what the subprocess tests above do not reach:
+# the undo hint, a sibling's failing declaration, an over-long line.
+
+
+@pytest.fixture()
+def here(project: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key in list(os.environ):
+        if key.startswith(("AGENTREFLEX_", "REFLEX_")):
+            monkeypatch.delenv(key)
+    for key in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(key, env[key])
+    monkeypatch.chdir(project)
+    enforced(project)
+    return project
+
+
+def test_a_snapshot_in_the_log_gives_the_undo_hint(here: Path) -> None:
+    store = SessionStore(str(here / ".agentreflex"), "s-u")
+    event = pre_tool("Bash", {"command": "git reset --hard"}, cwd=str(here), session_id="s-u")
+    note = Note("core", "worktree_snapshot", {"n": 3, "files": 2})
+    store.record(event, merge([], Mode.ENFORCED), notes=[note])
+    assert command.last_snapshot(store.log_path) == 3
+    line = command.render(status_payload(here, "s-u"))
+    assert "last allow · undo with `agentreflex undo 3`" in line
+
+
+def test_the_log_tail_without_a_decision_or_snapshot_says_none(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    assert command.last_decision(str(log)) is None  # no log yet
+    assert command.last_snapshot(str(log)) is None
+    log.write_text('{"worktree_snapshot": torn\n{"notes": [{"key": "worktree_snapshot"}]}\n[]\n')
+    assert command.last_decision(str(log)) is None
+    assert command.last_snapshot(str(log)) is None
+
+
+def test_a_siblings_failing_status_is_named_and_the_rest_stays(
+    here: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(state_dir: str, session: str) -> list[str]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(
+        registry,
+        "entries",
+        lambda group: [("sibling", "x:y")] if group == registry.STATUSLINE else [],
+    )
+    monkeypatch.setattr(registry, "load_object", lambda spec: broken)
+    line = command.render(status_payload(here, "s-b"))
+    assert line == "agentreflex enforced · no hook seen yet · sibling status unavailable"
+    monkeypatch.setattr(registry, "load_object", lambda spec: lambda d, s: ["word " * 60])
+    monkeypatch.setattr(
+        "sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(status_payload(here, "s-b")).encode()))
+    )
+    assert command.main([]) == 0
+    shown = capsys.readouterr().out.strip()
+    assert len(shown) == command.MAX_LEN and shown.endswith("…")
+
+
+def test_anything_unexpected_is_one_line_not_a_traceback(
+    here: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def explode(payload: object) -> str:
+        raise MemoryError
+
+    monkeypatch.setattr(command, "render", explode)
+    monkeypatch.setattr("sys.stdin", None)
+    assert command.main([]) == 0
+    assert capsys.readouterr().out == "agentreflex: status unavailable (MemoryError)\n"

@@ -568,3 +568,17 @@ def test_merge_abort_discarding_resolution_work_is_undone(repo: Path) -> None:
     assert changes["modified"] == ["README"]
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert tree_bytes(repo) == before
+
+
+def test_a_sha256_repository_is_saved_through_git_and_undone(tmp_path: Path) -> None:
+    """Blobs are written in process only for SHA-1; a SHA-256 repository goes through
+    ``git hash-object`` (its symlinks included) and comes back the same."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    sh(root, "git init -q --object-format=sha256 && echo a > a.txt && git add -A")
+    sh(root, "git commit -qm init && ln -s a.txt link && echo new > new.txt && echo b >> a.txt")
+    before = tree_bytes(root) | {"link": os.readlink(root / "link").encode()}
+    run_tool(root, "git reset --hard && git clean -fdq")
+    assert not (root / "new.txt").exists() and not (root / "link").is_symlink()
+    assert undocmd.main(["1", "--cwd", str(root)]) == 0
+    assert tree_bytes(root) | {"link": os.readlink(root / "link").encode()} == before

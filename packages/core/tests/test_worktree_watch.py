@@ -160,3 +160,124 @@ def test_a_change_before_a_new_directorys_watch_is_still_seen(repo: Path) -> Non
     cache.notify.read()  # as if it happened before the watch: no event left
     _same(repo, "second")
     assert not cache.pending
+
+
+# What git's own machinery does differently, each answered by the cache exactly as git:
+# an index the cache does not parse (split), entries it leaves to git (a conflict, a
+# submodule, an empty file grown to the same size), conversions (autocrlf), a symlink
+# turned into a file in a watched directory.
+EDGE_STEPS = [
+    "git update-index --split-index && echo split >> README",
+    "echo 'x = 2' > src/b.py",
+    "git update-index --no-split-index",
+    ": > empty && git add empty && git commit -qm empty",
+    "echo e > empty",  # an entry recorded with size 0: git compares
+    "git config core.autocrlf true && echo \"print('w')\" > src/b.py",
+    "git config --unset core.autocrlf",
+    "git checkout -q -b side && echo side > README && git commit -qam side",
+    "git checkout -q - && echo main > README && git commit -qam main",
+    "git merge -q side || true",  # a conflict: stage entries git answers for
+    "echo resolved > README && git add README && git commit -qm merged",
+    "mkdir -p w/x && echo 1 > w/x/f && mv w/x w/y",  # a new directory renamed
+    "rm -rf w",
+]
+
+
+def test_the_cache_is_gits_where_git_compares_itself(repo: Path, tmp_path: Path) -> None:
+    _same(repo, "start")
+    for step in EDGE_STEPS:
+        sh(repo, step)
+        _same(repo, step)
+        _same(repo, step + " (unchanged)")
+    other = tmp_path / "other"
+    other.mkdir()
+    sh(other, "git init -q && echo o > o.txt && git add -A && git commit -qm o")
+    sh(repo, f"git -c protocol.file.allow=always submodule add -q {other} mod")
+    _same(repo, "submodule added")
+    sh(repo / "mod", "echo changed > o.txt")
+    _same(repo, "inside the submodule")
+
+
+def test_a_corrupt_index_gets_gits_answer(repo: Path) -> None:
+    _same(repo, "start")
+    index = repo / ".git" / "index"
+    index.write_bytes(b"DIRC" + index.read_bytes()[4:40])  # torn short
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    assert watch.status_entries(found, "") == observe.status_entries(found)
+    index.write_bytes(b"not an index at all")
+    assert watch.status_entries(found, "") == observe.status_entries(found)
+
+
+def test_a_parser_refusal_leaves_the_answer_to_git() -> None:
+    assert watch._read_index("/nonexistent/index") is None
+    assert watch._blob_id("/nonexistent/file", link=False) is None
+
+
+def test_no_inotify_means_gits_full_status_every_call(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(self: object) -> None:
+        raise OSError(24, "inotify_init1")  # EMFILE: the user's instances are used up
+
+    monkeypatch.setattr(watch._Inotify, "__init__", refuse)
+    for step in ["true", *STEPS[:4]]:
+        sh(repo, step)
+        _same(repo, step)
+    cache = watch._caches[str(repo)]
+    assert cache.broken and cache.notify is None
+
+
+def test_an_event_queue_overflow_rescans(repo: Path) -> None:
+    _same(repo, "start")
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    many = repo / "many"
+    many.mkdir()
+    _same(repo, "a directory")
+    for i in range(limit + 100):  # more events than the kernel queues: IN_Q_OVERFLOW
+        (many / f"f{i}").write_bytes(b"")
+    _same(repo, "after the overflow")
+
+
+def test_a_worktree_found_through_its_git_file_is_cached_until_that_file_moves(
+    repo: Path, tmp_path: Path
+) -> None:
+    sh(repo, "git commit -qm wip")
+    linked = tmp_path / "linked"
+    sh(repo, f"git worktree add -q {linked}")
+    first = watch.find_repo(str(linked))
+    assert first is not None and first.top == str(linked)
+    assert watch.find_repo(str(linked)) is first  # the key held
+    (linked / "README").write_text("in the worktree\n")
+    _same(linked, "an edit in the worktree")
+    (linked / ".git").write_text((linked / ".git").read_text() + "\n")  # the file moved
+    assert watch.find_repo(str(linked)) is not first
+    (linked / ".git").write_text("gitdir:\n")  # names nothing: no repository, as git says
+    assert watch.find_repo(str(linked)) is None
+
+
+def test_a_folder_that_is_no_repository_is_not_cached(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert watch.find_repo(str(plain)) is None
+    assert str(plain) not in watch._repos
+    assert watch.find_repo(str(tmp_path / "gone")) is None
+
+
+def test_the_least_recently_used_repository_is_dropped(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch, "MAX_REPOS", 2)
+    tops = []
+    for name in ("r1", "r2", "r3"):
+        root = tmp_path / name
+        root.mkdir()
+        sh(root, "git init -q && echo x > x && git add -A && git commit -qm x")
+        _same(root, name)
+        tops.append(str(root))
+    assert list(watch._caches) == tops[1:]
+
+
+def test_off_the_daemon_every_call_is_git() -> None:
+    watch.enable(False)
+    assert not watch.enabled() and not watch._caches
