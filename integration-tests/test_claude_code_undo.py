@@ -139,3 +139,31 @@ def test_a_discard_the_gate_refuses_loses_nothing_and_a_silent_one_is_still_undo
     assert n is not None, listed
     assert undo(claude_project, n.group(1)).returncode == 0
     assert tree_bytes(claude_project.project) == before
+
+
+def test_a_stash_made_and_dropped_in_the_session_is_undone(claude_project: ClaudeProject) -> None:
+    """``git stash -u`` then ``git stash drop``: the stash is saved before it is dropped
+    (gc may soon prune it), and undoing that step puts the stashed work back."""
+    claude_project.set_mode("enforced")
+    user_config(claude_project, '[worktree]\nallow_undoable = "discards"\n')
+    before = uncommitted_work(claude_project)
+
+    run = claude_project.run(
+        "put that work away",
+        [bash("git stash -u -q"), bash("git stash drop -q"), say("Stashed and dropped.")],
+        timeout=180,
+    )
+
+    assert run.denials == [], run.describe()
+    stashes = subprocess.run(
+        [*GIT, "stash", "list"], cwd=claude_project.project, capture_output=True, text=True
+    )
+    assert stashes.stdout == "", run.describe()  # the drop ran
+    assert tree_bytes(claude_project.project) != before, run.describe()
+    listed = undo(claude_project).stdout
+    n = re.search(r"^\s*(\d+)\s.*git stash drop", listed, re.MULTILINE)
+    assert n is not None, listed
+    assert model_was_told(run, f"undo with `agentreflex undo {n.group(1)}`"), run.describe()
+    restored = undo(claude_project, n.group(1))
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert tree_bytes(claude_project.project) == before

@@ -98,3 +98,34 @@ def test_refused_then_silent_discards_lose_nothing(installed: CodexProject) -> N
     assert n is not None, listed
     assert installed.agentreflex("undo", n.group(1)).returncode == 0
     assert tree_bytes(installed.project) == before
+
+
+def test_a_stash_made_and_dropped_in_the_session_is_undone(installed: CodexProject) -> None:
+    """``git stash -u`` then ``git stash drop``: the stash is saved before it goes, and
+    undoing the drop puts the stashed work back (as in Claude Code)."""
+    user_config(installed, '[worktree]\nallow_undoable = "discards"\n')
+    before = uncommitted_work(installed)
+
+    run = installed.run(
+        "put that work away",
+        [
+            exec_command("git stash -u -q"),
+            exec_command("git stash drop -q"),
+            say("Stashed and dropped."),
+        ],
+        timeout=180,
+    )
+
+    assert BLOCKED not in "".join(run.tool_outputs()), run.describe()
+    stashes = subprocess.run(
+        [*GIT, "stash", "list"], cwd=installed.project, capture_output=True, text=True
+    )
+    assert stashes.stdout == "", run.describe()  # the drop ran
+    assert tree_bytes(installed.project) != before, run.describe()
+    listed = installed.agentreflex("undo").stdout
+    n = re.search(r"^\s*(\d+)\s.*git stash drop", listed, re.MULTILINE)
+    assert n is not None, listed
+    assert told(run, f"undo with `agentreflex undo {n.group(1)}`"), run.describe()
+    done = installed.agentreflex("undo", n.group(1))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert tree_bytes(installed.project) == before
