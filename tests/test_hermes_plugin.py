@@ -303,3 +303,34 @@ def test_the_middleware_never_falls_back_to_the_bare_command(project: Path) -> N
         tool_call_id=Unreadable(),
     )
     assert ran == [] and "could not contain" in json.loads(out)["error"]
+
+
+def test_contained_commands_the_middleware_never_takes_are_bounded(project: Path) -> None:
+    """A call another hook or plugin stops never reaches the middleware: its entry goes
+    once newer ones push it out (such a call, should it come after all, is refused, not
+    run bare), and the newest still runs in the boundary."""
+    ctx = MiddlewareCtx()
+    plugin = load_plugin(PLUGIN_DIR, "agentreflex")
+    plugin.register(ctx)
+    extra = {k: v for k, v in HERMES_KWARGS.items() if k != "tool_call_id"}
+    total = plugin.MAX_CONTAINED + 3
+    for i in range(total):
+        ctx.hooks["pre_tool_call"](
+            tool_name="terminal",
+            args={"command": f"make t{i}"},
+            session_id="s1",
+            tool_call_id=f"c{i}",
+            **extra,
+        )
+    assert len(plugin._contained) == plugin.MAX_CONTAINED
+    assert "c0" not in plugin._contained and f"c{total - 1}" in plugin._contained
+    ran: list[Any] = []
+    contain = ctx.middleware["tool_execution"]
+    out = contain(
+        tool_name="terminal", args={"command": "make t0"}, next_call=ran.append, tool_call_id="c0"
+    )
+    assert "could not contain" in json.loads(out)["error"]
+    assert ran == []  # pushed out: refused, never run bare
+    last = f"c{total - 1}"
+    contain(tool_name="terminal", args={"command": "x"}, next_call=ran.append, tool_call_id=last)
+    assert f"make t{total - 1}" in ran[-1]["command"] and "bwrap" in ran[-1]["command"]

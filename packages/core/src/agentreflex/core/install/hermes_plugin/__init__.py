@@ -44,8 +44,14 @@ HOOKS = (
 _state: dict[str, Any] = {}
 
 
-# tool_call_id -> the terminal command inside the guard's boundary, from pre_tool_call
+# tool_call_id -> the terminal command inside the guard's boundary, from pre_tool_call.
+# A call another hook or plugin stops never reaches the middleware, so its entry would
+# stay: only the newest MAX_CONTAINED are kept.  The ids pushed out are remembered (a
+# set as long again as that, kept as a dict for its order), so such a call, should it
+# come after all, is refused rather than run bare.
 _contained: dict[str, str] = {}
+_forgotten: dict[str, None] = {}
+MAX_CONTAINED = 64
 
 
 def register(ctx: Any) -> None:
@@ -71,7 +77,10 @@ def contain_terminal(**kwargs: Any) -> Any:
     """
     next_call = kwargs["next_call"]
     try:
-        command = _contained.pop(str(kwargs.get("tool_call_id") or ""), None)
+        call_id = str(kwargs.get("tool_call_id") or "")
+        command = _contained.pop(call_id, None)
+        if command is None and call_id in _forgotten:
+            raise LookupError("its contained form was pushed out by newer calls")
         args = kwargs.get("args")
         if command is None or kwargs.get("tool_name") != "terminal" or not isinstance(args, dict):
             return next_call(None)
@@ -141,6 +150,12 @@ def translate(event: str, reply: dict[str, Any], verdict: str, kwargs: dict[str,
     command = reply.get("command")
     if event == "pre_tool_call" and isinstance(command, str) and kwargs.get("tool_call_id"):
         _contained[str(kwargs["tool_call_id"])] = command  # contain_terminal runs it
+        while len(_contained) > MAX_CONTAINED:
+            oldest = next(iter(_contained))
+            del _contained[oldest]
+            _forgotten[oldest] = None
+        while len(_forgotten) > 16 * MAX_CONTAINED:
+            del _forgotten[next(iter(_forgotten))]
     return None
 
 
