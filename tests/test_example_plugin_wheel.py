@@ -1,4 +1,4 @@
-"""A new reflex package plugs in without a line of core changing (issue 32).
+"""A new reflex package, and a new host, plug in without a line of core changing (issue 32).
 
 The test writes a small reflex package (``agentreflex-example``) into a tmp
 dir: one ``plugin.py`` declaration, two reflexes and a ``[example]`` config
@@ -8,7 +8,10 @@ section; its ``pyproject.toml`` names the declaration under
 Core then finds its reflexes (in their declared order), runs them on
 ``agentreflex check``, reads the section's value from the user config, and
 ``config check`` accepts the section's keys and rejects a bad value with the
-key, the value and what is allowed.
+key, the value and what is allowed.  The same package adds a host, ``acme``:
+its adapter (the shared shim shape) and its installer, named in the same
+declaration, so ``agentreflex hook acme``, ``install acme``, ``doctor`` and
+``uninstall acme`` know it.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ PLUGIN = Plugin(
         ReflexEntry("aaa_quiet", "agentreflex.example_reflex.reflex:Quiet"),
     ),
     sections=(SECTION,),
+    hosts=(("acme", "agentreflex.example_reflex.host:AcmeAdapter"),),
+    installers=(("acme", "agentreflex.example_reflex.host:AcmeInstaller"),),
     files=(
         PolicyFile(
             "example-words",
@@ -116,6 +121,50 @@ class Quiet:
 """
 
 
+HOST = """\
+import os
+
+from agentreflex.core.events import EventKind
+from agentreflex.core.hosts.jsshim import ShimAdapter
+from agentreflex.core.install.base import quote
+
+EVENTS = {"before_tool": EventKind.PRE_TOOL, "after_tool": EventKind.POST_TOOL}
+
+
+class AcmeAdapter(ShimAdapter):
+    name = "acme"
+    events = EVENTS
+
+
+class AcmeInstaller:
+    name = "acme"
+
+    def settings_path(self, scope, project, env):
+        base = env.get("HOME", "") if scope == "user" else project
+        return os.path.join(base, ".acme", "hooks.json")
+
+    def wire(self, settings, opts, log):
+        command = quote(opts.binary) + " hook acme "
+        hooks = {e: [{"hooks": [{"type": "command", "command": command + e}]}] for e in EVENTS}
+        return {**settings, "hooks": hooks}
+
+    def unwire(self, settings, path):
+        return {k: v for k, v in settings.items() if k != "hooks"}
+
+    def notes(self, opts, settings):
+        return []
+
+    def locations(self, project, env):
+        return [self.settings_path("user", project, env), self.settings_path("project", project, env)]
+
+    def extra_install(self, opts):
+        return []
+
+    def extra_uninstall(self, scope, project):
+        return []
+"""
+
+
 def _wheelhouse() -> ModuleType:
     spec = importlib.util.spec_from_file_location("wheelhouse", ROOT / "tools" / "wheelhouse.py")
     assert spec and spec.loader
@@ -135,6 +184,7 @@ def _example_package(where: Path) -> Path:
     (src / "plugin.py").write_text(PLUGIN)
     (src / "reflex.py").write_text(REFLEX)
     (src / "files.py").write_text(FILES)
+    (src / "host.py").write_text(HOST)
     return where
 
 
@@ -243,8 +293,51 @@ def test_config_check_knows_the_policy_file_it_declares(
     assert done.returncode == 1, done.stderr
 
 
+def test_its_host_is_hooked_installed_checked_and_removed(
+    venv_bin: Path, home: dict[str, str]
+) -> None:
+    project = Path(home["HOME"]) / "proj"
+    (project / ".agentreflex").mkdir(parents=True)
+    (project / ".agentreflex" / "config.toml").write_text("")  # a project: every reflex runs
+    payload = {
+        "hook_event_name": "before_tool",
+        "session_id": "acme-1",
+        "cwd": str(project),
+        "tool": "bash",
+        "args": {"command": "echo one two three"},
+    }
+    done = subprocess.run(
+        [str(venv_bin / "agentreflex"), "hook", "acme", "before_tool"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**home, "REFLEX_MODE": "enforced"},
+        cwd=project,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    reply = json.loads(done.stdout)
+    assert reply.get("block") is True and "4 words; the limit is 3" in reply["reason"], reply
+    settings = Path(home["HOME"]) / ".acme" / "hooks.json"
+    installed = _run(venv_bin, ["install", "acme"], home)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    hooks = json.loads(settings.read_text())["hooks"]
+    assert sorted(hooks) == ["after_tool", "before_tool"]
+    assert hooks["before_tool"][0]["hooks"][0]["command"].endswith(
+        "agentreflex hook acme before_tool"
+    )
+    checks = json.loads(_run(venv_bin, ["doctor", "--json"], home).stdout)["checks"]
+    acme = next(c for c in checks if c["check"] == "host acme")
+    assert acme["detail"].startswith(f"wired: {settings} (2 events)"), acme
+    assert _run(venv_bin, ["uninstall", "acme"], home).returncode == 0
+    assert not settings.exists()  # nothing else was in it: the file it made is gone
+    unknown = _run(venv_bin, ["install", "acmee"], home)
+    assert unknown.returncode != 0 and "acme" in unknown.stderr  # the known hosts include it
+
+
 def test_the_example_touches_no_core_file() -> None:
     """What the package adds is its own files and its pyproject's one entry point."""
     assert "example" not in (ROOT / "packages" / "core" / "pyproject.toml").read_text()
     core = ROOT / "packages" / "core" / "src"
     assert not [p for p in core.rglob("*.py") if "example_reflex" in p.read_text()]
+    assert not [p for p in core.rglob("*.py") if '"acme"' in p.read_text()]

@@ -470,10 +470,10 @@ def test_no_arguments_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_help_names_every_host_install_wires(capsys: pytest.CaptureFixture[str]) -> None:
-    from agentreflex.core.install.command import INSTALLERS
+    from agentreflex.core.install.command import installers
 
     with pytest.raises(SystemExit):
         dispatch(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert f"wire a host's hooks ({', '.join(INSTALLERS)})" in text
-    assert len(INSTALLERS) >= 5
+    assert f"wire a host's hooks ({', '.join(installers())})" in text
+    assert len(installers()) >= 5

@@ -21,9 +21,9 @@ EXIT_ASK = 3
 
 def _install_hosts() -> str:
     """The hosts ``install`` wires, read from its registry so the help cannot fall behind it."""
-    from agentreflex.core.install.command import INSTALLERS
+    from agentreflex.core.install.command import installers
 
-    return ", ".join(INSTALLERS)
+    return ", ".join(installers())
 
 
 def _policy_kinds() -> list[str]:

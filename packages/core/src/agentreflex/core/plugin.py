@@ -249,6 +249,9 @@ class Plugin:
     ``hosts`` names the host adapters the package adds, as ``(name,
     "module:callable")`` pairs: ``agentreflex hook NAME`` finds them here when
     no built-in host has that name (:mod:`agentreflex.core.hosts`).
+    ``installers`` names, the same way, what makes each such host's
+    :class:`~agentreflex.core.install.base.HostInstaller`, so ``agentreflex
+    install NAME``, ``uninstall`` and ``doctor`` know the host too.
     ``undoable`` lists the package's finding codes for discards that stay
     inside the work tree, so a snapshot taken before them holds all they
     destroy: with ``[worktree] allow_undoable`` core may let such a command
@@ -277,6 +280,7 @@ class Plugin:
     self_test: str = ""
     files: tuple[PolicyFile, ...] = ()
     hosts: tuple[tuple[str, str], ...] = ()
+    installers: tuple[tuple[str, str], ...] = ()
     undoable: tuple[str, ...] = ()
     local_judge: str = ""
     report: str = ""

@@ -25,7 +25,7 @@ from agentreflex.core.install.settingsfile import (
     read_text,
 )
 
-INSTALLERS: dict[str, HostInstaller] = {
+BUILT_IN: dict[str, HostInstaller] = {
     "claude-code": ClaudeCodeInstaller(),
     "codex": CodexInstaller(),
     "hermes": HermesInstaller(),
@@ -38,9 +38,30 @@ INSTALLERS: dict[str, HostInstaller] = {
 NOT_YET: dict[str, str] = {}
 
 
+def installers() -> dict[str, HostInstaller]:
+    """The built-in installers, then those installed packages declare (``Plugin.installers``).
+
+    A declared name a built-in already has is ignored (a package must not take
+    over a host's install), and one that cannot be loaded is left out: ``doctor``
+    reports a broken declaration.  Cold path: imports the declarations.
+    """
+    from agentreflex.core import registry
+
+    found = dict(BUILT_IN)
+    for plugin in registry.declarations():
+        for name, spec in plugin.installers:
+            if name in found:
+                continue
+            try:
+                found[name] = registry.load_object(spec)()
+            except Exception:  # a broken installer adds no host
+                continue
+    return found
+
+
 def add_arguments(install: argparse.ArgumentParser, uninstall: argparse.ArgumentParser) -> None:
     for p in (install, uninstall):
-        p.add_argument("host", help=", ".join(INSTALLERS))
+        p.add_argument("host", help=", ".join(BUILT_IN) + ", or one an installed package declares")
         where = p.add_mutually_exclusive_group()
         where.add_argument(
             "--user", dest="scope", action="store_const", const="user", help="(default) your own"
@@ -74,14 +95,15 @@ def add_arguments(install: argparse.ArgumentParser, uninstall: argparse.Argument
 
 
 def installer_for(host: str) -> HostInstaller:
-    if host in INSTALLERS:
-        return INSTALLERS[host]
+    known_now = installers()
+    if host in known_now:
+        return known_now[host]
     if host in NOT_YET:
         raise InstallError(
             f"`agentreflex install {host}` is not available yet: see {NOT_YET[host]} "
             f"(until then, wire `agentreflex hook {host}` by hand as that host's README says)"
         )
-    known = ", ".join([*INSTALLERS, *NOT_YET])
+    known = ", ".join([*known_now, *NOT_YET])
     raise InstallError(f"unknown host {host!r} (known: {known})")
 
 

@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import hookentries
+from agentreflex.core.install.base import HostInstaller
 from agentreflex.core.install.claude_code import EVENTS as CLAUDE_EVENTS
 from agentreflex.core.install.codex import codex_home
 from agentreflex.core.install.codex_sandbox import BEGIN
 from agentreflex.core.install.codex_trust import our_entries, states, status, user_config
-from agentreflex.core.install.command import INSTALLERS
+from agentreflex.core.install.command import installers
 from agentreflex.core.install.copilot import folder_trust as copilot_trust
 from agentreflex.core.install.gemini import folder_trust
 from agentreflex.core.install.sandbox import missing_tools
@@ -116,8 +117,14 @@ def _binary_state(commands: list[str]) -> tuple[bool, str]:
     return not broken, text
 
 
-def host_check(host: str, project: str, state_dir: str, env: Mapping[str, str]) -> dict[str, Any]:
-    installer = INSTALLERS[host]
+def host_check(
+    host: str,
+    project: str,
+    state_dir: str,
+    env: Mapping[str, str],
+    installer: HostInstaller | None = None,
+) -> dict[str, Any]:
+    installer = installer or installers()[host]
     ok = True
     wired: list[str] = []
     details: list[str] = []
@@ -215,4 +222,4 @@ def host_checks(
     project: str, state_dir: str, env: Mapping[str, str] | None = None
 ) -> list[dict[str, Any]]:
     values = os.environ if env is None else env
-    return [host_check(h, project, state_dir, values) for h in INSTALLERS]
+    return [host_check(h, project, state_dir, values, i) for h, i in installers().items()]

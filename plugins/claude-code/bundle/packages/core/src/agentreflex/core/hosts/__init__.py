@@ -10,11 +10,12 @@ Core and the reflexes ask the adapter, never test a host's name.
 
 Adding a host is its adapter module, its installer, and one line in
 ``_BUILT_IN``.  A host from another distribution is declared where its
-package declares everything else: its plugin declaration's ``hosts``
-(:class:`agentreflex.core.plugin.Plugin`, entry-point group
+package declares everything else: its plugin declaration's ``hosts`` and
+``installers`` (:class:`agentreflex.core.plugin.Plugin`, entry-point group
 ``agentreflex.plugins``), looked up only when a name is not registered, so the
 built-in hosts never pay for the scan; code in the same process may call
-:func:`register_host` instead.
+:func:`register_host` instead.  ``tests/test_example_plugin_wheel.py`` adds a
+host that way, from a wheel, with no line of core changed.
 
 Stdlib only, and no adapter imported here: this module is on every hook call.
 """
