@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import hookentries, sandbox
-from agentreflex.core.install.base import Options, quote
+from agentreflex.core.install.base import HostView, Options, quote
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.manifest import Record, set_value
 from agentreflex.core.install.settingsfile import Change
@@ -68,6 +68,34 @@ def specs(binary: str) -> list[HookSpec]:
 
 class ClaudeCodeInstaller:
     name = HOST
+    expected_events = frozenset(EVENTS)
+
+    def inspect_file(
+        self,
+        path: str,
+        settings: dict[str, Any],
+        wired: bool,
+        project: str,
+        env: Mapping[str, str],
+        view: HostView,
+    ) -> None:
+        """The plugin's enablement and the OS sandbox's settings, as doctor shows them."""
+        plugins = settings.get("enabledPlugins")
+        if isinstance(plugins, dict) and any(
+            str(k).startswith("agentreflex@") and v is True for k, v in plugins.items()
+        ):
+            view.wired.append(f"the agentreflex plugin (enabled in {path})")
+        box = settings.get("sandbox")
+        if isinstance(box, dict) and box.get("enabled") is True:
+            view.sandboxed.append(path)
+
+    def inspect_host(self, project: str, env: Mapping[str, str], view: HostView) -> None:
+        missing = sandbox.missing_tools() if view.sandboxed else []  # bwrap + socat
+        if missing:
+            view.problem(
+                f"the sandbox cannot start without {', '.join(missing)} "
+                "(Debian/Ubuntu: sudo apt-get install bubblewrap socat)"
+            )
 
     def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
         if scope in ("project", "local"):

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import hookentries
-from agentreflex.core.install.base import Options, quote
+from agentreflex.core.install.base import HostView, Options, quote
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change
 
@@ -82,6 +82,24 @@ def _join(settings: dict[str, Any], aside: dict[str, Any]) -> dict[str, Any]:
 
 class GeminiInstaller:
     name = HOST
+
+    def inspect_file(
+        self,
+        path: str,
+        settings: dict[str, Any],
+        wired: bool,
+        project: str,
+        env: Mapping[str, str],
+        view: HostView,
+    ) -> None:
+        """Gemini CLI runs a folder's hooks only once the folder is trusted."""
+        if not wired:
+            return
+        folder, text = folder_trust(project, env)
+        verdict = {True: "will run them", False: "will NOT run them", None: "waits"}
+        view.details.append(f"Gemini CLI {verdict[folder]} here: {text}")
+        if folder is False:
+            view.problem("trust this folder in Gemini CLI (/permissions) if you mean to")
 
     def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
         if scope in ("project", "local"):

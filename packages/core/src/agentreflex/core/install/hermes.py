@@ -27,7 +27,7 @@ import sysconfig
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from agentreflex.core.install.base import Options
+from agentreflex.core.install.base import HostView, Options, plugin_binary
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change, InstallError, read_text
 
@@ -82,6 +82,21 @@ def code_paths() -> list[str]:
 
 class HermesInstaller:
     name = HOST
+
+    def inspect_file(
+        self,
+        path: str,
+        settings: dict[str, Any],
+        wired: bool,
+        project: str,
+        env: Mapping[str, str],
+        view: HostView,
+    ) -> None:
+        plugin_binary(path, settings, view)
+
+    def inspect_host(self, project: str, env: Mapping[str, str], view: HostView) -> None:
+        if view.commands:
+            view.notes.append("Hermes loads it only while enabled (`hermes plugins list`)")
 
     def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
         return os.path.join(plugin_dir(scope, project, env), CONFIG_NAME)

@@ -6,7 +6,7 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agentreflex.core.install.manifest import Record
@@ -24,7 +24,45 @@ class Options:
     statusline: bool = False
 
 
+@dataclass
+class HostView:
+    """What ``doctor`` says about one host: core fills in what every host shares (where
+    our hooks are wired, which binary they call), the host's installer adds its own."""
+
+    wired: list[str] = field(default_factory=list)  # "where (what)", one per place
+    commands: list[str] = field(default_factory=list)  # the hook commands found
+    details: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)
+    sandboxed: list[str] = field(default_factory=list)  # files configuring an OS sandbox
+    notes: list[str] = field(default_factory=list)  # said after the binary's state
+    ok: bool = True
+
+    def problem(self, fix: str) -> None:
+        """Something is wrong: ``fix`` says what to do."""
+        self.ok = False
+        self.fixes.append(fix)
+
+
+def plugin_binary(path: str, settings: dict[str, Any], view: HostView) -> None:
+    """A plugin's own config naming the agentreflex it calls (Hermes, the JS hosts)."""
+    binary = settings.get("binary")
+    if isinstance(binary, str):
+        view.wired.append(f"the agentreflex plugin ({os.path.dirname(path)})")
+        view.commands.append(binary)
+
+
 class HostInstaller(Protocol):
+    """One host's ``agentreflex install``.
+
+    Optional, looked up with ``getattr``: ``expected_events`` (events a
+    complete install wires, for ``doctor``), ``ours(settings)`` (our hook
+    commands by event, for a settings shape other than ``{"hooks": ...}``),
+    ``inspect_file(path, settings, wired, project, env, view)`` and
+    ``inspect_host(project, env, view)`` (what ``doctor`` says that only this
+    host knows, into a :class:`HostView`), ``finish_install``,
+    ``prepare_uninstall``, ``finish_uninstall``.
+    """
+
     name: str
 
     def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import codex_sandbox, codex_trust, hookentries, manifest
-from agentreflex.core.install.base import Options, quote
+from agentreflex.core.install.base import HostView, Options, quote
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import (
@@ -79,6 +79,29 @@ def toml_has_hooks(path: str) -> bool:
 
 class CodexInstaller:
     name = HOST
+
+    def inspect_file(
+        self,
+        path: str,
+        settings: dict[str, Any],
+        wired: bool,
+        project: str,
+        env: Mapping[str, str],
+        view: HostView,
+    ) -> None:
+        """Whether Codex will run our hooks here (it skips untrusted ones silently)."""
+        if not wired:
+            return
+        trusted, text = trust_view(path, settings, env)
+        view.details.append(f"{path}: {text}")
+        if not trusted:
+            view.problem(
+                "run `agentreflex install codex` again (it records the trust), "
+                "or approve agentreflex's hooks with /hooks in codex"
+            )
+
+    def inspect_host(self, project: str, env: Mapping[str, str], view: HostView) -> None:
+        view.sandboxed.extend(_codex_profiles(self.locations(project, env)))
 
     def __init__(self) -> None:
         self.trust_left: list[str] = []  # keys install could not trust (the user's /hooks)
@@ -191,3 +214,52 @@ class CodexInstaller:
             os.path.join(codex_home(env), "hooks.json"),
             os.path.join(project, ".codex", "hooks.json"),
         ]
+
+
+def _codex_profiles(hook_files: list[str]) -> list[str]:
+    found = []
+    for hooks in hook_files:
+        toml = os.path.join(os.path.dirname(hooks), "config.toml")
+        text = read_text(toml) if os.path.isfile(toml) else None
+        if text and codex_sandbox.BEGIN in text:
+            found.append(toml)
+    return found
+
+
+def project_trusted(folder: str, config: str) -> bool:
+    """Codex loads a project's ``.codex/`` only under a ``trust_level = "trusted"`` entry."""
+    import tomllib
+
+    try:
+        projects = tomllib.loads(read_text(config) or "").get("projects")
+    except tomllib.TOMLDecodeError:
+        return False
+    if not isinstance(projects, dict):
+        return False
+    best = ""
+    for key, entry in projects.items():
+        inside = folder == key or folder.startswith(key.rstrip("/") + "/")
+        if inside and len(key) > len(best) and isinstance(entry, dict):
+            best = key
+    return bool(best) and projects[best].get("trust_level") == "trusted"
+
+
+def trust_view(path: str, settings: dict[str, Any], env: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether Codex will run each of our hooks in ``path`` (it skips untrusted ones silently)."""
+    config = codex_trust.user_config(codex_home(env))
+    table = codex_trust.states(read_text(config) or "")
+    by_status: dict[str, list[str]] = {}
+    for key, digest in codex_trust.our_entries(path, settings, "codex").items():
+        event = key.rsplit(":", 3)[1]
+        by_status.setdefault(codex_trust.status(key, digest, table), []).append(event)
+    bad = {s: e for s, e in by_status.items() if s != "trusted"}
+    folder = os.path.dirname(os.path.dirname(path))
+    if os.path.dirname(path) != codex_home(env) and not project_trusted(folder, config):
+        return False, (
+            f"Codex will NOT run them: {folder} is not a trusted project in {config}, so Codex "
+            "ignores its .codex/ (trust it when codex asks, or run `codex exec --trust` there)"
+        )
+    if not bad:
+        return True, f"Codex will run all {len(by_status.get('trusted', []))} (trusted in {config})"
+    listed = "; ".join(f"{s.upper()}: {', '.join(sorted(e))}" for s, e in sorted(bad.items()))
+    return False, f"Codex will NOT run some of them ({listed}; Codex skips them without a message)"
