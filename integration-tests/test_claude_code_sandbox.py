@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from hostharness.claude import AGENTREFLEX_SCRIPT, ClaudeProject
+from hostharness.containment import ContainmentScenario
 from hostharness.fakemodel import bash, say
 from test_claude_code import tool_results
 
@@ -95,11 +96,9 @@ def test_sandbox_makes_the_config_read_only_to_an_interpreter(
     assert run.denials == [], "a permission rule refused it, not the OS sandbox"
 
 
-def test_sandbox_from_the_policy_holds_the_hook_interpreter_home_and_key(
-    claude_project: ClaudeProject, sandbox_tools: None
-) -> None:
-    """Issue #28: the policy's lists reach Claude Code's sandbox (one list with the guard's own)."""
-    project = claude_project
+def sandbox_without_our_hooks(project: ClaudeProject) -> None:
+    """``install claude-code --project --sandbox``, then agentreflex's hooks taken back out
+    (the sandbox block stays): only the OS can refuse anything."""
     project.with_plugin = False
     project.write(".agentreflex/config.toml", CONFIG)
     done = subprocess.run(
@@ -122,8 +121,16 @@ def test_sandbox_from_the_policy_holds_the_hook_interpreter_home_and_key(
     settings_path = project.project / ".claude" / "settings.json"
     settings = json.loads(settings_path.read_text())
     assert settings["sandbox"]["failIfUnavailable"] is True
-    del settings["hooks"]  # only the OS can refuse
+    del settings["hooks"]
     settings_path.write_text(json.dumps(settings, indent=2) + "\n")
+
+
+def test_sandbox_from_the_policy_holds_the_hook_interpreter_home_and_key(
+    claude_project: ClaudeProject, sandbox_tools: None
+) -> None:
+    """Issue #28: the policy's lists reach Claude Code's sandbox (one list with the guard's own)."""
+    project = claude_project
+    sandbox_without_our_hooks(project)
     pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained.pth"
     keep = project.home / "keep.txt"
     keep.write_text("keep\n")
@@ -146,3 +153,30 @@ def test_sandbox_from_the_policy_holds_the_hook_interpreter_home_and_key(
     assert key.read_text() == "per-user-key\n"
     assert "per-user-key" not in outputs, run.describe()
     assert (project.project / "ok.txt").read_text() == "fine\n", run.describe()
+
+
+def test_the_shared_scenario_in_the_sandbox(
+    claude_project: ClaudeProject, sandbox_tools: None
+) -> None:
+    """Issue #28's scenario (``hostharness/containment.py``) as the agent's Bash commands in
+    Claude Code's sandbox, with no hook of ours: the config write, ``rm -rf`` of home
+    through a same-command symlink, a ``.pth`` in the hook's interpreter and ``sed -i`` on
+    the user's ``settings.json`` (Claude Code refuses that one itself) have no effect,
+    while ``cd sub && make``, ``git commit``, ``pytest``, ``npm test`` and
+    ``pip install -e .`` work.  Left out: a dev server started in one command and
+    fetched from the next; each sandboxed command gets its own network namespace
+    (Connection refused, with ``run_in_background`` too; seen in 2.1.328)."""
+    project = claude_project
+    sandbox_without_our_hooks(project)
+    settings = project.config_dir / "settings.json"
+    settings.write_text("{}\n")
+    scenario = ContainmentScenario(
+        project.project, project.home, "claude", settings, dev_server=False
+    )
+    try:
+        run = project.run("work", [*(bash(c) for c in scenario.commands()), say("Done.")])
+    finally:
+        scenario.stop()
+    outputs = [json.dumps(r.get("content")) for r in tool_results(run).values()]
+    assert len(outputs) == len(scenario.commands()), run.describe()
+    scenario.check(outputs[0], f"{run.describe()}\n{outputs}")

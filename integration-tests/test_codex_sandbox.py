@@ -127,6 +127,14 @@ def test_codex_sandbox_profile_makes_the_config_read_only(
     assert attack.returncode != 0, output
     assert "[Errno 30] Read-only file system" in output, output
     assert config.read_text() == CONFIG
+    # the host's user settings through a batch editor: CODEX_HOME is outside the writable roots
+    settings = codex_home / "config.toml"
+    settings_before = settings.read_text()
+    edit = f"sed -i -e '1i sandbox_mode = \"danger-full-access\"' {settings}"
+    edited = codex_sandbox("sh", "-c", edit)
+    assert edited.returncode != 0, edited.stdout + edited.stderr
+    assert "Read-only file system" in edited.stderr, edited.stderr
+    assert settings.read_text() == settings_before
     # the per-user key (install made it) cannot even be read: records cannot be forged
     key = Path(env["XDG_STATE_HOME"]) / "agentreflex" / "key"
     secret = key.read_bytes()
@@ -148,6 +156,9 @@ def test_codex_sandbox_profile_makes_the_config_read_only(
     assert os.listdir(project / ".codex") == [] or all(
         name.endswith(".bak") for name in os.listdir(project / ".codex")
     )
+    # control: outside the sandbox the same batch edit does change the user settings
+    subprocess.run(["sh", "-c", edit], cwd=project, env=env, check=True, timeout=30)
+    assert settings.read_text().startswith('sandbox_mode = "danger-full-access"\n')
 
 
 def test_the_agent_cannot_read_the_guard_key_through_codex(
@@ -188,5 +199,45 @@ def test_the_agent_cannot_read_the_guard_key_through_codex(
             ["sh", "-c", command], capture_output=True, text=True, timeout=30, check=False
         )
         assert secret in done.stdout
+    finally:
+        project.cleanup()
+
+
+def test_the_shared_scenario_in_a_codex_session(tmp_path: Path, codex_binary: Path) -> None:
+    """Issue #28's scenario (``hostharness/containment.py``) as a scripted model's commands
+    in the real ``codex exec``, under the profile ``install codex --sandbox`` wrote: the
+    config write, ``rm -rf`` of home through a same-command symlink, a ``.pth`` in the
+    hook's interpreter and ``sed -i`` on ``$CODEX_HOME/config.toml`` have no effect (Codex
+    itself rejects the ``rm -rf``; the others fail read-only), while ``cd sub && make``,
+    ``pytest``, ``npm test`` and ``pip install -e .`` work.  Shadow mode: the gate answers
+    but stops nothing, so whatever refuses is Codex.  Left out, because Codex 0.169's own
+    ``:workspace`` permissions, which the profile extends, refuse them with or without
+    agentreflex: ``git commit`` (``.git`` is read-only: ``index.lock: Read-only file
+    system``) and a background server (sockets: ``Operation not permitted``)."""
+    from hostharness.codex import CodexProject
+    from hostharness.containment import ContainmentScenario
+    from hostharness.fakemodel import say, tool
+
+    project = CodexProject(tmp_path, codex_binary)
+    try:
+        project.set_mode("shadow")
+        config = project.codex_home / "config.toml"
+        # the host-lab config runs unsandboxed; a user of --sandbox has no such line
+        text = config.read_text().replace('sandbox_mode = "danger-full-access"\n', "")
+        # the user trusts the project: Codex then loads the profile in its .codex/
+        config.write_text(f'{text}\n[projects."{project.project}"]\ntrust_level = "trusted"\n')
+        project.install("--project", "--sandbox")
+        scenario = ContainmentScenario(
+            project.project, project.home, "codex", config, git_commit=False, dev_server=False
+        )
+        try:
+            commands = scenario.commands()
+            script = [*(tool("exec_command", cmd=c) for c in commands), say("All done.")]
+            run = project.run("work", script, timeout=240)
+        finally:
+            scenario.stop()
+        outputs = run.tool_outputs()
+        assert len(outputs) == len(commands), run.describe()
+        scenario.check(outputs[0], f"{run.describe()}\n{outputs}")
     finally:
         project.cleanup()
