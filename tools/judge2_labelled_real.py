@@ -201,9 +201,9 @@ def case_rows(path: Path = CASES) -> Iterator[dict[str, Any]]:
         if battery == s.COMPLETION:  # the agent stops with this final message
             event = stop(last_message=case["message"])
         else:
-            event = pre_tool(
-                case.get("tool", "Bash"), case.get("input") or {"command": case["command"]}
-            )
+            # a call with no arguments (a malformed ``exec({})``) keeps its empty input
+            tool_input = case["input"] if "input" in case else {"command": case["command"]}
+            event = pre_tool(case.get("tool", "Bash"), tool_input)
         session = SessionState()
         for i, step in enumerate(
             case.get("history") or []

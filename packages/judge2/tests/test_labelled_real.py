@@ -164,3 +164,33 @@ def test_a_completion_case_is_a_stop_with_its_runs_and_final_message(
     assert row["battery"] == s.COMPLETION
     assert "LAST TEST RUN: #2 failed" in row["state"]
     assert row["state"].endswith("FINAL MESSAGE: All tests are passing.")
+
+
+def test_a_call_with_no_arguments_keeps_its_empty_input(tool: ModuleType, tmp_path: Path) -> None:
+    # a malformed ``exec({})`` repeated after its validation error is a real loop case
+    failing = {"tool": "exec", "input": {}, "ok": False, "error": "missing 'command' parameter"}
+    case = {
+        "family": "loop",
+        "question": s.REPEATS_FAILED_APPROACH,
+        "tool": "exec",
+        "input": {},
+        "history": [failing, failing],
+        "outcome": True,
+        "source": "https://github.com/o/r/issues/1",
+        "note": "n",
+    }
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    (row,) = tool.case_rows(path)
+    assert row["state"].count("exec: -> failure missing 'command' parameter") == 4
+    assert row["state"].endswith("PROPOSED ACTION: exec (other):")
+
+
+def test_each_hand_sourced_family_has_enough_rows_to_fit_a_map(tool: ModuleType) -> None:
+    # tools/judge2_calibration.py fits a map only from >= 50 fit rows with >= 10 positives
+    fitting: dict[str, list[bool]] = {}
+    for row in tool.case_rows():
+        if row["split"] == "fit":
+            fitting.setdefault(row["family"], []).append(row["outcome"])
+    for family in ("constraint", "loop"):
+        assert len(fitting[family]) >= 50 and sum(fitting[family]) >= 10, family

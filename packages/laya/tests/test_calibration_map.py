@@ -104,7 +104,9 @@ def test_served_probabilities_come_out_through_a_fitted_map(
 def test_the_real_source_cases_cite_their_source_and_split_once() -> None:
     tool = _tool("judge2_labelled_real")
     rows = list(tool.case_rows())
-    assert rows and all(r["source"].startswith("https://github.com/") for r in rows)
+    # an issue thread or pull request, or a public page (a post that shows the session)
+    assert rows and all(r["source"].startswith("https://") for r in rows)
+    assert sum(r["source"].startswith("https://github.com/") for r in rows) > 0.9 * len(rows)
     # a proposed call, or for a completion case the stop's final message
     assert all(
         ("FINAL MESSAGE" if r["battery"] == s.COMPLETION else "PROPOSED ACTION") in r["state"]
