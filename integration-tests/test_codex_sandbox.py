@@ -203,17 +203,20 @@ def test_the_agent_cannot_read_the_guard_key_through_codex(
         project.cleanup()
 
 
-def test_the_shared_scenario_in_a_codex_session(tmp_path: Path, codex_binary: Path) -> None:
+@pytest.mark.parametrize("scope", ["--project", "--user"])
+def test_the_shared_scenario_in_a_codex_session(
+    tmp_path: Path, codex_binary: Path, scope: str
+) -> None:
     """Issue #28's scenario (``hostharness/containment.py``) as a scripted model's commands
-    in the real ``codex exec``, under the profile ``install codex --sandbox`` wrote: the
-    config write, ``rm -rf`` of home through a same-command symlink, a ``.pth`` in the
-    hook's interpreter and ``sed -i`` on ``$CODEX_HOME/config.toml`` have no effect (Codex
-    itself rejects the ``rm -rf``; the others fail read-only), while ``cd sub && make``,
-    ``pytest``, ``npm test`` and ``pip install -e .`` work.  Shadow mode: the gate answers
-    but stops nothing, so whatever refuses is Codex.  Left out, because Codex 0.169's own
-    ``:workspace`` permissions, which the profile extends, refuse them with or without
-    agentreflex: ``git commit`` (``.git`` is read-only: ``index.lock: Read-only file
-    system``) and a background server (sockets: ``Operation not permitted``)."""
+    in the real ``codex exec``, under the profile ``install codex --sandbox`` wrote, in the
+    project's ``.codex/`` or the user's ``$CODEX_HOME``: the config write, ``rm -rf`` of
+    home through a same-command symlink, a ``.pth`` in the hook's interpreter and ``sed -i``
+    on ``$CODEX_HOME/config.toml`` have no effect (Codex itself rejects the ``rm -rf``; the
+    others fail read-only), while ``cd sub && make``, ``git commit``, ``pytest``, ``npm
+    test``, ``pip install -e .`` and a background server a later command fetches from work.
+    Shadow mode: the gate answers but stops nothing, so whatever refuses is Codex.  (Codex's
+    ``:workspace`` alone refuses the commit and the server: the profile's
+    ``":project_roots"`` and ``network`` tables are what let them run.)"""
     from hostharness.codex import CodexProject
     from hostharness.containment import ContainmentScenario
     from hostharness.fakemodel import say, tool
@@ -226,13 +229,22 @@ def test_the_shared_scenario_in_a_codex_session(tmp_path: Path, codex_binary: Pa
         text = config.read_text().replace('sandbox_mode = "danger-full-access"\n', "")
         # the user trusts the project: Codex then loads the profile in its .codex/
         config.write_text(f'{text}\n[projects."{project.project}"]\ntrust_level = "trusted"\n')
-        project.install("--project", "--sandbox")
-        scenario = ContainmentScenario(
-            project.project, project.home, "codex", config, git_commit=False, dev_server=False
-        )
+        project.install(*([scope] if scope == "--project" else []), "--sandbox")
+        scenario = ContainmentScenario(project.project, project.home, "codex", config)
         try:
             commands = scenario.commands()
-            script = [*(tool("exec_command", cmd=c) for c in commands), say("All done.")]
+            background, kept = scenario.kept_server()
+            # Codex ends what a command started when it ends (its bubblewrap dies with the
+            # command); a dev server is a command Codex keeps running (a session it yields)
+            script = [
+                *(
+                    tool("exec_command", cmd=kept, yield_time_ms=1500)
+                    if c == background
+                    else tool("exec_command", cmd=c)
+                    for c in commands
+                ),
+                say("All done."),
+            ]
             run = project.run("work", script, timeout=240)
         finally:
             scenario.stop()

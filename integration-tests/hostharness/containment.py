@@ -188,6 +188,13 @@ class ContainmentScenario:
             *([background_server(self.port), fetch] if self.dev_server else []),
         ]
 
+    def kept_server(self) -> tuple[str, str]:
+        """The background-server line, and the same server as a host keeps a long-running
+        command alive itself (Codex's ``exec_command`` session), for a host whose sandbox
+        ends every process a command started when the command ends."""
+        kept = f"echo $$ > srv.pid; exec python3 -m http.server {self.port} --bind 127.0.0.1"
+        return background_server(self.port), kept
+
     def stop(self) -> None:
         """End the background server (call in a ``finally``)."""
         stop_background(self.project)

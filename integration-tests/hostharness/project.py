@@ -71,4 +71,7 @@ def stop_background(folder: Path) -> None:
     import signal
 
     with contextlib.suppress(OSError, ValueError):  # never started, or already gone
-        os.kill(int((folder / "srv.pid").read_text().strip()), signal.SIGTERM)
+        pid = int((folder / "srv.pid").read_text().strip())
+        # a pid from inside a host's pid namespace is not this one's: kill only the server
+        if b"http.server" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGTERM)

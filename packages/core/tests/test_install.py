@@ -573,7 +573,14 @@ def test_codex_sandbox_profile_keeps_comments_and_comes_back_out(
 
     # the per-user key, made by install, is hidden from commands ("deny"), never read-only
     assert listed[key_path()] == "deny" and os.path.isfile(key_path())
+    roots = listed.pop(":project_roots")
     assert set(listed.values()) == {"read", "deny"}
+    # every project: git commit works, git's config and hooks and the guarded paths do not
+    assert roots["."] == roots[".git"] == "write"
+    assert roots[".git/config"] == roots[".git/hooks"] == roots[".agentreflex"] == "read"
+    assert roots[".codex"] == roots["opencode.json"] == "read"
+    assert ".claude/settings.json" not in roots  # nested: Codex could not mount it when absent
+    assert profile["network"] == {"enabled": True}  # a dev server and installs still work
     assert (project / ".agentreflex").is_dir()
     assert "permissions profile 'agentreflex'" in out
     # idempotent

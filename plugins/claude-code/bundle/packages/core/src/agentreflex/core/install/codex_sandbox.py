@@ -15,10 +15,26 @@ keeps that folder read-only while the rest of the project stays writable::
     [permissions.agentreflex.filesystem]
     "/home/me/proj/.agentreflex" = "read"
 
-Only paths that exist are listed: for a listed path that does not exist,
-Codex leaves an empty directory in its place (seen in 0.169.0), which would
-litter the project with ``opencode.json/`` and the like.  The project's
+Only absolute paths that exist are listed: for a listed path that does not
+exist, Codex leaves an empty directory in its place (seen in 0.169.0), which
+would litter the project with ``opencode.json/`` and the like.  The project's
 ``.agentreflex`` is created first so it is always there.
+
+Every project Codex works in gets the same entries relative to its root, in
+the profile's ``":project_roots"`` table, so a user-level install guards each
+project's ``.agentreflex`` and the hosts' folders at its top too (a relative
+entry that does not exist leaves nothing behind in the project; inside the
+sandbox it cannot be created).  That table also keeps everyday work working as without the sandbox
+(issue #28), checked in the real ``codex sandbox`` of 0.169.0:
+
+* ``.git`` is writable, so ``git commit`` works, while ``.git/config`` and
+  ``.git/hooks`` (where git is told to run code) stay read-only (Codex's
+  ``:workspace`` alone makes all of ``.git`` read-only);
+* ``[permissions.agentreflex.network] enabled = true``: a dev server started
+  in the background answers the next command, and package installs reach
+  their registry (``:workspace`` alone refuses every socket).  Network
+  containment is not agentreflex's job; set ``enabled = false`` there to have
+  Codex's default back.
 
 Quirks:
 
@@ -100,11 +116,40 @@ def hidden_paths(opts: Options) -> list[str]:
     return [p for p in dict.fromkeys(unreadable) if os.path.lexists(p) or p in made]
 
 
+# In every project root: the work tree and git's history writable, where git is told
+# to run code read-only (then each guarded path relative to the project, from the policy)
+PROJECT_ROOTS = (
+    (".", "write"),
+    (".git", "write"),
+    (".git/config", "read"),
+    (".git/hooks", "read"),
+)
+
+
+def project_entries() -> list[tuple[str, str]]:
+    """The ``":project_roots"`` table: :data:`PROJECT_ROOTS`, then the policy's
+    read-only paths inside the project (``{project}/...`` in ``core/contain.toml``).
+
+    Only those directly in the project root: Codex 0.169 cannot start a session
+    when a listed path's parent folder is missing (its bubblewrap has nowhere to
+    mount it), and a project root always exists.  The deeper ones
+    (``.claude/settings.json``, ``.github/hooks``) are listed by absolute path
+    where they exist, by ``install codex --project --sandbox`` in that project.
+    """
+    from agentreflex.core import contain
+
+    prefix = "{project}/"
+    relative = [r[len(prefix) :] for r in contain.load_policy().read_only if r.startswith(prefix)]
+    top = [r for r in dict.fromkeys(relative) if "/" not in r]
+    return [*PROJECT_ROOTS, *((r, "read") for r in top)]
+
+
 def render(opts: Options, paths: list[str]) -> tuple[str, str]:
     """Our two blocks: the top-level key, and the profile's tables."""
     head = f'{BEGIN}\ndefault_permissions = "{PROFILE}"\n{END}\n'
     entries = "".join(f'{json.dumps(p)} = "read"\n' for p in paths)
     entries += "".join(f'{json.dumps(p)} = "deny"\n' for p in hidden_paths(opts))
+    roots = "".join(f"{json.dumps(p)} = {json.dumps(a)}\n" for p, a in project_entries())
     tail = (
         f"{BEGIN}\n"
         f"# Codex's own :workspace permissions, with agentreflex's files read-only\n"
@@ -112,7 +157,16 @@ def render(opts: Options, paths: list[str]) -> tuple[str, str]:
         f"[permissions.{PROFILE}]\n"
         'extends = ":workspace"\n\n'
         f"[permissions.{PROFILE}.filesystem]\n"
-        f"{entries}{END}\n"
+        f"{entries}\n"
+        "# in every project: git commit works, git's config and hooks and the guarded paths\n"
+        "# stay read-only\n"
+        f'[permissions.{PROFILE}.filesystem.":project_roots"]\n'
+        f"{roots}\n"
+        "# network containment is not agentreflex's job: a dev server and package installs\n"
+        "# work as without the sandbox (false: Codex's default, no network)\n"
+        f"[permissions.{PROFILE}.network]\n"
+        "enabled = true\n"
+        f"{END}\n"
     )
     return head, tail
 
