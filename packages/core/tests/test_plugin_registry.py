@@ -235,3 +235,34 @@ def test_a_table_no_installed_package_declares_is_an_error_that_says_why() -> No
     with pytest.raises(ConfigError) as scalar:
         fast._apply_file(Config(), {"nonsense": 1}, "f.toml")
     assert not str(scalar.value).endswith(fast.NOT_DECLARED)  # a typo of a core key
+
+
+def test_a_stale_table_is_scanned_again_for_a_checked_section(
+    demo_module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editable install can change a declaration without moving any folder the cache's
+    key watches: a table naming a checked section its declaration no longer has is
+    scanned again once, and the fresh table is kept."""
+    (tmp_path / "checked_declaration.py").write_text(
+        "from agentreflex.core.plugin import Plugin, Section, Setting\n"
+        'PLUGIN = Plugin(name="moved", sections=(Section("fresh", checked=True, '
+        'settings=(Setting("n", "int", 1),)),))\n',
+        encoding="utf-8",
+    )
+    stale = registry.flatten([("demo", f"{demo_module}:PLUGIN")])
+    stale[registry.CHECKED].append(["fresh", f"{demo_module}:PLUGIN"])  # no longer there
+    monkeypatch.setattr(registry, "_MEMO", stale)
+    monkeypatch.setattr(
+        registry, "_cache_path", lambda kind="entry-points": str(tmp_path / "c.json")
+    )
+    monkeypatch.setattr(
+        registry, "_scan", lambda: registry.flatten([("moved", "checked_declaration:PLUGIN")])
+    )
+    try:
+        assert registry.checked_section("fresh").key == "fresh"
+        assert registry.entries(registry.CHECKED) == [("fresh", "checked_declaration:PLUGIN")]
+        assert "checked_declaration" in (tmp_path / "c.json").read_text()  # kept for next time
+        with pytest.raises(KeyError, match=r"declares the checked section \[nowhere\]"):
+            registry.checked_section("nowhere")
+    finally:
+        sys.modules.pop("checked_declaration", None)

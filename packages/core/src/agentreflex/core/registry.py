@@ -182,11 +182,21 @@ def entry_point_table() -> dict[str, list[list[Any]]]:
         if data["key"] == key:
             _MEMO = data["groups"]
             return _MEMO
+    return refresh()
+
+
+def refresh() -> dict[str, list[list[Any]]]:
+    """Scan the installed declarations again and rewrite the cache.
+
+    For a table found stale: an editable install can change a declaration
+    without moving any folder the cache's key watches.
+    """
+    global _MEMO
     table = _scan()
     with contextlib.suppress(OSError):
         from agentreflex.core.fsutil import atomic_write_json
 
-        atomic_write_json(path, {"key": key, "groups": table}, durable=False)
+        atomic_write_json(_cache_path(), {"key": path_key(), "groups": table}, durable=False)
     _MEMO = table
     return table
 
@@ -225,12 +235,22 @@ def env_overrides() -> list[tuple[str, str]]:
 
 
 def checked_section(key: str) -> Section:
-    """The declaration of checked section ``key``: imports only its package's declaration."""
-    plugin = load_declaration(dict(entries(CHECKED))[key])
-    for section in plugin.sections:
-        if section.key == key:
-            return section
-    raise KeyError(key)  # the cached table is stale: a declaration changed under it
+    """The declaration of checked section ``key``: imports only its package's declaration.
+
+    A cached table that names a declaration which no longer has the section (or
+    lacks one that now does) is stale: it is scanned again once.  KeyError when
+    no installed package declares ``key`` as a checked section.
+    """
+    for fresh in (False, True):
+        if fresh:
+            refresh()
+        spec = dict(entries(CHECKED)).get(key)
+        if spec is None:
+            continue
+        for section in load_declaration(spec).sections:
+            if section.key == key and section.checked:
+                return section
+    raise KeyError(f"no installed agentreflex package declares the checked section [{key}]")
 
 
 def history_reflexes() -> tuple[str, ...]:
