@@ -7,6 +7,7 @@ work; uninstall then gives the user back the settings file they had.
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 
@@ -60,3 +61,29 @@ def test_install_wires_claude_code_and_uninstall_restores_the_settings(
 
     agentreflex(project, "uninstall", "claude-code", "--project")
     assert settings.read_text() == original
+
+
+@pytest.mark.parametrize("scope", ["--project", "--user"])
+def test_installed_hooks_contain_a_command_that_slips_past_the_gate(
+    claude_project: ClaudeProject, scope: str
+) -> None:
+    """Hooks in the settings files (no plugin), enforced mode, Claude Code's sandbox off:
+    PreToolUse's ``updatedInput`` runs the Bash command inside the guard's bubblewrap, so
+    an interpreter write the gate cannot read fails read-only and ordinary work runs."""
+    project = claude_project
+    project.with_plugin = False
+    project.set_mode("enforced")
+    agentreflex(project, "install", "claude-code", *([scope] if scope == "--project" else []))
+    config = project.project / ".agentreflex" / "config.toml"
+    before = config.read_text()
+    (project.project / "w.py").write_text(
+        "import base64\nopen(base64.b64decode(open('where.txt').read()).decode(), 'w').write('x')\n"
+    )
+    (project.project / "where.txt").write_text(
+        base64.b64encode(b".agentreflex/config.toml").decode()
+    )
+    run = project.run("work", [bash("python3 w.py"), bash("echo ok > made.txt"), say("Done.")])
+    outputs = json.dumps(run.main_requests[-1])
+    assert "Read-only file system" in outputs, run.describe()
+    assert config.read_text() == before
+    assert (project.project / "made.txt").read_text() == "ok\n", run.describe()

@@ -21,7 +21,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from hostharness.claude import AGENTREFLEX_SCRIPT, ClaudeProject
+from hostharness.claude import AGENTREFLEX_SCRIPT, PLUGIN_REF, REPO_ROOT, ClaudeProject
 from hostharness.containment import ContainmentScenario
 from hostharness.fakemodel import bash, say
 from test_claude_code import tool_results
@@ -173,6 +173,31 @@ def test_the_shared_scenario_in_the_sandbox(
     scenario = ContainmentScenario(
         project.project, project.home, "claude", settings, dev_server=False
     )
+    try:
+        run = project.run("work", [*(bash(c) for c in scenario.commands()), say("Done.")])
+    finally:
+        scenario.stop()
+    outputs = [json.dumps(r.get("content")) for r in tool_results(run).values()]
+    assert len(outputs) == len(scenario.commands()), run.describe()
+    scenario.check(outputs[0], f"{run.describe()}\n{outputs}")
+
+
+def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
+    claude_project: ClaudeProject,
+) -> None:
+    """Claude Code's own sandbox off (the default), enforced mode: the plugin's PreToolUse
+    answers ``updatedInput`` with each Bash command inside the guard's bubblewrap, so the
+    whole shared scenario holds, the dev server included (one command starts it in the
+    background, the next fetches from it: our boundary shares the network and lets it
+    live, where Claude Code's Linux sandbox ends it with the command)."""
+    project = claude_project
+    project.set_mode("enforced")
+    settings = project.config_dir / "settings.json"
+    project.plugin("marketplace", "add", str(REPO_ROOT))
+    project.plugin("install", PLUGIN_REF)
+    project.plugin_installed = True
+    assert '"sandbox"' not in settings.read_text()  # Claude Code's own sandbox is off
+    scenario = ContainmentScenario(project.project, project.home, "claude", settings)
     try:
         run = project.run("work", [*(bash(c) for c in scenario.commands()), say("Done.")])
     finally:

@@ -120,7 +120,7 @@ def tool_result_for(run: RunResult, command: str) -> dict[str, Any]:
 
 def first_session_starts_setup(project: ClaudeProject) -> RunResult:
     """Session 1: SessionStart starts the setup; a tool call meanwhile fails closed."""
-    early = project.outside / "early"
+    early = project.project / "early"  # in the project: a contained command may write it
     run = project.run("hello", [bash(f"touch {early}"), say("Hello.")])
     assert run.result.get("subtype") == "success", run.describe()
     assert (plugin_data(project) / "setup.json").exists(), "SessionStart did not start a setup"

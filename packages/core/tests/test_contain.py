@@ -167,7 +167,7 @@ def test_bwrap_args_keep_pid_net_and_session() -> None:
     ):
         assert flag not in args
     assert args[:3] == ["bwrap", "--ro-bind", "/"]
-    assert args[-3:] == ["--bind", "/x", "/x"]
+    assert args[-3:] == ["--bind-try", "/x", "/x"]
 
 
 def test_missing_engine_is_said(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
@@ -419,10 +419,13 @@ def test_host_containment_per_host(project: Path) -> None:
     }
     assert all(rows[host][0] for host in ("opencode", "pi", "gemini", "copilot"))
     assert "gemini's shell commands run" in rows["gemini"][1]
-    assert not rows["claude-code"][0] and "parse-based gate" in rows["claude-code"][1]
+    # Claude Code's own sandbox is off: the hook puts its Bash commands in ours
+    assert rows["claude-code"][0] and "claude-code's shell commands run" in rows["claude-code"][1]
+    assert "Claude Code's sandbox is off" in rows["claude-code"][1]
     assert rows["hermes"][0] and "hermes's shell commands run" in rows["hermes"][1]
     shadow = {host: ok for host, ok, _ in host_containment(str(project), enforced=False)}
     assert not shadow["opencode"] and not shadow["gemini"] and not shadow["copilot"]
+    assert not shadow["claude-code"]  # in shadow mode the hook replaces nothing
     (project / ".claude" / "settings.local.json").write_text(
         '{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}'
     )
@@ -452,9 +455,9 @@ def test_host_containment_per_host(project: Path) -> None:
     rows = {
         host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
     }
-    assert (
-        "retry unsandboxed" in rows["claude-code"][1] and "danger-full-access" in rows["codex"][1]
-    )
+    # a command retried unsandboxed (dangerouslyDisableSandbox) is put in ours by the hook
+    assert rows["claude-code"][0] and "retry unsandboxed" in rows["claude-code"][1]
+    assert not rows["codex"][0] and "danger-full-access" in rows["codex"][1]
 
 
 def test_doctor_and_status_say_containment(project: Path) -> None:
@@ -556,3 +559,38 @@ def test_a_registered_host_says_how_it_is_contained(project: Path) -> None:
         unregister_host("open-host")
     assert rows["boxed-host"][0] and "boxed-host's shell commands run" in rows["boxed-host"][1]
     assert not rows["open-host"][0] and "this host runs commands itself" in rows["open-host"][1]
+
+
+def test_nothing_is_mounted_inside_a_hidden_folder(tmp_path: Path) -> None:
+    """The hook's own interpreter lives inside the Claude Code plugin's data folder, which
+    is hidden: a read-only mount below it would make bwrap fail to start ("Can't mkdir
+    parents ... Read-only file system"), so every contained command would fail."""
+    engine = _engine()
+    project = tmp_path / "proj"
+    project.mkdir()
+    data = tmp_path / "plugin-data"
+    (data / "envs" / "abc" / "bin").mkdir(parents=True)
+    (data / "envs" / "abc" / "secret").write_text("s")
+    policy = contain.Policy(
+        writable=("{project}",),
+        read_only=(str(data / "envs" / "abc"),),
+        unreadable=(str(data),),
+    )
+    found = contain.plan(str(project), policy)
+    assert [m.path for m in found.mounts if m.path.startswith(str(data))] == [str(data)]
+    argv = [*contain.bwrap_args(found, engine), "--", "sh", "-c", f"ls {data}; echo ok > made"]
+    done = subprocess.run(argv, cwd=project, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and (project / "made").read_text() == "ok\n"  # hidden: empty
+
+
+def test_a_path_gone_since_the_plan_is_skipped(tmp_path: Path) -> None:
+    engine = _engine()
+    project = tmp_path / "proj"
+    (project / "gone").mkdir(parents=True)
+    policy = contain.Policy(writable=("{project}",), read_only=("{project}/gone",), unreadable=())
+    found = contain.plan(str(project), policy)
+    (project / "gone").rmdir()  # removed between the hook's answer and the run
+    argv = [*contain.bwrap_args(found, engine), "--", "sh", "-c", "echo ok > made"]
+    done = subprocess.run(argv, cwd=project, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -7,7 +7,9 @@ diagnostics need.
 Each host's adapter declares how its commands are contained (``containment``):
 
 * ``"module:function"``: the host's own sandbox, checked by the adapter's
-  function from the host's settings (Claude Code, Codex);
+  function from the host's settings (Claude Code, Codex); where that sandbox
+  is off, an adapter whose hook then uses ours says so with
+  ``containment_otherwise = OUR_BOUNDARY`` (Claude Code);
 * :data:`OUR_BOUNDARY`: the guard's bubblewrap boundary (:func:`contain.status`;
   the hook replaces each shell command, :mod:`agentreflex.core.hosts.contained`);
 * nothing: not contained, and ``not_contained`` says why (Hermes).
@@ -64,6 +66,9 @@ def _host_row(
         module, _, attr = how.partition(":")
         check = getattr(importlib.import_module(module), attr)
         contained, detail = check(project, env)
+        if not contained and getattr(adapter, "containment_otherwise", "") == OUR_BOUNDARY:
+            ours = why.replace("shell commands run", f"{host}'s shell commands run")
+            return own, f"{ours} ({detail.removeprefix('not contained: ')})" if own else why
         return bool(contained), str(detail)
     return False, getattr(adapter, "not_contained", "") or f"not contained: {host} has no boundary"
 

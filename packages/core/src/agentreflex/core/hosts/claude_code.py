@@ -4,12 +4,19 @@ Blocking answers: PreToolUse ``hookSpecificOutput.permissionDecision: deny``
 with a reason (the reason reaches the model); Stop/SubagentStop, PostToolUse
 and UserPromptSubmit ``{"decision": "block", "reason"}``.  Warnings travel
 as ``additionalContext`` (it reaches the model; ``systemMessage`` only
-reaches the user).  An ALLOW prints nothing.
+reaches the user).  An ALLOW prints nothing, except in enforced mode for a
+Bash command when Claude Code's own sandbox is off: then PreToolUse answers
+``updatedInput`` with the command inside the guard's bubblewrap boundary
+(:mod:`agentreflex.core.hosts.contained`), and PostToolUse reads the command
+back as the agent wrote it.  Claude Code's sandbox, when on, is left to do
+that job (``install claude-code --sandbox``); it also confines the network,
+but on Linux it ends whatever a command started when the command ends, so a
+dev server started by one command cannot answer the next, which ours allows.
 """
 
 from __future__ import annotations
 
-from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.decision import Decision, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts import TRANSCRIPT_USAGE
 from agentreflex.core.hosts.base import (
@@ -22,6 +29,7 @@ from agentreflex.core.hosts.base import (
     require_tool_input,
     tool_response_text,
 )
+from agentreflex.core.hosts.contained import as_the_agent_wrote, contained_command
 from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
@@ -154,15 +162,70 @@ def _with_updated_output(event: Event, decision: Decision, reason: str, context:
     return HostReply(dump_json(body))
 
 
+_AFTER_TOOL = ("PostToolUse", "PostToolUseFailure")
+# Where Claude Code reads ``sandbox.enabled`` (its settings, managed ones first).
+_MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
+
+
+def _contained(event: Event, decision: Decision) -> tuple[str, str] | None:
+    """The Bash command inside our boundary, unless Claude Code's own sandbox runs it.
+
+    A command the agent reran with ``dangerouslyDisableSandbox`` (allowed when
+    ``allowUnsandboxedCommands`` is not false) is outside Claude's sandbox: ours holds it.
+    """
+    tool = event.tool
+    if tool is None or tool.kind is not ToolKind.SHELL or decision.mode is not Mode.ENFORCED:
+        return None  # as contained_command would answer, before reading any settings
+    bypass = tool.input.get("dangerouslyDisableSandbox") is True
+    if not bypass and _own_sandbox_on(event.cwd):
+        return None
+    return contained_command(event, decision)
+
+
+def _own_sandbox_on(project: str) -> bool:
+    """``sandbox.enabled`` in any settings file Claude Code reads for this project."""
+    import os
+
+    home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    files = [_MANAGED_SETTINGS, os.path.join(home, "settings.json")]
+    if project:
+        claude = os.path.join(project, ".claude")
+        files += [
+            os.path.join(claude, "settings.json"),
+            os.path.join(claude, "settings.local.json"),
+        ]
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(1 << 20)
+        except OSError:
+            continue
+        if b'"sandbox"' not in data:
+            continue  # most settings never mention it: no JSON parse
+        from agentreflex.core import fastjson
+
+        try:
+            box = fastjson.loads(data).get("sandbox")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(box, dict) and box.get("enabled") is True:
+            return True
+    return False
+
+
 class ClaudeCodeAdapter:
     name = "claude-code"
     tools = TOOL_KINDS
     containment = "agentreflex.core.install.sandbox:claude_contained"  # its own sandbox
+    containment_otherwise = "bwrap"  # when it is off, the hook puts Bash commands in ours
     events = EVENTS
     unknown_event: EventKind | None = None
     traits = frozenset({TRANSCRIPT_USAGE})
 
     def parse(self, payload: dict[str, Any]) -> Event:
+        if payload.get("hook_event_name") in _AFTER_TOOL and "tool_input" in payload:
+            # the input it ran with: ours, if we contained it; the agent wrote the inner one
+            payload = {**payload, "tool_input": as_the_agent_wrote(payload["tool_input"])}
         return parse_claude_style(payload, self.name, TOOL_KINDS)
 
     def render_recap(self, recap: Recap) -> str:
@@ -195,19 +258,16 @@ class ClaudeCodeAdapter:
                     "permissionDecisionReason": reason,
                 }
                 return HostReply(dump_json({"hookSpecificOutput": out}))
+            allowed: dict[str, Any] = {"hookEventName": "PreToolUse"}
             if verdict is Verdict.WARN or context:
-                ctx = context or f"agentreflex warning: {reason}"
-                return HostReply(
-                    dump_json(
-                        {
-                            "hookSpecificOutput": {
-                                "hookEventName": "PreToolUse",
-                                "additionalContext": ctx,
-                            }
-                        }
-                    )
-                )
-            return HostReply()
+                allowed["additionalContext"] = context or f"agentreflex warning: {reason}"
+            contained = _contained(event, decision)
+            if contained is not None and not contained[1] and event.tool is not None:
+                allowed["updatedInput"] = {**event.tool.input, "command": contained[0]}
+            note = contained[1] + "\n" if contained and contained[1] else ""
+            if len(allowed) == 1:
+                return HostReply("", note)
+            return HostReply(dump_json({"hookSpecificOutput": allowed}), note)
         if verdict in (Verdict.BLOCK, Verdict.ASK_USER) and event.kind in (
             EventKind.STOP,
             EventKind.SUBAGENT_STOP,

@@ -208,7 +208,12 @@ def _cover(path: str, kind: str, project: str, result: Plan) -> Mount | None:
 
 
 def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> Plan:
-    """The mounts, ordered so that a deeper path is mounted after (over) its parent."""
+    """The mounts, ordered so that a deeper path is mounted after (over) its parent.
+
+    Nothing is mounted inside a hidden folder: it is empty and read-only in the
+    boundary already, and bwrap could not make a mount point there (the hook's
+    own interpreter lives inside the Claude Code plugin's hidden data folder).
+    """
     values = os.environ if env is None else env
     project = os.path.realpath(project)
     result = Plan()
@@ -227,7 +232,12 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
                     if _RANK[mount.kind] >= _RANK[chosen.get(path, "rw")]:
                         chosen[path] = mount.kind
     ordered = sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
-    result.mounts = [Mount(path, kind) for path, kind in ordered if not os.path.islink(path)]
+    hidden = [path for path, kind in ordered if kind == "hide" and os.path.isdir(path)]
+    result.mounts = [
+        Mount(path, kind)
+        for path, kind in ordered
+        if not os.path.islink(path) and not any(_inside(path, h) and path != h for h in hidden)
+    ]
     return result
 
 
@@ -246,11 +256,11 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
     containment.  ``/dev`` and ``/proc`` are the host's own.
     """
     args = [engine, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc"]
-    for mount in result.mounts:
+    for mount in result.mounts:  # "-try": a path gone since the plan is skipped, not an error
         if mount.kind == "rw":
-            args += ["--bind", mount.path, mount.path]
+            args += ["--bind-try", mount.path, mount.path]
         elif mount.kind == "ro":
-            args += ["--ro-bind", mount.path, mount.path]
+            args += ["--ro-bind-try", mount.path, mount.path]
         elif os.path.isdir(mount.path):
             args += ["--tmpfs", mount.path, "--remount-ro", mount.path]
         else:
