@@ -205,3 +205,23 @@ def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
     outputs = [json.dumps(r.get("content")) for r in tool_results(run).values()]
     assert len(outputs) == len(scenario.commands()), run.describe()
     scenario.check(outputs[0], f"{run.describe()}\n{outputs}")
+
+
+def test_where_the_users_rules_apply_an_allowed_command_is_not_replaced(
+    claude_project: ClaudeProject,
+) -> None:
+    """Without bypassed permissions Claude Code matches the user's allow rules against the
+    command it would run: a replacement would turn each allowed command into a question
+    (in ``-p`` a refusal).  So the hook leaves it as written there: ``Bash(touch:*)`` runs."""
+    project = claude_project
+    project.set_mode("enforced")
+    project.skip_permissions = False
+    project.plugin("marketplace", "add", str(REPO_ROOT))
+    project.plugin("install", PLUGIN_REF)
+    project.plugin_installed = True
+    settings = project.config_dir / "settings.json"
+    data = json.loads(settings.read_text())
+    settings.write_text(json.dumps({**data, "permissions": {"allow": ["Bash(touch:*)"]}}))
+    run = project.run("work", [bash("touch made.txt"), say("Done.")])
+    assert run.denials == [], run.describe()
+    assert (project.project / "made.txt").exists(), run.describe()

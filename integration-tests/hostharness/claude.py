@@ -309,6 +309,8 @@ class ClaudeProject(ScenarioProject):
         self.extra_env: dict[str, str] = {}
         # False: run inside `unshare -n` (loopback only); True: with the machine's network
         self.network = False
+        # True: `--dangerously-skip-permissions` (bypassPermissions); False: the user's rules
+        self.skip_permissions = True
 
     def env(self) -> dict[str, str]:
         env = {
@@ -364,7 +366,7 @@ class ClaudeProject(ScenarioProject):
             str(self.claude),
             "-p",
             prompt,
-            "--dangerously-skip-permissions",
+            *(["--dangerously-skip-permissions"] if self.skip_permissions else []),
             "--output-format",
             "json",
             *extra_args,

@@ -43,6 +43,7 @@ def pre(project: Path, tool: str = "Bash", **tool_input: Any) -> dict[str, Any]:
         "tool_name": tool,
         "tool_input": tool_input,
         "tool_use_id": "t1",
+        "permission_mode": "bypassPermissions",
     }
 
 
@@ -69,6 +70,17 @@ def test_an_allowed_bash_command_runs_in_the_boundary(project: Path) -> None:
 
 def test_shadow_mode_and_other_tools_are_left_as_they_are(project: Path) -> None:
     assert answer(project, allowed(Mode.SHADOW), command="make") == {}
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan", "auto", "dontAsk", None])
+def test_where_claude_matches_permission_rules_the_command_is_left_as_written(
+    project: Path, mode: str | None
+) -> None:
+    """Claude Code matches the user's rules (``Bash(npm test:*)``) against the command it
+    runs: a replacement would make every allowed command ask (seen in 2.1.328)."""
+    adapter = ClaudeCodeAdapter()
+    payload = {**pre(project, command="make"), "permission_mode": mode}
+    assert adapter.render(adapter.parse(payload), allowed()).stdout == ""
     adapter = ClaudeCodeAdapter()
     read = adapter.parse(pre(project, "Read", file_path=str(project / "a")))
     assert adapter.render(read, allowed()).stdout == ""

@@ -68,7 +68,7 @@ def _host_row(
         contained, detail = check(project, env)
         if not contained and getattr(adapter, "containment_otherwise", "") == OUR_BOUNDARY:
             ours = why.replace("shell commands run", f"{host}'s shell commands run")
-            return own, f"{ours} ({detail.removeprefix('not contained: ')})" if own else why
+            return own, f"{ours}; {detail.removeprefix('not contained: ')}" if own else why
         return bool(contained), str(detail)
     return False, getattr(adapter, "not_contained", "") or f"not contained: {host} has no boundary"
 

@@ -5,7 +5,9 @@ with a reason (the reason reaches the model); Stop/SubagentStop, PostToolUse
 and UserPromptSubmit ``{"decision": "block", "reason"}``.  Warnings travel
 as ``additionalContext`` (it reaches the model; ``systemMessage`` only
 reaches the user).  An ALLOW prints nothing, except in enforced mode for a
-Bash command when Claude Code's own sandbox is off: then PreToolUse answers
+Bash command when permissions are bypassed (``--dangerously-skip-permissions``,
+where nothing else stands between the agent and the machine) and Claude
+Code's own sandbox is off: then PreToolUse answers
 ``updatedInput`` with the command inside the guard's bubblewrap boundary
 (:mod:`agentreflex.core.hosts.contained`), and PostToolUse reads the command
 back as the agent wrote it.  Claude Code's sandbox, when on, is left to do
@@ -163,6 +165,11 @@ def _with_updated_output(event: Event, decision: Decision, reason: str, context:
 
 
 _AFTER_TOOL = ("PostToolUse", "PostToolUseFailure")
+# Where the replacement changes nothing but the boundary.  In the other modes Claude Code
+# matches the user's permission rules (``Bash(npm test:*)``) against the command it would
+# run, which the replacement would no longer match: every allowed command would ask (seen
+# in 2.1.328).  There Claude Code's own sandbox (``install --sandbox``) is the boundary.
+_CONTAINED_MODES = frozenset({"bypassPermissions"})
 # Where Claude Code reads ``sandbox.enabled`` (its settings, managed ones first).
 _MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
 
@@ -176,6 +183,8 @@ def _contained(event: Event, decision: Decision) -> tuple[str, str] | None:
     tool = event.tool
     if tool is None or tool.kind is not ToolKind.SHELL or decision.mode is not Mode.ENFORCED:
         return None  # as contained_command would answer, before reading any settings
+    if event.raw.get("permission_mode") not in _CONTAINED_MODES:
+        return None  # Claude Code matches the user's rules against the command we'd replace
     bypass = tool.input.get("dangerouslyDisableSandbox") is True
     if not bypass and _own_sandbox_on(event.cwd):
         return None

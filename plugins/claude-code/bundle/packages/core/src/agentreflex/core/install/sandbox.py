@@ -193,5 +193,7 @@ def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
             return False, f"not contained: {path} lets a refused command retry unsandboxed"
     return (
         False,
-        "not contained: Claude Code's sandbox is off (`agentreflex install claude-code --sandbox`)",
+        "not contained: Claude Code's sandbox is off (`agentreflex install claude-code --sandbox`)"
+        "; ours holds only sessions that bypass permissions (in the others Claude Code matches "
+        "your permission rules against the command, which a replacement would break)",
     )
