@@ -167,3 +167,46 @@ def test_a_stash_made_and_dropped_in_the_session_is_undone(claude_project: Claud
     restored = undo(claude_project, n.group(1))
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert tree_bytes(claude_project.project) == before
+
+
+# Issue #29's list, each run by the agent in Claude Code with discards relaxed
+# (``allow_undoable = "discards"``): each one the gate lets run is undone byte for byte;
+# ``git clean -fdx`` stays refused (``-x`` also deletes ignored files, which no snapshot
+# holds), its snapshot taken and nothing lost.
+ISSUE_DISCARDS = [
+    ("git reset --hard", "runs"),
+    ("git checkout -- .", "runs"),
+    ("git clean -fdx", "refused"),
+    ("rm -rf src", "runs"),
+    ("find . -name '*.py' -delete", "runs"),
+    ("git ls-files | xargs rm -f", "runs"),
+    (
+        "python3 -c \"import os; [os.remove(os.path.join('src', f)) for f in os.listdir('src')]\"",
+        "runs",
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "outcome"), ISSUE_DISCARDS)
+def test_each_discard_of_the_issue_is_undone_in_claude_code(
+    claude_project: ClaudeProject, command: str, outcome: str
+) -> None:
+    claude_project.set_mode("enforced")
+    user_config(claude_project, '[worktree]\nallow_undoable = "discards"\n')
+    before = uncommitted_work(claude_project)
+
+    run = claude_project.run("clean up", [bash(command), say("Cleaned up.")], timeout=180)
+
+    if outcome == "refused":
+        assert [d.get("tool_name") for d in run.denials] == ["Bash"], run.describe()
+        assert tree_bytes(claude_project.project) == before, run.describe()
+        assert "undo with `agentreflex undo 1`" in json.dumps(run.main_requests)
+        return
+    assert run.denials == [], run.describe()
+    assert tree_bytes(claude_project.project) != before, run.describe()  # it ran
+    listed = undo(claude_project).stdout
+    n = re.search(r"^\s*(\d+)\s", listed, re.MULTILINE)
+    assert n is not None, listed
+    restored = undo(claude_project, n.group(1))
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert tree_bytes(claude_project.project) == before

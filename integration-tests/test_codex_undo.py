@@ -21,6 +21,7 @@ import pytest
 from hostharness.codex import CodexProject, CodexRun
 from hostharness.fakemodel import say
 from hostharness.project import GIT
+from test_claude_code_undo import ISSUE_DISCARDS
 from test_codex_host import BLOCKED, codex_binary, codex_project, exec_command, installed
 
 pytestmark = pytest.mark.integration
@@ -126,6 +127,40 @@ def test_a_stash_made_and_dropped_in_the_session_is_undone(installed: CodexProje
     n = re.search(r"^\s*(\d+)\s.*git stash drop", listed, re.MULTILINE)
     assert n is not None, listed
     assert told(run, f"undo with `agentreflex undo {n.group(1)}`"), run.describe()
+    done = installed.agentreflex("undo", n.group(1))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert tree_bytes(installed.project) == before
+
+
+# Codex 0.169 refuses ``rm -rf`` itself ("rm -f style commands are not permitted")
+CODEX_REFUSES = {"rm -rf src"}
+
+
+@pytest.mark.parametrize(("command", "outcome"), ISSUE_DISCARDS)
+def test_each_discard_of_the_issue_is_undone_in_codex(
+    installed: CodexProject, command: str, outcome: str
+) -> None:
+    """Issue #29's list in Codex, as in Claude Code (``test_claude_code_undo.py``); what
+    Codex refuses itself loses nothing either."""
+    outcome = "refused by codex" if command in CODEX_REFUSES else outcome
+    user_config(installed, '[worktree]\nallow_undoable = "discards"\n')
+    before = uncommitted_work(installed)
+
+    run = installed.run("clean up", [exec_command(command), say("Cleaned up.")], timeout=180)
+
+    if outcome == "refused by codex":
+        assert "not permitted" in run.tool_outputs()[0], run.describe()
+        assert tree_bytes(installed.project) == before, run.describe()
+        return
+    if outcome == "refused":
+        assert BLOCKED in run.tool_outputs()[0], run.describe()
+        assert tree_bytes(installed.project) == before, run.describe()
+        return
+    assert BLOCKED not in "".join(run.tool_outputs()), run.describe()
+    assert tree_bytes(installed.project) != before, run.describe()  # it ran
+    listed = installed.agentreflex("undo").stdout
+    n = re.search(r"^\s*(\d+)\s", listed, re.MULTILINE)
+    assert n is not None, listed
     done = installed.agentreflex("undo", n.group(1))
     assert done.returncode == 0, done.stdout + done.stderr
     assert tree_bytes(installed.project) == before
