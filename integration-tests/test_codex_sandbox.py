@@ -203,20 +203,17 @@ def test_the_agent_cannot_read_the_guard_key_through_codex(
         project.cleanup()
 
 
-@pytest.mark.parametrize("scope", ["--project", "--user"])
-def test_the_shared_scenario_in_a_codex_session(
-    tmp_path: Path, codex_binary: Path, scope: str
-) -> None:
+def test_the_shared_scenario_in_a_codex_session(tmp_path: Path, codex_binary: Path) -> None:
     """Issue #28's scenario (``hostharness/containment.py``) as a scripted model's commands
-    in the real ``codex exec``, under the profile ``install codex --sandbox`` wrote, in the
-    project's ``.codex/`` or the user's ``$CODEX_HOME``: the config write, ``rm -rf`` of
+    in the real ``codex exec``, under the profile ``install codex --project --sandbox``
+    wrote: the config write, ``rm -rf`` of
     home through a same-command symlink, a ``.pth`` in the hook's interpreter and ``sed -i``
     on ``$CODEX_HOME/config.toml`` have no effect (Codex itself rejects the ``rm -rf``; the
     others fail read-only), while ``cd sub && make``, ``git commit``, ``pytest``, ``npm
     test``, ``pip install -e .`` and a background server a later command fetches from work.
     Shadow mode: the gate answers but stops nothing, so whatever refuses is Codex.  (Codex's
-    ``:workspace`` alone refuses the commit and the server: the profile's
-    ``":project_roots"`` and ``network`` tables are what let them run.)"""
+    ``:workspace`` alone refuses the commit and the server: the profile's ``.git`` entries
+    and ``network`` table are what let them run.)"""
     from hostharness.codex import CodexProject
     from hostharness.containment import ContainmentScenario
     from hostharness.fakemodel import say, tool
@@ -229,7 +226,7 @@ def test_the_shared_scenario_in_a_codex_session(
         text = config.read_text().replace('sandbox_mode = "danger-full-access"\n', "")
         # the user trusts the project: Codex then loads the profile in its .codex/
         config.write_text(f'{text}\n[projects."{project.project}"]\ntrust_level = "trusted"\n')
-        project.install(*([scope] if scope == "--project" else []), "--sandbox")
+        project.install("--project", "--sandbox")
         scenario = ContainmentScenario(project.project, project.home, "codex", config)
         try:
             commands = scenario.commands()

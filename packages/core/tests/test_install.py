@@ -573,13 +573,7 @@ def test_codex_sandbox_profile_keeps_comments_and_comes_back_out(
 
     # the per-user key, made by install, is hidden from commands ("deny"), never read-only
     assert listed[key_path()] == "deny" and os.path.isfile(key_path())
-    roots = listed.pop(":project_roots")
-    assert set(listed.values()) == {"read", "deny"}
-    # every project: git commit works, git's config and hooks and the guarded paths do not
-    assert roots["."] == roots[".git"] == "write"
-    assert roots[".git/config"] == roots[".git/hooks"] == roots[".agentreflex"] == "read"
-    assert roots[".codex"] == roots["opencode.json"] == "read"
-    assert ".claude/settings.json" not in roots  # nested: Codex could not mount it when absent
+    assert set(listed.values()) == {"read", "deny"}  # no repository here: .git not listed
     assert profile["network"] == {"enabled": True}  # a dev server and installs still work
     assert (project / ".agentreflex").is_dir()
     assert "permissions profile 'agentreflex'" in out
@@ -590,6 +584,24 @@ def test_codex_sandbox_profile_keeps_comments_and_comes_back_out(
     assert run(["uninstall", "codex", *args], capsys)[0] == 0
     assert config.read_text() == CODEX_TOML
     assert not (project / ".codex" / "hooks.json").exists()
+
+
+def test_codex_sandbox_lets_git_commit_but_not_git_config_or_hooks(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+    import tomllib
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    args = ["--project", "--project-dir", str(project), "--sandbox"]
+    assert run(["install", "codex", *args], capsys)[0] == 0
+    data = tomllib.loads((project / ".codex" / "config.toml").read_text())
+    listed = data["permissions"]["agentreflex"]["filesystem"]
+    git = project / ".git"
+    assert listed[str(git)] == "write"
+    assert listed[str(git / "config")] == listed[str(git / "hooks")] == "read"
 
 
 def test_codex_sandbox_in_a_new_config_is_removed_with_it(

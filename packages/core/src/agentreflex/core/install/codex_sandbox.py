@@ -20,21 +20,21 @@ exist, Codex leaves an empty directory in its place (seen in 0.169.0), which
 would litter the project with ``opencode.json/`` and the like.  The project's
 ``.agentreflex`` is created first so it is always there.
 
-Every project Codex works in gets the same entries relative to its root, in
-the profile's ``":project_roots"`` table, so a user-level install guards each
-project's ``.agentreflex`` and the hosts' folders at its top too (a relative
-entry that does not exist leaves nothing behind in the project; inside the
-sandbox it cannot be created).  That table also keeps everyday work working as without the sandbox
-(issue #28), checked in the real ``codex sandbox`` of 0.169.0:
+Everyday work keeps working as without the sandbox (issue #28), checked in the
+real ``codex sandbox`` and ``codex exec`` of 0.169.0:
 
-* ``.git`` is writable, so ``git commit`` works, while ``.git/config`` and
-  ``.git/hooks`` (where git is told to run code) stay read-only (Codex's
-  ``:workspace`` alone makes all of ``.git`` read-only);
-* ``[permissions.agentreflex.network] enabled = true``: a dev server started
-  in the background answers the next command, and package installs reach
-  their registry (``:workspace`` alone refuses every socket).  Network
-  containment is not agentreflex's job; set ``enabled = false`` there to have
-  Codex's default back.
+* the project's ``.git`` is listed ``"write"`` (so ``git commit`` works), its
+  ``config`` and ``hooks`` (where git is told to run code) ``"read"``;
+  Codex's ``:workspace`` alone makes all of ``.git`` read-only.  Listed by
+  absolute path, where they exist, as the rest: a project-level install
+  covers its own project.  (Codex's ``":project_roots"`` table would apply
+  to every project, but in 0.169 a listed path missing from a project makes
+  the session fail to start at random: ``bwrap: Can't get type of source``.)
+* ``[permissions.agentreflex.network] enabled = true``: a dev server Codex
+  keeps running answers the next command, and package installs reach their
+  registry (``:workspace`` alone refuses every socket).  Network containment
+  is not agentreflex's job; set ``enabled = false`` there to have Codex's
+  default back.
 
 Quirks:
 
@@ -116,32 +116,21 @@ def hidden_paths(opts: Options) -> list[str]:
     return [p for p in dict.fromkeys(unreadable) if os.path.lexists(p) or p in made]
 
 
-# In every project root: the work tree and git's history writable, where git is told
-# to run code read-only (then each guarded path relative to the project, from the policy)
-PROJECT_ROOTS = (
-    (".", "write"),
-    (".git", "write"),
-    (".git/config", "read"),
-    (".git/hooks", "read"),
-)
-
-
-def project_entries() -> list[tuple[str, str]]:
-    """The ``":project_roots"`` table: :data:`PROJECT_ROOTS`, then the policy's
-    read-only paths inside the project (``{project}/...`` in ``core/contain.toml``).
-
-    Only those directly in the project root: Codex 0.169 cannot start a session
-    when a listed path's parent folder is missing (its bubblewrap has nowhere to
-    mount it), and a project root always exists.  The deeper ones
-    (``.claude/settings.json``, ``.github/hooks``) are listed by absolute path
-    where they exist, by ``install codex --project --sandbox`` in that project.
-    """
-    from agentreflex.core import contain
-
-    prefix = "{project}/"
-    relative = [r[len(prefix) :] for r in contain.load_policy().read_only if r.startswith(prefix)]
-    top = [r for r in dict.fromkeys(relative) if "/" not in r]
-    return [*PROJECT_ROOTS, *((r, "read") for r in top)]
+def git_entries(opts: Options) -> list[tuple[str, str]]:
+    """The project's ``.git`` writable and where git is told to run code read-only,
+    for a project-level install (the paths that exist)."""
+    if opts.scope == "user":
+        return []
+    git_dir = os.path.join(os.path.abspath(opts.project), ".git")
+    if not os.path.isdir(git_dir):
+        return []  # no repository, or a linked worktree's .git file: left as Codex has it
+    entries = [(git_dir, "write")]
+    entries += [
+        (os.path.join(git_dir, name), "read")
+        for name in ("config", "hooks")
+        if os.path.lexists(os.path.join(git_dir, name))
+    ]
+    return entries
 
 
 def render(opts: Options, paths: list[str]) -> tuple[str, str]:
@@ -149,19 +138,16 @@ def render(opts: Options, paths: list[str]) -> tuple[str, str]:
     head = f'{BEGIN}\ndefault_permissions = "{PROFILE}"\n{END}\n'
     entries = "".join(f'{json.dumps(p)} = "read"\n' for p in paths)
     entries += "".join(f'{json.dumps(p)} = "deny"\n' for p in hidden_paths(opts))
-    roots = "".join(f"{json.dumps(p)} = {json.dumps(a)}\n" for p, a in project_entries())
+    entries += "".join(f"{json.dumps(p)} = {json.dumps(a)}\n" for p, a in git_entries(opts))
     tail = (
         f"{BEGIN}\n"
-        f"# Codex's own :workspace permissions, with agentreflex's files read-only\n"
-        f"# and its secrets (the per-user key, the trust record) unreadable\n"
+        f"# Codex's own :workspace permissions, with agentreflex's files read-only,\n"
+        f"# its secrets (the per-user key, the trust record) unreadable, and git commit\n"
+        f"# working (.git writable, its config and hooks read-only)\n"
         f"[permissions.{PROFILE}]\n"
         'extends = ":workspace"\n\n'
         f"[permissions.{PROFILE}.filesystem]\n"
         f"{entries}\n"
-        "# in every project: git commit works, git's config and hooks and the guarded paths\n"
-        "# stay read-only\n"
-        f'[permissions.{PROFILE}.filesystem.":project_roots"]\n'
-        f"{roots}\n"
         "# network containment is not agentreflex's job: a dev server and package installs\n"
         "# work as without the sandbox (false: Codex's default, no network)\n"
         f"[permissions.{PROFILE}.network]\n"
