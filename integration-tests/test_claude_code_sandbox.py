@@ -182,6 +182,13 @@ def test_the_shared_scenario_in_the_sandbox(
     scenario.check(outputs[0], f"{run.describe()}\n{outputs}")
 
 
+def plugin_installed_now(project: ClaudeProject) -> None:
+    """The user's plugin install, done before the run (so the test can read its settings)."""
+    project.plugin("marketplace", "add", str(REPO_ROOT))
+    project.plugin("install", PLUGIN_REF)
+    project.plugin_installed = True
+
+
 def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
     claude_project: ClaudeProject,
 ) -> None:
@@ -193,9 +200,7 @@ def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
     project = claude_project
     project.set_mode("enforced")
     settings = project.config_dir / "settings.json"
-    project.plugin("marketplace", "add", str(REPO_ROOT))
-    project.plugin("install", PLUGIN_REF)
-    project.plugin_installed = True
+    plugin_installed_now(project)
     assert '"sandbox"' not in settings.read_text()  # Claude Code's own sandbox is off
     scenario = ContainmentScenario(project.project, project.home, "claude", settings)
     try:
@@ -216,9 +221,7 @@ def test_where_the_users_rules_apply_an_allowed_command_is_not_replaced(
     project = claude_project
     project.set_mode("enforced")
     project.skip_permissions = False
-    project.plugin("marketplace", "add", str(REPO_ROOT))
-    project.plugin("install", PLUGIN_REF)
-    project.plugin_installed = True
+    plugin_installed_now(project)
     settings = project.config_dir / "settings.json"
     data = json.loads(settings.read_text())
     settings.write_text(json.dumps({**data, "permissions": {"allow": ["Bash(touch:*)"]}}))

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import codex_sandbox, codex_trust, hookentries, manifest
-from agentreflex.core.install.base import HostView, Options, quote
+from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import (
@@ -80,28 +80,20 @@ def toml_has_hooks(path: str) -> bool:
 class CodexInstaller:
     name = HOST
 
-    def inspect_file(
-        self,
-        path: str,
-        settings: dict[str, Any],
-        wired: bool,
-        project: str,
-        env: Mapping[str, str],
-        view: HostView,
-    ) -> None:
+    def inspect_file(self, file: SettingsFile, view: HostView) -> None:
         """Whether Codex will run our hooks here (it skips untrusted ones silently)."""
-        if not wired:
+        if not file.wired:
             return
-        trusted, text = trust_view(path, settings, env)
-        view.details.append(f"{path}: {text}")
+        trusted, text = trust_view(file.path, file.settings, view.env)
+        view.details.append(f"{file.path}: {text}")
         if not trusted:
             view.problem(
                 "run `agentreflex install codex` again (it records the trust), "
                 "or approve agentreflex's hooks with /hooks in codex"
             )
 
-    def inspect_host(self, project: str, env: Mapping[str, str], view: HostView) -> None:
-        view.sandboxed.extend(_codex_profiles(self.locations(project, env)))
+    def inspect_host(self, view: HostView) -> None:
+        view.sandboxed.extend(_codex_profiles(self.locations(view.project, view.env)))
 
     def __init__(self) -> None:
         self.trust_left: list[str] = []  # keys install could not trust (the user's /hooks)

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import hookentries
-from agentreflex.core.install.base import HostView, Options, quote
+from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change, InstallError
 
@@ -89,19 +89,13 @@ def ours(settings: dict[str, Any]) -> dict[str, list[str]]:
 class CopilotInstaller:
     name = HOST
 
-    def inspect_file(
-        self,
-        path: str,
-        settings: dict[str, Any],
-        wired: bool,
-        project: str,
-        env: Mapping[str, str],
-        view: HostView,
-    ) -> None:
+    def inspect_file(self, file: SettingsFile, view: HostView) -> None:
         """A project's ``.github/hooks`` load only in a folder Copilot CLI trusts."""
-        if not wired or not path.startswith(os.path.join(project, ".github") + os.sep):
+        if not file.wired or not file.path.startswith(
+            os.path.join(view.project, ".github") + os.sep
+        ):
             return
-        loads, text = folder_trust(project, env)
+        loads, text = folder_trust(view.project, view.env)
         view.details.append(f"Copilot CLI {'loads' if loads else 'will NOT load'} them: {text}")
         if not loads:
             view.problem("trust this folder when Copilot CLI asks, if you mean to")

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import hookentries
-from agentreflex.core.install.base import HostInstaller, HostView
+from agentreflex.core.install.base import HostInstaller, HostView, SettingsFile
 from agentreflex.core.install.command import installers
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
 
@@ -56,7 +56,7 @@ def host_check(
 ) -> dict[str, Any]:
     """One host's line in ``doctor``: what every host shares, then what its installer adds."""
     installer = installer or installers()[host]
-    view = HostView()
+    view = HostView(project, env)
     for path in installer.locations(project, env):
         try:
             settings = parse_json_object(path, read_text(path))
@@ -74,10 +74,10 @@ def host_check(
                 view.problem(f"{path} lacks {', '.join(missing)}: run `agentreflex install {host}`")
         inspect_file = getattr(installer, "inspect_file", None)
         if inspect_file is not None:
-            inspect_file(path, settings, bool(found), project, env, view)
+            inspect_file(SettingsFile(path, settings, bool(found)), view)
     inspect_host = getattr(installer, "inspect_host", None)
     if inspect_host is not None:
-        inspect_host(project, env, view)
+        inspect_host(view)
     detail = "; ".join(_detail(host, view, state_dir))  # may add a problem: before ok
     return {"check": f"host {host}", "ok": view.ok, "detail": detail}
 

@@ -24,11 +24,24 @@ class Options:
     statusline: bool = False
 
 
+@dataclass(frozen=True)
+class SettingsFile:
+    """One of a host's settings files as ``doctor`` read it: its path, its content, and
+    whether our hooks are wired in it."""
+
+    path: str
+    settings: dict[str, Any]
+    wired: bool
+
+
 @dataclass
 class HostView:
     """What ``doctor`` says about one host: core fills in what every host shares (where
-    our hooks are wired, which binary they call), the host's installer adds its own."""
+    our hooks are wired, which binary they call), the host's installer adds its own.
+    ``project`` and ``env`` are what it is looked at for."""
 
+    project: str
+    env: Mapping[str, str]
     wired: list[str] = field(default_factory=list)  # "where (what)", one per place
     commands: list[str] = field(default_factory=list)  # the hook commands found
     details: list[str] = field(default_factory=list)
@@ -43,11 +56,11 @@ class HostView:
         self.fixes.append(fix)
 
 
-def plugin_binary(path: str, settings: dict[str, Any], view: HostView) -> None:
+def plugin_binary(file: SettingsFile, view: HostView) -> None:
     """A plugin's own config naming the agentreflex it calls (Hermes, the JS hosts)."""
-    binary = settings.get("binary")
+    binary = file.settings.get("binary")
     if isinstance(binary, str):
-        view.wired.append(f"the agentreflex plugin ({os.path.dirname(path)})")
+        view.wired.append(f"the agentreflex plugin ({os.path.dirname(file.path)})")
         view.commands.append(binary)
 
 
@@ -57,8 +70,8 @@ class HostInstaller(Protocol):
     Optional, looked up with ``getattr``: ``expected_events`` (events a
     complete install wires, for ``doctor``), ``ours(settings)`` (our hook
     commands by event, for a settings shape other than ``{"hooks": ...}``),
-    ``inspect_file(path, settings, wired, project, env, view)`` and
-    ``inspect_host(project, env, view)`` (what ``doctor`` says that only this
+    ``inspect_file(file, view)`` (a :class:`SettingsFile`) and
+    ``inspect_host(view)`` (what ``doctor`` says that only this
     host knows, into a :class:`HostView`), ``finish_install``,
     ``prepare_uninstall``, ``finish_uninstall``.
     """

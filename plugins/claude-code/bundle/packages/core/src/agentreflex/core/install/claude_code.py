@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import hookentries, sandbox
-from agentreflex.core.install.base import HostView, Options, quote
+from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.manifest import Record, set_value
 from agentreflex.core.install.settingsfile import Change
@@ -66,30 +66,27 @@ def specs(binary: str) -> list[HookSpec]:
     ]
 
 
+def plugin_enabled(settings: dict[str, Any]) -> bool:
+    """The agentreflex plugin is enabled in these settings (``enabledPlugins``)."""
+    plugins = settings.get("enabledPlugins")
+    return isinstance(plugins, dict) and any(
+        str(k).startswith("agentreflex@") and v is True for k, v in plugins.items()
+    )
+
+
 class ClaudeCodeInstaller:
     name = HOST
     expected_events = frozenset(EVENTS)
 
-    def inspect_file(
-        self,
-        path: str,
-        settings: dict[str, Any],
-        wired: bool,
-        project: str,
-        env: Mapping[str, str],
-        view: HostView,
-    ) -> None:
+    def inspect_file(self, file: SettingsFile, view: HostView) -> None:
         """The plugin's enablement and the OS sandbox's settings, as doctor shows them."""
-        plugins = settings.get("enabledPlugins")
-        if isinstance(plugins, dict) and any(
-            str(k).startswith("agentreflex@") and v is True for k, v in plugins.items()
-        ):
-            view.wired.append(f"the agentreflex plugin (enabled in {path})")
-        box = settings.get("sandbox")
+        if plugin_enabled(file.settings):
+            view.wired.append(f"the agentreflex plugin (enabled in {file.path})")
+        box = file.settings.get("sandbox")
         if isinstance(box, dict) and box.get("enabled") is True:
-            view.sandboxed.append(path)
+            view.sandboxed.append(file.path)
 
-    def inspect_host(self, project: str, env: Mapping[str, str], view: HostView) -> None:
+    def inspect_host(self, view: HostView) -> None:
         missing = sandbox.missing_tools() if view.sandboxed else []  # bwrap + socat
         if missing:
             view.problem(
@@ -130,10 +127,7 @@ class ClaudeCodeInstaller:
                 "blocked until they run `agentreflex install claude-code --project` too); "
                 "--local writes the untracked settings.local.json instead"
             )
-        plugins = settings.get("enabledPlugins")
-        if isinstance(plugins, dict) and any(
-            str(k).startswith("agentreflex@") and v is True for k, v in plugins.items()
-        ):
+        if plugin_enabled(settings):
             notes.append(
                 "note: the agentreflex plugin is enabled here too, so every hook would run "
                 "twice; keep one (`claude plugin disable agentreflex@agentreflex`, or "

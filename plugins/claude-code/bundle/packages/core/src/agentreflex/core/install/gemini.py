@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import hookentries
-from agentreflex.core.install.base import HostView, Options, quote
+from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change
 
@@ -83,19 +83,11 @@ def _join(settings: dict[str, Any], aside: dict[str, Any]) -> dict[str, Any]:
 class GeminiInstaller:
     name = HOST
 
-    def inspect_file(
-        self,
-        path: str,
-        settings: dict[str, Any],
-        wired: bool,
-        project: str,
-        env: Mapping[str, str],
-        view: HostView,
-    ) -> None:
+    def inspect_file(self, file: SettingsFile, view: HostView) -> None:
         """Gemini CLI runs a folder's hooks only once the folder is trusted."""
-        if not wired:
+        if not file.wired:
             return
-        folder, text = folder_trust(project, env)
+        folder, text = folder_trust(view.project, view.env)
         verdict = {True: "will run them", False: "will NOT run them", None: "waits"}
         view.details.append(f"Gemini CLI {verdict[folder]} here: {text}")
         if folder is False:

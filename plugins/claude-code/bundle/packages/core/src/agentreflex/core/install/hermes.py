@@ -27,7 +27,7 @@ import sysconfig
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from agentreflex.core.install.base import HostView, Options, plugin_binary
+from agentreflex.core.install.base import HostView, Options, SettingsFile, plugin_binary
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change, InstallError, read_text
 
@@ -83,18 +83,10 @@ def code_paths() -> list[str]:
 class HermesInstaller:
     name = HOST
 
-    def inspect_file(
-        self,
-        path: str,
-        settings: dict[str, Any],
-        wired: bool,
-        project: str,
-        env: Mapping[str, str],
-        view: HostView,
-    ) -> None:
-        plugin_binary(path, settings, view)
+    def inspect_file(self, file: SettingsFile, view: HostView) -> None:
+        plugin_binary(file, view)
 
-    def inspect_host(self, project: str, env: Mapping[str, str], view: HostView) -> None:
+    def inspect_host(self, view: HostView) -> None:
         if view.commands:
             view.notes.append("Hermes loads it only while enabled (`hermes plugins list`)")
 

@@ -38,7 +38,13 @@ import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from agentreflex.core.install.base import HostView, Options, default_binary, plugin_binary
+from agentreflex.core.install.base import (
+    HostView,
+    Options,
+    SettingsFile,
+    default_binary,
+    plugin_binary,
+)
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import (
     Change,
@@ -128,16 +134,8 @@ class JsHostInstaller:
     def __init__(self, name: str) -> None:
         self.name = name
 
-    def inspect_file(
-        self,
-        path: str,
-        settings: dict[str, Any],
-        wired: bool,
-        project: str,
-        env: Mapping[str, str],
-        view: HostView,
-    ) -> None:
-        plugin_binary(path, settings, view)
+    def inspect_file(self, file: SettingsFile, view: HostView) -> None:
+        plugin_binary(file, view)
 
     def settings_path(self, scope: str, project: str, env: Mapping[str, str]) -> str:
         return os.path.join(package_dir(self.name, scope, project, env), RECORD)
