@@ -210,3 +210,20 @@ def test_each_discard_of_the_issue_is_undone_in_claude_code(
     restored = undo(claude_project, n.group(1))
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert tree_bytes(claude_project.project) == before
+
+
+def test_git_clean_fdx_let_run_in_shadow_mode_is_undone(claude_project: ClaudeProject) -> None:
+    """Shadow mode refuses nothing: ``git clean -fdx`` runs (the guard's own ignored folder
+    goes too) and its snapshot, kept in the repository's git folder, brings the untracked,
+    non-ignored files back byte for byte."""
+    claude_project.set_mode("shadow")
+    before = uncommitted_work(claude_project)
+
+    run = claude_project.run("clean up", [bash("git clean -fdx"), say("Done.")], timeout=180)
+
+    assert run.denials == [], run.describe()
+    assert tree_bytes(claude_project.project) != before, run.describe()
+    listed = undo(claude_project).stdout
+    assert "git clean -fdx" in listed, listed
+    assert undo(claude_project, "1").returncode == 0
+    assert tree_bytes(claude_project.project) == before

@@ -164,3 +164,18 @@ def test_each_discard_of_the_issue_is_undone_in_codex(
     done = installed.agentreflex("undo", n.group(1))
     assert done.returncode == 0, done.stdout + done.stderr
     assert tree_bytes(installed.project) == before
+
+
+def test_git_clean_fdx_let_run_in_shadow_mode_is_undone(installed: CodexProject) -> None:
+    """As in Claude Code: shadow mode lets ``git clean -fdx`` run; undo brings the
+    untracked, non-ignored files back byte for byte."""
+    installed.set_mode("shadow")
+    before = uncommitted_work(installed)
+
+    run = installed.run("clean up", [exec_command("git clean -fdx"), say("Done.")], timeout=180)
+
+    assert BLOCKED not in "".join(run.tool_outputs()), run.describe()
+    assert tree_bytes(installed.project) != before, run.describe()
+    assert "git clean -fdx" in installed.agentreflex("undo").stdout
+    assert installed.agentreflex("undo", "1").returncode == 0
+    assert tree_bytes(installed.project) == before
