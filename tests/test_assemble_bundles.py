@@ -68,18 +68,30 @@ def repo_copy(tmp_path: Path) -> Path:
 
 def test_check_fails_on_a_stale_bundle_and_assembling_fixes_it(repo_copy: Path) -> None:
     old_id = (repo_copy / BUNDLE / "id").read_text()
-    module = repo_copy / "packages" / "core" / "src" / "agentreflex" / "core" / "cli.py"
+    module = (
+        repo_copy / "packages" / "core" / "src" / "agentreflex" / "core" / "cli" / "__init__.py"
+    )
     module.write_text(module.read_text() + "\n# changed\n")
     (repo_copy / BUNDLE / "stray.txt").write_text("not assembled\n")
     stale = run_tool(repo_copy, "--check")
     assert stale.returncode == 1
-    assert "differs: packages/core/src/agentreflex/core/cli.py" in stale.stdout
+    assert "differs: packages/core/src/agentreflex/core/cli/__init__.py" in stale.stdout
     assert "differs: id" in stale.stdout
     assert "extra:   stray.txt" in stale.stdout
     assert run_tool(repo_copy).returncode == 0
     assert run_tool(repo_copy, "--check").returncode == 0
     assert (repo_copy / BUNDLE / "id").read_text() != old_id
-    copied = repo_copy / BUNDLE / "packages" / "core" / "src" / "agentreflex" / "core" / "cli.py"
+    copied = (
+        repo_copy
+        / BUNDLE
+        / "packages"
+        / "core"
+        / "src"
+        / "agentreflex"
+        / "core"
+        / "cli"
+        / "__init__.py"
+    )
     assert copied.read_bytes() == module.read_bytes()
     assert not (repo_copy / BUNDLE / "stray.txt").exists()
 

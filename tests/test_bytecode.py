@@ -41,7 +41,7 @@ def test_compile_workspace_leaves_every_source_module_compiled() -> None:
             stale.append(str(src.relative_to(ROOT)))
     assert stale == []
     probe = (
-        "import os, agentreflex.core.runtime as r, agentreflex.gate.reflex as g\n"
+        "import os, agentreflex.core.hook.runtime as r, agentreflex.gate.reflex as g\n"
         "print(all(os.path.exists(m.__cached__) for m in (r, g)))\n"
     )
     loaded = subprocess.run(

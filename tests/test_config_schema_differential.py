@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 import tomli_w
-from agentreflex.core import config as fast
-from agentreflex.core.config import ConfigError, load_config
-from agentreflex.core.configcheck import check_file
-from agentreflex.core.record import fields
+from agentreflex.core.cli.configcheck import check_file
+from agentreflex.core.config import settings as fast
+from agentreflex.core.config.settings import ConfigError, load_config
+from agentreflex.core.util.record import fields
 from agentreflex.guard import plugin as guard
 from agentreflex.judge2.settings import load_settings as judge2_settings
 from agentreflex.runaway.settings import BudgetSettings, LoopSettings

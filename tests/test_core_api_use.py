@@ -53,10 +53,12 @@ def test_siblings_import_only_the_declared_api() -> None:
 
 
 def test_the_scan_sees_an_undeclared_import() -> None:
-    source = "from agentreflex.core.runtime import run_hook\nimport agentreflex.core.daemon\n"
+    source = (
+        "from agentreflex.core.hook.runtime import run_hook\nimport agentreflex.core.hook.daemon\n"
+    )
     found = core_imports(source)
     assert found == [
-        ("agentreflex.core.runtime", "run_hook", 1),
-        ("agentreflex.core", "daemon", 2),
+        ("agentreflex.core.hook.runtime", "run_hook", 1),
+        ("agentreflex.core.hook", "daemon", 2),
     ]
     assert not any(api.allows(m, n) for m, n, _ in found)

@@ -32,8 +32,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core import config as fast
-from agentreflex.core.configcheck import check_text
+from agentreflex.core.cli.configcheck import check_text
+from agentreflex.core.config import settings as fast
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "declarations"

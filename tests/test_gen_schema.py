@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentreflex.core import config as fast
+from agentreflex.core.config import settings as fast
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "gen_schema.py"

@@ -90,7 +90,7 @@ def _imported(event: str, tmp_path: Path) -> set[str]:
     for line in done.stderr.decode().splitlines():
         if line.startswith("import time:") and "|" in line:
             names.add(line.rsplit("|", 1)[1].strip())
-    assert "agentreflex.core.runtime" in names  # the log is real
+    assert "agentreflex.core.hook.runtime" in names  # the log is real
     return names
 
 

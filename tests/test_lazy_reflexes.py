@@ -17,7 +17,7 @@ from pathlib import Path
 PROBE = """
 import json, sys
 from agentreflex.core.events import EventKind
-from agentreflex.core.runtime import load_plugins
+from agentreflex.core.hook.runtime import load_plugins
 plugins = load_plugins(kind=EventKind.STOP)
 print(json.dumps({"reflexes": sorted(r.name for r in plugins.reflexes),
                   "gate_imported": "agentreflex.gate.reflex" in sys.modules}))
@@ -50,9 +50,9 @@ def test_a_stop_hook_never_imports_the_gate_its_package_declares_it_needs_none(
 
 DISABLED_PROBE = """
 import json, sys
-from agentreflex.core.config import load_config
+from agentreflex.core.config.settings import load_config
 from agentreflex.core.events import EventKind
-from agentreflex.core.runtime import load_plugins
+from agentreflex.core.hook.runtime import load_plugins
 config = load_config(sys.argv[1], {"HOME": sys.argv[1], "REFLEX_MODE": "enforced"})
 plugins = load_plugins(kind=EventKind.PRE_TOOL, config=config)
 print(json.dumps({"reflexes": sorted(r.name for r in plugins.reflexes),
@@ -65,7 +65,7 @@ def test_a_switched_off_reflex_is_not_imported(tmp_path: Path) -> None:
     (project / ".agentreflex").mkdir(parents=True)
     (project / ".agentreflex" / "config.toml").write_text('disabled_reflexes = ["guard"]\n')
     # switching a reflex off weakens protection: the user approves it (trust record in HOME)
-    from agentreflex.core import trust
+    from agentreflex.core.config import trust
 
     trust.approve(str(project / ".agentreflex" / "config.toml"), {"HOME": str(project)})
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}

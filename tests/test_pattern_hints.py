@@ -1,7 +1,7 @@
 """Every hinted pattern in every package is proved to need one of its hints.
 
 A ``LazyPattern`` with hints answers "no match" without running on text that
-holds none of them (``agentreflex.core.lazyre``). That is only safe if every
+holds none of them (``agentreflex.core.util.lazyre``). That is only safe if every
 possible match contains a hint; a hint list that misses an alternative would
 silently blind a reflex. This test finds every hinted pattern defined at
 module level in the installed ``agentreflex`` packages and proves its hints
@@ -15,7 +15,7 @@ import pkgutil
 import re
 
 import agentreflex
-from agentreflex.core.lazyre import LazyPattern, hints_cover
+from agentreflex.core.util.lazyre import LazyPattern, hints_cover
 
 
 def _module_names() -> list[str]:
@@ -51,10 +51,10 @@ def hinted_patterns() -> dict[str, LazyPattern]:
 
 def generated_secret_patterns() -> dict[str, LazyPattern]:
     """core's token formats (gitleaks' and core's extension), plain data: proved like the others."""
-    from agentreflex.core.secret_rules import RULES
+    from agentreflex.core.redaction.secret_rules import RULES
 
     return {
-        f"agentreflex.core.secret_rules.RULES[{index}:{rule[0]}]": LazyPattern(
+        f"agentreflex.core.redaction.secret_rules.RULES[{index}:{rule[0]}]": LazyPattern(
             rule[1], re.ASCII if rule[10] == "gitleaks" else 0, rule[2]
         )
         for index, rule in enumerate(RULES)

@@ -12,7 +12,7 @@ import sys
 import tracemalloc
 from pathlib import Path
 
-from agentreflex.core.redact import REDACTED, redact
+from agentreflex.core.redaction.redact import REDACTED, redact
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import secrets_eval

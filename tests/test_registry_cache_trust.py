@@ -60,7 +60,7 @@ def _rm_home(tmp_path: Path) -> str:
 PROBE = """
 import json, sys
 from agentreflex.core.events import EventKind
-from agentreflex.core.runtime import load_plugins
+from agentreflex.core.hook.runtime import load_plugins
 plugins = load_plugins(kind=EventKind(sys.argv[1]))
 print(json.dumps(sorted(r.name for r in plugins.reflexes)))
 """

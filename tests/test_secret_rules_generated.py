@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core import secret_rules
+from agentreflex.core.redaction import secret_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core.redact import redact
+from agentreflex.core.redaction.redact import redact
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import secrets_eval

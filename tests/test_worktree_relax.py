@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.runtime import run_hook
+from agentreflex.core.hook.runtime import run_hook
 from agentreflex.core.worktree import undocmd
 
 GIT_ENV = {

@@ -35,7 +35,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from agentreflex.core import contain
+from agentreflex.core.contain import boundary as contain
 
 
 def _wall(argv: list[str], cwd: str) -> float:

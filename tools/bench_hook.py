@@ -266,10 +266,10 @@ def floor_timing(workdir: str) -> dict[str, float]:
     warm pass is the decision itself, as the daemon makes it, which is what the
     p95 < 1 ms target is about.  Both are reported.
     """
-    from agentreflex.core.config import load_config
+    from agentreflex.core.config.settings import load_config
     from agentreflex.core.decision import Mode
     from agentreflex.core.events import Event, EventKind, build_tool_call
-    from agentreflex.core.runtime import Plugins, evaluate, load_plugins
+    from agentreflex.core.hook.runtime import Plugins, evaluate, load_plugins
     from agentreflex.core.state.model import SessionState
 
     env = {"HOME": workdir, "JEV_MODE": "off", "REFLEX_MODE": "enforced"}

@@ -62,7 +62,7 @@ def _child(mode: str, count: int) -> None:
 
     texts = outputs(count)
     t0 = time.process_time()
-    from agentreflex.core.redact import redact
+    from agentreflex.core.redaction.redact import redact
 
     for text in texts if mode == "warm" else texts[:1]:
         redact(text)

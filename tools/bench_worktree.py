@@ -159,7 +159,7 @@ def hook_cost(root: str, runs: int) -> tuple[list[float], list[float], list[floa
     (as the daemon runs it), with the work-tree observation on and off."""
     import json
 
-    from agentreflex.core import runtime
+    from agentreflex.core.hook import runtime
     from agentreflex.core.worktree import hook
 
     env = {"HOME": root, "AGENTREFLEX_STATE_DIR": os.path.join(root, "..", "state-" + str(runs))}

@@ -136,7 +136,7 @@ def _ms(samples: list[float]) -> dict[str, float]:
 def bench_hook(runs: int) -> dict[str, Any]:
     """In-process cost of the context reflex on core's real hook path."""
     from agentreflex.context_layer.reflex import ContextReflex
-    from agentreflex.core.runtime import Plugins, run_hook
+    from agentreflex.core.hook.runtime import Plugins, run_hook
 
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:

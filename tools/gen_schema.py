@@ -3,7 +3,7 @@
     uv run --frozen python tools/gen_schema.py          # rewrite policies/*.schema.json
     uv run --frozen python tools/gen_schema.py --check  # exit 1 when a shipped file is stale
 
-The models (``agentreflex.core.schema``) are the source; the shipped files
+The models (``agentreflex.core.config.schema``) are the source; the shipped files
 let an editor with TOML schema support (taplo, Even Better TOML) complete and
 validate ``.agentreflex/config.toml`` and the policy files without running
 Python.  The output is JSON Schema draft-07 (``definitions``, not ``$defs``)
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentreflex.core.schema import KINDS
+from agentreflex.core.config.schema import KINDS
 
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
 DRAFT = "http://json-schema.org/draft-07/schema#"

@@ -2,7 +2,7 @@
 
 Why: a secret format list written by hand goes stale and misses providers.
 gitleaks maintains 222 rules (MIT); this tool translates its TOML into
-``packages/core/src/agentreflex/core/secret_rules.py``, a plain Python module
+``packages/core/src/agentreflex/core/redaction/secret_rules.py``, a plain Python module
 the hot path imports without a TOML parser:
 
 * RE2 to Python ``re``: a ``(?i)`` in the middle of a pattern (RE2 scopes it to
@@ -47,11 +47,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tools" / "gitleaks" / "gitleaks.toml"
 EXTENSION = ROOT / "tools" / "secret_rules_extra.toml"
-TARGET = ROOT / "packages" / "core" / "src" / "agentreflex" / "core" / "secret_rules.py"
+TARGET = ROOT / "packages" / "core" / "src" / "agentreflex" / "core" / "redaction" / "secret_rules.py"
 GITLEAKS_COMMIT = "b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b"
 
 sys.path.insert(0, str(ROOT / "packages" / "core" / "src"))
-from agentreflex.core.lazyre import LazyPattern, hints_cover  # noqa: E402
+from agentreflex.core.util.lazyre import LazyPattern, hints_cover  # noqa: E402
 
 # Rules left out on purpose, with the reason (measured with --measure: a rule
 # is too slow when Python's backtracking engine takes > 50 ms on 256 KiB of
@@ -314,7 +314,7 @@ def generate(source: Path, extension: Path = EXTENSION) -> str:
         "``tools/gitleaks/LICENSE``) and, first, ``tools/secret_rules_extra.toml`` (the",
         "formats gitleaks misses, each with the reason).  Edit those or the tool, not this",
         "file; ``--check`` fails in CI when this module is stale.",
-        "``agentreflex.core.redact`` applies the rules.",
+        "``agentreflex.core.redaction.redact`` applies the rules.",
         "",
         "Plain constants, so importing costs a hook process almost nothing: a rule's",
         "regex is compiled (gitleaks' with ``re.ASCII``: RE2's classes are ASCII) only when",

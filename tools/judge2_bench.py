@@ -15,8 +15,8 @@ import argparse
 import statistics
 import time
 
-from agentreflex.core import signals as s
 from agentreflex.core.state.model import ActionRecord, SessionState
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_context, post_tool, pre_tool, stop
 from agentreflex.judge2.judge import Judge2
 from agentreflex.judge2.offline import OfflineBackend

@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agentreflex.core.config import DEFAULT_THRESHOLDS
+from agentreflex.core.config.settings import DEFAULT_THRESHOLDS
 from agentreflex.judge2 import calibrate as cal
 from agentreflex.judge2 import heldout
 from agentreflex.judge2.calibmap import (
@@ -71,11 +71,11 @@ def pav(points: list[tuple[float, bool]]) -> tuple[list[float], list[float]]:
 
 def backend_for(name: str) -> Any:
     if name == "builtin":
-        from agentreflex.core.heuristic.engine import MODEL_ID
+        from agentreflex.core.systemone.heuristic.engine import MODEL_ID
         from agentreflex.judge2.offline import OfflineBackend
 
         return OfflineBackend(MODEL_ID)  # the same engine, under the id laya serves it as
-    from agentreflex.core.config import load_config
+    from agentreflex.core.config.settings import load_config
     from agentreflex.judge2.jev import JevBackend
 
     j = load_config().judge

@@ -44,9 +44,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentreflex.core import signals as s
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import fold, make_record
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import post_tool, pre_tool, stop
 from agentreflex.judge2.statetext import build_state
 

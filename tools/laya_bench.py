@@ -56,8 +56,8 @@ REQUEST_TIMEOUT_S = 30.0
 
 def payloads(model: str = "jev-latest") -> list[bytes]:
     """judge2's own requests: its batteries, its state builder, a few kinds of session."""
-    from agentreflex.core import signals as s
     from agentreflex.core.state.model import ActionRecord, SessionState
+    from agentreflex.core.systemone import signals as s
     from agentreflex.core.testing import post_tool, pre_tool, stop
     from agentreflex.judge2.questions import battery
     from agentreflex.judge2.statetext import build_state

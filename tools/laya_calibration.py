@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentreflex.core.heuristic.engine import BuiltinEngine
+from agentreflex.core.systemone.heuristic.engine import BuiltinEngine
 from agentreflex.judge2 import calibrate as cal
 from agentreflex.judge2.questions import battery
 from agentreflex.laya.models import SystemOneRequest

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentreflex.core import signals as s
 from agentreflex.core.state.model import ActionRecord, SessionState
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import post_tool, pre_tool, stop
 from agentreflex.judge2.statetext import build_state
 

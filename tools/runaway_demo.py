@@ -28,7 +28,8 @@ def main() -> int:
     parser.add_argument("--mode", choices=("shadow", "enforced"), default="enforced")
     parser.add_argument("--all-reflexes", action="store_true", help="every installed reflex")
     ns = parser.parse_args()
-    from agentreflex.core import cli, runtime
+    from agentreflex.core import cli
+    from agentreflex.core.hook import runtime
     from agentreflex.runaway.reflex import RunawayReflex
 
     if not ns.all_reflexes:

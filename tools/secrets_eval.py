@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "packages" / "core" / "src"))
 
-from agentreflex.core import redact as R  # noqa: E402
-from agentreflex.core.secret_rules_context import is_placeholder  # noqa: E402
+from agentreflex.core.redaction import redact as R  # noqa: E402
+from agentreflex.core.redaction.context_rules import is_placeholder  # noqa: E402
 
 _ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
@@ -240,7 +240,7 @@ LOOKALIKES: dict[str, list[str]] = {
     ],
     "path": [
         "/home/user/projects/some-very-long-directory-name/another_long_subdir/file_name_v2.py",
-        "src/agentreflex/core/secret_rules.py:42: token_counter = 0",
+        "src/agentreflex/core/redaction/secret_rules.py:42: token_counter = 0",
         "C:\\Users\\dev\\AppData\\Local\\pnpm-cache\\v3\\metadata\\registry.npmjs.org",
         "/var/lib/docker/overlay2/4f3c2b1a0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b/diff",
         "~/.cache/uv/archive-v0/KmJ3xQ9pL2vN8rT4/lib/python3.11/site-packages",
@@ -281,7 +281,7 @@ LOOKALIKES: dict[str, list[str]] = {
 
 def evaluate(per_rule: int, show: bool = False) -> dict[str, float]:
     """Print and return recall and over-redaction figures."""
-    from agentreflex.core.redact import redact
+    from agentreflex.core.redaction.redact import redact
 
     positives = rule_positives(per_rule)
     found = total = 0
@@ -381,7 +381,7 @@ def bounds() -> None:
     import time
     import tracemalloc
 
-    from agentreflex.core.redact import redact
+    from agentreflex.core.redaction.redact import redact
 
     for mib in (1, 4, 10):
         text, _ = big_output(mib * 1024 * 1024)

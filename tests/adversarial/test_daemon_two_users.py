@@ -82,7 +82,7 @@ while True:
 
 PROBE = r"""
 import json, sys
-from agentreflex.core import client
+from agentreflex.core.hook import client
 out = {"socket": client.socket_path(), "install": client.installation_id()}
 if len(sys.argv) > 1:
     answer = client.try_daemon("claude-code", "PreToolUse", sys.argv[1].encode())
@@ -468,7 +468,7 @@ def test_a_daemon_of_another_installation_is_refused(lab: Lab, tmp_path: Path) -
     )
     assert probe["answered"] is False
     # on the wire: one byte, "another installation: evaluate it yourself"
-    from agentreflex.core.client import FOREIGN, encode_request
+    from agentreflex.core.hook.client import FOREIGN, encode_request
 
     raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     raw.settimeout(10)

@@ -91,9 +91,7 @@ def hooks(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Hooks]:
     while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     assert sock.exists(), log.read_text()
-    probe = (
-        "from agentreflex.core.client import try_daemon as t; print(t('claude-code', '', b'{}'))"
-    )
+    probe = "from agentreflex.core.hook.client import try_daemon as t; print(t('claude-code', '', b'{}'))"
     answered = subprocess.run(
         [sys.executable, "-c", probe], env=made.env(), capture_output=True, text=True, check=True
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from agentreflex.context_layer.reflex import ContextReflex
-from agentreflex.core.runtime import HookOutcome, Plugins, run_hook
+from agentreflex.core.hook.runtime import HookOutcome, Plugins, run_hook
 
 
 class Host:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agentreflex.core import runtime
+from agentreflex.core.hook import runtime
 
 _PREFIXES = ("REFLEX_", "JEV_", "AGENTREFLEX_")
 

@@ -36,10 +36,10 @@ def test_the_declaration_is_sorted() -> None:
 
 def test_allows_reads_the_declaration() -> None:
     assert api.allows("agentreflex.core.events", "Event")
-    assert api.allows("agentreflex.core", "fastjson")
-    assert api.allows("agentreflex.core.signals", "anything_public")
+    assert api.allows("agentreflex.core.util", "fastjson")
+    assert api.allows("agentreflex.core.systemone.signals", "anything_public")
     assert not api.allows("agentreflex.core.events", "_private")  # not declared
-    assert not api.allows("agentreflex.core.runtime", "run_hook")
+    assert not api.allows("agentreflex.core.hook.runtime", "run_hook")
 
 
 def test_the_declaration_imports_nothing() -> None:

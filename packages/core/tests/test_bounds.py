@@ -7,7 +7,13 @@ from pathlib import Path
 
 from agentreflex.core.decision import Verdict
 from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
-from agentreflex.core.runtime import MAX_ANALYSED, MAX_OUTPUT_KEPT, Plugins, bound_event, run_hook
+from agentreflex.core.hook.runtime import (
+    MAX_ANALYSED,
+    MAX_OUTPUT_KEPT,
+    Plugins,
+    bound_event,
+    run_hook,
+)
 
 
 def test_a_pre_tool_input_too_large_to_check_asks_the_user(tmp_path: Path) -> None:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import runtime
-from agentreflex.core.commands import dispatch
-from agentreflex.core.runtime import MAX_PAYLOAD_BYTES, run_hook
+from agentreflex.core.cli.commands import dispatch
+from agentreflex.core.hook import runtime
+from agentreflex.core.hook.runtime import MAX_PAYLOAD_BYTES, run_hook
 
 HEAVY = ("pydantic", "httpx", "aiohttp", "rich", "matplotlib")
 
@@ -245,7 +245,7 @@ def test_hook_imports_no_heavy_modules(cli_env: dict[str, str], project: Path) -
             name = line.rsplit("|", 1)[1].strip()
             if name != "imported package":
                 imported.add(name)
-    assert "agentreflex.core.runtime" in imported  # the log is real
+    assert "agentreflex.core.hook.runtime" in imported  # the log is real
     heavy = sorted(n for n in imported if n.split(".")[0] in HEAVY)
     assert heavy == [], f"the hook path imported {heavy}"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.commands import dispatch
+from agentreflex.core.cli.commands import dispatch
 from agentreflex.core.install import codex_trust
 
 SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from agentreflex.core import trust
-from agentreflex.core.config import (
+from agentreflex.core.config import trust
+from agentreflex.core.config.settings import (
     DEFAULT_THRESHOLDS,
     Config,
     ConfigError,

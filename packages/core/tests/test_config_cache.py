@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core import trust
-from agentreflex.core.config import ConfigError, load_config
+from agentreflex.core.config import trust
+from agentreflex.core.config.settings import ConfigError, load_config
 from agentreflex.core.decision import Mode
 
 
@@ -43,7 +43,7 @@ def test_second_load_reads_the_cached_copy_without_tomllib(tmp_path: Path) -> No
     first = load_config(str(project), _env(tmp_path))
     assert first.mode is Mode.SHADOW and len(_cached_copies(tmp_path)) == 1
     code = (
-        "import sys; from agentreflex.core.config import load_config;"
+        "import sys; from agentreflex.core.config.settings import load_config;"
         f"cfg = load_config({str(project)!r}, {_env(tmp_path)!r});"
         "print(cfg.mode.value, 'tomllib' in sys.modules, cfg.sections.get('gate'))"
     )

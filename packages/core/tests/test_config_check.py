@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core.config import ConfigError, load_config
-from agentreflex.core.configcheck import check_file, check_text
-from agentreflex.core.doctor import diagnose
+from agentreflex.core.cli.configcheck import check_file, check_text
+from agentreflex.core.cli.doctor import diagnose
+from agentreflex.core.config.settings import ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[3]
 

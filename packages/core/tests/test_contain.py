@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-from agentreflex.core import contain, userdirs
+from agentreflex.core.contain import boundary as contain
+from agentreflex.core.state import userdirs
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -411,7 +412,7 @@ def test_run_argv_runs_inside(project: Path) -> None:
 
 
 def test_host_containment_per_host(project: Path) -> None:
-    from agentreflex.core.containcheck import host_containment
+    from agentreflex.core.contain.check import host_containment
 
     _engine()
     rows = {
@@ -439,7 +440,7 @@ def test_host_containment_per_host(project: Path) -> None:
     assert "read the guard's per-user key" in rows["codex"][1]
     assert "per-user key" not in rows["claude-code"][1]
     # the profile install writes: the key listed as "deny" is unreadable
-    from agentreflex.core.userdirs import key_path
+    from agentreflex.core.state.userdirs import key_path
 
     (project / ".codex" / "config.toml").write_text(
         'default_permissions = "agentreflex"\n[permissions.agentreflex]\nextends = ":workspace"\n'
@@ -461,7 +462,7 @@ def test_host_containment_per_host(project: Path) -> None:
 
 
 def test_doctor_and_status_say_containment(project: Path) -> None:
-    from agentreflex.core import doctor, status
+    from agentreflex.core.cli import doctor, status
 
     report = doctor.diagnose(str(project))
     names = {c["check"]: c["detail"] for c in report["checks"]}
@@ -538,7 +539,7 @@ def test_inner_command_leaves_every_other_line_alone() -> None:
 
 def test_a_registered_host_says_how_it_is_contained(project: Path) -> None:
     """doctor and status ask each adapter: a new host adds its row by declaring ``containment``."""
-    from agentreflex.core.containcheck import OUR_BOUNDARY, host_containment
+    from agentreflex.core.contain.check import OUR_BOUNDARY, host_containment
     from agentreflex.core.hosts import register_host, unregister_host
     from agentreflex.core.hosts.pi import PiAdapter
 

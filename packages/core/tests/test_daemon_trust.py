@@ -18,15 +18,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agentreflex.core import client
-from agentreflex.core.client import FOREIGN, encode_request, installation_id, private_dir_fd
-from agentreflex.core.daemon import READ_SECONDS, EnvGate
+from agentreflex.core.hook import client
+from agentreflex.core.hook.client import FOREIGN, encode_request, installation_id, private_dir_fd
+from agentreflex.core.hook.daemon import READ_SECONDS, EnvGate
 
 BIN = str(Path(sys.executable).with_name("agentreflex"))
 
 PROBE = r"""
 import json, sys, time
-from agentreflex.core.client import try_daemon
+from agentreflex.core.hook.client import try_daemon
 start = time.monotonic()
 answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), float(sys.argv[1]))
 print(json.dumps({"answered": answer is not None, "seconds": time.monotonic() - start}))
@@ -253,8 +253,15 @@ def test_a_hook_answered_by_the_daemon_stays_thin(tmp_path: Path, daemon: Path) 
         for line in done.stderr.decode().splitlines()
         if line.startswith("import time:") and "|" in line
     }
-    assert {"agentreflex.core.client", "_socket"} <= names
-    heavy = {"agentreflex.core.runtime", "socket", "json", "contextlib", "collections", "typing"}
+    assert {"agentreflex.core.hook.client", "_socket"} <= names
+    heavy = {
+        "agentreflex.core.hook.runtime",
+        "socket",
+        "json",
+        "contextlib",
+        "collections",
+        "typing",
+    }
     assert names & heavy == set()
     if importlib.util.find_spec("agentreflex.gate") is not None:  # core alone allows it
         assert b"GATE-RM-ROOT" in done.stdout
@@ -264,7 +271,7 @@ def test_the_hosts_homes_reach_the_daemon_and_their_keys_do_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The guard run by the daemon finds Gemini's and Copilot's session files where the hook would."""
-    from agentreflex.core.client import forwarded_env
+    from agentreflex.core.hook.client import forwarded_env
 
     monkeypatch.setenv("GEMINI_CLI_HOME", "/g")
     monkeypatch.setenv("COPILOT_HOME", "/c")

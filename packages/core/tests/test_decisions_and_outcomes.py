@@ -9,13 +9,13 @@ import time
 from pathlib import Path
 
 import pytest
-from agentreflex.core.client import encode_request, try_daemon
-from agentreflex.core.config import Config
-from agentreflex.core.daemon import parse_request
+from agentreflex.core.config.settings import Config
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind, ToolResult, build_tool_call
-from agentreflex.core.panels import decision_panels, finding_panel, write_panels
-from agentreflex.core.redact import redact as redact_text
+from agentreflex.core.hook.client import encode_request, try_daemon
+from agentreflex.core.hook.daemon import parse_request
+from agentreflex.core.hook.panels import decision_panels, finding_panel, write_panels
+from agentreflex.core.redaction.redact import redact as redact_text
 from agentreflex.core.reflex import JudgeAnswer, Reflex, ReflexContext
 from agentreflex.core.state.fingerprint import canonical_input, fingerprint, normalise_command
 from agentreflex.core.state.model import SessionState

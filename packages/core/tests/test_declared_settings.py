@@ -14,8 +14,9 @@ import types
 from pathlib import Path
 
 import pytest
-from agentreflex.core import registry, schema, trust
-from agentreflex.core.config import (
+from agentreflex.core import registry
+from agentreflex.core.config import schema, trust
+from agentreflex.core.config.settings import (
     NOT_DECLARED,
     Config,
     ConfigError,
@@ -218,7 +219,7 @@ def test_core_alone_loads_a_config_without_any_package_section(
 
 def _problems(section: Section) -> list[str]:
     """What is inconsistent in a checked section's declaration (empty: nothing)."""
-    from agentreflex.core.config import PROFILES
+    from agentreflex.core.config.settings import PROFILES
     from agentreflex.core.plugin import STRICTER
 
     keys = {key for key, _setting in section.each()}

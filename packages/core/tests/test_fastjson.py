@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from agentreflex.core import fastjson
+from agentreflex.core.util import fastjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -102,7 +102,7 @@ def test_special_floats_and_non_serialisable_values() -> None:
 
 
 def test_importing_it_does_not_import_json() -> None:
-    code = "import sys, agentreflex.core.fastjson as f; f.loads('[1]'); f.dumps([1]); print('json' in sys.modules)"
+    code = "import sys, agentreflex.core.util.fastjson as f; f.loads('[1]'); f.dumps([1]); print('json' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -111,7 +111,7 @@ def test_importing_it_does_not_import_json() -> None:
 def test_errors_in_a_fresh_process_are_json_errors(text: str) -> None:
     """Before json.decoder is imported the C scanner cannot raise its error (SystemError)."""
     code = (
-        "import sys, agentreflex.core.fastjson as f\n"
+        "import sys, agentreflex.core.util.fastjson as f\n"
         "try:\n    f.loads(sys.argv[1])\n"
         "except ValueError as exc:\n    print(type(exc).__name__, exc.msg, exc.pos)\n"
     )
@@ -129,6 +129,6 @@ def test_scan_reads_one_value_at_an_index() -> None:
     for bad in (0 + 4, 3):
         with pytest.raises(ValueError, match="no valid JSON value"):
             fastjson.scan('{"a" 1}', bad)
-    code = "import agentreflex.core.fastjson as f\ntry:\n    f.scan('{x', 0)\nexcept ValueError:\n    print('ok')\n"
+    code = "import agentreflex.core.util.fastjson as f\ntry:\n    f.scan('{x', 0)\nexcept ValueError:\n    print('ok')\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"  # also before json.decoder is imported

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentreflex.core.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES, guarded_paths
+from agentreflex.core.state.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES, guarded_paths
 
 
 def test_every_guarded_path_is_named_by_the_one_list(tmp_path: Path) -> None:

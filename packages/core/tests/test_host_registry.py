@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from agentreflex.core import cli, runtime
+from agentreflex.core import cli
 from agentreflex.core.decision import Decision, Finding, Verdict
 from agentreflex.core.events import Event, EventKind, build_tool_call
+from agentreflex.core.hook import runtime
+from agentreflex.core.hook.runtime import Plugins, reconcile_event, run_hook
 from agentreflex.core.hosts import (
     HOSTS,
     TRANSCRIPT_USAGE,
@@ -32,7 +34,6 @@ from agentreflex.core.hosts import (
 )
 from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.reflex import ReflexContext
-from agentreflex.core.runtime import Plugins, reconcile_event, run_hook
 
 
 class ToyAdapter:
@@ -164,7 +165,7 @@ def test_a_hook_imports_only_its_own_hosts_adapter() -> None:
     """Gemini's hook imports Gemini's adapter and no other host's."""
     code = (
         "import sys, json\n"
-        "from agentreflex.core.runtime import run_hook\n"
+        "from agentreflex.core.hook.runtime import run_hook\n"
         "p = {'hook_event_name': 'BeforeTool', 'session_id': 's', 'cwd': '/tmp',"
         " 'tool_name': 'run_shell_command', 'tool_input': {'command': 'ls'}}\n"
         "run_hook('gemini', json.dumps(p).encode(), event_hint='BeforeTool')\n"

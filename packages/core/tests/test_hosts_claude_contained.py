@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import contain
+from agentreflex.core.contain import boundary as contain
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict
 from agentreflex.core.hosts.claude_code import ClaudeCodeAdapter
 

@@ -546,7 +546,7 @@ def test_only_shell_tools_are_rewritten() -> None:
 
 def test_after_a_contained_command_the_reflexes_read_the_agents_own(tmp_path: Path) -> None:
     """The hosts report the replaced arguments after the tool; the evidence needs the command run."""
-    from agentreflex.core import contain
+    from agentreflex.core.contain import boundary as contain
 
     if contain.engine_path() is None:
         pytest.fail(

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind, ToolKind
+from agentreflex.core.hook.runtime import MAX_PAYLOAD_BYTES, run_hook
 from agentreflex.core.hosts import HOSTS, get_adapter
 from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.hosts.jsshim import MODEL_LIMIT
 from agentreflex.core.hosts.opencode import EVENTS as OPENCODE_EVENTS
 from agentreflex.core.hosts.pi import EVENTS as PI_EVENTS
-from agentreflex.core.runtime import MAX_PAYLOAD_BYTES, run_hook
 
 JS_HOSTS = ("opencode", "pi", "omp")
 

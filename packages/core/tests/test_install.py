@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.commands import dispatch
+from agentreflex.core.cli.commands import dispatch
 from agentreflex.core.install import claude_code
 
 SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"
@@ -569,7 +569,7 @@ def test_codex_sandbox_profile_keeps_comments_and_comes_back_out(
     assert listed[str(project / ".agentreflex")] == "read"
     assert listed[str(project / ".claude" / "settings.json")] == "read"
     assert str(project / "opencode.json") not in listed  # absent paths are not listed
-    from agentreflex.core.userdirs import key_path
+    from agentreflex.core.state.userdirs import key_path
 
     # the per-user key, made by install, is hidden from commands ("deny"), never read-only
     assert listed[key_path()] == "deny" and os.path.isfile(key_path())
@@ -658,7 +658,7 @@ def test_install_compiles_the_installations_bytecode(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agentreflex.core import userdirs
+    from agentreflex.core.state import userdirs
 
     installed = tmp_path / "site" / "agentreflex"
     installed.mkdir(parents=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.commands import dispatch
+from agentreflex.core.cli.commands import dispatch
 from agentreflex.core.install import copilot, gemini
 from agentreflex.core.install.inspect import host_check
 
@@ -222,7 +222,7 @@ def test_gemini_before_tool_command_fails_closed_with_exit_2(
 
 
 def test_the_new_hosts_hook_files_are_guarded(tmp_path: Path) -> None:
-    from agentreflex.core.userdirs import guarded_paths
+    from agentreflex.core.state.userdirs import guarded_paths
 
     home, project = tmp_path / "h", tmp_path / "p"
     paths = set(guarded_paths(str(project), {"HOME": str(home)}))

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core.commands import dispatch
+from agentreflex.core.cli.commands import dispatch
 from agentreflex.core.install import hermes
 
 REPO = Path(__file__).resolve().parents[3]

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core.commands import dispatch
+from agentreflex.core.cli.commands import dispatch
 from agentreflex.core.install.jshosts import plugin_package_ready
 
 REPO = Path(__file__).resolve().parents[3]
@@ -211,7 +211,7 @@ def test_every_file_install_writes_is_one_the_self_protection_guards(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The shim and its record decide what runs: an agent must not be able to edit them."""
-    from agentreflex.core.userdirs import guarded_paths
+    from agentreflex.core.state.userdirs import guarded_paths
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 
 
 def test_not_compiled_until_used() -> None:
@@ -68,7 +68,7 @@ def test_fold_shows_every_ignorecase_match_of_an_ascii_letter() -> None:
     import string
     import sys
 
-    from agentreflex.core.lazyre import fold
+    from agentreflex.core.util.lazyre import fold
 
     everything = "".join(map(chr, range(0x80, sys.maxunicode + 1)))
     twins = re.findall("[a-z]", everything, re.IGNORECASE)

@@ -11,7 +11,8 @@ import subprocess
 from typing import Any
 
 import pytest
-from agentreflex.core import localjudge, registry
+from agentreflex.core import registry
+from agentreflex.core.hook import localjudge
 
 
 @pytest.fixture()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
+from agentreflex.core.hook.runtime import Plugins, run_hook
 from agentreflex.core.reflex import ReflexContext
-from agentreflex.core.runtime import Plugins, run_hook
 
 TOKEN = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
 

@@ -11,12 +11,12 @@ import json
 from typing import Any
 
 import pytest
-from agentreflex.core import runtime
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
+from agentreflex.core.hook import runtime
+from agentreflex.core.hook.runtime import Plugins, reconcile_event, run_hook
 from agentreflex.core.hosts.claude_code import ClaudeCodeAdapter
 from agentreflex.core.reflex import ReflexContext
-from agentreflex.core.runtime import Plugins, reconcile_event, run_hook
 
 
 class SentinelFloor:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from agentreflex.core import registry
-from agentreflex.core.config import Config, ConfigError
+from agentreflex.core.config.settings import Config, ConfigError
 from agentreflex.core.plugin import DEFAULT_ORDER, Section, Setting
 
 DECLARATION = """
@@ -71,7 +71,7 @@ def test_a_stop_is_refused_while_history_is_lost_only_for_a_reflex_that_needs_it
     demo_module: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Core names no reflex: the one that declares ``needs_history`` decides, if it is on."""
-    from agentreflex.core.runtime import _needs_history
+    from agentreflex.core.hook.runtime import _needs_history
 
     monkeypatch.setattr(registry, "_MEMO", registry.flatten([("demo", f"{demo_module}:PLUGIN")]))
     assert registry.history_reflexes() == ("late",)
@@ -149,8 +149,8 @@ class OnStop:
 def test_a_hook_does_not_import_a_reflex_declared_for_other_events(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentreflex.core import runtime
     from agentreflex.core.events import EventKind
+    from agentreflex.core.hook import runtime
 
     (tmp_path / "demo_stop_reflex.py").write_text(REFLEXES, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -200,8 +200,8 @@ def test_a_reflex_that_declares_no_events_is_skipped_by_its_notes_until_edited(
 ) -> None:
     import os
 
-    from agentreflex.core import runtime
     from agentreflex.core.events import EventKind
+    from agentreflex.core.hook import runtime
 
     module = tmp_path / "demo_undeclared_reflex.py"
     module.write_text(REFLEXES, encoding="utf-8")
@@ -226,7 +226,7 @@ def test_a_reflex_that_declares_no_events_is_skipped_by_its_notes_until_edited(
 
 
 def test_a_table_no_installed_package_declares_is_an_error_that_says_why() -> None:
-    from agentreflex.core import config as fast
+    from agentreflex.core.config import settings as fast
 
     with pytest.raises(ConfigError) as table:
         fast._apply_file(Config(), {"not_installed_pkg": {"a": 1}}, "f.toml")

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from agentreflex.core.doctor import diagnose, render
-from agentreflex.core.pluginsetup import describe_network, setup_state_path
+from agentreflex.core.cli.doctor import diagnose, render
+from agentreflex.core.install.pluginsetup import describe_network, setup_state_path
 
 
 def _record(data: Path, network: object) -> Path:

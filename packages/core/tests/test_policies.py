@@ -1,9 +1,9 @@
-"""policies/thresholds.toml documents the defaults that core/config.py applies."""
+"""policies/thresholds.toml documents the defaults that core/config/settings.py applies."""
 
 import tomllib
 from pathlib import Path
 
-from agentreflex.core.config import DEFAULT_THRESHOLDS
+from agentreflex.core.config.settings import DEFAULT_THRESHOLDS
 
 POLICY = Path(__file__).resolve().parents[3] / "policies" / "thresholds.toml"
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentreflex.core.provenance import inside_agent_command, writes_live_history
+from agentreflex.core.hook.provenance import inside_agent_command, writes_live_history
 
 AGENTREFLEX = str(Path(sys.executable).parent / "agentreflex")
 REAL_HOME = pwd.getpwuid(os.getuid()).pw_dir

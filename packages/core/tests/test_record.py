@@ -7,7 +7,7 @@ import sys
 from typing import ClassVar
 
 import pytest
-from agentreflex.core.record import FrozenRecordError, asdict, field, fields, record, replace
+from agentreflex.core.util.record import FrozenRecordError, asdict, field, fields, record, replace
 
 
 @record(frozen=True)
@@ -102,7 +102,7 @@ def test_non_default_after_default_is_refused() -> None:
 
 def test_importing_record_does_not_import_dataclasses_or_typing() -> None:
     code = (
-        "import sys; import agentreflex.core.record, agentreflex.core.lazyre;"
+        "import sys; import agentreflex.core.util.record, agentreflex.core.util.lazyre;"
         "print(sorted(m for m in ('dataclasses', 'typing', 'inspect') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -11,9 +11,9 @@ import itertools
 import re
 
 import pytest
-from agentreflex.core import redact as redact_mod
-from agentreflex.core.lazyre import LazyPattern, fold
-from agentreflex.core.redact import (
+from agentreflex.core.redaction import redact as redact_mod
+from agentreflex.core.redaction.context_rules import CONTEXT_RULES
+from agentreflex.core.redaction.redact import (
     GENERIC_RULES,
     REDACTED,
     find_secrets,
@@ -21,8 +21,8 @@ from agentreflex.core.redact import (
     redact,
     redact_obj,
 )
-from agentreflex.core.secret_rules import RULES
-from agentreflex.core.secret_rules_context import CONTEXT_RULES
+from agentreflex.core.redaction.secret_rules import RULES
+from agentreflex.core.util.lazyre import LazyPattern, fold
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -639,7 +639,7 @@ def test_no_rule_matches_text_shorter_than_the_early_exit() -> None:
 
 def test_no_hint_word_holds_a_closing_bracket() -> None:
     """The bracket-free view is scanned with the text's candidates: no hint word may hold one."""
-    from agentreflex.core.secret_rules import EXACT_WORDS, FOLDED_WORDS
+    from agentreflex.core.redaction.secret_rules import EXACT_WORDS, FOLDED_WORDS
 
     own = [word for _, pattern in redact_mod._RULES for word in pattern.hints]
     words = own + [w for w, _ in FOLDED_WORDS] + [w for w, _ in EXACT_WORDS]

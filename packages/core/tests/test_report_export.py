@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import daemon, testing
+from agentreflex.core import testing
 from agentreflex.core.decision import Finding, Mode, Verdict, merge
-from agentreflex.core.history import load_histories
+from agentreflex.core.hook import daemon
+from agentreflex.core.hook.runtime import HookOutcome
 from agentreflex.core.otlp import command as export_command
 from agentreflex.core.otlp import live, records, sink
 from agentreflex.core.report import collect
 from agentreflex.core.report import command as report_command
-from agentreflex.core.runtime import HookOutcome
+from agentreflex.core.state.history import load_histories
 from agentreflex.core.state.store import SessionStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
@@ -247,7 +248,7 @@ def test_without_an_endpoint_nothing_is_queued(tmp_path: Path) -> None:
 
 
 def test_export_config_is_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from agentreflex.core.configcheck import main as config_check
+    from agentreflex.core.cli.configcheck import main as config_check
 
     good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
     good.write_text('[export]\notlp = "http://127.0.0.1:4318"\nqueue = 100\n')
@@ -306,7 +307,7 @@ def test_agent_written_markup_stays_text(tmp_path: Path) -> None:
 
 
 def test_read_new_follows_a_live_log_once_per_record(tmp_path: Path) -> None:
-    from agentreflex.core.history import Tail, read_new
+    from agentreflex.core.state.history import Tail, read_new
 
     state_dir = str(tmp_path / "state")
     store = SessionStore(state_dir, "tail-1")

@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import runtime, trust
-from agentreflex.core.config import load_config
+from agentreflex.core.config import trust
+from agentreflex.core.config.settings import load_config
 from agentreflex.core.decision import Finding, Mode, Verdict
 from agentreflex.core.events import EventKind
-from agentreflex.core.hosts.base import HostReply
-from agentreflex.core.reflex import JudgeAnswer, ReflexContext
-from agentreflex.core.runtime import (
+from agentreflex.core.hook import runtime
+from agentreflex.core.hook.runtime import (
     MAX_PAYLOAD_BYTES,
     UNGUARDED_NOTICE,
     HookOutcome,
@@ -26,6 +25,8 @@ from agentreflex.core.runtime import (
     load_plugins,
     run_hook,
 )
+from agentreflex.core.hosts.base import HostReply
+from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 from agentreflex.core.state.store import SessionStore
 
 

@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core.digest import hmac_sha256
 from agentreflex.core.state.auth import KeyUnavailable, load_key
 from agentreflex.core.state.store import SessionStore, make_record
+from agentreflex.core.state.userdirs import key_path
 from agentreflex.core.testing import post_tool, pre_tool, prompt
-from agentreflex.core.userdirs import key_path
+from agentreflex.core.util.digest import hmac_sha256
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -255,7 +255,7 @@ def test_files_are_private_and_loose_modes_are_tightened(tmp_path: Path) -> None
 
 
 def _hook(tmp_path: Path, event: str, **fields: object) -> tuple[str, str]:
-    from agentreflex.core.runtime import run_hook
+    from agentreflex.core.hook.runtime import run_hook
 
     proj = tmp_path / "proj"
     (proj / ".git").mkdir(parents=True, exist_ok=True)
@@ -304,7 +304,7 @@ def test_a_deleted_log_blocks_the_stop_until_acknowledged(tmp_path: Path) -> Non
 def test_lost_history_does_not_block_when_the_done_reflex_is_switched_off(
     tmp_path: Path,
 ) -> None:
-    from agentreflex.core.userdirs import user_config_path
+    from agentreflex.core.state.userdirs import user_config_path
 
     _hook(tmp_path, "UserPromptSubmit", prompt="hi")
     os.unlink(SessionStore(str(tmp_path / "proj" / ".agentreflex"), "s-hook").log_path)

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from agentreflex.core.runtime import run_hook
+from agentreflex.core.hook.runtime import run_hook
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from agentreflex.core import registry
-from agentreflex.core import statusline as command
+from agentreflex.core.cli import statusline as command
 from agentreflex.core.decision import Finding, Mode, Verdict, merge
 from agentreflex.core.reflex import Note
 from agentreflex.core.state.store import SessionStore

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind
-from agentreflex.core.fsutil import append_line, atomic_write_json, ensure_private_dir, locked
-from agentreflex.core.redact import redact as redact_text
+from agentreflex.core.redaction.redact import redact as redact_text
 from agentreflex.core.state import store as store_mod
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import (
@@ -24,6 +23,7 @@ from agentreflex.core.state.store import (
     session_file_id,
 )
 from agentreflex.core.testing import post_tool, pre_tool, prompt, stop
+from agentreflex.core.util.fsutil import append_line, atomic_write_json, ensure_private_dir, locked
 
 FAKE_TOKEN = "ghp_" + "aB3dE5gH7jK9" * 3  # synthetic, github-pat shaped
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
-from agentreflex.core.tomlines import Path, key_lines, line_of
+from agentreflex.core.config.tomlines import Path, key_lines, line_of
 
 DOC = """\
 # a comment with = and [brackets]

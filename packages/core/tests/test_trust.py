@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import trust
-from agentreflex.core.commands import dispatch
-from agentreflex.core.config import (
+from agentreflex.core.cli.commands import dispatch
+from agentreflex.core.config import trust
+from agentreflex.core.config.settings import (
     DEFAULT_THRESHOLDS,
     Config,
     JudgeSettings,
@@ -28,7 +28,7 @@ from agentreflex.core.config import (
 )
 from agentreflex.core.decision import Mode
 from agentreflex.core.registry import checked_sections
-from agentreflex.core.userdirs import trust_record_path, user_state_dir
+from agentreflex.core.state.userdirs import trust_record_path, user_state_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -153,7 +153,7 @@ def test_writing_never_loses_other_entries(tmp_path: Path, env: dict[str, str]) 
         files.append(_write(proj, f"[loop]\nhard_repeat_count = {4 + i}\n"))
     # approved concurrently from separate processes, as parallel shells would
     code = (
-        "import sys; from agentreflex.core import trust;"
+        "import sys; from agentreflex.core.config import trust;"
         f"env = {env!r}; trust.approve(sys.argv[1], env)"
     )
     procs = [subprocess.Popen([sys.executable, "-c", code, str(f)]) for f in files]
@@ -413,7 +413,7 @@ def test_doctor_and_status_say_what_is_withheld(
 def test_the_panel_is_logged_once_per_session_and_content(
     project: Path, env: dict[str, str], tmp_path: Path
 ) -> None:
-    from agentreflex.core.runtime import run_hook
+    from agentreflex.core.hook.runtime import run_hook
 
     state = tmp_path / "state"
     hook_env = {**env, "AGENTREFLEX_STATE_DIR": str(state), "PWD": str(project)}
@@ -586,7 +586,7 @@ def test_a_hook_with_a_weakening_config_stays_light(
         trust.approve(str(conf), env)
         conf.write_text('profile = "lean"\n[loop]\nhard_repeat_count = 7\n')
     probe = (
-        "import sys; from agentreflex.core.config import load_config;"
+        "import sys; from agentreflex.core.config.settings import load_config;"
         f"c = load_config({str(project)!r}, {env!r});"
         "print(c.hard_loop_repeat_count, len(c.untrusted),"
         f" [m for m in {_NOT_ON_THE_HOT_PATH!r} if m in sys.modules])"
@@ -629,7 +629,7 @@ class _StopBlocker:
 def test_a_broken_project_file_does_not_let_a_stop_through(
     project: Path, env: dict[str, str], tmp_path: Path, garbage: str
 ) -> None:
-    from agentreflex.core.runtime import Plugins, run_hook
+    from agentreflex.core.hook.runtime import Plugins, run_hook
 
     _user(env, 'mode = "enforced"\n')
     conf = _write(project, garbage)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentreflex.core.runtime import Plugins, run_hook
+from agentreflex.core.hook.runtime import Plugins, run_hook
 
 
 def _assistant(mid: str, inp: int, out: int, cost: float | None = None) -> str:

@@ -12,7 +12,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from agentreflex.core import versions
+from agentreflex.core.cli import versions
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 import pytest
-from agentreflex.core.wire import (
+from agentreflex.core.systemone.wire import (
     ChoiceAnswer,
     NoulAnswer,
     Question,

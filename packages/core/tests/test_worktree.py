@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.runtime import Plugins, run_hook
+from agentreflex.core.hook.runtime import Plugins, run_hook
 from agentreflex.core.state.store import SessionStore
 from agentreflex.core.worktree import observe, snapshot, undocmd
 
@@ -333,7 +333,7 @@ def test_doctor_says_how_the_work_tree_is_observed(repo: Path, tmp_path: Path) -
     assert "allow_undoable = off: discards ask or block" in worktree_line(str(repo), True)
     assert worktree_line(str(tmp_path), True).startswith("off: not a git work tree")
     assert "observe = false" in worktree_line(str(repo), False)
-    from agentreflex.core.doctor import diagnose
+    from agentreflex.core.cli.doctor import diagnose
 
     lines = [c for c in diagnose(str(tmp_path))["checks"] if c["check"] == "work tree"]
     assert lines and "off" in lines[0]["detail"]
@@ -367,8 +367,8 @@ def test_with_a_corrupt_index_the_hook_still_snapshots_before_a_discard(repo: Pa
 
 
 def test_the_status_line_says_how_to_undo(repo: Path) -> None:
+    from agentreflex.core.cli.statusline import last_snapshot
     from agentreflex.core.state.store import SessionStore as Store
-    from agentreflex.core.statusline import last_snapshot
 
     run_tool(repo, "git reset --hard")
     log = Store(str(repo.parent / "state"), "wt-session").log_path
@@ -406,7 +406,7 @@ def test_fingerprints_whose_post_tool_never_came_are_bounded(repo: Path) -> None
 
 
 def test_the_worktree_config_section(tmp_path: Path) -> None:
-    from agentreflex.core.config import ConfigError, load_config
+    from agentreflex.core.config.settings import ConfigError, load_config
 
     home_cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "agentreflex"
     home_cfg.mkdir(parents=True)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core.config import ConfigError, load_config
+from agentreflex.core.config.settings import ConfigError, load_config
 from agentreflex.core.decision import Finding, Mode, Verdict, merge
 from agentreflex.core.worktree import observe, relax
 

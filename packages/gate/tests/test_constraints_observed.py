@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.runtime import load_plugins, run_hook
+from agentreflex.core.hook.runtime import load_plugins, run_hook
 
 
 def _hook(root: Path, kind: str, body: dict[str, Any], tool_id: str) -> Any:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
 from agentreflex.gate.shell import parser as _tree
 
@@ -46,8 +46,8 @@ RARE = {"agentreflex.gate.shell.fallback", "agentreflex.gate.shell.remote"}
 _PROBE = """
 import json, sys
 # what the gate imports from core, so only the gate's own additions are seen
-import agentreflex.core.config, agentreflex.core.decision, agentreflex.core.events
-import agentreflex.core.lazyre, agentreflex.core.record, agentreflex.core.redact
+import agentreflex.core.config.settings, agentreflex.core.decision, agentreflex.core.events
+import agentreflex.core.util.lazyre, agentreflex.core.util.record, agentreflex.core.redaction.redact
 import agentreflex.core.reflex
 before = set(sys.modules)
 import agentreflex.gate.reflex

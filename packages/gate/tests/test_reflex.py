@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import trust
+from agentreflex.core.config import trust
 from agentreflex.core.decision import Verdict
 from agentreflex.core.events import EventKind
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate import allow, analyze, files, policy, reflex
 from agentreflex.gate.check import DEFAULT_THRESHOLDS
 from agentreflex.gate.model import DESTRUCTIVE, Cmd, Hit
@@ -327,7 +327,7 @@ def test_places_are_distinct_strings() -> None:
 
 def test_the_gate_reads_the_guards_own_files_from_cores_one_list() -> None:
     """The self-guard's code scan and the pre-filter both use core's list (issue 32, item 4)."""
-    from agentreflex.core.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES
+    from agentreflex.core.state.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES
     from agentreflex.gate.rules import selfguard
     from agentreflex.gate.shell import paths
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from agentreflex.core.config import Config
+from agentreflex.core.config.settings import Config
 from agentreflex.core.decision import Finding
 from agentreflex.core.events import Event
 from agentreflex.core.testing import make_config, make_context

@@ -10,8 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from agentreflex.core import trust
-from agentreflex.core.config import Config, ConfigError, field_names, field_value, load_config
+from agentreflex.core.config import trust
+from agentreflex.core.config.settings import (
+    Config,
+    ConfigError,
+    field_names,
+    field_value,
+    load_config,
+)
 from agentreflex.guard import plugin
 from agentreflex.guard.plugin import CATEGORIES
 

@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from agentreflex.core.config import Config
+from agentreflex.core.config.settings import Config
 from agentreflex.core.decision import Finding
 from agentreflex.core.events import Event
 from agentreflex.core.testing import make_context, post_tool, pre_tool, prompt, stop

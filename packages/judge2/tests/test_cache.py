@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agentreflex.core.wire import noul
+from agentreflex.core.systemone.wire import noul
 from agentreflex.judge2.cache import CachedAnswer, FileCache, cache_key
 
 Q = {"q": noul("x?", "yes", "no")}

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import signals as s
 from agentreflex.core.state.model import SessionState
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_context, pre_tool
 from agentreflex.judge2 import calibmap, cli, heldout
 from agentreflex.judge2.judge import Judge2

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
-from agentreflex.core import signals as s
-from agentreflex.core import trust
-from agentreflex.core.config import ConfigError, load_config
+from agentreflex.core.config import trust
+from agentreflex.core.config.settings import ConfigError, load_config
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_context, pre_tool
 from agentreflex.judge2.judge import Judge2
 from agentreflex.judge2.offline import OfflineBackend

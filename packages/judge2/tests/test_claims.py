@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from agentreflex.core.wire import parse_questions
+from agentreflex.core.systemone.wire import parse_questions
 from agentreflex.judge2.claims import (
     CONTRADICTED,
     FABRICATED,

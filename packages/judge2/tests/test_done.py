@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentreflex.core import signals as s
 from agentreflex.core.decision import Mode, Verdict, merge
 from agentreflex.core.events import EventKind
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 from agentreflex.core.state.model import SessionState
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_config, make_context, pre_tool, stop
 from agentreflex.judge2.done import DoneReflex
 from agentreflex.judge2.fallback import fallback_signals
@@ -293,7 +293,7 @@ def test_documentation_exemption_is_configurable(session: Any) -> None:
 
 
 def test_the_documented_default_is_the_one_used() -> None:
-    from agentreflex.core.schema import ConfigFile
+    from agentreflex.core.config.schema import ConfigFile
     from agentreflex.judge2.evidence import DOC_PATTERNS
 
     schema = ConfigFile.model_json_schema()["$defs"]["Judge2"]["properties"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from agentreflex.core.decision import Verdict
-from agentreflex.core.runtime import Plugins, run_hook
+from agentreflex.core.hook.runtime import Plugins, run_hook
 from agentreflex.core.state.store import SessionStore
 from agentreflex.core.testing import make_context, stop
 from agentreflex.judge2.done import DoneReflex

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agentreflex.core import signals as s
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 from agentreflex.core.state.model import SessionState
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_config, make_context, pre_tool, stop
 from agentreflex.judge2.fallback import fallback_signals
 from agentreflex.judge2.jev import JevBackend, endpoint, retry_after_seconds

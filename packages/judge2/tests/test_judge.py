@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from agentreflex.core import signals as s
-from agentreflex.core.config import ConfigError
+from agentreflex.core.config.settings import ConfigError
 from agentreflex.core.reflex import ReflexContext
+from agentreflex.core.systemone import signals as s
+from agentreflex.core.systemone.wire import SystemOneRequest, SystemOneResponse
 from agentreflex.core.testing import make_config, make_context, pre_tool
-from agentreflex.core.wire import SystemOneRequest, SystemOneResponse
 from agentreflex.judge2.backend import Subject
 from agentreflex.judge2.jev import JevBackend
 from agentreflex.judge2.judge import Judge2, make_judge

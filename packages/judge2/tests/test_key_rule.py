@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from agentreflex.core import signals as s
-from agentreflex.core.config import JudgeSettings
+from agentreflex.core.config.settings import JudgeSettings
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_config, make_context, pre_tool
 from agentreflex.judge2.jev import JevBackend
 from agentreflex.judge2.judge import make_judge, select_backend

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from agentreflex.core import signals as s
+from agentreflex.core.systemone import signals as s
 
 TOOLS = Path(__file__).resolve().parents[3] / "tools"
 

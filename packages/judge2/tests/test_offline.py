@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 import pytest
-from agentreflex.core import signals as s
 from agentreflex.core.state.model import SessionState
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_context, post_tool, pre_tool, stop
 from agentreflex.judge2.judge import Judge2
 from agentreflex.judge2.offline import OfflineBackend
@@ -102,7 +102,7 @@ def test_hook_path_modules_import_only_the_standard_library() -> None:
     code = (
         "import sys\n"
         "import agentreflex.judge2.done, agentreflex.judge2.judge, agentreflex.judge2.offline\n"
-        "from agentreflex.core.config import load_config\n"
+        "from agentreflex.core.config.settings import load_config\n"
         "from agentreflex.judge2.judge import make_judge\n"
         "import os, tempfile\n"
         "env = {'HOME': tempfile.mkdtemp(), 'JEV_API_KEY': 'k'}\n"

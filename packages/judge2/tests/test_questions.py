@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from agentreflex.core import signals as s
-from agentreflex.core.wire import build_request, parse_questions
+from agentreflex.core.systemone import signals as s
+from agentreflex.core.systemone.wire import build_request, parse_questions
 from agentreflex.judge2.fallback import FALLBACK
 from agentreflex.judge2.questions import BATTERIES, battery
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentreflex.core import signals as s
 from agentreflex.core.state.model import SessionState
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import post_tool, pre_tool, stop
 from agentreflex.judge2.statetext import MAX_CHARS, build_state
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from agentreflex.core.heuristic.engine import BuiltinEngine
+from agentreflex.core.systemone.heuristic.engine import BuiltinEngine
 from agentreflex.laya.engine import Engine
 from agentreflex.laya.server import Server, ServerConfig, start
 

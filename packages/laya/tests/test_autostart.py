@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agentreflex.core import localjudge
+from agentreflex.core.hook import localjudge
 
 
 def free_port() -> int:

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
-from agentreflex.core.heuristic.engine import BuiltinEngine
+from agentreflex.core.systemone.heuristic.engine import BuiltinEngine
 from agentreflex.laya.engine import Answers
 
 Q = {"destructive_irreversible": {"type": "noul", "instructions": "Is it destructive?"}}

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from agentreflex.core import signals as s
-from agentreflex.core.heuristic.engine import NOUL_RULES, BuiltinEngine
-from agentreflex.core.heuristic.reader import read
+from agentreflex.core.systemone import signals as s
+from agentreflex.core.systemone.heuristic.engine import NOUL_RULES, BuiltinEngine
+from agentreflex.core.systemone.heuristic.reader import read
 from agentreflex.core.testing import pre_tool, stop
 from agentreflex.judge2 import calibrate as cal
 from agentreflex.judge2.claims import claim_question

@@ -14,9 +14,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from agentreflex.core import signals as s
-from agentreflex.core.config import load_config
+from agentreflex.core.config.settings import load_config
 from agentreflex.core.state.model import SessionState
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_context, pre_tool
 from agentreflex.judge2.calibmap import load_map
 from agentreflex.judge2.judge import make_judge

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import signals as s
-from agentreflex.core.config import load_config
-from agentreflex.core.doctor import diagnose
+from agentreflex.core.cli.doctor import diagnose
+from agentreflex.core.config.settings import load_config
+from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_context, pre_tool, stop
 from agentreflex.judge2.calibmap import map_for
 from agentreflex.judge2.jev import JevBackend

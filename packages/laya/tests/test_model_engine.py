@@ -12,7 +12,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from agentreflex.core.wire import parse_response
+from agentreflex.core.systemone.wire import parse_response
 from agentreflex.laya.engine import EngineError, make_engine
 from agentreflex.laya.model_engine import strict_answer
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.heuristic import engine as builtin
+from agentreflex.core.systemone.heuristic import engine as builtin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from agentreflex.core.wire import parse_response
+from agentreflex.core.systemone.wire import parse_response
 from agentreflex.laya.server import BindRefused, check_bind, is_loopback_host
 
 URL = "/v1/systemone"

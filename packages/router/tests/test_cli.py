@@ -9,7 +9,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from agentreflex.core import trust
+from agentreflex.core.config import trust
 from agentreflex.router.cli import main, unapproved
 
 REPO = Path(__file__).resolve().parents[3]

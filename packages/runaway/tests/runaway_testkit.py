@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from agentreflex.core import runtime
-from agentreflex.core.config import Config
+from agentreflex.core.config.settings import Config
 from agentreflex.core.decision import Decision, Finding
 from agentreflex.core.events import Event
+from agentreflex.core.hook import runtime
 from agentreflex.core.reflex import Judge, JudgeAnswer, ReflexContext
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import SessionStore

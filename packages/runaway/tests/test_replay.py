@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core import cli, runtime
+from agentreflex.core import cli
+from agentreflex.core.hook import runtime
 from agentreflex.runaway.reflex import RunawayReflex
 
 SESSIONS = Path(__file__).parent / "sessions"

@@ -32,7 +32,7 @@ function recordingDaemon(path, answer) {
   return new Promise((resolve) => server.listen(path, () => resolve({ server, seen })));
 }
 
-/** Split a request the way core/daemon.py parse_request does. */
+/** Split a request the way core/hook/daemon.py parse_request does. */
 function parseRequest(/** @type {Buffer} */ data) {
   assert.equal(data.subarray(0, 5).toString(), "ARX2\0");
   let rest = data.subarray(5);

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from agentreflex.core.wire import parse_response
+from agentreflex.core.systemone.wire import parse_response
 from agentreflex.laya.engine import make_engine
 
 ROOT = Path(__file__).resolve().parents[4]

@@ -11,7 +11,7 @@ drifts.
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ from __future__ import annotations
 import copy
 
 from agentreflex.context_layer.tokens import estimate_tokens
-from agentreflex.core import fastjson
-from agentreflex.core.record import field, record
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -60,8 +60,8 @@ class ContextReflex:
 
 def _recap(ctx: ReflexContext, budget: int) -> None:
     from agentreflex.context_layer import recap
-    from agentreflex.core.digest import sha256_hex
     from agentreflex.core.recap import render_plain
+    from agentreflex.core.util.digest import sha256_hex
 
     built = recap.build(ctx.state, ctx.config, ctx.state_dir, budget)
     if all(not s.lines for s in built.sections if s.title != recap.GOAL):

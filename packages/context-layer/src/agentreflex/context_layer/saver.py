@@ -17,8 +17,8 @@ import os
 
 from agentreflex.context_layer import outputs
 from agentreflex.context_layer.lines import Selector
-from agentreflex.core.record import record
-from agentreflex.core.redact import redact
+from agentreflex.core.redaction.redact import redact
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

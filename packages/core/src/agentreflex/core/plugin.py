@@ -12,18 +12,18 @@ one imports nothing but this module: the hook path stays standard-library
 only.  The config section's keys are declared here once; the package reads
 its values through :meth:`Setting.read` and the JSON Schema and
 ``config check`` are built from the same records on the cold path
-(:mod:`agentreflex.core.schema`).
+(:mod:`agentreflex.core.config.schema`).
 """
 
 from __future__ import annotations
 
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
     from agentreflex.core.events import EventKind
 
 __all__ = [
@@ -48,7 +48,7 @@ STRICTER = ("same", "lower", "higher", "free", "order")
 class Setting:
     """One key of a config section: its type, default, bounds and meaning.
 
-    ``kind`` is one of :func:`agentreflex.core.config.section_value`'s kinds
+    ``kind`` is one of :func:`agentreflex.core.config.settings.section_value`'s kinds
     (``str``, ``int``, ``float``, ``prob``, ``bool``, ``choice``, ``list``);
     ``low``/``high`` bound ``int`` and ``float``, ``allowed`` lists a
     ``choice``'s values.  ``stricter`` says which direction protects more
@@ -100,7 +100,7 @@ class Setting:
         A top-level key only; :meth:`Section.value` also reads a sub-table's
         key and resolves ``follows``.
         """
-        from agentreflex.core.config import section_value
+        from agentreflex.core.config.settings import section_value
 
         default = self.default_for(config.profile)
         return section_value(config, section, self.key, default, self.kind, **self.bounds())
@@ -159,7 +159,7 @@ class Section:
         ``off`` switch of a ``follows`` setting resolved.  ``env`` needs no
         step here: core wrote it into the table when it loaded the config.
         """
-        from agentreflex.core.config import declared_value
+        from agentreflex.core.config.settings import declared_value
 
         return declared_value(config, self, key)
 
@@ -267,7 +267,7 @@ class Plugin:
     (:func:`agentreflex.core.recap.declared_parts`).
     ``local_judge`` is the ``agentreflex`` subcommand (its words, e.g.
     ``"laya serve"``) that serves a judge on ``--host H --port P``: the warm
-    daemon starts it when the user asks (:mod:`agentreflex.core.localjudge`).
+    daemon starts it when the user asks (:mod:`agentreflex.core.hook.localjudge`).
     """
 
     name: str

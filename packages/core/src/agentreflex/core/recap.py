@@ -1,6 +1,6 @@
 """The session recap: what the context layer wants the agent to remember, as data.
 
-Why a separate word: ``agentreflex.core.digest`` is SHA-256 hashing, and the
+Why a separate word: ``agentreflex.core.util.digest`` is SHA-256 hashing, and the
 session state's ``output_digest`` is a hash too; the summary of a session
 that is re-injected after a compaction is a *recap*.  The context layer
 (``agentreflex.context_layer``) decides what goes in it and when; each
@@ -12,7 +12,7 @@ Stdlib only: imported on the hook path.
 
 from __future__ import annotations
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 
 @record

@@ -19,13 +19,13 @@ import time
 from collections.abc import Callable, Mapping
 
 from agentreflex.core.events import Event
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
     from agentreflex.core.protocols import Judge as Judge
     from agentreflex.core.protocols import Reflex as Reflex
     from agentreflex.core.recap import Recap

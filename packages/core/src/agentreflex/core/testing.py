@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from agentreflex.core.config import Config, load_config
+from agentreflex.core.config.settings import Config, load_config
 from agentreflex.core.decision import Mode
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.reflex import Judge, ReflexContext

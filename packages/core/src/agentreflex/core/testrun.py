@@ -30,9 +30,9 @@ from __future__ import annotations
 import os
 import re
 
-from agentreflex.core import fastjson
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import record
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import record
 
 RUN = "run"  # a real framework ran and the status is its own
 MASKED = "masked"  # a real framework ran but something else decides the exit status

@@ -53,7 +53,7 @@ _PROJECTS: dict[str, str] = {}
 def _project(cwd: str) -> str:
     """The project holding ``cwd`` (nearest ``.git``/``.agentreflex``), cached per cwd."""
     if cwd not in _PROJECTS:
-        from agentreflex.core.config import project_root
+        from agentreflex.core.config.settings import project_root
 
         _PROJECTS[cwd] = project_root(cwd)
     return _PROJECTS[cwd]

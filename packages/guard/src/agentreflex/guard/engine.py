@@ -16,7 +16,7 @@ the directive parser, and a text seen before is not classified.
 from __future__ import annotations
 
 from agentreflex.core.events import EventKind
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 from agentreflex.guard import (
     DEFERRED_WORD,
     MARKER,

@@ -26,10 +26,10 @@ from __future__ import annotations
 import contextlib
 import os
 
-from agentreflex.core import fastjson
-from agentreflex.core.fsutil import atomic_write_bytes, locked
-from agentreflex.core.record import field, record
 from agentreflex.core.state.auth import FileSeal, load_key
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.fsutil import atomic_write_bytes, locked
+from agentreflex.core.util.record import field, record
 from agentreflex.guard import bounds as B
 from agentreflex.guard.files import IGNORE, SNAPSHOT, ledger_path, local_dir, provider_of
 from agentreflex.guard.report import diagnose, finalize, new_report

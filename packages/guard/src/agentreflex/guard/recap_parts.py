@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core import fastjson
+from agentreflex.core.util import fastjson
 from agentreflex.guard.files import SNAPSHOT, local_dir
 
 TYPE_CHECKING = False

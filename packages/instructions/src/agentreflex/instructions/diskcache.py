@@ -17,9 +17,9 @@ from __future__ import annotations
 import contextlib
 import os
 
-from agentreflex.core import fastjson
-from agentreflex.core.digest import sha256_hex
-from agentreflex.core.userdirs import user_state_dir
+from agentreflex.core.state.userdirs import user_state_dir
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.digest import sha256_hex
 from agentreflex.instructions.parse import Rule
 from agentreflex.instructions.sources import Diagnostic
 
@@ -112,7 +112,7 @@ def store(project: str, entries: dict[str, Entry]) -> None:
     if seal is None:
         return
     with contextlib.suppress(OSError):
-        from agentreflex.core.fsutil import atomic_write_bytes
+        from agentreflex.core.util.fsutil import atomic_write_bytes
 
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         atomic_write_bytes(path, data, durable=False)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 SOURCE = "policies/instructions.md"
 BEGIN = "<!-- BEGIN agentreflex instructions: generated from policies/instructions.md by `agentreflex instructions render`; edit that file, not this section -->"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import stat
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 MAX_BYTES = 256 * 1024
 """Bytes read of one instruction file; the rest is reported, never enforced."""

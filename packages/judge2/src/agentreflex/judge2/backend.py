@@ -8,7 +8,7 @@ into a degraded, fail-open answer.
 
 from __future__ import annotations
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from agentreflex.core.events import Event
     from agentreflex.core.state.model import SessionState
-    from agentreflex.core.wire import SystemOneRequest, SystemOneResponse
+    from agentreflex.core.systemone.wire import SystemOneRequest, SystemOneResponse
     from agentreflex.judge2.claims import Claim
 
 

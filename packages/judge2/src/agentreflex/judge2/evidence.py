@@ -11,8 +11,8 @@ Stdlib only (the done reflex runs on the hook path).
 
 from __future__ import annotations
 
-from agentreflex.core import signals as s
-from agentreflex.core.record import field, record
+from agentreflex.core.systemone import signals as s
+from agentreflex.core.util.record import field, record
 from agentreflex.judge2.claims import (
     CONTRADICTED,
     FABRICATED,

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import random
 
-from agentreflex.core import signals as s
-from agentreflex.core.record import record
+from agentreflex.core.systemone import signals as s
+from agentreflex.core.util.record import record
 from agentreflex.judge2 import calibrate as cal
 
 TYPE_CHECKING = False
@@ -112,8 +112,8 @@ def score(
 ) -> list[Scored]:
     """Ask ``backend`` each row's battery over its state text; keep the labelled answer."""
     from agentreflex.core.state.model import SessionState
+    from agentreflex.core.systemone.wire import NoulAnswer, build_request
     from agentreflex.core.testing import stop
-    from agentreflex.core.wire import NoulAnswer, build_request
     from agentreflex.judge2.backend import Subject
     from agentreflex.judge2.questions import battery
 

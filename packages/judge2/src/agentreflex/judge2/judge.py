@@ -20,9 +20,9 @@ from __future__ import annotations
 import os
 import time
 
-from agentreflex.core import signals as s
 from agentreflex.core.reflex import JudgeAnswer
-from agentreflex.core.wire import ChoiceAnswer, NoulAnswer, WireError, build_request
+from agentreflex.core.systemone import signals as s
+from agentreflex.core.systemone.wire import ChoiceAnswer, NoulAnswer, WireError, build_request
 from agentreflex.judge2.backend import BackendError, Subject
 from agentreflex.judge2.claims import claim_id, claim_question, extract_claims
 from agentreflex.judge2.questions import battery as battery_questions
@@ -31,9 +31,9 @@ from agentreflex.judge2.statetext import build_state
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
     from agentreflex.core.reflex import ReflexContext
-    from agentreflex.core.wire import Question, SystemOneResponse
+    from agentreflex.core.systemone.wire import Question, SystemOneResponse
     from agentreflex.judge2.backend import Backend
     from agentreflex.judge2.cache import FileCache
     from agentreflex.judge2.claims import Claim

@@ -1,6 +1,6 @@
 """The offline backend: core's heuristic engine, asked in process with no key and no network.
 
-There is one heuristic System One engine (:mod:`agentreflex.core.heuristic`).
+There is one heuristic System One engine (:mod:`agentreflex.core.systemone.heuristic`).
 laya serves it over HTTP; this backend asks it directly with the same wire
 request a server would get, so the offline judge and the local server give
 the same numbers for the same state text.  The numbers are rules, not a
@@ -13,14 +13,20 @@ Stdlib only, and fast: it is what runs on every hook when no key is set.
 
 from __future__ import annotations
 
-from agentreflex.core.heuristic.engine import BuiltinEngine
-from agentreflex.core.wire import ChoiceAnswer, NoulAnswer, ScoreAnswer, SystemOneResponse, Usage
+from agentreflex.core.systemone.heuristic.engine import BuiltinEngine
+from agentreflex.core.systemone.wire import (
+    ChoiceAnswer,
+    NoulAnswer,
+    ScoreAnswer,
+    SystemOneResponse,
+    Usage,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentreflex.core.wire import Answer, SystemOneRequest
+    from agentreflex.core.systemone.wire import Answer, SystemOneRequest
     from agentreflex.judge2.backend import Subject
 
 

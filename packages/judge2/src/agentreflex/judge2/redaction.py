@@ -1,13 +1,13 @@
 """One entry point for redaction in the judge: core's rule set, never raising.
 
-Core owns the one definition of a secret (``agentreflex.core.redact``);
+Core owns the one definition of a secret (``agentreflex.core.redaction.redact``);
 every string the judge sends or stores goes through :func:`redact` first.
 A broken redactor must not leak, so an error masks the whole text.
 """
 
 from __future__ import annotations
 
-from agentreflex.core.redact import redact as _core_redact
+from agentreflex.core.redaction.redact import redact as _core_redact
 
 
 def redact(text: str) -> str:

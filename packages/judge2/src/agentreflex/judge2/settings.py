@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core.config import ConfigError
-from agentreflex.core.record import record
+from agentreflex.core.config.settings import ConfigError
+from agentreflex.core.util.record import record
 from agentreflex.judge2.plugin import SECTION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
 
 _D = SECTION.defaults()
 

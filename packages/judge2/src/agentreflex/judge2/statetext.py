@@ -10,7 +10,7 @@ capped, so the cost of a judge call does not grow with the session.
 
 from __future__ import annotations
 
-from agentreflex.core import signals as s
+from agentreflex.core.systemone import signals as s
 from agentreflex.judge2.redaction import redact
 
 TYPE_CHECKING = False

@@ -31,7 +31,7 @@ class EngineError(Exception):
 def make_engine(kind: str, model_path: str | None = None) -> Engine:
     """``builtin`` or ``model`` (the latter needs ``agentreflex-laya[model]`` and a path)."""
     if kind == "builtin":
-        from agentreflex.core.heuristic.engine import BuiltinEngine
+        from agentreflex.core.systemone.heuristic.engine import BuiltinEngine
 
         return BuiltinEngine()
     if kind == "model":

@@ -24,7 +24,7 @@ Limits of 0 are off; only ``consecutive_failures`` is on by default.
 from __future__ import annotations
 
 from agentreflex.core.decision import Verdict
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ proposed call and returns a :class:`Hit` or ``None``:
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import field, record
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import field, record
 from agentreflex.runaway.history import (
     FAILURE,
     SUCCESS,

@@ -10,9 +10,9 @@ has no outcome yet.
 
 from __future__ import annotations
 
-from agentreflex.core.record import record, replace
 from agentreflex.core.state import outcome
 from agentreflex.core.state.model import ActionRecord
+from agentreflex.core.util.record import record, replace
 from agentreflex.runaway import calls
 
 TYPE_CHECKING = False

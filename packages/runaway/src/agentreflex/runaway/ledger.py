@@ -19,8 +19,8 @@ import contextlib
 import json
 import os
 
-from agentreflex.core.fsutil import atomic_write_json, locked
-from agentreflex.core.record import asdict, record
+from agentreflex.core.util.fsutil import atomic_write_json, locked
+from agentreflex.core.util.record import asdict, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ runs from there) or lifted a refusal (the grace allowance runs from there).
 
 from __future__ import annotations
 
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

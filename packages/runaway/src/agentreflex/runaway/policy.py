@@ -11,8 +11,8 @@ judge can only add blocks the floor did not see.
 
 from __future__ import annotations
 
-from agentreflex.core import signals as sig
-from agentreflex.core.record import record
+from agentreflex.core.systemone import signals as sig
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ miscalibrated.  It is deliberately narrow, because it may BLOCK:
 
 from __future__ import annotations
 
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 from agentreflex.runaway.history import BLOCKED, FAILURE, SUCCESS
 
 TYPE_CHECKING = False

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 
-from agentreflex.core import fastjson
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
@@ -25,6 +24,7 @@ from agentreflex.core.hosts.base import (
 )
 from agentreflex.core.hosts.contained import as_the_agent_wrote, contained_command
 from agentreflex.core.recap import Recap, render_plain
+from agentreflex.core.util import fastjson
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ reply (stdout, one JSON object)::
     {"context": "..."}                   text for the model's next request
     {"command": "..."}                   before a shell tool, enforced mode: run this
                                          instead (the same command inside the guard's
-                                         bubblewrap boundary; see core/contain.py)
+                                         bubblewrap boundary; see core/contain/boundary.py)
 
 Why not reuse the Claude shape: the shims are ours, and each field the shim
 has to interpret is a field it could misread; four keys are all it needs.

@@ -58,10 +58,10 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from agentreflex.core import userdirs
 from agentreflex.core.install.base import Options
 from agentreflex.core.install.sandbox import made_files, made_folders, policy_paths, protected_paths
 from agentreflex.core.install.settingsfile import Change, InstallError
+from agentreflex.core.state import userdirs
 
 PROFILE = "agentreflex"
 BEGIN = "# >>> agentreflex install codex --sandbox (removed by: agentreflex uninstall codex)"

@@ -15,9 +15,9 @@ import json
 import os
 from typing import Any
 
-from agentreflex.core import userdirs
-from agentreflex.core.fsutil import atomic_write_json, locked
 from agentreflex.core.install.settingsfile import InstallError
+from agentreflex.core.state import userdirs
+from agentreflex.core.util.fsutil import atomic_write_json, locked
 
 Record = dict[str, Any]
 

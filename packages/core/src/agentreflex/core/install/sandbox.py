@@ -17,7 +17,7 @@ What is written (Claude Code 2.1.x settings, checked against its docs and the
   a refused command with ``dangerouslyDisableSandbox`` and, under
   ``--dangerously-skip-permissions``, nobody is asked;
 * ``sandbox.filesystem.denyWrite``: every path of
-  :func:`agentreflex.core.userdirs.guarded_paths` (absolute);
+  :func:`agentreflex.core.state.userdirs.guarded_paths` (absolute);
 * ``permissions.deny``: ``Edit(//path)`` and ``Edit(//path/**)`` for the same.
 
 Installed code inside the project (an editable checkout of agentreflex
@@ -35,10 +35,10 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from agentreflex.core import userdirs
 from agentreflex.core.install.base import Options
 from agentreflex.core.install.manifest import Record, add_items, set_value
 from agentreflex.core.install.settingsfile import InstallError
+from agentreflex.core.state import userdirs
 
 LINUX_TOOLS = ("bwrap", "socat")
 
@@ -95,7 +95,7 @@ def claude_sandbox(settings: dict[str, Any], opts: Options, log: list[Record]) -
 
 
 def policy_paths(opts: Options) -> tuple[list[str], list[str], list[str]]:
-    """(read-only, unreadable, extra writable) from the containment policy (core/contain.toml).
+    """(read-only, unreadable, extra writable) from the containment policy (core/contain/contain.toml).
 
     The one list the guard's own bubblewrap boundary uses, so Claude Code's
     sandbox and ours agree.  Writable: the developer tools' caches (the
@@ -104,7 +104,7 @@ def policy_paths(opts: Options) -> tuple[list[str], list[str], list[str]]:
     settings resolve paths against ``~/.claude``), as are installed code
     folders that are an editable checkout in the project.
     """
-    from agentreflex.core import contain
+    from agentreflex.core.contain import boundary as contain
 
     policy = contain.load_policy()
     project = os.path.abspath(opts.project)

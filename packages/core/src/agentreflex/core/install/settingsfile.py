@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agentreflex.core.fsutil import atomic_write_bytes
+from agentreflex.core.util.fsutil import atomic_write_bytes
 
 
 class InstallError(Exception):

@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
     ns = _parser().parse_args(argv)
     if ns.status:
         return _status()
-    from agentreflex.core.config import ConfigError, load_config
+    from agentreflex.core.config.settings import ConfigError, load_config
     from agentreflex.core.otlp.sink import ExportUnavailable, check_available, check_url
     from agentreflex.core.report.command import BadDate, parse_since
 
@@ -65,9 +65,9 @@ def main(argv: list[str]) -> int:
 
 
 def send(url: str, state_dir: str, session: str, since: float, timeout: float) -> int:
-    from agentreflex.core.history import decisions, load_histories
     from agentreflex.core.otlp.records import log_items
     from agentreflex.core.otlp.sink import OtlpSink
+    from agentreflex.core.state.history import decisions, load_histories
 
     items = [
         item

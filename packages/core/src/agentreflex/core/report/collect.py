@@ -14,9 +14,9 @@ import math
 import os
 
 from agentreflex.core import registry
-from agentreflex.core.history import SessionHistory, decisions
-from agentreflex.core.record import field, record
-from agentreflex.core.redact import redact_obj
+from agentreflex.core.redaction.redact import redact_obj
+from agentreflex.core.state.history import SessionHistory, decisions
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

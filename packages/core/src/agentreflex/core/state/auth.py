@@ -30,9 +30,9 @@ import contextlib
 import os
 from _operator import _compare_digest
 
-from agentreflex.core.digest import HmacSha256, sha256_hex
-from agentreflex.core.fsutil import private_dirs
-from agentreflex.core.userdirs import key_path, user_state_dir
+from agentreflex.core.state.userdirs import key_path, user_state_dir
+from agentreflex.core.util.digest import HmacSha256, sha256_hex
+from agentreflex.core.util.fsutil import private_dirs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core.config import Config
+from agentreflex.core.config.settings import Config
 
 STATE_DIR_NAME = ".agentreflex"
 

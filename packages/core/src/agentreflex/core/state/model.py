@@ -9,7 +9,7 @@ the cost of a hook call, does not grow with the session.
 
 from __future__ import annotations
 
-from agentreflex.core.record import field, fields, record
+from agentreflex.core.util.record import field, fields, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -25,20 +25,10 @@ import contextlib
 import os
 import time
 
-from agentreflex.core import fastjson, testrun
+from agentreflex.core import testrun
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import Event, EventKind, ToolCall, ToolKind
-from agentreflex.core.fsutil import (
-    append_line,
-    atomic_write_bytes,
-    ensure_private_dir,
-    locked,
-    tighten,
-)
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import field, record
-from agentreflex.core.redact import redact, redact_obj
+from agentreflex.core.redaction.redact import redact, redact_obj
 from agentreflex.core.reflex import Note
 from agentreflex.core.state.auth import Forged, Sealer, load_key
 from agentreflex.core.state.fingerprint import fingerprint
@@ -51,7 +41,18 @@ from agentreflex.core.state.outcome import (
     summarize,
     test_summary,
 )
-from agentreflex.core.usage import UsageDelta
+from agentreflex.core.state.usage import UsageDelta
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.digest import sha256_hex
+from agentreflex.core.util.fsutil import (
+    append_line,
+    atomic_write_bytes,
+    ensure_private_dir,
+    locked,
+    tighten,
+)
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentreflex.core import fastjson
-from agentreflex.core.fsutil import atomic_write_bytes
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.fsutil import atomic_write_bytes
 from agentreflex.core.worktree.observe import Repo
 from agentreflex.core.worktree.snapshot import store_dir
 

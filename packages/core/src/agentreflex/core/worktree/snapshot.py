@@ -20,7 +20,7 @@ import shutil
 import stat
 import time
 
-from agentreflex.core import fastjson
+from agentreflex.core.util import fastjson
 from agentreflex.core.worktree.observe import Repo, status_entries
 from agentreflex.core.worktree.observe import in_repo as git
 

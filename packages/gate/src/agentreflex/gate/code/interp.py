@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import record
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import record
 
 # Patterns compile on first use: most commands run no interpreter code at all.
 # The code-scanning ones carry hints (the calls they look for): most interpreter
 # code (``json.load(sys.stdin)``) calls none of them, and compiling them costs
-# more than the whole scan (see agentreflex.core.lazyre).
+# more than the whole scan (see agentreflex.core.util.lazyre).
 _STR = r"""(?:'([^'\\]*(?:\\.[^'\\]*)*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|`([^`]*)`)"""
 _STR_ITEMS = LazyPattern(_STR)  # each string literal of a list-form argv
 

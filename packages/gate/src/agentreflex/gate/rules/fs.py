@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import DESCENDANT, P_BLOCK, P_WARN, Cmd, Hit
 from agentreflex.gate.rules.programs import DISK_PREFIXES, DISK_TOOLS
 from agentreflex.gate.shell.paths import (

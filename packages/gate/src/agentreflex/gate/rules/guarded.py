@@ -1,6 +1,6 @@
 """Where the guard's own files are, and whether a change to a path reaches one.
 
-:func:`agentreflex.core.userdirs.guarded_paths` is the one definition of the
+:func:`agentreflex.core.state.userdirs.guarded_paths` is the one definition of the
 guard's own files; this module answers, for one path as a command spells it,
 which of them a change would reach: after resolving it the way the command
 will (its working directory, ``..``, ``~`` and ``~user``, the symlinks that
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from agentreflex.core import userdirs
+from agentreflex.core.state import userdirs
 from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN, has_marker
 from agentreflex.gate.shell.paths import Where, resolve
 

@@ -8,7 +8,7 @@ command would write, delete, move, link, truncate or change permissions of
 (redirections, coreutils, archivers, ``dd``, ``rsync``, downloads, ``git
 checkout``...), resolves each the way the command will (its working
 directory, ``..``, ``~`` and ``~user``, symlinks that exist, hard links,
-globs) and compares the result with :func:`agentreflex.core.userdirs.guarded_paths`
+globs) and compares the result with :func:`agentreflex.core.state.userdirs.guarded_paths`
 (the one definition of the guard's own files).  Interpreter code that writes
 files and mentions one of them, and the file tools (Write, Edit, patches, MCP
 file tools), are judged the same way.  Uninstalling or disabling agentreflex
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.userdirs import GUARDED_NAMES
+from agentreflex.core.state.userdirs import GUARDED_NAMES
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import ASK, DESCENDANT, Cmd, Hit
 from agentreflex.gate.rules.guarded import (
     DELETE,

@@ -16,7 +16,7 @@ commands it runs) is still checked.
 
 from __future__ import annotations
 
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 
 # Package managers whose publish verbs the publish rule knows.  Shared by the
 # analyser, the dry-run detector and the rules (kept here, not in ``rules/infra.py``:

@@ -17,7 +17,7 @@ ordinary rules.  This module only finds it, and says where it runs:
 
 from __future__ import annotations
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import UNKNOWN
 from agentreflex.gate.shell.paths import Where, resolve
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, Cmd, Hit
 from agentreflex.gate.shell.paths import Where
 

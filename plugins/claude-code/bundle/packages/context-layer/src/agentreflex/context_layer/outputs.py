@@ -18,7 +18,7 @@ import re
 import stat
 import time
 
-from agentreflex.core.fsutil import ensure_private_dir
+from agentreflex.core.util.fsutil import ensure_private_dir
 
 DIRNAME = "outputs"
 NAME = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{8}-[a-z0-9_-]{1,40}\.log$")

@@ -15,13 +15,13 @@ from __future__ import annotations
 from agentreflex.context_layer import constraints
 from agentreflex.context_layer.tokens import estimate_tokens
 from agentreflex.core.recap import Recap, RecapSection, declared_parts, render_plain
-from agentreflex.core.redact import redact
+from agentreflex.core.redaction.redact import redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
     from agentreflex.core.state.model import ActionRecord, SessionState
 
 GOAL = "Goal"

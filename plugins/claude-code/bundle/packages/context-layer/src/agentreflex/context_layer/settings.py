@@ -4,18 +4,18 @@ Core keeps package sections as plain dicts; this module owns the keys.  The
 section is one of core's package sections, so a project file that changes it
 applies only once the user approved it (``agentreflex trust``): the agent
 cannot switch the saver on for a host where it is not proven.  A bad value
-is a :class:`~agentreflex.core.config.ConfigError` the reflex reports, and
+is a :class:`~agentreflex.core.config.settings.ConfigError` the reflex reports, and
 the layer then does nothing (it is a convenience, never a floor).
 """
 
 from __future__ import annotations
 
-from agentreflex.core.config import section_value
-from agentreflex.core.record import record
+from agentreflex.core.config.settings import section_value
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
 
 SECTION = "context"
 # Hosts where a shortened tool output is proven to reach the model in the tool's

@@ -11,29 +11,29 @@ Everything else in core may change in any release.
 name not listed here (import something that is, or extend this list
 deliberately), and ``packages/core/tests/test_api.py`` fails when a listed
 name no longer exists. Siblings import from the defining modules as before
-(``from agentreflex.core.record import record``): this module is a
+(``from agentreflex.core.util.record import record``): this module is a
 declaration, plain data that no hook imports, so the hot path pays nothing.
 """
 
-# Modules a sibling may import whole (``from agentreflex.core import fastjson``):
+# Modules a sibling may import whole (``from agentreflex.core.util import fastjson``):
 # every name in them without a leading underscore is API.
 WHOLE_MODULES = (
-    "agentreflex.core.fastjson",
     # each package's one declaration (entry point agentreflex.plugins) is built from these
     "agentreflex.core.plugin",
-    "agentreflex.core.signals",
     "agentreflex.core.state.outcome",
+    "agentreflex.core.state.userdirs",
+    "agentreflex.core.systemone.signals",
     # events and contexts built without a host: reflex packages' tests, and judge2's
     # calibration over labelled rows
     "agentreflex.core.testing",
     # what a test run is and which words are wrappers: the one answer (issue 31)
     "agentreflex.core.testrun",
-    "agentreflex.core.userdirs",
+    "agentreflex.core.util.fastjson",
 )
 
 # Names a sibling may import from a module (``from agentreflex.core.events import Event``).
 NAMES = {
-    "agentreflex.core.config": (
+    "agentreflex.core.config.settings": (
         "Config",
         "ConfigError",
         "DEFAULT_THRESHOLDS",
@@ -42,8 +42,9 @@ NAMES = {
         "project_root",
         "section_value",
     ),
+    "agentreflex.core.config.tomlines": ("key_lines", "line_of"),
+    "agentreflex.core.config.trust": ("lookup",),
     "agentreflex.core.decision": ("Finding", "Verdict"),
-    "agentreflex.core.digest": ("sha256_hex",),
     # build_tool_call: the one normaliser of tool inputs (the gate reads an MCP
     # tool's input as the built-in calls it amounts to)
     "agentreflex.core.events": (
@@ -54,14 +55,6 @@ NAMES = {
         "ToolResult",
         "build_tool_call",
     ),
-    "agentreflex.core.fsutil": (
-        "atomic_write_bytes",
-        "atomic_write_json",
-        "ensure_private_dir",
-        "locked",
-    ),
-    # the one heuristic System One engine: laya serves it, judge2's offline backend asks it
-    "agentreflex.core.heuristic.engine": ("BuiltinEngine", "MODEL_ID"),
     # the host registry: a plug-in registers a host; a reflex asks what a host
     # does differently (its traits), never for a host by name
     "agentreflex.core.hosts": (
@@ -72,20 +65,18 @@ NAMES = {
         "register_host",
         "unregister_host",
     ),
-    "agentreflex.core.lazyre": ("LazyPattern",),
     # the context layer's session recap, rendered by each host's adapter
     "agentreflex.core.recap": ("Recap", "RecapSection", "declared_parts", "render_plain"),
-    "agentreflex.core.record": ("asdict", "field", "fields", "record", "replace"),
     # redact(text, extra=...): a package's declared extension of the one rule set
     # (the guard's name rule), never a parallel set of its own
-    "agentreflex.core.redact": ("find_secrets", "redact", "redact_obj"),
+    "agentreflex.core.redaction.redact": ("find_secrets", "redact", "redact_obj"),
     "agentreflex.core.reflex": ("JudgeAnswer", "ReflexContext"),
     "agentreflex.core.state.auth": ("FileSeal", "load_key"),
     "agentreflex.core.state.fingerprint": ("fingerprint",),
     "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
-    "agentreflex.core.tomlines": ("key_lines", "line_of"),
-    "agentreflex.core.trust": ("lookup",),
-    "agentreflex.core.wire": (
+    # the one heuristic System One engine: laya serves it, judge2's offline backend asks it
+    "agentreflex.core.systemone.heuristic.engine": ("BuiltinEngine", "MODEL_ID"),
+    "agentreflex.core.systemone.wire": (
         "Answer",
         "ChoiceAnswer",
         "ChoiceQuestion",
@@ -101,6 +92,15 @@ NAMES = {
         "noul",
         "parse_response",
     ),
+    "agentreflex.core.util.digest": ("sha256_hex",),
+    "agentreflex.core.util.fsutil": (
+        "atomic_write_bytes",
+        "atomic_write_json",
+        "ensure_private_dir",
+        "locked",
+    ),
+    "agentreflex.core.util.lazyre": ("LazyPattern",),
+    "agentreflex.core.util.record": ("asdict", "field", "fields", "record", "replace"),
     # the one safe git (no hooks, fsmonitor, filters, pagers): the gate's work-tree rule
     "agentreflex.core.worktree.safegit": ("filter_overrides", "git"),
 }

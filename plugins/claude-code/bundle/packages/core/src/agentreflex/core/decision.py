@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from enum import StrEnum
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

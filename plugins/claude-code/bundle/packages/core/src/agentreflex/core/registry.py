@@ -21,8 +21,8 @@ import importlib
 import os
 import sys
 
-from agentreflex.core import fastjson
-from agentreflex.core.digest import sha256_hex
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.digest import sha256_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ CACHE_VERSION = 11
 
 
 def _cache_path(kind: str = "entry-points") -> str:
-    from agentreflex.core.userdirs import user_cache_dir
+    from agentreflex.core.state.userdirs import user_cache_dir
 
     return os.path.join(user_cache_dir(), f"{kind}-{sha256_hex(sys.executable, 12)}.json")
 
@@ -194,7 +194,7 @@ def refresh() -> dict[str, list[list[Any]]]:
     global _MEMO
     table = _scan()
     with contextlib.suppress(OSError):
-        from agentreflex.core.fsutil import atomic_write_json
+        from agentreflex.core.util.fsutil import atomic_write_json
 
         atomic_write_json(_cache_path(), {"key": path_key(), "groups": table}, durable=False)
     _MEMO = table
@@ -359,14 +359,14 @@ def reflex_meta() -> dict[str, dict[str, Any]]:
 
 def still_current(entry: dict[str, Any]) -> bool:
     """Is the recorded file unchanged since its events were recorded?"""
-    from agentreflex.core.fsutil import mtime_ns
+    from agentreflex.core.util.fsutil import mtime_ns
 
     return isinstance(entry.get("file"), str) and mtime_ns(entry["file"]) == entry.get("mtime")
 
 
 def record_reflex_meta(meta: dict[str, dict[str, Any]]) -> None:
     with contextlib.suppress(OSError):
-        from agentreflex.core.fsutil import atomic_write_json
+        from agentreflex.core.util.fsutil import atomic_write_json
 
         atomic_write_json(
             _cache_path("reflex-meta"), {"key": _meta_key(), "reflexes": meta}, durable=False
@@ -379,7 +379,7 @@ def describe(spec: str, reflex: Any) -> dict[str, Any] | None:
     path = getattr(module, "__file__", None)
     if not path:
         return None
-    from agentreflex.core.fsutil import mtime_ns
+    from agentreflex.core.util.fsutil import mtime_ns
 
     mtime = mtime_ns(path)
     if mtime < 0:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import re
 
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit
 
 TYPE_CHECKING = False
@@ -120,9 +120,9 @@ def approved(path: str) -> bool:
     An allow-list only weakens the gate, and the project is written by the
     agent (or by whoever wrote a repository the user cloned): its entries
     count only once the user approved the file's exact bytes, recorded
-    outside the project (``agentreflex.core.trust``).
+    outside the project (``agentreflex.core.config.trust``).
     """
-    from agentreflex.core.trust import lookup
+    from agentreflex.core.config.trust import lookup
 
     try:
         with open(path, "rb") as fh:

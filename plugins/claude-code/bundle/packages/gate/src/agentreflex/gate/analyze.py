@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Cmd, Hit
 from agentreflex.gate.rules.literals import find_secrets, redacted_excerpt
 from agentreflex.gate.shell.paths import Where, is_secret_file, names_guarded

@@ -12,7 +12,7 @@ marker characters, so a rule can tell "unknown" from "empty".
 
 from __future__ import annotations
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

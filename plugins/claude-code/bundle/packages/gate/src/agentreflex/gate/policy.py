@@ -8,7 +8,7 @@ the rules (what happened and what to do instead), never from a model.
 
 from __future__ import annotations
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, CONSTRAINT, DESTRUCTIVE, SECRET, Hit
 
 TYPE_CHECKING = False
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-# signal ids (agentreflex.core.signals) used by the gate
+# signal ids (agentreflex.core.systemone.signals) used by the gate
 S_CONSTRAINT = "constraint_violation"
 S_SECRET = "secret_exposure"
 S_DESTRUCTIVE = "destructive_irreversible"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.guard.classifier import clauses
 
 _COMPLETION = LazyPattern(

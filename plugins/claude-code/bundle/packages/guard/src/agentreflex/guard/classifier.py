@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import record
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import record
 
 CANDIDATE = "candidate"
 UNCERTAIN = "uncertain"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import record
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import record
 from agentreflex.guard import MARKER
 from agentreflex.guard import bounds as B
 from agentreflex.guard.sanitize import digest, has_control, secret_shaped_key

@@ -15,7 +15,7 @@ from agentreflex.core.plugin import Command, Plugin, ReflexEntry, Section, Setti
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
 
 MODES = ("off", "report", "on")  # weakest first: the order a project may not lower
 CATEGORIES = (

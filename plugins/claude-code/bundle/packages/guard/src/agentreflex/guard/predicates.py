@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 from agentreflex.guard.bounds import MAX_OUTPUT_CHARS
 from agentreflex.guard.sanitize import digest
 

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core import fastjson
 from agentreflex.core.events import EventKind
+from agentreflex.core.util import fastjson
 from agentreflex.guard import MARKER, PAYLOAD_KEY, SCHEMA_VERSION, description_texts
 from agentreflex.guard.files import (
     IGNORE,

@@ -8,7 +8,7 @@ actions, 256 event digests, 128 latency samples.
 
 from __future__ import annotations
 
-from agentreflex.core import fastjson
+from agentreflex.core.util import fastjson
 from agentreflex.guard import SCHEMA_VERSION
 from agentreflex.guard import bounds as B
 from agentreflex.guard.plugin import CATEGORIES as CATEGORIES

@@ -1,7 +1,7 @@
 """Redaction, bounded excerpts and digests for everything the guard stores.
 
 The report sits on disk next to the project, so nothing secret and no prompt
-text may reach it.  Core's one rule set (``agentreflex.core.redact``) finds
+text may reach it.  Core's one rule set (``agentreflex.core.redaction.redact``) finds
 the secrets; the guard declares one extension of it, :data:`NAME_RULES`: any
 value whose *name* contains TOKEN, SECRET, KEY, PASSWORD, PASS or CREDENTIAL
 (and matching command flags) becomes ``[REDACTED]``, placeholders included,
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.digest import sha256_hex
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.redact import redact as core_redact
+from agentreflex.core.redaction.redact import redact as core_redact
+from agentreflex.core.util.digest import sha256_hex
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.guard.bounds import MAX_EXCERPT
 
 REDACTED = "[REDACTED]"

@@ -19,7 +19,7 @@ import re
 
 from agentreflex.core import testrun
 from agentreflex.core.events import ToolCall, ToolKind
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.guard import description_texts
 
 __all__ = ["description_texts", "first_word", "matches", "mutated_policy_paths", "policy_path"]

@@ -27,9 +27,9 @@ import os
 import re
 from collections import deque
 
-from agentreflex.core import fastjson
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import field, record
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import field, record
 from agentreflex.guard import bounds as B
 from agentreflex.guard.sanitize import digest
 

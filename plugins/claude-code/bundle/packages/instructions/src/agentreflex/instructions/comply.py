@@ -19,7 +19,7 @@ import os
 import posixpath
 
 from agentreflex.core import testrun
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 from agentreflex.gate import api as gate
 from agentreflex.gate.api import DESCENDANT, REMOTE, UNKNOWN, Where
 from agentreflex.instructions import parse, ruleset, sources

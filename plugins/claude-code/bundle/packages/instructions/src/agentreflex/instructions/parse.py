@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import field, record
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import field, record
 
 PROHIBIT = "prohibit"
 REQUIRE = "require"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import os
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 from agentreflex.instructions import diskcache, parse, sources
 from agentreflex.instructions.parse import Rule
 from agentreflex.instructions.sources import Diagnostic, Source

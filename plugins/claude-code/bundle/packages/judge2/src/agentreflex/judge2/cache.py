@@ -20,15 +20,15 @@ import math
 import os
 import time
 
-from agentreflex.core.fsutil import atomic_write_bytes
-from agentreflex.core.record import record
+from agentreflex.core.util.fsutil import atomic_write_bytes
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from agentreflex.core.wire import Question
+    from agentreflex.core.systemone.wire import Question
 
 DIRNAME = "judge-cache"
 DEFAULT_TTL_S = 600.0

@@ -19,7 +19,7 @@ import os
 import re
 from bisect import bisect_right
 
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

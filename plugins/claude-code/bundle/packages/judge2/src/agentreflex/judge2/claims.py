@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.record import record
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from agentreflex.core.wire import ChoiceQuestion
+    from agentreflex.core.systemone.wire import ChoiceQuestion
 
 SUPPORTED = "supported"
 CONTRADICTED = "contradicted"
@@ -147,7 +147,7 @@ def check_claim(claim: Claim, evidence: Sequence[str]) -> ClaimCheck:
 def claim_question(claim: Claim) -> ChoiceQuestion:
     """The choice question asking whether the session's evidence backs ``claim``."""
     # Only the judge asks claim questions: the done reflex alone never loads the wire module.
-    from agentreflex.core.wire import choice
+    from agentreflex.core.systemone.wire import choice
 
     text = f'Does the recorded evidence back this claim from the final message: "{claim.text}"?'
     return choice(

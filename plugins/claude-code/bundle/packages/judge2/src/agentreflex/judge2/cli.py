@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agentreflex.core.config import DEFAULT_THRESHOLDS
+from agentreflex.core.config.settings import DEFAULT_THRESHOLDS
 
 _DEFAULT_THRESHOLDS = sorted(set(DEFAULT_THRESHOLDS.values()) - {0.2, 0.3})
 
@@ -108,7 +108,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _calibrate_backend(args: argparse.Namespace) -> int:
     """Reliability per question family of a backend on labelled rows."""
-    from agentreflex.core.config import load_config
+    from agentreflex.core.config.settings import load_config
     from agentreflex.judge2 import heldout
     from agentreflex.judge2.calibmap import map_for
 
@@ -146,7 +146,7 @@ def _calibrate_backend(args: argparse.Namespace) -> int:
 
 def _backend(name: str, config: Any) -> Any:
     if name == "builtin":
-        from agentreflex.core.heuristic.engine import MODEL_ID
+        from agentreflex.core.systemone.heuristic.engine import MODEL_ID
         from agentreflex.judge2.offline import OfflineBackend
 
         return OfflineBackend(MODEL_ID)

@@ -17,9 +17,9 @@ Stdlib only; the judge is reached through the context, never imported.
 
 from __future__ import annotations
 
-from agentreflex.core import signals as s
 from agentreflex.core.decision import Finding, Verdict
-from agentreflex.core.record import record
+from agentreflex.core.systemone import signals as s
+from agentreflex.core.util.record import record
 from agentreflex.judge2 import claims as cl
 from agentreflex.judge2.evidence import assess
 from agentreflex.judge2.plugin import PLUGIN, SECTION

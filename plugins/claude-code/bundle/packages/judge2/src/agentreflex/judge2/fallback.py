@@ -8,7 +8,7 @@ these.  Answers built from them are flagged ``degraded``.
 
 from __future__ import annotations
 
-from agentreflex.core import signals as s
+from agentreflex.core.systemone import signals as s
 
 FALLBACK: dict[str, dict[str, float]] = {
     s.PRE_TOOL: {

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import time
 
-from agentreflex.core.wire import WireError, parse_response
+from agentreflex.core.systemone.wire import WireError, parse_response
 from agentreflex.judge2.backend import BackendError
 from agentreflex.judge2.redaction import redact
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     import httpx
-    from agentreflex.core.wire import SystemOneRequest, SystemOneResponse
+    from agentreflex.core.systemone.wire import SystemOneRequest, SystemOneResponse
     from agentreflex.judge2.backend import Subject
 
 RETRY_STATUSES = frozenset({408, 429, 529}) | frozenset(range(500, 600))
@@ -49,7 +49,7 @@ def endpoint(base_url: str) -> str:
 
 def is_loopback(base_url: str) -> bool:
     """A local server (laya) needs no key: core's one definition of loopback."""
-    from agentreflex.core.config import is_loopback_url
+    from agentreflex.core.config.settings import is_loopback_url
 
     return is_loopback_url(base_url)
 

@@ -9,12 +9,12 @@ answers without importing this package.
 
 from __future__ import annotations
 
-from agentreflex.core import signals as s
-from agentreflex.core.wire import noul
+from agentreflex.core.systemone import signals as s
+from agentreflex.core.systemone.wire import noul
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentreflex.core.wire import Question
+    from agentreflex.core.systemone.wire import Question
 
 _PRE = "Judge the PROPOSED ACTION against the session state. "
 _POST = "Judge the LAST RESULT of the action that just ran, using the session state. "

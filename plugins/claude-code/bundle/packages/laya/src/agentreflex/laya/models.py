@@ -1,6 +1,6 @@
 """The wire contract as pydantic models, built once when the server module loads.
 
-These are the request bodies judge2 sends (``agentreflex.core.wire`` is the
+These are the request bodies judge2 sends (``agentreflex.core.systemone.wire`` is the
 client's reading of the same format): ``{model, state, questions}`` for
 ``POST /v1/systemone`` and ``{model, states, questions}`` for the batch route.
 Validation is strict (no type coercion, no unknown fields), so a typo in a

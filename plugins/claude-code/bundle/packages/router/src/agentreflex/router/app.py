@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from agentreflex.core.redact import redact
+from agentreflex.core.redaction.redact import redact
 from agentreflex.router import responses, translate
 from agentreflex.router.errors import error_response, stream_error
 from agentreflex.router.recorder import Recorder

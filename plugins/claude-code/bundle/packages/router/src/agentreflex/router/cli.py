@@ -13,8 +13,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from agentreflex.core.trust import lookup
-from agentreflex.core.userdirs import user_config_dir
+from agentreflex.core.config.trust import lookup
+from agentreflex.core.state.userdirs import user_config_dir
 from agentreflex.routing import PolicyError, load_policy
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentreflex.core.redact import redact_obj
+from agentreflex.core.redaction.redact import redact_obj
 
 KEEP = 500
 

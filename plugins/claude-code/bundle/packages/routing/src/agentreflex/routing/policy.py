@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from agentreflex.core.tomlines import key_lines, line_of
+from agentreflex.core.config.tomlines import key_lines, line_of
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 KeyPath = tuple[str | int, ...]

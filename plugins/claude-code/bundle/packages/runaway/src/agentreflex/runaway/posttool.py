@@ -12,7 +12,7 @@ The call has already run, so nothing here blocks.  Three kinds of warning:
 
 from __future__ import annotations
 
-from agentreflex.core import signals as sig
+from agentreflex.core.systemone import signals as sig
 from agentreflex.runaway.fuzzy import Hit
 from agentreflex.runaway.history import FAILURE
 from agentreflex.runaway.policy import floor_fires

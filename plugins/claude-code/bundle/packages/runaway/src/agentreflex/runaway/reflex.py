@@ -11,9 +11,9 @@ that part says nothing, so a bug in a heuristic can never wedge the agent.
 
 from __future__ import annotations
 
-from agentreflex.core import signals as sig
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind
+from agentreflex.core.systemone import signals as sig
 from agentreflex.runaway import budgets, fuzzy
 from agentreflex.runaway.fuzzy import Hit
 from agentreflex.runaway.history import FAILURE, Proposal, proposal, with_outcome

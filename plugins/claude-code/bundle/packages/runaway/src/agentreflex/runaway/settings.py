@@ -11,15 +11,15 @@ so one typo neither disarms the exact-repeat floor nor wedges every tool call.
 
 from __future__ import annotations
 
-from agentreflex.core.config import ConfigError
-from agentreflex.core.record import field, record
+from agentreflex.core.config.settings import ConfigError
+from agentreflex.core.util.record import field, record
 from agentreflex.runaway.plugin import BUDGETS, LOOPS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
     from agentreflex.core.plugin import Section
 
 

@@ -12,10 +12,10 @@ rejected answer makes most hosts run the tool anyway.
 
 from __future__ import annotations
 
-from agentreflex.core import fastjson
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import EventKind, ToolKind, tool_kind
-from agentreflex.core.record import record
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

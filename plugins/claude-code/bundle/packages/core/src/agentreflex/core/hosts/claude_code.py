@@ -211,7 +211,7 @@ def _own_sandbox_on(project: str) -> bool:
             continue
         if b'"sandbox"' not in data:
             continue  # most settings never mention it: no JSON parse
-        from agentreflex.core import fastjson
+        from agentreflex.core.util import fastjson
 
         try:
             box = fastjson.loads(data).get("sandbox")

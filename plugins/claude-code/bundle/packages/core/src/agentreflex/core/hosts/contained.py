@@ -4,7 +4,7 @@ Why here and not in each adapter: OpenCode, pi, Gemini CLI and Copilot CLI
 all let the hook replace a shell tool's command before it runs (the shims'
 ``command`` reply, Gemini's ``hookSpecificOutput.tool_input``, Copilot's
 ``modifiedArgs``); what the replacement is, and when there is one, is one
-rule.  The boundary itself is :mod:`agentreflex.core.contain`.
+rule.  The boundary itself is :mod:`agentreflex.core.contain.boundary`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
         return None
     if decision.mode is not Mode.ENFORCED or not isinstance(tool.input.get("command"), str):
         return None
-    from agentreflex.core import contain
+    from agentreflex.core.contain import boundary as contain
 
     command, note = contain.shell_rewrite(tool.input["command"], event.cwd)
     return command, (f"agentreflex: {note}" if note else "")
@@ -49,7 +49,7 @@ def as_the_agent_wrote(tool_input: Any) -> Any:
     command = tool_input.get("command")
     if not isinstance(command, str) or "bwrap" not in command:
         return tool_input  # cheap: most commands never load the boundary's module
-    from agentreflex.core import contain
+    from agentreflex.core.contain import boundary as contain
 
     inner = contain.inner_command(command)
     return tool_input if inner is None else {**tool_input, "command": inner}

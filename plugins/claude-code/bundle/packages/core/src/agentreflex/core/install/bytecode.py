@@ -13,7 +13,7 @@ import compileall
 import os
 import py_compile
 
-from agentreflex.core import userdirs
+from agentreflex.core.state import userdirs
 
 
 def compile_installation() -> tuple[list[str], list[str]]:

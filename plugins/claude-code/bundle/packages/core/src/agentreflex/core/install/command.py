@@ -184,7 +184,7 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def _check_config(cwd: str, out: TextIO) -> None:
     """The hooks just wired will read these files: say now if one of them is broken."""
-    from agentreflex.core.configcheck import check_paths, default_files
+    from agentreflex.core.cli.configcheck import check_paths, default_files
 
     problems = [p.render() for found in check_paths(default_files(cwd)).values() for p in found]
     for line in problems:

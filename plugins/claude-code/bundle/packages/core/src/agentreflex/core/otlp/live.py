@@ -23,17 +23,17 @@ import queue
 import threading
 import time
 
-from agentreflex.core.history import Tail, read_new
 from agentreflex.core.otlp.records import AttributeValue, log_items
+from agentreflex.core.state.history import Tail, read_new
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from agentreflex.core.config import Config
+    from agentreflex.core.config.settings import Config
+    from agentreflex.core.hook.runtime import HookOutcome
     from agentreflex.core.otlp.sink import OtlpSink
-    from agentreflex.core.runtime import HookOutcome
 
 CONFIG_SECONDS = 5.0  # how long a project's endpoint is remembered
 COUNTERS_FILE = "otlp-export.json"
@@ -56,7 +56,7 @@ _WORKER: threading.Thread | None = None
 
 
 def counters_path(env: Mapping[str, str] | None = None) -> str:
-    from agentreflex.core.userdirs import user_state_dir
+    from agentreflex.core.state.userdirs import user_state_dir
 
     return os.path.join(user_state_dir(env), COUNTERS_FILE)
 
@@ -73,7 +73,7 @@ def endpoint(cwd: str, env: Mapping[str, str]) -> tuple[str, int]:
         cached = _URLS.get(cwd)
     if cached and cached[0] > now:
         return cached[1], cached[2]
-    from agentreflex.core.config import load_config
+    from agentreflex.core.config.settings import load_config
 
     config = load_config(cwd, env, bad_project_file="ignore")
     section = config.section("export")

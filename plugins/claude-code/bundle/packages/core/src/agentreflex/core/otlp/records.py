@@ -24,8 +24,8 @@ import os
 import platform
 import socket
 
-from agentreflex.core.record import record
-from agentreflex.core.redact import redact
+from agentreflex.core.redaction.redact import redact
+from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import re
 
-from agentreflex.core.redact import redact
+from agentreflex.core.redaction.redact import redact
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

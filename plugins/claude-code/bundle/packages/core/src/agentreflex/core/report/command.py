@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
     except BadDate as exc:
         print(f"agentreflex report: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from agentreflex.core.config import ConfigError
+    from agentreflex.core.config.settings import ConfigError
     from agentreflex.core.report.charts import ChartsUnavailable
 
     try:
@@ -90,10 +90,10 @@ def main(argv: list[str]) -> int:
 
 def build(cwd: str, state_dir: str, session: str, since: float, labels: str) -> tuple[str, int]:
     """The report's HTML and how many sessions it covers."""
-    from agentreflex.core.config import load_config
-    from agentreflex.core.history import load_histories
+    from agentreflex.core.config.settings import load_config
     from agentreflex.core.report.collect import collect
     from agentreflex.core.report.page import render
+    from agentreflex.core.state.history import load_histories
 
     directory = os.path.abspath(state_dir) if state_dir else load_config(cwd).state_dir
     histories = load_histories(directory, session=session, since=since)

@@ -11,16 +11,16 @@ from __future__ import annotations
 import html
 import time
 
-from agentreflex.core.redact import redact
+from agentreflex.core.cli.status import percentile
+from agentreflex.core.redaction.redact import redact
 from agentreflex.core.report import charts
 from agentreflex.core.report.collect import TIMELINE_LIMIT, PackageSection, ReportData, tool_text
-from agentreflex.core.status import percentile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentreflex.core.history import SessionHistory
+    from agentreflex.core.state.history import SessionHistory
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 STYLE = """

@@ -9,10 +9,10 @@ command match.
 
 from __future__ import annotations
 
-from agentreflex.core import fastjson
-from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import ToolCall, ToolKind
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.digest import sha256_hex
+from agentreflex.core.util.lazyre import LazyPattern
 
 _VOLATILE = frozenset(
     {

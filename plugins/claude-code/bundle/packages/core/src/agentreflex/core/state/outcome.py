@@ -16,8 +16,8 @@ from functools import lru_cache
 
 from agentreflex.core import testrun
 from agentreflex.core.events import ToolCall, ToolKind, ToolResult
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.redact import redact
+from agentreflex.core.redaction.redact import redact
+from agentreflex.core.util.lazyre import LazyPattern
 
 SUMMARY_LIMIT = 200
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import re
 
-from agentreflex.core import fastjson
-from agentreflex.core.config import Config
+from agentreflex.core.config.settings import Config
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.digest import sha256_hex
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.reflex import Note
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.digest import sha256_hex
 from agentreflex.core.worktree import observe, snapshot
 
 CHANGES_NOTE = "worktree_changes"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import CONSTRAINT, Cmd, Hit
 from agentreflex.gate.shell.paths import Where, resolve
 

@@ -10,7 +10,7 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker
 from agentreflex.gate.shell.paths import Where
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker, positional
 from agentreflex.gate.rules.http import http_method
 from agentreflex.gate.rules.programs import DB_CLIS, SQL_SUBCOMMANDS

@@ -1,6 +1,6 @@
 """Secret literals in text: typed on a command line, or about to be written to a file.
 
-Found with core's one rule set (``agentreflex.core.redact.find_secrets``) so
+Found with core's one rule set (``agentreflex.core.redaction.redact.find_secrets``) so
 the gate and every log, state file and judge request agree on what a secret
 is.  A module of its own because every shell command is scanned
 (``analyze``) while the rest of :mod:`secrets` is only needed once a command
@@ -9,9 +9,9 @@ is parsed.
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
-from agentreflex.core.redact import find_secrets as _core_find
-from agentreflex.core.redact import redact
+from agentreflex.core.redaction.redact import find_secrets as _core_find
+from agentreflex.core.redaction.redact import redact
+from agentreflex.core.util.lazyre import LazyPattern
 
 MAX_SCAN = 200_000
 

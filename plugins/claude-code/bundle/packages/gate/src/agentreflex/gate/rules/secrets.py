@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
 from agentreflex.gate.rules.literals import find_secrets
 from agentreflex.gate.shell.paths import Where, classify, is_secret_file

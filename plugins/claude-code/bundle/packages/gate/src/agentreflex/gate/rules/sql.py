@@ -17,7 +17,7 @@ keyword scan of :mod:`rules.infra` instead.
 
 from __future__ import annotations
 
-from agentreflex.core.record import record
+from agentreflex.core.util.record import record
 
 # client program -> sqlglot dialect
 DIALECTS = {

@@ -23,7 +23,7 @@ ordinary rules.  Findings reuse the shell rules' codes.
 
 from __future__ import annotations
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, UNKNOWN, Cmd, Hit
 from agentreflex.gate.shell.paths import Where
 

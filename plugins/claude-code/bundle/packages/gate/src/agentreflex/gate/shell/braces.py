@@ -16,7 +16,7 @@ it would run or delete is never taken for known.
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import UNKNOWN
 
 Part = tuple[str, bool, bool]

@@ -9,7 +9,7 @@ runs in linear time and backs the ASK/BLOCK that such input gets anyway.
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, Hit
 
 _SPLIT = LazyPattern(r"[;&|\n()`{}]|\$\(")

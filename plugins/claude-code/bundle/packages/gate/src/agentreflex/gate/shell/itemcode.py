@@ -14,7 +14,7 @@ Only imported when a command runs ``xargs`` or ``parallel``.
 
 from __future__ import annotations
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
 from agentreflex.gate.shell.fanout import FIND_VALUED
 from agentreflex.gate.shell.wrappers import peel

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import posixpath
 
-from agentreflex.core.record import record
-from agentreflex.core.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES
+from agentreflex.core.state.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES
+from agentreflex.core.util.record import record
 from agentreflex.gate.model import CACHE_ENTRY, DESCENDANT, REMOTE, UNKNOWN, has_marker
 
 TYPE_CHECKING = False

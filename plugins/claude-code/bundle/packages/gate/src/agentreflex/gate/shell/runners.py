@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
 from agentreflex.gate.model import (
     DATA,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from agentreflex.core.lazyre import LazyPattern
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import braces, pipes
 from agentreflex.gate.shell.parser import node_text

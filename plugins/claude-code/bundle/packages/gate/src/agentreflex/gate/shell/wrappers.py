@@ -8,7 +8,7 @@ only *looks up* a name and is data, not execution.
 
 from __future__ import annotations
 
-from agentreflex.core.record import field, record
+from agentreflex.core.util.record import field, record
 
 # wrapper -> options that take a value (as separate words)
 _VALUED: dict[str, frozenset[str]] = {

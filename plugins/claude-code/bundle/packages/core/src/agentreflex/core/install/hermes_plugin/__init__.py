@@ -229,7 +229,7 @@ def _runtime() -> Any:
             if isinstance(entry, str) and entry not in sys.path:
                 sys.path.append(entry)
         try:
-            from agentreflex.core.runtime import run_hook as found
+            from agentreflex.core.hook.runtime import run_hook as found
 
             run_hook = found
         except ImportError:

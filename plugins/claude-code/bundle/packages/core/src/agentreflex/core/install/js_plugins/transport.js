@@ -31,7 +31,7 @@ const SOCKET_TIMEOUT_MS = 5000;
 const HOOK_TIMEOUT_MS = 30000;
 const PRUNE_TIMEOUT_MS = 10000;
 const MAX_REPLY_BYTES = 1024 * 1024;
-// environment that changes a decision, forwarded to the daemon (core/client.py ENV_PREFIXES)
+// environment that changes a decision, forwarded to the daemon (core/hook/client.py ENV_PREFIXES)
 const ENV_PREFIXES = [
   "REFLEX_", "JEV_", "AGENTREFLEX_", "CLAUDE_", "CODEX_",
   "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PWD",
@@ -65,7 +65,7 @@ function errText(err) {
 }
 
 /**
- * The request bytes of the daemon protocol (core/client.py encode_request).
+ * The request bytes of the daemon protocol (core/hook/client.py encode_request).
  * @param {string} install @param {string} host @param {string} hint
  * @param {Record<string, string | undefined>} env @param {Buffer} payload
  */
@@ -82,7 +82,7 @@ export function encodeRequest(install, host, hint, env, payload) {
 
 /**
  * True when `folder` is a real directory of ours that nobody else may enter: then
- * nobody else can have put the socket there (core/client.py private_dir_fd).
+ * nobody else can have put the socket there (core/hook/client.py private_dir_fd).
  * @param {string} folder
  */
 export function privateDir(folder) {
@@ -290,7 +290,7 @@ export function createClient(chosen, moduleUrl) {
 // Printed by this installation's Python: its daemon socket and installation id.
 const DAEMON_INFO =
   "import json,sys\n" +
-  "from agentreflex.core.client import installation_id, socket_path\n" +
+  "from agentreflex.core.hook.client import installation_id, socket_path\n" +
   "i = installation_id()\n" +
   "sys.stdout.write(json.dumps([socket_path(i), i]))\n";
 

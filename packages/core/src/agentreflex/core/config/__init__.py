@@ -1,0 +1,1 @@
+"""Configuration: settings, their pydantic schema, TOML line numbers, the user's trust."""

@@ -1,0 +1,665 @@
+"""The hook path: payload in, host-native answer out.
+
+    payload -> adapter.parse -> Event
+            -> config (files + env)
+            -> store.load (fold the session log)
+            -> reflexes (floors + judge probabilities, each its own policy)
+            -> merge (BLOCK > ASK_USER > WARN > ALLOW; shadow -> WOULD_*)
+            -> store.record, panels
+            -> adapter.render
+
+The same :func:`run_hook` serves the one-shot hook process and the warm
+daemon, so both paths give identical decisions.  Failures are classified:
+our own code failing on a pre-tool floor blocks (fail closed); anything else
+is logged and allowed (fail open).  Nothing here raises to the caller.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Mapping
+
+from agentreflex.core.config.settings import Config, ConfigError, load_config
+from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
+from agentreflex.core.events import Event, EventKind
+from agentreflex.core.hosts import TRANSCRIPT_USAGE, get_adapter
+from agentreflex.core.hosts.base import HostReply, PayloadError
+from agentreflex.core.redaction.redact import redact, redact_obj
+from agentreflex.core.reflex import ReflexContext
+from agentreflex.core.state.auth import KeyUnavailable
+from agentreflex.core.state.home import state_problem
+from agentreflex.core.state.integrity import (
+    LOST_NOTE,
+    home_finding,
+    lost_finding,
+    report_finding,
+    tamper_findings,
+)
+from agentreflex.core.state.model import SessionState
+from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
+from agentreflex.core.state.usage import UsageDelta, read_usage
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.record import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentreflex.core.protocols import HostAdapter, Judge, Reflex
+
+MAX_PAYLOAD_BYTES = 10 * 1024 * 1024
+MAX_ANALYSED = 256 * 1024  # characters of one tool input the reflexes look at
+MAX_OUTPUT_KEPT = 64 * 1024  # head and tail of a tool output, prompt or message
+GROUP = "agentreflex.reflexes"
+
+
+@record
+class HookOutcome:
+    reply: HostReply
+    event: Event | None = None
+    decision: Decision | None = None
+    error: str = ""
+    state: SessionState | None = None
+
+
+@record
+class Plugins:
+    """The reflexes and judge factory of this process (kept warm by the daemon)."""
+
+    reflexes: list[Reflex] = field(default_factory=list)
+    judges: list[tuple[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+_PLUGINS: Plugins | None = None
+_LOADED: dict[str, Reflex] = {}  # spec -> instance, for this process
+_ERRORS: dict[str, str] = {}  # spec -> why it could not be loaded
+
+
+def load_plugins(
+    refresh: bool = False, kind: EventKind | None = None, config: Config | None = None
+) -> Plugins:
+    """The installed reflexes, each imported once per process.
+
+    With ``kind``, a reflex that is known (from the last time it was imported,
+    and unchanged on disk since) not to handle that event is not imported at
+    all: a one-shot hook process pays only for the reflexes its event needs.
+    With ``config`` too, a reflex the configuration switches off is not
+    imported either (it would not run). The daemon and the cold commands load
+    everything.
+    """
+    global _PLUGINS
+    if _PLUGINS is not None and not refresh:
+        return _PLUGINS
+    from agentreflex.core import registry
+
+    if refresh:
+        registry.clear_memo()
+        _LOADED.clear()
+        _ERRORS.clear()
+    meta = registry.reflex_meta() if kind is not None else {}
+    changed = False
+    named: list[tuple[str, Reflex]] = []
+    # Before a tool call the floors act: no cached note may leave one out.
+    pre_tool = kind is EventKind.PRE_TOOL
+    if pre_tool:
+        listed, order, declared = registry.reflexes_for_pre_tool()
+    else:
+        listed, order = registry.entries(GROUP), dict(registry.entries(registry.ORDER))
+        declared = dict(registry.entries(registry.EVENTS))
+    for name, spec in listed:
+        known = meta.get(spec)
+        if kind is not None and _not_declared_for(declared.get(name), kind):
+            continue
+        if kind is not None and _not_needed(known, kind, config, name):
+            continue
+        if spec not in _LOADED and spec not in _ERRORS:
+            try:
+                _LOADED[spec] = registry.load_object(spec)()
+            except Exception as exc:  # a broken plug-in is reported, never fatal
+                _ERRORS[spec] = f"reflex {name} ({spec}): {type(exc).__name__}: {exc}"
+                continue
+            fresh = registry.describe(spec, _LOADED[spec])
+            if fresh is not None and fresh != known:
+                meta[spec] = fresh
+                changed = True
+        if spec in _LOADED:
+            named.append((name, _LOADED[spec]))
+    if changed:
+        registry.record_reflex_meta(meta)
+    named.sort(key=lambda item: (_place(order, item[0]), item[0]))
+    plugins = Plugins(reflexes=[r for _, r in named], errors=list(_ERRORS.values()))
+    plugins.judges = [(name, spec) for name, spec in registry.entries("agentreflex.judges")]
+    if kind is None:
+        _PLUGINS = plugins  # the full set: reuse it for every later event
+    return plugins
+
+
+def _place(order: dict[str, Any], name: str) -> int:
+    """Where a reflex runs: the place its package declares (lower first)."""
+    from agentreflex.core.plugin import DEFAULT_ORDER
+
+    place = order.get(name, DEFAULT_ORDER)
+    return place if isinstance(place, int) else DEFAULT_ORDER
+
+
+def _not_declared_for(events: Any, kind: EventKind) -> bool:
+    """Its package declares the events it handles, and ``kind`` is not one of them."""
+    return isinstance(events, list) and bool(events) and kind.value not in events
+
+
+def _not_needed(
+    known: dict[str, Any] | None, kind: EventKind, config: Config | None, entry_name: str
+) -> bool:
+    """Known (and unchanged on disk since) not to handle ``kind``, or to be switched off.
+
+    Before a tool call only the configuration may leave a reflex out, by the
+    entry point's own name: what a cached note says a reflex handles is not
+    enough there (a forged note must not skip the gate).
+    """
+    from agentreflex.core import registry
+
+    if known is None or not registry.still_current(known):
+        return False
+    name = known.get("name")
+    switched_off = config is not None and isinstance(name, str) and not config.reflex_enabled(name)
+    if kind is EventKind.PRE_TOOL:
+        return switched_off and name == entry_name
+    return kind.value not in known["events"] or switched_off
+
+
+def set_plugins(plugins: Plugins | None) -> None:
+    """Install a fixed plug-in set (tests, ``check`` with explicit reflexes)."""
+    global _PLUGINS
+    _PLUGINS = plugins
+
+
+def _judge_factory(plugins: Plugins, config: Config) -> Judge | None:
+    if config.judge.mode == "off" or not plugins.judges:
+        return None
+    from agentreflex.core import registry
+
+    _name, spec = plugins.judges[0]
+    factory = registry.load_object(spec)
+    judge: Judge | None = factory(config)
+    return judge
+
+
+def decode_payload(data: bytes) -> dict[str, Any]:
+    """Bytes from the host -> dict, or PayloadError with a one-line reason."""
+    if len(data) > MAX_PAYLOAD_BYTES:
+        raise PayloadError(f"payload is {len(data)} bytes, over the {MAX_PAYLOAD_BYTES} limit")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PayloadError(f"payload is not valid UTF-8 (byte {exc.start})") from None
+    if not text.strip():
+        raise PayloadError("empty payload on stdin")
+    try:
+        payload = fastjson.loads(text)
+    except ValueError as exc:  # json.JSONDecodeError, which carries msg and pos
+        where = f"{getattr(exc, 'msg', exc)} at char {getattr(exc, 'pos', '?')}"
+        raise PayloadError(f"payload is not valid JSON ({where})") from None
+    except RecursionError:
+        raise PayloadError("payload is nested too deeply") from None
+    if not isinstance(payload, dict):
+        raise PayloadError(f"payload must be a JSON object, got {type(payload).__name__}")
+    return payload
+
+
+def _tool_size(event: Event) -> int:
+    tool = event.tool
+    return 0 if tool is None else max(len(tool.command), len(tool.content), len(tool.patch))
+
+
+def _too_large(size: int) -> Finding:
+    return Finding(
+        reflex="core",
+        code="CORE-INPUT-TOO-LARGE",
+        verdict=Verdict.ASK_USER,
+        title="TOOL CALL TOO LARGE TO CHECK",
+        message=f"This tool call is {size:,} characters, more than the {MAX_ANALYSED:,} "
+        "agentreflex analyses, so its safety floors only saw the beginning. Ask the user "
+        "to confirm it, or split it into smaller steps.",
+    )
+
+
+def bound_event(event: Event) -> Event:
+    """Cut what reflexes may scan to a size every rule handles in milliseconds.
+
+    Tool output keeps its head and its tail (errors are usually at the end);
+    a pre-tool input longer than MAX_ANALYSED is cut too, and the decision
+    then asks the user (see ``_too_large``).
+    """
+    result = event.result
+    if result is not None:
+        result.output = _head_tail(result.output)
+        result.error = _head_tail(result.error)
+    tool = event.tool
+    if tool is not None:
+        tool.command = tool.command[:MAX_ANALYSED]
+        tool.content = tool.content[:MAX_ANALYSED]
+        tool.old_content = tool.old_content[:MAX_ANALYSED]
+        tool.patch = tool.patch[:MAX_ANALYSED]
+    event.prompt = _head_tail(event.prompt)
+    event.last_message = _head_tail(event.last_message)
+    return event
+
+
+def _head_tail(text: str, keep: int = MAX_OUTPUT_KEPT) -> str:
+    if len(text) <= 2 * keep:
+        return text
+    return (
+        text[:keep] + f"\n… [{len(text) - 2 * keep:,} characters not analysed] …\n" + text[-keep:]
+    )
+
+
+def evaluate(
+    event: Event,
+    state: SessionState,
+    config: Config,
+    plugins: Plugins,
+    history_missing: bool = False,
+    state_dir: str | None = None,
+) -> tuple[Decision, ReflexContext]:
+    """Run every enabled reflex for this event and merge their findings.
+
+    ``history_missing``: the session state could not be read, so only floors
+    (which need no history) may act; other findings become report-only.
+    ``state_dir``: where reflexes may keep state ("" when nowhere may be
+    written, see ``state.home``); the configured one by default.
+    """
+    ctx = ReflexContext(
+        event=event,
+        state=state,
+        config=config,
+        state_dir=config.state_dir if state_dir is None else state_dir,
+        deadline=time.monotonic() + config.floor_budget_ms / 1000.0,
+        judge_factory=lambda: _judge_factory(plugins, config),
+        judge_offline=config.judge.offline,
+    )
+    findings: list[Finding] = []
+    errors: list[str] = []
+    for reflex in plugins.reflexes:
+        if event.kind not in reflex.events or not config.reflex_enabled(reflex.name):
+            continue
+        try:
+            produced = reflex.evaluate(ctx)
+            if history_missing and not reflex.floor:
+                for finding in produced:
+                    finding.enforce = False
+            findings.extend(produced)
+        except Exception as exc:
+            msg = redact(f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}")
+            errors.append(msg)
+            if reflex.floor and event.kind is EventKind.PRE_TOOL:
+                findings.append(_floor_error(reflex.name, msg))
+    for finding in findings:  # what a reflex says goes to the host, the log and the agent
+        _redact_finding(finding)
+    if plugins.errors and event.kind is EventKind.PRE_TOOL:
+        # An installed reflex that cannot load may be a safety floor: fail closed.
+        findings.append(_plugin_error(plugins.errors))
+    decision = merge(findings, config.mode)
+    decision.errors = errors + list(plugins.errors)
+    decision.degraded = list(ctx.degraded)
+    decision.recap, decision.updated_output = ctx.recap, ctx.updated_output
+    return decision, ctx
+
+
+def _redact_finding(finding: Finding) -> None:
+    """Secrets quoted by a reflex (a command segment, a path) never leave in its words."""
+    finding.message = redact(finding.message)
+    finding.context = redact(finding.context)
+    if finding.detail:
+        clean = redact_obj(finding.detail)
+        finding.detail = clean if isinstance(clean, dict) else {}
+
+
+def _floor_error(reflex: str, message: str) -> Finding:
+    return Finding(
+        reflex=reflex,
+        code="CORE-FLOOR-ERROR",
+        verdict=Verdict.BLOCK,
+        title="SAFETY FLOOR COULD NOT BE EVALUATED",
+        message=f"agentreflex could not evaluate the {reflex} safety floor ({message}); "
+        "failing closed. Ask the user to check `agentreflex doctor`.",
+    )
+
+
+def _plugin_error(errors: list[str]) -> Finding:
+    return Finding(
+        reflex="core",
+        code="CORE-PLUGIN-ERROR",
+        verdict=Verdict.BLOCK,
+        title="A REFLEX PACKAGE COULD NOT BE LOADED",
+        message="agentreflex could not load an installed reflex package ("
+        + "; ".join(errors)[:400]
+        + "), so its safety floors cannot run; failing closed. "
+        "Ask the user to run `agentreflex doctor` and repair the installation.",
+    )
+
+
+def run_hook(
+    host: str,
+    data: bytes,
+    env: Mapping[str, str] | None = None,
+    event_hint: str | None = None,
+    plugins: Plugins | None = None,
+    still_wanted: Callable[[], bool] | None = None,
+) -> HookOutcome:
+    """The whole hook path.  Never raises; the reply is always host-valid.
+
+    ``event_hint`` is the event the hook was registered for (``agentreflex
+    hook claude-code PreToolUse``); it wins over the payload's own
+    ``hook_event_name`` (see :func:`reconcile_event`).  ``still_wanted`` (the
+    daemon's) is asked just before the event is recorded: a caller that gave
+    up waiting evaluates the event itself, and it must be recorded once.
+    """
+    started = time.perf_counter()
+    try:
+        adapter = get_adapter(host)
+    except ValueError as exc:
+        return HookOutcome(HostReply("", f"agentreflex: {exc}\n", 1), error=str(exc))
+    registered = adapter.events.get(event_hint) if event_hint else None
+    payload: dict[str, Any] | None = None
+    notes: list[str] = []
+    try:
+        payload = decode_payload(data)
+        payload, note = reconcile_event(adapter, payload, event_hint or "", registered)
+        notes += [note] if note else []
+        event = adapter.parse(payload)
+    except PayloadError as exc:
+        kind = registered or exc.kind or adapter.unknown_event
+        return _fail(
+            adapter, kind, f"bad {host} payload: {exc}", None, True, _error_dir(env, payload)
+        )
+    except Exception as exc:  # adapter bug: same treatment as a bad payload
+        return _fail(
+            adapter,
+            registered or adapter.unknown_event,
+            f"adapter error: {type(exc).__name__}: {exc}",
+            None,
+            True,
+            _error_dir(env, payload),
+        )
+    try:
+        # a broken project file applies not at all (see load_config): never a way to fail open
+        config = load_config(event.cwd, env, bad_project_file="ignore")
+    except ConfigError as exc:
+        return _fail(
+            adapter,
+            event.kind,
+            f"configuration error: {exc}",
+            event,
+            True,
+            _error_dir(env, payload),
+        )
+    try:
+        plugins = plugins or load_plugins(kind=event.kind, config=config)
+        return _run_event(adapter, event, config, plugins, started, notes, still_wanted)
+    except Exception as exc:  # last line of defence: never a traceback on the host
+        return _fail(
+            adapter,
+            event.kind,
+            f"internal error: {type(exc).__name__}: {exc}",
+            event,
+            True,
+            config.state_dir,
+        )
+
+
+def reconcile_event(
+    host: HostAdapter | str, payload: dict[str, Any], hint: str, registered: EventKind | None
+) -> tuple[dict[str, Any], str]:
+    """The payload with the event the hook was registered for, and a note if they differed.
+
+    Why: the payload is data the host assembled from the agent's session; the
+    registration is the user's configuration.  A payload that names another
+    event than the hook it reached must not pick a laxer path: the
+    registration wins, and if either side is a proposed tool call the event is
+    handled as one (the strictest), with the disagreement reported.
+    """
+    if registered is None:
+        return payload, ""
+    names = (get_adapter(host) if isinstance(host, str) else host).events
+    said = payload.get("hook_event_name")
+    announced = names.get(said) if isinstance(said, str) else None
+    if announced is registered:
+        return payload, ""
+    effective = EventKind.PRE_TOOL if EventKind.PRE_TOOL in (registered, announced) else registered
+    name = hint if effective is registered else _name_of(names, effective)
+    fixed = dict(payload)
+    fixed["hook_event_name"] = name
+    if "hook_event_name" not in payload:
+        return fixed, ""
+    said_text = redact(repr(said)[:80])
+    return fixed, (
+        f"the hook is registered for {hint} but its payload says hook_event_name={said_text}; "
+        f"handled as {name}"
+    )
+
+
+def _name_of(names: Mapping[str, EventKind], kind: EventKind) -> str:
+    return next(name for name, k in names.items() if k is kind)
+
+
+def _needs_history(config: Config) -> bool:
+    """Does an enabled reflex declare that its stop question needs the session history?"""
+    from agentreflex.core import registry
+
+    return any(map(config.reflex_enabled, registry.history_reflexes()))
+
+
+def _run_event(
+    adapter: HostAdapter,
+    event: Event,
+    config: Config,
+    plugins: Plugins,
+    started: float,
+    notes: list[str] | None = None,
+    still_wanted: Callable[[], bool] | None = None,
+) -> HookOutcome:
+    size = _tool_size(event)
+    bound_event(event)
+    store = SessionStore(config.state_dir, event.session_id, config.recent_action_window)
+    store_errors: list[str] = []
+    extra: list[Finding] = []
+    store_down, refused = state_problem(config, event.cwd)
+    homeless = bool(store_down)  # nowhere we may write: no log, no panel
+    lost = ""
+    if store_down:
+        state = SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
+        if refused:
+            extra.append(home_finding(store_down, event.kind is EventKind.PRE_TOOL))
+    else:
+        state, store_down, lost = _load_state(store, event, extra, store_errors)
+    usage = _read_usage(event, state, adapter)
+    if usage is not None:
+        apply_usage(state, usage_record(usage))
+    # Without history, judgment calls have nothing to judge: they fail open.
+    decision, ctx = evaluate(
+        event,
+        state,
+        config,
+        plugins,
+        history_missing=bool(store_down),
+        state_dir="" if homeless else None,
+    )
+    lost = lost or "; ".join(state.notes.get(LOST_NOTE, []))
+    stopping = event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
+    if lost and stopping and _needs_history(config):
+        # a reflex's stop question cannot be answered without the history: fail closed
+        extra.append(lost_finding(event.session_id, lost))
+    if event.kind is EventKind.PRE_TOOL and size > MAX_ANALYSED:
+        # Too big to check within any sane budget: a floor that cannot run asks.
+        extra.append(_too_large(size))
+    if extra:
+        decision = _remerge(decision, extra, config)
+    if event.tool is not None and not homeless and config.worktree_observe:
+        from agentreflex.core.worktree.hook import around_tool
+
+        around_tool(event, decision, ctx.notes, config)
+    notice = _trust_notice(event, state, config)
+    if notice:
+        from agentreflex.core.reflex import Note
+
+        ctx.notes.append(Note("core", TRUST_NOTE, config.pending_sha256))
+    latency = (time.perf_counter() - started) * 1000.0
+    if store_down:
+        store_errors.append(store_down + "; evaluated without session history, nothing recorded")
+    elif still_wanted is not None and not still_wanted():
+        # The client gave up waiting and evaluates (and records) the event itself.
+        return HookOutcome(adapter.render(event, decision), event, decision, state=state)
+    else:
+        try:
+            state = store.record(event, decision, ctx.notes, latency, usage)
+        except OSError as exc:
+            store_errors.append(f"could not record the event ({exc.strerror or exc})")
+    decision.errors.extend([*(notes or []), *store_errors])
+    if decision.worth_logging and not homeless:
+        from agentreflex.core.hook.panels import write_panels  # a plain ALLOW writes no panel
+
+        write_panels(config.state_dir, event, decision)
+    reply = adapter.render(event, decision)
+    if notice:
+        reply.stderr += notice
+    if event.kind is EventKind.SESSION_START and not plugins.reflexes:
+        reply.stderr += UNGUARDED_NOTICE
+    if decision.errors:
+        reply.stderr += "".join(f"agentreflex: {redact(e)}\n" for e in decision.errors)
+    return HookOutcome(reply, event, decision, state=state)
+
+
+UNGUARDED_NOTICE = (
+    "agentreflex: no reflex package is installed, so nothing is guarding this session "
+    "(agentreflex-core alone allows everything; `pip install agentreflex` adds the guards)\n"
+)
+TRUST_NOTE = "trust_notice"  # state.notes key: content hashes already announced
+
+
+def _trust_notice(event: Event, state: SessionState, config: Config) -> str:
+    """Once per session and content: say that a project config is waiting for approval.
+
+    Logs the panel and returns the one line for the host's stderr ("" when
+    nothing is withheld or this content was announced in this session).
+    """
+    if not config.pending_config or config.pending_sha256 in state.notes.get(TRUST_NOTE, ()):
+        return ""
+    from agentreflex.core.hook.panels import write_trust_panel
+
+    write_trust_panel(config.state_dir, event, config)
+    return (
+        f"agentreflex: {config.pending_config} weakens protection and is not approved; "
+        "what it weakens is withheld until the user runs `agentreflex trust`\n"
+    )
+
+
+def _load_state(
+    store: SessionStore, event: Event, extra: list[Finding], errors: list[str]
+) -> tuple[SessionState, str, str]:
+    """The session's state; why it is unavailable ("" if it is); why its history is lost."""
+    try:
+        state, report = store.load()
+    except KeyUnavailable as exc:
+        reason = str(exc)
+        extra.append(report_finding("CORE-STATE-KEY", reason))
+        return _blank(event), f"state store unavailable ({reason})", reason
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        lost = ""
+        with contextlib.suppress(OSError):
+            if store.anchored():  # records existed: their loss is not a fresh start
+                lost = f"the session log cannot be read ({why})"
+                extra.append(report_finding("CORE-STATE-LOST", lost))
+        return _blank(event), f"state store unavailable ({why})", lost
+    errors.extend(report.skipped)
+    extra.extend(tamper_findings(report.tamper))
+    if report.lost:
+        extra.append(report_finding("CORE-STATE-LOST", report.lost))
+    return state, "", ""
+
+
+def _blank(event: Event) -> SessionState:
+    return SessionState(session_id=event.session_id, host=event.host, cwd=event.cwd)
+
+
+def _remerge(decision: Decision, extra: list[Finding], config: Config) -> Decision:
+    merged = merge([*decision.findings, *extra], config.mode)
+    merged.errors = decision.errors
+    merged.degraded = decision.degraded
+    merged.recap, merged.updated_output = decision.recap, decision.updated_output
+    return merged
+
+
+def _read_usage(event: Event, state: SessionState, adapter: HostAdapter) -> UsageDelta | None:
+    """New token/cost usage from the host transcript (Claude Code records it)."""
+    if TRANSCRIPT_USAGE not in adapter.traits or not event.transcript_path:
+        return None
+    seen = set(str(i) for i in state.notes.get("usage_ids", []))
+    delta = read_usage(event.transcript_path, state.counters.transcript_cursor, seen)
+    if delta is None or (delta.empty and delta.cursor == state.counters.transcript_cursor):
+        return None
+    return delta
+
+
+def _error_dir(env: Mapping[str, str] | None, payload: dict[str, Any] | None) -> str | None:
+    """Where to log an error that happened before the configuration was known."""
+    import os
+
+    source = os.environ if env is None else env
+    if source.get("AGENTREFLEX_STATE_DIR"):
+        return source["AGENTREFLEX_STATE_DIR"]
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    if isinstance(cwd, str) and cwd and os.path.isdir(os.path.join(cwd, ".agentreflex")):
+        return os.path.join(cwd, ".agentreflex")
+    return None
+
+
+def _fail(
+    adapter: HostAdapter,
+    kind: EventKind | None,
+    message: str,
+    event: Event | None,
+    fail_closed: bool,
+    state_dir: str | None = None,
+) -> HookOutcome:
+    # redact, then cut: a cut first could leave half a secret no rule knows
+    one_line = redact(" ".join(message.split())[:2000])[:500]
+    if state_dir:
+        from agentreflex.core.hook.panels import write_error
+
+        write_error(state_dir, one_line)
+    reply = adapter.render_error(kind, one_line, fail_closed)
+    return HookOutcome(reply, event, None, error=one_line)
+
+
+def check_command(
+    command: str,
+    cwd: str,
+    tool: str = "Bash",
+    env: Mapping[str, str] | None = None,
+    plugins: Plugins | None = None,
+    mode: Mode = Mode.ENFORCED,
+) -> tuple[Decision, Event]:
+    """One proposed tool call through every pre-tool reflex, with no session history."""
+    from agentreflex.core.events import build_tool_call
+
+    config = load_config(cwd, env)
+    config.mode = mode
+    lowered = tool.lower()
+    if lowered in ("write", "edit", "read", "write_file", "read_file"):
+        tool_input: dict[str, Any] = {"file_path": command}
+    else:
+        tool_input = {"command": command}
+    event = Event(
+        kind=EventKind.PRE_TOOL,
+        host="check",
+        session_id="check",
+        cwd=cwd,
+        tool=build_tool_call(tool, tool_input, "check"),
+        host_event="PreToolUse",
+    )
+    state = SessionState(session_id="check", cwd=cwd)
+    decision, _ = evaluate(event, state, config, plugins or load_plugins())
+    return decision, event

@@ -1,0 +1,461 @@
+"""Deterministic secret detection and redaction.
+
+Runs on every string before it is logged, stored, printed or sent to a judge,
+so it must be fast and must not miss the common formats.  The rules follow the
+token formats the providers publish (and that gitleaks' MIT-licensed rule set
+also encodes): fixed prefixes with a known alphabet and length, which keeps
+false positives low without entropy guessing.  Generic rules cover
+``NAME=value`` assignments whose name says secret, ``Authorization`` headers,
+password flags and credentials embedded in URLs.
+
+Three parts make the one rule set every package uses, run in one pass:
+
+* the rules generated from gitleaks' default configuration
+  (``secret_rules.py``, written by ``tools/gen_secret_rules.py``), applied
+  with gitleaks' semantics: the secret group only, its entropy floor, its
+  allowlists and stopwords;
+* in the same table, first, core's extension of it
+  (``tools/secret_rules_extra.toml``): the provider formats gitleaks has no
+  rule for or misses real tokens of, each with the reason;
+* the context rules, ``secret_rules_context.py``: where a secret sits
+  rather than its format (``NAME=value``, ``-u user:pass``, ``sshpass -p``,
+  ``redis-cli -a``, ``docker login -p``, URLs with passwords, headers,
+  netrc lines, ``aws configure set``, "the password is X" in prose).
+
+A package that needs an extra shape passes it as ``extra`` (a declared
+extension, merged in the same pass), never as a parallel set.
+
+Stdlib only.  A pattern compiles the first time one of its hints occurs.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.redaction.context_rules import CONTEXT_RULES, GENERIC_RULES, is_placeholder
+from agentreflex.core.redaction.secret_rules import (
+    EXACT_WORDS,
+    FOLDED_WORDS,
+    GLOBAL_ALLOW_REGEXES,
+    GLOBAL_STOPWORDS,
+    RULES,
+)
+from agentreflex.core.util.lazyre import LazyPattern, fold
+from agentreflex.core.util.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterator
+
+REDACTED = "[REDACTED]"
+# No rule, core's or gitleaks', matches fewer characters (test_redact computes
+# every rule's shortest match): a shorter text holds no secret, and the words
+# and keys of a finding are mostly that short.
+SHORTEST_SECRET_TEXT = 6
+
+
+@record(frozen=True)
+class SecretMatch:
+    """Where a secret was found.  ``group`` marks the secret part of the match."""
+
+    rule: str
+    start: int
+    end: int
+
+    @property
+    def generic(self) -> bool:
+        """True for context rules (``NAME=value``, headers, flags) rather than token formats.
+
+        Generic matches are always redacted, but a gate that *blocks* on a
+        secret should weigh them lower: they are where false positives live.
+        """
+        return self.rule in GENERIC_RULES
+
+
+# A package's declared extension of the rule set: (rule id, pattern) pairs.
+Extension = tuple[tuple[str, LazyPattern], ...]
+
+# The context rules (the token formats are all in ``secret_rules``).  A rule
+# runs only when one of its hints occurs in the text; every match contains
+# one (tests/test_pattern_hints.py), so the hints never hide a secret, and a
+# typical string compiles none of the patterns: compiling all of them costs a
+# hook process several milliseconds.
+_RULES: tuple[tuple[str, LazyPattern], ...] = CONTEXT_RULES
+
+
+def find_secrets(text: str, extra: Extension = ()) -> list[SecretMatch]:
+    """Every secret span in ``text``, sorted and non-overlapping.
+
+    ``extra`` is a package's declared extension of the set (``(rule id,
+    pattern)`` pairs, the secret in group ``s`` when there is one).
+
+    Text that went through JSON or ``repr`` once or more glues a secret to
+    the ``n`` of an escaped newline (``\\nghp_...``) and puts backslashes
+    between a name and its value, which defeats word boundaries and the
+    short gaps gitleaks allows; a log may close an excerpt with ``]`` right
+    after a secret, which defeats its strict terminators.  Such text is
+    scanned a second time without its backslashes and closing brackets, and
+    the spans found there are mapped back and merged.
+    """
+    if len(text) < SHORTEST_SECRET_TEXT and not extra:
+        return []
+    memo = not extra and len(text) <= _CLEAN_MEMO_CHARS
+    if memo and text in _CLEAN:
+        return []
+    found = _find(text, extra)
+    if memo and not found:
+        if len(_CLEAN) >= _CLEAN_MEMO_SIZE:
+            _CLEAN.clear()
+        _CLEAN.add(text)
+    return found
+
+
+# Short texts already scanned and found clean (rule names, keys, categories,
+# command words): a finding repeats them, a daemon sees them again and again.
+# Only clean texts are kept, so no secret lingers in the memo.
+_CLEAN: set[str] = set()
+_CLEAN_MEMO_CHARS = 64
+_CLEAN_MEMO_SIZE = 4096
+
+
+def _find(text: str, extra: Extension) -> list[SecretMatch]:
+    """find_secrets without its shortcuts: the text, then its unescaped view."""
+    folded = fold(text)
+    rules = (_own_candidates(text, folded), _candidates(text, folded))
+    found = _scan(text, folded, extra, rules)
+    view = _unescaped(text)
+    if view is not None:
+        plain, view_starts, text_starts = view
+        # Without a backslash the view differs only by closing brackets made
+        # spaces, and no hint word holds one: the rules that may match it are
+        # the text's own candidates (test_redact checks both facts).
+        again = rules if "\\" not in text else None
+        for m in _scan(plain, fold(plain), extra, again):
+            start = _to_text(m.start, view_starts, text_starts)
+            end = _to_text(m.end - 1, view_starts, text_starts) + 1
+            found.append(SecretMatch(m.rule, start, end))
+    return _merge(found)
+
+
+_BRACKETS = str.maketrans({"]": " ", ")": " ", "}": " "})
+
+
+def _unescaped(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` without backslashes and closing brackets, and where its pieces start.
+
+    An escape ``\\n`` or ``\\r`` becomes a line break, ``\\t`` and a closing
+    bracket a space; ``None`` when there is nothing to undo.
+    """
+    if "\\" not in text and "]" not in text and ")" not in text and "}" not in text:
+        return None
+    parts = text.split("\\")
+    out = [parts[0]]
+    view_starts, text_starts = [0], [0]
+    v = o = len(parts[0])
+    after_redaction = parts[0].endswith(REDACTED)
+    for part in parts[1:]:
+        o += 1  # the backslash
+        if part[:1] in ("n", "r", "t"):  # an escaped line break ends a value as a real one does
+            part = ("\n" if part[0] != "t" else " ") + part[1:]
+        elif part and after_redaction:
+            # an escape right after a redaction ("[REDACTED]\\0") ends it, as the
+            # backslashes did in the text: glued, "[REDACTED]0" would be a new value
+            part = " " + part[1:]
+        if part:
+            after_redaction = part.endswith(REDACTED)
+        view_starts.append(v)
+        text_starts.append(o)
+        out.append(part)
+        v += len(part)
+        o += len(part)
+    view = "".join(out)
+    if "]" in view:  # keep "[REDACTED]" whole: it is no secret, and redaction stays idempotent
+        hold = "\x00" * len(REDACTED)  # the same length: spans map back by position
+        view = view.replace(REDACTED, hold).translate(_BRACKETS).replace(hold, REDACTED)
+    else:
+        view = view.translate(_BRACKETS)
+    return view, view_starts, text_starts
+
+
+def _to_text(index: int, view_starts: list[int], text_starts: list[int]) -> int:
+    """Where the view's character ``index`` sits in the text."""
+    from bisect import bisect_right
+
+    k = bisect_right(view_starts, index) - 1
+    return text_starts[k] + index - view_starts[k]
+
+
+# The rules (by index) whose hint words occur in a text: core's own, gitleaks'.
+_Candidates = tuple[list[int], list[int]]
+
+
+def _scan(text: str, folded: str, extra: Extension, rules: _Candidates | None) -> list[SecretMatch]:
+    """The spans every candidate rule finds in ``text``, unmerged.
+
+    ``rules`` are the candidates when the caller knows them already, else
+    they are looked up from ``text``'s words.
+    """
+    if rules is None:
+        rules = (_own_candidates(text, folded), _candidates(text, folded))
+    found: list[SecretMatch] = []
+    own_ids, generated_ids = rules
+    own = [_RULES[i] for i in own_ids]
+    for rule, pattern in (*own, *[(r, p) for r, p in extra if p.possible(text, folded)]):
+        for m in pattern.compiled.finditer(text):
+            start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
+            if start < 0 or end <= start:
+                continue
+            if rule in GENERIC_RULES and (is_placeholder(text[start:end])):
+                continue
+            found.append(SecretMatch(rule, start, end))
+    for index in generated_ids:
+        found.extend(_generated_matches(index, text))
+    return found
+
+
+def _own_index() -> tuple[tuple[tuple[str, bool, tuple[int, ...]], ...], tuple[int, ...]]:
+    """Core's own rules by hint word (built once a process), and the hintless ones."""
+    words: dict[tuple[str, bool], list[int]] = {}
+    always: list[int] = []
+    for index, (_, pattern) in enumerate(_RULES):
+        if not pattern.hints:
+            always.append(index)
+        for word in pattern.hints:
+            words.setdefault((word, not pattern._fold), []).append(index)
+    return tuple((w, f, tuple(ids)) for (w, f), ids in words.items()), tuple(always)
+
+
+def _own_candidates(text: str, folded: str) -> list[int]:
+    """Core's own rules one of whose hints occurs in ``text`` (one pass over the words)."""
+    global _OWN
+    if _OWN is None:
+        _OWN = _own_index()
+    words, always = _OWN
+    hit = {i for word, exact, ids in words if word in (text if exact else folded) for i in ids}
+    hit.update(always)
+    return sorted(hit)
+
+
+_OWN: tuple[tuple[tuple[str, bool, tuple[int, ...]], ...], tuple[int, ...]] | None = None
+
+
+def _candidates(text: str, folded: str) -> list[int]:
+    """The generated rules one of whose words occurs in ``text`` (one pass over the words)."""
+    hit = {i for word, ids in FOLDED_WORDS if word in folded for i in ids}
+    hit.update(i for word, ids in EXACT_WORDS if word in text for i in ids)
+    return sorted(hit)
+
+
+_COMPILED: dict[int, re.Pattern[str]] = {}
+
+
+def _compiled(index: int) -> re.Pattern[str]:
+    pattern = _COMPILED.get(index)
+    if pattern is None:
+        import re
+
+        rule = RULES[index]
+        flags = re.ASCII if rule[10] == "gitleaks" else 0  # RE2's classes are ASCII
+        pattern = _COMPILED[index] = re.compile(rule[1], flags)
+    return pattern
+
+
+def _generated_matches(index: int, text: str) -> list[SecretMatch]:
+    """A token format's findings: the secret group, above its entropy, not allowlisted."""
+    rid, _, _, _, entropy, group, allow_regexes, stopwords, target, prefix, origin = RULES[index]
+    gitleaks = origin == "gitleaks"
+    out: list[SecretMatch] = []
+    for m, start, end in _secret_matches(_compiled(index), group, text):
+        if end <= start:
+            continue
+        secret = text[start:end]
+        if entropy and not _entropic(rid, entropy, secret):
+            continue
+        if gitleaks and _globally_allowed(secret):
+            continue
+        if _allowed(secret, stopwords, allow_regexes, target, _whole(m, prefix, text), text):
+            continue
+        out.append(SecretMatch(rid, start, end))
+    return out
+
+
+def _secret_matches(
+    pattern: re.Pattern[str], group: int, text: str
+) -> Iterator[tuple[re.Match[str], int, int]]:
+    """Each match and its secret span; the next search starts where the secret ends.
+
+    Many gitleaks rules consume the character after a secret (a quote, a
+    space, a line break) and some also need one before it: ``finditer``
+    would never see the second of two secrets one delimiter apart, as on two
+    lines of a secrets file.
+    """
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        start, end = _secret_span(m, group)
+        yield m, start, end
+        pos = max(end if end > start else m.end(), m.start() + 1)
+
+
+def _whole(m: re.Match[str], prefix: int, text: str) -> tuple[int, int]:
+    """The match as gitleaks sees it: with the identifier prefix the generator dropped."""
+    start = m.start()
+    low = max(0, start - prefix)
+    while start > low and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+        start -= 1
+    return start, m.end()
+
+
+def _secret_span(m: re.Match[str], group: int) -> tuple[int, int]:
+    """gitleaks' secret: ``secretGroup`` if set, else the first non-empty group, else all."""
+    if group and group <= (m.re.groups or 0):
+        return m.span(group)
+    for index in range(1, (m.re.groups or 0) + 1):
+        start, end = m.span(index)
+        if end > start:
+            return start, end
+    return m.span()
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value`` (gitleaks' entropy measure)."""
+    from math import log2
+
+    if not value:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    size = len(value)
+    return -sum(n / size * log2(n / size) for n in counts.values())
+
+
+def _entropic(rule: str, floor: float, secret: str) -> bool:
+    if shannon_entropy(secret) <= floor:
+        return False
+    # gitleaks: a generic rule's secret must also hold a digit
+    return not rule.startswith("generic") or any(ch.isdigit() for ch in secret)
+
+
+_ALLOW_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _allow_re(pattern: str) -> re.Pattern[str]:
+    compiled = _ALLOW_CACHE.get(pattern)
+    if compiled is None:
+        import re
+
+        compiled = _ALLOW_CACHE[pattern] = re.compile(pattern, re.ASCII)
+    return compiled
+
+
+def _allowed(
+    secret: str,
+    stopwords: tuple[str, ...],
+    allow_regexes: tuple[str, ...],
+    target_kind: str,
+    span: tuple[int, int],
+    text: str,
+) -> bool:
+    """A rule's own allowlists (regexes, stopwords) on the finding."""
+    lowered = secret.lower()
+    if any(word in lowered for word in stopwords):
+        return True
+    if not allow_regexes:
+        return False
+    target = secret
+    if target_kind == "match":
+        target = text[span[0] : span[1]]
+    elif target_kind == "line":
+        start = text.rfind("\n", 0, span[0]) + 1
+        end = text.find("\n", span[1])
+        target = text[start : end if end >= 0 else len(text)]
+    return any(_allow_re(p).search(target) for p in allow_regexes)
+
+
+def _globally_allowed(secret: str) -> bool:
+    """gitleaks' global allowlist (regexes, stopwords): applied to its own rules only."""
+    lowered = secret.lower()
+    if any(word in lowered for word in GLOBAL_STOPWORDS):
+        return True
+    return any(_allow_re(p).search(secret) for p in GLOBAL_ALLOW_REGEXES)
+
+
+def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
+    """Sort and join overlapping spans.
+
+    Touching spans are joined too, so one ``[REDACTED]`` replaces them and a
+    second pass over the output finds nothing new.  A joined span keeps the most telling rule: a provider token found inside
+    a ``NAME=value`` assignment is reported as that token (specific), not as
+    the generic assignment, so a gate weighs it as a real credential.
+    """
+    matches.sort(key=lambda m: (m.start, -m.end))
+    merged: list[SecretMatch] = []
+    for m in matches:
+        if merged and m.start <= merged[-1].end:  # overlapping or touching
+            last = merged[-1]
+            rule = m.rule if last.generic and not m.generic else last.rule
+            merged[-1] = SecretMatch(rule, last.start, max(last.end, m.end))
+            continue
+        merged.append(m)
+    return merged
+
+
+def redact(text: str, extra: Extension = ()) -> str:
+    """``text`` with every secret span replaced by ``[REDACTED]``."""
+    matches = find_secrets(text, extra)
+    if not matches:
+        return text
+    out: list[str] = []
+    pos = 0
+    for m in matches:
+        out.append(text[pos : m.start])
+        out.append(REDACTED)
+        pos = m.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def has_secret(text: str) -> bool:
+    return bool(find_secrets(text))
+
+
+def redact_obj(value: object, depth: int = 0) -> object:
+    """Redact every string inside a JSON-like value.
+
+    Keys are redacted like any string (an environment dict may use a token as
+    a key).  A value stored under a key that names a secret (``password``,
+    ``apiKey``, ``client_secret``, ``Authorization``...) is replaced whole
+    when it is a non-empty string or a number, unless it is a placeholder.
+    Keys that merely contain such a word (``max_tokens``, ``tokenizer``,
+    ``token_type``) are not secret names.
+    """
+    if depth > 32:
+        return REDACTED
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            skey = redact(str(key))
+            if _SECRET_KEY.search(str(key)) and _secret_scalar(item):
+                out[skey] = REDACTED
+            else:
+                out[skey] = redact_obj(item, depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [redact_obj(v, depth + 1) for v in value]
+    return value
+
+
+def _secret_scalar(item: object) -> bool:
+    """A value worth hiding under a secret-named key: text or a number, not a placeholder."""
+    if isinstance(item, str):
+        return bool(item) and not is_placeholder(item)
+    return isinstance(item, int | float) and not isinstance(item, bool)
+
+
+# A key *ending* in a secret word names a secret: ``GITHUB_TOKEN``,
+# ``accessToken``, ``db-password``, ``x-api-key``.
+_SECRET_KEY = LazyPattern(
+    r"(?i)(?:secret|token|password|passwd|passphrase|pwd|api[_-]?key|access[_-]?key|"
+    r"private[_-]?key|secret[_-]?key|credentials?|authorization|cookie|^pass)$"
+)

@@ -1,0 +1,1 @@
+"""System One: the judge's wire types, canonical question ids and the heuristic engine."""

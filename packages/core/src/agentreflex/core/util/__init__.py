@@ -1,0 +1,1 @@
+"""Small stdlib-only building blocks the hot path shares: records, digests, JSON, files, regexes."""

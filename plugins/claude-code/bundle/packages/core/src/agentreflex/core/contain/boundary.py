@@ -1,0 +1,422 @@
+"""Containment: the OS decides what an agent's shell command can reach (issue #28).
+
+Why: the gate judges a command by how it is spelled, and a list of spellings
+is never finished (``.pth`` files in the hook's interpreter, batch editors,
+``ln -s ~ x && rm -rf x/``...).  A filesystem boundary holds whatever the
+spelling.  This module is the one place that says what the boundary is (the
+policy, :func:`load_policy`) and how a command is run inside it on hosts
+without a sandbox of their own (:func:`rewrite`, bubblewrap).
+
+The policy is ``contain.toml`` shipped beside this module (documented at
+``policies/contain.toml``), extended only by the user's
+``~/.config/agentreflex/contain.toml``: a project's files are the agent's to
+write, so a project can't widen or narrow the boundary.
+
+The engine is bubblewrap (``bwrap``): what Claude Code itself runs on Linux,
+Debian-packaged, LGPL-2.0+, a single ``clone``+mounts at start (about 2-4 ms),
+and it works as root and inside ``unshare -n``.  No namespace, seccomp or
+Landlock code is written here: we only build bwrap's argument list.  See
+SECURITY.md ("Containment") for the comparison with Landlock and
+``@anthropic-ai/sandbox-runtime``.
+
+Stdlib only.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from agentreflex.core.state import userdirs
+
+__all__ = [
+    "ENGINE",
+    "Mount",
+    "Plan",
+    "Policy",
+    "PolicyError",
+    "engine_path",
+    "inner_command",
+    "load_policy",
+    "plan",
+    "rewrite",
+    "user_policy_path",
+]
+
+ENGINE = "bwrap"
+_BUILTIN = os.path.join(os.path.dirname(__file__), "contain.toml")
+_LISTS = ("writable", "read_only", "unreadable")
+# bwrap mount kinds, weakest first: for one path the strongest wins
+_RANK = {"rw": 0, "ro": 1, "hide": 2}
+
+
+class PolicyError(ValueError):
+    """A policy file that can't be read or has the wrong shape."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The three lists, still with placeholders (``{project}``, ``~``...)."""
+
+    writable: tuple[str, ...]
+    read_only: tuple[str, ...]
+    unreadable: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Mount:
+    path: str
+    kind: str  # "rw", "ro" or "hide"
+
+
+@dataclass
+class Plan:
+    """The mounts for one project, and what the boundary could not cover."""
+
+    mounts: list[Mount] = field(default_factory=list)
+    uncovered: list[str] = field(default_factory=list)
+
+
+def user_policy_path(env: Mapping[str, str] | None = None) -> str:
+    return os.path.join(userdirs.user_config_dir(env), "contain.toml")
+
+
+def _read(path: str) -> dict[str, list[str]]:
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as exc:
+        raise PolicyError(f"{path}: can't be read ({exc.strerror})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{path}: not valid TOML ({exc})") from exc
+    data = {k: v for k, v in data.items() if not (k == "contain" and path != _BUILTIN)}
+    unknown = sorted(set(data) - set(_LISTS))
+    if unknown:
+        raise PolicyError(
+            f"{path}: unknown key(s) {', '.join(unknown)}; expected {', '.join(_LISTS)}"
+        )
+    lists: dict[str, list[str]] = {}
+    for name in _LISTS:
+        value = data.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise PolicyError(f"{path}: {name} must be a list of non-empty strings")
+        lists[name] = value
+    return lists
+
+
+def load_policy(env: Mapping[str, str] | None = None) -> Policy:
+    """The built-in policy plus the user's additions (never a project's file).
+
+    A user file can only add entries: it is read to widen what is protected
+    or writable, and a broken user file is an error (the caller falls back to
+    the parse-based gate and says so) rather than silently ignored.
+    """
+    lists = _read(_BUILTIN)
+    extra = user_policy_path(env)
+    if os.path.exists(extra):
+        for name, values in _read(extra).items():
+            lists[name] = lists[name] + values
+    return Policy(*(tuple(dict.fromkeys(lists[name])) for name in _LISTS))
+
+
+def _temp_dirs(env: Mapping[str, str]) -> list[str]:
+    dirs = ["/tmp", "/var/tmp", "/dev/shm"]
+    tmpdir = env.get("TMPDIR")
+    if tmpdir and os.path.isabs(tmpdir):
+        dirs.append(tmpdir)
+    return dirs
+
+
+def _expand(entry: str, project: str, env: Mapping[str, str]) -> list[str]:
+    """One policy entry as absolute paths."""
+    from agentreflex.core.hook.client import socket_dir
+
+    home = userdirs.home_dir(env)
+    values: dict[str, list[str]] = {
+        "{project}": [project],
+        "{tmp}": _temp_dirs(env),
+        "{key}": [userdirs.key_path(env)],
+        "{trust}": [userdirs.trust_record_path(env)],
+        "{daemon}": [socket_dir()],
+        "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
+        "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
+        "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
+        "{guarded}": list(userdirs.guarded_paths(project, env)),
+    }
+    for name, paths in values.items():
+        if entry == name:
+            return paths
+        if entry.startswith(name + "/"):
+            return [os.path.join(p, entry[len(name) + 1 :]) for p in paths]
+    if entry == "~" or entry.startswith("~/"):
+        entry = home + entry[1:]
+    if not os.path.isabs(entry):
+        raise PolicyError(
+            f"containment path {entry!r} is not absolute (use ~, {{project}} or {{tmp}})"
+        )
+    return [entry]
+
+
+def expand(entries: Sequence[str], project: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """Policy entries as absolute paths (for hosts' own sandboxes, which take path lists)."""
+    values = os.environ if env is None else env
+    paths: list[str] = []
+    for entry in entries:
+        paths += [os.path.normpath(p) for p in _expand(entry, os.path.abspath(project), values)]
+    return list(dict.fromkeys(paths))
+
+
+def _editable_in(folder: str, project: str) -> bool:
+    """An editable checkout of agentreflex's own sources in the project: the project's work."""
+    return (
+        _inside(folder, project)
+        and "/site-packages/" not in folder + "/"
+        and not folder.endswith("/bin/agentreflex")
+    )
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _cover(path: str, kind: str, project: str, result: Plan) -> Mount | None:
+    """A mount for ``path``; a missing path is covered by its nearest existing folder.
+
+    bwrap can only mount over what exists.  A read-only path that does not
+    exist yet (``.claude/settings.json`` before any install) is protected by
+    making its nearest existing parent read-only, as long as that parent is
+    below the project root; otherwise the path is reported as uncovered (the
+    parse-based gate still answers for it).  A missing unreadable path has
+    nothing to read.
+    """
+    if os.path.lexists(path):
+        return Mount(path, kind)
+    if kind != "ro":
+        return None  # nothing to read, and it can't be created: its folder is read-only or ours
+    parent = os.path.dirname(path)
+    while parent != "/" and not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if _inside(parent, project) and parent != project:
+        return Mount(parent, kind)
+    result.uncovered.append(path)
+    return None
+
+
+def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> Plan:
+    """The mounts, ordered so that a deeper path is mounted after (over) its parent.
+
+    Nothing is mounted inside a hidden folder: it is empty and read-only in the
+    boundary already, and bwrap could not make a mount point there (the hook's
+    own interpreter lives inside the Claude Code plugin's hidden data folder).
+    """
+    values = os.environ if env is None else env
+    project = os.path.realpath(project)
+    result = Plan()
+    chosen: dict[str, str] = {}
+    for kind, entries in (
+        ("rw", policy.writable),
+        ("ro", policy.read_only),
+        ("hide", policy.unreadable),
+    ):
+        for entry in entries:
+            for raw in _expand(entry, project, values):
+                mount = _cover(os.path.normpath(raw), kind, project, result)
+                if mount is None:
+                    continue
+                for path in dict.fromkeys((mount.path, os.path.realpath(mount.path))):
+                    if _RANK[mount.kind] >= _RANK[chosen.get(path, "rw")]:
+                        chosen[path] = mount.kind
+    ordered = sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
+    hidden = [path for path, kind in ordered if kind == "hide" and os.path.isdir(path)]
+    result.mounts = [
+        Mount(path, kind)
+        for path, kind in ordered
+        if not os.path.islink(path) and not any(_inside(path, h) and path != h for h in hidden)
+    ]
+    return result
+
+
+def engine_path() -> str | None:
+    """``bwrap`` on PATH (Linux only), else None: the host is then not contained."""
+    if not sys.platform.startswith("linux"):
+        return None
+    return shutil.which(ENGINE)
+
+
+def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
+    """bwrap's arguments: the whole filesystem read-only, then the policy's mounts.
+
+    No new pid, network, IPC or session namespace and no ``--die-with-parent``:
+    background servers, the network and the terminal behave as without
+    containment.  ``/dev`` and ``/proc`` are the host's own.
+    """
+    args = [engine, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc"]
+    for mount in result.mounts:  # "-try": a path gone since the plan is skipped, not an error
+        if mount.kind == "rw":
+            args += ["--bind-try", mount.path, mount.path]
+        elif mount.kind == "ro":
+            args += ["--ro-bind-try", mount.path, mount.path]
+        elif os.path.isdir(mount.path):
+            args += ["--tmpfs", mount.path, "--remount-ro", mount.path]
+        else:
+            args += ["--ro-bind", "/dev/null", mount.path]
+    return args
+
+
+def rewrite(
+    command: str, project: str, shell: str = "bash", env: Mapping[str, str] | None = None
+) -> str:
+    """``command`` as a shell line that runs it inside the boundary.
+
+    The host runs the result with its own shell in the same working
+    directory; bwrap keeps that directory, the environment, stdin, stdout,
+    stderr and the exit status of the inner shell.  Raises
+    :class:`PolicyError` for a broken policy and ``FileNotFoundError`` when
+    bwrap is missing: the caller then falls back to the parse-based gate.
+    """
+    engine = engine_path()
+    if engine is None:
+        raise FileNotFoundError("bwrap (bubblewrap) is not installed: not contained")
+    result = plan(project, load_policy(env), env)
+    mounts = bwrap_args(result, engine)[1:]
+    inner = [shutil.which(shell) or "/bin/sh", "-c", command]
+    stored = _args_file(mounts, env)
+    if stored is None:
+        return shlex.join([engine, *mounts, "--", *inner])
+    # the model sees the host's record of the command: keep it short (bwrap reads
+    # the mounts from a file only the guard writes, read-only inside the boundary)
+    return f"{shlex.quote(engine)} --args 9 -- {shlex.join(inner)} 9< {shlex.quote(stored)}"
+
+
+def inner_command(line: str) -> str | None:
+    """The command a line :func:`rewrite` made runs, or None for any other line.
+
+    Why: Gemini CLI and Copilot CLI hand the hook after a tool the arguments
+    the tool ran with, which are the rewritten ones; the reflexes after the
+    tool (the evidence of a test run above all) must read the agent's own
+    command.  Only the two exact shapes ``rewrite`` writes are recognised;
+    a look-alike the agent typed runs the same inner command, so reading it
+    so says nothing false.
+    """
+    if ENGINE not in line:
+        return None
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    if not words or os.path.basename(words[0]) != ENGINE:
+        return None
+    if len(words) == 9 and words[1:4] == ["--args", "9", "--"] and words[7] == "9<":
+        tail = words[4:7]
+    elif len(words) >= 5 and words[-4] == "--":
+        tail = words[-3:]
+    else:
+        return None
+    return tail[2] if tail[1] == "-c" else None
+
+
+def _args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
+    """bwrap's mount arguments, NUL-separated, in the user's state folder; None if it can't be written.
+
+    Named by content, so one project's boundary is one file, written once.
+    """
+    import hashlib
+
+    data = b"".join(arg.encode("utf-8", "surrogateescape") + b"\0" for arg in mounts)
+    folder = os.path.join(userdirs.user_state_dir(env), "contain")
+    path = os.path.join(folder, hashlib.sha256(data).hexdigest()[:32] + ".args")
+    if os.path.isfile(path):
+        return path
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        temp = f"{path}.{os.getpid()}"
+        with open(temp, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except OSError:
+        return None
+    return path
+
+
+def describe(result: Plan) -> list[str]:
+    """Lines for ``doctor``: what is writable, read-only and hidden."""
+    names = {"rw": "writable", "ro": "read-only", "hide": "unreadable"}
+    lines = [f"{names[m.kind]:10} {m.path}" for m in result.mounts]
+    lines += [
+        f"uncovered  {path} (the parse-based check answers for it)" for path in result.uncovered
+    ]
+    return lines
+
+
+def run_argv(
+    command: Sequence[str], project: str, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """An argument vector (not a shell line) run inside the boundary."""
+    engine = engine_path()
+    if engine is None:
+        raise FileNotFoundError("bwrap (bubblewrap) is not installed: not contained")
+    return [*bwrap_args(plan(project, load_policy(env), env), engine), "--", *command]
+
+
+def user_disabled(env: Mapping[str, str] | None = None) -> bool:
+    """``contain = false`` in the user's ``contain.toml``: the only switch (a project has none).
+
+    A broken value counts as not disabled: a switch that turns protection
+    off must be spelled exactly.
+    """
+    path = user_policy_path(env)
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle).get("contain") is False
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+
+
+def status(env: Mapping[str, str] | None = None) -> tuple[bool, str]:
+    """(contained, why) for the guard's own engine, for ``doctor`` and ``status``."""
+    if user_disabled(env):
+        return False, f"not contained: contain = false in {user_policy_path(env)}"
+    if engine_path() is None:
+        return (
+            False,
+            "not contained: bubblewrap (bwrap) is not installed (Linux: apt-get install bubblewrap)",
+        )
+    try:
+        load_policy(env)
+    except PolicyError as exc:
+        return False, f"not contained: {exc}"
+    return True, "contained: shell commands run in bubblewrap (policies/contain.toml)"
+
+
+# what an agent can still do where no boundary holds: said by doctor and SECURITY.md
+UNCONTAINED_RISKS = (
+    "only the parse-based gate stands between a shell command and the guard's files: "
+    "a spelling it does not parse (an interpreter, a batch editor, a symlink made in the same "
+    "command) can change .agentreflex/, the hosts' hook settings or the hook's interpreter, "
+    "delete home, or read the per-user key"
+)
+
+
+def shell_rewrite(
+    command: str, project: str, env: Mapping[str, str] | None = None
+) -> tuple[str, str]:
+    """(the command to run, a note): the contained line, or the command itself and why not.
+
+    Never raises: a missing engine, a broken policy or an empty project
+    leaves the command as it is (the parse-based gate has already answered
+    for it, and fails closed for the guard's own files) and says so.
+    """
+    if not command.strip() or not project or not os.path.isabs(project):
+        return command, "not contained: no project folder from the host"
+    contained, why = status(env)
+    if not contained:
+        return command, why
+    try:
+        return rewrite(command, project, env=env), ""
+    except (OSError, PolicyError) as exc:
+        return command, f"not contained: {exc}"

@@ -1,0 +1,79 @@
+"""``doctor`` and ``status``: is each host's shell contained, and what an agent could still do.
+
+Why a module apart from :mod:`agentreflex.core.contain.boundary`: that one is on the
+hook's path; this one reads hosts' settings files, which only the
+diagnostics need.
+
+Each host's adapter declares how its commands are contained (``containment``):
+
+* ``"module:function"``: the host's own sandbox, checked by the adapter's
+  function from the host's settings (Claude Code, Codex); where that sandbox
+  is off, an adapter whose hook then uses ours says so with
+  ``containment_otherwise = OUR_BOUNDARY`` (Claude Code);
+* :data:`OUR_BOUNDARY`: the guard's bubblewrap boundary (:func:`contain.status`;
+  the hook replaces each shell command, :mod:`agentreflex.core.hosts.contained`);
+* nothing: not contained, and ``not_contained`` says why (Hermes).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import sysconfig
+from collections.abc import Mapping
+
+from agentreflex.core.contain import boundary as contain
+from agentreflex.core.hosts import get_adapter, host_names
+
+__all__ = ["OUR_BOUNDARY", "host_containment", "interpreter_writable"]
+
+# An adapter's ``containment`` when the hook puts its shell commands in our bubblewrap.
+OUR_BOUNDARY = "bwrap"
+
+
+def host_containment(
+    project: str, enforced: bool, env: Mapping[str, str] | None = None
+) -> list[tuple[str, bool, str]]:
+    """(host, contained, detail) for every host; detail says what is still open when not.
+
+    The guard's own boundary is on in enforced mode only: in shadow mode the
+    agent's commands run as written.
+    """
+    values = os.environ if env is None else env
+    own, why = contain.status(values)
+    if own and not enforced:
+        own, why = (
+            False,
+            "not contained: shadow mode (in enforced mode shell commands run in bubblewrap)",
+        )
+    rows = [(host, *_host_row(host, project, values, own, why)) for host in host_names()]
+    return [
+        (host, ok, detail if ok else f"{detail}; {contain.UNCONTAINED_RISKS}")
+        for host, ok, detail in rows
+    ]
+
+
+def _host_row(
+    host: str, project: str, env: Mapping[str, str], own: bool, why: str
+) -> tuple[bool, str]:
+    """What the host's adapter declares (``containment``): its own sandbox, ours, or none."""
+    adapter = get_adapter(host)
+    how = getattr(adapter, "containment", "")
+    if how == OUR_BOUNDARY:
+        return own, why.replace("shell commands run", f"{host}'s shell commands run")
+    if how:
+        module, _, attr = how.partition(":")
+        check = getattr(importlib.import_module(module), attr)
+        contained, detail = check(project, env)
+        if not contained and getattr(adapter, "containment_otherwise", "") == OUR_BOUNDARY:
+            ours = why.replace("shell commands run", f"{host}'s shell commands run")
+            return own, f"{ours}; {detail.removeprefix('not contained: ')}" if own else why
+        return bool(contained), str(detail)
+    return False, getattr(adapter, "not_contained", "") or f"not contained: {host} has no boundary"
+
+
+def interpreter_writable() -> list[str]:
+    """The hook interpreter's folders this user could write without containment."""
+    folders = {sys.prefix, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    return sorted(f for f in folders if os.path.isdir(f) and os.access(f, os.W_OK))

@@ -1,0 +1,1 @@
+"""Secret detection and redaction: one engine, gitleaks' rules and context rules."""

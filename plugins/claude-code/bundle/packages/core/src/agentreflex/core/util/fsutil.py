@@ -1,0 +1,131 @@
+"""Atomic, locked file operations shared by every store.
+
+Hook processes run concurrently (parallel tool calls, several sessions), so
+every read-modify-write of a state file happens under an exclusive
+``fcntl.flock`` on a sibling ``.lock`` file, and every snapshot is written to
+a temporary file, fsynced and renamed over the old one: a reader sees either
+the old or the new file, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import itertools
+import os
+from collections.abc import Iterator
+
+from agentreflex.core.util import fastjson
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+@contextlib.contextmanager
+def locked(path: str, shared: bool = False) -> Iterator[None]:
+    """Hold an exclusive (or shared) advisory lock on ``path + '.lock'``."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+_COUNTER = itertools.count()
+
+
+def atomic_write_bytes(path: str, data: bytes, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` via temp file + fsync + rename.
+
+    ``durable=False`` skips the fsync (readers still see the old or the new
+    file, never a torn one) for copies that can be rebuilt from a durable
+    source: an fsync costs a hook call up to a millisecond here.
+    """
+    directory = os.path.dirname(path) or "."
+    os.makedirs(directory, exist_ok=True)
+    # a unique sibling name without importing tempfile (costly on the hot path)
+    tmp = f"{path}.tmp-{os.getpid()}-{next(_COUNTER)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            if durable:
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_json(path: str, obj: Any, durable: bool = True) -> None:
+    data = fastjson.dump_state(obj).encode()
+    atomic_write_bytes(path, data, durable)
+
+
+def append_line(path: str, line: str, durable: bool = False) -> None:
+    """Append one line with a single ``write`` on an ``O_APPEND`` descriptor.
+
+    Callers hold :func:`locked`, but even without it a single O_APPEND write
+    cannot interleave with another process's line on a local filesystem.
+    ``durable`` fsyncs the line before returning.
+    """
+    data = (line.rstrip("\n") + "\n").encode("utf-8", "replace")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        written = os.write(fd, data)
+        while written < len(data):  # pragma: no cover - short writes are rare
+            written += os.write(fd, data[written:])
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def ensure_private_dir(path: str) -> None:
+    """Create a state directory (0700) that git ignores by itself (a ``*`` .gitignore).
+
+    An existing one we own is tightened to 0700: session logs are nobody
+    else's business, and a group-writable folder lets others swap them.
+    """
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    tighten(path, 0o700)
+    ignore = os.path.join(path, ".gitignore")
+    if not os.path.exists(ignore):
+        with contextlib.suppress(OSError), open(ignore, "w") as fh:
+            fh.write("# agentreflex state: local to this machine\n*\n")
+
+
+def private_dirs(path: str) -> None:
+    """Create ``path`` and its missing parents, each 0700 (the user's own state folders).
+
+    ``os.makedirs(mode=...)`` gives the mode to the last folder only; a parent
+    it creates (``~/.local/state``) would be readable by others.
+    """
+    if os.path.isdir(path):
+        return
+    private_dirs(os.path.dirname(path))
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+
+
+def tighten(path: str, mode: int) -> None:
+    """Set ``path``'s permission bits to ``mode`` when we own it and it allows more."""
+    with contextlib.suppress(OSError):
+        st = os.stat(path)
+        if st.st_uid == os.geteuid() and st.st_mode & 0o777 & ~mode:
+            os.chmod(path, mode)
+
+
+def mtime_ns(path: str) -> int:
+    """Modification time in ns, or -1 when the file cannot be seen (so it never matches)."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
