@@ -22,7 +22,7 @@ from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.reflex import Note
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
-from agentreflex.core.worktree import observe, snapshot
+from agentreflex.core.worktree import observe
 
 CHANGES_NOTE = "worktree_changes"
 SNAPSHOT_NOTE = "worktree_snapshot"
@@ -178,6 +178,7 @@ def _snapshot(
 ) -> int | None:
     """Take (or reuse) the snapshot; its number, or None when none was kept."""
     from agentreflex.core.state.outcome import summarize
+    from agentreflex.core.worktree import snapshot  # shutil, only when a snapshot is taken
 
     assert event.tool is not None
     snap = snapshot.take(
@@ -261,6 +262,8 @@ def _after(event: Event, notes: list[Note], config: Config) -> None:
     changes = observe.diff(before, after)
     n = pending.get("snap")
     if isinstance(n, int) and (changes.created or changes.modified):
+        from agentreflex.core.worktree import snapshot
+
         snapshot.record_after(repo, n, changes.created + changes.modified)
     tool = event.tool
     value = {"tool": tool.tool_use_id if tool else "", **changes.to_json()}

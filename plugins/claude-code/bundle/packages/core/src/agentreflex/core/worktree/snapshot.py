@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 import time
 
@@ -94,10 +93,23 @@ def _listdir(path: str) -> list[str]:
         return []
 
 
+def _copy_file(src: str, dst: str) -> None:
+    """``shutil.copyfile`` for the index, without importing shutil on the hook path.
+
+    Every shell command's snapshot starts from a copy of the index; shutil
+    would load its archive modules (bz2, lzma) first, about a millisecond of
+    a hook process that has not the daemon.  The index is a few MB at most.
+    """
+    with open(src, "rb") as fh:
+        data = fh.read()
+    with open(dst, "wb") as out:
+        out.write(data)
+
+
 def _seed_index(repo: Repo, index: str, env: dict[str, str]) -> bool:
     """The temporary index: a copy of the real one, or HEAD's tree when that is unreadable."""
     with contextlib.suppress(OSError):  # no index yet: the check below falls back
-        shutil.copyfile(repo.index, index)
+        _copy_file(repo.index, index)
     check = git(repo, ["ls-files", "--stage", "--", ":(top)nonexistent"], env=env)
     if check is not None and check.returncode == 0:
         return True
@@ -323,7 +335,7 @@ def _capture(
             return False
     else:
         try:
-            shutil.copyfile(repo.index, index)
+            _copy_file(repo.index, index)
         except OSError:
             return False
     present, gone, size = _capture_list(repo, entries)
@@ -472,6 +484,8 @@ def _write_tree(
 
 
 def _give_up(snap_dir: str) -> None:
+    import shutil
+
     shutil.rmtree(snap_dir, ignore_errors=True)
 
 
@@ -543,5 +557,9 @@ def prune(repo: Repo, keep: int = KEEP_COUNT, max_age: float = KEEP_SECONDS) -> 
     snaps = listing(repo)
     cutoff = time.time() - max_age
     doomed = [s for s in snaps if s.ts < cutoff] + snaps[: max(0, len(snaps) - keep)]
+    if not doomed:
+        return
+    import shutil  # only when a snapshot is pruned, not on every hook
+
     for s in doomed:
         shutil.rmtree(os.path.join(store_dir(repo), str(s.n)), ignore_errors=True)
