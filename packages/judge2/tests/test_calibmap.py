@@ -130,10 +130,13 @@ def test_the_shipped_map_calibrates_secret_exposure_but_never_lets_it_block_alon
     shipped = calibmap.map_for("laya-builtin-1")
     assert shipped is not None and s.SECRET_EXPOSURE in shipped.signals
     assert s.SECRET_EXPOSURE not in shipped.may_block()
-    # 21 fitting cases only: too few to place a map (the tool's minimum), so served raw,
-    # and a raw answer may not block alone
-    assert s.CONSTRAINT_VIOLATION not in shipped.signals
-    assert s.CONSTRAINT_VIOLATION not in shipped.may_block()
+    # the tool fits curves for these three on the real-source cases, but they are not
+    # shipped: every case comes from a report of a broken rule, a loop or a failed run, so
+    # a curve lifts the engine's "no" (0.05) to 0.2-0.44 on every ordinary call; served
+    # raw, and a raw answer may not block alone
+    for signal in (s.CONSTRAINT_VIOLATION, s.REPEATS_FAILED_APPROACH, s.UNRESOLVED_FAILURE):
+        assert signal not in shipped.signals
+        assert signal not in shipped.may_block()
     judge = Judge2(OfflineBackend("laya-builtin-1"), Judge2Settings())
     raw = Judge2(OfflineBackend("laya-builtin-1"), Judge2Settings(calibration="off"))
     event = pre_tool("Bash", {"command": "cat .env"})

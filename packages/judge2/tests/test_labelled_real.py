@@ -192,5 +192,5 @@ def test_each_hand_sourced_family_has_enough_rows_to_fit_a_map(tool: ModuleType)
     for row in tool.case_rows():
         if row["split"] == "fit":
             fitting.setdefault(row["family"], []).append(row["outcome"])
-    for family in ("constraint", "loop"):
+    for family in ("constraint", "loop", "completion"):
         assert len(fitting[family]) >= 50 and sum(fitting[family]) >= 10, family
