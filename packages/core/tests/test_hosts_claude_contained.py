@@ -10,6 +10,7 @@ reran it with ``dangerouslyDisableSandbox``.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,42 @@ def test_without_the_engine_the_command_runs_as_written_and_says_so(
     adapter = ClaudeCodeAdapter()
     reply = adapter.render(adapter.parse(pre(project, command="make")), allowed())
     assert reply.stdout == "" and "not contained" in reply.stderr
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "claude-config/settings.json",
+        "proj/.claude/settings.json",
+        "proj/.claude/settings.local.json",
+    ],
+)
+def test_the_hook_and_doctor_read_claudes_sandbox_from_the_same_files(
+    project: Path, where: str
+) -> None:
+    """One list of Claude Code's settings files: where the hook leaves a command to
+    Claude's sandbox, doctor says that sandbox contains it (or why not)."""
+    from agentreflex.core.install.sandbox import claude_contained
+
+    env = dict(os.environ)
+    assert claude_contained(str(project), env)[0] is False
+    settings = project.parent / where
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}')
+    assert answer(project, allowed(), command="make") == {}
+    contained, why = claude_contained(str(project), env)
+    assert contained is True and str(settings) in why
+
+
+def test_the_settings_claude_reads_first_decide(project: Path) -> None:
+    """A project's local file that allows unsandboxed retries outranks the user's strict one."""
+    from agentreflex.core.install.sandbox import claude_contained
+
+    user = project.parent / "claude-config" / "settings.json"
+    user.parent.mkdir(parents=True)
+    user.write_text('{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}')
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text('{"sandbox": {"enabled": true}}')
+    contained, why = claude_contained(str(project), dict(os.environ))
+    assert contained is False and "settings.local.json lets a refused command retry" in why

@@ -166,28 +166,13 @@ def claude_notes(opts: Options) -> list[str]:
     return notes
 
 
-def _json(path: str) -> dict[str, Any]:
-    import json  # only the diagnostics read settings back
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
     """Is Claude Code's sandbox on, as ``install --sandbox`` writes it, with no unsandboxed retry?"""
-    home = env.get("CLAUDE_CONFIG_DIR") or os.path.join(userdirs.home_dir(env), ".claude")
-    files = [
-        os.path.join(project, ".claude", "settings.local.json"),
-        os.path.join(project, ".claude", "settings.json"),
-        os.path.join(home, "settings.json"),
-    ]
-    for path in files:
-        sandbox = _json(path).get("sandbox")
-        if isinstance(sandbox, dict) and sandbox.get("enabled") is True:
+    from agentreflex.core.hosts.claude_code import sandbox_setting, settings_files
+
+    for path in settings_files(project, env):
+        sandbox = sandbox_setting(path)
+        if sandbox is not None and sandbox.get("enabled") is True:
             if sandbox.get("allowUnsandboxedCommands") is False:
                 return True, f"contained: Claude Code's sandbox ({path})"
             return False, f"not contained: {path} lets a refused command retry unsandboxed"

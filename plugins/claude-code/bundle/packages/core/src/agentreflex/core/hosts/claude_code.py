@@ -191,33 +191,56 @@ def _contained(event: Event, decision: Decision) -> tuple[str, str] | None:
     return contained_command(event, decision)
 
 
+def settings_files(project: str, env: Mapping[str, str]) -> list[str]:
+    """The settings files Claude Code reads for a project, highest precedence first.
+
+    Managed settings, the project's local then shared settings, the user's
+    (``CLAUDE_CONFIG_DIR`` or ``~/.claude``).  The hook (is Claude Code's own
+    sandbox on?) and ``doctor``/``status`` (is it on with no unsandboxed
+    retry?) read this one list, so they cannot disagree about where a setting
+    lives.
+    """
+    import os
+
+    home = env.get("CLAUDE_CONFIG_DIR") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".claude"
+    )
+    files = [_MANAGED_SETTINGS]
+    if project:
+        claude = os.path.join(project, ".claude")
+        files += [
+            os.path.join(claude, "settings.local.json"),
+            os.path.join(claude, "settings.json"),
+        ]
+    files.append(os.path.join(home, "settings.json"))
+    return files
+
+
+def sandbox_setting(path: str) -> dict[str, Any] | None:
+    """The ``sandbox`` object of one settings file; None when it has none or can't be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 20)
+    except OSError:
+        return None
+    if b'"sandbox"' not in data:
+        return None  # most settings never mention it: no JSON parse
+    from agentreflex.core.util import fastjson
+
+    try:
+        box = fastjson.loads(data).get("sandbox")
+    except (ValueError, AttributeError):
+        return None
+    return box if isinstance(box, dict) else None
+
+
 def _own_sandbox_on(project: str) -> bool:
     """``sandbox.enabled`` in any settings file Claude Code reads for this project."""
     import os
 
-    home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
-    files = [_MANAGED_SETTINGS, os.path.join(home, "settings.json")]
-    if project:
-        claude = os.path.join(project, ".claude")
-        files += [
-            os.path.join(claude, "settings.json"),
-            os.path.join(claude, "settings.local.json"),
-        ]
-    for path in files:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(1 << 20)
-        except OSError:
-            continue
-        if b'"sandbox"' not in data:
-            continue  # most settings never mention it: no JSON parse
-        from agentreflex.core.util import fastjson
-
-        try:
-            box = fastjson.loads(data).get("sandbox")
-        except (ValueError, AttributeError):
-            continue
-        if isinstance(box, dict) and box.get("enabled") is True:
+    for path in settings_files(project, os.environ):
+        box = sandbox_setting(path)
+        if box is not None and box.get("enabled") is True:
             return True
     return False
 
