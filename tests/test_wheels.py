@@ -118,7 +118,9 @@ def test_the_gate_alone(dist: Path, tmp_path: Path, home: dict[str, str]) -> Non
     assert checks["reflexes"] == "gate"
     assert checks["self-test"] == "`rm -rf ~/` -> BLOCK"
     assert not list(tmp_path.glob("venv/lib/python*/site-packages/agentreflex/guard"))
-    compiled = list(tmp_path.glob("venv/lib/python*/site-packages/agentreflex/core/cli/__pycache__"))
+    compiled = list(
+        tmp_path.glob("venv/lib/python*/site-packages/agentreflex/core/cli/__pycache__")
+    )
     assert compiled and any(p.name.startswith("__init__.") for p in compiled[0].iterdir())
 
 

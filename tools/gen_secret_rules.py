@@ -47,7 +47,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tools" / "gitleaks" / "gitleaks.toml"
 EXTENSION = ROOT / "tools" / "secret_rules_extra.toml"
-TARGET = ROOT / "packages" / "core" / "src" / "agentreflex" / "core" / "redaction" / "secret_rules.py"
+TARGET = (
+    ROOT / "packages" / "core" / "src" / "agentreflex" / "core" / "redaction" / "secret_rules.py"
+)
 GITLEAKS_COMMIT = "b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b"
 
 sys.path.insert(0, str(ROOT / "packages" / "core" / "src"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from agentreflex.core.systemone.wire import parse_questions
-from agentreflex.judge2.claims import (
+from agentreflex.judge2.done.claims import (
     CONTRADICTED,
     FABRICATED,
     INSUFFICIENT,

@@ -10,7 +10,7 @@ from agentreflex.core.reflex import JudgeAnswer, ReflexContext
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.systemone import signals as s
 from agentreflex.core.testing import make_config, make_context, pre_tool, stop
-from agentreflex.judge2.done import DoneReflex
+from agentreflex.judge2.done.reflex import DoneReflex
 from agentreflex.judge2.fallback import fallback_signals
 from agentreflex.judge2.judge import Judge2
 from agentreflex.judge2.offline import OfflineBackend
@@ -294,7 +294,7 @@ def test_documentation_exemption_is_configurable(session: Any) -> None:
 
 def test_the_documented_default_is_the_one_used() -> None:
     from agentreflex.core.config.schema import ConfigFile
-    from agentreflex.judge2.evidence import DOC_PATTERNS
+    from agentreflex.judge2.done.evidence import DOC_PATTERNS
 
     schema = ConfigFile.model_json_schema()["$defs"]["Judge2"]["properties"]
     assert tuple(schema["untested_ok"]["default"]) == DOC_PATTERNS

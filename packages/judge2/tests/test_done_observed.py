@@ -17,7 +17,7 @@ from agentreflex.core.decision import Verdict
 from agentreflex.core.hook.runtime import Plugins, run_hook
 from agentreflex.core.state.store import SessionStore
 from agentreflex.core.testing import make_context, stop
-from agentreflex.judge2.done import DoneReflex
+from agentreflex.judge2.done.reflex import DoneReflex
 
 EDITS = [
     "sed -E -i 's/(x)/\\1y/' src/mod.py",

@@ -23,7 +23,7 @@ from agentreflex.core.decision import Verdict
 from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import SessionStore
 from agentreflex.core.testing import make_context, post_tool, prompt, stop
-from agentreflex.judge2.done import DoneReflex
+from agentreflex.judge2.done.reflex import DoneReflex
 
 VENV_BIN = str(Path(sys.executable).parent)
 PASSING = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"

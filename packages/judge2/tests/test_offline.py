@@ -101,7 +101,7 @@ def test_claims_get_choice_answers(session: Any) -> None:
 def test_hook_path_modules_import_only_the_standard_library() -> None:
     code = (
         "import sys\n"
-        "import agentreflex.judge2.done, agentreflex.judge2.judge, agentreflex.judge2.offline\n"
+        "import agentreflex.judge2.done.reflex, agentreflex.judge2.judge, agentreflex.judge2.offline\n"
         "from agentreflex.core.config.settings import load_config\n"
         "from agentreflex.judge2.judge import make_judge\n"
         "import os, tempfile\n"
@@ -118,15 +118,16 @@ def test_the_done_reflex_loads_only_its_own_modules() -> None:
     # The judge, its backends and the wire are for a judge call, not for every stop.
     code = (
         "import sys\n"
-        "import agentreflex.judge2.done\n"
+        "import agentreflex.judge2.done.reflex\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('agentreflex.judge2'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [
         "agentreflex.judge2",
-        "agentreflex.judge2.claims",
         "agentreflex.judge2.done",
-        "agentreflex.judge2.evidence",
+        "agentreflex.judge2.done.claims",
+        "agentreflex.judge2.done.evidence",
+        "agentreflex.judge2.done.reflex",
         "agentreflex.judge2.plugin",  # the declaration: untested_ok's default lives there
     ]
 

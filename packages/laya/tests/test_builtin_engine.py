@@ -12,7 +12,7 @@ from agentreflex.core.systemone.heuristic.engine import NOUL_RULES, BuiltinEngin
 from agentreflex.core.systemone.heuristic.reader import read
 from agentreflex.core.testing import pre_tool, stop
 from agentreflex.judge2 import calibrate as cal
-from agentreflex.judge2.claims import claim_question
+from agentreflex.judge2.done.claims import claim_question
 from agentreflex.judge2.questions import battery
 from agentreflex.judge2.statetext import build_state
 from agentreflex.laya.models import SystemOneRequest
@@ -99,7 +99,7 @@ def test_unknown_questions_get_uniform_honest_answers() -> None:
 
 
 def test_claim_questions_follow_the_test_record() -> None:
-    from agentreflex.judge2.claims import extract_claims
+    from agentreflex.judge2.done.claims import extract_claims
 
     [claim] = extract_claims("All tests pass.")
     q = {"claim_1": claim_question(claim)}

@@ -24,7 +24,7 @@ from agentreflex.core.reflex import JudgeAnswer
 from agentreflex.core.systemone import signals as s
 from agentreflex.core.systemone.wire import ChoiceAnswer, NoulAnswer, WireError, build_request
 from agentreflex.judge2.backend import BackendError, Subject
-from agentreflex.judge2.claims import claim_id, claim_question, extract_claims
+from agentreflex.judge2.done.claims import claim_id, claim_question, extract_claims
 from agentreflex.judge2.questions import battery as battery_questions
 from agentreflex.judge2.settings import Judge2Settings, load_settings
 from agentreflex.judge2.statetext import build_state
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from agentreflex.core.systemone.wire import Question, SystemOneResponse
     from agentreflex.judge2.backend import Backend
     from agentreflex.judge2.cache import FileCache
-    from agentreflex.judge2.claims import Claim
+    from agentreflex.judge2.done.claims import Claim
 
 
 class Judge2:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from agentreflex.core.events import Event
     from agentreflex.core.state.model import SessionState
     from agentreflex.core.systemone.wire import SystemOneRequest, SystemOneResponse
-    from agentreflex.judge2.claims import Claim
+    from agentreflex.judge2.done.claims import Claim
 
 
 class BackendError(Exception):

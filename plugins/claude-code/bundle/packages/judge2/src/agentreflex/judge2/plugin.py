@@ -62,7 +62,7 @@ PLUGIN = Plugin(
     reflexes=(
         ReflexEntry(
             "done",
-            "agentreflex.judge2.done:DoneReflex",
+            "agentreflex.judge2.done.reflex:DoneReflex",
             order=30,
             events=("stop", "subagent_stop"),
             needs_history=True,  # "is it done?" needs the record of what ran

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from agentreflex.core.systemone import signals as s
 from agentreflex.core.util.record import field, record
-from agentreflex.judge2.claims import (
+from agentreflex.judge2.done.claims import (
     CONTRADICTED,
     FABRICATED,
     INSUFFICIENT,
@@ -27,7 +27,7 @@ from agentreflex.judge2.plugin import DOC_PATTERNS
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agentreflex.core.state.model import ActionRecord, SessionState
-    from agentreflex.judge2.claims import Claim
+    from agentreflex.judge2.done.claims import Claim
 
 # The value a signal takes when the record itself proves it.
 FACT = 0.95

@@ -20,14 +20,14 @@ from __future__ import annotations
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.systemone import signals as s
 from agentreflex.core.util.record import record
-from agentreflex.judge2 import claims as cl
-from agentreflex.judge2.evidence import assess
+from agentreflex.judge2.done import claims as cl
+from agentreflex.judge2.done.evidence import assess
 from agentreflex.judge2.plugin import PLUGIN, SECTION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agentreflex.core.reflex import JudgeAnswer, ReflexContext
-    from agentreflex.judge2.evidence import CompletionEvidence
+    from agentreflex.judge2.done.evidence import CompletionEvidence
 
 TITLE = "DONE REFLEX"
 NAME = "done"
