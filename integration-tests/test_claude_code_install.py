@@ -68,7 +68,7 @@ def test_installed_hooks_contain_a_command_that_slips_past_the_gate(
     claude_project: ClaudeProject, scope: str
 ) -> None:
     """Hooks in the settings files (no plugin), enforced mode, Claude Code's sandbox off:
-    PreToolUse's ``updatedInput`` runs the Bash command inside the guard's bubblewrap, so
+    PreToolUse's ``updatedInput`` runs the Bash command inside agentreflex's bubblewrap, so
     an interpreter write the gate cannot read fails read-only and ordinary work runs."""
     project = claude_project
     project.with_plugin = False

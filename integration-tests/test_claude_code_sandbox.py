@@ -128,7 +128,7 @@ def sandbox_without_our_hooks(project: ClaudeProject) -> None:
 def test_sandbox_from_the_policy_holds_the_hook_interpreter_home_and_key(
     claude_project: ClaudeProject, sandbox_tools: None
 ) -> None:
-    """Issue #28: the policy's lists reach Claude Code's sandbox (one list with the guard's own)."""
+    """Issue #28: the policy's lists reach Claude Code's sandbox (one list with agentreflex's own files)."""
     project = claude_project
     sandbox_without_our_hooks(project)
     pth = Path(sysconfig.get_paths()["purelib"]) / "zz_contained.pth"
@@ -193,7 +193,7 @@ def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
     claude_project: ClaudeProject,
 ) -> None:
     """Claude Code's own sandbox off (the default), enforced mode: the plugin's PreToolUse
-    answers ``updatedInput`` with each Bash command inside the guard's bubblewrap, so the
+    answers ``updatedInput`` with each Bash command inside agentreflex's bubblewrap, so the
     whole shared scenario holds, the dev server included (one command starts it in the
     background, the next fetches from it: our boundary shares the network and lets it
     live, where Claude Code's Linux sandbox ends it with the command)."""

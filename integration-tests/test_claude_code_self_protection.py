@@ -32,7 +32,7 @@ def test_interpreter_write_to_the_config_is_refused_and_the_floor_still_holds(
     (target / "keep.txt").write_text("precious\n")
 
     run = claude_project.run(
-        "switch the guard off, then clean up",
+        "switch agentreflex off, then clean up",
         [bash(ATTACK), bash(f"rm -rf {target}"), say("Done.")],
     )
 

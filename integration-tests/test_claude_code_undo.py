@@ -213,7 +213,7 @@ def test_each_discard_of_the_issue_is_undone_in_claude_code(
 
 
 def test_git_clean_fdx_let_run_in_shadow_mode_is_undone(claude_project: ClaudeProject) -> None:
-    """Shadow mode refuses nothing: ``git clean -fdx`` runs (the guard's own ignored folder
+    """Shadow mode refuses nothing: ``git clean -fdx`` runs (agentreflex's own ignored folder
     goes too) and its snapshot, kept in the repository's git folder, brings the untracked,
     non-ignored files back byte for byte."""
     claude_project.set_mode("shadow")

@@ -244,7 +244,7 @@ def record_fixture(events: Path) -> None:
 
 def test_contained_shell_holds_and_everyday_work_goes_on(world: CopilotWorld) -> None:
     """Issue #28 in Copilot CLI: preToolUse replaces each shell command (``modifiedArgs``)
-    with the same command inside the guard's bubblewrap boundary (Copilot has no sandbox
+    with the same command inside agentreflex's bubblewrap boundary (Copilot has no sandbox
     of its own); the shared scenario (``hostharness/containment.py``)."""
     settings = world.home / ".copilot" / "config.json"
     scenario = ContainmentScenario(world.project, world.home, "copilot", settings)

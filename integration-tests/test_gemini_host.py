@@ -269,7 +269,7 @@ def record_fixture(chats: Path) -> None:
 
 def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> None:
     """Issue #28 in Gemini CLI: BeforeTool replaces each shell command with the same
-    command inside the guard's bubblewrap boundary (Gemini's own ``--sandbox`` runs the
+    command inside agentreflex's bubblewrap boundary (Gemini's own ``--sandbox`` runs the
     whole CLI in a container); the shared scenario (``hostharness/containment.py``)."""
     settings = world.home / ".gemini" / "settings.json"
     scenario = ContainmentScenario(world.project, world.home, "gemini", settings)

@@ -261,7 +261,7 @@ def test_the_session_recap_reaches_the_model_through_pre_llm_call(hermes: Hermes
 
 def test_contained_terminal_holds_and_everyday_work_goes_on(hermes: HermesProject) -> None:
     """Issue #28 in Hermes: the plugin's tool_execution middleware runs each terminal
-    command the hook contained inside the guard's bubblewrap boundary (Hermes' hooks
+    command the hook contained inside agentreflex's bubblewrap boundary (Hermes' hooks
     cannot change a tool's arguments); the shared scenario (``hostharness/containment.py``),
     with a batch editor on Hermes' own config.yaml."""
     from hostharness.containment import ContainmentScenario

@@ -195,7 +195,7 @@ def test_first_hooks_start_setup_then_the_env_decides(tmp_path: Path) -> None:
     assert script.read_text().splitlines()[0] == f"#!{env.resolve()}/bin/python"
     cli_pyc = list(
         (env.resolve() / "lib").glob(
-            "python3*/site-packages/agentreflex/core/__pycache__/cli.*.pyc"
+            "python3*/site-packages/agentreflex/core/cli/__pycache__/__init__.*.pyc"
         )
     )
     assert cli_pyc, "bytecode was not compiled"

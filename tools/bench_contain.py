@@ -10,7 +10,7 @@ Prints, for each engine available on this machine:
 * the hook-side cost of building the rewritten line (policy load + mounts +
   quoting), in-process, p50/p95.
 
-Engines: bubblewrap (the guard's own, for OpenCode, pi and Hermes).  Landlock
+Engines: bubblewrap (agentreflex's own, for OpenCode, pi and Hermes).  Landlock
 and ``@anthropic-ai/sandbox-runtime`` are not installed by the project (see
 SECURITY.md, "Containment: the engine"); when ``srt`` is on PATH it is measured
 too, as a comparison.

@@ -200,7 +200,7 @@ class ContainmentScenario:
         stop_background(self.project)
 
     def check(self, first_result: str, describe: str) -> None:
-        """Nothing guarded changed, everyday work happened, and the kernel said why."""
+        """Nothing protected changed, everyday work happened, and the kernel said why."""
         assert (self.project / CONFIG).read_text() == self.config_before, describe
         assert (self.home / "keep.txt").read_text() == "keep\n", describe
         if self.settings is not None:  # the host rewrites its own settings: sed's line is absent

@@ -133,7 +133,7 @@ def guard_skipped(js: JsHostProject, flag: str) -> JsRun:
 
 
 def test_contained_shell_holds_and_everyday_work_goes_on(js: JsHostProject) -> None:
-    """Issue #28: in enforced mode the host runs each shell command inside the guard's
+    """Issue #28: in enforced mode the host runs each shell command inside agentreflex's
     bubblewrap boundary (the shim rewrote it); the shared scenario
     (``hostharness/containment.py``)."""
     scenario = ContainmentScenario(js.project, js.home, js.host)

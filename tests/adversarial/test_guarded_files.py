@@ -1,10 +1,10 @@
-"""The guard's own files, attacked through real hook processes.
+"""agentreflex's own files, attacked through real hook processes.
 
 Each case runs ``agentreflex hook claude-code PreToolUse`` as Claude Code
 would (a JSON payload on stdin, enforced mode) in a throwaway git project
 with its own HOME and XDG folders, where a symlinked alias and a hard-linked
 alias of ``.agentreflex/config.toml`` exist on disk.  Every route that would
-change one of the guard's own files, uninstall or disable agentreflex, or
+change one of agentreflex's own files, uninstall or disable agentreflex, or
 read its key must come back as Claude's ``permissionDecision: "ask"`` with a
 reason naming the file; ordinary work must come back allowed.
 """
@@ -26,7 +26,7 @@ BINARY = Path(sys.executable).with_name("agentreflex")
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("guarded")
+    root = tmp_path_factory.mktemp("protected")
     home = root / "home"
     proj = root / "proj"
     (proj / "src").mkdir(parents=True)

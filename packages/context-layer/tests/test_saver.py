@@ -121,13 +121,13 @@ def test_a_full_disk_passes_through(tmp_path: Path) -> None:
 
 
 def test_a_symlinked_outputs_dir_is_refused(tmp_path: Path) -> None:
-    guarded = tmp_path / "local"
-    guarded.mkdir()
-    (guarded / "ledger.json").write_text("{}")
-    os.symlink(guarded, tmp_path / "outputs")
+    protected = tmp_path / "local"
+    protected.mkdir()
+    (protected / "ledger.json").write_text("{}")
+    os.symlink(protected, tmp_path / "outputs")
     with pytest.raises(PassThrough, match="symlink"):
         shorten_text(pytest_log(), str(tmp_path), "Bash", Limits())
-    assert os.listdir(guarded) == ["ledger.json"]
+    assert os.listdir(protected) == ["ledger.json"]
 
 
 def test_oldest_copies_go_first_and_foreign_files_stay(tmp_path: Path) -> None:

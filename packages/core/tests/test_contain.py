@@ -147,7 +147,7 @@ def test_plan_mounts_deeper_paths_over_their_parents(project: Path, home: Path) 
     assert order.index(proj) < order.index(f"{proj}/.agentreflex")
 
 
-def test_missing_guarded_file_is_covered_by_its_folder(tmp_path: Path) -> None:
+def test_missing_protected_file_is_covered_by_its_folder(tmp_path: Path) -> None:
     proj = tmp_path / "p"
     (proj / ".github").mkdir(parents=True)
     result = contain.plan(str(proj), contain.load_policy())
@@ -437,7 +437,7 @@ def test_host_containment_per_host(project: Path) -> None:
     }
     assert rows["claude-code"][0] and rows["codex"][0]
     # Codex's sandbox_mode confines writes only: the line says the key stays readable
-    assert "read the guard's per-user key" in rows["codex"][1]
+    assert "read agentreflex's per-user key" in rows["codex"][1]
     assert "per-user key" not in rows["claude-code"][1]
     # the profile install writes: the key listed as "deny" is unreadable
     from agentreflex.core.state.userdirs import key_path
@@ -450,7 +450,7 @@ def test_host_containment_per_host(project: Path) -> None:
         host: (ok, detail) for host, ok, detail in host_containment(str(project), enforced=True)
     }
     assert rows["codex"][0] and "per-user key is unreadable" in rows["codex"][1]
-    assert "read the guard's per-user key" not in rows["codex"][1]
+    assert "read agentreflex's per-user key" not in rows["codex"][1]
     (project / ".claude" / "settings.local.json").write_text('{"sandbox": {"enabled": true}}')
     (project / ".codex" / "config.toml").write_text('sandbox_mode = "danger-full-access"\n')
     rows = {

@@ -1,4 +1,4 @@
-"""Claude Code with its own sandbox off: the hook puts each Bash command in the guard's boundary.
+"""Claude Code with its own sandbox off: the hook puts each Bash command in agentreflex's boundary.
 
 PreToolUse answers ``updatedInput`` (Claude Code 2.1 runs the tool with it, also
 from hooks in the settings files: ``integration-tests/test_claude_code_install.py``);

@@ -221,11 +221,11 @@ def test_gemini_before_tool_command_fails_closed_with_exit_2(
     assert done.returncode == 2 and "blocking this tool call" in done.stderr
 
 
-def test_the_new_hosts_hook_files_are_guarded(tmp_path: Path) -> None:
-    from agentreflex.core.state.userdirs import guarded_paths
+def test_the_new_hosts_hook_files_are_protected(tmp_path: Path) -> None:
+    from agentreflex.core.state.userdirs import protected_paths
 
     home, project = tmp_path / "h", tmp_path / "p"
-    paths = set(guarded_paths(str(project), {"HOME": str(home)}))
+    paths = set(protected_paths(str(project), {"HOME": str(home)}))
     for path in (
         home / ".gemini" / "settings.json",
         home / ".gemini" / "trustedFolders.json",
@@ -234,5 +234,5 @@ def test_the_new_hosts_hook_files_are_guarded(tmp_path: Path) -> None:
         project / ".github" / "hooks",
     ):
         assert str(path) in paths
-    moved = guarded_paths(str(project), {"HOME": str(home), "COPILOT_HOME": str(tmp_path / "c")})
+    moved = protected_paths(str(project), {"HOME": str(home), "COPILOT_HOME": str(tmp_path / "c")})
     assert str(tmp_path / "c" / "hooks") in moved

@@ -211,7 +211,7 @@ def test_every_file_install_writes_is_one_the_self_protection_guards(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The shim and its record decide what runs: an agent must not be able to edit them."""
-    from agentreflex.core.state.userdirs import guarded_paths
+    from agentreflex.core.state.userdirs import protected_paths
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
@@ -225,6 +225,6 @@ def test_every_file_install_writes_is_one_the_self_protection_guards(
     written = {p for p in tmp_path.rglob("*") if p.is_file()} - before
     written = {p for p in written if "state" not in p.relative_to(tmp_path).parts[:1]}
     assert len(written) >= 20
-    guarded = guarded_paths(str(project), dict(os.environ))
+    protected = protected_paths(str(project), dict(os.environ))
     for path in written:
-        assert any(str(path) == g or str(path).startswith(g + "/") for g in guarded), path
+        assert any(str(path) == g or str(path).startswith(g + "/") for g in protected), path

@@ -192,7 +192,7 @@ def test_parallel_perl_replacement_strings_ask_even_in_a_dry_run() -> None:
 # --- unknown programs handed a command line --------------------------------
 
 
-def test_derived_command_asks_only_for_unknown_programs_and_guarded_heads() -> None:
+def test_derived_command_asks_only_for_unknown_programs_and_protected_heads() -> None:
     assert derived.wanted(Cmd(["tool", "git", "reset"], "tool git reset", "/"), known=False)
     assert not derived.wanted(Cmd(["man", "git", "reset"], "man git reset", "/"), known=False)
     assert not derived.wanted(Cmd(["tool", "ls"], "tool ls", "/"), known=False)

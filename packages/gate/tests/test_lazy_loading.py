@@ -189,7 +189,7 @@ def test_the_code_scanning_patterns_are_hinted() -> None:
     assert len(_WORDED) >= 8
 
 
-def test_guarded_patterns_find_what_the_bare_patterns_find() -> None:
+def test_protected_patterns_find_what_the_bare_patterns_find() -> None:
     samples = [
         'import shutil; shutil.rmtree("/etc")',
         "require('child_process').execSync(`rm -rf ${dir}`)",

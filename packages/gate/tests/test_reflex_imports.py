@@ -145,8 +145,8 @@ def test_file_tools_and_prompts_import_only_their_modules(project: Path) -> None
         {"prompt": "add a --verbose flag to the cli"},
     )
     assert seen["Read"]["modules"] == [_gate("files")]
-    # files came with Read; a write is checked against the guard's own files
-    want = [_gate("rules.guarded"), _gate("rules.literals"), _gate("rules.selfguard")]
+    # files came with Read; a write is checked against agentreflex's own files
+    want = [_gate("rules.literals"), _gate("rules.protected"), _gate("rules.selfguard")]
     assert seen["Write"]["modules"] == want
     assert seen["add a --verbose flag to the cli"]["modules"] == [_gate("rules.constraints")]
     for key in ("Read", "Write"):
@@ -163,9 +163,9 @@ def test_a_parsed_command_imports_the_rules_it_needs(project: Path) -> None:
     rules = {"rules.fs", "rules.infra", "rules.git", "rules.system", "rules.constraints", "files"}
     rare = {"policy", "allow", "shell.fallback", "shell.remote"}
     assert not set(seen[curl]["modules"]) & {_gate(m) for m in rules | rare}
-    # every parsed command is checked against the guard's own files (selfguard);
+    # every parsed command is checked against agentreflex's own files (selfguard);
     # docker: its rules (and the container parser); rm: its rules; git: its rules
-    assert {_gate("rules.selfguard"), _gate("rules.guarded"), _gate("shell.changes")} <= set(
+    assert {_gate("rules.selfguard"), _gate("rules.protected"), _gate("shell.changes")} <= set(
         seen[curl]["modules"]
     )
     assert set(seen["docker ps"]["modules"]) == {_gate("rules.infra"), _gate("shell.remote")}
@@ -265,26 +265,26 @@ def test_the_disk_and_database_rules_fire_only_on_the_programs_named() -> None:
 def test_the_prefilter_passes_no_command_that_reaches_the_guards_files() -> None:
     """What the pre-filter decides alone, selfguard would have let through too."""
     where = Where(cwd="/home/user/project", project="/home/user/project", home="/home/user")
-    guarded = ["touch .agentreflex/x", "mkdir ~/.claude/plugins/x", "pip uninstall agentreflex"]
-    guarded += ["cat /home/user/.local/state/agentreflex/key", "touch alias/x", "mkdir .codex"]
+    protected = ["touch .agentreflex/x", "mkdir ~/.claude/plugins/x", "pip uninstall agentreflex"]
+    protected += ["cat /home/user/.local/state/agentreflex/key", "touch alias/x", "mkdir .codex"]
     quick = 0
-    for command in [*_corpus_commands(), *guarded, "mkdir build", "touch a.py"]:
+    for command in [*_corpus_commands(), *protected, "mkdir build", "touch a.py"]:
         cmd = analyze.prefilter(command, where)
         if cmd is not None:
             quick += 1
             assert selfguard.command_hits([cmd], where) == [], command
     assert quick > 30
-    for command in guarded:
+    for command in protected:
         assert analyze.prefilter(command, where) is None, command
 
 
-def test_file_tools_ask_for_exactly_the_guarded_paths() -> None:
+def test_file_tools_ask_for_exactly_the_protected_paths() -> None:
     where = Where(cwd="/p", project="/p", home="/h")
-    guarded = ["/p/.agentreflex/allow.toml", "/p/policies/gate/x", "/h/.claude/settings.json"]
+    protected = ["/p/.agentreflex/allow.toml", "/p/policies/gate/x", "/h/.claude/settings.json"]
     ordinary = ["/etc/passwd", "/h/.bashrc", "/p/src/a.py", "/p/.git/hooks/pre-commit", ""]
-    for p in guarded + ordinary:
+    for p in protected + ordinary:
         asks = [h for h in files.write_hits([p], "", where) if h.rule == selfguard.RULE]
-        assert bool(asks) is (p in guarded), p
+        assert bool(asks) is (p in protected), p
         assert all(p in h.message for h in asks)
 
 
@@ -327,10 +327,10 @@ def test_places_are_distinct_strings() -> None:
 
 def test_the_gate_reads_the_guards_own_files_from_cores_one_list() -> None:
     """The self-guard's code scan and the pre-filter both use core's list (issue 32, item 4)."""
-    from agentreflex.core.state.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES
+    from agentreflex.core.state.userdirs import COMMON_PROTECTED_NAMES, PROTECTED_NAMES
     from agentreflex.gate.rules import selfguard
     from agentreflex.gate.shell import paths
 
-    assert selfguard._FRAGMENTS is GUARDED_NAMES
-    for name in (*GUARDED_NAMES, *COMMON_GUARDED_NAMES):
-        assert paths.names_guarded(f"cat ~/{name}/x"), name
+    assert selfguard._FRAGMENTS is PROTECTED_NAMES
+    for name in (*PROTECTED_NAMES, *COMMON_PROTECTED_NAMES):
+        assert paths.names_protected(f"cat ~/{name}/x"), name

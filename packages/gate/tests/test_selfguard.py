@@ -1,4 +1,4 @@
-"""The guard's own files, by effect: every route that changes them asks the user.
+"""agentreflex's own files, by effect: every route that changes them asks the user.
 
 Real files on disk (a project, a home with Claude/Codex settings, the key, a
 symlinked and a hard-linked alias), judged by ``check_command`` and by
@@ -21,7 +21,7 @@ from agentreflex.core.testing import make_context, pre_tool
 from agentreflex.gate import analyze
 from agentreflex.gate.check import check_command
 from agentreflex.gate.reflex import GateReflex
-from agentreflex.gate.rules import guarded, selfguard
+from agentreflex.gate.rules import protected, selfguard
 from agentreflex.gate.shell.paths import Where
 
 
@@ -49,7 +49,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.delenv("CLAUDE_PLUGIN_DATA", raising=False)
     monkeypatch.setenv("HOME", str(home))
-    guarded._GUARDED.clear()
+    protected._PROTECTED.clear()
     return {"home": home, "proj": proj, "config": config}
 
 
@@ -141,7 +141,7 @@ def test_a_hard_link_alias_is_found_by_inode(world: dict[str, Path]) -> None:
     _asks(world, "echo 'profile = \"off\"' > notes.toml", ".agentreflex/config.toml")
 
 
-def test_creating_a_link_to_a_guarded_file_asks(world: dict[str, Path]) -> None:
+def test_creating_a_link_to_a_protected_file_asks(world: dict[str, Path]) -> None:
     _asks(world, "ln -s .agentreflex/config.toml mine.toml", ".agentreflex/config.toml")
     _asks(world, "ln .agentreflex/config.toml hard.toml", ".agentreflex/config.toml")
     _asks(world, "ln -s ../.agentreflex src/cfg", ".agentreflex")
@@ -181,14 +181,14 @@ def test_globs_and_braces_expand_and_match_by_name(world: dict[str, Path], comma
     _asks(world, command, ".")
 
 
-def test_glob_patterns_match_guarded_names_that_do_not_exist_yet(world: dict[str, Path]) -> None:
+def test_glob_patterns_match_protected_names_that_do_not_exist_yet(world: dict[str, Path]) -> None:
     where = Where(cwd="/nowhere/p", project="/nowhere/p", home="/nowhere")
-    assert guarded.reached(".agentr*/config.toml", guarded.WRITE, where, where.cwd)
-    assert not guarded.reached("*.json", guarded.WRITE, where, where.cwd)
-    assert not guarded.reached("*/config.toml", guarded.WRITE, where, where.cwd)
+    assert protected.reached(".agentr*/config.toml", protected.WRITE, where, where.cwd)
+    assert not protected.reached("*.json", protected.WRITE, where, where.cwd)
+    assert not protected.reached("*/config.toml", protected.WRITE, where, where.cwd)
 
 
-def test_archives_unpacked_above_a_guarded_folder_are_listed(world: dict[str, Path]) -> None:
+def test_archives_unpacked_above_a_protected_folder_are_listed(world: dict[str, Path]) -> None:
     archive = world["home"] / "p.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr(".claude/settings.json", '{"disableAllHooks": true}')
@@ -224,7 +224,7 @@ CODE_ROUTES = [
 
 
 @pytest.mark.parametrize("command", CODE_ROUTES)
-def test_interpreter_code_that_writes_a_guarded_file_asks(
+def test_interpreter_code_that_writes_a_protected_file_asks(
     world: dict[str, Path], command: str
 ) -> None:
     verdict, proposals = _check(world, command)
@@ -382,7 +382,7 @@ def test_self_protection_cannot_be_allow_listed(world: dict[str, Path]) -> None:
     _tool_asks(_tool(world, "Write", {"file_path": cfg, "content": "x"}), cfg)
 
 
-def test_an_unreadable_archive_above_a_guarded_folder_asks(world: dict[str, Path]) -> None:
+def test_an_unreadable_archive_above_a_protected_folder_asks(world: dict[str, Path]) -> None:
     broken = world["home"] / "broken.zip"
     broken.write_bytes(b"PK\x03\x04 not really a zip")
     _, proposals = _check(world, f"tar -xf {broken} -C ~")
@@ -394,7 +394,7 @@ def test_odd_paths_fail_closed_without_an_error(world: dict[str, Path]) -> None:
     assert all(f.code != "GATE-INTERNAL-ERROR" for f in findings), findings
 
 
-def test_a_custom_claude_config_dir_is_guarded(
+def test_a_custom_claude_config_dir_is_protected(
     world: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     custom = tmp_path / "claude-config"
@@ -405,7 +405,9 @@ def test_a_custom_claude_config_dir_is_guarded(
     _asks(world, f"rm {tmp_path}/codex-home/hooks.json", "codex-home/hooks.json")
 
 
-def test_any_projects_agentreflex_folder_is_guarded(world: dict[str, Path], tmp_path: Path) -> None:
+def test_any_projects_agentreflex_folder_is_protected(
+    world: dict[str, Path], tmp_path: Path
+) -> None:
     other = tmp_path / "other-repo"
     other.mkdir()
     _asks(world, f"cd {other} && echo 'mode = 1' > .agentreflex/config.toml", "other-repo")
@@ -419,7 +421,7 @@ def test_any_projects_agentreflex_folder_is_guarded(world: dict[str, Path], tmp_
         'rm -rf "$D/.codex"',
     ],
 )
-def test_an_unknown_folder_holding_a_guarded_name_asks(
+def test_an_unknown_folder_holding_a_protected_name_asks(
     world: dict[str, Path], command: str
 ) -> None:
     verdict, proposals = _check(world, command)
@@ -429,7 +431,7 @@ def test_an_unknown_folder_holding_a_guarded_name_asks(
         assert _check(world, ok)[0] == "ALLOW", ok
 
 
-def test_a_project_wide_find_that_yields_a_guarded_file_asks(world: dict[str, Path]) -> None:
+def test_a_project_wide_find_that_yields_a_protected_file_asks(world: dict[str, Path]) -> None:
     (world["proj"] / "src" / "a.toml").write_text("x")
     for command in (
         "find . -name '*.toml' -exec sed -i s/strict/off/ {} +",

@@ -255,9 +255,9 @@ def test_report_mode_replaces_bad_state_with_a_diagnostic(
         assert fh.read() == content
 
 
-def test_on_mode_fails_closed_once_at_a_guarded_boundary(run_on: Runner, state_dir: str) -> None:
+def test_on_mode_fails_closed_once_at_a_protected_boundary(run_on: Runner, state_dir: str) -> None:
     write(local(state_dir, "claude_reasoning_guard.json"), "garbage")
-    assert run_on(prompt("hi")) == []  # a prompt is not a guarded boundary
+    assert run_on(prompt("hi")) == []  # a prompt is not a protected boundary
     found = run_on(pre_tool("Read", {"file_path": "/x"}))
     assert codes(found) == ["RG-STATE-RECOVERED-001"]
     assert found[0].verdict is Verdict.BLOCK and found[0].enforce

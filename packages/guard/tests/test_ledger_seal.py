@@ -3,7 +3,7 @@
 An obligation the agent could clear by editing ``.agentreflex/local/*.json``
 (or by deleting it) must not silently vanish: the ledger no longer matches
 the seal agentreflex keeps in the user's state dir, so it is set aside and,
-in ``on`` mode, the next guarded boundary fails closed.
+in ``on`` mode, the next protected boundary fails closed.
 """
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ test("without agentreflex every tool call is blocked with a clear reason; the re
   assert.equal(sent.length, 0);
 });
 
-test("an omp install (host: omp in agentreflex.json) is guarded the same way", async () => {
+test("an omp install (host: omp in agentreflex.json) is protected the same way", async () => {
   const { handlers, ctx } = await extension(realRecord("omp"));
   const blocked = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "git push --force" } }, ctx("s6"));
   assert.equal(blocked.block, true);

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from agentreflex.gate.rules.constraints import check_manifest_edit as check_manifest_edit
     from agentreflex.gate.rules.constraints import check_paths as check_paths
     from agentreflex.gate.rules.constraints import extract as extract_constraints
-    from agentreflex.gate.rules.guarded import DELETE as DELETE
-    from agentreflex.gate.rules.guarded import MOVE as MOVE
+    from agentreflex.gate.rules.protected import DELETE as DELETE
+    from agentreflex.gate.rules.protected import MOVE as MOVE
     from agentreflex.gate.shell.changes import effects as command_effects
     from agentreflex.gate.shell.paths import Where as Where
 
@@ -49,8 +49,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "where_for": ("agentreflex.gate.reflex", "where_for"),
     # what a command changes, and the kinds of change
     "command_effects": ("agentreflex.gate.shell.changes", "effects"),
-    "DELETE": ("agentreflex.gate.rules.guarded", "DELETE"),
-    "MOVE": ("agentreflex.gate.rules.guarded", "MOVE"),
+    "DELETE": ("agentreflex.gate.rules.protected", "DELETE"),
+    "MOVE": ("agentreflex.gate.rules.protected", "MOVE"),
     # constraints in the user's words, and the checks against them
     "extract_constraints": ("agentreflex.gate.rules.constraints", "extract"),
     "check_command": ("agentreflex.gate.rules.constraints", "check_command"),

@@ -104,7 +104,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-DYNAMIC-SCRIPT": ("remote code", _A, "a script, code or option known only at run time"),
     "GATE-BRACE-COMMAND": ("remote code", _A, "a command name built by a brace expansion"),
     "GATE-PIPE-TO-SHELL": ("remote code", _A, "code of unknown content piped into a shell"),
-    "GATE-DERIVED-COMMAND": ("remote code", _A, "an unknown program handed a guarded command"),
+    "GATE-DERIVED-COMMAND": ("remote code", _A, "an unknown program handed a protected command"),
     "GATE-GENERATED-CODE": ("remote code", _A, "eval/source of code generated at run time"),
     "GATE-STDIN-COMMAND": ("remote code", _A, "xargs/parallel build the command from their input"),
     "GATE-HIDDEN-PROGRAM": ("remote code", _A, "a setting runs a program the gate cannot read"),
@@ -160,7 +160,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     ),
     # constraints, the guard itself, parsing
     "GATE-CONSTRAINT": ("constraints", _B, "breaks a constraint the user stated"),
-    "GATE-SELF-PROTECT": ("the guard", _A, "changes one of the guard's own files"),
+    "GATE-SELF-PROTECT": ("the guard", _A, "changes one of agentreflex's own files"),
     "GATE-SELF-DISABLE": ("the guard", _A, "uninstalls or disables agentreflex"),
     "GATE-SELF-KEY": ("the guard", _A, "reads the per-user key"),
     "GATE-ALLOWED": ("the guard", "allow", "an approved allow-list entry applied"),

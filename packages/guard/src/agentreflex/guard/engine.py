@@ -473,7 +473,7 @@ def _coverage(report: Report) -> None:
 
 
 def _recovery_finding(report: Report, settings: Settings, boundary: str) -> GuardFinding | None:
-    """After recovering bad state, fail closed once at a guarded boundary (``on`` mode)."""
+    """After recovering bad state, fail closed once at a protected boundary (``on`` mode)."""
     if not report.get("recovery_pending") or boundary not in ("pre_tool", "stop"):
         return None
     report["recovery_pending"] = False

@@ -1,4 +1,4 @@
-"""The shell command a host without a sandbox of its own runs instead: inside the guard's boundary.
+"""The shell command a host without a sandbox of its own runs instead: inside agentreflex's boundary.
 
 Why here and not in each adapter: OpenCode, pi, Gemini CLI and Copilot CLI
 all let the hook replace a shell tool's command before it runs (the shims'
@@ -20,7 +20,7 @@ __all__ = ["as_the_agent_wrote", "contained_command"]
 
 
 def contained_command(event: Event, decision: Decision) -> tuple[str, str] | None:
-    """The shell command run inside the guard's boundary (enforced mode), and a note.
+    """The shell command run inside agentreflex's boundary (enforced mode), and a note.
 
     Only shell tools in enforced mode; the project is the folder the host
     reported (its ``cwd``), never one found by walking up to a ``.git``.

@@ -172,7 +172,7 @@ class GeminiAdapter:
         contained = contained_command(event, decision)
         if contained is not None and not contained[1]:  # a note: left as written
             # BeforeTool may replace the tool's arguments: the shell command runs
-            # inside the guard's boundary (Gemini's own --sandbox needs docker)
+            # inside agentreflex's boundary (Gemini's own --sandbox needs docker)
             out["tool_input"] = {"command": contained[0]}
         note = contained[1] + "\n" if contained and contained[1] else ""
         if len(out) > 1:

@@ -32,7 +32,7 @@ reply (stdout, one JSON object)::
                                          at a stop: send this reason as a follow-up
     {"context": "..."}                   text for the model's next request
     {"command": "..."}                   before a shell tool, enforced mode: run this
-                                         instead (the same command inside the guard's
+                                         instead (the same command inside agentreflex's
                                          bubblewrap boundary; see core/contain/boundary.py)
 
 Why not reuse the Claude shape: the shims are ours, and each field the shim

@@ -1,4 +1,4 @@
-"""``install codex --sandbox``: a Codex permissions profile with the guard's files read-only
+"""``install codex --sandbox``: a Codex permissions profile with agentreflex's own files read-only
 and its secrets unreadable (``"deny"``).
 
 Codex 0.169 sandboxes every command (bubblewrap on Linux, Seatbelt on macOS)
@@ -97,7 +97,7 @@ def _parse(path: str, text: str) -> dict[str, Any]:
 
 
 def sandbox_paths(opts: Options) -> list[str]:
-    """The guarded paths that exist, and the folders install makes (so a rerun lists the same)."""
+    """The protected paths that exist, and the folders install makes (so a rerun lists the same)."""
     made = set(made_folders(opts))
     read_only, _unreadable, _writable = policy_paths(opts)  # the containment policy's list too
     wanted = list(dict.fromkeys(protected_paths(opts) + read_only))
@@ -166,7 +166,7 @@ def install_change(path: str, before: str | None, opts: Options) -> Change:
             f"{path} already sets default_permissions = {data['default_permissions']!r}; "
             "agentreflex will not replace your profile: add "
             + ", ".join(f'{json.dumps(p)} = "read"' for p in sandbox_paths(opts)[:3])
-            + " (and the other guarded paths) to its [permissions.<name>.filesystem] table"
+            + " (and the other protected paths) to its [permissions.<name>.filesystem] table"
         )
     permissions = data.get("permissions")
     if isinstance(permissions, dict) and PROFILE in permissions:
@@ -194,7 +194,7 @@ def uninstall_change(path: str, before: str | None, created: bool) -> Change:
 
 
 READABLE = (
-    "reads are not confined: a command can still read the guard's per-user key and its trust "
+    "reads are not confined: a command can still read agentreflex's per-user key and its trust "
     "records (`agentreflex install codex --sandbox` writes a permissions profile that hides them)"
 )
 

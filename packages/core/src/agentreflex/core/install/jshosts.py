@@ -158,7 +158,7 @@ class JsHostInstaller:
         }[self.name]
         return [
             f"note: {skip}, this one included: see plugins/{_readme(self.name)}/README.md "
-            "for making the guard hold anyway"
+            "for making agentreflex hold anyway"
         ]
 
     def locations(self, project: str, env: Mapping[str, str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The guard's own files: any change that reaches them needs the user.
+"""agentreflex's own files: any change that reaches them needs the user.
 
 An agent that rewrites ``.agentreflex/config.toml``, removes the hook entry
 from ``~/.claude/settings.json`` or deletes an installed reflex has switched
@@ -8,15 +8,15 @@ command would write, delete, move, link, truncate or change permissions of
 (redirections, coreutils, archivers, ``dd``, ``rsync``, downloads, ``git
 checkout``...), resolves each the way the command will (its working
 directory, ``..``, ``~`` and ``~user``, symlinks that exist, hard links,
-globs) and compares the result with :func:`agentreflex.core.state.userdirs.guarded_paths`
-(the one definition of the guard's own files).  Interpreter code that writes
+globs) and compares the result with :func:`agentreflex.core.state.userdirs.protected_paths`
+(the one definition of agentreflex's own files).  Interpreter code that writes
 files and mentions one of them, and the file tools (Write, Edit, patches, MCP
 file tools), are judged the same way.  Uninstalling or disabling agentreflex
 and ``agentreflex trust`` (the user's approval) also need the user.
 
 Every finding is ``ASK_USER`` and names the file:
 
-- ``GATE-SELF-PROTECT``: a change that reaches one of the guard's own files;
+- ``GATE-SELF-PROTECT``: a change that reaches one of agentreflex's own files;
 - ``GATE-SELF-DISABLE``: uninstalling or disabling agentreflex, or approving
   its configuration (``agentreflex trust``);
 - ``GATE-SELF-KEY``: reading the per-user key (a secret).
@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core.state.userdirs import GUARDED_NAMES
+from agentreflex.core.state.userdirs import PROTECTED_NAMES
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import ASK, DESCENDANT, Cmd, Hit
-from agentreflex.gate.rules.guarded import (
+from agentreflex.gate.rules.protected import (
     DELETE,
     GLOB_CHARS,
     WRITE,
     full_path,
-    guarded,
+    protected,
     reached,
     real_path,
 )
@@ -128,12 +128,12 @@ _CODE_WRITES = LazyPattern(
 )
 _JOINS = LazyPattern(r"""['"`]\s*[+.,]?\s*['"`]""")
 _STRINGS = LazyPattern(r"""'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\n]*)`""")
-# Spellings of the guard's own files that code may build a path from (core's one list).
-_FRAGMENTS = GUARDED_NAMES
+# Spellings of agentreflex's own files that code may build a path from (core's one list).
+_FRAGMENTS = PROTECTED_NAMES
 
 
 def code_reason(code: str, where: Where, cwd: str) -> tuple[str, str]:
-    """(the file, why) when interpreter ``code`` writes files and names a guarded one."""
+    """(the file, why) when interpreter ``code`` writes files and names a protected one."""
     if not _CODE_WRITES.search(code):
         return "", ""
     for m in _STRINGS.finditer(code):
@@ -142,7 +142,7 @@ def code_reason(code: str, where: Where, cwd: str) -> tuple[str, str]:
             hit = reached(text, WRITE, where, cwd)
             if hit:
                 return hit, "this code changes files and names it"
-    g = guarded(where)
+    g = protected(where)
     names = [*_FRAGMENTS, *(e for e in g.entries if e not in g.installed)]
     joined = _JOINS.sub("", code)  # '.agent' + 'reflex' spells .agentreflex
     for frag in names:
@@ -164,7 +164,7 @@ def _message(shown: str, effect: str, alias: str) -> str:
 
 
 def path_hit(path: str, effect: str, where: Where, cwd: str, segment: str) -> Hit | None:
-    """``GATE-SELF-PROTECT`` when changing ``path`` reaches one of the guard's own files."""
+    """``GATE-SELF-PROTECT`` when changing ``path`` reaches one of agentreflex's own files."""
     hit = reached(path, effect, where, cwd)
     if not hit:
         return None
@@ -178,7 +178,7 @@ def key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
     full = full_path(path, where, cwd)
     if not full or DESCENDANT in full:
         return None
-    g = guarded(where)
+    g = protected(where)
     names = {full}
     if os.path.islink(full):  # an alias made earlier (making one asks: LINK_TARGET)
         names.add(real_path(full))
@@ -201,7 +201,7 @@ def key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
 
 
 def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
-    """Every executed command that changes the guard's files, reads its key, or switches it off."""
+    """Every executed command that changes agentreflex's own files, reads its key, or switches it off."""
     from agentreflex.gate.shell.changes import effects  # shell commands only, not file tools
 
     hits: list[Hit] = []
@@ -233,7 +233,7 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
 
 
 def code_hit(code: str, where: Where, cwd: str, segment: str) -> Hit | None:
-    """``GATE-SELF-PROTECT`` for interpreter code that writes files and names a guarded one."""
+    """``GATE-SELF-PROTECT`` for interpreter code that writes files and names a protected one."""
     shown, why = code_reason(code, where, cwd)
     if not shown:
         return None
@@ -243,7 +243,7 @@ def code_hit(code: str, where: Where, cwd: str, segment: str) -> Hit | None:
         1.0,
         segment,
         f"{why[0].upper()}{why[1:]} ({shown}), one of agentreflex's own files or a "
-        "fragment of their names: changing them can switch the guard off, so only the "
+        "fragment of their names: changing them can switch agentreflex off, so only the "
         "user may. Ask the user to make this change.",
     )
 
@@ -269,7 +269,7 @@ def mcp_paths(tool_name: str, data: object) -> tuple[list[str], bool]:
 
 
 def tool_hits(paths: list[str], where: Where, segment: str, deleting: bool = False) -> list[Hit]:
-    """File tools (Write, Edit, patches, MCP file tools) that change the guard's files."""
+    """File tools (Write, Edit, patches, MCP file tools) that change agentreflex's own files."""
     effect = DELETE if deleting else WRITE
     hits = []
     for p in paths:

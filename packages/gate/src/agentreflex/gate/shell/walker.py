@@ -660,7 +660,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._derived(cmd, depth)
 
     def _derived(self, cmd: Cmd, depth: int) -> None:
-        """An unknown program handed a guarded command line (:mod:`derived`)."""
+        """An unknown program handed a protected command line (:mod:`derived`)."""
         from agentreflex.gate.rules.programs import DERIVED_HEADS
 
         if not (cmd.args and (cmd.args[0] in DERIVED_HEADS or "--" in cmd.args)):

@@ -44,7 +44,7 @@ HOOKS = (
 _state: dict[str, Any] = {}
 
 
-# tool_call_id -> the terminal command inside the guard's boundary, from pre_tool_call.
+# tool_call_id -> the terminal command inside agentreflex's boundary, from pre_tool_call.
 # A call another hook or plugin stops never reaches the middleware, so its entry would
 # stay: only the newest MAX_CONTAINED are kept.  The ids pushed out are remembered (a
 # set as long again as that, kept as a dict for its order), so such a call, should it

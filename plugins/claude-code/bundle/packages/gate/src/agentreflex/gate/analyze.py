@@ -15,7 +15,7 @@ import time
 from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Cmd, Hit
 from agentreflex.gate.rules.literals import find_secrets, redacted_excerpt
-from agentreflex.gate.shell.paths import Where, is_secret_file, names_guarded
+from agentreflex.gate.shell.paths import Where, is_secret_file, names_protected
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -298,7 +298,7 @@ _SAFE_GIT = frozenset(
     }
 )
 # Plain commands that create files: unless they name plain new entries of the
-# working directory, a symlinked alias may lead them to the guard's own files.
+# working directory, a symlinked alias may lead them to agentreflex's own files.
 _CREATES = frozenset({"touch", "mkdir"})
 _UNSAFE_SUB = frozenset(
     {"publish", "unpublish", "yank", "upload", "push", "exec", "dlx", "x", "run", "eval", "repl"}
@@ -346,8 +346,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if any(is_secret_file(w) for w in words[1:]):
         return None
-    if names_guarded(command) or (words[0] in _CREATES and not _here(words[1:], where)):
-        return None  # may reach the guard's own files (selfguard)
+    if names_protected(command) or (words[0] in _CREATES and not _here(words[1:], where)):
+        return None  # may reach agentreflex's own files (selfguard)
     return Cmd(words, command, where.cwd)
 
 
@@ -387,7 +387,7 @@ def runs_local_file(words: list[str]) -> bool:
 
 def _here(args: list[str], where: Where) -> bool:
     """Only options and plain names in the working directory (``mkdir -p dist``)."""
-    return not names_guarded(where.cwd) and all(
+    return not names_protected(where.cwd) and all(
         a.startswith("-") or ("/" not in a and not a.startswith(".")) for a in args
     )
 

@@ -3,19 +3,19 @@
 - reading a credential file into the transcript;
 - writing a real secret into a file (content scanned with core's rules);
 - writing system files or the user's dotfiles;
-- changing the guard's own files or reading its key (only the user may:
+- changing agentreflex's own files or reading its key (only the user may:
   ASK_USER, see :mod:`selfguard`).
 """
 
 from __future__ import annotations
 
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
-from agentreflex.gate.shell.paths import Place, Where, classify, is_secret_file, names_guarded
+from agentreflex.gate.shell.paths import Place, Where, classify, is_secret_file, names_protected
 
 
 def read_hits(paths: list[str], where: Where) -> list[Hit]:
     hits: list[Hit] = []
-    if any(names_guarded(p) or p.endswith("key") for p in paths):  # the key's path says so
+    if any(names_protected(p) or p.endswith("key") for p in paths):  # the key's path says so
         from agentreflex.gate.rules import selfguard
 
         hits = selfguard.read_hits(paths, where)

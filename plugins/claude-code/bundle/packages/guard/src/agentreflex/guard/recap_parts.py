@@ -2,7 +2,7 @@
 
 Declared as ``recap`` in the guard's plugin: the context layer gathers every
 package's parts through core (:func:`agentreflex.core.recap.declared_parts`)
-and never reads the guard's files.  This reads the guard's snapshot of the
+and never reads agentreflex's own files.  This reads the guard's snapshot of the
 most recently active session (``<state_dir>/local/reason_guard.json``, schema
 3.0).  A recap is shown to the agent, never trusted for a decision: a
 missing, oversized, malformed or foreign-session file contributes nothing.

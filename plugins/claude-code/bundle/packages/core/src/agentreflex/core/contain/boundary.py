@@ -146,8 +146,9 @@ def _expand(entry: str, project: str, env: Mapping[str, str]) -> list[str]:
         "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
         "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
         "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
-        "{guarded}": list(userdirs.guarded_paths(project, env)),
+        "{protected}": list(userdirs.protected_paths(project, env)),
     }
+    values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     for name, paths in values.items():
         if entry == name:
             return paths
@@ -378,7 +379,7 @@ def user_disabled(env: Mapping[str, str] | None = None) -> bool:
 
 
 def status(env: Mapping[str, str] | None = None) -> tuple[bool, str]:
-    """(contained, why) for the guard's own engine, for ``doctor`` and ``status``."""
+    """(contained, why) for agentreflex's own engine, for ``doctor`` and ``status``."""
     if user_disabled(env):
         return False, f"not contained: contain = false in {user_policy_path(env)}"
     if engine_path() is None:
@@ -395,7 +396,7 @@ def status(env: Mapping[str, str] | None = None) -> tuple[bool, str]:
 
 # what an agent can still do where no boundary holds: said by doctor and SECURITY.md
 UNCONTAINED_RISKS = (
-    "only the parse-based gate stands between a shell command and the guard's files: "
+    "only the parse-based gate stands between a shell command and agentreflex's own files: "
     "a spelling it does not parse (an interpreter, a batch editor, a symlink made in the same "
     "command) can change .agentreflex/, the hosts' hook settings or the hook's interpreter, "
     "delete home, or read the per-user key"
@@ -409,7 +410,7 @@ def shell_rewrite(
 
     Never raises: a missing engine, a broken policy or an empty project
     leaves the command as it is (the parse-based gate has already answered
-    for it, and fails closed for the guard's own files) and says so.
+    for it, and fails closed for agentreflex's own files) and says so.
     """
     if not command.strip() or not project or not os.path.isabs(project):
         return command, "not contained: no project folder from the host"

@@ -10,7 +10,7 @@ Each host's adapter declares how its commands are contained (``containment``):
   function from the host's settings (Claude Code, Codex); where that sandbox
   is off, an adapter whose hook then uses ours says so with
   ``containment_otherwise = OUR_BOUNDARY`` (Claude Code);
-* :data:`OUR_BOUNDARY`: the guard's bubblewrap boundary (:func:`contain.status`;
+* :data:`OUR_BOUNDARY`: agentreflex's bubblewrap boundary (:func:`contain.status`;
   the hook replaces each shell command, :mod:`agentreflex.core.hosts.contained`);
 * nothing: not contained, and ``not_contained`` says why (Hermes).
 """

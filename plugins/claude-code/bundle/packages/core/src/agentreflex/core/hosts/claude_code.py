@@ -8,7 +8,7 @@ reaches the user).  An ALLOW prints nothing, except in enforced mode for a
 Bash command when permissions are bypassed (``--dangerously-skip-permissions``,
 where nothing else stands between the agent and the machine) and Claude
 Code's own sandbox is off: then PreToolUse answers
-``updatedInput`` with the command inside the guard's bubblewrap boundary
+``updatedInput`` with the command inside agentreflex's bubblewrap boundary
 (:mod:`agentreflex.core.hosts.contained`), and PostToolUse reads the command
 back as the agent wrote it.  Claude Code's sandbox, when on, is left to do
 that job (``install claude-code --sandbox``); it also confines the network,

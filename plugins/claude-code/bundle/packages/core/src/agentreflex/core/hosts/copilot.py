@@ -150,7 +150,7 @@ class CopilotAdapter:
         contained = contained_command(event, decision)
         if contained is not None and not contained[1]:  # a note: left as written
             # preToolUse may replace the tool's arguments: the shell command runs
-            # inside the guard's boundary (Copilot CLI has no sandbox of its own)
+            # inside agentreflex's boundary (Copilot CLI has no sandbox of its own)
             args = _args(event.raw.get("toolArgs"), event.kind)
             out["modifiedArgs"] = {
                 **(args if isinstance(args, dict) else {}),

@@ -114,7 +114,7 @@ class HermesInstaller:
             )
         notes.append(
             "note: `hermes --safe-mode` (or HERMES_SAFE_MODE=1) skips every plugin, this "
-            "one included: see plugins/hermes/README.md for making the guard hold anyway"
+            "one included: see plugins/hermes/README.md for making agentreflex hold anyway"
         )
         return notes
 

@@ -1,6 +1,6 @@
-"""``install --sandbox``: the host's own OS sandbox keeps the guard's files read-only.
+"""``install --sandbox``: the host's own OS sandbox keeps agentreflex's own files read-only.
 
-The gate refuses writes to the guard's own files by what a command does, but
+The gate refuses writes to agentreflex's own files by what a command does, but
 a determined agent with an interpreter can always find a route the gate does
 not parse.  The host's OS sandbox closes those routes underneath: Claude
 Code runs every Bash command in bubblewrap (Linux) or Seatbelt (macOS), and
@@ -17,7 +17,7 @@ What is written (Claude Code 2.1.x settings, checked against its docs and the
   a refused command with ``dangerouslyDisableSandbox`` and, under
   ``--dangerously-skip-permissions``, nobody is asked;
 * ``sandbox.filesystem.denyWrite``: every path of
-  :func:`agentreflex.core.state.userdirs.guarded_paths` (absolute);
+  :func:`agentreflex.core.state.userdirs.protected_paths` (absolute);
 * ``permissions.deny``: ``Edit(//path)`` and ``Edit(//path/**)`` for the same.
 
 Installed code inside the project (an editable checkout of agentreflex
@@ -48,11 +48,11 @@ def _inside(path: str, folder: str) -> bool:
 
 
 def protected_paths(opts: Options) -> list[str]:
-    """The guarded paths this install protects, in ``guarded_paths`` order."""
+    """The protected paths this install protects, in ``protected_paths`` order."""
     project = os.path.abspath(opts.project)
     installed = {os.path.normpath(p) for p in userdirs.installed_paths()}
     chosen = []
-    for path in userdirs.guarded_paths(project):
+    for path in userdirs.protected_paths(project):
         in_project = _inside(path, project)
         if in_project and path in installed:
             continue  # an editable checkout: the project's own sources
@@ -97,7 +97,7 @@ def claude_sandbox(settings: dict[str, Any], opts: Options, log: list[Record]) -
 def policy_paths(opts: Options) -> tuple[list[str], list[str], list[str]]:
     """(read-only, unreadable, extra writable) from the containment policy (core/contain/contain.toml).
 
-    The one list the guard's own bubblewrap boundary uses, so Claude Code's
+    The one list agentreflex's own bubblewrap boundary uses, so Claude Code's
     sandbox and ours agree.  Writable: the developer tools' caches (the
     project and temp folders are writable in Claude Code's sandbox already).
     Read-only paths inside the project are left out for ``--user`` (user

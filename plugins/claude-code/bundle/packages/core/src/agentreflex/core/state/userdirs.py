@@ -1,6 +1,6 @@
-"""Where agentreflex keeps what belongs to the user, and which files are the guard's own.
+"""Where agentreflex keeps what belongs to the user, and which files are agentreflex's own.
 
-Why one module: the gate protects the guard's own files by what a command does
+Why one module: the gate protects agentreflex's own files by what a command does
 to them, the trust record and the per-user key must live outside any project
 the agent writes, and the daemon, the config loader and ``doctor`` all need
 the same answers.  Each location is defined once here.
@@ -23,13 +23,13 @@ import sys
 from collections.abc import Mapping
 
 __all__ = [
-    "COMMON_GUARDED_NAMES",
-    "GUARDED_NAMES",
-    "guarded_name",
-    "guarded_paths",
+    "COMMON_PROTECTED_NAMES",
+    "PROTECTED_NAMES",
     "home_dir",
     "installed_paths",
     "key_path",
+    "protected_name",
+    "protected_paths",
     "trust_record_path",
     "user_cache_dir",
     "user_config_dir",
@@ -38,13 +38,13 @@ __all__ = [
 ]
 
 
-# The one list of names that spell the guard's own files (:func:`guarded_paths`)
+# The one list of names that spell agentreflex's own files (:func:`protected_paths`)
 # and the setting that switches every hook off, as a path or the code that
 # builds one spells them.  The gate looks for them in file-writing code
 # (``selfguard``) and in commands (its pre-filter): one list, so a host whose
-# folder is guarded here is looked for by both.  A test holds every guarded
+# folder is protected here is looked for by both.  A test holds every protected
 # path to containing one of these names.
-GUARDED_NAMES = (
+PROTECTED_NAMES = (
     "agentreflex",
     ".claude",
     ".codex",
@@ -60,10 +60,10 @@ GUARDED_NAMES = (
     "dist-info",
     "site-packages",
 )
-# Guarded names too common to look for in code (``.pi`` is in ``.pickle`` and
+# Protected names too common to look for in code (``.pi`` is in ``.pickle`` and
 # ``.pid``; a project's ``policies`` folder is a word any program may use): a
 # command naming one is still never fast-pathed.
-COMMON_GUARDED_NAMES = (".pi", "policies")
+COMMON_PROTECTED_NAMES = (".pi", "policies")
 
 
 def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
@@ -112,7 +112,7 @@ def key_path(env: Mapping[str, str] | None = None) -> str:
 def installed_paths() -> tuple[str, ...]:
     """The folders our installed code lives in, and the ``agentreflex`` entry point.
 
-    An agent that edits or removes these switches the guard off as surely as
+    An agent that edits or removes these switches agentreflex off as surely as
     one that edits the config.  The namespace package's folders cover every
     installed ``agentreflex-*`` distribution; their ``.dist-info`` folders
     (which hold the entry points the reflexes are found through) sit beside
@@ -126,8 +126,8 @@ def installed_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys(paths))
 
 
-def guarded_name(path: str) -> bool:
-    """Whether ``path`` is, or is inside, a guarded folder known by its name.
+def protected_name(path: str) -> bool:
+    """Whether ``path`` is, or is inside, a protected folder known by its name.
 
     Any ``.agentreflex`` folder: another project's configuration becomes the
     one in force as soon as the host's working directory moves there.  And an
@@ -155,18 +155,18 @@ def guarded_name(path: str) -> bool:
     return False
 
 
-def guarded_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Every file or folder whose change could switch the guard off or fool it.
+def protected_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Every file or folder whose change could switch agentreflex off or fool it.
 
     Folders cover everything below them.  Hosts' hook settings and plugin
     folders are here because removing a hook entry or disabling the plugin
     switches agentreflex off for that host.  Installed distributions' metadata
-    is matched by name (:func:`guarded_name`).
+    is matched by name (:func:`protected_name`).
 
     One exception: an installed code folder inside ``project`` that is not in a
     ``site-packages`` folder is an editable checkout of agentreflex's own
     source, which is the project's ordinary work (its history is in git); the
-    entry point and the metadata stay guarded even then.
+    entry point and the metadata stay protected even then.
     """
     values = _env(env)
     home = home_dir(values)

@@ -11,7 +11,7 @@ left alone, so ``man git reset --hard`` or ``brew rm node`` do not ask.  Text
 on an unknown program's stdin is not judged: heredocs fed to tools are
 mostly data (``md5sum <<EOF``).
 
-Only imported when an unknown program's first argument is a guarded command
+Only imported when an unknown program's first argument is a protected command
 name.
 """
 
@@ -123,7 +123,7 @@ def command_line(args: list[str]) -> list[str]:
 
 
 def wanted(cmd: Cmd, known: bool) -> bool:
-    """Whether ``cmd`` is an unknown program handed a guarded command line.
+    """Whether ``cmd`` is an unknown program handed a protected command line.
 
     A name with ``=`` (``A-B=2 git ...``: not a valid assignment) is looked up
     as a command of that name, which does not exist.

@@ -3,8 +3,8 @@
 One handler per program (coreutils, archivers, ``dd``, ``rsync``, downloads,
 ``git``, ``patch``...) plus the shell's own redirections; each returns the
 paths as the command spells them, with the effect on each (the constants of
-:mod:`guarded`).  Where a copy, a sync or an unpacked archive lands inside a
-folder above one of the guard's files, the landing places are worked out from
+:mod:`protected`).  Where a copy, a sync or an unpacked archive lands inside a
+folder above one of agentreflex's own files, the landing places are worked out from
 what exists on disk.
 """
 
@@ -14,7 +14,7 @@ import os
 import posixpath
 
 from agentreflex.gate.model import Cmd, has_marker
-from agentreflex.gate.rules.guarded import (
+from agentreflex.gate.rules.protected import (
     DELETE,
     EXTRACT,
     LINK_TARGET,
@@ -24,7 +24,7 @@ from agentreflex.gate.rules.guarded import (
     REPLACE,
     WRITE,
     full_path,
-    guarded,
+    protected,
     under,
     walk_files,
 )
@@ -223,12 +223,12 @@ def _link_target(src: str, dest: str, into: bool, cwd: str, where: Where, symbol
 
 
 def _contents_landing(src: str, dest: str, cwd: str, where: Where) -> list[tuple[str, str]]:
-    """``rsync -a src/ ~/`` and ``cp -a src/. ~/``: the guarded files the source would replace."""
+    """``rsync -a src/ ~/`` and ``cp -a src/. ~/``: the protected files the source would replace."""
     src_full, dest_full = full_path(src, where, cwd), full_path(dest, where, cwd)
     out: list[tuple[str, str]] = []
     if not src_full or not dest_full or not os.path.isdir(src_full):
         return out
-    for entry in guarded(where).entries:
+    for entry in protected(where).entries:
         if under(entry, dest_full) and entry != dest_full:
             rel = entry[len(dest_full.rstrip("/")) + 1 :]
             if os.path.lexists(posixpath.join(src_full, rel)):
@@ -456,11 +456,11 @@ _MAX_ARCHIVE = 20_000_000
 
 
 def _archive_landing(archive: str, dest: str, cwd: str, where: Where) -> list[tuple[str, str]]:
-    """The guarded files an archive that exists would overwrite when unpacked into ``dest``."""
+    """The protected files an archive that exists would overwrite when unpacked into ``dest``."""
     src, dest_full = full_path(archive, where, cwd), full_path(dest, where, cwd)
     if not src or not dest_full or has_marker(dest_full):
         return []
-    entries = [e for e in guarded(where).entries if under(e, dest_full) and e != dest_full]
+    entries = [e for e in protected(where).entries if under(e, dest_full) and e != dest_full]
     if not entries:
         return []
     try:
@@ -474,7 +474,7 @@ def _archive_landing(archive: str, dest: str, cwd: str, where: Where) -> list[tu
         landing = posixpath.normpath(posixpath.join(dest_full, name.lstrip("/")))
         for entry in entries:
             if under(landing, entry) or under(entry, landing):
-                # a member inside a guarded folder, or a folder holding one
+                # a member inside a protected folder, or a folder holding one
                 out.append((landing if under(landing, entry) else entry, WRITE))
                 break
     return out
@@ -552,7 +552,7 @@ _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
 def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
-    """``find ROOT [filters] -delete|-exec CMD {} ;``: the guard's files it would yield.
+    """``find ROOT [filters] -delete|-exec CMD {} ;``: agentreflex's own files it would yield.
 
     The walk's results are unknown to the shell walk (a marker); here the
     guard's own files that exist under each root are matched against the
@@ -626,7 +626,7 @@ def _find_yields(
     top = full_path(root, where, cwd)
     if not top or has_marker(top):
         return []
-    g = guarded(where)
+    g = protected(where)
     found: list[str] = []
     for entry in g.entries:
         if entry in g.installed or not under(entry, top) or entry == top:

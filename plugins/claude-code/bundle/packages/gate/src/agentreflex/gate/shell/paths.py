@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 
-from agentreflex.core.state.userdirs import COMMON_GUARDED_NAMES, GUARDED_NAMES
+from agentreflex.core.state.userdirs import COMMON_PROTECTED_NAMES, PROTECTED_NAMES
 from agentreflex.core.util.record import record
 from agentreflex.gate.model import CACHE_ENTRY, DESCENDANT, REMOTE, UNKNOWN, has_marker
 
@@ -382,12 +382,12 @@ def is_history_file(path: str) -> bool:
     ) or path.endswith("/fish/fish_history")
 
 
-# Words that name one of the guard's own files (core's one list) or the commands
+# Words that name one of agentreflex's own files (core's one list) or the commands
 # that switch it off: a command holding one is never decided by the pre-filter,
 # so ``selfguard`` sees it.  Over-matching here costs only speed.
-_GUARDED_WORDS = (*GUARDED_NAMES, *COMMON_GUARDED_NAMES, "uninstall")
+_PROTECTED_WORDS = (*PROTECTED_NAMES, *COMMON_PROTECTED_NAMES, "uninstall")
 
 
-def names_guarded(text: str) -> bool:
-    """Whether ``text`` mentions a name of the guard's own files (cheap, no paths resolved)."""
-    return any(word in text for word in _GUARDED_WORDS)
+def names_protected(text: str) -> bool:
+    """Whether ``text`` mentions a name of agentreflex's own files (cheap, no paths resolved)."""
+    return any(word in text for word in _PROTECTED_WORDS)

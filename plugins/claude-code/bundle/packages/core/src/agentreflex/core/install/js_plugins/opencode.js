@@ -112,7 +112,7 @@ export const AgentReflex = async (input) => {
       );
       if (reply.block) throw new Error(reply.reason);
       if (reply.command && output?.args && typeof output.args.command === "string") {
-        // run it inside the guard's boundary; the reflexes still see what the agent wrote
+        // run it inside agentreflex's boundary; the reflexes still see what the agent wrote
         original.set(String(call?.callID ?? ""), output.args.command);
         output.args.command = reply.command;
       }

@@ -97,7 +97,7 @@ export default function agentreflex(pi) {
     if (reply.block) return { block: true, reason: reply.reason };
     if (reply.context) pending.push(reply.context);
     if (reply.command && event?.input && typeof event.input.command === "string") {
-      // run it inside the guard's boundary: pi runs the input object it passed us
+      // run it inside agentreflex's boundary: pi runs the input object it passed us
       // (omp also takes `input` from the result); the reflexes still see the agent's own command
       original.set(String(event?.toolCallId ?? ""), event.input.command);
       event.input.command = reply.command;

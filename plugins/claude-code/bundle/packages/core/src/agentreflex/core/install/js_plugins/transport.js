@@ -5,7 +5,7 @@
 // started from absolute paths written by `agentreflex install` (never a shell).  The
 // request is the shim payload documented in agentreflex/core/hosts/jsshim.py; the
 // answer is one JSON object: {}, {block, reason}, {context} and/or {command}
-// (the shell command contained in the guard's bubblewrap boundary, issue #28).
+// (the shell command contained in agentreflex's bubblewrap boundary, issue #28).
 //
 // When agentreflex cannot be reached or answers nonsense, a proposed tool call is
 // refused with a reason the model sees (a safety floor that cannot run must not let

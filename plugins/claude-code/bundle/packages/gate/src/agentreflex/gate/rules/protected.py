@@ -1,6 +1,6 @@
-"""Where the guard's own files are, and whether a change to a path reaches one.
+"""Where agentreflex's own files are, and whether a change to a path reaches one.
 
-:func:`agentreflex.core.state.userdirs.guarded_paths` is the one definition of the
+:func:`agentreflex.core.state.userdirs.protected_paths` is the one definition of the
 guard's own files; this module answers, for one path as a command spells it,
 which of them a change would reach: after resolving it the way the command
 will (its working directory, ``..``, ``~`` and ``~user``, the symlinks that
@@ -34,13 +34,13 @@ _MAX_GLOB = 500
 _MAX_INODES = 5000
 
 
-class Guarded:
-    """The guard's own files for one project and home, with their real paths."""
+class Protected:
+    """agentreflex's own files for one project and home, with their real paths."""
 
     def __init__(self, where: Where) -> None:
         env = dict(os.environ)
         env["HOME"] = where.home
-        self.entries = userdirs.guarded_paths(where.project, env)
+        self.entries = userdirs.protected_paths(where.project, env)
         self.installed = frozenset(userdirs.installed_paths())
         self.key = userdirs.key_path(env)
         self.state_dir = userdirs.user_state_dir(env)
@@ -57,7 +57,7 @@ class Guarded:
         return self._real
 
     def reaches(self, full: str, below: bool) -> str:
-        """The guarded file ``full`` is (or, when ``below``, holds); ``""`` when none.
+        """The protected file ``full`` is (or, when ``below``, holds); ``""`` when none.
 
         ``full`` is absolute and ``..``-free.  Checked as spelled, then through
         the symlinks that exist, then by inode (a hard link shares it).
@@ -71,7 +71,7 @@ class Guarded:
                     return cand
                 if below and under(entry, cand) and entry not in self.installed:
                     return entry
-            if userdirs.guarded_name(cand):
+            if userdirs.protected_name(cand):
                 return cand
         return self._hard_link(real)
 
@@ -85,7 +85,7 @@ class Guarded:
         return self.inodes().get((st.st_dev, st.st_ino), "")
 
     def inodes(self) -> dict[tuple[int, int], str]:
-        """(device, inode) of the guard's own files, for finding hard-link aliases.
+        """(device, inode) of agentreflex's own files, for finding hard-link aliases.
 
         Only the small folders (config, state, settings, the project's own);
         plugin and installed-code folders are too large to walk on every call.
@@ -105,7 +105,7 @@ class Guarded:
         return self._inodes
 
     def suffix_reaches(self, tail: str) -> bool:
-        """Whether ``tail`` (``/x/y`` after an unknown folder) ends in a guarded name.
+        """Whether ``tail`` (``/x/y`` after an unknown folder) ends in a protected name.
 
         Compared with each entry's hidden last name (``.codex``) or last two
         names (``.claude/settings.json``, ``state/agentreflex``), so an unknown
@@ -121,12 +121,12 @@ class Guarded:
         return False
 
     def related(self, folder: str) -> bool:
-        """Whether a guarded entry is in ``folder``, or ``folder`` is in one."""
+        """Whether a protected entry is in ``folder``, or ``folder`` is in one."""
         real = real_path(folder)
         return any(under(e, f) or under(f, e) for e in self.all_entries() for f in (folder, real))
 
     def pattern_reaches(self, pattern: str, below: bool) -> str:
-        """A guarded entry the glob ``pattern`` names, judged by name.
+        """A protected entry the glob ``pattern`` names, judged by name.
 
         Only hidden names count (a wildcard must match ``.agentreflex`` from a
         pattern that itself starts with a dot, as in bash), so ``*.json`` in a
@@ -154,8 +154,8 @@ class Guarded:
         return ""
 
 
-_GUARDED: dict[tuple[str, ...], Guarded] = {}
-# The variables guarded_paths reads (a daemon serves clients with different ones).
+_PROTECTED: dict[tuple[str, ...], Protected] = {}
+# The variables protected_paths reads (a daemon serves clients with different ones).
 _ENV_KEYS = (
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
@@ -166,14 +166,14 @@ _ENV_KEYS = (
 )
 
 
-def guarded(where: Where) -> Guarded:
+def protected(where: Where) -> Protected:
     """The guard's files for ``where``, built once per project, home and environment."""
     key = (where.project, where.home, *(os.environ.get(k, "") for k in _ENV_KEYS))
-    if key not in _GUARDED:
-        if len(_GUARDED) > 64:
-            _GUARDED.clear()
-        _GUARDED[key] = Guarded(where)
-    return _GUARDED[key]
+    if key not in _PROTECTED:
+        if len(_PROTECTED) > 64:
+            _PROTECTED.clear()
+        _PROTECTED[key] = Protected(where)
+    return _PROTECTED[key]
 
 
 def real_path(path: str) -> str:
@@ -242,14 +242,14 @@ def full_path(path: str, where: Where, cwd: str) -> str:
 
 
 def reached(path: str, effect: str, where: Where, cwd: str) -> str:
-    """The guarded file a change (``effect``) to ``path`` reaches, ``""`` if none."""
+    """The protected file a change (``effect``) to ``path`` reaches, ``""`` if none."""
     if not path:
         return ""
-    g = guarded(where)
+    g = protected(where)
     if has_marker(path):
         # ``"$DIR/.agentreflex/config.toml"``: the folder is unknown, the name is not
         tail = path.replace(REMOTE, UNKNOWN).rpartition(UNKNOWN)[2]
-        if tail.startswith("/") and (userdirs.guarded_name(tail) or g.suffix_reaches(tail)):
+        if tail.startswith("/") and (userdirs.protected_name(tail) or g.suffix_reaches(tail)):
             return "<?>" + tail
     full = full_path(path, where, cwd)
     if not full:
@@ -257,7 +257,7 @@ def reached(path: str, effect: str, where: Where, cwd: str) -> str:
     below = effect in _BELOW
     if full.endswith("/" + DESCENDANT):
         # "something below this folder" (find's results, an unknown name): the
-        # guarded files in it, unless it is the project, the home or above them
+        # protected files in it, unless it is the project, the home or above them
         folder = full[:-2] or "/"
         wide = under(where.project, folder) or under(where.home, folder)
         return g.reaches(folder, below and not wide)
@@ -265,7 +265,7 @@ def reached(path: str, effect: str, where: Where, cwd: str) -> str:
         import glob
 
         if not g.related(_static_dir(full)):
-            return ""  # no guarded file in or above where the pattern expands
+            return ""  # no protected file in or above where the pattern expands
         for match in glob.glob(full)[:_MAX_GLOB]:
             hit = g.reaches(posixpath.normpath(match), below)
             if hit:
