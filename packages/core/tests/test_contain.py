@@ -98,6 +98,15 @@ def test_user_policy_adds_entries(tmp_path: Path) -> None:
     assert "{project}/.agentreflex" in policy.read_only  # added to, never replaced
 
 
+def test_the_protected_files_placeholder_keeps_its_older_name(tmp_path: Path) -> None:
+    """``{guarded}`` (the name before "guard" meant only the Reasoning Guard) still
+    expands in a user's contain.toml, to the same list as ``{protected}``."""
+    project = str(tmp_path / "proj")
+    protected = contain.expand(["{protected}"], project)
+    assert protected == contain.expand(["{guarded}"], project)
+    assert os.path.join(project, ".agentreflex") in protected
+
+
 def test_project_policy_file_is_never_read(project: Path) -> None:
     (project / "policies").mkdir()
     (project / "policies" / "contain.toml").write_text('writable = ["~"]\n')
