@@ -512,6 +512,31 @@ def test_rewritten_line_is_short_and_its_args_file_out_of_reach(project: Path) -
     assert done.returncode != 0 and stored.read_bytes() == before
 
 
+@pytest.mark.parametrize("planted", ["file", "link"])
+def test_a_mounts_file_planted_outside_the_boundary_is_not_used(
+    project: Path, tmp_path: Path, planted: str
+) -> None:
+    """A command that once ran uncontained could leave ``--bind / /`` under the file's
+    name; the next contained command must not run with it."""
+    _engine()
+    (tmp_path / "evil.args").write_bytes(b"")
+    contain.rewrite("echo hi", str(project))  # the first call makes the state folder it then hides
+    stored = Path(shlex.split(contain.rewrite("echo hi", str(project)))[-1])
+    good = stored.read_bytes()
+    bad = b"--bind\0/\0/\0"
+    stored.unlink()
+    if planted == "file":
+        stored.write_bytes(bad)
+    else:
+        (tmp_path / "evil.args").write_bytes(bad)
+        stored.symlink_to(tmp_path / "evil.args")
+    line = contain.rewrite("echo hi", str(project))
+    assert Path(shlex.split(line)[-1]) == stored
+    assert not stored.is_symlink() and stored.read_bytes() == good
+    escaped = run('touch "$HOME/outside"', project)  # home is read-only in the boundary
+    assert escaped.returncode != 0 and not (Path(os.environ["HOME"]) / "outside").exists()
+
+
 def test_unwritable_state_falls_back_to_the_full_line(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

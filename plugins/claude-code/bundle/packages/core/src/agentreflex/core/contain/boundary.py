@@ -324,14 +324,18 @@ def inner_command(line: str) -> str | None:
 def _args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
     """bwrap's mount arguments, NUL-separated, in the user's state folder; None if it can't be written.
 
-    Named by content, so one project's boundary is one file, written once.
+    Named by content, so one project's boundary is one file, written once.  A
+    file found under that name is used only when it holds exactly these
+    arguments: a command that once ran outside the boundary (shadow mode, a
+    host not contained) could have planted ``--bind / /`` under the name, and
+    every later "contained" command would then run unconfined.
     """
     import hashlib
 
     data = b"".join(arg.encode("utf-8", "surrogateescape") + b"\0" for arg in mounts)
     folder = os.path.join(userdirs.user_state_dir(env), "contain")
     path = os.path.join(folder, hashlib.sha256(data).hexdigest()[:32] + ".args")
-    if os.path.isfile(path):
+    if _holds(path, data):
         return path
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -342,6 +346,19 @@ def _args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
     except OSError:
         return None
     return path
+
+
+def _holds(path: str, data: bytes) -> bool:
+    """Is ``path`` a regular file (not a link) whose bytes are ``data``?"""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read(len(data) + 1) == data
+    except OSError:
+        return False
 
 
 def describe(result: Plan) -> list[str]:
