@@ -9,6 +9,7 @@ What the model saw is read from the requests the fake API received.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -129,9 +130,11 @@ class GeminiWorld:
         )
         assert done.returncode == 0, done.stderr
 
-    def run(self, prompt: str, script: list[list[dict[str, Any]]]) -> GeminiRun:
+    def run(self, prompt: str, script: list[list[dict[str, Any]]], yolo: bool = True) -> GeminiRun:
+        """``gemini -p``: in YOLO mode, or (``yolo=False``) in its default approval mode,
+        where a command no rule allows is refused (no terminal to ask on)."""
         step = {
-            "argv": [str(self.binary), "-p", prompt, "--yolo"],
+            "argv": [str(self.binary), "-p", prompt, *(["--yolo"] if yolo else [])],
             "cwd": str(self.project),
             "env": self.env,
             "timeout": 150,
@@ -279,3 +282,87 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: GeminiWorld) -> 
     finally:
         scenario.stop()
     scenario.check(run.function_responses()[0], run.describe())
+
+
+# the protected path read from a data file at run time: a route the parse-based gate does
+# not see (hostharness/containment.py), so only the boundary stands in its way
+TAMPER = """\
+import base64, pathlib
+pathlib.Path("ran-allowed.txt").write_text("ran\\n")
+target = base64.b64decode(open("where.txt").read()).decode()
+try:
+    with open(target, "a") as handle:
+        handle.write('mode = "shadow"\\n')
+    print("TAMPERED")
+except OSError as exc:
+    print("REFUSED", exc)
+"""
+
+
+def test_user_allow_rules_hold_for_contained_commands(world: GeminiWorld) -> None:
+    """The user's shell allow rules keep working in Gemini's default approval mode, and
+    what they allow still runs inside the boundary.
+
+    Gemini CLI 0.61 checks its policy on the arguments BeforeTool gave back (the
+    contained line), so ``agentreflex install gemini`` mirrors the user's rules for that
+    line (``~/.gemini/policies/agentreflex-contained.toml``).  Without a terminal a
+    command no rule allows is refused: that is how "no prompt" is observed here.
+    """
+    settings_path = world.home / ".gemini" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    settings["tools"] = {"allowed": ["run_shell_command(python3 tamper.py)"]}
+    settings_path.write_text(json.dumps(settings))
+    policies = world.home / ".gemini" / "policies"
+    policies.mkdir()
+    (policies / "mine.toml").write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
+        'decision = "allow"\npriority = 500\n'
+    )
+    world.write("tamper.py", TAMPER)
+    world.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
+    world.install()  # again: install mirrors the rules as they are now
+    config = world.project / ".agentreflex" / "config.toml"
+    before = config.read_text()
+    script = [
+        call("run_shell_command", command="python3 tamper.py"),  # allowed (settings)
+        call("run_shell_command", command="touch touched.txt"),  # allowed (a policy file)
+        call("run_shell_command", command="python3 tamper.py && touch chained.txt"),
+        call("run_shell_command", command="id"),  # no rule allows these two
+        text("All done."),
+    ]
+    run = world.run("work", script, yolo=False)
+    results = run.function_responses()
+    assert len(results) == 4, run.describe()
+    # allowed without a prompt, and contained: the config write fails read-only
+    assert (world.project / "ran-allowed.txt").exists(), results[0]
+    assert "REFUSED" in results[0] and "Read-only file system" in results[0], results[0]
+    assert "TAMPERED" not in results[0] and config.read_text() == before, results[0]
+    assert (world.project / "touched.txt").exists(), results[1]
+    # what no rule allows is refused as without containment: a chain, and another command
+    assert not (world.project / "chained.txt").exists(), results[2]
+    for refused in results[2:]:
+        assert "Tool execution denied by policy" in refused, refused
+    assert run.rc == 0, run.describe()
+
+
+def test_user_deny_rule_holds_for_contained_commands_in_yolo(world: GeminiWorld) -> None:
+    """In YOLO mode every contained command is allowed by Gemini's own ``*`` rule; the
+    user's deny rule for a prefix is mirrored for the contained line, so it still refuses
+    (it did not before: the contained line never starts with the prefix)."""
+    policies = world.home / ".gemini" / "policies"
+    policies.mkdir()
+    (policies / "mine.toml").write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
+        'decision = "deny"\npriority = 500\n'
+    )
+    world.install()
+    script = [
+        call("run_shell_command", command="touch denied.txt"),
+        call("run_shell_command", command="echo ok > allowed.txt"),
+        text("All done."),
+    ]
+    run = world.run("work", script)
+    results = run.function_responses()
+    assert "Tool execution denied by policy" in results[0], run.describe()
+    assert not (world.project / "denied.txt").exists(), results[0]
+    assert (world.project / "allowed.txt").read_text() == "ok\n", results[1]

@@ -172,8 +172,12 @@ class GeminiAdapter:
         contained = contained_command(event, decision)
         if contained is not None and not contained[1]:  # a note: left as written
             # BeforeTool may replace the tool's arguments: the shell command runs
-            # inside agentreflex's boundary (Gemini's own --sandbox needs docker)
-            out["tool_input"] = {"command": contained[0]}
+            # inside agentreflex's boundary (Gemini's own --sandbox needs docker).
+            # Gemini takes the object as the whole new arguments (0.61's
+            # _processToolCall: request.args = modifiedArgs), so the others the
+            # model gave (dir_path, is_background, description) are kept.
+            given = event.tool.input if event.tool is not None else {}
+            out["tool_input"] = {**given, "command": contained[0]}
         note = contained[1] + "\n" if contained and contained[1] else ""
         if len(out) > 1:
             return HostReply(dump_json({"hookSpecificOutput": out}), note)

@@ -15,6 +15,9 @@ Quirks kept here (Gemini CLI 0.61, ``packages/core/src/hooks/`` in its bundle):
 * The command runs through a shell and exit 2 blocks with stderr as the
   reason, so ``BeforeTool`` ends in Claude Code's ``|| { ...; exit 2; }``:
   a missing or crashing agentreflex blocks the tool call (fail closed).
+* Gemini checks its policy on the arguments the hook gave, i.e. on the
+  contained line: install also writes the user's shell rules mirrored for
+  that line (``install/gemini_policy.py``), and uninstall takes them out.
 """
 
 from __future__ import annotations
@@ -25,10 +28,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from agentreflex.core.install import hookentries
+from agentreflex.core.install import gemini_policy, hookentries
 from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
 from agentreflex.core.install.manifest import Record
-from agentreflex.core.install.settingsfile import Change
+from agentreflex.core.install.settingsfile import Change, read_text
 
 HOST = "gemini"
 EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "PreCompress")
@@ -83,6 +86,9 @@ def _join(settings: dict[str, Any], aside: dict[str, Any]) -> dict[str, Any]:
 class GeminiInstaller:
     name = HOST
 
+    def __init__(self) -> None:
+        self.policy_left: list[str] = []  # shell rules install could not mirror, and why
+
     def inspect_file(self, file: SettingsFile, view: HostView) -> None:
         """Gemini CLI runs a folder's hooks only once the folder is trusted."""
         if not file.wired:
@@ -116,6 +122,7 @@ class GeminiInstaller:
             "note: Gemini CLI runs settings hooks only in a trusted folder (it asks on first "
             "start; `agentreflex doctor` shows whether this one is trusted)"
         ]
+        notes.extend(f"note: {line}" for line in self.policy_left)
         if opts.scope == "project":
             notes.append(
                 "note: Gemini CLI shows a warning listing these project hooks the first time "
@@ -124,10 +131,30 @@ class GeminiInstaller:
         return notes
 
     def extra_install(self, opts: Options) -> list[Change]:
-        return []
+        change, self.policy_left = gemini_policy.install_change(opts.project, os.environ)
+        return [change]
 
     def extra_uninstall(self, scope: str, project: str) -> list[Change]:
-        return []
+        other = self.settings_path(
+            "user" if scope in ("project", "local") else "project", project, os.environ
+        )
+        if "hook gemini" in (read_text(other) or ""):
+            return []  # the other install still contains commands: its twins stay
+        return [gemini_policy.uninstall_change(os.environ)]
+
+    def inspect_host(self, view: HostView) -> None:
+        """Are the user's shell rules mirrored for the contained line as they are now?"""
+        if not view.wired:
+            return
+        change, left = gemini_policy.install_change(view.project, view.env)
+        view.details.extend(left)
+        if change.changed:
+            view.problem(
+                f"run `agentreflex install {HOST}` again: {change.path} does not mirror your "
+                "shell rules as they are now (contained commands they allow would ask)"
+            )
+        elif change.after is not None:
+            view.details.append(f"your shell rules hold for contained commands ({change.path})")
 
     def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
         return [

@@ -1,0 +1,238 @@
+"""Gemini CLI checks its policy on the contained line: the user's shell rules, mirrored for it.
+
+The real host proves the whole route (``integration-tests/test_gemini_host.py``:
+an allowed command runs headless without a prompt and stays contained; a deny
+rule holds in YOLO mode).  Here each decision the mirror makes, on the lines the
+boundary really writes, matched the way Gemini CLI 0.61 matches them
+(``stableStringify``: each top-level pair between NUL characters).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.cli.commands import dispatch
+from agentreflex.core.contain import boundary
+from agentreflex.core.decision import Decision, Mode, Verdict
+from agentreflex.core.hosts.gemini import GeminiAdapter
+from agentreflex.core.install import gemini_policy as gp
+from agentreflex.core.install.inspect import host_check
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+SCRIPT = Path(shutil.which("agentreflex") or "/usr/bin/agentreflex")
+# Gemini's isSafeRegExp drops a pattern with a quantified group after a quantifier
+UNSAFE = re.compile(r"\([^)]*[*+?{].*\)[*+?{]")
+
+
+@pytest.fixture()
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    (home / ".gemini" / "policies").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
+    return home
+
+
+@pytest.fixture()
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    (root / ".agentreflex").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+def stable(args: dict[str, Any]) -> str:
+    """Gemini CLI's stableStringify of a tool's arguments."""
+    pairs = [f"\0{json.dumps(k)}:{json.dumps(args[k], ensure_ascii=False)}\0" for k in sorted(args)]
+    return "{" + ",".join(pairs) + "}"
+
+
+def matches(pattern: str, command: str, project: Path) -> tuple[bool, bool]:
+    """(the whole contained line matches, the line without its redirection matches)."""
+    line = boundary.rewrite(command, str(project))
+    bare = line.rsplit(" 9< ", 1)[0]
+    rx = re.compile(pattern)
+    return (
+        bool(rx.search(stable({"command": line, "dir_path": "."}))),
+        bool(rx.search(stable({"command": bare}))),
+    )
+
+
+def pattern(prefix: str, decision: str = "allow") -> str | None:
+    where, why = gp.boundary_line(os.environ)
+    assert where is not None, why
+    return gp.twin_pattern(gp.Rule(prefix, decision, 300, "test"), where)
+
+
+def test_an_allow_twin_matches_one_command_with_the_prefix_and_nothing_more(
+    home: Path, project: Path
+) -> None:
+    twin = pattern("git status")
+    assert twin is not None and not UNSAFE.search(twin)
+    assert matches(twin, "git status", project) == (True, True)
+    assert matches(twin, "git status --short a/b.py", project) == (True, True)
+    for other in (
+        "git statusx",
+        "git log",
+        "git status; rm -rf x",
+        "git status && id",
+        "git status | sh",
+        "git status $(id)",
+        "git status `id`",
+        "git status > out",
+        "git status\nid",
+        "git status 'quoted'",
+        "echo git status",
+    ):
+        assert matches(twin, other, project) == (False, False), other
+
+
+def test_a_one_word_allow_twin_matches_the_unquoted_line(home: Path, project: Path) -> None:
+    twin = pattern("ls")
+    assert twin is not None
+    assert " -c ls 9< " in boundary.rewrite("ls", str(project))  # shlex leaves it bare
+    assert matches(twin, "ls", project) == (True, True)
+    assert matches(twin, "ls -la", project) == (True, True)
+    assert matches(twin, "lsof", project) == (False, False)
+
+
+def test_an_allow_prefix_beyond_plain_words_is_not_mirrored(home: Path) -> None:
+    assert pattern('git log --format="%h"') is None
+    assert pattern("make; id") is None
+
+
+def test_a_deny_twin_matches_the_prefix_anywhere_at_word_boundaries(
+    home: Path, project: Path
+) -> None:
+    twin = pattern("git push", "deny")
+    assert twin is not None and not UNSAFE.search(twin)
+    for hit in ("git push", "git push origin main", "make && git push", "echo 'x' ; git push -f"):
+        assert matches(twin, hit, project) == (True, True), hit
+    for miss in ("git pushx", "xgit push", "git status"):
+        assert matches(twin, miss, project) == (False, False), miss
+    assert pattern("it's", "deny") is None  # shlex spells ' as '"'"' in the line
+
+
+def test_sources_settings_and_user_policy_files(home: Path, project: Path) -> None:
+    allowed = ["run_shell_command(npm test)", "ShellTool(make)", "read_file", "glob(*)"]
+    (home / ".gemini" / "settings.json").write_text(json.dumps({"tools": {"allowed": allowed}}))
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text(
+        json.dumps({"tools": {"allowed": ["run_shell_command(pytest)"]}})
+    )
+    policies = home / ".gemini" / "policies"
+    (policies / "mine.toml").write_text(
+        "[[rule]]\n"
+        'toolName = "run_shell_command"\ncommandPrefix = ["ls", "cat"]\n'
+        'decision = "allow"\npriority = 100\nmodes = ["autoEdit"]\ninteractive = true\n'
+        "[[rule]]\n"
+        'toolName = "run_shell_command"\ncommandPrefix = "rm"\ndecision = "deny"\npriority = 900\n'
+        "[[rule]]\n"  # not for the shell, or not a prefix rule, or out of range: skipped
+        'toolName = "read_file"\ndecision = "allow"\npriority = 1\n'
+        "[[rule]]\n"
+        'toolName = "run_shell_command"\nargsPattern = "x"\ndecision = "allow"\npriority = 1\n'
+        "[[rule]]\n"
+        'toolName = "run_shell_command"\ncommandPrefix = "x"\ndecision = "allow"\npriority = 5000\n'
+    )
+    (policies / "broken.toml").write_text("[[rule]\n")
+    (policies / gp.FILE_NAME).write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "own"\n'
+        'decision = "allow"\npriority = 1\n'
+    )
+    rules = gp.user_rules(str(project), {"HOME": str(home)})
+    got = {(r.prefix, r.decision, r.priority, r.modes, r.interactive) for r in rules}
+    assert got == {
+        ("npm test", "allow", 300, (), None),
+        ("make", "allow", 300, (), None),
+        ("pytest", "allow", 300, (), None),
+        ("ls", "allow", 100, ("autoEdit",), True),
+        ("cat", "allow", 100, ("autoEdit",), True),
+        ("rm", "deny", 900, (), None),
+    }
+    text, left = gp.render(str(project), {"HOME": str(home), "PATH": "/usr/bin:/bin"})
+    assert text is not None and not left
+    parsed = __import__("tomllib").loads(text)["rule"]
+    assert [r["priority"] for r in parsed] == [300, 300, 300, 100, 100, 900]
+    assert all(r.get("allowRedirection") is True for r in parsed if r["decision"] == "allow")
+    assert parsed[3]["modes"] == ["autoEdit"] and parsed[3]["interactive"] is True
+
+
+def test_an_allow_always_for_the_engine_is_said_not_mirrored(home: Path, project: Path) -> None:
+    """Gemini's "allow always" on a contained line saves the line's root: the engine."""
+    (home / ".gemini" / "policies" / "auto-saved.toml").write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["/usr/bin/bwrap"]\n'
+        'decision = "allow"\npriority = 950\n'
+    )
+    text, left = gp.render(str(project), {"HOME": str(home)})
+    assert text is None and len(left) == 1 and "every contained command" in left[0]
+
+
+def test_no_engine_no_twins_and_the_reason(
+    home: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (home / ".gemini" / "settings.json").write_text(
+        json.dumps({"tools": {"allowed": ["run_shell_command(ls)"]}})
+    )
+    monkeypatch.setattr(boundary, "engine_path", lambda: None)
+    text, left = gp.render(str(project), {"HOME": str(home)})
+    assert text is None and "bubblewrap is not installed" in left[0]
+    monkeypatch.undo()
+    odd = {"HOME": str(home), "XDG_STATE_HOME": str(home / "my state")}
+    monkeypatch.setenv("HOME", str(home))
+    text, left = gp.render(str(project), odd)
+    assert text is None and "needs shell quoting" in left[0]
+
+
+def test_the_contained_reply_keeps_the_other_arguments(home: Path, project: Path) -> None:
+    """Gemini takes BeforeTool's tool_input as the whole new arguments."""
+    given = {"command": "ls", "dir_path": "sub", "is_background": True, "description": "list"}
+    payload = {
+        "hook_event_name": "BeforeTool",
+        "session_id": "s",
+        "cwd": str(project),
+        "tool_name": "run_shell_command",
+        "tool_input": given,
+    }
+    adapter = GeminiAdapter()
+    event = adapter.parse(payload)
+    decision = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.ENFORCED)
+    out = json.loads(adapter.render(event, decision).stdout)["hookSpecificOutput"]["tool_input"]
+    assert boundary.inner_command(out["command"]) == "ls"
+    assert {k: v for k, v in out.items() if k != "command"} == {
+        "dir_path": "sub",
+        "is_background": True,
+        "description": "list",
+    }
+
+
+def test_install_writes_the_twins_doctor_checks_them_uninstall_removes_them(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = home / ".gemini" / "settings.json"
+    settings.write_text(json.dumps({"tools": {"allowed": ["run_shell_command(npm test)"]}}))
+    twins = home / ".gemini" / "policies" / gp.FILE_NAME
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 0
+    assert "npm test" in twins.read_text()
+    check = host_check("gemini", str(project), str(home / "state"), os.environ)
+    assert check["ok"] and "your shell rules hold for contained commands" in check["detail"]
+    data = json.loads(settings.read_text())
+    data["tools"]["allowed"].append("run_shell_command(make)")
+    settings.write_text(json.dumps(data))
+    check = host_check("gemini", str(project), str(home / "state"), os.environ)
+    assert not check["ok"] and "does not mirror your shell rules" in check["detail"]
+    assert dispatch(["install", "gemini", "--project", "--bin", str(SCRIPT)]) == 0
+    assert "make" in twins.read_text()
+    assert dispatch(["uninstall", "gemini", "--project"]) == 0
+    assert twins.exists()  # the user's install still contains commands
+    assert dispatch(["uninstall", "gemini"]) == 0
+    assert not twins.exists()
+    capsys.readouterr()
