@@ -450,3 +450,55 @@ def test_a_project_wide_find_that_yields_a_protected_file_asks(world: dict[str, 
     ):
         _, proposals = _check(world, command)
         assert not any(r in selfguard.RULES for p in proposals for r in p.rules), command
+
+
+# --- programs the gate has no model of ----------------------------------------------
+# Issue #28's list of routes that got through on a fresh build: "tools' output
+# options (`sort -o`, `openssl enc -out`, sqlite's `writefile()`)", batch
+# editors, and `agentreflex install claude-code --bin /bin/true`.  Where no
+# boundary holds, a program whose effects no handler describes and that names
+# one of agentreflex's own files asks: the parse fails closed for them.
+
+UNMODELLED = [
+    ("sort -o ~/.claude/settings.json /dev/null", "settings.json"),
+    ("openssl enc -in /dev/null -out ~/.claude/settings.json", "settings.json"),
+    ("sqlite3 /tmp/x.db \"select writefile('.agentreflex/config.toml', 'x')\"", "config.toml"),
+    ("vim .claude/settings.json", "settings.json"),
+    ("nano -B .agentreflex/config.toml", "config.toml"),
+    ("python3 tools/fix.py --out=.agentreflex/config.toml", "config.toml"),
+    ("ex -sc '%d|wq' ~/.claude/settings.json", "settings.json"),
+]
+
+
+@pytest.mark.parametrize(("command", "names"), UNMODELLED)
+def test_an_unmodelled_program_naming_an_own_file_asks(
+    world: dict[str, Path], command: str, names: str
+) -> None:
+    (world["proj"] / ".claude").mkdir(exist_ok=True)
+    (world["proj"] / ".claude" / "settings.json").write_text("{}\n")
+    _asks(world, command, names)
+
+
+def test_agentreflex_install_asks_unless_it_only_shows_the_diff(world: dict[str, Path]) -> None:
+    _asks(world, "agentreflex install claude-code --bin /bin/true", "hook", selfguard.RULE_DISABLE)
+    verdict, _ = _check(world, "agentreflex install claude-code --dry-run")
+    assert verdict in ("ALLOW", "WARN")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "openssl enc -in a.txt -out b.bin",
+        "vim src/settings.json",
+        "sqlite3 app.db \"select writefile('out.bin', x'00')\"",
+        "jq . ~/.claude/settings.json",
+        "grep -n hooks ~/.claude/settings.json",
+        "python3 -c \"print(open('.agentreflex/config.toml').read())\"",
+        "sort -o sorted.txt names.txt",
+    ],
+)
+def test_unmodelled_programs_elsewhere_and_readers_stay_allowed(
+    world: dict[str, Path], command: str
+) -> None:
+    _, proposals = _check(world, command)
+    assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)

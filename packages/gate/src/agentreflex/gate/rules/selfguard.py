@@ -103,6 +103,9 @@ def disable_reason(cmd: Cmd) -> str:
             return "agentreflex state acknowledge accepts a lost session history for the user"
         if ops[:1] in (["uninstall"], ["disable"]):
             return "it uninstalls or disables agentreflex"
+        if ops[:1] == ["install"] and "--dry-run" not in args:
+            # --bin /bin/true: hooks that call another program and always allow
+            return "agentreflex install rewrites the hook entries that run agentreflex"
     return ""
 
 
@@ -218,11 +221,16 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                     "only the user may. Ask the user to run it.",
                 )
             )
+        found = None
         for path, effect, cwd in effects(cmd, where):
             found = path_hit(path, effect, where, cwd, cmd.text)
             if found is not None:
                 hits.append(found)
                 break
+        if found is None:
+            found = unmodelled_hit(cmd, where)
+            if found is not None:
+                hits.append(found)
         for path in [*cmd.args, *(t for op, t in cmd.redirects if op == "<")]:
             if not path.startswith("-") and ("/" in path or path.startswith("~") or path == "key"):
                 found = key_hit(path, where, cmd.cwd, cmd.text)
@@ -230,6 +238,44 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                     hits.append(found)
                     break
     return hits
+
+
+def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
+    """``GATE-SELF-PROTECT`` for a program the gate has no model of that names an own file.
+
+    Fails closed for agentreflex's own files where the parse ends (issue #28):
+    ``vim .claude/settings.json``, ``openssl enc -out ~/.claude/settings.json``
+    and ``sqlite3 db "select writefile('.agentreflex/config.toml', x)"`` write
+    them, and no list of programs' output options is ever complete.  Each
+    argument is read as a path, and so is each quoted string inside it; an
+    interpreter's inline code is judged by :func:`code_hit` instead.
+    """
+    from agentreflex.gate.code.interp import INTERPRETERS
+    from agentreflex.gate.shell.changes import modelled
+
+    if modelled(cmd.name) or cmd.name == "agentreflex":
+        return None  # its subcommands that switch it off: disable_reason
+    inline = INTERPRETERS.get(cmd.name)
+    for i, arg in enumerate(cmd.args):
+        if inline and i and cmd.args[i - 1] == inline:
+            continue
+        candidates = [arg.partition("=")[2] if arg.startswith("-") else arg]
+        candidates += [next(g for g in m.groups() if g is not None) for m in _STRINGS.finditer(arg)]
+        for text in candidates:
+            if text and ("/" in text or text.startswith((".", "~"))) and len(text) < 4096:
+                hit = reached(text, WRITE, where, cmd.cwd)
+                if hit:
+                    return Hit(
+                        RULE,
+                        ASK,
+                        1.0,
+                        cmd.text,
+                        f"{cmd.name} is not a program the gate knows the effects of, and it "
+                        f"names {hit.replace(DESCENDANT, '*')}, one of agentreflex's own files: "
+                        "it may change it, which can switch agentreflex off, so only the "
+                        "user may. Ask the user to run it.",
+                    )
+    return None
 
 
 def code_hit(code: str, where: Where, cwd: str, segment: str) -> Hit | None:

@@ -691,4 +691,26 @@ _HANDLERS: dict[str, _Handler] = {
     "cpio": _cpio,
     "git": _git,
     "patch": _patch,
+    "sort": lambda args, cwd, where: [(p, WRITE) for p in _option(args, ("-o", "--output"))],
 }
+
+# Programs that never change the files they name (their redirections still
+# count, and are read above): with :data:`_HANDLERS`, the programs whose
+# effects the gate knows.  Any other program that names one of agentreflex's
+# own files may change it in a way no handler describes (``vim``,
+# ``openssl -out``, sqlite's ``writefile()``): the self-guard asks.
+READS_ONLY = frozenset(
+    {
+        *("cat", "tac", "head", "tail", "less", "more", "bat", "nl", "od", "xxd", "hexdump"),
+        *("grep", "egrep", "fgrep", "rg", "ag", "ack", "wc", "diff", "cmp", "comm", "file"),
+        *("stat", "ls", "tree", "du", "realpath", "readlink", "basename", "dirname", "test"),
+        *("md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "strings", "jq"),
+        *("echo", "printf", "true", "false", "which", "type", "command", "cd", "pwd"),
+        *("uniq", "cut", "column", "fold", "fmt", "wc", "[", "[["),
+    }
+)
+
+
+def modelled(name: str) -> bool:
+    """Whether the gate knows what ``name`` changes (a handler) or that it changes nothing."""
+    return name in _HANDLERS or name in READS_ONLY
