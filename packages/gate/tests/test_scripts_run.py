@@ -70,6 +70,19 @@ def test_a_makefile_written_in_the_same_command_is_read(proj: Path) -> None:
     assert _check(command, proj) == ("BLOCK", ["GATE-GIT-CLEAN"])
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        'make -f /dev/stdin <<< "all:; git clean -fdx"',
+        "make -f /dev/stdin <<EOF\nall:\n\tgit clean -fdx\nEOF",
+        "make -C . -f - all <<'EOF'\nall:\n\tgit clean -fdx\nEOF",
+    ],
+)
+def test_a_makefile_fed_on_stdin_is_read(proj: Path, command: str) -> None:
+    """The heredoc is the Makefile: its recipe is judged like one on disk."""
+    assert _check(command, proj) == ("BLOCK", ["GATE-GIT-CLEAN"])
+
+
 def test_an_unreadable_script_is_said_so(proj: Path) -> None:
     (proj / "big.sh").write_text("echo x\n" * (scripts.MAX_BYTES // 4))
     (proj / "bin.sh").write_bytes(b"\x7fELF\0\0\0")

@@ -511,6 +511,11 @@ class RunnersMixin(WalkerBase):
         from agentreflex.gate.code import scripts
 
         written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        if cmd.stdin_text is not None:
+            # ``make -f - <<EOF`` / ``make -f /dev/stdin <<< "all:; ..."``: the
+            # Makefile is the heredoc, wherever -C points
+            for arg in ("-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"):
+                written[scripts.makefile_path(cmd.args, cmd.cwd, arg)] = cmd.stdin_text
         text, path = scripts.make_recipes(cmd.args, cmd.cwd, written)
         if text:
             self._read_recipes(path, text, cmd, depth, "Makefile recipe")

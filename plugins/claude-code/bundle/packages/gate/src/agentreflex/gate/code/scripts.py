@@ -53,11 +53,14 @@ def _read(path: str, written: dict[str, str] | None) -> str | None:
     return read(path)
 
 
-def make_recipes(
-    args: list[str], cwd: str, written: dict[str, str] | None = None
-) -> tuple[str | None, str]:
-    """The shell text ``make ARGS`` would run (recipes of the targets and their
-    prerequisites, Makefile variables substituted), and the Makefile's path."""
+def makefile_path(args: list[str], cwd: str, makefile: str) -> str:
+    """Where ``make ARGS`` looks for the Makefile named ``makefile`` (``-C`` applied)."""
+    folder = _make_args(args, cwd)[0]
+    return os.path.normpath(os.path.join(folder, makefile))
+
+
+def _make_args(args: list[str], cwd: str) -> tuple[str, str, list[str]]:
+    """``make ARGS``: the folder (``-C``), the Makefile named (``-f``, or ""), the targets."""
     folder, makefile, targets = cwd, "", []
     i = 0
     while i < len(args):
@@ -77,6 +80,15 @@ def make_recipes(
         elif not a.startswith("-") and "=" not in a:
             targets.append(a)
         i += 1
+    return folder, makefile, targets
+
+
+def make_recipes(
+    args: list[str], cwd: str, written: dict[str, str] | None = None
+) -> tuple[str | None, str]:
+    """The shell text ``make ARGS`` would run (recipes of the targets and their
+    prerequisites, Makefile variables substituted), and the Makefile's path."""
+    folder, makefile, targets = _make_args(args, cwd)
     if makefile:
         path = os.path.join(folder, makefile)
     else:
