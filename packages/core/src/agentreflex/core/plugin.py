@@ -2,10 +2,12 @@
 
 Why: core must not know its siblings by name.  Each package exports one
 :class:`Plugin` under the ``agentreflex.plugins`` entry-point group
-(``name = "agentreflex.<pkg>.plugin:PLUGIN"``); core's registry reads the
-declarations and everything else — which reflexes run and in what order,
-which commands and status sections exist, which config sections are known
-and what their keys are — loops over them.
+(``name = "agentreflex.<pkg>.plugin:PLUGIN"``) and nothing else registers
+it: core reads that one declaration to learn what the package adds.  Core's
+registry reads the declarations and everything else — which reflexes run
+and in what order, which commands and status sections exist, which config
+sections are known and what their keys are — loops over them.  So a
+package's ``plugin.py`` says only what that package adds.
 
 A declaration is plain data (frozen records, strings, numbers), so reading
 one imports nothing but this module: the hook path stays standard-library
