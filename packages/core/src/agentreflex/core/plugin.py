@@ -23,6 +23,7 @@ from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from agentreflex.core.config.settings import Config
@@ -37,6 +38,7 @@ __all__ = [
     "Section",
     "Setting",
     "command_words",
+    "run_subcommand",
 ]
 
 GROUP = "agentreflex.plugins"
@@ -218,6 +220,30 @@ def command_words(argv: list[str] | None, name: str, usage: str) -> tuple[str, l
         sys.stdout.write(usage)
         return 0 if words else 2
     return words[0], words[1:]
+
+
+def run_subcommand(
+    argv: list[str] | None,
+    name: str,
+    usage: str,
+    handlers: Mapping[str, Callable[[list[str]], int]],
+) -> int:
+    """Run ``agentreflex NAME SUB ...``: ``handlers[SUB]`` with the words after ``SUB``.
+
+    The words are read as :func:`command_words` reads them; an unknown
+    subcommand is named on stderr with the usage, a usage error (2).
+    """
+    import sys
+
+    words = command_words(argv, name, usage)
+    if isinstance(words, int):
+        return words
+    command, rest = words
+    handler = handlers.get(command)
+    if handler is None:
+        sys.stderr.write(f"agentreflex {name}: unknown command {command!r}\n{usage}")
+        return 2
+    return handler(rest)
 
 
 @record(frozen=True)
