@@ -76,3 +76,32 @@ def test_only_a_host_whose_adapter_declares_transcript_usage_is_read(tmp_path: P
     _hook(tmp_path, transcript)  # the same file, announced by Claude Code: read
     snap = json.loads((tmp_path / "state" / "sessions" / "usage.state.json").read_text())
     assert snap["state"]["counters"]["input_tokens"] == 110
+
+
+def test_token_usage_is_one_definition_of_spend_shared_by_delta_and_session_totals() -> None:
+    """A transcript delta and a session's counters both count spend as a TokenUsage."""
+    from agentreflex.core.state.model import Counters, SessionState
+    from agentreflex.core.state.store import apply_usage
+    from agentreflex.core.state.usage import TokenUsage, UsageDelta
+
+    spend = TokenUsage()
+    assert spend.empty and spend.tokens == 0
+    spend.add(120, 30, 0.5)
+    spend.add(5, 0, 0.0)
+    assert (spend.input_tokens, spend.output_tokens, spend.cost_usd) == (125, 30, 0.5)
+    assert spend.tokens == 155 and not spend.empty
+    assert not TokenUsage(cost_usd=0.01).empty
+
+    assert isinstance(UsageDelta(), TokenUsage) and isinstance(Counters(), TokenUsage)
+    assert UsageDelta(input_tokens=3, cursor=9) == UsageDelta(3, 0, 0.0, 9, [])
+
+    state = SessionState()
+    apply_usage(state, {"in": 700, "out": 400, "cost": 1.25, "cursor": 42, "ids": ["m1"]})
+    apply_usage(state, {"in": 1, "out": 2, "cost": 0.5, "cursor": 50})
+    c = state.counters
+    assert (c.input_tokens, c.output_tokens, c.cost_usd, c.tokens) == (701, 402, 1.75, 1103)
+    assert c.transcript_cursor == 50 and state.notes["usage_ids"] == ["m1"]
+    # a snapshot still carries the three under their names, and reads back
+    saved = state.to_json()["counters"]
+    assert (saved["input_tokens"], saved["output_tokens"], saved["cost_usd"]) == (701, 402, 1.75)
+    assert SessionState.from_json(state.to_json()).counters == c

@@ -137,7 +137,7 @@ def budget_lines(state: SessionState, config: Config | None) -> list[str]:
     counters = state.counters
     used = {
         "tool_calls": counters.tool_calls,
-        "tokens": counters.input_tokens + counters.output_tokens,
+        "tokens": counters.tokens,
         "cost_usd": round(counters.cost_usd, 2),
     }
     out: list[str] = []

@@ -1,8 +1,5 @@
 """agentreflex-guard's declaration: the Reasoning Guard reflex (after the floors and the done check), its command and status, ``[reasoning_guard]`` and ``[guard]``.
 
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
-
 ``[reasoning_guard]`` is a checked section: core validates it when it loads a
 config (a bad value names the file), applies ``AGENTREFLEX_REASONING_GUARD``
 and compares it setting by setting against the approved baseline when a

@@ -1,7 +1,5 @@
 """agentreflex-judge2's declaration: the done reflex, the judge, ``agentreflex judge2``, ``[judge2]``.
 
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
 The ``[judge2]`` keys are declared here once: :mod:`agentreflex.judge2.settings`
 reads them from these records, and the JSON Schema is built from them.
 """

@@ -435,9 +435,11 @@ class _Converter:
         kind = str(payload.get("type", name))
         if kind == "message_start":
             usage = (payload.get("message") or {}).get("usage") or {}
-            self.record.input_tokens = int(usage.get("input_tokens") or 0)
+            self.record.spent.input_tokens = int(usage.get("input_tokens") or 0)
         elif kind == "message_delta":
-            self.record.output_tokens = int((payload.get("usage") or {}).get("output_tokens") or 0)
+            self.record.spent.output_tokens = int(
+                (payload.get("usage") or {}).get("output_tokens") or 0
+            )
         elif kind in (
             "message_stop",
             "error",
@@ -453,14 +455,15 @@ class _Converter:
             _count_usage(self.record, payload["usage"])
 
     def _usage(self, tokens_in: int, tokens_out: int) -> None:
-        self.record.input_tokens, self.record.output_tokens = tokens_in, tokens_out
+        self.record.spent.input_tokens, self.record.spent.output_tokens = tokens_in, tokens_out
 
 
 def _count_usage(record: Record, usage: Any) -> None:
     if not isinstance(usage, dict):
         return
-    record.input_tokens = int(usage.get("input_tokens") or usage.get("prompt_tokens") or 0)
-    record.output_tokens = int(usage.get("output_tokens") or usage.get("completion_tokens") or 0)
+    spent = record.spent
+    spent.input_tokens = int(usage.get("input_tokens") or usage.get("prompt_tokens") or 0)
+    spent.output_tokens = int(usage.get("output_tokens") or usage.get("completion_tokens") or 0)
 
 
 async def _read_json(request: web.Request, api: str) -> dict[str, Any] | web.Response:

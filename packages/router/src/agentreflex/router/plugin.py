@@ -1,8 +1,4 @@
-"""agentreflex-router's declaration: ``agentreflex router`` and ``[router]``.
-
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
-"""
+"""agentreflex-router's declaration: ``agentreflex router`` and ``[router]``."""
 
 from __future__ import annotations
 

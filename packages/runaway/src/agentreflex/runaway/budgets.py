@@ -89,7 +89,7 @@ def session_budgets(state: SessionState, event: Event, s: BudgetSettings) -> lis
         Budget(
             "session_tokens",
             "tokens this session",
-            c.input_tokens + c.output_tokens,
+            c.tokens,
             s.session_tokens,
         ),
         Budget("session_cost_usd", "cost this session", c.cost_usd, s.session_cost_usd, "usd"),
@@ -135,7 +135,7 @@ def session_usage(state: SessionState, event: Event) -> Usage:
     c = state.counters
     ran = max(0, c.tool_calls - c.blocked)
     minutes = max(0.0, (event.timestamp - c.started_at) / 60.0) if c.started_at > 0 else 0.0
-    return Usage(ran, c.input_tokens + c.output_tokens, c.cost_usd, event.timestamp, minutes)
+    return Usage(ran, c.tokens, c.cost_usd, event.timestamp, minutes)
 
 
 def at_limit(b: Budget) -> bool:

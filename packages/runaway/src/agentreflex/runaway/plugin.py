@@ -1,7 +1,5 @@
 """agentreflex-runaway's declaration: the runaway reflex, ``[runaway]`` and ``[budgets]``.
 
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
 The two sections' keys, defaults and bounds are declared here once:
 :mod:`agentreflex.runaway.settings` reads them from these records, and the
 JSON Schema and ``config check`` are built from them.

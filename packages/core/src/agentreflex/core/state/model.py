@@ -9,6 +9,7 @@ the cost of a hook call, does not grow with the session.
 
 from __future__ import annotations
 
+from agentreflex.core.state.usage import TokenUsage
 from agentreflex.core.util.record import field, fields, record
 
 TYPE_CHECKING = False
@@ -59,8 +60,12 @@ class Intervention:
 
 
 @record
-class Counters:
-    """Monotonic counts and markers over the whole session (not windowed)."""
+class Counters(TokenUsage):
+    """Monotonic counts and markers over the whole session (not windowed).
+
+    Its :class:`TokenUsage` fields are the session's tokens and cost, read
+    from the host's transcript up to ``transcript_cursor``.
+    """
 
     events: int = 0
     prompts: int = 0
@@ -77,9 +82,6 @@ class Counters:
     last_evidence_seq: int = 0
     started_at: float = 0.0
     last_event_at: float = 0.0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
     transcript_cursor: int = 0
 
 

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from agentreflex.core.plugin import command_words
+from agentreflex.core.plugin import run_subcommand
 
 USAGE = (
     "usage: agentreflex context prune [--budget TOKENS] < context-event.json\n"
@@ -25,16 +25,7 @@ MAX_STDIN = 64 * 1024 * 1024
 
 
 def main(argv: list[str] | None = None) -> int:
-    words = command_words(argv, "context", USAGE)
-    if isinstance(words, int):
-        return words
-    command, rest = words
-    if command == "prune":
-        return _prune(rest)
-    if command == "shorten":
-        return _shorten(rest)
-    sys.stderr.write(f"agentreflex context: unknown command {command!r}\n{USAGE}")
-    return 2
+    return run_subcommand(argv, "context", USAGE, {"prune": _prune, "shorten": _shorten})
 
 
 def _option(rest: list[str], name: str) -> str | None:

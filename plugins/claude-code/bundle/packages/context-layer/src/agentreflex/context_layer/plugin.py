@@ -1,8 +1,4 @@
-"""agentreflex-context-layer's declaration: the context reflex, ``agentreflex context``, ``[context]``.
-
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
-"""
+"""agentreflex-context-layer's declaration: the context reflex, ``agentreflex context``, ``[context]``."""
 
 from __future__ import annotations
 

@@ -2,10 +2,12 @@
 
 Why: core must not know its siblings by name.  Each package exports one
 :class:`Plugin` under the ``agentreflex.plugins`` entry-point group
-(``name = "agentreflex.<pkg>.plugin:PLUGIN"``); core's registry reads the
-declarations and everything else — which reflexes run and in what order,
-which commands and status sections exist, which config sections are known
-and what their keys are — loops over them.
+(``name = "agentreflex.<pkg>.plugin:PLUGIN"``) and nothing else registers
+it: core reads that one declaration to learn what the package adds.  Core's
+registry reads the declarations and everything else — which reflexes run
+and in what order, which commands and status sections exist, which config
+sections are known and what their keys are — loops over them.  So a
+package's ``plugin.py`` says only what that package adds.
 
 A declaration is plain data (frozen records, strings, numbers), so reading
 one imports nothing but this module: the hook path stays standard-library
@@ -21,6 +23,7 @@ from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from agentreflex.core.config.settings import Config
@@ -35,6 +38,7 @@ __all__ = [
     "Section",
     "Setting",
     "command_words",
+    "run_subcommand",
 ]
 
 GROUP = "agentreflex.plugins"
@@ -216,6 +220,30 @@ def command_words(argv: list[str] | None, name: str, usage: str) -> tuple[str, l
         sys.stdout.write(usage)
         return 0 if words else 2
     return words[0], words[1:]
+
+
+def run_subcommand(
+    argv: list[str] | None,
+    name: str,
+    usage: str,
+    handlers: Mapping[str, Callable[[list[str]], int]],
+) -> int:
+    """Run ``agentreflex NAME SUB ...``: ``handlers[SUB]`` with the words after ``SUB``.
+
+    The words are read as :func:`command_words` reads them; an unknown
+    subcommand is named on stderr with the usage, a usage error (2).
+    """
+    import sys
+
+    words = command_words(argv, name, usage)
+    if isinstance(words, int):
+        return words
+    command, rest = words
+    handler = handlers.get(command)
+    if handler is None:
+        sys.stderr.write(f"agentreflex {name}: unknown command {command!r}\n{usage}")
+        return 2
+    return handler(rest)
 
 
 @record(frozen=True)

@@ -1,8 +1,4 @@
-"""agentreflex-gate's declaration: the gate reflex (first: the safety floors), ``agentreflex gate``, ``[gate]``.
-
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
-"""
+"""agentreflex-gate's declaration: the gate reflex (first: the safety floors), ``agentreflex gate``, ``[gate]``."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from agentreflex.core.plugin import command_words
+from agentreflex.core.plugin import run_subcommand
 from agentreflex.guard import MARKER
 from agentreflex.guard.bounds import DIRECTIVE_MAX_BYTES
 from agentreflex.guard.directive import Directive, DirectiveError, find_markers, parse
@@ -31,23 +31,27 @@ commands:
 
 
 def main(argv: list[str] | None = None) -> int:
-    words = command_words(argv, "guard", USAGE)
-    if isinstance(words, int):
-        return words
-    command, rest = words
-    if command == "validate-directive":
-        return validate_directive(rest, sys.stdin, sys.stdout, sys.stderr)
-    if command == "status":
-        return show_status(rest, sys.stdout)
-    if command == "classify":
-        from agentreflex.guard.classify_cmd import classify_lines
+    return run_subcommand(
+        argv,
+        "guard",
+        USAGE,
+        {
+            "validate-directive": lambda rest: validate_directive(
+                rest, sys.stdin, sys.stdout, sys.stderr
+            ),
+            "status": lambda rest: show_status(rest, sys.stdout),
+            "classify": _classify,
+        },
+    )
 
-        if rest:
-            sys.stderr.write(f"classify: unknown argument {rest[0]!r}\n")
-            return 2
-        return classify_lines(sys.stdin.buffer, sys.stdout)
-    sys.stderr.write(f"agentreflex guard: unknown command {command!r}\n{USAGE}")
-    return 2
+
+def _classify(rest: list[str]) -> int:
+    from agentreflex.guard.classify_cmd import classify_lines
+
+    if rest:
+        sys.stderr.write(f"classify: unknown argument {rest[0]!r}\n")
+        return 2
+    return classify_lines(sys.stdin.buffer, sys.stdout)
 
 
 def read_directive(text: str) -> Directive:

@@ -1,8 +1,4 @@
-"""agentreflex-instructions' declaration: the instructions reflex, ``agentreflex instructions``, ``[instructions]``.
-
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
-"""
+"""agentreflex-instructions' declaration: the instructions reflex, ``agentreflex instructions``, ``[instructions]``."""
 
 from __future__ import annotations
 

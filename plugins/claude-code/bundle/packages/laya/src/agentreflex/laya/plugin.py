@@ -1,8 +1,4 @@
-"""agentreflex-laya's declaration: ``agentreflex laya``, ``[laya]`` and the local judge the daemon may start.
-
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
-"""
+"""agentreflex-laya's declaration: ``agentreflex laya``, ``[laya]`` and the local judge the daemon may start."""
 
 from __future__ import annotations
 

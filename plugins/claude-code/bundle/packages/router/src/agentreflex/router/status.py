@@ -14,6 +14,8 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentreflex.core.state.usage import TokenUsage
+from agentreflex.core.util import record as rec
 from agentreflex.routing import Decision, Features, Policy
 
 RECENT = 200
@@ -36,26 +38,30 @@ class Record:
     status: int = 0
     latency_ms: float = 0.0
     ttfb_ms: float | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
+    spent: TokenUsage = field(default_factory=TokenUsage)  # cost_usd: set when it is served
     error: str | None = None
     recorded: str | None = None  # the request's file under --record, for `routing explain`
 
     def as_dict(self) -> dict[str, Any]:
-        out = dict(self.__dict__)
-        out.pop("started")
+        """The record as ``/status`` shows it: what it spent as three keys of its own."""
+        out: dict[str, Any] = {}
+        for key, value in self.__dict__.items():
+            if key == "spent":
+                out["input_tokens"] = value.input_tokens
+                out["output_tokens"] = value.output_tokens
+                out["cost_usd"] = value.cost_usd
+            elif key != "started":
+                out[key] = value
         return out
 
 
-@dataclass
-class LaneTotals:
+@rec.record
+class LaneTotals(TokenUsage):
+    """A lane's requests, failures and spend since the router started, with recent latencies."""
+
     requests: int = 0
     failures: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_ms: deque[float] = field(default_factory=lambda: deque(maxlen=1000))
+    latency_ms: deque[float] = rec.field(default_factory=lambda: deque(maxlen=1000))
 
     def as_dict(self) -> dict[str, Any]:
         ordered = sorted(self.latency_ms)
@@ -109,14 +115,13 @@ class Status:
         if lane is not None:
             totals = self.lanes[lane]
             totals.requests += 1
-            totals.input_tokens += record.input_tokens
-            totals.output_tokens += record.output_tokens
             prices = self.policy.lanes[lane]
-            record.cost_usd = (
-                record.input_tokens * prices.price_in_per_mtok
-                + record.output_tokens * prices.price_out_per_mtok
+            spent = record.spent
+            spent.cost_usd = (
+                spent.input_tokens * prices.price_in_per_mtok
+                + spent.output_tokens * prices.price_out_per_mtok
             ) / 1_000_000
-            totals.cost_usd += record.cost_usd
+            totals.add(spent.input_tokens, spent.output_tokens, spent.cost_usd)
             totals.latency_ms.append(record.latency_ms)
         if error is not None and status != CLIENT_GONE and record.session:
             self._failures[record.session] = self._failures.get(record.session, 0) + 1

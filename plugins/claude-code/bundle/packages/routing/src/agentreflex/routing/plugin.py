@@ -1,8 +1,4 @@
-"""agentreflex-routing's declaration: ``agentreflex routing`` and ``[routing]``.
-
-Core reads this one declaration (entry point ``agentreflex.plugins``) to learn
-what the package adds; nothing else registers it.  Plain data, stdlib only.
-"""
+"""agentreflex-routing's declaration: ``agentreflex routing`` and ``[routing]``."""
 
 from __future__ import annotations
 

@@ -588,9 +588,7 @@ def usage_record(usage: UsageDelta) -> dict[str, Any]:
 def apply_usage(state: SessionState, usage: dict[str, Any]) -> None:
     """Add a transcript usage delta to the session totals (tokens, cost, cursor)."""
     c = state.counters
-    c.input_tokens += int(usage.get("in", 0))
-    c.output_tokens += int(usage.get("out", 0))
-    c.cost_usd += float(usage.get("cost", 0.0))
+    c.add(int(usage.get("in", 0)), int(usage.get("out", 0)), float(usage.get("cost", 0.0)))
     c.transcript_cursor = int(usage.get("cursor", c.transcript_cursor))
     ids = state.notes.setdefault("usage_ids", [])
     ids.extend(str(i) for i in usage.get("ids", []))

@@ -7,6 +7,11 @@ bytes appended since the cursor it stored last time, and at most
 ``MAX_READ`` of them: the cost of a hook never grows with the transcript.
 A record is counted once per message id (Claude repeats usage on every block
 of one message).
+
+:class:`TokenUsage` is the one definition of what model calls spent (tokens
+in, tokens out, US dollars): a transcript delta here, a session's totals
+(:class:`agentreflex.core.state.model.Counters`) and a router lane's totals
+are each a ``TokenUsage`` with their own fields besides.
 """
 
 from __future__ import annotations
@@ -20,16 +25,35 @@ MAX_READ = 2 * 1024 * 1024
 
 
 @record
-class UsageDelta:
+class TokenUsage:
+    """Tokens a model read and wrote, and what they cost in US dollars."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
-    cursor: int = 0
-    message_ids: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        """Tokens in and out together: what a token budget counts."""
+        return self.input_tokens + self.output_tokens
 
     @property
     def empty(self) -> bool:
         return not (self.input_tokens or self.output_tokens or self.cost_usd)
+
+    def add(self, input_tokens: int, output_tokens: int, cost_usd: float) -> None:
+        """Count one more spend into these totals."""
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        self.cost_usd += cost_usd
+
+
+@record
+class UsageDelta(TokenUsage):
+    """What a transcript's records appended since ``cursor`` spent, and their message ids."""
+
+    cursor: int = 0
+    message_ids: list[str] = field(default_factory=list)
 
 
 def _trusted(path: str) -> bool:
