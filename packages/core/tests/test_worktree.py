@@ -327,7 +327,7 @@ def test_doctor_says_how_the_work_tree_is_observed(repo: Path, tmp_path: Path) -
     from agentreflex.core.worktree.status import worktree_line
 
     assert "observed through git" in worktree_line(str(repo), True)
-    assert "allow_undoable = asks: an in-project discard the gate asks" in worktree_line(
+    assert "allow_undoable = asks: an in-project discard that asks" in worktree_line(
         str(repo), True, "asks"
     )
     assert "allow_undoable = off: discards ask or block" in worktree_line(str(repo), True)

@@ -413,7 +413,7 @@ def status(env: Mapping[str, str] | None = None) -> tuple[bool, str]:
 
 # what an agent can still do where no boundary holds: said by doctor and SECURITY.md
 UNCONTAINED_RISKS = (
-    "only the parse-based gate stands between a shell command and agentreflex's own files: "
+    "only the parse-based check of each command stands between a shell command and agentreflex's own files: "
     "a spelling it does not parse (an interpreter, a batch editor, a symlink made in the same "
     "command) can change .agentreflex/, the hosts' hook settings or the hook's interpreter, "
     "delete home, or read the per-user key"

@@ -74,6 +74,8 @@ NAMES = {
     "agentreflex.core.state.auth": ("FileSeal", "load_key"),
     "agentreflex.core.state.fingerprint": ("fingerprint",),
     "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
+    # one record of tokens and cost: the session's, a transcript's, the router's
+    "agentreflex.core.state.usage": ("TokenUsage",),
     # the one heuristic System One engine: laya serves it, judge2's offline backend asks it
     "agentreflex.core.systemone.heuristic.engine": ("BuiltinEngine", "MODEL_ID"),
     "agentreflex.core.systemone.wire": (

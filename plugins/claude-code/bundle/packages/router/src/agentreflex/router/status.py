@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentreflex.core.state.usage import TokenUsage
-from agentreflex.core.util import record as rec
+from agentreflex.core.util.record import field as record_field
+from agentreflex.core.util.record import record as core_record
 from agentreflex.routing import Decision, Features, Policy
 
 RECENT = 200
@@ -55,13 +56,13 @@ class Record:
         return out
 
 
-@rec.record
+@core_record
 class LaneTotals(TokenUsage):
     """A lane's requests, failures and spend since the router started, with recent latencies."""
 
     requests: int = 0
     failures: int = 0
-    latency_ms: deque[float] = rec.field(default_factory=lambda: deque(maxlen=1000))
+    latency_ms: deque[float] = record_field(default_factory=lambda: deque(maxlen=1000))
 
     def as_dict(self) -> dict[str, Any]:
         ordered = sorted(self.latency_ms)

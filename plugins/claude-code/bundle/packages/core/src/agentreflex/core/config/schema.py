@@ -215,7 +215,7 @@ class Worktree(_Table):
     allow_undoable: Annotated[str, choice(fast.UNDOABLE_LEVELS)] = Field(
         default="asks",
         description="In-project discards a snapshot holds run with the undo hint: off, asks "
-        "(what the gate asks) or discards (also what it blocks). The default comes from the "
+        "(what the reflexes asked) or discards (also what it blocks). The default comes from the "
         "profile: discards for lean, off for off and thorough.",
     )
 
@@ -326,7 +326,7 @@ class CoreKeys(_Table):
     )
     profile: Annotated[str, choice(fast.PROFILES)] = Field(
         default="balanced",
-        description="Defaults for reflexes, judge and reasoning guard (AGENTREFLEX_PROFILE).",
+        description="Defaults for every package's settings (AGENTREFLEX_PROFILE).",
     )
     state_dir: Annotated[str, loader_check("state_dir")] = Field(
         default=".agentreflex",

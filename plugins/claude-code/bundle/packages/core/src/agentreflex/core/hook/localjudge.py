@@ -80,7 +80,7 @@ def start(
     if not served:
         print(
             "agentreflex serve: no installed package serves a local judge "
-            "(install agentreflex-laya beside agentreflex-core)",
+            "(pip install 'agentreflex-core[local-judge]')",
             file=sys.stderr,
         )
         return None

@@ -118,7 +118,7 @@ def package_json(host: str) -> str:
         "name": f"agentreflex-{host}",
         "private": True,
         "type": "module",
-        "description": "agentreflex guard for " + host + " (written by `agentreflex install`)",
+        "description": "agentreflex hooks for " + host + " (written by `agentreflex install`)",
         "main": "index.js",
     }
     if host != "opencode":

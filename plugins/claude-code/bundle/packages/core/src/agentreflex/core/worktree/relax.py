@@ -2,7 +2,7 @@
 
 ``[worktree] allow_undoable`` (the profile sets the default) decides:
 
-- ``off``: nothing changes; discards ask or block as the gate says.
+- ``off``: nothing changes; discards ask or block as the reflexes decided.
 - ``asks``: an ASK_USER whose every finding is an in-project discard below
   becomes a WARN that ends with "undo with `agentreflex undo N`".
 - ``discards``: also the work-tree discards the gate blocks (``git reset

@@ -5,9 +5,9 @@ from __future__ import annotations
 from agentreflex.core.worktree import observe, snapshot
 
 _RELAXED = {
-    "off": "discards ask or block as the gate says",
-    "asks": "an in-project discard the gate asks about runs when a snapshot holds it all",
-    "discards": "an in-project discard the gate asks about or blocks runs when a snapshot holds it all",
+    "off": "discards ask or block as the reflexes decided",
+    "asks": "an in-project discard that asks runs when a snapshot holds it all",
+    "discards": "an in-project discard that asks or is blocked runs when a snapshot holds it all",
 }
 
 
