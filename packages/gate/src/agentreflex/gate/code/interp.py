@@ -112,7 +112,8 @@ class Effect:
     """One thing the code would do, as a shell-equivalent action."""
 
     # "shell", "argv", "delete", "delete-recursive", "write", "append", "read",
-    # "fork-bomb", "dynamic-delete", "exfil", "unresolved"
+    # "fork-bomb", "dynamic-delete", "exfil", "unresolved", "chdir" (later relative
+    # paths are relative to it)
     kind: str
     value: str = ""
     words: tuple[str, ...] = ()  # "argv": the words run (no shell between)

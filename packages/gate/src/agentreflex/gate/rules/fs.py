@@ -657,6 +657,58 @@ def _backup_name(source: str, dest: str) -> bool:
     return bool(name) and head == dhead and dname.startswith(name) and len(dname) > len(name)
 
 
+_TAR_VALUED = frozenset(
+    {"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from"}
+)
+
+
+def removes_sources(cmd: Cmd, where: Where) -> list[Hit]:
+    """Archivers and syncs that delete what they read: judged as ``rm -r`` of it.
+
+    ``tar -cf /tmp/a.tar --remove-files ~/.ssh``, ``rsync --remove-source-files
+    ~/ /tmp/dump/`` and ``zip -m`` empty their sources as surely as ``rm`` (issue
+    #28's list of routes that got through).
+    """
+    args = cmd.args
+    if cmd.name == "rsync":
+        if "--remove-source-files" not in args and "--remove-sent-files" not in args:
+            return []
+        paths = [a for a in args if not a.startswith("-")]
+        sources = [p for p in paths[:-1] if ":" not in p]
+    elif cmd.name == "zip":
+        if not any(a == "-m" or (a[:1] == "-" and a[1:2] != "-" and "m" in a) for a in args):
+            return []
+        sources = [a for a in args if not a.startswith("-")][1:]  # the archive first
+    else:
+        if "--remove-files" not in args:
+            return []
+        sources = _tar_operands(args)
+    hits = []
+    for source in sources:
+        hit = _rm_target(source, True, cmd, where)
+        if hit is not None:
+            hits.append(hit)
+    return hits
+
+
+def _tar_operands(args: list[str]) -> list[str]:
+    """The files ``tar`` reads: its words but the values of -f, -C and the like."""
+    out: list[str] = []
+    skip = False
+    for i, a in enumerate(args):
+        if skip:
+            skip = False
+        elif a in _TAR_VALUED:
+            skip = True
+        elif a.startswith("-") and not a.startswith("--") and a.endswith("f"):
+            skip = True  # -cf FILE, -czf FILE
+        elif i == 0 and not a.startswith("-") and "f" in a and a.isalpha():
+            skip = True  # old style: tar cf FILE ...
+        elif not a.startswith("-"):
+            out.append(a)
+    return out
+
+
 def rsync(cmd: Cmd, where: Where) -> list[Hit]:
     """``rsync --delete`` into a directory outside the project mirrors deletions there."""
     if not any(a.startswith("--delete") or a == "--del" for a in cmd.args):

@@ -233,12 +233,49 @@ def classify(path: str, where: Where, cwd: str | None = None) -> tuple[Place, st
         full = full or "/"
         descendant = True
     place = _place(full, where)
+    if place in _FOLLOWED:
+        last = descendant or everything or path.endswith("/")
+        place, full = _through_links(place, full, where, last)
     if descendant and place in (Place.ROOT, Place.HOME, Place.ANCESTOR):
         # some entries below /, ~ or a project ancestor: still outside the project
         place = Place.SYSTEM if place is Place.ROOT else Place.HOME_OTHER
     if descendant and place is Place.PROJECT_ROOT:
         place = Place.INSIDE
     return place, full
+
+
+# Where a symlink may lead somewhere worse: ``ln -s ~ x`` made earlier, then
+# ``rm -rf x/*`` reads as inside the project but empties the home folder.
+_FOLLOWED = frozenset({Place.INSIDE, Place.TEMP, Place.CACHE, Place.OUTSIDE})
+_REAL_ANCHORS: dict[tuple[str, str], tuple[str, str]] = {}
+
+
+def _through_links(place: Place, full: str, where: Where, last: bool) -> tuple[Place, str]:
+    """The place the OS reaches for ``full``: symlinks in its folders followed (and in
+    its last part when the command goes through it: ``x/``, ``x/*``).
+
+    Compared with the project and home as the OS sees them, so a project under
+    a symlinked home stays inside.  Only a worse place replaces the spelled one.
+    """
+    import os
+
+    head, _, tail = full.rpartition("/")
+    real = os.path.realpath(full) if last else os.path.join(os.path.realpath(head or "/"), tail)
+    if real == full:
+        return place, full
+    key = (where.project, where.home)
+    anchors = _REAL_ANCHORS.get(key)
+    if anchors is None:
+        if len(_REAL_ANCHORS) > 64:
+            _REAL_ANCHORS.clear()
+        anchors = _REAL_ANCHORS[key] = (
+            os.path.realpath(where.project) if where.project else "",
+            os.path.realpath(where.home) if where.home else "",
+        )
+    seen = _place(real, Where(where.cwd, anchors[0], anchors[1], where.tmpdir))
+    if seen in _FOLLOWED:
+        return place, full
+    return seen, real
 
 
 def _place(full: str, where: Where) -> Place:

@@ -29,6 +29,7 @@ run other code), :mod:`fanout` (``xargs``/``parallel``/``find``) and
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
@@ -536,8 +537,11 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             # case-insensitive filesystems (macOS) run /bin/rm for "RM"
             name = name[: len(name) - len(base)] + base.lower()
         all_assigns = {**(assigns or {}), **peeled.assigns}
+        rest = peeled.argv[1:]
+        if self.state.links and cwd != UNKNOWN:
+            rest = [self._through_links(a, cwd) for a in rest]
         cmd = Cmd(
-            [_basename(name), *peeled.argv[1:]],
+            [_basename(name), *rest],
             text,
             cwd,
             all_assigns,
@@ -562,6 +566,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         calls = _calls_functions(peeled.wrappers, argv, all_assigns, text)
         self.dispatch(cmd, name, depth, calls)
         self._record_writes(cmd)
+        if cmd.name == "ln":
+            self._record_link(cmd)
         return cmd
 
     def _dynamic_name(self, name: str, text: str) -> None:
@@ -691,7 +697,57 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         elif target == "-" or target[:1] in (UNKNOWN, REMOTE):
             self.state.cwd = UNKNOWN
         else:
-            self.state.cwd = resolve(target, self.where, self.state.cwd)
+            self.state.cwd = self._cdpath(cmd, target) or resolve(
+                target, self.where, self.state.cwd
+            )
+
+    def _cdpath(self, cmd: Cmd, target: str) -> str:
+        """Where ``cd NAME`` goes through ``CDPATH`` (bash tries its folders first), or "".
+
+        ``CDPATH=$HOME cd .ssh && rm -rf ./*`` empties ``~/.ssh``, not the
+        project's ``.ssh``.  A name starting with ``/``, ``./`` or ``../`` skips it.
+        """
+        value = cmd.assigns.get("CDPATH", self.state.vars.get("CDPATH", ""))
+        first = target.split("/", 1)[0]
+        if not value or target.startswith("/") or first in (".", ".."):
+            return ""
+        if has_marker(value):
+            return UNKNOWN
+        import os
+
+        for entry in value.split(":"):
+            folder = resolve(target, self.where, resolve(entry or ".", self.where, self.state.cwd))
+            if os.path.isdir(folder):
+                return folder
+        return ""
+
+    def _through_links(self, arg: str, cwd: str) -> str:
+        """``arg`` as the OS reaches it through a symlink this command made earlier.
+
+        ``ln -s ~ x && rm -rf x/``: the link does not exist yet when the gate
+        reads the command, so no look at the disk can follow it.  The link
+        itself (``rm x``) is left as it is: only a path through it is replaced.
+        """
+        if not arg or arg.startswith("-") or has_marker(arg):
+            return arg
+        full = resolve(arg, self.where, cwd)
+        for link, target in self.state.links.items():
+            if full.startswith(link + "/") or (full == link and arg.endswith("/")):
+                return target + full[len(link) :] + ("/" if arg.endswith("/") else "")
+        return arg
+
+    def _record_link(self, cmd: Cmd) -> None:
+        """Remember where ``ln -s TARGET NAME`` points, for the commands after it."""
+        words = [a for a in cmd.args if not a.startswith("-")]
+        flags = "".join(a[1:] for a in cmd.args if a.startswith("-") and not a.startswith("--"))
+        if len(words) != 2 or not ("s" in flags or "--symbolic" in cmd.args):
+            return
+        target, name = words
+        if has_marker(target) or has_marker(name) or cmd.cwd == UNKNOWN:
+            return
+        link = resolve(name, self.where, cmd.cwd)
+        base = posixpath.dirname(link) if not target.startswith(("/", "~")) else cmd.cwd
+        self.state.links[link] = resolve(target, self.where, base)
 
     def _record_writes(self, cmd: Cmd) -> None:
         """Remember files written in this command, so running them later is checked."""

@@ -262,6 +262,11 @@ class _Reader:
             self.argv(name, self.arg(node, index), None, skip_arg0=False)
         elif name == "asyncio.create_subprocess_exec":
             self.argv(name, tuple(self.word(a) for a in args), None, skip_arg0=False)
+        elif name in ("os.chdir", "posix.chdir"):
+            # relative paths after it are relative to where it went (issue #28:
+            # an interpreter that chdirs and then deletes relative paths)
+            where = _text(self.arg(node, 0, "path"))
+            self.found.append(Effect("chdir", where if where else UNKNOWN))
         elif name in _RECURSIVE_DELETE:
             self.delete(name, self.arg(node, 0, "path"), recursive=True)
         elif name in _DELETE:
@@ -560,6 +565,7 @@ _KNOWN = (
     | _SPAWN_LIST
     | _RECURSIVE_DELETE
     | _DELETE
+    | {"os.chdir", "posix.chdir"}
     | _MOVE
     | _COPY
     | {"pty.spawn", "os.posix_spawn", "os.posix_spawnp", "os.path.join", "pathlib.Path"}

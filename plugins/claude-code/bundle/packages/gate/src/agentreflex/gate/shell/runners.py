@@ -21,6 +21,7 @@ from agentreflex.gate.model import (
     P_WARN,
     REMOTE,
     SECRET,
+    UNKNOWN,
     Cmd,
     has_marker,
 )
@@ -665,8 +666,19 @@ class RunnersMixin(WalkerBase):
         found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text)
         if found is not None:
             self.hits.append(found)
-        for effect in interp.effects(code, lang):
-            self._effect(effect, cmd, depth, via)
+        saved = self.state.cwd
+        self.state.cwd = cmd.cwd  # the code's own working directory, for its relative paths
+        try:
+            for effect in interp.effects(code, lang):
+                if effect.kind == "chdir":  # the process's, not the shell's: undone below
+                    unknown = has_marker(effect.value) or self.state.cwd == UNKNOWN
+                    self.state.cwd = (
+                        UNKNOWN if unknown else resolve(effect.value, self.where, self.state.cwd)
+                    )
+                else:
+                    self._effect(effect, cmd, depth, via)
+        finally:
+            self.state.cwd = saved
 
     def _effect(self, effect: interp.Effect, cmd: Cmd, depth: int, via: str) -> None:
         """One effect of interpreter code, judged as the shell command it amounts to."""

@@ -76,6 +76,8 @@ class ShellState:
     aliases: dict[str, str] = field(default_factory=dict)
     functions: set[str] = field(default_factory=set)
     written: dict[str, str] = field(default_factory=dict)
+    # symlinks made earlier in this command (``ln -s ~ x``): where each leads
+    links: dict[str, str] = field(default_factory=dict)
 
 
 class WalkerBase:
