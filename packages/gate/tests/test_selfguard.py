@@ -502,3 +502,42 @@ def test_unmodelled_programs_elsewhere_and_readers_stay_allowed(
 ) -> None:
     _, proposals = _check(world, command)
     assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)
+
+
+# --- patches and git plumbing -------------------------------------------------------
+# Issue #28: "hook settings written through git plumbing (`hash-object` +
+# `update-index --cacheinfo` + `checkout-index -f -a`), `git apply`".
+
+
+def _patch(world: dict[str, Path], target: str) -> Path:
+    patch = world["home"] / "change.patch"
+    patch.write_text(
+        f"diff --git a/{target} b/{target}\n--- a/{target}\n+++ b/{target}\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    return patch
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["git apply {p}", "git am {p}", "patch -p1 < {p}", "patch -p1 -i {p}", "git -C . apply {p}"],
+)
+def test_a_patch_that_changes_an_own_file_asks(world: dict[str, Path], template: str) -> None:
+    patch = _patch(world, ".agentreflex/config.toml")
+    _asks(world, template.format(p=patch), "config.toml")
+
+
+@pytest.mark.parametrize("template", ["git apply {p}", "patch -p1 < {p}"])
+def test_a_patch_to_project_files_stays_allowed(world: dict[str, Path], template: str) -> None:
+    patch = _patch(world, "src/app.py")
+    verdict, proposals = _check(world, template.format(p=patch))
+    assert verdict in ("ALLOW", "WARN"), proposals
+
+
+def test_staging_an_own_file_through_plumbing_asks(world: dict[str, Path]) -> None:
+    blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    for command in (
+        f"git update-index --add --cacheinfo 100644,{blob},.agentreflex/config.toml",
+        f"git update-index --add --cacheinfo 100644 {blob} .agentreflex/config.toml",
+        "git checkout-index -f .agentreflex/config.toml",
+    ):
+        _asks(world, command, "config.toml")

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 
-from agentreflex.gate.model import Cmd, has_marker
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.gate.model import DESCENDANT, Cmd, has_marker
 from agentreflex.gate.rules.protected import (
     DELETE,
     EXTRACT,
@@ -136,6 +138,10 @@ def _effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
     handler = _HANDLERS.get(name)
     if handler is not None and not _inert(name, args):
         out.extend((p, e, cwd) for p, e in handler(args, cwd, where))
+    if name == "patch" or (name == "git" and {"apply", "am"} & set(args[:3])):
+        for op, source in cmd.redirects:
+            if op == "<" and source and not has_marker(source):
+                out.extend((t, WRITE, cwd) for t in patch_targets(source, cwd))
     feeder = cmd.stdin_from
     if name == "xargs" and feeder is not None and feeder.name == "find":
         # ``find ... | xargs CMD``: judged as ``find ... -exec CMD {} +``
@@ -517,6 +523,23 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     elif sub == "mv":
         ops = operands(tail)
         paths = [(f, MOVE) for f in ops[:-1]] + [(f, WRITE) for f in ops[-1:]]
+    elif sub in ("apply", "am"):
+        files = operands(tail, frozenset({"-p", "-C", "--directory", "--exclude", "--include"}))
+        paths = [(t, WRITE) for f in files for t in patch_targets(f, cwd)]
+    elif sub == "update-index":
+        # --cacheinfo MODE,SHA,PATH (or three words): the index entry a later
+        # checkout-index writes to the file
+        for k, a in enumerate(tail):
+            if a == "--cacheinfo" and k + 1 < len(tail):
+                spec = tail[k + 1].split(",")
+                if len(spec) == 3:
+                    paths.append((spec[2], WRITE))
+                elif k + 3 < len(tail):
+                    paths.append((tail[k + 3], WRITE))
+    elif sub == "checkout-index":
+        files = operands(tail, frozenset({"--prefix", "--stage"}))
+        everything = "-a" in tail or "--all" in tail
+        paths = [(f, WRITE) for f in files] + ([("./" + DESCENDANT, WRITE)] if everything else [])
     return [
         (posixpath.join(prefix, p) if prefix and not p.startswith("/") else p, e) for p, e in paths
     ]
@@ -544,7 +567,39 @@ def _patch(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             }
         ),
     )
-    return [(p, WRITE) for p in _option(args, ("-o", "--output")) + ops[:1]]
+    patches = [t for f in _option(args, ("-i", "--input")) for t in patch_targets(f, cwd)]
+    return [(p, WRITE) for p in _option(args, ("-o", "--output")) + ops[:1] + patches]
+
+
+_PATCH_PATH = LazyPattern(r"^(?:\+\+\+|---|rename to|copy to) (\S+)", re.M, hints="+++ --- to")
+MAX_PATCH_BYTES = 20 << 20
+
+
+def patch_targets(patch: str, cwd: str) -> list[str]:
+    """The files a patch file changes, spelled both with and without its first folder.
+
+    ``git apply`` strips one folder (``a/``, ``b/``), ``patch -pN`` as many as
+    it is told: both spellings are judged, which can only ask more.  A patch
+    that can't be read (missing, too big, fed from a pipe) may change anything
+    below the working directory.
+    """
+    full = patch if patch.startswith("/") else posixpath.join(cwd, patch)
+    try:
+        if os.path.getsize(full) > MAX_PATCH_BYTES:
+            raise OSError
+        with open(full, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return ["./" + DESCENDANT]
+    out: list[str] = []
+    for m in _PATCH_PATH.finditer(text):
+        name = m.group(1)
+        if name == "/dev/null":
+            continue
+        out.append(name)
+        if "/" in name:
+            out.append(name.split("/", 1)[1])
+    return list(dict.fromkeys(out))
 
 
 _FIND_NAMES = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"})
