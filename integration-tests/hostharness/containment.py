@@ -170,7 +170,9 @@ class ContainmentScenario:
         editor = [f"sed -i -e '1i x' {self.settings}"] if self.settings else []
         return [
             "python3 w.py",
-            f"ln -s {self.home} x && rm -rf x/",
+            # the link's target is known only at run time: the gate, which now follows
+            # a link made earlier in the command, lets it through for the kernel to stop
+            f'ln -s "$(cd {self.home} && pwd)" x && rm -rf x/',
             f"echo 'import os' >> {self.pth}",
             *editor,
             "cd sub && make",

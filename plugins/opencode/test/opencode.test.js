@@ -35,7 +35,7 @@ test("enforced mode: a shell command runs inside bubblewrap; the home folder sur
   const { hooks } = await plugin();
   writeFileSync(join(world.home, "keep.txt"), "keep\n");
   const call = { tool: "bash", sessionID: "ses_contain", callID: "k1" };
-  const output = { args: { command: `ln -sfn ${world.home} x && rm -rf x/ ; echo $?`, description: "d" } };
+  const output = { args: { command: `ln -sfn "$(cd ${world.home} && pwd)" x && rm -rf x/ ; echo $?`, description: "d" } };
   await hooks["tool.execute.before"](call, output);
   assert.match(output.args.command, /bwrap .* -- \S*bash -c /);
   const done = spawnSync("bash", ["-c", output.args.command], { cwd: world.project, encoding: "utf8" });
