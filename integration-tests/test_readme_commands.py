@@ -94,7 +94,7 @@ def _tool_install(command: str, tmp: Path, env: dict[str, str]) -> None:
     for name in ("gate", "runaway", "done", "guard"):
         assert name in reflexes
     # installed with its bytecode: a hook process never compiles our sources
-    assert list((tmp / "tools").rglob("agentreflex/core/__pycache__/runtime.cpython-*.pyc"))
+    assert list((tmp / "tools").rglob("agentreflex/core/hook/__pycache__/runtime.cpython-*.pyc"))
 
 
 def _claude(claude_binary: Path) -> Callable[[str, Path, dict[str, str]], None]:
