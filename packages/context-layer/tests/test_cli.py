@@ -47,3 +47,16 @@ def test_shorten_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "E       assert 3 == 4" in capsys.readouterr().out
     assert cli.main(["shorten", str(tmp_path / "missing.log"), "--state-dir", str(state)]) == 1
     assert cli.main(["shorten"]) == 2
+
+
+def test_prune_refuses_an_oversized_event_and_a_budget_without_a_value(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad input gets a safe answer: nothing pruned, the reason on stderr, exit 0."""
+    _stdin(monkeypatch, b"{" + b" " * cli.MAX_STDIN + b"}")
+    assert cli.main(["prune"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == "{}" and f"more than {cli.MAX_STDIN} bytes" in captured.err
+    _stdin(monkeypatch, json.dumps({"type": "context", "messages": session()}).encode())
+    assert cli.main(["prune", "--budget"]) == 0  # no value: the default budget
+    assert json.loads(capsys.readouterr().out) != {}

@@ -158,3 +158,7 @@ def test_a_huge_line_is_read_in_bounded_pieces(tmp_path: Path) -> None:
     done = shorten_stream(io.BytesIO(data), str(tmp_path), "Bash", Limits())
     assert "error: at the end" in done.text
     assert os.path.getsize(done.path) == len(data)
+
+
+def test_pruning_a_state_dir_with_no_saved_outputs_removes_nothing(tmp_path: Path) -> None:
+    assert outputs.prune(str(tmp_path / "never-written"), max_files=1, max_bytes=1) == 0
