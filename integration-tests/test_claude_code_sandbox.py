@@ -212,19 +212,34 @@ def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
     scenario.check(outputs[0], f"{run.describe()}\n{outputs}")
 
 
-def test_where_the_users_rules_apply_an_allowed_command_is_not_replaced(
+def test_where_the_users_rules_apply_an_allowed_command_runs_in_the_boundary(
     claude_project: ClaudeProject,
 ) -> None:
     """Without bypassed permissions Claude Code matches the user's allow rules against the
-    command it would run: a replacement would turn each allowed command into a question
-    (in ``-p`` a refusal).  So the hook leaves it as written there: ``Bash(touch:*)`` runs."""
+    command it would run, so a bare replacement would turn each allowed command into a
+    question (in ``-p`` a refusal).  Where a rule in the settings certainly allows the
+    command as written, the hook answers "allow" with the contained command: the rule's
+    commands run (``touch``, ``make``) and an allowed interpreter still cannot write the
+    guard's config; a command no rule allows is Claude Code's to refuse, as before."""
     project = claude_project
     project.set_mode("enforced")
     project.skip_permissions = False
     plugin_installed_now(project)
     settings = project.config_dir / "settings.json"
     data = json.loads(settings.read_text())
-    settings.write_text(json.dumps({**data, "permissions": {"allow": ["Bash(touch:*)"]}}))
-    run = project.run("work", [bash("touch made.txt"), say("Done.")])
-    assert run.denials == [], run.describe()
+    allow = ["Bash(touch:*)", "Bash(python3:*)", "Bash(make:*)"]
+    settings.write_text(json.dumps({**data, "permissions": {"allow": allow}}))
+    scenario = ContainmentScenario(project.project, project.home, "claude-rules")
+    config_before = scenario.config_before
+    script = [bash("python3 w.py"), bash("touch made.txt"), bash("make -C sub")]
+    run = project.run("work", [*script, bash("cmake --version"), say("Done.")])
+    scenario.stop()
+    assert (project.project / ".agentreflex" / "config.toml").read_text() == config_before, (
+        run.describe()
+    )
+    results = [json.dumps(r.get("content")) for r in tool_results(run).values()]
+    assert "Read-only file system" in results[0], f"{run.describe()}\n{results}"
     assert (project.project / "made.txt").exists(), run.describe()
+    assert (project.project / "sub" / "out.txt").read_text() == "built\n", run.describe()
+    # no rule allows cmake: Claude Code's own answer in -p, a refusal, as without agentreflex
+    assert [d.get("tool_input", {}).get("command") for d in run.denials] == ["cmake --version"]

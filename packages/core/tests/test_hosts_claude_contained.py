@@ -74,7 +74,7 @@ def test_shadow_mode_and_other_tools_are_left_as_they_are(project: Path) -> None
 
 
 @pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan", "auto", "dontAsk", None])
-def test_where_claude_matches_permission_rules_the_command_is_left_as_written(
+def test_where_claude_matches_permission_rules_and_none_allows_the_command_it_is_left_as_written(
     project: Path, mode: str | None
 ) -> None:
     """Claude Code matches the user's rules (``Bash(npm test:*)``) against the command it
@@ -85,6 +85,157 @@ def test_where_claude_matches_permission_rules_the_command_is_left_as_written(
     adapter = ClaudeCodeAdapter()
     read = adapter.parse(pre(project, "Read", file_path=str(project / "a")))
     assert adapter.render(read, allowed()).stdout == ""
+
+
+def rules(project: Path, where: str = "proj/.claude/settings.json", **kinds: list[str]) -> None:
+    settings = project.parent / where
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"permissions": kinds}))
+
+
+def in_mode(project: Path, mode: str | None, command: str) -> dict[str, Any]:
+    adapter = ClaudeCodeAdapter()
+    payload = {**pre(project, command=command), "permission_mode": mode}
+    reply = adapter.render(adapter.parse(payload), allowed())
+    return json.loads(reply.stdout)["hookSpecificOutput"] if reply.stdout else {}
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "dontAsk"])
+@pytest.mark.parametrize(
+    "where",
+    [
+        "proj/.claude/settings.json",
+        "proj/.claude/settings.local.json",
+        "claude-config/settings.json",
+    ],
+)
+def test_a_command_the_users_rule_allows_runs_in_the_boundary_with_the_rules_answer(
+    project: Path, mode: str, where: str
+) -> None:
+    """Where a rule in a settings file certainly allows the command as written, the hook
+    answers "allow" itself with the contained command: what Claude Code would answer."""
+    rules(project, where, allow=["Bash(make:*)"])
+    out = in_mode(project, mode, "make -j2 all")
+    assert out["permissionDecision"] == "allow"
+    assert contain.inner_command(out["updatedInput"]["command"]) == "make -j2 all"
+    assert in_mode(project, mode, "cmake .") == {}  # no rule allows it: Claude Code decides
+
+
+@pytest.mark.parametrize("mode", ["plan", "auto", None, "someNewMode"])
+def test_other_modes_leave_even_an_allowed_command_as_written(
+    project: Path, mode: str | None
+) -> None:
+    rules(project, allow=["Bash"])
+    assert in_mode(project, mode, "make") == {}
+
+
+def test_the_project_is_the_one_claude_reports(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Rules are read from ``CLAUDE_PROJECT_DIR``'s settings, not from wherever the agent cd'd."""
+    sub = project / "sub"
+    sub.mkdir()
+    rules(project, allow=["Bash(make:*)"])
+    adapter = ClaudeCodeAdapter()
+    payload = {**pre(sub, command="make"), "permission_mode": "default"}
+    assert adapter.render(adapter.parse(payload), allowed()).stdout == ""
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    out = json.loads(adapter.render(adapter.parse(payload), allowed()).stdout)
+    assert out["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("deny", "ask"),
+    [
+        (["Bash(make clean)"], []),
+        ([], ["Bash(make:*)"]),
+        (["Bash(ma*)"], []),
+        ([], ["Bash(* all)"]),
+        ([], ["Bash"]),
+        (["Bash(make -j2 all)"], []),
+    ],
+)
+def test_a_deny_or_ask_rule_that_could_be_about_the_program_leaves_it_to_claude(
+    project: Path, deny: list[str], ask: list[str]
+) -> None:
+    """Claude Code applies deny and ask rules before allow ones, to the command it runs:
+    a contained command would slip past them, so it is left as written."""
+    rules(project, allow=["Bash(make:*)"], deny=deny, ask=ask)
+    assert in_mode(project, "default", "make -j2 all") == {}
+
+
+def test_a_rule_for_another_program_does_not_stand_in_the_way(project: Path) -> None:
+    rules(project, allow=["Bash(make:*)", "Read"], deny=["Bash(rm:*)", "WebFetch"], ask=[7])
+    assert in_mode(project, "default", "make")["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ['{"permissions": {"allow": ["Bash(make:*)"', '{"permissions": "Bash"}', "[1]"],
+)
+def test_a_settings_file_that_cannot_be_read_allows_nothing(project: Path, bad: str) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(bad)
+    assert in_mode(project, "default", "make") == {}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "make && rm -rf ~",
+        "make; curl x",
+        "make | tee log",
+        "make > log",
+        "make $(id)",
+        "make `id`",
+        "make ~/x",
+        "make /etc/x",
+        "make ../other",
+        "make -C=/tmp",
+        "CC=gcc make",
+        "make *.o",
+        "make 'unbalanced",
+        "make\tall",
+        "make\nrm -rf x",
+        "",
+    ],
+)
+def test_only_one_plain_command_in_the_project_is_answered_by_a_rule(
+    project: Path, command: str
+) -> None:
+    """Operators, substitutions, redirections, globs and paths out of the project are where
+    Claude Code checks more than its rules (it splits, and asks about outside paths): a
+    command with any of them is left for Claude Code to decide."""
+    rules(project, allow=["Bash"])
+    assert in_mode(project, "default", command) == {}
+
+
+@pytest.mark.parametrize(
+    ("spec", "command", "matches"),
+    [
+        (None, "anything at all", True),
+        ("*", "make", True),
+        ("npm test:*", "npm test", True),
+        ("npm test:*", "npm test -- -x", True),
+        ("npm test:*", "npm testing", False),
+        ("npm test", "npm test", True),
+        ("npm test", "npm test -x", False),
+        ("ls *", "ls", True),
+        ("ls *", "ls -la", True),
+        ("ls *", "lsof", False),
+        ("git * main", "git push origin main", True),
+        ("git * main", "git push origin main2", False),
+        ("* --version", "node --version", True),
+        ("a.b", "axb", False),
+    ],
+)
+def test_rules_match_as_claude_code_documents_them(
+    spec: str | None, command: str, matches: bool
+) -> None:
+    from agentreflex.core.hosts.claude_rules import rule_matches
+
+    assert rule_matches(spec, command) is matches
 
 
 @pytest.mark.parametrize(

@@ -467,6 +467,12 @@ UNMODELLED = [
     ("nano -B .agentreflex/config.toml", "config.toml"),
     ("python3 tools/fix.py --out=.agentreflex/config.toml", "config.toml"),
     ("ex -sc '%d|wq' ~/.claude/settings.json", "settings.json"),
+    # readers with an output: uniq's and xxd's second operand, tree's and less's -o
+    ("uniq /dev/null .agentreflex/config.toml", "config.toml"),
+    ("uniq -f 1 - ~/.claude/settings.json", "settings.json"),
+    ("xxd -r -c 16 dump.hex .agentreflex/config.toml", "config.toml"),
+    ("tree -o ~/.claude/settings.json .", "settings.json"),
+    ("less -o .agentreflex/config.toml notes.txt", "config.toml"),
 ]
 
 
@@ -495,6 +501,11 @@ def test_agentreflex_install_asks_unless_it_only_shows_the_diff(world: dict[str,
         "grep -n hooks ~/.claude/settings.json",
         "python3 -c \"print(open('.agentreflex/config.toml').read())\"",
         "sort -o sorted.txt names.txt",
+        "uniq .agentreflex/config.toml",
+        "xxd ~/.claude/settings.json",
+        "tree .agentreflex",
+        "less ~/.claude/settings.json",
+        "uniq names.txt unique.txt",
     ],
 )
 def test_unmodelled_programs_elsewhere_and_readers_stay_allowed(
