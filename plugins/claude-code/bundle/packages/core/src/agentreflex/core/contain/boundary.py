@@ -349,16 +349,27 @@ def _args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
 
 
 def _holds(path: str, data: bytes) -> bool:
-    """Is ``path`` a regular file (not a link) whose bytes are ``data``?"""
+    """Is ``path`` a regular file (not a link, not a FIFO to hang on) whose bytes are ``data``?"""
+    import stat
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return False
     try:
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read(len(data) + 1) == data
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        held = b""
+        while len(held) <= len(data):
+            chunk = os.read(fd, len(data) + 1 - len(held))
+            if not chunk:
+                break
+            held += chunk
+        return held == data
     except OSError:
         return False
+    finally:
+        os.close(fd)
 
 
 def describe(result: Plan) -> list[str]:

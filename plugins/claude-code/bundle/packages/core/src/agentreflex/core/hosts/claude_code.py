@@ -5,15 +5,18 @@ with a reason (the reason reaches the model); Stop/SubagentStop, PostToolUse
 and UserPromptSubmit ``{"decision": "block", "reason"}``.  Warnings travel
 as ``additionalContext`` (it reaches the model; ``systemMessage`` only
 reaches the user).  An ALLOW prints nothing, except in enforced mode for a
-Bash command when permissions are bypassed (``--dangerously-skip-permissions``,
-where nothing else stands between the agent and the machine) and Claude
-Code's own sandbox is off: then PreToolUse answers
+Bash command when Claude Code's own sandbox is off: then PreToolUse answers
 ``updatedInput`` with the command inside agentreflex's bubblewrap boundary
 (:mod:`agentreflex.core.hosts.contained`), and PostToolUse reads the command
-back as the agent wrote it.  Claude Code's sandbox, when on, is left to do
-that job (``install claude-code --sandbox``); it also confines the network,
-but on Linux it ends whatever a command started when the command ends, so a
-dev server started by one command cannot answer the next, which ours allows.
+back as the agent wrote it.  That is every Bash command where permissions are
+bypassed (``--dangerously-skip-permissions``, where nothing else stands
+between the agent and the machine); in the modes where Claude Code matches the
+user's permission rules against the command, only a command a rule certainly
+allows as written, with the rule's "allow" (:mod:`.claude_rules`).  Claude
+Code's sandbox, when on, is left to do that job (``install claude-code
+--sandbox``); it also confines the network, but on Linux it ends whatever a
+command started when the command ends, so a dev server started by one command
+cannot answer the next, which ours allows.
 """
 
 from __future__ import annotations
@@ -165,30 +168,55 @@ def _with_updated_output(event: Event, decision: Decision, reason: str, context:
 
 
 _AFTER_TOOL = ("PostToolUse", "PostToolUseFailure")
-# Where the replacement changes nothing but the boundary.  In the other modes Claude Code
-# matches the user's permission rules (``Bash(npm test:*)``) against the command it would
-# run, which the replacement would no longer match: every allowed command would ask (seen
-# in 2.1.328).  There Claude Code's own sandbox (``install --sandbox``) is the boundary.
+# Where the replacement changes nothing but the boundary: nobody is asked.
 _CONTAINED_MODES = frozenset({"bypassPermissions"})
+# Where Claude Code matches the user's permission rules (``Bash(npm test:*)``) against the
+# command it would run, which a replacement would no longer match: every allowed command
+# would ask (seen in 2.1.328).  There a command is contained only when a rule in the
+# settings files certainly allows it as written, and the hook then answers "allow" itself
+# (:mod:`agentreflex.core.hosts.claude_rules`); the rest is Claude Code's own sandbox's
+# to hold (``install --sandbox``).
+_RULED_MODES = frozenset({"default", "acceptEdits", "dontAsk"})
 # Where Claude Code reads ``sandbox.enabled`` (its settings, managed ones first).
 _MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
 
 
-def _contained(event: Event, decision: Decision) -> tuple[str, str] | None:
-    """The Bash command inside our boundary, unless Claude Code's own sandbox runs it.
+def _project(event: Event) -> str:
+    """The project Claude Code reports to its hooks (``CLAUDE_PROJECT_DIR``), else its ``cwd``."""
+    import os
 
-    A command the agent reran with ``dangerouslyDisableSandbox`` (allowed when
-    ``allowUnsandboxedCommands`` is not false) is outside Claude's sandbox: ours holds it.
+    return os.environ.get("CLAUDE_PROJECT_DIR") or event.cwd
+
+
+def _contained(event: Event, decision: Decision) -> tuple[str, str, bool] | None:
+    """The Bash command inside our boundary, its note, and whether the hook allows it itself.
+
+    None where Claude Code's own sandbox runs the command, or where its permission
+    rules would no longer see the command the agent wrote.  A command the agent
+    reran with ``dangerouslyDisableSandbox`` (allowed when ``allowUnsandboxedCommands``
+    is not false) is outside Claude's sandbox: ours holds it.
     """
     tool = event.tool
     if tool is None or tool.kind is not ToolKind.SHELL or decision.mode is not Mode.ENFORCED:
         return None  # as contained_command would answer, before reading any settings
-    if event.raw.get("permission_mode") not in _CONTAINED_MODES:
-        return None  # Claude Code matches the user's rules against the command we'd replace
-    bypass = tool.input.get("dangerouslyDisableSandbox") is True
-    if not bypass and _own_sandbox_on(event.cwd):
+    mode = event.raw.get("permission_mode")
+    if mode not in _CONTAINED_MODES and mode not in _RULED_MODES:
         return None
-    return contained_command(event, decision)
+    bypass = tool.input.get("dangerouslyDisableSandbox") is True
+    if not bypass and _own_sandbox_on(_project(event)):
+        return None
+    allow = mode in _RULED_MODES
+    if allow:
+        import os
+
+        from agentreflex.core.hosts.claude_rules import allowed_by_rules
+
+        command = tool.input.get("command")
+        files = settings_files(_project(event), os.environ)
+        if not isinstance(command, str) or not allowed_by_rules(command, files):
+            return None  # Claude Code asks, or decides by a rule we can't see: as written
+    contained = contained_command(event, decision)
+    return None if contained is None else (*contained, allow)
 
 
 def settings_files(project: str, env: Mapping[str, str]) -> list[str]:
@@ -296,6 +324,11 @@ class ClaudeCodeAdapter:
             contained = _contained(event, decision)
             if contained is not None and not contained[1] and event.tool is not None:
                 allowed["updatedInput"] = {**event.tool.input, "command": contained[0]}
+                if contained[2]:  # what the user's own rule answers for the command as written
+                    allowed["permissionDecision"] = "allow"
+                    allowed["permissionDecisionReason"] = (
+                        "allowed by your permission rules; run inside agentreflex's boundary"
+                    )
             note = contained[1] + "\n" if contained and contained[1] else ""
             if len(allowed) == 1:
                 return HostReply("", note)

@@ -179,6 +179,6 @@ def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
     return (
         False,
         "not contained: Claude Code's sandbox is off (`agentreflex install claude-code --sandbox`)"
-        "; ours holds only sessions that bypass permissions (in the others Claude Code matches "
-        "your permission rules against the command, which a replacement would break)",
+        "; ours holds sessions that bypass permissions, and elsewhere only the commands your "
+        "permission rules allow as written (Claude Code asks about the rest itself)",
     )

@@ -707,6 +707,20 @@ def _find_test(flag: str, pattern: str, shown: str) -> bool:
     return fnmatchcase(subject, pattern)
 
 
+def _second_operand(takes: frozenset[str]) -> _Handler:
+    """``uniq IN OUT`` / ``xxd IN OUT``: a reader whose second operand is written."""
+
+    def handler(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+        return [(p, WRITE) for p in operands(args, takes)[1:2]]
+
+    return handler
+
+
+def _output_option(*names: str) -> _Handler:
+    """``sort -o``, ``tree -o``, ``less -o``: a reader whose option names a file it writes."""
+    return lambda args, cwd, where: [(p, WRITE) for p in _option(args, names)]
+
+
 _HANDLERS: dict[str, _Handler] = {
     "find": _find,
     "tee": _plain(WRITE, frozenset({"-p", "--output-error"})),
@@ -746,7 +760,11 @@ _HANDLERS: dict[str, _Handler] = {
     "cpio": _cpio,
     "git": _git,
     "patch": _patch,
-    "sort": lambda args, cwd, where: [(p, WRITE) for p in _option(args, ("-o", "--output"))],
+    "sort": _output_option("-o", "--output"),
+    "tree": _output_option("-o"),
+    "less": _output_option("-o", "-O", "--log-file", "--LOG-FILE"),
+    "uniq": _second_operand(frozenset({"-f", "-s", "-w"})),
+    "xxd": _second_operand(frozenset({"-c", "-g", "-l", "-o", "-s", "-n"})),
 }
 
 # Programs that never change the files they name (their redirections still
@@ -756,12 +774,12 @@ _HANDLERS: dict[str, _Handler] = {
 # ``openssl -out``, sqlite's ``writefile()``): the self-guard asks.
 READS_ONLY = frozenset(
     {
-        *("cat", "tac", "head", "tail", "less", "more", "bat", "nl", "od", "xxd", "hexdump"),
+        *("cat", "tac", "head", "tail", "more", "bat", "nl", "od", "hexdump"),
         *("grep", "egrep", "fgrep", "rg", "ag", "ack", "wc", "diff", "cmp", "comm", "file"),
-        *("stat", "ls", "tree", "du", "realpath", "readlink", "basename", "dirname", "test"),
+        *("stat", "ls", "du", "realpath", "readlink", "basename", "dirname", "test"),
         *("md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "strings", "jq"),
         *("echo", "printf", "true", "false", "which", "type", "command", "cd", "pwd"),
-        *("uniq", "cut", "column", "fold", "fmt", "wc", "[", "[["),
+        *("cut", "column", "fold", "fmt", "[", "[["),
     }
 )
 
