@@ -76,11 +76,20 @@ def test_a_makefile_written_in_the_same_command_is_read(proj: Path) -> None:
         'make -f /dev/stdin <<< "all:; git clean -fdx"',
         "make -f /dev/stdin <<EOF\nall:\n\tgit clean -fdx\nEOF",
         "make -C . -f - all <<'EOF'\nall:\n\tgit clean -fdx\nEOF",
+        # tree-sitter-bash drops a lone ``-`` right before ``<<``: the walker takes it back
+        "make -f - <<EOF\nall:\n\tgit clean -fdx\nEOF",
+        "make -f - <<-EOF\nall:\n\tgit clean -fdx\nEOF",
+        "bash - <<EOF\ngit clean -fdx\nEOF",
     ],
 )
 def test_a_makefile_fed_on_stdin_is_read(proj: Path, command: str) -> None:
     """The heredoc is the Makefile: its recipe is judged like one on disk."""
     assert _check(command, proj) == ("BLOCK", ["GATE-GIT-CLEAN"])
+
+
+def test_words_the_grammar_drops_are_taken_back_only_when_plain(proj: Path) -> None:
+    assert _check("make -f - <<EOF\nall:\n\techo hi\nEOF", proj) == ("ALLOW", [])
+    assert _check("cat - <<EOF\nhi\nEOF", proj) == ("ALLOW", [])
 
 
 def test_an_unreadable_script_is_said_so(proj: Path) -> None:

@@ -161,8 +161,8 @@ def _message(shown: str, effect: str, alias: str) -> str:
     via = f" (through {alias})" if alias and alias != shown else ""
     return (
         f"This {effect} {shown}{via}, one of agentreflex's own files (its configuration, "
-        "state, installed code or a host's hook settings): changing it can switch the "
-        "guard off, so only the user may. Ask the user to make this change."
+        "state, installed code or a host's hook settings): changing it can switch "
+        "agentreflex off, so only the user may. Ask the user to make this change."
     )
 
 

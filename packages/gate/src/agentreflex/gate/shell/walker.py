@@ -279,6 +279,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         for child in node.named_children:
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
+                loose.extend(_dropped_words(node, body, child))
                 after.extend(c for c in child.named_children if c.type in STATEMENTS)
                 # ``cat <<EOF > file``: the file redirect is parsed inside the heredoc
                 redirects.extend(self._heredoc_files(child, depth))
@@ -476,9 +477,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         )
 
     def words(self, nodes: list[Any], depth: int) -> list[str]:
+        """Each node's words as bash expands them; a plain ``str`` is a word already."""
         out: list[str] = []
         for n in nodes:
-            out.extend(self.expand(n, depth, split=True))
+            out.extend([n] if isinstance(n, str) else self.expand(n, depth, split=True))
         return out
 
     def execute(
@@ -834,6 +836,24 @@ def _calls_functions(
 
 def _basename(name: str) -> str:
     return name.rsplit("/", 1)[-1] if "/" in name else name
+
+
+_PLAIN_WORD = re.compile(r"[\w./=+:,@%-]+")
+
+
+def _dropped_words(statement: Any, body: Any, heredoc: Any) -> list[str]:
+    """Words between a command and its heredoc that tree-sitter-bash leaves out of every node.
+
+    The grammar drops a lone ``-`` before ``<<`` (``make -f - <<EOF`` parses as
+    ``make -f``), and ``-`` there is "read the program from stdin": the heredoc.
+    Only plain words are taken back; anything else in the gap is left as parsed.
+    """
+    if body is None or body.end_byte >= heredoc.start_byte:
+        return []
+    start = statement.start_byte
+    gap = statement.text[body.end_byte - start : heredoc.start_byte - start]
+    words = gap.decode("utf-8", "replace").split()
+    return words if all(_PLAIN_WORD.fullmatch(w) for w in words) else []
 
 
 def _redirect_words(node: Any) -> list[Any]:
