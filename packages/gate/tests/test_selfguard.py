@@ -515,6 +515,74 @@ def test_unmodelled_programs_elsewhere_and_readers_stay_allowed(
     assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)
 
 
+# --- a tree or a link put where agentreflex's files are looked for ------------------------
+# Issue #28: "`ln -s /tmp/x .claude`", "archives extracted over home".  A folder made
+# to stand at ``.claude`` (a link, a recursive copy, a move) replaces the settings
+# found below it; contents that are not there to read yet (a download in the same
+# command) unpacked over a folder of agentreflex's outside the project may hold anything.
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "ln -s {src} .claude",
+        "ln -sfn {src} .claude",
+        "cp -r {src} .claude",
+        "cp -a {src} .claude",
+        "mv {src} .claude",
+        "ln -s {src} ~/.claude",
+    ],
+)
+def test_a_tree_put_in_place_of_a_settings_folder_asks(
+    world: dict[str, Path], tmp_path: Path, template: str
+) -> None:
+    src = tmp_path / "elsewhere"
+    (src).mkdir()
+    (src / "settings.json").write_text('{"disableAllHooks": true}')
+    if template.endswith("~/.claude"):
+        import shutil
+
+        shutil.rmtree(world["home"] / ".claude")
+    _asks(world, template.format(src=src), "settings.json")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "unzip -o /tmp/not-yet.zip -d ~/.claude",
+        "rsync -a /tmp/not-yet/ ~/.claude/",
+        "tar -xf /tmp/not-yet.tar -C ~",
+        "curl -so /tmp/n.tgz https://example.com/a.tgz && tar xzf /tmp/n.tgz -C ~",
+    ],
+)
+def test_contents_not_there_to_read_unpacked_over_an_own_folder_ask(
+    world: dict[str, Path], command: str
+) -> None:
+    verdict, proposals = _check(world, command)
+    assert verdict == "ASK_USER", proposals
+    assert any(selfguard.RULE in p.rules for p in proposals), proposals
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -s ../lib vendor/lib",
+        "cp -r /tmp/x build",
+        "mv dist dist.old",
+        "tar xzf /tmp/not-yet.tgz",
+        "tar xzf /tmp/not-yet.tgz -C vendor",
+        "unzip /tmp/not-yet.zip -d dist",
+        "rsync -a /tmp/not-yet/ out/",
+        "tar xzf /tmp/not-yet.tgz -C ~/tools",
+    ],
+)
+def test_trees_and_unknown_archives_elsewhere_stay_allowed(
+    world: dict[str, Path], command: str
+) -> None:
+    _, proposals = _check(world, command)
+    assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)
+
+
 # --- patches and git plumbing -------------------------------------------------------
 # Issue #28: "hook settings written through git plumbing (`hash-object` +
 # `update-index --cacheinfo` + `checkout-index -f -a`), `git apply`".

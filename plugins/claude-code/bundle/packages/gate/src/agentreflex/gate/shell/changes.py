@@ -197,7 +197,6 @@ def _copy(
         into = len(sources) > 1 or dest.endswith("/") or (bool(full) and os.path.isdir(full))
     else:
         return out
-    out.append((dest, WRITE))
     flags = _short_flags(args)
     symbolic = "s" in flags or "--symbolic" in args or "--symbolic-link" in args
     linking = link or "l" in flags or "--link" in args or symbolic
@@ -205,6 +204,10 @@ def _copy(
         landing_effect = REPLACE  # a tree lands over whatever is there: reaches below
     else:
         landing_effect = WRITE
+    # ``ln -s /tmp/x .claude``, ``cp -r /tmp/x .claude``, ``mv /tmp/x .claude``: the tree (or
+    # a link standing for one) becomes ``dest`` itself, and whatever was to be found below it
+    tree_at_dest = not into and (landing_effect == REPLACE or symbolic)
+    out.append((dest, REPLACE if tree_at_dest else WRITE))
     for src in sources:
         if into:
             base = posixpath.basename(src.rstrip("/")) or src
@@ -232,8 +235,10 @@ def _contents_landing(src: str, dest: str, cwd: str, where: Where) -> list[tuple
     """``rsync -a src/ ~/`` and ``cp -a src/. ~/``: the protected files the source would replace."""
     src_full, dest_full = full_path(src, where, cwd), full_path(dest, where, cwd)
     out: list[tuple[str, str]] = []
-    if not src_full or not dest_full or not os.path.isdir(src_full):
+    if not src_full or not dest_full:
         return out
+    if not os.path.isdir(src_full):
+        return _unknown_landing(dest_full, where)
     for entry in protected(where).entries:
         if under(entry, dest_full) and entry != dest_full:
             rel = entry[len(dest_full.rstrip("/")) + 1 :]
@@ -474,7 +479,7 @@ def _archive_landing(archive: str, dest: str, cwd: str, where: Where) -> list[tu
             return [(entries[0], WRITE)]  # too big to list: it may hold anything
         names = _members(src)
     except OSError:
-        return []
+        return _unknown_landing(dest_full, where)
     out: list[tuple[str, str]] = []
     for name in names:
         landing = posixpath.normpath(posixpath.join(dest_full, name.lstrip("/")))
@@ -484,6 +489,20 @@ def _archive_landing(archive: str, dest: str, cwd: str, where: Where) -> list[tu
                 out.append((landing if under(landing, entry) else entry, WRITE))
                 break
     return out
+
+
+def _unknown_landing(dest_full: str, where: Where) -> list[tuple[str, str]]:
+    """Contents not there to read (an archive or folder a download makes in the same command).
+
+    Unpacked over a folder outside the project that holds agentreflex's own
+    files (the home, ``~/.claude``), it may replace any of them.  Into the
+    project it is left alone: unknown archives unpacked there are everyday
+    work, and the boundary, where there is one, holds the project's own files.
+    """
+    if not where.project or under(dest_full, where.project):
+        return []
+    entries = [e for e in protected(where).entries if under(e, dest_full) and e != dest_full]
+    return [(entries[0], WRITE)] if entries else []
 
 
 def _members(path: str) -> list[str]:
