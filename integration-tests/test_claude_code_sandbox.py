@@ -243,3 +243,23 @@ def test_where_the_users_rules_apply_an_allowed_command_runs_in_the_boundary(
     assert (project.project / "sub" / "out.txt").read_text() == "built\n", run.describe()
     # no rule allows cmake: Claude Code's own answer in -p, a refusal, as without agentreflex
     assert [d.get("tool_input", {}).get("command") for d in run.denials] == ["cmake --version"]
+
+
+def test_a_rule_given_on_claudes_command_line_still_applies(
+    claude_project: ClaudeProject,
+) -> None:
+    """Claude Code applies its rules to the command it runs, the replaced one too (seen in
+    2.1.328: ``--disallowedTools`` did not stop a contained ``touch``).  A rule on the
+    command line is in no file the hook reads, so with such a flag nothing is replaced and
+    Claude Code's own refusal stands, though a settings file allows the command."""
+    project = claude_project
+    project.set_mode("enforced")
+    project.skip_permissions = False
+    plugin_installed_now(project)
+    settings = project.config_dir / "settings.json"
+    data = json.loads(settings.read_text())
+    settings.write_text(json.dumps({**data, "permissions": {"allow": ["Bash(touch:*)"]}}))
+    script = [bash("touch made.txt"), say("Done.")]
+    run = project.run("work", script, "--disallowedTools", "Bash(touch:*)")
+    assert [d.get("tool_input", {}).get("command") for d in run.denials] == ["touch made.txt"]
+    assert not (project.project / "made.txt").exists(), run.describe()

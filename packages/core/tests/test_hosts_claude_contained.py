@@ -87,6 +87,15 @@ def test_where_claude_matches_permission_rules_and_none_allows_the_command_it_is
     assert adapter.render(read, allowed()).stdout == ""
 
 
+@pytest.fixture
+def every_rule_in_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As under a ``claude`` started with no rule flags on an unmanaged machine (pytest's
+    own parents are not Claude Code, where nothing is replaced: see the ``unseen`` tests)."""
+    from agentreflex.core.hosts import claude_rules
+
+    monkeypatch.setattr(claude_rules, "unseen_rules", lambda *a, **k: False)
+
+
 def rules(project: Path, where: str = "proj/.claude/settings.json", **kinds: list[str]) -> None:
     settings = project.parent / where
     settings.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +119,7 @@ def in_mode(project: Path, mode: str | None, command: str) -> dict[str, Any]:
     ],
 )
 def test_a_command_the_users_rule_allows_runs_in_the_boundary_with_the_rules_answer(
-    project: Path, mode: str, where: str
+    project: Path, every_rule_in_view: None, mode: str, where: str
 ) -> None:
     """Where a rule in a settings file certainly allows the command as written, the hook
     answers "allow" itself with the contained command: what Claude Code would answer."""
@@ -123,14 +132,14 @@ def test_a_command_the_users_rule_allows_runs_in_the_boundary_with_the_rules_ans
 
 @pytest.mark.parametrize("mode", ["plan", "auto", None, "someNewMode"])
 def test_other_modes_leave_even_an_allowed_command_as_written(
-    project: Path, mode: str | None
+    project: Path, every_rule_in_view: None, mode: str | None
 ) -> None:
     rules(project, allow=["Bash"])
     assert in_mode(project, mode, "make") == {}
 
 
 def test_the_project_is_the_one_claude_reports(
-    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    project: Path, every_rule_in_view: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Rules are read from ``CLAUDE_PROJECT_DIR``'s settings, not from wherever the agent cd'd."""
     sub = project / "sub"
@@ -156,7 +165,7 @@ def test_the_project_is_the_one_claude_reports(
     ],
 )
 def test_a_deny_or_ask_rule_that_could_be_about_the_program_leaves_it_to_claude(
-    project: Path, deny: list[str], ask: list[str]
+    project: Path, every_rule_in_view: None, deny: list[str], ask: list[str]
 ) -> None:
     """Claude Code applies deny and ask rules before allow ones, to the command it runs:
     a contained command would slip past them, so it is left as written."""
@@ -164,16 +173,91 @@ def test_a_deny_or_ask_rule_that_could_be_about_the_program_leaves_it_to_claude(
     assert in_mode(project, "default", "make -j2 all") == {}
 
 
-def test_a_rule_for_another_program_does_not_stand_in_the_way(project: Path) -> None:
-    rules(project, allow=["Bash(make:*)", "Read"], deny=["Bash(rm:*)", "WebFetch"], ask=[7])
+def test_a_rule_for_another_program_does_not_stand_in_the_way(
+    project: Path, every_rule_in_view: None
+) -> None:
+    deny = ["Bash(rm:*)", "WebFetch", "Read(./.env)", "Edit(secrets/**)"]
+    rules(project, allow=["Bash(make:*)", "Read"], deny=deny, ask=[7])
     assert in_mode(project, "default", "make")["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize(
+    "rule", ["Read(./.env)", "Read(**/.env*)", "Edit(config/secrets/**)", "Read(~/.aws/**)"]
+)
+def test_a_path_rule_of_another_tool_the_command_may_name_leaves_it_to_claude(
+    project: Path, every_rule_in_view: None, rule: str
+) -> None:
+    """Claude Code applies ``Read(./.env)`` to shell commands that name the file too."""
+    rules(project, allow=["Bash(make:*)"], deny=[rule])
+    named = {"Read(./.env)": ".env", "Read(**/.env*)": ".env.local", "Read(~/.aws/**)": ".aws"}
+    name = named.get(rule, "config/secrets/app.yml")
+    assert in_mode(project, "default", f"make show FILE={name}") == {}
+
+
+def test_with_a_rule_out_of_view_nothing_is_replaced(project: Path) -> None:
+    """Under pytest no ``claude`` process is found above the hook: as with a rule we can't
+    see, the command is left as written (Claude Code applies its rules to the replacement)."""
+    rules(project, allow=["Bash(make:*)"])
+    assert in_mode(project, "default", "make") == {}
+
+
+def fake_proc(root: Path, chain: list[tuple[int, list[str]]]) -> Path:
+    """A /proc with one process per (pid, argv), each the parent of the one before."""
+    for (pid, argv), parent in zip(chain, [p for p, _ in chain[1:]] + [1], strict=True):
+        folder = root / str(pid)
+        folder.mkdir(parents=True)
+        (folder / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+        (folder / "stat").write_bytes(f"{pid} (x y) S {parent} 0 0".encode())
+    return root
+
+
+@pytest.mark.parametrize(
+    ("claude", "unseen"),
+    [
+        (["/opt/claude/bin/claude", "-p", "hi"], False),
+        (["claude", "--disallowedTools", "Bash(rm:*)"], True),
+        (["claude", "--disallowed-tools=Bash(rm:*)"], True),
+        (["claude", "--settings", "/tmp/s.json"], True),
+        (["claude", "--setting-sources", "user"], True),
+        (["claude", "-p", "x", "--permission-prompt-tool", "mcp__a__b"], True),
+        (["node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"], False),
+        (["bash"], True),  # no claude above the hook: not in view
+    ],
+)
+def test_rules_out_of_view_are_found_on_claudes_command_line(
+    tmp_path: Path, claude: list[str], unseen: bool
+) -> None:
+    from agentreflex.core.hosts.claude_rules import unseen_rules
+
+    proc = fake_proc(tmp_path / "proc", [(40, ["/bin/sh", "-c", "hook"]), (30, claude)])
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    assert unseen_rules(str(config), (), str(proc), start=40) is unseen
+
+
+def test_a_managed_tier_or_no_proc_puts_rules_out_of_view(tmp_path: Path) -> None:
+    from agentreflex.core.hosts.claude_rules import unseen_rules
+
+    proc = fake_proc(tmp_path / "proc", [(40, ["claude", "-p", "x"])])
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    assert unseen_rules(str(config), (), str(proc), start=40) is False
+    managed = tmp_path / "managed-settings.d"
+    managed.mkdir()
+    assert unseen_rules(str(config), (str(managed),), str(proc), start=40) is True
+    (config / "remote-settings.json").write_text("{}")
+    assert unseen_rules(str(config), (), str(proc), start=40) is True
+    (config / "remote-settings.json").unlink()
+    assert unseen_rules(str(config), (), str(tmp_path / "no-proc"), start=40) is True
 
 
 @pytest.mark.parametrize(
     "bad",
     ['{"permissions": {"allow": ["Bash(make:*)"', '{"permissions": "Bash"}', "[1]"],
 )
-def test_a_settings_file_that_cannot_be_read_allows_nothing(project: Path, bad: str) -> None:
+def test_a_settings_file_that_cannot_be_read_allows_nothing(
+    project: Path, every_rule_in_view: None, bad: str
+) -> None:
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(bad)
@@ -202,7 +286,7 @@ def test_a_settings_file_that_cannot_be_read_allows_nothing(project: Path, bad: 
     ],
 )
 def test_only_one_plain_command_in_the_project_is_answered_by_a_rule(
-    project: Path, command: str
+    project: Path, every_rule_in_view: None, command: str
 ) -> None:
     """Operators, substitutions, redirections, globs and paths out of the project are where
     Claude Code checks more than its rules (it splits, and asks about outside paths): a

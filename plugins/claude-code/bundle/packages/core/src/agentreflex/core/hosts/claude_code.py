@@ -179,6 +179,8 @@ _CONTAINED_MODES = frozenset({"bypassPermissions"})
 _RULED_MODES = frozenset({"default", "acceptEdits", "dontAsk"})
 # Where Claude Code reads ``sandbox.enabled`` (its settings, managed ones first).
 _MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
+# The rest of its managed tier on Linux: drop-in files that add to it.
+_MANAGED_FOLDER = "/etc/claude-code/managed-settings.d"
 
 
 def _project(event: Event) -> str:
@@ -209,12 +211,14 @@ def _contained(event: Event, decision: Decision) -> tuple[str, str, bool] | None
     if allow:
         import os
 
-        from agentreflex.core.hosts.claude_rules import allowed_by_rules
+        from agentreflex.core.hosts.claude_rules import allowed_by_rules, unseen_rules
 
         command = tool.input.get("command")
         files = settings_files(_project(event), os.environ)
         if not isinstance(command, str) or not allowed_by_rules(command, files):
-            return None  # Claude Code asks, or decides by a rule we can't see: as written
+            return None  # Claude Code asks, or a rule says otherwise: as written
+        if unseen_rules(os.path.dirname(files[-1]), (_MANAGED_SETTINGS, _MANAGED_FOLDER)):
+            return None  # a rule we can't see could apply to the replacement: as written
     contained = contained_command(event, decision)
     return None if contained is None else (*contained, allow)
 

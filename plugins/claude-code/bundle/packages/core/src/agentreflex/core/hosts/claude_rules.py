@@ -17,10 +17,18 @@ as the agent wrote it:
 - no deny or ask rule could match it: none matches, and none names its
   program.
 
+Claude Code applies its rules to the command it runs, the replaced one
+(seen in 2.1.328: a ``--disallowedTools`` rule no longer stopped a contained
+command), so every rule must be in view.  Where some may not be, nothing is
+replaced: a managed tier (``managed-settings.json``, its ``.d`` folder, the
+server-managed cache), or a session started with flags that add rules or
+settings (``--disallowedTools``, ``--settings``, ``--setting-sources``,
+``--permission-prompt-tool``).  A deny or ask rule of another tool
+(``Read(./.env)``, which Claude Code also applies to shell commands naming
+the file) that the command may name leaves it as written too.
+
 Everything else is left as written, for Claude Code to decide as it would
-without agentreflex (and uncontained, as ``doctor`` says).  Rules given on
-the command line or approved during a session are not in any file: such a
-command is left as written too.
+without agentreflex (and uncontained, as ``doctor`` says).
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-__all__ = ["allowed_by_rules", "plain_words", "rule_matches"]
+__all__ = ["allowed_by_rules", "plain_words", "rule_matches", "unseen_rules"]
 
 # Any of these makes a command something other than one plain command, or reaches out of the
 # project: Claude Code's own checks (operators split, substitutions and paths outside the
@@ -96,8 +104,58 @@ def _names_program(spec: str | None, program: str) -> bool:
     return head == program or (spec.split(" ", 1)[0].endswith("*") and program.startswith(head))
 
 
+# Flags of ``claude`` that add rules or settings no file shows.
+_UNSEEN_RULE_FLAGS = (
+    "--disallowedTools",
+    "--disallowed-tools",
+    "--settings",
+    "--setting-sources",
+    "--permission-prompt-tool",
+)
+
+
+def unseen_rules(
+    config_dir: str, managed: Sequence[str], proc: str = "/proc", start: int = 0
+) -> bool:
+    """Whether Claude Code may hold rules that no settings file the hook reads shows.
+
+    A managed tier (any of ``managed``, or the server-managed cache in ``config_dir``),
+    or the ``claude`` process this hook runs under (found by walking up from the hook's
+    parent) started with a flag that adds rules; True when that process can't be
+    found, so that nothing is replaced on a guess.
+    """
+    import os
+
+    if any(os.path.lexists(path) for path in managed):
+        return True
+    if os.path.lexists(os.path.join(config_dir, "remote-settings.json")):
+        return True  # server-managed settings, cached
+    pid = start or os.getppid()
+    for _ in range(8):
+        try:
+            with open(f"{proc}/{pid}/cmdline", "rb") as handle:
+                argv = handle.read(1 << 16).split(b"\0")
+            with open(f"{proc}/{pid}/stat", "rb") as handle:
+                stat = handle.read(4096)
+        except OSError:
+            return True
+        words = [a.decode("utf-8", "replace") for a in argv]
+        if any(w.split("=", 1)[0] in _UNSEEN_RULE_FLAGS for w in words):
+            return True
+        if any(os.path.basename(w) in ("claude", "claude.exe", "cli.js") for w in words[:2]):
+            return False  # Claude Code itself, with no such flag
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) < 2 or not fields[1].isdigit() or int(fields[1]) <= 1:
+            return True
+        pid = int(fields[1])
+    return True
+
+
 def _rules(files: Sequence[str]) -> dict[str, list[str | None]]:
-    """Every settings file's Bash rules, by kind (allow, deny, ask); an unreadable file has none."""
+    """Every settings file's Bash rules, by kind (allow, deny, ask); an unreadable file has none.
+
+    Deny and ask rules of other tools that name a path come back as ``"path:<text>"``.
+    """
     from agentreflex.core.util import fastjson
 
     found: dict[str, list[str | None]] = {"allow": [], "deny": [], "ask": []}
@@ -119,7 +177,28 @@ def _rules(files: Sequence[str]) -> dict[str, list[str | None]]:
             listed = permissions.get(kind)
             if isinstance(listed, list):
                 specs.extend(_bash_specs(listed))
+                if kind != "allow":
+                    specs.extend(f"path:{p}" for p in _path_specs(listed))
     return found
+
+
+def _path_specs(rules: Iterable[object]) -> list[str]:
+    """The paths named by rules of tools other than Bash (``Read(./.env)`` gives ``./.env``)."""
+    paths: list[str] = []
+    for rule in rules:
+        if isinstance(rule, str) and "(" in rule and rule.endswith(")"):
+            tool, spec = rule[:-1].split("(", 1)
+            if tool.strip() != "Bash" and spec.strip():
+                paths.append(spec.strip())
+    return paths
+
+
+def _may_name(path_spec: str, command: str) -> bool:
+    """Whether ``command`` may name a path a rule's pattern covers: any literal piece of it."""
+    import re
+
+    pieces = [p for p in re.split(r"[*/?\[\]{}]+", path_spec) if p not in ("", ".", "..", "~")]
+    return not pieces or any(piece in command for piece in pieces)
 
 
 def allowed_by_rules(command: str, files: Sequence[str]) -> bool:
@@ -133,6 +212,9 @@ def allowed_by_rules(command: str, files: Sequence[str]) -> bool:
     text = command.strip()
     rules = _rules(files)
     for spec in rules["deny"] + rules["ask"]:
-        if rule_matches(spec, text) or _names_program(spec, words[0]):
+        if spec is not None and spec.startswith("path:"):
+            if _may_name(spec[5:], text):
+                return False
+        elif rule_matches(spec, text) or _names_program(spec, words[0]):
             return False
     return any(rule_matches(spec, text) for spec in rules["allow"])
