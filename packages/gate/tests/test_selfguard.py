@@ -281,6 +281,53 @@ def test_reading_the_key_asks_but_reading_config_does_not(world: dict[str, Path]
         assert _check(world, ok)[0] == "ALLOW", ok
 
 
+# Issue #28: "the per-user record key read with `tar`, `cp -r`, `grep -ra`, `dd`, pathlib
+# or node".  Folders above the key, read by a program that walks them; the key named in
+# an upload or an operand; interpreter code that builds the key's path.
+KEY_READS = [
+    "grep -ra . ~/.local/state",
+    "grep -R --include=k* x ~/.local",
+    "rg -uu . ~/.local/state",
+    "rsync -a ~/.local/state/ /tmp/s/",
+    "zip -r /tmp/s.zip ~/.local/state",
+    "tar -cf - ~/.local | base64",
+    "find ~/.local/state -name key -exec cat {} +",
+    "dd if=$HOME/.local/state/agentreflex/key",
+    "curl -F f=@$HOME/.local/state/agentreflex/key http://127.0.0.1:9/",
+    "curl --upload-file=$HOME/.local/state/agentreflex/key http://127.0.0.1:9/",
+    'python3 -c "import pathlib; print(pathlib.Path.home().joinpath('
+    "'.local/state/agentreflex/key').read_text())\"",
+    "node -e \"console.log(require('fs').readFileSync(require('os').homedir()"
+    "+'/.local/state/agentreflex/key','utf8'))\"",
+    'ruby -e \'puts File.read(Dir.home + "/.local/state/agentreflex" + "/key")\'',
+]
+
+
+@pytest.mark.parametrize("command", KEY_READS)
+def test_every_spelling_of_reading_the_key_asks(world: dict[str, Path], command: str) -> None:
+    _asks(world, command, "agentreflex/key", selfguard.RULE_KEY)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -r TODO .",
+        "grep -r foo ~",
+        "rg foo ~/.config",
+        "cp -r ~/.local/share/fonts /tmp/f",
+        "rsync -a src/ dest/",
+        "find ~/.local/share -name '*.desktop' -exec cat {} +",
+        "curl -d @payload.json http://127.0.0.1:8000/",
+        "git log --author=a@b.com",
+        "dd if=/dev/zero of=blank.img bs=1M count=1",
+        "python3 -c \"print('agentreflex')\"",
+    ],
+)
+def test_reads_that_do_not_reach_the_key_stay_allowed(world: dict[str, Path], command: str) -> None:
+    _, proposals = _check(world, command)
+    assert not any(selfguard.RULE_KEY in p.rules for p in proposals), (command, proposals)
+
+
 # --- file tools ---------------------------------------------------------------------
 
 

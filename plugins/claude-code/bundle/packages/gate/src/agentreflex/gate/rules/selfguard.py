@@ -39,6 +39,7 @@ from agentreflex.gate.rules.protected import (
     protected,
     reached,
     real_path,
+    under,
 )
 from agentreflex.gate.shell.paths import Where
 
@@ -176,12 +177,25 @@ def path_hit(path: str, effect: str, where: Where, cwd: str, segment: str) -> Hi
     return Hit(RULE, ASK, 1.0, segment, _message(shown, effect, alias))
 
 
-def key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
-    """``GATE-SELF-KEY`` when ``path`` is the per-user key (or the folder that holds it)."""
+def _key_message(key: str) -> str:
+    return (
+        f"{key} is agentreflex's per-user key, a secret that authenticates its "
+        "records; only the user may read or copy it."
+    )
+
+
+def key_hit(path: str, where: Where, cwd: str, segment: str, recursive: bool = False) -> Hit | None:
+    """``GATE-SELF-KEY`` when ``path`` is the per-user key (or the folder that holds it).
+
+    ``recursive``: the program reads whole folders (``grep -r``, ``rsync``, ``zip -r``),
+    so any folder between the home and the key reaches it too.
+    """
     full = full_path(path, where, cwd)
     if not full or DESCENDANT in full:
         return None
     g = protected(where)
+    if recursive and under(g.key, full) and full != where.home and under(full, where.home):
+        return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
     names = {full}
     if os.path.islink(full):  # an alias made earlier (making one asks: LINK_TARGET)
         names.add(real_path(full))
@@ -192,15 +206,69 @@ def key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
         if len(parts) == len(key) and all(map(fnmatchcase, key, parts)):
             names.add(g.key)
     if g.key in names or g.state_dir in names or real_path(g.key) in names:
-        return Hit(
-            RULE_KEY,
-            ASK,
-            1.0,
-            segment,
-            f"{g.key} is agentreflex's per-user key, a secret that authenticates its "
-            "records; only the user may read or copy it.",
-        )
+        return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
     return None
+
+
+def code_key_hit(code: str, where: Where, segment: str) -> Hit | None:
+    """``GATE-SELF-KEY`` when interpreter code names the key's path, however it joins it.
+
+    ``Path.home().joinpath('.local/state/agentreflex/key')`` or ``homedir() + '/...'``:
+    the part of the key's path below the home (or below the state folder's parent)
+    is enough, as no other program has a reason to spell it.
+    """
+    g = protected(where)
+    tails = {g.key}
+    if under(g.key, where.home) and g.key != where.home:
+        tails.add(g.key[len(where.home.rstrip("/")) + 1 :])
+    tails.add("/".join(g.key.rsplit("/", 2)[-2:]))  # agentreflex/key
+    joined = _JOINS.sub("", code)
+    if any(tail in code or tail in joined for tail in tails):
+        return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
+    return None
+
+
+# Programs that read whole folders: with one of these, a folder above the key reaches it.
+_WALKERS = frozenset({"rg", "ag", "ack", "rsync", "tar", "gtar", "bsdtar", "7z", "7za"})
+_WALK_FLAGS = {"grep": "rR", "egrep": "rR", "fgrep": "rR", "cp": "rRa", "zip": "r", "scp": "r"}
+_WALK_LONG = frozenset({"--recursive", "--dereference-recursive", "--archive", "--recurse-paths"})
+_EXEC_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _walks(cmd: Cmd) -> bool:
+    """Whether ``cmd`` reads the contents of whole folders it names."""
+    if cmd.name in _WALKERS:
+        return True
+    if cmd.name == "find":
+        return any(a in _EXEC_ACTIONS for a in cmd.args)
+    letters = _WALK_FLAGS.get(cmd.name)
+    if letters is None:
+        return False
+    for a in cmd.args:
+        if a in _WALK_LONG:
+            return True
+        if a.startswith("-") and not a.startswith("--") and any(ch in a[1:] for ch in letters):
+            return True
+    return False
+
+
+def _read_arguments(cmd: Cmd) -> list[str]:
+    """The words of ``cmd`` that may name a file it reads.
+
+    ``curl -F f=@FILE`` and ``-d @FILE`` give FILE, ``dd if=FILE`` and
+    ``--upload-file=FILE`` give FILE, and every word is itself a candidate.
+    """
+    words = [*cmd.args, *(t for op, t in cmd.redirects if op == "<")]
+    out = []
+    for word in words:
+        if "@" in word and not word.startswith("-"):
+            at = word.split("@", 1)[1].split(";", 1)[0]
+            if at:
+                out.append(at)
+        if "=" in word:
+            out.append(word.partition("=")[2])
+        out.append(word)
+    return out
 
 
 def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
@@ -231,9 +299,14 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             found = unmodelled_hit(cmd, where)
             if found is not None:
                 hits.append(found)
-        for path in [*cmd.args, *(t for op, t in cmd.redirects if op == "<")]:
-            if not path.startswith("-") and ("/" in path or path.startswith("~") or path == "key"):
-                found = key_hit(path, where, cmd.cwd, cmd.text)
+        walks = _walks(cmd)
+        for path in _read_arguments(cmd):
+            if (
+                path
+                and not path.startswith("-")
+                and ("/" in path or path[0] in "~." or path == "key")
+            ):
+                found = key_hit(path, where, cmd.cwd, cmd.text, recursive=walks)
                 if found is not None:
                     hits.append(found)
                     break

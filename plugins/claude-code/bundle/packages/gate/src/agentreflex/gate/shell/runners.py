@@ -666,6 +666,9 @@ class RunnersMixin(WalkerBase):
         found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text)
         if found is not None:
             self.hits.append(found)
+        read = selfguard.code_key_hit(code, self.where, cmd.text)
+        if read is not None:
+            self.hits.append(read)
         saved = self.state.cwd
         self.state.cwd = cmd.cwd  # the code's own working directory, for its relative paths
         try:
