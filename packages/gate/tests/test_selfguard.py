@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -628,6 +629,153 @@ def test_trees_and_unknown_archives_elsewhere_stay_allowed(
 ) -> None:
     _, proposals = _check(world, command)
     assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -T -sf {src} .claude",
+        "python3 -m tarfile -e /tmp/not-yet.tar ~",
+        "python3 -m zipfile -e /tmp/not-yet.zip ~/.claude",
+        "git archive HEAD | tar -x -C ~",
+        "git clone {src} .claude",
+        "git worktree add ~/.claude",
+        "git --work-tree=$HOME checkout HEAD -- .claude",
+    ],
+)
+def test_other_ways_to_put_a_tree_over_an_own_folder_ask(
+    world: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    import shutil
+
+    shutil.rmtree(world["home"] / ".claude")  # where git clone / worktree add could go
+    (world["home"] / ".claude").mkdir()
+    (world["home"] / ".claude" / "settings.json").write_text("{}\n")
+    verdict, proposals = _check(world, command.format(src=tmp_path))
+    assert verdict == "ASK_USER", proposals
+    assert any(selfguard.RULE in p.rules for p in proposals), proposals
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m zipfile -e /tmp/not-yet.zip build",
+        "python3 -m http.server 8000",
+        "git archive HEAD | tar -x -C build",
+        "git clone https://example.com/x.git vendor/x",
+        "git worktree add ../wt",
+        "git --work-tree=/tmp/other checkout HEAD -- .",
+    ],
+)
+def test_the_same_tools_elsewhere_stay_allowed(world: dict[str, Path], command: str) -> None:
+    _, proposals = _check(world, command)
+    assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)
+
+
+# --- another revision's files ------------------------------------------------------------
+# Issue #28: "`git merge`".  A branch made with plumbing carries another
+# ``.agentreflex/config.toml``; switching, merging, rebasing or cherry-picking brings it
+# into the work tree, and ``git stash`` takes an uncommitted change to it away.  Git is
+# asked (``git diff REV -- <own files>``), through core's safe git.
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {"PATH": os.environ["PATH"], "HOME": str(repo), "GIT_CONFIG_GLOBAL": "/dev/null"}
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(world: dict[str, Path]) -> Path:
+    """The world's project as a real repository; branch ``evil`` carries another config."""
+    proj = world["proj"]
+    (proj / ".git").rmdir()
+    (proj / "alias").unlink()
+    (proj / "notes.toml").unlink()
+    _git(proj, "init", "-q", "-b", "main")
+    _git(proj, "add", "-A")
+    _git(proj, "commit", "-qm", "init")
+    _git(proj, "checkout", "-qb", "evil")
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=proj,
+        input='profile = "off"\n',
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    _git(proj, "update-index", "--cacheinfo", f"100644,{blob},.agentreflex/config.toml")
+    _git(proj, "commit", "-qm", "evil")
+    _git(proj, "checkout", "-qf", "main")
+    _git(proj, "branch", "plain", "main")
+    return proj
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git merge evil",
+        "git merge --ff-only evil",
+        "git checkout evil",
+        "git switch evil",
+        "git rebase evil",
+        "git cherry-pick evil",
+        "git checkout evil -- .",
+        "git read-tree -u -m evil",
+        "git pull . evil",
+        "git reset --keep evil",
+    ],
+)
+def test_bringing_in_a_revision_that_changes_an_own_file_asks(
+    world: dict[str, Path], repo: Path, command: str
+) -> None:
+    _asks(world, command, ".agentreflex/config.toml")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git merge plain",
+        "git checkout plain",
+        "git switch -c feature",
+        "git checkout -b feature",
+        "git rebase plain",
+        "git pull origin main",
+        "git merge --abort",
+        "git stash",
+        "git stash -u",
+        "git stash pop",
+    ],
+)
+def test_revisions_and_stashes_that_leave_own_files_alone_stay_allowed(
+    world: dict[str, Path], repo: Path, command: str
+) -> None:
+    (repo / "scratch.txt").write_text("untracked\n")
+    _, proposals = _check(world, command)
+    assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)
+
+
+@pytest.mark.parametrize("command", ["git stash", "git stash push -u", "git stash save x"])
+def test_stashing_an_uncommitted_change_to_an_own_file_asks(
+    world: dict[str, Path], repo: Path, command: str
+) -> None:
+    world["config"].write_text('profile = "strict"\nmode = "enforced"\n')
+    _asks(world, command, ".agentreflex")
+
+
+def test_stash_u_of_an_untracked_own_file_asks(world: dict[str, Path], repo: Path) -> None:
+    _git(repo, "rm", "-q", "--cached", ".agentreflex/config.toml")
+    _git(repo, "commit", "-qm", "untrack")
+    _, proposals = _check(world, "git stash")
+    assert not any(selfguard.RULE in p.rules for p in proposals), proposals  # -u not given
+    _asks(world, "git stash -u", ".agentreflex")
 
 
 # --- patches and git plumbing -------------------------------------------------------

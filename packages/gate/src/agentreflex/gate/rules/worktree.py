@@ -71,3 +71,27 @@ def is_ref(cwd: str, name: str) -> bool:
     # rev-parse reads refs and objects only: no filter, hook or pager is involved
     done = git(cwd, ["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"], timeout=TIMEOUT_S)
     return done is None or done.returncode == 0
+
+
+def differs_from(cwd: str, rev: str, paths: list[str]) -> list[str] | None:
+    """Which of ``paths`` are not in the work tree as ``rev`` has them (``git diff REV``).
+
+    A checkout, merge, rebase or stash pop to ``rev`` may rewrite exactly
+    these.  ``None`` when it cannot be told (not a work tree, git slow, no such
+    revision); ``rev`` is passed after ``--end-of-options`` so no word is taken
+    for an option.
+    """
+    if not cwd or has_marker(cwd) or has_marker(rev) or not paths or not os.path.isdir(cwd):
+        return None
+    filters = filter_overrides(cwd)
+    if filters is None:
+        return None
+    done = git(
+        cwd,
+        ["diff", "--name-only", "-z", "--no-renames", "--end-of-options", rev, "--", *paths],
+        timeout=TIMEOUT_S,
+        filters=filters,
+    )
+    if done is None or done.returncode != 0 or len(done.stdout) > _MAX_OUTPUT:
+        return None
+    return [name for name in done.stdout.decode("utf-8", "replace").split("\0") if name]

@@ -294,16 +294,16 @@ _SAFE_GIT = frozenset(
         "remote",
         "config",
         "commit",
-        "pull",
         "merge-base",
         "cat-file",
         "ls-tree",
         "tag",
     }
 )
-# Plain commands that create files: unless they name plain new entries of the
-# working directory, a symlinked alias may lead them to agentreflex's own files.
-_CREATES = frozenset({"touch", "mkdir"})
+# Plain commands that create or write files (``uniq IN OUT``, ``tree -o F``, ``less -o F``):
+# unless they name plain entries of the working directory, a symlinked alias may lead
+# them to agentreflex's own files.
+_CREATES = frozenset({"touch", "mkdir", "uniq", "tree", "less"})
 _UNSAFE_SUB = frozenset(
     {"publish", "unpublish", "yank", "upload", "push", "exec", "dlx", "x", "run", "eval", "repl"}
 )

@@ -195,6 +195,8 @@ def _copy(
         dest, sources = ops[-1], ops[:-1]
         full = full_path(dest, where, cwd)
         into = len(sources) > 1 or dest.endswith("/") or (bool(full) and os.path.isdir(full))
+        if "-T" in args or "--no-target-directory" in args:
+            into = False  # DEST itself, even when it is a folder
     else:
         return out
     flags = _short_flags(args)
@@ -438,6 +440,8 @@ def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             out.append((dest, EXTRACT))
             for src in archive[:1]:
                 out.extend(_archive_landing(src, dest, cwd, where))
+            if archive[:1] in ([], ["-"]):  # from stdin (``git archive HEAD | tar -x -C ~``)
+                out.extend(_unknown_landing(full_path(dest, where, cwd), where))
     return out
 
 
@@ -519,16 +523,74 @@ def _members(path: str) -> list[str]:
         return ["."]  # unreadable: it may hold anything, so it lands on everything
 
 
+_CLONE_VALUES = frozenset(
+    {"-b", "--branch", "-o", "--origin", "-c", "--config", "--depth", "--reference", "-u"}
+    | {"--upload-pack", "--template", "--separate-git-dir", "--filter", "-j", "--jobs"}
+)
+# Subcommands that bring another revision's files into the work tree.
+_MOVES = frozenset(
+    {"checkout", "switch", "merge", "rebase", "cherry-pick", "revert", "read-tree", "pull", "reset"}
+)
+_STASH_SAVES = frozenset({"push", "save"})
+
+
+def _moved_protected(sub: str, tail: list[str], cwd: str, where: Where) -> list[str]:
+    """agentreflex's files in this project that ``git SUB`` would rewrite (``git merge evil``
+    with ``evil`` carrying another ``.agentreflex/config.toml``; ``git stash`` of an
+    uncommitted change to it).  Git is asked, bounded and safely; only for these rare
+    subcommands, and only when one of the files is in the project at all."""
+    project = where.project
+    if not project:
+        return []
+    entries = [e for e in protected(where).entries if under(e, project) and os.path.lexists(e)]
+    if not entries:
+        return []
+    from agentreflex.gate.rules import worktree
+
+    if sub == "stash":
+        action = tail[0] if tail and not tail[0].startswith("-") else "push"
+        if action in _STASH_SAVES:
+            untracked = any(a in ("-u", "--include-untracked", "-a", "--all") for a in tail)
+            return entries[:1] if worktree.uncommitted(cwd, entries, untracked) else []
+        if action not in ("pop", "apply"):
+            return []
+        revs = [a for a in tail[1:] if not a.startswith("-")][:1] or ["stash@{0}"]
+    else:
+        if sub == "reset" and not {"--hard", "--merge", "--keep"} & set(tail):
+            return []  # the index only
+        words = tail[: tail.index("--")] if "--" in tail else tail
+        if sub == "pull":  # only from this repository (``git pull . evil``): a remote is unknown
+            words = words[words.index(".") + 1 :] if "." in words else []
+        revs = [a for a in words if not a.startswith("-") and a != "."][:3]
+    changed: list[str] = []
+    for rev in revs:
+        for name in worktree.differs_from(cwd, rev, entries) or []:
+            changed.append(posixpath.join(_toplevel_of(cwd, entries), name))
+    return changed
+
+
+def _toplevel_of(cwd: str, entries: list[str]) -> str:
+    """The folder ``git diff --name-only`` names are relative to: the work tree's top."""
+    folder = cwd
+    while folder and folder != "/":
+        if os.path.lexists(posixpath.join(folder, ".git")):
+            return folder
+        folder = posixpath.dirname(folder)
+    return cwd
+
+
 def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     i = 0
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
     git_cwd = _option(args[:i], ("-C",))
+    work_tree = _option(args[:i], ("--work-tree",))
     rest = args[i:]
     if not rest:
         return []
     sub, tail = rest[0], rest[1:]
-    prefix = git_cwd[0] if git_cwd else ""
+    # ``git --work-tree=$HOME checkout HEAD -- .claude``: paths are the given tree's
+    prefix = work_tree[0] if work_tree else git_cwd[0] if git_cwd else ""
     paths: list[tuple[str, str]] = []
     if sub in ("checkout", "restore"):
         if "--" in tail:
@@ -536,7 +598,11 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         else:
             files = operands(tail, frozenset({"-s", "--source", "-b", "-B", "--orphan"}))
             files = files if sub == "restore" else files[1:]
-        paths = [(f, WRITE) for f in files]
+        # into another tree (``--work-tree=$HOME``), whole folders are taken as rewritten
+        paths = [(f, REPLACE if work_tree else WRITE) for f in files]
+        if sub == "checkout":
+            git_dir = posixpath.join(cwd, prefix) if prefix else cwd
+            paths += [(p, WRITE) for p in _moved_protected(sub, tail, git_dir, where)]
     elif sub == "rm" and "--cached" not in tail:
         paths = [(f, DELETE) for f in operands(tail)]
     elif sub == "mv":
@@ -555,6 +621,17 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
                     paths.append((spec[2], WRITE))
                 elif k + 3 < len(tail):
                     paths.append((tail[k + 3], WRITE))
+    elif sub == "clone":
+        # the new tree is DEST (or the repository's name): whatever is below it is replaced
+        ops = operands(tail, _CLONE_VALUES)
+        if len(ops) >= 2:
+            paths = [(ops[1], REPLACE)]
+    elif sub == "worktree" and tail[:1] == ["add"]:
+        ops = operands(tail[1:], frozenset({"-b", "-B", "--reason"}))
+        paths = [(ops[0], REPLACE)] if ops else []
+    elif sub in _MOVES or sub == "stash":
+        git_dir = posixpath.join(cwd, prefix) if prefix else cwd
+        paths = [(p, WRITE) for p in _moved_protected(sub, tail, git_dir, where)]
     elif sub == "checkout-index":
         files = operands(tail, frozenset({"--prefix", "--stage"}))
         everything = "-a" in tail or "--all" in tail

@@ -653,6 +653,9 @@ class RunnersMixin(WalkerBase):
                 self._code(code, cmd, depth, lang)
             return
         if rest and rest[0] == "-m":
+            unpacked = _module_unpack(rest[1:])
+            if unpacked:  # ``python3 -m zipfile -e a.zip ~/.claude``: judged as the unpacker
+                self.execute(unpacked, cmd.text, depth + 1, via=f"{lang} -m")
             return
         if rest and rest[0] != "-":
             self._script(resolve(rest[0], self.where, cmd.cwd), cmd, depth, rest[0])
@@ -769,3 +772,15 @@ def _decoded(cmd: Cmd | None) -> bool:
             return True
         cmd = cmd.stdin_from
     return False
+
+
+def _module_unpack(words: list[str]) -> list[str]:
+    """``-m zipfile -e SRC DEST`` / ``-m tarfile -e SRC [DEST]`` as ``unzip`` / ``tar -x``."""
+    if len(words) < 3 or words[0] not in ("zipfile", "tarfile"):
+        return []
+    if words[1] not in ("-e", "--extract"):
+        return []
+    src, dest = words[2], (words[3] if len(words) > 3 else ".")
+    if words[0] == "zipfile":
+        return ["unzip", "-o", src, "-d", dest]
+    return ["tar", "-xf", src, "-C", dest]
