@@ -91,7 +91,8 @@ def bench_bwrap(project: str, runs: int) -> dict[str, object]:
         lambda: _wall(["bash", "-c", line], project),
         runs,
     )
-    mounts = len(contain.plan(project, contain.load_policy()).mounts)
+    planned = contain.plan(project, contain.load_policy()).mounts
+    mounts = f"{len(planned)} planned, {len(contain.needed(planned))} bound"
     return {
         "engine": "bubblewrap",
         "available": True,

@@ -132,11 +132,10 @@ def _temp_dirs(env: Mapping[str, str]) -> list[str]:
     return dirs
 
 
-def _expand(entry: str, project: str, env: Mapping[str, str]) -> list[str]:
-    """One policy entry as absolute paths."""
+def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """What each ``{name}`` of the policy stands for, worked out once per plan."""
     from agentreflex.core.hook.client import socket_dir
 
-    home = userdirs.home_dir(env)
     values: dict[str, list[str]] = {
         "{project}": [project],
         "{tmp}": _temp_dirs(env),
@@ -149,6 +148,11 @@ def _expand(entry: str, project: str, env: Mapping[str, str]) -> list[str]:
         "{protected}": list(userdirs.protected_paths(project, env)),
     }
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
+    return values
+
+
+def _expand(entry: str, values: dict[str, list[str]], home: str) -> list[str]:
+    """One policy entry as absolute paths (``values`` from :func:`_placeholders`)."""
     for name, paths in values.items():
         if entry == name:
             return paths
@@ -166,9 +170,11 @@ def _expand(entry: str, project: str, env: Mapping[str, str]) -> list[str]:
 def expand(entries: Sequence[str], project: str, env: Mapping[str, str] | None = None) -> list[str]:
     """Policy entries as absolute paths (for hosts' own sandboxes, which take path lists)."""
     values = os.environ if env is None else env
+    placeholders = _placeholders(os.path.abspath(project), values)
+    home = userdirs.home_dir(values)
     paths: list[str] = []
     for entry in entries:
-        paths += [os.path.normpath(p) for p in _expand(entry, os.path.abspath(project), values)]
+        paths += [os.path.normpath(p) for p in _expand(entry, placeholders, home)]
     return list(dict.fromkeys(paths))
 
 
@@ -217,6 +223,8 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
     """
     values = os.environ if env is None else env
     project = os.path.realpath(project)
+    placeholders = _placeholders(project, values)
+    home = userdirs.home_dir(values)
     result = Plan()
     chosen: dict[str, str] = {}
     for kind, entries in (
@@ -225,7 +233,7 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
         ("hide", policy.unreadable),
     ):
         for entry in entries:
-            for raw in _expand(entry, project, values):
+            for raw in _expand(entry, placeholders, home):
                 mount = _cover(os.path.normpath(raw), kind, project, result)
                 if mount is None:
                     continue
@@ -249,6 +257,27 @@ def engine_path() -> str | None:
     return shutil.which(ENGINE)
 
 
+# What bwrap's first three mounts leave each part of the tree as.
+_BASE = (("/dev", "rw"), ("/proc", "rw"), ("/", "ro"))
+
+
+def needed(mounts: Sequence[Mount]) -> list[Mount]:
+    """The mounts that change something: each bind costs bwrap about 0.1 ms at start-up.
+
+    A read-only path under a read-only one (the whole filesystem is, to begin with), or
+    a writable one under a writable one, is already what it would be made; ``mounts``
+    come parents first (:func:`plan`).  Hidden paths are always mounted.
+    """
+    kept: list[Mount] = []
+    for mount in mounts:
+        above = next((m.kind for m in reversed(kept) if _inside(mount.path, m.path)), None)
+        if above is None:
+            above = next(kind for base, kind in _BASE if _inside(mount.path, base))
+        if mount.kind == "hide" or mount.kind != above:
+            kept.append(mount)
+    return kept
+
+
 def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
     """bwrap's arguments: the whole filesystem read-only, then the policy's mounts.
 
@@ -257,7 +286,7 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
     containment.  ``/dev`` and ``/proc`` are the host's own.
     """
     args = [engine, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc"]
-    for mount in result.mounts:  # "-try": a path gone since the plan is skipped, not an error
+    for mount in needed(result.mounts):  # "-try": a path gone since the plan is skipped
         if mount.kind == "rw":
             args += ["--bind-try", mount.path, mount.path]
         elif mount.kind == "ro":
