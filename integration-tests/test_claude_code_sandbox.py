@@ -14,10 +14,15 @@ apt-get when they are missing (and fails, with the reason, when it cannot).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import subprocess
+import sys
 import sysconfig
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -212,8 +217,41 @@ def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
     scenario.check(outputs[0], f"{run.describe()}\n{outputs}")
 
 
+@contextlib.contextmanager
+def answered_by(project: ClaudeProject, daemon: str) -> Iterator[None]:
+    """``daemon`` "auto": a first session starts the warm daemon, which answers the next.
+
+    The daemon answers for a hook process it did not start: what the hook reads of
+    Claude Code's own process (its flags) must be read from that hook process's
+    ancestors, not the daemon's."""
+    if daemon == "off":
+        yield
+        return
+    project.extra_env["AGENTREFLEX_DAEMON"] = daemon
+    socket_file = project.root / "run" / "daemon.sock"
+    env = {**project.env(), "PATH": os.environ.get("PATH", "")}
+    try:
+        first = project.run("hello", [say("Hi.")])
+        assert first.result.get("subtype") == "success", first.describe()
+        for _ in range(600):  # the detached daemon warms up, then binds its socket
+            if socket_file.exists():
+                break
+            time.sleep(0.05)
+        assert socket_file.exists(), "SessionStart did not start the daemon"
+        yield
+    finally:
+        subprocess.run(
+            [sys.executable, "-m", "agentreflex.core.cli", "serve", "--stop"],
+            env=env,
+            check=False,
+            capture_output=True,
+            timeout=30,
+        )
+
+
+@pytest.mark.parametrize("daemon", ["off", "auto"])
 def test_where_the_users_rules_apply_an_allowed_command_runs_in_the_boundary(
-    claude_project: ClaudeProject,
+    claude_project: ClaudeProject, daemon: str
 ) -> None:
     """Without bypassed permissions Claude Code matches the user's allow rules against the
     command it would run, so a bare replacement would turn each allowed command into a
@@ -232,7 +270,8 @@ def test_where_the_users_rules_apply_an_allowed_command_runs_in_the_boundary(
     scenario = ContainmentScenario(project.project, project.home, "claude-rules")
     config_before = scenario.config_before
     script = [bash("python3 w.py"), bash("touch made.txt"), bash("make -C sub")]
-    run = project.run("work", [*script, bash("cmake --version"), say("Done.")])
+    with answered_by(project, daemon):
+        run = project.run("work", [*script, bash("cmake --version"), say("Done.")])
     scenario.stop()
     assert (project.project / ".agentreflex" / "config.toml").read_text() == config_before, (
         run.describe()

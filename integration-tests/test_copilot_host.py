@@ -111,16 +111,14 @@ class CopilotWorld:
         path.write_text(content)
         return path
 
-    def run(self, prompt: str, script: list[Turn]) -> CopilotRun:
+    def run(
+        self,
+        prompt: str,
+        script: list[Turn],
+        permissions: tuple[str, ...] = ("--allow-all-tools", "--allow-all-paths"),
+    ) -> CopilotRun:
         step = {
-            "argv": [
-                str(self.binary),
-                "-p",
-                prompt,
-                "--allow-all-tools",
-                "--allow-all-paths",
-                "--no-color",
-            ],
+            "argv": [str(self.binary), "-p", prompt, *permissions, "--no-color"],
             "cwd": str(self.project),
             "env": self.env,
         }
@@ -253,3 +251,20 @@ def test_contained_shell_holds_and_everyday_work_goes_on(world: CopilotWorld) ->
     finally:
         scenario.stop()
     scenario.check(run.messages("tool")[0], run.describe())
+
+
+def test_where_only_some_tools_are_allowed_a_command_is_left_as_written(
+    world: CopilotWorld,
+) -> None:
+    """Copilot matches the tools the user allowed (``--allow-tool 'shell(touch)'``) against
+    the command it runs: a contained ``touch`` was refused (seen in 1.0.102).  Without
+    ``--allow-all-tools`` the hook leaves the command as written, so the allowed tool runs;
+    a ``--deny-tool`` rule still holds where everything else is allowed and contained."""
+    world.write(".agentreflex/config.toml", 'mode = "enforced"\n')
+    run = world.run(
+        "touch it", [bash("touch made.txt"), say("Done.")], ("--allow-tool", "shell(touch)")
+    )
+    assert (world.project / "made.txt").exists(), f"{run.describe()}\n{run.messages('tool')}"
+    denied = ("--allow-all-tools", "--deny-tool", "shell(touch)")
+    run = world.run("touch it", [bash("touch other.txt"), say("Done.")], denied)
+    assert not (world.project / "other.txt").exists(), run.describe()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -80,3 +80,27 @@ def cli_env(tmp_path: Path, hook_env: dict[str, str]) -> dict[str, str]:
 @pytest.fixture()
 def python() -> str:
     return sys.executable
+
+
+FakeProc = Callable[[list[tuple[int, list[str]]]], Path]
+
+
+@pytest.fixture
+def fake_proc(tmp_path: Path) -> FakeProc:
+    """A ``/proc`` with one process per (pid, argv), each the parent of the one before.
+
+    For the hook's look at the host process it runs under
+    (:mod:`agentreflex.core.hosts.hostprocess`); the last one's parent is init.
+    """
+
+    def build(chain: list[tuple[int, list[str]]]) -> Path:
+        root = tmp_path / "proc"
+        parents = [pid for pid, _ in chain[1:]] + [1]
+        for (pid, argv), parent in zip(chain, parents, strict=True):
+            folder = root / str(pid)
+            folder.mkdir(parents=True)
+            (folder / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+            (folder / "stat").write_bytes(f"{pid} (x y) S {parent} 0 0".encode())
+        return root
+
+    return build

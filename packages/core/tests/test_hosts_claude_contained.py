@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ import pytest
 from agentreflex.core.contain import boundary as contain
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict
 from agentreflex.core.hosts.claude_code import ClaudeCodeAdapter
+
+FakeProc = Callable[[list[tuple[int, list[str]]]], Path]  # the conftest's fake_proc fixture
 
 
 @pytest.fixture(autouse=True)
@@ -201,16 +204,6 @@ def test_with_a_rule_out_of_view_nothing_is_replaced(project: Path) -> None:
     assert in_mode(project, "default", "make") == {}
 
 
-def fake_proc(root: Path, chain: list[tuple[int, list[str]]]) -> Path:
-    """A /proc with one process per (pid, argv), each the parent of the one before."""
-    for (pid, argv), parent in zip(chain, [p for p, _ in chain[1:]] + [1], strict=True):
-        folder = root / str(pid)
-        folder.mkdir(parents=True)
-        (folder / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
-        (folder / "stat").write_bytes(f"{pid} (x y) S {parent} 0 0".encode())
-    return root
-
-
 @pytest.mark.parametrize(
     ("claude", "unseen"),
     [
@@ -225,20 +218,22 @@ def fake_proc(root: Path, chain: list[tuple[int, list[str]]]) -> Path:
     ],
 )
 def test_rules_out_of_view_are_found_on_claudes_command_line(
-    tmp_path: Path, claude: list[str], unseen: bool
+    tmp_path: Path, fake_proc: FakeProc, claude: list[str], unseen: bool
 ) -> None:
     from agentreflex.core.hosts.claude_rules import unseen_rules
 
-    proc = fake_proc(tmp_path / "proc", [(40, ["/bin/sh", "-c", "hook"]), (30, claude)])
+    proc = fake_proc([(40, ["/bin/sh", "-c", "hook"]), (30, claude)])
     config = tmp_path / "claude-config"
     config.mkdir()
     assert unseen_rules(str(config), (), str(proc), start=40) is unseen
 
 
-def test_a_managed_tier_or_no_proc_puts_rules_out_of_view(tmp_path: Path) -> None:
+def test_a_managed_tier_or_no_proc_puts_rules_out_of_view(
+    tmp_path: Path, fake_proc: FakeProc
+) -> None:
     from agentreflex.core.hosts.claude_rules import unseen_rules
 
-    proc = fake_proc(tmp_path / "proc", [(40, ["claude", "-p", "x"])])
+    proc = fake_proc([(40, ["claude", "-p", "x"])])
     config = tmp_path / "claude-config"
     config.mkdir()
     assert unseen_rules(str(config), (), str(proc), start=40) is False
@@ -396,3 +391,22 @@ def test_the_settings_claude_reads_first_decide(project: Path) -> None:
     local.write_text('{"sandbox": {"enabled": true}}')
     contained, why = claude_contained(str(project), dict(os.environ))
     assert contained is False and "settings.local.json lets a refused command retry" in why
+
+
+def test_the_daemon_walks_up_from_the_hook_process_it_answers(fake_proc: FakeProc) -> None:
+    """The warm daemon was not started by the host: what it reads of the host's process
+    starts at its peer on the socket, the hook process; an unknown peer is not guessed."""
+    from agentreflex.core.hosts import hostprocess
+
+    proc = fake_proc([(70, ["python3", "-m", "agentreflex.core.cli", "hook"]), (60, ["claude"])])
+    hostprocess.serving(70)
+    try:
+        assert hostprocess.host_argv(("claude",), str(proc)) == ["claude"]
+    finally:
+        hostprocess.serving(None)
+    hostprocess.serving(0)  # SO_PEERCRED gave nothing
+    try:
+        assert hostprocess.host_argv(("claude",), str(proc)) is None
+    finally:
+        hostprocess.serving(None)
+    assert hostprocess.host_argv(("claude",), str(proc), start=999) is None  # no such process

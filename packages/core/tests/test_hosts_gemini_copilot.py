@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -387,9 +388,15 @@ def test_copilot_render_error() -> None:
 
 
 def _hook(
-    project: Path, state: Path, host: str, event: str, payload: dict[str, Any]
+    project: Path,
+    state: Path,
+    host: str,
+    event: str,
+    payload: dict[str, Any],
+    **extra_env: str,
 ) -> dict[str, Any]:
     env = dict(os.environ, AGENTREFLEX_STATE_DIR=str(state), HOME=str(project.parent / "home"))
+    env.update(extra_env)
     payload = {
         k: v for k, v in payload.items() if not (host == "copilot" and k == "hook_event_name")
     }
@@ -495,7 +502,9 @@ def test_copilot_hook_blocks_rm_home_and_keeps_the_users_constraint(
         deny["permissionDecision"] == "deny" and "GATE-RM-ROOT" in deny["permissionDecisionReason"]
     )
     listing = cop("preToolUse", cwd=cwd, toolName="bash", toolArgs='{"command": "ls", "x": 1}')
-    contained = _hook(project, state, "copilot", "preToolUse", listing)
+    # Copilot asks about, or matches allowed tools against, what it runs: left as written
+    assert _hook(project, state, "copilot", "preToolUse", listing) == {}
+    contained = _hook(project, state, "copilot", "preToolUse", listing, COPILOT_ALLOW_ALL="yes")
     assert set(contained) == {"modifiedArgs"}  # allowed, and contained
     assert contained["modifiedArgs"]["x"] == 1  # the tool's other arguments kept
     assert contained["modifiedArgs"]["command"].split(" -- ")[1].startswith(_inner("ls"))
@@ -570,3 +579,36 @@ def test_after_a_contained_command_the_reflexes_read_the_agents_own(tmp_path: Pa
         cop("postToolUse", toolName="bash", toolArgs=args, toolResult=result)
     )
     assert cpost.tool is not None and cpost.tool.input["command"] == "pytest -q"
+
+
+@pytest.mark.parametrize(
+    ("copilot", "env", "contained"),
+    [
+        (["/usr/bin/node", "/x/node_modules/@github/copilot/npm-loader.js", "-p", "hi"], "", False),
+        (["copilot", "-p", "hi", "--allow-all-tools"], "", True),
+        (["copilot", "--yolo"], "", True),
+        (["copilot", "--allow-all"], "", True),
+        (["copilot", "-p", "hi", "--allow-tool", "shell(touch)"], "", False),
+        (["copilot"], "true", True),
+        (["copilot"], " On ", True),
+        (["copilot"], "0", False),
+        (["bash"], "", False),  # no Copilot above the hook: as written
+    ],
+)
+def test_copilot_contains_only_where_it_runs_every_tool_without_asking(
+    monkeypatch: pytest.MonkeyPatch,
+    fake_proc: Callable[[list[tuple[int, list[str]]]], Path],
+    copilot: list[str],
+    env: str,
+    contained: bool,
+) -> None:
+    """Copilot CLI 1.0.102 matches ``--allow-tool 'shell(touch)'`` against the command it
+    runs: a replaced ``touch`` was refused (``allow`` in the answer did not change that),
+    and a session approval of the replacement would approve every later one."""
+    from agentreflex.core.hosts.copilot import _all_tools_allowed
+
+    monkeypatch.setenv("COPILOT_ALLOW_ALL", env)
+    proc = fake_proc(
+        [(50, ["/bin/sh", "-c", "agentreflex hook copilot preToolUse"]), (40, copilot)]
+    )
+    assert _all_tools_allowed(str(proc), start=50) is contained

@@ -50,6 +50,7 @@ ENV_PREFIXES = (
     "CODEX_",
     "GEMINI_CLI_HOME",  # where Gemini CLI keeps the session files the guard reads
     "COPILOT_HOME",  # the same for Copilot CLI
+    "COPILOT_ALLOW_ALL",  # whether it runs every tool without asking (contained commands)
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
     "XDG_STATE_HOME",
@@ -119,6 +120,20 @@ def encode_request(
 
 def forwarded_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
+
+
+def peer_pid(sock: Socket) -> int | None:
+    """The pid of the process at the other end of a connected Unix socket (Linux), if knowable."""
+    import _socket
+
+    opt = getattr(_socket, "SO_PEERCRED", None)
+    if opt is None:
+        return None
+    try:
+        creds = sock.getsockopt(_socket.SOL_SOCKET, opt, 64)
+    except OSError:
+        return None
+    return int.from_bytes(creds[0:4], sys.byteorder) if len(creds) >= 4 else None
 
 
 def peer_uid(sock: Socket) -> int | None:

@@ -41,6 +41,7 @@ from agentreflex.core.hook.client import (
     MAGIC,
     STALE,
     installation_id,
+    peer_pid,
     peer_uid,
     socket_path,
 )
@@ -281,9 +282,13 @@ def handle(conn: socket.socket) -> bool:
     if not _GATE.enter(env, GATE_WAIT):
         conn.sendall(bytes([BUSY]))
         return True
+    from agentreflex.core.hosts import hostprocess
+
+    hostprocess.serving(peer_pid(conn) or 0)  # the host is the hook process's ancestor
     try:
         outcome = run_hook(host, payload, os.environ, hint or None, still_wanted=_waiting(conn))
     finally:
+        hostprocess.serving(None)
         _GATE.leave()
     reply = outcome.reply
     conn.settimeout(READ_SECONDS)

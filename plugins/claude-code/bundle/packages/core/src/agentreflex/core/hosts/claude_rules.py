@@ -104,6 +104,8 @@ def _names_program(spec: str | None, program: str) -> bool:
     return head == program or (spec.split(" ", 1)[0].endswith("*") and program.startswith(head))
 
 
+# How Claude Code's process is named: its native binary, or Node running its cli.js.
+_CLAUDE_PROGRAMS = ("claude", "claude.exe", "cli.js")
 # Flags of ``claude`` that add rules or settings no file shows.
 _UNSEEN_RULE_FLAGS = (
     "--disallowedTools",
@@ -130,25 +132,12 @@ def unseen_rules(
         return True
     if os.path.lexists(os.path.join(config_dir, "remote-settings.json")):
         return True  # server-managed settings, cached
-    pid = start or os.getppid()
-    for _ in range(8):
-        try:
-            with open(f"{proc}/{pid}/cmdline", "rb") as handle:
-                argv = handle.read(1 << 16).split(b"\0")
-            with open(f"{proc}/{pid}/stat", "rb") as handle:
-                stat = handle.read(4096)
-        except OSError:
-            return True
-        words = [a.decode("utf-8", "replace") for a in argv]
-        if any(w.split("=", 1)[0] in _UNSEEN_RULE_FLAGS for w in words):
-            return True
-        if any(os.path.basename(w) in ("claude", "claude.exe", "cli.js") for w in words[:2]):
-            return False  # Claude Code itself, with no such flag
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) < 2 or not fields[1].isdigit() or int(fields[1]) <= 1:
-            return True
-        pid = int(fields[1])
-    return True
+    from agentreflex.core.hosts.hostprocess import host_argv
+
+    argv = host_argv(_CLAUDE_PROGRAMS, proc, start)
+    if argv is None:
+        return True
+    return any(w.split("=", 1)[0] in _UNSEEN_RULE_FLAGS for w in argv)
 
 
 def _rules(files: Sequence[str]) -> dict[str, list[str | None]]:

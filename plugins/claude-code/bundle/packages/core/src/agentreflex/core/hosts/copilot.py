@@ -15,7 +15,11 @@ Answers: ``preToolUse`` ``{"permissionDecision": "deny",
 denied tool's result); ``agentStop``/``subagentStop`` ``{"decision": "block",
 "reason"}`` makes the agent continue with the reason (the done reflex);
 context as ``additionalContext`` on ``sessionStart``, ``userPromptSubmitted``
-and ``preToolUse``.  Copilot's tool names (``bash``, ``powershell``,
+and ``preToolUse``.  In enforced mode, where Copilot runs every tool without asking
+(``--allow-all-tools``, ``--yolo``, ``COPILOT_ALLOW_ALL``), ``preToolUse`` answers
+``modifiedArgs`` with the shell command inside agentreflex's boundary; elsewhere
+Copilot matches the user's allowed tools against the replacement and refuses it, so
+the command is left as written.  Copilot's tool names (``bash``, ``powershell``,
 ``view``, ``create``, ``edit``, ``str_replace`` ...) map to the shared kinds.
 """
 
@@ -148,6 +152,8 @@ class CopilotAdapter:
         if event.kind in _CONTEXT_EVENTS and (verdict is not Verdict.ALLOW or context):
             out["additionalContext"] = cap(context or f"agentreflex warning: {reason}")
         contained = contained_command(event, decision)
+        if contained is not None and not contained[1] and not _all_tools_allowed():
+            contained = None  # Copilot matches the allowed tools against it: as written
         if contained is not None and not contained[1]:  # a note: left as written
             # preToolUse may replace the tool's arguments: the shell command runs
             # inside agentreflex's boundary (Copilot CLI has no sandbox of its own)
@@ -168,6 +174,30 @@ class CopilotAdapter:
             }
             return HostReply(dump_json(body), text + "\n", 0)
         return HostReply("", text + "\n", 0)
+
+
+# Copilot CLI's own switches that run every tool without asking (``--yolo`` and
+# ``--allow-all`` include ``--allow-all-tools``), and its environment switch.
+_ALLOW_ALL_FLAGS = frozenset({"--allow-all-tools", "--allow-all", "--yolo"})
+_TRUTHY = frozenset({"true", "1", "yes", "on", "y"})
+
+
+def _all_tools_allowed(proc: str = "/proc", start: int = 0) -> bool:
+    """Whether this Copilot CLI runs every tool without asking, so a replaced command is too.
+
+    Elsewhere Copilot matches the tools the user allowed (``--allow-tool 'shell(touch)'``,
+    or an approval given in the session) against the command it runs: a replacement no
+    longer matches and is refused, and a session approval of it would approve every later
+    one.  There the command is left as written (seen in 1.0.102).
+    """
+    import os
+
+    if os.environ.get("COPILOT_ALLOW_ALL", "").strip().lower() in _TRUTHY:
+        return True
+    from agentreflex.core.hosts.hostprocess import host_argv
+
+    argv = host_argv(("copilot", "npm-loader.js", "index.js"), proc, start)
+    return argv is not None and any(w in _ALLOW_ALL_FLAGS for w in argv)
 
 
 def _args(value: Any, kind: EventKind) -> Any:
