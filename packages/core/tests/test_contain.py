@@ -429,6 +429,8 @@ def test_host_containment_per_host(project: Path) -> None:
     }
     assert all(rows[host][0] for host in ("opencode", "pi", "gemini", "copilot"))
     assert "gemini's shell commands run" in rows["gemini"][1]
+    assert "--allow-all-tools" in rows["copilot"][1]  # where it holds, said
+    assert "--allow-all-tools" not in rows["gemini"][1]
     # Claude Code's own sandbox is off: the hook puts its Bash commands in ours
     assert rows["claude-code"][0] and "claude-code's shell commands run" in rows["claude-code"][1]
     assert "Claude Code's sandbox is off" in rows["claude-code"][1]

@@ -11,7 +11,8 @@ Each host's adapter declares how its commands are contained (``containment``):
   is off, an adapter whose hook then uses ours says so with
   ``containment_otherwise = OUR_BOUNDARY`` (Claude Code);
 * :data:`OUR_BOUNDARY`: agentreflex's bubblewrap boundary (:func:`contain.status`;
-  the hook replaces each shell command, :mod:`agentreflex.core.hosts.contained`);
+  the hook replaces each shell command, :mod:`agentreflex.core.hosts.contained`),
+  with ``containment_limits`` saying where it does not (Copilot CLI);
 * nothing: not contained, and ``not_contained`` says why (Hermes).
 """
 
@@ -61,7 +62,9 @@ def _host_row(
     adapter = get_adapter(host)
     how = getattr(adapter, "containment", "")
     if how == OUR_BOUNDARY:
-        return own, why.replace("shell commands run", f"{host}'s shell commands run")
+        ours = why.replace("shell commands run", f"{host}'s shell commands run")
+        limits = getattr(adapter, "containment_limits", "")
+        return own, f"{ours}; {limits}" if own and limits else ours
     if how:
         module, _, attr = how.partition(":")
         check = getattr(importlib.import_module(module), attr)

@@ -88,6 +88,10 @@ class CopilotAdapter:
     name = "copilot"
     tools = TOOL_KINDS
     containment = "bwrap"  # the hook replaces each shell command (hosts/contained.py)
+    containment_limits = (
+        "only in sessions that run every tool without asking (--allow-all-tools, --yolo, "
+        "COPILOT_ALLOW_ALL); with some tools allowed, commands run as written"
+    )
     events = EVENTS
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()
