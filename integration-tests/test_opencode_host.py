@@ -10,6 +10,7 @@ chat-completions model inside ``unshare -n``.  The scenarios are shared with pi
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 from hostharness.claude import HostUnavailableError
 from hostharness.fakemodel import say
 from hostharness.js_scenarios import (
+    bash,
     guard_skipped,
     test_contained_shell_holds_and_everyday_work_goes_on,
     test_destructive_blocked_benign_runs_and_context_reaches_the_model,
@@ -73,3 +75,24 @@ def test_the_session_recap_reaches_the_next_prompts_system_prompt(js: JsHostProj
     assert "public API in api.py" in text.split("agentreflex session recap", 1)[1], (
         second.describe()
     )
+
+
+def test_the_users_deny_rule_still_holds_over_a_contained_command(js: JsHostProject) -> None:
+    """OpenCode checks its permission rules against the command it runs, after the plugin
+    replaced it: ``"touch *": "deny"`` no longer stopped a contained ``touch`` (seen in
+    1.18.33).  The hook leaves a command its rules deny or ask about as written, so the
+    rule holds; every other command is still contained (an interpreter write to the
+    config fails read-only)."""
+    config = json.loads(js.config_path.read_text())
+    config["permission"]["bash"] = {"*": "allow", "touch *": "deny"}
+    js.config_path.write_text(json.dumps(config))
+    js.install()
+    config_before = js.write(".agentreflex/config.toml", 'mode = "enforced"\n').read_text()
+    # the path is read from a data file at run time: the gate can't see it, the kernel stops it
+    js.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
+    js.write("w.py", "import base64\nopen(base64.b64decode(open('where.txt').read()), 'w')\n")
+    run = js.run("work", [bash(js, "touch made.txt"), bash(js, "python3 w.py"), say("Done.")])
+    assert not (js.project / "made.txt").exists(), run.describe()
+    assert "prevents you from using this specific tool call" in run.tool_messages()[0]
+    assert (js.project / ".agentreflex" / "config.toml").read_text() == config_before
+    assert "Read-only file system" in run.tool_messages()[1], run.describe()

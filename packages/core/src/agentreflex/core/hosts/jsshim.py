@@ -41,7 +41,7 @@ has to interpret is a field it could misread; four keys are all it needs.
 
 from __future__ import annotations
 
-from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.decision import Decision, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
     HostReply,
@@ -182,11 +182,15 @@ def _result(value: Any) -> ToolResult:
 _RECAP_EVENTS = (EventKind.USER_PROMPT, EventKind.SESSION_START)
 
 
-def render_shim(event: Event, decision: Decision, recap: str = "") -> HostReply:
+def render_shim(
+    event: Event, decision: Decision, recap: str = "", host_allows: bool = True
+) -> HostReply:
     """The shim's reply for a decision (see the module docstring).
 
     ``recap``: the session recap as the host's adapter rendered it, sent as
-    context with the user's prompt.
+    context with the user's prompt.  ``host_allows``: the host's own rules run
+    the command as written without asking, so replacing it changes nothing
+    but the boundary (:meth:`ShimAdapter.host_allows`).
     """
     verdict = decision.verdict
     reason = cap(default_reason(decision))
@@ -196,7 +200,7 @@ def render_shim(event: Event, decision: Decision, recap: str = "") -> HostReply:
         reason = cap("Needs the user's approval before it runs; ask the user. " + reason)
     if refuse and event.kind in (EventKind.PRE_TOOL, EventKind.STOP):
         return HostReply(dump_json({"block": True, "reason": reason}))
-    contained = contained_command(event, decision)
+    contained = contained_command(event, decision) if host_allows else None
     parts = list(decision.context)
     if recap and event.kind in _RECAP_EVENTS:
         parts.insert(0, recap)
@@ -231,7 +235,18 @@ class ShimAdapter:
 
     def render(self, event: Event, decision: Decision) -> HostReply:
         recap = self.render_recap(decision.recap) if decision.recap is not None else ""
-        return render_shim(event, decision, recap)
+        tool = event.tool
+        shell = (
+            event.kind is EventKind.PRE_TOOL and tool is not None and tool.kind is ToolKind.SHELL
+        )
+        allows = not shell or decision.mode is not Mode.ENFORCED or self.host_allows(event)
+        return render_shim(event, decision, recap, allows)
+
+    def host_allows(self, event: Event) -> bool:
+        """Whether the host's own permission rules run this shell command as written without
+        asking: only then is it replaced by the contained one (a host that checks its rules
+        against the replacement would otherwise pass over them).  pi has no such rules."""
+        return True
 
     def render_recap(self, recap: Recap) -> str:
         return render_plain(recap)

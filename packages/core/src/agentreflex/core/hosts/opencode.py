@@ -22,7 +22,7 @@ kept in ``Event.raw`` as strings of at most 128 characters, or dropped.
 
 from __future__ import annotations
 
-from agentreflex.core.events import EventKind, ToolKind
+from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.hosts.jsshim import ShimAdapter
 
 TYPE_CHECKING = False
@@ -44,3 +44,17 @@ class OpenCodeAdapter(ShimAdapter):
     events = EVENTS
     # OpenCode's own tool names (packages/opencode/src/tool/) beyond the shared ones
     tools: ClassVar[dict[str, ToolKind]] = {"list": ToolKind.SEARCH, "patch": ToolKind.PATCH}
+    containment_limits = (
+        "only for commands your OpenCode permission rules allow as written; "
+        "the ones they deny or ask about are OpenCode's to decide, as written"
+    )
+
+    def host_allows(self, event: Event) -> bool:
+        """OpenCode checks its ``permission`` rules against the replaced command: only a
+        command they certainly allow as written is replaced (:mod:`.opencode_rules`)."""
+        import os
+
+        from agentreflex.core.hosts.opencode_rules import permits
+
+        command = event.tool.input.get("command") if event.tool is not None else None
+        return isinstance(command, str) and permits(command, event.cwd, os.environ)

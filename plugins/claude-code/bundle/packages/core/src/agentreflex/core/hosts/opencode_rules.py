@@ -1,0 +1,263 @@
+"""OpenCode's shell permission rules, read so that a contained command keeps the user's answer.
+
+Why this exists: OpenCode checks its ``permission`` rules (``"bash": {"rm *":
+"deny"}``) against the command it runs, after the plugin's
+``tool.execute.before`` has replaced it.  A command put inside agentreflex's
+boundary no longer matches them, so a user's "deny" or "ask" rule would be
+passed over (seen in OpenCode 1.18.33: ``"touch *": "deny"`` no longer stopped
+a contained ``touch``).  The hook therefore replaces a command only where every
+rule it can see lets the command as written run without asking:
+
+- each ruleset (the top-level ``permission``, each agent's on top of it, and
+  the newer ``permissions`` list) resolves the command to "allow", the last
+  matching rule winning, read both with and without a trailing `` *`` being
+  optional;
+- no rule other than "allow" names a program the command runs.
+
+Where a rule can't be read (a file that does not parse, an agent file that
+sets permissions), nothing is replaced: OpenCode decides on the command as
+written, as it would without agentreflex.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from typing import Any
+
+__all__ = ["config_files", "permits", "rulesets"]
+
+Rules = list[tuple[str, str]]
+_NAMES = ("opencode.json", "opencode.jsonc", "config.json")
+
+
+def config_files(project: str, env: Mapping[str, str]) -> list[str]:
+    """OpenCode's config files for ``project``, lowest precedence first."""
+    config_home = env.get("XDG_CONFIG_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".config"
+    )
+    files = [os.path.join(config_home, "opencode", name) for name in _NAMES]
+    custom = env.get("OPENCODE_CONFIG")
+    if custom:
+        files.append(custom)
+    if project:
+        files += [os.path.join(project, name) for name in _NAMES[:2]]
+        files += [os.path.join(project, ".opencode", name) for name in _NAMES[:2]]
+    return files
+
+
+def _agent_folders(project: str, env: Mapping[str, str]) -> list[str]:
+    config_home = env.get("XDG_CONFIG_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".config"
+    )
+    roots = [os.path.join(config_home, "opencode")]
+    if project:
+        roots.append(os.path.join(project, ".opencode"))
+    return [os.path.join(root, sub) for root in roots for sub in ("agent", "agents")]
+
+
+def _jsonc(text: str) -> Any:
+    """JSON with comments and trailing commas, as OpenCode reads its config."""
+    import json
+    import re
+
+    out: list[str] = []
+    i, n, in_string = 0, len(text), False
+    while i < n:
+        char = text[i]
+        if in_string:
+            out.append(char)
+            if char == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+            out.append(char)
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        else:
+            out.append(char)
+        i += 1
+    return json.loads(re.sub(r",(\s*[}\]])", r"\1", "".join(out)))
+
+
+def _permission_rules(value: object) -> Rules | None:
+    """The shell rules of one ``permission`` value (a string, or a per-tool table)."""
+    if isinstance(value, str):
+        return [("*", value)]
+    if not isinstance(value, dict):
+        return None
+    rules: Rules = []
+    for key in ("*", "bash"):
+        entry = value.get(key)
+        if isinstance(entry, str):
+            rules.append(("*", entry))
+        elif isinstance(entry, dict):
+            rules += [(str(p), str(a)) for p, a in entry.items()]
+        elif entry is not None:
+            return None
+    return rules
+
+
+def _list_rules(value: object) -> Rules | None:
+    """The shell rules of the newer ``permissions`` list (action, resource, effect)."""
+    if not isinstance(value, list):
+        return None
+    rules: Rules = []
+    for item in value:
+        if not isinstance(item, dict):
+            return None
+        action, resource, effect = item.get("action"), item.get("resource"), item.get("effect")
+        if not all(isinstance(v, str) for v in (action, resource, effect)):
+            return None
+        if matches(str(action), "bash") or matches(str(action), "shell"):
+            rules.append((str(resource), str(effect)))
+    return rules
+
+
+def _documents(project: str, env: Mapping[str, str]) -> Iterator[object]:
+    for path in config_files(project, env):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read(1 << 20)
+        except OSError:
+            continue
+        yield _parsed(text)
+    for name in ("OPENCODE_CONFIG_CONTENT",):
+        if env.get(name):
+            yield _parsed(env[name])
+    if env.get("OPENCODE_PERMISSION"):
+        value = _parsed(env["OPENCODE_PERMISSION"])
+        yield {"permission": value} if value is not _UNREADABLE else value
+
+
+_UNREADABLE = object()
+
+
+def _parsed(text: str) -> object:
+    try:
+        return _jsonc(text)
+    except ValueError:
+        return _UNREADABLE
+
+
+def rulesets(project: str, env: Mapping[str, str]) -> list[tuple[Rules, str]] | None:
+    """Every ruleset that may decide a shell command, with its default; None if unreadable.
+
+    The top level's rules, then each agent's on top of them; the newer
+    ``permissions`` list, whose default is "ask".
+    """
+    top: Rules = []
+    agents: list[Rules] = []
+    listed: Rules = []
+    newer = False
+    for doc in _documents(project, env):
+        if doc is _UNREADABLE or not isinstance(doc, dict):
+            return None
+        if "permission" in doc:
+            rules = _permission_rules(doc["permission"])
+            if rules is None:
+                return None
+            top += rules
+        if "permissions" in doc:
+            found = _list_rules(doc["permissions"])
+            if found is None:
+                return None
+            listed += found
+            newer = True
+        agent_table = doc.get("agent") or {}
+        if not isinstance(agent_table, dict):
+            return None
+        for agent in agent_table.values():
+            if isinstance(agent, dict) and "permission" in agent:
+                rules = _permission_rules(agent["permission"])
+                if rules is None:
+                    return None
+                agents.append(rules)
+    if _agent_files_set_permissions(project, env):
+        return None
+    found_sets = [(top, "allow")] + [(top + rules, "allow") for rules in agents]
+    if newer:
+        found_sets.append((listed, "ask"))
+    return found_sets
+
+
+def _agent_files_set_permissions(project: str, env: Mapping[str, str]) -> bool:
+    """Whether an agent file (markdown with front matter) may set its own permissions."""
+    for folder in _agent_folders(project, env):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
+                    head = f.read(1 << 16)
+            except OSError:
+                return True
+            if "permission" in head or "bash" in head:
+                return True
+    return False
+
+
+def matches(pattern: str, text: str, trailing_optional: bool = False) -> bool:
+    """OpenCode's wildcard: ``*`` any run of characters, ``?`` one, over the whole text."""
+    import re
+
+    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    if re.fullmatch(regex, text, re.DOTALL):
+        return True
+    return trailing_optional and pattern.endswith(" *") and matches(pattern[:-2], text)
+
+
+def _programs(command: str) -> set[str]:
+    """Every word of ``command`` that could be a program: split on blanks and operators."""
+    import re
+
+    return {w for w in re.split(r"[\s;&|()`$<>\"']+", command) if w}
+
+
+def _segments(command: str) -> list[str]:
+    """The command and each simple command in it, as OpenCode checks each one."""
+    import re
+
+    parts = re.split(r"&&|\|\||[;|\n`]|\$\(|\)", command)
+    return [command, *(p.strip() for p in parts if p.strip() and p.strip() != command)]
+
+
+def _resolves(rules: Rules, default: str, text: str, loose: bool) -> str:
+    action = default
+    for pattern, effect in rules:
+        if matches(pattern, text, loose):
+            action = effect  # the last matching rule wins
+    return action
+
+
+def permits(command: str, project: str, env: Mapping[str, str]) -> bool:
+    """Whether OpenCode would certainly run ``command`` as written without asking anyone."""
+    found = rulesets(project, env)
+    text = command.strip()
+    if found is None or not text:
+        return False
+    programs = _programs(text)
+    segments = _segments(text)
+    for rules, default in found:
+        for segment in segments:
+            if any(_resolves(rules, default, segment, loose) != "allow" for loose in (False, True)):
+                return False
+        for pattern, effect in rules:
+            head = pattern.split(" ", 1)[0].rstrip("*?")
+            if effect != "allow" and head and head in programs:
+                return False  # a rule about a program the command runs, however spelled
+    return True
