@@ -353,27 +353,8 @@ def test_control_without_plugin_the_command_runs(claude_project: ClaudeProject) 
 
 def test_warm_daemon_started_at_session_start_still_blocks(enforced: ClaudeProject) -> None:
     """AGENTREFLEX_DAEMON=auto (the default): SessionStart starts the daemon, which answers."""
-    enforced.extra_env["AGENTREFLEX_DAEMON"] = "auto"
-    socket_file = enforced.root / "run" / "daemon.sock"
-    env = {**enforced.env(), "PATH": os.environ.get("PATH", "")}
-    try:
-        first = enforced.run("hello", [say("Hi.")])
-        assert first.result.get("subtype") == "success", first.describe()
-        for _ in range(600):  # the detached daemon warms up, then binds its socket (30 s max)
-            if socket_file.exists():
-                break
-            subprocess.run(["sleep", "0.05"], check=False)
-        assert socket_file.exists(), "SessionStart did not start the daemon"
+    with enforced.warm_daemon():
         target = make_sentinel_dir(enforced)
         run = enforced.run("clean up", [bash(f"rm -rf {target}"), say("Cleaned up.")])
         assert (target / "keep.txt").read_text() == "precious\n", run.describe()
         assert "GATE-RM-" in assert_denied(run, "Bash")  # the rule that fired, named
-    finally:
-        subprocess.run(
-            [sys.executable, "-m", "agentreflex.core.cli", "serve", "--stop"],
-            env=env,
-            check=False,
-            capture_output=True,
-            timeout=30,
-        )
-    assert not socket_file.exists()

@@ -16,13 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 import sysconfig
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -217,36 +213,11 @@ def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
     scenario.check(outputs[0], f"{run.describe()}\n{outputs}")
 
 
-@contextlib.contextmanager
-def answered_by(project: ClaudeProject, daemon: str) -> Iterator[None]:
-    """``daemon`` "auto": a first session starts the warm daemon, which answers the next.
-
-    The daemon answers for a hook process it did not start: what the hook reads of
-    Claude Code's own process (its flags) must be read from that hook process's
-    ancestors, not the daemon's."""
-    if daemon == "off":
-        yield
-        return
-    project.extra_env["AGENTREFLEX_DAEMON"] = daemon
-    socket_file = project.root / "run" / "daemon.sock"
-    env = {**project.env(), "PATH": os.environ.get("PATH", "")}
-    try:
-        first = project.run("hello", [say("Hi.")])
-        assert first.result.get("subtype") == "success", first.describe()
-        for _ in range(600):  # the detached daemon warms up, then binds its socket
-            if socket_file.exists():
-                break
-            time.sleep(0.05)
-        assert socket_file.exists(), "SessionStart did not start the daemon"
-        yield
-    finally:
-        subprocess.run(
-            [sys.executable, "-m", "agentreflex.core.cli", "serve", "--stop"],
-            env=env,
-            check=False,
-            capture_output=True,
-            timeout=30,
-        )
+def with_rules(project: ClaudeProject, **rules: list[str]) -> None:
+    """The user's permission rules (``allow=[...]``) in their Claude Code settings."""
+    settings = project.config_dir / "settings.json"
+    data = json.loads(settings.read_text())
+    settings.write_text(json.dumps({**data, "permissions": rules}))
 
 
 @pytest.mark.parametrize("daemon", ["off", "auto"])
@@ -263,14 +234,13 @@ def test_where_the_users_rules_apply_an_allowed_command_runs_in_the_boundary(
     project.set_mode("enforced")
     project.skip_permissions = False
     plugin_installed_now(project)
-    settings = project.config_dir / "settings.json"
-    data = json.loads(settings.read_text())
-    allow = ["Bash(touch:*)", "Bash(python3:*)", "Bash(make:*)"]
-    settings.write_text(json.dumps({**data, "permissions": {"allow": allow}}))
+    with_rules(project, allow=["Bash(touch:*)", "Bash(python3:*)", "Bash(make:*)"])
     scenario = ContainmentScenario(project.project, project.home, "claude-rules")
     config_before = scenario.config_before
     script = [bash("python3 w.py"), bash("touch made.txt"), bash("make -C sub")]
-    with answered_by(project, daemon):
+    # the warm daemon answers for a hook process it did not start: what the hook reads of
+    # Claude Code's own process must come from that hook process's ancestors
+    with project.warm_daemon() if daemon == "auto" else contextlib.nullcontext():
         run = project.run("work", [*script, bash("cmake --version"), say("Done.")])
     scenario.stop()
     assert (project.project / ".agentreflex" / "config.toml").read_text() == config_before, (
@@ -295,9 +265,7 @@ def test_a_rule_given_on_claudes_command_line_still_applies(
     project.set_mode("enforced")
     project.skip_permissions = False
     plugin_installed_now(project)
-    settings = project.config_dir / "settings.json"
-    data = json.loads(settings.read_text())
-    settings.write_text(json.dumps({**data, "permissions": {"allow": ["Bash(touch:*)"]}}))
+    with_rules(project, allow=["Bash(touch:*)"])
     script = [bash("touch made.txt"), say("Done.")]
     run = project.run("work", script, "--disallowedTools", "Bash(touch:*)")
     assert [d.get("tool_input", {}).get("command") for d in run.denials] == ["touch made.txt"]

@@ -10,18 +10,20 @@ runs ``claude -p`` against the scripted fake model inside ``unshare -n``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hostharness.fakemodel import Turn, is_main_loop
+from hostharness.fakemodel import Turn, is_main_loop, say
 from hostharness.project import ScenarioProject
 
 CLAUDE_VERSION = "2.1.328"
@@ -390,6 +392,32 @@ class ClaudeProject(ScenarioProject):
             requests=outcome["requests"],
             setup=setup,
         )
+
+    @contextlib.contextmanager
+    def warm_daemon(self) -> Iterator[None]:
+        """``AGENTREFLEX_DAEMON=auto`` (the default): a first session's SessionStart starts
+        the warm daemon, which answers every hook of the sessions run inside; stopped after."""
+        self.extra_env["AGENTREFLEX_DAEMON"] = "auto"
+        socket_file = self.root / "run" / "daemon.sock"
+        env = {**self.env(), "PATH": os.environ.get("PATH", "")}
+        try:
+            first = self.run("hello", [say("Hi.")])
+            assert first.result.get("subtype") == "success", first.describe()
+            for _ in range(600):  # the detached daemon warms up, then binds its socket
+                if socket_file.exists():
+                    break
+                time.sleep(0.05)
+            assert socket_file.exists(), "SessionStart did not start the daemon"
+            yield
+        finally:
+            subprocess.run(
+                [sys.executable, "-m", "agentreflex.core.cli", "serve", "--stop"],
+                env=env,
+                check=False,
+                capture_output=True,
+                timeout=30,
+            )
+        assert not socket_file.exists(), "the daemon did not stop"
 
     def plugin(self, *args: str) -> dict[str, Any]:
         """Run ``claude plugin ARGS`` offline; returns the step outcome."""
