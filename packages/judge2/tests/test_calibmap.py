@@ -124,17 +124,21 @@ def test_cli_reports_a_backend_per_family(
     assert "line 1" in capsys.readouterr().err
 
 
-def test_the_shipped_map_calibrates_secret_exposure_but_never_lets_it_block_alone() -> None:
+def test_the_shipped_map_calibrates_secrets_and_loops_but_never_lets_them_block_alone() -> None:
     # fitted by tools/judge2_calibration.py on the real-source set's fitting part: the
     # engine's 0.92 "secret" answers were not right 90% of the time held out
     shipped = calibmap.map_for("laya-builtin-1")
     assert shipped is not None and s.SECRET_EXPOSURE in shipped.signals
     assert s.SECRET_EXPOSURE not in shipped.may_block()
-    # the tool fits curves for these three on the real-source cases, but they are not
-    # shipped: every case comes from a report of a broken rule, a loop or a failed run, so
-    # a curve lifts the engine's "no" (0.05) to 0.2-0.44 on every ordinary call; served
-    # raw, and a raw answer may not block alone
-    for signal in (s.CONSTRAINT_VIOLATION, s.REPEATS_FAILED_APPROACH, s.UNRESOLVED_FAILURE):
+    # the loop curve is shipped now that ordinary sessions are labelled alongside the
+    # reports of loops: the engine's "no" (0.05) stays near 0.07, not 0.23, and it may not
+    # block alone (7 held-out flags, under the 20 the bar needs)
+    loop = shipped.signals[s.REPEATS_FAILED_APPROACH]
+    assert loop(0.05) < 0.1 and s.REPEATS_FAILED_APPROACH not in shipped.may_block()
+    # constraint and completion are fitted by the tool but not shipped: their fitting parts
+    # are still a quarter positive, so a curve would lift the engine's "no" to 0.13-0.15 on
+    # every ordinary call; served raw, and a raw answer may not block alone
+    for signal in (s.CONSTRAINT_VIOLATION, s.UNRESOLVED_FAILURE):
         assert signal not in shipped.signals
         assert signal not in shipped.may_block()
     judge = Judge2(OfflineBackend("laya-builtin-1"), Judge2Settings())
