@@ -366,3 +366,26 @@ def test_user_deny_rule_holds_for_contained_commands_in_yolo(world: GeminiWorld)
     assert "Tool execution denied by policy" in results[0], run.describe()
     assert not (world.project / "denied.txt").exists(), results[0]
     assert (world.project / "allowed.txt").read_text() == "ok\n", results[1]
+
+
+def test_a_deny_rule_added_after_install_still_holds_in_yolo(world: GeminiWorld) -> None:
+    """A deny rule written after ``install gemini`` mirrored the rules has no twin: the hook
+    leaves the commands it names as written, so Gemini's own check still refuses them,
+    and contains the rest (an ``echo`` that ran)."""
+    world.install()
+    policies = world.home / ".gemini" / "policies"
+    policies.mkdir(exist_ok=True)
+    (policies / "later.toml").write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
+        'decision = "deny"\npriority = 500\n'
+    )
+    script = [
+        call("run_shell_command", command="touch denied.txt"),
+        call("run_shell_command", command="echo ok > allowed.txt"),
+        text("All done."),
+    ]
+    run = world.run("work", script)
+    results = run.function_responses()
+    assert "Tool execution denied by policy" in results[0], run.describe()
+    assert not (world.project / "denied.txt").exists(), results[0]
+    assert (world.project / "allowed.txt").read_text() == "ok\n", results[1]

@@ -214,6 +214,53 @@ def test_the_contained_reply_keeps_the_other_arguments(home: Path, project: Path
     }
 
 
+def _contained_reply(project: Path, command: str) -> bool:
+    payload = {
+        "hook_event_name": "BeforeTool",
+        "session_id": "s",
+        "cwd": str(project),
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": command},
+    }
+    adapter = GeminiAdapter()
+    decision = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.ENFORCED)
+    reply = adapter.render(adapter.parse(payload), decision).stdout
+    return bool(reply) and "tool_input" in json.loads(reply)["hookSpecificOutput"]
+
+
+def test_a_rule_added_since_the_twins_were_written_leaves_its_commands_as_written(
+    home: Path, project: Path
+) -> None:
+    """Gemini checks its rules against the replaced command: a rule with no twin (a deny
+    written after ``install gemini`` mirrored the others, an allow it has not seen, any
+    ``tools.exclude``) would be passed over or turned into a refusal.  A command such a
+    rule names runs as written (Gemini decides); the others are still contained."""
+    policies = home / ".gemini" / "policies"
+    twins = policies / gp.FILE_NAME
+    twins.write_text("# twins\n")
+    os.utime(twins, (1_000_000, 1_000_000))
+    deny = policies / "mine.toml"
+    deny.write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
+        'decision = "deny"\npriority = 500\n'
+    )
+    assert not _contained_reply(project, "touch made.txt")
+    assert _contained_reply(project, "make all")
+    os.utime(deny, (900_000, 900_000))  # mirrored since: older than the twins
+    assert _contained_reply(project, "touch made.txt")
+    twins.unlink()  # no twins at all, and an allow rule in the settings
+    settings = home / ".gemini" / "settings.json"
+    settings.write_text(json.dumps({"tools": {"allowed": ["run_shell_command(git status)"]}}))
+    assert not _contained_reply(project, "git status")
+    assert _contained_reply(project, "make all")
+    twins.write_text('# allow "git status" from settings.json\n')  # mirrored now
+    assert _contained_reply(project, "git status")
+    # an exclusion is never mirrored (a contained line would pass it): as written, always
+    settings.write_text(json.dumps({"tools": {"exclude": ["run_shell_command(rm)"]}}))
+    assert not _contained_reply(project, "rm -rf build")
+    assert _contained_reply(project, "make all")
+
+
 def test_install_writes_the_twins_doctor_checks_them_uninstall_removes_them(
     home: Path, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

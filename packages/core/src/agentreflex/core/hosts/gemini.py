@@ -28,6 +28,8 @@ a shell, ``replace`` an edit ...); the host's own name stays on the call.
 
 from __future__ import annotations
 
+import os
+
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, tool_kind
 from agentreflex.core.hosts.base import (
@@ -45,6 +47,7 @@ from agentreflex.core.recap import Recap, render_plain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 EVENTS: dict[str, EventKind] = {
@@ -170,6 +173,8 @@ class GeminiAdapter:
         if event.kind in _CONTEXT_EVENTS and (verdict is Verdict.WARN or context):
             out["additionalContext"] = cap(context or f"agentreflex warning: {reason}")
         contained = contained_command(event, decision)
+        if contained is not None and not contained[1] and _rules_changed_for(event):
+            contained = None  # the user's rule for it has no twin yet: Gemini decides, as written
         if contained is not None and not contained[1]:  # a note: left as written
             # BeforeTool may replace the tool's arguments: the shell command runs
             # inside agentreflex's boundary (Gemini's own --sandbox needs docker).
@@ -206,3 +211,88 @@ def _result(response: Any) -> ToolResult:
         return ToolResult(ok=not (err_text or error), output=out, error=err_text, exit_code=code)
     ok, out, err, code, interrupted = tool_response_text(response)
     return ToolResult(ok=ok, output=out, error=err, exit_code=code, interrupted=interrupted)
+
+
+# The user-tier policy file ``agentreflex install gemini`` writes the twins into.
+TWINS_FILE = "agentreflex-contained.toml"
+
+
+def policies_dir(env: Mapping[str, str]) -> str:
+    """Gemini CLI's user policy folder (``~/.gemini/policies``)."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(home, ".gemini", "policies")
+
+
+def twin_path(env: Mapping[str, str]) -> str:
+    return os.path.join(policies_dir(env), TWINS_FILE)
+
+
+_SHELL_ENTRY = ("run_shell_command(", "ShellTool(")  # tools.allowed / tools.exclude entries
+
+
+def _settings_prefixes(path: str) -> tuple[list[str], list[str]]:
+    """The shell prefixes a Gemini settings file allows and excludes (``tools.allowed``/``exclude``)."""
+    from agentreflex.core.util import fastjson
+
+    try:
+        with open(path, "rb") as handle:
+            tools = fastjson.loads(handle.read(1 << 20)).get("tools")
+    except (OSError, ValueError, AttributeError):
+        return [], []
+    found: tuple[list[str], list[str]] = ([], [])
+    for key, out in zip(("allowed", "exclude"), found, strict=True):
+        entries = tools.get(key) if isinstance(tools, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, str) and entry.startswith(_SHELL_ENTRY) and entry.endswith(")"):
+                out.append(entry[entry.index("(") + 1 : -1].strip())
+    return found
+
+
+def _rules_changed_for(event: Event) -> bool:
+    """Whether a rule of the user's that names this command may have no twin.
+
+    ``agentreflex install gemini`` mirrors the user's shell rules for the contained form
+    (:mod:`agentreflex.core.install.gemini_policy`), and Gemini checks its rules against
+    the replaced command.  A rule with no twin, for a command it names, leaves the command
+    as written: an allow in the settings not in the twins file, any ``tools.exclude``
+    (never mirrored: the contained line would pass it), or a rule in a policy file
+    changed since the twins were written (an "allow always" saved in a session, a deny
+    written by hand).
+    """
+    command = event.tool.input.get("command") if event.tool is not None else None
+    words = set(command.split()) if isinstance(command, str) else set()
+    env = os.environ
+    home = env.get("HOME") or os.path.expanduser("~")
+    twins = twin_path(env)
+    try:
+        with open(twins, encoding="utf-8", errors="replace") as handle:
+            mirrored_text = handle.read(1 << 20)
+        mirrored = os.stat(twins).st_mtime_ns
+    except OSError:
+        mirrored_text, mirrored = "", 0
+    settings = [os.path.join(home, ".gemini", "settings.json")]
+    if event.cwd:
+        settings.append(os.path.join(event.cwd, ".gemini", "settings.json"))
+    for path in settings:
+        allowed, excluded = _settings_prefixes(path)
+        if any(p.split(" ", 1)[0] in words for p in excluded):
+            return True
+        if any(p.split(" ", 1)[0] in words and p not in mirrored_text for p in allowed):
+            return True
+    policies = policies_dir(env)
+    try:
+        names = [n for n in os.listdir(policies) if n.endswith(".toml") and n != TWINS_FILE]
+    except OSError:
+        names = []
+    for name in names:
+        path = os.path.join(policies, name)
+        try:
+            if os.stat(path).st_mtime_ns <= mirrored:
+                continue
+        except OSError:
+            continue
+        from agentreflex.core.install import gemini_policy as policy  # changed: read its rules
+
+        if any(r.prefix.split(" ", 1)[0] in words for r in policy.toml_rules(path)):
+            return True
+    return False

@@ -37,7 +37,12 @@ tier, the "allow always and save" file included).  Not mirrored, and said by
 ``install``/``doctor``: ``argsPattern``/``commandRegex`` rules, prefixes with
 characters beyond plain words, workspace and admin policy files.
 
-Install and ``doctor`` only: never on the hook's path.
+A rule with no twin (``tools.exclude`` entries, which are not mirrored; a rule
+added since the install) is the hook's to notice: it leaves the commands such a
+rule names as written, for Gemini to decide (``hosts/gemini.py``).
+
+Install and ``doctor`` only: never on the hook's path (the hook reads only
+a changed policy file's rules, through :func:`toml_rules`).
 """
 
 from __future__ import annotations
@@ -53,10 +58,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentreflex.core.contain import boundary
+from agentreflex.core.hosts.gemini import TWINS_FILE as FILE_NAME
+from agentreflex.core.hosts.gemini import policies_dir, twin_path
 from agentreflex.core.install.settingsfile import Change, read_text
 from agentreflex.core.state import userdirs
 
-FILE_NAME = "agentreflex-contained.toml"
 SHELL_TOOLS = ("run_shell_command", "ShellTool")  # Gemini's SHELL_TOOL_NAMES
 SETTINGS_PRIORITY = 300  # tools.allowed: USER_POLICY_TIER + 0.3 = 4 + 300/1000
 DECISIONS = ("allow", "deny", "ask_user")
@@ -85,15 +91,6 @@ class Boundary:
     engine: str
     shell: str
     folder: str
-
-
-def policies_dir(env: Mapping[str, str]) -> str:
-    home = env.get("HOME") or os.path.expanduser("~")
-    return os.path.join(home, ".gemini", "policies")
-
-
-def twin_path(env: Mapping[str, str]) -> str:
-    return os.path.join(policies_dir(env), FILE_NAME)
 
 
 def boundary_line(env: Mapping[str, str]) -> tuple[Boundary | None, str]:
@@ -153,7 +150,7 @@ def _settings_rules(path: str) -> list[Rule]:
     return rules
 
 
-def _toml_rules(path: str) -> list[Rule]:
+def toml_rules(path: str) -> list[Rule]:
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -207,7 +204,7 @@ def user_rules(project: str, env: Mapping[str, str]) -> list[Rule]:
     except OSError:
         names = []
     for name in names:
-        rules += _toml_rules(os.path.join(folder, name))
+        rules += toml_rules(os.path.join(folder, name))
     return rules
 
 
