@@ -322,6 +322,7 @@ def test_every_spelling_of_reading_the_key_asks(world: dict[str, Path], command:
         "git log --author=a@b.com",
         "dd if=/dev/zero of=blank.img bs=1M count=1",
         "python3 -c \"print('agentreflex')\"",
+        "python3 -c \"open('docs/agentreflex/keyboard.md').read()\"",
     ],
 )
 def test_reads_that_do_not_reach_the_key_stay_allowed(world: dict[str, Path], command: str) -> None:
@@ -760,6 +761,22 @@ def test_revisions_and_stashes_that_leave_own_files_alone_stay_allowed(
     (repo / "scratch.txt").write_text("untracked\n")
     _, proposals = _check(world, command)
     assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)
+
+
+def test_a_repository_above_the_project_is_read_the_same_way(world: dict[str, Path]) -> None:
+    """A monorepo: git names files from its top, above the project; the file is still found."""
+    top, proj = world["home"], world["proj"]
+    (proj / ".git").rmdir()
+    (proj / "alias").unlink()
+    (proj / "notes.toml").unlink()
+    _git(top, "init", "-q", "-b", "main")
+    _git(top, "add", "proj")
+    _git(top, "commit", "-qm", "init")
+    _git(top, "checkout", "-qb", "evil")
+    world["config"].write_text('profile = "off"\n')
+    _git(top, "commit", "-qam", "evil")
+    _git(top, "checkout", "-qf", "main")
+    _asks(world, "git merge evil", ".agentreflex/config.toml")
 
 
 @pytest.mark.parametrize("command", ["git stash", "git stash push -u", "git stash save x"])

@@ -223,7 +223,11 @@ def code_key_hit(code: str, where: Where, segment: str) -> Hit | None:
         tails.add(g.key[len(where.home.rstrip("/")) + 1 :])
     tails.add("/".join(g.key.rsplit("/", 2)[-2:]))  # agentreflex/key
     joined = _JOINS.sub("", code)
-    if any(tail in code or tail in joined for tail in tails):
+    import re
+
+    # the name ends there (``.../agentreflex/key``, not ``.../agentreflex/keyboard``)
+    pattern = "(?:" + "|".join(re.escape(tail) for tail in tails) + r")(?![\w.-])"
+    if re.search(pattern, code) or re.search(pattern, joined):
         return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
     return None
 

@@ -564,19 +564,22 @@ def _moved_protected(sub: str, tail: list[str], cwd: str, where: Where) -> list[
         revs = [a for a in words if not a.startswith("-") and a != "."][:3]
     changed: list[str] = []
     for rev in revs:
-        for name in worktree.differs_from(cwd, rev, entries) or []:
-            changed.append(posixpath.join(_toplevel_of(cwd, entries), name))
-    return changed
+        names = worktree.differs_from(cwd, rev, entries) or []
+        found = [p for n in names for e in entries for p in [_as_entry(n, e, project)] if p]
+        if names:
+            changed += found or entries[:1]  # names that don't map back: still asked
+    return list(dict.fromkeys(changed))
 
 
-def _toplevel_of(cwd: str, entries: list[str]) -> str:
-    """The folder ``git diff --name-only`` names are relative to: the work tree's top."""
-    folder = cwd
-    while folder and folder != "/":
-        if os.path.lexists(posixpath.join(folder, ".git")):
-            return folder
-        folder = posixpath.dirname(folder)
-    return cwd
+def _as_entry(name: str, entry: str, project: str) -> str:
+    """The file ``git diff --name-only``'s ``name`` is (named from the work tree's top, which
+    may be above the project), when it is ``entry`` or inside it; else ""."""
+    rel = posixpath.relpath(entry, project)
+    shown = "/" + name
+    if shown.endswith("/" + rel):
+        return entry
+    inside = shown.split("/" + rel + "/", 1)
+    return posixpath.join(entry, inside[1]) if len(inside) == 2 else ""
 
 
 def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
