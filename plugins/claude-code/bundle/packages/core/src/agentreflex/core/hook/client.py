@@ -122,37 +122,35 @@ def forwarded_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
 
 
-def peer_pid(sock: Socket) -> int | None:
-    """The pid of the process at the other end of a connected Unix socket (Linux), if knowable."""
+def _peer_credentials(sock: Socket) -> tuple[bytes, bool]:
+    """The socket's peer credentials, raw, and whether they are Linux's (``SO_PEERCRED``)."""
     import _socket
 
     opt = getattr(_socket, "SO_PEERCRED", None)
-    if opt is None:
-        return None
-    try:
-        creds = sock.getsockopt(_socket.SOL_SOCKET, opt, 64)
-    except OSError:
-        return None
-    return int.from_bytes(creds[0:4], sys.byteorder) if len(creds) >= 4 else None
-
-
-def peer_uid(sock: Socket) -> int | None:
-    """The uid of the process at the other end of a connected Unix socket, if knowable."""
-    import _socket
-
-    opt = getattr(_socket, "SO_PEERCRED", None)
+    linux = opt is not None
     level = _socket.SOL_SOCKET
     if opt is None:  # macOS / BSD: struct xucred {u_int version; uid_t uid; ...}
         opt, level = getattr(_socket, "LOCAL_PEERCRED", None), 0
     if opt is None:
-        return None
+        return b"", False
     try:
-        creds = sock.getsockopt(level, opt, 64)
+        return sock.getsockopt(level, opt, 64), linux
     except OSError:
-        return None
+        return b"", False
+
+
+def peer_uid(sock: Socket) -> int | None:
+    """The uid of the process at the other end of a connected Unix socket, if knowable."""
+    creds, _ = _peer_credentials(sock)
     # Linux struct ucred {pid_t pid; uid_t uid; gid_t gid}: the uid is the second int,
     # as it is in xucred.
     return int.from_bytes(creds[4:8], sys.byteorder) if len(creds) >= 8 else None
+
+
+def peer_pid(sock: Socket) -> int | None:
+    """The pid of the process at the other end (Linux's ``struct ucred`` only), if knowable."""
+    creds, linux = _peer_credentials(sock)
+    return int.from_bytes(creds[0:4], sys.byteorder) if linux and len(creds) >= 4 else None
 
 
 def private_dir_fd(directory: str) -> int | None:

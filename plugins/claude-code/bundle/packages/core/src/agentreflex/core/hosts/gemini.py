@@ -230,7 +230,7 @@ def twin_path(env: Mapping[str, str]) -> str:
 _SHELL_ENTRY = ("run_shell_command(", "ShellTool(")  # tools.allowed / tools.exclude entries
 
 
-def _settings_prefixes(path: str) -> tuple[list[str], list[str]]:
+def settings_prefixes(path: str) -> tuple[list[str], list[str]]:
     """The shell prefixes a Gemini settings file allows and excludes (``tools.allowed``/``exclude``)."""
     from agentreflex.core.util import fastjson
 
@@ -274,7 +274,7 @@ def _rules_changed_for(event: Event) -> bool:
     if event.cwd:
         settings.append(os.path.join(event.cwd, ".gemini", "settings.json"))
     for path in settings:
-        allowed, excluded = _settings_prefixes(path)
+        allowed, excluded = settings_prefixes(path)
         if any(p.split(" ", 1)[0] in words for p in excluded):
             return True
         if any(p.split(" ", 1)[0] in words and p not in mirrored_text for p in allowed):

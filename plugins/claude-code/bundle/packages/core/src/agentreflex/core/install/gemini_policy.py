@@ -59,7 +59,7 @@ from typing import Any
 
 from agentreflex.core.contain import boundary
 from agentreflex.core.hosts.gemini import TWINS_FILE as FILE_NAME
-from agentreflex.core.hosts.gemini import policies_dir, twin_path
+from agentreflex.core.hosts.gemini import policies_dir, settings_prefixes, twin_path
 from agentreflex.core.install.settingsfile import Change, read_text
 from agentreflex.core.state import userdirs
 
@@ -68,7 +68,6 @@ SETTINGS_PRIORITY = 300  # tools.allowed: USER_POLICY_TIER + 0.3 = 4 + 300/1000
 DECISIONS = ("allow", "deny", "ask_user")
 WORD = r"[\w@%+=:,./-]"  # shlex's safe characters: a word it leaves unquoted
 _PLAIN = re.compile(r"[\w@%+=:,./-]+(?: [\w@%+=:,./-]+)*", re.ASCII)
-_ENTRY = re.compile(r"^([a-zA-Z0-9_-]+)\((.*)\)$", re.DOTALL)  # Gemini's tools.allowed shape
 _SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|])")
 
 
@@ -135,19 +134,9 @@ def twin_pattern(rule: Rule, where: Boundary) -> str | None:
 
 
 def _settings_rules(path: str) -> list[Rule]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return []
-    tools = data.get("tools") if isinstance(data, dict) else None
-    allowed = tools.get("allowed") if isinstance(tools, dict) else None
-    rules = []
-    for entry in allowed if isinstance(allowed, list) else []:
-        match = _ENTRY.match(entry) if isinstance(entry, str) else None
-        if match and match.group(1) in SHELL_TOOLS:
-            rules.append(Rule(match.group(2), "allow", SETTINGS_PRIORITY, path))
-    return rules
+    """``tools.allowed`` shell entries, read the one way the hook reads them too."""
+    allowed, _ = settings_prefixes(path)
+    return [Rule(prefix, "allow", SETTINGS_PRIORITY, path) for prefix in allowed]
 
 
 def toml_rules(path: str) -> list[Rule]:
