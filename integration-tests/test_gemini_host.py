@@ -345,6 +345,21 @@ def test_user_allow_rules_hold_for_contained_commands(world: GeminiWorld) -> Non
     assert run.rc == 0, run.describe()
 
 
+def touch_refused_echo_ran(world: GeminiWorld) -> None:
+    """In YOLO mode, under a user's deny rule for ``touch``: Gemini refuses the ``touch``, and
+    the ``echo`` of the same session runs."""
+    script = [
+        call("run_shell_command", command="touch denied.txt"),
+        call("run_shell_command", command="echo ok > allowed.txt"),
+        text("All done."),
+    ]
+    run = world.run("work", script)
+    results = run.function_responses()
+    assert "Tool execution denied by policy" in results[0], run.describe()
+    assert not (world.project / "denied.txt").exists(), results[0]
+    assert (world.project / "allowed.txt").read_text() == "ok\n", results[1]
+
+
 def test_user_deny_rule_holds_for_contained_commands_in_yolo(world: GeminiWorld) -> None:
     """In YOLO mode every contained command is allowed by Gemini's own ``*`` rule; the
     user's deny rule for a prefix is mirrored for the contained line, so it still refuses
@@ -356,16 +371,7 @@ def test_user_deny_rule_holds_for_contained_commands_in_yolo(world: GeminiWorld)
         'decision = "deny"\npriority = 500\n'
     )
     world.install()
-    script = [
-        call("run_shell_command", command="touch denied.txt"),
-        call("run_shell_command", command="echo ok > allowed.txt"),
-        text("All done."),
-    ]
-    run = world.run("work", script)
-    results = run.function_responses()
-    assert "Tool execution denied by policy" in results[0], run.describe()
-    assert not (world.project / "denied.txt").exists(), results[0]
-    assert (world.project / "allowed.txt").read_text() == "ok\n", results[1]
+    touch_refused_echo_ran(world)
 
 
 def test_a_deny_rule_added_after_install_still_holds_in_yolo(world: GeminiWorld) -> None:
@@ -379,13 +385,4 @@ def test_a_deny_rule_added_after_install_still_holds_in_yolo(world: GeminiWorld)
         '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
         'decision = "deny"\npriority = 500\n'
     )
-    script = [
-        call("run_shell_command", command="touch denied.txt"),
-        call("run_shell_command", command="echo ok > allowed.txt"),
-        text("All done."),
-    ]
-    run = world.run("work", script)
-    results = run.function_responses()
-    assert "Tool execution denied by policy" in results[0], run.describe()
-    assert not (world.project / "denied.txt").exists(), results[0]
-    assert (world.project / "allowed.txt").read_text() == "ok\n", results[1]
+    touch_refused_echo_ran(world)

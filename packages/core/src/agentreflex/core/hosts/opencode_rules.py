@@ -126,6 +126,9 @@ def _list_rules(value: object) -> Rules | None:
     return rules
 
 
+_UNREADABLE = object()  # a document that does not parse: no rule in it can be known
+
+
 def _documents(project: str, env: Mapping[str, str]) -> Iterator[object]:
     for path in config_files(project, env):
         try:
@@ -134,15 +137,11 @@ def _documents(project: str, env: Mapping[str, str]) -> Iterator[object]:
         except OSError:
             continue
         yield _parsed(text)
-    for name in ("OPENCODE_CONFIG_CONTENT",):
-        if env.get(name):
-            yield _parsed(env[name])
+    if env.get("OPENCODE_CONFIG_CONTENT"):
+        yield _parsed(env["OPENCODE_CONFIG_CONTENT"])
     if env.get("OPENCODE_PERMISSION"):
         value = _parsed(env["OPENCODE_PERMISSION"])
         yield {"permission": value} if value is not _UNREADABLE else value
-
-
-_UNREADABLE = object()
 
 
 def _parsed(text: str) -> object:

@@ -204,17 +204,17 @@ def _contained(event: Event, decision: Decision) -> tuple[str, str, bool] | None
     mode = event.raw.get("permission_mode")
     if mode not in _CONTAINED_MODES and mode not in _RULED_MODES:
         return None
+    import os
+
+    files = settings_files(_project(event), os.environ)
     bypass = tool.input.get("dangerouslyDisableSandbox") is True
-    if not bypass and _own_sandbox_on(_project(event)):
+    if not bypass and _own_sandbox_on(files):
         return None
     allow = mode in _RULED_MODES
     if allow:
-        import os
-
         from agentreflex.core.hosts.claude_rules import allowed_by_rules, unseen_rules
 
         command = tool.input.get("command")
-        files = settings_files(_project(event), os.environ)
         if not isinstance(command, str) or not allowed_by_rules(command, files):
             return None  # Claude Code asks, or a rule says otherwise: as written
         if unseen_rules(os.path.dirname(files[-1]), (_MANAGED_SETTINGS, _MANAGED_FOLDER)):
@@ -266,11 +266,9 @@ def sandbox_setting(path: str) -> dict[str, Any] | None:
     return box if isinstance(box, dict) else None
 
 
-def _own_sandbox_on(project: str) -> bool:
-    """``sandbox.enabled`` in any settings file Claude Code reads for this project."""
-    import os
-
-    for path in settings_files(project, os.environ):
+def _own_sandbox_on(files: list[str]) -> bool:
+    """``sandbox.enabled`` in any of the settings files Claude Code reads (:func:`settings_files`)."""
+    for path in files:
         box = sandbox_setting(path)
         if box is not None and box.get("enabled") is True:
             return True
