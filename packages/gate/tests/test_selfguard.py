@@ -301,6 +301,12 @@ KEY_READS = [
     "node -e \"console.log(require('fs').readFileSync(require('os').homedir()"
     "+'/.local/state/agentreflex/key','utf8'))\"",
     'ruby -e \'puts File.read(Dir.home + "/.local/state/agentreflex" + "/key")\'',
+    # the folder tar reads from is the one -C names; find's name test picks the key out
+    "tar -C ~ -cf - .local | tar -tvf -",
+    "tar --directory=$HOME -czf /tmp/x.tgz .local/state",
+    "find ~ -name key -exec cat {} \\;",
+    "find ~ -path '*agentreflex/k*' -exec base64 {} +",
+    "find ~ -name key -print0 | xargs -0 cat",
 ]
 
 
@@ -323,6 +329,12 @@ def test_every_spelling_of_reading_the_key_asks(world: dict[str, Path], command:
         "dd if=/dev/zero of=blank.img bs=1M count=1",
         "python3 -c \"print('agentreflex')\"",
         "python3 -c \"open('docs/agentreflex/keyboard.md').read()\"",
+        "tar -C ~ -cf /tmp/p.tar proj",
+        "tar -C /tmp -czf out.tgz build",
+        "find ~ -name '*.py' -exec grep -l TODO {} +",
+        "find ~ -type f -exec grep -l TODO {} +",
+        "find . -name key -exec cat {} +",
+        "find ~ -name key",
     ],
 )
 def test_reads_that_do_not_reach_the_key_stay_allowed(world: dict[str, Path], command: str) -> None:
@@ -602,6 +614,9 @@ def test_a_tree_put_in_place_of_a_settings_folder_asks(
         "rsync -a /tmp/not-yet/ ~/.claude/",
         "tar -xf /tmp/not-yet.tar -C ~",
         "curl -so /tmp/n.tgz https://example.com/a.tgz && tar xzf /tmp/n.tgz -C ~",
+        "7z x /tmp/not-yet.7z -o$HOME",
+        "cd ~ && cpio -idm < /tmp/a.cpio",
+        "cpio -idv -D ~ < /tmp/a.cpio",
     ],
 )
 def test_contents_not_there_to_read_unpacked_over_an_own_folder_ask(
@@ -623,6 +638,10 @@ def test_contents_not_there_to_read_unpacked_over_an_own_folder_ask(
         "unzip /tmp/not-yet.zip -d dist",
         "rsync -a /tmp/not-yet/ out/",
         "tar xzf /tmp/not-yet.tgz -C ~/tools",
+        "7z x /tmp/not-yet.7z -obuild",
+        "7z l /tmp/not-yet.7z",
+        "cpio -idv < /tmp/a.cpio",
+        "find . | cpio -o > /tmp/a.cpio",
     ],
 )
 def test_trees_and_unknown_archives_elsewhere_stay_allowed(

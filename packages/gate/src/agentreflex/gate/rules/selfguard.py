@@ -162,7 +162,8 @@ def _message(shown: str, effect: str, alias: str) -> str:
     via = f" (through {alias})" if alias and alias != shown else ""
     return (
         f"This {effect} {shown}{via}, one of agentreflex's own files (its configuration, "
-        "state, installed code or a host's hook settings): changing it can switch "
+        "state, installed code, the Python its hook runs on, or a host's hook settings): "
+        "changing it can switch "
         "agentreflex off, so only the user may. Ask the user to make this change."
     )
 
@@ -256,6 +257,48 @@ def _walks(cmd: Cmd) -> bool:
     return False
 
 
+def _found_key(cmd: Cmd, where: Where) -> Hit | None:
+    """The key reached through a walk's own resolution rather than a path in the words.
+
+    ``find ~ -name key -exec cat {} +`` and ``find ~ -name key | xargs cat``
+    read what find's name test picks out; ``tar -C ~ -cf - .local`` reads
+    ``.local`` from the folder ``-C`` names.
+    """
+    from agentreflex.gate.shell.changes import find_yields
+
+    finder = cmd if cmd.name == "find" and _walks(cmd) else None
+    if cmd.name == "xargs" and cmd.stdin_from is not None and cmd.stdin_from.name == "find":
+        finder = cmd.stdin_from
+    if finder is not None and protected(where).key in find_yields(
+        finder.args, finder.cwd, where, named=True
+    ):
+        return Hit(RULE_KEY, ASK, 1.0, cmd.text, _key_message(protected(where).key))
+    if cmd.name in ("tar", "gtar", "bsdtar"):
+        for operand, folder in _tar_operands(cmd, where):
+            found = key_hit(operand, where, folder, cmd.text, recursive=True)
+            if found is not None:
+                return found
+    return None
+
+
+def _tar_operands(cmd: Cmd, where: Where) -> list[tuple[str, str]]:
+    """tar's operands, each with the folder it is read from (``-C DIR`` applies to those after it)."""
+    folder, args = cmd.cwd, cmd.args
+    out: list[tuple[str, str]] = []
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg in ("-C", "--directory") and i + 1 < len(args):
+            folder, skip = full_path(args[i + 1], where, folder) or folder, True
+        elif arg.startswith("--directory="):
+            folder = full_path(arg.partition("=")[2], where, folder) or folder
+        elif i and not arg.startswith("-") and folder != cmd.cwd:
+            out.append((arg, folder))
+    return out
+
+
 def _read_arguments(cmd: Cmd) -> list[str]:
     """The words of ``cmd`` that may name a file it reads.
 
@@ -304,6 +347,10 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             if found is not None:
                 hits.append(found)
         walks = _walks(cmd)
+        found = _found_key(cmd, where)
+        if found is not None:
+            hits.append(found)
+            continue
         for path in _read_arguments(cmd):
             if (
                 path

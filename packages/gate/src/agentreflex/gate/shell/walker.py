@@ -552,6 +552,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             stdin_from,
             list(used or []),
             via,
+            program=name if "/" in name else "",
         )
         self.cmds.append(cmd)
         if has_marker(name):

@@ -65,6 +65,8 @@ class Cmd:
     vars_used: list[str] = field(default_factory=list)
     via: str = ""
     pipes_out: bool = False
+    # the command word as written, when it is a path (``.venv/bin/pip``); ``argv[0]`` is its name
+    program: str = ""
 
     @property
     def name(self) -> str:

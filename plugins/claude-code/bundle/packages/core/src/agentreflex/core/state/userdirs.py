@@ -27,6 +27,7 @@ __all__ = [
     "PROTECTED_NAMES",
     "home_dir",
     "installed_paths",
+    "interpreter_paths",
     "key_path",
     "protected_name",
     "protected_paths",
@@ -59,11 +60,14 @@ PROTECTED_NAMES = (
     "disableAllHooks",
     "dist-info",
     "site-packages",
+    "dist-packages",
+    "pyvenv.cfg",
 )
 # Protected names too common to look for in code (``.pi`` is in ``.pickle`` and
-# ``.pid``; a project's ``policies`` folder is a word any program may use): a
-# command naming one is still never fast-pathed.
-COMMON_PROTECTED_NAMES = (".pi", "policies")
+# ``.pid``; a project's ``policies`` folder is a word any program may use; code
+# that runs ``.venv/bin/python`` is everyday work): a command naming one is
+# still never fast-pathed.
+COMMON_PROTECTED_NAMES = (".pi", "policies", "bin/python")
 
 
 def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
@@ -123,6 +127,34 @@ def installed_paths() -> tuple[str, ...]:
     for folder in getattr(namespace, "__path__", ()) or ():
         paths.append(os.path.abspath(str(folder)))
     paths.append(os.path.join(sys.prefix, "bin", "agentreflex"))
+    return tuple(dict.fromkeys(paths))
+
+
+def interpreter_paths() -> tuple[str, ...]:
+    """Where the hook's interpreter takes code from at start-up, beside our installed code.
+
+    A ``.pth`` file or ``sitecustomize.py`` in the ``site-packages`` folder our
+    code is loaded from runs first in every hook (after which every hook can
+    answer "allow"), and the environment's ``pyvenv.cfg`` and ``python`` links
+    choose the interpreter itself.  Like :func:`installed_paths` these are
+    protected from being written, not from a folder above them being deleted
+    (``rm -rf .venv`` in a project is everyday work, and its hooks then fail
+    closed).  Worked out from paths alone: no file is read or listed.
+    """
+    paths: list[str] = []
+    site = sys.modules.get("site")  # imported at start-up (unless ``python -S``)
+    if site is not None and hasattr(site, "getsitepackages"):
+        paths.extend(site.getsitepackages())  # the environment's (an editable install's too)
+    namespace = sys.modules.get("agentreflex")
+    for folder in getattr(namespace, "__path__", ()) or ():
+        parent = os.path.dirname(os.path.abspath(str(folder)))
+        if os.path.basename(parent) in ("site-packages", "dist-packages"):
+            paths.append(parent)  # a user site, or one put on the path by hand
+    if sys.prefix != sys.base_prefix:  # a virtual environment: its own configuration
+        paths.append(os.path.join(sys.prefix, "pyvenv.cfg"))
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    for name in ("python", f"python{sys.version_info[0]}", version):
+        paths.append(os.path.join(sys.prefix, "bin", name))
     return tuple(dict.fromkeys(paths))
 
 
@@ -218,6 +250,7 @@ def protected_paths(project: str, env: Mapping[str, str] | None = None) -> tuple
     plugin_data = values.get("CLAUDE_PLUGIN_DATA")
     if plugin_data and os.path.isabs(plugin_data):
         paths.append(plugin_data)
+    paths.extend(interpreter_paths())
     inside = project.rstrip("/") + "/"
     for folder in installed_paths():
         editable = folder.startswith(inside) and "/site-packages/" not in folder + "/"

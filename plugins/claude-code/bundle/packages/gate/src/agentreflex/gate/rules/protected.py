@@ -41,7 +41,8 @@ class Protected:
         env = dict(os.environ)
         env["HOME"] = where.home
         self.entries = userdirs.protected_paths(where.project, env)
-        self.installed = frozenset(userdirs.installed_paths())
+        # large folders, and ones deleting a parent of is everyday work (``rm -rf .venv``)
+        self.installed = frozenset((*userdirs.installed_paths(), *userdirs.interpreter_paths()))
         self.key = userdirs.key_path(env)
         self.state_dir = userdirs.user_state_dir(env)
         cache = userdirs.user_cache_dir(env)

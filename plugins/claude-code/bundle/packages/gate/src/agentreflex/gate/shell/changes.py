@@ -30,6 +30,7 @@ from agentreflex.gate.rules.protected import (
     under,
     walk_files,
 )
+from agentreflex.gate.shell.envinstall import environment_writes
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -142,6 +143,7 @@ def _effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
         for op, source in cmd.redirects:
             if op == "<" and source and not has_marker(source):
                 out.extend((t, WRITE, cwd) for t in patch_targets(source, cwd))
+    out.extend((p, e, cwd) for p, e in environment_writes(cmd, where))
     feeder = cmd.stdin_from
     if name == "xargs" and feeder is not None and feeder.name == "find":
         # ``find ... | xargs CMD``: judged as ``find ... -exec CMD {} +``
@@ -463,8 +465,21 @@ def _cpio(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         ops = operands(args, frozenset({"-D", "--directory", "-F", "-I", "-O", "-H", "-R"}))
         return [(ops[-1] if ops else dest, EXTRACT)]
     if "i" in flags or "--extract" in args:
-        return [(dest, EXTRACT)]
+        # the archive comes on stdin, never there to list (``cd ~ && cpio -id < a.cpio``)
+        return [(dest, EXTRACT), *_unknown_landing(full_path(dest, where, cwd), where)]
     return []
+
+
+def _sevenzip(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
+    """``7z x|e ARCHIVE [-oDIR]``: unpacks like ``unzip -d DIR`` (``-o`` joined to its value)."""
+    if not args or args[0] not in ("x", "e"):
+        return []
+    dest = next((a[2:] for a in args[1:] if a.startswith("-o") and len(a) > 2), ".")
+    ops = [a for a in args[1:] if not a.startswith("-")]
+    out = [(dest, EXTRACT)]
+    if ops:
+        out.extend(_archive_landing(ops[0], dest, cwd, where))
+    return out
 
 
 _MAX_ARCHIVE = 20_000_000
@@ -713,6 +728,25 @@ def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     name and path filters (negated ones are ignored: asking is the safe side)
     and what ``-delete`` or the ``-exec`` command would do to them is listed.
     """
+    exprs = _find_roots(args)[1]
+    deleting = "-delete" in exprs
+    templates = _find_templates(exprs)
+    if not deleting and not templates:
+        return []
+    out: list[tuple[str, str]] = []
+    for found in find_yields(args, cwd, where):
+        if deleting:
+            out.append((found, DELETE))
+        for template in templates:
+            argv = [w.replace("{}", found) for w in template]
+            handler = _HANDLERS.get(posixpath.basename(argv[0])) if argv else None
+            if handler is not None:
+                out.extend(handler(argv[1:], cwd, where))
+    return out
+
+
+def _find_roots(args: list[str]) -> tuple[list[str], list[str]]:
+    """(the folders ``find`` walks, its expression)."""
     k = 0
     while k < len(args) and args[k] in ("-H", "-L", "-P"):
         k += 1
@@ -720,25 +754,22 @@ def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     while k < len(args) and not (args[k].startswith("-") or args[k] in ("(", "!", r"\(")):
         roots.append(args[k])
         k += 1
-    exprs = args[k:]
-    deleting = "-delete" in exprs
-    templates = _find_templates(exprs)
-    if not deleting and not templates:
-        return []
+    return roots or ["."], args[k:]
+
+
+def find_yields(args: list[str], cwd: str, where: Where, named: bool = False) -> list[str]:
+    """agentreflex's own files that ``find ARGS`` would yield (as they exist on disk).
+
+    ``named``: only when the expression has a name or path test that lets them
+    through (``find ~ -name key``), not merely because they are in the walk.
+    """
+    roots, exprs = _find_roots(args)
     filters = _find_filters(exprs)
+    if named and not filters:
+        return []
     depth = _find_depth(exprs)
     either = "-o" in exprs or "-or" in exprs  # otherwise find's tests all must hold
-    out: list[tuple[str, str]] = []
-    for root in roots or ["."]:
-        for found in _find_yields(root, cwd, where, filters, depth, either):
-            if deleting:
-                out.append((found, DELETE))
-            for template in templates:
-                argv = [w.replace("{}", found) for w in template]
-                handler = _HANDLERS.get(posixpath.basename(argv[0])) if argv else None
-                if handler is not None:
-                    out.extend(handler(argv[1:], cwd, where))
-    return out
+    return [f for root in roots for f in _find_yields(root, cwd, where, filters, depth, either)]
 
 
 def _find_templates(exprs: list[str]) -> list[list[str]]:
@@ -857,6 +888,9 @@ _HANDLERS: dict[str, _Handler] = {
     "bsdtar": _tar,
     "unzip": _unzip,
     "cpio": _cpio,
+    "7z": _sevenzip,
+    "7za": _sevenzip,
+    "7zz": _sevenzip,
     "git": _git,
     "patch": _patch,
     "sort": _output_option("-o", "--output"),
