@@ -14,8 +14,10 @@ never gets the answer of a full install's daemon.  The socket's directory is
 opened once (``O_DIRECTORY | O_NOFOLLOW``), checked on that descriptor (ours,
 mode 0700) and connected through that same descriptor, so nothing can be
 swapped between the check and the connect; then the server's uid is read from
-the connected socket (``SO_PEERCRED``; ``LOCAL_PEERCRED`` on the BSDs) before
-a byte of the payload is sent.  Anything unexpected: evaluate in-process.
+the connected socket (``SO_PEERCRED``; ``LOCAL_PEERCRED`` on the BSDs), and on
+Linux the peer's own ``/proc`` entry must show this installation's daemon
+(:func:`runs_our_daemon`), before a byte of the payload is sent.  Anything
+unexpected: evaluate in-process.
 
 Wire format over the Unix socket (all bytes):
 
@@ -153,6 +155,60 @@ def peer_pid(sock: Socket) -> int | None:
     return int.from_bytes(creds[0:4], sys.byteorder) if linux and len(creds) >= 4 else None
 
 
+# What decides which code an interpreter runs at start-up, beside its command line:
+# a daemon started with other values than this hook's may run other code.
+_STARTUP_ENV = frozenset(
+    {
+        *(b"PYTHONPATH", b"PYTHONHOME", b"PYTHONSTARTUP", b"PYTHONUSERBASE"),
+        *(b"PYTHONNOUSERSITE", b"PYTHONSAFEPATH", b"PYTHONPLATLIBDIR", b"PYTHONEXECUTABLE"),
+        *(b"LD_PRELOAD", b"LD_LIBRARY_PATH", b"LD_AUDIT"),
+    }
+)
+
+
+def _argument_path(arg: bytes, cwd: str) -> str:
+    path = os.fsdecode(arg)
+    return os.path.realpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+
+
+def runs_our_daemon(pid: int) -> bool:
+    """Whether process ``pid`` is this installation's daemon, as its own ``/proc`` entry shows.
+
+    The socket's owner is checked by uid, but an agent runs as the same user: a
+    few lines of server it starts where the client looks would receive every
+    hook's payload (and the environment forwarded with it) and could answer
+    "allow" to all of them (issue 28).  So the peer must be this interpreter
+    (``exe``), started the way the daemon is started (``python -m
+    agentreflex.core.cli serve`` from ``/``, as :func:`start_detached` does, or
+    this installation's own ``agentreflex serve``), with the same start-up
+    variables as this hook (``PYTHONPATH``, ``LD_PRELOAD``...).  Its code is then
+    this installation's, which the boundary makes read-only and the gate
+    protects.  Without ``/proc`` (macOS) only the uid can be checked (SECURITY.md).
+    """
+    if not os.path.isdir("/proc/self"):
+        return True
+    base = f"/proc/{pid}"
+    try:
+        exe = os.readlink(base + "/exe")
+        cwd = os.readlink(base + "/cwd")
+        with open(base + "/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+        with open(base + "/environ", "rb") as fh:
+            environ = fh.read().split(b"\0")
+    except OSError:
+        return False
+    if exe != os.path.realpath(sys.executable):
+        return False
+    module = argv[1:4] == [b"-m", b"agentreflex.core.cli", b"serve"] and cwd == "/"
+    ours = os.path.realpath(os.path.join(sys.prefix, "bin", "agentreflex"))
+    script = len(argv) > 2 and argv[2] == b"serve" and _argument_path(argv[1], cwd) == ours
+    if not (module or script):
+        return False
+    theirs = {k: v for k, _, v in (e.partition(b"=") for e in environ) if k in _STARTUP_ENV}
+    mine = {k: v for k, v in os.environb.items() if k in _STARTUP_ENV}
+    return theirs == mine
+
+
 def private_dir_fd(directory: str) -> int | None:
     """An fd on ``directory`` if it is a real directory of ours with mode 0700, else None.
 
@@ -192,6 +248,9 @@ def _connect(fd: int, path: str, timeout: float) -> Socket | None:
             sock.connect(path)  # no /proc: the peer check below still holds
         if peer_uid(sock) != os.getuid():
             raise PermissionError("the daemon is not ours")
+        pid = peer_pid(sock)
+        if pid is not None and not runs_our_daemon(pid):
+            raise PermissionError("the process listening there is not this installation's daemon")
     except OSError:
         sock.close()
         return None
