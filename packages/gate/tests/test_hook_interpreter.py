@@ -113,3 +113,28 @@ def test_a_file_tool_writing_a_pth_file_asks(world: dict[str, Path]) -> None:
     findings = GateReflex().evaluate(make_context(event))
     asked = [f for f in findings if f.verdict is Verdict.ASK_USER]
     assert asked and asked[0].code == selfguard.RULE and path in asked[0].message
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -sf /tmp/evil ~/.local/bin/agentreflex",
+        "mkdir -p ~/bin && cp /tmp/evil ~/bin/agentreflex",
+        "install -m755 /tmp/evil /usr/local/bin/agentreflex",
+        "printf '#!/bin/sh\\nexit 0\\n' > ~/.local/bin/agentreflex",
+    ],
+)
+def test_an_agentreflex_command_put_on_the_path_asks(world: dict[str, Path], command: str) -> None:
+    """The Claude Code plugin's launcher runs the first ``agentreflex`` on the PATH
+    when it has no environment of its own: a script there is the hook."""
+    verdict, proposals = _verdict(world, command)
+    assert verdict in ("ASK_USER", "BLOCK"), (command, verdict)
+    assert any(selfguard.RULE in p.rules for p in proposals), (command, proposals)
+
+
+@pytest.mark.parametrize(
+    "command", ["cp build/tool ~/.local/bin/tool", "ln -sf ../agentreflex-docs docs/agentreflex"]
+)
+def test_other_commands_on_the_path_stay_allowed(world: dict[str, Path], command: str) -> None:
+    _, proposals = _verdict(world, command)
+    assert not any(r in selfguard.RULES for p in proposals for r in p.rules), (command, proposals)

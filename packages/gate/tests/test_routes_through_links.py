@@ -51,6 +51,13 @@ CAUGHT = [
     "rsync -a --remove-source-files ~/ /tmp/dump/",
     "zip -rm /tmp/a.zip ~/.ssh",
     "python3 -c \"import os, shutil; os.chdir(os.path.expanduser('~')); shutil.rmtree('.ssh')\"",
+    # the same in the other interpreters a one-liner can use
+    "node -e \"process.chdir(require('os').homedir()); require('fs').rmSync('.ssh',{recursive:true})\"",
+    "node -e \"process.chdir(process.env.HOME); require('fs').rmSync('.ssh',{recursive:true})\"",
+    "perl -e 'chdir $ENV{HOME}; system(\"rm -rf .ssh\")'",
+    "perl -e 'chdir; system(\"rm -rf .ssh\")'",
+    "ruby -e 'Dir.chdir(Dir.home); FileUtils.rm_rf(\".ssh\")'",
+    'php -r \'chdir(getenv("HOME")); system("rm -rf .ssh");\'',
 ]
 
 
@@ -66,6 +73,9 @@ ORDINARY = [
     "tar -cf /tmp/a.tar --remove-files build",
     "rsync -a --remove-source-files build/out/ /tmp/dump/",
     "python3 -c \"import os, shutil; os.chdir('build'); shutil.rmtree('out')\"",
+    "node -e \"process.chdir('build'); require('fs').rmSync('out',{recursive:true})\"",
+    'perl -e \'chdir "build"; system("make")\'',
+    'ruby -e \'Dir.chdir("build"); FileUtils.rm_rf("out")\'',
     "CDPATH=/nonexistent cd build && rm -rf ./*",
 ]
 

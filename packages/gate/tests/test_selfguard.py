@@ -661,6 +661,10 @@ def test_trees_and_unknown_archives_elsewhere_stay_allowed(
         "git clone {src} .claude",
         "git worktree add ~/.claude",
         "git --work-tree=$HOME checkout HEAD -- .claude",
+        "git --git-dir=/tmp/g.git --work-tree=$HOME checkout main",
+        "git --git-dir=/tmp/g.git --work-tree=$HOME read-tree -u HEAD",
+        "trash ~/.claude",
+        "gio trash ~/.claude",
     ],
 )
 def test_other_ways_to_put_a_tree_over_an_own_folder_ask(
@@ -685,6 +689,10 @@ def test_other_ways_to_put_a_tree_over_an_own_folder_ask(
         "git clone https://example.com/x.git vendor/x",
         "git worktree add ../wt",
         "git --work-tree=/tmp/other checkout HEAD -- .",
+        "git --git-dir=/tmp/g.git --work-tree=build checkout -f HEAD",
+        "git --work-tree=$HOME status",
+        "gio open ~/.claude",
+        "trash build/out",
     ],
 )
 def test_the_same_tools_elsewhere_stay_allowed(world: dict[str, Path], command: str) -> None:

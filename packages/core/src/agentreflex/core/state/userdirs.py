@@ -170,8 +170,13 @@ def protected_name(path: str) -> bool:
     ``__editable__.agentreflex_gate-...pth``) is how an editable install is
     found: wherever a site-packages folder is, removing or rewriting these
     switches a reflex off.  Matched by name because an installation may sit
-    anywhere.
+    anywhere.  And an ``agentreflex`` command in any ``bin`` folder: the Claude
+    Code plugin's launcher, with no environment of its own, runs the first one
+    on the PATH (``~/.local/bin/agentreflex`` where ``uv tool`` puts it), so a
+    script put in its place, or in a folder earlier on the PATH, is the hook.
     """
+    if path.endswith("/bin/agentreflex"):
+        return True
     for part in path.split("/"):
         if part == ".agentreflex":
             return True

@@ -40,7 +40,8 @@ _PACKAGES = {
 # more than one argument, the words of a command: Ruby's and Perl's
 # ``system``); "argv": a program and a list of its arguments; "delete",
 # "delete-r" (recursive), "rmdir", "write", "append": its file arguments;
-# "rm-opts": a delete that is recursive when its options say so.
+# "rm-opts": a delete that is recursive when its options say so; "chdir": where
+# later relative paths are.
 _SHELL, _ARGV, _LIST = "shell", "argv", "list"
 _JS = {
     "child_process.exec": _SHELL,
@@ -65,6 +66,8 @@ _JS = {
     "Deno.writeTextFile": "write",
     "Bun.spawn": _LIST,
     "Bun.spawnSync": _LIST,
+    "process.chdir": "chdir",
+    "Deno.chdir": "chdir",
     "eval": "code",
     "Function": "code",
 }
@@ -99,6 +102,7 @@ _RUBY = {
     "File.write": "write",
     "open": "open",
     "File.open": "open",
+    "Dir.chdir": "chdir",
     "eval": "code",
 }
 _PERL = {
@@ -111,6 +115,7 @@ _PERL = {
     "File::Path::rmtree": "delete-r",
     "File::Path::remove_tree": "delete-r",
     "open": "open",
+    "chdir": "chdir",
     "eval": "code",
 }
 _PHP = {
@@ -125,6 +130,7 @@ _PHP = {
     "rmdir": "rmdir",
     "file_put_contents": "write",
     "fopen": "open",
+    "chdir": "chdir",
     "eval": "code",
 }
 _LUA = {
@@ -132,6 +138,7 @@ _LUA = {
     "io.popen": _SHELL,
     "os.remove": "delete",
     "io.open": "open",
+    "lfs.chdir": "chdir",
     "load": "code",
     "loadstring": "code",
 }
@@ -141,7 +148,12 @@ _APIS = {"javascript": _JS, "ruby": _RUBY, "perl": _PERL, "php": _PHP, "lua": _L
 _CALLS = {
     "javascript": {"call_expression", "new_expression"},
     "ruby": {"call", "command", "command_call"},
-    "perl": {"function_call_expression", "ambiguous_function_call_expression"},
+    # func1op: the one-argument builtins (``chdir $x``, ``rmdir "d"``)
+    "perl": {
+        "function_call_expression",
+        "ambiguous_function_call_expression",
+        "func1op_call_expression",
+    },
     "php": {"function_call_expression", "member_call_expression"},
     "lua": {"function_call"},
 }
@@ -363,6 +375,8 @@ class _Reader:
                 base = self.callee(receiver)
                 name = f"{base}.{name}" if base else ""
             return name.removeprefix("Kernel.")
+        if node.type == "func1op_call_expression":
+            return node.children[0].type if node.children else ""
         fn = node.child_by_field_name("function") or node.child_by_field_name("name")
         if fn is None and node.type == "new_expression":
             fn = node.child_by_field_name("constructor")
@@ -380,6 +394,8 @@ class _Reader:
         return name
 
     def arguments(self, node: Any) -> list[Any]:
+        if node.type == "func1op_call_expression":
+            return list(node.named_children[:1])
         args = node.child_by_field_name("arguments")
         if args is None:
             return []
@@ -445,6 +461,11 @@ class _Reader:
             self.code(name, values[0] if values else UNKNOWN)
         elif action == "open":
             self.open(name, values)
+        elif action == "chdir":
+            # relative paths after it are relative to where it went (issue #28:
+            # an interpreter that chdirs and then deletes relative paths)
+            where = _word(values[0]) if values else UNKNOWN
+            self.found.append(Effect("chdir", UNKNOWN if has_marker(where) else where))
         else:
             self.files(name, action, args, values)
 

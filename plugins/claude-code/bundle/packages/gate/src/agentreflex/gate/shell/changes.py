@@ -654,6 +654,11 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         files = operands(tail, frozenset({"--prefix", "--stage"}))
         everything = "-a" in tail or "--all" in tail
         paths = [(f, WRITE) for f in files] + ([("./" + DESCENDANT, WRITE)] if everything else [])
+    if work_tree and (sub in _MOVES or sub in ("stash", "restore", "checkout-index", "am")):
+        # another repository's revision written into another tree (``git
+        # --git-dir=/tmp/g.git --work-tree=$HOME checkout -f HEAD``): its files are not
+        # there to read, so a tree outside the project holding agentreflex's own may lose any
+        paths += _unknown_landing(full_path(work_tree[0], where, cwd), where)
     return [
         (posixpath.join(prefix, p) if prefix and not p.startswith("/") else p, e) for p, e in paths
     ]
@@ -862,6 +867,12 @@ _HANDLERS: dict[str, _Handler] = {
     "rm": _plain(DELETE),
     "unlink": _plain(DELETE),
     "rmdir": _plain(DELETE),
+    # to the desktop's trash: gone from where the hooks look for it
+    "trash": _plain(DELETE),
+    "trash-put": _plain(DELETE),
+    "gio": lambda args, cwd, where: (
+        [(p, DELETE) for p in operands(args[1:])] if args[:1] in (["trash"], ["remove"]) else []
+    ),
     "shred": _plain(DELETE, frozenset({"-n", "-s", "--iterations", "--size", "--random-source"})),
     "srm": _plain(DELETE),
     "wipe": _plain(DELETE),
