@@ -307,6 +307,13 @@ KEY_READS = [
     "find ~ -name key -exec cat {} \\;",
     "find ~ -path '*agentreflex/k*' -exec base64 {} +",
     "find ~ -name key -print0 | xargs -0 cat",
+    # its names as separate literals, and a file: URL
+    "python3 -c \"import pathlib; print((pathlib.Path.home() / '.local' / 'state' / "
+    "'agentreflex' / 'key').read_bytes())\"",
+    "node -e \"const p=require('path'); console.log(require('fs').readFileSync("
+    "p.join(require('os').homedir(), '.local', 'state', 'agentreflex', 'key')))\"",
+    "curl -s file:///$HOME/.local/state/agentreflex/key",
+    "wget -qO- file://localhost$HOME/.local/state/agentreflex/key",
 ]
 
 
@@ -335,6 +342,8 @@ def test_every_spelling_of_reading_the_key_asks(world: dict[str, Path], command:
         "find ~ -type f -exec grep -l TODO {} +",
         "find . -name key -exec cat {} +",
         "find ~ -name key",
+        "python3 -c \"print(['agentreflex', 'keys'])\"",
+        "curl -s file:///etc/hostname",
     ],
 )
 def test_reads_that_do_not_reach_the_key_stay_allowed(world: dict[str, Path], command: str) -> None:

@@ -130,7 +130,9 @@ _CODE_WRITES = LazyPattern(
     hints="open write os. shutil. unlink rename replace touch symlink link chmod rmdir mkdir "
     "File Sync createWriteStream IO. truncate chown file_put fwrite",
 )
-_JOINS = LazyPattern(r"""['"`]\s*[+.,]?\s*['"`]""")
+# Where one string literal ends and the next begins, joined by ``+``, ``.``, ``,``
+# (``os.path.join``, ``path.join``) or ``/`` (``pathlib``'s operator).
+_JOINS = LazyPattern(r"""['"`]\s*[+.,/]?\s*['"`]""")
 _STRINGS = LazyPattern(r"""'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\n]*)`""")
 # Spellings of agentreflex's own files that code may build a path from (core's one list).
 _FRAGMENTS = PROTECTED_NAMES
@@ -228,7 +230,9 @@ def code_key_hit(code: str, where: Where, segment: str) -> Hit | None:
 
     # the name ends there (``.../agentreflex/key``, not ``.../agentreflex/keyboard``)
     pattern = "(?:" + "|".join(re.escape(tail) for tail in tails) + r")(?![\w.-])"
-    if re.search(pattern, code) or re.search(pattern, joined):
+    # its names as separate literals: ``Path.home() / 'agentreflex' / 'key'``
+    parts = "(?:" + "|".join(re.escape(t.replace("/", "")) for t in tails) + r")(?![\w.-])"
+    if re.search(pattern, code) or re.search(pattern, joined) or re.search(parts, joined):
         return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
     return None
 
@@ -308,6 +312,8 @@ def _read_arguments(cmd: Cmd) -> list[str]:
     words = [*cmd.args, *(t for op, t in cmd.redirects if op == "<")]
     out = []
     for word in words:
+        if word.startswith("file://"):  # ``curl file:///home/u/...``
+            out.append("/" + word[len("file://") :].removeprefix("localhost").lstrip("/"))
         if "@" in word and not word.startswith("-"):
             at = word.split("@", 1)[1].split(";", 1)[0]
             if at:
