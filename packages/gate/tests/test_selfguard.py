@@ -868,3 +868,45 @@ def test_staging_an_own_file_through_plumbing_asks(world: dict[str, Path]) -> No
         "git checkout-index -f .agentreflex/config.toml",
     ):
         _asks(world, command, "config.toml")
+
+
+# --- the environment hosts start with ------------------------------------------------
+# A host started from a new terminal inherits what the shell's start-up files export:
+# ``REFLEX_MODE=shadow`` there stops agentreflex blocking, ``AGENTREFLEX_BIN`` makes the
+# Claude Code plugin run another program as its hook.
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'export REFLEX_MODE=shadow' >> ~/.bashrc",
+        "echo 'export AGENTREFLEX_BIN=/tmp/evil' >> ~/.profile",
+        "printf 'REFLEX_MODE=shadow\\n' >> ~/.config/environment.d/10-x.conf",
+        "cat >> ~/.zshrc <<'EOF'\nexport JEV_MODE=off\nEOF",
+        "echo 'set -gx REFLEX_MODE shadow' >> ~/.config/fish/config.fish",
+        "echo 'export REFLEX_MODE=shadow' > .envrc",
+        "echo 'export REFLEX_MODE=shadow' | tee -a ~/.bash_profile",
+    ],
+)
+def test_agentreflex_settings_put_in_a_shell_start_up_file_ask(
+    world: dict[str, Path], command: str
+) -> None:
+    verdict, proposals = _check(world, command)
+    assert verdict == "ASK_USER", (command, proposals)
+    assert any(selfguard.RULE_DISABLE in p.rules for p in proposals), (command, proposals)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'export PATH=$HOME/.cargo/bin:$PATH' >> ~/.bashrc",
+        "echo 'REFLEX_MODE=shadow' >> notes.txt",
+        "echo 'export NODE_ENV=production' > .envrc",
+        "export REFLEX_MODE=shadow",
+    ],
+)
+def test_other_start_up_lines_and_other_files_stay_allowed(
+    world: dict[str, Path], command: str
+) -> None:
+    _, proposals = _check(world, command)
+    assert not any(selfguard.RULE_DISABLE in p.rules for p in proposals), (command, proposals)

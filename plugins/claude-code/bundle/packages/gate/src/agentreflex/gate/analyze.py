@@ -519,7 +519,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     from agentreflex.gate.rules.programs import DATABASE_TOOLS
     from agentreflex.gate.shell import inert
 
-    hits: list[Hit] = selfguard.command_hits(cmds, where)
+    hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
     net_fed = secrets.network_fed(cmds)
     made = _made_dirs(cmds, where)
     for k, cmd in enumerate(cmds):

@@ -110,6 +110,53 @@ def disable_reason(cmd: Cmd) -> str:
     return ""
 
 
+# --- the environment hosts start with -----------------------------------------------
+
+# Files a shell reads when it starts (and direnv's, when it enters the project): a
+# host started from a new terminal inherits what they export.
+_STARTUP_NAMES = frozenset(
+    {
+        *(".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_aliases"),
+        *(".zshrc", ".zshenv", ".zprofile", ".zlogin", ".kshrc", ".mkshrc"),
+        *("config.fish", ".pam_environment", ".envrc", ".env.fish"),
+    }
+)
+# agentreflex's own settings in the environment (``REFLEX_MODE=shadow`` stops it
+# blocking; ``AGENTREFLEX_BIN`` chooses the program the Claude Code plugin runs)
+_OWN_VARIABLES = LazyPattern(
+    r"\b(?:AGENTREFLEX|REFLEX|JEV)_[A-Z0-9_]*\s*=|\bset\s+-[gx]+\s+(?:AGENTREFLEX|REFLEX|JEV)_",
+    hints="REFLEX_ JEV_",
+)
+
+
+def startup_hits(written: dict[str, str], where: Where) -> list[Hit]:
+    """``GATE-SELF-DISABLE`` for a shell start-up file given agentreflex's own settings.
+
+    ``echo 'export REFLEX_MODE=shadow' >> ~/.bashrc``: every host started from a new
+    shell then runs agentreflex in shadow mode, or (``AGENTREFLEX_BIN``) runs
+    another program as its hook.  Only the words a command writes are known
+    here (``echo``, ``printf``, here-documents, ``tee``).
+    """
+    hits = []
+    for path, content in written.items():
+        name = path.rpartition("/")[2]
+        in_env_d = "/environment.d/" in path and name.endswith(".conf")
+        if (name in _STARTUP_NAMES or in_env_d) and _OWN_VARIABLES.search(content):
+            hits.append(
+                Hit(
+                    RULE_DISABLE,
+                    ASK,
+                    1.0,
+                    path,
+                    f"This puts agentreflex's own settings in {path}, which a shell reads when "
+                    "it starts: every host started from a new terminal would inherit them "
+                    "(REFLEX_MODE=shadow stops it blocking; AGENTREFLEX_BIN runs another "
+                    "program as its hook), so only the user may. Ask the user to make this change.",
+                )
+            )
+    return hits
+
+
 # --- interpreter code -------------------------------------------------------------
 
 # Calls that change files, in python, node, perl, ruby and php one-liners.
