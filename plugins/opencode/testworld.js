@@ -42,12 +42,31 @@ export function makeWorld() {
  * @param {Record<string, unknown> | null} record agentreflex.json (null: none)
  */
 export async function installShim(root, shim, record) {
+  return (await installed(root, shim, record)).mod;
+}
+
+/** @param {string} root @param {string} shim @param {object} [record] */
+async function installed(root, shim, record) {
   const folder = mkdtempSync(join(root, "pkg-"));
   copyFileSync(join(SHIMS, shim), join(folder, "index.js"));
   copyFileSync(join(SHIMS, "transport.js"), join(folder, "transport.js"));
   writeFileSync(join(folder, "package.json"), JSON.stringify({ type: "module" }));
   if (record) writeFileSync(join(folder, "agentreflex.json"), JSON.stringify(record));
-  return import(pathToFileURL(join(folder, "index.js")).href);
+  return { folder, mod: await import(pathToFileURL(join(folder, "index.js")).href) };
+}
+
+/**
+ * installShim, with the shim's daemon check standing a recording server in for the
+ * daemon (the wire-format tests: the real check refuses any server that is not the
+ * installation's daemon, which the real-daemon tests show).
+ * @param {string} root @param {string} shim @param {object} [record]
+ */
+export async function installShimTrustingSockets(root, shim, record) {
+  const { folder, mod } = await installed(root, shim, record);
+  const transport = await import(pathToFileURL(join(folder, "transport.js")).href);
+  transport.daemonCheck.verify = async (/** @type {string} */ _python, /** @type {string} */ socket) =>
+    transport.socketId(socket);
+  return mod;
 }
 
 /** @param {string} host */

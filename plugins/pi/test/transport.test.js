@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { installShim, makeWorld, realRecord } from "../../opencode/testworld.js";
+import { installShim, installShimTrustingSockets, makeWorld, realRecord } from "../../opencode/testworld.js";
 import { encodeRequest, parseReply, privateDir, BoundedMap, bounded } from "../src/transport.js";
 
 const world = makeWorld();
@@ -24,6 +24,7 @@ function recordingDaemon(path, answer) {
     /** @type {Buffer[]} */
     const chunks = [];
     conn.on("data", (c) => chunks.push(c));
+    conn.on("error", () => {}); // a client that hangs up unanswered (the Python hook: not our daemon)
     conn.on("end", () => {
       seen.push(Buffer.concat(chunks));
       conn.end(answer);
@@ -63,7 +64,7 @@ test("the socket request is the daemon's wire format, with the OpenCode payload 
   withDaemonEnv(socket);
   try {
     // the script is missing: only the socket can answer
-    const mod = await installShim(world.root, "opencode.js", { ...realRecord("opencode"), binary: join(world.root, "nope") });
+    const mod = await installShimTrustingSockets(world.root, "opencode.js", { ...realRecord("opencode"), binary: join(world.root, "nope") });
     const hooks = await mod.AgentReflex({ client: {}, directory: world.project });
     await hooks.event({ event: { type: "message.updated", properties: { info: { sessionID: "s", modelID: "gpt-9", variant: "x".repeat(500) } } } });
     await assert.rejects(
@@ -91,14 +92,35 @@ test("'evaluate it yourself' from the daemon falls back to the subprocess", asyn
   const { server, seen } = await recordingDaemon(socket, Buffer.from([253]));
   withDaemonEnv(socket);
   try {
+    const mod = await installShimTrustingSockets(world.root, "pi.js", realRecord("pi"));
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+    const out = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "git reset --hard" } }, { cwd: world.project });
+    // the shim asked; the `agentreflex hook` it started saw that this server is not the
+    // installation's daemon (its /proc entry: core/hook/client.py runs_our_daemon), sent it
+    // nothing and evaluated itself
+    assert.equal(seen.filter((r) => r.length > 0).length, 1);
+    assert.match(out.reason, /GATE-/);
+  } finally {
+    server.close();
+  }
+});
+
+test("a server that is not the installation's daemon gets nothing from the shim (issue #28)", async () => {
+  // an agent runs as this user: a server it starts where the daemon listens would
+  // otherwise receive every event, with the forwarded keys, and answer "allow"
+  const socket = join(runDir, "look-alike.sock");
+  const { server, seen } = await recordingDaemon(socket, Buffer.from('\x00{}\x00'));
+  withDaemonEnv(socket);
+  try {
     const mod = await installShim(world.root, "pi.js", realRecord("pi"));
     /** @type {Record<string, Function>} */
     const handlers = {};
     mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
     const out = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "git reset --hard" } }, { cwd: world.project });
-    // the shim asked, then the `agentreflex hook` it started asked again before evaluating
-    assert.equal(seen.length, 2);
-    assert.match(out.reason, /GATE-/);
+    assert.match(out.reason, /GATE-GIT-RESET-HARD/, "decided by agentreflex itself, not by the look-alike's {}");
+    assert.deepEqual(seen.filter((r) => r.length > 0), [], "not a byte of an event reached it");
   } finally {
     server.close();
   }
@@ -178,7 +200,7 @@ test("prompt-time context: pi gets it as the extension's message, OpenCode in ev
   const { server } = await recordingDaemon(socket, Buffer.from('\x00{"context": "the user said: do not modify tests"}\x00'));
   withDaemonEnv(socket);
   try {
-    const piMod = await installShim(world.root, "pi.js", realRecord("pi"));
+    const piMod = await installShimTrustingSockets(world.root, "pi.js", realRecord("pi"));
     /** @type {Record<string, Function>} */
     const handlers = {};
     piMod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
@@ -186,7 +208,7 @@ test("prompt-time context: pi gets it as the extension's message, OpenCode in ev
     assert.deepEqual(started, {
       message: { customType: "agentreflex", content: "the user said: do not modify tests", display: false },
     });
-    const ocMod = await installShim(world.root, "opencode.js", realRecord("opencode"));
+    const ocMod = await installShimTrustingSockets(world.root, "opencode.js", realRecord("opencode"));
     const hooks = await ocMod.AgentReflex({ client: {}, directory: world.project });
     await hooks["chat.message"]({ sessionID: "t" }, { parts: [{ type: "text", text: "Do not modify tests." }] });
     for (let i = 0; i < 2; i++) {
@@ -207,7 +229,7 @@ test("the shims' own follow-up is not sent back to agentreflex as the user's wor
   const hints = () => seen.map((req) => parseRequest(req).hint);
   try {
     // OpenCode: the re-prompt comes back through chat.message, as the real host does
-    const ocMod = await installShim(world.root, "opencode.js", realRecord("opencode"));
+    const ocMod = await installShimTrustingSockets(world.root, "opencode.js", realRecord("opencode"));
     /** @type {any} */
     let hooks;
     const client = { session: { prompt: async (/** @type {any} */ req) => hooks["chat.message"]({ sessionID: req.sessionID }, { parts: req.parts }) } };
@@ -219,7 +241,7 @@ test("the shims' own follow-up is not sent back to agentreflex as the user's wor
     assert.deepEqual(hints(), ["session.idle", "chat.message"], "the same words from the user do count");
     // pi: the follow-up comes back through before_agent_start
     seen.length = 0;
-    const piMod = await installShim(world.root, "pi.js", realRecord("pi"));
+    const piMod = await installShimTrustingSockets(world.root, "pi.js", realRecord("pi"));
     /** @type {Record<string, Function>} */
     const handlers = {};
     piMod.default({

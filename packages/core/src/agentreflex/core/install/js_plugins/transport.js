@@ -15,7 +15,7 @@
 // lives beside the plugin's entry, not in a `plugins/` folder.
 
 import { spawn } from "node:child_process";
-import { readFileSync, lstatSync } from "node:fs";
+import { readFileSync, lstatSync, statSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname, join, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,11 +96,28 @@ export function privateDir(folder) {
 }
 
 /**
+ * The identity of the socket file at `path` ("device:inode"), or "" when there is none.
+ * @param {string} path
+ */
+export function socketId(path) {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return "";
+  }
+}
+
+/**
  * The daemon's answer as [exitCode, stdout], or null ("evaluate it yourself").
+ * With `trusted` (a socket file's identity this installation's Python checked:
+ * core/hook/client.py verified_socket), the connection is used only if the socket
+ * file is still that one once connected.
  * @param {DaemonInfo} info @param {string} host @param {string} hint @param {Buffer} payload
+ * @param {string} [trusted]
  * @returns {Promise<[number, string] | null>}
  */
-export function askDaemon(info, host, hint, payload) {
+export function askDaemon(info, host, hint, payload, trusted) {
   if (!privateDir(dirname(info.socket))) return Promise.resolve(null);
   return new Promise((resolve) => {
     /** @type {Buffer[]} */
@@ -118,7 +135,10 @@ export function askDaemon(info, host, hint, payload) {
     const sock = createConnection(info.socket);
     const timer = setTimeout(() => done(null), SOCKET_TIMEOUT_MS);
     sock.on("error", () => done(null));
-    sock.on("connect", () => sock.end(encodeRequest(info.install, host, hint, process.env, payload)));
+    sock.on("connect", () => {
+      if (trusted !== undefined && socketId(info.socket) !== trusted) return done(null);
+      sock.end(encodeRequest(info.install, host, hint, process.env, payload));
+    });
     sock.on("data", (chunk) => {
       size += chunk.length;
       if (size > MAX_REPLY_BYTES) return done(null);
@@ -218,6 +238,23 @@ export function createClient(chosen, moduleUrl) {
     return daemon;
   }
 
+  // The socket file this installation's Python found its own daemon listening on.
+  let trusted = "";
+
+  /**
+   * Whether the daemon's socket is one this installation's Python checked: Node cannot
+   * read a socket's peer, and an agent runs as this user, so a server it started where
+   * the daemon listens would receive every event (issue #28).  Checked once per
+   * socket file (a server put in its place is a new file).
+   * @param {DaemonInfo} info
+   */
+  async function daemonTrusted(info) {
+    const id = socketId(info.socket);
+    if (!id || typeof settings === "string" || !settings.python) return false;
+    if (id !== trusted && (await daemonCheck.verify(settings.python, info.socket)) === id) trusted = id;
+    return id === trusted;
+  }
+
   /**
    * Send one event; the reply, or for a tool call a refusal saying why agentreflex was not reached.
    * @param {string} event the host callback name (hook_event_name)
@@ -238,7 +275,7 @@ export function createClient(chosen, moduleUrl) {
       return refuse(`the event could not be encoded: ${errText(err)}`);
     }
     const info = await daemonInfo();
-    const warm = info ? await askDaemon(info, host, event, payload) : null;
+    const warm = info && (await daemonTrusted(info)) ? await askDaemon(info, host, event, payload, trusted) : null;
     if (warm && warm[0] === 0) {
       const reply = parseReply(warm[1]);
       if (reply) return reply;
@@ -293,6 +330,34 @@ const DAEMON_INFO =
   "from agentreflex.core.hook.client import installation_id, socket_path\n" +
   "i = installation_id()\n" +
   "sys.stdout.write(json.dumps([socket_path(i), i]))\n";
+
+/**
+ * How a shim checks the daemon's socket before sending it anything: this installation's
+ * Python connects, reads the listener's credentials and its /proc entry
+ * (core/hook/client.py verified_socket) and gives the socket file's identity, or
+ * nothing.  An object, so that the wire-format tests can stand a recording server in
+ * for the daemon (code in the host's own process is the only thing that can change it).
+ */
+export const daemonCheck = {
+  /** @param {string} python @param {string} socket @returns {Promise<string>} the identity, or "" */
+  async verify(python, socket) {
+    const done = await run([python, "-c", DAEMON_CHECK, socket], "", SOCKET_TIMEOUT_MS);
+    try {
+      const found = JSON.parse(done.stdout);
+      return Array.isArray(found) ? `${found[0]}:${found[1]}` : "";
+    } catch {
+      return "";
+    }
+  },
+};
+
+// Printed by this installation's Python: the socket file's identity when its own
+// daemon listens there, else null.
+const DAEMON_CHECK =
+  "import json,sys\n" +
+  "from agentreflex.core.hook.client import verified_socket\n" +
+  "found = verified_socket(sys.argv[1])\n" +
+  "sys.stdout.write(json.dumps(found and [str(found[0]), str(found[1])]))\n";
 
 /**
  * A bounded map: the oldest entry goes when it is full (per-session caches).

@@ -257,6 +257,36 @@ def _connect(fd: int, path: str, timeout: float) -> Socket | None:
     return sock
 
 
+def _socket_file(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def verified_socket(path: str) -> tuple[int, int] | None:
+    """The (device, inode) of ``path`` when this installation's daemon listens there.
+
+    For the JavaScript shims (OpenCode, pi), which cannot read a socket's peer
+    credentials: they run this once per socket file and then talk only to a
+    socket file with the same identity, checked again after connecting.  An
+    agent's server put there takes a new socket file, which is checked anew.
+    """
+    before = _socket_file(path)
+    fd = private_dir_fd(os.path.dirname(path) or ".")
+    if before is None or fd is None:
+        return None
+    try:
+        sock = _connect(fd, path, TIMEOUT)
+    finally:
+        os.close(fd)
+    if sock is None:
+        return None
+    sock.close()
+    return before if _socket_file(path) == before else None
+
+
 def try_daemon(
     host: str, hint: str, payload: bytes, timeout: float = TIMEOUT
 ) -> tuple[int, bytes, bytes] | None:
