@@ -74,6 +74,10 @@ def _asks(world: dict[str, Path], command: str, names: str, code: str = selfguar
 # --- each write route ---------------------------------------------------------------
 
 ROUTES = [
+    # files git itself writes
+    ("git show HEAD:x --output=.agentreflex/config.toml", ".agentreflex/config.toml"),
+    ("git log -p --output ~/.claude/settings.json", ".claude/settings.json"),
+    ("git bundle create ~/.claude/settings.json HEAD", ".claude/settings.json"),
     # shell redirections and here-documents
     ("echo 'profile = \"off\"' > .agentreflex/config.toml", ".agentreflex/config.toml"),
     ("echo x >> ~/.claude/settings.json", ".claude/settings.json"),
@@ -221,7 +225,28 @@ CODE_ROUTES = [
     # the path is built at run time: the fragments are enough
     "python3 -c \"import os; p=os.path.join('.agent'+'reflex','config.toml'); open(p,'w')\"",
     "python3 -c \"import os,glob; [os.remove(p) for p in glob.glob(os.environ['HOME']+'/.codex/*')]\"",
+    # the file handed to the code as an argument
+    "perl -e 'open(F, \">\", $ARGV[0]); print F 1' .agentreflex/config.toml",
+    "ruby -e 'File.write(ARGV[0], \"x\")' ~/.claude/settings.json",
+    "awk -v f=.agentreflex/config.toml 'BEGIN { print \"x\" > f }'",
 ]
+
+CODE_ELSEWHERE = [
+    "git diff --output=/tmp/d.patch",
+    "git format-patch -o patches HEAD~3",
+    "git bundle create /tmp/repo.bundle --all",
+    "perl -e 'open(F, \">\", $ARGV[0]); print F 1' out.txt",
+    "awk -v f=out.txt 'BEGIN { print \"x\" > f }'",
+    "perl -ne 'print if /hooks/' ~/.claude/settings.json",
+]
+
+
+@pytest.mark.parametrize("command", CODE_ELSEWHERE)
+def test_code_that_writes_other_files_or_only_reads_stays_allowed(
+    world: dict[str, Path], command: str
+) -> None:
+    _, proposals = _check(world, command)
+    assert not any(selfguard.RULE in p.rules for p in proposals), (command, proposals)
 
 
 @pytest.mark.parametrize("command", CODE_ROUTES)

@@ -666,7 +666,9 @@ class RunnersMixin(WalkerBase):
         via = f"{lang} code"
         from agentreflex.gate.rules import selfguard  # interpreter code is rare; imported for it
 
-        found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text)
+        found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text) or (
+            selfguard.code_arguments_hit(code, lang, cmd.args, self.where, cmd.cwd, cmd.text)
+        )
         if found is not None:
             self.hits.append(found)
         read = selfguard.code_key_hit(code, self.where, cmd.text)

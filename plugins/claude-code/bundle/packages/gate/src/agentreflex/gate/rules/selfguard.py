@@ -455,6 +455,28 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
     return None
 
 
+_AWK_WRITES = LazyPattern(r"\bprintf?\b[^;{}]*>", hints="print")
+
+
+def code_arguments_hit(
+    code: str, lang: str, args: list[str], where: Where, cwd: str, segment: str
+) -> Hit | None:
+    """``GATE-SELF-PROTECT`` for code that writes files, handed one of agentreflex's own as an
+    argument: ``perl -e 'open(F, ">", $ARGV[0])' .agentreflex/config.toml``, or an
+    assignment (``awk -v f=.agentreflex/config.toml 'BEGIN{print "x" > f}'``)."""
+    writes = _AWK_WRITES if lang == "awk" else _CODE_WRITES
+    if not writes.search(code):
+        return None
+    for arg in args:
+        if arg == code:
+            continue
+        for candidate in (arg, arg.partition("=")[2]):
+            hit = reached(candidate, WRITE, where, cwd) if candidate[:1] not in ("", "-") else ""
+            if hit:
+                return Hit(RULE, ASK, 1.0, segment, _message(hit, WRITE, ""))
+    return None
+
+
 def code_hit(code: str, where: Where, cwd: str, segment: str) -> Hit | None:
     """``GATE-SELF-PROTECT`` for interpreter code that writes files and names a protected one."""
     shown, why = code_reason(code, where, cwd)

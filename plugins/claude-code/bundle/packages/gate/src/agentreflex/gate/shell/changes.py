@@ -654,6 +654,12 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         files = operands(tail, frozenset({"--prefix", "--stage"}))
         everything = "-a" in tail or "--all" in tail
         paths = [(f, WRITE) for f in files] + ([("./" + DESCENDANT, WRITE)] if everything else [])
+    # files git itself writes: ``git diff --output=F``, ``format-patch -o DIR``, ``bundle create F``
+    paths += [(f, WRITE) for f in _option(tail, ("--output",))]
+    if sub == "format-patch":
+        paths += [(d, EXTRACT) for d in _option(tail, ("-o", "--output-directory"))]
+    elif sub == "bundle" and tail[:1] == ["create"]:
+        paths += [(f, WRITE) for f in operands(tail[1:])[:1]]
     if work_tree and (sub in _MOVES or sub in ("stash", "restore", "checkout-index", "am")):
         # another repository's revision written into another tree (``git
         # --git-dir=/tmp/g.git --work-tree=$HOME checkout -f HEAD``): its files are not
