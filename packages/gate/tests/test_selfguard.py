@@ -229,9 +229,14 @@ CODE_ROUTES = [
     "perl -e 'open(F, \">\", $ARGV[0]); print F 1' .agentreflex/config.toml",
     "ruby -e 'File.write(ARGV[0], \"x\")' ~/.claude/settings.json",
     "awk -v f=.agentreflex/config.toml 'BEGIN { print \"x\" > f }'",
+    "awk '{print > \"/tmp/x\"}' .agentreflex/config.toml",
+    "gawk -f /tmp/prog.awk .agentreflex/config.toml",
 ]
 
 CODE_ELSEWHERE = [
+    # awk that only reads: no redirection, pipe or system() in a program written out
+    "awk '{print $1}' .agentreflex/config.toml",
+    "awk -F= '/mode/ {print $2}' .agentreflex/config.toml",
     "git diff --output=/tmp/d.patch",
     "git format-patch -o patches HEAD~3",
     "git bundle create /tmp/repo.bundle --all",

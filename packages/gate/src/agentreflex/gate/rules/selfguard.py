@@ -430,7 +430,7 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
     from agentreflex.gate.code.interp import INTERPRETERS
     from agentreflex.gate.shell.changes import modelled
 
-    if modelled(cmd.name) or cmd.name == "agentreflex":
+    if modelled(cmd.name) or cmd.name == "agentreflex" or _awk_reads_only(cmd):
         return None  # its subcommands that switch it off: disable_reason
     inline = INTERPRETERS.get(cmd.name)
     for i, arg in enumerate(cmd.args):
@@ -456,6 +456,22 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
 
 
 _AWK_WRITES = LazyPattern(r"\bprintf?\b[^;{}]*>", hints="print")
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+
+
+def _awk_reads_only(cmd: Cmd) -> bool:
+    """``awk '{print $1}' FILE``: a program written out with no output redirection, pipe
+    or ``system`` only reads the files it names (``-i inplace`` and ``-f`` are not that)."""
+    if cmd.name not in _AWKS:
+        return False
+    args = cmd.args
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        if args[k] in ("-i", "-f", "--include", "--file") or args[k].startswith(("-i", "-f")):
+            return False
+        k += 2 if args[k] in ("-v", "-F") else 1
+    program = args[k] if k < len(args) else ""
+    return bool(program) and not any(c in program for c in "|>") and "system" not in program
 
 
 def code_arguments_hit(
