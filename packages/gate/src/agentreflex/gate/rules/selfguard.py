@@ -124,7 +124,7 @@ _STARTUP_NAMES = frozenset(
 # agentreflex's own settings in the environment (``REFLEX_MODE=shadow`` stops it
 # blocking; ``AGENTREFLEX_BIN`` chooses the program the Claude Code plugin runs)
 _OWN_VARIABLES = LazyPattern(
-    r"\b(?:AGENTREFLEX|REFLEX|JEV)_[A-Z0-9_]*\s*=|\bset\s+-[gx]+\s+(?:AGENTREFLEX|REFLEX|JEV)_",
+    r"\b(?:AGENTREFLEX_|REFLEX_|JEV_)[A-Z0-9_]*\s*=|\bset\s+-[gx]+\s+(?:AGENTREFLEX_|REFLEX_|JEV_)",
     hints="REFLEX_ JEV_",
 )
 
