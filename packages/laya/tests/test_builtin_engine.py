@@ -130,11 +130,11 @@ def test_labelled_set_is_what_the_generator_writes() -> None:
 def test_calibration_on_the_labelled_set_stays_at_the_readme_figures() -> None:
     scored = tool("laya_calibration").score(LABELLED)
     report = cal.evaluate(cal.read_samples(json.dumps(r) for r in scored), 10, [0.9])
-    # The README reports Brier 0.082 and ECE 0.099 on 174 decisions; a change to the
+    # The README reports Brier 0.077 and ECE 0.094 on 174 decisions; a change to the
     # rules that makes them worse must update the README (and this bound) on purpose.
     assert report.count == 174
-    assert report.brier <= 0.083
-    assert report.ece <= 0.100
+    assert report.brier <= 0.078
+    assert report.ece <= 0.095
     assert report.thresholds[0.9][1] == 1.0  # every "plainly yes" was right
 
 
@@ -430,3 +430,12 @@ def test_rules_that_need_approval_forbid_the_operation_they_name() -> None:
         proposal("Ask before every edit, commit, push and revert", "git checkout -- a.png") == 0.92
     )
     assert proposal("Ask before every edit, commit, push and revert", "git checkout -b fix") == 0.05
+
+
+def test_an_operation_elsewhere_than_the_path_a_rule_names_keeps_it() -> None:
+    rule = "Do not modify anything under migrations/"
+    assert proposal(rule, "migrations/0003_users.py | new text: x", "Edit (edit)") == 0.92
+    assert proposal(rule, "src/parser.py | new text: x", "Edit (edit)") == 0.05
+    # an install installs a dependency, whatever the rule calls it
+    assert proposal("Never install new dependencies", "pip install requests") == 0.92
+    assert proposal("Never install new dependencies", "pip list") == 0.05

@@ -320,6 +320,7 @@ _OP_WORDS = frozenset(
         *("revert", "checkout", "restore", "discard", "edit", "edits", "editing", "modify"),
         *("modifying", "touch", "write", "writing", "change", "changes", "changing", "alter"),
         *("delete", "remove", "install", "installing", "copy", "read-only", "history"),
+        *("dependency", "dependencies", "package", "packages"),  # what any install installs
     }
 )
 
@@ -378,7 +379,10 @@ def _forbidden(text: str, f: Facts, named: set[str], strict: bool) -> float:
             # "no amending": a plain commit keeps it, though the rule says "commits"
             if op.wider not in named and op.acts(f):
                 objects = _objects(text, op)
-                best = max(best, YES if not objects or objects & _target_words(f) else UNLIKELY)
+                if not objects or objects & _target_words(f):
+                    return YES
+                # elsewhere: plainly so when the rule names a path, in doubt when only words
+                best = max(best, NO if "/" in text else UNLIKELY)
         return best
     if quoted:
         return NO  # it forbids commands this action does not run
