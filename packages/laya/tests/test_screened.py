@@ -16,6 +16,11 @@ from hypothesis import strategies as st
 
 SCREENED = {
     name: value for name, value in vars(builtin).items() if isinstance(value, builtin.Screened)
+} | {  # the operations a constraint can name, and the commands that perform them
+    f"_OPS[{op.name}].{part}": screen
+    for op in builtin._OPS
+    for part, screen in (("named", op.named), ("does", op.does))
+    if screen is not None
 }
 
 PIECES = [
@@ -34,6 +39,15 @@ PIECES = [
     *(" resolved", " verified", " works now", " now works", "build ", "succeeds", "pytest"),
     *("tox", "make", "npm test", "cargo test", "go test", "ruff", "mypy", "ls", "cat", "grep"),
     *("rg", " status", " diff", " ", "x", "_", "/", ".", "-", "é", "\u212a", "\u017f", "\n"),
+    # the completion and constraint rules' words
+    *("never", "do not", "no ", "instead of", "only", "read-only", " read mode", "plan mode"),
+    *("ask before", "approval", "permission", "always", "use ", "prefer", "outside the repo"),
+    *(" is", " are", " in ", " under ", "force-push", " --amend", "amend", "rebase", " merge"),
+    *("revert", "discard", "filter-repo", "rewriting history", "touch", "modify", "copy", " cp"),
+    *("error:", "error TS2322:", "found 2 errors", " 3 failed", "failed: 1", "No module named"),
+    *("exit code 1", "exited with code 2", "traceback (most recent", "pre-existing", "still fail"),
+    *("remains red", "could not", "couldn't", "unable to", "not yet fixed", "known failure"),
+    *("tests/", "e2e/", "test_a.py", "a.spec.ts", "lint", "typecheck", "not found", "no such file"),
 ]
 
 
