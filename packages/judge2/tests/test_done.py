@@ -274,6 +274,15 @@ def test_a_question_session_with_a_failing_probe_may_stop(session: Any) -> None:
     message = "The build fails because `foo` is undeclared in src/app.ts; it still fails."
     assert run(state, message) == []
     assert run(state, "All tests pass.")[0].code == "DONE-CLAIM-UNSUPPORTED"
+    # a calibrated judge rightly says the failure is unresolved, and is trusted to block on
+    # it: the session changed nothing, so its stop is still not held for that
+    probs = fallback_signals(s.COMPLETION) | {s.UNRESOLVED_FAILURE: 0.99}
+    judge = StubJudge(JudgeAnswer(probs, "stub", may_block=frozenset({s.UNRESOLVED_FAILURE})))
+    assert run(state, message, judge=judge) == []
+    # once it has changed a file, the same answer holds the stop
+    changed = session("fix the build").edit("src/app.ts").test(True).state
+    [finding] = run(changed, "Fixed.", judge=judge)
+    assert finding.code == "DONE-UNRESOLVED-FAILURE" and finding.verdict is Verdict.BLOCK
 
 
 def test_documentation_only_changes_need_no_test_run(session: Any) -> None:

@@ -133,10 +133,14 @@ def test_the_done_reflex_loads_only_its_own_modules() -> None:
 
 
 def test_completion_priors_keep_proportion(session: Any) -> None:
-    """A question session's failing probe and a docs-only edit are not held by the offline judge."""
+    """A docs-only edit needs no test run.  A question session's failed build is a failure
+    left unresolved (the probability says so honestly); that such a session may still stop
+    is the done reflex's decision (test_done.py)."""
     event = stop("The build still fails.")
     qa = session().run("npm run build", ok=False, exit_code=2).test(False).state
-    assert probs(event, qa, s.COMPLETION)[s.UNRESOLVED_FAILURE] < 0.5
+    assert probs(event, qa, s.COMPLETION)[s.UNRESOLVED_FAILURE] > 0.9
+    probe = session().run("ls missing/", ok=False, exit_code=2).state
+    assert probs(event, probe, s.COMPLETION)[s.UNRESOLVED_FAILURE] < 0.1  # a probe's answer
     docs = session().edit("README.md").state
     assert probs(event, docs, s.COMPLETION)[s.VERIFICATION_INSUFFICIENT] < 0.5
     code = session().edit("src/a.py").state

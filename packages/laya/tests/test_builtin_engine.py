@@ -327,19 +327,20 @@ def test_a_message_that_says_something_still_fails_is_heard_when_the_record_look
     assert unresolved(said.replace("two tests still fail on CI", "all green")) == 0.05
 
 
-def test_a_session_that_changed_nothing_keeps_proportion() -> None:
-    """judge2's proportion rule: a failed check in a session that changed nothing is its
-    answer when reported, a doubt when passed over, and a failing probe is nothing."""
+def test_a_session_that_changed_nothing_is_read_the_same_way() -> None:
+    """A failed check in a session that changed nothing is a failure left unresolved,
+    reported or not (the fitting part: 7 of 7); a failing probe is information (1 of 46).
+    Whether the stop is held for it is judge2's done reflex's decision (test_done.py)."""
     check = "#1 shell: Bash: npm run test:integration -> failure (exit 1) 1 failed"
-    assert unresolved(stop_state(check, final="The integration tests still fail.")) == 0.2
-    assert unresolved(stop_state(check, final="All steps completed.")) == 0.5
+    assert unresolved(stop_state(check, final="The integration tests still fail.")) == 0.92
+    assert unresolved(stop_state(check, final="All steps completed.")) == 0.92
     not_run = "#1 shell: Bash: python3 analyze.py -> failure (exit 127) python3: command not found"
-    assert unresolved(stop_state(not_run, final="Done.")) == 0.5
+    assert unresolved(stop_state(not_run, final="Done.")) == 0.92
     probe = "#1 shell: Bash: grep -rn TODO src -> failure (exit 1)"
     assert unresolved(stop_state(probe, final="There are no TODOs.")) == 0.05
     # a probe that failed twice the same way was refused, not answered
     twice = stop_state(probe, probe.replace("#1", "#2"), final="There are no TODOs.")
-    assert unresolved(twice) == 0.5
+    assert unresolved(twice) == 0.92
     # an edit that failed was an attempt to change: not a question session
     edit = "#1 edit: Edit: docs/setup.md -> failure String not found in file."
     assert unresolved(stop_state(edit, final="I added the Node 20 requirement.")) == 0.92

@@ -146,12 +146,20 @@ def _untested_ok(ctx: ReflexContext) -> tuple[str, ...]:
 
 
 def combine(ev: CompletionEvidence, answer: JudgeAnswer | None) -> dict[str, float]:
-    """Floors from the record, raised (never lowered) by the judge's probabilities."""
+    """Floors from the record, raised (never lowered) by the judge's probabilities.
+
+    Proportion: a session that changed nothing (a question, an investigation, a review)
+    is not held for what its runs found.  The judge may rightly say a failure is left
+    unresolved there (its probability is calibrated on that question), but that is the
+    session's answer, not unfinished work, so it does not raise this signal.
+    """
     signals = ev.floors()
     if answer is None:
         return signals
     for key in signals:
         p = answer.probabilities.get(key)
+        if key == s.UNRESOLVED_FAILURE and not ev.mutated:
+            continue
         if p is not None and key != s.GOAL_COMPLETED:
             signals[key] = max(signals[key], p)
         elif p is not None:

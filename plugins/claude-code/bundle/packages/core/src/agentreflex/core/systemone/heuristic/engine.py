@@ -689,13 +689,14 @@ def unresolved_failure(f: Facts) -> float:
     # an edit or write that failed was an attempt to change: not a question session
     changing = bool(f.last_change) or any(a.kind in _MUTATING or a.kind == "patch" for a in open_)
     if not changing:
-        # Proportion (judge2's done facts): a session that changed nothing (a question, an
-        # investigation, a review) is not held for what its runs found.  A failed check it
-        # reports is its answer; one it passes over, or a check that "passed" over output
-        # that shows it failed, is what it cannot tell.
-        if not any(_strong(f, a) for a in open_) and not _masked(f):
-            return UNLIKELY if "narrower" in ends.values() else NO
-        return UNLIKELY if admits else UNSURE
+        # A session that changed nothing (a question, an investigation, a review): its own
+        # check that failed, or "passed" over output that shows it failed, is still a
+        # failure left unresolved (7 of 7 in the fitting part, reported or not), while a
+        # probe's failure is information (1 of 46).  Whether a stop is held for it is
+        # judge2's decision (its done reflex asks this only of sessions that changed files).
+        if any(_strong(f, a) for a in open_) or _masked(f):
+            return YES
+        return UNLIKELY if "narrower" in ends.values() else NO
     if open_:
         return YES
     if "tests" in ends.values() or _masked(f):
