@@ -20,7 +20,6 @@ from agentreflex.gate.shell.fanout import FIND_VALUED
 from agentreflex.gate.shell.wrappers import peel
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash"})
-_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 # Options whose value is code or loads code; and the shells' valued options.
 _CODE_OPTIONS = frozenset(
     {
@@ -86,8 +85,8 @@ def reads_as_code(template: list[str], replace: str) -> bool:
         return _find(args, replace)
     if name == "git":
         return _git(args, replace)
-    if name in _SHELLS or name in _AWKS or interp.interpreter_name(name):
-        return _options(args, replace, shell=name in _SHELLS, awk=name in _AWKS)
+    if name in _SHELLS or name in interp.AWKS or interp.interpreter_name(name):
+        return _options(args, replace, shell=name in _SHELLS, awk=name in interp.AWKS)
     return False
 
 

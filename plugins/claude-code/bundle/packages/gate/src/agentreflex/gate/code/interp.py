@@ -124,6 +124,7 @@ class Effect:
 # fork loops -- are kept from the scan).
 _PARSED_KINDS = frozenset({"shell", "delete", "delete-recursive", "dynamic-delete"})
 PYTHONS = frozenset({"python", "python2", "python3", "pypy", "pypy3"})
+AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})  # their program is code too
 # interpreter -> the tree-sitter grammar its code is read with
 GRAMMARS = {
     "node": "javascript",

@@ -456,13 +456,14 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
 
 
 _AWK_WRITES = LazyPattern(r"\bprintf?\b[^;{}]*>", hints="print")
-_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 
 
 def _awk_reads_only(cmd: Cmd) -> bool:
     """``awk '{print $1}' FILE``: a program written out with no output redirection, pipe
     or ``system`` only reads the files it names (``-i inplace`` and ``-f`` are not that)."""
-    if cmd.name not in _AWKS:
+    from agentreflex.gate.code.interp import AWKS
+
+    if cmd.name not in AWKS:
         return False
     args = cmd.args
     k = 0

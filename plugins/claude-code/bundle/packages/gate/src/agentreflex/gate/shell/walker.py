@@ -63,7 +63,6 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"
 _CONTAINER_TOOLS = frozenset(
     {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
 )
-_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 # Tools whose options or scripts run a shell command (execopts.PROGRAMS).
 _EXEC_OPTIONS = frozenset(
     {
@@ -640,7 +639,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.ssh(cmd, depth)
         elif name in _CONTAINER_TOOLS:
             self.container(cmd, depth)
-        elif name in _AWKS:
+        elif name in interp.AWKS:
             self.awk(cmd, depth)
         elif name == "git":
             self.git_alias(cmd, depth)
@@ -797,7 +796,7 @@ def _unknown_option(cmd: Cmd, name: str) -> bool:
     ``xargs -I{} node --ev{} CODE``, ``... | xargs -I{} git push --{}``: the
     unknown part may turn the command into one that runs code or destroys work.
     """
-    runner = name in SHELLS or name in _AWKS or bool(interp.interpreter_name(name))
+    runner = name in SHELLS or name in interp.AWKS or bool(interp.interpreter_name(name))
     if not runner and name != "git":
         return False
     args = cmd.args
