@@ -62,10 +62,19 @@ async function installed(root, shim, record) {
  * @param {string} root @param {string} shim @param {object} [record]
  */
 export async function installShimTrustingSockets(root, shim, record) {
+  return installShimChecking(root, shim, record, (transport, socket) => transport.socketId(socket));
+}
+
+/**
+ * installShim, with `check(transport, socket)` standing in for the shim's daemon check.
+ * @param {string} root @param {string} shim @param {object | undefined} record
+ * @param {(transport: any, socket: string) => string} check
+ */
+export async function installShimChecking(root, shim, record, check) {
   const { folder, mod } = await installed(root, shim, record);
   const transport = await import(pathToFileURL(join(folder, "transport.js")).href);
   transport.daemonCheck.verify = async (/** @type {string} */ _python, /** @type {string} */ socket) =>
-    transport.socketId(socket);
+    check(transport, socket);
   return mod;
 }
 

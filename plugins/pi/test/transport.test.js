@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { installShim, installShimTrustingSockets, makeWorld, realRecord } from "../../opencode/testworld.js";
+import { installShim, installShimChecking, installShimTrustingSockets, makeWorld, realRecord } from "../../opencode/testworld.js";
 import { encodeRequest, parseReply, privateDir, BoundedMap, bounded } from "../src/transport.js";
 
 const world = makeWorld();
@@ -121,6 +121,28 @@ test("a server that is not the installation's daemon gets nothing from the shim 
     const out = await handlers.tool_call({ toolName: "bash", toolCallId: "c", input: { command: "git reset --hard" } }, { cwd: world.project });
     assert.match(out.reason, /GATE-GIT-RESET-HARD/, "decided by agentreflex itself, not by the look-alike's {}");
     assert.deepEqual(seen.filter((r) => r.length > 0), [], "not a byte of an event reached it");
+  } finally {
+    server.close();
+  }
+});
+
+test("a socket file the check refused is not checked again on every event", async () => {
+  // a stale or foreign socket stays the same file: one Python run for it, not one per event
+  const socket = join(runDir, "refused.sock");
+  const { server, seen } = await recordingDaemon(socket, Buffer.from('\x00{}\x00'));
+  withDaemonEnv(socket);
+  try {
+    let checks = 0;
+    const mod = await installShimChecking(world.root, "pi.js", realRecord("pi"), () => { checks += 1; return ""; });
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+    for (const id of ["c1", "c2"]) {
+      const out = await handlers.tool_call({ toolName: "bash", toolCallId: id, input: { command: "git reset --hard" } }, { cwd: world.project });
+      assert.match(out.reason, /GATE-GIT-RESET-HARD/);
+    }
+    assert.equal(checks, 1);
+    assert.deepEqual(seen.filter((r) => r.length > 0), []);
   } finally {
     server.close();
   }

@@ -238,8 +238,11 @@ export function createClient(chosen, moduleUrl) {
     return daemon;
   }
 
-  // The socket file this installation's Python found its own daemon listening on.
+  // The socket file this installation's Python found its own daemon listening on, and
+  // the last one it did not: a socket file belongs to one listener for good (a new
+  // daemon binds a new file), so neither is asked about again on every event.
   let trusted = "";
+  let refused = "";
 
   /**
    * Whether the daemon's socket is one this installation's Python checked: Node cannot
@@ -250,8 +253,11 @@ export function createClient(chosen, moduleUrl) {
    */
   async function daemonTrusted(info) {
     const id = socketId(info.socket);
-    if (!id || typeof settings === "string" || !settings.python) return false;
-    if (id !== trusted && (await daemonCheck.verify(settings.python, info.socket)) === id) trusted = id;
+    if (!id || id === refused || typeof settings === "string" || !settings.python) return false;
+    if (id !== trusted) {
+      if ((await daemonCheck.verify(settings.python, info.socket)) === id) trusted = id;
+      else refused = id;
+    }
     return id === trusted;
   }
 

@@ -399,22 +399,21 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             found = unmodelled_hit(cmd, where)
             if found is not None:
                 hits.append(found)
-        walks = _walks(cmd)
-        found = _found_key(cmd, where)
+        found = _found_key(cmd, where) or _named_key(cmd, where)
         if found is not None:
             hits.append(found)
-            continue
-        for path in _read_arguments(cmd):
-            if (
-                path
-                and not path.startswith("-")
-                and ("/" in path or path[0] in "~." or path == "key")
-            ):
-                found = key_hit(path, where, cmd.cwd, cmd.text, recursive=walks)
-                if found is not None:
-                    hits.append(found)
-                    break
     return hits
+
+
+def _named_key(cmd: Cmd, where: Where) -> Hit | None:
+    """The key read through a path the command's words name (or a folder above it, for a walker)."""
+    walks = _walks(cmd)
+    for path in _read_arguments(cmd):
+        if path and not path.startswith("-") and ("/" in path or path[0] in "~." or path == "key"):
+            found = key_hit(path, where, cmd.cwd, cmd.text, recursive=walks)
+            if found is not None:
+                return found
+    return None
 
 
 def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:

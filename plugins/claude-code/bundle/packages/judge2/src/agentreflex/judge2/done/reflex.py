@@ -157,9 +157,9 @@ def combine(ev: CompletionEvidence, answer: JudgeAnswer | None) -> dict[str, flo
     if answer is None:
         return signals
     for key in signals:
-        p = answer.probabilities.get(key)
         if key == s.UNRESOLVED_FAILURE and not ev.mutated:
             continue
+        p = answer.probabilities.get(key)
         if p is not None and key != s.GOAL_COMPLETED:
             signals[key] = max(signals[key], p)
         elif p is not None:
