@@ -8,6 +8,7 @@ bubblewrap; a Linux machine without it fails here rather than skipping.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -176,7 +177,7 @@ def test_bwrap_args_keep_pid_net_and_session() -> None:
         "--unshare-all",
     ):
         assert flag not in args
-    assert args[:3] == ["bwrap", "--ro-bind", "/"]
+    assert args[:4] == ["bwrap", "--unshare-user", "--ro-bind", "/"]
     assert args[-3:] == ["--bind-try", "/x", "/x"]
 
 
@@ -228,6 +229,31 @@ def test_rm_home_through_symlink_made_in_same_command(project: Path, home: Path)
     assert (home / "notes.txt").read_text() == "keep me\n"
     assert Path(userdirs.key_path()).read_text() == "per-user-key\n"
     assert "per-user-key" not in done.stdout
+
+
+def test_no_way_out_through_another_process_root_or_cwd(project: Path, home: Path) -> None:
+    """``/proc/PID/root`` of a process outside leads into the host's own mounts.
+
+    Run as root (as CI runs), bwrap made no user namespace of its own, and
+    ``touch /proc/$PPID/root/HOME/x`` wrote home past every read-only mount.
+    Every process's root and cwd is tried, as an agent would.
+    """
+    outside = subprocess.Popen(["sleep", "60"], cwd=home)
+    try:
+        done = run(
+            "for p in /proc/[0-9]*; do "
+            f"touch $p/root{home}/escaped 2>/dev/null && echo via $p/root; "
+            "touch $p/cwd/escaped-cwd 2>/dev/null; "  # the shell's own cwd is the project
+            f"cat $p/root{userdirs.key_path()} 2>/dev/null; "
+            "done; true",
+            project,
+        )
+    finally:
+        outside.kill()
+        outside.wait()
+    assert done.returncode == 0, done.stderr
+    assert "via" not in done.stdout and "per-user-key" not in done.stdout
+    assert not (home / "escaped").exists() and not (home / "escaped-cwd").exists()
 
 
 def test_key_cannot_be_read_or_copied(project: Path, home: Path) -> None:
@@ -397,6 +423,65 @@ def test_fallback_without_engine_says_not_contained(
     contained, why = contain.status()
     assert not contained and "bubblewrap" in why
     assert contain.shell_rewrite("echo hi", str(project)) == ("echo hi", why)
+
+
+_IN_A_KERNEL_WITHOUT_NAMESPACES = """
+import json, sys
+from agentreflex.core.contain import boundary
+print(json.dumps([boundary.status(), boundary.shell_rewrite("echo hi", sys.argv[1])]))
+"""
+
+
+def test_a_kernel_that_refuses_namespaces_leaves_the_command_to_the_gate_and_says_why(
+    project: Path, home: Path
+) -> None:
+    """A real refusal: inside a user namespace whose ``max_user_namespaces`` is 0.
+
+    bwrap is installed, but every command it wrapped would fail; the command
+    is left as written (the gate has judged it) and the note says why.
+    """
+    _engine()
+    unshare = shutil.which("unshare")
+    assert unshare is not None, "util-linux's unshare is needed"
+    done = subprocess.run(
+        [
+            unshare,
+            "--user",
+            "--map-root-user",
+            "sh",
+            "-c",
+            'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"',
+            "sh",
+            sys.executable,
+            "-c",
+            _IN_A_KERNEL_WITHOUT_NAMESPACES,
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    (contained, why), (command, note) = json.loads(done.stdout)
+    assert not contained and "cannot start here" in why and "namespace" in why
+    assert command == "echo hi" and note == why
+    # the refusal is not remembered: outside that namespace bwrap starts again
+    assert contain.status()[0]
+    assert contain.shell_rewrite("echo hi", str(project))[0] != "echo hi"
+
+
+def test_a_bwrap_that_started_once_is_not_started_again_to_ask(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert contain.status()[0]
+    marks = list((Path(userdirs.user_state_dir()) / "contain").glob("works-*"))
+    assert len(marks) == 1
+
+    def no_probe(*args: object, **kwargs: object) -> None:
+        raise AssertionError("bwrap was started again to ask")
+
+    monkeypatch.setattr(subprocess, "run", no_probe)
+    assert contain.status()[0]
 
 
 def test_fallback_on_broken_policy_and_missing_project(project: Path) -> None:

@@ -284,8 +284,26 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
     No new pid, network, IPC or session namespace and no ``--die-with-parent``:
     background servers, the network and the terminal behave as without
     containment.  ``/dev`` and ``/proc`` are the host's own.
+
+    A new user namespace, always (``--unshare-user``): without one, a command
+    run as root could follow ``/proc/PID/root`` of any process outside into
+    the host's own, writable mounts and past every mount below.  The kernel
+    refuses that link to a process of another user namespace.  An
+    unprivileged bwrap makes one anyway; as root it must be asked.
     """
-    args = [engine, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc"]
+    args = [
+        engine,
+        "--unshare-user",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev-bind",
+        "/dev",
+        "/dev",
+        "--bind",
+        "/proc",
+        "/proc",
+    ]
     for mount in needed(result.mounts):  # "-try": a path gone since the plan is skipped
         if mount.kind == "rw":
             args += ["--bind-try", mount.path, mount.path]
@@ -439,7 +457,8 @@ def status(env: Mapping[str, str] | None = None) -> tuple[bool, str]:
     """(contained, why) for agentreflex's own engine, for ``doctor`` and ``status``."""
     if user_disabled(env):
         return False, f"not contained: contain = false in {user_policy_path(env)}"
-    if engine_path() is None:
+    engine = engine_path()
+    if engine is None:
         return (
             False,
             "not contained: bubblewrap (bwrap) is not installed (Linux: apt-get install bubblewrap)",
@@ -448,7 +467,60 @@ def status(env: Mapping[str, str] | None = None) -> tuple[bool, str]:
         load_policy(env)
     except PolicyError as exc:
         return False, f"not contained: {exc}"
+    refused = _engine_refused(engine, env)
+    if refused:
+        return False, f"not contained: bubblewrap cannot start here ({refused}); {_NO_NAMESPACES}"
     return True, "contained: shell commands run in bubblewrap (policies/contain.toml)"
+
+
+_NO_NAMESPACES = (
+    "the kernel must let this user make a user namespace: sysctl user.max_user_namespaces "
+    "above 0, kernel.unprivileged_userns_clone = 1 where it exists, and on Ubuntu 24.04 "
+    "AppArmor's bwrap profile (kernel.apparmor_restrict_unprivileged_userns)"
+)
+
+
+def _engine_refused(engine: str, env: Mapping[str, str] | None) -> str:
+    """Why bwrap can't start a boundary on this machine, or "" when it can.
+
+    Why: a bwrap that is installed but refused by the kernel (no user
+    namespaces, a container's seccomp profile, Ubuntu's AppArmor rule) would
+    fail every command it wraps.  The command is then left to the
+    parse-based gate, and doctor says why.  Only a success is remembered
+    (per engine file and boot): a remembered success that is forged makes
+    commands fail closed, while a remembered failure could be forged to turn
+    containment off.
+    """
+    import hashlib
+    import subprocess
+
+    try:
+        info = os.stat(engine)
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+            boot = handle.read().strip()
+    except OSError:
+        info, boot = None, ""
+    stamp = f"{engine}|{getattr(info, 'st_ino', 0)}|{getattr(info, 'st_mtime_ns', 0)}|{boot}|{os.getuid()}"
+    folder = os.path.join(userdirs.user_state_dir(env), "contain")
+    mark = os.path.join(folder, "works-" + hashlib.sha256(stamp.encode()).hexdigest()[:24])
+    if boot and os.path.isfile(mark):
+        return ""
+    probe = [*bwrap_args(Plan(), engine), "--", shutil.which("true") or "/bin/true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    if done.returncode != 0:
+        lines = (done.stderr or "").strip().splitlines()
+        return lines[-1] if lines else f"exit status {done.returncode}"
+    if boot:
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            with open(mark, "w", encoding="ascii"):
+                pass
+        except OSError:
+            pass  # asked again next time: a few milliseconds
+    return ""
 
 
 # what an agent can still do where no boundary holds: said by doctor and SECURITY.md
