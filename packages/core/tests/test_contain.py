@@ -18,6 +18,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -254,6 +255,120 @@ def test_no_way_out_through_another_process_root_or_cwd(project: Path, home: Pat
     assert done.returncode == 0, done.stderr
     assert "via" not in done.stdout and "per-user-key" not in done.stdout
     assert not (home / "escaped").exists() and not (home / "escaped-cwd").exists()
+
+
+def _tmux() -> str:
+    found = shutil.which("tmux")
+    if found is None:
+        pytest.fail("tmux is not installed: `apt-get install -y tmux` (.ci/run does this)")
+    return found
+
+
+@pytest.fixture
+def users_tmux(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A real tmux server of the user's, started outside the boundary (its own socket folder)."""
+    monkeypatch.setenv("TMUX_TMPDIR", str(tmp_path / "tmux-tmp"))
+    (tmp_path / "tmux-tmp").mkdir()
+    tmux = _tmux()
+    subprocess.run([tmux, "new-session", "-d", "-s", "user", "sleep 120"], check=True, timeout=30)
+    try:
+        yield tmux
+    finally:
+        subprocess.run([tmux, "kill-server"], capture_output=True, timeout=30)
+
+
+def _settled(path: Path) -> bool:
+    """Has ``path`` appeared within a few seconds (a tmux window starts asynchronously)?"""
+    for _ in range(30):
+        if path.exists():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_the_users_tmux_server_cannot_run_a_command_outside(
+    project: Path, home: Path, users_tmux: str
+) -> None:
+    """What the user's tmux server starts runs outside the boundary, as the user.
+
+    Before the server's sockets were hidden, a contained ``tmux new-window``
+    wrote home (and every other spelling reaching the server did too).
+    """
+    for command in (
+        f"tmux new-window -d 'touch {home}/via-window'",
+        f"tmux run-shell 'touch {home}/via-run-shell'",
+        f"tmux send-keys -t user 'touch {home}/via-keys' Enter",
+        f"tmux -S $TMUX_TMPDIR/tmux-{os.getuid()}/default new-window -d 'touch {home}/via-socket'",
+    ):
+        run(command, project)
+    time.sleep(0.5)
+    assert sorted(p.name for p in home.iterdir() if p.name.startswith("via-")) == []
+    # a tmux of the agent's own, started inside, still works
+    own = run(
+        "tmux -S ./own.sock new-session -d 'sleep 5' && tmux -S ./own.sock ls "
+        "&& tmux -S ./own.sock kill-server",
+        project,
+    )
+    assert own.returncode == 0 and "1 windows" in own.stdout, own.stderr
+
+
+def test_a_socket_the_user_lets_through_is_reached(
+    project: Path, home: Path, users_tmux: str
+) -> None:
+    """``reach`` in the user's contain.toml: the user's choice, and only for servers' sockets."""
+    config = Path(contain.user_policy_path())
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'reach = ["{{tmux}}", "{userdirs.key_path()}"]\n')
+    run(f"tmux new-window -d 'touch {home}/reached'", project)
+    assert _settled(home / "reached")
+    hidden = {m.path for m in contain.plan(str(project), contain.load_policy()).mounts}
+    assert userdirs.key_path() in hidden  # agentreflex's own secrets can't be let through
+
+
+def test_reach_is_a_users_word_only(tmp_path: Path) -> None:
+    builtin = contain.load_policy()
+    assert builtin.reach == () and "{tmux}" in builtin.sockets
+
+
+def test_the_session_bus_and_editor_servers_are_out_of_reach(
+    project: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A socket file (the session bus, systemd's, an editor's) answers nothing inside."""
+    runtime = tmp_path / "run"
+    (runtime / "systemd").mkdir(parents=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    servers = [
+        runtime / "bus",
+        runtime / "systemd" / "private",
+        runtime / "vscode-ipc-1a2b.sock",
+        tmp_path / "docker.sock",
+    ]
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{servers[-1]}")
+    listening = []
+    for path in servers:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.listen()
+        listening.append(server)
+    probe = (
+        "import socket, sys\n"
+        "for path in sys.argv[1:]:\n"
+        "    s = socket.socket(socket.AF_UNIX)\n"
+        "    try:\n"
+        "        s.connect(path); print('reached', path)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', path, exc.errno)\n"
+    )
+    try:
+        done = run(shlex.join([sys.executable, "-c", probe, *map(str, servers)]), project)
+        outside = subprocess.run(
+            [sys.executable, "-c", probe, *map(str, servers)], capture_output=True, text=True
+        )
+    finally:
+        for server in listening:
+            server.close()
+    assert outside.stdout.count("reached") == len(servers)  # the servers really listen
+    assert "reached" not in done.stdout and done.stdout.count("refused") == len(servers)
 
 
 def test_key_cannot_be_read_or_copied(project: Path, home: Path) -> None:

@@ -50,7 +50,9 @@ __all__ = [
 
 ENGINE = "bwrap"
 _BUILTIN = os.path.join(os.path.dirname(__file__), "contain.toml")
-_LISTS = ("writable", "read_only", "unreadable")
+_LISTS = ("writable", "read_only", "unreadable", "sockets")
+# only a user's own contain.toml may name these: sockets it lets commands reach
+_USER_ONLY = ("reach",)
 # bwrap mount kinds, weakest first: for one path the strongest wins
 _RANK = {"rw": 0, "ro": 1, "hide": 2}
 
@@ -61,11 +63,13 @@ class PolicyError(ValueError):
 
 @dataclass(frozen=True)
 class Policy:
-    """The three lists, still with placeholders (``{project}``, ``~``...)."""
+    """The lists, still with placeholders (``{project}``, ``~``...), and the user's ``reach``."""
 
     writable: tuple[str, ...]
     read_only: tuple[str, ...]
     unreadable: tuple[str, ...]
+    sockets: tuple[str, ...] = ()
+    reach: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,13 +99,14 @@ def _read(path: str) -> dict[str, list[str]]:
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"{path}: not valid TOML ({exc})") from exc
     data = {k: v for k, v in data.items() if not (k == "contain" and path != _BUILTIN)}
-    unknown = sorted(set(data) - set(_LISTS))
+    known = _LISTS if path == _BUILTIN else _LISTS + _USER_ONLY
+    unknown = sorted(set(data) - set(known))
     if unknown:
         raise PolicyError(
-            f"{path}: unknown key(s) {', '.join(unknown)}; expected {', '.join(_LISTS)}"
+            f"{path}: unknown key(s) {', '.join(unknown)}; expected {', '.join(known)}"
         )
     lists: dict[str, list[str]] = {}
-    for name in _LISTS:
+    for name in known:
         value = data.get(name, [])
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise PolicyError(f"{path}: {name} must be a list of non-empty strings")
@@ -116,12 +121,12 @@ def load_policy(env: Mapping[str, str] | None = None) -> Policy:
     or writable, and a broken user file is an error (the caller falls back to
     the parse-based gate and says so) rather than silently ignored.
     """
-    lists = _read(_BUILTIN)
+    lists = {**_read(_BUILTIN), "reach": []}
     extra = user_policy_path(env)
     if os.path.exists(extra):
         for name, values in _read(extra).items():
             lists[name] = lists[name] + values
-    return Policy(*(tuple(dict.fromkeys(lists[name])) for name in _LISTS))
+    return Policy(*(tuple(dict.fromkeys(lists[name])) for name in _LISTS + _USER_ONLY))
 
 
 def _temp_dirs(env: Mapping[str, str]) -> list[str]:
@@ -146,13 +151,58 @@ def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
         "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
         "{protected}": list(userdirs.protected_paths(project, env)),
+        "{runtime}": [_runtime_dir(env)],
+        "{tmux}": _tmux_dirs(env),
+        "{dbus}": _unix_paths(env.get("DBUS_SESSION_BUS_ADDRESS", ""), "unix:path="),
+        "{docker}": _unix_paths(env.get("DOCKER_HOST", ""), "unix://"),
     }
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
+    values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
+
+
+def _runtime_dir(env: Mapping[str, str]) -> str:
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    return runtime if os.path.isabs(runtime) else f"/run/user/{os.getuid()}"
+
+
+def _tmux_dirs(env: Mapping[str, str]) -> list[str]:
+    """tmux's socket folders: ``$TMUX_TMPDIR/tmux-UID`` (else /tmp), and the one ``$TMUX`` names."""
+    base = env.get("TMUX_TMPDIR", "")
+    dirs = [os.path.join(base if os.path.isabs(base) else "/tmp", f"tmux-{os.getuid()}")]
+    socket = env.get("TMUX", "").split(",", 1)[0]
+    if os.path.isabs(socket):
+        dirs.append(os.path.dirname(socket))
+    return dirs
+
+
+def _unix_paths(address: str, prefix: str) -> list[str]:
+    """The socket files in a D-Bus address list or ``DOCKER_HOST`` (abstract ones have none)."""
+    paths = []
+    for part in address.split(";"):
+        if part.startswith(prefix):
+            path = part[len(prefix) :].split(",", 1)[0]
+            if os.path.isabs(path):
+                paths.append(path)
+    return paths
+
+
+def _user_name(env: Mapping[str, str]) -> str:
+    name = env.get("USER", "")
+    if name and "/" not in name:
+        return name
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
 
 
 def _expand(entry: str, values: dict[str, list[str]], home: str) -> list[str]:
     """One policy entry as absolute paths (``values`` from :func:`_placeholders`)."""
+    if "{uid}" in entry or "{user}" in entry:
+        entry = entry.replace("{uid}", str(os.getuid())).replace("{user}", values["{user}"][0])
     for name, paths in values.items():
         if entry == name:
             return paths
@@ -240,6 +290,8 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
                 for path in dict.fromkeys((mount.path, os.path.realpath(mount.path))):
                     if _RANK[mount.kind] >= _RANK[chosen.get(path, "rw")]:
                         chosen[path] = mount.kind
+    for path in _sockets(policy, placeholders, home):
+        chosen[path] = "hide"
     ordered = sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
     hidden = [path for path, kind in ordered if kind == "hide" and os.path.isdir(path)]
     result.mounts = [
@@ -248,6 +300,28 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
         if not os.path.islink(path) and not any(_inside(path, h) and path != h for h in hidden)
     ]
     return result
+
+
+def _sockets(policy: Policy, placeholders: dict[str, list[str]], home: str) -> list[str]:
+    """The servers' sockets (and their folders) that exist now, less what the user lets through.
+
+    Why apart from ``unreadable``: these are hidden for what the server
+    behind them would run, not for what they hold, and the user may let one
+    through (``reach``); agentreflex's own secrets can't be let through.
+    """
+    import glob
+
+    def paths(entries: tuple[str, ...]) -> set[str]:
+        found: set[str] = set()
+        for entry in entries:
+            for raw in _expand(entry, placeholders, home):
+                for path in glob.glob(raw) if "*" in raw else [raw]:
+                    if os.path.lexists(path):
+                        found.update((os.path.normpath(path), os.path.realpath(path)))
+        return found
+
+    reached = paths(policy.reach)
+    return sorted(p for p in paths(policy.sockets) - reached if os.path.realpath(p) not in reached)
 
 
 def engine_path() -> str | None:
