@@ -165,6 +165,23 @@ class RunnersMixin(WalkerBase):
         finally:
             self.state.cwd = saved
 
+    def terminal(self, cmd: Cmd, depth: int) -> None:
+        """``tmux new-window CMD``, ``tmux send-keys``, ``screen -X stuff``: a server runs it.
+
+        The folder is the one the command names, else unknown (the server's
+        session, or whatever the pane's shell is in): a relative path there
+        is not the project's.
+        """
+        from agentreflex.gate.shell import terminals  # only for terminal servers' commands
+
+        saved = self.state.cwd
+        for text, folder in terminals.handed(cmd.name, cmd.args):
+            self.state.cwd = resolve(folder, self.where, cmd.cwd) if folder else UNKNOWN
+            try:
+                self._shell_string(text, [], cmd, depth, cmd.name)
+            finally:
+                self.state.cwd = saved
+
     def container(self, cmd: Cmd, depth: int) -> None:
         """``docker run/exec``, ``compose run/exec``, ``kubectl exec/run``: the command inside."""
         from agentreflex.gate.shell import remote  # only for ssh and container commands

@@ -63,6 +63,8 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"
 _CONTAINER_TOOLS = frozenset(
     {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
 )
+# Terminal servers handed a command line to run or type (terminals.PROGRAMS).
+_TERMINAL_SERVERS = frozenset({"tmux", "screen", "zellij", "kitty", "kitten", "wezterm"})
 # Tools whose options or scripts run a shell command (execopts.PROGRAMS).
 _EXEC_OPTIONS = frozenset(
     {
@@ -639,6 +641,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.ssh(cmd, depth)
         elif name in _CONTAINER_TOOLS:
             self.container(cmd, depth)
+        elif name in _TERMINAL_SERVERS:
+            self.terminal(cmd, depth)
         elif name in interp.AWKS:
             self.awk(cmd, depth)
         elif name == "git":

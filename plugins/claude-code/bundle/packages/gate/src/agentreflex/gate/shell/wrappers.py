@@ -104,6 +104,10 @@ _VALUED: dict[str, frozenset[str]] = {
     "pkexec": frozenset({"--user", "-u"}),
     "firejail": frozenset(),
     "bunx": frozenset(),
+    # run the command on the host, outside a Flatpak or a toolbox/distrobox container
+    "flatpak-spawn": frozenset(),
+    "host-spawn": frozenset({"-cwd", "-env"}),
+    "distrobox-host-exec": frozenset(),
     "pnpx": frozenset(),
 }
 # take positional words before the command: (wrapper, how many)
