@@ -439,6 +439,71 @@ def test_git_commit_works(project: Path) -> None:
     assert "first" in done.stdout
 
 
+def _repo(project: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(project),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "first",
+        ],
+        check=True,
+    )
+    return project / ".git"
+
+
+def test_git_settings_and_hooks_that_would_run_outside_cannot_be_written(
+    project: Path, home: Path
+) -> None:
+    """``core.fsmonitor`` and a hook run the next time the user runs git, outside the boundary."""
+    git = _repo(project)
+    config = (git / "config").read_text()
+    for command in (
+        "git config core.fsmonitor 'touch ~/fsmonitor-ran'",
+        "printf '[core]\\n\\tpager = touch ~/pager-ran\\n' >> .git/config",
+        "echo 'touch ~/hook-ran' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+        "git config core.hooksPath ./myhooks",
+    ):
+        run(command, project)
+        assert (git / "config").read_text() == config, command
+    assert not (git / "hooks" / "pre-commit").exists()
+
+
+def test_a_hooks_folder_git_did_not_make_cannot_be_made(project: Path, home: Path) -> None:
+    git = _repo(project)
+    shutil.rmtree(git / "hooks")
+    done = run("mkdir -p .git/hooks; echo 'touch ~/x' > .git/hooks/post-checkout", project)
+    assert done.returncode != 0
+    assert not (git / "hooks" / "post-checkout").exists()
+    work = run(
+        "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m second && git log --oneline",
+        project,
+    )
+    assert work.returncode == 0 and "second" in work.stdout, work.stderr
+
+
+def test_everyday_git_works_with_its_settings_read_only(project: Path) -> None:
+    _repo(project)
+    (project / "a.txt").write_text("one\n")
+    done = run(
+        "git add a.txt && git -c user.name=t -c user.email=t@e commit -qm add && "
+        "git checkout -q -b feature && echo two >> a.txt && git stash -q && git stash pop -q && "
+        "git tag v1 && git switch -q - && git merge -q --ff-only feature && git log --oneline",
+        project,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "add" in done.stdout
+
+
 def test_pytest_and_pip_install_editable(project: Path, tmp_path: Path) -> None:
     (project / "test_ok.py").write_text("def test_ok():\n    assert 1 + 1 == 2\n")
     done = run(f"{sys.executable} -m pytest -q -p no:cacheprovider test_ok.py", project)

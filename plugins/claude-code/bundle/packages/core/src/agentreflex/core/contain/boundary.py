@@ -224,7 +224,7 @@ def expand(entries: Sequence[str], project: str, env: Mapping[str, str] | None =
     home = userdirs.home_dir(values)
     paths: list[str] = []
     for entry in entries:
-        paths += [os.path.normpath(p) for p in _expand(entry, placeholders, home)]
+        paths += [os.path.normpath(p) for p in _globbed(_expand(entry, placeholders, home))]
     return list(dict.fromkeys(paths))
 
 
@@ -258,6 +258,10 @@ def _cover(path: str, kind: str, project: str, result: Plan) -> Mount | None:
     parent = os.path.dirname(path)
     while parent != "/" and not os.path.lexists(parent):
         parent = os.path.dirname(parent)
+    if os.path.basename(parent) == ".git" and os.path.isdir(parent):
+        # a read-only .git would stop every commit: the missing path (a hooks
+        # folder git made none of) becomes an empty folder that can't be written
+        return Mount(path, "hide")
     if _inside(parent, project) and parent != project:
         return Mount(parent, kind)
     result.uncovered.append(path)
@@ -283,7 +287,7 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
         ("hide", policy.unreadable),
     ):
         for entry in entries:
-            for raw in _expand(entry, placeholders, home):
+            for raw in _globbed(_expand(entry, placeholders, home)):
                 mount = _cover(os.path.normpath(raw), kind, project, result)
                 if mount is None:
                     continue
@@ -302,6 +306,16 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
     return result
 
 
+def _globbed(paths: list[str]) -> list[str]:
+    """Paths with a ``*`` as what they match now (``.git/modules/*/config``)."""
+    import glob
+
+    found: list[str] = []
+    for path in paths:
+        found += sorted(glob.glob(path)) if "*" in path else [path]
+    return found
+
+
 def _sockets(policy: Policy, placeholders: dict[str, list[str]], home: str) -> list[str]:
     """The servers' sockets (and their folders) that exist now, less what the user lets through.
 
@@ -309,15 +323,13 @@ def _sockets(policy: Policy, placeholders: dict[str, list[str]], home: str) -> l
     behind them would run, not for what they hold, and the user may let one
     through (``reach``); agentreflex's own secrets can't be let through.
     """
-    import glob
 
     def paths(entries: tuple[str, ...]) -> set[str]:
         found: set[str] = set()
         for entry in entries:
-            for raw in _expand(entry, placeholders, home):
-                for path in glob.glob(raw) if "*" in raw else [raw]:
-                    if os.path.lexists(path):
-                        found.update((os.path.normpath(path), os.path.realpath(path)))
+            for path in _globbed(_expand(entry, placeholders, home)):
+                if os.path.lexists(path):
+                    found.update((os.path.normpath(path), os.path.realpath(path)))
         return found
 
     reached = paths(policy.reach)
@@ -383,7 +395,7 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
             args += ["--bind-try", mount.path, mount.path]
         elif mount.kind == "ro":
             args += ["--ro-bind-try", mount.path, mount.path]
-        elif os.path.isdir(mount.path):
+        elif os.path.isdir(mount.path) or not os.path.lexists(mount.path):
             args += ["--tmpfs", mount.path, "--remount-ro", mount.path]
         else:
             args += ["--ro-bind", "/dev/null", mount.path]

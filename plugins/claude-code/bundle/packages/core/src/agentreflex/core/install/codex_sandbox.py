@@ -138,7 +138,8 @@ def render(opts: Options, paths: list[str]) -> tuple[str, str]:
     head = f'{BEGIN}\ndefault_permissions = "{PROFILE}"\n{END}\n'
     entries = "".join(f'{json.dumps(p)} = "read"\n' for p in paths)
     entries += "".join(f'{json.dumps(p)} = "deny"\n' for p in hidden_paths(opts))
-    entries += "".join(f"{json.dumps(p)} = {json.dumps(a)}\n" for p, a in git_entries(opts))
+    git = [(p, a) for p, a in git_entries(opts) if p not in paths]  # the policy lists config too
+    entries += "".join(f"{json.dumps(p)} = {json.dumps(a)}\n" for p, a in git)
     tail = (
         f"{BEGIN}\n"
         f"# Codex's own :workspace permissions, with agentreflex's files read-only,\n"
