@@ -14,11 +14,13 @@ tests send through their hosts' own sandboxes too.
 from __future__ import annotations
 
 import base64
+import os
 import shutil
 import socket
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
 from hostharness.project import background_server, stop_background
@@ -130,6 +132,47 @@ class EverydayWork:
         assert imported.stdout.strip() == source, f"{describe}\n{imported.stderr}"
 
 
+class UsersTmux:
+    """A tmux session of the user's, started outside the boundary at tmux's default socket.
+
+    Whatever that server is asked to start runs outside any boundary, as the
+    user; the contained command must not reach it.  The host's hook plans the
+    boundary from the host's environment, which names no ``TMUX_TMPDIR``, so the
+    default socket folder is the one it hides.  A server already there (a
+    developer's) is shared: only this session is ended.
+    """
+
+    def __init__(self, host: str) -> None:
+        tmux = shutil.which("tmux")
+        assert tmux, "tmux is needed (.ci/run installs it: apt-get install tmux)"
+        self.tmux, self.session = tmux, f"agentreflex-user-{host}"
+        env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_TMPDIR")}
+        self.env = env
+        subprocess.run(
+            [tmux, "new-session", "-d", "-s", self.session, "sleep 900"],
+            check=True,
+            env=env,
+            timeout=30,
+        )
+
+    def ran(self, mark: Path) -> bool:
+        """Did the window's command run (a window starts asynchronously: wait a little)?"""
+        for _ in range(20):
+            if mark.exists():
+                return True
+            time.sleep(0.1)
+        return False
+
+    def stop(self) -> None:
+        subprocess.run(
+            [self.tmux, "kill-session", "-t", self.session],
+            capture_output=True,
+            env=self.env,
+            timeout=30,
+            check=False,
+        )
+
+
 class ContainmentScenario:
     """The project's files written, the commands to send, and the checks after the run."""
 
@@ -161,6 +204,7 @@ class ContainmentScenario:
         (project / "sub" / "Makefile").write_text("all:\n\techo built > out.txt\n")
         (project / "index.html").write_text("served\n")
         self.everyday = EverydayWork(project)
+        self.tmux = UsersTmux(host)
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
@@ -175,6 +219,8 @@ class ContainmentScenario:
             f'ln -s "$(cd {self.home} && pwd)" x && rm -rf x/',
             f"echo 'import os' >> {self.pth}",
             *editor,
+            # the user's tmux server, outside the boundary, would run it as the user
+            f"tmux new-window -d 'touch {self.home}/via-tmux'",
             "cd sub && make",
             # a host that keeps the shell's folder (Claude Code) is still in sub/: back to the root
             f"cd {self.project}",
@@ -198,8 +244,9 @@ class ContainmentScenario:
         return background_server(self.port), kept
 
     def stop(self) -> None:
-        """End the background server (call in a ``finally``)."""
+        """End the background server and the user's tmux session (call in a ``finally``)."""
         stop_background(self.project)
+        self.tmux.stop()
 
     def check(self, first_result: str, describe: str) -> None:
         """Nothing protected changed, everyday work happened, and the kernel said why."""
@@ -208,6 +255,7 @@ class ContainmentScenario:
         if self.settings is not None:  # the host rewrites its own settings: sed's line is absent
             assert not self.settings.read_text().startswith("x\n"), describe
         assert not self.pth.exists(), describe
+        assert not self.tmux.ran(self.home / "via-tmux"), describe
         assert (self.project / "sub" / "out.txt").read_text() == "built\n", describe
         if self.git_commit:
             log = subprocess.run(

@@ -604,6 +604,39 @@ def test_codex_sandbox_lets_git_commit_but_not_git_config_or_hooks(
     assert listed[str(git / "config")] == listed[str(git / "hooks")] == "read"
 
 
+def test_codex_sandbox_denies_the_servers_that_would_run_a_command_outside(
+    homes: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Codex 0.169's sandbox let a command ask the user's tmux server to run another one,
+    outside it (the real host, ``integration-tests/test_codex_sandbox.py``); a denied tmux
+    folder can't be reached, and one denied before it exists is denied once made."""
+    import tomllib
+
+    monkeypatch.setenv("TMUX_TMPDIR", str(tmp_path / "tmux-tmp"))
+    project = tmp_path / "proj"
+    project.mkdir()
+    args = ["--project", "--project-dir", str(project), "--sandbox"]
+    assert run(["install", "codex", *args], capsys)[0] == 0
+    data = tomllib.loads((project / ".codex" / "config.toml").read_text())
+    listed = data["permissions"]["agentreflex"]["filesystem"]
+    assert listed[str(tmp_path / "tmux-tmp" / f"tmux-{os.getuid()}")] == "deny"
+    assert not (tmp_path / "tmux-tmp").exists()
+    # the user lets their tmux through: no longer denied
+    from agentreflex.core.contain import boundary
+
+    user_policy = Path(boundary.user_policy_path())
+    user_policy.parent.mkdir(parents=True, exist_ok=True)
+    user_policy.write_text('reach = ["{tmux}"]\n')
+    assert run(["uninstall", "codex", *args[:-1]], capsys)[0] == 0
+    assert run(["install", "codex", *args], capsys)[0] == 0
+    data = tomllib.loads((project / ".codex" / "config.toml").read_text())
+    listed = data["permissions"]["agentreflex"]["filesystem"]
+    assert str(tmp_path / "tmux-tmp" / f"tmux-{os.getuid()}") not in listed
+
+
 def test_codex_sandbox_in_a_new_config_is_removed_with_it(
     homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

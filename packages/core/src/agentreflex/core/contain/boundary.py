@@ -45,6 +45,7 @@ __all__ = [
     "load_policy",
     "plan",
     "rewrite",
+    "socket_paths",
     "user_policy_path",
 ]
 
@@ -295,7 +296,8 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
                     if _RANK[mount.kind] >= _RANK[chosen.get(path, "rw")]:
                         chosen[path] = mount.kind
     for path in _sockets(policy, placeholders, home):
-        chosen[path] = "hide"
+        if os.path.lexists(path):
+            chosen[path] = "hide"
     ordered = sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
     hidden = [path for path, kind in ordered if kind == "hide" and os.path.isdir(path)]
     result.mounts = [
@@ -317,23 +319,32 @@ def _globbed(paths: list[str]) -> list[str]:
 
 
 def _sockets(policy: Policy, placeholders: dict[str, list[str]], home: str) -> list[str]:
-    """The servers' sockets (and their folders) that exist now, less what the user lets through.
+    """The servers' sockets and their folders, less what the user lets through.
 
     Why apart from ``unreadable``: these are hidden for what the server
     behind them would run, not for what they hold, and the user may let one
-    through (``reach``); agentreflex's own secrets can't be let through.
+    through (``reach``); agentreflex's own secrets can't be let through.  A
+    ``*`` entry is what it matches now; the others are listed even when
+    missing (a host's sandbox that reads the list once, at install, still
+    hides a socket made later).
     """
 
     def paths(entries: tuple[str, ...]) -> set[str]:
         found: set[str] = set()
         for entry in entries:
             for path in _globbed(_expand(entry, placeholders, home)):
-                if os.path.lexists(path):
-                    found.update((os.path.normpath(path), os.path.realpath(path)))
+                found.update((os.path.normpath(path), os.path.realpath(path)))
         return found
 
     reached = paths(policy.reach)
     return sorted(p for p in paths(policy.sockets) - reached if os.path.realpath(p) not in reached)
+
+
+def socket_paths(project: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """The policy's servers' sockets as absolute paths, for hosts' own sandboxes (Codex)."""
+    values = os.environ if env is None else env
+    placeholders = _placeholders(os.path.abspath(project), values)
+    return _sockets(load_policy(env), placeholders, userdirs.home_dir(values))
 
 
 def engine_path() -> str | None:

@@ -105,15 +105,24 @@ def sandbox_paths(opts: Options) -> list[str]:
 
 
 def hidden_paths(opts: Options) -> list[str]:
-    """The policy's unreadable paths (the key, the trust record, the daemon's sockets) that exist.
+    """The policy's unreadable paths (the key, the trust record, the daemon's sockets) that exist,
+    and the sockets of servers that run commands (``sockets``: ``/tmp/tmux-UID``...).
 
     Codex's ``"deny"`` makes a path unreadable to commands (checked against the
-    real ``codex sandbox`` of 0.169.0: ``cat`` of a denied file is refused).
-    Only existing paths, as for the read-only list, and the key install makes.
+    real ``codex sandbox`` of 0.169.0: ``cat`` of a denied file is refused, and a
+    contained ``tmux new-window`` could not reach a denied tmux folder, where it
+    reached the user's tmux server without one).  A missing denied path is
+    accepted.
     """
+    from agentreflex.core.contain import boundary as contain
+
     _read_only, unreadable, _writable = policy_paths(opts)
     made = set(made_files(opts))
-    return [p for p in dict.fromkeys(unreadable) if os.path.lexists(p) or p in made]
+    present = [p for p in dict.fromkeys(unreadable) if os.path.lexists(p) or p in made]
+    # the servers that would run a command outside the sandbox (the user's tmux...):
+    # listed even when missing now, since Codex hides a denied path whenever it appears
+    servers = contain.socket_paths(os.path.abspath(opts.project))
+    return list(dict.fromkeys(present + servers))
 
 
 def git_entries(opts: Options) -> list[tuple[str, str]]:
