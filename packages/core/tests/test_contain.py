@@ -100,6 +100,21 @@ def test_user_policy_adds_entries(tmp_path: Path) -> None:
     assert "{project}/.agentreflex" in policy.read_only  # added to, never replaced
 
 
+def test_a_cache_the_user_lists_read_only_is_read_only(project: Path, home: Path) -> None:
+    """A writable tool cache holds code that later runs outside; the user may close it."""
+    cache = home / ".cache" / "pre-commit"
+    cache.mkdir(parents=True)
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True, exist_ok=True)
+    before = contain.plan(str(project), contain.load_policy()).mounts
+    assert contain.Mount(str(cache), "rw") in before
+    user.write_text('read_only = ["~/.cache/pre-commit"]\n')
+    after = contain.plan(str(project), contain.load_policy()).mounts
+    assert contain.Mount(str(cache), "ro") in after
+    done = run(f"touch {cache}/planted", project)
+    assert done.returncode != 0 and not (cache / "planted").exists()
+
+
 def test_the_protected_files_placeholder_keeps_its_older_name(tmp_path: Path) -> None:
     """``{guarded}`` (the name before "guard" meant only the Reasoning Guard) still
     expands in a user's contain.toml, to the same list as ``{protected}``."""
