@@ -569,7 +569,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return cmd
         calls = _calls_functions(peeled.wrappers, argv, all_assigns, text)
         self.dispatch(cmd, name, depth, calls)
-        self._record_writes(cmd)
+        self._record_writes(cmd, depth)
         if cmd.name == "ln":
             self._record_link(cmd)
         return cmd
@@ -755,7 +755,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         base = posixpath.dirname(link) if not target.startswith(("/", "~")) else cmd.cwd
         self.state.links[link] = resolve(target, self.where, base)
 
-    def _record_writes(self, cmd: Cmd) -> None:
+    def _record_writes(self, cmd: Cmd, depth: int) -> None:
         """Remember files written in this command, so running them later is checked."""
         content: str | None = None
         if cmd.name in ("echo", "printf", "cat", "tee"):
@@ -778,11 +778,27 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                     content = REMOTE + (urls[0] if len(urls) == 1 else "")
         for t in targets:
             if not has_marker(t):
-                self.state.written[resolve(t, self.where, cmd.cwd)] = (
-                    content if content is not None else UNKNOWN
-                )
+                path = resolve(t, self.where, cmd.cwd)
+                self.state.written[path] = content if content is not None else UNKNOWN
+                if _GIT_HOOK.search(path):
+                    self._git_hook(path, cmd, depth, words)
+
+    def _git_hook(self, path: str, cmd: Cmd, depth: int, words: list[str]) -> None:
+        """A git hook written now runs at the next commit or checkout, the user's too.
+
+        It runs outside any boundary and after this check, so what it holds is
+        judged now, as the script it is: ``echo 'rm -rf ~' > .git/hooks/pre-commit``.
+        A copy is judged by its source.
+        """
+        content = self.state.written.get(path, UNKNOWN)
+        if cmd.name in ("cp", "mv", "install", "ln") and len(words) == 2:
+            self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
+        elif content != UNKNOWN:
+            self._script(path, cmd, depth)
 
 
+# A file in a git hooks folder (a repository's own, or a submodule's under .git/modules).
+_GIT_HOOK = LazyPattern(r"/\.git/(?:modules/.+/)?hooks/[^/]+$")
 # ``${{ expr }}``: a CI or Jinja template left in a command (GitHub Actions'
 # ``${{ secrets.TOKEN }}``); bash cannot expand it.
 _TEMPLATE = LazyPattern(r"\$\{\{[^\n]*?\}\}")
