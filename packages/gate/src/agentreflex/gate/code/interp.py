@@ -141,7 +141,7 @@ GRAMMARS = {
 def effects(code: str, lang: str) -> list[Effect]:
     """The effects of ``code`` in language ``lang``: parsed where a parser is
     available (Python's ``ast``, a tree-sitter grammar), else scanned."""
-    scanned = scan(code)
+    scanned = scan(code) + (command_words(code) if lang in COMMAND_LANGS else [])
     if len(code) > _MAX_PARSED:
         why = f"the code is longer than {_MAX_PARSED:,} characters, too long to check in full"
         return [*scanned, Effect("unresolved", why)]
@@ -258,6 +258,18 @@ def scan(code: str) -> list[Effect]:
     return effects
 
 
+def command_words(code: str) -> list[Effect]:
+    """Shell commands and deletes spelled as words (:data:`COMMAND_LANGS`)."""
+    effects: list[Effect] = []
+    for m in _WORD_SHELL.finditer(code[:100_000]):
+        text = next((g for g in m.groups() if g), "").strip()
+        if text:
+            effects.append(Effect("shell", text))
+    for m in _TCL_DELETE.finditer(code[:100_000]):
+        effects.append(Effect("delete-recursive" if m.group(1) else "delete", m.group(2)))
+    return effects
+
+
 def spelled_home_or_root(expression: str) -> str:
     """``~`` or ``/`` when code spells the home folder or the root
     (``os.homedir()``, ``Dir.home``, ``$ENV{HOME}``, ``Path("/")``), else ``""``."""
@@ -321,7 +333,27 @@ INTERPRETERS = {
     "osascript": "-e",
     "Rscript": "-e",
     "julia": "-e",
+    # read only by the scan (no parser): Tcl and expect, Scheme, Lisp (PowerShell is
+    # parsed as a shell of its own: rules/windows.py)
+    "tclsh": "-c",
+    "wish": "-c",
+    "expect": "-c",
+    "guile": "-c",
+    "racket": "-e",
+    "sbcl": "--eval",
 }
+# Languages whose commands are words, not calls: Tcl's ``exec rm -rf x`` and
+# ``file delete -force x``, expect's ``spawn``, AppleScript's ``do shell script``,
+# Scheme's ``(system "...")``.  Only their code is scanned for these.
+COMMAND_LANGS = frozenset({"tclsh", "wish", "expect", "osascript", "guile", "racket"})
+_WORD_SHELL = LazyPattern(
+    r"(?:^|[\[;\n{])\s*(?:exec|spawn)\s+(?:-(?!-)\S+\s+)*(?:--\s+)?([^\]\[;\n}]+)"
+    r"|do\s+shell\s+script\s+" + _STR + r"|\(\s*system\*?\s+" + _STR,
+    hints="exec spawn shell system",
+)
+_TCL_DELETE = LazyPattern(
+    r"\bfile\s+delete\s+(-force\s+)?(?:--\s+)?([^\s\]\[;}]+)", hints="file delete"
+)
 _VERSIONED = LazyPattern(r"(python[23]?|pypy3?|ruby|perl|php|node)[\d.]*")
 _VERSIONED_PREFIXES = ("python", "pypy", "ruby", "perl", "php", "node")
 _CODE_FLAGS = frozenset(

@@ -160,6 +160,11 @@ def startup_hits(written: dict[str, str], where: Where) -> list[Hit]:
 # --- interpreter code -------------------------------------------------------------
 
 # Calls that change files, in python, node, perl, ruby and php one-liners.
+# Languages whose file-writing calls _CODE_WRITES knows (the parsed ones, and awk).
+_WRITES_KNOWN = frozenset(
+    {"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "bun", "deno"}
+    | {"ruby", "perl", "php", "lua", "awk", "gawk", "mawk", "nawk"}
+)
 _CODE_WRITES = LazyPattern(
     r"""\bopen\s*\([^()]*,\s*(?:mode\s*=\s*)?['"][rbt]*[wax+]"""
     r"""|\bopen\s*\(\s*\w*\s*,?\s*['"]\s*(?:>|\+<)"""
@@ -185,9 +190,15 @@ _STRINGS = LazyPattern(r"""'([^'\\\n]*)'|"([^"\\\n]*)"|`([^`\n]*)`""")
 _FRAGMENTS = PROTECTED_NAMES
 
 
-def code_reason(code: str, where: Where, cwd: str) -> tuple[str, str]:
-    """(the file, why) when interpreter ``code`` writes files and names a protected one."""
-    if not _CODE_WRITES.search(code):
+def code_reason(code: str, where: Where, cwd: str, lang: str = "") -> tuple[str, str]:
+    """(the file, why) when interpreter ``code`` writes files and names a protected one.
+
+    For a language whose ways of writing files the gate has no list of (Tcl,
+    R, Julia, PowerShell...: ``lang`` given and not one of
+    :data:`_WRITES_KNOWN`), naming a protected file is enough: the gate
+    cannot tell a read from a write there, and it fails closed for its own files.
+    """
+    if (not lang or lang in _WRITES_KNOWN) and not _CODE_WRITES.search(code):
         return "", ""
     for m in _STRINGS.finditer(code):
         text = next((grp for grp in m.groups() if grp is not None), "")
@@ -493,9 +504,9 @@ def code_arguments_hit(
     return None
 
 
-def code_hit(code: str, where: Where, cwd: str, segment: str) -> Hit | None:
+def code_hit(code: str, where: Where, cwd: str, segment: str, lang: str = "") -> Hit | None:
     """``GATE-SELF-PROTECT`` for interpreter code that writes files and names a protected one."""
-    shown, why = code_reason(code, where, cwd)
+    shown, why = code_reason(code, where, cwd, lang)
     if not shown:
         return None
     return Hit(

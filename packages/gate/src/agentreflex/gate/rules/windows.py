@@ -250,7 +250,10 @@ def _write(wc: WinCmd, where: Where) -> list[Hit]:
     hits = []
     for t in targets:
         kind = classify(t, where)
-        if kind in ("system", "root"):
+        own = _own_file(t, wc, where)
+        if own is not None:
+            hits.append(own)
+        elif kind in ("system", "root"):
             hits.append(
                 _hit(
                     "GATE-OVERWRITE-SYSTEM",
@@ -269,6 +272,16 @@ def _write(wc: WinCmd, where: Where) -> list[Hit]:
                 )
             )
     return hits
+
+
+def _own_file(path: str, wc: WinCmd, where: Where) -> Hit | None:
+    """``Set-Content .agentreflex/config.toml``: one of agentreflex's own files (a POSIX path)."""
+    if "\\" in path or ":" in path:
+        return None  # a Windows path: agentreflex's files here are POSIX paths
+    from agentreflex.gate.rules import selfguard
+    from agentreflex.gate.rules.protected import WRITE
+
+    return selfguard.path_hit(path, WRITE, where, where.cwd, wc.text)
 
 
 def _profile_dotfile(path: str) -> bool:

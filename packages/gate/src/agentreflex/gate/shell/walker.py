@@ -86,6 +86,8 @@ _EXEC_OPTIONS = frozenset(
         "gvim",
         "vimdiff",
         "less",
+        "gdb",
+        "lldb",
     }
 )
 # Backtick substitutions in an unquoted heredoc body (they run).

@@ -10,6 +10,26 @@ from __future__ import annotations
 
 from agentreflex.core.util.record import field, record
 
+_UVX_VALUED = frozenset(
+    {
+        "--from",
+        "--with",
+        "--with-editable",
+        "--with-requirements",
+        "--python",
+        "-p",
+        "--index",
+        "--index-url",
+        "--default-index",
+        "--extra-index-url",
+        "--constraints",
+        "-c",
+        "--overrides",
+        "--directory",
+        "--project",
+        "--env-file",
+    }
+)
 # wrapper -> options that take a value (as separate words)
 _VALUED: dict[str, frozenset[str]] = {
     "sudo": frozenset(
@@ -104,6 +124,8 @@ _VALUED: dict[str, frozenset[str]] = {
     "pkexec": frozenset({"--user", "-u"}),
     "firejail": frozenset(),
     "bunx": frozenset(),
+    # uv's tool runner: `uvx --from agentreflex-core agentreflex uninstall` runs agentreflex
+    "uvx": _UVX_VALUED,
     # run the command on the host, outside a Flatpak or a toolbox/distrobox container
     "flatpak-spawn": frozenset(),
     "host-spawn": frozenset({"-cwd", "-env"}),
@@ -132,6 +154,7 @@ _RUNNERS = {
     ("op", "run"),
     ("doppler", "run"),
     ("infisical", "run"),
+    ("pipx", "run"),
 }
 _RUNNER_VALUED = frozenset(
     {
@@ -149,6 +172,13 @@ _RUNNER_VALUED = frozenset(
         "--group",
         "--extra",
         "-w",
+        "--spec",
+        "--with-editable",
+        "--with-requirements",
+        "--index",
+        "--index-url",
+        "--default-index",
+        "--extra-index-url",
     }
 )
 
@@ -177,6 +207,8 @@ def peel(argv: list[str]) -> Peeled:
         elif name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
             out.data = True
             return out
+        elif name == "uv" and words[1:3] == ["tool", "run"]:  # uvx spelled out
+            out.argv = _skip_options(words[3:], _UVX_VALUED)
         elif (name, words[1] if len(words) > 1 else "") in _RUNNERS:
             out.argv = _skip_options(words[2:], _RUNNER_VALUED, stop_at_dashdash=True)
         elif name in ("su",) and "-c" in words:

@@ -638,6 +638,8 @@ class _Reader:
             return _word(self.fold(inner[0])) if len(inner) == 1 else UNKNOWN
         if kind in ("scalar", "variable_name", "array_element_expression", "array"):
             return _word(self.fold(node)) if kind in ("scalar", "variable_name") else UNKNOWN
+        if kind == "hash_element_expression":  # perl's "$ENV{HOME}/.ssh"
+            return _word(self.fold(node))
         if kind in ("escape_sequence", "escape_sequence_literal"):
             return self.unescape(self.text(node))
         if not node.is_named and self.text(node) in ("{", "}") and self.grammar == "php":

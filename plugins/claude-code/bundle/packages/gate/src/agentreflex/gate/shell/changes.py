@@ -513,12 +513,13 @@ def _archive_landing(archive: str, dest: str, cwd: str, where: Where) -> list[tu
 def _unknown_landing(dest_full: str, where: Where) -> list[tuple[str, str]]:
     """Contents not there to read (an archive or folder a download makes in the same command).
 
-    Unpacked over a folder outside the project that holds agentreflex's own
-    files (the home, ``~/.claude``), it may replace any of them.  Into the
-    project it is left alone: unknown archives unpacked there are everyday
-    work, and the boundary, where there is one, holds the project's own files.
+    Unpacked over a folder that holds agentreflex's own files (the home,
+    ``~/.claude``, the project's ``.claude/``), it may replace any of them.
+    Into the project's root it is left alone: unknown archives unpacked there
+    are everyday work, and the boundary, where there is one, holds the
+    project's own files.
     """
-    if not where.project or under(dest_full, where.project):
+    if not where.project or dest_full.rstrip("/") == where.project.rstrip("/"):
         return []
     entries = [e for e in protected(where).entries if under(e, dest_full) and e != dest_full]
     return [(entries[0], WRITE)] if entries else []
@@ -654,6 +655,9 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         files = operands(tail, frozenset({"--prefix", "--stage"}))
         everything = "-a" in tail or "--all" in tail
         paths = [(f, WRITE) for f in files] + ([("./" + DESCENDANT, WRITE)] if everything else [])
+    elif sub == "config" and not _CONFIG_READS.intersection(tail):
+        # ``git config --file ~/.claude/settings.json x.y z`` rewrites any file as git's INI
+        paths = [(f, WRITE) for f in _option(tail, ("-f", "--file"))]
     # files git itself writes: ``git diff --output=F``, ``format-patch -o DIR``, ``bundle create F``
     paths += [(f, WRITE) for f in _option(tail, ("--output",))]
     if sub == "format-patch":
@@ -668,6 +672,13 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     return [
         (posixpath.join(prefix, p) if prefix and not p.startswith("/") else p, e) for p, e in paths
     ]
+
+
+# ``git config`` options that only read the file
+_CONFIG_READS = frozenset(
+    {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool"}
+    | {"-l", "--list", "get", "list", "--show-origin", "--show-scope", "-e", "--edit"}
+)
 
 
 def _patch(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:

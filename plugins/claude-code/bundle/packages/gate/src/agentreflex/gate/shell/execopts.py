@@ -3,7 +3,7 @@
 ``tar --checkpoint-action=exec=CMD`` / ``--to-command=CMD`` / ``-I CMD``,
 ``zip -TT CMD``, ``rsync -e CMD``, ``ssh -o ProxyCommand=CMD``, ``sed``'s
 ``e`` command and ``s///e`` flag, ``vim -c '!CMD'`` / ``+!CMD``, ``less
-+'!CMD'``, and the
++'!CMD'``, ``gdb -ex 'shell CMD'`` / ``lldb -o 'platform shell CMD'``, and the
 entries a ``crontab`` installs: each is a command that runs, so the walker
 judges it as shell (:meth:`RunnersMixin.exec_options`).  Only the programs
 listed in :data:`PROGRAMS` come here.
@@ -90,6 +90,39 @@ def _ssh(args: list[str]) -> list[str]:
     return out
 
 
+def _debugger(args: list[str]) -> list[str]:
+    """``gdb -ex 'shell CMD'`` (``!CMD``, ``pipe X | CMD``, ``python CODE``) and
+    ``lldb -o 'platform shell CMD'`` (``script CODE``): a debugger's start-up
+    commands run shell and Python."""
+    import shlex
+
+    out = []
+    for command in _values(
+        args,
+        (
+            "-ex",
+            "--eval-command",
+            "-iex",
+            "--init-eval-command",
+            "-o",
+            "--one-line",
+            "-O",
+            "--one-line-before-file",
+        ),
+    ):
+        command = command.strip()
+        verb, _, rest = command.partition(" ")
+        if command.startswith("!"):
+            out.append(command[1:])
+        elif verb == "shell" or (verb == "platform" and rest.startswith("shell ")):
+            out.append(rest.removeprefix("shell ") if verb == "platform" else rest)
+        elif verb in ("pipe", "|") and "|" in rest:
+            out.append(rest.split("|", 1)[1])
+        elif verb in ("python", "py", "script", "python-interactive", "pi") and rest:
+            out.append(shlex.join(["python3", "-c", rest]))
+    return out
+
+
 PROGRAMS = {
     "tar": _tar,
     "gtar": _tar,
@@ -102,6 +135,8 @@ PROGRAMS = {
     "scp": _ssh,
     "sftp": _ssh,
     "less": _less,
+    "gdb": _debugger,
+    "lldb": _debugger,
     **{name: _vim for name in _VIM},
 }
 

@@ -683,7 +683,7 @@ class RunnersMixin(WalkerBase):
         via = f"{lang} code"
         from agentreflex.gate.rules import selfguard  # interpreter code is rare; imported for it
 
-        found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text) or (
+        found = selfguard.code_hit(code, self.where, cmd.cwd, cmd.text, lang) or (
             selfguard.code_arguments_hit(code, lang, cmd.args, self.where, cmd.cwd, cmd.text)
         )
         if found is not None:

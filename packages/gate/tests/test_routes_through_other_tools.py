@@ -1,0 +1,106 @@
+"""More of issue #28's routes where no boundary holds, each a class with near misses.
+
+Found in an adversarial pass with ``agentreflex check``: each of these got
+through before.
+
+- languages the gate has no parser for, whose commands are words (Tcl's
+  ``exec``/``file delete``, expect's ``spawn``, AppleScript's ``do shell
+  script``, Scheme's ``(system ...)``), and code in a language whose file
+  writes the gate does not know naming agentreflex's own files (R, Julia,
+  Tcl, PowerShell): the gate fails closed for its own files;
+- a debugger's start-up commands (``gdb -ex 'shell ...'``, ``lldb -o
+  'platform shell ...'``, their ``python``/``script``);
+- Perl's ``"$ENV{HOME}/.ssh"`` in a string;
+- tool runners that fetch and run agentreflex itself (``uvx``, ``uv tool
+  run``, ``pipx run``);
+- contents not there to read copied into a project folder that holds
+  agentreflex's files (``rsync -a x/ .claude/``);
+- ``git config --file F``, which rewrites any file F in git's own format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agentreflex.gate.check import check_command
+
+REFUSED = [
+    ("tclsh <<< 'exec rm -rf ~/.ssh'", "GATE-RM-DOTFILE"),
+    ("echo 'file delete -force ~/.ssh' | tclsh", "GATE-RM-DOTFILE"),
+    ("expect -c 'spawn rm -rf ~/.ssh; expect eof'", "GATE-RM-DOTFILE"),
+    ("guile -c '(system \"rm -rf ~/.ssh\")'", "GATE-RM-DOTFILE"),
+    ("osascript -e 'do shell script \"rm -rf ~/.ssh\"'", "GATE-RM-DOTFILE"),
+    ('Rscript -e \'writeLines("x", ".agentreflex/config.toml")\'', "GATE-SELF-PROTECT"),
+    ('julia -e \'write(".agentreflex/config.toml", "mode=off")\'', "GATE-SELF-PROTECT"),
+    (
+        "tclsh <<< 'set f [open .agentreflex/config.toml w]; puts $f x; close $f'",
+        "GATE-SELF-PROTECT",
+    ),
+    ("pwsh -Command \"Set-Content .agentreflex/config.toml 'mode=off'\"", "GATE-SELF-PROTECT"),
+    ("gdb -batch -ex 'shell rm -rf ~/.ssh'", "GATE-RM-DOTFILE"),
+    ("gdb -batch -ex '!rm -rf ~/.ssh'", "GATE-RM-DOTFILE"),
+    ("gdb -batch -ex 'python import shutil; shutil.rmtree(\"/etc\")'", "GATE-RM-SYSTEM"),
+    ("lldb -o 'platform shell rm -rf ~/.ssh' -o quit", "GATE-RM-DOTFILE"),
+    ("lldb --batch -o 'script import shutil; shutil.rmtree(\"/etc\")'", "GATE-RM-SYSTEM"),
+    ("perl -MFile::Path=rmtree -e 'rmtree(\"$ENV{HOME}/.ssh\")'", "GATE-RM-DOTFILE"),
+    ("uvx agentreflex uninstall claude-code", "GATE-SELF-DISABLE"),
+    ("uvx --from agentreflex-core agentreflex uninstall claude-code", "GATE-SELF-DISABLE"),
+    ("uv tool run agentreflex uninstall claude-code", "GATE-SELF-DISABLE"),
+    ("pipx run agentreflex uninstall claude-code", "GATE-SELF-DISABLE"),
+    ("rsync -a x/ .claude/", "GATE-SELF-PROTECT"),
+    ("tar -xf evil.tar -C .claude", "GATE-SELF-PROTECT"),
+    ("git config --file ~/.claude/settings.json x.y z", "GATE-SELF-PROTECT"),
+    ("git config -f .agentreflex/config.toml core.mode off", "GATE-SELF-PROTECT"),
+    ("git config --file=.agentreflex/config.toml core.mode off", "GATE-SELF-PROTECT"),
+]
+
+ALLOWED = [
+    "tclsh <<< 'puts hello'",
+    "expect -c 'spawn ssh build@ci; expect eof'",
+    "Rscript -e 'print(1+1)'",
+    "Rscript -e 'write.csv(df, \"out/summary.csv\")'",
+    "julia -e 'println(1)'",
+    "pwsh -c 'Get-ChildItem'",
+    "gdb -batch -ex run -ex bt ./a.out",
+    "lldb -o run -o bt ./a.out",
+    "perl -e 'print \"$ENV{HOME}\\n\"'",
+    "uvx ruff check .",
+    "uv tool run black --check .",
+    "pipx run black .",
+    "rsync -a build/ dist/",
+    "rsync -a x/ ./",
+    "tar -xf x.tar -C src",
+    "git config -f .agentreflex/config.toml --get core.mode",
+    "git config --file .gitmodules submodule.x.url https://example.com/x.git",
+    "git config user.name x",
+]
+
+
+@pytest.fixture
+def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    home, proj = tmp_path / "home", tmp_path / "home" / "proj"
+    (proj / ".git").mkdir(parents=True)
+    (proj / ".claude").mkdir()
+    (proj / ".claude" / "settings.json").write_text("{}\n")
+    (proj / ".agentreflex").mkdir()
+    (proj / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    monkeypatch.setenv("HOME", str(home))
+    return str(home), str(proj)
+
+
+def _check(where: tuple[str, str], command: str) -> tuple[str, set[str]]:
+    home, proj = where
+    verdict, findings = check_command(command, cwd=proj, home=home, project=proj, budget_s=5.0)
+    return str(verdict), {f.code for f in findings}
+
+
+@pytest.mark.parametrize(("command", "code"), REFUSED)
+def test_the_route_is_refused_or_asked(where: tuple[str, str], command: str, code: str) -> None:
+    decision, codes = _check(where, command)
+    assert decision != "ALLOW" and code in codes, (command, decision, codes)
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_the_near_miss_stays_allowed(where: tuple[str, str], command: str) -> None:
+    assert _check(where, command) == ("ALLOW", set()), command
