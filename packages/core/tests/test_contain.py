@@ -752,6 +752,19 @@ def test_host_containment_per_host(project: Path) -> None:
     assert not rows["codex"][0] and "danger-full-access" in rows["codex"][1]
 
 
+def test_doctor_says_when_the_kernel_lets_a_command_type_into_its_terminal(
+    tmp_path: Path,
+) -> None:
+    from agentreflex.core.contain.check import terminal_injection
+
+    switch = tmp_path / "legacy_tiocsti"
+    switch.write_text("1\n")
+    assert "dev.tty.legacy_tiocsti=0" in terminal_injection(str(switch))
+    switch.write_text("0\n")
+    assert terminal_injection(str(switch)) == ""
+    assert terminal_injection(str(tmp_path / "a kernel before 6.2")) == ""
+
+
 def test_doctor_and_status_say_containment(project: Path) -> None:
     from agentreflex.core.cli import doctor, status
 

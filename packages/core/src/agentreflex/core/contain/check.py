@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from agentreflex.core.contain import boundary as contain
 from agentreflex.core.hosts import get_adapter, host_names
 
-__all__ = ["OUR_BOUNDARY", "host_containment", "interpreter_writable"]
+__all__ = ["OUR_BOUNDARY", "host_containment", "interpreter_writable", "terminal_injection"]
 
 # An adapter's ``containment`` when the hook puts its shell commands in our bubblewrap.
 OUR_BOUNDARY = "bwrap"
@@ -74,6 +74,33 @@ def _host_row(
             return own, f"{ours}; {detail.removeprefix('not contained: ')}" if own else why
         return bool(contained), str(detail)
     return False, getattr(adapter, "not_contained", "") or f"not contained: {host} has no boundary"
+
+
+_TIOCSTI = "/proc/sys/dev/tty/legacy_tiocsti"
+
+
+def terminal_injection(switch: str = _TIOCSTI) -> str:
+    """What doctor says when this kernel lets a command type into its terminal ("" when not).
+
+    Why: a contained command keeps the host's controlling terminal (no new
+    session: a host ends a command by its process group), so where the
+    kernel still allows ``TIOCSTI`` it can push keystrokes into the host's
+    own input, outside any boundary.  bubblewrap's own answers (a new
+    session, a seccomp filter) would cost hosts their way of stopping a
+    command, or mean seccomp code of our own; the kernel's switch closes it.
+    """
+    try:
+        with open(switch, encoding="ascii") as handle:
+            allowed = handle.read().strip() == "1"
+    except OSError:
+        return ""  # a kernel before 6.2 has no switch: nothing to say it by
+    if not allowed:
+        return ""
+    return (
+        "this kernel lets a command type into the terminal it was started from (TIOCSTI), "
+        "a way past containment into the host's own input: "
+        "`sysctl -w dev.tty.legacy_tiocsti=0` turns it off"
+    )
 
 
 def interpreter_writable() -> list[str]:

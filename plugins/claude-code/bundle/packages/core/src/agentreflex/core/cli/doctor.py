@@ -124,10 +124,17 @@ def _self_tests(add: Any, cwd: str) -> None:
 
 def _containment_checks(project: str, enforced: bool, add: Any) -> None:
     """Per host: contained or not (said, not failed: it depends on the host), and the hook's reach."""
-    from agentreflex.core.contain.check import host_containment, interpreter_writable
+    from agentreflex.core.contain.check import (
+        host_containment,
+        interpreter_writable,
+        terminal_injection,
+    )
 
     for host, _contained, detail in host_containment(project, enforced):
         add(f"containment {host}", True, detail)
+    typed = terminal_injection()
+    if typed:
+        add("containment terminal", True, typed)
     writable = interpreter_writable()
     if writable:
         add(
