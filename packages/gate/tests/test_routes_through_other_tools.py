@@ -15,7 +15,10 @@ through before.
   run``, ``pipx run``);
 - contents not there to read copied into a project folder that holds
   agentreflex's files (``rsync -a x/ .claude/``);
-- ``git config --file F``, which rewrites any file F in git's own format.
+- ``git config --file F``, which rewrites any file F in git's own format;
+- ``agentreflex hook`` and ``replay`` run by the agent on the live state: only
+  the host's hooks write a session's history (``core/hook/provenance.py``
+  refuses the plain attempt for Claude Code; this asks first, for every host).
 """
 
 from __future__ import annotations
@@ -53,6 +56,13 @@ REFUSED = [
     ("git config --file ~/.claude/settings.json x.y z", "GATE-SELF-PROTECT"),
     ("git config -f .agentreflex/config.toml core.mode off", "GATE-SELF-PROTECT"),
     ("git config --file=.agentreflex/config.toml core.mode off", "GATE-SELF-PROTECT"),
+    ("agentreflex hook claude-code PostToolUse < forged.json", "GATE-SELF-DISABLE"),
+    ("cat forged.json | agentreflex hook codex PostToolUse", "GATE-SELF-DISABLE"),
+    (
+        "python3 -m agentreflex.core.cli hook opencode tool.execute.after < f.json",
+        "GATE-SELF-DISABLE",
+    ),
+    ("agentreflex replay session.jsonl", "GATE-SELF-DISABLE"),
 ]
 
 ALLOWED = [
@@ -74,6 +84,12 @@ ALLOWED = [
     "git config -f .agentreflex/config.toml --get core.mode",
     "git config --file .gitmodules submodule.x.url https://example.com/x.git",
     "git config user.name x",
+    # a scratch state: records sealed there are no live session's
+    "HOME=/tmp/scratch agentreflex hook claude-code PreToolUse < p.json",
+    "AGENTREFLEX_STATE_DIR=/tmp/s agentreflex replay session.jsonl",
+    "agentreflex replay --state-dir /tmp/s session.jsonl",
+    "agentreflex hook --help",
+    "agentreflex status",
 ]
 
 

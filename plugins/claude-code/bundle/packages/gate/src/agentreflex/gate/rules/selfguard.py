@@ -107,7 +107,29 @@ def disable_reason(cmd: Cmd) -> str:
         if ops[:1] == ["install"] and "--dry-run" not in args:
             # --bin /bin/true: hooks that call another program and always allow
             return "agentreflex install rewrites the hook entries that run agentreflex"
+        if _writes_history(ops, args, cmd.assigns):
+            return (
+                f"agentreflex {ops[0]} records into the session's history, which only the "
+                "host's own hooks write (a forged PostToolUse could record tests that never "
+                "ran); try a payload with `agentreflex check`, or with HOME or "
+                "AGENTREFLEX_STATE_DIR set to a scratch folder"
+            )
     return ""
+
+
+# What points agentreflex at a scratch state instead of the user's live one.
+_SCRATCH_STATE = ("HOME", "XDG_STATE_HOME", "AGENTREFLEX_STATE_DIR")
+
+
+def _writes_history(ops: list[str], args: list[str], assigns: dict[str, str]) -> bool:
+    """``agentreflex hook HOST EVENT`` or ``replay FILE`` run by the agent, on the live state."""
+    if any(assigns.get(name) for name in _SCRATCH_STATE):
+        return False
+    if {"--help", "-h"} & set(args):
+        return False
+    if ops[:1] == ["hook"]:
+        return True
+    return ops[:1] == ["replay"] and not any(a.startswith("--state-dir") for a in args)
 
 
 # --- the environment hosts start with -----------------------------------------------
