@@ -386,6 +386,70 @@ def test_the_session_bus_and_editor_servers_are_out_of_reach(
     assert "reached" not in done.stdout and done.stdout.count("refused") == len(servers)
 
 
+@pytest.mark.parametrize("host", ["claude-code", "opencode", "pi", "gemini", "hermes"])
+def test_the_hosts_missing_settings_folder_cannot_be_made_in_a_contained_command(
+    tmp_path: Path, home: Path, host: str
+) -> None:
+    """A project without the host's settings folder: before, its nearest existing
+    folder was the project root, which can't be made read-only, so a contained
+    command could create ``.claude/settings.local.json`` with ``disableAllHooks``
+    (Claude Code then starts the next session without agentreflex's hooks), or an
+    OpenCode plugin that puts the command back as written.  Now the folder is an
+    empty read-only one, left behind empty, which git does not list."""
+    from agentreflex.core.decision import Decision, Mode, Verdict
+    from agentreflex.core.hosts import get_adapter
+    from agentreflex.core.hosts.contained import contained_command
+    from agentreflex.core.testing import pre_tool
+
+    project = tmp_path / "bare"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (folder,) = get_adapter(host).project_settings
+    target = f"{folder}/settings.json"
+    code = f"import os; os.makedirs('{folder}', exist_ok=True); open('{target}', 'w').write('{{}}')"
+    attack = f"{sys.executable} -c {shlex.quote(code)}; touch made.txt"
+    event = pre_tool("Bash", {"command": attack}, cwd=str(project), host=host)
+    allowed = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.ENFORCED)
+    contained = contained_command(event, allowed)
+    assert contained is not None and contained[0] != attack, contained
+    done = subprocess.run(
+        ["bash", "-c", contained[0]], cwd=project, capture_output=True, text=True, timeout=120
+    )
+    assert "Read-only file system" in done.stderr, done.stderr
+    assert not (project / target).exists()
+    assert (project / "made.txt").exists()  # the rest of the project stays writable
+    assert (project / folder).is_dir() and not any((project / folder).iterdir())
+    status = subprocess.run(
+        ["git", "status", "--short", "--untracked-files=all"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout.strip() == "?? made.txt"
+
+
+def test_every_contained_host_names_its_settings_folder_and_the_policy_protects_it(
+    tmp_path: Path,
+) -> None:
+    from agentreflex.core.contain.check import OUR_BOUNDARY
+    from agentreflex.core.hosts import get_adapter, host_names
+
+    project = str(tmp_path / "p")
+    protected = set(userdirs.protected_paths(project))
+    for host in host_names():
+        adapter = get_adapter(host)
+        ours = OUR_BOUNDARY in (
+            getattr(adapter, "containment", ""),
+            getattr(adapter, "containment_otherwise", ""),
+        )
+        folders = getattr(adapter, "project_settings", ())
+        assert folders or not ours, host
+        for folder in folders:
+            path = os.path.join(project, folder)
+            assert any(p == path or p.startswith(path + "/") for p in protected), (host, folder)
+
+
 def test_key_cannot_be_read_or_copied(project: Path, home: Path) -> None:
     key = userdirs.key_path()
     done = run(

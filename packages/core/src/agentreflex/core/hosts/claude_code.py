@@ -280,6 +280,9 @@ class ClaudeCodeAdapter:
     tools = TOOL_KINDS
     containment = "agentreflex.core.install.sandbox:claude_contained"  # its own sandbox
     containment_otherwise = "bwrap"  # when it is off, the hook puts Bash commands in ours
+    # the project folder it reads settings and hooks from (read-only in our boundary,
+    # an empty one when missing: contain.boundary.plan)
+    project_settings = (".claude",)
     events = EVENTS
     unknown_event: EventKind | None = None
     traits = frozenset({TRANSCRIPT_USAGE})

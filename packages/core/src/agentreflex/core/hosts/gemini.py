@@ -110,6 +110,7 @@ class GeminiAdapter:
     name = "gemini"
     tools = TOOL_KINDS
     containment = "bwrap"  # the hook replaces each shell command (hosts/contained.py)
+    project_settings = (".gemini",)
     events = EVENTS
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()

@@ -60,6 +60,7 @@ class HermesAdapter:
     tools = TOOL_KINDS
     # the plugin's tool_execution middleware runs each terminal command in our boundary
     containment = "bwrap"
+    project_settings = (".hermes",)
     events = EVENTS
     # shell hooks fail open unless ``fail_closed``, and are usually registered
     # without an event argument: an unreadable payload is a proposed tool call

@@ -227,6 +227,7 @@ class ShimAdapter:
     events: ClassVar[dict[str, EventKind]] = {}
     tools: ClassVar[dict[str, ToolKind]] = {}  # the host's own tool names (lower-cased)
     containment = "bwrap"  # the shim runs the command the hook rewrote (hosts/contained.py)
+    project_settings: tuple[str, ...] = ()  # each host's own (OpenCode's, pi's)
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()
 

@@ -269,12 +269,26 @@ def _cover(path: str, kind: str, project: str, result: Plan) -> Mount | None:
     return None
 
 
-def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> Plan:
+def plan(
+    project: str,
+    policy: Policy,
+    env: Mapping[str, str] | None = None,
+    folders: Sequence[str] = (),
+) -> Plan:
     """The mounts, ordered so that a deeper path is mounted after (over) its parent.
 
     Nothing is mounted inside a hidden folder: it is empty and read-only in the
     boundary already, and bwrap could not make a mount point there (the hook's
     own interpreter lives inside the Claude Code plugin's hidden data folder).
+
+    ``folders`` are the running host's own settings folders in the project
+    (its adapter's ``project_settings``: ``.claude``, ``.opencode``...).  One
+    that does not exist is made an empty read-only folder: bwrap leaves it
+    behind, empty (git does not list an empty folder), and a command can't
+    create the host's settings there (``.claude/settings.local.json`` with
+    ``disableAllHooks``, an OpenCode plugin that undoes the containment),
+    which a missing path's nearest existing folder, the project root, could
+    not be made read-only to stop.
     """
     values = os.environ if env is None else env
     project = os.path.realpath(project)
@@ -298,8 +312,15 @@ def plan(project: str, policy: Policy, env: Mapping[str, str] | None = None) -> 
     for path in _sockets(policy, placeholders, home):
         if os.path.lexists(path):
             chosen[path] = "hide"
+    for folder in folders:
+        path = os.path.normpath(os.path.join(project, folder))
+        if _inside(path, project) and path != project and not os.path.lexists(path):
+            chosen[path] = "hide"
+            result.uncovered = [u for u in result.uncovered if not _inside(u, path)]
     ordered = sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
-    hidden = [path for path, kind in ordered if kind == "hide" and os.path.isdir(path)]
+    hidden = [
+        p for p, kind in ordered if kind == "hide" and (os.path.isdir(p) or not os.path.lexists(p))
+    ]
     result.mounts = [
         Mount(path, kind)
         for path, kind in ordered
@@ -414,7 +435,11 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
 
 
 def rewrite(
-    command: str, project: str, shell: str = "bash", env: Mapping[str, str] | None = None
+    command: str,
+    project: str,
+    shell: str = "bash",
+    env: Mapping[str, str] | None = None,
+    folders: Sequence[str] = (),
 ) -> str:
     """``command`` as a shell line that runs it inside the boundary.
 
@@ -427,7 +452,7 @@ def rewrite(
     engine = engine_path()
     if engine is None:
         raise FileNotFoundError("bwrap (bubblewrap) is not installed: not contained")
-    result = plan(project, load_policy(env), env)
+    result = plan(project, load_policy(env), env, folders)
     mounts = bwrap_args(result, engine)[1:]
     inner = [shutil.which(shell) or "/bin/sh", "-c", command]
     stored = _args_file(mounts, env)
@@ -630,7 +655,10 @@ UNCONTAINED_RISKS = (
 
 
 def shell_rewrite(
-    command: str, project: str, env: Mapping[str, str] | None = None
+    command: str,
+    project: str,
+    env: Mapping[str, str] | None = None,
+    folders: Sequence[str] = (),
 ) -> tuple[str, str]:
     """(the command to run, a note): the contained line, or the command itself and why not.
 
@@ -644,6 +672,6 @@ def shell_rewrite(
     if not contained:
         return command, why
     try:
-        return rewrite(command, project, env=env), ""
+        return rewrite(command, project, env=env, folders=folders), ""
     except (OSError, PolicyError) as exc:
         return command, f"not contained: {exc}"

@@ -48,6 +48,7 @@ class CodexAdapter:
     name = "codex"
     tools = TOOL_KINDS
     containment = "agentreflex.core.install.codex_sandbox:codex_contained"  # its own sandbox
+    project_settings = (".codex",)
     events = EVENTS
     # hooks are usually registered without an event argument and a failed hook
     # is ignored: an unreadable payload is taken for a proposed tool call

@@ -33,8 +33,13 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
     if decision.mode is not Mode.ENFORCED or not isinstance(tool.input.get("command"), str):
         return None
     from agentreflex.core.contain import boundary as contain
+    from agentreflex.core.hosts import get_adapter
 
-    command, note = contain.shell_rewrite(tool.input["command"], event.cwd)
+    try:
+        folders = getattr(get_adapter(event.host), "project_settings", ())
+    except ValueError:
+        folders = ()  # no adapter (agentreflex check, tests): no host's folder to keep
+    command, note = contain.shell_rewrite(tool.input["command"], event.cwd, folders=folders)
     return command, (f"agentreflex: {note}" if note else "")
 
 

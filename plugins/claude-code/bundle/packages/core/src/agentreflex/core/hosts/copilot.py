@@ -88,6 +88,7 @@ class CopilotAdapter:
     name = "copilot"
     tools = TOOL_KINDS
     containment = "bwrap"  # the hook replaces each shell command (hosts/contained.py)
+    project_settings = (".github/hooks",)
     containment_limits = (
         "only in sessions that run every tool without asking (--allow-all-tools, --yolo, "
         "COPILOT_ALLOW_ALL); with some tools allowed, commands run as written"

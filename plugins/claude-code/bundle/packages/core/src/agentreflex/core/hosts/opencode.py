@@ -41,6 +41,7 @@ EVENTS: dict[str, EventKind] = {
 
 class OpenCodeAdapter(ShimAdapter):
     name = "opencode"
+    project_settings = (".opencode",)
     events = EVENTS
     # OpenCode's own tool names (packages/opencode/src/tool/) beyond the shared ones
     tools: ClassVar[dict[str, ToolKind]] = {"list": ToolKind.SEARCH, "patch": ToolKind.PATCH}

@@ -46,6 +46,7 @@ class PiAdapter(ShimAdapter):
 
     def __init__(self, name: str = "pi") -> None:
         self.name = name
+        self.project_settings = (f".{name}",)
 
 
 class OmpAdapter(PiAdapter):
