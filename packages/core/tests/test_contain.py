@@ -254,13 +254,16 @@ def test_no_way_out_through_another_process_root_or_cwd(project: Path, home: Pat
     ``touch /proc/$PPID/root/HOME/x`` wrote home past every read-only mount.
     Every process's root and cwd is tried, as an agent would.
     """
-    outside = subprocess.Popen(["sleep", "60"], cwd=home)
+    # a process outside holding a secret in its environment, as the warm daemon does
+    secret = {**os.environ, "JEV_API_KEY": "jev-marker-outside"}
+    outside = subprocess.Popen(["sleep", "60"], cwd=home, env=secret)
     try:
         done = run(
             "for p in /proc/[0-9]*; do "
             f"touch $p/root{home}/escaped 2>/dev/null && echo via $p/root; "
             "touch $p/cwd/escaped-cwd 2>/dev/null; "  # the shell's own cwd is the project
             f"cat $p/root{userdirs.key_path()} 2>/dev/null; "
+            "tr '\\0' '\\n' < $p/environ 2>/dev/null | grep -a jev-marker; "
             "done; true",
             project,
         )
@@ -269,6 +272,7 @@ def test_no_way_out_through_another_process_root_or_cwd(project: Path, home: Pat
         outside.wait()
     assert done.returncode == 0, done.stderr
     assert "via" not in done.stdout and "per-user-key" not in done.stdout
+    assert "jev-marker" not in done.stdout
     assert not (home / "escaped").exists() and not (home / "escaped-cwd").exists()
 
 
