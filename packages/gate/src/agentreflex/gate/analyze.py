@@ -574,11 +574,12 @@ _BASH: list[str | None] = []
 def _bash_accepts(command: str, deadline: float) -> bool | None:
     """Whether bash itself parses ``command`` (tree-sitter's grammar has gaps);
     ``None`` when bash cannot tell (not installed, no time left, failed)."""
-    import shutil
     import subprocess  # only on the rare parse-error path
 
-    if not _BASH:
-        _BASH.append(shutil.which("bash"))
+    from agentreflex.core.util.sysprog import system_program
+
+    if not _BASH:  # the system's bash: this runs outside any boundary, never a planted one
+        _BASH.append(system_program("bash"))
     bash = _BASH[0]
     budget = deadline - time.monotonic()
     if bash is None or budget < 0.02:

@@ -52,6 +52,13 @@ def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 def _run(
     argv: list[str], env: dict[str, str], timeout: float, data: bytes | None
 ) -> subprocess.CompletedProcess[bytes] | None:
+    """``argv`` with the system's git (never a ``git`` a project folder on PATH holds)."""
+    from agentreflex.core.util.sysprog import system_program
+
+    program = system_program(argv[0], env.get("PATH", os.defpath))
+    if program is None:
+        return None  # no git of the system's: as if git were missing
+    argv = [program, *argv[1:]]
     try:
         return subprocess.run(
             argv,

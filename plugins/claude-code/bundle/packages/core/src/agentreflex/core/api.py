@@ -103,6 +103,7 @@ NAMES = {
     ),
     "agentreflex.core.util.lazyre": ("LazyPattern",),
     "agentreflex.core.util.record": ("asdict", "field", "fields", "record", "replace"),
+    "agentreflex.core.util.sysprog": ("system_program",),
     # the one safe git (no hooks, fsmonitor, filters, pagers): the gate's work-tree rule
     "agentreflex.core.worktree.safegit": ("filter_overrides", "git"),
 }

@@ -369,10 +369,17 @@ def socket_paths(project: str, env: Mapping[str, str] | None = None) -> list[str
 
 
 def engine_path() -> str | None:
-    """``bwrap`` on PATH (Linux only), else None: the host is then not contained."""
+    """The system's ``bwrap`` on PATH (Linux only), else None: the host is then not contained.
+
+    Only a ``bwrap`` the system owns (:mod:`agentreflex.core.util.sysprog`): one
+    planted in a project folder at the front of the host's ``PATH`` (an
+    activated ``.venv/bin``) would run every "contained" command as written.
+    """
     if not sys.platform.startswith("linux"):
         return None
-    return shutil.which(ENGINE)
+    from agentreflex.core.util.sysprog import system_program
+
+    return system_program(ENGINE)
 
 
 # What bwrap's first three mounts leave each part of the tree as.
@@ -454,7 +461,9 @@ def rewrite(
         raise FileNotFoundError("bwrap (bubblewrap) is not installed: not contained")
     result = plan(project, load_policy(env), env, folders)
     mounts = bwrap_args(result, engine)[1:]
-    inner = [shutil.which(shell) or "/bin/sh", "-c", command]
+    from agentreflex.core.util.sysprog import system_program
+
+    inner = [system_program(shell) or "/bin/sh", "-c", command]
     stored = _args_file(mounts, env)
     if stored is None:
         return shlex.join([engine, *mounts, "--", *inner])
