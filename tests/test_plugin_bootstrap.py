@@ -388,6 +388,25 @@ def test_the_project_cannot_supply_python3_uv_or_uv_config(tmp_path: Path) -> No
     assert not marker.exists()
 
 
+def test_a_path_folder_inside_the_project_is_passed_over(tmp_path: Path) -> None:
+    """An activated ``.venv/bin`` of the project first on PATH: the agent writes it, so an
+    ``agentreflex`` or ``python3`` planted there is never what the launcher runs."""
+    plugin = Plugin(tmp_path)
+    marker = tmp_path / "project-code-ran"
+    for name in ("agentreflex", "python3"):
+        stub(plugin.project / ".venv" / "bin" / name, f"touch {marker}; exit 0")
+    plugin.env["PATH"] = f"{plugin.project / '.venv' / 'bin'}:{plugin.env['PATH']}"
+    plugin.env["CLAUDE_PROJECT_DIR"] = str(plugin.project)
+    since = time.time()
+    blocked = plugin.hook("PreToolUse")
+    assert blocked.returncode == 2 and "setting itself up" in blocked.stderr, blocked
+    state = plugin.wait_setup(since)
+    assert state["state"] == "ready", state
+    assert not marker.exists()
+    plugin.assert_blocks_reset_and_allows_ls()
+    assert not marker.exists()
+
+
 def test_a_relative_plugin_data_is_not_set_up(tmp_path: Path) -> None:
     """A relative CLAUDE_PLUGIN_DATA would put the environment inside the project."""
     plugin = Plugin(tmp_path)
