@@ -193,7 +193,7 @@ def test_bwrap_args_keep_pid_net_and_session() -> None:
         "--unshare-all",
     ):
         assert flag not in args
-    assert args[:4] == ["bwrap", "--unshare-user", "--ro-bind", "/"]
+    assert args[:6] == ["bwrap", "--unshare-user", "--cap-drop", "ALL", "--ro-bind", "/"]
     assert args[-3:] == ["--bind-try", "/x", "/x"]
 
 
@@ -452,6 +452,30 @@ def test_every_contained_host_names_its_settings_folder_and_the_policy_protects_
         for folder in folders:
             path = os.path.join(project, folder)
             assert any(p == path or p.startswith(path + "/") for p in protected), (host, folder)
+
+
+def test_no_way_out_by_unmounting_or_remounting(project: Path, home: Path) -> None:
+    """A command with capabilities in the sandbox can take a read-only mount away.
+
+    bwrap run as root (as CI runs) kept every capability: ``umount`` of the
+    mount over ``.agentreflex`` then let the config be written, and ``mount -o
+    remount,rw`` did the same for home.  A nested user namespace gets
+    capabilities of its own, but over mounts it can't unlock.
+    """
+    config = project / ".agentreflex" / "config.toml"
+    for command in (
+        f"umount {project / '.agentreflex'}; echo off > {config}",
+        f"umount -l {project / '.agentreflex'}; echo off > {config}",
+        f"mount -o remount,rw,bind {home}; touch {home}/remounted",
+        f"mount -o remount,rw,bind {project / '.agentreflex'}; echo off > {config}",
+        f"unshare -rm sh -c 'umount {project / '.agentreflex'}; echo off > {config}'",
+        f"unshare -rm sh -c 'mount -o remount,rw,bind {home}; touch {home}/remounted'",
+    ):
+        run(command, project)
+        assert config.read_text() == "mode = 'enforced'\n", command
+        assert not (home / "remounted").exists(), command
+    caps = run("grep CapEff /proc/self/status", project)
+    assert caps.stdout.split() == ["CapEff:", "0000000000000000"], caps.stdout
 
 
 def test_key_cannot_be_read_or_copied(project: Path, home: Path) -> None:

@@ -415,10 +415,17 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
     the host's own, writable mounts and past every mount below.  The kernel
     refuses that link to a process of another user namespace.  An
     unprivileged bwrap makes one anyway; as root it must be asked.
+
+    No capabilities (``--cap-drop ALL``): bwrap run as root keeps them all
+    in the sandbox, and a command could then ``umount`` a read-only mount, or
+    remount it writable, and write what it covered.  An unprivileged bwrap
+    drops them anyway.
     """
     args = [
         engine,
         "--unshare-user",
+        "--cap-drop",
+        "ALL",
         "--ro-bind",
         "/",
         "/",
