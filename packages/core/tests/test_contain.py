@@ -478,6 +478,19 @@ def test_no_way_out_by_unmounting_or_remounting(project: Path, home: Path) -> No
     assert caps.stdout.split() == ["CapEff:", "0000000000000000"], caps.stdout
 
 
+def test_the_kernels_settings_are_read_only(project: Path) -> None:
+    """Root with no capabilities could still write /proc/sys (a core_pattern runs as root).
+
+    The same value is written back, so the test changes nothing even where it fails.
+    """
+    done = run(
+        "cat /proc/sys/kernel/hostname > /tmp/h.$$ && "
+        "cat /tmp/h.$$ > /proc/sys/kernel/hostname; echo rc=$?",
+        project,
+    )
+    assert "rc=1" in done.stdout and "Read-only file system" in done.stderr, done
+
+
 def test_key_cannot_be_read_or_copied(project: Path, home: Path) -> None:
     key = userdirs.key_path()
     done = run(

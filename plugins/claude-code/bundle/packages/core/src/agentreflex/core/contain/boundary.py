@@ -382,6 +382,9 @@ def engine_path() -> str | None:
     return system_program(ENGINE)
 
 
+# The kernel's own settings under /proc, read-only in the boundary (Flatpak's list).
+_KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+
 # What bwrap's first three mounts leave each part of the tree as.
 _BASE = (("/dev", "rw"), ("/proc", "rw"), ("/", "ro"))
 
@@ -420,6 +423,11 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
     in the sandbox, and a command could then ``umount`` a read-only mount, or
     remount it writable, and write what it covered.  An unprivileged bwrap
     drops them anyway.
+
+    The kernel's settings under ``/proc`` read-only, as Flatpak makes them:
+    a command run as root, even with no capabilities, may still write
+    ``/proc/sys`` (``kernel.core_pattern`` names a program the kernel then
+    runs as root, outside everything) and ``/proc/sysrq-trigger``.
     """
     args = [
         engine,
@@ -436,6 +444,8 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
         "/proc",
         "/proc",
     ]
+    for kernel in _KERNEL_SETTINGS:
+        args += ["--ro-bind-try", kernel, kernel]
     for mount in needed(result.mounts):  # "-try": a path gone since the plan is skipped
         if mount.kind == "rw":
             args += ["--bind-try", mount.path, mount.path]
