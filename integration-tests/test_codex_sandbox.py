@@ -226,9 +226,10 @@ def test_the_shared_scenario_in_a_codex_session(tmp_path: Path, codex_binary: Pa
         text = config.read_text().replace('sandbox_mode = "danger-full-access"\n', "")
         # the user trusts the project: Codex then loads the profile in its .codex/
         config.write_text(f'{text}\n[projects."{project.project}"]\ntrust_level = "trusted"\n')
-        project.install("--project", "--sandbox")
+        # the user's tmux is running when they install (its socket folder is listed then)
         scenario = ContainmentScenario(project.project, project.home, "codex", config)
         try:
+            project.install("--project", "--sandbox")
             commands = scenario.commands()
             background, kept = scenario.kept_server()
             # Codex ends what a command started when it ends (its bubblewrap dies with the

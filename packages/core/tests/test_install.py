@@ -612,18 +612,23 @@ def test_codex_sandbox_denies_the_servers_that_would_run_a_command_outside(
 ) -> None:
     """Codex 0.169's sandbox let a command ask the user's tmux server to run another one,
     outside it (the real host, ``integration-tests/test_codex_sandbox.py``); a denied tmux
-    folder can't be reached, and one denied before it exists is denied once made."""
+    folder can't be reached.  Only a folder that exists is listed: Codex leaves an empty
+    file at a missing denied path, and tmux could then never make its folder there."""
     import tomllib
 
     monkeypatch.setenv("TMUX_TMPDIR", str(tmp_path / "tmux-tmp"))
+    tmux_dir = tmp_path / "tmux-tmp" / f"tmux-{os.getuid()}"
+    emacs_dir = tmp_path / "run" / "emacs"  # no emacs server here: not listed
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    tmux_dir.mkdir(parents=True)
     project = tmp_path / "proj"
     project.mkdir()
     args = ["--project", "--project-dir", str(project), "--sandbox"]
     assert run(["install", "codex", *args], capsys)[0] == 0
     data = tomllib.loads((project / ".codex" / "config.toml").read_text())
     listed = data["permissions"]["agentreflex"]["filesystem"]
-    assert listed[str(tmp_path / "tmux-tmp" / f"tmux-{os.getuid()}")] == "deny"
-    assert not (tmp_path / "tmux-tmp").exists()
+    assert listed[str(tmux_dir)] == "deny"
+    assert str(emacs_dir) not in listed
     # the user lets their tmux through: no longer denied
     from agentreflex.core.contain import boundary
 

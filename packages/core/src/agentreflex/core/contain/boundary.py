@@ -424,8 +424,8 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
     remount it writable, and write what it covered.  An unprivileged bwrap
     drops them anyway.
 
-    The kernel's settings under ``/proc`` read-only, as Flatpak makes them:
-    a command run as root, even with no capabilities, may still write
+    The kernel's settings under ``/proc`` read-only, as Flatpak makes them,
+    when running as root: root, even with no capabilities, may still write
     ``/proc/sys`` (``kernel.core_pattern`` names a program the kernel then
     runs as root, outside everything) and ``/proc/sysrq-trigger``.
     """
@@ -444,8 +444,9 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
         "/proc",
         "/proc",
     ]
-    for kernel in _KERNEL_SETTINGS:
-        args += ["--ro-bind-try", kernel, kernel]
+    if os.geteuid() == 0:  # another user can't write them anyway: no mounts to pay for
+        for kernel in _KERNEL_SETTINGS:
+            args += ["--ro-bind-try", kernel, kernel]
     for mount in needed(result.mounts):  # "-try": a path gone since the plan is skipped
         if mount.kind == "rw":
             args += ["--bind-try", mount.path, mount.path]

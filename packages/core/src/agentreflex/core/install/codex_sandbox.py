@@ -111,17 +111,19 @@ def hidden_paths(opts: Options) -> list[str]:
     Codex's ``"deny"`` makes a path unreadable to commands (checked against the
     real ``codex sandbox`` of 0.169.0: ``cat`` of a denied file is refused, and a
     contained ``tmux new-window`` could not reach a denied tmux folder, where it
-    reached the user's tmux server without one).  A missing denied path is
-    accepted.
+    reached the user's tmux server without one).  Only paths that exist: for a
+    missing one under a folder its sandbox writes, Codex leaves an empty file
+    behind (seen: ``/tmp/emacs0``), which would keep that server from starting.
     """
     from agentreflex.core.contain import boundary as contain
 
     _read_only, unreadable, _writable = policy_paths(opts)
     made = set(made_files(opts))
     present = [p for p in dict.fromkeys(unreadable) if os.path.lexists(p) or p in made]
-    # the servers that would run a command outside the sandbox (the user's tmux...):
-    # listed even when missing now, since Codex hides a denied path whenever it appears
-    servers = contain.socket_paths(os.path.abspath(opts.project))
+    # the servers that would run a command outside the sandbox (the user's tmux...), the
+    # ones there now: Codex makes an empty file at a missing denied path under a folder
+    # its sandbox may write (/tmp/tmux-0), and the server could then never start there
+    servers = [p for p in contain.socket_paths(os.path.abspath(opts.project)) if os.path.lexists(p)]
     return list(dict.fromkeys(present + servers))
 
 
