@@ -382,8 +382,9 @@ def engine_path() -> str | None:
     return system_program(ENGINE)
 
 
-# The kernel's own settings under /proc, read-only in the boundary (Flatpak's list).
-_KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+# The kernel's own settings under /proc that root may write with no capabilities
+# (Flatpak makes these read-only too, with /proc/irq and /proc/bus).
+_KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger")
 
 # What bwrap's first three mounts leave each part of the tree as.
 _BASE = (("/dev", "rw"), ("/proc", "rw"), ("/", "ro"))
