@@ -10,10 +10,12 @@ where it does not.  Hooks that run the project's own checks stay allowed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from agentreflex.gate.check import check_command
+
+from .conftest import Checked
 
 HARMFUL = [
     ("echo 'rm -rf ~/.ssh' > .git/hooks/pre-commit", "GATE-RM-DOTFILE"),
@@ -41,33 +43,25 @@ EVERYDAY = [
 
 
 @pytest.fixture
-def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
-    home, proj = tmp_path / "home", tmp_path / "home" / "proj"
-    (proj / ".git" / "hooks").mkdir(parents=True)
-    (proj / "scripts").mkdir()
-    (proj / "scripts" / "evil.sh").write_text("#!/bin/sh\nrm -rf ~/.ssh\n")
-    (proj / "scripts" / "check.sh").write_text("#!/bin/sh\nmake test\n")
-    monkeypatch.setenv("HOME", str(home))
-    return str(home), str(proj)
-
-
-def _check(where: tuple[str, str], command: str) -> tuple[str, set[str]]:
-    home, proj = where
-    verdict, findings = check_command(command, cwd=proj, home=home, project=proj, budget_s=5.0)
-    return str(verdict), {f.code for f in findings}
+def scripts(gate_project: Path) -> None:
+    (gate_project / "scripts").mkdir()
+    (gate_project / "scripts" / "evil.sh").write_text("#!/bin/sh\nrm -rf ~/.ssh\n")
+    (gate_project / "scripts" / "check.sh").write_text("#!/bin/sh\nmake test\n")
 
 
 @pytest.mark.parametrize(("command", "code"), HARMFUL)
+@pytest.mark.usefixtures("scripts")
 def test_a_hook_is_judged_as_what_it_will_run(
-    where: tuple[str, str], command: str, code: str
+    gate_check: Callable[[str], Checked], command: str, code: str
 ) -> None:
-    decision, codes = _check(where, command)
+    decision, codes = gate_check(command)
     assert decision != "ALLOW", command
     assert not code or code in codes, (command, codes)
 
 
 @pytest.mark.parametrize("command", EVERYDAY)
+@pytest.mark.usefixtures("scripts")
 def test_a_hook_that_runs_the_projects_checks_stays_allowed(
-    where: tuple[str, str], command: str
+    gate_check: Callable[[str], Checked], command: str
 ) -> None:
-    assert _check(where, command) == ("ALLOW", set()), command
+    assert gate_check(command) == ("ALLOW", set()), command

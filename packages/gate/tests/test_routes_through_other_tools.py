@@ -23,10 +23,12 @@ through before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from agentreflex.gate.check import check_command
+
+from .conftest import Checked
 
 REFUSED = [
     ("tclsh <<< 'exec rm -rf ~/.ssh'", "GATE-RM-DOTFILE"),
@@ -94,29 +96,23 @@ ALLOWED = [
 
 
 @pytest.fixture
-def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
-    home, proj = tmp_path / "home", tmp_path / "home" / "proj"
-    (proj / ".git").mkdir(parents=True)
-    (proj / ".claude").mkdir()
-    (proj / ".claude" / "settings.json").write_text("{}\n")
-    (proj / ".agentreflex").mkdir()
-    (proj / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
-    monkeypatch.setenv("HOME", str(home))
-    return str(home), str(proj)
-
-
-def _check(where: tuple[str, str], command: str) -> tuple[str, set[str]]:
-    home, proj = where
-    verdict, findings = check_command(command, cwd=proj, home=home, project=proj, budget_s=5.0)
-    return str(verdict), {f.code for f in findings}
+def own_files(gate_project: Path) -> None:
+    (gate_project / ".claude").mkdir()
+    (gate_project / ".claude" / "settings.json").write_text("{}\n")
+    (gate_project / ".agentreflex").mkdir()
+    (gate_project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
 
 
 @pytest.mark.parametrize(("command", "code"), REFUSED)
-def test_the_route_is_refused_or_asked(where: tuple[str, str], command: str, code: str) -> None:
-    decision, codes = _check(where, command)
+@pytest.mark.usefixtures("own_files")
+def test_the_route_is_refused_or_asked(
+    gate_check: Callable[[str], Checked], command: str, code: str
+) -> None:
+    decision, codes = gate_check(command)
     assert decision != "ALLOW" and code in codes, (command, decision, codes)
 
 
 @pytest.mark.parametrize("command", ALLOWED)
-def test_the_near_miss_stays_allowed(where: tuple[str, str], command: str) -> None:
-    assert _check(where, command) == ("ALLOW", set()), command
+@pytest.mark.usefixtures("own_files")
+def test_the_near_miss_stays_allowed(gate_check: Callable[[str], Checked], command: str) -> None:
+    assert gate_check(command) == ("ALLOW", set()), command

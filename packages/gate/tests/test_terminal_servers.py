@@ -13,11 +13,12 @@ command's options).
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-from agentreflex.gate.check import check_command
 from agentreflex.gate.shell import terminals, walker
+
+from .conftest import Checked
 
 HARMFUL = [
     ("tmux new-window 'rm -rf ~/.claude'", "GATE-RM-DOTFILE"),
@@ -78,32 +79,20 @@ EVERYDAY = [
 ]
 
 
-@pytest.fixture
-def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
-    home, proj = tmp_path / "home", tmp_path / "home" / "proj"
-    (proj / ".git").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    return str(home), str(proj)
-
-
-def _check(where: tuple[str, str], command: str) -> tuple[str, set[str]]:
-    home, proj = where
-    verdict, findings = check_command(command, cwd=proj, home=home, project=proj, budget_s=5.0)
-    return str(verdict), {f.code for f in findings}
-
-
 @pytest.mark.parametrize(("command", "code"), HARMFUL)
 def test_a_command_handed_to_a_server_is_judged_as_what_it_runs(
-    where: tuple[str, str], command: str, code: str
+    gate_check: Callable[[str], Checked], command: str, code: str
 ) -> None:
-    decision, codes = _check(where, command)
+    decision, codes = gate_check(command)
     assert decision != "ALLOW", command
     assert not code or code in codes, (command, codes)
 
 
 @pytest.mark.parametrize("command", EVERYDAY)
-def test_everyday_use_of_the_same_tools_stays_allowed(where: tuple[str, str], command: str) -> None:
-    assert _check(where, command) == ("ALLOW", set()), command
+def test_everyday_use_of_the_same_tools_stays_allowed(
+    gate_check: Callable[[str], Checked], command: str
+) -> None:
+    assert gate_check(command) == ("ALLOW", set()), command
 
 
 def test_the_walker_knows_every_server_the_module_reads() -> None:
@@ -111,8 +100,8 @@ def test_the_walker_knows_every_server_the_module_reads() -> None:
 
 
 def test_a_relative_path_in_another_session_is_not_taken_for_the_project(
-    where: tuple[str, str],
+    gate_check: Callable[[str], Checked],
 ) -> None:
     """``new-window`` runs in the session's folder, not the agent's: a relative rm asks."""
-    decision, codes = _check(where, "tmux new-window 'rm -rf ./dist'")
+    decision, codes = gate_check("tmux new-window 'rm -rf ./dist'")
     assert decision == "ASK_USER" and "GATE-RM-UNRESOLVED" in codes
