@@ -116,3 +116,10 @@ def test_the_route_is_refused_or_asked(
 @pytest.mark.usefixtures("own_files")
 def test_the_near_miss_stays_allowed(gate_check: Callable[[str], Checked], command: str) -> None:
     assert gate_check(command) == ("ALLOW", set()), command
+
+
+def test_the_walker_sends_every_tool_with_command_options_to_them() -> None:
+    """The walker's own list (kept so the module loads only for these tools) is execopts'."""
+    from agentreflex.gate.shell import execopts, walker
+
+    assert set(walker._EXEC_OPTIONS) == set(execopts.PROGRAMS)
