@@ -23,6 +23,7 @@ through before.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -123,3 +124,24 @@ def test_the_walker_sends_every_tool_with_command_options_to_them() -> None:
     from agentreflex.gate.shell import execopts, walker
 
     assert set(walker._EXEC_OPTIONS) == set(execopts.PROGRAMS)
+
+
+def test_the_gates_parse_check_runs_the_systems_bash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bash -n`` runs outside any boundary: a ``bash`` a project folder first on PATH
+    holds (an activated ``.venv/bin``) is never the one run."""
+    import time
+
+    from agentreflex.gate import analyze
+
+    mark = tmp_path / "planted-ran"
+    planted = tmp_path / "proj" / ".venv" / "bin"
+    planted.mkdir(parents=True)
+    (planted / "bash").write_text(f"#!/bin/sh\ntouch {mark}\nexit 0\n")
+    (planted / "bash").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}:{os.environ['PATH']}")
+    monkeypatch.setattr(analyze, "_BASH", [])
+    assert analyze._bash_accepts("echo ok", time.monotonic() + 5) is True
+    assert analyze._bash_accepts("echo 'unclosed", time.monotonic() + 5) is False
+    assert not mark.exists()
