@@ -346,8 +346,8 @@ def _sockets(policy: Policy, placeholders: dict[str, list[str]], home: str) -> l
     behind them would run, not for what they hold, and the user may let one
     through (``reach``); agentreflex's own secrets can't be let through.  A
     ``*`` entry is what it matches now; the others are listed even when
-    missing (a host's sandbox that reads the list once, at install, still
-    hides a socket made later).
+    missing, and the callers keep the ones that exist (bwrap can only mount
+    over what exists; Codex would leave a file at a missing one).
     """
 
     def paths(entries: tuple[str, ...]) -> set[str]:
