@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.systemone.heuristic import common, constraints
 from agentreflex.core.systemone.heuristic import engine as builtin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 SCREENED = {
-    name: value for name, value in vars(builtin).items() if isinstance(value, builtin.Screened)
+    f"{module.__name__.rpartition('.')[2]}.{name}": value
+    for module in (common, constraints, builtin)
+    for name, value in vars(module).items()
+    if isinstance(value, common.Screened) and (module is common or name not in vars(common))
 } | {  # the operations a constraint can name, and the commands that perform them
     f"_OPS[{op.name}].{part}": screen
-    for op in builtin._OPS
+    for op in constraints._OPS
     for part, screen in (("named", op.named), ("does", op.does))
     if screen is not None
 }

@@ -17,6 +17,7 @@ import re
 from agentreflex.core.state import userdirs
 from agentreflex.gate.model import Cmd
 from agentreflex.gate.rules.protected import WRITE, full_path, real_path, under
+from agentreflex.gate.shell.argv import option_values
 from agentreflex.gate.shell.paths import Where
 
 __all__ = ["environment_writes"]
@@ -28,17 +29,6 @@ _CHANGES = frozenset({"install", "uninstall", "sync"})
 # options naming the environment (or folder) the installer writes into
 _PIP_PLACES = ("--target", "-t", "--prefix", "--root")
 _UV_PLACES = ("--python", "-p", "--prefix", "--target")
-
-
-def _values(args: list[str], names: tuple[str, ...]) -> list[str]:
-    out = []
-    for i, arg in enumerate(args):
-        for name in names:
-            if arg == name and i + 1 < len(args):
-                out.append(args[i + 1])
-            elif name.startswith("--") and arg.startswith(name + "="):
-                out.append(arg[len(name) + 1 :])
-    return out
 
 
 def _environment_of(program: str) -> str:
@@ -53,14 +43,14 @@ def _places(cmd: Cmd) -> list[str]:
     """The environments or folders ``cmd`` installs into, as written."""
     program, args, written = cmd.name, cmd.args, cmd.program
     if _PIP.fullmatch(program) and _CHANGES & set(args):
-        return _values(args, _PIP_PLACES) or [_environment_of(written)]
+        return option_values(args, _PIP_PLACES) or [_environment_of(written)]
     if _PYTHON.fullmatch(program) and len(args) >= 2 and args[0] == "-m":
         if args[1] == "pip" and _CHANGES & set(args[2:]):
-            return _values(args[2:], _PIP_PLACES) or [_environment_of(written)]
+            return option_values(args[2:], _PIP_PLACES) or [_environment_of(written)]
         if args[1] == "venv":
             return [a for a in args[2:] if not a.startswith("-")][-1:]
     if program == "uv" and args[:1] == ["pip"] and _CHANGES & set(args[1:3]):
-        return _values(args, _UV_PLACES) or [cmd.assigns.get("VIRTUAL_ENV", "")]
+        return option_values(args, _UV_PLACES) or [cmd.assigns.get("VIRTUAL_ENV", "")]
     return []
 
 

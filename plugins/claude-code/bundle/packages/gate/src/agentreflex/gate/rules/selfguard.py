@@ -76,7 +76,7 @@ def _ours(word: str) -> bool:
 
 def disable_reason(cmd: Cmd) -> str:
     """Why ``cmd`` uninstalls, disables or approves agentreflex; ``""`` when it does not."""
-    from agentreflex.gate.shell.changes import operands  # shell commands only, not file tools
+    from agentreflex.gate.shell.argv import operands  # shell commands only, not file tools
 
     name, args = cmd.name, cmd.args
     if name.startswith(("python", "pypy")) and args[:1] == ["-m"] and len(args) > 1:

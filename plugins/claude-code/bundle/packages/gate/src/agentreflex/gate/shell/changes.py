@@ -30,6 +30,7 @@ from agentreflex.gate.rules.protected import (
     under,
     walk_files,
 )
+from agentreflex.gate.shell.argv import operands, option_values
 from agentreflex.gate.shell.envinstall import environment_writes
 from agentreflex.gate.shell.paths import Where
 
@@ -40,39 +41,6 @@ if TYPE_CHECKING:
     _Handler = Callable[[list[str], str, Where], list[tuple[str, str]]]
 
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-
-
-def operands(args: list[str], takes_value: frozenset[str] = frozenset()) -> list[str]:
-    """Non-option arguments, skipping the values of options in ``takes_value``."""
-    out: list[str] = []
-    i = 0
-    ended = False
-    while i < len(args):
-        a = args[i]
-        if ended or a == "-" or not a.startswith("-"):
-            out.append(a)
-        elif a == "--":
-            ended = True
-        elif a in takes_value:
-            i += 1
-        i += 1
-    return out
-
-
-def _option(args: list[str], names: tuple[str, ...]) -> list[str]:
-    """Every value of the options ``names`` (``-o X``, ``-oX``, ``--output=X``)."""
-    out: list[str] = []
-    for i, a in enumerate(args):
-        if a == "--":
-            break
-        for name in names:
-            if a == name and i + 1 < len(args):
-                out.append(args[i + 1])
-            elif name.startswith("--") and a.startswith(name + "="):
-                out.append(a[len(name) + 1 :])
-            elif not name.startswith("--") and a.startswith(name) and len(a) > len(name):
-                out.append(a[len(name) :])
-    return out
 
 
 def _short_flags(args: list[str]) -> str:
@@ -187,7 +155,7 @@ def _copy(
     ops = operands(
         args, frozenset({"-t", "-S", "--suffix", "-m", "--mode", "-o", "-g", "--owner", "--group"})
     )
-    target_dir = _option(args, ("-t", "--target-directory"))
+    target_dir = option_values(args, ("-t", "--target-directory"))
     out: list[tuple[str, str]] = []
     if target_dir:
         dest, sources, into = target_dir[0], ops, True
@@ -384,10 +352,10 @@ def _url_name(url: str) -> str:
 
 def _curl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     named = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr")
-    out = [(p, WRITE) for p in _option(args, named) + _short_values(args, "oDc")]
+    out = [(p, WRITE) for p in option_values(args, named) + _short_values(args, "oDc")]
     short = "".join(_cluster_flags(a, "oDc") for a in args)
     if "O" in short or "--remote-name" in args or "--remote-name-all" in args:
-        folder = (_option(args, ("--output-dir",)) or ["."])[0]
+        folder = (option_values(args, ("--output-dir",)) or ["."])[0]
         for a in args:
             name = _url_name(a)
             if name:
@@ -398,13 +366,13 @@ def _curl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
 def _wget(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     out = [
         (p, WRITE)
-        for p in _option(
+        for p in option_values(
             args, ("-O", "--output-document", "-o", "--output-file", "-a", "--append-output")
         )
     ]
-    if _option(args, ("-O", "--output-document")):
+    if option_values(args, ("-O", "--output-document")):
         return [(p, e) for p, e in out if p != "-"]
-    folder = (_option(args, ("-P", "--directory-prefix")) or ["."])[0]
+    folder = (option_values(args, ("-P", "--directory-prefix")) or ["."])[0]
     out.append((folder, WRITE))
     for a in args:
         name = _url_name(a)
@@ -450,7 +418,7 @@ def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
 def _unzip(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     if "-l" in args or "-t" in args or "-p" in args or "-Z" in args:
         return []
-    dest = (_option(args, ("-d",)) or ["."])[0]
+    dest = (option_values(args, ("-d",)) or ["."])[0]
     ops = operands(args, frozenset({"-d", "-x"}))
     out = [(dest, EXTRACT)]
     if ops:
@@ -460,7 +428,7 @@ def _unzip(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
 
 def _cpio(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     flags = _short_flags(args)
-    dest = (_option(args, ("-D", "--directory")) or ["."])[0]
+    dest = (option_values(args, ("-D", "--directory")) or ["."])[0]
     if "p" in flags or "--pass-through" in args:
         ops = operands(args, frozenset({"-D", "--directory", "-F", "-I", "-O", "-H", "-R"}))
         return [(ops[-1] if ops else dest, EXTRACT)]
@@ -602,8 +570,8 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     i = 0
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
-    git_cwd = _option(args[:i], ("-C",))
-    work_tree = _option(args[:i], ("--work-tree",))
+    git_cwd = option_values(args[:i], ("-C",))
+    work_tree = option_values(args[:i], ("--work-tree",))
     rest = args[i:]
     if not rest:
         return []
@@ -657,11 +625,11 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         paths = [(f, WRITE) for f in files] + ([("./" + DESCENDANT, WRITE)] if everything else [])
     elif sub == "config" and not _CONFIG_READS.intersection(tail):
         # ``git config --file ~/.claude/settings.json x.y z`` rewrites any file as git's INI
-        paths = [(f, WRITE) for f in _option(tail, ("-f", "--file"))]
+        paths = [(f, WRITE) for f in option_values(tail, ("-f", "--file"))]
     # files git itself writes: ``git diff --output=F``, ``format-patch -o DIR``, ``bundle create F``
-    paths += [(f, WRITE) for f in _option(tail, ("--output",))]
+    paths += [(f, WRITE) for f in option_values(tail, ("--output",))]
     if sub == "format-patch":
-        paths += [(d, EXTRACT) for d in _option(tail, ("-o", "--output-directory"))]
+        paths += [(d, EXTRACT) for d in option_values(tail, ("-o", "--output-directory"))]
     elif sub == "bundle" and tail[:1] == ["create"]:
         paths += [(f, WRITE) for f in operands(tail[1:])[:1]]
     if work_tree and (sub in _MOVES or sub in ("stash", "restore", "checkout-index", "am")):
@@ -703,8 +671,8 @@ def _patch(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             }
         ),
     )
-    patches = [t for f in _option(args, ("-i", "--input")) for t in patch_targets(f, cwd)]
-    return [(p, WRITE) for p in _option(args, ("-o", "--output")) + ops[:1] + patches]
+    patches = [t for f in option_values(args, ("-i", "--input")) for t in patch_targets(f, cwd)]
+    return [(p, WRITE) for p in option_values(args, ("-o", "--output")) + ops[:1] + patches]
 
 
 _PATCH_PATH = LazyPattern(r"^(?:\+\+\+|---|rename to|copy to) (\S+)", re.M, hints="+++ --- to")
@@ -870,7 +838,7 @@ def _second_operand(takes: frozenset[str]) -> _Handler:
 
 def _output_option(*names: str) -> _Handler:
     """``sort -o``, ``tree -o``, ``less -o``: a reader whose option names a file it writes."""
-    return lambda args, cwd, where: [(p, WRITE) for p in _option(args, names)]
+    return lambda args, cwd, where: [(p, WRITE) for p in option_values(args, names)]
 
 
 _HANDLERS: dict[str, _Handler] = {
