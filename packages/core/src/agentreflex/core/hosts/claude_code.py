@@ -281,7 +281,7 @@ class ClaudeCodeAdapter:
     containment = "agentreflex.core.install.sandbox:claude_contained"  # its own sandbox
     containment_otherwise = "bwrap"  # when it is off, the hook puts Bash commands in ours
     # the project folder it reads settings and hooks from (read-only in our boundary,
-    # an empty one when missing: contain.boundary.plan)
+    # an empty one when missing: contain.mounts.plan)
     project_settings = (".claude",)
     events = EVENTS
     unknown_event: EventKind | None = None

@@ -1,0 +1,228 @@
+"""The engine: bubblewrap's arguments for a plan, its arguments file, and whether it can start.
+
+bubblewrap (``bwrap``) is what Claude Code itself runs on Linux,
+Debian-packaged, LGPL-2.0+, a single ``clone``+mounts at start (about 2-4
+ms), and it works as root and inside ``unshare -n``.  No namespace, seccomp
+or Landlock code is written here: only bwrap's argument list.  See
+SECURITY.md ("Containment") for the comparison with Landlock and
+``@anthropic-ai/sandbox-runtime``.
+
+Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+
+from agentreflex.core.contain.mounts import Mount, Plan
+from agentreflex.core.contain.policy import inside
+from agentreflex.core.state import userdirs
+
+__all__ = [
+    "ENGINE",
+    "NO_NAMESPACES",
+    "args_file",
+    "bwrap_args",
+    "engine_path",
+    "engine_refused",
+    "needed",
+]
+
+ENGINE = "bwrap"
+
+
+def engine_path() -> str | None:
+    """The system's ``bwrap`` on PATH (Linux only), else None: the host is then not contained.
+
+    Only a ``bwrap`` the system owns (:mod:`agentreflex.core.util.sysprog`): one
+    planted in a project folder at the front of the host's ``PATH`` (an
+    activated ``.venv/bin``) would run every "contained" command as written.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    from agentreflex.core.util.sysprog import system_program
+
+    return system_program(ENGINE)
+
+
+# The kernel's own settings under /proc that root may write with no capabilities
+# (Flatpak makes these read-only too, with /proc/irq and /proc/bus).
+_KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger")
+
+
+# What bwrap's first three mounts leave each part of the tree as.
+_BASE = (("/dev", "rw"), ("/proc", "rw"), ("/", "ro"))
+
+
+def needed(mounts: Sequence[Mount]) -> list[Mount]:
+    """The mounts that change something: each bind costs bwrap about 0.1 ms at start-up.
+
+    A read-only path under a read-only one (the whole filesystem is, to begin with), or
+    a writable one under a writable one, is already what it would be made; ``mounts``
+    come parents first (:func:`.mounts.plan`).  Hidden paths are always mounted.
+    """
+    kept: list[Mount] = []
+    for mount in mounts:
+        above = next((m.kind for m in reversed(kept) if inside(mount.path, m.path)), None)
+        if above is None:
+            above = next(kind for base, kind in _BASE if inside(mount.path, base))
+        if mount.kind == "hide" or mount.kind != above:
+            kept.append(mount)
+    return kept
+
+
+def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
+    """bwrap's arguments: the whole filesystem read-only, then the policy's mounts.
+
+    No new pid, network, IPC or session namespace and no ``--die-with-parent``:
+    background servers, the network and the terminal behave as without
+    containment.  ``/dev`` and ``/proc`` are the host's own.
+
+    A new user namespace, always (``--unshare-user``): without one, a command
+    run as root could follow ``/proc/PID/root`` of any process outside into
+    the host's own, writable mounts and past every mount below.  The kernel
+    refuses that link to a process of another user namespace.  An
+    unprivileged bwrap makes one anyway; as root it must be asked.
+
+    No capabilities (``--cap-drop ALL``): bwrap run as root keeps them all
+    in the sandbox, and a command could then ``umount`` a read-only mount, or
+    remount it writable, and write what it covered.  An unprivileged bwrap
+    drops them anyway.
+
+    The kernel's settings under ``/proc`` read-only, as Flatpak makes them,
+    when running as root: root, even with no capabilities, may still write
+    ``/proc/sys`` (``kernel.core_pattern`` names a program the kernel then
+    runs as root, outside everything) and ``/proc/sysrq-trigger``.
+    """
+    args = [
+        engine,
+        "--unshare-user",
+        "--cap-drop",
+        "ALL",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev-bind",
+        "/dev",
+        "/dev",
+        "--bind",
+        "/proc",
+        "/proc",
+    ]
+    if os.geteuid() == 0:  # another user can't write them anyway: no mounts to pay for
+        for kernel in _KERNEL_SETTINGS:
+            args += ["--ro-bind-try", kernel, kernel]
+    for mount in needed(result.mounts):  # "-try": a path gone since the plan is skipped
+        if mount.kind == "rw":
+            args += ["--bind-try", mount.path, mount.path]
+        elif mount.kind == "ro":
+            args += ["--ro-bind-try", mount.path, mount.path]
+        elif os.path.isdir(mount.path) or not os.path.lexists(mount.path):
+            args += ["--tmpfs", mount.path, "--remount-ro", mount.path]
+        else:
+            args += ["--ro-bind", "/dev/null", mount.path]
+    return args
+
+
+def args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
+    """bwrap's mount arguments, NUL-separated, in the user's state folder; None if it can't be written.
+
+    Named by content, so one project's boundary is one file, written once.  A
+    file found under that name is used only when it holds exactly these
+    arguments: a command that once ran outside the boundary (shadow mode, a
+    host not contained) could have planted ``--bind / /`` under the name, and
+    every later "contained" command would then run unconfined.
+    """
+    import hashlib
+
+    data = b"".join(arg.encode("utf-8", "surrogateescape") + b"\0" for arg in mounts)
+    folder = os.path.join(userdirs.user_state_dir(env), "contain")
+    path = os.path.join(folder, hashlib.sha256(data).hexdigest()[:32] + ".args")
+    if _holds(path, data):
+        return path
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        temp = f"{path}.{os.getpid()}"
+        with open(temp, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except OSError:
+        return None
+    return path
+
+
+def _holds(path: str, data: bytes) -> bool:
+    """Is ``path`` a regular file (not a link, not a FIFO to hang on) whose bytes are ``data``?"""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        held = b""
+        while len(held) <= len(data):
+            chunk = os.read(fd, len(data) + 1 - len(held))
+            if not chunk:
+                break
+            held += chunk
+        return held == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+NO_NAMESPACES = (
+    "the kernel must let this user make a user namespace: sysctl user.max_user_namespaces "
+    "above 0, kernel.unprivileged_userns_clone = 1 where it exists, and on Ubuntu 24.04 "
+    "AppArmor's bwrap profile (kernel.apparmor_restrict_unprivileged_userns)"
+)
+
+
+def engine_refused(engine: str, env: Mapping[str, str] | None) -> str:
+    """Why bwrap can't start a boundary on this machine, or "" when it can.
+
+    Why: a bwrap that is installed but refused by the kernel (no user
+    namespaces, a container's seccomp profile, Ubuntu's AppArmor rule) would
+    fail every command it wraps.  The command is then left to the
+    parse-based gate, and doctor says why.  Only a success is remembered
+    (per engine file and boot): a remembered success that is forged makes
+    commands fail closed, while a remembered failure could be forged to turn
+    containment off.
+    """
+    import hashlib
+    import subprocess
+
+    try:
+        info = os.stat(engine)
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+            boot = handle.read().strip()
+    except OSError:
+        info, boot = None, ""
+    stamp = f"{engine}|{getattr(info, 'st_ino', 0)}|{getattr(info, 'st_mtime_ns', 0)}|{boot}|{os.getuid()}"
+    folder = os.path.join(userdirs.user_state_dir(env), "contain")
+    mark = os.path.join(folder, "works-" + hashlib.sha256(stamp.encode()).hexdigest()[:24])
+    if boot and os.path.isfile(mark):
+        return ""
+    probe = [*bwrap_args(Plan(), engine), "--", shutil.which("true") or "/bin/true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    if done.returncode != 0:
+        lines = (done.stderr or "").strip().splitlines()
+        return lines[-1] if lines else f"exit status {done.returncode}"
+    if boot:
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            with open(mark, "w", encoding="ascii"):
+                pass
+        except OSError:
+            pass  # asked again next time: a few milliseconds
+    return ""

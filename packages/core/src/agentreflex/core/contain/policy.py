@@ -1,0 +1,265 @@
+"""The containment policy: which paths a contained command may write, may only read, can't see.
+
+Why a module of its own: the lists are data (``contain.toml`` shipped beside
+this module, documented at ``policies/contain.toml``), extended only by the
+user's ``~/.config/agentreflex/contain.toml`` (a project's files are the
+agent's to write, so a project can't widen or narrow the boundary).  This
+module reads them and turns each entry, placeholders and all (``{project}``,
+``{tmp}``, ``{key}``, ``~``...), into absolute paths; :mod:`.mounts` makes
+mounts of them, and the hosts' own sandboxes take them as path lists.
+
+Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from agentreflex.core.state import userdirs
+
+__all__ = [
+    "Policy",
+    "PolicyError",
+    "expand",
+    "expand_entry",
+    "globbed",
+    "inside",
+    "load_policy",
+    "placeholders",
+    "socket_paths",
+    "sockets",
+    "user_disabled",
+    "user_policy_path",
+]
+
+_BUILTIN = os.path.join(os.path.dirname(__file__), "contain.toml")
+_LISTS = ("writable", "read_only", "unreadable", "sockets")
+# only a user's own contain.toml may name these: sockets it lets commands reach
+_USER_ONLY = ("reach",)
+
+
+class PolicyError(ValueError):
+    """A policy file that can't be read or has the wrong shape."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The lists, still with placeholders (``{project}``, ``~``...), and the user's ``reach``."""
+
+    writable: tuple[str, ...]
+    read_only: tuple[str, ...]
+    unreadable: tuple[str, ...]
+    sockets: tuple[str, ...] = ()
+    reach: tuple[str, ...] = ()
+
+
+def user_policy_path(env: Mapping[str, str] | None = None) -> str:
+    return os.path.join(userdirs.user_config_dir(env), "contain.toml")
+
+
+def _read(path: str) -> dict[str, list[str]]:
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as exc:
+        raise PolicyError(f"{path}: can't be read ({exc.strerror})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{path}: not valid TOML ({exc})") from exc
+    data = {k: v for k, v in data.items() if not (k == "contain" and path != _BUILTIN)}
+    known = _LISTS if path == _BUILTIN else _LISTS + _USER_ONLY
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise PolicyError(
+            f"{path}: unknown key(s) {', '.join(unknown)}; expected {', '.join(known)}"
+        )
+    lists: dict[str, list[str]] = {}
+    for name in known:
+        value = data.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise PolicyError(f"{path}: {name} must be a list of non-empty strings")
+        lists[name] = value
+    return lists
+
+
+def load_policy(env: Mapping[str, str] | None = None) -> Policy:
+    """The built-in policy plus the user's additions (never a project's file).
+
+    A user file can only add entries: it is read to widen what is protected
+    or writable, and a broken user file is an error (the caller falls back to
+    the parse-based gate and says so) rather than silently ignored.
+    """
+    lists = {**_read(_BUILTIN), "reach": []}
+    extra = user_policy_path(env)
+    if os.path.exists(extra):
+        for name, values in _read(extra).items():
+            lists[name] = lists[name] + values
+    return Policy(*(tuple(dict.fromkeys(lists[name])) for name in _LISTS + _USER_ONLY))
+
+
+def _temp_dirs(env: Mapping[str, str]) -> list[str]:
+    dirs = ["/tmp", "/var/tmp", "/dev/shm"]
+    tmpdir = env.get("TMPDIR")
+    if tmpdir and os.path.isabs(tmpdir):
+        dirs.append(tmpdir)
+    return dirs
+
+
+def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """What each ``{name}`` of the policy stands for, worked out once per plan."""
+    from agentreflex.core.hook.client import socket_dir
+
+    values: dict[str, list[str]] = {
+        "{project}": [project],
+        "{tmp}": _temp_dirs(env),
+        "{key}": [userdirs.key_path(env)],
+        "{trust}": [userdirs.trust_record_path(env)],
+        "{daemon}": [socket_dir()],
+        "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
+        "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
+        "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
+        "{protected}": list(userdirs.protected_paths(project, env)),
+        "{runtime}": [_runtime_dir(env)],
+        "{tmux}": _tmux_dirs(env),
+        "{dbus}": _unix_paths(env.get("DBUS_SESSION_BUS_ADDRESS", ""), "unix:path="),
+        "{docker}": _unix_paths(env.get("DOCKER_HOST", ""), "unix://"),
+    }
+    values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
+    values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
+    return values
+
+
+def _runtime_dir(env: Mapping[str, str]) -> str:
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    return runtime if os.path.isabs(runtime) else f"/run/user/{os.getuid()}"
+
+
+def _tmux_dirs(env: Mapping[str, str]) -> list[str]:
+    """tmux's socket folders: ``$TMUX_TMPDIR/tmux-UID`` (else /tmp), and the one ``$TMUX`` names."""
+    base = env.get("TMUX_TMPDIR", "")
+    dirs = [os.path.join(base if os.path.isabs(base) else "/tmp", f"tmux-{os.getuid()}")]
+    socket = env.get("TMUX", "").split(",", 1)[0]
+    if os.path.isabs(socket):
+        dirs.append(os.path.dirname(socket))
+    return dirs
+
+
+def _unix_paths(address: str, prefix: str) -> list[str]:
+    """The socket files in a D-Bus address list or ``DOCKER_HOST`` (abstract ones have none)."""
+    paths = []
+    for part in address.split(";"):
+        if part.startswith(prefix):
+            path = part[len(prefix) :].split(",", 1)[0]
+            if os.path.isabs(path):
+                paths.append(path)
+    return paths
+
+
+def _user_name(env: Mapping[str, str]) -> str:
+    name = env.get("USER", "")
+    if name and "/" not in name:
+        return name
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
+
+
+def expand_entry(entry: str, values: dict[str, list[str]], home: str) -> list[str]:
+    """One policy entry as absolute paths (``values`` from :func:`placeholders`)."""
+    if "{uid}" in entry or "{user}" in entry:
+        entry = entry.replace("{uid}", str(os.getuid())).replace("{user}", values["{user}"][0])
+    for name, paths in values.items():
+        if entry == name:
+            return paths
+        if entry.startswith(name + "/"):
+            return [os.path.join(p, entry[len(name) + 1 :]) for p in paths]
+    if entry == "~" or entry.startswith("~/"):
+        entry = home + entry[1:]
+    if not os.path.isabs(entry):
+        raise PolicyError(
+            f"containment path {entry!r} is not absolute (use ~, {{project}} or {{tmp}})"
+        )
+    return [entry]
+
+
+def expand(entries: Sequence[str], project: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """Policy entries as absolute paths (for hosts' own sandboxes, which take path lists)."""
+    values = os.environ if env is None else env
+    named = placeholders(os.path.abspath(project), values)
+    home = userdirs.home_dir(values)
+    paths: list[str] = []
+    for entry in entries:
+        paths += [os.path.normpath(p) for p in globbed(expand_entry(entry, named, home))]
+    return list(dict.fromkeys(paths))
+
+
+def _editable_in(folder: str, project: str) -> bool:
+    """An editable checkout of agentreflex's own sources in the project: the project's work."""
+    return (
+        inside(folder, project)
+        and "/site-packages/" not in folder + "/"
+        and not folder.endswith("/bin/agentreflex")
+    )
+
+
+def inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def globbed(paths: list[str]) -> list[str]:
+    """Paths with a ``*`` as what they match now (``.git/modules/*/config``)."""
+    import glob
+
+    found: list[str] = []
+    for path in paths:
+        found += sorted(glob.glob(path)) if "*" in path else [path]
+    return found
+
+
+def sockets(policy: Policy, named: dict[str, list[str]], home: str) -> list[str]:
+    """The servers' sockets and their folders, less what the user lets through.
+
+    Why apart from ``unreadable``: these are hidden for what the server
+    behind them would run, not for what they hold, and the user may let one
+    through (``reach``); agentreflex's own secrets can't be let through.  A
+    ``*`` entry is what it matches now; the others are listed even when
+    missing, and the callers keep the ones that exist (bwrap can only mount
+    over what exists; Codex would leave a file at a missing one).
+    """
+
+    def paths(entries: tuple[str, ...]) -> set[str]:
+        found: set[str] = set()
+        for entry in entries:
+            for path in globbed(expand_entry(entry, named, home)):
+                found.update((os.path.normpath(path), os.path.realpath(path)))
+        return found
+
+    reached = paths(policy.reach)
+    return sorted(p for p in paths(policy.sockets) - reached if os.path.realpath(p) not in reached)
+
+
+def socket_paths(project: str, env: Mapping[str, str] | None = None) -> list[str]:
+    """The policy's servers' sockets as absolute paths, for hosts' own sandboxes (Codex)."""
+    values = os.environ if env is None else env
+    named = placeholders(os.path.abspath(project), values)
+    return sockets(load_policy(env), named, userdirs.home_dir(values))
+
+
+def user_disabled(env: Mapping[str, str] | None = None) -> bool:
+    """``contain = false`` in the user's ``contain.toml``: the only switch (a project has none).
+
+    A broken value counts as not disabled: a switch that turns protection
+    off must be spelled exactly.
+    """
+    path = user_policy_path(env)
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle).get("contain") is False
+    except (OSError, tomllib.TOMLDecodeError):
+        return False

@@ -1,0 +1,142 @@
+"""The mounts that make the policy a boundary for one project.
+
+Why apart from :mod:`.policy`: the policy says which paths; this says what
+bwrap can actually mount over them.  A path that does not exist yet, a
+hidden folder, a host's settings folder the project lacks and a mount that
+changes nothing each need a decision of their own, made here once for every
+engine that takes mounts.
+
+Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from agentreflex.core.contain.policy import (
+    Policy,
+    expand_entry,
+    globbed,
+    inside,
+    placeholders,
+    sockets,
+)
+from agentreflex.core.state import userdirs
+
+__all__ = ["Mount", "Plan", "describe", "plan"]
+
+# bwrap mount kinds, weakest first: for one path the strongest wins
+_RANK = {"rw": 0, "ro": 1, "hide": 2}
+
+
+@dataclass(frozen=True)
+class Mount:
+    path: str
+    kind: str  # "rw", "ro" or "hide"
+
+
+@dataclass
+class Plan:
+    """The mounts for one project, and what the boundary could not cover."""
+
+    mounts: list[Mount] = field(default_factory=list)
+    uncovered: list[str] = field(default_factory=list)
+
+
+def _cover(path: str, kind: str, project: str, result: Plan) -> Mount | None:
+    """A mount for ``path``; a missing path is covered by its nearest existing folder.
+
+    bwrap can only mount over what exists.  A read-only path that does not
+    exist yet (``.claude/settings.json`` before any install) is protected by
+    making its nearest existing parent read-only, as long as that parent is
+    below the project root; otherwise the path is reported as uncovered (the
+    parse-based gate still answers for it).  A missing unreadable path has
+    nothing to read.
+    """
+    if os.path.lexists(path):
+        return Mount(path, kind)
+    if kind != "ro":
+        return None  # nothing to read, and it can't be created: its folder is read-only or ours
+    parent = os.path.dirname(path)
+    while parent != "/" and not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if os.path.basename(parent) == ".git" and os.path.isdir(parent):
+        # a read-only .git would stop every commit: the missing path (a hooks
+        # folder git made none of) becomes an empty folder that can't be written
+        return Mount(path, "hide")
+    if inside(parent, project) and parent != project:
+        return Mount(parent, kind)
+    result.uncovered.append(path)
+    return None
+
+
+def plan(
+    project: str,
+    policy: Policy,
+    env: Mapping[str, str] | None = None,
+    folders: Sequence[str] = (),
+) -> Plan:
+    """The mounts, ordered so that a deeper path is mounted after (over) its parent.
+
+    Nothing is mounted inside a hidden folder: it is empty and read-only in the
+    boundary already, and bwrap could not make a mount point there (the hook's
+    own interpreter lives inside the Claude Code plugin's hidden data folder).
+
+    ``folders`` are the running host's own settings folders in the project
+    (its adapter's ``project_settings``: ``.claude``, ``.opencode``...).  One
+    that does not exist is made an empty read-only folder: bwrap leaves it
+    behind, empty (git does not list an empty folder), and a command can't
+    create the host's settings there (``.claude/settings.local.json`` with
+    ``disableAllHooks``, an OpenCode plugin that undoes the containment),
+    which a missing path's nearest existing folder, the project root, could
+    not be made read-only to stop.
+    """
+    values = os.environ if env is None else env
+    project = os.path.realpath(project)
+    named = placeholders(project, values)
+    home = userdirs.home_dir(values)
+    result = Plan()
+    chosen: dict[str, str] = {}
+    for kind, entries in (
+        ("rw", policy.writable),
+        ("ro", policy.read_only),
+        ("hide", policy.unreadable),
+    ):
+        for entry in entries:
+            for raw in globbed(expand_entry(entry, named, home)):
+                mount = _cover(os.path.normpath(raw), kind, project, result)
+                if mount is None:
+                    continue
+                for path in dict.fromkeys((mount.path, os.path.realpath(mount.path))):
+                    if _RANK[mount.kind] >= _RANK[chosen.get(path, "rw")]:
+                        chosen[path] = mount.kind
+    for path in sockets(policy, named, home):
+        if os.path.lexists(path):
+            chosen[path] = "hide"
+    for folder in folders:
+        path = os.path.normpath(os.path.join(project, folder))
+        if inside(path, project) and path != project and not os.path.lexists(path):
+            chosen[path] = "hide"
+            result.uncovered = [u for u in result.uncovered if not inside(u, path)]
+    ordered = sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
+    hidden = [
+        p for p, kind in ordered if kind == "hide" and (os.path.isdir(p) or not os.path.lexists(p))
+    ]
+    result.mounts = [
+        Mount(path, kind)
+        for path, kind in ordered
+        if not os.path.islink(path) and not any(inside(path, h) and path != h for h in hidden)
+    ]
+    return result
+
+
+def describe(result: Plan) -> list[str]:
+    """Lines for ``doctor``: what is writable, read-only and hidden."""
+    names = {"rw": "writable", "ro": "read-only", "hide": "unreadable"}
+    lines = [f"{names[m.kind]:10} {m.path}" for m in result.mounts]
+    lines += [
+        f"uncovered  {path} (the parse-based check answers for it)" for path in result.uncovered
+    ]
+    return lines
