@@ -351,3 +351,43 @@ def test_the_daemon_itself_is_trusted_and_other_processes_are_not(daemon: Path) 
     assert client.verified_socket(str(daemon)) == (st.st_dev, st.st_ino)  # the JS shims' check
     assert client.runs_our_daemon(os.getpid()) is False  # pytest, not a daemon
     assert client.runs_our_daemon(2**22 + 12345) is False  # no such process
+
+
+def test_the_real_daemon_started_inside_the_boundary_is_not_trusted(tmp_path: Path) -> None:
+    """The real code, the same command line and start-up variables, but run by a contained
+    command: an agent that started it there (where no hidden socket folder existed yet:
+    ``/tmp/agentreflex-UID`` when ``XDG_RUNTIME_DIR`` is unset) would have every hook
+    answered by a daemon that sees only the boundary: no key, a read-only state folder,
+    and a bubblewrap that may not start again inside, so that it answers "not contained"
+    and the next commands run as written.  It is another mount namespace: not trusted."""
+    from agentreflex.core.contain import boundary
+
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (tmp_path / "run").mkdir(mode=0o700)
+    env = _env(tmp_path)
+    argv = boundary.run_argv([BIN, "serve", "--idle", "60"], str(project), env)
+    with (tmp_path / "daemon.log").open("wb") as out:
+        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=out, cwd="/")
+    try:
+        sock = tmp_path / "run" / "daemon.sock"
+        _listening(proc, sock)
+        daemon_pid = _descendant_serving(proc.pid)
+        assert os.readlink(f"/proc/{daemon_pid}/ns/mnt") != os.readlink("/proc/self/ns/mnt")
+        assert _probe(tmp_path, _payload(tmp_path, "toolu_inside"))["answered"] is False
+        assert client.verified_socket(str(sock)) is None
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _descendant_serving(pid: int) -> int:
+    """The process below ``pid`` (bwrap) whose command line is ``... serve ...``."""
+    todo = [pid]
+    while todo:
+        here = todo.pop()
+        if b"serve" in Path(f"/proc/{here}/cmdline").read_bytes().split(b"\0") and here != pid:
+            return here
+        for task in Path(f"/proc/{here}/task").iterdir():
+            todo += [int(c) for c in (task / "children").read_text().split()]
+    raise AssertionError("no daemon below bwrap")

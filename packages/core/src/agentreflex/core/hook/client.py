@@ -183,12 +183,19 @@ def runs_our_daemon(pid: int) -> bool:
     this installation's own ``agentreflex serve``), with the same start-up
     variables as this hook (``PYTHONPATH``, ``LD_PRELOAD``...).  Its code is then
     this installation's, which the boundary makes read-only and the gate
-    protects.  Without ``/proc`` (macOS) only the uid can be checked (SECURITY.md).
+    protects.  And it must see what this hook sees (the same mount and user
+    namespaces): the real daemon started by a contained command would see only
+    the boundary (no key, a read-only state folder, a bubblewrap that may not
+    start inside another) and could answer that commands are not contained.
+    Without ``/proc`` (macOS) only the uid can be checked (SECURITY.md).
     """
     if not os.path.isdir("/proc/self"):
         return True
     base = f"/proc/{pid}"
     try:
+        for space in ("mnt", "user"):
+            if os.readlink(f"{base}/ns/{space}") != os.readlink(f"/proc/self/ns/{space}"):
+                return False
         exe = os.readlink(base + "/exe")
         cwd = os.readlink(base + "/cwd")
         with open(base + "/cmdline", "rb") as fh:
