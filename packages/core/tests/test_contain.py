@@ -164,7 +164,7 @@ def test_plan_mounts_deeper_paths_over_their_parents(project: Path, home: Path) 
     result = contain.plan(str(project), contain.load_policy())
     kinds = {m.path: m.kind for m in result.mounts}
     proj = os.path.realpath(project)
-    assert kinds[proj] == "rw"
+    assert kinds[proj] == "pin"  # writable, and a mount point: it holds protected mounts
     assert kinds[f"{proj}/.agentreflex"] == "ro"
     assert kinds[f"{proj}/.claude/settings.json"] == "ro"
     assert kinds[os.path.realpath(home)] == "ro"
@@ -476,6 +476,45 @@ def test_no_way_out_by_unmounting_or_remounting(project: Path, home: Path) -> No
         assert not (home / "remounted").exists(), command
     caps = run("grep CapEff /proc/self/status", project)
     assert caps.stdout.split() == ["CapEff:", "0000000000000000"], caps.stdout
+
+
+def test_no_way_out_by_renaming_the_folder_that_holds_a_protected_mount(
+    project: Path, home: Path
+) -> None:
+    """A mount is attached to its folder, and the folder could be renamed.
+
+    ``mv .git .g && mkdir .git && cp -a .g/. .git`` left a ``.git/config`` no
+    mount covered, whose ``core.fsmonitor`` runs at the user's next ``git
+    status``; ``mv .claude`` or the project itself did the same for the host's
+    settings.  (The project sits in a writable /tmp here, as it does in CI.)
+    """
+    _repo(project)
+    (project / ".claude" / "settings.local.json").write_text("{}\n")
+    (project / ".github" / "hooks").mkdir(parents=True)
+    (project / ".github" / "hooks" / "hooks.json").write_text("{}\n")
+    config = (project / ".git" / "config").read_text()
+    for command in (
+        "mv .git .g && mkdir .git && cp -a .g/. .git/ && echo '[core]' >> .git/config",
+        "mv .claude .c && mkdir .claude && echo '{\"disableAllHooks\": true}' > .claude/settings.json",
+        "mv .github .gh && mkdir -p .github/hooks && echo '{\"x\": 1}' > .github/hooks/hooks.json",
+        f"cd .. && mv {project.name} gone && mkdir {project.name} .agentreflex 2>/dev/null; "
+        f"mkdir -p {project.name}/.agentreflex && echo off > {project.name}/.agentreflex/config.toml",
+    ):
+        run(command, project)
+        assert (project / ".git" / "config").read_text() == config, command
+        assert (project / ".claude" / "settings.json").read_text() == "{}\n", command
+        assert (project / ".github" / "hooks" / "hooks.json").read_text() == "{}\n", command
+        config_toml = project / ".agentreflex" / "config.toml"
+        assert config_toml.read_text() == "mode = 'enforced'\n", command
+    assert not (project.parent / "gone").exists()
+    assert not any((project / moved).exists() for moved in (".g", ".c", ".gh"))
+    # the pinned folders are as writable as before
+    done = run(
+        "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m two && "
+        "touch .claude/notes && echo ok",
+        project,
+    )
+    assert done.stdout == "ok\n", done.stderr
 
 
 def test_the_kernels_settings_are_read_only(project: Path) -> None:
@@ -1051,7 +1090,7 @@ def test_only_mounts_that_change_something_are_bound(tmp_path: Path) -> None:
     bound = [(m.path, m.kind) for m in contain.needed(found.mounts)]
     real = os.path.realpath
     assert bound == [
-        (real(project), "rw"),
+        (real(project), "pin"),  # it holds .agentreflex: it must not be renamed
         (real(project / ".agentreflex"), "ro"),
         (real(outside / "inner" / "hidden"), "hide"),
     ]

@@ -62,16 +62,20 @@ def needed(mounts: Sequence[Mount]) -> list[Mount]:
 
     A read-only path under a read-only one (the whole filesystem is, to begin with), or
     a writable one under a writable one, is already what it would be made; ``mounts``
-    come parents first (:func:`.mounts.plan`).  Hidden paths are always mounted.
+    come parents first (:func:`.mounts.plan`).  Hidden and pinned paths are always mounted.
     """
     kept: list[Mount] = []
     for mount in mounts:
         above = next((m.kind for m in reversed(kept) if inside(mount.path, m.path)), None)
         if above is None:
             above = next(kind for base, kind in _BASE if inside(mount.path, base))
-        if mount.kind == "hide" or mount.kind != above:
+        if mount.kind in ("hide", "pin") or mount.kind != _KIND_OF.get(above, above):
             kept.append(mount)
     return kept
+
+
+# a pinned folder is writable: what it leaves the paths below it as
+_KIND_OF = {"pin": "rw"}
 
 
 def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
@@ -116,7 +120,7 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
         for kernel in _KERNEL_SETTINGS:
             args += ["--ro-bind-try", kernel, kernel]
     for mount in needed(result.mounts):  # "-try": a path gone since the plan is skipped
-        if mount.kind == "rw":
+        if mount.kind in ("rw", "pin"):
             args += ["--bind-try", mount.path, mount.path]
         elif mount.kind == "ro":
             args += ["--ro-bind-try", mount.path, mount.path]

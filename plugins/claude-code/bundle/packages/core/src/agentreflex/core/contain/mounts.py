@@ -34,7 +34,7 @@ _RANK = {"rw": 0, "ro": 1, "hide": 2}
 @dataclass(frozen=True)
 class Mount:
     path: str
-    kind: str  # "rw", "ro" or "hide"
+    kind: str  # "rw", "ro", "hide", or "pin": writable, and a mount point of its own (_pins)
 
 
 @dataclass
@@ -120,6 +120,7 @@ def plan(
         if inside(path, project) and path != project and not os.path.lexists(path):
             chosen[path] = "hide"
             result.uncovered = [u for u in result.uncovered if not inside(u, path)]
+    chosen.update(_pins(chosen))
     ordered = sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
     hidden = [
         p for p, kind in ordered if kind == "hide" and (os.path.isdir(p) or not os.path.lexists(p))
@@ -132,9 +133,35 @@ def plan(
     return result
 
 
+def _pins(chosen: Mapping[str, str]) -> dict[str, str]:
+    """The writable folders that hold a protected mount, each made a mount point ("pin").
+
+    Why: a mount is attached to its folder, and a folder that holds one can
+    still be renamed.  ``mv .git .g && mkdir .git && cp -a .g/. .git`` left a
+    ``.git/config`` no mount covered (its ``core.fsmonitor`` runs at the user's
+    next ``git status``), as ``mv .claude`` would leave a new ``settings.json``,
+    or ``mv proj old && mkdir proj`` a new project.  A mount point itself can't
+    be renamed or removed (EBUSY).  So every folder between a read-only or
+    hidden path and the writable mount above it, and that mount, is bound over
+    itself, writable as before: about 0.1 ms each at start-up.
+    """
+    pins: dict[str, str] = {}
+    for path, kind in chosen.items():
+        if kind == "rw":
+            continue
+        between: list[str] = []
+        folder = os.path.dirname(path)
+        while folder not in chosen and folder != "/":
+            between.append(folder)
+            folder = os.path.dirname(folder)
+        if chosen.get(folder) == "rw":
+            pins.update(dict.fromkeys([*between, folder], "pin"))
+    return pins
+
+
 def describe(result: Plan) -> list[str]:
     """Lines for ``doctor``: what is writable, read-only and hidden."""
-    names = {"rw": "writable", "ro": "read-only", "hide": "unreadable"}
+    names = {"rw": "writable", "pin": "writable", "ro": "read-only", "hide": "unreadable"}
     lines = [f"{names[m.kind]:10} {m.path}" for m in result.mounts]
     lines += [
         f"uncovered  {path} (the parse-based check answers for it)" for path in result.uncovered
