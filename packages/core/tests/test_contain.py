@@ -528,6 +528,13 @@ def test_the_kernels_settings_are_read_only(project: Path) -> None:
         project,
     )
     assert "rc=1" in done.stdout and "Read-only file system" in done.stderr, done
+    # the interrupts' CPU masks too (Flatpak makes /proc/irq and /proc/bus read-only)
+    irq = run(
+        "v=$(cat /proc/irq/default_smp_affinity) && "
+        "echo $v > /proc/irq/default_smp_affinity; echo rc=$?",
+        project,
+    )
+    assert "rc=0" not in irq.stdout, irq
 
 
 def test_key_cannot_be_read_or_copied(project: Path, home: Path) -> None:

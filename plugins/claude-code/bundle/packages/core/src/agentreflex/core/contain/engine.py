@@ -48,9 +48,9 @@ def engine_path() -> str | None:
     return system_program(ENGINE)
 
 
-# The kernel's own settings under /proc that root may write with no capabilities
-# (Flatpak makes these read-only too, with /proc/irq and /proc/bus).
-_KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger")
+# The kernel's own settings under /proc that root may write with no capabilities,
+# read-only as Flatpak makes them (an interrupt's CPU mask under /proc/irq too).
+_KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 
 
 # What bwrap's first three mounts leave each part of the tree as.
