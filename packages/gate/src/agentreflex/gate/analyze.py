@@ -15,7 +15,7 @@ import time
 from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Cmd, Hit
 from agentreflex.gate.rules.literals import find_secrets, redacted_excerpt
-from agentreflex.gate.shell.paths import Where, is_secret_file, names_protected
+from agentreflex.gate.shell.paths import Where, is_secret_file, names_protected, real_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -348,8 +348,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         w in ("-e", "-p", "--eval", "eval") for w in words
     ):
         return None
-    if any(is_secret_file(w) for w in words[1:]):
-        return None
+    if any(is_secret_file(w) or real_file(w, where) for w in words[1:] if w[:1] != "-"):
+        return None  # a credential, or a symlink that may lead to one (the rules follow it)
     if names_protected(command) or (words[0] in _CREATES and not _here(words[1:], where)):
         return None  # may reach agentreflex's own files (selfguard)
     return Cmd(words, command, where.cwd)

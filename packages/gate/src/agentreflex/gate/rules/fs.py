@@ -336,7 +336,7 @@ _SETTING_FILES = frozenset(
 
 
 def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
-    place, full = classify(target, where, cmd.cwd)
+    place, full = classify(target, where, cmd.cwd, follow=True)
     if is_history_file(full) and not append:
         return Hit.destructive(
             "GATE-HISTORY-WIPE",

@@ -13,7 +13,7 @@ import re
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
 from agentreflex.gate.rules.literals import find_secrets
-from agentreflex.gate.shell.paths import Where, classify, is_secret_file
+from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_file
 
 __all__ = ["find_secrets", "network_fed", "secret_printer", "shell_hits", "written_secret"]
 
@@ -123,14 +123,24 @@ def _hit(rule: str, cmd_text: str, message: str, p: float = P_SECRET) -> Hit:
     return Hit(rule, SECRET, p, cmd_text, message)
 
 
+def _secret(path: str, where: Where, cwd: str) -> str:
+    """``path`` as a message names it when it is a credential file, else ``""``.
+
+    Known by its name, or by the file a symlink there leads to now (``ln -s
+    ~/.ssh/id_rsa notes.txt`` made earlier).
+    """
+    if is_secret_file(classify(path, where, cwd)[1]):
+        return path
+    real = real_file(path, where, cwd)
+    return f"{real} through {path}" if is_secret_file(real) else ""
+
+
 def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
     """Secret files read, environment dumped, credentials sent to the network."""
     hits: list[Hit] = []
     name = cmd.name
-    secret_files = [a for a in _file_args(cmd) if is_secret_file(classify(a, where, cmd.cwd)[1])]
-    secret_files += [
-        t for op, t in cmd.redirects if op == "<" and is_secret_file(classify(t, where, cmd.cwd)[1])
-    ]
+    named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
+    secret_files = [shown for a in named if (shown := _secret(a, where, cmd.cwd))]
     feeds_network = id(cmd) in net_fed
     if name in _NETWORK:
         hits.extend(_network(cmd, where, secret_files))
@@ -259,7 +269,7 @@ def secret_printer(cmd: Cmd) -> str:
 def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
     args = cmd.args
     for op, target in cmd.redirects:
-        if op == "<" and is_secret_file(classify(target, where, cmd.cwd)[1]):
+        if op == "<" and _secret(target, where, cmd.cwd):
             return [
                 _hit(
                     "GATE-EXFIL-SECRET",
@@ -284,7 +294,7 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
         )
         if flag in ("-T", "--upload-file", "--post-file", "--body-file"):
             path = value
-        if path and is_secret_file(classify(path.split(";", 1)[0], where, cmd.cwd)[1]):
+        if path and _secret(path.split(";", 1)[0], where, cmd.cwd):
             return [
                 _hit(
                     "GATE-EXFIL-SECRET",

@@ -211,12 +211,33 @@ def glob_base(path: str) -> tuple[str, bool]:
     return (head or ("/" if path.startswith("/") else ".")), everything
 
 
-def classify(path: str, where: Where, cwd: str | None = None) -> tuple[Place, str]:
+def real_file(path: str, where: Where, cwd: str | None = None) -> str:
+    """The file a symlink at ``path`` leads to now, or ``""`` when ``path`` is no symlink.
+
+    Why: a credential is known by its name (``id_rsa``, ``.env``), and a link made
+    earlier (``ln -s ~/.ssh/id_rsa notes.txt``) gives it another one.
+    """
+    import os
+
+    full = resolve(path, where, cwd)
+    if has_marker(full) or not os.path.islink(full):
+        return ""
+    return os.path.realpath(full)
+
+
+def classify(
+    path: str, where: Where, cwd: str | None = None, follow: bool = False
+) -> tuple[Place, str]:
     """Classify ``path`` and return it resolved; globs count as their base dir.
 
     A path that *starts* with an unknown part (``"$DIR"``, ``$(cmd)/x``) is
     unknown; one with a known directory before the unknown part
     (``/etc/$X``, ``/tmp/$(mktemp -u)``) counts as something inside it.
+
+    ``follow``: the command opens the path itself (``> f``, ``cat f``, a file
+    tool's write or read), so a symlink in its last part leads where it points:
+    ``notes.md`` made earlier as ``ln -s ~/.bashrc notes.md`` is the user's
+    ``.bashrc``.  (``rm``, ``mv`` and ``sed -i`` act on the link itself.)
     """
     if path[:1] in (UNKNOWN, REMOTE):
         return Place.UNKNOWN, path
@@ -234,7 +255,7 @@ def classify(path: str, where: Where, cwd: str | None = None) -> tuple[Place, st
         descendant = True
     place = _place(full, where)
     if place in _FOLLOWED:
-        last = descendant or everything or path.endswith("/")
+        last = follow or descendant or everything or path.endswith("/")
         place, full = _through_links(place, full, where, last)
     if descendant and place in (Place.ROOT, Place.HOME, Place.ANCESTOR):
         # some entries below /, ~ or a project ancestor: still outside the project

@@ -10,7 +10,14 @@
 from __future__ import annotations
 
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
-from agentreflex.gate.shell.paths import Place, Where, classify, is_secret_file, names_protected
+from agentreflex.gate.shell.paths import (
+    Place,
+    Where,
+    classify,
+    is_secret_file,
+    names_protected,
+    real_file,
+)
 
 
 def read_hits(paths: list[str], where: Where) -> list[Hit]:
@@ -20,8 +27,8 @@ def read_hits(paths: list[str], where: Where) -> list[Hit]:
 
         hits = selfguard.read_hits(paths, where)
     for p in paths:
-        full = classify(p, where)[1]
-        if is_secret_file(full):
+        full = classify(p, where, follow=True)[1]
+        if is_secret_file(full) or is_secret_file(real_file(p, where)):
             hits.append(
                 Hit(
                     "GATE-SECRET-READ",
@@ -44,7 +51,7 @@ def write_hits(paths: list[str], content: str, where: Where, deleting: bool = Fa
         if mine:
             hits.extend(mine)
             continue
-        place, full = classify(p, where)
+        place, full = classify(p, where, follow=True)
         if place in (Place.SYSTEM, Place.DEVICE, Place.ROOT):
             hits.append(
                 Hit(
