@@ -500,6 +500,12 @@ def _run_event(
         from agentreflex.core.worktree.hook import around_tool
 
         around_tool(event, decision, ctx.notes, config)
+    if event.tool is not None and not homeless:
+        from agentreflex.core.contain import planted
+
+        moved = planted.around_tool(event, decision, config)
+        if moved:
+            decision = _remerge(decision, moved, config)
     notice = _trust_notice(event, state, config)
     if notice:
         from agentreflex.core.reflex import Note

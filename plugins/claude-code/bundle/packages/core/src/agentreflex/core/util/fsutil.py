@@ -129,3 +129,18 @@ def mtime_ns(path: str) -> int:
         return os.stat(path).st_mtime_ns
     except OSError:
         return -1
+
+
+def keep_newest(folder: str, limit: int) -> None:
+    """Keep the ``limit`` newest files in ``folder``, deleting the rest.
+
+    Why: a hook writes a record before a tool and reads it after; a tool that
+    never finishes (denied, the host gone) leaves its record behind forever.
+    """
+    names = os.listdir(folder)
+    if len(names) <= limit:
+        return
+    paths = [os.path.join(folder, n) for n in names]
+    paths.sort(key=lambda p: os.stat(p).st_mtime_ns)
+    for p in paths[: len(paths) - limit]:
+        os.unlink(p)

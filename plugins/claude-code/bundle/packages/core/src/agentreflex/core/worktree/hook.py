@@ -22,6 +22,7 @@ from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.reflex import Note
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
+from agentreflex.core.util.fsutil import keep_newest
 from agentreflex.core.worktree import observe
 
 CHANGES_NOTE = "worktree_changes"
@@ -85,23 +86,12 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
         return  # git cannot read the index: no change facts for this call
     path = _pending_path(config, event)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    _drop_stale(os.path.dirname(path))
+    keep_newest(os.path.dirname(path), MAX_PENDING)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(fastjson.dumps({"top": repo.top, "fp": fp, "snap": n}))
 
 
 MAX_PENDING = 200  # pre-tool fingerprints whose post-tool never came (denied, host crash)
-
-
-def _drop_stale(folder: str) -> None:
-    """Keep the newest ``MAX_PENDING`` waiting fingerprints: the rest will never be read."""
-    names = os.listdir(folder)
-    if len(names) <= MAX_PENDING:
-        return
-    paths = [os.path.join(folder, n) for n in names]
-    paths.sort(key=lambda p: os.stat(p).st_mtime_ns)
-    for p in paths[: len(paths) - MAX_PENDING]:
-        os.unlink(p)
 
 
 def _wants_snapshot(event: Event, decision: Decision) -> bool:

@@ -1,0 +1,167 @@
+"""Settings a shell command created where no mount could stop it, moved aside after it.
+
+Why: bubblewrap mounts only over what exists, and the project root must stay
+writable.  So a contained command could create, in a project that has none,
+another host's project settings (``.gemini/settings.json``, ``.claude/``,
+``opencode.json``...), whose hooks or plugins that host runs outside any
+boundary the next time the user opens it here; or git's ``.git/commondir``,
+which makes every later ``git`` read its settings (``core.fsmonitor``, a
+pager) from a folder the command chose.  The running host's own folder is
+made an empty read-only one (:func:`agentreflex.core.contain.mounts.plan`);
+doing so for every host would leave seven empty folders in every project.
+
+So these paths are looked at before and after each shell command, and one
+that appeared is moved into the state folder with a warning that says where
+it went and how to put it back.  Not when the user approved that very command
+(``ASK_USER``), and in shadow mode it is only said.  The running host's own
+paths are never moved: the host writes them itself (Claude Code's
+"don't ask again" goes to ``.claude/settings.local.json``).
+
+What this cannot see: a background process that creates one after the
+command's post-tool hook.  Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentreflex.core.config.settings import Config
+from agentreflex.core.decision import Decision, Finding, Mode, Verdict
+from agentreflex.core.events import Event, EventKind, ToolKind
+from agentreflex.core.state import userdirs
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.digest import sha256_hex
+
+__all__ = ["CODE", "around_tool", "watched"]
+
+CODE = "CORE-PLANTED-SETTINGS"
+# agentreflex's own project files: their trust rule already decides what they may do
+_OWN = (".agentreflex", "policies")
+MAX_PENDING = 200  # pre-tool records whose post-tool never came (denied, host crash)
+
+
+def watched(project: str, host: str) -> list[str]:
+    """The paths in ``project`` that no command may create: other hosts' settings, git's redirect."""
+    from agentreflex.core.hosts import get_adapter
+
+    try:
+        mine = tuple(getattr(get_adapter(host), "project_settings", ()))
+    except ValueError:
+        mine = ()
+    skip = [os.path.join(project, name) for name in (*mine, *_OWN)]
+    paths = [
+        p
+        for p in userdirs.protected_paths(project)
+        if p.startswith(project + "/") and not any(p == s or p.startswith(s + "/") for s in skip)
+    ]
+    if os.path.isdir(os.path.join(project, ".git")):
+        paths.append(os.path.join(project, ".git", "commondir"))  # git writes none in a main .git
+    return paths
+
+
+def around_tool(event: Event, decision: Decision, config: Config) -> list[Finding]:
+    """Before a shell command: what exists.  After it: what appeared, moved aside (a warning)."""
+    tool = event.tool
+    if tool is None or tool.kind is not ToolKind.SHELL or not config.state_dir:
+        return []
+    projects = _projects(event, config)
+    pending = _pending_path(config.state_dir, event)
+    if event.kind is EventKind.PRE_TOOL:
+        if decision.verdict is not Verdict.BLOCK and projects:
+            paths = [p for project in projects for p in watched(project, event.host)]
+            present = [p for p in paths if os.path.lexists(p)]
+            _write(pending, {"asked": decision.verdict is Verdict.ASK_USER, "present": present})
+        return []
+    if event.kind not in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
+        return []
+    before = _take(pending)
+    if not before or before.get("asked"):
+        return []
+    listed = before.get("present")
+    had = {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
+    appeared = [
+        p
+        for project in projects
+        for p in watched(project, event.host)
+        if p not in had and os.path.lexists(p)
+    ]
+    if not appeared:
+        return []
+    if decision.mode is Mode.SHADOW:
+        return [_finding(appeared, "", shadow=True)]
+    folder = os.path.join(config.state_dir, "planted", sha256_hex(pending, 16))
+    return [_finding(appeared, folder, moved=[_move_aside(p, folder) for p in appeared])]
+
+
+def _projects(event: Event, config: Config) -> list[str]:
+    """The folder the host reported, and the project agentreflex's config was read for."""
+    found = [os.path.realpath(p) for p in (event.cwd, config.project_dir) if p and os.path.isabs(p)]
+    return [p for p in dict.fromkeys(found) if p != "/"]
+
+
+def _move_aside(path: str, folder: str) -> str:
+    """``path`` moved under ``folder`` (its whole path below it); where it went, or "" if it stayed."""
+    import shutil
+
+    target = os.path.join(folder, path.lstrip("/"))
+    try:
+        os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
+        shutil.move(path, target)  # a symlink is moved as the link, not what it leads to
+    except OSError:
+        return ""
+    return target
+
+
+def _finding(
+    appeared: list[str], folder: str, moved: list[str] | None = None, shadow: bool = False
+) -> Finding:
+    names = ", ".join(appeared)
+    if shadow:
+        tail = "In enforced mode it would have been moved aside."
+    elif moved is not None and all(moved):
+        tail = (
+            f"agentreflex moved it to {folder}. If the user asked for it, they can move it "
+            "back themselves."
+        )
+    else:
+        tail = "agentreflex could not move it aside: ask the user to remove it."
+    return Finding(
+        reflex="core",
+        code=CODE,
+        verdict=Verdict.WARN,
+        title="SETTINGS CREATED BY A COMMAND",
+        message=(
+            f"This command created {names}: another agent's project settings, or git's "
+            "commondir, which run what they name outside any sandbox the next time they "
+            f"are read. Only the user may create them. {tail}"
+        ),
+        detail={"paths": appeared},
+    )
+
+
+def _pending_path(state_dir: str, event: Event) -> str:
+    tool = event.tool
+    key = f"{event.session_id}\0{tool.tool_use_id if tool else ''}"
+    return os.path.join(state_dir, "planted", "pending", sha256_hex(key, 32) + ".json")
+
+
+def _write(path: str, value: dict[str, object]) -> None:
+    from agentreflex.core.util.fsutil import keep_newest
+
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        keep_newest(os.path.dirname(path), MAX_PENDING)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(fastjson.dumps(value))
+    except OSError:
+        pass  # not looked at after this command: no worse than before
+
+
+def _take(path: str) -> dict[str, object] | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            value = fastjson.loads(fh.read())
+        os.unlink(path)
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,135 @@
+"""Settings a contained command created where no mount could stop it are moved aside (issue #28).
+
+bubblewrap mounts only over what exists, and the project root stays writable:
+a command run inside the real boundary could create another host's project
+settings (whose hooks that host runs outside any boundary) or git's
+``.git/commondir`` (every later git then reads its settings, ``core.fsmonitor``
+included, from a folder the command chose).  The hook looks before and after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.config.settings import load_config
+from agentreflex.core.contain import boundary, planted
+from agentreflex.core.decision import Mode, Verdict, merge
+from agentreflex.core.hook.runtime import Plugins, run_hook
+from agentreflex.core.testing import post_tool, pre_tool
+
+PLANT = (
+    "mkdir -p .gemini && python3 -c \"open('.gemini/settings.json', 'w').write('{}')\"; "
+    'echo \'{"plugin": ["./p.js"]}\' > opencode.json; '
+    "echo /tmp/elsewhere > .git/commondir"
+)
+PLANTED = (".gemini/settings.json", "opencode.json", ".git/commondir")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _hook(root: Path, kind: str, command: str, env: dict[str, str]) -> Any:
+    payload: dict[str, Any] = {
+        "session_id": "planted",
+        "cwd": str(root),
+        "hook_event_name": kind,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_plant",
+    }
+    if kind == "PostToolUse":
+        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
+    return run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+
+
+def _env(root: Path, mode: str = "enforced") -> dict[str, str]:
+    return {
+        "HOME": os.environ["HOME"],
+        "REFLEX_MODE": mode,
+        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
+    }
+
+
+def _contained(root: Path, command: str) -> None:
+    line = boundary.rewrite(command, str(root))
+    subprocess.run(["bash", "-c", line], cwd=root, check=True, capture_output=True, timeout=60)
+
+
+def test_what_a_contained_command_created_is_moved_aside_and_kept(project: Path) -> None:
+    env = _env(project)
+    _hook(project, "PreToolUse", PLANT, env)
+    _contained(project, PLANT)
+    assert all((project / p).exists() for p in PLANTED)  # the boundary could not stop them
+    outcome = _hook(project, "PostToolUse", PLANT, env)
+    assert not any((project / p).exists() for p in PLANTED)
+    finding = next(f for f in outcome.decision.findings if f.code == planted.CODE)
+    assert finding.verdict is Verdict.WARN
+    moved = list((project.parent / "state" / "planted").rglob("settings.json"))
+    assert [p.read_text() for p in moved] == ["{}"]  # nothing stored is lost
+    assert str(moved[0]).startswith(finding.message.split("moved it to ")[1].split(". ")[0])
+    assert "opencode.json" in finding.message and ".git/commondir" in finding.message
+    # git reads its own settings again
+    done = subprocess.run(["git", "status"], cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_running_hosts_own_settings_and_what_existed_stay(project: Path) -> None:
+    """Claude Code writes ``.claude/settings.local.json`` itself ("don't ask again")."""
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "settings.json").write_text('{"mine": true}')
+    env = _env(project)
+    _hook(project, "PreToolUse", "make", env)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text('{"permissions": {}}')
+    outcome = _hook(project, "PostToolUse", "make", env)
+    assert (project / ".claude" / "settings.local.json").exists()
+    assert (project / ".gemini" / "settings.json").read_text() == '{"mine": true}'
+    assert not [f for f in outcome.decision.findings if f.code == planted.CODE]
+
+
+def _around(root: Path, kind: str, verdict: Verdict, mode: Mode) -> list[Any]:
+    config = load_config(str(root), env=_env(root, mode.value))
+    event = (
+        pre_tool("Bash", {"command": "make"}, cwd=str(root), tool_use_id="toolu_x")
+        if kind == "pre"
+        else post_tool("Bash", {"command": "make"}, True, cwd=str(root), tool_use_id="toolu_x")
+    )
+    decision = merge([], mode)
+    decision.verdict = verdict
+    return planted.around_tool(event, decision, config)
+
+
+def test_a_command_the_user_approved_may_create_them(project: Path) -> None:
+    assert _around(project, "pre", Verdict.ASK_USER, Mode.ENFORCED) == []
+    (project / "opencode.json").write_text("{}")
+    assert _around(project, "post", Verdict.ALLOW, Mode.ENFORCED) == []
+    assert (project / "opencode.json").exists()
+
+
+def test_in_shadow_mode_it_is_only_said(project: Path) -> None:
+    _around(project, "pre", Verdict.ALLOW, Mode.SHADOW)
+    (project / "opencode.json").write_text("{}")
+    [finding] = _around(project, "post", Verdict.ALLOW, Mode.SHADOW)
+    assert "would have been moved aside" in finding.message
+    assert (project / "opencode.json").exists()
+
+
+def test_git_commondir_is_watched_only_in_a_main_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert not any(p.endswith("commondir") for p in planted.watched(str(plain), "opencode"))
+    (plain / ".git").write_text("gitdir: /elsewhere\n")  # a linked work tree's .git file
+    assert not any(p.endswith("commondir") for p in planted.watched(str(plain), "opencode"))
+    # the running host's own folder is its own
+    assert not any("/.opencode" in p for p in planted.watched(str(plain), "opencode"))
+    assert any("/.opencode" in p for p in planted.watched(str(plain), "claude-code"))
