@@ -340,6 +340,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None  # sets a value: it may be a program later git commands run
     if any(w in _UNSAFE_SUB for w in words[1:3]) or runs_local_file(words):
         return None
+    if words[0] in ("pip", "pip3", "uv") and _names_place(words):
+        return None  # envinstall judges where it installs: maybe the hook's own Python
     if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
         return None
     if words[0] == "cargo" and words[1:2] in (["sqlx"], ["diesel"]):
@@ -387,6 +389,15 @@ def runs_local_file(words: list[str]) -> bool:
     return tool == "pytest" or any(
         w in (".", "-e", "--editable") or w.startswith(("./", "/", "../")) for w in args
     )
+
+
+def _names_place(words: list[str]) -> bool:
+    """Whether the installer command ``words`` names where it installs (``--prefix=ENV``,
+    ``-p ENV``): read as :mod:`envinstall` reads it, so no spelling it judges
+    is decided here."""
+    from agentreflex.gate.shell.installplace import places
+
+    return any(places(words[0], words[1:], words[0], {}))
 
 
 def _here(args: list[str], where: Where) -> bool:

@@ -13,47 +13,61 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.gate.shell.argv import operands, option_values
+
 _SED_E_CMD = re.compile(r"(?:^|[;\n{])\s*(?:\d+|\$|/[^/]*/)?\s*e\s+([^;\n}]+)")
 _SED_S_E = re.compile(
     r"(?:^|[;\n{])\s*(?:\d+|\$|/[^/]*/)?\s*s(.)(?:(?!\1).)*\1((?:(?!\1).)*)\1([a-zA-Z0-9]*)"
 )
 _CRON_FIELDS = re.compile(r"^\s*(?:@\w+|(?:\S+\s+){4}\S+)\s+(.+)$")
 _VIM = frozenset({"vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff"})
-
-
-def _values(args: list[str], names: tuple[str, ...]) -> list[str]:
-    """Values of options ``names`` (``--opt=V``, ``--opt V``, ``-xV``, ``-x V``)."""
-    out: list[str] = []
-    for i, a in enumerate(args):
-        if a == "--":
-            break
-        for n in names:
-            if a == n and i + 1 < len(args):
-                out.append(args[i + 1])
-            elif n.startswith("--") and a.startswith(n + "="):
-                out.append(a[len(n) + 1 :])
-            elif not n.startswith("--") and a.startswith(n) and len(a) > len(n) and len(n) == 2:
-                out.append(a[len(n) :])
-    return out
+# Each tool's short options that take no value: they may come first in a cluster
+# whose last letter takes one (``tar -xI CMD``, ``rsync -avze CMD``, ``sed -ne S``,
+# ``ssh -vo ProxyCommand=CMD``, ``vim -Rc '!CMD'``).  Reading too few lets the
+# value's command through unjudged; a letter that takes a value read as a flag
+# only reads more.  sed's ``-i`` is not one: ``-ie`` is ``-i`` with suffix ``e``.
+_TAR_FLAGS = "AcdrtuxaBGhijJklmMnOopPRSsUvwWzZ"
+_TAR_VALUED = "bCfFgHIKLNTVX"
+_SED_FLAGS = "nrEsuz"
+_VIM_FLAGS = "AbCdDeEFgHhlLmMNnRrvXxyZ"
+_SSH_FLAGS = "346AaBCdfGgKkMNnOpqRrsTtVvXxYy"  # ssh's, scp's and sftp's
+_RSYNC_FLAGS = "0468AaCcDdEFgHhIiJKkLlmNnOoPpqRrSstUuvWXxyz"
 
 
 def _tar(args: list[str]) -> list[str]:
+    """GNU tar reads long options abbreviated (``--to-comm=CMD``) and a first
+    argument without a dash as letters whose values follow in turn (``tar xIf
+    CMD a.tar``)."""
+    args = _tar_dashed(args)
     out = []
-    for action in _values(args, ("--checkpoint-action",)):
+    for action in option_values(args, ("--checkpoint-action",), prefixes=True):
         kind, _, cmd = action.partition("=")
         if kind == "exec" and cmd:
             out.append(cmd)
-    out += _values(args, ("--to-command", "--use-compress-program", "--rsh-command"))
-    out += _values(args, ("--info-script", "--new-volume-script", "-F"))
-    out += [v for v in _values(args, ("-I",)) if v]
+    names = ("--to-command", "--use-compress-program", "--rsh-command", "--info-script")
+    out += option_values(
+        args, (*names, "--new-volume-script", "-F"), flags=_TAR_FLAGS, prefixes=True
+    )
+    out += [v for v in option_values(args, ("-I",), flags=_TAR_FLAGS) if v]
     return out
 
 
+def _tar_dashed(args: list[str]) -> list[str]:
+    """``xIf CMD a.tar`` (the old style) as ``-x -I CMD -f a.tar``."""
+    if not args or args[0].startswith("-"):
+        return args
+    out, rest = [], args[1:]
+    for letter in args[0]:
+        out.append("-" + letter)
+        if letter in _TAR_VALUED and rest:
+            out.append(rest.pop(0))
+    return out + rest
+
+
 def _sed(args: list[str]) -> list[str]:
-    scripts = _values(args, ("-e", "--expression"))
-    if not scripts:
-        words = [a for a in args if not a.startswith("-")]
-        scripts = words[:1]
+    scripts = option_values(args, ("-e", "--expression"), flags=_SED_FLAGS, prefixes=True)
+    if not scripts:  # the first operand (``-l N``'s and ``-f FILE``'s values are not)
+        scripts = operands(args, frozenset({"-l", "--line-length", "-f", "--file"}))[:1]
     out: list[str] = []
     for s in scripts:
         out += [m.group(1).strip() for m in _SED_E_CMD.finditer(s)]
@@ -62,7 +76,9 @@ def _sed(args: list[str]) -> list[str]:
 
 
 def _vim(args: list[str]) -> list[str]:
-    cmds = _values(args, ("-c", "--cmd")) + [a[1:] for a in args if a.startswith("+")]
+    cmds = option_values(args, ("-c", "--cmd"), flags=_VIM_FLAGS) + [
+        a[1:] for a in args if a.startswith("+")
+    ]
     out = []
     for c in cmds:
         c = c.lstrip(":").strip()
@@ -82,7 +98,7 @@ def _less(args: list[str]) -> list[str]:
 
 def _ssh(args: list[str]) -> list[str]:
     out = []
-    for opt in _values(args, ("-o",)):
+    for opt in option_values(args, ("-o",), flags=_SSH_FLAGS):
         parts = re.split(r"[=\s]", opt.strip(), maxsplit=1)
         key, value = parts[0], (parts[1].strip() if len(parts) > 1 else "")
         if key.lower() in ("proxycommand", "localcommand", "knownhostscommand") and value:
@@ -90,26 +106,33 @@ def _ssh(args: list[str]) -> list[str]:
     return out
 
 
-def _debugger(args: list[str]) -> list[str]:
+# gdb reads its long options with one dash or two, with ``=`` or spaced, and
+# abbreviated (getopt_long_only); never attached (``-exCMD`` is ``-e xCMD``).
+_GDB = (
+    *("-ex", "--ex", "-eval-command", "--eval-command"),
+    *("-iex", "--iex", "-init-eval-command", "--init-eval-command"),
+)
+# lldb's since LLVM 9 take the value as the next argument only (``Separate``
+# options); older ones read ``-oCMD`` (getopt): it is read, as the older do.
+_LLDB = ("-o", "--one-line", "-one-line", "-O", "--one-line-before-file", "-one-line-before-file")
+
+
+def _gdb(args: list[str]) -> list[str]:
+    return _debugger(option_values(args, _GDB, attached=False, prefixes=True))
+
+
+def _lldb(args: list[str]) -> list[str]:
+    return _debugger(option_values(args, _LLDB))
+
+
+def _debugger(commands: list[str]) -> list[str]:
     """``gdb -ex 'shell CMD'`` (``!CMD``, ``pipe X | CMD``, ``python CODE``) and
     ``lldb -o 'platform shell CMD'`` (``script CODE``): a debugger's start-up
     commands run shell and Python."""
     import shlex
 
     out = []
-    for command in _values(
-        args,
-        (
-            "-ex",
-            "--eval-command",
-            "-iex",
-            "--init-eval-command",
-            "-o",
-            "--one-line",
-            "-O",
-            "--one-line-before-file",
-        ),
-    ):
+    for command in commands:
         command = command.strip()
         verb, _, rest = command.partition(" ")
         if command.startswith("!"):
@@ -127,16 +150,16 @@ PROGRAMS = {
     "tar": _tar,
     "gtar": _tar,
     "bsdtar": _tar,
-    "zip": lambda a: _values(a, ("-TT", "--unzip-command")),
-    "rsync": lambda a: _values(a, ("-e", "--rsh")),
+    "zip": lambda a: option_values(a, ("-TT", "--unzip-command")),
+    "rsync": lambda a: option_values(a, ("-e", "--rsh"), flags=_RSYNC_FLAGS),
     "sed": _sed,
     "gsed": _sed,
     "ssh": _ssh,
     "scp": _ssh,
     "sftp": _ssh,
     "less": _less,
-    "gdb": _debugger,
-    "lldb": _debugger,
+    "gdb": _gdb,
+    "lldb": _lldb,
     **{name: _vim for name in _VIM},
 }
 
