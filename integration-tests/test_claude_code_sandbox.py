@@ -156,6 +156,44 @@ def test_sandbox_from_the_policy_holds_the_hook_interpreter_home_and_key(
     assert (project.project / "ok.txt").read_text() == "fine\n", run.describe()
 
 
+def test_sandbox_holds_when_the_folder_of_a_protected_file_is_renamed(
+    claude_project: ClaudeProject, sandbox_tools: None
+) -> None:
+    """A mount follows its folder: ``mv .claude .claude.old && mkdir .claude`` would leave
+    a new ``settings.json`` that no read-only entry covers (a ``disableAllHooks`` there
+    starts the next session without agentreflex).  Checked with no hook of ours: Claude
+    Code 2.1.328's sandbox mounts the folder itself, so the rename is refused (Codex's
+    needed the folder listed: test_codex_sandbox.py)."""
+    project = claude_project
+    sandbox_without_our_hooks(project)
+    settings = project.project / ".claude" / "settings.json"
+    before = settings.read_text()
+    # both of Claude Code's project settings files exist: no missing one covered by the folder
+    (project.project / ".claude" / "settings.local.json").write_text("{}\n")
+    run = project.run(
+        "try",
+        [
+            # spelled so that no permission rule sees the paths: only the OS can refuse
+            bash(
+                "python3 -c \"import os; p = '.cl' + 'aude'; os.rename(p, p + '.old'); "
+                "os.mkdir(p); open(p + '/settings.json', 'w').write('{}')\""
+            ),
+            bash(
+                "python3 -c \"import os; p = '.agent' + 'reflex'; os.rename(p, p + '.old'); "
+                "os.mkdir(p); open(p + '/config.toml', 'w').write('off')\""
+            ),
+            bash("echo fine > ok.txt && touch .claude/notes.md"),
+            say("Done."),
+        ],
+    )
+    assert settings.read_text() == before, run.describe()
+    assert not (project.project / ".claude.old").exists(), run.describe()
+    assert (project.project / ".agentreflex" / "config.toml").read_text() == CONFIG
+    assert (project.project / "ok.txt").read_text() == "fine\n", run.describe()
+    outputs = [json.dumps(r.get("content")) for r in tool_results(run).values()]
+    assert all("Device or resource busy" in o for o in outputs[:2]), outputs  # the OS refused
+
+
 def test_the_shared_scenario_in_the_sandbox(
     claude_project: ClaudeProject, sandbox_tools: None
 ) -> None:

@@ -83,6 +83,12 @@ def test_codex_sandbox_profile_makes_the_config_read_only(
     (project / ".agentreflex").mkdir()
     config = project / ".agentreflex" / "config.toml"
     config.write_text(CONFIG)
+    # other hosts' settings, each a file whose folder holds nothing else protected
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text("{}\n")
+    (project / ".claude" / "settings.local.json").write_text("{}\n")
+    (project / ".github" / "hooks").mkdir(parents=True)
+    (project / ".github" / "hooks" / "hooks.json").write_text("{}\n")
     # the user trusts the project once (Codex loads a project's .codex/ only then)
     (codex_home / "config.toml").write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
     env = {
@@ -127,6 +133,18 @@ def test_codex_sandbox_profile_makes_the_config_read_only(
     assert attack.returncode != 0, output
     assert "[Errno 30] Read-only file system" in output, output
     assert config.read_text() == CONFIG
+    # a mount follows its folder: renaming the folder that holds a read-only file, and
+    # making a new one, wrote past the entry before the folder itself was listed
+    for folder, inner in ((".claude", "settings.json"), (".github", "hooks/hooks.json")):
+        moved = codex_sandbox(
+            "sh",
+            "-c",
+            f"mv {folder} {folder}.old && mkdir -p {folder}/hooks && echo x > {folder}/{inner}",
+        )
+        assert "Device or resource busy" in moved.stderr, moved.stdout + moved.stderr
+        assert (project / folder / inner).read_text() == "{}\n"
+        assert not (project / f"{folder}.old").exists()
+    assert codex_sandbox("sh", "-c", "touch .claude/notes").returncode == 0
     # the host's user settings through a batch editor: CODEX_HOME is outside the writable roots
     settings = codex_home / "config.toml"
     settings_before = settings.read_text()

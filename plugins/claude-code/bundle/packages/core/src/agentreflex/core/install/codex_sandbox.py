@@ -144,12 +144,39 @@ def git_entries(opts: Options) -> list[tuple[str, str]]:
     return entries
 
 
+def pinned_folders(opts: Options, listed: list[str]) -> list[str]:
+    """The project's folders that hold a listed path, for a project-level install.
+
+    Why: Codex's bubblewrap mounts each listed path, and a mount follows its
+    folder, which could still be renamed.  Checked in the real ``codex
+    sandbox`` of 0.169.0: ``mv .claude .c && mkdir .claude`` then wrote a new
+    ``.claude/settings.json`` past its ``"read"`` entry (as ``mv .github``
+    did for ``.github/hooks``), where ``mv .git`` was refused: ``.git`` is
+    listed ``"write"``, so Codex mounts it too, and a mount point can't be
+    renamed.  Each such folder is listed ``"write"`` (as writable as before).
+    """
+    if opts.scope == "user":
+        return []
+    project = os.path.abspath(opts.project)
+    found: list[str] = []
+    for path in listed:
+        folder = os.path.dirname(path)
+        while folder.startswith(project + "/"):
+            if os.path.isdir(folder) and not os.path.islink(folder):
+                found.append(folder)
+            folder = os.path.dirname(folder)
+    return [f for f in dict.fromkeys(found) if f not in listed]
+
+
 def render(opts: Options, paths: list[str]) -> tuple[str, str]:
     """Our two blocks: the top-level key, and the profile's tables."""
     head = f'{BEGIN}\ndefault_permissions = "{PROFILE}"\n{END}\n'
+    hidden = hidden_paths(opts)
     entries = "".join(f'{json.dumps(p)} = "read"\n' for p in paths)
-    entries += "".join(f'{json.dumps(p)} = "deny"\n' for p in hidden_paths(opts))
+    entries += "".join(f'{json.dumps(p)} = "deny"\n' for p in hidden)
     git = [(p, a) for p, a in git_entries(opts) if p not in paths]  # the policy lists config too
+    taken = {*paths, *hidden, *(p for p, _ in git)}
+    git += [(p, "write") for p in pinned_folders(opts, [*paths, *hidden]) if p not in taken]
     entries += "".join(f"{json.dumps(p)} = {json.dumps(a)}\n" for p, a in git)
     tail = (
         f"{BEGIN}\n"
