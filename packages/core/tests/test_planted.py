@@ -133,3 +133,16 @@ def test_git_commondir_is_watched_only_in_a_main_repository(tmp_path: Path) -> N
     # the running host's own folder is its own
     assert not any("/.opencode" in p for p in planted.watched(str(plain), "opencode"))
     assert any("/.opencode" in p for p in planted.watched(str(plain), "claude-code"))
+
+
+def test_the_hooks_own_interpreter_in_the_project_is_not_watched() -> None:
+    """A project's ``.venv`` that the hook runs from is made by the user's tools (uv sync)."""
+    import sys
+
+    from agentreflex.core.state import userdirs
+
+    project = os.path.dirname(sys.prefix)
+    watched = planted.watched(project, "claude-code")
+    assert not [p for p in watched if p.startswith(sys.prefix)]
+    assert not set(watched) & set(userdirs.installed_paths())
+    assert os.path.join(project, "opencode.json") in watched

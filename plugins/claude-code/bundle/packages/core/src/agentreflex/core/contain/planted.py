@@ -49,6 +49,10 @@ def watched(project: str, host: str) -> list[str]:
     except ValueError:
         mine = ()
     skip = [os.path.join(project, name) for name in (*mine, *_OWN)]
+    # the hook's own interpreter and code in the project (a .venv): made by the user's tools
+    skip += [
+        os.path.normpath(p) for p in (*userdirs.interpreter_paths(), *userdirs.installed_paths())
+    ]
     paths = [
         p
         for p in userdirs.protected_paths(project)
@@ -120,8 +124,8 @@ def _finding(
         tail = "In enforced mode it would have been moved aside."
     elif moved is not None and all(moved):
         tail = (
-            f"agentreflex moved it to {folder}. If the user asked for it, they can move it "
-            "back themselves."
+            f"agentreflex moved it to {folder}. If the user asked for it, or it came from the "
+            "repository, they can move it back (or `git checkout -- PATH`) themselves."
         )
     else:
         tail = "agentreflex could not move it aside: ask the user to remove it."
