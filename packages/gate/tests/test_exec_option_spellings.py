@@ -13,6 +13,7 @@ is ``-i`` with suffix ``e``) is not read as it either.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from agentreflex.gate.shell import execopts
@@ -34,6 +35,11 @@ NOW_JUDGED = [
     f"sed --expr='1e {RM}' notes.txt",
     f"sed -l 5 '1e {RM}' notes.txt",
     f"ssh -vo 'ProxyCommand={RM}' host",
+    f"scp -S '{RM}' notes.txt host:",
+    f"scp -qS'{RM}' notes.txt host:",
+    f"sftp -S '{RM}' host",
+    f"sftp -D '{RM}'",
+    f"sftp -vD'{RM}'",
     f"vim -Rc '!{RM}' notes.txt",
     f"tar -cf a.tar --to-comm='{RM}' src",
     f"tar -xI '{RM}' -f a.tar",
@@ -57,6 +63,10 @@ STAYS_ALLOWED = [
     "sed -ie 's/a/b/' notes.txt",
     "sed -ne 's/a/b/p' notes.txt",
     "ssh -vo ConnectTimeout=5 host true",
+    "scp -S ssh notes.txt host:",
+    "scp -P 2222 -r src host:dst",
+    "sftp -D /usr/lib/openssh/sftp-server",
+    "sftp -s sftp host",
     "vim -Rc 'set number' notes.txt",
     "tar czf a.tar src",
     "tar -xzf a.tar -C out",
@@ -99,3 +109,15 @@ def test_a_tools_own_spelling_is_read_when_asked_for(
     args: list[str], options: dict[str, object], want: list[str]
 ) -> None:
     assert option_values(args, ("-e", "--expression"), **options) == want  # type: ignore[arg-type]
+
+
+def test_a_program_scp_or_sftp_runs_is_read_from_a_local_script(
+    gate_check: Callable[[str], Checked], gate_project: Path
+) -> None:
+    """``scp -S PROG`` runs PROG in ssh's place, ``sftp -D PROG`` as its server: a
+    script of the project is judged as ``ssh -o ProxyCommand=./x.sh`` is."""
+    (gate_project / "x.sh").write_text(f"{RM}\n")
+    (gate_project / "x.sh").chmod(0o755)
+    for command in ("scp -S ./x.sh notes.txt host:", "sftp -D ./x.sh", "sftp -S ./x.sh host"):
+        decision, codes = gate_check(command)
+        assert decision == "BLOCK" and "GATE-RM-ROOT" in codes, (command, decision, codes)

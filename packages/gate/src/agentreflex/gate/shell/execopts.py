@@ -1,7 +1,9 @@
 """Options and scripts of ordinary tools that run a shell command.
 
 ``tar --checkpoint-action=exec=CMD`` / ``--to-command=CMD`` / ``-I CMD``,
-``zip -TT CMD``, ``rsync -e CMD``, ``ssh -o ProxyCommand=CMD``, ``sed``'s
+``zip -TT CMD``, ``rsync -e CMD``, ``ssh -o ProxyCommand=CMD``, ``scp -S
+PROG`` and ``sftp -S PROG`` (the program run in ssh's place), ``sftp -D
+PROG`` (a local sftp server it starts), ``sed``'s
 ``e`` command and ``s///e`` flag, ``vim -c '!CMD'`` / ``+!CMD``, ``less
 +'!CMD'``, ``gdb -ex 'shell CMD'`` / ``lldb -o 'platform shell CMD'``, and the
 entries a ``crontab`` installs: each is a command that runs, so the walker
@@ -155,8 +157,8 @@ PROGRAMS = {
     "sed": _sed,
     "gsed": _sed,
     "ssh": _ssh,
-    "scp": _ssh,
-    "sftp": _ssh,
+    "scp": lambda a: _ssh(a) + option_values(a, ("-S",), flags=_SSH_FLAGS),
+    "sftp": lambda a: _ssh(a) + option_values(a, ("-S", "-D"), flags=_SSH_FLAGS),
     "less": _less,
     "gdb": _gdb,
     "lldb": _lldb,

@@ -556,6 +556,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             list(used or []),
             via,
             program=name if "/" in name else "",
+            shell_vars=dict(self.state.vars),
         )
         self.cmds.append(cmd)
         if has_marker(name):

@@ -8,6 +8,8 @@ only *looks up* a name and is data, not execution.
 
 from __future__ import annotations
 
+import posixpath
+
 from agentreflex.core.util.record import field, record
 
 _UVX_VALUED = frozenset(
@@ -136,7 +138,6 @@ _VALUED: dict[str, frozenset[str]] = {
 _POSITIONAL = {"timeout": 1, "gtimeout": 1, "taskset": 1, "chrt": 1, "flock": 1, "chroot": 1}
 # runners spelled as two words: "uv run", "poetry run" ...
 _RUNNERS = {
-    ("uv", "run"),
     ("poetry", "run"),
     ("pipenv", "run"),
     ("bundle", "exec"),
@@ -207,8 +208,8 @@ def peel(argv: list[str]) -> Peeled:
         elif name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
             out.data = True
             return out
-        elif name == "uv" and words[1:3] == ["tool", "run"]:  # uvx spelled out
-            out.argv = _skip_options(words[3:], _UVX_VALUED)
+        elif name == "uv" and (run := _uv_run(words[1:], out)) is not None:
+            out.argv = run
         elif (name, words[1] if len(words) > 1 else "") in _RUNNERS:
             out.argv = _skip_options(words[2:], _RUNNER_VALUED, stop_at_dashdash=True)
         elif name in ("su",) and "-c" in words:
@@ -238,6 +239,43 @@ def peel(argv: list[str]) -> Peeled:
             return out
         out.wrappers.append(name)
     return out
+
+
+# uv's options that may come before its command and take a value
+_UV_GLOBAL_VALUED = frozenset(
+    {"--cache-dir", "--color", "--config-file", "--directory", "--project", "--python-preference"}
+)
+
+
+def _uv_run(words: list[str], out: Peeled) -> list[str] | None:
+    """The command of ``uv [OPTIONS] run [OPTIONS] CMD`` (``uv tool run``: uvx spelled
+    out), ``None`` for another uv command.  ``--directory D``, before ``run`` or
+    after it, is where uv runs CMD: it goes to ``out.chdir``."""
+    directory = ""
+    i = 0
+    while i < len(words) and words[i].startswith("-") and words[i] != "--":
+        key, eq, value = words[i].partition("=")
+        if key == "--directory":
+            directory = value if eq else "".join(words[i + 1 : i + 2])
+        i += 2 if words[i] in _UV_GLOBAL_VALUED else 1
+    if words[i : i + 1] == ["run"]:
+        rest, valued = words[i + 1 :], _RUNNER_VALUED
+    elif words[i : i + 2] == ["tool", "run"]:
+        rest, valued = words[i + 2 :], _UVX_VALUED
+    else:
+        return None
+    j = 0
+    while j < len(rest) and rest[j].startswith("-") and rest[j] != "-":
+        if rest[j] == "--":
+            j += 1
+            break
+        key, eq, value = rest[j].partition("=")
+        if key == "--directory":
+            directory = value if eq else "".join(rest[j + 1 : j + 2])
+        j += 2 if rest[j] in valued else 1
+    if directory:
+        out.chdir = posixpath.join(out.chdir, directory) if out.chdir else directory
+    return rest[j:]
 
 
 # watch's options that take a value (-d/--differences takes one only as -d=x).

@@ -342,8 +342,12 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[0] in ("pip", "pip3", "uv") and _names_place(words):
         return None  # envinstall judges where it installs: maybe the hook's own Python
-    if words[0] in ("uv", "poetry") and len(words) > 1 and words[1] in ("run", "publish"):
-        return None
+    if (
+        words[0] in ("uv", "poetry")
+        and words[1:2]
+        and (words[1] in ("run", "publish") or words[1].startswith("-"))
+    ):
+        return None  # runs a command, maybe after its own options (``uv --directory D run X``)
     if words[0] == "cargo" and words[1:2] in (["sqlx"], ["diesel"]):
         return None  # database tools run through cargo: the databases pack decides
     if words[0] in ("node", "deno", "bun") and any(

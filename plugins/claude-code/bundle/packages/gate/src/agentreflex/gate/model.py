@@ -67,6 +67,9 @@ class Cmd:
     pipes_out: bool = False
     # the command word as written, when it is a path (``.venv/bin/pip``); ``argv[0]`` is its name
     program: str = ""
+    # the shell's variables when it runs (``export X=1;`` earlier in the line): its
+    # environment beside ``assigns``, as far as the command line sets it
+    shell_vars: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -29,6 +29,7 @@ __all__ = [
     "installed_paths",
     "interpreter_paths",
     "key_path",
+    "loaded_user_site",
     "protected_name",
     "protected_paths",
     "trust_record_path",
@@ -150,12 +151,30 @@ def interpreter_paths() -> tuple[str, ...]:
         parent = os.path.dirname(os.path.abspath(str(folder)))
         if os.path.basename(parent) in ("site-packages", "dist-packages"):
             paths.append(parent)  # a user site, or one put on the path by hand
+    user_site = loaded_user_site()
+    if user_site:
+        paths.append(user_site)  # its .pth files run too (``pip install --user``)
     if sys.prefix != sys.base_prefix:  # a virtual environment: its own configuration
         paths.append(os.path.join(sys.prefix, "pyvenv.cfg"))
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
     for name in ("python", f"python{sys.version_info[0]}", version):
         paths.append(os.path.join(sys.prefix, "bin", name))
     return tuple(dict.fromkeys(paths))
+
+
+def loaded_user_site() -> str:
+    """The user site (``~/.local/lib/pythonX.Y/site-packages``) when the hook's
+    interpreter loads it at start-up, else ``""``.
+
+    Python adds it to the path unless it runs in a virtual environment without
+    the system's packages, with ``-s``/``-I``, or ``PYTHONNOUSERSITE`` set: then
+    ``site.ENABLE_USER_SITE`` is false.  Whether the folder exists yet does not
+    matter: one created later is loaded by the next hook.
+    """
+    site = sys.modules.get("site")
+    if site is None or not getattr(site, "ENABLE_USER_SITE", False):
+        return ""
+    return str(site.getusersitepackages())
 
 
 def protected_name(path: str) -> bool:
