@@ -97,8 +97,10 @@ def test_the_running_hosts_own_settings_and_what_existed_stay(project: Path) -> 
     assert not [f for f in outcome.decision.findings if f.code == planted.CODE]
 
 
-def _around(root: Path, kind: str, verdict: Verdict, mode: Mode) -> list[Any]:
-    config = load_config(str(root), env=_env(root, mode.value))
+def _around(
+    root: Path, kind: str, verdict: Verdict, mode: Mode, state_of: Path | None = None
+) -> list[Any]:
+    config = load_config(str(root), env=_env(state_of or root, mode.value))
     event = (
         pre_tool("Bash", {"command": "make"}, cwd=str(root), tool_use_id="toolu_x")
         if kind == "pre"
@@ -146,3 +148,13 @@ def test_the_hooks_own_interpreter_in_the_project_is_not_watched() -> None:
     assert not [p for p in watched if p.startswith(sys.prefix)]
     assert not set(watched) & set(userdirs.installed_paths())
     assert os.path.join(project, "opencode.json") in watched
+
+
+def test_only_the_folders_looked_at_before_the_command_are_compared(project: Path) -> None:
+    """``cd sub`` moves the host's cwd: what exists in ``sub`` was there all along."""
+    sub = project / "sub"
+    (sub / ".gemini").mkdir(parents=True)
+    (sub / ".gemini" / "settings.json").write_text("{}")
+    assert _around(project, "pre", Verdict.ALLOW, Mode.ENFORCED) == []
+    assert _around(sub, "post", Verdict.ALLOW, Mode.ENFORCED, state_of=project) == []
+    assert (sub / ".gemini" / "settings.json").exists()

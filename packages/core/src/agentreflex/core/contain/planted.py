@@ -74,15 +74,16 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
         if decision.verdict is not Verdict.BLOCK and projects:
             paths = [p for project in projects for p in watched(project, event.host)]
             present = [p for p in paths if os.path.lexists(p)]
-            _write(pending, {"asked": decision.verdict is Verdict.ASK_USER, "present": present})
+            asked = decision.verdict is Verdict.ASK_USER
+            _write(pending, {"asked": asked, "projects": projects, "present": present})
         return []
     if event.kind not in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
         return []
     before = _take(pending)
     if not before or before.get("asked"):
         return []
-    listed = before.get("present")
-    had = {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
+    # the folders looked at before the command (a `cd` in it may change the host's cwd)
+    had, projects = _strings(before.get("present")), _strings(before.get("projects"))
     appeared = [
         p
         for project in projects
@@ -95,6 +96,10 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
         return [_finding(appeared, "", shadow=True)]
     folder = os.path.join(config.state_dir, "planted", sha256_hex(pending, 16))
     return [_finding(appeared, folder, moved=[_move_aside(p, folder) for p in appeared])]
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _projects(event: Event, config: Config) -> list[str]:
