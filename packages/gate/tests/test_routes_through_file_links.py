@@ -95,3 +95,39 @@ def test_the_hosts_file_tools_follow_the_link_too(links: Path) -> None:
         set(),
     )
     assert _tool(links, "Read", {"file_path": str(links / "docs.md")}) == (Verdict.ALLOW, set())
+
+
+STREAMS = [
+    "echo hi > /dev/stdout",
+    "echo hi >/dev/stderr",
+    "echo hi > /dev/fd/2",
+    "echo hi | tee /dev/stdout",
+    "echo hi > /proc/self/fd/1",
+    "ls 2>/dev/null",
+]
+
+
+def test_a_process_own_streams_are_not_followed_from_the_hook(links: Path) -> None:
+    """``/dev/stdout`` leads to the command's own stream, and, followed in the hook, to the
+    hook's: a pipe, which reads as a file under /proc.  Checked in a process whose
+    standard output is a pipe, as a hook's is."""
+    import json
+    import subprocess
+    import sys
+
+    script = (
+        "import json, sys\n"
+        "from agentreflex.gate.check import check_command\n"
+        "p, h = sys.argv[1], sys.argv[2]\n"
+        "out = [str(check_command(c, cwd=p, home=h, project=p, budget_s=5.0)[0])"
+        " for c in json.loads(sys.argv[3])]\n"
+        "sys.stdout.write(json.dumps(out))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(links), str(links.parent), json.dumps(STREAMS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert dict(zip(STREAMS, json.loads(done.stdout), strict=True)) == {c: "ALLOW" for c in STREAMS}

@@ -254,7 +254,7 @@ def classify(
         full = full or "/"
         descendant = True
     place = _place(full, where)
-    if place in _FOLLOWED:
+    if place in _FOLLOWED and not full.startswith(_PER_PROCESS):
         last = follow or descendant or everything or path.endswith("/")
         place, full = _through_links(place, full, where, last)
     if descendant and place in (Place.ROOT, Place.HOME, Place.ANCESTOR):
@@ -265,6 +265,10 @@ def classify(
     return place, full
 
 
+# Links that lead somewhere else in each process (/dev/stdout, /dev/fd/1, /proc/self/...):
+# followed here they would name the hook's own pipes, not the command's.
+_PER_PROCESS = ("/dev/", "/proc/")
+_OWN_STREAMS = ("/proc/self/fd/", "/proc/thread-self/fd/")
 # Where a symlink may lead somewhere worse: ``ln -s ~ x`` made earlier, then
 # ``rm -rf x/*`` reads as inside the project but empties the home folder.
 _FOLLOWED = frozenset({Place.INSIDE, Place.TEMP, Place.CACHE, Place.OUTSIDE})
@@ -306,6 +310,8 @@ def _place(full: str, where: Where) -> Place:
         if full in _HARMLESS_DEV or full.startswith(("/dev/fd/", "/dev/pts/")):
             return Place.TEMP
         return Place.DEVICE
+    if full.startswith(_OWN_STREAMS):
+        return Place.TEMP  # the command's own open files, as /dev/fd/N
     project = where.project
     if project and project != "/":
         if full == project:
