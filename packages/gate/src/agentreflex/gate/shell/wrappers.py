@@ -11,27 +11,8 @@ from __future__ import annotations
 import posixpath
 
 from agentreflex.core.util.record import field, record
+from agentreflex.gate.shell import pkgrunners
 
-_UVX_VALUED = frozenset(
-    {
-        "--from",
-        "--with",
-        "--with-editable",
-        "--with-requirements",
-        "--python",
-        "-p",
-        "--index",
-        "--index-url",
-        "--default-index",
-        "--extra-index-url",
-        "--constraints",
-        "-c",
-        "--overrides",
-        "--directory",
-        "--project",
-        "--env-file",
-    }
-)
 # wrapper -> options that take a value (as separate words)
 _VALUED: dict[str, frozenset[str]] = {
     "sudo": frozenset(
@@ -77,7 +58,6 @@ _VALUED: dict[str, frozenset[str]] = {
     "xvfb-run": frozenset({"-n", "-s", "-f", "-e", "-p"}),
     "catchsegv": frozenset(),
     "rlwrap": frozenset(),
-    "npx": frozenset({"-p", "--package", "-c", "--call"}),
     "systemd-run": frozenset(
         {
             "-u",
@@ -125,63 +105,13 @@ _VALUED: dict[str, frozenset[str]] = {
     "fakeroot": frozenset({"-l", "--lib", "--faked", "-s", "-i", "-b"}),
     "pkexec": frozenset({"--user", "-u"}),
     "firejail": frozenset(),
-    "bunx": frozenset(),
-    # uv's tool runner: `uvx --from agentreflex-core agentreflex uninstall` runs agentreflex
-    "uvx": _UVX_VALUED,
     # run the command on the host, outside a Flatpak or a toolbox/distrobox container
     "flatpak-spawn": frozenset(),
     "host-spawn": frozenset({"-cwd", "-env"}),
     "distrobox-host-exec": frozenset(),
-    "pnpx": frozenset(),
 }
 # take positional words before the command: (wrapper, how many)
 _POSITIONAL = {"timeout": 1, "gtimeout": 1, "taskset": 1, "chrt": 1, "flock": 1, "chroot": 1}
-# runners spelled as two words: "uv run", "poetry run" ...
-_RUNNERS = {
-    ("poetry", "run"),
-    ("pipenv", "run"),
-    ("bundle", "exec"),
-    ("pnpm", "exec"),
-    ("pdm", "run"),
-    ("hatch", "run"),
-    ("rye", "run"),
-    ("conda", "run"),
-    ("mamba", "run"),
-    ("yarn", "exec"),
-    ("pixi", "run"),
-    ("mise", "exec"),
-    ("asdf", "exec"),
-    ("direnv", "exec"),
-    ("op", "run"),
-    ("doppler", "run"),
-    ("infisical", "run"),
-    ("pipx", "run"),
-}
-_RUNNER_VALUED = frozenset(
-    {
-        "--with",
-        "--python",
-        "-p",
-        "--directory",
-        "--project",
-        "--env-file",
-        "-n",
-        "--name",
-        "--prefix",
-        "--package",
-        "--from",
-        "--group",
-        "--extra",
-        "-w",
-        "--spec",
-        "--with-editable",
-        "--with-requirements",
-        "--index",
-        "--index-url",
-        "--default-index",
-        "--extra-index-url",
-    }
-)
 
 
 @record
@@ -208,10 +138,11 @@ def peel(argv: list[str]) -> Peeled:
         elif name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
             out.data = True
             return out
-        elif name == "uv" and (run := _uv_run(words[1:], out)) is not None:
-            out.argv = run
-        elif (name, words[1] if len(words) > 1 else "") in _RUNNERS:
-            out.argv = _skip_options(words[2:], _RUNNER_VALUED, stop_at_dashdash=True)
+        elif (run := pkgrunners.unwrap(name, words[1:])) is not None:
+            # npm exec, pnpm -C web exec, bundle exec, poetry -C . run, uvx, npx -c 'CMD'...
+            if run.chdir:
+                out.chdir = posixpath.join(out.chdir, run.chdir) if out.chdir else run.chdir
+            out.argv = run.argv
         elif name in ("su",) and "-c" in words:
             i = words.index("-c")
             out.argv = ["sh", "-c", *words[i + 1 : i + 2]]
@@ -239,43 +170,6 @@ def peel(argv: list[str]) -> Peeled:
             return out
         out.wrappers.append(name)
     return out
-
-
-# uv's options that may come before its command and take a value
-_UV_GLOBAL_VALUED = frozenset(
-    {"--cache-dir", "--color", "--config-file", "--directory", "--project", "--python-preference"}
-)
-
-
-def _uv_run(words: list[str], out: Peeled) -> list[str] | None:
-    """The command of ``uv [OPTIONS] run [OPTIONS] CMD`` (``uv tool run``: uvx spelled
-    out), ``None`` for another uv command.  ``--directory D``, before ``run`` or
-    after it, is where uv runs CMD: it goes to ``out.chdir``."""
-    directory = ""
-    i = 0
-    while i < len(words) and words[i].startswith("-") and words[i] != "--":
-        key, eq, value = words[i].partition("=")
-        if key == "--directory":
-            directory = value if eq else "".join(words[i + 1 : i + 2])
-        i += 2 if words[i] in _UV_GLOBAL_VALUED else 1
-    if words[i : i + 1] == ["run"]:
-        rest, valued = words[i + 1 :], _RUNNER_VALUED
-    elif words[i : i + 2] == ["tool", "run"]:
-        rest, valued = words[i + 2 :], _UVX_VALUED
-    else:
-        return None
-    j = 0
-    while j < len(rest) and rest[j].startswith("-") and rest[j] != "-":
-        if rest[j] == "--":
-            j += 1
-            break
-        key, eq, value = rest[j].partition("=")
-        if key == "--directory":
-            directory = value if eq else "".join(rest[j + 1 : j + 2])
-        j += 2 if rest[j] in valued else 1
-    if directory:
-        out.chdir = posixpath.join(out.chdir, directory) if out.chdir else directory
-    return rest[j:]
 
 
 # watch's options that take a value (-d/--differences takes one only as -d=x).

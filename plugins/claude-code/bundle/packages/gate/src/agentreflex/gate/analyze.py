@@ -348,6 +348,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         and (words[1] in ("run", "publish") or words[1].startswith("-"))
     ):
         return None  # runs a command, maybe after its own options (``uv --directory D run X``)
+    if words[0] in RUNNER_FIRST and _runs_what_follows(words):
+        return None  # runs what follows, maybe after its options (``npm --prefix web exec X``)
     if words[0] == "cargo" and words[1:2] in (["sqlx"], ["diesel"]):
         return None  # database tools run through cargo: the databases pack decides
     if words[0] in ("node", "deno", "bun") and any(
@@ -366,6 +368,20 @@ def prefilter(command: str, where: Where) -> Cmd | None:
 # node x.js (the script), pip install . (setup.py).
 _RUNS_FILES = frozenset({"make", "gmake", "pytest", "py.test", "yarn", "pnpm", "bun"})
 _NPM_RUNS = frozenset({"test", "t", "tst", "start", "stop", "restart", "run", "run-script"})
+
+
+# The package runners among _SAFE_FIRST (pkgrunners.RUNNERS; a test holds them equal):
+# read lazily, so an everyday command does not import the table.
+RUNNER_FIRST = frozenset({"npm", "pnpm", "yarn", "bun", "bundle", "poetry", "uv"})
+
+
+def _runs_what_follows(words: list[str]) -> bool:
+    """Whether a subcommand that runs a command is among ``words``, wherever the
+    runner's options put it (``pnpm -C . exec X``, ``bundle --verbose exec X``)."""
+    from agentreflex.gate.shell.pkgrunners import SUB_WORDS
+
+    sub = SUB_WORDS.get(words[0], frozenset())
+    return any(w in sub for w in words[1:])
 
 
 def runs_local_file(words: list[str]) -> bool:

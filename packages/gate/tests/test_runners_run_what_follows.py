@@ -1,0 +1,199 @@
+"""Package managers and tool runners run the command line they are given.
+
+``npm exec rm -rf ~``, ``pnpm -C . exec ...``, ``yarn --cwd . exec ...``,
+``bundle --verbose exec ...`` and ``poetry -C . run ...`` run ``rm``: the gate
+judges the command after the runner's own options, before and after its
+subcommand, in each tool's documented spelling (npm-exec(1): ``-c``/``--call``
+take a whole shell line; pnpm.io/cli/exec and /cli/dlx: ``-C``/``--dir``,
+``--filter``, ``-c``/``--shell-mode``; yarnpkg.com/cli/dlx; bun.sh/docs/pm/bunx;
+bundle-exec(1); python-poetry.org/docs/cli global options ``-C``/``-P``; hatch's
+``run [ENV:]ARGS``; pixi run/exec; conda run ``-n``/``--cwd``).  Why it matters:
+a wrapper prefix is the classic way past a command guard, in the peers' own
+trackers -- ``sudo python3 -c`` defeating dcg's embedded-code rule
+(destructive_command_guard#464) and ``npx malicious-pkg`` allowed
+(Drakon-Systems-Ltd/ShieldCortex#92), both listed in
+``../shared/reference/guards-field.md`` section 3.1 -- and package runners are
+the wrappers agents type most.  The everyday uses (``npm exec eslint .``,
+``bundle exec rspec``, ``poetry run pytest``) stay allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from agentreflex.gate import analyze
+from agentreflex.gate.analyze import prefilter
+from agentreflex.gate.shell import pkgrunners
+from agentreflex.gate.shell.paths import Where
+
+from .conftest import Checked
+
+RUNS = [
+    # the forms a previous review found allowed
+    "npm exec {}",
+    "pnpm -C . exec {}",
+    "yarn --cwd . exec {}",
+    "bundle --verbose exec {}",
+    "poetry -C . run {}",
+    # npm / npx
+    "npm exec -- {}",
+    "npm x -- {}",
+    "npm --prefix web exec {}",
+    "npm -w app exec -- {}",
+    "npm exec --package=foo -- {}",
+    "npm --registry https://r.example exec {}",
+    "npx {}",
+    "npx -y -p foo {}",
+    "npx --package foo -- {}",
+    # pnpm / pnpx
+    "pnpm exec {}",
+    "pnpm --dir web exec {}",
+    "pnpm -Cweb exec {}",
+    "pnpm --filter app exec {}",
+    "pnpm -r exec {}",
+    "pnpm dlx {}",
+    "pnpm --package=x dlx {}",
+    "pnpx {}",
+    # yarn / bun
+    "yarn exec {}",
+    "yarn dlx {}",
+    "yarn dlx -p foo {}",
+    "yarn workspace app exec {}",
+    "bun x {}",
+    "bun --cwd web x {}",
+    "bunx {}",
+    "bunx -p foo {}",
+    # ruby and python runners
+    "bundle exec {}",
+    "bundle exec --gemfile=Gemfile {}",
+    "poetry --directory=. run {}",
+    "poetry -P . run {}",
+    "poetry run -C . {}",
+    "pipenv run {}",
+    "pdm -p . run {}",
+    "pdm run -p . {}",
+    "hatch -e test run {}",
+    "hatch --env test run {}",
+    "hatch run test:{}",
+    "hatch env run -e test -- {}",
+    "rye run {}",
+    "pixi run -e dev {}",
+    "pixi exec -s coreutils {}",
+    "pixi x {}",
+    "conda run -n base {}",
+    "conda run --no-capture-output -n base {}",
+    "conda run -p /opt/env -- {}",
+    "mamba run -n base {}",
+    "micromamba run -n base {}",
+    "uv run {}",
+    "uv --directory . run {}",
+    "uv tool run {}",
+    "uvx {}",
+    "pipx run --spec x {}",
+    "mise exec -- {}",
+    "direnv exec . {}",
+]
+# a whole shell command line, judged as one
+LINES = [
+    "npm exec -c '{}'",
+    "npm x --call='{}'",
+    "npx -c '{}'",
+    "npx -p foo -c '{}'",
+    "pnpm -c exec '{}'",
+    "pnpm -rc exec '{}'",
+    "pnpm --shell-mode dlx '{}'",
+    "bun exec '{}'",
+    "pixi run '{}'",
+    "mise exec -c '{}'",
+    "doppler run --command '{}'",
+]
+HARMFUL = "rm -rf ~/.ssh"
+
+EVERYDAY = [
+    "npm exec eslint .",
+    "npm exec -- eslint --fix .",
+    "npm exec -c 'eslint .'",
+    "pnpm -C web exec vitest",
+    "pnpm exec tsc --noEmit",
+    "pnpm dlx create-vite app",
+    "bundle exec rspec",
+    "bundle exec rake test",
+    "poetry run pytest",
+    "poetry -C . run pytest -q",
+    "npx prettier --check .",
+    "npx -c 'prettier --check .'",
+    "yarn dlx create-vite app",
+    "yarn exec tsc",
+    "bunx prettier --check .",
+    "hatch run test:pytest",
+    "conda run -n base python --version",
+    "pixi run pytest",
+    "uv run pytest",
+    "uvx ruff check .",
+    "npm install",
+    "poetry install",
+    "bundle install",
+]
+
+
+@pytest.mark.parametrize("form", RUNS + LINES)
+def test_a_runner_is_judged_as_the_command_it_runs(
+    gate_check: Callable[[str], Checked], form: str
+) -> None:
+    direct = gate_check(HARMFUL)
+    assert direct[0] != "ALLOW"
+    command = form.format(HARMFUL)
+    decision, codes = gate_check(command)
+    assert decision == direct[0], command
+    assert direct[1] <= codes, (command, codes)
+
+
+@pytest.mark.parametrize("form", ["npm exec {}", "pnpm -C . exec {}", "poetry -C . run {}"])
+def test_a_system_folder_is_judged_through_the_runner(
+    gate_check: Callable[[str], Checked], form: str
+) -> None:
+    assert gate_check(form.format("rm -rf /home")) == gate_check("rm -rf /home")
+
+
+def test_the_folder_a_runner_changes_to_is_where_the_command_runs(
+    gate_check: Callable[[str], Checked],
+) -> None:
+    """``pnpm -C ~ exec rm -rf .ssh`` removes ``~/.ssh``, not the project's."""
+    for command in ("pnpm -C ~ exec rm -rf .ssh", "yarn --cwd ~ exec rm -rf .ssh"):
+        decision, codes = gate_check(command)
+        assert decision != "ALLOW", (command, codes)
+
+
+@pytest.mark.parametrize("command", EVERYDAY)
+def test_everyday_runs_stay_allowed(gate_check: Callable[[str], Checked], command: str) -> None:
+    assert gate_check(command) == ("ALLOW", set()), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm exec rm -rf build",
+        "npm --prefix web exec rm -rf build",
+        "pnpm -C . exec rm -rf build",
+        "yarn --cwd . exec rm -rf build",
+        "bundle --verbose exec rm -rf build",
+        "poetry -C . run rm -rf build",
+        "bun --cwd web x rm -rf build",
+    ],
+)
+def test_the_prefilter_never_answers_for_a_runner(command: str) -> None:
+    where = Where(cwd="/tmp/proj", home="/tmp", project="/tmp/proj")
+    assert prefilter(command, where) is None, command
+
+
+def test_a_runner_that_runs_no_command_is_left_alone() -> None:
+    assert pkgrunners.unwrap("npm", ["install", "exec"]) is None
+    assert pkgrunners.unwrap("poetry", ["add", "requests"]) is None
+    assert pkgrunners.unwrap("ls", ["-l"]) is None
+    run = pkgrunners.unwrap("pnpm", ["--dir", "web", "exec", "vitest"])
+    assert run == pkgrunners.Unwrapped(["vitest"], "web")
+
+
+def test_the_prefilter_knows_every_runner_it_may_answer_for() -> None:
+    assert analyze._SAFE_FIRST & pkgrunners.RUNNERS.keys() == analyze.RUNNER_FIRST

@@ -1,0 +1,270 @@
+"""Package managers and tool runners that run the command line they are given.
+
+``npm exec``, ``pnpm -C web exec``, ``yarn --cwd . dlx``, ``bundle --verbose
+exec``, ``poetry -C . run``, ``conda run -n base``, ``uvx``, ``npx -c 'CMD'``...
+each runs what follows its own words, so the gate judges that command.  Every
+tool is one row of :data:`RUNNERS`: the subcommands that run a command, the
+options that take a value (before the subcommand and after it), the options
+naming the folder the command runs in, and the options or subcommands that
+take a whole shell command line.  The options are each tool's documented
+spelling (npm-exec(1), pnpm.io/cli/exec and /cli/dlx, yarnpkg.com/cli/dlx,
+bun.sh/docs/pm/bunx, bundle-exec(1), python-poetry.org/docs/cli, pdm, hatch
+and pixi CLI references, conda run, uv run / uvx).
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.util.record import record
+
+
+@record(frozen=True)
+class Runner:
+    """How one tool spells "run this command"."""
+
+    # subcommands (as word tuples) that run a command; () = the tool itself runs it.
+    # "*" matches any one word (``yarn workspace NAME exec``).
+    subs: tuple[tuple[str, ...], ...]
+    # options taking a value as the next word, before the subcommand and after it
+    valued: frozenset[str] = frozenset()
+    # options naming the folder the command runs in (also valued)
+    chdir: frozenset[str] = frozenset()
+    # options whose value is a whole shell command line (also valued)
+    line: frozenset[str] = frozenset()
+    # flags that make the command words one shell line (pnpm's -c/--shell-mode);
+    # a one-letter flag also counts inside a cluster (``pnpm -rc exec``)
+    line_flags: frozenset[str] = frozenset()
+    # subcommands whose words are one shell line (``bun exec 'rm -rf x'``)
+    line_subs: frozenset[tuple[str, ...]] = frozenset()
+    # hatch: ``run ENV:CMD`` and matrix selectors ``+py=3.12`` before the command
+    env_prefix: bool = False
+    # positional words after the subcommand before the command (``direnv exec DIR``)
+    positional: int = 0
+
+
+def _f(*words: str) -> frozenset[str]:
+    return frozenset(words)
+
+
+# npm's configuration options that take a value (npm-config(7)), for npm and npx
+_NPM_VALUED = _f(
+    "--package",
+    "-p",
+    "--prefix",
+    "-C",
+    "--workspace",
+    "-w",
+    "--registry",
+    "--cache",
+    "--userconfig",
+    "--globalconfig",
+    "--loglevel",
+    "--node-options",
+    "--script-shell",
+    "--include",
+    "--omit",
+    "--tag",
+)
+_PNPM_VALUED = _f(
+    "--filter",
+    "-F",
+    "--filter-prod",
+    "--package",
+    "--allow-build",
+    "--workspace-concurrency",
+    "--reporter",
+    "--loglevel",
+    "--resume-from",
+    "--test-pattern",
+    "--changed-files-ignore-pattern",
+)
+_UV_VALUED = _f(
+    "--with",
+    "--with-editable",
+    "--with-requirements",
+    "--python",
+    "-p",
+    "--project",
+    "--package",
+    "--group",
+    "--extra",
+    "--env-file",
+    "--index",
+    "--index-url",
+    "--default-index",
+    "--extra-index-url",
+    "--cache-dir",
+    "--color",
+    "--config-file",
+    "--python-preference",
+    "--from",
+    "--constraints",
+    "-c",
+    "--overrides",
+    "--script",
+    "-s",
+)
+_CONDA = Runner(
+    (("run",),),
+    _f("-n", "--name", "-p", "--prefix", "-a", "--attach", "--label", "-r", "--root-prefix"),
+    _f("--cwd"),
+)
+
+RUNNERS: dict[str, Runner] = {
+    "npm": Runner((("exec",), ("x",)), _NPM_VALUED, line=_f("-c", "--call")),
+    "npx": Runner(((),), _NPM_VALUED, line=_f("-c", "--call")),
+    "pnpm": Runner(
+        (("exec",), ("dlx",)), _PNPM_VALUED, _f("-C", "--dir"), line_flags=_f("-c", "--shell-mode")
+    ),
+    "pnpx": Runner(((),), _PNPM_VALUED, line_flags=_f("-c", "--shell-mode")),
+    "yarn": Runner(
+        (("exec",), ("dlx",), ("workspace", "*", "exec"), ("workspace", "*", "dlx")),
+        _f("-p", "--package"),
+        _f("--cwd"),
+    ),
+    "bun": Runner(
+        (("x",), ("exec",)),
+        _f("-p", "--package", "--config", "--env-file", "-r", "--preload", "--tsconfig-override"),
+        _f("--cwd"),
+        line_subs=frozenset({("exec",)}),
+    ),
+    "bunx": Runner(((),), _f("-p", "--package")),
+    "bundle": Runner((("exec",),), _f("-r", "--retry", "--gemfile")),
+    "poetry": Runner((("run",),), _f("-P", "--project"), _f("-C", "--directory")),
+    "pipenv": Runner((("run",),), _f("--python", "--pypi-mirror")),
+    "pdm": Runner((("run",),), _f("-p", "--project", "--venv", "-c", "--config")),
+    "hatch": Runner(
+        (("run",), ("env", "run")),
+        _f("-e", "--env", "-p", "--project", "--data-dir", "--cache-dir", "--config"),
+        env_prefix=True,
+    ),
+    "rye": Runner((("run",),), _f("--pyproject")),
+    "pixi": Runner(
+        (("run",), ("exec",), ("x",)),
+        _f(
+            "-e",
+            "--environment",
+            "-p",
+            "--platform",
+            "--manifest-path",
+            "-s",
+            "--spec",
+            "-w",
+            "--with",
+            "-c",
+            "--channel",
+        ),
+        line_subs=frozenset({("run",)}),
+    ),
+    "conda": _CONDA,
+    "mamba": _CONDA,
+    "micromamba": _CONDA,
+    "uv": Runner((("run",), ("tool", "run")), _UV_VALUED, _f("--directory")),
+    # uv's tool runner: `uvx --from agentreflex-core agentreflex uninstall` runs agentreflex
+    "uvx": Runner(((),), _UV_VALUED, _f("--directory")),
+    "pipx": Runner((("run",),), _f("--spec", "--python", "--index-url", "--pip-args")),
+    "mise": Runner(
+        (("exec",), ("x",)), _f("-C", "--cd", "-j", "--jobs"), line=_f("-c", "--command")
+    ),
+    "asdf": Runner((("exec",),)),
+    "direnv": Runner((("exec",),), positional=1),
+    "op": Runner((("run",),), _f("--env-file", "--environment")),
+    "doppler": Runner(
+        (("run",),), _f("-p", "--project", "-c", "--config", "--token"), line=_f("--command")
+    ),
+    "infisical": Runner(
+        (("run",),), _f("--env", "--path", "--projectId", "--token"), line=_f("--command")
+    ),
+}
+# every word that is (part of) a subcommand running a command, by tool
+SUB_WORDS: dict[str, frozenset[str]] = {
+    name: frozenset(w for sub in r.subs for w in sub if w != "*") for name, r in RUNNERS.items()
+}
+
+
+@record(frozen=True)
+class Unwrapped:
+    """The command a runner runs and the folder it runs it in ("" if unchanged)."""
+
+    argv: list[str]
+    chdir: str
+
+
+def unwrap(name: str, words: list[str]) -> Unwrapped | None:
+    """The command ``name words...`` runs, or ``None`` when it runs none
+    (``npm install``, ``poetry add``) or ``name`` is no runner."""
+    runner = RUNNERS.get(name)
+    if runner is None:
+        return None
+    state = _Options(runner)
+    i = state.skip(words, 0)
+    sub = _sub_at(runner, words, i)
+    if sub is None and state.last_unknown and i < len(words) and words[i - 1].startswith("--"):
+        i += 1  # an option not in the table took this word: ``npm --foo bar exec``
+        sub = _sub_at(runner, words, state.skip(words, i))
+        i = state.skip(words, i)
+    if sub is None:
+        return None
+    rest_at = state.skip(words, i + len(sub), after=True)
+    rest = words[rest_at:]
+    if state.line is not None:
+        return Unwrapped(["sh", "-c", state.line], state.chdir)
+    if runner.env_prefix:
+        while rest and rest[0][:1] == "+":
+            rest = rest[1:]  # a matrix selector
+        if rest and ":" in rest[0] and "/" not in rest[0].split(":", 1)[0]:
+            rest = [rest[0].split(":", 1)[1], *rest[1:]] if rest[0].split(":", 1)[1] else rest[1:]
+    if runner.positional:
+        rest = rest[runner.positional :]
+    if rest and (state.shell_mode or sub in runner.line_subs):
+        if sub in runner.line_subs and len(rest) > 1 and not state.shell_mode:
+            return Unwrapped(rest, state.chdir)  # separate words: the command itself
+        return Unwrapped(["sh", "-c", " ".join(rest)], state.chdir)
+    return Unwrapped(rest, state.chdir)
+
+
+def _sub_at(runner: Runner, words: list[str], i: int) -> tuple[str, ...] | None:
+    """The subcommand of ``runner`` spelled at ``words[i]``, if any."""
+    for sub in runner.subs:
+        got = words[i : i + len(sub)]
+        if len(got) == len(sub) and all(s in ("*", w) for s, w in zip(sub, got, strict=True)):
+            return sub
+    return None
+
+
+class _Options:
+    """Walks a runner's options, noting the folder and a shell command line."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+        self.chdir = ""
+        self.line: str | None = None
+        self.shell_mode = False
+        self.last_unknown = False
+
+    def skip(self, words: list[str], i: int, after: bool = False) -> int:
+        r = self.runner
+        takes = r.valued | r.chdir | r.line
+        while i < len(words):
+            w = words[i]
+            if w == "--":
+                return i + 1 if after else i
+            if not w.startswith("-") or w == "-":
+                return i
+            key, eq, value = w.partition("=")
+            if not eq and key not in takes and not key.startswith("--") and len(key) > 2:
+                if key[:2] in takes:  # a short option with its value attached: -Cweb
+                    key, eq, value = key[:2], "=", key[2:]
+                elif any("-" + c in r.line_flags for c in key[1:]):
+                    self.shell_mode = True  # a cluster: pnpm -rc
+            if key in takes and not eq:
+                value = words[i + 1] if i + 1 < len(words) else ""
+                i += 1
+            if key in r.chdir:
+                self.chdir = value
+            if key in r.line:
+                self.line = value
+            if key in r.line_flags:
+                self.shell_mode = True
+            self.last_unknown = key not in takes and not eq
+            i += 1
+        return i
