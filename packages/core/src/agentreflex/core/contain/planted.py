@@ -31,6 +31,7 @@ from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.state import userdirs
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
+from agentreflex.core.util.fsutil import call_record_path
 
 __all__ = ["CODE", "around_tool", "watched"]
 
@@ -150,8 +151,8 @@ def _finding(
 
 def _pending_path(state_dir: str, event: Event) -> str:
     tool = event.tool
-    key = f"{event.session_id}\0{tool.tool_use_id if tool else ''}"
-    return os.path.join(state_dir, "planted", "pending", sha256_hex(key, 32) + ".json")
+    folder = os.path.join(state_dir, "planted", "pending")
+    return call_record_path(folder, event.session_id, tool.tool_use_id if tool else "")
 
 
 def _write(path: str, value: dict[str, object]) -> None:

@@ -144,3 +144,14 @@ def keep_newest(folder: str, limit: int) -> None:
     paths.sort(key=lambda p: os.stat(p).st_mtime_ns)
     for p in paths[: len(paths) - limit]:
         os.unlink(p)
+
+
+def call_record_path(folder: str, session_id: str, tool_use_id: str) -> str:
+    """The file in ``folder`` where a hook keeps what it saw before one tool call, for after it.
+
+    Named by a digest of the session and call ids: both come from the host's
+    payload, so they never become a path themselves.
+    """
+    from agentreflex.core.util.digest import sha256_hex
+
+    return os.path.join(folder, sha256_hex(f"{session_id}\0{tool_use_id}", 32) + ".json")

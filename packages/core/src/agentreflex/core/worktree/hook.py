@@ -22,7 +22,7 @@ from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.reflex import Note
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
-from agentreflex.core.util.fsutil import keep_newest
+from agentreflex.core.util.fsutil import call_record_path, keep_newest
 from agentreflex.core.worktree import observe
 
 CHANGES_NOTE = "worktree_changes"
@@ -37,9 +37,8 @@ def undo_hint(n: int) -> str:
 
 def _pending_path(config: Config, event: Event) -> str:
     tool = event.tool
-    key = f"{event.session_id}\0{tool.tool_use_id if tool else ''}"
-    name = sha256_hex(key, 32)
-    return os.path.join(config.state_dir, "worktree", name + ".json")
+    folder = os.path.join(config.state_dir, "worktree")
+    return call_record_path(folder, event.session_id, tool.tool_use_id if tool else "")
 
 
 def _skip_dir(repo: observe.Repo, config: Config) -> str:
