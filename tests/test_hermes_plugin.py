@@ -171,6 +171,30 @@ def test_a_floor_that_cannot_run_blocks_and_nothing_raises(
     assert hooks["on_session_start"](session_id="s") is None
 
 
+def test_an_agentreflex_on_path_is_never_run_in_the_recorded_ones_place(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config naming no program (hand-made, or from an old install) once fell back to
+    ``agentreflex`` on Hermes' PATH, where an activated project ``.venv/bin`` comes first:
+    one the agent wrote there would answer "allow" to everything."""
+    plugin = tmp_path / "no-binary-plugin"
+    plugin.mkdir()
+    for name in ("plugin.yaml", "__init__.py"):
+        (plugin / name).write_text((PLUGIN_DIR / name).read_text())
+    (plugin / "agentreflex.json").write_text(json.dumps({"python": "2.7"}))
+    planted = project / ".venv" / "bin"
+    planted.mkdir(parents=True)
+    (planted / "agentreflex").write_text("#!/bin/sh\ntouch \"$0.ran\"\necho '{}'\n")
+    (planted / "agentreflex").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}:{os.environ['PATH']}")
+    hooks = plugin_hooks(plugin, "no_binary_agentreflex")
+    got = hooks["pre_tool_call"](
+        tool_name="terminal", args={"command": "rm -rf ~"}, session_id="s", **HERMES_KWARGS
+    )
+    assert got["action"] == "block" and "install hermes" in got["message"]
+    assert not (planted / "agentreflex.ran").exists()
+
+
 def test_subprocess_form_when_the_python_differs(project: Path, tmp_path: Path) -> None:
     """Hermes on another Python: the plugin runs ``agentreflex hook hermes`` instead."""
     other = tmp_path / "other-python-plugin"

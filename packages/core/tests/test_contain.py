@@ -419,10 +419,27 @@ def test_the_hosts_missing_settings_folder_cannot_be_made_in_a_contained_command
     done = subprocess.run(
         ["bash", "-c", contained[0]], cwd=project, capture_output=True, text=True, timeout=120
     )
-    assert "Read-only file system" in done.stderr, done.stderr
+    assert "Permission denied" in done.stderr, done.stderr  # the empty folder's mode: 0555
     assert not (project / target).exists()
     assert (project / "made.txt").exists()  # the rest of the project stays writable
     assert (project / folder).is_dir() and not any((project / folder).iterdir())
+    # its owner may chmod the empty folder: what it writes then is in memory, and gone
+    (project / folder).rmdir()  # (once it exists, it is made read-only as it is)
+    chmodded = contained_command(
+        pre_tool(
+            "Bash",
+            {"command": f"chmod 755 {folder} && echo x > {target} && cat {target}"},
+            cwd=str(project),
+            host=host,
+        ),
+        allowed,
+    )
+    assert chmodded is not None
+    inside = subprocess.run(
+        ["bash", "-c", chmodded[0]], cwd=project, capture_output=True, text=True
+    )
+    assert inside.stdout == "x\n", inside.stderr
+    assert not any((project / folder).iterdir())
     status = subprocess.run(
         ["git", "status", "--short", "--untracked-files=all"],
         cwd=project,
@@ -1009,8 +1026,8 @@ def test_inner_command_leaves_every_other_line_alone() -> None:
     for line in (
         "pytest -q",
         "echo bwrap",
-        "bwrap --ro-bind / / -- make",  # no shell -c: not a line rewrite writes
-        "bwrap --args 9 -- bash -x make 9< f",
+        "bwrap --ro-bind / / -- make",  # no shell -c and no mounts file: not a line rewrite writes
+        "bwrap --args 9 -- 9< f",
         "bwrap 'unclosed",
         "/usr/bin/notbwrap --args 9 -- bash -c make 9< f",
     ):

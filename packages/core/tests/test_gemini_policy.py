@@ -58,7 +58,7 @@ def stable(args: dict[str, Any]) -> str:
 
 def matches(pattern: str, command: str, project: Path) -> tuple[bool, bool]:
     """(the whole contained line matches, the line without its redirection matches)."""
-    line = boundary.rewrite(command, str(project))
+    line = boundary.rewrite(command, str(project), direct=False)  # Gemini's form (hosts/gemini.py)
     bare = line.rsplit(" 9< ", 1)[0]
     rx = re.compile(pattern)
     return (
@@ -99,7 +99,7 @@ def test_an_allow_twin_matches_one_command_with_the_prefix_and_nothing_more(
 def test_a_one_word_allow_twin_matches_the_unquoted_line(home: Path, project: Path) -> None:
     twin = pattern("ls")
     assert twin is not None
-    assert " -c ls 9< " in boundary.rewrite("ls", str(project))  # shlex leaves it bare
+    assert " -c ls 9< " in boundary.rewrite("ls", str(project), direct=False)  # shlex: bare
     assert matches(twin, "ls", project) == (True, True)
     assert matches(twin, "ls -la", project) == (True, True)
     assert matches(twin, "lsof", project) == (False, False)
@@ -207,6 +207,8 @@ def test_the_contained_reply_keeps_the_other_arguments(home: Path, project: Path
     decision = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.ENFORCED)
     out = json.loads(adapter.render(event, decision).stdout)["hookSpecificOutput"]["tool_input"]
     assert boundary.inner_command(out["command"]) == "ls"
+    # even a lone plain command keeps the shell form the policy twins match
+    assert " -c ls 9< " in out["command"]
     assert {k: v for k, v in out.items() if k != "command"} == {
         "dir_path": "sub",
         "is_background": True,

@@ -36,10 +36,14 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
     from agentreflex.core.hosts import get_adapter
 
     try:
-        folders = getattr(get_adapter(event.host), "project_settings", ())
+        adapter: object = get_adapter(event.host)
     except ValueError:
-        folders = ()  # no adapter (agentreflex check, tests): no host's folder to keep
-    command, note = contain.shell_rewrite(tool.input["command"], event.cwd, folders=folders)
+        adapter = None  # no adapter (agentreflex check, tests): no host's folder to keep
+    folders = getattr(adapter, "project_settings", ())
+    direct = not getattr(adapter, "contained_shell_form", False)
+    command, note = contain.shell_rewrite(
+        tool.input["command"], event.cwd, folders=folders, direct=direct
+    )
     return command, (f"agentreflex: {note}" if note else "")
 
 

@@ -110,6 +110,9 @@ class GeminiAdapter:
     name = "gemini"
     tools = TOOL_KINDS
     containment = "bwrap"  # the hook replaces each shell command (hosts/contained.py)
+    # always ``bwrap ... -- bash -c CMD``: the policy twins install writes match that form
+    # (install/gemini_policy.py), and a user's existing twins must keep matching
+    contained_shell_form = True
     project_settings = (".gemini",)
     events = EVENTS
     unknown_event: EventKind | None = None

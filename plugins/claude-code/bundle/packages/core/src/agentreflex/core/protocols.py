@@ -59,7 +59,8 @@ class HostAdapter(Protocol):
     ``tools`` maps the host's own tool names (lower-cased) to their kinds,
     beyond the shared vocabulary (:data:`agentreflex.core.events.SHARED_TOOLS`).
     An adapter may also say how its host's commands are contained
-    (``containment``, ``not_contained``: :mod:`agentreflex.core.contain.check`).
+    (``containment``, ``not_contained``: :mod:`agentreflex.core.contain.check`;
+    ``contained_shell_form``: :mod:`agentreflex.core.hosts.contained`).
     The payload names its event in ``hook_event_name`` (every host's does,
     the JS shims' too): that is the key the registration overrides.
     """

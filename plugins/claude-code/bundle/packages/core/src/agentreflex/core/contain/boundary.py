@@ -23,6 +23,7 @@ import os
 import shlex
 from collections.abc import Mapping, Sequence
 
+from agentreflex.core.contain.direct import direct_argv
 from agentreflex.core.contain.engine import (
     ENGINE,
     NO_NAMESPACES,
@@ -74,12 +75,15 @@ def rewrite(
     shell: str = "bash",
     env: Mapping[str, str] | None = None,
     folders: Sequence[str] = (),
+    direct: bool = True,
 ) -> str:
     """``command`` as a shell line that runs it inside the boundary.
 
     The host runs the result with its own shell in the same working
     directory; bwrap keeps that directory, the environment, stdin, stdout,
-    stderr and the exit status of the inner shell.  Raises
+    stderr and the exit status of the inner shell.  A lone plain command
+    has no inner shell: bwrap starts it itself (:mod:`.direct`), unless
+    ``direct`` is False (a host whose rules match the shell form).  Raises
     :class:`PolicyError` for a broken policy and ``FileNotFoundError`` when
     bwrap is missing: the caller then falls back to the parse-based gate.
     """
@@ -94,6 +98,9 @@ def rewrite(
     stored = args_file(mounts, env)
     if stored is None:
         return shlex.join([engine, *mounts, "--", *inner])
+    words = direct_argv(command, project, env) if direct else None
+    if words is not None:
+        inner = words
     # the model sees the host's record of the command: keep it short (bwrap reads
     # the mounts from a file only the guard writes, read-only inside the boundary)
     return f"{shlex.quote(engine)} --args 9 -- {shlex.join(inner)} 9< {shlex.quote(stored)}"
@@ -105,8 +112,9 @@ def inner_command(line: str) -> str | None:
     Why: Gemini CLI and Copilot CLI hand the hook after a tool the arguments
     the tool ran with, which are the rewritten ones; the reflexes after the
     tool (the evidence of a test run above all) must read the agent's own
-    command.  Only the two exact shapes ``rewrite`` writes are recognised;
-    a look-alike the agent typed runs the same inner command, so reading it
+    command.  Only the shapes ``rewrite`` writes are recognised: a shell's
+    ``-c`` line, or (with the mounts file) the plain words bwrap runs itself.
+    A look-alike the agent typed runs the same inner command, so reading it
     so says nothing false.
     """
     if ENGINE not in line:
@@ -117,8 +125,10 @@ def inner_command(line: str) -> str | None:
         return None
     if not words or os.path.basename(words[0]) != ENGINE:
         return None
-    if len(words) == 9 and words[1:4] == ["--args", "9", "--"] and words[7] == "9<":
-        tail = words[4:7]
+    if len(words) >= 7 and words[1:4] == ["--args", "9", "--"] and words[-2] == "9<":
+        tail = words[4:-2]
+        if len(tail) != 3 or tail[1] != "-c":
+            return " ".join(tail)  # a plain command bwrap ran itself (:mod:`.direct`)
     elif len(words) >= 5 and words[-4] == "--":
         tail = words[-3:]
     else:
@@ -170,6 +180,7 @@ def shell_rewrite(
     project: str,
     env: Mapping[str, str] | None = None,
     folders: Sequence[str] = (),
+    direct: bool = True,
 ) -> tuple[str, str]:
     """(the command to run, a note): the contained line, or the command itself and why not.
 
@@ -183,6 +194,6 @@ def shell_rewrite(
     if not contained:
         return command, why
     try:
-        return rewrite(command, project, env=env, folders=folders), ""
+        return rewrite(command, project, env=env, folders=folders, direct=direct), ""
     except (OSError, PolicyError) as exc:
         return command, f"not contained: {exc}"

@@ -266,13 +266,25 @@ def _run(event: str, payload: dict[str, Any]) -> tuple[dict[str, Any], str, str]
 
 
 def _subprocess(event: str, data: bytes) -> tuple[str, str, str]:
-    """``agentreflex hook hermes EVENT``: (stdout, stderr, problem or "")."""
-    import shutil
+    """``agentreflex hook hermes EVENT``: (stdout, stderr, problem or "").
+
+    Only the program ``install`` recorded, never one found on ``PATH``: the
+    agent writes the project, and an activated ``.venv/bin`` (or
+    ``node_modules/.bin``) at the front of Hermes' ``PATH`` could hold an
+    ``agentreflex`` that answers "allow" to everything.
+    """
     import subprocess
 
-    binary = _config().get("binary") or shutil.which("agentreflex")
-    if not binary:
-        return "", "", "agentreflex is neither importable here nor on PATH"
+    binary = _config().get("binary")
+    if not isinstance(binary, str) or not os.path.isabs(binary):
+        return (
+            "",
+            "",
+            (
+                f"agentreflex is not importable here and {CONFIG_FILE} names no agentreflex "
+                "program: run `agentreflex install hermes` again"
+            ),
+        )
     try:
         done = subprocess.run(
             [str(binary), "hook", "hermes", event],
