@@ -17,6 +17,10 @@ it went and how to put it back.  Not when the user approved that very command
 paths are never moved: the host writes them itself (Claude Code's
 "don't ask again" goes to ``.claude/settings.local.json``).
 
+The same two looks cover the repositories inside the project
+(:mod:`.nestedgit`): a git setting that runs a program, or a hook, that the
+command added there is undone (``CORE-NESTED-GIT-SETTINGS``).
+
 What this cannot see: a background process that creates one after the
 command's post-tool hook.  Stdlib only: it is on the hook's path.
 """
@@ -26,16 +30,18 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.config.settings import Config
+from agentreflex.core.contain import nestedgit
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.state import userdirs
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
-from agentreflex.core.util.fsutil import call_record_path
+from agentreflex.core.util.fsutil import call_record_path, move_under
 
-__all__ = ["CODE", "around_tool", "watched"]
+__all__ = ["CODE", "NESTED_CODE", "around_tool", "watched"]
 
 CODE = "CORE-PLANTED-SETTINGS"
+NESTED_CODE = "CORE-NESTED-GIT-SETTINGS"
 # agentreflex's own project files: their trust rule already decides what they may do
 _OWN = (".agentreflex", "policies")
 MAX_PENDING = 200  # pre-tool records whose post-tool never came (denied, host crash)
@@ -76,7 +82,11 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
             paths = [p for project in projects for p in watched(project, event.host)]
             present = [p for p in paths if os.path.lexists(p)]
             asked = decision.verdict is Verdict.ASK_USER
-            _write(pending, {"asked": asked, "projects": projects, "present": present})
+            record = {"asked": asked, "projects": projects, "present": present}
+            key = None if asked else _key()
+            if key is not None:
+                record["nested"] = nestedgit.before(projects, key, config.state_dir)
+            _write(pending, record)
         return []
     if event.kind not in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
         return []
@@ -91,12 +101,19 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
         for p in watched(project, event.host)
         if p not in had and os.path.lexists(p)
     ]
-    if not appeared:
-        return []
-    if decision.mode is Mode.SHADOW:
-        return [_finding(appeared, "", shadow=True)]
+    shadow = decision.mode is Mode.SHADOW
     folder = os.path.join(config.state_dir, "planted", sha256_hex(pending, 16))
-    return [_finding(appeared, folder, moved=[_move_aside(p, folder) for p in appeared])]
+    findings = []
+    if appeared and shadow:
+        findings.append(_finding(appeared, "", shadow=True))
+    elif appeared:
+        findings.append(_finding(appeared, folder, moved=[move_under(p, folder) for p in appeared]))
+    nested, key = before.get("nested"), _key()
+    if isinstance(nested, dict) and key is not None:
+        undone = nestedgit.after(nested, projects, key, folder, act=not shadow)
+        if undone:
+            findings.append(_nested_finding(undone, folder, shadow))
+    return findings
 
 
 def _strings(value: object) -> list[str]:
@@ -107,19 +124,6 @@ def _projects(event: Event, config: Config) -> list[str]:
     """The folder the host reported, and the project agentreflex's config was read for."""
     found = [os.path.realpath(p) for p in (event.cwd, config.project_dir) if p and os.path.isabs(p)]
     return [p for p in dict.fromkeys(found) if p != "/"]
-
-
-def _move_aside(path: str, folder: str) -> str:
-    """``path`` moved under ``folder`` (its whole path below it); where it went, or "" if it stayed."""
-    import shutil
-
-    target = os.path.join(folder, path.lstrip("/"))
-    try:
-        os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
-        shutil.move(path, target)  # a symlink is moved as the link, not what it leads to
-    except OSError:
-        return ""
-    return target
 
 
 def _finding(
@@ -146,6 +150,47 @@ def _finding(
             f"are read. Only the user may create them. {tail}"
         ),
         detail={"paths": appeared},
+    )
+
+
+def _key() -> bytes | None:
+    """The per-user key the nested repositories' record is signed with (None: not looked at)."""
+    from agentreflex.core.state.auth import load_key
+
+    try:
+        return load_key()
+    except OSError:
+        return None
+
+
+def _nested_finding(undone: nestedgit.Undone, folder: str, shadow: bool) -> Finding:
+    parts = []
+    if undone.entries:
+        parts.append("git settings that can run a program: " + ", ".join(undone.entries))
+    if undone.hooks:
+        parts.append("git hooks: " + ", ".join(path for path, _ in undone.hooks))
+    if shadow:
+        tail = "In enforced mode they would have been taken out."
+    else:
+        tail = (
+            f"agentreflex took the settings out and moved the hooks to {folder}. If the user "
+            "asked for them, they can set them again themselves."
+        )
+    return Finding(
+        reflex="core",
+        code=NESTED_CODE,
+        verdict=Verdict.WARN,
+        title="GIT SETTINGS CHANGED BY A COMMAND",
+        message=(
+            "This command changed a repository inside the project: "
+            + "; ".join(parts)
+            + ". What they name runs outside any sandbox the next time git runs there. "
+            + tail
+        ),
+        detail={
+            "entries": undone.entries,
+            "hooks": [path for path, _ in undone.hooks],
+        },
     )
 
 

@@ -155,3 +155,21 @@ def call_record_path(folder: str, session_id: str, tool_use_id: str) -> str:
     from agentreflex.core.util.digest import sha256_hex
 
     return os.path.join(folder, sha256_hex(f"{session_id}\0{tool_use_id}", 32) + ".json")
+
+
+def move_under(path: str, folder: str) -> str:
+    """``path`` moved below ``folder`` (its whole path under it); where it went, or "" if it stayed.
+
+    Why: what a command left that must not stay where it is (another host's
+    settings, a git hook) is moved, not deleted: nothing stored is lost, and
+    the warning says where to find it.  A symlink is moved as the link.
+    """
+    import shutil
+
+    target = os.path.join(folder, path.lstrip("/"))
+    try:
+        os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
+        shutil.move(path, target)
+    except OSError:
+        return ""
+    return target

@@ -1,0 +1,159 @@
+"""The git settings of a repository inside the project: what a command added that runs a program is undone.
+
+A folder of several repositories opened as one project, or a vendored checkout:
+each inside repository's ``.git/config`` and ``.git/hooks`` are written
+freely inside the boundary (only the project's own are read-only), and what
+they name runs outside it the next time git runs there (a shell prompt runs
+``git status`` on ``cd``).  The hook looks before and after each command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.contain import boundary, nestedgit, planted
+from agentreflex.core.decision import Verdict
+from agentreflex.core.hook.runtime import Plugins, run_hook
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+TOKEN = "sentinel-3f9a0c"  # a credential in the settings: never written anywhere
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A folder holding two repositories (no repository of its own), one with the user's pager."""
+    root = tmp_path / "work"
+    for name in ("api", "web"):
+        (root / name).mkdir(parents=True)
+        _git(root / name, "init", "-q")
+    _git(root / "api", "config", "core.pager", "less -R")  # the user's own: stays
+    _git(root / "api", "config", "http.extraHeader", f"Authorization: Bearer {TOKEN}")
+    (root / "api" / ".git" / "hooks" / "pre-push").write_text("#!/bin/sh\nexit 0\n")
+    return root
+
+
+def _hook(root: Path, kind: str, command: str, call: str = "toolu_nested") -> Any:
+    payload: dict[str, Any] = {
+        "session_id": "nested",
+        "cwd": str(root),
+        "hook_event_name": kind,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+    }
+    if kind == "PostToolUse":
+        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
+    env = {
+        "HOME": os.environ["HOME"],
+        "REFLEX_MODE": "enforced",
+        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
+    }
+    return run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+
+
+def _run_as_the_host(root: Path, command: str) -> None:
+    """In the real boundary: it holds the project's own git settings, not these."""
+    line = boundary.rewrite(command, str(root))
+    subprocess.run(["bash", "-c", line], cwd=root, check=True, capture_output=True, timeout=60)
+
+
+ATTACK = (
+    "git -C api config core.fsmonitor 'touch /tmp/x' && "
+    "python3 -c \"open('web/.git/config', 'a').write('[alias]\\n  st = !touch /tmp/y\\n')\" && "
+    "printf '#!/bin/sh\\ntouch /tmp/z\\n' > api/.git/hooks/post-checkout && "
+    "chmod +x api/.git/hooks/post-checkout"
+)
+
+
+def test_what_a_command_added_is_taken_out_and_the_users_own_stays(workspace: Path) -> None:
+    _hook(workspace, "PreToolUse", ATTACK)
+    _run_as_the_host(workspace, ATTACK)
+    assert "fsmonitor" in _git(workspace / "api", "config", "--list")  # the boundary let it
+    outcome = _hook(workspace, "PostToolUse", ATTACK)
+    api = _git(workspace / "api", "config", "--list")
+    assert "core.fsmonitor" not in api and "core.pager=less -R" in api
+    assert "alias.st" not in _git(workspace / "web", "config", "--list")
+    hooks = workspace / "api" / ".git" / "hooks"
+    assert not (hooks / "post-checkout").exists() and (hooks / "pre-push").exists()
+    finding = next(f for f in outcome.decision.findings if f.code == planted.NESTED_CODE)
+    assert finding.verdict is Verdict.WARN
+    assert "core.fsmonitor" in finding.message and "alias.st" in finding.message
+    assert "post-checkout" in finding.message
+    moved = list((workspace.parent / "state" / "planted").rglob("post-checkout"))
+    assert [p.read_text() for p in moved] == ["#!/bin/sh\ntouch /tmp/z\n"]  # nothing lost
+    assert TOKEN in api  # the user's own: stays, and its value is written nowhere of ours
+    for path in (workspace.parent / "state").rglob("*"):
+        assert not path.is_file() or TOKEN.encode() not in path.read_bytes(), path
+
+
+def test_everyday_git_work_in_an_inside_repository_is_left_alone(workspace: Path) -> None:
+    command = (
+        "git -C api remote add origin https://example.invalid/api.git && "
+        "git -C api config branch.main.remote origin && git -C api config user.email a@b.c && "
+        "git clone -q api copy"
+    )
+    _hook(workspace, "PreToolUse", command)
+    _run_as_the_host(workspace, command)
+    outcome = _hook(workspace, "PostToolUse", command)
+    assert not [f for f in outcome.decision.findings if f.code == planted.NESTED_CODE]
+    api = _git(workspace / "api", "config", "--list")
+    assert "remote.origin.url=https://example.invalid/api.git" in api and "a@b.c" in api
+    assert (workspace / "copy" / ".git").is_dir()
+
+
+def test_a_repository_the_command_made_is_looked_at_too(workspace: Path) -> None:
+    command = "git init -q fresh && git -C fresh config core.sshCommand 'sh -c id'"
+    _hook(workspace, "PreToolUse", command)
+    _run_as_the_host(workspace, command)
+    outcome = _hook(workspace, "PostToolUse", command)
+    assert "sshcommand" not in _git(workspace / "fresh", "config", "--list").lower()
+    assert any(f.code == planted.NESTED_CODE for f in outcome.decision.findings)
+
+
+def test_unchanged_settings_are_not_read_again(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most commands change no settings: git is started only when a file's stamp moved."""
+    _hook(workspace, "PreToolUse", "make", call="one")
+    _hook(workspace, "PostToolUse", "make", call="one")
+    started: list[list[str]] = []
+    real = nestedgit._entries
+    monkeypatch.setattr(nestedgit, "_entries", lambda c: started.append([c]) or real(c))
+    _hook(workspace, "PreToolUse", "make", call="two")
+    _hook(workspace, "PostToolUse", "make", call="two")
+    assert started == []
+    _git(workspace / "web", "config", "user.name", "someone")  # the user, between commands
+    _hook(workspace, "PreToolUse", "make", call="three")
+    assert [Path(c[0]).parent.parent.name for c in started] == ["web"]
+
+
+@pytest.mark.parametrize(
+    ("key", "everyday"),
+    [
+        ("remote.origin.url", True),
+        ("branch.feature/x.merge", True),
+        ("submodule.lib.url", True),
+        ("core.filemode", True),
+        ("core.fsmonitor", False),
+        ("core.hookspath", False),
+        ("core.pager", False),
+        ("remote.origin.uploadpack", False),
+        ("submodule.lib.update", False),
+        ("filter.lfs.clean", False),
+        ("include.path", False),
+        ("includeif.gitdir:/x/.path", False),
+        ("alias.st", False),
+    ],
+)
+def test_what_counts_as_everyday(key: str, everyday: bool) -> None:
+    assert nestedgit.everyday(key) is everyday
