@@ -112,6 +112,9 @@ def test_a_plain_command_is_still_inside_the_boundary(project: Path) -> None:
         ("./missing.sh", "not there"),
         ("bash -c ls", "the shape of a shell line"),
         ("", "nothing"),
+        ("pytest  -q", "two spaces: read back after the tool, it would not be the same text"),
+        (" pytest", "a leading space"),
+        ("pytest\t-q", "a tab"),
     ],
 )
 def test_what_keeps_the_shell(project: Path, command: str, why: str) -> None:

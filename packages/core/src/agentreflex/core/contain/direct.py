@@ -25,8 +25,8 @@ from collections.abc import Mapping
 
 __all__ = ["direct_argv"]
 
-# words bash leaves as they are: no expansion, quoting, operator or comment
-_PLAIN = re.compile(r"[\w@%+=:,./-]+(?:[ \t]+[\w@%+=:,./-]+)*", re.ASCII)
+# words bash leaves as they are (no expansion, quoting, operator or comment), one space apart
+_PLAIN = re.compile(r"[\w@%+=:,./-]+(?: [\w@%+=:,./-]+)*", re.ASCII)
 
 # bash's reserved words and builtins (``compgen -k -b``, bash 5.2): bash runs these itself
 # fmt: off
@@ -54,10 +54,9 @@ def direct_argv(command: str, cwd: str, env: Mapping[str, str] | None = None) ->
     found there); ``env`` the environment it runs with (``os.environ`` when
     None: the hook's, which the host gave it).
     """
-    text = command.strip(" \t")
-    if not _PLAIN.fullmatch(text):
-        return None
-    words = text.split()
+    if not _PLAIN.fullmatch(command):
+        return None  # one space between words: read back (:func:`.boundary.inner_command`), the same text
+    words = command.split(" ")
     if "=" in words[0] or words[0] in _SHELL_OWN:
         return None
     if len(words) == 3 and words[1] == "-c":
