@@ -137,6 +137,29 @@ def test_unchanged_settings_are_not_read_again(
     assert [Path(c[0]).parent.parent.name for c in started] == ["web"]
 
 
+def test_links_are_moved_aside_never_followed(workspace: Path, tmp_path: Path) -> None:
+    """A hooks folder linked to ~/.ssh must not have ~/.ssh's files moved as "hooks", and
+    settings linked to the user's ~/.gitconfig must not have its entries taken out."""
+    elsewhere = tmp_path / "dotssh"
+    elsewhere.mkdir()
+    (elsewhere / "id_ed25519").write_text("KEY")
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text("[core]\n\tpager = less\n[alias]\n\tst = status\n")
+    command = (
+        f"rm -rf web/.git/hooks && ln -s {elsewhere} web/.git/hooks && "
+        f"mv api/.git/config api/.git/config.old && ln -s {gitconfig} api/.git/config"
+    )
+    _hook(workspace, "PreToolUse", command)
+    subprocess.run(["bash", "-c", command], cwd=workspace, check=True)  # (no boundary here)
+    outcome = _hook(workspace, "PostToolUse", command)
+    assert (elsewhere / "id_ed25519").read_text() == "KEY"
+    assert gitconfig.read_text() == "[core]\n\tpager = less\n[alias]\n\tst = status\n"
+    assert not (workspace / "web" / ".git" / "hooks").is_symlink()
+    assert not (workspace / "api" / ".git" / "config").is_symlink()
+    finding = next(f for f in outcome.decision.findings if f.code == planted.NESTED_CODE)
+    assert "web/.git/hooks" in finding.message and "api/.git/config" in finding.message
+
+
 @pytest.mark.parametrize(
     ("key", "everyday"),
     [

@@ -118,7 +118,8 @@ class Undone:
 
     def __init__(self) -> None:
         self.entries: list[str] = []  # "repo/.git/config: core.fsmonitor"
-        self.hooks: list[tuple[str, str]] = []  # (hook, where it went, or "" if it stayed)
+        # (a hook, or a link git would follow for its settings or hooks; where it went, or "")
+        self.hooks: list[tuple[str, str]] = []
 
     def __bool__(self) -> bool:
         return bool(self.entries or self.hooks)
@@ -133,7 +134,7 @@ def after(
     for repo in sorted({r for project in projects for r in repos(project)}):
         was = record.get(repo)
         earlier = was if isinstance(was, dict) else {}
-        _settings(repo, earlier, signer, undone, act)
+        _settings(repo, earlier, signer, undone, folder, act)
         _hooks(repo, earlier, undone, folder, act)
     return undone
 
@@ -159,11 +160,21 @@ def everyday(key: str) -> bool:
 
 
 def _settings(
-    repo: str, earlier: dict[object, object], signer: HmacSha256, undone: Undone, act: bool
+    repo: str,
+    earlier: dict[object, object],
+    signer: HmacSha256,
+    undone: Undone,
+    folder: str,
+    act: bool,
 ) -> None:
     config = os.path.join(repo, ".git", "config")
     if earlier and _stamp(config) == earlier.get("config"):
         return  # unchanged: nothing read
+    if os.path.islink(config):
+        # git reads what it leads to, and taking entries out would write there (a link to
+        # the user's ~/.gitconfig): the link itself goes
+        undone.hooks.append((config, move_under(config, folder) if act else ""))
+        return
     known = earlier.get("flagged")
     had = set(known) if isinstance(known, list) else set()
     for name, value in _entries(config):
@@ -181,7 +192,11 @@ def _hooks(
     for name, mark in _hook_stamps(repo).items():
         if had.get(name) == mark:
             continue
-        path = os.path.join(repo, ".git", "hooks", name)
+        path = (
+            os.path.join(repo, ".git", "hooks", name)
+            if name
+            else os.path.join(repo, ".git", "hooks")
+        )
         undone.hooks.append((path, move_under(path, folder) if act else ""))
 
 
@@ -195,8 +210,13 @@ def _stamp(path: str) -> list[int] | None:
 
 
 def _hook_stamps(repo: str) -> dict[str, list[int]]:
+    """Each hook's stamp by name; a hooks folder that is a link is one entry, "" (the link)."""
     hooks = os.path.join(repo, ".git", "hooks")
     stamps: dict[str, list[int]] = {}
+    if os.path.islink(hooks):
+        # never listed through: what it leads to (~/.ssh) is no hook to move aside
+        mark = _stamp(hooks)
+        return {"": mark} if mark is not None else stamps
     try:
         entries = list(os.scandir(hooks))
     except OSError:
@@ -216,7 +236,10 @@ def _sign(signer: HmacSha256, entry: tuple[str, str]) -> str:
 
 def _entries(config: str) -> list[tuple[str, str]]:
     """``config``'s entries as git reads them (no includes), or none if git can't read it."""
-    if not os.path.isfile(config):
+    try:
+        if not stat.S_ISREG(os.lstat(config).st_mode):
+            return []  # a link is never read through (see _settings)
+    except OSError:
         return []
     from agentreflex.core.worktree.safegit import git
 

@@ -168,7 +168,7 @@ def _nested_finding(undone: nestedgit.Undone, folder: str, shadow: bool) -> Find
     if undone.entries:
         parts.append("git settings that can run a program: " + ", ".join(undone.entries))
     if undone.hooks:
-        parts.append("git hooks: " + ", ".join(path for path, _ in undone.hooks))
+        parts.append("hooks (or links git follows): " + ", ".join(p for p, _ in undone.hooks))
     if shadow:
         tail = "In enforced mode they would have been taken out."
     else:
