@@ -83,6 +83,25 @@ def test_what_a_contained_command_created_is_moved_aside_and_kept(project: Path)
     assert done.returncode == 0, done.stderr
 
 
+def test_a_link_to_the_users_own_settings_is_moved_not_what_it_leads_to(
+    project: Path, tmp_path: Path
+) -> None:
+    """``ln -s ~/.gemini .gemini`` makes ``.gemini/settings.json`` appear in the project:
+    moving that path would have moved the user's own Gemini settings out of their home."""
+    users = tmp_path / "home-gemini"
+    users.mkdir()
+    (users / "settings.json").write_text('{"theme": "mine"}')
+    command = f"ln -s {users} .gemini"
+    env = _env(project)
+    _hook(project, "PreToolUse", command, env)
+    _contained(project, command)
+    outcome = _hook(project, "PostToolUse", command, env)
+    assert (users / "settings.json").read_text() == '{"theme": "mine"}'
+    assert not (project / ".gemini").is_symlink() and not (project / ".gemini").exists()
+    finding = next(f for f in outcome.decision.findings if f.code == planted.CODE)
+    assert finding.detail["paths"] == [str(project / ".gemini")]
+
+
 def test_the_running_hosts_own_settings_and_what_existed_stay(project: Path) -> None:
     """Claude Code writes ``.claude/settings.local.json`` itself ("don't ask again")."""
     (project / ".gemini").mkdir()

@@ -95,12 +95,14 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
         return []
     # the folders looked at before the command (a `cd` in it may change the host's cwd)
     had, projects = _strings(before.get("present")), _strings(before.get("projects"))
-    appeared = [
-        p
-        for project in projects
-        for p in watched(project, event.host)
-        if p not in had and os.path.lexists(p)
-    ]
+    appeared = list(
+        dict.fromkeys(
+            _through_link(p, project)
+            for project in projects
+            for p in watched(project, event.host)
+            if p not in had and os.path.lexists(p)
+        )
+    )
     shadow = decision.mode is Mode.SHADOW
     folder = os.path.join(config.state_dir, "planted", sha256_hex(pending, 16))
     findings = []
@@ -114,6 +116,21 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
         if undone:
             findings.append(_nested_finding(undone, folder, shadow))
     return findings
+
+
+def _through_link(path: str, project: str) -> str:
+    """The outermost link in the project on the way to ``path``, else ``path`` itself.
+
+    Why: ``ln -s ~/.gemini .gemini`` makes ``.gemini/settings.json`` appear in
+    the project; what moves aside is the link the command made, never the
+    user's own file it leads to.
+    """
+    current = project
+    for part in path[len(project) + 1 :].split("/")[:-1]:
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return current
+    return path
 
 
 def _strings(value: object) -> list[str]:
