@@ -92,6 +92,13 @@ RUNS = [
     "uvx {}",
     "pipx run --spec x {}",
     "mise exec -- {}",
+    # mise.jdx.dev/cli/exec: tools to put on PATH, then the command after `--`
+    "mise x node@20 -- {}",
+    "mise exec python@3.12 node@20 -- {}",
+    "mise exec -C . node@20 -- {}",
+    # yarnpkg.com/cli/workspaces/foreach: `exec` after foreach's own options
+    "yarn workspaces foreach -A exec {}",
+    "yarn workspaces foreach --all --include app -j 2 exec {}",
     "direnv exec . {}",
 ]
 # a whole shell command line, judged as one
@@ -134,7 +141,49 @@ EVERYDAY = [
     "npm install",
     "poetry install",
     "bundle install",
+    "mise x node@20 -- npm test",
+    "mise x node@20 python@3.12 -- pytest",
+    "yarn workspaces foreach -A run build",
+    "yarn workspaces foreach --all exec tsc --noEmit",
+    "yarn test",
+    "yarn build",
+    "yarn add lodash",
+    "yarn node build.js",
+    "deno run main.ts",
+    "deno run -A npm:vite",
+    "dx prettier --check .",
 ]
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        # docs.deno.com/runtime/reference/cli/run: `npm:` runs the package's bin, as npx does
+        "deno run npm:{}",
+        "deno run -A npm:{}",
+        "deno run --allow-all --config deno.json npm:{}",
+        "deno run npm:{}@6",
+        "deno x npm:@scope/tools/{}",
+        # deno's npx (docs.deno.com/runtime/reference/cli/x): a bare name is an npm package
+        "dx {}",
+        "deno x {}",
+    ],
+)
+def test_a_package_deno_runs_is_judged_as_its_bin(
+    gate_check: Callable[[str], Checked], form: str
+) -> None:
+    direct = gate_check("rimraf ~/.ssh")
+    assert direct[0] != "ALLOW"
+    command = form.format("rimraf") + " ~/.ssh"
+    assert gate_check(command) == direct, command
+
+
+def test_yarn_node_is_node(gate_check: Callable[[str], Checked]) -> None:
+    """yarnpkg.com/cli/node: ``yarn node ARGS`` runs node with ARGS, its options included."""
+    code = "require('fs').rmSync('/home', {recursive: true})"
+    direct = gate_check(f'node -e "{code}"')
+    assert direct[0] != "ALLOW"
+    assert gate_check(f'yarn node -e "{code}"') == direct
 
 
 @pytest.mark.parametrize("form", RUNS + LINES)

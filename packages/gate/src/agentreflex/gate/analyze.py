@@ -372,7 +372,7 @@ _NPM_RUNS = frozenset({"test", "t", "tst", "start", "stop", "restart", "run", "r
 
 # The package runners among _SAFE_FIRST (pkgrunners.RUNNERS; a test holds them equal):
 # read lazily, so an everyday command does not import the table.
-RUNNER_FIRST = frozenset({"npm", "pnpm", "yarn", "bun", "bundle", "poetry", "uv"})
+RUNNER_FIRST = frozenset({"npm", "pnpm", "yarn", "bun", "bundle", "poetry", "uv", "deno"})
 
 
 def _runs_what_follows(words: list[str]) -> bool:

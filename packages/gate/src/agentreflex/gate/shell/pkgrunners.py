@@ -39,6 +39,17 @@ class Runner:
     env_prefix: bool = False
     # positional words after the subcommand before the command (``direnv exec DIR``)
     positional: int = 0
+    # subcommands whose own last word is the program (``yarn node -e CODE`` runs node)
+    program_subs: frozenset[tuple[str, ...]] = frozenset()
+    # subcommands that run a command only after one more word, past their options
+    # (``yarn workspaces foreach -A exec CMD``; ``... run SCRIPT`` runs a script)
+    then: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # tool specs (``node@20``) before the command, which follows ``--`` (``mise x node@20 -- CMD``)
+    tool_specs: bool = False
+    # the command is an npm package (``npm:rimraf@5``, ``npm:@scope/pkg/bin``): run its bin;
+    # a bare word is one only for the subcommands listed here (``deno x rimraf``)
+    npm_spec: bool = False
+    bare_packages: frozenset[tuple[str, ...]] = frozenset()
 
 
 def _f(*words: str) -> frozenset[str]:
@@ -103,6 +114,9 @@ _UV_VALUED = _f(
     "--script",
     "-s",
 )
+_DENO_VALUED = _f(
+    "-c", "--config", "--import-map", "--cert", "--location", "--seed", "--ext", "--preload"
+)
 _CONDA = Runner(
     (("run",),),
     _f("-n", "--name", "-p", "--prefix", "-a", "--attach", "--label", "-r", "--root-prefix"),
@@ -116,11 +130,31 @@ RUNNERS: dict[str, Runner] = {
         (("exec",), ("dlx",)), _PNPM_VALUED, _f("-C", "--dir"), line_flags=_f("-c", "--shell-mode")
     ),
     "pnpx": Runner(((),), _PNPM_VALUED, line_flags=_f("-c", "--shell-mode")),
+    # yarnpkg.com/cli/workspaces/foreach, /cli/node: `yarn node` runs node itself.  A bare
+    # `yarn NAME` runs a package script or a dependency's bin, never a system program
     "yarn": Runner(
-        (("exec",), ("dlx",), ("workspace", "*", "exec"), ("workspace", "*", "dlx")),
-        _f("-p", "--package"),
+        (
+            ("exec",),
+            ("dlx",),
+            ("node",),
+            ("workspace", "*", "exec"),
+            ("workspace", "*", "dlx"),
+            ("workspaces", "foreach"),
+        ),
+        _f("-p", "--package", "--include", "--exclude", "-j", "--jobs", "--from"),
         _f("--cwd"),
+        program_subs=frozenset({("node",)}),
+        then=((("workspaces", "foreach"), "exec"),),
     ),
+    # docs.deno.com/runtime/reference/cli/run and /cli/x: an `npm:` specifier runs the
+    # package's bin; `deno x` and `dx` take a bare package name too
+    "deno": Runner(
+        (("run",), ("x",)),
+        _DENO_VALUED,
+        npm_spec=True,
+        bare_packages=frozenset({("x",)}),
+    ),
+    "dx": Runner(((),), _DENO_VALUED, npm_spec=True, bare_packages=frozenset({()})),
     "bun": Runner(
         (("x",), ("exec",)),
         _f("-p", "--package", "--config", "--env-file", "-r", "--preload", "--tsconfig-override"),
@@ -162,8 +196,12 @@ RUNNERS: dict[str, Runner] = {
     # uv's tool runner: `uvx --from agentreflex-core agentreflex uninstall` runs agentreflex
     "uvx": Runner(((),), _UV_VALUED, _f("--directory")),
     "pipx": Runner((("run",),), _f("--spec", "--python", "--index-url", "--pip-args")),
+    # mise.jdx.dev/cli/exec: `mise exec [TOOL@VERSION]... -- COMMAND`
     "mise": Runner(
-        (("exec",), ("x",)), _f("-C", "--cd", "-j", "--jobs"), line=_f("-c", "--command")
+        (("exec",), ("x",)),
+        _f("-C", "--cd", "-j", "--jobs"),
+        line=_f("-c", "--command"),
+        tool_specs=True,
     ),
     "asdf": Runner((("exec",),)),
     "direnv": Runner((("exec",),), positional=1),
@@ -205,9 +243,21 @@ def unwrap(name: str, words: list[str]) -> Unwrapped | None:
     if sub is None:
         return None
     rest_at = state.skip(words, i + len(sub), after=True)
+    then = dict(runner.then).get(sub)
+    if then is not None:
+        if words[rest_at : rest_at + 1] != [then]:
+            return None  # ``yarn workspaces foreach run build``: a script
+        rest_at = state.skip(words, rest_at + 1, after=True)
     rest = words[rest_at:]
     if state.line is not None:
         return Unwrapped(["sh", "-c", state.line], state.chdir)
+    if sub in runner.program_subs:  # its options are the program's: ``yarn node -e CODE``
+        return Unwrapped([sub[-1], *words[i + len(sub) :]], state.chdir)
+    if runner.tool_specs:
+        rest = _after_tool_specs(words[i + len(sub) :], rest)
+    if runner.npm_spec:
+        program = _npm_bin(rest[0], sub in runner.bare_packages) if rest else None
+        return None if program is None else Unwrapped([program, *rest[1:]], state.chdir)
     if runner.env_prefix:
         while rest and rest[0][:1] == "+":
             rest = rest[1:]  # a matrix selector
@@ -220,6 +270,27 @@ def unwrap(name: str, words: list[str]) -> Unwrapped | None:
             return Unwrapped(rest, state.chdir)  # separate words: the command itself
         return Unwrapped(["sh", "-c", " ".join(rest)], state.chdir)
     return Unwrapped(rest, state.chdir)
+
+
+def _after_tool_specs(after_sub: list[str], rest: list[str]) -> list[str]:
+    """mise's command: what follows ``--``, past the ``TOOL@VERSION`` words before it."""
+    if "--" in after_sub:
+        return after_sub[after_sub.index("--") + 1 :]
+    while rest and "@" in rest[0]:
+        rest = rest[1:]  # mise wants `--`; judged as what would run if it did not
+    return rest
+
+
+def _npm_bin(spec: str, bare: bool) -> str | None:
+    """The bin an npm package specifier runs (``npm:@scope/pkg@1/bin`` -> ``bin``), or None."""
+    if spec.startswith("npm:"):
+        spec = spec[4:]
+    elif not bare or ":" in spec or spec.startswith((".", "/")):
+        return None  # a script, a URL or a jsr: package: not an npm bin
+    parts = spec.split("/")
+    if len(parts) > (2 if spec.startswith("@") else 1):
+        return parts[-1] or None  # an explicit bin
+    return parts[-1].split("@")[0] or None  # the package's name, its version cut
 
 
 def _sub_at(runner: Runner, words: list[str], i: int) -> tuple[str, ...] | None:
