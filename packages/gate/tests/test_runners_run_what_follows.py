@@ -19,7 +19,9 @@ the wrappers agents type most.  The everyday uses (``npm exec eslint .``,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from agentreflex.gate import analyze
@@ -144,10 +146,18 @@ EVERYDAY = [
     "mise x node@20 -- npm test",
     "mise x node@20 python@3.12 -- pytest",
     "yarn workspaces foreach -A run build",
+    "yarn workspaces foreach -pA run build",
     "yarn workspaces foreach --all exec tsc --noEmit",
+    "yarn workspace app build",
+    "yarn workspace app add lodash",
+    "yarn workspace app run test",
     "yarn test",
     "yarn build",
     "yarn add lodash",
+    "yarn remove lodash",
+    "yarn unlink",
+    "yarn eslint .",
+    "yarn run tsc --noEmit",
     "yarn node build.js",
     "deno run main.ts",
     "deno run -A npm:vite",
@@ -176,6 +186,63 @@ def test_a_package_deno_runs_is_judged_as_its_bin(
     assert direct[0] != "ALLOW"
     command = form.format("rimraf") + " ~/.ssh"
     assert gate_check(command) == direct, command
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        # yarnpkg.com/cli/run (berry packages/plugin-essentials/sources/commands/run.ts) and
+        # classic.yarnpkg.com/en/docs/cli/run: `yarn [run] NAME` runs the script NAME or, with
+        # none, the bin NAME of a dependency; `yarn NAME` is `yarn run NAME`
+        "yarn {}",
+        "yarn run {}",
+        "yarn run -T {}",
+        "yarn --cwd . {}",
+        # yarnpkg.com/cli/workspace, /cli/workspaces/foreach, classic `yarn workspaces run`:
+        # the yarn command that follows runs in the workspace(s), a bare NAME included
+        "yarn workspace app {}",
+        "yarn workspace app run {}",
+        "yarn workspaces foreach -A {}",
+        "yarn workspaces foreach -A run {}",
+        "yarn workspaces foreach -p --include app run {}",
+        "yarn workspaces run {}",
+    ],
+)
+def test_a_bin_yarn_runs_is_judged_as_the_bin(
+    gate_check: Callable[[str], Checked], form: str
+) -> None:
+    direct = gate_check("rimraf ~/.ssh")
+    assert direct[0] != "ALLOW"
+    command = form.format("rimraf ~/.ssh")
+    assert gate_check(command) == direct, command
+
+
+def test_yarn_workspaces_foreach_parallel_takes_no_value(
+    gate_check: Callable[[str], Checked],
+) -> None:
+    """foreach's ``-p`` is ``--parallel`` (yarnpkg.com/cli/workspaces/foreach): ``exec`` after
+    it is still the subcommand, not ``-p``'s value."""
+    assert gate_check(f"yarn workspaces foreach -p exec {HARMFUL}") == gate_check(HARMFUL)
+
+
+def test_a_yarn_script_comes_before_a_bin_of_its_name(
+    gate_check: Callable[[str], Checked], gate_project: Path
+) -> None:
+    """yarn runs the project's script NAME when there is one; only without one the bin NAME."""
+    (gate_project / "package.json").write_text(json.dumps({"scripts": {"rimraf": "echo x"}}))
+    assert gate_check("yarn rimraf ~/.ssh") == ("ALLOW", set())
+    assert gate_check("yarn run shx rm -rf ~/.ssh") == gate_check("shx rm -rf ~/.ssh")
+    assert gate_check("shx rm -rf ~/.ssh")[0] != "ALLOW"
+
+
+def test_yarn_bin_of() -> None:
+    assert pkgrunners.bin_of("yarn", ["add", "lodash"]) is None
+    assert pkgrunners.bin_of("yarn", ["--cwd", "web", "run"]) is None
+    assert pkgrunners.bin_of("npm", ["eslint"]) is None
+    run = pkgrunners.bin_of("yarn", ["--cwd", "web", "run", "eslint", "."])
+    assert run == pkgrunners.Unwrapped(["eslint", "."], "web")
+    again = pkgrunners.unwrap("yarn", ["workspaces", "foreach", "-A", "--from", "x", "run", "b"])
+    assert again == pkgrunners.Unwrapped(["yarn", "run", "b"], "")
 
 
 def test_yarn_node_is_node(gate_check: Callable[[str], Checked]) -> None:

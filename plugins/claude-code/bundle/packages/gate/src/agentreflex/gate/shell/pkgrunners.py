@@ -41,9 +41,15 @@ class Runner:
     positional: int = 0
     # subcommands whose own last word is the program (``yarn node -e CODE`` runs node)
     program_subs: frozenset[tuple[str, ...]] = frozenset()
-    # subcommands that run a command only after one more word, past their options
-    # (``yarn workspaces foreach -A exec CMD``; ``... run SCRIPT`` runs a script)
-    then: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # subcommands whose words, past their own options (those taking a value listed), are
+    # the tool's own command line again (``yarn workspace app exec CMD``, ``yarn workspaces
+    # foreach -A run SCRIPT``): judged as ``TOOL WORDS...``
+    again: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = ()
+    # the tool's own commands: any other first word runs a package.json script of that name
+    # or, when the project has none, a dependency's bin (``yarn eslint .``); see :func:`bin_of`
+    commands: frozenset[str] = frozenset()
+    # subcommands naming that script or bin (``yarn run eslint .``)
+    script_subs: frozenset[tuple[str, ...]] = frozenset()
     # tool specs (``node@20``) before the command, which follows ``--`` (``mise x node@20 -- CMD``)
     tool_specs: bool = False
     # the command is an npm package (``npm:rimraf@5``, ``npm:@scope/pkg/bin``): run its bin;
@@ -130,21 +136,92 @@ RUNNERS: dict[str, Runner] = {
         (("exec",), ("dlx",)), _PNPM_VALUED, _f("-C", "--dir"), line_flags=_f("-c", "--shell-mode")
     ),
     "pnpx": Runner(((),), _PNPM_VALUED, line_flags=_f("-c", "--shell-mode")),
-    # yarnpkg.com/cli/workspaces/foreach, /cli/node: `yarn node` runs node itself.  A bare
-    # `yarn NAME` runs a package script or a dependency's bin, never a system program
+    # yarnpkg.com/cli/node: `yarn node` runs node itself.  yarnpkg.com/cli/workspace and
+    # /cli/workspaces/foreach (classic: classic.yarnpkg.com/en/docs/cli/workspaces): `yarn
+    # workspace NAME CMD...` and `yarn workspaces foreach [opts] CMD...` run the yarn command
+    # CMD in workspaces.  yarnpkg.com/cli/run (berry packages/plugin-essentials/sources/
+    # commands/run.ts) and classic.yarnpkg.com/en/docs/cli/run: `yarn [run] NAME` runs the
+    # package.json script NAME or, without one, the bin NAME of a dependency (node_modules/
+    # .bin), never a program from PATH; built-in commands come first
     "yarn": Runner(
-        (
-            ("exec",),
-            ("dlx",),
-            ("node",),
-            ("workspace", "*", "exec"),
-            ("workspace", "*", "dlx"),
-            ("workspaces", "foreach"),
+        (("exec",), ("dlx",), ("node",)),
+        _f(
+            "-p",
+            "--package",
+            "--require",
+            "--cache-folder",
+            "--modules-folder",
+            "--global-folder",
+            "--registry",
+            "--mutex",
+            "--network-timeout",
+            "--use-yarnrc",
         ),
-        _f("-p", "--package", "--include", "--exclude", "-j", "--jobs", "--from"),
         _f("--cwd"),
         program_subs=frozenset({("node",)}),
-        then=((("workspaces", "foreach"), "exec"),),
+        again=(
+            (("workspace", "*"), frozenset()),
+            (("workspaces", "foreach"), _f("--include", "--exclude", "-j", "--jobs", "--from")),
+            (("workspaces", "run"), frozenset()),
+        ),
+        commands=_f(
+            # berry (yarnpkg.com/cli) and classic (classic.yarnpkg.com/en/docs/cli)
+            "access",
+            "add",
+            "audit",
+            "autoclean",
+            "bin",
+            "cache",
+            "check",
+            "config",
+            "constraints",
+            "create",
+            "dedupe",
+            "dlx",
+            "exec",
+            "explain",
+            "generate-lock-entry",
+            "global",
+            "help",
+            "import",
+            "info",
+            "init",
+            "install",
+            "licenses",
+            "link",
+            "list",
+            "login",
+            "logout",
+            "node",
+            "npm",
+            "outdated",
+            "owner",
+            "pack",
+            "patch",
+            "patch-commit",
+            "plugin",
+            "policies",
+            "publish",
+            "rebuild",
+            "remove",
+            "run",
+            "search",
+            "set",
+            "stage",
+            "tag",
+            "team",
+            "unlink",
+            "unplug",
+            "up",
+            "upgrade",
+            "upgrade-interactive",
+            "version",
+            "versions",
+            "why",
+            "workspace",
+            "workspaces",
+        ),
+        script_subs=frozenset({("run",)}),
     ),
     # docs.deno.com/runtime/reference/cli/run and /cli/x: an `npm:` specifier runs the
     # package's bin; `deno x` and `dx` take a bare package name too
@@ -215,7 +292,8 @@ RUNNERS: dict[str, Runner] = {
 }
 # every word that is (part of) a subcommand running a command, by tool
 SUB_WORDS: dict[str, frozenset[str]] = {
-    name: frozenset(w for sub in r.subs for w in sub if w != "*") for name, r in RUNNERS.items()
+    name: frozenset(w for sub in (*r.subs, *(a for a, _ in r.again)) for w in sub if w != "*")
+    for name, r in RUNNERS.items()
 }
 
 
@@ -240,15 +318,13 @@ def unwrap(name: str, words: list[str]) -> Unwrapped | None:
         i += 1  # an option not in the table took this word: ``npm --foo bar exec``
         sub = _sub_at(runner, words, state.skip(words, i))
         i = state.skip(words, i)
+    for again, valued in runner.again:
+        if _matches(again, words, i):
+            rest = words[_skip_own(words, i + len(again), valued) :]
+            return Unwrapped([name, *rest], state.chdir) if rest else None
     if sub is None:
         return None
-    rest_at = state.skip(words, i + len(sub), after=True)
-    then = dict(runner.then).get(sub)
-    if then is not None:
-        if words[rest_at : rest_at + 1] != [then]:
-            return None  # ``yarn workspaces foreach run build``: a script
-        rest_at = state.skip(words, rest_at + 1, after=True)
-    rest = words[rest_at:]
+    rest = words[state.skip(words, i + len(sub), after=True) :]
     if state.line is not None:
         return Unwrapped(["sh", "-c", state.line], state.chdir)
     if sub in runner.program_subs:  # its options are the program's: ``yarn node -e CODE``
@@ -293,13 +369,39 @@ def _npm_bin(spec: str, bare: bool) -> str | None:
     return parts[-1].split("@")[0] or None  # the package's name, its version cut
 
 
+def bin_of(name: str, words: list[str]) -> Unwrapped | None:
+    """The bin ``yarn [run] NAME ARGS...`` runs when the project has no script NAME:
+    ``NAME ARGS...`` (a dependency's bin), or ``None`` for the tool's own commands."""
+    runner = RUNNERS.get(name)
+    if runner is None or not runner.commands:
+        return None
+    state = _Options(runner)
+    i = state.skip(words, 0)
+    if any(_matches(sub, words, i) for sub in runner.script_subs):
+        i = state.skip(words, i + 1, after=True)
+    elif i >= len(words) or words[i] in runner.commands:
+        return None
+    return Unwrapped(words[i:], state.chdir) if i < len(words) else None
+
+
+def _matches(sub: tuple[str, ...], words: list[str], i: int) -> bool:
+    got = words[i : i + len(sub)]
+    return len(got) == len(sub) and all(s in ("*", w) for s, w in zip(sub, got, strict=True))
+
+
 def _sub_at(runner: Runner, words: list[str], i: int) -> tuple[str, ...] | None:
     """The subcommand of ``runner`` spelled at ``words[i]``, if any."""
     for sub in runner.subs:
-        got = words[i : i + len(sub)]
-        if len(got) == len(sub) and all(s in ("*", w) for s, w in zip(sub, got, strict=True)):
+        if _matches(sub, words, i):
             return sub
     return None
+
+
+def _skip_own(words: list[str], i: int, valued: frozenset[str]) -> int:
+    """Past a subcommand's own options (``foreach -A --include app -j 2``), to its command."""
+    while i < len(words) and words[i].startswith("-") and words[i] != "--":
+        i += 2 if words[i] in valued else 1
+    return i
 
 
 class _Options:

@@ -550,6 +550,23 @@ class RunnersMixin(WalkerBase):
             self._read_recipes(path, text, cmd, depth, "package.json script")
         elif text == scripts.UNREADABLE:
             self._read_file(path, text, cmd, depth, "package.json")
+        else:
+            self._package_bin(cmd, depth)
+
+    def _package_bin(self, cmd: Cmd, depth: int) -> None:
+        """``yarn [run] NAME ARGS`` with no script NAME: the dependency's bin NAME runs."""
+        from agentreflex.gate.shell import pkgrunners
+
+        run = pkgrunners.bin_of(cmd.name, cmd.args)
+        if run is None:
+            return
+        saved = self.state.cwd
+        if run.chdir:
+            self.state.cwd = resolve(run.chdir, self.where, cmd.cwd)
+        try:
+            self.execute(run.argv, cmd.text, depth + 1, via=cmd.name)
+        finally:
+            self.state.cwd = saved
 
     def python_files(self, cmd: Cmd, depth: int) -> None:
         """``pytest`` (its conftest.py files) and ``pip install .`` (setup.py):
