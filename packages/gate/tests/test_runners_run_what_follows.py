@@ -159,6 +159,16 @@ EVERYDAY = [
     "yarn eslint .",
     "yarn run tsc --noEmit",
     "yarn node build.js",
+    "pnpm eslint .",
+    "pnpm tsc --noEmit",
+    "pnpm rm lodash",
+    "pnpm store prune",
+    "bun test",
+    "bun run dev",
+    "bun index.ts",
+    "bun run ./scripts/build.ts",
+    "bun rm lodash",
+    "bun run vite build",
     "deno run main.ts",
     "deno run -A npm:vite",
     "dx prettier --check .",
@@ -217,6 +227,21 @@ def test_a_bin_yarn_runs_is_judged_as_the_bin(
     assert gate_check(command) == direct, command
 
 
+@pytest.mark.parametrize(
+    "form", ["pnpm {}", "pnpm --dir . {}", "bun {}", "bun run {}", "bun --cwd . run {}"]
+)
+def test_a_program_pnpm_or_bun_finds_on_path_is_judged_as_itself(
+    gate_check: Callable[[str], Checked], form: str
+) -> None:
+    """pnpm runs a first word that is no command or script as a shell command (pnpm 6.6.1
+    release notes), and bun runs a NAME that is no script, file or bin from PATH
+    (oven-sh/bun#14190: ``bun run script`` ran /usr/bin/script)."""
+    for program in ("shred ~/.ssh/id_rsa", "rimraf ~/.ssh"):
+        direct = gate_check(program)
+        assert direct[0] != "ALLOW"
+        assert gate_check(form.format(program)) == direct, form.format(program)
+
+
 def test_yarn_workspaces_foreach_parallel_takes_no_value(
     gate_check: Callable[[str], Checked],
 ) -> None:
@@ -239,6 +264,10 @@ def test_yarn_bin_of() -> None:
     assert pkgrunners.bin_of("yarn", ["add", "lodash"]) is None
     assert pkgrunners.bin_of("yarn", ["--cwd", "web", "run"]) is None
     assert pkgrunners.bin_of("npm", ["eslint"]) is None
+    assert pkgrunners.bin_of("bun", ["run", "./build.ts"]) is None
+    assert pkgrunners.bin_of("bun", ["index.ts"]) is None
+    assert pkgrunners.bin_of("pnpm", ["store", "prune"]) is None
+    assert pkgrunners.bin_of("pnpm", ["shred", "x"]) == pkgrunners.Unwrapped(["shred", "x"], "")
     run = pkgrunners.bin_of("yarn", ["--cwd", "web", "run", "eslint", "."])
     assert run == pkgrunners.Unwrapped(["eslint", "."], "web")
     again = pkgrunners.unwrap("yarn", ["workspaces", "foreach", "-A", "--from", "x", "run", "b"])

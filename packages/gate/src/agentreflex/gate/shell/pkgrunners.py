@@ -81,6 +81,27 @@ _NPM_VALUED = _f(
     "--omit",
     "--tag",
 )
+# pnpm.io/cli: its commands and their aliases, and the npm commands it passes on to npm
+_PNPM_COMMANDS = _f(
+    *("access", "add", "adduser", "approve-builds", "audit", "bin", "bugs", "c", "cache"),
+    *("cat-file", "cat-index", "completion", "config", "create", "dedupe", "deploy"),
+    *("deprecate", "dist-tag", "dlx", "docs", "doctor", "edit", "env", "exec", "fetch"),
+    *("find-hash", "get", "help", "i", "ignored-builds", "import", "info", "init", "install"),
+    *("install-test", "it", "licenses", "link", "list", "ln", "login", "logout", "ls", "m"),
+    *("multi", "outdated", "owner", "pack", "patch", "patch-commit", "patch-remove", "ping"),
+    *("pkg", "prefix", "profile", "prune", "publish", "rb", "rebuild", "recursive", "remove"),
+    *("repo", "restart", "rm", "root", "run", "run-script", "s", "sbom", "search", "self-update"),
+    *("server", "set", "set-script", "setup", "show", "star", "stars", "start", "stop", "store"),
+    *("t", "team", "test", "token", "tst", "un", "undeprecate", "uninstall", "unlink"),
+    *("unpublish", "unstar", "up", "update", "upgrade", "version", "view", "whoami", "why"),
+)
+# `bun --help`: its commands and their aliases
+_BUN_COMMANDS = _f(
+    *("a", "add", "audit", "build", "c", "ci", "completions", "create", "discord", "exec"),
+    *("feedback", "getcompletes", "help", "i", "info", "init", "install", "link", "outdated"),
+    *("patch", "patch-commit", "pm", "publish", "remove", "repl", "rm", "run", "test"),
+    *("unlink", "update", "upgrade", "why", "x"),
+)
 _PNPM_VALUED = _f(
     "--filter",
     "-F",
@@ -132,8 +153,14 @@ _CONDA = Runner(
 RUNNERS: dict[str, Runner] = {
     "npm": Runner((("exec",), ("x",)), _NPM_VALUED, line=_f("-c", "--call")),
     "npx": Runner(((),), _NPM_VALUED, line=_f("-c", "--call")),
+    # pnpm 6.6.1 release notes: a first word that is neither a pnpm command nor a script
+    # "is considered a shell command", run as `pnpm exec` runs it (any program on PATH)
     "pnpm": Runner(
-        (("exec",), ("dlx",)), _PNPM_VALUED, _f("-C", "--dir"), line_flags=_f("-c", "--shell-mode")
+        (("exec",), ("dlx",)),
+        _PNPM_VALUED,
+        _f("-C", "--dir"),
+        line_flags=_f("-c", "--shell-mode"),
+        commands=_PNPM_COMMANDS,
     ),
     "pnpx": Runner(((),), _PNPM_VALUED, line_flags=_f("-c", "--shell-mode")),
     # yarnpkg.com/cli/node: `yarn node` runs node itself.  yarnpkg.com/cli/workspace and
@@ -232,11 +259,16 @@ RUNNERS: dict[str, Runner] = {
         bare_packages=frozenset({("x",)}),
     ),
     "dx": Runner(((),), _DENO_VALUED, npm_spec=True, bare_packages=frozenset({()})),
+    # bun.com/docs/runtime (`bun run` and the naked `bun NAME` behave the same) and
+    # oven-sh/bun#14190, #31877: a NAME that is no script, file or dependency's bin is found
+    # on PATH, so `bun run script` runs /usr/bin/script
     "bun": Runner(
         (("x",), ("exec",)),
         _f("-p", "--package", "--config", "--env-file", "-r", "--preload", "--tsconfig-override"),
         _f("--cwd"),
         line_subs=frozenset({("exec",)}),
+        commands=_BUN_COMMANDS,
+        script_subs=frozenset({("run",)}),
     ),
     "bunx": Runner(((),), _f("-p", "--package")),
     "bundle": Runner((("exec",),), _f("-r", "--retry", "--gemfile")),
@@ -370,8 +402,9 @@ def _npm_bin(spec: str, bare: bool) -> str | None:
 
 
 def bin_of(name: str, words: list[str]) -> Unwrapped | None:
-    """The bin ``yarn [run] NAME ARGS...`` runs when the project has no script NAME:
-    ``NAME ARGS...`` (a dependency's bin), or ``None`` for the tool's own commands."""
+    """The program ``yarn|pnpm|bun [run] NAME ARGS...`` runs when the project has no script
+    NAME: ``NAME ARGS...`` (a dependency's bin, or for pnpm and bun a program on PATH), or
+    ``None`` for the tool's own commands and for a file it runs (``bun run build.ts``)."""
     runner = RUNNERS.get(name)
     if runner is None or not runner.commands:
         return None
@@ -381,7 +414,14 @@ def bin_of(name: str, words: list[str]) -> Unwrapped | None:
         i = state.skip(words, i + 1, after=True)
     elif i >= len(words) or words[i] in runner.commands:
         return None
-    return Unwrapped(words[i:], state.chdir) if i < len(words) else None
+    if i >= len(words) or _is_file(words[i]):
+        return None
+    return Unwrapped(words[i:], state.chdir)
+
+
+def _is_file(word: str) -> bool:
+    """A file the tool runs itself (``./x.js``, ``build.ts``), not a program's name."""
+    return "/" in word or word.endswith((".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx"))
 
 
 def _matches(sub: tuple[str, ...], words: list[str], i: int) -> bool:

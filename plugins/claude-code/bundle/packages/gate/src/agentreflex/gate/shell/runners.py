@@ -554,7 +554,7 @@ class RunnersMixin(WalkerBase):
             self._package_bin(cmd, depth)
 
     def _package_bin(self, cmd: Cmd, depth: int) -> None:
-        """``yarn [run] NAME ARGS`` with no script NAME: the dependency's bin NAME runs."""
+        """``yarn|pnpm|bun [run] NAME ARGS`` with no script NAME: the program NAME runs."""
         from agentreflex.gate.shell import pkgrunners
 
         run = pkgrunners.bin_of(cmd.name, cmd.args)
