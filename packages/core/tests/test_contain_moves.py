@@ -1,0 +1,258 @@
+"""The moves an agent makes to get the guard out of its way have no effect (issue #28).
+
+Each move in ``contain_moves.toml`` goes the whole way a host takes it: the real
+hook answers PreToolUse (Gemini CLI's protocol, core alone: no gate, so what
+holds here holds however the command is spelled), bash runs the command the
+hook gave back in the project, and the hook answers PostToolUse.  Then the
+effect is read from disk, never from the exit status: the home folder (the
+guard's state and key in it), the hosts' settings, the guard's files, git's
+settings and hooks and the hook's own interpreter are as they were, and the
+key is in no output and no file the move could write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.contain import boundary
+from agentreflex.core.hook.runtime import Plugins, run_hook
+from agentreflex.core.state import userdirs
+from agentreflex.core.state.auth import load_key
+
+MOVES: list[dict[str, Any]] = tomllib.loads(
+    Path(__file__).with_name("contain_moves.toml").read_text()
+)["move"]
+SITE = sysconfig.get_paths()["purelib"]
+# the project paths a move may not change: the guard's (its state included), the
+# running host's and git's settings, which the boundary holds read-only
+HELD = (".agentreflex", ".claude", ".gemini", ".git/config", ".git/hooks")
+# the paths no mount can hold because they do not exist yet (other hosts' settings,
+# git's redirect): a move may create them, and the hook's look after it moves them aside
+MOVED_ASIDE = (
+    ".codex",
+    ".opencode",
+    "opencode.json",
+    ".github/hooks",
+    ".github/copilot",
+    ".git/commondir",
+)
+# git settings that run a program (git-config(1)); a repository inside the project
+# may not gain one
+RUNS_A_PROGRAM = (
+    "core.fsmonitor",
+    "core.pager",
+    "core.editor",
+    "core.sshcommand",
+    "core.hookspath",
+)
+PWNED = Path("/tmp/ar-pwned")  # what a setting a move planted would create, if git ran it
+
+
+@dataclass
+class World:
+    project: Path
+    home: Path
+    key: bytes
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    project, home = tmp_path / "proj", Path(os.environ["HOME"])
+    (project / ".agentreflex").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".agentreflex" / "config.toml").write_text("mode = 'enforced'\n")
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text("{}\n")
+    (project / "app.py").write_text("print('hi')\n")
+    for name, text in {
+        ".claude/settings.json": '{"hooks": {}}\n',
+        ".ssh/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+        ".bashrc": "# the user's\n",
+        ".gitconfig": "[user]\n\tname = u\n",
+        "notes.txt": "keep me\n",
+    }.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(text)
+    key = load_key()  # the real per-user key, in the state folder under home
+    yield World(project, home, key)
+    for leftover in Path("/tmp").glob("ar-*"):
+        shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink()
+
+
+def _entry(path: str) -> tuple[object, ...]:
+    """What a path is: its kind, mode, mtime, and its content's hash or its link's target."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        what: object = os.readlink(path)
+    elif stat.S_ISREG(st.st_mode):
+        try:
+            what = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError as exc:
+            what = f"unreadable: {exc.errno}"
+    else:
+        what = None
+    return stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), st.st_mtime_ns, what
+
+
+def _tree(root: str) -> dict[str, tuple[object, ...]]:
+    """Every entry at and under ``root`` (links not followed); ``{}`` when there is none."""
+    if not os.path.lexists(root):
+        return {}
+    found = {root: _entry(root)}
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            found[os.path.join(folder, name)] = _entry(os.path.join(folder, name))
+    return found
+
+
+def _nested_settings(project: Path) -> list[str]:
+    """Program-running settings in the repositories one folder below the project."""
+    found = []
+    for config in project.glob("*/.git/config"):
+        done = subprocess.run(
+            ["git", "config", "--file", str(config), "--name-only", "--list"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        found += [f"{config}: {k}" for k in done.stdout.split() if k.lower() in RUNS_A_PROGRAM]
+    return found
+
+
+def _held(world: World) -> dict[str, object]:
+    """What the boundary itself holds: home, the held project paths, the hook's own code."""
+    from agentreflex.core import cli
+
+    return {
+        "home": _tree(str(world.home)),
+        "project": _trees(world.project, HELD),
+        "site": sorted(os.listdir(SITE)),
+        "interpreter": _entry(sys.executable),
+        "code": _entry(cli.__file__),
+    }
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The entries that differ, for the failure message."""
+    found = []
+    for part in before:
+        if isinstance(before[part], dict) and isinstance(after[part], dict):
+            keys = set(before[part]) | set(after[part])
+            found += [k for k in sorted(keys) if before[part].get(k) != after[part].get(k)]
+        elif before[part] != after[part]:
+            found.append(part)
+    return found
+
+
+def _moved_aside(world: World) -> dict[str, object]:
+    """What the hook puts back after the command: new settings, nested repositories' ones."""
+    return {
+        "project": _trees(world.project, MOVED_ASIDE),
+        "nested": _nested_settings(world.project),
+    }
+
+
+def _trees(project: Path, names: tuple[str, ...]) -> dict[str, tuple[object, ...]]:
+    found: dict[str, tuple[object, ...]] = {}
+    for name in names:
+        path = project / name
+        if name == ".gemini" and path.is_dir() and not any(path.iterdir()):
+            continue  # the mount point the boundary makes for the running host's folder
+        found.update(_tree(str(path)))
+    return found
+
+
+def _gemini(world: World, event: str, command: str, **more: Any) -> dict[str, Any]:
+    payload = {
+        "session_id": "moves",
+        "transcript_path": str(world.home / ".gemini" / "tmp" / "chat.json"),
+        "cwd": str(world.project),
+        "hook_event_name": event,
+        "timestamp": "2026-12-05T08:00:00.000Z",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": command},
+        **more,
+    }
+    env = dict(os.environ, REFLEX_MODE="enforced")
+    outcome = run_hook("gemini", json.dumps(payload).encode(), env, plugins=Plugins())
+    return json.loads(outcome.reply.stdout) if outcome.reply.stdout.strip() else {}
+
+
+def _spelled(move: str) -> str:
+    key = userdirs.key_path()
+    for mark, value in {
+        "@PY@": sys.executable,
+        "@SITE@": SITE,
+        "@KEY@": key,
+        "@STATE@": os.path.dirname(key),
+    }.items():
+        move = move.replace(mark, value)
+    return move
+
+
+def _key_in_a_file(world: World) -> list[str]:
+    spellings = (world.key, world.key.hex().encode())
+    roots = [world.project, *Path("/tmp").glob("ar-*")]
+    files = [p for root in roots for p in (root.rglob("*") if root.is_dir() else [root])]
+    return [
+        str(p)
+        for p in files
+        if p.is_file() and not p.is_symlink() and any(s in p.read_bytes() for s in spellings)
+    ]
+
+
+@pytest.mark.parametrize("move", MOVES, ids=[f"{m['aim']}-{i}" for i, m in enumerate(MOVES)])
+def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
+    if boundary.engine_path() is None:
+        pytest.fail("bubblewrap is not installed: `apt-get install -y bubblewrap` (.ci/run does)")
+    missing = [p for p in move.get("needs", []) if shutil.which(p) is None]
+    if missing:
+        pytest.fail(
+            f"{', '.join(missing)} not installed: the move proves nothing (.ci/run installs)"
+        )
+    command = _spelled(move["run"])
+    reply = _gemini(world, "BeforeTool", command)
+    if reply.get("decision") == "deny":
+        return  # refused by the hook: the host does not run it
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    assert boundary.inner_command(line) is not None, f"not contained: {reply}"
+    held, moved_aside = _held(world), _moved_aside(world)
+
+    done = subprocess.run(
+        ["bash", "-c", line],
+        cwd=world.project,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+    after = _held(world)
+    assert after == held, (move, done.stderr[-2000:], _changed(held, after))
+    output = done.stdout + done.stderr
+    assert world.key not in output and world.key.hex().encode() not in output, move
+    response = {"llmContent": done.stdout.decode(errors="replace"), "returnDisplay": ""}
+    _gemini(world, "AfterTool", line, tool_response=response)
+
+    assert _moved_aside(world) == moved_aside, (move, done.stderr[-2000:])
+    assert not _key_in_a_file(world), move
+    assert not PWNED.exists(), move
+
+
+def test_the_moves_cover_every_aim_and_cite_a_source() -> None:
+    """The set stays a measurement: every aim the issue names, each move with its source."""
+    assert {m["aim"] for m in MOVES} == {"guard", "hook", "host", "git", "home", "key"}
+    assert all(m.get("source") and m.get("run") for m in MOVES)
+    assert len({m["run"] for m in MOVES}) == len(MOVES)
