@@ -118,18 +118,37 @@ def _tree(root: str) -> dict[str, tuple[object, ...]]:
     return found
 
 
+def _git_folders(project: Path) -> list[Path]:
+    """The project and each folder in it, two deep, that git takes for a repository."""
+    deeper = [*project.glob("*/.git"), *project.glob("*/*/.git")]
+    return [project, *sorted(p.parent for p in deeper if p.parent != project)]
+
+
 def _nested_settings(project: Path) -> list[str]:
-    """Program-running settings in the repositories one folder below the project."""
+    """Program-running settings git would read in the project's repositories."""
     found = []
-    for config in project.glob("*/.git/config"):
+    for folder in _git_folders(project):
         done = subprocess.run(
-            ["git", "config", "--file", str(config), "--name-only", "--list"],
+            ["git", "-C", str(folder), "config", "--name-only", "--list"],
             capture_output=True,
             text=True,
             check=False,
         )
-        found += [f"{config}: {k}" for k in done.stdout.split() if k.lower() in RUNS_A_PROGRAM]
+        found += [f"{folder}: {k}" for k in done.stdout.split() if k.lower() in RUNS_A_PROGRAM]
     return found
+
+
+def _git_as_the_user_would(project: Path) -> None:
+    """``git status`` and a commit in each repository, outside any boundary, as the user's next
+    session would: what a planted setting or hook names would run now."""
+    for folder in _git_folders(project):
+        for args in (["status"], ["commit", "-q", "--allow-empty", "-m", "next"]):
+            subprocess.run(
+                ["git", "-c", "user.name=u", "-c", "user.email=u@u", "-C", str(folder), *args],
+                capture_output=True,
+                check=False,
+                timeout=60,
+            )
 
 
 def _held(world: World) -> dict[str, object]:
@@ -248,7 +267,27 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
 
     assert _moved_aside(world) == moved_aside, (move, done.stderr[-2000:])
     assert not _key_in_a_file(world), move
+    _git_as_the_user_would(world.project)
     assert not PWNED.exists(), move
+
+
+@pytest.mark.parametrize("had_one", [False, True])
+def test_the_projects_worktree_settings_hold(world: World, had_one: bool) -> None:
+    """git-config(1) --worktree: with the user's ``extensions.worktreeConfig``, git also reads
+    ``.git/config.worktree``.  One the user has is read-only; one a command makes is moved."""
+    subprocess.run(["git", "-C", str(world.project), "config", "extensions.worktreeConfig", "true"])
+    settings = world.project / ".git" / "config.worktree"
+    if had_one:
+        settings.write_text("[core]\n\tsparseCheckout = false\n")
+    move = "git config --worktree core.fsmonitor 'touch /tmp/ar-pwned'"
+    reply = _gemini(world, "BeforeTool", move)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    subprocess.run(["bash", "-c", line], cwd=world.project, capture_output=True, check=False)
+    _gemini(world, "AfterTool", line, tool_response={"llmContent": "", "returnDisplay": ""})
+    assert not settings.exists() or "fsmonitor" not in settings.read_text()
+    assert settings.exists() is had_one
+    _git_as_the_user_would(world.project)
+    assert not PWNED.exists()
 
 
 def test_the_moves_cover_every_aim_and_cite_a_source() -> None:

@@ -160,6 +160,91 @@ def test_links_are_moved_aside_never_followed(workspace: Path, tmp_path: Path) -
     assert "web/.git/hooks" in finding.message and "api/.git/config" in finding.message
 
 
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A project that is a repository with a commit, and its user's own pager setting."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    _git(root, "config", "core.pager", "less -R")
+    _git(
+        root,
+        "-c",
+        "user.name=u",
+        "-c",
+        "user.email=u@u",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "x",
+    )
+    return root
+
+
+def test_worktrees_and_submodules_are_left_alone(repository: Path, tmp_path: Path) -> None:
+    """``git worktree add`` (one and two folders down) and ``git submodule add`` make ``.git``
+    files and linked worktrees' folders; what they lead to is the project's own settings,
+    which the boundary holds, so nothing is moved."""
+    source = tmp_path / "lib"
+    source.mkdir()
+    _git(source, "init", "-q")
+    _git(
+        source,
+        "-c",
+        "user.name=u",
+        "-c",
+        "user.email=u@u",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "l",
+    )
+    command = (
+        "git worktree add -q wt && git worktree add -q .worktrees/feat && "
+        f"git -c protocol.file.allow=always submodule add -q {source} lib && git -C wt status"
+    )
+    _hook(repository, "PreToolUse", command)
+    _run_as_the_host(repository, command)
+    outcome = _hook(repository, "PostToolUse", command)
+    assert not [f for f in outcome.decision.findings if f.code == planted.NESTED_CODE]
+    for linked in ("wt", ".worktrees/feat", "lib"):
+        assert (repository / linked / ".git").is_file(), linked
+        _git(repository / linked, "status")
+    assert sorted(p.name for p in (repository / ".git" / "worktrees").iterdir()) == ["feat", "wt"]
+
+
+POINTED = (
+    "git worktree add -q wt && git init -q --bare /tmp/ar-nested-evil && "
+    "git --git-dir=/tmp/ar-nested-evil config core.fsmonitor 'touch /tmp/ar-nested-pwned' && "
+    "echo /tmp/ar-nested-evil > .git/worktrees/wt/commondir && "
+    "mkdir sub && echo 'gitdir: /tmp/ar-nested-evil' > sub/.git"
+)
+
+
+def test_a_pointer_to_settings_the_command_wrote_is_moved_aside(repository: Path) -> None:
+    """A ``.git`` file and a linked worktree's ``commondir`` pointed at settings the command
+    wrote in /tmp: the pointers are moved (nothing lost), the settings are not edited."""
+    try:
+        _hook(repository, "PreToolUse", POINTED)
+        _run_as_the_host(repository, POINTED)
+        outcome = _hook(repository, "PostToolUse", POINTED)
+        finding = next(f for f in outcome.decision.findings if f.code == planted.NESTED_CODE)
+        assert "sub/.git" in finding.message and ".git/worktrees/wt" in finding.message
+        assert not (repository / "sub" / ".git").exists()
+        assert not (repository / ".git" / "worktrees" / "wt").exists()
+        for folder in (repository / "sub", repository / "wt", repository):
+            subprocess.run(["git", "status"], cwd=folder, capture_output=True, check=False)
+        assert not Path("/tmp/ar-nested-pwned").exists()
+        kept = repository.parent / "state" / "planted"
+        assert [p.read_text() for p in kept.rglob("commondir")] == ["/tmp/ar-nested-evil\n"]
+        evil = _git(repository, "config", "--file", "/tmp/ar-nested-evil/config", "--list")
+        assert "core.fsmonitor" in evil  # another folder's settings: never edited
+    finally:
+        subprocess.run(["rm", "-rf", "/tmp/ar-nested-evil", "/tmp/ar-nested-pwned"], check=False)
+
+
 @pytest.mark.parametrize(
     ("key", "everyday"),
     [

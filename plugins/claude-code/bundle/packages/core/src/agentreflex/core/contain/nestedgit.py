@@ -12,7 +12,8 @@ bubblewrap start-up per repository on every command, and a repository the
 command creates has nothing to mount over yet.
 
 So, like :mod:`.planted`, they are looked at before and after each shell
-command, for every repository one folder below the project root:
+command, for every repository one folder below the project root (its
+``config`` and ``config.worktree``):
 
 * a settings entry the command added that git does not write itself in
   everyday work (anything beyond :data:`EVERYDAY`: remotes and branches'
@@ -21,6 +22,17 @@ command, for every repository one folder below the project root:
   add`` and ``git clone`` keep working;
 * a hook (a file in ``.git/hooks`` not named ``*.sample``) that appeared or
   changed is moved into the state folder.
+
+git also reaches settings through a pointer: a ``.git`` *file* (``gitdir:
+/tmp/x``, as submodules and linked worktrees have) and a linked worktree's
+folder in ``.git/worktrees`` (its ``commondir`` names where the settings
+are, and without one the folder is a repository of its own).  A command can
+point either at settings it wrote anywhere writable.  Those settings are
+never edited (they may be the user's, in another repository): the pointer
+that leads to a setting or hook the command added is moved aside, so git no
+longer takes the folder for a repository.  Settings the boundary holds
+read-only (the project's own, and the repositories' above) are not looked at
+through pointers: ``git worktree add`` and submodules keep working.
 
 What is recorded between the two hook calls holds no value of the user's
 settings: each entry is kept as an HMAC under the per-user key, so a
@@ -38,7 +50,7 @@ from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import HmacSha256, sha256_hex
 from agentreflex.core.util.fsutil import atomic_write_json, move_under
 
-__all__ = ["EVERYDAY", "Undone", "after", "before", "repos"]
+__all__ = ["EVERYDAY", "Undone", "after", "before", "pointers", "repos"]
 
 # What git itself writes to a repository's settings in everyday work (init, clone, fetch,
 # push -u, branch --track, remote add, submodule init, config user.*): none names a program.
@@ -90,6 +102,40 @@ def repos(project: str) -> list[str]:
     return sorted(found)
 
 
+def pointers(project: str) -> list[str]:
+    """What leads git to settings elsewhere: ``.git`` files one folder below ``project``,
+    and the linked worktrees' folders in its ``.git/worktrees`` and its repositories'."""
+    found: list[str] = []
+    gitdirs = [os.path.join(project, ".git")]
+    try:
+        entries = list(os.scandir(project))
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.name == ".git" or not entry.is_dir(follow_symlinks=False):
+            continue
+        dot = os.path.join(entry.path, ".git")
+        try:
+            mode = os.lstat(dot).st_mode
+        except OSError:
+            continue
+        if stat.S_ISREG(mode):
+            found.append(dot)
+        elif stat.S_ISDIR(mode):
+            gitdirs.append(dot)
+    for gitdir in gitdirs:
+        found += _folders(os.path.join(gitdir, "worktrees"))
+    return sorted(found)
+
+
+def _folders(path: str) -> list[str]:
+    """The folders (not links) in ``path``; none when it can't be listed."""
+    try:
+        return [e.path for e in os.scandir(path) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
 def before(projects: list[str], key: bytes, state_dir: str) -> dict[str, object]:
     """What each inside repository's settings and hooks are now, for :func:`after`.
 
@@ -99,6 +145,10 @@ def before(projects: list[str], key: bytes, state_dir: str) -> dict[str, object]
     """
     signer = HmacSha256(key)
     record: dict[str, object] = {}
+    found_pointers = [p for project in projects for p in pointers(project)]
+    if found_pointers:
+        held = _held(projects)
+        record[POINTERS] = {p: _through(p, held, signer) for p in found_pointers}
     for project in projects:
         found = repos(project)
         if not found:
@@ -114,15 +164,17 @@ def before(projects: list[str], key: bytes, state_dir: str) -> dict[str, object]
 
 
 class Undone:
-    """What :func:`after` took out: settings entries (by key) and hooks (moved where)."""
+    """What :func:`after` took out: settings entries (by key), hooks and pointers (moved where)."""
 
     def __init__(self) -> None:
         self.entries: list[str] = []  # "repo/.git/config: core.fsmonitor"
         # (a hook, or a link git would follow for its settings or hooks; where it went, or "")
         self.hooks: list[tuple[str, str]] = []
+        # (a .git file or linked worktree's folder leading to what the command added; where)
+        self.pointers: list[tuple[str, str]] = []
 
     def __bool__(self) -> bool:
-        return bool(self.entries or self.hooks)
+        return bool(self.entries or self.hooks or self.pointers)
 
 
 def after(
@@ -134,20 +186,114 @@ def after(
     for repo in sorted({r for project in projects for r in repos(project)}):
         was = record.get(repo)
         earlier = was if isinstance(was, dict) else {}
-        _settings(repo, earlier, signer, undone, folder, act)
+        for config in _settings_files(os.path.join(repo, ".git")):
+            _settings(config, earlier, signer, undone, folder, act)
         _hooks(repo, earlier, undone, folder, act)
+    led = record.get(POINTERS)
+    found_pointers = sorted({p for project in projects for p in pointers(project)})
+    held = _held(projects) if found_pointers else set()
+    for pointer in found_pointers:
+        was = led.get(pointer) if isinstance(led, dict) else None
+        now = _through(pointer, held, signer)
+        if _added(was if isinstance(was, dict) else {}, now):
+            undone.pointers.append((pointer, move_under(pointer, folder) if act else ""))
     return undone
 
 
+POINTERS = "pointers"  # the record's entry for what pointers led to (repositories are paths)
+
+
+def _settings_files(gitdir: str) -> list[str]:
+    """The settings git reads in ``gitdir`` itself: ``config`` and, with
+    ``extensions.worktreeConfig`` (an everyday setting), ``config.worktree``."""
+    return [os.path.join(gitdir, "config"), os.path.join(gitdir, "config.worktree")]
+
+
+def _through(pointer: str, held: set[str], signer: HmacSha256) -> dict[str, object]:
+    """The settings entries (signed) and hooks git reaches through ``pointer`` that nothing else
+    holds (``held``: see :func:`_held`)."""
+    reach = _reach(pointer)
+    if reach is None:
+        return {}
+    files, hooks = reach
+    flagged = sorted(
+        {
+            _sign(signer, e)
+            for f in files
+            if os.path.realpath(f) not in held
+            for e in _entries(f)
+            if not everyday(e[0])
+        }
+    )
+    marks = {} if os.path.realpath(hooks) in held else _hook_stamps(hooks)
+    return {"flagged": flagged, "hooks": marks}
+
+
+def _reach(pointer: str) -> tuple[list[str], str] | None:
+    """The settings files and hooks folder git reads for the repository ``pointer`` leads to."""
+    if os.path.basename(pointer) == ".git":  # gitrepository-layout(5): "gitdir: PATH"
+        text = _read_small(pointer)
+        if text is None or not text.startswith("gitdir:"):
+            return None
+        gitdir = os.path.join(os.path.dirname(pointer), text[len("gitdir:") :].strip())
+    else:
+        gitdir = pointer  # a linked worktree's folder in .git/worktrees
+    common = _read_small(os.path.join(gitdir, "commondir"))
+    shared = os.path.join(gitdir, common.strip()) if common is not None else gitdir
+    files = [os.path.join(shared, "config"), os.path.join(gitdir, "config.worktree")]
+    return [os.path.normpath(f) for f in files], os.path.normpath(os.path.join(shared, "hooks"))
+
+
+def _held(projects: list[str]) -> set[str]:
+    """Settings and hooks looked at elsewhere: each project's own (and its submodules'), held
+    read-only by the boundary, and its repositories' (taken care of by :func:`after`)."""
+    held: set[str] = set()
+    for project in projects:
+        gitdirs = [os.path.join(project, ".git")]
+        gitdirs += [os.path.join(r, ".git") for r in repos(project)]
+        gitdirs += _folders(os.path.join(project, ".git", "modules"))
+        for gitdir in gitdirs:
+            held.update(os.path.realpath(os.path.join(gitdir, n)) for n in ("config", "hooks"))
+    return held
+
+
+def _added(was: dict[object, object], now: dict[str, object]) -> bool:
+    """Did a setting or hook appear (or a hook change) since ``was``?"""
+    had, flagged = was.get("flagged"), now.get("flagged")
+    known = set(had) if isinstance(had, list) else set()
+    if isinstance(flagged, list) and not set(flagged) <= known:
+        return True
+    old_hooks, hooks = was.get("hooks"), now.get("hooks")
+    old = old_hooks if isinstance(old_hooks, dict) else {}
+    return isinstance(hooks, dict) and any(old.get(n) != m for n, m in hooks.items())
+
+
+def _read_small(path: str) -> str | None:
+    """A small regular file's text, never through a link or from a pipe; None if there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, 4096).decode("utf-8", "surrogateescape")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _look(repo: str, signer: HmacSha256, cached: object) -> dict[str, object]:
-    config = os.path.join(repo, ".git", "config")
-    stamp = _stamp(config)
-    if isinstance(cached, dict) and cached.get("config") == stamp:
+    files = _settings_files(os.path.join(repo, ".git"))
+    stamps = {f: _stamp(f) for f in files}
+    if isinstance(cached, dict) and cached.get("config") == stamps:
         flagged = cached.get("flagged")
     else:
-        entries = _entries(config)
+        entries = [e for f in files if stamps[f] is not None for e in _entries(f)]
         flagged = sorted({_sign(signer, e) for e in entries if not everyday(e[0])})
-    return {"config": stamp, "flagged": flagged, "hooks": _hook_stamps(repo)}
+    hooks = _hook_stamps(os.path.join(repo, ".git", "hooks"))
+    return {"config": stamps, "flagged": flagged, "hooks": hooks}
 
 
 def everyday(key: str) -> bool:
@@ -160,15 +306,15 @@ def everyday(key: str) -> bool:
 
 
 def _settings(
-    repo: str,
+    config: str,
     earlier: dict[object, object],
     signer: HmacSha256,
     undone: Undone,
     folder: str,
     act: bool,
 ) -> None:
-    config = os.path.join(repo, ".git", "config")
-    if earlier and _stamp(config) == earlier.get("config"):
+    stamps = earlier.get("config")
+    if earlier and isinstance(stamps, dict) and _stamp(config) == stamps.get(config):
         return  # unchanged: nothing read
     if os.path.islink(config):
         # git reads what it leads to, and taking entries out would write there (a link to
@@ -189,7 +335,7 @@ def _hooks(
 ) -> None:
     known = earlier.get("hooks")
     had = known if isinstance(known, dict) else {}
-    for name, mark in _hook_stamps(repo).items():
+    for name, mark in _hook_stamps(os.path.join(repo, ".git", "hooks")).items():
         if had.get(name) == mark:
             continue
         path = (
@@ -209,9 +355,8 @@ def _stamp(path: str) -> list[int] | None:
     return [found.st_ino, found.st_size, found.st_mtime_ns]
 
 
-def _hook_stamps(repo: str) -> dict[str, list[int]]:
+def _hook_stamps(hooks: str) -> dict[str, list[int]]:
     """Each hook's stamp by name; a hooks folder that is a link is one entry, "" (the link)."""
-    hooks = os.path.join(repo, ".git", "hooks")
     stamps: dict[str, list[int]] = {}
     if os.path.islink(hooks):
         # never listed through: what it leads to (~/.ssh) is no hook to move aside

@@ -66,7 +66,8 @@ def watched(project: str, host: str) -> list[str]:
         if p.startswith(project + "/") and not any(p == s or p.startswith(s + "/") for s in skip)
     ]
     if os.path.isdir(os.path.join(project, ".git")):
-        paths.append(os.path.join(project, ".git", "commondir"))  # git writes none in a main .git
+        # git writes no commondir in a main .git; config.worktree only on the user's word
+        paths += [os.path.join(project, ".git", n) for n in ("commondir", "config.worktree")]
     return paths
 
 
@@ -186,12 +187,17 @@ def _nested_finding(undone: nestedgit.Undone, folder: str, shadow: bool) -> Find
         parts.append("git settings that can run a program: " + ", ".join(undone.entries))
     if undone.hooks:
         parts.append("hooks (or links git follows): " + ", ".join(p for p, _ in undone.hooks))
+    if undone.pointers:
+        parts.append(
+            "a .git file or linked worktree leading git to settings or hooks it added: "
+            + ", ".join(p for p, _ in undone.pointers)
+        )
     if shadow:
         tail = "In enforced mode they would have been taken out."
     else:
         tail = (
-            f"agentreflex took the settings out and moved the hooks to {folder}. If the user "
-            "asked for them, they can set them again themselves."
+            f"agentreflex took the settings out and moved the hooks and pointers to {folder}. "
+            "If the user asked for them, they can set them again or move them back themselves."
         )
     return Finding(
         reflex="core",
@@ -207,6 +213,7 @@ def _nested_finding(undone: nestedgit.Undone, folder: str, shadow: bool) -> Find
         detail={
             "entries": undone.entries,
             "hooks": [path for path, _ in undone.hooks],
+            "pointers": [path for path, _ in undone.pointers],
         },
     )
 
