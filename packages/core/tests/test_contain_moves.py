@@ -38,7 +38,18 @@ MOVES: list[dict[str, Any]] = tomllib.loads(
 SITE = sysconfig.get_paths()["purelib"]
 # the project paths a move may not change: the guard's (its state included), the
 # running host's and git's settings, which the boundary holds read-only
-HELD = (".agentreflex", ".claude", ".gemini", ".git/config", ".git/hooks")
+HELD = (
+    ".agentreflex",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/hooks",
+    ".gemini",
+    ".git/config",
+    ".git/hooks",
+    ".mcp.json",
+    "scripts",
+    "tools",
+)
 # the paths no mount can hold because they do not exist yet (other hosts' settings,
 # git's redirect): a move may create them, and the hook's look after it moves them aside
 MOVED_ASIDE = (
@@ -61,6 +72,29 @@ RUNS_A_PROGRAM = (
 PWNED = Path("/tmp/ar-pwned")  # what a setting a move planted would create, if git ran it
 
 
+# Claude Code's documented hook form and status line, an MCP server the project starts
+HOOK = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/fmt.sh'
+PROJECT_FILES = {
+    ".claude/settings.json": json.dumps(
+        {
+            "hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [{"command": HOOK}]}]},
+            "statusLine": {"type": "command", "command": "node scripts/status.js"},
+            "permissions": {"allow": ["Read(docs/notes.md)"]},
+        }
+    ),
+    # Claude Code writes it for "don't ask again"; with it, .claude itself is not read-only
+    ".claude/settings.local.json": "{}\n",
+    ".claude/hooks/fmt.sh": "#!/bin/sh\nexit 0\n",
+    ".mcp.json": json.dumps(
+        {"mcpServers": {"db": {"command": "python3", "args": ["tools/db.py"]}}}
+    ),
+    "scripts/status.js": "console.log('ok')\n",
+    "tools/db.py": "print('mcp')\n",
+    "docs/notes.md": "notes\n",
+    "app.py": "print('hi')\n",
+}
+
+
 @dataclass
 class World:
     project: Path
@@ -74,9 +108,9 @@ def world(tmp_path: Path) -> Iterator[World]:
     (project / ".agentreflex").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / ".agentreflex" / "config.toml").write_text("mode = 'enforced'\n")
-    (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text("{}\n")
-    (project / "app.py").write_text("print('hi')\n")
+    for name, text in PROJECT_FILES.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
     for name, text in {
         ".claude/settings.json": '{"hooks": {}}\n',
         ".ssh/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\n",

@@ -110,6 +110,7 @@ def _temp_dirs(env: Mapping[str, str]) -> list[str]:
 
 def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     """What each ``{name}`` of the policy stands for, worked out once per plan."""
+    from agentreflex.core.contain import hostruns
     from agentreflex.core.hook.client import socket_dir
 
     values: dict[str, list[str]] = {
@@ -122,6 +123,7 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
         "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
         "{protected}": list(userdirs.protected_paths(project, env)),
+        "{host_runs}": hostruns.named_files(project),
         "{runtime}": [_runtime_dir(env)],
         "{tmux}": _tmux_dirs(env),
         "{dbus}": _unix_paths(env.get("DBUS_SESSION_BUS_ADDRESS", ""), "unix:path="),

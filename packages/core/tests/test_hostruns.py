@@ -1,0 +1,108 @@
+"""The project's files a host's own settings run are read-only in the boundary (issue #28)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agentreflex.core.contain import boundary, hostruns
+
+
+def _project(tmp_path: Path, files: dict[str, object]) -> Path:
+    root = tmp_path / "proj"
+    for name, value in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(value if isinstance(value, str) else json.dumps(value))
+    return root
+
+
+SCRIPTS = [
+    ".claude/hooks/check.sh",
+    "scripts/status.js",
+    "bin/key-helper",
+    "tools/server.py",
+    "hooks/copilot.sh",
+    "gemini/hook.py",
+    "plugins/op.js",
+]
+
+
+def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
+    """Each host's documented form: Claude Code's hooks, status line and credential helper,
+    .mcp.json's servers, Copilot CLI's hooks files, Gemini CLI's hooks, OpenCode's plugins."""
+    root = _project(
+        tmp_path,
+        {
+            **dict.fromkeys(SCRIPTS, "x\n"),
+            "docs/notes.md": "notes\n",
+            ".claude/settings.json": {
+                "hooks": {
+                    "PreToolUse": [
+                        {"hooks": [{"command": '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'}]}
+                    ]
+                },
+                "statusLine": {"type": "command", "command": "node scripts/status.js --x"},
+                "permissions": {"allow": ["Read(docs/notes.md)", "Bash(cat docs/notes.md)"]},
+            },
+            ".claude/settings.local.json": {"apiKeyHelper": "./bin/key-helper"},
+            ".mcp.json": {"mcpServers": {"s": {"command": "python3", "args": ["tools/server.py"]}}},
+            ".github/hooks/guard.json": {
+                "hooks": {"preToolUse": [{"bash": "sh hooks/copilot.sh"}]}
+            },
+            ".gemini/settings.json": {
+                "hooks": {
+                    "BeforeTool": [{"hooks": [{"command": "$GEMINI_PROJECT_DIR/gemini/hook.py"}]}]
+                }
+            },
+            "opencode.json": {"plugin": [f"file://{tmp_path}/proj/plugins/op.js"]},
+        },
+    )
+    found = hostruns.named_files(str(root))
+    assert sorted(found) == sorted(str(root / s) for s in SCRIPTS)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        "not json",
+        {"hooks": "x"},
+        {"statusLine": {"command": "cat /etc/hostname ../outside.sh $HOME/x.sh -v"}},
+        {"statusLine": {"command": "node scripts/missing.js"}},
+        {"permissions": {"allow": ["Bash(./run.sh)"]}},
+    ],
+)
+def test_nothing_else_is_made_read_only(tmp_path: Path, settings: object) -> None:
+    """Bad settings, paths outside the project, missing files and permission rules: nothing."""
+    root = _project(tmp_path, {".claude/settings.json": settings, "run.sh": "x"})
+    (tmp_path / "outside.sh").write_text("x")
+    assert hostruns.named_files(str(root)) == []
+
+
+def test_a_settings_file_too_large_is_not_read(tmp_path: Path) -> None:
+    big = {"statusLine": {"command": "sh run.sh"}, "pad": "x" * (1 << 20)}
+    root = _project(tmp_path, {".claude/settings.json": big, "run.sh": "x"})
+    assert hostruns.named_files(str(root)) == []
+
+
+def test_the_boundary_holds_them_and_the_rest_stays_writable(tmp_path: Path) -> None:
+    if boundary.engine_path() is None:
+        pytest.fail("bubblewrap is not installed: `apt-get install -y bubblewrap` (.ci/run does)")
+    root = _project(
+        tmp_path,
+        {
+            ".claude/settings.json": {"statusLine": {"command": "sh scripts/status.sh"}},
+            ".claude/settings.local.json": {},
+            "scripts/status.sh": "echo ok\n",
+            "scripts/build.sh": "echo build\n",
+        },
+    )
+    line = boundary.rewrite(
+        "echo 'touch /tmp/x' >> scripts/status.sh; echo more >> scripts/build.sh", str(root)
+    )
+    import subprocess
+
+    subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False, timeout=60)
+    assert (root / "scripts" / "status.sh").read_text() == "echo ok\n"
+    assert (root / "scripts" / "build.sh").read_text() == "echo build\nmore\n"

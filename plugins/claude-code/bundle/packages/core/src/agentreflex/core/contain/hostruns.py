@@ -1,0 +1,115 @@
+"""The project's files a host's own settings run: its hook scripts, status line, MCP servers.
+
+Why: hosts run these outside any boundary, with the user's full rights.
+Claude Code's documentation shows hooks as ``"$CLAUDE_PROJECT_DIR"/.claude/
+hooks/check.sh``; a project's ``.mcp.json`` starts ``python tools/server.py``;
+OpenCode loads the plugin files ``opencode.json`` names.  The settings files
+themselves are read-only in the boundary, but a contained command could
+rewrite the script they name, and the host would run it at its next event.
+So every existing file in the project that a host's project settings name
+where a program goes is read-only too (the policy's ``{host_runs}``).
+
+Only the keys that hold a program or its arguments are read (``command``,
+``args``, ``bash``, ``plugin``, and Claude Code's credential helpers), never
+permission rules or other text, so a data file is not made read-only because
+a setting mentions it.  Stdlib only, and small: it runs on each contained
+command's plan.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+from agentreflex.core.util import fastjson
+
+__all__ = ["SETTINGS", "named_files"]
+
+# The hosts' project settings that name programs (their protocols: Claude Code's
+# settings and .mcp.json, Gemini CLI's settings.json, Copilot CLI's hooks files,
+# OpenCode's opencode.json); a * is what it matches now.
+SETTINGS = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".mcp.json",
+    ".gemini/settings.json",
+    ".github/hooks/*.json",
+    "opencode.json",
+)
+# the keys whose strings are a program and its arguments
+_RUN_KEYS = frozenset(
+    {
+        "command",
+        "args",
+        "bash",
+        "plugin",
+        "apiKeyHelper",
+        "awsAuthRefresh",
+        "awsCredentialExport",
+        "otelHeadersHelper",
+    }
+)
+# how the settings spell the project folder in a command
+_PROJECT_VARS = (
+    "${CLAUDE_PROJECT_DIR}",
+    "$CLAUDE_PROJECT_DIR",
+    "${GEMINI_PROJECT_DIR}",
+    "$GEMINI_PROJECT_DIR",
+    "${PWD}",
+    "$PWD",
+)
+_MAX_BYTES = 1 << 20  # a settings file larger than this is not read
+
+
+def named_files(project: str) -> list[str]:
+    """The existing files inside ``project`` that its hosts' settings run."""
+    found: list[str] = []
+    for pattern in SETTINGS:
+        path = os.path.join(project, pattern)
+        for settings in sorted(glob.glob(path)) if "*" in pattern else [path]:
+            for word in _run_words(_load(settings)):
+                target = _in_project(word, project)
+                if target and target not in found:
+                    found.append(target)
+    return found
+
+
+def _load(path: str) -> object:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > _MAX_BYTES:
+        return None
+    try:
+        return fastjson.loads(data)
+    except ValueError:
+        return None
+
+
+def _run_words(value: object, running: bool = False) -> list[str]:
+    """The words of every string under a key that holds a program or its arguments."""
+    if isinstance(value, dict):
+        return [w for k, v in value.items() for w in _run_words(v, running or k in _RUN_KEYS)]
+    if isinstance(value, list):
+        return [w for v in value for w in _run_words(v, running)]
+    if isinstance(value, str) and running:
+        return value.split()
+    return []
+
+
+def _in_project(word: str, project: str) -> str | None:
+    """``word`` as a file inside ``project`` that exists, or None."""
+    # the shell's quotes go ("$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh), and the operators
+    word = word.replace('"', "").replace("'", "").strip("`;&|()")
+    if word.startswith("file://"):
+        word = word[len("file://") :]
+    for name in _PROJECT_VARS:
+        word = word.replace(name, project)
+    if not word or word.startswith("-") or "$" in word:
+        return None
+    path = os.path.normpath(os.path.join(project, word))
+    if not path.startswith(project.rstrip("/") + "/") or not os.path.isfile(path):
+        return None
+    return path
