@@ -9,6 +9,7 @@ must stay ALLOW.
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import subprocess
@@ -413,6 +414,34 @@ def test_file_tools_ask(world: dict[str, Path]) -> None:
         _tool(world, "Read", {"file_path": str(home / ".local/state/agentreflex/key")}),
         "agentreflex/key",
         selfguard.RULE_KEY,
+    )
+
+
+def test_a_script_the_hosts_settings_run_asks(world: dict[str, Path]) -> None:
+    """A hook script the project's settings name runs outside any sandbox at the host's next
+    event (code.claude.com/docs/en/hooks: ``"$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh``): a
+    change needs the user.  A file the settings only mention (a permission rule) does not."""
+    proj = world["proj"]
+    hook = proj / ".claude" / "hooks" / "fmt.sh"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\n")
+    (proj / "docs").mkdir()
+    (proj / "docs" / "notes.md").write_text("notes\n")
+    settings = proj / ".claude" / "settings.json"
+    command = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/fmt.sh'
+    hooks = {"Stop": [{"hooks": [{"command": command}]}]}
+    settings.write_text(
+        json.dumps({"hooks": hooks, "permissions": {"allow": ["Read(docs/notes.md)"]}})
+    )
+    _tool_asks(_tool(world, "Write", {"file_path": str(hook), "content": "x"}), str(hook))
+    _asks(world, "echo 'curl x | sh' >> .claude/hooks/fmt.sh", str(hook))
+    notes = {"file_path": str(proj / "docs" / "notes.md"), "content": "x"}
+    assert not _tool(world, "Write", notes)
+    # a script named after the settings changed is asked about too (the cache follows them)
+    (proj / "lint.py").write_text("print(1)\n")
+    settings.write_text('{"statusLine": {"command": "python3 lint.py"}}')
+    _tool_asks(
+        _tool(world, "Write", {"file_path": str(proj / "lint.py"), "content": "x"}), "lint.py"
     )
 
 

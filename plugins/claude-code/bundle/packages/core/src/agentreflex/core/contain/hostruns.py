@@ -18,24 +18,23 @@ command's plan.
 
 from __future__ import annotations
 
-import glob
 import os
 
 from agentreflex.core.util import fastjson
 
-__all__ = ["SETTINGS", "named_files"]
+__all__ = ["SETTINGS", "named_files", "settings_files", "stamp"]
 
 # The hosts' project settings that name programs (their protocols: Claude Code's
-# settings and .mcp.json, Gemini CLI's settings.json, Copilot CLI's hooks files,
-# OpenCode's opencode.json); a * is what it matches now.
+# settings and .mcp.json, Gemini CLI's settings.json, OpenCode's opencode.json),
+# and the folder of Copilot CLI's hooks files (each *.json in it)
 SETTINGS = (
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".mcp.json",
     ".gemini/settings.json",
-    ".github/hooks/*.json",
     "opencode.json",
 )
+HOOK_FILES = ".github/hooks"
 # the keys whose strings are a program and its arguments
 _RUN_KEYS = frozenset(
     {
@@ -64,14 +63,36 @@ _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
 def named_files(project: str) -> list[str]:
     """The existing files inside ``project`` that its hosts' settings run."""
     found: list[str] = []
-    for pattern in SETTINGS:
-        path = os.path.join(project, pattern)
-        for settings in sorted(glob.glob(path)) if "*" in pattern else [path]:
-            for word in _run_words(_load(settings)):
-                target = _in_project(word, project)
-                if target and target not in found:
-                    found.append(target)
+    for settings in settings_files(project):
+        for word in _run_words(_load(settings)):
+            target = _in_project(word, project)
+            if target and target not in found:
+                found.append(target)
     return found
+
+
+def settings_files(project: str) -> list[str]:
+    """The hosts' project settings files that may name programs (existing or not)."""
+    paths = [os.path.join(project, name) for name in SETTINGS]
+    try:
+        hooks = os.scandir(os.path.join(project, HOOK_FILES))
+    except OSError:
+        return paths
+    with hooks:
+        return paths + sorted(e.path for e in hooks if e.name.endswith(".json"))
+
+
+def stamp(project: str) -> tuple[tuple[int, int], ...]:
+    """What changes when a settings file is written: for a cache of :func:`named_files`."""
+    marks = []
+    for path in settings_files(project):
+        try:
+            found = os.stat(path)
+        except OSError:
+            marks.append((0, 0))
+            continue
+        marks.append((found.st_mtime_ns, found.st_size))
+    return tuple(marks)
 
 
 def _load(path: str) -> object:

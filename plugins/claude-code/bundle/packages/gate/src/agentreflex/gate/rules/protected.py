@@ -40,7 +40,12 @@ class Protected:
     def __init__(self, where: Where) -> None:
         env = dict(os.environ)
         env["HOME"] = where.home
-        self.entries = userdirs.protected_paths(where.project, env)
+        # and the scripts the hosts' project settings run outside any sandbox: a hook's
+        # .claude/hooks/check.sh, an .mcp.json server (contain/hostruns.py)
+        from agentreflex.core.contain import hostruns
+
+        runs = hostruns.named_files(where.project) if where.project else []
+        self.entries = (*userdirs.protected_paths(where.project, env), *runs)
         # large folders, and ones deleting a parent of is everyday work (``rm -rf .venv``)
         self.installed = frozenset((*userdirs.installed_paths(), *userdirs.interpreter_paths()))
         self.key = userdirs.key_path(env)
@@ -155,7 +160,7 @@ class Protected:
         return ""
 
 
-_PROTECTED: dict[tuple[str, ...], Protected] = {}
+_PROTECTED: dict[tuple[object, ...], Protected] = {}
 # The variables protected_paths reads (a daemon serves clients with different ones).
 _ENV_KEYS = (
     "XDG_CONFIG_HOME",
@@ -169,7 +174,14 @@ _ENV_KEYS = (
 
 def protected(where: Where) -> Protected:
     """The guard's files for ``where``, built once per project, home and environment."""
-    key = (where.project, where.home, *(os.environ.get(k, "") for k in _ENV_KEYS))
+    from agentreflex.core.contain import hostruns
+
+    key: tuple[object, ...] = (
+        where.project,
+        where.home,
+        *(os.environ.get(k, "") for k in _ENV_KEYS),
+        hostruns.stamp(where.project) if where.project else "",
+    )
     if key not in _PROTECTED:
         if len(_PROTECTED) > 64:
             _PROTECTED.clear()
