@@ -80,6 +80,12 @@ def test_nothing_else_is_made_read_only(tmp_path: Path, settings: object) -> Non
     assert hostruns.named_files(str(root)) == []
 
 
+def test_settings_nested_too_deep_are_not_read(tmp_path: Path) -> None:
+    deep = '{"statusLine": {"command": "sh run.sh"}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    root = _project(tmp_path, {".claude/settings.json": deep, "run.sh": "x"})
+    assert hostruns.named_files(str(root)) == []
+
+
 def test_a_settings_file_too_large_is_not_read(tmp_path: Path) -> None:
     big = {"statusLine": {"command": "sh run.sh"}, "pad": "x" * (1 << 20)}
     root = _project(tmp_path, {".claude/settings.json": big, "run.sh": "x"})

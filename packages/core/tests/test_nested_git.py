@@ -245,6 +245,26 @@ def test_a_pointer_to_settings_the_command_wrote_is_moved_aside(repository: Path
         subprocess.run(["rm", "-rf", "/tmp/ar-nested-evil", "/tmp/ar-nested-pwned"], check=False)
 
 
+def test_a_pointer_git_cannot_read_is_left_and_the_look_goes_on(repository: Path) -> None:
+    """A ``.git`` file with a NUL or no ``gitdir:`` leads git nowhere; the look does not stop
+    there, and still moves the next pointer aside."""
+    command = (
+        "mkdir a b c && printf 'gitdir: /tmp/x\\000y' > a/.git && echo junk > b/.git && "
+        "git init -q --bare /tmp/ar-nested-evil2 && "
+        "git --git-dir=/tmp/ar-nested-evil2 config core.fsmonitor 'touch /tmp/ar-nested-pwned' && "
+        "echo 'gitdir: /tmp/ar-nested-evil2' > c/.git"
+    )
+    try:
+        _hook(repository, "PreToolUse", command)
+        _run_as_the_host(repository, command)
+        outcome = _hook(repository, "PostToolUse", command)
+        assert (repository / "a" / ".git").exists() and (repository / "b" / ".git").exists()
+        assert not (repository / "c" / ".git").exists()
+        assert any(f.code == planted.NESTED_CODE for f in outcome.decision.findings)
+    finally:
+        subprocess.run(["rm", "-rf", "/tmp/ar-nested-evil2"], check=False)
+
+
 @pytest.mark.parametrize(
     ("key", "everyday"),
     [

@@ -64,7 +64,11 @@ def named_files(project: str) -> list[str]:
     """The existing files inside ``project`` that its hosts' settings run."""
     found: list[str] = []
     for settings in settings_files(project):
-        for word in _run_words(_load(settings)):
+        try:
+            words = _run_words(_load(settings))
+        except RecursionError:
+            continue  # nested deeper than any host's settings are: no host reads it either
+        for word in words:
             target = _in_project(word, project)
             if target and target not in found:
                 found.append(target)
@@ -105,7 +109,7 @@ def _load(path: str) -> object:
         return None
     try:
         return fastjson.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -128,7 +132,7 @@ def _in_project(word: str, project: str) -> str | None:
         word = word[len("file://") :]
     for name in _PROJECT_VARS:
         word = word.replace(name, project)
-    if not word or word.startswith("-") or "$" in word:
+    if not word or word.startswith("-") or "$" in word or "\0" in word:
         return None
     path = os.path.normpath(os.path.join(project, word))
     if not path.startswith(project.rstrip("/") + "/") or not os.path.isfile(path):

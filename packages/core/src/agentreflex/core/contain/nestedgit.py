@@ -277,7 +277,8 @@ def _read_small(path: str) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        return os.read(fd, 4096).decode("utf-8", "surrogateescape")
+        text = os.read(fd, 4096).decode("utf-8", "surrogateescape")
+        return None if "\0" in text else text  # no path holds one (git stops reading there)
     except OSError:
         return None
     finally:
