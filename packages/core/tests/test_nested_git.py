@@ -272,6 +272,7 @@ def test_a_pointer_git_cannot_read_is_left_and_the_look_goes_on(repository: Path
         ("branch.feature/x.merge", True),
         ("submodule.lib.url", True),
         ("core.filemode", True),
+        ("core.worktree", True),  # git submodule add writes it
         ("core.fsmonitor", False),
         ("core.hookspath", False),
         ("core.pager", False),

@@ -12,8 +12,10 @@ bubblewrap start-up per repository on every command, and a repository the
 command creates has nothing to mount over yet.
 
 So, like :mod:`.planted`, they are looked at before and after each shell
-command, for every repository one folder below the project root (its
-``config`` and ``config.worktree``):
+command, for every repository one folder below the project root and every
+submodule's folder in ``.git/modules`` (read-only in the boundary once they
+exist, but ``git submodule add`` makes one and can set it in one command),
+their ``config`` and ``config.worktree``:
 
 * a settings entry the command added that git does not write itself in
   everyday work (anything beyond :data:`EVERYDAY`: remotes and branches'
@@ -50,10 +52,11 @@ from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import HmacSha256, sha256_hex
 from agentreflex.core.util.fsutil import atomic_write_json, move_under
 
-__all__ = ["EVERYDAY", "Undone", "after", "before", "pointers", "repos"]
+__all__ = ["EVERYDAY", "Undone", "after", "before", "gitdirs", "pointers"]
 
 # What git itself writes to a repository's settings in everyday work (init, clone, fetch,
-# push -u, branch --track, remote add, submodule init, config user.*): none names a program.
+# push -u, branch --track, remote add, submodule add and init, config user.*): none names
+# a program.
 # Keys as `git config --list` spells them (section and name lower-case).
 # fmt: off
 EVERYDAY = frozenset((
@@ -62,7 +65,7 @@ EVERYDAY = frozenset((
     "core.safecrlf", "core.quotepath", "core.sparsecheckout", "core.sparsecheckoutcone",
     "core.longpaths", "core.untrackedcache", "core.commitgraph", "core.multipackindex",
     "core.compression", "core.abbrev", "core.checkstat", "core.trustctime", "core.splitindex",
-    "core.preloadindex",
+    "core.preloadindex", "core.worktree",
     "user.name", "user.email", "user.signingkey", "user.useconfigonly", "init.defaultbranch",
     "pull.rebase", "pull.ff", "push.default", "push.autosetupremote", "push.followtags",
     "fetch.prune", "fetch.prunetags", "fetch.writecommitgraph", "gc.auto", "gc.autodetach",
@@ -83,8 +86,9 @@ EVERYDAY_NAMED = {
 # fmt: on
 
 
-def repos(project: str) -> list[str]:
-    """The repositories one folder below ``project``: folders holding a ``.git`` folder."""
+def gitdirs(project: str) -> list[str]:
+    """The git folders inside ``project`` whose settings a command may write: each repository's
+    one folder below it (``sub/.git``), and the submodules' (``.git/modules/NAME``, theirs too)."""
     found: list[str] = []
     try:
         entries = list(os.scandir(project))
@@ -96,9 +100,13 @@ def repos(project: str) -> list[str]:
         git = os.path.join(entry.path, ".git")
         try:
             if stat.S_ISDIR(os.lstat(git).st_mode):
-                found.append(entry.path)
+                found.append(git)
         except OSError:
             continue
+    # a submodule's settings exist read-only in the boundary once made; the command that
+    # makes one (git submodule add) can write them
+    for git in [os.path.join(project, ".git"), *found]:
+        found += _folders(os.path.join(git, "modules"))
     return sorted(found)
 
 
@@ -150,14 +158,14 @@ def before(projects: list[str], key: bytes, state_dir: str) -> dict[str, object]
         held = _held(projects)
         record[POINTERS] = {p: _through(p, held, signer) for p in found_pointers}
     for project in projects:
-        found = repos(project)
+        found = gitdirs(project)
         if not found:
             continue
         cache_path = os.path.join(state_dir, "planted", f"nested-{sha256_hex(project, 16)}.json")
         cache = _read_json(cache_path)
         fresh: dict[str, object] = {}
-        for repo in found:
-            record[repo] = fresh[repo] = _look(repo, signer, cache.get(repo))
+        for gitdir in found:
+            record[gitdir] = fresh[gitdir] = _look(gitdir, signer, cache.get(gitdir))
         if fresh != cache:
             _write_json(cache_path, fresh)
     return record
@@ -183,12 +191,12 @@ def after(
     """Take out what the command added since :func:`before` (only say so when ``act`` is False)."""
     signer = HmacSha256(key)
     undone = Undone()
-    for repo in sorted({r for project in projects for r in repos(project)}):
-        was = record.get(repo)
+    for gitdir in sorted({g for project in projects for g in gitdirs(project)}):
+        was = record.get(gitdir)
         earlier = was if isinstance(was, dict) else {}
-        for config in _settings_files(os.path.join(repo, ".git")):
+        for config in _settings_files(gitdir):
             _settings(config, earlier, signer, undone, folder, act)
-        _hooks(repo, earlier, undone, folder, act)
+        _hooks(gitdir, earlier, undone, folder, act)
     led = record.get(POINTERS)
     found_pointers = sorted({p for project in projects for p in pointers(project)})
     held = _held(projects) if found_pointers else set()
@@ -245,14 +253,11 @@ def _reach(pointer: str) -> tuple[list[str], str] | None:
 
 
 def _held(projects: list[str]) -> set[str]:
-    """Settings and hooks looked at elsewhere: each project's own (and its submodules'), held
-    read-only by the boundary, and its repositories' (taken care of by :func:`after`)."""
+    """Settings and hooks looked at elsewhere: each project's own, held read-only by the
+    boundary, and those of :func:`gitdirs`, whose added entries :func:`after` takes out."""
     held: set[str] = set()
     for project in projects:
-        gitdirs = [os.path.join(project, ".git")]
-        gitdirs += [os.path.join(r, ".git") for r in repos(project)]
-        gitdirs += _folders(os.path.join(project, ".git", "modules"))
-        for gitdir in gitdirs:
+        for gitdir in [os.path.join(project, ".git"), *gitdirs(project)]:
             held.update(os.path.realpath(os.path.join(gitdir, n)) for n in ("config", "hooks"))
     return held
 
@@ -285,15 +290,15 @@ def _read_small(path: str) -> str | None:
         os.close(fd)
 
 
-def _look(repo: str, signer: HmacSha256, cached: object) -> dict[str, object]:
-    files = _settings_files(os.path.join(repo, ".git"))
+def _look(gitdir: str, signer: HmacSha256, cached: object) -> dict[str, object]:
+    files = _settings_files(gitdir)
     stamps = {f: _stamp(f) for f in files}
     if isinstance(cached, dict) and cached.get("config") == stamps:
         flagged = cached.get("flagged")
     else:
         entries = [e for f in files if stamps[f] is not None for e in _entries(f)]
         flagged = sorted({_sign(signer, e) for e in entries if not everyday(e[0])})
-    hooks = _hook_stamps(os.path.join(repo, ".git", "hooks"))
+    hooks = _hook_stamps(os.path.join(gitdir, "hooks"))
     return {"config": stamps, "flagged": flagged, "hooks": hooks}
 
 
@@ -332,18 +337,15 @@ def _settings(
 
 
 def _hooks(
-    repo: str, earlier: dict[object, object], undone: Undone, folder: str, act: bool
+    gitdir: str, earlier: dict[object, object], undone: Undone, folder: str, act: bool
 ) -> None:
     known = earlier.get("hooks")
     had = known if isinstance(known, dict) else {}
-    for name, mark in _hook_stamps(os.path.join(repo, ".git", "hooks")).items():
+    hooks = os.path.join(gitdir, "hooks")
+    for name, mark in _hook_stamps(hooks).items():
         if had.get(name) == mark:
             continue
-        path = (
-            os.path.join(repo, ".git", "hooks", name)
-            if name
-            else os.path.join(repo, ".git", "hooks")
-        )
+        path = os.path.join(hooks, name) if name else hooks
         undone.hooks.append((path, move_under(path, folder) if act else ""))
 
 
