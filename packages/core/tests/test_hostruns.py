@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from agentreflex.core.contain import boundary, hostruns
+from agentreflex.core.util.fsutil import read_regular
 
 
 def _project(tmp_path: Path, files: dict[str, object]) -> Path:
@@ -86,6 +90,31 @@ def test_settings_nested_too_deep_are_not_read(tmp_path: Path) -> None:
     assert hostruns.named_files(str(root)) == []
 
 
+def test_a_fifo_where_settings_go_does_not_hang_the_hook(tmp_path: Path) -> None:
+    """``mkfifo .mcp.json`` in a contained command: ``open`` would wait for a writer forever,
+    and a hook that hangs until the host's timeout lets the tool call through."""
+    root = _project(tmp_path, {"run.sh": "x", ".claude/settings.local.json": "{}"})
+    os.mkfifo(root / ".mcp.json")
+    os.mkfifo(root / ".claude" / "settings.json")
+    code = (
+        f"from agentreflex.core.contain import hostruns; print(hostruns.named_files({str(root)!r}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_read_regular_reads_only_regular_files(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"abcdef")
+    (tmp_path / "link").symlink_to(tmp_path / "f")
+    os.mkfifo(tmp_path / "fifo")
+    assert read_regular(str(tmp_path / "f"), 3) == b"abcd"
+    assert read_regular(str(tmp_path / "link"), 10) == b"abcdef"
+    assert read_regular(str(tmp_path / "link"), 10, follow=False) is None
+    for other in ("fifo", "missing", "."):
+        assert read_regular(str(tmp_path / other), 10) is None
+    assert read_regular(str(tmp_path / "a\0b"), 10) is None
+
+
 def test_a_settings_file_too_large_is_not_read(tmp_path: Path) -> None:
     big = {"statusLine": {"command": "sh run.sh"}, "pad": "x" * (1 << 20)}
     root = _project(tmp_path, {".claude/settings.json": big, "run.sh": "x"})
@@ -107,8 +136,6 @@ def test_the_boundary_holds_them_and_the_rest_stays_writable(tmp_path: Path) -> 
     line = boundary.rewrite(
         "echo 'touch /tmp/x' >> scripts/status.sh; echo more >> scripts/build.sh", str(root)
     )
-    import subprocess
-
     subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False, timeout=60)
     assert (root / "scripts" / "status.sh").read_text() == "echo ok\n"
     assert (root / "scripts" / "build.sh").read_text() == "echo build\nmore\n"

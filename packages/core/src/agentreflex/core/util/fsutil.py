@@ -157,6 +157,38 @@ def call_record_path(folder: str, session_id: str, tool_use_id: str) -> str:
     return os.path.join(folder, sha256_hex(f"{session_id}\0{tool_use_id}", 32) + ".json")
 
 
+def read_regular(path: str, limit: int, follow: bool = True) -> bytes | None:
+    """Up to ``limit + 1`` bytes of the regular file ``path``; None for anything else.
+
+    Why: the hook reads files a command could have made, and ``open`` on a FIFO
+    waits for a writer forever: a hook that hangs until the host's timeout is a
+    hook that lets everything through.  A device, a folder, a missing file, and
+    a link when not ``follow``, are None too.
+    """
+    import stat
+
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def move_under(path: str, folder: str) -> str:
     """``path`` moved below ``folder`` (its whole path under it); where it went, or "" if it stayed.
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.util import fastjson
+from agentreflex.core.util.fsutil import read_regular
 
 __all__ = ["SETTINGS", "named_files", "settings_files", "stamp"]
 
@@ -100,12 +101,8 @@ def stamp(project: str) -> tuple[tuple[int, int], ...]:
 
 
 def _load(path: str) -> object:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_BYTES + 1)
-    except OSError:
-        return None
-    if len(data) > _MAX_BYTES:
+    data = read_regular(path, _MAX_BYTES)  # never a FIFO a command made to hang the hook on
+    if data is None or len(data) > _MAX_BYTES:
         return None
     try:
         return fastjson.loads(data)

@@ -50,7 +50,7 @@ import stat
 
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import HmacSha256, sha256_hex
-from agentreflex.core.util.fsutil import atomic_write_json, move_under
+from agentreflex.core.util.fsutil import atomic_write_json, move_under, read_regular
 
 __all__ = ["EVERYDAY", "Undone", "after", "before", "gitdirs", "pointers"]
 
@@ -114,7 +114,7 @@ def pointers(project: str) -> list[str]:
     """What leads git to settings elsewhere: ``.git`` files one folder below ``project``,
     and the linked worktrees' folders in its ``.git/worktrees`` and its repositories'."""
     found: list[str] = []
-    gitdirs = [os.path.join(project, ".git")]
+    repositories = [os.path.join(project, ".git")]
     try:
         entries = list(os.scandir(project))
     except OSError:
@@ -130,8 +130,8 @@ def pointers(project: str) -> list[str]:
         if stat.S_ISREG(mode):
             found.append(dot)
         elif stat.S_ISDIR(mode):
-            gitdirs.append(dot)
-    for gitdir in gitdirs:
+            repositories.append(dot)
+    for gitdir in repositories:
         found += _folders(os.path.join(gitdir, "worktrees"))
     return sorted(found)
 
@@ -275,19 +275,10 @@ def _added(was: dict[object, object], now: dict[str, object]) -> bool:
 
 def _read_small(path: str) -> str | None:
     """A small regular file's text, never through a link or from a pipe; None if there is none."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        text = os.read(fd, 4096).decode("utf-8", "surrogateescape")
-        return None if "\0" in text else text  # no path holds one (git stops reading there)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    data = read_regular(path, 4096, follow=False)
+    if data is None or b"\0" in data:
+        return None  # no path holds a NUL (git stops reading there)
+    return data[:4096].decode("utf-8", "surrogateescape")
 
 
 def _look(gitdir: str, signer: HmacSha256, cached: object) -> dict[str, object]:
