@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -352,8 +355,37 @@ def test_invalid_utf8_config(project: Path, tmp_path: Path) -> None:
 def test_unreadable_config_path(project: Path, tmp_path: Path) -> None:
     path = project / ".agentreflex" / "config.toml"
     path.mkdir(parents=True)  # a directory where the file should be
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(ConfigError, match="not a regular file"):
         _load(project, tmp_path)
+
+
+def test_a_fifo_config_fails_closed_at_once(project: Path, tmp_path: Path) -> None:
+    """``mkfifo .agentreflex/config.toml``: ``open`` would wait for a writer forever, and a hook
+    that hangs until the host's timeout lets the tool call through.  The real hook answers
+    at once, failing closed with what is wrong."""
+    path = project / ".agentreflex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    payload = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "t",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "agentreflex.core.cli", "hook", "claude-code", "PreToolUse"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=60,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+    )
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert "not a regular file" in answer["permissionDecisionReason"]
 
 
 def test_with_mode_copies(project: Path, tmp_path: Path) -> None:

@@ -423,13 +423,31 @@ def _settle(current: Config, baseline: Config) -> Config:
 
 
 def _read_bytes(path: str) -> bytes | None:
+    """A config file's bytes; None when there is none.
+
+    Why not ``open``: on a FIFO (``mkfifo .agentreflex/config.toml``) it waits
+    for a writer forever, and a hook that hangs until the host's timeout lets
+    the tool call through.  Anything but a regular file is an error instead.
+    """
+    import stat
+
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
 
 
 def _build(
@@ -457,14 +475,8 @@ def _build(
 
 
 def _read_toml(path: str, env: Mapping[str, str]) -> dict[str, Any] | None:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
-    return _parse_toml(path, raw, env)
+    raw = _read_bytes(path)
+    return None if raw is None else _parse_toml(path, raw, env)
 
 
 def _parse_toml(path: str, raw: bytes, env: Mapping[str, str]) -> dict[str, Any]:
