@@ -271,6 +271,25 @@ def test_a_held_index_lock_or_corrupt_index_still_snapshots(repo: Path) -> None:
     assert {k: v for k, v in tree_bytes(repo).items()} == before
 
 
+def test_a_fifo_where_the_index_goes_does_not_hang_the_snapshot(repo: Path) -> None:
+    """``rm .git/index && mkfifo .git/index`` (the rest of .git is writable in the boundary):
+    copying it would wait for a writer forever, and a hook that hangs until the host's
+    timeout lets the tool call through.  The snapshot starts from HEAD's tree instead."""
+    import threading
+
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    (repo / ".git" / "index").unlink()
+    os.mkfifo(repo / ".git" / "index")
+    taken: list[object] = []
+    worker = threading.Thread(
+        target=lambda: taken.append(snapshot.take(found, "fifo index", "s")), daemon=True
+    )
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive() and taken and taken[0] is not None
+
+
 def test_detached_head_and_worktrees(repo: Path, tmp_path: Path) -> None:
     sh(repo, "git stash -u -q && git checkout -q --detach && git stash pop -q")
     sh(repo, f"git worktree add -q {tmp_path / 'wt2'}")

@@ -100,8 +100,9 @@ def _copy_file(src: str, dst: str) -> None:
     would load its archive modules (bz2, lzma) first, about a millisecond of
     a hook process that has not the daemon.  The index is a few MB at most.
     """
-    with open(src, "rb") as fh:
-        data = fh.read()
+    data = _read_bytes(src)  # never a FIFO a command put there to hang the hook on
+    if data is None or os.path.islink(src):
+        raise OSError(f"{src}: not a regular file")
     with open(dst, "wb") as out:
         out.write(data)
 
