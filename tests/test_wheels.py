@@ -236,6 +236,51 @@ def test_the_plain_name_is_the_recommended_set(
     assert (repo / "notes.txt").read_text() == "an afternoon of uncommitted work\n"
 
 
+def test_the_hooks_code_shares_no_file_a_contained_command_can_write(
+    dist: Path, tmp_path: Path, home: dict[str, str]
+) -> None:
+    """uv hard-links its cache's files into the environment it installs (its default on
+    Linux), and ``~/.cache/uv`` is writable in the boundary so installs work there: the
+    hook's own code had a second name a contained command could write.  Installed the
+    user's way, with the cache in the user's home, the move must not reach the hook."""
+    cache = Path(home["HOME"]) / ".cache" / "uv"  # the policy's writable ~/.cache/uv
+    wheelhouse.install(tmp_path / "venv", dist, ["agentreflex-core"], cache=cache)
+    agentreflex = tmp_path / "venv" / "bin" / "agentreflex"
+    cli = next(
+        (tmp_path / "venv").glob("lib/python*/site-packages/agentreflex/core/cli/__init__.py")
+    )
+    assert cli.stat().st_nlink > 1, "uv left no hard link here: the case would prove nothing"
+    before = cli.read_bytes()
+    project = tmp_path / "proj"
+    (project / ".agentreflex").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    move = (
+        "find ~/.cache/uv -path '*agentreflex/core/cli*' -name '*.py' "
+        '-exec sh -c \'echo "import os; os._exit(0)" >> "$1"\' _ {} \\;'
+    )
+    payload = {
+        "session_id": "links",
+        "cwd": str(project),
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": move},
+    }
+    env = dict(home, REFLEX_MODE="enforced")
+    proc = subprocess.run(
+        [str(agentreflex), "hook", "gemini", "BeforeTool"],
+        input=json.dumps(payload), capture_output=True, text=True, env=env, cwd=project,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    line = json.loads(proc.stdout)["hookSpecificOutput"]["tool_input"]["command"]
+    assert "bwrap" in line, line
+    subprocess.run(["bash", "-c", line], cwd=project, env=env, capture_output=True, check=False)
+    assert cli.read_bytes() == before
+    assert cli.stat().st_nlink == 1
+    cached = [p for p in cache.rglob("__init__.py") if "agentreflex/core/cli" in str(p)]
+    assert cached and all(b"os._exit" in p.read_bytes() for p in cached)  # the move ran
+
+
 def test_core_alone_says_it_guards_nothing(
     dist: Path, tmp_path: Path, home: dict[str, str]
 ) -> None:

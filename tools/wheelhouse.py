@@ -53,13 +53,21 @@ def built_versions(wheels: Path) -> dict[str, str]:
 
 
 def install(
-    venv: Path, wheels: Path, requirements: list[str], compile_bytecode: bool = True
+    venv: Path,
+    wheels: Path,
+    requirements: list[str],
+    compile_bytecode: bool = True,
+    cache: Path | None = None,
 ) -> Path:
-    """A fresh venv at ``venv`` with ``requirements`` installed from ``wheels``; its bin folder."""
+    """A fresh venv at ``venv`` with ``requirements`` installed from ``wheels``; its bin folder.
+
+    ``cache``: uv's cache for this install (uv hard-links its files into the venv).
+    """
+    env = _env() if cache is None else {**_env(), "UV_CACHE_DIR": str(cache)}
     subprocess.run(
         [uv(), "venv", "--quiet", "--python", sys.executable, str(venv)],
         check=True,
-        env=_env(),
+        env=env,
     )
     constraints = venv / "agentreflex-constraints.txt"
     constraints.write_text(
@@ -68,7 +76,7 @@ def install(
     argv = [uv(), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python")]
     argv += ["--find-links", str(wheels), "--constraint", str(constraints)]
     argv += ["--compile-bytecode"] if compile_bytecode else []
-    subprocess.run(argv + requirements, check=True, env=_env())
+    subprocess.run(argv + requirements, check=True, env=env)
     return venv / "bin"
 
 

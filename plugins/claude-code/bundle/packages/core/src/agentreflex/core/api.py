@@ -18,6 +18,9 @@ declaration, plain data that no hook imports, so the hot path pays nothing.
 # Modules a sibling may import whole (``from agentreflex.core.util import fastjson``):
 # every name in them without a leading underscore is API.
 WHOLE_MODULES = (
+    # the scripts the hosts' project settings run outside any sandbox: the boundary holds
+    # them read-only and the gate asks before a file tool changes one (one list)
+    "agentreflex.core.contain.hostruns",
     # each package's one declaration (entry point agentreflex.plugins) is built from these
     "agentreflex.core.plugin",
     "agentreflex.core.state.outcome",

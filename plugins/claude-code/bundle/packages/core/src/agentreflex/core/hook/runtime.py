@@ -213,6 +213,20 @@ def _tool_size(event: Event) -> int:
     return 0 if tool is None else max(len(tool.command), len(tool.content), len(tool.patch))
 
 
+def _before_a_shell_command(event: Event, decision: Decision) -> bool:
+    """A shell command is about to run, in enforced mode (the only one that changes things)."""
+    from agentreflex.core.events import ToolKind
+
+    tool = event.tool
+    return (
+        event.kind is EventKind.PRE_TOOL
+        and tool is not None
+        and tool.kind is ToolKind.SHELL
+        and decision.mode is Mode.ENFORCED
+        and decision.verdict is not Verdict.BLOCK
+    )
+
+
 def _too_large(size: int) -> Finding:
     return Finding(
         reflex="core",
@@ -500,6 +514,11 @@ def _run_event(
         from agentreflex.core.worktree.hook import around_tool
 
         around_tool(event, decision, ctx.notes, config)
+    if _before_a_shell_command(event, decision) and config.state_dir and not homeless:
+        # the hook's own code shares no file with a cache a command may write (hard links)
+        from agentreflex.core.contain import ownlinks
+
+        ownlinks.separate(config.state_dir)
     if event.tool is not None and not homeless:
         from agentreflex.core.contain import planted
 

@@ -1,0 +1,140 @@
+"""The hook's own code shares its bytes with no other path: a hard link is a second door.
+
+Why: uv installs a package by hard-linking the files of its cache
+(``~/.cache/uv/archive-v0/ID/...``) into the environment (its default link
+mode on Linux), and the developer tools' caches are writable inside the
+boundary, so installs work there.  The README's ``uv tool install`` so left
+every file of agentreflex's code with a second name a contained command
+could write (``find ~/.cache/uv -path '*agentreflex/core/cli/__init__.py'
+-exec ...``): the read-only mount over ``site-packages`` did not hold, and
+the next hook ran what the command wrote.  Claude Code's and Codex's
+sandboxes, given the same writable caches, have the same door.
+
+So before each shell command in enforced mode, on every host, each file of
+the hook's code and start-up (agentreflex's folders, the environment's
+``site-packages``, bytecode included) that has more than one link gets a
+copy of its own, renamed into its place: same bytes, same mode, one link.
+The files are walked only when the installation changed (the folders'
+modification times, kept in the state folder), so most commands cost a few
+``stat`` calls.  Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+
+from agentreflex.core.state import userdirs
+from agentreflex.core.util import fastjson
+from agentreflex.core.util.fsutil import atomic_write_json, read_regular
+
+__all__ = ["roots", "separate"]
+
+_RECORD = "ownlinks.json"  # in the state folder: the stamp the last walk left
+
+
+def roots() -> list[str]:
+    """The folders the hook's code and start-up come from: agentreflex's own (an editable
+    checkout's too) and the environment's ``site-packages``."""
+    inside = sys.prefix.rstrip("/") + "/"
+    found = [*userdirs.installed_paths()]
+    found += [p for p in userdirs.interpreter_paths() if p.startswith(inside)]
+    return sorted({os.path.normpath(p) for p in found if os.path.isdir(p)})
+
+
+def separate(state_dir: str) -> list[str]:
+    """Give each linked file under :func:`roots` a copy of its own; the files it did that for.
+
+    Cheap when nothing was installed since the last call (the folders' stamp is
+    unchanged); a file it can't separate (no write permission) is left and not
+    named, and the next call tries again.
+    """
+    folders = roots()
+    record = os.path.join(state_dir, _RECORD)
+    if _read(record) == _stamp(folders):
+        return []
+    done: list[str] = []
+    whole = True
+    for folder in folders:
+        for path in _linked_files(folder):
+            if _copy_apart(path):
+                done.append(path)
+            else:
+                whole = False
+    if whole:
+        with contextlib.suppress(OSError):  # else walked again next time: slower, no less safe
+            os.makedirs(state_dir, mode=0o700, exist_ok=True)
+            atomic_write_json(record, _stamp(folders), durable=False)
+    return done
+
+
+def _stamp(folders: list[str]) -> list[list[object]]:
+    """The folders and their modification times: an install or upgrade changes them."""
+    marks: list[list[object]] = []
+    for folder in folders:
+        try:
+            marks.append([folder, os.stat(folder).st_mtime_ns])
+        except OSError:
+            marks.append([folder, 0])
+    return marks
+
+
+def _read(path: str) -> object:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return fastjson.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _linked_files(folder: str) -> list[str]:
+    """The regular files under ``folder`` (links not followed) with more than one link."""
+    found: list[str] = []
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif (
+                    entry.is_file(follow_symlinks=False)
+                    and entry.stat(follow_symlinks=False).st_nlink > 1
+                ):
+                    found.append(entry.path)
+            except OSError:
+                continue
+    return found
+
+
+def _copy_apart(path: str) -> bool:
+    """Replace ``path`` with a copy of its bytes and mode, by rename: its other names keep the
+    old inode, so writing them no longer changes this file."""
+    temporary = f"{path}.agentreflex-{os.getpid()}"
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+            return True
+        data = read_regular(path, info.st_size, follow=False)
+        if data is None or len(data) != info.st_size:
+            return False  # changed under us: tried again next time
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IMODE(info.st_mode))
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.utime(temporary, ns=(info.st_atime_ns, info.st_mtime_ns))  # bytecode checks mtime
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return False
+    return True
