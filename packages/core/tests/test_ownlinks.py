@@ -29,6 +29,8 @@ def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
     (site / "own.pth").write_text("import os\n")  # a file with one link: left as it is
     (site / "link.pth").symlink_to(site / "own.pth")
     monkeypatch.setattr(ownlinks, "roots", lambda: [str(site)])
+    # the stamp in the test's state folder only, never beside the test's own environment
+    monkeypatch.setattr(ownlinks, "_records", lambda state: [os.path.join(state, "stamp.json")])
     return cache, site
 
 
@@ -77,9 +79,19 @@ def test_a_file_it_cannot_replace_is_tried_again(
     with monkeypatch.context() as refusing:
         refusing.setattr(ownlinks.os, "replace", refused)
         assert ownlinks.separate(str(state)) == []
-    assert not (state / "ownlinks.json").exists()  # not recorded as done
+    assert not (state / "stamp.json").exists()  # not recorded as done
     assert not list(site.rglob("*.agentreflex-*"))  # no temporary left behind
     assert len(ownlinks.separate(str(state))) == 2
+
+
+def test_the_stamp_is_kept_beside_the_environment_else_in_the_state(tmp_path: Path) -> None:
+    import sys
+
+    records = ownlinks._records(str(tmp_path))
+    assert records == [
+        os.path.join(sys.prefix, ".agentreflex-ownlinks.json"),
+        os.path.join(str(tmp_path), ".agentreflex-ownlinks.json"),
+    ]
 
 
 def test_the_roots_are_the_hooks_own() -> None:

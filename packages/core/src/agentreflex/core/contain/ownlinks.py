@@ -15,8 +15,9 @@ the hook's code and start-up (agentreflex's folders, the environment's
 ``site-packages``, bytecode included) that has more than one link gets a
 copy of its own, renamed into its place: same bytes, same mode, one link.
 The files are walked only when the installation changed (the folders'
-modification times, kept in the state folder), so most commands cost a few
-``stat`` calls.  Stdlib only: it is on the hook's path.
+modification times, kept beside the environment, where the boundary holds
+the interpreter read-only, else in the state folder), so most commands cost
+a few ``stat`` calls.  Stdlib only: it is on the hook's path.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from agentreflex.core.util.fsutil import atomic_write_json, read_regular
 
 __all__ = ["roots", "separate"]
 
-_RECORD = "ownlinks.json"  # in the state folder: the stamp the last walk left
+_RECORD = ".agentreflex-ownlinks.json"  # the stamp the last walk left
 
 
 def roots() -> list[str]:
@@ -52,8 +53,9 @@ def separate(state_dir: str) -> list[str]:
     named, and the next call tries again.
     """
     folders = roots()
-    record = os.path.join(state_dir, _RECORD)
-    if _read(record) == _stamp(folders):
+    records = _records(state_dir)
+    stamp = _stamp(folders)
+    if any(_read(record) == stamp for record in records):
         return []
     done: list[str] = []
     whole = True
@@ -64,10 +66,26 @@ def separate(state_dir: str) -> list[str]:
             else:
                 whole = False
     if whole:
-        with contextlib.suppress(OSError):  # else walked again next time: slower, no less safe
-            os.makedirs(state_dir, mode=0o700, exist_ok=True)
-            atomic_write_json(record, _stamp(folders), durable=False)
+        _remember(records, _stamp(folders))
     return done
+
+
+def _records(state_dir: str) -> list[str]:
+    """Where the stamp is kept: beside the environment (one walk for every project; the
+    boundary holds it read-only with the interpreter), else in the project's state."""
+    return [os.path.join(sys.prefix, _RECORD), os.path.join(state_dir, _RECORD)]
+
+
+def _remember(records: list[str], stamp: list[list[object]]) -> None:
+    """The stamp in the first place that takes it (else walked again next time: slower, no
+    less safe)."""
+    for record in records:
+        try:
+            os.makedirs(os.path.dirname(record), mode=0o700, exist_ok=True)
+            atomic_write_json(record, stamp, durable=False)
+            return
+        except OSError:
+            continue
 
 
 def _stamp(folders: list[str]) -> list[list[object]]:
