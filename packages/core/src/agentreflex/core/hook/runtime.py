@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 
 from agentreflex.core.config.settings import Config, ConfigError, load_config
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
-from agentreflex.core.events import Event, EventKind
+from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.hosts import TRANSCRIPT_USAGE, get_adapter
 from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.redaction.redact import redact, redact_obj
@@ -215,8 +215,6 @@ def _tool_size(event: Event) -> int:
 
 def _before_a_shell_command(event: Event, decision: Decision) -> bool:
     """A shell command is about to run, in enforced mode (the only one that changes things)."""
-    from agentreflex.core.events import ToolKind
-
     tool = event.tool
     return (
         event.kind is EventKind.PRE_TOOL
