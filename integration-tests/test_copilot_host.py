@@ -71,6 +71,10 @@ class CopilotWorld:
             "HOME": str(self.home),
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "AGENTREFLEX_STATE_DIR": str(root / "state"),
+            # no warm daemon: one started here would outlive the test, answer later tests' hooks
+            # from the shared socket folder, and write into this test's folder as pytest
+            # removes it (the Claude Code harness's scenarios opt in the same way)
+            "AGENTREFLEX_DAEMON": "off",
             "COPILOT_PROVIDER_TYPE": "openai",
             "COPILOT_PROVIDER_API_KEY": "fake-key-for-the-loopback-model",
             "COPILOT_PROVIDER_MODEL_ID": "fake-model",

@@ -83,6 +83,10 @@ class GeminiWorld:
             "HOME": str(self.home),
             "PATH": f"{node_dir()}:{os.environ.get('PATH', '/usr/bin:/bin')}",
             "AGENTREFLEX_STATE_DIR": str(self.state),
+            # no warm daemon: one started here would outlive the test, answer later tests' hooks
+            # from the shared socket folder, and write into this test's folder as pytest
+            # removes it (the Claude Code harness's scenarios opt in the same way)
+            "AGENTREFLEX_DAEMON": "off",
             "GEMINI_API_KEY": "fake-key-for-the-loopback-model",
             "NO_COLOR": "1",
         }
