@@ -163,10 +163,14 @@ def test_links_are_moved_aside_never_followed(workspace: Path, tmp_path: Path) -
 @pytest.fixture
 def repository(tmp_path: Path) -> Path:
     """A project that is a repository with a commit, and its user's own pager setting."""
-    root = tmp_path / "proj"
+    root = _repository_with_a_commit(tmp_path / "proj")
+    _git(root, "config", "core.pager", "less -R")
+    return root
+
+
+def _repository_with_a_commit(root: Path) -> Path:
     root.mkdir()
     _git(root, "init", "-q")
-    _git(root, "config", "core.pager", "less -R")
     _git(
         root,
         "-c",
@@ -186,21 +190,7 @@ def test_worktrees_and_submodules_are_left_alone(repository: Path, tmp_path: Pat
     """``git worktree add`` (one and two folders down) and ``git submodule add`` make ``.git``
     files and linked worktrees' folders; what they lead to is the project's own settings,
     which the boundary holds, so nothing is moved."""
-    source = tmp_path / "lib"
-    source.mkdir()
-    _git(source, "init", "-q")
-    _git(
-        source,
-        "-c",
-        "user.name=u",
-        "-c",
-        "user.email=u@u",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "l",
-    )
+    source = _repository_with_a_commit(tmp_path / "lib")
     command = (
         "git worktree add -q wt && git worktree add -q .worktrees/feat && "
         f"git -c protocol.file.allow=always submodule add -q {source} lib && git -C wt status"

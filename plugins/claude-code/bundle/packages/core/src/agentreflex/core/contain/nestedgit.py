@@ -89,20 +89,7 @@ EVERYDAY_NAMED = {
 def gitdirs(project: str) -> list[str]:
     """The git folders inside ``project`` whose settings a command may write: each repository's
     one folder below it (``sub/.git``), and the submodules' (``.git/modules/NAME``, theirs too)."""
-    found: list[str] = []
-    try:
-        entries = list(os.scandir(project))
-    except OSError:
-        return found
-    for entry in entries:
-        if entry.name == ".git" or not entry.is_dir(follow_symlinks=False):
-            continue
-        git = os.path.join(entry.path, ".git")
-        try:
-            if stat.S_ISDIR(os.lstat(git).st_mode):
-                found.append(git)
-        except OSError:
-            continue
+    found = [dot for dot, mode in _dot_gits(project) if stat.S_ISDIR(mode)]
     # a submodule's settings exist read-only in the boundary once made; the command that
     # makes one (git submodule add) can write them
     for git in [os.path.join(project, ".git"), *found]:
@@ -113,27 +100,27 @@ def gitdirs(project: str) -> list[str]:
 def pointers(project: str) -> list[str]:
     """What leads git to settings elsewhere: ``.git`` files one folder below ``project``,
     and the linked worktrees' folders in its ``.git/worktrees`` and its repositories'."""
-    found: list[str] = []
+    below = _dot_gits(project)
+    found = [dot for dot, mode in below if stat.S_ISREG(mode)]
     repositories = [os.path.join(project, ".git")]
-    try:
-        entries = list(os.scandir(project))
-    except OSError:
-        return found
-    for entry in entries:
-        if entry.name == ".git" or not entry.is_dir(follow_symlinks=False):
-            continue
-        dot = os.path.join(entry.path, ".git")
-        try:
-            mode = os.lstat(dot).st_mode
-        except OSError:
-            continue
-        if stat.S_ISREG(mode):
-            found.append(dot)
-        elif stat.S_ISDIR(mode):
-            repositories.append(dot)
+    repositories += [dot for dot, mode in below if stat.S_ISDIR(mode)]
     for gitdir in repositories:
         found += _folders(os.path.join(gitdir, "worktrees"))
     return sorted(found)
+
+
+def _dot_gits(project: str) -> list[tuple[str, int]]:
+    """Each ``FOLDER/.git`` one folder below ``project`` (links not followed), with its mode."""
+    found: list[tuple[str, int]] = []
+    for folder in _folders(project):
+        if os.path.basename(folder) == ".git":
+            continue
+        dot = os.path.join(folder, ".git")
+        try:
+            found.append((dot, os.lstat(dot).st_mode))
+        except OSError:
+            continue
+    return found
 
 
 def _folders(path: str) -> list[str]:
