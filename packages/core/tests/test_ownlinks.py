@@ -48,7 +48,7 @@ def test_a_linked_file_gets_a_copy_of_its_own(install: tuple[Path, Path], tmp_pa
     (cache / "pkg" / "__init__.py").write_text("import os; os._exit(0)\n")  # the other door
     assert installed.read_text() == "x = 1\n"
     assert (site / "own.pth").stat().st_ino == own_inode and (site / "link.pth").is_symlink()
-    assert not list(site.rglob("*.agentreflex-*"))
+    assert not list(site.rglob("*.tmp-*"))
 
 
 def test_nothing_is_walked_again_until_the_installation_changes(
@@ -80,7 +80,7 @@ def test_a_file_it_cannot_replace_is_tried_again(
         refusing.setattr(ownlinks.os, "replace", refused)
         assert ownlinks.separate(str(state)) == []
     assert not (state / "stamp.json").exists()  # not recorded as done
-    assert not list(site.rglob("*.agentreflex-*"))  # no temporary left behind
+    assert not list(site.rglob("*.tmp-*"))  # no temporary left behind
     assert len(ownlinks.separate(str(state))) == 2
 
 

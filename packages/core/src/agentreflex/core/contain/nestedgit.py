@@ -48,9 +48,8 @@ from __future__ import annotations
 import os
 import stat
 
-from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import HmacSha256, sha256_hex
-from agentreflex.core.util.fsutil import atomic_write_json, move_under, read_regular
+from agentreflex.core.util.fsutil import atomic_write_json, move_under, read_json, read_regular
 
 __all__ = ["EVERYDAY", "Undone", "after", "before", "gitdirs", "pointers"]
 
@@ -389,11 +388,7 @@ def _unset(config: str, name: str, value: str) -> bool:
 
 
 def _read_json(path: str) -> dict[str, object]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            value = fastjson.loads(handle.read())
-    except (OSError, ValueError):
-        return {}
+    value = read_json(path)
     return value if isinstance(value, dict) else {}
 
 

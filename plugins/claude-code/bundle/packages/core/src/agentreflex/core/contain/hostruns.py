@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core.util import fastjson
-from agentreflex.core.util.fsutil import read_regular
+from agentreflex.core.util.fsutil import read_json
 
 __all__ = ["SETTINGS", "named_files", "settings_files", "stamp"]
 
@@ -66,7 +65,7 @@ def named_files(project: str) -> list[str]:
     found: list[str] = []
     for settings in settings_files(project):
         try:
-            words = _run_words(_load(settings))
+            words = _run_words(read_json(settings, _MAX_BYTES))
         except RecursionError:
             continue  # nested deeper than any host's settings are: no host reads it either
         for word in words:
@@ -98,16 +97,6 @@ def stamp(project: str) -> tuple[tuple[int, int], ...]:
             continue
         marks.append((found.st_mtime_ns, found.st_size))
     return tuple(marks)
-
-
-def _load(path: str) -> object:
-    data = read_regular(path, _MAX_BYTES)  # never a FIFO a command made to hang the hook on
-    if data is None or len(data) > _MAX_BYTES:
-        return None
-    try:
-        return fastjson.loads(data)
-    except (ValueError, RecursionError):
-        return None
 
 
 def _run_words(value: object, running: bool = False) -> list[str]:

@@ -22,14 +22,17 @@ a few ``stat`` calls.  Stdlib only: it is on the hook's path.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 import sys
 
 from agentreflex.core.state import userdirs
-from agentreflex.core.util import fastjson
-from agentreflex.core.util.fsutil import atomic_write_json, read_regular
+from agentreflex.core.util.fsutil import (
+    atomic_write_bytes,
+    atomic_write_json,
+    read_json,
+    read_regular,
+)
 
 __all__ = ["roots", "separate"]
 
@@ -55,7 +58,7 @@ def separate(state_dir: str) -> list[str]:
     folders = roots()
     records = _records(state_dir)
     stamp = _stamp(folders)
-    if any(_read(record) == stamp for record in records):
+    if any(read_json(record) == stamp for record in records):
         return []
     done: list[str] = []
     whole = True
@@ -99,14 +102,6 @@ def _stamp(folders: list[str]) -> list[list[object]]:
     return marks
 
 
-def _read(path: str) -> object:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return fastjson.loads(handle.read())
-    except (OSError, ValueError):
-        return None
-
-
 def _linked_files(folder: str) -> list[str]:
     """The regular files under ``folder`` (links not followed) with more than one link."""
     found: list[str] = []
@@ -132,9 +127,8 @@ def _linked_files(folder: str) -> list[str]:
 
 
 def _copy_apart(path: str) -> bool:
-    """Replace ``path`` with a copy of its bytes and mode, by rename: its other names keep the
-    old inode, so writing them no longer changes this file."""
-    temporary = f"{path}.agentreflex-{os.getpid()}"
+    """Replace ``path`` with a copy of its bytes, mode and times, by rename: its other names
+    keep the old inode, so writing them no longer changes this file."""
     try:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
@@ -142,17 +136,8 @@ def _copy_apart(path: str) -> bool:
         data = read_regular(path, info.st_size, follow=False)
         if data is None or len(data) != info.st_size:
             return False  # changed under us: tried again next time
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IMODE(info.st_mode))
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.utime(temporary, ns=(info.st_atime_ns, info.st_mtime_ns))  # bytecode checks mtime
-        os.replace(temporary, path)
+        times = (info.st_atime_ns, info.st_mtime_ns)  # bytecode checks its source's mtime
+        atomic_write_bytes(path, data, False, stat.S_IMODE(info.st_mode), times)
     except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
         return False
     return True

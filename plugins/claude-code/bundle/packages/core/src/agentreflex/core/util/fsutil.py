@@ -39,24 +39,34 @@ def locked(path: str, shared: bool = False) -> Iterator[None]:
 _COUNTER = itertools.count()
 
 
-def atomic_write_bytes(path: str, data: bytes, durable: bool = True) -> None:
+def atomic_write_bytes(
+    path: str,
+    data: bytes,
+    durable: bool = True,
+    mode: int = 0o600,
+    times_ns: tuple[int, int] | None = None,
+) -> None:
     """Write ``data`` to ``path`` via temp file + fsync + rename.
 
     ``durable=False`` skips the fsync (readers still see the old or the new
     file, never a torn one) for copies that can be rebuilt from a durable
-    source: an fsync costs a hook call up to a millisecond here.
+    source: an fsync costs a hook call up to a millisecond here.  ``mode``
+    and ``times_ns`` (access, modification) are the new file's before it
+    takes the name: a copy that replaces a file keeps what readers check.
     """
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     # a unique sibling name without importing tempfile (costly on the hot path)
     tmp = f"{path}.tmp-{os.getpid()}-{next(_COUNTER)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())
+        if times_ns is not None:
+            os.utime(tmp, ns=times_ns)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -187,6 +197,18 @@ def read_regular(path: str, limit: int, follow: bool = True) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def read_json(path: str, limit: int = 1 << 20) -> Any:
+    """A small JSON file's value; None when there is none, it is no regular file (a FIFO a
+    command made: see :func:`read_regular`), it is larger than ``limit`` or not JSON."""
+    data = read_regular(path, limit)
+    if data is None or len(data) > limit:
+        return None
+    try:
+        return fastjson.loads(data)
+    except (ValueError, RecursionError):  # RecursionError: nested past any real file
+        return None
 
 
 def move_under(path: str, folder: str) -> str:
