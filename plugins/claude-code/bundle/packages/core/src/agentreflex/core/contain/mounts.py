@@ -24,6 +24,7 @@ from agentreflex.core.contain.policy import (
     sockets,
 )
 from agentreflex.core.state import userdirs
+from agentreflex.core.util.fsutil import Realpaths
 
 __all__ = ["Mount", "Plan", "describe", "plan"]
 
@@ -94,7 +95,8 @@ def plan(
     not be made read-only to stop.
     """
     values = os.environ if env is None else env
-    project = os.path.realpath(project)
+    resolve = Realpaths()
+    project = resolve(project)
     named = placeholders(project, values)
     home = userdirs.home_dir(values)
     result = Plan()
@@ -109,10 +111,10 @@ def plan(
                 mount = _cover(os.path.normpath(raw), kind, project, result)
                 if mount is None:
                     continue
-                for path in dict.fromkeys((mount.path, os.path.realpath(mount.path))):
+                for path in dict.fromkeys((mount.path, resolve(mount.path))):
                     if _RANK[mount.kind] >= _RANK[chosen.get(path, "rw")]:
                         chosen[path] = mount.kind
-    for path in sockets(policy, named, home):
+    for path in sockets(policy, named, home, resolve):
         if os.path.lexists(path):
             chosen[path] = "hide"
     for folder in folders:

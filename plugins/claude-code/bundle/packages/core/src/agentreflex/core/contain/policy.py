@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agentreflex.core.state import userdirs
@@ -224,7 +224,12 @@ def globbed(paths: list[str]) -> list[str]:
     return found
 
 
-def sockets(policy: Policy, named: dict[str, list[str]], home: str) -> list[str]:
+def sockets(
+    policy: Policy,
+    named: dict[str, list[str]],
+    home: str,
+    resolve: Callable[[str], str] = os.path.realpath,
+) -> list[str]:
     """The servers' sockets and their folders, less what the user lets through.
 
     Why apart from ``unreadable``: these are hidden for what the server
@@ -239,11 +244,11 @@ def sockets(policy: Policy, named: dict[str, list[str]], home: str) -> list[str]
         found: set[str] = set()
         for entry in entries:
             for path in globbed(expand_entry(entry, named, home)):
-                found.update((os.path.normpath(path), os.path.realpath(path)))
+                found.update((os.path.normpath(path), resolve(path)))
         return found
 
     reached = paths(policy.reach)
-    return sorted(p for p in paths(policy.sockets) - reached if os.path.realpath(p) not in reached)
+    return sorted(p for p in paths(policy.sockets) - reached if resolve(p) not in reached)
 
 
 def socket_paths(project: str, env: Mapping[str, str] | None = None) -> list[str]:
