@@ -228,11 +228,13 @@ def _trees(project: Path, names: tuple[str, ...]) -> dict[str, tuple[object, ...
     return found
 
 
-def _gemini(world: World, event: str, command: str, **more: Any) -> dict[str, Any]:
+def _gemini(
+    world: World, event: str, command: str, cwd: Path | None = None, **more: Any
+) -> dict[str, Any]:
     payload = {
         "session_id": "moves",
         "transcript_path": str(world.home / ".gemini" / "tmp" / "chat.json"),
-        "cwd": str(world.project),
+        "cwd": str(cwd or world.project),
         "hook_event_name": event,
         "timestamp": "2026-12-05T08:00:00.000Z",
         "tool_name": "run_shell_command",
@@ -276,17 +278,34 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
         pytest.fail(
             f"{', '.join(missing)} not installed: the move proves nothing (.ci/run installs)"
         )
-    command = _spelled(move["run"])
-    reply = _gemini(world, "BeforeTool", command)
+    moved_aside = _moved_aside(world)
+    # a move may take a second call, from the folder the first one made (a host that
+    # follows the agent's `cd` into its next hook's cwd, as Claude Code does)
+    steps = [(move["run"], world.project)]
+    if "then" in move:
+        steps.append((move["then"], world.project / move["then_cwd"]))
+    for run, cwd in steps:
+        if not _step(world, _spelled(run), cwd, move):
+            break  # refused by the hook: the host does not run it (nor what follows)
+    assert _moved_aside(world) == moved_aside, move
+    assert not _key_in_a_file(world), move
+    _git_as_the_user_would(world.project)
+    assert not PWNED.exists(), move
+
+
+def _step(world: World, command: str, cwd: Path, move: dict[str, Any]) -> bool:
+    """One call the way the host makes it: the hook, the line it gave back run by bash in
+    ``cwd``, the hook after it.  What the boundary holds is as it was after the command
+    (the hook itself writes the guard's state).  False when the hook refused the command."""
+    reply = _gemini(world, "BeforeTool", command, cwd)
     if reply.get("decision") == "deny":
-        return  # refused by the hook: the host does not run it
+        return False
     line = reply["hookSpecificOutput"]["tool_input"]["command"]
     assert boundary.inner_command(line) is not None, f"not contained: {reply}"
-    held, moved_aside = _held(world), _moved_aside(world)
-
+    held = _held(world)
     done = subprocess.run(
         ["bash", "-c", line],
-        cwd=world.project,
+        cwd=cwd,
         capture_output=True,
         stdin=subprocess.DEVNULL,
         timeout=120,
@@ -297,12 +316,8 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
     output = done.stdout + done.stderr
     assert world.key not in output and world.key.hex().encode() not in output, move
     response = {"llmContent": done.stdout.decode(errors="replace"), "returnDisplay": ""}
-    _gemini(world, "AfterTool", line, tool_response=response)
-
-    assert _moved_aside(world) == moved_aside, (move, done.stderr[-2000:])
-    assert not _key_in_a_file(world), move
-    _git_as_the_user_would(world.project)
-    assert not PWNED.exists(), move
+    _gemini(world, "AfterTool", line, cwd, tool_response=response)
+    return True
 
 
 @pytest.mark.parametrize("had_one", [False, True])
@@ -326,6 +341,7 @@ def test_the_projects_worktree_settings_hold(world: World, had_one: bool) -> Non
 
 def test_the_moves_cover_every_aim_and_cite_a_source() -> None:
     """The set stays a measurement: every aim the issue names, each move with its source."""
-    assert {m["aim"] for m in MOVES} == {"guard", "hook", "host", "git", "home", "key"}
+    assert {m["aim"] for m in MOVES} == {"guard", "hook", "host", "git", "home", "key", "project"}
     assert all(m.get("source") and m.get("run") for m in MOVES)
+    assert all(("then" in m) == ("then_cwd" in m) for m in MOVES)
     assert len({m["run"] for m in MOVES}) == len(MOVES)

@@ -66,10 +66,10 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
     return out
 
 
-def hook(root: Path, kind: str, command: str, tool_id: str) -> Any:
+def hook(root: Path, kind: str, command: str, tool_id: str, cwd: Path | None = None) -> Any:
     payload: dict[str, Any] = {
         "session_id": "wt-session",
-        "cwd": str(root),
+        "cwd": str(cwd or root),
         "hook_event_name": kind,
         "tool_name": "Bash",
         "tool_input": {"command": command},
@@ -601,3 +601,22 @@ def test_a_sha256_repository_is_saved_through_git_and_undone(tmp_path: Path) -> 
     assert not (root / "new.txt").exists() and not (root / "link").is_symlink()
     assert undocmd.main(["1", "--cwd", str(root)]) == 0
     assert tree_bytes(root) | {"link": os.readlink(root / "link").encode()} == before
+
+
+def test_a_discard_from_a_folder_git_refuses_is_undone(repo: Path) -> None:
+    """``touch w/.git; cd w`` (issue #28): git can't read ``w``, so the work around it is the
+    session's project's, snapshotted before the command from there discards it."""
+    hook(repo, "PreToolUse", "ls", "t0")  # the session's first call: its project
+    hook(repo, "PostToolUse", "ls", "t0")
+    (repo / "src" / "b.py").write_text("print('b, after the first snapshot')\n")
+    before = tree_bytes(repo)
+    (repo / "w").mkdir()
+    (repo / "w" / ".git").touch()
+    before["w/.git"] = b""
+    below = repo / "w"
+    hook(repo, "PreToolUse", "rm -rf ../src", "t1", cwd=below)
+    sh(below, "rm -rf ../src")
+    hook(repo, "PostToolUse", "rm -rf ../src", "t1", cwd=below)
+    assert not (repo / "src").exists()
+    assert undocmd.main(["2", "--cwd", str(repo)]) == 0  # the one before the discard
+    assert tree_bytes(repo) == before

@@ -388,3 +388,15 @@ def test_a_named_test_run_is_met_only_by_a_real_one(project: Path) -> None:
     real.verification = True
     state.actions.append(real)
     assert _run(stop(cwd=str(project)), state) == []
+
+
+def test_the_sessions_rules_hold_from_a_folder_made_a_project(repo: Path) -> None:
+    """Issue #28, ``touch w/.git; cd w``: the session's project (``Event.project``, which the
+    hook found at the session's first call) keeps its rule files; ``w`` has none."""
+    (repo / "w").mkdir()
+    (repo / "w" / ".git").touch()
+    tool = {"file_path": str(repo / "generated" / "out.py"), "old_string": "a", "new_string": "b"}
+    event = pre_tool("Edit", tool, cwd=str(repo / "w"), project=str(repo))
+    (f,) = _run(event)
+    assert f.verdict is Verdict.BLOCK and f.code == "INSTR-RULE"
+    assert _run(pre_tool("Edit", tool, cwd=str(repo / "w"))) == []  # found from w: no rules

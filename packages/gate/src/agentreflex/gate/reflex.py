@@ -65,12 +65,16 @@ def _env(cwd: str) -> dict[str, str]:
     return env
 
 
-def where_for(cwd: str) -> Where:
-    """Where a command runs, as the gate judges it (project, home, temp folder)."""
+def where_for(cwd: str, project: str = "") -> Where:
+    """Where a command runs, as the gate judges it (project, home, temp folder).
+
+    ``project`` is the session's (``Event.project``); without one it is found
+    from ``cwd`` (``agentreflex check``, the instructions' own commands).
+    """
     home = os.environ.get("HOME") or os.path.expanduser("~")
     return Where(
         cwd=cwd,
-        project=_project(cwd),
+        project=project or _project(cwd),
         home=home,
         tmpdir=os.environ.get("TMPDIR", "").rstrip("/"),
     )
@@ -135,7 +139,8 @@ class GateReflex:
             ctx.note(self.name, "constraints", c)
 
     def where(self, ctx: ReflexContext) -> Where:
-        return where_for(ctx.event.cwd or ctx.state.cwd or os.getcwd())
+        # the session's project: a .git the agent made below it and moved into is not one
+        return where_for(ctx.event.cwd or ctx.state.cwd or os.getcwd(), ctx.event.project)
 
     def _pre_tool(self, ctx: ReflexContext) -> list[Finding]:
         where = self.where(ctx)

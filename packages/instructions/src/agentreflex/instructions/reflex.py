@@ -84,7 +84,7 @@ class InstructionsReflex:
     def _pre_tool(self, ctx: ReflexContext, cwd: str) -> list[Finding]:
         tool = ctx.event.tool
         assert tool is not None
-        project = project_of(cwd)
+        project = ctx.event.project or project_of(cwd)  # the session's, if the hook found it
         if tool.kind is not ToolKind.SHELL and not _governed(
             tool.paths or [tool.path], cwd, project
         ):
@@ -105,7 +105,7 @@ class InstructionsReflex:
     def _stop(self, ctx: ReflexContext, cwd: str) -> list[Finding]:
         from agentreflex.instructions import comply
 
-        pending = comply.pending_at_stop(cwd, project_of(cwd), ctx.state)
+        pending = comply.pending_at_stop(cwd, ctx.event.project or project_of(cwd), ctx.state)
         if not pending:
             return []
         listed = "; ".join(f'{r.cite()} says "{r.text}"' for r in pending)

@@ -51,6 +51,7 @@ ENV_PREFIXES = (
     "CLAUDE_",
     "CODEX_",
     "GEMINI_CLI_HOME",  # where Gemini CLI keeps the session files the guard reads
+    "GEMINI_PROJECT_DIR",  # the session's project (hook/sessionproject.py)
     "COPILOT_HOME",  # the same for Copilot CLI
     "COPILOT_ALLOW_ALL",  # whether it runs every tool without asking (contained commands)
     "XDG_CONFIG_HOME",

@@ -283,6 +283,7 @@ class ClaudeCodeAdapter:
     # the project folder it reads settings and hooks from (read-only in our boundary,
     # an empty one when missing: contain.mounts.plan)
     project_settings = (".claude",)
+    project_env = ("CLAUDE_PROJECT_DIR",)  # the session's project (hook/sessionproject.py)
     events = EVENTS
     unknown_event: EventKind | None = None
     traits = frozenset({TRANSCRIPT_USAGE})

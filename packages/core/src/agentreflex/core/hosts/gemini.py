@@ -114,6 +114,7 @@ class GeminiAdapter:
     # (install/gemini_policy.py), and a user's existing twins must keep matching
     contained_shell_form = True
     project_settings = (".gemini",)
+    project_env = ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR")  # hook/sessionproject.py
     events = EVENTS
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()

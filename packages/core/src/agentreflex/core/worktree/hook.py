@@ -35,6 +35,19 @@ def undo_hint(n: int) -> str:
     return f"snapshot {n} saved the uncommitted work: undo with `agentreflex undo {n}`"
 
 
+def _repo_of(event: Event) -> observe.Repo | None:
+    """The work tree the call runs in; the session's project's where git can't read one there.
+
+    ``touch w/.git; cd w`` leaves a folder git refuses (an empty ``.git``
+    file): the project's uncommitted work around it is what a command from
+    there can discard.
+    """
+    repo = observe.find_repo(event.cwd)
+    if repo is None and event.project and event.project != event.cwd:
+        repo = observe.find_repo(event.project)
+    return repo
+
+
 def _pending_path(config: Config, event: Event) -> str:
     tool = event.tool
     folder = os.path.join(config.state_dir, "worktree")
@@ -71,7 +84,7 @@ def _runs_or_may_run(decision: Decision, config: Config) -> bool:
 
 
 def _before(event: Event, decision: Decision, notes: list[Note], config: Config) -> None:
-    repo = observe.find_repo(event.cwd)
+    repo = _repo_of(event)
     if repo is None:
         return
     fp = observe.fingerprint(repo, _skip_dir(repo, config))
@@ -238,7 +251,7 @@ def _after(event: Event, notes: list[Note], config: Config) -> None:
         os.unlink(path)
     except (OSError, ValueError):
         return  # no pre-tool fingerprint: nothing to compare with
-    repo = observe.find_repo(event.cwd)
+    repo = _repo_of(event)
     if repo is None or repo.top != pending.get("top"):
         return
     after = observe.fingerprint(repo, _skip_dir(repo, config))

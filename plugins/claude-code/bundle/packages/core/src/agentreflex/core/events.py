@@ -136,6 +136,9 @@ class Event:
     host_event: str = ""
     timestamp: float = field(default_factory=time.time)
     raw: dict[str, Any] = field(default_factory=dict)
+    # the session's project, as the hook found it (hook/sessionproject.py): not the nearest
+    # .git above ``cwd``, which the agent can make; "" where none was (agentreflex check)
+    project: str = ""
 
     @property
     def is_pre_tool(self) -> bool:

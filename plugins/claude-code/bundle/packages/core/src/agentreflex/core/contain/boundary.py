@@ -76,6 +76,7 @@ def rewrite(
     env: Mapping[str, str] | None = None,
     folders: Sequence[str] = (),
     direct: bool = True,
+    cwd: str = "",
 ) -> str:
     """``command`` as a shell line that runs it inside the boundary.
 
@@ -83,7 +84,8 @@ def rewrite(
     directory; bwrap keeps that directory, the environment, stdin, stdout,
     stderr and the exit status of the inner shell.  A lone plain command
     has no inner shell: bwrap starts it itself (:mod:`.direct`), unless
-    ``direct`` is False (a host whose rules match the shell form).  Raises
+    ``direct`` is False (a host whose rules match the shell form); ``cwd``
+    is where it runs (the project when not given).  Raises
     :class:`PolicyError` for a broken policy and ``FileNotFoundError`` when
     bwrap is missing: the caller then falls back to the parse-based gate.
     """
@@ -98,7 +100,7 @@ def rewrite(
     stored = args_file(mounts, env)
     if stored is None:
         return shlex.join([engine, *mounts, "--", *inner])
-    words = direct_argv(command, project, env) if direct else None
+    words = direct_argv(command, cwd or project, env) if direct else None
     if words is not None:
         inner = words
     # the model sees the host's record of the command: keep it short (bwrap reads
@@ -181,6 +183,7 @@ def shell_rewrite(
     env: Mapping[str, str] | None = None,
     folders: Sequence[str] = (),
     direct: bool = True,
+    cwd: str = "",
 ) -> tuple[str, str]:
     """(the command to run, a note): the contained line, or the command itself and why not.
 
@@ -194,6 +197,6 @@ def shell_rewrite(
     if not contained:
         return command, why
     try:
-        return rewrite(command, project, env=env, folders=folders, direct=direct), ""
+        return rewrite(command, project, env=env, folders=folders, direct=direct, cwd=cwd), ""
     except (OSError, PolicyError) as exc:
         return command, f"not contained: {exc}"

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from agentreflex.core.config.settings import Config, ConfigError, load_config
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind, ToolKind
+from agentreflex.core.hook.sessionproject import session_project
 from agentreflex.core.hosts import TRANSCRIPT_USAGE, get_adapter
 from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.redaction.redact import redact, redact_obj
@@ -397,7 +398,9 @@ def run_hook(
         )
     try:
         # a broken project file applies not at all (see load_config): never a way to fail open
-        config = load_config(event.cwd, env, bad_project_file="ignore")
+        # the session's project, never the nearest .git above a cwd the agent moved to
+        config = load_config(session_project(adapter, event, env), env, bad_project_file="ignore")
+        event.project = config.project_dir
     except ConfigError as exc:
         return _fail(
             adapter,

@@ -22,8 +22,10 @@ __all__ = ["as_the_agent_wrote", "contained_command"]
 def contained_command(event: Event, decision: Decision) -> tuple[str, str] | None:
     """The shell command run inside agentreflex's boundary (enforced mode), and a note.
 
-    Only shell tools in enforced mode; the project is the folder the host
-    reported (its ``cwd``), never one found by walking up to a ``.git``.
+    Only shell tools in enforced mode; the project is the session's
+    (:mod:`agentreflex.core.hook.sessionproject`), wherever the command's
+    ``cwd`` is: a ``.git`` the agent made in a subfolder it then moved into
+    does not make that subfolder the boundary's project.
     When the engine can't be had the command goes unchanged (the gate
     already answered for it) and the note says "not contained".
     """
@@ -41,8 +43,9 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
         adapter = None  # no adapter (agentreflex check, tests): no host's folder to keep
     folders = getattr(adapter, "project_settings", ())
     direct = not getattr(adapter, "contained_shell_form", False)
+    project = event.project or event.cwd
     command, note = contain.shell_rewrite(
-        tool.input["command"], event.cwd, folders=folders, direct=direct
+        tool.input["command"], project, folders=folders, direct=direct, cwd=event.cwd
     )
     return command, (f"agentreflex: {note}" if note else "")
 

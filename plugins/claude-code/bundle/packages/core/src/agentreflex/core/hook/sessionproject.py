@@ -1,0 +1,84 @@
+"""Which project a hook call belongs to: the host's session's, never the nearest ``.git`` above.
+
+Why (issue #28): the project decides the configuration (enforced or shadow,
+the constraints), where the session's history is kept and what the boundary
+holds.  Were it found by walking up from the working directory to a ``.git``,
+``touch w/.git; cd w`` would make ``w`` a fresh project: no enforced
+configuration, no constraints, no history.  Claude Code follows a ``cd`` into
+its next hook's ``cwd``, so that move switched agentreflex to shadow mode
+for the rest of the session.
+
+So a session's project is found once, at its first call, from the folder
+the host reports (``project_env`` of its adapter: ``CLAUDE_PROJECT_DIR``,
+``GEMINI_PROJECT_DIR``), else that call's ``cwd``: the nearest marker at or
+above it (:func:`~agentreflex.core.config.settings.project_root`).  It is
+written down outside every project (the user's state folder, read-only
+inside the boundary), and every later call of the session belongs to it,
+wherever its ``cwd`` has gone and whatever ``.git`` appeared since, in a
+subfolder or in the folder the host started in.  A call with no session id
+has nothing to remember: its project is found from its own folder.
+
+Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from agentreflex.core.config.settings import project_root
+from agentreflex.core.events import Event
+from agentreflex.core.state import userdirs
+from agentreflex.core.util.digest import sha256_hex
+from agentreflex.core.util.fsutil import atomic_write_bytes, keep_newest, read_regular
+
+__all__ = ["FOLDER", "KEEP", "session_project"]
+
+FOLDER = "session-projects"  # in the user's state folder
+
+KEEP = 2000  # sessions remembered; the oldest are forgotten first
+_LIMIT = 4096  # a path, and some room
+
+
+def session_project(adapter: object, event: Event, env: Mapping[str, str] | None = None) -> str:
+    """The project of ``event``'s session: the one its first call found (see the module)."""
+    env = os.environ if env is None else env
+    start = _reported(adapter, env) or event.cwd
+    if not start:
+        return ""  # nothing reported: the configuration's own default (the process's folder)
+    if not event.session_id:
+        return project_root(start)
+    path = _record_path(event, env)
+    data = read_regular(path, _LIMIT, follow=False)
+    if data is not None and len(data) <= _LIMIT:
+        remembered = os.fsdecode(data)
+        if os.path.isabs(remembered) and os.path.isdir(remembered):
+            return remembered
+    project = project_root(start)
+    if os.path.isabs(start) and os.path.isdir(start):
+        _remember(path, project)
+    return project
+
+
+def _reported(adapter: object, env: Mapping[str, str]) -> str:
+    """The project folder the host put in the hook's environment, if it is one."""
+    for name in getattr(adapter, "project_env", ()):
+        value = env.get(name, "")
+        if value and os.path.isabs(value) and os.path.isdir(value):
+            return value
+    return ""
+
+
+def _record_path(event: Event, env: Mapping[str, str]) -> str:
+    name = sha256_hex(f"{event.host}\0{event.session_id}", 32)
+    return os.path.join(userdirs.user_state_dir(env), FOLDER, name)
+
+
+def _remember(path: str, folder: str) -> None:
+    """Write the session's folder down; a failure only means the next call looks again."""
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        atomic_write_bytes(path, os.fsencode(folder), durable=False)
+        keep_newest(os.path.dirname(path), KEEP)
+    except OSError:
+        pass
