@@ -20,6 +20,7 @@ import stat
 import subprocess
 import sys
 import sysconfig
+import time
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -284,7 +285,9 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
     steps = [(move["run"], world.project)]
     if "then" in move:
         steps.append((move["then"], world.project / move["then_cwd"]))
-    for run, cwd in steps:
+    for n, (run, cwd) in enumerate(steps):
+        if n:
+            time.sleep(move.get("pause", 0))  # the agent's next call comes later
         if not _step(world, _spelled(run), cwd, move):
             break  # refused by the hook: the host does not run it (nor what follows)
     assert _moved_aside(world) == moved_aside, move

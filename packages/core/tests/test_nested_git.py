@@ -134,7 +134,13 @@ def test_unchanged_settings_are_not_read_again(
     assert started == []
     _git(workspace / "web", "config", "user.name", "someone")  # the user, between commands
     _hook(workspace, "PreToolUse", "make", call="three")
-    assert [Path(c[0]).parent.parent.name for c in started] == ["web"]
+    # read for what changed since the last command, and for this one's record: web's alone
+    assert {Path(c[0]).parent.parent.name for c in started} == {"web"}
+    _hook(workspace, "PostToolUse", "make", call="three")
+    started.clear()
+    _hook(workspace, "PreToolUse", "make", call="four")  # the records caught up: no reading
+    _hook(workspace, "PostToolUse", "make", call="four")
+    assert started == []
 
 
 def test_links_are_moved_aside_never_followed(workspace: Path, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +178,93 @@ def test_only_the_folders_looked_at_before_the_command_are_compared(project: Pat
     assert _around(project, "pre", Verdict.ALLOW, Mode.ENFORCED) == []
     assert _around(sub, "post", Verdict.ALLOW, Mode.ENFORCED, state_of=project) == []
     assert (sub / ".gemini" / "settings.json").exists()
+
+
+# -- between two commands: what a process a command left running made ---------------
+
+LATER = (
+    "(sleep 0.3; mkdir -p .gemini; echo '{\"hooks\": {}}' > .gemini/settings.json; "
+    "git -C sub config core.fsmonitor 'touch /tmp/ar-planted-pwned') > /dev/null 2>&1 &"
+)
+
+
+def _call(root: Path, kind: str, command: str, env: dict[str, str], call: str) -> Any:
+    payload: dict[str, Any] = {
+        "session_id": "planted-later",
+        "cwd": str(root),
+        "hook_event_name": kind,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+    }
+    if kind == "PostToolUse":
+        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
+    return run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+
+
+def _after_a_process_wrote(project: Path, env: dict[str, str]) -> None:
+    """A contained command leaves a process that writes once the hook's look after it is done."""
+    subprocess.run(["git", "init", "-q", str(project / "sub")], check=True)
+    _call(project, "PreToolUse", LATER, env, "one")
+    _contained(project, LATER)
+    outcome = _call(project, "PostToolUse", LATER, env, "one")
+    assert not any(f.code.startswith("CORE-") for f in outcome.decision.findings)
+    settings = project / ".gemini" / "settings.json"
+    for _ in range(200):  # the process writes 0.3 s after the command returned
+        if settings.exists() and "fsmonitor" in (project / "sub/.git/config").read_text():
+            break
+        time.sleep(0.05)
+    assert settings.exists()
+
+
+def test_what_a_process_left_running_made_is_undone_before_the_next_command(
+    project: Path,
+) -> None:
+    env = _env(project)
+    _after_a_process_wrote(project, env)
+    outcome = _call(project, "PreToolUse", "make", env, "two")
+    assert not (project / ".gemini" / "settings.json").exists()
+    assert "fsmonitor" not in (project / "sub" / ".git" / "config").read_text()
+    codes = {f.code: f for f in outcome.decision.findings}
+    assert "since the last command ended" in codes[planted.CODE].message
+    assert "since the last command ended" in codes[planted.NESTED_CODE].message
+    moved = list((project.parent / "state" / "planted").rglob("settings.json"))
+    assert [p.read_text() for p in moved] == ['{"hooks": {}}\n']  # nothing stored is lost
+    subprocess.run(["git", "-C", str(project / "sub"), "status"], capture_output=True)
+    assert not Path("/tmp/ar-planted-pwned").exists()
+
+
+def test_in_shadow_mode_what_appeared_between_commands_is_said_once(project: Path) -> None:
+    env = _env(project, "shadow")
+    _after_a_process_wrote(project, env)
+    first = _call(project, "PreToolUse", "make", env, "two")
+    assert planted.CODE in {f.code for f in first.decision.findings}
+    assert (project / ".gemini" / "settings.json").exists()
+    _call(project, "PostToolUse", "make", env, "two")
+    second = _call(project, "PreToolUse", "make", env, "three")
+    assert planted.CODE not in {f.code for f in second.decision.findings}
+
+
+def test_what_a_file_tool_made_between_commands_stays(project: Path) -> None:
+    """The host's own Write tool (the gate asks before one writes a host's settings)."""
+    env = _env(project)
+    _call(project, "PreToolUse", "make", env, "one")
+    _call(project, "PostToolUse", "make", env, "one")
+    (project / "opencode.json").write_text("{}\n")  # the Write tool, as the user approved
+    event = post_tool("Write", {"file_path": str(project / "opencode.json")}, True)
+    event.cwd, event.session_id = str(project), "planted-later"
+    config = load_config(str(project), env)
+    assert planted.around_tool(event, merge([], Mode.ENFORCED), config) == []
+    outcome = _call(project, "PreToolUse", "make", env, "two")
+    assert (project / "opencode.json").exists()
+    assert planted.CODE not in {f.code for f in outcome.decision.findings}
+
+
+def test_in_shadow_mode_what_a_command_made_is_said_once(project: Path) -> None:
+    env = _env(project, "shadow")
+    _call(project, "PreToolUse", PLANT, env, "one")
+    _contained(project, PLANT)
+    after = _call(project, "PostToolUse", PLANT, env, "one")
+    assert planted.CODE in {f.code for f in after.decision.findings}
+    outcome = _call(project, "PreToolUse", "make", env, "two")
+    assert planted.CODE not in {f.code for f in outcome.decision.findings}

@@ -166,6 +166,8 @@ class Undone:
         self.hooks: list[tuple[str, str]] = []
         # (a .git file or linked worktree's folder leading to what the command added; where)
         self.pointers: list[tuple[str, str]] = []
+        # a settings file was read: its stamp had moved since the record (the record is stale)
+        self.read = False
 
     def __bool__(self) -> bool:
         return bool(self.entries or self.hooks or self.pointers)
@@ -299,6 +301,7 @@ def _settings(
     stamps = earlier.get("config")
     if earlier and isinstance(stamps, dict) and _stamp(config) == stamps.get(config):
         return  # unchanged: nothing read
+    undone.read = True
     if os.path.islink(config):
         # git reads what it leads to, and taking entries out would write there (a link to
         # the user's ~/.gitconfig): the link itself goes

@@ -21,8 +21,11 @@ The same two looks cover the repositories inside the project
 (:mod:`.nestedgit`): a git setting that runs a program, or a hook, that the
 command added there is undone (``CORE-NESTED-GIT-SETTINGS``).
 
-What this cannot see: a background process that creates one after the
-command's post-tool hook.  Stdlib only: it is on the hook's path.
+A process a command leaves running may write after the look after it: before
+each shell command the tree is also compared with the look after the
+session's last one (:func:`_since_last`).  What such a process writes after
+the session's last hook call is not seen.  Stdlib only: it is on the hook's
+path.
 """
 
 from __future__ import annotations
@@ -72,29 +75,66 @@ def watched(project: str, host: str) -> list[str]:
 
 
 def around_tool(event: Event, decision: Decision, config: Config) -> list[Finding]:
-    """Before a shell command: what exists.  After it: what appeared, moved aside (a warning)."""
+    """Before a shell command: what exists.  After it: what appeared, moved aside (a warning).
+
+    And what appeared between two commands, seen before the second: a command
+    may leave a process running (``(sleep 1; mkdir .gemini; ...) &``) that
+    writes after the hook's look after it.
+    """
     tool = event.tool
-    if tool is None or tool.kind is not ToolKind.SHELL or not config.state_dir:
+    if tool is None or not config.state_dir:
+        return []
+    after = event.kind in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE)
+    if tool.kind is not ToolKind.SHELL:
+        if after:
+            _accept(event, config)
         return []
     projects = _projects(event, config)
     pending = _pending_path(config.state_dir, event)
     if event.kind is EventKind.PRE_TOOL:
+        found, record = _since_last(event, decision, config, projects)
         if decision.verdict is not Verdict.BLOCK and projects:
-            paths = [p for project in projects for p in watched(project, event.host)]
-            present = [p for p in paths if os.path.lexists(p)]
             asked = decision.verdict is Verdict.ASK_USER
-            record = {"asked": asked, "projects": projects, "present": present}
-            key = None if asked else _key()
-            if key is not None:
-                record["nested"] = nestedgit.before(projects, key, config.state_dir)
+            record = record or _look(projects, event.host, config, nested=not asked)
+            record["asked"] = asked
             _write(pending, record)
-        return []
-    if event.kind not in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE):
+        return found
+    if not after:
         return []
     before = _take(pending)
-    if not before or before.get("asked"):
-        return []
-    # the folders looked at before the command (a `cd` in it may change the host's cwd)
+    if before is None or before.get("asked"):
+        findings: list[Finding] = []
+    else:
+        findings, _ = _undo(before, event, decision, config)
+        if decision.mode is not Mode.SHADOW:
+            # what the command added is undone: the tree is as the look before it found it
+            _write(_last_path(config.state_dir, event), before)
+            return findings
+    # what the user approved (or shadow mode only named) stays: the next command is
+    # compared with the tree as it is now, so nothing is said twice
+    _write(_last_path(config.state_dir, event), _look(projects, event.host, config))
+    return findings
+
+
+def _look(projects: list[str], host: str, config: Config, nested: bool = True) -> dict[str, object]:
+    """What the watched paths and the inside repositories are now, to compare with later."""
+    paths = [p for project in projects for p in watched(project, host)]
+    record: dict[str, object] = {
+        "projects": projects,
+        "present": [p for p in paths if os.path.lexists(p)],
+    }
+    key = _key() if nested else None
+    if key is not None:
+        record["nested"] = nestedgit.before(projects, key, config.state_dir)
+    return record
+
+
+def _undo(
+    before: dict[str, object], event: Event, decision: Decision, config: Config, since: str = ""
+) -> tuple[list[Finding], bool]:
+    """What appeared since ``before`` (a :func:`_look`), moved aside or undone, as findings;
+    and whether ``before`` still says what the tree is (nothing appeared, nothing was read)."""
+    # the folders looked at then (a `cd` in the command may change the host's cwd)
     had, projects = _strings(before.get("present")), _strings(before.get("projects"))
     appeared = list(
         dict.fromkeys(
@@ -105,18 +145,58 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
         )
     )
     shadow = decision.mode is Mode.SHADOW
-    folder = os.path.join(config.state_dir, "planted", sha256_hex(pending, 16))
+    name = _pending_path(config.state_dir, event) + since
+    folder = os.path.join(config.state_dir, "planted", sha256_hex(name, 16))
     findings = []
     if appeared and shadow:
-        findings.append(_finding(appeared, "", shadow=True))
+        findings.append(_finding(appeared, "", shadow=True, since=since))
     elif appeared:
-        findings.append(_finding(appeared, folder, moved=[move_under(p, folder) for p in appeared]))
+        moved = [move_under(p, folder) for p in appeared]
+        findings.append(_finding(appeared, folder, moved=moved, since=since))
     nested, key = before.get("nested"), _key()
+    current = not findings
     if isinstance(nested, dict) and key is not None:
         undone = nestedgit.after(nested, projects, key, folder, act=not shadow)
         if undone:
-            findings.append(_nested_finding(undone, folder, shadow))
-    return findings
+            findings.append(_nested_finding(undone, folder, shadow, since=since))
+        current = current and not undone and not undone.read
+    return findings, current
+
+
+def _since_last(
+    event: Event, decision: Decision, config: Config, projects: list[str]
+) -> tuple[list[Finding], dict[str, object] | None]:
+    """What appeared since the session's last shell command ended (a process it left running),
+    undone; and that command's record when the tree is now as it says, to serve as this one's.
+
+    Looked at once: the record is taken (a later command's look after it makes
+    the next).  Not while this command is refused: it is looked at again
+    before the next one.
+    """
+    if decision.verdict is Verdict.BLOCK:
+        return [], None
+    last = _take(_last_path(config.state_dir, event))
+    if last is None:
+        return [], None
+    found, current = _undo(last, event, decision, config, since=SINCE)
+    # nothing changed, for the same folders: the tree is as that look found it (one look saved)
+    same = current and _strings(last.get("projects")) == projects
+    return found, (last if same else None)
+
+
+def _accept(event: Event, config: Config) -> None:
+    """After a host's own file tool: what exists now is the session's (the gate asked about
+    the settings it protects), so a file tool's work is not taken for a process's."""
+    path = _last_path(config.state_dir, event)
+    last = _take(path)
+    if last:
+        projects = _strings(last.get("projects"))
+        paths = [p for project in projects for p in watched(project, event.host)]
+        last["present"] = [p for p in paths if os.path.lexists(p)]
+        _write(path, last)
+
+
+SINCE = "since the last command ended"
 
 
 def _through_link(path: str, project: str) -> str:
@@ -145,9 +225,19 @@ def _projects(event: Event, config: Config) -> list[str]:
 
 
 def _finding(
-    appeared: list[str], folder: str, moved: list[str] | None = None, shadow: bool = False
+    appeared: list[str],
+    folder: str,
+    moved: list[str] | None = None,
+    shadow: bool = False,
+    since: str = "",
 ) -> Finding:
     names = ", ".join(appeared)
+    what = (
+        f"{names} appeared {since} (a process a command left running, or someone outside "
+        "the agent's commands, made it)"
+        if since
+        else f"This command created {names}"
+    )
     if shadow:
         tail = "In enforced mode it would have been moved aside."
     elif moved is not None and all(moved):
@@ -163,7 +253,7 @@ def _finding(
         verdict=Verdict.WARN,
         title="SETTINGS CREATED BY A COMMAND",
         message=(
-            f"This command created {names}: another agent's project settings, or git's "
+            f"{what}: another agent's project settings, or git's "
             "commondir, which run what they name outside any sandbox the next time they "
             f"are read. Only the user may create them. {tail}"
         ),
@@ -181,7 +271,9 @@ def _key() -> bytes | None:
         return None
 
 
-def _nested_finding(undone: nestedgit.Undone, folder: str, shadow: bool) -> Finding:
+def _nested_finding(
+    undone: nestedgit.Undone, folder: str, shadow: bool, since: str = ""
+) -> Finding:
     parts = []
     if undone.entries:
         parts.append("git settings that can run a program: " + ", ".join(undone.entries))
@@ -205,7 +297,12 @@ def _nested_finding(undone: nestedgit.Undone, folder: str, shadow: bool) -> Find
         verdict=Verdict.WARN,
         title="GIT SETTINGS CHANGED BY A COMMAND",
         message=(
-            "This command changed a repository inside the project: "
+            (
+                f"A repository inside the project changed {since} (a process a command "
+                "left running, or someone outside the agent's commands, changed it): "
+                if since
+                else "This command changed a repository inside the project: "
+            )
             + "; ".join(parts)
             + ". What they name runs outside any sandbox the next time git runs there. "
             + tail
@@ -216,6 +313,11 @@ def _nested_finding(undone: nestedgit.Undone, folder: str, shadow: bool) -> Find
             "pointers": [path for path, _ in undone.pointers],
         },
     )
+
+
+def _last_path(state_dir: str, event: Event) -> str:
+    """The session's look after its last shell command (one per session)."""
+    return call_record_path(os.path.join(state_dir, "planted", "last"), event.session_id, "")
 
 
 def _pending_path(state_dir: str, event: Event) -> str:
