@@ -115,7 +115,7 @@ def test_without_a_reported_folder_the_first_calls_cwd_is_remembered(tmp_path: P
     (project / "w" / ".git").touch()
     assert _mode(_claude(env, project / "w", "ls")) is Mode.ENFORCED
     records = Path(userdirs.user_state_dir(env), sessionproject.FOLDER)
-    assert [p.read_text() for p in records.iterdir()] == [str(project)]
+    assert [p.read_text() for p in records.iterdir()] == [f"{project}\0{project}"]
     assert not list(project.rglob(sessionproject.FOLDER))  # outside the project
 
 
@@ -127,7 +127,7 @@ def test_a_call_without_a_session_finds_its_project_from_its_folder(tmp_path: Pa
     env = _env(tmp_path)
     for cwd in (project, project / "w"):
         event = Event(kind=EventKind.PRE_TOOL, host="codex", session_id="", cwd=str(cwd))
-        assert sessionproject.session_project(None, event, env) == str(cwd)
+        assert sessionproject.session_project(None, event, env) == (str(cwd), str(cwd))
     assert not Path(userdirs.user_state_dir(env), sessionproject.FOLDER).exists()
 
 
@@ -178,3 +178,22 @@ def test_the_boundary_of_a_call_from_below_is_the_sessions_project(tmp_path: Pat
     assert boundary.inner_command(line) == move
     subprocess.run(["bash", "-c", line], cwd=project / "w", env=env, capture_output=True)
     assert (project / ".agentreflex" / "config.toml").read_text() == ENFORCED
+
+
+def test_the_boundary_keeps_the_folder_the_host_started_in(tmp_path: Path) -> None:
+    """Started in a subfolder of a repository: the repository's configuration applies, and the
+    boundary keeps that folder writable, not the whole repository (as the hosts' own sandboxes
+    keep the folder they started in), wherever the agent's ``cd`` took the next call."""
+    if boundary.engine_path() is None:
+        pytest.fail("bubblewrap is not installed: `apt-get install -y bubblewrap` (.ci/run does)")
+    repo = _repo(tmp_path / "home" / "repo")  # in home: /tmp, where tests run, is writable
+    sub = repo / "packages" / "app"
+    (sub / "w").mkdir(parents=True)
+    env = _env(tmp_path, GEMINI_PROJECT_DIR=str(sub))
+    (sub / "w" / ".git").touch()
+    move = "echo x > ../../../README.md; echo y > ../notes.txt"
+    reply = _gemini(env, sub / "w", move)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    subprocess.run(["bash", "-c", line], cwd=sub / "w", env=env, capture_output=True)
+    assert not (repo / "README.md").exists()  # outside the folder the host started in
+    assert (sub / "notes.txt").read_text() == "y\n"  # inside it

@@ -136,9 +136,11 @@ class Event:
     host_event: str = ""
     timestamp: float = field(default_factory=time.time)
     raw: dict[str, Any] = field(default_factory=dict)
-    # the session's project, as the hook found it (hook/sessionproject.py): not the nearest
-    # .git above ``cwd``, which the agent can make; "" where none was (agentreflex check)
+    # the session's project and the folder it started in, as the hook found them at its first
+    # call (hook/sessionproject.py): not the nearest .git above ``cwd``, which the agent can
+    # make; "" where none was (agentreflex check, tests)
     project: str = ""
+    session_folder: str = ""
 
     @property
     def is_pre_tool(self) -> bool:

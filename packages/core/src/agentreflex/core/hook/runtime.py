@@ -399,7 +399,8 @@ def run_hook(
     try:
         # a broken project file applies not at all (see load_config): never a way to fail open
         # the session's project, never the nearest .git above a cwd the agent moved to
-        config = load_config(session_project(adapter, event, env), env, bad_project_file="ignore")
+        project, event.session_folder = session_project(adapter, event, env)
+        config = load_config(project, env, bad_project_file="ignore")
         event.project = config.project_dir
     except ConfigError as exc:
         return _fail(

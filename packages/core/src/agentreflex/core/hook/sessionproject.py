@@ -11,8 +11,8 @@ for the rest of the session.
 So a session's project is found once, at its first call, from the folder
 the host reports (``project_env`` of its adapter: ``CLAUDE_PROJECT_DIR``,
 ``GEMINI_PROJECT_DIR``), else that call's ``cwd``: the nearest marker at or
-above it (:func:`~agentreflex.core.config.settings.project_root`).  It is
-written down outside every project (the user's state folder, read-only
+above it (:func:`~agentreflex.core.config.settings.project_root`).  Both
+are written down outside every project (the user's state folder, read-only
 inside the boundary), and every later call of the session belongs to it,
 wherever its ``cwd`` has gone and whatever ``.git`` appeared since, in a
 subfolder or in the folder the host started in.  A call with no session id
@@ -40,24 +40,38 @@ KEEP = 2000  # sessions remembered; the oldest are forgotten first
 _LIMIT = 4096  # a path, and some room
 
 
-def session_project(adapter: object, event: Event, env: Mapping[str, str] | None = None) -> str:
-    """The project of ``event``'s session: the one its first call found (see the module)."""
+def session_project(
+    adapter: object, event: Event, env: Mapping[str, str] | None = None
+) -> tuple[str, str]:
+    """(the project of ``event``'s session, the folder it started in), as its first call found
+    them (see the module).  The folder is what the boundary keeps writable, as the hosts' own
+    sandboxes keep the folder they started in; the project may be a repository above it."""
     env = os.environ if env is None else env
     start = _reported(adapter, env) or event.cwd
     if not start:
-        return ""  # nothing reported: the configuration's own default (the process's folder)
+        return "", ""  # nothing reported: the configuration's own default (the process's folder)
     if not event.session_id:
-        return project_root(start)
+        return project_root(start), start
     path = _record_path(event, env)
-    data = read_regular(path, _LIMIT, follow=False)
-    if data is not None and len(data) <= _LIMIT:
-        remembered = os.fsdecode(data)
-        if os.path.isabs(remembered) and os.path.isdir(remembered):
-            return remembered
+    remembered = _recall(path)
+    if remembered is not None:
+        return remembered
     project = project_root(start)
     if os.path.isabs(start) and os.path.isdir(start):
-        _remember(path, project)
-    return project
+        _remember(path, project, start)
+    return project, start
+
+
+def _recall(path: str) -> tuple[str, str] | None:
+    """The (project, folder) written down for a session, if both are still folders."""
+    data = read_regular(path, _LIMIT, follow=False)
+    if data is None or len(data) > _LIMIT:
+        return None
+    project, _, start = os.fsdecode(data).partition("\0")
+    for folder in (project, start):
+        if not os.path.isabs(folder) or not os.path.isdir(folder):
+            return None
+    return project, start
 
 
 def _reported(adapter: object, env: Mapping[str, str]) -> str:
@@ -74,11 +88,11 @@ def _record_path(event: Event, env: Mapping[str, str]) -> str:
     return os.path.join(userdirs.user_state_dir(env), FOLDER, name)
 
 
-def _remember(path: str, folder: str) -> None:
-    """Write the session's folder down; a failure only means the next call looks again."""
+def _remember(path: str, project: str, start: str) -> None:
+    """Write the session's folders down; a failure only means the next call looks again."""
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        atomic_write_bytes(path, os.fsencode(folder), durable=False)
+        atomic_write_bytes(path, os.fsencode(f"{project}\0{start}"), durable=False)
         keep_newest(os.path.dirname(path), KEEP)
     except OSError:
         pass

@@ -22,10 +22,11 @@ __all__ = ["as_the_agent_wrote", "contained_command"]
 def contained_command(event: Event, decision: Decision) -> tuple[str, str] | None:
     """The shell command run inside agentreflex's boundary (enforced mode), and a note.
 
-    Only shell tools in enforced mode; the project is the session's
-    (:mod:`agentreflex.core.hook.sessionproject`), wherever the command's
-    ``cwd`` is: a ``.git`` the agent made in a subfolder it then moved into
-    does not make that subfolder the boundary's project.
+    Only shell tools in enforced mode; the project is the folder the
+    session started in (:mod:`agentreflex.core.hook.sessionproject`: the one
+    the host reported), wherever the command's ``cwd`` is: a ``.git`` the
+    agent made in a subfolder it then moved into does not make that
+    subfolder the boundary's project.
     When the engine can't be had the command goes unchanged (the gate
     already answered for it) and the note says "not contained".
     """
@@ -43,7 +44,7 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
         adapter = None  # no adapter (agentreflex check, tests): no host's folder to keep
     folders = getattr(adapter, "project_settings", ())
     direct = not getattr(adapter, "contained_shell_form", False)
-    project = event.project or event.cwd
+    project = event.session_folder or event.cwd
     command, note = contain.shell_rewrite(
         tool.input["command"], project, folders=folders, direct=direct, cwd=event.cwd
     )
