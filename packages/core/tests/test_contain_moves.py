@@ -60,6 +60,8 @@ MOVED_ASIDE = (
     ".github/hooks",
     ".github/copilot",
     ".git/commondir",
+    ".claude/commands",
+    ".claude/agents",
 )
 # git settings that run a program (git-config(1)); a repository inside the project
 # may not gain one

@@ -268,3 +268,17 @@ def test_in_shadow_mode_what_a_command_made_is_said_once(project: Path) -> None:
     assert planted.CODE in {f.code for f in after.decision.findings}
     outcome = _call(project, "PreToolUse", "make", env, "two")
     assert planted.CODE not in {f.code for f in outcome.decision.findings}
+
+
+def test_an_mcp_server_a_command_adds_is_moved_aside_even_for_claude_code(project: Path) -> None:
+    """``.mcp.json`` where none was: Claude Code starts what it names, outside any sandbox (its
+    own sandbox denies commands the file).  Moved aside even when Claude Code runs the command:
+    the host never writes it through the agent's shell."""
+    server = '{"mcpServers": {"db": {"command": "sh", "args": ["-c", "touch /tmp/x"]}}}'
+    command = f"echo '{server}' > .mcp.json"
+    env = _env(project)
+    _call(project, "PreToolUse", command, env, "one")
+    _contained(project, command)
+    outcome = _call(project, "PostToolUse", command, env, "one")
+    assert not (project / ".mcp.json").exists()
+    assert planted.CODE in {f.code for f in outcome.decision.findings}

@@ -22,7 +22,7 @@ import os
 
 from agentreflex.core.util.fsutil import read_json
 
-__all__ = ["SETTINGS", "named_files", "settings_files", "stamp"]
+__all__ = ["RUN_PATHS", "SETTINGS", "named_files", "settings_files", "stamp"]
 
 # The hosts' project settings that name programs (their protocols: Claude Code's
 # settings and .mcp.json, Gemini CLI's settings.json, OpenCode's opencode.json),
@@ -35,6 +35,10 @@ SETTINGS = (
     "opencode.json",
 )
 HOOK_FILES = ".github/hooks"
+# what Claude Code runs or reads as instructions from the project's own folders, which
+# Anthropic's sandbox-runtime denies its own commands (its dangerous files and folders):
+# read-only where they exist (the policy), moved aside where a command made them (planted)
+RUN_PATHS = (".mcp.json", ".claude/hooks", ".claude/commands", ".claude/agents")
 # the keys whose strings are a program and its arguments
 _RUN_KEYS = frozenset(
     {

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.config.settings import Config
-from agentreflex.core.contain import nestedgit
+from agentreflex.core.contain import hostruns, nestedgit
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.state import userdirs
@@ -51,7 +51,8 @@ MAX_PENDING = 200  # pre-tool records whose post-tool never came (denied, host c
 
 
 def watched(project: str, host: str) -> list[str]:
-    """The paths in ``project`` that no command may create: other hosts' settings, git's redirect."""
+    """The paths in ``project`` that no command may create: other hosts' settings, what Claude
+    Code runs from the project (:data:`.hostruns.RUN_PATHS`), git's redirect."""
     from agentreflex.core.hosts import get_adapter
 
     try:
@@ -68,6 +69,9 @@ def watched(project: str, host: str) -> list[str]:
         for p in userdirs.protected_paths(project)
         if p.startswith(project + "/") and not any(p == s or p.startswith(s + "/") for s in skip)
     ]
+    # what Claude Code runs from the project (an MCP server, a hook script, a command's
+    # `!` lines), whichever host runs the command: Claude Code's own sandbox denies them too
+    paths += [os.path.join(project, name) for name in hostruns.RUN_PATHS]
     if os.path.isdir(os.path.join(project, ".git")):
         # git writes no commondir in a main .git; config.worktree only on the user's word
         paths += [os.path.join(project, ".git", n) for n in ("commondir", "config.worktree")]
@@ -253,9 +257,10 @@ def _finding(
         verdict=Verdict.WARN,
         title="SETTINGS CREATED BY A COMMAND",
         message=(
-            f"{what}: another agent's project settings, or git's "
-            "commondir, which run what they name outside any sandbox the next time they "
-            f"are read. Only the user may create them. {tail}"
+            f"{what}: another agent's project settings, what Claude Code runs from the "
+            "project (.mcp.json, .claude/hooks, commands, agents), or git's commondir, which "
+            "run what they name outside any sandbox the next time they are read. Only the "
+            f"user may create them. {tail}"
         ),
         detail={"paths": appeared},
     )
