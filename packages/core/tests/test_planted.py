@@ -282,3 +282,55 @@ def test_an_mcp_server_a_command_adds_is_moved_aside_even_for_claude_code(projec
     outcome = _call(project, "PostToolUse", command, env, "one")
     assert not (project / ".mcp.json").exists()
     assert planted.CODE in {f.code for f in outcome.decision.findings}
+
+
+# -- a plain folder: no repository, no state of the session's own ----------------------
+
+MADE_A_REPOSITORY = (
+    "git init -q && git config core.fsmonitor 'touch /tmp/ar-planted-pwned' && "
+    "mkdir -p .gemini && echo '{}' > .gemini/settings.json"
+)
+
+
+@pytest.mark.parametrize("state", ["plain folder", "state folder"])
+def test_a_repository_a_command_makes_of_the_project_gains_no_program(
+    tmp_path: Path, state: str
+) -> None:
+    """``git init && git config core.fsmonitor ...`` in a folder that was no repository: its
+    own ``.git/config`` is read-only only once it exists.  The user's shell prompt runs
+    ``git status`` in every folder; the setting would run there, outside everything."""
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    env = {"HOME": os.environ["HOME"], "REFLEX_MODE": "enforced"}
+    if state == "state folder":
+        env["AGENTREFLEX_STATE_DIR"] = str(tmp_path / "state")
+    _call(folder, "PreToolUse", MADE_A_REPOSITORY, env, "one")
+    _contained(folder, MADE_A_REPOSITORY)
+    outcome = _call(folder, "PostToolUse", MADE_A_REPOSITORY, env, "one")
+    assert "fsmonitor" not in (folder / ".git" / "config").read_text()
+    assert not (folder / ".gemini" / "settings.json").exists()
+    codes = {f.code for f in outcome.decision.findings}
+    assert {planted.CODE, planted.NESTED_CODE} <= codes
+    subprocess.run(["git", "-C", str(folder), "status"], capture_output=True)
+    assert not Path("/tmp/ar-planted-pwned").exists()
+    # nothing stored is lost: kept in the state folder the project has now
+    kept = (tmp_path / "state") if state == "state folder" else (folder / ".agentreflex")
+    assert [p.read_text() for p in kept.rglob("settings.json")] == ["{}\n"]
+
+
+def test_a_git_file_a_command_writes_in_a_plain_folder_is_moved_aside(tmp_path: Path) -> None:
+    folder = tmp_path / "scratch"
+    folder.mkdir()
+    elsewhere = tmp_path / "elsewhere.git"
+    command = (
+        f"git init -q --bare {elsewhere} && git --git-dir={elsewhere} config core.bare false && "
+        f"git --git-dir={elsewhere} config core.fsmonitor 'touch /tmp/ar-planted-pwned' && "
+        f"echo 'gitdir: {elsewhere}' > .git"
+    )
+    env = {"HOME": os.environ["HOME"], "REFLEX_MODE": "enforced"}
+    _call(folder, "PreToolUse", command, env, "one")
+    _contained(folder, command)
+    _call(folder, "PostToolUse", command, env, "one")
+    assert not (folder / ".git").exists()
+    subprocess.run(["git", "-C", str(folder), "status"], capture_output=True)
+    assert not Path("/tmp/ar-planted-pwned").exists()

@@ -130,15 +130,19 @@ def _folders(path: str) -> list[str]:
         return []
 
 
-def before(projects: list[str], key: bytes, state_dir: str) -> dict[str, object]:
+def before(projects: list[str], key: bytes, records: str) -> dict[str, object]:
     """What each inside repository's settings and hooks are now, for :func:`after`.
 
     git reads a repository's settings only when they changed since the last
-    command (a small record per project in ``state_dir``): most commands cost
+    command (a small record per project in the folder ``records``): most commands cost
     a ``stat`` and a folder listing per repository.
     """
     signer = HmacSha256(key)
     record: dict[str, object] = {}
+    # a project that is no repository yet: the one a command makes is looked at as one inside
+    absent = [os.path.join(p, ".git") for p in projects if not os.path.lexists(f"{p}/.git")]
+    if absent:
+        record[ABSENT] = absent
     found_pointers = [p for project in projects for p in pointers(project)]
     if found_pointers:
         held = _held(projects)
@@ -147,7 +151,7 @@ def before(projects: list[str], key: bytes, state_dir: str) -> dict[str, object]
         found = gitdirs(project)
         if not found:
             continue
-        cache_path = os.path.join(state_dir, "planted", f"nested-{sha256_hex(project, 16)}.json")
+        cache_path = os.path.join(records, f"nested-{sha256_hex(project, 16)}.json")
         cache = _read_json(cache_path)
         fresh: dict[str, object] = {}
         for gitdir in found:
@@ -179,7 +183,9 @@ def after(
     """Take out what the command added since :func:`before` (only say so when ``act`` is False)."""
     signer = HmacSha256(key)
     undone = Undone()
-    for gitdir in sorted({g for project in projects for g in gitdirs(project)}):
+    made = _made(record)
+    found = {g for project in projects for g in gitdirs(project)}
+    for gitdir in sorted(found | {g for g in made if stat.S_ISDIR(made[g])}):
         was = record.get(gitdir)
         earlier = was if isinstance(was, dict) else {}
         for config in _settings_files(gitdir):
@@ -187,6 +193,7 @@ def after(
         _hooks(gitdir, earlier, undone, folder, act)
     led = record.get(POINTERS)
     found_pointers = sorted({p for project in projects for p in pointers(project)})
+    found_pointers += sorted(g for g in made if stat.S_ISREG(made[g]))  # `.git` files it wrote
     held = _held(projects) if found_pointers else set()
     for pointer in found_pointers:
         was = led.get(pointer) if isinstance(led, dict) else None
@@ -197,6 +204,26 @@ def after(
 
 
 POINTERS = "pointers"  # the record's entry for what pointers led to (repositories are paths)
+ABSENT = "absent"  # the record's entry for the projects' own .git that did not exist
+
+
+def _made(record: dict[str, object]) -> dict[str, int]:
+    """The projects' own ``.git`` (folder or file, not a link) made since the record, by mode.
+
+    Why: a project's own ``.git/config`` is read-only in the boundary once it
+    exists; in a folder that is no repository yet, ``git init && git config
+    core.fsmonitor ...`` made one whose setting runs at the user's next
+    ``git status`` (a shell prompt runs one in every folder)."""
+    listed = record.get(ABSENT)
+    made: dict[str, int] = {}
+    for path in listed if isinstance(listed, list) else []:
+        try:
+            mode = os.lstat(path).st_mode if isinstance(path, str) else 0
+        except OSError:
+            continue
+        if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+            made[path] = mode
+    return made
 
 
 def _settings_files(gitdir: str) -> list[str]:

@@ -21,6 +21,10 @@ The same two looks cover the repositories inside the project
 (:mod:`.nestedgit`): a git setting that runs a program, or a hook, that the
 command added there is undone (``CORE-NESTED-GIT-SETTINGS``).
 
+The looks' records are kept in the user's state folder, so they hold in a
+plain folder (no repository, no state of the session's own there) and across
+the command that makes it a repository.
+
 A process a command leaves running may write after the look after it: before
 each shell command the tree is also compared with the look after the
 session's last one (:func:`_since_last`).  What such a process writes after
@@ -78,7 +82,9 @@ def watched(project: str, host: str) -> list[str]:
     return paths
 
 
-def around_tool(event: Event, decision: Decision, config: Config) -> list[Finding]:
+def around_tool(
+    event: Event, decision: Decision, config: Config, homeless: bool = False
+) -> list[Finding]:
     """Before a shell command: what exists.  After it: what appeared, moved aside (a warning).
 
     And what appeared between two commands, seen before the second: a command
@@ -86,20 +92,23 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
     writes after the hook's look after it.
     """
     tool = event.tool
-    if tool is None or not config.state_dir:
+    if tool is None:
         return []
+    # what is moved aside goes to the project's state folder, or to the user's where the
+    # project has none (a plain folder: the session's history is not kept there either)
+    keep = config.state_dir if config.state_dir and not homeless else _records()
     after = event.kind in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE)
     if tool.kind is not ToolKind.SHELL:
         if after:
-            _accept(event, config)
+            _accept(event)
         return []
     projects = _projects(event, config)
-    pending = _pending_path(config.state_dir, event)
+    pending = _pending_path(event)
     if event.kind is EventKind.PRE_TOOL:
-        found, record = _since_last(event, decision, config, projects)
+        found, record = _since_last(event, decision, keep, projects)
         if decision.verdict is not Verdict.BLOCK and projects:
             asked = decision.verdict is Verdict.ASK_USER
-            record = record or _look(projects, event.host, config, nested=not asked)
+            record = record or _look(projects, event.host, nested=not asked)
             record["asked"] = asked
             _write(pending, record)
         return found
@@ -109,18 +118,18 @@ def around_tool(event: Event, decision: Decision, config: Config) -> list[Findin
     if before is None or before.get("asked"):
         findings: list[Finding] = []
     else:
-        findings, _ = _undo(before, event, decision, config)
+        findings, _ = _undo(before, event, decision, keep)
         if decision.mode is not Mode.SHADOW:
             # what the command added is undone: the tree is as the look before it found it
-            _write(_last_path(config.state_dir, event), before)
+            _write(_last_path(event), before)
             return findings
     # what the user approved (or shadow mode only named) stays: the next command is
     # compared with the tree as it is now, so nothing is said twice
-    _write(_last_path(config.state_dir, event), _look(projects, event.host, config))
+    _write(_last_path(event), _look(projects, event.host))
     return findings
 
 
-def _look(projects: list[str], host: str, config: Config, nested: bool = True) -> dict[str, object]:
+def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, object]:
     """What the watched paths and the inside repositories are now, to compare with later."""
     paths = [p for project in projects for p in watched(project, host)]
     record: dict[str, object] = {
@@ -129,12 +138,12 @@ def _look(projects: list[str], host: str, config: Config, nested: bool = True) -
     }
     key = _key() if nested else None
     if key is not None:
-        record["nested"] = nestedgit.before(projects, key, config.state_dir)
+        record["nested"] = nestedgit.before(projects, key, _records())
     return record
 
 
 def _undo(
-    before: dict[str, object], event: Event, decision: Decision, config: Config, since: str = ""
+    before: dict[str, object], event: Event, decision: Decision, keep: str, since: str = ""
 ) -> tuple[list[Finding], bool]:
     """What appeared since ``before`` (a :func:`_look`), moved aside or undone, as findings;
     and whether ``before`` still says what the tree is (nothing appeared, nothing was read)."""
@@ -149,8 +158,8 @@ def _undo(
         )
     )
     shadow = decision.mode is Mode.SHADOW
-    name = _pending_path(config.state_dir, event) + since
-    folder = os.path.join(config.state_dir, "planted", sha256_hex(name, 16))
+    name = _pending_path(event) + since
+    folder = os.path.join(keep, "planted", sha256_hex(name, 16))
     findings = []
     if appeared and shadow:
         findings.append(_finding(appeared, "", shadow=True, since=since))
@@ -168,7 +177,7 @@ def _undo(
 
 
 def _since_last(
-    event: Event, decision: Decision, config: Config, projects: list[str]
+    event: Event, decision: Decision, keep: str, projects: list[str]
 ) -> tuple[list[Finding], dict[str, object] | None]:
     """What appeared since the session's last shell command ended (a process it left running),
     undone; and that command's record when the tree is now as it says, to serve as this one's.
@@ -179,19 +188,19 @@ def _since_last(
     """
     if decision.verdict is Verdict.BLOCK:
         return [], None
-    last = _take(_last_path(config.state_dir, event))
+    last = _take(_last_path(event))
     if last is None:
         return [], None
-    found, current = _undo(last, event, decision, config, since=SINCE)
+    found, current = _undo(last, event, decision, keep, since=SINCE)
     # nothing changed, for the same folders: the tree is as that look found it (one look saved)
     same = current and _strings(last.get("projects")) == projects
     return found, (last if same else None)
 
 
-def _accept(event: Event, config: Config) -> None:
+def _accept(event: Event) -> None:
     """After a host's own file tool: what exists now is the session's (the gate asked about
     the settings it protects), so a file tool's work is not taken for a process's."""
-    path = _last_path(config.state_dir, event)
+    path = _last_path(event)
     last = _take(path)
     if last:
         projects = _strings(last.get("projects"))
@@ -320,14 +329,20 @@ def _nested_finding(
     )
 
 
-def _last_path(state_dir: str, event: Event) -> str:
+def _records() -> str:
+    """Where the looks are kept: the user's state folder (outside every project, read-only in
+    the boundary), the same before and after a command that made a plain folder a project."""
+    return os.path.join(userdirs.user_state_dir(), "planted")
+
+
+def _last_path(event: Event) -> str:
     """The session's look after its last shell command (one per session)."""
-    return call_record_path(os.path.join(state_dir, "planted", "last"), event.session_id, "")
+    return call_record_path(os.path.join(_records(), "last"), event.session_id, "")
 
 
-def _pending_path(state_dir: str, event: Event) -> str:
+def _pending_path(event: Event) -> str:
     tool = event.tool
-    folder = os.path.join(state_dir, "planted", "pending")
+    folder = os.path.join(_records(), "pending")
     return call_record_path(folder, event.session_id, tool.tool_use_id if tool else "")
 
 

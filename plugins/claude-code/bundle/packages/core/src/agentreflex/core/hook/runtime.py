@@ -521,10 +521,11 @@ def _run_event(
         from agentreflex.core.contain import ownlinks
 
         ownlinks.separate(config.state_dir)
-    if event.tool is not None and not homeless:
+    if event.tool is not None:
         from agentreflex.core.contain import planted
 
-        moved = planted.around_tool(event, decision, config)
+        # a plain folder too: a command there may make it a repository, or plant settings
+        moved = planted.around_tool(event, decision, config, homeless)
         if moved:
             decision = _remerge(decision, moved, config)
     notice = _trust_notice(event, state, config)
