@@ -197,3 +197,17 @@ def test_the_boundary_keeps_the_folder_the_host_started_in(tmp_path: Path) -> No
     subprocess.run(["bash", "-c", line], cwd=sub / "w", env=env, capture_output=True)
     assert not (repo / "README.md").exists()  # outside the folder the host started in
     assert (sub / "notes.txt").read_text() == "y\n"  # inside it
+
+
+def test_a_session_the_host_resumes_in_another_folder_moves_with_it(tmp_path: Path) -> None:
+    """``claude --resume ID`` in another project: the host reports that folder, and the session
+    is that project's from then on (a ``cd`` never takes a hook's cwd out of the folder)."""
+    first = _repo(tmp_path / "first")
+    second = tmp_path / "second"
+    subprocess.run(["git", "init", "-q", str(second)], check=True)  # no configuration: shadow
+    assert _mode(_claude(_env(tmp_path, CLAUDE_PROJECT_DIR=str(first)), first, "ls")) is (
+        Mode.ENFORCED
+    )
+    moved = _claude(_env(tmp_path, CLAUDE_PROJECT_DIR=str(second)), second, "ls")
+    assert _mode(moved) is Mode.SHADOW
+    assert moved.event is not None and moved.event.project == str(second)

@@ -14,8 +14,11 @@ the host reports (``project_env`` of its adapter: ``CLAUDE_PROJECT_DIR``,
 above it (:func:`~agentreflex.core.config.settings.project_root`).  Both
 are written down outside every project (the user's state folder, read-only
 inside the boundary), and every later call of the session belongs to it,
-wherever its ``cwd`` has gone and whatever ``.git`` appeared since, in a
-subfolder or in the folder the host started in.  A call with no session id
+wherever in that folder its ``cwd`` has gone and whatever ``.git`` appeared
+since, in a subfolder or in the folder the host started in.  A call from
+outside the folder is the host's own move (a session resumed elsewhere: the
+hosts that follow the agent's ``cd`` report the folder they started in) and
+starts the record anew.  A call with no session id
 has nothing to remember: its project is found from its own folder.
 
 Stdlib only: it is on the hook's path.
@@ -54,10 +57,13 @@ def session_project(
         return project_root(start), start
     path = _record_path(event, env)
     remembered = _recall(path)
-    if remembered is not None:
+    if remembered is not None and _holds(remembered[1], start):
         return remembered
+    # the first call, or the host itself moved the session (resumed in another folder:
+    # it reports that folder, and no hook's cwd leaves the folder it reported otherwise)
     project = project_root(start)
     if os.path.isabs(start) and os.path.isdir(start):
+        start = os.path.realpath(start)
         _remember(path, project, start)
     return project, start
 
@@ -72,6 +78,12 @@ def _recall(path: str) -> tuple[str, str] | None:
         if not os.path.isabs(folder) or not os.path.isdir(folder):
             return None
     return project, start
+
+
+def _holds(folder: str, path: str) -> bool:
+    """Is ``path`` ``folder`` or below it (both as they really are)?"""
+    real = os.path.realpath(path)
+    return real == folder or real.startswith(folder.rstrip("/") + "/")
 
 
 def _reported(adapter: object, env: Mapping[str, str]) -> str:
