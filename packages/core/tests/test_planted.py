@@ -39,14 +39,17 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def _hook(root: Path, kind: str, command: str, env: dict[str, str]) -> Any:
+def _hook(
+    root: Path, kind: str, command: str, env: dict[str, str], call: str = "toolu_plant"
+) -> Any:
+    """Claude Code's PreToolUse or PostToolUse for one shell command of the session."""
     payload: dict[str, Any] = {
         "session_id": "planted",
         "cwd": str(root),
         "hook_event_name": kind,
         "tool_name": "Bash",
         "tool_input": {"command": command},
-        "tool_use_id": "toolu_plant",
+        "tool_use_id": call,
     }
     if kind == "PostToolUse":
         payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
@@ -188,26 +191,12 @@ LATER = (
 )
 
 
-def _call(root: Path, kind: str, command: str, env: dict[str, str], call: str) -> Any:
-    payload: dict[str, Any] = {
-        "session_id": "planted-later",
-        "cwd": str(root),
-        "hook_event_name": kind,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-    }
-    if kind == "PostToolUse":
-        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
-    return run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
-
-
 def _after_a_process_wrote(project: Path, env: dict[str, str]) -> None:
     """A contained command leaves a process that writes once the hook's look after it is done."""
     subprocess.run(["git", "init", "-q", str(project / "sub")], check=True)
-    _call(project, "PreToolUse", LATER, env, "one")
+    _hook(project, "PreToolUse", LATER, env, "one")
     _contained(project, LATER)
-    outcome = _call(project, "PostToolUse", LATER, env, "one")
+    outcome = _hook(project, "PostToolUse", LATER, env, "one")
     assert not any(f.code.startswith("CORE-") for f in outcome.decision.findings)
     settings = project / ".gemini" / "settings.json"
     for _ in range(200):  # the process writes 0.3 s after the command returned
@@ -222,7 +211,7 @@ def test_what_a_process_left_running_made_is_undone_before_the_next_command(
 ) -> None:
     env = _env(project)
     _after_a_process_wrote(project, env)
-    outcome = _call(project, "PreToolUse", "make", env, "two")
+    outcome = _hook(project, "PreToolUse", "make", env, "two")
     assert not (project / ".gemini" / "settings.json").exists()
     assert "fsmonitor" not in (project / "sub" / ".git" / "config").read_text()
     codes = {f.code: f for f in outcome.decision.findings}
@@ -237,36 +226,36 @@ def test_what_a_process_left_running_made_is_undone_before_the_next_command(
 def test_in_shadow_mode_what_appeared_between_commands_is_said_once(project: Path) -> None:
     env = _env(project, "shadow")
     _after_a_process_wrote(project, env)
-    first = _call(project, "PreToolUse", "make", env, "two")
+    first = _hook(project, "PreToolUse", "make", env, "two")
     assert planted.CODE in {f.code for f in first.decision.findings}
     assert (project / ".gemini" / "settings.json").exists()
-    _call(project, "PostToolUse", "make", env, "two")
-    second = _call(project, "PreToolUse", "make", env, "three")
+    _hook(project, "PostToolUse", "make", env, "two")
+    second = _hook(project, "PreToolUse", "make", env, "three")
     assert planted.CODE not in {f.code for f in second.decision.findings}
 
 
 def test_what_a_file_tool_made_between_commands_stays(project: Path) -> None:
     """The host's own Write tool (the gate asks before one writes a host's settings)."""
     env = _env(project)
-    _call(project, "PreToolUse", "make", env, "one")
-    _call(project, "PostToolUse", "make", env, "one")
+    _hook(project, "PreToolUse", "make", env, "one")
+    _hook(project, "PostToolUse", "make", env, "one")
     (project / "opencode.json").write_text("{}\n")  # the Write tool, as the user approved
     event = post_tool("Write", {"file_path": str(project / "opencode.json")}, True)
-    event.cwd, event.session_id = str(project), "planted-later"
+    event.cwd, event.session_id = str(project), "planted"
     config = load_config(str(project), env)
     assert planted.around_tool(event, merge([], Mode.ENFORCED), config) == []
-    outcome = _call(project, "PreToolUse", "make", env, "two")
+    outcome = _hook(project, "PreToolUse", "make", env, "two")
     assert (project / "opencode.json").exists()
     assert planted.CODE not in {f.code for f in outcome.decision.findings}
 
 
 def test_in_shadow_mode_what_a_command_made_is_said_once(project: Path) -> None:
     env = _env(project, "shadow")
-    _call(project, "PreToolUse", PLANT, env, "one")
+    _hook(project, "PreToolUse", PLANT, env, "one")
     _contained(project, PLANT)
-    after = _call(project, "PostToolUse", PLANT, env, "one")
+    after = _hook(project, "PostToolUse", PLANT, env, "one")
     assert planted.CODE in {f.code for f in after.decision.findings}
-    outcome = _call(project, "PreToolUse", "make", env, "two")
+    outcome = _hook(project, "PreToolUse", "make", env, "two")
     assert planted.CODE not in {f.code for f in outcome.decision.findings}
 
 
@@ -277,9 +266,9 @@ def test_an_mcp_server_a_command_adds_is_moved_aside_even_for_claude_code(projec
     server = '{"mcpServers": {"db": {"command": "sh", "args": ["-c", "touch /tmp/x"]}}}'
     command = f"echo '{server}' > .mcp.json"
     env = _env(project)
-    _call(project, "PreToolUse", command, env, "one")
+    _hook(project, "PreToolUse", command, env, "one")
     _contained(project, command)
-    outcome = _call(project, "PostToolUse", command, env, "one")
+    outcome = _hook(project, "PostToolUse", command, env, "one")
     assert not (project / ".mcp.json").exists()
     assert planted.CODE in {f.code for f in outcome.decision.findings}
 
@@ -304,9 +293,9 @@ def test_a_repository_a_command_makes_of_the_project_gains_no_program(
     env = {"HOME": os.environ["HOME"], "REFLEX_MODE": "enforced"}
     if state == "state folder":
         env["AGENTREFLEX_STATE_DIR"] = str(tmp_path / "state")
-    _call(folder, "PreToolUse", MADE_A_REPOSITORY, env, "one")
+    _hook(folder, "PreToolUse", MADE_A_REPOSITORY, env, "one")
     _contained(folder, MADE_A_REPOSITORY)
-    outcome = _call(folder, "PostToolUse", MADE_A_REPOSITORY, env, "one")
+    outcome = _hook(folder, "PostToolUse", MADE_A_REPOSITORY, env, "one")
     assert "fsmonitor" not in (folder / ".git" / "config").read_text()
     assert not (folder / ".gemini" / "settings.json").exists()
     codes = {f.code for f in outcome.decision.findings}
@@ -328,9 +317,9 @@ def test_a_git_file_a_command_writes_in_a_plain_folder_is_moved_aside(tmp_path: 
         f"echo 'gitdir: {elsewhere}' > .git"
     )
     env = {"HOME": os.environ["HOME"], "REFLEX_MODE": "enforced"}
-    _call(folder, "PreToolUse", command, env, "one")
+    _hook(folder, "PreToolUse", command, env, "one")
     _contained(folder, command)
-    _call(folder, "PostToolUse", command, env, "one")
+    _hook(folder, "PostToolUse", command, env, "one")
     assert not (folder / ".git").exists()
     subprocess.run(["git", "-C", str(folder), "status"], capture_output=True)
     assert not Path("/tmp/ar-planted-pwned").exists()
