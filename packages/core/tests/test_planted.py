@@ -234,19 +234,23 @@ def test_in_shadow_mode_what_appeared_between_commands_is_said_once(project: Pat
     assert planted.CODE not in {f.code for f in second.decision.findings}
 
 
-def test_what_a_file_tool_made_between_commands_stays(project: Path) -> None:
-    """The host's own Write tool (the gate asks before one writes a host's settings)."""
+@pytest.mark.parametrize(("tool", "stays"), [("Write", True), ("Read", False)])
+def test_what_a_file_tool_made_between_commands_stays(
+    project: Path, tool: str, stays: bool
+) -> None:
+    """The host's own Write tool (the gate asks before one writes a host's settings); a tool
+    that writes nothing, called meanwhile, does not make a process's work the session's."""
     env = _env(project)
     _hook(project, "PreToolUse", "make", env, "one")
     _hook(project, "PostToolUse", "make", env, "one")
-    (project / "opencode.json").write_text("{}\n")  # the Write tool, as the user approved
-    event = post_tool("Write", {"file_path": str(project / "opencode.json")}, True)
+    (project / "opencode.json").write_text("{}\n")  # the Write tool, or a process
+    event = post_tool(tool, {"file_path": str(project / "opencode.json")}, True)
     event.cwd, event.session_id = str(project), "planted"
     config = load_config(str(project), env)
     assert planted.around_tool(event, merge([], Mode.ENFORCED), config) == []
     outcome = _hook(project, "PreToolUse", "make", env, "two")
-    assert (project / "opencode.json").exists()
-    assert planted.CODE not in {f.code for f in outcome.decision.findings}
+    assert (project / "opencode.json").exists() is stays
+    assert (planted.CODE in {f.code for f in outcome.decision.findings}) is not stays
 
 
 def test_in_shadow_mode_what_a_command_made_is_said_once(project: Path) -> None:

@@ -96,10 +96,10 @@ def around_tool(
         return []
     # what is moved aside goes to the project's state folder, or to the user's where the
     # project has none (a plain folder: the session's history is not kept there either)
-    keep = config.state_dir if config.state_dir and not homeless else _records()
+    keep = config.state_dir if config.state_dir and not homeless else userdirs.user_state_dir()
     after = event.kind in (EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE)
     if tool.kind is not ToolKind.SHELL:
-        if after:
+        if after and tool.kind in _FILE_TOOLS:
             _accept(event)
         return []
     projects = _projects(event, config)
@@ -210,6 +210,8 @@ def _accept(event: Event) -> None:
 
 
 SINCE = "since the last command ended"
+# the hosts' own file tools, whose writes to what the guard protects the gate asks about
+_FILE_TOOLS = (ToolKind.WRITE, ToolKind.EDIT, ToolKind.PATCH)
 
 
 def _through_link(path: str, project: str) -> str:
