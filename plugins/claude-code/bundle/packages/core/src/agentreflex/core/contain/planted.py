@@ -203,9 +203,7 @@ def _accept(event: Event) -> None:
     path = _last_path(event)
     last = _take(path)
     if last:
-        projects = _strings(last.get("projects"))
-        paths = [p for project in projects for p in watched(project, event.host)]
-        last["present"] = [p for p in paths if os.path.lexists(p)]
+        last["present"] = _look(_strings(last.get("projects")), event.host, nested=False)["present"]
         _write(path, last)
 
 
