@@ -173,6 +173,19 @@ def test_plan_mounts_deeper_paths_over_their_parents(project: Path, home: Path) 
     assert order.index(proj) < order.index(f"{proj}/.agentreflex")
 
 
+def test_writable_is_the_deepest_mounts_word(project: Path, home: Path) -> None:
+    from agentreflex.core.contain import mounts
+
+    (home / ".cache" / "uv").mkdir(parents=True, exist_ok=True)
+    result = contain.plan(str(project), contain.load_policy())
+    assert mounts.writable(result, str(project / "src" / "new.py"))  # a file yet to be made
+    assert mounts.writable(result, str(home / ".cache" / "uv" / "wheels"))
+    assert not mounts.writable(result, str(project / ".agentreflex" / "config.toml"))
+    assert not mounts.writable(result, str(home / ".git-templates"))  # home, in /tmp or not
+    assert not mounts.writable(result, "/usr/share/git-core/templates")  # the system
+    assert not mounts.writable(result, userdirs.key_path())  # hidden is no place to write
+
+
 def test_missing_protected_file_is_covered_by_its_folder(tmp_path: Path) -> None:
     proj = tmp_path / "p"
     (proj / ".github").mkdir(parents=True)

@@ -120,6 +120,80 @@ def test_a_repository_the_command_made_is_looked_at_too(workspace: Path) -> None
     assert any(f.code == planted.NESTED_CODE for f in outcome.decision.findings)
 
 
+SECRET_SCAN = '#!/bin/sh\ngit secrets --pre_commit_hook -- "$@"\n'
+
+
+@pytest.fixture
+def template(workspace: Path) -> Path:
+    """The user's git template, as awslabs/git-secrets' README sets one up
+    (``git secrets --install ~/.git-templates/git-secrets`` and
+    ``git config --global init.templateDir``); pre-commit's ``init-templatedir``
+    makes the same kind."""
+    folder = Path(os.environ["HOME"]) / ".git-templates" / "git-secrets"
+    (folder / "hooks").mkdir(parents=True)
+    for name in ("pre-commit", "commit-msg"):
+        (folder / "hooks" / name).write_text(SECRET_SCAN)
+        (folder / "hooks" / name).chmod(0o755)
+    _git(workspace, "config", "--global", "init.templateDir", "~/.git-templates/git-secrets")
+    return folder
+
+
+def test_the_users_template_hooks_in_a_repository_the_command_made_stay(
+    workspace: Path, template: Path
+) -> None:
+    """``git clone`` and ``git init`` copy the user's template hooks: a secret scan, kept."""
+    command = "git init -q fresh && git clone -q api copy"
+    _hook(workspace, "PreToolUse", command)
+    _run_as_the_host(workspace, command)
+    outcome = _hook(workspace, "PostToolUse", command)
+    assert not [f for f in outcome.decision.findings if f.code == planted.NESTED_CODE]
+    for repo in ("fresh", "copy"):
+        assert (workspace / repo / ".git" / "hooks" / "pre-commit").read_text() == SECRET_SCAN
+    # and not named before the next command either
+    nxt = _hook(workspace, "PreToolUse", "make", call="next")
+    assert not [f for f in nxt.decision.findings if f.code == planted.NESTED_CODE]
+
+
+def test_a_hook_that_differs_from_the_template_is_moved_aside(
+    workspace: Path, template: Path, tmp_path: Path
+) -> None:
+    """The command's own ``--template`` (or a changed copy) is not the user's template."""
+    other = tmp_path / "tpl"
+    (other / "hooks").mkdir(parents=True)
+    (other / "hooks" / "pre-commit").write_text("#!/bin/sh\ntouch /tmp/owned\n")
+    command = (
+        f"git init -q --template={other} fresh && git init -q two && "
+        "printf 'touch /tmp/owned\\n' >> two/.git/hooks/commit-msg"
+    )
+    _hook(workspace, "PreToolUse", command)
+    _run_as_the_host(workspace, command)
+    outcome = _hook(workspace, "PostToolUse", command)
+    assert not (workspace / "fresh" / ".git" / "hooks" / "pre-commit").exists()
+    assert not (workspace / "two" / ".git" / "hooks" / "commit-msg").exists()
+    assert (workspace / "two" / ".git" / "hooks" / "pre-commit").read_text() == SECRET_SCAN
+    assert any(f.code == planted.NESTED_CODE for f in outcome.decision.findings)
+
+
+def test_a_template_the_agent_can_write_is_not_taken_at_its_word(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A template in a temp folder: a command wrote its hooks before the one that copies them."""
+    folder = tmp_path / "shared-template"
+    (folder / "hooks").mkdir(parents=True)
+    _git(workspace, "config", "--global", "init.templateDir", str(folder))
+    plant = f"printf '#!/bin/sh\\ntouch /tmp/owned\\n' > {folder}/hooks/post-checkout"
+    _hook(workspace, "PreToolUse", plant, call="plant")
+    _run_as_the_host(workspace, plant)
+    _hook(workspace, "PostToolUse", plant, call="plant")
+    assert (folder / "hooks" / "post-checkout").exists()  # the temp folders are writable
+    command = "git init -q fresh"
+    _hook(workspace, "PreToolUse", command)
+    _run_as_the_host(workspace, command)
+    outcome = _hook(workspace, "PostToolUse", command)
+    assert not (workspace / "fresh" / ".git" / "hooks" / "post-checkout").exists()
+    assert any(f.code == planted.NESTED_CODE for f in outcome.decision.findings)
+
+
 def test_unchanged_settings_are_not_read_again(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

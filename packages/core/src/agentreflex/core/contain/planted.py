@@ -118,13 +118,15 @@ def around_tool(
     if before is None or before.get("asked"):
         findings: list[Finding] = []
     else:
-        findings, _ = _undo(before, event, decision, keep)
-        if decision.mode is not Mode.SHADOW:
+        findings, current = _undo(before, event, decision, keep)
+        if (findings or current) and decision.mode is not Mode.SHADOW:
             # what the command added is undone: the tree is as the look before it found it
+            # (what could not be undone is tried again before the next command)
             _write(_last_path(event), before)
             return findings
-    # what the user approved (or shadow mode only named) stays: the next command is
-    # compared with the tree as it is now, so nothing is said twice
+    # what the user approved, what shadow mode only named, what the command changed that
+    # stays (a remote added, the user's own template hooks): the next command is compared
+    # with the tree as it is now, so nothing is said twice
     _write(_last_path(event), _look(projects, event.host))
     return findings
 
