@@ -62,6 +62,8 @@ MOVED_ASIDE = (
     ".git/commondir",
     ".claude/commands",
     ".claude/agents",
+    ".github/mcp.json",
+    ".github/lsp.json",
 )
 # git settings that run a program (git-config(1)); a repository inside the project
 # may not gain one

@@ -30,12 +30,15 @@ SCRIPTS = [
     "hooks/copilot.sh",
     "gemini/hook.py",
     "plugins/op.js",
+    "tools/copilot_mcp.py",
+    "tools/lsp/server.js",
 ]
 
 
 def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
     """Each host's documented form: Claude Code's hooks, status line and credential helper,
-    .mcp.json's servers, Copilot CLI's hooks files, Gemini CLI's hooks, OpenCode's plugins."""
+    .mcp.json's servers, Copilot CLI's hooks files and its MCP and language servers, Gemini
+    CLI's hooks, OpenCode's plugins."""
     root = _project(
         tmp_path,
         {
@@ -61,6 +64,19 @@ def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
                 }
             },
             "opencode.json": {"plugin": [f"file://{tmp_path}/proj/plugins/op.js"]},
+            # Copilot CLI's project MCP and language servers (it reads both at start)
+            ".github/mcp.json": {
+                "mcpServers": {"m": {"command": "python3", "args": ["tools/copilot_mcp.py"]}}
+            },
+            ".github/lsp.json": {
+                "lspServers": {
+                    "ts": {
+                        "command": "node",
+                        "args": ["tools/lsp/server.js", "--stdio"],
+                        "fileExtensions": {".ts": "typescript"},
+                    }
+                }
+            },
         },
     )
     found = hostruns.named_files(str(root))

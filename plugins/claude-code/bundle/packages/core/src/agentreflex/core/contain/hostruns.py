@@ -2,8 +2,8 @@
 
 Why: hosts run these outside any boundary, with the user's full rights.
 Claude Code's documentation shows hooks as ``"$CLAUDE_PROJECT_DIR"/.claude/
-hooks/check.sh``; a project's ``.mcp.json`` starts ``python tools/server.py``;
-OpenCode loads the plugin files ``opencode.json`` names.  The settings files
+hooks/check.sh``; a project's ``.mcp.json`` (or Copilot CLI's ``.github/
+mcp.json`` and ``.github/lsp.json``) starts ``python tools/server.py``; OpenCode loads the plugin files ``opencode.json`` names.  The settings files
 themselves are read-only in the boundary, but a contained command could
 rewrite the script they name, and the host would run it at its next event.
 So every existing file in the project that a host's project settings name
@@ -22,23 +22,28 @@ import os
 
 from agentreflex.core.util.fsutil import read_json
 
-__all__ = ["RUN_PATHS", "SETTINGS", "named_files", "settings_files", "stamp"]
+__all__ = ["COPILOT_SERVERS", "RUN_PATHS", "SETTINGS", "named_files", "settings_files", "stamp"]
 
 # The hosts' project settings that name programs (their protocols: Claude Code's
-# settings and .mcp.json, Gemini CLI's settings.json, OpenCode's opencode.json),
-# and the folder of Copilot CLI's hooks files (each *.json in it)
+# settings and .mcp.json, Gemini CLI's settings.json, OpenCode's opencode.json, Copilot
+# CLI's MCP and language servers, which Copilot CLI 1.0.102 reads at start in a trusted
+# folder: .github/mcp.json and .github/lsp.json beside .mcp.json), and the folder of
+# Copilot CLI's hooks files (each *.json in it)
+COPILOT_SERVERS = (".github/mcp.json", ".github/lsp.json")
 SETTINGS = (
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".mcp.json",
     ".gemini/settings.json",
     "opencode.json",
+    *COPILOT_SERVERS,
 )
 HOOK_FILES = ".github/hooks"
-# what Claude Code runs or reads as instructions from the project's own folders, which
-# Anthropic's sandbox-runtime denies its own commands (its dangerous files and folders):
-# read-only where they exist (the policy), moved aside where a command made them (planted)
-RUN_PATHS = (".mcp.json", ".claude/hooks", ".claude/commands", ".claude/agents")
+# what the hosts run or read as instructions from the project's own folders outside any
+# boundary: Claude Code's, which Anthropic's sandbox-runtime denies its own commands (its
+# dangerous files and folders), and Copilot CLI's servers: read-only where they exist (the
+# policy), moved aside where a command made them (planted)
+RUN_PATHS = (".mcp.json", ".claude/hooks", ".claude/commands", ".claude/agents", *COPILOT_SERVERS)
 # the keys whose strings are a program and its arguments
 _RUN_KEYS = frozenset(
     {

@@ -26,7 +26,7 @@ from agentreflex.core.contain.policy import (
 from agentreflex.core.state import userdirs
 from agentreflex.core.util.fsutil import Realpaths
 
-__all__ = ["Mount", "Plan", "describe", "plan"]
+__all__ = ["Mount", "Plan", "describe", "plan", "writable"]
 
 # bwrap mount kinds, weakest first: for one path the strongest wins
 _RANK = {"rw": 0, "ro": 1, "hide": 2}
@@ -159,6 +159,15 @@ def _pins(chosen: Mapping[str, str]) -> dict[str, str]:
         if chosen.get(folder) == "rw":
             pins.update(dict.fromkeys([*between, folder], "pin"))
     return pins
+
+
+def writable(result: Plan, path: str) -> bool:
+    """Can a command in the boundary ``result`` plans write ``path``?  The deepest mount
+    holding it says; outside every mount the system's read-only root does."""
+    resolved = os.path.realpath(path)
+    holding = [m for m in result.mounts if inside(resolved, m.path)]
+    deepest = max(holding, key=lambda m: len(m.path), default=None)
+    return deepest is not None and deepest.kind in ("rw", "pin")
 
 
 def describe(result: Plan) -> list[str]:

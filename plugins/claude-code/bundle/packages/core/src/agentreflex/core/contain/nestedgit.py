@@ -184,13 +184,14 @@ def after(
     signer = HmacSha256(key)
     undone = Undone()
     made = _made(record)
+    templates = Templates(projects)
     found = {g for project in projects for g in gitdirs(project)}
     for gitdir in sorted(found | {g for g in made if stat.S_ISDIR(made[g])}):
         was = record.get(gitdir)
         earlier = was if isinstance(was, dict) else {}
         for config in _settings_files(gitdir):
             _settings(config, earlier, signer, undone, folder, act)
-        _hooks(gitdir, earlier, undone, folder, act)
+        _hooks(gitdir, earlier, undone, folder, act, templates)
     led = record.get(POINTERS)
     found_pointers = sorted({p for project in projects for p in pointers(project)})
     found_pointers += sorted(g for g in made if stat.S_ISREG(made[g]))  # `.git` files it wrote
@@ -344,7 +345,12 @@ def _settings(
 
 
 def _hooks(
-    gitdir: str, earlier: dict[object, object], undone: Undone, folder: str, act: bool
+    gitdir: str,
+    earlier: dict[object, object],
+    undone: Undone,
+    folder: str,
+    act: bool,
+    templates: Templates,
 ) -> None:
     known = earlier.get("hooks")
     had = known if isinstance(known, dict) else {}
@@ -353,7 +359,76 @@ def _hooks(
         if had.get(name) == mark:
             continue
         path = os.path.join(hooks, name) if name else hooks
+        if name and templates.copied(path, name):
+            undone.read = True  # the user's own hook stays; the record no longer says so
+            continue
         undone.hooks.append((path, move_under(path, folder) if act else ""))
+
+
+class Templates:
+    """The hooks the user's git template copies into every repository ``git init`` and
+    ``git clone`` make (``init.templateDir``, ``GIT_TEMPLATE_DIR``), read when first asked.
+
+    Why: a user who keeps ``git secrets --install ~/.git-templates/git-secrets``
+    or ``pre-commit init-templatedir ~/.git-template`` there gets those hooks in
+    the repository an agent's ``git clone`` makes; moving them aside would take
+    a secret scan away.  Only a template the boundary holds read-only is taken
+    at its word: one in a folder the agent writes (the temp folders, the
+    project) could hold anything.  The folder comes from the hook's own
+    environment and the user's global git settings, never from the command's.
+    """
+
+    def __init__(self, projects: list[str]) -> None:
+        self._projects = projects
+        self._folder: str | None = None
+        self._read = False
+
+    def copied(self, path: str, name: str) -> bool:
+        """Is the hook at ``path`` the template's hook ``name``, byte for byte?"""
+        folder = self.folder()
+        if not folder:
+            return False
+        mine = read_regular(path, _HOOK_LIMIT, follow=False)
+        theirs = read_regular(os.path.join(folder, name), _HOOK_LIMIT, follow=False)
+        return mine is not None and mine == theirs and len(mine) <= _HOOK_LIMIT
+
+    def folder(self) -> str:
+        """The template's hooks folder, or "" when there is none the boundary holds."""
+        if not self._read:
+            self._read = True
+            found = _template_dir()
+            if found and not _writable_in_boundary(found, self._projects):
+                self._folder = os.path.join(found, "hooks")
+        return self._folder or ""
+
+
+_HOOK_LIMIT = 1 << 20
+
+
+def _template_dir() -> str:
+    """The user's git template folder, resolved, as git finds it (no ``--template`` given)."""
+    chosen = os.environ.get("GIT_TEMPLATE_DIR", "")
+    if not chosen:
+        from agentreflex.core.worktree.safegit import git
+
+        done = git("/", ["config", "--global", "--type=path", "--get", "init.templateDir"])
+        if done is None or done.returncode != 0:
+            return ""
+        chosen = done.stdout.decode("utf-8", "surrogateescape").strip()
+    path = os.path.expanduser(chosen)
+    return os.path.realpath(path) if os.path.isabs(path) else ""
+
+
+def _writable_in_boundary(path: str, projects: list[str]) -> bool:
+    """Could a contained command write ``path`` (for any of ``projects``)?"""
+    from agentreflex.core.contain import mounts
+    from agentreflex.core.contain.policy import PolicyError, load_policy
+
+    try:
+        policy = load_policy()
+    except PolicyError:
+        return True  # nothing to go by: the template is not taken at its word
+    return any(mounts.writable(mounts.plan(p, policy), path) for p in projects)
 
 
 def _stamp(path: str) -> list[int] | None:

@@ -55,8 +55,8 @@ MAX_PENDING = 200  # pre-tool records whose post-tool never came (denied, host c
 
 
 def watched(project: str, host: str) -> list[str]:
-    """The paths in ``project`` that no command may create: other hosts' settings, what Claude
-    Code runs from the project (:data:`.hostruns.RUN_PATHS`), git's redirect."""
+    """The paths in ``project`` that no command may create: other hosts' settings, what the
+    hosts run from the project (:data:`.hostruns.RUN_PATHS`), git's redirect."""
     from agentreflex.core.hosts import get_adapter
 
     try:
@@ -73,8 +73,8 @@ def watched(project: str, host: str) -> list[str]:
         for p in userdirs.protected_paths(project)
         if p.startswith(project + "/") and not any(p == s or p.startswith(s + "/") for s in skip)
     ]
-    # what Claude Code runs from the project (an MCP server, a hook script, a command's
-    # `!` lines), whichever host runs the command: Claude Code's own sandbox denies them too
+    # what the hosts run from the project (an MCP server, a hook script, a command's `!`
+    # lines), whichever host runs the command: Claude Code's own sandbox denies its own too
     paths += [os.path.join(project, name) for name in hostruns.RUN_PATHS]
     if os.path.isdir(os.path.join(project, ".git")):
         # git writes no commondir in a main .git; config.worktree only on the user's word
@@ -118,13 +118,15 @@ def around_tool(
     if before is None or before.get("asked"):
         findings: list[Finding] = []
     else:
-        findings, _ = _undo(before, event, decision, keep)
-        if decision.mode is not Mode.SHADOW:
+        findings, current = _undo(before, event, decision, keep)
+        if (findings or current) and decision.mode is not Mode.SHADOW:
             # what the command added is undone: the tree is as the look before it found it
+            # (what could not be undone is tried again before the next command)
             _write(_last_path(event), before)
             return findings
-    # what the user approved (or shadow mode only named) stays: the next command is
-    # compared with the tree as it is now, so nothing is said twice
+    # what the user approved, what shadow mode only named, what the command changed that
+    # stays (a remote added, the user's own template hooks): the next command is compared
+    # with the tree as it is now, so nothing is said twice
     _write(_last_path(event), _look(projects, event.host))
     return findings
 
@@ -267,7 +269,8 @@ def _finding(
         title="SETTINGS CREATED BY A COMMAND",
         message=(
             f"{what}: another agent's project settings, what Claude Code runs from the "
-            "project (.mcp.json, .claude/hooks, commands, agents), or git's commondir, which "
+            "project (.mcp.json, .claude/hooks, commands, agents), Copilot CLI's servers "
+            "(.github/mcp.json, lsp.json), or git's commondir, which "
             "run what they name outside any sandbox the next time they are read. Only the "
             f"user may create them. {tail}"
         ),
