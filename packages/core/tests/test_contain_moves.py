@@ -57,6 +57,7 @@ MOVED_ASIDE = (
     ".codex",
     ".opencode",
     "opencode.json",
+    "opencode.jsonc",
     ".github/hooks",
     ".github/copilot",
     ".git/commondir",

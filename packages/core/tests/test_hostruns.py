@@ -32,6 +32,7 @@ SCRIPTS = [
     "plugins/op.js",
     "tools/copilot_mcp.py",
     "tools/lsp/server.js",
+    "plugins/jsonc.js",
 ]
 
 
@@ -64,6 +65,11 @@ def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
                 }
             },
             "opencode.json": {"plugin": [f"file://{tmp_path}/proj/plugins/op.js"]},
+            # OpenCode reads opencode.jsonc as readily, comments and trailing commas included
+            "opencode.jsonc": (
+                '{\n  // the team\'s plugin\n  "plugin": ["./plugins/jsonc.js",],\n'
+                '  "instructions": ["a,}"],\n}\n'
+            ),
             # Copilot CLI's project MCP and language servers (it reads both at start)
             ".github/mcp.json": {
                 "mcpServers": {"m": {"command": "python3", "args": ["tools/copilot_mcp.py"]}}

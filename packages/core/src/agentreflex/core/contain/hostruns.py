@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.core.util.fsutil import read_json
+from agentreflex.core.util import jsonc
+from agentreflex.core.util.fsutil import read_json, read_regular
 
 __all__ = ["COPILOT_SERVERS", "RUN_PATHS", "SETTINGS", "named_files", "settings_files", "stamp"]
 
@@ -36,6 +37,7 @@ SETTINGS = (
     ".mcp.json",
     ".gemini/settings.json",
     "opencode.json",
+    "opencode.jsonc",
     *COPILOT_SERVERS,
 )
 HOOK_FILES = ".github/hooks"
@@ -74,7 +76,7 @@ def named_files(project: str) -> list[str]:
     found: list[str] = []
     for settings in settings_files(project):
         try:
-            words = _run_words(read_json(settings, _MAX_BYTES))
+            words = _run_words(_read_settings(settings))
         except RecursionError:
             continue  # nested deeper than any host's settings are: no host reads it either
         for word in words:
@@ -82,6 +84,19 @@ def named_files(project: str) -> list[str]:
             if target and target not in found:
                 found.append(target)
     return found
+
+
+def _read_settings(path: str) -> object:
+    """A settings file's value as its host reads it (OpenCode's ``.jsonc`` has comments)."""
+    if not path.endswith(".jsonc"):
+        return read_json(path, _MAX_BYTES)
+    data = read_regular(path, _MAX_BYTES)
+    if data is None or len(data) > _MAX_BYTES:
+        return None
+    try:
+        return jsonc.loads(data.decode("utf-8", "replace"))
+    except ValueError:
+        return None
 
 
 def settings_files(project: str) -> list[str]:

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import os
 
+from agentreflex.core.util import jsonc
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
-    from typing import Any
 
 __all__ = ["config_files", "permits", "rulesets"]
 
@@ -57,39 +58,6 @@ def _agent_folders(project: str, env: Mapping[str, str]) -> list[str]:
     if project:
         roots.append(os.path.join(project, ".opencode"))
     return [os.path.join(root, sub) for root in roots for sub in ("agent", "agents")]
-
-
-def _jsonc(text: str) -> Any:
-    """JSON with comments and trailing commas, as OpenCode reads its config."""
-    import json
-    import re
-
-    out: list[str] = []
-    i, n, in_string = 0, len(text), False
-    while i < n:
-        char = text[i]
-        if in_string:
-            out.append(char)
-            if char == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-            out.append(char)
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            continue
-        else:
-            out.append(char)
-        i += 1
-    return json.loads(re.sub(r",(\s*[}\]])", r"\1", "".join(out)))
 
 
 def _permission_rules(value: object) -> Rules | None:
@@ -146,7 +114,7 @@ def _documents(project: str, env: Mapping[str, str]) -> Iterator[object]:
 
 def _parsed(text: str) -> object:
     try:
-        return _jsonc(text)
+        return jsonc.loads(text)
     except ValueError:
         return _UNREADABLE
 

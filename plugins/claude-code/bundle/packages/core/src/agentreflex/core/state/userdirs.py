@@ -250,6 +250,7 @@ def protected_paths(project: str, env: Mapping[str, str] | None = None) -> tuple
         os.path.join(home, ".config", "opencode"),
         os.path.join(project, ".opencode"),
         os.path.join(project, "opencode.json"),
+        os.path.join(project, "opencode.jsonc"),  # OpenCode reads either (its findUp)
         os.path.join(home, ".pi", "agent"),
         os.path.join(project, ".pi"),
         os.path.join(home, ".omp"),
