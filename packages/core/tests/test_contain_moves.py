@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.contain import boundary
+from agentreflex.core.contain import boundary, dotenv
 from agentreflex.core.hook.runtime import Plugins, run_hook
 from agentreflex.core.state import userdirs
 from agentreflex.core.state.auth import load_key
@@ -264,6 +264,14 @@ def _spelled(move: str) -> str:
     return move
 
 
+def _reaching_env_entries(project: Path) -> list[str]:
+    """What the project's .env would put in Gemini CLI's environment that changes how a
+    program it starts outside the boundary runs (the world's project has no .env)."""
+    path = project / ".env"
+    text = path.read_text(errors="replace") if path.is_file() else ""
+    return [name for name, *_ in dotenv._entries(text)]
+
+
 def _key_in_a_file(world: World) -> list[str]:
     spellings = (world.key, world.key.hex().encode())
     roots = [world.project, *Path("/tmp").glob("ar-*")]
@@ -297,6 +305,7 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
             break  # refused by the hook: the host does not run it (nor what follows)
     assert _moved_aside(world) == moved_aside, move
     assert not _key_in_a_file(world), move
+    assert not _reaching_env_entries(world.project), move
     _git_as_the_user_would(world.project)
     assert not PWNED.exists(), move
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.config.settings import Config
-from agentreflex.core.contain import hostruns, nestedgit
+from agentreflex.core.contain import dotenv, hostruns, nestedgit
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.state import userdirs
@@ -45,10 +45,11 @@ from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
 from agentreflex.core.util.fsutil import call_record_path, move_under
 
-__all__ = ["CODE", "NESTED_CODE", "around_tool", "watched"]
+__all__ = ["CODE", "ENV_CODE", "NESTED_CODE", "around_tool", "watched"]
 
 CODE = "CORE-PLANTED-SETTINGS"
 NESTED_CODE = "CORE-NESTED-GIT-SETTINGS"
+ENV_CODE = "CORE-ENV-FILE-SETTINGS"
 # agentreflex's own project files: their trust rule already decides what they may do
 _OWN = (".agentreflex", "policies")
 MAX_PENDING = 200  # pre-tool records whose post-tool never came (denied, host crash)
@@ -141,7 +142,14 @@ def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, obje
     key = _key() if nested else None
     if key is not None:
         record["nested"] = nestedgit.before(projects, key, _records())
+        record["dotenv"] = dotenv.before(_env_files(projects), key)
     return record
+
+
+def _env_files(projects: list[str]) -> list[str]:
+    """The ``.env`` files Gemini CLI would read into its environment, started in one of
+    ``projects`` (the first it finds upwards; the ones above the project are read-only)."""
+    return [os.path.join(p, dotenv.NAME) for p in projects]
 
 
 def _undo(
@@ -175,7 +183,19 @@ def _undo(
         if undone:
             findings.append(_nested_finding(undone, folder, shadow, since=since))
         current = current and not undone and not undone.read
+    env, key = before.get("dotenv"), _key()
+    if isinstance(env, dict) and key is not None:
+        taken = dotenv.after(env, _env_files(projects), key, folder, act=not shadow)
+        if taken:
+            findings.append(_env_finding(taken, folder, shadow, since=since))
+        current = current and not taken and _unchanged(env, projects)
     return findings, current
+
+
+def _unchanged(env: dict[str, object], projects: list[str]) -> bool:
+    """Do the ``.env`` files still have the stamps the record says (it can serve again)?"""
+    fresh = {p: dotenv.stamp(p) for p in _env_files(projects)}
+    return all(isinstance(v, dict) and v.get("stamp") == fresh.get(p) for p, v in env.items())
 
 
 def _since_last(
@@ -286,6 +306,38 @@ def _key() -> bytes | None:
         return load_key()
     except OSError:
         return None
+
+
+def _env_finding(taken: dotenv.Taken, folder: str, shadow: bool, since: str = "") -> Finding:
+    parts = [", ".join(taken.entries)] if taken.entries else []
+    parts += [
+        f"{link} (a link, moved to {where or 'nowhere: it stayed'})" for link, where in taken.moved
+    ]
+    happened = (
+        f"changed {since} (a process a command left running, or someone outside the "
+        "agent's commands, changed it)"
+        if since
+        else "was changed by this command"
+    )
+    tail = (
+        "In enforced mode they would have been taken out."
+        if shadow
+        else "agentreflex took those entries out and kept the rest of the file. If the user "
+        "asked for them, they can add them again themselves."
+    )
+    return Finding(
+        reflex="core",
+        code=ENV_CODE,
+        verdict=Verdict.WARN,
+        title="ENVIRONMENT FILE CHANGED BY A COMMAND",
+        message=(
+            f"The project's .env {happened}: {'; '.join(parts)}. Gemini CLI reads this file "
+            "into its own environment, which the programs it starts outside any sandbox "
+            "inherit (hooks, MCP servers), and these variables change what such a program "
+            f"runs or where it reads its settings. Only the user may set them. {tail}"
+        ),
+        detail={"entries": taken.entries, "moved": [link for link, _ in taken.moved]},
+    )
 
 
 def _nested_finding(

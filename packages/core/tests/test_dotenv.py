@@ -1,0 +1,177 @@
+"""A project's .env: what a command added there that changes how programs outside the boundary run.
+
+Gemini CLI 0.61.0, in a trusted folder, reads the first ``.env`` it finds from
+the folder it starts in upwards into its own environment (``loadEnvironment``
+in its bundle), and the hooks and MCP servers it starts inherit it, outside
+any boundary.  The application's own entries stay; so do the user's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.contain import boundary, dotenv, planted
+from agentreflex.core.hook.runtime import Plugins, run_hook
+
+SECRET = "sk-live-4f1c9e0d"  # an application secret in the file: never written anywhere
+USERS = f"# the app\nDATABASE_URL=postgres://localhost/app\nAPI_KEY={SECRET}\nNODE_OPTIONS=--max-old-space-size=4096\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".env").write_text(USERS)
+    return root
+
+
+def _hook(root: Path, kind: str, command: str, mode: str = "enforced", call: str = "c1") -> Any:
+    payload: dict[str, Any] = {
+        "session_id": "dotenv",
+        "cwd": str(root),
+        "hook_event_name": kind,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+    }
+    if kind == "PostToolUse":
+        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
+    env = {
+        "HOME": os.environ["HOME"],
+        "REFLEX_MODE": mode,
+        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
+    }
+    return run_hook("gemini", _gemini(payload), env, plugins=Plugins())
+
+
+def _gemini(payload: dict[str, Any]) -> bytes:
+    """The same call in Gemini CLI's protocol (BeforeTool / AfterTool, run_shell_command)."""
+    kind = {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool"}[payload["hook_event_name"]]
+    out = {
+        "session_id": payload["session_id"],
+        "cwd": payload["cwd"],
+        "hook_event_name": kind,
+        "tool_name": "run_shell_command",
+        "tool_input": payload["tool_input"],
+        "timestamp": "2026-12-05T17:00:00Z",
+        "transcript_path": "",
+    }
+    if kind == "AfterTool":
+        out["tool_response"] = {"llmContent": "", "returnDisplay": ""}
+    return json.dumps(out).encode()
+
+
+def _contained(root: Path, command: str) -> None:
+    line = boundary.rewrite(command, str(root))
+    subprocess.run(["bash", "-c", line], cwd=root, check=True, capture_output=True, timeout=60)
+
+
+def _step(root: Path, command: str, mode: str = "enforced", call: str = "c1") -> Any:
+    _hook(root, "PreToolUse", command, mode, call)
+    _contained(root, command)
+    return _hook(root, "PostToolUse", command, mode, call)
+
+
+ADDED = (
+    "printf 'LD_PRELOAD=/tmp/x.so\\nexport BASH_ENV=/tmp/x.sh\\nXDG_CONFIG_HOME: /tmp/cfg\\n"
+    'PYTHONPATH="src\\nlib"\\nREDIS_URL=redis://localhost\\n\' >> .env'
+)
+
+
+def test_what_a_command_added_that_runs_programs_is_taken_out_and_the_rest_stays(
+    project: Path,
+) -> None:
+    outcome = _step(project, ADDED)
+    text = (project / ".env").read_text()
+    assert text == USERS + "REDIS_URL=redis://localhost\n"  # the user's, and the app's new one
+    found = [f for f in outcome.decision.findings if f.code == planted.ENV_CODE]
+    assert found and all(
+        name in found[0].message
+        for name in ("LD_PRELOAD", "BASH_ENV", "XDG_CONFIG_HOME", "PYTHONPATH")
+    )
+    assert "NODE_OPTIONS" not in found[0].message  # the user's own, there before
+
+
+def test_nothing_of_the_file_is_written_anywhere(project: Path) -> None:
+    _step(project, ADDED)
+    _step(project, "echo 'NODE_OPTIONS=--require /tmp/x.js' >> .env", call="c2")
+    for path in (project.parent / "state").rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace")
+    home = Path(os.environ["HOME"])
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace"), path
+
+
+def test_a_changed_value_is_taken_out_too(project: Path) -> None:
+    """The user's NODE_OPTIONS rewritten to load a file: the rewritten line goes."""
+    _step(project, "sed -i 's|^NODE_OPTIONS=.*|NODE_OPTIONS=--require /tmp/x.js|' .env")
+    assert "NODE_OPTIONS" not in (project / ".env").read_text()
+    assert "DATABASE_URL" in (project / ".env").read_text()
+
+
+def test_a_new_env_file_is_looked_at_and_a_link_is_moved_aside(project: Path) -> None:
+    (project / ".env").unlink()
+    _step(project, "echo 'GIT_SSH_COMMAND=touch /tmp/x' > .env && echo 'PORT=3000' >> .env")
+    assert (project / ".env").read_text() == "PORT=3000\n"
+    outcome = _step(
+        project,
+        "rm .env && echo 'LD_AUDIT=/tmp/a.so' > /tmp/ar-env && ln -s /tmp/ar-env .env",
+        call="c2",
+    )
+    assert not os.path.lexists(project / ".env")
+    assert Path("/tmp/ar-env").read_text() == "LD_AUDIT=/tmp/a.so\n"  # never written through
+    assert any(f.code == planted.ENV_CODE for f in outcome.decision.findings)
+    Path("/tmp/ar-env").unlink()
+
+
+def test_in_shadow_mode_it_is_only_said(project: Path) -> None:
+    outcome = _step(project, "echo 'BASH_ENV=/tmp/x.sh' >> .env", mode="shadow")
+    assert "BASH_ENV=/tmp/x.sh" in (project / ".env").read_text()
+    assert any(f.code == planted.ENV_CODE for f in outcome.decision.findings)
+
+
+def test_everyday_work_on_the_env_file_is_left_alone(project: Path) -> None:
+    outcome = _step(project, "cp .env .env.bak && echo 'FEATURE_X=1' >> .env && sort -o .env .env")
+    assert not [f for f in outcome.decision.findings if f.code == planted.ENV_CODE]
+    assert "FEATURE_X=1" in (project / ".env").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "reaches"),
+    [
+        ("LD_PRELOAD", True),
+        ("BASH_ENV", True),
+        ("PYTHONSTARTUP", True),
+        ("npm_config_script_shell", True),
+        ("XDG_STATE_HOME", True),
+        ("AGENTREFLEX_STATE_DIR", True),
+        ("GIT_CONFIG_GLOBAL", True),
+        ("PATH", True),
+        ("GEMINI_API_KEY", False),
+        ("DATABASE_URL", False),
+        ("NEXT_PUBLIC_API", False),
+        ("PORT", False),
+    ],
+)
+def test_which_variables_reach_a_program(name: str, reaches: bool) -> None:
+    assert dotenv.reaches(name) is reaches
+
+
+def test_entries_are_read_as_the_dotenv_package_reads_them(tmp_path: Path) -> None:
+    """Quoted values over several lines, `export`, `KEY: value`, comments."""
+    text = (
+        'A="one\nLD_PRELOAD=/tmp/hidden.so\n"\n'
+        "export BASH_ENV=/tmp/b # note\n"
+        "PYTHONHOME: /tmp/h\n"
+        "# LD_AUDIT=/tmp/commented\n"
+    )
+    names = [e[0] for e in dotenv._entries(text)]
+    assert names == ["BASH_ENV", "PYTHONHOME"]  # the quoted line is A's value, not an entry

@@ -1,0 +1,165 @@
+"""A project's ``.env``: what a command added there that changes how programs outside the boundary run, taken out.
+
+Why: Gemini CLI, in a folder the user trusts, reads the first ``.env`` it
+finds from the folder it starts in upwards into its own environment (every
+variable not already set), and every program it starts outside any boundary
+inherits it: agentreflex's hooks, its MCP servers.  So a contained command
+that appends ``LD_PRELOAD=/tmp/x.so``, ``BASH_ENV=...``, ``PYTHONPATH=...``
+or ``XDG_CONFIG_HOME=/tmp/x`` (agentreflex's own user settings, read from a
+folder the agent wrote) to the project's ``.env`` runs its code outside the
+boundary, or turns the guard off, the next time Gemini CLI starts there.
+``.env`` can't be read-only: it is the application's file, and agents write
+it every day.
+
+So, like :mod:`.nestedgit`, the ``.env`` files in the folders looked at are
+read before and after each shell command (only when their stamp moved), and
+an entry the command added whose variable is of the kinds in :func:`reaches`
+is taken out of the file, the rest kept byte for byte.  A ``.env`` that is a
+link is never written through: it is moved aside.  The record between the
+two looks holds each entry as an HMAC under the per-user key, never a value
+(a ``.env`` holds secrets).  Entries are read as Gemini CLI reads them (the
+``dotenv`` package's grammar: ``export``, ``KEY: value``, quoted values over
+several lines).  Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from agentreflex.core.util.digest import HmacSha256
+from agentreflex.core.util.fsutil import atomic_write_bytes, move_under, read_regular
+
+__all__ = ["NAME", "Taken", "after", "before", "reaches", "stamp"]
+
+NAME = ".env"
+_LIMIT = 1 << 20  # larger is not read (Gemini CLI reads it whole; nothing written then)
+
+# the dotenv package's line (what Gemini CLI 0.61.0 bundles), in Python's syntax
+_LINE = re.compile(
+    r"""^\s*(?:export\s+)?([A-Za-z0-9_.-]+)(?:\s*=\s*?|:\s+?)"""
+    r"""(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?"""
+    r"""\s*(?:#.*)?$""",
+    re.M,
+)
+
+# Variables that make a program started with them run other code, or read its settings
+# from elsewhere: the loader, shells, interpreters, git, the settings folders, the hosts'
+# and agentreflex's own.  Names as the program spells them (npm's are lower-case).
+_EXACT = frozenset(
+    (
+        "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "HOME", "PATH",
+        "SHELL", "TMPDIR", "EDITOR", "VISUAL", "PAGER", "BROWSER", "NODE_OPTIONS",
+        "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+        "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "GCONV_PATH",
+        "SSH_ASKPASS", "SUDO_ASKPASS", "PI_CODING_AGENT_DIR",
+    )
+)  # fmt: skip
+_PREFIXES = (
+    "LD_", "DYLD_", "PYTHON", "GIT_", "XDG_", "REFLEX_", "AGENTREFLEX_", "JEV_", "LAYA_",
+    "GEMINI_CLI_", "CLAUDE_", "CODEX_", "COPILOT_", "OPENCODE", "HERMES_", "NPM_CONFIG_",
+    "UV_", "PIP_", "BUN_",
+)  # fmt: skip
+
+
+def reaches(name: str) -> bool:
+    """Does the variable ``name`` change what a program started with it runs or reads?"""
+    return name in _EXACT or name.upper().startswith(_PREFIXES)
+
+
+def _entries(text: str) -> list[tuple[str, str, int, int]]:
+    """Each entry of ``text`` that :func:`reaches`: name, value as written, and its span
+    (from its name, which ``export`` may come before on the line, to its end)."""
+    return [
+        (m.group(1), m.group(2) or "", m.start(1), m.end())
+        for m in _LINE.finditer(text)
+        if reaches(m.group(1))
+    ]
+
+
+def _text(path: str) -> str | None:
+    data = read_regular(path, _LIMIT)  # through a link: what Gemini CLI reads
+    if data is None or len(data) > _LIMIT:
+        return None
+    # dotenv reads it as UTF-8 with its line ends made \n
+    return re.sub(r"\r\n?", "\n", data.decode("utf-8", "surrogateescape"))
+
+
+def stamp(path: str) -> list[int] | None:
+    """What changes when the file (or what a link leads to) is written; None if there is none."""
+    try:
+        found, linked = os.stat(path), os.lstat(path)
+    except OSError:
+        return None
+    return [found.st_ino, found.st_size, found.st_mtime_ns, linked.st_ino]
+
+
+def _sign(signer: HmacSha256, name: str, value: str) -> str:
+    data = f"{name}\0{value}".encode("utf-8", "surrogateescape")
+    return signer.hexdigest(data)[:32]
+
+
+def before(paths: list[str], key: bytes) -> dict[str, object]:
+    """What each ``.env`` among ``paths`` holds that :func:`reaches`, signed, for :func:`after`."""
+    signer = HmacSha256(key)
+    record: dict[str, object] = {}
+    for path in paths:
+        text = _text(path)
+        signed = sorted({_sign(signer, n, v) for n, v, _, _ in _entries(text or "")})
+        record[path] = {"stamp": stamp(path), "signed": signed}
+    return record
+
+
+class Taken:
+    """What :func:`after` took out: entries by file, and links moved aside."""
+
+    def __init__(self) -> None:
+        self.entries: list[str] = []  # ".../.env: LD_PRELOAD"
+        self.moved: list[tuple[str, str]] = []  # (a link, where it went or "")
+
+    def __bool__(self) -> bool:
+        return bool(self.entries or self.moved)
+
+
+def after(record: dict[str, object], paths: list[str], key: bytes, folder: str, act: bool) -> Taken:
+    """Take out what the command added since :func:`before` (only say so when ``act`` is False)."""
+    signer = HmacSha256(key)
+    taken = Taken()
+    for path in paths:
+        was = record.get(path)
+        earlier = was if isinstance(was, dict) else {}
+        if earlier and earlier.get("stamp") == stamp(path):
+            continue  # unchanged: nothing read
+        text = _text(path)
+        if text is None:
+            continue
+        known = earlier.get("signed")
+        had = set(known) if isinstance(known, list) else set()
+        added = [e for e in _entries(text) if _sign(signer, e[0], e[1]) not in had]
+        if not added:
+            continue
+        if os.path.islink(path):
+            # what it leads to may be anyone's file: the link goes, never written through
+            taken.moved.append((path, move_under(path, folder) if act else ""))
+            continue
+        kept = act and not _take_out(path, text, added)
+        taken.entries += [
+            f"{path}: {name}" + (" (could not be taken out)" if kept else "")
+            for name, _, _, _ in added
+        ]
+    return taken
+
+
+def _take_out(path: str, text: str, added: list[tuple[str, str, int, int]]) -> bool:
+    """``path`` written again without the ``added`` entries' spans; False if it could not be."""
+    for _, _, start, end in sorted(added, key=lambda e: e[2], reverse=True):
+        # the entry's own lines: from the start of the line its name is on, its line end too
+        start = text.rfind("\n", 0, start) + 1
+        end += text[end : end + 1] == "\n"
+        text = text[:start] + text[end:]
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+        atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"), mode=mode)
+    except OSError:
+        return False
+    return True
