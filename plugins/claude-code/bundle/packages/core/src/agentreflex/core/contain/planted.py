@@ -19,7 +19,10 @@ paths are never moved: the host writes them itself (Claude Code's
 
 The same two looks cover the repositories inside the project
 (:mod:`.nestedgit`): a git setting that runs a program, or a hook, that the
-command added there is undone (``CORE-NESTED-GIT-SETTINGS``).
+command added there is undone (``CORE-NESTED-GIT-SETTINGS``); and the
+project's ``.env``, which Gemini CLI reads into the environment of what it
+starts outside any boundary (:mod:`.dotenv`): an entry the command added
+that changes what a program runs is taken out (``CORE-ENV-FILE-SETTINGS``).
 
 The looks' records are kept in the user's state folder, so they hold in a
 plain folder (no repository, no state of the session's own there) and across
