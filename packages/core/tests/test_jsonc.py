@@ -36,3 +36,7 @@ JSON = st.recursive(
 def test_plain_json_reads_as_json_does(value: object) -> None:
     for text in (json.dumps(value), json.dumps(value, indent=2)):
         assert jsonc.loads(text) == value
+
+
+def test_a_comment_between_a_trailing_comma_and_the_bracket() -> None:
+    assert jsonc.loads('{"a": [1, 2, // the last\n], /* end */ }') == {"a": [1, 2]}

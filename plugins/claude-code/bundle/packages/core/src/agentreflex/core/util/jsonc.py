@@ -18,64 +18,48 @@ def loads(text: str) -> Any:
     """``text``'s value; ``ValueError`` (``json.JSONDecodeError``) when it is not JSONC."""
     import json  # only where a .jsonc file is read: the hook's path imports no json
 
-    return json.loads(_without_trailing_commas(_without_comments(text)))
+    return json.loads(_plain(text))
 
 
-def _without_comments(text: str) -> str:
+def _plain(text: str) -> str:
+    """``text`` without its comments and trailing commas; strings as they are."""
     out: list[str] = []
-    i, n, in_string = 0, len(text), False
+    comma = -1  # where in ``out`` the last comma is, until something but a comment follows
+    i, n = 0, len(text)
     while i < n:
         char = text[i]
-        if in_string:
-            out.append(char)
-            if char == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-            out.append(char)
-        elif text.startswith("//", i):
+        if char == '"':
+            end = _string_end(text, i)
+            out.append(text[i:end])
+            comma, i = -1, end
+            continue
+        if text.startswith("//", i):
             end = text.find("\n", i)
             i = n if end < 0 else end
             continue
-        elif text.startswith("/*", i):
+        if text.startswith("/*", i):
             end = text.find("*/", i + 2)
             i = n if end < 0 else end + 2
             continue
-        else:
-            out.append(char)
+        if char in "}]" and comma >= 0:
+            out[comma] = ""  # a trailing comma: JSON has none
+        if char == ",":
+            comma = len(out)
+        elif not char.isspace():
+            comma = -1
+        out.append(char)
         i += 1
     return "".join(out)
 
 
-def _without_trailing_commas(text: str) -> str:
-    """A comma before ``}`` or ``]`` dropped, outside strings only (``"a,}"`` stays)."""
-    out: list[str] = []
-    i, n, in_string = 0, len(text), False
-    while i < n:
-        char = text[i]
-        if in_string:
-            out.append(char)
-            if char == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-            out.append(char)
-        elif char == "," and _closes_next(text, i + 1):
-            pass
-        else:
-            out.append(char)
+def _string_end(text: str, start: int) -> int:
+    """Where the string opening at ``start`` ends (after its closing quote)."""
+    i = start + 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] == '"':
+            return i + 1
         i += 1
-    return "".join(out)
-
-
-def _closes_next(text: str, i: int) -> bool:
-    """Is the next character after the white space at ``i`` a ``}`` or ``]``?"""
-    while i < len(text) and text[i] in " \t\r\n":
-        i += 1
-    return i < len(text) and text[i] in "}]"
+    return len(text)
