@@ -175,3 +175,14 @@ def test_entries_are_read_as_the_dotenv_package_reads_them(tmp_path: Path) -> No
     )
     names = [e[0] for e in dotenv._entries(text)]
     assert names == ["BASH_ENV", "PYTHONHOME"]  # the quoted line is A's value, not an entry
+
+
+def test_a_file_padded_past_what_is_read_is_moved_aside(project: Path) -> None:
+    """Gemini CLI reads a .env of any size: one grown past the look's limit can't be vouched
+    for, so it goes aside, kept whole."""
+    grow = "{ printf '# '; head -c 2000000 /dev/zero | tr '\\0' x; printf '\\nLD_PRELOAD=/tmp/x.so\\n'; }"
+    outcome = _step(project, f"{grow} >> .env")
+    assert not (project / ".env").exists()
+    moved = list((project.parent / "state" / "planted").rglob(".env"))
+    assert len(moved) == 1 and moved[0].read_text().startswith(USERS)  # nothing is lost
+    assert any(f.code == planted.ENV_CODE for f in outcome.decision.findings)

@@ -15,7 +15,8 @@ So, like :mod:`.nestedgit`, the ``.env`` files in the folders looked at are
 read before and after each shell command (only when their stamp moved), and
 an entry the command added whose variable is of the kinds in :func:`reaches`
 is taken out of the file, the rest kept byte for byte.  A ``.env`` that is a
-link is never written through: it is moved aside.  The record between the
+link is never written through: it is moved aside, as is one that changed and
+can't be read (larger than 1 MiB, a FIFO): Gemini CLI reads it all the same.  The record between the
 two looks holds each entry as an HMAC under the per-user key, never a value
 (a ``.env`` holds secrets).  Entries are read as Gemini CLI reads them (the
 ``dotenv`` package's grammar: ``export``, ``KEY: value``, quoted values over
@@ -115,7 +116,8 @@ class Taken:
 
     def __init__(self) -> None:
         self.entries: list[str] = []  # ".../.env: LD_PRELOAD"
-        self.moved: list[tuple[str, str]] = []  # (a link, where it went or "")
+        # (a link, or a file too large to read, and where it went or "")
+        self.moved: list[tuple[str, str]] = []
 
     def __bool__(self) -> bool:
         return bool(self.entries or self.moved)
@@ -132,6 +134,10 @@ def after(record: dict[str, object], paths: list[str], key: bytes, folder: str, 
             continue  # unchanged: nothing read
         text = _text(path)
         if text is None:
+            if os.path.lexists(path):
+                # changed, and too large to read or no file (a FIFO): Gemini CLI reads it
+                # whole all the same, so what it holds can't be vouched for; it goes aside
+                taken.moved.append((path, move_under(path, folder) if act else ""))
             continue
         known = earlier.get("signed")
         had = set(known) if isinstance(known, list) else set()

@@ -314,7 +314,8 @@ def _key() -> bytes | None:
 def _env_finding(taken: dotenv.Taken, folder: str, shadow: bool, since: str = "") -> Finding:
     parts = [", ".join(taken.entries)] if taken.entries else []
     parts += [
-        f"{link} (a link, moved to {where or 'nowhere: it stayed'})" for link, where in taken.moved
+        f"{link} (a link, or too large to read: moved to {where or 'nowhere: it stayed'})"
+        for link, where in taken.moved
     ]
     happened = (
         f"changed {since} (a process a command left running, or someone outside the "
