@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 from agentreflex.core.cli.commands import dispatch
 from agentreflex.core.install import claude_code
+from agentreflex.core.install.launcher import launch
 
 SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"
+LAUNCH = launch(str(SCRIPT))  # the script through its own Python, isolated
 CLAUDE_EVENTS = set(claude_code.EVENTS)
 
 ORIGINAL = {
@@ -87,7 +89,7 @@ def test_install_merges_without_touching_other_keys_or_hooks(
     assert set(ours) == CLAUDE_EVENTS
     for event, commands in ours.items():
         assert len(commands) == 1
-        assert commands[0].startswith(f"{SCRIPT} hook claude-code {event}")
+        assert commands[0].startswith(f"{LAUNCH} hook claude-code {event}")
     matchers = {e: g[-1].get("matcher") for e, g in after["hooks"].items() if e in CLAUDE_EVENTS}
     assert matchers["PreToolUse"] == matchers["PostToolUse"] == "*"
     assert matchers["Stop"] is None
@@ -138,7 +140,7 @@ def test_install_replaces_a_stale_entry_from_another_installation(
     stop = after["hooks"]["Stop"]
     assert stop[0]["hooks"] == [{"type": "command", "command": "keep-me"}]
     assert "/old/venv" not in settings.read_text()
-    assert our_commands(after)["Stop"] == [f"{SCRIPT} hook claude-code Stop"]
+    assert our_commands(after)["Stop"] == [f"{LAUNCH} hook claude-code Stop"]
 
 
 def test_dry_run_prints_a_diff_and_writes_nothing(
@@ -149,7 +151,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(
     code, out, _ = run(["install", "claude-code", "--dry-run", "--sandbox"], capsys)
     assert code == 0
     assert out.startswith(f"--- {settings}\n+++ {settings}\n@@ ")
-    assert f'+            "command": "{SCRIPT} hook claude-code Stop"' in out
+    assert f'+            "command": "{LAUNCH} hook claude-code Stop"' in out
     assert '+    "enabled": true' in out
     assert "dry run" in out
     assert settings.read_text() == original
@@ -287,7 +289,7 @@ def test_codex_hooks_json(homes: dict[str, Path], capsys: pytest.CaptureFixture[
         "SubagentStop",
         "PreCompact",
     }
-    assert ours["PreToolUse"] == [f"{SCRIPT} hook codex PreToolUse"]
+    assert ours["PreToolUse"] == [f"{LAUNCH} hook codex PreToolUse"]
     assert "hooks trusted in" in out  # Codex skips untrusted hooks: install records the trust
     assert "also defines [hooks]" in out
     assert config.read_text().startswith('# my codex\nmodel = "o4"\n[[hooks.Stop]]\n')

@@ -13,8 +13,10 @@ import pytest
 from agentreflex.core.cli.commands import dispatch
 from agentreflex.core.install import copilot, gemini
 from agentreflex.core.install.inspect import host_check
+from agentreflex.core.install.launcher import launch
 
 SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"
+LAUNCH = launch(str(SCRIPT))  # the script through its own Python, isolated
 GEMINI_USER = {
     "theme": "GitHub",
     "security": {"folderTrust": {"enabled": True}},
@@ -135,7 +137,7 @@ def test_copilot_project_hooks_file(
     for event in copilot.EVENTS:
         entry = data["hooks"][event][-1]
         assert entry["type"] == "command" and entry["timeoutSec"] == 30
-        assert entry["bash"].startswith(f"{SCRIPT} hook copilot {event}")
+        assert entry["bash"].startswith(f"{LAUNCH} hook copilot {event}")
     first = path.read_text()
     assert (
         "nothing changed"
@@ -214,7 +216,7 @@ def test_gemini_before_tool_command_fails_closed_with_exit_2(
     assert run(["install", "gemini", "--project", "--bin", str(SCRIPT)], capsys)[0] == 0
     path = project / ".gemini" / "settings.json"
     command = json.loads(path.read_text())["hooks"]["BeforeTool"][0]["hooks"][0]["command"]
-    broken = str(command).replace(str(SCRIPT), "/nonexistent/agentreflex", 1)
+    broken = str(command).replace(str(SCRIPT), "/nonexistent/agentreflex")
     done = subprocess.run(
         ["sh", "-c", broken], input="{}", capture_output=True, text=True, timeout=30, check=False
     )

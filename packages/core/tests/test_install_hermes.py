@@ -88,7 +88,8 @@ def test_a_foreign_binary_gets_the_subprocess_form(
     code, _, err = run(["install", "hermes", "--bin", str(other)], capsys)
     assert code == 0, err
     config = json.loads((hermes_home / "plugins" / "agentreflex" / "agentreflex.json").read_text())
-    assert config == {"binary": str(other)}  # its code is not ours to import
+    # its code is not ours to import, and a shell script is run as it is
+    assert config == {"binary": str(other), "launch": [str(other)]}
 
 
 def test_plugin_source_is_found() -> None:

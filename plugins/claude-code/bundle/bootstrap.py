@@ -188,9 +188,10 @@ def network_settings(environ: dict[str, str] | None = None) -> dict[str, object]
 
 def installer_env() -> dict[str, str]:
     """The environment for uv and pip: the user's own, with uv on the system trust store."""
-    env = dict(os.environ)
+    # No PYTHON* variable: a PYTHONPATH into the project would run the agent's
+    # sitecustomize.py in pip, outside any boundary; PYTHONHOME would mislead the venv.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env.pop("VIRTUAL_ENV", None)
-    env.pop("PYTHONHOME", None)
     if not any(env.get(name) for name in SYSTEM_CERTS):
         env.update(dict.fromkeys(SYSTEM_CERTS, "1"))
     return env
@@ -411,6 +412,7 @@ def start_background_setup(bundle: str, data: str) -> None:
         subprocess.Popen(
             [
                 sys.executable,
+                "-I",  # as the launcher runs this script: no PYTHONPATH, no cwd on sys.path
                 os.path.abspath(__file__),
                 "setup",
                 "--bundle",

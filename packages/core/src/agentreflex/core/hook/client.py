@@ -35,6 +35,8 @@ from __future__ import annotations
 import os
 import sys
 
+from agentreflex.core.util.ownpython import ISOLATED
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _socket import socket as Socket
@@ -74,7 +76,7 @@ def installation_id() -> str:
     """What makes this installation decide the way it does, as one string.
 
     The interpreter (prefix and version), the import path after the script's
-    own directory, and the modification time of each of its directories.
+    own directory (or the cwd), and the modification time of each of its directories.
     Installing, upgrading or removing any distribution (an agentreflex
     package's ``agentreflex_gate-0.1.0.dist-info`` included) adds or removes
     an entry of its directory, which changes that directory's time: two
@@ -84,7 +86,8 @@ def installation_id() -> str:
     is the daemon's own check (it steps aside when its modules change).
     """
     parts = [sys.prefix, str(sys.hexversion)]
-    for entry in sys.path[1:]:
+    # -P (ownpython.ISOLATED) prepends nothing; else sys.path[0] is the script's or cwd
+    for entry in sys.path if sys.flags.safe_path else sys.path[1:]:
         try:
             parts.append(f"{entry}\t{os.stat(entry).st_mtime_ns}")
         except OSError:
@@ -166,6 +169,9 @@ _STARTUP_ENV = frozenset(
     }
 )
 
+# How :func:`agentreflex.core.hook.daemon.start_detached` starts the daemon (after its Python).
+_SERVE = [*(os.fsencode(flag) for flag in ISOLATED), b"-m", b"agentreflex.core.cli", b"serve"]
+
 
 def _argument_path(arg: bytes, cwd: str) -> str:
     path = os.fsdecode(arg)
@@ -207,7 +213,7 @@ def runs_our_daemon(pid: int) -> bool:
         return False
     if exe != os.path.realpath(sys.executable):
         return False
-    module = argv[1:4] == [b"-m", b"agentreflex.core.cli", b"serve"] and cwd == "/"
+    module = argv[1 : 1 + len(_SERVE)] == _SERVE and cwd == "/"
     ours = os.path.realpath(os.path.join(sys.prefix, "bin", "agentreflex"))
     script = len(argv) > 2 and argv[2] == b"serve" and _argument_path(argv[1], cwd) == ours
     if not (module or script):

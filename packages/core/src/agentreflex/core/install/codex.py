@@ -28,8 +28,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import codex_sandbox, codex_trust, hookentries, manifest
-from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
+from agentreflex.core.install.base import HostView, Options, SettingsFile
 from agentreflex.core.install.hookentries import HookSpec
+from agentreflex.core.install.launcher import launch
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import (
     Change,
@@ -62,7 +63,7 @@ def specs(binary: str) -> list[HookSpec]:
     return [
         HookSpec(
             event,
-            f"{quote(binary)} hook {HOST} {event}",
+            f"{launch(binary)} hook {HOST} {event}",
             "*" if event in TOOL_EVENTS else None,
         )
         for event in EVENTS

@@ -24,6 +24,7 @@ from typing import Any
 
 from agentreflex.core.install import hookentries
 from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
+from agentreflex.core.install.launcher import launch
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change, InstallError
 
@@ -53,7 +54,7 @@ def hook_command(binary: str, event: str) -> str:
     not run; the wrapper then prints Copilot's own deny answer (fail closed)
     instead of relying on how Copilot treats a failed hook.
     """
-    command = f"{quote(binary)} hook {HOST} {event}"
+    command = f"{launch(binary)} hook {HOST} {event}"
     if event != "preToolUse":
         return command
     reason = f"agentreflex: {binary} failed or is missing; blocking this tool call (run: agentreflex doctor)"

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from agentreflex.core.install.base import HostView, Options, SettingsFile, plugin_binary
+from agentreflex.core.install.launcher import launch_argv
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change, InstallError, read_text
 
@@ -96,7 +97,7 @@ class HermesInstaller:
     def wire(self, settings: dict[str, Any], opts: Options, log: list[Record]) -> dict[str, Any]:
         from agentreflex.core.install.base import default_binary
 
-        wired: dict[str, Any] = {"binary": opts.binary}
+        wired: dict[str, Any] = {"binary": opts.binary, "launch": launch_argv(opts.binary)}
         if opts.binary == default_binary():  # this interpreter is the one the script runs
             wired["python"] = f"{sys.version_info[0]}.{sys.version_info[1]}"
             wired["paths"] = code_paths()

@@ -34,7 +34,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Mapping
 from typing import Any, TextIO
 
@@ -42,9 +41,9 @@ from agentreflex.core.install.base import (
     HostView,
     Options,
     SettingsFile,
-    default_binary,
     plugin_binary,
 )
+from agentreflex.core.install.launcher import interpreter_of
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import (
     Change,
@@ -96,21 +95,6 @@ def package_dir(host: str, scope: str, project: str, env: Mapping[str, str]) -> 
         return os.path.join(pi_agent_dir(scope, project, env), FOLDER)
     base = os.path.join(_home(env), ".omp", "agent") if scope == "user" else project
     return os.path.join(base, "" if scope == "user" else ".omp", "extensions", FOLDER)
-
-
-def interpreter_of(binary: str) -> str | None:
-    """The Python that runs ``binary``: this one for our own script, else its ``#!`` line."""
-    if binary == default_binary():
-        return sys.executable
-    try:
-        with open(binary, "rb") as fh:
-            first = fh.readline(512).decode("utf-8", "replace")
-    except OSError:
-        return None
-    match = re.match(r"#!\s*(/\S+)\s*$", first)
-    if not match or not os.path.basename(match.group(1)).startswith("python"):
-        return None  # not a Python console script: the shim runs it as it is
-    return match.group(1) if os.path.isfile(match.group(1)) else None
 
 
 def package_json(host: str) -> str:

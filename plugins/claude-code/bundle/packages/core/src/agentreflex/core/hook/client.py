@@ -35,6 +35,8 @@ from __future__ import annotations
 import os
 import sys
 
+from agentreflex.core.util.ownpython import ISOLATED
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _socket import socket as Socket
@@ -166,6 +168,9 @@ _STARTUP_ENV = frozenset(
     }
 )
 
+# How :func:`agentreflex.core.hook.daemon.start_detached` starts the daemon (after its Python).
+_SERVE = [*(os.fsencode(flag) for flag in ISOLATED), b"-m", b"agentreflex.core.cli", b"serve"]
+
 
 def _argument_path(arg: bytes, cwd: str) -> str:
     path = os.fsdecode(arg)
@@ -207,7 +212,7 @@ def runs_our_daemon(pid: int) -> bool:
         return False
     if exe != os.path.realpath(sys.executable):
         return False
-    module = argv[1:4] == [b"-m", b"agentreflex.core.cli", b"serve"] and cwd == "/"
+    module = argv[1 : 1 + len(_SERVE)] == _SERVE and cwd == "/"
     ours = os.path.realpath(os.path.join(sys.prefix, "bin", "agentreflex"))
     script = len(argv) > 2 and argv[2] == b"serve" and _argument_path(argv[1], cwd) == ours
     if not (module or script):

@@ -46,6 +46,7 @@ from agentreflex.core.hook.client import (
     socket_path,
 )
 from agentreflex.core.util.fsutil import mtime_ns
+from agentreflex.core.util.ownpython import isolated
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -483,7 +484,9 @@ def start_detached(idle_seconds: float) -> None:
         # cwd "/": ``-m`` puts the working directory first on sys.path, and a
         # project's own ``agentreflex/`` folder must never become the daemon's code.
         subprocess.Popen(
-            [sys.executable, "-m", "agentreflex.core.cli", "serve", "--idle", str(idle_seconds)],
+            isolated(
+                sys.executable, "-m", "agentreflex.core.cli", "serve", "--idle", str(idle_seconds)
+            ),
             cwd="/",
             stdin=subprocess.DEVNULL,
             stdout=out,

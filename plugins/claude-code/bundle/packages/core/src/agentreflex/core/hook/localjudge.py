@@ -20,6 +20,7 @@ import sys
 import time
 
 from agentreflex.core.config.settings import is_loopback_url
+from agentreflex.core.util.ownpython import isolated
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def start(
         )
         return None
     host, port = host_port(url)
-    argv = [sys.executable, "-m", "agentreflex.core.cli", *served]
+    argv = isolated(sys.executable, "-m", "agentreflex.core.cli", *served)
     argv += ["--host", host, "--port", str(port)]
     try:
         proc = subprocess.Popen(argv, cwd="/", stdin=subprocess.DEVNULL, close_fds=True)

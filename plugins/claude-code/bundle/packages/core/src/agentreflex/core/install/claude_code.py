@@ -21,6 +21,7 @@ from typing import Any
 from agentreflex.core.install import hookentries, sandbox
 from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
 from agentreflex.core.install.hookentries import HookSpec
+from agentreflex.core.install.launcher import launch, script_words
 from agentreflex.core.install.manifest import Record, set_value
 from agentreflex.core.install.settingsfile import Change
 
@@ -45,7 +46,7 @@ def config_dir(env: Mapping[str, str]) -> str:
 
 
 def hook_command(binary: str, event: str) -> str:
-    command = f"{quote(binary)} hook {HOST} {event}"
+    command = f"{launch(binary)} hook {HOST} {event}"
     if event != "PreToolUse":
         return command
     message = (
@@ -56,7 +57,7 @@ def hook_command(binary: str, event: str) -> str:
 
 
 def statusline_command(binary: str) -> str:
-    return f"{quote(binary)} statusline"
+    return f"{launch(binary)} statusline"
 
 
 def specs(binary: str) -> list[HookSpec]:
@@ -105,9 +106,9 @@ class ClaudeCodeInstaller:
         out = hookentries.wire(settings, specs(opts.binary), HOST, path)
         if opts.statusline:
             current = out.get("statusLine")
-            mine = isinstance(current, dict) and hookentries.command_words(current.get("command"))[
-                1:2
-            ] == ["statusline"]
+            mine = isinstance(current, dict) and script_words(current.get("command"))[1:2] == [
+                "statusline"
+            ]
             if current is None or mine:
                 line = {"type": "command", "command": statusline_command(opts.binary), "padding": 0}
                 set_value(out, ["statusLine"], line, log)
@@ -135,7 +136,7 @@ class ClaudeCodeInstaller:
             )
         current = settings.get("statusLine")
         if opts.statusline and isinstance(current, dict):
-            words = hookentries.command_words(current.get("command"))
+            words = script_words(current.get("command"))
             if words[1:2] != ["statusline"]:
                 notes.append("kept your own statusLine; remove it first to use agentreflex's")
         if not opts.statusline and "statusLine" not in settings:

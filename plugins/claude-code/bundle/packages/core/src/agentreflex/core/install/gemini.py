@@ -30,6 +30,7 @@ from typing import Any
 
 from agentreflex.core.install import gemini_policy, hookentries
 from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
+from agentreflex.core.install.launcher import launch
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change, read_text
 
@@ -45,7 +46,7 @@ def gemini_home(env: Mapping[str, str]) -> str:
 
 
 def hook_command(binary: str, event: str) -> str:
-    command = f"{quote(binary)} hook {HOST} {event}"
+    command = f"{launch(binary)} hook {HOST} {event}"
     if event != "BeforeTool":
         return command
     message = (

@@ -3,7 +3,8 @@
 Claude Code's ``settings.json`` and Codex's ``hooks.json`` share this shape, so
 both adapters use these functions.  Our handlers are recognised by their
 command, not by a marker key (the hosts validate handler objects): a command
-whose first word is an ``agentreflex`` script followed by ``hook HOST``.
+whose script is an ``agentreflex`` script followed by ``hook HOST``
+(:func:`.launcher.script_words`).
 That also catches entries written by another installation of agentreflex
 (another venv), so reinstalling from elsewhere replaces them instead of
 doubling every hook.
@@ -13,10 +14,10 @@ from __future__ import annotations
 
 import copy
 import os
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from agentreflex.core.install.launcher import script_words
 from agentreflex.core.install.settingsfile import InstallError
 
 
@@ -36,18 +37,9 @@ class HookSpec:
         return out
 
 
-def command_words(command: Any) -> list[str]:
-    """The shell words of a hook command (``[]`` when it is not a parseable string)."""
-    if not isinstance(command, str):
-        return []
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return []
-
-
 def is_ours(command: Any, host: str) -> bool:
-    words = command_words(command)
+    """``command`` runs an ``agentreflex`` script's ``hook HOST`` (through its Python or not)."""
+    words = script_words(command)
     return (
         len(words) >= 3
         and os.path.basename(words[0]) == "agentreflex"

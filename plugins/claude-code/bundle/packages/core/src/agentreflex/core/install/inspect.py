@@ -17,6 +17,7 @@ from typing import Any
 from agentreflex.core.install import hookentries
 from agentreflex.core.install.base import HostInstaller, HostView, SettingsFile
 from agentreflex.core.install.command import installers
+from agentreflex.core.install.launcher import programs
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
 
 
@@ -41,7 +42,7 @@ def last_hooks(state_dir: str) -> dict[str, tuple[float, float | None]]:
 
 
 def _binary_state(commands: list[str]) -> tuple[bool, str]:
-    binaries = sorted({hookentries.command_words(c)[0] for c in commands})
+    binaries = sorted({program for c in commands for program in programs(c)})
     broken = [b for b in binaries if not (os.path.isfile(b) and os.access(b, os.X_OK))]
     text = ", ".join(f"{b} ({'MISSING' if b in broken else 'ok'})" for b in binaries)
     return not broken, text

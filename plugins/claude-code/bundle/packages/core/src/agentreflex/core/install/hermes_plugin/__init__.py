@@ -285,9 +285,15 @@ def _subprocess(event: str, data: bytes) -> tuple[str, str, str]:
                 "program: run `agentreflex install hermes` again"
             ),
         )
+    # ``launch`` is the script through its own Python with -E -P, so a PYTHONPATH in
+    # Hermes' environment that reaches into the project runs nothing of the agent's.
+    launch = _config().get("launch")
+    words = launch if isinstance(launch, list) else []
+    if not (words and all(isinstance(w, str) for w in words) and words[-1] == binary):
+        words = [binary]
     try:
         done = subprocess.run(
-            [str(binary), "hook", "hermes", event],
+            [*words, "hook", "hermes", event],
             input=data,
             capture_output=True,
             timeout=SUBPROCESS_TIMEOUT,

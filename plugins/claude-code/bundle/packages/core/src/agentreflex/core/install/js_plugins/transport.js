@@ -227,7 +227,7 @@ export function createClient(chosen, moduleUrl) {
     if (typeof settings === "string" || !settings.python) return Promise.resolve(null);
     if ((process.env.AGENTREFLEX_DAEMON || "").toLowerCase() === "off") return Promise.resolve(null);
     const python = settings.python;
-    daemon ??= run([python, "-c", DAEMON_INFO], "", SOCKET_TIMEOUT_MS).then((r) => {
+    daemon ??= run([python, ...ISOLATED, "-c", DAEMON_INFO], "", SOCKET_TIMEOUT_MS).then((r) => {
       try {
         const [socket, install] = JSON.parse(r.stdout);
         return typeof socket === "string" && typeof install === "string" ? { socket, install } : null;
@@ -287,7 +287,7 @@ export function createClient(chosen, moduleUrl) {
       if (reply) return reply;
     }
     const argv = settings.python
-      ? [settings.python, settings.binary, "hook", host, event]
+      ? [settings.python, ...ISOLATED, settings.binary, "hook", host, event]
       : [settings.binary, "hook", host, event];
     const done = await run(argv, payload);
     if (done.error) return refuse(`${settings.binary} did not run: ${done.error}`);
@@ -309,7 +309,7 @@ export function createClient(chosen, moduleUrl) {
   async function prune(messages) {
     if (typeof settings === "string") return null;
     const argv = settings.python
-      ? [settings.python, settings.binary, "context", "prune"]
+      ? [settings.python, ...ISOLATED, settings.binary, "context", "prune"]
       : [settings.binary, "context", "prune"];
     let input;
     try {
@@ -331,6 +331,14 @@ export function createClient(chosen, moduleUrl) {
 }
 
 // Printed by this installation's Python: its daemon socket and installation id.
+/**
+ * The flags this installation's Python always gets (core/util/ownpython.py ISOLATED, and a
+ * test keeps the two equal): `-E` ignores PYTHONPATH and every other PYTHON* variable of
+ * the host's environment, `-P` keeps the working directory (the project) off sys.path,
+ * so nothing a contained command wrote into the project runs here.
+ */
+export const ISOLATED = ["-E", "-P"];
+
 const DAEMON_INFO =
   "import json,sys\n" +
   "from agentreflex.core.hook.client import installation_id, socket_path\n" +
@@ -347,7 +355,7 @@ const DAEMON_INFO =
 export const daemonCheck = {
   /** @param {string} python @param {string} socket @returns {Promise<string>} the identity, or "" */
   async verify(python, socket) {
-    const done = await run([python, "-c", DAEMON_CHECK, socket], "", SOCKET_TIMEOUT_MS);
+    const done = await run([python, ...ISOLATED, "-c", DAEMON_CHECK, socket], "", SOCKET_TIMEOUT_MS);
     try {
       const found = JSON.parse(done.stdout);
       return Array.isArray(found) ? `${found[0]}:${found[1]}` : "";

@@ -1,0 +1,86 @@
+"""The command a host runs to start agentreflex: its script, through its own Python, isolated.
+
+Why: a host runs our hook with the environment the user started it from, and
+a ``PYTHONPATH`` there that reaches into the project would let code a
+contained command wrote run in the hook (:mod:`agentreflex.core.util.ownpython`).
+A console script's ``#!`` line can't carry the flags that stop that, so the
+command names the script's interpreter with them: ``PYTHON -E -P SCRIPT hook
+HOST EVENT``.  A script that is not a Python console script (a wrapper of the
+user's) is run as it is.  :func:`script_words` reads either form back, so an
+entry written by an older installation is still recognised as ours.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from typing import Any
+
+from agentreflex.core.install.base import default_binary
+from agentreflex.core.util.ownpython import ISOLATED
+
+__all__ = ["command_words", "interpreter_of", "launch", "launch_argv", "programs", "script_words"]
+
+_SHEBANG = re.compile(r"#!\s*(/\S+)\s*$")
+
+
+def command_words(command: Any) -> list[str]:
+    """The shell words of a hook command (``[]`` when it is not a parseable string)."""
+    if not isinstance(command, str):
+        return []
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return []
+
+
+def interpreter_of(binary: str) -> str | None:
+    """The Python that runs ``binary``: this one for our own script, else its ``#!`` line."""
+    if binary == default_binary():
+        return sys.executable
+    try:
+        with open(binary, "rb") as fh:
+            first = fh.readline(512).decode("utf-8", "replace")
+    except OSError:
+        return None
+    match = _SHEBANG.match(first)
+    if not match or not os.path.basename(match.group(1)).startswith("python"):
+        return None  # not a Python console script: it is run as it is
+    return match.group(1) if os.path.isfile(match.group(1)) else None
+
+
+def launch_argv(binary: str) -> list[str]:
+    """The argv that starts ``binary``: through its Python with the isolating flags when it has one."""
+    python = interpreter_of(binary)
+    return [binary] if python is None else [python, *ISOLATED, binary]
+
+
+def launch(binary: str) -> str:
+    """:func:`launch_argv` as shell words."""
+    return " ".join(shlex.quote(word) for word in launch_argv(binary))
+
+
+def _prefix(words: list[str]) -> int:
+    """How many words come before the script: the interpreter and its flags, or none."""
+    if (
+        len(words) > len(ISOLATED) + 1
+        and os.path.basename(words[0]).startswith("python")
+        and tuple(words[1 : 1 + len(ISOLATED)]) == ISOLATED
+    ):
+        return 1 + len(ISOLATED)
+    return 0
+
+
+def script_words(command: Any) -> list[str]:
+    """The words of ``command`` from the script on (the interpreter and its flags left out)."""
+    words = command_words(command)
+    return words[_prefix(words) :]
+
+
+def programs(command: Any) -> list[str]:
+    """The files ``command`` starts: the interpreter (when named) and the script."""
+    words = command_words(command)
+    start = _prefix(words)
+    return ([words[0]] if start else []) + words[start : start + 1]
