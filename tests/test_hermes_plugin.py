@@ -216,6 +216,32 @@ def test_subprocess_form_when_the_python_differs(project: Path, tmp_path: Path) 
     )
 
 
+def test_the_subprocess_form_runs_through_the_recorded_launch(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``launch`` (install's, with -E -P): a PYTHONPATH in Hermes' environment that reaches
+    into the project, where a contained command wrote a ``sitecustomize.py``, runs nothing."""
+    from agentreflex.core.install.launcher import launch_argv
+
+    other = tmp_path / "launch-plugin"
+    other.mkdir()
+    for name in ("plugin.yaml", "__init__.py"):
+        (other / name).write_text((PLUGIN_DIR / name).read_text())
+    script = str(Path(sys.prefix) / "bin" / "agentreflex")
+    record = {"python": "2.7", "binary": script, "launch": launch_argv(script)}
+    (other / "agentreflex.json").write_text(json.dumps(record))
+    mark = tmp_path / "sitecustomize-ran"
+    (project / "src").mkdir()
+    (project / "src" / "sitecustomize.py").write_text(f"open({str(mark)!r}, 'w').close()\n")
+    monkeypatch.setenv("PYTHONPATH", str(project / "src"))
+    hooks = plugin_hooks(other, "launch_agentreflex")
+    got = hooks["pre_tool_call"](
+        tool_name="terminal", args={"command": "rm -rf .git"}, session_id="s4", **HERMES_KWARGS
+    )
+    assert got["action"] == "block" and "GATE-RM-GIT-DIR" in got["message"]
+    assert not mark.exists()
+
+
 def test_ask_user_without_a_human_gate_is_a_block(monkeypatch: pytest.MonkeyPatch) -> None:
     module = load_plugin(PLUGIN_DIR, "agentreflex_ask")
     reply = {"decision": "block", "reason": "ask the user first"}

@@ -372,6 +372,19 @@ def test_agentreflex_bin_set_means_no_setup(tmp_path: Path) -> None:
     assert not (plugin.data / "setup.json").exists()
 
 
+def test_a_pythonpath_into_the_project_runs_nothing_there(tmp_path: Path) -> None:
+    """The user's ``PYTHONPATH=src`` reaches the hook: the launcher runs the script's Python
+    with -E -P, so a ``sitecustomize.py`` a contained command wrote in ``src`` never runs."""
+    plugin = Plugin(tmp_path)
+    marker = tmp_path / "project-code-ran"
+    (plugin.project / "src").mkdir()
+    (plugin.project / "src" / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'w')\n")
+    plugin.env["PYTHONPATH"] = str(plugin.project / "src")
+    plugin.env["AGENTREFLEX_BIN"] = str(Path(sys.prefix) / "bin" / "agentreflex")
+    plugin.assert_blocks_reset_and_allows_ls()
+    assert not marker.exists()
+
+
 def test_the_project_cannot_supply_python3_uv_or_uv_config(tmp_path: Path) -> None:
     """A hook runs in the project: relative PATH entries and the project's uv config are ignored."""
     plugin = Plugin(tmp_path)

@@ -462,6 +462,29 @@ def test_doctor_says_what_to_do_about_a_missing_binary(
     )
 
 
+def test_doctor_asks_for_a_new_install_when_the_hooks_start_python_bare(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Entries an older agentreflex wrote run the script itself: PYTHONPATH would count."""
+    hooks = {
+        e: [{"hooks": [{"type": "command", "command": f"{SCRIPT} hook claude-code {e}"}]}]
+        for e in CLAUDE_EVENTS
+    }
+    write_json(homes["claude"] / "settings.json", {"hooks": hooks})
+    code, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]
+    assert code == 1 and claude["ok"] is False
+    assert (
+        "without -E -P" in claude["detail"]
+        and "agentreflex install claude-code" in claude["detail"]
+    )
+    assert run(["install", "claude-code"], capsys)[0] == 0  # replaces them: one entry per event
+    _, checks = doctor(project, capsys)
+    assert checks["host claude-code"]["ok"] is True, checks["host claude-code"]
+    written = json.loads((homes["claude"] / "settings.json").read_text())
+    assert all(len(groups) == 1 for groups in written["hooks"].values())
+
+
 def test_doctor_reports_missing_events_and_malformed_settings(
     homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from agentreflex.core.install import hookentries
 from agentreflex.core.install.base import HostInstaller, HostView, SettingsFile
 from agentreflex.core.install.command import installers
-from agentreflex.core.install.launcher import programs
+from agentreflex.core.install.launcher import programs, unisolated
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
 
 
@@ -73,6 +73,12 @@ def host_check(
             view.commands.extend(c for cs in found.values() for c in cs)
             if missing:
                 view.problem(f"{path} lacks {', '.join(missing)}: run `agentreflex install {host}`")
+            if any(unisolated(c) for cs in found.values() for c in cs):
+                view.problem(
+                    f"{path}: the hooks start agentreflex's Python without -E -P, so a "
+                    f"PYTHONPATH into the project would run code there: run "
+                    f"`agentreflex install {host}` again"
+                )
         inspect_file = getattr(installer, "inspect_file", None)
         if inspect_file is not None:
             inspect_file(SettingsFile(path, settings, bool(found)), view)

@@ -106,6 +106,15 @@ def script_words(command: Any) -> list[str]:
     return words[_prefix(words) :]
 
 
+def unisolated(command: Any) -> bool:
+    """``command`` starts a Python console script bare: its interpreter would honour ``PYTHONPATH``.
+
+    (An entry an older agentreflex wrote; ``doctor`` asks for a new install.)
+    """
+    words = command_words(command)
+    return bool(words) and _prefix(words) == 0 and interpreter_of(words[0]) is not None
+
+
 def programs(command: Any) -> list[str]:
     """The files ``command`` starts: the interpreter (when named) and the script."""
     words = command_words(command)

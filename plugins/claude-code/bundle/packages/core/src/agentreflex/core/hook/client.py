@@ -76,7 +76,7 @@ def installation_id() -> str:
     """What makes this installation decide the way it does, as one string.
 
     The interpreter (prefix and version), the import path after the script's
-    own directory, and the modification time of each of its directories.
+    own directory (or the cwd), and the modification time of each of its directories.
     Installing, upgrading or removing any distribution (an agentreflex
     package's ``agentreflex_gate-0.1.0.dist-info`` included) adds or removes
     an entry of its directory, which changes that directory's time: two
@@ -86,7 +86,8 @@ def installation_id() -> str:
     is the daemon's own check (it steps aside when its modules change).
     """
     parts = [sys.prefix, str(sys.hexversion)]
-    for entry in sys.path[1:]:
+    # -P (ownpython.ISOLATED) prepends nothing; else sys.path[0] is the script's or cwd
+    for entry in sys.path if sys.flags.safe_path else sys.path[1:]:
         try:
             parts.append(f"{entry}\t{os.stat(entry).st_mtime_ns}")
         except OSError:

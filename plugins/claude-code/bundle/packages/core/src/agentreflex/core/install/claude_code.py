@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import hookentries, sandbox
-from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
+from agentreflex.core.install.base import HostView, Options, SettingsFile
 from agentreflex.core.install.hookentries import HookSpec
-from agentreflex.core.install.launcher import launch, script_words
+from agentreflex.core.install.launcher import blocking_on_failure, launch, script_words
 from agentreflex.core.install.manifest import Record, set_value
 from agentreflex.core.install.settingsfile import Change
 
@@ -47,13 +47,7 @@ def config_dir(env: Mapping[str, str]) -> str:
 
 def hook_command(binary: str, event: str) -> str:
     command = f"{launch(binary)} hook {HOST} {event}"
-    if event != "PreToolUse":
-        return command
-    message = (
-        f"agentreflex: {binary} failed or is missing; blocking this tool call "
-        "(run: agentreflex doctor)"
-    )
-    return f"{command} || {{ rc=$?; [ $rc -eq 2 ] || echo {quote(message)} >&2; exit 2; }}"
+    return blocking_on_failure(command, binary) if event == "PreToolUse" else command
 
 
 def statusline_command(binary: str) -> str:

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentreflex.core.install import gemini_policy, hookentries
-from agentreflex.core.install.base import HostView, Options, SettingsFile, quote
-from agentreflex.core.install.launcher import launch
+from agentreflex.core.install.base import HostView, Options, SettingsFile
+from agentreflex.core.install.launcher import blocking_on_failure, launch
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change, read_text
 
@@ -47,13 +47,7 @@ def gemini_home(env: Mapping[str, str]) -> str:
 
 def hook_command(binary: str, event: str) -> str:
     command = f"{launch(binary)} hook {HOST} {event}"
-    if event != "BeforeTool":
-        return command
-    message = (
-        f"agentreflex: {binary} failed or is missing; blocking this tool call "
-        "(run: agentreflex doctor)"
-    )
-    return f"{command} || {{ rc=$?; [ $rc -eq 2 ] || echo {quote(message)} >&2; exit 2; }}"
+    return blocking_on_failure(command, binary) if event == "BeforeTool" else command
 
 
 def group(binary: str, event: str) -> dict[str, Any]:

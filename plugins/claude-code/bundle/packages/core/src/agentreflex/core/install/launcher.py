@@ -21,7 +21,15 @@ from typing import Any
 from agentreflex.core.install.base import default_binary
 from agentreflex.core.util.ownpython import ISOLATED
 
-__all__ = ["command_words", "interpreter_of", "launch", "launch_argv", "programs", "script_words"]
+__all__ = [
+    "blocking_on_failure",
+    "command_words",
+    "interpreter_of",
+    "launch",
+    "launch_argv",
+    "programs",
+    "script_words",
+]
 
 _SHEBANG = re.compile(r"#!\s*(/\S+)\s*$")
 
@@ -62,6 +70,25 @@ def launch(binary: str) -> str:
     return " ".join(shlex.quote(word) for word in launch_argv(binary))
 
 
+def blocking_on_failure(command: str, binary: str) -> str:
+    """``command``, made to exit 2 with a reason whenever agentreflex did not answer.
+
+    Why: Claude Code and Gemini CLI block a tool call on exit 2 and let it run
+    on any other failure.  Our hook exits 0 or 2 itself, so another status
+    means it did not run; a missing script makes its Python exit 2 as well,
+    so that case is told apart by the script being gone.
+    """
+    message = (
+        f"agentreflex: {binary} failed or is missing; blocking this tool call "
+        "(run: agentreflex doctor)"
+    )
+    script = shlex.quote(binary)
+    return (
+        f"{command} || {{ rc=$?; [ $rc -eq 2 ] && [ -f {script} ] "
+        f"|| echo {shlex.quote(message)} >&2; exit 2; }}"
+    )
+
+
 def _prefix(words: list[str]) -> int:
     """How many words come before the script: the interpreter and its flags, or none."""
     if (
@@ -77,6 +104,15 @@ def script_words(command: Any) -> list[str]:
     """The words of ``command`` from the script on (the interpreter and its flags left out)."""
     words = command_words(command)
     return words[_prefix(words) :]
+
+
+def unisolated(command: Any) -> bool:
+    """``command`` starts a Python console script bare: its interpreter would honour ``PYTHONPATH``.
+
+    (An entry an older agentreflex wrote; ``doctor`` asks for a new install.)
+    """
+    words = command_words(command)
+    return bool(words) and _prefix(words) == 0 and interpreter_of(words[0]) is not None
 
 
 def programs(command: Any) -> list[str]:
