@@ -47,6 +47,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from agentreflex.core.install.launcher import launch_argv
+
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = "0b7c2a8e-5d1f-4c3a-9e6b-2f4d8a1c7e90"  # Claude Code session ids are UUIDs
 EVERYDAY = [
@@ -350,7 +352,8 @@ def main() -> int:
             "AGENTREFLEX_SOCKET": os.path.join(work, "daemon.sock"),
         }
     )
-    hook = [agentreflex_bin(), "hook", "claude-code", args.event]
+    # as the hosts run it: the script through its own Python, isolated (install/launcher.py)
+    hook = [*launch_argv(agentreflex_bin()), "hook", "claude-code", args.event]
     bare = [sys.executable, "-c", "pass"]
     # warm the OS caches and the entry-point cache
     time_runs(bare, 3, None, env)
@@ -378,7 +381,7 @@ def main() -> int:
     med = statistics.median
     compare: dict[str, float | str] = {"workspace_bytecode": workspace_bytecode()}
     if not args.no_installed:
-        installed = [installed_copy(work), "hook", "claude-code", args.event]
+        installed = [*launch_argv(installed_copy(work)), "hook", "claude-code", args.event]
         cold_env = dict(env, AGENTREFLEX_DAEMON="off")
         time_runs(installed, 3, session, cold_env)
         ws_t, inst_t = in_turn(hook, installed, args.runs, session, cold_env)

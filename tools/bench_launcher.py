@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from agentreflex.core.install.launcher import launch_argv
+
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "plugins" / "claude-code"
 
@@ -64,8 +66,8 @@ def main() -> int:
             [*launcher, "PreToolUse"],
             {**env, "AGENTREFLEX_BIN": str(env_bin / "agentreflex")},
         ),
-        "agentreflex hook, direct": (
-            [str(env_bin / "agentreflex"), "hook", "claude-code", "PreToolUse"],
+        "agentreflex hook, direct": (  # as `agentreflex install` writes it
+            [*launch_argv(str(env_bin / "agentreflex")), "hook", "claude-code", "PreToolUse"],
             env,
         ),
         "python -c pass": ([str(env_bin / "python"), "-c", "pass"], env),

@@ -44,6 +44,7 @@ HELD = (
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".claude/hooks",
+    ".claude/skills",
     ".gemini",
     ".git/config",
     ".git/hooks",
@@ -63,6 +64,8 @@ MOVED_ASIDE = (
     ".git/commondir",
     ".claude/commands",
     ".claude/agents",
+    ".claude/workflows",
+    ".claude/launch.json",
     ".github/mcp.json",
     ".github/lsp.json",
 )
@@ -91,6 +94,8 @@ PROJECT_FILES = {
     # Claude Code writes it for "don't ask again"; with it, .claude itself is not read-only
     ".claude/settings.local.json": "{}\n",
     ".claude/hooks/fmt.sh": "#!/bin/sh\nexit 0\n",
+    # a skill of the user's: its frontmatter may carry hooks, run when the skill is used
+    ".claude/skills/review/SKILL.md": "---\nname: review\ndescription: Review a diff\n---\n",
     ".mcp.json": json.dumps(
         {"mcpServers": {"db": {"command": "python3", "args": ["tools/db.py"]}}}
     ),

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from agentreflex.core import registry
 from agentreflex.core.hook import localjudge
+from agentreflex.core.util.ownpython import ISOLATED
 
 
 @pytest.fixture()
@@ -60,6 +61,7 @@ def test_the_declared_subcommand_is_what_starts(
     assert localjudge.start(_wanted(url)) is None
     host, port = localjudge.host_port(url)
     assert argvs[0][1:] == [
+        *ISOLATED,  # deaf to PYTHONPATH and the cwd, as every Python of ours outside
         "-m",
         "agentreflex.core.cli",
         "demo",

@@ -23,7 +23,10 @@ import os
 from agentreflex.core.util import jsonc
 from agentreflex.core.util.fsutil import read_json, read_regular
 
-__all__ = ["COPILOT_SERVERS", "RUN_PATHS", "SETTINGS", "named_files", "settings_files", "stamp"]
+__all__ = [
+    "CLAUDE_RUNS",
+    "COPILOT_SERVERS",
+    "RUN_PATHS", "SETTINGS", "named_files", "settings_files", "stamp"]
 
 # The hosts' project settings that name programs (their protocols: Claude Code's
 # settings and .mcp.json, Gemini CLI's settings.json, OpenCode's opencode.json, Copilot
@@ -41,11 +44,26 @@ SETTINGS = (
     *COPILOT_SERVERS,
 )
 HOOK_FILES = ".github/hooks"
-# what the hosts run or read as instructions from the project's own folders outside any
-# boundary: Claude Code's, which Anthropic's sandbox-runtime denies its own commands (its
-# dangerous files and folders), and Copilot CLI's servers: read-only where they exist (the
-# policy), moved aside where a command made them (planted)
-RUN_PATHS = (".mcp.json", ".claude/hooks", ".claude/commands", ".claude/agents", *COPILOT_SERVERS)
+# What the hosts run, or read as instructions, from the project's own folders outside any
+# boundary: read-only where they exist (the policy's {run_paths}), moved aside where a
+# command made them (planted).  Claude Code's are those its own sandbox denies its
+# commands (2.1.328's list, found by tracing it: a skill's frontmatter `hooks:` runs its
+# command outside any sandbox once the skill is used; `!` lines of commands and skills
+# run before the prompt; launch.json names the preview's server); Copilot CLI's servers.
+CLAUDE_RUNS = (
+    ".mcp.json",
+    ".claude/hooks",
+    ".claude/commands",
+    ".claude/agents",
+    ".claude/skills",
+    ".claude/workflows",
+    ".claude/routines",
+    ".claude/output-styles",
+    ".claude/scheduled_tasks.json",
+    ".claude/loop.md",
+    ".claude/launch.json",
+)
+RUN_PATHS = (*CLAUDE_RUNS, *COPILOT_SERVERS)
 # the keys whose strings are a program and its arguments
 _RUN_KEYS = frozenset(
     {

@@ -191,14 +191,8 @@ def _undo(
         taken = dotenv.after(env, _env_files(projects), key, folder, act=not shadow)
         if taken:
             findings.append(_env_finding(taken, folder, shadow, since=since))
-        current = current and not taken and _unchanged(env, projects)
+        current = current and not taken and not taken.read
     return findings, current
-
-
-def _unchanged(env: dict[str, object], projects: list[str]) -> bool:
-    """Do the ``.env`` files still have the stamps the record says (it can serve again)?"""
-    fresh = {p: dotenv.stamp(p) for p in _env_files(projects)}
-    return all(isinstance(v, dict) and v.get("stamp") == fresh.get(p) for p, v in env.items())
 
 
 def _since_last(

@@ -118,6 +118,8 @@ class Taken:
         self.entries: list[str] = []  # ".../.env: LD_PRELOAD"
         # (a link, or a file too large to read, and where it went or "")
         self.moved: list[tuple[str, str]] = []
+        # a file's stamp moved (or it came or went): the record before no longer says what it is
+        self.read = False
 
     def __bool__(self) -> bool:
         return bool(self.entries or self.moved)
@@ -132,6 +134,7 @@ def after(record: dict[str, object], paths: list[str], key: bytes, folder: str, 
         earlier = was if isinstance(was, dict) else {}
         if earlier and earlier.get("stamp") == stamp(path):
             continue  # unchanged: nothing read
+        taken.read = True
         text = _text(path)
         if text is None:
             if os.path.lexists(path):
