@@ -26,7 +26,12 @@ from agentreflex.core.util.fsutil import read_json, read_regular
 __all__ = [
     "CLAUDE_RUNS",
     "COPILOT_SERVERS",
-    "RUN_PATHS", "SETTINGS", "named_files", "settings_files", "stamp"]
+    "RUN_PATHS",
+    "SETTINGS",
+    "named_files",
+    "settings_files",
+    "stamp",
+]
 
 # The hosts' project settings that name programs (their protocols: Claude Code's
 # settings and .mcp.json, Gemini CLI's settings.json, OpenCode's opencode.json, Copilot
