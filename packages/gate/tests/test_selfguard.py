@@ -445,6 +445,30 @@ def test_a_script_the_hosts_settings_run_asks(world: dict[str, Path]) -> None:
     )
 
 
+def test_what_a_host_runs_from_the_project_asks_even_where_nothing_names_it(
+    world: dict[str, Path],
+) -> None:
+    """``.mcp.json``, and a skill whose frontmatter ``hooks:`` Claude Code runs outside any
+    sandbox once the skill is used (traced in Claude Code 2.1.328): a host's file tool
+    writes them outside any boundary, so only the user may create or change them."""
+    proj = world["proj"]
+    skill = proj / ".claude" / "skills" / "review" / "SKILL.md"
+    hooked = "---\nname: review\nhooks:\n  Stop:\n    - hooks:\n      - command: sh x\n---\n"
+    _tool_asks(_tool(world, "Write", {"file_path": str(skill), "content": hooked}), str(skill))
+    mcp = str(proj / ".mcp.json")
+    _tool_asks(_tool(world, "Write", {"file_path": mcp, "content": "{}"}), mcp)
+    _asks(
+        world,
+        "mkdir -p .claude/commands && echo '!`sh x`' > .claude/commands/go.md",
+        ".claude/commands",
+    )
+    # the same names elsewhere, and reading them, are everyday work
+    docs = proj / "docs" / "skills" / "SKILL.md"
+    assert not _tool(world, "Write", {"file_path": str(docs), "content": hooked})
+    assert not _tool(world, "Read", {"file_path": mcp})
+    assert _check(world, "cat .mcp.json .claude/skills/review/SKILL.md")[0] == "ALLOW"
+
+
 def test_mcp_file_tools_ask(world: dict[str, Path]) -> None:
     cfg = str(world["proj"] / ".agentreflex" / "config.toml")
     write = _tool(world, "mcp__filesystem__write_file", {"path": cfg, "content": "x"})
