@@ -286,8 +286,8 @@ def _finding(
         title="SETTINGS CREATED BY A COMMAND",
         message=(
             f"{what}: another agent's project settings, what Claude Code runs from the "
-            "project (.mcp.json, .claude/hooks, commands, agents), Copilot CLI's servers "
-            "(.github/mcp.json, lsp.json), or git's commondir, which "
+            "project (.mcp.json, .claude/hooks, commands, agents, skills...), Copilot "
+            "CLI's servers (.github/mcp.json, lsp.json), or git's commondir, which "
             "run what they name outside any sandbox the next time they are read. Only the "
             f"user may create them. {tail}"
         ),

@@ -40,11 +40,21 @@ class Protected:
     def __init__(self, where: Where) -> None:
         env = dict(os.environ)
         env["HOME"] = where.home
-        # and the scripts the hosts' project settings run outside any sandbox: a hook's
-        # .claude/hooks/check.sh, an .mcp.json server (contain/hostruns.py)
+        # and what the hosts run from the project outside any sandbox: the scripts their
+        # project settings name (a hook's .claude/hooks/check.sh, an .mcp.json server),
+        # and the files and folders they run from themselves (.mcp.json, .claude/skills,
+        # whose frontmatter hooks run; contain/hostruns.py): a host's file tool writes
+        # them outside any boundary, so only the user may
         from agentreflex.core.contain import hostruns
 
-        runs = hostruns.named_files(where.project) if where.project else []
+        runs = (
+            [
+                *hostruns.named_files(where.project),
+                *(os.path.join(where.project, name) for name in hostruns.RUN_PATHS),
+            ]
+            if where.project
+            else []
+        )
         self.entries = (*userdirs.protected_paths(where.project, env), *runs)
         # large folders, and ones deleting a parent of is everyday work (``rm -rf .venv``)
         self.installed = frozenset((*userdirs.installed_paths(), *userdirs.interpreter_paths()))

@@ -244,9 +244,11 @@ def _message(shown: str, effect: str, alias: str) -> str:
     via = f" (through {alias})" if alias and alias != shown else ""
     return (
         f"This {effect} {shown}{via}, one of agentreflex's own files (its configuration, "
-        "state, installed code, the Python its hook runs on, a host's hook settings, or a "
-        "script those settings run outside any sandbox): changing it can switch "
-        "agentreflex off, so only the user may. Ask the user to make this change."
+        "state, installed code, the Python its hook runs on, a host's hook settings, a "
+        "script those settings run, or what a host runs from the project, such as "
+        ".mcp.json or .claude/skills, all outside any sandbox): changing it can switch "
+        "agentreflex off or run code unchecked, so only the user may. Ask the user to make "
+        "this change."
     )
 
 
