@@ -29,6 +29,7 @@ __all__ = [
     "launch_argv",
     "programs",
     "script_words",
+    "unisolated",
 ]
 
 _SHEBANG = re.compile(r"#!\s*(/\S+)\s*$")
