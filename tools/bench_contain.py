@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable
 
 from agentreflex.core.contain import boundary as contain
+from agentreflex.core.contain import policy
 
 
 def _wall(argv: list[str], cwd: str) -> float:
@@ -70,6 +71,7 @@ def _paired(
 def _hook_side(project: str, runs: int) -> dict[str, float]:
     times = []
     for _ in range(runs):
+        policy._READ.clear()  # each hook call is a new process: the policy is parsed again
         start = time.perf_counter()
         contain.shell_rewrite("git status", project)
         times.append((time.perf_counter() - start) * 1000)

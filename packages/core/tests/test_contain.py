@@ -100,6 +100,21 @@ def test_user_policy_adds_entries(tmp_path: Path) -> None:
     assert "{project}/.agentreflex" in policy.read_only  # added to, never replaced
 
 
+def test_a_changed_user_policy_is_read_again_in_the_same_process(tmp_path: Path) -> None:
+    """The parsed lists are kept per file stamp: an edit, even to the same length, counts."""
+    user = Path(contain.user_policy_path())
+    user.parent.mkdir(parents=True)
+    user.write_text('read_only = ["~/aaaa"]\n')
+    assert "~/aaaa" in contain.load_policy().read_only
+    user.write_text('read_only = ["~/bbbb"]\n')  # same size; a new inode or mtime
+    os.utime(user, ns=(1, 1))
+    policy = contain.load_policy()
+    assert "~/bbbb" in policy.read_only and "~/aaaa" not in policy.read_only
+    user.write_text("read_only = 3\n")
+    with pytest.raises(contain.PolicyError, match="list of non-empty strings"):
+        contain.load_policy()
+
+
 def test_a_cache_the_user_lists_read_only_is_read_only(project: Path, home: Path) -> None:
     """A writable tool cache holds code that later runs outside; the user may close it."""
     cache = home / ".cache" / "pre-commit"

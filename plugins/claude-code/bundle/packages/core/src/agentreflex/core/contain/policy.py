@@ -61,7 +61,23 @@ def user_policy_path(env: Mapping[str, str] | None = None) -> str:
     return os.path.join(userdirs.user_config_dir(env), "contain.toml")
 
 
+# each file's lists by (path, inode, size, mtime): a hook reads the policy more than once
+# per command (its plan, its sockets, its status), and parsing the TOML is most of the cost
+_READ: dict[tuple[str, int, int, int], dict[str, list[str]]] = {}
+
+
 def _read(path: str) -> dict[str, list[str]]:
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise PolicyError(f"{path}: can't be read ({exc.strerror})") from exc
+    key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _READ:
+        _READ[key] = _parse(path)
+    return _READ[key]
+
+
+def _parse(path: str) -> dict[str, list[str]]:
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
