@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.util import jsonc
-from agentreflex.core.util.fsutil import read_json, read_regular
+from agentreflex.core.util.fsutil import read_json
 
 __all__ = [
     "CLAUDE_RUNS",
@@ -111,15 +111,13 @@ def named_files(project: str) -> list[str]:
 
 def _read_settings(path: str) -> object:
     """A settings file's value as its host reads it (OpenCode's ``.jsonc`` has comments)."""
-    if not path.endswith(".jsonc"):
-        return read_json(path, _MAX_BYTES)
-    data = read_regular(path, _MAX_BYTES)
-    if data is None or len(data) > _MAX_BYTES:
-        return None
-    try:
-        return jsonc.loads(data.decode("utf-8", "replace"))
-    except ValueError:
-        return None
+    if path.endswith(".jsonc"):
+        return read_json(path, _MAX_BYTES, _jsonc)
+    return read_json(path, _MAX_BYTES)
+
+
+def _jsonc(data: bytes) -> object:
+    return jsonc.loads(data.decode("utf-8", "replace"))
 
 
 def settings_files(project: str) -> list[str]:

@@ -13,7 +13,7 @@ import contextlib
 import fcntl
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from agentreflex.core.util import fastjson
 
@@ -199,14 +199,20 @@ def read_regular(path: str, limit: int, follow: bool = True) -> bytes | None:
         os.close(fd)
 
 
-def read_json(path: str, limit: int = 1 << 20) -> Any:
+def read_json(
+    path: str, limit: int = 1 << 20, parse: Callable[[bytes], Any] = fastjson.loads
+) -> Any:
     """A small JSON file's value; None when there is none, it is no regular file (a FIFO a
-    command made: see :func:`read_regular`), it is larger than ``limit`` or not JSON."""
+    command made: see :func:`read_regular`), it is larger than ``limit`` or not JSON.
+
+    ``parse`` reads a dialect instead (JSONC: :func:`agentreflex.core.util.jsonc.loads`
+    of the decoded text); it raises ``ValueError`` on what is not one.
+    """
     data = read_regular(path, limit)
     if data is None or len(data) > limit:
         return None
     try:
-        return fastjson.loads(data)
+        return parse(data)
     except (ValueError, RecursionError):  # RecursionError: nested past any real file
         return None
 
