@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from hostharness.claude import AGENTREFLEX_SCRIPT, HOSTS_DIR, HostUnavailableError, npm_command
-from hostharness.codex import new_codex_home
+from hostharness.codex import new_codex_home, remove_codex_home
 
 pytestmark = pytest.mark.integration
 
@@ -72,7 +72,7 @@ def codex_binary() -> Path:
 def codex_home() -> Iterator[Path]:
     home = new_codex_home()
     yield home
-    shutil.rmtree(home, ignore_errors=True)
+    remove_codex_home(home)
 
 
 def test_codex_sandbox_profile_makes_the_config_read_only(

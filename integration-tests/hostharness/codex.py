@@ -191,6 +191,26 @@ def new_codex_home() -> Path:
     return Path(tempfile.mkdtemp(prefix="codex-home-", dir=parent))
 
 
+def remove_codex_home(home: Path) -> None:
+    """``home`` gone, and every process still running from it first.
+
+    Why: Codex 0.169 starts a file-system helper (``codex --codex-run-as-fs-helper``)
+    inside its own bwrap, in a session of its own, so it is not in the process group a
+    run's timeout kills, and it outlived ``codex exec`` by an hour on this project's CI
+    machine.  Its command line names the helper binaries Codex put in ``home``.
+    """
+    mark = os.fsencode(str(home)) + b"/"
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if mark in (entry / "cmdline").read_bytes():
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue  # gone already, or not ours to read
+    shutil.rmtree(home, ignore_errors=True)
+
+
 class CodexProject(ScenarioProject):
     """One scenario's world: project dir, home, CODEX_HOME pointing at the fake model."""
 
@@ -211,7 +231,7 @@ class CodexProject(ScenarioProject):
         return sorted((self.codex_home / "sessions").rglob("rollout-*.jsonl*"))
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.codex_home, ignore_errors=True)
+        remove_codex_home(self.codex_home)
 
     def add_mcp_server(self, name: str, argv: Sequence[str]) -> None:
         """Configure a stdio MCP server the user's way (``[mcp_servers.NAME]``).
