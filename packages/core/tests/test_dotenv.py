@@ -8,15 +8,14 @@ any boundary.  The application's own entries stay; so do the user's.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.contain import boundary, dotenv, planted
-from agentreflex.core.hook.runtime import Plugins, run_hook
+from agentreflex.core.contain import dotenv, planted
+from agentreflex.core.testing import hook_env, run_contained, shell_hook
 
 SECRET = "sk-live-4f1c9e0d"  # an application secret in the file: never written anywhere
 USERS = f"# the app\nDATABASE_URL=postgres://localhost/app\nAPI_KEY={SECRET}\nNODE_OPTIONS=--max-old-space-size=4096\n"
@@ -32,49 +31,13 @@ def project(tmp_path: Path) -> Path:
 
 
 def _hook(root: Path, kind: str, command: str, mode: str = "enforced", call: str = "c1") -> Any:
-    payload: dict[str, Any] = {
-        "session_id": "dotenv",
-        "cwd": str(root),
-        "hook_event_name": kind,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-    }
-    if kind == "PostToolUse":
-        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
-    env = {
-        "HOME": os.environ["HOME"],
-        "REFLEX_MODE": mode,
-        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
-    }
-    return run_hook("gemini", _gemini(payload), env, plugins=Plugins())
-
-
-def _gemini(payload: dict[str, Any]) -> bytes:
-    """The same call in Gemini CLI's protocol (BeforeTool / AfterTool, run_shell_command)."""
-    kind = {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool"}[payload["hook_event_name"]]
-    out = {
-        "session_id": payload["session_id"],
-        "cwd": payload["cwd"],
-        "hook_event_name": kind,
-        "tool_name": "run_shell_command",
-        "tool_input": payload["tool_input"],
-        "timestamp": "2026-12-05T17:00:00Z",
-        "transcript_path": "",
-    }
-    if kind == "AfterTool":
-        out["tool_response"] = {"llmContent": "", "returnDisplay": ""}
-    return json.dumps(out).encode()
-
-
-def _contained(root: Path, command: str) -> None:
-    line = boundary.rewrite(command, str(root))
-    subprocess.run(["bash", "-c", line], cwd=root, check=True, capture_output=True, timeout=60)
+    """The call in Gemini CLI's protocol (BeforeTool / AfterTool, run_shell_command)."""
+    return shell_hook(root, kind, command, hook_env(root, mode), "gemini", "dotenv", call)
 
 
 def _step(root: Path, command: str, mode: str = "enforced", call: str = "c1") -> Any:
     _hook(root, "PreToolUse", command, mode, call)
-    _contained(root, command)
+    run_contained(root, command)
     return _hook(root, "PostToolUse", command, mode, call)
 
 

@@ -9,16 +9,15 @@ they name runs outside it the next time git runs there (a shell prompt runs
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.contain import boundary, nestedgit, planted
+from agentreflex.core.contain import nestedgit, planted
 from agentreflex.core.decision import Verdict
-from agentreflex.core.hook.runtime import Plugins, run_hook
+from agentreflex.core.testing import hook_env, run_contained, shell_hook
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -43,28 +42,12 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def _hook(root: Path, kind: str, command: str, call: str = "toolu_nested") -> Any:
-    payload: dict[str, Any] = {
-        "session_id": "nested",
-        "cwd": str(root),
-        "hook_event_name": kind,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-    }
-    if kind == "PostToolUse":
-        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
-    env = {
-        "HOME": os.environ["HOME"],
-        "REFLEX_MODE": "enforced",
-        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
-    }
-    return run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+    return shell_hook(root, kind, command, hook_env(root), session="nested", call=call)
 
 
 def _run_as_the_host(root: Path, command: str) -> None:
     """In the real boundary: it holds the project's own git settings, not these."""
-    line = boundary.rewrite(command, str(root))
-    subprocess.run(["bash", "-c", line], cwd=root, check=True, capture_output=True, timeout=60)
+    run_contained(root, command)
 
 
 ATTACK = (

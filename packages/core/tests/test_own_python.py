@@ -253,3 +253,10 @@ def test_the_javascript_flags_are_these() -> None:
     match = re.search(r"^export const ISOLATED = (\[.*\]);$", text, re.MULTILINE)
     assert match is not None
     assert tuple(json.loads(match.group(1))) == ISOLATED
+
+
+def test_the_plugin_launchers_flags_are_these() -> None:
+    """One definition: the Claude Code plugin's shell launcher writes the flags literally."""
+    launcher_sh = Path(__file__).parents[3] / "plugins" / "claude-code" / "bin" / "agentreflex-hook"
+    runs = re.findall(r'"\$python" (.*?) "\$found" hook', launcher_sh.read_text())
+    assert runs and all(tuple(flags.split()) == ISOLATED for flags in runs)

@@ -9,7 +9,6 @@ included, from a folder the command chose).  The hook looks before and after.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import time
@@ -18,10 +17,9 @@ from typing import Any
 
 import pytest
 from agentreflex.core.config.settings import load_config
-from agentreflex.core.contain import boundary, planted
+from agentreflex.core.contain import planted
 from agentreflex.core.decision import Mode, Verdict, merge
-from agentreflex.core.hook.runtime import Plugins, run_hook
-from agentreflex.core.testing import post_tool, pre_tool
+from agentreflex.core.testing import hook_env, post_tool, pre_tool, run_contained, shell_hook
 
 PLANT = (
     "mkdir -p .gemini && python3 -c \"open('.gemini/settings.json', 'w').write('{}')\"; "
@@ -43,30 +41,11 @@ def _hook(
     root: Path, kind: str, command: str, env: dict[str, str], call: str = "toolu_plant"
 ) -> Any:
     """Claude Code's PreToolUse or PostToolUse for one shell command of the session."""
-    payload: dict[str, Any] = {
-        "session_id": "planted",
-        "cwd": str(root),
-        "hook_event_name": kind,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-    }
-    if kind == "PostToolUse":
-        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
-    return run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+    return shell_hook(root, kind, command, env, session="planted", call=call)
 
 
-def _env(root: Path, mode: str = "enforced") -> dict[str, str]:
-    return {
-        "HOME": os.environ["HOME"],
-        "REFLEX_MODE": mode,
-        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
-    }
-
-
-def _contained(root: Path, command: str) -> None:
-    line = boundary.rewrite(command, str(root))
-    subprocess.run(["bash", "-c", line], cwd=root, check=True, capture_output=True, timeout=60)
+_env = hook_env
+_contained = run_contained
 
 
 def test_what_a_contained_command_created_is_moved_aside_and_kept(project: Path) -> None:

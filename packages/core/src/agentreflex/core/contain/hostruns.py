@@ -24,11 +24,11 @@ from agentreflex.core.util import jsonc
 from agentreflex.core.util.fsutil import read_json
 
 __all__ = [
-    "CLAUDE_RUNS",
     "COPILOT_SERVERS",
     "RUN_PATHS",
     "SETTINGS",
     "named_files",
+    "run_paths",
     "settings_files",
     "stamp",
 ]
@@ -55,7 +55,7 @@ HOOK_FILES = ".github/hooks"
 # commands (2.1.328's list, found by tracing it: a skill's frontmatter `hooks:` runs its
 # command outside any sandbox once the skill is used; `!` lines of commands and skills
 # run before the prompt; launch.json names the preview's server); Copilot CLI's servers.
-CLAUDE_RUNS = (
+_CLAUDE_RUNS = (
     ".mcp.json",
     ".claude/hooks",
     ".claude/commands",
@@ -68,7 +68,7 @@ CLAUDE_RUNS = (
     ".claude/loop.md",
     ".claude/launch.json",
 )
-RUN_PATHS = (*CLAUDE_RUNS, *COPILOT_SERVERS)
+RUN_PATHS = (*_CLAUDE_RUNS, *COPILOT_SERVERS)
 # the keys whose strings are a program and its arguments
 _RUN_KEYS = frozenset(
     {
@@ -107,6 +107,15 @@ def named_files(project: str) -> list[str]:
             if target and target not in found:
                 found.append(target)
     return found
+
+
+def run_paths(project: str) -> list[str]:
+    """The paths in ``project`` a host runs from itself (:data:`RUN_PATHS`), existing or not.
+
+    Why one function: the boundary holds those that exist, the look after a command
+    moves aside those a command made, and the gate asks before a file tool writes any.
+    """
+    return [os.path.join(project, name) for name in RUN_PATHS]
 
 
 def _read_settings(path: str) -> object:

@@ -49,7 +49,13 @@ import os
 import stat
 
 from agentreflex.core.util.digest import HmacSha256, sha256_hex
-from agentreflex.core.util.fsutil import atomic_write_json, move_under, read_json, read_regular
+from agentreflex.core.util.fsutil import (
+    atomic_write_json,
+    move_under,
+    read_json,
+    read_regular,
+    stamp,
+)
 
 __all__ = ["EVERYDAY", "Undone", "after", "before", "gitdirs", "pointers"]
 
@@ -299,7 +305,7 @@ def _read_small(path: str) -> str | None:
 
 def _look(gitdir: str, signer: HmacSha256, cached: object) -> dict[str, object]:
     files = _settings_files(gitdir)
-    stamps = {f: _stamp(f) for f in files}
+    stamps = {f: stamp(f) for f in files}
     if isinstance(cached, dict) and cached.get("config") == stamps:
         flagged = cached.get("flagged")
     else:
@@ -327,7 +333,7 @@ def _settings(
     act: bool,
 ) -> None:
     stamps = earlier.get("config")
-    if earlier and isinstance(stamps, dict) and _stamp(config) == stamps.get(config):
+    if earlier and isinstance(stamps, dict) and stamp(config) == stamps.get(config):
         return  # unchanged: nothing read
     undone.read = True
     if os.path.islink(config):
@@ -431,21 +437,12 @@ def _writable_in_boundary(path: str, projects: list[str]) -> bool:
     return any(mounts.writable(mounts.plan(p, policy), path) for p in projects)
 
 
-def _stamp(path: str) -> list[int] | None:
-    """What changes when a file is written or replaced: inode, size, modification time."""
-    try:
-        found = os.lstat(path)
-    except OSError:
-        return None
-    return [found.st_ino, found.st_size, found.st_mtime_ns]
-
-
 def _hook_stamps(hooks: str) -> dict[str, list[int]]:
     """Each hook's stamp by name; a hooks folder that is a link is one entry, "" (the link)."""
     stamps: dict[str, list[int]] = {}
     if os.path.islink(hooks):
         # never listed through: what it leads to (~/.ssh) is no hook to move aside
-        mark = _stamp(hooks)
+        mark = stamp(hooks)
         return {"": mark} if mark is not None else stamps
     try:
         entries = list(os.scandir(hooks))
@@ -454,7 +451,7 @@ def _hook_stamps(hooks: str) -> dict[str, list[int]]:
     for entry in entries:
         if entry.name.endswith(".sample"):
             continue
-        mark = _stamp(entry.path)
+        mark = stamp(entry.path)
         if mark is not None:
             stamps[entry.name] = mark
     return stamps

@@ -79,7 +79,7 @@ def watched(project: str, host: str) -> list[str]:
     ]
     # what the hosts run from the project (an MCP server, a hook script, a command's `!`
     # lines), whichever host runs the command: Claude Code's own sandbox denies its own too
-    paths += [os.path.join(project, name) for name in hostruns.RUN_PATHS]
+    paths += hostruns.run_paths(project)
     if os.path.isdir(os.path.join(project, ".git")):
         # git writes no commondir in a main .git; config.worktree only on the user's word
         paths += [os.path.join(project, ".git", n) for n in ("commondir", "config.worktree")]

@@ -10,8 +10,10 @@ Not used on the hook path.  A reflex package's tests can do::
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 from collections.abc import Mapping
@@ -104,6 +106,61 @@ def stop(last_message: str = "", stop_hook_active: bool = False, **kw: Any) -> E
         stop_hook_active=stop_hook_active,
         **kw,
     )
+
+
+def hook_env(root: str | os.PathLike[str], mode: str = "enforced") -> dict[str, str]:
+    """The hook's environment for a project at ``root``: its state beside the project."""
+    return {
+        "HOME": os.environ["HOME"],
+        "REFLEX_MODE": mode,
+        "AGENTREFLEX_STATE_DIR": os.path.join(os.path.dirname(os.fspath(root)), "state"),
+    }
+
+
+def shell_hook(
+    root: str | os.PathLike[str],
+    kind: str,
+    command: str,
+    env: Mapping[str, str],
+    host: str = "claude-code",
+    session: str = "test-session",
+    call: str = "toolu_1",
+) -> Any:
+    """A shell call's ``PreToolUse`` or ``PostToolUse`` through the real hook, in the
+    protocol of ``host`` (``claude-code`` or ``gemini``): what the contained-command
+    tests send before and after running the command themselves."""
+    from agentreflex.core.hook.runtime import Plugins, run_hook
+
+    payload: dict[str, Any] = {
+        "session_id": session,
+        "cwd": os.fspath(root),
+        "hook_event_name": kind,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+    }
+    if kind == "PostToolUse":
+        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
+    if host == "gemini":  # BeforeTool / AfterTool, run_shell_command, no call id
+        payload.update(
+            hook_event_name={"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool"}[kind],
+            tool_name="run_shell_command",
+            timestamp="2026-12-05T17:00:00Z",
+            transcript_path="",
+        )
+        del payload["tool_use_id"]
+        if kind == "PostToolUse":
+            payload["tool_response"] = {"llmContent": "", "returnDisplay": ""}
+    return run_hook(host, json.dumps(payload).encode(), dict(env), plugins=Plugins())
+
+
+def run_contained(root: str | os.PathLike[str], command: str) -> None:
+    """``command`` run by bash in ``root`` inside the real boundary, as a host runs the
+    line the hook gave back."""
+    from agentreflex.core.contain import boundary
+
+    line = boundary.rewrite(command, os.fspath(root))
+    subprocess.run(["bash", "-c", line], cwd=root, check=True, capture_output=True, timeout=60)
 
 
 def make_config(

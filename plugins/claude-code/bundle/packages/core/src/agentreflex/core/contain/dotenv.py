@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 
+from agentreflex.core.util import fsutil
 from agentreflex.core.util.digest import HmacSha256
 from agentreflex.core.util.fsutil import atomic_write_bytes, move_under, read_regular
 
@@ -88,11 +89,8 @@ def _text(path: str) -> str | None:
 
 def stamp(path: str) -> list[int] | None:
     """What changes when the file (or what a link leads to) is written; None if there is none."""
-    try:
-        found, linked = os.stat(path), os.lstat(path)
-    except OSError:
-        return None
-    return [found.st_ino, found.st_size, found.st_mtime_ns, linked.st_ino]
+    found, linked = fsutil.stamp(path, follow=True), fsutil.stamp(path)
+    return None if found is None or linked is None else [*found, linked[0]]
 
 
 def _sign(signer: HmacSha256, name: str, value: str) -> str:

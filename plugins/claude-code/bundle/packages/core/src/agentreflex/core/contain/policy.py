@@ -141,9 +141,7 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{protected}": list(userdirs.protected_paths(project, env)),
         "{host_runs}": hostruns.named_files(project),
         # (only those that exist: a missing path would be held by its folder, read-only)
-        "{run_paths}": [
-            p for p in (os.path.join(project, n) for n in hostruns.RUN_PATHS) if os.path.lexists(p)
-        ],
+        "{run_paths}": [p for p in hostruns.run_paths(project) if os.path.lexists(p)],
         "{runtime}": [_runtime_dir(env)],
         "{tmux}": _tmux_dirs(env),
         "{dbus}": _unix_paths(env.get("DBUS_SESSION_BUS_ADDRESS", ""), "unix:path="),

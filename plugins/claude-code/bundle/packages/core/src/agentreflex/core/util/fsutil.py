@@ -141,6 +141,20 @@ def mtime_ns(path: str) -> int:
         return -1
 
 
+def stamp(path: str, follow: bool = False) -> list[int] | None:
+    """What changes when a file is written or replaced (inode, size, modification time).
+
+    Why: the look after a contained command compares these with the ones taken before
+    it, to read again only what changed.  ``follow`` stamps what a link leads to; None
+    when there is nothing there.
+    """
+    try:
+        found = os.stat(path) if follow else os.lstat(path)
+    except OSError:
+        return None
+    return [found.st_ino, found.st_size, found.st_mtime_ns]
+
+
 def keep_newest(folder: str, limit: int) -> None:
     """Keep the ``limit`` newest files in ``folder``, deleting the rest.
 

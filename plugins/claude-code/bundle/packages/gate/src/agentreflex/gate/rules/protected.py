@@ -48,10 +48,7 @@ class Protected:
         from agentreflex.core.contain import hostruns
 
         runs = (
-            [
-                *hostruns.named_files(where.project),
-                *(os.path.join(where.project, name) for name in hostruns.RUN_PATHS),
-            ]
+            [*hostruns.named_files(where.project), *hostruns.run_paths(where.project)]
             if where.project
             else []
         )
