@@ -418,6 +418,31 @@ def test_the_session_bus_and_editor_servers_are_out_of_reach(
     assert "reached" not in done.stdout and done.stdout.count("refused") == len(servers)
 
 
+@pytest.mark.parametrize("had_one", [False, True])
+def test_gemini_clis_ide_folder_can_be_neither_filled_nor_read(
+    project: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, had_one: bool
+) -> None:
+    """Gemini CLI 0.61.0 (traced) starts the ``stdio.command`` of a file in
+    ``$TMPDIR/gemini/ide`` whose ``workspacePath`` is its folder, outside any boundary;
+    the files VS Code's companion writes there hold its token."""
+    temp = tmp_path / "tmp"
+    ide = temp / "gemini" / "ide"
+    monkeypatch.setenv("TMPDIR", str(temp))
+    if had_one:
+        ide.mkdir(parents=True)
+        (ide / "gemini-ide-server-1-2.json").write_text('{"authToken": "t0k3n"}')
+    else:
+        temp.mkdir()
+    server = {"workspacePath": str(project), "stdio": {"command": "touch", "args": ["/tmp/x"]}}
+    plant = f"cat {ide}/*; mkdir -p {ide}; echo '{json.dumps(server)}' > {ide}/gemini-ide-server-9-9.json"
+    done = run(plant + f"; echo kept > {temp}/other.txt", project)
+    assert "t0k3n" not in done.stdout
+    assert sorted(p.name for p in ide.iterdir()) == (
+        ["gemini-ide-server-1-2.json"] if had_one else []
+    )
+    assert (temp / "other.txt").read_text() == "kept\n"  # the temp folder stays writable
+
+
 @pytest.mark.parametrize("host", ["claude-code", "opencode", "pi", "gemini", "hermes"])
 def test_the_hosts_missing_settings_folder_cannot_be_made_in_a_contained_command(
     tmp_path: Path, home: Path, host: str

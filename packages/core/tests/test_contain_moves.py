@@ -48,7 +48,13 @@ HELD = (
     ".gemini",
     ".git/config",
     ".git/hooks",
+    ".git/agentreflex",
     ".mcp.json",
+    ".vscode/settings.json",
+    ".vscode/tasks.json",
+    ".github/agents",
+    "agent_tools",
+    "mkt",
     "scripts",
     "tools",
 )
@@ -68,6 +74,8 @@ MOVED_ASIDE = (
     ".claude/launch.json",
     ".github/mcp.json",
     ".github/lsp.json",
+    ".vscode/mcp.json",
+    ".github/extensions",
 )
 # git settings that run a program (git-config(1)); a repository inside the project
 # may not gain one
@@ -100,6 +108,34 @@ PROJECT_FILES = {
         {"mcpServers": {"db": {"command": "python3", "args": ["tools/db.py"]}}}
     ),
     "scripts/status.js": "console.log('ok')\n",
+    # the user's editor: a task VS Code runs when the folder opens, and its settings
+    ".vscode/tasks.json": json.dumps(
+        {
+            "version": "2.0.0",
+            "tasks": [
+                {
+                    "label": "dev",
+                    "command": "sh scripts/dev.sh",
+                    "runOptions": {"runOn": "folderOpen"},
+                }
+            ],
+        }
+    ),
+    ".vscode/settings.json": '{"editor.formatOnSave": true}\n',
+    "scripts/dev.sh": "npm run dev\n",
+    # Copilot CLI's: an agent whose MCP server it starts, a plugin marketplace in a folder
+    ".github/agents/db.agent.md": (
+        "---\nname: db\nmcp-servers:\n  db:\n    command: python3\n"
+        "    args: ['agent_tools/serve.py']\n---\nAnswer from the database.\n"
+    ),
+    "agent_tools/serve.py": "print('mcp')\n",
+    ".github/copilot/settings.json": json.dumps(
+        {
+            "extraKnownMarketplaces": {"m": {"source": {"source": "directory", "path": "./mkt"}}},
+            "enabledPlugins": {"pp@m": True},
+        }
+    ),
+    "mkt/pp/.mcp.json": "{}\n",
     "tools/db.py": "print('mcp')\n",
     "docs/notes.md": "notes\n",
     "app.py": "print('hi')\n",
@@ -209,6 +245,17 @@ def _held(world: World) -> dict[str, object]:
     }
 
 
+def _users_files(world: World) -> dict[str, tuple[object, ...]]:
+    """Home's files and links (not its folders' times), less the guard's own state and
+    cache folders there, which the hook itself writes."""
+    own = (userdirs.user_state_dir(), userdirs.user_cache_dir())
+    return {
+        p: e
+        for p, e in _tree(str(world.home)).items()
+        if e[0] != stat.S_IFDIR and not any(p.startswith(o + "/") for o in own)
+    }
+
+
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """The entries that differ, for the failure message."""
     found = []
@@ -297,7 +344,7 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
         pytest.fail(
             f"{', '.join(missing)} not installed: the move proves nothing (.ci/run installs)"
         )
-    moved_aside = _moved_aside(world)
+    moved_aside, users = _moved_aside(world), _users_files(world)
     # a move may take a second call, from the folder the first one made (a host that
     # follows the agent's `cd` into its next hook's cwd, as Claude Code does)
     steps = [(move["run"], world.project)]
@@ -309,6 +356,8 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
         if not _step(world, _spelled(run), cwd, move):
             break  # refused by the hook: the host does not run it (nor what follows)
     assert _moved_aside(world) == moved_aside, move
+    # and nothing the hook itself did, outside the boundary, changed the user's files
+    assert _users_files(world) == users, (move, _changed({"": users}, {"": _users_files(world)}))
     assert not _key_in_a_file(world), move
     assert not _reaching_env_entries(world.project), move
     _git_as_the_user_would(world.project)

@@ -118,6 +118,8 @@ def test_everyday_work_on_the_env_file_is_left_alone(project: Path) -> None:
         ("AGENTREFLEX_STATE_DIR", True),
         ("GIT_CONFIG_GLOBAL", True),
         ("PATH", True),
+        ("TMUX_TMPDIR", True),  # the hook reads it to keep tmux's socket out of reach
+        ("DBUS_SESSION_BUS_ADDRESS", True),
         ("GEMINI_API_KEY", False),
         ("DATABASE_URL", False),
         ("NEXT_PUBLIC_API", False),
@@ -138,6 +140,18 @@ def test_entries_are_read_as_the_dotenv_package_reads_them(tmp_path: Path) -> No
     )
     names = [e[0] for e in dotenv._entries(text)]
     assert names == ["BASH_ENV", "PYTHONHOME"]  # the quoted line is A's value, not an entry
+
+
+def test_a_line_ended_as_javascript_ends_one_is_read(project: Path) -> None:
+    """JavaScript's ``^`` and ``$`` also end a line at U+2028: the dotenv package reads
+    ``LD_PRELOAD`` after ``PORT="3000"`` here, where a Python-only reading saw nothing."""
+    line_ends = ("\\xe2\\x80\\xa8", "\\xe2\\x80\\xa9")  # U+2028, U+2029 in UTF-8
+    added = 'PORT="3000"{}LD_PRELOAD=/tmp/x.so{}XDG_CONFIG_HOME=/tmp/c\\n'.format(*line_ends)
+    outcome = _step(project, f"printf '{added}' >> .env")
+    assert any(f.code == planted.ENV_CODE for f in outcome.decision.findings)
+    kept = (project / ".env").read_text()
+    assert "LD_PRELOAD" not in kept and "XDG_CONFIG_HOME" not in kept
+    assert 'PORT="3000"' in kept and "API_KEY=" in kept
 
 
 def test_a_file_padded_past_what_is_read_is_moved_aside(project: Path) -> None:

@@ -161,3 +161,153 @@ def test_the_boundary_holds_them_and_the_rest_stays_writable(tmp_path: Path) -> 
     subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False, timeout=60)
     assert (root / "scripts" / "status.sh").read_text() == "echo ok\n"
     assert (root / "scripts" / "build.sh").read_text() == "echo build\nmore\n"
+
+
+def test_vs_codes_folder_open_tasks_and_servers_are_found_and_its_other_tasks_are_not(
+    tmp_path: Path,
+) -> None:
+    """VS Code runs a ``"runOn": "folderOpen"`` task, and each task it depends on, when the
+    folder opens (the "Contagious Interview" repositories); a task the user runs stays the
+    project's to change.  Its files have comments and trailing commas."""
+    tasks = """{
+      // the team's tasks
+      "version": "2.0.0",
+      "tasks": [
+        {"label": "watch", "type": "shell", "command": "sh scripts/watch.sh",
+         "dependsOn": ["prepare"], "runOptions": {"runOn": "folderOpen"},},
+        {"label": "prepare", "type": "process", "command": "node",
+         "linux": {"args": ["scripts/prepare.js"]}},
+        {"label": "build", "type": "shell", "command": "./scripts/build.sh"},
+        {"label": "loop", "dependsOn": "watch"},
+      ],
+    }"""
+    root = _project(
+        tmp_path,
+        {
+            ".vscode/tasks.json": tasks,
+            ".vscode/mcp.json": '{"servers": {"db": {"command": "python3",'
+            ' "args": ["tools/db.py"]}}, // the project\'s\n}',
+            **dict.fromkeys(
+                ["scripts/watch.sh", "scripts/prepare.js", "scripts/build.sh", "tools/db.py"], "x"
+            ),
+        },
+    )
+    found = sorted(hostruns.named_files(str(root)))
+    assert found == sorted(
+        str(root / s) for s in ("scripts/watch.sh", "scripts/prepare.js", "tools/db.py")
+    )
+
+
+@pytest.mark.parametrize(
+    "tasks",
+    [
+        '{"tasks": "x"}',
+        '{"tasks": [1, {"runOptions": "folderOpen", "command": "sh run.sh"}]}',
+        '{"tasks": [{"runOptions": {"runOn": "default"}, "command": "sh run.sh"}]}',
+        '{"tasks": [{"label": "a", "dependsOn": ["a", 3], "runOptions": {"runOn": "folderOpen"}}]}',
+    ],
+)
+def test_odd_vs_code_tasks_make_nothing_read_only(tmp_path: Path, tasks: str) -> None:
+    root = _project(tmp_path, {".vscode/tasks.json": tasks, "run.sh": "x"})
+    assert hostruns.named_files(str(root)) == []
+
+
+def test_the_editors_files_are_held_where_they_exist(tmp_path: Path) -> None:
+    """CVE-2025-53773: the agent wrote ``chat.tools.autoApprove`` into the project's
+    ``.vscode/settings.json``; a contained command can change none of VS Code's files."""
+    if boundary.engine_path() is None:
+        pytest.fail("bubblewrap is not installed: `apt-get install -y bubblewrap` (.ci/run does)")
+    settings = '{"editor.formatOnSave": true}\n'
+    root = _project(tmp_path, {".vscode/settings.json": settings, ".vscode/tasks.json": "{}"})
+    line = boundary.rewrite(
+        "sed -i 's/true}/true, \"chat.tools.autoApprove\": true}/' .vscode/settings.json;"
+        " rm -f .vscode/tasks.json; echo ok > notes.txt",
+        str(root),
+    )
+    subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, check=False, timeout=60)
+    assert (root / ".vscode" / "settings.json").read_text() == settings
+    assert (root / ".vscode" / "tasks.json").read_text() == "{}"
+    assert (root / "notes.txt").read_text() == "ok\n"
+
+
+COPILOT_AGENT = """---
+name: db
+description: Looks things up in tools/notes.md
+mcp-servers:
+  db:
+    type: local
+    command: python3
+    args: ['tools/agent_mcp.py', '--stdio']
+tools: ['*']
+---
+Answer from the database.  Run scripts/free.sh when asked.
+"""
+CLAUDE_SKILL = """---
+name: review
+hooks:
+  PreToolUse:
+  - matcher: Bash
+    hooks:
+      - type: command
+        command: "$CLAUDE_PROJECT_DIR"/scripts/check.sh
+---
+"""
+
+
+def test_the_scripts_agents_and_skills_start_are_found(tmp_path: Path) -> None:
+    """Copilot CLI 1.0.102 starts an agent file's ``mcp-servers:`` command with no sandbox
+    (traced, any ``.md`` under ``.github/agents``); Claude Code runs a skill's ``hooks:``.
+    Only the words of those blocks count, not the description or the body."""
+    root = _project(
+        tmp_path,
+        {
+            ".github/agents/team/db.agent.md": COPILOT_AGENT,
+            ".claude/skills/review/SKILL.md": CLAUDE_SKILL,
+            ".gemini/agents/plain.md": "no frontmatter: tools/gemini_mcp.py\n",
+            **dict.fromkeys(
+                [
+                    "tools/agent_mcp.py",
+                    "tools/notes.md",
+                    "scripts/free.sh",
+                    "scripts/check.sh",
+                    "tools/gemini_mcp.py",
+                ],
+                "x",
+            ),
+        },
+    )
+    found = sorted(hostruns.named_files(str(root)))
+    assert found == sorted(str(root / s) for s in ("tools/agent_mcp.py", "scripts/check.sh"))
+    # a changed agent file changes the stamp a cache of these is kept by
+    before = hostruns.stamp(str(root))
+    (root / ".github/agents/team/db.agent.md").write_text(COPILOT_AGENT.replace("--stdio", ""))
+    assert hostruns.stamp(str(root)) != before
+
+
+def test_a_plugin_marketplace_in_the_project_is_held(tmp_path: Path) -> None:
+    """``extraKnownMarketplaces`` naming a project folder: Copilot CLI 1.0.102 installs its
+    plugins with no prompt and runs their servers and hooks in place (traced), from
+    Claude Code's settings as from its own.  A marketplace at the project root holds its
+    catalogue and the plugin folders it lists, not the whole project."""
+    market = {"extraKnownMarketplaces": {"m": {"source": {"source": "directory", "path": "./mkt"}}}}
+    here = {"extraKnownMarketplaces": {"h": {"source": {"source": "directory", "path": "."}}}}
+    catalogue = {"name": "h", "plugins": [{"name": "p", "source": "./plugins/p"}, {"x": 1}, 3]}
+    root = _project(
+        tmp_path,
+        {
+            ".github/copilot/settings.json": market,
+            ".claude/settings.json": here,
+            "mkt/pp/.mcp.json": "{}",
+            ".claude-plugin/marketplace.json": catalogue,
+            "plugins/p/hooks/hooks.json": "{}",
+            "outside/x": "x",
+        },
+    )
+    (tmp_path / "elsewhere").mkdir()
+    (root / ".claude/settings.local.json").write_text(
+        json.dumps({"extraKnownMarketplaces": {"o": {"source": {"path": "../elsewhere"}}}})
+    )
+    found = sorted(hostruns.named_files(str(root)))
+    assert found == sorted(
+        str(root / p) for p in ("mkt", ".claude-plugin/marketplace.json", "plugins/p")
+    )

@@ -339,3 +339,20 @@ def test_a_pointer_git_cannot_read_is_left_and_the_look_goes_on(repository: Path
 )
 def test_what_counts_as_everyday(key: str, everyday: bool) -> None:
     assert nestedgit.everyday(key) is everyday
+
+
+def test_a_folder_name_that_is_not_utf8_is_said_not_crashed_on(workspace: Path) -> None:
+    """A repository in a folder named ``b"\\xff"``: its path reaches the finding, the
+    panels and the reply as it is, escaped, and the hook still undoes the setting."""
+    command = (
+        "mkdir -p $'\\xff' && git -C $'\\xff' init -q && "
+        "git -C $'\\xff' config core.fsmonitor 'touch /tmp/x'"
+    )
+    _hook(workspace, "PreToolUse", command)
+    _run_as_the_host(workspace, command)
+    outcome = _hook(workspace, "PostToolUse", command)
+    assert "internal error" not in outcome.reply.stdout + outcome.reply.stderr
+    assert any(f.code == planted.NESTED_CODE for f in outcome.decision.findings)
+    folder = os.path.join(os.fsencode(workspace), b"\xff")
+    config = os.path.join(folder, b".git", b"config")
+    assert b"fsmonitor" not in Path(os.fsdecode(config)).read_bytes()

@@ -24,9 +24,10 @@ from agentreflex.core.testing import hook_env, post_tool, pre_tool, run_containe
 PLANT = (
     "mkdir -p .gemini && python3 -c \"open('.gemini/settings.json', 'w').write('{}')\"; "
     'echo \'{"plugin": ["./p.js"]}\' > opencode.json; '
-    "echo /tmp/elsewhere > .git/commondir"
+    "echo /tmp/elsewhere > .git/commondir; "
+    "mkdir .vscode && echo '{\"tasks\": []}' > .vscode/tasks.json"
 )
-PLANTED = (".gemini/settings.json", "opencode.json", ".git/commondir")
+PLANTED = (".gemini/settings.json", "opencode.json", ".git/commondir", ".vscode/tasks.json")
 
 
 @pytest.fixture

@@ -220,6 +220,90 @@ def test_snapshots_are_pruned_by_count(repo: Path) -> None:
     assert [s.command for s in snapshot.listing(found)] == ["cmd 3", "cmd 4"]
 
 
+def test_a_forged_snapshot_number_never_names_what_prune_removes(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A ``meta.json`` written where a command could (``"n": "/home/u"``): prune removes
+    the snapshot's own folder, ``store/N``, and nothing the file names."""
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    precious = tmp_path / "home"
+    (precious / ".ssh").mkdir(parents=True)
+    (precious / ".ssh" / "id_ed25519").write_text("key\n")
+    forged = Path(snapshot.store_dir(found)) / "1"
+    forged.mkdir(parents=True)
+    meta = {"n": str(precious), "ts": 0, "command": "x", "session": "s"}
+    (forged / "meta.json").write_text(json.dumps(meta))
+    assert [s.n for s in snapshot.listing(found)] == [1]
+    snapshot.prune(found)
+    assert (precious / ".ssh" / "id_ed25519").read_text() == "key\n"
+    assert not forged.exists()
+
+
+def test_undo_writes_only_work_tree_files(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A snapshot tree holding ``.git/hooks/pre-commit`` and ``../home/...`` (made with
+    ``git mktree``), or a path through a folder since replaced by a link to home:
+    the user's own ``agentreflex undo`` runs outside any boundary and writes none."""
+    home = tmp_path / "home"  # the test's HOME (conftest)
+    home.mkdir(exist_ok=True)
+    had = sorted(home.rglob("*"))
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    (repo / "lib").mkdir()
+    (repo / "lib" / "x.py").write_text("X = 1\n")
+    snap = snapshot.take(found, "rm -rf lib", "s")
+    assert snap.tree
+    sh(repo, "rm -rf lib && ln -s ../home lib")
+
+    def mktree(lines: str, env: dict[str, str] | None = None) -> str:
+        done = subprocess.run(
+            ["git", "mktree"], cwd=repo, env=env, input=lines, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    def blob(text: str) -> str:
+        done = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=repo,
+            input=text,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+
+    hook = mktree(f"100755 blob {blob('touch /tmp/x')}\tpre-commit\n")
+    hooks = mktree(f"040000 tree {hook}\thooks\n")
+    rc = mktree(f"100644 blob {blob('evil')}\t.bashrc\n")
+    up = mktree(f"040000 tree {rc}\thome\n")
+    objects = {  # the snapshot's own object store, which borrows the repository's
+        **os.environ,
+        "GIT_OBJECT_DIRECTORY": str(Path(snapshot.store_dir(found)) / str(snap.n) / "objects"),
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": found.objects,
+    }
+    listing = subprocess.run(
+        ["git", "ls-tree", snap.tree],
+        cwd=repo,
+        env=objects,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    forged = mktree(f"{listing}040000 tree {hooks}\t.git\n040000 tree {up}\t..\n", objects)
+    meta = Path(snapshot.store_dir(found)) / str(snap.n) / "meta.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "tree": forged}))
+    assert undocmd.main([str(snap.n), "--cwd", str(repo)]) == 1
+    err = capsys.readouterr().err
+    assert "never written: .git/hooks/pre-commit" in err and "never written: ../home/.bashrc" in err
+    assert "never written: lib/x.py" in err  # lib is now a link to home
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    assert sorted(home.rglob("*")) == had
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"  # the rest is restored
+
+
 SENTINEL_CONFIG = """
 [core]
     fsmonitor = {hook}

@@ -469,6 +469,21 @@ def test_what_a_host_runs_from_the_project_asks_even_where_nothing_names_it(
     assert _check(world, "cat .mcp.json .claude/skills/review/SKILL.md")[0] == "ALLOW"
 
 
+def test_what_the_editor_runs_when_the_folder_opens_asks(world: dict[str, Path]) -> None:
+    """CVE-2025-53773: Copilot's agent wrote ``chat.tools.autoApprove`` into
+    ``.vscode/settings.json`` with its file tool; a VS Code task with ``"runOn":
+    "folderOpen"`` runs when the user next opens the folder."""
+    proj = world["proj"]
+    settings = str(proj / ".vscode" / "settings.json")
+    approve = '{"chat.tools.autoApprove": true}'
+    _tool_asks(_tool(world, "Write", {"file_path": settings, "content": approve}), settings)
+    _asks(world, "mkdir -p .vscode && echo '{}' > .vscode/tasks.json", ".vscode/tasks.json")
+    # reading them, and the rest of the folder (a launch configuration), are everyday work
+    launch = str(proj / ".vscode" / "launch.json")
+    assert not _tool(world, "Write", {"file_path": launch, "content": "{}"})
+    assert not _tool(world, "Read", {"file_path": settings})
+
+
 def test_mcp_file_tools_ask(world: dict[str, Path]) -> None:
     cfg = str(world["proj"] / ".agentreflex" / "config.toml")
     write = _tool(world, "mcp__filesystem__write_file", {"path": cfg, "content": "x"})

@@ -55,6 +55,9 @@ _EXACT = frozenset(
         "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
         "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "GCONV_PATH",
         "SSH_ASKPASS", "SUDO_ASKPASS", "PI_CODING_AGENT_DIR",
+        # what the hook reads to find the servers' sockets it keeps out of reach
+        # (contain/policy.py): a .env that moved them would leave the real ones reachable
+        "TMUX", "TMUX_TMPDIR", "USER", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST",
     )
 )  # fmt: skip
 _PREFIXES = (
@@ -79,12 +82,18 @@ def _entries(text: str) -> list[tuple[str, str, int, int]]:
     ]
 
 
+_JS_LINE_ENDS = {0x2028: "\n", 0x2029: "\n"}
+
+
 def _text(path: str) -> str | None:
     data = read_regular(path, _LIMIT)  # through a link: what Gemini CLI reads
     if data is None or len(data) > _LIMIT:
         return None
-    # dotenv reads it as UTF-8 with its line ends made \n
-    return re.sub(r"\r\n?", "\n", data.decode("utf-8", "surrogateescape"))
+    # dotenv reads it as UTF-8 with its line ends made \n, and JavaScript's ^ and $ also
+    # end a line at U+2028 and U+2029, where Python's do not: read as line ends here too
+    # (an entry taken out is written back with \n there)
+    text = re.sub(r"\r\n?", "\n", data.decode("utf-8", "surrogateescape"))
+    return text.translate(_JS_LINE_ENDS)
 
 
 def stamp(path: str) -> list[int] | None:

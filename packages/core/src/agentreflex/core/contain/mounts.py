@@ -46,7 +46,9 @@ class Plan:
     uncovered: list[str] = field(default_factory=list)
 
 
-def _cover(path: str, kind: str, project: str, result: Plan) -> Mount | None:
+def _cover(
+    path: str, kind: str, project: str, result: Plan, chosen: Mapping[str, str]
+) -> Mount | None:
     """A mount for ``path``; a missing path is covered by its nearest existing folder.
 
     bwrap can only mount over what exists.  A read-only path that does not
@@ -54,10 +56,15 @@ def _cover(path: str, kind: str, project: str, result: Plan) -> Mount | None:
     making its nearest existing parent read-only, as long as that parent is
     below the project root; otherwise the path is reported as uncovered (the
     parse-based gate still answers for it).  A missing unreadable path has
-    nothing to read.
+    nothing to read, except where the boundary lets commands write (a temp
+    folder: the deepest of the mounts ``chosen`` so far that holds it is
+    writable): there it is made an empty folder, so a command can't create
+    what a program outside reads from it (Gemini CLI's IDE folder).
     """
     if os.path.lexists(path):
         return Mount(path, kind)
+    if kind == "hide" and _writable_at(path, chosen):
+        return Mount(path, kind)  # bwrap makes it, and leaves it behind empty
     if kind != "ro":
         return None  # nothing to read, and it can't be created: its folder is read-only or ours
     parent = os.path.dirname(path)
@@ -71,6 +78,12 @@ def _cover(path: str, kind: str, project: str, result: Plan) -> Mount | None:
         return Mount(parent, kind)
     result.uncovered.append(path)
     return None
+
+
+def _writable_at(path: str, chosen: Mapping[str, str]) -> bool:
+    """Is the deepest mount in ``chosen`` that holds ``path`` a writable one?"""
+    holders = [p for p in chosen if inside(path, p) and p != path]
+    return bool(holders) and chosen[max(holders, key=len)] == "rw"
 
 
 def plan(
@@ -108,7 +121,7 @@ def plan(
     ):
         for entry in entries:
             for raw in globbed(expand_entry(entry, named, home)):
-                mount = _cover(os.path.normpath(raw), kind, project, result)
+                mount = _cover(os.path.normpath(raw), kind, project, result, chosen)
                 if mount is None:
                     continue
                 for path in dict.fromkeys((mount.path, resolve(mount.path))):

@@ -27,11 +27,13 @@ from agentreflex.core.worktree.snapshot import (
 
 @dataclass
 class Plan:
-    """What a restore does: files to write, files already right, files it refuses."""
+    """What a restore does: files to write, files already right, files it refuses (newer
+    work, or a path that is not in the work tree)."""
 
     write: list[str] = field(default_factory=list)
     same: list[str] = field(default_factory=list)
     newer: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
     diff: str = ""
 
 
@@ -83,6 +85,9 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
     for path, (_, oid) in sorted(saved.items()):
         if path in sparse:
             continue  # outside the sparse checkout: never written to the work tree
+        if work_tree_path(repo.top, path) is None:
+            out.outside.append(path)
+            continue
         cur = now.get(path)
         if cur == oid:
             out.same.append(path)
@@ -123,10 +128,30 @@ def apply(repo: Repo, snap: Snapshot, paths: list[str]) -> list[str]:
     failed: list[str] = []
     for path in paths:
         mode, oid = saved[path]
-        data = _blob(repo, env, oid)
-        if data is None or not _write(os.path.join(repo.top, path), mode, data):
+        target = work_tree_path(repo.top, path)
+        data = _blob(repo, env, oid) if target else None
+        if data is None or target is None or not _write(target, mode, data):
             failed.append(path)
     return failed
+
+
+def work_tree_path(top: str, path: str) -> str | None:
+    """Where ``path`` of a snapshot is written, or None when that is not in the work tree.
+
+    Why: a snapshot's tree is written outside any boundary, by the user's own
+    ``agentreflex undo``.  A tree holding ``..`` or ``.git/hooks/pre-commit``, or a
+    path through a folder since replaced by a link (``lib -> ~``), would write
+    where git never puts a work-tree file: home, or a hook git runs.
+    """
+    parts = path.split("/")
+    if path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
+        return None
+    real_top = os.path.realpath(top)
+    target = os.path.join(real_top, path)
+    folder = os.path.realpath(os.path.dirname(target))
+    if folder != real_top and not folder.startswith(real_top + os.sep):
+        return None
+    return os.path.join(folder, parts[-1])
 
 
 def _write(target: str, mode: str, data: bytes) -> bool:

@@ -547,8 +547,12 @@ def listing(repo: Repo) -> list[Snapshot]:
     for d in sorted((d for d in _listdir(root) if d.isdigit()), key=int):
         try:
             with open(os.path.join(root, d, "meta.json"), encoding="utf-8") as fh:
-                out.append(Snapshot(**fastjson.loads(fh.read())))
-        except (OSError, ValueError, TypeError):
+                meta = fastjson.loads(fh.read())
+            # the number is the folder's, never the file's: prune removes store/N, and a
+            # meta.json written where a command could ("n": "/home/u") must not name it
+            meta["n"] = int(d)
+            out.append(Snapshot(**meta))
+        except (OSError, ValueError, TypeError, AttributeError):
             continue
     return out
 

@@ -66,6 +66,8 @@ def main(argv: list[str]) -> int:
     plan = restore.plan(repo, snap, _relative(repo, ns.cwd, ns.paths), ns.force)
     for path in plan.newer:
         print(f"newer work, not overwritten (use --force): {path}", file=sys.stderr)
+    for path in plan.outside:
+        print(f"not a work-tree file, never written: {path}", file=sys.stderr)
     if ns.dry_run:
         sys.stdout.write(restore.show_diff(repo, snap, plan.write))
         print(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
@@ -79,4 +81,4 @@ def main(argv: list[str]) -> int:
     for path in failed:
         print(f"could not restore: {path}", file=sys.stderr)
     print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
-    return 1 if failed or plan.newer else 0
+    return 1 if failed or plan.newer or plan.outside else 0

@@ -1,6 +1,7 @@
 """The project's files a host's own settings run: its hook scripts, status line, MCP servers.
 
-Why: hosts run these outside any boundary, with the user's full rights.
+Why: hosts run these outside any boundary, with the user's full rights, and so
+does the user's editor when it opens the folder (VS Code's tasks).
 Claude Code's documentation shows hooks as ``"$CLAUDE_PROJECT_DIR"/.claude/
 hooks/check.sh``; a project's ``.mcp.json`` (or Copilot CLI's ``.github/
 mcp.json`` and ``.github/lsp.json``) starts ``python tools/server.py``; OpenCode loads the plugin files ``opencode.json`` names.  The settings files
@@ -20,8 +21,13 @@ from __future__ import annotations
 
 import os
 
+from agentreflex.core.contain import frontmatter
 from agentreflex.core.util import jsonc
 from agentreflex.core.util.fsutil import read_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "COPILOT_SERVERS",
@@ -39,6 +45,16 @@ __all__ = [
 # folder: .github/mcp.json and .github/lsp.json beside .mcp.json), and the folder of
 # Copilot CLI's hooks files (each *.json in it)
 COPILOT_SERVERS = (".github/mcp.json", ".github/lsp.json")
+# Copilot CLI's project settings: a plugin marketplace they name by folder
+# (`extraKnownMarketplaces`, as in Claude Code's) is installed with no prompt and run
+# in place, its servers and hooks included (traced: Copilot CLI 1.0.102)
+_COPILOT_SETTINGS = (".github/copilot/settings.json", ".github/copilot/settings.local.json")
+# VS Code's, read as it reads them (JSON with comments): a task with `"runOn":
+# "folderOpen"` runs when the folder is opened, and the user has trusted this folder
+# (they work in it); its MCP servers start with its agent.  Only a folder-open task's
+# words count: any other task runs when the user asks for it.
+_VSCODE_TASKS = ".vscode/tasks.json"
+_EDITOR_SETTINGS = (".vscode/mcp.json", _VSCODE_TASKS)
 SETTINGS = (
     ".claude/settings.json",
     ".claude/settings.local.json",
@@ -47,6 +63,8 @@ SETTINGS = (
     "opencode.json",
     "opencode.jsonc",
     *COPILOT_SERVERS,
+    *_COPILOT_SETTINGS,
+    *_EDITOR_SETTINGS,
 )
 HOOK_FILES = ".github/hooks"
 # What the hosts run, or read as instructions, from the project's own folders outside any
@@ -54,7 +72,10 @@ HOOK_FILES = ".github/hooks"
 # command made them (planted).  Claude Code's are those its own sandbox denies its
 # commands (2.1.328's list, found by tracing it: a skill's frontmatter `hooks:` runs its
 # command outside any sandbox once the skill is used; `!` lines of commands and skills
-# run before the prompt; launch.json names the preview's server); Copilot CLI's servers.
+# run before the prompt; launch.json names the preview's server); Copilot CLI's servers,
+# its agents (an agent file's `mcp-servers:` command runs with no sandbox, trusted
+# folder or not, once the model hands the agent a task: traced, 1.0.102) and its
+# extensions (.github/extensions/NAME/extension.mjs, run by node at start).
 _CLAUDE_RUNS = (
     ".mcp.json",
     ".claude/hooks",
@@ -68,7 +89,15 @@ _CLAUDE_RUNS = (
     ".claude/loop.md",
     ".claude/launch.json",
 )
-RUN_PATHS = (*_CLAUDE_RUNS, *COPILOT_SERVERS)
+# What an editor runs from the project when the folder opens, outside any boundary:
+# VS Code's folder-open tasks (the "Contagious Interview" repositories: GitLab Threat
+# Intelligence, 2026; Microsoft's report on malicious Next.js repositories, 2025), its MCP
+# servers, and its settings, which can turn its agent's approvals off
+# (CVE-2025-53773: the agent itself wrote `chat.tools.autoApprove` there) or name the
+# programs its extensions run.
+_EDITOR_RUNS = (*_EDITOR_SETTINGS, ".vscode/settings.json")
+_COPILOT_RUNS = (*COPILOT_SERVERS, ".github/agents", ".github/extensions")
+RUN_PATHS = (*_CLAUDE_RUNS, *_COPILOT_RUNS, *_EDITOR_RUNS)
 # the keys whose strings are a program and its arguments
 _RUN_KEYS = frozenset(
     {
@@ -95,18 +124,27 @@ _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
 
 
 def named_files(project: str) -> list[str]:
-    """The existing files inside ``project`` that its hosts' settings run."""
+    """The existing files inside ``project`` that its hosts' settings, agents and skills
+    run, and the plugin folders they install from in place."""
     found: list[str] = []
     for settings in settings_files(project):
         try:
-            words = _run_words(_read_settings(settings))
+            named = _named_by(settings, project)
         except RecursionError:
             continue  # nested deeper than any host's settings are: no host reads it either
-        for word in words:
-            target = _in_project(word, project)
-            if target and target not in found:
-                found.append(target)
+        found += [target for target in named if target not in found]
     return found
+
+
+def _named_by(settings: str, project: str) -> list[str]:
+    if settings.endswith(".md"):
+        words, folders = frontmatter.run_words(settings), []
+    else:
+        value = _read_settings(settings)
+        if settings.endswith(_VSCODE_TASKS):
+            value = _folder_open_tasks(value)
+        words, folders = _run_words(value), _marketplace_folders(value, project)
+    return [t for t in (_in_project(w, project) for w in words) if t] + folders
 
 
 def run_paths(project: str) -> list[str]:
@@ -119,10 +157,79 @@ def run_paths(project: str) -> list[str]:
 
 
 def _read_settings(path: str) -> object:
-    """A settings file's value as its host reads it (OpenCode's ``.jsonc`` has comments)."""
-    if path.endswith(".jsonc"):
+    """A settings file's value as its host reads it (OpenCode's ``.jsonc`` and VS Code's
+    files have comments)."""
+    if path.endswith(".jsonc") or "/.vscode/" in path:
         return read_json(path, _MAX_BYTES, _jsonc)
     return read_json(path, _MAX_BYTES)
+
+
+def _folder_open_tasks(value: object) -> list[dict[str, object]]:
+    """The tasks of a VS Code ``tasks.json`` that run when the folder opens: those with
+    ``"runOn": "folderOpen"`` and every task they depend on (``dependsOn``, by label)."""
+    tasks = value.get("tasks") if isinstance(value, dict) else None
+    if not isinstance(tasks, list):
+        return []
+    tasks = [t for t in tasks if isinstance(t, dict)]
+    by_label = {t["label"]: t for t in tasks if isinstance(t.get("label"), str)}
+    run = [t for t in tasks if _on_open(t)]
+    for task in run:  # grows as it goes: what a running task depends on runs too
+        needs = task.get("dependsOn")
+        for label in (
+            [needs] if isinstance(needs, str) else needs if isinstance(needs, list) else []
+        ):
+            need = by_label.get(label) if isinstance(label, str) else None
+            if need is not None and all(need is not t for t in run):
+                run.append(need)
+    return run
+
+
+def _on_open(task: dict[str, object]) -> bool:
+    options = task.get("runOptions")
+    return isinstance(options, dict) and options.get("runOn") == "folderOpen"
+
+
+def _marketplace_folders(value: object, project: str) -> list[str]:
+    """What a setting's ``extraKnownMarketplaces`` installs plugins from in the project:
+    the marketplace's folder, or, when that is the project itself (``"path": "."``), its
+    catalogue and each plugin's folder."""
+    markets = value.get("extraKnownMarketplaces") if isinstance(value, dict) else None
+    found: list[str] = []
+    for market in markets.values() if isinstance(markets, dict) else ():
+        source = market.get("source") if isinstance(market, dict) else None
+        path = source.get("path") if isinstance(source, dict) else None
+        if not isinstance(path, str):
+            continue
+        folder = _in_project(path, project, os.path.isdir)
+        if folder:
+            found.append(folder)
+        elif os.path.normpath(os.path.join(project, path)) == os.path.normpath(project):
+            found += _catalogue(project)
+    return found
+
+
+# where a marketplace's catalogue is (Claude Code's, and Copilot CLI's own)
+_CATALOGUES = (".claude-plugin/marketplace.json", ".github/plugin/marketplace.json")
+
+
+def _catalogue(project: str) -> list[str]:
+    """The project's marketplace catalogues, and the plugin folders they list."""
+    found = []
+    for name in _CATALOGUES:
+        catalogue = os.path.join(project, name)
+        value = read_json(catalogue, _MAX_BYTES)
+        if not isinstance(value, dict):
+            continue
+        found.append(catalogue)
+        plugins = value.get("plugins")
+        for plugin in plugins if isinstance(plugins, list) else ():
+            source = plugin.get("source") if isinstance(plugin, dict) else None
+            folder = (
+                _in_project(source, project, os.path.isdir) if isinstance(source, str) else None
+            )
+            if folder:
+                found.append(folder)
+    return found
 
 
 def _jsonc(data: bytes) -> object:
@@ -130,26 +237,28 @@ def _jsonc(data: bytes) -> object:
 
 
 def settings_files(project: str) -> list[str]:
-    """The hosts' project settings files that may name programs (existing or not)."""
+    """The hosts' project settings files that may name programs (existing or not), and
+    their agents' and skills' Markdown files (existing)."""
     paths = [os.path.join(project, name) for name in SETTINGS]
     try:
         hooks = os.scandir(os.path.join(project, HOOK_FILES))
     except OSError:
-        return paths
+        return paths + frontmatter.files(project)
     with hooks:
-        return paths + sorted(e.path for e in hooks if e.name.endswith(".json"))
+        paths += sorted(e.path for e in hooks if e.name.endswith(".json"))
+    return paths + frontmatter.files(project)
 
 
-def stamp(project: str) -> tuple[tuple[int, int], ...]:
+def stamp(project: str) -> tuple[tuple[int, int, int], ...]:
     """What changes when a settings file is written: for a cache of :func:`named_files`."""
     marks = []
     for path in settings_files(project):
         try:
             found = os.stat(path)
         except OSError:
-            marks.append((0, 0))
+            marks.append((0, 0, 0))
             continue
-        marks.append((found.st_mtime_ns, found.st_size))
+        marks.append((found.st_mtime_ns, found.st_size, found.st_ctime_ns))
     return tuple(marks)
 
 
@@ -164,8 +273,10 @@ def _run_words(value: object, running: bool = False) -> list[str]:
     return []
 
 
-def _in_project(word: str, project: str) -> str | None:
-    """``word`` as a file inside ``project`` that exists, or None."""
+def _in_project(
+    word: str, project: str, exists: Callable[[str], bool] = os.path.isfile
+) -> str | None:
+    """``word`` as a file (or what ``exists`` asks for) inside ``project``, or None."""
     # the shell's quotes go ("$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh), and the operators
     word = word.replace('"', "").replace("'", "").strip("`;&|()")
     if word.startswith("file://"):
@@ -175,6 +286,6 @@ def _in_project(word: str, project: str) -> str | None:
     if not word or word.startswith("-") or "$" in word or "\0" in word:
         return None
     path = os.path.normpath(os.path.join(project, word))
-    if not path.startswith(project.rstrip("/") + "/") or not os.path.isfile(path):
+    if not path.startswith(project.rstrip("/") + "/") or not exists(path):
         return None
     return path

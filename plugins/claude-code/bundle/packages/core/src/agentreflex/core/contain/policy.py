@@ -132,6 +132,7 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     values: dict[str, list[str]] = {
         "{project}": [project],
         "{tmp}": _temp_dirs(env),
+        "{tmpdir}": [_temp_dirs(env)[-1] if env.get("TMPDIR") else "/tmp"],
         "{key}": [userdirs.key_path(env)],
         "{trust}": [userdirs.trust_record_path(env)],
         "{daemon}": [socket_dir()],

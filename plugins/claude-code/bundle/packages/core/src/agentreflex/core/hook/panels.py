@@ -114,6 +114,7 @@ def _append(state_dir: str, text: str) -> None:
         path = log_path(state_dir)
         ensure_private_dir(os.path.dirname(path) or ".")
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        with open(fd, "a", encoding="utf-8") as fh:
+        # a path in a finding may not be UTF-8 (a folder named b"\xff": surrogates)
+        with open(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(text)
         tighten(path, 0o600)

@@ -142,17 +142,20 @@ def mtime_ns(path: str) -> int:
 
 
 def stamp(path: str, follow: bool = False) -> list[int] | None:
-    """What changes when a file is written or replaced (inode, size, modification time).
+    """What changes when a file is written or replaced (inode, size, modification and
+    change times).
 
     Why: the look after a contained command compares these with the ones taken before
-    it, to read again only what changed.  ``follow`` stamps what a link leads to; None
-    when there is nothing there.
+    it, to read again only what changed.  The change time because a command can put
+    the modification time back (``touch -r``) after writing the same number of bytes in
+    place; no one but the kernel sets the change time.  ``follow`` stamps what a link
+    leads to; None when there is nothing there.
     """
     try:
         found = os.stat(path) if follow else os.lstat(path)
     except OSError:
         return None
-    return [found.st_ino, found.st_size, found.st_mtime_ns]
+    return [found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns]
 
 
 def keep_newest(folder: str, limit: int) -> None:

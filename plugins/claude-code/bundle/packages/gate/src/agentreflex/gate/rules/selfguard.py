@@ -245,8 +245,9 @@ def _message(shown: str, effect: str, alias: str) -> str:
     return (
         f"This {effect} {shown}{via}, one of agentreflex's own files (its configuration, "
         "state, installed code, the Python its hook runs on, a host's hook settings, a "
-        "script those settings run, or what a host runs from the project, such as "
-        ".mcp.json or .claude/skills, all outside any sandbox): changing it can switch "
+        "script those settings run, or what a host or your editor runs from the project, "
+        "such as .mcp.json, .claude/skills or .vscode/tasks.json, all outside any "
+        "sandbox): changing it can switch "
         "agentreflex off or run code unchecked, so only the user may. Ask the user to make "
         "this change."
     )
