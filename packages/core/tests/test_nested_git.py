@@ -103,6 +103,26 @@ def test_a_repository_the_command_made_is_looked_at_too(workspace: Path) -> None
     assert any(f.code == planted.NESTED_CODE for f in outcome.decision.findings)
 
 
+def test_a_repository_two_folders_down_is_looked_at_and_its_everyday_work_stays(
+    workspace: Path,
+) -> None:
+    """A monorepo's ``packages/web``: everyday settings stay, a program setting goes; one
+    in ``node_modules`` (git dependencies npm cloned) is passed over."""
+    command = (
+        "git init -q packages/web && git -C packages/web remote add origin https://e.x/w.git"
+        " && git -C packages/web config user.name u"
+        " && git -C packages/web config core.pager 'sh -c id'"
+        " && git init -q node_modules/dep && git -C node_modules/dep config core.pager less"
+    )
+    _hook(workspace, "PreToolUse", command)
+    _run_as_the_host(workspace, command)
+    _hook(workspace, "PostToolUse", command)
+    settings = _git(workspace / "packages" / "web", "config", "--list").lower()
+    assert "core.pager" not in settings
+    assert "remote.origin.url" in settings and "user.name=u" in settings
+    assert "core.pager=less" in _git(workspace / "node_modules" / "dep", "config", "--list")
+
+
 SECRET_SCAN = '#!/bin/sh\ngit secrets --pre_commit_hook -- "$@"\n'
 
 

@@ -12,7 +12,9 @@ bubblewrap start-up per repository on every command, and a repository the
 command creates has nothing to mount over yet.
 
 So, like :mod:`.planted`, they are looked at before and after each shell
-command, for every repository one folder below the project root and every
+command, for every repository up to two folders below the project root (a bare
+one too, the root itself included: git takes a folder with ``HEAD``, ``objects/`` and
+``refs/`` for one when the ``.git`` above it is broken) and every
 submodule's folder in ``.git/modules`` (read-only in the boundary once they
 exist, but ``git submodule add`` makes one and can set it in one command),
 their ``config`` and ``config.worktree``:
@@ -91,22 +93,27 @@ EVERYDAY_NAMED = {
 # fmt: on
 
 
-def gitdirs(project: str) -> list[str]:
+def gitdirs(project: str, below: list[tuple[str, int]] | None = None) -> list[str]:
     """The git folders inside ``project`` whose settings a command may write: each repository's
-    one folder below it (``sub/.git``), and the submodules' (``.git/modules/NAME``, theirs too)."""
-    found = [dot for dot, mode in _dot_gits(project) if stat.S_ISDIR(mode)]
+    below it (``sub/.git``, ``a/b/.git``; a bare one, ``HEAD`` beside ``objects/`` and
+    ``refs/``, the project root included), and the submodules' (``.git/modules/NAME``, a
+    ``NAME`` with a slash in it and theirs too)."""
+    below = _dot_gits(project) if below is None else below
+    found = [dot for dot, mode in below if stat.S_ISDIR(mode)]
     # a submodule's settings exist read-only in the boundary once made; the command that
     # makes one (git submodule add) can write them
     for git in [os.path.join(project, ".git"), *found]:
-        found += _folders(os.path.join(git, "modules"))
+        found += _modules(os.path.join(git, "modules"))
     return sorted(found)
 
 
-def pointers(project: str) -> list[str]:
-    """What leads git to settings elsewhere: ``.git`` files one folder below ``project``,
-    and the linked worktrees' folders in its ``.git/worktrees`` and its repositories'."""
-    below = _dot_gits(project)
-    found = [dot for dot, mode in below if stat.S_ISREG(mode)]
+def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[str]:
+    """What leads git to settings elsewhere: ``.git`` files and links below ``project``, a
+    ``.git`` folder with a ``commondir``, and the linked worktrees' folders in its
+    ``.git/worktrees`` and its repositories'."""
+    below = _dot_gits(project) if below is None else below
+    found = [dot for dot, mode in below if not stat.S_ISDIR(mode)]
+    found += [dot for dot, mode in below if stat.S_ISDIR(mode) and _has(dot, "commondir")]
     repositories = [os.path.join(project, ".git")]
     repositories += [dot for dot, mode in below if stat.S_ISDIR(mode)]
     for gitdir in repositories:
@@ -114,17 +121,74 @@ def pointers(project: str) -> list[str]:
     return sorted(found)
 
 
+# How far below the project repositories are looked for, and what is passed over: the
+# folders package managers and builds fill, where no one runs git.  A bound on the folders
+# listed keeps the look cheap in a large tree.
+_DEPTH = 2
+_PASSED_OVER = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", "target"}
+)
+_MAX_FOLDERS = 2000
+
+
 def _dot_gits(project: str) -> list[tuple[str, int]]:
-    """Each ``FOLDER/.git`` one folder below ``project`` (links not followed), with its mode."""
+    """Each ``FOLDER/.git`` up to :data:`_DEPTH` folders below ``project`` (links not followed),
+    with its mode; and each bare repository there, the project itself included, as a folder
+    (git takes one for a repository when the ``.git`` above it is broken).  One listing per
+    folder."""
     found: list[tuple[str, int]] = []
-    for folder in _folders(project):
-        if os.path.basename(folder) == ".git":
-            continue
-        dot = os.path.join(folder, ".git")
-        try:
-            found.append((dot, os.lstat(dot).st_mode))
-        except OSError:
-            continue
+    level, listed = [project], 0
+    for depth in range(_DEPTH + 1):
+        below: list[str] = []
+        for folder in level:
+            marks: dict[str, os.DirEntry[str]] = {}
+            try:
+                with os.scandir(folder) as listing:
+                    for entry in listing:
+                        if entry.name in _MARKS:
+                            marks[entry.name] = entry
+                        if (
+                            depth < _DEPTH
+                            and entry.name not in _PASSED_OVER
+                            and entry.is_dir(follow_symlinks=False)
+                        ):
+                            below.append(entry.path)
+            except OSError:
+                continue
+            if ".git" in marks and depth:
+                found.append((marks[".git"].path, _mode(marks[".git"])))
+            elif marks.keys() >= _BARE and marks["HEAD"].is_file(follow_symlinks=False):
+                found.append((folder, stat.S_IFDIR))
+        listed += len(below)
+        if listed > _MAX_FOLDERS:
+            break
+        level = below
+    return found
+
+
+_BARE = frozenset({"HEAD", "objects", "refs"})  # gitrepository-layout(5): what git takes for one
+_MARKS = _BARE | {".git"}
+
+
+def _mode(entry: os.DirEntry[str]) -> int:
+    if entry.is_symlink():
+        return stat.S_IFLNK
+    return stat.S_IFDIR if entry.is_dir(follow_symlinks=False) else stat.S_IFREG
+
+
+def _has(folder: str, name: str) -> bool:
+    return os.path.lexists(os.path.join(folder, name))
+
+
+def _modules(folder: str, depth: int = 4) -> list[str]:
+    """The submodules' git folders under ``folder`` (a name may hold slashes: vendor/lib)."""
+    found: list[str] = []
+    for sub in _folders(folder):
+        if _has(sub, "HEAD") or _has(sub, "config"):
+            found.append(sub)
+            found += _modules(os.path.join(sub, "modules"), depth)
+        elif depth > 1:
+            found += _modules(sub, depth - 1)
     return found
 
 
@@ -149,12 +213,14 @@ def before(projects: list[str], key: bytes, records: str) -> dict[str, object]:
     absent = [os.path.join(p, ".git") for p in projects if not os.path.lexists(f"{p}/.git")]
     if absent:
         record[ABSENT] = absent
-    found_pointers = [p for project in projects for p in pointers(project)]
+    listed = _listed(projects)
+    found_gits = {project: gitdirs(project, listing) for project, listing in listed}
+    found_pointers = [p for project, listing in listed for p in pointers(project, listing)]
     if found_pointers:
-        held = _held(projects)
+        held = _held(found_gits)
         record[POINTERS] = {p: _through(p, held, signer) for p in found_pointers}
     for project in projects:
-        found = gitdirs(project)
+        found = found_gits[project]
         if not found:
             continue
         cache_path = os.path.join(records, f"nested-{sha256_hex(project, 16)}.json")
@@ -191,7 +257,9 @@ def after(
     undone = Undone()
     made = _made(record)
     templates = Templates(projects)
-    found = {g for project in projects for g in gitdirs(project)}
+    listed = _listed(projects)
+    found_gits = {project: gitdirs(project, listing) for project, listing in listed}
+    found = {g for gits in found_gits.values() for g in gits}
     for gitdir in sorted(found | {g for g in made if stat.S_ISDIR(made[g])}):
         was = record.get(gitdir)
         earlier = was if isinstance(was, dict) else {}
@@ -199,9 +267,9 @@ def after(
             _settings(config, earlier, signer, undone, folder, act)
         _hooks(gitdir, earlier, undone, folder, act, templates)
     led = record.get(POINTERS)
-    found_pointers = sorted({p for project in projects for p in pointers(project)})
+    found_pointers = sorted({p for project, listing in listed for p in pointers(project, listing)})
     found_pointers += sorted(g for g in made if stat.S_ISREG(made[g]))  # `.git` files it wrote
-    held = _held(projects) if found_pointers else set()
+    held = _held(found_gits) if found_pointers else set()
     for pointer in found_pointers:
         was = led.get(pointer) if isinstance(led, dict) else None
         now = _through(pointer, held, signer)
@@ -261,27 +329,36 @@ def _through(pointer: str, held: set[str], signer: HmacSha256) -> dict[str, obje
 
 def _reach(pointer: str) -> tuple[list[str], str] | None:
     """The settings files and hooks folder git reads for the repository ``pointer`` leads to."""
-    if os.path.basename(pointer) == ".git":  # gitrepository-layout(5): "gitdir: PATH"
+    if os.path.basename(pointer) == ".git" and not os.path.isdir(pointer):
+        # gitrepository-layout(5): "gitdir: PATH"
         text = _read_small(pointer)
         if text is None or not text.startswith("gitdir:"):
             return None
         gitdir = os.path.join(os.path.dirname(pointer), text[len("gitdir:") :].strip())
     else:
-        gitdir = pointer  # a linked worktree's folder in .git/worktrees
+        # a linked worktree's folder in .git/worktrees, a .git with a commondir, or a link
+        # to a git folder (git follows it)
+        gitdir = pointer
     common = _read_small(os.path.join(gitdir, "commondir"))
     shared = os.path.join(gitdir, common.strip()) if common is not None else gitdir
     files = [os.path.join(shared, "config"), os.path.join(gitdir, "config.worktree")]
     return [os.path.normpath(f) for f in files], os.path.normpath(os.path.join(shared, "hooks"))
 
 
-def _held(projects: list[str]) -> set[str]:
+def _held(found_gits: dict[str, list[str]]) -> set[str]:
     """Settings and hooks looked at elsewhere: each project's own, held read-only by the
-    boundary, and those of :func:`gitdirs`, whose added entries :func:`after` takes out."""
+    boundary, and those of :func:`gitdirs` (``found_gits``, by project), whose added entries
+    :func:`after` takes out."""
     held: set[str] = set()
-    for project in projects:
-        for gitdir in [os.path.join(project, ".git"), *gitdirs(project)]:
+    for project, found in found_gits.items():
+        for gitdir in [os.path.join(project, ".git"), *found]:
             held.update(os.path.realpath(os.path.join(gitdir, n)) for n in ("config", "hooks"))
     return held
+
+
+def _listed(projects: list[str]) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Each project with its :func:`_dot_gits`: listed once per look."""
+    return [(project, _dot_gits(project)) for project in projects]
 
 
 def _added(was: dict[object, object], now: dict[str, object]) -> bool:
