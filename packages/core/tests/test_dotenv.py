@@ -163,3 +163,15 @@ def test_a_file_padded_past_what_is_read_is_moved_aside(project: Path) -> None:
     moved = list((project.parent / "state" / "planted").rglob(".env"))
     assert len(moved) == 1 and moved[0].read_text().startswith(USERS)  # nothing is lost
     assert any(f.code == planted.ENV_CODE for f in outcome.decision.findings)
+
+
+def test_gemini_clis_own_env_file_is_looked_at_under_another_host(project: Path) -> None:
+    """Gemini CLI reads ``.gemini/.env`` before ``.env``; under another host ``.gemini``
+    is no held folder, so a command there can make one."""
+    command = "mkdir -p .gemini && printf 'LD_PRELOAD=/tmp/x.so\\nPORT=1\\n' > .gemini/.env"
+    env = hook_env(project)
+    shell_hook(project, "PreToolUse", command, env, session="other-host")
+    run_contained(project, command)
+    outcome = shell_hook(project, "PostToolUse", command, env, session="other-host")
+    assert any(f.code == planted.ENV_CODE for f in outcome.decision.findings)
+    assert (project / ".gemini" / ".env").read_text() == "PORT=1\n"

@@ -199,6 +199,27 @@ def test_the_boundary_keeps_the_folder_the_host_started_in(tmp_path: Path) -> No
     assert (sub / "notes.txt").read_text() == "y\n"  # inside it
 
 
+@pytest.mark.parametrize("route", ["cd ..", "a link inside leading above"])
+def test_a_call_from_above_the_project_keeps_the_sessions_project(
+    tmp_path: Path, route: str
+) -> None:
+    """A host whose hook's cwd follows the agent's ``cd``, with no folder of its own to
+    report: a call from above the project (``cd ..``, or ``proj/up`` where ``up -> ..``)
+    would have made the parent the project, and the project's own files a writable
+    subfolder of it."""
+    project = _repo(tmp_path / "proj")
+    env = _env(tmp_path)
+    assert _mode(_claude(env, project, "ls")) is Mode.ENFORCED
+    if route == "cd ..":
+        above = tmp_path
+    else:
+        (project / "up").symlink_to("..")
+        above = project / "up"
+    outcome = _claude(env, above, "echo \"mode = 'off'\" > proj/.agentreflex/config.toml")
+    assert outcome.event is not None and outcome.event.project == str(project)
+    assert _mode(outcome) is Mode.ENFORCED
+
+
 def test_a_session_the_host_resumes_in_another_folder_moves_with_it(tmp_path: Path) -> None:
     """``claude --resume ID`` in another project: the host reports that folder, and the session
     is that project's from then on (a ``cd`` never takes a hook's cwd out of the folder)."""

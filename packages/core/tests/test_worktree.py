@@ -220,6 +220,18 @@ def test_snapshots_are_pruned_by_count(repo: Path) -> None:
     assert [s.command for s in snapshot.listing(found)] == ["cmd 3", "cmd 4"]
 
 
+def test_what_the_hook_hashes_after_a_command_is_bounded(repo: Path) -> None:
+    """A command that writes gigabytes (a sparse file costs it nothing) must not make the
+    hook hash them past the host's wait: the hook records only what a snapshot could hold."""
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    with open(repo / "big.bin", "wb") as fh:
+        fh.truncate(snapshot.MAX_BYTES + 1)
+    paths = ["big.bin", "src/new.py"]
+    assert list(snapshot.current_blobs(found, paths, snapshot.MAX_BYTES)) == ["src/new.py"]
+    assert list(snapshot.current_blobs(found, paths)) == paths  # undo compares them all
+
+
 def test_a_forged_snapshot_number_never_names_what_prune_removes(
     repo: Path, tmp_path: Path
 ) -> None:

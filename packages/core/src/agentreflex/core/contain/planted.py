@@ -151,8 +151,9 @@ def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, obje
 
 def _env_files(projects: list[str]) -> list[str]:
     """The ``.env`` files Gemini CLI would read into its environment, started in one of
-    ``projects`` (the first it finds upwards; the ones above the project are read-only)."""
-    return [os.path.join(p, dotenv.NAME) for p in projects]
+    ``projects`` (the first it finds upwards, ``.gemini/.env`` before ``.env`` in each
+    folder; the ones above the project are read-only)."""
+    return [os.path.join(p, n) for p in projects for n in (f".gemini/{dotenv.NAME}", dotenv.NAME)]
 
 
 def _undo(

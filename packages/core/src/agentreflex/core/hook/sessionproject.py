@@ -18,7 +18,10 @@ wherever in that folder its ``cwd`` has gone and whatever ``.git`` appeared
 since, in a subfolder or in the folder the host started in.  A call from
 outside the folder is the host's own move (a session resumed elsewhere: the
 hosts that follow the agent's ``cd`` report the folder they started in) and
-starts the record anew.  A call with no session id
+starts the record anew, unless it is above the project: that is no resumed
+session but a way out (``cd ..``, a link ``up -> ..`` made inside), after
+which the project's own files would be a writable subfolder of a new one.
+A call with no session id
 has nothing to remember: its project is found from its own folder.
 
 Stdlib only: it is on the hook's path.
@@ -57,7 +60,12 @@ def session_project(
         return project_root(start), start
     path = _record_path(event, env)
     remembered = _recall(path)
-    if remembered is not None and _holds(remembered[1], start):
+    if remembered is not None and (
+        _holds(remembered[1], start) or _holds(os.path.realpath(start), remembered[0])
+    ):
+        # below the folder, or above the project (a host whose hook's cwd follows the
+        # agent's `cd ..`, or a link inside the project that leads above it): the session
+        # stays the project's, whose files would otherwise be a writable subfolder
         return remembered
     # the first call, or the host itself moved the session (resumed in another folder:
     # it reports that folder, and no hook's cwd leaves the folder it reported otherwise)

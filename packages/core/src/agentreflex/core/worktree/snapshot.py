@@ -500,9 +500,22 @@ def _save(snap_dir: str, snap: Snapshot) -> Snapshot:
     return snap
 
 
-def current_blobs(repo: Repo, paths: list[str]) -> dict[str, str]:
-    """Blob ids of the regular files among ``paths`` as they are now (nothing written)."""
-    plain = [p for p in paths if os.path.isfile(os.path.join(repo.top, p))]
+def current_blobs(repo: Repo, paths: list[str], limit: int | None = None) -> dict[str, str]:
+    """Blob ids of the regular files among ``paths`` as they are now (nothing written), up to
+    ``limit`` bytes in all when one is given (the hook's: hashing gigabytes a command wrote
+    would outlast the host's wait for it)."""
+    plain, total = [], 0
+    for path in paths:
+        try:
+            found = os.stat(os.path.join(repo.top, path))
+        except OSError:
+            continue
+        if not stat.S_ISREG(found.st_mode):
+            continue
+        if limit is not None and total + found.st_size > limit:
+            continue  # larger than any snapshot holds: undo takes it for newer work
+        total += found.st_size
+        plain.append(path)
     if not plain:
         return {}
     res = git(
@@ -524,7 +537,7 @@ def record_after(repo: Repo, n: int, paths: list[str]) -> None:
     """
     path = os.path.join(store_dir(repo), str(n), "after.json")
     after = read_after(repo, n)
-    after.update(current_blobs(repo, paths))
+    after.update(current_blobs(repo, paths, MAX_BYTES))
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(fastjson.dumps(after))

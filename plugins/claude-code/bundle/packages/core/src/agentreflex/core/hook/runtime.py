@@ -512,10 +512,6 @@ def _run_event(
         extra.append(_too_large(size))
     if extra:
         decision = _remerge(decision, extra, config)
-    if event.tool is not None and not homeless and config.worktree_observe:
-        from agentreflex.core.worktree.hook import around_tool
-
-        around_tool(event, decision, ctx.notes, config)
     if _before_a_shell_command(event, decision) and config.state_dir and not homeless:
         # the hook's own code shares no file with a cache a command may write (hard links)
         from agentreflex.core.contain import ownlinks
@@ -528,6 +524,12 @@ def _run_event(
         moved = planted.around_tool(event, decision, config, homeless)
         if moved:
             decision = _remerge(decision, moved, config)
+    if event.tool is not None and not homeless and config.worktree_observe:
+        # after the look for planted settings: reading the work tree may take long (a
+        # large file written), and a host that stops waiting must not skip that look
+        from agentreflex.core.worktree.hook import around_tool
+
+        around_tool(event, decision, ctx.notes, config)
     notice = _trust_notice(event, state, config)
     if notice:
         from agentreflex.core.reflex import Note
