@@ -418,9 +418,15 @@ def _settings(
         # the user's ~/.gitconfig): the link itself goes
         undone.hooks.append((config, move_under(config, folder) if act else ""))
         return
+    entries = _readable_entries(config)
+    if entries is None:
+        # changed and can't be read in time (padded past what is read): git would still
+        # read it, so it goes whole, kept in the state folder like a hook
+        undone.hooks.append((config, move_under(config, folder) if act else ""))
+        return
     known = earlier.get("flagged")
     had = set(known) if isinstance(known, list) else set()
-    for name, value in _entries(config):
+    for name, value in entries:
         if everyday(name) or _sign(signer, (name, value)) in had:
             continue
         kept = act and not _unset(config, name, value)
@@ -538,18 +544,30 @@ def _sign(signer: HmacSha256, entry: tuple[str, str]) -> str:
     return signer.hexdigest(f"{entry[0]}\0{entry[1]}".encode("utf-8", "surrogateescape"))[:32]
 
 
+_MAX_CONFIG = 1 << 20  # no settings file git writes comes near; larger is not read
+
+
 def _entries(config: str) -> list[tuple[str, str]]:
-    """``config``'s entries as git reads them (no includes), or none if git can't read it."""
+    """``config``'s entries as git reads them (no includes); none if there is no file."""
+    return _readable_entries(config) or []
+
+
+def _readable_entries(config: str) -> list[tuple[str, str]] | None:
+    """:func:`_entries`, or None when the file is there but can't be read in time (past
+    :data:`_MAX_CONFIG`, or git gave up on it): what git itself would still read."""
     try:
-        if not stat.S_ISREG(os.lstat(config).st_mode):
-            return []  # a link is never read through (see _settings)
+        found = os.lstat(config)
     except OSError:
         return []
+    if not stat.S_ISREG(found.st_mode):
+        return []  # a link is never read through (see _settings)
+    if found.st_size > _MAX_CONFIG:
+        return None
     from agentreflex.core.worktree.safegit import git
 
     done = git("/", ["config", "--file", config, "--no-includes", "--list", "-z"])
     if done is None or done.returncode != 0:
-        return []
+        return None
     out: list[tuple[str, str]] = []
     for item in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
         if item:

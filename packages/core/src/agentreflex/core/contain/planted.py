@@ -346,7 +346,10 @@ def _nested_finding(
     if undone.entries:
         parts.append("git settings that can run a program: " + ", ".join(undone.entries))
     if undone.hooks:
-        parts.append("hooks (or links git follows): " + ", ".join(p for p, _ in undone.hooks))
+        parts.append(
+            "hooks (or links git follows, or settings too large to read): "
+            + ", ".join(p for p, _ in undone.hooks)
+        )
     if undone.pointers:
         parts.append(
             "a .git file or linked worktree leading git to settings or hooks it added: "
