@@ -384,10 +384,14 @@ def test_the_session_bus_and_editor_servers_are_out_of_reach(
     runtime = tmp_path / "run"
     (runtime / "systemd").mkdir(parents=True)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    temp = tmp_path / "tmp"  # VS Code's folder for it where XDG_RUNTIME_DIR is not set
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
     servers = [
         runtime / "bus",
         runtime / "systemd" / "private",
         runtime / "vscode-ipc-1a2b.sock",
+        temp / "vscode-ipc-3c4d.sock",
         tmp_path / "docker.sock",
     ]
     monkeypatch.setenv("DOCKER_HOST", f"unix://{servers[-1]}")
