@@ -203,6 +203,20 @@ def test_what_a_process_left_running_made_is_undone_before_the_next_command(
     assert not Path("/tmp/ar-planted-pwned").exists()
 
 
+def test_what_a_command_whose_look_after_never_came_made_is_undone_before_the_next(
+    project: Path,
+) -> None:
+    """The host stopped waiting for the hook after the command (Gemini CLI gives it 30 s;
+    a command can make that look slow), so its ``PostToolUse`` never ran."""
+    env = _env(project)
+    command = "mkdir -p .codex && echo 'x = 1' > .codex/config.toml"
+    _hook(project, "PreToolUse", command, env, "one")
+    _contained(project, command)
+    outcome = _hook(project, "PreToolUse", "make", env, "two")
+    assert not (project / ".codex" / "config.toml").exists()
+    assert "since the last command ended" in outcome.decision.findings[0].message
+
+
 def test_in_shadow_mode_what_appeared_between_commands_is_said_once(project: Path) -> None:
     env = _env(project, "shadow")
     _after_a_process_wrote(project, env)

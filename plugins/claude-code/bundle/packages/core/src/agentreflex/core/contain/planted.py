@@ -115,6 +115,11 @@ def around_tool(
             record = record or _look(projects, event.host, nested=not asked)
             record["asked"] = asked
             _write(pending, record)
+            if not asked:
+                # the session's last look until the one after this command replaces it: a
+                # host that stops waiting for that hook (a command that made its look slow)
+                # leaves the next command this to compare with, not nothing
+                _write(_last_path(event), record)
         return found
     if not after:
         return []
