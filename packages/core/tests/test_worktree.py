@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.hook.runtime import Plugins, run_hook
 from agentreflex.core.state.store import SessionStore
+from agentreflex.core.testing import hook_env, shell_hook
 from agentreflex.core.worktree import observe, snapshot, undocmd
 
 GIT_ENV = {
@@ -67,22 +67,9 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
 
 
 def hook(root: Path, kind: str, command: str, tool_id: str, cwd: Path | None = None) -> Any:
-    payload: dict[str, Any] = {
-        "session_id": "wt-session",
-        "cwd": str(cwd or root),
-        "hook_event_name": kind,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": tool_id,
-    }
-    if kind == "PostToolUse":
-        payload["tool_response"] = {"stdout": "", "stderr": "", "exit_code": 0}
-    env = {
-        "HOME": os.environ["HOME"],
-        "REFLEX_MODE": "enforced",
-        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
-    }
-    return run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+    return shell_hook(
+        root, kind, command, hook_env(root), session="wt-session", call=tool_id, cwd=cwd
+    )
 
 
 def run_tool(root: Path, command: str, tool_id: str = "t1") -> dict[str, Any]:

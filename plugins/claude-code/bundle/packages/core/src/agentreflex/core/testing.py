@@ -125,15 +125,16 @@ def shell_hook(
     host: str = "claude-code",
     session: str = "test-session",
     call: str = "toolu_1",
+    cwd: str | os.PathLike[str] | None = None,
 ) -> Any:
     """A shell call's ``PreToolUse`` or ``PostToolUse`` through the real hook, in the
-    protocol of ``host`` (``claude-code`` or ``gemini``): what the contained-command
-    tests send before and after running the command themselves."""
+    protocol of ``host`` (``claude-code`` or ``gemini``), from ``cwd`` (``root``): what
+    the contained-command tests send before and after running the command themselves."""
     from agentreflex.core.hook.runtime import Plugins, run_hook
 
     payload: dict[str, Any] = {
         "session_id": session,
-        "cwd": os.fspath(root),
+        "cwd": os.fspath(root if cwd is None else cwd),
         "hook_event_name": kind,
         "tool_name": "Bash",
         "tool_input": {"command": command},
