@@ -120,6 +120,9 @@ def test_everyday_work_on_the_env_file_is_left_alone(project: Path) -> None:
         ("PATH", True),
         ("TMUX_TMPDIR", True),  # the hook reads it to keep tmux's socket out of reach
         ("DBUS_SESSION_BUS_ADDRESS", True),
+        ("GEMINI_WRITE_SYSTEM_MD", True),  # Gemini CLI writes its prompt to that path
+        ("AWS_CONFIG_FILE", True),  # credential_process runs a program
+        ("HTTPS_PROXY", True),
         ("GEMINI_API_KEY", False),
         ("DATABASE_URL", False),
         ("NEXT_PUBLIC_API", False),

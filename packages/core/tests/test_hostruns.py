@@ -187,14 +187,24 @@ def test_vs_codes_folder_open_tasks_and_servers_are_found_and_its_other_tasks_ar
             ".vscode/tasks.json": tasks,
             ".vscode/mcp.json": '{"servers": {"db": {"command": "python3",'
             ' "args": ["tools/db.py"]}}, // the project\'s\n}',
+            ".cursor/hooks.json": '{"version": 1, "hooks": {"beforeShellExecution":'
+            ' [{"command": "./scripts/guard.sh"}]}}',
             **dict.fromkeys(
-                ["scripts/watch.sh", "scripts/prepare.js", "scripts/build.sh", "tools/db.py"], "x"
+                [
+                    "scripts/watch.sh",
+                    "scripts/prepare.js",
+                    "scripts/build.sh",
+                    "tools/db.py",
+                    "scripts/guard.sh",
+                ],
+                "x",
             ),
         },
     )
     found = sorted(hostruns.named_files(str(root)))
     assert found == sorted(
-        str(root / s) for s in ("scripts/watch.sh", "scripts/prepare.js", "tools/db.py")
+        str(root / s)
+        for s in ("scripts/watch.sh", "scripts/prepare.js", "tools/db.py", "scripts/guard.sh")
     )
 
 
@@ -262,11 +272,18 @@ def test_the_scripts_agents_and_skills_start_are_found(tmp_path: Path) -> None:
         tmp_path,
         {
             ".github/agents/team/db.agent.md": COPILOT_AGENT,
+            # a BOM, and a quoted key, as YAML allows
+            ".github/agents/bom.md": "\ufeff" + COPILOT_AGENT.replace("agent_mcp", "bom_mcp"),
+            ".gemini/agents/quoted.md": COPILOT_AGENT.replace(
+                "mcp-servers:", '"mcp_servers":'
+            ).replace("agent_mcp", "quoted_mcp"),
             ".claude/skills/review/SKILL.md": CLAUDE_SKILL,
             ".gemini/agents/plain.md": "no frontmatter: tools/gemini_mcp.py\n",
             **dict.fromkeys(
                 [
                     "tools/agent_mcp.py",
+                    "tools/bom_mcp.py",
+                    "tools/quoted_mcp.py",
                     "tools/notes.md",
                     "scripts/free.sh",
                     "scripts/check.sh",
@@ -277,7 +294,8 @@ def test_the_scripts_agents_and_skills_start_are_found(tmp_path: Path) -> None:
         },
     )
     found = sorted(hostruns.named_files(str(root)))
-    assert found == sorted(str(root / s) for s in ("tools/agent_mcp.py", "scripts/check.sh"))
+    named = ("tools/agent_mcp.py", "tools/bom_mcp.py", "tools/quoted_mcp.py", "scripts/check.sh")
+    assert found == sorted(str(root / s) for s in named)
     # a changed agent file changes the stamp a cache of these is kept by
     before = hostruns.stamp(str(root))
     (root / ".github/agents/team/db.agent.md").write_text(COPILOT_AGENT.replace("--stdio", ""))

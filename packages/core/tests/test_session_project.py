@@ -199,19 +199,22 @@ def test_the_boundary_keeps_the_folder_the_host_started_in(tmp_path: Path) -> No
     assert (sub / "notes.txt").read_text() == "y\n"  # inside it
 
 
-@pytest.mark.parametrize("route", ["cd ..", "a link inside leading above"])
-def test_a_call_from_above_the_project_keeps_the_sessions_project(
+@pytest.mark.parametrize("route", ["cd ..", "a link inside leading above", "cd ../sibling"])
+def test_a_call_from_elsewhere_keeps_the_sessions_project_unless_the_host_moved_it(
     tmp_path: Path, route: str
 ) -> None:
     """A host whose hook's cwd follows the agent's ``cd``, with no folder of its own to
     report: a call from above the project (``cd ..``, or ``proj/up`` where ``up -> ..``)
     would have made the parent the project, and the project's own files a writable
-    subfolder of it."""
+    subfolder of it; one from a sibling, a project with no configuration (not enforced)."""
     project = _repo(tmp_path / "proj")
     env = _env(tmp_path)
     assert _mode(_claude(env, project, "ls")) is Mode.ENFORCED
     if route == "cd ..":
         above = tmp_path
+    elif route == "cd ../sibling":
+        above = tmp_path / "sibling"
+        above.mkdir()
     else:
         (project / "up").symlink_to("..")
         above = project / "up"

@@ -54,7 +54,9 @@ _COPILOT_SETTINGS = (".github/copilot/settings.json", ".github/copilot/settings.
 # (they work in it); its MCP servers start with its agent.  Only a folder-open task's
 # words count: any other task runs when the user asks for it.
 _VSCODE_TASKS = ".vscode/tasks.json"
-_EDITOR_SETTINGS = (".vscode/mcp.json", _VSCODE_TASKS)
+# and Cursor's: its agent's hooks and MCP servers (cursor.com/docs: .cursor/hooks.json,
+# .cursor/mcp.json), run by the editor outside any boundary
+_EDITOR_SETTINGS = (".vscode/mcp.json", _VSCODE_TASKS, ".cursor/hooks.json", ".cursor/mcp.json")
 SETTINGS = (
     ".claude/settings.json",
     ".claude/settings.local.json",

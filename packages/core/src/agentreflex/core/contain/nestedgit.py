@@ -121,12 +121,14 @@ def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[s
     return sorted(found)
 
 
-# How far below the project repositories are looked for, and what is passed over: the
-# folders package managers and builds fill, where no one runs git.  A bound on the folders
-# listed keeps the look cheap in a large tree.
+# How far below the project repositories are looked for.  Every folder one down is
+# looked in (VS Code runs git in each repository it finds there when the folder opens,
+# node_modules aside); of those, the ones package managers and builds fill are not gone
+# into, and the folders two down are listed up to a bound, which keeps the look cheap in
+# a large tree (and which a command can pad past: SECURITY.md).
 _DEPTH = 2
-_PASSED_OVER = frozenset(
-    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", "target"}
+_NOT_GONE_INTO = frozenset(
+    {"node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", "target"}
 )
 _MAX_FOLDERS = 2000
 
@@ -137,33 +139,41 @@ def _dot_gits(project: str) -> list[tuple[str, int]]:
     (git takes one for a repository when the ``.git`` above it is broken).  One listing per
     folder."""
     found: list[tuple[str, int]] = []
-    level, listed = [project], 0
+    level: list[str] = [project]
     for depth in range(_DEPTH + 1):
         below: list[str] = []
         for folder in level:
-            marks: dict[str, os.DirEntry[str]] = {}
+            going_on = depth < _DEPTH and (
+                not depth or os.path.basename(folder) not in _NOT_GONE_INTO
+            )
             try:
-                with os.scandir(folder) as listing:
-                    for entry in listing:
-                        if entry.name in _MARKS:
-                            marks[entry.name] = entry
-                        if (
-                            depth < _DEPTH
-                            and entry.name not in _PASSED_OVER
-                            and entry.is_dir(follow_symlinks=False)
-                        ):
-                            below.append(entry.path)
+                marks, inside = _listing(folder, going_on)
             except OSError:
                 continue
             if ".git" in marks and depth:
                 found.append((marks[".git"].path, _mode(marks[".git"])))
             elif marks.keys() >= _BARE and marks["HEAD"].is_file(follow_symlinks=False):
                 found.append((folder, stat.S_IFDIR))
-        listed += len(below)
-        if listed > _MAX_FOLDERS:
+            below += inside
+        # the folders one down all (but node_modules: VS Code looks in none either); those
+        # two down while they are few
+        level = [f for f in below if depth or os.path.basename(f) != "node_modules"]
+        if depth and len(level) > _MAX_FOLDERS:
             break
-        level = below
     return found
+
+
+def _listing(folder: str, folders: bool) -> tuple[dict[str, os.DirEntry[str]], list[str]]:
+    """``folder``'s entries that mark a repository, and (when ``folders``) its folders."""
+    marks: dict[str, os.DirEntry[str]] = {}
+    inside: list[str] = []
+    with os.scandir(folder) as listing:
+        for entry in listing:
+            if entry.name in _MARKS:
+                marks[entry.name] = entry
+            if folders and entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                inside.append(entry.path)
+    return marks, inside
 
 
 _BARE = frozenset({"HEAD", "objects", "refs"})  # gitrepository-layout(5): what git takes for one
@@ -330,17 +340,18 @@ def _through(pointer: str, held: set[str], signer: HmacSha256) -> dict[str, obje
 def _reach(pointer: str) -> tuple[list[str], str] | None:
     """The settings files and hooks folder git reads for the repository ``pointer`` leads to."""
     if os.path.basename(pointer) == ".git" and not os.path.isdir(pointer):
-        # gitrepository-layout(5): "gitdir: PATH"
-        text = _read_small(pointer)
-        if text is None or not text.startswith("gitdir:"):
+        # gitrepository-layout(5): "gitdir: PATH", read as git reads it (setup.c: exactly
+        # one space, only line ends stripped), through a link as git follows one
+        text = _read_small(pointer, follow=True)
+        if text is None or not text.startswith("gitdir: "):
             return None
-        gitdir = os.path.join(os.path.dirname(pointer), text[len("gitdir:") :].strip())
+        gitdir = os.path.join(os.path.dirname(pointer), text[len("gitdir: ") :].rstrip("\r\n"))
     else:
         # a linked worktree's folder in .git/worktrees, a .git with a commondir, or a link
         # to a git folder (git follows it)
         gitdir = pointer
     common = _read_small(os.path.join(gitdir, "commondir"))
-    shared = os.path.join(gitdir, common.strip()) if common is not None else gitdir
+    shared = os.path.join(gitdir, common.rstrip("\r\n")) if common is not None else gitdir
     files = [os.path.join(shared, "config"), os.path.join(gitdir, "config.worktree")]
     return [os.path.normpath(f) for f in files], os.path.normpath(os.path.join(shared, "hooks"))
 
@@ -372,9 +383,10 @@ def _added(was: dict[object, object], now: dict[str, object]) -> bool:
     return isinstance(hooks, dict) and any(old.get(n) != m for n, m in hooks.items())
 
 
-def _read_small(path: str) -> str | None:
-    """A small regular file's text, never through a link or from a pipe; None if there is none."""
-    data = read_regular(path, 4096, follow=False)
+def _read_small(path: str, follow: bool = False) -> str | None:
+    """A small regular file's text, never from a pipe, through a link only when ``follow``;
+    None if there is none."""
+    data = read_regular(path, 4096, follow=follow)
     if data is None or b"\0" in data:
         return None  # no path holds a NUL (git stops reading there)
     return data[:4096].decode("utf-8", "surrogateescape")

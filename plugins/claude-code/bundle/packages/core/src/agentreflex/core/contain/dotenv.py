@@ -58,6 +58,18 @@ _EXACT = frozenset(
         # what the hook reads to find the servers' sockets it keeps out of reach
         # (contain/policy.py): a .env that moved them would leave the real ones reachable
         "TMUX", "TMUX_TMPDIR", "USER", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST",
+        # Gemini CLI's own: the system prompt read from, and written to, a path at start;
+        # its sandbox's proxy command; where its model is (a server that answers with tool
+        # calls); and the proxies and certificates every client follows
+        "GEMINI_SYSTEM_MD", "GEMINI_WRITE_SYSTEM_MD", "GEMINI_SANDBOX",
+        "GEMINI_SANDBOX_PROXY_COMMAND", "GEMINI_SANDBOX_IMAGE", "GOOGLE_GEMINI_BASE_URL",
+        "GOOGLE_VERTEX_BASE_URL", "HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
+        "http_proxy", "all_proxy", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR",
+        # settings files whose entries run a program (credential_process, exec plugins,
+        # credential helpers, an executable-sourced credential), and shells' and less's
+        "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "KUBECONFIG", "DOCKER_CONFIG",
+        "GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "ZDOTDIR", "LESSOPEN",
+        "LESSCLOSE", "GNUPGHOME",
     )
 )  # fmt: skip
 _PREFIXES = (

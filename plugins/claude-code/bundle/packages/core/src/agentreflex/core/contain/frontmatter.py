@@ -54,7 +54,7 @@ def run_words(path: str) -> list[str]:
     data = read_regular(path, _MAX_BYTES)
     if data is None or len(data) > _MAX_BYTES:
         return []
-    lines = data.decode("utf-8", "replace").splitlines()
+    lines = data.decode("utf-8-sig", "replace").splitlines()  # a BOM is no text
     if not lines or lines[0].strip() != "---":
         return []
     words: list[str] = []
@@ -63,7 +63,7 @@ def run_words(path: str) -> list[str]:
         if line.strip() == "---":
             break
         if line[:1] not in (" ", "\t", "-", "#", "") and ":" in line:  # a top-level key
-            inside = line.split(":", 1)[0].strip() in _RUNS
+            inside = line.split(":", 1)[0].strip().strip("\"'") in _RUNS  # "mcp-servers":
         if inside:
             words += line.translate(_PUNCTUATION).split()
     return words

@@ -18,10 +18,12 @@ wherever in that folder its ``cwd`` has gone and whatever ``.git`` appeared
 since, in a subfolder or in the folder the host started in.  A call from
 outside the folder is the host's own move (a session resumed elsewhere: the
 hosts that follow the agent's ``cd`` report the folder they started in) and
-starts the record anew, unless it is above the project: that is no resumed
-session but a way out (``cd ..``, a link ``up -> ..`` made inside), after
-which the project's own files would be a writable subfolder of a new one.
-A call with no session id
+starts the record anew, when the host reports that folder.  A host that
+reports none keeps the session's first project wherever its hook's ``cwd``
+goes: that may be the agent's way out (``cd ..``, ``cd /tmp``, a link ``up ->
+..`` made inside), after which the project's own files would be a writable
+subfolder of a new project, or the new folder's configuration (none: not
+enforced) would be the session's.  A call with no session id
 has nothing to remember: its project is found from its own folder.
 
 Stdlib only: it is on the hook's path.
@@ -53,19 +55,18 @@ def session_project(
     them (see the module).  The folder is what the boundary keeps writable, as the hosts' own
     sandboxes keep the folder they started in; the project may be a repository above it."""
     env = os.environ if env is None else env
-    start = _reported(adapter, env) or event.cwd
+    reported = _reported(adapter, env)
+    start = reported or event.cwd
     if not start:
         return "", ""  # nothing reported: the configuration's own default (the process's folder)
     if not event.session_id:
         return project_root(start), start
     path = _record_path(event, env)
     remembered = _recall(path)
-    if remembered is not None and (
-        _holds(remembered[1], start) or _holds(os.path.realpath(start), remembered[0])
-    ):
-        # below the folder, or above the project (a host whose hook's cwd follows the
-        # agent's `cd ..`, or a link inside the project that leads above it): the session
-        # stays the project's, whose files would otherwise be a writable subfolder
+    if remembered is not None and (not reported or _holds(remembered[1], start)):
+        # only the host moves a session, by reporting another folder: a hook's cwd elsewhere
+        # may be the agent's `cd ..`, `cd /tmp` or a link `up -> ..` (a host that follows
+        # it), after which the project's files would be no project's, or its config none
         return remembered
     # the first call, or the host itself moved the session (resumed in another folder:
     # it reports that folder, and no hook's cwd leaves the folder it reported otherwise)
