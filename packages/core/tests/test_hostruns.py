@@ -33,6 +33,8 @@ SCRIPTS = [
     "tools/copilot_mcp.py",
     "tools/lsp/server.js",
     "plugins/jsonc.js",
+    "mcp_db/serve.py",
+    "mcp_pkg/__main__.py",
 ]
 
 
@@ -55,7 +57,14 @@ def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
                 "permissions": {"allow": ["Read(docs/notes.md)", "Bash(cat docs/notes.md)"]},
             },
             ".claude/settings.local.json": {"apiKeyHelper": "./bin/key-helper"},
-            ".mcp.json": {"mcpServers": {"s": {"command": "python3", "args": ["tools/server.py"]}}},
+            ".mcp.json": {
+                "mcpServers": {
+                    "s": {"command": "python3", "args": ["tools/server.py"]},
+                    # a module run as the server: its file, or its package's __main__.py
+                    "m": {"command": "uv", "args": ["run", "python", "-m", "mcp_db.serve"]},
+                    "p": {"command": "python3", "args": ["-m", "mcp_pkg"]},
+                }
+            },
             ".github/hooks/guard.json": {
                 "hooks": {"preToolUse": [{"bash": "sh hooks/copilot.sh"}]}
             },

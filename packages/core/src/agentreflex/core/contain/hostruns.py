@@ -19,6 +19,7 @@ command's plan.
 
 from __future__ import annotations
 
+import itertools
 import os
 
 from agentreflex.core.contain import frontmatter
@@ -146,7 +147,18 @@ def _named_by(settings: str, project: str) -> list[str]:
         if settings.endswith(_VSCODE_TASKS):
             value = _folder_open_tasks(value)
         words, folders = _run_words(value), _marketplace_folders(value, project)
-    return [t for t in (_in_project(w, project) for w in words) if t] + folders
+    return [t for t in (_in_project(w, project) for w in _with_modules(words)) if t] + folders
+
+
+def _with_modules(words: list[str]) -> list[str]:
+    """``words``, and for ``python -m pkg.server`` the files that module is
+    (``pkg/server.py``, or its package's ``__main__.py``)."""
+    out = list(words)
+    for before, word in itertools.pairwise(words):
+        if before == "-m" and word.replace(".", "").replace("_", "").isalnum():
+            path = word.replace(".", "/")
+            out += [f"{path}.py", f"{path}/__main__.py"]
+    return out
 
 
 def run_paths(project: str) -> list[str]:
