@@ -91,6 +91,16 @@ def test_policy_lists_the_issue_paths() -> None:
     assert {"{key}", "{trust}", "{daemon}", "{plugin_envs}"} <= set(policy.unreadable)
 
 
+@pytest.mark.parametrize(
+    ("tmpdir", "folder"), [("/var/tmp/u", "/var/tmp/u"), ("", "/tmp"), ("rel/tmp", "/tmp")]
+)
+def test_the_temp_folder_programs_use(tmpdir: str, folder: str) -> None:
+    from agentreflex.core.contain import policy
+
+    env = {"TMPDIR": tmpdir} if tmpdir else {}
+    assert policy.placeholders("/work/p", env)["{tmpdir}"] == [folder]
+
+
 def test_user_policy_adds_entries(tmp_path: Path) -> None:
     user = Path(contain.user_policy_path())
     user.parent.mkdir(parents=True)

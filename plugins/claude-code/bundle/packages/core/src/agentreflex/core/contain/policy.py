@@ -124,6 +124,12 @@ def _temp_dirs(env: Mapping[str, str]) -> list[str]:
     return dirs
 
 
+def _temp_dir(env: Mapping[str, str]) -> str:
+    """The temp folder programs use: ``TMPDIR`` when it is absolute, else /tmp."""
+    tmpdir = env.get("TMPDIR", "")
+    return tmpdir if os.path.isabs(tmpdir) else "/tmp"
+
+
 def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     """What each ``{name}`` of the policy stands for, worked out once per plan."""
     from agentreflex.core.contain import hostruns
@@ -132,7 +138,7 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     values: dict[str, list[str]] = {
         "{project}": [project],
         "{tmp}": _temp_dirs(env),
-        "{tmpdir}": [_temp_dirs(env)[-1] if env.get("TMPDIR") else "/tmp"],
+        "{tmpdir}": [_temp_dir(env)],
         "{key}": [userdirs.key_path(env)],
         "{trust}": [userdirs.trust_record_path(env)],
         "{daemon}": [socket_dir()],
