@@ -39,6 +39,9 @@ class Project:
             "XDG_STATE_HOME": str(home / ".local" / "state"),
             "AGENTREFLEX_DAEMON": "off",
             "REFLEX_MODE": "enforced",
+            # Claude Code reports the session's project to every hook: only that moves a
+            # session to another project (hook/sessionproject.py)
+            "CLAUDE_PROJECT_DIR": str(root),
         }
         self.calls = 0
 
