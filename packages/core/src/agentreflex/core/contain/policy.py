@@ -117,11 +117,9 @@ def load_policy(env: Mapping[str, str] | None = None) -> Policy:
 
 
 def _temp_dirs(env: Mapping[str, str]) -> list[str]:
+    """The temp folders commands may write: the system's, and the one programs use."""
     dirs = ["/tmp", "/var/tmp", "/dev/shm"]
-    tmpdir = env.get("TMPDIR")
-    if tmpdir and os.path.isabs(tmpdir):
-        dirs.append(tmpdir)
-    return dirs
+    return dirs if _temp_dir(env) in dirs else [*dirs, _temp_dir(env)]
 
 
 def _temp_dir(env: Mapping[str, str]) -> str:

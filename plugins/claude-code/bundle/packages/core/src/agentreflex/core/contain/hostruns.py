@@ -22,13 +22,9 @@ from __future__ import annotations
 import itertools
 import os
 
-from agentreflex.core.contain import frontmatter
-from agentreflex.core.util import jsonc
-from agentreflex.core.util.fsutil import read_json
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
+from agentreflex.core.contain import frontmatter, marketplace
+from agentreflex.core.contain.projectpath import in_project
+from agentreflex.core.util import fsutil, jsonc
 
 __all__ = [
     "COPILOT_SERVERS",
@@ -114,15 +110,6 @@ _RUN_KEYS = frozenset(
         "otelHeadersHelper",
     }
 )
-# how the settings spell the project folder in a command
-_PROJECT_VARS = (
-    "${CLAUDE_PROJECT_DIR}",
-    "$CLAUDE_PROJECT_DIR",
-    "${GEMINI_PROJECT_DIR}",
-    "$GEMINI_PROJECT_DIR",
-    "${PWD}",
-    "$PWD",
-)
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
 
 
@@ -146,8 +133,8 @@ def _named_by(settings: str, project: str) -> list[str]:
         value = _read_settings(settings)
         if settings.endswith(_VSCODE_TASKS):
             value = _folder_open_tasks(value)
-        words, folders = _run_words(value), _marketplace_folders(value, project)
-    return [t for t in (_in_project(w, project) for w in _with_modules(words)) if t] + folders
+        words, folders = _run_words(value), marketplace.folders(value, project)
+    return [t for t in (in_project(w, project) for w in _with_modules(words)) if t] + folders
 
 
 def _with_modules(words: list[str]) -> list[str]:
@@ -174,8 +161,8 @@ def _read_settings(path: str) -> object:
     """A settings file's value as its host reads it (OpenCode's ``.jsonc`` and VS Code's
     files have comments)."""
     if path.endswith(".jsonc") or "/.vscode/" in path:
-        return read_json(path, _MAX_BYTES, _jsonc)
-    return read_json(path, _MAX_BYTES)
+        return fsutil.read_json(path, _MAX_BYTES, _jsonc)
+    return fsutil.read_json(path, _MAX_BYTES)
 
 
 def _folder_open_tasks(value: object) -> list[dict[str, object]]:
@@ -203,49 +190,6 @@ def _on_open(task: dict[str, object]) -> bool:
     return isinstance(options, dict) and options.get("runOn") == "folderOpen"
 
 
-def _marketplace_folders(value: object, project: str) -> list[str]:
-    """What a setting's ``extraKnownMarketplaces`` installs plugins from in the project:
-    the marketplace's folder, or, when that is the project itself (``"path": "."``), its
-    catalogue and each plugin's folder."""
-    markets = value.get("extraKnownMarketplaces") if isinstance(value, dict) else None
-    found: list[str] = []
-    for market in markets.values() if isinstance(markets, dict) else ():
-        source = market.get("source") if isinstance(market, dict) else None
-        path = source.get("path") if isinstance(source, dict) else None
-        if not isinstance(path, str):
-            continue
-        folder = _in_project(path, project, os.path.isdir)
-        if folder:
-            found.append(folder)
-        elif os.path.normpath(os.path.join(project, path)) == os.path.normpath(project):
-            found += _catalogue(project)
-    return found
-
-
-# where a marketplace's catalogue is (Claude Code's, and Copilot CLI's own)
-_CATALOGUES = (".claude-plugin/marketplace.json", ".github/plugin/marketplace.json")
-
-
-def _catalogue(project: str) -> list[str]:
-    """The project's marketplace catalogues, and the plugin folders they list."""
-    found = []
-    for name in _CATALOGUES:
-        catalogue = os.path.join(project, name)
-        value = read_json(catalogue, _MAX_BYTES)
-        if not isinstance(value, dict):
-            continue
-        found.append(catalogue)
-        plugins = value.get("plugins")
-        for plugin in plugins if isinstance(plugins, list) else ():
-            source = plugin.get("source") if isinstance(plugin, dict) else None
-            folder = (
-                _in_project(source, project, os.path.isdir) if isinstance(source, str) else None
-            )
-            if folder:
-                found.append(folder)
-    return found
-
-
 def _jsonc(data: bytes) -> object:
     return jsonc.loads(data.decode("utf-8", "replace"))
 
@@ -263,17 +207,9 @@ def settings_files(project: str) -> list[str]:
     return paths + frontmatter.files(project)
 
 
-def stamp(project: str) -> tuple[tuple[int, int, int], ...]:
+def stamp(project: str) -> tuple[tuple[int, ...], ...]:
     """What changes when a settings file is written: for a cache of :func:`named_files`."""
-    marks = []
-    for path in settings_files(project):
-        try:
-            found = os.stat(path)
-        except OSError:
-            marks.append((0, 0, 0))
-            continue
-        marks.append((found.st_mtime_ns, found.st_size, found.st_ctime_ns))
-    return tuple(marks)
+    return tuple(tuple(fsutil.stamp(path, follow=True) or ()) for path in settings_files(project))
 
 
 def _run_words(value: object, running: bool = False) -> list[str]:
@@ -285,21 +221,3 @@ def _run_words(value: object, running: bool = False) -> list[str]:
     if isinstance(value, str) and running:
         return value.split()
     return []
-
-
-def _in_project(
-    word: str, project: str, exists: Callable[[str], bool] = os.path.isfile
-) -> str | None:
-    """``word`` as a file (or what ``exists`` asks for) inside ``project``, or None."""
-    # the shell's quotes go ("$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh), and the operators
-    word = word.replace('"', "").replace("'", "").strip("`;&|()")
-    if word.startswith("file://"):
-        word = word[len("file://") :]
-    for name in _PROJECT_VARS:
-        word = word.replace(name, project)
-    if not word or word.startswith("-") or "$" in word or "\0" in word:
-        return None
-    path = os.path.normpath(os.path.join(project, word))
-    if not path.startswith(project.rstrip("/") + "/") or not exists(path):
-        return None
-    return path
