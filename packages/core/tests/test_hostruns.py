@@ -217,6 +217,65 @@ def test_vs_codes_folder_open_tasks_and_servers_are_found_and_its_other_tasks_ar
     )
 
 
+def test_what_a_server_runs_from_its_folder_or_a_folder_it_names(tmp_path: Path) -> None:
+    """Gemini CLI's ``cwd`` for an MCP server, a VS Code task's ``options.cwd`` and its
+    ``${workspaceFolder}``, a folder run by node (its ``index.js``) or by Python (its
+    ``__main__.py``): the file the program starts is held, not a word's namesake."""
+    tasks = {
+        "tasks": [
+            {
+                "label": "serve",
+                "command": "sh",
+                "args": ["serve.sh"],
+                "options": {"cwd": "${workspaceFolder}/ops"},
+                "runOptions": {"runOn": "folderOpen"},
+            },
+            {
+                "label": "lint",
+                "command": "${workspaceFolder}/ops/lint.sh",
+                "runOptions": {"runOn": "folderOpen"},
+            },
+        ]
+    }
+    root = _project(
+        tmp_path,
+        {
+            ".gemini/settings.json": {
+                "mcpServers": {
+                    "db": {"command": "python3", "args": ["db.py"], "cwd": "./mcp"},
+                    "srv": {"command": "node", "args": ["--no-warnings", "tools/srv"]},
+                    "app": {"command": "python3.12", "args": ["tools/app", "-v"]},
+                }
+            },
+            ".vscode/tasks.json": tasks,
+            **dict.fromkeys(
+                [
+                    "mcp/db.py",
+                    "db.py",
+                    "ops/serve.sh",
+                    "ops/lint.sh",
+                    "tools/srv/index.js",
+                    "tools/app/__main__.py",
+                    "tools/app/index.js",
+                ],
+                "x",
+            ),
+        },
+    )
+    found = sorted(hostruns.named_files(str(root)))
+    assert found == sorted(
+        str(root / s)
+        for s in (
+            "mcp/db.py",
+            "db.py",
+            "ops/serve.sh",
+            "ops/lint.sh",
+            "tools/srv/index.js",
+            "tools/app/__main__.py",
+        )
+    )
+
+
 @pytest.mark.parametrize(
     "tasks",
     [

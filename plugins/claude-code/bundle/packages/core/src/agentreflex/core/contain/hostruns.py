@@ -111,6 +111,8 @@ _RUN_KEYS = frozenset(
     }
 )
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
+# the programs that run a folder's index file when named a folder
+_NODES = frozenset({"node", "nodejs", "bun", "deno", "tsx"})
 
 
 def named_files(project: str) -> list[str]:
@@ -134,17 +136,29 @@ def _named_by(settings: str, project: str) -> list[str]:
         if settings.endswith(_VSCODE_TASKS):
             value = _folder_open_tasks(value)
         words, folders = _run_words(value), marketplace.folders(value, project)
-    return [t for t in (in_project(w, project) for w in _with_modules(words)) if t] + folders
+    return [t for t in (in_project(w, project) for w in _entry_files(words)) if t] + folders
 
 
-def _with_modules(words: list[str]) -> list[str]:
-    """``words``, and for ``python -m pkg.server`` the files that module is
-    (``pkg/server.py``, or its package's ``__main__.py``)."""
+def _entry_files(words: list[str]) -> list[str]:
+    """``words``, and the files a program run on a module or a folder starts: for
+    ``python -m pkg.server`` the module's file (``pkg/server.py``, or its package's
+    ``__main__.py``), for ``node tools/srv`` the folder's ``index.js``, for ``python
+    tools/app`` the folder's ``__main__.py``."""
     out = list(words)
+    program = ""  # the last program named: its arguments, flags aside, may be folders
     for before, word in itertools.pairwise(words):
+        name = os.path.basename(before)
+        if name in _NODES or name.startswith("python"):
+            program = name
         if before == "-m" and word.replace(".", "").replace("_", "").isalnum():
             path = word.replace(".", "/")
             out += [f"{path}.py", f"{path}/__main__.py"]
+        elif word.startswith("-") or not program:
+            continue
+        elif program in _NODES:
+            out += [f"{word}/index{ext}" for ext in (".js", ".mjs", ".cjs", ".ts")]
+        else:
+            out.append(f"{word}/__main__.py")
     return out
 
 
@@ -213,11 +227,23 @@ def stamp(project: str) -> tuple[tuple[int, ...], ...]:
 
 
 def _run_words(value: object, running: bool = False) -> list[str]:
-    """The words of every string under a key that holds a program or its arguments."""
+    """The words of every string under a key that holds a program or its arguments, and
+    those words read from the folder a ``cwd`` setting (a VS Code task's ``options.cwd``)
+    runs the program in."""
     if isinstance(value, dict):
-        return [w for k, v in value.items() for w in _run_words(v, running or k in _RUN_KEYS)]
+        words = [w for k, v in value.items() for w in _run_words(v, running or k in _RUN_KEYS)]
+        cwd = _cwd(value)
+        if cwd:
+            words += [os.path.join(cwd, w) for w in _entry_files(words) if w[:1] not in "-/$"]
+        return words
     if isinstance(value, list):
         return [w for v in value for w in _run_words(v, running)]
     if isinstance(value, str) and running:
         return value.split()
     return []
+
+
+def _cwd(value: dict[object, object]) -> str | None:
+    options = value.get("options")
+    cwd = value.get("cwd", options.get("cwd") if isinstance(options, dict) else None)
+    return cwd if isinstance(cwd, str) and cwd.strip() else None

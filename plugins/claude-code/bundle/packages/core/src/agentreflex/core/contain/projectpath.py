@@ -20,6 +20,8 @@ PROJECT_VARS = (
     "$GEMINI_PROJECT_DIR",
     "${PWD}",
     "$PWD",
+    "${workspaceFolder}",  # VS Code's and Cursor's (tasks.json, mcp.json, hooks.json)
+    "${workspaceRoot}",
 )
 
 
