@@ -269,11 +269,39 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 
 def _moved_aside(world: World) -> dict[str, object]:
-    """What the hook puts back after the command: new settings, nested repositories' ones."""
+    """What the hook puts back after the command: new settings, nested repositories' ones,
+    what Claude Code runs from a ``.claude`` folder below the root."""
     return {
         "project": _trees(world.project, MOVED_ASIDE),
         "nested": _nested_settings(world.project),
+        "nested_claude": _nested_claude(world.project),
     }
+
+
+# what Claude Code loads from a `.claude` folder below the root (skills, once the agent
+# works on files there) or in a session started there (settings' hooks): the harness's own
+# list, not the hook's
+NESTED_CLAUDE = ("settings.json", "settings.local.json", "skills", "agents", "commands", "hooks")
+
+
+def _nested_claude(project: Path) -> dict[str, tuple[object, ...]]:
+    found: dict[str, tuple[object, ...]] = {}
+    for claude in [*project.glob("*/.claude"), *project.glob("*/*/.claude")]:
+        inside = claude.parent.relative_to(project)
+        links = [project / inside.parents[i] for i in range(len(inside.parts) - 1)]
+        if any(p.is_symlink() for p in links):
+            continue  # through a link further up (ln -s .. up): not looked at (SECURITY.md)
+        if claude.parent.is_symlink():  # a link to a folder with a .claude: the link counts
+            found[str(claude.parent)] = _entry(str(claude.parent))
+            continue
+        if claude.is_symlink():
+            found[str(claude)] = _entry(str(claude))
+            continue
+        for name in NESTED_CLAUDE:
+            found.update(
+                {p: e for p, e in _tree(str(claude / name)).items() if e[0] != stat.S_IFDIR}
+            )
+    return found
 
 
 def _trees(project: Path, names: tuple[str, ...]) -> dict[str, tuple[object, ...]]:

@@ -50,6 +50,7 @@ from __future__ import annotations
 import os
 import stat
 
+from agentreflex.core.contain import treewalk
 from agentreflex.core.util.digest import HmacSha256, sha256_hex
 from agentreflex.core.util.fsutil import (
     atomic_write_json,
@@ -98,7 +99,7 @@ def gitdirs(project: str, below: list[tuple[str, int]] | None = None) -> list[st
     below it (``sub/.git``, ``a/b/.git``; a bare one, ``HEAD`` beside ``objects/`` and
     ``refs/``, the project root included), and the submodules' (``.git/modules/NAME``, a
     ``NAME`` with a slash in it and theirs too)."""
-    below = _dot_gits(project) if below is None else below
+    below = treewalk.walk(project).gits if below is None else below
     found = [dot for dot, mode in below if stat.S_ISDIR(mode)]
     # a submodule's settings exist read-only in the boundary once made; the command that
     # makes one (git submodule add) can write them
@@ -111,7 +112,7 @@ def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[s
     """What leads git to settings elsewhere: ``.git`` files and links below ``project``, a
     ``.git`` folder with a ``commondir``, and the linked worktrees' folders in its
     ``.git/worktrees`` and its repositories'."""
-    below = _dot_gits(project) if below is None else below
+    below = treewalk.walk(project).gits if below is None else below
     found = [dot for dot, mode in below if not stat.S_ISDIR(mode)]
     found += [dot for dot, mode in below if stat.S_ISDIR(mode) and _has(dot, "commondir")]
     repositories = [os.path.join(project, ".git")]
@@ -119,71 +120,6 @@ def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[s
     for gitdir in repositories:
         found += _folders(os.path.join(gitdir, "worktrees"))
     return sorted(found)
-
-
-# How far below the project repositories are looked for.  Every folder one down is
-# looked in (VS Code runs git in each repository it finds there when the folder opens,
-# node_modules aside); of those, the ones package managers and builds fill are not gone
-# into, and the folders two down are listed up to a bound, which keeps the look cheap in
-# a large tree (and which a command can pad past: SECURITY.md).
-_DEPTH = 2
-_NOT_GONE_INTO = frozenset(
-    {"node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", "target"}
-)
-_MAX_FOLDERS = 2000
-
-
-def _dot_gits(project: str) -> list[tuple[str, int]]:
-    """Each ``FOLDER/.git`` up to :data:`_DEPTH` folders below ``project`` (links not followed),
-    with its mode; and each bare repository there, the project itself included, as a folder
-    (git takes one for a repository when the ``.git`` above it is broken).  One listing per
-    folder."""
-    found: list[tuple[str, int]] = []
-    level: list[str] = [project]
-    for depth in range(_DEPTH + 1):
-        below: list[str] = []
-        for folder in level:
-            going_on = depth < _DEPTH and (
-                not depth or os.path.basename(folder) not in _NOT_GONE_INTO
-            )
-            try:
-                marks, inside = _listing(folder, going_on)
-            except OSError:
-                continue
-            if ".git" in marks and depth:
-                found.append((marks[".git"].path, _mode(marks[".git"])))
-            elif marks.keys() >= _BARE and marks["HEAD"].is_file(follow_symlinks=False):
-                found.append((folder, stat.S_IFDIR))
-            below += inside
-        # the folders one down all (but node_modules: VS Code looks in none either); those
-        # two down while they are few
-        level = [f for f in below if depth or os.path.basename(f) != "node_modules"]
-        if depth and len(level) > _MAX_FOLDERS:
-            break
-    return found
-
-
-def _listing(folder: str, folders: bool) -> tuple[dict[str, os.DirEntry[str]], list[str]]:
-    """``folder``'s entries that mark a repository, and (when ``folders``) its folders."""
-    marks: dict[str, os.DirEntry[str]] = {}
-    inside: list[str] = []
-    with os.scandir(folder) as listing:
-        for entry in listing:
-            if entry.name in _MARKS:
-                marks[entry.name] = entry
-            if folders and entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                inside.append(entry.path)
-    return marks, inside
-
-
-_BARE = frozenset({"HEAD", "objects", "refs"})  # gitrepository-layout(5): what git takes for one
-_MARKS = _BARE | {".git"}
-
-
-def _mode(entry: os.DirEntry[str]) -> int:
-    if entry.is_symlink():
-        return stat.S_IFLNK
-    return stat.S_IFDIR if entry.is_dir(follow_symlinks=False) else stat.S_IFREG
 
 
 def _has(folder: str, name: str) -> bool:
@@ -210,7 +146,9 @@ def _folders(path: str) -> list[str]:
         return []
 
 
-def before(projects: list[str], key: bytes, records: str) -> dict[str, object]:
+def before(
+    projects: list[str], key: bytes, records: str, walks: dict[str, treewalk.Walk] | None = None
+) -> dict[str, object]:
     """What each inside repository's settings and hooks are now, for :func:`after`.
 
     git reads a repository's settings only when they changed since the last
@@ -223,7 +161,7 @@ def before(projects: list[str], key: bytes, records: str) -> dict[str, object]:
     absent = [os.path.join(p, ".git") for p in projects if not os.path.lexists(f"{p}/.git")]
     if absent:
         record[ABSENT] = absent
-    listed = _listed(projects)
+    listed = _listed(projects, walks)
     found_gits = {project: gitdirs(project, listing) for project, listing in listed}
     found_pointers = [p for project, listing in listed for p in pointers(project, listing)]
     if found_pointers:
@@ -260,14 +198,19 @@ class Undone:
 
 
 def after(
-    record: dict[str, object], projects: list[str], key: bytes, folder: str, act: bool
+    record: dict[str, object],
+    projects: list[str],
+    key: bytes,
+    folder: str,
+    act: bool,
+    walks: dict[str, treewalk.Walk] | None = None,
 ) -> Undone:
     """Take out what the command added since :func:`before` (only say so when ``act`` is False)."""
     signer = HmacSha256(key)
     undone = Undone()
     made = _made(record)
     templates = Templates(projects)
-    listed = _listed(projects)
+    listed = _listed(projects, walks)
     found_gits = {project: gitdirs(project, listing) for project, listing in listed}
     found = {g for gits in found_gits.values() for g in gits}
     for gitdir in sorted(found | {g for g in made if stat.S_ISDIR(made[g])}):
@@ -367,9 +310,14 @@ def _held(found_gits: dict[str, list[str]]) -> set[str]:
     return held
 
 
-def _listed(projects: list[str]) -> list[tuple[str, list[tuple[str, int]]]]:
-    """Each project with its :func:`_dot_gits`: listed once per look."""
-    return [(project, _dot_gits(project)) for project in projects]
+def _listed(
+    projects: list[str], walks: dict[str, treewalk.Walk] | None
+) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Each project with the repositories below it (``walks``, or walked now: once per look)."""
+    return [
+        (project, (walks[project] if walks and project in walks else treewalk.walk(project)).gits)
+        for project in projects
+    ]
 
 
 def _added(was: dict[object, object], now: dict[str, object]) -> bool:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.config.settings import Config
-from agentreflex.core.contain import dotenv, hostruns, nestedgit
+from agentreflex.core.contain import dotenv, hostruns, nestedgit, nestedhosts, treewalk
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.state import userdirs
@@ -141,17 +141,24 @@ def around_tool(
 
 
 def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, object]:
-    """What the watched paths and the inside repositories are now, to compare with later."""
+    """What the watched paths, the inside repositories and ``.claude`` folders are now, to
+    compare with later."""
     paths = [p for project in projects for p in watched(project, host)]
+    walks = {project: treewalk.walk(project) for project in projects}
     record: dict[str, object] = {
         "projects": projects,
         "present": [p for p in paths if os.path.lexists(p)],
+        "hosts": nestedhosts.before(_claude_folders(walks)),
     }
     key = _key() if nested else None
     if key is not None:
-        record["nested"] = nestedgit.before(projects, key, _records())
+        record["nested"] = nestedgit.before(projects, key, _records(), walks)
         record["dotenv"] = dotenv.before(_env_files(projects), key)
     return record
+
+
+def _claude_folders(walks: dict[str, treewalk.Walk]) -> list[str]:
+    return [claude for found in walks.values() for claude in found.claude]
 
 
 def _env_files(projects: list[str]) -> list[str]:
@@ -185,10 +192,16 @@ def _undo(
     elif appeared:
         moved = [move_under(p, folder) for p in appeared]
         findings.append(_finding(appeared, folder, moved=moved, since=since))
+    walks = {project: treewalk.walk(project) for project in projects}
+    hosts = before.get("hosts")
+    if isinstance(hosts, dict):
+        changed = nestedhosts.after(hosts, _claude_folders(walks), folder, act=not shadow)
+        if changed:
+            findings.append(_hosts_finding(changed, folder, shadow, since=since))
     nested, key = before.get("nested"), _key()
     current = not findings
     if isinstance(nested, dict) and key is not None:
-        undone = nestedgit.after(nested, projects, key, folder, act=not shadow)
+        undone = nestedgit.after(nested, projects, key, folder, act=not shadow, walks=walks)
         if undone:
             findings.append(_nested_finding(undone, folder, shadow, since=since))
         current = current and not undone and not undone.read
@@ -228,7 +241,8 @@ def _accept(event: Event) -> None:
     path = _last_path(event)
     last = _take(path)
     if last:
-        last["present"] = _look(_strings(last.get("projects")), event.host, nested=False)["present"]
+        now = _look(_strings(last.get("projects")), event.host, nested=False)
+        last["present"], last["hosts"] = now["present"], now["hosts"]
         _write(path, last)
 
 
@@ -298,6 +312,34 @@ def _finding(
             f"user may create them. {tail}"
         ),
         detail={"paths": appeared},
+    )
+
+
+def _hosts_finding(changed: list[str], folder: str, shadow: bool, since: str = "") -> Finding:
+    happened = (
+        f"appeared or changed {since} (a process a command left running, or someone outside "
+        "the agent's commands, wrote them)"
+        if since
+        else "were written by this command"
+    )
+    tail = (
+        "In enforced mode they would have been moved aside."
+        if shadow
+        else f"agentreflex moved them to {folder}. If the user asked for them, they can move "
+        "them back (or `git checkout -- PATH`) themselves."
+    )
+    return Finding(
+        reflex="core",
+        code=CODE,
+        verdict=Verdict.WARN,
+        title="SETTINGS CREATED BY A COMMAND",
+        message=(
+            f"These files in a .claude folder below the project root {happened}: "
+            f"{', '.join(changed)}. Claude Code loads the skills there once the agent works "
+            "on files in that folder, and a skill's hooks run outside any sandbox; a "
+            "session started there reads its settings' hooks. Only the user may write them. " + tail
+        ),
+        detail={"paths": changed},
     )
 
 

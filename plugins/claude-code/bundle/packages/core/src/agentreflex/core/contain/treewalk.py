@@ -1,0 +1,108 @@
+"""The folders below a project that the looks around a shell command go into, listed once.
+
+Why: what a contained command writes below the project root, no mount holds
+(a mount needs a path that exists, and each costs start-up time), yet some of
+it runs outside the boundary later: a repository's settings and hooks
+(:mod:`.nestedgit`), and a ``.claude`` folder's skills and settings
+(:mod:`.nestedhosts`).  Both looks need the same folders, so one walk serves
+both: one listing per folder, once per look.
+
+How far: every folder one down is looked in (VS Code runs git in each
+repository it finds there when the folder opens, ``node_modules`` aside); of
+those, the ones package managers and builds fill are not gone into, and the
+folders two down are listed up to a bound, which keeps the look cheap in a
+large tree (and which a command can pad past: SECURITY.md).  Links are never
+followed.  Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+__all__ = ["DEPTH", "Walk", "walk"]
+
+DEPTH = 2
+_NOT_GONE_INTO = frozenset(
+    {"node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", "target"}
+)
+_MAX_FOLDERS = 2000
+_BARE = frozenset({"HEAD", "objects", "refs"})  # gitrepository-layout(5): what git takes for one
+_CLAUDE = ".claude"
+_MARKS = _BARE | {".git", _CLAUDE}
+
+
+class Walk:
+    """What one walk found below a project.
+
+    ``gits``: each ``FOLDER/.git`` (with its mode: a folder, a file or a link),
+    and each bare repository, the project itself included, as a folder (git
+    takes one for a repository when the ``.git`` above it is broken).
+    ``claude``: each ``FOLDER/.claude`` below the project root (not the root's
+    own, which the boundary holds), and each link below it to a folder that has
+    one (``ln -s /tmp/x web``: Claude Code may follow it; the link is the unit).  A plain class: ``dataclasses`` costs a hook
+    process an import it need not pay.
+    """
+
+    __slots__ = ("claude", "gits")
+
+    def __init__(self) -> None:
+        self.gits: list[tuple[str, int]] = []
+        self.claude: list[str] = []
+
+
+def walk(project: str) -> Walk:
+    """Walk ``project`` down to :data:`DEPTH` folders (see the module's docstring)."""
+    found = Walk()
+    level: list[str] = [project]
+    for depth in range(DEPTH + 1):
+        below: list[str] = []
+        for folder in level:
+            going_on = depth < DEPTH and (
+                not depth or os.path.basename(folder) not in _NOT_GONE_INTO
+            )
+            try:
+                marks, inside, links = _listing(folder, going_on)
+            except OSError:
+                continue
+            if ".git" in marks and depth:
+                found.gits.append((marks[".git"].path, _mode(marks[".git"])))
+            elif marks.keys() >= _BARE and marks["HEAD"].is_file(follow_symlinks=False):
+                found.gits.append((folder, stat.S_IFDIR))
+            if _CLAUDE in marks and depth:
+                found.claude.append(marks[_CLAUDE].path)
+            found.claude += links  # not gone into: the link is what a command made
+            below += inside
+        # the folders one down all (but node_modules: VS Code looks in none either); those
+        # two down while they are few
+        level = [f for f in below if depth or os.path.basename(f) != "node_modules"]
+        if depth and len(level) > _MAX_FOLDERS:
+            break
+    return found
+
+
+def _listing(
+    folder: str, folders: bool
+) -> tuple[dict[str, os.DirEntry[str]], list[str], list[str]]:
+    """``folder``'s entries that mark a repository or a host's folder, and (when ``folders``)
+    its folders and its links to a folder with a ``.claude`` in it."""
+    marks: dict[str, os.DirEntry[str]] = {}
+    inside: list[str] = []
+    links: list[str] = []
+    with os.scandir(folder) as listing:
+        for entry in listing:
+            if entry.name in _MARKS:
+                marks[entry.name] = entry
+            if not folders or entry.name == ".git":
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                inside.append(entry.path)
+            elif entry.is_symlink() and os.path.isdir(os.path.join(entry.path, _CLAUDE)):
+                links.append(entry.path)
+    return marks, inside, links
+
+
+def _mode(entry: os.DirEntry[str]) -> int:
+    if entry.is_symlink():
+        return stat.S_IFLNK
+    return stat.S_IFDIR if entry.is_dir(follow_symlinks=False) else stat.S_IFREG
