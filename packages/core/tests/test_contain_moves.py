@@ -57,6 +57,12 @@ HELD = (
     "mkt",
     "scripts",
     "tools",
+    # red-team rt20: what a user's command, skill and agent (below) run, in forms the
+    # hosts read and frontmatter.run_words does not
+    ".claude/commands",
+    "ship_tools",
+    "lint_tools",
+    "ops_tools",
 )
 # the paths no mount can hold because they do not exist yet (other hosts' settings,
 # git's redirect): a move may create them, and the hook's look after it moves them aside
@@ -137,6 +143,27 @@ PROJECT_FILES = {
     ),
     "mkt/pp/.mcp.json": "{}\n",
     "tools/db.py": "print('mcp')\n",
+    # red-team rt20: a custom command (Claude Code 2.1.328 reads its frontmatter with the
+    # skills' own reader, EKe -> sHs, and registers its hooks when it is used)
+    ".claude/commands/ship.md": (
+        "---\ndescription: Ship it\nhooks:\n  PreToolUse:\n    - matcher: Bash\n"
+        "      hooks:\n        - type: command\n          command: sh ship_tools/pre.sh\n---\nShip.\n"
+    ),
+    "ship_tools/pre.sh": "exit 0\n",
+    # a skill whose frontmatter is JSON (valid YAML; Bun.YAML.parse reads it)
+    ".claude/skills/lint/SKILL.md": (
+        '---\n{\n  "name": "lint",\n  "description": "Lint after each edit",\n'
+        '  "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": '
+        '[{"type": "command", "command": "python3 lint_tools/check.py"}]}]}\n}\n---\nLint.\n'
+    ),
+    "lint_tools/check.py": "print('ok')\n",
+    # a Copilot agent whose description (a block scalar) has a Markdown rule in it
+    ".github/agents/ops.agent.md": (
+        "---\nname: ops\ndescription: |\n  Operations helper.\n  ---\n  Deploys only.\n"
+        "mcp-servers:\n  ops:\n    type: local\n    command: python3\n"
+        "    args: ['ops_tools/serve.py']\n    tools: ['*']\n---\nRun the deploy.\n"
+    ),
+    "ops_tools/serve.py": "print('mcp')\n",
     "docs/notes.md": "notes\n",
     "app.py": "print('hi')\n",
 }
@@ -347,9 +374,13 @@ def _spelled(move: str) -> str:
 def _reaching_env_entries(project: Path) -> list[str]:
     """What the project's .env would put in Gemini CLI's environment that changes how a
     program it starts outside the boundary runs (the world's project has no .env)."""
-    path = project / ".env"
-    text = path.read_text(errors="replace") if path.is_file() else ""
-    return [name for name, *_ in dotenv._entries(text)]
+    # red-team rt20: and the one Gemini CLI reads first when the user starts it in a
+    # subfolder (findEnvFile walks up from its cwd: packages/web/.env before .env)
+    found = []
+    for path in [project / ".env", *project.glob("*/.env"), *project.glob("*/.gemini/.env")]:
+        text = path.read_text(errors="replace") if path.is_file() else ""
+        found += [name for name, *_ in dotenv._entries(text)]
+    return found
 
 
 def _key_in_a_file(world: World) -> list[str]:

@@ -178,3 +178,24 @@ def test_gemini_clis_own_env_file_is_looked_at_under_another_host(project: Path)
     outcome = shell_hook(project, "PostToolUse", command, env, session="other-host")
     assert any(f.code == planted.ENV_CODE for f in outcome.decision.findings)
     assert (project / ".gemini" / ".env").read_text() == "PORT=1\n"
+
+
+@pytest.mark.parametrize("where", ["web", "apps/api", "web/.gemini"])
+def test_a_env_file_below_the_root_is_looked_at_too(project: Path, where: str) -> None:
+    """Gemini CLI started in a monorepo's package reads that folder's ``.gemini/.env`` or
+    ``.env`` first (``findEnvFile`` walks up from where it starts: a red-team pass)."""
+    command = f"mkdir -p {where} && printf 'PORT=3000\\nLD_PRELOAD=/tmp/x.so\\n' > {where}/.env"
+    outcome = _step(project, command)
+    assert (project / where / ".env").read_text() == "PORT=3000\n"
+    found = [f for f in outcome.decision.findings if f.code == planted.ENV_CODE]
+    assert found and "LD_PRELOAD" in found[0].message
+
+
+@pytest.mark.parametrize("where", [".env", "web/.env"])
+def test_a_virtualenv_named_env_is_no_settings_file(project: Path, where: str) -> None:
+    """``python -m venv .env`` is common: Gemini CLI fails to read a folder, and nothing of
+    a virtualenv is moved."""
+    (project / ".env").unlink()
+    outcome = _step(project, f"mkdir -p {where}/bin && echo home > {where}/pyvenv.cfg")
+    assert (project / where / "pyvenv.cfg").read_text() == "home\n"
+    assert planted.ENV_CODE not in {f.code for f in outcome.decision.findings}

@@ -335,7 +335,9 @@ hooks:
 def test_the_scripts_agents_and_skills_start_are_found(tmp_path: Path) -> None:
     """Copilot CLI 1.0.102 starts an agent file's ``mcp-servers:`` command with no sandbox
     (traced, any ``.md`` under ``.github/agents``); Claude Code runs a skill's ``hooks:``.
-    Only the words of those blocks count, not the description or the body."""
+    The hosts parse the frontmatter as YAML, so every word of one that names such a block
+    counts (its description too); never the body's, nor those of a frontmatter that
+    names none."""
     root = _project(
         tmp_path,
         {
@@ -347,6 +349,7 @@ def test_the_scripts_agents_and_skills_start_are_found(tmp_path: Path) -> None:
             ).replace("agent_mcp", "quoted_mcp"),
             ".claude/skills/review/SKILL.md": CLAUDE_SKILL,
             ".gemini/agents/plain.md": "no frontmatter: tools/gemini_mcp.py\n",
+            ".claude/agents/quiet.md": "---\nname: q\ndescription: see tools/quiet.py\n---\n",
             **dict.fromkeys(
                 [
                     "tools/agent_mcp.py",
@@ -356,18 +359,88 @@ def test_the_scripts_agents_and_skills_start_are_found(tmp_path: Path) -> None:
                     "scripts/free.sh",
                     "scripts/check.sh",
                     "tools/gemini_mcp.py",
+                    "tools/quiet.py",
                 ],
                 "x",
             ),
         },
     )
     found = sorted(hostruns.named_files(str(root)))
-    named = ("tools/agent_mcp.py", "tools/bom_mcp.py", "tools/quoted_mcp.py", "scripts/check.sh")
+    named = (
+        "tools/agent_mcp.py",
+        "tools/bom_mcp.py",
+        "tools/quoted_mcp.py",
+        "scripts/check.sh",
+        "tools/notes.md",
+    )
     assert found == sorted(str(root / s) for s in named)
     # a changed agent file changes the stamp a cache of these is kept by
     before = hostruns.stamp(str(root))
     (root / ".github/agents/team/db.agent.md").write_text(COPILOT_AGENT.replace("--stdio", ""))
     assert hostruns.stamp(str(root)) != before
+
+
+HOOK_BLOCK = "  PreToolUse:\n    - hooks:\n        - command: {}\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "text"),
+    [
+        # JSON is YAML: Claude Code's Bun.YAML.parse reads it (a red-team pass)
+        (
+            ".claude/skills/lint/SKILL.md",
+            '---\n{"name": "lint",\n "hooks": {"PostToolUse": [{"hooks": [{"type": "command",'
+            ' "command": "python3 run/x.py"}]}]}}\n---\n',
+        ),
+        (
+            ".claude/skills/f/SKILL.md",
+            "---\n{name: f, hooks: {Stop: [{command: run/x.py}]}}\n---\n",
+        ),
+        (
+            ".claude/skills/i/SKILL.md",
+            "---\n  name: i\n  hooks:\n" + HOOK_BLOCK.format("run/x.py") + "---\n",
+        ),
+        # an escaped key, an escaped path, a path continued on the next line, an alias
+        (
+            ".claude/agents/e.md",
+            '---\n"ho\\x6fks":\n' + HOOK_BLOCK.format('"run\\x2fx.py"') + "---\n",
+        ),
+        (
+            ".claude/agents/u.md",
+            "---\nhooks:\n" + HOOK_BLOCK.format('"run/\\\n    x.py"') + "---\n",
+        ),
+        (
+            ".claude/agents/a.md",
+            "---\nname: &script run/x.py\nhooks:\n" + HOOK_BLOCK.format("*script") + "---\n",
+        ),
+        # a Markdown rule inside a block scalar: serde_yaml ends only at a column-0 ---
+        (
+            ".github/agents/ops.agent.md",
+            "---\ndescription: |\n  Ops.\n  ---\n  More.\nmcp-servers:\n  ops:\n"
+            "    command: python3\n    args: ['run/x.py']\n---\n",
+        ),
+        # Claude Code reads a command's frontmatter with the skills' reader, hooks included
+        (".claude/commands/ship.md", "---\nhooks:\n" + HOOK_BLOCK.format("sh run/x.py") + "---\n"),
+    ],
+)
+def test_frontmatter_in_every_spelling_the_hosts_read(
+    tmp_path: Path, where: str, text: str
+) -> None:
+    root = _project(tmp_path, {where: text, "run/x.py": "x"})
+    assert hostruns.named_files(str(root)) == [str(root / "run/x.py")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nname: n\ndescription: run/x.py\n---\n",  # names no block that runs
+        "---\nname: n\n---\nhooks:\n  command: run/x.py\n",  # the body
+        "--- # comment\nhooks:\n  command: run/x.py\n---\n",  # no host opens it so
+    ],
+)
+def test_frontmatter_that_starts_nothing_holds_nothing(tmp_path: Path, text: str) -> None:
+    root = _project(tmp_path, {".claude/skills/n/SKILL.md": text, "run/x.py": "x"})
+    assert hostruns.named_files(str(root)) == []
 
 
 def test_a_plugin_marketplace_in_the_project_is_held(tmp_path: Path) -> None:
@@ -377,7 +450,16 @@ def test_a_plugin_marketplace_in_the_project_is_held(tmp_path: Path) -> None:
     catalogue and the plugin folders it lists, not the whole project."""
     market = {"extraKnownMarketplaces": {"m": {"source": {"source": "directory", "path": "./mkt"}}}}
     here = {"extraKnownMarketplaces": {"h": {"source": {"source": "directory", "path": "."}}}}
-    catalogue = {"name": "h", "plugins": [{"name": "p", "source": "./plugins/p"}, {"x": 1}, 3]}
+    catalogue = {
+        "name": "h",
+        "metadata": {"pluginRoot": "./more"},
+        "plugins": [
+            {"name": "p", "source": "./plugins/p"},
+            {"name": "q", "source": "q"},
+            {"x": 1},
+            3,
+        ],
+    }
     root = _project(
         tmp_path,
         {
@@ -386,6 +468,7 @@ def test_a_plugin_marketplace_in_the_project_is_held(tmp_path: Path) -> None:
             "mkt/pp/.mcp.json": "{}",
             ".claude-plugin/marketplace.json": catalogue,
             "plugins/p/hooks/hooks.json": "{}",
+            "more/q/hooks/hooks.json": "{}",
             "outside/x": "x",
         },
     )
@@ -395,5 +478,31 @@ def test_a_plugin_marketplace_in_the_project_is_held(tmp_path: Path) -> None:
     )
     found = sorted(hostruns.named_files(str(root)))
     assert found == sorted(
-        str(root / p) for p in ("mkt", ".claude-plugin/marketplace.json", "plugins/p")
+        str(root / p) for p in ("mkt", ".claude-plugin/marketplace.json", "plugins/p", "more/q")
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # a byte-order mark: VS Code reads past one
+        (".vscode/mcp.json", '\ufeff{"servers": {"db": {"command": "sh run/x.py"}}}'),
+        (".claude/settings.json", '\ufeff{"statusLine": {"command": "sh run/x.py"}}'),
+        # VS Code's reader recovers from errors and runs what it read
+        (
+            ".vscode/tasks.json",
+            '{"tasks": [{"command": "sh run/x.py", "runOptions": {"runOn": "folderOpen"}} oops',
+        ),
+        (".vscode/mcp.json", '{"servers": {"db": {"command": "sh", "args": ["run/x.py"]} ]'),
+    ],
+)
+def test_editor_files_as_the_editor_reads_them(tmp_path: Path, name: str, text: str) -> None:
+    root = _project(tmp_path, {name: text, "run/x.py": "x"})
+    assert hostruns.named_files(str(root)) == [str(root / "run/x.py")]
+
+
+def test_a_broken_tasks_file_with_no_folder_open_task_holds_nothing(tmp_path: Path) -> None:
+    root = _project(
+        tmp_path, {".vscode/tasks.json": '{"tasks": [{"command": "sh run/x.py"', "run/x.py": "x"}
+    )
+    assert hostruns.named_files(str(root)) == []

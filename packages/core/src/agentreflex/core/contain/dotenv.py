@@ -156,7 +156,9 @@ def after(record: dict[str, object], paths: list[str], key: bytes, folder: str, 
         taken.read = True
         text = _text(path)
         if text is None:
-            if os.path.lexists(path):
+            # (a folder is no settings file: Gemini CLI fails to read one, and `.env` is a
+            # common name for a virtualenv)
+            if os.path.lexists(path) and not os.path.isdir(path):
                 # changed, and too large to read or no file (a FIFO): Gemini CLI reads it
                 # whole all the same, so what it holds can't be vouched for; it goes aside
                 taken.moved.append((path, move_under(path, folder) if act else ""))

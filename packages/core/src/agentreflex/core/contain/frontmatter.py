@@ -9,14 +9,15 @@ once it is used.  The folders themselves are held read-only
 tools/server.py``) are held through :func:`.hostruns.named_files`, as the scripts a
 settings file names are.
 
-No YAML parser: the hook's path loads none.  A block is its top-level key's line and
-every indented line after it; all its words are taken, and only those that are
-existing files inside the project count, so a word too many holds nothing.
+No YAML parser: the hook's path loads none.  A file whose frontmatter names such a
+block gives all its words (:func:`run_words`); only those that are existing files
+inside the project count, so a word too many holds little.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from agentreflex.core.util.fsutil import read_regular
 
@@ -24,9 +25,16 @@ __all__ = ["FOLDERS", "files", "run_words"]
 
 # where the hosts read agents and skills whose frontmatter may start programs (Claude
 # Code's agents and skills, Copilot CLI's agents in any subfolder, Gemini CLI's agents)
-FOLDERS = (".claude/agents", ".claude/skills", ".github/agents", ".gemini/agents")
-# the top-level frontmatter keys whose block starts programs
-_RUNS = frozenset({"hooks", "mcp-servers", "mcp_servers", "mcpServers"})
+FOLDERS = (
+    ".claude/agents",
+    ".claude/skills",
+    ".claude/commands",  # read with the skills' reader, hooks included (Claude Code 2.1.328)
+    ".github/agents",
+    ".gemini/agents",
+)
+# the frontmatter keys whose block starts programs (hooks, mcp-servers, mcp_servers,
+# mcpServers), however cased
+_RUNS = re.compile(r"hooks|mcp[-_]?servers", re.IGNORECASE)
 _PUNCTUATION = str.maketrans({c: " " for c in "[]{},"})
 _MAX_BYTES = 1 << 20  # a file larger than this is not read
 _MAX_FILES = 500  # per project: a folder of thousands is no host's set of agents
@@ -50,20 +58,43 @@ def files(project: str) -> list[str]:
 
 
 def run_words(path: str) -> list[str]:
-    """The words of ``path``'s frontmatter blocks that start programs."""
+    """Every word of ``path``'s frontmatter, when it names a block that starts programs.
+
+    Why every word: the hosts read frontmatter with a whole YAML parser (Claude Code's
+    ``Bun.YAML.parse``, Copilot CLI's ``serde_yaml``), so the block may be JSON, flow
+    style, indented, behind an anchor or an escaped key (``"ho\\x6fks"``).  No reader
+    short of theirs finds the block's words in every spelling; all of them, escapes
+    undone, are a superset, and only existing files inside the project count.
+    """
     data = read_regular(path, _MAX_BYTES)
     if data is None or len(data) > _MAX_BYTES:
         return []
-    lines = data.decode("utf-8-sig", "replace").splitlines()  # a BOM is no text
+    # a BOM is no text; YAML's line breaks only (U+2028 is none since YAML 1.2)
+    lines = re.split(r"\r\n|\r|\n", data.decode("utf-8-sig", "replace"))
     if not lines or lines[0].strip() != "---":
         return []
-    words: list[str] = []
-    inside = False
+    front: list[str] = []
     for line in lines[1:]:
-        if line.strip() == "---":
+        # the end as serde_yaml takes it, at the start of a line (a Markdown rule inside a
+        # block scalar is indented); Claude Code's ends at the first "---": less, not more
+        if line.startswith("---") and line[3:4] in ("", " ", "\t"):
             break
-        if line[:1] not in (" ", "\t", "-", "#", "") and ":" in line:  # a top-level key
-            inside = line.split(":", 1)[0].strip().strip("\"'") in _RUNS  # "mcp-servers":
-        if inside:
-            words += line.translate(_PUNCTUATION).split()
-    return words
+        front.append(line)
+    text = _unescaped("\n".join(front))
+    if not _RUNS.search(text):
+        return []
+    return text.translate(_PUNCTUATION).split()
+
+
+def _unescaped(text: str) -> str:
+    """``text`` with YAML's double-quoted escapes undone: a line continued with a
+    backslash, ``\\xNN``, ``\\uNNNN``, ``\\UNNNNNNNN`` and ``\\/``."""
+    text = re.sub(r"\\\n[ \t]*", "", text)
+    return re.sub(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(/))", _char, text)
+
+
+def _char(found: re.Match[str]) -> str:
+    if found.group(4):
+        return "/"
+    code = int(found.group(1) or found.group(2) or found.group(3), 16)
+    return chr(code) if code < 0x110000 else ""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 
 from agentreflex.core.contain import frontmatter, marketplace
 from agentreflex.core.contain.projectpath import in_project
@@ -129,13 +130,17 @@ def named_files(project: str) -> list[str]:
 
 
 def _named_by(settings: str, project: str) -> list[str]:
+    folders: list[str] = []
     if settings.endswith(".md"):
-        words, folders = frontmatter.run_words(settings), []
+        words = frontmatter.run_words(settings)
     else:
         value = _read_settings(settings)
-        if settings.endswith(_VSCODE_TASKS):
-            value = _folder_open_tasks(value)
-        words, folders = _run_words(value), marketplace.folders(value, project)
+        if value is None and "/.vscode/" in settings:
+            words = _string_words(settings)
+        else:
+            if settings.endswith(_VSCODE_TASKS):
+                value = _folder_open_tasks(value)
+            words, folders = _run_words(value), marketplace.folders(value, project)
     return [t for t in (in_project(w, project) for w in _entry_files(words)) if t] + folders
 
 
@@ -173,10 +178,24 @@ def run_paths(project: str) -> list[str]:
 
 def _read_settings(path: str) -> object:
     """A settings file's value as its host reads it (OpenCode's ``.jsonc`` and VS Code's
-    files have comments)."""
+    files have comments); a byte-order mark is no text."""
     if path.endswith(".jsonc") or "/.vscode/" in path:
         return fsutil.read_json(path, _MAX_BYTES, _jsonc)
-    return fsutil.read_json(path, _MAX_BYTES)
+    return fsutil.read_json(path, _MAX_BYTES)  # (json reads past a BOM itself)
+
+
+def _string_words(path: str) -> list[str]:
+    """The words of every string in a VS Code file that does not parse: VS Code's own
+    reader recovers from errors and runs what it could read (for ``tasks.json``, only
+    where a task runs when the folder opens)."""
+    data = fsutil.read_regular(path, _MAX_BYTES)
+    text = data.decode("utf-8-sig", "replace") if data and len(data) <= _MAX_BYTES else ""
+    if path.endswith(_VSCODE_TASKS) and "folderOpen" not in text:
+        return []
+    return [w for found in _STRING.findall(text) for w in found.split()]
+
+
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 
 
 def _folder_open_tasks(value: object) -> list[dict[str, object]]:
@@ -205,7 +224,7 @@ def _on_open(task: dict[str, object]) -> bool:
 
 
 def _jsonc(data: bytes) -> object:
-    return jsonc.loads(data.decode("utf-8", "replace"))
+    return jsonc.loads(data.decode("utf-8-sig", "replace"))
 
 
 def settings_files(project: str) -> list[str]:

@@ -54,7 +54,17 @@ def _catalogue(project: str) -> list[str]:
         plugins = value.get("plugins")
         for plugin in plugins if isinstance(plugins, list) else ():
             source = plugin.get("source") if isinstance(plugin, dict) else None
-            folder = in_project(source, project, os.path.isdir) if isinstance(source, str) else None
-            if folder:
-                found.append(folder)
+            for path in _sources(source, value.get("metadata")):
+                folder = in_project(path, project, os.path.isdir)
+                if folder and folder not in found:
+                    found.append(folder)
     return found
+
+
+def _sources(source: object, metadata: object) -> list[str]:
+    """Where a plugin's folder may be: its ``source``, and that below the catalogue's
+    ``metadata.pluginRoot`` ("the base folder for relative plugin sources")."""
+    if not isinstance(source, str):
+        return []
+    root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+    return [source, os.path.join(root, source)] if isinstance(root, str) else [source]

@@ -153,7 +153,7 @@ def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, obje
     key = _key() if nested else None
     if key is not None:
         record["nested"] = nestedgit.before(projects, key, _records(), walks)
-        record["dotenv"] = dotenv.before(_env_files(projects), key)
+        record["dotenv"] = dotenv.before(_env_files(projects, walks), key)
     return record
 
 
@@ -161,11 +161,13 @@ def _claude_folders(walks: dict[str, treewalk.Walk]) -> list[str]:
     return [claude for found in walks.values() for claude in found.claude]
 
 
-def _env_files(projects: list[str]) -> list[str]:
+def _env_files(projects: list[str], walks: dict[str, treewalk.Walk]) -> list[str]:
     """The ``.env`` files Gemini CLI would read into its environment, started in one of
     ``projects`` (the first it finds upwards, ``.gemini/.env`` before ``.env`` in each
-    folder; the ones above the project are read-only)."""
-    return [os.path.join(p, n) for p in projects for n in (f".gemini/{dotenv.NAME}", dotenv.NAME)]
+    folder; the ones above the project are read-only) or in a folder below one (a
+    monorepo's package: ``web/.env``)."""
+    own = [os.path.join(p, n) for p in projects for n in (f".gemini/{dotenv.NAME}", dotenv.NAME)]
+    return own + [env for found in walks.values() for env in found.env]
 
 
 def _undo(
@@ -207,7 +209,7 @@ def _undo(
         current = current and not undone and not undone.read
     env, key = before.get("dotenv"), _key()
     if isinstance(env, dict) and key is not None:
-        taken = dotenv.after(env, _env_files(projects), key, folder, act=not shadow)
+        taken = dotenv.after(env, _env_files(projects, walks), key, folder, act=not shadow)
         if taken:
             findings.append(_env_finding(taken, folder, shadow, since=since))
         current = current and not taken and not taken.read

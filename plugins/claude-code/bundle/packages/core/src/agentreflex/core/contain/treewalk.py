@@ -29,7 +29,8 @@ _NOT_GONE_INTO = frozenset(
 _MAX_FOLDERS = 2000
 _BARE = frozenset({"HEAD", "objects", "refs"})  # gitrepository-layout(5): what git takes for one
 _CLAUDE = ".claude"
-_MARKS = _BARE | {".git", _CLAUDE}
+_ENV = (".env", ".gemini")  # Gemini CLI reads .gemini/.env, else .env, from where it starts
+_MARKS = _BARE | {".git", _CLAUDE, *_ENV}
 
 
 class Walk:
@@ -40,15 +41,18 @@ class Walk:
     takes one for a repository when the ``.git`` above it is broken).
     ``claude``: each ``FOLDER/.claude`` below the project root (not the root's
     own, which the boundary holds), and each link below it to a folder that has
-    one (``ln -s /tmp/x web``: Claude Code may follow it; the link is the unit).  A plain class: ``dataclasses`` costs a hook
+    one (``ln -s /tmp/x web``: Claude Code may follow it; the link is the unit).
+    ``env``: the ``.env`` files Gemini CLI would read started in a folder below
+    the root (``web/.gemini/.env``, ``web/.env``), where one is there.  A plain class: ``dataclasses`` costs a hook
     process an import it need not pay.
     """
 
-    __slots__ = ("claude", "gits")
+    __slots__ = ("claude", "env", "gits")
 
     def __init__(self) -> None:
         self.gits: list[tuple[str, int]] = []
         self.claude: list[str] = []
+        self.env: list[str] = []
 
 
 def walk(project: str) -> Walk:
@@ -72,6 +76,10 @@ def walk(project: str) -> Walk:
             if _CLAUDE in marks and depth:
                 found.claude.append(marks[_CLAUDE].path)
             found.claude += links  # not gone into: the link is what a command made
+            if depth and ".gemini" in marks:
+                found.env.append(os.path.join(marks[".gemini"].path, ".env"))
+            if depth and ".env" in marks:
+                found.env.append(marks[".env"].path)
             below += inside
         # the folders one down all (but node_modules: VS Code looks in none either); those
         # two down while they are few
