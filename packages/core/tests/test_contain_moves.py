@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.contain import boundary, dotenv
+from agentreflex.core.contain import boundary
 from agentreflex.core.hook.runtime import Plugins, run_hook
 from agentreflex.core.state import userdirs
 from agentreflex.core.state.auth import load_key
@@ -371,15 +372,57 @@ def _spelled(move: str) -> str:
     return move
 
 
+# What in a .env Gemini CLI loads changes how a program it starts outside the boundary
+# runs: the harness's own list (ld.so(8), bash(1), python(1), node(1), git(1), the XDG
+# base directories, Gemini CLI's own variables), not the hook's, so a name missing there
+# fails a move here
+REACHING = frozenset(
+    {
+        "BASH_ENV",
+        "ENV",
+        "PROMPT_COMMAND",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PATH",
+        "HOME",
+        "SHELL",
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "TMPDIR",
+        "TMUX_TMPDIR",
+        "ZDOTDIR",
+        "LESSOPEN",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "PERL5OPT",
+        "PERL5LIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "JAVA_TOOL_OPTIONS",
+        "DOTNET_STARTUP_HOOKS",
+        "DOCKER_HOST",
+        "KUBECONFIG",
+        "AWS_CONFIG_FILE",
+        "GEMINI_SYSTEM_MD",
+        "GEMINI_SANDBOX_PROXY_COMMAND",
+        "GEMINI_DEBUG_LOG_FILE",
+    }
+)
+REACHING_PREFIXES = ("LD_", "PYTHON", "GIT_", "XDG_", "AGENTREFLEX_", "REFLEX_", "GEMINI_CLI_")
+_ENV_LINE = re.compile(r"^[ \t]*(?:export[ \t]+)?([\w.-]+)[ \t]*[=:]", re.MULTILINE)
+
+
 def _reaching_env_entries(project: Path) -> list[str]:
-    """What the project's .env would put in Gemini CLI's environment that changes how a
-    program it starts outside the boundary runs (the world's project has no .env)."""
-    # red-team rt20: and the one Gemini CLI reads first when the user starts it in a
-    # subfolder (findEnvFile walks up from its cwd: packages/web/.env before .env)
+    """What a .env Gemini CLI would load (the project's, or a folder's below it where the user
+    may start it: ``findEnvFile`` walks up from there) holds that :data:`REACHING` names;
+    the world's project has none.  Read with JavaScript's line ends, as ``dotenv`` reads."""
     found = []
     for path in [project / ".env", *project.glob("*/.env"), *project.glob("*/.gemini/.env")]:
         text = path.read_text(errors="replace") if path.is_file() else ""
-        found += [name for name, *_ in dotenv._entries(text)]
+        text = re.sub("\r\n?|\u2028|\u2029", "\n", text)
+        names = _ENV_LINE.findall(text)
+        found += [n for n in names if n in REACHING or n.startswith(REACHING_PREFIXES)]
     return found
 
 

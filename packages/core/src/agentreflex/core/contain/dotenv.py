@@ -70,12 +70,15 @@ _EXACT = frozenset(
         "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "KUBECONFIG", "DOCKER_CONFIG",
         "GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "ZDOTDIR", "LESSOPEN",
         "LESSCLOSE", "GNUPGHOME",
+        # .NET's startup hooks (an assembly loaded into every .NET program), and the files
+        # Gemini CLI writes to a path it is given (its debug log, its context traces)
+        "DOTNET_STARTUP_HOOKS", "GEMINI_DEBUG_LOG_FILE", "GEMINI_CONTEXT_TRACE_DIR",
     )
 )  # fmt: skip
 _PREFIXES = (
     "LD_", "DYLD_", "PYTHON", "GIT_", "XDG_", "REFLEX_", "AGENTREFLEX_", "JEV_", "LAYA_",
     "GEMINI_CLI_", "CLAUDE_", "CODEX_", "COPILOT_", "OPENCODE", "HERMES_", "NPM_CONFIG_",
-    "UV_", "PIP_", "BUN_",
+    "UV_", "PIP_", "BUN_", "CORECLR_",
 )  # fmt: skip
 
 
