@@ -22,7 +22,10 @@ The same two looks cover the repositories inside the project
 command added there is undone (``CORE-NESTED-GIT-SETTINGS``); and the
 project's ``.env``, which Gemini CLI reads into the environment of what it
 starts outside any boundary (:mod:`.dotenv`): an entry the command added
-that changes what a program runs is taken out (``CORE-ENV-FILE-SETTINGS``).
+that changes what a program runs is taken out (``CORE-ENV-FILE-SETTINGS``); and
+Claude Code's ``.claude`` folders below the root, whose skills it loads
+(:mod:`.nestedhosts`).  One walk of the tree per look finds them all
+(:mod:`.treewalk`).
 
 The looks' records are kept in the user's state folder, so they hold in a
 plain folder (no repository, no state of the session's own there) and across
