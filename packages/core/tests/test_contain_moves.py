@@ -192,6 +192,13 @@ def world(tmp_path: Path) -> Iterator[World]:
         ".bashrc": "# the user's\n",
         ".gitconfig": "[user]\n\tname = u\n",
         "notes.txt": "keep me\n",
+        # red-team rt21: Gemini CLI's user .env, as its docs set up Vertex AI
+        ".gemini/.env": "GOOGLE_CLOUD_PROJECT=p\nGOOGLE_APPLICATION_CREDENTIALS=/k.json\n",
+        # and the ssh and git settings most users have
+        ".ssh/config": "Host gh\n  HostName github.com\n",
+        ".config/git/config": "[alias]\n\tco = checkout\n[commit]\n\tverbose = true\n",
+        ".aws/config": "[default]\nregion = us-east-1\n",
+        ".aws/credentials": "[default]\naws_access_key_id = AKIA\n",
     }.items():
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(text)
@@ -303,7 +310,20 @@ def _moved_aside(world: World) -> dict[str, object]:
         "project": _trees(world.project, MOVED_ASIDE),
         "nested": _nested_settings(world.project),
         "nested_claude": _nested_claude(world.project),
+        # red-team rt21: other hosts' settings a session started in a package folder reads
+        "nested_hosts": _nested_hosts(world.project),
     }
+
+
+NESTED_HOSTS = (".gemini/settings.json", "opencode.json", "opencode.jsonc", ".opencode", ".codex")
+
+
+def _nested_hosts(project: Path) -> dict[str, tuple[object, ...]]:
+    found: dict[str, tuple[object, ...]] = {}
+    for name in NESTED_HOSTS:
+        for path in [*project.glob(f"*/{name}"), *project.glob(f"*/*/{name}")]:
+            found.update(_tree(str(path)))
+    return found
 
 
 # what Claude Code loads from a `.claude` folder below the root (skills, once the agent
@@ -455,6 +475,8 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
     for n, (run, cwd) in enumerate(steps):
         if n:
             time.sleep(move.get("pause", 0))  # the agent's next call comes later
+            if "write" in move:  # red-team rt21: the host's own file tool, between the calls
+                _file_tool(world, move["write"])
         if not _step(world, _spelled(run), cwd, move):
             break  # refused by the hook: the host does not run it (nor what follows)
     assert _moved_aside(world) == moved_aside, move
@@ -464,6 +486,16 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
     assert not _reaching_env_entries(world.project), move
     _git_as_the_user_would(world.project)
     assert not PWNED.exists(), move
+
+
+def _file_tool(world: World, name: str) -> None:
+    """The host's write_file on ``name`` (a plain project file), hooks before and after."""
+    tool = {"file_path": str(world.project / name), "content": "x\n"}
+    more = {"tool_name": "write_file", "tool_input": tool}
+    reply = _gemini(world, "BeforeTool", "", **more)
+    assert reply.get("decision") != "deny", reply
+    (world.project / name).write_text("x\n")
+    _gemini(world, "AfterTool", "", tool_response={"llmContent": "ok", "returnDisplay": ""}, **more)
 
 
 def _step(world: World, command: str, cwd: Path, move: dict[str, Any]) -> bool:

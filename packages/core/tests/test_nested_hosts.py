@@ -127,9 +127,64 @@ def test_a_skill_the_hosts_file_tool_wrote_between_commands_stays(project: Path)
     assert planted.CODE in {f.code for f in outcome.decision.findings}
 
 
-def test_the_run_parts_are_hostruns_own_names() -> None:
+def test_the_names_are_the_hosts_own_lists() -> None:
     """One list: what is held at the project root is what is looked at below it."""
-    assert {"settings.json", "settings.local.json", "skills", "hooks", "agents"} <= set(
-        nestedhosts.RUNS
+    assert {".claude/settings.json", ".claude/skills", ".claude/agents", ".mcp.json"} <= set(
+        nestedhosts.NAMES
     )
-    assert not any(name.startswith("/") or ".." in name for name in nestedhosts.RUNS)
+    assert {".gemini/settings.json", ".codex", "opencode.json", ".opencode"} <= set(
+        nestedhosts.NAMES
+    )
+    assert not any(
+        n.startswith((".agentreflex", "policies", ".github/")) for n in nestedhosts.NAMES
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mkdir -p web/.gemini && echo '{\"hooks\": {}}' > web/.gemini/settings.json",
+        "mkdir -p web/.codex && echo '[mcp_servers.x]' > web/.codex/config.toml",
+        'mkdir -p apps/api && echo \'{"plugin": ["./p.js"]}\' > apps/api/opencode.json',
+        "mkdir -p web && echo '{\"mcpServers\": {}}' > web/.mcp.json",
+    ],
+)
+def test_other_hosts_settings_below_the_root_are_moved_aside(project: Path, command: str) -> None:
+    """A trusted folder's subfolders are trusted: ``cd web && gemini`` reads
+    ``web/.gemini/settings.json`` and runs its hooks (Gemini CLI 0.61.0's loadSettings)."""
+    outcome = _command(project, command)
+    [finding] = [f for f in outcome.decision.findings if f.code == planted.CODE]
+    assert finding.detail["paths"] and not any(Path(p).exists() for p in finding.detail["paths"])
+
+
+def test_a_link_on_the_way_is_moved_never_what_it_leads_to(project: Path, tmp_path: Path) -> None:
+    """``ln -s ~/.gemini web/.gemini``: the user's own settings and .env stay where and as
+    they are; the link goes."""
+    users = tmp_path / "users-gemini"
+    users.mkdir()
+    (users / "settings.json").write_text('{"theme": "mine"}')
+    (users / ".env").write_text("GOOGLE_APPLICATION_CREDENTIALS=/k.json\n")
+    outcome = _command(project, f"mkdir web && ln -s {users} web/.gemini")
+    assert (users / "settings.json").read_text() == '{"theme": "mine"}'
+    assert (users / ".env").read_text() == "GOOGLE_APPLICATION_CREDENTIALS=/k.json\n"
+    assert not (project / "web/.gemini").exists() and not (project / "web/.gemini").is_symlink()
+    assert planted.CODE in {f.code for f in outcome.decision.findings}
+
+
+def test_a_file_tool_accepts_only_what_it_wrote(project: Path) -> None:
+    """A process a command left running writes a skill while the host's file tool writes a
+    plain file: the file tool's call does not make the skill the session's."""
+    _command(project, "true")
+    skill = project / "packages/web/.claude/skills/deploy/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(SKILL)  # the process
+    notes = project / "notes.md"
+    notes.write_text("x\n")  # the file tool
+    event = post_tool("Write", {"file_path": str(notes)}, True)
+    event.cwd, event.session_id = str(project), "nested"
+    planted.around_tool(
+        event, merge([], Mode.ENFORCED), load_config(str(project), hook_env(project))
+    )
+    outcome = _call(project, "PreToolUse", "make", "two")
+    assert not skill.exists() and notes.exists()
+    assert planted.CODE in {f.code for f in outcome.decision.findings}

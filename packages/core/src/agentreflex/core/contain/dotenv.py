@@ -147,11 +147,23 @@ class Taken:
         return bool(self.entries or self.moved)
 
 
-def after(record: dict[str, object], paths: list[str], key: bytes, folder: str, act: bool) -> Taken:
-    """Take out what the command added since :func:`before` (only say so when ``act`` is False)."""
+def after(
+    record: dict[str, object],
+    paths: list[str],
+    key: bytes,
+    folder: str,
+    act: bool,
+    roots: list[str],
+) -> Taken:
+    """Take out what the command added since :func:`before` (only say so when ``act`` is False).
+
+    Nothing is written or moved through a link (``.env``, or a folder on the way below
+    one of ``roots``, the projects): what it leads to may be anyone's file, the user's
+    own ``~/.gemini/.env`` for one.  The link goes."""
     signer = HmacSha256(key)
     taken = Taken()
     for path in paths:
+        link = path if os.path.islink(path) else fsutil.through_link(path, roots)
         was = record.get(path)
         earlier = was if isinstance(was, dict) else {}
         if earlier and earlier.get("stamp") == stamp(path):
@@ -164,16 +176,16 @@ def after(record: dict[str, object], paths: list[str], key: bytes, folder: str, 
             if os.path.lexists(path) and not os.path.isdir(path):
                 # changed, and too large to read or no file (a FIFO): Gemini CLI reads it
                 # whole all the same, so what it holds can't be vouched for; it goes aside
-                taken.moved.append((path, move_under(path, folder) if act else ""))
+                taken.moved.append((link, move_under(link, folder) if act else ""))
             continue
         known = earlier.get("signed")
         had = set(known) if isinstance(known, list) else set()
         added = [e for e in _entries(text) if _sign(signer, e[0], e[1]) not in had]
         if not added:
             continue
-        if os.path.islink(path):
+        if link != path or os.path.islink(path):
             # what it leads to may be anyone's file: the link goes, never written through
-            taken.moved.append((path, move_under(path, folder) if act else ""))
+            taken.moved.append((link, move_under(link, folder) if act else ""))
             continue
         kept = act and not _take_out(path, text, added)
         taken.entries += [

@@ -3,8 +3,9 @@
 Why: what a contained command writes below the project root, no mount holds
 (a mount needs a path that exists, and each costs start-up time), yet some of
 it runs outside the boundary later: a repository's settings and hooks
-(:mod:`.nestedgit`), and a ``.claude`` folder's skills and settings
-(:mod:`.nestedhosts`).  Both looks need the same folders, so one walk serves
+(:mod:`.nestedgit`), the hosts' settings a session started in a folder below
+reads, and Claude Code's skills there (:mod:`.nestedhosts`), and a ``.env``
+Gemini CLI would load there (:mod:`.dotenv`).  Both looks need the same folders, so one walk serves
 both: one listing per folder, once per look.
 
 How far: every folder one down is looked in (VS Code runs git in each
@@ -20,6 +21,8 @@ from __future__ import annotations
 import os
 import stat
 
+from agentreflex.core.contain import nestedhosts
+
 __all__ = ["DEPTH", "Walk", "walk"]
 
 DEPTH = 2
@@ -28,9 +31,8 @@ _NOT_GONE_INTO = frozenset(
 )
 _MAX_FOLDERS = 2000
 _BARE = frozenset({"HEAD", "objects", "refs"})  # gitrepository-layout(5): what git takes for one
-_CLAUDE = ".claude"
 _ENV = (".env", ".gemini")  # Gemini CLI reads .gemini/.env, else .env, from where it starts
-_MARKS = _BARE | {".git", _CLAUDE, *_ENV}
+_MARKS = _BARE | {".git", *_ENV, *nestedhosts.MARKS}
 
 
 class Walk:
@@ -39,19 +41,20 @@ class Walk:
     ``gits``: each ``FOLDER/.git`` (with its mode: a folder, a file or a link),
     and each bare repository, the project itself included, as a folder (git
     takes one for a repository when the ``.git`` above it is broken).
-    ``claude``: each ``FOLDER/.claude`` below the project root (not the root's
-    own, which the boundary holds), and each link below it to a folder that has
-    one (``ln -s /tmp/x web``: Claude Code may follow it; the link is the unit).
+    ``hosts``: each folder below the project root holding a host's settings
+    (:data:`.nestedhosts.MARKS`: not the root's own, which the boundary holds),
+    and each link below it to a folder that holds one (``ln -s /tmp/x web``: a
+    host may follow it; the link is the unit).
     ``env``: the ``.env`` files Gemini CLI would read started in a folder below
     the root (``web/.gemini/.env``, ``web/.env``), where one is there.  A plain class: ``dataclasses`` costs a hook
     process an import it need not pay.
     """
 
-    __slots__ = ("claude", "env", "gits")
+    __slots__ = ("env", "gits", "hosts")
 
     def __init__(self) -> None:
         self.gits: list[tuple[str, int]] = []
-        self.claude: list[str] = []
+        self.hosts: list[str] = []
         self.env: list[str] = []
 
 
@@ -73,9 +76,9 @@ def walk(project: str) -> Walk:
                 found.gits.append((marks[".git"].path, _mode(marks[".git"])))
             elif marks.keys() >= _BARE and marks["HEAD"].is_file(follow_symlinks=False):
                 found.gits.append((folder, stat.S_IFDIR))
-            if _CLAUDE in marks and depth:
-                found.claude.append(marks[_CLAUDE].path)
-            found.claude += links  # not gone into: the link is what a command made
+            if depth and not marks.keys().isdisjoint(nestedhosts.MARKS):
+                found.hosts.append(folder)
+            found.hosts += links  # not gone into: the link is what a command made
             if depth and ".gemini" in marks:
                 found.env.append(os.path.join(marks[".gemini"].path, ".env"))
             if depth and ".env" in marks:
@@ -93,7 +96,7 @@ def _listing(
     folder: str, folders: bool
 ) -> tuple[dict[str, os.DirEntry[str]], list[str], list[str]]:
     """``folder``'s entries that mark a repository or a host's folder, and (when ``folders``)
-    its folders and its links to a folder with a ``.claude`` in it."""
+    its folders and its links to a folder holding a host's settings."""
     marks: dict[str, os.DirEntry[str]] = {}
     inside: list[str] = []
     links: list[str] = []
@@ -105,9 +108,15 @@ def _listing(
                 continue
             if entry.is_dir(follow_symlinks=False):
                 inside.append(entry.path)
-            elif entry.is_symlink() and os.path.isdir(os.path.join(entry.path, _CLAUDE)):
+            elif entry.is_symlink() and _holds_hosts(entry.path):
                 links.append(entry.path)
     return marks, inside, links
+
+
+def _holds_hosts(link: str) -> bool:
+    return os.path.isdir(link) and any(
+        os.path.lexists(os.path.join(link, name)) for name in nestedhosts.MARKS
+    )
 
 
 def _mode(entry: os.DirEntry[str]) -> int:

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 
 __all__ = [
     "COMMON_PROTECTED_NAMES",
+    "HOST_PROJECT_FILES",
     "PROTECTED_NAMES",
     "home_dir",
     "installed_paths",
@@ -211,6 +212,25 @@ def protected_name(path: str) -> bool:
     return False
 
 
+# The hosts' hook settings and plugin folders in a project (relative to it): Claude
+# Code's, Codex's, Hermes', OpenCode's (it reads opencode.json or .jsonc: its findUp),
+# pi's and oh-my-pi's, Gemini CLI's, Copilot CLI's hooks files
+HOST_PROJECT_FILES = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex",
+    ".hermes/plugins",
+    ".hermes/config.yaml",
+    ".opencode",
+    "opencode.json",
+    "opencode.jsonc",
+    ".pi",
+    ".omp",
+    ".gemini/settings.json",
+    ".github/hooks",
+)
+
+
 def protected_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Every file or folder whose change could switch agentreflex off or fool it.
 
@@ -240,30 +260,19 @@ def protected_paths(project: str, env: Mapping[str, str] | None = None) -> tuple
         os.path.join(claude_home, "settings.json"),
         os.path.join(claude_home, "settings.local.json"),
         os.path.join(claude_home, "plugins"),
-        os.path.join(project, ".claude", "settings.json"),
-        os.path.join(project, ".claude", "settings.local.json"),
         codex_home,
-        os.path.join(project, ".codex"),
         values.get("HERMES_HOME") or os.path.join(home, ".hermes"),
-        os.path.join(project, ".hermes", "plugins"),
-        os.path.join(project, ".hermes", "config.yaml"),
         os.path.join(home, ".config", "opencode"),
-        os.path.join(project, ".opencode"),
-        os.path.join(project, "opencode.json"),
-        os.path.join(project, "opencode.jsonc"),  # OpenCode reads either (its findUp)
         os.path.join(home, ".pi", "agent"),
-        os.path.join(project, ".pi"),
         os.path.join(home, ".omp"),
-        os.path.join(project, ".omp"),
         # Gemini CLI: settings hooks and its trust records; Copilot CLI: hooks files
         os.path.join(home, ".gemini", "settings.json"),
         os.path.join(home, ".gemini", "trustedFolders.json"),
         os.path.join(home, ".gemini", "trusted_hooks.json"),
-        os.path.join(project, ".gemini", "settings.json"),
         os.path.join(copilot_home, "hooks"),
         os.path.join(copilot_home, "config.json"),
         os.path.join(copilot_home, "settings.json"),
-        os.path.join(project, ".github", "hooks"),
+        *(os.path.join(project, name) for name in HOST_PROJECT_FILES),
     ]
     # where `agentreflex install opencode|pi` writes when these move the host's folders
     xdg_config = values.get("XDG_CONFIG_HOME")

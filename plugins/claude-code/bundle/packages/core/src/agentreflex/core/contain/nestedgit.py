@@ -139,7 +139,13 @@ def _modules(folder: str, depth: int = 4) -> list[str]:
 
 
 def _folders(path: str) -> list[str]:
-    """The folders (not links) in ``path``; none when it can't be listed."""
+    """The folders (not links) in ``path``; none when it can't be listed or is a link.
+
+    Never through a link (``ln -s ~ sub/.git/modules``): every folder of the user's
+    home with a ``config`` in it would be taken for a submodule's, and its settings
+    for ones a command added."""
+    if os.path.islink(path):
+        return []
     try:
         return [e.path for e in os.scandir(path) if e.is_dir(follow_symlinks=False)]
     except OSError:
@@ -267,17 +273,19 @@ def _through(pointer: str, held: set[str], signer: HmacSha256) -> dict[str, obje
     if reach is None:
         return {}
     files, hooks = reach
-    flagged = sorted(
-        {
-            _sign(signer, e)
-            for f in files
-            if os.path.realpath(f) not in held
-            for e in _entries(f)
-            if not everyday(e[0])
-        }
-    )
+    flagged: set[str] = set()
+    for real in {os.path.realpath(f) for f in files} - held:
+        entries = _readable_entries(real)  # git reads through a link: so is it read here
+        if entries is None:
+            flagged.add(UNREADABLE)  # git would read it all the same: it can't be vouched for
+            continue
+        flagged.update(_sign(signer, e) for e in entries if not everyday(e[0]))
     marks = {} if os.path.realpath(hooks) in held else _hook_stamps(hooks)
-    return {"flagged": flagged, "hooks": marks}
+    return {"flagged": sorted(flagged), "hooks": marks}
+
+
+# what a pointer leads to that can't be read in time (past _MAX_CONFIG, git gave up)
+UNREADABLE = "unreadable"
 
 
 def _reach(pointer: str) -> tuple[list[str], str] | None:

@@ -23,8 +23,8 @@ command added there is undone (``CORE-NESTED-GIT-SETTINGS``); and the
 project's ``.env``, which Gemini CLI reads into the environment of what it
 starts outside any boundary (:mod:`.dotenv`): an entry the command added
 that changes what a program runs is taken out (``CORE-ENV-FILE-SETTINGS``); and
-Claude Code's ``.claude`` folders below the root, whose skills it loads
-(:mod:`.nestedhosts`).  One walk of the tree per look finds them all
+the hosts' settings in folders below the root, where a session may start, and
+Claude Code's skills there, which it loads (:mod:`.nestedhosts`).  One walk of the tree per look finds them all
 (:mod:`.treewalk`).
 
 The looks' records are kept in the user's state folder, so they hold in a
@@ -49,7 +49,7 @@ from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.state import userdirs
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
-from agentreflex.core.util.fsutil import call_record_path, move_under
+from agentreflex.core.util.fsutil import call_record_path, move_under, through_link
 
 __all__ = ["CODE", "ENV_CODE", "NESTED_CODE", "around_tool", "watched"]
 
@@ -144,14 +144,14 @@ def around_tool(
 
 
 def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, object]:
-    """What the watched paths, the inside repositories and ``.claude`` folders are now, to
-    compare with later."""
+    """What the watched paths, the inside repositories and the hosts' settings below the
+    root are now, to compare with later."""
     paths = [p for project in projects for p in watched(project, host)]
     walks = {project: treewalk.walk(project) for project in projects}
     record: dict[str, object] = {
         "projects": projects,
         "present": [p for p in paths if os.path.lexists(p)],
-        "hosts": nestedhosts.before(_claude_folders(walks)),
+        "hosts": nestedhosts.before(_host_folders(walks)),
     }
     key = _key() if nested else None
     if key is not None:
@@ -160,8 +160,8 @@ def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, obje
     return record
 
 
-def _claude_folders(walks: dict[str, treewalk.Walk]) -> list[str]:
-    return [claude for found in walks.values() for claude in found.claude]
+def _host_folders(walks: dict[str, treewalk.Walk]) -> list[str]:
+    return [folder for found in walks.values() for folder in found.hosts]
 
 
 def _env_files(projects: list[str], walks: dict[str, treewalk.Walk]) -> list[str]:
@@ -182,7 +182,7 @@ def _undo(
     had, projects = _strings(before.get("present")), _strings(before.get("projects"))
     appeared = list(
         dict.fromkeys(
-            _through_link(p, project)
+            through_link(p, [project])
             for project in projects
             for p in watched(project, event.host)
             if p not in had and os.path.lexists(p)
@@ -200,7 +200,7 @@ def _undo(
     walks = {project: treewalk.walk(project) for project in projects}
     hosts = before.get("hosts")
     if isinstance(hosts, dict):
-        changed = nestedhosts.after(hosts, _claude_folders(walks), folder, act=not shadow)
+        changed = nestedhosts.after(hosts, _host_folders(walks), folder, act=not shadow)
         if changed:
             findings.append(_hosts_finding(changed, folder, shadow, since=since))
     nested, key = before.get("nested"), _key()
@@ -212,7 +212,8 @@ def _undo(
         current = current and not undone and not undone.read
     env, key = before.get("dotenv"), _key()
     if isinstance(env, dict) and key is not None:
-        taken = dotenv.after(env, _env_files(projects, walks), key, folder, act=not shadow)
+        files = _env_files(projects, walks)
+        taken = dotenv.after(env, files, key, folder, act=not shadow, roots=projects)
         if taken:
             findings.append(_env_finding(taken, folder, shadow, since=since))
         current = current and not taken and not taken.read
@@ -241,34 +242,40 @@ def _since_last(
 
 
 def _accept(event: Event) -> None:
-    """After a host's own file tool: what exists now is the session's (the gate asked about
-    the settings it protects), so a file tool's work is not taken for a process's."""
-    path = _last_path(event)
+    """After a host's own file tool: what it wrote is the session's (the gate asked about
+    the settings it protects), so a file tool's work is not taken for a process's.
+
+    Only the paths the tool names: what a process a command left running made meanwhile
+    stays for the look before the next command to find.
+    """
+    path, tool = _last_path(event), event.tool
     last = _take(path)
-    if last:
-        now = _look(_strings(last.get("projects")), event.host, nested=False)
-        last["present"], last["hosts"] = now["present"], now["hosts"]
-        _write(path, last)
+    if not last or tool is None:
+        return
+    written = {
+        os.path.normpath(os.path.join(event.cwd or "/", p)) for p in (*tool.paths, tool.path) if p
+    }
+    now = _look(_strings(last.get("projects")), event.host, nested=False)
+    had = set(_strings(last.get("present")))
+    last["present"] = [
+        p for p in _strings(now["present"]) if p in had or any(_holds(p, w) for w in written)
+    ]
+    hosts, current = last.get("hosts"), now["hosts"]
+    if isinstance(hosts, dict) and isinstance(current, dict):
+        for file in written:
+            if file in current:
+                hosts[file] = current[file]
+    _write(path, last)
+
+
+def _holds(path: str, written: str) -> bool:
+    """Is ``written`` the file ``path``, or inside the folder ``path``?"""
+    return written == path or written.startswith(path.rstrip("/") + "/")
 
 
 SINCE = "since the last command ended"
 # the hosts' own file tools, whose writes to what the guard protects the gate asks about
 _FILE_TOOLS = (ToolKind.WRITE, ToolKind.EDIT, ToolKind.PATCH)
-
-
-def _through_link(path: str, project: str) -> str:
-    """The outermost link in the project on the way to ``path``, else ``path`` itself.
-
-    Why: ``ln -s ~/.gemini .gemini`` makes ``.gemini/settings.json`` appear in
-    the project; what moves aside is the link the command made, never the
-    user's own file it leads to.
-    """
-    current = project
-    for part in path[len(project) + 1 :].split("/")[:-1]:
-        current = os.path.join(current, part)
-        if os.path.islink(current):
-            return current
-    return path
 
 
 def _strings(value: object) -> list[str]:
@@ -339,10 +346,11 @@ def _hosts_finding(changed: list[str], folder: str, shadow: bool, since: str = "
         verdict=Verdict.WARN,
         title="SETTINGS CREATED BY A COMMAND",
         message=(
-            f"These files in a .claude folder below the project root {happened}: "
-            f"{', '.join(changed)}. Claude Code loads the skills there once the agent works "
-            "on files in that folder, and a skill's hooks run outside any sandbox; a "
-            "session started there reads its settings' hooks. Only the user may write them. " + tail
+            f"These hosts' settings in a folder below the project root {happened}: "
+            f"{', '.join(changed)}. A session started in that folder runs the hooks, "
+            "plugins and servers they name outside any sandbox, and Claude Code loads the "
+            "skills there once the agent works on files in it (a skill's hooks run the "
+            "same way). Only the user may write them. " + tail
         ),
         detail={"paths": changed},
     )

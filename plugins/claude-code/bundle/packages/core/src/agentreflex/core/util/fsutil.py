@@ -234,6 +234,26 @@ def read_json(
         return None
 
 
+def through_link(path: str, roots: list[str]) -> str:
+    """The outermost link on the way to ``path`` below the root it is in, else ``path``.
+
+    Why: the looks after a command move aside, or write, what the command left in
+    the project, outside any boundary.  A folder on the way that is a link
+    (``ln -s ~/.gemini web/.gemini``) would lead that move or write to the user's
+    own file; what must go is the link the command made.
+    """
+    for root in roots:
+        if not path.startswith(root.rstrip("/") + "/"):
+            continue
+        current = root
+        for part in path[len(root.rstrip("/")) + 1 :].split("/")[:-1]:
+            current = os.path.join(current, part)
+            if os.path.islink(current):
+                return current
+        return path
+    return path
+
+
 def move_under(path: str, folder: str) -> str:
     """``path`` moved below ``folder`` (its whole path under it); where it went, or "" if it stayed.
 
