@@ -65,6 +65,8 @@ HELD = (
     "lint_tools",
     "ops_tools",
 )
+# the held paths that are the user's own, not the guard's state (which the hook writes)
+HELD_BY_USER = tuple(n for n in HELD if n not in (".agentreflex", ".git/agentreflex"))
 # the paths no mount can hold because they do not exist yet (other hosts' settings,
 # git's redirect): a move may create them, and the hook's look after it moves them aside
 MOVED_ASIDE = (
@@ -182,6 +184,9 @@ def world(tmp_path: Path) -> Iterator[World]:
     project, home = tmp_path / "proj", Path(os.environ["HOME"])
     (project / ".agentreflex").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
+    # red-team rt22: a setting of the user's own in the project's repository (read-only
+    # in the boundary), which the hook's looks must leave as it is
+    subprocess.run(["git", "-C", str(project), "config", "alias.st", "status"], check=True)
     (project / ".agentreflex" / "config.toml").write_text("mode = 'enforced'\n")
     for name, text in PROJECT_FILES.items():
         (project / name).parent.mkdir(parents=True, exist_ok=True)
@@ -205,7 +210,10 @@ def world(tmp_path: Path) -> Iterator[World]:
     key = load_key()  # the real per-user key, in the state folder under home
     yield World(project, home, key)
     for leftover in Path("/tmp").glob("ar-*"):
-        shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink()
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink()
 
 
 def _entry(path: str) -> tuple[object, ...]:
@@ -315,14 +323,24 @@ def _moved_aside(world: World) -> dict[str, object]:
     }
 
 
-NESTED_HOSTS = (".gemini/settings.json", "opencode.json", "opencode.jsonc", ".opencode", ".codex")
+NESTED_HOSTS = (
+    ".gemini/settings.json",
+    "opencode.json",
+    "opencode.jsonc",
+    ".opencode",
+    ".codex",
+    # red-team rt22: Gemini CLI 0.61.0's project agents (Storage.getProjectAgentsDir:
+    # <cwd>/.gemini/agents), whose mcp_servers it starts with no acknowledgment
+    ".gemini/agents",
+)
 
 
 def _nested_hosts(project: Path) -> dict[str, tuple[object, ...]]:
     found: dict[str, tuple[object, ...]] = {}
     for name in NESTED_HOSTS:
         for path in [*project.glob(f"*/{name}"), *project.glob(f"*/*/{name}")]:
-            found.update(_tree(str(path)))
+            # files and links: an empty folder left behind runs nothing
+            found.update({p: e for p, e in _tree(str(path)).items() if e[0] != stat.S_IFDIR})
     return found
 
 
@@ -448,7 +466,8 @@ def _reaching_env_entries(project: Path) -> list[str]:
 
 def _key_in_a_file(world: World) -> list[str]:
     spellings = (world.key, world.key.hex().encode())
-    roots = [world.project, *Path("/tmp").glob("ar-*")]
+    # (a link there leads elsewhere: to home, where the key is kept, in a move that makes one)
+    roots = [world.project, *(p for p in Path("/tmp").glob("ar-*") if not p.is_symlink())]
     files = [p for root in roots for p in (root.rglob("*") if root.is_dir() else [root])]
     return [
         str(p)
@@ -467,6 +486,7 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
             f"{', '.join(missing)} not installed: the move proves nothing (.ci/run installs)"
         )
     moved_aside, users = _moved_aside(world), _users_files(world)
+    held = _trees(world.project, HELD_BY_USER)
     # a move may take a second call, from the folder the first one made (a host that
     # follows the agent's `cd` into its next hook's cwd, as Claude Code does)
     steps = [(move["run"], world.project)]
@@ -477,12 +497,18 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
             time.sleep(move.get("pause", 0))  # the agent's next call comes later
             if "write" in move:  # red-team rt21: the host's own file tool, between the calls
                 _file_tool(world, move["write"])
-        if not _step(world, _spelled(run), cwd, move):
+        # red-team rt22: @PROJ@ the project (the agent knows where it works)
+        if not _step(world, _spelled(run).replace("@PROJ@", str(world.project)), cwd, move):
             break  # refused by the hook: the host does not run it (nor what follows)
     assert _moved_aside(world) == moved_aside, move
     # and nothing the hook itself did, outside the boundary, changed the user's files
     assert _users_files(world) == users, (move, _changed({"": users}, {"": _users_files(world)}))
     assert not _key_in_a_file(world), move
+    # red-team rt22: nor what the boundary holds in the project (the guard's state aside)
+    assert _trees(world.project, HELD_BY_USER) == held, (
+        move,
+        _changed({"": held}, {"": _trees(world.project, HELD_BY_USER)}),
+    )
     assert not _reaching_env_entries(world.project), move
     _git_as_the_user_would(world.project)
     assert not PWNED.exists(), move
@@ -549,4 +575,4 @@ def test_the_moves_cover_every_aim_and_cite_a_source() -> None:
     assert {m["aim"] for m in MOVES} == {"guard", "hook", "host", "git", "home", "key", "project"}
     assert all(m.get("source") and m.get("run") for m in MOVES)
     assert all(("then" in m) == ("then_cwd" in m) for m in MOVES)
-    assert len({m["run"] for m in MOVES}) == len(MOVES)
+    assert len({(m["run"], m.get("then")) for m in MOVES}) == len(MOVES)

@@ -30,7 +30,7 @@ import re
 
 from agentreflex.core.util import fsutil
 from agentreflex.core.util.digest import HmacSha256
-from agentreflex.core.util.fsutil import atomic_write_bytes, move_under, read_regular
+from agentreflex.core.util.fsutil import move_under, read_regular
 
 __all__ = ["NAME", "Taken", "after", "before", "reaches", "stamp"]
 
@@ -204,7 +204,8 @@ def _take_out(path: str, text: str, added: list[tuple[str, str, int, int]]) -> b
         text = text[:start] + text[end:]
     try:
         mode = os.stat(path).st_mode & 0o7777
-        atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"), mode=mode)
+        # from its folder opened with no link on the way: never written through one
+        fsutil.replace_in_place(path, text.encode("utf-8", "surrogateescape"), mode)
     except OSError:
         return False
     return True

@@ -55,8 +55,10 @@ from agentreflex.core.util.digest import HmacSha256, sha256_hex
 from agentreflex.core.util.fsutil import (
     atomic_write_json,
     move_under,
+    read_in_place,
     read_json,
     read_regular,
+    replace_in_place,
     stamp,
 )
 
@@ -214,7 +216,7 @@ def after(
     """Take out what the command added since :func:`before` (only say so when ``act`` is False)."""
     signer = HmacSha256(key)
     undone = Undone()
-    made = _made(record)
+    made = _made(record, projects)
     templates = Templates(projects)
     listed = _listed(projects, walks)
     found_gits = {project: gitdirs(project, listing) for project, listing in listed}
@@ -241,7 +243,7 @@ POINTERS = "pointers"  # the record's entry for what pointers led to (repositori
 ABSENT = "absent"  # the record's entry for the projects' own .git that did not exist
 
 
-def _made(record: dict[str, object]) -> dict[str, int]:
+def _made(record: dict[str, object], projects: list[str]) -> dict[str, int]:
     """The projects' own ``.git`` (folder or file, not a link) made since the record, by mode.
 
     Why: a project's own ``.git/config`` is read-only in the boundary once it
@@ -250,7 +252,11 @@ def _made(record: dict[str, object]) -> dict[str, int]:
     ``git status`` (a shell prompt runs one in every folder)."""
     listed = record.get(ABSENT)
     made: dict[str, int] = {}
+    # only those of the projects still looked at (one whose folder became a link is not)
+    ours = {os.path.join(p, ".git") for p in projects}
     for path in listed if isinstance(listed, list) else []:
+        if path not in ours:
+            continue
         try:
             mode = os.lstat(path).st_mode if isinstance(path, str) else 0
         except OSError:
@@ -545,11 +551,35 @@ def _readable_entries(config: str) -> list[tuple[str, str]] | None:
 
 
 def _unset(config: str, name: str, value: str) -> bool:
+    """Take ``name = value`` out of ``config``: git edits a private copy, read from and
+    written back to the file's folder opened with no link on the way (a process a command
+    left running may swap a folder on the way for a link to the user's home)."""
+    import tempfile
+
     from agentreflex.core.worktree.safegit import git
 
-    args = ["config", "--file", config, "--fixed-value", "--unset-all", name, value]
-    done = git("/", args)
-    return done is not None and done.returncode == 0
+    data = read_in_place(config, _MAX_CONFIG)
+    if data is None or len(data) > _MAX_CONFIG:
+        return False
+    from agentreflex.core.state import userdirs
+
+    state = userdirs.user_state_dir()  # read-only in the boundary: no command edits the copy
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="config-", dir=state) as private:
+        copy = os.path.join(private, "config")
+        with open(copy, "wb") as fh:
+            fh.write(data)
+        args = ["config", "--file", copy, "--fixed-value", "--unset-all", name, value]
+        done = git("/", args)
+        if done is None or done.returncode != 0:
+            return False
+        with open(copy, "rb") as fh:
+            edited = fh.read()
+    try:
+        replace_in_place(config, edited, os.stat(config).st_mode & 0o7777)
+    except OSError:
+        return False
+    return True
 
 
 def _read_json(path: str) -> dict[str, object]:

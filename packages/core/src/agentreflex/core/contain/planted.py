@@ -150,6 +150,7 @@ def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, obje
     walks = {project: treewalk.walk(project) for project in projects}
     record: dict[str, object] = {
         "projects": projects,
+        "roots": _roots(projects),
         "present": [p for p in paths if os.path.lexists(p)],
         "hosts": nestedhosts.before(_host_folders(walks)),
     }
@@ -178,8 +179,9 @@ def _undo(
 ) -> tuple[list[Finding], bool]:
     """What appeared since ``before`` (a :func:`_look`), moved aside or undone, as findings;
     and whether ``before`` still says what the tree is (nothing appeared, nothing was read)."""
-    # the folders looked at then (a `cd` in the command may change the host's cwd)
-    had, projects = _strings(before.get("present")), _strings(before.get("projects"))
+    # the folders looked at then (a `cd` in the command may change the host's cwd), those
+    # that are still those folders
+    had, projects = _strings(before.get("present")), _unmoved(before)
     appeared = list(
         dict.fromkeys(
             through_link(p, [project])
@@ -283,9 +285,48 @@ def _strings(value: object) -> list[str]:
 
 
 def _projects(event: Event, config: Config) -> list[str]:
-    """The folder the host reported, and the project agentreflex's config was read for."""
-    found = [os.path.realpath(p) for p in (event.cwd, config.project_dir) if p and os.path.isabs(p)]
+    """The project agentreflex's config was read for, and the folder the host reported when
+    it is inside that project (or there is none: a plain folder).
+
+    Not a folder elsewhere the agent ``cd``-ed into: the looks act there, outside any
+    boundary, and its home is no project of the session's."""
+    project = os.path.realpath(config.project_dir) if os.path.isabs(config.project_dir) else ""
+    cwd = os.path.realpath(event.cwd) if event.cwd and os.path.isabs(event.cwd) else ""
+    found = [project] if project else []
+    if cwd and (not project or cwd == project or cwd.startswith(project.rstrip("/") + "/")):
+        found.append(cwd)
     return [p for p in dict.fromkeys(found) if p != "/"]
+
+
+def _roots(projects: list[str]) -> dict[str, list[int]]:
+    """Each project folder's device and inode, to know it again after the command."""
+    found: dict[str, list[int]] = {}
+    for project in projects:
+        try:
+            info = os.stat(project)
+        except OSError:
+            continue
+        found[project] = [info.st_dev, info.st_ino]
+    return found
+
+
+def _unmoved(before: dict[str, object]) -> list[str]:
+    """The projects of ``before`` (a look) that are still the folders it looked at: no link
+    anywhere on their path now, the same folder.  A command may replace the folder it ran
+    in by a link to the user's home; the looks after it act outside any boundary."""
+    roots = before.get("roots")
+    kept = []
+    for project in _strings(before.get("projects")):
+        mark = roots.get(project) if isinstance(roots, dict) else None
+        if os.path.realpath(project) != project or not isinstance(mark, list):
+            continue
+        try:
+            info = os.stat(project)
+        except OSError:
+            continue
+        if [info.st_dev, info.st_ino] == mark:
+            kept.append(project)
+    return kept
 
 
 def _finding(

@@ -10,6 +10,7 @@ the old or the new file, never half of one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import itertools
 import os
@@ -254,22 +255,125 @@ def through_link(path: str, roots: list[str]) -> str:
     return path
 
 
+def open_folder(path: str) -> int:
+    """A descriptor of the folder ``path``, opened one part at a time from ``/`` and never
+    through a link; ``OSError`` when a part is a link or no folder.
+
+    Why: the looks after a command move and rewrite what it left, outside any
+    boundary, by name.  A process the command left running can swap a folder on
+    the way for a link to the user's home between the look's check and its act;
+    a descriptor opened this way stays on the folder that was checked.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open("/", flags)
+    try:
+        for part in os.path.normpath(path).split("/"):
+            if part:
+                inner = os.open(part, flags, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def move_under(path: str, folder: str) -> str:
     """``path`` moved below ``folder`` (its whole path under it); where it went, or "" if it stayed.
 
     Why: what a command left that must not stay where it is (another host's
     settings, a git hook) is moved, not deleted: nothing stored is lost, and
-    the warning says where to find it.  A symlink is moved as the link.
+    the warning says where to find it.  A symlink is moved as the link.  The
+    move is made from the folder ``path`` is in, opened with no link on the way
+    (:func:`open_folder`), so it never reaches through one; and it never
+    replaces a copy kept earlier (a name already taken gets a number).
     """
-    import shutil
-
     target = os.path.join(folder, path.lstrip("/"))
     try:
+        parent = open_folder(os.path.dirname(path))
+    except OSError:
+        return ""
+    name = os.path.basename(path)
+    try:
         os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
-        shutil.move(path, target)
+        target = _unused(target)
+        try:
+            os.rename(name, target, src_dir_fd=parent)
+        except OSError as error:
+            if error.errno != errno.EXDEV:
+                return ""
+            return _move_across(parent, name, path, target)
+    except OSError:
+        return ""
+    finally:
+        os.close(parent)
+    return target
+
+
+def _unused(target: str) -> str:
+    n = 1
+    found = target
+    while os.path.lexists(found):
+        found, n = f"{target}.{n}", n + 1
+    return found
+
+
+def _move_across(parent: int, name: str, path: str, target: str) -> str:
+    """Another filesystem: out of every host's sight first, renamed in the same folder,
+    then copied over and removed (a folder swapped for a link meanwhile has no such name)."""
+    import shutil
+
+    hidden = f".agentreflex-moving-{os.getpid()}-{next(_COUNTER)}"
+    os.rename(name, hidden, src_dir_fd=parent, dst_dir_fd=parent)
+    try:
+        shutil.move(os.path.join(os.path.dirname(path), hidden), target)
     except OSError:
         return ""
     return target
+
+
+def replace_in_place(path: str, data: bytes, mode: int) -> None:
+    """``path`` replaced by ``data`` (temp file + rename) in its folder, opened with no link
+    on the way (:func:`open_folder`): never written through one."""
+    parent = open_folder(os.path.dirname(path))
+    try:
+        temp = f".{os.path.basename(path)}.tmp-{os.getpid()}-{next(_COUNTER)}"
+        fd = os.open(
+            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=parent
+        )
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(temp, os.path.basename(path), src_dir_fd=parent, dst_dir_fd=parent)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=parent)
+            raise
+    finally:
+        os.close(parent)
+
+
+def read_in_place(path: str, limit: int) -> bytes | None:
+    """A regular file's bytes (at most ``limit`` + 1) read from its folder opened with no
+    link on the way, the file itself not followed either; None if there is none."""
+    try:
+        parent = open_folder(os.path.dirname(path))
+    except OSError:
+        return None
+    try:
+        fd = os.open(
+            os.path.basename(path), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=parent
+        )
+    except OSError:
+        return None
+    finally:
+        os.close(parent)
+    with os.fdopen(fd, "rb") as fh:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return fh.read(limit + 1)
 
 
 class Realpaths:

@@ -97,7 +97,11 @@ _CLAUDE_RUNS = (
 # programs its extensions run.
 _EDITOR_RUNS = (*_EDITOR_SETTINGS, ".vscode/settings.json")
 _COPILOT_RUNS = (*COPILOT_SERVERS, ".github/agents", ".github/extensions")
-RUN_PATHS = (*_CLAUDE_RUNS, *_COPILOT_RUNS, *_EDITOR_RUNS)
+# Gemini CLI's project agents (an agent's `mcp_servers:` command starts with no
+# acknowledgment: a local agent has no hash; 0.61.0's AgentRegistry) and its custom
+# commands (whose `!{...}` run shell commands)
+_GEMINI_RUNS = (".gemini/agents", ".gemini/commands")
+RUN_PATHS = (*_CLAUDE_RUNS, *_COPILOT_RUNS, *_GEMINI_RUNS, *_EDITOR_RUNS)
 # the keys whose strings are a program and its arguments
 _RUN_KEYS = frozenset(
     {

@@ -28,14 +28,14 @@ from agentreflex.core.util.fsutil import move_under, stamp, through_link
 __all__ = ["MARKS", "NAMES", "after", "before"]
 
 # what a host reads from the folder it starts in, or (Claude Code's skills) below it:
-# the hosts' project settings, and what Claude Code runs from its project folder (one
-# list each: userdirs, hostruns); not agentreflex's own (its trust rule holds there),
-# nor Copilot CLI's .github, read from the repository's root
+# the hosts' project settings, and what Claude Code and Gemini CLI run from their project
+# folder (one list each: userdirs, hostruns); not agentreflex's own (its trust rule holds
+# there), nor Copilot CLI's .github, read from the repository's root, nor the editors'
 NAMES = tuple(
     dict.fromkeys(
         name
         for name in (*HOST_PROJECT_FILES, *hostruns.SETTINGS, *hostruns.RUN_PATHS)
-        if name.startswith((".claude/", ".mcp.json"))
+        if name.startswith((".claude/", ".gemini/", ".mcp.json"))
         or (name in HOST_PROJECT_FILES and not name.startswith(".github/"))
     )
 )
