@@ -83,17 +83,18 @@ def test_a_read_in_place_follows_no_link(tmp_path: Path, home: Path) -> None:
     assert fsutil.read_in_place(str(tmp_path / "proj" / "real"), 100) == b"x = 1\n"
 
 
-def test_a_move_to_another_filesystem_goes_out_of_sight_first(tmp_path: Path) -> None:
+def test_a_move_to_another_filesystem_stays_out_of_sight_in_its_folder(tmp_path: Path) -> None:
     """``rename`` fails across filesystems (a project in /tmp, the state folder in home): the
-    entry is first renamed in its own folder, then copied over."""
+    entry is renamed in its own folder to a name no host reads, never copied by path (a
+    folder inside it swapped for a link meanwhile would be followed: a red-team pass)."""
     (tmp_path / "proj").mkdir()
     planted = tmp_path / "proj" / "opencode.json"
     planted.write_text("{}")
-    target = tmp_path / "kept" / "opencode.json"
-    target.parent.mkdir()
     fd = fsutil.open_folder(str(planted.parent))
     try:
-        assert fsutil._move_across(fd, planted.name, str(planted), str(target)) == str(target)
+        where = fsutil._move_across(fd, planted.name, str(planted), str(tmp_path / "kept"))
     finally:
         os.close(fd)
-    assert target.read_text() == "{}" and list((tmp_path / "proj").iterdir()) == []
+    assert not planted.exists() and Path(where).read_text() == "{}"
+    assert Path(where).parent == planted.parent and Path(where).name.startswith(".agentreflex-")
+    assert "." not in Path(where).name.removeprefix(".")  # no suffix a host reads by

@@ -255,20 +255,24 @@ def through_link(path: str, roots: list[str]) -> str:
     return path
 
 
-def open_folder(path: str) -> int:
+def open_folder(path: str, make: bool = False) -> int:
     """A descriptor of the folder ``path``, opened one part at a time from ``/`` and never
     through a link; ``OSError`` when a part is a link or no folder.
 
     Why: the looks after a command move and rewrite what it left, outside any
     boundary, by name.  A process the command left running can swap a folder on
     the way for a link to the user's home between the look's check and its act;
-    a descriptor opened this way stays on the folder that was checked.
+    a descriptor opened this way stays on the folder that was checked.  ``make``
+    makes the folders missing on the way, each in the folder opened before it.
     """
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open("/", flags)
     try:
         for part in os.path.normpath(path).split("/"):
             if part:
+                if make:  # a missing folder is made here, in the folder just opened
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, dir_fd=fd)
                 inner = os.open(part, flags, dir_fd=fd)
                 os.close(fd)
                 fd = inner
@@ -319,17 +323,13 @@ def _unused(target: str) -> str:
 
 
 def _move_across(parent: int, name: str, path: str, target: str) -> str:
-    """Another filesystem: out of every host's sight first, renamed in the same folder,
-    then copied over and removed (a folder swapped for a link meanwhile has no such name)."""
-    import shutil
-
-    hidden = f".agentreflex-moving-{os.getpid()}-{next(_COUNTER)}"
+    """Another filesystem (a project in /tmp, the state folder in home): the entry is renamed
+    in its own folder, out of every host's sight (a name no host reads, no suffix), and stays
+    there: copying it over by path would follow a folder inside it that a process swapped
+    for a link meanwhile."""
+    hidden = f".agentreflex-moved-{os.getpid()}-{next(_COUNTER)}"
     os.rename(name, hidden, src_dir_fd=parent, dst_dir_fd=parent)
-    try:
-        shutil.move(os.path.join(os.path.dirname(path), hidden), target)
-    except OSError:
-        return ""
-    return target
+    return os.path.join(os.path.dirname(path), hidden)
 
 
 def replace_in_place(path: str, data: bytes, mode: int) -> None:

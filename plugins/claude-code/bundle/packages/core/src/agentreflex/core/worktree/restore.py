@@ -10,10 +10,12 @@ Blobs are written byte for byte (no smudge filter runs), with the saved mode.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 from dataclasses import dataclass, field
 
+from agentreflex.core.util import fsutil
 from agentreflex.core.worktree.observe import Repo
 from agentreflex.core.worktree.observe import in_repo as git
 from agentreflex.core.worktree.snapshot import (
@@ -155,16 +157,34 @@ def work_tree_path(top: str, path: str) -> str | None:
 
 
 def _write(target: str, mode: str, data: bytes) -> bool:
+    """``data`` written at ``target`` as git would (a file, executable or not, or a link).
+
+    From its folder opened one part at a time with no link on the way
+    (:func:`~agentreflex.core.util.fsutil.open_folder`), under a temporary name made
+    with ``O_EXCL | O_NOFOLLOW`` and then renamed over the old entry: a process the
+    agent left running may swap a folder on the way, or the file itself, for a link to
+    the user's home between :func:`work_tree_path`'s check and this write.
+    """
     try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        if os.path.lexists(target):
-            os.unlink(target)
-        if mode == "120000":
-            os.symlink(data.decode("utf-8", "surrogateescape"), target)
-            return True
-        with open(target, "wb") as fh:
-            fh.write(data)
-        os.chmod(target, 0o755 if mode == "100755" else 0o644)
+        parent = fsutil.open_folder(os.path.dirname(target), make=True)
     except OSError:
         return False
+    name = os.path.basename(target)
+    temp = f".{name}.undo-{os.getpid()}-{os.urandom(4).hex()}"
+    try:
+        if mode == "120000":
+            os.symlink(data.decode("utf-8", "surrogateescape"), temp, dir_fd=parent)
+        else:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(temp, flags, 0o600, dir_fd=parent)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                os.fchmod(fh.fileno(), 0o755 if mode == "100755" else 0o644)
+        os.replace(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=parent)
+        return False
+    finally:
+        os.close(parent)
     return True
