@@ -55,14 +55,14 @@ def before(folders: list[str]) -> dict[str, list[int]]:
     return files
 
 
-def after(record: dict[str, object], folders: list[str], folder: str, act: bool) -> list[str]:
+def after(
+    record: dict[str, object], folders: list[str], folder: str, act: bool
+) -> list[tuple[str, str]]:
     """The files of the hosts' settings in ``folders`` that appeared or changed since
-    ``record`` (a :func:`before`), moved below ``folder`` (only named when ``act`` is False)."""
+    ``record`` (a :func:`before`), each with where it was moved below ``folder`` ("" when it
+    could not be, or ``act`` is False: only named)."""
     changed = [p for p in _files(folders) if record.get(p) != stamp(p)]
-    if act:
-        for path in changed:
-            move_under(path, folder)
-    return changed
+    return [(path, move_under(path, folder) if act else "") for path in changed]
 
 
 def _files(folders: list[str]) -> list[str]:

@@ -368,19 +368,25 @@ def _finding(
     )
 
 
-def _hosts_finding(changed: list[str], folder: str, shadow: bool, since: str = "") -> Finding:
+def _hosts_finding(
+    changed: list[tuple[str, str]], folder: str, shadow: bool, since: str = ""
+) -> Finding:
     happened = (
         f"appeared or changed {since} (a process a command left running, or someone outside "
         "the agent's commands, wrote them)"
         if since
         else "were written by this command"
     )
-    tail = (
-        "In enforced mode they would have been moved aside."
-        if shadow
-        else f"agentreflex moved them to {folder}. If the user asked for them, they can move "
-        "them back (or `git checkout -- PATH`) themselves."
-    )
+    stayed = [path for path, where in changed if not where]
+    if shadow:
+        tail = "In enforced mode they would have been moved aside."
+    elif stayed:
+        tail = f"agentreflex could not move {', '.join(stayed)} aside: ask the user to remove it."
+    else:
+        tail = (
+            f"agentreflex moved them to {folder}. If the user asked for them, they can move "
+            "them back (or `git checkout -- PATH`) themselves."
+        )
     return Finding(
         reflex="core",
         code=CODE,
@@ -388,12 +394,12 @@ def _hosts_finding(changed: list[str], folder: str, shadow: bool, since: str = "
         title="SETTINGS CREATED BY A COMMAND",
         message=(
             f"These hosts' settings in a folder below the project root {happened}: "
-            f"{', '.join(changed)}. A session started in that folder runs the hooks, "
+            f"{', '.join(p for p, _ in changed)}. A session started in that folder runs the hooks, "
             "plugins and servers they name outside any sandbox, and Claude Code loads the "
             "skills there once the agent works on files in it (a skill's hooks run the "
             "same way). Only the user may write them. " + tail
         ),
-        detail={"paths": changed},
+        detail={"paths": [path for path, _ in changed]},
     )
 
 
