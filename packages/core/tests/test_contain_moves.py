@@ -208,7 +208,12 @@ def world(tmp_path: Path) -> Iterator[World]:
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(text)
     key = load_key()  # the real per-user key, in the state folder under home
+    # the hook's .pth files, put back as they were should a move reach them
+    pth = {p: p.read_bytes() for p in Path(SITE).glob("*.pth")}
     yield World(project, home, key)
+    for path, data in pth.items():
+        if path.read_bytes() != data:
+            path.write_bytes(data)
     for leftover in Path("/tmp").glob("ar-*"):
         if leftover.is_dir() and not leftover.is_symlink():
             shutil.rmtree(leftover, ignore_errors=True)
@@ -285,6 +290,8 @@ def _held(world: World) -> dict[str, object]:
         "site": sorted(os.listdir(SITE)),
         "interpreter": _entry(sys.executable),
         "code": _entry(cli.__file__),
+        # what the hook's interpreter runs at each start, by content
+        "pth": {p.name: _entry(str(p)) for p in Path(SITE).glob("*.pth")},
     }
 
 
@@ -485,8 +492,14 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
         pytest.fail(
             f"{', '.join(missing)} not installed: the move proves nothing (.ci/run installs)"
         )
+    # `setup` is the user's own, done outside before the session (a hooks manager, a tool
+    # installed in home); `held` names more project paths the move may not change (what
+    # that setup runs outside the boundary)
+    if "setup" in move:
+        subprocess.run(["bash", "-c", _spelled(move["setup"])], cwd=world.project, check=True)
     moved_aside, users = _moved_aside(world), _users_files(world)
-    held = _trees(world.project, HELD_BY_USER)
+    extra = tuple(move.get("held", ()))
+    held = _trees(world.project, HELD_BY_USER + extra)
     # a move may take a second call, from the folder the first one made (a host that
     # follows the agent's `cd` into its next hook's cwd, as Claude Code does)
     steps = [(move["run"], world.project)]
@@ -505,9 +518,9 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
     assert _users_files(world) == users, (move, _changed({"": users}, {"": _users_files(world)}))
     assert not _key_in_a_file(world), move
     # red-team rt22: nor what the boundary holds in the project (the guard's state aside)
-    assert _trees(world.project, HELD_BY_USER) == held, (
+    assert _trees(world.project, HELD_BY_USER + extra) == held, (
         move,
-        _changed({"": held}, {"": _trees(world.project, HELD_BY_USER)}),
+        _changed({"": held}, {"": _trees(world.project, HELD_BY_USER + extra)}),
     )
     assert not _reaching_env_entries(world.project), move
     _git_as_the_user_would(world.project)

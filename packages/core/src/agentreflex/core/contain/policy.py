@@ -130,7 +130,7 @@ def _temp_dir(env: Mapping[str, str]) -> str:
 
 def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     """What each ``{name}`` of the policy stands for, worked out once per plan."""
-    from agentreflex.core.contain import hostruns
+    from agentreflex.core.contain import gitruns, hostruns
     from agentreflex.core.hook.client import socket_dir
 
     values: dict[str, list[str]] = {
@@ -147,6 +147,9 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{host_runs}": hostruns.named_files(project),
         # (only those that exist: a missing path would be held by its folder, read-only)
         "{run_paths}": [p for p in hostruns.run_paths(project) if os.path.lexists(p)],
+        "{git_runs}": gitruns.named_paths(
+            project, userdirs.home_dir(env), env.get("XDG_CONFIG_HOME", "")
+        ),
         "{runtime}": [_runtime_dir(env)],
         "{tmux}": _tmux_dirs(env),
         "{dbus}": _unix_paths(env.get("DBUS_SESSION_BUS_ADDRESS", ""), "unix:path="),
