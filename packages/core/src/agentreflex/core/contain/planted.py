@@ -24,8 +24,8 @@ project's ``.env``, which Gemini CLI reads into the environment of what it
 starts outside any boundary (:mod:`.dotenv`): an entry the command added
 that changes what a program runs is taken out (``CORE-ENV-FILE-SETTINGS``); and
 the hosts' settings in folders below the root, where a session may start, and
-Claude Code's skills there, which it loads (:mod:`.nestedhosts`).  One walk of the tree per look finds them all
-(:mod:`.treewalk`).
+Claude Code's skills there, which it loads (:mod:`.nestedhosts`).  One walk of
+the tree per look finds them all (:mod:`.treewalk`).
 
 The looks' records are kept in the user's state folder, so they hold in a
 plain folder (no repository, no state of the session's own there) and across
@@ -254,9 +254,8 @@ def _accept(event: Event) -> None:
     last = _take(path)
     if not last or tool is None:
         return
-    written = {
-        os.path.normpath(os.path.join(event.cwd or "/", p)) for p in (*tool.paths, tool.path) if p
-    }
+    # as the looks spell paths: through the links above them resolved (the project's is)
+    written = {_resolved(os.path.join(event.cwd or "/", p)) for p in (*tool.paths, tool.path) if p}
     now = _look(_strings(last.get("projects")), event.host, nested=False)
     had = set(_strings(last.get("present")))
     last["present"] = [
@@ -268,6 +267,11 @@ def _accept(event: Event) -> None:
             if file in current:
                 hosts[file] = current[file]
     _write(path, last)
+
+
+def _resolved(path: str) -> str:
+    path = os.path.normpath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
 
 
 def _holds(path: str, written: str) -> bool:
