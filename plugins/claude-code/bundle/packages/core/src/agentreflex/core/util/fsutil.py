@@ -332,23 +332,32 @@ def _move_across(parent: int, name: str, path: str, target: str) -> str:
     return os.path.join(os.path.dirname(path), hidden)
 
 
-def replace_in_place(path: str, data: bytes, mode: int) -> None:
-    """``path`` replaced by ``data`` (temp file + rename) in its folder, opened with no link
-    on the way (:func:`open_folder`): never written through one."""
-    parent = open_folder(os.path.dirname(path))
+def replace_in_place(
+    path: str, data: bytes, mode: int, make: bool = False, link: bool = False
+) -> None:
+    """``path`` replaced by ``data`` in its folder, opened with no link on the way
+    (:func:`open_folder`; ``make`` makes the missing folders): never written through one.
+
+    Made under a fresh name (``O_EXCL | O_NOFOLLOW``, ``mode`` set on the descriptor) and
+    renamed over the old entry, so a link put where the file is meanwhile is replaced,
+    never followed.  ``link`` makes a symbolic link to ``data`` instead of a file.
+    """
+    parent = open_folder(os.path.dirname(path), make)
+    temp = f".{os.path.basename(path)}.tmp-{os.getpid()}-{next(_COUNTER)}"
     try:
-        temp = f".{os.path.basename(path)}.tmp-{os.getpid()}-{next(_COUNTER)}"
-        fd = os.open(
-            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=parent
-        )
-        try:
+        if link:
+            os.symlink(data.decode("utf-8", "surrogateescape"), temp, dir_fd=parent)
+        else:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(temp, flags, 0o600, dir_fd=parent)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-            os.replace(temp, os.path.basename(path), src_dir_fd=parent, dst_dir_fd=parent)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=parent)
-            raise
+                os.fchmod(fh.fileno(), mode & 0o777)  # no set-id bits for what it writes
+        os.replace(temp, os.path.basename(path), src_dir_fd=parent, dst_dir_fd=parent)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=parent)
+        raise
     finally:
         os.close(parent)
 

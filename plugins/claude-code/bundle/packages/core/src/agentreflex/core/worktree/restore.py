@@ -10,7 +10,6 @@ Blobs are written byte for byte (no smudge filter runs), with the saved mode.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
 from dataclasses import dataclass, field
@@ -157,34 +156,15 @@ def work_tree_path(top: str, path: str) -> str | None:
 
 
 def _write(target: str, mode: str, data: bytes) -> bool:
-    """``data`` written at ``target`` as git would (a file, executable or not, or a link).
-
-    From its folder opened one part at a time with no link on the way
-    (:func:`~agentreflex.core.util.fsutil.open_folder`), under a temporary name made
-    with ``O_EXCL | O_NOFOLLOW`` and then renamed over the old entry: a process the
-    agent left running may swap a folder on the way, or the file itself, for a link to
-    the user's home between :func:`work_tree_path`'s check and this write.
-    """
+    """``data`` written at ``target`` as git would (a file, executable or not, or a link),
+    from its folder opened with no link on the way and under a fresh name renamed over
+    (:func:`~agentreflex.core.util.fsutil.replace_in_place`): a process the agent left
+    running may swap a folder on the way, or the file itself, for a link to the user's
+    home between :func:`work_tree_path`'s check and this write."""
     try:
-        parent = fsutil.open_folder(os.path.dirname(target), make=True)
+        fsutil.replace_in_place(
+            target, data, 0o755 if mode == "100755" else 0o644, make=True, link=mode == "120000"
+        )
     except OSError:
         return False
-    name = os.path.basename(target)
-    temp = f".{name}.undo-{os.getpid()}-{os.urandom(4).hex()}"
-    try:
-        if mode == "120000":
-            os.symlink(data.decode("utf-8", "surrogateescape"), temp, dir_fd=parent)
-        else:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            fd = os.open(temp, flags, 0o600, dir_fd=parent)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                os.fchmod(fh.fileno(), 0o755 if mode == "100755" else 0o644)
-        os.replace(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=parent)
-        return False
-    finally:
-        os.close(parent)
     return True
