@@ -59,6 +59,12 @@ def _engine() -> str:
     return found
 
 
+def mounts_file(line: str) -> Path:
+    """The file a contained line reads its mounts from (after ``9<``)."""
+    words = shlex.split(line)
+    return Path(words[words.index("9<") + 1])
+
+
 def run(
     command: str, project: Path, cwd: Path | None = None, **kw: object
 ) -> subprocess.CompletedProcess[str]:
@@ -1035,7 +1041,7 @@ def test_rewritten_line_is_short_and_its_args_file_out_of_reach(project: Path) -
     _engine()
     line = contain.rewrite("echo hi", str(project))
     assert " --args 9 -- " in line and "--ro-bind" not in line  # what the model sees stays short
-    stored = Path(shlex.split(line)[-1])
+    stored = mounts_file(line)
     assert stored.is_relative_to(userdirs.user_state_dir()) and stored.read_bytes().count(b"\0") > 5
     before = stored.read_bytes()
     done = run(f"echo '--bind / /' >> {stored}; rm -f {stored}", project)
@@ -1051,7 +1057,7 @@ def test_a_mounts_file_planted_outside_the_boundary_is_not_used(
     _engine()
     (tmp_path / "evil.args").write_bytes(b"")
     contain.rewrite("echo hi", str(project))  # the first call makes the state folder it then hides
-    stored = Path(shlex.split(contain.rewrite("echo hi", str(project)))[-1])
+    stored = mounts_file(contain.rewrite("echo hi", str(project)))
     good = stored.read_bytes()
     bad = b"--bind\0/\0/\0"
     stored.unlink()
@@ -1061,7 +1067,7 @@ def test_a_mounts_file_planted_outside_the_boundary_is_not_used(
         (tmp_path / "evil.args").write_bytes(bad)
         stored.symlink_to(tmp_path / "evil.args")
     line = contain.rewrite("echo hi", str(project))
-    assert Path(shlex.split(line)[-1]) == stored
+    assert mounts_file(line) == stored
     assert not stored.is_symlink() and stored.read_bytes() == good
     escaped = run('touch "$HOME/outside"', project)  # home is read-only in the boundary
     assert escaped.returncode != 0 and not (Path(os.environ["HOME"]) / "outside").exists()

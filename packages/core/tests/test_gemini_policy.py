@@ -285,3 +285,50 @@ def test_install_writes_the_twins_doctor_checks_them_uninstall_removes_them(
     assert dispatch(["uninstall", "gemini"]) == 0
     assert not twins.exists()
     capsys.readouterr()
+
+
+def _contained_line(project: Path, command: str) -> str:
+    payload = {
+        "hook_event_name": "BeforeTool",
+        "session_id": "s",
+        "cwd": str(project),
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": command},
+    }
+    adapter = GeminiAdapter()
+    decision = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.ENFORCED)
+    reply = json.loads(adapter.render(adapter.parse(payload), decision).stdout)
+    line: str = reply["hookSpecificOutput"]["tool_input"]["command"]
+    return line
+
+
+def test_twins_from_before_the_terminal_filter_keep_the_line_they_match(
+    home: Path, project: Path
+) -> None:
+    """An allow twin written before the filter matches only the line without ``8<``: that
+    line goes on until the install runs again, and then the filtered line is matched."""
+    settings = home / ".gemini" / "settings.json"
+    settings.write_text(json.dumps({"tools": {"allowed": ["run_shell_command(npm test)"]}}))
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 0
+    twins = home / ".gemini" / "policies" / gp.FILE_NAME
+    line = _contained_line(project, "npm test")
+    assert " 8< " in line
+    twin = pattern("npm test")
+    assert twin is not None and not UNSAFE.search(twin)
+    assert re.search(twin, stable({"command": line, "dir_path": "."}))
+    # the twin an earlier install wrote: its tail knew only the mounts file
+    old = twin.replace(r"\.bpf", r"\.none").replace(r"8< ", r"7< ")
+    twins.write_text(twins.read_text().replace(twin, old))
+    assert r"\.bpf" not in twins.read_text()
+    kept = _contained_line(project, "npm test")
+    assert " 8< " not in kept and re.search(old, stable({"command": kept, "dir_path": "."}))
+    check = host_check("gemini", str(project), str(home / "state"), os.environ)
+    assert not check["ok"] and "does not mirror your shell rules" in check["detail"]
+    from agentreflex.core.contain.check import terminal_injection
+
+    switch = home / "legacy_tiocsti"
+    switch.write_text("1\n")
+    assert "gemini: not until `agentreflex install gemini`" in terminal_injection(str(switch), True)
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 0
+    assert " 8< " in _contained_line(project, "npm test")
+    assert "gemini" not in terminal_injection(str(switch), True)

@@ -31,6 +31,7 @@ from agentreflex.core.contain.engine import (
     bwrap_args,
     engine_path,
     engine_refused,
+    filter_file,
     needed,
 )
 from agentreflex.core.contain.mounts import Mount, Plan, describe, plan
@@ -77,6 +78,7 @@ def rewrite(
     folders: Sequence[str] = (),
     direct: bool = True,
     cwd: str = "",
+    terminal: bool = True,
 ) -> str:
     """``command`` as a shell line that runs it inside the boundary.
 
@@ -85,9 +87,11 @@ def rewrite(
     stderr and the exit status of the inner shell.  A lone plain command
     has no inner shell: bwrap starts it itself (:mod:`.direct`), unless
     ``direct`` is False (a host whose rules match the shell form); ``cwd``
-    is where it runs (the project when not given).  Raises
-    :class:`PolicyError` for a broken policy and ``FileNotFoundError`` when
-    bwrap is missing: the caller then falls back to the parse-based gate.
+    is where it runs (the project when not given).  With ``terminal`` the
+    command can't type into the host's terminal (:mod:`.terminal`: a seccomp
+    filter bwrap reads from fd 8), where a filter ships for this machine.
+    Raises :class:`PolicyError` for a broken policy and ``FileNotFoundError``
+    when bwrap is missing: the caller then falls back to the parse-based gate.
     """
     engine = engine_path()
     if engine is None:
@@ -97,15 +101,23 @@ def rewrite(
     from agentreflex.core.util.sysprog import system_program
 
     inner = [system_program(shell) or "/bin/sh", "-c", command]
+    seccomp = filter_file(env) if terminal else None
+    if seccomp is not None:
+        mounts += ["--seccomp", FILTER_FD]
+    tail = f" {FILTER_FD}< {shlex.quote(seccomp)}" if seccomp else ""
     stored = args_file(mounts, env)
     if stored is None:
-        return shlex.join([engine, *mounts, "--", *inner])
+        return shlex.join([engine, *mounts, "--", *inner]) + tail
     words = direct_argv(command, cwd or project, env) if direct else None
     if words is not None:
         inner = words
     # the model sees the host's record of the command: keep it short (bwrap reads
     # the mounts from a file only the guard writes, read-only inside the boundary)
-    return f"{shlex.quote(engine)} --args 9 -- {shlex.join(inner)} 9< {shlex.quote(stored)}"
+    head = f"{shlex.quote(engine)} --args 9 -- {shlex.join(inner)}"
+    return f"{head} 9< {shlex.quote(stored)}{tail}"
+
+
+FILTER_FD = "8"  # the descriptor bwrap reads the terminal filter from: a redirection at the end
 
 
 def inner_command(line: str) -> str | None:
@@ -127,6 +139,8 @@ def inner_command(line: str) -> str | None:
         return None
     if not words or os.path.basename(words[0]) != ENGINE:
         return None
+    if len(words) >= 3 and words[-2] == f"{FILTER_FD}<":
+        words = words[:-2]  # the terminal filter's redirection
     if len(words) >= 7 and words[1:4] == ["--args", "9", "--"] and words[-2] == "9<":
         tail = words[4:-2]
         if len(tail) != 3 or tail[1] != "-c":
@@ -184,6 +198,7 @@ def shell_rewrite(
     folders: Sequence[str] = (),
     direct: bool = True,
     cwd: str = "",
+    terminal: bool = True,
 ) -> tuple[str, str]:
     """(the command to run, a note): the contained line, or the command itself and why not.
 
@@ -197,6 +212,8 @@ def shell_rewrite(
     if not contained:
         return command, why
     try:
-        return rewrite(command, project, env=env, folders=folders, direct=direct, cwd=cwd), ""
+        return rewrite(
+            command, project, env=env, folders=folders, direct=direct, cwd=cwd, terminal=terminal
+        ), ""
     except (OSError, PolicyError) as exc:
         return command, f"not contained: {exc}"

@@ -79,15 +79,16 @@ def _host_row(
 _TIOCSTI = "/proc/sys/dev/tty/legacy_tiocsti"
 
 
-def terminal_injection(switch: str = _TIOCSTI) -> str:
+def terminal_injection(switch: str = _TIOCSTI, filtered: bool | None = None) -> str:
     """What doctor says when this kernel lets a command type into its terminal ("" when not).
 
     Why: a contained command keeps the host's controlling terminal (no new
     session: a host ends a command by its process group), so where the
-    kernel still allows ``TIOCSTI`` it can push keystrokes into the host's
-    own input, outside any boundary.  bubblewrap's own answers (a new
-    session, a seccomp filter) would cost hosts their way of stopping a
-    command, or mean seccomp code of our own; the kernel's switch closes it.
+    kernel still allows ``TIOCSTI`` it could push keystrokes into the host's
+    own input, outside any boundary.  Commands in agentreflex's boundary
+    can't (:mod:`.terminal`, ``filtered``: a filter ships for this machine);
+    a command no boundary holds, or a host's own sandbox, may.  Hosts whose
+    rules still expect the line without the filter are named.
     """
     try:
         with open(switch, encoding="ascii") as handle:
@@ -96,10 +97,30 @@ def terminal_injection(switch: str = _TIOCSTI) -> str:
         return ""  # a kernel before 6.2 has no switch: nothing to say it by
     if not allowed:
         return ""
+    if filtered is None:
+        from agentreflex.core.contain.terminal import shipped
+
+        filtered = shipped() is not None
+    off = "`sysctl -w dev.tty.legacy_tiocsti=0` turns it off"
+    if not filtered:
+        return (
+            "this kernel lets a command type into the terminal it was started from (TIOCSTI), "
+            f"a way past containment into the host's own input: {off}"
+        )
+    stale = [
+        host
+        for host in host_names()
+        if getattr(get_adapter(host), "terminal_filter", lambda: True)() is False
+    ]
+    waiting = (
+        f"; {', '.join(stale)}: not until `agentreflex install {stale[0]}` runs again"
+        if stale
+        else ""
+    )
     return (
-        "this kernel lets a command type into the terminal it was started from (TIOCSTI), "
-        "a way past containment into the host's own input: "
-        "`sysctl -w dev.tty.legacy_tiocsti=0` turns it off"
+        "this kernel lets a command type into the terminal it was started from (TIOCSTI); "
+        "commands in agentreflex's boundary can't (a seccomp filter refuses it)"
+        f"{waiting}; a command no boundary holds can: {off}"
     )
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "bwrap_args",
     "engine_path",
     "engine_refused",
+    "filter_file",
     "needed",
 ]
 
@@ -138,17 +139,37 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
 def args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
     """bwrap's mount arguments, NUL-separated, in the user's state folder; None if it can't be written.
 
-    Named by content, so one project's boundary is one file, written once.  A
-    file found under that name is used only when it holds exactly these
-    arguments: a command that once ran outside the boundary (shadow mode, a
-    host not contained) could have planted ``--bind / /`` under the name, and
+    Named by content, so one project's boundary is one file, written once.
+    """
+    data = b"".join(arg.encode("utf-8", "surrogateescape") + b"\0" for arg in mounts)
+    return _stored(data, ".args", env)
+
+
+def filter_file(env: Mapping[str, str] | None) -> str | None:
+    """The terminal filter (:mod:`.terminal`) as a file bwrap can read, or None.
+
+    None where no filter ships for this machine or the state folder can't be
+    written: the command then runs with the terminal shared, as doctor says.
+    """
+    from agentreflex.core.contain.terminal import shipped
+
+    data = shipped()
+    return _stored(data, ".bpf", env) if data else None
+
+
+def _stored(data: bytes, suffix: str, env: Mapping[str, str] | None) -> str | None:
+    """``data`` in the state folder's ``contain/``, named by its hash; None if it can't be written.
+
+    A file found under that name is used only when it holds exactly ``data``:
+    a command that once ran outside the boundary (shadow mode, a host not
+    contained) could have planted ``--bind / /`` under an arguments file's
+    name, or a filter that lets everything through under the filter's, and
     every later "contained" command would then run unconfined.
     """
     import hashlib
 
-    data = b"".join(arg.encode("utf-8", "surrogateescape") + b"\0" for arg in mounts)
     folder = os.path.join(userdirs.user_state_dir(env), "contain")
-    path = os.path.join(folder, hashlib.sha256(data).hexdigest()[:32] + ".args")
+    path = os.path.join(folder, hashlib.sha256(data).hexdigest()[:32] + suffix)
     if _holds(path, data):
         return path
     try:

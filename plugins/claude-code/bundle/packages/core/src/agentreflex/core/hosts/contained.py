@@ -45,8 +45,14 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
     folders = getattr(adapter, "project_settings", ())
     direct = not getattr(adapter, "contained_shell_form", False)
     project = event.session_folder or event.cwd
+    takes_filter = getattr(adapter, "terminal_filter", None)  # a host whose rules see the line
     command, note = contain.shell_rewrite(
-        tool.input["command"], project, folders=folders, direct=direct, cwd=event.cwd
+        tool.input["command"],
+        project,
+        folders=folders,
+        direct=direct,
+        cwd=event.cwd,
+        terminal=takes_filter() if callable(takes_filter) else True,
     )
     return command, (f"agentreflex: {note}" if note else "")
 

@@ -115,6 +115,11 @@ class GeminiAdapter:
     contained_shell_form = True
     project_settings = (".gemini",)
     project_env = ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR")  # hook/sessionproject.py
+
+    def terminal_filter(self) -> bool:
+        """Whether the contained line may carry the terminal filter (``8<``): see :func:`twins_take_the_filter`."""
+        return twins_take_the_filter(os.environ)
+
     events = EVENTS
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()
@@ -251,6 +256,22 @@ def settings_prefixes(path: str) -> tuple[list[str], list[str]]:
             if isinstance(entry, str) and entry.startswith(_SHELL_ENTRY) and entry.endswith(")"):
                 out.append(entry[entry.index("(") + 1 : -1].strip())
     return found
+
+
+def twins_take_the_filter(env: Mapping[str, str]) -> bool:
+    """Whether the user's allow twins match a contained line with the terminal filter's ``8<``.
+
+    Why: twins written by an install before the filter existed match only the
+    line without it; adding it would turn every command they allow into a
+    question (refused headless).  Those users keep the shared terminal until
+    they run ``agentreflex install gemini`` again, and doctor says so.
+    """
+    try:
+        with open(twin_path(env), encoding="utf-8", errors="replace") as handle:
+            text = handle.read(1 << 20)
+    except OSError:
+        return True  # no twins: nothing to keep matching
+    return 'decision = "allow"' not in text or r"\.bpf" in text
 
 
 def _rules_changed_for(event: Event) -> bool:

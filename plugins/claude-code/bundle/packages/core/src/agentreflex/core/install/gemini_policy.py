@@ -2,7 +2,7 @@
 
 Why: in enforced mode the ``BeforeTool`` hook answers each
 ``run_shell_command`` with the same command inside agentreflex's boundary
-(``bwrap --args 9 -- bash -c '<command>' 9< <mounts file>``).  Gemini CLI
+(``bwrap --args 9 -- bash -c '<command>' 9< <mounts file> 8< <filter>``).  Gemini CLI
 0.61 applies the hook's arguments *before* its policy check
 (``Scheduler._processToolCall``: ``evaluateBeforeToolHook``, then
 ``checkPolicy`` on ``toolCall.request.args``), and its rules only see
@@ -115,7 +115,8 @@ def twin_pattern(rule: Rule, where: Boundary) -> str | None:
 
     Gemini tests it on ``stableStringify(args)``, where each top-level pair
     sits between NUL characters; ``\\x27`` is ``'``.  The line is checked
-    whole and, since it has a redirection (``9<``), once more without it
+    whole and, since it has redirections (``9<`` the mounts, ``8<`` the
+    terminal filter, :mod:`agentreflex.core.contain.terminal`), once more without them
     (``checkShellCommand``): both shapes match.  No group is followed by a
     quantifier: Gemini drops such patterns as unsafe (``isSafeRegExp``).
     """
@@ -126,7 +127,9 @@ def twin_pattern(rule: Rule, where: Boundary) -> str | None:
         plain = rx(rule.prefix)
         bare = f"|{plain}" if " " not in rule.prefix else ""  # shlex leaves one word unquoted
         inner = rf"(?:\x27{plain}(?:\x27| [\w@%+=:,./ -]*\x27){bare})"
-        tail = rf'(?: 9< {rx(where.folder)}/[0-9a-f]{{32}}\.args"\x00|"\x00)'
+        held = rf" 9< {rx(where.folder)}/[0-9a-f]{{32}}\.args"
+        seccomp = rf" 8< {rx(where.folder)}/[0-9a-f]{{32}}\.bpf"  # the terminal filter
+        tail = rf'(?:{held}"\x00|{held}{seccomp}"\x00|"\x00)'
         return head + inner + tail
     if "'" in rule.prefix or not rule.prefix.strip():
         return None  # shlex spells ' as '"'"' inside the line
@@ -234,7 +237,9 @@ def render(project: str, env: Mapping[str, str]) -> tuple[str | None, list[str]]
             f"priority = {rule.priority}",
         ]
         if rule.decision == "allow":
-            lines.append("allowRedirection = true  # the boundary's own 9< (the mounts file)")
+            lines.append(
+                "allowRedirection = true  # the boundary's own 9< (mounts) and 8< (filter)"
+            )
         if rule.modes:
             lines.append(f"modes = {json.dumps(list(rule.modes))}")
         if rule.interactive is not None:
