@@ -216,7 +216,8 @@ def test_the_contained_reply_keeps_the_other_arguments(home: Path, project: Path
     }
 
 
-def _contained_reply(project: Path, command: str) -> bool:
+def _reply(project: Path, command: str) -> str:
+    """The hook's BeforeTool reply to ``command``, allowed, in enforced mode."""
     payload = {
         "hook_event_name": "BeforeTool",
         "session_id": "s",
@@ -226,7 +227,11 @@ def _contained_reply(project: Path, command: str) -> bool:
     }
     adapter = GeminiAdapter()
     decision = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.ENFORCED)
-    reply = adapter.render(adapter.parse(payload), decision).stdout
+    return adapter.render(adapter.parse(payload), decision).stdout
+
+
+def _contained_reply(project: Path, command: str) -> bool:
+    reply = _reply(project, command)
     return bool(reply) and "tool_input" in json.loads(reply)["hookSpecificOutput"]
 
 
@@ -288,17 +293,7 @@ def test_install_writes_the_twins_doctor_checks_them_uninstall_removes_them(
 
 
 def _contained_line(project: Path, command: str) -> str:
-    payload = {
-        "hook_event_name": "BeforeTool",
-        "session_id": "s",
-        "cwd": str(project),
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": command},
-    }
-    adapter = GeminiAdapter()
-    decision = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.ENFORCED)
-    reply = json.loads(adapter.render(adapter.parse(payload), decision).stdout)
-    line: str = reply["hookSpecificOutput"]["tool_input"]["command"]
+    line: str = json.loads(_reply(project, command))["hookSpecificOutput"]["tool_input"]["command"]
     return line
 
 
