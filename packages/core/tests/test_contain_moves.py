@@ -236,6 +236,14 @@ def _entry(path: str) -> tuple[object, ...]:
     return stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), st.st_mtime_ns, what
 
 
+def _contents(tree: dict[str, tuple[object, ...]]) -> dict[str, tuple[object, ...]]:
+    """A tree's files and links: what a host or git would run (a folder's mtime, or an
+    empty folder left where the look moved what a command made, runs nothing)."""
+    kept = {path: entry for path, entry in tree.items() if entry[0] != stat.S_IFDIR}
+    # a link is where it leads (one put back after the look is a new link, the same one)
+    return {p: (e[0], e[3]) if e[0] == stat.S_IFLNK else e for p, e in kept.items()}
+
+
 def _tree(root: str) -> dict[str, tuple[object, ...]]:
     """Every entry at and under ``root`` (links not followed); ``{}`` when there is none."""
     if not os.path.lexists(root):
@@ -452,6 +460,15 @@ REACHING = frozenset(
         "GEMINI_SYSTEM_MD",
         "GEMINI_SANDBOX_PROXY_COMMAND",
         "GEMINI_DEBUG_LOG_FILE",
+        # red-team rt25: OpenSSL's settings file, read at start by every program linked with
+        # it (Python's ssl, node: its nodejs_conf section), whose providers/engines sections
+        # name a shared object it loads; and the environment uv runs a script or a server in
+        # (`uv run`, `uv pip`: the active VIRTUAL_ENV or CONDA_PREFIX interpreter runs)
+        "OPENSSL_CONF",
+        "OPENSSL_MODULES",
+        "OPENSSL_ENGINES",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
     }
 )
 REACHING_PREFIXES = ("LD_", "PYTHON", "GIT_", "XDG_", "AGENTREFLEX_", "REFLEX_", "GEMINI_CLI_")
@@ -484,7 +501,9 @@ def _key_in_a_file(world: World) -> list[str]:
 
 
 @pytest.mark.parametrize("move", MOVES, ids=[f"{m['aim']}-{i}" for i, m in enumerate(MOVES)])
-def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
+def test_the_move_has_no_effect(
+    world: World, move: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     if boundary.engine_path() is None:
         pytest.fail("bubblewrap is not installed: `apt-get install -y bubblewrap` (.ci/run does)")
     missing = [p for p in move.get("needs", []) if shutil.which(p) is None]
@@ -497,9 +516,11 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
     # that setup runs outside the boundary)
     if "setup" in move:
         subprocess.run(["bash", "-c", _spelled(move["setup"])], cwd=world.project, check=True)
+    if "path" in move:  # red-team rt25: the host started with a project folder on its PATH
+        monkeypatch.setenv("PATH", f"{world.project / move['path']}{os.pathsep}{os.environ['PATH']}")
     moved_aside, users = _moved_aside(world), _users_files(world)
     extra = tuple(move.get("held", ()))
-    held = _trees(world.project, HELD_BY_USER + extra)
+    held = _contents(_trees(world.project, HELD_BY_USER + extra))
     # a move may take a second call, from the folder the first one made (a host that
     # follows the agent's `cd` into its next hook's cwd, as Claude Code does)
     steps = [(move["run"], world.project)]
@@ -518,10 +539,8 @@ def test_the_move_has_no_effect(world: World, move: dict[str, Any]) -> None:
     assert _users_files(world) == users, (move, _changed({"": users}, {"": _users_files(world)}))
     assert not _key_in_a_file(world), move
     # red-team rt22: nor what the boundary holds in the project (the guard's state aside)
-    assert _trees(world.project, HELD_BY_USER + extra) == held, (
-        move,
-        _changed({"": held}, {"": _trees(world.project, HELD_BY_USER + extra)}),
-    )
+    now = _contents(_trees(world.project, HELD_BY_USER + extra))
+    assert now == held, (move, _changed({"": held}, {"": now}))
     assert not _reaching_env_entries(world.project), move
     _git_as_the_user_would(world.project)
     assert not PWNED.exists(), move

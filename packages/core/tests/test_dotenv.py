@@ -123,6 +123,12 @@ def test_everyday_work_on_the_env_file_is_left_alone(project: Path) -> None:
         ("GEMINI_WRITE_SYSTEM_MD", True),  # Gemini CLI writes its prompt to that path
         ("AWS_CONFIG_FILE", True),  # credential_process runs a program
         ("HTTPS_PROXY", True),
+        ("OPENSSL_CONF", True),  # a providers section's module is loaded (red-team rt25)
+        ("VIRTUAL_ENV", True),  # uv runs its interpreter
+        ("CONDA_PREFIX", True),
+        ("RUSTC_WRAPPER", True),
+        ("GOFLAGS", True),  # -toolexec
+        ("MAKEFILES", True),
         ("GEMINI_API_KEY", False),
         ("DATABASE_URL", False),
         ("NEXT_PUBLIC_API", False),

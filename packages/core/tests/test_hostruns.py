@@ -35,6 +35,9 @@ SCRIPTS = [
     "plugins/jsonc.js",
     "mcp_db/serve.py",
     "mcp_pkg/__main__.py",
+    "plugins/tui.js",
+    "tools/windsurf_hook.py",
+    "tools/roo_mcp.js",
 ]
 
 
@@ -79,6 +82,15 @@ def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
                 '{\n  // the team\'s plugin\n  "plugin": ["./plugins/jsonc.js",],\n'
                 '  "instructions": ["a,}"],\n}\n'
             ),
+            # OpenCode's TUI plugins, loaded at start (red-team rt25)
+            "tui.json": {"plugin": ["./plugins/tui.js"]},
+            # the editors' agents: Windsurf's workspace hooks, Roo Code's project servers
+            ".windsurf/hooks.json": {
+                "hooks": {"pre_user_prompt": [{"command": "python3 tools/windsurf_hook.py"}]}
+            },
+            ".roo/mcp.json": {
+                "mcpServers": {"r": {"command": "node", "args": ["tools/roo_mcp.js"]}}
+            },
             # Copilot CLI's project MCP and language servers (it reads both at start)
             ".github/mcp.json": {
                 "mcpServers": {"m": {"command": "python3", "args": ["tools/copilot_mcp.py"]}}

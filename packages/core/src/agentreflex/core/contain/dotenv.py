@@ -73,12 +73,24 @@ _EXACT = frozenset(
         # .NET's startup hooks (an assembly loaded into every .NET program), and the files
         # Gemini CLI writes to a path it is given (its debug log, its context traces)
         "DOTNET_STARTUP_HOOKS", "GEMINI_DEBUG_LOG_FILE", "GEMINI_CONTEXT_TRACE_DIR",
+        # the environment or interpreter a tool picks (uv runs the VIRTUAL_ENV's, else
+        # CONDA_PREFIX's python: docs.astral.sh/uv/pip/environments), the programs a build
+        # runs for the compiler (cargo's RUSTC_WRAPPER, `go -toolexec` through GOFLAGS,
+        # make's MAKEFILES read first), and a file TLS keys are written to
+        "VIRTUAL_ENV", "RUSTC", "RUSTC_WRAPPER", "GOFLAGS", "GOTOOLCHAIN", "GOROOT",
+        "GOENV", "CC", "CXX", "MAKEFLAGS", "MAKEFILES", "LUA_PATH", "LUA_CPATH",
+        "SSLKEYLOGFILE", "MANPAGER",
     )
 )  # fmt: skip
 _PREFIXES = (
     "LD_", "DYLD_", "PYTHON", "GIT_", "XDG_", "REFLEX_", "AGENTREFLEX_", "JEV_", "LAYA_",
     "GEMINI_CLI_", "CLAUDE_", "CODEX_", "COPILOT_", "OPENCODE", "HERMES_", "NPM_CONFIG_",
     "UV_", "PIP_", "BUN_", "CORECLR_",
+    # OpenSSL's settings file (OPENSSL_CONF: a providers section's `module` is loaded by
+    # every program linked with it, node's and Python's ssl included) and module folders;
+    # the version managers' and toolchains' homes, which name the interpreter that runs
+    "OPENSSL_", "CONDA_", "PYENV_", "NVM_", "VOLTA_", "RUSTUP_", "CARGO_", "YARN_",
+    "COREPACK_", "DENO_",
 )  # fmt: skip
 
 

@@ -52,9 +52,22 @@ _COPILOT_SETTINGS = (".github/copilot/settings.json", ".github/copilot/settings.
 # (they work in it); its MCP servers start with its agent.  Only a folder-open task's
 # words count: any other task runs when the user asks for it.
 _VSCODE_TASKS = ".vscode/tasks.json"
-# and Cursor's: its agent's hooks and MCP servers (cursor.com/docs: .cursor/hooks.json,
-# .cursor/mcp.json), run by the editor outside any boundary
-_EDITOR_SETTINGS = (".vscode/mcp.json", _VSCODE_TASKS, ".cursor/hooks.json", ".cursor/mcp.json")
+# and the editors' agents', run by the editor outside any boundary at its next prompt or
+# start: Cursor's hooks and MCP servers (cursor.com/docs: .cursor/hooks.json, mcp.json),
+# Windsurf's workspace hooks (docs.windsurf.com/windsurf/cascade/hooks: merged with the
+# user's), Kiro's workspace MCP servers (kiro.dev/docs/mcp/configuration), Roo Code's
+# project servers (docs.roocode.com/features/mcp/using-mcp-in-roo: loaded when present),
+# Amazon Q Developer's workspace servers (red-team rt25)
+_EDITOR_SETTINGS = (
+    ".vscode/mcp.json",
+    _VSCODE_TASKS,
+    ".cursor/hooks.json",
+    ".cursor/mcp.json",
+    ".windsurf/hooks.json",
+    ".kiro/settings/mcp.json",
+    ".roo/mcp.json",
+    ".amazonq/mcp.json",
+)
 SETTINGS = (
     ".claude/settings.json",
     ".claude/settings.local.json",
@@ -62,6 +75,8 @@ SETTINGS = (
     ".gemini/settings.json",
     "opencode.json",
     "opencode.jsonc",
+    "tui.json",
+    "tui.jsonc",
     *COPILOT_SERVERS,
     *_COPILOT_SETTINGS,
     *_EDITOR_SETTINGS,
@@ -95,7 +110,15 @@ _CLAUDE_RUNS = (
 # servers, and its settings, which can turn its agent's approvals off
 # (CVE-2025-53773: the agent itself wrote `chat.tools.autoApprove` there) or name the
 # programs its extensions run.
-_EDITOR_RUNS = (*_EDITOR_SETTINGS, ".vscode/settings.json")
+# Cline's project hooks are programs named for the event (docs.cline.bot/customization/
+# hooks: .clinerules/hooks/TaskStart...), Kiro's hooks and agents run commands too.
+_EDITOR_RUNS = (
+    *_EDITOR_SETTINGS,
+    ".vscode/settings.json",
+    ".clinerules/hooks",
+    ".kiro/hooks",
+    ".kiro/agents",
+)
 _COPILOT_RUNS = (*COPILOT_SERVERS, ".github/agents", ".github/extensions")
 # Gemini CLI's project agents (an agent's `mcp_servers:` command starts with no
 # acknowledgment: a local agent has no hash; 0.61.0's AgentRegistry) and its custom
@@ -172,12 +195,15 @@ def _entry_files(words: list[str]) -> list[str]:
 
 
 def run_paths(project: str) -> list[str]:
-    """The paths in ``project`` a host runs from itself (:data:`RUN_PATHS`), existing or not.
+    """The paths in ``project`` a host runs from itself (:data:`RUN_PATHS`), or the user's
+    shell when it enters the folder (:mod:`.shellruns`: mise, direnv), existing or not.
 
     Why one function: the boundary holds those that exist, the look after a command
     moves aside those a command made, and the gate asks before a file tool writes any.
     """
-    return [os.path.join(project, name) for name in RUN_PATHS]
+    from agentreflex.core.contain import shellruns
+
+    return [os.path.join(project, name) for name in RUN_PATHS] + shellruns.paths(project)
 
 
 def _read_settings(path: str) -> object:

@@ -55,6 +55,7 @@ PROTECTED_NAMES = (
     "settings.local.json",
     ".hermes",
     "opencode",
+    "tui.json",
     ".omp",
     ".gemini",
     ".copilot",
@@ -224,6 +225,11 @@ HOST_PROJECT_FILES = (
     ".opencode",
     "opencode.json",
     "opencode.jsonc",
+    # OpenCode's TUI settings, found upward from where it starts like opencode.json: their
+    # `plugin` list is loaded into OpenCode's own process at start (1.18.33's
+    # ConfigPaths.projectFiles("tui"); red-team rt25)
+    "tui.json",
+    "tui.jsonc",
     ".pi",
     ".omp",
     ".gemini/settings.json",

@@ -128,8 +128,11 @@ def _has(folder: str, name: str) -> bool:
     return os.path.lexists(os.path.join(folder, name))
 
 
-def _modules(folder: str, depth: int = 4) -> list[str]:
-    """The submodules' git folders under ``folder`` (a name may hold slashes: vendor/lib)."""
+def _modules(folder: str, depth: int = 16) -> list[str]:
+    """The submodules' git folders under ``folder`` (a name may hold slashes: vendor/lib, or
+    a Go-style third_party/github.com/org/lib, whose settings git reads at the user's next
+    ``git status`` in the project: red-team rt25).  Only folders that are no repository are
+    gone through, so the walk follows the names, not the repositories' own files."""
     found: list[str] = []
     for sub in _folders(folder):
         if _has(sub, "HEAD") or _has(sub, "config"):

@@ -43,7 +43,15 @@ from __future__ import annotations
 import os
 
 from agentreflex.core.config.settings import Config
-from agentreflex.core.contain import dotenv, hostruns, nestedgit, nestedhosts, treewalk
+from agentreflex.core.contain import (
+    dotenv,
+    hostruns,
+    nestedgit,
+    nestedhosts,
+    pathprograms,
+    shellruns,
+    treewalk,
+)
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.state import userdirs
@@ -153,6 +161,7 @@ def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, obje
         "roots": _roots(projects),
         "present": [p for p in paths if os.path.lexists(p)],
         "hosts": nestedhosts.before(_host_folders(walks)),
+        "programs": pathprograms.before(pathprograms.folders(projects)),
     }
     key = _key() if nested else None
     if key is not None:
@@ -171,7 +180,8 @@ def _env_files(projects: list[str], walks: dict[str, treewalk.Walk]) -> list[str
     folder; the ones above the project are read-only) or in a folder below one (a
     monorepo's package: ``web/.env``)."""
     own = [os.path.join(p, n) for p in projects for n in (f".gemini/{dotenv.NAME}", dotenv.NAME)]
-    return own + [env for found in walks.values() for env in found.env]
+    own += [env for p in projects for env in shellruns.env_files(p)]  # what direnv loads
+    return list(dict.fromkeys(own + [env for found in walks.values() for env in found.env]))
 
 
 def _undo(
@@ -205,6 +215,14 @@ def _undo(
         changed = nestedhosts.after(hosts, _host_folders(walks), folder, act=not shadow)
         if changed:
             findings.append(_hosts_finding(changed, folder, shadow, since=since))
+    programs = before.get("programs")
+    if isinstance(programs, dict):
+        where = pathprograms.folders(projects)
+        changed = pathprograms.after(
+            programs, where, folder, not shadow, lambda: _writable(projects)
+        )
+        if changed:
+            findings.append(_programs_finding(changed, folder, shadow, since=since))
     nested, key = before.get("nested"), _key()
     current = not findings
     if isinstance(nested, dict) and key is not None:
@@ -369,6 +387,45 @@ def _finding(
             f"user may create them. {tail}"
         ),
         detail={"paths": appeared},
+    )
+
+
+def _writable(projects: list[str]) -> list[str]:
+    """The folders a contained command can write (the policy's, for these projects)."""
+    from agentreflex.core.contain.policy import PolicyError, expand, load_policy
+
+    try:
+        entries = load_policy().writable
+    except PolicyError:
+        return ["/"]  # no policy to read: no link is taken for a system program's
+    return [path for project in projects for path in expand(entries, project)]
+
+
+def _programs_finding(
+    changed: list[tuple[str, str]], folder: str, shadow: bool, since: str = ""
+) -> Finding:
+    happened = f"appeared or changed {since}" if since else "were written by this command"
+    stayed = [path for path, where in changed if not where]
+    if shadow:
+        tail = "In enforced mode they would have been moved aside."
+    elif stayed:
+        tail = f"agentreflex could not move {', '.join(stayed)} aside: ask the user to remove it."
+    else:
+        tail = (
+            f"agentreflex moved them to {folder} (a link they replaced is back). If the user "
+            "asked for them, they can move them back themselves."
+        )
+    return Finding(
+        reflex="core",
+        code=CODE,
+        verdict=Verdict.WARN,
+        title="PROGRAM PUT ON THE HOST'S PATH",
+        message=(
+            f"These programs, in a folder of the host's PATH inside the project, {happened}: "
+            f"{', '.join(p for p, _ in changed)}. The host runs them by name outside any "
+            "sandbox (git at each session start, the shell, the interpreters of its servers "
+            "and hooks). Only the user may put them there. " + tail
+        ),
     )
 
 

