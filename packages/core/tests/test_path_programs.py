@@ -79,6 +79,20 @@ def test_a_link_into_what_a_command_can_write_is_no_system_program(project: Path
     assert (project / "tool").exists()  # only what the host would run by name moves
 
 
+def test_a_folder_named_like_a_program_is_no_program(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``.`` on the PATH the project root is such a folder, and a monorepo's ``node/``
+    or a virtualenv named ``env`` in it runs nothing: what the work writes there stays."""
+    monkeypatch.setenv("PATH", f".{os.pathsep}{os.environ['PATH']}")
+    (project / "node").mkdir()
+    (project / "env" / "bin").mkdir(parents=True)
+    outcome = _command(project, "touch node/index.js env/bin/activate && mkdir -p git", "f")
+    assert (project / "node" / "index.js").exists() and (project / "env" / "bin").is_dir()
+    assert (project / "git").is_dir()
+    assert not [f for f in outcome.decision.findings if f.code == planted.CODE]
+
+
 def test_in_shadow_mode_it_is_only_said(project: Path) -> None:
     outcome = _command(project, "printf x > .venv/bin/git", "e", mode="shadow")
     finding = next(f for f in outcome.decision.findings if f.code == planted.CODE)

@@ -672,7 +672,7 @@ def test_merge_abort_discarding_resolution_work_is_undone(repo: Path) -> None:
     assert tree_bytes(repo) == before
 
 
-def test_a_sha256_repository_is_saved_through_git_and_undone(tmp_path: Path) -> None:
+def test_a_sha256_repository_is_saved_and_undone(tmp_path: Path) -> None:
     """Blobs are written in process only for SHA-1; a SHA-256 repository goes through
     ``git hash-object`` (its symlinks included) and comes back the same."""
     root = tmp_path / "proj"

@@ -63,7 +63,7 @@ def before(where: list[str]) -> dict[str, list[object]]:
         for name in PROGRAMS:
             path = os.path.join(folder, name)
             mark = stamp(path)
-            if mark is not None:
+            if mark is not None and os.path.isfile(path):  # a folder named `node` runs nothing
                 record[path] = [mark, _target(path)]
     return record
 
@@ -88,7 +88,9 @@ def after(
             path = os.path.join(folder, name)
             had = record.get(path)
             now = stamp(path)
-            if now is None or (had is not None and had[0] == now) or _systems(path, writable):
+            if now is None or not os.path.isfile(path) or (had is not None and had[0] == now):
+                continue  # gone, nothing a host can run (a folder), or as it was
+            if _systems(path, writable):
                 continue
             moved = move_under(path, keep) if act else ""
             if moved and had is not None and isinstance(had[1], str):

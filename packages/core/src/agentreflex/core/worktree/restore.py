@@ -29,12 +29,13 @@ from agentreflex.core.worktree.snapshot import (
 @dataclass
 class Plan:
     """What a restore does: files to write, files already right, files it refuses (newer
-    work, or a path that is not in the work tree)."""
+    work, a path that is not in the work tree, or one the boundary holds)."""
 
     write: list[str] = field(default_factory=list)
     same: list[str] = field(default_factory=list)
     newer: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
     diff: str = ""
 
 
@@ -83,11 +84,18 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
     known, sparse = _index_blobs(repo)
     head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
     out = Plan()
+    from agentreflex.core.contain.held import held_paths, is_held
+
+    held = held_paths(repo.top)
     for path, (_, oid) in sorted(saved.items()):
         if path in sparse:
             continue  # outside the sparse checkout: never written to the work tree
-        if work_tree_path(repo.top, path) is None:
+        target = work_tree_path(repo.top, path)
+        if target is None:
             out.outside.append(path)
+            continue
+        if is_held(target, held):
+            out.held.append(path)  # even with force: the boundary holds it (contain/held.py)
             continue
         cur = now.get(path)
         if cur == oid:

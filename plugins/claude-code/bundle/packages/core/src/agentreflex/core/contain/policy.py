@@ -154,7 +154,9 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{tmux}": _tmux_dirs(env),
         "{dbus}": _unix_paths(env.get("DBUS_SESSION_BUS_ADDRESS", ""), "unix:path="),
         "{docker}": _unix_paths(env.get("DOCKER_HOST", ""), "unix://"),
+        "{named_sockets}": _named_sockets(env, _runtime_dir(env)),
     }
+    values["{home_links}"] = _home_links(userdirs.home_dir(env), [project, *values["{tmp}"]])
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
@@ -184,6 +186,45 @@ def _unix_paths(address: str, prefix: str) -> list[str]:
             if os.path.isabs(path):
                 paths.append(path)
     return paths
+
+
+# the folders of home whose links lead to what the user runs or reads at start: home's
+# dotfiles, ~/.config's folders, and the programs on the user's PATH there
+_LINKED = ("", ".config", ".local/bin", "bin")
+
+
+def _home_links(home: str, writable: list[str]) -> list[str]:
+    """What home's links (a dotfiles repository's ``~/.bashrc -> ~/dotfiles/bashrc``, GNU
+    Stow's layout) lead to inside ``writable`` folders: home is read-only by name, and
+    what those links lead to must be too (red-team rt26: `git config --global` and
+    ``>> ~/.bashrc`` wrote the project's copies, read outside by git and bash)."""
+    found: list[str] = []
+    for folder in _LINKED:
+        try:
+            with os.scandir(os.path.join(home, folder)) as listing:
+                links = [entry.path for entry in listing if entry.is_symlink()]
+        except OSError:
+            continue
+        for link in links:
+            real = os.path.realpath(link)
+            if any(inside(real, root) for root in writable) and os.path.exists(real):
+                found.append(real)
+    return found
+
+
+# the variables window managers and terminals set to their command socket's path
+_SOCKET_VARS = ("SWAYSOCK", "I3SOCK", "NIRI_SOCKET", "ALACRITTY_SOCKET", "WEZTERM_UNIX_SOCKET")
+
+
+def _named_sockets(env: Mapping[str, str], runtime: str) -> list[str]:
+    """The command sockets the session's variables name (kitty's ``unix:PATH``; Hyprland's
+    folder from its instance signature); abstract ones (``unix:@x``) have no file."""
+    paths = [env.get(name, "") for name in _SOCKET_VARS]
+    paths += _unix_paths(env.get("KITTY_LISTEN_ON", ""), "unix:")
+    signature = env.get("HYPRLAND_INSTANCE_SIGNATURE", "")
+    if signature and "/" not in signature and signature not in (".", ".."):
+        paths += [os.path.join(runtime, "hypr", signature), os.path.join("/tmp/hypr", signature)]
+    return [p for p in paths if os.path.isabs(p)]
 
 
 def _user_name(env: Mapping[str, str]) -> str:

@@ -20,6 +20,7 @@ import stat
 import time
 
 from agentreflex.core.util import fastjson
+from agentreflex.core.util.fsutil import open_folder
 from agentreflex.core.worktree.observe import Repo, status_entries
 from agentreflex.core.worktree.observe import in_repo as git
 
@@ -150,44 +151,78 @@ def _hash(repo: Repo, paths: list[str], env: dict[str, str]) -> list[str] | None
     """Blob ids for ``paths``, written to the private store (symlinks as their target).
 
     Written here, not by ``git hash-object``: a loose object is
-    ``zlib("blob <size>\\0" + bytes)`` under its SHA-1, which every git reads,
-    and hashing in process spares a process per call and git's per-object
-    temporary files.  Big blobs are stored uncompressed (zlib level 0):
-    compressing 10 MB costs ~100 ms here, storing it ~15 ms, and a snapshot
-    is pruned within days.  A SHA-256 repository is left to git.
+    ``zlib("blob <size>\\0" + bytes)`` under its SHA-1 (SHA-256 in a
+    repository made so), which every git reads, and hashing in process spares
+    a process per call and git's per-object temporary files.  And git opens
+    the paths it is given through any link on the way, where a process a
+    command left running could have swapped a folder for a link to the state
+    folder and its key (red-team rt26); each file here is read from its folder
+    opened with no link on the way (:func:`_read_bytes`).  Big blobs are
+    stored uncompressed (zlib level 0): compressing 10 MB costs ~100 ms here,
+    storing it ~15 ms, and a snapshot is pruned within days.
     """
-    if _object_format(repo) != "sha1":
-        return _hash_with_git(repo, paths, env)
+    algorithm = _object_format(repo)
+    if algorithm is None:
+        return None
     store = env["GIT_OBJECT_DIRECTORY"]
     ids: list[str] = []
     made: set[str] = set()
-    for p in paths:
-        data = _read_bytes(os.path.join(repo.top, p))
-        if data is None:
-            return None
-        ids.append(_write_blob(store, repo.objects, data, made))
+    folders: dict[str, int] = {}
+    try:
+        for p in paths:
+            data = _read_bytes(os.path.join(repo.top, p), folders)
+            if data is None:
+                return None
+            ids.append(_write_blob(store, repo.objects, data, made, algorithm=algorithm))
+    finally:
+        for fd in folders.values():
+            os.close(fd)
     return ids
 
 
-def _object_format(repo: Repo) -> str:
-    """ "sha1" unless the repository's config says otherwise (read, never run)."""
+def _object_format(repo: Repo) -> str | None:
+    """The repository's object hash ("sha1", or "sha256" where its config says so: read,
+    never run); None for one this code does not write."""
     try:
         with open(os.path.join(repo.common_dir, "config"), "rb") as fh:
             text = fh.read(1 << 20).lower()
     except OSError:
         return "sha1"
-    return "other" if b"objectformat" in text else "sha1"
+    if b"objectformat" not in text:
+        return "sha1"
+    values = {
+        line.partition(b"=")[2].strip() for line in text.splitlines() if b"objectformat" in line
+    }
+    return "sha256" if values == {b"sha256"} else None
 
 
-def _read_bytes(path: str) -> bytes | None:
-    """A regular file's bytes or a symlink's target; None for anything else."""
+def _read_bytes(path: str, folders: dict[str, int] | None = None) -> bytes | None:
+    """A regular file's bytes or a symlink's target; None for anything else.
+
+    Read from its folder, opened one part at a time with no link on the way
+    (:func:`~agentreflex.core.util.fsutil.open_folder`; kept in ``folders``
+    for the next file there, the caller closes them), the file itself not
+    followed: a folder swapped for a link after ``git status`` listed the
+    file reaches nothing.
+    """
+    folder, name = os.path.split(path)
+    parent = folders.get(folder) if folders is not None else None
     try:
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode):
-            return os.fsencode(os.readlink(path))
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        if parent is None:
+            parent = open_folder(folder)
+            if folders is not None:
+                folders[folder] = parent
+        try:
+            st = os.stat(name, dir_fd=parent, follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                return os.fsencode(os.readlink(name, dir_fd=parent))
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            fd = os.open(name, flags, dir_fd=parent)
+        finally:
+            if folders is None:
+                os.close(parent)
     except OSError:
         return None
     try:
@@ -206,7 +241,12 @@ def _read_bytes(path: str) -> bytes | None:
 
 
 def _write_blob(
-    store: str, borrowed: str | None, data: bytes, made: set[str], kind: str = "blob"
+    store: str,
+    borrowed: str | None,
+    data: bytes,
+    made: set[str],
+    kind: str = "blob",
+    algorithm: str = "sha1",
 ) -> str:
     """Write one loose object into ``store`` (unless it is already there or borrowed); its id.
 
@@ -218,7 +258,7 @@ def _write_blob(
     import zlib
 
     header = b"%s %d\0" % (kind.encode(), len(data))
-    h = hashlib.sha1(header, usedforsecurity=False)
+    h = hashlib.new(algorithm, header, usedforsecurity=False)
     h.update(data)
     oid = h.hexdigest()
     rel = os.path.join(oid[:2], oid[2:])
@@ -241,31 +281,6 @@ def _write_blob(
         os.close(fd)
     os.replace(tmp, target)
     return oid
-
-
-def _hash_with_git(repo: Repo, paths: list[str], env: dict[str, str]) -> list[str] | None:
-    """:func:`_hash` through ``git hash-object`` (any object format)."""
-    plain = [p for p in paths if not os.path.islink(os.path.join(repo.top, p))]
-    ids: dict[str, str] = {}
-    if plain:
-        res = git(
-            repo,
-            ["hash-object", "-w", "--no-filters", "--stdin-paths"],
-            env=env,
-            data="".join(p + "\n" for p in plain).encode("utf-8", "surrogateescape"),
-            timeout=30.0,
-        )
-        if res is None or res.returncode != 0:
-            return None
-        ids.update(zip(plain, res.stdout.decode().split(), strict=False))
-    for p in paths:
-        if p not in ids:
-            target = os.readlink(os.path.join(repo.top, p)).encode("utf-8", "surrogateescape")
-            res = git(repo, ["hash-object", "-w", "--stdin"], env=env, data=target)
-            if res is None or res.returncode != 0:
-                return None
-            ids[p] = res.stdout.decode().strip()
-    return [ids[p] for p in paths] if len(ids) == len(paths) else None
 
 
 def _mode(repo: Repo, path: str) -> str:

@@ -68,6 +68,12 @@ def main(argv: list[str]) -> int:
         print(f"newer work, not overwritten (use --force): {path}", file=sys.stderr)
     for path in plan.outside:
         print(f"not a work-tree file, never written: {path}", file=sys.stderr)
+    for path in plan.held:
+        print(
+            f"held by the boundary (agentreflex's or a host's settings, or what they run), "
+            f"never written by undo: {path}; compare it with `git diff` and restore it yourself",
+            file=sys.stderr,
+        )
     if ns.dry_run:
         sys.stdout.write(restore.show_diff(repo, snap, plan.write))
         print(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
@@ -81,4 +87,4 @@ def main(argv: list[str]) -> int:
     for path in failed:
         print(f"could not restore: {path}", file=sys.stderr)
     print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
-    return 1 if failed or plan.newer or plan.outside else 0
+    return 1 if failed or plan.newer or plan.outside or plan.held else 0
