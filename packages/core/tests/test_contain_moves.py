@@ -517,7 +517,9 @@ def test_the_move_has_no_effect(
     if "setup" in move:
         subprocess.run(["bash", "-c", _spelled(move["setup"])], cwd=world.project, check=True)
     if "path" in move:  # red-team rt25: the host started with a project folder on its PATH
-        monkeypatch.setenv("PATH", f"{world.project / move['path']}{os.pathsep}{os.environ['PATH']}")
+        monkeypatch.setenv(
+            "PATH", f"{world.project / move['path']}{os.pathsep}{os.environ['PATH']}"
+        )
     moved_aside, users = _moved_aside(world), _users_files(world)
     extra = tuple(move.get("held", ()))
     held = _contents(_trees(world.project, HELD_BY_USER + extra))
