@@ -240,8 +240,11 @@ def _contents(tree: dict[str, tuple[object, ...]]) -> dict[str, tuple[object, ..
     """A tree's files and links: what a host or git would run (a folder's mtime, or an
     empty folder left where the look moved what a command made, runs nothing)."""
     kept = {path: entry for path, entry in tree.items() if entry[0] != stat.S_IFDIR}
-    # a link is where it leads (one put back after the look is a new link, the same one)
-    return {p: (e[0], e[3]) if e[0] == stat.S_IFLNK else e for p, e in kept.items()}
+    # a link is where it leads (one put back after the look is a new link, the same one),
+    # a file its mode and bytes (one the look wrote back as it was runs the same)
+    return {
+        p: (e[0], e[3]) if e[0] == stat.S_IFLNK else (e[0], e[1], e[3]) for p, e in kept.items()
+    }
 
 
 def _tree(root: str) -> dict[str, tuple[object, ...]]:

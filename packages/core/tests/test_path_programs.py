@@ -103,7 +103,49 @@ def test_in_shadow_mode_it_is_only_said(project: Path) -> None:
 def test_which_path_folders_are_the_projects(tmp_path: Path) -> None:
     project = tmp_path / "p"
     (project / "bin").mkdir(parents=True)
-    env = {"PATH": os.pathsep.join(["", "bin", "/usr/bin", str(tmp_path), str(project / "bin")])}
+    cache = tmp_path / "cache" / "npx" / "bin"  # a host started by npx: its .bin first
+    env = {
+        "PATH": os.pathsep.join(
+            ["", "bin", "/usr/bin", str(tmp_path), str(project / "bin"), str(cache)]
+        )
+    }
     # an empty entry is the folder the host runs in; a relative one is below it
-    assert pathprograms.folders([str(project)], env) == [str(project), str(project / "bin")]
-    assert pathprograms.folders([str(project)], {"PATH": "/usr/bin:/bin"}) == []
+    found = pathprograms.folders([str(project)], [str(tmp_path / "cache")], env)
+    assert found == [
+        (str(project), str(project)),
+        (str(project / "bin"), str(project)),
+        (str(cache), str(tmp_path / "cache")),
+    ]
+    assert pathprograms.folders([str(project)], [], {"PATH": "/usr/bin:/bin"}) == []
+
+
+def test_a_host_started_by_npx_has_its_cache_folder_watched(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``npx @google/gemini-cli`` puts ``~/.npm/_npx/HASH/node_modules/.bin`` first on the
+    host's PATH, and ``~/.npm`` is writable in the boundary (red-team rt27)."""
+    npx = Path(os.environ["HOME"]) / ".npm" / "_npx" / "6a2f" / "node_modules" / ".bin"
+    npx.mkdir(parents=True)
+    monkeypatch.setenv("PATH", f"{npx}{os.pathsep}{os.environ['PATH']}")
+    _command(project, f"printf '{PLANTED}' > {npx}/bash && chmod +x {npx}/bash", "g")
+    assert not (npx / "bash").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -sf /bin/bash .venv/bin/git",  # a link to another program: `git status` runs ./status
+        "mkdir -p @T@/pp && ln -sfn /usr/bin @T@/pp/l && ln -s @T@/pp/l/git .venv/bin/git",
+        "mv .venv/bin .venv/bin.old && mkdir -p @T@/pp2 && ln -s @T@/pp2 .venv/bin",
+    ],
+    ids=["another-program", "through-a-temp-link", "the-folder-made-a-link"],
+)
+def test_a_link_that_only_looks_like_the_program_is_moved_aside(
+    project: Path, command: str
+) -> None:
+    _command(project, command, "h")
+    git, folder = project / ".venv" / "bin" / "git", project / ".venv" / "bin"
+    assert not os.path.lexists(git) or (
+        folder.is_dir() and not folder.is_symlink() and not git.exists()
+    )
+    assert not folder.is_symlink()

@@ -74,3 +74,31 @@ def test_what_direnv_loads_into_the_shell_is_looked_at(project: Path) -> None:
     text = (project / ".env.local").read_text()
     assert "LD_PRELOAD" not in text and "PORT=1" in text and "API_URL" in text
     assert dotenv.reaches("LD_PRELOAD")
+
+
+def test_what_else_the_users_shell_runs_from_the_project(project: Path) -> None:
+    """``.envrc`` itself, its plain ``source`` and ``watch_file`` lines, ``use nix`` and
+    ``use flake``, the versions file, and what mise's ``_.source`` names (red-team rt27);
+    ``_.file`` is loaded like ``.env``."""
+    (project / ".envrc").write_text(
+        "use nix\nuse flake\nsource ./scripts/env.sh\n. lib/more.sh\nwatch_file a.nix b.nix\n"
+    )
+    (project / "mise.toml").write_text(
+        '[env]\n_.source = "env.sh"\n_.file = [".env.local", {path = ".env.mise"}]\n'
+    )
+    found = set(shellruns.paths(str(project)))
+    for name in (
+        ".envrc",
+        ".tool-versions",
+        "shell.nix",
+        "default.nix",
+        "flake.nix",
+        "scripts/env.sh",
+        "lib/more.sh",
+        "a.nix",
+        "b.nix",
+        "env.sh",
+    ):
+        assert str(project / name) in found, name
+    assert str(project / ".env.local") in shellruns.env_files(str(project))
+    assert str(project / ".env.mise") in shellruns.env_files(str(project))

@@ -99,6 +99,11 @@ def reaches(name: str) -> bool:
     return name in _EXACT or name.upper().startswith(_PREFIXES)
 
 
+def reaching(text: str) -> list[str]:
+    """The names of ``text``'s entries (a ``.env`` file's) that :func:`reaches`."""
+    return [name for name, _, _, _ in _entries(text)]
+
+
 def _entries(text: str) -> list[tuple[str, str, int, int]]:
     """Each entry of ``text`` that :func:`reaches`: name, value as written, and its span
     (from its name, which ``export`` may come before on the line, to its end)."""

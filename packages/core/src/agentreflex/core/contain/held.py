@@ -14,10 +14,11 @@ settings, and what a command may not create there (:func:`.planted.watched`).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from agentreflex.core.state import userdirs
 
-__all__ = ["held_paths", "is_held"]
+__all__ = ["env_held", "held_paths", "is_held"]
 
 
 def held_paths(project: str) -> list[str]:
@@ -37,8 +38,35 @@ def held_paths(project: str) -> list[str]:
     return sorted(set(found))
 
 
-def is_held(path: str, held: list[str]) -> bool:
-    """Is ``path`` (absolute) one of ``held`` or inside one?"""
+def is_held(path: str, held: list[str], project: str = "") -> bool:
+    """Is ``path`` (absolute) one of ``held`` or inside one, or (below ``project``) what the
+    looks after each command guard where no mount can: a host's settings in a folder below
+    the root (:mod:`.nestedhosts`), a program the host finds by name in a ``bin`` folder
+    (:mod:`.pathprograms`)?  A ``.env`` is asked about by its content (:func:`env_held`)."""
+    from agentreflex.core.contain import nestedhosts, pathprograms
     from agentreflex.core.contain.policy import inside
 
-    return any(inside(path, h) for h in held)
+    if any(inside(path, h) for h in held):
+        return True
+    if not project or not inside(path, project) or path == project:
+        return False
+    parts = os.path.relpath(path, project).split(os.sep)
+    if any(part in nestedhosts.MARKS for part in parts):
+        return True
+    return len(parts) > 1 and parts[-2] in _BINS and parts[-1] in pathprograms.PROGRAMS
+
+
+_BINS = ("bin", ".bin", "Scripts")  # a virtualenv's, node_modules', a project's own
+
+
+def env_held(path: str, data: Callable[[], bytes]) -> bool:
+    """Is ``path`` a ``.env`` file whose bytes (``data``, read only for one) set a variable
+    that changes what a program started with it runs (:func:`.dotenv.reaching`)?  The looks
+    take such entries out of one a command wrote; undo, which writes outside them, does not
+    write it."""
+    from agentreflex.core.contain import dotenv
+
+    name = os.path.basename(path)
+    if not (name == dotenv.NAME or name.startswith(dotenv.NAME + ".")):
+        return False
+    return bool(dotenv.reaching(data().decode("utf-8", "surrogateescape")))

@@ -45,6 +45,7 @@ import os
 from agentreflex.core.config.settings import Config
 from agentreflex.core.contain import (
     dotenv,
+    homelinks,
     hostruns,
     nestedgit,
     nestedhosts,
@@ -91,6 +92,9 @@ def watched(project: str, host: str) -> list[str]:
     # what the hosts run from the project (an MCP server, a hook script, a command's `!`
     # lines), whichever host runs the command: Claude Code's own sandbox denies its own too
     paths += hostruns.run_paths(project)
+    # what home's links lead to in the project (read-only where it exists; one a command
+    # made where it did not is moved aside)
+    paths += homelinks.targets(userdirs.home_dir(), (os.path.realpath(project),))
     if os.path.isdir(os.path.join(project, ".git")):
         # git writes no commondir in a main .git; config.worktree only on the user's word
         paths += [os.path.join(project, ".git", n) for n in ("commondir", "config.worktree")]
@@ -161,7 +165,7 @@ def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, obje
         "roots": _roots(projects),
         "present": [p for p in paths if os.path.lexists(p)],
         "hosts": nestedhosts.before(_host_folders(walks)),
-        "programs": pathprograms.before(pathprograms.folders(projects)),
+        "programs": pathprograms.before(_path_folders(projects)),
     }
     key = _key() if nested else None
     if key is not None:
@@ -217,9 +221,8 @@ def _undo(
             findings.append(_hosts_finding(changed, folder, shadow, since=since))
     programs = before.get("programs")
     if isinstance(programs, dict):
-        where = pathprograms.folders(projects)
         changed = pathprograms.after(
-            programs, where, folder, not shadow, lambda: _writable(projects)
+            programs, _path_folders(projects), folder, not shadow, lambda: _writable(projects)
         )
         if changed:
             findings.append(_programs_finding(changed, folder, shadow, since=since))
@@ -392,29 +395,34 @@ def _finding(
 
 def _writable(projects: list[str]) -> list[str]:
     """The folders a contained command can write (the policy's, for these projects)."""
-    from agentreflex.core.contain.policy import PolicyError, expand, load_policy
+    from agentreflex.core.contain.policy import writable_roots
 
-    try:
-        entries = load_policy().writable
-    except PolicyError:
-        return ["/"]  # no policy to read: no link is taken for a system program's
-    return [path for project in projects for path in expand(entries, project)]
+    return writable_roots(projects)
+
+
+def _path_folders(projects: list[str]) -> list[tuple[str, str]]:
+    """The host's PATH folders a contained command can write (:mod:`.pathprograms`)."""
+    return pathprograms.folders(projects, _writable(projects)) if projects else []
+
+
+def _moved_tail(
+    changed: list[tuple[str, str]], folder: str, shadow: bool, put_back: str = "", how: str = ""
+) -> str:
+    """What became of the paths ``changed`` names (each with where it went, "" if it stayed)."""
+    stayed = [path for path, where in changed if not where]
+    if shadow:
+        return "In enforced mode they would have been moved aside."
+    if stayed:
+        return f"agentreflex could not move {', '.join(stayed)} aside: ask the user to remove it."
+    moved = f"agentreflex moved them to {folder}{' ' + put_back if put_back else ''}."
+    return f"{moved} If the user asked for them, they can move them back {how + ' ' if how else ''}themselves."
 
 
 def _programs_finding(
     changed: list[tuple[str, str]], folder: str, shadow: bool, since: str = ""
 ) -> Finding:
     happened = f"appeared or changed {since}" if since else "were written by this command"
-    stayed = [path for path, where in changed if not where]
-    if shadow:
-        tail = "In enforced mode they would have been moved aside."
-    elif stayed:
-        tail = f"agentreflex could not move {', '.join(stayed)} aside: ask the user to remove it."
-    else:
-        tail = (
-            f"agentreflex moved them to {folder} (a link they replaced is back). If the user "
-            "asked for them, they can move them back themselves."
-        )
+    tail = _moved_tail(changed, folder, shadow, "(a link they replaced is back)")
     return Finding(
         reflex="core",
         code=CODE,
@@ -438,16 +446,7 @@ def _hosts_finding(
         if since
         else "were written by this command"
     )
-    stayed = [path for path, where in changed if not where]
-    if shadow:
-        tail = "In enforced mode they would have been moved aside."
-    elif stayed:
-        tail = f"agentreflex could not move {', '.join(stayed)} aside: ask the user to remove it."
-    else:
-        tail = (
-            f"agentreflex moved them to {folder}. If the user asked for them, they can move "
-            "them back (or `git checkout -- PATH`) themselves."
-        )
+    tail = _moved_tail(changed, folder, shadow, how="(or `git checkout -- PATH`)")
     return Finding(
         reflex="core",
         code=CODE,

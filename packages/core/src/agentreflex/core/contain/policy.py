@@ -34,6 +34,7 @@ __all__ = [
     "sockets",
     "user_disabled",
     "user_policy_path",
+    "writable_roots",
 ]
 
 _BUILTIN = os.path.join(os.path.dirname(__file__), "contain.toml")
@@ -156,7 +157,11 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{docker}": _unix_paths(env.get("DOCKER_HOST", ""), "unix://"),
         "{named_sockets}": _named_sockets(env, _runtime_dir(env)),
     }
-    values["{home_links}"] = _home_links(userdirs.home_dir(env), [project, *values["{tmp}"]])
+    from agentreflex.core.contain import homelinks
+
+    roots = (project, *values["{tmp}"])
+    found = homelinks.targets(userdirs.home_dir(env), roots)
+    values["{home_links}"] = [p for p in found if os.path.lexists(p)]
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
@@ -188,32 +193,16 @@ def _unix_paths(address: str, prefix: str) -> list[str]:
     return paths
 
 
-# the folders of home whose links lead to what the user runs or reads at start: home's
-# dotfiles, ~/.config's folders, and the programs on the user's PATH there
-_LINKED = ("", ".config", ".local/bin", "bin")
-
-
-def _home_links(home: str, writable: list[str]) -> list[str]:
-    """What home's links (a dotfiles repository's ``~/.bashrc -> ~/dotfiles/bashrc``, GNU
-    Stow's layout) lead to inside ``writable`` folders: home is read-only by name, and
-    what those links lead to must be too (red-team rt26: `git config --global` and
-    ``>> ~/.bashrc`` wrote the project's copies, read outside by git and bash)."""
-    found: list[str] = []
-    for folder in _LINKED:
-        try:
-            with os.scandir(os.path.join(home, folder)) as listing:
-                links = [entry.path for entry in listing if entry.is_symlink()]
-        except OSError:
-            continue
-        for link in links:
-            real = os.path.realpath(link)
-            if any(inside(real, root) for root in writable) and os.path.exists(real):
-                found.append(real)
-    return found
-
-
 # the variables window managers and terminals set to their command socket's path
-_SOCKET_VARS = ("SWAYSOCK", "I3SOCK", "NIRI_SOCKET", "ALACRITTY_SOCKET", "WEZTERM_UNIX_SOCKET")
+_SOCKET_VARS = (
+    "SWAYSOCK",
+    "I3SOCK",
+    "NIRI_SOCKET",
+    "ALACRITTY_SOCKET",
+    "WEZTERM_UNIX_SOCKET",
+    "BSPWM_SOCKET",
+    "RXVT_SOCKET",
+)
 
 
 def _named_sockets(env: Mapping[str, str], runtime: str) -> list[str]:
@@ -266,6 +255,35 @@ def expand(entries: Sequence[str], project: str, env: Mapping[str, str] | None =
     for entry in entries:
         paths += [os.path.normpath(p) for p in globbed(expand_entry(entry, named, home))]
     return list(dict.fromkeys(paths))
+
+
+def writable_roots(projects: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
+    """The folders a contained command can write in these projects' boundaries, worked out
+    without the placeholders that read the projects' settings (the looks' cheap form).
+
+    A policy that can't be read gives ``/``: everything counts as writable then.
+    """
+    values = os.environ if env is None else env
+    try:
+        entries = load_policy(values).writable
+    except PolicyError:
+        return ["/"]
+    light: dict[str, list[str]] = {
+        "{project}": list(projects),
+        "{tmp}": _temp_dirs(values),
+        "{tmpdir}": [_temp_dir(values)],
+        "{user}": [_user_name(values)],
+    }
+    home = userdirs.home_dir(values)
+    found: list[str] = []
+    for entry in entries:
+        if entry.startswith("{") and not entry.startswith(tuple(light)):
+            continue  # a placeholder that reads settings: not a writable root anyway
+        try:
+            found += [os.path.normpath(p) for p in globbed(expand_entry(entry, light, home))]
+        except PolicyError:
+            continue
+    return list(dict.fromkeys(found))
 
 
 def _editable_in(folder: str, project: str) -> bool:

@@ -28,7 +28,7 @@ import re
 from agentreflex.core.contain.projectpath import in_project
 from agentreflex.core.util import fsutil
 
-__all__ = ["MISE", "env_files", "paths"]
+__all__ = ["ENVRC", "MISE", "TOOL_VERSIONS", "env_files", "paths"]
 
 # mise's project settings, every name it reads (mise.jdx.dev/configuration: the local
 # and .config/ forms included); its tasks run only when asked, and .tool-versions only
@@ -48,33 +48,70 @@ MISE = (
     ".config/mise/config.local.toml",
     ".config/mise/conf.d",
 )
+# the versions file mise and asdf read (mise puts a `path:` version's bin on the PATH)
+TOOL_VERSIONS = ".tool-versions"
 ENVRC = ".envrc"
 _MAX_BYTES = 1 << 20
-# direnv's stdlib: what runs a file as bash, and what loads a file's variables
-_SOURCES = re.compile(r"^[ \t]*source_env(?:_if_exists)?[ \t]+(\S+)", re.M)
+# direnv's stdlib and bash: what runs a file (source_env, source, `.`, `use nix`'s
+# shell.nix and `use flake`'s flake.nix, whose shellHook runs), what .envrc watches (a
+# change there reloads it with no new allow), and what loads a file's variables
+_SOURCES = re.compile(
+    r"^[ \t]*(?:source_env(?:_if_exists)?|source|\.|watch_file)[ \t]+([^;&|#\n]+)", re.M
+)
+_USES = {"nix": ("shell.nix", "default.nix"), "flake": ("flake.nix", "flake.lock")}
+_USE = re.compile(r"^[ \t]*use[ \t]+(nix|flake)\b", re.M)
 _DOTENVS = re.compile(r"^[ \t]*dotenv(?:_if_exists)?(?:[ \t]+([^\s;&|#]+))?", re.M)
+# mise's env directives: a file it sources as bash, and one it loads variables from
+_MISE_SOURCES = re.compile(r"_\.source\s*=\s*(\[[^\]]*\]|\{[^}]*\}|\S+)")
+_MISE_FILES = re.compile(r"_\.file\s*=\s*(\[[^\]]*\]|\{[^}]*\}|\S+)")
+_QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
 
 
 def paths(project: str) -> list[str]:
-    """mise's settings in ``project`` and the files its ``.envrc`` sources, existing or not."""
-    found = [os.path.join(project, name) for name in MISE]
-    for word in _SOURCES.findall(_envrc(project)):
-        path = in_project(word, project, lambda _: True)
-        if path is not None:  # source_env DIR runs DIR/.envrc
-            found.append(os.path.join(path, ENVRC) if os.path.isdir(path) else path)
+    """``.envrc`` itself, what it sources or watches, mise's settings and what they source, in
+    ``project``, existing or not.
+
+    ``.envrc`` is held itself: a command that took a ``source_env`` line out, wrote the
+    file it named (no longer held) and put the line back had direnv run it with no new
+    allow (its allow is the content's hash).
+    """
+    found = [os.path.join(project, name) for name in (ENVRC, TOOL_VERSIONS, *MISE)]
+    envrc = _read(project, ENVRC)
+    for words in _SOURCES.findall(envrc):
+        for word in words.split():
+            path = in_project(word, project, lambda _: True)
+            if path is not None:  # source_env DIR runs DIR/.envrc
+                found.append(os.path.join(path, ENVRC) if os.path.isdir(path) else path)
+    for use in _USE.findall(envrc):
+        found += [os.path.join(project, name) for name in _USES[use]]
+    found += _mise_named(project, _MISE_SOURCES)
     return found
 
 
 def env_files(project: str) -> list[str]:
-    """The files ``project``'s ``.envrc`` loads variables from (``dotenv``: ``.env`` by default)."""
+    """The files ``project``'s ``.envrc`` (``dotenv``: ``.env`` by default) and mise's
+    settings (``_.file``) load variables from."""
     found = []
-    for word in _DOTENVS.findall(_envrc(project)):
+    for word in _DOTENVS.findall(_read(project, ENVRC)):
         path = in_project(word or ".env", project, lambda _: True)
         if path is not None:
             found.append(path)
+    return found + _mise_named(project, _MISE_FILES)
+
+
+def _mise_named(project: str, directive: re.Pattern[str]) -> list[str]:
+    """The project files mise's settings name in ``directive`` (one, a list, or a table's
+    ``path``)."""
+    found = []
+    for name in MISE:
+        for value in directive.findall(_read(project, name)):
+            for word in _QUOTED.findall(value) or [value]:
+                path = in_project(word, project, lambda _: True)
+                if path is not None:
+                    found.append(path)
     return found
 
 
-def _envrc(project: str) -> str:
-    data = fsutil.read_regular(os.path.join(project, ENVRC), _MAX_BYTES)
+def _read(project: str, name: str) -> str:
+    data = fsutil.read_regular(os.path.join(project, name), _MAX_BYTES)
     return data.decode("utf-8", "replace") if data and len(data) <= _MAX_BYTES else ""

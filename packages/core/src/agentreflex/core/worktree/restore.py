@@ -11,6 +11,7 @@ Blobs are written byte for byte (no smudge filter runs), with the saved mode.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from dataclasses import dataclass, field
 
@@ -84,9 +85,9 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
     known, sparse = _index_blobs(repo)
     head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
     out = Plan()
-    from agentreflex.core.contain.held import held_paths, is_held
+    from agentreflex.core.contain.held import env_held, held_paths, is_held
 
-    held = held_paths(repo.top)
+    held, top = held_paths(repo.top), os.path.realpath(repo.top)
     for path, (_, oid) in sorted(saved.items()):
         if path in sparse:
             continue  # outside the sparse checkout: never written to the work tree
@@ -94,7 +95,8 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
         if target is None:
             out.outside.append(path)
             continue
-        if is_held(target, held):
+        saved_bytes = functools.partial(_blob_or_empty, repo, env, oid)
+        if is_held(target, held, top) or env_held(target, saved_bytes):
             out.held.append(path)  # even with force: the boundary holds it (contain/held.py)
             continue
         cur = now.get(path)
@@ -105,6 +107,10 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
         else:
             out.newer.append(path)
     return out
+
+
+def _blob_or_empty(repo: Repo, env: dict[str, str], oid: str) -> bytes:
+    return _blob(repo, env, oid) or b""
 
 
 def _blob(repo: Repo, env: dict[str, str], oid: str) -> bytes | None:
