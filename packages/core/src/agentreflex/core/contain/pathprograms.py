@@ -54,7 +54,9 @@ def folders(
     projects: list[str], roots: list[str], env: Mapping[str, str] | None = None
 ) -> list[tuple[str, str]]:
     """The folders of the host's PATH (this hook's: the host started it) that a contained
-    command can write: inside ``projects`` or ``roots``, each with the one it is in.
+    command may be able to write: inside ``projects``, or inside ``roots`` (home and the temp
+    folders, where the policy's writable caches are: :func:`after` asks the policy only when
+    something there changed), each with the one it is in.
 
     An empty or relative entry is a folder of the one the host runs in: the project.
     """
@@ -86,6 +88,7 @@ def after(
     keep: str,
     act: bool,
     writable: Callable[[], list[str]],
+    projects: list[str],
 ) -> list[tuple[str, str]]:
     """The programs in ``where`` made or changed since ``record`` (a :func:`before`), each
     with where it was moved below ``keep`` ("" when it could not be, or ``act`` is False).
@@ -94,12 +97,17 @@ def after(
     program changed).  A link that was there before is put back.
     """
     changed: list[tuple[str, str]] = []
+    outside = {root for _, root in where} - set(projects)
     for path in _units(where):
         had, now = record.get(path), stamp(path)
         if now is None or (had is not None and had[0] == now):
             continue
         if not (os.path.isfile(path) or _is_folder_link(path, where)):
             continue  # a folder named `node`, a dangling link: nothing a host can run
+        if any(_inside(path, root) for root in outside) and not any(
+            _inside(path, w) for w in writable()
+        ):
+            continue  # not a command's to write: the user's own update (`claude update`)
         if _systems(path, writable()):
             continue
         moved = move_under(path, keep) if act else ""

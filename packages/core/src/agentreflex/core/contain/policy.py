@@ -118,15 +118,11 @@ def load_policy(env: Mapping[str, str] | None = None) -> Policy:
 
 
 def _temp_dirs(env: Mapping[str, str]) -> list[str]:
-    """The temp folders commands may write: the system's, and the one programs use."""
-    dirs = ["/tmp", "/var/tmp", "/dev/shm"]
-    return dirs if _temp_dir(env) in dirs else [*dirs, _temp_dir(env)]
+    return userdirs.temp_dirs(env)
 
 
 def _temp_dir(env: Mapping[str, str]) -> str:
-    """The temp folder programs use: ``TMPDIR`` when it is absolute, else /tmp."""
-    tmpdir = env.get("TMPDIR", "")
-    return tmpdir if os.path.isabs(tmpdir) else "/tmp"
+    return userdirs.temp_dir(env)
 
 
 def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:

@@ -33,6 +33,8 @@ __all__ = [
     "loaded_user_site",
     "protected_name",
     "protected_paths",
+    "temp_dir",
+    "temp_dirs",
     "trust_record_path",
     "user_cache_dir",
     "user_config_dir",
@@ -75,6 +77,19 @@ COMMON_PROTECTED_NAMES = (".pi", "policies", "bin/python")
 
 def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
     return os.environ if env is None else env
+
+
+def temp_dirs(env: Mapping[str, str] | None = None) -> list[str]:
+    """The temp folders commands may write (containment's ``{tmp}``): the system's, and the
+    one programs use."""
+    dirs = ["/tmp", "/var/tmp", "/dev/shm"]
+    return dirs if temp_dir(env) in dirs else [*dirs, temp_dir(env)]
+
+
+def temp_dir(env: Mapping[str, str] | None = None) -> str:
+    """The temp folder programs use: ``TMPDIR`` when it is absolute, else /tmp."""
+    tmpdir = _env(env).get("TMPDIR", "")
+    return tmpdir if os.path.isabs(tmpdir) else "/tmp"
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> str:

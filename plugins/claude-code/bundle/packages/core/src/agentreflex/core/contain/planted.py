@@ -221,8 +221,15 @@ def _undo(
             findings.append(_hosts_finding(changed, folder, shadow, since=since))
     programs = before.get("programs")
     if isinstance(programs, dict):
+        writable: list[list[str]] = []  # asked once, and only when a program changed
+
+        def roots() -> list[str]:
+            if not writable:
+                writable.append(_writable(projects))
+            return writable[0]
+
         changed = pathprograms.after(
-            programs, _path_folders(projects), folder, not shadow, lambda: _writable(projects)
+            programs, _path_folders(projects), folder, not shadow, roots, projects
         )
         if changed:
             findings.append(_programs_finding(changed, folder, shadow, since=since))
@@ -401,8 +408,10 @@ def _writable(projects: list[str]) -> list[str]:
 
 
 def _path_folders(projects: list[str]) -> list[tuple[str, str]]:
-    """The host's PATH folders a contained command can write (:mod:`.pathprograms`)."""
-    return pathprograms.folders(projects, _writable(projects)) if projects else []
+    """The host's PATH folders a contained command may write (:mod:`.pathprograms`): in the
+    projects, home or a temp folder (the policy is read only if something there changed)."""
+    roots = [userdirs.home_dir(), *userdirs.temp_dirs()]
+    return pathprograms.folders(projects, roots) if projects else []
 
 
 def _moved_tail(
