@@ -1245,3 +1245,15 @@ def test_what_homes_links_lead_to_in_the_project_is_read_only(project: Path, hom
     assert (project / "dotfiles" / "new").exists()  # the rest of the repository is work
     mounts = contain.plan(str(project), contain.load_policy()).mounts
     assert not [m for m in mounts if m.path == "/etc/hostname"]
+
+
+def test_the_ide_servers_tokens_are_out_of_reach(project: Path, home: Path) -> None:
+    """Claude Code's IDE lock files (the extension's port and token) and the variables a
+    host's IDE companion sets are not a contained command's to read (red-team rt28)."""
+    ide = home / ".claude" / "ide"
+    ide.mkdir(parents=True)
+    (ide / "4242.lock").write_text('{"authToken": "t0ken"}\n')
+    env = dict(os.environ, GEMINI_CLI_IDE_AUTH_TOKEN="t0ken", GEMINI_CLI_IDE_SERVER_PORT="4242")
+    done = run(f"cat {ide}/4242.lock; env | grep -c IDE_ || true; echo fine", project, env=env)
+    assert "t0ken" not in done.stdout and "fine" in done.stdout
+    assert done.stdout.split()[-2] == "0"

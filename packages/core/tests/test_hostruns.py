@@ -66,6 +66,8 @@ def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
                     # a module run as the server: its file, or its package's __main__.py
                     "m": {"command": "uv", "args": ["run", "python", "-m", "mcp_db.serve"]},
                     "p": {"command": "python3", "args": ["-m", "mcp_pkg"]},
+                    # Claude Code's headers helper, run at each connection (red-team rt28)
+                    "h": {"type": "http", "url": "x", "headersHelper": "sh auth/mcp_headers.sh"},
                 }
             },
             ".github/hooks/guard.json": {
@@ -74,7 +76,8 @@ def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
             ".gemini/settings.json": {
                 "hooks": {
                     "BeforeTool": [{"hooks": [{"command": "$GEMINI_PROJECT_DIR/gemini/hook.py"}]}]
-                }
+                },
+                "tools": {"discoveryCommand": "python3 gemtools/discover.py"},
             },
             "opencode.json": {"plugin": [f"file://{tmp_path}/proj/plugins/op.js"]},
             # OpenCode reads opencode.jsonc as readily, comments and trailing commas included
@@ -91,6 +94,9 @@ def test_the_scripts_each_hosts_settings_run_are_found(tmp_path: Path) -> None:
             ".roo/mcp.json": {
                 "mcpServers": {"r": {"command": "node", "args": ["tools/roo_mcp.js"]}}
             },
+            # pi's extensions (read from its own folder) and Codex's project MCP servers
+            ".pi/settings.json": {"extensions": ["../pi_ext/notify.ts"]},
+            ".codex/config.toml": '[mcp_servers.db]\ncommand = "python3"\nargs = ["codex_tools/db.py"]\n',
             # Copilot CLI's project MCP and language servers (it reads both at start)
             ".github/mcp.json": {
                 "mcpServers": {"m": {"command": "python3", "args": ["tools/copilot_mcp.py"]}}

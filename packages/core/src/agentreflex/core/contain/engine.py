@@ -54,6 +54,16 @@ def engine_path() -> str | None:
 _KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 
 
+# The variables a host's IDE companion puts its server's token and port in, inherited by
+# every command (Gemini CLI's; Claude Code's port): a contained command has no use for them
+IDE_VARIABLES = (
+    "GEMINI_CLI_IDE_AUTH_TOKEN",
+    "GEMINI_CLI_IDE_SERVER_PORT",
+    "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND",
+    "GEMINI_CLI_IDE_SERVER_STDIO_ARGS",
+    "CLAUDE_CODE_SSE_PORT",
+)
+
 # What bwrap's first three mounts leave each part of the tree as.
 _BASE = (("/dev", "rw"), ("/proc", "rw"), ("/", "ro"))
 
@@ -117,6 +127,8 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
         "/proc",
         "/proc",
     ]
+    for name in IDE_VARIABLES:  # the IDE servers' tokens and ports, hidden like their files
+        args += ["--unsetenv", name]
     if os.geteuid() == 0:  # another user can't write them anyway: no mounts to pay for
         for kernel in _KERNEL_SETTINGS:
             args += ["--ro-bind-try", kernel, kernel]

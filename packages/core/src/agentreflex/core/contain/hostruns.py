@@ -31,6 +31,7 @@ __all__ = [
     "COPILOT_SERVERS",
     "RUN_PATHS",
     "SETTINGS",
+    "linked_extensions",
     "named_files",
     "run_paths",
     "settings_files",
@@ -77,6 +78,12 @@ SETTINGS = (
     "opencode.jsonc",
     "tui.json",
     "tui.jsonc",
+    # pi's project settings (its extensions and local packages, loaded into pi at start,
+    # and the shell prefix it runs before each command, outside the boundary), and Codex's
+    # project hooks and MCP servers (developers.openai.com/codex/hooks; red-team rt28)
+    ".pi/settings.json",
+    ".codex/hooks.json",
+    ".codex/config.toml",
     *COPILOT_SERVERS,
     *_COPILOT_SETTINGS,
     *_EDITOR_SETTINGS,
@@ -93,6 +100,10 @@ HOOK_FILES = ".github/hooks"
 # extensions (.github/extensions/NAME/extension.mjs, run by node at start).
 _CLAUDE_RUNS = (
     ".mcp.json",
+    # the worktrees `claude --worktree NAME` makes and resumes as a session's project: their
+    # own .claude and .mcp.json, three folders down (2.1.328: Kht(), "Resuming existing
+    # worktree at"; its own sandbox denies them to its commands; red-team rt28)
+    ".claude/worktrees",
     ".claude/hooks",
     ".claude/commands",
     ".claude/agents",
@@ -136,6 +147,20 @@ _RUN_KEYS = frozenset(
         "awsAuthRefresh",
         "awsCredentialExport",
         "otelHeadersHelper",
+        # Claude Code's MCP headers and environment helpers (run at each connection);
+        # Gemini CLI's tool discovery and call commands and MCP server command; pi's
+        # extensions, local packages and skills, and the prefix and shell it runs each
+        # command with (red-team rt28)
+        "headersHelper",
+        "envHelper",
+        "discoveryCommand",
+        "callCommand",
+        "serverCommand",
+        "extensions",
+        "packages",
+        "skills",
+        "shellCommandPrefix",
+        "shellPath",
     }
 )
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
@@ -168,7 +193,10 @@ def _named_by(settings: str, project: str) -> list[str]:
             if settings.endswith(_VSCODE_TASKS):
                 value = _folder_open_tasks(value)
             words, folders = _run_words(value), marketplace.folders(value, project)
-    return [t for t in (in_project(w, project) for w in _entry_files(words)) if t] + folders
+    entries = _entry_files(words)
+    if "/.pi/" in settings:  # pi reads its settings' paths from its folder (join(cwd, ".pi"))
+        entries += [os.path.join(".pi", w) for w in entries if w[:1] not in "/$~"]
+    return [t for t in (in_project(w, project) for w in entries) if t] + folders
 
 
 def _entry_files(words: list[str]) -> list[str]:
@@ -203,7 +231,8 @@ def run_paths(project: str) -> list[str]:
     """
     from agentreflex.core.contain import shellruns
 
-    return [os.path.join(project, name) for name in RUN_PATHS] + shellruns.paths(project)
+    own = [os.path.join(project, name) for name in RUN_PATHS]
+    return own + shellruns.paths(project) + linked_extensions(project)
 
 
 def _read_settings(path: str) -> object:
@@ -211,6 +240,14 @@ def _read_settings(path: str) -> object:
     files have comments); a byte-order mark is no text."""
     if path.endswith(".jsonc") or "/.vscode/" in path:
         return fsutil.read_json(path, _MAX_BYTES, _jsonc)
+    if path.endswith(".toml"):  # Codex's (read with the policy's parser, already loaded)
+        import tomllib
+
+        data = fsutil.read_regular(path, _MAX_BYTES)
+        try:
+            return tomllib.loads(data.decode("utf-8")) if data else None
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return None
     return fsutil.read_json(path, _MAX_BYTES)  # (json reads past a BOM itself)
 
 
@@ -257,10 +294,41 @@ def _jsonc(data: bytes) -> object:
     return jsonc.loads(data.decode("utf-8-sig", "replace"))
 
 
+def linked_extensions(project: str) -> list[str]:
+    """The Gemini CLI extensions the user linked from a folder inside ``project``
+    (``gemini extensions link .``): Gemini loads each from there at every start, its
+    ``gemini-extension.json`` servers and its ``hooks/hooks.json`` (0.61.0: an install of
+    ``type: "link"`` is read from its ``source``; red-team rt28).  Their files, existing
+    or not."""
+    from agentreflex.core.state import userdirs
+
+    folder = os.path.join(userdirs.home_dir(), ".gemini", "extensions")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found: list[str] = []
+    for name in names:
+        install = fsutil.read_json(
+            os.path.join(folder, name, ".gemini-extension-install.json"), _MAX_BYTES
+        )
+        source = install.get("source") if isinstance(install, dict) else None
+        if not isinstance(source, str) or install.get("type") != "link":
+            continue
+        source = os.path.realpath(source)
+        if source == project or source.startswith(project + "/"):
+            found += [os.path.join(source, n) for n in _EXTENSION_FILES]
+    return found
+
+
+_EXTENSION_FILES = ("gemini-extension.json", "hooks/hooks.json", "hooks")
+
+
 def settings_files(project: str) -> list[str]:
     """The hosts' project settings files that may name programs (existing or not), and
     their agents' and skills' Markdown files (existing)."""
     paths = [os.path.join(project, name) for name in SETTINGS]
+    paths += [p for p in linked_extensions(project) if p.endswith(".json")]
     try:
         hooks = os.scandir(os.path.join(project, HOOK_FILES))
     except OSError:

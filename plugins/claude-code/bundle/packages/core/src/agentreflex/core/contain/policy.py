@@ -152,6 +152,12 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{dbus}": _unix_paths(env.get("DBUS_SESSION_BUS_ADDRESS", ""), "unix:path="),
         "{docker}": _unix_paths(env.get("DOCKER_HOST", ""), "unix://"),
         "{named_sockets}": _named_sockets(env, _runtime_dir(env)),
+        "{claude_ide}": [
+            os.path.join(
+                env.get("CLAUDE_CONFIG_DIR") or os.path.join(userdirs.home_dir(env), ".claude"),
+                "ide",
+            )
+        ],
     }
     from agentreflex.core.contain import homelinks
 
