@@ -102,3 +102,20 @@ def test_what_else_the_users_shell_runs_from_the_project(project: Path) -> None:
         assert str(project / name) in found, name
     assert str(project / ".env.local") in shellruns.env_files(str(project))
     assert str(project / ".env.mise") in shellruns.env_files(str(project))
+
+
+def test_a_source_behind_a_test_and_what_mise_runs_itself(project: Path) -> None:
+    """``[ -f X ] && source_env X`` is read as direnv runs it, and mise's own commands
+    (a template's ``exec``, its ``[hooks]``) name project files too (red-team rt29)."""
+    (project / "ci").mkdir()
+    (project / "ci" / "version.sh").write_text("echo 1\n")
+    (project / "hooks.sh").write_text("echo hi\n")
+    (project / ".envrc").write_text(
+        "[ -f .envrc.local ] && source_env .envrc.local\nif true; then source more.sh; fi\n"
+    )
+    (project / "mise.toml").write_text(
+        '[env]\nV = "{{ exec(command=\'sh ci/version.sh\') }}"\n[hooks]\nenter = "sh hooks.sh"\n'
+    )
+    found = set(shellruns.paths(str(project)))
+    for name in (".envrc.local", "more.sh", "ci/version.sh", "hooks.sh"):
+        assert str(project / name) in found, name

@@ -35,6 +35,12 @@ def held_paths(project: str) -> list[str]:
     except (PolicyError, OSError):
         mounts = []  # the lists above still hold: agentreflex's and the hosts' own
     found += [m.path for m in mounts if m.kind in ("ro", "hide") and inside(m.path, project)]
+    # the programs a host would find by name in a folder of the PATH inside the project
+    # (direnv's `PATH_add script`, not only a `bin`): undo runs from the user's shell
+    from agentreflex.core.contain import pathprograms
+
+    for folder, root in pathprograms.folders([project], []):
+        found += [os.path.join(folder, name) for name in pathprograms.PROGRAMS if root == project]
     return sorted(set(found))
 
 

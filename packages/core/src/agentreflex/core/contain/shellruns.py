@@ -55,14 +55,24 @@ _MAX_BYTES = 1 << 20
 # direnv's stdlib and bash: what runs a file (source_env, source, `.`, `use nix`'s
 # shell.nix and `use flake`'s flake.nix, whose shellHook runs), what .envrc watches (a
 # change there reloads it with no new allow), and what loads a file's variables
+# (a command starts a line, or follows `;`, `&&`, `||`, `|`, `then`, `do`, `else`:
+# `[ -f .envrc.local ] && source_env .envrc.local`; red-team rt29)
+_START = r"(?:^|[;&|(]|\bthen\b|\bdo\b|\belse\b)[ \t]*"
 _SOURCES = re.compile(
-    r"^[ \t]*(?:source_env(?:_if_exists)?|source|\.|watch_file)[ \t]+([^;&|#\n]+)", re.M
+    _START + r"(?:source_env(?:_if_exists)?|source|\.|watch_file)[ \t]+([^;&|#)\n]+)", re.M
 )
 _USES = {"nix": ("shell.nix", "default.nix"), "flake": ("flake.nix", "flake.lock")}
-_USE = re.compile(r"^[ \t]*use[ \t]+(nix|flake)\b", re.M)
-_DOTENVS = re.compile(r"^[ \t]*dotenv(?:_if_exists)?(?:[ \t]+([^\s;&|#]+))?", re.M)
+_USE = re.compile(_START + r"use[ \t]+(nix|flake)\b", re.M)
+_DOTENVS = re.compile(_START + r"dotenv(?:_if_exists)?(?:[ \t]+([^\s;&|#)]+))?", re.M)
 # mise's env directives: a file it sources as bash, and one it loads variables from
 _MISE_SOURCES = re.compile(r"_\.source\s*=\s*(\[[^\]]*\]|\{[^}]*\}|\S+)")
+# and the commands mise runs itself: a template's exec(command=...) in any value, and its
+# [hooks] (enter, leave, cd...): the project files their words name (red-team rt29)
+_MISE_COMMANDS = re.compile(
+    r"exec\(\s*command\s*=\s*[\"']([^\"']+)[\"']"
+    r"|^[ \t]*(?:enter|leave|cd|preinstall|postinstall)\s*=\s*[\"']([^\"']+)[\"']",
+    re.M,
+)
 _MISE_FILES = re.compile(r"_\.file\s*=\s*(\[[^\]]*\]|\{[^}]*\}|\S+)")
 _QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
 
@@ -85,6 +95,12 @@ def paths(project: str) -> list[str]:
     for use in _USE.findall(envrc):
         found += [os.path.join(project, name) for name in _USES[use]]
     found += _mise_named(project, _MISE_SOURCES)
+    for name in MISE:
+        for command in _MISE_COMMANDS.findall(_read(project, name)):
+            for word in " ".join(command).split():
+                path = in_project(word, project)  # an existing file the command names
+                if path is not None:
+                    found.append(path)
     return found
 
 

@@ -124,8 +124,12 @@ def _units(where: list[tuple[str, str]]) -> list[str]:
     ``.venv/bin`` made a link to a folder elsewhere is what a command changed)."""
     units: dict[str, None] = {}
     for folder, root in where:
-        for name in PROGRAMS:
-            units[through_link(os.path.join(folder, name), [root])] = None
+        probe = os.path.join(folder, PROGRAMS[0])
+        link = through_link(probe, [root])  # the folder's way looked at once, not per name
+        if link != probe:
+            units[link] = None
+        else:
+            units.update(dict.fromkeys(os.path.join(folder, name) for name in PROGRAMS))
     return list(units)
 
 
