@@ -240,12 +240,14 @@ def _read_settings(path: str) -> object:
     files have comments); a byte-order mark is no text."""
     if path.endswith(".jsonc") or "/.vscode/" in path:
         return fsutil.read_json(path, _MAX_BYTES, _jsonc)
-    if path.endswith(".toml"):  # Codex's (read with the policy's parser, already loaded)
+    if path.endswith(".toml"):  # Codex's: the parser loaded only for a file that is there
+        data = fsutil.read_regular(path, _MAX_BYTES)
+        if not data:
+            return None
         import tomllib
 
-        data = fsutil.read_regular(path, _MAX_BYTES)
         try:
-            return tomllib.loads(data.decode("utf-8")) if data else None
+            return tomllib.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
             return None
     return fsutil.read_json(path, _MAX_BYTES)  # (json reads past a BOM itself)

@@ -78,14 +78,15 @@ _QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
 
 
 def paths(project: str) -> list[str]:
-    """``.envrc`` itself, what it sources or watches, mise's settings and what they source, in
-    ``project``, existing or not.
+    """What ``.envrc`` sources or watches, mise's settings and what they run, in ``project``,
+    existing or not.
 
-    ``.envrc`` is held itself: a command that took a ``source_env`` line out, wrote the
-    file it named (no longer held) and put the line back had direnv run it with no new
-    allow (its allow is the content's hash).
+    ``.envrc`` itself is no such file (direnv asks again when it changes), but the
+    boundary holds it read-only all the same (``contain.toml``): a command that took a
+    ``source_env`` line out, wrote the file it named (no longer held) and put the line
+    back had direnv run it with no new allow (its allow is the content's hash).
     """
-    found = [os.path.join(project, name) for name in (ENVRC, TOOL_VERSIONS, *MISE)]
+    found = [os.path.join(project, name) for name in (TOOL_VERSIONS, *MISE)]
     envrc = _read(project, ENVRC)
     for words in _SOURCES.findall(envrc):
         for word in words.split():
