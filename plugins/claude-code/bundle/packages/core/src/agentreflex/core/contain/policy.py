@@ -301,13 +301,39 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def globbed(paths: list[str]) -> list[str]:
-    """Paths with a ``*`` as what they match now (``.git/modules/*/config``)."""
+def globbed(paths: list[str], listings: dict[str, list[str]] | None = None) -> list[str]:
+    """Paths with a ``*`` as what they match now (``.git/modules/*/config``).
+
+    A pattern only its last part has a ``*`` in (``/tmp/sway-ipc.*.sock``) is matched
+    against its folder's listing, kept in ``listings`` for the next such pattern there:
+    a busy temp folder is listed once per plan, not once per server's pattern.
+    """
     import glob
 
     found: list[str] = []
     for path in paths:
-        found += sorted(glob.glob(path)) if "*" in path else [path]
+        if "*" not in path:
+            found.append(path)
+            continue
+        folder, name = os.path.split(path)
+        if listings is None or "*" in folder or "[" in path:
+            found += sorted(glob.glob(path))
+            continue
+        if folder not in listings:
+            try:
+                listings[folder] = sorted(os.listdir(folder))
+            except OSError:
+                listings[folder] = []
+        import fnmatch
+
+        hidden_ok = name.startswith(".")  # as glob: a leading * does not match a dotfile
+        head = name.split("*", 1)[0]  # the literal start: most entries stop there
+        near = [e for e in listings[folder] if e.startswith(head)] if head else listings[folder]
+        found += [
+            os.path.join(folder, entry)
+            for entry in fnmatch.filter(near, name)
+            if hidden_ok or not entry.startswith(".")
+        ]
     return found
 
 
@@ -327,10 +353,12 @@ def sockets(
     over what exists; Codex would leave a file at a missing one).
     """
 
+    listings: dict[str, list[str]] = {}  # each folder listed once (:func:`globbed`)
+
     def paths(entries: tuple[str, ...]) -> set[str]:
         found: set[str] = set()
         for entry in entries:
-            for path in globbed(expand_entry(entry, named, home)):
+            for path in globbed(expand_entry(entry, named, home), listings):
                 found.update((os.path.normpath(path), resolve(path)))
         return found
 
