@@ -20,6 +20,8 @@ import functools
 import os
 import time
 
+from agentreflex.core.util.fsutil import inside
+
 __all__ = ["targets"]
 
 # (folder under home, how many levels of it are listed)
@@ -68,5 +70,5 @@ def _scan(
 
 def _keep(link: str, roots: tuple[str, ...], found: dict[str, None]) -> None:
     real = os.path.realpath(link)
-    if any(real == r or real.startswith(r.rstrip("/") + "/") for r in roots):
+    if any(inside(real, r) for r in roots):
         found[real] = None

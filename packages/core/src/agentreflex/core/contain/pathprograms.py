@@ -29,7 +29,13 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from agentreflex.core.util.fsutil import move_under, replace_in_place, stamp, through_link
+from agentreflex.core.util.fsutil import (
+    inside,
+    move_under,
+    replace_in_place,
+    stamp,
+    through_link,
+)
 
 __all__ = ["PROGRAMS", "after", "before", "folders"]
 
@@ -65,7 +71,7 @@ def folders(
     for entry in path.split(os.pathsep):
         where = os.path.normpath(os.path.join(projects[0], entry)) if projects else entry
         for spelled in dict.fromkeys((where, os.path.realpath(where))):
-            root = next((r for r in (*projects, *roots) if _inside(spelled, r)), None)
+            root = next((r for r in (*projects, *roots) if inside(spelled, r)), None)
             if root is not None:
                 found.setdefault(spelled, root)
     return list(found.items())
@@ -104,8 +110,8 @@ def after(
             continue
         if not (os.path.isfile(path) or _is_folder_link(path, where)):
             continue  # a folder named `node`, a dangling link: nothing a host can run
-        if any(_inside(path, root) for root in outside) and not any(
-            _inside(path, w) for w in writable()
+        if any(inside(path, root) for root in outside) and not any(
+            inside(path, w) for w in writable()
         ):
             continue  # not a command's to write: the user's own update (`claude update`)
         if _systems(path, writable()):
@@ -135,7 +141,7 @@ def _units(where: list[tuple[str, str]]) -> list[str]:
 
 def _is_folder_link(path: str, where: list[tuple[str, str]]) -> bool:
     """Is ``path`` a link on the way to a PATH folder (not a program in one)?"""
-    return os.path.islink(path) and any(_inside(folder, path) for folder, _ in where)
+    return os.path.islink(path) and any(inside(folder, path) for folder, _ in where)
 
 
 def _target(path: str) -> str | None:
@@ -149,7 +155,7 @@ def _systems(path: str, writable: list[str]) -> bool:
     """Is ``path`` a link to the program its name promises, every step of the way outside
     what a contained command can write?  (``git -> /bin/bash`` is no git: it would run a
     file named by git's first argument as a script.)"""
-    if not os.path.islink(path) or _is_folder(path):
+    if not os.path.islink(path) or os.path.isdir(path):
         return False
     real = os.path.realpath(path)
     if not os.path.isfile(real):
@@ -164,9 +170,9 @@ def _systems(path: str, writable: list[str]) -> bool:
             hop = step  # python -> python3 beside it: a program this look watches too
             continue
         hop = step
-        if any(_inside(hop, w) for w in writable) or _through_writable_link(hop, writable):
+        if any(inside(hop, w) for w in writable) or _through_writable_link(hop, writable):
             return False
-    return not any(_inside(real, w) for w in writable)
+    return not any(inside(real, w) for w in writable)
 
 
 def _through_writable_link(path: str, writable: list[str]) -> bool:
@@ -174,14 +180,6 @@ def _through_writable_link(path: str, writable: list[str]) -> bool:
     current = "/"
     for part in path.strip("/").split("/")[:-1]:
         current = os.path.join(current, part)
-        if os.path.islink(current) and any(_inside(current, w) for w in writable):
+        if os.path.islink(current) and any(inside(current, w) for w in writable):
             return True
     return False
-
-
-def _is_folder(path: str) -> bool:
-    return os.path.isdir(path)
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")

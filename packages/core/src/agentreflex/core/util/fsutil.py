@@ -235,6 +235,11 @@ def read_json(
         return None
 
 
+def inside(path: str, folder: str) -> bool:
+    """Is ``path`` the folder ``folder`` or below it (as spelled: no link is resolved)?"""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
 def through_link(path: str, roots: list[str]) -> str:
     """The outermost link on the way to ``path`` below the root it is in, else ``path``.
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agentreflex.core.state import userdirs
+from agentreflex.core.util.fsutil import inside
 
 __all__ = [
     "Policy",
@@ -295,10 +296,6 @@ def _editable_in(folder: str, project: str) -> bool:
         and "/site-packages/" not in folder + "/"
         and not folder.endswith("/bin/agentreflex")
     )
-
-
-def inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def globbed(paths: list[str], listings: dict[str, list[str]] | None = None) -> list[str]:
