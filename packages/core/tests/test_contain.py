@@ -8,6 +8,7 @@ bubblewrap; a Linux machine without it fails here rather than skipping.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shlex
@@ -1218,11 +1219,17 @@ def test_the_command_sockets_the_sessions_variables_name_are_out_of_reach(
         WEZTERM_UNIX_SOCKET="relative/not/a/path",
         HYPRLAND_INSTANCE_SIGNATURE="../escape",
     )
+    (runtime / "hypr" / "abc_123").mkdir(parents=True)
+    (tmp_path / "sway.sock").touch()
+    (tmp_path / "kitty.sock").touch()
     found = contain.socket_paths(str(project), env)
     assert str(tmp_path / "sway.sock") in found and str(tmp_path / "kitty.sock") in found
     assert not [p for p in found if "relative" in p or "escape" in p]
     env["HYPRLAND_INSTANCE_SIGNATURE"] = "abc_123"
     assert str(runtime / "hypr" / "abc_123") in contain.socket_paths(str(project), env)
+    # only what exists is given: bwrap mounts over nothing else, Codex would leave a file
+    env["SWAYSOCK"] = str(tmp_path / "gone.sock")
+    assert str(tmp_path / "gone.sock") not in contain.socket_paths(str(project), env)
     assert str(runtime / "wayland-*") not in found  # a pattern is what it matches now
 
 
@@ -1257,3 +1264,45 @@ def test_the_ide_servers_tokens_are_out_of_reach(project: Path, home: Path) -> N
     done = run(f"cat {ide}/4242.lock; env | grep -c IDE_ || true; echo fine", project, env=env)
     assert "t0ken" not in done.stdout and "fine" in done.stdout
     assert done.stdout.split()[-2] == "0"
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "sway-ipc.*.sock",
+        "*",
+        ".*",
+        "kitty-*",
+        "a*b*",
+        "*.sock",
+        "zz*",
+        "Sway*",
+        "sway-ipc.0.*",
+        "sway-ipc*",
+    ],
+)
+def test_a_pattern_matched_against_a_kept_listing_matches_as_glob_does(
+    tmp_path: Path, pattern: str
+) -> None:
+    """The sockets' patterns are matched against one listing of their folder, from their
+    literal start (a busy temp folder is listed once per plan): the same paths as glob."""
+    from agentreflex.core.contain.policy import globbed
+
+    for name in (
+        "sway-ipc.0.1.sock",
+        "sway-ipc.0.2.sock",
+        "sway-ipc",
+        ".hidden.sock",
+        "ab",
+        "axxb",
+        "kitty-1",
+        "kitty",
+        "Sway-ipc.1.sock",
+        "zzz",
+        "y.sock",
+    ):
+        (tmp_path / name).touch()
+    listings: dict[str, list[str]] = {}
+    path = str(tmp_path / pattern)
+    assert globbed([path], listings) == sorted(glob.glob(path))
+    assert globbed([path], listings) == sorted(glob.glob(path))  # from the kept listing

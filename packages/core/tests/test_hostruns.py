@@ -524,3 +524,24 @@ def test_a_broken_tasks_file_with_no_folder_open_task_holds_nothing(tmp_path: Pa
         tmp_path, {".vscode/tasks.json": '{"tasks": [{"command": "sh run/x.py"', "run/x.py": "x"}
     )
     assert hostruns.named_files(str(root)) == []
+
+
+def test_a_linked_extension_is_seen_as_the_install_file_says_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sources are kept between calls of one process (the warm daemon): a link made,
+    moved or taken out since is seen at the next call."""
+    home, project = tmp_path / "home", tmp_path / "proj"
+    (project / "ext").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    assert hostruns.linked_extensions(str(project)) == []
+    install = home / ".gemini" / "extensions" / "ext" / ".gemini-extension-install.json"
+    install.parent.mkdir(parents=True)
+    install.write_text(json.dumps({"source": str(project / "ext"), "type": "link"}))
+    assert str(project / "ext" / "hooks" / "hooks.json") in hostruns.linked_extensions(str(project))
+    install.write_text(json.dumps({"source": str(tmp_path / "elsewhere"), "type": "link"}))
+    assert hostruns.linked_extensions(str(project)) == []
+    install.write_text(json.dumps({"source": str(project), "type": "link"}))
+    assert str(project / "gemini-extension.json") in hostruns.linked_extensions(str(project))
+    install.write_text(json.dumps({"source": str(project), "type": "local"}))
+    assert hostruns.linked_extensions(str(project)) == []
