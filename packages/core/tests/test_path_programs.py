@@ -53,6 +53,14 @@ def test_a_git_put_on_the_hosts_path_is_moved_aside(project: Path) -> None:
     assert kept and kept[0].read_text() == PLANTED  # moved, not deleted
 
 
+@pytest.mark.parametrize("name", ["sudo", "less", "vi", "gh", "fd"])
+def test_what_the_users_shell_runs_by_name_is_moved_aside_too(project: Path, name: str) -> None:
+    """direnv's ``PATH_add`` gives the user's own shell the same folder: a planted ``sudo``
+    reads their password, ``less`` and ``vi`` are what git runs as pager and editor."""
+    _command(project, f"printf '{PLANTED}' > .venv/bin/{name} && chmod +x .venv/bin/{name}", name)
+    assert not (project / ".venv" / "bin" / name).exists()
+
+
 def test_a_replaced_interpreter_link_is_put_back(project: Path) -> None:
     python3 = project / ".venv" / "bin" / "python3"
     _command(project, f"rm .venv/bin/python3 && printf '{PLANTED}' > .venv/bin/python3", "b")
