@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 
 from agentreflex.core.contain import frontmatter, marketplace
 from agentreflex.core.contain.projectpath import in_project
 from agentreflex.core.util import fsutil, jsonc
+from agentreflex.core.util.lazyre import LazyPattern
 
 __all__ = [
     "COPILOT_SERVERS",
@@ -264,7 +264,7 @@ def _string_words(path: str) -> list[str]:
     return [w for found in _STRING.findall(text) for w in found.split()]
 
 
-_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_STRING = LazyPattern(r'"((?:[^"\\\n]|\\.)*)"', hints='"')
 
 
 def _folder_open_tasks(value: object) -> list[dict[str, object]]:
