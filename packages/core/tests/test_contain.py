@@ -321,6 +321,24 @@ def test_no_way_out_through_another_process_root_or_cwd(project: Path, home: Pat
     assert not (home / "escaped").exists() and not (home / "escaped-cwd").exists()
 
 
+def test_the_start_probe_runs_the_systems_true(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """red-team rt30: whether bwrap can start is asked once per boot, with ``true`` found on
+    the host's PATH (an activated ``.venv/bin`` first): a ``.venv/bin/true`` a contained
+    command planted (no name pathprograms watches) fails the probe after the next reboot, and
+    every command of every session is then left as written, outside the boundary; it also
+    runs, in the probe's boundary with no mounts, with the per-user key readable."""
+    _engine()
+    venv = project / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "true").write_text("#!/bin/sh\nexit 1\n")
+    (venv / "true").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{venv}{os.pathsep}{os.environ['PATH']}")
+    line, note = contain.shell_rewrite("echo hi", str(project))
+    assert note == "" and contain.inner_command(line) == "echo hi", (line, note)
+
+
 def _tmux() -> str:
     found = shutil.which("tmux")
     if found is None:
