@@ -297,8 +297,11 @@ def _rules_changed_for(event: Event) -> bool:
     except OSError:
         mirrored_text, mirrored = "", 0
     settings = [os.path.join(home, ".gemini", "settings.json")]
-    if event.cwd:
-        settings.append(os.path.join(event.cwd, ".gemini", "settings.json"))
+    # the workspace's, where Gemini reads them: not a folder the agent's cwd went to, whose
+    # .gemini a contained command may write (red-team rt30)
+    workspace = event.session_folder or event.cwd
+    if workspace:
+        settings.append(os.path.join(workspace, ".gemini", "settings.json"))
     for path in settings:
         allowed, excluded = settings_prefixes(path)
         if any(p.split(" ", 1)[0] in words for p in excluded):
