@@ -34,6 +34,8 @@ def test_with_no_rules_every_command_runs_as_opencode_allows_it(
     project, env = world
     assert permits("make test", str(project), env)
     assert permits("rm -rf build && npm test", str(project), env)
+    # red-team rt30: a program named \x1c is no blank to bash (nor to OpenCode's trim)
+    assert permits("\x1c", str(project), env)
 
 
 @pytest.mark.parametrize(
