@@ -349,9 +349,12 @@ def test_user_allow_rules_hold_for_contained_commands(world: GeminiWorld) -> Non
     assert run.rc == 0, run.describe()
 
 
-def touch_refused_echo_ran(world: GeminiWorld) -> None:
-    """In YOLO mode, under a user's deny rule for ``touch``: Gemini refuses the ``touch``, and
-    the ``echo`` of the same session runs."""
+def touch_refused_echo_ran(
+    world: GeminiWorld, refusal: str = "Tool execution denied by policy"
+) -> None:
+    """In YOLO mode, under a user's deny rule for ``touch``: the ``touch`` is refused (by
+    Gemini, or by the hook where Gemini can no longer see the rule), and the ``echo`` of the
+    same session runs."""
     script = [
         call("run_shell_command", command="touch denied.txt"),
         call("run_shell_command", command="echo ok > allowed.txt"),
@@ -359,7 +362,7 @@ def touch_refused_echo_ran(world: GeminiWorld) -> None:
     ]
     run = world.run("work", script)
     results = run.function_responses()
-    assert "Tool execution denied by policy" in results[0], run.describe()
+    assert refusal in results[0], run.describe()
     assert not (world.project / "denied.txt").exists(), results[0]
     assert (world.project / "allowed.txt").read_text() == "ok\n", results[1]
 
@@ -379,9 +382,11 @@ def test_user_deny_rule_holds_for_contained_commands_in_yolo(world: GeminiWorld)
 
 
 def test_a_deny_rule_added_after_install_still_holds_in_yolo(world: GeminiWorld) -> None:
-    """A deny rule written after ``install gemini`` mirrored the rules has no twin: the hook
-    leaves the commands it names as written, so Gemini's own check still refuses them,
-    and contains the rest (an ``echo`` that ran)."""
+    """A deny rule written after ``install gemini`` mirrored the rules has no twin, and
+    Gemini's check can't see it on a contained line: the hook refuses the commands it
+    names itself, and contains the rest (an ``echo`` that ran).  (Left as written, such a
+    command ran outside the boundary wherever the rule did not match it as Gemini reads
+    it: red-team rt30.)"""
     world.install()
     policies = world.home / ".gemini" / "policies"
     policies.mkdir(exist_ok=True)
@@ -389,4 +394,4 @@ def test_a_deny_rule_added_after_install_still_holds_in_yolo(world: GeminiWorld)
         '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
         'decision = "deny"\npriority = 500\n'
     )
-    touch_refused_echo_ran(world)
+    touch_refused_echo_ran(world, "Refused by your own Gemini rule for 'touch'")

@@ -235,13 +235,21 @@ def _contained_reply(project: Path, command: str) -> bool:
     return bool(reply) and "tool_input" in json.loads(reply)["hookSpecificOutput"]
 
 
-def test_a_rule_added_since_the_twins_were_written_leaves_its_commands_as_written(
+def _refused(project: Path, command: str) -> str:
+    reply = _reply(project, command)
+    data = json.loads(reply) if reply else {}
+    return str(data.get("reason", "")) if data.get("decision") == "deny" else ""
+
+
+def test_a_rule_with_no_twin_is_held_by_the_hook_and_nothing_is_left_as_written(
     home: Path, project: Path
 ) -> None:
-    """Gemini checks its rules against the replaced command: a rule with no twin (a deny
-    written after ``install gemini`` mirrored the others, an allow it has not seen, any
-    ``tools.exclude``) would be passed over or turned into a refusal.  A command such a
-    rule names runs as written (Gemini decides); the others are still contained."""
+    """Gemini checks its rules against the replaced command: a rule that refuses with no
+    twin (a deny written after ``install gemini`` mirrored the others, any
+    ``tools.exclude``) would be passed over by the contained line, so the hook refuses
+    what it names itself; an allow it has not seen leaves the command contained (Gemini
+    asks).  Nothing is left as written (red-team rt30: `echo rm && ...` passed an exclusion
+    of `rm` as Gemini reads it, and a command once allowed ran a rewritten script)."""
     policies = home / ".gemini" / "policies"
     twins = policies / gp.FILE_NAME
     twins.write_text("# twins\n")
@@ -251,21 +259,28 @@ def test_a_rule_added_since_the_twins_were_written_leaves_its_commands_as_writte
         '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
         'decision = "deny"\npriority = 500\n'
     )
-    assert not _contained_reply(project, "touch made.txt")
-    assert _contained_reply(project, "make all")
-    os.utime(deny, (900_000, 900_000))  # mirrored since: older than the twins
+    assert "your own Gemini rule for 'touch'" in _refused(project, "touch made.txt")
+    assert "mine.toml" in _refused(project, "make x && touch made.txt")
+    assert _contained_reply(project, "make all") and _contained_reply(project, "touchy x")
+    os.utime(deny, (900_000, 900_000))  # mirrored since: older than the twins, Gemini's own
     assert _contained_reply(project, "touch made.txt")
-    twins.unlink()  # no twins at all, and an allow rule in the settings
+    allow = policies / "auto-saved.toml"  # an "allow always" saved since the install
+    allow.write_text(
+        '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "sh ci.sh"\n'
+        'decision = "allow"\npriority = 100\n'
+    )
+    assert _contained_reply(project, "sh ci.sh")
+    twins.unlink()  # no twins at all, and an allow rule in the settings: contained
     settings = home / ".gemini" / "settings.json"
     settings.write_text(json.dumps({"tools": {"allowed": ["run_shell_command(git status)"]}}))
-    assert not _contained_reply(project, "git status")
-    assert _contained_reply(project, "make all")
-    twins.write_text('# allow "git status" from settings.json\n')  # mirrored now
     assert _contained_reply(project, "git status")
-    # an exclusion is never mirrored (a contained line would pass it): as written, always
-    settings.write_text(json.dumps({"tools": {"exclude": ["run_shell_command(rm)"]}}))
-    assert not _contained_reply(project, "rm -rf build")
-    assert _contained_reply(project, "make all")
+    # an exclusion is never mirrored (a contained line would pass it): the hook holds it,
+    # wherever the command names it, as a deny twin would
+    settings.write_text(json.dumps({"tools": {"exclude": ["run_shell_command(git push)"]}}))
+    assert "tools.exclude" in _refused(project, "git push origin main")
+    assert "tools.exclude" in _refused(project, "echo x && git  push -f")
+    assert _contained_reply(project, "git status") and _contained_reply(project, "make all")
+    assert _contained_reply(project, "git pushy")
 
 
 def test_install_writes_the_twins_doctor_checks_them_uninstall_removes_them(
