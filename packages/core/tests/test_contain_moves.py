@@ -629,3 +629,56 @@ def test_the_moves_cover_every_aim_and_cite_a_source() -> None:
     assert all(m.get("source") and m.get("run") for m in MOVES)
     assert all(("then" in m) == ("then_cwd" in m) for m in MOVES)
     assert len({(m["run"], m.get("then")) for m in MOVES}) == len(MOVES)
+
+
+# red-team rt30: OpenCode's commands stay contained while a process a command left running
+# keeps a project ``opencode.json`` there.  ``hosts/opencode.host_allows`` replaces a shell
+# command only where ``opencode_rules.permits`` finds it allowed; the project root's
+# ``opencode.json`` is no mount (a missing file in the root), and a process left running
+# writes a broken one again at once after the look moves it aside: every later command was
+# left as written, and OpenCode, which read its rules at start, ran it outside the boundary.
+
+OPENCODE_LOOP = """
+import os, time
+end = time.time() + 3
+while time.time() < end:
+    try:
+        with open("opencode.json.t", "w") as f:
+            f.write("{")
+        os.replace("opencode.json.t", "opencode.json")
+    except OSError:
+        pass
+    time.sleep(0.0005)
+"""
+
+
+def _opencode(w: World, event: str, command: str, call: str, **more: object) -> dict:
+    payload = {
+        "hook_event_name": event,
+        "session_id": "oc",
+        "cwd": str(w.project),
+        "tool": "bash",
+        "call_id": call,
+        "args": {"command": command},
+        **more,
+    }
+    env = dict(os.environ, REFLEX_MODE="enforced")
+    out = run_hook("opencode", json.dumps(payload).encode(), env, plugins=Plugins())
+    return json.loads(out.reply.stdout) if out.reply.stdout.strip() else {}
+
+
+def test_a_broken_project_opencode_json_kept_there_leaves_no_command_uncontained(
+    world: World,
+) -> None:
+    (world.project / "loop.py").write_text(OPENCODE_LOOP)
+    first = _opencode(
+        world, "tool.execute.before", "(setsid python3 loop.py >/dev/null 2>&1 &)", "c1"
+    )
+    line = first["command"]  # contained: nothing planted yet
+    subprocess.run(["bash", "-c", line], cwd=world.project, capture_output=True, timeout=60)
+    _opencode(world, "tool.execute.after", line, "c1", result={"output": ""})
+    replies = []
+    for n in range(3):
+        time.sleep(0.2)
+        replies.append(_opencode(world, "tool.execute.before", "echo pwned >> ~/.bashrc", f"c{n}"))
+    assert all("command" in reply for reply in replies), replies

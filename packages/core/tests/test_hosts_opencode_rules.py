@@ -77,6 +77,29 @@ def test_project_files_count_too(world: tuple[Path, dict[str, str]], where: str)
     assert permits("make", str(project), env)
 
 
+@pytest.mark.parametrize("name", ["opencode.json", "opencode.jsonc"])
+def test_a_project_file_made_since_the_session_began_is_not_what_opencode_reads(
+    world: tuple[Path, dict[str, str]], name: str
+) -> None:
+    """OpenCode reads its settings when it starts: the project root's file made after the
+    session began (a contained command can make it there) decides nothing, broken or not
+    (red-team rt30); the one there before still does, and so does ``.opencode``'s."""
+    import os
+    import time
+
+    project, env = world
+    write(project / name, {"permission": {"bash": {"*": "allow", "touch *": "deny"}}})
+    since = time.time_ns() + 10**9  # the session began after the file was made
+    assert not permits("touch x", str(project), env, since)
+    since = os.lstat(project / name).st_ctime_ns  # ...and when it was being made: after
+    assert permits("touch x", str(project), env, since)
+    write(project / name, "{")  # broken
+    assert rulesets(str(project), env) is None
+    assert permits("touch x", str(project), env, since)
+    write(project / ".opencode" / "opencode.json", {"permission": {"bash": {"touch *": "ask"}}})
+    assert not permits("touch x", str(project), env, since)
+
+
 def test_each_agents_rules_count_on_top_of_the_top_levels(
     world: tuple[Path, dict[str, str]],
 ) -> None:
