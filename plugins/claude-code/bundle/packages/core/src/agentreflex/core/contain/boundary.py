@@ -206,7 +206,9 @@ def shell_rewrite(
     leaves the command as it is (the parse-based gate has already answered
     for it, and fails closed for agentreflex's own files) and says so.
     """
-    if not command.strip() or not project or not os.path.isabs(project):
+    # bash's blanks only: Python's strip() also takes \x1c-\x1f, \x85 and Unicode spaces
+    # for whitespace, where bash reads a word, the name of a program it runs (red-team rt30)
+    if not command.strip(" \t\n") or not project or not os.path.isabs(project):
         return command, "not contained: no project folder from the host"
     contained, why = status(env)
     if not contained:

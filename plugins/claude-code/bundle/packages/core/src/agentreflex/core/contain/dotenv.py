@@ -31,6 +31,7 @@ import re
 from agentreflex.core.util import fsutil
 from agentreflex.core.util.digest import HmacSha256
 from agentreflex.core.util.fsutil import move_under, read_regular
+from agentreflex.core.util.lazyre import LazyPattern
 
 __all__ = ["NAME", "Taken", "after", "before", "reaches", "stamp"]
 
@@ -38,7 +39,7 @@ NAME = ".env"
 _LIMIT = 1 << 20  # larger is not read (Gemini CLI reads it whole; nothing written then)
 
 # the dotenv package's line (what Gemini CLI 0.61.0 bundles), in Python's syntax
-_LINE = re.compile(
+_LINE = LazyPattern(
     r"""^\s*(?:export\s+)?([A-Za-z0-9_.-]+)(?:\s*=\s*?|:\s+?)"""
     r"""(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?"""
     r"""\s*(?:#.*)?$""",

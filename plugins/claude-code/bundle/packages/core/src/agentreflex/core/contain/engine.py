@@ -13,7 +13,6 @@ Stdlib only: it is on the hook's path.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -251,7 +250,11 @@ def engine_refused(engine: str, env: Mapping[str, str] | None) -> str:
     mark = os.path.join(folder, "works-" + hashlib.sha256(stamp.encode()).hexdigest()[:24])
     if boot and os.path.isfile(mark):
         return ""
-    probe = [*bwrap_args(Plan(), engine), "--", shutil.which("true") or "/bin/true"]
+    from agentreflex.core.util.sysprog import system_program
+
+    # the system's true: one first on the host's PATH (a project's .venv/bin) is the agent's,
+    # and would run with the key readable (no mounts here) and could fail the probe on purpose
+    probe = [*bwrap_args(Plan(), engine), "--", system_program("true") or "/bin/true"]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError) as exc:

@@ -20,6 +20,7 @@ import os
 import re
 
 from agentreflex.core.util.fsutil import read_regular
+from agentreflex.core.util.lazyre import LazyPattern
 
 __all__ = ["FOLDERS", "files", "run_words"]
 
@@ -34,7 +35,7 @@ FOLDERS = (
 )
 # the frontmatter keys whose block starts programs (hooks, mcp-servers, mcp_servers,
 # mcpServers), however cased
-_RUNS = re.compile(r"hooks|mcp[-_]?servers", re.IGNORECASE)
+_RUNS = LazyPattern(r"hooks|mcp[-_]?servers", re.IGNORECASE, hints="hooks mcp")
 _PUNCTUATION = str.maketrans({c: " " for c in "[]{},"})
 _MAX_BYTES = 1 << 20  # a file larger than this is not read
 _MAX_FILES = 500  # per project: a folder of thousands is no host's set of agents

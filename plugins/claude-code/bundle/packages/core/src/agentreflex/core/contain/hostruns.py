@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 
 from agentreflex.core.contain import frontmatter, marketplace
 from agentreflex.core.contain.projectpath import in_project
 from agentreflex.core.util import fsutil, jsonc
+from agentreflex.core.util.lazyre import LazyPattern
 
 __all__ = [
     "COPILOT_SERVERS",
@@ -264,7 +264,7 @@ def _string_words(path: str) -> list[str]:
     return [w for found in _STRING.findall(text) for w in found.split()]
 
 
-_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_STRING = LazyPattern(r'"((?:[^"\\\n]|\\.)*)"', hints='"')
 
 
 def _folder_open_tasks(value: object) -> list[dict[str, object]]:
@@ -302,25 +302,48 @@ def linked_extensions(project: str) -> list[str]:
     ``gemini-extension.json`` servers and its ``hooks/hooks.json`` (0.61.0: an install of
     ``type: "link"`` is read from its ``source``; red-team rt28).  Their files, existing
     or not."""
+    found: list[str] = []
+    for source in _linked_sources():
+        if source == project or source.startswith(project + "/"):
+            found += [os.path.join(source, n) for n in _EXTENSION_FILES]
+    return found
+
+
+# the linked extensions' sources by their install files' stamps: the plan, the looks and
+# the gate each ask in one hook call, and the warm daemon sees an install made since
+_LINKED: dict[tuple[tuple[str, int, int, int], ...], list[str]] = {}
+
+
+def _linked_sources() -> list[str]:
     from agentreflex.core.state import userdirs
 
     folder = os.path.join(userdirs.home_dir(), ".gemini", "extensions")
     try:
-        names = os.listdir(folder)
+        names = sorted(os.listdir(folder))
     except OSError:
         return []
-    found: list[str] = []
+    stamps = []
     for name in names:
-        install = fsutil.read_json(
-            os.path.join(folder, name, ".gemini-extension-install.json"), _MAX_BYTES
-        )
-        source = install.get("source") if isinstance(install, dict) else None
-        if not isinstance(source, str) or install.get("type") != "link":
+        path = os.path.join(folder, name, ".gemini-extension-install.json")
+        try:
+            st = os.stat(path)
+        except OSError:
             continue
-        source = os.path.realpath(source)
-        if source == project or source.startswith(project + "/"):
-            found += [os.path.join(source, n) for n in _EXTENSION_FILES]
-    return found
+        stamps.append((path, st.st_ino, st.st_size, st.st_mtime_ns))
+    key = tuple(stamps)
+    if key not in _LINKED:
+        _LINKED.clear()
+        _LINKED[key] = [s for s in (_linked_source(p) for p, *_ in stamps) if s]
+    return _LINKED[key]
+
+
+def _linked_source(install_file: str) -> str:
+    """Where an extension's install file says it is linked from ("" if not a link)."""
+    install = fsutil.read_json(install_file, _MAX_BYTES)
+    source = install.get("source") if isinstance(install, dict) else None
+    if not isinstance(source, str) or install.get("type") != "link":
+        return ""
+    return os.path.realpath(source)
 
 
 _EXTENSION_FILES = ("gemini-extension.json", "hooks/hooks.json", "hooks")

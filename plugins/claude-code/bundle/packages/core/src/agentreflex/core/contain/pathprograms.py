@@ -52,6 +52,14 @@ PROGRAMS = (
     "docker", "podman", "make", "rg", "jq", "yq", "curl", "claude", "codex", "gemini",
     "copilot", "opencode", "pi", "hermes", "agentreflex", "activate", "activate.fish",
     "activate.csh", "activate.nu",
+    # and what the user types in the shell direnv's `PATH_add` or mise's `_.path` gave the
+    # same folders (a planted `sudo` reads their password; `less` is git's pager, `vi` its
+    # editor), and what the hosts' file search runs (pi: `fd`), none of which a package
+    # manager puts in a virtualenv or node_modules/.bin
+    "sudo", "su", "doas", "gh", "glab", "less", "more", "vi", "vim", "nvim", "nano",
+    "emacs", "code", "cursor", "ls", "cat", "cp", "mv", "rm", "grep", "find", "fd", "fdfind",
+    "sed", "awk", "tar", "xargs", "diff", "tmux", "screen", "scp", "rsync", "ssh-add",
+    "ssh-agent", "gpg2", "git-lfs", "kubectl", "terraform", "cargo", "go", "direnv", "mise",
 )  # fmt: skip
 _FAMILY = re.compile(r"[\d.]+$")  # python3.11 is a python3, is a python
 

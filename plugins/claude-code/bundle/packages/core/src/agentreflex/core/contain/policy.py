@@ -325,13 +325,24 @@ def globbed(paths: list[str], listings: dict[str, list[str]] | None = None) -> l
 
         hidden_ok = name.startswith(".")  # as glob: a leading * does not match a dotfile
         head = name.split("*", 1)[0]  # the literal start: most entries stop there
-        near = [e for e in listings[folder] if e.startswith(head)] if head else listings[folder]
+        near = _starting(listings[folder], head)
         found += [
             os.path.join(folder, entry)
             for entry in fnmatch.filter(near, name)
             if hidden_ok or not entry.startswith(".")
         ]
     return found
+
+
+def _starting(listing: list[str], head: str) -> list[str]:
+    """The names in a sorted ``listing`` that start with ``head``: one run, found by bisection."""
+    import bisect
+
+    start = bisect.bisect_left(listing, head)
+    end = start
+    while end < len(listing) and listing[end].startswith(head):
+        end += 1
+    return listing[start:end]
 
 
 def sockets(
@@ -344,23 +355,26 @@ def sockets(
 
     Why apart from ``unreadable``: these are hidden for what the server
     behind them would run, not for what they hold, and the user may let one
-    through (``reach``); agentreflex's own secrets can't be let through.  A
-    ``*`` entry is what it matches now; the others are listed even when
-    missing, and the callers keep the ones that exist (bwrap can only mount
-    over what exists; Codex would leave a file at a missing one).
+    through (``reach``); agentreflex's own secrets can't be let through.  Only
+    the sockets that exist now are given (a ``*`` entry is what it matches):
+    bwrap can only mount over what exists, Codex would leave a file at a
+    missing one, and resolving the links of every missing default path was
+    most of a hook call's plan.
     """
 
     listings: dict[str, list[str]] = {}  # each folder listed once (:func:`globbed`)
 
-    def paths(entries: tuple[str, ...]) -> set[str]:
+    def paths(entries: tuple[str, ...], existing: bool) -> set[str]:
         found: set[str] = set()
         for entry in entries:
             for path in globbed(expand_entry(entry, named, home), listings):
-                found.update((os.path.normpath(path), resolve(path)))
+                if not existing or os.path.lexists(path):
+                    found.update((os.path.normpath(path), resolve(path)))
         return found
 
-    reached = paths(policy.reach)
-    return sorted(p for p in paths(policy.sockets) - reached if resolve(p) not in reached)
+    reached = paths(policy.reach, existing=False)
+    hidden = paths(policy.sockets, existing=True) - reached
+    return sorted(p for p in hidden if os.path.lexists(p) and resolve(p) not in reached)
 
 
 def socket_paths(project: str, env: Mapping[str, str] | None = None) -> list[str]:

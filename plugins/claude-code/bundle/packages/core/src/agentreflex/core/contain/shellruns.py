@@ -27,6 +27,7 @@ import re
 
 from agentreflex.core.contain.projectpath import in_project
 from agentreflex.core.util import fsutil
+from agentreflex.core.util.lazyre import LazyPattern
 
 __all__ = ["ENVRC", "MISE", "TOOL_VERSIONS", "env_files", "paths"]
 
@@ -58,23 +59,28 @@ _MAX_BYTES = 1 << 20
 # (a command starts a line, or follows `;`, `&&`, `||`, `|`, `then`, `do`, `else`:
 # `[ -f .envrc.local ] && source_env .envrc.local`; red-team rt29)
 _START = r"(?:^|[;&|(]|\bthen\b|\bdo\b|\belse\b)[ \t]*"
-_SOURCES = re.compile(
-    _START + r"(?:source_env(?:_if_exists)?|source|\.|watch_file)[ \t]+([^;&|#)\n]+)", re.M
+_SOURCES = LazyPattern(
+    _START + r"(?:source_env(?:_if_exists)?|source|\.|watch_file)[ \t]+([^;&|#)\n]+)",
+    re.M,
+    hints="source . watch_file",
 )
 _USES = {"nix": ("shell.nix", "default.nix"), "flake": ("flake.nix", "flake.lock")}
-_USE = re.compile(_START + r"use[ \t]+(nix|flake)\b", re.M)
-_DOTENVS = re.compile(_START + r"dotenv(?:_if_exists)?(?:[ \t]+([^\s;&|#)]+))?", re.M)
+_USE = LazyPattern(_START + r"use[ \t]+(nix|flake)\b", re.M, hints="use")
+_DOTENVS = LazyPattern(
+    _START + r"dotenv(?:_if_exists)?(?:[ \t]+([^\s;&|#)]+))?", re.M, hints="dotenv"
+)
 # mise's env directives: a file it sources as bash, and one it loads variables from
-_MISE_SOURCES = re.compile(r"_\.source\s*=\s*(\[[^\]]*\]|\{[^}]*\}|\S+)")
+_MISE_SOURCES = LazyPattern(r"_\.source\s*=\s*(\[[^\]]*\]|\{[^}]*\}|\S+)", hints="_.source")
 # and the commands mise runs itself: a template's exec(command=...) in any value, and its
 # [hooks] (enter, leave, cd...): the project files their words name (red-team rt29)
-_MISE_COMMANDS = re.compile(
+_MISE_COMMANDS = LazyPattern(
     r"exec\(\s*command\s*=\s*[\"']([^\"']+)[\"']"
     r"|^[ \t]*(?:enter|leave|cd|preinstall|postinstall)\s*=\s*[\"']([^\"']+)[\"']",
     re.M,
+    hints="exec enter leave cd preinstall postinstall",
 )
-_MISE_FILES = re.compile(r"_\.file\s*=\s*(\[[^\]]*\]|\{[^}]*\}|\S+)")
-_QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
+_MISE_FILES = LazyPattern(r"_\.file\s*=\s*(\[[^\]]*\]|\{[^}]*\}|\S+)", hints="_.file")
+_QUOTED = LazyPattern(r"[\"']([^\"']+)[\"']", hints="\" '")
 
 
 def paths(project: str) -> list[str]:
@@ -116,7 +122,7 @@ def env_files(project: str) -> list[str]:
     return found + _mise_named(project, _MISE_FILES)
 
 
-def _mise_named(project: str, directive: re.Pattern[str]) -> list[str]:
+def _mise_named(project: str, directive: LazyPattern) -> list[str]:
     """The project files mise's settings name in ``directive`` (one, a list, or a table's
     ``path``)."""
     found = []

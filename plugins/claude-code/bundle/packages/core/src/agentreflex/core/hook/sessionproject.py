@@ -40,7 +40,7 @@ from agentreflex.core.state import userdirs
 from agentreflex.core.util.digest import sha256_hex
 from agentreflex.core.util.fsutil import atomic_write_bytes, keep_newest, read_regular
 
-__all__ = ["FOLDER", "KEEP", "session_project"]
+__all__ = ["FOLDER", "KEEP", "session_project", "started"]
 
 FOLDER = "session-projects"  # in the user's state folder
 
@@ -75,6 +75,19 @@ def session_project(
         start = os.path.realpath(start)
         _remember(path, project, start)
     return project, start
+
+
+def started(event: Event, env: Mapping[str, str] | None = None) -> int | None:
+    """When ``event``'s session was first seen (ns: its record's time), None if unknown.
+
+    For what a host reads once, when it starts: a project file made since is not
+    what it decides by (:mod:`agentreflex.core.hosts.opencode_rules`)."""
+    if not event.session_id:
+        return None
+    try:
+        return os.stat(_record_path(event, os.environ if env is None else env)).st_mtime_ns
+    except OSError:
+        return None
 
 
 def _recall(path: str) -> tuple[str, str] | None:

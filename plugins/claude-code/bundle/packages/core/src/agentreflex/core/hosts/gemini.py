@@ -183,8 +183,11 @@ class GeminiAdapter:
         if event.kind in _CONTEXT_EVENTS and (verdict is Verdict.WARN or context):
             out["additionalContext"] = cap(context or f"agentreflex warning: {reason}")
         contained = contained_command(event, decision)
-        if contained is not None and not contained[1] and _rules_changed_for(event):
-            contained = None  # the user's rule for it has no twin yet: Gemini decides, as written
+        refusal = _unmirrored_refusal(event) if contained and not contained[1] else ""
+        if refusal and event.kind is EventKind.PRE_TOOL:
+            return HostReply(
+                dump_json({"decision": "deny", "reason": cap(refusal)}), refusal + "\n"
+            )
         if contained is not None and not contained[1]:  # a note: left as written
             # BeforeTool may replace the tool's arguments: the shell command runs
             # inside agentreflex's boundary (Gemini's own --sandbox needs docker).
@@ -274,43 +277,46 @@ def twins_take_the_filter(env: Mapping[str, str]) -> bool:
     return 'decision = "allow"' not in text or r"\.bpf" in text
 
 
-def _rules_changed_for(event: Event) -> bool:
-    """Whether a rule of the user's that names this command may have no twin.
+def _unmirrored_refusal(event: Event) -> str:
+    """Why the user's own rule refuses this command where Gemini can no longer see it ("" if
+    no such rule names it).
 
     ``agentreflex install gemini`` mirrors the user's shell rules for the contained form
     (:mod:`agentreflex.core.install.gemini_policy`), and Gemini checks its rules against
-    the replaced command.  A rule with no twin, for a command it names, leaves the command
-    as written: an allow in the settings not in the twins file, any ``tools.exclude``
-    (never mirrored: the contained line would pass it), or a rule in a policy file
-    changed since the twins were written (an "allow always" saved in a session, a deny
-    written by hand).
+    the replaced command.  A rule that refuses (or asks) with no twin would be passed over
+    by the contained line: any ``tools.exclude`` (never mirrored), a deny or ``ask_user``
+    in a policy file changed since the twins were written.  The hook refuses what such a
+    rule names itself, where a twin would (the prefix at word boundaries, anywhere in the
+    command).  An allow with no twin changes nothing: the command is contained all the
+    same, and Gemini asks about it (red-team rt30: left as written, a command the user once
+    allowed ran a script a contained command had rewritten, outside the boundary; and a
+    word anywhere in the command matching an exclusion left the rest as written).
     """
     command = event.tool.input.get("command") if event.tool is not None else None
-    words = set(command.split()) if isinstance(command, str) else set()
+    if not isinstance(command, str):
+        return ""
     env = os.environ
     home = env.get("HOME") or os.path.expanduser("~")
-    twins = twin_path(env)
-    try:
-        with open(twins, encoding="utf-8", errors="replace") as handle:
-            mirrored_text = handle.read(1 << 20)
-        mirrored = os.stat(twins).st_mtime_ns
-    except OSError:
-        mirrored_text, mirrored = "", 0
     settings = [os.path.join(home, ".gemini", "settings.json")]
-    if event.cwd:
-        settings.append(os.path.join(event.cwd, ".gemini", "settings.json"))
+    # the workspace's, where Gemini reads them: not a folder the agent's cwd went to, whose
+    # .gemini a contained command may write (red-team rt30)
+    workspace = event.session_folder or event.cwd
+    if workspace:
+        settings.append(os.path.join(workspace, ".gemini", "settings.json"))
     for path in settings:
-        allowed, excluded = settings_prefixes(path)
-        if any(p.split(" ", 1)[0] in words for p in excluded):
-            return True
-        if any(p.split(" ", 1)[0] in words and p not in mirrored_text for p in allowed):
-            return True
+        for prefix in settings_prefixes(path)[1]:
+            if _names(prefix, command):
+                return _REFUSED.format(prefix=prefix, rule=f"tools.exclude in {path}")
+    try:
+        mirrored = os.stat(twin_path(env)).st_mtime_ns
+    except OSError:
+        mirrored = 0
     policies = policies_dir(env)
     try:
         names = [n for n in os.listdir(policies) if n.endswith(".toml") and n != TWINS_FILE]
     except OSError:
         names = []
-    for name in names:
+    for name in sorted(names):
         path = os.path.join(policies, name)
         try:
             if os.stat(path).st_mtime_ns <= mirrored:
@@ -319,6 +325,26 @@ def _rules_changed_for(event: Event) -> bool:
             continue
         from agentreflex.core.install import gemini_policy as policy  # changed: read its rules
 
-        if any(r.prefix.split(" ", 1)[0] in words for r in policy.toml_rules(path)):
-            return True
-    return False
+        for rule in policy.toml_rules(path):
+            if rule.decision != "allow" and _names(rule.prefix, command):
+                return _REFUSED.format(prefix=rule.prefix, rule=f"{rule.decision} in {path}")
+    return ""
+
+
+_REFUSED = (
+    "Refused by your own Gemini rule for {prefix!r} ({rule}): agentreflex runs every "
+    "command inside its boundary, where that rule no longer sees it, so it holds the rule "
+    "here (`agentreflex install gemini` mirrors a policy rule for contained commands)."
+)
+_WORD = r"[\w@%+=:,./-]"  # a plain word's characters, as the twins read a prefix
+
+
+def _names(prefix: str, command: str) -> bool:
+    """Does ``command`` name ``prefix`` at word boundaries, anywhere (as a deny twin matches)?"""
+    import re
+
+    words = prefix.split()
+    if not words:
+        return False
+    body = r"\s+".join(re.escape(w) for w in words)
+    return re.search(rf"(?<!{_WORD}){body}(?!{_WORD})", command) is not None

@@ -55,7 +55,9 @@ class OpenCodeAdapter(ShimAdapter):
         command they certainly allow as written is replaced (:mod:`.opencode_rules`)."""
         import os
 
+        from agentreflex.core.hook.sessionproject import started
         from agentreflex.core.hosts.opencode_rules import permits
 
         command = event.tool.input.get("command") if event.tool is not None else None
-        return isinstance(command, str) and permits(command, event.cwd, os.environ)
+        since = started(event, os.environ)
+        return isinstance(command, str) and permits(command, event.cwd, os.environ, since)

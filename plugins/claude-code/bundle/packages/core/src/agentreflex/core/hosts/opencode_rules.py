@@ -17,6 +17,13 @@ rule it can see lets the command as written run without asking:
 Where a rule can't be read (a file that does not parse, an agent file that
 sets permissions), nothing is replaced: OpenCode decides on the command as
 written, as it would without agentreflex.
+
+OpenCode reads its settings when it starts: a project ``opencode.json`` made
+or changed since the session began is not what it decides by, and one a
+contained command can make (the project root's, where no mount can hold a
+missing file) would otherwise turn the containment off.  So those are left
+out (``since``: red-team rt30 had a process left running keep a broken one
+there, and every later command ran as written, outside the boundary).
 """
 
 from __future__ import annotations
@@ -35,8 +42,9 @@ Rules = list[tuple[str, str]]
 _NAMES = ("opencode.json", "opencode.jsonc", "config.json")
 
 
-def config_files(project: str, env: Mapping[str, str]) -> list[str]:
-    """OpenCode's config files for ``project``, lowest precedence first."""
+def config_files(project: str, env: Mapping[str, str], since: int | None = None) -> list[str]:
+    """OpenCode's config files for ``project``, lowest precedence first; with ``since`` (the
+    session's start, ns), not the project's own ``opencode.json`` made or changed after it."""
     config_home = env.get("XDG_CONFIG_HOME") or os.path.join(
         env.get("HOME") or os.path.expanduser("~"), ".config"
     )
@@ -45,9 +53,19 @@ def config_files(project: str, env: Mapping[str, str]) -> list[str]:
     if custom:
         files.append(custom)
     if project:
-        files += [os.path.join(project, name) for name in _NAMES[:2]]
+        files += [p for p in (os.path.join(project, n) for n in _NAMES[:2]) if _older(p, since)]
         files += [os.path.join(project, ".opencode", name) for name in _NAMES[:2]]
     return files
+
+
+def _older(path: str, since: int | None) -> bool:
+    """Was ``path`` last made or changed (its ctime: no command can set it) before ``since``?"""
+    if since is None:
+        return True
+    try:
+        return os.lstat(path).st_ctime_ns < since
+    except OSError:
+        return True  # missing: nothing to read either way
 
 
 def _agent_folders(project: str, env: Mapping[str, str]) -> list[str]:
@@ -97,8 +115,8 @@ def _list_rules(value: object) -> Rules | None:
 _UNREADABLE = object()  # a document that does not parse: no rule in it can be known
 
 
-def _documents(project: str, env: Mapping[str, str]) -> Iterator[object]:
-    for path in config_files(project, env):
+def _documents(project: str, env: Mapping[str, str], since: int | None) -> Iterator[object]:
+    for path in config_files(project, env, since):
         try:
             with open(path, encoding="utf-8") as handle:
                 text = handle.read(1 << 20)
@@ -119,7 +137,9 @@ def _parsed(text: str) -> object:
         return _UNREADABLE
 
 
-def rulesets(project: str, env: Mapping[str, str]) -> list[tuple[Rules, str]] | None:
+def rulesets(
+    project: str, env: Mapping[str, str], since: int | None = None
+) -> list[tuple[Rules, str]] | None:
     """Every ruleset that may decide a shell command, with its default; None if unreadable.
 
     The top level's rules, then each agent's on top of them; the newer
@@ -129,7 +149,7 @@ def rulesets(project: str, env: Mapping[str, str]) -> list[tuple[Rules, str]] | 
     agents: list[Rules] = []
     listed: Rules = []
     newer = False
-    for doc in _documents(project, env):
+    for doc in _documents(project, env, since):
         if doc is _UNREADABLE or not isinstance(doc, dict):
             return None
         if "permission" in doc:
@@ -211,10 +231,13 @@ def _resolves(rules: Rules, default: str, text: str, loose: bool) -> str:
     return action
 
 
-def permits(command: str, project: str, env: Mapping[str, str]) -> bool:
-    """Whether OpenCode would certainly run ``command`` as written without asking anyone."""
-    found = rulesets(project, env)
-    text = command.strip()
+def permits(command: str, project: str, env: Mapping[str, str], since: int | None = None) -> bool:
+    """Whether OpenCode would certainly run ``command`` as written without asking anyone
+    (``since``: when the session began, see the module)."""
+    found = rulesets(project, env, since)
+    # bash's blanks: Python's whitespace (\x1c-\x1f, \x85) is a program's name to bash, and
+    # False here leaves that command as written, outside the boundary (red-team rt30)
+    text = command.strip(" \t\n")
     if found is None or not text:
         return False
     programs = _programs(text)

@@ -38,8 +38,8 @@ tier, the "allow always and save" file included).  Not mirrored, and said by
 characters beyond plain words, workspace and admin policy files.
 
 A rule with no twin (``tools.exclude`` entries, which are not mirrored; a rule
-added since the install) is the hook's to notice: it leaves the commands such a
-rule names as written, for Gemini to decide (``hosts/gemini.py``).
+added since the install) is the hook's to notice: it refuses what a refusing one
+names, and contains the rest all the same (``hosts/gemini.py``).
 
 Install and ``doctor`` only: never on the hook's path (the hook reads only
 a changed policy file's rules, through :func:`toml_rules`).

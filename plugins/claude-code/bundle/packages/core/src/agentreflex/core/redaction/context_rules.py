@@ -134,7 +134,7 @@ CONTEXT_RULES: tuple[tuple[str, LazyPattern], ...] = (
 GENERIC_RULES = frozenset({rule for rule, _ in CONTEXT_RULES} | {"generic-api-key"})
 
 _PLACEHOLDER = LazyPattern(
-    r"(?i)^(?:(?:\[redacted\])+|redacted|x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
+    r"(?i)^(?:(?:\[redacted\])+[\])}]*|redacted|x{4,}|\*{3,}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|"
     r"changeme|example|placeholder|your[_-].*|dummy|none|null|true|false|\$\(.*\))$"
 )
 
