@@ -339,6 +339,45 @@ def test_nothing_the_repository_configures_runs(repo: Path, tmp_path: Path) -> N
     assert not sentinel.exists()
 
 
+@pytest.mark.parametrize("driver", ["a=b", "a\x1cb"])
+def test_a_filter_driver_of_any_name_is_blanked(repo: Path, tmp_path: Path, driver: str) -> None:
+    """red-team rt31: ``-c KEY=VALUE`` splits at the first '=' (``filter.a=b.clean=`` set
+    ``filter.a``), and the listing was cut at a space and at every line end
+    ``str.splitlines`` knows (``\\x1c``): the driver the attribute names ran in the look's
+    ``git status`` of a touched tracked file."""
+    sentinel = tmp_path / "ran"
+    sh(repo, f"git config 'filter.{driver}.clean' 'sh -c \"touch {sentinel}; cat\"'")
+    (repo / ".gitattributes").write_text(f"*.py filter={driver}\n")
+    os.utime(repo / "src" / "b.py", (0, 0))  # same size, another time: git reads it again
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    assert observe.status_entries(found) is not None
+    assert snapshot.take(found, "look", "s") is not None
+    assert not sentinel.exists()
+
+
+def test_a_partial_clones_missing_object_is_never_fetched(repo: Path, tmp_path: Path) -> None:
+    """red-team rt31: the repository's ``protocol.ext.allow=always`` is read before
+    ``-c protocol.allow=never``, and git fetches a partial clone's missing object from its
+    promisor remote itself (an ``ext::`` url runs a command)."""
+    sentinel = tmp_path / "ran"
+    sh(
+        repo,
+        "git config core.repositoryformatversion 1 && git config extensions.partialClone origin",
+    )
+    sh(repo, f"git config remote.origin.url 'ext::sh -c touch% {sentinel}'")
+    sh(repo, "git config protocol.ext.allow always")
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    (repo / ".git" / "objects" / head[:2] / head[2:]).unlink()
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    observe.status_entries(found)
+    snapshot.take(found, "look", "s")
+    assert not sentinel.exists()
+
+
 def test_a_held_index_lock_or_corrupt_index_still_snapshots(repo: Path) -> None:
     (repo / ".git" / "index.lock").write_bytes(b"")
     found = observe.find_repo(str(repo))
