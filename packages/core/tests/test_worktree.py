@@ -742,3 +742,27 @@ def test_a_discard_from_a_folder_git_refuses_is_undone(repo: Path) -> None:
     assert not (repo / "src").exists()
     assert undocmd.main(["2", "--cwd", str(repo)]) == 0  # the one before the discard
     assert tree_bytes(repo) == before
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git reset -q --hard && git prune",
+        "git reset -q --hard && rm -f .git/objects/*/*",
+        # the staged blob rewritten in place: git reads a loose object without checking it
+        "git reset -q --hard && f=.git/objects/$(printf 'readme, staged\\n' | git hash-object --stdin | sed 's|..|&/|')"
+        " && rm -f $f && python3 -c \"import sys,zlib; open(sys.argv[1],'wb')"
+        ".write(zlib.compress(b'blob 6\\0agent\\n'))\" $f",
+    ],
+)
+def test_a_staged_files_work_survives_its_blob_going(repo: Path, command: str) -> None:
+    """red-team rt31: the snapshot borrowed a listed file's blob from the repository's own
+    objects when it was there already (a file the user had staged), and those objects are
+    the agent's to prune or rewrite: ``git reset --hard && git prune`` left undo nothing
+    to write back ("could not restore: README"), a rewritten object wrote the agent's bytes."""
+    (repo / "README.staged").write_text("readme, staged\n")
+    sh(repo, "git add README.staged")
+    before = tree_bytes(repo)
+    run_tool(repo, command)
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
