@@ -173,7 +173,9 @@ def _hash(repo: Repo, paths: list[str], env: dict[str, str]) -> list[str] | None
             data = _read_bytes(os.path.join(repo.top, p), folders)
             if data is None:
                 return None
-            ids.append(_write_blob(store, repo.objects, data, made, algorithm=algorithm))
+            # never only borrowed: the repository's objects are the agent's to delete or
+            # rewrite (a staged file's blob, pruned after `git reset --hard`: red-team rt31)
+            ids.append(_write_blob(store, None, data, made, algorithm=algorithm))
     finally:
         for fd in folders.values():
             os.close(fd)
