@@ -412,6 +412,33 @@ def test_a_fifo_where_the_index_goes_does_not_hang_the_snapshot(repo: Path) -> N
     assert not worker.is_alive() and taken and taken[0] is not None
 
 
+def test_a_fifo_the_digest_would_read_and_git_does_not_does_not_hang_the_hook(
+    repo: Path,
+) -> None:
+    """red-team rt31: the snapshot's digest reads the ref HEAD names with a plain ``open``
+    (the hook's own process, no timeout), and strips the name as Python strips (a no-break
+    space too, which git keeps in a branch name): HEAD on ``refs/heads/x\\u00a0`` made it
+    open ``refs/heads/x``, a FIFO git never reads, and the hook before the next shell
+    command waited for a writer forever (a host that stops waiting runs the command as
+    the agent wrote it, outside any boundary)."""
+    import threading
+
+    sh(repo, "git stash -u -q && git branch -m \"$(printf 'x\\302\\240')\" && git stash pop -q")
+    fifo = repo / ".git" / "refs" / "heads" / "x"
+    os.mkfifo(fifo)
+    done: list[object] = []
+    worker = threading.Thread(
+        target=lambda: done.append(hook(repo, "PreToolUse", "rm -rf src", "f1")), daemon=True
+    )
+    worker.start()
+    worker.join(30)
+    hung = worker.is_alive()
+    if hung:  # let the hook go: a writer opens the FIFO
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(30)
+    assert not hung
+
+
 def test_detached_head_and_worktrees(repo: Path, tmp_path: Path) -> None:
     sh(repo, "git stash -u -q && git checkout -q --detach && git stash pop -q")
     sh(repo, f"git worktree add -q {tmp_path / 'wt2'}")
