@@ -151,7 +151,8 @@ def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
         parts.append(_read(os.path.join(repo.git_dir if name == "HEAD" else repo.common_dir, name)))
     head = str(parts[1])
     if head.startswith("ref: "):
-        parts.append(_read(os.path.join(repo.common_dir, head[5:].strip())))
+        # git's whitespace, not str.strip()'s (a no-break space is part of a branch's name)
+        parts.append(_read(os.path.join(repo.common_dir, head[5:].strip(" \t\r\n"))))
     try:
         st = os.stat(repo.index)
         parts.append([st.st_size, st.st_mtime_ns, st.st_ino])
@@ -161,11 +162,12 @@ def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
 
 
 def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(4096)
-    except OSError:
-        return ""
+    """Up to 4 KiB of a regular file, never waiting on a FIFO a command put there (red-team
+    rt31: HEAD on a branch whose name Python's strip() shortens to a FIFO's git never reads)."""
+    from agentreflex.core.util.fsutil import read_regular
+
+    data = read_regular(path, 4096)
+    return data[:4096].decode("utf-8", "replace") if data is not None else ""
 
 
 def _snapshot(
