@@ -439,6 +439,38 @@ def test_a_fifo_the_digest_would_read_and_git_does_not_does_not_hang_the_hook(
     assert not hung
 
 
+def test_a_fifo_in_a_nested_repositorys_snapshot_store_does_not_hang_the_hook(
+    repo: Path,
+) -> None:
+    """red-team rt31: a repository the agent made (``git init sub; cd sub``: the host follows
+    the ``cd``) keeps its snapshots in its own ``.git/agentreflex``, the agent's to write;
+    ``listing`` read them with a plain ``open``, and a FIFO there held the hook before the
+    next shell command for ever."""
+    import threading
+
+    sub = repo / "sub"
+    sh(repo, "git init -q sub && echo x > sub/f")
+    store = sub / ".git" / "agentreflex" / "snapshots" / "1"
+    store.mkdir(parents=True)
+    name = "meta.json"
+    os.mkfifo(store / name)
+    done: list[object] = []
+
+    def call() -> None:
+        hook(repo, "PreToolUse", "echo y > f", "n1", cwd=sub)
+        (sub / "f").write_text("y\n")
+        done.append(hook(repo, "PostToolUse", "echo y > f", "n1", cwd=sub))
+
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    worker.join(30)
+    hung = worker.is_alive()
+    if hung:  # let the hook go: a writer opens the FIFO
+        os.close(os.open(store / name, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(30)
+    assert not hung
+
+
 def test_detached_head_and_worktrees(repo: Path, tmp_path: Path) -> None:
     sh(repo, "git stash -u -q && git checkout -q --detach && git stash pop -q")
     sh(repo, f"git worktree add -q {tmp_path / 'wt2'}")
