@@ -20,7 +20,7 @@ import stat
 import time
 
 from agentreflex.core.util import fastjson
-from agentreflex.core.util.fsutil import open_folder
+from agentreflex.core.util.fsutil import open_folder, read_json
 from agentreflex.core.worktree.observe import Repo, status_entries
 from agentreflex.core.worktree.observe import in_repo as git
 
@@ -28,6 +28,7 @@ MAX_BYTES = 64 << 20
 KEEP_COUNT = 50
 KEEP_SECONDS = 7 * 86400
 _NULL = "0" * 40
+_MAX_META = 64 << 20  # a snapshot's meta.json or after.json: paths and ids, far below
 
 
 class Snapshot:
@@ -185,11 +186,13 @@ def _hash(repo: Repo, paths: list[str], env: dict[str, str]) -> list[str] | None
 def _object_format(repo: Repo) -> str | None:
     """The repository's object hash ("sha1", or "sha256" where its config says so: read,
     never run); None for one this code does not write."""
-    try:
-        with open(os.path.join(repo.common_dir, "config"), "rb") as fh:
-            text = fh.read(1 << 20).lower()
-    except OSError:
+    from agentreflex.core.util.fsutil import read_regular
+
+    # never a FIFO's open (a nested repository's config is the agent's): no wait (rt31)
+    found = read_regular(os.path.join(repo.common_dir, "config"), 1 << 20)
+    if found is None:
         return "sha1"
+    text = found[: 1 << 20].lower()
     if b"objectformat" not in text:
         return "sha1"
     values = {
@@ -562,10 +565,8 @@ def record_after(repo: Repo, n: int, paths: list[str]) -> None:
 
 
 def read_after(repo: Repo, n: int) -> dict[str, str]:
-    try:
-        with open(os.path.join(store_dir(repo), str(n), "after.json"), encoding="utf-8") as fh:
-            data = fastjson.loads(fh.read())
-    except (OSError, ValueError):
+    data = read_json(os.path.join(store_dir(repo), str(n), "after.json"), _MAX_META)
+    if data is None:
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
@@ -576,8 +577,9 @@ def listing(repo: Repo) -> list[Snapshot]:
     out: list[Snapshot] = []
     for d in sorted((d for d in _listdir(root) if d.isdigit()), key=int):
         try:
-            with open(os.path.join(root, d, "meta.json"), encoding="utf-8") as fh:
-                meta = fastjson.loads(fh.read())
+            # read_json: no FIFO's open, whose wait would hold the hook (a nested
+            # repository's store is the agent's to write: red-team rt31)
+            meta = read_json(os.path.join(root, d, "meta.json"), _MAX_META)
             # the number is the folder's, never the file's: prune removes store/N, and a
             # meta.json written where a command could ("n": "/home/u") must not name it
             meta["n"] = int(d)
