@@ -825,3 +825,54 @@ def test_a_staged_files_work_survives_its_blob_going(repo: Path, command: str) -
     run_tool(repo, command)
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert tree_bytes(repo) == before
+
+
+@pytest.mark.parametrize(
+    "plant",
+    ["rm -f .git/info/exclude && mkfifo .git/info/exclude", "mkfifo src/.gitignore"],
+)
+def test_a_fifo_git_reads_for_its_ignore_rules_does_not_end_the_snapshots(
+    repo: Path, plant: str
+) -> None:
+    """red-team rt31: git opens each ignore file it reads (``.git/info/exclude``, a folder's
+    ``.gitignore``: both the agent's to write) with a plain ``open``, which waits for a
+    writer forever on a FIFO; the look's ``git status`` then timed out on every later call,
+    no snapshot was taken again, and work written after the FIFO was planted was lost to
+    the next discard (``no snapshot: git could not read the work tree``)."""
+    run_tool(repo, plant, "t1")
+    (repo / "src" / "later.py").write_text("LATER = 1\n")  # the session's work since
+    run_tool(repo, "rm -rf src", "t2")
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    assert undocmd.main([str(snaps[-1].n), "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "later.py").read_text() == "LATER = 1\n"
+
+
+def test_a_name_with_a_newline_does_not_end_the_snapshots(repo: Path) -> None:
+    """red-team rt31: the snapshot hands git its entries one a line (``update-index
+    --index-info``; ``hash-object --stdin-paths`` for undo's comparison), so an untracked
+    file named ``a<newline>b`` (``touch "$(printf 'a\\nb')"``) broke the line, git refused
+    it, no snapshot was taken again, and the session's work since was lost to the next
+    discard."""
+    run_tool(repo, "touch \"$(printf 'a\\nb')\"", "t1")
+    (repo / "src" / "later.py").write_text("LATER = 1\n")  # the session's work since
+    run_tool(repo, "rm -rf src", "t2")
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    assert undocmd.main([str(snaps[-1].n), "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "later.py").read_text() == "LATER = 1\n"
+
+
+def test_a_name_with_a_newline_does_not_make_undo_overwrite_newer_work(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """red-team rt31: undo's comparison with the work tree now (``current_blobs``) handed git
+    the paths one a line (``hash-object --stdin-paths``): with ``a<newline>b`` in the
+    snapshot git stopped at the missing ``a``, every file read as missing, and undo wrote
+    the snapshot over newer work without a word."""
+    run_tool(repo, "touch \"$(printf 'a\\nb')\"", "t1")
+    run_tool(repo, "rm -rf src", "t2")
+    (repo / "README").write_text("readme, newer\n")  # the user's work since the discard
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
+    assert "newer work, not overwritten (use --force): README" in capsys.readouterr().err
+    assert (repo / "README").read_text() == "readme, newer\n"
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
