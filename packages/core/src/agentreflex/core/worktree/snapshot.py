@@ -374,7 +374,7 @@ def _capture(
         return True
     if stashed and not _copy_blobs(repo, [oid for _, oid, _ in stashed], env):
         return False
-    extra = [f"{mode} {oid}\t{path}\n" for mode, oid, path in stashed]
+    extra = [f"{mode} {oid}\t{path}\0" for mode, oid, path in stashed]
     tree = _write_tree(repo, present, gone, env, extra)
     if tree is None or (snap.stash and not _own_trees(repo, tree, env)):
         return False
@@ -485,13 +485,15 @@ def _write_tree(
     ids = _hash(repo, present, env)
     if ids is None:
         return None
-    lines = [f"{_mode(repo, p)} {i}\t{p}\n" for p, i in zip(present, ids, strict=True)]
-    lines += [f"0 {_NULL}\t{p}\n" for p in gone]
+    # NUL-terminated (-z): a name may hold a newline, which would end a line early and have
+    # git refuse the whole list (no snapshot, ever again: red-team rt31)
+    lines = [f"{_mode(repo, p)} {i}\t{p}\0" for p, i in zip(present, ids, strict=True)]
+    lines += [f"0 {_NULL}\t{p}\0" for p in gone]
     lines += extra  # last: a stash's version of a path wins
     if lines:
         res = git(
             repo,
-            ["update-index", "--index-info"],
+            ["update-index", "-z", "--index-info"],
             env=env,
             data="".join(lines).encode("utf-8", "surrogateescape"),
             timeout=30.0,
@@ -523,8 +525,16 @@ def _save(snap_dir: str, snap: Snapshot) -> Snapshot:
 def current_blobs(repo: Repo, paths: list[str], limit: int | None = None) -> dict[str, str]:
     """Blob ids of the regular files among ``paths`` as they are now (nothing written), up to
     ``limit`` bytes in all when one is given (the hook's: hashing gigabytes a command wrote
-    would outlast the host's wait for it)."""
-    plain, total = [], 0
+    would outlast the host's wait for it).
+
+    Hashed here, not by ``git hash-object --stdin-paths``, which reads one path a line: a
+    name with a newline in it made git stop at a path that is not there, every file then
+    read as missing, and undo wrote over newer work (red-team rt31)."""
+    algorithm = _object_format(repo)
+    if algorithm is None:
+        return {}
+    out: dict[str, str] = {}
+    total = 0
     for path in paths:
         try:
             found = os.stat(os.path.join(repo.top, path))
@@ -535,18 +545,40 @@ def current_blobs(repo: Repo, paths: list[str], limit: int | None = None) -> dic
         if limit is not None and total + found.st_size > limit:
             continue  # larger than any snapshot holds: undo takes it for newer work
         total += found.st_size
-        plain.append(path)
-    if not plain:
-        return {}
-    res = git(
-        repo,
-        ["hash-object", "--no-filters", "--stdin-paths"],
-        data="".join(p + "\n" for p in plain).encode("utf-8", "surrogateescape"),
-        timeout=30.0,
-    )
-    if res is None or res.returncode != 0:
-        return {}
-    return dict(zip(plain, res.stdout.decode().split(), strict=False))
+        oid = _file_id(os.path.join(repo.top, path), algorithm)
+        if oid is not None:
+            out[path] = oid
+    return out
+
+
+def _file_id(path: str, algorithm: str) -> str | None:
+    """The blob id of the regular file at ``path`` (a link followed, as git did), read in
+    chunks; None for anything else (a FIFO is never waited on) or a file that changed size."""
+    import hashlib
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        h = hashlib.new(algorithm, b"blob %d\0" % st.st_size, usedforsecurity=False)
+        left = st.st_size
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                return None
+            h.update(chunk)
+            left -= len(chunk)
+        if os.read(fd, 1) or os.fstat(fd).st_size != st.st_size:
+            return None  # grew while read
+        return h.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def record_after(repo: Repo, n: int, paths: list[str]) -> None:
