@@ -545,15 +545,15 @@ def current_blobs(repo: Repo, paths: list[str], limit: int | None = None) -> dic
         if limit is not None and total + found.st_size > limit:
             continue  # larger than any snapshot holds: undo takes it for newer work
         total += found.st_size
-        oid = _file_id(os.path.join(repo.top, path), algorithm)
-        if oid is not None:
-            out[path] = oid
+        # "" for a file there that could not be read whole: never taken for missing
+        out[path] = _file_id(os.path.join(repo.top, path), algorithm, found.st_size) or ""
     return out
 
 
-def _file_id(path: str, algorithm: str) -> str | None:
+def _file_id(path: str, algorithm: str, size: int) -> str | None:
     """The blob id of the regular file at ``path`` (a link followed, as git did), read in
-    chunks; None for anything else (a FIFO is never waited on) or a file that changed size."""
+    chunks; None for anything else (a FIFO is never waited on) or a file that is not ``size``
+    bytes (swapped since it was looked at: never more read than was counted)."""
     import hashlib
 
     try:
@@ -562,7 +562,7 @@ def _file_id(path: str, algorithm: str) -> str | None:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
             return None
         h = hashlib.new(algorithm, b"blob %d\0" % st.st_size, usedforsecurity=False)
         left = st.st_size
@@ -589,7 +589,7 @@ def record_after(repo: Repo, n: int, paths: list[str]) -> None:
     """
     path = os.path.join(store_dir(repo), str(n), "after.json")
     after = read_after(repo, n)
-    after.update(current_blobs(repo, paths, MAX_BYTES))
+    after.update({p: oid for p, oid in current_blobs(repo, paths, MAX_BYTES).items() if oid})
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(fastjson.dumps(after))
