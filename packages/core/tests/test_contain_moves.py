@@ -492,7 +492,10 @@ def _reaching_env_entries(project: Path) -> list[str]:
 
 
 def _key_in_a_file(world: World) -> list[str]:
-    spellings = (world.key, world.key.hex().encode())
+    return _bytes_in_a_file(world, (world.key, world.key.hex().encode()))
+
+
+def _bytes_in_a_file(world: World, spellings: tuple[bytes, ...]) -> list[str]:
     # (a link there leads elsewhere: to home, where the key is kept, in a move that makes one)
     roots = [world.project, *(p for p in Path("/tmp").glob("ar-*") if not p.is_symlink())]
     files = [p for root in roots for p in (root.rglob("*") if root.is_dir() else [root])]
@@ -547,6 +550,11 @@ def test_the_move_has_no_effect(
     # and nothing the hook itself did, outside the boundary, changed the user's files
     assert _users_files(world) == users, (move, _changed({"": users}, {"": _users_files(world)}))
     assert not _key_in_a_file(world), move
+    # red-team rt31: `secret` names a file of the user's that the boundary makes unreadable
+    # (set up by `setup`); its bytes are in no file the move could write either
+    if "secret" in move:
+        secret = Path(move["secret"]).read_bytes().strip()
+        assert not _bytes_in_a_file(world, (secret,)), move
     # red-team rt22: nor what the boundary holds in the project (the guard's state aside)
     now = _contents(_trees(world.project, HELD_BY_USER + extra))
     assert now == held, (move, _changed({"": held}, {"": now}))
