@@ -477,7 +477,9 @@ def test_detached_head_and_worktrees(repo: Path, tmp_path: Path) -> None:
     wt2 = tmp_path / "wt2"
     (wt2 / "src" / "b.py").write_text("wt2 edit\n")
     before = tree_bytes(wt2)
-    hook(wt2, "PreToolUse", "git reset --hard", "w1")
+    # a session of its own: a session's calls from a folder outside its project are not
+    # observed there (red-team rt31: a repository the agent made at /tmp/gemini)
+    shell_hook(wt2, "PreToolUse", "git reset --hard", hook_env(wt2), session="wt2", call="w1")
     sh(wt2, "git reset --hard")
     assert undocmd.main(["1", "--cwd", str(wt2)]) == 0
     assert tree_bytes(wt2) == before

@@ -43,9 +43,27 @@ def _repo_of(event: Event) -> observe.Repo | None:
     there can discard.
     """
     repo = observe.find_repo(event.cwd)
+    if repo is not None and event.project and not _related(repo.top, event.project):
+        # a work tree outside the session's project, one the agent made (`git init /tmp/x`,
+        # or a .git file there naming a linked worktree of the project's own repository)
+        repo = None
     if repo is None and event.project and event.project != event.cwd:
         repo = observe.find_repo(event.project)
     return repo
+
+
+def _related(top: str, project: str) -> bool:
+    """Is the work tree ``top`` the session's project, inside it, or around it (a monorepo's
+    package opened as the project)?
+
+    Why: the snapshot reads what git lists there, outside the boundary, into the
+    repository's own store; a repository the agent made at a folder whose children the
+    boundary hides (``/tmp/gemini``, above the IDE's token files) had them read into a
+    store it reads back (red-team rt31)."""
+    from agentreflex.core.util.fsutil import inside
+
+    top, project = os.path.realpath(top), os.path.realpath(project)
+    return inside(top, project) or inside(project, top)
 
 
 def _pending_path(config: Config, event: Event) -> str:

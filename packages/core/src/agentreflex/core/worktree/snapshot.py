@@ -319,7 +319,14 @@ def take(
     git cannot read), the careful way starts again from HEAD.
     """
     root = store_dir(repo)
+    own = os.path.join(os.path.realpath(repo.common_dir), "agentreflex", "snapshots")
+    if any(os.path.islink(p) for p in (os.path.dirname(root), root)):
+        raise OSError(f"{root}: the snapshot store leads elsewhere (a link)")
     os.makedirs(root, exist_ok=True)
+    if os.path.realpath(root) != own:
+        # a link on the way (a repository the agent made: its .git/agentreflex -> ~/.config)
+        # would have the snapshot written, and pruned, where it leads (red-team rt31)
+        raise OSError(f"{root}: the snapshot store leads elsewhere (a link)")
     prune(repo)
     kept = listing(repo)
     if stash:
