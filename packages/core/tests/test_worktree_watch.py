@@ -282,3 +282,22 @@ def test_the_least_recently_used_repository_is_dropped(
 def test_off_the_daemon_every_call_is_git() -> None:
     watch.enable(False)
     assert not watch.enabled() and not watch._caches
+
+
+def test_a_fifo_where_a_tracked_file_was_is_never_opened(tmp_path: Path) -> None:
+    """red-team rt31: the daemon lstat()s a changed tracked file, then opened it with a plain
+    ``open``; a process the agent left running that swaps it for a FIFO in between held the
+    daemon (and every hook waiting on its lock) for ever."""
+    import threading
+
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    done: list[object] = []
+    worker = threading.Thread(target=lambda: done.append(watch._blob_id(str(fifo), False)))
+    worker.daemon = True
+    worker.start()
+    worker.join(10)
+    hung = worker.is_alive()
+    if hung:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert not hung and done == [None]
