@@ -250,7 +250,9 @@ def test_the_daemons_work_tree_cache_records_what_the_hook_process_records(
         env = _env(tmp_path, f"state-{label}", on)
         for i, command in enumerate(commands):
             body = {
-                "session_id": "wt",
+                # a session each: a session's calls from outside its project (the other
+                # repository) are not observed there (red-team rt31)
+                "session_id": f"wt-{label}",
                 "cwd": str(root),
                 "tool_name": "Bash",
                 "tool_input": {"command": command},
@@ -265,7 +267,7 @@ def test_the_daemons_work_tree_cache_records_what_the_hook_process_records(
                 "tool_response": {"stdout": "", "stderr": "", "exit_code": 0},
             }
             assert _run(json.dumps(post).encode(), env)[0] == 0
-        state, _ = SessionStore(str(tmp_path / f"state-{label}"), "wt").load()
+        state, _ = SessionStore(str(tmp_path / f"state-{label}"), f"wt-{label}").load()
         recorded.append(state.notes.get("worktree_changes"))
         if on and sys.platform.startswith("linux"):  # the daemon watched the work tree
             fds = Path(f"/proc/{daemon.pid}/fd")
