@@ -96,3 +96,29 @@ def test_the_users_deny_rule_still_holds_over_a_contained_command(js: JsHostProj
     assert "prevents you from using this specific tool call" in run.tool_messages()[0]
     assert (js.project / ".agentreflex" / "config.toml").read_text() == config_before
     assert "Read-only file system" in run.tool_messages()[1], run.describe()
+
+
+def test_a_word_a_deny_rule_names_does_not_take_a_command_out_of_the_boundary(
+    js: JsHostProject,
+) -> None:
+    """The hook leaves a command as written when a non-"allow" rule's first word appears
+    anywhere in it (``opencode_rules.permits``: "however spelled"), but OpenCode matches
+    its rules against each command as a whole: ``python3 w.py touch`` does not match
+    ``"touch *": "deny"``, so OpenCode runs it, and it runs outside the boundary.  The
+    script reads its target from a data file at run time (the gate can't see it)."""
+    config = json.loads(js.config_path.read_text())
+    config["permission"]["bash"] = {"*": "allow", "touch *": "deny"}
+    js.config_path.write_text(json.dumps(config))
+    js.install()
+    config_before = js.write(".agentreflex/config.toml", 'mode = "enforced"\n').read_text()
+    js.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
+    js.write(
+        "w.py",
+        "import base64, sys\n"
+        "open(base64.b64decode(open('where.txt').read()), 'w').write('mode = \"off\"\\n')\n",
+    )
+    run = js.run("work", [bash(js, "python3 w.py touch"), say("Done.")])
+    assert (js.project / ".agentreflex" / "config.toml").read_text() == config_before, (
+        run.describe()
+    )
+    assert "Read-only file system" in run.tool_messages()[0], run.describe()
