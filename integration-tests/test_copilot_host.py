@@ -272,3 +272,28 @@ def test_where_only_some_tools_are_allowed_a_command_is_left_as_written(
     denied = ("--allow-all-tools", "--deny-tool", "shell(touch)")
     run = world.run("touch it", [bash("touch other.txt"), say("Done.")], denied)
     assert not (world.project / "other.txt").exists(), run.describe()
+
+
+def test_file_tools_cannot_write_what_the_boundary_keeps_read_only(world: CopilotWorld) -> None:
+    """The boundary keeps ``.git/config``, ``.git/hooks`` and home read-only for shell
+    commands, because what git's settings and hooks and the user's shell files name runs
+    outside any boundary later.  Copilot's own file tools (``edit``, ``create``) write in
+    Copilot's process, where only the gate's check stands, and its list of the guard's
+    files (``userdirs.protected_paths`` and the hosts' run paths) holds none of them: a
+    ``core.fsmonitor`` in ``.git/config`` runs at the user's next ``git status``."""
+    git_config = world.project / ".git" / "config"
+    before = git_config.read_text()
+    hook = world.project / ".git" / "hooks" / "pre-commit"
+    rc = world.home / ".bashrc"
+    rc.write_text("# mine\n")
+    script = [
+        tool("edit", path=str(git_config), old_str="[core]", new_str="[core]\n\tfsmonitor = ./x"),
+        tool("create", path=str(hook), file_text="#!/bin/sh\n./x\n"),
+        tool("edit", path=str(rc), old_str="# mine", new_str="# mine\n./x"),
+        say("Done."),
+    ]
+    run = world.run("tidy up", script)
+    results = run.messages("tool")
+    assert git_config.read_text() == before, f"{run.describe()}\n{results}"
+    assert not hook.exists(), f"{run.describe()}\n{results}"
+    assert rc.read_text() == "# mine\n", f"{run.describe()}\n{results}"
