@@ -358,3 +358,38 @@ def test_warm_daemon_started_at_session_start_still_blocks(enforced: ClaudeProje
         run = enforced.run("clean up", [bash(f"rm -rf {target}"), say("Cleaned up.")])
         assert (target / "keep.txt").read_text() == "precious\n", run.describe()
         assert "GATE-RM-" in assert_denied(run, "Bash")  # the rule that fired, named
+
+
+def test_file_tools_cannot_write_what_the_boundary_keeps_read_only(
+    claude_project: ClaudeProject,
+) -> None:
+    """Enforced mode keeps ``.git/config``, ``.git/hooks`` and home read-only for Bash
+    (Claude's sandbox's ``denyWrite`` or our bubblewrap), as what git's settings and hooks
+    and the user's shell files name runs outside any boundary later.  Edit and Write run
+    in Claude Code itself: only the gate's check and the ``Edit(...)`` deny rules stand
+    there, and both list only ``userdirs.protected_paths`` (and the hosts' run paths), so
+    a ``core.fsmonitor`` line, a pre-commit hook and a line in ``~/.bashrc`` all land."""
+    project = claude_project
+    project.set_mode("enforced")
+    git_config = project.project / ".git" / "config"
+    before = git_config.read_text()
+    hook = project.project / ".git" / "hooks" / "pre-commit"
+    rc = project.home / ".bashrc"
+    rc.write_text("# mine\n")
+    script = [
+        tool("Read", file_path=str(git_config)),
+        tool(
+            "Edit",
+            file_path=str(git_config),
+            old_string="[core]",
+            new_string="[core]\n\tfsmonitor = ./x",
+        ),
+        tool("Write", file_path=str(hook), content="#!/bin/sh\n./x\n"),
+        tool("Read", file_path=str(rc)),
+        tool("Edit", file_path=str(rc), old_string="# mine", new_string="# mine\n./x"),
+        say("Done."),
+    ]
+    run = project.run("tidy up", script)
+    assert git_config.read_text() == before, run.describe()
+    assert not hook.exists(), run.describe()
+    assert rc.read_text() == "# mine\n", run.describe()
