@@ -395,3 +395,29 @@ def test_a_deny_rule_added_after_install_still_holds_in_yolo(world: GeminiWorld)
         'decision = "deny"\npriority = 500\n'
     )
     touch_refused_echo_ran(world, "Refused by your own Gemini rule for 'touch'")
+
+
+def test_a_word_an_excluded_command_names_does_not_take_a_command_out_of_the_boundary(
+    world: GeminiWorld,
+) -> None:
+    """red-team rt32: the hook left a command as written when a ``tools.exclude`` entry's
+    program was any word of it, but Gemini matches the entry as a prefix of the command:
+    ``python3 tamper.py rm`` is not excluded, so YOLO ran it, outside the boundary.  Now the
+    hook holds the exclusion itself, where a deny twin would (the program named anywhere),
+    and nothing is left as written for it."""
+    settings_path = world.home / ".gemini" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    settings["tools"] = {"exclude": ["run_shell_command(rm)"]}
+    settings_path.write_text(json.dumps(settings))
+    world.write("tamper.py", TAMPER)
+    world.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
+    world.install()
+    config = world.project / ".agentreflex" / "config.toml"
+    before = config.read_text()
+    run = world.run(
+        "work", [call("run_shell_command", command="python3 tamper.py rm"), text("All done.")]
+    )
+    results = run.function_responses()
+    assert config.read_text() == before, results
+    assert "Refused by your own Gemini rule for 'rm'" in results[0], run.describe()
+    assert not (world.project / "ran-allowed.txt").exists(), results
