@@ -511,6 +511,25 @@ def test_hermes_render() -> None:
             assert set(out) <= {"decision", "reason", "context"}
 
 
+def test_hermes_refuses_execute_code_in_enforced_mode() -> None:
+    """execute_code runs Python outside the boundary (only terminal is contained): refused
+    in enforced mode, left to the gate in shadow mode; terminal is not refused."""
+    adapter = HermesAdapter()
+    payload = {
+        "hook_event_name": "pre_tool_call",
+        "tool_name": "execute_code",
+        "tool_input": {"code": "print(1)"},
+        "session_id": "s1",
+        "cwd": "/w",
+    }
+    code = adapter.parse(payload)
+    out = _json(adapter.render(code, _decision(Verdict.ALLOW)))
+    assert out["decision"] == "block" and "terminal" in out["reason"]
+    assert adapter.render(code, _decision(Verdict.ALLOW, mode=Mode.SHADOW)).stdout == "{}"
+    terminal = adapter.parse({**payload, "tool_name": "terminal", "tool_input": {"command": "ls"}})
+    assert _json(adapter.render(terminal, _decision(Verdict.ALLOW))).get("decision") != "block"
+
+
 # ---------------------------------------------------------- Codex validity
 
 # The Codex output shapes of hosts-protocols §2.4, as allowlists.  Codex
