@@ -122,3 +122,32 @@ def test_a_word_a_deny_rule_names_does_not_take_a_command_out_of_the_boundary(
         run.describe()
     )
     assert "Read-only file system" in run.tool_messages()[0], run.describe()
+
+
+def test_a_users_agent_file_that_mentions_bash_does_not_turn_containment_off(
+    js: JsHostProject,
+) -> None:
+    """A user's own agent file whose text holds "bash" or "permission" (an agent's ``tools:
+    bash: true`` front matter, or a description that mentions bash) makes the hook read
+    the rules as unreadable (``opencode_rules._agent_files_set_permissions``), and then no
+    command of any agent is replaced: every one runs outside the boundary, while OpenCode
+    itself runs them as before (the ``build`` agent is not that file's)."""
+    agents = js.xdg / "config" / "opencode" / "agent"
+    agents.mkdir(parents=True)
+    (agents / "review.md").write_text(
+        "---\ndescription: Reviews code; may run bash to read the tests\nmode: subagent\n"
+        "tools:\n  bash: true\n---\nReview the change.\n"
+    )
+    js.install()
+    config_before = js.write(".agentreflex/config.toml", 'mode = "enforced"\n').read_text()
+    js.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
+    js.write(
+        "w.py",
+        "import base64\n"
+        "open(base64.b64decode(open('where.txt').read()), 'w').write('mode = \"off\"\\n')\n",
+    )
+    run = js.run("work", [bash(js, "python3 w.py"), say("Done.")])
+    assert (js.project / ".agentreflex" / "config.toml").read_text() == config_before, (
+        run.describe()
+    )
+    assert "Read-only file system" in run.tool_messages()[0], run.describe()
