@@ -25,6 +25,7 @@ from hostharness.js_scenarios import (
     test_do_not_modify_tests_blocks_a_test_edit_project_install,
     test_done_reflex_follow_up_reaches_the_model_once,
     test_fails_closed_when_agentreflex_is_missing,
+    test_file_tools_cannot_write_what_the_boundary_keeps_read_only,
 )
 from hostharness.jshosts import JsHostProject, install_host
 
@@ -36,6 +37,7 @@ __all__ = [
     "test_do_not_modify_tests_blocks_a_test_edit_project_install",
     "test_done_reflex_follow_up_reaches_the_model_once",
     "test_fails_closed_when_agentreflex_is_missing",
+    "test_file_tools_cannot_write_what_the_boundary_keeps_read_only",
 ]
 
 

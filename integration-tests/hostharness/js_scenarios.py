@@ -142,3 +142,31 @@ def test_contained_shell_holds_and_everyday_work_goes_on(js: JsHostProject) -> N
     finally:
         scenario.stop()
     scenario.check("\n".join(run.tool_messages()), run.describe())
+
+
+def test_file_tools_cannot_write_what_the_boundary_keeps_read_only(js: JsHostProject) -> None:
+    """Enforced mode keeps ``.git/config``, ``.git/hooks`` and home read-only for the shell
+    tool (our bubblewrap), as what git's settings and hooks and the user's shell files name
+    runs outside any boundary later.  The host's own ``edit``/``write`` run in its process,
+    where only the gate's check stands, and its list of the guard's files
+    (``userdirs.protected_paths`` and the hosts' run paths) holds none of them: a
+    ``core.fsmonitor`` line, a pre-commit hook and a line in ``~/.bashrc`` all land."""
+    js.install()
+    git_config = js.project / ".git" / "config"
+    before = git_config.read_text()
+    hook = js.project / ".git" / "hooks" / "pre-commit"
+    rc = js.home / ".bashrc"
+    rc.write_text("# mine\n")
+    key = "filePath" if js.host == "opencode" else "path"
+    script = [
+        tool("read", **{key: str(git_config)}),
+        edit(js, git_config, "[core]", "[core]\n\tfsmonitor = ./x"),
+        tool("write", **{key: str(hook), "content": "#!/bin/sh\n./x\n"}),
+        tool("read", **{key: str(rc)}),
+        edit(js, rc, "# mine", "# mine\n./x"),
+        say("Done."),
+    ]
+    run = js.run("tidy up", script)
+    assert git_config.read_text() == before, run.describe()
+    assert not hook.exists(), run.describe()
+    assert rc.read_text() == "# mine\n", run.describe()
