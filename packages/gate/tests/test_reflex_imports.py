@@ -281,7 +281,9 @@ def test_the_prefilter_passes_no_command_that_reaches_the_guards_files() -> None
 def test_file_tools_ask_for_exactly_the_protected_paths() -> None:
     where = Where(cwd="/p", project="/p", home="/h")
     protected = ["/p/.agentreflex/allow.toml", "/p/policies/gate/x", "/h/.claude/settings.json"]
-    ordinary = ["/etc/passwd", "/h/.bashrc", "/p/src/a.py", "/p/.git/hooks/pre-commit", ""]
+    # what the boundary keeps read-only because it runs later, outside any sandbox
+    protected += ["/h/.bashrc", "/p/.git/hooks/pre-commit", "/p/.git/config"]
+    ordinary = ["/etc/passwd", "/p/src/a.py", "/p/.git/HEAD", "/h/notes.md", ""]
     for p in protected + ordinary:
         asks = [h for h in files.write_hits([p], "", where) if h.rule == selfguard.RULE]
         assert bool(asks) is (p in protected), p

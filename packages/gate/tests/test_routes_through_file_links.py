@@ -86,7 +86,7 @@ def _tool(project: Path, name: str, data: dict[str, Any]) -> tuple[Verdict, set[
 def test_the_hosts_file_tools_follow_the_link_too(links: Path) -> None:
     """The host's own Write and Read tools run outside any boundary."""
     verdict, codes = _tool(links, "Write", {"file_path": str(links / "notes.md"), "content": "x"})
-    assert "GATE-WRITE-DOTFILE" in codes and verdict is not Verdict.ALLOW
+    assert "GATE-SELF-PROTECT" in codes and verdict is Verdict.ASK_USER
     verdict, codes = _tool(links, "Read", {"file_path": str(links / "key.txt")})
     assert "GATE-SECRET-READ" in codes and verdict is Verdict.BLOCK
     # a link to a project file is a project file
