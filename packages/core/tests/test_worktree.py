@@ -829,26 +829,6 @@ def test_a_staged_files_work_survives_its_blob_going(repo: Path, command: str) -
     assert tree_bytes(repo) == before
 
 
-@pytest.mark.parametrize(
-    "plant",
-    ["rm -f .git/info/exclude && mkfifo .git/info/exclude", "mkfifo src/.gitignore"],
-)
-def test_a_fifo_git_reads_for_its_ignore_rules_does_not_end_the_snapshots(
-    repo: Path, plant: str
-) -> None:
-    """red-team rt31: git opens each ignore file it reads (``.git/info/exclude``, a folder's
-    ``.gitignore``: both the agent's to write) with a plain ``open``, which waits for a
-    writer forever on a FIFO; the look's ``git status`` then timed out on every later call,
-    no snapshot was taken again, and work written after the FIFO was planted was lost to
-    the next discard (``no snapshot: git could not read the work tree``)."""
-    run_tool(repo, plant, "t1")
-    (repo / "src" / "later.py").write_text("LATER = 1\n")  # the session's work since
-    run_tool(repo, "rm -rf src", "t2")
-    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
-    assert undocmd.main([str(snaps[-1].n), "--cwd", str(repo)]) == 0
-    assert (repo / "src" / "later.py").read_text() == "LATER = 1\n"
-
-
 def test_a_name_with_a_newline_does_not_end_the_snapshots(repo: Path) -> None:
     """red-team rt31: the snapshot hands git its entries one a line (``update-index
     --index-info``; ``hash-object --stdin-paths`` for undo's comparison), so an untracked
