@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agentreflex.core.hosts.opencode_rules import matches, permits, rulesets
+from agentreflex.core.hosts.opencode_rules import decide, matches, permits, rulesets
 
 
 @pytest.fixture
@@ -45,7 +45,12 @@ def test_with_no_rules_every_command_runs_as_opencode_allows_it(
         ({"bash": {"*": "allow", "touch *": "deny"}}, "make && touch x", False),
         ({"bash": {"*": "allow", "touch *": "deny"}}, "make test", True),
         ({"bash": {"*": "allow", "git push *": "ask"}}, "git push origin main", False),
-        ({"bash": {"*": "allow", "git push *": "ask"}}, "git status", False),  # names git
+        # a rule is about the command a program leads, not any word of it (red-team rt32)
+        ({"bash": {"*": "allow", "git push *": "ask"}}, "git status", True),
+        ({"bash": {"*": "allow", "git push *": "ask"}}, "env git push origin", False),
+        ({"bash": {"*": "allow", "touch *": "deny"}}, "python3 w.py touch", True),
+        ({"bash": {"*": "allow", "touch *": "deny"}}, "sudo -u me touch x", False),
+        ({"bash": {"*": "allow", "touch *": "deny"}}, "bash -c 'touch x'", False),
         ({"bash": {"*": "ask", "npm *": "allow"}}, "npm test", True),
         ({"bash": {"*": "ask", "npm *": "allow"}}, "npm test; curl x", False),
         ({"*": "ask", "bash": "allow"}, "make", True),
@@ -144,7 +149,8 @@ def test_jsonc_comments_and_trailing_commas_are_read(world: tuple[Path, dict[str
         ("opencode.json", '{"permission": {"bash": ["x"]}}'),
         ("opencode.json", '{"permissions": [{"action": "shell"}]}'),
         ("opencode.json", '{"agent": ["x"]}'),
-        (".opencode/agent/careful.md", "---\npermission:\n  bash: ask\n---\nBe careful."),
+        (".opencode/agent/careful.md", "---\npermission: {bash: ask}\n---\nBe careful."),
+        (".opencode/agent/careful.md", "---\npermission:\n  bash:\n    x: &a ask\n---\n"),
     ],
 )
 def test_rules_that_cannot_be_read_replace_nothing(
@@ -211,3 +217,32 @@ def test_the_opencode_hook_replaces_only_what_the_rules_allow(
 
     assert boundary.inner_command(reply("make test")["command"]) == "make test"
     assert "command" not in reply("touch made.txt")  # OpenCode's deny rule decides
+    refused = reply("env touch made.txt")  # the rule, in a spelling OpenCode passes over
+    assert refused.get("block") is True and "OpenCode permission rules" in refused["reason"]
+    assert boundary.inner_command(reply("python3 w.py touch")["command"]) == "python3 w.py touch"
+
+
+def test_an_agent_files_own_rules_are_read_and_its_other_words_are_not_rules(
+    world: tuple[Path, dict[str, str]],
+) -> None:
+    """An agent file's front matter ``permission`` block counts like an agent's in the
+    config; a file without one sets no rules, whatever its text says (``tools: bash:
+    true``, a description that mentions bash: red-team rt32 saw every command of every
+    agent left as written, outside the boundary, for such a file)."""
+    project, env = world
+    agents = Path(env["XDG_CONFIG_HOME"]) / "opencode" / "agent"
+    write(
+        agents / "review.md",
+        "---\ndescription: may run bash, by permission\ntools:\n  bash: true\n---\nbash",
+    )
+    assert rulesets(str(project), env) == [([], "allow")]
+    assert decide("make", str(project), env) == "contain"
+    write(
+        agents / "careful.md",
+        '---\npermission:\n  edit: deny\n  bash:\n    "*": allow\n    "git push *": ask\n---\n',
+    )
+    assert decide("git push origin main", str(project), env) == "host"
+    assert decide("nohup git push origin main", str(project), env) == "refuse"
+    assert decide("git status", str(project), env) == "contain"
+    write(agents / "strict.md", "---\npermission: deny\n---\n")
+    assert decide("make", str(project), env) == "host"
