@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
+from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Hit
 from agentreflex.gate.shell.paths import (
     Place,
     Where,
@@ -42,6 +42,20 @@ def read_hits(paths: list[str], where: Where) -> list[Hit]:
     return hits
 
 
+def runs_later(place: str, full: str) -> bool:
+    """Whether a file tool's write lands where the boundary keeps commands from writing,
+    because what is written there runs later outside any sandbox: the project's git
+    settings and hooks (``core.fsmonitor``, a pre-commit hook; a submodule's too) and
+    the user's dotfiles (``~/.bashrc``).  A host's file tools run in the host's own
+    process, so only this check stands between them and those files (contain.toml)."""
+    if place is Place.HOME_DOT:
+        return True
+    if place is not Place.PROJECT_GIT:
+        return False
+    name = full.rstrip("/").rpartition("/")[2]
+    return name == "config" or name.startswith("config.worktree") or "/hooks/" in full + "/"
+
+
 def write_hits(paths: list[str], content: str, where: Where, deleting: bool = False) -> list[Hit]:
     from agentreflex.gate.rules import selfguard
 
@@ -52,6 +66,20 @@ def write_hits(paths: list[str], content: str, where: Where, deleting: bool = Fa
             hits.extend(mine)
             continue
         place, full = classify(p, where, follow=True)
+        if runs_later(place, full):
+            hits.append(
+                Hit(
+                    "GATE-SELF-PROTECT",
+                    ASK,
+                    1.0,
+                    p,
+                    f"This writes {full}, which agentreflex's boundary keeps read-only for "
+                    "commands: what git's settings and hooks and the shell's start-up files "
+                    "name runs later outside any sandbox, so only the user may. Ask the user "
+                    "to make this change.",
+                )
+            )
+            continue
         if place in (Place.SYSTEM, Place.DEVICE, Place.ROOT):
             hits.append(
                 Hit(

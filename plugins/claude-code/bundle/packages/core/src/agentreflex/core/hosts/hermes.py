@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 
-from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.decision import Decision, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts.base import (
     HostReply,
@@ -139,6 +139,8 @@ class HermesAdapter:
             return HostReply(
                 fastjson.dumps({"decision": "block", "reason": cap(default_reason(decision))})
             )
+        if _runs_uncontained(event, decision):
+            return HostReply(fastjson.dumps({"decision": "block", "reason": UNCONTAINED_CODE}))
         contained = contained_command(event, decision) if _is_terminal(event) else None
         if contained is not None and not contained[1]:
             # the plugin's tool_execution middleware runs this in the tool's place
@@ -162,6 +164,27 @@ class HermesAdapter:
 def _sh_quote(text: str) -> str:
     """POSIX single quotes (shlex.quote without importing shlex on the hot path)."""
     return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+UNCONTAINED_CODE = (
+    "agentreflex (enforced mode): execute_code runs its Python in Hermes' own process "
+    "tree, outside agentreflex's boundary, so it is refused. Write the code to a file in "
+    "the project and run it with the terminal tool (python3 script.py), where it is "
+    "contained."
+)
+
+
+def _runs_uncontained(event: Event, decision: Decision) -> bool:
+    """A tool that runs code in enforced mode that no boundary can hold: Hermes'
+    ``execute_code`` (a Python subprocess of Hermes itself; the plugin's middleware puts
+    only ``terminal`` commands in the boundary).  Seen in Hermes 0.19.0: code reading its
+    paths from a data file appended to ``.agentreflex/config.toml`` and printed the key."""
+    return (
+        event.kind is EventKind.PRE_TOOL
+        and event.tool is not None
+        and event.tool.name == "execute_code"
+        and decision.mode is Mode.ENFORCED
+    )
 
 
 def _is_terminal(event: Event) -> bool:

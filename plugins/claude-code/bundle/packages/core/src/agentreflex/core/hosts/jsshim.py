@@ -180,6 +180,7 @@ def _result(value: Any) -> ToolResult:
 # Events where the session recap reaches the model (the prompt; OpenCode's
 # system prompt of the turn, pi's extension message before the agent starts).
 _RECAP_EVENTS = (EventKind.USER_PROMPT, EventKind.SESSION_START)
+_REFUSING = (Verdict.BLOCK, Verdict.ASK_USER)  # refused already: no rule to read
 
 
 def render_shim(
@@ -190,7 +191,7 @@ def render_shim(
     ``recap``: the session recap as the host's adapter rendered it, sent as
     context with the user's prompt.  ``host_allows``: the host's own rules run
     the command as written without asking, so replacing it changes nothing
-    but the boundary (:meth:`ShimAdapter.host_allows`).
+    but the boundary (:meth:`ShimAdapter.host_rules`).
     """
     verdict = decision.verdict
     reason = cap(default_reason(decision))
@@ -240,14 +241,21 @@ class ShimAdapter:
         shell = (
             event.kind is EventKind.PRE_TOOL and tool is not None and tool.kind is ToolKind.SHELL
         )
-        allows = not shell or decision.mode is not Mode.ENFORCED or self.host_allows(event)
-        return render_shim(event, decision, recap, allows)
+        answer = "contain"
+        if shell and decision.mode is Mode.ENFORCED and decision.verdict not in _REFUSING:
+            answer = self.host_rules(event)
+        if answer not in ("contain", "host"):  # the host's rule, held by the hook
+            return HostReply(dump_json({"block": True, "reason": cap(answer)}), answer + "\n")
+        return render_shim(event, decision, recap, answer == "contain")
 
-    def host_allows(self, event: Event) -> bool:
-        """Whether the host's own permission rules run this shell command as written without
-        asking: only then is it replaced by the contained one (a host that checks its rules
-        against the replacement would otherwise pass over them).  pi has no such rules."""
-        return True
+    def host_rules(self, event: Event) -> str:
+        """What the host's own permission rules make of this shell command: ``"contain"``
+        (they run it as written without asking: only then is it replaced by the contained
+        one, as a host that checks its rules against the replacement would otherwise pass
+        over them), ``"host"`` (they deny or ask: the host decides on it as written), or
+        the reason the hook refuses it, holding a rule the host's own matching would pass
+        over.  pi has no such rules."""
+        return "contain"
 
     def render_recap(self, recap: Recap) -> str:
         return render_plain(recap)

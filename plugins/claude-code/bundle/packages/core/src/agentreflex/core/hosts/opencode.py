@@ -50,14 +50,26 @@ class OpenCodeAdapter(ShimAdapter):
         "the ones they deny or ask about are OpenCode's to decide, as written"
     )
 
-    def host_allows(self, event: Event) -> bool:
+    def host_rules(self, event: Event) -> str:
         """OpenCode checks its ``permission`` rules against the replaced command: only a
-        command they certainly allow as written is replaced (:mod:`.opencode_rules`)."""
+        command they certainly allow as written is replaced; one they deny or ask about is
+        OpenCode's to decide; one a rule is about in a spelling OpenCode's matching passes
+        over is refused here (:func:`.opencode_rules.decide`)."""
         import os
 
         from agentreflex.core.hook.sessionproject import started
-        from agentreflex.core.hosts.opencode_rules import permits
+        from agentreflex.core.hosts.opencode_rules import decide
 
         command = event.tool.input.get("command") if event.tool is not None else None
-        since = started(event, os.environ)
-        return isinstance(command, str) and permits(command, event.cwd, os.environ, since)
+        if not isinstance(command, str):
+            return "host"
+        answer = decide(command, event.cwd, os.environ, started(event, os.environ))
+        return _REFUSED if answer == "refuse" else answer
+
+
+_REFUSED = (
+    "Refused: one of your OpenCode permission rules is about a program this command runs, "
+    "in a spelling OpenCode's own matching passes over (a wrapper, a chain, a subshell), and "
+    "agentreflex, which runs every other command inside its boundary, holds that rule here. "
+    "Run the program as your rule names it, or ask the user."
+)

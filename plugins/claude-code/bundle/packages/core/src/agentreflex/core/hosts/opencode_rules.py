@@ -172,19 +172,25 @@ def rulesets(
                 if rules is None:
                     return None
                 agents.append(rules)
-    if _agent_files_set_permissions(project, env):
+    in_files = _agent_file_rules(project, env)
+    if in_files is None:
         return None
+    agents += in_files
     found_sets = [(top, "allow")] + [(top + rules, "allow") for rules in agents]
     if newer:
         found_sets.append((listed, "ask"))
     return found_sets
 
 
-def _agent_files_set_permissions(project: str, env: Mapping[str, str]) -> bool:
-    """Whether an agent file (markdown with front matter) may set its own permissions."""
+def _agent_file_rules(project: str, env: Mapping[str, str]) -> list[Rules] | None:
+    """The shell rules each agent file (markdown with front matter) sets; None if one
+    can't be read.  A file whose front matter has no ``permission`` key sets none: a
+    ``tools: {bash: true}`` or a description that says "bash" turned every command of
+    every agent out of the boundary when any mention counted (red-team rt32)."""
+    found: list[Rules] = []
     for folder in _agent_folders(project, env):
         try:
-            names = os.listdir(folder)
+            names = sorted(os.listdir(folder))
         except OSError:
             continue
         for name in names:
@@ -192,10 +198,86 @@ def _agent_files_set_permissions(project: str, env: Mapping[str, str]) -> bool:
                 with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
                     head = f.read(1 << 16)
             except OSError:
-                return True
-            if "permission" in head or "bash" in head:
-                return True
-    return False
+                return None
+            rules = _front_matter_rules(head)
+            if rules is None:
+                return None
+            if rules:
+                found.append(rules)
+    return found
+
+
+def _front_matter_rules(text: str) -> Rules | None:
+    """The shell rules of one agent file's ``permission`` key, read from the block YAML
+    OpenCode's docs write (``permission:`` / ``  bash: ask`` or ``  bash:`` / ``    "git
+    push": ask``); [] without the key; None for any other spelling of it (flow style,
+    anchors, a value we can't tell), which the caller counts as unreadable."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return []
+    body: list[str] = []
+    for line in lines[1:]:
+        if line.strip() == "---":
+            break
+        body.append(line)
+    else:
+        return None  # no end to the front matter: OpenCode's reader would not agree with ours
+    keyed = [(i, ln.split(" #", 1)[0].rstrip()) for i, ln in enumerate(body)]
+    keyed = [(i, ln) for i, ln in keyed if ln.startswith("permission")]
+    if not keyed:
+        return []
+    if len(keyed) > 1 or not keyed[0][1].startswith("permission:"):
+        return None
+    start, line = keyed[0]
+    scalar = _unquoted(line[len("permission:") :].strip())
+    if scalar:  # `permission: ask`: every tool's answer
+        return None if "\0" in scalar else _permission_rules(scalar)
+    block: list[tuple[int, str, str]] = []
+    for line in body[start + 1 :]:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if indent == 0:
+            break
+        key, sep, value = line.strip().partition(":")
+        if not sep or "\t" in line[:indent]:
+            return None
+        block.append((indent, _unquoted(key.strip()), _unquoted(value.split(" #", 1)[0].strip())))
+    if any("\0" in key + value for _, key, value in block):
+        return None
+    return _permission_block(block)
+
+
+def _permission_block(block: list[tuple[int, str, str]]) -> Rules | None:
+    if not block:
+        return None
+    top = block[0][0]
+    table: dict[str, object] = {}
+    current: dict[str, str] | None = None
+    for indent, key, value in block:
+        if indent == top:
+            if value:
+                table[key], current = value, None
+            else:
+                current = {}
+                table[key] = current
+        elif current is not None and value:
+            current[key] = value
+        else:
+            return None
+    if any(v is None or v == "" for v in table.values()) or any(
+        not isinstance(v, str | dict) or v == {} for v in table.values()
+    ):
+        return None
+    return _permission_rules(table)
+
+
+def _unquoted(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    if text[:1] in ("[", "{", "&", "*", "|", ">"):
+        return "\0"  # flow style, an anchor, a block scalar: not read here
+    return text
 
 
 def matches(pattern: str, text: str, trailing_optional: bool = False) -> bool:
@@ -208,11 +290,62 @@ def matches(pattern: str, text: str, trailing_optional: bool = False) -> bool:
     return trailing_optional and pattern.endswith(" *") and matches(pattern[:-2], text)
 
 
-def _programs(command: str) -> set[str]:
-    """Every word of ``command`` that could be a program: split on blanks and operators."""
-    import re
+def _commands(command: str) -> set[str]:
+    """The simple commands ``command`` runs, each from its program on (``touch x`` of
+    ``env A=1 touch x``), as far as its words tell: past assignments, a subshell's or a
+    group's opening, and the wrappers that run a later word (``env``, ``sudo``, ``nohup``,
+    ``xargs``...: from each word after one, as its options decide which); a shell's ``-c``
+    text and ``eval``'s words are read the same way.  A segment whose words can't be split
+    counts from each of its words."""
+    found: set[str] = set()
+    for segment in _segments(command)[1:] or [command]:
+        found |= _segment_commands(segment, depth=0)
+    return found
 
-    return {w for w in re.split(r"[\s;&|()`$<>\"']+", command) if w}
+
+_WRAPPERS = frozenset(
+    {"env", "command", "builtin", "exec", "nohup", "sudo", "doas", "time", "nice", "ionice",
+     "timeout", "xargs", "stdbuf", "setsid", "unbuffer", "chronic", "caffeinate", "watch",
+     "strace", "ltrace", "chroot", "flock", "npx", "bunx", "pnpx", "uvx"}
+)  # fmt: skip
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "busybox"})
+
+
+def _segment_commands(segment: str, depth: int) -> set[str]:
+    import re
+    import shlex
+
+    try:
+        words = shlex.split(segment, comments=False, posix=True)
+    except ValueError:
+        words = [w for w in re.split(r"[\s;&|()`$<>\"'{}]+", segment) if w]
+        return {_led(words, i) for i in range(len(words))}
+    i = 0
+    while i < len(words):
+        words[i] = words[i].lstrip("({!")  # a subshell's, a group's, a negation's program
+        if not words[i] or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[i], re.DOTALL):
+            i += 1  # an assignment before the program
+            continue
+        break
+    if i >= len(words):
+        return set()
+    found = {_led(words, i)}
+    name = words[i].rsplit("/", 1)[-1]
+    rest = words[i + 1 :]
+    if name in _SHELLS and "-c" in rest and depth < 4:
+        after = rest[rest.index("-c") + 1 :]
+        for inner in (_segments(after[0])[1:] or [after[0]]) if after else []:
+            found |= _segment_commands(inner, depth + 1)
+    elif name == "eval" and depth < 4:
+        found |= _segment_commands(" ".join(rest), depth + 1)
+    elif name in _WRAPPERS:
+        found |= {_led(words, j) for j in range(i + 1, len(words))}
+    return found
+
+
+def _led(words: list[str], i: int) -> str:
+    """The words from ``i`` on, the program by its name (``/usr/bin/touch`` is ``touch``)."""
+    return " ".join([words[i].rsplit("/", 1)[-1].lstrip("\\"), *words[i + 1 :]])
 
 
 def _segments(command: str) -> list[str]:
@@ -234,20 +367,38 @@ def _resolves(rules: Rules, default: str, text: str, loose: bool) -> str:
 def permits(command: str, project: str, env: Mapping[str, str], since: int | None = None) -> bool:
     """Whether OpenCode would certainly run ``command`` as written without asking anyone
     (``since``: when the session began, see the module)."""
+    return decide(command, project, env, since) == "contain"
+
+
+def decide(command: str, project: str, env: Mapping[str, str], since: int | None = None) -> str:
+    """What the hook does with ``command`` in enforced mode, by OpenCode's rules:
+
+    - ``"contain"``: they run it as written without asking, so its contained form changes
+      nothing but the boundary;
+    - ``"host"``: a rule denies it or asks about it as OpenCode reads it, or a rule can't be
+      read: OpenCode decides on the command as written;
+    - ``"refuse"``: OpenCode would run it, but a rule other than "allow" is about a program
+      it runs in a spelling OpenCode's matching passes over (``env touch x``, ``x; touch y``
+      under ``"touch *": "deny"``): the hook holds the rule itself.  Only a program a
+      command runs counts, not any word of it: a word anywhere (``python3 w.py touch``) left
+      the command as written, and OpenCode ran it outside the boundary (red-team rt32).
+    """
     found = rulesets(project, env, since)
     # bash's blanks: Python's whitespace (\x1c-\x1f, \x85) is a program's name to bash, and
     # False here leaves that command as written, outside the boundary (red-team rt30)
     text = command.strip(" \t\n")
     if found is None or not text:
-        return False
-    programs = _programs(text)
+        return "host" if text else "contain"
     segments = _segments(text)
     for rules, default in found:
         for segment in segments:
             if any(_resolves(rules, default, segment, loose) != "allow" for loose in (False, True)):
-                return False
+                return "host"
+    runs = _commands(text)
+    for rules, _ in found:
         for pattern, effect in rules:
-            head = pattern.split(" ", 1)[0].rstrip("*?")
-            if effect != "allow" and head and head in programs:
-                return False  # a rule about a program the command runs, however spelled
-    return True
+            if effect == "allow" or pattern.strip("*?") == "":
+                continue
+            if any(matches(pattern, run, loose) for run in runs for loose in (False, True)):
+                return "refuse"  # a rule about what the command runs, however spelled
+    return "contain"

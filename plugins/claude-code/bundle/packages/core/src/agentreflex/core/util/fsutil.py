@@ -403,6 +403,7 @@ class Realpaths:
 
     def __init__(self) -> None:
         self._known: dict[str, str] = {"/": "/"}
+        self._linked: set[str] = set()  # paths a link is on the way to: realpath's own answer
 
     def __call__(self, path: str) -> str:
         known = self._known.get(path)
@@ -413,8 +414,12 @@ class Realpaths:
         folder, name = path.rsplit("/", 1)
         if name in (".", ".."):
             return os.path.realpath(path)
-        candidate = os.path.join(self(folder or "/"), name)
-        if os.path.islink(candidate):
-            candidate = os.path.realpath(candidate)
+        parent = self(folder or "/")
+        candidate = os.path.join(parent, name)
+        if (folder or "/") in self._linked or os.path.islink(candidate):
+            # past a link, the whole path as realpath resolves it: one piece at a time, a
+            # loop (`l -> l/..`) would resolve otherwise than it does (hypothesis found)
+            candidate = os.path.realpath(path)
+            self._linked.add(path)
         self._known[path] = candidate
         return candidate

@@ -43,9 +43,27 @@ def _repo_of(event: Event) -> observe.Repo | None:
     there can discard.
     """
     repo = observe.find_repo(event.cwd)
+    if repo is not None and event.project and not _related(repo.top, event.project):
+        # a work tree outside the session's project, one the agent made (`git init /tmp/x`,
+        # or a .git file there naming a linked worktree of the project's own repository)
+        repo = None
     if repo is None and event.project and event.project != event.cwd:
         repo = observe.find_repo(event.project)
     return repo
+
+
+def _related(top: str, project: str) -> bool:
+    """Is the work tree ``top`` the session's project, inside it, or around it (a monorepo's
+    package opened as the project)?
+
+    Why: the snapshot reads what git lists there, outside the boundary, into the
+    repository's own store; a repository the agent made at a folder whose children the
+    boundary hides (``/tmp/gemini``, above the IDE's token files) had them read into a
+    store it reads back (red-team rt31)."""
+    from agentreflex.core.util.fsutil import inside
+
+    top, project = os.path.realpath(top), os.path.realpath(project)
+    return inside(top, project) or inside(project, top)
 
 
 def _pending_path(config: Config, event: Event) -> str:
@@ -151,7 +169,8 @@ def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
         parts.append(_read(os.path.join(repo.git_dir if name == "HEAD" else repo.common_dir, name)))
     head = str(parts[1])
     if head.startswith("ref: "):
-        parts.append(_read(os.path.join(repo.common_dir, head[5:].strip())))
+        # git's whitespace, not str.strip()'s (a no-break space is part of a branch's name)
+        parts.append(_read(os.path.join(repo.common_dir, head[5:].strip(" \t\r\n"))))
     try:
         st = os.stat(repo.index)
         parts.append([st.st_size, st.st_mtime_ns, st.st_ino])
@@ -161,11 +180,12 @@ def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
 
 
 def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(4096)
-    except OSError:
-        return ""
+    """Up to 4 KiB of a regular file, never waiting on a FIFO a command put there (red-team
+    rt31: HEAD on a branch whose name Python's strip() shortens to a FIFO's git never reads)."""
+    from agentreflex.core.util.fsutil import read_regular
+
+    data = read_regular(path, 4096)
+    return data[:4096].decode("utf-8", "replace") if data is not None else ""
 
 
 def _snapshot(

@@ -114,8 +114,20 @@ def _blob_or_empty(repo: Repo, env: dict[str, str], oid: str) -> bytes:
 
 
 def _blob(repo: Repo, env: dict[str, str], oid: str) -> bytes | None:
+    """The blob's bytes, only when they hash to ``oid``: git reads a loose object without
+    checking it, and one the snapshot borrowed from the repository (a tree of HEAD's, an
+    older snapshot's blob) is the agent's to rewrite (red-team rt31)."""
+    import hashlib
+
     res = git(repo, ["cat-file", "blob", oid], env=env, timeout=30.0)
-    return res.stdout if res is not None and res.returncode == 0 else None
+    if res is None or res.returncode != 0:
+        return None
+    algorithm = {40: "sha1", 64: "sha256"}.get(len(oid))
+    if algorithm is None:
+        return None
+    found = hashlib.new(algorithm, b"blob %d\0" % len(res.stdout), usedforsecurity=False)
+    found.update(res.stdout)
+    return res.stdout if found.hexdigest() == oid else None
 
 
 def show_diff(repo: Repo, snap: Snapshot, paths: list[str], limit: int = 200_000) -> str:

@@ -29,11 +29,9 @@ def _path(repo: Repo, n: int) -> str:
 
 def read(repo: Repo, n: int) -> list[dict[str, Any]]:
     """Every restore of snapshot ``n``, oldest first (empty when never undone or unreadable)."""
-    try:
-        with open(_path(repo, n), encoding="utf-8") as fh:
-            data = fastjson.loads(fh.read())
-    except (OSError, ValueError):
-        return []
+    from agentreflex.core.util.fsutil import read_json
+
+    data = read_json(_path(repo, n), 64 << 20)  # no FIFO's open (red-team rt31)
     return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
 
 

@@ -30,6 +30,11 @@ _SAFE_CONFIG = (
     "protocol.allow=never",
 )
 _FILTER_KEYS = r"^filter\..*\.(clean|smudge|process|required)$"
+# the values the filter overrides take, by --config-env: `-c KEY=VALUE` splits at the first
+# '=', so a driver named `a=b` (.gitattributes `filter=a=b`) would not be blanked (red-team
+# rt31); --config-env splits at the last
+_EMPTY_ENV = "AGENTREFLEX_GIT_EMPTY"
+_FALSE_ENV = "AGENTREFLEX_GIT_FALSE"
 
 
 def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -42,7 +47,13 @@ def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
         GIT_PAGER="cat",
         PAGER="cat",
         LC_ALL="C",
+        # no transport at all, whatever the repository's protocol.<name>.allow says (it is read
+        # before `-c protocol.allow=never`): a partial clone's missing object is otherwise
+        # fetched from its promisor remote, `ext::` running a command (red-team rt31)
+        GIT_ALLOW_PROTOCOL="none",
+        GIT_NO_LAZY_FETCH="1",
     )
+    env[_EMPTY_ENV], env[_FALSE_ENV] = "", "false"
     env.pop("GIT_EXTERNAL_DIFF", None)
     if extra:
         env.update(extra)
@@ -76,21 +87,23 @@ def _run(
 def filter_overrides(cwd: str) -> list[str] | None:
     """``-c`` pairs that blank every filter driver the repository names (None: git failed)."""
     listing = _run(
-        ["git", "-C", cwd, "config", "--get-regexp", _FILTER_KEYS], base_env(), TIMEOUT_S, None
+        ["git", "-C", cwd, "config", "-z", "--get-regexp", _FILTER_KEYS],
+        base_env(),
+        TIMEOUT_S,
+        None,
     )
     if listing is None or listing.returncode not in (0, 1):
         return None
     out: list[str] = []
-    names = {line.partition(" ")[0].rsplit(".", 1)[0] for line in _lines(listing.stdout)}
+    # -z: each entry is KEY, a newline, the value, a NUL (a key holds no newline; a subsection
+    # may hold a space or any other line end str.splitlines would cut at)
+    entries = listing.stdout.decode("utf-8", "surrogateescape").split("\0")
+    names = {e.partition("\n")[0].rsplit(".", 1)[0] for e in entries if e}
     for name in sorted(names):
         for part in ("clean", "smudge", "process"):
-            out += ["-c", f"{name}.{part}="]
-        out += ["-c", f"{name}.required=false"]
+            out.append(f"--config-env={name}.{part}={_EMPTY_ENV}")
+        out.append(f"--config-env={name}.required={_FALSE_ENV}")
     return out
-
-
-def _lines(data: bytes) -> list[str]:
-    return data.decode("utf-8", "surrogateescape").splitlines()
 
 
 def git(

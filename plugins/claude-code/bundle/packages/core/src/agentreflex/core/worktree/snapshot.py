@@ -20,7 +20,7 @@ import stat
 import time
 
 from agentreflex.core.util import fastjson
-from agentreflex.core.util.fsutil import open_folder
+from agentreflex.core.util.fsutil import open_folder, read_json
 from agentreflex.core.worktree.observe import Repo, status_entries
 from agentreflex.core.worktree.observe import in_repo as git
 
@@ -28,6 +28,7 @@ MAX_BYTES = 64 << 20
 KEEP_COUNT = 50
 KEEP_SECONDS = 7 * 86400
 _NULL = "0" * 40
+_MAX_META = 64 << 20  # a snapshot's meta.json or after.json: paths and ids, far below
 
 
 class Snapshot:
@@ -173,7 +174,9 @@ def _hash(repo: Repo, paths: list[str], env: dict[str, str]) -> list[str] | None
             data = _read_bytes(os.path.join(repo.top, p), folders)
             if data is None:
                 return None
-            ids.append(_write_blob(store, repo.objects, data, made, algorithm=algorithm))
+            # never only borrowed: the repository's objects are the agent's to delete or
+            # rewrite (a staged file's blob, pruned after `git reset --hard`: red-team rt31)
+            ids.append(_write_blob(store, None, data, made, algorithm=algorithm))
     finally:
         for fd in folders.values():
             os.close(fd)
@@ -183,11 +186,13 @@ def _hash(repo: Repo, paths: list[str], env: dict[str, str]) -> list[str] | None
 def _object_format(repo: Repo) -> str | None:
     """The repository's object hash ("sha1", or "sha256" where its config says so: read,
     never run); None for one this code does not write."""
-    try:
-        with open(os.path.join(repo.common_dir, "config"), "rb") as fh:
-            text = fh.read(1 << 20).lower()
-    except OSError:
+    from agentreflex.core.util.fsutil import read_regular
+
+    # never a FIFO's open (a nested repository's config is the agent's): no wait (rt31)
+    found = read_regular(os.path.join(repo.common_dir, "config"), 1 << 20)
+    if found is None:
         return "sha1"
+    text = found[: 1 << 20].lower()
     if b"objectformat" not in text:
         return "sha1"
     values = {
@@ -314,7 +319,14 @@ def take(
     git cannot read), the careful way starts again from HEAD.
     """
     root = store_dir(repo)
+    own = os.path.join(os.path.realpath(repo.common_dir), "agentreflex", "snapshots")
+    if any(os.path.islink(p) for p in (os.path.dirname(root), root)):
+        raise OSError(f"{root}: the snapshot store leads elsewhere (a link)")
     os.makedirs(root, exist_ok=True)
+    if os.path.realpath(root) != own:
+        # a link on the way (a repository the agent made: its .git/agentreflex -> ~/.config)
+        # would have the snapshot written, and pruned, where it leads (red-team rt31)
+        raise OSError(f"{root}: the snapshot store leads elsewhere (a link)")
     prune(repo)
     kept = listing(repo)
     if stash:
@@ -369,7 +381,7 @@ def _capture(
         return True
     if stashed and not _copy_blobs(repo, [oid for _, oid, _ in stashed], env):
         return False
-    extra = [f"{mode} {oid}\t{path}\n" for mode, oid, path in stashed]
+    extra = [f"{mode} {oid}\t{path}\0" for mode, oid, path in stashed]
     tree = _write_tree(repo, present, gone, env, extra)
     if tree is None or (snap.stash and not _own_trees(repo, tree, env)):
         return False
@@ -480,13 +492,15 @@ def _write_tree(
     ids = _hash(repo, present, env)
     if ids is None:
         return None
-    lines = [f"{_mode(repo, p)} {i}\t{p}\n" for p, i in zip(present, ids, strict=True)]
-    lines += [f"0 {_NULL}\t{p}\n" for p in gone]
+    # NUL-terminated (-z): a name may hold a newline, which would end a line early and have
+    # git refuse the whole list (no snapshot, ever again: red-team rt31)
+    lines = [f"{_mode(repo, p)} {i}\t{p}\0" for p, i in zip(present, ids, strict=True)]
+    lines += [f"0 {_NULL}\t{p}\0" for p in gone]
     lines += extra  # last: a stash's version of a path wins
     if lines:
         res = git(
             repo,
-            ["update-index", "--index-info"],
+            ["update-index", "-z", "--index-info"],
             env=env,
             data="".join(lines).encode("utf-8", "surrogateescape"),
             timeout=30.0,
@@ -518,8 +532,16 @@ def _save(snap_dir: str, snap: Snapshot) -> Snapshot:
 def current_blobs(repo: Repo, paths: list[str], limit: int | None = None) -> dict[str, str]:
     """Blob ids of the regular files among ``paths`` as they are now (nothing written), up to
     ``limit`` bytes in all when one is given (the hook's: hashing gigabytes a command wrote
-    would outlast the host's wait for it)."""
-    plain, total = [], 0
+    would outlast the host's wait for it).
+
+    Hashed here, not by ``git hash-object --stdin-paths``, which reads one path a line: a
+    name with a newline in it made git stop at a path that is not there, every file then
+    read as missing, and undo wrote over newer work (red-team rt31)."""
+    algorithm = _object_format(repo)
+    if algorithm is None:
+        return {}
+    out: dict[str, str] = {}
+    total = 0
     for path in paths:
         try:
             found = os.stat(os.path.join(repo.top, path))
@@ -530,18 +552,40 @@ def current_blobs(repo: Repo, paths: list[str], limit: int | None = None) -> dic
         if limit is not None and total + found.st_size > limit:
             continue  # larger than any snapshot holds: undo takes it for newer work
         total += found.st_size
-        plain.append(path)
-    if not plain:
-        return {}
-    res = git(
-        repo,
-        ["hash-object", "--no-filters", "--stdin-paths"],
-        data="".join(p + "\n" for p in plain).encode("utf-8", "surrogateescape"),
-        timeout=30.0,
-    )
-    if res is None or res.returncode != 0:
-        return {}
-    return dict(zip(plain, res.stdout.decode().split(), strict=False))
+        # "" for a file there that could not be read whole: never taken for missing
+        out[path] = _file_id(os.path.join(repo.top, path), algorithm, found.st_size) or ""
+    return out
+
+
+def _file_id(path: str, algorithm: str, size: int) -> str | None:
+    """The blob id of the regular file at ``path`` (a link followed, as git did), read in
+    chunks; None for anything else (a FIFO is never waited on) or a file that is not ``size``
+    bytes (swapped since it was looked at: never more read than was counted)."""
+    import hashlib
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
+            return None
+        h = hashlib.new(algorithm, b"blob %d\0" % st.st_size, usedforsecurity=False)
+        left = st.st_size
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                return None
+            h.update(chunk)
+            left -= len(chunk)
+        if os.read(fd, 1) or os.fstat(fd).st_size != st.st_size:
+            return None  # grew while read
+        return h.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def record_after(repo: Repo, n: int, paths: list[str]) -> None:
@@ -552,7 +596,7 @@ def record_after(repo: Repo, n: int, paths: list[str]) -> None:
     """
     path = os.path.join(store_dir(repo), str(n), "after.json")
     after = read_after(repo, n)
-    after.update(current_blobs(repo, paths, MAX_BYTES))
+    after.update({p: oid for p, oid in current_blobs(repo, paths, MAX_BYTES).items() if oid})
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(fastjson.dumps(after))
@@ -560,10 +604,8 @@ def record_after(repo: Repo, n: int, paths: list[str]) -> None:
 
 
 def read_after(repo: Repo, n: int) -> dict[str, str]:
-    try:
-        with open(os.path.join(store_dir(repo), str(n), "after.json"), encoding="utf-8") as fh:
-            data = fastjson.loads(fh.read())
-    except (OSError, ValueError):
+    data = read_json(os.path.join(store_dir(repo), str(n), "after.json"), _MAX_META)
+    if data is None:
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
@@ -574,8 +616,9 @@ def listing(repo: Repo) -> list[Snapshot]:
     out: list[Snapshot] = []
     for d in sorted((d for d in _listdir(root) if d.isdigit()), key=int):
         try:
-            with open(os.path.join(root, d, "meta.json"), encoding="utf-8") as fh:
-                meta = fastjson.loads(fh.read())
+            # read_json: no FIFO's open, whose wait would hold the hook (a nested
+            # repository's store is the agent's to write: red-team rt31)
+            meta = read_json(os.path.join(root, d, "meta.json"), _MAX_META)
             # the number is the folder's, never the file's: prune removes store/N, and a
             # meta.json written where a command could ("n": "/home/u") must not name it
             meta["n"] = int(d)

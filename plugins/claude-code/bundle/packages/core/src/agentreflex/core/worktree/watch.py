@@ -523,8 +523,14 @@ def _blob_id(path: str, link: bool) -> bytes | None:
         if link:
             data = os.fsencode(os.readlink(path))
         else:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            from agentreflex.core.util.fsutil import read_regular
+
+            # never a FIFO's open: a file swapped for one after its lstat held the daemon,
+            # and every hook waiting on its lock, for ever (red-team rt31)
+            found = read_regular(path, MAX_HASHED, follow=False)
+            if found is None or len(found) > MAX_HASHED:
+                return None
+            data = found
     except OSError:
         return None
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).digest()
