@@ -1,0 +1,143 @@
+"""Red-team rt33: moves that get through when the warm daemon serves the hook calls.
+
+A real daemon (``agentreflex serve``) on a private socket, real ``agentreflex hook
+claude-code`` processes, the line the hook gave back run by bash.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux daemon")
+
+
+def _binary() -> str:
+    return str(Path(sys.executable).with_name("agentreflex"))
+
+
+def _env(tmp: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
+    env.update(
+        {
+            "HOME": str(tmp / "home"),
+            "XDG_CACHE_HOME": str(tmp / "home" / ".cache"),
+            "XDG_CONFIG_HOME": str(tmp / "home" / ".config"),
+            "REFLEX_MODE": "enforced",
+            "JEV_MODE": "mock",
+            "AGENTREFLEX_STATE_DIR": str(tmp / "state"),
+            "AGENTREFLEX_SOCKET": str(tmp / "run" / "daemon.sock"),
+            "AGENTREFLEX_DAEMON": "on",
+            "CLAUDE_CONFIG_DIR": str(tmp / "claude-config"),
+        }
+    )
+    env.update(extra)
+    return env
+
+
+@pytest.fixture()
+def start_daemon(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(**extra: str) -> subprocess.Popen[bytes]:
+        (tmp_path / "home").mkdir(exist_ok=True)
+        env = _env(tmp_path, **extra)
+        log = tmp_path / "daemon.log"
+        with log.open("ab") as out:
+            proc = subprocess.Popen(
+                [_binary(), "serve", "--idle", "60"], env=env, stdout=out, stderr=out
+            )
+        procs.append(proc)
+        sock = tmp_path / "run" / "daemon.sock"
+        deadline = time.monotonic() + 30
+        while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert sock.exists(), log.read_text()
+        return proc
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _hook(payload: dict[str, Any], env: dict[str, str]) -> tuple[int, dict[str, Any], str]:
+    done = subprocess.run(
+        [_binary(), "hook", "claude-code"],
+        input=json.dumps(payload).encode(),
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    out = done.stdout.decode()
+    return done.returncode, (json.loads(out) if out.strip() else {}), done.stderr.decode()
+
+
+def shell_call(
+    root: Path, command: str, env: dict[str, str], call: str, session: str = "rt33"
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Pre-tool, the line it gave back run by bash in ``root``, post-tool: both answers."""
+    body = {
+        "session_id": session,
+        "cwd": str(root),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+        "permission_mode": "bypassPermissions",
+    }
+    code, pre, err = _hook({**body, "hook_event_name": "PreToolUse"}, env)
+    assert code == 0, (code, pre, err)
+    spec = pre.get("hookSpecificOutput", {})
+    assert spec.get("permissionDecision") in (None, "allow"), pre
+    line = spec.get("updatedInput", {}).get("command")
+    assert line and line != command, pre  # contained: the hook rewrote it
+    subprocess.run(["bash", "-c", line], cwd=root, env=env, capture_output=True, timeout=60)
+    post = {
+        **body,
+        "hook_event_name": "PostToolUse",
+        "tool_response": {"stdout": "", "stderr": "", "exit_code": 0},
+    }
+    code, after, err = _hook(post, env)
+    return pre, after
+
+
+def _git(root: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid"}
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t.invalid")
+    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+
+
+PLANTED = '#!/bin/sh\ntouch /tmp/planted-git-ran\nexec /usr/bin/git "$@"\n'
+
+
+@pytest.mark.parametrize("daemon", ["on", "off"])
+def test_a_git_planted_on_the_clients_path_is_moved_aside_when_the_daemon_answers(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]], daemon: str
+) -> None:
+    """The daemon was started from a shell without the virtualenv (another session's
+    SessionStart, or ``agentreflex serve``); this session's host runs in an activated
+    ``.venv``, so ``.venv/bin`` is first on the PATH its hook process has.  PATH is not
+    forwarded to the daemon: the PATH-folder look runs on the daemon's PATH and the
+    planted ``git`` stays where the host runs it by name."""
+    root = tmp_path / "proj"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "python3").symlink_to(sys.executable)
+    _git(root, "init", "-q")
+    start_daemon()  # its PATH: the test's own, without the project's .venv/bin
+    env = _env(
+        tmp_path,
+        PATH=f"{root / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        AGENTREFLEX_DAEMON=daemon,
+    )
+    command = f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git"
+    shell_call(root, command, env, "a")
+    assert not (root / ".venv" / "bin" / "git").exists()
