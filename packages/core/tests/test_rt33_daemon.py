@@ -141,3 +141,44 @@ def test_a_git_planted_on_the_clients_path_is_moved_aside_when_the_daemon_answer
     command = f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git"
     shell_call(root, command, env, "a")
     assert not (root / ".venv" / "bin" / "git").exists()
+
+
+@pytest.mark.parametrize("daemon", ["on", "off"])
+@pytest.mark.parametrize("var", ["KITTY_LISTEN_ON", "TMUX", "DOCKER_HOST"])
+def test_the_sessions_terminal_socket_is_out_of_reach_when_the_daemon_answers(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]], daemon: str, var: str
+) -> None:
+    """The boundary hides the command sockets the session's variables name (kitty's
+    ``KITTY_LISTEN_ON``, ``$TMUX``, ``DOCKER_HOST``): a command that reaches one has the
+    server outside run what it asks (``kitten @ launch``, ``tmux new-window``, ``docker
+    run -v /:/h``).  Those variables are not forwarded to the daemon, which plans the
+    boundary with the ones it was started with (another terminal's, another session's):
+    this session's socket stays in reach."""
+    import socket
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    sockdir = tmp_path / "term"
+    sockdir.mkdir()
+    path = sockdir / "ctl-4242"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(4)
+    value = {
+        "KITTY_LISTEN_ON": f"unix:{path}",
+        "TMUX": f"{path},4242,0",
+        "DOCKER_HOST": f"unix://{path}",
+    }[var]
+    start_daemon()  # started from a shell without this session's variable
+    env = _env(tmp_path, AGENTREFLEX_DAEMON=daemon, **{var: value})
+    reached = root / "reached"
+    probe = (
+        f"python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}')\""
+        f" && echo yes > {reached.name}"
+    )
+    try:
+        shell_call(root, probe, env, "s")
+    finally:
+        server.close()
+    assert not reached.exists()
