@@ -61,6 +61,37 @@ ENV_PREFIXES = (
     "XDG_STATE_HOME",
     "HOME",
     "PWD",
+    # what the looks and the boundary's plan read from the host's environment (red-team
+    # rt33): the PATH folders a host runs programs from, the temp folder, the sockets of
+    # servers that run what they are asked outside the boundary (contain/policy.py), the
+    # hosts' own folders and switches; the daemon's own values are another session's
+    "PATH",
+    "TMPDIR",
+    "USER",
+    "XDG_RUNTIME_DIR",
+    "XDG_DATA_HOME",
+    "TMUX",  # and TMUX_TMPDIR
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DOCKER_HOST",
+    "KITTY_LISTEN_ON",
+    "HYPRLAND_INSTANCE_SIGNATURE",
+    "SWAYSOCK",
+    "I3SOCK",
+    "NIRI_SOCKET",
+    "ALACRITTY_SOCKET",
+    "WEZTERM_UNIX_SOCKET",
+    "BSPWM_SOCKET",
+    "RXVT_SOCKET",
+    "GIT_TEMPLATE_DIR",
+    "CLAUDECODE",
+    "OPENCODE_CONFIG",  # and OPENCODE_CONFIG_CONTENT
+    "OPENCODE_PERMISSION",
+    "OPENCODE_BIN",
+    "HERMES_HOME",
+    "HERMES_PROFILE",
+    "PI_CODING_AGENT_DIR",
+    "GEMINI_CLI_TRUST_WORKSPACE",
+    "GEMINI_RESTRICTED_MODE",
 )
 
 
