@@ -6,6 +6,7 @@ claude-code`` processes, the line the hook gave back run by bash.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -225,3 +226,46 @@ def test_a_contained_command_cannot_have_the_daemon_record_for_it(
         p for p in (tmp_path / "state").rglob("*") if p.is_file() and b"RT33-FORGED" in p.read_bytes()
     ]
     assert not found, (answer, found)
+
+
+@pytest.mark.parametrize("daemon", ["on", "off"])
+def test_a_file_rewritten_through_a_hard_link_is_a_recorded_change(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]], daemon: str
+) -> None:
+    """The daemon's status cache asks git only about the names inotify reported; a write
+    through a second name of a tracked file (``ln``, write, ``rm``) reports the second
+    name only, so the tracked file's change is never in ``worktree_changes`` (what the
+    gate's "Do not modify tests" check reads) nor in the next snapshot."""
+    from agentreflex.core.state.store import SessionStore
+
+    root = tmp_path / "proj"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_login.py").write_text("def test_login():\n    assert check()\n")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "i")
+    start_daemon()
+    env = _env(tmp_path, AGENTREFLEX_DAEMON=daemon)
+    prompt = {"session_id": "rt33", "cwd": str(root), "hook_event_name": "UserPromptSubmit"}
+    _hook({**prompt, "prompt": "Fix the login bug. Do not modify tests."}, env)
+    shell_call(root, "ls", env, "w0")  # the daemon now keeps this repository's status
+    shell_call(
+        root, "ln tests/test_login.py .x && echo 'assert True' > .x && rm .x", env, "w1"
+    )
+    assert "assert True" in (root / "tests" / "test_login.py").read_text()
+    state, _ = SessionStore(str(tmp_path / "state"), "rt33").load()
+    changes = state.notes.get("worktree_changes") or []
+    modified = [p for c in changes if c.get("tool") == "w1" for p in c.get("modified", [])]
+    assert "tests/test_login.py" in modified, changes
+    if importlib.util.find_spec("agentreflex.gate") is not None:  # the constraint is held
+        body = {
+            "session_id": "rt33",
+            "cwd": str(root),
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_use_id": "w2",
+            "permission_mode": "bypassPermissions",
+            "hook_event_name": "PreToolUse",
+        }
+        code, out, err = _hook(body, env)
+        assert "tests/test_login.py" in json.dumps(out) + err, (code, out, err)
