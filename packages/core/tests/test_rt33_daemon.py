@@ -228,13 +228,26 @@ def test_a_contained_command_cannot_have_the_daemon_record_for_it(
     assert not found, (answer, found)
 
 
+MMAP = (
+    "python3 -c \"import mmap; f = open('tests/test_login.py', 'r+b'); "
+    "m = mmap.mmap(f.fileno(), 0); m[-12:] = b'return True\\n'; m.flush()\""
+)
+
+
 @pytest.mark.parametrize("daemon", ["on", "off"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        pytest.param("ln tests/test_login.py .x && echo 'assert True' > .x && rm .x", id="link"),
+        pytest.param(MMAP, id="mmap"),
+    ],
+)
 def test_a_file_rewritten_through_a_hard_link_is_a_recorded_change(
-    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]], daemon: str
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]], daemon: str, how: str
 ) -> None:
     """The daemon's status cache asks git only about the names inotify reported; a write
     through a second name of a tracked file (``ln``, write, ``rm``) reports the second
-    name only, so the tracked file's change is never in ``worktree_changes`` (what the
+    name only, a write through a shared ``mmap`` nothing, so the tracked file's change is never in ``worktree_changes`` (what the
     gate's "Do not modify tests" check reads) nor in the next snapshot."""
     from agentreflex.core.state.store import SessionStore
 
@@ -249,10 +262,8 @@ def test_a_file_rewritten_through_a_hard_link_is_a_recorded_change(
     prompt = {"session_id": "rt33", "cwd": str(root), "hook_event_name": "UserPromptSubmit"}
     _hook({**prompt, "prompt": "Fix the login bug. Do not modify tests."}, env)
     shell_call(root, "ls", env, "w0")  # the daemon now keeps this repository's status
-    shell_call(
-        root, "ln tests/test_login.py .x && echo 'assert True' > .x && rm .x", env, "w1"
-    )
-    assert "assert True" in (root / "tests" / "test_login.py").read_text()
+    shell_call(root, how, env, "w1")
+    assert "True" in (root / "tests" / "test_login.py").read_text()
     state, _ = SessionStore(str(tmp_path / "state"), "rt33").load()
     changes = state.notes.get("worktree_changes") or []
     modified = [p for c in changes if c.get("tool") == "w1" for p in c.get("modified", [])]
