@@ -280,3 +280,72 @@ def test_a_file_rewritten_through_a_hard_link_is_a_recorded_change(
         }
         code, out, err = _hook(body, env)
         assert "tests/test_login.py" in json.dumps(out) + err, (code, out, err)
+
+
+TRANSPORT = (
+    Path(__file__).resolve().parents[1]
+    / "src/agentreflex/core/install/js_plugins/transport.js"
+)
+ENCODE = """
+import { encodeRequest } from %s;
+const [install, payload] = [process.argv[2], process.argv[3]];
+process.stdout.write(encodeRequest(install, "opencode", "", process.env, Buffer.from(payload)));
+"""
+
+
+@pytest.mark.skipif(not __import__("shutil").which("node"), reason="node")
+def test_opencodes_own_rules_reach_the_daemon_from_the_js_shim(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """OpenCode's shim forwards its own list of variables (transport.js ENV_PREFIXES),
+    without ``OPENCODE_PERMISSION``/``OPENCODE_CONFIG``/``OPENCODE_CONFIG_CONTENT``: the
+    daemon never sees the user's ``"touch *": "deny"`` given there and puts the command in
+    the boundary, where OpenCode's rule no longer matches it (hosts/opencode_rules.py).
+    The hook process (AGENTREFLEX_DAEMON=off) leaves it as written for OpenCode to deny."""
+    import socket
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    start_daemon()
+    deny = json.dumps({"bash": {"*": "allow", "touch *": "deny"}})
+    env = _env(tmp_path, OPENCODE_PERMISSION=deny)
+    payload = json.dumps(
+        {
+            "hook_event_name": "tool.execute.before",
+            "session_id": "oc",
+            "cwd": str(root),
+            "tool": "bash",
+            "args": {"command": "touch made.txt"},
+        }
+    )
+    install = subprocess.run(
+        [sys.executable, "-c", "from agentreflex.core.hook.client import installation_id as i;"
+         "print(i(), end='')"],
+        env=env, capture_output=True, check=True, text=True,
+    ).stdout
+    script = tmp_path / "encode.mjs"
+    script.write_text(ENCODE % json.dumps(TRANSPORT.as_uri()))
+    request = subprocess.run(
+        ["node", str(script), install, payload], env=env, capture_output=True, check=True
+    ).stdout
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(str(tmp_path / "run" / "daemon.sock"))
+    conn.sendall(request)
+    conn.shutdown(socket.SHUT_WR)
+    data = b""
+    while chunk := conn.recv(65536):
+        data += chunk
+    conn.close()
+    assert len(data) > 1, data  # the daemon answered
+    cold = subprocess.run(
+        [_binary(), "hook", "opencode"],
+        input=payload.encode(),
+        env={**env, "AGENTREFLEX_DAEMON": "off"},
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    warm_out = data[1:].partition(b"\0")[0].decode()
+    assert "command" not in json.loads(cold.stdout or "{}")  # OpenCode's deny decides
+    assert "command" not in json.loads(warm_out or "{}"), warm_out
