@@ -77,7 +77,8 @@ test("the socket request is the daemon's wire format, with the OpenCode payload 
     assert.equal(req.hint, "tool.execute.before");
     assert.ok(req.install.includes("\n"), "the whole installation id, from Python");
     assert.equal(req.env.AGENTREFLEX_SOCKET, socket);
-    assert.equal(req.env.PATH, undefined, "only decision-relevant variables travel");
+    assert.equal(req.env.PATH, process.env.PATH, "the PATH the looks read travels (red-team rt33)");
+    assert.equal(req.env.LANG, undefined, "only decision-relevant variables travel");
     assert.deepEqual(req.payload, {
       session_id: "s", cwd: world.project, tool: "bash", call_id: "c", args: { command: "ls" },
       model_id: "gpt-9", model_variant: "x".repeat(128), hook_event_name: "tool.execute.before",
