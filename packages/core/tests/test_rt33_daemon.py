@@ -349,3 +349,26 @@ def test_opencodes_own_rules_reach_the_daemon_from_the_js_shim(
     warm_out = data[1:].partition(b"\0")[0].decode()
     assert "command" not in json.loads(cold.stdout or "{}")  # OpenCode's deny decides
     assert "command" not in json.loads(warm_out or "{}"), warm_out
+
+
+def test_every_variable_the_guard_reads_reaches_the_daemon() -> None:
+    """Each ``env.get("NAME")`` / ``environ["NAME"]`` in core's code is forwarded by the
+    Python client and by the JS shims: a variable the daemon does not get is read from the
+    daemon's own environment, another session's (the escapes above)."""
+    import re
+
+    from agentreflex.core.hook.client import ENV_PREFIXES
+
+    src = Path(__file__).resolve().parents[1] / "src" / "agentreflex" / "core"
+    read = set()
+    pattern = re.compile(r"""(?:env|environ|values|_env\([a-z]*\))(?:\.get\(|\[)"([A-Z][A-Z0-9_]+)\"""")
+    for path in src.rglob("*.py"):
+        read |= set(pattern.findall(path.read_text()))
+    # `agentreflex install` only; the snapshot's own git environment
+    not_for_hooks = {"HERMES_BIN", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"}
+    assert {n for n in read if not n.startswith(ENV_PREFIXES)} - not_for_hooks == set()
+    js = TRANSPORT.read_text()
+    listed = re.search(r"const ENV_PREFIXES = \[(.*?)\];", js, re.S)
+    assert listed is not None
+    js_prefixes = tuple(re.findall(r'"([A-Z0-9_]+)"', listed.group(1)))
+    assert set(ENV_PREFIXES) <= set(js_prefixes)
