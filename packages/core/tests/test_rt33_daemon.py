@@ -223,7 +223,9 @@ def test_a_contained_command_cannot_have_the_daemon_record_for_it(
     shell_call(root, command, env, "f")
     answer = (root / "answer.txt").read_text()
     found = [
-        p for p in (tmp_path / "state").rglob("*") if p.is_file() and b"RT33-FORGED" in p.read_bytes()
+        p
+        for p in (tmp_path / "state").rglob("*")
+        if p.is_file() and b"RT33-FORGED" in p.read_bytes()
     ]
     assert not found, (answer, found)
 
@@ -283,8 +285,7 @@ def test_a_file_rewritten_through_a_hard_link_is_a_recorded_change(
 
 
 TRANSPORT = (
-    Path(__file__).resolve().parents[1]
-    / "src/agentreflex/core/install/js_plugins/transport.js"
+    Path(__file__).resolve().parents[1] / "src/agentreflex/core/install/js_plugins/transport.js"
 )
 ENCODE = """
 import { encodeRequest } from %s;
@@ -320,9 +321,15 @@ def test_opencodes_own_rules_reach_the_daemon_from_the_js_shim(
         }
     )
     install = subprocess.run(
-        [sys.executable, "-c", "from agentreflex.core.hook.client import installation_id as i;"
-         "print(i(), end='')"],
-        env=env, capture_output=True, check=True, text=True,
+        [
+            sys.executable,
+            "-c",
+            "from agentreflex.core.hook.client import installation_id as i;print(i(), end='')",
+        ],
+        env=env,
+        capture_output=True,
+        check=True,
+        text=True,
     ).stdout
     script = tmp_path / "encode.mjs"
     script.write_text(ENCODE % json.dumps(TRANSPORT.as_uri()))
@@ -361,7 +368,9 @@ def test_every_variable_the_guard_reads_reaches_the_daemon() -> None:
 
     src = Path(__file__).resolve().parents[1] / "src" / "agentreflex" / "core"
     read = set()
-    pattern = re.compile(r"""(?:env|environ|values|_env\([a-z]*\))(?:\.get\(|\[)"([A-Z][A-Z0-9_]+)\"""")
+    pattern = re.compile(
+        r"""(?:env|environ|values|_env\([a-z]*\))(?:\.get\(|\[)"([A-Z][A-Z0-9_]+)\""""
+    )
     for path in src.rglob("*.py"):
         read |= set(pattern.findall(path.read_text()))
     # `agentreflex install` only; the snapshot's own git environment
