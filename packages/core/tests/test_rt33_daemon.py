@@ -381,3 +381,41 @@ def test_every_variable_the_guard_reads_reaches_the_daemon() -> None:
     assert listed is not None
     js_prefixes = tuple(re.findall(r'"([A-Z0-9_]+)"', listed.group(1)))
     assert set(ENV_PREFIXES) <= set(js_prefixes)
+
+
+@pytest.mark.parametrize("daemon", ["on", "off"])
+def test_a_command_with_a_lone_surrogate_is_still_contained(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]], daemon: str
+) -> None:
+    """A tool input is JSON the model writes: ``"echo \\ud800; ..."`` parses, in the host
+    (JavaScript strings are UTF-16), to a lone surrogate, which the host's payload carries
+    back as ``\\ud800``.  The reply then holds that character and writing it as UTF-8
+    raised (in the daemon too, which then left the call to the hook process): the hook
+    died with exit status 1, a non-blocking error to Claude Code and Gemini CLI, which
+    then run the command as written, outside the boundary."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    start_daemon()
+    env = _env(tmp_path, AGENTREFLEX_DAEMON=daemon)
+    body = {
+        "session_id": "rt33s",
+        "cwd": str(root),
+        "tool_name": "Bash",
+        "tool_input": {"command": "echo \ud800 > out.txt"},
+        "tool_use_id": "u1",
+        "permission_mode": "bypassPermissions",
+        "hook_event_name": "PreToolUse",
+    }
+    done = subprocess.run(
+        [_binary(), "hook", "claude-code"],
+        input=json.dumps(body).encode(),  # ensure_ascii: "\\ud800", as the host sends it
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-400:]
+    spec = json.loads(done.stdout).get("hookSpecificOutput", {})
+    line = spec.get("updatedInput", {}).get("command", "")
+    assert line.startswith("/") and "bwrap" in line, done.stdout
