@@ -297,7 +297,10 @@ def handle(conn: socket.socket) -> bool:
     reply = outcome.reply
     conn.settimeout(READ_SECONDS)
     conn.sendall(
-        bytes([reply.exit_code & 0xFF]) + reply.stdout.encode() + b"\0" + reply.stderr.encode()
+        bytes([reply.exit_code & 0xFF])
+        + reply.stdout.encode("utf-8", "backslashreplace")  # as the hook process writes it
+        + b"\0"
+        + reply.stderr.encode("utf-8", "backslashreplace")
     )
     _export(outcome, env)  # after the reply: the hook never waits for telemetry
     return True
