@@ -391,8 +391,9 @@ def test_a_command_with_a_lone_surrogate_is_still_contained(
     (JavaScript strings are UTF-16), to a lone surrogate, which the host's payload carries
     back as ``\\ud800``.  The reply then holds that character and writing it as UTF-8
     raised (in the daemon too, which then left the call to the hook process): the hook
-    died with exit status 1, a non-blocking error to Claude Code and Gemini CLI, which
-    then run the command as written, outside the boundary."""
+    died with exit status 1.  The installed registrations turn that into a block
+    (install/launcher.py ``blocking_on_failure``): any command holding one could not run;
+    a bare ``agentreflex hook`` registration would let the host run it as written."""
     root = tmp_path / "proj"
     root.mkdir()
     _git(root, "init", "-q")
