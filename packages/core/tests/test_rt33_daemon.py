@@ -6,6 +6,7 @@ claude-code`` processes, the line the hook gave back run by bash.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -57,7 +58,7 @@ def start_daemon(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[byte
                 [_binary(), "serve", "--idle", "60"], env=env, stdout=out, stderr=out
             )
         procs.append(proc)
-        sock = tmp_path / "run" / "daemon.sock"
+        sock = Path(env["AGENTREFLEX_SOCKET"])
         deadline = time.monotonic() + 30
         while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
@@ -420,3 +421,104 @@ def test_a_command_with_a_lone_surrogate_is_still_contained(
     spec = json.loads(done.stdout).get("hookSpecificOutput", {})
     line = spec.get("updatedInput", {}).get("command", "")
     assert line.startswith("/") and "bwrap" in line, done.stdout
+
+
+FAKE_DAEMON = r"""
+import os, socket, sys
+import signal, time
+path = sys.argv[1]
+# the daemon is this user's: a signal from inside the boundary reaches it (no pid
+# namespace); it ends cleanly and removes its socket file, whose inode is then free
+os.kill(int(open(path + ".pid").read()), signal.SIGTERM)
+deadline = time.monotonic() + 20
+while os.path.exists(path) and time.monotonic() < deadline:
+    time.sleep(0.05)
+server = socket.socket(socket.AF_UNIX)
+server.bind(path)  # ext4 (and xfs) give the freed inode number to the next file made
+server.listen(4)
+open(sys.argv[2], "w").write("%d %d" % (os.stat(path).st_ino, os.getpid()))
+while True:
+    conn, _ = server.accept()
+    try:
+        while conn.recv(65536):
+            pass
+        conn.sendall(b"\x00{}\x00")  # "nothing to say": the command runs as written
+    except OSError:
+        pass  # the Python hook checks its peer and hangs up
+    conn.close()
+"""
+
+ASK = """
+import { askDaemon, socketId } from %s;
+const [socket, install, trusted] = process.argv.slice(2);
+const same = socketId(socket) === trusted;  // transport.js daemonTrusted: asked once per id
+const answer = same ? await askDaemon({ socket, install }, "opencode", "tool.execute.before",
+  Buffer.from("{}"), trusted) : null;
+process.stdout.write(JSON.stringify({ same, answer }));
+"""
+
+
+@pytest.mark.skipif(not __import__("shutil").which("node"), reason="node")
+def test_the_js_shim_never_trusts_a_server_put_in_the_daemons_place(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """The JS shims cannot read a socket's peer: they trust a socket file by its
+    "device:inode", checked once by Python.  A contained command that can write the
+    socket's folder (``AGENTREFLEX_SOCKET`` in the project or a temp folder) removes the
+    daemon's socket (a SIGTERM reaches the daemon: same user, no pid namespace) and
+    binds its own server there: on ext4 the new file gets the freed
+    inode number, the shim's check still holds, and every OpenCode/pi tool call is
+    answered by the agent's server ("{}": run the command as written, uncontained)."""
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix=".rt33-", dir=Path(__file__).resolve().parents[3]))
+    try:
+        root = base / "proj"
+        run = root / "run"
+        run.mkdir(parents=True)
+        run.chmod(0o700)
+        sock = run / "daemon.sock"
+        _git(root, "init", "-q")
+        start_daemon(AGENTREFLEX_SOCKET=str(sock))
+        env = _env(tmp_path, AGENTREFLEX_SOCKET=str(sock))
+        checked = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from agentreflex.core.hook.client import verified_socket as v, "
+                "installation_id as i; d = v(sys.argv[1]); print(f'{d[0]}:{d[1]}' if d else '',"
+                " i(), sep='\\0', end='')",
+                str(sock),
+            ],
+            env=env,
+            capture_output=True,
+            check=True,
+            text=True,
+        ).stdout
+        trusted, install = checked.split("\0", 1)
+        assert trusted  # the real daemon, as the shim's Python check finds it
+        fake = base / "fake.py"
+        fake.write_text(FAKE_DAEMON)
+        shell_call(
+            root,
+            f"(python3 {fake} {sock} {root / 'fake.ino'} >/dev/null 2>&1 </dev/null &); sleep 3",
+            env,
+            "j",
+        )
+        assert (root / "fake.ino").exists()
+        script = base / "ask.mjs"
+        script.write_text(ASK % json.dumps(TRANSPORT.as_uri()))
+        asked = subprocess.run(
+            ["node", str(script), str(sock), install, trusted],
+            env=env,
+            capture_output=True,
+            check=True,
+            timeout=30,
+        )
+        seen = json.loads(asked.stdout)
+        assert seen["answer"] is None, seen
+    finally:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            os.kill(int((base / "proj" / "fake.ino").read_text().split()[1]), 9)
+        shutil.rmtree(base, ignore_errors=True)
