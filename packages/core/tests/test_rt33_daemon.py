@@ -487,7 +487,7 @@ def test_the_js_shim_never_trusts_a_server_put_in_the_daemons_place(
                 sys.executable,
                 "-c",
                 "import sys; from agentreflex.core.hook.client import verified_socket as v, "
-                "installation_id as i; d = v(sys.argv[1]); print(f'{d[0]}:{d[1]}' if d else '',"
+                "installation_id as i; d = v(sys.argv[1]); print(':'.join(map(str, d)) if d else '',"
                 " i(), sep='\\0', end='')",
                 str(sock),
             ],

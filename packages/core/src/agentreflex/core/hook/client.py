@@ -302,16 +302,18 @@ def _connect(fd: int, path: str, timeout: float) -> Socket | None:
     return sock
 
 
-def _socket_file(path: str) -> tuple[int, int] | None:
+def _socket_file(path: str) -> tuple[int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_dev, st.st_ino
+    # and its change time: a file made on the freed inode of the daemon's own (ext4 gives
+    # it the same number at once) is a new file all the same (red-team rt33)
+    return st.st_dev, st.st_ino, st.st_ctime_ns
 
 
-def verified_socket(path: str) -> tuple[int, int] | None:
-    """The (device, inode) of ``path`` when this installation's daemon listens there.
+def verified_socket(path: str) -> tuple[int, int, int] | None:
+    """The (device, inode, change time) of ``path`` when this installation's daemon listens there.
 
     For the JavaScript shims (OpenCode, pi), which cannot read a socket's peer
     credentials: they run this once per socket file and then talk only to a

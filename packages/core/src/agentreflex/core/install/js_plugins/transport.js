@@ -105,13 +105,13 @@ export function privateDir(folder) {
 }
 
 /**
- * The identity of the socket file at `path` ("device:inode"), or "" when there is none.
+ * The identity of the socket file at `path` ("device:inode:ctime"), or "" when there is none.
  * @param {string} path
  */
 export function socketId(path) {
   try {
     const st = statSync(path, { bigint: true });
-    return `${st.dev}:${st.ino}`;
+    return `${st.dev}:${st.ino}:${st.ctimeNs}`; // a file on a freed inode is new: its ctime
   } catch {
     return "";
   }
@@ -367,7 +367,7 @@ export const daemonCheck = {
     const done = await run([python, ...ISOLATED, "-c", DAEMON_CHECK, socket], "", SOCKET_TIMEOUT_MS);
     try {
       const found = JSON.parse(done.stdout);
-      return Array.isArray(found) ? `${found[0]}:${found[1]}` : "";
+      return Array.isArray(found) ? found.join(":") : "";
     } catch {
       return "";
     }
@@ -380,7 +380,7 @@ const DAEMON_CHECK =
   "import json,sys\n" +
   "from agentreflex.core.hook.client import verified_socket\n" +
   "found = verified_socket(sys.argv[1])\n" +
-  "sys.stdout.write(json.dumps(found and [str(found[0]), str(found[1])]))\n";
+  "sys.stdout.write(json.dumps(found and [str(n) for n in found]))\n";
 
 /**
  * A bounded map: the oldest entry goes when it is full (per-session caches).
