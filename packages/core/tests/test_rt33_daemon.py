@@ -522,3 +522,88 @@ def test_the_js_shim_never_trusts_a_server_put_in_the_daemons_place(
         with contextlib.suppress(OSError, ValueError, IndexError):
             os.kill(int((base / "proj" / "fake.ino").read_text().split()[1]), 9)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _shim_ask(sock: Path, env: dict[str, str], event: str, body: dict[str, Any]) -> bytes | None:
+    """What OpenCode's shim does (transport.js askDaemon): one request from the host's own
+    process (alive all session), given up after 5 s; None: it then runs the hook itself."""
+    import socket
+
+    from agentreflex.core.hook.client import ENV_PREFIXES, encode_request
+
+    install = subprocess.run(
+        [sys.executable, "-c", "from agentreflex.core.hook.client import installation_id as i;"
+         "print(i(), end='')"],
+        env=env, capture_output=True, check=True, text=True,
+    ).stdout  # fmt: skip
+    forwarded = {k: v for k, v in env.items() if k.startswith(ENV_PREFIXES)}
+    payload = json.dumps({**body, "hook_event_name": event}).encode()
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(5.0)
+    try:
+        conn.connect(str(sock))
+        conn.sendall(encode_request("opencode", event, forwarded, payload, install))
+        conn.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+    except OSError:
+        return None
+    finally:
+        conn.close()
+    return data if len(data) > 1 else None
+
+
+def _shim_call(sock: Path, env: dict[str, str], event: str, body: dict[str, Any]) -> dict[str, Any]:
+    data = _shim_ask(sock, env, event, body)
+    if data is None:  # the shim's fallback: the hook process
+        done = subprocess.run(
+            [_binary(), "hook", "opencode", event],
+            input=json.dumps({**body, "hook_event_name": event}).encode(),
+            env={**env, "AGENTREFLEX_DAEMON": "off"},
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        out = done.stdout
+    else:
+        out = data[1:].partition(b"\0")[0]
+    return json.loads(out or b"{}")  # type: ignore[no-any-return]
+
+
+def test_a_stopped_daemon_does_not_look_before_a_command_after_it_ran(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """(Held.) A contained command may signal the daemon (same user, no pid namespace): stopped
+    (SIGSTOP), it holds the next pre-tool request unanswered; the shim gives up after 5 s
+    and the hook process answers.  The command then plants a ``git`` in the host's PATH
+    folder and lets the daemon go on (SIGCONT): it answers the request its client gave up,
+    and its look "before" the command, taken after it, replaces the real one: the look
+    after finds nothing new, and the planted ``git`` stays."""
+    import signal
+
+    root = tmp_path / "proj"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    _git(root, "init", "-q")
+    daemon = start_daemon()
+    env = _env(tmp_path, PATH=f"{root / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    sock = tmp_path / "run" / "daemon.sock"
+    base = {"session_id": "oc-stop", "cwd": str(root), "tool": "bash"}
+
+    def call(command: str, call_id: str, before: Callable[[], None] = lambda: None) -> None:
+        body = {**base, "call_id": call_id, "args": {"command": command}}
+        before()
+        reply = _shim_call(sock, env, "tool.execute.before", body)
+        line = reply.get("command")
+        assert line and line != command, reply
+        subprocess.run(["bash", "-c", line], cwd=root, env=env, capture_output=True, timeout=60)
+        time.sleep(1)
+        after = {**body, "result": {"output": "", "exit_code": 0}}
+        _shim_call(sock, env, "tool.execute.after", after)
+
+    call("true", "c1")
+    plant = (
+        f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git && kill -CONT {daemon.pid}"
+    )
+    call(plant, "c2", before=lambda: os.kill(daemon.pid, signal.SIGSTOP))  # the agent's, earlier
+    assert not (root / ".venv" / "bin" / "git").exists()
