@@ -578,8 +578,9 @@ def test_a_stopped_daemon_does_not_look_before_a_command_after_it_ran(
     (SIGSTOP), it holds the next pre-tool request unanswered; the shim gives up after 5 s
     and the hook process answers.  The command then plants a ``git`` in the host's PATH
     folder and lets the daemon go on (SIGCONT): it answers the request its client gave up,
-    and its look "before" the command, taken after it, replaces the real one: the look
-    after finds nothing new, and the planted ``git`` stays."""
+    and its look "before" the command is taken after it.  It holds: that late look
+    compares with the session's last one first (planted.py ``_since_last``) and moves
+    the ``git`` aside."""
     import signal
 
     root = tmp_path / "proj"
