@@ -608,3 +608,58 @@ def test_a_stopped_daemon_does_not_look_before_a_command_after_it_ran(
     )
     call(plant, "c2", before=lambda: os.kill(daemon.pid, signal.SIGSTOP))  # the agent's, earlier
     assert not (root / ".venv" / "bin" / "git").exists()
+
+
+WATCHER = r"""
+import os, signal, sys, time
+done = sys.argv[1]
+state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.environ["HOME"], ".local", "state")
+pending = os.path.join(state, "agentreflex", "planted", "pending")
+for entry in os.listdir("/proc"):  # no pid namespace: the daemon is in sight
+    try:
+        argv = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+    except OSError:
+        continue
+    if b"serve" in argv and any(a.endswith(b"agentreflex") for a in argv):
+        pid = int(entry)
+had = set(os.listdir(pending))
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline:
+    if had - set(os.listdir(pending)):  # the daemon took the look before the command
+        os.kill(pid, signal.SIGSTOP)
+        break
+time.sleep(8)  # the hook process gave up on it and answered without the look
+os.kill(pid, signal.SIGKILL)
+open(done, "w").write("stopped")
+"""
+
+
+def test_a_daemon_stopped_inside_its_look_after_a_command_does_not_lose_it(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """The daemon takes the look before a command (its record, unlinked) and then moves
+    aside what appeared.  The command leaves a process running that watches the records'
+    folder (readable: the user's state folder) and stops the daemon (SIGSTOP: same user,
+    no pid namespace) the moment that record goes; the hook process gives up after 5 s and
+    evaluates itself, finds no record (taken), and writes the tree as it is, planted
+    ``git`` included, as the session's last look; the process then kills the daemon."""
+    root = tmp_path / "proj"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    _git(root, "init", "-q")
+    daemon = start_daemon()
+    env = _env(tmp_path, PATH=f"{root / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    watcher = tmp_path / "watch.py"
+    watcher.write_text(WATCHER)
+    done = root / "done"
+    command = (
+        f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git && "
+        f"(python3 {watcher} {done} >/dev/null 2>&1 </dev/null &)"
+    )
+    shell_call(root, command, env, "k1", session="rt33k")
+    deadline = time.monotonic() + 30
+    while not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert done.exists()  # the daemon was stopped inside its look, then killed
+    daemon.wait(10)
+    shell_call(root, "true", env, "k2", session="rt33k")  # and the next command's looks
+    assert not (root / ".venv" / "bin" / "git").exists()
