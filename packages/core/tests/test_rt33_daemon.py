@@ -612,9 +612,13 @@ def test_a_stopped_daemon_does_not_look_before_a_command_after_it_ran(
 
 WATCHER = r"""
 import os, signal, sys, time
-done = sys.argv[1]
+done, folder = sys.argv[1], sys.argv[2]
 state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.environ["HOME"], ".local", "state")
-pending = os.path.join(state, "agentreflex", "planted", "pending")
+pending = os.path.join(state, "agentreflex", "planted", folder)
+if len(sys.argv) > 3:  # made after the command ended: for the look before the next one
+    time.sleep(2)
+    open(sys.argv[3], "w").write("#!/bin/sh\n")
+    os.chmod(sys.argv[3], 0o755)
 for entry in os.listdir("/proc"):  # no pid namespace: the daemon is in sight
     try:
         argv = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
@@ -653,7 +657,7 @@ def test_a_daemon_stopped_inside_its_look_after_a_command_does_not_lose_it(
     done = root / "done"
     command = (
         f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git && "
-        f"(python3 {watcher} {done} >/dev/null 2>&1 </dev/null &)"
+        f"(python3 {watcher} {done} pending >/dev/null 2>&1 </dev/null &)"
     )
     shell_call(root, command, env, "k1", session="rt33k")
     deadline = time.monotonic() + 30
@@ -663,3 +667,31 @@ def test_a_daemon_stopped_inside_its_look_after_a_command_does_not_lose_it(
     daemon.wait(10)
     shell_call(root, "true", env, "k2", session="rt33k")  # and the next command's looks
     assert not (root / ".venv" / "bin" / "git").exists()
+
+
+def test_a_daemon_stopped_inside_its_look_since_the_last_command_does_not_lose_it(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """The same with the look before the next command: a process the command left running
+    plants the ``git`` after the command's look, then stops the daemon as soon as it has
+    taken the session's last look (to compare with) before the next command."""
+    root = tmp_path / "proj"
+    (root / ".venv" / "bin").mkdir(parents=True)
+    _git(root, "init", "-q")
+    daemon = start_daemon()
+    env = _env(tmp_path, PATH=f"{root / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    watcher = tmp_path / "watch.py"
+    watcher.write_text(WATCHER)
+    done = root / "done"
+    git = root / ".venv" / "bin" / "git"
+    command = f"(python3 {watcher} {done} last {git} >/dev/null 2>&1 </dev/null &)"
+    shell_call(root, command, env, "l1", session="rt33l")
+    time.sleep(3)  # the git is there now, after the command's look
+    shell_call(root, "true", env, "l2", session="rt33l")
+    deadline = time.monotonic() + 30
+    while not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert done.exists()
+    daemon.wait(10)
+    shell_call(root, "true", env, "l3", session="rt33l")
+    assert not git.exists()
