@@ -100,47 +100,9 @@ def test_the_users_deny_rule_still_holds_over_a_contained_command(js: JsHostProj
     assert "Read-only file system" in run.tool_messages()[1], run.describe()
 
 
-def test_a_word_a_deny_rule_names_does_not_take_a_command_out_of_the_boundary(
-    js: JsHostProject,
-) -> None:
-    """The hook leaves a command as written when a non-"allow" rule's first word appears
-    anywhere in it (``opencode_rules.permits``: "however spelled"), but OpenCode matches
-    its rules against each command as a whole: ``python3 w.py touch`` does not match
-    ``"touch *": "deny"``, so OpenCode runs it, and it runs outside the boundary.  The
-    script reads its target from a data file at run time (the gate can't see it)."""
-    config = json.loads(js.config_path.read_text())
-    config["permission"]["bash"] = {"*": "allow", "touch *": "deny"}
-    js.config_path.write_text(json.dumps(config))
-    js.install()
-    config_before = js.write(".agentreflex/config.toml", 'mode = "enforced"\n').read_text()
-    js.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
-    js.write(
-        "w.py",
-        "import base64, sys\n"
-        "open(base64.b64decode(open('where.txt').read()), 'w').write('mode = \"off\"\\n')\n",
-    )
-    run = js.run("work", [bash(js, "python3 w.py touch"), say("Done.")])
-    assert (js.project / ".agentreflex" / "config.toml").read_text() == config_before, (
-        run.describe()
-    )
-    assert "Read-only file system" in run.tool_messages()[0], run.describe()
-
-
-def test_a_users_agent_file_that_mentions_bash_does_not_turn_containment_off(
-    js: JsHostProject,
-) -> None:
-    """A user's own agent file whose text holds "bash" or "permission" (an agent's ``tools:
-    bash: true`` front matter, or a description that mentions bash) makes the hook read
-    the rules as unreadable (``opencode_rules._agent_files_set_permissions``), and then no
-    command of any agent is replaced: every one runs outside the boundary, while OpenCode
-    itself runs them as before (the ``build`` agent is not that file's)."""
-    agents = js.xdg / "config" / "opencode" / "agent"
-    agents.mkdir(parents=True)
-    (agents / "review.md").write_text(
-        "---\ndescription: Reviews code; may run bash to read the tests\nmode: subagent\n"
-        "tools:\n  bash: true\n---\nReview the change.\n"
-    )
-    js.install()
+def _config_write_runs_contained(js: JsHostProject, command: str) -> None:
+    """``command`` runs ``w.py``, which reads its target from a data file at run time (the
+    gate can't see it) and writes ``.agentreflex/config.toml``: in the boundary it can't."""
     config_before = js.write(".agentreflex/config.toml", 'mode = "enforced"\n').read_text()
     js.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
     js.write(
@@ -148,8 +110,39 @@ def test_a_users_agent_file_that_mentions_bash_does_not_turn_containment_off(
         "import base64\n"
         "open(base64.b64decode(open('where.txt').read()), 'w').write('mode = \"off\"\\n')\n",
     )
-    run = js.run("work", [bash(js, "python3 w.py"), say("Done.")])
+    run = js.run("work", [bash(js, command), say("Done.")])
     assert (js.project / ".agentreflex" / "config.toml").read_text() == config_before, (
         run.describe()
     )
     assert "Read-only file system" in run.tool_messages()[0], run.describe()
+
+
+def test_a_word_a_deny_rule_names_does_not_take_a_command_out_of_the_boundary(
+    js: JsHostProject,
+) -> None:
+    """red-team rt32: the hook left a command as written when a non-"allow" rule's first
+    word appeared anywhere in it, but OpenCode matches its rules against each command as a
+    whole: ``python3 w.py touch`` does not match ``"touch *": "deny"``, so OpenCode ran it,
+    outside the boundary.  A rule is about the command a program leads now."""
+    config = json.loads(js.config_path.read_text())
+    config["permission"]["bash"] = {"*": "allow", "touch *": "deny"}
+    js.config_path.write_text(json.dumps(config))
+    js.install()
+    _config_write_runs_contained(js, "python3 w.py touch")
+
+
+def test_a_users_agent_file_that_mentions_bash_does_not_turn_containment_off(
+    js: JsHostProject,
+) -> None:
+    """red-team rt32: a user's own agent file whose text held "bash" or "permission" (an
+    agent's ``tools: bash: true`` front matter, a description that mentions bash) made the
+    hook read the rules as unreadable, and then no command of any agent was replaced: every
+    one ran outside the boundary.  Only a ``permission`` block in its front matter counts."""
+    agents = js.xdg / "config" / "opencode" / "agent"
+    agents.mkdir(parents=True)
+    (agents / "review.md").write_text(
+        "---\ndescription: Reviews code; may run bash to read the tests\nmode: subagent\n"
+        "tools:\n  bash: true\n---\nReview the change.\n"
+    )
+    js.install()
+    _config_write_runs_contained(js, "python3 w.py")
