@@ -1,4 +1,7 @@
-"""Red-team rt33: moves that get through when the warm daemon serves the hook calls.
+"""The warm daemon answers as the hook process would, boundary and looks alike.
+
+Red-team rt33 found moves that got through only when the daemon served the hook calls
+(its own environment, its caches, its socket, a daemon stopped mid-look); each is here.
 
 A real daemon (``agentreflex serve``) on a private socket, real ``agentreflex hook
 claude-code`` processes, the line the hook gave back run by bash.
