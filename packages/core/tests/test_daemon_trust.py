@@ -348,7 +348,11 @@ def test_the_real_daemon_started_with_other_startup_variables_is_not_trusted(
 def test_the_daemon_itself_is_trusted_and_other_processes_are_not(daemon: Path) -> None:
     assert _probe(daemon.parent.parent, _payload(daemon.parent.parent, "toolu_real"))["answered"]
     st = daemon.stat()
-    assert client.verified_socket(str(daemon)) == (st.st_dev, st.st_ino, st.st_ctime_ns)  # the JS shims' check
+    assert client.verified_socket(str(daemon)) == (
+        st.st_dev,
+        st.st_ino,
+        st.st_ctime_ns,
+    )  # the JS shims' check
     assert client.runs_our_daemon(os.getpid()) is False  # pytest, not a daemon
     assert client.runs_our_daemon(2**22 + 12345) is False  # no such process
 
