@@ -1324,3 +1324,26 @@ def test_a_pattern_matched_against_a_kept_listing_matches_as_glob_does(
     path = str(tmp_path / pattern)
     assert globbed([path], listings) == sorted(glob.glob(path))
     assert globbed([path], listings) == sorted(glob.glob(path))  # from the kept listing
+
+
+def test_the_daemons_socket_put_elsewhere_is_out_of_reach_too(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``AGENTREFLEX_SOCKET`` puts the daemon's socket outside its folder: the policy's
+    ``{daemon}`` hides it there too (red-team rt33 reached it and had a record sealed)."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    sock = folder / "daemon.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    server.listen(1)
+    monkeypatch.setenv("AGENTREFLEX_SOCKET", str(sock))
+    try:
+        probe = (
+            f'{sys.executable} -c "import socket; s = socket.socket(socket.AF_UNIX); '
+            f"s.connect('{sock}'); print('reached')\""
+        )
+        done = run(probe, project)
+    finally:
+        server.close()
+    assert "reached" not in done.stdout, done.stderr
