@@ -44,8 +44,11 @@ def _hook(argv: list[str]) -> int:
 
     outcome = run_hook(host, payload, os.environ, hint or None)
     _maybe_autostart(outcome)
-    sys.stdout.write(outcome.reply.stdout)
-    sys.stderr.write(outcome.reply.stderr)
+    # a lone surrogate (a tool input's JSON "\ud800") written back as that JSON escape:
+    # a reply that cannot be written ends the hook with status 1, which the hosts take
+    # for a non-blocking error and run the command as written (red-team rt33)
+    sys.stdout.buffer.write(outcome.reply.stdout.encode("utf-8", "backslashreplace"))
+    sys.stderr.buffer.write(outcome.reply.stderr.encode("utf-8", "backslashreplace"))
     sys.stdout.flush()
     return outcome.reply.exit_code
 

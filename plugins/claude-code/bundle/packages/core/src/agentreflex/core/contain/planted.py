@@ -40,6 +40,7 @@ path.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from agentreflex.core.config.settings import Config
@@ -138,21 +139,28 @@ def around_tool(
         return found
     if not after:
         return []
-    before = _take(pending)
-    if before is None or before.get("asked"):
-        findings: list[Finding] = []
-    else:
-        findings, current = _undo(before, event, decision, keep)
-        if (findings or current) and decision.mode is not Mode.SHADOW:
-            # what the command added is undone: the tree is as the look before it found it
-            # (what could not be undone is tried again before the next command)
-            _write(_last_path(event), before)
-            return findings
-    # what the user approved, what shadow mode only named, what the command changed that
-    # stays (a remote added, the user's own template hooks): the next command is compared
-    # with the tree as it is now, so nothing is said twice
-    _write(_last_path(event), _look(projects, event.host))
-    return findings
+    # read, and removed only once what it says is done: a daemon stopped inside this look
+    # (a signal from a process a command left running) leaves the record to the hook
+    # process that answers in its place, not a tree with no look before it (red-team rt33)
+    mark = _mark(pending)
+    before = _take(pending, remove=False)
+    try:
+        if before is None or before.get("asked"):
+            findings: list[Finding] = []
+        else:
+            findings, current = _undo(before, event, decision, keep)
+            if (findings or current) and decision.mode is not Mode.SHADOW:
+                # what the command added is undone: the tree is as the look before it found
+                # it (what could not be undone is tried again before the next command)
+                _write(_last_path(event), before)
+                return findings
+        # what the user approved, what shadow mode only named, what the command changed that
+        # stays (a remote added, the user's own template hooks): the next command is compared
+        # with the tree as it is now, so nothing is said twice
+        _write(_last_path(event), _look(projects, event.host))
+        return findings
+    finally:
+        _remove_if(pending, mark)
 
 
 def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, object]:
@@ -262,10 +270,15 @@ def _since_last(
     """
     if decision.verdict is Verdict.BLOCK:
         return [], None
-    last = _take(_last_path(event))
+    path = _last_path(event)
+    mark = _mark(path)
+    last = _take(path, remove=False)  # removed once undone: see the look after a command
     if last is None:
         return [], None
-    found, current = _undo(last, event, decision, keep, since=SINCE)
+    try:
+        found, current = _undo(last, event, decision, keep, since=SINCE)
+    finally:
+        _remove_if(path, mark)
     # nothing changed, for the same folders: the tree is as that look found it (one look saved)
     same = current and _strings(last.get("projects")) == projects
     return found, (last if same else None)
@@ -591,11 +604,28 @@ def _write(path: str, value: dict[str, object]) -> None:
         pass  # not looked at after this command: no worse than before
 
 
-def _take(path: str) -> dict[str, object] | None:
+def _mark(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _remove_if(path: str, mark: tuple[int, int, int] | None) -> None:
+    """Remove the record read as ``mark``, not one written since (a daemon resumed late
+    must not remove the look the hook process wrote while it was stopped)."""
+    if mark is not None and _mark(path) == mark:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _take(path: str, remove: bool = True) -> dict[str, object] | None:
     try:
         with open(path, encoding="utf-8") as fh:
             value = fastjson.loads(fh.read())
-        os.unlink(path)
+        if remove:
+            os.unlink(path)
     except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) else None

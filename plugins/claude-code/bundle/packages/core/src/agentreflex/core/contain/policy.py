@@ -137,7 +137,8 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{tmpdir}": [_temp_dir(env)],
         "{key}": [userdirs.key_path(env)],
         "{trust}": [userdirs.trust_record_path(env)],
-        "{daemon}": [socket_dir()],
+        # its folder, and a socket put elsewhere (AGENTREFLEX_SOCKET): hidden all the same
+        "{daemon}": [socket_dir(), *_explicit_socket(env)],
         "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
         "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
         "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
@@ -168,6 +169,13 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
+
+
+def _explicit_socket(env: Mapping[str, str]) -> list[str]:
+    """The daemon's socket where ``AGENTREFLEX_SOCKET`` put it (red-team rt33: outside the
+    socket folder, a contained command reached it)."""
+    path = env.get("AGENTREFLEX_SOCKET", "")
+    return [path] if os.path.isabs(path) else []
 
 
 def _runtime_dir(env: Mapping[str, str]) -> str:

@@ -61,6 +61,37 @@ ENV_PREFIXES = (
     "XDG_STATE_HOME",
     "HOME",
     "PWD",
+    # what the looks and the boundary's plan read from the host's environment (red-team
+    # rt33): the PATH folders a host runs programs from, the temp folder, the sockets of
+    # servers that run what they are asked outside the boundary (contain/policy.py), the
+    # hosts' own folders and switches; the daemon's own values are another session's
+    "PATH",
+    "TMPDIR",
+    "USER",
+    "XDG_RUNTIME_DIR",
+    "XDG_DATA_HOME",
+    "TMUX",  # and TMUX_TMPDIR
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DOCKER_HOST",
+    "KITTY_LISTEN_ON",
+    "HYPRLAND_INSTANCE_SIGNATURE",
+    "SWAYSOCK",
+    "I3SOCK",
+    "NIRI_SOCKET",
+    "ALACRITTY_SOCKET",
+    "WEZTERM_UNIX_SOCKET",
+    "BSPWM_SOCKET",
+    "RXVT_SOCKET",
+    "GIT_TEMPLATE_DIR",
+    "CLAUDECODE",
+    "OPENCODE_CONFIG",  # and OPENCODE_CONFIG_CONTENT
+    "OPENCODE_PERMISSION",
+    "OPENCODE_BIN",
+    "HERMES_HOME",
+    "HERMES_PROFILE",
+    "PI_CODING_AGENT_DIR",
+    "GEMINI_CLI_TRUST_WORKSPACE",
+    "GEMINI_RESTRICTED_MODE",
 )
 
 
@@ -271,16 +302,18 @@ def _connect(fd: int, path: str, timeout: float) -> Socket | None:
     return sock
 
 
-def _socket_file(path: str) -> tuple[int, int] | None:
+def _socket_file(path: str) -> tuple[int, int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_dev, st.st_ino
+    # and its change time: a file made on the freed inode of the daemon's own (ext4 gives
+    # it the same number at once) is a new file all the same (red-team rt33)
+    return st.st_dev, st.st_ino, st.st_ctime_ns
 
 
-def verified_socket(path: str) -> tuple[int, int] | None:
-    """The (device, inode) of ``path`` when this installation's daemon listens there.
+def verified_socket(path: str) -> tuple[int, int, int] | None:
+    """The (device, inode, change time) of ``path`` when this installation's daemon listens there.
 
     For the JavaScript shims (OpenCode, pi), which cannot read a socket's peer
     credentials: they run this once per socket file and then talk only to a

@@ -273,6 +273,9 @@ def handle(conn: socket.socket) -> bool:
 
     if peer_uid(conn) != os.getuid():
         return True
+    if not _sees_what_we_see(peer_pid(conn)):
+        conn.sendall(bytes([FOREIGN]))  # a contained command: never the key's oracle
+        return True
     if not still_fresh(_STAMP):
         conn.sendall(bytes([STALE]))
         return False
@@ -294,10 +297,34 @@ def handle(conn: socket.socket) -> bool:
     reply = outcome.reply
     conn.settimeout(READ_SECONDS)
     conn.sendall(
-        bytes([reply.exit_code & 0xFF]) + reply.stdout.encode() + b"\0" + reply.stderr.encode()
+        bytes([reply.exit_code & 0xFF])
+        + reply.stdout.encode("utf-8", "backslashreplace")  # as the hook process writes it
+        + b"\0"
+        + reply.stderr.encode("utf-8", "backslashreplace")
     )
     _export(outcome, env)  # after the reply: the hook never waits for telemetry
     return True
+
+
+def _sees_what_we_see(pid: int | None) -> bool:
+    """Is the peer in this daemon's mount and user namespaces (as the client requires of
+    the daemon, :func:`~agentreflex.core.hook.client.runs_our_daemon`)?
+
+    A command in the boundary is in others: answered, it would have the daemon, which
+    holds the key the boundary hides, seal what it likes into a session (red-team rt33).
+    Without ``/proc`` (macOS) only the uid is known.
+    """
+    if not os.path.isdir("/proc/self"):
+        return True
+    if pid is None:
+        return False
+    try:
+        return all(
+            os.readlink(f"/proc/{pid}/ns/{space}") == os.readlink(f"/proc/self/ns/{space}")
+            for space in ("mnt", "user")
+        )
+    except OSError:
+        return False
 
 
 def _export(outcome: HookOutcome, forwarded: dict[str, str]) -> None:

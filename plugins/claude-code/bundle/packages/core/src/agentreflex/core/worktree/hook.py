@@ -274,7 +274,10 @@ def _after(event: Event, notes: list[Note], config: Config) -> None:
     repo = _repo_of(event)
     if repo is None or repo.top != pending.get("top"):
         return
-    after = observe.fingerprint(repo, _skip_dir(repo, config))
+    # after code the agent ran, git's whole status: a write through a hard link or a
+    # shared mmap is reported by no watch the daemon keeps (red-team rt33)
+    ran_code = event.tool is not None and event.tool.kind in _SNAPSHOT_KINDS
+    after = observe.fingerprint(repo, _skip_dir(repo, config), full=ran_code)
     if after is None:
         return
     before: dict[str, observe.Entry] = {

@@ -148,12 +148,15 @@ def _stat(path: str) -> tuple[int, int, int, int] | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
 
 
-def fingerprint(repo: Repo, skip: str = "") -> dict[str, Entry] | None:
-    """The listed paths with their letters and stat; ``skip``: a folder to leave out."""
+def fingerprint(repo: Repo, skip: str = "", full: bool = False) -> dict[str, Entry] | None:
+    """The listed paths with their letters and stat; ``skip``: a folder to leave out.
+
+    ``full``: git's whole status even in the daemon (after code the agent ran, which
+    can write where no watch reports it: :mod:`.watch`)."""
     if _watch_enabled():
         from agentreflex.core.worktree import watch
 
-        entries = watch.status_entries(repo, skip)
+        entries = watch.status_entries(repo, skip, full)
     else:
         entries = status_entries(repo)
     if entries is None:

@@ -96,8 +96,13 @@ def enabled() -> bool:
     return _enabled
 
 
-def status_entries(repo: observe.Repo, skip: str) -> dict[str, str] | None:
-    """The full status listing (path -> letters), from the cache when one is kept."""
+def status_entries(repo: observe.Repo, skip: str, full: bool = False) -> dict[str, str] | None:
+    """The full status listing (path -> letters), from the cache when one is kept.
+
+    ``full``: ask git about every path, not only those the kernel reported: after a
+    shell command, whose writes through a second name of a file (a hard link) or a
+    shared ``mmap`` no directory watch reports (red-team rt33).  The watches are kept.
+    """
     if not _enabled:
         return observe.status_entries(repo)
     with _lock:
@@ -106,7 +111,7 @@ def status_entries(repo: observe.Repo, skip: str) -> dict[str, str] | None:
         while len(_caches) > MAX_REPOS:
             _caches.pop(next(iter(_caches))).close()
     with cache.lock:
-        return cache.entries(repo, skip)
+        return cache.entries(repo, skip, full)
 
 
 _repos: dict[str, tuple[list[object], observe.Repo]] = {}
@@ -274,7 +279,7 @@ class _Cache:
         self.plain = False
         self.pending = set()
 
-    def entries(self, repo: observe.Repo, skip: str) -> dict[str, str] | None:
+    def entries(self, repo: observe.Repo, skip: str, full: bool = False) -> dict[str, str] | None:
         key = _key(repo)
         if self.broken:
             if key == self.key:
@@ -287,6 +292,8 @@ class _Cache:
         self.pending = set()
         if rescan or len(dirty) > MAX_DIRTY:
             return self._rebuild(repo, skip, key)
+        if full:
+            return self._relist(repo)
         if not dirty:
             return dict(self.listing)
         quick = self._from_index(repo, dirty)
@@ -411,6 +418,28 @@ class _Cache:
             return listing
         # a change there between the status and its watch has no event: ask again next call
         self.pending = extra - dirs
+        self.listing = listing
+        return dict(listing)
+
+    def _relist(self, repo: observe.Repo) -> dict[str, str] | None:
+        """git's whole status, the watches kept (new folders it lists watched, as after
+        :meth:`_rebuild`)."""
+        listing = observe.status_entries(repo)
+        if listing is None:
+            self.close()
+            return None
+        extra: set[str] = set()
+        for path in listing:
+            self._parents(path, extra)
+        try:
+            for d in sorted(extra - set(self.dirs.values())):
+                self._watch(d)
+                self.pending.add(d)  # a change there before its watch: asked next call
+        except OSError:
+            self.close()
+            self.broken = True
+            return listing
+        self.index = None  # read again when next needed
         self.listing = listing
         return dict(listing)
 

@@ -35,6 +35,15 @@ const MAX_REPLY_BYTES = 1024 * 1024;
 const ENV_PREFIXES = [
   "REFLEX_", "JEV_", "AGENTREFLEX_", "CLAUDE_", "CODEX_",
   "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PWD",
+  "GEMINI_CLI_HOME", "GEMINI_PROJECT_DIR", "COPILOT_HOME", "COPILOT_ALLOW_ALL",
+  // what the looks and the boundary's plan read (red-team rt33): the daemon's own are
+  // another session's; OpenCode's rules given in its environment above all
+  "PATH", "TMPDIR", "USER", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "TMUX",
+  "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST", "KITTY_LISTEN_ON", "HYPRLAND_INSTANCE_SIGNATURE",
+  "SWAYSOCK", "I3SOCK", "NIRI_SOCKET", "ALACRITTY_SOCKET", "WEZTERM_UNIX_SOCKET",
+  "BSPWM_SOCKET", "RXVT_SOCKET", "GIT_TEMPLATE_DIR", "CLAUDECODE",
+  "OPENCODE_CONFIG", "OPENCODE_PERMISSION", "OPENCODE_BIN", "HERMES_HOME", "HERMES_PROFILE",
+  "PI_CODING_AGENT_DIR", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE",
 ];
 
 /**
@@ -96,13 +105,13 @@ export function privateDir(folder) {
 }
 
 /**
- * The identity of the socket file at `path` ("device:inode"), or "" when there is none.
+ * The identity of the socket file at `path` ("device:inode:ctime"), or "" when there is none.
  * @param {string} path
  */
 export function socketId(path) {
   try {
     const st = statSync(path, { bigint: true });
-    return `${st.dev}:${st.ino}`;
+    return `${st.dev}:${st.ino}:${st.ctimeNs}`; // a file on a freed inode is new: its ctime
   } catch {
     return "";
   }
@@ -358,7 +367,7 @@ export const daemonCheck = {
     const done = await run([python, ...ISOLATED, "-c", DAEMON_CHECK, socket], "", SOCKET_TIMEOUT_MS);
     try {
       const found = JSON.parse(done.stdout);
-      return Array.isArray(found) ? `${found[0]}:${found[1]}` : "";
+      return Array.isArray(found) ? found.join(":") : "";
     } catch {
       return "";
     }
@@ -371,7 +380,7 @@ const DAEMON_CHECK =
   "import json,sys\n" +
   "from agentreflex.core.hook.client import verified_socket\n" +
   "found = verified_socket(sys.argv[1])\n" +
-  "sys.stdout.write(json.dumps(found and [str(found[0]), str(found[1])]))\n";
+  "sys.stdout.write(json.dumps(found and [str(n) for n in found]))\n";
 
 /**
  * A bounded map: the oldest entry goes when it is full (per-session caches).
