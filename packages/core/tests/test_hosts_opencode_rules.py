@@ -244,5 +244,7 @@ def test_an_agent_files_own_rules_are_read_and_its_other_words_are_not_rules(
     assert decide("git push origin main", str(project), env) == "host"
     assert decide("nohup git push origin main", str(project), env) == "refuse"
     assert decide("git status", str(project), env) == "contain"
+    write(agents / "urls.md", '---\npermission:\n  bash:\n    "curl https://*": deny\n---\n')
+    assert decide("curl https://x.example", str(project), env) == "host"  # a quoted key's colon
     write(agents / "strict.md", "---\npermission: deny\n---\n")
     assert decide("make", str(project), env) == "host"
