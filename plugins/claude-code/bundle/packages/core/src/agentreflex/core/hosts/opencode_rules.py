@@ -239,10 +239,11 @@ def _front_matter_rules(text: str) -> Rules | None:
         indent = len(line) - len(line.lstrip(" "))
         if indent == 0:
             break
-        key, sep, value = line.strip().partition(":")
-        if not sep or "\t" in line[:indent]:
+        pair = _key_value(line.strip())
+        if pair is None or "\t" in line[:indent]:
             return None
-        block.append((indent, _unquoted(key.strip()), _unquoted(value.split(" #", 1)[0].strip())))
+        key, value = pair
+        block.append((indent, key, _unquoted(value.split(" #", 1)[0].strip())))
     if any("\0" in key + value for _, key, value in block):
         return None
     return _permission_block(block)
@@ -270,6 +271,17 @@ def _permission_block(block: list[tuple[int, str, str]]) -> Rules | None:
     ):
         return None
     return _permission_rules(table)
+
+
+def _key_value(text: str) -> tuple[str, str] | None:
+    """A mapping line's key and value; a quoted key may hold a colon (``"curl https://*"``)."""
+    if text[:1] in "\"'":
+        end = text.find(text[0], 1)
+        if end < 0 or text[end + 1 : end + 2] != ":":
+            return None
+        return text[1:end], text[end + 2 :]
+    key, sep, value = text.partition(":")
+    return (_unquoted(key.strip()), value) if sep else None
 
 
 def _unquoted(text: str) -> str:
