@@ -19,6 +19,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from agentreflex.core.hook.client import SOCKET_VARIABLES
 from agentreflex.core.state import userdirs
 from agentreflex.core.util.fsutil import inside
 
@@ -204,22 +205,10 @@ def _unix_paths(address: str, prefix: str) -> list[str]:
     return paths
 
 
-# the variables window managers and terminals set to their command socket's path
-_SOCKET_VARS = (
-    "SWAYSOCK",
-    "I3SOCK",
-    "NIRI_SOCKET",
-    "ALACRITTY_SOCKET",
-    "WEZTERM_UNIX_SOCKET",
-    "BSPWM_SOCKET",
-    "RXVT_SOCKET",
-)
-
-
 def _named_sockets(env: Mapping[str, str], runtime: str) -> list[str]:
     """The command sockets the session's variables name (kitty's ``unix:PATH``; Hyprland's
     folder from its instance signature); abstract ones (``unix:@x``) have no file."""
-    paths = [env.get(name, "") for name in _SOCKET_VARS]
+    paths = [env.get(name, "") for name in SOCKET_VARIABLES]
     paths += _unix_paths(env.get("KITTY_LISTEN_ON", ""), "unix:")
     signature = env.get("HYPRLAND_INSTANCE_SIGNATURE", "")
     if signature and "/" not in signature and signature not in (".", ".."):

@@ -41,6 +41,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _socket import socket as Socket
 
+# The variables window managers and terminals set to their command socket's path: the
+# boundary hides those sockets (contain/policy.py), and the daemon must see the session's
+SOCKET_VARIABLES = (
+    "SWAYSOCK",
+    "I3SOCK",
+    "NIRI_SOCKET",
+    "ALACRITTY_SOCKET",
+    "WEZTERM_UNIX_SOCKET",
+    "BSPWM_SOCKET",
+    "RXVT_SOCKET",
+)
+
 MAGIC = b"ARX2\0"
 BUSY, FOREIGN, STALE = 253, 254, 255  # one-byte answers meaning "evaluate it yourself"
 TIMEOUT = 5.0
@@ -75,13 +87,7 @@ ENV_PREFIXES = (
     "DOCKER_HOST",
     "KITTY_LISTEN_ON",
     "HYPRLAND_INSTANCE_SIGNATURE",
-    "SWAYSOCK",
-    "I3SOCK",
-    "NIRI_SOCKET",
-    "ALACRITTY_SOCKET",
-    "WEZTERM_UNIX_SOCKET",
-    "BSPWM_SOCKET",
-    "RXVT_SOCKET",
+    *SOCKET_VARIABLES,
     "GIT_TEMPLATE_DIR",
     "CLAUDECODE",
     "OPENCODE_CONFIG",  # and OPENCODE_CONFIG_CONTENT
