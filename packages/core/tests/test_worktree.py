@@ -198,13 +198,35 @@ def test_past_the_size_bound_the_snapshot_is_skipped_with_a_note(repo: Path) -> 
 
 
 def test_snapshots_are_pruned_by_count(repo: Path) -> None:
+    """Each of these holds a version of new.py no newer one does: kept past the newest
+    ``keep``, up to ``most`` in all."""
     found = observe.find_repo(str(repo))
     assert found is not None
     for i in range(5):
         (repo / "src" / "new.py").write_text(f"v{i}\n")
         snapshot.take(found, f"cmd {i}", "s")
     snapshot.prune(found, keep=2)
-    assert [s.command for s in snapshot.listing(found)] == ["cmd 3", "cmd 4"]
+    assert len(snapshot.listing(found)) == 5
+    snapshot.prune(found, keep=2, most=3)
+    assert [s.command for s in snapshot.listing(found)] == ["cmd 2", "cmd 3", "cmd 4"]
+
+
+def test_a_snapshot_whose_work_a_newer_one_holds_is_pruned_first(repo: Path) -> None:
+    """Past the newest ``keep``, a snapshot goes when the next one holds each of its files
+    as it had them (commands that only added files); the one before a deletion stays."""
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    snapshot.take(found, "before rm", "s")
+    (repo / "src" / "new.py").unlink()
+    for i in range(4):
+        snapshot.take(found, f"add {i}", "s")
+        (repo / f"added{i}.txt").write_text(f"{i}\n")
+    snapshot.take(found, "last", "s")
+    snapshot.prune(found, keep=2)
+    kept = snapshot.listing(found)
+    assert [s.command for s in kept] == ["before rm", "add 3", "last"]
+    assert kept[0].covered is False
+    assert "src/new.py" in kept[0].files
 
 
 def test_what_the_hook_hashes_after_a_command_is_bounded(repo: Path) -> None:
@@ -858,3 +880,53 @@ def test_a_name_with_a_newline_does_not_make_undo_overwrite_newer_work(
     assert "newer work, not overwritten (use --force): README" in capsys.readouterr().err
     assert (repo / "README").read_text() == "readme, newer\n"
     assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        "rm -f .git/info/exclude && mkfifo .git/info/exclude",
+        "mkfifo src/.gitignore",
+        # a process left running holds the FIFO open for writing: git's open returns, and
+        # git reads nothing from a file whose size is 0 (a FIFO's), so this one never waited
+        "mkfifo src/.gitignore && (sleep 30 <> src/.gitignore > /dev/null 2>&1 &)",
+    ],
+)
+def test_a_fifo_git_reads_for_its_ignore_rules_does_not_end_the_snapshots(
+    repo: Path, plant: str
+) -> None:
+    """red-team rt31: git opens each ignore file it reads (``.git/info/exclude``, a folder's
+    ``.gitignore``: both the agent's to write) with a plain ``open``, which waits for a
+    writer forever on a FIFO; the look's ``git status`` then timed out on every later call,
+    no snapshot was taken again, and work written after the FIFO was planted was lost to
+    the next discard (``no snapshot: git could not read the work tree``).  Now git runs once
+    more with each FIFO covered by an empty file."""
+    run_tool(repo, plant, "t1")
+    (repo / "src" / "later.py").write_text("LATER = 1\n")  # the session's work since
+    run_tool(repo, "rm -rf src", "t2")
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    snaps = snapshot.listing(found)
+    assert "later.py" in " ".join(snaps[-1].files)
+    assert undocmd.main([str(snaps[-1].n), "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "later.py").read_text() == "LATER = 1\n"
+
+
+def test_fifty_cheap_commands_do_not_prune_the_snapshot_that_holds_discarded_work(
+    repo: Path,
+) -> None:
+    """red-team rt31: snapshots were pruned to the newest 50 before each one was taken,
+    and each shell command whose work tree differs takes one: after ``rm -rf src``, fifty
+    commands that each change one scratch file (``echo N > x``, seconds of an agent's
+    time) pruned the snapshot that held the discarded work, and undo had nothing to put
+    back."""
+    before = tree_bytes(repo)
+    run_tool(repo, "rm -rf src", "d0")
+    for i in range(snapshot.KEEP_COUNT + 1):
+        run_tool(repo, f"echo {i} > scratch.txt", f"c{i}")
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    assert any(s.n == 1 for s in snapshot.listing(found)), "the snapshot before rm -rf src"
+    (repo / "scratch.txt").unlink()
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before

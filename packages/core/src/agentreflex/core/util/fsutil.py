@@ -338,14 +338,20 @@ def _move_across(parent: int, name: str, path: str, target: str) -> str:
 
 
 def replace_in_place(
-    path: str, data: bytes, mode: int, make: bool = False, link: bool = False
+    path: str,
+    data: bytes,
+    mode: int,
+    make: bool = False,
+    link: bool = False,
+    durable: bool = False,
 ) -> None:
     """``path`` replaced by ``data`` in its folder, opened with no link on the way
     (:func:`open_folder`; ``make`` makes the missing folders): never written through one.
 
     Made under a fresh name (``O_EXCL | O_NOFOLLOW``, ``mode`` set on the descriptor) and
     renamed over the old entry, so a link put where the file is meanwhile is replaced,
-    never followed.  ``link`` makes a symbolic link to ``data`` instead of a file.
+    never followed.  ``link`` makes a symbolic link to ``data`` instead of a file;
+    ``durable`` syncs the data before the rename.
     """
     parent = open_folder(os.path.dirname(path), make)
     temp = f".{os.path.basename(path)}.tmp-{os.getpid()}-{next(_COUNTER)}"
@@ -358,6 +364,9 @@ def replace_in_place(
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 os.fchmod(fh.fileno(), mode & 0o777)  # no set-id bits for what it writes
+                if durable:
+                    fh.flush()
+                    os.fsync(fh.fileno())
         os.replace(temp, os.path.basename(path), src_dir_fd=parent, dst_dir_fd=parent)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -80,6 +80,12 @@ def _run(
             check=False,
             stdin=None if data is not None else subprocess.DEVNULL,
         )
+    except subprocess.TimeoutExpired:
+        # a FIFO where git reads (an ignore file, HEAD) waits forever: once more with them covered
+        from agentreflex.core.worktree import gitfifos
+
+        cwd = argv[argv.index("-C") + 1] if "-C" in argv else os.getcwd()
+        return gitfifos.rerun(argv, env, timeout, data, cwd)
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
 

@@ -8,8 +8,9 @@ hashed byte for byte (``--no-filters``) into a private object store
 ``GIT_ALTERNATE_OBJECT_DIRECTORIES``.  The store lives in the git directory
 (``.git/agentreflex/snapshots/N``), where ``git clean`` cannot reach, and no
 ref names it: not in ``git log --all``, branches, gitk, push or fetch.
-Snapshots are pruned by age and count; past the size bound a snapshot is
-skipped with a note, never attempted.
+Snapshots are pruned by age and count (:func:`prune`: a snapshot whose work a
+newer one holds goes first); past the size bound a snapshot is skipped with a
+note, never attempted.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ import stat
 import time
 
 from agentreflex.core.util import fastjson
-from agentreflex.core.util.fsutil import open_folder, read_json
+from agentreflex.core.util.fsutil import open_folder, read_json, replace_in_place
 from agentreflex.core.worktree.observe import Repo, status_entries
 from agentreflex.core.worktree.observe import in_repo as git
 
 MAX_BYTES = 64 << 20
-KEEP_COUNT = 50
+KEEP_COUNT = 50  # the newest, kept whatever they hold
+KEEP_MOST = 200  # in all, however many hold work no newer one does
 KEEP_SECONDS = 7 * 86400
 _NULL = "0" * 40
 _MAX_META = 64 << 20  # a snapshot's meta.json or after.json: paths and ids, far below
@@ -45,11 +47,15 @@ class Snapshot:
         skipped: str = "",
         fingerprint: str = "",
         stash: str = "",
+        covered: bool | None = None,
     ) -> None:
         self.n, self.ts, self.command, self.session = n, ts, command, session
         self.tree, self.files, self.skipped = tree, files or [], skipped
         self.fingerprint = fingerprint
         self.stash = stash  # a stash commit about to be dropped, whose changes the tree holds
+        # whether the next snapshot holds every file of this one as it is here (None: not
+        # known yet); read when pruning, written once, since neither tree ever changes
+        self.covered = covered
 
     def to_json(self) -> dict[str, object]:
         return dict(
@@ -62,6 +68,7 @@ class Snapshot:
             skipped=self.skipped,
             fingerprint=self.fingerprint,
             stash=self.stash,
+            covered=self.covered,
         )
 
 
@@ -520,12 +527,11 @@ def _give_up(snap_dir: str) -> None:
 
 
 def _save(snap_dir: str, snap: Snapshot) -> Snapshot:
-    tmp = os.path.join(snap_dir, "meta.json.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(fastjson.dumps(snap.to_json()))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, os.path.join(snap_dir, "meta.json"))
+    """meta.json written under a fresh name in the folder opened link by link: the store
+    of a repository the agent made is the agent's to write, and a link it put at the name
+    written (by a process left running, while the snapshot is taken) is never followed."""
+    data = fastjson.dumps(snap.to_json()).encode("utf-8", "surrogateescape")
+    replace_in_place(os.path.join(snap_dir, "meta.json"), data, 0o600, durable=True)
     return snap
 
 
@@ -597,10 +603,7 @@ def record_after(repo: Repo, n: int, paths: list[str]) -> None:
     path = os.path.join(store_dir(repo), str(n), "after.json")
     after = read_after(repo, n)
     after.update({p: oid for p, oid in current_blobs(repo, paths, MAX_BYTES).items() if oid})
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(fastjson.dumps(after))
-    os.replace(tmp, path)
+    replace_in_place(path, fastjson.dumps(after).encode("utf-8", "surrogateescape"), 0o600)
 
 
 def read_after(repo: Repo, n: int) -> dict[str, str]:
@@ -628,14 +631,53 @@ def listing(repo: Repo) -> list[Snapshot]:
     return out
 
 
-def prune(repo: Repo, keep: int = KEEP_COUNT, max_age: float = KEEP_SECONDS) -> None:
-    """Drop snapshots older than ``max_age`` and all but the newest ``keep``."""
+def prune(
+    repo: Repo, keep: int = KEEP_COUNT, max_age: float = KEEP_SECONDS, most: int = KEEP_MOST
+) -> None:
+    """Drop snapshots older than ``max_age``; past the newest ``keep``, those whose work the
+    next snapshot holds; then the oldest, down to ``most`` in all.
+
+    Why not simply the newest ``keep``: a snapshot is what undo has of work a command
+    discarded, and fifty cheap commands (``echo N > x``), each taking a snapshot, pushed
+    the one before ``rm -rf src`` out (red-team rt31).  Now a snapshot holding work no
+    newer one holds outlives them, up to ``most`` commands' worth.
+    """
     snaps = listing(repo)
     cutoff = time.time() - max_age
-    doomed = [s for s in snaps if s.ts < cutoff] + snaps[: max(0, len(snaps) - keep)]
+    doomed = {s.n for s in snaps if s.ts < cutoff}
+    alive = [s for s in snaps if s.n not in doomed]
+    for i, older in enumerate(alive[:-keep]):
+        if _covered(repo, older, alive[i + 1]):
+            doomed.add(older.n)
+    alive = [s for s in alive if s.n not in doomed]
+    doomed.update(s.n for s in alive[: max(0, len(alive) - most)])
     if not doomed:
         return
     import shutil  # only when a snapshot is pruned, not on every hook
 
-    for s in doomed:
-        shutil.rmtree(os.path.join(store_dir(repo), str(s.n)), ignore_errors=True)
+    for n in sorted(doomed):
+        shutil.rmtree(os.path.join(store_dir(repo), str(n)), ignore_errors=True)
+
+
+def _covered(repo: Repo, older: Snapshot, newer: Snapshot) -> bool:
+    """True when ``newer`` holds every file ``older`` does, as ``older`` has it (or ``older``
+    holds nothing undo could write back); the answer is kept in ``older``'s meta.json."""
+    if not older.tree:
+        return True
+    if older.covered is None:
+        older.covered = bool(newer.tree) and _tree_within(repo, older, newer)
+        with contextlib.suppress(OSError):
+            _save(os.path.join(store_dir(repo), str(older.n)), older)
+    return older.covered
+
+
+def _tree_within(repo: Repo, older: Snapshot, newer: Snapshot) -> bool:
+    """No file of ``older``'s tree deleted, changed or of another type in ``newer``'s."""
+    root = store_dir(repo)
+    env = _env(repo, os.path.join(root, str(older.n)))
+    env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = os.pathsep.join(
+        (repo.objects, os.path.join(root, str(newer.n), "objects"))
+    )
+    args = ["diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=DMT"]
+    res = git(repo, [*args, older.tree, newer.tree], env=env, timeout=30.0)
+    return res is not None and res.returncode == 0 and not res.stdout
