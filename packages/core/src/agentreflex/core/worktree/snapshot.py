@@ -29,6 +29,9 @@ MAX_BYTES = 64 << 20
 KEEP_COUNT = 50  # the newest, kept whatever they hold
 KEEP_MOST = 200  # in all, however many hold work no newer one does
 KEEP_SECONDS = 7 * 86400
+# snapshots taken between two prunes: a prune reads every snapshot's meta.json (some 50 us
+# each), which each shell command's hook would otherwise pay
+PRUNE_EVERY = 10
 _NULL = "0" * 40
 _MAX_META = 64 << 20  # a snapshot's meta.json or after.json: paths and ids, far below
 
@@ -88,11 +91,6 @@ def _env(repo: Repo, snap_dir: str, index: str | None = None) -> dict[str, str]:
     if index:
         env["GIT_INDEX_FILE"] = index
     return env
-
-
-def _next_number(root: str) -> int:
-    numbers = [int(d) for d in _listdir(root) if d.isdigit()]
-    return max(numbers, default=0) + 1
 
 
 def _listdir(path: str) -> list[str]:
@@ -334,13 +332,15 @@ def take(
         # a link on the way (a repository the agent made: its .git/agentreflex -> ~/.config)
         # would have the snapshot written, and pruned, where it leads (red-team rt31)
         raise OSError(f"{root}: the snapshot store leads elsewhere (a link)")
-    prune(repo)
-    kept = listing(repo)
+    numbers = sorted(int(d) for d in _listdir(root) if d.isdigit())
+    if len(numbers) > KEEP_MOST or (numbers and numbers[-1] % PRUNE_EVERY == 0):
+        prune(repo)
+    kept = listing(repo, newest=1)
     if stash:
         fingerprint = ""  # the work tree may be unchanged; the stash is what is saved
     if fingerprint and kept and kept[-1].fingerprint == fingerprint and kept[-1].tree:
         return kept[-1]
-    n = _next_number(root)
+    n = (numbers[-1] if numbers else 0) + 1
     snap = Snapshot(n, time.time(), command[:500], session, fingerprint=fingerprint, stash=stash)
     snap_dir = os.path.join(root, str(n))
     os.makedirs(os.path.join(snap_dir, "objects"), exist_ok=True)
@@ -613,11 +613,14 @@ def read_after(repo: Repo, n: int) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def listing(repo: Repo) -> list[Snapshot]:
-    """Every snapshot kept for this repository, oldest first."""
+def listing(repo: Repo, newest: int | None = None) -> list[Snapshot]:
+    """Every snapshot kept for this repository, oldest first; ``newest``: only that many
+    of the newest readable ones (the hook needs the last one alone)."""
     root = store_dir(repo)
     out: list[Snapshot] = []
-    for d in sorted((d for d in _listdir(root) if d.isdigit()), key=int):
+    for d in sorted((d for d in _listdir(root) if d.isdigit()), key=int, reverse=True):
+        if newest is not None and len(out) >= newest:
+            break
         try:
             # read_json: no FIFO's open, whose wait would hold the hook (a nested
             # repository's store is the agent's to write: red-team rt31)
@@ -628,6 +631,7 @@ def listing(repo: Repo) -> list[Snapshot]:
             out.append(Snapshot(**meta))
         except (OSError, ValueError, TypeError, AttributeError):
             continue
+    out.reverse()
     return out
 
 
