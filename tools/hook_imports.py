@@ -70,7 +70,7 @@ def main() -> int:
     before = set(sys.modules)
     sys.argv = ["agentreflex", "hook", "claude-code", args.event]
     sys.stdin = io.TextIOWrapper(io.BytesIO(body))
-    out = io.StringIO()
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # the hook writes to its buffer
     real_stdout, sys.stdout = sys.stdout, out
     start = time.perf_counter()
     from agentreflex.core.cli import main as cli_main
@@ -82,7 +82,9 @@ def main() -> int:
     loaded = sorted(set(sys.modules) - before)
     ours = [m for m in loaded if m.startswith("agentreflex")]
     others = [m for m in loaded if not m.startswith("agentreflex")]
-    print(f"in-process call: {elapsed * 1000:.1f} ms; answer: {out.getvalue().strip()[:200]}")
+    out.flush()
+    answer = out.buffer.getvalue().decode("utf-8", "replace").strip()  # type: ignore[attr-defined]
+    print(f"in-process call: {elapsed * 1000:.1f} ms; answer: {answer[:200]}")
     print(f"\n{len(ours)} agentreflex modules:\n  " + " ".join(ours))
     print(f"\n{len(others)} other modules:\n  " + " ".join(others))
     print(f"\n{sum(compiles.values())} regexes compiled:")

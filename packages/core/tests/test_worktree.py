@@ -930,3 +930,29 @@ def test_fifty_cheap_commands_do_not_prune_the_snapshot_that_holds_discarded_wor
     (repo / "scratch.txt").unlink()
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert tree_bytes(repo) == before
+
+
+def test_a_look_stopped_half_way_leaves_its_record_to_the_next(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record of the look before a command is removed only once the look after it is
+    done: a daemon stopped inside that look (a signal from a process the command left
+    running) leaves it to the hook process that answers in its place, which then still
+    sees what the command changed (the record was removed first, and the change went
+    unrecorded)."""
+    hook(repo, "PreToolUse", "rm src/b.py", "t9")
+    sh(repo, "rm src/b.py")
+    real = observe.fingerprint
+
+    def stopped(*args: Any, **kwargs: Any) -> Any:
+        # while this look is stopped, the hook process answers the same call in its place
+        monkeypatch.setattr(observe, "fingerprint", real)
+        hook(repo, "PostToolUse", "rm src/b.py", "t9")
+        raise KeyboardInterrupt  # and the stopped look never ends
+
+    monkeypatch.setattr(observe, "fingerprint", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        hook(repo, "PostToolUse", "rm src/b.py", "t9")
+    state, _ = SessionStore(str(repo.parent / "state"), "wt-session").load()
+    changes = state.notes.get("worktree_changes", [])
+    assert changes and changes[-1]["deleted"] == ["src/b.py"]

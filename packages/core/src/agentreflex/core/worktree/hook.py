@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from agentreflex.core.config.settings import Config
 from agentreflex.core.decision import Decision, Verdict
@@ -22,7 +23,12 @@ from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.reflex import Note
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
-from agentreflex.core.util.fsutil import call_record_path, keep_newest
+from agentreflex.core.util.fsutil import (
+    call_record_path,
+    file_mark,
+    keep_newest,
+    remove_if_unchanged,
+)
 from agentreflex.core.worktree import observe
 
 CHANGES_NOTE = "worktree_changes"
@@ -265,12 +271,25 @@ def _undoable(
 
 def _after(event: Event, notes: list[Note], config: Config) -> None:
     path = _pending_path(config, event)
+    # read, and removed only once the look is done: a daemon stopped inside it leaves the
+    # record to the hook process that answers in its place (red-team rt33)
+    mark = file_mark(path)
     try:
         with open(path, encoding="utf-8") as fh:
             pending = fastjson.loads(fh.read())
-        os.unlink(path)
     except (OSError, ValueError):
         return  # no pre-tool fingerprint: nothing to compare with
+    if not isinstance(pending, dict):
+        remove_if_unchanged(path, mark)
+        return
+    try:
+        _compare(event, notes, config, pending)
+    finally:
+        remove_if_unchanged(path, mark)
+
+
+def _compare(event: Event, notes: list[Note], config: Config, pending: dict[str, Any]) -> None:
+    """The changes since the look before the tool, noted and recorded for undo."""
     repo = _repo_of(event)
     if repo is None or repo.top != pending.get("top"):
         return

@@ -40,7 +40,6 @@ path.
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from agentreflex.core.config.settings import Config
@@ -59,7 +58,13 @@ from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.state import userdirs
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.digest import sha256_hex
-from agentreflex.core.util.fsutil import call_record_path, move_under, through_link
+from agentreflex.core.util.fsutil import (
+    call_record_path,
+    file_mark,
+    move_under,
+    remove_if_unchanged,
+    through_link,
+)
 
 __all__ = ["CODE", "ENV_CODE", "NESTED_CODE", "around_tool", "watched"]
 
@@ -142,7 +147,7 @@ def around_tool(
     # read, and removed only once what it says is done: a daemon stopped inside this look
     # (a signal from a process a command left running) leaves the record to the hook
     # process that answers in its place, not a tree with no look before it (red-team rt33)
-    mark = _mark(pending)
+    mark = file_mark(pending)
     before = _take(pending, remove=False)
     try:
         if before is None or before.get("asked"):
@@ -160,7 +165,7 @@ def around_tool(
         _write(_last_path(event), _look(projects, event.host))
         return findings
     finally:
-        _remove_if(pending, mark)
+        remove_if_unchanged(pending, mark)
 
 
 def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, object]:
@@ -271,14 +276,14 @@ def _since_last(
     if decision.verdict is Verdict.BLOCK:
         return [], None
     path = _last_path(event)
-    mark = _mark(path)
+    mark = file_mark(path)
     last = _take(path, remove=False)  # removed once undone: see the look after a command
     if last is None:
         return [], None
     try:
         found, current = _undo(last, event, decision, keep, since=SINCE)
     finally:
-        _remove_if(path, mark)
+        remove_if_unchanged(path, mark)
     # nothing changed, for the same folders: the tree is as that look found it (one look saved)
     same = current and _strings(last.get("projects")) == projects
     return found, (last if same else None)
@@ -602,22 +607,6 @@ def _write(path: str, value: dict[str, object]) -> None:
             fh.write(fastjson.dumps(value))
     except OSError:
         pass  # not looked at after this command: no worse than before
-
-
-def _mark(path: str) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_ino, st.st_mtime_ns, st.st_size
-
-
-def _remove_if(path: str, mark: tuple[int, int, int] | None) -> None:
-    """Remove the record read as ``mark``, not one written since (a daemon resumed late
-    must not remove the look the hook process wrote while it was stopped)."""
-    if mark is not None and _mark(path) == mark:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
 
 
 def _take(path: str, remove: bool = True) -> dict[str, object] | None:

@@ -174,6 +174,28 @@ def keep_newest(folder: str, limit: int) -> None:
         os.unlink(p)
 
 
+def file_mark(path: str) -> tuple[int, int, int] | None:
+    """What :func:`remove_if_unchanged` compares: inode, modification time, size."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def remove_if_unchanged(path: str, mark: tuple[int, int, int] | None) -> None:
+    """Remove the record read as ``mark``, not one written since.
+
+    Why: a look's record is removed only once its work is done, so a daemon stopped
+    inside the look (a signal from a process a command left running) leaves it to the
+    hook process that answers in its place; a daemon resumed late must then not remove
+    what that process wrote meanwhile (red-team rt33).
+    """
+    if mark is not None and file_mark(path) == mark:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
 def call_record_path(folder: str, session_id: str, tool_use_id: str) -> str:
     """The file in ``folder`` where a hook keeps what it saw before one tool call, for after it.
 

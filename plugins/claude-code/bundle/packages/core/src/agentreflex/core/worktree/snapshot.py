@@ -79,10 +79,15 @@ def store_dir(repo: Repo) -> str:
     return os.path.join(repo.common_dir, "agentreflex", "snapshots")
 
 
-def _env(repo: Repo, snap_dir: str, index: str | None = None) -> dict[str, str]:
+def _env(
+    repo: Repo, snap_dir: str, index: str | None = None, also: str | None = None
+) -> dict[str, str]:
+    """The snapshot's git: its own store, borrowing the repository's (and ``also``'s)."""
     env = {
         "GIT_OBJECT_DIRECTORY": os.path.join(snap_dir, "objects"),
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES": repo.objects,
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(
+            [repo.objects, os.path.join(also, "objects")] if also else [repo.objects]
+        ),
         # a snapshot is written far more often than read: zlib level 1, not 6 (cost ~1/3)
         "GIT_CONFIG_COUNT": "1",
         "GIT_CONFIG_KEY_0": "core.looseCompression",
@@ -678,10 +683,7 @@ def _covered(repo: Repo, older: Snapshot, newer: Snapshot) -> bool:
 def _tree_within(repo: Repo, older: Snapshot, newer: Snapshot) -> bool:
     """No file of ``older``'s tree deleted, changed or of another type in ``newer``'s."""
     root = store_dir(repo)
-    env = _env(repo, os.path.join(root, str(older.n)))
-    env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = os.pathsep.join(
-        (repo.objects, os.path.join(root, str(newer.n), "objects"))
-    )
+    env = _env(repo, os.path.join(root, str(older.n)), also=os.path.join(root, str(newer.n)))
     args = ["diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=DMT"]
     res = git(repo, [*args, older.tree, newer.tree], env=env, timeout=30.0)
     return res is not None and res.returncode == 0 and not res.stdout
