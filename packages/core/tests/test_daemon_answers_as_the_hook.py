@@ -630,6 +630,7 @@ for entry in os.listdir("/proc"):  # no pid namespace: the daemon is in sight
     if b"serve" in argv and any(a.endswith(b"agentreflex") for a in argv):
         pid = int(entry)
 had = set(os.listdir(pending))
+open(done + ".ready", "w").close()  # the command waits for this: no race with the look after it
 deadline = time.monotonic() + 30
 while time.monotonic() < deadline:
     if had - set(os.listdir(pending)):  # the daemon took the look before the command
@@ -660,7 +661,8 @@ def test_a_daemon_stopped_inside_its_look_after_a_command_does_not_lose_it(
     done = root / "done"
     command = (
         f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git && "
-        f"(python3 {watcher} {done} pending >/dev/null 2>&1 </dev/null &)"
+        f"(python3 {watcher} {done} pending >/dev/null 2>&1 </dev/null &) && "
+        f"for i in $(seq 200); do [ -e {done}.ready ] && break; sleep 0.05; done"
     )
     shell_call(root, command, env, "k1", session="rt33k")
     deadline = time.monotonic() + 30

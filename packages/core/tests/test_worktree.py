@@ -956,3 +956,28 @@ def test_a_look_stopped_half_way_leaves_its_record_to_the_next(
     state, _ = SessionStore(str(repo.parent / "state"), "wt-session").load()
     changes = state.notes.get("worktree_changes", [])
     assert changes and changes[-1]["deleted"] == ["src/b.py"]
+
+
+def test_a_filter_the_listing_missed_runs_in_the_boundary_in_a_repository_below(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """red-team rt31: the filter drivers are listed by one git process and blanked in the
+    next, so a process a command left running in a repository the agent made below the
+    project added a driver between the two, and the look's ``git status`` ran it as the
+    user, outside any boundary (3 of 3).  The race's outcome is set here directly: the
+    listing saw no driver.  The status then runs in the project's boundary, where the
+    driver can't write the home folder, and the look still reads the repository."""
+    nested = repo / "a" / "b"
+    nested.mkdir(parents=True)
+    sh(nested, "git init -q && echo '* filter=x' > .gitattributes && echo hi > f")
+    sh(nested, "git add -A && git commit -qm x")
+    marker = Path(os.environ["HOME"]) / "filter-ran"
+    sh(nested, f"git config filter.x.clean 'sh -c \"touch {marker}; cat\"'")
+    os.utime(nested / "f", (1, 1))  # stat-dirty: status reads it again, through the filter
+    monkeypatch.setattr(observe, "filter_overrides", lambda cwd: [])
+    hook(repo, "PreToolUse", "true", "t0")  # the session starts in the project
+    hook(repo, "PreToolUse", "rm f", "t1", cwd=nested)
+    assert not marker.exists()
+    found = observe.find_repo(str(nested))
+    assert found is not None and found.top == str(nested)
+    assert snapshot.listing(found), "the look read the repository below and took a snapshot"

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import subprocess
 
+from agentreflex.core.worktree import gitboundary
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -35,6 +37,8 @@ _FILTER_KEYS = r"^filter\..*\.(clean|smudge|process|required)$"
 # rt31); --config-env splits at the last
 _EMPTY_ENV = "AGENTREFLEX_GIT_EMPTY"
 _FALSE_ENV = "AGENTREFLEX_GIT_FALSE"
+# the git commands that read the work tree's files, and so run a filter driver on them
+_READS_FILES = frozenset({"status", "diff"})
 
 
 def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -61,15 +65,21 @@ def base_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def _run(
-    argv: list[str], env: dict[str, str], timeout: float, data: bytes | None
+    argv: list[str], env: dict[str, str], timeout: float, data: bytes | None, contain: str = ""
 ) -> subprocess.CompletedProcess[bytes] | None:
-    """``argv`` with the system's git (never a ``git`` a project folder on PATH holds)."""
+    """``argv`` with the system's git (never a ``git`` a project folder on PATH holds);
+    ``contain``: in that project's boundary when the repository is below it."""
     from agentreflex.core.util.sysprog import system_program
 
     program = system_program(argv[0], env.get("PATH", os.defpath))
     if program is None:
         return None  # no git of the system's: as if git were missing
     argv = [program, *argv[1:]]
+    if contain and _below(argv[argv.index("-C") + 1] if "-C" in argv else ".", contain):
+        inside = _inside(argv, contain, env)
+        if inside is None:
+            return None  # a boundary that should hold and can't be had: git is not run
+        argv = inside
     try:
         return subprocess.run(
             argv,
@@ -87,6 +97,33 @@ def _run(
         cwd = argv[argv.index("-C") + 1] if "-C" in argv else os.getcwd()
         return gitfifos.rerun(argv, env, timeout, data, cwd)
     except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+
+
+def _below(cwd: str, project: str) -> bool:
+    """Whether the work tree holding ``cwd`` has its top strictly below ``project``."""
+    here = os.path.realpath(cwd)
+    root = os.path.realpath(project)
+    while here.startswith(root + os.sep):
+        if os.path.lexists(os.path.join(here, ".git")):
+            return True
+        here = os.path.dirname(here)
+    return False
+
+
+def _inside(argv: list[str], project: str, env: dict[str, str]) -> list[str] | None:
+    """``argv`` in ``project``'s boundary; itself where this machine contains nothing (no
+    bwrap, or a kernel that refuses it: then no command of the agent's is contained
+    either); None when the boundary can't be planned."""
+    from agentreflex.core.contain import boundary
+    from agentreflex.core.contain.engine import engine_refused
+
+    engine = boundary.engine_path()
+    if engine is None or engine_refused(engine, env):
+        return argv
+    try:
+        return boundary.run_argv(argv, project, env)
+    except (boundary.PolicyError, OSError, ValueError):
         return None
 
 
@@ -126,4 +163,5 @@ def git(
     for item in _SAFE_CONFIG:
         argv += ["-c", item]
     argv += [*(filters or []), *args]
-    return _run(argv, base_env(env), timeout, data)
+    reads = any(a in _READS_FILES for a in args[:2])  # after --literal-pathspecs, say
+    return _run(argv, base_env(env), timeout, data, gitboundary.current() if reads else "")

@@ -42,6 +42,7 @@ from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
 from agentreflex.core.state.usage import UsageDelta, read_usage
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.record import field, record
+from agentreflex.core.worktree.gitboundary import within
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -413,7 +414,8 @@ def run_hook(
         )
     try:
         plugins = plugins or load_plugins(kind=event.kind, config=config)
-        return _run_event(adapter, event, config, plugins, started, notes, still_wanted)
+        with within(event.session_folder or event.project or event.cwd):
+            return _run_event(adapter, event, config, plugins, started, notes, still_wanted)
     except Exception as exc:  # last line of defence: never a traceback on the host
         return _fail(
             adapter,
