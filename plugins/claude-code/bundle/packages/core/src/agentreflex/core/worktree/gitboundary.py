@@ -2,12 +2,12 @@
 
 Why: the filter drivers a repository names are listed by one git process and
 blanked in the next (:func:`.safegit.filter_overrides`).  In a repository the
-agent made below the project, whose config the boundary does not hold, a
-process a command left running added a driver between the two, and the
-look's ``git status`` ran it outside any boundary (red-team rt31, 3 of 3).
-Run in the project's boundary, a driver that slips in reaches no more than
-the agent's own commands do.  The project's own repository is held read-only
-there, so its git runs as before, at no cost.
+agent made below the project (or in ``/tmp``), whose config the boundary does
+not hold, a process a command left running added a driver between the two,
+and the look's ``git status`` ran it outside any boundary (red-team rt31, 3
+of 3).  Run in the project's boundary, a driver that slips in reaches no more
+than the agent's own commands do.  The project's own repository, and one
+above it, are held read-only there, so their git runs as before, at no cost.
 
 The hook runtime says which project once per call (:func:`within`); the git
 the gate and the looks start deep below reads it (:func:`current`).  Kept per
@@ -31,8 +31,8 @@ _PROJECT: dict[int, str] = {}
 
 @contextlib.contextmanager
 def within(project: str) -> Iterator[None]:
-    """For the calls made inside: git reading a repository below ``project`` runs in its
-    boundary (:mod:`.safegit`)."""
+    """For the calls made inside: git reading a repository other than ``project``'s runs
+    in its boundary (:mod:`.safegit`)."""
     thread = get_ident()
     before = _PROJECT.get(thread)
     _PROJECT[thread] = project

@@ -68,7 +68,7 @@ def _run(
     argv: list[str], env: dict[str, str], timeout: float, data: bytes | None, contain: str = ""
 ) -> subprocess.CompletedProcess[bytes] | None:
     """``argv`` with the system's git (never a ``git`` a project folder on PATH holds);
-    ``contain``: in that project's boundary when the repository is below it."""
+    ``contain``: in that project's boundary when the repository is not the project's."""
     from agentreflex.core.util.sysprog import system_program
 
     program = system_program(argv[0], env.get("PATH", os.defpath))
@@ -101,14 +101,18 @@ def _run(
 
 
 def _below(cwd: str, project: str) -> bool:
-    """Whether the work tree holding ``cwd`` has its top strictly below ``project``."""
+    """Whether the work tree holding ``cwd`` is one the agent may have made: its top below
+    ``project`` or apart from it (``/tmp/x``), not the project's own or one above it,
+    whose config the boundary holds read-only."""
     here = os.path.realpath(cwd)
     root = os.path.realpath(project)
-    while here.startswith(root + os.sep):
+    while True:
         if os.path.lexists(os.path.join(here, ".git")):
-            return True
-        here = os.path.dirname(here)
-    return False
+            return not (root == here or root.startswith(here.rstrip(os.sep) + os.sep))
+        parent = os.path.dirname(here)
+        if parent == here:
+            return False  # no work tree: git fails on its own
+        here = parent
 
 
 def _inside(argv: list[str], project: str, env: dict[str, str]) -> list[str] | None:
