@@ -314,3 +314,47 @@ def test_execute_code_cannot_change_the_guard_files_or_read_the_key(
     assert config.read_text() == before, run.describe()
     assert notes.read_text() == "precious\n", run.describe()
     assert all(key not in json.dumps(body) for body in run.main_requests), run.describe()
+
+
+def test_file_tools_cannot_reach_the_guard_files_through_spellings_hermes_reads(
+    hermes: HermesProject,
+) -> None:
+    """Hermes' ``write_file`` and ``patch`` run in Hermes' own process, outside the
+    boundary, so the hook's reading of their input is all that holds them (red-team rt35).
+    Hermes reads ``write_file``'s ``path`` whatever else the call carries, ``patch``'s
+    ``path`` in replace mode whatever ``patch`` holds, and a V4A patch with no ``*** Begin
+    Patch``, with ``***Add File:`` unspaced, or with ``*** Move File: a -> b``
+    (tools/patch_parser.py); each of these wrote a host's settings file unasked."""
+    hermes.write("opencode.json", "{}\n")
+    hermes.write("notes.txt", "notes\n")
+    hermes.write("draft.txt", "draft\n")
+    hermes.write(".gemini/notes.md", "notes\n")  # the folder a move lands in
+    decoy = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-notes\n+notes!\n*** End Patch\n"
+    script = [
+        tool("write_file", file_path="notes.txt", path=".claude/settings.json", content="{}\n"),
+        tool(
+            "patch",
+            mode="replace",
+            path="opencode.json",
+            old_string="{}",
+            new_string='{"plugin": ["./x.js"]}',
+            patch=decoy,
+        ),
+        tool("patch", mode="patch", patch="*** Add File: .codex/config.toml\n+x = 1\n"),
+        tool(
+            "patch", mode="patch", patch="*** Begin Patch\n***Add File:tui.json\n+{}\n*** End Patch"
+        ),
+        tool(
+            "patch",
+            mode="patch",
+            patch="*** Begin Patch\n*** Move File: draft.txt -> .gemini/settings.json\n*** End Patch",
+        ),
+        say("Done."),
+    ]
+    run = hermes.run("tidy up", script)
+    project = hermes.project
+    assert not (project / ".claude" / "settings.json").exists(), run.describe()
+    assert (project / "opencode.json").read_text() == "{}\n", run.describe()
+    assert not (project / ".codex" / "config.toml").exists(), run.describe()
+    assert not (project / "tui.json").exists(), run.describe()
+    assert not (project / ".gemini" / "settings.json").exists(), run.describe()
