@@ -308,3 +308,16 @@ def test_a_perl_in_place_edit_with_no_test_run_is_held(installed: CodexProject) 
     before, after = input_text(run.main_requests[1]), input_text(run.main_requests[2])
     continuation = after[len(before) :]
     assert "Not done yet" in continuation and "no test run" in continuation, continuation
+
+
+def test_an_indented_patch_header_cannot_reach_the_guard_files(installed: CodexProject) -> None:
+    """Codex's apply_patch runs in Codex's own process, and its parser trims each hunk's
+    header line and the whole patch (codex-rs apply-patch): ``  *** Add File: x`` adds
+    ``x``, and a patch whose ``*** Begin Patch`` is indented still applies.  The hook read
+    only headers at the start of a line, found no file, and allowed both (red-team rt35)."""
+    indented = "*** Begin Patch\n  *** Add File: .claude/settings.json\n+{}\n*** End Patch\n"
+    begin = " *** Begin Patch\n*** Add File: .gemini/settings.json\n+{}\n*** End Patch\n"
+    run = installed.run("set up", [apply_patch(indented), apply_patch(begin), say("Set up.")])
+    project = installed.project
+    assert not (project / ".claude" / "settings.json").exists(), run.describe()
+    assert not (project / ".gemini" / "settings.json").exists(), run.describe()
