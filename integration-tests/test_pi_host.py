@@ -18,6 +18,7 @@ from hostharness.js_scenarios import (
     bash,
     guard_skipped,
     important,
+    test_a_file_tool_is_judged_by_the_path_the_host_writes,
     test_contained_shell_holds_and_everyday_work_goes_on,
     test_destructive_blocked_benign_runs_and_context_reaches_the_model,
     test_do_not_modify_tests_blocks_a_test_edit_project_install,
@@ -30,6 +31,7 @@ from hostharness.jshosts import JsHostProject, install_host
 pytestmark = pytest.mark.integration
 
 __all__ = [
+    "test_a_file_tool_is_judged_by_the_path_the_host_writes",
     "test_contained_shell_holds_and_everyday_work_goes_on",
     "test_destructive_blocked_benign_runs_and_context_reaches_the_model",
     "test_do_not_modify_tests_blocks_a_test_edit_project_install",

@@ -170,3 +170,17 @@ def test_file_tools_cannot_write_what_the_boundary_keeps_read_only(js: JsHostPro
     assert git_config.read_text() == before, run.describe()
     assert not hook.exists(), run.describe()
     assert rc.read_text() == "# mine\n", run.describe()
+
+
+def test_a_file_tool_is_judged_by_the_path_the_host_writes(js: JsHostProject) -> None:
+    """The host's ``write`` runs in its own process, where only the hook's check stands,
+    and it writes the path its own field names (OpenCode's ``filePath``, pi's ``path``),
+    whatever else the call carries.  The hook took the first path-like field it knew, in
+    its own order (``file_path`` first), so a harmless ``file_path`` beside the real field
+    let a write of the project's ``.claude/settings.json`` through (red-team rt35)."""
+    js.install()
+    settings = js.project / ".claude" / "settings.json"
+    key = "filePath" if js.host == "opencode" else "path"
+    decoy = {"file_path": str(js.project / "notes.md"), key: str(settings)}
+    run = js.run("tidy up", [tool("write", content="{}\n", **decoy), say("Done.")])
+    assert not settings.exists(), run.describe()
