@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from enum import StrEnum
 
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
@@ -228,27 +229,41 @@ def _first_str(data: dict[str, Any], *keys: str) -> str:
     return ""
 
 
-_PATCH_MARKERS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: ")
+# A patch's file headers as the hosts' own parsers read them, the most lenient of each:
+# Codex trims the patch and each header line (``  *** Add File: x``), OpenCode takes
+# ``*** Add File:x`` and ``*** Move to:x`` with no space, Hermes ``***Add  File:x``, its
+# own ``*** Move File: a -> b``, and a patch with no ``*** Begin Patch`` (red-team rt35).
+_PATCH_HEADER = LazyPattern(
+    r"(?im)^\s*\*\*\*\s*(?:(?:add|update|delete)\s+file|move\s+to)\s*:[ \t]*(.*?)\s*$",
+    hints="***",
+)
+_PATCH_MOVE = LazyPattern(
+    r"(?im)^\s*\*\*\*\s*move\s+file\s*:[ \t]*(.*?)\s*$",
+    hints="***",
+)
 
 
 def patch_paths(body: str) -> list[str]:
     """Files named by a Codex-style ``*** Begin Patch`` body or a unified diff.
 
-    In a Codex patch only the ``*** ... File:`` markers name files: a hunk
-    line such as ``--- x`` is a removed line ``-- x``, not a header.  In a
+    In a Codex-style patch only the ``*** ... File:`` headers name files (as
+    leniently as any host parses them: :data:`_PATCH_HEADER`): a hunk line
+    such as ``--- x`` is a removed line ``-- x``, not a header.  In a
     unified diff a ``--- a`` header counts only when a ``+++ b`` header
     follows it, and hunk bodies (sized by their ``@@ -l,n +l,m @@`` header)
     are skipped, so removed or added lines that look like headers are not
     taken for file names.
     """
     paths: list[str] = []
-    lines = body.splitlines()
-    if any(line.startswith("*** Begin Patch") for line in lines):
-        for line in lines:
-            for marker in _PATCH_MARKERS:
-                if line.startswith(marker):
-                    _add_path(paths, line[len(marker) :].strip())
+    for m in _PATCH_HEADER.finditer(body):
+        _add_path(paths, m.group(1))
+    for m in _PATCH_MOVE.finditer(body):
+        source, arrow, target = m.group(1).partition("->")
+        for path in (source, target) if arrow else (source,):
+            _add_path(paths, path.strip())
+    if paths or _BEGIN.search(body):
         return paths
+    lines = body.splitlines()
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -276,6 +291,9 @@ def patch_paths(body: str) -> list[str]:
             continue
         i += 1
     return paths
+
+
+_BEGIN = LazyPattern(r"(?im)^\s*\*\*\*\s*begin\s*patch", hints="***")
 
 
 def _add_path(paths: list[str], path: str) -> None:
