@@ -1,0 +1,108 @@
+"""A file tool is judged by every path field its input carries (red-team rt35).
+
+Each host writes the path its own schema names (Claude Code's and Gemini CLI's
+``file_path``, OpenCode's ``filePath``, pi's, Copilot CLI's and Hermes' ``path``)
+and passes over fields it does not know; Hermes' ``patch`` in replace mode edits
+``path`` whatever its ``patch`` field holds.  The hook took the first field it knew,
+so a harmless ``file_path`` (or a harmless patch) beside the real one stood for the
+call.  Each payload goes through the real hook entry point.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SETTINGS = ".claude/settings.json"
+
+
+def _hook(project: Path, host: str, event: str, payload: dict[str, Any]) -> str:
+    env = dict(os.environ, HOME=str(project.parent), AGENTREFLEX_DAEMON="off")
+    env["AGENTREFLEX_STATE_DIR"] = str(project.parent / "state")
+    done = subprocess.run(
+        [sys.executable, "-m", "agentreflex.core.cli", "hook", host, event],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "home" / "proj"
+    (root / ".agentreflex").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    return root
+
+
+def _shim(project: Path, host: str, event: str, tool: str, args: dict[str, Any]) -> str:
+    payload = {"hook_event_name": event, "session_id": "s", "cwd": str(project)}
+    return _hook(project, host, event, payload | {"tool": tool, "args": args})
+
+
+def _hermes(project: Path, tool: str, args: dict[str, Any]) -> str:
+    payload = {"hook_event_name": "pre_tool_call", "session_id": "s", "cwd": str(project)}
+    payload |= {"extra": {}, "tool_name": tool, "tool_input": args}
+    return _hook(project, "hermes", "pre_tool_call", payload)
+
+
+DECOY = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-a\n+b\n*** End Patch\n"
+
+
+def test_a_decoy_path_field_does_not_stand_for_the_call(project: Path) -> None:
+    answers = [
+        _shim(
+            project,
+            "opencode",
+            "tool.execute.before",
+            "write",
+            {"file_path": "notes.txt", "filePath": SETTINGS, "content": "{}"},
+        ),
+        _shim(
+            project,
+            "pi",
+            "tool_call",
+            "write",
+            {"file_path": "notes.txt", "path": SETTINGS, "content": "{}"},
+        ),
+        _hermes(
+            project, "write_file", {"file_path": "notes.txt", "path": SETTINGS, "content": "{}"}
+        ),
+        _hermes(
+            project,
+            "patch",
+            {
+                "mode": "replace",
+                "path": SETTINGS,
+                "old_string": "{",
+                "new_string": "[",
+                "patch": DECOY,
+            },
+        ),
+    ]
+    for answer in answers:
+        assert "GATE-SELF-PROTECT" in answer or SETTINGS in answer, answer
+        assert '"block"' in answer, answer
+
+
+def test_one_ordinary_path_stays_allowed(project: Path) -> None:
+    write = {"filePath": "notes.txt", "content": "x"}
+    assert _shim(project, "opencode", "tool.execute.before", "write", write).strip() == "{}"
+    assert _hermes(project, "patch", {"mode": "patch", "patch": DECOY, "path": "notes.txt"}) in (
+        "",
+        "{}",
+        "{}\n",
+    )
