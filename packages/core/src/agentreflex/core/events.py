@@ -174,10 +174,11 @@ def build_tool_call(
     if kind is ToolKind.PATCH:
         body = _first_str(data, "patch", "input", "command", "value", "content")
         call.patch = body
+        # and every path field beside it: Hermes' ``patch`` in replace mode edits ``path``
+        # whatever ``patch`` holds (red-team rt35)
         call.paths = patch_paths(body)
-        if not call.paths:
-            p = _first_str(data, "file_path", "filePath", "path")
-            call.paths = [p] if p else []
+        for p in _all_str(data, *_PATH_KEYS):
+            _add_path(call.paths, p)
         call.path = call.paths[0] if call.paths else ""
         call.content = body
         if not body:  # Hermes' ``patch`` in replace mode: {path, old_string, new_string}
@@ -190,9 +191,11 @@ def build_tool_call(
             cmd = " ".join(str(c) for c in cmd)
         call.command = str(cmd) if cmd is not None else ""
         return call
-    call.path = _first_str(data, "file_path", "filePath", "path", "notebook_path", "file")
-    if call.path:
-        call.paths = [call.path]
+    # every path field, not the first: each host writes the one its own schema names
+    # (OpenCode's ``filePath``, pi's and Hermes' ``path``) and passes over the others, so a
+    # harmless ``file_path`` beside it must not stand for the call (red-team rt35)
+    call.paths = _all_str(data, *_PATH_KEYS)
+    call.path = call.paths[0] if call.paths else ""
     if kind is ToolKind.WRITE:
         call.content = _first_str(data, "content", "contents", "text")
     elif kind is ToolKind.EDIT:
@@ -219,6 +222,19 @@ def _shell_text(data: dict[str, Any]) -> Any:
 
 _NEW_TEXT_KEYS = ("new_string", "newString", "newText", "new_str", "new_source")
 _OLD_TEXT_KEYS = ("old_string", "oldString", "oldText", "old_str")
+
+
+_PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "file")
+
+
+def _all_str(data: dict[str, Any], *keys: str) -> list[str]:
+    """Each distinct non-empty string among ``keys``, in their order."""
+    found: list[str] = []
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str) and value and value not in found:
+            found.append(value)
+    return found
 
 
 def _first_str(data: dict[str, Any], *keys: str) -> str:
