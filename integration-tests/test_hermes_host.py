@@ -358,3 +358,25 @@ def test_file_tools_cannot_reach_the_guard_files_through_spellings_hermes_reads(
     assert not (project / ".codex" / "config.toml").exists(), run.describe()
     assert not (project / "tui.json").exists(), run.describe()
     assert not (project / ".gemini" / "settings.json").exists(), run.describe()
+
+
+def test_a_file_tool_after_a_workdir_is_judged_where_hermes_writes(hermes: HermesProject) -> None:
+    """Hermes resolves a file tool's relative path against the session's recorded working
+    directory, which every terminal command rewrites from its ``pwd`` (a ``workdir=`` one
+    included); the plugin sends the hook Hermes' process directory.  So ``terminal`` with
+    ``workdir=.git`` (or the home), then ``write_file hooks/pre-commit`` (or ``.bashrc``),
+    was judged as a new file in the project and written where git and the shell run it
+    outside any boundary (red-team rt35)."""
+    hook = hermes.project / ".git" / "hooks" / "pre-commit"
+    rc = hermes.home / ".bashrc"
+    rc.write_text("# mine\n")
+    script = [
+        tool("terminal", command="true", workdir=str(hermes.project / ".git")),
+        tool("write_file", path="hooks/pre-commit", content="#!/bin/sh\n./x\n"),
+        tool("terminal", command="true", workdir=str(hermes.home)),
+        tool("write_file", path=".bashrc", content="# mine\n./x\n"),
+        say("Done."),
+    ]
+    run = hermes.run("tidy up", script)
+    assert not hook.exists(), run.describe()
+    assert rc.read_text() == "# mine\n", run.describe()
