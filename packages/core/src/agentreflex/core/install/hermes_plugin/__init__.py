@@ -144,12 +144,13 @@ def _working_directory(kwargs: dict[str, Any]) -> str:
     (red-team rt35).  A terminal call's ``workdir`` is its own folder.
     """
     base = os.getcwd()
-    try:
-        from tools.file_tools import _resolve_base_dir  # Hermes' own, in its process
-
-        base = str(_resolve_base_dir(str(kwargs.get("task_id") or "default")))
-    except Exception:  # not inside Hermes (tests), or another version's internals
-        pass
+    files = sys.modules.get("tools.file_tools")  # Hermes' own, loaded with its file tools
+    resolve = getattr(files, "_resolve_base_dir", None)
+    if callable(resolve):
+        try:
+            base = str(resolve(str(kwargs.get("task_id") or "default")))
+        except Exception:  # another version's internals: the process directory
+            base = os.getcwd()
     args = kwargs.get("args")
     workdir = args.get("workdir") if isinstance(args, dict) else None
     if kwargs.get("tool_name") == "terminal" and isinstance(workdir, str) and workdir:
