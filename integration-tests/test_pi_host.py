@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from hostharness.claude import HostUnavailableError
-from hostharness.fakemodel import say
+from hostharness.fakemodel import say, tool
 from hostharness.js_scenarios import (
     bash,
     guard_skipped,
@@ -109,3 +109,27 @@ def test_the_session_recap_reaches_the_model_with_the_next_prompt(js: JsHostProj
     assert "agentreflex session recap" in requests[1], requests[1][-3000:]
     assert "agentreflex session recap" not in requests[0], run.describe()
     assert requests[1].count(constraint) >= 2, run.describe()  # the user's words, and the recap's
+
+
+def test_a_path_pi_reads_past_its_at_sign_is_judged_as_pi_reads_it(js: JsHostProject) -> None:
+    """pi's file tools drop a leading ``@`` from a path (``expandPath`` in its
+    ``path-utils``: models write ``@file`` as in a prompt), then expand ``~/``; the hook
+    judged ``@.git/hooks/pre-commit`` as a new folder named ``@.git`` in the project, and
+    ``@~/.bashrc`` likewise, so pi's ``write`` (in its own process, outside the boundary)
+    wrote a git hook, the project's Claude Code settings and a line in ``~/.bashrc``
+    (red-team rt35)."""
+    js.install()
+    hook = js.project / ".git" / "hooks" / "pre-commit"
+    settings = js.project / ".claude" / "settings.json"
+    rc = js.home / ".bashrc"
+    rc.write_text("# mine\n")
+    script = [
+        tool("write", path="@.git/hooks/pre-commit", content="#!/bin/sh\n./x\n"),
+        tool("write", path="@.claude/settings.json", content="{}\n"),
+        tool("write", path="@~/.bashrc", content="# mine\n./x\n"),
+        say("Done."),
+    ]
+    run = js.run("tidy up", script)
+    assert not hook.exists(), run.describe()
+    assert not settings.exists(), run.describe()
+    assert rc.read_text() == "# mine\n", run.describe()
