@@ -264,3 +264,18 @@ def test_a_payload_naming_a_laxer_event_than_its_hint_is_handled_as_a_tool_call(
     data = json.dumps(_payload(host, EventKind.STOP, tool="bash", args="not an object"))
     outcome = run_hook(host, data.encode(), hook_env, _name(host, EventKind.PRE_TOOL))
     assert json.loads(outcome.reply.stdout)["block"] is True
+
+
+def test_pi_paths_are_read_as_pi_reads_them() -> None:
+    """pi drops a leading ``@`` and makes Unicode spaces plain before resolving a path
+    (red-team rt35): the hook judges that path, for pi and omp, not OpenCode."""
+    from agentreflex.core.hosts.pi import OmpAdapter, PiAdapter
+
+    for adapter in (PiAdapter(), OmpAdapter()):
+        args = {"path": "@.git/hooks/pre-commit", "content": "x"}
+        event = adapter.parse(_payload(adapter.name, EventKind.PRE_TOOL, tool="write", args=args))
+        assert event.tool is not None
+        assert event.tool.paths == [".git/hooks/pre-commit"]
+        args = {"path": "@~/my\u00a0notes.md"}
+        event = adapter.parse(_payload(adapter.name, EventKind.PRE_TOOL, tool="read", args=args))
+        assert event.tool is not None and event.tool.path == "~/my notes.md"
