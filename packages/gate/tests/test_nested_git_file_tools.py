@@ -81,3 +81,16 @@ def test_a_repository_inside_the_project_is_asked_about(
 def test_ordinary_files_stay_allowed(project: Path, where: str) -> None:
     answer = _write(project, project / where, "x\n")
     assert '"ask"' not in answer and '"deny"' not in answer, (where, answer)
+
+
+@pytest.mark.parametrize("where", ["g/config", "g/hooks/pre-commit", "cfg.txt"])
+def test_a_repository_inside_the_project_through_a_link_is_asked_about(
+    project: Path, where: str
+) -> None:
+    """``ln -s sub/.git g`` or ``ln -s sub/.git/config cfg.txt``, made by a contained
+    command: the link leads to another place inside the project, so the write was judged
+    as spelled (a file in ``g``), where the host's Write lands in ``sub/.git``."""
+    (project / "g").symlink_to(project / "sub" / ".git")
+    (project / "cfg.txt").symlink_to(project / "sub" / ".git" / "config")
+    answer = _write(project, project / where, MONITOR)
+    assert '"ask"' in answer or '"deny"' in answer, (where, answer)
