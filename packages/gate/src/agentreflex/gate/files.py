@@ -68,6 +68,20 @@ def runs_later(place: str, full: str) -> bool:
     return name == "config" or name.startswith("config.worktree") or "hooks" in parts
 
 
+def _runs_later_through_links(full: str, where: Where) -> bool:
+    """:func:`runs_later` for where the links on ``full`` lead when that is inside the project
+    too (``g -> sub/.git``), which :func:`classify` leaves spelled as it is."""
+    import os
+
+    real = os.path.realpath(full)
+    if real == full:
+        return False
+    anchors = Where(
+        where.cwd, os.path.realpath(where.project or "/"), os.path.realpath(where.home or "/")
+    )
+    return runs_later(*classify(real, anchors))
+
+
 def write_hits(paths: list[str], content: str, where: Where, deleting: bool = False) -> list[Hit]:
     from agentreflex.gate.rules import selfguard
 
@@ -78,7 +92,7 @@ def write_hits(paths: list[str], content: str, where: Where, deleting: bool = Fa
             hits.extend(mine)
             continue
         place, full = classify(p, where, follow=True)
-        if runs_later(place, full):
+        if runs_later(place, full) or _runs_later_through_links(full, where):
             hits.append(
                 Hit(
                     "GATE-SELF-PROTECT",
