@@ -321,3 +321,14 @@ def test_an_indented_patch_header_cannot_reach_the_guard_files(installed: CodexP
     project = installed.project
     assert not (project / ".claude" / "settings.json").exists(), run.describe()
     assert not (project / ".gemini" / "settings.json").exists(), run.describe()
+
+
+def test_a_patch_given_to_the_shell_cannot_reach_the_guard_files(installed: CodexProject) -> None:
+    """Codex takes a shell command that runs ``apply_patch`` with a here-document for its own
+    patch tool (codex-rs ``maybe_parse_apply_patch_verified``) and applies it itself: the
+    hook was asked about a shell command, read no file in its here-document, and allowed
+    it (red-team rt35)."""
+    patch = "*** Begin Patch\n*** Add File: .claude/settings.json\n+{}\n*** End Patch"
+    command = f"apply_patch <<'EOF'\n{patch}\nEOF\n"
+    run = installed.run("set up", [exec_command(command), say("Set up.")])
+    assert not (installed.project / ".claude" / "settings.json").exists(), run.describe()
