@@ -421,3 +421,30 @@ def test_a_word_an_excluded_command_names_does_not_take_a_command_out_of_the_bou
     assert config.read_text() == before, results
     assert "Refused by your own Gemini rule for 'rm'" in results[0], run.describe()
     assert not (world.project / "ran-allowed.txt").exists(), results
+
+
+def test_a_path_gemini_corrects_is_judged_as_gemini_writes(world: GeminiWorld) -> None:
+    """Gemini CLI rewrites a file tool's relative path before it writes
+    (``resolveDefensiveToolPath`` drops a leading ``@``; ``correctPath`` takes a ``replace``
+    whose file is not at the root for the one file in the workspace whose path ends so), in
+    its own process, outside the boundary.  The hook judged the path as spelled:
+    ``settings.json`` at the root and ``@.claude/settings.json``, new files, while Gemini
+    emptied the project's ``.gemini/settings.json`` (agentreflex's hooks) and wrote
+    Claude Code's settings (red-team rt35)."""
+    settings = world.project / ".gemini" / "settings.json"
+    before = settings.read_text()
+    claude = world.project / ".claude" / "settings.json"
+    script = [
+        call(
+            "replace",
+            file_path="settings.json",
+            old_string=before,
+            new_string="{}\n",
+            instruction="x",
+        ),
+        call("write_file", file_path="@.claude/settings.json", content="{}\n"),
+        text("Done."),
+    ]
+    run = world.run("tidy up", script)
+    assert settings.read_text() == before, run.describe()
+    assert not claude.exists(), run.describe()
