@@ -613,3 +613,19 @@ def test_copilot_contains_only_where_it_runs_every_tool_without_asking(
         [(50, ["/bin/sh", "-c", "agentreflex hook copilot preToolUse"]), (40, copilot)]
     )
     assert _all_tools_allowed(str(proc), start=50) is contained
+
+
+def test_gemini_file_paths_are_read_as_gemini_corrects_them(tmp_path: Path) -> None:
+    """Gemini CLI drops a leading ``@`` and, for ``replace``, searches the workspace for a
+    relative path not at the root (red-team rt35): each file it may take is judged."""
+    from agentreflex.core.hosts.gemini import as_gemini_reads
+
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / ".gemini" / "settings.json").write_text("{}")
+    (tmp_path / "README.md").write_text("x")
+    cwd = str(tmp_path)
+    found = as_gemini_reads("settings.json", cwd, corrects=True)
+    assert str(tmp_path / ".gemini" / "settings.json") in found
+    assert as_gemini_reads("settings.json", cwd, corrects=False) == ["settings.json"]
+    assert as_gemini_reads("@.claude/x", cwd, corrects=False) == ["@.claude/x", ".claude/x"]
+    assert as_gemini_reads("README.md", cwd, corrects=True) == ["README.md"]
