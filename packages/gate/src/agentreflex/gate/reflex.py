@@ -312,11 +312,11 @@ def _shell_patch_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
     for cmd in cmds:
         if cmd.name.rpartition("/")[2] not in _PATCH_COMMANDS:
             continue
-        from agentreflex.core.events import patch_paths
+        from agentreflex.core.events import build_tool_call
         from agentreflex.gate import files
 
         for body in (cmd.stdin_text or "", *cmd.args):
-            paths = patch_paths(body)
+            paths = build_tool_call("apply_patch", {"input": body}).paths if body else []
             if paths:
                 here = Where(cmd.cwd or where.cwd, where.project, where.home, where.tmpdir)
                 deleting = "delete file" in body.lower()
