@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 from agentreflex.core.config.settings import Config
 from agentreflex.core.decision import Decision, Verdict
@@ -30,6 +29,10 @@ from agentreflex.core.util.fsutil import (
     remove_if_unchanged,
 )
 from agentreflex.core.worktree import observe
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CHANGES_NOTE = "worktree_changes"
 SNAPSHOT_NOTE = "worktree_snapshot"

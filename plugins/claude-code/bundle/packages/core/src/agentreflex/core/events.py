@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from enum import StrEnum
 
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
@@ -173,10 +174,11 @@ def build_tool_call(
     if kind is ToolKind.PATCH:
         body = _first_str(data, "patch", "input", "command", "value", "content")
         call.patch = body
+        # and every path field beside it: Hermes' ``patch`` in replace mode edits ``path``
+        # whatever ``patch`` holds (red-team rt35)
         call.paths = patch_paths(body)
-        if not call.paths:
-            p = _first_str(data, "file_path", "filePath", "path")
-            call.paths = [p] if p else []
+        for p in _all_str(data, *_PATH_KEYS):
+            _add_path(call.paths, p)
         call.path = call.paths[0] if call.paths else ""
         call.content = body
         if not body:  # Hermes' ``patch`` in replace mode: {path, old_string, new_string}
@@ -189,9 +191,11 @@ def build_tool_call(
             cmd = " ".join(str(c) for c in cmd)
         call.command = str(cmd) if cmd is not None else ""
         return call
-    call.path = _first_str(data, "file_path", "filePath", "path", "notebook_path", "file")
-    if call.path:
-        call.paths = [call.path]
+    # every path field, not the first: each host writes the one its own schema names
+    # (OpenCode's ``filePath``, pi's and Hermes' ``path``) and passes over the others, so a
+    # harmless ``file_path`` beside it must not stand for the call (red-team rt35)
+    call.paths = _all_str(data, *_PATH_KEYS)
+    call.path = call.paths[0] if call.paths else ""
     if kind is ToolKind.WRITE:
         call.content = _first_str(data, "content", "contents", "text")
     elif kind is ToolKind.EDIT:
@@ -220,6 +224,19 @@ _NEW_TEXT_KEYS = ("new_string", "newString", "newText", "new_str", "new_source")
 _OLD_TEXT_KEYS = ("old_string", "oldString", "oldText", "old_str")
 
 
+_PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "file")
+
+
+def _all_str(data: dict[str, Any], *keys: str) -> list[str]:
+    """Each distinct non-empty string among ``keys``, in their order."""
+    found: list[str] = []
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str) and value and value not in found:
+            found.append(value)
+    return found
+
+
 def _first_str(data: dict[str, Any], *keys: str) -> str:
     for key in keys:
         value = data.get(key)
@@ -228,27 +245,41 @@ def _first_str(data: dict[str, Any], *keys: str) -> str:
     return ""
 
 
-_PATCH_MARKERS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: ")
+# A patch's file headers as the hosts' own parsers read them, the most lenient of each:
+# Codex trims the patch and each header line (``  *** Add File: x``), OpenCode takes
+# ``*** Add File:x`` and ``*** Move to:x`` with no space, Hermes ``***Add  File:x``, its
+# own ``*** Move File: a -> b``, and a patch with no ``*** Begin Patch`` (red-team rt35).
+_PATCH_HEADER = LazyPattern(
+    r"(?im)^\s*\*\*\*\s*(?:(?:add|update|delete)\s+file|move\s+to)\s*:[ \t]*(.*?)\s*$",
+    hints="***",
+)
+_PATCH_MOVE = LazyPattern(
+    r"(?im)^\s*\*\*\*\s*move\s+file\s*:[ \t]*(.*?)\s*$",
+    hints="***",
+)
 
 
 def patch_paths(body: str) -> list[str]:
     """Files named by a Codex-style ``*** Begin Patch`` body or a unified diff.
 
-    In a Codex patch only the ``*** ... File:`` markers name files: a hunk
-    line such as ``--- x`` is a removed line ``-- x``, not a header.  In a
+    In a Codex-style patch only the ``*** ... File:`` headers name files (as
+    leniently as any host parses them: :data:`_PATCH_HEADER`): a hunk line
+    such as ``--- x`` is a removed line ``-- x``, not a header.  In a
     unified diff a ``--- a`` header counts only when a ``+++ b`` header
     follows it, and hunk bodies (sized by their ``@@ -l,n +l,m @@`` header)
     are skipped, so removed or added lines that look like headers are not
     taken for file names.
     """
     paths: list[str] = []
-    lines = body.splitlines()
-    if any(line.startswith("*** Begin Patch") for line in lines):
-        for line in lines:
-            for marker in _PATCH_MARKERS:
-                if line.startswith(marker):
-                    _add_path(paths, line[len(marker) :].strip())
+    for m in _PATCH_HEADER.finditer(body):
+        _add_path(paths, m.group(1))
+    for m in _PATCH_MOVE.finditer(body):
+        source, arrow, target = m.group(1).partition("->")
+        for path in (source, target) if arrow else (source,):
+            _add_path(paths, path.strip())
+    if paths or _BEGIN.search(body):
         return paths
+    lines = body.splitlines()
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -276,6 +307,9 @@ def patch_paths(body: str) -> list[str]:
             continue
         i += 1
     return paths
+
+
+_BEGIN = LazyPattern(r"(?im)^\s*\*\*\*\s*begin\s*patch", hints="***")
 
 
 def _add_path(paths: list[str], path: str) -> None:

@@ -47,13 +47,39 @@ def runs_later(place: str, full: str) -> bool:
     because what is written there runs later outside any sandbox: the project's git
     settings and hooks (``core.fsmonitor``, a pre-commit hook; a submodule's too) and
     the user's dotfiles (``~/.bashrc``).  A host's file tools run in the host's own
-    process, so only this check stands between them and those files (contain.toml)."""
+    process, so only this check stands between them and those files (contain.toml).
+
+    A repository inside the project (``git init sub``, a vendored checkout, one the
+    write itself makes) has the same settings, run as soon as the user, their editor or
+    a shell prompt runs git there; and a ``.git`` file points git at settings anywhere.
+    Commands' changes to them are undone by the look before the next command
+    (contain/nestedgit.py), a file tool's are not until then (red-team rt35)."""
     if place is Place.HOME_DOT:
         return True
-    if place is not Place.PROJECT_GIT:
+    if place not in (Place.PROJECT_GIT, Place.INSIDE):
         return False
-    name = full.rstrip("/").rpartition("/")[2]
-    return name == "config" or name.startswith("config.worktree") or "/hooks/" in full + "/"
+    parts = full.rstrip("/").split("/")
+    if place is Place.INSIDE and parts[-1] == ".git":
+        return True  # a pointer (``gitdir: ...``), or a folder git takes for a repository
+    if ".git" not in parts[:-1]:
+        return False
+    parts = parts[len(parts) - 1 - parts[::-1].index(".git") :]  # from the innermost .git
+    name = parts[-1]
+    return name == "config" or name.startswith("config.worktree") or "hooks" in parts
+
+
+def _runs_later_through_links(full: str, where: Where) -> bool:
+    """:func:`runs_later` for where the links on ``full`` lead when that is inside the project
+    too (``g -> sub/.git``), which :func:`classify` leaves spelled as it is."""
+    import os
+
+    real = os.path.realpath(full)
+    if real == full:
+        return False
+    anchors = Where(
+        where.cwd, os.path.realpath(where.project or "/"), os.path.realpath(where.home or "/")
+    )
+    return runs_later(*classify(real, anchors))
 
 
 def write_hits(paths: list[str], content: str, where: Where, deleting: bool = False) -> list[Hit]:
@@ -66,7 +92,7 @@ def write_hits(paths: list[str], content: str, where: Where, deleting: bool = Fa
             hits.extend(mine)
             continue
         place, full = classify(p, where, follow=True)
-        if runs_later(place, full):
+        if runs_later(place, full) or _runs_later_through_links(full, where):
             hits.append(
                 Hit(
                     "GATE-SELF-PROTECT",

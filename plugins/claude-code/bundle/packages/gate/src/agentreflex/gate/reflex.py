@@ -264,6 +264,7 @@ def _call_hits(
         analysis = shell_analysis(tool.command, where, ctx.deadline)
         hits.extend(analysis.hits)
         cmds = list(analysis.cmds)
+        hits.extend(_shell_patch_hits(cmds, where))
         if UNCHECKED_STDIN in host_traits(ctx.event.host):  # Codex's write_stdin: no hook
             from agentreflex.gate.rules import codex_stdin
 
@@ -297,6 +298,30 @@ def _call_hits(
             for p in paths:
                 hits.extend(constraints.check_manifest_edit(noted, p, content, tool.old_content, p))
     return hits, cmds
+
+
+# Commands a host takes for its own patch tool and applies itself, outside the boundary:
+# Codex (``maybe_parse_apply_patch_verified``) and OpenCode (``maybeParseApplyPatch``)
+_PATCH_COMMANDS = frozenset({"apply_patch", "applypatch"})
+
+
+def _shell_patch_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
+    """A shell command ``apply_patch <<'EOF' ...`` (or with the patch as its argument),
+    judged as the file tool's patch it becomes (red-team rt35)."""
+    hits: list[Hit] = []
+    for cmd in cmds:
+        if cmd.name.rpartition("/")[2] not in _PATCH_COMMANDS:
+            continue
+        from agentreflex.core.events import build_tool_call
+        from agentreflex.gate import files
+
+        for body in (cmd.stdin_text or "", *cmd.args):
+            paths = build_tool_call("apply_patch", {"input": body}).paths if body else []
+            if paths:
+                here = Where(cmd.cwd or where.cwd, where.project, where.home, where.tmpdir)
+                deleting = "delete file" in body.lower()
+                hits.extend(files.write_hits(paths, files.added_lines(body), here, deleting))
+    return hits
 
 
 def _any_file(project: str, files: tuple[tuple[str, ...], ...]) -> bool:

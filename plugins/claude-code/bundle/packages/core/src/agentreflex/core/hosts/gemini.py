@@ -106,6 +106,62 @@ def mcp_alias(name: str) -> str | None:
 TOOL_KINDS: dict[str, ToolKind] = {name: tool_kind(alias) for name, alias in TOOL_ALIASES.items()}
 
 
+_FILE_KINDS = (ToolKind.WRITE, ToolKind.EDIT, ToolKind.READ)
+_MAX_FOLDERS = 500  # Gemini's own search stops at 50
+
+
+def as_gemini_reads(path: str, cwd: str, corrects: bool) -> list[str]:
+    """Every file Gemini CLI (0.61) may take a file tool's ``file_path`` for, as written
+    first: NUL bytes dropped; a leading ``@`` dropped when the path as written does not
+    exist (``resolveDefensiveToolPath``); and for ``replace``, a relative path not found
+    under the project is searched for in it: the one file whose path ends so
+    (``correctPath``).  Gemini writes there in its own process, outside the boundary:
+    judged as spelled, ``settings.json`` was a new file at the root while Gemini
+    emptied ``.gemini/settings.json`` (red-team rt35)."""
+    clean = path.replace("\0", "")
+    found = [clean]
+    if not cwd or os.path.isabs(clean):
+        return found
+    if clean.startswith("@") and len(clean) > 1 and not os.path.lexists(os.path.join(cwd, clean)):
+        stripped = clean[1:].lstrip("/\\")
+        first = stripped.replace("\\", "/").split("/")[0]
+        if stripped and not (first and os.path.lexists(os.path.join(cwd, "@" + first))):
+            found.append(stripped)
+    if corrects:
+        for name in list(found):
+            if not os.path.lexists(os.path.join(cwd, name)):
+                found += _ending_with(cwd, name.replace("\\", "/"))
+    return list(dict.fromkeys(found))
+
+
+def _ending_with(root: str, tail: str) -> list[str]:
+    """The files below ``root`` whose path ends with ``/tail`` (a bounded walk, folders
+    first by depth as Gemini's search goes, ``.git`` and ``node_modules`` left out)."""
+    tail = tail.strip("/")
+    if not tail:
+        return []
+    base = tail.rpartition("/")[2]
+    found: list[str] = []
+    queue, seen = [root], 0
+    while queue and seen < _MAX_FOLDERS:
+        folder = queue.pop(0)
+        seen += 1
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in (".git", "node_modules"):
+                        queue.append(entry.path)
+                elif entry.name == base and entry.path.endswith("/" + tail):
+                    found.append(entry.path)
+            except OSError:
+                continue
+    return found
+
+
 class GeminiAdapter:
     name = "gemini"
     tools = TOOL_KINDS
@@ -154,6 +210,12 @@ class GeminiAdapter:
             if kind is EventKind.POST_TOOL:  # the input it ran with: ours, if we contained it
                 tool_input = as_the_agent_wrote(tool_input)
             event.tool = mapped_call(tool_name, alias, tool_input)
+            path = tool_input.get("file_path")
+            if isinstance(path, str) and path and event.tool.kind in _FILE_KINDS:
+                edit = event.tool.kind is ToolKind.EDIT
+                for more in as_gemini_reads(path, event.cwd, corrects=edit):
+                    if more not in event.tool.paths:
+                        event.tool.paths.append(more)
         if kind is EventKind.POST_TOOL:
             event.result = _result(payload.get("tool_response"))
         if kind is EventKind.STOP:

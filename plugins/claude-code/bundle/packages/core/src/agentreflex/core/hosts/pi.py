@@ -25,7 +25,9 @@ from agentreflex.core.hosts.jsshim import ShimAdapter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import ClassVar
+    from typing import Any, ClassVar
+
+    from agentreflex.core.events import Event
 
 EVENTS: dict[str, EventKind] = {
     "session_start": EventKind.SESSION_START,
@@ -47,6 +49,32 @@ class PiAdapter(ShimAdapter):
     def __init__(self, name: str = "pi") -> None:
         self.name = name
         self.project_settings = (f".{name}",)
+
+    def parse(self, payload: dict[str, Any]) -> Event:
+        """The shim's payload, with each path as pi's file tools read it (:func:`as_pi_reads`)."""
+        args = payload.get("args")
+        if isinstance(args, dict):
+            fixed = {
+                k: as_pi_reads(v) if k in _PATH_FIELDS and isinstance(v, str) else v
+                for k, v in args.items()
+            }
+            if fixed != args:
+                payload = {**payload, "args": fixed}
+        return super().parse(payload)
+
+
+# the fields pi's tools (and any the hook reads a path from) name a file in
+_PATH_FIELDS = frozenset({"path", "file_path", "filePath", "notebook_path", "file"})
+_UNICODE_SPACES = dict.fromkeys([0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], " ")
+
+
+def as_pi_reads(path: str) -> str:
+    """``path`` as pi's ``expandPath`` reads it before resolving (``path-utils`` of
+    pi-coding-agent 0.73): a leading ``@`` dropped (models write ``@file`` as in a
+    prompt) and the Unicode spaces made plain ones; ``~/`` is then expanded, as the
+    hook does.  Judged as spelled, ``@.git/hooks/pre-commit`` was a new folder named
+    ``@.git`` in the project, where pi writes the git hook (red-team rt35)."""
+    return path.removeprefix("@").translate(_UNICODE_SPACES)
 
 
 class OmpAdapter(PiAdapter):

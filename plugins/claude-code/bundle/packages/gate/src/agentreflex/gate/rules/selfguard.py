@@ -26,8 +26,6 @@ None of them can be allow-listed.
 
 from __future__ import annotations
 
-import os
-
 from agentreflex.core.state.userdirs import PROTECTED_NAMES
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import ASK, DESCENDANT, Cmd, Hit
@@ -282,9 +280,10 @@ def key_hit(path: str, where: Where, cwd: str, segment: str, recursive: bool = F
     g = protected(where)
     if recursive and under(g.key, full) and full != where.home and under(full, where.home):
         return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
-    names = {full}
-    if os.path.islink(full):  # an alias made earlier (making one asks: LINK_TARGET)
-        names.add(real_path(full))
+    # where the OS leads: a link made earlier, in the last part (making one to the key asks:
+    # LINK_TARGET) or a folder on the way (``st -> ~/.local/state``, whose target is no file
+    # of the guard's; red-team rt35)
+    names = {full, real_path(full)}
     if any(ch in full for ch in GLOB_CHARS):
         from fnmatch import fnmatchcase
 

@@ -241,13 +241,25 @@ class WordsMixin(WalkerBase):
             out.append((self._lookup("@"), False, False))  # "$@": each parameter a word
         elif t in ("string", "translated_string"):
             out.append(("", True, False))
+            # the text between the parts too: tree-sitter leaves a newline inside the quotes
+            # out of every part, and ``bash -c "echo hi<newline>rm -rf ~/x"`` read as
+            # ``echo hirm -rf ~/x`` (red-team rt35)
+            raw, base = node.text, node.start_byte
+            pos = 1 if t == "string" else 0
             for child in node.named_children:
+                gap = raw[pos : child.start_byte - base]
+                if gap:
+                    out.append((_unquote_dq(gap.decode("utf-8", "replace")), True, False))
+                pos = child.end_byte - base
                 if child.type == "string_content":
                     out.append((_unquote_dq(node_text(child)), True, False))
                 else:
                     sub: list[braces.Part] = []
                     self._parts(child, depth, sub, quoted=True, first=False)
                     out.append(("".join(p for p, _, _ in sub), True, False))
+            gap = raw[pos : len(raw) - 1] if t == "string" else b""
+            if gap:
+                out.append((_unquote_dq(gap.decode("utf-8", "replace")), True, False))
         elif t == "simple_expansion":
             out.append((self._lookup(node_text(node)[1:]), quoted, False))
         elif t == "expansion":

@@ -127,10 +127,35 @@ def build_payload(event: str, kwargs: dict[str, Any]) -> dict[str, Any]:
         "tool_name": kwargs.get("tool_name"),
         "tool_input": kwargs.get("args") if isinstance(kwargs.get("args"), dict) else {},
         "session_id": str(session),
-        "cwd": os.getcwd(),
+        "cwd": _working_directory(kwargs),
         "profile": os.environ.get("HERMES_PROFILE", ""),
         "extra": extra,
     }
+
+
+def _working_directory(kwargs: dict[str, Any]) -> str:
+    """Where Hermes runs this call: the folder it resolves a file tool's relative path
+    against and runs a terminal command in.
+
+    Not Hermes' process directory: every terminal command rewrites the session's
+    recorded folder from its ``pwd`` (``workdir=.git`` included), and the file tools
+    resolve against that record (``tools.file_tools._resolve_base_dir``), so
+    ``write_file hooks/pre-commit`` after it writes ``.git/hooks/pre-commit``
+    (red-team rt35).  A terminal call's ``workdir`` is its own folder.
+    """
+    base = os.getcwd()
+    files = sys.modules.get("tools.file_tools")  # Hermes' own, loaded with its file tools
+    resolve = getattr(files, "_resolve_base_dir", None)
+    if callable(resolve):
+        try:
+            base = str(resolve(str(kwargs.get("task_id") or "default")))
+        except Exception:  # another version's internals: the process directory
+            base = os.getcwd()
+    args = kwargs.get("args")
+    workdir = args.get("workdir") if isinstance(args, dict) else None
+    if kwargs.get("tool_name") == "terminal" and isinstance(workdir, str) and workdir:
+        base = os.path.join(base, os.path.expanduser(workdir))
+    return os.path.normpath(base)
 
 
 def translate(event: str, reply: dict[str, Any], verdict: str, kwargs: dict[str, Any]) -> Any:
