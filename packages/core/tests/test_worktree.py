@@ -981,3 +981,23 @@ def test_a_filter_the_listing_missed_runs_in_the_boundary_in_a_repository_below(
     found = observe.find_repo(str(nested))
     assert found is not None and found.top == str(nested)
     assert snapshot.listing(found), "the look read the repository below and took a snapshot"
+
+
+@pytest.mark.parametrize("bit", ["--assume-unchanged", "--skip-worktree", "--really-refresh"])
+def test_an_index_bit_does_not_hide_later_work_from_the_snapshot(repo: Path, bit: str) -> None:
+    """red-team rt34: ``git status`` takes a file marked ``--assume-unchanged`` or
+    ``--skip-worktree`` (bits in the index, which the agent writes) for unchanged without
+    looking at it.  A command set the bit on a tracked file; the user's edits to it after
+    that were in no snapshot (the fingerprint did not change either), and the next
+    command's ``rm`` lost them for good: undo had nothing to write back.
+    (``--really-refresh``: no bit, the control.)"""
+    if bit == "--really-refresh":
+        run_tool(repo, "git update-index --really-refresh -q || true", "t0")
+    else:
+        run_tool(repo, f"git update-index {bit} src/b.py", "t0")
+    (repo / "src" / "b.py").write_text("the user's work since\n")
+    run_tool(repo, "rm src/b.py", "t1")
+    assert not (repo / "src" / "b.py").exists()
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
+    assert (repo / "src" / "b.py").read_text() == "the user's work since\n"
