@@ -89,8 +89,10 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
 
     held, top = held_paths(repo.top), os.path.realpath(repo.top)
     for path, (_, oid) in sorted(saved.items()):
-        if path in sparse:
-            continue  # outside the sparse checkout: never written to the work tree
+        if path in sparse and path not in snap.files:
+            # outside the sparse checkout: never written to the work tree; but one the
+            # snapshot saw there (a --skip-worktree file, observe._flagged) is put back
+            continue
         target = work_tree_path(repo.top, path)
         if target is None:
             out.outside.append(path)
