@@ -1001,3 +1001,36 @@ def test_an_index_bit_does_not_hide_later_work_from_the_snapshot(repo: Path, bit
     snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
     undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
     assert (repo / "src" / "b.py").read_text() == "the user's work since\n"
+
+
+def test_a_planted_tree_object_does_not_stand_in_for_the_users_work(
+    repo: Path, tmp_path: Path
+) -> None:
+    """red-team rt34: the snapshot's ``write-tree`` writes no tree the repository's own
+    objects already hold (they are its alternates), and git reads a subtree without checking
+    that its bytes hash to its id.  A process an earlier command left running (the boundary
+    keeps background processes) saw the user's edit, worked out the folder's tree id the
+    next snapshot would make (it reads the files) and wrote a loose object of that id
+    listing HEAD's blob instead.  The snapshot before ``rm -rf src`` named it; undo
+    reported the file restored and wrote HEAD's bytes: the edit was gone."""
+    import zlib
+
+    def git(*args: str, index: Path | None = None) -> str:
+        env = {**os.environ, **GIT_ENV, **({"GIT_INDEX_FILE": str(index)} if index else {})}
+        done = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+        return done.stdout.decode().strip()
+
+    run_tool(repo, "true", "t0")
+    (repo / "src" / "pkg" / "a.py").write_text("the user's work since\n")
+    index = tmp_path / "index"
+    index.write_bytes((repo / ".git" / "index").read_bytes())
+    git("add", "-A", index=index)
+    folder = git("rev-parse", git("write-tree", index=index) + ":src/pkg")
+    body = b"100644 a.py\0" + bytes.fromhex(git("rev-parse", "HEAD:src/pkg/a.py"))
+    planted = repo / ".git" / "objects" / folder[:2] / folder[2:]
+    planted.unlink()
+    planted.write_bytes(zlib.compress(b"tree %d\0" % len(body) + body))
+    run_tool(repo, "rm -rf src", "t1")
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"
