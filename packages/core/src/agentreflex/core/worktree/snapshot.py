@@ -509,20 +509,84 @@ def _write_tree(
     lines = [f"{_mode(repo, p)} {i}\t{p}\0" for p, i in zip(present, ids, strict=True)]
     lines += [f"0 {_NULL}\t{p}\0" for p in gone]
     lines += extra  # last: a stash's version of a path wins
-    if lines:
-        res = git(
-            repo,
-            ["update-index", "-z", "--index-info"],
-            env=env,
-            data="".join(lines).encode("utf-8", "surrogateescape"),
-            timeout=30.0,
-        )
+    data = "".join(lines).encode("utf-8", "surrogateescape")
+    tree = _index_tree(repo, data, env, "write-tree")
+    changed = [*present, *gone, *(line.partition("\t")[2][:-1] for line in extra)]
+    if tree is None or _own_changed_trees(repo, tree, changed, env):
+        return tree
+    # a tree the repository holds under one of those ids is not what the id names (one
+    # planted there): the paths' folders again (update-index drops their cached trees),
+    # written where git looks first with the repository's objects out of sight
+    alone = {**env, "GIT_ALTERNATE_OBJECT_DIRECTORIES": ""}
+    again = _index_tree(repo, data, alone, "write-tree", "--missing-ok")
+    return tree if again == tree and _own_changed_trees(repo, tree, changed, env) else None
+
+
+def _index_tree(repo: Repo, data: bytes, env: dict[str, str], *write: str) -> str | None:
+    """``data`` (``--index-info`` lines) into the temporary index, then its tree."""
+    if data:
+        res = git(repo, ["update-index", "-z", "--index-info"], env=env, data=data, timeout=30.0)
         if res is None or res.returncode != 0:
             return None
-    res = git(repo, ["write-tree"], env=env)
+    res = git(repo, list(write), env=env, timeout=30.0)
     if res is None or res.returncode != 0:
         return None
     return res.stdout.decode().strip()
+
+
+def _own_changed_trees(repo: Repo, tree: str, paths: list[str], env: dict[str, str]) -> bool:
+    """Copy into the private store every tree from ``tree`` down to each of ``paths``, each
+    checked to hash to its id; False when one does not (or git failed).
+
+    Why: ``write-tree`` writes no tree the repository's objects already hold, and git reads
+    a subtree without checking it.  A process a command left running, seeing the user's
+    edit, could plant a loose object under the folder's tree id the next snapshot makes,
+    listing other blobs, and undo would write those (red-team rt34).  The trees off these
+    paths are HEAD's folders, unchanged: their files are the committed ones.
+    """
+    algorithm = _object_format(repo)
+    if algorithm is None:
+        return False
+    width = 20 if algorithm == "sha1" else 32
+    wanted: set[str] = set()
+    for p in paths:
+        folder = p.rpartition("/")[0]
+        while folder and folder not in wanted:
+            wanted.add(folder)
+            folder = folder.rpartition("/")[0]
+    store, made = env["GIT_OBJECT_DIRECTORY"], set[str]()
+    level = [("", tree)]
+    while level:
+        res = git(
+            repo,
+            ["cat-file", "--batch"],
+            env=env,
+            data="".join(oid + "\n" for _, oid in level).encode(),
+            timeout=30.0,
+        )
+        if res is None or res.returncode != 0:
+            return False
+        data, pos, below = res.stdout, 0, list[tuple[str, str]]()
+        for folder, oid in level:
+            end = data.find(b"\n", pos)
+            head = data[pos:end].split(b" ")
+            if end < 0 or len(head) != 3 or head[1] != b"tree":
+                return False
+            body = data[end + 1 : end + 1 + int(head[2])]
+            pos = end + 1 + int(head[2]) + 1
+            if _write_blob(store, None, body, made, "tree", algorithm) != oid:
+                return False
+            i = 0
+            while i < len(body):
+                space = body.index(b" ", i)
+                nul = body.index(b"\0", space)
+                name = body[space + 1 : nul].decode("utf-8", "surrogateescape")
+                path = f"{folder}/{name}" if folder else name
+                if body[i:space] == b"40000" and path in wanted:
+                    below.append((path, body[nul + 1 : nul + 1 + width].hex()))
+                i = nul + 1 + width
+        level = below
+    return True
 
 
 def _give_up(snap_dir: str) -> None:
