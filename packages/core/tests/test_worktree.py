@@ -1034,3 +1034,19 @@ def test_a_planted_tree_object_does_not_stand_in_for_the_users_work(
     snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
     undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
     assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"
+
+
+def test_a_big_file_the_agent_made_does_not_cost_the_rest_its_snapshot(repo: Path) -> None:
+    """red-team rt34: past the size bound the whole snapshot was skipped, and the bound is
+    the uncommitted work's size in all.  One command made a file just over it (``truncate
+    -s 65M pad``: a sparse file, no disk); from then on every snapshot was skipped (a note
+    on the hook's stderr the user does not see), and ``rm -rf src`` lost the user's edit
+    with nothing to undo.  What fits is saved; only what does not is left out, and said."""
+    run_tool(repo, f"truncate -s {snapshot.MAX_BYTES + 1} pad.bin", "t0")
+    (repo / "src" / "pkg" / "a.py").write_text("the user's work since\n")
+    run_tool(repo, "rm -rf src", "t1")
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
+    assert "pad.bin" in snaps[-1].skipped  # what was left out is said
