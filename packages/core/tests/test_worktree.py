@@ -189,12 +189,12 @@ def test_the_index_and_work_tree_are_untouched_by_a_snapshot(repo: Path) -> None
     assert tree_bytes(repo) == before
 
 
-def test_past_the_size_bound_the_snapshot_is_skipped_with_a_note(repo: Path) -> None:
+def test_past_the_size_bound_what_fits_is_saved_and_the_rest_named(repo: Path) -> None:
     found = observe.find_repo(str(repo))
     assert found is not None
     snap = snapshot.take(found, "git reset --hard", "s", max_bytes=10)
-    assert snap is not None and snap.skipped and not snap.tree
-    assert "bound" in snap.skipped
+    assert snap is not None and snap.tree and snap.files == ["src/new.py"]  # 8 bytes
+    assert "bound" in snap.skipped and "src/pkg/a.py" in snap.skipped
 
 
 def test_snapshots_are_pruned_by_count(repo: Path) -> None:

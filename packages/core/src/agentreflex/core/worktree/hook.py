@@ -224,12 +224,14 @@ def _snapshot(
     if snap is None:
         decision.errors.append("no snapshot: git could not read the work tree")
         return None
-    if snap.skipped:
+    if snap.skipped and not snap.tree:
         decision.errors.append(f"no snapshot: {snap.skipped}")
         return None
+    if snap.skipped:  # saved, but not whole: never relied on to allow a discard
+        decision.errors.append(f"snapshot {snap.n} is not whole: {snap.skipped}")
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
     hint = undo_hint(snap.n)
-    if _undoable(repo, event, decision, config, entries, bool(snap.stash)):
+    if not snap.skipped and _undoable(repo, event, decision, config, entries, bool(snap.stash)):
         from agentreflex.core.worktree import relax
 
         relax.relax(decision, hint)

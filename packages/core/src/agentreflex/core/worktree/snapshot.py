@@ -9,8 +9,9 @@ hashed byte for byte (``--no-filters``) into a private object store
 (``.git/agentreflex/snapshots/N``), where ``git clean`` cannot reach, and no
 ref names it: not in ``git log --all``, branches, gitk, push or fetch.
 Snapshots are pruned by age and count (:func:`prune`: a snapshot whose work a
-newer one holds goes first); past the size bound a snapshot is skipped with a
-note, never attempted.
+newer one holds goes first); past the size bound the files that fit are saved,
+smallest first, and the ones left out are named in a note (such a snapshot
+never allows a discard).
 """
 
 from __future__ import annotations
@@ -137,11 +138,13 @@ def _no_head(repo: Repo) -> bool:
     return res is not None and res.returncode == 1
 
 
-def _capture_list(repo: Repo, entries: dict[str, str]) -> tuple[list[str], list[str], int]:
-    """Paths to hash (present and changed), paths to drop (gone), total bytes to hash."""
+def _capture_list(
+    repo: Repo, entries: dict[str, str]
+) -> tuple[list[str], list[str], dict[str, int]]:
+    """Paths to hash (present and changed), paths to drop (gone), each present one's size."""
     present: list[str] = []
     gone: list[str] = []
-    size = 0
+    sizes: dict[str, int] = {}
     for path in entries:
         try:
             st = os.lstat(os.path.join(repo.top, path))
@@ -151,8 +154,26 @@ def _capture_list(repo: Repo, entries: dict[str, str]) -> tuple[list[str], list[
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
             continue  # a submodule or nested repository (not ours to save), a fifo, a socket
         present.append(path)
-        size += st.st_size
-    return present, gone, size
+        sizes[path] = st.st_size
+    return present, gone, sizes
+
+
+def _within(present: list[str], sizes: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
+    """The files that fit in ``budget`` bytes, smallest first, and the ones left out.
+
+    Why not skip the whole snapshot past the bound: one file a command made just over it
+    (``truncate -s 65M pad``, a sparse file that costs no disk) had every snapshot after
+    it skipped, and the user's edits beside it were lost to the next discard (red-team
+    rt34).  The work a person writes is small; what is left out is said."""
+    kept: list[str] = []
+    left: list[str] = []
+    for path in sorted(present, key=lambda p: (sizes[p], p)):
+        if sizes[path] <= budget:
+            kept.append(path)
+            budget -= sizes[path]
+        else:
+            left.append(path)
+    return kept, sorted(left)
 
 
 SMALL_BLOB = 64 << 10  # compressed (zlib level 1); bigger blobs are stored (level 0)
@@ -378,19 +399,24 @@ def _capture(
             _copy_file(repo.index, index)
         except OSError:
             return False
-    present, gone, size = _capture_list(repo, entries)
+    present, gone, sizes = _capture_list(repo, entries)
     stashed: list[tuple[str, str, str]] = []
+    stash_size = 0
     if snap.stash:
         read = _stash_changes(repo, snap.stash)
         if read is None:
             snap.skipped = f"stash {snap.stash[:12]} could not be read"
             return True
         stashed, stash_size = read
-        size += stash_size
-    if size > limit:
+    size = sum(sizes.values()) + stash_size
+    if stash_size > limit:
         snap.skipped = f"{size} bytes of uncommitted work is over the {limit}-byte bound"
         snap.files = sorted(present)[:200]
         return True
+    if size > limit:
+        present, left = _within(present, sizes, limit - stash_size)
+        named = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+        snap.skipped = f"{len(left)} file(s) over the {limit}-byte bound not saved: {named}"
     if stashed and not _copy_blobs(repo, [oid for _, oid, _ in stashed], env):
         return False
     extra = [f"{mode} {oid}\t{path}\0" for mode, oid, path in stashed]
