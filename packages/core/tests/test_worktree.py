@@ -1050,3 +1050,23 @@ def test_a_big_file_the_agent_made_does_not_cost_the_rest_its_snapshot(repo: Pat
     assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"
     assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
     assert "pad.bin" in snaps[-1].skipped  # what was left out is said
+
+
+def test_untracked_files_git_cannot_list_do_not_cost_the_tracked_work_its_snapshot(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """red-team rt34: ``git status --untracked-files=all`` is bounded (2 s, 32 MB of
+    output), and past either bound no snapshot was taken at all.  A command that made a
+    few million empty files (cheap: ``seq 3000000 | xargs touch``) in a folder git does
+    not ignore left every later snapshot failed ("git could not read the work tree", on
+    the hook's stderr), and the user's edits to tracked files were lost to the next
+    discard.  The bound is made small here; the tracked changes are still listed and
+    saved, the snapshot saying what it left out."""
+    monkeypatch.setattr(observe, "MAX_STATUS_BYTES", 8192)
+    run_tool(repo, "mkdir pad && cd pad && seq -f 'padding-file-%06g' 1000 | xargs touch", "t0")
+    (repo / "src" / "pkg" / "a.py").write_text("the user's work since\n")
+    run_tool(repo, "rm -rf src", "t1")
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"
+    assert "untracked" in snaps[-1].skipped
