@@ -103,18 +103,22 @@ def in_repo(
 
 
 def status_entries(
-    repo: Repo, env: dict[str, str] | None = None, pathspecs: list[str] | None = None
+    repo: Repo,
+    env: dict[str, str] | None = None,
+    pathspecs: list[str] | None = None,
+    untracked: bool = True,
 ) -> dict[str, str] | None:
     """path -> porcelain v2 letters ("?" for untracked), or None when git cannot tell.
 
     ``pathspecs``: only these paths (and what is under them), taken literally.
+    ``untracked``: False lists the tracked changes alone (quick, whatever lies beside).
     """
     args = [
         "--literal-pathspecs",
         "status",
         "--porcelain=v2",
         "-z",
-        "--untracked-files=all",
+        "--untracked-files=all" if untracked else "--untracked-files=no",
         "--ignore-submodules=all",
         "--no-renames",
     ]

@@ -388,12 +388,18 @@ def _capture(
 ) -> bool:
     """Fill ``snap`` (its tree, or why it was skipped); False when git failed."""
     index = env["GIT_INDEX_FILE"]
+    left_out = ""
     if entries is None:
         if not _seed_index(repo, index, env):
             return False
         entries = status_entries(repo, env)
         if entries is None:
-            return False
+            # past git's bounds (a command made millions of files beside the work): the
+            # tracked changes are still saved, never nothing (red-team rt34)
+            entries = status_entries(repo, env, untracked=False)
+            if entries is None:
+                return False
+            left_out = "untracked files not saved: git could not list them within its bounds"
     else:
         try:
             _copy_file(repo.index, index)
@@ -417,6 +423,8 @@ def _capture(
         present, left = _within(present, sizes, limit - stash_size)
         named = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
         snap.skipped = f"{len(left)} file(s) over the {limit}-byte bound not saved: {named}"
+    if left_out:
+        snap.skipped = "; ".join(filter(None, (left_out, snap.skipped)))
     if stashed and not _copy_blobs(repo, [oid for _, oid, _ in stashed], env):
         return False
     extra = [f"{mode} {oid}\t{path}\0" for mode, oid, path in stashed]
