@@ -1070,3 +1070,23 @@ def test_untracked_files_git_cannot_list_do_not_cost_the_tracked_work_its_snapsh
     undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
     assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"
     assert "untracked" in snaps[-1].skipped
+
+
+def test_a_same_size_edit_whose_mtime_is_put_back_is_not_taken_for_the_last_snapshot(
+    repo: Path,
+) -> None:
+    """red-team rt34: a snapshot is not taken again when the work tree's fingerprint equals
+    the last one's, and the fingerprint held each listed file's size, mtime, inode and mode.
+    A process an earlier command left running put a file's mtime back (``touch -d``) after
+    the user's same-size edit: the next snapshot was the old one, without the edit, and
+    the discard after it lost the edit.  The ctime, which no program can set, now counts."""
+    run_tool(repo, "true", "t0")
+    a = repo / "src" / "pkg" / "a.py"
+    old = a.stat()
+    a.write_text("print('a, by usr')\n")  # the user's edit, the same size
+    assert a.stat().st_size == old.st_size
+    os.utime(a, ns=(old.st_atime_ns, old.st_mtime_ns))  # the background process
+    run_tool(repo, "rm -rf src", "t1")
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
+    assert a.read_text() == "print('a, by usr')\n"
