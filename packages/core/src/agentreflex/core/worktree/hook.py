@@ -185,7 +185,17 @@ def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
         parts.append([st.st_size, st.st_mtime_ns, st.st_ino])
     except OSError:
         parts.append(None)
+    # each listed file's ctime, which no program can set: a same-size edit whose mtime a
+    # process put back (``touch -d``) is a new state, not the last snapshot's (red-team rt34)
+    parts.append([_ctime(os.path.join(repo.top, p)) for p in sorted(fp)])
     return sha256_hex(fastjson.dumps(parts), 32)
+
+
+def _ctime(path: str) -> int | None:
+    try:
+        return os.lstat(path).st_ctime_ns
+    except OSError:
+        return None
 
 
 def _read(path: str) -> str:
