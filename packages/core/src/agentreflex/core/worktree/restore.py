@@ -85,9 +85,9 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
     known, sparse = _index_blobs(repo)
     head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
     out = Plan()
-    from agentreflex.core.contain.held import env_held, held_paths, is_held
+    from agentreflex.core.contain.held import env_held, held_around, is_held
 
-    held, top = held_paths(repo.top), os.path.realpath(repo.top)
+    held, top = held_around(repo.top), os.path.realpath(repo.top)
     for path, (_, oid) in sorted(saved.items()):
         if path in sparse and path not in snap.files:
             # outside the sparse checkout: never written to the work tree; but one the
@@ -158,11 +158,11 @@ def apply(repo: Repo, snap: Snapshot, paths: list[str]) -> list[str]:
     ../.claude``) would otherwise lead the write to a held file (red-team rt34).  The write
     then opens that same resolved folder with no link on the way (:func:`_write`).
     """
-    from agentreflex.core.contain.held import env_held, held_paths, is_held
+    from agentreflex.core.contain.held import env_held, held_around, is_held
 
     env = _env(repo, os.path.join(store_dir(repo), str(snap.n)))
     saved = _tree_entries(repo, env, snap.tree)
-    held, top = held_paths(repo.top), os.path.realpath(repo.top)
+    held, top = held_around(repo.top), os.path.realpath(repo.top)
     failed: list[str] = []
     for path in paths:
         mode, oid = saved[path]
