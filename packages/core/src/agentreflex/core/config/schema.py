@@ -210,7 +210,7 @@ class Worktree(_Table):
     )
     snapshot_max_bytes: Annotated[int, integer(0, 1 << 34)] = Field(
         default=64 << 20,
-        description="Uncommitted work a snapshot may hold; past it the snapshot is skipped.",
+        description="Uncommitted work a snapshot may hold; past it the smallest files that fit are saved and the rest named.",
     )
     allow_undoable: Annotated[str, choice(fast.UNDOABLE_LEVELS)] = Field(
         default="asks",

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from agentreflex.core.state import userdirs
 
-__all__ = ["env_held", "held_paths", "is_held"]
+__all__ = ["env_held", "held_around", "held_paths", "is_held"]
 
 
 def held_paths(project: str) -> list[str]:
@@ -42,6 +42,30 @@ def held_paths(project: str) -> list[str]:
     for folder, root in pathprograms.folders([project], []):
         found += [os.path.join(folder, name) for name in pathprograms.PROGRAMS if root == project]
     return sorted(set(found))
+
+
+def held_around(top: str) -> list[str]:
+    """:func:`held_paths` for the work tree ``top`` and, inside it, for each project folder
+    around it (a folder above with a ``.git``).
+
+    Why: ``top`` may be a repository nested in the session's project (a vendored checkout,
+    or one the agent made, whose snapshot store is the agent's to write).  Taken as a
+    project of its own, what the project around it holds there was not counted: its
+    ``.mcp.json`` naming ``sub/tools/server.py``, read-only in the boundary and run by the
+    host outside it, was written by ``agentreflex undo`` run in ``sub`` (red-team rt34).
+    """
+    from agentreflex.core.contain.policy import inside
+
+    top = os.path.realpath(top)
+    found = held_paths(top)
+    folder = os.path.dirname(top)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            found += [p for p in held_paths(folder) if inside(p, top)]
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return sorted(set(found))
+        folder = parent
 
 
 def is_held(path: str, held: list[str], project: str = "") -> bool:

@@ -185,7 +185,17 @@ def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
         parts.append([st.st_size, st.st_mtime_ns, st.st_ino])
     except OSError:
         parts.append(None)
+    # each listed file's ctime, which no program can set: a same-size edit whose mtime a
+    # process put back (``touch -d``) is a new state, not the last snapshot's (red-team rt34)
+    parts.append([_ctime(os.path.join(repo.top, p)) for p in sorted(fp)])
     return sha256_hex(fastjson.dumps(parts), 32)
+
+
+def _ctime(path: str) -> int | None:
+    try:
+        return os.lstat(path).st_ctime_ns
+    except OSError:
+        return None
 
 
 def _read(path: str) -> str:
@@ -224,12 +234,14 @@ def _snapshot(
     if snap is None:
         decision.errors.append("no snapshot: git could not read the work tree")
         return None
-    if snap.skipped:
+    if snap.skipped and not snap.tree:
         decision.errors.append(f"no snapshot: {snap.skipped}")
         return None
+    if snap.skipped:  # saved, but not whole: never relied on to allow a discard
+        decision.errors.append(f"snapshot {snap.n} is not whole: {snap.skipped}")
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
     hint = undo_hint(snap.n)
-    if _undoable(repo, event, decision, config, entries, bool(snap.stash)):
+    if not snap.skipped and _undoable(repo, event, decision, config, entries, bool(snap.stash)):
         from agentreflex.core.worktree import relax
 
         relax.relax(decision, hint)

@@ -103,18 +103,22 @@ def in_repo(
 
 
 def status_entries(
-    repo: Repo, env: dict[str, str] | None = None, pathspecs: list[str] | None = None
+    repo: Repo,
+    env: dict[str, str] | None = None,
+    pathspecs: list[str] | None = None,
+    untracked: bool = True,
 ) -> dict[str, str] | None:
     """path -> porcelain v2 letters ("?" for untracked), or None when git cannot tell.
 
     ``pathspecs``: only these paths (and what is under them), taken literally.
+    ``untracked``: False lists the tracked changes alone (quick, whatever lies beside).
     """
     args = [
         "--literal-pathspecs",
         "status",
         "--porcelain=v2",
         "-z",
-        "--untracked-files=all",
+        "--untracked-files=all" if untracked else "--untracked-files=no",
         "--ignore-submodules=all",
         "--no-renames",
     ]
@@ -131,6 +135,39 @@ def status_entries(
         elif line[:2] in ("1 ", "u "):
             fields = line.split(" ", 10 if line[0] == "u" else 8)
             out[fields[-1]] = fields[1]
+    hidden = _flagged(repo, env, pathspecs)
+    if hidden is None:
+        return None
+    for path in hidden:
+        if path not in out and os.path.lexists(os.path.join(repo.top, path)):
+            out[path] = ".M"
+    return out
+
+
+def _flagged(
+    repo: Repo, env: dict[str, str] | None, pathspecs: list[str] | None
+) -> list[str] | None:
+    """The tracked paths whose index entry has the assume-unchanged or skip-worktree bit.
+
+    Why: ``git status`` takes such a file for unchanged without looking at it, and the
+    index is the agent's to write.  A command set the bit on a tracked file
+    (``git update-index --assume-unchanged``); the user's edits to it after that were
+    in no fingerprint and no snapshot, and the next command's ``rm`` lost them for good
+    (red-team rt34).  So each one that is there is listed as modified: the snapshot
+    hashes it (a few files, where any), and its stat is in the fingerprint.
+    """
+    args = ["--literal-pathspecs", "ls-files", "-z", "-v"]
+    if pathspecs:
+        args += ["--", *pathspecs]
+    res = in_repo(repo, args, env=env)
+    if res is None or res.returncode != 0 or len(res.stdout) > MAX_STATUS_BYTES:
+        return None
+    out: list[str] = []
+    for raw in res.stdout.split(b"\0"):
+        tag, _, path = raw.partition(b" ")
+        # -v: "S" skip-worktree, a lowercase letter assume-unchanged ("s": both)
+        if path and (tag == b"S" or tag.islower()):
+            out.append(path.decode("utf-8", "surrogateescape"))
     return out
 
 

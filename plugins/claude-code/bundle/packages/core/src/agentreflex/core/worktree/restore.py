@@ -85,12 +85,14 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
     known, sparse = _index_blobs(repo)
     head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
     out = Plan()
-    from agentreflex.core.contain.held import env_held, held_paths, is_held
+    from agentreflex.core.contain.held import env_held, held_around, is_held
 
-    held, top = held_paths(repo.top), os.path.realpath(repo.top)
+    held, top = held_around(repo.top), os.path.realpath(repo.top)
     for path, (_, oid) in sorted(saved.items()):
-        if path in sparse:
-            continue  # outside the sparse checkout: never written to the work tree
+        if path in sparse and path not in snap.files:
+            # outside the sparse checkout: never written to the work tree; but one the
+            # snapshot saw there (a --skip-worktree file, observe._flagged) is put back
+            continue
         target = work_tree_path(repo.top, path)
         if target is None:
             out.outside.append(path)
@@ -149,15 +151,30 @@ def show_diff(repo: Repo, snap: Snapshot, paths: list[str], limit: int = 200_000
 
 
 def apply(repo: Repo, snap: Snapshot, paths: list[str]) -> list[str]:
-    """Write ``paths`` from the snapshot; the ones that could not be written."""
+    """Write ``paths`` from the snapshot; the ones that could not be written.
+
+    Each path's place is resolved again here and checked again against what the boundary
+    holds: a link a background process made once :func:`plan` had checked (``a/b ->
+    ../.claude``) would otherwise lead the write to a held file (red-team rt34).  The write
+    then opens that same resolved folder with no link on the way (:func:`_write`).
+    """
+    from agentreflex.core.contain.held import env_held, held_around, is_held
+
     env = _env(repo, os.path.join(store_dir(repo), str(snap.n)))
     saved = _tree_entries(repo, env, snap.tree)
+    held, top = held_around(repo.top), os.path.realpath(repo.top)
     failed: list[str] = []
     for path in paths:
         mode, oid = saved[path]
         target = work_tree_path(repo.top, path)
         data = _blob(repo, env, oid) if target else None
-        if data is None or target is None or not _write(target, mode, data):
+        if (
+            data is None
+            or target is None
+            or is_held(target, held, top)
+            or env_held(target, functools.partial(bytes, data))
+            or not _write(target, mode, data)
+        ):
             failed.append(path)
     return failed
 

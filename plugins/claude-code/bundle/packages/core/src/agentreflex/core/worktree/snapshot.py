@@ -9,8 +9,9 @@ hashed byte for byte (``--no-filters``) into a private object store
 (``.git/agentreflex/snapshots/N``), where ``git clean`` cannot reach, and no
 ref names it: not in ``git log --all``, branches, gitk, push or fetch.
 Snapshots are pruned by age and count (:func:`prune`: a snapshot whose work a
-newer one holds goes first); past the size bound a snapshot is skipped with a
-note, never attempted.
+newer one holds goes first); past the size bound the files that fit are saved,
+smallest first, and the ones left out are named in a note (such a snapshot
+never allows a discard).
 """
 
 from __future__ import annotations
@@ -137,11 +138,13 @@ def _no_head(repo: Repo) -> bool:
     return res is not None and res.returncode == 1
 
 
-def _capture_list(repo: Repo, entries: dict[str, str]) -> tuple[list[str], list[str], int]:
-    """Paths to hash (present and changed), paths to drop (gone), total bytes to hash."""
+def _capture_list(
+    repo: Repo, entries: dict[str, str]
+) -> tuple[list[str], list[str], dict[str, int]]:
+    """Paths to hash (present and changed), paths to drop (gone), each present one's size."""
     present: list[str] = []
     gone: list[str] = []
-    size = 0
+    sizes: dict[str, int] = {}
     for path in entries:
         try:
             st = os.lstat(os.path.join(repo.top, path))
@@ -151,8 +154,26 @@ def _capture_list(repo: Repo, entries: dict[str, str]) -> tuple[list[str], list[
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
             continue  # a submodule or nested repository (not ours to save), a fifo, a socket
         present.append(path)
-        size += st.st_size
-    return present, gone, size
+        sizes[path] = st.st_size
+    return present, gone, sizes
+
+
+def _within(present: list[str], sizes: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
+    """The files that fit in ``budget`` bytes, smallest first, and the ones left out.
+
+    Why not skip the whole snapshot past the bound: one file a command made just over it
+    (``truncate -s 65M pad``, a sparse file that costs no disk) had every snapshot after
+    it skipped, and the user's edits beside it were lost to the next discard (red-team
+    rt34).  The work a person writes is small; what is left out is said."""
+    kept: list[str] = []
+    left: list[str] = []
+    for path in sorted(present, key=lambda p: (sizes[p], p)):
+        if sizes[path] <= budget:
+            kept.append(path)
+            budget -= sizes[path]
+        else:
+            left.append(path)
+    return kept, sorted(left)
 
 
 SMALL_BLOB = 64 << 10  # compressed (zlib level 1); bigger blobs are stored (level 0)
@@ -367,30 +388,43 @@ def _capture(
 ) -> bool:
     """Fill ``snap`` (its tree, or why it was skipped); False when git failed."""
     index = env["GIT_INDEX_FILE"]
+    left_out = ""
     if entries is None:
         if not _seed_index(repo, index, env):
             return False
         entries = status_entries(repo, env)
         if entries is None:
-            return False
+            # past git's bounds (a command made millions of files beside the work): the
+            # tracked changes are still saved, never nothing (red-team rt34)
+            entries = status_entries(repo, env, untracked=False)
+            if entries is None:
+                return False
+            left_out = "untracked files not saved: git could not list them within its bounds"
     else:
         try:
             _copy_file(repo.index, index)
         except OSError:
             return False
-    present, gone, size = _capture_list(repo, entries)
+    present, gone, sizes = _capture_list(repo, entries)
     stashed: list[tuple[str, str, str]] = []
+    stash_size = 0
     if snap.stash:
         read = _stash_changes(repo, snap.stash)
         if read is None:
             snap.skipped = f"stash {snap.stash[:12]} could not be read"
             return True
         stashed, stash_size = read
-        size += stash_size
-    if size > limit:
+    size = sum(sizes.values()) + stash_size
+    if stash_size > limit:
         snap.skipped = f"{size} bytes of uncommitted work is over the {limit}-byte bound"
         snap.files = sorted(present)[:200]
         return True
+    if size > limit:
+        present, left = _within(present, sizes, limit - stash_size)
+        named = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+        snap.skipped = f"{len(left)} file(s) over the {limit}-byte bound not saved: {named}"
+    if left_out:
+        snap.skipped = "; ".join(filter(None, (left_out, snap.skipped)))
     if stashed and not _copy_blobs(repo, [oid for _, oid, _ in stashed], env):
         return False
     extra = [f"{mode} {oid}\t{path}\0" for mode, oid, path in stashed]
@@ -509,20 +543,84 @@ def _write_tree(
     lines = [f"{_mode(repo, p)} {i}\t{p}\0" for p, i in zip(present, ids, strict=True)]
     lines += [f"0 {_NULL}\t{p}\0" for p in gone]
     lines += extra  # last: a stash's version of a path wins
-    if lines:
-        res = git(
-            repo,
-            ["update-index", "-z", "--index-info"],
-            env=env,
-            data="".join(lines).encode("utf-8", "surrogateescape"),
-            timeout=30.0,
-        )
+    data = "".join(lines).encode("utf-8", "surrogateescape")
+    tree = _index_tree(repo, data, env, "write-tree")
+    changed = [*present, *gone, *(line.partition("\t")[2][:-1] for line in extra)]
+    if tree is None or _own_changed_trees(repo, tree, changed, env):
+        return tree
+    # a tree the repository holds under one of those ids is not what the id names (one
+    # planted there): the paths' folders again (update-index drops their cached trees),
+    # written where git looks first with the repository's objects out of sight
+    alone = {**env, "GIT_ALTERNATE_OBJECT_DIRECTORIES": ""}
+    again = _index_tree(repo, data, alone, "write-tree", "--missing-ok")
+    return tree if again == tree and _own_changed_trees(repo, tree, changed, env) else None
+
+
+def _index_tree(repo: Repo, data: bytes, env: dict[str, str], *write: str) -> str | None:
+    """``data`` (``--index-info`` lines) into the temporary index, then its tree."""
+    if data:
+        res = git(repo, ["update-index", "-z", "--index-info"], env=env, data=data, timeout=30.0)
         if res is None or res.returncode != 0:
             return None
-    res = git(repo, ["write-tree"], env=env)
+    res = git(repo, list(write), env=env, timeout=30.0)
     if res is None or res.returncode != 0:
         return None
     return res.stdout.decode().strip()
+
+
+def _own_changed_trees(repo: Repo, tree: str, paths: list[str], env: dict[str, str]) -> bool:
+    """Copy into the private store every tree from ``tree`` down to each of ``paths``, each
+    checked to hash to its id; False when one does not (or git failed).
+
+    Why: ``write-tree`` writes no tree the repository's objects already hold, and git reads
+    a subtree without checking it.  A process a command left running, seeing the user's
+    edit, could plant a loose object under the folder's tree id the next snapshot makes,
+    listing other blobs, and undo would write those (red-team rt34).  The trees off these
+    paths are HEAD's folders, unchanged: their files are the committed ones.
+    """
+    algorithm = _object_format(repo)
+    if algorithm is None:
+        return False
+    width = 20 if algorithm == "sha1" else 32
+    wanted: set[str] = set()
+    for p in paths:
+        folder = p.rpartition("/")[0]
+        while folder and folder not in wanted:
+            wanted.add(folder)
+            folder = folder.rpartition("/")[0]
+    store, made = env["GIT_OBJECT_DIRECTORY"], set[str]()
+    level = [("", tree)]
+    while level:
+        res = git(
+            repo,
+            ["cat-file", "--batch"],
+            env=env,
+            data="".join(oid + "\n" for _, oid in level).encode(),
+            timeout=30.0,
+        )
+        if res is None or res.returncode != 0:
+            return False
+        data, pos, below = res.stdout, 0, list[tuple[str, str]]()
+        for folder, oid in level:
+            end = data.find(b"\n", pos)
+            head = data[pos:end].split(b" ")
+            if end < 0 or len(head) != 3 or head[1] != b"tree":
+                return False
+            body = data[end + 1 : end + 1 + int(head[2])]
+            pos = end + 1 + int(head[2]) + 1
+            if _write_blob(store, None, body, made, "tree", algorithm) != oid:
+                return False
+            i = 0
+            while i < len(body):
+                space = body.index(b" ", i)
+                nul = body.index(b"\0", space)
+                name = body[space + 1 : nul].decode("utf-8", "surrogateescape")
+                path = f"{folder}/{name}" if folder else name
+                if body[i:space] == b"40000" and path in wanted:
+                    below.append((path, body[nul + 1 : nul + 1 + width].hex()))
+                i = nul + 1 + width
+        level = below
+    return True
 
 
 def _give_up(snap_dir: str) -> None:

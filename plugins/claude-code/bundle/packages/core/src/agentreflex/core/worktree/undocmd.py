@@ -34,6 +34,8 @@ def _show(repo: Repo, snaps: list[Snapshot]) -> int:
         return 0
     for s in snaps:
         what = f"skipped: {s.skipped}" if s.skipped else f"{len(s.files)} changed file(s)"
+        if s.skipped and s.tree:  # saved but for what was over the size bound
+            what = f"{len(s.files)} changed file(s); {s.skipped}"
         if s.stash and not s.skipped:
             what += f", with stash {s.stash[:12]} saved before it was dropped"
         print(f"{s.n:>4}  {_when(s.ts)}  {s.command[:80]}  ({what})")
