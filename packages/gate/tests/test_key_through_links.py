@@ -9,37 +9,16 @@ of the path, so a linked folder on the way passed.  Through the real hook entry 
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from agentreflex.core.testing import claude_pre_tool
 
 
 def _read(project: Path, path: str) -> str:
-    env = dict(os.environ, HOME=str(project.parent), AGENTREFLEX_DAEMON="off")
-    env.pop("XDG_STATE_HOME", None)
-    payload = {
-        "hook_event_name": "PreToolUse",
-        "session_id": "s",
-        "cwd": str(project),
-        "tool_name": "Read",
-        "tool_input": {"file_path": path},
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "agentreflex.core.cli", "hook", "claude-code", "PreToolUse"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return claude_pre_tool(project, "Read", {"file_path": path}, state_dir=False)
 
 
 @pytest.fixture

@@ -13,37 +13,15 @@ then, and stays for good when no command follows.  Through the real hook entry p
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from agentreflex.core.testing import claude_pre_tool
 
 
 def _write(project: Path, path: Path, content: str) -> str:
-    env = dict(os.environ, HOME=str(project.parent), AGENTREFLEX_DAEMON="off")
-    env["AGENTREFLEX_STATE_DIR"] = str(project.parent / "state")
-    payload = {
-        "hook_event_name": "PreToolUse",
-        "session_id": "s",
-        "cwd": str(project),
-        "tool_name": "Write",
-        "tool_input": {"file_path": str(path), "content": content},
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "agentreflex.core.cli", "hook", "claude-code", "PreToolUse"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return claude_pre_tool(project, "Write", {"file_path": str(path), "content": content})
 
 
 @pytest.fixture

@@ -10,33 +10,17 @@ call.  Each payload goes through the real hook entry point.
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agentreflex.core.testing import hook_process
 
 SETTINGS = ".claude/settings.json"
 
 
-def _hook(project: Path, host: str, event: str, payload: dict[str, Any]) -> str:
-    env = dict(os.environ, HOME=str(project.parent), AGENTREFLEX_DAEMON="off")
-    env["AGENTREFLEX_STATE_DIR"] = str(project.parent / "state")
-    done = subprocess.run(
-        [sys.executable, "-m", "agentreflex.core.cli", "hook", host, event],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+_hook = hook_process
 
 
 @pytest.fixture

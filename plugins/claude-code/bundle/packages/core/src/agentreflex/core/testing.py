@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -196,3 +197,45 @@ def make_context(
         deadline=time.monotonic() + cfg.floor_budget_ms / 1000.0,
         judge_factory=(lambda: judge) if judge is not None else None,
     )
+
+
+def hook_process(
+    project: str | os.PathLike[str],
+    host: str,
+    event: str,
+    payload: dict[str, Any],
+    state_dir: bool = True,
+) -> str:
+    """The real hook's answer, as a host gets it: a new process, the payload on stdin.
+
+    The home is the project's parent; ``state_dir``: the guard's state beside the project
+    (else in the home's default place, where the per-user key is)."""
+    env = dict(os.environ, HOME=os.path.dirname(os.fspath(project)), AGENTREFLEX_DAEMON="off")
+    env.pop("XDG_STATE_HOME", None)
+    if state_dir:
+        env["AGENTREFLEX_STATE_DIR"] = os.path.join(os.path.dirname(os.fspath(project)), "state")
+    done = subprocess.run(
+        [sys.executable, "-m", "agentreflex.core.cli", "hook", host, event],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def claude_pre_tool(
+    project: str | os.PathLike[str], tool: str, tool_input: dict[str, Any], **kw: bool
+) -> str:
+    """Claude Code's PreToolUse for one tool call in ``project``."""
+    payload: dict[str, Any] = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "cwd": os.fspath(project),
+    }
+    payload |= {"tool_name": tool, "tool_input": tool_input}
+    return hook_process(project, "claude-code", "PreToolUse", payload, **kw)
