@@ -400,7 +400,26 @@ def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
 
 
 def redact(text: str, extra: Extension = ()) -> str:
-    """``text`` with every secret span replaced by ``[REDACTED]``."""
+    """``text`` with every secret span replaced by ``[REDACTED]``.
+
+    Redacted again until nothing more is found (a few rounds at most, and only when
+    something was): what one round leaves beside a placeholder can read as a new value
+    to the next (``PASSWORD=00000\\0}0`` gave ``PASSWORD=[REDACTED]}0``, whose value
+    ``[REDACTED]}0`` the text's own scan takes whole), and what is stored is redacted
+    again when read back.  The answer is then the same however often it is redacted.
+    """
+    for _ in range(_MAX_ROUNDS):
+        once = _redact_once(text, extra)
+        if once == text:
+            return text
+        text = once
+    return text
+
+
+_MAX_ROUNDS = 4  # a bound, not a count: the second round is the last one that changes anything
+
+
+def _redact_once(text: str, extra: Extension) -> str:
     matches = find_secrets(text, extra)
     if not matches:
         return text
