@@ -402,21 +402,23 @@ def _merge(matches: list[SecretMatch]) -> list[SecretMatch]:
 def redact(text: str, extra: Extension = ()) -> str:
     """``text`` with every secret span replaced by ``[REDACTED]``.
 
-    Redacted again until nothing more is found (a few rounds at most, and only when
-    something was): what one round leaves beside a placeholder can read as a new value
-    to the next (``PASSWORD=00000\\0}0`` gave ``PASSWORD=[REDACTED]}0``, whose value
-    ``[REDACTED]}0`` the text's own scan takes whole), and what is stored is redacted
-    again when read back.  The answer is then the same however often it is redacted.
+    Redacted again, until nothing more is found, where one round's placeholder is followed
+    by a closing bracket or a backslash: there the text's own scan reads on where the
+    unescaped view (:func:`_unescaped`) stopped (``PASSWORD=00000\\0}0`` gave
+    ``PASSWORD=[REDACTED]}0``, whose value ``[REDACTED]}0`` the next round took whole).
+    What is stored is redacted again when read back, so the answer must not change; the
+    second round is paid only there (a 10 MiB output holds one copy more otherwise).
     """
+    once = _redact_once(text, extra)
     for _ in range(_MAX_ROUNDS):
-        once = _redact_once(text, extra)
-        if once == text:
-            return text
-        text = once
-    return text
+        if once is text or not any(REDACTED + c in once for c in _READ_ON):
+            return once
+        text, once = once, _redact_once(once, extra)
+    return once
 
 
 _MAX_ROUNDS = 4  # a bound, not a count: the second round is the last one that changes anything
+_READ_ON = ("]", ")", "}", "\\")  # what the view takes for a break and the text's scan not
 
 
 def _redact_once(text: str, extra: Extension) -> str:
