@@ -25,6 +25,8 @@ import stat
 import subprocess
 from collections.abc import Callable
 
+from agentreflex.core.worktree.safegit import spawn, work_tree_top
+
 __all__ = ["find", "rerun"]
 
 # the work tree's files git opens while listing it (a folder's ignore rules, attributes,
@@ -48,15 +50,8 @@ def find(cwd: str) -> list[str]:
 
 def _repository(cwd: str) -> tuple[str, list[str]]:
     """The work tree's top above ``cwd`` and its git directories (own, then common)."""
-    here = os.path.abspath(cwd)
-    while True:
-        dot_git = os.path.join(here, ".git")
-        if os.path.lexists(dot_git):
-            return here, _git_dirs(dot_git)
-        parent = os.path.dirname(here)
-        if parent == here:
-            return "", []
-        here = parent
+    top = work_tree_top(os.path.abspath(cwd))
+    return (top, _git_dirs(os.path.join(top, ".git"))) if top else ("", [])
 
 
 def _git_dirs(dot_git: str) -> list[str]:
@@ -131,14 +126,6 @@ def rerun(
         for fifo in fifos:
             view += ["--ro-bind", empty, fifo]
         try:
-            return subprocess.run(
-                [*view, "--", *argv],
-                input=data,
-                capture_output=True,
-                env=env,
-                timeout=timeout,
-                check=False,
-                stdin=None if data is not None else subprocess.DEVNULL,
-            )
+            return spawn([*view, "--", *argv], env, timeout, data)
         except (OSError, subprocess.SubprocessError, ValueError):
             return None

@@ -75,44 +75,59 @@ def _run(
     if program is None:
         return None  # no git of the system's: as if git were missing
     argv = [program, *argv[1:]]
-    if contain and _below(argv[argv.index("-C") + 1] if "-C" in argv else ".", contain):
+    cwd = argv[argv.index("-C") + 1] if "-C" in argv else os.getcwd()
+    if contain and _below(cwd, contain):
         inside = _inside(argv, contain, env)
         if inside is None:
             return None  # a boundary that should hold and can't be had: git is not run
         argv = inside
     try:
-        return subprocess.run(
-            argv,
-            input=data,
-            capture_output=True,
-            env=env,
-            timeout=timeout,
-            check=False,
-            stdin=None if data is not None else subprocess.DEVNULL,
-        )
+        return spawn(argv, env, timeout, data)
     except subprocess.TimeoutExpired:
         # a FIFO where git reads (an ignore file, HEAD) waits forever: once more with them covered
         from agentreflex.core.worktree import gitfifos
 
-        cwd = argv[argv.index("-C") + 1] if "-C" in argv else os.getcwd()
         return gitfifos.rerun(argv, env, timeout, data, cwd)
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
+
+
+def spawn(
+    argv: list[str], env: dict[str, str], timeout: float, data: bytes | None
+) -> subprocess.CompletedProcess[bytes]:
+    """One bounded run of ``argv``, output captured; raises as ``subprocess.run`` does."""
+    return subprocess.run(
+        argv,
+        input=data,
+        capture_output=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+        stdin=None if data is not None else subprocess.DEVNULL,
+    )
+
+
+def work_tree_top(path: str) -> str:
+    """The nearest folder at or above ``path`` holding a ``.git`` (a link not followed), or ""."""
+    here = path
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return ""
+        here = parent
 
 
 def _below(cwd: str, project: str) -> bool:
     """Whether the work tree holding ``cwd`` is one the agent may have made: its top below
     ``project`` or apart from it (``/tmp/x``), not the project's own or one above it,
     whose config the boundary holds read-only."""
-    here = os.path.realpath(cwd)
+    top = work_tree_top(os.path.realpath(cwd))
+    if not top:
+        return False  # no work tree: git fails on its own
     root = os.path.realpath(project)
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return not (root == here or root.startswith(here.rstrip(os.sep) + os.sep))
-        parent = os.path.dirname(here)
-        if parent == here:
-            return False  # no work tree: git fails on its own
-        here = parent
+    return not (root == top or root.startswith(top.rstrip(os.sep) + os.sep))
 
 
 def _inside(argv: list[str], project: str, env: dict[str, str]) -> list[str] | None:
