@@ -1003,6 +1003,65 @@ def test_an_index_bit_does_not_hide_later_work_from_the_snapshot(repo: Path, bit
     assert (repo / "src" / "b.py").read_text() == "the user's work since\n"
 
 
+def _settled(repo: Path) -> None:
+    """The index last written long enough ago for its listing to be kept (``observe.RACY_NS``)."""
+    import time
+
+    index = repo / ".git" / "index"
+    while time.time_ns() - index.stat().st_ctime_ns <= observe.RACY_NS:
+        time.sleep(0.02)
+
+
+def test_the_flagged_listing_is_kept_per_index_and_read_again_when_it_changes(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The assume-unchanged / skip-worktree listing is one more git process per status
+    read; it is kept under the index's stat.  A kept listing stands in for git (the
+    listing is not run again), and an index rewritten since (the bit set) is listed
+    again: the user's later edit to the flagged file is still seen."""
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    _settled(repo)
+    assert "src/b.py" not in (observe.status_entries(found) or {})
+    listed: list[object] = []
+    real = observe._list_flagged
+    monkeypatch.setattr(
+        observe,
+        "_list_flagged",
+        lambda *a: listed.append(a) or real(*a),  # type: ignore[func-returns-value]
+    )
+    assert observe.status_entries(found) is not None
+    assert listed == [], "the kept listing stood in for git"
+    sh(repo, "git update-index --assume-unchanged src/b.py")
+    (repo / "src" / "b.py").write_text("the user's work since\n")
+    assert (observe.status_entries(found) or {}).get("src/b.py") == ".M"
+    assert len(listed) == 1
+    entries = observe.status_entries(found, pathspecs=["src/"]) or {}
+    assert entries.get("src/b.py") == ".M"
+
+
+def test_a_forged_or_stale_flagged_listing_is_not_taken(repo: Path) -> None:
+    """A copy whose stamp is not the index's (an older index's, or one made up) is listed
+    again, never believed, and so is one that is not JSON.  (One with the right stamp is
+    believed: the cache folder is the guard's, read-only in the boundary and judged at the
+    host's file tools.)"""
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    sh(repo, "git update-index --skip-worktree src/b.py")
+    (repo / "src" / "b.py").write_text("the user's work since\n")
+    _settled(repo)
+    assert (observe.status_entries(found) or {}).get("src/b.py") == ".M"
+    copy = Path(observe._flagged_cache_path(found.index))
+    kept = json.loads(copy.read_text())
+    assert kept["paths"] == ["src/b.py"]
+    older = [*kept["stamp"][:4], kept["stamp"][4] - 1]  # the same index, one ns older
+    for stamp in (older, [0, 0, 0, 0, 0]):
+        copy.write_text(json.dumps({**kept, "stamp": stamp, "paths": []}))
+        assert (observe.status_entries(found) or {}).get("src/b.py") == ".M"
+    copy.write_text("not json")
+    assert (observe.status_entries(found) or {}).get("src/b.py") == ".M"
+
+
 def test_a_planted_tree_object_does_not_stand_in_for_the_users_work(
     repo: Path, tmp_path: Path
 ) -> None:
