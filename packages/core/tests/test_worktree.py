@@ -157,6 +157,34 @@ def test_undo_refuses_to_overwrite_newer_work_unless_forced(repo: Path) -> None:
     assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a, edited')\n"
 
 
+@pytest.mark.parametrize("planted", [False, True])
+def test_an_index_entry_naming_newer_work_does_not_let_undo_overwrite_it(
+    repo: Path, planted: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Undo writes over a file equal to the index's blob: a discard leaves that, and git
+    holds it.  A process the agent left running set ``a.py``'s index entry to the hash of
+    the user's newer work without writing the object (``update-index --cacheinfo``), or
+    wrote a loose object of that id holding other bytes; undo took the work for the
+    repository's and wrote the snapshot over it, with nothing left anywhere."""
+    import zlib
+
+    run_tool(repo, "git reset --hard")
+    target = repo / "src" / "pkg" / "a.py"
+    target.write_text("newer work\n")
+    oid = subprocess.run(
+        ["git", "hash-object", str(target)], cwd=repo, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    sh(repo, f"git update-index --cacheinfo 100644,{oid},src/pkg/a.py")
+    if planted:
+        loose = repo / ".git" / "objects" / oid[:2] / oid[2:]
+        loose.parent.mkdir(exist_ok=True)
+        loose.write_bytes(zlib.compress(b"blob 4\0junk"))
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 1
+    assert target.read_text() == "newer work\n"
+    assert "src/pkg/a.py: HEAD or the index names its bytes" in capsys.readouterr().err
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"  # the rest came back
+
+
 def test_dry_run_shows_the_diff_and_changes_nothing(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -838,7 +866,9 @@ def test_a_discard_from_a_folder_git_refuses_is_undone(repo: Path) -> None:
         ".write(zlib.compress(b'blob 6\\0agent\\n'))\" $f",
     ],
 )
-def test_a_staged_files_work_survives_its_blob_going(repo: Path, command: str) -> None:
+def test_a_staged_files_work_survives_its_blob_going(
+    repo: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """red-team rt31: the snapshot borrowed a listed file's blob from the repository's own
     objects when it was there already (a file the user had staged), and those objects are
     the agent's to prune or rewrite: ``git reset --hard && git prune`` left undo nothing
@@ -847,7 +877,14 @@ def test_a_staged_files_work_survives_its_blob_going(repo: Path, command: str) -
     sh(repo, "git add README.staged")
     before = tree_bytes(repo)
     run_tool(repo, command)
-    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    if "rm -f .git/objects" in command:
+        # HEAD's own objects went too: the files ``reset --hard`` wrote are now the only
+        # copy of what HEAD held, so undo writes over them only when told to
+        assert undocmd.main(["1", "--cwd", str(repo)]) == 1
+        assert "no git object holds them" in capsys.readouterr().err
+        assert undocmd.main(["1", "--force", "--cwd", str(repo)]) == 0
+    else:
+        assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert tree_bytes(repo) == before
 
 

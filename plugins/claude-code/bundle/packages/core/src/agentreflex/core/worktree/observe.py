@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys  # loaded by safegit anyway
+import time
 
 from agentreflex.core.worktree.safegit import filter_overrides, git
 
@@ -155,7 +156,33 @@ def _flagged(
     in no fingerprint and no snapshot, and the next command's ``rm`` lost them for good
     (red-team rt34).  So each one that is there is listed as modified: the snapshot
     hashes it (a few files, where any), and its stat is in the fingerprint.
+
+    The listing is one more git process on every status read (a quarter of it in this
+    project's own repository), so the whole list is kept per index file, under the
+    index's stat (:func:`_index_stamp`): git rewrites the index by renaming a new file
+    over it, and nothing sets a file's ctime back.  ``env`` (a snapshot's own index)
+    is never cached.
     """
+    if env is not None:
+        return _list_flagged(repo, env, pathspecs)
+    now = time.time_ns()
+    stamp = _index_stamp(repo.index)
+    every = _cached_flagged(repo.index, stamp) if stamp else None
+    if every is None:
+        every = _list_flagged(repo, None, None)
+        if every is None:
+            return None
+        # kept only for an index not rewritten while git read it, and last written a while
+        # before: a write in the same clock tick as the last one could keep its ctime
+        # (git's own "racy index" rule)
+        if stamp and stamp == _index_stamp(repo.index) and now - stamp[4] > RACY_NS:
+            _cache_flagged(repo.index, stamp, every)
+    return [p for p in every if _within(p, pathspecs)] if pathspecs else every
+
+
+def _list_flagged(
+    repo: Repo, env: dict[str, str] | None, pathspecs: list[str] | None
+) -> list[str] | None:
     args = ["--literal-pathspecs", "ls-files", "-z", "-v"]
     if pathspecs:
         args += ["--", *pathspecs]
@@ -169,6 +196,63 @@ def _flagged(
         if path and (tag == b"S" or tag.islower()):
             out.append(path.decode("utf-8", "surrogateescape"))
     return out
+
+
+def _within(path: str, pathspecs: list[str]) -> bool:
+    """``path`` is one of the literal ``pathspecs`` (from the top) or lies under one."""
+    for spec in pathspecs:
+        spec = spec.rstrip("/")
+        if spec in ("", ".") or path == spec or path.startswith(spec + "/"):
+            return True
+    return False
+
+
+RACY_NS = 100_000_000  # 0.1 s: many file systems stamp times by a clock tick of a few ms
+MAX_CACHED_FLAGGED = 20_000  # a sparse checkout flags most of its files: listed again instead
+
+
+def _index_stamp(index: str) -> list[int] | None:
+    try:
+        st = os.stat(index)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _flagged_cache_path(index: str) -> str:
+    from agentreflex.core.state.userdirs import user_cache_dir
+    from agentreflex.core.util.digest import sha256_hex
+
+    return os.path.join(user_cache_dir(), f"flagged-{sha256_hex(index, 24)}.json")
+
+
+def _cached_flagged(index: str, stamp: list[int]) -> list[str] | None:
+    from agentreflex.core.util.fsutil import read_json
+
+    copy = read_json(_flagged_cache_path(index), limit=MAX_STATUS_BYTES)
+    if not isinstance(copy, dict) or copy.get("index") != index or copy.get("stamp") != stamp:
+        return None
+    paths = copy.get("paths")
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        return None
+    return paths
+
+
+def _cache_flagged(index: str, stamp: list[int], paths: list[str]) -> None:
+    """Kept in the user's cache folder, which the gate guards and the boundary keeps read-only:
+    a forged copy would hide a flagged file from every snapshot."""
+    if len(paths) > MAX_CACHED_FLAGGED:
+        return
+    from agentreflex.core.util import fastjson
+    from agentreflex.core.util.fsutil import atomic_write_bytes
+
+    text = fastjson.dumps({"index": index, "stamp": stamp, "paths": paths}, separators=(",", ":"))
+    path = _flagged_cache_path(index)
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"), durable=False)
+    except (OSError, ValueError):
+        pass  # a read-only cache folder: listed again next time
 
 
 def _watch_enabled() -> bool:

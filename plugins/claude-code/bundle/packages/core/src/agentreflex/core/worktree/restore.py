@@ -2,7 +2,7 @@
 
 A file may be overwritten when it is missing, already equal to the snapshot,
 equal to what the repository holds for it now (HEAD or the index: what a
-discard leaves behind), or equal to what the commands run after the
+discard leaves behind; only when a git object really holds those bytes), or equal to what the commands run after the
 snapshot left in it (recorded by the post-tool hook).  Anything else was written after the
 snapshot and is newer work: reported, and left alone unless ``force``.
 Blobs are written byte for byte (no smudge filter runs), with the saved mode.
@@ -30,13 +30,21 @@ from agentreflex.core.worktree.snapshot import (
 @dataclass
 class Plan:
     """What a restore does: files to write, files already right, files it refuses (newer
-    work, a path that is not in the work tree, or one the boundary holds)."""
+    work, a path that is not in the work tree, or one the boundary holds).
+
+    ``lone``: files whose bytes HEAD or the index name but no object holds (a missing
+    object, or one that does not hash to its id).  Writing over them would lose the only
+    copy: an index entry is the agent's to set without writing its object (``git
+    update-index --cacheinfo`` with the hash of the user's newer work), and git reads a
+    loose object without checking it.
+    """
 
     write: list[str] = field(default_factory=list)
     same: list[str] = field(default_factory=list)
     newer: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
+    lone: list[str] = field(default_factory=list)
     diff: str = ""
 
 
@@ -104,8 +112,10 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
         cur = now.get(path)
         if cur == oid:
             out.same.append(path)
-        elif cur is None or force or cur in (known.get(path), head.get(path), after.get(path)):
+        elif cur is None or force or cur == after.get(path):
             out.write.append(path)
+        elif cur in (known.get(path), head.get(path)):
+            (out.write if _blob(repo, env, cur) is not None else out.lone).append(path)
         else:
             out.newer.append(path)
     return out

@@ -68,6 +68,12 @@ def main(argv: list[str]) -> int:
     plan = restore.plan(repo, snap, _relative(repo, ns.cwd, ns.paths), ns.force)
     for path in plan.newer:
         print(f"newer work, not overwritten (use --force): {path}", file=sys.stderr)
+    for path in plan.lone:
+        print(
+            f"not overwritten (use --force): {path}: HEAD or the index names its bytes, "
+            f"but no git object holds them, so they would be lost",
+            file=sys.stderr,
+        )
     for path in plan.outside:
         print(f"not a work-tree file, never written: {path}", file=sys.stderr)
     for path in plan.held:
@@ -89,4 +95,4 @@ def main(argv: list[str]) -> int:
     for path in failed:
         print(f"could not restore: {path}", file=sys.stderr)
     print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
-    return 1 if failed or plan.newer or plan.outside or plan.held else 0
+    return 1 if failed or plan.newer or plan.lone or plan.outside or plan.held else 0
