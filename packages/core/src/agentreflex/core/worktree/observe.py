@@ -16,7 +16,7 @@ import subprocess
 import sys  # loaded by safegit anyway
 import time
 
-from agentreflex.core.worktree.safegit import filter_overrides, git
+from agentreflex.core.worktree.safegit import filter_overrides, git, work_tree_top
 
 MAX_STATUS_BYTES = 32 << 20
 MAX_LISTED = 200  # paths kept per kind in a recorded change
@@ -51,7 +51,7 @@ def find_repo(cwd: str) -> Repo | None:
 
 def find_repo_uncached(cwd: str) -> Repo | None:
     """:func:`find_repo` without the daemon's cache."""
-    if not cwd or not os.path.isdir(cwd) or not _under_git(cwd):
+    if not cwd or not os.path.isdir(cwd) or not work_tree_top(os.path.abspath(cwd)):
         return None
     res = git(  # rev-parse runs no filter: the overrides are read only for a real work tree
         cwd,
@@ -77,18 +77,6 @@ def find_repo_uncached(cwd: str) -> Repo | None:
         return None
     top, git_dir, common_dir, index, objects = lines
     return Repo(top, git_dir, common_dir, index, objects, filters)
-
-
-def _under_git(cwd: str) -> bool:
-    """A ``.git`` in ``cwd`` or above: without one, no git process is started at all."""
-    here = os.path.abspath(cwd)
-    while True:
-        if os.path.exists(os.path.join(here, ".git")):
-            return True
-        parent = os.path.dirname(here)
-        if parent == here:
-            return False
-        here = parent
 
 
 def in_repo(
