@@ -393,6 +393,37 @@ def test_the_settings_claude_reads_first_decide(project: Path) -> None:
     assert contained is False and "settings.local.json lets a refused command retry" in why
 
 
+@pytest.mark.parametrize(
+    "where", ["proj/.claude/settings.json", "proj/.claude/settings.local.json"]
+)
+@pytest.mark.parametrize(
+    "box",
+    [{"enabled": False}, {"allowUnsandboxedCommands": True}],
+    ids=["turned-off", "retry-allowed"],
+)
+def test_a_project_file_that_relaxes_the_users_sandbox_is_not_contained(
+    project: Path, where: str, box: dict[str, Any]
+) -> None:
+    """Claude Code merges ``sandbox`` key by key, the project's files over the user's: a
+    project file the agent wrote with ``enabled: false`` (or ``allowUnsandboxedCommands:
+    true``) and no other key relaxes what ``install --user --sandbox`` set.  The hook then
+    puts the command in ours, and doctor does not say "contained" from the user's file."""
+    from agentreflex.core.install.sandbox import claude_contained
+
+    user = project.parent / "claude-config" / "settings.json"
+    user.parent.mkdir(parents=True)
+    user.write_text('{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}')
+    assert claude_contained(str(project), dict(os.environ))[0] is True
+    relaxing = project.parent / where
+    relaxing.parent.mkdir(parents=True, exist_ok=True)
+    relaxing.write_text(json.dumps({"sandbox": box}))
+    contained, why = claude_contained(str(project), dict(os.environ))
+    assert contained is False and str(relaxing) in why
+    if box.get("enabled") is False:  # Claude's sandbox is off: the command goes in ours
+        out = answer(project, allowed(), command="make")["hookSpecificOutput"]
+        assert contain.inner_command(out["updatedInput"]["command"]) == "make"
+
+
 def test_the_daemon_walks_up_from_the_hook_process_it_answers(fake_proc: FakeProc) -> None:
     """The warm daemon was not started by the host: what it reads of the host's process
     starts at its peer on the socket, the hook process; an unknown peer is not guessed."""

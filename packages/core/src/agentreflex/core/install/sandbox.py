@@ -168,14 +168,23 @@ def claude_notes(opts: Options) -> list[str]:
 
 def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
     """Is Claude Code's sandbox on, as ``install --sandbox`` writes it, with no unsandboxed retry?"""
-    from agentreflex.core.hosts.claude_code import sandbox_setting, settings_files
+    from agentreflex.core.hosts.claude_code import sandbox_merged, sandbox_setting, settings_files
 
-    for path in settings_files(project, env):
-        sandbox = sandbox_setting(path)
-        if sandbox is not None and sandbox.get("enabled") is True:
-            if sandbox.get("allowUnsandboxedCommands") is False:
-                return True, f"contained: Claude Code's sandbox ({path})"
-            return False, f"not contained: {path} lets a refused command retry unsandboxed"
+    # key by key, as Claude Code merges them: a project file's `"enabled": false` or
+    # `"allowUnsandboxedCommands": true` alone undoes what the user's settings say
+    merged = sandbox_merged(settings_files(project, env))
+    enabled, path = merged.get("enabled", (None, ""))
+    if enabled is True:
+        retry, where = merged.get("allowUnsandboxedCommands", (None, path))
+        own = (sandbox_setting(path) or {}).get("allowUnsandboxedCommands")
+        if retry is False and own is False:  # (said where it is turned on, as install writes it)
+            return True, f"contained: Claude Code's sandbox ({path})"
+        return (
+            False,
+            f"not contained: {where if retry is not False else path} lets a refused command retry unsandboxed",
+        )
+    if path:
+        return False, f"not contained: {path} turns Claude Code's sandbox off"
     return (
         False,
         "not contained: Claude Code's sandbox is off (`agentreflex install claude-code --sandbox`)"
