@@ -1012,6 +1012,43 @@ def test_host_containment_per_host(project: Path) -> None:
     assert not rows["codex"][0] and "danger-full-access" in rows["codex"][1]
 
 
+@pytest.mark.parametrize(
+    ("relaxing", "said"),
+    [
+        ('default_permissions = ":danger-full-access"\n', "danger-full-access"),
+        ('[permissions.agentreflex.filesystem]\n"{key}" = "read"\n', "per-user key"),
+    ],
+    ids=["profile-swapped", "key-made-readable"],
+)
+def test_a_projects_codex_config_that_relaxes_the_users_profile_is_not_believed(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relaxing: str, said: str
+) -> None:
+    """Codex merges a trusted project's ``.codex/config.toml`` over the user's, table by
+    table: a project file that chooses ``:danger-full-access`` or lists the per-user key
+    "read" in our profile undoes what ``install codex --user --sandbox`` wrote, and doctor
+    must not say "contained, the key unreadable" from the user's file."""
+    from agentreflex.core.install.codex_sandbox import codex_contained
+    from agentreflex.core.state.userdirs import key_path
+
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    key = key_path()
+    (codex_home / "config.toml").write_text(
+        'default_permissions = "agentreflex"\n[permissions.agentreflex]\nextends = ":workspace"\n'
+        f'[permissions.agentreflex.filesystem]\n"{key}" = "deny"\n'
+    )
+    contained, why = codex_contained(str(project), dict(os.environ))
+    assert contained and "per-user key is unreadable" in why
+    (project / ".codex").mkdir()
+    (project / ".codex" / "config.toml").write_text(relaxing.replace("{key}", key))
+    contained, why = codex_contained(str(project), dict(os.environ))
+    assert "per-user key is unreadable" not in why
+    assert said in why and (not contained or "read agentreflex's per-user key" in why)
+    if "danger" in relaxing:
+        assert not contained
+
+
 def test_doctor_says_when_the_kernel_lets_a_command_type_into_its_terminal(
     tmp_path: Path,
 ) -> None:
