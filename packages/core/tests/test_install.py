@@ -233,6 +233,33 @@ def test_uninstall_leaves_a_file_without_our_entries_alone(
     assert settings.read_text() == original and backups(settings) == []
 
 
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_settings_file_that_is_a_link_stays_one(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], host: str
+) -> None:
+    """Dotfiles managed by stow (or chezmoi's symlink mode, home-manager): the host's
+    settings file is a link into the user's dotfiles repository.  Install and uninstall
+    change the file the link names; before, the atomic rename put a plain file in the
+    link's place, the repository never saw the change, and uninstall left it there."""
+    name = "settings.json" if host == "claude-code" else "config.toml"
+    folder = homes["claude"] if host == "claude-code" else homes["codex"]
+    dotfiles = tmp_path / "dotfiles" / host
+    dotfiles.mkdir(parents=True)
+    target = dotfiles / name
+    original = json.dumps(ORIGINAL, indent=2) + "\n" if host == "claude-code" else 'model = "o3"\n'
+    target.write_text(original)
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / name
+    link.symlink_to(os.path.relpath(target, folder))
+    pointed = os.readlink(link)
+    assert run(["install", host, "--sandbox"], capsys)[0] == 0
+    assert link.is_symlink() and os.readlink(link) == pointed
+    assert target.read_text() != original
+    assert run(["uninstall", host], capsys)[0] == 0
+    assert link.is_symlink() and os.readlink(link) == pointed
+    assert target.read_text() == original
+
+
 # ------------------------------------------------------------ malformed input
 
 

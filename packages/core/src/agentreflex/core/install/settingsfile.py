@@ -6,8 +6,8 @@ anything is written (we never "repair" a file we cannot read); an unchanged
 result writes nothing (a second install is a no-op); ``--dry-run`` shows a
 unified diff and stops; a real change first copies the old file to a
 timestamped ``.bak`` beside it, then writes the new one atomically with the
-old file's permissions; and a file that changed under us since it was read
-is not overwritten.
+old file's permissions (through a link, to the file it names); and a file that
+changed under us since it was read is not overwritten.
 """
 
 from __future__ import annotations
@@ -117,6 +117,9 @@ def apply(change: Change, now: float | None = None) -> str | None:
     if change.after is None:
         os.unlink(change.path)
         return backup
-    atomic_write_bytes(change.path, change.after.encode("utf-8"))
-    os.chmod(change.path, mode)
+    # a settings file that is a link (dotfiles kept by stow, home-manager...): the new
+    # content goes to the file it names, so the link stays and the dotfiles see the change
+    target = os.path.realpath(change.path) if os.path.islink(change.path) else change.path
+    atomic_write_bytes(target, change.after.encode("utf-8"))
+    os.chmod(target, mode)
     return backup
