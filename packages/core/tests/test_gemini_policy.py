@@ -283,6 +283,20 @@ def test_a_rule_with_no_twin_is_held_by_the_hook_and_nothing_is_left_as_written(
     assert _contained_reply(project, "git pushy")
 
 
+def test_an_exclusion_in_settings_with_comments_is_still_held(home: Path, project: Path) -> None:
+    """Gemini CLI reads its settings.json with comments stripped (``strip-json-comments``):
+    a user's ``tools.exclude`` in a file with a ``//`` comment holds in Gemini, so the hook
+    must read it too.  Before, the strict parse failed, the exclusion was silently not
+    seen, and the contained line (which Gemini checks) passed it."""
+    settings = home / ".gemini" / "settings.json"
+    settings.write_text(
+        '{\n  // no pushing from the agent\n  "tools": {\n'
+        '    /* the shell */ "exclude": ["run_shell_command(git push)"]\n  }\n}\n'
+    )
+    assert "tools.exclude" in _refused(project, "git push origin main")
+    assert _contained_reply(project, "git status")
+
+
 def test_install_writes_the_twins_doctor_checks_them_uninstall_removes_them(
     home: Path, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
