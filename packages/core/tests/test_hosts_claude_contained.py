@@ -424,6 +424,25 @@ def test_a_project_file_that_relaxes_the_users_sandbox_is_not_contained(
         assert contain.inner_command(out["updatedInput"]["command"]) == "make"
 
 
+def test_commands_excluded_from_claudes_sandbox_are_not_called_contained(project: Path) -> None:
+    """``sandbox.excludedCommands`` (arrays merge across Claude Code's settings files, a
+    project's included) run outside Claude's sandbox, with no ``dangerouslyDisableSandbox``
+    for the hook to see: doctor/status says so, and does not claim our boundary holds them."""
+    from agentreflex.core.contain.check import host_containment
+    from agentreflex.core.install.sandbox import claude_contained
+
+    user = project.parent / "claude-config" / "settings.json"
+    user.parent.mkdir(parents=True)
+    user.write_text('{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}')
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text('{"sandbox": {"excludedCommands": ["python3 *"]}}')
+    contained, why = claude_contained(str(project), dict(os.environ))
+    assert contained is False and "python3 *" in why and str(local) in why
+    [row] = [r for r in host_containment(str(project), enforced=True) if r[0] == "claude-code"]
+    assert row[1] is False and "python3 *" in row[2]
+
+
 def test_the_daemon_walks_up_from_the_hook_process_it_answers(fake_proc: FakeProc) -> None:
     """The warm daemon was not started by the host: what it reads of the host's process
     starts at its peer on the socket, the hook process; an unknown peer is not guessed."""

@@ -166,6 +166,18 @@ def claude_notes(opts: Options) -> list[str]:
     return notes
 
 
+def _excluded_commands(files: list[str]) -> list[tuple[str, list[str]]]:
+    """``sandbox.excludedCommands`` per settings file (Claude Code joins the lists)."""
+    from agentreflex.core.hosts.claude_code import sandbox_setting
+
+    found = []
+    for path in files:
+        listed = (sandbox_setting(path) or {}).get("excludedCommands")
+        if isinstance(listed, list) and listed:
+            found.append((path, [str(item) for item in listed]))
+    return found
+
+
 def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
     """Is Claude Code's sandbox on, as ``install --sandbox`` writes it, with no unsandboxed retry?"""
     from agentreflex.core.hosts.claude_code import sandbox_merged, sandbox_setting, settings_files
@@ -178,6 +190,13 @@ def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
         retry, where = merged.get("allowUnsandboxedCommands", (None, path))
         own = (sandbox_setting(path) or {}).get("allowUnsandboxedCommands")
         if retry is False and own is False:  # (said where it is turned on, as install writes it)
+            excluded = _excluded_commands(settings_files(project, env))
+            if excluded:  # Claude runs them outside its sandbox, and the hook sees no flag
+                said = "; ".join(f"{', '.join(map(repr, e))} in {f}" for f, e in excluded)
+                return False, (
+                    f"not contained: Claude Code's sandbox ({path}), but commands matching "
+                    f"sandbox.excludedCommands run outside every boundary ({said})"
+                )
             return True, f"contained: Claude Code's sandbox ({path})"
         return (
             False,
