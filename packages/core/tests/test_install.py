@@ -193,6 +193,34 @@ def test_uninstall_restores_the_original_settings(
     assert code == 0 and "already up to date" in out
 
 
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_uninstall_gives_back_the_users_own_layout(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str], eol: str
+) -> None:
+    """A settings file the user wrote by hand (one line per hook, tabs, CRLF line ends):
+    install must rewrite it, but uninstall, when nothing else changed, puts back the
+    very text the user had, not the same settings in another layout."""
+    settings = homes["claude"] / "settings.json"
+    settings.parent.mkdir(parents=True)
+    text = eol.join(
+        [
+            "{",
+            '\t"model": "opus",',
+            '\t"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo mine"}]}]},',
+            '\t"sandbox": {"filesystem": {"denyWrite": ["/etc"]}}',
+            "}",
+            "",
+        ]
+    )
+    settings.write_bytes(text.encode())
+    assert run(["install", "claude-code", "--sandbox", "--statusline"], capsys)[0] == 0
+    assert run(["install", "claude-code", "--sandbox"], capsys)[0] == 0
+    assert settings.read_bytes() != text.encode()
+    assert backups(settings)[0].read_bytes() == text.encode()  # the backup is byte for byte
+    assert run(["uninstall", "claude-code"], capsys)[0] == 0
+    assert settings.read_bytes() == text.encode()
+
+
 def test_uninstall_keeps_what_the_user_had_set_before_install(
     homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from agentreflex.core.install import manifest, sandbox
 from agentreflex.core.install.base import HostInstaller, Options, default_binary
@@ -164,6 +164,8 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
         if opts.sandbox:
             sandbox.prepare(opts)
         backup = apply(change)
+        if backup:  # uninstall puts the user's own text back from it, when nothing else changed
+            log.append({"keys": [], "backup": backup})
         if log:
             manifest.save(path, [*manifest.records_for(path), *log])
         if backup:
@@ -214,6 +216,22 @@ def _apply_extras(extras: list[Change], out: TextIO) -> None:
             print(f"backup of the old file: {backup}", file=out)
 
 
+def _as_the_user_wrote(settings: dict[str, Any], records: list[Record]) -> str | None:
+    """The text of the file as it was before install (its backup), when it holds exactly
+    ``settings``: the user's own layout, comments aside, back byte for byte."""
+    for record in records:
+        backup = record.get("backup")
+        if not isinstance(backup, str):
+            continue
+        try:
+            text = read_text(backup)
+            if text is not None and parse_json_object(backup, text) == settings:
+                return text
+        except InstallError:
+            continue
+    return None
+
+
 def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     host = installer_for(ns.host)
@@ -228,7 +246,7 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     elif not after_obj and any(r.get("file_created") for r in records):
         after = None
     else:
-        after = dump_json(after_obj)
+        after = _as_the_user_wrote(after_obj, records) or dump_json(after_obj)
     change = Change(path, before, after)
     extras = host.extra_uninstall(ns.scope, os.path.abspath(ns.project_dir))
     for item in (change, *extras):

@@ -52,9 +52,9 @@ class Change:
 
 
 def read_text(path: str) -> str | None:
-    """The file's text, or ``None`` when it does not exist."""
+    """The file's text as it is (CRLF line ends kept), or ``None`` when it does not exist."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", newline="") as fh:
             return fh.read()
     except FileNotFoundError:
         return None
