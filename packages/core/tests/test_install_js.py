@@ -81,6 +81,26 @@ def test_opencode_user_install_lists_the_plugin_npm_style_and_undoes_it(
     assert not (config / "agentreflex").exists()
 
 
+@pytest.mark.parametrize(
+    ("host", "config"),
+    [("opencode", ".config/opencode/opencode.json"), ("pi", ".pi/agent/settings.json")],
+)
+def test_uninstall_takes_away_a_host_config_install_created(
+    home: Path, capsys: pytest.CaptureFixture[str], host: str, config: str
+) -> None:
+    """With no opencode.json (pi: settings.json) before, install makes one to list the
+    plugin; uninstall took the entry out and left an empty ``{}`` file behind (and the
+    manifest's record of having made it)."""
+    assert run(["install", host], capsys)[0] == 0
+    assert (home / config).is_file()
+    code, _, err = run(["uninstall", host], capsys)
+    assert code == 0, err
+    assert not (home / config).exists()
+    from agentreflex.core.install import manifest
+
+    assert manifest.records_for(str(home / config)) == []
+
+
 def test_opencode_project_install_is_a_plugins_file(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

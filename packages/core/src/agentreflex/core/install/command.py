@@ -216,6 +216,16 @@ def _apply_extras(extras: list[Change], out: TextIO) -> None:
             print(f"backup of the old file: {backup}", file=out)
 
 
+def _removed_if_made(change: Change) -> Change:
+    """``change``, deleting the file instead where install made it and nothing is left in it
+    (a host config made only to list our plugin: OpenCode's opencode.json, pi's settings.json)."""
+    if change.after is None or change.after.strip() not in ("", "{}"):
+        return change
+    if not any(r.get("file_created") for r in manifest.records_for(change.path)):
+        return change
+    return Change(change.path, change.before, None)
+
+
 def _as_the_user_wrote(settings: dict[str, Any], records: list[Record]) -> str | None:
     """The text of the file as it was before install (its backup), when it holds exactly
     ``settings``: the user's own layout, comments aside, back byte for byte."""
@@ -248,7 +258,9 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     else:
         after = _as_the_user_wrote(after_obj, records) or dump_json(after_obj)
     change = Change(path, before, after)
-    extras = host.extra_uninstall(ns.scope, os.path.abspath(ns.project_dir))
+    extras = [
+        _removed_if_made(e) for e in host.extra_uninstall(ns.scope, os.path.abspath(ns.project_dir))
+    ]
     for item in (change, *extras):
         _report(item, ns.dry_run, out)
     if not ns.dry_run:
