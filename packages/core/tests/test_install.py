@@ -659,9 +659,9 @@ def test_codex_sandbox_profile_keeps_comments_and_comes_back_out(
     assert profile["network"] == {"enabled": True}  # a dev server and installs still work
     assert (project / ".agentreflex").is_dir()
     assert "permissions profile 'agentreflex'" in out
-    # idempotent
+    # idempotent: hooks.json, this config.toml and the user's (its trust block) alike
     code, out, _ = run(["install", "codex", *args, "--sandbox"], capsys)
-    assert code == 0 and out.count("already up to date") == 2
+    assert code == 0 and out.count("already up to date") == 3
     # uninstall: the file as it was, byte for byte
     assert run(["uninstall", "codex", *args], capsys)[0] == 0
     assert config.read_text() == CODEX_TOML
@@ -733,6 +733,24 @@ def test_codex_sandbox_in_a_new_config_is_removed_with_it(
     assert (homes["codex"] / "config.toml").is_file()
     assert run(["uninstall", "codex", "--project-dir", str(project)], capsys)[0] == 0
     assert not (homes["codex"] / "config.toml").exists()
+
+
+def test_a_project_codex_sandbox_install_is_complete_the_first_time(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a project with no ``.codex/`` yet, the first ``install codex --project --sandbox``
+    makes it (hooks.json, config.toml) but listed only paths that existed before, so the
+    profile left out the folder holding itself, and a second install changed the file."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    args = ["codex", "--project", "--project-dir", str(project), "--sandbox"]
+    assert run(["install", *args], capsys)[0] == 0
+    config = project / ".codex" / "config.toml"
+    assert f'{json.dumps(str(project / ".codex"))} = "read"' in config.read_text()
+    first = config.read_bytes()
+    code, out, _ = run(["install", *args], capsys)
+    assert code == 0 and config.read_bytes() == first
+    assert f"{config}: already up to date" in out
 
 
 @pytest.mark.parametrize(

@@ -99,6 +99,11 @@ def _parse(path: str, text: str) -> dict[str, Any]:
 def sandbox_paths(opts: Options) -> list[str]:
     """The protected paths that exist, and the folders install makes (so a rerun lists the same)."""
     made = set(made_folders(opts))
+    # the folders this install writes its own files in (hooks.json, config.toml): listed
+    # the first time too, so a second install has nothing to add
+    made.add(os.environ.get("CODEX_HOME") or os.path.join(userdirs.home_dir(), ".codex"))
+    if opts.scope != "user":
+        made.add(os.path.join(os.path.abspath(opts.project), ".codex"))
     read_only, _unreadable, _writable = policy_paths(opts)  # the containment policy's list too
     wanted = list(dict.fromkeys(protected_paths(opts) + read_only))
     return [p for p in wanted if os.path.lexists(p) or p in made]
