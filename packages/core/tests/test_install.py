@@ -324,6 +324,30 @@ def test_malformed_settings_are_refused_and_nothing_is_written(
     assert backups(settings) == []
 
 
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_a_read_only_settings_file_is_refused_and_nothing_is_written(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """A settings file the user made read-only (chmod a-w: "don't touch") was replaced
+    anyway: the atomic rename only needs the folder writable, and the new file got the
+    old mode back.  Now install and uninstall refuse it, say why, and write nothing."""
+    settings = homes["claude"] / "settings.json"
+    write_json(settings, ORIGINAL)
+    if command == "uninstall":
+        assert run(["install", "claude-code"], capsys)[0] == 0
+        for backup in backups(settings):
+            backup.unlink()
+    text = settings.read_text()
+    settings.chmod(0o444)
+    code, _, err = run(
+        [command, "claude-code", "--sandbox"][: 3 if command == "install" else 2], capsys
+    )
+    assert code == 1 and "read-only" in err and str(settings) in err
+    assert "nothing was written" in err
+    assert settings.read_text() == text and backups(settings) == []
+    assert settings.stat().st_mode & 0o777 == 0o444
+
+
 # ------------------------------------------------------------ other hosts
 
 

@@ -23,6 +23,7 @@ from agentreflex.core.install.settingsfile import (
     dump_json,
     parse_json_object,
     read_text,
+    refuse_read_only,
 )
 
 BUILT_IN: dict[str, HostInstaller] = {
@@ -158,6 +159,8 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     if before is None and change.changed:
         log.insert(0, {"keys": [], "file_created": True})  # uninstall may delete it again
     extras = host.extra_install(opts)
+    if not ns.dry_run:
+        refuse_read_only([change, *extras])
     for item in (change, *extras):
         _report(item, ns.dry_run, out)
     if not ns.dry_run:
@@ -261,6 +264,8 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     extras = [
         _removed_if_made(e) for e in host.extra_uninstall(ns.scope, os.path.abspath(ns.project_dir))
     ]
+    if not ns.dry_run:
+        refuse_read_only([change, *extras])
     for item in (change, *extras):
         _report(item, ns.dry_run, out)
     if not ns.dry_run:

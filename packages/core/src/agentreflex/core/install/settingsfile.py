@@ -97,6 +97,26 @@ def _backup_path(path: str, now: float) -> str:
     return candidate
 
 
+def refuse_read_only(changes: list[Change]) -> None:
+    """Refuse, before anything is written, when a file to change has no write permission.
+
+    Why: the atomic rename needs only the folder to be writable, so a settings file the
+    user made read-only (``chmod a-w``: leave it alone) would be replaced all the same.
+    """
+    for change in changes:
+        if not change.changed or change.before is None:
+            continue
+        try:
+            mode = os.stat(change.path).st_mode
+        except OSError:
+            continue  # gone since it was read: apply() says so
+        if not mode & 0o200:
+            raise InstallError(
+                f"{change.path} is read-only (mode {mode & 0o777:o}); make it writable "
+                "(chmod u+w) for agentreflex to edit it; nothing was written"
+            )
+
+
 def apply(change: Change, now: float | None = None) -> str | None:
     """Write ``change`` (backing up the old file); returns the backup's path, if one was made."""
     if not change.changed:
