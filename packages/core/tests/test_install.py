@@ -541,6 +541,28 @@ def test_doctor_says_what_to_do_about_a_missing_binary(
     )
 
 
+def test_a_hook_program_the_agents_commands_can_rewrite_is_called_out(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--bin`` naming a script in the project (or another folder a contained command may
+    write): every hook would run whatever a command wrote there, outside any boundary.
+    Install warns, and doctor reports it as a problem to fix."""
+    script = project / "tools" / "agentreflex"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    args = ["claude-code", "--project", "--project-dir", str(project), "--bin", str(script)]
+    code, out, _ = run(["install", *args], capsys)
+    assert code == 0 and f"warning: {script}" in out and "can rewrite" in out
+    code, checks = doctor(project, capsys)
+    claude = checks["host claude-code"]
+    assert claude["ok"] is False and f"{script} can be rewritten" in claude["detail"]
+    # this installation's own script is protected by the boundary: nothing said
+    assert run(["install", "claude-code", "--project", "--project-dir", str(project)], capsys)[1]
+    _, checks = doctor(project, capsys)
+    assert "can be rewritten" not in checks["host claude-code"]["detail"]
+
+
 def test_doctor_asks_for_a_new_install_when_the_hooks_start_python_bare(
     homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

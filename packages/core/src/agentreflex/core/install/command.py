@@ -183,6 +183,15 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
             _compile(out)
     for note in host.notes(opts, settings):
         print(note, file=out)
+    from agentreflex.core.install.launcher import launch, programs, writable_by_commands
+
+    for program in writable_by_commands(programs(launch(opts.binary)), opts.project):
+        print(
+            f"warning: {program} is in a folder the agent's contained commands can rewrite, "
+            "and every hook would run what they wrote there outside any boundary; install "
+            "agentreflex outside the project (`uv tool install`, pipx) and pass that --bin",
+            file=out,
+        )
     _check_config(opts.project or os.getcwd(), out)
     return 0
 

@@ -17,7 +17,7 @@ from typing import Any
 from agentreflex.core.install import hookentries
 from agentreflex.core.install.base import HostInstaller, HostView, SettingsFile
 from agentreflex.core.install.command import installers
-from agentreflex.core.install.launcher import programs, unisolated
+from agentreflex.core.install.launcher import programs, unisolated, writable_by_commands
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
 
 
@@ -102,6 +102,13 @@ def _detail(host: str, view: HostView, state_dir: str) -> list[str]:
             view.problem(
                 f"the hooks call a missing agentreflex: run `agentreflex install {host}` "
                 "again from a working installation"
+            )
+        started = sorted({p for c in view.commands for p in programs(c)})
+        for program in writable_by_commands(started, view.project):
+            view.problem(
+                f"{program} can be rewritten by the agent's contained commands, and the "
+                f"hooks run it outside any boundary: install agentreflex outside the "
+                f"project and run `agentreflex install {host} --bin` with it"
             )
     details.extend(view.notes)
     if view.sandboxed:
