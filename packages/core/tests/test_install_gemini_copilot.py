@@ -238,3 +238,25 @@ def test_the_new_hosts_hook_files_are_protected(tmp_path: Path) -> None:
         assert str(path) in paths
     moved = protected_paths(str(project), {"HOME": str(home), "COPILOT_HOME": str(tmp_path / "c")})
     assert str(tmp_path / "c" / "hooks") in moved
+
+
+def test_gemini_settings_with_comments_are_read_by_doctor_and_refused_clearly(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Gemini CLI reads settings.json with its comments stripped.  Install can't keep
+    comments when it rewrites the file, so it refuses, saying that (not "not valid JSON,
+    fix it by hand": the file is valid for Gemini); doctor reads such a file as Gemini
+    does, so hooks wired in it by hand are seen, not reported as a broken file."""
+    settings = home / ".gemini" / "settings.json"
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 0
+    wired = settings.read_text()
+    commented = wired.replace("{", "{\n  // mine: keep this comment", 1)
+    settings.write_text(commented)
+    capsys.readouterr()
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 1
+    err = capsys.readouterr().err
+    assert "comments" in err and "not valid JSON" not in err and "nothing was written" in err
+    assert settings.read_text() == commented
+    check = host_check("gemini", str(project), str(home / "state"), {"HOME": str(home)})
+    assert "not valid JSON" not in check["detail"]
+    assert check["detail"].startswith(f"wired: {settings}")

@@ -80,6 +80,7 @@ def _join(settings: dict[str, Any], aside: dict[str, Any]) -> dict[str, Any]:
 
 class GeminiInstaller:
     name = HOST
+    comments = True  # Gemini CLI strips comments from settings.json (doctor reads it so)
 
     def __init__(self) -> None:
         self.policy_left: list[str] = []  # shell rules install could not mirror, and why

@@ -60,7 +60,9 @@ def host_check(
     view = HostView(project, env)
     for path in installer.locations(project, env):
         try:
-            settings = parse_json_object(path, read_text(path))
+            # a host that reads its settings with comments (Gemini CLI) is read as it does
+            jsonc = bool(getattr(installer, "comments", False))
+            settings = parse_json_object(path, read_text(path), comments=jsonc)
         except InstallError as exc:
             view.details.append(str(exc).replace("; nothing was written", ""))
             view.problem(f"fix {path} by hand")

@@ -64,17 +64,35 @@ def read_text(path: str) -> str | None:
         raise InstallError(f"cannot read {path}: {exc.strerror}; nothing was written") from exc
 
 
-def parse_json_object(path: str, text: str | None) -> dict[str, Any]:
-    """The settings object in ``text`` (``{}`` for an absent or empty file), or a clear error."""
+def parse_json_object(path: str, text: str | None, comments: bool = False) -> dict[str, Any]:
+    """The settings object in ``text`` (``{}`` for an absent or empty file), or a clear error.
+
+    ``comments``: read JSON with comments and trailing commas too (only to look at a file,
+    as doctor does: a rewrite would lose them).  Without it such a file is refused with
+    that reason, since hosts that read it (Gemini CLI, OpenCode) take it as valid.
+    """
     if text is None or not text.strip():
         return {}
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InstallError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "fix it by hand, nothing was written"
-        ) from exc
+        from agentreflex.core.util import jsonc
+
+        try:
+            value = jsonc.loads(text)
+        except ValueError:
+            value = exc
+        if isinstance(value, json.JSONDecodeError):
+            raise InstallError(
+                f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                "fix it by hand, nothing was written"
+            ) from exc
+        if not comments:
+            raise InstallError(
+                f"{path} has comments or trailing commas (line {exc.lineno}, column "
+                f"{exc.colno}), which agentreflex would lose in rewriting it; nothing was "
+                "written: take them out, or add the entries by hand"
+            ) from exc
     if not isinstance(value, dict):
         raise InstallError(
             f"{path} holds a JSON {type(value).__name__}, not an object; nothing was written"
