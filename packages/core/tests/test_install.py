@@ -422,6 +422,32 @@ def test_sandbox_makes_the_guards_files_read_only(
     assert "sandbox: Bash commands now run in Claude Code's OS sandbox" in out
 
 
+def test_sandbox_protects_what_a_linked_settings_file_names(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A host settings file that is a link into a dotfiles checkout: the OS sandbox lists
+    paths, and a write to the file the link names (in a dotfiles repository the agent
+    works in, say) is not a write to the link's path.  install --sandbox lists the file
+    the link leads to as well, for Claude Code's sandbox and Codex's profile alike."""
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "claude-settings.json").write_text("{}\n")
+    homes["claude"].mkdir(parents=True)
+    (homes["claude"] / "settings.json").symlink_to(dotfiles / "claude-settings.json")
+    project = tmp_path / "proj"
+    project.mkdir()
+    args = ["--project", "--project-dir", str(project), "--sandbox"]
+    assert run(["install", "claude-code", *args], capsys)[0] == 0
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    deny_write = settings["sandbox"]["filesystem"]["denyWrite"]
+    assert str(homes["claude"] / "settings.json") in deny_write
+    assert str(dotfiles / "claude-settings.json") in deny_write
+    assert f"Edit(/{dotfiles}/claude-settings.json)" in settings["permissions"]["deny"]
+    assert run(["install", "codex", *args], capsys)[0] == 0
+    profile = (project / ".codex" / "config.toml").read_text()
+    assert f'{json.dumps(str(dotfiles / "claude-settings.json"))} = "read"' in profile
+
+
 def test_user_level_sandbox_leaves_per_project_paths_to_project_installs(
     homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -59,7 +59,12 @@ def protected_paths(opts: Options) -> list[str]:
         if in_project and opts.scope == "user":
             continue
         chosen.append(path)
-    return chosen
+        # a link (a settings file kept in a dotfiles checkout, a home that is a link):
+        # the sandbox lists paths, and a write to where it leads is not a write to it
+        target = os.path.realpath(path)
+        if target != path and not (_inside(target, project) and target in installed):
+            chosen.append(target)
+    return list(dict.fromkeys(chosen))
 
 
 def edit_rules(paths: list[str]) -> list[str]:
