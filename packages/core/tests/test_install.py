@@ -589,6 +589,24 @@ def test_a_hook_program_the_agents_commands_can_rewrite_is_called_out(
     assert "can be rewritten" not in checks["host claude-code"]["detail"]
 
 
+@pytest.mark.parametrize("where", [".claude/settings.local.json", ".claude/settings.json"])
+def test_doctor_says_when_a_settings_file_turns_every_hook_off(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """``disableAllHooks: true`` in a project's settings file (one the agent can write with
+    Claude's own file tools) and Claude Code runs none of the hooks the user's settings
+    wire; doctor said "wired" and ok.  A file above it that says false wins, as in Claude."""
+    assert run(["install", "claude-code"], capsys)[0] == 0
+    assert doctor(project, capsys)[1]["host claude-code"]["ok"] is True
+    off = project / where
+    write_json(off, {"disableAllHooks": True})
+    claude = doctor(project, capsys)[1]["host claude-code"]
+    assert claude["ok"] is False and f"disableAllHooks in {off}" in claude["detail"]
+    if where.endswith("settings.json"):
+        write_json(project / ".claude" / "settings.local.json", {"disableAllHooks": False})
+        assert doctor(project, capsys)[1]["host claude-code"]["ok"] is True
+
+
 def test_doctor_asks_for_a_new_install_when_the_hooks_start_python_bare(
     homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

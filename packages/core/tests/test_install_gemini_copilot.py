@@ -260,3 +260,22 @@ def test_gemini_settings_with_comments_are_read_by_doctor_and_refused_clearly(
     check = host_check("gemini", str(project), str(home / "state"), {"HOME": str(home)})
     assert "not valid JSON" not in check["detail"]
     assert check["detail"].startswith(f"wired: {settings}")
+
+
+@pytest.mark.parametrize(
+    "hooks", [{"enabled": False}, {"disabled": ["agentreflex-BeforeTool"]}], ids=["off", "named"]
+)
+def test_doctor_says_when_a_project_turns_gemini_hooks_off(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str], hooks: dict[str, Any]
+) -> None:
+    """A project's .gemini/settings.json (Gemini merges it over the user's) with
+    ``hooks.enabled: false``, or our handler's name in ``hooks.disabled``, and Gemini
+    runs none (or not that one) of the hooks the user's install wired: doctor says so."""
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 0
+    env = {"HOME": str(home), "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    assert host_check("gemini", str(project), str(home / "state"), env)["ok"] is True
+    off = write_json(project / ".gemini" / "settings.json", {"hooks": hooks}) and (
+        project / ".gemini" / "settings.json"
+    )
+    check = host_check("gemini", str(project), str(home / "state"), env)
+    assert check["ok"] is False and str(off) in check["detail"]
