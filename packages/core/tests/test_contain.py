@@ -1017,8 +1017,12 @@ def test_host_containment_per_host(project: Path) -> None:
     [
         ('default_permissions = ":danger-full-access"\n', "danger-full-access"),
         ('[permissions.agentreflex.filesystem]\n"{key}" = "read"\n', "per-user key"),
+        (
+            'profile = "yolo"\n[profiles.yolo]\nsandbox_mode = "danger-full-access"\n',
+            "danger-full-access",
+        ),
     ],
-    ids=["profile-swapped", "key-made-readable"],
+    ids=["profile-swapped", "key-made-readable", "config-profile-full-access"],
 )
 def test_a_projects_codex_config_that_relaxes_the_users_profile_is_not_believed(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relaxing: str, said: str
@@ -1045,7 +1049,7 @@ def test_a_projects_codex_config_that_relaxes_the_users_profile_is_not_believed(
     contained, why = codex_contained(str(project), dict(os.environ))
     assert "per-user key is unreadable" not in why
     assert said in why and (not contained or "read agentreflex's per-user key" in why)
-    if "danger" in relaxing:
+    if "danger" in relaxing:  # a config profile Codex applies over the files: judged too
         assert not contained
 
 

@@ -282,6 +282,18 @@ def codex_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
     for n, (_path, layer) in enumerate(layers):
         data = _merge(data, layer)
         source.update(dict.fromkeys(layer, n))
+    # the config's own `profile = "name"`: Codex applies [profiles.name] over every file
+    chosen = data.get("profile")
+    profiles = data.get("profiles")
+    overlay = (
+        profiles.get(chosen) if isinstance(profiles, dict) and isinstance(chosen, str) else None
+    )
+    if isinstance(overlay, dict) and layers:
+        top = len(layers)
+        layers.append((f"{layers[source['profile']][0]} [profiles.{chosen}]", overlay))
+        for key in ("sandbox_mode", "default_permissions"):
+            if key in overlay:
+                data[key], source[key] = overlay[key], top
     profile, mode = data.get("default_permissions"), data.get("sandbox_mode")
     if mode is not None and source["sandbox_mode"] > source.get("default_permissions", -1):
         profile = None  # a sandbox_mode above the profile's file: judged by it
