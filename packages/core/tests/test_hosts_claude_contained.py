@@ -443,6 +443,24 @@ def test_commands_excluded_from_claudes_sandbox_are_not_called_contained(project
     assert row[1] is False and "python3 *" in row[2]
 
 
+def test_a_project_that_opens_every_unix_socket_is_not_called_contained(project: Path) -> None:
+    """``sandbox.network.allowAllUnixSockets: true`` in a project's settings (Claude merges
+    it over the user's) lets a sandboxed command reach the user's tmux server or docker
+    socket, which run commands outside: doctor must not say "contained"."""
+    from agentreflex.core.install.sandbox import claude_contained
+
+    user = project.parent / "claude-config" / "settings.json"
+    user.parent.mkdir(parents=True)
+    user.write_text('{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}')
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text('{"sandbox": {"network": {"allowAllUnixSockets": true}}}')
+    contained, why = claude_contained(str(project), dict(os.environ))
+    assert contained is False and "allowAllUnixSockets" in why and str(local) in why
+    local.write_text('{"sandbox": {"network": {"allowAllUnixSockets": false}}}')
+    assert claude_contained(str(project), dict(os.environ))[0] is True
+
+
 def test_the_daemon_walks_up_from_the_hook_process_it_answers(fake_proc: FakeProc) -> None:
     """The warm daemon was not started by the host: what it reads of the host's process
     starts at its peer on the socket, the hook process; an unknown peer is not guessed."""

@@ -171,6 +171,18 @@ def claude_notes(opts: Options) -> list[str]:
     return notes
 
 
+def _all_sockets(files: list[str]) -> str:
+    """The file whose ``sandbox.network.allowAllUnixSockets: true`` holds ("" when none does)."""
+    from agentreflex.core.hosts.claude_code import sandbox_setting
+
+    for path in files:  # highest precedence first: the first that says decides
+        network = (sandbox_setting(path) or {}).get("network")
+        value = network.get("allowAllUnixSockets") if isinstance(network, dict) else None
+        if value is not None:
+            return path if value is True else ""
+    return ""
+
+
 def _excluded_commands(files: list[str]) -> list[tuple[str, list[str]]]:
     """``sandbox.excludedCommands`` per settings file (Claude Code joins the lists)."""
     from agentreflex.core.hosts.claude_code import sandbox_setting
@@ -195,7 +207,15 @@ def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
         retry, where = merged.get("allowUnsandboxedCommands", (None, path))
         own = (sandbox_setting(path) or {}).get("allowUnsandboxedCommands")
         if retry is False and own is False:  # (said where it is turned on, as install writes it)
-            excluded = _excluded_commands(settings_files(project, env))
+            files = settings_files(project, env)
+            sockets = _all_sockets(files)
+            if sockets:  # the user's tmux server, a docker socket: they run commands outside
+                return False, (
+                    f"not contained: sandbox.network.allowAllUnixSockets in {sockets} lets "
+                    "commands reach servers (tmux, docker) that run commands outside every "
+                    "boundary"
+                )
+            excluded = _excluded_commands(files)
             if excluded:  # Claude runs them outside its sandbox, and the hook sees no flag
                 said = "; ".join(f"{', '.join(map(repr, e))} in {f}" for f, e in excluded)
                 return False, (
