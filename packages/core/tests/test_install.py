@@ -607,6 +607,22 @@ def test_doctor_says_when_a_settings_file_turns_every_hook_off(
         assert doctor(project, capsys)[1]["host claude-code"]["ok"] is True
 
 
+@pytest.mark.parametrize("key", ["hooks", "codex_hooks"])
+def test_doctor_says_when_a_codex_config_turns_hooks_off(
+    homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str], key: str
+) -> None:
+    """``[features] hooks = false`` (or the older ``codex_hooks``) in a trusted project's
+    .codex/config.toml, layered over the user's, and Codex runs no hooks at all: doctor
+    said wired and ok.  A project that turns it back on over the user's false is fine."""
+    assert run(["install", "codex"], capsys)[0] == 0
+    assert doctor(project, capsys)[1]["host codex"]["ok"] is True
+    config = project / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f"[features]\n{key} = false\n")
+    codex = doctor(project, capsys)[1]["host codex"]
+    assert codex["ok"] is False and f"features.{key} = false in {config}" in codex["detail"]
+
+
 def test_doctor_asks_for_a_new_install_when_the_hooks_start_python_bare(
     homes: dict[str, Path], project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
