@@ -221,6 +221,31 @@ def test_uninstall_gives_back_the_users_own_layout(
     assert settings.read_bytes() == text.encode()
 
 
+def test_an_install_cut_short_after_the_write_is_still_undone(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash (Ctrl-C, a kill, power) right after install wrote settings.json: what it
+    set there besides hooks (the sandbox block, deny rules) was recorded only after the
+    write, so uninstall could not take it back out.  Now the record comes first."""
+    from agentreflex.core.install import command
+
+    settings = homes["claude"] / "settings.json"
+    write_json(settings, ORIGINAL)
+    real = command.apply
+
+    def write_then_die(change: Any) -> Any:
+        real(change)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "apply", write_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        run(["install", "claude-code", "--sandbox"], capsys)
+    assert json.loads(settings.read_text())["sandbox"]["enabled"] is True  # it was written
+    monkeypatch.setattr(command, "apply", real)
+    assert run(["uninstall", "claude-code"], capsys)[0] == 0
+    assert json.loads(settings.read_text()) == ORIGINAL
+
+
 def test_uninstall_keeps_what_the_user_had_set_before_install(
     homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -166,11 +166,18 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     if not ns.dry_run:
         if opts.sandbox:
             sandbox.prepare(opts)
-        backup = apply(change)
-        if backup:  # uninstall puts the user's own text back from it, when nothing else changed
-            log.append({"keys": [], "backup": backup})
+        # recorded before the write: an install cut short after it is still undone
+        kept = manifest.records_for(path)
         if log:
-            manifest.save(path, [*manifest.records_for(path), *log])
+            manifest.save(path, [*kept, *log])
+        try:
+            backup = apply(change)
+        except BaseException:
+            if log and _unwritten(change):
+                manifest.save(path, kept)
+            raise
+        if backup:  # uninstall puts the user's own text back from it, when nothing else changed
+            manifest.save(path, [*kept, *log, {"keys": [], "backup": backup}])
         if backup:
             print(f"backup of the old file: {backup}", file=out)
         if change.changed:
@@ -226,6 +233,14 @@ def _apply_extras(extras: list[Change], out: TextIO) -> None:
             manifest.save(extra.path, [])
         if backup:
             print(f"backup of the old file: {backup}", file=out)
+
+
+def _unwritten(change: Change) -> bool:
+    """``change`` is not in its file (a write that failed, or never began)."""
+    try:
+        return read_text(change.path) != change.after
+    except InstallError:
+        return True
 
 
 def _removed_if_made(change: Change) -> Change:
