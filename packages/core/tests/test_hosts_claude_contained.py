@@ -461,6 +461,36 @@ def test_a_project_that_opens_every_unix_socket_is_not_called_contained(project:
     assert claude_contained(str(project), dict(os.environ))[0] is True
 
 
+@pytest.mark.parametrize(
+    ("box", "key"),
+    [
+        ({"filesystem": {"disabled": True}}, "sandbox.filesystem.disabled"),
+        ({"allowNestedUserNamespaces": True}, "sandbox.allowNestedUserNamespaces"),
+        ({"failIfUnavailable": False}, "sandbox.failIfUnavailable"),
+        ({"enableWeakerNestedSandbox": True}, "sandbox.enableWeakerNestedSandbox"),
+    ],
+)
+def test_a_project_that_loosens_claudes_sandbox_is_not_called_contained(
+    project: Path, box: dict[str, Any], key: str
+) -> None:
+    """Keys Claude Code 2.1.328 itself lists as loosening its sandbox (its strict-mode
+    check): set in a project's settings over the user's install, doctor must not say
+    "contained"."""
+    from agentreflex.core.install.sandbox import claude_contained
+
+    user = project.parent / "claude-config" / "settings.json"
+    user.parent.mkdir(parents=True)
+    user.write_text(
+        '{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false, "failIfUnavailable": true}}'
+    )
+    assert claude_contained(str(project), dict(os.environ))[0] is True
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text(json.dumps({"sandbox": box}))
+    contained, why = claude_contained(str(project), dict(os.environ))
+    assert contained is False and key in why and str(local) in why
+
+
 def test_the_daemon_walks_up_from_the_hook_process_it_answers(fake_proc: FakeProc) -> None:
     """The warm daemon was not started by the host: what it reads of the host's process
     starts at its peer on the socket, the hook process; an unknown peer is not guessed."""

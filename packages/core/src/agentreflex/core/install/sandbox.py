@@ -171,16 +171,39 @@ def claude_notes(opts: Options) -> list[str]:
     return notes
 
 
-def _all_sockets(files: list[str]) -> str:
-    """The file whose ``sandbox.network.allowAllUnixSockets: true`` holds ("" when none does)."""
+# What loosens Claude Code's sandbox where a command runs in it (Claude Code 2.1.328 lists
+# these in its own strict-mode check): (keys under "sandbox", the loosening value, why).
+LOOSENING: tuple[tuple[tuple[str, ...], bool, str], ...] = (
+    (("filesystem", "disabled"), True, "turns its filesystem confinement off"),
+    (("allowNestedUserNamespaces",), True, "lets commands get around its file deny rules"),
+    (("failIfUnavailable",), False, "runs commands unconfined where its backend is missing"),
+    (("enableWeakerNestedSandbox",), True, "exposes the host's /proc to commands"),
+    (
+        ("network", "allowAllUnixSockets"),
+        True,
+        "lets commands reach servers (tmux, docker) that run commands outside every boundary",
+    ),
+)
+
+
+def _loosened(files: list[str]) -> list[str]:
+    """Each loosening key in force, with its file: the file of highest precedence that sets
+    the key decides, as Claude Code merges its settings key by key."""
     from agentreflex.core.hosts.claude_code import sandbox_setting
 
-    for path in files:  # highest precedence first: the first that says decides
-        network = (sandbox_setting(path) or {}).get("network")
-        value = network.get("allowAllUnixSockets") if isinstance(network, dict) else None
-        if value is not None:
-            return path if value is True else ""
-    return ""
+    boxes = [(path, sandbox_setting(path) or {}) for path in files]
+    found = []
+    for keys, loose, why in LOOSENING:
+        for path, box in boxes:
+            node: Any = box
+            for key in keys:
+                node = node.get(key) if isinstance(node, dict) else None
+            if node is None:
+                continue
+            if node is loose:
+                found.append(f"sandbox.{'.'.join(keys)} = {str(loose).lower()} in {path} {why}")
+            break
+    return found
 
 
 def _excluded_commands(files: list[str]) -> list[tuple[str, list[str]]]:
@@ -208,12 +231,11 @@ def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
         own = (sandbox_setting(path) or {}).get("allowUnsandboxedCommands")
         if retry is False and own is False:  # (said where it is turned on, as install writes it)
             files = settings_files(project, env)
-            sockets = _all_sockets(files)
-            if sockets:  # the user's tmux server, a docker socket: they run commands outside
+            loosened = _loosened(files)
+            if loosened:  # where Claude's sandbox runs a command, ours does not: said so
                 return False, (
-                    f"not contained: sandbox.network.allowAllUnixSockets in {sockets} lets "
-                    "commands reach servers (tmux, docker) that run commands outside every "
-                    "boundary"
+                    f"not contained: Claude Code's sandbox ({path}), loosened outside every "
+                    "boundary: " + "; ".join(loosened)
                 )
             excluded = _excluded_commands(files)
             if excluded:  # Claude runs them outside its sandbox, and the hook sees no flag
