@@ -246,6 +246,23 @@ def test_an_install_cut_short_after_the_write_is_still_undone(
     assert json.loads(settings.read_text()) == ORIGINAL
 
 
+def test_uninstall_does_not_bring_back_an_old_value_that_only_compares_equal(
+    homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The backup is put back only when it holds exactly what is left: a value the user
+    changed since from 1 to true (equal in Python, not to the host) stays as changed."""
+    settings = homes["claude"] / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"spinnerTipsEnabled": 1}\n')
+    assert run(["install", "claude-code"], capsys)[0] == 0
+    data = json.loads(settings.read_text())
+    data["spinnerTipsEnabled"] = True
+    settings.write_text(json.dumps(data))
+    assert run(["uninstall", "claude-code"], capsys)[0] == 0
+    assert json.loads(settings.read_text()) == {"spinnerTipsEnabled": True}
+    assert "true" in settings.read_text()
+
+
 def test_uninstall_keeps_what_the_user_had_set_before_install(
     homes: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

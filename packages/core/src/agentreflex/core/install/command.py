@@ -255,14 +255,15 @@ def _removed_if_made(change: Change) -> Change:
 
 def _as_the_user_wrote(settings: dict[str, Any], records: list[Record]) -> str | None:
     """The text of the file as it was before install (its backup), when it holds exactly
-    ``settings``: the user's own layout, comments aside, back byte for byte."""
+    ``settings`` (compared as JSON, where 1 is not true): the user's own layout back."""
+    wanted = dump_json(settings)
     for record in records:
         backup = record.get("backup")
         if not isinstance(backup, str):
             continue
         try:
             text = read_text(backup)
-            if text is not None and parse_json_object(backup, text) == settings:
+            if text is not None and dump_json(parse_json_object(backup, text)) == wanted:
                 return text
         except InstallError:
             continue
