@@ -121,6 +121,26 @@ def test_opencode_project_install_is_a_plugins_file(
     assert not (project / ".opencode" / "agentreflex").exists()
 
 
+def test_a_plugin_file_the_agent_made_a_link_does_not_lead_install_elsewhere(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Install writes a settings file that is a link to the file it names (dotfiles kept
+    by stow).  A project's plugin file the agent made a link to ``~/.bashrc`` is no such
+    link (another name): the link is replaced and the user's shell file is left alone."""
+    project = tmp_path / "proj"
+    plugins = project / ".opencode" / "plugins"
+    plugins.mkdir(parents=True)
+    rc = home / ".bashrc"
+    rc.write_text("# mine\n")
+    (plugins / "agentreflex.js").symlink_to(rc)
+    code, _, err = run(["install", "opencode", "--project", "--project-dir", str(project)], capsys)
+    assert code == 0, err
+    assert rc.read_text() == "# mine\n"
+    stub = plugins / "agentreflex.js"
+    assert not stub.is_symlink()
+    assert stub.read_text() == 'export { AgentReflex } from "../agentreflex/index.js";\n'
+
+
 def test_pi_user_install_is_a_pi_package_in_settings(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

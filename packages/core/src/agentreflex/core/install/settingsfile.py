@@ -135,6 +135,23 @@ def refuse_read_only(changes: list[Change]) -> None:
             )
 
 
+def _through_dotfiles_link(path: str) -> str:
+    """Where a change to ``path`` is written: the file a dotfiles link names, else ``path``.
+
+    A settings file kept by stow or home-manager is a link to a file of the same name in
+    the dotfiles checkout: the new content goes there, so the link stays and the dotfiles
+    see the change.  A link to a file of another name is replaced, as any other file is:
+    a project's ``.opencode/plugins/agentreflex.js`` the agent made a link to
+    ``~/.bashrc`` would have had install write its plugin over the user's shell file.
+    """
+    if not os.path.islink(path):
+        return path
+    real = os.path.realpath(path)
+    if os.path.basename(real) == os.path.basename(path) and os.path.isfile(real):
+        return real
+    return path
+
+
 def apply(change: Change, now: float | None = None) -> str | None:
     """Write ``change`` (backing up the old file); returns the backup's path, if one was made."""
     if not change.changed:
@@ -155,9 +172,7 @@ def apply(change: Change, now: float | None = None) -> str | None:
     if change.after is None:
         os.unlink(change.path)
         return backup
-    # a settings file that is a link (dotfiles kept by stow, home-manager...): the new
-    # content goes to the file it names, so the link stays and the dotfiles see the change
-    target = os.path.realpath(change.path) if os.path.islink(change.path) else change.path
+    target = _through_dotfiles_link(change.path)
     atomic_write_bytes(target, change.after.encode("utf-8"))
     os.chmod(target, mode)
     return backup
