@@ -14,6 +14,7 @@ apt-get when they are missing (and fails, with the reason, when it cannot).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import shutil
@@ -308,3 +309,51 @@ def test_a_rule_given_on_claudes_command_line_still_applies(
     run = project.run("work", script, "--disallowedTools", "Bash(touch:*)")
     assert [d.get("tool_input", {}).get("command") for d in run.denials] == ["touch made.txt"]
     assert not (project.project / "made.txt").exists(), run.describe()
+
+
+@pytest.mark.parametrize("relax", [{"enabled": False}, {"allowUnsandboxedCommands": True}])
+def test_a_project_file_that_relaxes_claudes_sandbox_leaves_commands_in_ours(
+    claude_project: ClaudeProject, sandbox_tools: None, relax: dict[str, bool]
+) -> None:
+    """``install claude-code --sandbox`` with our hooks, and a ``settings.local.json`` the
+    agent wrote with Claude's file tools that relaxes the sandbox key by key (red-team rt37).
+    Claude Code 2.1.328 takes the project's ``"enabled": false`` (seen here: with no hook
+    of ours the interpreter's write of the guard's config lands) and keeps its sandbox on
+    for ``allowUnsandboxedCommands`` alone.  The hook reads the merged keys and puts each
+    Bash command in our bubblewrap: the write fails read-only either way, and everyday
+    work runs, our boundary inside Claude's sandbox included."""
+    project = claude_project
+    project.with_plugin = False
+    config = project.write(".agentreflex/config.toml", CONFIG)
+    done = subprocess.run(
+        [
+            str(AGENTREFLEX_SCRIPT),
+            "install",
+            "claude-code",
+            "--project",
+            "--sandbox",
+            "--project-dir",
+            str(project.project),
+        ],
+        env=project.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    project.write(".claude/settings.local.json", json.dumps({"sandbox": relax}) + "\n")
+    # the path is read from a data file at run time: the gate can't see it, the kernel stops it
+    project.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
+    project.write("w.py", "import base64\nopen(base64.b64decode(open('where.txt').read()), 'w')\n")
+    allowed = project.project / "allowed.txt"
+    run = project.run(
+        "change the settings",
+        [bash("python3 w.py"), bash(f"echo fine > {allowed}"), say("Done.")],
+    )
+    assert config.read_text() == CONFIG, run.describe()
+    assert allowed.read_text() == "fine\n", run.describe()
+    outputs = [json.dumps(r.get("content")) for r in tool_results(run).values()]
+    assert any("Read-only file system" in o for o in outputs[:1]), (
+        f"the write failed without the OS saying why: {outputs}\n{run.describe()}"
+    )

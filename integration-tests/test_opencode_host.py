@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from hostharness.claude import HostUnavailableError
-from hostharness.fakemodel import say
+from hostharness.fakemodel import say, tool
 from hostharness.js_scenarios import (
     bash,
     guard_skipped,
@@ -148,3 +148,50 @@ def test_a_users_agent_file_that_mentions_bash_does_not_turn_containment_off(
     )
     js.install()
     _config_write_runs_contained(js, "python3 w.py")
+
+
+def _patch(*lines: str) -> str:
+    return "\n".join(["*** Begin Patch", *lines, "*** End Patch"])
+
+
+def test_apply_patch_is_judged_by_the_paths_opencode_writes(js: JsHostProject) -> None:
+    """OpenCode offers ``apply_patch`` in place of ``edit`` and ``write`` to a GPT-like
+    model id (1.18.33's tool registry: ``gpt-`` in the id, not ``oss``, not ``gpt-4``) and
+    applies the patch in its own process, outside any boundary: only the hook's check of
+    the paths its headers name stands.  A patch adding the project's
+    ``.claude/settings.json`` or a git hook, or moving a file onto a git hook, is refused;
+    one adding an everyday file lands."""
+    config = json.loads(js.config_path.read_text())
+    config["model"] = config["small_model"] = "fake/gpt-5-fake"
+    models = config["provider"]["fake"]["models"]
+    models["gpt-5-fake"] = models.pop("fake-model")
+    js.config_path.write_text(json.dumps(config))
+    js.install()
+    js.write("old.sh", "echo old\n")
+    settings = js.project / ".claude" / "settings.json"
+    hook = js.project / ".git" / "hooks" / "pre-commit"
+    script = [
+        tool("apply_patch", patchText=_patch("*** Add File: notes.md", "+hello")),
+        tool("apply_patch", patchText=_patch("*** Add File: .claude/settings.json", "+{}")),
+        tool("apply_patch", patchText=_patch("  *** Add File: .git/hooks/pre-commit", "+./x")),
+        tool(
+            "apply_patch",
+            patchText=_patch(
+                "*** Update File: old.sh",
+                "*** Move to: .git/hooks/pre-commit",
+                "@@",
+                "-echo old",
+                "+./x",
+            ),
+        ),
+        say("Done."),
+    ]
+    run = js.run("tidy up", script)
+    offered = [t.get("function", {}).get("name") for t in run.main_requests[0].get("tools") or []]
+    assert "apply_patch" in offered, offered
+    refused = run.tool_messages()[1:]  # distinct texts: the two git-hook refusals are one
+    assert len(refused) == 2 and all("GATE-SELF-PROTECT" in m for m in refused), run.describe()
+    assert (js.project / "notes.md").read_text() == "hello\n", run.describe()
+    assert not settings.exists(), run.describe()
+    assert not hook.exists(), run.describe()
+    assert (js.project / "old.sh").read_text() == "echo old\n", run.describe()
