@@ -140,3 +140,32 @@ test("a write too large to check is refused, with the limit in the reason", asyn
     /agentreflex error: bad opencode payload: payload is \d+ bytes, over the \d+ limit/,
   );
 });
+
+test("a bash call's workdir is where its command is judged, and it does not move the session's project", async () => {
+  const { hooks } = await plugin();
+  const sid = "ses_workdir";
+  mkdirSync(join(world.project, "tests"), { recursive: true });
+  writeFileSync(join(world.project, "tests", "fixtures.py"), "VALUE = 4\n");
+  // the first call of a session runs elsewhere (workdir): the project is still OpenCode's folder
+  const first = { args: { command: "ls", workdir: world.home, description: "d" } };
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: sid, callID: "w0" }, first);
+  assert.match(first.args.command, /bwrap /, "the session's project is the enforced one");
+  await hooks["chat.message"](
+    { sessionID: sid },
+    { message: {}, parts: [{ type: "text", text: "Fix the bug in src/calc.py. Do not modify tests." }] },
+  );
+  // OpenCode runs the command in workdir (resolved against its folder): fixtures.py there is tests/fixtures.py
+  for (const workdir of ["tests", join(world.project, "tests"), "src/../tests"]) {
+    await assert.rejects(
+      hooks["tool.execute.before"](
+        { tool: "bash", sessionID: sid, callID: "w1" },
+        { args: { command: "sed -i s/4/0/ fixtures.py", workdir, description: "d" } },
+      ),
+      /Do not modify tests.*GATE-CONSTRAINT/s,
+      workdir,
+    );
+  }
+  const plain = { args: { command: "sed -i s/4/0/ fixtures.py", description: "d" } };
+  await hooks["tool.execute.before"]({ tool: "bash", sessionID: sid, callID: "w2" }, plain);
+  assert.match(plain.args.command, /bwrap /);
+});
