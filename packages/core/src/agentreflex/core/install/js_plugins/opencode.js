@@ -10,7 +10,11 @@
 //   veto, so a "not done" answer prompts the session again with the reason, once
 //   per stop (the next idle says stop_hook_active and is let through);
 // - event message.updated: the model and variant in use, kept in a small bounded
-//   cache and sent as model_id / model_variant.
+//   cache and sent as model_id / model_variant;
+// - a subagent's session (the task tool's child, event session.created with
+//   info.parentID): its tool calls are sent as calls of the session the user
+//   talks to, whose words (constraints) hold there; its prompt, the parent
+//   agent's words, is not sent as the user's, and its idle is not the user's stop.
 //
 // Only the plugin function is exported: OpenCode calls every export of a plugin module.
 
@@ -19,6 +23,9 @@ import { BoundedMap, bounded, createClient } from "./transport.js";
 const MODEL_LIMIT = 128; // the guard reads model_id / model_variant up to this length
 const TEXT_LIMIT = 4000; // the last assistant text kept per session
 const SESSIONS = 64; // sessions remembered at once
+const LINEAGE = 1024; // child -> parent session ids remembered at once
+const DEPTH = 32; // longest chain of subagents followed to the user's session
+const LOOKUP_MS = 2000; // longest wait for OpenCode to say a session's parent
 
 /**
  * @typedef {{
@@ -48,6 +55,54 @@ export const AgentReflex = async (input) => {
     return state;
   };
 
+  /** child session -> its parent (OpenCode's task tool), or "" for a session with none */
+  /** @type {BoundedMap<string>} */
+  const parents = new BoundedMap(LINEAGE);
+
+  /** @param {any} info a Session.Info */
+  const rememberParent = (info) => {
+    if (typeof info?.id !== "string" || !info.id) return;
+    parents.set(info.id, typeof info.parentID === "string" ? info.parentID : "");
+  };
+
+  /**
+   * The parent of a session this plugin did not see made (one resumed, or an event not
+   * yet delivered): asked of OpenCode once, "" when it has none or does not answer.
+   * @param {string} id
+   */
+  const lookUpParent = async (id) => {
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    try {
+      const asked = input?.client?.session?.get?.({ path: { id }, sessionID: id });
+      const late = new Promise((resolve) => { timer = setTimeout(() => resolve(undefined), LOOKUP_MS); });
+      const res = /** @type {any} */ (await Promise.race([asked, late]));
+      const info = res?.data ?? res;
+      if (info?.id === id) rememberParent(info);
+    } catch {
+      // no parent known: the session is its own
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!parents.has(id)) parents.set(id, "");
+    return parents.get(id) ?? "";
+  };
+
+  /**
+   * The session the user talks to, which a subagent's session descends from (itself for
+   * one with no parent): a subagent's calls are judged there, with the user's words.
+   * @param {string} id
+   */
+  const userSession = async (id) => {
+    let current = id;
+    for (let hops = 0; current && hops < DEPTH; hops++) {
+      const parent = parents.has(current) ? parents.get(current) : await lookUpParent(current);
+      if (!parent || parent === id) return current;
+      current = parent;
+    }
+    return current || id;
+  };
+
   /** @param {string} id */
   const modelFields = (id) => {
     const state = sessions.get(id);
@@ -71,6 +126,7 @@ export const AgentReflex = async (input) => {
 
   /** The done reflex at idle; a "not done" prompts the session again, once. @param {string} id */
   const onIdle = async (id) => {
+    if ((await userSession(id)) !== id) return; // a subagent's end is its parent's tool result
     const state = session(id);
     const reply = await agentreflex.send(
       "session.idle",
@@ -107,7 +163,7 @@ export const AgentReflex = async (input) => {
       const id = String(call?.sessionID ?? "");
       const reply = await agentreflex.send(
         "tool.execute.before",
-        { session_id: id, cwd, tool: call?.tool, call_id: call?.callID, args: output?.args, ...modelFields(id) },
+        { session_id: await userSession(id), cwd, tool: call?.tool, call_id: call?.callID, args: output?.args, ...modelFields(id) },
         true,
       );
       if (reply.block) throw new Error(reply.reason);
@@ -129,7 +185,7 @@ export const AgentReflex = async (input) => {
       original.delete(callId);
       const reply = await agentreflex.send(
         "tool.execute.after",
-        { session_id: id, cwd, tool: call?.tool, call_id: call?.callID, args, result, ...modelFields(id) },
+        { session_id: await userSession(id), cwd, tool: call?.tool, call_id: call?.callID, args, result, ...modelFields(id) },
         false,
       );
       keepContext(id, reply);
@@ -146,6 +202,7 @@ export const AgentReflex = async (input) => {
         state.ownPrompt = undefined; // our own re-prompt, not the user's words
         return;
       }
+      if ((await userSession(id)) !== id) return; // a subagent's prompt: the parent agent's words
       const reply = await agentreflex.send("chat.message", { session_id: id, cwd, prompt, ...modelFields(id) }, false);
       session(id).turnContext = reply.context;
     },
@@ -168,6 +225,7 @@ export const AgentReflex = async (input) => {
       if (event?.type === "message.updated" && props.info?.sessionID) {
         rememberModel(String(props.info.sessionID), props.info);
       } else if (event?.type === "session.created" && props.info?.id) {
+        rememberParent(props.info);
         track(agentreflex.send("session.created", { session_id: String(props.info.id), cwd }, false).then(() => {}));
       } else if (event?.type === "session.idle" && props.sessionID) {
         track(onIdle(String(props.sessionID)));
