@@ -210,3 +210,19 @@ test("a subagent's calls are judged in the user's session: its 'do not modify te
   }
   await hooks.dispose();
 });
+
+test("OpenCode's cache folder, whose bin/rg and plugin packages it runs in its own process, is not the agent's to write", async () => {
+  const { hooks } = await plugin();
+  // without rg on PATH OpenCode's grep and glob run $XDG_CACHE_HOME/opencode/bin/rg, outside any
+  // boundary; its npm plugins load from .../opencode/packages at start
+  const cache = join(process.env.XDG_CACHE_HOME ?? join(world.home, ".cache"), "opencode");
+  for (const path of [join(cache, "bin", "rg"), join(cache, "packages", "some-plugin", "index.js")]) {
+    for (const [tool, args] of [["write", { filePath: path, content: "#!/bin/sh\ntouch /tmp/pwned\n" }], ["edit", { filePath: path, oldString: "a", newString: "b" }]]) {
+      await assert.rejects(
+        hooks["tool.execute.before"]({ tool, sessionID: "ses_cache", callID: "c" }, { args }),
+        /agentreflex|GATE-/,
+        `${tool} ${path}`,
+      );
+    }
+  }
+});
