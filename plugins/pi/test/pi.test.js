@@ -170,3 +170,34 @@ test("a short conversation is left alone (no Python started), and pruning that f
   const broken = await extension({ ...realRecord("pi"), binary: "/nonexistent/agentreflex" });
   assert.equal(await broken.handlers.context({ messages: longConversation() }), undefined);
 });
+
+test("pi runs one message's calls together after asking about each: a call beside an earlier one not run yet is refused", async () => {
+  const { handlers, ctx } = await extension();
+  const sid = "s_parallel";
+  mkdirSync(join(world.project, "tests"), { recursive: true });
+  writeFileSync(join(world.project, "tests", "fixtures.py"), "VALUE = 4\n");
+  await handlers.before_agent_start({ prompt: "Fix the bug. Do not modify tests.", systemPrompt: "" }, ctx(sid));
+  // pure reads beside each other are fine
+  for (const id of ["r1", "r2"]) {
+    const read = await handlers.tool_call({ toolName: "read", toolCallId: id, input: { path: "src/calc.py" } }, ctx(sid));
+    assert.equal(read?.block, undefined);
+  }
+  // one assistant message, two calls: pi-agent-core's parallel mode asks about both, then runs both,
+  // so the second is judged before the link the first makes exists
+  const link = { type: "tool_call", toolName: "bash", toolCallId: "p1", input: { command: "ln -s tests t" } };
+  assert.equal((await handlers.tool_call(link, ctx(sid)))?.block, undefined);
+  const edit = { type: "tool_call", toolName: "bash", toolCallId: "p2", input: { command: "sed -i s/4/0/ t/fixtures.py" } };
+  const beside = await handlers.tool_call(edit, ctx(sid));
+  assert.equal(beside?.block, true, "judged against a project the first call has not changed yet");
+  assert.match(beside.reason, /not run yet/);
+  // the first runs, then the turn ends: the next message's call is judged against what it made
+  const ran = spawnSync("bash", ["-c", link.input.command], { cwd: world.project, encoding: "utf8" });
+  assert.equal(ran.status, 0, ran.stderr);
+  for (const id of ["r1", "r2", "p1"]) {
+    await handlers.tool_result({ toolName: id === "p1" ? "bash" : "read", toolCallId: id, input: {}, content: [], isError: false }, ctx(sid));
+  }
+  const next = await handlers.tool_call({ ...edit, toolCallId: "p3", input: { command: "sed -i s/4/0/ t/fixtures.py" } }, ctx(sid));
+  assert.equal(next?.block, true);
+  assert.match(next.reason, /Do not modify tests/);
+  assert.equal(readFileSync(join(world.project, "tests", "fixtures.py"), "utf8"), "VALUE = 4\n");
+});
