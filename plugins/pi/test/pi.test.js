@@ -183,21 +183,24 @@ test("pi runs one message's calls together after asking about each: a call besid
     assert.equal(read?.block, undefined);
   }
   // one assistant message, two calls: pi-agent-core's parallel mode asks about both, then runs both,
-  // so the second is judged before the link the first makes exists
-  const link = { type: "tool_call", toolName: "bash", toolCallId: "p1", input: { command: "ln -s tests t" } };
-  assert.equal((await handlers.tool_call(link, ctx(sid)))?.block, undefined);
-  const edit = { type: "tool_call", toolName: "bash", toolCallId: "p2", input: { command: "sed -i s/4/0/ t/fixtures.py" } };
-  const beside = await handlers.tool_call(edit, ctx(sid));
+  // so the script the second runs is read before the first has written it
+  const script = "sed -i s/4/0/ tests/fixtures.py\n";
+  const write = { type: "tool_call", toolName: "write", toolCallId: "p1", input: { path: "fix.sh", content: script } };
+  assert.equal((await handlers.tool_call(write, ctx(sid)))?.block, undefined);
+  const run = { type: "tool_call", toolName: "bash", toolCallId: "p2", input: { command: "bash fix.sh" } };
+  const beside = await handlers.tool_call(run, ctx(sid));
   assert.equal(beside?.block, true, "judged against a project the first call has not changed yet");
   assert.match(beside.reason, /not run yet/);
-  // the first runs, then the turn ends: the next message's call is judged against what it made
-  const ran = spawnSync("bash", ["-c", link.input.command], { cwd: world.project, encoding: "utf8" });
-  assert.equal(ran.status, 0, ran.stderr);
+  // the first runs: the next message's call is judged against what it wrote
+  writeFileSync(join(world.project, "fix.sh"), script);
   for (const id of ["r1", "r2", "p1"]) {
-    await handlers.tool_result({ toolName: id === "p1" ? "bash" : "read", toolCallId: id, input: {}, content: [], isError: false }, ctx(sid));
+    await handlers.tool_result({ toolName: id === "p1" ? "write" : "read", toolCallId: id, input: {}, content: [], isError: false }, ctx(sid));
   }
-  const next = await handlers.tool_call({ ...edit, toolCallId: "p3", input: { command: "sed -i s/4/0/ t/fixtures.py" } }, ctx(sid));
+  const next = await handlers.tool_call({ ...run, toolCallId: "p3", input: { command: "bash fix.sh" } }, ctx(sid));
   assert.equal(next?.block, true);
   assert.match(next.reason, /Do not modify tests/);
-  assert.equal(readFileSync(join(world.project, "tests", "fixtures.py"), "utf8"), "VALUE = 4\n");
+  // a call pi skipped has no result: the turn's end lets the next message's calls through
+  await handlers.tool_call({ toolName: "bash", toolCallId: "p4", input: { command: "echo hi" } }, ctx(sid));
+  await handlers.turn_end({ type: "turn_end" }, ctx(sid));
+  assert.equal((await handlers.tool_call({ toolName: "bash", toolCallId: "p5", input: { command: "echo hi" } }, ctx(sid)))?.block, undefined);
 });
