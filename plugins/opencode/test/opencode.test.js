@@ -226,3 +226,12 @@ test("OpenCode's cache folder, whose bin/rg and plugin packages it runs in its o
     }
   }
 });
+
+// red-team rt38, not fixed: OpenCode (the AI SDK's streamText) starts each tool call of a step as
+// it arrives, so a call's tool.execute.before can run before an earlier call of the same step
+// has run (a write of fix.sh beside `bash fix.sh`: the gate reads fix.sh before it is written,
+// and the write usually lands before bash starts).  pi's shim refuses such a call
+// (plugins/pi/test/pi.test.js); here a call whose execution fails gets no tool.execute.after,
+// so the shim would need OpenCode's message.part.updated (a tool part completed or errored) to
+// know the earlier call is over, without which every later call would be refused.
+test.todo("a call beside an earlier call of the same step that has not run yet is refused (as in pi's shim)");
