@@ -39,17 +39,39 @@ def is_main_loop(body: dict[str, Any], main_tool: str = MAIN_LOOP_TOOL) -> bool:
 
 
 class ChatScript:
-    def __init__(self, turns: Sequence[Turn], main_tool: str = MAIN_LOOP_TOOL) -> None:
+    """The turns of the agent's loop, by how many assistant turns a request holds.
+
+    ``sub_turns``: the turns of a subagent's loop (OpenCode's ``task`` tool), for a request
+    whose first user message holds ``sub_marker`` (put in the task's prompt).
+    """
+
+    def __init__(
+        self,
+        turns: Sequence[Turn],
+        main_tool: str = MAIN_LOOP_TOOL,
+        sub_turns: Sequence[Turn] = (),
+        sub_marker: str = "",
+    ) -> None:
         self.turns = list(turns)
         self.main_tool = main_tool
+        self.sub_turns = list(sub_turns)
+        self.sub_marker = sub_marker
 
     def reply_for(self, body: dict[str, Any]) -> Turn:
         if not is_main_loop(body, self.main_tool):
             return say(SIDE_REPLY_TEXT)
-        index = assistant_turns(body.get("messages") or [])
-        if index < len(self.turns):
-            return self.turns[index]
+        messages = body.get("messages") or []
+        turns = self.sub_turns if self._subagent(messages) else self.turns
+        index = assistant_turns(messages)
+        if index < len(turns):
+            return turns[index]
         return say(END_OF_SCRIPT_TEXT)
+
+    def _subagent(self, messages: Sequence[Any]) -> bool:
+        if not self.sub_marker:
+            return False
+        first = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), {})
+        return self.sub_marker in json.dumps(first.get("content"))
 
 
 def _tool_calls(turn: Turn, call_id: str) -> list[dict[str, Any]]:

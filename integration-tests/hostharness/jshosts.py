@@ -175,6 +175,8 @@ class JsHostProject(ScenarioProject):
         self.installed = False
         self.install_args: list[str] = ["--user"]
         self.agentreflex_bin = AGENTREFLEX_SCRIPT
+        # a subagent's turns, for requests whose first user message holds the marker
+        self.sub_script: tuple[str, Sequence[Turn]] = ("", ())
         self._write_config(URL)
 
     @property
@@ -279,11 +281,15 @@ class JsHostProject(ScenarioProject):
 def run_in_jail(
     project: JsHostProject, steps: Sequence[dict[str, Any]], script: Sequence[Turn], timeout: float
 ) -> dict[str, Any]:
-    """Run ``steps`` in a loopback-only network namespace with the fake model serving."""
+    """Run ``steps`` in a loopback-only network namespace with the fake model serving
+    (``project.sub_script``: a subagent's turns, see :class:`ChatScript`)."""
     workdir = project.root / "jail"
+    sub_marker, sub_script = project.sub_script
     spec = {
         "host": project.host,
         "script": [t.to_json() for t in script],
+        "sub_marker": sub_marker,
+        "sub_script": [t.to_json() for t in sub_script],
         "steps": list(steps),
         "config": str(project.config_path),
     }
@@ -306,7 +312,9 @@ def main(argv: list[str]) -> int:
 
     spec = json.loads(Path(argv[1]).read_text())
     bring_loopback_up()
-    fake = FakeOpenAIChat(ChatScript([Turn.from_json(t) for t in spec["script"]], SHELL_TOOL))
+    sub = [Turn.from_json(t) for t in spec.get("sub_script") or []]
+    script = [Turn.from_json(t) for t in spec["script"]]
+    fake = FakeOpenAIChat(ChatScript(script, SHELL_TOOL, sub, spec.get("sub_marker", "")))
     fake.start()
     _repoint(spec, fake.base_url)
     results: list[dict[str, Any]] = []
