@@ -77,14 +77,15 @@ class ChatScript:
 def _tool_calls(turn: Turn, call_id: str) -> list[dict[str, Any]]:
     if not turn.tool:
         return []
-    arguments = json.dumps(turn.tool_input)
+    calls = [(turn.tool, turn.tool_input), *turn.also]
     return [
         {
-            "index": 0,
-            "id": call_id,
+            "index": n,
+            "id": call_id if n == 0 else f"{call_id}_{n}",
             "type": "function",
-            "function": {"name": turn.tool, "arguments": arguments},
+            "function": {"name": name, "arguments": json.dumps(args)},
         }
+        for n, (name, args) in enumerate(calls)
     ]
 
 

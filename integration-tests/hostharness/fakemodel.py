@@ -33,6 +33,9 @@ class Turn:
     tool_input: dict[str, Any] = field(default_factory=dict)
     # a visible reasoning summary (the Responses fake sends it as a ``reasoning`` item)
     reasoning: str | None = None
+    # more tool calls in the same reply, after the first ((name, input) each; the chat
+    # completions fake sends them, for hosts that run one reply's calls together)
+    also: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -40,6 +43,7 @@ class Turn:
             "tool": self.tool,
             "tool_input": self.tool_input,
             "reasoning": self.reasoning,
+            "also": [[name, args] for name, args in self.also],
         }
 
     @classmethod
@@ -49,6 +53,7 @@ class Turn:
             raw.get("tool"),
             dict(raw.get("tool_input") or {}),
             raw.get("reasoning"),
+            tuple((str(name), dict(args)) for name, args in raw.get("also") or []),
         )
 
 
