@@ -117,6 +117,7 @@ test("model and variant from message.updated travel with the next tool call, bou
     event: { type: "message.updated", properties: { info: { sessionID: sid, role: "assistant", modelID: long, variant: "high" } } },
   });
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: sid, callID: "c" }, { args: { command: "echo hi" } });
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: sid, callID: "c", args: {} }, { output: "hi", metadata: { exit: 0 } });
   // a model id that is not a string is ignored, never forwarded
   await hooks.event({ event: { type: "message.updated", properties: { info: { sessionID: sid, modelID: ["x"] } } } });
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: sid, callID: "c2" }, { args: { command: "echo hi" } });
@@ -160,6 +161,7 @@ test("a bash call's workdir is where its command is judged, and it does not move
   const first = { args: { command: "ls", workdir: world.home, description: "d" } };
   await hooks["tool.execute.before"]({ tool: "bash", sessionID: sid, callID: "w0" }, first);
   assert.match(first.args.command, /bwrap /, "the session's project is the enforced one");
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: sid, callID: "w0", args: first.args }, { output: "", metadata: { exit: 0 } });
   await hooks["chat.message"](
     { sessionID: sid },
     { message: {}, parts: [{ type: "text", text: "Fix the bug in src/calc.py. Do not modify tests." }] },

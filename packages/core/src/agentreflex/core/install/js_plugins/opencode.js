@@ -26,6 +26,8 @@ const SESSIONS = 64; // sessions remembered at once
 const LINEAGE = 1024; // child -> parent session ids remembered at once
 const DEPTH = 32; // longest chain of subagents followed to the user's session
 const LOOKUP_MS = 2000; // longest wait for OpenCode to say a session's parent
+// OpenCode's own tools that change nothing: a call beside them is judged against the project it runs in
+const PURE_TOOLS = new Set(["read", "glob", "grep", "list", "lsp", "webfetch", "websearch", "codesearch", "todowrite", "todoread", "skill"]);
 
 /**
  * @typedef {{
@@ -158,15 +160,50 @@ export const AgentReflex = async (input) => {
   /** @type {Map<string, string>} */
   const original = new Map();
 
+  // OpenCode (the AI SDK) starts each call of a reply as it arrives, so a call could be judged
+  // while an earlier call of the same step that may change the project has not run yet (a
+  // write of fix.sh beside `bash fix.sh` passed "Do not modify tests": red-team rt38).  Such a
+  // call is refused, to be proposed again.  A call is over at its tool.execute.after, or at
+  // its tool part's "completed" or "error" (a failing call gets no after), and every call of
+  // a session is over once its next assistant message (the next step) starts.
+  /** @type {BoundedMap<Map<string, string>>} session -> call id -> tool, not over yet */
+  const unrun = new BoundedMap(SESSIONS);
+  /** @type {BoundedMap<string>} session -> its current assistant message */
+  const steps = new BoundedMap(SESSIONS);
+  /** @param {string} id */
+  const calls = (id) => {
+    let found = unrun.get(id);
+    if (!found) {
+      found = new Map();
+      unrun.set(id, found);
+    }
+    return found;
+  };
+
   return {
     "tool.execute.before": async (/** @type {any} */ call, /** @type {any} */ output) => {
       const id = String(call?.sessionID ?? "");
+      const callId = String(call?.callID ?? "");
+      const name = String(call?.tool ?? "");
+      const running = calls(id);
+      const earlier = [...new Set([...running].filter(([c, t]) => c !== callId && !PURE_TOOLS.has(t)).map(([, t]) => t))];
+      if (earlier.length) {
+        throw new Error(
+          `agentreflex: this ${name} call came in the same step as ${earlier.join(", ")} calls that have not run ` +
+            "yet, and OpenCode runs them together: it would be checked against a project they may still change. " +
+            "Propose it again, on its own, once they have run.",
+        );
+      }
+      running.set(callId, name); // before the check: a call beside this one sees it
       const reply = await agentreflex.send(
         "tool.execute.before",
         { session_id: await userSession(id), cwd, tool: call?.tool, call_id: call?.callID, args: output?.args, ...modelFields(id) },
         true,
       );
-      if (reply.block) throw new Error(reply.reason);
+      if (reply.block) {
+        running.delete(callId); // refused: it does not run
+        throw new Error(reply.reason);
+      }
       if (reply.command && output?.args && typeof output.args.command === "string") {
         // run it inside agentreflex's boundary; the reflexes still see what the agent wrote
         original.set(String(call?.callID ?? ""), output.args.command);
@@ -181,6 +218,7 @@ export const AgentReflex = async (input) => {
       const exit = typeof meta.exit === "number" ? meta.exit : meta.exitCode;
       const result = { output: typeof output?.output === "string" ? output.output : "", exit_code: exit };
       const callId = String(call?.callID ?? "");
+      unrun.get(id)?.delete(callId);
       const args = original.has(callId) ? { ...(call?.args ?? {}), command: original.get(callId) } : call?.args ?? {};
       original.delete(callId);
       const reply = await agentreflex.send(
@@ -223,11 +261,20 @@ export const AgentReflex = async (input) => {
     event: async (/** @type {{event: any}} */ { event }) => {
       const props = event?.properties ?? {};
       if (event?.type === "message.updated" && props.info?.sessionID) {
-        rememberModel(String(props.info.sessionID), props.info);
+        const id = String(props.info.sessionID);
+        rememberModel(id, props.info);
+        if (props.info.role === "assistant" && typeof props.info.id === "string" && steps.get(id) !== props.info.id) {
+          steps.set(id, props.info.id); // the next step: the last one's calls are over
+          unrun.delete(id);
+        }
+      } else if (event?.type === "message.part.updated" && props.part?.type === "tool") {
+        const status = props.part.state?.status;
+        if (status === "completed" || status === "error") unrun.get(String(props.part.sessionID ?? ""))?.delete(String(props.part.callID ?? ""));
       } else if (event?.type === "session.created" && props.info?.id) {
         rememberParent(props.info);
         track(agentreflex.send("session.created", { session_id: String(props.info.id), cwd }, false).then(() => {}));
       } else if (event?.type === "session.idle" && props.sessionID) {
+        unrun.delete(String(props.sessionID));
         track(onIdle(String(props.sessionID)));
       }
     },
