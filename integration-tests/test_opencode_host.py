@@ -28,6 +28,7 @@ from hostharness.js_scenarios import (
     test_done_reflex_follow_up_reaches_the_model_once,
     test_fails_closed_when_agentreflex_is_missing,
     test_file_tools_cannot_write_what_the_boundary_keeps_read_only,
+    write,
 )
 from hostharness.jshosts import JsHostProject, install_host
 
@@ -246,3 +247,22 @@ def test_calls_of_one_step_are_judged_one_at_a_time(js: JsHostProject) -> None:
     run = js.run("Fix the bug in src/calc.py. Do not modify tests.", turns)
     assert fixture.read_text() == "VALUE = 4\n", run.describe()
     assert any("GATE-CONSTRAINT" in m for m in run.tool_messages()), run.describe()
+
+
+def test_the_write_tool_cannot_replace_the_rg_opencode_runs(js: JsHostProject) -> None:
+    """Without rg on PATH, OpenCode's grep and glob run the one it downloaded into its cache
+    folder, in its own process, outside any boundary: the write tool must not replace it
+    (red-team rt38: the next grep ran the agent's program)."""
+    rg = js.xdg / "cache" / "opencode" / "bin" / "rg"
+    rg.parent.mkdir(parents=True)
+    rg.write_text("#!/bin/sh\nexit 1\n")
+    rg.chmod(0o755)  # as OpenCode's download left it
+    ran = js.root / "agents-program-ran"
+    script = [
+        write(js, rg, f"#!/bin/sh\ntouch {ran}\n"),
+        tool("grep", pattern="VALUE"),
+        say("Done."),
+    ]
+    run = js.run("find VALUE", script)
+    assert not ran.exists(), run.describe()
+    assert rg.read_text() == "#!/bin/sh\nexit 1\n", run.describe()
