@@ -266,3 +266,23 @@ def test_the_write_tool_cannot_replace_the_rg_opencode_runs(js: JsHostProject) -
     run = js.run("find VALUE", script)
     assert not ran.exists(), run.describe()
     assert rg.read_text() == "#!/bin/sh\nexit 1\n", run.describe()
+
+
+def test_a_command_substitution_runs_inside_the_boundary(js: JsHostProject) -> None:
+    """OpenCode 1.18.33's bash tool runs the line through a login shell of its own, with an
+    ``eval``: a ``$(...)`` or backquotes in the agent's command must be expanded by the shell
+    inside the boundary, not by OpenCode's around the contained line (red-team rt38 checked
+    it: it holds; the touch outside fails with a read-only file system)."""
+    outside = js.home / "escaped-by-substitution"
+    backquoted = js.home / "escaped-by-backquotes"
+    made = js.project / "inside.txt"
+    script = [
+        bash(js, f"echo $(touch {outside}) > {made}"),
+        bash(js, f"echo `touch {backquoted}` >> {made}"),
+        say("Done."),
+    ]
+    run = js.run("make a file", script)
+    assert not outside.exists(), run.describe()
+    assert not backquoted.exists(), run.describe()
+    assert made.exists(), run.describe()  # the commands ran, inside
+    assert all("Read-only file system" in m for m in run.tool_messages()[:2]), run.describe()
