@@ -256,7 +256,9 @@ def test_the_shared_scenario_in_a_codex_session(tmp_path: Path, codex_binary: Pa
                 *(
                     tool("exec_command", cmd=kept, yield_time_ms=1500)
                     if c == background
-                    else tool("exec_command", cmd=c)
+                    # the rest until they end: Codex's default yield (10 s) left `pip install
+                    # -e .` running on a loaded machine, its output never read (seen in CI)
+                    else tool("exec_command", cmd=c, yield_time_ms=30_000)
                     for c in commands
                 ),
                 say("All done."),
