@@ -265,3 +265,22 @@ test("calls OpenCode starts together are judged one at a time: a call beside an 
   await hooks.event({ event: { type: "message.updated", properties: { info: { id: "msg_2", sessionID: sid, role: "assistant" } } } });
   await hooks["tool.execute.before"](call("bash", "b4"), { args: { command: "echo hi", description: "d" } });
 });
+
+test("calls of one step that only write files' content run together; one beside a pending bash waits", async () => {
+  const { hooks } = await plugin();
+  const sid = "ses_content";
+  await hooks["chat.message"]({ sessionID: sid }, { message: {}, parts: [{ type: "text", text: "Tidy the docs." }] });
+  const before = (/** @type {string} */ tool, /** @type {string} */ callID, /** @type {any} */ args) =>
+    hooks["tool.execute.before"]({ tool, sessionID: sid, callID }, { args });
+  // two edits and a read beside them: no link made, nothing run, each judged the same either way
+  await before("write", "c1", { filePath: join(world.project, "a.md"), content: "a\n" });
+  await before("edit", "c2", { filePath: join(world.project, "b.md"), oldString: "x", newString: "y" });
+  await before("read", "c3", { filePath: join(world.project, "c.md") });
+  // a bash beside them may run what they write: it waits
+  await assert.rejects(before("bash", "c4", { command: "sh a.md", description: "d" }), /not run yet/);
+  await hooks.event({ event: { type: "message.updated", properties: { info: { id: "msg_c2", sessionID: sid, role: "assistant" } } } });
+  // and beside a bash not run yet (it may make a link), even a read or an edit waits
+  await before("bash", "c5", { command: "ln -s ~ h", description: "d" });
+  await assert.rejects(before("read", "c6", { filePath: join(world.project, "h", ".bashrc") }), /not run yet/);
+  await assert.rejects(before("edit", "c7", { filePath: join(world.project, "h", "x"), oldString: "x", newString: "y" }), /not run yet/);
+});

@@ -204,3 +204,22 @@ test("pi runs one message's calls together after asking about each: a call besid
   await handlers.turn_end({ type: "turn_end" }, ctx(sid));
   assert.equal((await handlers.tool_call({ toolName: "bash", toolCallId: "p5", input: { command: "echo hi" } }, ctx(sid)))?.block, undefined);
 });
+
+test("calls of one message that only write files' content run together; one beside a pending bash waits", async () => {
+  const { handlers, ctx } = await extension();
+  const sid = "s_content";
+  await handlers.before_agent_start({ prompt: "Tidy the docs.", systemPrompt: "" }, ctx(sid));
+  const call = (/** @type {string} */ toolName, /** @type {string} */ toolCallId, /** @type {any} */ input) =>
+    handlers.tool_call({ type: "tool_call", toolName, toolCallId, input }, ctx(sid));
+  // two edits and a read beside them: no link made, nothing run, each judged the same either way
+  assert.equal((await call("write", "c1", { path: "a.md", content: "a\n" }))?.block, undefined);
+  assert.equal((await call("edit", "c2", { path: "b.md", oldText: "x", newText: "y" }))?.block, undefined);
+  assert.equal((await call("read", "c3", { path: "c.md" }))?.block, undefined);
+  // a bash beside them may run what they write: it waits
+  assert.match((await call("bash", "c4", { command: "sh a.md" }))?.reason ?? "", /not run yet/);
+  await handlers.turn_end({ type: "turn_end" }, ctx(sid));
+  // and beside a bash not run yet (it may make a link), even a read or an edit waits
+  assert.equal((await call("bash", "c5", { command: "ln -s ~ h" }))?.block, undefined);
+  assert.match((await call("read", "c6", { path: "h/.bashrc" }))?.reason ?? "", /not run yet/);
+  assert.match((await call("edit", "c7", { path: "h/x", oldText: "x", newText: "y" }))?.reason ?? "", /not run yet/);
+});

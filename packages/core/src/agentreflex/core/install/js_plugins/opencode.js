@@ -28,6 +28,10 @@ const DEPTH = 32; // longest chain of subagents followed to the user's session
 const LOOKUP_MS = 2000; // longest wait for OpenCode to say a session's parent
 // OpenCode's own tools that change nothing: a call beside them is judged against the project it runs in
 const PURE_TOOLS = new Set(["read", "glob", "grep", "list", "lsp", "webfetch", "websearch", "codesearch", "todowrite", "todoread", "skill"]);
+// OpenCode's tools that only write files' content (apply_patch adds, moves and deletes files,
+// but makes no link and runs nothing): a call beside them is judged the same before they run
+// or after, so two edits of one step both run
+const CONTENT_TOOLS = new Set(["edit", "write", "multiedit", "apply_patch"]);
 
 /**
  * @typedef {{
@@ -35,6 +39,16 @@ const PURE_TOOLS = new Set(["read", "glob", "grep", "list", "lsp", "webfetch", "
  *   pending: string[], reprompted: boolean, ownPrompt?: string
  * }} SessionState
  */
+
+/**
+ * Whether the calls not run yet only write files' content, and this one reads or does the
+ * same: then none of them changes how this one is judged (a script it runs, a link it
+ * follows), and it need not wait.
+ * @param {string[]} earlier @param {string} name
+ */
+function onlyContent(earlier, name) {
+  return earlier.every((tool) => CONTENT_TOOLS.has(tool)) && (PURE_TOOLS.has(name) || CONTENT_TOOLS.has(name));
+}
 
 /**
  * @param {{client?: any, directory?: string, worktree?: string}} input OpenCode's PluginInput
@@ -187,7 +201,7 @@ export const AgentReflex = async (input) => {
       const name = String(call?.tool ?? "");
       const running = calls(id);
       const earlier = [...new Set([...running].filter(([c, t]) => c !== callId && !PURE_TOOLS.has(t)).map(([, t]) => t))];
-      if (earlier.length) {
+      if (earlier.length && !onlyContent(earlier, name)) {
         throw new Error(
           `agentreflex: this ${name} call came in the same step as ${earlier.join(", ")} calls that have not run ` +
             "yet, and OpenCode runs them together: it would be checked against a project they may still change. " +

@@ -24,6 +24,9 @@ const SETTLE_MS = 5000; // longest wait for pi to be idle before the follow-up i
 const PRUNE_FROM_CHARS = 32000;
 // pi's own tools that change nothing: a call beside them is judged against the project it runs in
 const PURE_TOOLS = new Set(["read", "grep", "find", "ls"]);
+// pi's tools that only write a file's content: no link, no program run, so a call beside
+// them is judged the same before they run or after (two edits in one message both run)
+const CONTENT_TOOLS = new Set(["edit", "write"]);
 
 /** @param {unknown} value */
 function sizeOf(value) {
@@ -35,6 +38,16 @@ function sizeOf(value) {
 }
 
 /** @param {any} pi pi's ExtensionAPI */
+/**
+ * Whether the calls not run yet only write files' content, and this one reads or does the
+ * same: then none of them changes how this one is judged (a script it runs, a link it
+ * follows), and it need not wait.
+ * @param {string[]} earlier @param {string} name
+ */
+function onlyContent(earlier, name) {
+  return earlier.every((tool) => CONTENT_TOOLS.has(tool)) && (PURE_TOOLS.has(name) || CONTENT_TOOLS.has(name));
+}
+
 export default function agentreflex(pi) {
   const { send, prune } = createClient(undefined, import.meta.url);
   /** @type {string[]} */
@@ -105,7 +118,7 @@ export default function agentreflex(pi) {
   pi.on("tool_call", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
     const name = String(event?.toolName ?? "");
     const earlier = [...new Set([...unrun.values()].filter((tool) => !PURE_TOOLS.has(tool)))];
-    if (earlier.length) {
+    if (earlier.length && !onlyContent(earlier, name)) {
       return {
         block: true,
         reason:

@@ -69,7 +69,9 @@ def _host_row(
         module, _, attr = how.partition(":")
         check = getattr(importlib.import_module(module), attr)
         contained, detail = check(project, env)
-        if not contained and getattr(adapter, "containment_otherwise", "") == OUR_BOUNDARY:
+        otherwise = getattr(adapter, "containment_otherwise", "")
+        # a check that says some commands run "outside every boundary": ours does not hold those
+        if not contained and otherwise == OUR_BOUNDARY and "outside every boundary" not in detail:
             ours = why.replace("shell commands run", f"{host}'s shell commands run")
             return own, f"{ours}; {detail.removeprefix('not contained: ')}" if own else why
         return bool(contained), str(detail)

@@ -266,13 +266,24 @@ def sandbox_setting(path: str) -> dict[str, Any] | None:
     return box if isinstance(box, dict) else None
 
 
-def _own_sandbox_on(files: list[str]) -> bool:
-    """``sandbox.enabled`` in any of the settings files Claude Code reads (:func:`settings_files`)."""
+def sandbox_merged(files: list[str]) -> dict[str, tuple[Any, str]]:
+    """The ``sandbox`` keys as Claude Code merges them, each with the file it came from.
+
+    Claude Code merges its settings key by key, a file of higher precedence over a lower
+    one (:func:`settings_files` lists them highest first): a project file that says only
+    ``"enabled": false`` turns off the sandbox the user's settings turned on.
+    """
+    merged: dict[str, tuple[Any, str]] = {}
     for path in files:
         box = sandbox_setting(path)
-        if box is not None and box.get("enabled") is True:
-            return True
-    return False
+        for key, value in (box or {}).items():
+            merged.setdefault(key, (value, path))
+    return merged
+
+
+def _own_sandbox_on(files: list[str]) -> bool:
+    """``sandbox.enabled`` as Claude Code reads it from its settings files (:func:`settings_files`)."""
+    return sandbox_merged(files).get("enabled", (None, ""))[0] is True
 
 
 class ClaudeCodeAdapter:

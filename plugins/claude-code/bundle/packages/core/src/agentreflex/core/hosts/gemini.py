@@ -311,8 +311,17 @@ def settings_prefixes(path: str) -> tuple[list[str], list[str]]:
 
     try:
         with open(path, "rb") as handle:
-            tools = fastjson.loads(handle.read(1 << 20)).get("tools")
-    except (OSError, ValueError, AttributeError):
+            data = handle.read(1 << 20)
+    except OSError:
+        return [], []
+    try:
+        try:
+            tools = fastjson.loads(data).get("tools")
+        except ValueError:  # Gemini strips comments before it parses (strip-json-comments)
+            from agentreflex.core.util import jsonc
+
+            tools = jsonc.loads(data.decode("utf-8", "replace")).get("tools")
+    except (ValueError, AttributeError):
         return [], []
     found: tuple[list[str], list[str]] = ([], [])
     for key, out in zip(("allowed", "exclude"), found, strict=True):

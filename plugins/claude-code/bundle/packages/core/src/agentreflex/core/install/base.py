@@ -73,7 +73,8 @@ class HostInstaller(Protocol):
     ``inspect_file(file, view)`` (a :class:`SettingsFile`) and
     ``inspect_host(view)`` (what ``doctor`` says that only this
     host knows, into a :class:`HostView`), ``finish_install``,
-    ``prepare_uninstall``, ``finish_uninstall``.
+    ``prepare_uninstall``, ``finish_uninstall``, ``comments`` (true: the host reads its
+    settings file with comments, and ``doctor`` reads it so).
     """
 
     name: str

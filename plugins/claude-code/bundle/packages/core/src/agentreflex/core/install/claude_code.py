@@ -23,7 +23,12 @@ from agentreflex.core.install.base import HostView, Options, SettingsFile
 from agentreflex.core.install.hookentries import HookSpec
 from agentreflex.core.install.launcher import blocking_on_failure, launch, script_words
 from agentreflex.core.install.manifest import Record, set_value
-from agentreflex.core.install.settingsfile import Change
+from agentreflex.core.install.settingsfile import (
+    Change,
+    InstallError,
+    parse_json_object,
+    read_text,
+)
 
 HOST = "claude-code"
 EVENTS = (
@@ -82,6 +87,21 @@ class ClaudeCodeInstaller:
             view.sandboxed.append(file.path)
 
     def inspect_host(self, view: HostView) -> None:
+        if view.wired:  # the file of highest precedence that says decides, as in Claude Code
+            from agentreflex.core.hosts.claude_code import settings_files
+
+            for path in settings_files(view.project, view.env):
+                try:
+                    value = parse_json_object(path, read_text(path)).get("disableAllHooks")
+                except InstallError:
+                    continue
+                if value is True:
+                    view.problem(
+                        f"Claude Code runs none of agentreflex's hooks: disableAllHooks in "
+                        f"{path} (take it out)"
+                    )
+                if value is not None:
+                    break
         missing = sandbox.missing_tools() if view.sandboxed else []  # bwrap + socat
         if missing:
             view.problem(

@@ -95,6 +95,8 @@ class CodexInstaller:
 
     def inspect_host(self, view: HostView) -> None:
         view.sandboxed.extend(_codex_profiles(self.locations(view.project, view.env)))
+        if view.wired:
+            _hooks_feature(view)
 
     def __init__(self) -> None:
         self.trust_left: list[str] = []  # keys install could not trust (the user's /hooks)
@@ -256,3 +258,26 @@ def trust_view(path: str, settings: dict[str, Any], env: Mapping[str, str]) -> t
         return True, f"Codex will run all {len(by_status.get('trusted', []))} (trusted in {config})"
     listed = "; ".join(f"{s.upper()}: {', '.join(sorted(e))}" for s, e in sorted(bad.items()))
     return False, f"Codex will NOT run some of them ({listed}; Codex skips them without a message)"
+
+
+def _hooks_feature(view: HostView) -> None:
+    """``[features] hooks = false`` (``codex_hooks``, its older name) in the config Codex
+    reads, a trusted project's layered over the user's: Codex then runs no hooks."""
+    import tomllib
+
+    home = codex_home(view.env)
+    for path in (
+        os.path.join(view.project, ".codex", "config.toml"),
+        os.path.join(home, "config.toml"),
+    ):  # the project's first: the first that says decides
+        try:
+            with open(path, "rb") as handle:
+                features = tomllib.load(handle).get("features")
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        for key in ("hooks", "codex_hooks"):
+            value = features.get(key) if isinstance(features, dict) else None
+            if value is False:
+                view.problem(f"Codex runs no hooks: features.{key} = false in {path}")
+            if value is not None:
+                return

@@ -99,6 +99,11 @@ def _parse(path: str, text: str) -> dict[str, Any]:
 def sandbox_paths(opts: Options) -> list[str]:
     """The protected paths that exist, and the folders install makes (so a rerun lists the same)."""
     made = set(made_folders(opts))
+    # the folders this install writes its own files in (hooks.json, config.toml): listed
+    # the first time too, so a second install has nothing to add
+    made.add(os.environ.get("CODEX_HOME") or os.path.join(userdirs.home_dir(), ".codex"))
+    if opts.scope != "user":
+        made.add(os.path.join(os.path.abspath(opts.project), ".codex"))
     read_only, _unreadable, _writable = policy_paths(opts)  # the containment policy's list too
     wanted = list(dict.fromkeys(protected_paths(opts) + read_only))
     return [p for p in wanted if os.path.lexists(p) or p in made]
@@ -238,33 +243,74 @@ READABLE = (
 )
 
 
-def codex_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
-    """Is Codex's sandbox on in a config it reads, and does it hide the per-user key?
+def _merge(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
+    """``high`` over ``low`` table by table, as Codex layers its config files."""
+    out = dict(low)
+    for key, value in high.items():
+        below = out.get(key)
+        out[key] = (
+            _merge(below, value) if isinstance(below, dict) and isinstance(value, dict) else value
+        )
+    return out
 
-    A permissions profile (``default_permissions``, what ``install --sandbox``
-    writes) wins over the older ``sandbox_mode`` (Codex's own rule when both
-    are absent from the command line); either confines writes, only a profile
-    listing the key as ``"deny"`` (or ``"none"``) confines reading it.
+
+def codex_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
+    """Is Codex's sandbox on in the config it reads, and does it hide the per-user key?
+
+    Codex layers a trusted project's ``.codex/config.toml`` over the user's
+    ``config.toml``, key by key and table by table: what is judged is the merge
+    (a project file that only says ``default_permissions = ":danger-full-access"``,
+    or lists the key ``"read"`` in our profile, undoes the user's install).  A
+    permissions profile (``default_permissions``, what ``install --sandbox``
+    writes) wins over the older ``sandbox_mode`` of the same file or one below
+    it (Codex's own rule when both are absent from the command line); a
+    ``sandbox_mode`` in a file above the profile's is taken as the one that
+    holds.  Either confines writes; only a profile listing the key as
+    ``"deny"`` (or ``"none"``) confines reading it.
     """
     home = env.get("CODEX_HOME") or os.path.join(userdirs.home_dir(env), ".codex")
     key = userdirs.key_path(env)
-    for path in (os.path.join(project, ".codex", "config.toml"), os.path.join(home, "config.toml")):
+    layers: list[tuple[str, dict[str, Any]]] = []  # lowest precedence first
+    for path in (os.path.join(home, "config.toml"), os.path.join(project, ".codex", "config.toml")):
         try:
             with open(path, "rb") as handle:
-                data = tomllib.load(handle)
+                layers.append((path, tomllib.load(handle)))
         except (OSError, tomllib.TOMLDecodeError):
             continue
-        profile = data.get("default_permissions")
-        if isinstance(profile, str) and profile != ":danger-full-access":
-            table = data.get("permissions", {}).get(profile, {})
-            listed = table.get("filesystem", {}) if isinstance(table, dict) else {}
-            where = f"Codex's permissions profile {profile!r} ({path})"
-            if isinstance(listed, dict) and listed.get(key) in ("deny", "none"):
-                return True, f"contained: {where}; the per-user key is unreadable to commands"
-            return True, f"contained: {where}; {READABLE}"
-        mode = data.get("sandbox_mode")
+    data: dict[str, Any] = {}
+    source: dict[str, int] = {}  # top-level key -> the layer it comes from
+    for n, (_path, layer) in enumerate(layers):
+        data = _merge(data, layer)
+        source.update(dict.fromkeys(layer, n))
+    # the config's own `profile = "name"`: Codex applies [profiles.name] over every file
+    chosen = data.get("profile")
+    profiles = data.get("profiles")
+    overlay = (
+        profiles.get(chosen) if isinstance(profiles, dict) and isinstance(chosen, str) else None
+    )
+    if isinstance(overlay, dict) and layers:
+        top = len(layers)
+        layers.append((f"{layers[source['profile']][0]} [profiles.{chosen}]", overlay))
+        for key in ("sandbox_mode", "default_permissions"):
+            if key in overlay:
+                data[key], source[key] = overlay[key], top
+    profile, mode = data.get("default_permissions"), data.get("sandbox_mode")
+    if mode is not None and source["sandbox_mode"] > source.get("default_permissions", -1):
+        profile = None  # a sandbox_mode above the profile's file: judged by it
+    if isinstance(profile, str):
+        path = layers[source["default_permissions"]][0]
+        if profile == ":danger-full-access":
+            return False, f"not contained: default_permissions = {profile!r} in {path}"
+        tables = data.get("permissions")
+        table = tables.get(profile, {}) if isinstance(tables, dict) else {}
+        listed = table.get("filesystem", {}) if isinstance(table, dict) else {}
+        where = f"Codex's permissions profile {profile!r} ({path})"
+        if isinstance(listed, dict) and listed.get(key) in ("deny", "none"):
+            return True, f"contained: {where}; the per-user key is unreadable to commands"
+        return True, f"contained: {where}; {READABLE}"
+    if mode is not None:
+        path = layers[source["sandbox_mode"]][0]
         if mode in ("workspace-write", "read-only"):
             return True, f"contained: Codex's sandbox, {mode} ({path}); {READABLE}"
-        if mode is not None:
-            return False, f"not contained: sandbox_mode = {mode!r} in {path}"
+        return False, f"not contained: sandbox_mode = {mode!r} in {path}"
     return False, "not contained: no Codex sandbox set (`agentreflex install codex --sandbox`)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from agentreflex.core.install import manifest, sandbox
 from agentreflex.core.install.base import HostInstaller, Options, default_binary
@@ -23,6 +23,7 @@ from agentreflex.core.install.settingsfile import (
     dump_json,
     parse_json_object,
     read_text,
+    refuse_read_only,
 )
 
 BUILT_IN: dict[str, HostInstaller] = {
@@ -158,14 +159,25 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     if before is None and change.changed:
         log.insert(0, {"keys": [], "file_created": True})  # uninstall may delete it again
     extras = host.extra_install(opts)
+    if not ns.dry_run:
+        refuse_read_only([change, *extras])
     for item in (change, *extras):
         _report(item, ns.dry_run, out)
     if not ns.dry_run:
         if opts.sandbox:
             sandbox.prepare(opts)
-        backup = apply(change)
+        # recorded before the write: an install cut short after it is still undone
+        kept = manifest.records_for(path)
         if log:
-            manifest.save(path, [*manifest.records_for(path), *log])
+            manifest.save(path, [*kept, *log])
+        try:
+            backup = apply(change)
+        except BaseException:
+            if log and _unwritten(change):
+                manifest.save(path, kept)
+            raise
+        if backup:  # uninstall puts the user's own text back from it, when nothing else changed
+            manifest.save(path, [*kept, *log, {"keys": [], "backup": backup}])
         if backup:
             print(f"backup of the old file: {backup}", file=out)
         if change.changed:
@@ -178,6 +190,15 @@ def run_install(ns: argparse.Namespace, out: TextIO | None = None) -> int:
             _compile(out)
     for note in host.notes(opts, settings):
         print(note, file=out)
+    from agentreflex.core.install.launcher import launch, programs, writable_by_commands
+
+    for program in writable_by_commands(programs(launch(opts.binary)), opts.project):
+        print(
+            f"warning: {program} is in a folder the agent's contained commands can rewrite, "
+            "and every hook would run what they wrote there outside any boundary; install "
+            "agentreflex outside the project (`uv tool install`, pipx) and pass that --bin",
+            file=out,
+        )
     _check_config(opts.project or os.getcwd(), out)
     return 0
 
@@ -214,6 +235,41 @@ def _apply_extras(extras: list[Change], out: TextIO) -> None:
             print(f"backup of the old file: {backup}", file=out)
 
 
+def _unwritten(change: Change) -> bool:
+    """``change`` is not in its file (a write that failed, or never began)."""
+    try:
+        return read_text(change.path) != change.after
+    except InstallError:
+        return True
+
+
+def _removed_if_made(change: Change) -> Change:
+    """``change``, deleting the file instead where install made it and nothing is left in it
+    (a host config made only to list our plugin: OpenCode's opencode.json, pi's settings.json)."""
+    if change.after is None or change.after.strip() not in ("", "{}"):
+        return change
+    if not any(r.get("file_created") for r in manifest.records_for(change.path)):
+        return change
+    return Change(change.path, change.before, None)
+
+
+def _as_the_user_wrote(settings: dict[str, Any], records: list[Record]) -> str | None:
+    """The text of the file as it was before install (its backup), when it holds exactly
+    ``settings`` (compared as JSON, where 1 is not true): the user's own layout back."""
+    wanted = dump_json(settings)
+    for record in records:
+        backup = record.get("backup")
+        if not isinstance(backup, str):
+            continue
+        try:
+            text = read_text(backup)
+            if text is not None and dump_json(parse_json_object(backup, text)) == wanted:
+                return text
+        except InstallError:
+            continue
+    return None
+
+
 def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     host = installer_for(ns.host)
@@ -228,9 +284,13 @@ def run_uninstall(ns: argparse.Namespace, out: TextIO | None = None) -> int:
     elif not after_obj and any(r.get("file_created") for r in records):
         after = None
     else:
-        after = dump_json(after_obj)
+        after = _as_the_user_wrote(after_obj, records) or dump_json(after_obj)
     change = Change(path, before, after)
-    extras = host.extra_uninstall(ns.scope, os.path.abspath(ns.project_dir))
+    extras = [
+        _removed_if_made(e) for e in host.extra_uninstall(ns.scope, os.path.abspath(ns.project_dir))
+    ]
+    if not ns.dry_run:
+        refuse_read_only([change, *extras])
     for item in (change, *extras):
         _report(item, ns.dry_run, out)
     if not ns.dry_run:

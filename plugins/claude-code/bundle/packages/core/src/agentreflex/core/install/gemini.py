@@ -32,7 +32,12 @@ from agentreflex.core.install import gemini_policy, hookentries
 from agentreflex.core.install.base import HostView, Options, SettingsFile
 from agentreflex.core.install.launcher import blocking_on_failure, launch
 from agentreflex.core.install.manifest import Record
-from agentreflex.core.install.settingsfile import Change, read_text
+from agentreflex.core.install.settingsfile import (
+    Change,
+    InstallError,
+    parse_json_object,
+    read_text,
+)
 
 HOST = "gemini"
 EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "PreCompress")
@@ -80,6 +85,7 @@ def _join(settings: dict[str, Any], aside: dict[str, Any]) -> dict[str, Any]:
 
 class GeminiInstaller:
     name = HOST
+    comments = True  # Gemini CLI strips comments from settings.json (doctor reads it so)
 
     def __init__(self) -> None:
         self.policy_left: list[str] = []  # shell rules install could not mirror, and why
@@ -141,6 +147,7 @@ class GeminiInstaller:
         """Are the user's shell rules mirrored for the contained line as they are now?"""
         if not view.wired:
             return
+        self._hooks_turned_off(view)
         change, left = gemini_policy.install_change(view.project, view.env)
         view.details.extend(left)
         if change.changed:
@@ -150,6 +157,32 @@ class GeminiInstaller:
             )
         elif change.after is not None:
             view.details.append(f"your shell rules hold for contained commands ({change.path})")
+
+    def _hooks_turned_off(self, view: HostView) -> None:
+        """``hooks.enabled: false`` (the project's file over the user's, as Gemini merges
+        them) or our handlers' names in a ``hooks.disabled`` list: Gemini skips them."""
+        enabled_seen = False
+        for path in reversed(self.locations(view.project, view.env)):  # the project's first
+            try:
+                hooks = parse_json_object(path, read_text(path), comments=True).get("hooks")
+            except InstallError:
+                continue
+            if not isinstance(hooks, dict):
+                continue
+            if "enabled" in hooks and not enabled_seen:
+                enabled_seen = True
+                if hooks["enabled"] is False:
+                    view.problem(f"Gemini CLI runs no hooks: hooks.enabled = false in {path}")
+            names = hooks.get("disabled")
+            ours = (
+                [n for n in names if str(n).startswith("agentreflex-")]
+                if isinstance(names, list)
+                else []
+            )
+            if ours:
+                view.problem(
+                    f"Gemini CLI skips {', '.join(map(str, ours))}: hooks.disabled in {path}"
+                )
 
     def locations(self, project: str, env: Mapping[str, str]) -> list[str]:
         return [

@@ -17,7 +17,7 @@ from typing import Any
 from agentreflex.core.install import hookentries
 from agentreflex.core.install.base import HostInstaller, HostView, SettingsFile
 from agentreflex.core.install.command import installers
-from agentreflex.core.install.launcher import programs, unisolated
+from agentreflex.core.install.launcher import programs, unisolated, writable_by_commands
 from agentreflex.core.install.settingsfile import InstallError, parse_json_object, read_text
 
 
@@ -60,7 +60,9 @@ def host_check(
     view = HostView(project, env)
     for path in installer.locations(project, env):
         try:
-            settings = parse_json_object(path, read_text(path))
+            # a host that reads its settings with comments (Gemini CLI) is read as it does
+            jsonc = bool(getattr(installer, "comments", False))
+            settings = parse_json_object(path, read_text(path), comments=jsonc)
         except InstallError as exc:
             view.details.append(str(exc).replace("; nothing was written", ""))
             view.problem(f"fix {path} by hand")
@@ -102,6 +104,13 @@ def _detail(host: str, view: HostView, state_dir: str) -> list[str]:
             view.problem(
                 f"the hooks call a missing agentreflex: run `agentreflex install {host}` "
                 "again from a working installation"
+            )
+        started = sorted({p for c in view.commands for p in programs(c)})
+        for program in writable_by_commands(started, view.project):
+            view.problem(
+                f"{program} can be rewritten by the agent's contained commands, and the "
+                f"hooks run it outside any boundary: install agentreflex outside the "
+                f"project and run `agentreflex install {host} --bin` with it"
             )
     details.extend(view.notes)
     if view.sandboxed:

@@ -30,6 +30,7 @@ __all__ = [
     "programs",
     "script_words",
     "unisolated",
+    "writable_by_commands",
 ]
 
 _SHEBANG = re.compile(r"#!\s*(/\S+)\s*$")
@@ -121,3 +122,32 @@ def programs(command: Any) -> list[str]:
     words = command_words(command)
     start = _prefix(words)
     return ([words[0]] if start else []) + words[start : start + 1]
+
+
+def writable_by_commands(paths: list[str], project: str) -> list[str]:
+    """Those of ``paths`` (a hook's programs) that a contained command could rewrite.
+
+    Why: a hook runs outside any boundary, so a ``--bin`` script (or its interpreter)
+    in the project, a temp folder or a tool cache the boundary leaves writable would
+    run, at the next hook, whatever a command of the agent's wrote there.  This
+    installation's own code is not among them: the boundary keeps it read-only.
+    """
+    from agentreflex.core.contain import boundary as contain
+    from agentreflex.core.state import userdirs
+
+    try:
+        roots = contain.expand(contain.load_policy().writable, project)
+    except Exception:  # a broken policy: the boundary itself says so elsewhere
+        return []
+    kept = [*userdirs.installed_paths(), *userdirs.interpreter_paths()]
+    protected = {os.path.realpath(p) for p in kept}
+    found = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if real in protected or any(real.startswith(p.rstrip("/") + "/") for p in protected):
+            continue
+        for root in (os.path.realpath(r) for r in roots):
+            if real == root or real.startswith(root.rstrip("/") + "/"):
+                found.append(path)
+                break
+    return found

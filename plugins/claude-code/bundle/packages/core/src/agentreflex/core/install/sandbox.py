@@ -59,7 +59,12 @@ def protected_paths(opts: Options) -> list[str]:
         if in_project and opts.scope == "user":
             continue
         chosen.append(path)
-    return chosen
+        # a link (a settings file kept in a dotfiles checkout, a home that is a link):
+        # the sandbox lists paths, and a write to where it leads is not a write to it
+        target = os.path.realpath(path)
+        if target != path and not (_inside(target, project) and target in installed):
+            chosen.append(target)
+    return list(dict.fromkeys(chosen))
 
 
 def edit_rules(paths: list[str]) -> list[str]:
@@ -166,16 +171,86 @@ def claude_notes(opts: Options) -> list[str]:
     return notes
 
 
+# What loosens Claude Code's sandbox where a command runs in it (Claude Code 2.1.328 lists
+# these in its own strict-mode check): (keys under "sandbox", the loosening value, why).
+LOOSENING: tuple[tuple[tuple[str, ...], bool, str], ...] = (
+    (("filesystem", "disabled"), True, "turns its filesystem confinement off"),
+    (("allowNestedUserNamespaces",), True, "lets commands get around its file deny rules"),
+    (("failIfUnavailable",), False, "runs commands unconfined where its backend is missing"),
+    (("enableWeakerNestedSandbox",), True, "exposes the host's /proc to commands"),
+    (
+        ("network", "allowAllUnixSockets"),
+        True,
+        "lets commands reach servers (tmux, docker) that run commands outside every boundary",
+    ),
+)
+
+
+def _loosened(files: list[str]) -> list[str]:
+    """Each loosening key in force, with its file: the file of highest precedence that sets
+    the key decides, as Claude Code merges its settings key by key."""
+    from agentreflex.core.hosts.claude_code import sandbox_setting
+
+    boxes = [(path, sandbox_setting(path) or {}) for path in files]
+    found = []
+    for keys, loose, why in LOOSENING:
+        for path, box in boxes:
+            node: Any = box
+            for key in keys:
+                node = node.get(key) if isinstance(node, dict) else None
+            if node is None:
+                continue
+            if node is loose:
+                found.append(f"sandbox.{'.'.join(keys)} = {str(loose).lower()} in {path} {why}")
+            break
+    return found
+
+
+def _excluded_commands(files: list[str]) -> list[tuple[str, list[str]]]:
+    """``sandbox.excludedCommands`` per settings file (Claude Code joins the lists)."""
+    from agentreflex.core.hosts.claude_code import sandbox_setting
+
+    found = []
+    for path in files:
+        listed = (sandbox_setting(path) or {}).get("excludedCommands")
+        if isinstance(listed, list) and listed:
+            found.append((path, [str(item) for item in listed]))
+    return found
+
+
 def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
     """Is Claude Code's sandbox on, as ``install --sandbox`` writes it, with no unsandboxed retry?"""
-    from agentreflex.core.hosts.claude_code import sandbox_setting, settings_files
+    from agentreflex.core.hosts.claude_code import sandbox_merged, sandbox_setting, settings_files
 
-    for path in settings_files(project, env):
-        sandbox = sandbox_setting(path)
-        if sandbox is not None and sandbox.get("enabled") is True:
-            if sandbox.get("allowUnsandboxedCommands") is False:
-                return True, f"contained: Claude Code's sandbox ({path})"
-            return False, f"not contained: {path} lets a refused command retry unsandboxed"
+    # key by key, as Claude Code merges them: a project file's `"enabled": false` or
+    # `"allowUnsandboxedCommands": true` alone undoes what the user's settings say
+    merged = sandbox_merged(settings_files(project, env))
+    enabled, path = merged.get("enabled", (None, ""))
+    if enabled is True:
+        retry, where = merged.get("allowUnsandboxedCommands", (None, path))
+        own = (sandbox_setting(path) or {}).get("allowUnsandboxedCommands")
+        if retry is False and own is False:  # (said where it is turned on, as install writes it)
+            files = settings_files(project, env)
+            loosened = _loosened(files)
+            if loosened:  # where Claude's sandbox runs a command, ours does not: said so
+                return False, (
+                    f"not contained: Claude Code's sandbox ({path}), loosened outside every "
+                    "boundary: " + "; ".join(loosened)
+                )
+            excluded = _excluded_commands(files)
+            if excluded:  # Claude runs them outside its sandbox, and the hook sees no flag
+                said = "; ".join(f"{', '.join(map(repr, e))} in {f}" for f, e in excluded)
+                return False, (
+                    f"not contained: Claude Code's sandbox ({path}), but commands matching "
+                    f"sandbox.excludedCommands run outside every boundary ({said})"
+                )
+            return True, f"contained: Claude Code's sandbox ({path})"
+        return (
+            False,
+            f"not contained: {where if retry is not False else path} lets a refused command retry unsandboxed",
+        )
+    if path:
+        return False, f"not contained: {path} turns Claude Code's sandbox off"
     return (
         False,
         "not contained: Claude Code's sandbox is off (`agentreflex install claude-code --sandbox`)"

@@ -6,8 +6,8 @@ anything is written (we never "repair" a file we cannot read); an unchanged
 result writes nothing (a second install is a no-op); ``--dry-run`` shows a
 unified diff and stops; a real change first copies the old file to a
 timestamped ``.bak`` beside it, then writes the new one atomically with the
-old file's permissions; and a file that changed under us since it was read
-is not overwritten.
+old file's permissions (through a link, to the file it names); and a file that
+changed under us since it was read is not overwritten.
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ class Change:
 
 
 def read_text(path: str) -> str | None:
-    """The file's text, or ``None`` when it does not exist."""
+    """The file's text as it is (CRLF line ends kept), or ``None`` when it does not exist."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", newline="") as fh:
             return fh.read()
     except FileNotFoundError:
         return None
@@ -64,17 +64,35 @@ def read_text(path: str) -> str | None:
         raise InstallError(f"cannot read {path}: {exc.strerror}; nothing was written") from exc
 
 
-def parse_json_object(path: str, text: str | None) -> dict[str, Any]:
-    """The settings object in ``text`` (``{}`` for an absent or empty file), or a clear error."""
+def parse_json_object(path: str, text: str | None, comments: bool = False) -> dict[str, Any]:
+    """The settings object in ``text`` (``{}`` for an absent or empty file), or a clear error.
+
+    ``comments``: read JSON with comments and trailing commas too (only to look at a file,
+    as doctor does: a rewrite would lose them).  Without it such a file is refused with
+    that reason, since hosts that read it (Gemini CLI, OpenCode) take it as valid.
+    """
     if text is None or not text.strip():
         return {}
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InstallError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "fix it by hand, nothing was written"
-        ) from exc
+        from agentreflex.core.util import jsonc
+
+        try:
+            value = jsonc.loads(text)
+        except ValueError:
+            value = exc
+        if isinstance(value, json.JSONDecodeError):
+            raise InstallError(
+                f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                "fix it by hand, nothing was written"
+            ) from exc
+        if not comments:
+            raise InstallError(
+                f"{path} has comments or trailing commas (line {exc.lineno}, column "
+                f"{exc.colno}), which agentreflex would lose in rewriting it; nothing was "
+                "written: take them out, or add the entries by hand"
+            ) from exc
     if not isinstance(value, dict):
         raise InstallError(
             f"{path} holds a JSON {type(value).__name__}, not an object; nothing was written"
@@ -97,6 +115,43 @@ def _backup_path(path: str, now: float) -> str:
     return candidate
 
 
+def refuse_read_only(changes: list[Change]) -> None:
+    """Refuse, before anything is written, when a file to change has no write permission.
+
+    Why: the atomic rename needs only the folder to be writable, so a settings file the
+    user made read-only (``chmod a-w``: leave it alone) would be replaced all the same.
+    """
+    for change in changes:
+        if not change.changed or change.before is None:
+            continue
+        try:
+            mode = os.stat(change.path).st_mode
+        except OSError:
+            continue  # gone since it was read: apply() says so
+        if not mode & 0o200:
+            raise InstallError(
+                f"{change.path} is read-only (mode {mode & 0o777:o}); make it writable "
+                "(chmod u+w) for agentreflex to edit it; nothing was written"
+            )
+
+
+def _through_dotfiles_link(path: str) -> str:
+    """Where a change to ``path`` is written: the file a dotfiles link names, else ``path``.
+
+    A settings file kept by stow or home-manager is a link to a file of the same name in
+    the dotfiles checkout: the new content goes there, so the link stays and the dotfiles
+    see the change.  A link to a file of another name is replaced, as any other file is:
+    a project's ``.opencode/plugins/agentreflex.js`` the agent made a link to
+    ``~/.bashrc`` would have had install write its plugin over the user's shell file.
+    """
+    if not os.path.islink(path):
+        return path
+    real = os.path.realpath(path)
+    if os.path.basename(real) == os.path.basename(path) and os.path.isfile(real):
+        return real
+    return path
+
+
 def apply(change: Change, now: float | None = None) -> str | None:
     """Write ``change`` (backing up the old file); returns the backup's path, if one was made."""
     if not change.changed:
@@ -117,6 +172,7 @@ def apply(change: Change, now: float | None = None) -> str | None:
     if change.after is None:
         os.unlink(change.path)
         return backup
-    atomic_write_bytes(change.path, change.after.encode("utf-8"))
-    os.chmod(change.path, mode)
+    target = _through_dotfiles_link(change.path)
+    atomic_write_bytes(target, change.after.encode("utf-8"))
+    os.chmod(target, mode)
     return backup

@@ -299,6 +299,13 @@ def protected_paths(project: str, env: Mapping[str, str] | None = None) -> tuple
     xdg_config = values.get("XDG_CONFIG_HOME")
     if xdg_config and os.path.isabs(xdg_config):
         paths.append(os.path.join(xdg_config, "opencode"))
+    # OpenCode's cache: bin/ holds the rg its grep and glob run (when none is on PATH) and the
+    # language servers it starts, packages/ the npm plugins it loads at start, all in its own
+    # process, outside any boundary (red-team rt38: its write tool could replace bin/rg)
+    paths.append(os.path.join(home, ".cache", "opencode"))
+    xdg_cache = values.get("XDG_CACHE_HOME")
+    if xdg_cache and os.path.isabs(xdg_cache):
+        paths.append(os.path.join(xdg_cache, "opencode"))
     pi_agent = values.get("PI_CODING_AGENT_DIR")
     if pi_agent and os.path.isabs(pi_agent):
         paths.append(pi_agent)

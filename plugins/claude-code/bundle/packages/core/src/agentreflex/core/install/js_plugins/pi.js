@@ -22,6 +22,11 @@ const SETTLE_MS = 5000; // longest wait for pi to be idle before the follow-up i
 // call: superseded tool outputs of earlier turns become one-line stubs (the context
 // layer's `agentreflex context prune`); a shorter one is not worth starting Python.
 const PRUNE_FROM_CHARS = 32000;
+// pi's own tools that change nothing: a call beside them is judged against the project it runs in
+const PURE_TOOLS = new Set(["read", "grep", "find", "ls"]);
+// pi's tools that only write a file's content: no link, no program run, so a call beside
+// them is judged the same before they run or after (two edits in one message both run)
+const CONTENT_TOOLS = new Set(["edit", "write"]);
 
 /** @param {unknown} value */
 function sizeOf(value) {
@@ -33,6 +38,16 @@ function sizeOf(value) {
 }
 
 /** @param {any} pi pi's ExtensionAPI */
+/**
+ * Whether the calls not run yet only write files' content, and this one reads or does the
+ * same: then none of them changes how this one is judged (a script it runs, a link it
+ * follows), and it need not wait.
+ * @param {string[]} earlier @param {string} name
+ */
+function onlyContent(earlier, name) {
+  return earlier.every((tool) => CONTENT_TOOLS.has(tool)) && (PURE_TOOLS.has(name) || CONTENT_TOOLS.has(name));
+}
+
 export default function agentreflex(pi) {
   const { send, prune } = createClient(undefined, import.meta.url);
   /** @type {string[]} */
@@ -88,13 +103,37 @@ export default function agentreflex(pi) {
   /** @type {Map<string, string>} */
   const original = new Map();
 
+  // pi runs the calls of one assistant message together, after asking about each of them
+  // (pi-agent-core's parallel tool execution): a call proposed while an earlier one that
+  // may change the project has not run yet would be judged against a project that one is
+  // about to change (`ln -s tests t` beside `sed -i ... t/fixtures.py` passed "Do not modify
+  // tests": red-team rt38).  So such a call is refused, to be proposed again once the
+  // others have run.  Cleared at each turn's end: a call pi skipped has no result.
+  /** @type {Map<string, string>} tool call id -> tool name, allowed and not run yet */
+  const unrun = new Map();
+  pi.on("turn_end", async () => {
+    unrun.clear();
+  });
+
   pi.on("tool_call", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
+    const name = String(event?.toolName ?? "");
+    const earlier = [...new Set([...unrun.values()].filter((tool) => !PURE_TOOLS.has(tool)))];
+    if (earlier.length && !onlyContent(earlier, name)) {
+      return {
+        block: true,
+        reason:
+          `agentreflex: this ${name} call came in the same message as ${earlier.join(", ")} calls that have not run ` +
+          "yet, and pi runs them together: it would be checked against a project they may still change. " +
+          "Propose it again, on its own, once they have run.",
+      };
+    }
     const reply = await send(
       "tool_call",
       { ...base(ctx), tool: event?.toolName, call_id: event?.toolCallId, args: event?.input },
       true,
     );
     if (reply.block) return { block: true, reason: reply.reason };
+    unrun.set(String(event?.toolCallId ?? ""), name);
     if (reply.context) pending.push(reply.context);
     if (reply.command && event?.input && typeof event.input.command === "string") {
       // run it inside agentreflex's boundary: pi runs the input object it passed us
@@ -112,6 +151,7 @@ export default function agentreflex(pi) {
     const exit = event?.details?.exitCode;
     const result = { output, is_error: event?.isError === true, exit_code: typeof exit === "number" ? exit : undefined };
     const callId = String(event?.toolCallId ?? "");
+    unrun.delete(callId);
     const args = original.has(callId) ? { ...(event?.input ?? {}), command: original.get(callId) } : event?.input ?? {};
     original.delete(callId);
     const reply = await send(
@@ -145,6 +185,7 @@ export default function agentreflex(pi) {
   });
 
   pi.on("agent_end", async (/** @type {any} */ event, /** @type {any} */ ctx) => {
+    unrun.clear();
     const messages = Array.isArray(event?.messages) ? event.messages : [];
     const last = [...messages].reverse().find((m) => m?.role === "assistant");
     const lastText = Array.isArray(last?.content)
