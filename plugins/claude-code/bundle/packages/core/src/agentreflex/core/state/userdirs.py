@@ -33,6 +33,7 @@ __all__ = [
     "loaded_user_site",
     "protected_name",
     "protected_paths",
+    "rebuilt_paths",
     "temp_dir",
     "temp_dirs",
     "trust_record_path",
@@ -252,6 +253,24 @@ HOST_PROJECT_FILES = (
 )
 
 
+def _opencode_caches(values: Mapping[str, str], home: str) -> list[str]:
+    found = [os.path.join(home, ".cache", "opencode")]
+    xdg_cache = values.get("XDG_CACHE_HOME")
+    if xdg_cache and os.path.isabs(xdg_cache):
+        found.append(os.path.join(xdg_cache, "opencode"))
+    return found
+
+
+def rebuilt_paths(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The protected folders that hold derived data only: ours and OpenCode's caches.
+
+    Written, they are code that runs outside any boundary; deleted (``rm -rf ~/.cache``,
+    ``find ~/.cache -delete``), they are only made again, so a delete is everyday work.
+    """
+    values = _env(env)
+    return (user_cache_dir(values), *_opencode_caches(values, home_dir(values)))
+
+
 def protected_paths(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Every file or folder whose change could switch agentreflex off or fool it.
 
@@ -302,10 +321,7 @@ def protected_paths(project: str, env: Mapping[str, str] | None = None) -> tuple
     # OpenCode's cache: bin/ holds the rg its grep and glob run (when none is on PATH) and the
     # language servers it starts, packages/ the npm plugins it loads at start, all in its own
     # process, outside any boundary (red-team rt38: its write tool could replace bin/rg)
-    paths.append(os.path.join(home, ".cache", "opencode"))
-    xdg_cache = values.get("XDG_CACHE_HOME")
-    if xdg_cache and os.path.isabs(xdg_cache):
-        paths.append(os.path.join(xdg_cache, "opencode"))
+    paths += _opencode_caches(values, home)
     pi_agent = values.get("PI_CODING_AGENT_DIR")
     if pi_agent and os.path.isabs(pi_agent):
         paths.append(pi_agent)

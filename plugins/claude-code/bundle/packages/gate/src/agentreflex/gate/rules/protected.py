@@ -57,8 +57,8 @@ class Protected:
         self.installed = frozenset((*userdirs.installed_paths(), *userdirs.interpreter_paths()))
         self.key = userdirs.key_path(env)
         self.state_dir = userdirs.user_state_dir(env)
-        cache = userdirs.user_cache_dir(env)
-        self.rebuilt = frozenset({cache, os.path.realpath(cache)})
+        rebuilt = userdirs.rebuilt_paths(env)
+        self.rebuilt = frozenset((*rebuilt, *map(os.path.realpath, rebuilt)))
         self._real: tuple[str, ...] | None = None
         self._inodes: dict[tuple[int, int], str] | None = None
 
