@@ -208,7 +208,7 @@ def _contained(event: Event, decision: Decision) -> tuple[str, str, bool] | None
 
     files = settings_files(_project(event), os.environ)
     bypass = tool.input.get("dangerouslyDisableSandbox") is True
-    if not bypass and _own_sandbox_on(files):
+    if not bypass and _own_sandbox_holds(files, tool.input.get("command")):
         return None
     allow = mode in _RULED_MODES
     if allow:
@@ -284,6 +284,68 @@ def sandbox_merged(files: list[str]) -> dict[str, tuple[Any, str]]:
 def _own_sandbox_on(files: list[str]) -> bool:
     """``sandbox.enabled`` as Claude Code reads it from its settings files (:func:`settings_files`)."""
     return sandbox_merged(files).get("enabled", (None, ""))[0] is True
+
+
+def excluded_commands(files: list[str]) -> list[str]:
+    """``sandbox.excludedCommands`` of every settings file: commands Claude Code runs outside
+    its sandbox.  A value that is not a list of strings counts as ``*`` (any command)."""
+    names: list[str] = []
+    for path in files:
+        box = sandbox_setting(path)
+        value = None if box is None else box.get("excludedCommands", [])
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+            return ["*"]
+        names += value
+    return names
+
+
+def may_be_excluded(command: Any, names: list[str]) -> bool:
+    """Could Claude Code find one of ``names`` (``excludedCommands``) in ``command``?
+
+    It runs the whole command line outside its sandbox when any part of it matches
+    one (``git status && …``), after stripping wrappers and variables; so this
+    answers yes wherever an entry's program name appears as a word anywhere in
+    the line, and for an entry that starts with a wildcard.
+    """
+    if not names:
+        return False
+    if not isinstance(command, str):
+        return True
+    for entry in names:
+        words = entry.split()
+        head = words[0].split(":", 1)[0] if words else ""
+        if not head or "*" in head:
+            return True
+        if _has_word(command, head):
+            return True
+    return False
+
+
+def _has_word(text: str, word: str) -> bool:
+    """``word`` in ``text`` with no name character right before or after it."""
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (_name_char(before) or _name_char(after)):
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
+def _name_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_-."
+
+
+def _own_sandbox_holds(files: list[str], command: Any) -> bool:
+    """Does Claude Code's own sandbox run this Bash command?  On (as it reads
+    ``enabled``), and not a command it leaves out (``excludedCommands``)."""
+    if not _own_sandbox_on(files):
+        return False
+    return not may_be_excluded(command, excluded_commands(files))
 
 
 class ClaudeCodeAdapter:

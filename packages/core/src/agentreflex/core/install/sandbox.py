@@ -207,14 +207,16 @@ def _loosened(files: list[str]) -> list[str]:
 
 
 def _excluded_commands(files: list[str]) -> list[tuple[str, list[str]]]:
-    """``sandbox.excludedCommands`` per settings file (Claude Code joins the lists)."""
-    from agentreflex.core.hosts.claude_code import sandbox_setting
+    """``sandbox.excludedCommands`` per settings file that sets it (Claude Code joins the
+    lists); one that is not a list of strings is ``*``, any command (as the hook reads it:
+    :func:`~agentreflex.core.hosts.claude_code.excluded_commands`)."""
+    from agentreflex.core.hosts.claude_code import excluded_commands
 
     found = []
     for path in files:
-        listed = (sandbox_setting(path) or {}).get("excludedCommands")
-        if isinstance(listed, list) and listed:
-            found.append((path, [str(item) for item in listed]))
+        listed = excluded_commands([path])
+        if listed:
+            found.append((path, listed))
     return found
 
 
