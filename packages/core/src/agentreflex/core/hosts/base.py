@@ -13,7 +13,7 @@ rejected answer makes most hosts run the tool anyway.
 from __future__ import annotations
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import EventKind, ToolKind, tool_kind
+from agentreflex.core.events import EventKind, ToolCall, ToolKind, tool_kind
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.record import record
 
@@ -112,6 +112,38 @@ def require_tool_input(
     ):
         raise PayloadError("field 'tool_input.edits' must be a list of objects", kind)
     return value
+
+
+# A shell tool's own working directory, beside its command: OpenCode's ``workdir``,
+# Gemini CLI's ``dir_path`` (``directory`` before it).  The host runs the command
+# there, so the floors must resolve its paths there too (red-team rt36: ``echo x >
+# settings.json`` with ``workdir: .claude`` was read as a write to the project's root).
+SHELL_FOLDER_FIELDS = ("workdir", "dir_path", "directory")
+
+
+def in_its_folder(call: ToolCall, kind: EventKind) -> None:
+    """Read a shell call's command as run from the folder its input names, if any.
+
+    The command the reflexes read starts with a ``cd`` there (a line of its own,
+    so nothing of the command is read differently); what the host runs is
+    untouched (``call.input``).  On a proposed call a folder that is not a
+    string, or two different ones, cannot be checked: a PayloadError (closed).
+    """
+    if call.kind is not ToolKind.SHELL:
+        return
+    given = [
+        call.input[key] for key in SHELL_FOLDER_FIELDS if call.input.get(key) not in (None, "")
+    ]
+    if not given:
+        return
+    folder = given[0]
+    if not all(isinstance(f, str) for f in given) or any(f != folder for f in given):
+        if kind is EventKind.PRE_TOOL:
+            fields = ", ".join(SHELL_FOLDER_FIELDS)
+            raise PayloadError(f"a shell call's folder ({fields}) must be one string", kind)
+        return
+    quoted = "'" + folder.replace("'", "'\\''") + "'"
+    call.command = f"cd -- {quoted}\n{call.command}"
 
 
 def _json_type(value: Any) -> str:

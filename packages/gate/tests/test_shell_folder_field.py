@@ -1,0 +1,74 @@
+"""A shell call is judged where the host runs it: its own folder field (red-team rt36).
+
+OpenCode's bash tool takes ``workdir`` and Gemini CLI's ``run_shell_command``
+takes ``dir_path`` (``directory`` before it); the host runs the command there.
+The floors resolved the command's paths in the session's folder instead, so
+``echo x > settings.json`` with ``workdir: .claude`` was a write to the
+project's root (allowed), and ``rm -rf ./proj`` from the folder above deleted the
+project unseen.  Each payload goes through the real hook entry point.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.testing import hook_process
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "home" / "proj"
+    (root / ".agentreflex").mkdir(parents=True)
+    (root / ".claude").mkdir()
+    (root / "src").mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    return root
+
+
+def _opencode(project: Path, args: dict[str, Any]) -> str:
+    event = "tool.execute.before"
+    payload = {"hook_event_name": event, "session_id": "s", "cwd": str(project)}
+    return hook_process(project, "opencode", event, payload | {"tool": "bash", "args": args})
+
+
+def _gemini(project: Path, args: dict[str, Any]) -> str:
+    payload = {"hook_event_name": "BeforeTool", "session_id": "s", "cwd": str(project)}
+    payload |= {"tool_name": "run_shell_command", "tool_input": args}
+    return hook_process(project, "gemini", "BeforeTool", payload)
+
+
+def _refused(answer: str) -> bool:
+    return '"block": true' in answer or '"decision": "deny"' in answer
+
+
+@pytest.mark.parametrize(
+    ("host", "field"),
+    [(_opencode, "workdir"), (_gemini, "dir_path"), (_gemini, "directory")],
+)
+def test_the_floors_resolve_a_shell_command_in_its_own_folder(
+    project: Path, host: Any, field: str
+) -> None:
+    guarded = host(project, {"command": "echo '{}' > settings.json", field: ".claude"})
+    assert _refused(guarded) and "settings.json" in guarded
+    above = host(project, {"command": "rm -rf ./proj", field: str(project.parent)})
+    assert _refused(above) and "GATE-RM-PROJECT" in above
+    # an ordinary command in a subfolder still runs
+    assert not _refused(host(project, {"command": "ls -la", field: "src"}))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"command": "ls", "workdir": ["."]},
+        {"command": "ls", "dir_path": 7},
+        {"command": "ls", "dir_path": "src", "directory": ".claude"},
+    ],
+)
+def test_a_folder_that_is_not_one_string_fails_closed(project: Path, args: dict[str, Any]) -> None:
+    host = _opencode if "workdir" in args else _gemini
+    answer = host(project, args)
+    assert _refused(answer) and "folder" in answer
