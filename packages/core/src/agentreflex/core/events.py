@@ -182,8 +182,8 @@ def build_tool_call(
         call.path = call.paths[0] if call.paths else ""
         call.content = body
         if not body:  # Hermes' ``patch`` in replace mode: {path, old_string, new_string}
-            call.content = _first_str(data, *_NEW_TEXT_KEYS)
-            call.old_content = _first_str(data, *_OLD_TEXT_KEYS)
+            call.content = _joined(data, *_NEW_TEXT_KEYS)
+            call.old_content = _joined(data, *_OLD_TEXT_KEYS)
         return call
     if kind is ToolKind.SHELL:
         cmd = _shell_text(data)
@@ -196,16 +196,18 @@ def build_tool_call(
     # harmless ``file_path`` beside it must not stand for the call (red-team rt35)
     call.paths = _all_str(data, *_PATH_KEYS)
     call.path = call.paths[0] if call.paths else ""
+    # and every text field: each host writes the one its schema names and passes over a
+    # decoy beside it (OpenCode's ``newString`` with a harmless ``new_string``: red-team rt36)
     if kind is ToolKind.WRITE:
-        call.content = _first_str(data, "content", "contents", "text")
+        call.content = _joined(data, *_WRITE_TEXT_KEYS)
     elif kind is ToolKind.EDIT:
-        call.content = _first_str(data, *_NEW_TEXT_KEYS)
-        call.old_content = _first_str(data, *_OLD_TEXT_KEYS)
+        call.content = _joined(data, *_NEW_TEXT_KEYS)
+        call.old_content = _joined(data, *_OLD_TEXT_KEYS)
         edits = data.get("edits")
         if isinstance(edits, list):  # Claude MultiEdit, pi/omp multi-edits
             items = [e for e in edits if isinstance(e, dict)]
-            new = [_first_str(e, *_NEW_TEXT_KEYS) for e in items]
-            old = [_first_str(e, *_OLD_TEXT_KEYS) for e in items]
+            new = [_joined(e, *_NEW_TEXT_KEYS) for e in items]
+            old = [_joined(e, *_OLD_TEXT_KEYS) for e in items]
             call.content = "\n".join(p for p in [call.content, *new] if p)
             call.old_content = "\n".join(p for p in [call.old_content, *old] if p)
     return call
@@ -221,6 +223,8 @@ def _shell_text(data: dict[str, Any]) -> Any:
 
 
 _NEW_TEXT_KEYS = ("new_string", "newString", "newText", "new_str", "new_source")
+# Copilot CLI's ``create`` names its text ``file_text``
+_WRITE_TEXT_KEYS = ("content", "contents", "text", "file_text")
 _OLD_TEXT_KEYS = ("old_string", "oldString", "oldText", "old_str")
 
 
@@ -235,6 +239,12 @@ def _all_str(data: dict[str, Any], *keys: str) -> list[str]:
         if isinstance(value, str) and value and value not in found:
             found.append(value)
     return found
+
+
+def _joined(data: dict[str, Any], *keys: str) -> str:
+    """Each distinct non-empty string among ``keys``, one per line: whichever one the host
+    takes, the reflexes read it."""
+    return "\n".join(_all_str(data, *keys))
 
 
 def _first_str(data: dict[str, Any], *keys: str) -> str:

@@ -73,7 +73,22 @@ COMMAND_AND_PATH_FIELDS = (
     "notebook_path",
     "file",
 )
-CONTENT_FIELDS = ("content", "contents", "new_string", "old_string", "new_source", "patch")
+CONTENT_FIELDS = (
+    "content",
+    "contents",
+    "text",
+    "file_text",
+    "new_string",
+    "newString",
+    "newText",
+    "new_str",
+    "old_string",
+    "oldString",
+    "oldText",
+    "old_str",
+    "new_source",
+    "patch",
+)
 
 
 def require_tool_input(

@@ -73,8 +73,6 @@ TOOL_ALIASES: dict[str, str] = {
     "web_fetch": "webfetch",
     "task": "task",
 }
-# Copilot's editing tools name the new text ``file_text``/``new_str``.
-_FIELD_ALIASES = {"file_text": "content"}
 _CONTEXT_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT, EventKind.PRE_TOOL)
 _RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
 _BLOCKING = (Verdict.BLOCK, Verdict.ASK_USER)
@@ -212,9 +210,7 @@ def _args(value: Any, kind: EventKind) -> Any:
             value = json.loads(value) if value.strip() else {}
         except ValueError:
             raise PayloadError("field 'toolArgs' is not valid JSON", kind) from None
-    if isinstance(value, dict):
-        return {_FIELD_ALIASES.get(k, k): v for k, v in value.items()}
-    return value
+    return value  # ``create``'s ``file_text`` is read beside ``content`` (events.build_tool_call)
 
 
 def _result(result: Any) -> ToolResult:

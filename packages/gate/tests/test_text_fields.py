@@ -1,0 +1,90 @@
+"""A file tool is judged by every text field its input carries (red-team rt36).
+
+Each host writes the text its own schema names (Claude Code's ``new_string``,
+OpenCode's ``newString``, pi's ``newText``, Copilot CLI's ``new_str`` and
+``create``'s ``file_text``) and passes over fields it does not know.  The hook
+read the first field it knew, so a harmless ``new_string`` beside the real one
+stood for the edit, and a real secret written by it was never scanned.  Each
+payload goes through the real hook entry point.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentreflex.core.testing import hook_process
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "home" / "proj"
+    (root / ".agentreflex").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    (root / "app.py").write_text("KEY = ''\n")
+    return root
+
+
+def _shim(project: Path, host: str, tool: str, args: dict[str, Any]) -> str:
+    event = {"opencode": "tool.execute.before", "pi": "tool_call"}[host]
+    payload = {"hook_event_name": event, "session_id": "s", "cwd": str(project)}
+    return hook_process(project, host, event, payload | {"tool": tool, "args": args})
+
+
+def _copilot(project: Path, tool: str, args: dict[str, Any]) -> str:
+    payload = {"cwd": str(project), "toolName": tool, "toolArgs": json.dumps(args)}
+    return hook_process(project, "copilot", "preToolUse", payload)
+
+
+def _claude(project: Path, tool: str, args: dict[str, Any]) -> str:
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(project)}
+    return hook_process(
+        project, "claude-code", "PreToolUse", payload | {"tool_name": tool, "tool_input": args}
+    )
+
+
+REAL = f"KEY = '{SECRET}'"
+CASES = [
+    (
+        _shim,
+        "opencode",
+        "edit",
+        {"filePath": "app.py", "oldString": "KEY = ''", "newString": REAL, "new_string": "x"},
+    ),
+    (
+        _shim,
+        "pi",
+        "edit",
+        {"path": "app.py", "oldText": "KEY = ''", "newText": REAL, "new_string": "x"},
+    ),
+    (_copilot, "", "create", {"path": "b.py", "file_text": REAL, "content": "x"}),
+    (
+        _copilot,
+        "",
+        "str_replace",
+        {"path": "app.py", "old_str": "KEY = ''", "new_str": REAL, "new_string": "x"},
+    ),
+    (
+        _claude,
+        "",
+        "MultiEdit",
+        {
+            "file_path": "app.py",
+            "edits": [{"old_string": "KEY = ''", "new_string": "x", "newString": REAL}],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "host", "tool", "args"), CASES)
+def test_a_decoy_text_field_does_not_stand_for_the_write(
+    project: Path, call: Any, host: str, tool: str, args: dict[str, Any]
+) -> None:
+    answer = call(project, host, tool, args) if host else call(project, tool, args)
+    assert "real secret" in answer, answer
