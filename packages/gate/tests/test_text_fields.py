@@ -88,3 +88,19 @@ def test_a_decoy_text_field_does_not_stand_for_the_write(
 ) -> None:
     answer = call(project, host, tool, args) if host else call(project, tool, args)
     assert "real secret" in answer, answer
+
+
+HARMLESS = "*** Begin Patch\n*** Update File: notes.txt\n@@\n-a\n+b\n*** End Patch\n"
+GUARDED = "*** Begin Patch\n*** Add File: .claude/settings.json\n+{}\n*** End Patch\n"
+
+
+@pytest.mark.parametrize("decoy", ["patch", "input", "content"])
+def test_a_decoy_patch_body_does_not_stand_for_the_patch(project: Path, decoy: str) -> None:
+    """OpenCode applies ``patchText`` (in its own process, outside any boundary); a
+    harmless ``patch`` beside it was the body the hook read, so the guarded file it
+    writes went unseen (red-team rt36)."""
+    (project / "notes.txt").write_text("a\n")
+    args = {decoy: HARMLESS, "patchText": GUARDED}
+    answer = _shim(project, "opencode", "apply_patch", args)
+    assert '"block": true' in answer and ".claude/settings.json" in answer, answer
+    assert '"block": true' in _shim(project, "opencode", "apply_patch", {"patchText": [GUARDED]})

@@ -172,11 +172,18 @@ def build_tool_call(
     kind = tool_kind(name, host_tools)
     call = ToolCall(name=name, kind=kind, input=data, tool_use_id=str(tool_use_id or ""))
     if kind is ToolKind.PATCH:
-        body = _first_str(data, "patch", "input", "command", "value", "content")
+        # every body it carries: each host applies the one its schema names (OpenCode's
+        # ``patchText``, Codex's ``input`` or ``command``) and passes over a harmless
+        # ``patch`` beside it (red-team rt36)
+        bodies = _all_str(data, *_PATCH_BODY_KEYS)
+        body = "\n".join(bodies)
         call.patch = body
         # and every path field beside it: Hermes' ``patch`` in replace mode edits ``path``
         # whatever ``patch`` holds (red-team rt35)
-        call.paths = patch_paths(body)
+        call.paths = []
+        for one in bodies:
+            for p in patch_paths(one):
+                _add_path(call.paths, p)
         for p in _all_str(data, *_PATH_KEYS):
             _add_path(call.paths, p)
         call.path = call.paths[0] if call.paths else ""
@@ -222,6 +229,7 @@ def _shell_text(data: dict[str, Any]) -> Any:
     return ""
 
 
+_PATCH_BODY_KEYS = ("patch", "patchText", "patch_text", "input", "command", "value", "content")
 _NEW_TEXT_KEYS = ("new_string", "newString", "newText", "new_str", "new_source")
 # Copilot CLI's ``create`` names its text ``file_text``
 _WRITE_TEXT_KEYS = ("content", "contents", "text", "file_text")

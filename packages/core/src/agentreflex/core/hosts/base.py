@@ -88,6 +88,8 @@ CONTENT_FIELDS = (
     "old_str",
     "new_source",
     "patch",
+    "patchText",
+    "patch_text",
 )
 
 
