@@ -104,3 +104,32 @@ def test_a_decoy_patch_body_does_not_stand_for_the_patch(project: Path, decoy: s
     answer = _shim(project, "opencode", "apply_patch", args)
     assert '"block": true' in answer and ".claude/settings.json" in answer, answer
     assert '"block": true' in _shim(project, "opencode", "apply_patch", {"patchText": [GUARDED]})
+
+
+def _hermes(project: Path, tool: str, args: dict[str, Any]) -> str:
+    payload = {"hook_event_name": "pre_tool_call", "session_id": "s", "cwd": str(project)}
+    payload |= {"extra": {}, "tool_name": tool, "tool_input": args}
+    return hook_process(project, "hermes", "pre_tool_call", payload)
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        (
+            "process",
+            {"action": "submit", "session_id": "p1", "command": "ls", "data": "rm -rf ~\n"},
+        ),
+        ("terminal", {"command": "rm -rf ~", "cmd": "ls"}),
+        ("terminal", {"command": "ls", "data": {"x": "rm -rf ~"}}),
+    ],
+)
+def test_a_decoy_command_does_not_stand_for_what_the_shell_runs(
+    project: Path, tool: str, args: dict[str, Any]
+) -> None:
+    """Hermes' ``process`` types its ``data`` into a running shell; a harmless ``command``
+    beside it was what the hook read, and ``rm -rf ~`` went in unseen (red-team rt36).
+    A shell call with two different commands is refused, naming them."""
+    answer = _hermes(project, tool, args)
+    assert '"decision": "block"' in answer and "more than one command" in answer, answer
+    same = _hermes(project, "terminal", {"command": "ls -la", "cmd": "ls -la"})
+    assert "more than one command" not in same

@@ -73,6 +73,8 @@ COMMAND_AND_PATH_FIELDS = (
     "notebook_path",
     "file",
 )
+# What a shell tool runs or types, by host (events._shell_text reads the first present).
+SHELL_TEXT_FIELDS = ("command", "cmd", "code", "chars", "data")
 CONTENT_FIELDS = (
     "content",
     "contents",
@@ -112,12 +114,17 @@ def require_tool_input(
         got = "missing" if "tool_input" not in payload else _json_type(value)
         raise PayloadError(f"field 'tool_input' must be an object, got {got}", kind)
     fields: tuple[str, ...] = COMMAND_AND_PATH_FIELDS
-    if tool_kind(str(payload.get("tool_name", "")), tools) in (
-        ToolKind.WRITE,
-        ToolKind.EDIT,
-        ToolKind.PATCH,
-    ):
+    kind_of_tool = tool_kind(str(payload.get("tool_name", "")), tools)
+    if kind_of_tool in (ToolKind.WRITE, ToolKind.EDIT, ToolKind.PATCH):
         fields = fields + CONTENT_FIELDS
+    if kind_of_tool is ToolKind.SHELL:
+        # each host runs the one its schema names (Hermes' ``process`` its ``data``) and
+        # passes over a decoy ``command`` beside it: two commands can't be checked as one
+        named = [k for k in SHELL_TEXT_FIELDS if value.get(k) not in (None, "")]
+        if any(value[k] != value[named[0]] for k in named):
+            raise PayloadError(
+                f"a shell call carries more than one command ({', '.join(named)})", kind
+            )
     for key in fields:
         if key in value and not isinstance(value[key], str):
             raise PayloadError(
