@@ -133,3 +133,40 @@ def test_a_decoy_command_does_not_stand_for_what_the_shell_runs(
     assert '"decision": "block"' in answer and "more than one command" in answer, answer
     same = _hermes(project, "terminal", {"command": "ls -la", "cmd": "ls -la"})
     assert "more than one command" not in same
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "echo hi\x15rm -rf ~\n",  # ^U kills "echo hi": the line run is rm -rf ~
+        "ls\x03rm -rf ~\n",  # ^C drops "ls"
+        "-rf ~\x01rm \n",  # ^A: "rm " goes in front
+        "rm -rf ~\x00\n",
+        "echo x > .claude/sett\t\n",  # a tab completes the guarded name
+        "ls\rrm -rf ~\r",  # a terminal's Enter is \r
+    ],
+)
+def test_text_typed_into_a_terminal_is_read_as_the_terminal_reads_it(
+    project: Path, typed: str
+) -> None:
+    """A terminal and its line editor act on control characters; the floors read them as
+    written, so ``echo hi^Urm -rf ~`` typed into a running shell was allowed and ran
+    ``rm -rf ~`` (red-team rt36).  Such text is refused; control characters alone
+    (``^C`` to stop a server) are let through."""
+    (project / ".claude").mkdir()
+    args = {"action": "submit", "session_id": "p1", "data": typed}
+    answer = _hermes(project, "process", args)
+    assert '"decision": "block"' in answer, answer
+    stop = _hermes(project, "process", {"action": "submit", "session_id": "p1", "data": "\x03"})
+    assert '"decision": "block"' not in stop, stop
+
+
+def test_a_command_with_a_nul_is_refused(project: Path) -> None:
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(project)}
+    payload |= {"tool_name": "Bash", "tool_input": {"command": "rm -rf ~\x00"}}
+    answer = hook_process(project, "claude-code", "PreToolUse", payload)
+    assert '"permissionDecision": "deny"' in answer and "control character" in answer
+    tabbed = payload | {"tool_input": {"command": "printf 'a\\tb'\tx"}}
+    assert '"permissionDecision": "deny"' not in hook_process(
+        project, "claude-code", "PreToolUse", tabbed
+    )

@@ -225,8 +225,16 @@ def _shell_text(data: dict[str, Any]) -> Any:
     ``code``, Codex's ``write_stdin`` ``chars``, Hermes' ``process`` ``data``."""
     for key in ("command", "cmd", "code", "chars", "data"):
         if key in data:
-            return data[key]
+            value = data[key]
+            if key in TYPED_FIELDS and isinstance(value, str):
+                return value.replace("\r", "\n")  # a terminal's Enter, as typed
+            return value
     return ""
+
+
+# Text typed into a running terminal (Codex's ``write_stdin``, Hermes' ``process``):
+# its line discipline and line editor act on control characters in it.
+TYPED_FIELDS = ("chars", "data")
 
 
 _PATCH_BODY_KEYS = ("patch", "patchText", "patch_text", "input", "command", "value", "content")

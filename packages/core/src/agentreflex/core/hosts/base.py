@@ -13,7 +13,7 @@ rejected answer makes most hosts run the tool anyway.
 from __future__ import annotations
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import EventKind, ToolCall, ToolKind, tool_kind
+from agentreflex.core.events import TYPED_FIELDS, EventKind, ToolCall, ToolKind, tool_kind
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.record import record
 
@@ -125,6 +125,15 @@ def require_tool_input(
             raise PayloadError(
                 f"a shell call carries more than one command ({', '.join(named)})", kind
             )
+        for key in named:
+            where = line_editing(value[key], typed=key in TYPED_FIELDS)
+            if where is not None:
+                raise PayloadError(
+                    f"field 'tool_input.{key}' has a control character ({value[key][where]!r} "
+                    f"at {where}) that a shell or terminal edits the line with, so what runs "
+                    "is not what is written; send plain text",
+                    kind,
+                )
     for key in fields:
         if key in value and not isinstance(value[key], str):
             raise PayloadError(
@@ -168,6 +177,31 @@ def in_its_folder(call: ToolCall, kind: EventKind) -> None:
         return
     quoted = "'" + folder.replace("'", "'\\''") + "'"
     call.command = f"cd -- {quoted}\n{call.command}"
+
+
+# C0 controls and DEL: a terminal's line discipline and line editor act on them (``^U``
+# kills the line typed so far, ``^C`` drops it, ``^A`` moves to its start, a tab
+# completes a name, ``^P`` recalls one), and a shell line can't carry a NUL.
+_EDITING = frozenset(chr(c) for c in (*range(32), 127))
+_KEPT_IN_COMMANDS = frozenset("\t\n\r")
+_KEPT_IN_TYPING = frozenset("\n\r")
+
+
+def line_editing(text: Any, typed: bool) -> int | None:
+    """Where ``text`` first has a control character that edits the line it is on, if any.
+
+    Why: the floors read the characters as written, the shell or the terminal the host
+    types them into acts on them (red-team rt36: ``echo hi^Urm -rf ~`` typed into a
+    running shell was allowed, and runs ``rm -rf ~``).  Text of control characters only
+    (``^C`` to stop a server, ``^D``) writes no command and is let through.
+    """
+    if not isinstance(text, str):
+        return None
+    kept = _KEPT_IN_TYPING if typed else _KEPT_IN_COMMANDS
+    found = next((i for i, ch in enumerate(text) if ch in _EDITING and ch not in kept), None)
+    if found is None or all(ch in _EDITING or ch.isspace() for ch in text):
+        return None
+    return found
 
 
 def _json_type(value: Any) -> str:
