@@ -170,3 +170,24 @@ def test_a_command_with_a_nul_is_refused(project: Path) -> None:
     assert '"permissionDecision": "deny"' not in hook_process(
         project, "claude-code", "PreToolUse", tabbed
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "refused"),
+    [
+        ("rm -rf ~\n", True),
+        ("rm -rf ~{enter}", True),  # Copilot types {enter} as Enter
+        ("echo hi{backspace}{backspace}rm -rf ~{enter}", True),
+        ("ls -la{enter}", False),
+        ("{up}{enter}", False),  # keys alone write no new command
+        ("echo ${HOME}{enter}", False),  # a variable, not a key
+    ],
+)
+def test_what_copilot_types_into_a_running_shell_is_checked(
+    project: Path, typed: str, refused: bool
+) -> None:
+    """Copilot CLI's ``write_bash`` sends ``input`` to a running shell, with keys named
+    (``{enter}``, ``{backspace}``); the hook read no command in it at all and allowed
+    ``rm -rf ~{enter}`` (red-team rt36)."""
+    answer = _copilot(project, "write_bash", {"shellId": "1", "input": typed})
+    assert ('"permissionDecision": "deny"' in answer) is refused, answer

@@ -13,6 +13,7 @@ Stdlib only: this module is imported on every hook call.
 
 from __future__ import annotations
 
+import re
 import time
 from enum import StrEnum
 
@@ -223,18 +224,21 @@ def build_tool_call(
 def _shell_text(data: dict[str, Any]) -> Any:
     """What a shell tool runs or types: ``command``/``cmd``, Hermes' ``execute_code``
     ``code``, Codex's ``write_stdin`` ``chars``, Hermes' ``process`` ``data``."""
-    for key in ("command", "cmd", "code", "chars", "data"):
+    for key in ("command", "cmd", "code", "chars", "data", "input"):
         if key in data:
             value = data[key]
             if key in TYPED_FIELDS and isinstance(value, str):
-                return value.replace("\r", "\n")  # a terminal's Enter, as typed
+                # a terminal's Enter, as typed (Copilot CLI names its keys: ``{enter}``)
+                return _ENTER_KEY.sub("\n", value.replace("\r", "\n"))
             return value
     return ""
 
 
-# Text typed into a running terminal (Codex's ``write_stdin``, Hermes' ``process``):
-# its line discipline and line editor act on control characters in it.
-TYPED_FIELDS = ("chars", "data")
+# Text typed into a running terminal (Codex's ``write_stdin`` ``chars``, Hermes'
+# ``process`` ``data``, Copilot CLI's ``write_bash`` ``input``): its line discipline
+# and line editor act on control characters in it, and Copilot on the keys it names.
+TYPED_FIELDS = ("chars", "data", "input")
+_ENTER_KEY = LazyPattern(r"\{enter\}", re.IGNORECASE, hints="{enter}")
 
 
 _PATCH_BODY_KEYS = ("patch", "patchText", "patch_text", "input", "command", "value", "content")

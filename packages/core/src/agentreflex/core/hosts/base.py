@@ -12,9 +12,12 @@ rejected answer makes most hosts run the tool anyway.
 
 from __future__ import annotations
 
+import re
+
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import TYPED_FIELDS, EventKind, ToolCall, ToolKind, tool_kind
 from agentreflex.core.util import fastjson
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
@@ -74,7 +77,7 @@ COMMAND_AND_PATH_FIELDS = (
     "file",
 )
 # What a shell tool runs or types, by host (events._shell_text reads the first present).
-SHELL_TEXT_FIELDS = ("command", "cmd", "code", "chars", "data")
+SHELL_TEXT_FIELDS = ("command", "cmd", "code", "chars", "data", "input")
 CONTENT_FIELDS = (
     "content",
     "contents",
@@ -129,7 +132,7 @@ def require_tool_input(
             where = line_editing(value[key], typed=key in TYPED_FIELDS)
             if where is not None:
                 raise PayloadError(
-                    f"field 'tool_input.{key}' has a control character ({value[key][where]!r} "
+                    f"field 'tool_input.{key}' has a control character or key ({value[key][where : where + 11]!r} "
                     f"at {where}) that a shell or terminal edits the line with, so what runs "
                     "is not what is written; send plain text",
                     kind,
@@ -199,9 +202,27 @@ def line_editing(text: Any, typed: bool) -> int | None:
         return None
     kept = _KEPT_IN_TYPING if typed else _KEPT_IN_COMMANDS
     found = next((i for i, ch in enumerate(text) if ch in _EDITING and ch not in kept), None)
-    if found is None or all(ch in _EDITING or ch.isspace() for ch in text):
+    plain = text
+    if typed:  # the keys Copilot CLI types by name ({up}, {backspace}, ...)
+        key = _NAMED_KEY.search(text)
+        if key is not None and (found is None or key.start() < found):
+            found = key.start()
+        plain = _ANY_KEY.sub("", text)
+    if found is None or all(ch in _EDITING or ch.isspace() for ch in plain):
         return None
     return found
+
+
+_NAMED_KEY = LazyPattern(
+    r"(?<!\$)\{(?:up|down|left|right|backspace|tab|delete|del|home|end|esc|escape)\}",
+    re.IGNORECASE,
+    hints="{",
+)
+_ANY_KEY = LazyPattern(
+    r"(?<!\$)\{(?:up|down|left|right|backspace|tab|delete|del|home|end|esc|escape|enter)\}",
+    re.IGNORECASE,
+    hints="{",
+)
 
 
 def _json_type(value: Any) -> str:
