@@ -384,3 +384,22 @@ def test_contained_commands_the_middleware_never_takes_are_bounded(project: Path
     last = f"c{total - 1}"
     contain(tool_name="terminal", args={"command": "x"}, next_call=ran.append, tool_call_id=last)
     assert f"make t{total - 1}" in ran[-1]["command"] and "bwrap" in ran[-1]["command"]
+
+
+def test_arguments_that_are_not_an_object_fail_closed(project: Path) -> None:
+    """The plugin sent ``{}`` for arguments that were not an object, which the hook read as
+    a terminal call with no command, and let through (red-team rt36): they reach the hook
+    as Hermes gave them, which refuses a proposed call whose input it can't read."""
+    from agentreflex.core.hosts.hermes import HermesAdapter
+    from agentreflex.core.install.hermes_plugin import answer
+
+    for args in ("rm -rf ~", ["rm", "-rf", "~"], None):
+        got = answer(
+            "pre_tool_call",
+            {"tool_name": "terminal", "args": args, "session_id": "s1", **HERMES_KWARGS},
+        )
+        assert got is not None and got["action"] == "block", (args, got)
+    verify = {"hook_event_name": "pre_verify", "session_id": "s", "extra": {}}
+    for value in ("false", 1, {"x": 1}):
+        verify["extra"] = {"stop_hook_active": value}
+        assert HermesAdapter().parse(verify).stop_hook_active is False  # only JSON true

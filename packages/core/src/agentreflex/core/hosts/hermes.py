@@ -124,7 +124,8 @@ class HermesAdapter:
             msg = extra.get("final_response", extra.get("response", ""))
             event.last_message = msg if isinstance(msg, str) else ""
             # the plugin marks a second pre_verify in one turn (Hermes' ``attempt``)
-            event.stop_hook_active = bool(extra.get("stop_hook_active", False))
+            # only JSON true: "false", 1 or {} must not open the valve
+            event.stop_hook_active = extra.get("stop_hook_active") is True
         return event
 
     def render_recap(self, recap: Recap) -> str:
