@@ -54,3 +54,24 @@ def test_a_failure_summary_counts_when_the_host_reports_no_exit_status(tmp_path:
     assert st.counters.last_verification_ok is False and len(st.verifications) == 1
     st = _state(_run(tmp_path / "b", "pytest -q", None, "==== 3 passed in 0.1s ===="))  # type: ignore[arg-type]
     assert st.verifications == []  # unknown is not a pass
+
+
+def test_a_test_command_typed_into_a_running_process_is_no_evidence(tmp_path: Path) -> None:
+    """Hermes' ``process`` and Codex's ``write_stdin`` type text into a process already
+    running, which may be a REPL or ``cat`` that prints "5 passed" itself: the output is
+    no test runner's own (red-team rt36: ``pytest -q`` typed in counted as a pass)."""
+    for n, (host, tool, field) in enumerate(
+        [("hermes", "process", "data"), ("codex", "write_stdin", "chars")]
+    ):
+        store = SessionStore(str(tmp_path / str(n)), "s1")
+        store.record(prompt("fix it", session_id="s1"), None)
+        args = {"action": "submit", "session_id": "p1", field: "pytest -q\n"}
+        event = post_tool(
+            tool, args, True, "==== 5 passed in 0.1s ====", session_id="s1", host=host
+        )
+        store.record(event, None)
+        st = _state(store)
+        assert st.verifications == [] and st.counters.last_verification_ok is None, host
+    # the same words run as a command still count
+    st = _state(_run(tmp_path / "c", "pytest -q", True, "==== 5 passed in 0.1s ===="))
+    assert st.counters.last_verification_ok is True

@@ -224,7 +224,7 @@ def build_tool_call(
 def _shell_text(data: dict[str, Any]) -> Any:
     """What a shell tool runs or types: ``command``/``cmd``, Hermes' ``execute_code``
     ``code``, Codex's ``write_stdin`` ``chars``, Hermes' ``process`` ``data``."""
-    for key in ("command", "cmd", "code", "chars", "data", "input"):
+    for key in _SHELL_KEYS:
         if key in data:
             value = data[key]
             if key in TYPED_FIELDS and isinstance(value, str):
@@ -239,6 +239,20 @@ def _shell_text(data: dict[str, Any]) -> Any:
 # and line editor act on control characters in it, and Copilot on the keys it names.
 TYPED_FIELDS = ("chars", "data", "input")
 _ENTER_KEY = LazyPattern(r"\{enter\}", re.IGNORECASE, hints="{enter}")
+
+
+def typed_into_a_process(call: ToolCall) -> bool:
+    """Is the shell call's text typed into a process already running (not a command run)?
+
+    What answers it is whatever runs there (a shell, a REPL, ``cat``): its output is
+    not the result of a command the words name."""
+    data = call.input
+    if call.kind is not ToolKind.SHELL or not isinstance(data, dict):
+        return False
+    return next((k for k in _SHELL_KEYS if k in data), None) in TYPED_FIELDS
+
+
+_SHELL_KEYS = ("command", "cmd", "code", "chars", "data", "input")
 
 
 _PATCH_BODY_KEYS = ("patch", "patchText", "patch_text", "input", "command", "value", "content")
