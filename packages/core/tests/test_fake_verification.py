@@ -75,3 +75,31 @@ def test_a_test_command_typed_into_a_running_process_is_no_evidence(tmp_path: Pa
     # the same words run as a command still count
     st = _state(_run(tmp_path / "c", "pytest -q", True, "==== 5 passed in 0.1s ===="))
     assert st.counters.last_verification_ok is True
+
+
+def test_a_test_run_the_host_runs_in_the_background_is_no_evidence(tmp_path: Path) -> None:
+    """Its result is that it started (Claude Code answers ``backgroundTaskId`` with empty
+    output, Copilot CLI partial output): the tests may yet fail.  Red-team rt36: the
+    agent started ``pytest -q`` in the background and stopped on a "pass"."""
+    cases = [
+        ("claude-code", "Bash", {"run_in_background": True}),
+        ("gemini", "run_shell_command", {"is_background": True}),
+        ("hermes", "terminal", {"background": True}),
+        ("copilot", "bash", {"mode": "async", "initial_wait": 30}),
+        ("copilot", "bash", {"detach": True}),
+    ]
+    for n, (host, tool, flags) in enumerate(cases):
+        store = SessionStore(str(tmp_path / str(n)), "s1")
+        store.record(prompt("fix it", session_id="s1"), None)
+        args = {"command": "pytest -q", **flags}
+        event = post_tool(tool, args, True, "", session_id="s1", host=host)
+        store.record(event, None)
+        st = _state(store)
+        assert st.verifications == [] and st.counters.last_verification_ok is None, flags
+    for n, flags in enumerate([{"run_in_background": False}, {"mode": "sync"}]):
+        out = "==== 5 passed in 0.1s ===="
+        store = SessionStore(str(tmp_path / f"fg{n}"), "s1")
+        store.record(prompt("fix it", session_id="s1"), None)
+        event = post_tool("Bash", {"command": "pytest -q", **flags}, True, out, session_id="s1")
+        store.record(event, None)
+        assert _state(store).counters.last_verification_ok is True, flags

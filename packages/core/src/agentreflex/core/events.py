@@ -255,6 +255,23 @@ def typed_into_a_process(call: ToolCall) -> bool:
 _SHELL_KEYS = ("command", "cmd", "code", "chars", "data", "input")
 
 
+# How each host runs a shell call in the background, its result only that it started:
+# Claude Code's ``run_in_background``, Gemini CLI's ``is_background``, Hermes'
+# ``background``, Copilot CLI's ``detach`` and ``mode: "async"``.
+_BACKGROUND_FLAGS = ("run_in_background", "is_background", "background", "detach")
+
+
+def runs_in_background(call: ToolCall) -> bool:
+    """Does the host run this shell call in the background (any value but false/absent)?"""
+    data = call.input
+    if call.kind is not ToolKind.SHELL or not isinstance(data, dict):
+        return False
+    if any(data.get(k) not in (None, False, 0, "", "false") for k in _BACKGROUND_FLAGS):
+        return True
+    mode = data.get("mode")
+    return mode is not None and str(mode).strip().lower() != "sync"
+
+
 _PATCH_BODY_KEYS = ("patch", "patchText", "patch_text", "input", "command", "value", "content")
 _NEW_TEXT_KEYS = ("new_string", "newString", "newText", "new_str", "new_source")
 # Copilot CLI's ``create`` names its text ``file_text``
