@@ -561,3 +561,21 @@ def test_a_command_claude_leaves_out_of_its_sandbox_runs_in_ours(
     assert contained is False and "excludedCommands" in why
     if excluded == '["git"]':  # a command that names none stays in Claude's sandbox
         assert answer(project, allowed(), command="make digital") == {}
+
+
+def test_claudes_sandbox_on_for_other_platforms_is_off_here(project: Path) -> None:
+    """``enabledPlatforms`` limits where ``enabled`` turns the sandbox on: on for macOS
+    only, it is off on Linux and the command runs in ours (red-team rt36)."""
+    settings = project.parent / "claude-config" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(
+        '{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false, '
+        '"enabledPlatforms": ["macos"]}}'
+    )
+    out = answer(project, allowed(), command="make")["hookSpecificOutput"]
+    assert contain.inner_command(out["updatedInput"]["command"]) == "make"
+    settings.write_text(
+        '{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false, '
+        '"enabledPlatforms": ["macos", "linux"]}}'
+    )
+    assert answer(project, allowed(), command="make") == {}

@@ -21,6 +21,8 @@ cannot answer the next, which ours allows.
 
 from __future__ import annotations
 
+import sys
+
 from agentreflex.core.decision import Decision, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts import TRANSCRIPT_USAGE
@@ -281,9 +283,18 @@ def sandbox_merged(files: list[str]) -> dict[str, tuple[Any, str]]:
     return merged
 
 
-def _own_sandbox_on(files: list[str]) -> bool:
-    """``sandbox.enabled`` as Claude Code reads it from its settings files (:func:`settings_files`)."""
-    return sandbox_merged(files).get("enabled", (None, ""))[0] is True
+def sandbox_on(files: list[str]) -> bool:
+    """``sandbox.enabled`` as Claude Code reads it from its settings files (:func:`settings_files`),
+    for this platform: ``enabledPlatforms`` (the file of highest precedence that sets it)
+    limits where "on" is on (red-team rt36: on for macOS only was taken for on here)."""
+    merged = sandbox_merged(files)
+    if merged.get("enabled", (None, ""))[0] is not True:
+        return False
+    platforms = merged.get("enabledPlatforms")
+    return platforms is None or (isinstance(platforms[0], list) and _PLATFORM in platforms[0])
+
+
+_PLATFORM = "macos" if sys.platform == "darwin" else sys.platform  # linux
 
 
 def excluded_commands(files: list[str]) -> list[str]:
@@ -343,7 +354,7 @@ def _name_char(ch: str) -> bool:
 def _own_sandbox_holds(files: list[str], command: Any) -> bool:
     """Does Claude Code's own sandbox run this Bash command?  On (as it reads
     ``enabled``), and not a command it leaves out (``excludedCommands``)."""
-    if not _own_sandbox_on(files):
+    if not sandbox_on(files):
         return False
     return not may_be_excluded(command, excluded_commands(files))
 

@@ -222,12 +222,19 @@ def _excluded_commands(files: list[str]) -> list[tuple[str, list[str]]]:
 
 def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
     """Is Claude Code's sandbox on, as ``install --sandbox`` writes it, with no unsandboxed retry?"""
-    from agentreflex.core.hosts.claude_code import sandbox_merged, sandbox_setting, settings_files
+    from agentreflex.core.hosts.claude_code import (
+        sandbox_merged,
+        sandbox_on,
+        sandbox_setting,
+        settings_files,
+    )
 
     # key by key, as Claude Code merges them: a project file's `"enabled": false` or
     # `"allowUnsandboxedCommands": true` alone undoes what the user's settings say
     merged = sandbox_merged(settings_files(project, env))
     enabled, path = merged.get("enabled", (None, ""))
+    if enabled is True and not sandbox_on(settings_files(project, env)):
+        return False, f"not contained: Claude Code's sandbox is on in {path}, but not on Linux"
     if enabled is True:
         retry, where = merged.get("allowUnsandboxedCommands", (None, path))
         own = (sandbox_setting(path) or {}).get("allowUnsandboxedCommands")
