@@ -121,6 +121,7 @@ def _hermes(project: Path, tool: str, args: dict[str, Any]) -> str:
         ),
         ("terminal", {"command": "rm -rf ~", "cmd": "ls"}),
         ("terminal", {"command": "ls", "data": {"x": "rm -rf ~"}}),
+        ("process", {"action": "submit", "session_id": "p1", "command": "", "data": "rm -rf ~\n"}),
     ],
 )
 def test_a_decoy_command_does_not_stand_for_what_the_shell_runs(
@@ -130,7 +131,8 @@ def test_a_decoy_command_does_not_stand_for_what_the_shell_runs(
     beside it was what the hook read, and ``rm -rf ~`` went in unseen (red-team rt36).
     A shell call with two different commands is refused, naming them."""
     answer = _hermes(project, tool, args)
-    assert '"decision": "block"' in answer and "more than one command" in answer, answer
+    assert '"decision": "block"' in answer, answer
+    assert "more than one command" in answer or "GATE-RM" in answer, answer
     same = _hermes(project, "terminal", {"command": "ls -la", "cmd": "ls -la"})
     assert "more than one command" not in same
 

@@ -224,8 +224,10 @@ def build_tool_call(
 def _shell_text(data: dict[str, Any]) -> Any:
     """What a shell tool runs or types: ``command``/``cmd``, Hermes' ``execute_code``
     ``code``, Codex's ``write_stdin`` ``chars``, Hermes' ``process`` ``data``."""
+    # the first that says something: an empty ``command`` beside Hermes' ``data`` runs
+    # nothing, the data is typed in (red-team rt36)
     for key in _SHELL_KEYS:
-        if key in data:
+        if data.get(key) not in (None, ""):
             value = data[key]
             if key in TYPED_FIELDS and isinstance(value, str):
                 # a terminal's Enter, as typed (Copilot CLI names its keys: ``{enter}``)
@@ -249,7 +251,7 @@ def typed_into_a_process(call: ToolCall) -> bool:
     data = call.input
     if call.kind is not ToolKind.SHELL or not isinstance(data, dict):
         return False
-    return next((k for k in _SHELL_KEYS if k in data), None) in TYPED_FIELDS
+    return next((k for k in _SHELL_KEYS if data.get(k) not in (None, "")), None) in TYPED_FIELDS
 
 
 _SHELL_KEYS = ("command", "cmd", "code", "chars", "data", "input")
