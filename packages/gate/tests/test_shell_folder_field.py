@@ -72,3 +72,19 @@ def test_a_folder_that_is_not_one_string_fails_closed(project: Path, args: dict[
     host = _opencode if "workdir" in args else _gemini
     answer = host(project, args)
     assert _refused(answer) and "folder" in answer
+
+
+def test_hermes_shell_hooks_resolve_a_terminal_call_in_its_absolute_workdir(
+    project: Path,
+) -> None:
+    """Hermes' shell hooks report Hermes' own folder as ``cwd``; its ``terminal`` runs in
+    ``workdir`` (the plugin reports that folder as ``cwd`` itself)."""
+    payload = {"hook_event_name": "pre_tool_call", "session_id": "s", "cwd": str(project)}
+    payload |= {"extra": {}, "tool_name": "terminal"}
+    args = {"command": "echo '{}' > settings.json", "workdir": str(project / ".claude")}
+    answer = hook_process(project, "hermes", "pre_tool_call", payload | {"tool_input": args})
+    assert '"decision": "block"' in answer and "settings.json" in answer, answer
+    # as the plugin sends it: cwd is the workdir already, and reads the same
+    plugin = payload | {"cwd": str(project / ".claude"), "tool_input": args}
+    answer = hook_process(project, "hermes", "pre_tool_call", plugin)
+    assert '"decision": "block"' in answer and "settings.json" in answer, answer
