@@ -193,3 +193,22 @@ def test_what_copilot_types_into_a_running_shell_is_checked(
     ``rm -rf ~{enter}`` (red-team rt36)."""
     answer = _copilot(project, "write_bash", {"shellId": "1", "input": typed})
     assert ('"permissionDecision": "deny"' in answer) is refused, answer
+
+
+@pytest.mark.parametrize(
+    ("command", "refused"),
+    [
+        ("echo hi\rrm -rf ~", True),  # \r is Enter in its terminal: two lines run
+        ("echo x > .claude/sett\t", True),  # a tab completes the guarded name
+        ("echo hi\x15rm -rf ~", True),
+        ("ls -la", False),
+    ],
+)
+def test_copilots_bash_command_is_read_as_typed_into_its_terminal(
+    project: Path, command: str, refused: bool
+) -> None:
+    """Copilot CLI's ``bash`` runs its command in a persistent interactive shell, typed
+    into its terminal; the hook read ``echo hi\\rrm -rf ~`` as one ``echo`` (red-team rt36)."""
+    (project / ".claude").mkdir()
+    answer = _copilot(project, "bash", {"command": command, "description": "d"})
+    assert ('"permissionDecision": "deny"' in answer) is refused, answer

@@ -231,7 +231,7 @@ def _shell_text(data: dict[str, Any]) -> Any:
             value = data[key]
             if key in TYPED_FIELDS and isinstance(value, str):
                 # a terminal's Enter, as typed (Copilot CLI names its keys: ``{enter}``)
-                return _ENTER_KEY.sub("\n", value.replace("\r", "\n"))
+                return as_typed(value)
             return value
     return ""
 
@@ -241,6 +241,11 @@ def _shell_text(data: dict[str, Any]) -> Any:
 # and line editor act on control characters in it, and Copilot on the keys it names.
 TYPED_FIELDS = ("chars", "data", "input")
 _ENTER_KEY = LazyPattern(r"\{enter\}", re.IGNORECASE, hints="{enter}")
+
+
+def as_typed(text: str) -> str:
+    """Text typed into a terminal as its lines run: ``\\r`` and ``{enter}`` are Enter."""
+    return _ENTER_KEY.sub("\n", text.replace("\r", "\n"))
 
 
 def typed_into_a_process(call: ToolCall) -> bool:
