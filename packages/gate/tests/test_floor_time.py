@@ -49,3 +49,25 @@ def test_floors_out_of_time_fail_closed(project: Path, monkeypatch: pytest.Monke
     answer, _ = _pre(project, "Bash", {"command": "ls -la"})
     assert "deny" not in answer
     time.sleep(1.2)
+
+
+def test_a_timer_already_set_runs_on(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test runner's (pytest-timeout's) alarm is neither taken nor cancelled."""
+    import signal
+
+    fired: list[int] = []
+
+    def theirs(*_: object) -> None:
+        fired.append(1)
+
+    previous = signal.signal(signal.SIGALRM, theirs)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 3.0)
+        _pre(project, "Bash", {"command": "ls -la"})
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < left <= 3.0
+        assert signal.getsignal(signal.SIGALRM) is theirs
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not fired
