@@ -55,7 +55,7 @@ def session_project(
     them (see the module).  The folder is what the boundary keeps writable, as the hosts' own
     sandboxes keep the folder they started in; the project may be a repository above it."""
     env = os.environ if env is None else env
-    reported = _reported(adapter, env, event)
+    reported = _reported(adapter, env)
     start = reported or event.cwd
     if not start:
         return "", ""  # nothing reported: the configuration's own default (the process's folder)
@@ -108,16 +108,11 @@ def _holds(folder: str, path: str) -> bool:
     return real == folder or real.startswith(folder.rstrip("/") + "/")
 
 
-def _reported(adapter: object, env: Mapping[str, str], event: Event | None = None) -> str:
-    """The project folder the host put in the hook's environment, or in the payload beside a
-    call's own folder (``reported_folder`` of its adapter: OpenCode's ``directory``, where a
-    ``bash`` call's ``cwd`` is its ``workdir``), if it is one."""
-    values = [env.get(name, "") for name in getattr(adapter, "project_env", ())]
-    report = getattr(adapter, "reported_folder", None)
-    if callable(report) and event is not None:
-        values.append(report(event))
-    for value in values:
-        if isinstance(value, str) and value and os.path.isabs(value) and os.path.isdir(value):
+def _reported(adapter: object, env: Mapping[str, str]) -> str:
+    """The project folder the host put in the hook's environment, if it is one."""
+    for name in getattr(adapter, "project_env", ()):
+        value = env.get(name, "")
+        if value and os.path.isabs(value) and os.path.isdir(value):
             return value
     return ""
 

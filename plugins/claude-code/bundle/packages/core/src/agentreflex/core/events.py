@@ -13,6 +13,7 @@ Stdlib only: this module is imported on every hook call.
 
 from __future__ import annotations
 
+import re
 import time
 from enum import StrEnum
 
@@ -172,18 +173,25 @@ def build_tool_call(
     kind = tool_kind(name, host_tools)
     call = ToolCall(name=name, kind=kind, input=data, tool_use_id=str(tool_use_id or ""))
     if kind is ToolKind.PATCH:
-        body = _first_str(data, "patch", "input", "command", "value", "content")
+        # every body it carries: each host applies the one its schema names (OpenCode's
+        # ``patchText``, Codex's ``input`` or ``command``) and passes over a harmless
+        # ``patch`` beside it (red-team rt36)
+        bodies = _all_str(data, *_PATCH_BODY_KEYS)
+        body = "\n".join(bodies)
         call.patch = body
         # and every path field beside it: Hermes' ``patch`` in replace mode edits ``path``
         # whatever ``patch`` holds (red-team rt35)
-        call.paths = patch_paths(body)
+        call.paths = []
+        for one in bodies:
+            for p in patch_paths(one):
+                _add_path(call.paths, p)
         for p in _all_str(data, *_PATH_KEYS):
             _add_path(call.paths, p)
         call.path = call.paths[0] if call.paths else ""
         call.content = body
         if not body:  # Hermes' ``patch`` in replace mode: {path, old_string, new_string}
-            call.content = _first_str(data, *_NEW_TEXT_KEYS)
-            call.old_content = _first_str(data, *_OLD_TEXT_KEYS)
+            call.content = _joined(data, *_NEW_TEXT_KEYS)
+            call.old_content = _joined(data, *_OLD_TEXT_KEYS)
         return call
     if kind is ToolKind.SHELL:
         cmd = _shell_text(data)
@@ -196,16 +204,18 @@ def build_tool_call(
     # harmless ``file_path`` beside it must not stand for the call (red-team rt35)
     call.paths = _all_str(data, *_PATH_KEYS)
     call.path = call.paths[0] if call.paths else ""
+    # and every text field: each host writes the one its schema names and passes over a
+    # decoy beside it (OpenCode's ``newString`` with a harmless ``new_string``: red-team rt36)
     if kind is ToolKind.WRITE:
-        call.content = _first_str(data, "content", "contents", "text")
+        call.content = _joined(data, *_WRITE_TEXT_KEYS)
     elif kind is ToolKind.EDIT:
-        call.content = _first_str(data, *_NEW_TEXT_KEYS)
-        call.old_content = _first_str(data, *_OLD_TEXT_KEYS)
+        call.content = _joined(data, *_NEW_TEXT_KEYS)
+        call.old_content = _joined(data, *_OLD_TEXT_KEYS)
         edits = data.get("edits")
         if isinstance(edits, list):  # Claude MultiEdit, pi/omp multi-edits
             items = [e for e in edits if isinstance(e, dict)]
-            new = [_first_str(e, *_NEW_TEXT_KEYS) for e in items]
-            old = [_first_str(e, *_OLD_TEXT_KEYS) for e in items]
+            new = [_joined(e, *_NEW_TEXT_KEYS) for e in items]
+            old = [_joined(e, *_OLD_TEXT_KEYS) for e in items]
             call.content = "\n".join(p for p in [call.content, *new] if p)
             call.old_content = "\n".join(p for p in [call.old_content, *old] if p)
     return call
@@ -214,13 +224,65 @@ def build_tool_call(
 def _shell_text(data: dict[str, Any]) -> Any:
     """What a shell tool runs or types: ``command``/``cmd``, Hermes' ``execute_code``
     ``code``, Codex's ``write_stdin`` ``chars``, Hermes' ``process`` ``data``."""
-    for key in ("command", "cmd", "code", "chars", "data"):
-        if key in data:
-            return data[key]
+    # the first that says something: an empty ``command`` beside Hermes' ``data`` runs
+    # nothing, the data is typed in (red-team rt36)
+    for key in _SHELL_KEYS:
+        if data.get(key) not in (None, ""):
+            value = data[key]
+            if key in TYPED_FIELDS and isinstance(value, str):
+                # a terminal's Enter, as typed (Copilot CLI names its keys: ``{enter}``)
+                return as_typed(value)
+            return value
     return ""
 
 
+# Text typed into a running terminal (Codex's ``write_stdin`` ``chars``, Hermes'
+# ``process`` ``data``, Copilot CLI's ``write_bash`` ``input``): its line discipline
+# and line editor act on control characters in it, and Copilot on the keys it names.
+TYPED_FIELDS = ("chars", "data", "input")
+_ENTER_KEY = LazyPattern(r"\{enter\}", re.IGNORECASE, hints="{enter}")
+
+
+def as_typed(text: str) -> str:
+    """Text typed into a terminal as its lines run: ``\\r`` and ``{enter}`` are Enter."""
+    return _ENTER_KEY.sub("\n", text.replace("\r", "\n"))
+
+
+def typed_into_a_process(call: ToolCall) -> bool:
+    """Is the shell call's text typed into a process already running (not a command run)?
+
+    What answers it is whatever runs there (a shell, a REPL, ``cat``): its output is
+    not the result of a command the words name."""
+    data = call.input
+    if call.kind is not ToolKind.SHELL or not isinstance(data, dict):
+        return False
+    return next((k for k in _SHELL_KEYS if data.get(k) not in (None, "")), None) in TYPED_FIELDS
+
+
+_SHELL_KEYS = ("command", "cmd", "code", "chars", "data", "input")
+
+
+# How each host runs a shell call in the background, its result only that it started:
+# Claude Code's ``run_in_background``, Gemini CLI's ``is_background``, Hermes'
+# ``background``, Copilot CLI's ``detach`` and ``mode: "async"``.
+_BACKGROUND_FLAGS = ("run_in_background", "is_background", "background", "detach")
+
+
+def runs_in_background(call: ToolCall) -> bool:
+    """Does the host run this shell call in the background (any value but false/absent)?"""
+    data = call.input
+    if call.kind is not ToolKind.SHELL or not isinstance(data, dict):
+        return False
+    if any(data.get(k) not in (None, False, 0, "", "false") for k in _BACKGROUND_FLAGS):
+        return True
+    mode = data.get("mode")
+    return mode is not None and str(mode).strip().lower() != "sync"
+
+
+_PATCH_BODY_KEYS = ("patch", "patchText", "patch_text", "input", "command", "value", "content")
 _NEW_TEXT_KEYS = ("new_string", "newString", "newText", "new_str", "new_source")
+# Copilot CLI's ``create`` names its text ``file_text``
+_WRITE_TEXT_KEYS = ("content", "contents", "text", "file_text")
 _OLD_TEXT_KEYS = ("old_string", "oldString", "oldText", "old_str")
 
 
@@ -235,6 +297,12 @@ def _all_str(data: dict[str, Any], *keys: str) -> list[str]:
         if isinstance(value, str) and value and value not in found:
             found.append(value)
     return found
+
+
+def _joined(data: dict[str, Any], *keys: str) -> str:
+    """Each distinct non-empty string among ``keys``, one per line: whichever one the host
+    takes, the reflexes read it."""
+    return "\n".join(_all_str(data, *keys))
 
 
 def _first_str(data: dict[str, Any], *keys: str) -> str:

@@ -295,20 +295,13 @@ def evaluate(
     )
     findings: list[Finding] = []
     errors: list[str] = []
-    for reflex in plugins.reflexes:
-        if event.kind not in reflex.events or not config.reflex_enabled(reflex.name):
-            continue
-        try:
-            produced = reflex.evaluate(ctx)
-            if history_missing and not reflex.floor:
-                for finding in produced:
-                    finding.enforce = False
-            findings.extend(produced)
-        except Exception as exc:
-            msg = redact(f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}")
-            errors.append(msg)
-            if reflex.floor and event.kind is EventKind.PRE_TOOL:
-                findings.append(_floor_error(reflex.name, msg))
+    stop_timer = _floor_timer() if event.kind is EventKind.PRE_TOOL else None
+    try:
+        _run_reflexes(ctx, plugins, history_missing, findings, errors, stop_timer)
+    except OutOfTime as exc:  # between two reflexes, or as the timer was being stopped
+        if stop_timer is not None:
+            stop_timer()
+        findings.append(_floor_error("core", f"{type(exc).__name__}: {exc}"))
     for finding in findings:  # what a reflex says goes to the host, the log and the agent
         _redact_finding(finding)
     if plugins.errors and event.kind is EventKind.PRE_TOOL:
@@ -319,6 +312,84 @@ def evaluate(
     decision.degraded = list(ctx.degraded)
     decision.recap, decision.updated_output = ctx.recap, ctx.updated_output
     return decision, ctx
+
+
+def _run_reflexes(
+    ctx: ReflexContext,
+    plugins: Plugins,
+    history_missing: bool,
+    findings: list[Finding],
+    errors: list[str],
+    stop_timer: Callable[[], None] | None,
+) -> None:
+    """Each enabled reflex's findings into ``findings``; a floor that fails, fails closed."""
+    event, config = ctx.event, ctx.config
+    out_of_time = ""
+    try:
+        for reflex in plugins.reflexes:
+            if event.kind not in reflex.events or not config.reflex_enabled(reflex.name):
+                continue
+            if out_of_time:  # what is left of the floors fails closed, unrun
+                if reflex.floor:
+                    findings.append(_floor_error(reflex.name, out_of_time))
+                continue
+            try:
+                produced = reflex.evaluate(ctx)
+                if history_missing and not reflex.floor:
+                    for finding in produced:
+                        finding.enforce = False
+                findings.extend(produced)
+            except (Exception, OutOfTime) as exc:
+                msg = redact(f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}")
+                errors.append(msg)
+                if isinstance(exc, OutOfTime):
+                    out_of_time = msg
+                if reflex.floor and event.kind is EventKind.PRE_TOOL:
+                    findings.append(_floor_error(reflex.name, msg))
+    finally:
+        if stop_timer is not None:
+            stop_timer()
+
+
+# Seconds the reflexes may take on a proposed tool call, well inside the host's own hook
+# timeout (30 s as installed): a hook the host stops answers nothing, and the host runs
+# the tool (red-team rt36: an MCP call naming 30 000 paths took the gate 40 s).
+FLOOR_HARD_LIMIT = 15.0
+
+
+class OutOfTime(BaseException):
+    """The reflexes ran past :data:`FLOOR_HARD_LIMIT`; a BaseException, so that no
+    ``except Exception`` inside a reflex takes it for its own failure and goes on."""
+
+
+def _floor_timer() -> Callable[[], None] | None:
+    """Raise :class:`OutOfTime` in this thread after :data:`FLOOR_HARD_LIMIT`; the stopper.
+
+    Only the main thread has signals: in the daemon's threads there is none, and a hook
+    that gives up waiting for the daemon evaluates the call itself, here.
+    """
+    import signal
+
+    def _raise(signum: int, frame: object) -> None:
+        raise OutOfTime(f"no answer within {FLOOR_HARD_LIMIT:g} s")
+
+    try:
+        previous = signal.signal(signal.SIGALRM, _raise)
+        delay, interval = signal.setitimer(signal.ITIMER_REAL, FLOOR_HARD_LIMIT)
+    except (ValueError, AttributeError, OSError):
+        return None
+    started = time.monotonic()
+
+    def stop() -> None:
+        # a timer someone else had set (a test runner's) runs on with what it had left
+        left = max(delay - (time.monotonic() - started), 0.001) if delay else 0.0
+        signal.setitimer(signal.ITIMER_REAL, left, interval)
+        signal.signal(signal.SIGALRM, previous)
+
+    if 0 < delay <= FLOOR_HARD_LIMIT:  # theirs comes first: leave it as it was
+        stop()
+        return None
+    return stop
 
 
 def _redact_finding(finding: Finding) -> None:

@@ -12,9 +12,12 @@ rejected answer makes most hosts run the tool anyway.
 
 from __future__ import annotations
 
+import re
+
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import EventKind, ToolKind, tool_kind
+from agentreflex.core.events import TYPED_FIELDS, EventKind, ToolCall, ToolKind, tool_kind
 from agentreflex.core.util import fastjson
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
@@ -73,7 +76,26 @@ COMMAND_AND_PATH_FIELDS = (
     "notebook_path",
     "file",
 )
-CONTENT_FIELDS = ("content", "contents", "new_string", "old_string", "new_source", "patch")
+# What a shell tool runs or types, by host (events._shell_text reads the first present).
+SHELL_TEXT_FIELDS = ("command", "cmd", "code", "chars", "data", "input")
+CONTENT_FIELDS = (
+    "content",
+    "contents",
+    "text",
+    "file_text",
+    "new_string",
+    "newString",
+    "newText",
+    "new_str",
+    "old_string",
+    "oldString",
+    "oldText",
+    "old_str",
+    "new_source",
+    "patch",
+    "patchText",
+    "patch_text",
+)
 
 
 def require_tool_input(
@@ -95,12 +117,26 @@ def require_tool_input(
         got = "missing" if "tool_input" not in payload else _json_type(value)
         raise PayloadError(f"field 'tool_input' must be an object, got {got}", kind)
     fields: tuple[str, ...] = COMMAND_AND_PATH_FIELDS
-    if tool_kind(str(payload.get("tool_name", "")), tools) in (
-        ToolKind.WRITE,
-        ToolKind.EDIT,
-        ToolKind.PATCH,
-    ):
+    kind_of_tool = tool_kind(str(payload.get("tool_name", "")), tools)
+    if kind_of_tool in (ToolKind.WRITE, ToolKind.EDIT, ToolKind.PATCH):
         fields = fields + CONTENT_FIELDS
+    if kind_of_tool is ToolKind.SHELL:
+        # each host runs the one its schema names (Hermes' ``process`` its ``data``) and
+        # passes over a decoy ``command`` beside it: two commands can't be checked as one
+        named = [k for k in SHELL_TEXT_FIELDS if value.get(k) not in (None, "")]
+        if any(value[k] != value[named[0]] for k in named):
+            raise PayloadError(
+                f"a shell call carries more than one command ({', '.join(named)})", kind
+            )
+        for key in named:
+            where = line_editing(value[key], typed=key in TYPED_FIELDS)
+            if where is not None:
+                raise PayloadError(
+                    f"field 'tool_input.{key}' has a control character or key ({value[key][where : where + 11]!r} "
+                    f"at {where}) that a shell or terminal edits the line with, so what runs "
+                    "is not what is written; send plain text",
+                    kind,
+                )
     for key in fields:
         if key in value and not isinstance(value[key], str):
             raise PayloadError(
@@ -112,6 +148,81 @@ def require_tool_input(
     ):
         raise PayloadError("field 'tool_input.edits' must be a list of objects", kind)
     return value
+
+
+# A shell tool's own working directory, beside its command: OpenCode's ``workdir``,
+# Gemini CLI's ``dir_path`` (``directory`` before it).  The host runs the command
+# there, so the floors must resolve its paths there too (red-team rt36: ``echo x >
+# settings.json`` with ``workdir: .claude`` was read as a write to the project's root).
+SHELL_FOLDER_FIELDS = ("workdir", "dir_path", "directory")
+
+
+def in_its_folder(call: ToolCall, kind: EventKind) -> None:
+    """Read a shell call's command as run from the folder its input names, if any.
+
+    The command the reflexes read starts with a ``cd`` there (a line of its own,
+    so nothing of the command is read differently); what the host runs is
+    untouched (``call.input``).  On a proposed call a folder that is not a
+    string, or two different ones, cannot be checked: a PayloadError (closed).
+    """
+    if call.kind is not ToolKind.SHELL:
+        return
+    given = [
+        call.input[key] for key in SHELL_FOLDER_FIELDS if call.input.get(key) not in (None, "")
+    ]
+    if not given:
+        return
+    folder = given[0]
+    if not all(isinstance(f, str) for f in given) or any(f != folder for f in given):
+        if kind is EventKind.PRE_TOOL:
+            fields = ", ".join(SHELL_FOLDER_FIELDS)
+            raise PayloadError(f"a shell call's folder ({fields}) must be one string", kind)
+        return
+    quoted = "'" + folder.replace("'", "'\\''") + "'"
+    call.command = f"cd -- {quoted}\n{call.command}"
+
+
+# C0 controls and DEL: a terminal's line discipline and line editor act on them (``^U``
+# kills the line typed so far, ``^C`` drops it, ``^A`` moves to its start, a tab
+# completes a name, ``^P`` recalls one), and a shell line can't carry a NUL.
+_EDITING = frozenset(chr(c) for c in (*range(32), 127))
+_KEPT_IN_COMMANDS = frozenset("\t\n\r")
+_KEPT_IN_TYPING = frozenset("\n\r")
+
+
+def line_editing(text: Any, typed: bool) -> int | None:
+    """Where ``text`` first has a control character that edits the line it is on, if any.
+
+    Why: the floors read the characters as written, the shell or the terminal the host
+    types them into acts on them (red-team rt36: ``echo hi^Urm -rf ~`` typed into a
+    running shell was allowed, and runs ``rm -rf ~``).  Text of control characters only
+    (``^C`` to stop a server, ``^D``) writes no command and is let through.
+    """
+    if not isinstance(text, str):
+        return None
+    kept = _KEPT_IN_TYPING if typed else _KEPT_IN_COMMANDS
+    found = next((i for i, ch in enumerate(text) if ch in _EDITING and ch not in kept), None)
+    plain = text
+    if typed:  # the keys Copilot CLI types by name ({up}, {backspace}, ...)
+        key = _NAMED_KEY.search(text)
+        if key is not None and (found is None or key.start() < found):
+            found = key.start()
+        plain = _ANY_KEY.sub("", text)
+    if found is None or all(ch in _EDITING or ch.isspace() for ch in plain):
+        return None
+    return found
+
+
+_NAMED_KEY = LazyPattern(
+    r"(?<!\$)\{(?:up|down|left|right|backspace|tab|delete|del|home|end|esc|escape)\}",
+    re.IGNORECASE,
+    hints="{",
+)
+_ANY_KEY = LazyPattern(
+    r"(?<!\$)\{(?:up|down|left|right|backspace|tab|delete|del|home|end|esc|escape|enter)\}",
+    re.IGNORECASE,
+    hints="{",
+)
 
 
 def _json_type(value: Any) -> str:

@@ -21,6 +21,8 @@ cannot answer the next, which ours allows.
 
 from __future__ import annotations
 
+import sys
+
 from agentreflex.core.decision import Decision, Mode, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.hosts import TRANSCRIPT_USAGE
@@ -208,7 +210,7 @@ def _contained(event: Event, decision: Decision) -> tuple[str, str, bool] | None
 
     files = settings_files(_project(event), os.environ)
     bypass = tool.input.get("dangerouslyDisableSandbox") is True
-    if not bypass and _own_sandbox_on(files):
+    if not bypass and _own_sandbox_holds(files, tool.input.get("command")):
         return None
     allow = mode in _RULED_MODES
     if allow:
@@ -281,9 +283,80 @@ def sandbox_merged(files: list[str]) -> dict[str, tuple[Any, str]]:
     return merged
 
 
-def _own_sandbox_on(files: list[str]) -> bool:
-    """``sandbox.enabled`` as Claude Code reads it from its settings files (:func:`settings_files`)."""
-    return sandbox_merged(files).get("enabled", (None, ""))[0] is True
+def sandbox_on(files: list[str]) -> bool:
+    """``sandbox.enabled`` as Claude Code reads it from its settings files (:func:`settings_files`),
+    for this platform: ``enabledPlatforms`` (the file of highest precedence that sets it)
+    limits where "on" is on (red-team rt36: on for macOS only was taken for on here)."""
+    merged = sandbox_merged(files)
+    if merged.get("enabled", (None, ""))[0] is not True:
+        return False
+    platforms = merged.get("enabledPlatforms")
+    return platforms is None or (isinstance(platforms[0], list) and _PLATFORM in platforms[0])
+
+
+_PLATFORM = "macos" if sys.platform == "darwin" else sys.platform  # linux
+
+
+def excluded_commands(files: list[str]) -> list[str]:
+    """``sandbox.excludedCommands`` of every settings file: commands Claude Code runs outside
+    its sandbox.  A value that is not a list of strings counts as ``*`` (any command)."""
+    names: list[str] = []
+    for path in files:
+        box = sandbox_setting(path)
+        value = None if box is None else box.get("excludedCommands", [])
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+            return ["*"]
+        names += value
+    return names
+
+
+def may_be_excluded(command: Any, names: list[str]) -> bool:
+    """Could Claude Code find one of ``names`` (``excludedCommands``) in ``command``?
+
+    It runs the whole command line outside its sandbox when any part of it matches
+    one (``git status && …``), after stripping wrappers and variables; so this
+    answers yes wherever an entry's program name appears as a word anywhere in
+    the line, and for an entry that starts with a wildcard.
+    """
+    if not names:
+        return False
+    if not isinstance(command, str):
+        return True
+    for entry in names:
+        words = entry.split()
+        head = words[0].split(":", 1)[0] if words else ""
+        if not head or "*" in head:
+            return True
+        if _has_word(command, head):
+            return True
+    return False
+
+
+def _has_word(text: str, word: str) -> bool:
+    """``word`` in ``text`` with no name character right before or after it."""
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (_name_char(before) or _name_char(after)):
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
+def _name_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_-."
+
+
+def _own_sandbox_holds(files: list[str], command: Any) -> bool:
+    """Does Claude Code's own sandbox run this Bash command?  On (as it reads
+    ``enabled``), and not a command it leaves out (``excludedCommands``)."""
+    if not sandbox_on(files):
+        return False
+    return not may_be_excluded(command, excluded_commands(files))
 
 
 class ClaudeCodeAdapter:

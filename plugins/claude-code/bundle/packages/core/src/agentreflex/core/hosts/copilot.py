@@ -28,13 +28,22 @@ from __future__ import annotations
 import json
 
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, tool_kind
+from agentreflex.core.events import (
+    Event,
+    EventKind,
+    ToolCall,
+    ToolKind,
+    ToolResult,
+    as_typed,
+    tool_kind,
+)
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
     cap,
     default_reason,
     dump_json,
+    line_editing,
     require_str,
 )
 from agentreflex.core.hosts.contained import as_the_agent_wrote, contained_command
@@ -73,8 +82,6 @@ TOOL_ALIASES: dict[str, str] = {
     "web_fetch": "webfetch",
     "task": "task",
 }
-# Copilot's editing tools name the new text ``file_text``/``new_str``.
-_FIELD_ALIASES = {"file_text": "content"}
 _CONTEXT_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT, EventKind.PRE_TOOL)
 _RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
 _BLOCKING = (Verdict.BLOCK, Verdict.ASK_USER)
@@ -130,6 +137,8 @@ class CopilotAdapter:
             if kind is EventKind.POST_TOOL:  # the arguments it ran with: ours, if we contained it
                 args = as_the_agent_wrote(args)
             event.tool = mapped_call(tool_name, alias, checked_input(args, "toolArgs", alias, kind))
+            if event.tool.kind is ToolKind.SHELL:
+                _typed_command(event.tool, kind)
         if kind is EventKind.POST_TOOL:
             event.result = _result(payload.get("toolResult"))
         if kind in (EventKind.STOP, EventKind.SUBAGENT_STOP):
@@ -205,6 +214,23 @@ def _all_tools_allowed(proc: str = "/proc", start: int = 0) -> bool:
     return argv is not None and any(w in _ALLOW_ALL_FLAGS for w in argv)
 
 
+def _typed_command(call: ToolCall, kind: EventKind) -> None:
+    """Copilot CLI's ``bash`` types its command into a persistent interactive shell (a
+    terminal: ``write_bash`` answers it with keys), so the command is read as typed there:
+    ``\\r`` is Enter, and a tab (completion) or ``^U`` beside text edits the line (red-team
+    rt36: ``echo hi\\rrm -rf ~`` read as one ``echo``)."""
+    if kind is EventKind.PRE_TOOL:
+        where = line_editing(call.command, typed=True)
+        if where is not None:
+            raise PayloadError(
+                f"field 'toolArgs.command' has a control character or key "
+                f"({call.command[where : where + 11]!r} at {where}) that the terminal edits "
+                "the line with; send plain text",
+                kind,
+            )
+    call.command = as_typed(call.command)
+
+
 def _args(value: Any, kind: EventKind) -> Any:
     """``toolArgs`` decoded: the CLI sends a JSON string, the SDK an object."""
     if isinstance(value, str):
@@ -212,9 +238,7 @@ def _args(value: Any, kind: EventKind) -> Any:
             value = json.loads(value) if value.strip() else {}
         except ValueError:
             raise PayloadError("field 'toolArgs' is not valid JSON", kind) from None
-    if isinstance(value, dict):
-        return {_FIELD_ALIASES.get(k, k): v for k, v in value.items()}
-    return value
+    return value  # ``create``'s ``file_text`` is read beside ``content`` (events.build_tool_call)
 
 
 def _result(result: Any) -> ToolResult:

@@ -38,6 +38,7 @@ from agentreflex.core.hosts.base import (
     cap,
     default_reason,
     dump_json,
+    in_its_folder,
     require_str,
     tool_response_text,
 )
@@ -210,6 +211,7 @@ class GeminiAdapter:
             if kind is EventKind.POST_TOOL:  # the input it ran with: ours, if we contained it
                 tool_input = as_the_agent_wrote(tool_input)
             event.tool = mapped_call(tool_name, alias, tool_input)
+            in_its_folder(event.tool, kind)
             path = tool_input.get("file_path")
             if isinstance(path, str) and path and event.tool.kind in _FILE_KINDS:
                 edit = event.tool.kind is ToolKind.EDIT

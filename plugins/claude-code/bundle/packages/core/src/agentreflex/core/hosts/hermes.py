@@ -18,6 +18,7 @@ from agentreflex.core.hosts.base import (
     PayloadError,
     cap,
     default_reason,
+    in_its_folder,
     require_str,
     require_tool_input,
     tool_response_text,
@@ -96,6 +97,12 @@ class HermesAdapter:
             if kind is EventKind.POST_TOOL:  # the arguments it ran with: ours, if we contained it
                 tool_input = as_the_agent_wrote(tool_input)
             event.tool = build_tool_call(tool_name, tool_input, call_id, TOOL_KINDS)
+            workdir = tool_input.get("workdir")
+            if isinstance(workdir, str) and workdir.startswith("/"):
+                # the terminal's own folder: the plugin's ``cwd`` is it already, a shell
+                # hook's is Hermes' own; an absolute one reads the same either way (a
+                # relative one is the plugin's to resolve: red-team rt36)
+                in_its_folder(event.tool, kind)
             if tool_name == "execute_code" and "code" in tool_input:
                 # Hermes runs the code with Python: spelled as the one-liner it amounts
                 # to, so the gate's interpreter scan (shell-outs, rmtree...) sees it
@@ -124,7 +131,8 @@ class HermesAdapter:
             msg = extra.get("final_response", extra.get("response", ""))
             event.last_message = msg if isinstance(msg, str) else ""
             # the plugin marks a second pre_verify in one turn (Hermes' ``attempt``)
-            event.stop_hook_active = bool(extra.get("stop_hook_active", False))
+            # only JSON true: "false", 1 or {} must not open the valve
+            event.stop_hook_active = extra.get("stop_hook_active") is True
         return event
 
     def render_recap(self, recap: Recap) -> str:

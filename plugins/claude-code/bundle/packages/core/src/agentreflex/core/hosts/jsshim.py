@@ -49,6 +49,7 @@ from agentreflex.core.hosts.base import (
     cap,
     default_reason,
     dump_json,
+    in_its_folder,
     require_str,
     require_tool_input,
     tool_response_text,
@@ -118,6 +119,7 @@ def _parse_fields(
         event.tool = build_tool_call(
             tool_name, tool_input, require_str(payload, "call_id", ""), tools
         )
+        in_its_folder(event.tool, kind)
     if kind is EventKind.POST_TOOL:
         event.result = _result(payload.get("result"))
     if kind is EventKind.USER_PROMPT:

@@ -22,14 +22,12 @@ kept in ``Event.raw`` as strings of at most 128 characters, or dropped.
 
 from __future__ import annotations
 
-import os
-
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.hosts.jsshim import ShimAdapter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, ClassVar
+    from typing import ClassVar
 
 EVENTS: dict[str, EventKind] = {
     "session.created": EventKind.SESSION_START,
@@ -52,43 +50,20 @@ class OpenCodeAdapter(ShimAdapter):
         "the ones they deny or ask about are OpenCode's to decide, as written"
     )
 
-    def parse(self, payload: dict[str, Any]) -> Event:
-        """The shim's payload; a ``bash`` call's ``cwd`` is its ``workdir``, where OpenCode runs it.
-
-        OpenCode 1.18's shell tool runs its command in ``path.resolve(directory, workdir)``
-        (its prompt tells the model to use ``workdir`` instead of ``cd``); judged in OpenCode's
-        folder, ``sed -i s/4/0/ fixtures.py`` with ``workdir: "tests"`` passed "Do not modify
-        tests" (red-team rt38).  The session's project stays OpenCode's folder, the payload's
-        ``cwd`` (:meth:`reported_folder`)."""
-        event = super().parse(payload)
-        tool = event.tool
-        if tool is None or tool.kind is not ToolKind.SHELL:
-            return event
-        workdir = tool.input.get("workdir")
-        if isinstance(workdir, str) and workdir and os.path.isabs(os.path.join(event.cwd, workdir)):
-            event.cwd = os.path.normpath(os.path.join(event.cwd, workdir))
-        return event
-
-    def reported_folder(self, event: Event) -> str:
-        """The folder OpenCode runs in (its ``directory``), which the shim sends as ``cwd``:
-        the session's project is found from it, never from a call's ``workdir``
-        (:mod:`agentreflex.core.hook.sessionproject`)."""
-        folder = event.raw.get("cwd")
-        return folder if isinstance(folder, str) else ""
-
     def host_rules(self, event: Event) -> str:
         """OpenCode checks its ``permission`` rules against the replaced command: only a
         command they certainly allow as written is replaced; one they deny or ask about is
         OpenCode's to decide; one a rule is about in a spelling OpenCode's matching passes
         over is refused here (:func:`.opencode_rules.decide`)."""
+        import os
+
         from agentreflex.core.hook.sessionproject import started
         from agentreflex.core.hosts.opencode_rules import decide
 
         command = event.tool.input.get("command") if event.tool is not None else None
         if not isinstance(command, str):
             return "host"
-        folder = self.reported_folder(event) or event.cwd  # OpenCode's, whose config it read
-        answer = decide(command, folder, os.environ, started(event, os.environ))
+        answer = decide(command, event.cwd, os.environ, started(event, os.environ))
         return _REFUSED if answer == "refuse" else answer
 
 

@@ -207,25 +207,34 @@ def _loosened(files: list[str]) -> list[str]:
 
 
 def _excluded_commands(files: list[str]) -> list[tuple[str, list[str]]]:
-    """``sandbox.excludedCommands`` per settings file (Claude Code joins the lists)."""
-    from agentreflex.core.hosts.claude_code import sandbox_setting
+    """``sandbox.excludedCommands`` per settings file that sets it (Claude Code joins the
+    lists); one that is not a list of strings is ``*``, any command (as the hook reads it:
+    :func:`~agentreflex.core.hosts.claude_code.excluded_commands`)."""
+    from agentreflex.core.hosts.claude_code import excluded_commands
 
     found = []
     for path in files:
-        listed = (sandbox_setting(path) or {}).get("excludedCommands")
-        if isinstance(listed, list) and listed:
-            found.append((path, [str(item) for item in listed]))
+        listed = excluded_commands([path])
+        if listed:
+            found.append((path, listed))
     return found
 
 
 def claude_contained(project: str, env: Mapping[str, str]) -> tuple[bool, str]:
     """Is Claude Code's sandbox on, as ``install --sandbox`` writes it, with no unsandboxed retry?"""
-    from agentreflex.core.hosts.claude_code import sandbox_merged, sandbox_setting, settings_files
+    from agentreflex.core.hosts.claude_code import (
+        sandbox_merged,
+        sandbox_on,
+        sandbox_setting,
+        settings_files,
+    )
 
     # key by key, as Claude Code merges them: a project file's `"enabled": false` or
     # `"allowUnsandboxedCommands": true` alone undoes what the user's settings say
     merged = sandbox_merged(settings_files(project, env))
     enabled, path = merged.get("enabled", (None, ""))
+    if enabled is True and not sandbox_on(settings_files(project, env)):
+        return False, f"not contained: Claude Code's sandbox is on in {path}, but not on Linux"
     if enabled is True:
         retry, where = merged.get("allowUnsandboxedCommands", (None, path))
         own = (sandbox_setting(path) or {}).get("allowUnsandboxedCommands")

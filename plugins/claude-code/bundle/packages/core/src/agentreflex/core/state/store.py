@@ -27,7 +27,14 @@ import time
 
 from agentreflex.core import testrun
 from agentreflex.core.decision import Decision, Verdict
-from agentreflex.core.events import Event, EventKind, ToolCall, ToolKind
+from agentreflex.core.events import (
+    Event,
+    EventKind,
+    ToolCall,
+    ToolKind,
+    runs_in_background,
+    typed_into_a_process,
+)
 from agentreflex.core.redaction.redact import redact, redact_obj
 from agentreflex.core.reflex import Note
 from agentreflex.core.state.auth import Forged, Sealer, load_key
@@ -644,6 +651,10 @@ def _test_run_facts(call: ToolCall, cwd: str) -> dict[str, Any]:
     """Does the call run a real test framework, and is its exit status its own (core.testrun)?"""
     if call.kind is not ToolKind.SHELL:
         return {"verification": False}
+    if typed_into_a_process(call):  # a REPL or ``cat`` may print "5 passed" itself
+        return {"verification": False, "not_a_test_run": "typed into a running process"}
+    if runs_in_background(call):  # its result is that it started; the tests may yet fail
+        return {"verification": False, "not_a_test_run": "run in the background"}
     run = testrun.assess(call.command, cwd)
     facts: dict[str, Any] = {"verification": run.counts}
     if run.verdict == testrun.MASKED:

@@ -125,7 +125,9 @@ def build_payload(event: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {
         "hook_event_name": event,
         "tool_name": kwargs.get("tool_name"),
-        "tool_input": kwargs.get("args") if isinstance(kwargs.get("args"), dict) else {},
+        # as Hermes gave it: arguments that are not an object fail closed in the hook, where
+        # an empty object read as "no command" let a terminal call through (red-team rt36)
+        "tool_input": kwargs.get("args"),
         "session_id": str(session),
         "cwd": _working_directory(kwargs),
         "profile": os.environ.get("HERMES_PROFILE", ""),
