@@ -368,7 +368,10 @@ def _floor_timer() -> Callable[[], None] | None:
     Only the main thread has signals: in the daemon's threads there is none, and a hook
     that gives up waiting for the daemon evaluates the call itself, here.
     """
-    import signal
+    if TYPE_CHECKING:
+        import signal
+    else:  # signal.py imports enum for its IntEnums; the C module it wraps is enough here
+        import _signal as signal
 
     def _raise(signum: int, frame: object) -> None:
         raise OutOfTime(f"no answer within {FLOOR_HARD_LIMIT:g} s")
