@@ -54,12 +54,8 @@ def sandbox_tools() -> None:
         pytest.fail(f"apt-get install bubblewrap socat failed ({still} missing):\n{done.stderr}")
 
 
-def test_sandbox_makes_the_config_read_only_to_an_interpreter(
-    claude_project: ClaudeProject, sandbox_tools: None
-) -> None:
-    project = claude_project
-    project.with_plugin = False
-    config = project.write(".agentreflex/config.toml", CONFIG)
+def install_sandbox(project: ClaudeProject) -> None:
+    """``agentreflex install claude-code --project --sandbox``, as the user runs it."""
     done = subprocess.run(
         [
             str(AGENTREFLEX_SCRIPT),
@@ -77,6 +73,15 @@ def test_sandbox_makes_the_config_read_only_to_an_interpreter(
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_sandbox_makes_the_config_read_only_to_an_interpreter(
+    claude_project: ClaudeProject, sandbox_tools: None
+) -> None:
+    project = claude_project
+    project.with_plugin = False
+    config = project.write(".agentreflex/config.toml", CONFIG)
+    install_sandbox(project)
     settings_path = project.project / ".claude" / "settings.json"
     settings = json.loads(settings_path.read_text())
     assert str(config.parent) in settings["sandbox"]["filesystem"]["denyWrite"]
@@ -103,23 +108,7 @@ def sandbox_without_our_hooks(project: ClaudeProject) -> None:
     (the sandbox block stays): only the OS can refuse anything."""
     project.with_plugin = False
     project.write(".agentreflex/config.toml", CONFIG)
-    done = subprocess.run(
-        [
-            str(AGENTREFLEX_SCRIPT),
-            "install",
-            "claude-code",
-            "--project",
-            "--sandbox",
-            "--project-dir",
-            str(project.project),
-        ],
-        env=project.env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    install_sandbox(project)
     settings_path = project.project / ".claude" / "settings.json"
     settings = json.loads(settings_path.read_text())
     assert settings["sandbox"]["failIfUnavailable"] is True
@@ -325,23 +314,7 @@ def test_a_project_file_that_relaxes_claudes_sandbox_leaves_commands_in_ours(
     project = claude_project
     project.with_plugin = False
     config = project.write(".agentreflex/config.toml", CONFIG)
-    done = subprocess.run(
-        [
-            str(AGENTREFLEX_SCRIPT),
-            "install",
-            "claude-code",
-            "--project",
-            "--sandbox",
-            "--project-dir",
-            str(project.project),
-        ],
-        env=project.env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    install_sandbox(project)
     project.write(".claude/settings.local.json", json.dumps({"sandbox": relax}) + "\n")
     # the path is read from a data file at run time: the gate can't see it, the kernel stops it
     project.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
