@@ -10,11 +10,10 @@ of the path, so a linked folder on the way passed.  Through the real hook entry 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from agentreflex.core.testing import claude_pre_tool
+from agentreflex.core.testing import claude_pre_tool, enforced_project
 
 
 def _read(project: Path, path: str) -> str:
@@ -25,9 +24,7 @@ def _read(project: Path, path: str) -> str:
 def project(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     root = home / "proj"
-    (root / ".agentreflex").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    enforced_project(root)
     state = home / ".local" / "state" / "agentreflex"
     state.mkdir(parents=True)
     (state / "key").write_bytes(os.urandom(32))

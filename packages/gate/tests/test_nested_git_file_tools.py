@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agentreflex.core.testing import claude_pre_tool
+from agentreflex.core.testing import claude_pre_tool, enforced_project
 
 
 def _write(project: Path, path: Path, content: str) -> str:
@@ -27,10 +27,8 @@ def _write(project: Path, path: Path, content: str) -> str:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "home" / "proj"
-    (root / ".agentreflex").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    enforced_project(root)
     subprocess.run(["git", "init", "-q", str(root / "sub")], check=True)
-    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
     (root / "src").mkdir()
     return root
 

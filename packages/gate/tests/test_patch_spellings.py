@@ -16,12 +16,11 @@ Each payload goes through the real hook entry point (``agentreflex hook HOST EVE
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.testing import hook_process
+from agentreflex.core.testing import enforced_project, hook_process
 
 TARGET = ".claude/settings.json"
 
@@ -48,9 +47,7 @@ def _call(project: Path, host: str, body: str) -> str:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "home" / "proj"
-    (root / ".agentreflex").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    enforced_project(root)
     (root / "notes.txt").write_text("notes\n")
     return root
 

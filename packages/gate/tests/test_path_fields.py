@@ -10,12 +10,11 @@ call.  Each payload goes through the real hook entry point.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.testing import hook_process
+from agentreflex.core.testing import enforced_project, hook_process
 
 SETTINGS = ".claude/settings.json"
 
@@ -26,9 +25,7 @@ _hook = hook_process
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "home" / "proj"
-    (root / ".agentreflex").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    enforced_project(root)
     return root
 
 

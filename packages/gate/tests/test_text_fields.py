@@ -11,12 +11,11 @@ payload goes through the real hook entry point.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.testing import hook_process
+from agentreflex.core.testing import enforced_project, hook_process, shim_pre_tool
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -24,17 +23,12 @@ SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "home" / "proj"
-    (root / ".agentreflex").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    enforced_project(root)
     (root / "app.py").write_text("KEY = ''\n")
     return root
 
 
-def _shim(project: Path, host: str, tool: str, args: dict[str, Any]) -> str:
-    event = {"opencode": "tool.execute.before", "pi": "tool_call"}[host]
-    payload = {"hook_event_name": event, "session_id": "s", "cwd": str(project)}
-    return hook_process(project, host, event, payload | {"tool": tool, "args": args})
+_shim = shim_pre_tool
 
 
 def _copilot(project: Path, tool: str, args: dict[str, Any]) -> str:

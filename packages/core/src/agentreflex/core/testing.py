@@ -228,6 +228,25 @@ def hook_process(
     return done.stdout
 
 
+def enforced_project(root: str | os.PathLike[str]) -> str:
+    """A git work tree at ``root`` whose project config says ``mode = "enforced"``."""
+    config = os.path.join(os.fspath(root), ".agentreflex", "config.toml")
+    os.makedirs(os.path.dirname(config), exist_ok=True)
+    subprocess.run(["git", "init", "-q", os.fspath(root)], check=True)
+    with open(config, "w", encoding="utf-8") as fh:
+        fh.write('mode = "enforced"\n')
+    return os.fspath(root)
+
+
+def shim_pre_tool(
+    project: str | os.PathLike[str], host: str, tool: str, args: dict[str, Any]
+) -> str:
+    """OpenCode's or pi's shim asking about one tool call in ``project`` (its own event)."""
+    event = {"opencode": "tool.execute.before", "pi": "tool_call"}[host]
+    payload = {"hook_event_name": event, "session_id": "s", "cwd": os.fspath(project)}
+    return hook_process(project, host, event, payload | {"tool": tool, "args": args})
+
+
 def claude_pre_tool(
     project: str | os.PathLike[str], tool: str, tool_input: dict[str, Any], **kw: bool
 ) -> str:
