@@ -108,6 +108,9 @@ _DATA_FLAGS = (
     "--data-raw",
     "--data-binary",
     "--data-urlencode",
+    "--data-ascii",
+    "--json",
+    "--url-query",
     "-F",
     "--form",
     "-T",
@@ -302,6 +305,17 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
                     "This uploads a credential file. Never send secrets off the machine.",
                 )
             ]
+    if cmd.name in ("http", "https", "xh", "xhs"):
+        for path in _httpie_files(args):
+            if _secret(path, where, cmd.cwd):
+                return [
+                    _hit(
+                        "GATE-EXFIL-SECRET",
+                        cmd.text,
+                        f"This uploads {path} (a credential) in the request. Never send "
+                        "secrets off the machine.",
+                    )
+                ]
     if cmd.name in ("scp", "rsync", "sftp") and secret_files:
         return [
             _hit("GATE-EXFIL-SECRET", cmd.text, "This copies a credential file to another machine.")
@@ -327,6 +341,16 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
             )
         ]
     return []
+
+
+_HTTPIE_FILE = LazyPattern(r"^[^:=@]*(?::=@|=@|@)(.+)$")
+
+
+def _httpie_files(args: list[str]) -> list[str]:
+    """Files an HTTPie or xh request sends: request items ``name@PATH`` (a form upload),
+    ``name=@PATH`` and ``name:=@PATH`` (the file's text or JSON), and ``@PATH`` (the body).
+    An item's first separator decides: ``email=a@b.example`` is a string field."""
+    return [m.group(1) for a in args if not a.startswith("-") and (m := _HTTPIE_FILE.match(a))]
 
 
 def secret_named(text: str) -> bool:
