@@ -145,6 +145,20 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
     named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
     secret_files = [shown for a in named if (shown := _secret(a, where, cmd.cwd))]
     feeds_network = id(cmd) in net_fed
+    if name in _STORES:
+        stored = _stored_off(cmd, where)
+        if stored:
+            hits.append(
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This uploads {stored} (a credential) to {_STORES[name]}, where it "
+                    "outlives the session and is readable by whoever can read that place. "
+                    "Give a service its credentials through its secret store "
+                    "(gh secret set, aws secretsmanager, gcloud secrets), or ask the user.",
+                )
+            )
+            return hits
     if name in _NETWORK:
         hits.extend(_network(cmd, where, secret_files))
     elif (
@@ -341,6 +355,120 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
             )
         ]
     return []
+
+
+_STORES = {
+    "aws": "an S3 bucket",
+    "gsutil": "a Cloud Storage bucket",
+    "gcloud": "a Cloud Storage bucket",
+    "rclone": "a cloud remote",
+    "az": "an Azure storage account",
+    "gh": "GitHub (a gist or a release asset, readable by anyone with its link)",
+}
+# options of those tools that take no value (every other long option takes one)
+_NO_VALUE = frozenset(
+    {
+        "--recursive",
+        "--dryrun",
+        "--quiet",
+        "--delete",
+        "--no-progress",
+        "--follow-symlinks",
+        "--no-follow-symlinks",
+        "--only-show-errors",
+        "--exact-timestamps",
+        "--size-only",
+        "--no-guess-mime-type",
+        "--no-sign-request",
+        "--no-verify-ssl",
+        "--debug",
+        "--public",
+        "--web",
+        "--clobber",
+        "--progress",
+        "--verbose",
+        "--overwrite",
+        "--checksum",
+        "--update",
+        "--copy-links",
+        "--dry-run",
+    }
+)
+_VALUED_SHORT = {
+    "gh": frozenset({"-d", "-f", "-R", "-n", "-t", "-F", "-a"}),
+    "gsutil": frozenset({"-o", "-h", "-x", "-p", "-a", "-z", "-j", "-s"}),
+}
+
+
+def _operands(args: list[str], valued_short: frozenset[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a.startswith("--"):
+            skip = "=" not in a and a not in _NO_VALUE
+        elif a.startswith("-") and len(a) > 1:
+            skip = a in valued_short
+        else:
+            out.append(a)
+    return out
+
+
+def _stored_off(cmd: Cmd, where: Where) -> str:
+    """The credential file or folder a storage command uploads (``""`` when none):
+    ``aws s3 cp|mv|sync``, ``gsutil cp|mv|rsync``, ``gcloud storage cp|mv|rsync`` and
+    ``rclone copy|copyto|move|moveto|sync`` to a bucket or remote; ``az storage blob
+    upload --file`` / ``upload-batch --source``; ``gh gist create FILE``, ``gh gist edit
+    --add FILE``, ``gh release create|upload TAG FILE``."""
+    name, args = cmd.name, cmd.args
+    from agentreflex.gate.shell import inert
+
+    if inert.inert(name, args):
+        return ""
+    words = _operands(args, _VALUED_SHORT.get(name, frozenset()))
+    sources: list[str] = []
+    if name == "az":
+        if words[:2] in (["storage", "blob"], ["storage", "file"]) and words[2:3] in (
+            ["upload"],
+            ["upload-batch"],
+        ):
+            for i, a in enumerate(args[:-1]):
+                if a in ("--file", "-f", "--source", "-s"):
+                    sources.append(args[i + 1])
+            sources += [a.split("=", 1)[1] for a in args if a.startswith(("--file=", "--source="))]
+    elif name == "gh":
+        if words[:2] == ["gist", "create"]:
+            sources = words[2:]
+        elif words[:2] == ["gist", "edit"]:
+            sources = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--add", "-a")]
+        elif words[:2] in (["release", "create"], ["release", "upload"]):
+            sources = [w.split("#", 1)[0] for w in words[3:]]
+    else:
+        if name == "gcloud":
+            words = words[1:] if words[:1] == ["storage"] else []
+        elif name == "aws":
+            words = words[1:] if words[:1] == ["s3"] else []
+        verbs = {
+            "aws": ("cp", "mv", "sync"),
+            "gsutil": ("cp", "mv", "rsync"),
+            "gcloud": ("cp", "mv", "rsync"),
+            "rclone": ("copy", "copyto", "move", "moveto", "sync"),
+        }[name]
+        if len(words) >= 3 and words[0] in verbs and _remote(name, words[-1]):
+            sources = [w for w in words[1:-1] if not _remote(name, w)]
+    for src in sources:
+        shown = _secret(src.rstrip("/") or src, where, cmd.cwd)
+        if shown:
+            return shown
+    return ""
+
+
+def _remote(name: str, word: str) -> bool:
+    if name == "rclone":
+        head, sep, _ = word.partition(":")
+        return bool(sep and head and "/" not in head and not head.startswith((".", "~")))
+    return word.startswith(("s3://", "gs://"))
 
 
 _HTTPIE_FILE = LazyPattern(r"^[^:=@]*(?::=@|=@|@)(.+)$")
