@@ -238,9 +238,9 @@ def source_of(cmd: Cmd, where: Where) -> str:
         readers = cmd.name in _ARCHIVERS or cmd.name in _ENCODERS
         if readers and (is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS):
             return f"{f} (credentials)"
-    from agentreflex.gate.rules.secrets import secret_printer
+    from agentreflex.gate.rules.secrets import secret_fetcher, secret_printer
 
-    return secret_printer(cmd)
+    return secret_printer(cmd) or secret_fetcher(cmd)
 
 
 def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:

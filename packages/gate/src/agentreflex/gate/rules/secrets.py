@@ -190,7 +190,7 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                     ".example file.",
                 )
             )
-    printed = secret_printer(cmd)
+    printed = secret_printer(cmd) or (secret_fetcher(cmd) if feeds_network else "")
     if printed and feeds_network:
         hits.append(
             _hit(
@@ -280,6 +280,45 @@ def secret_printer(cmd: Cmd) -> str:
         and any(a.startswith(("-o", "--output")) and "name" not in a for a in args)
     ):
         return "a Kubernetes secret"
+    return ""
+
+
+def secret_fetcher(cmd: Cmd) -> str:
+    """What stored secret a secret manager's read writes to stdout (``""`` when none).
+
+    Reading one is everyday work (``DB_PASS=$(aws secretsmanager ...)``, a pipe to
+    ``jq``), so these are sources only where exfiltration is judged: output that
+    reaches the network or an encoder.  A ``--query`` that picks metadata only
+    (``--query Name``) prints no secret.
+    """
+    name, args = cmd.name, cmd.args
+    words = [a for a in args if not a.startswith("-")]
+    query = " ".join(
+        args[i + 1] if a == "--query" and i + 1 < len(args) else a.partition("=")[2]
+        for i, a in enumerate(args)
+        if a == "--query" or a.startswith("--query=")
+    )
+    if name == "aws" and words[:2] == ["secretsmanager", "get-secret-value"]:
+        if not query or "Secret" in query:
+            return "a secret from AWS Secrets Manager"
+    elif name == "aws" and words[:1] == ["ssm"] and "--with-decryption" in args:
+        if words[1:2] and words[1].startswith("get-parameter") and (not query or "Value" in query):
+            return "a decrypted SSM parameter"
+    elif name == "gcloud" and words[:3] == ["secrets", "versions", "access"]:
+        return "a Google Secret Manager secret"
+    elif name == "az" and words[:2] == ["keyvault", "secret"] and words[2:3] == ["show"]:
+        if not query or "value" in query:
+            return "an Azure Key Vault secret"
+    elif name == "vault" and (words[:2] == ["kv", "get"] or words[:1] == ["read"]):
+        return "a Vault secret"
+    elif name == "op" and (
+        words[:1] == ["read"] or (words[:2] == ["item", "get"] and "--reveal" in args)
+    ):
+        return "a 1Password secret"
+    elif name == "doppler" and words[:2] in (["secrets", "download"], ["secrets", "get"]):
+        return "Doppler secrets"
+    elif name == "infisical" and words[:1] in (["export"], ["secrets"]):
+        return "Infisical secrets"
     return ""
 
 
