@@ -83,6 +83,8 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             for op, target in cmd.redirects:
                 if op in (">", ">>", ">|", "&>"):
                     tainted[classify(target, where, cmd.cwd)[1]] = what
+        if cmd.name in _COPIERS:
+            tainted.update(_copied(cmd, where))
         if cmd.name in _NET and tainted:
             sent = _uploads(cmd, where, tainted)
             if sent:
@@ -170,6 +172,54 @@ def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
         if full in tainted:
             return tainted[full]
     return ""
+
+
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "tar", "zip", "7z", "gpg", "gpg2"})
+
+
+def _copied(cmd: Cmd, where: Where) -> dict[str, str]:
+    """Files a copy or an archive of credentials becomes (``cp .env /tmp/x``, ``zip s.zip .env``,
+    ``tar czf k.tgz ~/.ssh``, ``gpg -c .env``), as resolved path -> what they hold, so a
+    later upload of the copy is judged as an upload of the original."""
+    name, args = cmd.name, cmd.args
+    ops = [a for a in args if a and not a.startswith("-")]
+    outs: list[str] = []
+    sources: list[str] = []
+    if name in ("cp", "mv", "install", "ln", "rsync") and len(ops) >= 2:
+        sources = ops[:-1]
+        outs = [ops[-1]] + [
+            ops[-1].rstrip("/") + "/" + os.path.basename(s.rstrip("/")) for s in sources
+        ]
+    elif name == "tar":
+        archive = ""
+        for i, a in enumerate(args):
+            nxt = args[i + 1] if i + 1 < len(args) else ""
+            if (
+                a in ("-f", "--file")
+                or (a[:1] == "-" and a[1:2] != "-" and a.endswith("f"))
+                or (i == 0 and a[:1] != "-" and "f" in a and a.isalpha())
+            ):
+                archive = nxt
+                break
+            if a.startswith("--file="):
+                archive = a.split("=", 1)[1]
+                break
+        outs = [archive] if archive else []
+        sources = [a for a in ops if a != archive and not (a is args[0] and a.isalpha())]
+    elif name == "zip" and len(ops) >= 2:
+        outs, sources = [ops[0], ops[0] + ".zip"], ops[1:]
+    elif name == "7z" and ops[:1] == ["a"] and len(ops) >= 3:
+        outs, sources = [ops[1]], ops[2:]
+    elif name in ("gpg", "gpg2") and ops:
+        given = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-o", "--output")]
+        sources = [o for o in ops if o not in given]
+        outs = given or [f"{s}{ext}" for s in sources for ext in (".gpg", ".asc")]
+    for src in sources:
+        full = classify(src, where, cmd.cwd)[1]
+        if is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS:
+            what = f"{src} (credentials)"
+            return {classify(o, where, cmd.cwd)[1]: what for o in outs if o}
+    return {}
 
 
 def _decodes(cmd: Cmd) -> bool:
