@@ -119,11 +119,17 @@ def _statements_given(
 ) -> list[str]:
     """The statement text a client runs: query options, positional SQL, files, stdin."""
     args, texts = cmd.args, []
+    short = {f for f in flags if len(f) == 2 and f[0] == "-"}
     for i, a in enumerate(args):
         if a in flags and i + 1 < len(args):
             texts.append(args[i + 1])
         elif any(a.startswith(f + "=") for f in flags if f.startswith("--")):
             texts.append(a.split("=", 1)[1])
+        elif a[:1] == "-" and a[1:2] != "-" and len(a) > 2:
+            if a[1:].isalpha() and "-" + a[-1] in short and i + 1 < len(args):
+                texts.append(args[i + 1])  # a cluster: psql -tAc SQL, mysql -Ne SQL
+            elif a[:2] in short and not a[1:].isalpha():
+                texts.append(a[2:])  # attached: psql -c'DROP TABLE t', mysql -e"..."
     if cmd.name in ("sqlite3", "duckdb", "redis-cli", "bq"):
         words = [a for a in args if not a.startswith("-")]
         texts.append(" ".join(words[1:] if cmd.name in ("sqlite3", "duckdb") else words))
