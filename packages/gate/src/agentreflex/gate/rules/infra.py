@@ -40,6 +40,8 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
     a test database warns, a development one asks, production or unknown blocks.
     """
     name, args = cmd.name, cmd.args
+    if name in ("valkey-cli", "keydb-cli"):
+        name = "redis-cli"
     if name in ("dropdb", "dropuser"):
         return [_db(cmd, "drop", "the database and every table in it", ())]
     if name == "mysqladmin" and any(a in ("drop", "flush-tables") for a in args):
@@ -130,7 +132,7 @@ def _statements_given(
                 texts.append(args[i + 1])  # a cluster: psql -tAc SQL, mysql -Ne SQL
             elif a[:2] in short and not a[1:].isalpha():
                 texts.append(a[2:])  # attached: psql -c'DROP TABLE t', mysql -e"..."
-    if cmd.name in ("sqlite3", "duckdb", "redis-cli", "bq"):
+    if cmd.name in ("sqlite3", "duckdb", "redis-cli", "valkey-cli", "keydb-cli", "bq"):
         words = [a for a in args if not a.startswith("-")]
         texts.append(" ".join(words[1:] if cmd.name in ("sqlite3", "duckdb") else words))
     if cmd.name in ("psql", "cockroach"):
@@ -219,6 +221,7 @@ _BACKUP = {
 }
 _BACKUP["mariadb"] = _BACKUP["mysql"]
 _BACKUP["mongo"] = _BACKUP["mongosh"]
+_BACKUP["valkey-cli"] = _BACKUP["keydb-cli"] = _BACKUP["redis-cli"]
 
 
 def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:
