@@ -596,6 +596,10 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(args)
     positional = [a for a in args if not a.startswith("-")]
     refspecs = positional[1:]
+    for key, value in settings(cmd.args, cmd.assigns).items():
+        hit = _push_setting(cmd, key, value)
+        if hit:
+            return [hit]
     if "--mirror" in flags:
         return [
             Hit.destructive(
@@ -671,6 +675,76 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
                 "git push <remote> : pushes every matching branch. Push one branch.",
             )
         ]
+    return []
+
+
+def _push_setting(cmd: Cmd, key: str, value: str) -> Hit | None:
+    """A remote's setting that makes a plain ``git push`` force or mirror:
+    ``remote.NAME.mirror=true`` (every ref overwritten, others deleted) and a
+    ``remote.NAME.push`` refspec with ``+`` (a forced update)."""
+    if not key.startswith("remote."):
+        return None
+    if key.endswith(".mirror") and value.strip().lower() in ("true", "yes", "on", "1"):
+        return Hit.destructive(
+            "GATE-GIT-PUSH-MIRROR",
+            P_BLOCK,
+            cmd,
+            f"{key}=true makes git push a mirror push, which overwrites and deletes every "
+            "ref on the remote. Push specific branches instead.",
+        )
+    if key.endswith(".push") and (value.startswith("+") or ":+" in value):
+        return Hit.destructive(
+            "GATE-GIT-FORCE-PUSH",
+            P_BLOCK,
+            cmd,
+            f"{key}={value} makes git push force-push, which can overwrite others' commits "
+            "on the remote. Use git push --force-with-lease on your own feature branch, "
+            "or a new branch.",
+        )
+    return None
+
+
+_CONFIG_VALUED = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment"})
+
+
+def _config(cmd: Cmd, args: list[str]) -> list[Hit]:
+    """``git config [scope] KEY VALUE`` (or ``git config set KEY VALUE``) storing a setting
+    that turns a later plain command destructive: an alias that expands to one
+    (``alias.pf 'push --force'``: the later ``git pf`` names nothing the gate knows),
+    a forced ``remote.NAME.push`` refspec or ``remote.NAME.mirror``."""
+    words: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in _CONFIG_VALUED:
+            skip = True
+        elif not a.startswith("-"):
+            words.append(a)
+    if words[:1] == ["set"]:
+        words = words[1:]
+    if len(words) < 2:
+        return []
+    key, value = _key(words[0]), words[1]
+    hit = _push_setting(cmd, key, value)
+    if hit:
+        return [hit]
+    if key.startswith("alias.") and not value.startswith("!"):
+        expansion = _split_words(value)
+        check = _SUBCOMMANDS.get(expansion[0]) if expansion else None
+        if check is not None and expansion[0] != "config":
+            return [
+                Hit(
+                    h.rule,
+                    h.category,
+                    h.probability,
+                    h.segment,
+                    f"This stores the alias git {key[len('alias.') :]} = git {value}, "
+                    f"which every later use runs under a name the gate cannot read. {h.message}",
+                    h.severity,
+                )
+                for h in check(cmd, normalise(expansion[0], expansion[1:]))
+            ]
     return []
 
 
@@ -812,6 +886,7 @@ _SUBCOMMANDS = {
     "stash": _stash,
     "branch": _branch,
     "push": _push,
+    "config": _config,
     "filter-branch": _history,
     "filter-repo": _history,
     "reflog": _reflog,
