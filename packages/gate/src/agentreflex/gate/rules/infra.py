@@ -278,10 +278,16 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         if words[:2] in (["s3", "rb"],) or (words[:2] == ["s3", "rm"] and "--recursive" in args):
             return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, _S3)]
         # one object (aws s3 rm without --recursive): graded in packs/cloud.json
-        if len(words) >= 2 and re.match(
-            r"(delete|terminate|remove|deregister|purge|destroy|"
-            r"disable|revoke|detach|reset)-",
-            words[1],
+        if len(words) >= 2 and (
+            re.match(
+                r"(delete|terminate|remove|deregister|purge|destroy|"
+                r"disable|revoke|detach|reset)-",
+                words[1],
+            )
+            or (
+                _AWS_DELETE_INSIDE.search(words[1])
+                and not re.match(r"(get|list|describe|cancel|wait)-", words[1])
+            )
         ):
             return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         return []
@@ -311,6 +317,12 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     return []
 
+
+# The deleting word later in an operation's name: batch-delete-image,
+# schedule-key-deletion (a KMS key, and every byte it encrypted), close-account
+_AWS_DELETE_INSIDE = LazyPattern(
+    r"-(?:delete|deletion|destroy|purge)(?:-|$)|^close-account$|^leave-organization$"
+)
 
 _STACK = (
     "This destroys every resource of the stack: its databases, buckets and servers with "
