@@ -274,13 +274,36 @@ def secret_printer(cmd: Cmd) -> str:
     if name == "heroku" and words[:1] == ["auth:token"]:
         return "the Heroku token"
     secrets = words[:2] in (["get", "secret"], ["get", "secrets"])
-    if (
-        name in ("kubectl", "oc")
-        and secrets
-        and any(a.startswith(("-o", "--output")) and "name" not in a for a in args)
-    ):
+    if name in ("kubectl", "oc") and secrets and _shows_secret_data(args):
         return "a Kubernetes secret"
     return ""
+
+
+def _shows_secret_data(args: list[str]) -> bool:
+    """Whether ``kubectl get secret``'s output format shows the values: ``-o yaml``/``json``
+    and templates or columns that read ``.data``; ``-o name``, ``-o wide`` and a
+    ``jsonpath`` of metadata show none (the value may be attached, after ``=``, or the
+    next word)."""
+    formats: list[str] = []
+    for i, a in enumerate(args):
+        if a in ("-o", "--output"):
+            formats.append(args[i + 1] if i + 1 < len(args) else "")
+        elif a.startswith("--output="):
+            formats.append(a.split("=", 1)[1])
+        elif a.startswith("-o") and not a.startswith("--"):
+            formats.append(a[2:].removeprefix("="))
+    for fmt in formats:
+        kind = fmt.split("=", 1)[0].lower()
+        if kind in ("name", "wide"):
+            continue
+        if kind.startswith(("jsonpath", "custom-columns", "go-template", "template")):
+            bare = fmt.replace(" ", "")
+            whole = "{.}" in bare or re.search(r"\.items(?:\[[^\]]*\])?\}", bare)
+            if re.search(r"(?<![A-Za-z])(?:data|stringData)\b", fmt) or whole:
+                return True
+            continue
+        return True
+    return False
 
 
 def secret_fetcher(cmd: Cmd) -> str:
