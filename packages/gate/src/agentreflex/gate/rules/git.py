@@ -11,7 +11,16 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 from __future__ import annotations
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker
+from agentreflex.gate.model import (
+    ASK,
+    DESTRUCTIVE,
+    P_BLOCK,
+    P_WARN,
+    SECRET,
+    Cmd,
+    Hit,
+    has_marker,
+)
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -351,8 +360,38 @@ def _positional(sub: str, args: list[str]) -> list[str]:
 
 def git(cmd: Cmd, where: Where) -> list[Hit]:
     sub, args = _sub(cmd)
+    if sub == "add":
+        return _add(cmd, args, where)
     check = _SUBCOMMANDS.get(sub)
     return check(cmd, normalise(sub, args)) if check else []
+
+
+def _add(cmd: Cmd, args: list[str], where: Where) -> list[Hit]:
+    """``git add`` of a credential file: forced past .gitignore (``-f``), or a key or
+    credentials file of any kind.  A plain ``git add .env`` is left alone: a project may
+    track a ``.env`` of public defaults (Vite does), and git honours .gitignore."""
+    from agentreflex.gate.shell.paths import classify, is_secret_file
+
+    flags = _flags(args)
+    forced = "-f" in flags or "--force" in flags
+    paths = args[args.index("--") + 1 :] if "--" in args else [a for a in args if a[:1] != "-"]
+    for path in paths:
+        full = classify(path, where, cmd.cwd)[1]
+        base = full.rstrip("/").rsplit("/", 1)[-1]
+        if is_secret_file(full) and (forced or not base.startswith(".env")):
+            return [
+                Hit(
+                    "GATE-SECRET-WRITE",
+                    SECRET,
+                    P_BLOCK,
+                    cmd.text,
+                    f"This stages {path} (a credential) into git: once committed it stays "
+                    "in the history, and once pushed everyone who can read the repository "
+                    "has it (it must then be rotated). Keep it ignored, and commit a "
+                    ".example file with placeholders instead.",
+                )
+            ]
+    return []
 
 
 def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
