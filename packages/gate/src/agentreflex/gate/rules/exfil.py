@@ -157,7 +157,9 @@ def _prints_secret_env(cmd: Cmd) -> bool:
 def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
     """What a tainted file holds when the request sends it (``-F f=@FILE``, ``-d @FILE``,
     ``-T FILE``, ``--upload-file``, ``--post-file=FILE``, ``< FILE``)."""
-    args = cmd.args
+    from agentreflex.gate.rules.secrets import net_args
+
+    args = net_args(cmd)
     named: list[str] = [t for op, t in cmd.redirects if op == "<"]
     for i, a in enumerate(args):
         value = args[i + 1] if i + 1 < len(args) else ""
@@ -234,7 +236,9 @@ def _reads_stdin(cmd: Cmd) -> bool:
     """Whether a network client sends what is piped into it."""
     if cmd.name in ("nc", "ncat", "netcat", "socat", "http", "https", "xh"):
         return True
-    args = cmd.args
+    from agentreflex.gate.rules.secrets import net_args
+
+    args = net_args(cmd)
     return any(a.endswith("@-") for a in args) or any(
         a in ("-T", "--upload-file", "--post-file", "--body-file")
         and i + 1 < len(args)
@@ -296,7 +300,10 @@ def source_of(cmd: Cmd, where: Where) -> str:
 def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:
     """A substitution's secret in a request body or URL; a token sent to another service."""
     hits: list[Hit] = []
-    body = [a for i, a in enumerate(cmd.args) if _is_body(cmd.args, i)]
+    from agentreflex.gate.rules.secrets import net_args
+
+    args = net_args(cmd)
+    body = [a for i, a in enumerate(args) if _is_body(args, i)]
     if any(UNKNOWN in a for a in body):
         for other in cmds:
             if other.via == "substitution" and other is not cmd:
@@ -369,8 +376,11 @@ def token_hosts(var: str) -> tuple[str, ...]:
 
 def _host(cmd: Cmd) -> str:
     """The host of the request's URL, when it is known."""
-    for i, a in enumerate(cmd.args):
-        if i and cmd.args[i - 1] in _HEADER_FLAGS | _BODY_FLAGS | {
+    from agentreflex.gate.rules.secrets import net_args
+
+    args = net_args(cmd)
+    for i, a in enumerate(args):
+        if i and args[i - 1] in _HEADER_FLAGS | _BODY_FLAGS | {
             "-o",
             "--output",
             "-O",

@@ -345,8 +345,35 @@ def secret_fetcher(cmd: Cmd) -> str:
     return ""
 
 
+# curl's short options that take a value (the rest of a cluster, or the next word)
+_CURL_VALUED = frozenset("dFTHuXoeAbcKrwxyYzEmCDUQtP")
+
+
+def net_args(cmd: Cmd) -> list[str]:
+    """``cmd``'s words with curl's short clusters split as curl reads them: ``-sF f=@x`` is
+    ``-s -F f=@x``, ``-T.env`` is ``-T .env``, ``-fsSLT x`` is ``... -T x`` (other tools'
+    words as given)."""
+    if cmd.name != "curl" or not any(
+        a[:1] == "-" and a[1:2] not in ("-", "") and len(a) > 2 for a in cmd.args
+    ):
+        return cmd.args
+    out: list[str] = []
+    words = iter(cmd.args)
+    for a in words:
+        if a[:1] != "-" or a[1:2] in ("-", "") or len(a) == 2:
+            out.append(a)
+            continue
+        for k, ch in enumerate(a[1:], 1):
+            out.append("-" + ch)
+            if ch in _CURL_VALUED:
+                rest = a[k + 1 :]
+                out.append(rest if rest else next(words, ""))
+                break
+    return out
+
+
 def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
-    args = cmd.args
+    args = net_args(cmd)
     for op, target in cmd.redirects:
         if op == "<" and _secret(target, where, cmd.cwd):
             return [
@@ -558,7 +585,7 @@ def _data_vars(cmd: Cmd) -> list[str]:
     secret = [v for v in secret if not sent_to_own_service(cmd, v)]
     if not secret:
         return []
-    args = cmd.args
+    args = net_args(cmd)
     in_headers = " ".join(
         args[i + 1]
         for i, a in enumerate(args[:-1])
