@@ -345,10 +345,6 @@ def secret_fetcher(cmd: Cmd) -> str:
     return ""
 
 
-# curl's short options that take a value (the rest of a cluster, or the next word)
-_CURL_VALUED = frozenset("dFTHuXoeAbcKrwxyYzEmCDUQtP")
-
-
 def net_args(cmd: Cmd) -> list[str]:
     """``cmd``'s words with curl's short clusters split as curl reads them: ``-sF f=@x`` is
     ``-s -F f=@x``, ``-T.env`` is ``-T .env``, ``-fsSLT x`` is ``... -T x`` (other tools'
@@ -357,6 +353,8 @@ def net_args(cmd: Cmd) -> list[str]:
         a[:1] == "-" and a[1:2] not in ("-", "") and len(a) > 2 for a in cmd.args
     ):
         return cmd.args
+    from agentreflex.gate.rules.http import CURL_VALUED
+
     out: list[str] = []
     words = iter(cmd.args)
     for a in words:
@@ -365,7 +363,7 @@ def net_args(cmd: Cmd) -> list[str]:
             continue
         for k, ch in enumerate(a[1:], 1):
             out.append("-" + ch)
-            if ch in _CURL_VALUED:
+            if ch in CURL_VALUED:
                 rest = a[k + 1 :]
                 out.append(rest if rest else next(words, ""))
                 break
