@@ -41,7 +41,17 @@ _NET = frozenset(
         "host",
     }
 )
-_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare"})
+_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset"})
+# a dumper's options that still list every variable with its value
+_DUMP_OPTIONS: tuple[list[str], ...] = (
+    [],
+    ["-p"],
+    ["-x"],
+    ["-px"],
+    ["-xp"],
+    ["-p", "-x"],
+    ["-x", "-p"],
+)
 _ARCHIVERS = frozenset({"tar", "zip", "7z", "gzip", "cat", "head", "tail", "cpio", "gpg"})
 _HEADER_FLAGS = frozenset({"-H", "--header", "-u", "--user", "--oauth2-bearer"})
 _BODY_FLAGS = frozenset(
@@ -140,7 +150,7 @@ _GREPS = frozenset({"grep", "egrep", "rg"})
 def _prints_secret_env(cmd: Cmd) -> bool:
     """``env | grep -i key``: the environment filtered to its credentials, shown."""
     src = cmd.stdin_from
-    if src is None or src.name not in _DUMPERS or src.args not in ([], ["-p"], ["-x"]):
+    if src is None or src.name not in _DUMPERS or src.args not in _DUMP_OPTIONS:
         return False
     quiet = any(
         a in ("--quiet", "--count", "--files-with-matches")
@@ -273,7 +283,7 @@ def _piped_source(sink: Cmd, where: Where) -> str:
 
 def source_of(cmd: Cmd, where: Where) -> str:
     """What credential ``cmd`` writes to its stdout (``""`` when none)."""
-    if cmd.name in _DUMPERS and (not cmd.args or cmd.args in (["-p"], ["-x"])):
+    if cmd.name in _DUMPERS and cmd.args in _DUMP_OPTIONS:
         return "the whole environment (which holds credentials)"
     from agentreflex.gate.rules.secrets import secret_named
 
