@@ -145,6 +145,20 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
     named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
     secret_files = [shown for a in named if (shown := _secret(a, where, cmd.cwd))]
     feeds_network = id(cmd) in net_fed
+    if name.startswith("python") and "http.server" in cmd.args:
+        served = _served_folder(cmd, where)
+        if served:
+            hits.append(
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This serves {served} (credentials) over HTTP: http.server listens on "
+                    "every interface, so anyone who can reach this machine can download "
+                    "them. Serve only the folder you mean to share (a build output), bound "
+                    "to 127.0.0.1 (--bind 127.0.0.1).",
+                )
+            )
+            return hits
     if name in _STORES:
         stored = _stored_off(cmd, where)
         if stored:
@@ -549,6 +563,24 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
         if shown:
             return shown
     return ""
+
+
+def _served_folder(cmd: Cmd, where: Where) -> str:
+    """The credential folder ``python -m http.server`` serves (``-d/--directory DIR``, else
+    the folder it runs in), ``""`` when it is not one."""
+    args = cmd.args
+    k = args.index("http.server")
+    if k == 0 or args[k - 1] != "-m":
+        return ""
+    folder = ""
+    for i, a in enumerate(args[k + 1 :], k + 1):
+        if a in ("-d", "--directory") and i + 1 < len(args):
+            folder = args[i + 1]
+        elif a.startswith("--directory="):
+            folder = a.split("=", 1)[1]
+    if folder:
+        return _secret(folder.rstrip("/") or folder, where, cmd.cwd)
+    return cmd.cwd if is_secret_file(cmd.cwd) else ""
 
 
 def _remote(name: str, word: str) -> bool:
