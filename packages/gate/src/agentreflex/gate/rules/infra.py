@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 _SQL_DESTROY = LazyPattern(
     r"(?:\bDROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|\bTRUNCATE\b|"
     r"\bFLUSHALL|\bFLUSHDB|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|"
-    r"\.remove\s*\(\s*\{\s*\}\s*\)|dropCollection)",
+    r"\.remove\s*\(\s*\{\s*\}\s*\)|dropCollection|"
+    r"(?:runCommand|adminCommand)\s*\(\s*\{\s*[\"']?(?:dropDatabase|drop)[\"']?\s*:|"
+    r"deleteMany\s*:\s*\{\s*filter\s*:\s*\{\s*\})",
     re.IGNORECASE,
 )
 _DELETE = LazyPattern(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
