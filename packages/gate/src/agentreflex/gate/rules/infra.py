@@ -143,6 +143,14 @@ def _statements_given(
                 texts.append(_sql_file(args[i + 1], cmd, where, written))
             elif a.startswith("--file="):
                 texts.append(_sql_file(a.split("=", 1)[1], cmd, where, written))
+    if cmd.name in ("mongosh", "mongo"):  # --file F, -f F, and script.js operands run
+        for i, a in enumerate(args):
+            if a in ("-f", "--file") and i + 1 < len(args):
+                texts.append(_sql_file(args[i + 1], cmd, where, written))
+            elif a.startswith("--file="):
+                texts.append(_sql_file(a.split("=", 1)[1], cmd, where, written))
+            elif a.endswith(".js") and not a.startswith("-"):
+                texts.append(_sql_file(a, cmd, where, written))
     if cmd.stdin_text is not None:
         texts.append(cmd.stdin_text)
     piped = pipes.output_text(cmd.stdin_from, written)
@@ -151,6 +159,12 @@ def _statements_given(
     for op, target in cmd.redirects:
         if op == "<":
             texts.append(_sql_file(target, cmd, where, written))
+    if cmd.name in ("sqlite3", "duckdb"):  # .read FILE runs the file's statements
+        for text in list(texts):
+            for line in text.splitlines():
+                words = line.split()
+                if len(words) == 2 and words[0] == ".read":
+                    texts.append(_sql_file(words[1].strip("'\""), cmd, where, written))
     return texts
 
 
