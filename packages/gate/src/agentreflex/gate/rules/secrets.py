@@ -159,6 +159,18 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                 )
             )
             return hits
+    if name in _TRANSFER_CLIENTS:
+        put = _put_in_script(cmd, where)
+        if put:
+            hits.append(
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This uploads {put} (a credential) to another machine with {name}'s "
+                    "put. Never copy credentials off the machine; ask the user.",
+                )
+            )
+            return hits
     if name in _STORES:
         stored = _stored_off(cmd, where)
         if stored:
@@ -562,6 +574,33 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
         shown = _secret(src.rstrip("/") or src, where, cmd.cwd)
         if shown:
             return shown
+    return ""
+
+
+_TRANSFER_CLIENTS = frozenset({"sftp", "lftp", "smbclient", "ftp", "tnftp"})
+
+
+def _put_in_script(cmd: Cmd, where: Where) -> str:
+    """The credential file a transfer client's script uploads (``put``, ``mput``,
+    ``reput``, ``mirror -R``): the script comes from stdin (heredoc, here-string, a
+    pipe) or from ``-c``/``-e`` (smbclient, lftp); ``""`` when none."""
+    from agentreflex.gate.shell import pipes
+
+    args = cmd.args
+    texts = [cmd.stdin_text or "", pipes.output_text(cmd.stdin_from, {}) or ""]
+    texts += [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "-e", "--command")]
+    for text in texts:
+        for line in text.replace(";", "\n").splitlines():
+            words = line.split()
+            if not words or words[0] not in ("put", "mput", "reput", "mirror"):
+                continue
+            if words[0] == "mirror" and not any(w in ("-R", "--reverse") for w in words):
+                continue
+            for w in words[1:]:
+                if w[:1] != "-":
+                    shown = _secret(w.strip("'\""), where, cmd.cwd)
+                    if shown:
+                        return shown
     return ""
 
 
