@@ -51,15 +51,6 @@ OPEN = [
         ),
     ),
     pytest.param(
-        "git send-pack --force git@github.com:o/r.git main",
-        id="git-send-pack-force",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="git's plumbing push is not judged as push "
-            "(https://git-scm.com/docs/git-send-pack)",
-        ),
-    ),
-    pytest.param(
         "hub delete -y o/r",
         id="hub-delete",
         marks=pytest.mark.xfail(

@@ -925,6 +925,7 @@ _SUBCOMMANDS = {
     "stash": _stash,
     "branch": _branch,
     "push": _push,
+    "send-pack": _push,  # the plumbing under push: [--force] [--mirror] REMOTE REFS...
     "config": _config,
     "filter-branch": _history,
     "filter-repo": _history,
