@@ -50,15 +50,6 @@ OPEN = [
             "(https://docs.python.org/3/library/http.server.html)",
         ),
     ),
-    pytest.param(
-        "hub delete -y o/r",
-        id="hub-delete",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="hub (gh's predecessor) deletes a repository; hub is not in the packs "
-            "(https://hub.github.com/hub-delete.1.html)",
-        ),
-    ),
 ]
 
 
