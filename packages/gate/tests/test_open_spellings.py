@@ -40,16 +40,6 @@ OPEN = [
             "walker does not carry it (https://busybox.net/downloads/BusyBox.html)",
         ),
     ),
-    pytest.param(
-        "cd ~ && python3 -m http.server 8000",
-        id="http-server-home",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="serving the home folder serves ~/.ssh and ~/.aws under it; only a "
-            "credential folder itself is recognised "
-            "(https://docs.python.org/3/library/http.server.html)",
-        ),
-    ),
 ]
 
 

@@ -617,6 +617,10 @@ def _served_folder(cmd: Cmd, where: Where) -> str:
             folder = args[i + 1]
         elif a.startswith("--directory="):
             folder = a.split("=", 1)[1]
+    full = classify(folder, where, cmd.cwd)[1] if folder else cmd.cwd
+    home = where.home.rstrip("/")
+    if home and (full.rstrip("/") == home or home.startswith(full.rstrip("/") + "/")):
+        return f"{folder or full} (it holds ~/.ssh and ~/.aws)"
     if folder:
         return _secret(folder.rstrip("/") or folder, where, cmd.cwd)
     return cmd.cwd if is_secret_file(cmd.cwd) else ""
