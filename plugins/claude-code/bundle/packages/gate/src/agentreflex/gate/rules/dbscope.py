@@ -51,8 +51,12 @@ def _tokens(text: str) -> set[str]:
 
 def scope_of(cmd: Cmd, extra: tuple[str, ...] = ()) -> str:
     """``prod``, ``test``, ``dev`` or ``unknown`` for the database ``cmd`` reaches."""
+    from agentreflex.gate.rules.programs import DB_CLIS
+
     data = _scope_data()
-    texts = [*cmd.args[1:], *extra, *cmd.vars_used]
+    # a client's first word may be the database (sqlite3 test.db, psql app_test -c ...);
+    # other tools' first word is their subcommand
+    texts = [*cmd.args[0 if cmd.name in DB_CLIS else 1 :], *extra, *cmd.vars_used]
     texts.extend(f"{k}={v}" for k, v in cmd.assigns.items())
     words: set[str] = set()
     for t in texts:

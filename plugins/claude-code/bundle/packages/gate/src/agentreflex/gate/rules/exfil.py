@@ -41,7 +41,17 @@ _NET = frozenset(
         "host",
     }
 )
-_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare"})
+_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset"})
+# a dumper's options that still list every variable with its value
+_DUMP_OPTIONS: tuple[list[str], ...] = (
+    [],
+    ["-p"],
+    ["-x"],
+    ["-px"],
+    ["-xp"],
+    ["-p", "-x"],
+    ["-x", "-p"],
+)
 _ARCHIVERS = frozenset({"tar", "zip", "7z", "gzip", "cat", "head", "tail", "cpio", "gpg"})
 _HEADER_FLAGS = frozenset({"-H", "--header", "-u", "--user", "--oauth2-bearer"})
 _BODY_FLAGS = frozenset(
@@ -83,6 +93,8 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             for op, target in cmd.redirects:
                 if op in (">", ">>", ">|", "&>"):
                     tainted[classify(target, where, cmd.cwd)[1]] = what
+        if cmd.name in _COPIERS:
+            tainted.update(_copied(cmd, where))
         if cmd.name in _NET and tainted:
             sent = _uploads(cmd, where, tainted)
             if sent:
@@ -138,7 +150,7 @@ _GREPS = frozenset({"grep", "egrep", "rg"})
 def _prints_secret_env(cmd: Cmd) -> bool:
     """``env | grep -i key``: the environment filtered to its credentials, shown."""
     src = cmd.stdin_from
-    if src is None or src.name not in _DUMPERS or src.args not in ([], ["-p"], ["-x"]):
+    if src is None or src.name not in _DUMPERS or src.args not in _DUMP_OPTIONS:
         return False
     quiet = any(
         a in ("--quiet", "--count", "--files-with-matches")
@@ -155,7 +167,9 @@ def _prints_secret_env(cmd: Cmd) -> bool:
 def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
     """What a tainted file holds when the request sends it (``-F f=@FILE``, ``-d @FILE``,
     ``-T FILE``, ``--upload-file``, ``--post-file=FILE``, ``< FILE``)."""
-    args = cmd.args
+    from agentreflex.gate.rules.secrets import net_args
+
+    args = net_args(cmd)
     named: list[str] = [t for op, t in cmd.redirects if op == "<"]
     for i, a in enumerate(args):
         value = args[i + 1] if i + 1 < len(args) else ""
@@ -172,6 +186,54 @@ def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
     return ""
 
 
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "tar", "zip", "7z", "gpg", "gpg2"})
+
+
+def _copied(cmd: Cmd, where: Where) -> dict[str, str]:
+    """Files a copy or an archive of credentials becomes (``cp .env /tmp/x``, ``zip s.zip .env``,
+    ``tar czf k.tgz ~/.ssh``, ``gpg -c .env``), as resolved path -> what they hold, so a
+    later upload of the copy is judged as an upload of the original."""
+    name, args = cmd.name, cmd.args
+    ops = [a for a in args if a and not a.startswith("-")]
+    outs: list[str] = []
+    sources: list[str] = []
+    if name in ("cp", "mv", "install", "ln", "rsync") and len(ops) >= 2:
+        sources = ops[:-1]
+        outs = [ops[-1]] + [
+            ops[-1].rstrip("/") + "/" + os.path.basename(s.rstrip("/")) for s in sources
+        ]
+    elif name == "tar":
+        archive = ""
+        for i, a in enumerate(args):
+            nxt = args[i + 1] if i + 1 < len(args) else ""
+            if (
+                a in ("-f", "--file")
+                or (a[:1] == "-" and a[1:2] != "-" and a.endswith("f"))
+                or (i == 0 and a[:1] != "-" and "f" in a and a.isalpha())
+            ):
+                archive = nxt
+                break
+            if a.startswith("--file="):
+                archive = a.split("=", 1)[1]
+                break
+        outs = [archive] if archive else []
+        sources = [a for a in ops if a != archive and not (a is args[0] and a.isalpha())]
+    elif name == "zip" and len(ops) >= 2:
+        outs, sources = [ops[0], ops[0] + ".zip"], ops[1:]
+    elif name == "7z" and ops[:1] == ["a"] and len(ops) >= 3:
+        outs, sources = [ops[1]], ops[2:]
+    elif name in ("gpg", "gpg2") and ops:
+        given = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-o", "--output")]
+        sources = [o for o in ops if o not in given]
+        outs = given or [f"{s}{ext}" for s in sources for ext in (".gpg", ".asc")]
+    for src in sources:
+        full = classify(src, where, cmd.cwd)[1]
+        if is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS:
+            what = f"{src} (credentials)"
+            return {classify(o, where, cmd.cwd)[1]: what for o in outs if o}
+    return {}
+
+
 def _decodes(cmd: Cmd) -> bool:
     return any(
         a in ("-d", "--decode", "-D", "-r", "--revert")
@@ -184,7 +246,9 @@ def _reads_stdin(cmd: Cmd) -> bool:
     """Whether a network client sends what is piped into it."""
     if cmd.name in ("nc", "ncat", "netcat", "socat", "http", "https", "xh"):
         return True
-    args = cmd.args
+    from agentreflex.gate.rules.secrets import net_args
+
+    args = net_args(cmd)
     return any(a.endswith("@-") for a in args) or any(
         a in ("-T", "--upload-file", "--post-file", "--body-file")
         and i + 1 < len(args)
@@ -219,7 +283,7 @@ def _piped_source(sink: Cmd, where: Where) -> str:
 
 def source_of(cmd: Cmd, where: Where) -> str:
     """What credential ``cmd`` writes to its stdout (``""`` when none)."""
-    if cmd.name in _DUMPERS and (not cmd.args or cmd.args in (["-p"], ["-x"])):
+    if cmd.name in _DUMPERS and cmd.args in _DUMP_OPTIONS:
         return "the whole environment (which holds credentials)"
     from agentreflex.gate.rules.secrets import secret_named
 
@@ -238,15 +302,18 @@ def source_of(cmd: Cmd, where: Where) -> str:
         readers = cmd.name in _ARCHIVERS or cmd.name in _ENCODERS
         if readers and (is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS):
             return f"{f} (credentials)"
-    from agentreflex.gate.rules.secrets import secret_printer
+    from agentreflex.gate.rules.secrets import secret_fetcher, secret_printer
 
-    return secret_printer(cmd)
+    return secret_printer(cmd) or secret_fetcher(cmd)
 
 
 def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:
     """A substitution's secret in a request body or URL; a token sent to another service."""
     hits: list[Hit] = []
-    body = [a for i, a in enumerate(cmd.args) if _is_body(cmd.args, i)]
+    from agentreflex.gate.rules.secrets import net_args
+
+    args = net_args(cmd)
+    body = [a for i, a in enumerate(args) if _is_body(args, i)]
     if any(UNKNOWN in a for a in body):
         for other in cmds:
             if other.via == "substitution" and other is not cmd:
@@ -319,8 +386,11 @@ def token_hosts(var: str) -> tuple[str, ...]:
 
 def _host(cmd: Cmd) -> str:
     """The host of the request's URL, when it is known."""
-    for i, a in enumerate(cmd.args):
-        if i and cmd.args[i - 1] in _HEADER_FLAGS | _BODY_FLAGS | {
+    from agentreflex.gate.rules.secrets import net_args
+
+    args = net_args(cmd)
+    for i, a in enumerate(args):
+        if i and args[i - 1] in _HEADER_FLAGS | _BODY_FLAGS | {
             "-o",
             "--output",
             "-O",

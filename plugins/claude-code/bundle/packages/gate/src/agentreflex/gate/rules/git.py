@@ -11,7 +11,16 @@ branch, ``reset --soft``, ``clean -n`` and ``branch -d`` stay allowed.
 from __future__ import annotations
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker
+from agentreflex.gate.model import (
+    ASK,
+    DESTRUCTIVE,
+    P_BLOCK,
+    P_WARN,
+    SECRET,
+    Cmd,
+    Hit,
+    has_marker,
+)
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -351,8 +360,38 @@ def _positional(sub: str, args: list[str]) -> list[str]:
 
 def git(cmd: Cmd, where: Where) -> list[Hit]:
     sub, args = _sub(cmd)
+    if sub == "add":
+        return _add(cmd, args, where)
     check = _SUBCOMMANDS.get(sub)
     return check(cmd, normalise(sub, args)) if check else []
+
+
+def _add(cmd: Cmd, args: list[str], where: Where) -> list[Hit]:
+    """``git add`` of a credential file: forced past .gitignore (``-f``), or a key or
+    credentials file of any kind.  A plain ``git add .env`` is left alone: a project may
+    track a ``.env`` of public defaults (Vite does), and git honours .gitignore."""
+    from agentreflex.gate.shell.paths import classify, is_secret_file
+
+    flags = _flags(args)
+    forced = "-f" in flags or "--force" in flags
+    paths = args[args.index("--") + 1 :] if "--" in args else [a for a in args if a[:1] != "-"]
+    for path in paths:
+        full = classify(path, where, cmd.cwd)[1]
+        base = full.rstrip("/").rsplit("/", 1)[-1]
+        if is_secret_file(full) and (forced or not base.startswith(".env")):
+            return [
+                Hit(
+                    "GATE-SECRET-WRITE",
+                    SECRET,
+                    P_BLOCK,
+                    cmd.text,
+                    f"This stages {path} (a credential) into git: once committed it stays "
+                    "in the history, and once pushed everyone who can read the repository "
+                    "has it (it must then be rotated). Keep it ignored, and commit a "
+                    ".example file with placeholders instead.",
+                )
+            ]
+    return []
 
 
 def _reset(cmd: Cmd, args: list[str]) -> list[Hit]:
@@ -596,6 +635,10 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(args)
     positional = [a for a in args if not a.startswith("-")]
     refspecs = positional[1:]
+    for key, value in settings(cmd.args, cmd.assigns).items():
+        hit = _push_setting(cmd, key, value)
+        if hit:
+            return [hit]
     if "--mirror" in flags:
         return [
             Hit.destructive(
@@ -671,6 +714,76 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
                 "git push <remote> : pushes every matching branch. Push one branch.",
             )
         ]
+    return []
+
+
+def _push_setting(cmd: Cmd, key: str, value: str) -> Hit | None:
+    """A remote's setting that makes a plain ``git push`` force or mirror:
+    ``remote.NAME.mirror=true`` (every ref overwritten, others deleted) and a
+    ``remote.NAME.push`` refspec with ``+`` (a forced update)."""
+    if not key.startswith("remote."):
+        return None
+    if key.endswith(".mirror") and value.strip().lower() in ("true", "yes", "on", "1"):
+        return Hit.destructive(
+            "GATE-GIT-PUSH-MIRROR",
+            P_BLOCK,
+            cmd,
+            f"{key}=true makes git push a mirror push, which overwrites and deletes every "
+            "ref on the remote. Push specific branches instead.",
+        )
+    if key.endswith(".push") and (value.startswith("+") or ":+" in value):
+        return Hit.destructive(
+            "GATE-GIT-FORCE-PUSH",
+            P_BLOCK,
+            cmd,
+            f"{key}={value} makes git push force-push, which can overwrite others' commits "
+            "on the remote. Use git push --force-with-lease on your own feature branch, "
+            "or a new branch.",
+        )
+    return None
+
+
+_CONFIG_VALUED = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment"})
+
+
+def _config(cmd: Cmd, args: list[str]) -> list[Hit]:
+    """``git config [scope] KEY VALUE`` (or ``git config set KEY VALUE``) storing a setting
+    that turns a later plain command destructive: an alias that expands to one
+    (``alias.pf 'push --force'``: the later ``git pf`` names nothing the gate knows),
+    a forced ``remote.NAME.push`` refspec or ``remote.NAME.mirror``."""
+    words: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in _CONFIG_VALUED:
+            skip = True
+        elif not a.startswith("-"):
+            words.append(a)
+    if words[:1] == ["set"]:
+        words = words[1:]
+    if len(words) < 2:
+        return []
+    key, value = _key(words[0]), words[1]
+    hit = _push_setting(cmd, key, value)
+    if hit:
+        return [hit]
+    if key.startswith("alias.") and not value.startswith("!"):
+        expansion = _split_words(value)
+        check = _SUBCOMMANDS.get(expansion[0]) if expansion else None
+        if check is not None and expansion[0] != "config":
+            return [
+                Hit(
+                    h.rule,
+                    h.category,
+                    h.probability,
+                    h.segment,
+                    f"This stores the alias git {key[len('alias.') :]} = git {value}, "
+                    f"which every later use runs under a name the gate cannot read. {h.message}",
+                    h.severity,
+                )
+                for h in check(cmd, normalise(expansion[0], expansion[1:]))
+            ]
     return []
 
 
@@ -812,6 +925,8 @@ _SUBCOMMANDS = {
     "stash": _stash,
     "branch": _branch,
     "push": _push,
+    "send-pack": _push,  # the plumbing under push: [--force] [--mirror] REMOTE REFS...
+    "config": _config,
     "filter-branch": _history,
     "filter-repo": _history,
     "reflog": _reflog,

@@ -81,8 +81,13 @@ def _graphql_delete(args: list[str]) -> bool:
     return False
 
 
+# curl's short options that take a value (the rest of a cluster, or the next word)
+CURL_VALUED = frozenset("dFTHuXoeAbcKrwxyYzEmCDUQtP")
+
+
 def http_method(args: list[str]) -> str:
-    """The method of ``gh api``/``curl``-style ``-X M``, ``-XM``, ``--method M|=M``."""
+    """The method of ``gh api``/``curl``-style ``-X M``, ``-XM``, ``--method M|=M``, also
+    last in or inside a short cluster (``-sX DELETE``, ``-sXDELETE``, ``-fsSX DELETE``)."""
     for i, a in enumerate(args):
         if a in ("-X", "--method", "--request") and i + 1 < len(args):
             return args[i + 1].upper()
@@ -90,4 +95,8 @@ def http_method(args: list[str]) -> str:
             return a.partition("=")[2].upper()
         if a.startswith("-X") and len(a) > 2:
             return a[2:].upper()
+        if a[:1] == "-" and a[1:2] != "-" and "X" in a[2:]:
+            head, _, value = a[1:].partition("X")
+            if head.isalpha() and not set(head) & CURL_VALUED:
+                return (value or (args[i + 1] if i + 1 < len(args) else "")).upper()
     return ""

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 _SQL_DESTROY = LazyPattern(
     r"(?:\bDROP\s+(?:DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|USER|ROLE|OWNED)|\bTRUNCATE\b|"
     r"\bFLUSHALL|\bFLUSHDB|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|"
-    r"\.remove\s*\(\s*\{\s*\}\s*\)|dropCollection)",
+    r"\.remove\s*\(\s*\{\s*\}\s*\)|dropCollection|"
+    r"(?:runCommand|adminCommand)\s*\(\s*\{\s*[\"']?(?:dropDatabase|drop)[\"']?\s*:|"
+    r"deleteMany\s*:\s*\{\s*filter\s*:\s*\{\s*\})",
     re.IGNORECASE,
 )
 _DELETE = LazyPattern(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
@@ -40,6 +42,8 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
     a test database warns, a development one asks, production or unknown blocks.
     """
     name, args = cmd.name, cmd.args
+    if name in ("valkey-cli", "keydb-cli"):
+        name = "redis-cli"
     if name in ("dropdb", "dropuser"):
         return [_db(cmd, "drop", "the database and every table in it", ())]
     if name == "mysqladmin" and any(a in ("drop", "flush-tables") for a in args):
@@ -119,12 +123,18 @@ def _statements_given(
 ) -> list[str]:
     """The statement text a client runs: query options, positional SQL, files, stdin."""
     args, texts = cmd.args, []
+    short = {f for f in flags if len(f) == 2 and f[0] == "-"}
     for i, a in enumerate(args):
         if a in flags and i + 1 < len(args):
             texts.append(args[i + 1])
         elif any(a.startswith(f + "=") for f in flags if f.startswith("--")):
             texts.append(a.split("=", 1)[1])
-    if cmd.name in ("sqlite3", "duckdb", "redis-cli", "bq"):
+        elif a[:1] == "-" and a[1:2] != "-" and len(a) > 2:
+            if a[1:].isalpha() and "-" + a[-1] in short and i + 1 < len(args):
+                texts.append(args[i + 1])  # a cluster: psql -tAc SQL, mysql -Ne SQL
+            elif a[:2] in short and not a[1:].isalpha():
+                texts.append(a[2:])  # attached: psql -c'DROP TABLE t', mysql -e"..."
+    if cmd.name in ("sqlite3", "duckdb", "redis-cli", "valkey-cli", "keydb-cli", "bq"):
         words = [a for a in args if not a.startswith("-")]
         texts.append(" ".join(words[1:] if cmd.name in ("sqlite3", "duckdb") else words))
     if cmd.name in ("psql", "cockroach"):
@@ -133,6 +143,14 @@ def _statements_given(
                 texts.append(_sql_file(args[i + 1], cmd, where, written))
             elif a.startswith("--file="):
                 texts.append(_sql_file(a.split("=", 1)[1], cmd, where, written))
+    if cmd.name in ("mongosh", "mongo"):  # --file F, -f F, and script.js operands run
+        for i, a in enumerate(args):
+            if a in ("-f", "--file") and i + 1 < len(args):
+                texts.append(_sql_file(args[i + 1], cmd, where, written))
+            elif a.startswith("--file="):
+                texts.append(_sql_file(a.split("=", 1)[1], cmd, where, written))
+            elif a.endswith(".js") and not a.startswith("-"):
+                texts.append(_sql_file(a, cmd, where, written))
     if cmd.stdin_text is not None:
         texts.append(cmd.stdin_text)
     piped = pipes.output_text(cmd.stdin_from, written)
@@ -141,6 +159,12 @@ def _statements_given(
     for op, target in cmd.redirects:
         if op == "<":
             texts.append(_sql_file(target, cmd, where, written))
+    if cmd.name in ("sqlite3", "duckdb"):  # .read FILE runs the file's statements
+        for text in list(texts):
+            for line in text.splitlines():
+                words = line.split()
+                if len(words) == 2 and words[0] == ".read":
+                    texts.append(_sql_file(words[1].strip("'\""), cmd, where, written))
     return texts
 
 
@@ -213,6 +237,7 @@ _BACKUP = {
 }
 _BACKUP["mariadb"] = _BACKUP["mysql"]
 _BACKUP["mongo"] = _BACKUP["mongosh"]
+_BACKUP["valkey-cli"] = _BACKUP["keydb-cli"] = _BACKUP["redis-cli"]
 
 
 def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:
@@ -269,10 +294,16 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         if words[:2] in (["s3", "rb"],) or (words[:2] == ["s3", "rm"] and "--recursive" in args):
             return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, _S3)]
         # one object (aws s3 rm without --recursive): graded in packs/cloud.json
-        if len(words) >= 2 and re.match(
-            r"(delete|terminate|remove|deregister|purge|destroy|"
-            r"disable|revoke|detach|reset)-",
-            words[1],
+        if len(words) >= 2 and (
+            re.match(
+                r"(delete|terminate|remove|deregister|purge|destroy|"
+                r"disable|revoke|detach|reset)-",
+                words[1],
+            )
+            or (
+                _AWS_DELETE_INSIDE.search(words[1])
+                and not re.match(r"(get|list|describe|cancel|wait)-", words[1])
+            )
         ):
             return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         return []
@@ -302,6 +333,12 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     return []
 
+
+# The deleting word later in an operation's name: batch-delete-image,
+# schedule-key-deletion (a KMS key, and every byte it encrypted), close-account
+_AWS_DELETE_INSIDE = LazyPattern(
+    r"-(?:delete|deletion|destroy|purge)(?:-|$)|^close-account$|^leave-organization$"
+)
 
 _STACK = (
     "This destroys every resource of the stack: its databases, buckets and servers with "

@@ -71,7 +71,28 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     if before.startswith("-") and before.lower().endswith(_ID_FLAG_ENDS):
         return True
     head = text[: text.rfind(" ", 0, start) + 1].split()
-    return before == "--api-key" and bool(head) and head[0].rsplit("/", 1)[-1] == "aws"
+    program = head[0].rsplit("/", 1)[-1].strip("'\"") if head else ""
+    if program == "gcloud" and _option_of(text, start) in _SECRET_REFERENCES:
+        return True  # gcloud --secret=NAME, --set-secrets=VAR=NAME:VERSION: a name, not a value
+    return before == "--api-key" and program == "aws"
+
+
+# gcloud's options whose values name Secret Manager secrets (``--secret=db-password``,
+# ``--update-secrets=DB_PASS=db-password:latest``): the value never appears on the line
+_SECRET_REFERENCES = frozenset(
+    {"--secret", "--set-secrets", "--update-secrets", "--remove-secrets"}
+)
+
+
+def _option_of(text: str, start: int) -> str:
+    """The long option a value at ``start`` belongs to: ``--opt=...`` in the same word,
+    else the word before (``--opt VALUE``); ``""`` when neither is an option."""
+    space = text.rfind(" ", 0, start)
+    word = text[space + 1 : start].lstrip("'\"")
+    if not word.startswith("--"):
+        previous = text[:space].split()
+        word = previous[-1] if previous and not word.startswith("-") else ""
+    return word.partition("=")[0] if word.startswith("--") else ""
 
 
 def _elided(value: str) -> bool:

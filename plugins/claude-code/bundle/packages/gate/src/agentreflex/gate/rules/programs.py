@@ -43,6 +43,8 @@ DB_CLIS: dict[str, tuple[str, ...]] = {
     "mongo": ("--eval",),
     "mongosh": ("--eval",),
     "redis-cli": (),
+    "valkey-cli": (),  # Redis's forks speak its protocol and take its commands
+    "keydb-cli": (),
     "cqlsh": ("-e", "--execute"),
     "clickhouse-client": ("-q", "--query"),
     "clickhouse": ("-q", "--query"),

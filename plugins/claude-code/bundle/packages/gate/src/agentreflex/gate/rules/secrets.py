@@ -108,6 +108,9 @@ _DATA_FLAGS = (
     "--data-raw",
     "--data-binary",
     "--data-urlencode",
+    "--data-ascii",
+    "--json",
+    "--url-query",
     "-F",
     "--form",
     "-T",
@@ -142,6 +145,46 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
     named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
     secret_files = [shown for a in named if (shown := _secret(a, where, cmd.cwd))]
     feeds_network = id(cmd) in net_fed
+    if name.startswith("python") and "http.server" in cmd.args:
+        served = _served_folder(cmd, where)
+        if served:
+            hits.append(
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This serves {served} (credentials) over HTTP: http.server listens on "
+                    "every interface, so anyone who can reach this machine can download "
+                    "them. Serve only the folder you mean to share (a build output), bound "
+                    "to 127.0.0.1 (--bind 127.0.0.1).",
+                )
+            )
+            return hits
+    if name in _TRANSFER_CLIENTS:
+        put = _put_in_script(cmd, where)
+        if put:
+            hits.append(
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This uploads {put} (a credential) to another machine with {name}'s "
+                    "put. Never copy credentials off the machine; ask the user.",
+                )
+            )
+            return hits
+    if name in _STORES:
+        stored = _stored_off(cmd, where)
+        if stored:
+            hits.append(
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This uploads {stored} (a credential) to {_STORES[name]}, where it "
+                    "outlives the session and is readable by whoever can read that place. "
+                    "Give a service its credentials through its secret store "
+                    "(gh secret set, aws secretsmanager, gcloud secrets), or ask the user.",
+                )
+            )
+            return hits
     if name in _NETWORK:
         hits.extend(_network(cmd, where, secret_files))
     elif (
@@ -173,7 +216,7 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                     ".example file.",
                 )
             )
-    printed = secret_printer(cmd)
+    printed = secret_printer(cmd) or (secret_fetcher(cmd) if feeds_network else "")
     if printed and feeds_network:
         hits.append(
             _hit(
@@ -257,17 +300,104 @@ def secret_printer(cmd: Cmd) -> str:
     if name == "heroku" and words[:1] == ["auth:token"]:
         return "the Heroku token"
     secrets = words[:2] in (["get", "secret"], ["get", "secrets"])
-    if (
-        name in ("kubectl", "oc")
-        and secrets
-        and any(a.startswith(("-o", "--output")) and "name" not in a for a in args)
-    ):
+    if name in ("kubectl", "oc") and secrets and _shows_secret_data(args):
         return "a Kubernetes secret"
     return ""
 
 
+def _shows_secret_data(args: list[str]) -> bool:
+    """Whether ``kubectl get secret``'s output format shows the values: ``-o yaml``/``json``
+    and templates or columns that read ``.data``; ``-o name``, ``-o wide`` and a
+    ``jsonpath`` of metadata show none (the value may be attached, after ``=``, or the
+    next word)."""
+    formats: list[str] = []
+    for i, a in enumerate(args):
+        if a in ("-o", "--output"):
+            formats.append(args[i + 1] if i + 1 < len(args) else "")
+        elif a.startswith("--output="):
+            formats.append(a.split("=", 1)[1])
+        elif a.startswith("-o") and not a.startswith("--"):
+            formats.append(a[2:].removeprefix("="))
+    for fmt in formats:
+        kind = fmt.split("=", 1)[0].lower()
+        if kind in ("name", "wide"):
+            continue
+        if kind.startswith(("jsonpath", "custom-columns", "go-template", "template")):
+            bare = fmt.replace(" ", "")
+            whole = "{.}" in bare or re.search(r"\.items(?:\[[^\]]*\])?\}", bare)
+            if re.search(r"(?<![A-Za-z])(?:data|stringData)\b", fmt) or whole:
+                return True
+            continue
+        return True
+    return False
+
+
+def secret_fetcher(cmd: Cmd) -> str:
+    """What stored secret a secret manager's read writes to stdout (``""`` when none).
+
+    Reading one is everyday work (``DB_PASS=$(aws secretsmanager ...)``, a pipe to
+    ``jq``), so these are sources only where exfiltration is judged: output that
+    reaches the network or an encoder.  A ``--query`` that picks metadata only
+    (``--query Name``) prints no secret.
+    """
+    name, args = cmd.name, cmd.args
+    words = [a for a in args if not a.startswith("-")]
+    query = " ".join(
+        args[i + 1] if a == "--query" and i + 1 < len(args) else a.partition("=")[2]
+        for i, a in enumerate(args)
+        if a == "--query" or a.startswith("--query=")
+    )
+    if name == "aws" and words[:2] == ["secretsmanager", "get-secret-value"]:
+        if not query or "Secret" in query:
+            return "a secret from AWS Secrets Manager"
+    elif name == "aws" and words[:1] == ["ssm"] and "--with-decryption" in args:
+        if words[1:2] and words[1].startswith("get-parameter") and (not query or "Value" in query):
+            return "a decrypted SSM parameter"
+    elif name == "gcloud" and words[:3] == ["secrets", "versions", "access"]:
+        return "a Google Secret Manager secret"
+    elif name == "az" and words[:2] == ["keyvault", "secret"] and words[2:3] == ["show"]:
+        if not query or "value" in query:
+            return "an Azure Key Vault secret"
+    elif name == "vault" and (words[:2] == ["kv", "get"] or words[:1] == ["read"]):
+        return "a Vault secret"
+    elif name == "op" and (
+        words[:1] == ["read"] or (words[:2] == ["item", "get"] and "--reveal" in args)
+    ):
+        return "a 1Password secret"
+    elif name == "doppler" and words[:2] in (["secrets", "download"], ["secrets", "get"]):
+        return "Doppler secrets"
+    elif name == "infisical" and words[:1] in (["export"], ["secrets"]):
+        return "Infisical secrets"
+    return ""
+
+
+def net_args(cmd: Cmd) -> list[str]:
+    """``cmd``'s words with curl's short clusters split as curl reads them: ``-sF f=@x`` is
+    ``-s -F f=@x``, ``-T.env`` is ``-T .env``, ``-fsSLT x`` is ``... -T x`` (other tools'
+    words as given)."""
+    if cmd.name != "curl" or not any(
+        a[:1] == "-" and a[1:2] not in ("-", "") and len(a) > 2 for a in cmd.args
+    ):
+        return cmd.args
+    from agentreflex.gate.rules.http import CURL_VALUED
+
+    out: list[str] = []
+    words = iter(cmd.args)
+    for a in words:
+        if a[:1] != "-" or a[1:2] in ("-", "") or len(a) == 2:
+            out.append(a)
+            continue
+        for k, ch in enumerate(a[1:], 1):
+            out.append("-" + ch)
+            if ch in CURL_VALUED:
+                rest = a[k + 1 :]
+                out.append(rest if rest else next(words, ""))
+                break
+    return out
+
+
 def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
-    args = cmd.args
+    args = net_args(cmd)
     for op, target in cmd.redirects:
         if op == "<" and _secret(target, where, cmd.cwd):
             return [
@@ -302,6 +432,17 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
                     "This uploads a credential file. Never send secrets off the machine.",
                 )
             ]
+    if cmd.name in ("http", "https", "xh", "xhs"):
+        for path in _httpie_files(args):
+            if _secret(path, where, cmd.cwd):
+                return [
+                    _hit(
+                        "GATE-EXFIL-SECRET",
+                        cmd.text,
+                        f"This uploads {path} (a credential) in the request. Never send "
+                        "secrets off the machine.",
+                    )
+                ]
     if cmd.name in ("scp", "rsync", "sftp") and secret_files:
         return [
             _hit("GATE-EXFIL-SECRET", cmd.text, "This copies a credential file to another machine.")
@@ -329,6 +470,179 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
     return []
 
 
+_STORES = {
+    "aws": "an S3 bucket",
+    "gsutil": "a Cloud Storage bucket",
+    "gcloud": "a Cloud Storage bucket",
+    "rclone": "a cloud remote",
+    "az": "an Azure storage account",
+    "gh": "GitHub (a gist or a release asset, readable by anyone with its link)",
+}
+# options of those tools that take no value (every other long option takes one)
+_NO_VALUE = frozenset(
+    {
+        "--recursive",
+        "--dryrun",
+        "--quiet",
+        "--delete",
+        "--no-progress",
+        "--follow-symlinks",
+        "--no-follow-symlinks",
+        "--only-show-errors",
+        "--exact-timestamps",
+        "--size-only",
+        "--no-guess-mime-type",
+        "--no-sign-request",
+        "--no-verify-ssl",
+        "--debug",
+        "--public",
+        "--web",
+        "--clobber",
+        "--progress",
+        "--verbose",
+        "--overwrite",
+        "--checksum",
+        "--update",
+        "--copy-links",
+        "--dry-run",
+    }
+)
+_VALUED_SHORT = {
+    "gh": frozenset({"-d", "-f", "-R", "-n", "-t", "-F", "-a"}),
+    "gsutil": frozenset({"-o", "-h", "-x", "-p", "-a", "-z", "-j", "-s"}),
+}
+
+
+def _operands(args: list[str], valued_short: frozenset[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a.startswith("--"):
+            skip = "=" not in a and a not in _NO_VALUE
+        elif a.startswith("-") and len(a) > 1:
+            skip = a in valued_short
+        else:
+            out.append(a)
+    return out
+
+
+def _stored_off(cmd: Cmd, where: Where) -> str:
+    """The credential file or folder a storage command uploads (``""`` when none):
+    ``aws s3 cp|mv|sync``, ``gsutil cp|mv|rsync``, ``gcloud storage cp|mv|rsync`` and
+    ``rclone copy|copyto|move|moveto|sync`` to a bucket or remote; ``az storage blob
+    upload --file`` / ``upload-batch --source``; ``gh gist create FILE``, ``gh gist edit
+    --add FILE``, ``gh release create|upload TAG FILE``."""
+    name, args = cmd.name, cmd.args
+    from agentreflex.gate.shell import inert
+
+    if inert.inert(name, args):
+        return ""
+    words = _operands(args, _VALUED_SHORT.get(name, frozenset()))
+    sources: list[str] = []
+    if name == "az":
+        if words[:2] in (["storage", "blob"], ["storage", "file"]) and words[2:3] in (
+            ["upload"],
+            ["upload-batch"],
+        ):
+            for i, a in enumerate(args[:-1]):
+                if a in ("--file", "-f", "--source", "-s"):
+                    sources.append(args[i + 1])
+            sources += [a.split("=", 1)[1] for a in args if a.startswith(("--file=", "--source="))]
+    elif name == "gh":
+        if words[:2] == ["gist", "create"]:
+            sources = words[2:]
+        elif words[:2] == ["gist", "edit"]:
+            sources = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--add", "-a")]
+        elif words[:2] in (["release", "create"], ["release", "upload"]):
+            sources = [w.split("#", 1)[0] for w in words[3:]]
+    else:
+        if name == "gcloud":
+            words = words[1:] if words[:1] == ["storage"] else []
+        elif name == "aws":
+            words = words[1:] if words[:1] == ["s3"] else []
+        verbs = {
+            "aws": ("cp", "mv", "sync"),
+            "gsutil": ("cp", "mv", "rsync"),
+            "gcloud": ("cp", "mv", "rsync"),
+            "rclone": ("copy", "copyto", "move", "moveto", "sync"),
+        }[name]
+        if len(words) >= 3 and words[0] in verbs and _remote(name, words[-1]):
+            sources = [w for w in words[1:-1] if not _remote(name, w)]
+    for src in sources:
+        shown = _secret(src.rstrip("/") or src, where, cmd.cwd)
+        if shown:
+            return shown
+    return ""
+
+
+_TRANSFER_CLIENTS = frozenset({"sftp", "lftp", "smbclient", "ftp", "tnftp"})
+
+
+def _put_in_script(cmd: Cmd, where: Where) -> str:
+    """The credential file a transfer client's script uploads (``put``, ``mput``,
+    ``reput``, ``mirror -R``): the script comes from stdin (heredoc, here-string, a
+    pipe) or from ``-c``/``-e`` (smbclient, lftp); ``""`` when none."""
+    from agentreflex.gate.shell import pipes
+
+    args = cmd.args
+    texts = [cmd.stdin_text or "", pipes.output_text(cmd.stdin_from, {}) or ""]
+    texts += [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-c", "-e", "--command")]
+    for text in texts:
+        for line in text.replace(";", "\n").splitlines():
+            words = line.split()
+            if not words or words[0] not in ("put", "mput", "reput", "mirror"):
+                continue
+            if words[0] == "mirror" and not any(w in ("-R", "--reverse") for w in words):
+                continue
+            for w in words[1:]:
+                if w[:1] != "-":
+                    shown = _secret(w.strip("'\""), where, cmd.cwd)
+                    if shown:
+                        return shown
+    return ""
+
+
+def _served_folder(cmd: Cmd, where: Where) -> str:
+    """The credential folder ``python -m http.server`` serves (``-d/--directory DIR``, else
+    the folder it runs in), ``""`` when it is not one."""
+    args = cmd.args
+    k = args.index("http.server")
+    if k == 0 or args[k - 1] != "-m":
+        return ""
+    folder = ""
+    for i, a in enumerate(args[k + 1 :], k + 1):
+        if a in ("-d", "--directory") and i + 1 < len(args):
+            folder = args[i + 1]
+        elif a.startswith("--directory="):
+            folder = a.split("=", 1)[1]
+    full = classify(folder, where, cmd.cwd)[1] if folder else cmd.cwd
+    home = where.home.rstrip("/")
+    if home and (full.rstrip("/") == home or home.startswith(full.rstrip("/") + "/")):
+        return f"{folder or full} (it holds ~/.ssh and ~/.aws)"
+    if folder:
+        return _secret(folder.rstrip("/") or folder, where, cmd.cwd)
+    return cmd.cwd if is_secret_file(cmd.cwd) else ""
+
+
+def _remote(name: str, word: str) -> bool:
+    if name == "rclone":
+        head, sep, _ = word.partition(":")
+        return bool(sep and head and "/" not in head and not head.startswith((".", "~")))
+    return word.startswith(("s3://", "gs://"))
+
+
+_HTTPIE_FILE = LazyPattern(r"^[^:=@]*(?::=@|=@|@)(.+)$")
+
+
+def _httpie_files(args: list[str]) -> list[str]:
+    """Files an HTTPie or xh request sends: request items ``name@PATH`` (a form upload),
+    ``name=@PATH`` and ``name:=@PATH`` (the file's text or JSON), and ``@PATH`` (the body).
+    An item's first separator decides: ``email=a@b.example`` is a string field."""
+    return [m.group(1) for a in args if not a.startswith("-") and (m := _HTTPIE_FILE.match(a))]
+
+
 def secret_named(text: str) -> bool:
     """Whether ``text`` names a credential (``API_KEY``, ``token``, ``password``...)."""
     return bool(_SECRET_VAR.search(text))
@@ -344,7 +658,7 @@ def _data_vars(cmd: Cmd) -> list[str]:
     secret = [v for v in secret if not sent_to_own_service(cmd, v)]
     if not secret:
         return []
-    args = cmd.args
+    args = net_args(cmd)
     in_headers = " ".join(
         args[i + 1]
         for i, a in enumerate(args[:-1])

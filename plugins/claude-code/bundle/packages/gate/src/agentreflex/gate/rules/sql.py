@@ -72,13 +72,42 @@ def destructive(text: str, dialect: str) -> list[Statement] | None:
                 out.append(Statement("drop", kind, _name(stmt)))
         elif isinstance(stmt, exp.TruncateTable):
             out.append(Statement("truncate", "TABLE", _name(stmt)))
-        elif isinstance(stmt, exp.Delete) and not stmt.args.get("where"):
-            out.append(Statement("delete-all", "TABLE", _name(stmt)))
-        elif isinstance(stmt, exp.Update) and not stmt.args.get("where"):
-            out.append(Statement("update-all", "TABLE", _name(stmt)))
         elif isinstance(stmt, exp.Command) and str(stmt.this).upper() in ("DROP", "TRUNCATE"):
             out.append(Statement(str(stmt.this).lower(), "", str(stmt.expression or "")))
+        else:
+            # also inside a statement (WITH x AS (DELETE FROM t RETURNING *) SELECT ...);
+            # a WHERE that holds for every row (1=1, TRUE) narrows nothing
+            for node in stmt.find_all(exp.Delete, exp.Update):
+                where = node.args.get("where")
+                if where is None or _always_true(where.this):
+                    kind = "delete-all" if isinstance(node, exp.Delete) else "update-all"
+                    out.append(Statement(kind, "TABLE", _name(node)))
     return out
+
+
+def _always_true(cond: object) -> bool:
+    """A condition every row meets whatever it holds: ``TRUE``, a non-zero number,
+    two equal literals (``1=1``, ``'a'='a'``), and those in brackets, ORs and ANDs."""
+    from sqlglot import exp
+
+    if isinstance(cond, exp.Paren):
+        return _always_true(cond.this)
+    if isinstance(cond, exp.Boolean):
+        return bool(cond.this)
+    if isinstance(cond, exp.Literal):
+        return not cond.is_string and cond.this not in ("0", "0.0")
+    if isinstance(cond, exp.EQ):
+        left, right = cond.this, cond.expression
+        return (
+            isinstance(left, exp.Literal)
+            and isinstance(right, exp.Literal)
+            and left.sql() == right.sql()
+        )
+    if isinstance(cond, exp.Or):
+        return _always_true(cond.this) or _always_true(cond.expression)
+    if isinstance(cond, exp.And):
+        return _always_true(cond.this) and _always_true(cond.expression)
+    return False
 
 
 def _name(stmt: object) -> str:

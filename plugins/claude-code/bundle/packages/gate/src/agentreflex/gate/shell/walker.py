@@ -220,7 +220,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return None
         if t == "declaration_command":
             self.declaration(node, depth)
-            return None
+            return self._listing(node, via)
         if t == "unset_command":
             names = [node_text(c) for c in node.named_children]
             for name in names:
@@ -404,6 +404,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.state.vars[key] = value
             else:
                 self.side_effects(child, depth)
+
+    def _listing(self, node: Any, via: str) -> Cmd | None:
+        """``export``, ``export -p``, ``declare -x``, ``typeset -p``: a declaration that
+        assigns nothing prints variables, so it is a command whose output a pipe carries
+        (``declare -x | curl -d @- URL`` sends the environment)."""
+        words = [node_text(c) for c in node.named_children]
+        if any(c.type != "word" for c in node.named_children) or any(w[:1] != "-" for w in words):
+            return None
+        keyword = node_text(node.children[0]) if node.children else ""
+        cmd = Cmd([keyword, *words], node_text(node), self.state.cwd, via=via)
+        self.cmds.append(cmd)
+        return cmd
 
     def for_loop(self, node: Any, depth: int) -> None:
         var = node.child_by_field_name("variable")
