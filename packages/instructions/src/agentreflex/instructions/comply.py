@@ -89,8 +89,10 @@ def check_write(
     if real != full and _inside(real, real_project):
         landed = project.rstrip("/") + real[len(real_project.rstrip("/")) :]
         if landed != full:
-            return _check_one(path, full, cwd, project, content, old, deleting) or _check_one(
-                path, landed, cwd, project, content, old, deleting
+            # where it lands first: the gate's path check follows the links on the way
+            # too, and the rule is about the folder the user named
+            return _check_one(path, landed, cwd, project, content, old, deleting) or _check_one(
+                path, full, cwd, project, content, old, deleting
             )
     return _check_one(path, full, cwd, project, content, old, deleting)
 
