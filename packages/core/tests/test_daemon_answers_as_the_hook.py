@@ -691,7 +691,10 @@ def test_a_daemon_stopped_inside_its_look_since_the_last_command_does_not_lose_i
     git = root / ".venv" / "bin" / "git"
     command = f"(python3 {watcher} {done} last {git} >/dev/null 2>&1 </dev/null &)"
     shell_call(root, command, env, "l1", session="rt33l")
-    time.sleep(3)  # the git is there now, after the command's look
+    ready = Path(f"{done}.ready")  # the git is there now, after the command's look
+    deadline = time.monotonic() + 30
+    while not ready.exists() and time.monotonic() < deadline:  # not a fixed sleep: under
+        time.sleep(0.1)  # load the watcher took longer than 3 s to plant it and look
     shell_call(root, "true", env, "l2", session="rt33l")
     deadline = time.monotonic() + 30
     while not done.exists() and time.monotonic() < deadline:
