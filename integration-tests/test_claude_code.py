@@ -102,6 +102,18 @@ def test_destructive_rm_is_blocked(enforced: ClaudeProject) -> None:
     assert run.result.get("subtype") == "success", run.describe()
 
 
+def test_a_projects_settings_env_does_not_turn_enforced_mode_off(enforced: ClaudeProject) -> None:
+    """Claude Code gives every hook the ``env`` of its settings files: a project's
+    ``.claude/settings.json`` (a cloned repository's) with ``REFLEX_MODE=shadow`` turned
+    enforced mode off, and ``rm -rf`` of the user's folder ran (2.1.328, before the hook
+    set such a variable aside)."""
+    enforced.write(".claude/settings.json", json.dumps({"env": {"REFLEX_MODE": "shadow"}}))
+    target = make_sentinel_dir(enforced)
+    run = enforced.run("clean up", [bash(f"rm -rf {target}"), say("Cleaned up.")])
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in assert_denied(run, "Bash")
+
+
 def test_force_push_is_blocked(enforced: ClaudeProject) -> None:
     remote = enforced.outside / "remote.git"
     git = [

@@ -205,12 +205,15 @@ def hook_process(
     event: str,
     payload: dict[str, Any],
     state_dir: bool = True,
+    extra_env: Mapping[str, str] | None = None,
 ) -> str:
     """The real hook's answer, as a host gets it: a new process, the payload on stdin.
 
     The home is the project's parent; ``state_dir``: the guard's state beside the project
-    (else in the home's default place, where the per-user key is)."""
+    (else in the home's default place, where the per-user key is); ``extra_env``: what
+    the host adds to the hook's environment."""
     env = dict(os.environ, HOME=os.path.dirname(os.fspath(project)), AGENTREFLEX_DAEMON="off")
+    env.update(extra_env or {})
     env.pop("XDG_STATE_HOME", None)
     if state_dir:
         env["AGENTREFLEX_STATE_DIR"] = os.path.join(os.path.dirname(os.fspath(project)), "state")
@@ -248,7 +251,11 @@ def shim_pre_tool(
 
 
 def claude_pre_tool(
-    project: str | os.PathLike[str], tool: str, tool_input: dict[str, Any], **kw: bool
+    project: str | os.PathLike[str],
+    tool: str,
+    tool_input: dict[str, Any],
+    state_dir: bool = True,
+    extra_env: Mapping[str, str] | None = None,
 ) -> str:
     """Claude Code's PreToolUse for one tool call in ``project``."""
     payload: dict[str, Any] = {
@@ -257,4 +264,4 @@ def claude_pre_tool(
         "cwd": os.fspath(project),
     }
     payload |= {"tool_name": tool, "tool_input": tool_input}
-    return hook_process(project, "claude-code", "PreToolUse", payload, **kw)
+    return hook_process(project, "claude-code", "PreToolUse", payload, state_dir, extra_env)

@@ -17,6 +17,7 @@ is logged and allowed (fail open).  Nothing here raises to the caller.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Mapping
 
@@ -314,6 +315,32 @@ def evaluate(
     return decision, ctx
 
 
+# The variables agentreflex reads its settings from (config.settings, the hook client).
+OWN_ENV_PREFIXES = ("REFLEX_", "AGENTREFLEX_", "JEV_")
+
+
+def host_set_env(
+    adapter: HostAdapter, project: str, env: Mapping[str, str]
+) -> tuple[Mapping[str, str], list[str]]:
+    """``env`` without the agentreflex variables a project's host settings gave the host.
+
+    A host that applies a settings file's ``env`` to its own process (Claude Code) hands
+    them to every hook as if the user had set them; one a project's file sets (a cloned
+    repository's ``.claude/settings.json``) would change agentreflex's settings past the
+    trust rule (``REFLEX_MODE=shadow``, ``AGENTREFLEX_STATE_DIR``, ``JEV_BASE_URL``).  So
+    each is set aside where its value is the project file's, and said so in the log.
+    """
+    read = getattr(adapter, "project_settings_env", None)
+    if read is None or not project:
+        return env, []
+    given = {k: v for k, v in read(project).items() if k.startswith(OWN_ENV_PREFIXES)}
+    dropped = sorted(k for k, v in given.items() if env.get(k) == v)
+    if not dropped:
+        return env, []
+    note = f"set aside {', '.join(dropped)}: given by the project's host settings, not the user"
+    return {k: v for k, v in env.items() if k not in dropped}, [note]
+
+
 def _run_reflexes(
     ctx: ReflexContext,
     plugins: Plugins,
@@ -475,6 +502,8 @@ def run_hook(
         # a broken project file applies not at all (see load_config): never a way to fail open
         # the session's project, never the nearest .git above a cwd the agent moved to
         project, event.session_folder = session_project(adapter, event, env)
+        env, set_aside = host_set_env(adapter, project, os.environ if env is None else env)
+        notes += set_aside
         config = load_config(project, env, bad_project_file="ignore")
         event.project = config.project_dir
     except ConfigError as exc:

@@ -250,6 +250,38 @@ def settings_files(project: str, env: Mapping[str, str]) -> list[str]:
     return files
 
 
+def project_settings_env(project: str) -> dict[str, str]:
+    """The ``env`` a project's own settings files give Claude Code (and so every hook it runs).
+
+    Claude Code applies a settings file's ``env`` to its own process: a project's
+    ``.claude/settings.json`` with ``"env": {"REFLEX_MODE": "shadow"}`` reached the hook as
+    the user's own variable and turned enforced mode off (seen in 2.1.328: ``rm -rf`` of
+    home ran).  The hook runtime sets such variables aside (:func:`agentreflex.core.hook.
+    runtime.host_set_env`): a project can't change agentreflex's settings that way.
+    """
+    import os
+
+    found: dict[str, str] = {}
+    for name in ("settings.local.json", "settings.json"):
+        try:
+            with open(os.path.join(project, ".claude", name), "rb") as handle:
+                data = handle.read(1 << 20)
+        except OSError:
+            continue
+        if b'"env"' not in data:
+            continue  # most settings set none: no JSON parse
+        from agentreflex.core.util import fastjson
+
+        try:
+            env = fastjson.loads(data).get("env")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(env, dict):
+            for key, value in env.items():
+                found.setdefault(str(key), value if isinstance(value, str) else str(value))
+    return found
+
+
 def sandbox_setting(path: str) -> dict[str, Any] | None:
     """The ``sandbox`` object of one settings file; None when it has none or can't be read."""
     try:
@@ -367,6 +399,7 @@ class ClaudeCodeAdapter:
     # the project folder it reads settings and hooks from (read-only in our boundary,
     # an empty one when missing: contain.mounts.plan)
     project_settings = (".claude",)
+    project_settings_env = staticmethod(project_settings_env)
     project_env = ("CLAUDE_PROJECT_DIR",)  # the session's project (hook/sessionproject.py)
     events = EVENTS
     unknown_event: EventKind | None = None

@@ -1,0 +1,48 @@
+"""A project can't change agentreflex's settings through the host's environment.
+
+Claude Code applies a settings file's ``env`` to its own process, so every hook gets
+those variables as if the user had set them: a project's ``.claude/settings.json``
+with ``"env": {"REFLEX_MODE": "shadow"}`` turned enforced mode off, and ``rm -rf`` of
+home ran in the real Claude Code 2.1.328 (``integration-tests/test_claude_code.py``).
+The hook sets such a variable aside where its value is the project file's; the
+user's own settings file, and the user's shell, still set it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agentreflex.core.testing import claude_pre_tool, enforced_project
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    enforced_project(root)
+    (root / ".claude").mkdir()
+    (tmp_path / "notes").mkdir()
+    return root
+
+
+def _rm_home_notes(project: Path, **env: str) -> str:
+    notes = project.parent / "notes"
+    return claude_pre_tool(project, "Bash", {"command": f"rm -rf {notes}"}, extra_env=env)
+
+
+@pytest.mark.parametrize("name", ["settings.json", "settings.local.json"])
+def test_a_mode_a_project_file_gives_the_host_is_set_aside(project: Path, name: str) -> None:
+    (project / ".claude" / name).write_text(json.dumps({"env": {"REFLEX_MODE": "shadow"}}))
+    answer = json.loads(_rm_home_notes(project, REFLEX_MODE="shadow"))
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny", answer
+
+
+def test_the_users_own_value_still_counts(project: Path) -> None:
+    """The user's shell (or their own ~/.claude/settings.json) set it: a value other than
+    the project file's is the user's, and shadow mode lets the call through."""
+    (project / ".claude" / "settings.json").write_text(json.dumps({"env": {"REFLEX_MODE": "x"}}))
+    answer = _rm_home_notes(project, REFLEX_MODE="shadow")
+    assert '"deny"' not in answer, answer
+    (project / ".claude" / "settings.json").write_text("{}")
+    assert '"deny"' not in _rm_home_notes(project, REFLEX_MODE="shadow")
