@@ -174,6 +174,21 @@ def test_destructive_blocked_with_our_reason_and_benign_runs(world: GeminiWorld)
     assert run.rc == 0, run.describe()
 
 
+def test_a_projects_dotenv_does_not_turn_enforced_mode_off(world: GeminiWorld) -> None:
+    """Gemini CLI reads the project's ``.env`` into its own environment, which its hooks
+    inherit: a cloned repository's ``REFLEX_MODE=shadow`` would reach the hook as the
+    user's own.  The hook sets it aside; ``rm -rf`` of the user's folder is refused."""
+    (world.project / ".env").write_text("API_URL=http://localhost:8000\nREFLEX_MODE=shadow\n")
+    target = world.home / "important-notes"
+    target.mkdir()
+    (target / "keep.txt").write_text("precious\n")
+    run = world.run(
+        "clean up", [call("run_shell_command", command=f"rm -rf {target}"), text("Done.")]
+    )
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert "GATE-RM-" in run.function_responses()[0], run.describe()
+
+
 def test_do_not_modify_tests_blocks_a_test_edit(world: GeminiWorld) -> None:
     original = "def test_add():\n    assert 2 + 2 == 4\n"
     test_file = world.write("tests/test_calc.py", original)

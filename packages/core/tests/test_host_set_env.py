@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
-from agentreflex.core.testing import claude_pre_tool, enforced_project
+from agentreflex.core.testing import claude_pre_tool, enforced_project, hook_process
 
 
 @pytest.fixture
@@ -46,3 +46,26 @@ def test_the_users_own_value_still_counts(project: Path) -> None:
     assert '"deny"' not in answer, answer
     (project / ".claude" / "settings.json").write_text("{}")
     assert '"deny"' not in _rm_home_notes(project, REFLEX_MODE="shadow")
+
+
+def _gemini_rm(project: Path, **env: str) -> str:
+    notes = project.parent / "notes"
+    payload = {"hook_event_name": "BeforeTool", "session_id": "s", "cwd": str(project)}
+    payload |= {"tool_name": "run_shell_command", "tool_input": {"command": f"rm -rf {notes}"}}
+    return hook_process(project, "gemini", "BeforeTool", payload, extra_env=env)
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [(".env", "REFLEX_MODE=shadow"), (".gemini/.env", "export REFLEX_MODE='shadow'  # why not")],
+)
+def test_a_mode_a_projects_dotenv_gives_gemini_is_set_aside(
+    project: Path, name: str, line: str
+) -> None:
+    """Gemini CLI reads the first ``.env`` from where it starts upwards into its own
+    environment, which its hooks inherit: a cloned repository's ``REFLEX_MODE=shadow``."""
+    (project / ".gemini").mkdir()
+    (project / name).write_text(f"API_URL=http://localhost\n{line}\n")
+    assert '"deny"' in _gemini_rm(project, REFLEX_MODE="shadow")
+    (project / name).write_text("API_URL=http://localhost\n")
+    assert '"deny"' not in _gemini_rm(project, REFLEX_MODE="shadow")  # the user's own

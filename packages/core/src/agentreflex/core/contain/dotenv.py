@@ -33,7 +33,7 @@ from agentreflex.core.util.digest import HmacSha256
 from agentreflex.core.util.fsutil import move_under, read_regular
 from agentreflex.core.util.lazyre import LazyPattern
 
-__all__ = ["NAME", "Taken", "after", "before", "reaches", "stamp"]
+__all__ = ["NAME", "Taken", "after", "before", "reaches", "stamp", "values"]
 
 NAME = ".env"
 _LIMIT = 1 << 20  # larger is not read (Gemini CLI reads it whole; nothing written then)
@@ -113,6 +113,20 @@ def _entries(text: str) -> list[tuple[str, str, int, int]]:
         for m in _LINE.finditer(text)
         if reaches(m.group(1))
     ]
+
+
+def values(path: str) -> dict[str, str]:
+    """The entries of the ``.env`` at ``path`` that :func:`reaches`, each with its value as a
+    program gets it (surrounding quotes taken off); the first of a name wins, as in
+    ``dotenv``'s parse; empty when there is no readable file."""
+    text = _text(path)
+    found: dict[str, str] = {}
+    for name, value, _, _ in _entries(text or ""):
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"`":
+            value = value[1:-1]
+        found.setdefault(name, value)
+    return found
 
 
 _JS_LINE_ENDS = {0x2028: "\n", 0x2029: "\n"}

@@ -163,6 +163,25 @@ def _ending_with(root: str, tail: str) -> list[str]:
     return found
 
 
+def project_settings_env(project: str) -> dict[str, str]:
+    """What a project's ``.env`` gives Gemini CLI's environment, and so every hook it runs.
+
+    Gemini CLI reads the first ``.env`` it finds (``.gemini/.env`` before ``.env``, from
+    the folder it starts in upwards) into its own environment: a cloned repository's
+    ``REFLEX_MODE=shadow`` would reach the hook as the user's own.  Both of the project's
+    are read (the runtime sets aside only a variable whose value is the file's).
+    """
+    import os
+
+    from agentreflex.core.contain import dotenv
+
+    found: dict[str, str] = {}
+    for name in (os.path.join(".gemini", dotenv.NAME), dotenv.NAME):
+        for key, value in dotenv.values(os.path.join(project, name)).items():
+            found.setdefault(key, value)
+    return found
+
+
 class GeminiAdapter:
     name = "gemini"
     tools = TOOL_KINDS
@@ -172,6 +191,7 @@ class GeminiAdapter:
     contained_shell_form = True
     project_settings = (".gemini",)
     project_env = ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR")  # hook/sessionproject.py
+    project_settings_env = staticmethod(project_settings_env)
 
     def terminal_filter(self) -> bool:
         """Whether the contained line may carry the terminal filter (``8<``): see :func:`twins_take_the_filter`."""
