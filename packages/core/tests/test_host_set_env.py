@@ -69,3 +69,16 @@ def test_a_mode_a_projects_dotenv_gives_gemini_is_set_aside(
     assert '"deny"' in _gemini_rm(project, REFLEX_MODE="shadow")
     (project / name).write_text("API_URL=http://localhost\n")
     assert '"deny"' not in _gemini_rm(project, REFLEX_MODE="shadow")  # the user's own
+
+
+def test_a_project_file_that_turns_enforced_mode_on_still_does(tmp_path: Path) -> None:
+    """A team's ``.claude/settings.json`` giving ``REFLEX_MODE=enforced`` (stricter than the
+    default shadow mode) is kept: setting it aside would turn their guard off."""
+    root = tmp_path / "proj"
+    (root / ".claude").mkdir(parents=True)
+    (tmp_path / "notes").mkdir()
+    (root / ".claude" / "settings.json").write_text(
+        json.dumps({"env": {"REFLEX_MODE": "enforced"}})
+    )
+    answer = _rm_home_notes(root, REFLEX_MODE="enforced")
+    assert '"deny"' in answer, answer

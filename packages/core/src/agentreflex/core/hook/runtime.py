@@ -333,7 +333,11 @@ def host_set_env(
     read = getattr(adapter, "project_settings_env", None)
     if read is None or not project:
         return env, []
-    given = {k: v for k, v in read(project).items() if k.startswith(OWN_ENV_PREFIXES)}
+    given = {
+        k: v
+        for k, v in read(project).items()
+        if k.startswith(OWN_ENV_PREFIXES) and not (k == "REFLEX_MODE" and v == "enforced")
+    }  # a team's settings that turn enforced mode on (stricter) still do
     dropped = sorted(k for k, v in given.items() if env.get(k) == v)
     if not dropped:
         return env, []
