@@ -82,3 +82,19 @@ def test_a_project_file_that_turns_enforced_mode_on_still_does(tmp_path: Path) -
     )
     answer = _rm_home_notes(root, REFLEX_MODE="enforced")
     assert '"deny"' in answer, answer
+
+
+def test_where_the_users_own_config_is_read_is_not_the_projects_to_move(project: Path) -> None:
+    """``XDG_CONFIG_HOME`` given by the project's settings would have the hook read the
+    user's own settings from a folder the project holds: there ``contain = false``, the
+    switch only the user has, left every command out of the boundary."""
+    fake = project / "cfg"
+    (fake / "agentreflex").mkdir(parents=True)
+    (fake / "agentreflex" / "contain.toml").write_text("contain = false\n")
+    env = {"XDG_CONFIG_HOME": str(fake)}
+    (project / ".claude" / "settings.json").write_text(json.dumps({"env": env}))
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(project)}
+    payload |= {"permission_mode": "bypassPermissions", "tool_name": "Bash"}
+    payload |= {"tool_input": {"command": "ls"}}
+    answer = hook_process(project, "claude-code", "PreToolUse", payload, extra_env=env)
+    assert "bwrap" in answer, answer

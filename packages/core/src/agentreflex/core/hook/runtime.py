@@ -315,33 +315,42 @@ def evaluate(
     return decision, ctx
 
 
-# The variables agentreflex reads its settings from (config.settings, the hook client).
-OWN_ENV_PREFIXES = ("REFLEX_", "AGENTREFLEX_", "JEV_")
-
-
 def host_set_env(
     adapter: HostAdapter, project: str, env: Mapping[str, str]
 ) -> tuple[Mapping[str, str], list[str]]:
-    """``env`` without the agentreflex variables a project's host settings gave the host.
+    """``env`` without the variables a project's host settings gave the host that change
+    what agentreflex reads.
 
-    A host that applies a settings file's ``env`` to its own process (Claude Code) hands
-    them to every hook as if the user had set them; one a project's file sets (a cloned
-    repository's ``.claude/settings.json``) would change agentreflex's settings past the
-    trust rule (``REFLEX_MODE=shadow``, ``AGENTREFLEX_STATE_DIR``, ``JEV_BASE_URL``).  So
-    each is set aside where its value is the project file's, and said so in the log.
+    A host that applies a settings file's ``env`` to its own process (Claude Code; Gemini
+    CLI's ``.env``) hands them to every hook as if the user had set them; one a project's
+    file sets (a cloned repository's ``.claude/settings.json``) would change agentreflex's
+    settings past the trust rule (``REFLEX_MODE=shadow``, ``AGENTREFLEX_STATE_DIR``,
+    ``JEV_BASE_URL``) or where it reads the user's own (``XDG_CONFIG_HOME``,
+    ``CLAUDE_CONFIG_DIR``).  So each variable :func:`~agentreflex.core.contain.dotenv.
+    reaches` names is set aside where its value is the project file's, and said so in
+    the log.
     """
     read = getattr(adapter, "project_settings_env", None)
     if read is None or not project:
         return env, []
+    given = read(project)
+    if not given:
+        return env, []
+    from agentreflex.core.contain.dotenv import reaches  # what changes where a program reads
+
     given = {
         k: v
-        for k, v in read(project).items()
-        if k.startswith(OWN_ENV_PREFIXES) and not (k == "REFLEX_MODE" and v == "enforced")
+        for k, v in given.items()
+        if reaches(k) and not (k == "REFLEX_MODE" and v == "enforced")
     }  # a team's settings that turn enforced mode on (stricter) still do
     dropped = sorted(k for k, v in given.items() if env.get(k) == v)
     if not dropped:
         return env, []
     note = f"set aside {', '.join(dropped)}: given by the project's host settings, not the user"
+    if env is os.environ:  # the hook's own process: what reads os.environ (the answer's
+        for name in dropped:  # boundary, the policy's folders) must not see them either
+            os.environ.pop(name, None)
+        return env, [note]
     return {k: v for k, v in env.items() if k not in dropped}, [note]
 
 
