@@ -20,6 +20,7 @@ from agentreflex.gate.model import (
     Cmd,
     Hit,
     has_marker,
+    positional,
 )
 from agentreflex.gate.shell.paths import Where
 
@@ -751,15 +752,7 @@ def _config(cmd: Cmd, args: list[str]) -> list[Hit]:
     that turns a later plain command destructive: an alias that expands to one
     (``alias.pf 'push --force'``: the later ``git pf`` names nothing the gate knows),
     a forced ``remote.NAME.push`` refspec or ``remote.NAME.mirror``."""
-    words: list[str] = []
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-        elif a in _CONFIG_VALUED:
-            skip = True
-        elif not a.startswith("-"):
-            words.append(a)
+    words = positional(args, _CONFIG_VALUED)
     if words[:1] == ["set"]:
         words = words[1:]
     if len(words) < 2:
