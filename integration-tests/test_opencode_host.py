@@ -30,7 +30,7 @@ from hostharness.js_scenarios import (
     test_file_tools_cannot_write_what_the_boundary_keeps_read_only,
     write,
 )
-from hostharness.jshosts import JsHostProject, install_host
+from hostharness.jshosts import JsHostProject, install_host, run_in_jail
 
 pytestmark = pytest.mark.integration
 
@@ -286,3 +286,42 @@ def test_a_command_substitution_runs_inside_the_boundary(js: JsHostProject) -> N
     assert not backquoted.exists(), run.describe()
     assert made.exists(), run.describe()  # the commands ran, inside
     assert all("Read-only file system" in m for m in run.tool_messages()[:2]), run.describe()
+
+
+def test_a_contained_command_cannot_drive_the_opencode_server_it_runs_under(
+    js: JsHostProject,
+) -> None:
+    """``opencode serve`` (and ``web``, ``--port``, the IDE extension) listens on 127.0.0.1,
+    and its ``POST /session/{id}/shell`` runs a command in OpenCode's own process, with no
+    plugin hook, outside every boundary; the network is shared.  With the password the
+    user gives it (``OPENCODE_SERVER_PASSWORD``), the agent's contained command is not
+    given the password, and the server refuses it (red-team rt38 named the route)."""
+    js.install()
+    escaped = js.home / "escaped-through-the-server"
+    ran = js.project / "ran.txt"
+    server = "http://127.0.0.1:4097"
+    auth = "-u opencode:$OPENCODE_SERVER_PASSWORD"
+    body = json.dumps({"agent": "build", "command": f"touch {escaped}"})
+    drive = (
+        f"S=$(curl -s -m 20 {auth} -X POST {server}/session -H 'content-type: application/json' "
+        "-d '{}' | python3 -c "
+        "'import json,sys; print(json.load(sys.stdin)[\"id\"])'); "
+        f"curl -s -m 20 -o /dev/null -w '%{{http_code}}' {auth} -X POST {server}/session/$S/shell "
+        f"-H 'content-type: application/json' -d '{body}' > {ran}"
+    )
+    script = f"""
+{js.binary} serve --port 4097 --hostname 127.0.0.1 > {js.root}/serve.log 2>&1 &
+for i in $(seq 100); do curl -s -m 5 -o /dev/null {auth} {server}/session && break; sleep 0.2; done
+S=$(curl -s -m 20 {auth} -X POST {server}/session -H 'content-type: application/json' -d '{{}}' \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+curl -s -m 60 {auth} -X POST {server}/session/$S/message -H 'content-type: application/json' \
+  -d '{{"parts": [{{"type": "text", "text": "look around"}}]}}'
+kill %1
+"""
+    env = {**js.env(), "OPENCODE_SERVER_PASSWORD": "pw-of-the-users-server"}
+    step = {"argv": ["bash", "-c", script], "cwd": str(js.project), "env": env, "timeout": 120}
+    outcome = run_in_jail(js, [step], [bash(js, drive), say("Done.")], timeout=180)
+    done = outcome["steps"][-1]
+    said = (done["stdout"][-2000:], done["stderr"][-2000:])
+    assert not escaped.exists(), said
+    assert ran.read_text() == "401", said  # the command ran, and the server refused it

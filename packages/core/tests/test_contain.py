@@ -1315,12 +1315,19 @@ def test_what_homes_links_lead_to_in_the_project_is_read_only(project: Path, hom
 
 def test_the_ide_servers_tokens_are_out_of_reach(project: Path, home: Path) -> None:
     """Claude Code's IDE lock files (the extension's port and token) and the variables a
-    host's IDE companion sets are not a contained command's to read (red-team rt28)."""
+    host's IDE companion sets are not a contained command's to read (red-team rt28), nor
+    the password of OpenCode's server, which runs commands outside every boundary."""
     ide = home / ".claude" / "ide"
     ide.mkdir(parents=True)
     (ide / "4242.lock").write_text('{"authToken": "t0ken"}\n')
-    env = dict(os.environ, GEMINI_CLI_IDE_AUTH_TOKEN="t0ken", GEMINI_CLI_IDE_SERVER_PORT="4242")
-    done = run(f"cat {ide}/4242.lock; env | grep -c IDE_ || true; echo fine", project, env=env)
+    env = dict(
+        os.environ,
+        GEMINI_CLI_IDE_AUTH_TOKEN="t0ken",
+        GEMINI_CLI_IDE_SERVER_PORT="4242",
+        OPENCODE_SERVER_PASSWORD="t0ken",
+    )
+    line = f"cat {ide}/4242.lock; env | grep -c 'IDE_\\|SERVER_PASSWORD' || true; echo fine"
+    done = run(line, project, env=env)
     assert "t0ken" not in done.stdout and "fine" in done.stdout
     assert done.stdout.split()[-2] == "0"
 

@@ -53,14 +53,19 @@ def engine_path() -> str | None:
 _KERNEL_SETTINGS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 
 
-# The variables a host's IDE companion puts its server's token and port in, inherited by
-# every command (Gemini CLI's; Claude Code's port): a contained command has no use for them
-IDE_VARIABLES = (
+# The variables that hold the way into a host's own servers, inherited by every command:
+# its IDE companion's token and port (Gemini CLI's; Claude Code's port), and the password
+# of OpenCode's server (`opencode serve`, `web`, `--port`), whose `/session/{id}/shell`
+# runs a command in OpenCode's process, outside every boundary, with no plugin hook.  The
+# network is shared, so the server is reached; without its password it refuses.  A
+# contained command has no use for them.
+HOST_SERVER_VARIABLES = (
     "GEMINI_CLI_IDE_AUTH_TOKEN",
     "GEMINI_CLI_IDE_SERVER_PORT",
     "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND",
     "GEMINI_CLI_IDE_SERVER_STDIO_ARGS",
     "CLAUDE_CODE_SSE_PORT",
+    "OPENCODE_SERVER_PASSWORD",
 )
 
 # What bwrap's first three mounts leave each part of the tree as.
@@ -126,7 +131,7 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
         "/proc",
         "/proc",
     ]
-    for name in IDE_VARIABLES:  # the IDE servers' tokens and ports, hidden like their files
+    for name in HOST_SERVER_VARIABLES:  # the hosts' servers' tokens, hidden like their files
         args += ["--unsetenv", name]
     if os.geteuid() == 0:  # another user can't write them anyway: no mounts to pay for
         for kernel in _KERNEL_SETTINGS:
