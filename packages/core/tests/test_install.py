@@ -330,6 +330,46 @@ def test_a_settings_file_that_is_a_link_stays_one(
     assert target.read_text() == original
 
 
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_settings_link_to_a_file_not_there_yet_stays_a_link(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], host: str
+) -> None:
+    """A dotfiles link whose file the user has not made yet (stow links a package's files,
+    and the host makes its settings on first use): install makes the file the link names,
+    in its dotfiles folder, and uninstall takes that file away again; before, install put a
+    plain file in the link's place, and the link was gone for good."""
+    name = "settings.json" if host == "claude-code" else "config.toml"
+    folder = homes["claude"] if host == "claude-code" else homes["codex"]
+    dotfiles = tmp_path / "dotfiles" / host
+    dotfiles.mkdir(parents=True)
+    target = dotfiles / name
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / name
+    link.symlink_to(os.path.relpath(target, folder))
+    pointed = os.readlink(link)
+    assert run(["install", host], capsys)[0] == 0
+    assert link.is_symlink() and os.readlink(link) == pointed
+    assert "agentreflex" in target.read_text()
+    assert run(["uninstall", host], capsys)[0] == 0
+    assert link.is_symlink() and os.readlink(link) == pointed
+    assert not target.exists()  # as it was
+
+
+def test_a_link_to_a_file_of_another_name_not_there_is_not_followed(
+    homes: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a link to a file of the same name is a dotfiles link: one to a missing
+    ``.bashrc`` is replaced, as a link to a present one is, and nothing is made there."""
+    folder = homes["claude"]
+    folder.mkdir(parents=True, exist_ok=True)
+    elsewhere = tmp_path / "dotfiles" / ".bashrc"
+    elsewhere.parent.mkdir(parents=True)
+    (folder / "settings.json").symlink_to(elsewhere)
+    assert run(["install", "claude-code"], capsys)[0] == 0
+    assert not elsewhere.exists()
+    assert "agentreflex" in (folder / "settings.json").read_text()
+
+
 # ------------------------------------------------------------ malformed input
 
 

@@ -143,11 +143,15 @@ def _through_dotfiles_link(path: str) -> str:
     see the change.  A link to a file of another name is replaced, as any other file is:
     a project's ``.opencode/plugins/agentreflex.js`` the agent made a link to
     ``~/.bashrc`` would have had install write its plugin over the user's shell file.
+    A link to a file not made yet, in a folder that is there, is followed too: the file
+    is made where the dotfiles keep it, and the link stays.
     """
     if not os.path.islink(path):
         return path
     real = os.path.realpath(path)
-    if os.path.basename(real) == os.path.basename(path) and os.path.isfile(real):
+    if os.path.basename(real) != os.path.basename(path):
+        return path
+    if os.path.isfile(real) or (not os.path.lexists(real) and os.path.isdir(os.path.dirname(real))):
         return real
     return path
 
@@ -169,10 +173,10 @@ def apply(change: Change, now: float | None = None) -> str | None:
         fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(change.before)
-    if change.after is None:
-        os.unlink(change.path)
-        return backup
     target = _through_dotfiles_link(change.path)
+    if change.after is None:  # a file install made: through a dotfiles link, the link stays
+        os.unlink(target)
+        return backup
     atomic_write_bytes(target, change.after.encode("utf-8"))
     os.chmod(target, mode)
     return backup
