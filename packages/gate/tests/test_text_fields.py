@@ -206,3 +206,23 @@ def test_copilots_bash_command_is_read_as_typed_into_its_terminal(
     (project / ".claude").mkdir()
     answer = _copilot(project, "bash", {"command": command, "description": "d"})
     assert ('"permissionDecision": "deny"' in answer) is refused, answer
+
+
+@pytest.mark.parametrize(
+    ("tool", "typed", "refused"),
+    [
+        ("write_powershell", "Remove-Item -Recurse -Force $HOME{enter}", True),
+        ("write_powershell", "Remove-Item -Recurse -Force C:\\Windows\r", True),
+        ("write_powershell", "Get-ChildItem{enter}", False),
+        ("write_bash", "Get-ChildItem{enter}", False),
+    ],
+)
+def test_what_copilot_types_into_a_running_powershell_is_checked(
+    project: Path, tool: str, typed: str, refused: bool
+) -> None:
+    """Copilot CLI on Windows runs PowerShell (``powershell``) and types into a running one
+    with ``write_powershell`` ``{shellId, input}`` (its tool list beside ``write_bash``):
+    the tool was unmapped, so its ``input`` was judged as nothing (red-team rt41); it is
+    read as PowerShell, as the ``powershell`` tool's command is."""
+    answer = _copilot(project, tool, {"shellId": "1", "input": typed})
+    assert ('"permissionDecision": "deny"' in answer) is refused, answer
