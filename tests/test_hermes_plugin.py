@@ -403,3 +403,20 @@ def test_arguments_that_are_not_an_object_fail_closed(project: Path) -> None:
     for value in ("false", 1, {"x": 1}):
         verify["extra"] = {"stop_hook_active": value}
         assert HermesAdapter().parse(verify).stop_hook_active is False  # only JSON true
+
+
+@pytest.mark.parametrize("workdir", [".claude", "PROJECT/.claude", "sub/../.claude"])
+def test_a_terminal_call_is_judged_in_its_workdir_once(project: Path, workdir: str) -> None:
+    """Hermes runs ``terminal`` as ``cd -- WORKDIR`` from the session's folder.  The hook
+    now resolves a relative ``workdir`` itself (a shell hook's payload has only Hermes'
+    folder: red-team rt41), so the plugin sends the session's folder as ``cwd``: joined
+    there too, the folder would be resolved twice."""
+    (project / ".claude").mkdir()
+    (project / "sub").mkdir()
+    folder = workdir.replace("PROJECT", str(project))
+    pre = plugin_hooks()["pre_tool_call"]
+    args = {"command": "echo '{}' > settings.json", "workdir": folder}
+    got = pre(tool_name="terminal", args=args, session_id="s1", **HERMES_KWARGS)
+    assert got is not None and got["action"] == "block" and "settings.json" in got["message"]
+    args = {"command": "echo x > notes.txt", "workdir": folder.replace(".claude", "sub")}
+    assert pre(tool_name="terminal", args=args, session_id="s1", **HERMES_KWARGS) is None

@@ -143,3 +143,33 @@ def test_a_host_whose_rules_match_the_shell_form_keeps_it(project: Path) -> None
     _engine()
     line = contain.rewrite("git status", str(project), direct=False)
     assert shlex.split(line)[5:7] == ["-c", "git status"]
+
+
+def test_a_command_is_planned_in_the_folder_its_call_names(project: Path) -> None:
+    """A shell call's own folder (OpenCode's ``workdir``, Gemini CLI's ``dir_path``) is
+    where the host runs it, so where its ``./script`` is found: planned from the session's
+    folder, ``./run.sh`` there (a ``#!`` script) made the direct form for a ``run.sh`` in
+    ``sub`` that has no ``#!``, which bash runs as bash and bubblewrap's execvp as /bin/sh
+    (red-team rt41)."""
+    from agentreflex.core.decision import Decision, Mode, Verdict
+    from agentreflex.core.events import Event, EventKind, build_tool_call
+    from agentreflex.core.hosts.contained import contained_command
+
+    _engine()
+    sub = project / "sub"
+    sub.mkdir()
+    bare = sub / "run.sh"
+    bare.write_text('echo "$BASH_VERSION" | cut -c1\n')  # bash runs it as bash
+    bare.chmod(0o755)
+    for host, field in (("opencode", "workdir"), ("gemini", "dir_path")):
+        call = build_tool_call("bash", {"command": "./run.sh one", field: "sub"})
+        event = Event(kind=EventKind.PRE_TOOL, host=host, session_id="s", cwd=str(project))
+        event.tool = call
+        allow = Decision(verdict=Verdict.ALLOW, proposed=Verdict.ALLOW, mode=Mode.ENFORCED)
+        found = contained_command(event, allow)
+        assert found is not None and not found[1], found
+        ran = [
+            subprocess.run(["bash", "-c", text], cwd=sub, capture_output=True, text=True)
+            for text in ("./run.sh one", found[0])
+        ]
+        assert (ran[1].returncode, ran[1].stdout) == (ran[0].returncode, ran[0].stdout), ran

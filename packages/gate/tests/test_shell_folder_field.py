@@ -39,7 +39,7 @@ def _gemini(project: Path, args: dict[str, Any]) -> str:
 
 
 def _refused(answer: str) -> bool:
-    return '"block": true' in answer or '"decision": "deny"' in answer
+    return '"block": true' in answer or 'ecision": "deny"' in answer
 
 
 @pytest.mark.parametrize(
@@ -71,17 +71,53 @@ def test_a_folder_that_is_not_one_string_fails_closed(project: Path, args: dict[
     assert _refused(answer) and "folder" in answer
 
 
+def _hermes(project: Path, args: dict[str, Any], cwd: Path | None = None) -> str:
+    payload = {"hook_event_name": "pre_tool_call", "session_id": "s"}
+    payload |= {"cwd": str(cwd or project), "extra": {}, "tool_name": "terminal"}
+    return hook_process(project, "hermes", "pre_tool_call", payload | {"tool_input": args})
+
+
+def _codex(project: Path, tool: str, args: dict[str, Any]) -> str:
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(project)}
+    payload |= {"tool_name": tool, "tool_input": args}
+    return hook_process(project, "codex", "PreToolUse", payload)
+
+
 def test_hermes_shell_hooks_resolve_a_terminal_call_in_its_absolute_workdir(
     project: Path,
 ) -> None:
     """Hermes' shell hooks report Hermes' own folder as ``cwd``; its ``terminal`` runs in
-    ``workdir`` (the plugin reports that folder as ``cwd`` itself)."""
-    payload = {"hook_event_name": "pre_tool_call", "session_id": "s", "cwd": str(project)}
-    payload |= {"extra": {}, "tool_name": "terminal"}
+    ``workdir``."""
     args = {"command": "echo '{}' > settings.json", "workdir": str(project / ".claude")}
-    answer = hook_process(project, "hermes", "pre_tool_call", payload | {"tool_input": args})
+    answer = _hermes(project, args)
     assert '"decision": "block"' in answer and "settings.json" in answer, answer
-    # as the plugin sends it: cwd is the workdir already, and reads the same
-    plugin = payload | {"cwd": str(project / ".claude"), "tool_input": args}
-    answer = hook_process(project, "hermes", "pre_tool_call", plugin)
+
+
+@pytest.mark.parametrize("workdir", [".claude", "./.claude", "src/../.claude"])
+def test_hermes_resolves_a_relative_workdir_against_the_payloads_folder(
+    project: Path, workdir: str
+) -> None:
+    """Hermes runs ``terminal`` as ``cd -- WORKDIR`` from the session's folder
+    (tools/environments/base.py ``_wrap_command``).  A relative ``workdir`` was read only
+    when absolute, so ``workdir: .claude`` given to a shell hook was judged as a write
+    to the project's own ``settings.json`` (red-team rt41).  The plugin now sends the
+    session's folder as ``cwd`` (tests/test_hermes_plugin.py), the same shape."""
+    answer = _hermes(project, {"command": "echo '{}' > settings.json", "workdir": workdir})
     assert '"decision": "block"' in answer and "settings.json" in answer, answer
+    above = _hermes(project / "src", {"command": "rm -rf ./proj", "workdir": "../.."})
+    assert '"decision": "block"' in above and "GATE-RM-PROJECT" in above, above
+    assert '"decision": "block"' not in _hermes(project, {"command": "ls", "workdir": "src"})
+
+
+def test_codex_reads_a_shell_calls_workdir_when_its_input_carries_one(project: Path) -> None:
+    """Codex's ``exec_command`` runs ``cmd`` in ``workdir`` joined to the turn's cwd
+    (codex-rs core/src/tools/handlers/unified_exec/exec_command.rs).  Codex 0.169.0
+    hands its hooks ``{"command"}`` alone; where an input carries the folder, the
+    floors read the command there (red-team rt41)."""
+    for tool, args in (
+        ("exec_command", {"cmd": "echo '{}' > settings.json", "workdir": ".claude"}),
+        ("Bash", {"command": "echo '{}' > settings.json", "workdir": ".claude"}),
+    ):
+        answer = _codex(project, tool, args)
+        assert _refused(answer) and "settings.json" in answer, answer
+    assert not _refused(_codex(project, "exec_command", {"cmd": "ls", "workdir": "src"}))

@@ -62,6 +62,7 @@ class HermesAdapter:
     # the plugin's tool_execution middleware runs each terminal command in our boundary
     containment = "bwrap"
     project_settings = (".hermes",)
+    tilde_folders = True  # ``workdir: ~/x`` is $HOME/x (tools/environments/base.py)
     events = EVENTS
     # shell hooks fail open unless ``fail_closed``, and are usually registered
     # without an event argument: an unreadable payload is a proposed tool call
@@ -97,12 +98,12 @@ class HermesAdapter:
             if kind is EventKind.POST_TOOL:  # the arguments it ran with: ours, if we contained it
                 tool_input = as_the_agent_wrote(tool_input)
             event.tool = build_tool_call(tool_name, tool_input, call_id, TOOL_KINDS)
-            workdir = tool_input.get("workdir")
-            if isinstance(workdir, str) and workdir.startswith("/"):
-                # the terminal's own folder: the plugin's ``cwd`` is it already, a shell
-                # hook's is Hermes' own; an absolute one reads the same either way (a
-                # relative one is the plugin's to resolve: red-team rt36)
-                in_its_folder(event.tool, kind)
+            # the terminal's own folder (``cd -- WORKDIR`` in Hermes' shell, ``~`` its home):
+            # a relative one from the folder the payload's ``cwd`` names, which is the
+            # session's (the plugin's) or Hermes' own (a shell hook's, all it has).  It was
+            # read only when absolute, so ``workdir: .claude`` given to a shell hook was
+            # judged in the folder above it (red-team rt41)
+            in_its_folder(event.tool, kind, home=True)
             if tool_name == "execute_code" and "code" in tool_input:
                 # Hermes runs the code with Python: spelled as the one-liner it amounts
                 # to, so the gate's interpreter scan (shell-outs, rmtree...) sees it
