@@ -530,6 +530,37 @@ def test_hermes_refuses_execute_code_in_enforced_mode() -> None:
     assert _json(adapter.render(terminal, _decision(Verdict.ALLOW))).get("decision") != "block"
 
 
+def test_hermes_refuses_a_cron_script_in_enforced_mode() -> None:
+    """Hermes' ``cronjob`` runs ``~/.hermes/scripts/<script>`` on its schedule from its own
+    scheduler (tools/cronjob_tools.py), outside the boundary and unjudged: it was an
+    unmapped tool whose ``script`` read as a harmless command (red-team rt41).  A job
+    that only schedules a prompt is left to the gate."""
+    adapter = HermesAdapter()
+    payload = {
+        "hook_event_name": "pre_tool_call",
+        "tool_name": "cronjob",
+        "tool_input": {"action": "create", "schedule": "* * * * *", "script": "w.sh"},
+        "session_id": "s1",
+        "cwd": "/w",
+    }
+    job = adapter.parse(payload)
+    out = _json(adapter.render(job, _decision(Verdict.ALLOW)))
+    assert out["decision"] == "block" and "terminal" in out["reason"]
+    job = adapter.parse(
+        payload
+        | {"tool_input": {"action": "update", "job_id": "1", "script": "w.sh", "no_agent": True}}
+    )
+    assert _json(adapter.render(job, _decision(Verdict.ALLOW)))["decision"] == "block"
+    assert adapter.render(job, _decision(Verdict.ALLOW, mode=Mode.SHADOW)).stdout == "{}"
+    prompt = {"action": "create", "schedule": "0 9 * * *", "prompt": "summarise the logs"}
+    job = adapter.parse(payload | {"tool_input": prompt})
+    assert _json(adapter.render(job, _decision(Verdict.ALLOW))).get("decision") != "block"
+    clear = adapter.parse(
+        payload | {"tool_input": {"action": "update", "job_id": "1", "script": ""}}
+    )
+    assert _json(adapter.render(clear, _decision(Verdict.ALLOW))).get("decision") != "block"
+
+
 # ---------------------------------------------------------- Codex validity
 
 # The Codex output shapes of hosts-protocols §2.4, as allowlists.  Codex

@@ -148,8 +148,9 @@ class HermesAdapter:
             return HostReply(
                 fastjson.dumps({"decision": "block", "reason": cap(default_reason(decision))})
             )
-        if _runs_uncontained(event, decision):
-            return HostReply(fastjson.dumps({"decision": "block", "reason": UNCONTAINED_CODE}))
+        uncontained = _runs_uncontained(event, decision)
+        if uncontained:
+            return HostReply(fastjson.dumps({"decision": "block", "reason": uncontained}))
         contained = contained_command(event, decision) if _is_terminal(event) else None
         if contained is not None and not contained[1]:
             # the plugin's tool_execution middleware runs this in the tool's place
@@ -183,17 +184,32 @@ UNCONTAINED_CODE = (
 )
 
 
-def _runs_uncontained(event: Event, decision: Decision) -> bool:
-    """A tool that runs code in enforced mode that no boundary can hold: Hermes'
-    ``execute_code`` (a Python subprocess of Hermes itself; the plugin's middleware puts
-    only ``terminal`` commands in the boundary).  Seen in Hermes 0.19.0: code reading its
-    paths from a data file appended to ``.agentreflex/config.toml`` and printed the key."""
-    return (
-        event.kind is EventKind.PRE_TOOL
-        and event.tool is not None
-        and event.tool.name == "execute_code"
-        and decision.mode is Mode.ENFORCED
-    )
+UNCONTAINED_SCRIPT = (
+    "agentreflex (enforced mode): a cron job's script runs on its schedule from Hermes' "
+    "scheduler, outside agentreflex's boundary and with no hook to judge it, so it is "
+    "refused. Run the script with the terminal tool, where it is contained, or schedule "
+    "a prompt (the agent's own tool calls are judged)."
+)
+
+
+def _runs_uncontained(event: Event, decision: Decision) -> str:
+    """Why a tool that runs code in enforced mode is one no boundary can hold, or "".
+
+    Hermes' ``execute_code`` (a Python subprocess of Hermes itself; the plugin's
+    middleware puts only ``terminal`` commands in the boundary).  Seen in Hermes 0.19.0:
+    code reading its paths from a data file appended to ``.agentreflex/config.toml`` and
+    printed the key.  And ``cronjob`` with a ``script`` (tools/cronjob_tools.py: bash or
+    Python runs ``~/.hermes/scripts/<script>`` every tick, ``no_agent`` with no model
+    at all): a command run later, unjudged and uncontained (red-team rt41)."""
+    tool = event.tool
+    if event.kind is not EventKind.PRE_TOOL or tool is None or decision.mode is not Mode.ENFORCED:
+        return ""
+    if tool.name == "execute_code":
+        return UNCONTAINED_CODE
+    script = tool.input.get("script")
+    if tool.name == "cronjob" and script not in (None, ""):
+        return UNCONTAINED_SCRIPT
+    return ""
 
 
 def _is_terminal(event: Event) -> bool:
