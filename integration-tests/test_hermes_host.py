@@ -380,3 +380,31 @@ def test_a_file_tool_after_a_workdir_is_judged_where_hermes_writes(hermes: Herme
     run = hermes.run("tidy up", script)
     assert not hook.exists(), run.describe()
     assert rc.read_text() == "# mine\n", run.describe()
+
+
+@pytest.mark.parametrize("plugin", [True, False], ids=["plugin", "shell-hook"])
+def test_a_terminal_call_is_judged_in_its_relative_workdir(
+    hermes: HermesProject, agentreflex_script: Path, plugin: bool
+) -> None:
+    """Hermes runs ``terminal`` as ``cd -- WORKDIR`` from the session's folder.  Through the
+    shell hooks a relative ``workdir`` was not read at all, so ``echo > settings.json``
+    with ``workdir: .claude`` was judged as a write to the project's root and ran
+    (red-team rt41); both forms now judge it in ``.claude`` and refuse it."""
+    if not plugin:
+        hermes.with_plugin = False
+        hermes.extra_config = shell_hook_config(str(agentreflex_script))
+    settings = hermes.project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("{}\n")
+    hostile = '{"hooks": {}}'
+    call = tool("terminal", command=f"echo '{hostile}' > settings.json", workdir=".claude")
+    run = hermes.run("tidy the settings", [call, say("Done.")])
+    assert settings.read_text() == "{}\n", run.describe()
+    assert not (hermes.project / "settings.json").exists(), run.describe()
+    assert "settings.json" in blocked_reason(run, "terminal"), run.describe()
+    sub = hermes.project / "notes"
+    sub.mkdir(exist_ok=True)
+    run = hermes.run(
+        "note it", [tool("terminal", command="echo hi > n.txt", workdir="notes"), say("ok")]
+    )
+    assert (sub / "n.txt").read_text() == "hi\n", run.describe()
