@@ -101,6 +101,21 @@ def test_destructive_command_is_blocked_and_the_reason_reaches_the_model(
     assert run.rc == 0, run.describe()
 
 
+def test_a_command_in_its_workdir_is_judged_there(installed: CodexProject) -> None:
+    """``exec_command`` runs ``cmd`` in ``workdir`` joined to the turn's cwd; its hook input
+    is ``{"command"}`` alone (codex-rs core/src/tools/handlers/unified_exec/
+    exec_command.rs, ``pre_tool_use_payload``), and Codex 0.169.0 reports that folder as
+    the payload's ``cwd`` (seen), so the floors judge the command where it runs and the
+    adapter must not join ``workdir`` again (red-team rt41)."""
+    settings = installed.project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("{}\n")
+    call = tool("exec_command", cmd="echo '{\"hooks\": {}}' > settings.json", workdir=".claude")
+    run = installed.run("tidy the settings", [call, say("Done.")])
+    assert settings.read_text() == "{}\n", run.describe()
+    assert ".claude/settings.json" in assert_blocked(run)
+
+
 def test_ask_user_becomes_a_deny_that_tells_the_model_to_ask(installed: CodexProject) -> None:
     """Codex has no "ask": a hook answering it would count as failed and the tool would run."""
     target = make_sentinel_dir(installed)
@@ -176,7 +191,7 @@ def test_untrusted_hooks_are_reported_and_after_install_run_without_bypass(
     run = project.run("clean up", script)
     assert BYPASS not in " ".join(project.exec_argv("x"))
     assert (target / "keep.txt").read_text() == "precious\n", run.describe()
-    assert_blocked(run)
+    assert ".claude/settings.json" in assert_blocked(run)
 
 
 # ------------------------------------------------------------ apply_patch

@@ -77,12 +77,6 @@ def _hermes(project: Path, args: dict[str, Any], cwd: Path | None = None) -> str
     return hook_process(project, "hermes", "pre_tool_call", payload | {"tool_input": args})
 
 
-def _codex(project: Path, tool: str, args: dict[str, Any]) -> str:
-    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(project)}
-    payload |= {"tool_name": tool, "tool_input": args}
-    return hook_process(project, "codex", "PreToolUse", payload)
-
-
 def test_hermes_shell_hooks_resolve_a_terminal_call_in_its_absolute_workdir(
     project: Path,
 ) -> None:
@@ -107,17 +101,3 @@ def test_hermes_resolves_a_relative_workdir_against_the_payloads_folder(
     above = _hermes(project / "src", {"command": "rm -rf ./proj", "workdir": "../.."})
     assert '"decision": "block"' in above and "GATE-RM-PROJECT" in above, above
     assert '"decision": "block"' not in _hermes(project, {"command": "ls", "workdir": "src"})
-
-
-def test_codex_reads_a_shell_calls_workdir_when_its_input_carries_one(project: Path) -> None:
-    """Codex's ``exec_command`` runs ``cmd`` in ``workdir`` joined to the turn's cwd
-    (codex-rs core/src/tools/handlers/unified_exec/exec_command.rs).  Codex 0.169.0
-    hands its hooks ``{"command"}`` alone; where an input carries the folder, the
-    floors read the command there (red-team rt41)."""
-    for tool, args in (
-        ("exec_command", {"cmd": "echo '{}' > settings.json", "workdir": ".claude"}),
-        ("Bash", {"command": "echo '{}' > settings.json", "workdir": ".claude"}),
-    ):
-        answer = _codex(project, tool, args)
-        assert _refused(answer) and "settings.json" in answer, answer
-    assert not _refused(_codex(project, "exec_command", {"cmd": "ls", "workdir": "src"}))

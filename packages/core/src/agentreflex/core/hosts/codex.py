@@ -13,7 +13,7 @@ from __future__ import annotations
 from agentreflex.core.decision import Decision, Verdict
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.hosts import UNCHECKED_STDIN
-from agentreflex.core.hosts.base import HostReply, cap, default_reason, dump_json, in_its_folder
+from agentreflex.core.hosts.base import HostReply, cap, default_reason, dump_json
 from agentreflex.core.hosts.claude_code import EVENTS, HOST_NAMES, parse_claude_style
 from agentreflex.core.recap import Recap, render_plain
 
@@ -56,15 +56,7 @@ class CodexAdapter:
     traits = frozenset({UNCHECKED_STDIN})  # write_stdin runs no hook
 
     def parse(self, payload: dict[str, Any]) -> Event:
-        event = parse_claude_style(payload, self.name, TOOL_KINDS)
-        if event.tool is not None:
-            # ``exec_command``/``shell_command`` run in ``workdir`` (relative: from the
-            # turn's cwd, codex-rs tools/handlers): read there when the input carries it.
-            # Codex 0.169.0's hook input is ``{"command"}`` alone (handlers'
-            # pre_tool_use_payload), so for it the floors cannot see the folder at all
-            # (red-team rt41, left open in SECURITY.md)
-            in_its_folder(event.tool, event.kind)
-        return event
+        return parse_claude_style(payload, self.name, TOOL_KINDS)
 
     def render_recap(self, recap: Recap) -> str:
         """The session recap as Codex shows it (``additionalContext``).
