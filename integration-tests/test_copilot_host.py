@@ -297,3 +297,20 @@ def test_file_tools_cannot_write_what_the_boundary_keeps_read_only(world: Copilo
     assert git_config.read_text() == before, f"{run.describe()}\n{results}"
     assert not hook.exists(), f"{run.describe()}\n{results}"
     assert rc.read_text() == "# mine\n", f"{run.describe()}\n{results}"
+
+
+def test_a_cd_does_not_carry_over_to_the_next_shell_call(world: CopilotWorld) -> None:
+    """Copilot CLI's ``toolArgs`` for ``bash`` carry no folder (its tool list: command,
+    description, detach, initial_wait, mode, shellId), so the hook judges each command in
+    the session's folder; that holds only while a ``cd`` in one call does not move the
+    next.  Seen in 1.0.102: each call runs in a shell of its own (shellId 0, then 1), in
+    shadow mode as in enforced mode (red-team rt41)."""
+    settings = world.write(".claude/settings.json", "{}\n")
+    script = [bash("cd .claude"), bash("echo '{\"hooks\": {}}' > settings.json"), say("Done.")]
+    for mode in ("enforced", "shadow"):
+        world.write(".agentreflex/config.toml", f'mode = "{mode}"\n')
+        run = world.run("tidy the settings", script)
+        assert settings.read_text() == "{}\n", run.describe()
+        root = world.project / "settings.json"
+        assert root.exists(), run.describe()  # the second call ran in the session's folder
+        root.unlink()
