@@ -24,8 +24,9 @@ from pathlib import Path
 
 import pytest
 from hostharness.claude import AGENTREFLEX_SCRIPT, PLUGIN_REF, REPO_ROOT, ClaudeProject
+from hostharness.containment import CONFIG as GUARD_CONFIG
 from hostharness.containment import ContainmentScenario
-from hostharness.fakemodel import bash, say
+from hostharness.fakemodel import bash, say, tool
 from test_claude_code import tool_results
 
 pytestmark = pytest.mark.integration
@@ -239,6 +240,28 @@ def test_the_shared_scenario_in_our_boundary_with_claudes_sandbox_off(
     outputs = [json.dumps(r.get("content")) for r in tool_results(run).values()]
     assert len(outputs) == len(scenario.commands()), run.describe()
     scenario.check(outputs[0], f"{run.describe()}\n{outputs}")
+
+
+def test_monitor_runs_its_command_in_our_boundary_with_claudes_sandbox_off(
+    claude_project: ClaudeProject,
+) -> None:
+    """Claude Code's ``Monitor`` runs its ``command`` in a shell and streams the output.
+    It was not a shell to the hook, so in enforced mode its command ran outside the
+    boundary and overwrote .agentreflex/config.toml (seen in 2.1.328, red-team rt41);
+    now PreToolUse answers ``updatedInput`` for it as for Bash."""
+    project = claude_project
+    project.set_mode("enforced")
+    settings = project.config_dir / "settings.json"
+    plugin_installed_now(project)
+    scenario = ContainmentScenario(project.project, project.home, "claude", settings)
+    try:
+        watch = tool("Monitor", description="watch", timeout_ms=5000, command="python3 w.py")
+        run = project.run("work", [watch, say("Done.")])
+    finally:
+        scenario.stop()
+    guarded = project.project / GUARD_CONFIG
+    assert guarded.read_text() == scenario.config_before, run.describe()
+    assert tool_results(run), run.describe()  # it ran (and was refused by the kernel)
 
 
 def with_rules(project: ClaudeProject, **rules: list[str]) -> None:

@@ -530,6 +530,36 @@ def test_hermes_refuses_execute_code_in_enforced_mode() -> None:
     assert _json(adapter.render(terminal, _decision(Verdict.ALLOW))).get("decision") != "block"
 
 
+def test_claude_codes_monitor_is_a_shell_held_where_bash_is(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's ``Monitor`` runs its ``command`` in a shell (sdk-tools.d.ts
+    ``MonitorInput``).  It was unmapped: judged only through its input, and never put in
+    the boundary, so in enforced mode it overwrote .agentreflex/config.toml in the real
+    2.1.328 (red-team rt41).  It is a shell: contained as Bash is where permissions are
+    bypassed, left as written where the user's Bash rules decide."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / ".claude"))
+    adapter = ClaudeCodeAdapter()
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "tool_name": "Monitor",
+        "tool_input": {"description": "d", "timeout_ms": 5000, "command": "python3 w.py"},
+        "permission_mode": "bypassPermissions",
+    }
+    event = adapter.parse(payload)
+    assert event.tool is not None and event.tool.kind is ToolKind.SHELL
+    assert event.tool.command == "python3 w.py"
+    spec = _json(adapter.render(event, _decision(Verdict.ALLOW)))["hookSpecificOutput"]
+    updated = spec["updatedInput"]
+    assert updated["command"] != "python3 w.py" and "python3 w.py" in updated["command"]
+    assert updated["description"] == "d" and updated["timeout_ms"] == 5000
+    ruled = adapter.parse(payload | {"permission_mode": "default"})
+    assert "updatedInput" not in adapter.render(ruled, _decision(Verdict.ALLOW)).stdout
+
+
 def test_hermes_refuses_a_cron_script_in_enforced_mode() -> None:
     """Hermes' ``cronjob`` runs ``~/.hermes/scripts/<script>`` on its schedule from its own
     scheduler (tools/cronjob_tools.py), outside the boundary and unjudged: it was an
