@@ -95,9 +95,15 @@ def test_hermes_resolves_a_relative_workdir_against_the_payloads_folder(
     (tools/environments/base.py ``_wrap_command``).  A relative ``workdir`` was read only
     when absolute, so ``workdir: .claude`` given to a shell hook was judged as a write
     to the project's own ``settings.json`` (red-team rt41).  The plugin now sends the
-    session's folder as ``cwd`` (tests/test_hermes_plugin.py), the same shape."""
+    session's folder as ``cwd`` (tests/test_hermes_plugin.py), the same shape.  A leading
+    ``~`` is the home folder there (``_quote_cwd_for_cd``)."""
     answer = _hermes(project, {"command": "echo '{}' > settings.json", "workdir": workdir})
     assert '"decision": "block"' in answer and "settings.json" in answer, answer
     above = _hermes(project / "src", {"command": "rm -rf ./proj", "workdir": "../.."})
     assert '"decision": "block"' in above and "GATE-RM-PROJECT" in above, above
     assert '"decision": "block"' not in _hermes(project, {"command": "ls", "workdir": "src"})
+    # a leading ``~`` is the home folder there (the project's parent here)
+    home = _hermes(project, {"command": "rm -rf ./proj", "workdir": "~"})
+    assert '"decision": "block"' in home and "GATE-RM-PROJECT" in home, home
+    home = _hermes(project, {"command": "rm -rf ../../proj", "workdir": "~/proj/src"})
+    assert '"decision": "block"' in home and "GATE-RM-PROJECT" in home, home

@@ -171,11 +171,9 @@ def in_its_folder(call: ToolCall, kind: EventKind, home: bool = False) -> None:
     folder = _own_folder(call, kind)
     if folder is None:
         return
-    rest = folder[2:] if home and folder.startswith("~/") else None
-    if home and folder == "~":
-        call.command = f"cd -- ~\n{call.command}"
-    elif rest is not None:
-        call.command = f"cd -- ~/{_quoted(rest)}\n{call.command}"
+    if home and (folder == "~" or folder.startswith("~/")):
+        rest = folder[2:].lstrip("/")  # from the home folder, a line of its own
+        call.command = "cd -- ~\n" + (f"cd -- {_quoted(rest)}\n" if rest else "") + call.command
     else:
         call.command = f"cd -- {_quoted(folder)}\n{call.command}"
 
