@@ -246,7 +246,7 @@ def _windows_shell(tool: ToolCall) -> str:
     its tool is named so, or its input's ``shell`` field names one."""
     shell = tool.input.get("shell") if isinstance(tool.input, dict) else None
     name = tool.name.lower()
-    if not (name.startswith(_WINDOWS_NAMES) or isinstance(shell, str)):
+    if not (name.removeprefix("write_").startswith(_WINDOWS_NAMES) or isinstance(shell, str)):
         return ""
     from agentreflex.gate.rules.windows import dialect_of
 

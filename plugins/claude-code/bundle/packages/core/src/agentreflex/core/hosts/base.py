@@ -157,29 +157,65 @@ def require_tool_input(
 SHELL_FOLDER_FIELDS = ("workdir", "dir_path", "directory")
 
 
-def in_its_folder(call: ToolCall, kind: EventKind) -> None:
+def in_its_folder(call: ToolCall, kind: EventKind, home: bool = False) -> None:
     """Read a shell call's command as run from the folder its input names, if any.
 
     The command the reflexes read starts with a ``cd`` there (a line of its own,
     so nothing of the command is read differently); what the host runs is
-    untouched (``call.input``).  On a proposed call a folder that is not a
-    string, or two different ones, cannot be checked: a PayloadError (closed).
+    untouched (``call.input``).  A relative folder is the host's own, resolved
+    against the call's ``cwd`` as the ``cd`` is.  ``home``: the host reads a leading
+    ``~`` as the home folder (Hermes' ``cd -- $HOME/...``).  On a proposed call a
+    folder that is not a string, or two different ones, cannot be checked: a
+    PayloadError (closed).
     """
-    if call.kind is not ToolKind.SHELL:
+    folder = _own_folder(call, kind)
+    if folder is None:
         return
+    if home and (folder == "~" or folder.startswith("~/")):
+        rest = folder[2:].lstrip("/")  # from the home folder, a line of its own
+        call.command = "cd -- ~\n" + (f"cd -- {_quoted(rest)}\n" if rest else "") + call.command
+    else:
+        call.command = f"cd -- {_quoted(folder)}\n{call.command}"
+
+
+def shell_folder(call: ToolCall | None, cwd: str, home: bool = False) -> str:
+    """The folder a shell call runs in: its own folder field resolved against ``cwd``.
+
+    One answer for the gate (:func:`in_its_folder`) and for containment's planning
+    (a ``./script`` is found there: :mod:`agentreflex.core.contain.direct`).
+    """
+    folder = _own_folder(call, EventKind.POST_TOOL) if call is not None else None
+    if folder is None:
+        return cwd
+    if home and (folder == "~" or folder.startswith("~/")):
+        import os
+
+        folder = os.path.expanduser(folder)
+    if folder.startswith("/") or not cwd:
+        return folder
+    return cwd.rstrip("/") + "/" + folder
+
+
+def _own_folder(call: ToolCall, kind: EventKind) -> str | None:
+    """The one folder a shell call's input names (:data:`SHELL_FOLDER_FIELDS`), if any."""
+    if call.kind is not ToolKind.SHELL:
+        return None
     given = [
         call.input[key] for key in SHELL_FOLDER_FIELDS if call.input.get(key) not in (None, "")
     ]
     if not given:
-        return
+        return None
     folder = given[0]
     if not all(isinstance(f, str) for f in given) or any(f != folder for f in given):
         if kind is EventKind.PRE_TOOL:
             fields = ", ".join(SHELL_FOLDER_FIELDS)
             raise PayloadError(f"a shell call's folder ({fields}) must be one string", kind)
-        return
-    quoted = "'" + folder.replace("'", "'\\''") + "'"
-    call.command = f"cd -- {quoted}\n{call.command}"
+        return None
+    return str(folder)
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
 
 
 # C0 controls and DEL: a terminal's line discipline and line editor act on them (``^U``

@@ -65,6 +65,10 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "bashoutput": ToolKind.READ,
     "ls": ToolKind.SEARCH,
     "agent": ToolKind.SUBAGENT,
+    # runs its ``command`` in a shell and streams the output back (sdk-tools.d.ts
+    # ``MonitorInput``): unmapped, it ran outside the boundary in enforced mode and
+    # overwrote .agentreflex/config.toml in the real Claude Code 2.1.328 (red-team rt41)
+    "monitor": ToolKind.SHELL,
 }
 
 
@@ -213,6 +217,8 @@ def _contained(event: Event, decision: Decision) -> tuple[str, str, bool] | None
     if not bypass and _own_sandbox_holds(files, tool.input.get("command")):
         return None
     allow = mode in _RULED_MODES
+    if allow and tool.name != "Bash":
+        return None  # the user's rules are Bash's (``Bash(npm test:*)``): Monitor asks as written
     if allow:
         from agentreflex.core.hosts.claude_rules import allowed_by_rules, unseen_rules
 

@@ -46,12 +46,17 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
     direct = not getattr(adapter, "contained_shell_form", False)
     project = event.session_folder or event.cwd
     takes_filter = getattr(adapter, "terminal_filter", None)  # a host whose rules see the line
+    from agentreflex.core.hosts.base import shell_folder
+
+    # where the host runs it: the call's own folder field (OpenCode's ``workdir``, Gemini
+    # CLI's ``dir_path``), not the session's folder (red-team rt41)
+    home = bool(getattr(adapter, "tilde_folders", False))
     command, note = contain.shell_rewrite(
         tool.input["command"],
         project,
         folders=folders,
         direct=direct,
-        cwd=event.cwd,
+        cwd=shell_folder(tool, event.cwd, home),
         terminal=takes_filter() if callable(takes_filter) else True,
     )
     return command, (f"agentreflex: {note}" if note else "")

@@ -62,6 +62,7 @@ class HermesAdapter:
     # the plugin's tool_execution middleware runs each terminal command in our boundary
     containment = "bwrap"
     project_settings = (".hermes",)
+    tilde_folders = True  # ``workdir: ~/x`` is $HOME/x (tools/environments/base.py)
     events = EVENTS
     # shell hooks fail open unless ``fail_closed``, and are usually registered
     # without an event argument: an unreadable payload is a proposed tool call
@@ -97,12 +98,12 @@ class HermesAdapter:
             if kind is EventKind.POST_TOOL:  # the arguments it ran with: ours, if we contained it
                 tool_input = as_the_agent_wrote(tool_input)
             event.tool = build_tool_call(tool_name, tool_input, call_id, TOOL_KINDS)
-            workdir = tool_input.get("workdir")
-            if isinstance(workdir, str) and workdir.startswith("/"):
-                # the terminal's own folder: the plugin's ``cwd`` is it already, a shell
-                # hook's is Hermes' own; an absolute one reads the same either way (a
-                # relative one is the plugin's to resolve: red-team rt36)
-                in_its_folder(event.tool, kind)
+            # the terminal's own folder (``cd -- WORKDIR`` in Hermes' shell, ``~`` its home):
+            # a relative one from the folder the payload's ``cwd`` names, which is the
+            # session's (the plugin's) or Hermes' own (a shell hook's, all it has).  It was
+            # read only when absolute, so ``workdir: .claude`` given to a shell hook was
+            # judged in the folder above it (red-team rt41)
+            in_its_folder(event.tool, kind, home=True)
             if tool_name == "execute_code" and "code" in tool_input:
                 # Hermes runs the code with Python: spelled as the one-liner it amounts
                 # to, so the gate's interpreter scan (shell-outs, rmtree...) sees it
@@ -147,8 +148,9 @@ class HermesAdapter:
             return HostReply(
                 fastjson.dumps({"decision": "block", "reason": cap(default_reason(decision))})
             )
-        if _runs_uncontained(event, decision):
-            return HostReply(fastjson.dumps({"decision": "block", "reason": UNCONTAINED_CODE}))
+        uncontained = _runs_uncontained(event, decision)
+        if uncontained:
+            return HostReply(fastjson.dumps({"decision": "block", "reason": uncontained}))
         contained = contained_command(event, decision) if _is_terminal(event) else None
         if contained is not None and not contained[1]:
             # the plugin's tool_execution middleware runs this in the tool's place
@@ -182,17 +184,32 @@ UNCONTAINED_CODE = (
 )
 
 
-def _runs_uncontained(event: Event, decision: Decision) -> bool:
-    """A tool that runs code in enforced mode that no boundary can hold: Hermes'
-    ``execute_code`` (a Python subprocess of Hermes itself; the plugin's middleware puts
-    only ``terminal`` commands in the boundary).  Seen in Hermes 0.19.0: code reading its
-    paths from a data file appended to ``.agentreflex/config.toml`` and printed the key."""
-    return (
-        event.kind is EventKind.PRE_TOOL
-        and event.tool is not None
-        and event.tool.name == "execute_code"
-        and decision.mode is Mode.ENFORCED
-    )
+UNCONTAINED_SCRIPT = (
+    "agentreflex (enforced mode): a cron job's script runs on its schedule from Hermes' "
+    "scheduler, outside agentreflex's boundary and with no hook to judge it, so it is "
+    "refused. Run the script with the terminal tool, where it is contained, or schedule "
+    "a prompt (the agent's own tool calls are judged)."
+)
+
+
+def _runs_uncontained(event: Event, decision: Decision) -> str:
+    """Why a tool that runs code in enforced mode is one no boundary can hold, or "".
+
+    Hermes' ``execute_code`` (a Python subprocess of Hermes itself; the plugin's
+    middleware puts only ``terminal`` commands in the boundary).  Seen in Hermes 0.19.0:
+    code reading its paths from a data file appended to ``.agentreflex/config.toml`` and
+    printed the key.  And ``cronjob`` with a ``script`` (tools/cronjob_tools.py: bash or
+    Python runs ``~/.hermes/scripts/<script>`` every tick, ``no_agent`` with no model
+    at all): a command run later, unjudged and uncontained (red-team rt41)."""
+    tool = event.tool
+    if event.kind is not EventKind.PRE_TOOL or tool is None or decision.mode is not Mode.ENFORCED:
+        return ""
+    if tool.name == "execute_code":
+        return UNCONTAINED_CODE
+    script = tool.input.get("script")
+    if tool.name == "cronjob" and script not in (None, ""):
+        return UNCONTAINED_SCRIPT
+    return ""
 
 
 def _is_terminal(event: Event) -> bool:

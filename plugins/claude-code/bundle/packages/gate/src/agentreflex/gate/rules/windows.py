@@ -57,6 +57,8 @@ def dialect_of(tool_name: str, shell: str) -> str:
     """``powershell``, ``cmd`` or ``""`` from a host's tool name or its ``shell`` field."""
     for value in (shell, tool_name):
         base = value.replace("\\", "/").rsplit("/", 1)[-1].lower()
+        # Copilot CLI types into its running PowerShell with ``write_powershell`` (red-team rt41)
+        base = base.removeprefix("write_")
         if base in ("powershell", "powershell.exe", "pwsh", "pwsh.exe"):
             return "powershell"
         if base in ("cmd", "cmd.exe"):

@@ -143,7 +143,9 @@ def _working_directory(kwargs: dict[str, Any]) -> str:
     recorded folder from its ``pwd`` (``workdir=.git`` included), and the file tools
     resolve against that record (``tools.file_tools._resolve_base_dir``), so
     ``write_file hooks/pre-commit`` after it writes ``.git/hooks/pre-commit``
-    (red-team rt35).  A terminal call's ``workdir`` is its own folder.
+    (red-team rt35).  A terminal call's ``workdir`` is its own folder, which the hook
+    resolves against this one (``hosts.base.in_its_folder``), as for a shell hook's
+    payload (red-team rt41): joined here too, it would be resolved twice.
     """
     base = os.getcwd()
     files = sys.modules.get("tools.file_tools")  # Hermes' own, loaded with its file tools
@@ -153,10 +155,6 @@ def _working_directory(kwargs: dict[str, Any]) -> str:
             base = str(resolve(str(kwargs.get("task_id") or "default")))
         except Exception:  # another version's internals: the process directory
             base = os.getcwd()
-    args = kwargs.get("args")
-    workdir = args.get("workdir") if isinstance(args, dict) else None
-    if kwargs.get("tool_name") == "terminal" and isinstance(workdir, str) and workdir:
-        base = os.path.join(base, os.path.expanduser(workdir))
     return os.path.normpath(base)
 
 
