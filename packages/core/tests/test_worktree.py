@@ -1186,3 +1186,41 @@ def test_a_same_size_edit_whose_mtime_is_put_back_is_not_taken_for_the_last_snap
     snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
     undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
     assert a.read_text() == "print('a, by usr')\n"
+
+
+PADDING = {
+    "untracked": "for i in $(seq 40); do head -c 200 /dev/zero > pad$i; done",
+    "staged": "for i in $(seq 40); do head -c 200 /dev/zero > pad$i; done; git add pad*",
+    "committed, then grown": (
+        "for i in $(seq 40); do echo x > pad$i; done; git add pad* && git commit -qm pad"
+        " && for i in $(seq 40); do head -c 200 /dev/zero >> pad$i; done"
+    ),
+}
+
+
+@pytest.mark.parametrize("padding", PADDING.values(), ids=list(PADDING))
+def test_small_files_the_agent_made_do_not_push_the_users_work_out_of_the_snapshot(
+    repo: Path, padding: str
+) -> None:
+    """red-team rt42: past the size bound the files were saved smallest first, so a
+    command that made many small files (untracked, staged, or committed and grown: each
+    is a tracked change) filled the snapshot, and the user's one larger edit, made before
+    the session, was left out of every snapshot after it; ``git reset --hard`` then lost
+    it with the newest snapshot not holding it (the older ones are pruned in time).
+    What was changed before the session comes first now, then the rest."""
+    home_cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "agentreflex"
+    home_cfg.mkdir(parents=True, exist_ok=True)
+    (home_cfg / "config.toml").write_text("[worktree]\nsnapshot_max_bytes = 8000\n")
+    (repo / "data.csv").write_text("id,v\n")
+    sh(repo, "git add data.csv && git commit -qm data")
+    users = "".join(f"{i},{i * i}\n" for i in range(400)).encode()  # ~3.5 kB
+    (repo / "data.csv").write_bytes(users)
+    run_tool(repo, "true", "t0")  # the session's first command
+    run_tool(repo, padding, "t1")
+    run_tool(repo, "git reset --hard", "t2")
+    assert (repo / "data.csv").read_bytes() != users
+    snaps = snapshot.listing(observe.find_repo(str(repo)))  # type: ignore[arg-type]
+    assert "pad" in snaps[-1].skipped  # what was left out is the agent's, and said
+    undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
+    assert (repo / "data.csv").read_bytes() == users
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a, edited')\n"

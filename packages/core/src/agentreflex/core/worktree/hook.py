@@ -230,6 +230,7 @@ def _snapshot(
         fingerprint=digest,
         entries=entries,
         stash=stash,
+        since_ns=event.session_started,
     )
     if snap is None:
         decision.errors.append("no snapshot: git could not read the work tree")

@@ -9,9 +9,20 @@ hashed byte for byte (``--no-filters``) into a private object store
 (``.git/agentreflex/snapshots/N``), where ``git clean`` cannot reach, and no
 ref names it: not in ``git log --all``, branches, gitk, push or fetch.
 Snapshots are pruned by age and count (:func:`prune`: a snapshot whose work a
-newer one holds goes first); past the size bound the files that fit are saved,
-smallest first, and the ones left out are named in a note (such a snapshot
-never allows a discard).
+newer one holds goes first); past the size bound the files that fit are saved
+and the ones left out are named in a note (such a snapshot never allows a
+discard).
+
+Which files fit, past the bound (:func:`_within`): first every file last
+changed before the session began (its ctime, which no program sets, before
+the session's first hook call: the user's own work, which is what undo is
+for), then the changes to files HEAD has, then new files (untracked or
+staged), each class smallest first.  Not smallest first alone: a command that
+made many small files (untracked, ``git add``-ed, or committed and grown) had
+them fill the bound, and the user's one larger edit was left out of every
+snapshot after it (red-team rt42).  A file the user edits during the session
+counts with the agent's by this rule; a padding the agent makes before the
+user's edit can still crowd it out, and the snapshot then says so.
 """
 
 from __future__ import annotations
@@ -139,13 +150,16 @@ def _no_head(repo: Repo) -> bool:
 
 
 def _capture_list(
-    repo: Repo, entries: dict[str, str]
-) -> tuple[list[str], list[str], dict[str, int]]:
-    """Paths to hash (present and changed), paths to drop (gone), each present one's size."""
+    repo: Repo, entries: dict[str, str], since_ns: int | None = None
+) -> tuple[list[str], list[str], dict[str, int], dict[str, int]]:
+    """Paths to hash (present and changed), paths to drop (gone), each present one's size,
+    and its class for :func:`_within` (0: changed before ``since_ns``, the session's start;
+    1: a change to a file HEAD has; 2: a new file)."""
     present: list[str] = []
     gone: list[str] = []
     sizes: dict[str, int] = {}
-    for path in entries:
+    ranks: dict[str, int] = {}
+    for path, letters in entries.items():
         try:
             st = os.lstat(os.path.join(repo.top, path))
         except OSError:
@@ -155,19 +169,28 @@ def _capture_list(
             continue  # a submodule or nested repository (not ours to save), a fifo, a socket
         present.append(path)
         sizes[path] = st.st_size
-    return present, gone, sizes
+        if since_ns is not None and st.st_ctime_ns < since_ns:
+            ranks[path] = 0
+        else:
+            ranks[path] = 2 if letters == "?" or letters.startswith("A") else 1
+    return present, gone, sizes, ranks
 
 
-def _within(present: list[str], sizes: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
-    """The files that fit in ``budget`` bytes, smallest first, and the ones left out.
+def _within(
+    present: list[str], sizes: dict[str, int], budget: int, ranks: dict[str, int] | None = None
+) -> tuple[list[str], list[str]]:
+    """The files that fit in ``budget`` bytes, by class (``ranks``: see the module), each
+    smallest first, and the ones left out.
 
     Why not skip the whole snapshot past the bound: one file a command made just over it
     (``truncate -s 65M pad``, a sparse file that costs no disk) had every snapshot after
     it skipped, and the user's edits beside it were lost to the next discard (red-team
-    rt34).  The work a person writes is small; what is left out is said."""
+    rt34).  Why by class: many small files a command made filled the bound before the
+    user's one larger edit (red-team rt42).  What is left out is said."""
     kept: list[str] = []
     left: list[str] = []
-    for path in sorted(present, key=lambda p: (sizes[p], p)):
+    rank = ranks or {}
+    for path in sorted(present, key=lambda p: (rank.get(p, 2), sizes[p], p)):
         if sizes[path] <= budget:
             kept.append(path)
             budget -= sizes[path]
@@ -334,8 +357,12 @@ def take(
     fingerprint: str = "",
     entries: dict[str, str] | None = None,
     stash: str = "",
+    since_ns: int | None = None,
 ) -> Snapshot | None:
     """Save the work tree's uncommitted state; None when git cannot be asked at all.
+
+    ``since_ns``: when the session began (ns), for which files come first past the
+    size bound (see the module); None when not known.
 
     ``stash``: a stash commit about to be dropped.  The snapshot then also
     holds the stash's work-tree changes (what it changed over the commit it
@@ -373,8 +400,8 @@ def take(
     index = os.path.join(snap_dir, "index")
     env = _env(repo, snap_dir, index)
     try:
-        done = entries is not None and _capture(repo, snap, env, entries, max_bytes)
-        if not done and not _capture(repo, snap, env, None, max_bytes):
+        done = entries is not None and _capture(repo, snap, env, entries, max_bytes, since_ns)
+        if not done and not _capture(repo, snap, env, None, max_bytes, since_ns):
             _give_up(snap_dir)
             return None
         return _save(snap_dir, snap)
@@ -384,7 +411,12 @@ def take(
 
 
 def _capture(
-    repo: Repo, snap: Snapshot, env: dict[str, str], entries: dict[str, str] | None, limit: int
+    repo: Repo,
+    snap: Snapshot,
+    env: dict[str, str],
+    entries: dict[str, str] | None,
+    limit: int,
+    since_ns: int | None = None,
 ) -> bool:
     """Fill ``snap`` (its tree, or why it was skipped); False when git failed."""
     index = env["GIT_INDEX_FILE"]
@@ -405,7 +437,7 @@ def _capture(
             _copy_file(repo.index, index)
         except OSError:
             return False
-    present, gone, sizes = _capture_list(repo, entries)
+    present, gone, sizes, ranks = _capture_list(repo, entries, since_ns)
     stashed: list[tuple[str, str, str]] = []
     stash_size = 0
     if snap.stash:
@@ -420,7 +452,7 @@ def _capture(
         snap.files = sorted(present)[:200]
         return True
     if size > limit:
-        present, left = _within(present, sizes, limit - stash_size)
+        present, left = _within(present, sizes, limit - stash_size, ranks)
         named = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
         snap.skipped = f"{len(left)} file(s) over the {limit}-byte bound not saved: {named}"
     if left_out:
