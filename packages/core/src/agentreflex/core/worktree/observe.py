@@ -49,30 +49,44 @@ def find_repo(cwd: str) -> Repo | None:
     return find_repo_uncached(cwd)
 
 
+_REV_PARSE = [
+    "rev-parse",
+    "--path-format=absolute",
+    "--show-toplevel",
+    "--git-dir",
+    "--git-common-dir",
+    "--git-path",
+    "index",
+    "--git-path",
+    "objects",
+]
+
+
 def find_repo_uncached(cwd: str) -> Repo | None:
-    """:func:`find_repo` without the daemon's cache."""
-    if not cwd or not os.path.isdir(cwd) or not work_tree_top(os.path.abspath(cwd)):
+    """:func:`find_repo` without the daemon's cache.
+
+    The work tree is the folder holding the ``.git`` found above ``cwd``, never one a
+    repository's ``core.worktree`` names: that setting is the agent's to write, and
+    ``git config core.worktree ~`` had every later snapshot read the home folder, not
+    the project, and undo restore nothing, or write the snapshot's files into a home
+    that is itself a repository (red-team rt42).  Every git the guard runs in the
+    repository is told that folder (``GIT_WORK_TREE``, :func:`in_repo`)."""
+    holder = work_tree_top(os.path.abspath(cwd)) if cwd and os.path.isdir(cwd) else ""
+    if not holder:
         return None
-    res = git(  # rev-parse runs no filter: the overrides are read only for a real work tree
-        cwd,
-        [
-            "rev-parse",
-            "--path-format=absolute",
-            "--show-toplevel",
-            "--git-dir",
-            "--git-common-dir",
-            "--git-path",
-            "index",
-            "--git-path",
-            "objects",
-        ],
-    )
+    # rev-parse runs no filter: the overrides are read only for a real work tree
+    res = git(cwd, _REV_PARSE)
     if res is None or res.returncode != 0:
         return None
+    lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(lines) == 5 and lines[0] and os.path.realpath(lines[0]) != os.path.realpath(holder):
+        res = git(cwd, _REV_PARSE, env={"GIT_WORK_TREE": os.path.realpath(holder)})
+        if res is None or res.returncode != 0:
+            return None
+        lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
     filters = filter_overrides(cwd)
     if filters is None:
         return None
-    lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
     if len(lines) != 5 or not lines[0]:
         return None
     top, git_dir, common_dir, index, objects = lines
@@ -87,7 +101,9 @@ def in_repo(
     timeout: float = 2.0,
     data: bytes | None = None,
 ) -> subprocess.CompletedProcess[bytes] | None:
-    """:func:`git` at the work tree's top with its filter overrides."""
+    """:func:`git` at the work tree's top with its filter overrides, that top its work tree
+    whatever the repository's ``core.worktree`` says (:func:`find_repo_uncached`)."""
+    env = {**(env or {}), "GIT_WORK_TREE": repo.top}
     return git(repo.top, args, env=env, timeout=timeout, data=data, filters=repo.filters)
 
 
