@@ -1252,3 +1252,48 @@ def test_a_core_worktree_setting_never_moves_undo_or_the_snapshot_out_of_the_pro
     undocmd.main([str(snaps[-1].n), "--cwd", str(repo)])
     assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"
     assert not list(home.iterdir())
+
+
+def test_two_sessions_snapshotting_at_once_each_keep_their_own(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """red-team rt42: a snapshot's number was the highest folder's plus one, read before the
+    folder was made, and the folder was made with ``exist_ok``.  Two sessions (or two of a
+    host's subagents) running a command each in the same repository at that moment wrote
+    into the same folder and the same temporary index: one's clean-up removed the index
+    the other was using, and a failed one removed the folder, the other's saved snapshot
+    with it.  Each now makes its own folder (mkdir, never an existing one)."""
+    import threading
+
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    listed = snapshot._listdir
+    both = threading.Barrier(2, timeout=10)
+    waited: set[int] = set()
+
+    def in_step(path: str) -> list[str]:
+        out = listed(path)
+        if threading.get_ident() not in waited and path == snapshot.store_dir(found):
+            waited.add(threading.get_ident())
+            both.wait()  # both have read the same numbers
+        return out
+
+    monkeypatch.setattr(snapshot, "_listdir", in_step)
+    taken: list[snapshot.Snapshot | None] = []
+    runs = [
+        threading.Thread(target=lambda i=i: taken.append(snapshot.take(found, f"c{i}", f"s{i}")))
+        for i in range(2)
+    ]
+    for t in runs:
+        t.start()
+    for t in runs:
+        t.join(30)
+    monkeypatch.setattr(snapshot, "_listdir", listed)
+    assert len(taken) == 2 and all(s is not None and s.tree for s in taken)
+    numbers = sorted(s.n for s in taken if s is not None)
+    assert numbers[0] != numbers[1]
+    kept = {s.n: s.session for s in snapshot.listing(found)}
+    assert {kept.get(n) for n in numbers} == {"s0", "s1"}
+    sh(repo, "git reset -q --hard && git clean -qfd")
+    assert undocmd.main([str(numbers[0]), "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"

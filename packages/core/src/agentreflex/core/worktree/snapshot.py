@@ -394,9 +394,18 @@ def take(
     if fingerprint and kept and kept[-1].fingerprint == fingerprint and kept[-1].tree:
         return kept[-1]
     n = (numbers[-1] if numbers else 0) + 1
+    while True:
+        # a folder of its own, never one another session's snapshot is being taken in (both
+        # read the same numbers): they shared the temporary index, and one's clean-up
+        # removed the other's folder with its saved snapshot (red-team rt42)
+        try:
+            os.mkdir(os.path.join(root, str(n)))
+            break
+        except FileExistsError:
+            n += 1
     snap = Snapshot(n, time.time(), command[:500], session, fingerprint=fingerprint, stash=stash)
     snap_dir = os.path.join(root, str(n))
-    os.makedirs(os.path.join(snap_dir, "objects"), exist_ok=True)
+    os.mkdir(os.path.join(snap_dir, "objects"))
     index = os.path.join(snap_dir, "index")
     env = _env(repo, snap_dir, index)
     try:
