@@ -1297,3 +1297,26 @@ def test_two_sessions_snapshotting_at_once_each_keep_their_own(
     sh(repo, "git reset -q --hard && git clean -qfd")
     assert undocmd.main([str(numbers[0]), "--cwd", str(repo)]) == 0
     assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
+
+
+def test_undo_of_a_snapshot_it_cannot_read_or_of_a_path_it_lacks_says_so(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """red-team rt42: ``agentreflex undo N`` of a snapshot whose objects were gone (a store
+    a command damaged, a disk that filled) printed "restored 0 file(s)" and exited 0, as
+    did ``undo N PATH`` with a path the snapshot does not hold (a typo): the user took
+    the work for restored.  Each now says what it could not do, and exits non-zero."""
+    run_tool(repo, "git clean -fdx", "t0")
+    capsys.readouterr()
+    assert undocmd.main(["1", "src/nwe.py", "--cwd", str(repo)]) != 0
+    err = capsys.readouterr().err
+    assert "src/nwe.py" in err and "not in snapshot 1" in err
+    assert not (repo / "src" / "new.py").exists()
+    import shutil
+
+    shutil.rmtree(repo / ".git" / "agentreflex" / "snapshots" / "1" / "objects")
+    assert undocmd.main(["1", "--cwd", str(repo)]) != 0
+    err = capsys.readouterr().err
+    assert "snapshot 1" in err and "cannot be read" in err
+    assert undocmd.main(["1", "--dry-run", "--cwd", str(repo)]) != 0
+    assert "cannot be read" in capsys.readouterr().err

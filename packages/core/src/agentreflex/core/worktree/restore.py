@@ -46,13 +46,24 @@ class Plan:
     held: list[str] = field(default_factory=list)
     lone: list[str] = field(default_factory=list)
     diff: str = ""
+    # the snapshot's tree could not be read (its objects gone or damaged): nothing planned
+    unreadable: bool = False
+    # paths asked for that the snapshot does not hold (nothing there to restore)
+    missing: list[str] = field(default_factory=list)
 
 
 def _tree_entries(repo: Repo, env: dict[str, str], ref: str) -> dict[str, tuple[str, str]]:
-    res = git(repo, ["ls-tree", "-r", "-z", "--full-tree", ref], env=env, timeout=30.0)
+    return _read_tree(repo, env, ref) or {}
+
+
+def _read_tree(repo: Repo, env: dict[str, str], ref: str) -> dict[str, tuple[str, str]] | None:
+    """path -> (mode, blob) of every file of ``ref``; None when git cannot read it."""
+    res = git(
+        repo, ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", ref], env=env, timeout=30.0
+    )
     out: dict[str, tuple[str, str]] = {}
     if res is None or res.returncode != 0:
-        return out
+        return None
     for raw in res.stdout.split(b"\0"):
         if not raw:
             continue
@@ -87,12 +98,16 @@ def _wanted(path: str, only: list[str]) -> bool:
 def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Plan:
     """Compare the snapshot with the work tree now (``only``: repository-relative paths)."""
     env = _env(repo, os.path.join(store_dir(repo), str(snap.n)))
-    saved = {p: e for p, e in _tree_entries(repo, env, snap.tree).items() if _wanted(p, only)}
+    every = _read_tree(repo, env, snap.tree)
+    if every is None:
+        return Plan(unreadable=True)
+    saved = {p: e for p, e in every.items() if _wanted(p, only)}
+    missing = [o for o in only if not any(_wanted(p, [o]) for p in saved)]
     now = current_blobs(repo, list(saved))
     after = read_after(repo, snap.n)
     known, sparse = _index_blobs(repo)
     head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
-    out = Plan()
+    out = Plan(missing=missing)
     from agentreflex.core.contain.held import env_held, held_around, is_held
 
     held, top = held_around(repo.top), os.path.realpath(repo.top)

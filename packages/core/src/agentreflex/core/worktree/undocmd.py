@@ -66,6 +66,15 @@ def main(argv: list[str]) -> int:
         print(f"agentreflex undo: snapshot {ns.n}: {why}", file=sys.stderr)
         return 2
     plan = restore.plan(repo, snap, _relative(repo, ns.cwd, ns.paths), ns.force)
+    if plan.unreadable:
+        print(
+            f"agentreflex undo: snapshot {snap.n} cannot be read (its objects are missing or "
+            f"damaged): nothing restored",
+            file=sys.stderr,
+        )
+        return 2
+    for path in plan.missing:
+        print(f"not in snapshot {snap.n}, nothing to restore: {path}", file=sys.stderr)
     for path in plan.newer:
         print(f"newer work, not overwritten (use --force): {path}", file=sys.stderr)
     for path in plan.lone:
@@ -85,7 +94,7 @@ def main(argv: list[str]) -> int:
     if ns.dry_run:
         sys.stdout.write(restore.show_diff(repo, snap, plan.write))
         print(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
-        return 0
+        return 1 if plan.missing else 0
     failed = restore.apply(repo, snap, plan.write)
     if plan.write:
         try:
@@ -95,4 +104,5 @@ def main(argv: list[str]) -> int:
     for path in failed:
         print(f"could not restore: {path}", file=sys.stderr)
     print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
-    return 1 if failed or plan.newer or plan.lone or plan.outside or plan.held else 0
+    refused = plan.newer or plan.lone or plan.outside or plan.held or plan.missing
+    return 1 if failed or refused else 0
