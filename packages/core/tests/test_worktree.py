@@ -1320,3 +1320,31 @@ def test_undo_of_a_snapshot_it_cannot_read_or_of_a_path_it_lacks_says_so(
     assert "snapshot 1" in err and "cannot be read" in err
     assert undocmd.main(["1", "--dry-run", "--cwd", str(repo)]) != 0
     assert "cannot be read" in capsys.readouterr().err
+
+
+def test_a_snapshot_stopped_half_way_is_never_listed_and_its_folder_is_pruned(
+    repo: Path,
+) -> None:
+    """red-team rt42: a hook stopped while taking a snapshot (the host's wait over, on a
+    large work tree) left its folder, blobs of up to the size bound, with no meta.json.
+    It is rightly never listed (never restored as whole), but prune read only the listed
+    ones, so each such folder stayed in .git for good: a host stopping the hook on every
+    command filled the disk.  A folder with no readable record, an hour old, is pruned;
+    a newer one may be another session's snapshot being taken, and stays."""
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    snap = snapshot.take(found, "whole", "s")
+    assert snap is not None
+    root = Path(snapshot.store_dir(found))
+    for n, age in ((7, 2 * 3600), (8, 0)):
+        (root / str(n) / "objects" / "ab").mkdir(parents=True)
+        (root / str(n) / "objects" / "ab" / "cdef").write_bytes(b"x" * 1000)
+        (root / str(n) / "index").write_bytes(b"partial")
+        for folder in (root / str(n) / "objects", root / str(n)):
+            when = folder.stat().st_mtime - age
+            os.utime(folder, (when, when))
+    assert [s.n for s in snapshot.listing(found)] == [snap.n]
+    assert undocmd.main(["7", "--cwd", str(repo)]) == 2
+    snapshot.prune(found)
+    assert not (root / "7").exists()
+    assert (root / "8").exists() and (root / str(snap.n) / "meta.json").exists()

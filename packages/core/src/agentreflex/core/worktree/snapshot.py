@@ -792,7 +792,7 @@ def prune(
     """
     snaps = listing(repo)
     cutoff = time.time() - max_age
-    doomed = {s.n for s in snaps if s.ts < cutoff}
+    doomed = {s.n for s in snaps if s.ts < cutoff} | _unfinished(repo, {s.n for s in snaps})
     alive = [s for s in snaps if s.n not in doomed]
     for i, older in enumerate(alive[:-keep]):
         if _covered(repo, older, alive[i + 1]):
@@ -805,6 +805,35 @@ def prune(
 
     for n in sorted(doomed):
         shutil.rmtree(os.path.join(store_dir(repo), str(n)), ignore_errors=True)
+
+
+STALE_SECONDS = 3600  # far past any snapshot's taking (each git it runs is bounded)
+
+
+def _unfinished(repo: Repo, listed: set[int]) -> set[int]:
+    """Snapshot folders with no readable record, untouched for :data:`STALE_SECONDS`.
+
+    Why: a hook stopped while taking a snapshot (the host's wait over) leaves its folder,
+    blobs up to the size bound, with no meta.json: never listed, so never restored as
+    whole, but prune read only the listed ones, and such folders stayed for good (red-team
+    rt42).  A newer one may be another session's snapshot being taken."""
+    root = store_dir(repo)
+    old = time.time() - STALE_SECONDS
+    out: set[int] = set()
+    for d in _listdir(root):
+        if not d.isdigit() or int(d) in listed:
+            continue
+        try:
+            newest = max(
+                os.lstat(os.path.join(root, d, *part)).st_mtime
+                for part in ((), ("objects",))
+                if os.path.lexists(os.path.join(root, d, *part))
+            )
+        except (OSError, ValueError):
+            continue
+        if newest < old:
+            out.add(int(d))
+    return out
 
 
 def _covered(repo: Repo, older: Snapshot, newer: Snapshot) -> bool:
