@@ -1348,3 +1348,20 @@ def test_a_snapshot_stopped_half_way_is_never_listed_and_its_folder_is_pruned(
     snapshot.prune(found)
     assert not (root / "7").exists()
     assert (root / "8").exists() and (root / str(snap.n) / "meta.json").exists()
+
+
+def test_a_core_bare_setting_does_not_end_the_snapshots(repo: Path) -> None:
+    """red-team rt42: ``git config core.bare true`` in the project's repository had git
+    refuse --show-toplevel, so the work tree was no repository to the guard: no snapshot
+    and no observation for the rest of the session, and ``git --work-tree=. reset
+    --hard`` lost the user's edits with nothing to undo.  The folder holding ``.git`` is
+    the work tree whatever core.bare says."""
+    run_tool(repo, "git config core.bare true", "t0")
+    (repo / "src" / "pkg" / "a.py").write_text("the user's work since\n")
+    run_tool(repo, "git --work-tree=. reset --hard", "t1")
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a')\n"
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    snaps = snapshot.listing(found)
+    assert undocmd.main([str(snaps[-1].n), "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"

@@ -66,21 +66,24 @@ def find_repo_uncached(cwd: str) -> Repo | None:
     """:func:`find_repo` without the daemon's cache.
 
     The work tree is the folder holding the ``.git`` found above ``cwd``, never one a
-    repository's ``core.worktree`` names: that setting is the agent's to write, and
-    ``git config core.worktree ~`` had every later snapshot read the home folder, not
-    the project, and undo restore nothing, or write the snapshot's files into a home
-    that is itself a repository (red-team rt42).  Every git the guard runs in the
+    repository's ``core.worktree`` names, nor none because its ``core.bare`` says so:
+    those settings are the agent's to write.  ``git config core.worktree ~`` had every
+    later snapshot read the home folder, not the project, and undo restore nothing, or
+    write the snapshot's files into a home that is itself a repository; ``git config
+    core.bare true`` ended every snapshot (red-team rt42).  Every git the guard runs in the
     repository is told that folder (``GIT_WORK_TREE``, :func:`in_repo`)."""
     holder = work_tree_top(os.path.abspath(cwd)) if cwd and os.path.isdir(cwd) else ""
     if not holder:
         return None
     # rev-parse runs no filter: the overrides are read only for a real work tree
     res = git(cwd, _REV_PARSE)
-    if res is None or res.returncode != 0:
-        return None
-    lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if len(lines) == 5 and lines[0] and os.path.realpath(lines[0]) != os.path.realpath(holder):
-        res = git(cwd, _REV_PARSE, env={"GIT_WORK_TREE": os.path.realpath(holder)})
+    lines = res.stdout.decode("utf-8", "surrogateescape").splitlines() if res else []
+    ok = res is not None and res.returncode == 0 and len(lines) == 5 and lines[0]
+    if not ok or os.path.realpath(lines[0]) != os.path.realpath(holder):
+        # core.worktree elsewhere, or core.bare set: asked again from the folder holding
+        # .git (its repository, never a bare one below it that cwd is in), told it is the
+        # work tree; a .git git refuses there still answers no repository
+        res = git(holder, _REV_PARSE, env={"GIT_WORK_TREE": os.path.realpath(holder)})
         if res is None or res.returncode != 0:
             return None
         lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
