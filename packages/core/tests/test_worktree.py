@@ -133,6 +133,22 @@ def test_an_edit_by_any_program_is_seen(repo: Path, command: str, path: str) -> 
     assert changes["created"] == [] and changes["deleted"] == []
 
 
+def test_a_same_size_edit_whose_mtime_is_put_back_is_seen(repo: Path) -> None:
+    """red-team rt42: the look before and after a command compared each listed file's size,
+    mtime, inode and mode.  An edit of a file already changed (git lists it before and
+    after) that kept its size and put its mtime back (``touch -r``, ``os.utime``) was no
+    change: the done reflex took the command for no edit, and tests run before it for
+    tests of the code as it is.  The ctime, which no program can set, is compared now."""
+    edit = (
+        "python3 -c \"import os; p = 'src/pkg/a.py'; st = os.stat(p); t = open(p).read(); "
+        "open(p, 'w').write(t.replace('edited', 'EDITED')); "
+        'os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))"'
+    )
+    changes = run_tool(repo, edit)
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a, EDITED')\n"
+    assert changes["modified"] == ["src/pkg/a.py"]
+
+
 def test_git_apply_and_patch_are_seen(repo: Path) -> None:
     diff = (
         "--- a/src/b.py\n+++ b/src/b.py\n@@ -1 +1 @@\n-print('b')\n+print('patched')\n"

@@ -21,7 +21,7 @@ from agentreflex.core.worktree.safegit import filter_overrides, git, work_tree_t
 MAX_STATUS_BYTES = 32 << 20
 MAX_LISTED = 200  # paths kept per kind in a recorded change
 
-# one entry: (status letters, lstat signature or None when absent)
+# one entry: (status letters, lstat signature (size, ctime, inode, mode) or None when absent)
 Entry = tuple[str, tuple[int, int, int, int] | None]
 
 
@@ -269,11 +269,15 @@ def _watch_enabled() -> bool:
 
 
 def _stat(path: str) -> tuple[int, int, int, int] | None:
+    """(size, ctime, inode, mode): the ctime, not the mtime, which a program puts back
+    (``touch -r``, ``os.utime``) after a same-size edit of a file git listed before and
+    after, and the look after the command saw no change (red-team rt42); every write
+    moves the ctime, and no program sets it."""
     try:
         st = os.lstat(path)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
+    return (st.st_size, st.st_ctime_ns, st.st_ino, st.st_mode)
 
 
 def fingerprint(repo: Repo, skip: str = "", full: bool = False) -> dict[str, Entry] | None:
