@@ -1381,3 +1381,32 @@ def test_a_core_bare_setting_does_not_end_the_snapshots(repo: Path) -> None:
     snaps = snapshot.listing(found)
     assert undocmd.main([str(snaps[-1].n), "--cwd", str(repo)]) == 0
     assert (repo / "src" / "pkg" / "a.py").read_text() == "the user's work since\n"
+
+
+def test_undo_never_writes_another_work_trees_snapshot_here(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """red-team rt42: a repository's linked work trees (``git worktree add``, what hosts
+    run parallel agents in) share its snapshot store, and undo restored whichever was
+    named into the work tree it ran in: a snapshot taken in a work tree on another branch
+    rewrote every file there that was as HEAD has it to that branch's version, and added
+    its untracked files.  A snapshot is restored only into the work tree it was taken in;
+    elsewhere undo says where that is and writes nothing."""
+    sh(repo, "git stash -u -q")
+    wt2 = tmp_path / "wt2"
+    sh(repo, f"git worktree add -q -b feature {wt2}")
+    (wt2 / "src" / "b.py").write_text("print('b on feature')\n")
+    sh(wt2, "git commit -qam feature")
+    (wt2 / "src" / "pkg" / "a.py").write_text("wt2's work\n")
+    (wt2 / "wt2-notes.txt").write_text("notes\n")
+    shell_hook(wt2, "PreToolUse", "git reset --hard", hook_env(wt2), session="wt2", call="w1")
+    sh(wt2, "git reset --hard")
+    before = tree_bytes(repo)
+    capsys.readouterr()
+    assert undocmd.main(["1", "--cwd", str(repo)]) != 0
+    assert str(wt2) in capsys.readouterr().err
+    assert tree_bytes(repo) == before
+    assert undocmd.main(["--cwd", str(repo)]) == 0
+    assert str(wt2) in capsys.readouterr().out  # the listing says where each was taken
+    assert undocmd.main(["1", "--cwd", str(wt2)]) == 0
+    assert (wt2 / "src" / "pkg" / "a.py").read_text() == "wt2's work\n"

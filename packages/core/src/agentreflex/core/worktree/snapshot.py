@@ -63,6 +63,8 @@ class Snapshot:
         fingerprint: str = "",
         stash: str = "",
         covered: bool | None = None,
+        top: str = "",
+        git_dir: str = "",
     ) -> None:
         self.n, self.ts, self.command, self.session = n, ts, command, session
         self.tree, self.files, self.skipped = tree, files or [], skipped
@@ -71,6 +73,13 @@ class Snapshot:
         # whether the next snapshot holds every file of this one as it is here (None: not
         # known yet); read when pruning, written once, since neither tree ever changes
         self.covered = covered
+        # the work tree it was taken in: a repository's linked work trees share one store,
+        # and a snapshot is restored only where it was taken ("": one from before this)
+        self.top, self.git_dir = top, git_dir
+
+    def taken_in(self, repo: Repo) -> bool:
+        """Was this snapshot taken in ``repo``'s work tree (or is that not known)?"""
+        return not self.git_dir or self.git_dir == os.path.realpath(repo.git_dir)
 
     def to_json(self) -> dict[str, object]:
         return dict(
@@ -84,6 +93,8 @@ class Snapshot:
             fingerprint=self.fingerprint,
             stash=self.stash,
             covered=self.covered,
+            top=self.top,
+            git_dir=self.git_dir,
         )
 
 
@@ -391,7 +402,13 @@ def take(
     kept = listing(repo, newest=1)
     if stash:
         fingerprint = ""  # the work tree may be unchanged; the stash is what is saved
-    if fingerprint and kept and kept[-1].fingerprint == fingerprint and kept[-1].tree:
+    if (
+        fingerprint
+        and kept
+        and kept[-1].fingerprint == fingerprint
+        and kept[-1].tree
+        and kept[-1].taken_in(repo)
+    ):
         return kept[-1]
     n = (numbers[-1] if numbers else 0) + 1
     while True:
@@ -404,6 +421,7 @@ def take(
         except FileExistsError:
             n += 1
     snap = Snapshot(n, time.time(), command[:500], session, fingerprint=fingerprint, stash=stash)
+    snap.top, snap.git_dir = repo.top, os.path.realpath(repo.git_dir)
     snap_dir = os.path.join(root, str(n))
     os.mkdir(os.path.join(snap_dir, "objects"))
     index = os.path.join(snap_dir, "index")
@@ -841,6 +859,8 @@ def _covered(repo: Repo, older: Snapshot, newer: Snapshot) -> bool:
     holds nothing undo could write back); the answer is kept in ``older``'s meta.json."""
     if not older.tree:
         return True
+    if older.git_dir != newer.git_dir:
+        return False  # another work tree's: never restored where ``older`` was taken
     if older.covered is None:
         older.covered = bool(newer.tree) and _tree_within(repo, older, newer)
         with contextlib.suppress(OSError):

@@ -38,6 +38,8 @@ def _show(repo: Repo, snaps: list[Snapshot]) -> int:
             what = f"{len(s.files)} changed file(s); {s.skipped}"
         if s.stash and not s.skipped:
             what += f", with stash {s.stash[:12]} saved before it was dropped"
+        if not s.taken_in(repo):
+            what += f"; taken in the work tree {s.top}: restore it from there"
         print(f"{s.n:>4}  {_when(s.ts)}  {s.command[:80]}  ({what})")
         for f in s.files[:10]:
             print(f"        {f}")
@@ -64,6 +66,15 @@ def main(argv: list[str]) -> int:
     if snap is None or not snap.tree:
         why = snap.skipped if snap else "no such snapshot"
         print(f"agentreflex undo: snapshot {ns.n}: {why}", file=sys.stderr)
+        return 2
+    if not snap.taken_in(repo):
+        # a repository's linked work trees share the store: another's snapshot written
+        # here would turn this work tree's files into that one's (red-team rt42)
+        print(
+            f"agentreflex undo: snapshot {snap.n} was taken in another work tree of this "
+            f"repository, {snap.top}: run `agentreflex undo {snap.n}` there; nothing restored",
+            file=sys.stderr,
+        )
         return 2
     plan = restore.plan(repo, snap, _relative(repo, ns.cwd, ns.paths), ns.force)
     if plan.unreadable:
