@@ -256,3 +256,17 @@ def test_rebase_abort_keeps_the_ask(repo: Path) -> None:
     _conflicted_merge(repo)
     decision = pre(repo, "git rebase --abort", "asks")
     assert "allowed:" not in reason(decision)
+
+
+def test_an_ask_before_a_snapshot_that_left_files_out_says_which(repo: Path) -> None:
+    """red-team rt42: past the size bound a snapshot holds what fits, and the question put
+    to the user still ended "snapshot N saved the uncommitted work: undo with ...": the
+    user allowed ``rm -rf src`` taking it for undoable, and the file left out (the
+    notice of it went to the hook's log, not to the question) was lost.  The hint now
+    names what the snapshot does not hold."""
+    (repo / "src" / "big.dat").write_bytes(b"x" * 4000)
+    decision = pre(repo, "rm -rf src", "off", max_bytes=2000)
+    assert decision.verdict is Verdict.ASK_USER
+    text = reason(decision)
+    assert "agentreflex undo 1" in text
+    assert "src/big.dat" in text and "not saved" in text
