@@ -270,3 +270,18 @@ def test_an_ask_before_a_snapshot_that_left_files_out_says_which(repo: Path) -> 
     text = reason(decision)
     assert "agentreflex undo 1" in text
     assert "src/big.dat" in text and "not saved" in text
+
+
+def test_an_ask_before_a_snapshot_without_a_nested_repositorys_work_says_so(repo: Path) -> None:
+    """red-team rt42: a repository inside the work tree (``git clone`` into ``vendor/``, a
+    folder the user ran ``git init`` in) is not saved by the snapshot, whose question
+    still said "saved the uncommitted work": ``rm -rf vendor`` was allowed as undoable
+    and the nested repository's files were lost.  The hint names it as not saved."""
+    nested = repo / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    sh(nested, "git init -q && echo work > notes.txt")
+    decision = pre(repo, "rm -rf vendor", "off")
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert "agentreflex undo 1" in text
+    assert "vendor/lib" in text and "not saved" in text

@@ -22,7 +22,9 @@ made many small files (untracked, ``git add``-ed, or committed and grown) had
 them fill the bound, and the user's one larger edit was left out of every
 snapshot after it (red-team rt42).  A file the user edits during the session
 counts with the agent's by this rule; a padding the agent makes before the
-user's edit can still crowd it out, and the snapshot then says so.
+user's edit can still crowd it out, and the snapshot then says so.  A
+repository nested in the work tree is not saved either, and named the same
+way: never "saved the uncommitted work" in the question before a discard.
 """
 
 from __future__ import annotations
@@ -162,29 +164,34 @@ def _no_head(repo: Repo) -> bool:
 
 def _capture_list(
     repo: Repo, entries: dict[str, str], since_ns: int | None = None
-) -> tuple[list[str], list[str], dict[str, int], dict[str, int]]:
+) -> tuple[list[str], list[str], dict[str, int], dict[str, int], list[str]]:
     """Paths to hash (present and changed), paths to drop (gone), each present one's size,
-    and its class for :func:`_within` (0: changed before ``since_ns``, the session's start;
-    1: a change to a file HEAD has; 2: a new file)."""
+    its class for :func:`_within` (0: changed before ``since_ns``, the session's start;
+    1: a change to a file HEAD has; 2: a new file), and the nested repositories listed
+    (git lists one as a folder; its files are not saved)."""
     present: list[str] = []
     gone: list[str] = []
     sizes: dict[str, int] = {}
     ranks: dict[str, int] = {}
+    nested: list[str] = []
     for path, letters in entries.items():
         try:
             st = os.lstat(os.path.join(repo.top, path))
         except OSError:
             gone.append(path)
             continue
+        if stat.S_ISDIR(st.st_mode):
+            nested.append(path.rstrip("/"))  # a nested repository: not ours to save, and said
+            continue
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-            continue  # a submodule or nested repository (not ours to save), a fifo, a socket
+            continue  # a fifo, a socket
         present.append(path)
         sizes[path] = st.st_size
         if since_ns is not None and st.st_ctime_ns < since_ns:
             ranks[path] = 0
         else:
             ranks[path] = 2 if letters == "?" or letters.startswith("A") else 1
-    return present, gone, sizes, ranks
+    return present, gone, sizes, ranks, nested
 
 
 def _within(
@@ -464,7 +471,11 @@ def _capture(
             _copy_file(repo.index, index)
         except OSError:
             return False
-    present, gone, sizes, ranks = _capture_list(repo, entries, since_ns)
+    present, gone, sizes, ranks, nested = _capture_list(repo, entries, since_ns)
+    if nested:
+        # said, so the question before a discard never calls the work saved (red-team rt42)
+        named = ", ".join(nested[:5]) + (f" and {len(nested) - 5} more" if len(nested) > 5 else "")
+        left_out = "; ".join(filter(None, (left_out, f"nested repositories not saved: {named}")))
     stashed: list[tuple[str, str, str]] = []
     stash_size = 0
     if snap.stash:

@@ -36,7 +36,7 @@ def _show(repo: Repo, snaps: list[Snapshot]) -> int:
         what = f"skipped: {s.skipped}" if s.skipped else f"{len(s.files)} changed file(s)"
         if s.skipped and s.tree:  # saved but for what was over the size bound
             what = f"{len(s.files)} changed file(s); {s.skipped}"
-        if s.stash and not s.skipped:
+        if s.stash and s.tree:
             what += f", with stash {s.stash[:12]} saved before it was dropped"
         if not s.taken_in(repo):
             what += f"; taken in the work tree {s.top}: restore it from there"
