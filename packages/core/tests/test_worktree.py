@@ -1410,3 +1410,20 @@ def test_undo_never_writes_another_work_trees_snapshot_here(
     assert str(wt2) in capsys.readouterr().out  # the listing says where each was taken
     assert undocmd.main(["1", "--cwd", str(wt2)]) == 0
     assert (wt2 / "src" / "pkg" / "a.py").read_text() == "wt2's work\n"
+
+
+def test_undo_of_some_paths_from_a_linked_folder_restores_them(repo: Path, tmp_path: Path) -> None:
+    """red-team rt42: the paths given to ``agentreflex undo N PATH`` were made relative to
+    the work tree's real path from the folder as the shell names it; from a project
+    reached through a link (``~/proj -> /data/proj``) every path began with ``../`` and
+    matched nothing: "restored 0 file(s)".  The folder's real path is used."""
+    link = tmp_path / "via-link"
+    link.symlink_to(repo)
+    run_tool(repo, "git clean -fdx", "t0")
+    assert not (repo / "src" / "new.py").exists()
+    assert undocmd.main(["1", "src/new.py", "--cwd", str(link)]) == 0
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
+    assert undocmd.main(["1", "new.py", "--cwd", str(link / "src")]) == 0
+    (repo / "src" / "new.py").unlink()
+    assert undocmd.main(["1", ".", "--cwd", str(link)]) == 0  # the top: every file
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"

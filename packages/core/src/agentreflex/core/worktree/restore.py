@@ -92,7 +92,10 @@ def _index_blobs(repo: Repo) -> tuple[dict[str, str], set[str]]:
 
 
 def _wanted(path: str, only: list[str]) -> bool:
-    return not only or any(path == o or path.startswith(o.rstrip("/") + "/") for o in only)
+    # "." (``agentreflex undo N .`` from the top) is every path
+    return not only or any(
+        o == "." or path == o or path.startswith(o.rstrip("/") + "/") for o in only
+    )
 
 
 def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Plan:

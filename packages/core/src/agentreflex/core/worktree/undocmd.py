@@ -50,7 +50,22 @@ def _show(repo: Repo, snaps: list[Snapshot]) -> int:
 
 
 def _relative(repo: Repo, cwd: str, paths: list[str]) -> list[str]:
-    return [os.path.relpath(os.path.abspath(os.path.join(cwd, p)), repo.top) for p in paths]
+    """``paths`` as the user named them from ``cwd``, relative to the work tree's top.
+
+    From the folder's real path: a project reached through a link (``~/proj ->
+    /data/proj``) had every path start with ``../`` and match nothing (red-team rt42).
+    A link inside the work tree is git's to keep as a link: only an absolute path that
+    does not lead into the top as written has its folder resolved."""
+    top, base = os.path.realpath(repo.top), os.path.realpath(cwd)
+    out: list[str] = []
+    for p in paths:
+        full = os.path.normpath(os.path.join(base, p))
+        rel = os.path.relpath(full, top)
+        if rel == ".." or rel.startswith(".." + os.sep):
+            folder, name = os.path.split(full)
+            rel = os.path.relpath(os.path.join(os.path.realpath(folder), name), top)
+        out.append(rel)
+    return out
 
 
 def main(argv: list[str]) -> int:
