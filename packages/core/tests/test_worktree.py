@@ -1427,3 +1427,29 @@ def test_undo_of_some_paths_from_a_linked_folder_restores_them(repo: Path, tmp_p
     (repo / "src" / "new.py").unlink()
     assert undocmd.main(["1", ".", "--cwd", str(link)]) == 0  # the top: every file
     assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
+
+
+def test_undo_shows_names_and_commands_the_agent_chose_without_running_them_on_the_terminal(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """red-team rt42: ``agentreflex undo`` printed the snapshot's file names (and its
+    command, and the paths it names) as they were: a name that is not UTF-8 (``\\xff``)
+    ended the listing in a traceback, and a name holding terminal escapes (``\\x1b[2J``,
+    ``\\x1b]0;...``) or a newline wrote them to the user's terminal, where they clear the
+    screen, retitle the window, or make a listed line look like another.  Each is shown
+    escaped now."""
+    src = os.fsencode(repo / "src")
+    for name in (b"\xff\xfe.txt", b"\x1b[2Jcleared.txt", b"two\nlines.txt"):
+        with open(os.path.join(src, name), "wb") as fh:
+            fh.write(b"work\n")
+    run_tool(repo, "git clean -fdx", "t1")
+    capsys.readouterr()
+    assert undocmd.main(["--cwd", str(repo)]) == 0
+    assert undocmd.main(["1", "src/\x1b[31mnope", "--cwd", str(repo)]) == 1
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "\x1b" not in text and "\x07" not in text and "two\nlines" not in text
+    assert "\\x1b[2Jcleared.txt" in text and "\\xff\\xfe.txt" in text
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
+    assert (repo / "src" / "two\nlines.txt").read_text() == "work\n"

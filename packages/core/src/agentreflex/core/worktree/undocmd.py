@@ -24,13 +24,37 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _shown(text: str, keep: str = "") -> str:
+    """``text`` with what a terminal would act on escaped: control characters (ESC, BEL,
+    a newline, except those in ``keep``), bidirectional and other format marks, and the
+    bytes of a name that is not UTF-8 (``\\xff``).
+
+    Why: names and commands here are the agent's to choose; printed as they were, a
+    name holding ``\\x1b[2J`` cleared the user's screen, one not UTF-8 ended the
+    listing in a traceback (red-team rt42)."""
+
+    def one(c: str) -> str:
+        if c.isprintable() or c in keep:
+            return c
+        code = ord(c)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+            return f"\\x{code - 0xDC00:02x}"
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return "".join(map(one, text))
+
+
+def _say(text: str, err: bool = False, keep: str = "") -> None:
+    print(_shown(text, keep), file=sys.stderr if err else sys.stdout)
+
+
 def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
 
 
 def _show(repo: Repo, snaps: list[Snapshot]) -> int:
     if not snaps:
-        print("no snapshots for this repository")
+        _say("no snapshots for this repository")
         return 0
     for s in snaps:
         what = f"skipped: {s.skipped}" if s.skipped else f"{len(s.files)} changed file(s)"
@@ -40,12 +64,12 @@ def _show(repo: Repo, snaps: list[Snapshot]) -> int:
             what += f", with stash {s.stash[:12]} saved before it was dropped"
         if not s.taken_in(repo):
             what += f"; taken in the work tree {s.top}: restore it from there"
-        print(f"{s.n:>4}  {_when(s.ts)}  {s.command[:80]}  ({what})")
+        _say(f"{s.n:>4}  {_when(s.ts)}  {s.command[:80]}  ({what})")
         for f in s.files[:10]:
-            print(f"        {f}")
+            _say(f"        {f}")
         for r in restored.read(repo, s.n):
-            print(f"        {restored.describe(r, _when)}")
-    print("restore with `agentreflex undo N [PATH...]` (--dry-run shows the diff)")
+            _say(f"        {restored.describe(r, _when)}")
+    _say("restore with `agentreflex undo N [PATH...]` (--dry-run shows the diff)")
     return 0
 
 
@@ -72,7 +96,7 @@ def main(argv: list[str]) -> int:
     ns = _parser().parse_args(argv)
     repo = find_repo(os.path.abspath(ns.cwd))
     if repo is None:
-        print("agentreflex undo: not inside a git work tree (no snapshots)", file=sys.stderr)
+        _say("agentreflex undo: not inside a git work tree (no snapshots)", err=True)
         return 2
     snaps = listing(repo)
     if ns.n is None:
@@ -80,55 +104,55 @@ def main(argv: list[str]) -> int:
     snap = next((s for s in snaps if s.n == ns.n), None)
     if snap is None or not snap.tree:
         why = snap.skipped if snap else "no such snapshot"
-        print(f"agentreflex undo: snapshot {ns.n}: {why}", file=sys.stderr)
+        _say(f"agentreflex undo: snapshot {ns.n}: {why}", err=True)
         return 2
     if not snap.taken_in(repo):
         # a repository's linked work trees share the store: another's snapshot written
         # here would turn this work tree's files into that one's (red-team rt42)
-        print(
+        _say(
             f"agentreflex undo: snapshot {snap.n} was taken in another work tree of this "
             f"repository, {snap.top}: run `agentreflex undo {snap.n}` there; nothing restored",
-            file=sys.stderr,
+            err=True,
         )
         return 2
     plan = restore.plan(repo, snap, _relative(repo, ns.cwd, ns.paths), ns.force)
     if plan.unreadable:
-        print(
+        _say(
             f"agentreflex undo: snapshot {snap.n} cannot be read (its objects are missing or "
             f"damaged): nothing restored",
-            file=sys.stderr,
+            err=True,
         )
         return 2
     for path in plan.missing:
-        print(f"not in snapshot {snap.n}, nothing to restore: {path}", file=sys.stderr)
+        _say(f"not in snapshot {snap.n}, nothing to restore: {path}", err=True)
     for path in plan.newer:
-        print(f"newer work, not overwritten (use --force): {path}", file=sys.stderr)
+        _say(f"newer work, not overwritten (use --force): {path}", err=True)
     for path in plan.lone:
-        print(
+        _say(
             f"not overwritten (use --force): {path}: HEAD or the index names its bytes, "
             f"but no git object holds them, so they would be lost",
-            file=sys.stderr,
+            err=True,
         )
     for path in plan.outside:
-        print(f"not a work-tree file, never written: {path}", file=sys.stderr)
+        _say(f"not a work-tree file, never written: {path}", err=True)
     for path in plan.held:
-        print(
+        _say(
             f"held by the boundary (agentreflex's or a host's settings, or what they run), "
             f"never written by undo: {path}; compare it with `git diff` and restore it yourself",
-            file=sys.stderr,
+            err=True,
         )
     if ns.dry_run:
-        sys.stdout.write(restore.show_diff(repo, snap, plan.write))
-        print(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
+        sys.stdout.write(_shown(restore.show_diff(repo, snap, plan.write), keep="\n\t"))
+        _say(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
         return 1 if plan.missing else 0
     failed = restore.apply(repo, snap, plan.write)
     if plan.write:
         try:
             restored.record(repo, snap.n, plan.write, failed)
         except OSError as exc:  # the files are back; only the record of it is missing
-            print(f"agentreflex undo: could not record the restore ({exc})", file=sys.stderr)
+            _say(f"agentreflex undo: could not record the restore ({exc})", err=True)
     for path in failed:
-        print(f"could not restore: {path}", file=sys.stderr)
-    print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
+        _say(f"could not restore: {path}", err=True)
+    _say(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
     refused = plan.newer or plan.lone or plan.outside or plan.held or plan.missing
     return 1 if failed or refused else 0
