@@ -1453,3 +1453,23 @@ def test_undo_shows_names_and_commands_the_agent_chose_without_running_them_on_t
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert (repo / "src" / "new.py").read_text() == "NEW = 1\n"
     assert (repo / "src" / "two\nlines.txt").read_text() == "work\n"
+
+
+def test_undo_never_writes_through_a_folder_since_made_a_link_inside_the_work_tree(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """red-team rt42: a path whose folder had become a link was refused only when the link
+    led out of the work tree.  After ``rm -rf src && ln -s lib src`` undo wrote the
+    snapshot's ``src/new.py`` as ``lib/new.py``, and ``--force`` wrote src's
+    ``pkg/a.py`` over lib's own: files git never puts there (git writes no path beyond a
+    link).  A folder on the way that is a link now is refused, wherever it leads."""
+    (repo / "lib" / "pkg").mkdir(parents=True)
+    (repo / "lib" / "pkg" / "a.py").write_text("lib's own\n")
+    sh(repo, "git add lib && git commit -qm lib -- lib")
+    run_tool(repo, "rm -rf src && ln -s lib src", "t0")
+    for force in ([], ["--force"]):
+        assert undocmd.main(["1", *force, "--cwd", str(repo)]) == 1
+        assert "never written: src/pkg/a.py" in capsys.readouterr().err
+        assert sorted(p.name for p in (repo / "lib").rglob("*")) == ["a.py", "pkg"]
+        assert (repo / "lib" / "pkg" / "a.py").read_text() == "lib's own\n"
+    assert (repo / "README").read_text() == "readme, staged\n"

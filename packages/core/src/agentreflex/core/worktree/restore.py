@@ -212,8 +212,9 @@ def work_tree_path(top: str, path: str) -> str | None:
 
     Why: a snapshot's tree is written outside any boundary, by the user's own
     ``agentreflex undo``.  A tree holding ``..`` or ``.git/hooks/pre-commit``, or a
-    path through a folder since replaced by a link (``lib -> ~``), would write
-    where git never puts a work-tree file: home, or a hook git runs.
+    path through a folder since replaced by a link (``lib -> ~``, or ``src -> lib``
+    inside the work tree), would write where git never puts a work-tree file: home,
+    a hook git runs, or another folder's files.
     """
     parts = path.split("/")
     if path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
@@ -221,7 +222,10 @@ def work_tree_path(top: str, path: str) -> str | None:
     real_top = os.path.realpath(top)
     target = os.path.join(real_top, path)
     folder = os.path.realpath(os.path.dirname(target))
-    if folder != real_top and not folder.startswith(real_top + os.sep):
+    if folder != os.path.dirname(target):
+        # a folder on the way is a link now, wherever it leads: git never writes a path
+        # beyond a link, and ``src -> lib`` had undo write src's files over lib's
+        # (red-team rt42)
         return None
     return os.path.join(folder, parts[-1])
 
