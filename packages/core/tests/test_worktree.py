@@ -1469,7 +1469,11 @@ def test_undo_never_writes_through_a_folder_since_made_a_link_inside_the_work_tr
     run_tool(repo, "rm -rf src && ln -s lib src", "t0")
     for force in ([], ["--force"]):
         assert undocmd.main(["1", *force, "--cwd", str(repo)]) == 1
-        assert "never written: src/pkg/a.py" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "never written: src/pkg/a.py: its folder src is a link now" in err
         assert sorted(p.name for p in (repo / "lib").rglob("*")) == ["a.py", "pkg"]
         assert (repo / "lib" / "pkg" / "a.py").read_text() == "lib's own\n"
     assert (repo / "README").read_text() == "readme, staged\n"
+    (repo / "src").unlink()  # as the message says; then the undo restores src
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a, edited')\n"

@@ -50,6 +50,8 @@ class Plan:
     unreadable: bool = False
     # paths asked for that the snapshot does not hold (nothing there to restore)
     missing: list[str] = field(default_factory=list)
+    # paths whose folder is a link now (never written: the user removes the link first)
+    linked: list[str] = field(default_factory=list)
 
 
 def _tree_entries(repo: Repo, env: dict[str, str], ref: str) -> dict[str, tuple[str, str]]:
@@ -121,7 +123,7 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
             continue
         target = work_tree_path(repo.top, path)
         if target is None:
-            out.outside.append(path)
+            (out.linked if _link_on_the_way(repo.top, path) else out.outside).append(path)
             continue
         saved_bytes = functools.partial(_blob_or_empty, repo, env, oid)
         if is_held(target, held, top) or env_held(target, saved_bytes):
@@ -205,6 +207,18 @@ def apply(repo: Repo, snap: Snapshot, paths: list[str]) -> list[str]:
         ):
             failed.append(path)
     return failed
+
+
+def _link_on_the_way(top: str, path: str) -> str:
+    """The first folder of ``path`` (in the work tree) that is a link now, or ""."""
+    parts = path.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        folder = "/".join(parts[:i])
+        if folder in ("", ".", "..") or folder.lower() == ".git":
+            return ""
+        if os.path.islink(os.path.join(top, folder)):
+            return folder
+    return ""
 
 
 def work_tree_path(top: str, path: str) -> str | None:

@@ -135,6 +135,13 @@ def main(argv: list[str]) -> int:
         )
     for path in plan.outside:
         _say(f"not a work-tree file, never written: {path}", err=True)
+    for path in plan.linked:
+        link = restore._link_on_the_way(repo.top, path)
+        _say(
+            f"never written: {path}: its folder {link} is a link now; remove the link "
+            f"(it is not your work: check it first) and run the undo again",
+            err=True,
+        )
     for path in plan.held:
         _say(
             f"held by the boundary (agentreflex's or a host's settings, or what they run), "
@@ -154,5 +161,5 @@ def main(argv: list[str]) -> int:
     for path in failed:
         _say(f"could not restore: {path}", err=True)
     _say(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
-    refused = plan.newer or plan.lone or plan.outside or plan.held or plan.missing
+    refused = plan.newer or plan.lone or plan.outside or plan.held or plan.missing or plan.linked
     return 1 if failed or refused else 0
