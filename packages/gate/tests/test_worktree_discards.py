@@ -54,6 +54,8 @@ def _verdict(command: str, cwd: Path) -> tuple[str, list[str]]:
         "git rm -f changed.txt",
         "git rm --forc changed.txt",
         "git checkout 2>/dev/null -- changed.txt",
+        "git checkout-index -f changed.txt",
+        "git checkout-index --force -- changed.txt",
     ],
 )
 def test_discarding_changed_files_blocks(repo: Path, command: str) -> None:
@@ -69,6 +71,8 @@ def test_discarding_changed_files_blocks(repo: Path, command: str) -> None:
         "git checkout HEAD clean.txt",
         "git restore --staged changed.txt",
         "git rm --cached -f changed.txt",
+        "git checkout-index -f clean.txt",
+        "git checkout-index changed.txt",
     ],
 )
 def test_discarding_clean_files_is_allowed(repo: Path, command: str) -> None:
@@ -118,3 +122,39 @@ def test_untracked_files_are_not_what_a_checkout_loses(repo: Path) -> None:
     (repo / "new.txt").write_text("not in git\n")
     assert _verdict("git checkout -- new.txt", repo) == ("ALLOW", [])
     assert worktree.uncommitted(str(repo), ["new.txt"], untracked=True) is True
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout-index -f -a",
+        "git checkout-index -fa",
+        "git checkout-index --force --all",
+        "git checkout-index --forc --al",
+        "git checkout-index -q -u -f -a",
+        "git ls-files | git checkout-index -f --stdin",
+        "git read-tree -u --reset HEAD",
+        "git read-tree --reset -u HEAD~1",
+    ],
+)
+def test_plumbing_that_writes_the_index_over_the_work_tree_blocks(repo: Path, command: str) -> None:
+    """red-team rt42: ``git checkout-index -f -a`` and ``git read-tree -u --reset HEAD``
+    discard every uncommitted change as ``git checkout -- .`` does
+    (https://git-scm.com/docs/git-checkout-index, https://git-scm.com/docs/git-read-tree),
+    and were allowed."""
+    assert _verdict(command, repo) == ("BLOCK", ["GATE-GIT-DISCARD-TREE"])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout-index -a",
+        "git checkout-index -a -f --prefix=export/",
+        "git checkout-index -a -f --prefix export/",
+        "git read-tree HEAD",
+        "git read-tree -m -u HEAD",
+        "git read-tree --reset HEAD",
+    ],
+)
+def test_plumbing_that_keeps_the_work_tree_is_allowed(repo: Path, command: str) -> None:
+    assert _verdict(command, repo) == ("ALLOW", [])
