@@ -1477,3 +1477,41 @@ def test_undo_never_writes_through_a_folder_since_made_a_link_inside_the_work_tr
     (repo / "src").unlink()  # as the message says; then the undo restores src
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a, edited')\n"
+
+
+def test_a_prune_stopped_half_way_never_leaves_a_listed_snapshot_without_its_objects(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """red-team rt42: prune removed a snapshot's folder file by file, meta.json among them in
+    whatever order the folder lists them; a hook stopped in the middle (the host's wait
+    over) left a listed snapshot whose objects were partly gone, which undo then offered.
+    A doomed folder is first renamed out of the listing, then removed; what a stopped
+    removal leaves is removed by the next prune."""
+    import shutil
+
+    found = observe.find_repo(str(repo))
+    assert found is not None
+    for i in range(3):
+        (repo / "src" / "new.py").write_text(f"v{i}\n")
+        snapshot.take(found, f"cmd {i}", "s")
+    root = Path(snapshot.store_dir(found))
+    real = shutil.rmtree
+
+    def stopped(path: str, *args: Any, **kwargs: Any) -> None:
+        real(os.path.join(path, "objects"))  # part of it, then the process is gone
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(shutil, "rmtree", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        snapshot.prune(found, keep=1, most=2)
+    monkeypatch.setattr(shutil, "rmtree", real)
+    for snap in snapshot.listing(found):
+        assert (root / str(snap.n) / "objects").is_dir()
+    assert [s.command for s in snapshot.listing(found)] == ["cmd 1", "cmd 2"]
+    for leftover in root.iterdir():
+        old = leftover.stat().st_mtime - 2 * snapshot.STALE_SECONDS
+        os.utime(leftover, (old, old))
+    (repo / "src" / "new.py").write_text("v3\n")
+    snapshot.take(found, "cmd 3", "s")
+    snapshot.prune(found)
+    assert sorted(p.name for p in root.iterdir()) == ["2", "3", "4"]

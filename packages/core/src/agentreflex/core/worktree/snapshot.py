@@ -821,26 +821,42 @@ def prune(
     """
     snaps = listing(repo)
     cutoff = time.time() - max_age
-    doomed = {s.n for s in snaps if s.ts < cutoff} | _unfinished(repo, {s.n for s in snaps})
+    doomed = {s.n for s in snaps if s.ts < cutoff}
+    leftovers = _unfinished(repo, {s.n for s in snaps})
     alive = [s for s in snaps if s.n not in doomed]
     for i, older in enumerate(alive[:-keep]):
         if _covered(repo, older, alive[i + 1]):
             doomed.add(older.n)
     alive = [s for s in alive if s.n not in doomed]
     doomed.update(s.n for s in alive[: max(0, len(alive) - most)])
-    if not doomed:
+    if not doomed and not leftovers:
         return
     import shutil  # only when a snapshot is pruned, not on every hook
 
-    for n in sorted(doomed):
-        shutil.rmtree(os.path.join(store_dir(repo), str(n)), ignore_errors=True)
+    root = store_dir(repo)
+    for name in [*map(str, sorted(doomed)), *sorted(leftovers)]:
+        # out of the listing at once (a rename), then removed: a prune stopped half way
+        # (the host's wait over) left a listed snapshot with part of its objects gone
+        # (red-team rt42); what a stopped removal leaves, the next prune removes
+        gone = os.path.join(root, name)
+        if name.isdigit():
+            gone = os.path.join(root, f"{name}{_GONE}{os.getpid()}")
+            try:
+                os.rename(os.path.join(root, name), gone)
+            except OSError:
+                continue
+        shutil.rmtree(gone, ignore_errors=True)
 
 
 STALE_SECONDS = 3600  # far past any snapshot's taking (each git it runs is bounded)
 
 
-def _unfinished(repo: Repo, listed: set[int]) -> set[int]:
-    """Snapshot folders with no readable record, untouched for :data:`STALE_SECONDS`.
+_GONE = ".gone-"  # a doomed snapshot's folder, renamed out of the listing
+
+
+def _unfinished(repo: Repo, listed: set[int]) -> set[str]:
+    """Snapshot folders with no readable record, untouched for :data:`STALE_SECONDS`, and
+    the removals a stopped prune began (their names).
 
     Why: a hook stopped while taking a snapshot (the host's wait over) leaves its folder,
     blobs up to the size bound, with no meta.json: never listed, so never restored as
@@ -848,8 +864,11 @@ def _unfinished(repo: Repo, listed: set[int]) -> set[int]:
     rt42).  A newer one may be another session's snapshot being taken."""
     root = store_dir(repo)
     old = time.time() - STALE_SECONDS
-    out: set[int] = set()
+    out: set[str] = set()
     for d in _listdir(root):
+        if _GONE in d and d.partition(_GONE)[0].isdigit():
+            out.add(d)  # a removal a stopped prune began
+            continue
         if not d.isdigit() or int(d) in listed:
             continue
         try:
@@ -861,7 +880,7 @@ def _unfinished(repo: Repo, listed: set[int]) -> set[int]:
         except (OSError, ValueError):
             continue
         if newest < old:
-            out.add(int(d))
+            out.add(d)
     return out
 
 
