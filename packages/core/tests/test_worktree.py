@@ -1515,3 +1515,20 @@ def test_a_prune_stopped_half_way_never_leaves_a_listed_snapshot_without_its_obj
     snapshot.take(found, "cmd 3", "s")
     snapshot.prune(found)
     assert sorted(p.name for p in root.iterdir()) == ["2", "3", "4"]
+
+
+def test_undo_says_why_a_path_whose_folder_is_now_a_file_is_not_restored(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """red-team rt42: after ``rm -rf src/pkg && echo x > src/pkg`` undo printed only "could
+    not restore: src/pkg/a.py", and the user could not tell how to get the work back.
+    It names the file in the way now; moved away, the undo restores the rest."""
+    run_tool(repo, "rm -rf src/pkg && echo x > src/pkg", "t0")
+    capsys.readouterr()
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 1
+    err = capsys.readouterr().err
+    assert "src/pkg/a.py" in err and "src/pkg is a file now" in err
+    assert (repo / "src" / "pkg").read_text() == "x\n"  # never overwritten
+    (repo / "src" / "pkg").rename(repo / "pkg.agent")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a, edited')\n"

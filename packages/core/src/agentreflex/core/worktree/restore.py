@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import stat
 from dataclasses import dataclass, field
 
 from agentreflex.core.util import fsutil
@@ -217,6 +218,21 @@ def _link_on_the_way(top: str, path: str) -> str:
         if folder in ("", ".", "..") or folder.lower() == ".git":
             return ""
         if os.path.islink(os.path.join(top, folder)):
+            return folder
+    return ""
+
+
+def file_on_the_way(top: str, path: str) -> str:
+    """The first folder of ``path`` that is something else now (a file a command put
+    there), or "": undo makes no folder where one is, and says which (red-team rt42)."""
+    parts = path.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        folder = "/".join(parts[:i])
+        try:
+            st = os.lstat(os.path.join(top, folder))
+        except OSError:
+            return ""  # missing: undo makes it
+        if not stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode):
             return folder
     return ""
 

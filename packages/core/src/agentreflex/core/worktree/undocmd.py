@@ -159,7 +159,9 @@ def main(argv: list[str]) -> int:
         except OSError as exc:  # the files are back; only the record of it is missing
             _say(f"agentreflex undo: could not record the restore ({exc})", err=True)
     for path in failed:
-        _say(f"could not restore: {path}", err=True)
+        blocker = restore.file_on_the_way(repo.top, path)
+        why = f": {blocker} is a file now; move it away and run the undo again" if blocker else ""
+        _say(f"could not restore: {path}{why}", err=True)
     _say(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
     refused = plan.newer or plan.lone or plan.outside or plan.held or plan.missing or plan.linked
     return 1 if failed or refused else 0
