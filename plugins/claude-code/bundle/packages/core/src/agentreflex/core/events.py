@@ -143,6 +143,8 @@ class Event:
     # make; "" where none was (agentreflex check, tests)
     project: str = ""
     session_folder: str = ""
+    # when the session's first call was seen (ns, hook/sessionproject.started), None if unknown
+    session_started: int | None = None
 
     @property
     def is_pre_tool(self) -> bool:

@@ -25,6 +25,7 @@ from agentreflex.core.config.settings import Config, ConfigError, load_config
 from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.events import Event, EventKind, ToolKind
 from agentreflex.core.hook.sessionproject import session_project
+from agentreflex.core.hook.sessionproject import started as session_started
 from agentreflex.core.hosts import TRANSCRIPT_USAGE, get_adapter
 from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.redaction.redact import redact, redact_obj
@@ -515,6 +516,7 @@ def run_hook(
         # a broken project file applies not at all (see load_config): never a way to fail open
         # the session's project, never the nearest .git above a cwd the agent moved to
         project, event.session_folder = session_project(adapter, event, env)
+        event.session_started = session_started(event, os.environ if env is None else env)
         env, set_aside = host_set_env(adapter, project, os.environ if env is None else env)
         notes += set_aside
         config = load_config(project, env, bad_project_file="ignore")

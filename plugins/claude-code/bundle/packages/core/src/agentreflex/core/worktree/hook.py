@@ -40,7 +40,16 @@ _QUIET_KINDS = (ToolKind.READ, ToolKind.SEARCH, ToolKind.WEB, ToolKind.SUBAGENT)
 _SNAPSHOT_KINDS = (ToolKind.SHELL, ToolKind.MCP, ToolKind.OTHER)
 
 
-def undo_hint(n: int) -> str:
+def undo_hint(n: int, left_out: str = "") -> str:
+    """What the user is told a snapshot holds; ``left_out``: what it says it does not
+    (past the size bound), said in the question itself, never only in the hook's log:
+    "saved the uncommitted work" had a user allow a discard of the file left out
+    (red-team rt42)."""
+    if left_out:
+        return (
+            f"snapshot {n} holds only part of the uncommitted work ({left_out}): "
+            f"undo what it holds with `agentreflex undo {n}`"
+        )
     return f"snapshot {n} saved the uncommitted work: undo with `agentreflex undo {n}`"
 
 
@@ -230,6 +239,7 @@ def _snapshot(
         fingerprint=digest,
         entries=entries,
         stash=stash,
+        since_ns=event.session_started,
     )
     if snap is None:
         decision.errors.append("no snapshot: git could not read the work tree")
@@ -240,7 +250,7 @@ def _snapshot(
     if snap.skipped:  # saved, but not whole: never relied on to allow a discard
         decision.errors.append(f"snapshot {snap.n} is not whole: {snap.skipped}")
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
-    hint = undo_hint(snap.n)
+    hint = undo_hint(snap.n, snap.skipped)
     if not snap.skipped and _undoable(repo, event, decision, config, entries, bool(snap.stash)):
         from agentreflex.core.worktree import relax
 

@@ -21,7 +21,7 @@ from agentreflex.core.worktree.safegit import filter_overrides, git, work_tree_t
 MAX_STATUS_BYTES = 32 << 20
 MAX_LISTED = 200  # paths kept per kind in a recorded change
 
-# one entry: (status letters, lstat signature or None when absent)
+# one entry: (status letters, lstat signature (size, ctime, inode, mode) or None when absent)
 Entry = tuple[str, tuple[int, int, int, int] | None]
 
 
@@ -49,30 +49,47 @@ def find_repo(cwd: str) -> Repo | None:
     return find_repo_uncached(cwd)
 
 
+_REV_PARSE = [
+    "rev-parse",
+    "--path-format=absolute",
+    "--show-toplevel",
+    "--git-dir",
+    "--git-common-dir",
+    "--git-path",
+    "index",
+    "--git-path",
+    "objects",
+]
+
+
 def find_repo_uncached(cwd: str) -> Repo | None:
-    """:func:`find_repo` without the daemon's cache."""
-    if not cwd or not os.path.isdir(cwd) or not work_tree_top(os.path.abspath(cwd)):
+    """:func:`find_repo` without the daemon's cache.
+
+    The work tree is the folder holding the ``.git`` found above ``cwd``, never one a
+    repository's ``core.worktree`` names, nor none because its ``core.bare`` says so:
+    those settings are the agent's to write.  ``git config core.worktree ~`` had every
+    later snapshot read the home folder, not the project, and undo restore nothing, or
+    write the snapshot's files into a home that is itself a repository; ``git config
+    core.bare true`` ended every snapshot (red-team rt42).  Every git the guard runs in the
+    repository is told that folder (``GIT_WORK_TREE``, :func:`in_repo`)."""
+    holder = work_tree_top(os.path.abspath(cwd)) if cwd and os.path.isdir(cwd) else ""
+    if not holder:
         return None
-    res = git(  # rev-parse runs no filter: the overrides are read only for a real work tree
-        cwd,
-        [
-            "rev-parse",
-            "--path-format=absolute",
-            "--show-toplevel",
-            "--git-dir",
-            "--git-common-dir",
-            "--git-path",
-            "index",
-            "--git-path",
-            "objects",
-        ],
-    )
-    if res is None or res.returncode != 0:
-        return None
+    # rev-parse runs no filter: the overrides are read only for a real work tree
+    res = git(cwd, _REV_PARSE)
+    lines = res.stdout.decode("utf-8", "surrogateescape").splitlines() if res else []
+    ok = res is not None and res.returncode == 0 and len(lines) == 5 and lines[0]
+    if not ok or os.path.realpath(lines[0]) != os.path.realpath(holder):
+        # core.worktree elsewhere, or core.bare set: asked again from the folder holding
+        # .git (its repository, never a bare one below it that cwd is in), told it is the
+        # work tree; a .git git refuses there still answers no repository
+        res = git(holder, _REV_PARSE, env={"GIT_WORK_TREE": os.path.realpath(holder)})
+        if res is None or res.returncode != 0:
+            return None
+        lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
     filters = filter_overrides(cwd)
     if filters is None:
         return None
-    lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
     if len(lines) != 5 or not lines[0]:
         return None
     top, git_dir, common_dir, index, objects = lines
@@ -87,7 +104,9 @@ def in_repo(
     timeout: float = 2.0,
     data: bytes | None = None,
 ) -> subprocess.CompletedProcess[bytes] | None:
-    """:func:`git` at the work tree's top with its filter overrides."""
+    """:func:`git` at the work tree's top with its filter overrides, that top its work tree
+    whatever the repository's ``core.worktree`` says (:func:`find_repo_uncached`)."""
+    env = {**(env or {}), "GIT_WORK_TREE": repo.top}
     return git(repo.top, args, env=env, timeout=timeout, data=data, filters=repo.filters)
 
 
@@ -250,11 +269,15 @@ def _watch_enabled() -> bool:
 
 
 def _stat(path: str) -> tuple[int, int, int, int] | None:
+    """(size, ctime, inode, mode): the ctime, not the mtime, which a program puts back
+    (``touch -r``, ``os.utime``) after a same-size edit of a file git listed before and
+    after, and the look after the command saw no change (red-team rt42); every write
+    moves the ctime, and no program sets it."""
     try:
         st = os.lstat(path)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode)
+    return (st.st_size, st.st_ctime_ns, st.st_ino, st.st_mode)
 
 
 def fingerprint(repo: Repo, skip: str = "", full: bool = False) -> dict[str, Entry] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import stat
 from dataclasses import dataclass, field
 
 from agentreflex.core.util import fsutil
@@ -46,13 +47,26 @@ class Plan:
     held: list[str] = field(default_factory=list)
     lone: list[str] = field(default_factory=list)
     diff: str = ""
+    # the snapshot's tree could not be read (its objects gone or damaged): nothing planned
+    unreadable: bool = False
+    # paths asked for that the snapshot does not hold (nothing there to restore)
+    missing: list[str] = field(default_factory=list)
+    # paths whose folder is a link now (never written: the user removes the link first)
+    linked: list[str] = field(default_factory=list)
 
 
 def _tree_entries(repo: Repo, env: dict[str, str], ref: str) -> dict[str, tuple[str, str]]:
-    res = git(repo, ["ls-tree", "-r", "-z", "--full-tree", ref], env=env, timeout=30.0)
+    return _read_tree(repo, env, ref) or {}
+
+
+def _read_tree(repo: Repo, env: dict[str, str], ref: str) -> dict[str, tuple[str, str]] | None:
+    """path -> (mode, blob) of every file of ``ref``; None when git cannot read it."""
+    res = git(
+        repo, ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", ref], env=env, timeout=30.0
+    )
     out: dict[str, tuple[str, str]] = {}
     if res is None or res.returncode != 0:
-        return out
+        return None
     for raw in res.stdout.split(b"\0"):
         if not raw:
             continue
@@ -81,18 +95,25 @@ def _index_blobs(repo: Repo) -> tuple[dict[str, str], set[str]]:
 
 
 def _wanted(path: str, only: list[str]) -> bool:
-    return not only or any(path == o or path.startswith(o.rstrip("/") + "/") for o in only)
+    # "." (``agentreflex undo N .`` from the top) is every path
+    return not only or any(
+        o == "." or path == o or path.startswith(o.rstrip("/") + "/") for o in only
+    )
 
 
 def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Plan:
     """Compare the snapshot with the work tree now (``only``: repository-relative paths)."""
     env = _env(repo, os.path.join(store_dir(repo), str(snap.n)))
-    saved = {p: e for p, e in _tree_entries(repo, env, snap.tree).items() if _wanted(p, only)}
+    every = _read_tree(repo, env, snap.tree)
+    if every is None:
+        return Plan(unreadable=True)
+    saved = {p: e for p, e in every.items() if _wanted(p, only)}
+    missing = [o for o in only if not any(_wanted(p, [o]) for p in saved)]
     now = current_blobs(repo, list(saved))
     after = read_after(repo, snap.n)
     known, sparse = _index_blobs(repo)
     head = {p: oid for p, (_, oid) in _tree_entries(repo, {}, "HEAD").items()}
-    out = Plan()
+    out = Plan(missing=missing)
     from agentreflex.core.contain.held import env_held, held_around, is_held
 
     held, top = held_around(repo.top), os.path.realpath(repo.top)
@@ -103,7 +124,7 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
             continue
         target = work_tree_path(repo.top, path)
         if target is None:
-            out.outside.append(path)
+            (out.linked if _link_on_the_way(repo.top, path) else out.outside).append(path)
             continue
         saved_bytes = functools.partial(_blob_or_empty, repo, env, oid)
         if is_held(target, held, top) or env_held(target, saved_bytes):
@@ -189,13 +210,41 @@ def apply(repo: Repo, snap: Snapshot, paths: list[str]) -> list[str]:
     return failed
 
 
+def _link_on_the_way(top: str, path: str) -> str:
+    """The first folder of ``path`` (in the work tree) that is a link now, or ""."""
+    parts = path.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        folder = "/".join(parts[:i])
+        if folder in ("", ".", "..") or folder.lower() == ".git":
+            return ""
+        if os.path.islink(os.path.join(top, folder)):
+            return folder
+    return ""
+
+
+def file_on_the_way(top: str, path: str) -> str:
+    """The first folder of ``path`` that is something else now (a file a command put
+    there), or "": undo makes no folder where one is, and says which (red-team rt42)."""
+    parts = path.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        folder = "/".join(parts[:i])
+        try:
+            st = os.lstat(os.path.join(top, folder))
+        except OSError:
+            return ""  # missing: undo makes it
+        if not stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+            return folder
+    return ""
+
+
 def work_tree_path(top: str, path: str) -> str | None:
     """Where ``path`` of a snapshot is written, or None when that is not in the work tree.
 
     Why: a snapshot's tree is written outside any boundary, by the user's own
     ``agentreflex undo``.  A tree holding ``..`` or ``.git/hooks/pre-commit``, or a
-    path through a folder since replaced by a link (``lib -> ~``), would write
-    where git never puts a work-tree file: home, or a hook git runs.
+    path through a folder since replaced by a link (``lib -> ~``, or ``src -> lib``
+    inside the work tree), would write where git never puts a work-tree file: home,
+    a hook git runs, or another folder's files.
     """
     parts = path.split("/")
     if path.startswith("/") or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
@@ -203,7 +252,10 @@ def work_tree_path(top: str, path: str) -> str | None:
     real_top = os.path.realpath(top)
     target = os.path.join(real_top, path)
     folder = os.path.realpath(os.path.dirname(target))
-    if folder != real_top and not folder.startswith(real_top + os.sep):
+    if folder != os.path.dirname(target):
+        # a folder on the way is a link now, wherever it leads: git never writes a path
+        # beyond a link, and ``src -> lib`` had undo write src's files over lib's
+        # (red-team rt42)
         return None
     return os.path.join(folder, parts[-1])
 

@@ -9,9 +9,22 @@ hashed byte for byte (``--no-filters``) into a private object store
 (``.git/agentreflex/snapshots/N``), where ``git clean`` cannot reach, and no
 ref names it: not in ``git log --all``, branches, gitk, push or fetch.
 Snapshots are pruned by age and count (:func:`prune`: a snapshot whose work a
-newer one holds goes first); past the size bound the files that fit are saved,
-smallest first, and the ones left out are named in a note (such a snapshot
-never allows a discard).
+newer one holds goes first); past the size bound the files that fit are saved
+and the ones left out are named in a note (such a snapshot never allows a
+discard).
+
+Which files fit, past the bound (:func:`_within`): first every file last
+changed before the session began (its ctime, which no program sets, before
+the session's first hook call: the user's own work, which is what undo is
+for), then the changes to files HEAD has, then new files (untracked or
+staged), each class smallest first.  Not smallest first alone: a command that
+made many small files (untracked, ``git add``-ed, or committed and grown) had
+them fill the bound, and the user's one larger edit was left out of every
+snapshot after it (red-team rt42).  A file the user edits during the session
+counts with the agent's by this rule; a padding the agent makes before the
+user's edit can still crowd it out, and the snapshot then says so.  A
+repository nested in the work tree is not saved either, and named the same
+way: never "saved the uncommitted work" in the question before a discard.
 """
 
 from __future__ import annotations
@@ -52,6 +65,8 @@ class Snapshot:
         fingerprint: str = "",
         stash: str = "",
         covered: bool | None = None,
+        top: str = "",
+        git_dir: str = "",
     ) -> None:
         self.n, self.ts, self.command, self.session = n, ts, command, session
         self.tree, self.files, self.skipped = tree, files or [], skipped
@@ -60,6 +75,13 @@ class Snapshot:
         # whether the next snapshot holds every file of this one as it is here (None: not
         # known yet); read when pruning, written once, since neither tree ever changes
         self.covered = covered
+        # the work tree it was taken in: a repository's linked work trees share one store,
+        # and a snapshot is restored only where it was taken ("": one from before this)
+        self.top, self.git_dir = top, git_dir
+
+    def taken_in(self, repo: Repo) -> bool:
+        """Was this snapshot taken in ``repo``'s work tree (or is that not known)?"""
+        return not self.git_dir or self.git_dir == os.path.realpath(repo.git_dir)
 
     def to_json(self) -> dict[str, object]:
         return dict(
@@ -73,6 +95,8 @@ class Snapshot:
             fingerprint=self.fingerprint,
             stash=self.stash,
             covered=self.covered,
+            top=self.top,
+            git_dir=self.git_dir,
         )
 
 
@@ -139,35 +163,52 @@ def _no_head(repo: Repo) -> bool:
 
 
 def _capture_list(
-    repo: Repo, entries: dict[str, str]
-) -> tuple[list[str], list[str], dict[str, int]]:
-    """Paths to hash (present and changed), paths to drop (gone), each present one's size."""
+    repo: Repo, entries: dict[str, str], since_ns: int | None = None
+) -> tuple[list[str], list[str], dict[str, int], dict[str, int], list[str]]:
+    """Paths to hash (present and changed), paths to drop (gone), each present one's size,
+    its class for :func:`_within` (0: changed before ``since_ns``, the session's start;
+    1: a change to a file HEAD has; 2: a new file), and the nested repositories listed
+    (git lists one as a folder; its files are not saved)."""
     present: list[str] = []
     gone: list[str] = []
     sizes: dict[str, int] = {}
-    for path in entries:
+    ranks: dict[str, int] = {}
+    nested: list[str] = []
+    for path, letters in entries.items():
         try:
             st = os.lstat(os.path.join(repo.top, path))
         except OSError:
             gone.append(path)
             continue
+        if stat.S_ISDIR(st.st_mode):
+            nested.append(path.rstrip("/"))  # a nested repository: not ours to save, and said
+            continue
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-            continue  # a submodule or nested repository (not ours to save), a fifo, a socket
+            continue  # a fifo, a socket
         present.append(path)
         sizes[path] = st.st_size
-    return present, gone, sizes
+        if since_ns is not None and st.st_ctime_ns < since_ns:
+            ranks[path] = 0
+        else:
+            ranks[path] = 2 if letters == "?" or letters.startswith("A") else 1
+    return present, gone, sizes, ranks, nested
 
 
-def _within(present: list[str], sizes: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
-    """The files that fit in ``budget`` bytes, smallest first, and the ones left out.
+def _within(
+    present: list[str], sizes: dict[str, int], budget: int, ranks: dict[str, int] | None = None
+) -> tuple[list[str], list[str]]:
+    """The files that fit in ``budget`` bytes, by class (``ranks``: see the module), each
+    smallest first, and the ones left out.
 
     Why not skip the whole snapshot past the bound: one file a command made just over it
     (``truncate -s 65M pad``, a sparse file that costs no disk) had every snapshot after
     it skipped, and the user's edits beside it were lost to the next discard (red-team
-    rt34).  The work a person writes is small; what is left out is said."""
+    rt34).  Why by class: many small files a command made filled the bound before the
+    user's one larger edit (red-team rt42).  What is left out is said."""
     kept: list[str] = []
     left: list[str] = []
-    for path in sorted(present, key=lambda p: (sizes[p], p)):
+    rank = ranks or {}
+    for path in sorted(present, key=lambda p: (rank.get(p, 2), sizes[p], p)):
         if sizes[path] <= budget:
             kept.append(path)
             budget -= sizes[path]
@@ -334,8 +375,12 @@ def take(
     fingerprint: str = "",
     entries: dict[str, str] | None = None,
     stash: str = "",
+    since_ns: int | None = None,
 ) -> Snapshot | None:
     """Save the work tree's uncommitted state; None when git cannot be asked at all.
+
+    ``since_ns``: when the session began (ns), for which files come first past the
+    size bound (see the module); None when not known.
 
     ``stash``: a stash commit about to be dropped.  The snapshot then also
     holds the stash's work-tree changes (what it changed over the commit it
@@ -364,17 +409,33 @@ def take(
     kept = listing(repo, newest=1)
     if stash:
         fingerprint = ""  # the work tree may be unchanged; the stash is what is saved
-    if fingerprint and kept and kept[-1].fingerprint == fingerprint and kept[-1].tree:
+    if (
+        fingerprint
+        and kept
+        and kept[-1].fingerprint == fingerprint
+        and kept[-1].tree
+        and kept[-1].taken_in(repo)
+    ):
         return kept[-1]
     n = (numbers[-1] if numbers else 0) + 1
+    while True:
+        # a folder of its own, never one another session's snapshot is being taken in (both
+        # read the same numbers): they shared the temporary index, and one's clean-up
+        # removed the other's folder with its saved snapshot (red-team rt42)
+        try:
+            os.mkdir(os.path.join(root, str(n)))
+            break
+        except FileExistsError:
+            n += 1
     snap = Snapshot(n, time.time(), command[:500], session, fingerprint=fingerprint, stash=stash)
+    snap.top, snap.git_dir = repo.top, os.path.realpath(repo.git_dir)
     snap_dir = os.path.join(root, str(n))
-    os.makedirs(os.path.join(snap_dir, "objects"), exist_ok=True)
+    os.mkdir(os.path.join(snap_dir, "objects"))
     index = os.path.join(snap_dir, "index")
     env = _env(repo, snap_dir, index)
     try:
-        done = entries is not None and _capture(repo, snap, env, entries, max_bytes)
-        if not done and not _capture(repo, snap, env, None, max_bytes):
+        done = entries is not None and _capture(repo, snap, env, entries, max_bytes, since_ns)
+        if not done and not _capture(repo, snap, env, None, max_bytes, since_ns):
             _give_up(snap_dir)
             return None
         return _save(snap_dir, snap)
@@ -384,7 +445,12 @@ def take(
 
 
 def _capture(
-    repo: Repo, snap: Snapshot, env: dict[str, str], entries: dict[str, str] | None, limit: int
+    repo: Repo,
+    snap: Snapshot,
+    env: dict[str, str],
+    entries: dict[str, str] | None,
+    limit: int,
+    since_ns: int | None = None,
 ) -> bool:
     """Fill ``snap`` (its tree, or why it was skipped); False when git failed."""
     index = env["GIT_INDEX_FILE"]
@@ -405,7 +471,11 @@ def _capture(
             _copy_file(repo.index, index)
         except OSError:
             return False
-    present, gone, sizes = _capture_list(repo, entries)
+    present, gone, sizes, ranks, nested = _capture_list(repo, entries, since_ns)
+    if nested:
+        # said, so the question before a discard never calls the work saved (red-team rt42)
+        named = ", ".join(nested[:5]) + (f" and {len(nested) - 5} more" if len(nested) > 5 else "")
+        left_out = "; ".join(filter(None, (left_out, f"nested repositories not saved: {named}")))
     stashed: list[tuple[str, str, str]] = []
     stash_size = 0
     if snap.stash:
@@ -420,7 +490,7 @@ def _capture(
         snap.files = sorted(present)[:200]
         return True
     if size > limit:
-        present, left = _within(present, sizes, limit - stash_size)
+        present, left = _within(present, sizes, limit - stash_size, ranks)
         named = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
         snap.skipped = f"{len(left)} file(s) over the {limit}-byte bound not saved: {named}"
     if left_out:
@@ -752,18 +822,66 @@ def prune(
     snaps = listing(repo)
     cutoff = time.time() - max_age
     doomed = {s.n for s in snaps if s.ts < cutoff}
+    leftovers = _unfinished(repo, {s.n for s in snaps})
     alive = [s for s in snaps if s.n not in doomed]
     for i, older in enumerate(alive[:-keep]):
         if _covered(repo, older, alive[i + 1]):
             doomed.add(older.n)
     alive = [s for s in alive if s.n not in doomed]
     doomed.update(s.n for s in alive[: max(0, len(alive) - most)])
-    if not doomed:
+    if not doomed and not leftovers:
         return
     import shutil  # only when a snapshot is pruned, not on every hook
 
-    for n in sorted(doomed):
-        shutil.rmtree(os.path.join(store_dir(repo), str(n)), ignore_errors=True)
+    root = store_dir(repo)
+    for name in [*map(str, sorted(doomed)), *sorted(leftovers)]:
+        # out of the listing at once (a rename), then removed: a prune stopped half way
+        # (the host's wait over) left a listed snapshot with part of its objects gone
+        # (red-team rt42); what a stopped removal leaves, the next prune removes
+        gone = os.path.join(root, name)
+        if name.isdigit():
+            gone = os.path.join(root, f"{name}{_GONE}{os.getpid()}")
+            try:
+                os.rename(os.path.join(root, name), gone)
+            except OSError:
+                continue
+        shutil.rmtree(gone, ignore_errors=True)
+
+
+STALE_SECONDS = 3600  # far past any snapshot's taking (each git it runs is bounded)
+
+
+_GONE = ".gone-"  # a doomed snapshot's folder, renamed out of the listing
+
+
+def _unfinished(repo: Repo, listed: set[int]) -> set[str]:
+    """Snapshot folders with no readable record, untouched for :data:`STALE_SECONDS`, and
+    the removals a stopped prune began (their names).
+
+    Why: a hook stopped while taking a snapshot (the host's wait over) leaves its folder,
+    blobs up to the size bound, with no meta.json: never listed, so never restored as
+    whole, but prune read only the listed ones, and such folders stayed for good (red-team
+    rt42).  A newer one may be another session's snapshot being taken."""
+    root = store_dir(repo)
+    old = time.time() - STALE_SECONDS
+    out: set[str] = set()
+    for d in _listdir(root):
+        if _GONE in d and d.partition(_GONE)[0].isdigit():
+            out.add(d)  # a removal a stopped prune began
+            continue
+        if not d.isdigit() or int(d) in listed:
+            continue
+        try:
+            newest = max(
+                os.lstat(os.path.join(root, d, *part)).st_mtime
+                for part in ((), ("objects",))
+                if os.path.lexists(os.path.join(root, d, *part))
+            )
+        except (OSError, ValueError):
+            continue
+        if newest < old:
+            out.add(d)
+    return out
 
 
 def _covered(repo: Repo, older: Snapshot, newer: Snapshot) -> bool:
@@ -771,6 +889,8 @@ def _covered(repo: Repo, older: Snapshot, newer: Snapshot) -> bool:
     holds nothing undo could write back); the answer is kept in ``older``'s meta.json."""
     if not older.tree:
         return True
+    if older.git_dir != newer.git_dir:
+        return False  # another work tree's: never restored where ``older`` was taken
     if older.covered is None:
         older.covered = bool(newer.tree) and _tree_within(repo, older, newer)
         with contextlib.suppress(OSError):

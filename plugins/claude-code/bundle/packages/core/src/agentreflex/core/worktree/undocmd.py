@@ -24,38 +24,79 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _shown(text: str, keep: str = "") -> str:
+    """``text`` with what a terminal would act on escaped: control characters (ESC, BEL,
+    a newline, except those in ``keep``), bidirectional and other format marks, and the
+    bytes of a name that is not UTF-8 (``\\xff``).
+
+    Why: names and commands here are the agent's to choose; printed as they were, a
+    name holding ``\\x1b[2J`` cleared the user's screen, one not UTF-8 ended the
+    listing in a traceback (red-team rt42)."""
+
+    def one(c: str) -> str:
+        if c.isprintable() or c in keep:
+            return c
+        code = ord(c)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+            return f"\\x{code - 0xDC00:02x}"
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return "".join(map(one, text))
+
+
+def _say(text: str, err: bool = False, keep: str = "") -> None:
+    print(_shown(text, keep), file=sys.stderr if err else sys.stdout)
+
+
 def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
 
 
 def _show(repo: Repo, snaps: list[Snapshot]) -> int:
     if not snaps:
-        print("no snapshots for this repository")
+        _say("no snapshots for this repository")
         return 0
     for s in snaps:
         what = f"skipped: {s.skipped}" if s.skipped else f"{len(s.files)} changed file(s)"
         if s.skipped and s.tree:  # saved but for what was over the size bound
             what = f"{len(s.files)} changed file(s); {s.skipped}"
-        if s.stash and not s.skipped:
+        if s.stash and s.tree:
             what += f", with stash {s.stash[:12]} saved before it was dropped"
-        print(f"{s.n:>4}  {_when(s.ts)}  {s.command[:80]}  ({what})")
+        if not s.taken_in(repo):
+            what += f"; taken in the work tree {s.top}: restore it from there"
+        _say(f"{s.n:>4}  {_when(s.ts)}  {s.command[:80]}  ({what})")
         for f in s.files[:10]:
-            print(f"        {f}")
+            _say(f"        {f}")
         for r in restored.read(repo, s.n):
-            print(f"        {restored.describe(r, _when)}")
-    print("restore with `agentreflex undo N [PATH...]` (--dry-run shows the diff)")
+            _say(f"        {restored.describe(r, _when)}")
+    _say("restore with `agentreflex undo N [PATH...]` (--dry-run shows the diff)")
     return 0
 
 
 def _relative(repo: Repo, cwd: str, paths: list[str]) -> list[str]:
-    return [os.path.relpath(os.path.abspath(os.path.join(cwd, p)), repo.top) for p in paths]
+    """``paths`` as the user named them from ``cwd``, relative to the work tree's top.
+
+    From the folder's real path: a project reached through a link (``~/proj ->
+    /data/proj``) had every path start with ``../`` and match nothing (red-team rt42).
+    A link inside the work tree is git's to keep as a link: only an absolute path that
+    does not lead into the top as written has its folder resolved."""
+    top, base = os.path.realpath(repo.top), os.path.realpath(cwd)
+    out: list[str] = []
+    for p in paths:
+        full = os.path.normpath(os.path.join(base, p))
+        rel = os.path.relpath(full, top)
+        if rel == ".." or rel.startswith(".." + os.sep):
+            folder, name = os.path.split(full)
+            rel = os.path.relpath(os.path.join(os.path.realpath(folder), name), top)
+        out.append(rel)
+    return out
 
 
 def main(argv: list[str]) -> int:
     ns = _parser().parse_args(argv)
     repo = find_repo(os.path.abspath(ns.cwd))
     if repo is None:
-        print("agentreflex undo: not inside a git work tree (no snapshots)", file=sys.stderr)
+        _say("agentreflex undo: not inside a git work tree (no snapshots)", err=True)
         return 2
     snaps = listing(repo)
     if ns.n is None:
@@ -63,36 +104,64 @@ def main(argv: list[str]) -> int:
     snap = next((s for s in snaps if s.n == ns.n), None)
     if snap is None or not snap.tree:
         why = snap.skipped if snap else "no such snapshot"
-        print(f"agentreflex undo: snapshot {ns.n}: {why}", file=sys.stderr)
+        _say(f"agentreflex undo: snapshot {ns.n}: {why}", err=True)
+        return 2
+    if not snap.taken_in(repo):
+        # a repository's linked work trees share the store: another's snapshot written
+        # here would turn this work tree's files into that one's (red-team rt42)
+        _say(
+            f"agentreflex undo: snapshot {snap.n} was taken in another work tree of this "
+            f"repository, {snap.top}: run `agentreflex undo {snap.n}` there; nothing restored",
+            err=True,
+        )
         return 2
     plan = restore.plan(repo, snap, _relative(repo, ns.cwd, ns.paths), ns.force)
+    if plan.unreadable:
+        _say(
+            f"agentreflex undo: snapshot {snap.n} cannot be read (its objects are missing or "
+            f"damaged): nothing restored",
+            err=True,
+        )
+        return 2
+    for path in plan.missing:
+        _say(f"not in snapshot {snap.n}, nothing to restore: {path}", err=True)
     for path in plan.newer:
-        print(f"newer work, not overwritten (use --force): {path}", file=sys.stderr)
+        _say(f"newer work, not overwritten (use --force): {path}", err=True)
     for path in plan.lone:
-        print(
+        _say(
             f"not overwritten (use --force): {path}: HEAD or the index names its bytes, "
             f"but no git object holds them, so they would be lost",
-            file=sys.stderr,
+            err=True,
         )
     for path in plan.outside:
-        print(f"not a work-tree file, never written: {path}", file=sys.stderr)
+        _say(f"not a work-tree file, never written: {path}", err=True)
+    for path in plan.linked:
+        link = restore._link_on_the_way(repo.top, path)
+        _say(
+            f"never written: {path}: its folder {link} is a link now; remove the link "
+            f"(it is not your work: check it first) and run the undo again",
+            err=True,
+        )
     for path in plan.held:
-        print(
+        _say(
             f"held by the boundary (agentreflex's or a host's settings, or what they run), "
             f"never written by undo: {path}; compare it with `git diff` and restore it yourself",
-            file=sys.stderr,
+            err=True,
         )
     if ns.dry_run:
-        sys.stdout.write(restore.show_diff(repo, snap, plan.write))
-        print(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
-        return 0
+        sys.stdout.write(_shown(restore.show_diff(repo, snap, plan.write), keep="\n\t"))
+        _say(f"would restore {len(plan.write)} file(s); {len(plan.same)} already match")
+        return 1 if plan.missing else 0
     failed = restore.apply(repo, snap, plan.write)
     if plan.write:
         try:
             restored.record(repo, snap.n, plan.write, failed)
         except OSError as exc:  # the files are back; only the record of it is missing
-            print(f"agentreflex undo: could not record the restore ({exc})", file=sys.stderr)
+            _say(f"agentreflex undo: could not record the restore ({exc})", err=True)
     for path in failed:
-        print(f"could not restore: {path}", file=sys.stderr)
-    print(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
-    return 1 if failed or plan.newer or plan.lone or plan.outside or plan.held else 0
+        blocker = restore.file_on_the_way(repo.top, path)
+        why = f": {blocker} is a file now; move it away and run the undo again" if blocker else ""
+        _say(f"could not restore: {path}{why}", err=True)
+    _say(f"restored {len(plan.write) - len(failed)} file(s) from snapshot {snap.n}")
+    refused = plan.newer or plan.lone or plan.outside or plan.held or plan.missing or plan.linked
+    return 1 if failed or refused else 0

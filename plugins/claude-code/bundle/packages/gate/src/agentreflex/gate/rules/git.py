@@ -268,6 +268,8 @@ _LONG: dict[str, tuple[str, ...]] = {
     "branch": ("--delete", "--force"),
     "rm": ("--force", "--cached"),
     "worktree": ("--force",),
+    "checkout-index": ("--force", "--all", "--prefix", "--stdin"),
+    "read-tree": ("--reset",),
     "merge": ("--abort",),
     "rebase": ("--abort",),
     "cherry-pick": ("--abort",),
@@ -296,6 +298,8 @@ _LONG_VALUED: dict[str, frozenset[str]] = {
     ),
     "switch": frozenset({"--create", "--force-create", "--orphan", "--conflict"}),
     "push": frozenset({"--repo", "--push-option", "--receive-pack", "--exec"}),
+    "checkout-index": frozenset({"--prefix", "--stage"}),
+    "read-tree": frozenset({"--prefix", "--index-output", "--exclude-per-directory"}),
 }
 
 
@@ -902,6 +906,47 @@ def _tag(cmd: Cmd, args: list[str]) -> list[Hit]:
     return []
 
 
+def _checkout_index(cmd: Cmd, args: list[str]) -> list[Hit]:
+    """``git checkout-index --force``: the index's files written over the work tree's, as
+    ``git checkout -- PATH`` does (https://git-scm.com/docs/git-checkout-index); ``--all``
+    (or ``--stdin``, paths unseen) every file.  Without ``--force`` an existing file is
+    kept; with a ``--prefix`` other than the work tree the files go elsewhere (an export)."""
+    bare = _without_values("checkout-index", args)
+    flags = _flags(bare)
+    if not {"-f", "--force"} & flags:
+        return []
+    prefix = _value_of("--prefix", args)
+    if prefix not in (None, "", ".", "./"):
+        return []
+    if {"-a", "--all", "--stdin"} & flags:
+        return _discard(cmd, "git checkout-index --force --all")
+    paths = _positional("checkout-index", args)
+    return _discard(cmd, "git checkout-index --force", paths) if paths else []
+
+
+def _value_of(option: str, args: list[str]) -> str | None:
+    """The value of a long ``option`` (``--opt=V`` or ``--opt V``; the last one), or None."""
+    found: str | None = None
+    for k, a in enumerate(args):
+        if a == "--":
+            break
+        if a.startswith(option + "="):
+            found = a[len(option) + 1 :]
+        elif a == option and k + 1 < len(args):
+            found = args[k + 1]
+    return found
+
+
+def _read_tree(cmd: Cmd, args: list[str]) -> list[Hit]:
+    """``git read-tree -u --reset TREE``: the tree read into the index and the work tree
+    updated with local changes discarded (https://git-scm.com/docs/git-read-tree: --reset
+    "discards unmerged entries", -u updates the files); ``-m -u`` refuses to lose them."""
+    flags = _flags(_without_values("read-tree", args))
+    if "-u" in flags and "--reset" in flags:
+        return _discard(cmd, "git read-tree -u --reset")
+    return []
+
+
 def _switch(cmd: Cmd, args: list[str]) -> list[Hit]:
     flags = _flags(_without_values("switch", args))
     if "--discard-changes" in flags or "-f" in flags or "--force" in flags:
@@ -914,6 +959,8 @@ _SUBCOMMANDS = {
     "checkout": _checkout,
     "restore": _restore,
     "switch": _switch,
+    "checkout-index": _checkout_index,
+    "read-tree": _read_tree,
     "clean": _clean,
     "stash": _stash,
     "branch": _branch,
