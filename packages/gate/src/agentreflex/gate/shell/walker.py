@@ -59,7 +59,9 @@ if TYPE_CHECKING:
 __all__ = ["SHELLS", "ParseBudgetExceeded", "ShellState", "Walker"]
 
 # Command names that dispatch() hands to a mixin.
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox", "fish", "rbash"})
+SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox", "toybox", "fish", "rbash"}
+)
 _CONTAINER_TOOLS = frozenset(
     {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
 )
