@@ -547,7 +547,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     # Imported here, with the walker: the pre-filter's commands never need them,
     # and each rules module only once a command needs its rules.
     from agentreflex.gate.rules import secrets, selfguard
-    from agentreflex.gate.rules.programs import DATABASE_TOOLS
+    from agentreflex.gate.rules.programs import DATABASE_TOOLS, SOCKET_CLIENTS
     from agentreflex.gate.shell import inert
 
     hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
@@ -565,6 +565,10 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
                 from agentreflex.gate.rules.infra import database
 
                 hits.extend(database(cmd, where, written))
+        if cmd.name in SOCKET_CLIENTS or any(t.startswith("/dev/") for _, t in cmd.redirects):
+            from agentreflex.gate.rules.infra import socket_text
+
+            hits.extend(socket_text(cmd, where))
         if cmd.redirects or cmd.name == "tee":
             from agentreflex.gate.rules.fs import redirects
 

@@ -10,9 +10,18 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker, positional
+from agentreflex.gate.model import (
+    DATA,
+    DESTRUCTIVE,
+    P_BLOCK,
+    P_WARN,
+    Cmd,
+    Hit,
+    has_marker,
+    positional,
+)
 from agentreflex.gate.rules.http import http_method
-from agentreflex.gate.rules.programs import DB_CLIS, SQL_SUBCOMMANDS
+from agentreflex.gate.rules.programs import DB_CLIS, SOCKET_CLIENTS, SQL_SUBCOMMANDS
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.inert import HOSTING_CLIS
 from agentreflex.gate.shell.paths import Place, Where, classify, resolve
@@ -59,6 +68,10 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
             if place is Place.TEMP or words[0] == ":memory:":
                 return []
     text = "\n".join(texts)
+    if name == "redis-cli":
+        hit = _redis_keys(cmd, args)
+        if hit is not None:
+            return [hit]
     from agentreflex.gate.rules import sql
 
     if name in sql.DIALECTS and sql.needs_parse(text):
@@ -74,6 +87,68 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
         return [_db(cmd, "drop", lost, ())]
     if _UPDATE.search(text):
         return [_update_all(cmd, ())]
+    return []
+
+
+# Redis's key deletes, and a Lua script that deletes what KEYS or SCAN found.
+_REDIS_DELETES = frozenset({"del", "unlink"})
+_REDIS_LUA_SWEEP = LazyPattern(
+    r"redis\.call\(\s*['\"](?:keys|scan)['\"][\s\S]*redis\.call\(\s*['\"](?:del|unlink)['\"]|"
+    r"redis\.call\(\s*['\"](?:del|unlink)['\"][\s\S]*redis\.call\(\s*['\"](?:keys|scan)['\"]",
+    re.IGNORECASE,
+)
+
+
+def _redis_keys(cmd: Cmd, args: list[str]) -> Hit | None:
+    """``... | xargs redis-cli DEL``: keys chosen at run time, a KEYS or SCAN of a
+    pattern, ``'*'`` the whole keyspace; ``EVAL`` of a script that deletes what KEYS
+    found is the same sweep."""
+    words = [a for a in args if not a.startswith("-")]
+    for k, w in enumerate(words):
+        if w.lower() in _REDIS_DELETES and any(DATA in x for x in words[k + 1 :]):
+            return _db(cmd, "delete-all", "every key the list fed to it names", ())
+        sweep = k + 1 < len(words) and _REDIS_LUA_SWEEP.search(words[k + 1])
+        if w.lower() in ("eval", "eval_ro") and sweep:
+            return _db(cmd, "delete-all", "every key the script's KEYS or SCAN matches", ())
+    return None
+
+
+# What a line protocol typed to a socket deletes: Redis (inline or RESP, the same words)
+# and memcached.  (store, what is lost)
+_WIRE_DESTROY = (
+    (
+        LazyPattern(r"\bFLUSH(?:ALL|DB)\b", re.IGNORECASE),
+        "redis-cli",
+        "every key of the Redis database",
+    ),
+    (
+        LazyPattern(r"^\s*flush_all\b", re.IGNORECASE | re.MULTILINE),
+        "memcached",
+        "every item of the memcached server",
+    ),
+)
+
+
+def socket_text(cmd: Cmd, where: Where) -> list[Hit]:
+    """A store's commands typed straight to its port (``printf 'FLUSHALL\\r\\n' | nc
+    redis 6379``, ``echo flush_all > /dev/tcp/cache/11211``): judged as the store's
+    own client would run them."""
+    texts = [cmd.stdin_text or "", pipes.output_text(cmd.stdin_from, {}) or ""]
+    to_socket = any(
+        op.startswith(">") and t.startswith(("/dev/tcp/", "/dev/udp/")) for op, t in cmd.redirects
+    )
+    if to_socket:  # echo FLUSHALL > /dev/tcp/host/6379: what the command prints goes there
+        texts.append(pipes.output_text(cmd, {}) or "")
+    elif cmd.name not in SOCKET_CLIENTS:
+        return []
+    for op, target in cmd.redirects:
+        if op == "<":
+            texts.append(_sql_file(target, cmd, where, {}))
+    text = "\n".join(t for t in texts if t)
+    for pattern, store, lost in _WIRE_DESTROY:
+        if pattern.search(text):
+            hosts = (*cmd.args, *(t for _, t in cmd.redirects))  # the scope: which server
+            return [_db(cmd, "drop", f"{lost}, typed to its port", hosts, client=store)]
     return []
 
 
@@ -208,7 +283,7 @@ def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
     return [_update_all(cmd, ())] if found else []
 
 
-def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...]) -> Hit:
+def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...], client: str = "") -> Hit:
     from agentreflex.gate.rules.dbscope import grade
 
     severity, scope = grade("high", cmd, named)
@@ -217,7 +292,8 @@ def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...]) -> Hit:
         DESTRUCTIVE,
         P_BLOCK if severity == "high" else P_WARN,
         cmd.text,
-        f"This deletes {lost} ({scope} database). {_BACKUP.get(cmd.name, _BACKUP['psql'])}",
+        f"This deletes {lost} ({scope} database). "
+        f"{_BACKUP.get(client or cmd.name, _BACKUP['psql'])}",
         severity=severity,
     )
 
@@ -238,6 +314,9 @@ _BACKUP = {
 _BACKUP["mariadb"] = _BACKUP["mysql"]
 _BACKUP["mongo"] = _BACKUP["mongosh"]
 _BACKUP["valkey-cli"] = _BACKUP["keydb-cli"] = _BACKUP["redis-cli"]
+_BACKUP["memcached"] = (
+    "A cache server keeps no copy: delete the keys you mean (delete KEY), or ask the user."
+)
 
 
 def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:

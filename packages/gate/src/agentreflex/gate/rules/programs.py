@@ -65,6 +65,9 @@ DATABASE_TOOLS = frozenset(
     {"dropdb", "dropuser", "mysqladmin", *DB_CLIS, *(k[0] for k in SQL_SUBCOMMANDS)}
 )
 
+# Clients that type their input straight to a TCP port (``rules/infra.socket_text``).
+SOCKET_CLIENTS = frozenset({"nc", "ncat", "netcat", "socat", "telnet"})
+
 # Where secrets can leave (``rules/exfil.py``): network clients, encoders, clipboards.
 SINKS = frozenset(
     {

@@ -352,12 +352,21 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def redirect(self, node: Any, depth: int) -> tuple[str, str]:
         op = ""
         target = ""
+        fd = ""
         for child in node.children:
             if not child.is_named:
                 op += node_text(child)
-            elif child.type != "file_descriptor":
+            elif child.type == "file_descriptor":
+                fd = node_text(child)
+            elif child.type == "ERROR" and op == "<" and node_text(child) == ">":
+                op = "<>"  # the grammar has no <> (open for reading and writing)
+            else:
                 target = "".join(self.expand(child, depth, split=False))
                 break
+        if target.startswith(("/dev/tcp/", "/dev/udp/")) and fd.isdigit():
+            self.state.sockets[fd] = target  # exec 3<>/dev/tcp/host/port
+        elif op in (">&", "<&", ">>&") and target in self.state.sockets:
+            return (">" if op[0] == ">" else "<"), self.state.sockets[target]
         return op, target
 
     def function(self, node: Any, depth: int) -> None:
@@ -900,7 +909,7 @@ def _redirect_words(node: Any) -> list[Any]:
     the first word after ``>`` as the target, but the grammar hangs the rest of
     the command's words on the redirect.
     """
-    targets = [c for c in node.named_children if c.type != "file_descriptor"]
+    targets = [c for c in node.named_children if c.type not in ("file_descriptor", "ERROR")]
     return targets[1:]
 
 
