@@ -84,7 +84,8 @@ EDITORS = [
     ("perl -pi -e 's/1 == 1/2 == 2/' tests/test_x.py", "words"),
     ("python3 -c \"open('tests/test_x.py', 'w').write('assert True\\n')\"", "words"),
     ("xargs sed -E -i 's/(1) == 1/\\1 == 2/' < todo.txt", "after"),
-    ("perl -pi -e 's/1 == 1/2 == 2/' $(cat todo.txt)", "after"),
+    # the project's todo.txt is read for the $(cat ...), as a script a command runs is
+    ("perl -pi -e 's/1 == 1/2 == 2/' $(cat todo.txt)", "words"),
     ("python3 -c \"p = open('todo.txt').read().strip(); open(p, 'w').write('x')\"", "after"),
     ("git apply fix.diff", "after"),
     ("patch -s -p1 < fix.diff", "after"),

@@ -128,6 +128,8 @@ class WalkerBase:
 
         def side_effects(self, node: Any, depth: int) -> None: ...
 
+        def redirect(self, node: Any, depth: int) -> tuple[str, str]: ...
+
         def execute(
             self,
             argv: list[str],
