@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
+from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, has_marker
 from agentreflex.gate.rules.literals import find_secrets
 from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_file
 
@@ -174,13 +174,25 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
     if name in _STORES:
         stored = _stored_off(cmd, where)
         if stored:
+            folder, _, held = stored.partition(", which holds ")
+            what = (
+                f"{folder}, and {held} in it (a credential),"
+                if held
+                else f"{stored} (a credential)"
+            )
+            instead = (
+                "Upload only what you mean to publish (the build output), or leave it out "
+                f"({_LEAVE_OUT.get(name, '--exclude {}').format(held)}). "
+                if held
+                else ""
+            )
             hits.append(
                 _hit(
                     "GATE-EXFIL-SECRET",
                     cmd.text,
-                    f"This uploads {stored} (a credential) to {_STORES[name]}, where it "
+                    f"This uploads {what} to {_STORES[name]}, where it "
                     "outlives the session and is readable by whoever can read that place. "
-                    "Give a service its credentials through its secret store "
+                    f"{instead}Give a service its credentials through its secret store "
                     "(gh secret set, aws secretsmanager, gcloud secrets), or ask the user.",
                 )
             )
@@ -574,7 +586,142 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
         shown = _secret(src.rstrip("/") or src, where, cmd.cwd)
         if shown:
             return shown
+    for src in sources:
+        held = _held_secret(cmd, words, src, where)
+        if held:
+            return f"{src}, which holds {held}"
     return ""
+
+
+# how each tool leaves a file out of a folder it uploads
+_LEAVE_OUT = {
+    "aws": "--exclude '{}'",
+    "rclone": "--exclude '{}'",
+    "gsutil": "-x with a pattern for {}",
+    "gcloud": "--exclude with a pattern for {}",
+    "az": "--pattern naming only the files to send, not {}",
+}
+_MAX_FILES = 5000  # files looked at in a folder an upload sends
+
+
+def _held_secret(cmd: Cmd, words: list[str], src: str, where: Where) -> str:
+    """A credential file the upload of folder ``src`` sends, as a path below it, after
+    the command's own filters (``--exclude``/``--include``, ``-x``, ``--pattern``,
+    ``--filter``); ``""`` when none or when the filters are in a file.  The home folder
+    (or one above it) holds ``.ssh`` and ``.aws`` whatever is on this disk."""
+    import os
+
+    from agentreflex.gate.rules.protected import walk_files
+
+    name, args = cmd.name, cmd.args
+    if not _recursive(name, words[0] if words else "", args) or has_marker(src):
+        return ""
+    full = classify(src, where, cmd.cwd)[1]
+    top = full.rstrip("/") or "/"
+    home = where.home.rstrip("/")
+    if home and (top == home or home.startswith(top.rstrip("/") + "/")):
+        prefix = home[len(top) :].strip("/")
+        found = [f"{prefix}/{f}".lstrip("/") for f in (".ssh/id_rsa", ".aws/credentials")]
+    elif os.path.isdir(top):
+        flat = name in ("gsutil", "gcloud") and words[:1] == ["rsync"]
+        found = [
+            os.path.relpath(f, top)
+            for f in walk_files(top, _MAX_FILES)
+            if is_secret_file(f) and not (flat and _flat_only(args) and "/" in f[len(top) + 1 :])
+        ]
+    else:
+        return ""
+    for rel in found:
+        if _sent(name, args, rel):
+            return rel
+    return ""
+
+
+def _recursive(name: str, verb: str, args: list[str]) -> bool:
+    """Whether the command sends a folder's files (a cp without -r sends none)."""
+    if name in ("az", "rclone") or verb in ("sync", "rsync"):
+        return True
+    if name == "aws":
+        return "--recursive" in args
+    return any(a in ("-r", "-R", "--recursive") for a in args)
+
+
+def _flat_only(args: list[str]) -> bool:
+    """``gsutil rsync`` without ``-r`` sends the folder's own files, not its subfolders'."""
+    return not any(
+        a in ("-r", "-R", "--recursive")
+        or (a[:1] == "-" and "r" in a[1:] and not a.startswith("--"))
+        for a in args
+    )
+
+
+def _sent(name: str, args: list[str], rel: str) -> bool:
+    """Whether the file ``rel`` (below the folder sent) passes the command's filters."""
+    import fnmatch
+
+    pairs = [(a, args[i + 1]) for i, a in enumerate(args[:-1])]
+    for a in args:
+        if a.startswith("--") and "=" in a:
+            opt, _, value = a.partition("=")
+            pairs.append((opt, value))
+    if name == "aws":  # in order, the last filter that matches decides
+        sent = True
+        for opt, pattern in pairs:
+            if opt in ("--exclude", "--include") and fnmatch.fnmatchcase(rel, pattern):
+                sent = opt == "--include"
+        return sent
+    if name == "az":
+        patterns = [v for o, v in pairs if o == "--pattern"]
+        return not patterns or any(fnmatch.fnmatchcase(rel, p) for p in patterns)
+    if name in ("gsutil", "gcloud"):  # -x / --exclude: a regular expression
+        for opt, pattern in pairs:
+            if opt in ("-x", "--exclude"):
+                try:
+                    if re.search(pattern, rel):
+                        return False
+                except re.error:
+                    return False
+        return True
+    if name == "rclone":
+        if any(o in _RCLONE_FILE_FILTERS for o, _ in pairs):
+            return False  # filters in a file: not read here
+        rules: list[tuple[str, str]] = []
+        for opt, value in pairs:
+            if opt in ("--exclude", "--include"):
+                rules.append(("-" if opt == "--exclude" else "+", value))
+            elif opt in ("--filter", "-f") and value[:2] in ("- ", "+ "):
+                rules.append((value[0], value[2:]))
+        for sign, pattern in rules:  # the first rule that matches decides
+            if _rclone_match(pattern, rel):
+                return sign == "+"
+        return not any(sign == "+" for sign, _ in rules)
+    return True
+
+
+_RCLONE_FILE_FILTERS = frozenset(
+    {"--exclude-from", "--include-from", "--filter-from", "--files-from", "--files-from-raw"}
+)
+
+
+def _rclone_match(pattern: str, rel: str) -> bool:
+    """rclone's glob: ``*`` stays within a folder, ``**`` crosses them, a pattern without
+    a leading ``/`` matches at any depth, one ending in ``/`` matches a folder's files."""
+    if pattern.endswith("/"):
+        pattern += "**"
+    body = ""
+    k = 0
+    while k < len(pattern):
+        if pattern.startswith("**", k):
+            body, k = body + ".*", k + 2
+        elif pattern[k] == "*":
+            body, k = body + "[^/]*", k + 1
+        elif pattern[k] == "?":
+            body, k = body + "[^/]", k + 1
+        else:
+            body, k = body + re.escape(pattern[k]), k + 1
+    if pattern.startswith("/"):  # anchored at the folder sent
+        return bool(re.fullmatch(body.lstrip("\\/"), rel))
+    return bool(re.fullmatch(f"(?:.*/)?{body}", rel))
 
 
 _TRANSFER_CLIENTS = frozenset({"sftp", "lftp", "smbclient", "ftp", "tnftp"})
