@@ -408,6 +408,77 @@ def net_args(cmd: Cmd) -> list[str]:
     return out
 
 
+# Copy clients' options that take a value: an identity file (scp -i ~/.ssh/key), a
+# remote shell (rsync -e 'ssh -i ~/.ssh/key'), a filter (--exclude .env) is not sent.
+_COPY_VALUED = {
+    "scp": frozenset({"-i", "-o", "-F", "-P", "-c", "-l", "-S", "-J", "-D", "-X"}),
+    "sftp": frozenset(
+        {"-i", "-o", "-F", "-P", "-b", "-c", "-D", "-l", "-R", "-S", "-s", "-J", "-X", "-B"}
+    ),
+    "rsync": frozenset(
+        {
+            "-e",
+            "-f",
+            "-T",
+            "-B",
+            "-M",
+            "--rsh",
+            "--exclude",
+            "--include",
+            "--exclude-from",
+            "--include-from",
+            "--filter",
+            "--files-from",
+            "--rsync-path",
+            "--log-file",
+            "--password-file",
+            "--backup-dir",
+            "--suffix",
+            "--temp-dir",
+            "--partial-dir",
+            "--link-dest",
+            "--compare-dest",
+            "--copy-dest",
+            "--chmod",
+            "--chown",
+            "--timeout",
+            "--bwlimit",
+            "--port",
+            "--max-size",
+            "--min-size",
+            "--out-format",
+            "--remote-option",
+        }
+    ),
+}
+
+
+def _copy_sources(cmd: Cmd) -> list[str]:
+    """The local files scp, rsync or sftp sends: the operands before the last one when
+    that one is remote (``host:path``, ``rsync://``), never an option's value."""
+    valued = _COPY_VALUED[cmd.name]
+    words: list[str] = []
+    skip = False
+    for a in cmd.args:
+        if skip:
+            skip = False
+        elif a.startswith("-") and len(a) > 1:
+            skip = a in valued
+        else:
+            words.append(a)
+    if cmd.name == "sftp" or len(words) < 2 or not _remote_path(words[-1]):
+        return []
+    return [w for w in words[:-1] if not _remote_path(w)]
+
+
+def _remote_path(word: str) -> bool:
+    """``host:path``, ``user@host:``, ``rsync://host/mod`` (not ``./a:b`` or ``/x:y``)."""
+    if word.startswith("rsync://"):
+        return True
+    head, sep, _ = word.partition(":")
+    return bool(sep and head and "/" not in head)
+
+
 def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
     args = net_args(cmd)
     for op, target in cmd.redirects:
@@ -455,10 +526,17 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
                         "secrets off the machine.",
                     )
                 ]
-    if cmd.name in ("scp", "rsync", "sftp") and secret_files:
-        return [
-            _hit("GATE-EXFIL-SECRET", cmd.text, "This copies a credential file to another machine.")
-        ]
+    if cmd.name in _COPY_VALUED:
+        sent = [shown for a in _copy_sources(cmd) if (shown := _secret(a, where, cmd.cwd))]
+        if sent:
+            return [
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This copies {sent[0]} (a credential) to another machine. Copy only the "
+                    "files the other machine needs, or ask the user.",
+                )
+            ]
     if cmd.name in ("curl", "wget", "http", "https", "xh", "nc", "ncat"):
         data_vars = _data_vars(cmd)
         if data_vars:
