@@ -90,6 +90,12 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "xh": ("rules.http.http_delete",),
     "consul": ("rules.infra.kv_store",),
 }
+# shells and the clients that carry a stream: a shell wired to the network
+for _name in (
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash",
+    "nc", "ncat", "netcat", "socat", "telnet", "openssl",
+):  # fmt: skip
+    _RULE_NAMES[_name] = ("rules.system.remote_shell",)
 for _name in ("cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe"):
     _RULE_NAMES[_name] = ("rules.windows.launched",)
 for _name in (

@@ -86,6 +86,21 @@ _NET_SEND = LazyPattern(
     r"file_get_contents\(\s*['\"]https?:|TCPSocket|Socket\.new",
     hints="urlopen urllib requests. http socket fetch axios XMLHttp HTTP Faraday LWP Socket curl_exec sockopen",
 )
+# A socket opened, and a shell handed to it: the reverse shells of every language
+# (https://github.com/swisskyrepo/PayloadsAllTheThings/blob/master/
+# Methodology%20and%20Resources/Reverse%20Shell%20Cheatsheet.md).
+_SOCKET_OPEN = LazyPattern(
+    r"socket\.socket|\bsocket\s*\(|TCPSocket|fsockopen|stream_socket_client|IO::Socket|"
+    r"\bnet\.(?:connect|createConnection|Socket)|require\(\s*['\"](?:node:)?net['\"]\s*\)|"
+    r"Socket\.new|/dev/tcp/|/dev/udp/",
+    hints="socket Socket sockopen stream_socket net /dev/",
+)
+_SHELL_HANDED = LazyPattern(
+    r"\bdup2\s*\(|pty\.spawn|\bopen\s*\(\s*STD(?:IN|OUT)\s*,\s*['\"][<>]&|"
+    r"['\"](?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh(?:\s+-i)?['\"]|['\"](?:/bin/)?(?:ba|z|da)?sh\s+-i\b|"
+    r"cmd\.exe",
+    hints="dup2 pty open sh cmd.exe",
+)
 _ENV_ALL = LazyPattern(
     r"os\.environ(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b|\.update\b))|"
     r"process\.env(?!\s*(?:\.|\[))|\bENV\.(?:to_h|to_a|each|map|inspect|keys)\b|%ENV\b|"
@@ -113,7 +128,7 @@ class Effect:
 
     # "shell", "argv", "delete", "delete-recursive", "write", "append", "read",
     # "fork-bomb", "dynamic-delete", "exfil", "unresolved", "chdir" (later relative
-    # paths are relative to it)
+    # paths are relative to it), "remote-shell" (a shell handed to a socket)
     kind: str
     value: str = ""
     words: tuple[str, ...] = ()  # "argv": the words run (no shell between)
@@ -255,6 +270,8 @@ def scan(code: str) -> list[Effect]:
             effects.append(Effect("read", path))
     if _FORK_LOOP.search(code):
         effects.append(Effect("fork-bomb"))
+    if _SOCKET_OPEN.search(code) and _SHELL_HANDED.search(code):
+        effects.append(Effect("remote-shell"))
     return effects
 
 

@@ -746,6 +746,10 @@ class RunnersMixin(WalkerBase):
             self.execute([":"], cmd.text, depth + 1, redirects=[(op, effect.value)], via=via)
         elif effect.kind == "read":
             self.execute(["cat", effect.value], cmd.text, depth + 1, via=via)
+        elif effect.kind == "remote-shell":
+            from agentreflex.gate.rules.system import REMOTE_SHELL
+
+            self._hit("GATE-REMOTE-SHELL", DESTRUCTIVE, P_BLOCK, cmd.text, REMOTE_SHELL)
         elif effect.kind == "unresolved":
             self._ask(
                 "GATE-INTERP-UNRESOLVED",
