@@ -378,6 +378,25 @@ _CODE_FLAGS = frozenset(
 )
 
 
+# The code glued to its switch: perl and ruby after flags that take no value
+# (-le, -ne, -pe), lua's and php's alone.  Not ruby's -E (an encoding), nor perl's -i
+# (its backup suffix is glued to it: -pie is -p -i with suffix "e").
+_ATTACHED = {
+    "perl": LazyPattern(r"-([lnpaswWTUX]*)[eE](.+)", re.DOTALL),
+    "ruby": LazyPattern(r"-([lnpasw]*)e(.+)", re.DOTALL),
+    "lua": LazyPattern(r"-()e(.+)", re.DOTALL),
+    "php": LazyPattern(r"-()r(.+)", re.DOTALL),
+}
+
+
+def _attached_code(name: str, word: str) -> str | None:
+    pattern = _ATTACHED.get(name)
+    if pattern is None or word.startswith("--"):
+        return None
+    m = pattern.fullmatch(word)
+    return m.group(2) if m else None
+
+
 def interpreter_name(name: str) -> str:
     """``python3.11`` -> ``python3``; ``/usr/bin/node`` -> ``node``; else ``""``."""
     base = name.rsplit("/", 1)[-1]
@@ -424,6 +443,9 @@ def code_argument(name: str, args: list[str]) -> tuple[str | None, list[str]]:
             return (args[i + 1] if i + 1 < len(args) else ""), args[i + 2 :]
         if a.startswith("-c") and name.startswith(("python", "pypy")) and len(a) > 2:
             return a[2:], args[i + 1 :]
+        attached = _attached_code(name, a)
+        if attached is not None:  # perl -e'CODE', ruby -ne'CODE', php -r'CODE', lua -e'CODE'
+            return attached, args[i + 1 :]
         if name.startswith(("python", "pypy")) and _python_cluster_code(a):
             k = a.index("c")  # -vc CODE, -Bc CODE, -Ic'CODE': flags, then -c
             return (a[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")), args[
