@@ -57,6 +57,8 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
         return [_db(cmd, "drop", "the database and every table in it", ())]
     if name == "mysqladmin" and any(a in ("drop", "flush-tables") for a in args):
         return [_db(cmd, "drop", "the database and every table in it", ())]
+    if name == "pg_restore":
+        return _pg_restore_clean(cmd)
     flags = DB_CLIS.get(name)
     if flags is None:
         return _sql_subcommand(cmd, where, written)
@@ -152,6 +154,32 @@ def socket_text(cmd: Cmd, where: Where) -> list[Hit]:
     return []
 
 
+# pg_restore's options that take a value: a short one glued to a cluster ends it (-Fc)
+_PG_RESTORE_VALUED = frozenset("dfFhIjLnNpPSTtUW")
+
+
+def _pg_restore_clean(cmd: Cmd) -> list[Hit]:
+    """``pg_restore --clean -d DB DUMP`` drops every object of the dump in DB before
+    it recreates them: rows written since the dump was taken are gone.  Without
+    ``-d`` it only prints the script."""
+    clean = target = False
+    for a in cmd.args:
+        if a in ("--clean", "-c"):
+            clean = True
+        elif a in ("-d", "--dbname") or a.startswith("--dbname="):
+            target = True
+        elif a[:1] == "-" and a[1:2] != "-":
+            for ch in a[1:]:
+                if ch in _PG_RESTORE_VALUED:
+                    target = target or ch == "d"
+                    break
+                clean = clean or ch == "c"
+    if not (clean and target):
+        return []
+    lost = "every table of the dump in that database, and the rows written since the dump"
+    return [_db(cmd, "drop", lost, ())]
+
+
 def _sql_subcommand(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
     """``prisma db execute``, ``wrangler d1 execute --command``, ``turso db shell DB "SQL"``:
     SQL handed to another tool, judged as Postgres-flavoured SQL (sqlglot reads the common
@@ -212,6 +240,12 @@ def _statements_given(
     if cmd.name in ("sqlite3", "duckdb", "redis-cli", "valkey-cli", "keydb-cli", "bq"):
         words = [a for a in args if not a.startswith("-")]
         texts.append(" ".join(words[1:] if cmd.name in ("sqlite3", "duckdb") else words))
+    if cmd.name in ("sqlcmd", "sqlplus"):  # sqlcmd -i FILE, sqlplus @FILE
+        for i, a in enumerate(args):
+            if cmd.name == "sqlcmd" and a == "-i" and i + 1 < len(args):
+                texts.extend(_sql_file(f, cmd, where, written) for f in args[i + 1].split(","))
+            elif cmd.name == "sqlplus" and a.startswith("@") and len(a) > 1:
+                texts.append(_sql_file(a[1:], cmd, where, written))
     if cmd.name in ("psql", "cockroach"):
         for i, a in enumerate(args):
             if a in ("-f", "--file") and i + 1 < len(args):
@@ -293,7 +327,7 @@ def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...], client: str = ""
         P_BLOCK if severity == "high" else P_WARN,
         cmd.text,
         f"This deletes {lost} ({scope} database). "
-        f"{_BACKUP.get(client or cmd.name, _BACKUP['psql'])}",
+        f"{_BACKUP.get(client or cmd.name, _BACKUP['sql'])}",
         severity=severity,
     )
 
@@ -311,6 +345,19 @@ _BACKUP = {
     "or ask the user.",
     "dropdb": "Dump it first (pg_dump DB > backup.sql), or ask the user.",
 }
+_BACKUP["sql"] = (
+    "Take a backup first (copy the table: CREATE TABLE t_backup AS SELECT * FROM t), add "
+    "a WHERE clause to delete only the rows you mean, or ask the user."
+)
+_BACKUP["usql"] = _BACKUP["cockroach"] = _BACKUP["supabase"] = _BACKUP["psql"]
+_BACKUP["pg_restore"] = (
+    "Restore into a new database first (createdb app_restore; pg_restore -d app_restore "
+    "DUMP) and compare, or ask the user."
+)
+_BACKUP["sqlcmd"] = _BACKUP["mssql-cli"] = (
+    "Back it up first (BACKUP DATABASE ... TO DISK), add a WHERE clause to delete only "
+    "the rows you mean, or ask the user."
+)
 _BACKUP["mariadb"] = _BACKUP["mysql"]
 _BACKUP["mongo"] = _BACKUP["mongosh"]
 _BACKUP["valkey-cli"] = _BACKUP["keydb-cli"] = _BACKUP["redis-cli"]

@@ -311,6 +311,18 @@ def secret_printer(cmd: Cmd) -> str:
         return "an Azure access token"
     if name == "heroku" and words[:1] == ["auth:token"]:
         return "the Heroku token"
+    # the credential helpers' protocol: `git credential fill` answers password=...,
+    # a helper's `get` (git credential-store get, docker-credential-desktop get) the same
+    helper = name.startswith(("git-credential-", "docker-credential-")) and words[:1] == ["get"]
+    if name == "git" and "credential" in words:
+        helper = words[words.index("credential") + 1 : words.index("credential") + 2] == ["fill"]
+    elif name == "git":
+        helper = any(
+            w.startswith("credential-") and words[k + 1 : k + 2] == ["get"]
+            for k, w in enumerate(words)
+        )
+    if helper:
+        return "a stored git or registry password"
     secrets = words[:2] in (["get", "secret"], ["get", "secrets"])
     if name in ("kubectl", "oc") and secrets and _shows_secret_data(args):
         return "a Kubernetes secret"
