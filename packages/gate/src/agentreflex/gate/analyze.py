@@ -587,7 +587,12 @@ def _exfil(cmds: list[Cmd], where: Where) -> list[Hit]:
     """Secrets reaching a sink (``rules/exfil.py``), loaded only when a sink is present."""
     from agentreflex.gate.rules.programs import SINKS
 
-    if not any(c.name in SINKS or c.name in ("grep", "egrep", "rg") for c in cmds):
+    if not any(
+        c.name in SINKS
+        or c.name in ("grep", "egrep", "rg")
+        or any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in c.redirects)
+        for c in cmds
+    ):
         return []
     from agentreflex.gate.rules import exfil
 

@@ -131,14 +131,15 @@ _WIRE_DESTROY = (
 )
 
 
+_SOCKETS = ("/dev/tcp/", "/dev/udp/")
+
+
 def socket_text(cmd: Cmd, where: Where) -> list[Hit]:
     """A store's commands typed straight to its port (``printf 'FLUSHALL\\r\\n' | nc
     redis 6379``, ``echo flush_all > /dev/tcp/cache/11211``): judged as the store's
     own client would run them."""
     texts = [cmd.stdin_text or "", pipes.output_text(cmd.stdin_from, {}) or ""]
-    to_socket = any(
-        op.startswith(">") and t.startswith(("/dev/tcp/", "/dev/udp/")) for op, t in cmd.redirects
-    )
+    to_socket = any(op.startswith(">") and t.startswith(_SOCKETS) for op, t in cmd.redirects)
     if to_socket:  # echo FLUSHALL > /dev/tcp/host/6379: what the command prints goes there
         texts.append(pipes.output_text(cmd, {}) or "")
     elif cmd.name not in SOCKET_CLIENTS:
@@ -149,7 +150,8 @@ def socket_text(cmd: Cmd, where: Where) -> list[Hit]:
     text = "\n".join(t for t in texts if t)
     for pattern, store, lost in _WIRE_DESTROY:
         if pattern.search(text):
-            hosts = (*cmd.args, *(t for _, t in cmd.redirects))  # the scope: which server
+            # the scope: which server (/dev/tcp/HOST/PORT without its /dev, not a "dev" word)
+            hosts = (*cmd.args, *(t[9:] for _, t in cmd.redirects if t.startswith(_SOCKETS)))
             return [_db(cmd, "drop", f"{lost}, typed to its port", hosts, client=store)]
     return []
 
