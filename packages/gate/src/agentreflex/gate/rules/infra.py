@@ -223,6 +223,13 @@ def _values(args: list[str], option: str) -> list[str]:
     return out
 
 
+def client_text(cmd: Cmd, where: Where, written: dict[str, str]) -> str:
+    """Everything a database client reads as its input (statements and its own
+    meta-commands), from wherever it takes it; ``""`` for other programs."""
+    flags = DB_CLIS.get(cmd.name)
+    return "" if flags is None else "\n".join(_statements_given(cmd, where, written, flags))
+
+
 def _statements_given(
     cmd: Cmd, where: Where, written: dict[str, str], flags: tuple[str, ...]
 ) -> list[str]:

@@ -40,7 +40,7 @@ from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
-from agentreflex.gate.shell.runners import RunnersMixin
+from agentreflex.gate.shell.runners import DB_SHELL_ESCAPES, RunnersMixin
 from agentreflex.gate.shell.walkstate import (
     BAD_SUBSTITUTION,
     MAX_DEPTH,
@@ -687,6 +687,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.python_files(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
+        elif name in DB_SHELL_ESCAPES:
+            self.db_client(cmd, depth)
         elif "/" in original:
             self._script(resolve(original, self.where, cmd.cwd), cmd, depth)
         elif name in ("rimraf", "del-cli", "trash-empty"):
