@@ -318,7 +318,9 @@ def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
         first = drops[0]
         named = tuple(s.target for s in drops if s.what in ("DATABASE", "SCHEMA"))
         lost = {
-            "drop": f"the {first.what.lower() or 'object'} {first.target} and all its rows",
+            "drop": f"the {first.what.lower() or 'object'} {first.target} and all its rows"
+            if first.what != "COLUMN"
+            else f"the column {first.target} and every value in it",
             "truncate": f"every row of {first.target}",
             "delete-all": f"every row of {first.target} (DELETE without WHERE)",
         }.get(first.kind, "data")
