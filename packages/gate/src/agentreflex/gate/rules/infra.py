@@ -39,7 +39,11 @@ _SQL_DESTROY = LazyPattern(
     re.IGNORECASE,
 )
 _DELETE = LazyPattern(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
-_UPDATE = LazyPattern(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)", re.IGNORECASE)
+_UPDATE = LazyPattern(
+    r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)|"
+    r"\.updateMany\s*\(\s*\{\s*\}|updateMany\s*:\s*\{\s*filter\s*:\s*\{\s*\}",  # MongoDB's
+    re.IGNORECASE,
+)
 
 
 def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
@@ -387,7 +391,11 @@ def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:
         P_WARN,
         cmd.text,
         f"This UPDATE has no WHERE clause and overwrites a column in every row ({scope} "
-        "database). Add a WHERE clause, or run it in a transaction (BEGIN; ...; check; COMMIT).",
+        "database). Add a WHERE clause, or run it in a transaction (BEGIN; ...; check; COMMIT)."
+        if cmd.name not in ("mongosh", "mongo")
+        else f"This updateMany has an empty filter and overwrites a field in every document "
+        f"({scope} database). Give it a filter that selects the documents you mean, or dump "
+        "the collection first (mongodump --collection NAME).",
         severity=severity,
     )
 
