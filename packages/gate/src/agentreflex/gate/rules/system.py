@@ -243,8 +243,8 @@ def remote_shell(cmd: Cmd, where: Where) -> list[Hit]:
         wired = any(
             a in ("--exec", "--sh-exec", "--lua-exec")
             or a.startswith(("--exec=", "--sh-exec=", "--lua-exec="))
-            or (a[:1] == "-" and a[1:2] != "-" and ("e" in a[1:] or "c" in a[1:]))
-            for a in args
+            or (_short_exec(a) and _names_program(args[k + 1] if k + 1 < len(args) else ""))
+            for k, a in enumerate(args)
         )
     elif name == "socat":
         low = [a.lower() for a in args]
@@ -265,6 +265,26 @@ REMOTE_SHELL = (
     "and delete anything. Never open a shell to the network; if the user needs remote "
     "access, they set up ssh themselves."
 )
+
+
+def _short_exec(word: str) -> bool:
+    """``-e``/``-c`` last in a cluster (``-lvpe``): netcat-traditional's, busybox's and
+    ncat's program to run (OpenBSD's nc spells TLS options with the same letters, so
+    the value decides: :func:`_names_program`)."""
+    return word[:1] == "-" and word[1:2] != "-" and len(word) > 1 and word[-1] in "ec"
+
+
+def _names_program(value: str) -> bool:
+    """A value that names a program to run: a shell or interpreter, a path, a command line."""
+    from agentreflex.gate.shell.walker import SHELLS
+
+    base = value.rsplit("/", 1)[-1].split(" ", 1)[0].lower()
+    return (
+        "/" in value
+        or " " in value.strip()
+        or base in SHELLS
+        or base.startswith(("python", "perl", "ruby", "php", "node", "cmd", "powershell", "pwsh"))
+    )
 
 
 def _reads_stdin(cmd: Cmd) -> bool:
