@@ -363,6 +363,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             else:
                 target = "".join(self.expand(child, depth, split=False))
                 break
+        if op == "<>" and fd in ("", "0"):
+            op = "<"  # stdin opened for reading and writing: read like <, never truncated
         if target.startswith(("/dev/tcp/", "/dev/udp/")) and fd.isdigit():
             self.state.sockets[fd] = target  # exec 3<>/dev/tcp/host/port
         elif op in (">&", "<&", ">>&") and target in self.state.sockets:
