@@ -578,7 +578,7 @@ _STORES = {
     "gcloud": "a Cloud Storage bucket",
     "rclone": "a cloud remote",
     "az": "an Azure storage account",
-    "gh": "GitHub (a gist or a release asset, readable by anyone with its link)",
+    "gh": "GitHub (a gist, an issue, a pull request or a release)",
 }
 # options of those tools that take no value (every other long option takes one)
 _NO_VALUE = frozenset(
@@ -659,6 +659,12 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
             sources = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--add", "-a")]
         elif words[:2] in (["release", "create"], ["release", "upload"]):
             sources = [w.split("#", 1)[0] for w in words[3:]]
+        if words[:1] in (["issue"], ["pr"], ["release"]):  # a body or notes read from a file
+            sources += _option_values(args, ("--body-file", "--notes-file", "-F"))
+        elif words[:1] == ["api"]:  # gh api -F body=@FILE, --input FILE
+            fields = _option_values(args, ("-F", "--field"))
+            sources += [f.split("=@", 1)[1] for f in fields if "=@" in f]
+            sources += _option_values(args, ("--input",))
     else:
         if name == "gcloud":
             words = words[1:] if words[:1] == ["storage"] else []
@@ -691,6 +697,15 @@ _LEAVE_OUT = {
     "gcloud": "--exclude with a pattern for {}",
     "az": "--pattern naming only the files to send, not {}",
 }
+
+
+def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
+    """The values given to ``options`` (``-F V``, ``--body-file V``, ``--body-file=V``)."""
+    out = [args[i + 1] for i, a in enumerate(args[:-1]) if a in options]
+    out += [a.split("=", 1)[1] for a in args if a.split("=", 1)[0] in options and "=" in a]
+    return out
+
+
 _MAX_FILES = 5000  # files looked at in a folder an upload sends
 
 
