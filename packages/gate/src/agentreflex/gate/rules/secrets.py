@@ -579,6 +579,7 @@ _STORES = {
     "rclone": "a cloud remote",
     "az": "an Azure storage account",
     "gh": "GitHub (a gist, an issue, a pull request or a release)",
+    "glab": "GitLab (a snippet or a release)",
 }
 # options of those tools that take no value (every other long option takes one)
 _NO_VALUE = frozenset(
@@ -611,6 +612,7 @@ _NO_VALUE = frozenset(
 )
 _VALUED_SHORT = {
     "gh": frozenset({"-d", "-f", "-R", "-n", "-t", "-F", "-a"}),
+    "glab": frozenset({"-t", "-d", "-f", "-v", "-R", "-n", "-N", "-m"}),
     "gsutil": frozenset({"-o", "-h", "-x", "-p", "-a", "-z", "-j", "-s"}),
 }
 
@@ -665,6 +667,11 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
             fields = _option_values(args, ("-F", "--field"))
             sources += [f.split("=@", 1)[1] for f in fields if "=@" in f]
             sources += _option_values(args, ("--input",))
+    elif name == "glab":  # glab snippet create FILE..., glab release create|upload TAG FILE...
+        if words[:2] == ["snippet", "create"]:
+            sources = words[2:]
+        elif words[:2] in (["release", "create"], ["release", "upload"]):
+            sources = [w.split("#", 1)[0] for w in words[3:]]
     else:
         if name == "gcloud":
             words = words[1:] if words[:1] == ["storage"] else []
