@@ -388,7 +388,18 @@ def test_bad_tool_input_gets_a_safe_answer(project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "command", ["bash", "/bin/bash -l", "python3", "python3 -i", "sh -i", "node", "cd src && zsh"]
+    "command",
+    [
+        "bash",
+        "/bin/bash -l",
+        "python3",
+        "python3 -i",
+        "sh -i",
+        "node",
+        "cd src && zsh",
+        "busybox ash",
+        "busybox sh -i",
+    ],
 )
 def test_codex_interactive_session_is_blocked(project: Path, command: str) -> None:
     """Codex runs no hook for write_stdin: what is typed into an open shell is unchecked."""

@@ -106,20 +106,7 @@ class RunnersMixin(WalkerBase):
     def shell(self, cmd: Cmd, depth: int) -> None:
         args = cmd.args
         if cmd.name in ("busybox", "toybox"):
-            if not args or args[0] not in ("sh", "ash", "bash"):
-                if args:  # the applet runs with busybox's own redirects and stdin
-                    self.execute(
-                        args,
-                        cmd.text,
-                        depth + 1,
-                        assigns=cmd.assigns,
-                        redirects=cmd.redirects,
-                        stdin_text=cmd.stdin_text,
-                        stdin_from=cmd.stdin_from,
-                        via=cmd.name,
-                    )
-                return
-            args = args[1:]
+            return  # its applet was peeled off as a wrapper's command (wrappers.peel): --list, --install
         i = 0
         script_flag = stdin_flag = interactive = False
         startup: list[str] = []
