@@ -281,13 +281,23 @@ def _statements_given(
     for op, target in cmd.redirects:
         if op == "<":
             texts.append(_sql_file(target, cmd, where, written))
-    if cmd.name in ("sqlite3", "duckdb"):  # .read FILE runs the file's statements
+    include = _INCLUDE.get(cmd.name)
+    if include is not None:  # sqlite3's .read FILE, psql's \i FILE, mysql's source FILE
         for text in list(texts):
-            for line in text.splitlines():
-                words = line.split()
-                if len(words) == 2 and words[0] == ".read":
-                    texts.append(_sql_file(words[1].strip("'\""), cmd, where, written))
+            for m in include.finditer(text):
+                texts.append(_sql_file(m.group(1).strip("'\""), cmd, where, written))
     return texts
+
+
+# A client's own command that runs the statements of a file, one a line.
+_INCLUDE = {
+    "sqlite3": LazyPattern(r"^\s*\.read\s+(\S+)\s*$", re.MULTILINE),
+    "psql": LazyPattern(r"^\s*\\(?:i|ir|include|include_relative)\s+(\S+)", re.MULTILINE),
+    "mysql": LazyPattern(r"^\s*(?:source|\\\.)\s+(\S+?);?\s*$", re.IGNORECASE | re.MULTILINE),
+}
+_INCLUDE["duckdb"] = _INCLUDE["sqlite3"]
+_INCLUDE["cockroach"] = _INCLUDE["psql"]
+_INCLUDE["mariadb"] = _INCLUDE["mysql"]
 
 
 _SQL_FILE_MAX = 64 * 1024
