@@ -43,6 +43,9 @@ def _check(command: str, root: Path) -> tuple[str, list[str], str]:
         "az storage blob upload-batch -d '$web' -s .",
         "rclone copy . r2:site-bucket",
         "rclone copy . r2:site-bucket --exclude .env",
+        "s3cmd sync . s3://site-bucket",
+        "b2 sync . b2://site-bucket",
+        "azcopy copy . 'https://acct.blob.core.windows.net/site' --recursive",
     ],
 )
 def test_a_folder_holding_credentials_is_not_uploaded(project: Path, command: str) -> None:
@@ -63,6 +66,10 @@ def test_a_folder_holding_credentials_is_not_uploaded(project: Path, command: st
         "rclone copy . r2:site-bucket --exclude .env --exclude 'config/**'",
         "rclone copy . r2:site-bucket --include '/dist/**'",
         "aws s3 sync . s3://site-bucket --dryrun",
+        "s3cmd sync --exclude '.env' --exclude 'config/*' . s3://site-bucket",
+        "b2 sync --exclude-regex '(\\.env|config/.*)$' . b2://site-bucket",
+        "azcopy copy . 'https://acct.blob.core.windows.net/site' --recursive "
+        "--exclude-pattern '.env;service-account.json'",
     ],
 )
 def test_build_output_and_filtered_uploads_stay_allowed(project: Path, command: str) -> None:

@@ -580,6 +580,9 @@ _STORES = {
     "az": "an Azure storage account",
     "gh": "GitHub (a gist, an issue, a pull request or a release)",
     "glab": "GitLab (a snippet or a release)",
+    "s3cmd": "an S3 bucket",
+    "b2": "a Backblaze B2 bucket",
+    "azcopy": "an Azure storage account",
 }
 # options of those tools that take no value (every other long option takes one)
 _NO_VALUE = frozenset(
@@ -613,6 +616,7 @@ _NO_VALUE = frozenset(
 _VALUED_SHORT = {
     "gh": frozenset({"-d", "-f", "-R", "-n", "-t", "-F", "-a"}),
     "glab": frozenset({"-t", "-d", "-f", "-v", "-R", "-n", "-N", "-m"}),
+    "s3cmd": frozenset({"-c"}),
     "gsutil": frozenset({"-o", "-h", "-x", "-p", "-a", "-z", "-j", "-s"}),
 }
 
@@ -682,6 +686,9 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
             "gsutil": ("cp", "mv", "rsync"),
             "gcloud": ("cp", "mv", "rsync"),
             "rclone": ("copy", "copyto", "move", "moveto", "sync"),
+            "s3cmd": ("put", "sync"),
+            "b2": ("sync",),
+            "azcopy": ("copy", "cp", "sync"),
         }[name]
         if len(words) >= 3 and words[0] in verbs and _remote(name, words[-1]):
             sources = [w for w in words[1:-1] if not _remote(name, w)]
@@ -703,6 +710,9 @@ _LEAVE_OUT = {
     "gsutil": "-x with a pattern for {}",
     "gcloud": "--exclude with a pattern for {}",
     "az": "--pattern naming only the files to send, not {}",
+    "s3cmd": "--exclude '{}'",
+    "b2": "--exclude-regex with a pattern for {}",
+    "azcopy": "--exclude-path '{}'",
 }
 
 
@@ -755,7 +765,7 @@ def _recursive(name: str, verb: str, args: list[str]) -> bool:
         return True
     if name == "aws":
         return "--recursive" in args
-    return any(a in ("-r", "-R", "--recursive") for a in args)
+    return any(a in ("-r", "-R", "--recursive", "--recursive=true") for a in args)
 
 
 def _flat_only(args: list[str]) -> bool:
@@ -807,7 +817,35 @@ def _sent(name: str, args: list[str], rel: str) -> bool:
             if _rclone_match(pattern, rel):
                 return sign == "+"
         return not any(sign == "+" for sign, _ in rules)
+    if name == "s3cmd":  # --exclude GLOB / --rexclude REGEX, an --include taking a file back
+        if any(o in ("--exclude-from", "--rexclude-from") for o, _ in pairs):
+            return False
+        out = any(o == "--exclude" and fnmatch.fnmatchcase(rel, v) for o, v in pairs)
+        out = out or any(o == "--rexclude" and _searches(v, rel) for o, v in pairs)
+        back = any(o == "--include" and fnmatch.fnmatchcase(rel, v) for o, v in pairs)
+        return not out or back
+    if name == "b2":  # --exclude-regex / --exclude-dir-regex: regular expressions
+        return not any(
+            o in ("--exclude-regex", "--exclude-dir-regex") and _searches(v, rel) for o, v in pairs
+        )
+    if name == "azcopy":  # --exclude-pattern 'a;b' (file names), --exclude-path 'dir;file'
+        base = rel.rsplit("/", 1)[-1]
+        names = [p for o, v in pairs if o == "--exclude-pattern" for p in v.split(";")]
+        paths = [p.strip("/") for o, v in pairs if o == "--exclude-path" for p in v.split(";")]
+        return not (
+            any(fnmatch.fnmatchcase(base, n) for n in names)
+            or any(rel == p or rel.startswith(p + "/") for p in paths if p)
+        )
     return True
+
+
+def _searches(pattern: str, text: str) -> bool:
+    """``pattern`` (a tool's regular expression) found in ``text``; a pattern Python cannot
+    read counts as found, so a filter the gate cannot judge never blocks."""
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return True
 
 
 _RCLONE_FILE_FILTERS = frozenset(
@@ -889,7 +927,9 @@ def _remote(name: str, word: str) -> bool:
     if name == "rclone":
         head, sep, _ = word.partition(":")
         return bool(sep and head and "/" not in head and not head.startswith((".", "~")))
-    return word.startswith(("s3://", "gs://"))
+    if name == "azcopy":
+        return word.startswith("https://")
+    return word.startswith(("s3://", "gs://", "b2://"))
 
 
 _HTTPIE_FILE = LazyPattern(r"^[^:=@]*(?::=@|=@|@)(.+)$")
