@@ -571,7 +571,9 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
                 from agentreflex.gate.rules.infra import database
 
                 hits.extend(database(cmd, where, written))
-        if cmd.name in SOCKET_CLIENTS or any(t.startswith("/dev/") for _, t in cmd.redirects):
+        if cmd.name in SOCKET_CLIENTS or any(
+            t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in cmd.redirects
+        ):
             from agentreflex.gate.rules.infra import socket_text
 
             hits.extend(socket_text(cmd, where))
