@@ -522,6 +522,8 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
     for i, arg in enumerate(cmd.args):
         if inline and i and cmd.args[i - 1] == inline:
             continue
+        if _filter_pattern(cmd.args[i - 1] if i else "", arg):
+            continue
         candidates = [arg.partition("=")[2] if arg.startswith("-") else arg]
         candidates += [next(g for g in m.groups() if g is not None) for m in _STRINGS.finditer(arg)]
         for text in candidates:
@@ -539,6 +541,20 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
                         "user may. Ask the user to run it.",
                     )
     return None
+
+
+# Options whose value is a pattern of what a command skips or picks (aws s3 sync
+# --exclude '.*', rclone --include '*.md'): a glob there names no file to write.
+_FILTER_OPTIONS = frozenset(
+    {"--exclude", "--include", "--exclude-pattern", "--include-pattern", "--rexclude"}
+)
+
+
+def _filter_pattern(previous: str, arg: str) -> bool:
+    option, eq, value = arg.partition("=")
+    if not (eq and option in _FILTER_OPTIONS):
+        option, value = previous, arg
+    return option in _FILTER_OPTIONS and any(c in value for c in "*?[")
 
 
 _AWK_WRITES = LazyPattern(r"\bprintf?\b[^;{}]*>", hints="print")
