@@ -90,6 +90,12 @@ _RULE_NAMES: dict[str, tuple[str, ...]] = {
     "xh": ("rules.http.http_delete",),
     "consul": ("rules.infra.kv_store",),
 }
+# shells and the clients that carry a stream: a shell wired to the network
+for _name in (
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash",
+    "nc", "ncat", "netcat", "socat", "telnet", "openssl",
+):  # fmt: skip
+    _RULE_NAMES[_name] = ("rules.system.remote_shell",)
 for _name in ("cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe"):
     _RULE_NAMES[_name] = ("rules.windows.launched",)
 for _name in (
@@ -547,7 +553,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     # Imported here, with the walker: the pre-filter's commands never need them,
     # and each rules module only once a command needs its rules.
     from agentreflex.gate.rules import secrets, selfguard
-    from agentreflex.gate.rules.programs import DATABASE_TOOLS
+    from agentreflex.gate.rules.programs import DATABASE_TOOLS, SOCKET_CLIENTS
     from agentreflex.gate.shell import inert
 
     hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
@@ -565,6 +571,12 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
                 from agentreflex.gate.rules.infra import database
 
                 hits.extend(database(cmd, where, written))
+        if cmd.name in SOCKET_CLIENTS or any(
+            t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in cmd.redirects
+        ):
+            from agentreflex.gate.rules.infra import socket_text
+
+            hits.extend(socket_text(cmd, where))
         if cmd.redirects or cmd.name == "tee":
             from agentreflex.gate.rules.fs import redirects
 
@@ -577,7 +589,12 @@ def _exfil(cmds: list[Cmd], where: Where) -> list[Hit]:
     """Secrets reaching a sink (``rules/exfil.py``), loaded only when a sink is present."""
     from agentreflex.gate.rules.programs import SINKS
 
-    if not any(c.name in SINKS or c.name in ("grep", "egrep", "rg") for c in cmds):
+    if not any(
+        c.name in SINKS
+        or c.name in ("grep", "egrep", "rg")
+        or any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in c.redirects)
+        for c in cmds
+    ):
         return []
     from agentreflex.gate.rules import exfil
 

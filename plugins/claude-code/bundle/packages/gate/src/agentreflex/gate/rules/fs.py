@@ -344,7 +344,8 @@ def _overwrite(target: str, cmd: Cmd, where: Where, append: bool) -> Hit | None:
             cmd,
             f"Overwriting {full} wipes the user's shell history. Leave it alone.",
         )
-    if place is Place.DEVICE:
+    if place is Place.DEVICE and not full.startswith(("/dev/tcp/", "/dev/udp/")):
+        # bash's /dev/tcp/HOST/PORT is a connection, not a disk (rules.exfil.to_socket)
         return Hit.destructive(
             "GATE-DISK-WRITE",
             P_BLOCK,

@@ -10,9 +10,18 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, P_WARN, Cmd, Hit, has_marker, positional
+from agentreflex.gate.model import (
+    DATA,
+    DESTRUCTIVE,
+    P_BLOCK,
+    P_WARN,
+    Cmd,
+    Hit,
+    has_marker,
+    positional,
+)
 from agentreflex.gate.rules.http import http_method
-from agentreflex.gate.rules.programs import DB_CLIS, SQL_SUBCOMMANDS
+from agentreflex.gate.rules.programs import DB_CLIS, SOCKET_CLIENTS, SQL_SUBCOMMANDS
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.inert import HOSTING_CLIS
 from agentreflex.gate.shell.paths import Place, Where, classify, resolve
@@ -30,7 +39,11 @@ _SQL_DESTROY = LazyPattern(
     re.IGNORECASE,
 )
 _DELETE = LazyPattern(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+\s*(;|$|\))", re.IGNORECASE | re.MULTILINE)
-_UPDATE = LazyPattern(r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)", re.IGNORECASE)
+_UPDATE = LazyPattern(
+    r"\bUPDATE\s+[\w.\"`]+\s+SET\b(?![^;]*\bWHERE\b)[^;]*(;|$)|"
+    r"\.updateMany\s*\(\s*\{\s*\}|updateMany\s*:\s*\{\s*filter\s*:\s*\{\s*\}",  # MongoDB's
+    re.IGNORECASE,
+)
 
 
 def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
@@ -48,6 +61,8 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
         return [_db(cmd, "drop", "the database and every table in it", ())]
     if name == "mysqladmin" and any(a in ("drop", "flush-tables") for a in args):
         return [_db(cmd, "drop", "the database and every table in it", ())]
+    if name == "pg_restore":
+        return _pg_restore_clean(cmd)
     flags = DB_CLIS.get(name)
     if flags is None:
         return _sql_subcommand(cmd, where, written)
@@ -59,6 +74,10 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
             if place is Place.TEMP or words[0] == ":memory:":
                 return []
     text = "\n".join(texts)
+    if name == "redis-cli":
+        hit = _redis_keys(cmd, args)
+        if hit is not None:
+            return [hit]
     from agentreflex.gate.rules import sql
 
     if name in sql.DIALECTS and sql.needs_parse(text):
@@ -75,6 +94,96 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
     if _UPDATE.search(text):
         return [_update_all(cmd, ())]
     return []
+
+
+# Redis's key deletes, and a Lua script that deletes what KEYS or SCAN found.
+_REDIS_DELETES = frozenset({"del", "unlink"})
+_REDIS_LUA_SWEEP = LazyPattern(
+    r"redis\.call\(\s*['\"](?:keys|scan)['\"][\s\S]*redis\.call\(\s*['\"](?:del|unlink)['\"]|"
+    r"redis\.call\(\s*['\"](?:del|unlink)['\"][\s\S]*redis\.call\(\s*['\"](?:keys|scan)['\"]",
+    re.IGNORECASE,
+)
+
+
+def _redis_keys(cmd: Cmd, args: list[str]) -> Hit | None:
+    """``... | xargs redis-cli DEL``: keys chosen at run time, a KEYS or SCAN of a
+    pattern, ``'*'`` the whole keyspace; ``EVAL`` of a script that deletes what KEYS
+    found is the same sweep."""
+    words = [a for a in args if not a.startswith("-")]
+    for k, w in enumerate(words):
+        if w.lower() in _REDIS_DELETES and any(DATA in x for x in words[k + 1 :]):
+            return _db(cmd, "delete-all", "every key the list fed to it names", ())
+        sweep = k + 1 < len(words) and _REDIS_LUA_SWEEP.search(words[k + 1])
+        if w.lower() in ("eval", "eval_ro") and sweep:
+            return _db(cmd, "delete-all", "every key the script's KEYS or SCAN matches", ())
+    return None
+
+
+# What a line protocol typed to a socket deletes: Redis (inline or RESP, the same words)
+# and memcached.  (store, what is lost)
+_WIRE_DESTROY = (
+    (
+        LazyPattern(r"\bFLUSH(?:ALL|DB)\b", re.IGNORECASE),
+        "redis-cli",
+        "every key of the Redis database",
+    ),
+    (
+        LazyPattern(r"^\s*flush_all\b", re.IGNORECASE | re.MULTILINE),
+        "memcached",
+        "every item of the memcached server",
+    ),
+)
+
+
+_SOCKETS = ("/dev/tcp/", "/dev/udp/")
+
+
+def socket_text(cmd: Cmd, where: Where) -> list[Hit]:
+    """A store's commands typed straight to its port (``printf 'FLUSHALL\\r\\n' | nc
+    redis 6379``, ``echo flush_all > /dev/tcp/cache/11211``): judged as the store's
+    own client would run them."""
+    texts = [cmd.stdin_text or "", pipes.output_text(cmd.stdin_from, {}) or ""]
+    to_socket = any(op.startswith(">") and t.startswith(_SOCKETS) for op, t in cmd.redirects)
+    if to_socket:  # echo FLUSHALL > /dev/tcp/host/6379: what the command prints goes there
+        texts.append(pipes.output_text(cmd, {}) or "")
+    elif cmd.name not in SOCKET_CLIENTS:
+        return []
+    for op, target in cmd.redirects:
+        if op == "<":
+            texts.append(_sql_file(target, cmd, where, {}))
+    text = "\n".join(t for t in texts if t)
+    for pattern, store, lost in _WIRE_DESTROY:
+        if pattern.search(text):
+            # the scope: which server (/dev/tcp/HOST/PORT without its /dev, not a "dev" word)
+            hosts = (*cmd.args, *(t[9:] for _, t in cmd.redirects if t.startswith(_SOCKETS)))
+            return [_db(cmd, "drop", f"{lost}, typed to its port", hosts, client=store)]
+    return []
+
+
+# pg_restore's options that take a value: a short one glued to a cluster ends it (-Fc)
+_PG_RESTORE_VALUED = frozenset("dfFhIjLnNpPSTtUW")
+
+
+def _pg_restore_clean(cmd: Cmd) -> list[Hit]:
+    """``pg_restore --clean -d DB DUMP`` drops every object of the dump in DB before
+    it recreates them: rows written since the dump was taken are gone.  Without
+    ``-d`` it only prints the script."""
+    clean = target = False
+    for a in cmd.args:
+        if a in ("--clean", "-c"):
+            clean = True
+        elif a in ("-d", "--dbname") or a.startswith("--dbname="):
+            target = True
+        elif a[:1] == "-" and a[1:2] != "-":
+            for ch in a[1:]:
+                if ch in _PG_RESTORE_VALUED:
+                    target = target or ch == "d"
+                    break
+                clean = clean or ch == "c"
+    if not (clean and target):
+        return []
+    lost = "every table of the dump in that database, and the rows written since the dump"
+    return [_db(cmd, "drop", lost, ())]
 
 
 def _sql_subcommand(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
@@ -118,6 +227,13 @@ def _values(args: list[str], option: str) -> list[str]:
     return out
 
 
+def client_text(cmd: Cmd, where: Where, written: dict[str, str]) -> str:
+    """Everything a database client reads as its input (statements and its own
+    meta-commands), from wherever it takes it; ``""`` for other programs."""
+    flags = DB_CLIS.get(cmd.name)
+    return "" if flags is None else "\n".join(_statements_given(cmd, where, written, flags))
+
+
 def _statements_given(
     cmd: Cmd, where: Where, written: dict[str, str], flags: tuple[str, ...]
 ) -> list[str]:
@@ -137,6 +253,12 @@ def _statements_given(
     if cmd.name in ("sqlite3", "duckdb", "redis-cli", "valkey-cli", "keydb-cli", "bq"):
         words = [a for a in args if not a.startswith("-")]
         texts.append(" ".join(words[1:] if cmd.name in ("sqlite3", "duckdb") else words))
+    if cmd.name in ("sqlcmd", "sqlplus"):  # sqlcmd -i FILE, sqlplus @FILE
+        for i, a in enumerate(args):
+            if cmd.name == "sqlcmd" and a == "-i" and i + 1 < len(args):
+                texts.extend(_sql_file(f, cmd, where, written) for f in args[i + 1].split(","))
+            elif cmd.name == "sqlplus" and a.startswith("@") and len(a) > 1:
+                texts.append(_sql_file(a[1:], cmd, where, written))
     if cmd.name in ("psql", "cockroach"):
         for i, a in enumerate(args):
             if a in ("-f", "--file") and i + 1 < len(args):
@@ -159,13 +281,23 @@ def _statements_given(
     for op, target in cmd.redirects:
         if op == "<":
             texts.append(_sql_file(target, cmd, where, written))
-    if cmd.name in ("sqlite3", "duckdb"):  # .read FILE runs the file's statements
+    include = _INCLUDE.get(cmd.name)
+    if include is not None:  # sqlite3's .read FILE, psql's \i FILE, mysql's source FILE
         for text in list(texts):
-            for line in text.splitlines():
-                words = line.split()
-                if len(words) == 2 and words[0] == ".read":
-                    texts.append(_sql_file(words[1].strip("'\""), cmd, where, written))
+            for m in include.finditer(text):
+                texts.append(_sql_file(m.group(1).strip("'\""), cmd, where, written))
     return texts
+
+
+# A client's own command that runs the statements of a file, one a line.
+_INCLUDE = {
+    "sqlite3": LazyPattern(r"^\s*\.read\s+(\S+)\s*$", re.MULTILINE),
+    "psql": LazyPattern(r"^\s*\\(?:i|ir|include|include_relative)\s+(\S+)", re.MULTILINE),
+    "mysql": LazyPattern(r"^\s*(?:source|\\\.)\s+(\S+?);?\s*$", re.IGNORECASE | re.MULTILINE),
+}
+_INCLUDE["duckdb"] = _INCLUDE["sqlite3"]
+_INCLUDE["cockroach"] = _INCLUDE["psql"]
+_INCLUDE["mariadb"] = _INCLUDE["mysql"]
 
 
 _SQL_FILE_MAX = 64 * 1024
@@ -200,7 +332,9 @@ def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
         first = drops[0]
         named = tuple(s.target for s in drops if s.what in ("DATABASE", "SCHEMA"))
         lost = {
-            "drop": f"the {first.what.lower() or 'object'} {first.target} and all its rows",
+            "drop": f"the {first.what.lower() or 'object'} {first.target} and all its rows"
+            if first.what != "COLUMN"
+            else f"the column {first.target} and every value in it",
             "truncate": f"every row of {first.target}",
             "delete-all": f"every row of {first.target} (DELETE without WHERE)",
         }.get(first.kind, "data")
@@ -208,7 +342,7 @@ def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
     return [_update_all(cmd, ())] if found else []
 
 
-def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...]) -> Hit:
+def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...], client: str = "") -> Hit:
     from agentreflex.gate.rules.dbscope import grade
 
     severity, scope = grade("high", cmd, named)
@@ -217,7 +351,8 @@ def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...]) -> Hit:
         DESTRUCTIVE,
         P_BLOCK if severity == "high" else P_WARN,
         cmd.text,
-        f"This deletes {lost} ({scope} database). {_BACKUP.get(cmd.name, _BACKUP['psql'])}",
+        f"This deletes {lost} ({scope} database). "
+        f"{_BACKUP.get(client or cmd.name, _BACKUP['sql'])}",
         severity=severity,
     )
 
@@ -235,9 +370,25 @@ _BACKUP = {
     "or ask the user.",
     "dropdb": "Dump it first (pg_dump DB > backup.sql), or ask the user.",
 }
+_BACKUP["sql"] = (
+    "Take a backup first (copy the table: CREATE TABLE t_backup AS SELECT * FROM t), add "
+    "a WHERE clause to delete only the rows you mean, or ask the user."
+)
+_BACKUP["usql"] = _BACKUP["cockroach"] = _BACKUP["supabase"] = _BACKUP["psql"]
+_BACKUP["pg_restore"] = (
+    "Restore into a new database first (createdb app_restore; pg_restore -d app_restore "
+    "DUMP) and compare, or ask the user."
+)
+_BACKUP["sqlcmd"] = _BACKUP["mssql-cli"] = (
+    "Back it up first (BACKUP DATABASE ... TO DISK), add a WHERE clause to delete only "
+    "the rows you mean, or ask the user."
+)
 _BACKUP["mariadb"] = _BACKUP["mysql"]
 _BACKUP["mongo"] = _BACKUP["mongosh"]
 _BACKUP["valkey-cli"] = _BACKUP["keydb-cli"] = _BACKUP["redis-cli"]
+_BACKUP["memcached"] = (
+    "A cache server keeps no copy: delete the keys you mean (delete KEY), or ask the user."
+)
 
 
 def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:
@@ -250,7 +401,11 @@ def _update_all(cmd: Cmd, named: tuple[str, ...]) -> Hit:
         P_WARN,
         cmd.text,
         f"This UPDATE has no WHERE clause and overwrites a column in every row ({scope} "
-        "database). Add a WHERE clause, or run it in a transaction (BEGIN; ...; check; COMMIT).",
+        "database). Add a WHERE clause, or run it in a transaction (BEGIN; ...; check; COMMIT)."
+        if cmd.name not in ("mongosh", "mongo")
+        else f"This updateMany has an empty filter and overwrites a field in every document "
+        f"({scope} database). Give it a filter that selects the documents you mean, or dump "
+        "the collection first (mongodump --collection NAME).",
         severity=severity,
     )
 

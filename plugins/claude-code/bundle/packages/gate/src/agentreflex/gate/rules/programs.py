@@ -51,6 +51,15 @@ DB_CLIS: dict[str, tuple[str, ...]] = {
     "cockroach": ("-e", "--execute"),
     "snowsql": ("-q", "--query"),
     "bq": (),
+    "sqlcmd": ("-Q", "-q"),  # SQL Server; -i FILE runs a file
+    "usql": ("-c", "--command"),
+    "mssql-cli": ("-Q", "--query"),
+    "trino": ("--execute",),
+    "beeline": ("-e",),
+    "hive": ("-e",),
+    "spark-sql": ("-e",),
+    "impala-shell": ("-q", "--query"),
+    "sqlplus": (),  # its statements come from stdin or @script
 }
 # Subcommands of other tools that run SQL they are given: (program, subcommand words) ->
 # the options that carry SQL text (``--command``) or a SQL file (``--file``); stdin counts too.
@@ -62,8 +71,18 @@ SQL_SUBCOMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] 
 }
 # Every command the database rule can fire on.
 DATABASE_TOOLS = frozenset(
-    {"dropdb", "dropuser", "mysqladmin", *DB_CLIS, *(k[0] for k in SQL_SUBCOMMANDS)}
+    {
+        "dropdb",
+        "dropuser",
+        "mysqladmin",
+        "pg_restore",
+        *DB_CLIS,
+        *(k[0] for k in SQL_SUBCOMMANDS),
+    }
 )
+
+# Clients that type their input straight to a TCP port (``rules/infra.socket_text``).
+SOCKET_CLIENTS = frozenset({"nc", "ncat", "netcat", "socat", "telnet"})
 
 # Where secrets can leave (``rules/exfil.py``): network clients, encoders, clipboards.
 SINKS = frozenset(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
+from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, has_marker
 from agentreflex.gate.rules.literals import find_secrets
 from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_file
 
@@ -174,13 +174,25 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
     if name in _STORES:
         stored = _stored_off(cmd, where)
         if stored:
+            folder, _, held = stored.partition(", which holds ")
+            what = (
+                f"{folder}, and {held} in it (a credential),"
+                if held
+                else f"{stored} (a credential)"
+            )
+            instead = (
+                "Upload only what you mean to publish (the build output), or leave it out "
+                f"({_LEAVE_OUT.get(name, '--exclude {}').format(held)}). "
+                if held
+                else ""
+            )
             hits.append(
                 _hit(
                     "GATE-EXFIL-SECRET",
                     cmd.text,
-                    f"This uploads {stored} (a credential) to {_STORES[name]}, where it "
+                    f"This uploads {what} to {_STORES[name]}, where it "
                     "outlives the session and is readable by whoever can read that place. "
-                    "Give a service its credentials through its secret store "
+                    f"{instead}Give a service its credentials through its secret store "
                     "(gh secret set, aws secretsmanager, gcloud secrets), or ask the user.",
                 )
             )
@@ -299,6 +311,18 @@ def secret_printer(cmd: Cmd) -> str:
         return "an Azure access token"
     if name == "heroku" and words[:1] == ["auth:token"]:
         return "the Heroku token"
+    # the credential helpers' protocol: `git credential fill` answers password=...,
+    # a helper's `get` (git credential-store get, docker-credential-desktop get) the same
+    helper = name.startswith(("git-credential-", "docker-credential-")) and words[:1] == ["get"]
+    if name == "git" and "credential" in words:
+        helper = words[words.index("credential") + 1 : words.index("credential") + 2] == ["fill"]
+    elif name == "git":
+        helper = any(
+            w.startswith("credential-") and words[k + 1 : k + 2] == ["get"]
+            for k, w in enumerate(words)
+        )
+    if helper:
+        return "a stored git or registry password"
     secrets = words[:2] in (["get", "secret"], ["get", "secrets"])
     if name in ("kubectl", "oc") and secrets and _shows_secret_data(args):
         return "a Kubernetes secret"
@@ -396,6 +420,77 @@ def net_args(cmd: Cmd) -> list[str]:
     return out
 
 
+# Copy clients' options that take a value: an identity file (scp -i ~/.ssh/key), a
+# remote shell (rsync -e 'ssh -i ~/.ssh/key'), a filter (--exclude .env) is not sent.
+_COPY_VALUED = {
+    "scp": frozenset({"-i", "-o", "-F", "-P", "-c", "-l", "-S", "-J", "-D", "-X"}),
+    "sftp": frozenset(
+        {"-i", "-o", "-F", "-P", "-b", "-c", "-D", "-l", "-R", "-S", "-s", "-J", "-X", "-B"}
+    ),
+    "rsync": frozenset(
+        {
+            "-e",
+            "-f",
+            "-T",
+            "-B",
+            "-M",
+            "--rsh",
+            "--exclude",
+            "--include",
+            "--exclude-from",
+            "--include-from",
+            "--filter",
+            "--files-from",
+            "--rsync-path",
+            "--log-file",
+            "--password-file",
+            "--backup-dir",
+            "--suffix",
+            "--temp-dir",
+            "--partial-dir",
+            "--link-dest",
+            "--compare-dest",
+            "--copy-dest",
+            "--chmod",
+            "--chown",
+            "--timeout",
+            "--bwlimit",
+            "--port",
+            "--max-size",
+            "--min-size",
+            "--out-format",
+            "--remote-option",
+        }
+    ),
+}
+
+
+def _copy_sources(cmd: Cmd) -> list[str]:
+    """The local files scp, rsync or sftp sends: the operands before the last one when
+    that one is remote (``host:path``, ``rsync://``), never an option's value."""
+    valued = _COPY_VALUED[cmd.name]
+    words: list[str] = []
+    skip = False
+    for a in cmd.args:
+        if skip:
+            skip = False
+        elif a.startswith("-") and len(a) > 1:
+            skip = a in valued
+        else:
+            words.append(a)
+    if cmd.name == "sftp" or len(words) < 2 or not _remote_path(words[-1]):
+        return []
+    return [w for w in words[:-1] if not _remote_path(w)]
+
+
+def _remote_path(word: str) -> bool:
+    """``host:path``, ``user@host:``, ``rsync://host/mod`` (not ``./a:b`` or ``/x:y``)."""
+    if word.startswith("rsync://"):
+        return True
+    head, sep, _ = word.partition(":")
+    return bool(sep and head and "/" not in head)
+
+
 def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
     args = net_args(cmd)
     for op, target in cmd.redirects:
@@ -443,10 +538,17 @@ def _network(cmd: Cmd, where: Where, secret_files: list[str]) -> list[Hit]:
                         "secrets off the machine.",
                     )
                 ]
-    if cmd.name in ("scp", "rsync", "sftp") and secret_files:
-        return [
-            _hit("GATE-EXFIL-SECRET", cmd.text, "This copies a credential file to another machine.")
-        ]
+    if cmd.name in _COPY_VALUED:
+        sent = [shown for a in _copy_sources(cmd) if (shown := _secret(a, where, cmd.cwd))]
+        if sent:
+            return [
+                _hit(
+                    "GATE-EXFIL-SECRET",
+                    cmd.text,
+                    f"This copies {sent[0]} (a credential) to another machine. Copy only the "
+                    "files the other machine needs, or ask the user.",
+                )
+            ]
     if cmd.name in ("curl", "wget", "http", "https", "xh", "nc", "ncat"):
         data_vars = _data_vars(cmd)
         if data_vars:
@@ -476,7 +578,11 @@ _STORES = {
     "gcloud": "a Cloud Storage bucket",
     "rclone": "a cloud remote",
     "az": "an Azure storage account",
-    "gh": "GitHub (a gist or a release asset, readable by anyone with its link)",
+    "gh": "GitHub (a gist, an issue, a pull request or a release)",
+    "glab": "GitLab (a snippet or a release)",
+    "s3cmd": "an S3 bucket",
+    "b2": "a Backblaze B2 bucket",
+    "azcopy": "an Azure storage account",
 }
 # options of those tools that take no value (every other long option takes one)
 _NO_VALUE = frozenset(
@@ -509,6 +615,8 @@ _NO_VALUE = frozenset(
 )
 _VALUED_SHORT = {
     "gh": frozenset({"-d", "-f", "-R", "-n", "-t", "-F", "-a"}),
+    "glab": frozenset({"-t", "-d", "-f", "-v", "-R", "-n", "-N", "-m"}),
+    "s3cmd": frozenset({"-c"}),
     "gsutil": frozenset({"-o", "-h", "-x", "-p", "-a", "-z", "-j", "-s"}),
 }
 
@@ -557,6 +665,17 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
             sources = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("--add", "-a")]
         elif words[:2] in (["release", "create"], ["release", "upload"]):
             sources = [w.split("#", 1)[0] for w in words[3:]]
+        if words[:1] in (["issue"], ["pr"], ["release"]):  # a body or notes read from a file
+            sources += _option_values(args, ("--body-file", "--notes-file", "-F"))
+        elif words[:1] == ["api"]:  # gh api -F body=@FILE, --input FILE
+            fields = _option_values(args, ("-F", "--field"))
+            sources += [f.split("=@", 1)[1] for f in fields if "=@" in f]
+            sources += _option_values(args, ("--input",))
+    elif name == "glab":  # glab snippet create FILE..., glab release create|upload TAG FILE...
+        if words[:2] == ["snippet", "create"]:
+            sources = words[2:]
+        elif words[:2] in (["release", "create"], ["release", "upload"]):
+            sources = [w.split("#", 1)[0] for w in words[3:]]
     else:
         if name == "gcloud":
             words = words[1:] if words[:1] == ["storage"] else []
@@ -567,6 +686,9 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
             "gsutil": ("cp", "mv", "rsync"),
             "gcloud": ("cp", "mv", "rsync"),
             "rclone": ("copy", "copyto", "move", "moveto", "sync"),
+            "s3cmd": ("put", "sync"),
+            "b2": ("sync",),
+            "azcopy": ("copy", "cp", "sync"),
         }[name]
         if len(words) >= 3 and words[0] in verbs and _remote(name, words[-1]):
             sources = [w for w in words[1:-1] if not _remote(name, w)]
@@ -574,7 +696,182 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
         shown = _secret(src.rstrip("/") or src, where, cmd.cwd)
         if shown:
             return shown
+    for src in sources:
+        held = _held_secret(cmd, words, src, where)
+        if held:
+            return f"{src}, which holds {held}"
     return ""
+
+
+# how each tool leaves a file out of a folder it uploads
+_LEAVE_OUT = {
+    "aws": "--exclude '{}'",
+    "rclone": "--exclude '{}'",
+    "gsutil": "-x with a pattern for {}",
+    "gcloud": "--exclude with a pattern for {}",
+    "az": "--pattern naming only the files to send, not {}",
+    "s3cmd": "--exclude '{}'",
+    "b2": "--exclude-regex with a pattern for {}",
+    "azcopy": "--exclude-path '{}'",
+}
+
+
+def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
+    """The values given to ``options`` (``-F V``, ``--body-file V``, ``--body-file=V``)."""
+    out = [args[i + 1] for i, a in enumerate(args[:-1]) if a in options]
+    out += [a.split("=", 1)[1] for a in args if a.split("=", 1)[0] in options and "=" in a]
+    return out
+
+
+_MAX_FILES = 5000  # files looked at in a folder an upload sends
+
+
+def _held_secret(cmd: Cmd, words: list[str], src: str, where: Where) -> str:
+    """A credential file the upload of folder ``src`` sends, as a path below it, after
+    the command's own filters (``--exclude``/``--include``, ``-x``, ``--pattern``,
+    ``--filter``); ``""`` when none or when the filters are in a file.  The home folder
+    (or one above it) holds ``.ssh`` and ``.aws`` whatever is on this disk."""
+    import os
+
+    from agentreflex.gate.rules.protected import walk_files
+
+    name, args = cmd.name, cmd.args
+    if not _recursive(name, words[0] if words else "", args) or has_marker(src):
+        return ""
+    full = classify(src, where, cmd.cwd)[1]
+    top = full.rstrip("/") or "/"
+    home = where.home.rstrip("/")
+    if home and (top == home or home.startswith(top.rstrip("/") + "/")):
+        prefix = home[len(top) :].strip("/")
+        found = [f"{prefix}/{f}".lstrip("/") for f in (".ssh/id_rsa", ".aws/credentials")]
+    elif os.path.isdir(top):
+        flat = name in ("gsutil", "gcloud") and words[:1] == ["rsync"]
+        found = [
+            os.path.relpath(f, top)
+            for f in walk_files(top, _MAX_FILES)
+            if is_secret_file(f) and not (flat and _flat_only(args) and "/" in f[len(top) + 1 :])
+        ]
+    else:
+        return ""
+    for rel in found:
+        if _sent(name, args, rel):
+            return rel
+    return ""
+
+
+def _recursive(name: str, verb: str, args: list[str]) -> bool:
+    """Whether the command sends a folder's files (a cp without -r sends none)."""
+    if name in ("az", "rclone") or verb in ("sync", "rsync"):
+        return True
+    if name == "aws":
+        return "--recursive" in args
+    return any(a in ("-r", "-R", "--recursive", "--recursive=true") for a in args)
+
+
+def _flat_only(args: list[str]) -> bool:
+    """``gsutil rsync`` without ``-r`` sends the folder's own files, not its subfolders'."""
+    return not any(
+        a in ("-r", "-R", "--recursive")
+        or (a[:1] == "-" and "r" in a[1:] and not a.startswith("--"))
+        for a in args
+    )
+
+
+def _sent(name: str, args: list[str], rel: str) -> bool:
+    """Whether the file ``rel`` (below the folder sent) passes the command's filters."""
+    import fnmatch
+
+    pairs = [(a, args[i + 1]) for i, a in enumerate(args[:-1])]
+    for a in args:
+        if a.startswith("--") and "=" in a:
+            opt, _, value = a.partition("=")
+            pairs.append((opt, value))
+    if name == "aws":  # in order, the last filter that matches decides
+        sent = True
+        for opt, pattern in pairs:
+            if opt in ("--exclude", "--include") and fnmatch.fnmatchcase(rel, pattern):
+                sent = opt == "--include"
+        return sent
+    if name == "az":
+        patterns = [v for o, v in pairs if o == "--pattern"]
+        return not patterns or any(fnmatch.fnmatchcase(rel, p) for p in patterns)
+    if name in ("gsutil", "gcloud"):  # -x / --exclude: a regular expression
+        for opt, pattern in pairs:
+            if opt in ("-x", "--exclude"):
+                try:
+                    if re.search(pattern, rel):
+                        return False
+                except re.error:
+                    return False
+        return True
+    if name == "rclone":
+        if any(o in _RCLONE_FILE_FILTERS for o, _ in pairs):
+            return False  # filters in a file: not read here
+        rules: list[tuple[str, str]] = []
+        for opt, value in pairs:
+            if opt in ("--exclude", "--include"):
+                rules.append(("-" if opt == "--exclude" else "+", value))
+            elif opt in ("--filter", "-f") and value[:2] in ("- ", "+ "):
+                rules.append((value[0], value[2:]))
+        for sign, pattern in rules:  # the first rule that matches decides
+            if _rclone_match(pattern, rel):
+                return sign == "+"
+        return not any(sign == "+" for sign, _ in rules)
+    if name == "s3cmd":  # --exclude GLOB / --rexclude REGEX, an --include taking a file back
+        if any(o in ("--exclude-from", "--rexclude-from") for o, _ in pairs):
+            return False
+        out = any(o == "--exclude" and fnmatch.fnmatchcase(rel, v) for o, v in pairs)
+        out = out or any(o == "--rexclude" and _searches(v, rel) for o, v in pairs)
+        back = any(o == "--include" and fnmatch.fnmatchcase(rel, v) for o, v in pairs)
+        return not out or back
+    if name == "b2":  # --exclude-regex / --exclude-dir-regex: regular expressions
+        return not any(
+            o in ("--exclude-regex", "--exclude-dir-regex") and _searches(v, rel) for o, v in pairs
+        )
+    if name == "azcopy":  # --exclude-pattern 'a;b' (file names), --exclude-path 'dir;file'
+        base = rel.rsplit("/", 1)[-1]
+        names = [p for o, v in pairs if o == "--exclude-pattern" for p in v.split(";")]
+        paths = [p.strip("/") for o, v in pairs if o == "--exclude-path" for p in v.split(";")]
+        return not (
+            any(fnmatch.fnmatchcase(base, n) for n in names)
+            or any(rel == p or rel.startswith(p + "/") for p in paths if p)
+        )
+    return True
+
+
+def _searches(pattern: str, text: str) -> bool:
+    """``pattern`` (a tool's regular expression) found in ``text``; a pattern Python cannot
+    read counts as found, so a filter the gate cannot judge never blocks."""
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return True
+
+
+_RCLONE_FILE_FILTERS = frozenset(
+    {"--exclude-from", "--include-from", "--filter-from", "--files-from", "--files-from-raw"}
+)
+
+
+def _rclone_match(pattern: str, rel: str) -> bool:
+    """rclone's glob: ``*`` stays within a folder, ``**`` crosses them, a pattern without
+    a leading ``/`` matches at any depth, one ending in ``/`` matches a folder's files."""
+    if pattern.endswith("/"):
+        pattern += "**"
+    body = ""
+    k = 0
+    while k < len(pattern):
+        if pattern.startswith("**", k):
+            body, k = body + ".*", k + 2
+        elif pattern[k] == "*":
+            body, k = body + "[^/]*", k + 1
+        elif pattern[k] == "?":
+            body, k = body + "[^/]", k + 1
+        else:
+            body, k = body + re.escape(pattern[k]), k + 1
+    if pattern.startswith("/"):  # anchored at the folder sent
+        return bool(re.fullmatch(body.lstrip("\\/"), rel))
+    return bool(re.fullmatch(f"(?:.*/)?{body}", rel))
 
 
 _TRANSFER_CLIENTS = frozenset({"sftp", "lftp", "smbclient", "ftp", "tnftp"})
@@ -630,7 +927,9 @@ def _remote(name: str, word: str) -> bool:
     if name == "rclone":
         head, sep, _ = word.partition(":")
         return bool(sep and head and "/" not in head and not head.startswith((".", "~")))
-    return word.startswith(("s3://", "gs://"))
+    if name == "azcopy":
+        return word.startswith("https://")
+    return word.startswith(("s3://", "gs://", "b2://"))
 
 
 _HTTPIE_FILE = LazyPattern(r"^[^:=@]*(?::=@|=@|@)(.+)$")

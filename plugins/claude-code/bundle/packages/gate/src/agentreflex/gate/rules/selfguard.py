@@ -17,8 +17,9 @@ and ``agentreflex trust`` (the user's approval) also need the user.
 Every finding is ``ASK_USER`` and names the file:
 
 - ``GATE-SELF-PROTECT``: a change that reaches one of agentreflex's own files;
-- ``GATE-SELF-DISABLE``: uninstalling or disabling agentreflex, or approving
-  its configuration (``agentreflex trust``);
+- ``GATE-SELF-DISABLE``: uninstalling or disabling agentreflex, approving
+  its configuration (``agentreflex trust``), or starting another coding agent
+  with its approvals off (``claude --dangerously-skip-permissions``, ``gemini --yolo``);
 - ``GATE-SELF-KEY``: reading the per-user key (a secret).
 
 None of them can be allow-listed.
@@ -72,6 +73,51 @@ def _ours(word: str) -> bool:
     return "agentreflex" in word.lower().replace("_", "-")
 
 
+# Coding agents' switches that turn off their approvals or their sandbox: another agent
+# started with one runs whatever it decides, unasked (the Nx "s1ngularity" malware ran
+# claude --dangerously-skip-permissions, gemini --yolo and q chat --trust-all-tools to
+# search the disk for credentials, August 2025: https://vectimus.com/blog/force-flags).
+# program -> (its switches, option -> the values that mean the same)
+_AGENT_BYPASS: dict[str, tuple[frozenset[str], dict[str, frozenset[str]]]] = {
+    "claude": (
+        frozenset({"--dangerously-skip-permissions"}),
+        {"--permission-mode": frozenset({"bypassPermissions"})},
+    ),
+    "gemini": (frozenset({"--yolo", "-y"}), {"--approval-mode": frozenset({"yolo"})}),
+    "qwen": (frozenset({"--yolo", "-y"}), {"--approval-mode": frozenset({"yolo"})}),
+    "codex": (
+        frozenset({"--dangerously-bypass-approvals-and-sandbox", "--yolo"}),
+        {"--sandbox": frozenset({"danger-full-access"}), "-s": frozenset({"danger-full-access"})},
+    ),
+    "q": (frozenset({"--trust-all-tools"}), {}),
+    "cursor-agent": (frozenset({"--force", "-f"}), {}),
+    "copilot": (frozenset({"--allow-all-tools", "--allow-all", "--yolo"}), {}),
+    "amp": (frozenset({"--dangerously-allow-all"}), {}),
+    "aider": (frozenset({"--yes-always"}), {}),
+}
+
+
+# the npm packages' own names (npx @anthropic-ai/claude-code, npx @google/gemini-cli)
+_AGENT_PACKAGES = {"claude-code": "claude", "gemini-cli": "gemini", "qwen-code": "qwen"}
+
+
+def _unguarded_agent(name: str, args: list[str]) -> str:
+    """The switch that starts coding agent ``name`` with no approvals (``""`` when none)."""
+    spec = _AGENT_BYPASS.get(_AGENT_PACKAGES.get(name, name))
+    if spec is None:
+        return ""
+    switches, valued = spec
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        option, eq, value = a.partition("=")
+        if not eq and option in valued and i + 1 < len(args):
+            value = args[i + 1]
+        if a in switches or value in valued.get(option, ()):
+            return a if a in switches else f"{option} {value}"
+    return ""
+
+
 def disable_reason(cmd: Cmd) -> str:
     """Why ``cmd`` uninstalls, disables or approves agentreflex; ``""`` when it does not."""
     from agentreflex.gate.shell.argv import operands  # shell commands only, not file tools
@@ -90,6 +136,12 @@ def disable_reason(cmd: Cmd) -> str:
             and ("--all" in words or any(_ours(a) for a in args))
         ):
             return "it uninstalls agentreflex"
+    unguarded = _unguarded_agent(name, args)
+    if unguarded:
+        return (
+            f"it starts {name} with {unguarded}: a second agent whose commands no one "
+            "approves, outside this session's checks"
+        )
     plugin = name == "claude" and ("plugin" in args or "plugins" in args)
     ours = any(_ours(a) for a in args) or "--all" in args
     if plugin and ours and not _PLUGIN_OFF.isdisjoint(args):
@@ -470,6 +522,8 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
     for i, arg in enumerate(cmd.args):
         if inline and i and cmd.args[i - 1] == inline:
             continue
+        if _filter_pattern(cmd.args[i - 1] if i else "", arg):
+            continue
         candidates = [arg.partition("=")[2] if arg.startswith("-") else arg]
         candidates += [next(g for g in m.groups() if g is not None) for m in _STRINGS.finditer(arg)]
         for text in candidates:
@@ -487,6 +541,20 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
                         "user may. Ask the user to run it.",
                     )
     return None
+
+
+# Options whose value is a pattern of what a command skips or picks (aws s3 sync
+# --exclude '.*', rclone --include '*.md'): a glob there names no file to write.
+_FILTER_OPTIONS = frozenset(
+    {"--exclude", "--include", "--exclude-pattern", "--include-pattern", "--rexclude"}
+)
+
+
+def _filter_pattern(previous: str, arg: str) -> bool:
+    option, eq, value = arg.partition("=")
+    if not (eq and option in _FILTER_OPTIONS):
+        option, value = previous, arg
+    return option in _FILTER_OPTIONS and any(c in value for c in "*?[")
 
 
 _AWK_WRITES = LazyPattern(r"\bprintf?\b[^;{}]*>", hints="print")

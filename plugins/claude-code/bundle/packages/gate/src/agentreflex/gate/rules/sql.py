@@ -3,8 +3,8 @@
 ``psql -c``, ``-f FILE``, ``< FILE``, heredocs, ``mysql -e``, ``sqlite3 DB
 "..."``: the statements are parsed in the client's dialect and each is
 judged by what it does, not by the words it contains: ``DROP TABLE``,
-``DROP DATABASE``, ``TRUNCATE``, and ``DELETE`` or ``UPDATE`` without a
-``WHERE``.  A comment or a string that says ``DROP TABLE`` is no finding, and
+``DROP DATABASE``, ``ALTER TABLE ... DROP COLUMN``, ``TRUNCATE``, and ``DELETE``
+or ``UPDATE`` without a ``WHERE``.  A comment or a string that says ``DROP TABLE`` is no finding, and
 ``DELETE FROM t WHERE ...`` is ordinary work.
 
 sqlglot costs about 250 ms to import on this machine, so it is imported only
@@ -39,7 +39,8 @@ _DATA_KINDS = frozenset({"TABLE", "DATABASE", "SCHEMA", "USER", "ROLE", "OWNED"}
 
 @record(frozen=True)
 class Statement:
-    """One destructive statement: ``drop``, ``truncate``, ``delete-all`` or ``update-all``."""
+    """One destructive statement: ``drop`` (a table, database, ..., or a column),
+    ``truncate``, ``delete-all`` or ``update-all``."""
 
     kind: str
     what: str  # DATABASE/TABLE/... for a drop, else ""
@@ -70,6 +71,16 @@ def destructive(text: str, dialect: str) -> list[Statement] | None:
             kind = str(stmt.args.get("kind") or "").upper()
             if kind in _DATA_KINDS:
                 out.append(Statement("drop", kind, _name(stmt)))
+        elif isinstance(stmt, exp.Alter):
+            # ALTER TABLE t DROP COLUMN c: every value the column holds is gone
+            for action in stmt.args.get("actions") or []:
+                if (
+                    isinstance(action, exp.Drop)
+                    and str(action.args.get("kind")).upper() == "COLUMN"
+                ):
+                    columns = [c.sql() for c in action.args.get("tables") or []]
+                    target = f"{', '.join(columns)} of {_name(stmt)}"
+                    out.append(Statement("drop", "COLUMN", target))
         elif isinstance(stmt, exp.TruncateTable):
             out.append(Statement("truncate", "TABLE", _name(stmt)))
         elif isinstance(stmt, exp.Command) and str(stmt.this).upper() in ("DROP", "TRUNCATE"):

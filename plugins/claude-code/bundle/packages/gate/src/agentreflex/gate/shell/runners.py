@@ -63,17 +63,50 @@ def _awk_unescape(program: str) -> str:
 _POSIX_SHELLS = frozenset({"sh", "ksh", "mksh", "dash", "ash"})
 
 
+# A database client's own commands that hand a line to the shell: psql's \! and
+# \o |CMD, \g |CMD, \copy ... program 'CMD'; mysql's system and \!; sqlite3's and
+# duckdb's .shell, .system, .once |CMD, .output |CMD, .read |CMD.
+DB_SHELL_ESCAPES = frozenset({"psql", "mysql", "mariadb", "sqlite3", "duckdb"})
+_DB_ESCAPE = {
+    "psql": LazyPattern(
+        r"^\s*(?:\\!\s*(.*)|\\[og]\s*\|\s*(.*)|\\copy\b.*?\bprogram\s+'((?:[^']|'')*)')",
+        re.IGNORECASE | re.MULTILINE,
+    ),
+    "mysql": LazyPattern(r"^\s*(?:\\!|system\b)\s*(.*)", re.IGNORECASE | re.MULTILINE),
+    "sqlite3": LazyPattern(
+        r"^\s*(?:\.(?:shell|system)\s+(.*)|\.(?:once|output|read)\s+['\"]?\|\s*(.*?)['\"]?\s*$)",
+        re.MULTILINE,
+    ),
+}
+_DB_ESCAPE["mariadb"] = _DB_ESCAPE["mysql"]
+_DB_ESCAPE["duckdb"] = _DB_ESCAPE["sqlite3"]
+
+
 class RunnersMixin(WalkerBase):
     """Follows code-running commands into the code they run."""
 
+    def db_client(self, cmd: Cmd, depth: int) -> None:
+        """The shell commands a database client's input runs through its own
+        meta-commands (``psql -c '\\! rm -rf ~'``), judged as shell."""
+        from agentreflex.gate.rules.infra import client_text  # database clients only
+
+        text = client_text(cmd, self.where, self.state.written)
+        if (
+            "!" not in text
+            and "|" not in text
+            and "system" not in text.lower()
+            and ("shell" not in text and "program" not in text.lower())
+        ):
+            return
+        for m in _DB_ESCAPE[cmd.name].finditer(text):
+            line = next((g for g in m.groups() if g), "").replace("''", "'").strip()
+            if line:
+                self.run(line, depth + 1, via=f"{cmd.name} shell escape")
+
     def shell(self, cmd: Cmd, depth: int) -> None:
         args = cmd.args
-        if cmd.name == "busybox":
-            if not args or args[0] not in ("sh", "ash", "bash"):
-                if args:
-                    self.execute(args, cmd.text, depth + 1, via="busybox")
-                return
-            args = args[1:]
+        if cmd.name in ("busybox", "toybox"):
+            return  # its applet was peeled off as a wrapper's command (wrappers.peel): --list, --install
         i = 0
         script_flag = stdin_flag = interactive = False
         startup: list[str] = []
@@ -737,6 +770,10 @@ class RunnersMixin(WalkerBase):
             self.execute([":"], cmd.text, depth + 1, redirects=[(op, effect.value)], via=via)
         elif effect.kind == "read":
             self.execute(["cat", effect.value], cmd.text, depth + 1, via=via)
+        elif effect.kind == "remote-shell":
+            from agentreflex.gate.rules.system import REMOTE_SHELL
+
+            self._hit("GATE-REMOTE-SHELL", DESTRUCTIVE, P_BLOCK, cmd.text, REMOTE_SHELL)
         elif effect.kind == "unresolved":
             self._ask(
                 "GATE-INTERP-UNRESOLVED",

@@ -40,7 +40,7 @@ from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
-from agentreflex.gate.shell.runners import RunnersMixin
+from agentreflex.gate.shell.runners import DB_SHELL_ESCAPES, RunnersMixin
 from agentreflex.gate.shell.walkstate import (
     BAD_SUBSTITUTION,
     MAX_DEPTH,
@@ -59,7 +59,9 @@ if TYPE_CHECKING:
 __all__ = ["SHELLS", "ParseBudgetExceeded", "ShellState", "Walker"]
 
 # Command names that dispatch() hands to a mixin.
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox", "fish", "rbash"})
+SHELLS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox", "toybox", "fish", "rbash"}
+)
 _CONTAINER_TOOLS = frozenset(
     {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
 )
@@ -350,12 +352,23 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def redirect(self, node: Any, depth: int) -> tuple[str, str]:
         op = ""
         target = ""
+        fd = ""
         for child in node.children:
             if not child.is_named:
                 op += node_text(child)
-            elif child.type != "file_descriptor":
+            elif child.type == "file_descriptor":
+                fd = node_text(child)
+            elif child.type == "ERROR" and op == "<" and node_text(child) == ">":
+                op = "<>"  # the grammar has no <> (open for reading and writing)
+            else:
                 target = "".join(self.expand(child, depth, split=False))
                 break
+        if op == "<>" and fd in ("", "0"):
+            op = "<"  # stdin opened for reading and writing: read like <, never truncated
+        if target.startswith(("/dev/tcp/", "/dev/udp/")) and fd.isdigit():
+            self.state.sockets[fd] = target  # exec 3<>/dev/tcp/host/port
+        elif op in (">&", "<&", ">>&") and target in self.state.sockets:
+            return (">" if op[0] == ">" else "<"), self.state.sockets[target]
         return op, target
 
     def function(self, node: Any, depth: int) -> None:
@@ -676,6 +689,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.python_files(cmd, depth)
         elif interp.interpreter_name(name):
             self.interpreter(cmd, interp.interpreter_name(name), depth)
+        elif name in DB_SHELL_ESCAPES:
+            self.db_client(cmd, depth)
         elif "/" in original:
             self._script(resolve(original, self.where, cmd.cwd), cmd, depth)
         elif name in ("rimraf", "del-cli", "trash-empty"):
@@ -898,7 +913,7 @@ def _redirect_words(node: Any) -> list[Any]:
     the first word after ``>`` as the target, but the grammar hangs the rest of
     the command's words on the redirect.
     """
-    targets = [c for c in node.named_children if c.type != "file_descriptor"]
+    targets = [c for c in node.named_children if c.type not in ("file_descriptor", "ERROR")]
     return targets[1:]
 
 

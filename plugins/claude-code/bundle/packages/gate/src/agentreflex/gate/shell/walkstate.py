@@ -78,6 +78,8 @@ class ShellState:
     written: dict[str, str] = field(default_factory=dict)
     # symlinks made earlier in this command (``ln -s ~ x``): where each leads
     links: dict[str, str] = field(default_factory=dict)
+    # descriptors opened on a socket (``exec 3<>/dev/tcp/host/6379``): what ``>&3`` reaches
+    sockets: dict[str, str] = field(default_factory=dict)
 
 
 class WalkerBase:
@@ -125,6 +127,8 @@ class WalkerBase:
         ) -> Cmd | None: ...
 
         def side_effects(self, node: Any, depth: int) -> None: ...
+
+        def redirect(self, node: Any, depth: int) -> tuple[str, str]: ...
 
         def execute(
             self,

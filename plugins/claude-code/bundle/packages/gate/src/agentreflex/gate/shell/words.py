@@ -147,7 +147,12 @@ class WordsMixin(WalkerBase):
                 "GATE-PARSE-TOO-DEEP", node_text(node)[:200], "Nesting is too deep to analyse."
             )
             return UNKNOWN
-        for child in node.named_children:
+        kids = node.named_children
+        if len(kids) == 1 and kids[0].type == "file_redirect":
+            op, target = self.redirect(kids[0], depth)
+            if op == "<":  # $(<FILE): bash prints the file, as $(cat FILE) does
+                last = self.execute(["cat", target], node_text(node), depth + 1, via="substitution")
+        for child in kids:
             if child.type in STATEMENTS:
                 got = self.stmt(child, depth + 1, via="substitution")
                 last = got if got is not None else last
@@ -160,6 +165,8 @@ class WordsMixin(WalkerBase):
         ):
             return REMOTE
         text = pipes.output_text(last, self.state.written)
+        if text is None and len(ran) == 1:
+            text = self._project_file(last)
         if text is not None:
             return text.rstrip("\n")
         if last.name == "pwd":
@@ -182,6 +189,27 @@ class WordsMixin(WalkerBase):
                 # it names (the recipe's meaning; judged as that program runs)
                 return last.name
         return UNKNOWN
+
+    def _project_file(self, last: Cmd) -> str | None:
+        """``$(cat FILE)`` (and ``$(<FILE)``): the text of a file of the project, written
+        earlier in this command or read from disk as a script is (bounded); a file
+        outside the project, a credential file or one that cannot be read is unknown."""
+        if last.name != "cat" or len(last.args) != 1 or last.redirects:
+            return None
+        path = last.args[0]
+        if not path or path.startswith("-") or has_marker(path) or last.cwd == UNKNOWN:
+            return None
+        from agentreflex.gate.shell.paths import Place, classify, is_secret_file
+
+        place, full = classify(path, self.where, last.cwd, follow=True)
+        if full in self.state.written:
+            return self.state.written[full]
+        if place is not Place.INSIDE or is_secret_file(full):
+            return None
+        from agentreflex.gate.code import scripts
+
+        text = scripts.read(full)
+        return None if text is None or text == scripts.UNREADABLE else text
 
     def _make_variable(self, node: Any, name: str) -> str:
         """What ``$(NAME)`` in capitals is: ``empty`` when it names no program the gate

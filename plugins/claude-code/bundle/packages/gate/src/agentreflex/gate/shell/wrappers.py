@@ -143,6 +143,8 @@ def peel(argv: list[str]) -> Peeled:
             if run.chdir:
                 out.chdir = posixpath.join(out.chdir, run.chdir) if out.chdir else run.chdir
             out.argv = run.argv
+        elif name in ("busybox", "toybox") and len(words) > 1 and words[1][:1] != "-":
+            out.argv = words[1:]  # the applet is the command (busybox wget, busybox sh -c)
         elif name in ("su",) and "-c" in words:
             i = words.index("-c")
             out.argv = ["sh", "-c", *words[i + 1 : i + 2]]
