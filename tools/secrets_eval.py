@@ -208,6 +208,60 @@ COMMAND_SHAPES: list[tuple[str, str]] = [
 ]
 
 
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+def _wrapped_b64(text: str) -> str:
+    import base64
+
+    return base64.encodebytes(text.encode()).decode()  # 76 a line, as base64(1) writes
+
+
+# Secrets under a reversible encoding: their encoded spelling is the secret too
+# (decoding gives it back).  gitleaks decodes base64, hex and percent escapes
+# before its rules for the same reason (https://github.com/gitleaks/gitleaks#decoding).
+_GH = "ghp_R8x2Kq9LmN4pT7vW1yZ3aB5cD6eF8gH0iJ2k"
+_STRIPE = "sk_live_51HxY2kLmN4pQ7rS9tU1vW3xY5zA7bC9dE1fG3hJ5kL7mN9pQ"
+_DOCKER_AUTH = '{"auths":{"ghcr.io":{"auth":"' + _b64("bot:" + _GH) + '"}}}'
+ENCODED_SHAPES: list[tuple[str, str]] = [
+    # a token smuggled past a filter, decoded by the command itself
+    (f"echo {_b64(_GH)} | base64 -d", _b64(_GH)),
+    (f"echo {_b64(_GH).rstrip('=')} | base64 -d", _b64(_GH).rstrip("=")),
+    # a Kubernetes Secret's data and a .dockerconfigjson are base64
+    # (https://kubernetes.io/docs/concepts/configuration/secret/#docker-config-secrets)
+    (f"  .dockerconfigjson: {_b64(_DOCKER_AUTH)}", _b64(_DOCKER_AUTH)[8:48]),
+    # `base64 .env` prints the file wrapped at 76 characters a line
+    (
+        _wrapped_b64(f"STRIPE_SECRET_KEY={_STRIPE}\nDEBUG=1\n" * 2),
+        _wrapped_b64(f"STRIPE_SECRET_KEY={_STRIPE}\nDEBUG=1\n" * 2)[4:60],
+    ),
+    # a private key as a CI variable is stored base64 (one line, URL-safe too)
+    (
+        "SSH_KEY_B64="
+        + _b64("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n")
+        .replace("+", "-")
+        .replace("/", "_"),
+        "LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS",
+    ),
+    # xxd -p / od output, and a printf of \x escapes
+    (f"echo {_GH.encode().hex()} | xxd -r -p", _GH.encode().hex()[8:64]),
+    ("printf '" + "".join(f"\\x{b:02x}" for b in _GH.encode()) + "'", "\\x52\\x38\\x78\\x32"),
+    # a header or a key percent-encoded in a logged URL or form body
+    (
+        "GET /callback?h=Authorization%3A%20Bearer%20Rt7vQ2pL9xW4mK8nZ3cF6hJ1 HTTP/1.1",
+        "Rt7vQ2pL9xW4mK8nZ3cF6hJ1",
+    ),
+    (
+        "curl -d 'client_secret%3D" + "Zq8%2Bv3Lm%2F9pXw2Rt7" + "' https://h/token",
+        "Zq8%2Bv3Lm%2F9pXw2Rt7",
+    ),
+]
+COMMAND_SHAPES += ENCODED_SHAPES
+
+
 # ------------------------------------------------------------ look-alikes
 
 LOOKALIKES: dict[str, list[str]] = {
@@ -268,6 +322,15 @@ LOOKALIKES: dict[str, list[str]] = {
         "curl -u $USER:$PASS https://h",
         "docker run -u 1000:1000 img",
         "mysql -u root -p app",
+    ],
+    "encoded, no secret": [
+        "echo aGVsbG8gd29ybGQsIHRoaXMgaXMgZmluZQ== | base64 -d",
+        "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+        "echo 48656c6c6f2c20776f726c642120746f6b656e20726f746174696f6e | xxd -r -p",
+        "https://www.google.com/search?q=how%20to%20rotate%20an%20api%20token%3F",
+        "  config.json: eyJsb2dMZXZlbCI6ICJkZWJ1ZyIsICJtYXhfdG9rZW5zIjogNDA5Nn0=",
+        "printf '\\x68\\x65\\x6c\\x6c\\x6f\\x20\\x77\\x6f\\x72\\x6c\\x64'",
+        "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU= 5f4dcc3b5aa765d61d8327deb882cf99",
     ],
     "prose": [
         "the token is expired, refresh it",

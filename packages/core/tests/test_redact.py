@@ -691,3 +691,52 @@ def test_an_escape_right_after_a_redaction_does_not_make_a_new_value(escape: str
     once = redact(f"PASSWORD=00000}}{escape}")
     assert once == f"PASSWORD={REDACTED}{escape}"
     assert redact(once) == once
+
+
+_ENCODED_TOKEN = "ghp_" + rep(ALNUM, 36)
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"echo {_b64(_ENCODED_TOKEN)} | base64 -d",  # base64
+        f"TOKEN_B64={_b64(_ENCODED_TOKEN).rstrip('=')}",  # unpadded, after a NAME=
+        _b64(_b64("user:" + _ENCODED_TOKEN)),  # twice (a docker config's auth)
+        _ENCODED_TOKEN.encode().hex(),  # xxd -p
+        "".join(f"\\x{b:02x}" for b in _ENCODED_TOKEN.encode()),  # printf's escapes
+        "curl -d token%3D" + _ENCODED_TOKEN.replace("_", "%5F"),  # percent escapes
+    ],
+)
+def test_a_secret_under_a_reversible_encoding_is_redacted(text: str) -> None:
+    """gitleaks decodes before it scans (https://github.com/gitleaks/gitleaks#decoding):
+    an encoded token is the token to anyone who decodes it, so no spelling survives."""
+    out = redact(text)
+    assert REDACTED in out
+    for spelling in (
+        _ENCODED_TOKEN,
+        _b64(_ENCODED_TOKEN).rstrip("="),
+        _ENCODED_TOKEN.encode().hex(),
+    ):
+        assert spelling[8:40] not in out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3f786850e387550fdab836ed7e6dc881de23001b",  # a git SHA is hex of no text
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUR/Lk+Q==",
+        _b64("the build passed; token refresh works"),  # base64 of text without a secret
+        "how%20to%20rotate%20a%20token%3F",
+        "550e8400-e29b-41d4-a716-446655440000",
+    ],
+)
+def test_encoded_text_without_a_secret_is_untouched(text: str) -> None:
+    assert redact(text) == text

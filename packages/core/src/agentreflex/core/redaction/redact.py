@@ -117,8 +117,8 @@ _CLEAN_MEMO_CHARS = 64
 _CLEAN_MEMO_SIZE = 4096
 
 
-def _find(text: str, extra: Extension) -> list[SecretMatch]:
-    """find_secrets without its shortcuts: the text, then its unescaped view."""
+def _find(text: str, extra: Extension, depth: int = 0) -> list[SecretMatch]:
+    """find_secrets without its shortcuts: the text, its unescaped view, its encoded runs."""
     folded = fold(text)
     rules = (_own_candidates(text, folded), _candidates(text, folded))
     found = _scan(text, folded, extra, rules)
@@ -133,7 +133,122 @@ def _find(text: str, extra: Extension) -> list[SecretMatch]:
             start = _to_text(m.start, view_starts, text_starts)
             end = _to_text(m.end - 1, view_starts, text_starts) + 1
             found.append(SecretMatch(m.rule, start, end))
+    if depth < _MAX_DECODE_DEPTH:
+        found.extend(_encoded(text, extra, depth))
     return _merge(found)
+
+
+# How many encodings deep a secret is looked for (base64 of base64 of a key:
+# gitleaks' --max-decode-depth, whose default runs decode on; see
+# https://github.com/gitleaks/gitleaks#decoding).
+_MAX_DECODE_DEPTH = 2
+
+# A run a base64 or hex encoder writes: the standard and the URL-safe
+# alphabets, padding, and the line breaks ``base64`` wraps its output with
+# (76 characters a line).  A hex string is such a run too.
+_ENCODED_RUN = LazyPattern(
+    r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}(?:={1,2}|(?:\r?\n[A-Za-z0-9+/_-]{4,})+={0,2})?(?![A-Za-z0-9+/_=-])"
+)
+# The bytes of text (a decoded run that is anything else holds no secret the rules read).
+_TEXT_BYTES = frozenset(b"\t\n\r" + bytes(range(0x20, 0x7F)))
+# A percent-encoded run: a URL, a query or a form body whose escapes hide a
+# header, a NAME=value or a password (``Authorization%3A%20Bearer%20...``).
+_PERCENT_RUN = LazyPattern(r"[^\s\"'<>`]*%[0-9A-Fa-f]{2}[^\s\"'<>`]*", hints="%")
+# ``\x67\x68``: bytes a shell's printf, echo -e or a language's literal decodes.
+_HEX_ESCAPES = LazyPattern(r"(?:\\x[0-9A-Fa-f]{2}){6,}", hints="\\x")
+
+
+def _encoded(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
+    """Secrets under a reversible encoding: base64, hex, percent escapes, ``\\x`` escapes.
+
+    Why: redacting only the plain spelling leaves the secret readable to
+    anyone who decodes (``echo Z2hwX... | base64 -d``, an ``Authorization``
+    header in a logged URL, a key printed by ``xxd -p``).  A run is decoded
+    and, when it decodes to text, scanned with the same rules; a base64 or
+    hex run that holds a secret is redacted whole (its characters do not map
+    to the secret's one by one), a percent-encoded one where the secret is.
+    A git SHA, a digest or an integrity hash decodes to bytes that are not
+    text and is never touched.
+    """
+    found: list[SecretMatch] = []
+    if len(text) >= 16:
+        for m in _ENCODED_RUN.compiled.finditer(text):
+            rule = _decoded_rule(m.group(), extra, depth)
+            if rule is not None:
+                found.append(SecretMatch(rule, m.start(), m.end()))
+    if "%" in text:
+        for m in _PERCENT_RUN.finditer(text):
+            found.extend(_percent_secrets(m.group(), m.start(), extra, depth))
+    if "\\x" in text:
+        for m in _HEX_ESCAPES.finditer(text):
+            raw = bytes.fromhex(m.group().replace("\\x", ""))
+            rule = _text_rule(raw, extra, depth)
+            if rule is not None:
+                found.append(SecretMatch(rule, m.start(), m.end()))
+    return found
+
+
+def _decoded_rule(run: str, extra: Extension, depth: int) -> str | None:
+    """The rule a secret inside ``run`` decoded (as hex, then base64) answers to, if any."""
+    import binascii
+
+    flat = run.replace("\r", "").replace("\n", "")
+    if len(flat) % 2 == 0 and all(c in _HEX_DIGITS for c in flat):
+        rule = _text_rule(bytes.fromhex(flat), extra, depth)
+        if rule is not None:
+            return rule
+    body = flat.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    if "-" in body or "_" in body:
+        if "+" in body or "/" in body:
+            return None
+        body = body.replace("-", "+").replace("_", "/")
+    try:
+        raw = binascii.a2b_base64(body + "=" * (-len(body) % 4), strict_mode=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _text_rule(raw, extra, depth)
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _text_rule(raw: bytes, extra: Extension, depth: int) -> str | None:
+    """The rule of the first secret in ``raw`` when it is text, else ``None``."""
+    if len(raw) < SHORTEST_SECRET_TEXT or not _TEXT_BYTES.issuperset(raw):
+        return None
+    inner = _find(raw.decode("ascii"), extra, depth + 1)
+    if not inner:
+        return None
+    specific = [m for m in inner if not m.generic]
+    return (specific or inner)[0].rule
+
+
+def _percent_secrets(run: str, offset: int, extra: Extension, depth: int) -> list[SecretMatch]:
+    """The secrets of a percent-encoded run, at the run's own characters."""
+    import re
+
+    pieces = re.split(r"(%[0-9A-Fa-f]{2})", run)
+    plain: list[str] = []
+    starts: list[int] = []  # where each character of the decoded text starts in ``run``
+    pos = 0
+    for piece in pieces:
+        if len(piece) == 3 and piece[0] == "%":
+            byte = int(piece[1:], 16)
+            plain.append(chr(byte) if 0x20 <= byte < 0x7F or byte in (9, 10, 13) else "\ufffd")
+            starts.append(pos)
+        else:
+            plain.append(piece)
+            starts.extend(range(pos, pos + len(piece)))
+        pos += len(piece)
+    decoded = "".join(plain)
+    starts.append(len(run))
+    out = []
+    for m in _find(decoded, extra, depth + 1):
+        end = starts[m.end] if m.end < len(starts) else len(run)
+        out.append(SecretMatch(m.rule, offset + starts[m.start], offset + end))
+    return out
 
 
 _BRACKETS = str.maketrans({"]": " ", ")": " ", "}": " "})
