@@ -21,6 +21,7 @@ leaves the agent and the user unable to read their own log.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import sys
@@ -261,6 +262,33 @@ ENCODED_SHAPES: list[tuple[str, str]] = [
 ]
 COMMAND_SHAPES += ENCODED_SHAPES
 
+# One secret split in two by the program's own syntax: each half alone is no
+# format, the program runs the whole.  Shell line continuations and adjacent
+# literals (https://www.gnu.org/software/bash/manual/bash.html#Escape-Character),
+# concatenation in Python, JavaScript, PHP, Lua; JSON-escaped as a hook payload
+# carries it.
+SPLIT_SHAPES: list[tuple[str, str]] = [
+    (f'TOKEN="{_GH[:20]}"\\\n"{_GH[20:]}"', _GH[20:]),
+    (f"export GH_TOKEN={_GH[:18]}\\\n{_GH[18:]}", _GH[18:]),
+    (f'key = "{_STRIPE[:24]}" + "{_STRIPE[24:]}"', _STRIPE[24:]),
+    (f'KEY = ("{_STRIPE[:20]}"\n       "{_STRIPE[20:]}")', _STRIPE[20:]),
+    (f"$k = '{_GH[:10]}' . '{_GH[10:]}';", _GH[10:]),
+    (json.dumps({"command": f'TOKEN="{_GH[:20]}"\\\n"{_GH[20:]}"'}), _GH[20:]),
+]
+COMMAND_SHAPES += SPLIT_SHAPES
+
+# Where a tool takes a password as a plain argument (sources in context_rules).
+COMMAND_SHAPES += [
+    ("cat <<EOF | psql\nALTER USER app WITH PASSWORD 'Pg-Heredoc-Pw9';\nEOF", "Pg-Heredoc-Pw9"),
+    ("mysql -e \"CREATE USER 'u'@'%' IDENTIFIED BY 'My-Ident-Pw9'\"", "My-Ident-Pw9"),
+    ("gh secret set API_KEY --body Gh-Body-Secret9", "Gh-Body-Secret9"),
+    ("gh secret set API_KEY -b'Gh-Body-Short9'", "Gh-Body-Short9"),
+    ("az login --service-principal -u app -p Az-Sp-Passw0rd --tenant t", "Az-Sp-Passw0rd"),
+    ("htpasswd -b .htpasswd admin Htp-Passw0rd", "Htp-Passw0rd"),
+    ("htpasswd -nb admin Htp-Nofile-Pw9", "Htp-Nofile-Pw9"),
+    ("set -gx OPENAI_API_KEY Fish-Set-Key9", "Fish-Set-Key9"),
+]
+
 
 # ------------------------------------------------------------ look-alikes
 
@@ -331,6 +359,15 @@ LOOKALIKES: dict[str, list[str]] = {
         "  config.json: eyJsb2dMZXZlbCI6ICJkZWJ1ZyIsICJtYXhfdG9rZW5zIjogNDA5Nn0=",
         "printf '\\x68\\x65\\x6c\\x6c\\x6f\\x20\\x77\\x6f\\x72\\x6c\\x64'",
         "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU= 5f4dcc3b5aa765d61d8327deb882cf99",
+    ],
+    "split literals, no secret": [
+        'print("hello " + name + " world")',
+        'msg = ("the build passed "\n       "and the token was refreshed")',
+        "docker run \\\n  -e LOG_LEVEL=debug \\\n  -p 8080:8080 app",
+        "htpasswd -c .htpasswd admin",
+        "set -x PATH /usr/local/bin $PATH",
+        "CREATE USER app; -- password set later",
+        "gh secret set API_KEY < key.txt",
     ],
     "prose": [
         "the token is expired, refresh it",

@@ -161,6 +161,9 @@ sample(
 )
 sample("x-token-header", "curl -H 'X-Vault-Token: v4ult-FAKE-123' https://h", "v4ult-FAKE-123")
 sample("netrc-password", "machine h login bob password n3trc-FAKE", "n3trc-FAKE")
+sample("cli-secret-value", "gh secret set API_KEY --body gh-b0dy-FAKE", "gh-b0dy-FAKE")
+sample("sql-password", "ALTER USER app WITH PASSWORD 'sq1-FAKE-pw';", "sq1-FAKE-pw")
+sample("fish-set-secret", "set -gx GITHUB_TOKEN f1sh-FAKE-tok", "f1sh-FAKE-tok")
 sample(
     "aws-configure-secret",
     "aws configure set aws_secret_access_key s3cr3t-FAKE-key",
@@ -739,4 +742,33 @@ def test_a_secret_under_a_reversible_encoding_is_redacted(text: str) -> None:
     ],
 )
 def test_encoded_text_without_a_secret_is_untouched(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'TOKEN="{_ENCODED_TOKEN[:20]}"\\\n"{_ENCODED_TOKEN[20:]}"',  # shell continuation
+        f"export T={_ENCODED_TOKEN[:18]}\\\n{_ENCODED_TOKEN[18:]}",  # inside a word
+        f'key = "{_ENCODED_TOKEN[:24]}" + "{_ENCODED_TOKEN[24:]}"',  # concatenation
+        f'KEY = ("{_ENCODED_TOKEN[:20]}"\n       "{_ENCODED_TOKEN[20:]}")',  # adjacent literals
+    ],
+)
+def test_a_secret_split_across_literals_or_lines_is_redacted(text: str) -> None:
+    """Each half alone matches no format; the program that runs the text joins them."""
+    for view in (text, __import__("json").dumps(text)):
+        out = redact(view)
+        assert _ENCODED_TOKEN[:12] not in out and _ENCODED_TOKEN[-12:] not in out, out
+        assert redact(out) == out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'print("hello " + name + " world")',
+        "docker run \\\n  -e LOG_LEVEL=debug \\\n  -p 8080:8080 app",
+        'msg = ("the build passed "\n       "and the token was refreshed")',
+    ],
+)
+def test_split_literals_without_a_secret_are_untouched(text: str) -> None:
     assert redact(text) == text

@@ -135,7 +135,56 @@ def _find(text: str, extra: Extension, depth: int = 0) -> list[SecretMatch]:
             found.append(SecretMatch(m.rule, start, end))
     if depth < _MAX_DECODE_DEPTH:
         found.extend(_encoded(text, extra, depth))
+        found.extend(_joined(text, extra, depth))
     return _merge(found)
+
+
+# Where a program's text splits one string in two: a closing quote, a
+# concatenation (``+``, ``.``, ``..``, ``&``, ``||``) or none (adjacent
+# literals), a line break a backslash may continue, an opening quote; or a
+# shell's line continuation (a backslash and a line break) inside a word.
+_JOINER = LazyPattern(
+    r"\\*[\"'][ \t]*(?:(?:\+|\.\.?|&|\|\|)[ \t]*)?(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"']"
+    r"|\\\r?\n[ \t]*|\\\\\\n[ \t]*",
+    hints="\" ' \\",
+)
+
+
+def _joined(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
+    """Secrets split across string literals or continued lines, found with the pieces joined.
+
+    Why: ``TOKEN="ghp_0123..."\\`` then ``"...89ab"`` on the next line, or
+    ``key = "sk_live_51Hx" + "Y2kLm..."``, is one secret to the program that
+    runs it; scanned piece by piece, the half after the split matches no rule
+    and was written as is.  A finding of the joined view is mapped back to the
+    text: the pieces and the joiner between them are redacted together.
+    """
+    if len(text) < SHORTEST_SECRET_TEXT or not _JOINER.possible(text):
+        return []
+    pieces: list[str] = []
+    view_starts: list[int] = []
+    text_starts: list[int] = []
+    v = pos = 0
+    for m in _JOINER.compiled.finditer(text):
+        if m.start() > pos:
+            pieces.append(text[pos : m.start()])
+            view_starts.append(v)
+            text_starts.append(pos)
+            v += m.start() - pos
+        pos = m.end()
+    if not pieces and pos == 0:
+        return []
+    if pos < len(text):
+        pieces.append(text[pos:])
+        view_starts.append(v)
+        text_starts.append(pos)
+    view = "".join(pieces)
+    out: list[SecretMatch] = []
+    for found in _find(view, extra, depth + 1):
+        start = _to_text(found.start, view_starts, text_starts)
+        end = _to_text(found.end - 1, view_starts, text_starts) + 1
+        out.append(SecretMatch(found.rule, start, end))
+    return out
 
 
 # How many encodings deep a secret is looked for (base64 of base64 of a key:
