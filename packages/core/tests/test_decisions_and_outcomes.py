@@ -263,7 +263,10 @@ def test_summarize_redacts_a_bounded_window_of_huge_commands(
         seen.append(len(text))
         return real(text)
 
-    monkeypatch.setattr(outcome, "redact", spy)
+    from agentreflex.core.redaction import redact as redact_mod
+
+    assert outcome.redact_head is redact_mod.redact_head  # the one bounded redaction
+    monkeypatch.setattr(redact_mod, "redact", spy)
     token = "ghp_" + "Po9Iu8Yt7Re6" * 3
     command = "echo " + "x" * 180 + " " + token + " " + "filler " * 700_000  # ~5 MB
     text = summarize(build_tool_call("Bash", {"command": command}))

@@ -56,3 +56,63 @@ def test_secrets_in_reflex_words_are_redacted_everywhere(tmp_path: Path) -> None
     written = "".join(p.read_text() for p in state.rglob("*") if p.is_file())
     assert "[REDACTED]" in written
     assert TOKEN not in written
+
+
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    + "\n".join("MIIEowIBAAKCAQEA" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z" * 2 for _ in range(24))
+    + "\n-----END RSA PRIVATE KEY-----"
+)
+
+
+def _cut_payloads(tmp_path: Path) -> list[dict[str, object]]:
+    """A token cut by each stored window: at the tool output's head (400), at the
+    prompt's and stop message's (600) and at the summary's (200), each also behind a
+    private key or forty tokens, whose redaction pulls a cut made further on into what
+    is kept."""
+    base = {"session_id": "s", "cwd": str(tmp_path), "tool_use_id": "t"}
+    out = []
+    many = " ".join(f"ghs_{i:02d}" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z12" for i in range(40))
+    for lead in ("", PEM + "\n", many + "\n"):
+        for window in (200, 400, 600, 1224, 1624):
+            text = lead + "x" * (window - 20) + " " + TOKEN + " done"
+            out += [
+                {**base, "hook_event_name": "UserPromptSubmit", "prompt": text},
+                {**base, "hook_event_name": "Stop", "last_assistant_message": text},
+                {
+                    **base,
+                    "hook_event_name": "PostToolUse",
+                    "tool_name": "Bash",
+                    "tool_input": {"command": "make test"},
+                    "tool_response": {"stdout": text, "stderr": "", "interrupted": False},
+                },
+                {
+                    **base,
+                    "hook_event_name": "PostToolUseFailure",
+                    "tool_name": "Bash",
+                    "tool_input": {"command": "make deploy"},
+                    "error": "error: " + text,
+                },
+                {
+                    **base,
+                    "hook_event_name": "PreToolUse",
+                    "tool_name": "Bash",
+                    "tool_input": {"command": f"echo {text}"},
+                },
+            ]
+    return out
+
+
+def test_a_secret_cut_by_a_stored_window_leaves_no_piece(tmp_path: Path) -> None:
+    """A window cut before redaction leaves the head of a token no rule recognises
+    (ghp_ and 16 characters of it); a private key redacted earlier in the text pulls
+    such a cut into the part that is kept."""
+    state = tmp_path / "state"
+    env = {"HOME": str(tmp_path), "REFLEX_MODE": "enforced", "AGENTREFLEX_STATE_DIR": str(state)}
+    for payload in _cut_payloads(tmp_path):
+        outcome = run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+        assert TOKEN[:10] not in outcome.reply.stdout + outcome.reply.stderr
+    written = "".join(p.read_text() for p in state.rglob("*") if p.is_file())
+    assert "[REDACTED]" in written
+    for piece in (TOKEN[:10], "MIIEowIBAAKCAQEA", "ghs_"):
+        assert piece not in written

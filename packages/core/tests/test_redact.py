@@ -772,3 +772,19 @@ def test_a_secret_split_across_literals_or_lines_is_redacted(text: str) -> None:
 )
 def test_split_literals_without_a_secret_are_untouched(text: str) -> None:
     assert redact(text) == text
+
+
+def test_a_bounded_head_keeps_no_piece_of_a_cut_token() -> None:
+    """redact_head: what a cut divides is dropped, even where tokens redacted before
+    the cut (each 40 characters made 10) pull it into the kept part."""
+    from agentreflex.core.redaction.redact import redact_head
+
+    many = " ".join("ghs_" + rep(ALNUM, 36) for _ in range(40))
+    for lead in ("", many + " "):
+        for pad in range(0, 1700, 97):
+            text = lead + "x" * pad + " ghp_" + rep(ALNUM, 36) + " tail" * 400
+            for limit in (50, 200, 400, 600):
+                out = redact_head(text, limit)
+                assert len(out) <= limit
+                assert "ghs_" not in out and "ghp_" not in out, (pad, limit, out)
+    assert redact_head("short ghp_" + rep(ALNUM, 36), 600) == "short [REDACTED]"

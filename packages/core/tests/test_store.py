@@ -249,7 +249,10 @@ def test_records_of_huge_prompts_redact_bounded_text(monkeypatch: pytest.MonkeyP
         seen.append(len(text))
         return real(text)
 
-    monkeypatch.setattr(store_mod, "redact", spy)
+    from agentreflex.core.redaction import redact as redact_mod
+
+    assert store_mod.redact_head is redact_mod.redact_head  # the one bounded redaction
+    monkeypatch.setattr(redact_mod, "redact", spy)
     huge = "please " * 1_000_000  # a 7 MB prompt, under the 10 MiB payload limit
     rec = make_record(prompt(huge), None, [], None)
     assert len(rec["prompt"]) <= store_mod.PROMPT_LIMIT

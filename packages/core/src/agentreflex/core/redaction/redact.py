@@ -599,6 +599,35 @@ def _redact_once(text: str, extra: Extension) -> str:
     return "".join(out)
 
 
+def redact_head(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``redact(text)``, scanning only a window of ``text``.
+
+    Why: a writer that keeps a bounded head of a long text (a stored output,
+    a prompt, a summary) must not scan megabytes, but cutting first leaves
+    the head of a token no rule recognises (``ghp_`` and 16 characters), and
+    cutting a redacted window still keeps it when secrets redacted earlier
+    in the window made room for the cut part.  The window is redacted whole
+    and, when the text goes on past it, its last :data:`HEAD_MARGIN`
+    characters are dropped (a secret the cut divides lies there); a longer
+    window is tried when what remains is shorter than ``limit``.
+    """
+    window = limit + HEAD_MARGIN
+    while len(text) > window:
+        out = redact(text[:window])
+        tail = text[window - HEAD_MARGIN : window]
+        # the margin untouched (the usual case): exactly what the text before it gives
+        kept = out[: -len(tail)] if out.endswith(tail) else out[: len(out) - HEAD_MARGIN]
+        if len(kept) >= limit:
+            return kept[:limit]
+        window += max(2 * (limit - len(kept)), window // 4)  # what redaction took, and more
+    return redact(text)[:limit]
+
+
+# Longer than any token format the rules know (a PEM block cut off is
+# redacted to the end of the text, so it needs no margin).
+HEAD_MARGIN = 1024
+
+
 def has_secret(text: str) -> bool:
     return bool(find_secrets(text))
 

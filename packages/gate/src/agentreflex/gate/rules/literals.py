@@ -10,7 +10,7 @@ is parsed.
 from __future__ import annotations
 
 from agentreflex.core.redaction.redact import find_secrets as _core_find
-from agentreflex.core.redaction.redact import redact
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
 
 MAX_SCAN = 200_000
@@ -107,4 +107,4 @@ def _elided(value: str) -> bool:
 def redacted_excerpt(text: str, limit: int) -> str:
     """The first ``limit`` characters of ``text`` redacted, redacted before the cut
     (a cut first could leave half a secret that no rule recognises)."""
-    return redact(text[: limit + 400])[:limit]
+    return redact_head(text, limit)
