@@ -162,3 +162,42 @@ def test_a_huge_line_is_read_in_bounded_pieces(tmp_path: Path) -> None:
 
 def test_pruning_a_state_dir_with_no_saved_outputs_removes_nothing(tmp_path: Path) -> None:
     assert outputs.prune(str(tmp_path / "never-written"), max_files=1, max_bytes=1) == 0
+
+
+_KEY_BODY = [
+    "MIIEowIBAAKCAQEA" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zQ" + f"{i:02d}FAKE" for i in range(26)
+]
+_KEY = (
+    "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(_KEY_BODY) + "\n-----END RSA PRIVATE KEY-----\n"
+)
+_TOKEN = "ghp_" + "Zq8v3Lm9pXw2Rt7Ky4Hs6Jd1Fg5Nb0Qc2We4"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a key printed, then the error after it: its body lines are the error's context
+        "".join(f"ok {i}\n" for i in range(5000))
+        + _KEY
+        + "Error: Permission denied (publickey)\n"
+        + "".join(f"ok {i}\n" for i in range(3000)),
+        # a token in one long line, across the stream's 64 KiB pieces and the batch edge
+        "x" * (256 * 1024 - 10) + _TOKEN + "y" * 1000 + "\nError: failed\n",
+        "y" * (64 * 1024 - 7)
+        + _TOKEN
+        + "\n"
+        + "".join(f"ok {i}\n" for i in range(3000))
+        + "FAIL\n",
+    ],
+    ids=["key-then-error", "token-across-batches", "token-across-read-pieces"],
+)
+def test_no_piece_of_a_secret_straddling_lines_or_batches_is_saved_or_shown(
+    tmp_path: Path, text: str
+) -> None:
+    for done in (
+        shorten_text(text, str(tmp_path), "Bash", Limits()),
+        shorten_stream(io.BytesIO(text.encode()), str(tmp_path), "Bash", Limits()),
+    ):
+        for piece in ("MIIEowIBAAKCAQEA", "FAKE", _TOKEN[4:20], _TOKEN[20:]):
+            assert piece not in Path(done.path).read_text()
+            assert piece not in done.text

@@ -713,6 +713,7 @@ def _b64(text: str) -> str:
         _b64(_b64("user:" + _ENCODED_TOKEN)),  # twice (a docker config's auth)
         _ENCODED_TOKEN.encode().hex(),  # xxd -p
         "".join(f"\\x{b:02x}" for b in _ENCODED_TOKEN.encode()),  # printf's escapes
+        "".join(f"\\\\x{b:02x}" for b in _ENCODED_TOKEN.encode()),  # the same through repr
         "curl -d token%3D" + _ENCODED_TOKEN.replace("_", "%5F"),  # percent escapes
     ],
 )
@@ -788,3 +789,19 @@ def test_a_bounded_head_keeps_no_piece_of_a_cut_token() -> None:
                 assert len(out) <= limit
                 assert "ghs_" not in out and "ghp_" not in out, (pad, limit, out)
     assert redact_head("short ghp_" + rep(ALNUM, 36), 600) == "short [REDACTED]"
+
+
+@pytest.mark.parametrize("size", [1000, 4096, 65536])
+def test_text_redacted_in_pieces_loses_what_straddles_them(size: int) -> None:
+    """redact_chunks: a token cut by a piece's edge, and a private key whose BEGIN line
+    ends a piece, are found whole; the pieces join to what redact gives the whole."""
+    from agentreflex.core.redaction.redact import redact_chunks
+
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join([rep(ALNUM, 64)] * 30)
+    key += "\n-----END RSA PRIVATE KEY-----\n"
+    text = ("log line ok\n" * 900) + "x" * 77 + _ENCODED_TOKEN + "\n" + key + ("done\n" * 900)
+    for start in range(0, size, max(1, size // 7)):
+        pieces = [text[:start]] + [text[i : i + size] for i in range(start, len(text), size)]
+        out = "".join(redact_chunks(pieces))
+        assert out == redact(text)
+        assert _ENCODED_TOKEN[4:14] not in out and rep(ALNUM, 64) not in out

@@ -44,7 +44,7 @@ from agentreflex.core.util.record import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 REDACTED = "[REDACTED]"
 # No rule, core's or gitleaks', matches fewer characters (test_redact computes
@@ -204,7 +204,8 @@ _TEXT_BYTES = frozenset(b"\t\n\r" + bytes(range(0x20, 0x7F)))
 # header, a NAME=value or a password (``Authorization%3A%20Bearer%20...``).
 _PERCENT_RUN = LazyPattern(r"[^\s\"'<>`]*%[0-9A-Fa-f]{2}[^\s\"'<>`]*", hints="%")
 # ``\x67\x68``: bytes a shell's printf, echo -e or a language's literal decodes.
-_HEX_ESCAPES = LazyPattern(r"(?:\\x[0-9A-Fa-f]{2}){6,}", hints="\\x")
+# (doubled once or more where the text went through JSON or repr).
+_HEX_ESCAPES = LazyPattern(r"(?:\\+x[0-9A-Fa-f]{2}){6,}", hints="\\x")
 
 
 def _encoded(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
@@ -230,7 +231,7 @@ def _encoded(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
             found.extend(_percent_secrets(m.group(), m.start(), extra, depth))
     if "\\x" in text:
         for m in _HEX_ESCAPES.finditer(text):
-            raw = bytes.fromhex(m.group().replace("\\x", ""))
+            raw = bytes.fromhex(m.group().replace("\\", "").replace("x", ""))
             rule = _text_rule(raw, extra, depth)
             if rule is not None:
                 found.append(SecretMatch(rule, m.start(), m.end()))
@@ -573,7 +574,11 @@ def redact(text: str, extra: Extension = ()) -> str:
     What is stored is redacted again when read back, so the answer must not change; the
     second round is paid only there (a 10 MiB output holds one copy more otherwise).
     """
-    once = _redact_once(text, extra)
+    return _rounds(text, _redact_once(text, extra), extra)
+
+
+def _rounds(text: str, once: str, extra: Extension) -> str:
+    """The rounds after the first (``once``: ``text`` redacted once), where needed."""
     for _ in range(_MAX_ROUNDS):
         if once is text or not any(REDACTED + c in once for c in _READ_ON):
             return once
@@ -586,7 +591,10 @@ _READ_ON = ("]", ")", "}", "\\")  # what the view takes for a break and the text
 
 
 def _redact_once(text: str, extra: Extension) -> str:
-    matches = find_secrets(text, extra)
+    return _replaced(text, find_secrets(text, extra))
+
+
+def _replaced(text: str, matches: list[SecretMatch]) -> str:
     if not matches:
         return text
     out: list[str] = []
@@ -619,13 +627,72 @@ def redact_head(text: str, limit: int) -> str:
         kept = out[: -len(tail)] if out.endswith(tail) else out[: len(out) - HEAD_MARGIN]
         if len(kept) >= limit:
             return kept[:limit]
-        window += max(2 * (limit - len(kept)), window // 4)  # what redaction took, and more
+        window += max(2 * (limit - len(kept)), HEAD_MARGIN // 4)  # what redaction took, and more
     return redact(text)[:limit]
 
 
 # Longer than any token format the rules know (a PEM block cut off is
 # redacted to the end of the text, so it needs no margin).
 HEAD_MARGIN = 1024
+
+
+def redact_chunks(chunks: Iterable[str], extra: Extension = ()) -> Iterator[str]:
+    """``redact`` of text that arrives in pieces (a stream read in batches), piece by piece.
+
+    Why: redacting each piece alone divides a secret that straddles two of
+    them (a token in a long line read 64 KiB at a time, a private key whose
+    BEGIN line ends a batch: its body then started the next one and matched
+    no rule).  Each piece is redacted with the end of the one before it: the
+    text is cut at the start of the line where a secret still reaching into
+    the last :data:`HEAD_MARGIN` characters begins (or where those begin),
+    and what follows the cut is carried to the next piece.  A secret that
+    holds most of the text (a key still open) is carried whole, up to
+    :data:`CARRY_LIMIT` characters.
+    """
+    carry = ""
+    for chunk in chunks:
+        text = carry + chunk if carry else chunk
+        if len(text) <= 2 * HEAD_MARGIN:
+            carry = text
+            continue
+        matches = find_secrets(text, extra)
+        cut = len(text) - HEAD_MARGIN
+        for m in matches:
+            if m.end > cut:
+                cut = min(cut, m.start)
+        line = text.rfind("\n", 0, cut) + 1
+        if line > len(text) // 4:
+            cut = line
+        if cut < len(text) // 4 and len(text) < CARRY_LIMIT:
+            carry = text
+            continue
+        if cut < len(text) // 4:
+            cut = len(text)  # too long to carry: what is open is redacted to the end
+        head = text[:cut]
+        yield _rounds(head, _replaced(head, [m for m in matches if m.end <= cut]), extra)
+        carry = text[cut:]
+    if carry:
+        yield redact(carry, extra)
+
+
+CARRY_LIMIT = 4 * 1024 * 1024
+
+
+def redact_line(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters: ``text`` redacted, then its whitespace collapsed.
+
+    Why: collapsing first changes what the rules read (a shell's line
+    continuation, backslash and line break, becomes backslash and space, and
+    the second half of a secret continued on the next line was kept).
+    ``…`` ends a line that was cut.
+    """
+    room = 4 * limit + 1  # what a run of whitespace collapsed may take
+    head = redact_head(text, room)
+    line = " ".join(head.split())
+    cut = len(text) > room
+    if len(line) > limit or (cut and len(line) >= limit):
+        return line[: limit - 1] + "…"
+    return line + "…" if cut else line
 
 
 def has_secret(text: str) -> bool:

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from agentreflex.core import testrun
 from agentreflex.core.events import ToolCall, ToolKind, ToolResult
-from agentreflex.core.redaction.redact import redact_head
+from agentreflex.core.redaction.redact import redact_head, redact_line
 from agentreflex.core.util.lazyre import LazyPattern
 
 SUMMARY_LIMIT = 200
@@ -70,7 +70,7 @@ def _segments(command: str) -> tuple[str, ...]:
 def summarize(call: ToolCall) -> str:
     """One redacted line of at most SUMMARY_LIMIT chars: ``Bash: npm test``."""
     if call.kind is ToolKind.SHELL:
-        body = " ".join(call.command.split())
+        body = call.command  # its whitespace collapsed after redaction (redact_line)
     elif call.kind is ToolKind.PATCH:
         body = "patch " + ", ".join(call.paths) if call.paths else "patch"
     elif call.path:
@@ -78,11 +78,8 @@ def summarize(call: ToolCall) -> str:
     else:
         body = " ".join(f"{k}={v}" for k, v in list(call.input.items())[:3])
     # Redact a window, not the whole input: a multi-megabyte command would
-    # otherwise cost seconds on the hook path (redact_head: no piece of a cut secret).
-    text = redact_head(f"{call.name}: {body}", SUMMARY_LIMIT + 1)
-    if len(text) > SUMMARY_LIMIT:
-        return text[: SUMMARY_LIMIT - 1] + "…"
-    return text
+    # otherwise cost seconds on the hook path (redact_line: no piece of a cut secret).
+    return redact_line(f"{call.name}: {body}", SUMMARY_LIMIT)
 
 
 def is_verification(call: ToolCall, cwd: str = "") -> bool:

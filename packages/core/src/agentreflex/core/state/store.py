@@ -35,7 +35,7 @@ from agentreflex.core.events import (
     runs_in_background,
     typed_into_a_process,
 )
-from agentreflex.core.redaction.redact import redact, redact_head, redact_obj
+from agentreflex.core.redaction.redact import redact, redact_head, redact_line, redact_obj
 from agentreflex.core.reflex import Note
 from agentreflex.core.state.auth import Forged, Sealer, load_key
 from agentreflex.core.state.fingerprint import fingerprint
@@ -500,7 +500,7 @@ def make_record(
             "exit": res.exit_code,
             "sig": error_signature(text) if outcome != "success" else "",
             "digest": sha256_hex(text, 16),
-            "head": _bounded(" ".join(text.split()), 400),
+            "head": redact_line(text, 400),
             "interrupted": res.interrupted,
         }
         if rec.get("tool", {}).get("verification"):
