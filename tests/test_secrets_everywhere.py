@@ -9,8 +9,10 @@ Stop messages, WebFetch and MCP inputs, and a transcript the guard reads.  The
 judge is configured to a loopback HTTP server (a loopback judge needs no key)
 that captures every request.  Then every file under the temporary HOME (the
 user's config, state and cache dirs), the project (``.agentreflex/``) and
-TMPDIR, every hook's stdout and stderr, and every captured judge request are
-searched for each raw secret: none may be found.
+TMPDIR, every hook's stdout and stderr, every captured judge request, the
+``agentreflex report`` page and every request ``agentreflex export`` sends to a
+real OTLP/HTTP collector on 127.0.0.1 are searched for each raw secret: none
+may be found.
 
 Look-alikes (git SHAs, UUIDs, digests, integrity strings, image digests, paths,
 versions, URLs without a password, placeholders, prose) go through the same
@@ -33,6 +35,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import secrets_eval
+from otlp_collector import Collector
 
 AGENTREFLEX = str(Path(sys.executable).with_name("agentreflex"))
 SESSION = "5b0d7a52-1c3e-4f7a-9d2b-8e6f4a3c2b10"
@@ -217,6 +220,33 @@ class World:
             self.say(text)
             self.hook("Stop", last_assistant_message="Done: all tests pass.")
 
+    def readers(self) -> list[bytes]:
+        """What the readers of the store write: the report page (a file under the
+        project) and every request of ``agentreflex export`` to a real OTLP/HTTP
+        collector on 127.0.0.1 (tools/otlp_collector.py)."""
+        report = self.project / "report.html"
+        done = self.run("report", "-o", str(report))
+        assert done.returncode == 0 and report.is_file(), done.stderr
+        with Collector() as collector:
+            done = self.run("export", "--otlp", collector.url)
+            assert done.returncode == 0, done.stderr
+            assert collector.raw, "the collector got nothing"
+            return list(collector.raw)
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [AGENTREFLEX, *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=self.project,
+            timeout=300,
+            check=False,
+        )
+        assert "Traceback" not in done.stderr, done.stderr
+        self.outputs += [done.stdout, done.stderr]
+        return done
+
     def written(self, judge_requests: list[bytes]) -> dict[str, str]:
         """Every file agentreflex wrote, every hook output and judge request, as text."""
         found: dict[str, str] = {}
@@ -254,7 +284,11 @@ def test_no_raw_secret_is_written_anywhere(tmp_path: Path, judge: tuple[str, lis
     for index, (_, text, _) in enumerate(secrets[-len(secrets_eval.COMMAND_SHAPES) :]):
         world.push(index, text)  # every command shape through every sink, alone
     assert requests, "the loopback judge was never asked"
+    exported = world.readers()
     written = world.written(requests)
+    for i, raw in enumerate(exported):
+        written[f"<OTLP request {i}>"] = raw.decode("utf-8", "replace")
+    assert any("report.html" in name for name in written), "no report was written"
     assert any(".agentreflex" in name for name in written), "no project state was written"
     leaks = [
         (family, secret, name)

@@ -205,7 +205,7 @@ _TEXT_BYTES = frozenset(b"\t\n\r" + bytes(range(0x20, 0x7F)))
 _PERCENT_RUN = LazyPattern(r"[^\s\"'<>`]*%[0-9A-Fa-f]{2}[^\s\"'<>`]*", hints="%")
 # ``\x67\x68``: bytes a shell's printf, echo -e or a language's literal decodes.
 # (doubled once or more where the text went through JSON or repr).
-_HEX_ESCAPES = LazyPattern(r"(?:\\+x[0-9A-Fa-f]{2}){6,}", hints="\\x")
+_HEX_ESCAPES = LazyPattern(r"(?:\\*\\x[0-9A-Fa-f]{2}){6,}", hints="\\x")
 
 
 def _encoded(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
