@@ -34,10 +34,18 @@ def find_secrets(text: str, command: bool = False) -> list[str]:
     return [m.rule for m in found]
 
 
-_GENERIC = frozenset({"password-flag", "secret-assignment"})
+_GENERIC = frozenset({"password-flag", "secret-assignment", "fish-set-secret"})
 _VARIABLE = LazyPattern(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
 # Rules that find a password by where it is typed: a development default there is no secret.
-_PASSWORD_RULES = frozenset({"mysql-inline-password", "url-credentials", "cli-password-arg"})
+_PASSWORD_RULES = frozenset(
+    {
+        "mysql-inline-password",
+        "url-credentials",
+        "cli-password-arg",
+        "cli-secret-value",
+        "sql-password",
+    }
+)
 # The development defaults of database images and docs, typed in every README
 # and CI service block (``docker run -e POSTGRES_PASSWORD=postgres``, the
 # postgres image's own ``mysecretpassword``, ``MYSQL_ROOT_PASSWORD=root``):
