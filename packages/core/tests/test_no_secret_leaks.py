@@ -116,3 +116,41 @@ def test_a_secret_cut_by_a_stored_window_leaves_no_piece(tmp_path: Path) -> None
     assert "[REDACTED]" in written
     for piece in (TOKEN[:10], "MIIEowIBAAKCAQEA", "ghs_"):
         assert piece not in written
+
+
+def test_a_secret_in_a_host_given_name_or_id_is_not_stored(tmp_path: Path) -> None:
+    """The store redacts every string of a record, not the fields it expects text in:
+    a tool name (an MCP server's, a host's), a tool call id, a folder name."""
+    state = tmp_path / "state"
+    env = {"HOME": str(tmp_path), "REFLEX_MODE": "enforced", "AGENTREFLEX_STATE_DIR": str(state)}
+    project = tmp_path / f"work-{TOKEN}"
+    project.mkdir()
+    base = {"session_id": "s", "cwd": str(project)}
+    for payload in (
+        {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": f"mcp__{TOKEN}__q",
+            "tool_input": {},
+        },
+        {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": TOKEN,
+            "tool_use_id": TOKEN,
+            "tool_input": {"x": 1},
+        },
+        {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": f"id-{TOKEN}",
+            "tool_input": {"command": "make"},
+            "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False},
+        },
+    ):
+        outcome = run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+        assert TOKEN not in outcome.reply.stdout + outcome.reply.stderr
+    written = "".join(p.read_text() for p in state.rglob("*") if p.is_file())
+    assert "[REDACTED]" in written
+    assert TOKEN[4:20] not in written

@@ -335,6 +335,12 @@ class SessionStore:
         return self._append({"ts": round(now(), 3), "kind": "ack"})
 
     def _append(self, rec: dict[str, Any]) -> SessionState:
+        # Every string of the record is redacted here, whatever its field: a host
+        # gives tool names, call ids and folders too (idempotent on the rest).
+        clean = redact_obj(rec)
+        if isinstance(clean, dict):
+            rec.clear()
+            rec.update(clean)
         sealer = self.sealer
         self._dirs()
         line = _bounded_line(rec)
