@@ -805,3 +805,41 @@ def test_text_redacted_in_pieces_loses_what_straddles_them(size: int) -> None:
         out = "".join(redact_chunks(pieces))
         assert out == redact(text)
         assert _ENCODED_TOKEN[4:14] not in out and rep(ALNUM, 64) not in out
+
+
+_ARGVS = [
+    (["mysql", "-uroot", "-pS3cretPw9FAKE", "app"], "S3cretPw9FAKE"),
+    (["curl", "-u", "admin:S3cretPw9FAKE", "https://h"], "S3cretPw9FAKE"),
+    (["tool", "--password", "S3cretPw9FAKE"], "S3cretPw9FAKE"),
+    (["sshpass", "-p", "S3cretPw9FAKE", "ssh", "deploy@h"], "S3cretPw9FAKE"),
+    (["docker", "login", "-u", "me", "-p", "S3cretPw9FAKE"], "S3cretPw9FAKE"),
+]
+
+
+@pytest.mark.parametrize(("argv", "secret"), _ARGVS)
+def test_a_secret_in_an_argv_list_is_redacted(argv: list[str], secret: str) -> None:
+    """A tool's argv list (an MCP tool's args, an exec call's command) holds the password
+    in an item of its own, beside the flag that says so in the one before: read as the
+    command line it is, as a value, in its repr and as a JSON array."""
+    import json
+
+    out = redact_obj({"args": argv})
+    assert isinstance(out, dict) and secret not in str(out) and len(out["args"]) == len(argv)
+    for text in (str(argv), json.dumps(argv), json.dumps({"args": argv})):
+        assert secret not in redact(text), text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["git", "log", "--oneline", "3f786850e387550fdab836ed7e6dc881de23001b"],
+        ["npm", "install", "--save-dev", "typescript@5.3.3"],
+        ["docker", "run", "-u", "1000:1000", "-p", "8080:8080", "app"],
+        ["the", "token", "was", "refreshed"],
+    ],
+)
+def test_an_argv_list_without_a_secret_is_untouched(argv: list[str]) -> None:
+    import json
+
+    assert redact_obj({"args": argv}) == {"args": argv}
+    assert redact(str(argv)) == str(argv) and redact(json.dumps(argv)) == json.dumps(argv)

@@ -144,10 +144,13 @@ def _find(text: str, extra: Extension, depth: int = 0) -> list[SecretMatch]:
 # literals), a line break a backslash may continue, an opening quote; or a
 # shell's line continuation (a backslash and a line break) inside a word.
 _JOINER = LazyPattern(
-    r"\\*[\"'][ \t]*(?:(?:\+|\.\.?|&|\|\|)[ \t]*)?(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"']"
+    r"(?P<sep>\\*[\"'][ \t]*,[ \t]*(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"'])"
+    r"|\\*[\"'][ \t]*(?:(?:\+|\.\.?|&|\|\|)[ \t]*)?(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"']"
     r"|\\\r?\n[ \t]*|\\\\\\n[ \t]*",
     hints="\" ' \\",
 )
+# ``sep``: between the items of a list (``['mysql', '-pS3cret']``, a JSON array):
+# an argv read as the command line it is, the items a space apart.
 
 
 def _joined(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
@@ -171,6 +174,11 @@ def _joined(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
             view_starts.append(v)
             text_starts.append(pos)
             v += m.start() - pos
+        if m.group("sep") is not None:
+            pieces.append(" ")
+            view_starts.append(v)
+            text_starts.append(m.start())
+            v += 1
         pos = m.end()
     if not pieces and pos == 0:
         return []
@@ -723,8 +731,40 @@ def redact_obj(value: object, depth: int = 0) -> object:
                 out[skey] = redact_obj(item, depth + 1)
         return out
     if isinstance(value, list | tuple):
-        return [redact_obj(v, depth + 1) for v in value]
+        items = [redact_obj(v, depth + 1) for v in value]
+        if len(items) > 1 and all(isinstance(v, str) for v in items):
+            return _redact_argv([str(v) for v in items])
+        return items
     return value
+
+
+def _redact_argv(items: list[str]) -> list[object]:
+    """A list of strings read as the command line it may be (``["mysql", "-pS3cret"]``,
+    ``["--password", "S3cret"]``): each item a secret of the joined line covers is redacted
+    there, as it is in the line."""
+    line = " ".join(items)
+    matches = find_secrets(line)
+    if not matches:
+        return list(items)
+    out: list[object] = []
+    start = 0
+    for item in items:
+        end = start + len(item)
+        spans = [
+            (max(m.start, start), min(m.end, end))
+            for m in matches
+            if m.start < end and m.end > start
+        ]
+        if spans:
+            text, pos = [], start
+            for a, b in spans:
+                text += [line[pos:a], REDACTED]
+                pos = b
+            text.append(line[pos:end])
+            item = "".join(text)
+        out.append(item)
+        start = end + 1
+    return out
 
 
 def _secret_scalar(item: object) -> bool:
