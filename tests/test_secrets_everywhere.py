@@ -214,7 +214,8 @@ class World:
             fetch = {"url": "https://example.com/docs", "prompt": text}
             self.hook("PreToolUse", tool_name="WebFetch", tool_input=fetch, tool_use_id=tid)
         elif sink == 8:
-            mcp = {"query": text, "options": {"note": text}}
+            # and as an argv list, each word an item of its own (an exec tool's command)
+            mcp = {"query": text, "options": {"note": text}, "argv": text.split(" ")}
             self.hook("PreToolUse", tool_name="mcp__db__query", tool_input=mcp, tool_use_id=tid)
         else:
             self.say(text)

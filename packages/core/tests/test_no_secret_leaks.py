@@ -154,3 +154,30 @@ def test_a_secret_in_a_host_given_name_or_id_is_not_stored(tmp_path: Path) -> No
     written = "".join(p.read_text() for p in state.rglob("*") if p.is_file())
     assert "[REDACTED]" in written
     assert TOKEN[4:20] not in written
+
+
+def test_a_secret_in_a_tool_inputs_list_or_netrc_line_is_not_stored(tmp_path: Path) -> None:
+    """The summary of a tool without a command shows its input's values: an argv list
+    (a PHP join of a token's halves, a password item after its flag) and a netrc line
+    followed by more text were kept in the log, the state and the judge's text."""
+    state = tmp_path / "state"
+    env = {"HOME": str(tmp_path), "REFLEX_MODE": "enforced", "AGENTREFLEX_STATE_DIR": str(state)}
+    inputs = [
+        {"argv": ["$k", "=", f"'{TOKEN[:10]}'", ".", f"'{TOKEN[10:]}';"]},
+        {"argv": ["mysql", "-uroot", "-pS3cretPw9FAKE", "app"]},
+        {"query": "machine api.example login bob password N3trcPw9FAKE", "note": "x"},
+    ]
+    for i, tool_input in enumerate(inputs):
+        payload = {
+            "session_id": "s",
+            "cwd": str(tmp_path),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "mcp__db__run",
+            "tool_use_id": f"t{i}",
+            "tool_input": tool_input,
+        }
+        run_hook("claude-code", json.dumps(payload).encode(), env, plugins=Plugins())
+    written = "".join(p.read_text() for p in state.rglob("*") if p.is_file())
+    assert "[REDACTED]" in written
+    for piece in (TOKEN[10:], "S3cretPw9FAKE", "N3trcPw9FAKE"):
+        assert piece not in written

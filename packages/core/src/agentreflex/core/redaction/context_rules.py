@@ -131,11 +131,15 @@ CONTEXT_RULES: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "netrc-password",
-        # "password VALUE" ending a line (netrc's lowercase keyword, alone or
+        # "password VALUE" ending a line or a quoted string (netrc's lowercase keyword, alone or
         # after "login USER"; escaped line breaks are seen through), so
-        # "Password checks" and "password reset flow" stay readable
+        # "Password checks" and "password reset flow" stay readable; after
+        # "machine HOST login USER" whatever follows, as netrc's tokens may all
+        # share one line ("machine a login b password c machine d ...",
+        # https://www.gnu.org/software/inetutils/manual/html_node/The-_002enetrc-file.html)
         LazyPattern(
-            r"(?m)(?:^[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\\])}]+)[ \t]*(?=$|[\"'\\\])}])",
+            r"(?m)(?:(?:(?:^|(?<=[\"']))[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\\])}]+)[ \t]*(?=$|[\"'\\\])}])"
+            r"|\b(?:machine[ \t]+\S+|default)[ \t]+login[ \t]+\S+[ \t]+password[ \t]+(?P<s2>(?![=:])[^\s\"'\\\])}]+))",
             hints="password",
         ),
     ),

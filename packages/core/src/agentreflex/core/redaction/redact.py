@@ -375,6 +375,8 @@ def _scan(text: str, folded: str, extra: Extension, rules: _Candidates | None) -
     for rule, pattern in (*own, *[(r, p) for r, p in extra if p.possible(text, folded)]):
         for m in pattern.compiled.finditer(text):
             start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
+            if start < 0 and "s2" in m.re.groupindex:  # a rule's second form
+                start, end = m.start("s2"), m.end("s2")
             if start < 0 or end <= start:
                 continue
             if rule in GENERIC_RULES and (is_placeholder(text[start:end])):
