@@ -145,12 +145,13 @@ def _find(text: str, extra: Extension, depth: int = 0) -> list[SecretMatch]:
 # shell's line continuation (a backslash and a line break) inside a word.
 _JOINER = LazyPattern(
     r"(?P<sep>\\*[\"'][ \t]*,[ \t]*(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"'])"
-    r"|\\*[\"'][ \t]*(?:(?:\+|\.\.?|&|\|\|)[ \t]*)?(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"']"
+    r"|\\*[\"'][ \t]*(?:(?:\+|\.\.?|&|\|\|)[ \t]*)?(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"'](?![ \t]*,)"
     r"|\\\r?\n[ \t]*|\\\\\\n[ \t]*",
     hints="\" ' \\",
 )
 # ``sep``: between the items of a list (``['mysql', '-pS3cret']``, a JSON array):
-# an argv read as the command line it is, the items a space apart.
+# an argv read as the command line it is, the items a space apart; a quote an
+# item ends with, before the separator's own, is no join (``["a'", "'b"]``).
 
 
 def _joined(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
@@ -738,6 +739,22 @@ def redact_obj(value: object, depth: int = 0) -> object:
             return _redact_argv([str(v) for v in items])
         return items
     return value
+
+
+def redact_shown(value: object) -> object:
+    """A tool input's value about to be formatted into text (``f"{key}={value}"``).
+
+    A list or an object is redacted as a value first (:func:`redact_obj`): its
+    repr's quotes and commas hide an argv's flag from its password and a join's
+    halves from each other, which the text's own redaction then misses.  A
+    large one is left to the text's bounded redaction.
+    """
+    if isinstance(value, list | tuple | dict) and len(repr(value)) <= _SHOWN_CHARS:
+        return redact_obj(value)
+    return value
+
+
+_SHOWN_CHARS = 16 * 1024
 
 
 def _redact_argv(items: list[str]) -> list[object]:

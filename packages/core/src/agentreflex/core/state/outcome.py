@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from agentreflex.core import testrun
 from agentreflex.core.events import ToolCall, ToolKind, ToolResult
-from agentreflex.core.redaction.redact import redact_head, redact_line, redact_obj
+from agentreflex.core.redaction.redact import redact_head, redact_line, redact_shown
 from agentreflex.core.util.lazyre import LazyPattern
 
 SUMMARY_LIMIT = 200
@@ -76,22 +76,10 @@ def summarize(call: ToolCall) -> str:
     elif call.path:
         body = call.path
     else:
-        body = " ".join(f"{k}={_shown(v)}" for k, v in list(call.input.items())[:3])
+        body = " ".join(f"{k}={redact_shown(v)}" for k, v in list(call.input.items())[:3])
     # Redact a window, not the whole input: a multi-megabyte command would
     # otherwise cost seconds on the hook path (redact_line: no piece of a cut secret).
     return redact_line(f"{call.name}: {body}", SUMMARY_LIMIT)
-
-
-def _shown(value: object) -> object:
-    """A tool input's value as the summary shows it: a list or an object redacted as one
-    (redact_obj: an argv list's items, a secret-named key) before its repr hides the
-    structure; a large one is left to the summary's own bounded redaction."""
-    if isinstance(value, list | tuple | dict) and len(repr(value)) <= _SHOWN_CHARS:
-        return redact_obj(value)
-    return value
-
-
-_SHOWN_CHARS = 16 * 1024
 
 
 def is_verification(call: ToolCall, cwd: str = "") -> bool:
