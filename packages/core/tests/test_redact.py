@@ -813,6 +813,8 @@ _ARGVS = [
     (["tool", "--password", "S3cretPw9FAKE"], "S3cretPw9FAKE"),
     (["sshpass", "-p", "S3cretPw9FAKE", "ssh", "deploy@h"], "S3cretPw9FAKE"),
     (["docker", "login", "-u", "me", "-p", "S3cretPw9FAKE"], "S3cretPw9FAKE"),
+    # a token split across two items (a concatenation's halves, split on spaces)
+    (["KEY", "=", f'("{_ENCODED_TOKEN[:20]}"\n', f'"{_ENCODED_TOKEN[20:]}")'], _ENCODED_TOKEN[20:]),
 ]
 
 

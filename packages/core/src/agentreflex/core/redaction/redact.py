@@ -734,10 +734,11 @@ def redact_obj(value: object, depth: int = 0) -> object:
                 out[skey] = redact_obj(item, depth + 1)
         return out
     if isinstance(value, list | tuple):
-        items = [redact_obj(v, depth + 1) for v in value]
-        if len(items) > 1 and all(isinstance(v, str) for v in items):
-            return _redact_argv([str(v) for v in items])
-        return items
+        if len(value) > 1 and all(isinstance(v, str) for v in value):
+            # the items as they are: one redacted alone first would hide its half of a
+            # secret split across two ("sk_live_.." then "...") from the joined line
+            return _redact_argv([str(v) for v in value])
+        return [redact_obj(v, depth + 1) for v in value]
     return value
 
 
@@ -764,7 +765,7 @@ def _redact_argv(items: list[str]) -> list[object]:
     line = " ".join(items)
     matches = find_secrets(line)
     if not matches:
-        return list(items)
+        return [redact(item) for item in items]  # an item's own escapes (JSON, repr)
     out: list[object] = []
     start = 0
     for item in items:
@@ -781,7 +782,7 @@ def _redact_argv(items: list[str]) -> list[object]:
                 pos = b
             text.append(line[pos:end])
             item = "".join(text)
-        out.append(item)
+        out.append(redact(item))
         start = end + 1
     return out
 
