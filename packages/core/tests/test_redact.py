@@ -807,6 +807,7 @@ def test_text_redacted_in_pieces_loses_what_straddles_them(size: int) -> None:
         assert _ENCODED_TOKEN[4:14] not in out and rep(ALNUM, 64) not in out
 
 
+_STRIPE_KEY = "sk_live_51" + rep(ALNUM, 40)
 _ARGVS = [
     (["mysql", "-uroot", "-pS3cretPw9FAKE", "app"], "S3cretPw9FAKE"),
     (["curl", "-u", "admin:S3cretPw9FAKE", "https://h"], "S3cretPw9FAKE"),
@@ -814,7 +815,8 @@ _ARGVS = [
     (["sshpass", "-p", "S3cretPw9FAKE", "ssh", "deploy@h"], "S3cretPw9FAKE"),
     (["docker", "login", "-u", "me", "-p", "S3cretPw9FAKE"], "S3cretPw9FAKE"),
     # a token split across two items (a concatenation's halves, split on spaces)
-    (["KEY", "=", f'("{_ENCODED_TOKEN[:20]}"\n', f'"{_ENCODED_TOKEN[20:]}")'], _ENCODED_TOKEN[20:]),
+    # (the first half alone is a stripe key already: its placeholder must not hide the rest)
+    (["KEY", "=", f'("{_STRIPE_KEY[:24]}"\n', f'"{_STRIPE_KEY[24:]}")'], _STRIPE_KEY[24:]),
 ]
 
 
