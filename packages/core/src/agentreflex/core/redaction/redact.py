@@ -169,31 +169,72 @@ def _joined(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
     view_starts: list[int] = []
     text_starts: list[int] = []
     v = pos = 0
+    seams: list[tuple[int, bool]] = []  # where the view joins two pieces; a list's items?
     for m in _JOINER.compiled.finditer(text):
         if m.start() > pos:
             pieces.append(text[pos : m.start()])
             view_starts.append(v)
             text_starts.append(pos)
             v += m.start() - pos
+        seams.append((v, m.group("sep") is not None))
         if m.group("sep") is not None:
             pieces.append(" ")
             view_starts.append(v)
             text_starts.append(m.start())
             v += 1
         pos = m.end()
-    if not pieces and pos == 0:
-        return []
     if pos < len(text):
         pieces.append(text[pos:])
         view_starts.append(v)
         text_starts.append(pos)
     view = "".join(pieces)
+    if not any(_glues(view, seam, items) for seam, items in seams):
+        return []
     out: list[SecretMatch] = []
     for found in _find(view, extra, depth + 1):
         start = _to_text(found.start, view_starts, text_starts)
         end = _to_text(found.end - 1, view_starts, text_starts) + 1
         out.append(SecretMatch(found.rule, start, end))
     return out
+
+
+# What a secret, a rule's name word or an option is made of: a join between two of them
+# may have split one; one with a space on either side has not.
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.:@$%")
+
+
+def _glues(view: str, seam: int, items: bool) -> bool:
+    """Could the seam at ``view[seam]`` have split what a rule reads as one?
+
+    Why: code is full of joins (``"a", "b"``, ``"text " + name``, a shell line
+    continued after a space), and scanning the joined view again for every text
+    doubled the cost of each redaction, a hook's included.  Only two kinds matter:
+    a seam between two token characters (``"ghp_01" "23"``; a word continued on the
+    next line), and one after an option or before one, whose value or program is on
+    the other side (``"--password", "S3cret"``; ``"mysql", "-pS3cret"``; a
+    continued ``--password`` then its value).  Between a list's ``items`` the seam is
+    the space the view puts there: two items are two words, never one token.
+    """
+    before = view[seam - 1 : seam]
+    after = view[seam + 1 : seam + 2] if items else view[seam : seam + 1]
+    if after == "-" or (not items and before in _TOKEN_CHARS and after in _TOKEN_CHARS and after):
+        return True
+    if items and _literal_halves(view[max(0, seam - 16) : seam], view[seam + 1 : seam + 17]):
+        return True
+    word = view[max(0, seam - 64) : seam].rsplit(None, 1)
+    return bool(word) and word[-1].lstrip("\"'[(,").startswith("-")
+
+
+def _literal_halves(head: str, tail: str) -> bool:
+    """Do two list items end and start with a string literal's quote between token
+    characters (``'("sk_live_51aB"\\n', '"3dE5")'``: a program's line split into
+    words, its literals' join then the items' own)?"""
+    left = head
+    while left.endswith(("\\n", '"', "'", "\\")):
+        left = left[:-2] if left.endswith("\\n") else left[:-1]
+    right = tail.lstrip("\"'\\")
+    quoted = left != head and right != tail
+    return quoted and left[-1:] in _TOKEN_CHARS and right[:1] in _TOKEN_CHARS and right != ""
 
 
 # How many encodings deep a secret is looked for (base64 of base64 of a key:

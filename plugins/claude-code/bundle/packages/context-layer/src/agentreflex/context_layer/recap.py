@@ -15,7 +15,7 @@ from __future__ import annotations
 from agentreflex.context_layer import constraints
 from agentreflex.context_layer.tokens import estimate_tokens
 from agentreflex.core.recap import Recap, RecapSection, declared_parts, render_plain
-from agentreflex.core.redaction.redact import redact
+from agentreflex.core.redaction.redact import redact_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,10 +59,8 @@ def build(state: SessionState, config: Config | None, state_dir: str, budget_tok
 
 
 def _line(text: str) -> str:
-    one = " ".join(str(text).split())
-    # redact first: a cut first could leave half a secret no rule knows
-    clean = redact(one)
-    return clean if len(clean) <= LINE_CHARS else clean[: LINE_CHARS - 1] + "…"
+    # redacted before the cut and before its whitespace is collapsed (redact_line)
+    return redact_line(str(text), LINE_CHARS)
 
 
 def fit(recap: Recap, budget_tokens: int, drop_order: tuple[str, ...] | None = None) -> Recap:

@@ -17,7 +17,7 @@ import os
 
 from agentreflex.context_layer import outputs
 from agentreflex.context_layer.lines import Selector
-from agentreflex.core.redaction.redact import redact
+from agentreflex.core.redaction.redact import redact, redact_chunks
 from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
@@ -118,27 +118,52 @@ def _run(
 
 
 def _copy(lines: Iterator[str], fd: int, selector: Selector) -> int:
-    """Write every line (redacted, in batches) and feed it to the selector; returns the size."""
+    """Write every line (redacted, in batches) and feed it to the selector; returns the size.
+
+    The batches are redacted as one text (``redact_chunks``): a secret that
+    straddles two of them (a token in a line read in 64 KiB pieces, a private
+    key whose BEGIN line ended a batch) is found whole.  The selector reads
+    the redacted lines: the lines it keeps are no longer next to the ones
+    that made them a secret (a private key's body lines kept as the context
+    of the error after it, without their BEGIN line; the end of a token whose
+    line was read in pieces).
+    """
     chars = 0
-    batch: list[str] = []
-    size = 0
-    with os.fdopen(fd, "w", encoding="utf-8", errors="strict", newline="") as fh:
+
+    def batches() -> Iterator[str]:
+        nonlocal chars
+        batch: list[str] = []
+        size = 0
         for line in lines:
             if "\x00" in line:
                 raise PassThrough("output looks binary (NUL bytes)")
-            selector.add(line)
             batch.append(line)
             size += len(line)
             chars += len(line)
             if size >= BATCH:
-                fh.write(_redacted(batch))
+                yield "".join(batch)
                 batch, size = [], 0
-        fh.write(_redacted(batch))
+        yield "".join(batch)
+
+    with os.fdopen(fd, "w", encoding="utf-8", errors="strict", newline="") as fh:
+        partial = ""
+        for piece in redact_chunks(batches()):
+            fh.write(piece)
+            parts = (partial + piece).splitlines(keepends=True)
+            partial = "" if piece.endswith(("\n", "\r")) or not parts else parts.pop()
+            for line in parts:
+                _add(selector, line)
+            while len(partial) > READ_LIMIT:  # a long line goes on: its read pieces now
+                selector.add(partial[:READ_LIMIT])
+                partial = partial[READ_LIMIT:]
+        if partial:
+            _add(selector, partial)
     return chars
 
 
-def _redacted(batch: list[str]) -> str:
-    try:
-        return redact("".join(batch))
-    except UnicodeError:
-        raise PassThrough("output is not valid UTF-8 (unpaired surrogates)") from None
+def _add(selector: Selector, line: str) -> None:
+    """One line to the selector; a long one in pieces, as the stream reads it."""
+    while len(line) > READ_LIMIT:
+        selector.add(line[:READ_LIMIT])
+        line = line[READ_LIMIT:]
+    selector.add(line)

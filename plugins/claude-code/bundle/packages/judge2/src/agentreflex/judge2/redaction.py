@@ -16,3 +16,14 @@ def redact(text: str) -> str:
         return _core_redact(text)
     except Exception:  # a broken redactor must not leak: mask everything
         return "[REDACTED]"
+
+
+def redact_shown(value: object) -> object:
+    """A tool input's value about to be formatted into text, redacted as a value first
+    (core's ``redact_shown``).  Never raises."""
+    from agentreflex.core.redaction.redact import redact_shown as _core_shown
+
+    try:
+        return _core_shown(value)
+    except Exception:  # a broken redactor must not leak: mask everything
+        return "[REDACTED]"

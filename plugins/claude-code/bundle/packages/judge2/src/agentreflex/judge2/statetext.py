@@ -11,7 +11,7 @@ capped, so the cost of a judge call does not grow with the session.
 from __future__ import annotations
 
 from agentreflex.core.systemone import signals as s
-from agentreflex.judge2.redaction import redact
+from agentreflex.judge2.redaction import redact, redact_shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def tool_text(tool: ToolCall) -> str:
     """A one-line description of a tool call (the full target, clipped)."""
     target = tool.command or ", ".join(tool.paths) or tool.path
     if not target and tool.input:
-        target = " ".join(f"{k}={v}" for k, v in list(tool.input.items())[:4])
+        target = " ".join(f"{k}={redact_shown(v)}" for k, v in list(tool.input.items())[:4])
     text = f"{tool.name} ({tool.kind.value}): {target}"
     if tool.mutates_files and tool.content:
         text += f" | new text: {tool.content}"

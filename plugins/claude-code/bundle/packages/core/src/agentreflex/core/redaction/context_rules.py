@@ -82,6 +82,40 @@ CONTEXT_RULES: tuple[tuple[str, LazyPattern], ...] = (
         ),
     ),
     (
+        "cli-secret-value",
+        # A value typed where a tool takes a secret: gh secret set NAME --body
+        # VALUE (https://cli.github.com/manual/gh_secret_set), az login -p
+        # (https://learn.microsoft.com/cli/azure/reference-index#az-login),
+        # htpasswd -b FILE USER PASSWORD and -nb USER PASSWORD
+        # (https://httpd.apache.org/docs/2.4/programs/htpasswd.html).
+        LazyPattern(
+            r"\b(?:gh\s+secret\s+set\b[^\n|;&]*?\s(?:--body|-b)|az\s+login\b[^\n|;&]*?\s-p"
+            r"|htpasswd\s+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)(?P<nofile>)|)[A-Za-z]+\s+(?(nofile)|\S+\s+)\S+)"
+            r"(?:=|\s*)(?P<s>(?!-)[^\s\"']+|\"[^\"]+\"|'[^']+')",
+            hints="secret login htpasswd",
+        ),
+    ),
+    (
+        "sql-password",
+        # CREATE/ALTER USER|ROLE ... [WITH] [ENCRYPTED] PASSWORD 'x' (PostgreSQL,
+        # https://www.postgresql.org/docs/current/sql-createrole.html) and
+        # IDENTIFIED [WITH plugin] BY 'x' (MySQL, https://dev.mysql.com/doc/refman/8.0/en/create-user.html),
+        # typed in a heredoc, a psql -c or a migration: a quoted literal only.
+        LazyPattern(
+            r"(?i)\b(?:create|alter)\s+(?:user|role)\s[^;\n]*?\b(?:password|identified(?:\s+with\s+\w+)?\s+by)\s+(?P<s>'[^'\n]{4,}'|\"[^\"\n]{4,}\")",
+            hints="user role",
+        ),
+    ),
+    (
+        "fish-set-secret",
+        # fish's set -x NAME VALUE (https://fishshell.com/docs/current/cmds/set.html)
+        # where NAME says secret, as NAME=VALUE elsewhere
+        LazyPattern(
+            r"(?i)\bset\s+(?:-[a-z]+\s+)+(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?)|[A-Za-z0-9_]*_(?:pass|pwd|key))\s+(?P<s>\"[^\"\n]{6,}\"|'[^'\n]{6,}'|[^\s\"';|&]{6,})",
+            hints="set",
+        ),
+    ),
+    (
         "cookie-header",
         LazyPattern(
             r"(?i)\b(?:set-)?cookie\\*[\"']?\s*:\s*\\*[\"']?(?P<s>[^\r\n\"'\\]{4,})",
@@ -97,11 +131,15 @@ CONTEXT_RULES: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "netrc-password",
-        # "password VALUE" ending a line (netrc's lowercase keyword, alone or
+        # "password VALUE" ending a line or a quoted string (netrc's lowercase keyword, alone or
         # after "login USER"; escaped line breaks are seen through), so
-        # "Password checks" and "password reset flow" stay readable
+        # "Password checks" and "password reset flow" stay readable; after
+        # "machine HOST login USER" whatever follows, as netrc's tokens may all
+        # share one line ("machine a login b password c machine d ...",
+        # https://www.gnu.org/software/inetutils/manual/html_node/The-_002enetrc-file.html)
         LazyPattern(
-            r"(?m)(?:^[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\\])}]+)[ \t]*(?=$|[\"'\\\])}])",
+            r"(?m)(?:(?:(?:^|(?<=[\"']))[ \t]*|\blogin[ \t]+\S+[ \t]+)password[ \t]+(?P<s>(?![=:])[^\s\"'\\\])}]+)[ \t]*(?=$|[\"'\\\])}])"
+            r"|\b(?:machine[ \t]+\S+|default)[ \t]+login[ \t]+\S+[ \t]+password[ \t]+(?P<s2>(?![=:])[^\s\"'\\\])}]+))",
             hints="password",
         ),
     ),
@@ -114,9 +152,11 @@ CONTEXT_RULES: tuple[tuple[str, LazyPattern], ...] = (
     ),
     (
         "prose-password",
-        # "the password is hunter22", "my token: abc123..." (prompts)
+        # "the password is hunter22", "my token: abc123..." (prompts); a word
+        # saying what happened to it ("the token was refreshed", "is expiring",
+        # "is automatically ...") is prose, not a value
         LazyPattern(
-            r"(?i)\b(?:password|passphrase|passcode|passwd|secret|token|api key)\s+(?:is|was|=|:)\s+[\"'`]?(?!(?:the|a|an|not|set|empty|missing|wrong|invalid|expired|correct|required|stored|in|at|on|now|still|being|also|used|only|valid|needed|revoked|incorrect|too|same|different|for|from|to)\b)(?P<s>[^\s\"'`]{4,})",
+            r"(?i)\b(?:password|passphrase|passcode|passwd|secret|token|api key)\s+(?:is|was|=|:)\s+[\"'`]?(?!(?:the|a|an|not|set|empty|missing|wrong|invalid|expired|correct|required|stored|in|at|on|now|still|being|also|used|only|valid|needed|revoked|incorrect|too|same|different|for|from|to)\b)(?![a-z]+(?:ed|ing|ly)(?![\w-]))(?P<s>[^\s\"'`]{4,})",
             hints="password passphrase passcode passwd secret token api key",
         ),
     ),

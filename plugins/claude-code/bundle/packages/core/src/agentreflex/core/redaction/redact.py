@@ -44,7 +44,7 @@ from agentreflex.core.util.record import record
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 REDACTED = "[REDACTED]"
 # No rule, core's or gitleaks', matches fewer characters (test_redact computes
@@ -117,8 +117,8 @@ _CLEAN_MEMO_CHARS = 64
 _CLEAN_MEMO_SIZE = 4096
 
 
-def _find(text: str, extra: Extension) -> list[SecretMatch]:
-    """find_secrets without its shortcuts: the text, then its unescaped view."""
+def _find(text: str, extra: Extension, depth: int = 0) -> list[SecretMatch]:
+    """find_secrets without its shortcuts: the text, its unescaped view, its encoded runs."""
     folded = fold(text)
     rules = (_own_candidates(text, folded), _candidates(text, folded))
     found = _scan(text, folded, extra, rules)
@@ -133,7 +133,222 @@ def _find(text: str, extra: Extension) -> list[SecretMatch]:
             start = _to_text(m.start, view_starts, text_starts)
             end = _to_text(m.end - 1, view_starts, text_starts) + 1
             found.append(SecretMatch(m.rule, start, end))
+    if depth < _MAX_DECODE_DEPTH:
+        found.extend(_encoded(text, extra, depth))
+        found.extend(_joined(text, extra, depth))
     return _merge(found)
+
+
+# Where a program's text splits one string in two: a closing quote, a
+# concatenation (``+``, ``.``, ``..``, ``&``, ``||``) or none (adjacent
+# literals), a line break a backslash may continue, an opening quote; or a
+# shell's line continuation (a backslash and a line break) inside a word.
+_JOINER = LazyPattern(
+    r"(?P<sep>\\*[\"'][ \t]*,[ \t]*(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"'])"
+    r"|\\*[\"'][ \t]*(?:(?:\+|\.\.?|&|\|\|)[ \t]*)?(?:(?:\\*\r?\n|\\+n)[ \t]*)?\\*[\"'](?![ \t]*,)"
+    r"|\\\r?\n[ \t]*|\\\\\\n[ \t]*",
+    hints="\" ' \\",
+)
+# ``sep``: between the items of a list (``['mysql', '-pS3cret']``, a JSON array):
+# an argv read as the command line it is, the items a space apart; a quote an
+# item ends with, before the separator's own, is no join (``["a'", "'b"]``).
+
+
+def _joined(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
+    """Secrets split across string literals or continued lines, found with the pieces joined.
+
+    Why: ``TOKEN="ghp_0123..."\\`` then ``"...89ab"`` on the next line, or
+    ``key = "sk_live_51Hx" + "Y2kLm..."``, is one secret to the program that
+    runs it; scanned piece by piece, the half after the split matches no rule
+    and was written as is.  A finding of the joined view is mapped back to the
+    text: the pieces and the joiner between them are redacted together.
+    """
+    if len(text) < SHORTEST_SECRET_TEXT or not _JOINER.possible(text):
+        return []
+    pieces: list[str] = []
+    view_starts: list[int] = []
+    text_starts: list[int] = []
+    v = pos = 0
+    seams: list[tuple[int, bool]] = []  # where the view joins two pieces; a list's items?
+    for m in _JOINER.compiled.finditer(text):
+        if m.start() > pos:
+            pieces.append(text[pos : m.start()])
+            view_starts.append(v)
+            text_starts.append(pos)
+            v += m.start() - pos
+        seams.append((v, m.group("sep") is not None))
+        if m.group("sep") is not None:
+            pieces.append(" ")
+            view_starts.append(v)
+            text_starts.append(m.start())
+            v += 1
+        pos = m.end()
+    if pos < len(text):
+        pieces.append(text[pos:])
+        view_starts.append(v)
+        text_starts.append(pos)
+    view = "".join(pieces)
+    if not any(_glues(view, seam, items) for seam, items in seams):
+        return []
+    out: list[SecretMatch] = []
+    for found in _find(view, extra, depth + 1):
+        start = _to_text(found.start, view_starts, text_starts)
+        end = _to_text(found.end - 1, view_starts, text_starts) + 1
+        out.append(SecretMatch(found.rule, start, end))
+    return out
+
+
+# What a secret, a rule's name word or an option is made of: a join between two of them
+# may have split one; one with a space on either side has not.
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.:@$%")
+
+
+def _glues(view: str, seam: int, items: bool) -> bool:
+    """Could the seam at ``view[seam]`` have split what a rule reads as one?
+
+    Why: code is full of joins (``"a", "b"``, ``"text " + name``, a shell line
+    continued after a space), and scanning the joined view again for every text
+    doubled the cost of each redaction, a hook's included.  Only two kinds matter:
+    a seam between two token characters (``"ghp_01" "23"``; a word continued on the
+    next line), and one after an option or before one, whose value or program is on
+    the other side (``"--password", "S3cret"``; ``"mysql", "-pS3cret"``; a
+    continued ``--password`` then its value).  Between a list's ``items`` the seam is
+    the space the view puts there: two items are two words, never one token.
+    """
+    before = view[seam - 1 : seam]
+    after = view[seam + 1 : seam + 2] if items else view[seam : seam + 1]
+    if after == "-" or (not items and before in _TOKEN_CHARS and after in _TOKEN_CHARS and after):
+        return True
+    if items and _literal_halves(view[max(0, seam - 16) : seam], view[seam + 1 : seam + 17]):
+        return True
+    word = view[max(0, seam - 64) : seam].rsplit(None, 1)
+    return bool(word) and word[-1].lstrip("\"'[(,").startswith("-")
+
+
+def _literal_halves(head: str, tail: str) -> bool:
+    """Do two list items end and start with a string literal's quote between token
+    characters (``'("sk_live_51aB"\\n', '"3dE5")'``: a program's line split into
+    words, its literals' join then the items' own)?"""
+    left = head
+    while left.endswith(("\\n", '"', "'", "\\")):
+        left = left[:-2] if left.endswith("\\n") else left[:-1]
+    right = tail.lstrip("\"'\\")
+    quoted = left != head and right != tail
+    return quoted and left[-1:] in _TOKEN_CHARS and right[:1] in _TOKEN_CHARS and right != ""
+
+
+# How many encodings deep a secret is looked for (base64 of base64 of a key:
+# gitleaks' --max-decode-depth, whose default runs decode on; see
+# https://github.com/gitleaks/gitleaks#decoding).
+_MAX_DECODE_DEPTH = 2
+
+# A run a base64 or hex encoder writes: the standard and the URL-safe
+# alphabets, padding, and the line breaks ``base64`` wraps its output with
+# (76 characters a line).  A hex string is such a run too.
+_ENCODED_RUN = LazyPattern(
+    r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}(?:={1,2}|(?:\r?\n[A-Za-z0-9+/_-]{4,})+={0,2})?(?![A-Za-z0-9+/_=-])"
+)
+# The bytes of text (a decoded run that is anything else holds no secret the rules read).
+_TEXT_BYTES = frozenset(b"\t\n\r" + bytes(range(0x20, 0x7F)))
+# A percent-encoded run: a URL, a query or a form body whose escapes hide a
+# header, a NAME=value or a password (``Authorization%3A%20Bearer%20...``).
+_PERCENT_RUN = LazyPattern(r"[^\s\"'<>`]*%[0-9A-Fa-f]{2}[^\s\"'<>`]*", hints="%")
+# ``\x67\x68``: bytes a shell's printf, echo -e or a language's literal decodes.
+# (doubled once or more where the text went through JSON or repr).
+_HEX_ESCAPES = LazyPattern(r"(?:\\*\\x[0-9A-Fa-f]{2}){6,}", hints="\\x")
+
+
+def _encoded(text: str, extra: Extension, depth: int) -> list[SecretMatch]:
+    """Secrets under a reversible encoding: base64, hex, percent escapes, ``\\x`` escapes.
+
+    Why: redacting only the plain spelling leaves the secret readable to
+    anyone who decodes (``echo Z2hwX... | base64 -d``, an ``Authorization``
+    header in a logged URL, a key printed by ``xxd -p``).  A run is decoded
+    and, when it decodes to text, scanned with the same rules; a base64 or
+    hex run that holds a secret is redacted whole (its characters do not map
+    to the secret's one by one), a percent-encoded one where the secret is.
+    A git SHA, a digest or an integrity hash decodes to bytes that are not
+    text and is never touched.
+    """
+    found: list[SecretMatch] = []
+    if len(text) >= 16:
+        for m in _ENCODED_RUN.compiled.finditer(text):
+            rule = _decoded_rule(m.group(), extra, depth)
+            if rule is not None:
+                found.append(SecretMatch(rule, m.start(), m.end()))
+    if "%" in text:
+        for m in _PERCENT_RUN.finditer(text):
+            found.extend(_percent_secrets(m.group(), m.start(), extra, depth))
+    if "\\x" in text:
+        for m in _HEX_ESCAPES.finditer(text):
+            raw = bytes.fromhex(m.group().replace("\\", "").replace("x", ""))
+            rule = _text_rule(raw, extra, depth)
+            if rule is not None:
+                found.append(SecretMatch(rule, m.start(), m.end()))
+    return found
+
+
+def _decoded_rule(run: str, extra: Extension, depth: int) -> str | None:
+    """The rule a secret inside ``run`` decoded (as hex, then base64) answers to, if any."""
+    import binascii
+
+    flat = run.replace("\r", "").replace("\n", "")
+    if len(flat) % 2 == 0 and all(c in _HEX_DIGITS for c in flat):
+        rule = _text_rule(bytes.fromhex(flat), extra, depth)
+        if rule is not None:
+            return rule
+    body = flat.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    if "-" in body or "_" in body:
+        if "+" in body or "/" in body:
+            return None
+        body = body.replace("-", "+").replace("_", "/")
+    try:
+        raw = binascii.a2b_base64(body + "=" * (-len(body) % 4), strict_mode=True)
+    except (binascii.Error, ValueError):
+        return None
+    return _text_rule(raw, extra, depth)
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _text_rule(raw: bytes, extra: Extension, depth: int) -> str | None:
+    """The rule of the first secret in ``raw`` when it is text, else ``None``."""
+    if len(raw) < SHORTEST_SECRET_TEXT or not _TEXT_BYTES.issuperset(raw):
+        return None
+    inner = _find(raw.decode("ascii"), extra, depth + 1)
+    if not inner:
+        return None
+    specific = [m for m in inner if not m.generic]
+    return (specific or inner)[0].rule
+
+
+def _percent_secrets(run: str, offset: int, extra: Extension, depth: int) -> list[SecretMatch]:
+    """The secrets of a percent-encoded run, at the run's own characters."""
+    import re
+
+    pieces = re.split(r"(%[0-9A-Fa-f]{2})", run)
+    plain: list[str] = []
+    starts: list[int] = []  # where each character of the decoded text starts in ``run``
+    pos = 0
+    for piece in pieces:
+        if len(piece) == 3 and piece[0] == "%":
+            byte = int(piece[1:], 16)
+            plain.append(chr(byte) if 0x20 <= byte < 0x7F or byte in (9, 10, 13) else "\ufffd")
+            starts.append(pos)
+        else:
+            plain.append(piece)
+            starts.extend(range(pos, pos + len(piece)))
+        pos += len(piece)
+    decoded = "".join(plain)
+    starts.append(len(run))
+    out = []
+    for m in _find(decoded, extra, depth + 1):
+        end = starts[m.end] if m.end < len(starts) else len(run)
+        out.append(SecretMatch(m.rule, offset + starts[m.start], offset + end))
+    return out
 
 
 _BRACKETS = str.maketrans({"]": " ", ")": " ", "}": " "})
@@ -202,6 +417,8 @@ def _scan(text: str, folded: str, extra: Extension, rules: _Candidates | None) -
     for rule, pattern in (*own, *[(r, p) for r, p in extra if p.possible(text, folded)]):
         for m in pattern.compiled.finditer(text):
             start, end = (m.start("s"), m.end("s")) if "s" in m.re.groupindex else m.span()
+            if start < 0 and "s2" in m.re.groupindex:  # a rule's second form
+                start, end = m.start("s2"), m.end("s2")
             if start < 0 or end <= start:
                 continue
             if rule in GENERIC_RULES and (is_placeholder(text[start:end])):
@@ -409,7 +626,11 @@ def redact(text: str, extra: Extension = ()) -> str:
     What is stored is redacted again when read back, so the answer must not change; the
     second round is paid only there (a 10 MiB output holds one copy more otherwise).
     """
-    once = _redact_once(text, extra)
+    return _rounds(text, _redact_once(text, extra), extra)
+
+
+def _rounds(text: str, once: str, extra: Extension) -> str:
+    """The rounds after the first (``once``: ``text`` redacted once), where needed."""
     for _ in range(_MAX_ROUNDS):
         if once is text or not any(REDACTED + c in once for c in _READ_ON):
             return once
@@ -422,7 +643,10 @@ _READ_ON = ("]", ")", "}", "\\")  # what the view takes for a break and the text
 
 
 def _redact_once(text: str, extra: Extension) -> str:
-    matches = find_secrets(text, extra)
+    return _replaced(text, find_secrets(text, extra))
+
+
+def _replaced(text: str, matches: list[SecretMatch]) -> str:
     if not matches:
         return text
     out: list[str] = []
@@ -433,6 +657,94 @@ def _redact_once(text: str, extra: Extension) -> str:
         pos = m.end
     out.append(text[pos:])
     return "".join(out)
+
+
+def redact_head(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``redact(text)``, scanning only a window of ``text``.
+
+    Why: a writer that keeps a bounded head of a long text (a stored output,
+    a prompt, a summary) must not scan megabytes, but cutting first leaves
+    the head of a token no rule recognises (``ghp_`` and 16 characters), and
+    cutting a redacted window still keeps it when secrets redacted earlier
+    in the window made room for the cut part.  The window is redacted whole
+    and, when the text goes on past it, its last :data:`HEAD_MARGIN`
+    characters are dropped (a secret the cut divides lies there); a longer
+    window is tried when what remains is shorter than ``limit``.
+    """
+    window = limit + HEAD_MARGIN
+    while len(text) > window:
+        out = redact(text[:window])
+        tail = text[window - HEAD_MARGIN : window]
+        # the margin untouched (the usual case): exactly what the text before it gives
+        kept = out[: -len(tail)] if out.endswith(tail) else out[: len(out) - HEAD_MARGIN]
+        if len(kept) >= limit:
+            return kept[:limit]
+        window += max(2 * (limit - len(kept)), HEAD_MARGIN // 4)  # what redaction took, and more
+    return redact(text)[:limit]
+
+
+# Longer than any token format the rules know (a PEM block cut off is
+# redacted to the end of the text, so it needs no margin).
+HEAD_MARGIN = 1024
+
+
+def redact_chunks(chunks: Iterable[str], extra: Extension = ()) -> Iterator[str]:
+    """``redact`` of text that arrives in pieces (a stream read in batches), piece by piece.
+
+    Why: redacting each piece alone divides a secret that straddles two of
+    them (a token in a long line read 64 KiB at a time, a private key whose
+    BEGIN line ends a batch: its body then started the next one and matched
+    no rule).  Each piece is redacted with the end of the one before it: the
+    text is cut at the start of the line where a secret still reaching into
+    the last :data:`HEAD_MARGIN` characters begins (or where those begin),
+    and what follows the cut is carried to the next piece.  A secret that
+    holds most of the text (a key still open) is carried whole, up to
+    :data:`CARRY_LIMIT` characters.
+    """
+    carry = ""
+    for chunk in chunks:
+        text = carry + chunk if carry else chunk
+        if len(text) <= 2 * HEAD_MARGIN:
+            carry = text
+            continue
+        matches = find_secrets(text, extra)
+        cut = len(text) - HEAD_MARGIN
+        for m in matches:
+            if m.end > cut:
+                cut = min(cut, m.start)
+        line = text.rfind("\n", 0, cut) + 1
+        if line > len(text) // 4:
+            cut = line
+        if cut < len(text) // 4 and len(text) < CARRY_LIMIT:
+            carry = text
+            continue
+        if cut < len(text) // 4:
+            cut = len(text)  # too long to carry: what is open is redacted to the end
+        head = text[:cut]
+        yield _rounds(head, _replaced(head, [m for m in matches if m.end <= cut]), extra)
+        carry = text[cut:]
+    if carry:
+        yield redact(carry, extra)
+
+
+CARRY_LIMIT = 4 * 1024 * 1024
+
+
+def redact_line(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters: ``text`` redacted, then its whitespace collapsed.
+
+    Why: collapsing first changes what the rules read (a shell's line
+    continuation, backslash and line break, becomes backslash and space, and
+    the second half of a secret continued on the next line was kept).
+    ``…`` ends a line that was cut.
+    """
+    room = 4 * limit + 1  # what a run of whitespace collapsed may take
+    head = redact_head(text, room)
+    line = " ".join(head.split())
+    cut = len(text) > room
+    if len(line) > limit or (cut and len(line) >= limit):
+        return line[: limit - 1] + "…"
+    return line + "…" if cut else line
 
 
 def has_secret(text: str) -> bool:
@@ -463,8 +775,57 @@ def redact_obj(value: object, depth: int = 0) -> object:
                 out[skey] = redact_obj(item, depth + 1)
         return out
     if isinstance(value, list | tuple):
+        if len(value) > 1 and all(isinstance(v, str) for v in value):
+            # the items as they are: one redacted alone first would hide its half of a
+            # secret split across two ("sk_live_.." then "...") from the joined line
+            return _redact_argv([str(v) for v in value])
         return [redact_obj(v, depth + 1) for v in value]
     return value
+
+
+def redact_shown(value: object) -> object:
+    """A tool input's value about to be formatted into text (``f"{key}={value}"``).
+
+    A list or an object is redacted as a value first (:func:`redact_obj`): its
+    repr's quotes and commas hide an argv's flag from its password and a join's
+    halves from each other, which the text's own redaction then misses.  A
+    large one is left to the text's bounded redaction.
+    """
+    if isinstance(value, list | tuple | dict) and len(repr(value)) <= _SHOWN_CHARS:
+        return redact_obj(value)
+    return value
+
+
+_SHOWN_CHARS = 16 * 1024
+
+
+def _redact_argv(items: list[str]) -> list[object]:
+    """A list of strings read as the command line it may be (``["mysql", "-pS3cret"]``,
+    ``["--password", "S3cret"]``): each item a secret of the joined line covers is redacted
+    there, as it is in the line."""
+    line = " ".join(items)
+    matches = find_secrets(line)
+    if not matches:
+        return [redact(item) for item in items]  # an item's own escapes (JSON, repr)
+    out: list[object] = []
+    start = 0
+    for item in items:
+        end = start + len(item)
+        spans = [
+            (max(m.start, start), min(m.end, end))
+            for m in matches
+            if m.start < end and m.end > start
+        ]
+        if spans:
+            text, pos = [], start
+            for a, b in spans:
+                text += [line[pos:a], REDACTED]
+                pos = b
+            text.append(line[pos:end])
+            item = "".join(text)
+        out.append(redact(item))
+        start = end + 1
+    return out
 
 
 def _secret_scalar(item: object) -> bool:

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from agentreflex.core import testrun
 from agentreflex.core.events import ToolCall, ToolKind, ToolResult
-from agentreflex.core.redaction.redact import redact
+from agentreflex.core.redaction.redact import redact_head, redact_line, redact_shown
 from agentreflex.core.util.lazyre import LazyPattern
 
 SUMMARY_LIMIT = 200
@@ -70,26 +70,16 @@ def _segments(command: str) -> tuple[str, ...]:
 def summarize(call: ToolCall) -> str:
     """One redacted line of at most SUMMARY_LIMIT chars: ``Bash: npm test``."""
     if call.kind is ToolKind.SHELL:
-        body = " ".join(call.command.split())
+        body = call.command  # its whitespace collapsed after redaction (redact_line)
     elif call.kind is ToolKind.PATCH:
         body = "patch " + ", ".join(call.paths) if call.paths else "patch"
     elif call.path:
         body = call.path
     else:
-        body = " ".join(f"{k}={v}" for k, v in list(call.input.items())[:3])
+        body = " ".join(f"{k}={redact_shown(v)}" for k, v in list(call.input.items())[:3])
     # Redact a window, not the whole input: a multi-megabyte command would
-    # otherwise cost seconds on the hook path.  The window is wide enough that
-    # a secret starting inside the visible part is seen whole by the rules.
-    raw = f"{call.name}: {body}"
-    text = redact(raw[: SUMMARY_LIMIT + _REDACT_MARGIN])
-    if len(raw) > SUMMARY_LIMIT + _REDACT_MARGIN or len(text) > SUMMARY_LIMIT:
-        return text[: SUMMARY_LIMIT - 1] + "…"
-    return text
-
-
-# Longer than any token format the redaction rules know, short of a PEM block
-# (which is redacted to the end of the text when its END line is cut off).
-_REDACT_MARGIN = 1024
+    # otherwise cost seconds on the hook path (redact_line: no piece of a cut secret).
+    return redact_line(f"{call.name}: {body}", SUMMARY_LIMIT)
 
 
 def is_verification(call: ToolCall, cwd: str = "") -> bool:
@@ -152,7 +142,7 @@ def error_signature(text: str) -> str:
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     telling = [ln for ln in lines if _TELLING.search(ln)]
     pick = telling[-1] if telling else lines[-1] if lines else ""
-    pick = redact(pick[:500])
+    pick = redact_head(pick, 500)
     for pattern, repl in _MASKS:
         pick = pattern.sub(repl, pick)
     return pick.strip()[:160]

@@ -35,7 +35,7 @@ from agentreflex.core.events import (
     runs_in_background,
     typed_into_a_process,
 )
-from agentreflex.core.redaction.redact import redact, redact_obj
+from agentreflex.core.redaction.redact import redact, redact_head, redact_line, redact_obj
 from agentreflex.core.reflex import Note
 from agentreflex.core.state.auth import Forged, Sealer, load_key
 from agentreflex.core.state.fingerprint import fingerprint
@@ -335,6 +335,12 @@ class SessionStore:
         return self._append({"ts": round(now(), 3), "kind": "ack"})
 
     def _append(self, rec: dict[str, Any]) -> SessionState:
+        # Every string of the record is redacted here, whatever its field: a host
+        # gives tool names, call ids and folders too (idempotent on the rest).
+        clean = redact_obj(rec)
+        if isinstance(clean, dict):
+            rec.clear()
+            rec.update(clean)
         sealer = self.sealer
         self._dirs()
         line = _bounded_line(rec)
@@ -451,18 +457,10 @@ def _diagnose(state: SessionState, message: str) -> None:
     del diags[: -WINDOWS["diagnostics"]]
 
 
-# Redact a window a little longer than what is kept, so a secret that
-# straddles the cut is still recognised, without scanning megabytes.
-_REDACT_SLACK = 1024
-
-
 def _bounded(text: str, limit: int) -> str:
-    window = redact(text[: limit + _REDACT_SLACK])
-    return (
-        window
-        if len(window) <= limit and len(text) <= limit + _REDACT_SLACK
-        else (window[: limit - 1] + "…")
-    )
+    """At most ``limit`` characters of ``text`` redacted (redact_head: no piece of a cut secret)."""
+    head = redact_head(text, limit + 1)
+    return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
 def make_record(
@@ -508,7 +506,7 @@ def make_record(
             "exit": res.exit_code,
             "sig": error_signature(text) if outcome != "success" else "",
             "digest": sha256_hex(text, 16),
-            "head": _bounded(" ".join(text.split())[:400], 400),
+            "head": redact_line(text, 400),
             "interrupted": res.interrupted,
         }
         if rec.get("tool", {}).get("verification"):

@@ -10,7 +10,7 @@ is parsed.
 from __future__ import annotations
 
 from agentreflex.core.redaction.redact import find_secrets as _core_find
-from agentreflex.core.redaction.redact import redact
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
 
 MAX_SCAN = 200_000
@@ -34,10 +34,18 @@ def find_secrets(text: str, command: bool = False) -> list[str]:
     return [m.rule for m in found]
 
 
-_GENERIC = frozenset({"password-flag", "secret-assignment"})
+_GENERIC = frozenset({"password-flag", "secret-assignment", "fish-set-secret"})
 _VARIABLE = LazyPattern(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
 # Rules that find a password by where it is typed: a development default there is no secret.
-_PASSWORD_RULES = frozenset({"mysql-inline-password", "url-credentials", "cli-password-arg"})
+_PASSWORD_RULES = frozenset(
+    {
+        "mysql-inline-password",
+        "url-credentials",
+        "cli-password-arg",
+        "cli-secret-value",
+        "sql-password",
+    }
+)
 # The development defaults of database images and docs, typed in every README
 # and CI service block (``docker run -e POSTGRES_PASSWORD=postgres``, the
 # postgres image's own ``mysecretpassword``, ``MYSQL_ROOT_PASSWORD=root``):
@@ -107,4 +115,4 @@ def _elided(value: str) -> bool:
 def redacted_excerpt(text: str, limit: int) -> str:
     """The first ``limit`` characters of ``text`` redacted, redacted before the cut
     (a cut first could leave half a secret that no rule recognises)."""
-    return redact(text[: limit + 400])[:limit]
+    return redact_head(text, limit)
