@@ -840,6 +840,78 @@ def test_background_dev_server_outlives_the_command(project: Path) -> None:
         os.kill(pid, signal.SIGTERM)
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _get(port: int) -> str:
+    """The body of ``/index.html`` on ``port``, "" when nothing answers there."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
+            conn.sendall(b"GET /index.html HTTP/1.0\r\n\r\n")
+            return b"".join(iter(lambda: conn.recv(4096), b"")).decode()
+    except OSError:
+        return ""
+
+
+def test_a_dev_server_one_command_starts_is_stopped_by_the_next(project: Path) -> None:
+    """Everyday work: `npm run dev &` in one call, a request, then `kill`/`pkill` in a later one."""
+    port = _free_port()
+    (project / "index.html").write_text("served\n")
+    done = run(
+        f"nohup {sys.executable} -m http.server {port} --bind 127.0.0.1 > srv.log 2>&1 &"
+        " echo $! > srv.pid",
+        project,
+    )
+    assert done.returncode == 0, done.stderr
+    try:
+        body = ""
+        for _ in range(100):
+            body = _get(port)
+            if body:
+                break
+            time.sleep(0.1)
+        assert "served" in body
+        stop = run(
+            "kill $(cat srv.pid) && pkill -f 'http[.]server " + str(port) + "'; true", project
+        )
+        assert stop.returncode == 0, stop.stderr
+        for _ in range(100):
+            if not _get(port):
+                break
+            time.sleep(0.1)
+        assert not _get(port), "the next command could not stop the server"
+    finally:
+        run(f"pkill -f 'http[.]server {port}'; true", project)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open item (SECURITY.md, 'can still signal the user's other processes'): contained "
+    "commands share the user's pid namespace",
+)
+def test_a_contained_background_process_cannot_signal_the_users_other_processes(
+    project: Path,
+) -> None:
+    """A process a command leaves running can't kill one outside (the hook's own, red-team rt30).
+
+    Gemini CLI and Copilot CLI run a command as written when the hook dies; the process
+    here stands for the hook and for the user's other programs.
+    """
+    outside = subprocess.Popen(["sleep", "60"])
+    try:
+        victim = outside.pid
+        done = run(f"(sleep 0.2; kill -KILL {victim}) >/dev/null 2>&1 & sleep 1; true", project)
+        assert done.returncode == 0, done.stderr
+        time.sleep(0.5)
+        assert outside.poll() is None, "a contained command killed a process outside"
+    finally:
+        outside.kill()
+        outside.wait()
+
+
 # -- the switch, the status line and the hook's fallback ---------------------------
 
 
