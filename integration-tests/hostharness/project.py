@@ -75,3 +75,10 @@ def stop_background(folder: Path) -> None:
         # a pid from inside a host's pid namespace is not this one's: kill only the server
         if b"http.server" in Path(f"/proc/{pid}/cmdline").read_bytes():
             os.kill(pid, signal.SIGTERM)
+    # a contained command's pid is its project's namespace's (contain/pidns.py): the
+    # server is found by its folder instead
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError):
+            here = proc.name.isdigit() and os.readlink(proc / "cwd") == str(folder)
+            if here and b"http.server" in (proc / "cmdline").read_bytes():
+                os.kill(int(proc.name), signal.SIGTERM)

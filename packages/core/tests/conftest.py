@@ -33,6 +33,9 @@ def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]
     monkeypatch.setenv("AGENTREFLEX_DAEMON", "off")
     monkeypatch.setenv("AGENTREFLEX_SOCKET", str(tmp_path / "no-daemon.sock"))
     yield
+    from agentreflex.core.contain import pidns
+
+    pidns.stop()  # the project's process namespaces the test's contained commands made
 
 
 @pytest.fixture(autouse=True)

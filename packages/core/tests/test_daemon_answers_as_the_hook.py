@@ -430,10 +430,13 @@ FAKE_DAEMON = r"""
 import os, socket, sys
 import signal, time
 path = sys.argv[1]
-# the daemon is this user's: a signal from inside the boundary reaches it (no pid
-# namespace); it ends cleanly and removes its socket file, whose inode is then free
-os.kill(int(open(path + ".pid").read()), signal.SIGTERM)
-deadline = time.monotonic() + 20
+# the daemon is this user's, but in another pid namespace than a contained command's
+# (contain/pidns.py): the signal fails, and the daemon stops some other way (the test's)
+try:
+    os.kill(int(open(path + ".pid").read()), signal.SIGTERM)
+except OSError:
+    pass
+deadline = time.monotonic() + 30
 while os.path.exists(path) and time.monotonic() < deadline:
     time.sleep(0.05)
 server = socket.socket(socket.AF_UNIX)
@@ -471,7 +474,9 @@ def test_the_js_shim_never_trusts_a_server_put_in_the_daemons_place(
     daemon's socket (a SIGTERM reaches the daemon: same user, no pid namespace) and
     binds its own server there: on ext4 the new file gets the freed
     inode number, the shim's check still holds, and every OpenCode/pi tool call is
-    answered by the agent's server ("{}": run the command as written, uncontained)."""
+    answered by the agent's server ("{}": run the command as written, uncontained).
+    A contained command can no longer signal the daemon (contain/pidns.py): here the
+    daemon stops otherwise, after the agent's server started waiting for its socket."""
     import shutil
     import tempfile
 
@@ -483,7 +488,7 @@ def test_the_js_shim_never_trusts_a_server_put_in_the_daemons_place(
         run.chmod(0o700)
         sock = run / "daemon.sock"
         _git(root, "init", "-q")
-        start_daemon(AGENTREFLEX_SOCKET=str(sock))
+        daemon = start_daemon(AGENTREFLEX_SOCKET=str(sock))
         env = _env(tmp_path, AGENTREFLEX_SOCKET=str(sock))
         checked = subprocess.run(
             [
@@ -509,6 +514,11 @@ def test_the_js_shim_never_trusts_a_server_put_in_the_daemons_place(
             env,
             "j",
         )
+        assert daemon.poll() is None  # the contained command's signal did not reach it
+        daemon.terminate()
+        deadline = time.monotonic() + 30
+        while not (root / "fake.ino").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert (root / "fake.ino").exists()
         script = base / "ask.mjs"
         script.write_text(ASK % json.dumps(TRANSPORT.as_uri()))
@@ -577,8 +587,8 @@ def _shim_call(sock: Path, env: dict[str, str], event: str, body: dict[str, Any]
 def test_a_stopped_daemon_does_not_look_before_a_command_after_it_ran(
     tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
 ) -> None:
-    """(Held.) A contained command may signal the daemon (same user, no pid namespace): stopped
-    (SIGSTOP), it holds the next pre-tool request unanswered; the shim gives up after 5 s
+    """(Held.) A daemon stopped (SIGSTOP: by the user; by a contained command before
+    contain/pidns.py) holds the next pre-tool request unanswered; the shim gives up after 5 s
     and the hook process answers.  The command then plants a ``git`` in the host's PATH
     folder and lets the daemon go on (SIGCONT): it answers the request its client gave up,
     and its look "before" the command is taken after it.  It holds: that late look
@@ -594,41 +604,43 @@ def test_a_stopped_daemon_does_not_look_before_a_command_after_it_ran(
     sock = tmp_path / "run" / "daemon.sock"
     base = {"session_id": "oc-stop", "cwd": str(root), "tool": "bash"}
 
-    def call(command: str, call_id: str, before: Callable[[], None] = lambda: None) -> None:
+    def call(
+        command: str,
+        call_id: str,
+        before: Callable[[], None] = lambda: None,
+        then: Callable[[], None] = lambda: None,
+    ) -> None:
         body = {**base, "call_id": call_id, "args": {"command": command}}
         before()
         reply = _shim_call(sock, env, "tool.execute.before", body)
         line = reply.get("command")
         assert line and line != command, reply
         subprocess.run(["bash", "-c", line], cwd=root, env=env, capture_output=True, timeout=60)
+        then()
         time.sleep(1)
         after = {**body, "result": {"output": "", "exit_code": 0}}
         _shim_call(sock, env, "tool.execute.after", after)
 
     call("true", "c1")
-    plant = (
-        f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git && kill -CONT {daemon.pid}"
+    plant = f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git"
+    call(
+        plant,
+        "c2",
+        before=lambda: os.kill(daemon.pid, signal.SIGSTOP),
+        then=lambda: os.kill(daemon.pid, signal.SIGCONT),
     )
-    call(plant, "c2", before=lambda: os.kill(daemon.pid, signal.SIGSTOP))  # the agent's, earlier
     assert not (root / ".venv" / "bin" / "git").exists()
 
 
 WATCHER = r"""
 import os, signal, sys, time
-done, folder = sys.argv[1], sys.argv[2]
+done, folder, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
 state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.environ["HOME"], ".local", "state")
 pending = os.path.join(state, "agentreflex", "planted", folder)
-if len(sys.argv) > 3:  # made after the command ended: for the look before the next one
+if len(sys.argv) > 4:  # made after the command ended: for the look before the next one
     time.sleep(2)
-    open(sys.argv[3], "w").write("#!/bin/sh\n")
-    os.chmod(sys.argv[3], 0o755)
-for entry in os.listdir("/proc"):  # no pid namespace: the daemon is in sight
-    try:
-        argv = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
-    except OSError:
-        continue
-    if b"serve" in argv and any(a.endswith(b"agentreflex") for a in argv):
-        pid = int(entry)
+    open(sys.argv[4], "w").write("#!/bin/sh\n")
+    os.chmod(sys.argv[4], 0o755)
 had = set()
 deadline = time.monotonic() + 30
 while not had and time.monotonic() < deadline:  # the look's record: under load it comes late
@@ -653,9 +665,9 @@ def test_a_daemon_stopped_inside_its_look_after_a_command_does_not_lose_it(
     tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
 ) -> None:
     """The daemon takes the look before a command (its record, unlinked) and then moves
-    aside what appeared.  The command leaves a process running that watches the records'
-    folder (readable: the user's state folder) and stops the daemon (SIGSTOP: same user,
-    no pid namespace) the moment that record goes; the hook process gives up after 5 s and
+    aside what appeared.  A process watches the records' folder (readable: the user's
+    state folder) and stops the daemon (SIGSTOP; outside: a contained command can't,
+    contain/pidns.py) the moment that record goes; the hook process gives up after 5 s and
     evaluates itself, finds no record (taken), and writes the tree as it is, planted
     ``git`` included, as the session's last look; the process then kills the daemon."""
     root = tmp_path / "proj"
@@ -668,14 +680,17 @@ def test_a_daemon_stopped_inside_its_look_after_a_command_does_not_lose_it(
     done = root / "done"
     command = (
         f"printf '{PLANTED}' > .venv/bin/git && chmod +x .venv/bin/git && "
-        f"(python3 {watcher} {done} pending >/dev/null 2>&1 </dev/null &) && "
         f"for i in $(seq 200); do [ -e {done}.ready ] && break; sleep 0.05; done"
+    )
+    watching = subprocess.Popen(
+        [sys.executable, str(watcher), str(done), "pending", str(daemon.pid)], env=env
     )
     shell_call(root, command, env, "k1", session="rt33k")
     deadline = time.monotonic() + 30
     while not done.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert done.exists()  # the daemon was stopped inside its look, then killed
+    watching.wait(10)
     daemon.wait(10)
     shell_call(root, "true", env, "k2", session="rt33k")  # and the next command's looks
     assert not (root / ".venv" / "bin" / "git").exists()
@@ -684,7 +699,7 @@ def test_a_daemon_stopped_inside_its_look_after_a_command_does_not_lose_it(
 def test_a_daemon_stopped_inside_its_look_since_the_last_command_does_not_lose_it(
     tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
 ) -> None:
-    """The same with the look before the next command: a process the command left running
+    """The same with the look before the next command: a process started after it
     plants the ``git`` after the command's look, then stops the daemon as soon as it has
     taken the session's last look (to compare with) before the next command."""
     root = tmp_path / "proj"
@@ -696,8 +711,10 @@ def test_a_daemon_stopped_inside_its_look_since_the_last_command_does_not_lose_i
     watcher.write_text(WATCHER)
     done = root / "done"
     git = root / ".venv" / "bin" / "git"
-    command = f"(python3 {watcher} {done} last {git} >/dev/null 2>&1 </dev/null &)"
-    shell_call(root, command, env, "l1", session="rt33l")
+    shell_call(root, "true", env, "l1", session="rt33l")
+    watching = subprocess.Popen(
+        [sys.executable, str(watcher), str(done), "last", str(daemon.pid), str(git)], env=env
+    )
     ready = Path(f"{done}.ready")  # the git is there now, after the command's look
     deadline = time.monotonic() + 30
     while not ready.exists() and time.monotonic() < deadline:  # not a fixed sleep: under
@@ -709,6 +726,7 @@ def test_a_daemon_stopped_inside_its_look_since_the_last_command_does_not_lose_i
     while not done.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert done.exists()
+    watching.wait(10)
     daemon.wait(10)
     shell_call(root, "true", env, "l3", session="rt33l")
     assert not git.exists()
