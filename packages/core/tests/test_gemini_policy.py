@@ -356,3 +356,26 @@ def test_twins_from_before_the_terminal_filter_keep_the_line_they_match(
     assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 0
     assert " 8< " in _contained_line(project, "npm test")
     assert "gemini" not in terminal_injection(str(switch), True)
+
+
+def test_twins_from_before_the_projects_pid_namespace_keep_the_line_they_match(
+    home: Path, project: Path
+) -> None:
+    """An allow twin written before contain/pidns.py matches no line that joins the
+    project's namespaces (``6<``, ``7<``): such users keep the user's pid namespace until
+    the install runs again, and their allowed commands are not turned into questions."""
+    settings = home / ".gemini" / "settings.json"
+    settings.write_text(json.dumps({"tools": {"allowed": ["run_shell_command(npm test)"]}}))
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 0
+    twins = home / ".gemini" / "policies" / gp.FILE_NAME
+    line = _contained_line(project, "npm test")
+    assert " 6< /proc/" in line and " 7< /proc/" in line
+    twin = pattern("npm test")
+    assert twin is not None and not UNSAFE.search(twin)
+    assert re.search(twin, stable({"command": line, "dir_path": "."}))
+    old = twin.replace("/ns/pid", "/ns/none")  # an earlier install's: no namespaces' tail
+    twins.write_text(twins.read_text().replace(twin, old))
+    kept = _contained_line(project, "npm test")
+    assert " 7< " not in kept and re.search(old, stable({"command": kept, "dir_path": "."}))
+    assert dispatch(["install", "gemini", "--bin", str(SCRIPT)]) == 0
+    assert " 7< /proc/" in _contained_line(project, "npm test")
