@@ -32,6 +32,7 @@ from agentreflex.core.contain.engine import (
     engine_path,
     engine_refused,
     filter_file,
+    holder_view,
     needed,
 )
 from agentreflex.core.contain.mounts import Mount, Plan, describe, plan
@@ -79,6 +80,7 @@ def rewrite(
     direct: bool = True,
     cwd: str = "",
     terminal: bool = True,
+    joined: bool = True,
 ) -> str:
     """``command`` as a shell line that runs it inside the boundary.
 
@@ -90,6 +92,8 @@ def rewrite(
     is where it runs (the project when not given).  With ``terminal`` the
     command can't type into the host's terminal (:mod:`.terminal`: a seccomp
     filter bwrap reads from fd 8), where a filter ships for this machine.
+    With ``joined`` the command joins the project's pid namespace
+    (:mod:`.pidns`: it can signal no process outside), where one can be had.
     Raises :class:`PolicyError` for a broken policy and ``FileNotFoundError``
     when bwrap is missing: the caller then falls back to the parse-based gate.
     """
@@ -97,14 +101,19 @@ def rewrite(
     if engine is None:
         raise FileNotFoundError("bwrap (bubblewrap) is not installed: not contained")
     result = plan(project, load_policy(env), env, folders)
-    mounts = bwrap_args(result, engine)[1:]
+    from agentreflex.core.contain.pidns import holder, redirections
+
+    # the project's pid namespace, joined (None: the user's, where none can be had)
+    held = holder(engine, holder_view(result), project, env) if joined else None
+    mounts = bwrap_args(result, engine, joined=held is not None)[1:]
     from agentreflex.core.util.sysprog import system_program
 
     inner = [system_program(shell) or "/bin/sh", "-c", command]
     seccomp = filter_file(env) if terminal else None
     if seccomp is not None:
         mounts += ["--seccomp", FILTER_FD]
-    tail = f" {FILTER_FD}< {shlex.quote(seccomp)}" if seccomp else ""
+    tail = redirections(held) if held is not None else ""
+    tail += f" {FILTER_FD}< {shlex.quote(seccomp)}" if seccomp else ""
     stored = args_file(mounts, env)
     if stored is None:
         return shlex.join([engine, *mounts, "--", *inner]) + tail
@@ -141,6 +150,10 @@ def inner_command(line: str) -> str | None:
         return None
     if len(words) >= 3 and words[-2] == f"{FILTER_FD}<":
         words = words[:-2]  # the terminal filter's redirection
+    from agentreflex.core.contain.pidns import PIDNS_FD, USERNS_FD
+
+    if len(words) >= 5 and [words[-4], words[-2]] == [f"{USERNS_FD}<", f"{PIDNS_FD}<"]:
+        words = words[:-4]  # the project's namespaces (:mod:`.pidns`)
     if len(words) >= 7 and words[1:4] == ["--args", "9", "--"] and words[-2] == "9<":
         tail = words[4:-2]
         if len(tail) != 3 or tail[1] != "-c":
@@ -199,6 +212,7 @@ def shell_rewrite(
     direct: bool = True,
     cwd: str = "",
     terminal: bool = True,
+    joined: bool = True,
 ) -> tuple[str, str]:
     """(the command to run, a note): the contained line, or the command itself and why not.
 
@@ -215,7 +229,14 @@ def shell_rewrite(
         return command, why
     try:
         return rewrite(
-            command, project, env=env, folders=folders, direct=direct, cwd=cwd, terminal=terminal
+            command,
+            project,
+            env=env,
+            folders=folders,
+            direct=direct,
+            cwd=cwd,
+            terminal=terminal,
+            joined=joined,
         ), ""
     except (OSError, PolicyError) as exc:
         return command, f"not contained: {exc}"

@@ -93,14 +93,15 @@ def needed(mounts: Sequence[Mount]) -> list[Mount]:
 _KIND_OF = {"pin": "rw"}
 
 
-def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
+def bwrap_args(result: Plan, engine: str = ENGINE, joined: bool = False) -> list[str]:
     """bwrap's arguments: the whole filesystem read-only, then the policy's mounts.
 
-    No new pid, network, IPC or session namespace and no ``--die-with-parent``:
+    No new network, IPC or session namespace and no ``--die-with-parent``:
     background servers, the network and the terminal behave as without
-    containment.  ``/dev`` and ``/proc`` are the host's own.
+    containment.  ``/dev`` is the host's own, and ``/proc`` too unless ``joined``.
 
-    A new user namespace, always (``--unshare-user``): without one, a command
+    A user namespace not the host's, always (``--unshare-user``, or the
+    project's when ``joined``): without one, a command
     run as root could follow ``/proc/PID/root`` of any process outside into
     the host's own, writable mounts and past every mount below.  The kernel
     refuses that link to a process of another user namespace.  An
@@ -115,32 +116,50 @@ def bwrap_args(result: Plan, engine: str = ENGINE) -> list[str]:
     when running as root: root, even with no capabilities, may still write
     ``/proc/sys`` (``kernel.core_pattern`` names a program the kernel then
     runs as root, outside everything) and ``/proc/sysrq-trigger``.
+
+    ``joined``: the user and pid namespaces are the project's
+    (:mod:`.pidns`), read from descriptors the line opens, and ``/proc`` is
+    that namespace's own: a command sees and signals the project's other
+    commands, and no process outside.
     """
-    args = [
-        engine,
-        "--unshare-user",
-        "--cap-drop",
-        "ALL",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev-bind",
-        "/dev",
-        "/dev",
-        "--bind",
-        "/proc",
-        "/proc",
-    ]
+    if joined:
+        from agentreflex.core.contain.pidns import PIDNS_FD, USERNS_FD
+
+        spaces = ["--userns", USERNS_FD, "--pidns", PIDNS_FD]
+        proc = ["--proc", "/proc"]
+    else:
+        spaces, proc = ["--unshare-user"], ["--bind", "/proc", "/proc"]
+    args = [engine, *spaces, "--cap-drop", "ALL", *_base(proc)]
     for name in HOST_SERVER_VARIABLES:  # the hosts' servers' tokens, hidden like their files
         args += ["--unsetenv", name]
+    return args + _mount_args(result)
+
+
+def holder_view(result: Plan) -> list[str]:
+    """bwrap's mount arguments for the holder of a project's namespaces (:mod:`.pidns`).
+
+    The boundary, all read-only: a command reaches the holder's filesystem
+    through ``/proc/1/root``, and finds there no more than it may read.
+    """
+    return _base(["--proc", "/proc"]) + _mount_args(result, writable=False)
+
+
+def _base(proc: list[str]) -> list[str]:
+    return ["--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", *proc]
+
+
+def _mount_args(result: Plan, writable: bool = True) -> list[str]:
+    args: list[str] = []
     if os.geteuid() == 0:  # another user can't write them anyway: no mounts to pay for
         for kernel in _KERNEL_SETTINGS:
             args += ["--ro-bind-try", kernel, kernel]
     for mount in needed(result.mounts):  # "-try": a path gone since the plan is skipped
         if mount.kind in ("rw", "pin"):
-            args += ["--bind-try", mount.path, mount.path]
+            args += ["--bind-try" if writable else "--ro-bind-try", mount.path, mount.path]
         elif mount.kind == "ro":
             args += ["--ro-bind-try", mount.path, mount.path]
+        elif not writable and not os.path.lexists(mount.path):
+            continue  # nothing to hide yet, and no writable folder to make it in
         elif os.path.isdir(mount.path) or not os.path.lexists(mount.path):
             # an empty folder in memory over it, read-only by its mode: one mount where
             # "--remount-ro" would be a second (about 0.12 ms each).  Its owner may chmod

@@ -46,6 +46,7 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
     direct = not getattr(adapter, "contained_shell_form", False)
     project = event.session_folder or event.cwd
     takes_filter = getattr(adapter, "terminal_filter", None)  # a host whose rules see the line
+    takes_spaces = getattr(adapter, "pid_namespace", None)
     from agentreflex.core.hosts.base import shell_folder
 
     # where the host runs it: the call's own folder field (OpenCode's ``workdir``, Gemini
@@ -58,6 +59,7 @@ def contained_command(event: Event, decision: Decision) -> tuple[str, str] | Non
         direct=direct,
         cwd=shell_folder(tool, event.cwd, home),
         terminal=takes_filter() if callable(takes_filter) else True,
+        joined=takes_spaces() if callable(takes_spaces) else True,
     )
     return command, (f"agentreflex: {note}" if note else "")
 

@@ -197,6 +197,10 @@ class GeminiAdapter:
         """Whether the contained line may carry the terminal filter (``8<``): see :func:`twins_take_the_filter`."""
         return twins_take_the_filter(os.environ)
 
+    def pid_namespace(self) -> bool:
+        """Whether the contained line may join the project's namespaces (``6<``/``7<``): see :func:`twins_take_the_filter`."""
+        return twins_take_the_pid_namespace(os.environ)
+
     events = EVENTS
     unknown_event: EventKind | None = None
     traits: frozenset[str] = frozenset()
@@ -368,6 +372,22 @@ def twins_take_the_filter(env: Mapping[str, str]) -> bool:
     except OSError:
         return True  # no twins: nothing to keep matching
     return 'decision = "allow"' not in text or r"\.bpf" in text
+
+
+def twins_take_the_pid_namespace(env: Mapping[str, str]) -> bool:
+    """Whether the user's allow twins match a contained line that joins the project's namespaces.
+
+    As for the terminal filter (:func:`twins_take_the_filter`): twins written
+    before :mod:`agentreflex.core.contain.pidns` match no line with its ``6<``
+    and ``7<``; their users keep the user's pid namespace until they run
+    ``agentreflex install gemini`` again.
+    """
+    try:
+        with open(twin_path(env), encoding="utf-8", errors="replace") as handle:
+            text = handle.read(1 << 20)
+    except OSError:
+        return True
+    return 'decision = "allow"' not in text or "/ns/pid" in text
 
 
 def _unmirrored_refusal(event: Event) -> str:

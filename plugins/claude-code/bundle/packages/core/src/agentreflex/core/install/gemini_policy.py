@@ -115,7 +115,8 @@ def twin_pattern(rule: Rule, where: Boundary) -> str | None:
 
     Gemini tests it on ``stableStringify(args)``, where each top-level pair
     sits between NUL characters; ``\\x27`` is ``'``.  The line is checked
-    whole and, since it has redirections (``9<`` the mounts, ``8<`` the
+    whole and, since it has redirections (``9<`` the mounts, ``6<`` and ``7<``
+    the project's namespaces, :mod:`agentreflex.core.contain.pidns`, ``8<`` the
     terminal filter, :mod:`agentreflex.core.contain.terminal`), once more without them
     (``checkShellCommand``): both shapes match.  No group is followed by a
     quantifier: Gemini drops such patterns as unsafe (``isSafeRegExp``).
@@ -129,7 +130,12 @@ def twin_pattern(rule: Rule, where: Boundary) -> str | None:
         inner = rf"(?:\x27{plain}(?:\x27| [\w@%+=:,./ -]*\x27){bare})"
         held = rf" 9< {rx(where.folder)}/[0-9a-f]{{32}}\.args"
         seccomp = rf" 8< {rx(where.folder)}/[0-9a-f]{{32}}\.bpf"  # the terminal filter
-        tail = rf'(?:{held}"\x00|{held}{seccomp}"\x00|"\x00)'
+        # the project's namespaces (agentreflex.core.contain.pidns), opened by pid
+        spaces = r" 6< /proc/[0-9]{1,10}/ns/user 7< /proc/[0-9]{1,10}/ns/pid"
+        tail = (
+            rf'(?:{held}"\x00|{held}{seccomp}"\x00|{held}{spaces}"\x00'
+            rf'|{held}{spaces}{seccomp}"\x00|"\x00)'
+        )
         return head + inner + tail
     if "'" in rule.prefix or not rule.prefix.strip():
         return None  # shlex spells ' as '"'"' inside the line
