@@ -109,3 +109,82 @@ def test_without_a_working_directory_targets_are_taken_at_their_word() -> None:
 )
 def test_summary(output: str, result: str) -> None:
     assert summary(output) == result
+
+
+# Each runner's closing lines as its own docs or sources print them (URLs in core.testrun).
+@pytest.mark.parametrize(
+    ("output", "result"),
+    [
+        # go test -run XXX: every package says it ran nothing, and exits 0
+        (
+            "ok  \texample.com/m/a\t0.004s [no tests to run]\n?   \texample.com/m/b\t[no test files]",
+            "none",
+        ),
+        ("ok  \texample.com/m/a\t0.004s [no tests to run]\nok  \texample.com/m/c\t0.2s", "passed"),
+        ("testing: warning: no tests to run\nPASS\nok  \tm\t0.01s [no tests to run]", "none"),
+        # pytest -k nomatch: everything deselected
+        ("collected 4 items / 4 deselected / 0 selected\n==== 4 deselected in 0.01s ====", "none"),
+        ("\n1 deselected in 0.00s", "none"),  # the same with -q
+        ("===== 2 passed, 3 deselected in 0.02s =====", "passed"),
+        ("Tests:       3 skipped, 3 total", "none"),  # jest: everything skipped ran nothing
+        # bun test
+        (" 4 pass\n 1 fail\n 5 expect() calls\nRan 5 tests across 2 files. [150ms]", "failed"),
+        (" 5 pass\n 0 fail\nRan 5 tests across 2 files. [40ms]", "passed"),
+        # deno test
+        ("FAILED | 2 passed | 1 failed (15ms)", "failed"),
+        ("ok | 3 passed | 0 failed (12ms)", "passed"),
+        # cargo nextest
+        ("     Summary [   0.005s] 3 tests run: 2 passed, 1 failed, 0 skipped", "failed"),
+        (
+            "     Summary [   0.001s] 0 tests run: 0 passed, 5 skipped\nerror: no tests to run",
+            "none",
+        ),
+        # vitest run --passWithNoTests
+        ("No test files found, exiting with code 0", "none"),
+        # rspec
+        ("Finished in 0.01 seconds\n3 examples, 1 failure", "failed"),
+        ("Finished in 0.01 seconds\n3 examples, 0 failures", "passed"),
+        ("No examples found.\n0 examples, 0 failures", "none"),
+        # mix test (ExUnit)
+        ("Finished in 0.03 seconds\n5 tests, 2 failures", "failed"),
+        ("Finished in 0.03 seconds\n1 test, 0 failures", "passed"),
+        ("0 tests, 0 failures", "none"),
+        # mvn -q test (Surefire)
+        (
+            "[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0\n[INFO] BUILD FAILURE",
+            "failed",
+        ),
+        ("[INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS", "passed"),
+        # gradle test
+        (
+            "3 tests completed, 1 failed\n\nFAILURE: Build failed with an exception.\nBUILD FAILED in 2s",
+            "failed",
+        ),
+        # dotnet test
+        ("Failed!  - Failed:     1, Passed:     2, Skipped:     0, Total:     3", "failed"),
+        ("Passed!  - Failed:     0, Passed:     3, Skipped:     0, Total:     3", "passed"),
+        ("No test matches the given testcase filter `Nope` in /src/bin/T.dll", "none"),
+        # ctest
+        ("67% tests passed, 1 tests failed out of 3", "failed"),
+        ("100% tests passed, 0 tests failed out of 3", "passed"),
+        ("No tests were found!!!", "none"),
+        # phpunit
+        ("FAILURES!\nTests: 3, Assertions: 3, Failures: 1.", "failed"),
+        ("OK (3 tests, 3 assertions)", "passed"),
+        ("No tests executed!", "none"),
+        # tox and nox
+        ("  py312: FAIL code 1 (2.10 seconds)\n  evaluation failed :( (2.2 seconds)", "failed"),
+        ("  py312: OK (2.10 seconds)\n  congratulations :) (2.2 seconds)", "passed"),
+        ("nox > Session tests-3.12 failed.", "failed"),
+        ("nox > Session tests-3.12 was successful.", "passed"),
+        # bazel test
+        (
+            "//pkg:t  FAILED in 0.3s\nExecuted 1 out of 3 tests: 2 tests pass and 1 fails locally.",
+            "failed",
+        ),
+        ("//pkg:t  PASSED in 0.3s\nExecuted 3 out of 3 tests: 3 tests pass.", "passed"),
+        ("ERROR: No test targets were found, yet testing was requested", "none"),
+    ],
+)
+def test_summary_of_every_runner_the_vocabulary_knows(output: str, result: str) -> None:
+    assert summary(output) == result

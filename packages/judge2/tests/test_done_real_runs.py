@@ -213,3 +213,27 @@ def test_npm_test_is_read_to_its_script(node: Session) -> None:
     node.write("package.json", '{"scripts": {"test": "node --test"}}')
     assert node.sh("npm test") == 0
     assert node.stop_verdict() is Verdict.ALLOW
+
+
+def test_a_run_that_selects_no_test_is_no_evidence(py: Session) -> None:
+    """pytest -k with no match exits 5 having run nothing: it is neither a pass nor a failure."""
+    fix(py)
+    assert py.sh("pytest -q -k nomatch") == 5
+    st = py.state()
+    assert st.verifications == []
+    stopping = stop("Fixed add; the tests pass.", cwd=str(py.proj), session_id="s1")
+    ctx = make_context(stopping, state=st)
+    findings = DoneReflex().evaluate(ctx)
+    assert findings and findings[0].verdict is Verdict.BLOCK
+    assert "no test run is recorded" in findings[0].message
+    assert "evidence that counts: a passing run" in findings[0].message
+
+
+@pytest.mark.parametrize("mask", ["; exit 0", "|| true"])
+def test_a_run_that_selects_no_test_and_hides_its_status_is_no_evidence(
+    py: Session, mask: str
+) -> None:
+    fix(py)
+    assert py.sh(f"pytest -q -k nomatch {mask}") == 0
+    assert py.state().verifications == []
+    assert py.stop_verdict() is Verdict.BLOCK

@@ -346,23 +346,54 @@ def _read(path: str, limit: int = 256_000) -> str | None:
 
 
 # A runner's closing summary: what really happened, whatever the exit status.
+# One alternative per format, each as the runner's own docs or sources print it:
+# pytest, unittest, node --test (TAP), jest/vitest, mocha, go test, cargo test and
+# nextest (https://nexte.st/docs/running/), bun test (" 1 fail", "Ran 2 tests across
+# 1 files": https://bun.sh/docs/cli/test), deno test ("FAILED | 2 passed | 1 failed":
+# https://docs.deno.com/runtime/fundamentals/testing/), rspec ("3 examples, 1 failure":
+# https://rspec.info/features/3-13/rspec-core/), ExUnit ("3 tests, 1 failure":
+# https://hexdocs.pm/ex_unit/ExUnit.html), Maven Surefire ("Tests run: 3, Failures: 1,
+# Errors: 0", "BUILD FAILURE": https://maven.apache.org/surefire/maven-surefire-plugin/),
+# Gradle ("3 tests completed, 1 failed"), dotnet test ("Failed!  - Failed:     1,":
+# https://learn.microsoft.com/dotnet/core/tools/dotnet-test), ctest ("67% tests passed,
+# 1 tests failed out of 3", "No tests were found!!!": https://cmake.org/cmake/help/latest/
+# manual/ctest.1.html), PHPUnit ("FAILURES!", "OK (3 tests, 3 assertions)", "No tests
+# executed!": https://docs.phpunit.de/en/11.5/textui.html), tox ("py312: FAIL code 1",
+# "congratulations :)": https://tox.wiki/en/latest/user_guide.html), nox ("Session tests
+# failed.", "Session tests was successful.": https://nox.thea.codes/en/stable/usage.html),
+# Bazel ("Executed 1 out of 3 tests: 2 tests pass and 1 fails locally.", "No test targets
+# were found, yet testing was requested": https://bazel.build/docs/user-manual).
 _FAILED = LazyPattern(
     r"\b[1-9]\d* (?:failed|errors?)\b|test result: FAILED|^FAIL\b|\bFAILED \(|"
-    r"Tests:\s+\d+ failed|\b\d+ failing\b|^(?:#|\u2139) fail [1-9]",
+    r"Tests:\s+\d+ failed|\b\d+ failing\b|^(?:#|\u2139) fail [1-9]|"
+    r"^\s*[1-9]\d* fail\s*$|\b[1-9]\d* (?:tests? failed|failures?|fails? locally)\b|"
+    r"\b(?:Failures|Errors): [1-9]|^\[ERROR\] Tests run:|\bBUILD FAIL(?:URE|ED)\b|"
+    r"^Failed!\s+-|^(?:FAILURES|ERRORS)!$|: FAIL code \d|\bSession \S+ failed\b|"
+    r"\b[1-9]\d* tests? FAILED\b|\bFAILED in \d",
     re.MULTILINE,
-    hints="failed error FAIL failing fail",
+    hints="failed error ERROR FAIL failing fail failure fails Failures Errors Failed",
 )
 _NONE_RAN = LazyPattern(
     r"no tests ran|collected 0 items|Ran 0 tests|No tests found|\[no test files\]|"
-    r"test result: ok\. 0 passed|\b0 passing\b|^(?:#|\u2139) tests 0\b",
+    r"test result: ok\. 0 passed|\b0 passing\b|^(?:#|\u2139) tests 0\b|"
+    r"\b0 selected\b|\b\d+ (?:deselected|skipped)\b|\[no tests to run\]|[Nn]o tests to run|No test files found|"
+    r"\b0 (?:examples|tests), 0 failures\b|No examples found|No tests were found|"
+    r"No tests executed!|No test is available|No test matches the given testcase filter|"
+    r"No test targets were found|\b0 tests run\b|Tests run: 0,",
     re.MULTILINE,
-    hints="no tests collected Ran No 0",
+    hints="no tests collected Ran No 0 selected skipped",
 )
+# ``ok  pkg  0.01s [no tests to run]`` is go test saying it ran nothing in that package
+# (cmd/go's own testdata: https://github.com/golang/go/blob/master/src/cmd/go/testdata/
+# script/test_match_only_tests.txt).
 _PASSED = LazyPattern(
-    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s|^OK\b|Ran [1-9]\d* tests?|"
-    r"^(?:#|\u2139) pass [1-9]",
+    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s(?!.*\[no tests to run\])|"
+    r"^OK\b|Ran [1-9]\d* tests?|^(?:#|\u2139) pass [1-9]|^\s*[1-9]\d* pass\s*$|"
+    r"\b[1-9]\d* (?:examples?|tests?), 0 failures\b|\bTests run: [1-9]\d*, Failures: 0, Errors: 0|"
+    r"^Passed!\s+-|\b100% tests passed\b|\bcongratulations :\)|\bSession \S+ was successful\b|"
+    r"\b[1-9]\d* tests? pass(?:es)?\b",
     re.MULTILINE,
-    hints="passed passing ok OK Ran pass",
+    hints="passed passing ok OK Ran pass example test Tests Passed congratulations successful",
 )
 
 
