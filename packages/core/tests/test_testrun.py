@@ -188,3 +188,74 @@ def test_summary(output: str, result: str) -> None:
 )
 def test_summary_of_every_runner_the_vocabulary_knows(output: str, result: str) -> None:
     assert summary(output) == result
+
+
+# Runners as their own docs invoke them, each a real run (source in the id).
+@pytest.mark.parametrize(
+    "command",
+    [
+        "vendor/bin/phpunit",  # https://docs.phpunit.de/en/11.5/installation.html
+        "./vendor/bin/phpunit --testdox",
+        "./mvnw test",  # https://maven.apache.org/wrapper/
+        "mvn -q test",
+        "mvn -pl core -am test",
+        "mvn clean verify",
+        "./gradlew :app:test",  # https://docs.gradle.org/current/userguide/java_testing.html
+        "./gradlew check",
+        "gradle testDebugUnitTest",
+        "./gradlew :lib:integrationTest",
+        "bazel test //...",  # https://bazel.build/reference/command-line-reference#test
+        "bazelisk test //pkg:all",
+        "pnpm -r test",  # https://pnpm.io/cli/recursive
+        "pnpm --filter web test",  # https://pnpm.io/filtering
+        "pnpm -r run test",
+        "yarn workspaces foreach -A run test",  # https://yarnpkg.com/cli/workspaces/foreach
+        "cargo nextest run",
+        "bun test",
+        "deno test -A",
+        "tox -e py312",
+        "nox -s tests",
+        "ctest --test-dir build --output-on-failure",
+        "dotnet test",
+        "bundle exec rspec",
+        "mix test",
+        "bin/rails test",  # https://guides.rubyonrails.org/testing.html
+        "bundle exec rake test",
+        "php artisan test",  # https://laravel.com/docs/testing
+        "sbt test",
+        "zig build test",
+        "flutter test",
+        "dart test",
+        "cabal test",
+        "stack test",
+        "lein test",
+        "meson test -C build",
+        "hatch test",  # https://hatch.pypa.io/latest/tutorials/testing/overview/
+    ],
+)
+def test_every_runner_the_vocabulary_knows_is_a_run(tmp_path: Path, command: str) -> None:
+    assert assess(command, str(tmp_path)).verdict == RUN
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # https://maven.apache.org/surefire/maven-surefire-plugin/examples/skipping-tests.html
+        "mvn test -DskipTests",
+        "./mvnw verify -Dmaven.test.skip=true",
+        "./gradlew build -x test",  # https://docs.gradle.org/current/userguide/command_line_interface.html
+        "./gradlew check --exclude-task test",
+        "./gradlew testClasses",  # compiles the tests, runs none
+        "bin/pytest",  # a project file named like a runner is still not one
+    ],
+)
+def test_a_build_told_to_skip_its_tests_runs_none(tmp_path: Path, command: str) -> None:
+    assert assess(command, str(tmp_path)).verdict in (NONE, FAKE)
+
+
+def test_workspace_runs_are_each_package_s_script_and_the_root_s_is_read(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "echo 3 passed"}}')
+    assert assess("pnpm -w test", str(tmp_path)).verdict == FAKE  # the root's own script
+    assert assess("pnpm -r test", str(tmp_path)).verdict == RUN
+    assert assess("npm test --workspaces", str(tmp_path)).verdict == RUN
+    assert assess("mvn test -DskipTests=false", str(tmp_path)).verdict == RUN

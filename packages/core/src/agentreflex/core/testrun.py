@@ -45,12 +45,17 @@ RUNNERS = LazyPattern(
     r"^(?:"
     r"pytest|py\.test|python3?(?:\.\d+)?\s+-m\s+(?:pytest|unittest)|tox|nox|"
     r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S+)?|jest|vitest|mocha|"
+    r"pnpm\s+(?:(?:-r|--recursive|-w|--workspace-root|--parallel|--stream|"
+    r"--filter(?:=\S+|\s+\S+)|-F\s+\S+)\s+)+(?:run\s+)?test(?::\S+)?|"
+    r"yarn\s+workspaces\s+(?:foreach\s+(?:-\S+\s+)*run\s+)test(?::\S+)?|"
     r"node\s+--test|deno\s+test|cargo\s+(?:test|nextest)|go\s+test|gotestsum|"
-    r"mvn\s+(?:-\S+\s+)*(?:test|verify)|gradle\w*\s+test|"
+    r"mvnw?\s+(?:\S+\s+)*?(?:test|verify)|gradlew?\s+(?:\S+\s+)*?(?:\S*:)?(?:\w*Test|test|check)|"
     r"g?make\s+(?:-[Cf]\s+\S+\s+|-\S+\s+)*(?:test|check)\S*|ctest|rspec|phpunit|dotnet\s+test|swift\s+test|"
-    r"mix\s+test|bats|prove"
+    r"mix\s+test|bats|prove|(?:bazel|bazelisk)\s+(?:-\S+\s+)*(?:test|coverage)|"
+    r"(?:sbt|lein|cabal|stack|flutter|dart|meson|hatch)\s+(?:-\S+\s+)*test|zig\s+build\s+test|"
+    r"rake\s+(?:test|spec)(?::\S+)?|rails\s+test|php\s+artisan\s+test|busted"
     r")(?=$|\s)",
-    hints="test tox nox jest mocha verify check rspec phpunit bats prove",
+    hints="test Test tox nox jest mocha verify check rspec phpunit bats prove spec busted coverage",
 )
 # Env assignments and command wrappers that may precede the real command.
 WRAPPERS = LazyPattern(
@@ -92,7 +97,10 @@ _PIPEFAIL = LazyPattern(
 )
 # Directories whose executables are installed tools, not project files.
 _TOOL_DIRS = LazyPattern(
-    r"(?:^|/)(?:\.?venv[^/]*|env|\.tox/[^/]+|\.nox/[^/]+)/bin/[^/]+$|node_modules/\.bin/"
+    r"(?:^|/)(?:\.?venv[^/]*|env|\.tox/[^/]+|\.nox/[^/]+)/bin/[^/]+$|node_modules/\.bin/|"
+    # Composer's default bin-dir (https://getcomposer.org/doc/articles/vendor-binaries.md)
+    # and the Rails binstub bin/rails (https://guides.rubyonrails.org/command_line.html).
+    r"(?:^|/)vendor/bin/[^/]+$|(?:^|/)bin/rails$"
 )
 _MAX_DEPTH = 3
 
@@ -203,6 +211,8 @@ def _resolve(seg: str, cwd: str, shadowed: frozenset[str], depth: int) -> TestRu
     runner = words[0]
     if _NO_RUN.intersection(words[1:]) or (runner in ("make", "gmake") and "-n" in words):
         return TestRun()  # lists, describes or dry-runs (make -n prints the recipe)
+    if _skips_tests(runner, words):
+        return TestRun()  # builds the tests and runs none (mvn -DskipTests, gradle -x test)
     if first in shadowed:
         return TestRun(
             FAKE, runner, f"`{first}` is a shell function or alias defined in the command"
@@ -218,6 +228,23 @@ def _resolve(seg: str, cwd: str, shadowed: frozenset[str], depth: int) -> TestRu
     if runner in ("npm", "pnpm", "yarn") or (runner == "bun" and words[1] == "run"):
         return _package_script(words, cwd, depth)
     return TestRun(RUN, runner)
+
+
+# Maven's switches that compile the tests and run none
+# (https://maven.apache.org/surefire/maven-surefire-plugin/examples/skipping-tests.html).
+_MAVEN_SKIP = LazyPattern(r"^-D(?:skipTests|maven\.test\.skip|skipITs)(?:=(?!false\b)\S*)?$")
+
+
+def _skips_tests(runner: str, words: list[str]) -> bool:
+    """A build tool told to leave its tests out (Gradle's ``-x test``, Maven's ``-DskipTests``)."""
+    if runner in ("mvn", "mvnw"):
+        return any(_MAVEN_SKIP.match(w) for w in words)
+    if runner in ("gradle", "gradlew"):
+        return any(
+            w in ("-x", "--exclude-task") and i + 1 < len(words) and words[i + 1].endswith("test")
+            for i, w in enumerate(words)
+        )
+    return False
 
 
 # Runner scripts a project checks in on purpose (the Gradle and Maven wrappers).
@@ -309,9 +336,17 @@ def _recipe_lines(text: str, target: str) -> list[str] | None:
     return lines
 
 
+# The switches that run a script in every (or a named) workspace package, not the root's:
+# https://pnpm.io/cli/recursive, https://docs.npmjs.com/cli/using-npm/workspaces.
+_WORKSPACE_FLAGS = frozenset(["-r", "--recursive", "-F", "-ws", "--workspaces", "workspaces"])
+
+
 def _package_script(words: list[str], cwd: str, depth: int) -> TestRun:
     """Read the package.json script to the command it runs."""
-    name = words[2] if len(words) > 2 and words[1] == "run" else words[1]
+    if any(w in _WORKSPACE_FLAGS or w.startswith(("--filter", "--workspace")) for w in words):
+        # pnpm -r test, npm test --workspaces: each workspace package runs its own script
+        return TestRun(RUN, words[0], "taken at its word: each workspace package's own script")
+    name = next((w for w in words[1:] if w != "run" and not w.startswith("-")), "")
     data = _read(os.path.join(cwd, "package.json"))
     try:
         scripts = fastjson.loads(data)["scripts"] if data else None
