@@ -237,6 +237,21 @@ def test_heuristic_execution_needs_action_and_shared_subject(
     assert obligation(state_dir)["state"] == "EXECUTED"
 
 
+def test_a_heuristic_test_check_is_not_evidenced_by_a_run_that_ran_no_test(
+    run_on: Runner, state_dir: str
+) -> None:
+    run_on(stop("I'll run the router fallback tests to see why they fail."))
+    nomatch = {"command": "pytest tests/test_router.py -k nomatch"}
+    run_on(pre_tool("Bash", nomatch, tool_use_id="a"))
+    run_on(post_tool("Bash", nomatch, ok=True, output="\n3 deselected in 0.01s", tool_use_id="a"))
+    assert obligation(state_dir)["state"] == "EXECUTED"  # ran, but showed nothing
+    assert "executed no test" in obligation(state_dir)["last_outcome"]
+    real = {"command": "pytest tests/test_router.py"}
+    run_on(pre_tool("Bash", real, tool_use_id="b"))
+    run_on(post_tool("Bash", real, ok=False, output="1 failed, 2 passed in 0.2s", tool_use_id="b"))
+    assert obligation(state_dir)["state"] == "EVIDENCED"
+
+
 def test_pre_tool_mutation_is_blocked_before_evidence(run_on: Runner) -> None:
     opened(run_on)
     edit = {"file_path": "/p/policies/routing.toml", "old_string": "a", "new_string": "b"}
