@@ -259,3 +259,18 @@ def test_workspace_runs_are_each_package_s_script_and_the_root_s_is_read(tmp_pat
     assert assess("pnpm -r test", str(tmp_path)).verdict == RUN
     assert assess("npm test --workspaces", str(tmp_path)).verdict == RUN
     assert assess("mvn test -DskipTests=false", str(tmp_path)).verdict == RUN
+
+
+def test_a_run_in_another_folder_is_not_this_project_s(tmp_path: Path) -> None:
+    proj = tmp_path / "repo" / "pkg"
+    proj.mkdir(parents=True)
+    here = str(proj)
+    assert assess("cd /tmp/scratch && pytest -q", here).verdict == FAKE
+    assert assess("(cd ../../other-repo && pytest)", here).verdict == FAKE
+    assert assess("pushd /srv/old-checkout && go test ./...", here).verdict == FAKE
+    found = assess("cd /tmp/scratch && pytest -q", here)
+    assert "/tmp/scratch" in found.reason and "outside the project" in found.reason
+    assert assess("cd .. && pytest", here).verdict == RUN  # the repository above the package
+    assert assess("cd tests && pytest", here).verdict == RUN
+    assert assess("(cd tests && pytest)", here).verdict == RUN  # a subshell's closing paren
+    assert assess(f"cd {here} && pytest", here).verdict == RUN

@@ -226,6 +226,7 @@ def test_a_run_that_selects_no_test_is_no_evidence(py: Session) -> None:
     findings = DoneReflex().evaluate(ctx)
     assert findings and findings[0].verdict is Verdict.BLOCK
     assert "no test run is recorded" in findings[0].message
+    assert "no test ran (none selected or found)" in findings[0].message
     assert "evidence that counts: a passing run" in findings[0].message
 
 
@@ -237,3 +238,21 @@ def test_a_run_that_selects_no_test_and_hides_its_status_is_no_evidence(
     assert py.sh(f"pytest -q -k nomatch {mask}") == 0
     assert py.state().verifications == []
     assert py.stop_verdict() is Verdict.BLOCK
+
+
+def test_a_passing_run_in_another_project_is_no_evidence_and_the_stop_says_why(
+    py: Session,
+) -> None:
+    other = py.proj.parent / "other"
+    other.mkdir()
+    (other / "test_ok.py").write_text("def test_ok():\n    assert True\n")
+    fix(py)
+    assert py.sh("cd ../other && pytest -q") == 0
+    assert py.state().verifications == []
+    stopping = stop("Fixed add; the tests pass.", cwd=str(py.proj), session_id="s1")
+    findings = DoneReflex().evaluate(make_context(stopping, state=py.state()))
+    assert findings and findings[0].verdict is Verdict.BLOCK
+    assert "outside the project" in findings[0].message
+    assert "in this project after the last change" in findings[0].message
+    assert py.sh("pytest -q") == 0
+    assert py.stop_verdict() is Verdict.ALLOW

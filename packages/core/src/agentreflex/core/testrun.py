@@ -150,13 +150,15 @@ def assess(command: str, cwd: str = "", depth: int = 0) -> TestRun:
     here = cwd
     best = TestRun()
     for k in range(0, len(parts), 2):
-        seg = strip_wrappers(parts[k].strip().lstrip("({").strip())
-        if seg.startswith("cd ") and here:
-            here = _cd(here, seg[3:].strip())
+        seg = strip_wrappers(parts[k].strip().lstrip("({").rstrip(")}; ").strip())
+        if seg.startswith(("cd ", "pushd ")) and here:
+            here = _cd(here, seg.split(" ", 1)[1].strip())
             continue
         found = _resolve(seg, here, shadowed, depth)
         if found.verdict == NONE:
             continue
+        if found.verdict != FAKE and _elsewhere(here, cwd):
+            found = TestRun(FAKE, found.runner, f"it runs in {here}, outside the project at {cwd}")
         if found.verdict == RUN and _masked(parts, k, pipefail):
             found = TestRun(MASKED, found.runner, "its exit status is not its own")
         best = _better(best, found)
@@ -172,6 +174,19 @@ def _shadowed(command: str) -> frozenset[str]:
     names = {m.group(1) or m.group(2) for m in _FUNCTION_DEF.finditer(command)}
     names.update(m.group(1) for m in _ALIAS.finditer(command))
     return frozenset(n for n in names if n)
+
+
+def _elsewhere(here: str, cwd: str) -> bool:
+    """Is ``here`` another project: neither the working folder, inside it, nor above it?
+
+    ``cd .. && pytest`` from a package runs the repository's tests, ``cd /tmp/x
+    && pytest`` or ``cd ../other-repo && pytest`` runs someone else's.
+    """
+    if not here or not cwd or here == cwd:
+        return False
+    return not (
+        here.startswith(cwd.rstrip(os.sep) + os.sep) or cwd.startswith(here.rstrip(os.sep) + os.sep)
+    )
 
 
 def _cd(here: str, target: str) -> str:
