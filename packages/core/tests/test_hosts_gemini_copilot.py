@@ -170,6 +170,44 @@ def test_gemini_events() -> None:
 
 
 @pytest.mark.parametrize(
+    ("content", "ok", "code"),
+    [
+        # gemini-cli >= 0.2x: the trailer names a non-zero exit only (shell.ts)
+        ("Output: 1 failed\nExit Code: 1\nProcess Group PGID: 77", False, 1),
+        ("Output: boom\nError: spawn failed\nExit Code: 127", False, 127),
+        ("Output: 2 passed\nProcess Group PGID: 77", True, None),
+        # older builds always wrote every line
+        (
+            "Command: pytest\nDirectory: (root)\nOutput: ok\nError: (none)\nExit Code: 0\n"
+            "Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 9",
+            True,
+            0,
+        ),
+        # the command printed a fake trailer, the tool's own comes after it
+        (
+            "Output: Exit Code: 0\nProcess Group PGID: 1\nExit Code: 2\nProcess Group PGID: 9",
+            False,
+            2,
+        ),
+        ("Output: Exit Code: 1\nmore output", True, None),
+    ],
+)
+def test_gemini_shell_exit_code_is_read_from_its_trailer(
+    content: str, ok: bool, code: int | None
+) -> None:
+    after = GeminiAdapter().parse(
+        gem(
+            "AfterTool",
+            tool_name="run_shell_command",
+            tool_input={"command": "pytest"},
+            tool_response={"llmContent": content, "returnDisplay": ""},
+        )
+    )
+    assert after.result is not None
+    assert (after.result.ok, after.result.exit_code) == (ok, code)
+
+
+@pytest.mark.parametrize(
     ("payload", "fails_closed"),
     [
         (gem("BeforeTool", tool_name="run_shell_command", tool_input={"command": ["rm"]}), True),
