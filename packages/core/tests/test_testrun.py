@@ -274,3 +274,30 @@ def test_a_run_in_another_folder_is_not_this_project_s(tmp_path: Path) -> None:
     assert assess("cd tests && pytest", here).verdict == RUN
     assert assess("(cd tests && pytest)", here).verdict == RUN  # a subshell's closing paren
     assert assess(f"cd {here} && pytest", here).verdict == RUN
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "go test -list . ./...",  # prints test names, then "ok pkg 0.01s"
+        "go test -list=Test ./pkg",
+        "vitest list",
+        "npx vitest list --json",
+        "cargo nextest list",
+        "ctest -N",
+        "ctest --test-dir build --show-only",
+        "./gradlew test -m",
+        "tox -l",
+        "tox list",
+    ],
+)
+def test_a_runner_s_own_list_or_dry_run_runs_no_test(tmp_path: Path, command: str) -> None:
+    assert assess(command, str(tmp_path)).verdict == NONE
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cargo test list", "vitest run list", "go test -run TestList ./...", "tox -e lint"],
+)
+def test_a_test_named_like_a_list_switch_still_runs(tmp_path: Path, command: str) -> None:
+    assert assess(command, str(tmp_path)).verdict == RUN

@@ -87,6 +87,36 @@ _NO_RUN = frozenset(
         "--markers",
     ]
 )
+# A runner's own switch or subcommand that lists or dry-runs its tests, each as its docs
+# name it: make -n, go test -list REGEX (https://pkg.go.dev/cmd/go#hdr-Testing_flags),
+# vitest list (https://vitest.dev/guide/cli#vitest-list), cargo nextest list
+# (https://nexte.st/docs/listing/), ctest -N/--show-only
+# (https://cmake.org/cmake/help/latest/manual/ctest.1.html), gradle -m/--dry-run
+# (https://docs.gradle.org/current/userguide/command_line_interface.html), tox -l/list
+# (https://tox.wiki/en/latest/cli_interface.html).
+_LISTS = {
+    "make": ("-n",),
+    "gmake": ("-n",),
+    "go": ("-list", "-test.list"),
+    "vitest": ("list",),
+    "cargo": ("list",),
+    "ctest": ("-N", "--show-only"),
+    "gradle": ("-m",),
+    "gradlew": ("-m",),
+    "tox": ("-l", "-a", "list", "--listenvs", "--listenvs-all"),
+}
+
+
+def _lists_only(runner: str, words: list[str]) -> bool:
+    """Does the runner's own list or dry-run switch stand among its words?"""
+    switches = _LISTS.get(runner, ())
+    if runner == "cargo" and words[1:2] != ["nextest"]:
+        return False  # ``list`` is nextest's subcommand; ``cargo test list`` filters by name
+    if runner == "vitest" and words[1:2] != ["list"]:
+        return False
+    return any(w.split("=", 1)[0] in switches for w in words[1:])
+
+
 _FUNCTION_DEF = LazyPattern(
     r"(?:^|[;&|\n{(]\s*|\bfunction\s+)([A-Za-z_][\w.-]*)\s*\(\s*\)|\bfunction\s+([A-Za-z_][\w.-]*)",
     hints="( function",
@@ -224,7 +254,7 @@ def _resolve(seg: str, cwd: str, shadowed: frozenset[str], depth: int) -> TestRu
         return TestRun()
     words = plain.split()
     runner = words[0]
-    if _NO_RUN.intersection(words[1:]) or (runner in ("make", "gmake") and "-n" in words):
+    if _NO_RUN.intersection(words[1:]) or _lists_only(runner, words):
         return TestRun()  # lists, describes or dry-runs (make -n prints the recipe)
     if _skips_tests(runner, words):
         return TestRun()  # builds the tests and runs none (mvn -DskipTests, gradle -x test)
