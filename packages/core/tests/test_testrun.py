@@ -133,6 +133,7 @@ def test_summary(output: str, result: str) -> None:
         # deno test
         ("FAILED | 2 passed | 1 failed (15ms)", "failed"),
         ("ok | 3 passed | 0 failed (12ms)", "passed"),
+        ("ok | 0 passed | 0 failed | 3 filtered out (2ms)", "none"),  # deno test --filter nomatch
         # cargo nextest
         ("     Summary [   0.005s] 3 tests run: 2 passed, 1 failed, 0 skipped", "failed"),
         (
@@ -149,6 +150,9 @@ def test_summary(output: str, result: str) -> None:
         ("Finished in 0.03 seconds\n5 tests, 2 failures", "failed"),
         ("Finished in 0.03 seconds\n1 test, 0 failures", "passed"),
         ("0 tests, 0 failures", "none"),
+        ("Finished in 0.05 seconds\n5 tests, 0 failures, 5 excluded", "none"),  # mix test --only x
+        ("Finished in 0.05 seconds\n5 tests, 0 failures, 2 excluded", "passed"),
+        ("3 examples, 0 failures, 3 pending", "none"),
         # mvn -q test (Surefire)
         (
             "[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0\n[INFO] BUILD FAILURE",

@@ -459,17 +459,21 @@ _NONE_RAN = LazyPattern(
     r"\b0 selected\b|\b\d+ (?:deselected|skipped)\b|\[no tests to run\]|[Nn]o tests to run|No test files found|"
     r"\b0 (?:examples|tests), 0 failures\b|No examples found|No tests were found|"
     r"No tests executed!|No test is available|No test matches the given testcase filter|"
-    r"No test targets were found|\b0 tests run\b|Tests run: 0,",
+    r"No test targets were found|\b0 tests run\b|Tests run: 0,|^ok \| 0 passed \| 0 failed\b|"
+    r"\b(?P<all>\d+) (?:examples?|tests?), 0 failures, (?P=all) (?:excluded|pending)\b",
     re.MULTILINE,
-    hints="no tests collected Ran No 0 selected skipped",
+    hints="no tests collected Ran No 0 selected skipped ok",
 )
-# ``ok  pkg  0.01s [no tests to run]`` is go test saying it ran nothing in that package
+# ``ok  pkg  0.01s [no tests to run]`` is go test saying it ran nothing in that package,
+# ``ok | 0 passed | 0 failed | 3 filtered out`` deno test --filter matching nothing, and
+# ``5 tests, 0 failures, 5 excluded`` ExUnit's mix test --only matching nothing (rspec's
+# ``pending`` alike): each counts what it left out among its tests
 # (cmd/go's own testdata: https://github.com/golang/go/blob/master/src/cmd/go/testdata/
 # script/test_match_only_tests.txt).
 _PASSED = LazyPattern(
-    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s(?!.*\[no tests to run\])|"
+    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s(?!\| 0 passed)(?!.*\[no tests to run\])|"
     r"^OK\b|Ran [1-9]\d* tests?|^(?:#|\u2139) pass [1-9]|^\s*[1-9]\d* pass\s*$|"
-    r"\b[1-9]\d* (?:examples?|tests?), 0 failures\b|\bTests run: [1-9]\d*, Failures: 0, Errors: 0|"
+    r"\b(?P<ran>[1-9]\d*) (?:examples?|tests?), 0 failures\b(?!, (?P=ran) (?:excluded|pending))|\bTests run: [1-9]\d*, Failures: 0, Errors: 0|"
     r"^Passed!\s+-|\b100% tests passed\b|\bcongratulations :\)|\bSession \S+ was successful\b|"
     r"\b[1-9]\d* tests? pass(?:es)?\b",
     re.MULTILINE,
