@@ -128,3 +128,17 @@ def test_a_restarted_process_keeps_the_loop_count(
         outputs += [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     pre = [r for r in outputs if r.get("event") == "pre_tool"]
     assert pre[2]["decision"] == "BLOCK"
+
+
+def test_a_growing_pause_before_the_same_failing_install_is_the_third_attempt(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """npm install failing ETIMEDOUT, retried behind sleep 2; and sleep 5 &&: the third
+    is blocked; after a config change (new evidence) the next retry goes through."""
+    rows = replay("dodged_repeat.jsonl", tmp_path, capsys)
+    pre = [r for r in rows if r.get("event") == "pre_tool"]
+    assert [r["decision"] for r in pre] == ["ALLOW", "ALLOW", "BLOCK", "ALLOW", "ALLOW"]
+    assert pre[2]["code"] == "RUNAWAY-LOOP-EXACT"
+    reason = json.loads(pre[2]["stdout"])["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "ETIMEDOUT" in reason and "a pause" in reason and "Instead:" in reason
