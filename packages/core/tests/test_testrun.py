@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -305,3 +306,37 @@ def test_a_runner_s_own_list_or_dry_run_runs_no_test(tmp_path: Path, command: st
 )
 def test_a_test_named_like_a_list_switch_still_runs(tmp_path: Path, command: str) -> None:
     assert assess(command, str(tmp_path)).verdict == RUN
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "react-scripts test --watchAll=false",  # https://create-react-app.dev/docs/running-tests
+        "ng test --watch=false",  # https://angular.dev/cli/test
+        "karma start --single-run",
+        "ava",
+        "tap",
+        "playwright test",  # https://playwright.dev/docs/test-cli
+        "cypress run",  # https://docs.cypress.io/app/references/command-line
+        "turbo run test",  # https://turbo.build/repo/docs/reference/run
+        "turbo test",
+        "nx run-many -t test",  # https://nx.dev/reference/nx-commands
+        "nx affected -t test",
+        "lerna run test",  # https://lerna.js.org/docs/api-reference/commands
+        "cross-env NODE_ENV=test jest --ci",
+        "nyc mocha",
+        "c8 --reporter=lcov node --test",
+        "dotenv -e .env.test -- vitest run",
+    ],
+)
+def test_a_package_script_naming_a_javascript_runner_is_a_run(tmp_path: Path, script: str) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": script}}))
+    assert assess("npm test", str(tmp_path)).verdict == RUN
+
+
+@pytest.mark.parametrize(
+    "script", ["turbo run build", "nx build app", "cross-env CI=1 echo 3 passed"]
+)
+def test_a_package_script_that_runs_no_tests_is_still_refused(tmp_path: Path, script: str) -> None:
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": script}}))
+    assert assess("npm test", str(tmp_path)).verdict == FAKE

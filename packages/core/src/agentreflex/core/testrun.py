@@ -53,16 +53,24 @@ RUNNERS = LazyPattern(
     r"g?make\s+(?:-[Cf]\s+\S+\s+|-\S+\s+)*(?:test|check)\S*|ctest|rspec|phpunit|dotnet\s+test|swift\s+test|"
     r"mix\s+test|bats|prove|(?:bazel|bazelisk)\s+(?:-\S+\s+)*(?:test|coverage)|"
     r"(?:sbt|lein|cabal|stack|flutter|dart|meson|hatch)\s+(?:-\S+\s+)*test|zig\s+build\s+test|"
-    r"rake\s+(?:test|spec)(?::\S+)?|rails\s+test|php\s+artisan\s+test|busted"
+    r"rake\s+(?:test|spec)(?::\S+)?|rails\s+test|php\s+artisan\s+test|busted|"
+    # JavaScript runners a package script names (each tool's CLI docs): Create React App,
+    # Angular, Karma, AVA, node-tap, Playwright, Cypress; and the monorepo task runners
+    # that run each package's own test script (turbo, nx, lerna).
+    r"react-scripts\s+test|ng\s+test|karma\s+start|ava|tap|playwright\s+test|cypress\s+run|"
+    r"turbo\s+(?:run\s+)?test(?::\S+)?|lerna\s+run\s+test|"
+    r"nx\s+(?:test|affected\s+(?:-t|--target)[= ]test|run-many\s+(?:-\S+\s+)*?(?:-t|--targets?)[= ]test)"
     r")(?=$|\s)",
-    hints="test Test tox nox jest mocha verify check rspec phpunit bats prove spec busted coverage",
+    hints="test Test tox nox jest mocha verify check rspec phpunit bats prove spec busted coverage karma ava tap cypress",
 )
 # Env assignments and command wrappers that may precede the real command.
 WRAPPERS = LazyPattern(
     r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|time|nice|nohup|command|exec|"
     r"xvfb-run(?:\s+-a)?|timeout(?:\s+-\S+)*\s+\S+|"
     r"(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run(?:\s+--?\S+)*|"
-    r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec)\s+)+"
+    r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec|"
+    # a package script's env and coverage wrappers: cross-env, dotenv-cli, nyc, c8
+    r"cross-env|dotenv(?:\s+-\S+(?:\s+[^-\s]\S*)?)*\s+--|nyc(?:\s+--\S+)*|c8(?:\s+--\S+)*)\s+)+"
 )
 # The operators between a compound command's parts, kept.
 _OPERATORS = LazyPattern(r"(\|\||&&|;|\||(?<![<>])&(?!>)|\n)")
