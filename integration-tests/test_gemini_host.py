@@ -231,6 +231,25 @@ def test_done_reflex_follow_up_arrives_once(world: GeminiWorld) -> None:
     assert "Not done yet" not in request_text(run.main_requests[1]["body"])
 
 
+def test_a_command_exiting_non_zero_is_a_failure_and_its_third_identical_attempt_refused(
+    world: GeminiWorld,
+) -> None:
+    """run_shell_command reports a non-zero exit only in its llmContent's ``Exit Code:``
+    line (no ``error``): read as a success, the same failing command never made a loop."""
+    failing = f"{sys.executable} -c \"import sys; print('cannot reach registry'); sys.exit(3)\""
+    script = [
+        call("run_shell_command", command=failing),
+        call("run_shell_command", command=failing),
+        call("run_shell_command", command=failing),
+        text("Stopped."),
+    ]
+    run = world.run("install the dependencies", script)
+    results = run.function_responses()
+    assert "Exit Code: 3" in results[0], run.describe()
+    assert "RUNAWAY-LOOP" not in results[1], run.describe()
+    assert "Loop:" in results[2], run.describe()
+
+
 GUARD_FIXTURE = (
     Path(__file__).resolve().parent.parent
     / "packages"

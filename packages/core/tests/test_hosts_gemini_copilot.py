@@ -190,6 +190,14 @@ def test_gemini_events() -> None:
             2,
         ),
         ("Output: Exit Code: 1\nmore output", True, None),
+        # as gemini 0.61 hands it on when a hook rewrote the command (the boundary)
+        (
+            "<untrusted_context>\nOutput: boom\nExit Code: 3\nProcess Group PGID: 18704\n"
+            "</untrusted_context>\n\n[System] Tool input parameters (command) were modified by "
+            "a hook before execution.",
+            False,
+            3,
+        ),
     ],
 )
 def test_gemini_shell_exit_code_is_read_from_its_trailer(

@@ -304,10 +304,13 @@ class GeminiAdapter:
 # ``Exit Code: N`` (only when non-zero since 0.2x; ``Exit Code: (none)`` or ``0`` always
 # before), then ``Signal:``, ``Background PIDs:``, ``Process Group PGID:``.  A command
 # that exits 1 sets no ``error`` (that is for a shell that could not start): the exit
-# code is only in this trailer.  Source: gemini-cli packages/core/src/tools/shell.ts
+# code is only in this trailer.  Gemini may wrap the content in ``<untrusted_context>``
+# and, when a hook rewrote the command (our boundary), append a ``[System] Tool input
+# parameters ... were modified by a hook`` note after it.  Source: gemini-cli packages/core/src/tools/shell.ts
 # (https://github.com/google-gemini/gemini-cli/blob/main/packages/core/src/tools/shell.ts).
 _EXIT_TRAILER = LazyPattern(
-    r"\nExit Code: (-?\d+)\n?(?:(?:Signal|Background PIDs|Process Group PGID): [^\n]*\n?)*\Z",
+    r"\nExit Code: (-?\d+)\n?(?:(?:Signal|Background PIDs|Process Group PGID): [^\n]*\n?)*"
+    r"(?:</untrusted_context>\s*)?(?:\[System\][^\n]*\s*)*\Z",
     hints="Exit Code",
 )
 
