@@ -193,6 +193,19 @@ def test_done_reflex_follow_up_arrives_once(world: CopilotWorld) -> None:
     assert "agentreflex session recap" in shown, shown[-5000:]
 
 
+def test_a_command_exiting_non_zero_is_a_failure_and_its_third_identical_attempt_refused(
+    world: CopilotWorld,
+) -> None:
+    """The same failing command three times: the third is a loop, whatever shape the
+    host gives a non-zero exit in (a real Copilot, not an assumed payload)."""
+    failing = f"{sys.executable} -c \"import sys; print('cannot reach registry'); sys.exit(3)\""
+    run = world.run("install the dependencies", [bash(failing)] * 3 + [say("Stopped.")])
+    results = run.messages("tool")
+    assert "cannot reach registry" in results[0], run.describe()
+    assert "Loop:" not in results[1], run.describe()
+    assert "Loop:" in results[2], run.describe() + "\n" + json.dumps(results)[:3000]
+
+
 GUARD_FIXTURE = (
     Path(__file__).resolve().parent.parent
     / "packages"

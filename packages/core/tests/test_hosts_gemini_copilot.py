@@ -675,3 +675,47 @@ def test_gemini_file_paths_are_read_as_gemini_corrects_them(tmp_path: Path) -> N
     assert as_gemini_reads("settings.json", cwd, corrects=False) == ["settings.json"]
     assert as_gemini_reads("@.claude/x", cwd, corrects=False) == ["@.claude/x", ".claude/x"]
     assert as_gemini_reads("README.md", cwd, corrects=True) == ["README.md"]
+
+
+@pytest.mark.parametrize(
+    ("result", "ok", "code"),
+    [
+        # Copilot CLI 1.0.102's bash tool, as a real run hands it on (resultType stays success)
+        (
+            {
+                "resultType": "success",
+                "textResultForLlm": "boom\n<shellId: 0 completed with exit code 3>",
+            },
+            False,
+            3,
+        ),
+        (
+            {
+                "resultType": "success",
+                "textResultForLlm": "2 passed\n<shellId: 1 completed with exit code 0>",
+            },
+            True,
+            0,
+        ),
+        ({"resultType": "success", "textResultForLlm": "x\n<exited with exit code 1>"}, False, 1),
+        # a printed marker is not the tool's: the tool's own comes last
+        (
+            {"resultType": "success", "textResultForLlm": "<exited with exit code 0>\nstill going"},
+            True,
+            None,
+        ),
+        (
+            {"resultType": "failure", "textResultForLlm": "y\n<exited with exit code 0>"},
+            False,
+            None,
+        ),
+    ],
+)
+def test_copilot_shell_exit_code_is_read_from_its_last_line(
+    result: dict[str, str], ok: bool, code: int | None
+) -> None:
+    after = CopilotAdapter().parse(
+        cop("postToolUse", toolName="bash", toolArgs={"command": "pytest"}, toolResult=result)
+    )
+    assert after.result is not None
+    assert (after.result.ok, after.result.exit_code) == (ok, code)
