@@ -408,3 +408,15 @@ def test_a_terminal_call_is_judged_in_its_relative_workdir(
         "note it", [tool("terminal", command="echo hi > n.txt", workdir="notes"), say("ok")]
     )
     assert (sub / "n.txt").read_text() == "hi\n", run.describe()
+
+
+def test_a_command_exiting_non_zero_is_a_failure_and_its_third_identical_attempt_refused(
+    hermes: HermesProject,
+) -> None:
+    """The same failing command three times: the third is a loop, in whatever shape the
+    real host hands on a non-zero exit."""
+    failing = f"{sys.executable} -c \"import sys; print('cannot reach registry'); sys.exit(3)\""
+    run = hermes.run("install the dependencies", [terminal(failing)] * 3 + [say("Stopped.")])
+    results = run.tool_messages("terminal")  # distinct ones
+    assert "cannot reach registry" in results[0], run.describe()
+    assert "Loop:" in results[-1], run.describe() + "\n" + repr(results)[:3000]

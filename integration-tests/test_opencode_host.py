@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -325,3 +326,16 @@ kill %1
     said = (done["stdout"][-2000:], done["stderr"][-2000:])
     assert not escaped.exists(), said
     assert ran.read_text() == "401", said  # the command ran, and the server refused it
+
+
+def test_a_command_exiting_non_zero_is_a_failure_and_its_third_identical_attempt_refused(
+    js: JsHostProject,
+) -> None:
+    """The same failing command three times: the third is a loop, in whatever shape the
+    real host hands on a non-zero exit."""
+    failing = f"{sys.executable} -c \"import sys; print('cannot reach registry'); sys.exit(3)\""
+    turn = tool("bash", command=failing, description="run it")
+    run = js.run("install the dependencies", [turn, turn, turn, say("Stopped.")])
+    results = run.tool_messages()  # distinct ones: the two identical failures are one
+    assert len(results) == 2 and "cannot reach registry" in results[0], repr(results)[:3000]
+    assert results[1].startswith("Loop:"), run.describe() + "\n" + repr(results)[:3000]

@@ -9,6 +9,7 @@ shared with OpenCode (``hostharness/js_scenarios.py``).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,16 @@ def test_calls_pi_runs_together_are_judged_one_at_a_time(js: JsHostProject) -> N
     results = run.tool_messages()
     assert any("not run yet" in m for m in results), run.describe()
     assert any("GATE-CONSTRAINT" in m for m in results), run.describe()
+
+
+def test_a_command_exiting_non_zero_is_a_failure_and_its_third_identical_attempt_refused(
+    js: JsHostProject,
+) -> None:
+    """The same failing command three times: the third is a loop, in whatever shape the
+    real host hands on a non-zero exit."""
+    failing = f"{sys.executable} -c \"import sys; print('cannot reach registry'); sys.exit(3)\""
+    turn = tool("bash", command=failing)
+    run = js.run("install the dependencies", [turn, turn, turn, say("Stopped.")])
+    results = run.tool_messages()  # distinct ones: the two identical failures are one
+    assert len(results) == 2 and "cannot reach registry" in results[0], repr(results)[:3000]
+    assert results[1].startswith("Loop:"), run.describe() + "\n" + repr(results)[:3000]
