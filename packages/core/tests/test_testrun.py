@@ -281,6 +281,16 @@ def test_a_run_in_another_folder_is_not_this_project_s(tmp_path: Path) -> None:
     assert assess(f"cd {here} && pytest", here).verdict == RUN
 
 
+def test_a_run_in_another_package_of_the_same_repository_is_this_project_s(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    a = tmp_path / "repo" / "packages" / "a"
+    a.mkdir(parents=True)
+    assert assess("cd ../b && npm test --workspaces", str(a)).verdict == RUN
+    assert assess("cd ../../../elsewhere && pytest", str(a)).verdict == FAKE
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -215,16 +215,35 @@ def _shadowed(command: str) -> frozenset[str]:
 
 
 def _elsewhere(here: str, cwd: str) -> bool:
-    """Is ``here`` another project: neither the working folder, inside it, nor above it?
+    """Is ``here`` another project: outside the repository holding ``cwd`` (or, with no
+    repository, neither the working folder, inside it, nor above it)?
 
-    ``cd .. && pytest`` from a package runs the repository's tests, ``cd /tmp/x
-    && pytest`` or ``cd ../other-repo && pytest`` runs someone else's.
+    ``cd .. && pytest`` from a package, or ``cd ../b && npm test`` in the same monorepo,
+    runs this project's tests; ``cd /tmp/x && pytest`` or ``cd ../other-repo && pytest``
+    runs someone else's.
     """
     if not here or not cwd or here == cwd:
         return False
-    return not (
-        here.startswith(cwd.rstrip(os.sep) + os.sep) or cwd.startswith(here.rstrip(os.sep) + os.sep)
-    )
+    root = _repository_root(cwd) or cwd
+    if _within(here, root):
+        return False
+    return not _within(cwd, here)  # a folder above the project holds it
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _repository_root(folder: str) -> str:
+    """The nearest folder at or above ``folder`` holding ``.git`` ("" when none)."""
+    here = os.path.normpath(folder)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return ""
+        here = parent
 
 
 def _cd(here: str, target: str) -> str:
