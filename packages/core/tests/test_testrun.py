@@ -292,6 +292,32 @@ def test_a_run_in_another_package_of_the_same_repository_is_this_project_s(
 
 
 @pytest.mark.parametrize(
+    ("command", "verdict"),
+    [
+        ("pytest /tmp/scratch/test_x.py", FAKE),
+        ("pytest --rootdir=/tmp/scratch", FAKE),
+        ("./gradlew -p /srv/other test", FAKE),
+        ("cargo test --manifest-path /srv/other/Cargo.toml", FAKE),
+        ("ctest --test-dir /srv/other/build", FAKE),
+        ("pytest tests/ /tmp/scratch/test_x.py", RUN),  # this project's tests run too
+        ("pytest {repo}/pkg/tests", RUN),
+        ("pytest ../pkg/tests", RUN),
+        ("ctest --test-dir build", RUN),
+        ("pytest -p no:cacheprovider -q", RUN),  # pytest's -p loads a plugin, no folder
+        ("pytest -q --junitxml /tmp/report.xml", RUN),  # an option's value, not a test path
+        ("go test -o /tmp/t.bin ./...", RUN),
+    ],
+)
+def test_a_runner_pointed_at_another_folder_tests_that_folder(
+    tmp_path: Path, command: str, verdict: str
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pkg").mkdir()
+    assert assess(command.format(repo=repo), str(repo / "pkg")).verdict == verdict
+
+
+@pytest.mark.parametrize(
     "command",
     [
         "go test -list . ./...",  # prints test names, then "ok pkg 0.01s"

@@ -197,6 +197,8 @@ def assess(command: str, cwd: str = "", depth: int = 0) -> TestRun:
             continue
         if found.verdict != FAKE and _elsewhere(here, cwd):
             found = TestRun(FAKE, found.runner, f"it runs in {here}, outside the project at {cwd}")
+        elif found.verdict != FAKE and (away := _aimed_elsewhere(seg, here, cwd)):
+            found = TestRun(FAKE, found.runner, f"it tests {away}, outside the project at {cwd}")
         if found.verdict == RUN and _masked(parts, k, pipefail):
             found = TestRun(MASKED, found.runner, "its exit status is not its own")
         best = _better(best, found)
@@ -228,6 +230,38 @@ def _elsewhere(here: str, cwd: str) -> bool:
     if _within(here, root):
         return False
     return not _within(cwd, here)  # a folder above the project holds it
+
+
+# A runner's switches naming the folder or project it tests: make -C, npm/pnpm --prefix,
+# pnpm --dir, cargo --manifest-path, pytest --rootdir, ctest --test-dir, gradle -p.
+_FOLDER_SWITCHES = frozenset(
+    ["-C", "--prefix", "--dir", "--manifest-path", "--rootdir", "--test-dir", "-p", "--project-dir"]
+)
+
+
+def _aimed_elsewhere(seg: str, here: str, cwd: str) -> str:
+    """The folder a runner is pointed at, when every path it is given lies elsewhere."""
+    if not here or not cwd:
+        return ""
+    words = seg.split()
+    paths: list[str] = []
+    for i, w in enumerate(words[1:], 1):
+        key, eq, value = w.partition("=")
+        if eq and key in _FOLDER_SWITCHES:
+            paths.append(value)
+        elif words[i - 1] in _FOLDER_SWITCHES and not w.startswith("-"):
+            paths.append(w)
+        elif (
+            "/" in w
+            and not w.startswith(("-", "//"))
+            and "://" not in w
+            and not words[i - 1].startswith("-")  # an option's value (--junitxml /tmp/r.xml)
+        ):
+            paths.append(w)  # a path argument (not a bazel //label or a URL)
+    targets = [os.path.normpath(os.path.join(here, p.strip("'\""))) for p in paths]
+    if not targets or not all(_elsewhere(t, cwd) for t in targets):
+        return ""
+    return targets[0]
 
 
 def _within(path: str, folder: str) -> bool:
