@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from typing import Any
 
 from agentreflex.core.decision import Mode, Verdict, merge
 from agentreflex.core.testing import make_config, post_tool, pre_tool, prompt, stop
@@ -250,6 +251,20 @@ def test_a_heuristic_test_check_is_not_evidenced_by_a_run_that_ran_no_test(
     run_on(pre_tool("Bash", real, tool_use_id="b"))
     run_on(post_tool("Bash", real, ok=False, output="1 failed, 2 passed in 0.2s", tool_use_id="b"))
     assert obligation(state_dir)["state"] == "EVIDENCED"
+
+
+def test_a_heuristic_test_check_is_not_executed_by_tests_of_another_folder(
+    run_on: Runner, state_dir: str, tmp_path: Any
+) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    run_on(stop("I'll run the router fallback tests to see why they fail.", cwd=str(proj)))
+    other = {"command": "cd /tmp/scratch && pytest tests/test_router.py"}
+    run_on(pre_tool("Bash", other, tool_use_id="a", cwd=str(proj)))
+    assert obligation(state_dir)["state"] == "PLANNED"
+    here = {"command": "pytest tests/test_router.py"}
+    run_on(pre_tool("Bash", here, tool_use_id="b", cwd=str(proj)))
+    assert obligation(state_dir)["state"] == "EXECUTED"
 
 
 def test_pre_tool_mutation_is_blocked_before_evidence(run_on: Runner) -> None:
