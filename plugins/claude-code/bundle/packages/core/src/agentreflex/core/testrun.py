@@ -45,19 +45,32 @@ RUNNERS = LazyPattern(
     r"^(?:"
     r"pytest|py\.test|python3?(?:\.\d+)?\s+-m\s+(?:pytest|unittest)|tox|nox|"
     r"(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S+)?|jest|vitest|mocha|"
+    r"pnpm\s+(?:(?:-r|--recursive|-w|--workspace-root|--parallel|--stream|"
+    r"--filter(?:=\S+|\s+\S+)|-F\s+\S+)\s+)+(?:run\s+)?test(?::\S+)?|"
+    r"yarn\s+workspaces\s+(?:foreach\s+(?:-\S+\s+)*run\s+)test(?::\S+)?|"
     r"node\s+--test|deno\s+test|cargo\s+(?:test|nextest)|go\s+test|gotestsum|"
-    r"mvn\s+(?:-\S+\s+)*(?:test|verify)|gradle\w*\s+test|"
+    r"mvnw?\s+(?:\S+\s+)*?(?:test|verify)|gradlew?\s+(?:\S+\s+)*?(?:\S*:)?(?:\w*Test|test|check)|"
     r"g?make\s+(?:-[Cf]\s+\S+\s+|-\S+\s+)*(?:test|check)\S*|ctest|rspec|phpunit|dotnet\s+test|swift\s+test|"
-    r"mix\s+test|bats|prove"
+    r"mix\s+test|bats|prove|(?:bazel|bazelisk)\s+(?:-\S+\s+)*(?:test|coverage)|"
+    r"(?:sbt|lein|cabal|stack|flutter|dart|meson|hatch)\s+(?:-\S+\s+)*test|zig\s+build\s+test|"
+    r"rake\s+(?:test|spec)(?::\S+)?|rails\s+test|php\s+artisan\s+test|busted|"
+    # JavaScript runners a package script names (each tool's CLI docs): Create React App,
+    # Angular, Karma, AVA, node-tap, Playwright, Cypress; and the monorepo task runners
+    # that run each package's own test script (turbo, nx, lerna).
+    r"react-scripts\s+test|ng\s+test|karma\s+start|ava|tap|playwright\s+test|cypress\s+run|"
+    r"turbo\s+(?:run\s+)?test(?::\S+)?|lerna\s+run\s+test|"
+    r"nx\s+(?:test|affected\s+(?:-t|--target)[= ]test|run-many\s+(?:-\S+\s+)*?(?:-t|--targets?)[= ]test)"
     r")(?=$|\s)",
-    hints="test tox nox jest mocha verify check rspec phpunit bats prove",
+    hints="test Test tox nox jest mocha verify check rspec phpunit bats prove spec busted coverage karma ava tap cypress",
 )
 # Env assignments and command wrappers that may precede the real command.
 WRAPPERS = LazyPattern(
     r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|time|nice|nohup|command|exec|"
     r"xvfb-run(?:\s+-a)?|timeout(?:\s+-\S+)*\s+\S+|"
     r"(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run(?:\s+--?\S+)*|"
-    r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec)\s+)+"
+    r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec|"
+    # a package script's env and coverage wrappers: cross-env, dotenv-cli, nyc, c8
+    r"cross-env|dotenv(?:\s+-\S+(?:\s+[^-\s]\S*)?)*\s+--|nyc(?:\s+--\S+)*|c8(?:\s+--\S+)*)\s+)+"
 )
 # The operators between a compound command's parts, kept.
 _OPERATORS = LazyPattern(r"(\|\||&&|;|\||(?<![<>])&(?!>)|\n)")
@@ -82,6 +95,36 @@ _NO_RUN = frozenset(
         "--markers",
     ]
 )
+# A runner's own switch or subcommand that lists or dry-runs its tests, each as its docs
+# name it: make -n, go test -list REGEX (https://pkg.go.dev/cmd/go#hdr-Testing_flags),
+# vitest list (https://vitest.dev/guide/cli#vitest-list), cargo nextest list
+# (https://nexte.st/docs/listing/), ctest -N/--show-only
+# (https://cmake.org/cmake/help/latest/manual/ctest.1.html), gradle -m/--dry-run
+# (https://docs.gradle.org/current/userguide/command_line_interface.html), tox -l/list
+# (https://tox.wiki/en/latest/cli_interface.html).
+_LISTS = {
+    "make": ("-n",),
+    "gmake": ("-n",),
+    "go": ("-list", "-test.list"),
+    "vitest": ("list",),
+    "cargo": ("list",),
+    "ctest": ("-N", "--show-only"),
+    "gradle": ("-m",),
+    "gradlew": ("-m",),
+    "tox": ("-l", "-a", "list", "--listenvs", "--listenvs-all"),
+}
+
+
+def _lists_only(runner: str, words: list[str]) -> bool:
+    """Does the runner's own list or dry-run switch stand among its words?"""
+    switches = _LISTS.get(runner, ())
+    if runner == "cargo" and words[1:2] != ["nextest"]:
+        return False  # ``list`` is nextest's subcommand; ``cargo test list`` filters by name
+    if runner == "vitest" and words[1:2] != ["list"]:
+        return False
+    return any(w.split("=", 1)[0] in switches for w in words[1:])
+
+
 _FUNCTION_DEF = LazyPattern(
     r"(?:^|[;&|\n{(]\s*|\bfunction\s+)([A-Za-z_][\w.-]*)\s*\(\s*\)|\bfunction\s+([A-Za-z_][\w.-]*)",
     hints="( function",
@@ -92,7 +135,10 @@ _PIPEFAIL = LazyPattern(
 )
 # Directories whose executables are installed tools, not project files.
 _TOOL_DIRS = LazyPattern(
-    r"(?:^|/)(?:\.?venv[^/]*|env|\.tox/[^/]+|\.nox/[^/]+)/bin/[^/]+$|node_modules/\.bin/"
+    r"(?:^|/)(?:\.?venv[^/]*|env|\.tox/[^/]+|\.nox/[^/]+)/bin/[^/]+$|node_modules/\.bin/|"
+    # Composer's default bin-dir (https://getcomposer.org/doc/articles/vendor-binaries.md)
+    # and the Rails binstub bin/rails (https://guides.rubyonrails.org/command_line.html).
+    r"(?:^|/)vendor/bin/[^/]+$|(?:^|/)bin/rails$"
 )
 _MAX_DEPTH = 3
 
@@ -142,13 +188,17 @@ def assess(command: str, cwd: str = "", depth: int = 0) -> TestRun:
     here = cwd
     best = TestRun()
     for k in range(0, len(parts), 2):
-        seg = strip_wrappers(parts[k].strip().lstrip("({").strip())
-        if seg.startswith("cd ") and here:
-            here = _cd(here, seg[3:].strip())
+        seg = strip_wrappers(parts[k].strip().lstrip("({").rstrip(")}; ").strip())
+        if seg.startswith(("cd ", "pushd ")) and here:
+            here = _cd(here, seg.split(" ", 1)[1].strip())
             continue
         found = _resolve(seg, here, shadowed, depth)
         if found.verdict == NONE:
             continue
+        if found.verdict != FAKE and _elsewhere(here, cwd):
+            found = TestRun(FAKE, found.runner, f"it runs in {here}, outside the project at {cwd}")
+        elif found.verdict != FAKE and (away := _aimed_elsewhere(seg, here, cwd)):
+            found = TestRun(FAKE, found.runner, f"it tests {away}, outside the project at {cwd}")
         if found.verdict == RUN and _masked(parts, k, pipefail):
             found = TestRun(MASKED, found.runner, "its exit status is not its own")
         best = _better(best, found)
@@ -164,6 +214,70 @@ def _shadowed(command: str) -> frozenset[str]:
     names = {m.group(1) or m.group(2) for m in _FUNCTION_DEF.finditer(command)}
     names.update(m.group(1) for m in _ALIAS.finditer(command))
     return frozenset(n for n in names if n)
+
+
+def _elsewhere(here: str, cwd: str) -> bool:
+    """Is ``here`` another project: outside the repository holding ``cwd`` (or, with no
+    repository, neither the working folder, inside it, nor above it)?
+
+    ``cd .. && pytest`` from a package, or ``cd ../b && npm test`` in the same monorepo,
+    runs this project's tests; ``cd /tmp/x && pytest`` or ``cd ../other-repo && pytest``
+    runs someone else's.
+    """
+    if not here or not cwd or here == cwd:
+        return False
+    root = _repository_root(cwd) or cwd
+    if _within(here, root):
+        return False
+    return not _within(cwd, here)  # a folder above the project holds it
+
+
+# A runner's switches naming the folder or project it tests: make -C, npm/pnpm --prefix,
+# pnpm --dir, cargo --manifest-path, pytest --rootdir, ctest --test-dir, gradle -p.
+_FOLDER_SWITCHES = frozenset(
+    ["-C", "--prefix", "--dir", "--manifest-path", "--rootdir", "--test-dir", "-p", "--project-dir"]
+)
+
+
+def _aimed_elsewhere(seg: str, here: str, cwd: str) -> str:
+    """The folder a runner is pointed at, when every path it is given lies elsewhere."""
+    if not here or not cwd:
+        return ""
+    words = seg.split()
+    paths: list[str] = []
+    for i, w in enumerate(words[1:], 1):
+        key, eq, value = w.partition("=")
+        if eq and key in _FOLDER_SWITCHES:
+            paths.append(value)
+        elif words[i - 1] in _FOLDER_SWITCHES and not w.startswith("-"):
+            paths.append(w)
+        elif (
+            "/" in w
+            and not w.startswith(("-", "//"))
+            and "://" not in w
+            and not words[i - 1].startswith("-")  # an option's value (--junitxml /tmp/r.xml)
+        ):
+            paths.append(w)  # a path argument (not a bazel //label or a URL)
+    targets = [os.path.normpath(os.path.join(here, p.strip("'\""))) for p in paths]
+    if not targets or not all(_elsewhere(t, cwd) for t in targets):
+        return ""
+    return targets[0]
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _repository_root(folder: str) -> str:
+    """The nearest folder at or above ``folder`` holding ``.git`` ("" when none)."""
+    here = os.path.normpath(folder)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return ""
+        here = parent
 
 
 def _cd(here: str, target: str) -> str:
@@ -201,8 +315,10 @@ def _resolve(seg: str, cwd: str, shadowed: frozenset[str], depth: int) -> TestRu
         return TestRun()
     words = plain.split()
     runner = words[0]
-    if _NO_RUN.intersection(words[1:]) or (runner in ("make", "gmake") and "-n" in words):
+    if _NO_RUN.intersection(words[1:]) or _lists_only(runner, words):
         return TestRun()  # lists, describes or dry-runs (make -n prints the recipe)
+    if _skips_tests(runner, words):
+        return TestRun()  # builds the tests and runs none (mvn -DskipTests, gradle -x test)
     if first in shadowed:
         return TestRun(
             FAKE, runner, f"`{first}` is a shell function or alias defined in the command"
@@ -218,6 +334,23 @@ def _resolve(seg: str, cwd: str, shadowed: frozenset[str], depth: int) -> TestRu
     if runner in ("npm", "pnpm", "yarn") or (runner == "bun" and words[1] == "run"):
         return _package_script(words, cwd, depth)
     return TestRun(RUN, runner)
+
+
+# Maven's switches that compile the tests and run none
+# (https://maven.apache.org/surefire/maven-surefire-plugin/examples/skipping-tests.html).
+_MAVEN_SKIP = LazyPattern(r"^-D(?:skipTests|maven\.test\.skip|skipITs)(?:=(?!false\b)\S*)?$")
+
+
+def _skips_tests(runner: str, words: list[str]) -> bool:
+    """A build tool told to leave its tests out (Gradle's ``-x test``, Maven's ``-DskipTests``)."""
+    if runner in ("mvn", "mvnw"):
+        return any(_MAVEN_SKIP.match(w) for w in words)
+    if runner in ("gradle", "gradlew"):
+        return any(
+            w in ("-x", "--exclude-task") and i + 1 < len(words) and words[i + 1].endswith("test")
+            for i, w in enumerate(words)
+        )
+    return False
 
 
 # Runner scripts a project checks in on purpose (the Gradle and Maven wrappers).
@@ -309,9 +442,17 @@ def _recipe_lines(text: str, target: str) -> list[str] | None:
     return lines
 
 
+# The switches that run a script in every (or a named) workspace package, not the root's:
+# https://pnpm.io/cli/recursive, https://docs.npmjs.com/cli/using-npm/workspaces.
+_WORKSPACE_FLAGS = frozenset(["-r", "--recursive", "-F", "-ws", "--workspaces", "workspaces"])
+
+
 def _package_script(words: list[str], cwd: str, depth: int) -> TestRun:
     """Read the package.json script to the command it runs."""
-    name = words[2] if len(words) > 2 and words[1] == "run" else words[1]
+    if any(w in _WORKSPACE_FLAGS or w.startswith(("--filter", "--workspace")) for w in words):
+        # pnpm -r test, npm test --workspaces: each workspace package runs its own script
+        return TestRun(RUN, words[0], "taken at its word: each workspace package's own script")
+    name = next((w for w in words[1:] if w != "run" and not w.startswith("-")), "")
     data = _read(os.path.join(cwd, "package.json"))
     try:
         scripts = fastjson.loads(data)["scripts"] if data else None
@@ -346,23 +487,58 @@ def _read(path: str, limit: int = 256_000) -> str | None:
 
 
 # A runner's closing summary: what really happened, whatever the exit status.
+# One alternative per format, each as the runner's own docs or sources print it:
+# pytest, unittest, node --test (TAP), jest/vitest, mocha, go test, cargo test and
+# nextest (https://nexte.st/docs/running/), bun test (" 1 fail", "Ran 2 tests across
+# 1 files": https://bun.sh/docs/cli/test), deno test ("FAILED | 2 passed | 1 failed":
+# https://docs.deno.com/runtime/fundamentals/testing/), rspec ("3 examples, 1 failure":
+# https://rspec.info/features/3-13/rspec-core/), ExUnit ("3 tests, 1 failure":
+# https://hexdocs.pm/ex_unit/ExUnit.html), Maven Surefire ("Tests run: 3, Failures: 1,
+# Errors: 0", "BUILD FAILURE": https://maven.apache.org/surefire/maven-surefire-plugin/),
+# Gradle ("3 tests completed, 1 failed"), dotnet test ("Failed!  - Failed:     1,":
+# https://learn.microsoft.com/dotnet/core/tools/dotnet-test), ctest ("67% tests passed,
+# 1 tests failed out of 3", "No tests were found!!!": https://cmake.org/cmake/help/latest/
+# manual/ctest.1.html), PHPUnit ("FAILURES!", "OK (3 tests, 3 assertions)", "No tests
+# executed!": https://docs.phpunit.de/en/11.5/textui.html), tox ("py312: FAIL code 1",
+# "congratulations :)": https://tox.wiki/en/latest/user_guide.html), nox ("Session tests
+# failed.", "Session tests was successful.": https://nox.thea.codes/en/stable/usage.html),
+# Bazel ("Executed 1 out of 3 tests: 2 tests pass and 1 fails locally.", "No test targets
+# were found, yet testing was requested": https://bazel.build/docs/user-manual).
 _FAILED = LazyPattern(
     r"\b[1-9]\d* (?:failed|errors?)\b|test result: FAILED|^FAIL\b|\bFAILED \(|"
-    r"Tests:\s+\d+ failed|\b\d+ failing\b|^(?:#|\u2139) fail [1-9]",
+    r"Tests:\s+\d+ failed|\b\d+ failing\b|^(?:#|\u2139) fail [1-9]|"
+    r"^\s*[1-9]\d* fail\s*$|\b[1-9]\d* (?:tests? failed|failures?|fails? locally)\b|"
+    r"\b(?:Failures|Errors): [1-9]|^\[ERROR\] Tests run:|\bBUILD FAIL(?:URE|ED)\b|"
+    r"^Failed!\s+-|^(?:FAILURES|ERRORS)!$|: FAIL code \d|\bSession \S+ failed\b|"
+    r"\b[1-9]\d* tests? FAILED\b|\bFAILED in \d",
     re.MULTILINE,
-    hints="failed error FAIL failing fail",
+    hints="failed error ERROR FAIL failing fail failure fails Failures Errors Failed",
 )
 _NONE_RAN = LazyPattern(
     r"no tests ran|collected 0 items|Ran 0 tests|No tests found|\[no test files\]|"
-    r"test result: ok\. 0 passed|\b0 passing\b|^(?:#|\u2139) tests 0\b",
+    r"test result: ok\. 0 passed|\b0 passing\b|^(?:#|\u2139) tests 0\b|"
+    r"\b0 selected\b|\b\d+ (?:deselected|skipped)\b|\[no tests to run\]|[Nn]o tests to run|No test files found|"
+    r"\b0 (?:examples|tests), 0 failures\b|No examples found|No tests were found|"
+    r"No tests executed!|No test is available|No test matches the given testcase filter|"
+    r"No test targets were found|\b0 tests run\b|Tests run: 0,|^ok \| 0 passed \| 0 failed\b|"
+    r"\b(?P<all>\d+) (?:examples?|tests?), 0 failures, (?P=all) (?:excluded|pending)\b",
     re.MULTILINE,
-    hints="no tests collected Ran No 0",
+    hints="no tests collected Ran No 0 selected skipped ok",
 )
+# ``ok  pkg  0.01s [no tests to run]`` is go test saying it ran nothing in that package,
+# ``ok | 0 passed | 0 failed | 3 filtered out`` deno test --filter matching nothing, and
+# ``5 tests, 0 failures, 5 excluded`` ExUnit's mix test --only matching nothing (rspec's
+# ``pending`` alike): each counts what it left out among its tests
+# (cmd/go's own testdata: https://github.com/golang/go/blob/master/src/cmd/go/testdata/
+# script/test_match_only_tests.txt).
 _PASSED = LazyPattern(
-    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s|^OK\b|Ran [1-9]\d* tests?|"
-    r"^(?:#|\u2139) pass [1-9]",
+    r"\b[1-9]\d* (?:passed|passing)\b|test result: ok\. [1-9]|^ok\s(?!\| 0 passed)(?!.*\[no tests to run\])|"
+    r"^OK\b|Ran [1-9]\d* tests?|^(?:#|\u2139) pass [1-9]|^\s*[1-9]\d* pass\s*$|"
+    r"\b(?P<ran>[1-9]\d*) (?:examples?|tests?), 0 failures\b(?!, (?P=ran) (?:excluded|pending))|\bTests run: [1-9]\d*, Failures: 0, Errors: 0|"
+    r"^Passed!\s+-|\b100% tests passed\b|\bcongratulations :\)|\bSession \S+ was successful\b|"
+    r"\b[1-9]\d* tests? pass(?:es)?\b",
     re.MULTILINE,
-    hints="passed passing ok OK Ran pass",
+    hints="passed passing ok OK Ran pass example test Tests Passed congratulations successful",
 )
 
 

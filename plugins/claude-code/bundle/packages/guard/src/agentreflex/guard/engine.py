@@ -301,7 +301,7 @@ def _tool_lifecycle(report: Report, event: Event, now: float, ev_digest: str) ->
         if open_obligations(report):
             from agentreflex.guard import obligations
 
-            obligations.on_tool_start(report, call, now, ev_digest)
+            obligations.on_tool_start(report, call, now, ev_digest, event.cwd)
     elif event.result is not None:
         report["coverage"]["observed"]["tool_result"] = True
         if open_obligations(report):
@@ -309,7 +309,7 @@ def _tool_lifecycle(report: Report, event: Event, now: float, ev_digest: str) ->
 
             result = event.result
             text = "\n".join(t for t in (result.output, result.error) if t)
-            obligations.on_tool_result(report, call, result.ok, text, now, ev_digest)
+            obligations.on_tool_result(report, call, result.ok, text, now, ev_digest, event.cwd)
 
 
 def _boundary_checks(

@@ -173,8 +173,8 @@ def add_heuristic(report: Report, c: Classification, origin: str, now: float) ->
     report["classification"]["obligations_created"] += 1
 
 
-def call_actions(call: ToolCall) -> set[str]:
-    """The check actions a tool call performs (for heuristic matching)."""
+def call_actions(call: ToolCall, cwd: str = "") -> set[str]:
+    """The check actions a tool call performs (for heuristic matching), run in ``cwd``."""
     from agentreflex.guard import classifier
     from agentreflex.guard.tools import first_word
 
@@ -189,8 +189,8 @@ def call_actions(call: ToolCall) -> set[str]:
             sub = call.command.split("git", 1)[1].split()
             if sub and sub[0] in _GIT_ACTIONS:
                 actions.add(_GIT_ACTIONS[sub[0]])
-        if testrun.assess(call.command).counts:
-            actions.add("test")  # a real test framework ran (core.testrun)
+        if testrun.assess(call.command, cwd).counts:
+            actions.add("test")  # a real test framework ran in this project (core.testrun)
     for text in description_texts(call):
         action = classifier.action_of(text)
         if action:
@@ -198,9 +198,9 @@ def call_actions(call: ToolCall) -> set[str]:
     return actions
 
 
-def _heuristic_match(ob: dict[str, Any], call: ToolCall) -> bool:
+def _heuristic_match(ob: dict[str, Any], call: ToolCall, cwd: str = "") -> bool:
     """Same check action and at least one shared subject token."""
-    if ob["action"] not in call_actions(call):
+    if ob["action"] not in call_actions(call, cwd):
         return False
     text = " ".join([call.command, *call.paths, call.path, *description_texts(call)])
     text = re.sub(r"[_/.]+", " ", text)
@@ -209,7 +209,9 @@ def _heuristic_match(ob: dict[str, Any], call: ToolCall) -> bool:
     return bool(set(classifier.subject_tokens(text, limit=64)) & set(ob["subjects"]))
 
 
-def _requirement_matches(ob: dict[str, Any], req: dict[str, Any], call: ToolCall) -> bool:
+def _requirement_matches(
+    ob: dict[str, Any], req: dict[str, Any], call: ToolCall, cwd: str = ""
+) -> bool:
     if call.tool_use_id and call.tool_use_id in req["tool_use_ids"]:
         return True
     if ob["source"] == "directive":
@@ -217,17 +219,17 @@ def _requirement_matches(ob: dict[str, Any], req: dict[str, Any], call: ToolCall
 
         return matches(req["tool"], call)
     if ob["source"] == "heuristic":
-        return _heuristic_match(ob, call)
+        return _heuristic_match(ob, call, cwd)
     return False
 
 
-def on_tool_start(report: Report, call: ToolCall, now: float, source: str) -> None:
+def on_tool_start(report: Report, call: ToolCall, now: float, source: str, cwd: str = "") -> None:
     """A matching tool call starts: EXECUTED (a call alone is never evidence)."""
     for ob in open_obligations(report):
         if RANK[ob["state"]] >= RANK[EVIDENCED]:
             continue
         for req in ob["requirements"]:
-            if not req["evidenced"] and _requirement_matches(ob, req, call):
+            if not req["evidenced"] and _requirement_matches(ob, req, call, cwd):
                 _bind(req, call)
                 if RANK[ob["state"]] < RANK[EXECUTED]:
                     advance(ob, EXECUTED, now, source)
@@ -241,7 +243,13 @@ def _bind(req: dict[str, Any], call: ToolCall) -> None:
 
 
 def on_tool_result(
-    report: Report, call: ToolCall, ok: bool | None, output: str, now: float, source: str
+    report: Report,
+    call: ToolCall,
+    ok: bool | None,
+    output: str,
+    now: float,
+    source: str,
+    cwd: str = "",
 ) -> None:
     """Reconcile a result: keep predicate outcomes and a digest, never the output."""
     for ob in open_obligations(report):
@@ -249,8 +257,9 @@ def on_tool_result(
             continue
         directive = _directive_of(report, ob, now)
         touched = False
+        ran_nothing = False
         for i, req in enumerate(ob["requirements"]):
-            if req["evidenced"] or not _requirement_matches(ob, req, call):
+            if req["evidenced"] or not _requirement_matches(ob, req, call, cwd):
                 continue
             _bind(req, call)
             touched = True
@@ -262,11 +271,19 @@ def on_tool_result(
                 req["evidenced"] = outcome.satisfied
                 req["evidence_digest"] = outcome.evidence_digest
             else:
-                req["evidenced"] = ok is not None
+                # a test run that ran no test (pytest -k nomatch, go test -run XXX,
+                # --passWithNoTests) executed the check but shows nothing (core.testrun)
+                ran_nothing = ob["action"] == "test" and testrun.summary(output) == "none"
+                req["evidenced"] = ok is not None and not ran_nothing
                 req["evidence_digest"] = digest(output[: B.MAX_OUTPUT_CHARS])
             held = sum(req["outcomes"]) if req["outcomes"] else int(req["evidenced"])
             total = len(req["outcomes"]) or 1
             ob["last_outcome"] = f"{req['tool']}: {held} of {total} acceptance predicates held"
+            if directive is None and ran_nothing:
+                ob["last_outcome"] = (
+                    f"{req['tool']}: the run executed no test (none selected or found); "
+                    "a run that executes the tests it names counts"
+                )
         if touched:
             target = EVIDENCED if all(r["evidenced"] for r in ob["requirements"]) else EXECUTED
             if RANK[ob["state"]] < RANK[target]:

@@ -15,6 +15,7 @@ proposed call and returns a :class:`Hit` or ``None``:
 
 from __future__ import annotations
 
+from agentreflex.core.state.fingerprint import normalise_command
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import field, record
 from agentreflex.runaway.history import (
@@ -64,11 +65,20 @@ def alternation(actions: Sequence[ActionRecord], p: Proposal, cycles: int) -> Hi
 _PREFIX = LazyPattern(r"^\s*\w+:\s+")
 _QUOTES = LazyPattern(r"[\"'`]")
 _DIGITS = LazyPattern(r"\d+")
+# Names made fresh each attempt: a temporary file or folder (mktemp's tmp.XXXXXXXXXX,
+# Python's tempfile tmpab12_cd), a UUID.
+_FRESH = LazyPattern(
+    r"(?:/tmp|/var/folders|\$\{?tmpdir\}?)/\S*|\btmp[._]?[a-z0-9_]{6,}\b|"
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+    hints="/tmp /var/folders tmp -",
+)
 
 
 def loose_key(text: str) -> str:
-    """A command with cosmetic differences removed: case, quotes, numbers, token order."""
-    text = _DIGITS.sub("#", _QUOTES.sub("", _PREFIX.sub("", text.lower())))
+    """A command with cosmetic differences removed: a leading pause or timer, case, quotes,
+    numbers, fresh temporary names and token order."""
+    text = normalise_command(_PREFIX.sub("", text.lower()))
+    text = _DIGITS.sub("#", _QUOTES.sub("", _FRESH.sub("<tmp>", text)))
     return " ".join(sorted(t.rstrip("/") for t in text.split()))
 
 

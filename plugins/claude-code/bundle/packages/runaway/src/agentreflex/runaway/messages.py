@@ -25,7 +25,8 @@ def _quote(text: str, limit: int = 120) -> str:
 def exact_repeat_block(count: int, signature: str) -> str:
     error = f" ({_quote(signature)})" if signature else ""
     return (
-        f"Loop: this exact call already failed {count} times with the same error{error}, "
+        f"Loop: this call already failed {count} times with the same error{error} "
+        "(a pause, `time` or `timeout` put before it does not make it another call), "
         f"and nothing new was learnt in between, so it will fail again. {_INSTEAD}"
     )
 

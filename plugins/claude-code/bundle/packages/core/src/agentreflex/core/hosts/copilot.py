@@ -49,6 +49,7 @@ from agentreflex.core.hosts.base import (
 from agentreflex.core.hosts.contained import as_the_agent_wrote, contained_command
 from agentreflex.core.hosts.toolnames import checked_input, mapped_call
 from agentreflex.core.recap import Recap, render_plain
+from agentreflex.core.util.lazyre import LazyPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -246,6 +247,16 @@ def _args(value: Any, kind: EventKind) -> Any:
     return value  # ``create``'s ``file_text`` is read beside ``content`` (events.build_tool_call)
 
 
+# The bash tool's text ends in ``<shellId: N completed with exit code C>`` (older builds:
+# ``<exited with exit code C>``) and its resultType stays ``success`` for a command that
+# exits non-zero: the exit code is only in this last line, as a real Copilot CLI 1.0.102
+# run shows (integration-tests/test_copilot_host.py).
+_EXIT_LINE = LazyPattern(
+    r"<(?:shellId: [^\s>]+ )?(?:completed|exited) with exit code (-?\d+)>\s*\Z",
+    hints="exit code",
+)
+
+
 def _result(result: Any) -> ToolResult:
     """``toolResult`` is ``{resultType: success|failure|denied, textResultForLlm}``."""
     if not isinstance(result, dict):
@@ -254,6 +265,15 @@ def _result(result: Any) -> ToolResult:
     text = result.get("textResultForLlm", "")
     text = text if isinstance(text, str) else str(text)
     ok = {"success": True, "failure": False, "denied": False}.get(str(kind))
+    found = _EXIT_LINE.search(text[-500:])
+    code = int(found.group(1)) if found else None
+    if code is not None and code != 0:
+        ok = False  # the exit code can only make a result worse, never better
+    elif ok is False:
+        code = None
     return ToolResult(
-        ok=ok, output=text if ok is not False else "", error=text if ok is False else ""
+        ok=ok,
+        output=text if ok is not False else "",
+        error=text if ok is False else "",
+        exit_code=code,
     )

@@ -45,6 +45,7 @@ from agentreflex.core.hosts.base import (
 from agentreflex.core.hosts.contained import as_the_agent_wrote, contained_command
 from agentreflex.core.hosts.toolnames import checked_input, mapped_call
 from agentreflex.core.recap import Recap, render_plain
+from agentreflex.core.util.lazyre import LazyPattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -299,6 +300,27 @@ class GeminiAdapter:
         return HostReply(dump_json({"systemMessage": text}), text + "\n", 0)
 
 
+# run_shell_command's llmContent ends in lines the tool adds after the command's output:
+# ``Exit Code: N`` (only when non-zero since 0.2x; ``Exit Code: (none)`` or ``0`` always
+# before), then ``Signal:``, ``Background PIDs:``, ``Process Group PGID:``.  A command
+# that exits 1 sets no ``error`` (that is for a shell that could not start): the exit
+# code is only in this trailer.  Gemini may wrap the content in ``<untrusted_context>``
+# and, when a hook rewrote the command (our boundary), append a ``[System] Tool input
+# parameters ... were modified by a hook`` note after it.  Source: gemini-cli packages/core/src/tools/shell.ts
+# (https://github.com/google-gemini/gemini-cli/blob/main/packages/core/src/tools/shell.ts).
+_EXIT_TRAILER = LazyPattern(
+    r"\nExit Code: (-?\d+)\n?(?:(?:Signal|Background PIDs|Process Group PGID): [^\n]*\n?)*"
+    r"(?:</untrusted_context>\s*)?(?:\[System\][^\n]*\s*)*\Z",
+    hints="Exit Code",
+)
+
+
+def _shell_exit_code(content: str) -> int | None:
+    """The exit code in run_shell_command's trailer (the last one: output may print its own)."""
+    found = _EXIT_TRAILER.search(content[-2000:])
+    return int(found.group(1)) if found else None
+
+
 def _result(response: Any) -> ToolResult:
     """Gemini's ``tool_response`` is ``{llmContent, returnDisplay, error}``."""
     if isinstance(response, dict) and ("llmContent" in response or "error" in response):
@@ -309,7 +331,10 @@ def _result(response: Any) -> ToolResult:
         elif isinstance(error, str):
             err_text = error
         ok, out, _, code, _ = tool_response_text({"output": response.get("llmContent", "")})
-        return ToolResult(ok=not (err_text or error), output=out, error=err_text, exit_code=code)
+        if code is None:
+            code = _shell_exit_code(out)
+        failed = bool(err_text or error) or (code is not None and code != 0)
+        return ToolResult(ok=not failed, output=out, error=err_text, exit_code=code)
     ok, out, err, code, interrupted = tool_response_text(response)
     return ToolResult(ok=ok, output=out, error=err, exit_code=code, interrupted=interrupted)
 

@@ -1,8 +1,9 @@
 """Stable fingerprints of tool calls, for exact-repeat detection.
 
 Two calls have the same fingerprint when they would do the same thing: same
-tool kind and the same normalised input (whitespace collapsed, volatile keys
-such as descriptions and timeouts dropped).  The host's tool name is not part
+tool kind and the same normalised input (whitespace collapsed, a leading
+``sleep N;`` or ``time``/``timeout N`` dropped, volatile keys such as
+descriptions and timeouts dropped).  The host's tool name is not part
 of it, so Claude's ``Bash`` and Codex's ``exec_command`` running the same
 command match.
 """
@@ -30,10 +31,20 @@ _VOLATILE = frozenset(
     }
 )
 _SPACE = LazyPattern(r"\s+")
+# What may go before a command without changing what it does: a pause (``sleep 2;``,
+# ``sleep 1 &&``), a no-op (``true &&``, ``: ;``) and timing (``time``, ``time -p``,
+# ``timeout 60``), so ``sleep 3; npm install`` is the ``npm install`` that failed before.
+_NO_OP_PREFIX = LazyPattern(
+    r"^(?:(?:sleep\s+\d+(?:\.\d+)?[smhd]?|true|:)\s*(?:;|&&)\s*|"
+    r"(?:time(?:\s+-p)?|timeout(?:\s+--?[a-z-]+(?:[= ]\S+)?)*\s+\d+(?:\.\d+)?[smhd]?)\s+)+",
+    hints="sleep true : time timeout",
+)
 
 
 def normalise_command(command: str) -> str:
-    return _SPACE.sub(" ", command).strip()
+    """A command as the work it does: whitespace collapsed, a leading pause or timer dropped."""
+    text = _SPACE.sub(" ", command).strip()
+    return _NO_OP_PREFIX.sub("", text) or text
 
 
 def canonical_input(call: ToolCall) -> str:

@@ -40,6 +40,7 @@ class ActionRecord:
     mutation: bool = False
     output_digest: str = ""
     changed: int = 0  # files the work tree shows this call created, modified or deleted
+    not_a_test: str = ""  # why a test-like command is no test run (core.testrun), said to the user
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ActionRecord:

@@ -628,6 +628,7 @@ def _fold_pre_tool(
         verification=bool(tool.get("verification")),
         mutation=bool(tool.get("mutation")),
         outcome="blocked" if blocked else "pending",
+        not_a_test=str(tool.get("not_a_test_run", "")),
     )
     if blocked:
         state.counters.blocked += 1
@@ -686,7 +687,12 @@ def _fold_post_tool(
         c.consecutive_failures = 0
     tests = str(result.get("tests", ""))
     if tests == "none" or (tool.get("masked") and tests != "failed"):
-        pass  # no test ran; or a masked status is unknown, and unknown is not a pass
+        # no test ran; or a masked status is unknown, and unknown is not a pass
+        action.not_a_test = (
+            "its output says no test ran (none selected or found)"
+            if tests == "none"
+            else "something else decides its exit status (a pipe, || true, ; exit 0)"
+        )
     elif action.verification and (outcome in ("success", "failure") or tests == "failed"):
         # a run whose host reports no exit status (Codex) still failed if its own summary says so
         # the runner's own summary outranks its exit status ("1 failed" piped to tail)

@@ -78,6 +78,7 @@ class CompletionEvidence:
     last_test: ActionRecord | None = None
     last_test_failed: bool = False
     unresolved: list[ActionRecord] = field(default_factory=list)
+    not_tests: list[ActionRecord] = field(default_factory=list)  # test-like, refused, and why
     claims: list[Claim] = field(default_factory=list)
     claim_checks: list[ClaimCheck] = field(default_factory=list)
 
@@ -112,7 +113,13 @@ class CompletionEvidence:
         if self.untested_change:
             files = ", ".join(self.changed_paths[:5]) or "files"
             when = "since the last test run" if self.last_test else "and no test run is recorded"
-            out.append(f"files changed {when} ({files}); evidence that counts: {EVIDENCE_KINDS}")
+            refused = "".join(
+                f"; `{_short(a.summary, 80)}` is no test run: {_short(a.not_a_test, 120)}"
+                for a in self.not_tests[-2:]
+            )
+            out.append(
+                f"files changed {when} ({files}){refused}; evidence that counts: {EVIDENCE_KINDS}"
+            )
         for check in self.claim_checks:
             if check.status in (CONTRADICTED, INSUFFICIENT):
                 out.append(
@@ -138,7 +145,8 @@ def _short(text: str, limit: int = 90) -> str:
 # What counts as evidence that changed code works, said in the reason.
 EVIDENCE_KINDS = (
     "a passing run of a real test framework (pytest, unittest, node --test, jest, vitest, "
-    "go test, cargo test, ...) after the last change, its exit status its own"
+    "go test, cargo test, ...) in this project after the last change, that runs at least "
+    "one test, its exit status its own"
 )
 
 
@@ -165,6 +173,10 @@ def assess(
         ev.mutated and c.last_mutation_seq > c.last_verification_seq and needs_tests
     )
     ev.last_test = _last_test(state)
+    if ev.untested_change:
+        ev.not_tests = [
+            a for a in state.actions if a.not_a_test and a.seq > c.last_verification_seq
+        ]
     ev.last_test_failed = c.last_verification_seq > 0 and c.last_verification_ok is False
     ev.unresolved = unresolved_failures(state) if ev.mutated else []
     ev.claims = extract_claims(last_message or state.last_message)
