@@ -71,11 +71,22 @@ NAMES = {
     # the context layer's session recap, rendered by each host's adapter
     "agentreflex.core.recap": ("Recap", "RecapSection", "declared_parts", "render_plain"),
     # redact(text, extra=...): a package's declared extension of the one rule set
-    # (the guard's name rule), never a parallel set of its own
-    "agentreflex.core.redaction.redact": ("find_secrets", "redact", "redact_obj"),
+    # (the guard's name rule), never a parallel set of its own; and the one way to
+    # redact what is cut or shown in pieces (a head, batches, a line, a tool's input),
+    # which redacts before it cuts: no writer keeps half a secret
+    "agentreflex.core.redaction.redact": (
+        "find_secrets",
+        "redact",
+        "redact_chunks",
+        "redact_head",
+        "redact_line",
+        "redact_obj",
+        "redact_shown",
+    ),
     "agentreflex.core.reflex": ("JudgeAnswer", "ReflexContext"),
     "agentreflex.core.state.auth": ("FileSeal", "load_key"),
-    "agentreflex.core.state.fingerprint": ("fingerprint",),
+    # and the one reading of a command as the work it does (runaway's near repeats)
+    "agentreflex.core.state.fingerprint": ("fingerprint", "normalise_command"),
     "agentreflex.core.state.model": ("ActionRecord", "SessionState"),
     # one record of tokens and cost: the session's, a transcript's, the router's
     "agentreflex.core.state.usage": ("TokenUsage",),
