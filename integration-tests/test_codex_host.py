@@ -117,10 +117,12 @@ def test_a_command_in_its_workdir_is_judged_there(installed: CodexProject) -> No
 
 
 def test_ask_user_becomes_a_deny_that_tells_the_model_to_ask(installed: CodexProject) -> None:
-    """Codex has no "ask": a hook answering it would count as failed and the tool would run."""
+    """Codex has no "ask": a hook answering it would count as failed and the tool would run.
+    (The folder comes from a program's output, which the gate can't know; a ``$(cat F)``
+    of a project file it reads.)"""
     target = make_sentinel_dir(installed)
     installed.write("where.txt", f"{target}\n")
-    script = [exec_command('find "$(cat where.txt)" -delete'), say("Cleaned up.")]
+    script = [exec_command('find "$(sed -n 1p where.txt)" -delete'), say("Cleaned up.")]
     run = installed.run("clean up", script)
     assert (target / "keep.txt").read_text() == "precious\n", run.describe()
     reason = assert_blocked(run)
@@ -191,7 +193,7 @@ def test_untrusted_hooks_are_reported_and_after_install_run_without_bypass(
     run = project.run("clean up", script)
     assert BYPASS not in " ".join(project.exec_argv("x"))
     assert (target / "keep.txt").read_text() == "precious\n", run.describe()
-    assert ".claude/settings.json" in assert_blocked(run)
+    assert_blocked(run)
 
 
 # ------------------------------------------------------------ apply_patch
