@@ -215,6 +215,21 @@ def test_gemini_shell_exit_code_is_read_from_its_trailer(
     assert (after.result.ok, after.result.exit_code) == (ok, code)
 
 
+def test_gemini_a_file_that_ends_like_the_shell_trailer_is_not_a_failed_read() -> None:
+    """Only run_shell_command adds the ``Exit Code: N`` trailer: a file the agent reads (a
+    saved CI log, say) may end in the same words, and its read did not fail."""
+    after = GeminiAdapter().parse(
+        gem(
+            "AfterTool",
+            tool_name="read_file",
+            tool_input={"file_path": "ci.log"},
+            tool_response={"llmContent": "FAILED tests/a.py\nExit Code: 1\n", "returnDisplay": ""},
+        )
+    )
+    assert after.result is not None
+    assert (after.result.ok, after.result.exit_code) == (True, None)
+
+
 @pytest.mark.parametrize(
     ("payload", "fails_closed"),
     [
@@ -719,3 +734,19 @@ def test_copilot_shell_exit_code_is_read_from_its_last_line(
     )
     assert after.result is not None
     assert (after.result.ok, after.result.exit_code) == (ok, code)
+
+
+def test_copilot_a_file_that_ends_like_the_shell_marker_is_not_a_failed_read() -> None:
+    """Only the shell tools end in ``<shellId: N completed with exit code C>``: a viewed
+    file that ends in the same words was read fine."""
+    text = "saved transcript\n<shellId: 3 completed with exit code 1>"
+    after = CopilotAdapter().parse(
+        cop(
+            "postToolUse",
+            toolName="view",
+            toolArgs={"path": "log.txt"},
+            toolResult={"resultType": "success", "textResultForLlm": text},
+        )
+    )
+    assert after.result is not None
+    assert (after.result.ok, after.result.exit_code) == (True, None)
