@@ -351,19 +351,16 @@ def test_a_patch_given_to_the_shell_cannot_reach_the_guard_files(installed: Code
     assert not (installed.project / ".claude" / "settings.json").exists(), run.describe()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Codex 0.169's PostToolUse tool_response is the command's output alone, with no "
-    "exit status (the session record shows outcome unknown), so a failing command is never "
-    "counted as a failure; the exit is only in the rollout file (open item, rt45)",
-)
 def test_a_command_exiting_non_zero_is_a_failure_and_its_third_identical_attempt_refused(
     installed: CodexProject,
 ) -> None:
-    """The same failing command three times: the third is a loop, in whatever shape the
-    real host hands on a non-zero exit."""
+    """The same failing command three times: the third is a loop.  Codex's PostToolUse
+    hands on the output alone; the exit is read from the rollout Codex wrote just before
+    (a run the user's way, not ``--ephemeral``, which writes none).  It was a strict
+    xfail until the hook read it (rt45's open item)."""
     failing = f"{sys.executable} -c \"import sys; print('cannot reach registry'); sys.exit(3)\""
-    run = installed.run("install the dependencies", [exec_command(failing)] * 3 + [say("Stopped.")])
+    script = [exec_command(failing)] * 3 + [say("Stopped.")]
+    run = installed.run("install the dependencies", script, ephemeral=False)
     outputs = run.tool_outputs()
     assert "cannot reach registry" in outputs[0], run.describe()
     assert "Loop:" not in outputs[1], run.describe()
