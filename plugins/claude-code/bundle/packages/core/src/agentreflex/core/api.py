@@ -68,6 +68,9 @@ NAMES = {
         "register_host",
         "unregister_host",
     ),
+    # Codex's rollout folder and which file in it may be read (the hook reads a command's
+    # exit there, the Reasoning Guard the visible reasoning): one trust rule
+    "agentreflex.core.hosts.codex_sessions": ("sessions_root", "trusted_rollout"),
     # the context layer's session recap, rendered by each host's adapter
     "agentreflex.core.recap": ("Recap", "RecapSection", "declared_parts", "render_plain"),
     # redact(text, extra=...): a package's declared extension of the one rule set

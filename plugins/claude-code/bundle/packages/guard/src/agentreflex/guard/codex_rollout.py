@@ -20,52 +20,32 @@ from __future__ import annotations
 
 import os
 
+from agentreflex.core.hosts.codex_sessions import sessions_root, trusted_rollout
 from agentreflex.guard.sanitize import excerpt, normalize_text
-from agentreflex.guard.transcript import ZST, Adapter, Batch, inside, uuid_shaped
+from agentreflex.guard.transcript import ZST, Adapter, Batch, uuid_shaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-_SUFFIXES = (".jsonl", ".jsonl" + ZST)
 _MAX_SUMMARY_PARTS = 64
-
-
-def sessions_root(env: Mapping[str, str]) -> str:
-    base = env.get("CODEX_HOME") or os.path.join(env.get("HOME") or "~", ".codex")
-    return os.path.realpath(os.path.join(os.path.expanduser(base), "sessions"))
-
-
-def rollout_name(name: str) -> bool:
-    return name.startswith("rollout-") and name.endswith(_SUFFIXES)
 
 
 def resolve(session_id: str, hook_path: str, env: Mapping[str, str]) -> tuple[str, str]:
     """(trusted real path, "") or ("", reason it was rejected)."""
-    root = sessions_root(env)
     if hook_path:
-        return _trusted(hook_path, root)
+        return trusted_rollout(hook_path, env)
     if not uuid_shaped(session_id or ""):
         return "", "no rollout path and the session id is not UUID-shaped"
     import glob  # lazy: only a hook without a path searches
 
+    root = sessions_root(env)
     pattern = os.path.join(glob.escape(root), "*", "*", "*", "rollout-*-" + glob.escape(session_id))
     matches = sorted(glob.glob(pattern + ".jsonl") + glob.glob(pattern + ".jsonl" + ZST))
     if len(matches) != 1:
         return "", "no rollout found" if not matches else "ambiguous rollout candidates"
-    return _trusted(matches[0], root)
-
-
-def _trusted(path: str, root: str) -> tuple[str, str]:
-    real = os.path.realpath(path)
-    if not inside(real, root):
-        return "", "rollout path is outside the trusted sessions tree"
-    if not rollout_name(os.path.basename(real)):
-        return "", "rollout name is not rollout-*.jsonl"
-    if not os.path.isfile(real):
-        return "", "rollout is not a regular file"
-    return real, ""
+    return trusted_rollout(matches[0], env)
 
 
 def summary_text(rec: dict[str, Any]) -> str:

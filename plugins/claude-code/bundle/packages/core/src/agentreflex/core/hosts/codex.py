@@ -44,6 +44,24 @@ TOOL_KINDS: dict[str, ToolKind] = {
 }
 
 
+def _with_recorded_exit(event: Event) -> None:
+    """A shell result's exit status, from the rollout Codex wrote before this hook ran:
+    the hook's ``tool_response`` is the output alone (``codex_sessions``)."""
+    result, tool = event.result, event.tool
+    if result is None or tool is None or tool.kind is not ToolKind.SHELL:
+        return
+    if result.exit_code is not None:
+        return
+    import os
+
+    from agentreflex.core.hosts.codex_sessions import command_exit_code
+
+    code = command_exit_code(event.transcript_path, tool.tool_use_id, os.environ)
+    if code is not None:
+        result.exit_code = code
+        result.ok = code == 0
+
+
 class CodexAdapter:
     name = "codex"
     tools = TOOL_KINDS
@@ -56,7 +74,10 @@ class CodexAdapter:
     traits = frozenset({UNCHECKED_STDIN})  # write_stdin runs no hook
 
     def parse(self, payload: dict[str, Any]) -> Event:
-        return parse_claude_style(payload, self.name, TOOL_KINDS)
+        event = parse_claude_style(payload, self.name, TOOL_KINDS)
+        if event.kind is EventKind.POST_TOOL:
+            _with_recorded_exit(event)
+        return event
 
     def render_recap(self, recap: Recap) -> str:
         """The session recap as Codex shows it (``additionalContext``).

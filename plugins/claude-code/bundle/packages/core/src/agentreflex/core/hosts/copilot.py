@@ -146,7 +146,8 @@ class CopilotAdapter:
             if event.tool.kind is ToolKind.SHELL:
                 _typed_command(event.tool, kind)
         if kind is EventKind.POST_TOOL:
-            event.result = _result(payload.get("toolResult"))
+            shell = event.tool is not None and event.tool.kind is ToolKind.SHELL
+            event.result = _result(payload.get("toolResult"), shell)
         if kind in (EventKind.STOP, EventKind.SUBAGENT_STOP):
             event.stop_hook_active = payload.get("stop_hook_active") is True
         return event
@@ -257,15 +258,18 @@ _EXIT_LINE = LazyPattern(
 )
 
 
-def _result(result: Any) -> ToolResult:
-    """``toolResult`` is ``{resultType: success|failure|denied, textResultForLlm}``."""
+def _result(result: Any, shell: bool) -> ToolResult:
+    """``toolResult`` is ``{resultType: success|failure|denied, textResultForLlm}``.
+
+    Only a shell's text ends in the tool's exit line: a viewed file ending in the same
+    words was read fine."""
     if not isinstance(result, dict):
         return ToolResult(ok=None, output=str(result) if result is not None else "")
     kind = result.get("resultType")
     text = result.get("textResultForLlm", "")
     text = text if isinstance(text, str) else str(text)
     ok = {"success": True, "failure": False, "denied": False}.get(str(kind))
-    found = _EXIT_LINE.search(text[-500:])
+    found = _EXIT_LINE.search(text[-500:]) if shell else None
     code = int(found.group(1)) if found else None
     if code is not None and code != 0:
         ok = False  # the exit code can only make a result worse, never better

@@ -244,7 +244,8 @@ class GeminiAdapter:
                     if more not in event.tool.paths:
                         event.tool.paths.append(more)
         if kind is EventKind.POST_TOOL:
-            event.result = _result(payload.get("tool_response"))
+            shell = event.tool is not None and event.tool.kind is ToolKind.SHELL
+            event.result = _result(payload.get("tool_response"), shell)
         if kind is EventKind.STOP:
             event.stop_hook_active = payload.get("stop_hook_active") is True
             msg = payload.get("prompt_response")
@@ -321,8 +322,11 @@ def _shell_exit_code(content: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _result(response: Any) -> ToolResult:
-    """Gemini's ``tool_response`` is ``{llmContent, returnDisplay, error}``."""
+def _result(response: Any, shell: bool) -> ToolResult:
+    """Gemini's ``tool_response`` is ``{llmContent, returnDisplay, error}``.
+
+    Only run_shell_command adds the exit trailer: a file read that ends in the same
+    words did not fail."""
     if isinstance(response, dict) and ("llmContent" in response or "error" in response):
         error = response.get("error")
         err_text = ""
@@ -331,7 +335,7 @@ def _result(response: Any) -> ToolResult:
         elif isinstance(error, str):
             err_text = error
         ok, out, _, code, _ = tool_response_text({"output": response.get("llmContent", "")})
-        if code is None:
+        if code is None and shell:
             code = _shell_exit_code(out)
         failed = bool(err_text or error) or (code is not None and code != 0)
         return ToolResult(ok=not failed, output=out, error=err_text, exit_code=code)
