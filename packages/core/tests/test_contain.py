@@ -1188,6 +1188,26 @@ def test_doctor_and_status_say_containment(project: Path) -> None:
     assert "containment pi" in text
 
 
+def test_doctor_says_what_an_uncontained_agent_can_do_once(project: Path) -> None:
+    """In shadow mode no host is contained: each host's line says why, and the risks,
+    the same for every host, are said once, not once per host."""
+    from agentreflex.core.cli import doctor
+    from agentreflex.core.contain.boundary import UNCONTAINED_RISKS
+
+    (project / ".agentreflex").mkdir(exist_ok=True)
+    (project / ".agentreflex" / "config.toml").write_text('mode = "shadow"\n')
+    report = doctor.diagnose(str(project))
+    rows = {c["check"]: c["detail"] for c in report["checks"]}
+    hosts = [
+        name for name in rows if name.startswith("containment ") and name != "containment risk"
+    ]
+    assert "containment opencode" in hosts
+    assert all("not contained" in rows[name] for name in hosts if name != "containment terminal")
+    text = "\n".join(str(c["detail"]) for c in report["checks"])
+    assert text.count(UNCONTAINED_RISKS) == 1
+    assert UNCONTAINED_RISKS in rows["containment risk"]
+
+
 def test_claude_sandbox_settings_come_from_the_policy(project: Path, home: Path) -> None:
     from agentreflex.core.install.base import Options
     from agentreflex.core.install.sandbox import claude_sandbox
