@@ -124,14 +124,18 @@ def _self_tests(add: Any, cwd: str) -> None:
 
 def _containment_checks(project: str, enforced: bool, add: Any) -> None:
     """Per host: contained or not (said, not failed: it depends on the host), and the hook's reach."""
+    from agentreflex.core.contain.boundary import UNCONTAINED_RISKS
     from agentreflex.core.contain.check import (
         host_containment,
         interpreter_writable,
         terminal_injection,
     )
 
-    for host, _contained, detail in host_containment(project, enforced):
+    rows = host_containment(project, enforced)
+    for host, _contained, detail in rows:
         add(f"containment {host}", True, detail)
+    if not all(contained for _host, contained, _detail in rows):
+        add("containment risk", True, f"where a host is not contained, {UNCONTAINED_RISKS}")
     typed = terminal_injection()
     if typed:
         add("containment terminal", True, typed)

@@ -68,7 +68,7 @@ def collect(cwd: str) -> dict[str, Any]:
 
     return {
         "containment": {
-            host: detail.split(";")[0]
+            host: detail
             for host, _ok, detail in host_containment(config.project_dir, config.enforced)
         },
         "project": config.project_dir,

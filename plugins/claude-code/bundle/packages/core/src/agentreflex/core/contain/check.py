@@ -36,7 +36,10 @@ OUR_BOUNDARY = "bwrap"
 def host_containment(
     project: str, enforced: bool, env: Mapping[str, str] | None = None
 ) -> list[tuple[str, bool, str]]:
-    """(host, contained, detail) for every host; detail says what is still open when not.
+    """(host, contained, detail) for every host; detail says why, or what holds.
+
+    What an agent can still do where no boundary holds is the same for every host:
+    doctor says it once (``contain.UNCONTAINED_RISKS``).
 
     The guard's own boundary is on in enforced mode only: in shadow mode the
     agent's commands run as written.
@@ -48,11 +51,7 @@ def host_containment(
             False,
             "not contained: shadow mode (in enforced mode shell commands run in bubblewrap)",
         )
-    rows = [(host, *_host_row(host, project, values, own, why)) for host in host_names()]
-    return [
-        (host, ok, detail if ok else f"{detail}; {contain.UNCONTAINED_RISKS}")
-        for host, ok, detail in rows
-    ]
+    return [(host, *_host_row(host, project, values, own, why)) for host in host_names()]
 
 
 def _host_row(
