@@ -44,7 +44,13 @@ def install_copilot() -> Path:
 def main(argv: list[str]) -> int:
     spec = json.loads(Path(argv[1]).read_text())
     bring_loopback_up()
-    fake = FakeOpenAIChat(ChatScript([Turn.from_json(t) for t in spec["script"]], main_tool="bash"))
+    script = ChatScript(
+        [Turn.from_json(t) for t in spec["script"]],
+        main_tool="bash",
+        sub_turns=[Turn.from_json(t) for t in spec.get("sub_script", [])],
+        sub_marker=spec.get("sub_marker", ""),
+    )
+    fake = FakeOpenAIChat(script)
     fake.start()
     step = spec["step"]
     env = {**step["env"], "COPILOT_PROVIDER_BASE_URL": fake.base_url}

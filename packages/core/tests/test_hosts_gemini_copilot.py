@@ -108,6 +108,14 @@ def test_both_hosts_are_registered() -> None:
         ("github__create_issue", {"title": "t"}, ToolKind.MCP, "command", ""),
         ("mcp_github_create_issue", {"title": "t"}, ToolKind.MCP, "command", ""),
         ("mcp_", {}, ToolKind.OTHER, "command", ""),
+        # Gemini CLI 0.61 packages/core/src/agents/agent-tool.ts: {agent_name, prompt}
+        (
+            "invoke_agent",
+            {"agent_name": "codebase_investigator", "prompt": "find the parser"},
+            ToolKind.SUBAGENT,
+            "command",
+            "",
+        ),
     ],
 )
 def test_gemini_tool_names_map_to_kinds(
@@ -347,6 +355,23 @@ def test_gemini_render_error() -> None:
         ("view", {"path": "/work/p/.env"}, ToolKind.READ, "path", "/work/p/.env"),
         ("web_fetch", {"url": "https://example.com"}, ToolKind.WEB, "command", ""),
         ("github-mcp-server-get_issue", {"issue_number": 1}, ToolKind.OTHER, "command", ""),
+        # Copilot CLI 1.0.102's tool list as it sends it to the model (captured from a real
+        # run): task {description, prompt, agent_type, name, mode ...}, write_agent
+        # {agent_id | agent_ids | scope, message}
+        (
+            "task",
+            {"description": "d", "prompt": "p", "agent_type": "task", "name": "t"},
+            ToolKind.SUBAGENT,
+            "command",
+            "",
+        ),
+        (
+            "write_agent",
+            {"agent_id": "a-1", "message": "now run it"},
+            ToolKind.SUBAGENT,
+            "command",
+            "",
+        ),
     ],
 )
 def test_copilot_tool_names_map_to_kinds(

@@ -87,6 +87,11 @@ TOOL_ALIASES: dict[str, str] = {
     "grep": "grep",
     "web_fetch": "webfetch",
     "task": "task",
+    # {agent_id | agent_ids | scope, message}: the next user turn of a background agent
+    # ``task`` started.  A subagent's own tool calls reach preToolUse like the main
+    # loop's, as a real 1.0.102 run shows (integration-tests/test_copilot_host.py), so
+    # the message is judged where it becomes calls, as ``task``'s prompt is
+    "write_agent": "task",
 }
 _CONTEXT_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT, EventKind.PRE_TOOL)
 _RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)

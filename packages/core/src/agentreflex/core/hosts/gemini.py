@@ -77,6 +77,11 @@ TOOL_ALIASES: dict[str, str] = {
     "grep_search": "grep",
     "web_fetch": "webfetch",
     "google_web_search": "websearch",
+    # {agent_name, prompt}: a subagent (packages/core/src/agents/agent-tool.ts).  Its
+    # own tool calls go through the same BeforeTool hook (agent-scheduler.ts builds a
+    # Scheduler, whose _processToolCall runs evaluateBeforeToolHook), so the prompt is a
+    # message, judged where it becomes calls (0.61 bundle chunk-JDPZ4CE3.js:347954,347765)
+    "invoke_agent": "task",
 }
 _CONTEXT_EVENTS = (
     EventKind.SESSION_START,
