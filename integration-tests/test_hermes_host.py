@@ -10,6 +10,7 @@ model next (the block reason arrives as the tool result).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -422,3 +423,26 @@ def test_a_command_exiting_non_zero_is_a_failure_and_its_third_identical_attempt
     results = run.tool_messages("terminal")  # distinct ones
     assert "cannot reach registry" in results[0], run.describe()
     assert "Loop:" in results[-1], run.describe() + "\n" + repr(results)[:3000]
+
+
+def test_a_background_terminal_call_is_judged_in_the_folder_hermes_starts_it_in(
+    hermes: HermesProject,
+) -> None:
+    """Hermes starts ``background: true`` with ``Popen(cwd=workdir)`` from its own folder
+    (tools/process_registry.py ``spawn_local``), where a foreground command runs ``cd --
+    WORKDIR`` from the session's folder, which the first call moved to ``notes``.  The
+    hook judged ``rm -rf important-notes`` with ``workdir: ../home`` in
+    ``proj/notes/../home``, inside the project, and Hermes ran it in the user's home."""
+    target = make_sentinel_dir(hermes)
+    notes = hermes.project / "notes"
+    notes.mkdir()
+    workdir = os.path.relpath(hermes.home, hermes.project)
+    script = [
+        tool("terminal", command="true", workdir=str(notes)),
+        tool("terminal", command="rm -rf important-notes", background=True, workdir=workdir),
+        say("Cleaned up."),
+    ]
+    run = hermes.run("clean up", script)
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    reasons = run.tool_messages("terminal")
+    assert any("GATE-RM-" in r for r in reasons), run.describe() + "\n" + repr(reasons)[:3000]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -790,3 +791,52 @@ def test_claude_answers_use_only_documented_keys(kind: EventKind, verdict: Verdi
         if "permissionDecision" in spec:
             assert kind is EventKind.PRE_TOOL
             assert spec["permissionDecision"] in ("deny", "ask")
+
+
+@pytest.mark.parametrize("form", ["plugin", "shell-hook"])
+def test_hermes_background_terminal_is_judged_where_hermes_starts_it(
+    tmp_path: Path, form: str
+) -> None:
+    """Hermes 0.19 starts ``terminal`` with ``background: true`` as ``Popen(cwd=
+    _resolve_safe_cwd(workdir))`` from its own process folder (tools/terminal_tool.py
+    ``terminal_tool`` -> tools/process_registry.py ``spawn_local``), not with ``cd --
+    WORKDIR`` from the session's folder as a foreground command: a relative ``workdir``
+    is Hermes' own folder's, ``~`` is no home there, and a missing folder is its nearest
+    existing parent.  The plugin's payload names the session's folder as ``cwd`` (and
+    Hermes' own as ``extra.process_cwd``); a shell hook's ``cwd`` is Hermes' own folder."""
+    from agentreflex.core.hosts.base import shell_folder
+
+    process = tmp_path / "proj"
+    (process / ".git" / "hooks").mkdir(parents=True)
+    session = process / "notes"
+    (session / ".git").mkdir(parents=True)
+
+    def parsed(**given: Any) -> Event:
+        extra: dict[str, Any] = {"tool_call_id": "c"}
+        if form == "plugin":
+            extra["process_cwd"] = str(process)
+        payload = {
+            "hook_event_name": "pre_tool_call",
+            "tool_name": "terminal",
+            "tool_input": {"command": "echo x > hooks/pre-commit", **given},
+            "session_id": "s",
+            "cwd": str(session if form == "plugin" else process),
+            "extra": extra,
+        }
+        return HermesAdapter().parse(payload)
+
+    for workdir, folder in ((".git", process / ".git"), (".git/none/x", process / ".git")):
+        event = parsed(background=True, workdir=workdir)
+        assert event.tool is not None
+        assert shell_folder(event.tool, event.cwd, home=True) == str(folder)
+        assert event.tool.command.startswith(f"cd -- '{folder}'\n")
+    import tempfile
+
+    event = parsed(background=True, workdir="~/none")
+    assert event.tool is not None
+    assert shell_folder(event.tool, event.cwd, home=True) == tempfile.gettempdir()
+    if form == "plugin":  # a foreground command: ``cd -- WORKDIR`` from the session's folder
+        for background in (False, "false"):
+            event = parsed(background=background, workdir=".git")
+            assert event.tool is not None
+            assert shell_folder(event.tool, event.cwd, home=True) == str(session / ".git")
