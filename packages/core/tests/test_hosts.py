@@ -592,6 +592,35 @@ def test_hermes_refuses_a_cron_script_in_enforced_mode() -> None:
     assert _json(adapter.render(clear, _decision(Verdict.ALLOW))).get("decision") != "block"
 
 
+def test_hermes_refuses_desktop_control_in_enforced_mode() -> None:
+    """Hermes' ``computer_use`` (one of its core tools wherever cua-driver is installed:
+    toolsets.py ``_HERMES_CORE_TOOLS``; actions in tools/computer_use/schema.py) types
+    keys and clicks into any window, a terminal's included, from Hermes' own process: a
+    command typed there runs unjudged and outside the boundary.  It was an unmapped tool
+    whose ``text`` read as nothing.  Looking (capture, list, wait) is left alone."""
+    adapter = HermesAdapter()
+    payload = {
+        "hook_event_name": "pre_tool_call",
+        "tool_name": "computer_use",
+        "session_id": "s1",
+        "cwd": "/w",
+    }
+    for given in (
+        {"action": "type", "text": "rm -rf ~\n", "app": "Terminal"},
+        {"action": "key", "keys": "ctrl+alt+t"},
+        {"action": "click", "element": 3},
+        {"action": "focus_app", "app": "Terminal"},
+    ):
+        call = adapter.parse(payload | {"tool_input": given})
+        out = _json(adapter.render(call, _decision(Verdict.ALLOW)))
+        assert out["decision"] == "block" and "terminal" in out["reason"], given
+        shadow = adapter.render(call, _decision(Verdict.ALLOW, mode=Mode.SHADOW))
+        assert shadow.stdout == "{}"
+    for given in ({"action": "capture", "mode": "som"}, {"action": "list_windows"}):
+        call = adapter.parse(payload | {"tool_input": given})
+        assert _json(adapter.render(call, _decision(Verdict.ALLOW))).get("decision") != "block"
+
+
 # ---------------------------------------------------------- Codex validity
 
 # The Codex output shapes of hosts-protocols §2.4, as allowlists.  Codex

@@ -247,6 +247,16 @@ UNCONTAINED_SCRIPT = (
 )
 
 
+UNCONTAINED_DESKTOP = (
+    "agentreflex (enforced mode): computer_use types and clicks into the user's desktop "
+    "from Hermes' own process, a terminal window's included, where a command runs "
+    "unjudged and outside agentreflex's boundary, so it is refused. Run commands with "
+    "the terminal tool, where they are contained; capture and list_windows still work."
+)
+# computer_use's actions that only look (tools/computer_use/schema.py in Hermes 0.19)
+_LOOKING = frozenset({"capture", "wait", "list_apps", "list_windows"})
+
+
 def _runs_uncontained(event: Event, decision: Decision) -> str:
     """Why a tool that runs code in enforced mode is one no boundary can hold, or "".
 
@@ -255,12 +265,16 @@ def _runs_uncontained(event: Event, decision: Decision) -> str:
     code reading its paths from a data file appended to ``.agentreflex/config.toml`` and
     printed the key.  And ``cronjob`` with a ``script`` (tools/cronjob_tools.py: bash or
     Python runs ``~/.hermes/scripts/<script>`` every tick, ``no_agent`` with no model
-    at all): a command run later, unjudged and uncontained (red-team rt41)."""
+    at all): a command run later, unjudged and uncontained (red-team rt41).  And
+    ``computer_use`` acting on the desktop (typing into a terminal window is a command
+    no hook sees; red-team rt46)."""
     tool = event.tool
     if event.kind is not EventKind.PRE_TOOL or tool is None or decision.mode is not Mode.ENFORCED:
         return ""
     if tool.name == "execute_code":
         return UNCONTAINED_CODE
+    if tool.name == "computer_use" and tool.input.get("action") not in _LOOKING:
+        return UNCONTAINED_DESKTOP
     script = tool.input.get("script")
     if tool.name == "cronjob" and script not in (None, ""):
         return UNCONTAINED_SCRIPT
