@@ -114,6 +114,30 @@ TOOL_KINDS: dict[str, ToolKind] = {name: tool_kind(alias) for name, alias in TOO
 
 
 _FILE_KINDS = (ToolKind.WRITE, ToolKind.EDIT, ToolKind.READ)
+_SEARCHING = (ToolKind.SEARCH, ToolKind.READ)
+
+
+def _searched(tool_input: dict[str, Any]) -> list[str]:
+    """The folders and files a Gemini search or multi-file read names beside ``file_path``.
+
+    ``grep_search``, ``glob`` and ``list_directory`` take their folder as ``dir_path``;
+    ``read_many_files`` reads every path or glob in ``include`` (Gemini CLI 0.61
+    packages/core/src/tools/definitions: ``PARAM_DIR_PATH``, ``READ_MANY_PARAM_INCLUDE``).
+    Read as the call's paths, the read floor judges them as it does Claude's ``Grep``
+    path: ``read_many_files {"include": [".env"]}`` put the project's keys into the
+    transcript where ``Read .env`` was refused (red-team rt46).
+    """
+    found: list[str] = []
+    folder = tool_input.get("dir_path")
+    if isinstance(folder, str) and folder:
+        found.append(folder)
+    include = tool_input.get("include")
+    for entry in include if isinstance(include, list) else []:
+        if isinstance(entry, str) and entry:
+            found.append(entry)
+    return found
+
+
 _MAX_FOLDERS = 500  # Gemini's own search stops at 50
 
 
@@ -246,6 +270,10 @@ class GeminiAdapter:
             if isinstance(path, str) and path and event.tool.kind in _FILE_KINDS:
                 edit = event.tool.kind is ToolKind.EDIT
                 for more in as_gemini_reads(path, event.cwd, corrects=edit):
+                    if more not in event.tool.paths:
+                        event.tool.paths.append(more)
+            if event.tool.kind in _SEARCHING:
+                for more in _searched(tool_input):
                     if more not in event.tool.paths:
                         event.tool.paths.append(more)
         if kind is EventKind.POST_TOOL:
