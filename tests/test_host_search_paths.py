@@ -4,8 +4,10 @@ Claude Code's ``Read .env`` and ``Grep`` in ``~/.ssh`` are refused (a credential
 the transcript).  Gemini CLI names the same reads in fields of its own: ``dir_path``
 (``grep_search``, ``glob``, ``list_directory``) and ``include`` (``read_many_files``, a
 list of paths and globs), in Gemini CLI 0.61 packages/core/src/tools/definitions
-(``PARAM_DIR_PATH``, ``READ_MANY_PARAM_INCLUDE``).  Those were read as no path at all,
-so ``read_many_files {"include": [".env"]}`` was allowed (red-team rt46).  Real
+(``PARAM_DIR_PATH``, ``READ_MANY_PARAM_INCLUDE``); Copilot CLI's ``grep`` and ``glob``
+in ``paths``, one folder or a list (its 1.0.102 tool list).  Those were read as no path
+at all, so ``read_many_files {"include": [".env"]}`` and a Copilot ``grep`` of
+``~/.ssh`` were allowed (red-team rt46).  Real
 ``agentreflex hook`` processes with the installed reflexes.
 """
 
@@ -43,18 +45,32 @@ def world(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def gemini(world: tuple[Path, dict[str, str]], tool: str, tool_input: dict[str, Any]) -> str:
-    project, env = world
     payload = {
         "session_id": "g-1",
         "transcript_path": "",
-        "cwd": str(project),
+        "cwd": str(world[0]),
         "hook_event_name": "BeforeTool",
         "timestamp": "2026-01-15T10:00:00.000Z",
         "tool_name": tool,
         "tool_input": tool_input,
     }
+    answer = _hook(world, "gemini", "BeforeTool", payload)
+    return str(answer.get("decision", "allow"))
+
+
+def copilot(world: tuple[Path, dict[str, str]], tool: str, args: dict[str, Any]) -> str:
+    payload = {"timestamp": 1704614600000, "cwd": str(world[0]), "toolName": tool}
+    payload["toolArgs"] = json.dumps(args)  # a JSON string, as the CLI sends it
+    answer = _hook(world, "copilot", "preToolUse", payload)
+    return str(answer.get("permissionDecision", "allow"))
+
+
+def _hook(
+    world: tuple[Path, dict[str, str]], host: str, event: str, payload: dict[str, Any]
+) -> dict[str, Any]:
+    project, env = world
     done = subprocess.run(
-        [AGENTREFLEX, "hook", "gemini", "BeforeTool"],
+        [AGENTREFLEX, "hook", host, event],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
@@ -64,8 +80,8 @@ def gemini(world: tuple[Path, dict[str, str]], tool: str, tool_input: dict[str, 
         check=False,
     )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    answer = json.loads(done.stdout) if done.stdout.strip() else {}
-    return str(answer.get("decision", "allow"))
+    answer: dict[str, Any] = json.loads(done.stdout) if done.stdout.strip() else {}
+    return answer
 
 
 def test_gemini_searches_and_multi_file_reads_of_a_credential_are_refused(
@@ -91,3 +107,14 @@ def test_gemini_searches_of_the_project_stay_allowed(world: tuple[Path, dict[str
         ("list_directory", {"dir_path": "src"}),
     ):
         assert gemini(world, tool, tool_input) == "allow", (tool, tool_input)
+
+
+def test_copilot_searches_of_a_credential_folder_are_refused(
+    world: tuple[Path, dict[str, str]],
+) -> None:
+    ssh = str(Path(world[1]["HOME"]) / ".ssh")
+    for tool in ("grep", "glob"):
+        for paths in (ssh, [str(world[0] / "src"), ssh]):
+            assert copilot(world, tool, {"pattern": "*", "paths": paths}) == "deny", paths
+        assert copilot(world, tool, {"pattern": "*", "paths": ["src"]}) == "allow"
+        assert copilot(world, tool, {"pattern": "*"}) == "allow"
