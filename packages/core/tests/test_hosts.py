@@ -531,6 +531,38 @@ def test_hermes_refuses_execute_code_in_enforced_mode() -> None:
     assert _json(adapter.render(terminal, _decision(Verdict.ALLOW))).get("decision") != "block"
 
 
+def test_claude_codes_powershell_is_refused_where_bash_is_contained(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code 2.1.328 offers ``PowerShell`` {command} outside Windows when
+    ``CLAUDE_CODE_USE_POWERSHELL_TOOL`` is set (its binary's ``JA()``); the boundary's
+    POSIX line can't take its command's place, so in enforced mode, where each Bash
+    command is contained (permissions bypassed), it ran outside the boundary.  It is
+    refused there, and left to Claude Code where Bash is."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / ".claude"))
+    adapter = ClaudeCodeAdapter()
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "tool_name": "PowerShell",
+        "tool_input": {"command": "python3 w.py", "description": "d"},
+        "permission_mode": "bypassPermissions",
+    }
+    bash = adapter.parse(payload | {"tool_name": "Bash"})
+    bash_spec = _json(adapter.render(bash, _decision(Verdict.ALLOW)))["hookSpecificOutput"]
+    if "updatedInput" not in bash_spec:
+        pytest.skip("no boundary on this machine: Bash is not contained either")
+    event = adapter.parse(payload)
+    spec = _json(adapter.render(event, _decision(Verdict.ALLOW)))["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny" and "Bash" in spec["permissionDecisionReason"]
+    shadow = adapter.render(event, _decision(Verdict.ALLOW, mode=Mode.SHADOW))
+    assert "deny" not in shadow.stdout
+    ruled = adapter.parse(payload | {"permission_mode": "default"})
+    assert "deny" not in adapter.render(ruled, _decision(Verdict.ALLOW)).stdout
+
+
 def test_claude_codes_monitor_is_a_shell_held_where_bash_is(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
