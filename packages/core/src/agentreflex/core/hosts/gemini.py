@@ -124,8 +124,10 @@ def _searched(tool_input: dict[str, Any]) -> list[str]:
     ``read_many_files`` reads every path or glob in ``include`` (Gemini CLI 0.61
     packages/core/src/tools/definitions: ``PARAM_DIR_PATH``, ``READ_MANY_PARAM_INCLUDE``).
     Read as the call's paths, the read floor judges them as it does Claude's ``Grep``
-    path: ``read_many_files {"include": [".env"]}`` put the project's keys into the
-    transcript where ``Read .env`` was refused (red-team rt46).
+    path: ``read_many_files {"include": [".env"]}`` and a ``grep_search`` of ``~/.ssh``
+    were allowed where ``read_file`` of them was refused (red-team rt46).  Gemini 0.61
+    itself refuses those two (a path outside the workspace; ``.env``, seen in a real
+    run) and registers ``read_many_files`` for no model; the floor no longer leans on it.
     """
     found: list[str] = []
     folder = tool_input.get("dir_path")
