@@ -373,3 +373,24 @@ def test_a_subagents_commands_are_judged_and_contained_as_the_main_loops(
     subagent = [r["body"] for r in run.main_requests if marker in json.dumps(r["body"])]
     results = [m for b in subagent for m in b.get("messages", []) if m.get("role") == "tool"]
     assert "GATE-RM-" in json.dumps(results), run.describe()  # our reason, to the subagent
+
+
+def test_a_search_of_a_credential_folder_is_refused(world: CopilotWorld) -> None:
+    """Copilot's ``grep`` and ``glob`` search the folders in ``paths`` (one or a list), a
+    field the hook read as no path: a ``grep`` of ``~/.ssh`` (every path allowed, as
+    ``--allow-all-paths`` does) put the key into the model's next request where ``view``
+    of it is refused (red-team rt46)."""
+    ssh = world.home / ".ssh"
+    ssh.mkdir()
+    key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU" + "Qx7" * 20
+    (ssh / "id_ed25519").write_text(key + "\n-----END OPENSSH PRIVATE KEY-----\n")
+    world.write("src/app.py", "print('app')\n")
+    script = [
+        tool("grep", pattern="PRIVATE", paths=[str(ssh)]),
+        tool("grep", pattern="print", paths=["src"]),
+        say("Done."),
+    ]
+    run = world.run("look around", script)
+    results = run.messages("tool")
+    assert "GATE-SECRET" in results[0] and "Qx7Qx7" not in json.dumps(results), run.describe()
+    assert "app.py" in results[1] and "GATE-" not in results[1], run.describe()
