@@ -376,3 +376,18 @@ def test_a_package_script_naming_a_javascript_runner_is_a_run(tmp_path: Path, sc
 def test_a_package_script_that_runs_no_tests_is_still_refused(tmp_path: Path, script: str) -> None:
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": script}}))
     assert assess("npm test", str(tmp_path)).verdict == FAKE
+
+
+def test_a_dangling_git_link_is_no_repository_top_as_for_git(tmp_path: Path) -> None:
+    """red-team rt49: the repository holding the working folder was found by a twin of
+    the guard's own ``work_tree_top`` that followed a ``.git`` link where the guard's did
+    not, so the two disagreed on a ``.git`` link leading nowhere.  Git skips such a link
+    and goes on up; so do both now (one definition)."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    a = tmp_path / "repo" / "packages" / "a"
+    a.mkdir(parents=True)
+    (a / ".git").symlink_to(tmp_path / "nowhere")
+    assert assess("cd ../b && npm test --workspaces", str(a)).verdict == RUN
+    from agentreflex.core.worktree.safegit import work_tree_top
+
+    assert work_tree_top(str(a)) == str(tmp_path / "repo")

@@ -1532,3 +1532,24 @@ def test_undo_says_why_a_path_whose_folder_is_now_a_file_is_not_restored(
     (repo / "src" / "pkg").rename(repo / "pkg.agent")
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert (repo / "src" / "pkg" / "a.py").read_text() == "print('a, edited')\n"
+
+
+def test_a_dangling_git_link_in_a_sub_folder_does_not_empty_the_snapshot(repo: Path) -> None:
+    """red-team rt49: a ``.git`` link leading nowhere in a sub folder (``ln -s /nowhere
+    sub/.git``) is skipped by git's own discovery, which goes on to the project's
+    repository; the guard took the sub folder for the work tree's top, git read the
+    project's index against it, every file read as deleted, and the snapshot before a
+    discard run from there held an empty tree while the question said "snapshot 1 saved
+    the uncommitted work".  Now the top is found as git finds it: the snapshot holds the
+    project's uncommitted work and undo puts it back."""
+    sub = repo / "sub"
+    sub.mkdir()
+    (sub / ".git").symlink_to("/nonexistent-rt49")
+    before = tree_bytes(repo)
+    hook(repo, "PreToolUse", "git checkout -- .. && rm -f ../src/new.py", "t1", cwd=sub)
+    sh(repo, "git checkout -- . && rm -f src/new.py")
+    hook(repo, "PostToolUse", "git checkout -- .. && rm -f ../src/new.py", "t1", cwd=sub)
+    snap = snapshot.listing(observe.find_repo_uncached(str(repo)) or pytest.fail("no repo"))[0]
+    assert "src/new.py" in snap.files and "src/pkg/a.py" in snap.files
+    assert undocmd.main(["1", "--cwd", str(sub)]) == 0
+    assert {k: v for k, v in tree_bytes(repo).items() if k != "sub/.git"} == before

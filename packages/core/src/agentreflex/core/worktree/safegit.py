@@ -108,10 +108,18 @@ def spawn(
 
 
 def work_tree_top(path: str) -> str:
-    """The nearest folder at or above ``path`` holding a ``.git`` (a link not followed), or ""."""
-    here = path
+    """The nearest folder at or above ``path`` holding a ``.git``, or "": the one git's own
+    discovery stops at (the one definition; ``testrun`` asks it too).
+
+    A ``.git`` link leading nowhere is skipped, as git skips it and goes on up (its
+    ``read_gitfile`` fails to stat it): taken for the top, ``ln -s /nowhere sub/.git``
+    had the guard read the project's index against ``sub``, every file read as deleted,
+    and the snapshot before a discard held an empty tree while the question said it
+    "saved the uncommitted work" (red-team rt49).  A ``.git`` git refuses (an empty file,
+    ``gitdir: /nowhere``) still stops it, as it stops git."""
+    here = os.path.normpath(path)
     while True:
-        if os.path.lexists(os.path.join(here, ".git")):
+        if os.path.exists(os.path.join(here, ".git")):
             return here
         parent = os.path.dirname(here)
         if parent == here:
