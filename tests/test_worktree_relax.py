@@ -285,3 +285,20 @@ def test_an_ask_before_a_snapshot_without_a_nested_repositorys_work_says_so(repo
     text = reason(decision)
     assert "agentreflex undo 1" in text
     assert "vendor/lib" in text and "not saved" in text
+
+
+def test_an_ask_with_no_snapshot_says_nothing_was_saved(repo: Path, tmp_path: Path) -> None:
+    """red-team rt49: when no snapshot could be taken (here the store is a link a command
+    planted, ``.git/agentreflex -> elsewhere``, which is never written through), the
+    question before ``rm -rf src`` said nothing of it: a user who had seen "snapshot N
+    saved the uncommitted work" on the last question took this one for the same.  Now
+    it says no snapshot was taken and nothing is saved."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".git" / "agentreflex").symlink_to(elsewhere)
+    decision = pre(repo, "rm -rf src", "asks")
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert "no snapshot was taken" in text and "nothing of the uncommitted work is saved" in text
+    assert "saved the uncommitted work:" not in text
+    assert not list(elsewhere.iterdir())

@@ -1553,3 +1553,37 @@ def test_a_dangling_git_link_in_a_sub_folder_does_not_empty_the_snapshot(repo: P
     assert "src/new.py" in snap.files and "src/pkg/a.py" in snap.files
     assert undocmd.main(["1", "--cwd", str(sub)]) == 0
     assert {k: v for k, v in tree_bytes(repo).items() if k != "sub/.git"} == before
+
+
+BROKEN = {
+    # a crash or a full disk mid-write leaves HEAD empty or NUL-filled (git: "not a git
+    # repository"); a HEAD naming no object ("bad object HEAD"); refs or objects gone
+    "empty HEAD": ": > .git/HEAD",
+    "garbled HEAD": "printf 'garbage\\n' > .git/HEAD",
+    "HEAD naming no object": "printf '%040d\\n' 1 > .git/HEAD",
+    "refs gone": "rm -rf .git/refs .git/packed-refs",
+    "objects gone": "rm -rf .git/objects/??",
+    "index garbled": "printf 'DIRCxxxx' > .git/index",
+}
+
+
+@pytest.mark.parametrize("damage", list(BROKEN))
+def test_a_repository_git_cannot_read_still_has_its_work_tree_saved(
+    repo: Path, damage: str
+) -> None:
+    """red-team rt49: with ``.git/HEAD`` empty or garbled, naming no object, or the refs or
+    objects gone, git refused the repository and no snapshot was taken: ``rm -rf src``
+    ran (the gate, which asks git what is uncommitted, let it through) and the work was
+    lost.  Now the work tree is saved anyway through a scratch git folder of the
+    guard's own (the repository's config, hooks and filters never read), and
+    ``agentreflex undo`` puts it back."""
+    sh(repo, BROKEN[damage])
+    before = tree_bytes(repo)
+    run_tool(repo, "rm -rf src")
+    assert "src/new.py" not in tree_bytes(repo)
+    assert undocmd.main(["1", "--cwd", str(repo)]) in (0, 1)
+    after = tree_bytes(repo)
+    assert {k: v for k, v in after.items() if k.startswith("src/")} == {
+        k: v for k, v in before.items() if k.startswith("src/")
+    }
+

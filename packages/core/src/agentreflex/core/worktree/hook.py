@@ -231,27 +231,50 @@ def _snapshot(
     from agentreflex.core.worktree import snapshot  # shutil, only when a snapshot is taken
 
     assert event.tool is not None
-    snap = snapshot.take(
-        repo,
-        summarize(event.tool),
-        event.session_id,
-        config.worktree_snapshot_max_bytes,
-        fingerprint=digest,
-        entries=entries,
-        stash=stash,
-        since_ns=event.session_started,
-    )
+    why = "git could not read the work tree"
+    try:
+        snap = snapshot.take(
+            repo,
+            summarize(event.tool),
+            event.session_id,
+            config.worktree_snapshot_max_bytes,
+            fingerprint=digest,
+            entries=entries,
+            stash=stash,
+            since_ns=event.session_started,
+        )
+        if snap is None and not repo.scratch:
+            # git reads the repository but can't list or hash its work (HEAD naming no
+            # object, objects gone): the work tree saved through the scratch stand-in
+            stand_in = observe.scratch_repo(repo.top)
+            if stand_in is not None:
+                repo = stand_in
+                snap = snapshot.take(
+                    repo,
+                    summarize(event.tool),
+                    event.session_id,
+                    config.worktree_snapshot_max_bytes,
+                    since_ns=event.session_started,
+                )
+    except (OSError, ValueError) as exc:  # the store a link, a folder that can't be made
+        snap, why = None, f"the snapshot store could not be written: {exc}"
     if snap is None:
-        decision.errors.append("no snapshot: git could not read the work tree")
+        decision.errors.append(f"no snapshot: {why}")
+        _say_nothing_saved(decision, why)
         return None
     if snap.skipped and not snap.tree:
         decision.errors.append(f"no snapshot: {snap.skipped}")
+        _say_nothing_saved(decision, snap.skipped)
         return None
     if snap.skipped:  # saved, but not whole: never relied on to allow a discard
         decision.errors.append(f"snapshot {snap.n} is not whole: {snap.skipped}")
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
     hint = undo_hint(snap.n, snap.skipped)
-    if not snap.skipped and _undoable(repo, event, decision, config, entries, bool(snap.stash)):
+    if (
+        not snap.skipped
+        and not repo.scratch
+        and _undoable(repo, event, decision, config, entries, bool(snap.stash))
+    ):
         from agentreflex.core.worktree import relax
 
         relax.relax(decision, hint)
@@ -260,6 +283,15 @@ def _snapshot(
         if f.verdict is not Verdict.ALLOW and hint not in f.message:
             f.message = f"{f.message} ({hint})"
     return snap.n
+
+
+def _say_nothing_saved(decision: Decision, why: str) -> None:
+    """The question before a discard says no snapshot holds the work: never silence, which
+    a user who saw "saved" before takes for the same (red-team rt49)."""
+    said = f"no snapshot was taken ({why}): nothing of the uncommitted work is saved"
+    for f in decision.findings:
+        if f.verdict is not Verdict.ALLOW and said not in f.message:
+            f.message = f"{f.message} ({said})"
 
 
 def _undoable(

@@ -154,11 +154,11 @@ def _inside(argv: list[str], project: str, env: dict[str, str]) -> list[str] | N
         return None
 
 
-def filter_overrides(cwd: str) -> list[str] | None:
+def filter_overrides(cwd: str, env: Mapping[str, str] | None = None) -> list[str] | None:
     """``-c`` pairs that blank every filter driver the repository names (None: git failed)."""
     listing = _run(
         ["git", "-C", cwd, "config", "-z", "--get-regexp", _FILTER_KEYS],
-        base_env(),
+        base_env(env),
         TIMEOUT_S,
         None,
     )

@@ -134,8 +134,8 @@ def find_repo(cwd: str) -> observe.Repo | None:
     if key is not None and hit is not None and hit[0] == key:
         return hit[1]
     repo = observe.find_repo_uncached(cwd)
-    if repo is None or key is None or not _config_cacheable(repo):
-        return repo
+    if repo is None or key is None or repo.scratch or not _config_cacheable(repo):
+        return repo  # a scratch stand-in: asked again, git may read the repository next time
     key = _repo_key(cwd)  # read again: a change during the look-up is seen next time
     if key is not None:
         with _lock:
