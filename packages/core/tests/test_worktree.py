@@ -1587,3 +1587,40 @@ def test_a_repository_git_cannot_read_still_has_its_work_tree_saved(
         k: v for k, v in before.items() if k.startswith("src/")
     }
 
+
+def test_undo_of_named_paths_takes_the_newest_snapshot_that_holds_them(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """red-team rt49: ``agentreflex undo src`` (paths, no snapshot number) was refused by
+    the argument parser ("invalid int value"); a user who wants one folder or file back
+    does not know which of fifty snapshots holds it.  Now each path comes from the
+    newest snapshot taken here that holds it otherwise than the work tree now does."""
+    before = tree_bytes(repo)
+    run_tool(repo, "rm -rf src", "t1")
+    run_tool(repo, "echo more >> README", "t2")
+    assert undocmd.main(["src", "--cwd", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "snapshot 1" in out
+    after = tree_bytes(repo)
+    assert {k: v for k, v in after.items() if k.startswith("src/")} == {
+        k: v for k, v in before.items() if k.startswith("src/")
+    }
+    assert after["README"] != before["README"]  # not named: left as it is
+    sub = repo / "src" / "pkg"
+    (sub / "a.py").write_text("agent's\n")
+    assert undocmd.main(["a.py", "--cwd", str(sub), "--force"]) == 0
+    assert (sub / "a.py").read_bytes() == before["src/pkg/a.py"]
+
+
+@pytest.mark.parametrize("named", ["..", "../outside.txt", "/etc/hostname", "src/../../x"])
+def test_undo_of_a_path_outside_the_work_tree_writes_nothing(
+    repo: Path, named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_tool(repo, "rm -rf src", "t1")
+    had = sorted(p.name for p in repo.parent.iterdir())
+    assert undocmd.main(["1", named, "--cwd", str(repo)]) != 0
+    assert undocmd.main([named, "--cwd", str(repo)]) != 0
+    assert sorted(p.name for p in repo.parent.iterdir()) == had
+    assert not (repo / "src").exists()  # nothing of the snapshot written for it either
+    err = capsys.readouterr().err
+    assert "outside" in err or "not in snapshot" in err
