@@ -302,3 +302,31 @@ def test_an_ask_with_no_snapshot_says_nothing_was_saved(repo: Path, tmp_path: Pa
     assert "no snapshot was taken" in text and "nothing of the uncommitted work is saved" in text
     assert "saved the uncommitted work:" not in text
     assert not list(elsewhere.iterdir())
+
+
+def _submodule(repo: Path) -> Path:
+    upstream = repo.parent / "upstream"
+    upstream.mkdir()
+    sh(upstream, "git init -q && echo x > f && git add f && git commit -qm x")
+    sh(repo, "git -c protocol.file.allow=always submodule add -q ../upstream lib")
+    sh(repo, "git commit -qm 'add lib'")
+    return repo / "lib"
+
+
+def test_deleting_a_submodule_with_uncommitted_work_asks_and_says_it_is_not_saved(
+    repo: Path,
+) -> None:
+    """red-team rt49: a submodule's own uncommitted work (an edit, a new file in ``lib/``)
+    was seen by neither the gate (``git status --ignore-submodules=all``) nor the
+    snapshot: ``rm -rf lib`` ran unasked and the work was gone.  Now the gate asks, and
+    the question says the snapshot does not hold the submodule's work; a clean
+    submodule's folder is deleted as before (its commits are in .git/modules)."""
+    lib = _submodule(repo)
+    assert pre(repo, "rm -rf lib", "asks").verdict is Verdict.ALLOW  # clean: nothing lost
+    (lib / "f").write_text("edited\n")
+    (lib / "mine.txt").write_text("mine\n")
+    decision = pre(repo, "rm -rf lib", "asks")
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert "lib" in text and "not saved" in text
+    assert "saved the uncommitted work:" not in text

@@ -476,6 +476,14 @@ def _capture(
         # said, so the question before a discard never calls the work saved (red-team rt42)
         named = ", ".join(nested[:5]) + (f" and {len(nested) - 5} more" if len(nested) > 5 else "")
         left_out = "; ".join(filter(None, (left_out, f"nested repositories not saved: {named}")))
+    from agentreflex.core.worktree.submodules import with_work
+
+    held = with_work(repo.top)
+    if held:
+        # a submodule's own work: git's status here never enters it (red-team rt49)
+        named = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
+        said = f"submodules' uncommitted work not saved: {named}"
+        left_out = "; ".join(filter(None, (left_out, said)))
     stashed: list[tuple[str, str, str]] = []
     stash_size = 0
     if snap.stash:

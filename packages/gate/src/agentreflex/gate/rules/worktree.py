@@ -56,7 +56,24 @@ def uncommitted(cwd: str, paths: list[str] | None = None, untracked: bool = Fals
     )
     if status is None or status.returncode != 0 or len(status.stdout) > _MAX_OUTPUT:
         return None
-    return bool(status.stdout.strip(b"\0"))
+    if status.stdout.strip(b"\0"):
+        return True
+    if untracked:
+        # a folder deleted whole takes a submodule's own uncommitted work with it, which
+        # the status above never enters (red-team rt49: ``rm -rf lib`` ran unasked)
+        return bool(_submodule_work(cwd, paths))
+    return False
+
+
+def _submodule_work(cwd: str, paths: list[str] | None) -> list[str]:
+    from agentreflex.core.worktree.safegit import work_tree_top
+    from agentreflex.core.worktree.submodules import with_work
+
+    top = work_tree_top(os.path.abspath(cwd))
+    if not top:
+        return []
+    targets = [os.path.join(os.path.abspath(cwd), p) for p in paths] if paths else None
+    return with_work(top, targets)
 
 
 def is_ref(cwd: str, name: str) -> bool:
