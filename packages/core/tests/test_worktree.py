@@ -1624,3 +1624,20 @@ def test_undo_of_a_path_outside_the_work_tree_writes_nothing(
     assert not (repo / "src").exists()  # nothing of the snapshot written for it either
     err = capsys.readouterr().err
     assert "outside" in err or "not in snapshot" in err
+
+
+def test_what_a_command_puts_in_the_scratch_git_folder_hides_nothing(repo: Path) -> None:
+    """red-team rt49: the scratch git folder a broken repository's snapshot runs through
+    (``.git/agentreflex/scratch``) is in ``.git``; an ``info/exclude`` put there hid
+    ``src/`` from the snapshot before ``rm -rf src``.  Now anything there but what the
+    guard writes is removed first."""
+    sh(repo, BROKEN["garbled HEAD"])
+    planted = repo / ".git" / "agentreflex" / "scratch" / "info"
+    planted.mkdir(parents=True)
+    (planted / "exclude").write_text("src/\n")
+    before = tree_bytes(repo)
+    run_tool(repo, "rm -rf src")
+    undocmd.main(["1", "--cwd", str(repo)])
+    assert {k: v for k, v in tree_bytes(repo).items() if k.startswith("src/")} == {
+        k: v for k, v in before.items() if k.startswith("src/")
+    }

@@ -116,6 +116,16 @@ _SCRATCH_HEAD = b"ref: refs/heads/agentreflex-scratch\n"
 _SCRATCH_CONFIG = b"[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
 
 
+_SCRATCH_FILES = frozenset({"HEAD", "config", "objects", "refs"})
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
 def scratch_repo(top: str) -> Repo | None:
     """A stand-in for the repository at ``top`` that git refuses or cannot snapshot, or None.
 
@@ -140,6 +150,14 @@ def scratch_repo(top: str) -> Repo | None:
         folder = os.path.join(git_dir, "agentreflex", SCRATCH)
         if any(os.path.islink(p) for p in (os.path.dirname(folder), folder)):
             return None  # a link on the way: never written where it leads
+        inside = [_listdir(os.path.join(folder, part)) for part in ("objects", "refs")]
+        if set(_listdir(folder)) - _SCRATCH_FILES or any(inside):
+            # nothing but what this writes: a ``commondir``, ``info/exclude`` or
+            # ``objects/info/alternates`` put there would name another repository's
+            # config, hide files from the snapshot, or lend it objects
+            import shutil
+
+            shutil.rmtree(folder)
         for part in ("objects", "refs"):
             os.makedirs(os.path.join(folder, part), exist_ok=True)
         if os.path.realpath(folder) != os.path.join(
