@@ -1641,3 +1641,14 @@ def test_what_a_command_puts_in_the_scratch_git_folder_hides_nothing(repo: Path)
     assert {k: v for k, v in tree_bytes(repo).items() if k.startswith("src/")} == {
         k: v for k, v in before.items() if k.startswith("src/")
     }
+
+
+def test_a_repository_that_names_sha1_as_its_object_format_is_snapshotted(repo: Path) -> None:
+    """red-team rt49: ``extensions.objectformat = sha1`` written out (git accepts it, as
+    the default it is) was read as a format the snapshot does not write: no snapshot
+    was ever taken there, and the discard was lost."""
+    sh(repo, "git config core.repositoryformatversion 1 && git config extensions.objectformat sha1")
+    before = tree_bytes(repo)
+    run_tool(repo, "rm -rf src")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before

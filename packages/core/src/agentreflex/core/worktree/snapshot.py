@@ -268,8 +268,13 @@ def _object_format(repo: Repo) -> str | None:
     if b"objectformat" not in text:
         return "sha1"
     values = {
-        line.partition(b"=")[2].strip() for line in text.splitlines() if b"objectformat" in line
+        value.strip()
+        for key, _, value in (line.partition(b"=") for line in text.splitlines())
+        if key.strip() == b"objectformat"
     }
+    # sha1 written out is the default git takes it for (red-team rt49: no snapshot ever)
+    if values <= {b"sha1"}:
+        return "sha1"
     return "sha256" if values == {b"sha256"} else None
 
 
