@@ -1652,3 +1652,14 @@ def test_a_repository_that_names_sha1_as_its_object_format_is_snapshotted(repo: 
     run_tool(repo, "rm -rf src")
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     assert tree_bytes(repo) == before
+
+
+def test_doctor_says_when_git_cannot_read_the_repository(repo: Path) -> None:
+    """red-team rt49: with a garbled HEAD doctor said the work tree was "observed through
+    git" as if nothing were wrong; now it says git refuses the repository and how the
+    work is saved meanwhile."""
+    from agentreflex.core.worktree.status import worktree_line
+
+    sh(repo, BROKEN["garbled HEAD"])
+    line = worktree_line(str(repo), True)
+    assert "git cannot read this repository" in line and "whole work tree" in line
