@@ -1663,3 +1663,31 @@ def test_doctor_says_when_git_cannot_read_the_repository(repo: Path) -> None:
     sh(repo, BROKEN["garbled HEAD"])
     line = worktree_line(str(repo), True)
     assert "git cannot read this repository" in line and "whole work tree" in line
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        "mkdir -p sub/.git/objects && printf 'garbage\\n' > sub/.git/HEAD",
+        "mkdir -p sub/.git",
+    ],
+)
+def test_a_git_folder_git_skips_in_a_sub_folder_does_not_empty_the_snapshot(
+    repo: Path, plant: str
+) -> None:
+    """red-team rt49: a ``sub/.git`` folder git does not take for a repository (no HEAD,
+    a garbled one) is skipped by git's discovery too, which finds the project's; the
+    guard then asked again with ``sub`` as the work tree (its answer to a
+    ``core.worktree`` set elsewhere), read the project's index against ``sub``, and the
+    snapshot before a discard run from there held nothing of the project's work while
+    saying it was saved.  Now a repository git found above a ``.git`` it skipped is
+    taken as git takes it."""
+    sh(repo, plant)
+    sub = repo / "sub"
+    before = tree_bytes(repo)
+    hook(repo, "PreToolUse", "rm -rf ../src", "t1", cwd=sub)
+    sh(repo, "rm -rf src")
+    hook(repo, "PostToolUse", "rm -rf ../src", "t1", cwd=sub)
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    kept = {k: v for k, v in before.items() if not k.startswith("sub/")}
+    assert {k: v for k, v in tree_bytes(repo).items() if not k.startswith("sub/")} == kept

@@ -94,6 +94,15 @@ def find_repo_uncached(cwd: str) -> Repo | None:
     res = git(cwd, _REV_PARSE)
     lines = res.stdout.decode("utf-8", "surrogateescape").splitlines() if res else []
     ok = res is not None and res.returncode == 0 and len(lines) == 5 and lines[0]
+    while ok and _skipped(holder, lines[1]):
+        # a ``.git`` folder git does not take for one (no HEAD, a garbled one): git went
+        # on up and found the repository around it (red-team rt49: asked again with
+        # ``holder`` as the work tree, that repository's index was read against it and
+        # the snapshot held nothing).  Passed over as git passes it over: the repository
+        # above lists its files as its own new files, and saves them with the rest.
+        holder = work_tree_top(os.path.dirname(holder))
+        if not holder:
+            return None
     if not ok or os.path.realpath(lines[0]) != os.path.realpath(holder):
         # core.worktree elsewhere, or core.bare set: asked again from the folder holding
         # .git (its repository, never a bare one below it that cwd is in), told it is the
@@ -109,6 +118,17 @@ def find_repo_uncached(cwd: str) -> Repo | None:
         return None
     top, git_dir, common_dir, index, objects = lines
     return Repo(top, git_dir, common_dir, index, objects, filters)
+
+
+def _skipped(holder: str, git_dir: str) -> bool:
+    """Did git pass over ``holder``'s ``.git`` folder for a repository above it?"""
+    own = os.path.join(holder, ".git")
+    if os.path.islink(own) or not os.path.isdir(own):
+        return False  # a .git file names its repository: git never passes one over
+    found = os.path.realpath(git_dir)
+    return found != os.path.realpath(own) and not found.startswith(
+        os.path.realpath(holder) + os.sep
+    )
 
 
 SCRATCH = "scratch"  # the guard's stand-in git folder, in .git/agentreflex/
