@@ -71,6 +71,7 @@ def pre(
     level: str | None,
     max_bytes: int | None = None,
     profile: str = "balanced",
+    cwd: Path | None = None,
 ) -> Any:
     """The real PreToolUse hook (every installed reflex) with ``allow_undoable = level``."""
     lines = ['mode = "enforced"', "[worktree]"]
@@ -83,7 +84,7 @@ def pre(
     (cfg_dir / "config.toml").write_text("\n".join(lines) + "\n")
     payload = {
         "session_id": "relax-session",
-        "cwd": str(root),
+        "cwd": str(cwd or root),
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
         "tool_input": {"command": command},
@@ -97,6 +98,8 @@ def pre(
         "AGENTREFLEX_DAEMON": "off",
         "AGENTREFLEX_PROFILE": profile,
     }
+    if cwd is not None:  # the host says where the session began (Claude Code does)
+        env["CLAUDE_PROJECT_DIR"] = str(root)
     outcome = run_hook("claude-code", json.dumps(payload).encode(), env)
     return outcome.decision
 
@@ -330,3 +333,34 @@ def test_deleting_a_submodule_with_uncommitted_work_asks_and_says_it_is_not_save
     text = reason(decision)
     assert "lib" in text and "not saved" in text
     assert "saved the uncommitted work:" not in text
+
+
+def test_a_discard_from_a_nested_repository_of_the_projects_work_asks_and_is_saved(
+    repo: Path,
+) -> None:
+    """red-team rt49: from a repository nested in the project (``vendor/lib``, one the
+    agent cloned or made), ``rm -rf ../../src`` ran unasked (the gate asked the nested
+    repository's git about ``../../src``, which refused a path outside it: unknown) and
+    the snapshot was of the nested repository alone: the project's uncommitted work was
+    lost.  Now the gate asks the repository holding each path, the project's own work
+    is saved too, and the question says where each snapshot is undone."""
+    before = tree_bytes(repo)
+    nested = repo / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    sh(nested, "git init -q && echo x > f && git add f && git commit -qm x")
+    decision = pre(repo, "rm -rf ../../src", "asks", cwd=nested)
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert f"--cwd {repo}" in text, text
+    sh(repo, "rm -rf src")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    after = {k: v for k, v in tree_bytes(repo).items() if not k.startswith("vendor/")}
+    assert after == before
+
+
+def test_deleting_a_clean_nested_repository_whole_still_asks(repo: Path) -> None:
+    """Its commits are nowhere else: the outer repository lists it as untracked work."""
+    nested = repo / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    sh(nested, "git init -q && echo x > f && git add f && git commit -qm x")
+    assert pre(repo, "rm -rf vendor/lib", "off").verdict is Verdict.ASK_USER

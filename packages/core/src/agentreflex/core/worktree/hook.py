@@ -275,8 +275,12 @@ def _snapshot(
         decision.errors.append(f"snapshot {snap.n} is not whole: {snap.skipped}")
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
     hint = undo_hint(snap.n, snap.skipped)
+    outer = _outer_repo(repo, event)
+    if outer is not None:
+        hint = _both_hints(snap, repo, outer, event, config)
     if (
-        not snap.skipped
+        outer is None
+        and not snap.skipped
         and not repo.scratch
         and _undoable(repo, event, decision, config, entries, bool(snap.stash))
     ):
@@ -288,6 +292,59 @@ def _snapshot(
         if f.verdict is not Verdict.ALLOW and hint not in f.message:
             f.message = f"{f.message} ({hint})"
     return snap.n
+
+
+def _outer_repo(repo: observe.Repo, event: Event) -> observe.Repo | None:
+    """The project's own repository when ``repo`` (the working folder's) is one nested in it.
+
+    Why: a command run in a repository nested in the project (``vendor/lib``, cloned or
+    made there) reaches the project's files as easily (``rm -rf ../../src``); the snapshot
+    of the nested repository alone held none of the project's work, and the question
+    said "saved the uncommitted work" (red-team rt49)."""
+    if not event.project:
+        return None
+    from agentreflex.core.util.fsutil import inside
+
+    outer = observe.find_repo(event.project)
+    if outer is None:
+        return None
+    top, around = os.path.realpath(repo.top), os.path.realpath(outer.top)
+    return outer if top != around and inside(top, around) else None
+
+
+def _both_hints(
+    snap: Any, repo: observe.Repo, outer: observe.Repo, event: Event, config: Config
+) -> str:
+    """The undo hints of the nested repository's snapshot and of the project's, each with
+    the folder it is undone from (each repository keeps its own numbers)."""
+    from shlex import quote
+
+    from agentreflex.core.state.outcome import summarize
+    from agentreflex.core.worktree import snapshot
+
+    assert event.tool is not None
+    try:
+        whole = snapshot.take(
+            outer,
+            summarize(event.tool),
+            event.session_id,
+            config.worktree_snapshot_max_bytes,
+            since_ns=event.session_started,
+        )
+    except (OSError, ValueError):
+        whole = None
+    inner = undo_hint(snap.n, snap.skipped).replace(
+        f"undo {snap.n}`", f"undo {snap.n} --cwd {quote(repo.top)}`"
+    )
+    if whole is None or not whole.tree:
+        return (
+            f"{inner}; no snapshot of the project's own work at {outer.top} was taken: "
+            f"nothing of it is saved"
+        )
+    around = undo_hint(whole.n, whole.skipped).replace(
+        f"undo {whole.n}`", f"undo {whole.n} --cwd {quote(outer.top)}`"
+    )
+    return f"{inner}; the project's own work: {around}"
 
 
 def _say_nothing_saved(decision: Decision, why: str) -> None:

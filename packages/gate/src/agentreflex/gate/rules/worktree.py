@@ -76,6 +76,31 @@ def _submodule_work(cwd: str, paths: list[str] | None) -> list[str]:
     return with_work(top, targets)
 
 
+def by_repository(cwd: str, paths: list[str]) -> dict[str, list[str]]:
+    """``paths`` (as a command in ``cwd`` names them) grouped by the work tree holding each,
+    as paths from its top; a path with no work tree around it stays with ``cwd``.
+
+    Why: git refuses a path outside its repository (``../../src`` asked of a repository
+    nested in the project), which read as unknown: ``cd vendor/lib && rm -rf ../../src``
+    ran unasked and the project's uncommitted work was lost (red-team rt49)."""
+    from agentreflex.core.worktree.safegit import work_tree_top
+
+    out: dict[str, list[str]] = {}
+    for p in paths:
+        if has_marker(p):
+            out.setdefault(cwd, []).append(p)
+            continue
+        full = os.path.normpath(os.path.join(os.path.abspath(cwd), os.path.expanduser(p)))
+        # from the folder holding it: a nested repository deleted whole is its outer
+        # repository's to list (an untracked folder there), history and all
+        top = work_tree_top(os.path.dirname(full))
+        if not top:
+            out.setdefault(cwd, []).append(p)
+            continue
+        out.setdefault(top, []).append(os.path.relpath(full, top) if full != top else ".")
+    return out
+
+
 def is_ref(cwd: str, name: str) -> bool:
     """Whether ``name`` names a commit in the repository at ``cwd`` (a branch, tag or sha).
 
