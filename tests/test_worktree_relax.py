@@ -364,3 +364,20 @@ def test_deleting_a_clean_nested_repository_whole_still_asks(repo: Path) -> None
     nested.mkdir(parents=True)
     sh(nested, "git init -q && echo x > f && git add f && git commit -qm x")
     assert pre(repo, "rm -rf vendor/lib", "off").verdict is Verdict.ASK_USER
+
+
+def test_deleting_an_ignored_linked_work_tree_with_work_asks_and_says_it_is_not_saved(
+    repo: Path,
+) -> None:
+    """red-team rt49: a linked work tree kept in an ignored folder of the project (the
+    usual ``.worktrees/`` in .gitignore) is listed by no status of the project's, so
+    ``rm -rf .worktrees/feat`` ran unasked and its uncommitted work was lost, the
+    snapshot before it not holding it.  Now the gate asks, and the question says that
+    work is not saved."""
+    sh(repo, "echo .worktrees/ >> .gitignore && git add .gitignore && git commit -qm ignore")
+    sh(repo, "git worktree add -q .worktrees/feat")
+    (repo / ".worktrees" / "feat" / "mine.txt").write_text("mine\n")
+    decision = pre(repo, "rm -rf .worktrees/feat", "asks")
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert ".worktrees/feat" in text and "not saved" in text

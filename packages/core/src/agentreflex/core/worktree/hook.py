@@ -183,10 +183,15 @@ def _stash_target(repo: observe.Repo, event: Event) -> str:
 def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
     """The fingerprint with where HEAD points and the index's stat: same digest, same state.
 
-    "" (no snapshot reused) in a work tree with submodules: their own work is in no
-    fingerprint, and a snapshot taken while it was clean said "saved" of it later."""
+    "" (no snapshot reused) in a work tree with submodules or linked work trees inside
+    it: their own work is in no fingerprint, and a snapshot taken while it was clean
+    said "saved" of it later."""
     if os.path.lexists(os.path.join(repo.top, ".gitmodules")):
         return ""
+    from agentreflex.core.worktree.submodules import linked_inside
+
+    if linked_inside(repo.top):
+        return ""  # a linked work tree inside: its work is in no fingerprint either
     parts: list[object] = [sorted(fp.items())]
     for name in ("HEAD", "packed-refs"):
         parts.append(_read(os.path.join(repo.git_dir if name == "HEAD" else repo.common_dir, name)))

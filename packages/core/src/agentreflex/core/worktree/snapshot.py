@@ -487,7 +487,7 @@ def _capture(
     if held:
         # a submodule's own work: git's status here never enters it (red-team rt49)
         named = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
-        said = f"submodules' uncommitted work not saved: {named}"
+        said = f"uncommitted work of submodules or linked work trees not saved: {named}"
         left_out = "; ".join(filter(None, (left_out, said)))
     stashed: list[tuple[str, str, str]] = []
     stash_size = 0

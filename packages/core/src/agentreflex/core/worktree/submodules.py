@@ -1,4 +1,5 @@
-"""Which checked-out submodules hold uncommitted work: asked of each one's own git, safely.
+"""Which checked-out submodules (and linked work trees inside the work tree) hold
+uncommitted work: asked of each one's own git, safely.
 
 Why: the guard's ``git status`` runs with ``--ignore-submodules=all`` (entering a
 submodule would run its git with its own config, whose filters and fsmonitor no
@@ -40,6 +41,31 @@ def _paths(top: str) -> list[str] | None:
     return out
 
 
+def linked_inside(top: str) -> list[str]:
+    """The linked work trees of the repository at ``top`` that lie inside it (paths from
+    the top): one kept in an ignored folder (``.worktrees/``) is in no status of the
+    project's (red-team rt49).  Read from ``.git/worktrees/*/gitdir`` (each names its
+    work tree's ``.git`` file), never waiting on a FIFO put there."""
+    from agentreflex.core.util.fsutil import read_regular
+
+    folder = os.path.join(top, ".git", "worktrees")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    real = os.path.realpath(top)
+    out: list[str] = []
+    for name in sorted(names):
+        data = read_regular(os.path.join(folder, name, "gitdir"), 4096)
+        if not data:
+            continue
+        dot = data[:4096].decode("utf-8", "surrogateescape").strip()
+        path = os.path.realpath(os.path.dirname(dot)) if os.path.isabs(dot) else ""
+        if path.startswith(real + os.sep):
+            out.append(os.path.relpath(path, real))
+    return out
+
+
 def _dirty(folder: str) -> bool:
     """Uncommitted changes or new files in the submodule at ``folder`` (True: unknown)."""
     from agentreflex.core.worktree.safegit import filter_overrides, git
@@ -69,6 +95,7 @@ def with_work(top: str, targets: list[str] | None = None) -> list[str]:
     paths = _paths(top)
     if paths is None:
         return [".gitmodules"]  # unreadable: named, so nothing is called saved
+    paths = [*paths, *(p for p in linked_inside(top) if p not in paths)]
     out: list[str] = []
     asked = 0
     for path in paths:
