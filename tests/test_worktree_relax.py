@@ -381,3 +381,19 @@ def test_deleting_an_ignored_linked_work_tree_with_work_asks_and_says_it_is_not_
     assert decision.verdict is Verdict.ASK_USER, reason(decision)
     text = reason(decision)
     assert ".worktrees/feat" in text and "not saved" in text
+
+
+@pytest.mark.parametrize("hide", ["git add vendor/lib", "echo vendor/ >> .gitignore"])
+def test_deleting_a_nested_repository_git_does_not_list_with_work_asks(
+    repo: Path, hide: str
+) -> None:
+    """red-team rt49: a repository nested in the project that the project's status does
+    not list (``git add``-ed as an embedded repository, a gitlink with no .gitmodules; or
+    in an ignored folder) had its uncommitted work deleted unasked by ``rm -rf``.  Now a
+    folder deleted whole that holds a ``.git`` is asked of its own git too."""
+    nested = repo / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    sh(nested, "git init -q && echo x > f && git add f && git commit -qm x")
+    sh(repo, hide)
+    (nested / "f").write_text("edited\n")
+    assert pre(repo, "rm -rf vendor/lib", "off").verdict is Verdict.ASK_USER
