@@ -269,15 +269,11 @@ def _within(path: str, folder: str) -> bool:
 
 
 def _repository_root(folder: str) -> str:
-    """The nearest folder at or above ``folder`` holding ``.git`` ("" when none)."""
-    here = os.path.normpath(folder)
-    while True:
-        if os.path.exists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return ""
-        here = parent
+    """The nearest folder at or above ``folder`` holding ``.git`` ("" when none): the
+    guard's own definition (imported here: safegit loads subprocess, off the hot path)."""
+    from agentreflex.core.worktree.safegit import work_tree_top
+
+    return work_tree_top(folder)
 
 
 def _cd(here: str, target: str) -> str:

@@ -136,6 +136,12 @@ def _containment_checks(project: str, enforced: bool, add: Any) -> None:
         add(f"containment {host}", True, detail)
     if not all(contained for _host, contained, _detail in rows):
         add("containment risk", True, f"where a host is not contained, {UNCONTAINED_RISKS}")
+    if enforced:
+        from agentreflex.core.contain.pidns import fallback
+
+        alone = fallback(project)
+        if alone:
+            add("containment pid namespace", True, alone)
     typed = terminal_injection()
     if typed:
         add("containment terminal", True, typed)

@@ -65,8 +65,10 @@ def collect(cwd: str) -> dict[str, Any]:
         except Exception as exc:
             extra[name] = {"error": f"{type(exc).__name__}: {exc}"}
     from agentreflex.core.contain.check import host_containment
+    from agentreflex.core.contain.pidns import fallback
 
     return {
+        "pid_namespace": fallback(config.project_dir) if config.enforced else "",
         "containment": {
             host: detail
             for host, _ok, detail in host_containment(config.project_dir, config.enforced)
@@ -104,6 +106,8 @@ def render(report: dict[str, Any]) -> str:
     ]
     for host, detail in (report.get("containment") or {}).items():
         lines.append(f"containment {host:<12} {detail}")
+    if report.get("pid_namespace"):
+        lines.append(f"containment pid namespace: {report['pid_namespace']}")
     trust = report.get("trust") or {}
     if trust.get("withheld"):
         lines.append(

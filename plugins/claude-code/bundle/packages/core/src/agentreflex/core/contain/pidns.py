@@ -25,7 +25,11 @@ and signal each other, and nothing outside.
   :data:`IDLE_SECONDS`; a background server keeps it.  The next command
   starts another.
 * Where it can't be started, commands keep the user's pid namespace (the
-  boundary is unchanged), as before.
+  boundary is unchanged), as before.  The failure is kept beside the record
+  (``.fail``) for :data:`RETRY_SECONDS`: every command tried again, paying
+  for a bwrap that fails each time (red-team rt49); ``doctor`` and ``status``
+  say what it means (:func:`fallback`).  Inside the boundary the state folder
+  is read-only: no command can forge the failure, nor clear it.
 
 No namespace code is written here: bwrap makes and joins the namespaces.
 Stdlib only: it is on the hook's path (the holder is started once).
@@ -33,18 +37,31 @@ Stdlib only: it is on the hook's path (the holder is started once).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 
 from agentreflex.core.state import userdirs
 
-__all__ = ["IDLE_SECONDS", "PIDNS_FD", "USERNS_FD", "holder", "redirections", "stop"]
+__all__ = [
+    "IDLE_SECONDS",
+    "PIDNS_FD",
+    "RETRY_SECONDS",
+    "USERNS_FD",
+    "fallback",
+    "holder",
+    "redirections",
+    "stop",
+]
 
 # the descriptors bwrap reads the namespaces from: one digit, as every shell takes them
 USERNS_FD = "6"
 PIDNS_FD = "7"
 
 IDLE_SECONDS = 300
+# how long a holder that could not be started is not tried again (each try costs a bwrap)
+RETRY_SECONDS = 600
+_FAILED = ".fail"  # beside the record; not a name stop()'s glob takes for a record
 
 # pid 1 of the namespace: every signal back to its default (the kernel then drops them
 # all, sent from inside), SIGCHLD waited for, orphans reaped, gone when alone for a while
@@ -94,6 +111,8 @@ def holder(
     found = _verified(record)
     if found is not None:
         return found
+    if _failed_at(record) is not None:
+        return None  # tried a short while ago, and it could not be had: not each command
     import fcntl
 
     try:
@@ -104,15 +123,63 @@ def holder(
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         found = _verified(record)  # another hook started it meanwhile
-        if found is None:
+        if found is None and _failed_at(record) is None:
             found = _start(engine, view)
-            if found is not None:
+            if found is None:
+                _remember_failure(record)
+            else:
                 _write(record, found)
+                with contextlib.suppress(OSError):
+                    os.unlink(record + _FAILED)
         return found
     except OSError:
         return None
     finally:
         os.close(lock)
+
+
+def fallback(project: str, env: Mapping[str, str] | None = None) -> str:
+    """What ``doctor`` and ``status`` say when ``project``'s commands run in the user's pid
+    namespace because its holder could not be started lately ("" when not known to)."""
+    record = _record_path(project, env)
+    when = _failed_at(record) if record is not None else None
+    if when is None:
+        return ""
+    import time
+
+    again = time.strftime("%H:%M", time.localtime(when + RETRY_SECONDS))
+    return (
+        "the project's own pid namespace could not be started (bwrap refused it), so "
+        "contained commands run in your pid namespace: a command, or a background process "
+        "it leaves running, can see and signal your other processes (the host's and the "
+        f"hook's among them); files stay inside the boundary.  Tried again after {again}"
+    )
+
+
+def _failed_at(record: str) -> float | None:
+    """When the holder last failed to start, if that is under :data:`RETRY_SECONDS` ago."""
+    import time
+
+    try:
+        when = os.stat(record + _FAILED).st_mtime
+    except OSError:
+        return None
+    now = time.time()
+    return when if now - RETRY_SECONDS < when <= now + 60 else None
+
+
+def _remember_failure(record: str) -> None:
+    """Mark the failure (its time is the file's); a folder that can't be written: not kept."""
+    try:
+        fd = os.open(record + _FAILED, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return
+    try:
+        os.utime(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _record_path(project: str, env: Mapping[str, str] | None) -> str | None:

@@ -231,6 +231,36 @@ def _contained(event: Event, decision: Decision) -> tuple[str, str, bool] | None
     return None if contained is None else (*contained, allow)
 
 
+UNCONTAINED_POWERSHELL = (
+    "agentreflex (enforced mode): Claude Code's PowerShell tool runs its command in pwsh, "
+    "which agentreflex's boundary can't take the place of here, while every Bash command "
+    "runs inside it, so it is refused. Run the command with the Bash tool."
+)
+
+
+def _uncontained_shell(event: Event, decision: Decision) -> str:
+    """Why a shell tool the hook can't put in the boundary is refused where Bash would be.
+
+    Claude Code 2.1.328 offers ``PowerShell`` {command} beside Bash outside Windows too,
+    when ``CLAUDE_CODE_USE_POWERSHELL_TOOL`` is set (its ``PowerShellTool``, enabled by
+    ``JA()`` in the binary: ``if(x()!=="windows")return e===!0``).  The boundary's line is
+    a POSIX one that pwsh would read as PowerShell, so that tool ran every command
+    outside the boundary that holds each Bash command (red-team rt46).  Where Bash would
+    be left to Claude Code (its own sandbox, the user's rules) so is PowerShell.
+    """
+    tool = event.tool
+    if tool is None or tool.name.lower() != "powershell" or decision.mode is not Mode.ENFORCED:
+        return ""
+    command = tool.input.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return ""
+    from agentreflex.core.util import record
+
+    as_bash = record.replace(event, tool=build_tool_call("Bash", {"command": command}))
+    contained = _contained(as_bash, decision)
+    return UNCONTAINED_POWERSHELL if contained is not None and not contained[1] else ""
+
+
 def settings_files(project: str, env: Mapping[str, str]) -> list[str]:
     """The settings files Claude Code reads for a project, highest precedence first.
 
@@ -450,6 +480,14 @@ class ClaudeCodeAdapter:
             allowed: dict[str, Any] = {"hookEventName": "PreToolUse"}
             if verdict is Verdict.WARN or context:
                 allowed["additionalContext"] = context or f"agentreflex warning: {reason}"
+            refused = _uncontained_shell(event, decision)
+            if refused:
+                out = {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": refused,
+                }
+                return HostReply(dump_json({"hookSpecificOutput": out}))
             contained = _contained(event, decision)
             if contained is not None and not contained[1] and event.tool is not None:
                 allowed["updatedInput"] = {**event.tool.input, "command": contained[0]}

@@ -87,6 +87,11 @@ TOOL_ALIASES: dict[str, str] = {
     "grep": "grep",
     "web_fetch": "webfetch",
     "task": "task",
+    # {agent_id | agent_ids | scope, message}: the next user turn of a background agent
+    # ``task`` started.  A subagent's own tool calls reach preToolUse like the main
+    # loop's, as a real 1.0.102 run shows (integration-tests/test_copilot_host.py), so
+    # the message is judged where it becomes calls, as ``task``'s prompt is
+    "write_agent": "task",
 }
 _CONTEXT_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT, EventKind.PRE_TOOL)
 _RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
@@ -145,6 +150,10 @@ class CopilotAdapter:
             event.tool = mapped_call(tool_name, alias, checked_input(args, "toolArgs", alias, kind))
             if event.tool.kind is ToolKind.SHELL:
                 _typed_command(event.tool, kind)
+            if event.tool.kind is ToolKind.SEARCH:
+                for more in _searched(event.tool.input):
+                    if more not in event.tool.paths:
+                        event.tool.paths.append(more)
         if kind is EventKind.POST_TOOL:
             shell = event.tool is not None and event.tool.kind is ToolKind.SHELL
             event.result = _result(payload.get("toolResult"), shell)
@@ -236,6 +245,16 @@ def _typed_command(call: ToolCall, kind: EventKind) -> None:
                 kind,
             )
     call.command = as_typed(call.command)
+
+
+def _searched(args: dict[str, Any]) -> list[str]:
+    """The folders Copilot's ``grep`` and ``glob`` search: ``paths``, one string or a list
+    (their schema in Copilot CLI 1.0.102's tool list: "One directory or an array of
+    directories; defaults to cwd").  Read as no path, a ``grep`` of ``~/.ssh`` put keys
+    into the transcript where ``view`` of them is refused (red-team rt46)."""
+    given = args.get("paths")
+    entries = [given] if isinstance(given, str) else given if isinstance(given, list) else []
+    return [p for p in entries if isinstance(p, str) and p]
 
 
 def _args(value: Any, kind: EventKind) -> Any:

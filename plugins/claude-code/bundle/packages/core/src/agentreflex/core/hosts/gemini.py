@@ -77,6 +77,11 @@ TOOL_ALIASES: dict[str, str] = {
     "grep_search": "grep",
     "web_fetch": "webfetch",
     "google_web_search": "websearch",
+    # {agent_name, prompt}: a subagent (packages/core/src/agents/agent-tool.ts).  Its
+    # own tool calls go through the same BeforeTool hook (agent-scheduler.ts builds a
+    # Scheduler, whose _processToolCall runs evaluateBeforeToolHook), so the prompt is a
+    # message, judged where it becomes calls (0.61 bundle chunk-JDPZ4CE3.js:347954,347765)
+    "invoke_agent": "task",
 }
 _CONTEXT_EVENTS = (
     EventKind.SESSION_START,
@@ -109,6 +114,32 @@ TOOL_KINDS: dict[str, ToolKind] = {name: tool_kind(alias) for name, alias in TOO
 
 
 _FILE_KINDS = (ToolKind.WRITE, ToolKind.EDIT, ToolKind.READ)
+_SEARCHING = (ToolKind.SEARCH, ToolKind.READ)
+
+
+def _searched(tool_input: dict[str, Any]) -> list[str]:
+    """The folders and files a Gemini search or multi-file read names beside ``file_path``.
+
+    ``grep_search``, ``glob`` and ``list_directory`` take their folder as ``dir_path``;
+    ``read_many_files`` reads every path or glob in ``include`` (Gemini CLI 0.61
+    packages/core/src/tools/definitions: ``PARAM_DIR_PATH``, ``READ_MANY_PARAM_INCLUDE``).
+    Read as the call's paths, the read floor judges them as it does Claude's ``Grep``
+    path: ``read_many_files {"include": [".env"]}`` and a ``grep_search`` of ``~/.ssh``
+    were allowed where ``read_file`` of them was refused (red-team rt46).  Gemini 0.61
+    itself refuses those two (a path outside the workspace; ``.env``, seen in a real
+    run) and registers ``read_many_files`` for no model; the floor no longer leans on it.
+    """
+    found: list[str] = []
+    folder = tool_input.get("dir_path")
+    if isinstance(folder, str) and folder:
+        found.append(folder)
+    include = tool_input.get("include")
+    for entry in include if isinstance(include, list) else []:
+        if isinstance(entry, str) and entry:
+            found.append(entry)
+    return found
+
+
 _MAX_FOLDERS = 500  # Gemini's own search stops at 50
 
 
@@ -241,6 +272,10 @@ class GeminiAdapter:
             if isinstance(path, str) and path and event.tool.kind in _FILE_KINDS:
                 edit = event.tool.kind is ToolKind.EDIT
                 for more in as_gemini_reads(path, event.cwd, corrects=edit):
+                    if more not in event.tool.paths:
+                        event.tool.paths.append(more)
+            if event.tool.kind in _SEARCHING:
+                for more in _searched(tool_input):
                     if more not in event.tool.paths:
                         event.tool.paths.append(more)
         if kind is EventKind.POST_TOOL:

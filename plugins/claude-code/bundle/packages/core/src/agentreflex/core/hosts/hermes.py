@@ -12,7 +12,14 @@ from __future__ import annotations
 import contextlib
 
 from agentreflex.core.decision import Decision, Mode, Verdict
-from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
+from agentreflex.core.events import (
+    Event,
+    EventKind,
+    ToolCall,
+    ToolKind,
+    ToolResult,
+    build_tool_call,
+)
 from agentreflex.core.hosts.base import (
     HostReply,
     PayloadError,
@@ -98,6 +105,8 @@ class HermesAdapter:
             if kind is EventKind.POST_TOOL:  # the arguments it ran with: ours, if we contained it
                 tool_input = as_the_agent_wrote(tool_input)
             event.tool = build_tool_call(tool_name, tool_input, call_id, TOOL_KINDS)
+            if tool_name == "terminal":
+                _where_the_background_runs(event.tool, extra, event.cwd)
             # the terminal's own folder (``cd -- WORKDIR`` in Hermes' shell, ``~`` its home):
             # a relative one from the folder the payload's ``cwd`` names, which is the
             # session's (the plugin's) or Hermes' own (a shell hook's, all it has).  It was
@@ -171,6 +180,52 @@ class HermesAdapter:
         return HostReply("{}", text + "\n", 0)
 
 
+def _where_the_background_runs(call: ToolCall, extra: dict[str, Any], cwd: str) -> None:
+    """A background terminal call's ``workdir``, read as the folder Hermes starts it in.
+
+    Hermes 0.19 runs ``background: true`` through ``process_registry.spawn_local``, not
+    its shell: ``Popen(cwd=_resolve_safe_cwd(workdir))`` (tools/terminal_tool.py
+    ``terminal_tool``, tools/process_registry.py ``spawn_local``,
+    tools/environments/local.py ``_resolve_safe_cwd``).  A relative folder is Hermes'
+    own process folder's, not the session's (which every foreground command moves, and
+    which the plugin's payload names), ``~`` is no home there, and a folder that is not
+    there is its nearest existing parent (the temp folder when a relative one has none):
+    ``workdir: .git`` after the session moved to ``notes`` was judged in
+    ``notes/.git`` and ran in ``.git``.  Hermes' process folder is the plugin's
+    ``process_cwd``, or a shell hook's ``cwd`` (agent/shell_hooks.py
+    ``_serialize_payload``: ``Path.cwd()``).  Only the judged copy of the input changes.
+    """
+    background = call.input.get("background")
+    workdir = call.input.get("workdir")
+    if not background or (isinstance(background, str) and background.lower() == "false"):
+        return  # Hermes reads a string "false" as false (model_tools.coerce_tool_args)
+    if not isinstance(workdir, str) or not workdir:
+        return
+    process = extra.get("process_cwd")
+    base = process if isinstance(process, str) and process.startswith("/") else cwd
+    if not base.startswith("/"):
+        return
+    import os
+
+    def usable(path: str) -> bool:  # Hermes' _cwd_usable
+        full = os.path.join(base, path)
+        return os.path.isdir(full) and os.access(full, os.X_OK)
+
+    found = workdir if usable(workdir) else ""
+    parent = os.path.dirname(workdir)
+    while not found and parent:
+        if usable(parent):
+            found = parent
+        elif os.path.dirname(parent) == parent:
+            break
+        parent = os.path.dirname(parent)
+    if not found:
+        import tempfile
+
+        found = tempfile.gettempdir()
+    call.input = {**call.input, "workdir": os.path.normpath(os.path.join(base, found))}
+
+
 def _sh_quote(text: str) -> str:
     """POSIX single quotes (shlex.quote without importing shlex on the hot path)."""
     return "'" + text.replace("'", "'\"'\"'") + "'"
@@ -192,6 +247,16 @@ UNCONTAINED_SCRIPT = (
 )
 
 
+UNCONTAINED_DESKTOP = (
+    "agentreflex (enforced mode): computer_use types and clicks into the user's desktop "
+    "from Hermes' own process, a terminal window's included, where a command runs "
+    "unjudged and outside agentreflex's boundary, so it is refused. Run commands with "
+    "the terminal tool, where they are contained; capture and list_windows still work."
+)
+# computer_use's actions that only look (tools/computer_use/schema.py in Hermes 0.19)
+_LOOKING = frozenset({"capture", "wait", "list_apps", "list_windows"})
+
+
 def _runs_uncontained(event: Event, decision: Decision) -> str:
     """Why a tool that runs code in enforced mode is one no boundary can hold, or "".
 
@@ -200,12 +265,16 @@ def _runs_uncontained(event: Event, decision: Decision) -> str:
     code reading its paths from a data file appended to ``.agentreflex/config.toml`` and
     printed the key.  And ``cronjob`` with a ``script`` (tools/cronjob_tools.py: bash or
     Python runs ``~/.hermes/scripts/<script>`` every tick, ``no_agent`` with no model
-    at all): a command run later, unjudged and uncontained (red-team rt41)."""
+    at all): a command run later, unjudged and uncontained (red-team rt41).  And
+    ``computer_use`` acting on the desktop (typing into a terminal window is a command
+    no hook sees; red-team rt46)."""
     tool = event.tool
     if event.kind is not EventKind.PRE_TOOL or tool is None or decision.mode is not Mode.ENFORCED:
         return ""
     if tool.name == "execute_code":
         return UNCONTAINED_CODE
+    if tool.name == "computer_use" and tool.input.get("action") not in _LOOKING:
+        return UNCONTAINED_DESKTOP
     script = tool.input.get("script")
     if tool.name == "cronjob" and script not in (None, ""):
         return UNCONTAINED_SCRIPT

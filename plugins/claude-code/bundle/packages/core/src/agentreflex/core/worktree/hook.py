@@ -181,7 +181,17 @@ def _stash_target(repo: observe.Repo, event: Event) -> str:
 
 
 def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
-    """The fingerprint with where HEAD points and the index's stat: same digest, same state."""
+    """The fingerprint with where HEAD points and the index's stat: same digest, same state.
+
+    "" (no snapshot reused) in a work tree with submodules or linked work trees inside
+    it: their own work is in no fingerprint, and a snapshot taken while it was clean
+    said "saved" of it later."""
+    if os.path.lexists(os.path.join(repo.top, ".gitmodules")):
+        return ""
+    from agentreflex.core.worktree.submodules import linked_inside
+
+    if linked_inside(repo.top):
+        return ""  # a linked work tree inside: its work is in no fingerprint either
     parts: list[object] = [sorted(fp.items())]
     for name in ("HEAD", "packed-refs"):
         parts.append(_read(os.path.join(repo.git_dir if name == "HEAD" else repo.common_dir, name)))
@@ -231,27 +241,54 @@ def _snapshot(
     from agentreflex.core.worktree import snapshot  # shutil, only when a snapshot is taken
 
     assert event.tool is not None
-    snap = snapshot.take(
-        repo,
-        summarize(event.tool),
-        event.session_id,
-        config.worktree_snapshot_max_bytes,
-        fingerprint=digest,
-        entries=entries,
-        stash=stash,
-        since_ns=event.session_started,
-    )
+    why = "git could not read the work tree"
+    try:
+        snap = snapshot.take(
+            repo,
+            summarize(event.tool),
+            event.session_id,
+            config.worktree_snapshot_max_bytes,
+            fingerprint=digest,
+            entries=entries,
+            stash=stash,
+            since_ns=event.session_started,
+        )
+        if snap is None and not repo.scratch:
+            # git reads the repository but can't list or hash its work (HEAD naming no
+            # object, objects gone): the work tree saved through the scratch stand-in
+            stand_in = observe.scratch_repo(repo.top)
+            if stand_in is not None:
+                repo = stand_in
+                snap = snapshot.take(
+                    repo,
+                    summarize(event.tool),
+                    event.session_id,
+                    config.worktree_snapshot_max_bytes,
+                    since_ns=event.session_started,
+                )
+    except (OSError, ValueError) as exc:  # the store a link, a folder that can't be made
+        snap, why = None, f"the snapshot store could not be written: {exc}"
     if snap is None:
-        decision.errors.append("no snapshot: git could not read the work tree")
+        decision.errors.append(f"no snapshot: {why}")
+        _say_nothing_saved(decision, why)
         return None
     if snap.skipped and not snap.tree:
         decision.errors.append(f"no snapshot: {snap.skipped}")
+        _say_nothing_saved(decision, snap.skipped)
         return None
     if snap.skipped:  # saved, but not whole: never relied on to allow a discard
         decision.errors.append(f"snapshot {snap.n} is not whole: {snap.skipped}")
     notes.append(Note("core", SNAPSHOT_NOTE, {"n": snap.n, "files": snap.files[:50]}))
     hint = undo_hint(snap.n, snap.skipped)
-    if not snap.skipped and _undoable(repo, event, decision, config, entries, bool(snap.stash)):
+    outer = _outer_repo(repo, event)
+    if outer is not None:
+        hint = _both_hints(snap, repo, outer, event, config)
+    if (
+        outer is None
+        and not snap.skipped
+        and not repo.scratch
+        and _undoable(repo, event, decision, config, entries, bool(snap.stash))
+    ):
         from agentreflex.core.worktree import relax
 
         relax.relax(decision, hint)
@@ -260,6 +297,68 @@ def _snapshot(
         if f.verdict is not Verdict.ALLOW and hint not in f.message:
             f.message = f"{f.message} ({hint})"
     return snap.n
+
+
+def _outer_repo(repo: observe.Repo, event: Event) -> observe.Repo | None:
+    """The project's own repository when ``repo`` (the working folder's) is one nested in it.
+
+    Why: a command run in a repository nested in the project (``vendor/lib``, cloned or
+    made there) reaches the project's files as easily (``rm -rf ../../src``); the snapshot
+    of the nested repository alone held none of the project's work, and the question
+    said "saved the uncommitted work" (red-team rt49)."""
+    if not event.project:
+        return None
+    from agentreflex.core.util.fsutil import inside
+
+    outer = observe.find_repo(event.project)
+    if outer is None:
+        return None
+    top, around = os.path.realpath(repo.top), os.path.realpath(outer.top)
+    return outer if top != around and inside(top, around) else None
+
+
+def _both_hints(
+    snap: Any, repo: observe.Repo, outer: observe.Repo, event: Event, config: Config
+) -> str:
+    """The undo hints of the nested repository's snapshot and of the project's, each with
+    the folder it is undone from (each repository keeps its own numbers)."""
+    from shlex import quote
+
+    from agentreflex.core.state.outcome import summarize
+    from agentreflex.core.worktree import snapshot
+
+    assert event.tool is not None
+    try:
+        whole = snapshot.take(
+            outer,
+            summarize(event.tool),
+            event.session_id,
+            config.worktree_snapshot_max_bytes,
+            since_ns=event.session_started,
+        )
+    except (OSError, ValueError):
+        whole = None
+    inner = undo_hint(snap.n, snap.skipped).replace(
+        f"undo {snap.n}`", f"undo {snap.n} --cwd {quote(repo.top)}`"
+    )
+    if whole is None or not whole.tree:
+        return (
+            f"{inner}; no snapshot of the project's own work at {outer.top} was taken: "
+            f"nothing of it is saved"
+        )
+    around = undo_hint(whole.n, whole.skipped).replace(
+        f"undo {whole.n}`", f"undo {whole.n} --cwd {quote(outer.top)}`"
+    )
+    return f"{inner}; the project's own work: {around}"
+
+
+def _say_nothing_saved(decision: Decision, why: str) -> None:
+    """The question before a discard says no snapshot holds the work: never silence, which
+    a user who saw "saved" before takes for the same (red-team rt49)."""
+    said = f"no snapshot was taken ({why}): nothing of the uncommitted work is saved"
+    for f in decision.findings:
+        if f.verdict is not Verdict.ALLOW and said not in f.message:
+            f.message = f"{f.message} ({said})"
 
 
 def _undoable(

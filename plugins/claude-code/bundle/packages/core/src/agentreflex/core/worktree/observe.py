@@ -31,13 +31,28 @@ class Repo:
     A plain class: ``dataclasses`` costs a hook process an import it need not pay.
     """
 
-    __slots__ = ("common_dir", "filters", "git_dir", "index", "objects", "top")
+    __slots__ = ("common_dir", "env", "filters", "git_dir", "index", "objects", "top")
 
     def __init__(
-        self, top: str, git_dir: str, common_dir: str, index: str, objects: str, filters: list[str]
+        self,
+        top: str,
+        git_dir: str,
+        common_dir: str,
+        index: str,
+        objects: str,
+        filters: list[str],
+        env: dict[str, str] | None = None,
     ) -> None:
         self.top, self.git_dir, self.common_dir = top, git_dir, common_dir
         self.index, self.objects, self.filters = index, objects, filters
+        # what every git run in it is told besides (a scratch repository's GIT_DIR:
+        # :func:`scratch_repo`); empty for a repository git reads
+        self.env = env or {}
+
+    @property
+    def scratch(self) -> bool:
+        """Is this the guard's scratch stand-in for a repository git cannot read?"""
+        return bool(self.env)
 
 
 def find_repo(cwd: str) -> Repo | None:
@@ -79,13 +94,22 @@ def find_repo_uncached(cwd: str) -> Repo | None:
     res = git(cwd, _REV_PARSE)
     lines = res.stdout.decode("utf-8", "surrogateescape").splitlines() if res else []
     ok = res is not None and res.returncode == 0 and len(lines) == 5 and lines[0]
+    while ok and _skipped(holder, lines[1]):
+        # a ``.git`` folder git does not take for one (no HEAD, a garbled one): git went
+        # on up and found the repository around it (red-team rt49: asked again with
+        # ``holder`` as the work tree, that repository's index was read against it and
+        # the snapshot held nothing).  Passed over as git passes it over: the repository
+        # above lists its files as its own new files, and saves them with the rest.
+        holder = work_tree_top(os.path.dirname(holder))
+        if not holder:
+            return None
     if not ok or os.path.realpath(lines[0]) != os.path.realpath(holder):
         # core.worktree elsewhere, or core.bare set: asked again from the folder holding
         # .git (its repository, never a bare one below it that cwd is in), told it is the
         # work tree; a .git git refuses there still answers no repository
         res = git(holder, _REV_PARSE, env={"GIT_WORK_TREE": os.path.realpath(holder)})
         if res is None or res.returncode != 0:
-            return None
+            return scratch_repo(holder)  # HEAD, refs or the index git refuses: see there
         lines = res.stdout.decode("utf-8", "surrogateescape").splitlines()
     filters = filter_overrides(cwd)
     if filters is None:
@@ -94,6 +118,92 @@ def find_repo_uncached(cwd: str) -> Repo | None:
         return None
     top, git_dir, common_dir, index, objects = lines
     return Repo(top, git_dir, common_dir, index, objects, filters)
+
+
+def _skipped(holder: str, git_dir: str) -> bool:
+    """Did git pass over ``holder``'s ``.git`` folder for a repository above it?"""
+    own = os.path.join(holder, ".git")
+    if os.path.islink(own) or not os.path.isdir(own):
+        return False  # a .git file names its repository: git never passes one over
+    found = os.path.realpath(git_dir)
+    return found != os.path.realpath(own) and not found.startswith(
+        os.path.realpath(holder) + os.sep
+    )
+
+
+SCRATCH = "scratch"  # the guard's stand-in git folder, in .git/agentreflex/
+_SCRATCH_HEAD = b"ref: refs/heads/agentreflex-scratch\n"
+_SCRATCH_CONFIG = b"[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+
+
+_SCRATCH_FILES = frozenset({"HEAD", "config", "objects", "refs"})
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
+
+
+def scratch_repo(top: str) -> Repo | None:
+    """A stand-in for the repository at ``top`` that git refuses or cannot snapshot, or None.
+
+    Why: an empty or garbled ``.git/HEAD`` (a crash or a full disk mid-write), a HEAD
+    naming no object, or the refs gone: git refused the repository, no snapshot was
+    taken, and the gate (which asks git what is uncommitted) let ``rm -rf src`` run; the
+    work was lost (red-team rt49).  The snapshot needs no history: a git folder of the
+    guard's own (``.git/agentreflex/scratch``: a HEAD on an unborn branch, a config it
+    writes each time, nothing of the repository's config, hooks or filters read), with
+    ``.git`` itself the snapshot store's home, sees the whole work tree as new files,
+    and its ``.gitignore`` files still apply.  Only for a real ``.git`` folder (not a
+    link, not a ``.git`` file naming another) that holds an ``objects`` folder."""
+    import stat
+
+    from agentreflex.core.util.fsutil import replace_in_place
+
+    git_dir = os.path.join(top, ".git")
+    try:
+        for path in (git_dir, os.path.join(git_dir, "objects")):
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return None
+        folder = os.path.join(git_dir, "agentreflex", SCRATCH)
+        if any(os.path.islink(p) for p in (os.path.dirname(folder), folder)):
+            return None  # a link on the way: never written where it leads
+        inside = [_listdir(os.path.join(folder, part)) for part in ("objects", "refs")]
+        if set(_listdir(folder)) - _SCRATCH_FILES or any(inside):
+            # nothing but what this writes: a ``commondir``, ``info/exclude`` or
+            # ``objects/info/alternates`` put there would name another repository's
+            # config, hide files from the snapshot, or lend it objects
+            import shutil
+
+            shutil.rmtree(folder)
+        for part in ("objects", "refs"):
+            os.makedirs(os.path.join(folder, part), exist_ok=True)
+        if os.path.realpath(folder) != os.path.join(
+            os.path.realpath(git_dir), "agentreflex", SCRATCH
+        ):
+            return None  # a link on the way: never written where it leads
+        replace_in_place(os.path.join(folder, "HEAD"), _SCRATCH_HEAD, 0o600)
+        replace_in_place(os.path.join(folder, "config"), _SCRATCH_CONFIG, 0o600)
+    except OSError:
+        return None
+    env = {"GIT_DIR": folder}
+    res = git(top, ["rev-parse", "--git-dir"], env={**env, "GIT_WORK_TREE": top})
+    if res is None or res.returncode != 0:
+        return None
+    filters = filter_overrides(top, env)
+    if filters is None:
+        return None
+    return Repo(
+        top,
+        git_dir,
+        git_dir,
+        os.path.join(folder, "index"),
+        os.path.join(git_dir, "objects"),
+        filters,
+        env,
+    )
 
 
 def in_repo(
@@ -106,7 +216,7 @@ def in_repo(
 ) -> subprocess.CompletedProcess[bytes] | None:
     """:func:`git` at the work tree's top with its filter overrides, that top its work tree
     whatever the repository's ``core.worktree`` says (:func:`find_repo_uncached`)."""
-    env = {**(env or {}), "GIT_WORK_TREE": repo.top}
+    env = {**repo.env, **(env or {}), "GIT_WORK_TREE": repo.top}
     return git(repo.top, args, env=env, timeout=timeout, data=data, filters=repo.filters)
 
 

@@ -94,7 +94,8 @@ def _index_blobs(repo: Repo) -> tuple[dict[str, str], set[str]]:
     return blobs, sparse
 
 
-def _wanted(path: str, only: list[str]) -> bool:
+def wanted(path: str, only: list[str]) -> bool:
+    """Is ``path`` one of ``only`` or under one (every path when ``only`` is empty)?"""
     # "." (``agentreflex undo N .`` from the top) is every path
     return not only or any(
         o == "." or path == o or path.startswith(o.rstrip("/") + "/") for o in only
@@ -107,8 +108,8 @@ def plan(repo: Repo, snap: Snapshot, only: list[str], force: bool = False) -> Pl
     every = _read_tree(repo, env, snap.tree)
     if every is None:
         return Plan(unreadable=True)
-    saved = {p: e for p, e in every.items() if _wanted(p, only)}
-    missing = [o for o in only if not any(_wanted(p, [o]) for p in saved)]
+    saved = {p: e for p, e in every.items() if wanted(p, only)}
+    missing = [o for o in only if not any(wanted(p, [o]) for p in saved)]
     now = current_blobs(repo, list(saved))
     after = read_after(repo, snap.n)
     known, sparse = _index_blobs(repo)

@@ -108,10 +108,18 @@ def spawn(
 
 
 def work_tree_top(path: str) -> str:
-    """The nearest folder at or above ``path`` holding a ``.git`` (a link not followed), or ""."""
-    here = path
+    """The nearest folder at or above ``path`` holding a ``.git``, or "": the one git's own
+    discovery stops at (the one definition; ``testrun`` asks it too).
+
+    A ``.git`` link leading nowhere is skipped, as git skips it and goes on up (its
+    ``read_gitfile`` fails to stat it): taken for the top, ``ln -s /nowhere sub/.git``
+    had the guard read the project's index against ``sub``, every file read as deleted,
+    and the snapshot before a discard held an empty tree while the question said it
+    "saved the uncommitted work" (red-team rt49).  A ``.git`` git refuses (an empty file,
+    ``gitdir: /nowhere``) still stops it, as it stops git."""
+    here = os.path.normpath(path)
     while True:
-        if os.path.lexists(os.path.join(here, ".git")):
+        if os.path.exists(os.path.join(here, ".git")):
             return here
         parent = os.path.dirname(here)
         if parent == here:
@@ -146,11 +154,11 @@ def _inside(argv: list[str], project: str, env: dict[str, str]) -> list[str] | N
         return None
 
 
-def filter_overrides(cwd: str) -> list[str] | None:
+def filter_overrides(cwd: str, env: Mapping[str, str] | None = None) -> list[str] | None:
     """``-c`` pairs that blank every filter driver the repository names (None: git failed)."""
     listing = _run(
         ["git", "-C", cwd, "config", "-z", "--get-regexp", _FILTER_KEYS],
-        base_env(),
+        base_env(env),
         TIMEOUT_S,
         None,
     )

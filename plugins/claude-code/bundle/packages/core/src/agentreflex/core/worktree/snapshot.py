@@ -268,8 +268,13 @@ def _object_format(repo: Repo) -> str | None:
     if b"objectformat" not in text:
         return "sha1"
     values = {
-        line.partition(b"=")[2].strip() for line in text.splitlines() if b"objectformat" in line
+        value.strip()
+        for key, _, value in (line.partition(b"=") for line in text.splitlines())
+        if key.strip() == b"objectformat"
     }
+    # sha1 written out is the default git takes it for (red-team rt49: no snapshot ever)
+    if values <= {b"sha1"}:
+        return "sha1"
     return "sha256" if values == {b"sha256"} else None
 
 
@@ -476,6 +481,14 @@ def _capture(
         # said, so the question before a discard never calls the work saved (red-team rt42)
         named = ", ".join(nested[:5]) + (f" and {len(nested) - 5} more" if len(nested) > 5 else "")
         left_out = "; ".join(filter(None, (left_out, f"nested repositories not saved: {named}")))
+    from agentreflex.core.worktree.submodules import with_work
+
+    held = with_work(repo.top)
+    if held:
+        # a submodule's own work: git's status here never enters it (red-team rt49)
+        named = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
+        said = f"uncommitted work of submodules or linked work trees not saved: {named}"
+        left_out = "; ".join(filter(None, (left_out, said)))
     stashed: list[tuple[str, str, str]] = []
     stash_size = 0
     if snap.stash:

@@ -22,6 +22,13 @@ def worktree_line(cwd: str, enabled: bool, allow_undoable: str = "off") -> str:
             "snapshots here (observation outside git is off, not a scan)"
         )
     kept = snapshot.listing(repo)
+    if repo.scratch:
+        return (
+            f"git cannot read this repository ({repo.top}/.git: its HEAD, refs or objects "
+            f"are damaged; `git status` says how): each snapshot saves the whole work tree "
+            f"through a scratch git folder of agentreflex's own; {len(kept)} snapshot(s) "
+            f"kept (`agentreflex undo` lists them)"
+        )
     return (
         f"observed through git at {repo.top}; {len(kept)} snapshot(s) kept in "
         f"{snapshot.store_dir(repo)} (`agentreflex undo` lists them); allow_undoable = "

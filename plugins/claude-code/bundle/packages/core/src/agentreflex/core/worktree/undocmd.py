@@ -16,7 +16,12 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="agentreflex undo", description="list snapshots taken before discards, or restore one"
     )
-    p.add_argument("n", nargs="?", type=int, help="the snapshot to restore")
+    p.add_argument(
+        "n",
+        nargs="?",
+        help="the snapshot to restore; a path instead: each path from the newest snapshot "
+        "that holds it otherwise than it is now",
+    )
     p.add_argument("paths", nargs="*", help="restore only these paths (default: every file)")
     p.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
     p.add_argument("--force", action="store_true", help="also overwrite newer work")
@@ -92,6 +97,10 @@ def _relative(repo: Repo, cwd: str, paths: list[str]) -> list[str]:
     return out
 
 
+def _outside(rel: str) -> bool:
+    return rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel)
+
+
 def main(argv: list[str]) -> int:
     ns = _parser().parse_args(argv)
     repo = find_repo(os.path.abspath(ns.cwd))
@@ -101,11 +110,51 @@ def main(argv: list[str]) -> int:
     snaps = listing(repo)
     if ns.n is None:
         return _show(repo, snaps)
-    snap = next((s for s in snaps if s.n == ns.n), None)
+    by_path = not ns.n.isdigit()
+    named = [ns.n, *ns.paths] if by_path else ns.paths
+    rels = _relative(repo, ns.cwd, named)
+    away = [n for n, r in zip(named, rels, strict=True) if _outside(r)]
+    for name in away:
+        _say(f"outside the work tree {repo.top}, never written: {name}", err=True)
+    rels = [r for r in rels if not _outside(r)]
+    if named and not rels:
+        return 2  # never an empty list, which would mean every file
+    if by_path:
+        return _by_path(repo, snaps, rels, ns) or (1 if away else 0)
+    snap = next((s for s in snaps if s.n == int(ns.n)), None)
     if snap is None or not snap.tree:
         why = snap.skipped if snap else "no such snapshot"
         _say(f"agentreflex undo: snapshot {ns.n}: {why}", err=True)
         return 2
+    return _restore(repo, snap, rels, ns) or (1 if away else 0)
+
+
+def _by_path(repo: Repo, snaps: list[Snapshot], rels: list[str], ns: argparse.Namespace) -> int:
+    """Each of ``rels`` from the newest snapshot taken here that holds it otherwise than
+    the work tree now does (a snapshot holding it as it is now is passed over: the
+    version before the change is the one wanted)."""
+    left, code = list(rels), 0
+    for snap in reversed(snaps):
+        if not left:
+            break
+        if not snap.tree or not snap.taken_in(repo):
+            continue
+        plan = restore.plan(repo, snap, left, ns.force)
+        if plan.unreadable:
+            continue
+        other = plan.write + plan.newer + plan.lone + plan.held + plan.linked + plan.outside
+        take = [o for o in left if any(restore.wanted(p, [o]) for p in other)]
+        if not take:
+            continue
+        _say(f"from snapshot {snap.n} ({_when(snap.ts)}, before {snap.command[:60]}):")
+        code = max(code, _restore(repo, snap, take, ns))
+        left = [o for o in left if o not in take]
+    for path in left:
+        _say(f"no snapshot holds {path} otherwise than it is now: nothing restored", err=True)
+    return 1 if left else code
+
+
+def _restore(repo: Repo, snap: Snapshot, rels: list[str], ns: argparse.Namespace) -> int:
     if not snap.taken_in(repo):
         # a repository's linked work trees share the store: another's snapshot written
         # here would turn this work tree's files into that one's (red-team rt42)
@@ -115,7 +164,7 @@ def main(argv: list[str]) -> int:
             err=True,
         )
         return 2
-    plan = restore.plan(repo, snap, _relative(repo, ns.cwd, ns.paths), ns.force)
+    plan = restore.plan(repo, snap, rels, ns.force)
     if plan.unreadable:
         _say(
             f"agentreflex undo: snapshot {snap.n} cannot be read (its objects are missing or "

@@ -134,7 +134,14 @@ def find_repo(cwd: str) -> observe.Repo | None:
     if key is not None and hit is not None and hit[0] == key:
         return hit[1]
     repo = observe.find_repo_uncached(cwd)
-    if repo is None or key is None or not _config_cacheable(repo):
+    if (
+        repo is None
+        or key is None
+        or repo.scratch  # a stand-in: asked again, git may read the repository next time
+        # a .git passed over (git found the repository above it): the key is not its
+        or os.path.realpath(_first_dot(cwd)) != os.path.realpath(repo.top)
+        or not _config_cacheable(repo)
+    ):
         return repo
     key = _repo_key(cwd)  # read again: a change during the look-up is seen next time
     if key is not None:
@@ -154,6 +161,17 @@ def _config_files(git_dir: str) -> list[str]:
         os.path.join(home, ".gitconfig"),
         os.path.join(xdg, "git", "config"),
     ]
+
+
+def _first_dot(cwd: str) -> str:
+    """The nearest folder at or above ``cwd`` with any ``.git`` entry (where the key stops)."""
+    here = os.path.abspath(cwd)
+    while not os.path.lexists(os.path.join(here, ".git")):
+        parent = os.path.dirname(here)
+        if parent == here:
+            return ""
+        here = parent
+    return here
 
 
 def _repo_key(cwd: str) -> list[object] | None:

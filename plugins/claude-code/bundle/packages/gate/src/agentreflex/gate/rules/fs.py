@@ -79,7 +79,10 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
         return []
     from agentreflex.gate.rules import worktree  # only in-project deletes in a git work tree
 
-    if worktree.uncommitted(cmd.cwd, inside, untracked=recursive) is not True:
+    if not any(
+        worktree.uncommitted(folder, paths, untracked=recursive) is True
+        for folder, paths in worktree.by_repository(cmd.cwd, inside).items()
+    ):
         return []
     return [
         Hit(

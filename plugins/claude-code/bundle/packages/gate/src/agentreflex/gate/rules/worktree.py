@@ -56,7 +56,53 @@ def uncommitted(cwd: str, paths: list[str] | None = None, untracked: bool = Fals
     )
     if status is None or status.returncode != 0 or len(status.stdout) > _MAX_OUTPUT:
         return None
-    return bool(status.stdout.strip(b"\0"))
+    if status.stdout.strip(b"\0"):
+        return True
+    if untracked:
+        # a folder deleted whole takes a submodule's own uncommitted work with it, which
+        # the status above never enters (red-team rt49: ``rm -rf lib`` ran unasked)
+        return bool(_submodule_work(cwd, paths))
+    return False
+
+
+def _submodule_work(cwd: str, paths: list[str] | None) -> list[str]:
+    from agentreflex.core.worktree.safegit import work_tree_top
+    from agentreflex.core.worktree.submodules import with_work
+
+    top = work_tree_top(os.path.abspath(cwd))
+    if not top:
+        return []
+    targets = [os.path.join(os.path.abspath(cwd), p) for p in paths] if paths else None
+    return with_work(top, targets)
+
+
+def by_repository(cwd: str, paths: list[str]) -> dict[str, list[str]]:
+    """``paths`` (as a command in ``cwd`` names them) grouped by the work tree holding each,
+    as paths from its top; a path with no work tree around it stays with ``cwd``.
+
+    Why: git refuses a path outside its repository (``../../src`` asked of a repository
+    nested in the project), which read as unknown: ``cd vendor/lib && rm -rf ../../src``
+    ran unasked and the project's uncommitted work was lost (red-team rt49)."""
+    from agentreflex.core.worktree.safegit import work_tree_top
+
+    out: dict[str, list[str]] = {}
+    for p in paths:
+        if has_marker(p):
+            out.setdefault(cwd, []).append(p)
+            continue
+        full = os.path.normpath(os.path.join(os.path.abspath(cwd), os.path.expanduser(p)))
+        # from the folder holding it: a nested repository deleted whole is its outer
+        # repository's to list (an untracked folder there), history and all
+        top = work_tree_top(os.path.dirname(full))
+        if not top:
+            out.setdefault(cwd, []).append(p)
+            continue
+        out.setdefault(top, []).append(os.path.relpath(full, top) if full != top else ".")
+        if full != top and os.path.lexists(os.path.join(full, ".git")):
+            # a repository of its own deleted whole: its work asked of its git too (one
+            # its outer repository does not list: a gitlink, an ignored folder)
+            out.setdefault(full, []).append(".")
+    return out
 
 
 def is_ref(cwd: str, name: str) -> bool:

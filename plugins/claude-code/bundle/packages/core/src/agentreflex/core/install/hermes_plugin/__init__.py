@@ -122,6 +122,13 @@ def build_payload(event: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     extra.pop("middleware_trace", None)
     if event == "pre_verify" and int(kwargs.get("attempt") or 0) > 0:
         extra["stop_hook_active"] = True
+    if kwargs.get("tool_name") == "terminal":
+        # Hermes' own folder, which a background command's relative ``workdir`` is
+        # (hosts/hermes.py ``_where_the_background_runs``); ``cwd`` is the session's
+        try:
+            extra["process_cwd"] = os.getcwd()
+        except OSError:
+            extra["process_cwd"] = ""
     return {
         "hook_event_name": event,
         "tool_name": kwargs.get("tool_name"),
