@@ -420,3 +420,52 @@ def test_a_terminal_call_is_judged_in_its_workdir_once(project: Path, workdir: s
     assert got is not None and got["action"] == "block" and "settings.json" in got["message"]
     args = {"command": "echo x > notes.txt", "workdir": folder.replace(".claude", "sub")}
     assert pre(tool_name="terminal", args=args, session_id="s1", **HERMES_KWARGS) is None
+
+
+# A token of the shape GitHub issues (https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats).
+_TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zaB3dE"
+
+
+@pytest.mark.parametrize("pad", [0, 360])
+def test_a_failure_never_shows_a_secret_from_the_exception(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], pad: int
+) -> None:
+    """A callback that raises (a hook's internals, Hermes' own arguments in the message)
+    answered the exception's text, cut to 400 characters, to Hermes and its stderr: a
+    secret in it was kept whole, or its head where the cut divided it."""
+    module = load_plugin(PLUGIN_DIR, f"agentreflex_failure_{pad}")
+    ctx = Ctx()
+    module.register(ctx)
+
+    def boom(event: str, kwargs: dict[str, Any]) -> Any:
+        raise RuntimeError("x" * pad + f" GITHUB_TOKEN={_TOKEN} in the arguments")
+
+    monkeypatch.setattr(module, "answer", boom)
+    got = ctx.hooks["pre_tool_call"](
+        tool_name="terminal", args={"command": "ls"}, session_id="s", **HERMES_KWARGS
+    )
+    assert got["action"] == "block" and "failing closed" in got["message"]
+    shown = got["message"] + capsys.readouterr().err
+    assert "ghp_" not in shown and _TOKEN[8:20] not in shown
+
+
+def test_output_that_is_not_json_is_shown_redacted(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """agentreflex answering something that is not JSON: its first 200 characters were
+    shown as they were, a token across the cut keeping its head."""
+    module = load_plugin(PLUGIN_DIR, "agentreflex_not_json")
+
+    class Reply:
+        stdout = "y" * 180 + f" token={_TOKEN}"
+        stderr = ""
+
+    class Outcome:
+        reply = Reply()
+        decision = None
+
+    monkeypatch.setitem(module._state, "run_hook", lambda *a: Outcome())
+    got = module.answer("pre_tool_call", {"tool_name": "terminal", "args": {"command": "ls"}})
+    assert got["action"] == "block"
+    shown = got["message"] + capsys.readouterr().err
+    assert "ghp_" not in shown and _TOKEN[8:20] not in shown
