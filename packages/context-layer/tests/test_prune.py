@@ -131,3 +131,25 @@ def test_the_command_reads_an_event_and_prints_the_result() -> None:
         check=True,
     )
     assert bad.stdout.strip() == "{}" and "nothing pruned" in bad.stderr
+
+
+# GitHub's token shape (https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats)
+_TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zaB3dE"
+
+
+def test_a_stub_never_keeps_a_secret_of_the_command_or_its_head() -> None:
+    """The stub named the command cut to 200 characters, unredacted: a token the cut
+    divided kept its head (``ghp_`` and four), which no rule recognises afterwards."""
+    for pad in (0, 186):
+        command = "echo " + "a" * pad + " " + _TOKEN + " > /dev/null"
+        messages = [
+            user("go"),
+            call("c1", "bash", command=command),
+            result("c1", "bash", "F" * 5000),
+            call("c2", "bash", command=command),
+            result("c2", "bash", "ok"),
+            user("next"),
+        ]
+        stub = texts(prune_messages(messages)[0])["c1"]
+        assert "superseded" in stub
+        assert "ghp_" not in stub and _TOKEN[6:14] not in stub, stub
