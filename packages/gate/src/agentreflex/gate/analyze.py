@@ -462,7 +462,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
                 "GATE-PARSE-TOO-COMPLEX",
                 ASK,
                 1.0,
-                command[:200],
+                redacted_excerpt(command, 200),
                 "The command is too large or too deeply nested to analyse. Split it "
                 "into simple commands or a script file the user can read.",
             )
@@ -483,7 +483,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
                 "GATE-PARSE-BUDGET",
                 DESTRUCTIVE,
                 P_BLOCK,
-                command[:200],
+                redacted_excerpt(command, 200),
                 f"The safety check could not finish ({exc or 'too deep'}); blocked "
                 "to be safe. Split the command into simpler steps.",
             )
@@ -513,7 +513,7 @@ def _rejected(command: str, known: bool) -> Hit:
             "GATE-SYNTAX-REJECTED",
             DESTRUCTIVE,
             P_WARN,
-            command[:200],
+            redacted_excerpt(command, 200),
             "bash rejects this line with a syntax error (an unclosed quote or "
             "bracket), so nothing of it runs. Fix the quoting.",
         )
@@ -521,7 +521,7 @@ def _rejected(command: str, known: bool) -> Hit:
         "GATE-PARSE-ERROR",
         ASK,
         1.0,
-        command[:200],
+        redacted_excerpt(command, 200),
         "The command does not parse as shell, so what it would run "
         "cannot be checked. Fix the quoting.",
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import braces, pipes
@@ -144,7 +145,9 @@ class WordsMixin(WalkerBase):
         saved_cwd = self.state.cwd
         if depth + 1 > MAX_DEPTH:
             self._ask(
-                "GATE-PARSE-TOO-DEEP", node_text(node)[:200], "Nesting is too deep to analyse."
+                "GATE-PARSE-TOO-DEEP",
+                redact_head(node_text(node), 200),
+                "Nesting is too deep to analyse.",
             )
             return UNKNOWN
         kids = node.named_children

@@ -1,0 +1,60 @@
+"""A text that is cut to a bounded length is redacted first, wherever it is written.
+
+A secret a cut divides keeps a head no rule recognises afterwards (``ghp_`` and a few
+characters): the real hook (every installed reflex) is run on a command whose secret
+lies across such a cut, and nothing it answers, logs or stores may hold that head.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from agentreflex.core.hook.runtime import run_hook
+
+# GitHub's token shape (https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats)
+TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zaB3dE"
+
+
+def _hook(tmp_path: Path, command: str) -> str:
+    """Everything the PreToolUse hook answered and wrote, as one text."""
+    root = tmp_path / "proj"
+    (root / ".agentreflex").mkdir(parents=True, exist_ok=True)
+    (root / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    (root / ".git").mkdir(exist_ok=True)
+    payload = {
+        "session_id": "cut-session",
+        "cwd": str(root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "c1",
+    }
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "AGENTREFLEX_STATE_DIR": str(tmp_path / "state"),
+        "AGENTREFLEX_DAEMON": "off",
+    }
+    outcome = run_hook("claude-code", json.dumps(payload).encode(), env)
+    written = [outcome.reply.stdout, outcome.reply.stderr]
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            written.append(path.read_bytes().decode("utf-8", "replace"))
+    assert outcome.decision is not None
+    written += [f.message for f in outcome.decision.findings]
+    return "\n".join(written)
+
+
+@pytest.mark.parametrize("pad", range(120, 300, 6))
+def test_the_gates_message_never_keeps_the_head_of_a_cut_secret(tmp_path: Path, pad: int) -> None:
+    """The gate names the command it stopped, cut to 200, 300 and 160 characters, in its
+    message, which the hook redacted only afterwards: a token across one of those cuts
+    reached the host's screen, the log and the state by its head."""
+    command = "rm -rf ~/ " + "a" * pad + " " + TOKEN
+    shown = _hook(tmp_path, command)
+    assert "GATE-" in shown  # the gate did stop it
+    assert "ghp_" not in shown, shown
