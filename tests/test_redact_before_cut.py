@@ -58,3 +58,49 @@ def test_the_gates_message_never_keeps_the_head_of_a_cut_secret(tmp_path: Path, 
     shown = _hook(tmp_path, command)
     assert "GATE-" in shown  # the gate did stop it
     assert "ghp_" not in shown, shown
+
+
+def _run(tmp_path: Path, host: str, payload: dict[str, object], hint: str | None) -> str:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "AGENTREFLEX_STATE_DIR": str(tmp_path / "state"),
+        "AGENTREFLEX_DAEMON": "off",
+    }
+    outcome = run_hook(host, json.dumps(payload).encode(), env, hint)
+    written = [outcome.reply.stdout, outcome.reply.stderr, outcome.error or ""]
+    written += [p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file()]
+    return "\n".join(written)
+
+
+def test_a_payloads_event_name_is_redacted_before_it_is_cut(tmp_path: Path) -> None:
+    """A payload whose hook_event_name is not the event the hook is registered for is
+    noted with that name cut to 80 characters, then redacted: the cut token's head stayed."""
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    payload = {
+        "session_id": "s",
+        "cwd": str(tmp_path / "proj"),
+        "hook_event_name": "y" * 66 + " " + TOKEN,
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+    shown = _run(tmp_path, "claude-code", payload, "PreToolUse")
+    assert "registered for PreToolUse" in shown
+    assert "ghp_" not in shown, shown
+
+
+def test_an_error_is_redacted_before_it_is_cut(tmp_path: Path) -> None:
+    """A hook that cannot read its payload says why in one line of 500 characters: the
+    message was cut at 2,000 characters and only then redacted, so where a long secret
+    before the cut (a JWT) shrank to its placeholder, the head of a token across the cut
+    moved into the line kept (the host's screen and the error log)."""
+    # JWT's shape: https://datatracker.ietf.org/doc/html/rfc7519#section-3.1
+    jwt = "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIx" + "aB3dE5gH7j" * 170 + ".c2lnbmF0dXJlc2ln"
+    name = jwt + " "
+    prefix = len("bad hermes payload: unsupported hook_event_name '")
+    name += "b" * (2000 - prefix - len(name) - 10) + " " + TOKEN
+    payload = {"hook_event_name": name, "session_id": "s", "cwd": str(tmp_path)}
+    shown = _run(tmp_path, "hermes", payload, None)
+    assert "unsupported hook_event_name" in shown
+    assert "ghp_" not in shown and "eyJzdWIiOiIx" not in shown
