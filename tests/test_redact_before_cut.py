@@ -104,3 +104,22 @@ def test_an_error_is_redacted_before_it_is_cut(tmp_path: Path) -> None:
     shown = _run(tmp_path, "hermes", payload, None)
     assert "unsupported hook_event_name" in shown
     assert "ghp_" not in shown and "eyJzdWIiOiIx" not in shown
+
+
+@pytest.mark.parametrize("pad", [72, 80, 88])
+def test_a_constraint_noted_from_the_prompt_never_keeps_a_cut_secrets_head(
+    tmp_path: Path, pad: int
+) -> None:
+    """The gate notes a prompt's "do not ..." with its sentence cut to 160 characters,
+    redacted only when the note was stored: a token across the cut stayed by its head."""
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    prompt = "do not push to main with the token " + "x" * pad + " " + TOKEN + " ok"
+    payload = {
+        "session_id": "s",
+        "cwd": str(tmp_path / "proj"),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+    shown = _run(tmp_path, "claude-code", payload, "UserPromptSubmit")
+    assert "do not push to main" in shown  # the constraint was noted
+    assert "ghp_" not in shown, shown
