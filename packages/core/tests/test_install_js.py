@@ -268,3 +268,33 @@ def test_every_file_install_writes_is_one_the_self_protection_guards(
     protected = protected_paths(str(project), dict(os.environ))
     for path in written:
         assert any(str(path) == g or str(path).startswith(g + "/") for g in protected), path
+
+
+# npm's error output can carry the registry token of an .npmrc line
+# (https://github.com/npm/cli/issues/6216: "_authToken" printed in an error); an
+# npm token's shape: https://github.blog/changelog/2021-09-23-npm-has-a-new-access-token-format/
+_NPM_TOKEN = "npm_" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zaB3dE"
+
+
+def test_npms_failure_is_printed_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tail of a failed ``npm install``'s output was printed as it was: a token in it
+    whole, or the rest of one the tail's cut divided."""
+    import io
+
+    from agentreflex.core.install.jshosts import preinstall_plugin_package
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "opencode").write_text("#!/bin/sh\necho 1.2.3\n")
+    for pad in (0, 290):
+        text = f"//registry.npmjs.org/:_authToken={_NPM_TOKEN}" + " " + "e" * pad
+        (bin_dir / "npm").write_text(f"#!/bin/sh\necho 'npm ERR! {text}' >&2\nexit 1\n")
+        for name in ("opencode", "npm"):
+            (bin_dir / name).chmod(0o755)
+        monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+        monkeypatch.delenv("OPENCODE_BIN", raising=False)
+        out = io.StringIO()
+        preinstall_plugin_package(str(tmp_path / f"folder{pad}"), out)
+        shown = out.getvalue()
+        assert "npm install failed" in shown
+        assert _NPM_TOKEN[10:30] not in shown, shown
