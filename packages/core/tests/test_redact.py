@@ -847,3 +847,22 @@ def test_an_argv_list_without_a_secret_is_untouched(argv: list[str]) -> None:
 
     assert redact_obj({"args": argv}) == {"args": argv}
     assert redact(str(argv)) == str(argv) and redact(json.dumps(argv)) == json.dumps(argv)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the token's own word (ghp_) only in the joined view, and in a longer text whose
+        # other joins make no word, so the view's words are looked up near its seams only
+        'x = 1\nTOKEN = "gh" "p_' + rep(ALNUM, 36)[:12] + '"\\\n  "' + rep(ALNUM, 36)[12:] + '"\n',
+        "print('a', 'b')\n" * 20 + 'TOKEN = "gh" "p_' + rep(ALNUM, 36) + '"\n',
+        # a URL's credentials whose :// only the unescaped view holds (JSON's \/), among
+        # escaped line breaks and quotes that make none
+        '{"out": "line\\n\\"q\\"\\nDATABASE_URL=postgres:\\/\\/app:s3cr3t-Passw0rd@db:5432\\/app\\n"}',
+    ],
+)
+def test_a_word_only_a_view_holds_still_finds_its_rule(text: str) -> None:
+    """A view's rules are looked up from its text's and the words around its seams: a
+    secret whose rule's word exists only across a seam is still found."""
+    out = redact(text)
+    assert "p_" + rep(ALNUM, 36)[:12] not in out.replace('" "', "") and "s3cr3t" not in out, out
