@@ -87,3 +87,18 @@ def test_resolve_takes_the_most_probable_label() -> None:
 )
 def test_negation_is_per_clause(message: str, kinds: list[str]) -> None:
     assert [c.kind for c in extract_claims(message)] == kinds
+
+
+# GitHub's token shape (https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats)
+_TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zaB3dE"
+
+
+@pytest.mark.parametrize("pad", [0, 250, 270])
+def test_a_claims_text_never_keeps_the_head_of_a_cut_secret(pad: int) -> None:
+    """A claim kept its sentence cut to 300 characters, unredacted: the judge's question
+    and the stop's reason carry it, and a token the cut divided kept its head there."""
+    message = "All tests pass now with the token " + "w" * pad + " " + _TOKEN + " set."
+    claims = extract_claims(message)
+    assert claims
+    shown = claims[0].text + str(claim_question(claims[0]))
+    assert "ghp_" not in shown and _TOKEN[6:14] not in shown, shown
