@@ -70,6 +70,10 @@ class Upstream:
             if n == 1 and step == "short":  # a clean end, but before the stream's last event
                 await response.write_eof()
                 return response
+            if n == 1 and step.startswith("secret_mid:"):  # broken JSON holding a secret
+                await asyncio.sleep(0.05)
+                await response.write(f"data: {{broken {step[11:]}\n\n".encode())
+                return response
             if n == 1 and step in ("stall_mid", "cut", "garbage_mid"):
                 if step == "stall_mid":
                     await asyncio.sleep(30)

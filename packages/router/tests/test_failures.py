@@ -1,6 +1,7 @@
 """Upstream failures: fall back before the first byte, end the stream cleanly after it."""
 
 import asyncio
+import json
 
 from router_world import World, events, message, run
 
@@ -212,3 +213,26 @@ def test_a_client_that_goes_away_mid_stream_is_not_blamed_on_the_lane() -> None:
         assert status == 200 and (await last(w))["lane"] == "a"
 
     run(check)
+
+
+# GitHub's token shape (https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats)
+_TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zaB3dE"
+
+
+def test_a_broken_streams_reason_never_keeps_a_secret_or_its_head() -> None:
+    """An upstream event that is not JSON was named by its first 80 characters, never
+    redacted, in the error event sent to the client, the status and the log: a secret in
+    it was kept whole, or by its head where the cut divided it."""
+
+    async def check(w: World) -> None:
+        for pad in (0, 50, 60):
+            w.a.plan = [f"secret_mid:{'p' * pad} token={_TOKEN}"]
+            status, _, raw = await w.post("/v1/messages", message(stream=True))
+            assert status == 200
+            got = events(raw)
+            assert got[-1][0] == "error" and "invalid JSON" in got[-1][1]["error"]["message"]
+            record = await last(w)
+            shown = json.dumps(got) + json.dumps(record)
+            assert "ghp_" not in shown, (pad, shown)
+
+    run(check, timeout=0.3)
