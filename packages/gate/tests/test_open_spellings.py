@@ -14,16 +14,6 @@ CWD, HOME = "/home/user/project", "/home/user"
 
 OPEN = [
     pytest.param(
-        "git config --global credential.helper '!f() { cat >> /tmp/creds; }; f'",
-        id="credential-helper-that-keeps-passwords",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="git hands a helper the username and password on stdin (store); a helper "
-            "that writes its stdin away keeps every password (https://git-scm.com/docs/"
-            "gitcredentials#_custom_helpers)",
-        ),
-    ),
-    pytest.param(
         "{ echo FLUSHALL; sleep 1; } | nc redis-prod 6379",
         id="redis-raw-protocol-from-a-group",
         marks=pytest.mark.xfail(

@@ -25,7 +25,7 @@ from agentreflex.gate.shell.paths import Where, classify, is_secret_file
 
 _ENCODERS = frozenset({"base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode"})
 _CLIPBOARDS = frozenset({"pbcopy", "xclip", "xsel", "wl-copy", "clip", "clip.exe"})
-_NET = frozenset(
+NET = frozenset(
     {
         "curl",
         "wget",
@@ -77,7 +77,7 @@ def sinks_present(cmds: list[Cmd]) -> bool:
     return any(
         c.name in _ENCODERS
         or c.name in _CLIPBOARDS
-        or c.name in _NET
+        or c.name in NET
         or (c.name == "openssl" and c.args[:1] in (["base64"], ["enc"]))
         for c in cmds
     )
@@ -106,7 +106,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                 )
         if cmd.name in _COPIERS:
             tainted.update(_copied(cmd, where))
-        if cmd.name in _NET and tainted:
+        if cmd.name in NET and tainted:
             sent = _uploads(cmd, where, tainted)
             if sent:
                 hits.append(
@@ -116,7 +116,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                         "the same command. Never send credentials off the machine.",
                     )
                 )
-        if cmd.name in _NET and _reads_stdin(cmd) and not _dumps_env(cmd.stdin_from):
+        if cmd.name in NET and reads_stdin(cmd) and not _dumps_env(cmd.stdin_from):
             source = _piped_source(cmd, where)  # (whole-environment pipes: secrets.py)
             if source and not (source[:1] == "$" and sent_to_own_service(cmd, source[1:])):
                 hits.append(
@@ -126,7 +126,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                         "Never send credentials off the machine.",
                     )
                 )
-        if _is_sink(cmd) and cmd.name not in _NET:
+        if _is_sink(cmd) and cmd.name not in NET:
             source = _piped_source(cmd, where)
             if source and not _to_file(cmd):
                 hits.append(
@@ -137,7 +137,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                         "only the one non-secret value you need.",
                     )
                 )
-        if cmd.name in _NET:
+        if cmd.name in NET:
             hits.extend(_network(cmd, cmds, where))
         if cmd.name in _GREPS and _prints_secret_env(cmd):
             hits.append(
@@ -253,7 +253,7 @@ def _decodes(cmd: Cmd) -> bool:
     )
 
 
-def _reads_stdin(cmd: Cmd) -> bool:
+def reads_stdin(cmd: Cmd) -> bool:
     """Whether a network client sends what is piped into it."""
     if cmd.name in ("nc", "ncat", "netcat", "socat", "http", "https", "xh"):
         return True
@@ -275,7 +275,7 @@ def _dumps_env(cmd: Cmd | None) -> bool:
 def _is_sink(cmd: Cmd) -> bool:
     if cmd.name in _ENCODERS and _decodes(cmd):
         return False  # base64 -d prints plaintext: not a way past redaction
-    if cmd.name in _ENCODERS or cmd.name in _CLIPBOARDS or cmd.name in _NET:
+    if cmd.name in _ENCODERS or cmd.name in _CLIPBOARDS or cmd.name in NET:
         return True
     return cmd.name == "openssl" and cmd.args[:1] in (["base64"], ["enc"])
 

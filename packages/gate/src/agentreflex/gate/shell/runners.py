@@ -364,7 +364,10 @@ class RunnersMixin(WalkerBase):
         for key, program in rules_git.programs(cmd.args, env, sub, rest):
             if program.startswith("!"):
                 program = program[1:]
+            seen = len(self.cmds)
             self._shell_string(program, [], cmd, depth, f"git {key}")
+            if rules_git.is_credential_helper(key):
+                self._credential_helper(self.cmds[seen:], cmd, key)
             if remote or not rules_git.is_ssh_setting(key):
                 words = program.split()
                 self._hidden_program(words[0] if words else "", cmd, key)
@@ -376,6 +379,29 @@ class RunnersMixin(WalkerBase):
                 f"git reads settings from the environment that the gate cannot all read "
                 f"({problem}); a setting there can run any program. Pass settings with "
                 "git -c KEY=VALUE instead.",
+            )
+
+    def _credential_helper(self, ran: list[Cmd], cmd: Cmd, key: str) -> None:
+        """A credential helper that writes away what git hands it: git gives a helper
+        the username and password on its input (``store``), so a helper that reads its
+        input and writes a file or talks to the network keeps or sends every password
+        (https://git-scm.com/docs/gitcredentials#_custom_helpers)."""
+        from agentreflex.gate.rules import git as rules_git  # imported with the git rules
+
+        for c in ran:  # what a helper prints goes to git through a pipe, not to the transcript
+            if c.via != "substitution" and not any(op[:1] == ">" for op, _ in c.redirects):
+                c.pipes_out = True
+        if rules_git.helper_keeps_input(ran):
+            self._hit(
+                "GATE-EXFIL-SECRET",
+                SECRET,
+                P_BLOCK,
+                cmd.text,
+                f"{key} hands this helper the username and password of every git "
+                "login, and it writes what it reads to a file or the network, so every "
+                "password would be kept or sent. Use a helper that stores them safely "
+                "(git credential-cache, osxkeychain, libsecret, gh auth setup-git), or "
+                "one that only prints a token (echo password=...).",
             )
 
     def _submodule_foreach(self, rest: list[str], cmd: Cmd, depth: int) -> None:
