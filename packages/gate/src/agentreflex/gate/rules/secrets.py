@@ -15,7 +15,14 @@ from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, has_marker
 from agentreflex.gate.rules.literals import find_secrets
 from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_file
 
-__all__ = ["find_secrets", "network_fed", "secret_printer", "shell_hits", "written_secret"]
+__all__ = [
+    "find_secrets",
+    "network_fed",
+    "secret_printer",
+    "shell_hits",
+    "shown_through_pipes",
+    "written_secret",
+]
 
 P_SECRET = 0.9
 
@@ -138,12 +145,16 @@ def _secret(path: str, where: Where, cwd: str) -> str:
     return f"{real} through {path}" if is_secret_file(real) else ""
 
 
-def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
-    """Secret files read, environment dumped, credentials sent to the network."""
+def shell_hits(
+    cmd: Cmd, where: Where, net_fed: set[int], shown: set[int] | None = None
+) -> list[Hit]:
+    """Secret files read, environment dumped, credentials sent to the network; ``shown``
+    holds the commands whose output reaches the transcript through a pipe of filters."""
     hits: list[Hit] = []
     name = cmd.name
+    printed_out = not cmd.pipes_out or (shown is not None and id(cmd) in shown)
     named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
-    secret_files = [shown for a in named if (shown := _secret(a, where, cmd.cwd))]
+    secret_files = [found for a in named if (found := _secret(a, where, cmd.cwd))]
     feeds_network = id(cmd) in net_fed
     if name.startswith("python") and "http.server" in cmd.args:
         served = _served_folder(cmd, where)
@@ -237,7 +248,7 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                 f"This sends {printed} to the network. Never send secrets off the machine.",
             )
         )
-    elif printed and not cmd.pipes_out and not _to_file(cmd) and cmd.via != "substitution":
+    elif printed and printed_out and not _to_file(cmd) and cmd.via != "substitution":
         hits.append(
             _hit(
                 "GATE-SECRET-PRINT",
@@ -254,7 +265,7 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                 "This sends the environment (which holds credentials) to the network.",
             )
         )
-    if name in ("echo", "printf", "printenv") and not cmd.pipes_out and not _to_file(cmd):
+    if name in ("echo", "printf", "printenv") and printed_out and not _to_file(cmd):
         secret_vars = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
         if name == "printenv":
             secret_vars += [a for a in cmd.args if _SECRET_VAR.search(a)]
@@ -995,6 +1006,51 @@ def network_fed(cmds: list[Cmd]) -> set[int]:
                 fed.add(id(src))
                 src = src.stdin_from
     return fed
+
+
+# Commands that pass what they read on to their own output: a secret piped through
+# them still lands in the transcript (``kubectl get secret -o jsonpath=... | base64 -d``).
+_PASS_ON = frozenset(
+    {
+        "cat", "tac", "grep", "egrep", "fgrep", "rg", "head", "tail", "cut", "tr", "sed",
+        "awk", "gawk", "mawk", "jq", "yq", "base64", "base32", "xxd", "od", "hexdump",
+        "sort", "uniq", "tee", "column", "fold", "rev", "nl", "paste", "strings", "less",
+        "more", "xargs", "fmt",
+    }
+)  # fmt: skip
+
+
+def _quiet(cmd: Cmd) -> bool:
+    """A filter that prints only a status, a count or names (``grep -q``/``-c``/``-l``)
+    or, for xargs, runs a command other than its default echo."""
+    if cmd.name == "xargs":
+        return any(not a.startswith("-") for a in cmd.args)
+    return cmd.name in ("grep", "egrep", "fgrep", "rg") and any(
+        a in ("--quiet", "--count", "--files-with-matches", "--silent")
+        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and bool(set(a[1:]) & set("qcl")))
+        for a in cmd.args
+    )
+
+
+def shown_through_pipes(cmds: list[Cmd]) -> set[int]:
+    """Ids of the commands whose output is piped only through commands that pass it
+    on (cat, grep, base64 -d, jq, tee...) to the last one, which prints it."""
+    consumer = {id(c.stdin_from): c for c in cmds if c.stdin_from is not None}
+    shown: set[int] = set()
+    for c in cmds:
+        if not c.pipes_out:
+            continue
+        nxt = consumer.get(id(c))
+        for _ in range(16):
+            if nxt is None or nxt.name not in _PASS_ON or _quiet(nxt) or _to_file(nxt):
+                break
+            if nxt.via == "substitution":
+                break
+            if not nxt.pipes_out:
+                shown.add(id(c))
+                break
+            nxt = consumer.get(id(nxt))
+    return shown
 
 
 def written_secret(text: str) -> list[str]:
