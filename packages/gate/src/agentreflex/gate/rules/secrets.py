@@ -320,6 +320,9 @@ def secret_printer(cmd: Cmd) -> str:
         return "a Google Cloud access token"
     if name == "az" and words[:2] == ["account", "get-access-token"]:
         return "an Azure access token"
+    issued = _issued_credential(name, words, args)
+    if issued:
+        return issued
     if name == "heroku" and words[:1] == ["auth:token"]:
         return "the Heroku token"
     # the credential helpers' protocol: `git credential fill` answers password=...,
@@ -338,6 +341,43 @@ def secret_printer(cmd: Cmd) -> str:
     if name in ("kubectl", "oc") and secrets and _shows_secret_data(args):
         return "a Kubernetes secret"
     return ""
+
+
+# Calls whose answer is a fresh credential (docs of each): STS's temporary keys
+# (https://docs.aws.amazon.com/cli/latest/reference/sts/assume-role.html), a new IAM
+# access key, ECR's registry password, CodeArtifact's token, ACR's --expose-token.
+_AWS_ISSUERS = {
+    ("sts", "assume-role"): ("temporary AWS credentials", "Credentials"),
+    ("sts", "assume-role-with-web-identity"): ("temporary AWS credentials", "Credentials"),
+    ("sts", "assume-role-with-saml"): ("temporary AWS credentials", "Credentials"),
+    ("sts", "get-session-token"): ("temporary AWS credentials", "Credentials"),
+    ("sts", "get-federation-token"): ("temporary AWS credentials", "Credentials"),
+    ("iam", "create-access-key"): ("a new AWS secret access key", "AccessKey"),
+    ("ecr", "get-login-password"): ("the ECR registry password", ""),
+    ("ecr-public", "get-login-password"): ("the ECR registry password", ""),
+    ("codeartifact", "get-authorization-token"): ("a CodeArtifact token", "authorizationToken"),
+}
+
+
+def _issued_credential(name: str, words: list[str], args: list[str]) -> str:
+    """The credential an issuing call prints (``""`` when none, or when its ``--query``
+    picks only metadata: ``aws sts assume-role ... --query AssumedRoleUser.Arn``)."""
+    if name == "az" and words[:2] == ["acr", "login"] and "--expose-token" in args:
+        return "an Azure Container Registry token"
+    if name != "aws":
+        return ""
+    found = _AWS_ISSUERS.get((words[0], words[1])) if len(words) >= 2 else None
+    if found is None:
+        return ""
+    what, field = found
+    query = " ".join(
+        args[i + 1] if a == "--query" and i + 1 < len(args) else a.partition("=")[2]
+        for i, a in enumerate(args)
+        if a == "--query" or a.startswith("--query=")
+    )
+    if query and field and field.lower() not in query.lower() and "Secret" not in query:
+        return ""
+    return what
 
 
 def _shows_secret_data(args: list[str]) -> bool:
@@ -1032,6 +1072,21 @@ def _quiet(cmd: Cmd) -> bool:
     )
 
 
+_JQ_SECRET = LazyPattern(
+    r"^\s*\.?\s*$|\.\[\]|\.\.|to_entries|@base64d|"
+    r"(?<![A-Za-z])(?:data|stringData|secret|passw|token|credential|key|auth)",
+    re.IGNORECASE,
+)
+
+
+def _selects_secret(cmd: Cmd) -> bool:
+    """Whether a jq/yq program may pass a secret on: the whole document (``.``), every
+    value, or a field named like one (``.data.password``, ``.Credentials``); a program
+    that picks ``.metadata.name`` or ``.AssumedRoleUser.Arn`` prints none."""
+    words = [a for a in cmd.args if not a.startswith("-")]
+    return not words or bool(_JQ_SECRET.search(words[0]))
+
+
 def shown_through_pipes(cmds: list[Cmd]) -> set[int]:
     """Ids of the commands whose output is piped only through commands that pass it
     on (cat, grep, base64 -d, jq, tee...) to the last one, which prints it."""
@@ -1043,6 +1098,8 @@ def shown_through_pipes(cmds: list[Cmd]) -> set[int]:
         nxt = consumer.get(id(c))
         for _ in range(16):
             if nxt is None or nxt.name not in _PASS_ON or _quiet(nxt) or _to_file(nxt):
+                break
+            if nxt.name in ("jq", "yq") and not _selects_secret(nxt):
                 break
             if nxt.via == "substitution":
                 break
