@@ -648,6 +648,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         if base.isupper() and base.isascii() and base.replace("-", "").isalpha():
             # case-insensitive filesystems (macOS) run /bin/rm for "RM"
             name = name[: len(name) - len(base)] + base.lower()
+        elif base.endswith(".sh") and _service_script(base):
+            # a service's own distribution runs its tools as scripts (Apache Kafka's
+            # bin/kafka-topics.sh is Confluent's kafka-topics): judged as the tool
+            name = name[: len(name) - len(base)] + base[:-3]
         all_assigns = {**(assigns or {}), **peeled.assigns}
         rest = peeled.argv[1:]
         if self.state.links and cwd != UNKNOWN:
@@ -964,6 +968,13 @@ def _calls_functions(
     if wrappers != ["time"] or assigns:
         return False
     return argv[1:2] != ["--"] or bool(_TIME_DASHDASH.search(text))
+
+
+def _service_script(base: str) -> bool:
+    """``kafka-topics.sh``: a script named like a service CLI the packs judge."""
+    from agentreflex.gate import packs  # only for a command named *.sh
+
+    return base[:-3] in packs.programs()
 
 
 def _basename(name: str) -> str:
