@@ -1034,11 +1034,26 @@ def _to_file(cmd: Cmd) -> bool:
     )
 
 
+def _into_secret_store(cmd: Cmd) -> bool:
+    """``gh secret set NAME`` reading the value from its input: GitHub's secret store for
+    this repository, the place a credential should go (https://cli.github.com/manual/
+    gh_secret_set); a value sent to a repository named with ``-R``/``--repo`` still counts."""
+    words = [a for a in cmd.args if not a.startswith("-")]
+    return (
+        cmd.name == "gh"
+        and words[:2] == ["secret", "set"]
+        and not any(
+            a in ("-R", "--repo", "--repos") or a.startswith(("--repo=", "--repos="))
+            for a in cmd.args
+        )
+    )
+
+
 def network_fed(cmds: list[Cmd]) -> set[int]:
     """Ids of the commands whose output reaches a network tool through pipes."""
     fed: set[int] = set()
     for c in cmds:
-        if c.name in _NETWORK or c.name == "gh":
+        if (c.name in _NETWORK or c.name == "gh") and not _into_secret_store(c):
             src = c.stdin_from
             for _ in range(16):
                 if src is None:
