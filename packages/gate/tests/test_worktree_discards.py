@@ -158,3 +158,50 @@ def test_plumbing_that_writes_the_index_over_the_work_tree_blocks(repo: Path, co
 )
 def test_plumbing_that_keeps_the_work_tree_is_allowed(repo: Path, command: str) -> None:
     assert _verdict(command, repo) == ("ALLOW", [])
+
+
+@pytest.fixture
+def workspace(repo: Path) -> Path:
+    """A folder that is no repository, holding the changed checkout ``proj`` and a clean one."""
+    clean = repo.parent / "clean"
+    clean.mkdir()
+    _git(clean, "init", "-q")
+    (clean / "a.txt").write_text("a\n")
+    _git(clean, "add", ".")
+    _git(clean, "commit", "-qm", "init")
+    (repo.parent / "build").mkdir()
+    return repo.parent
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf proj && gh repo clone owner/proj",
+        "rm -r ./proj/",
+        "git clone https://github.com/owner/proj.git tmp && rm -rf proj && mv tmp proj",
+    ],
+)
+def test_deleting_a_checkout_with_uncommitted_work_asks(workspace: Path, command: str) -> None:
+    """anthropics/claude-code#80830: an agent ran ``rm -rf DIR && gh repo clone ...`` over
+    a checkout of its own in the working folder and lost its uncommitted work; git status
+    of the project never enters that checkout."""
+    verdict, proposals = check_command(command, cwd=str(workspace), home=str(workspace.parent))
+    assert verdict == "ASK_USER", [p.code for p in proposals]
+    assert [p.code for p in proposals] == ["GATE-RM-UNCOMMITTED"]
+    assert "stash" in proposals[0].message
+
+
+def test_deleting_a_folder_that_holds_a_dirty_checkout_asks(workspace: Path) -> None:
+    outer = workspace.parent
+    verdict, proposals = check_command(
+        f"rm -rf {workspace.name}", cwd=str(outer), home="/nonexistent"
+    )
+    assert verdict == "ASK_USER"
+    assert "which holds the git checkout proj" in proposals[0].message
+
+
+@pytest.mark.parametrize("command", ["rm -rf clean", "rm -rf build", "rm -rf proj/missing"])
+def test_deleting_clean_checkouts_and_plain_folders_is_allowed(
+    workspace: Path, command: str
+) -> None:
+    assert _verdict(command, workspace) == ("ALLOW", [])
