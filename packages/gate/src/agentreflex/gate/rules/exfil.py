@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
+from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, positional
 from agentreflex.gate.shell.paths import Where, classify, is_history_file, is_secret_file
 
 _ENCODERS = frozenset({"base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode"})
@@ -105,7 +105,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                     )
                 )
         if cmd.name in _COPIERS:
-            tainted.update(_copied(cmd, where))
+            tainted.update(_copied(cmd, where, tainted))
         if cmd.name in NET:
             sent = _uploads(cmd, where, tainted)
             if sent == HISTORY:
@@ -196,16 +196,26 @@ def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
         full = classify(n, where, cmd.cwd)[1]
         if full in tainted:
             return tainted[full]
+        for key, what in tainted.items():  # split's numbered parts: /tmp/part_*
+            if key.endswith("*") and (full.startswith(key[:-1]) or full == key):
+                return what
         if is_history_file(full):
             return HISTORY
     return ""
 
 
-_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "tar", "zip", "7z", "gpg", "gpg2"})
+_COPIERS = frozenset(
+    {
+        "cp", "mv", "install", "ln", "rsync", "tar", "zip", "7z", "gpg", "gpg2", "openssl",
+        "split", "dd", "gzip", "bzip2", "xz", "zstd", "lz4", "xxd",
+    }
+)  # fmt: skip
+# compressors that replace FILE with FILE.EXT (unless -c/--stdout writes to stdout)
+_COMPRESSED = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst", "lz4": ".lz4"}
 _FOLDER_ARCHIVERS = frozenset({"tar", "zip", "7z", "cpio"})  # they take a folder whole
 
 
-def _copied(cmd: Cmd, where: Where) -> dict[str, str]:
+def _copied(cmd: Cmd, where: Where, tainted: dict[str, str] | None = None) -> dict[str, str]:
     """Files a copy or an archive of credentials becomes (``cp .env /tmp/x``, ``zip s.zip .env``,
     ``tar czf k.tgz ~/.ssh``, ``gpg -c .env``), as resolved path -> what they hold, so a
     later upload of the copy is judged as an upload of the original."""
@@ -238,14 +248,33 @@ def _copied(cmd: Cmd, where: Where) -> dict[str, str]:
         outs, sources = [ops[0], ops[0] + ".zip"], ops[1:]
     elif name == "7z" and ops[:1] == ["a"] and len(ops) >= 3:
         outs, sources = [ops[1]], ops[2:]
+    elif name == "openssl":  # openssl enc -aes-256-cbc -in .env -out e.bin
+        from agentreflex.gate.rules.secrets import option_values
+
+        sources, outs = option_values(args, ("-in",)), option_values(args, ("-out",))
+    elif name == "split":  # split -b 100 .env /tmp/part_: /tmp/part_aa, ...
+        words = positional(args, ("-a", "-b", "-C", "-l", "-n", "-t"))
+        sources, outs = words[:1], [(words[1] if len(words) > 1 else "x") + "*"]
+    elif name == "dd":
+        sources = [a[3:] for a in args if a.startswith("if=")]
+        outs = [a[3:] for a in args if a.startswith("of=")]
+    elif name in _COMPRESSED and not any(
+        a in ("-c", "--stdout", "-d", "--decompress") for a in args
+    ):
+        sources = ops
+        outs = [o + _COMPRESSED[name] for o in ops]
+    elif name == "xxd" and len(ops) >= 2:
+        sources, outs = ops[:1], ops[1:2]
     elif name in ("gpg", "gpg2") and ops:
         given = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-o", "--output")]
         sources = [o for o in ops if o not in given]
         outs = given or [f"{s}{ext}" for s in sources for ext in (".gpg", ".asc")]
     for src in sources:
         full = classify(src, where, cmd.cwd)[1]
-        what = ""
-        if is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS:
+        what = (tainted or {}).get(full, "")  # a copy of a copy: cp .env /tmp/e && gzip /tmp/e
+        if what:
+            pass
+        elif is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS:
             what = f"{src} (credentials)"
         elif name in _FOLDER_ARCHIVERS and _holds_home(full, where):
             what = HOME_HELD
@@ -332,7 +361,7 @@ def source_of(cmd: Cmd, where: Where, network: bool = False) -> str:
         and not any(a.startswith("-") and set(a[1:]) & set("cdrwe") for a in cmd.args)
     ):
         return HISTORY
-    from agentreflex.gate.rules.secrets import secret_named
+    from agentreflex.gate.rules.secrets import line_loop, secret_named
 
     if cmd.name == "printenv" and any(secret_named(a) for a in cmd.args):
         return f"${next(a for a in cmd.args if secret_named(a))}"
@@ -346,7 +375,7 @@ def source_of(cmd: Cmd, where: Where, network: bool = False) -> str:
         full = classify(f, where, cmd.cwd)[1]
         if full.startswith("/proc/") and full.endswith("/environ"):
             return "a process environment"
-        readers = cmd.name in _ARCHIVERS or cmd.name in _ENCODERS
+        readers = cmd.name in _ARCHIVERS or cmd.name in _ENCODERS or line_loop(cmd)
         if readers and (is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS):
             return f"{f} (credentials)"
         if cmd.name in _FOLDER_ARCHIVERS and _holds_home(full, where):

@@ -17,7 +17,9 @@ from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_f
 
 __all__ = [
     "find_secrets",
+    "line_loop",
     "network_fed",
+    "option_values",
     "secret_printer",
     "shell_hits",
     "shown_through_pipes",
@@ -212,7 +214,7 @@ def shell_hits(
         hits.extend(_network(cmd, where, secret_files))
     elif (
         secret_files
-        and (name in _READERS or name in ("source", "."))
+        and (name in _READERS or name in ("source", ".") or line_loop(cmd))
         and name not in ("source", ".")
     ):
         if (
@@ -717,11 +719,11 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
         elif words[:2] in (["release", "create"], ["release", "upload"]):
             sources = [w.split("#", 1)[0] for w in words[3:]]
         if words[:1] in (["issue"], ["pr"], ["release"]):  # a body or notes read from a file
-            sources += _option_values(args, ("--body-file", "--notes-file", "-F"))
+            sources += option_values(args, ("--body-file", "--notes-file", "-F"))
         elif words[:1] == ["api"]:  # gh api -F body=@FILE, --input FILE
-            fields = _option_values(args, ("-F", "--field"))
+            fields = option_values(args, ("-F", "--field"))
             sources += [f.split("=@", 1)[1] for f in fields if "=@" in f]
-            sources += _option_values(args, ("--input",))
+            sources += option_values(args, ("--input",))
     elif name == "glab":  # glab snippet create FILE..., glab release create|upload TAG FILE...
         if words[:2] == ["snippet", "create"]:
             sources = words[2:]
@@ -767,7 +769,7 @@ _LEAVE_OUT = {
 }
 
 
-def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
+def option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
     """The values given to ``options`` (``-F V``, ``--body-file V``, ``--body-file=V``)."""
     out = [args[i + 1] for i, a in enumerate(args[:-1]) if a in options]
     out += [a.split("=", 1)[1] for a in args if a.split("=", 1)[0] in options and "=" in a]
@@ -1021,6 +1023,17 @@ def _data_vars(cmd: Cmd) -> list[str]:
     ):
         return []
     return secret
+
+
+def line_loop(cmd: Cmd) -> bool:
+    """``perl -ne print FILE``, ``perl -pe 1 FILE``, ``ruby -ne 'puts $_' FILE``: the
+    interpreter loops over the lines of its file operands and prints them (perlrun -n/-p,
+    https://perldoc.perl.org/perlrun#-n); ``-i`` edits the files instead."""
+    if cmd.name not in ("perl", "ruby"):
+        return False
+    clusters = [a[1:] for a in cmd.args if a[:1] == "-" and a[1:2] not in ("-", "")]
+    looping = any(set(c.split("e", 1)[0]) & set("np") for c in clusters)
+    return looping and not any("i" in c.split("e", 1)[0] for c in clusters)
 
 
 def _file_args(cmd: Cmd) -> list[str]:
