@@ -595,11 +595,20 @@ def _exfil(cmds: list[Cmd], where: Where) -> list[Hit]:
         or c.name in ("grep", "egrep", "rg")
         or any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in c.redirects)
         for c in cmds
-    ):
+    ) and not _copy_staged(cmds):
         return []
     from agentreflex.gate.rules import exfil
 
     return exfil.pipeline_hits(cmds, where)
+
+
+def _copy_staged(cmds: list[Cmd]) -> bool:
+    """A file copied, then ``git add``: the copy may be of a credential (``rules/exfil.py``)."""
+    return any(c.name == "git" and "add" in c.args for c in cmds) and any(
+        c.name in ("cp", "mv", "install", "rsync", "dd", "openssl", "split", "tar", "zip")
+        or any(op in (">", ">>", ">|") for op, _ in c.redirects)
+        for c in cmds
+    )
 
 
 def _made_dirs(cmds: list[Cmd], where: Where) -> dict[int, list[str]]:

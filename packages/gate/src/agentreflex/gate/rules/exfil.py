@@ -106,6 +106,21 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                 )
         if cmd.name in _COPIERS:
             tainted.update(_copied(cmd, where, tainted))
+        if cmd.name == "git" and tainted:
+            staged = _staged_copy(cmd, where, tainted)
+            if staged:
+                hits.append(
+                    Hit(
+                        "GATE-SECRET-WRITE",
+                        SECRET,
+                        P_EXFIL,
+                        cmd.text,
+                        f"This stages {staged} into git: once committed it stays in the "
+                        "history, and once pushed everyone who can read the repository has "
+                        "it (it must then be rotated). Keep credentials out of the work "
+                        "tree's tracked files; commit a .example file with placeholders.",
+                    )
+                )
         if cmd.name in NET:
             sent = _uploads(cmd, where, tainted)
             if sent == HISTORY:
@@ -175,6 +190,26 @@ def _prints_secret_env(cmd: Cmd) -> bool:
     from agentreflex.gate.rules.secrets import secret_named
 
     return any(secret_named(a) for a in cmd.args if not a.startswith("-"))
+
+
+def _staged_copy(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
+    """``git add`` of a file a credential was copied or written into earlier in the same
+    command (``cp .env notes.txt && git add notes.txt``), named or inside a folder added
+    whole (``git add .``, ``-A``): ``""`` when none."""
+    words = [a for a in cmd.args if a[:1] != "-"]
+    if "add" not in words:
+        return ""
+    paths = words[words.index("add") + 1 :]
+    whole = any(a in ("-A", "--all", "-u", "--update") for a in cmd.args) or not paths
+    tops = [where.project.rstrip("/")] if whole else []
+    named = [classify(p, where, cmd.cwd)[1].rstrip("/") for p in paths]
+    tops += named
+    for full, what in tainted.items():
+        if is_secret_file(full) and full not in named:
+            continue  # a copy named like a credential (.env.local): git honours .gitignore
+        if any(full == t or full.startswith(t + "/") for t in tops if t):
+            return f"{os.path.relpath(full, cmd.cwd) if cmd.cwd[:1] == '/' else full}, a copy of {what}"
+    return ""
 
 
 def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
