@@ -174,7 +174,12 @@ def _compound(node: Any) -> bool:
 
 
 # Commands that print nothing on stdout (a pause or a test between the lines a group prints).
-_SILENT = frozenset({"sleep", "true", "false", ":", "cd", "wait", "test", "[", "shift", "usleep"})
+_SILENT = frozenset(
+    {
+        "sleep", "true", "false", ":", "cd", "wait", "test", "[", "shift", "usleep", "break",
+        "continue", "return", "exit", "read", "let", "unset", "umask",
+    }
+)  # fmt: skip
 _OUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>"})
 
 
@@ -309,7 +314,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.stmt(part, depth, stdin_from=prev, via=via)
                 prev = self._compound_output(part, self._printers(self.cmds[seen:]), via)
             else:
+                seen = len(self.cmds)
                 prev = self.stmt(part, depth, stdin_from=prev, via=via)
+                if n + 1 < len(kept) and prev is not None and prev.name in self._bodies:
+                    # f | nc H P: what the function's body prints goes into the pipe
+                    body = [c for c in self.cmds[seen:] if c is not prev]
+                    prev = self._compound_output(part, self._printers(body), via) or prev
         return prev
 
     def _printers(self, ran: list[Cmd]) -> list[Cmd]:
