@@ -374,10 +374,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             elif child.type == "herestring_redirect":
                 stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
             elif child.type == "file_redirect":
+                before = len(self.cmds)
                 redirects.append(self.redirect(child, depth))
                 loose.extend(_redirect_words(child))
                 if _fd(child) not in ("", "1"):
                     not_stdout.append(redirects[-1])
+                if (
+                    redirects[-1][0] == "<"
+                    and _fd(child) in ("", "0")
+                    and any(k.type == "process_substitution" for k in child.named_children)
+                ):  # nc H P < <(echo FLUSHALL): what the substitution prints is the input
+                    fed = [c for c in self.cmds[before:] if not c.pipes_out]
+                    stdin_from = stdin_from or (fed[-1] if fed else None)
             elif body is None and child.type in STATEMENTS:
                 body = child
         cmd: Cmd | None = None
