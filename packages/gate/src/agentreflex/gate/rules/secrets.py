@@ -231,7 +231,7 @@ def shell_hits(
                     "off the machine.",
                 )
             )
-        elif not _to_file(cmd):
+        elif not _to_file(cmd) and not _says_only_whether(cmd):
             hits.append(
                 _hit(
                     "GATE-SECRET-READ",
@@ -339,6 +339,14 @@ def secret_printer(cmd: Cmd) -> str:
         )
     if helper:
         return "a stored git or registry password"
+    if (
+        name in ("kubectl", "oc")
+        and words[:2] == ["config", "view"]
+        and any(
+            a in ("--raw", "--flatten") or a.startswith(("--raw=t", "--flatten=t")) for a in args
+        )
+    ):
+        return "the kubeconfig's credentials (--raw and --flatten show them unredacted)"
     secrets = words[:2] in (["get", "secret"], ["get", "secrets"])
     if name in ("kubectl", "oc") and secrets and _shows_secret_data(args):
         return "a Kubernetes secret"
@@ -1086,6 +1094,16 @@ _PASS_ON = frozenset(
         "more", "xargs", "fmt",
     }
 )  # fmt: skip
+
+
+def _says_only_whether(cmd: Cmd) -> bool:
+    """A read that shows no content: ``grep -c``/``-l``/``-q`` (a count, names, a status),
+    ``diff -q``/``--brief``, ``cmp -s``."""
+    if cmd.name == "diff":
+        return any(a in ("-q", "--brief") for a in cmd.args)
+    if cmd.name == "cmp":
+        return any(a in ("-s", "--silent", "--quiet") for a in cmd.args)
+    return cmd.name != "xargs" and _quiet(cmd)
 
 
 def _quiet(cmd: Cmd) -> bool:

@@ -371,7 +371,9 @@ class WordsMixin(WalkerBase):
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
         if "#" in ops[:1] or "!" in ops[:1]:
-            self._vars_used.append(name)
+            first = next((c for c in kids if node_text(c) != "${"), None)
+            if not (first is not None and node_text(first) == "#" and len(ops) == 1):
+                self._vars_used.append(name)  # ${#NAME} is its length: no value is used
             return UNKNOWN
         value = self.state.vars.get(name) if name != "PWD" else self.state.cwd
         self._vars_used.append(name)
