@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 
 from agentreflex.context_layer.tokens import estimate_tokens
+from agentreflex.core.redaction.redact import redact, redact_head
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.record import field, record
 
@@ -125,7 +126,10 @@ def _key(call: dict[str, Any] | None) -> tuple[str, str] | None:
 
 
 def _stub(key: tuple[str, str], newer: dict[str, Any]) -> str:
-    what = f"read of {key[1]}" if key[0] == "read" else f"run of `{key[1][:200]}`"
+    # redacted before it is cut: a cut token keeps a head no rule recognises afterwards
+    what = (
+        f"read of {redact(key[1])}" if key[0] == "read" else f"run of `{redact_head(key[1], 200)}`"
+    )
     return (
         f"[agentreflex: superseded by a later {what} (tool call {_result_id(newer)}); "
         "this older output was pruned from the context]"

@@ -462,7 +462,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
                 "GATE-PARSE-TOO-COMPLEX",
                 ASK,
                 1.0,
-                command[:200],
+                redacted_excerpt(command, 200),
                 "The command is too large or too deeply nested to analyse. Split it "
                 "into simple commands or a script file the user can read.",
             )
@@ -483,7 +483,7 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
                 "GATE-PARSE-BUDGET",
                 DESTRUCTIVE,
                 P_BLOCK,
-                command[:200],
+                redacted_excerpt(command, 200),
                 f"The safety check could not finish ({exc or 'too deep'}); blocked "
                 "to be safe. Split the command into simpler steps.",
             )
@@ -513,7 +513,7 @@ def _rejected(command: str, known: bool) -> Hit:
             "GATE-SYNTAX-REJECTED",
             DESTRUCTIVE,
             P_WARN,
-            command[:200],
+            redacted_excerpt(command, 200),
             "bash rejects this line with a syntax error (an unclosed quote or "
             "bracket), so nothing of it runs. Fix the quoting.",
         )
@@ -521,7 +521,7 @@ def _rejected(command: str, known: bool) -> Hit:
         "GATE-PARSE-ERROR",
         ASK,
         1.0,
-        command[:200],
+        redacted_excerpt(command, 200),
         "The command does not parse as shell, so what it would run "
         "cannot be checked. Fix the quoting.",
     )
@@ -558,6 +558,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 
     hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
     net_fed = secrets.network_fed(cmds)
+    shown = secrets.shown_through_pipes(cmds)
     made = _made_dirs(cmds, where)
     for k, cmd in enumerate(cmds):
         # A dry run, help or analysis changes nothing: skip the tool's own rules
@@ -581,7 +582,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
             from agentreflex.gate.rules.fs import redirects
 
             hits.extend(redirects(cmd, where))
-        hits.extend(secrets.shell_hits(cmd, where, net_fed))
+        hits.extend(secrets.shell_hits(cmd, where, net_fed, shown))
     return _exfil(cmds, where) + hits  # exfiltration first: it says more than a read
 
 
@@ -594,11 +595,20 @@ def _exfil(cmds: list[Cmd], where: Where) -> list[Hit]:
         or c.name in ("grep", "egrep", "rg")
         or any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in c.redirects)
         for c in cmds
-    ):
+    ) and not _copy_staged(cmds):
         return []
     from agentreflex.gate.rules import exfil
 
     return exfil.pipeline_hits(cmds, where)
+
+
+def _copy_staged(cmds: list[Cmd]) -> bool:
+    """A file copied, then ``git add``: the copy may be of a credential (``rules/exfil.py``)."""
+    return any(c.name == "git" and "add" in c.args for c in cmds) and any(
+        c.name in ("cp", "mv", "install", "rsync", "dd", "openssl", "split", "tar", "zip")
+        or any(op in (">", ">>", ">|") for op, _ in c.redirects)
+        for c in cmds
+    )
 
 
 def _made_dirs(cmds: list[Cmd], where: Where) -> dict[int, list[str]]:

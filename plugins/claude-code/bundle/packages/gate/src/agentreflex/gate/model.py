@@ -12,6 +12,7 @@ marker characters, so a rule can tell "unknown" from "empty".
 
 from __future__ import annotations
 
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.record import field, record
 
 TYPE_CHECKING = False
@@ -99,11 +100,12 @@ class Hit:
         return cls(rule, DESTRUCTIVE, p, cmd.text, message)
 
     def shown_segment(self) -> str:
-        """The segment text without marker characters, for messages and logs."""
+        """The segment text without marker characters, for messages and logs: redacted
+        before it is cut (a cut first keeps the head of a secret no rule knows)."""
         out = self.segment
         for mark, shown in ((UNKNOWN, "<?>"), (REMOTE, "<download>"), (DESCENDANT, "*")):
             out = out.replace(mark, shown)
-        return out[:300]
+        return redact_head(out, 300)
 
 
 def positional(args: list[str], valued: Collection[str]) -> list[str]:

@@ -27,3 +27,14 @@ def redact_shown(value: object) -> object:
         return _core_shown(value)
     except Exception:  # a broken redactor must not leak: mask everything
         return "[REDACTED]"
+
+
+def redact_line(text: str, limit: int) -> str:
+    """``text`` as one line of at most ``limit`` characters, redacted before it is cut
+    (core's ``redact_line``).  Never raises."""
+    from agentreflex.core.redaction.redact import redact_line as _core_line
+
+    try:
+        return _core_line(text, limit)
+    except Exception:  # a broken redactor must not leak: mask everything
+        return "[REDACTED]"

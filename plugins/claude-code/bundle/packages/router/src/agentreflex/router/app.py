@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from agentreflex.core.redaction.redact import redact
+from agentreflex.core.redaction.redact import redact, redact_head
 from agentreflex.router import responses, translate
 from agentreflex.router.errors import error_response, stream_error
 from agentreflex.router.recorder import Recorder
@@ -391,7 +391,8 @@ class _Converter:
         chunks = self.from_anthropic.feed(event.name, payload)
         kind = payload.get("type", event.name)
         if kind == "error":
-            raise SSEError(f"the upstream reported an error: {str(payload.get('error'))[:200]}")
+            error = redact_head(str(payload.get("error")), 200)  # redacted, then cut
+            raise SSEError(f"the upstream reported an error: {error}")
         out = self._emit(chunks)
         if kind == "message_stop":
             self.complete = True

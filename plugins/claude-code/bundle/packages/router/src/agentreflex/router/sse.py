@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from agentreflex.core.redaction.redact import redact_head
+
 MAX_EVENT_BYTES = 16 * 1024 * 1024
 
 
@@ -30,7 +32,8 @@ class Event:
             return json.loads(self.data)
         except ValueError as exc:
             raise SSEError(
-                f"event {self.name or 'message'!r} carries invalid JSON: {self.data[:80]!r}"
+                f"event {self.name or 'message'!r} carries invalid JSON: "
+                f"{redact_head(self.data, 80)!r}"
             ) from exc
 
 
@@ -75,7 +78,7 @@ def _parse(raw: bytes) -> Event | None:
         elif field == "data":
             data.append(value)
         elif field not in ("id", "retry"):
-            raise SSEError(f"not an event-stream line: {line[:80]!r}")
+            raise SSEError(f"not an event-stream line: {redact_head(line, 80)!r}")
     if not name and not data:
         return None
     return Event(name, "\n".join(data), raw)

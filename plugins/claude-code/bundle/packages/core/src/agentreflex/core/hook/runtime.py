@@ -28,7 +28,7 @@ from agentreflex.core.hook.sessionproject import session_project
 from agentreflex.core.hook.sessionproject import started as session_started
 from agentreflex.core.hosts import TRANSCRIPT_USAGE, get_adapter
 from agentreflex.core.hosts.base import HostReply, PayloadError
-from agentreflex.core.redaction.redact import redact, redact_obj
+from agentreflex.core.redaction.redact import redact, redact_head, redact_line, redact_obj
 from agentreflex.core.reflex import ReflexContext
 from agentreflex.core.state.auth import KeyUnavailable
 from agentreflex.core.state.home import state_problem
@@ -463,7 +463,7 @@ def _plugin_error(errors: list[str]) -> Finding:
         verdict=Verdict.BLOCK,
         title="A REFLEX PACKAGE COULD NOT BE LOADED",
         message="agentreflex could not load an installed reflex package ("
-        + "; ".join(errors)[:400]
+        + redact_head("; ".join(errors), 400)
         + "), so its safety floors cannot run; failing closed. "
         "Ask the user to run `agentreflex doctor` and repair the installation.",
     )
@@ -569,7 +569,7 @@ def reconcile_event(
     fixed["hook_event_name"] = name
     if "hook_event_name" not in payload:
         return fixed, ""
-    said_text = redact(repr(said)[:80])
+    said_text = redact_head(repr(said), 80)
     return fixed, (
         f"the hook is registered for {hint} but its payload says hook_event_name={said_text}; "
         f"handled as {name}"
@@ -774,8 +774,8 @@ def _fail(
     fail_closed: bool,
     state_dir: str | None = None,
 ) -> HookOutcome:
-    # redact, then cut: a cut first could leave half a secret no rule knows
-    one_line = redact(" ".join(message.split())[:2000])[:500]
+    # redact, then collapse, then cut: a cut first could leave half a secret no rule knows
+    one_line = redact_line(message, 500)
     if state_dir:
         from agentreflex.core.hook.panels import write_error
 

@@ -31,6 +31,7 @@ from agentreflex.core.install.base import HostView, Options, SettingsFile, plugi
 from agentreflex.core.install.launcher import launch_argv
 from agentreflex.core.install.manifest import Record
 from agentreflex.core.install.settingsfile import Change, InstallError, read_text
+from agentreflex.core.redaction.redact import redact
 
 HOST = "hermes"
 PLUGIN = "agentreflex"
@@ -197,7 +198,7 @@ def _hermes_plugins(action: str, out: TextIO) -> None:
     if done.returncode != 0:
         raise InstallError(
             f"`{binary} plugins {action} {PLUGIN}` exited {done.returncode}: "
-            + (done.stderr or done.stdout).strip()[-400:]
+            + redact((done.stderr or done.stdout).strip())[-400:]  # redacted, then cut
         )
     print(f"ran `{binary} plugins {action} {PLUGIN}`", file=out)
 

@@ -52,6 +52,7 @@ from agentreflex.core.install.settingsfile import (
     parse_json_object,
     read_text,
 )
+from agentreflex.core.redaction.redact import redact
 
 FOLDER = "agentreflex"
 RECORD = "agentreflex.json"
@@ -322,7 +323,9 @@ def preinstall_plugin_package(folder: str, out: TextIO) -> None:
         print(f"note: npm failed ({exc}); run {hint}", file=out)
         return
     if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip()[-300:]
+        # redacted whole, then cut: npm's errors may hold an .npmrc token, and a tail cut
+        # first keeps the rest of one no rule recognises
+        tail = redact((done.stderr or done.stdout).strip())[-300:]
         print(f"note: npm install failed (exit {done.returncode}): {tail}; run {hint}", file=out)
         return
     print(f"installed {PLUGIN_PACKAGE}@{version} in {folder} (OpenCode starts offline)", file=out)

@@ -34,6 +34,7 @@ import os
 import stat
 import time
 
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.fsutil import open_folder, read_json, replace_in_place
 from agentreflex.core.worktree.observe import Repo, status_entries
@@ -432,7 +433,9 @@ def take(
             break
         except FileExistsError:
             n += 1
-    snap = Snapshot(n, time.time(), command[:500], session, fingerprint=fingerprint, stash=stash)
+    # redacted before it is cut, as everything stored: undo --list shows it
+    shown = redact_head(command, 500)
+    snap = Snapshot(n, time.time(), shown, session, fingerprint=fingerprint, stash=stash)
     snap.top, snap.git_dir = repo.top, os.path.realpath(repo.git_dir)
     snap_dir = os.path.join(root, str(n))
     os.mkdir(os.path.join(snap_dir, "objects"))

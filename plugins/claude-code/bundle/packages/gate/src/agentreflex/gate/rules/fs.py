@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import DESCENDANT, P_BLOCK, P_WARN, Cmd, Hit
+from agentreflex.gate.model import DESCENDANT, P_BLOCK, P_WARN, Cmd, Hit, has_marker
 from agentreflex.gate.rules.programs import DISK_PREFIXES, DISK_TOOLS
 from agentreflex.gate.shell.paths import (
     Place,
@@ -70,6 +70,21 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
     import os
 
     inside = [t for t in targets if t and classify(t, where, cmd.cwd)[0] is Place.INSIDE]
+    if recursive:
+        checkout = _dirty_checkout(inside, cmd, where)
+        if checkout:
+            return [
+                Hit(
+                    "GATE-RM-UNCOMMITTED",
+                    "ask",
+                    1.0,
+                    cmd.text,
+                    f"This deletes {checkout}, with uncommitted changes or files never "
+                    "added: they exist nowhere else, and a fresh clone does not bring them "
+                    "back. `git -C DIR status --short` shows them; commit and push, or "
+                    "`git stash -u`, first, or ask the user.",
+                )
+            ]
     if not inside or not where.project or not os.path.isdir(os.path.join(where.project, ".git")):
         return []
     # only what exists can hold work (a cheap stat first: most deletes name build output
@@ -96,6 +111,50 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
             "`git status --short PATH` to see what would go.",
         )
     ]
+
+
+_MAX_CHECKOUTS = 16  # nested checkouts asked about per delete (each a bounded git status)
+
+
+def _dirty_checkout(targets: list[str], cmd: Cmd, where: Where) -> str:
+    """A folder the recursive delete removes that is a git checkout of its own (it holds
+    ``.git``), or holds one directly, with uncommitted work: ``rm -rf app && gh repo
+    clone o/app`` lost the uncommitted work of the checkout it replaced
+    (anthropics/claude-code#80830).  The project's own repository is judged by git
+    status of the project; this is for checkouts git status there does not enter."""
+    import os
+
+    asked = 0
+    for t in targets:
+        top = resolve(t, where, cmd.cwd)
+        if has_marker(top) or not os.path.isdir(top) or os.path.islink(top):
+            continue
+        found = [top] if os.path.exists(os.path.join(top, ".git")) else []
+        if not found:
+            try:
+                with os.scandir(top) as entries:
+                    for e in entries:
+                        if e.is_dir(follow_symlinks=False) and os.path.exists(
+                            os.path.join(e.path, ".git")
+                        ):
+                            found.append(e.path)
+            except OSError:
+                continue
+        for repo in found:
+            if os.path.normpath(repo) == os.path.normpath(where.project):
+                continue  # the project itself: judged as the project
+            asked += 1
+            if asked > _MAX_CHECKOUTS:
+                return ""
+            from agentreflex.gate.rules import worktree  # only deletes of a checkout
+
+            if worktree.uncommitted(repo, None, untracked=True) is True:
+                return (
+                    f"{t}, a git checkout of its own"
+                    if repo == top
+                    else f"{t}, which holds the git checkout {os.path.basename(repo)}"
+                )
+    return ""
 
 
 # SDKs preinstalled on CI runner images, which workflows delete to free disk space

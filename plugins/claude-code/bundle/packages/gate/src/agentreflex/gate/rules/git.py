@@ -141,6 +141,8 @@ def programs(
             found.append((name, value))
     if sub == "config":
         words = [w for w in rest if not w.startswith("-")]
+        if words[:1] in (["set"], ["add"]) and len(words) >= 3:
+            words = words[1:]  # git 2.46's ``git config set KEY VALUE``
         if len(words) >= 2:
             key = _key(words[0])
             if _runs_program(key) or (key.startswith("alias.") and words[1].startswith("!")):
@@ -201,8 +203,55 @@ def config_env_problem(env: Mapping[str, str]) -> str:
     return ""
 
 
+def is_credential_helper(key: str) -> bool:
+    """``credential.helper`` or ``credential.<url>.helper``: a program git hands the
+    username and password to (https://git-scm.com/docs/gitcredentials#_custom_helpers)."""
+    return key.startswith("credential.") and key.endswith(".helper")
+
+
+# Commands that read their input when given no file: what a helper hands on.
+_INPUT_READERS = frozenset(
+    {"cat", "tee", "dd", "read", "mapfile", "readarray", "tr", "base64", "xxd", "gzip", "sponge"}
+)
+_FILTERS = frozenset({"sed", "awk", "gawk", "grep", "head", "tail", "sort", "uniq", "cut"})
+_PROGRAM_FIRST = frozenset({"sed", "awk", "gawk", "grep"})  # their first word is no file
+# Commands that write a file named by their words (tee FILE, dd of=FILE, sponge FILE).
+_FILE_WRITERS = frozenset({"tee", "dd", "sponge"})
+_NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
+
+
+def helper_keeps_input(ran: list[Cmd]) -> bool:
+    """Whether the commands of a credential helper read the helper's own input (git's
+    ``username=``/``password=`` lines) and write a file or reach the network."""
+    from agentreflex.gate.rules.exfil import NET, reads_stdin
+
+    reads = keeps = False
+    for c in ran:
+        own_input = c.stdin_from is None and c.stdin_text is None and c.via != "substitution"
+        own_input = own_input and not any(op.startswith("<") for op, _ in c.redirects)
+        operands = [a for a in c.args if not a.startswith("-") and "=" not in a]
+        if own_input and (
+            (c.name in _INPUT_READERS and (c.name not in ("cat", "dd") or not operands))
+            or (c.name in _FILTERS and len(operands) <= (c.name in _PROGRAM_FIRST))
+            or (c.name in NET and reads_stdin(c))
+            or (c.name == "dd" and not any(a.startswith("if=") for a in c.args))
+        ):
+            reads = True
+        writes = any(
+            op in (">", ">>", ">|", "&>", "&>>") and t not in _NOT_FILES and not t.isdigit()
+            for op, t in c.redirects
+        )
+        if (
+            writes
+            or (c.name in _FILE_WRITERS and (operands or any(a.startswith("of=") for a in c.args)))
+            or (c.name in NET and c.via != "substitution")
+        ):
+            keeps = True
+    return reads and keeps
+
+
 def _runs_program(key: str) -> bool:
-    if key in _PROGRAM_KEYS or key.startswith("pager."):
+    if key in _PROGRAM_KEYS or key.startswith("pager.") or is_credential_helper(key):
         return True
     return key.endswith((".textconv", ".command", ".clean", ".smudge", ".process")) and (
         key.startswith(("diff.", "merge.", "filter.", "difftool.", "mergetool."))

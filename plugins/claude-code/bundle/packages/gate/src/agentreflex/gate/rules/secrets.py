@@ -15,7 +15,16 @@ from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, has_marker
 from agentreflex.gate.rules.literals import find_secrets
 from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_file
 
-__all__ = ["find_secrets", "network_fed", "secret_printer", "shell_hits", "written_secret"]
+__all__ = [
+    "find_secrets",
+    "line_loop",
+    "network_fed",
+    "option_values",
+    "secret_printer",
+    "shell_hits",
+    "shown_through_pipes",
+    "written_secret",
+]
 
 P_SECRET = 0.9
 
@@ -138,12 +147,16 @@ def _secret(path: str, where: Where, cwd: str) -> str:
     return f"{real} through {path}" if is_secret_file(real) else ""
 
 
-def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
-    """Secret files read, environment dumped, credentials sent to the network."""
+def shell_hits(
+    cmd: Cmd, where: Where, net_fed: set[int], shown: set[int] | None = None
+) -> list[Hit]:
+    """Secret files read, environment dumped, credentials sent to the network; ``shown``
+    holds the commands whose output reaches the transcript through a pipe of filters."""
     hits: list[Hit] = []
     name = cmd.name
+    printed_out = not cmd.pipes_out or (shown is not None and id(cmd) in shown)
     named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
-    secret_files = [shown for a in named if (shown := _secret(a, where, cmd.cwd))]
+    secret_files = [found for a in named if (found := _secret(a, where, cmd.cwd))]
     feeds_network = id(cmd) in net_fed
     if name.startswith("python") and "http.server" in cmd.args:
         served = _served_folder(cmd, where)
@@ -201,7 +214,7 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
         hits.extend(_network(cmd, where, secret_files))
     elif (
         secret_files
-        and (name in _READERS or name in ("source", "."))
+        and (name in _READERS or name in ("source", ".") or line_loop(cmd))
         and name not in ("source", ".")
     ):
         if (
@@ -218,7 +231,7 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                     "off the machine.",
                 )
             )
-        elif not _to_file(cmd):
+        elif not _to_file(cmd) and not _says_only_whether(cmd):
             hits.append(
                 _hit(
                     "GATE-SECRET-READ",
@@ -237,7 +250,7 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                 f"This sends {printed} to the network. Never send secrets off the machine.",
             )
         )
-    elif printed and not cmd.pipes_out and not _to_file(cmd) and cmd.via != "substitution":
+    elif printed and printed_out and not _to_file(cmd) and cmd.via != "substitution":
         hits.append(
             _hit(
                 "GATE-SECRET-PRINT",
@@ -254,7 +267,7 @@ def shell_hits(cmd: Cmd, where: Where, net_fed: set[int]) -> list[Hit]:
                 "This sends the environment (which holds credentials) to the network.",
             )
         )
-    if name in ("echo", "printf", "printenv") and not cmd.pipes_out and not _to_file(cmd):
+    if name in ("echo", "printf", "printenv") and printed_out and not _to_file(cmd):
         secret_vars = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
         if name == "printenv":
             secret_vars += [a for a in cmd.args if _SECRET_VAR.search(a)]
@@ -309,6 +322,9 @@ def secret_printer(cmd: Cmd) -> str:
         return "a Google Cloud access token"
     if name == "az" and words[:2] == ["account", "get-access-token"]:
         return "an Azure access token"
+    issued = _issued_credential(name, words, args)
+    if issued:
+        return issued
     if name == "heroku" and words[:1] == ["auth:token"]:
         return "the Heroku token"
     # the credential helpers' protocol: `git credential fill` answers password=...,
@@ -323,10 +339,55 @@ def secret_printer(cmd: Cmd) -> str:
         )
     if helper:
         return "a stored git or registry password"
+    if (
+        name in ("kubectl", "oc")
+        and words[:2] == ["config", "view"]
+        and any(
+            a in ("--raw", "--flatten") or a.startswith(("--raw=t", "--flatten=t")) for a in args
+        )
+    ):
+        return "the kubeconfig's credentials (--raw and --flatten show them unredacted)"
     secrets = words[:2] in (["get", "secret"], ["get", "secrets"])
     if name in ("kubectl", "oc") and secrets and _shows_secret_data(args):
         return "a Kubernetes secret"
     return ""
+
+
+# Calls whose answer is a fresh credential (docs of each): STS's temporary keys
+# (https://docs.aws.amazon.com/cli/latest/reference/sts/assume-role.html), a new IAM
+# access key, ECR's registry password, CodeArtifact's token, ACR's --expose-token.
+_AWS_ISSUERS = {
+    ("sts", "assume-role"): ("temporary AWS credentials", "Credentials"),
+    ("sts", "assume-role-with-web-identity"): ("temporary AWS credentials", "Credentials"),
+    ("sts", "assume-role-with-saml"): ("temporary AWS credentials", "Credentials"),
+    ("sts", "get-session-token"): ("temporary AWS credentials", "Credentials"),
+    ("sts", "get-federation-token"): ("temporary AWS credentials", "Credentials"),
+    ("iam", "create-access-key"): ("a new AWS secret access key", "AccessKey"),
+    ("ecr", "get-login-password"): ("the ECR registry password", ""),
+    ("ecr-public", "get-login-password"): ("the ECR registry password", ""),
+    ("codeartifact", "get-authorization-token"): ("a CodeArtifact token", "authorizationToken"),
+}
+
+
+def _issued_credential(name: str, words: list[str], args: list[str]) -> str:
+    """The credential an issuing call prints (``""`` when none, or when its ``--query``
+    picks only metadata: ``aws sts assume-role ... --query AssumedRoleUser.Arn``)."""
+    if name == "az" and words[:2] == ["acr", "login"] and "--expose-token" in args:
+        return "an Azure Container Registry token"
+    if name != "aws":
+        return ""
+    found = _AWS_ISSUERS.get((words[0], words[1])) if len(words) >= 2 else None
+    if found is None:
+        return ""
+    what, field = found
+    query = " ".join(
+        args[i + 1] if a == "--query" and i + 1 < len(args) else a.partition("=")[2]
+        for i, a in enumerate(args)
+        if a == "--query" or a.startswith("--query=")
+    )
+    if query and field and field.lower() not in query.lower() and "Secret" not in query:
+        return ""
+    return what
 
 
 def _shows_secret_data(args: list[str]) -> bool:
@@ -666,11 +727,11 @@ def _stored_off(cmd: Cmd, where: Where) -> str:
         elif words[:2] in (["release", "create"], ["release", "upload"]):
             sources = [w.split("#", 1)[0] for w in words[3:]]
         if words[:1] in (["issue"], ["pr"], ["release"]):  # a body or notes read from a file
-            sources += _option_values(args, ("--body-file", "--notes-file", "-F"))
+            sources += option_values(args, ("--body-file", "--notes-file", "-F"))
         elif words[:1] == ["api"]:  # gh api -F body=@FILE, --input FILE
-            fields = _option_values(args, ("-F", "--field"))
+            fields = option_values(args, ("-F", "--field"))
             sources += [f.split("=@", 1)[1] for f in fields if "=@" in f]
-            sources += _option_values(args, ("--input",))
+            sources += option_values(args, ("--input",))
     elif name == "glab":  # glab snippet create FILE..., glab release create|upload TAG FILE...
         if words[:2] == ["snippet", "create"]:
             sources = words[2:]
@@ -716,7 +777,7 @@ _LEAVE_OUT = {
 }
 
 
-def _option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
+def option_values(args: list[str], options: tuple[str, ...]) -> list[str]:
     """The values given to ``options`` (``-F V``, ``--body-file V``, ``--body-file=V``)."""
     out = [args[i + 1] for i, a in enumerate(args[:-1]) if a in options]
     out += [a.split("=", 1)[1] for a in args if a.split("=", 1)[0] in options and "=" in a]
@@ -972,6 +1033,17 @@ def _data_vars(cmd: Cmd) -> list[str]:
     return secret
 
 
+def line_loop(cmd: Cmd) -> bool:
+    """``perl -ne print FILE``, ``perl -pe 1 FILE``, ``ruby -ne 'puts $_' FILE``: the
+    interpreter loops over the lines of its file operands and prints them (perlrun -n/-p,
+    https://perldoc.perl.org/perlrun#-n); ``-i`` edits the files instead."""
+    if cmd.name not in ("perl", "ruby"):
+        return False
+    clusters = [a[1:] for a in cmd.args if a[:1] == "-" and a[1:2] not in ("-", "")]
+    looping = any(set(c.split("e", 1)[0]) & set("np") for c in clusters)
+    return looping and not any("i" in c.split("e", 1)[0] for c in clusters)
+
+
 def _file_args(cmd: Cmd) -> list[str]:
     return [a for a in cmd.args if a and not a.startswith("-")]
 
@@ -983,11 +1055,26 @@ def _to_file(cmd: Cmd) -> bool:
     )
 
 
+def _into_secret_store(cmd: Cmd) -> bool:
+    """``gh secret set NAME`` reading the value from its input: GitHub's secret store for
+    this repository, the place a credential should go (https://cli.github.com/manual/
+    gh_secret_set); a value sent to a repository named with ``-R``/``--repo`` still counts."""
+    words = [a for a in cmd.args if not a.startswith("-")]
+    return (
+        cmd.name == "gh"
+        and words[:2] == ["secret", "set"]
+        and not any(
+            a in ("-R", "--repo", "--repos") or a.startswith(("--repo=", "--repos="))
+            for a in cmd.args
+        )
+    )
+
+
 def network_fed(cmds: list[Cmd]) -> set[int]:
     """Ids of the commands whose output reaches a network tool through pipes."""
     fed: set[int] = set()
     for c in cmds:
-        if c.name in _NETWORK or c.name == "gh":
+        if (c.name in _NETWORK or c.name == "gh") and not _into_secret_store(c):
             src = c.stdin_from
             for _ in range(16):
                 if src is None:
@@ -995,6 +1082,78 @@ def network_fed(cmds: list[Cmd]) -> set[int]:
                 fed.add(id(src))
                 src = src.stdin_from
     return fed
+
+
+# Commands that pass what they read on to their own output: a secret piped through
+# them still lands in the transcript (``kubectl get secret -o jsonpath=... | base64 -d``).
+_PASS_ON = frozenset(
+    {
+        "cat", "tac", "grep", "egrep", "fgrep", "rg", "head", "tail", "cut", "tr", "sed",
+        "awk", "gawk", "mawk", "jq", "yq", "base64", "base32", "xxd", "od", "hexdump",
+        "sort", "uniq", "tee", "column", "fold", "rev", "nl", "paste", "strings", "less",
+        "more", "xargs", "fmt",
+    }
+)  # fmt: skip
+
+
+def _says_only_whether(cmd: Cmd) -> bool:
+    """A read that shows no content: ``grep -c``/``-l``/``-q`` (a count, names, a status),
+    ``diff -q``/``--brief``, ``cmp -s``."""
+    if cmd.name == "diff":
+        return any(a in ("-q", "--brief") for a in cmd.args)
+    if cmd.name == "cmp":
+        return any(a in ("-s", "--silent", "--quiet") for a in cmd.args)
+    return cmd.name != "xargs" and _quiet(cmd)
+
+
+def _quiet(cmd: Cmd) -> bool:
+    """A filter that prints only a status, a count or names (``grep -q``/``-c``/``-l``)
+    or, for xargs, runs a command other than its default echo."""
+    if cmd.name == "xargs":
+        return any(not a.startswith("-") for a in cmd.args)
+    return cmd.name in ("grep", "egrep", "fgrep", "rg") and any(
+        a in ("--quiet", "--count", "--files-with-matches", "--silent")
+        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and bool(set(a[1:]) & set("qcl")))
+        for a in cmd.args
+    )
+
+
+_JQ_SECRET = LazyPattern(
+    r"^\s*\.?\s*$|\.\[\]|\.\.|to_entries|@base64d|"
+    r"(?<![A-Za-z])(?:data|stringData|secret|passw|token|credential|key|auth)",
+    re.IGNORECASE,
+)
+
+
+def _selects_secret(cmd: Cmd) -> bool:
+    """Whether a jq/yq program may pass a secret on: the whole document (``.``), every
+    value, or a field named like one (``.data.password``, ``.Credentials``); a program
+    that picks ``.metadata.name`` or ``.AssumedRoleUser.Arn`` prints none."""
+    words = [a for a in cmd.args if not a.startswith("-")]
+    return not words or bool(_JQ_SECRET.search(words[0]))
+
+
+def shown_through_pipes(cmds: list[Cmd]) -> set[int]:
+    """Ids of the commands whose output is piped only through commands that pass it
+    on (cat, grep, base64 -d, jq, tee...) to the last one, which prints it."""
+    consumer = {id(c.stdin_from): c for c in cmds if c.stdin_from is not None}
+    shown: set[int] = set()
+    for c in cmds:
+        if not c.pipes_out:
+            continue
+        nxt = consumer.get(id(c))
+        for _ in range(16):
+            if nxt is None or nxt.name not in _PASS_ON or _quiet(nxt) or _to_file(nxt):
+                break
+            if nxt.name in ("jq", "yq") and not _selects_secret(nxt):
+                break
+            if nxt.via == "substitution":
+                break
+            if not nxt.pipes_out:
+                shown.add(id(c))
+                break
+            nxt = consumer.get(id(nxt))
+    return shown
 
 
 def written_secret(text: str) -> list[str]:

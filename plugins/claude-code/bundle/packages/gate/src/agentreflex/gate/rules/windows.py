@@ -23,6 +23,7 @@ ordinary rules.  Findings reuse the shell rules' codes.
 
 from __future__ import annotations
 
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, UNKNOWN, Cmd, Hit
 from agentreflex.gate.shell.paths import Where
@@ -116,7 +117,7 @@ def analyse(text: str, dialect: str, where: Where) -> list[Hit]:
                 "GATE-PARSE-ERROR",
                 ASK,
                 1.0,
-                text[:200],
+                redact_head(text, 200),
                 "The PowerShell command does not parse, so what it would run cannot be "
                 "checked. Fix the quoting.",
             )
@@ -331,7 +332,7 @@ def classify(path: str, where: Where) -> str:
 
 
 def _hit(rule: str, wc: WinCmd, message: str) -> Hit:
-    return Hit(rule, DESTRUCTIVE, P_BLOCK, wc.text[:300], message)
+    return Hit(rule, DESTRUCTIVE, P_BLOCK, redact_head(wc.text, 300), message)
 
 
 def _as_cmd(wc: WinCmd) -> Cmd:

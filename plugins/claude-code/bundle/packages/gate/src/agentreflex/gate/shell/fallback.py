@@ -9,6 +9,7 @@ runs in linear time and backs the ASK/BLOCK that such input gets anyway.
 
 from __future__ import annotations
 
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, Hit
 
@@ -45,7 +46,7 @@ def scan(text: str) -> list[Hit]:
                         rule,
                         DESTRUCTIVE,
                         P_BLOCK,
-                        m.group(0)[:200],
+                        redact_head(m.group(0), 200),
                         "Destructive command found in input that could not be parsed.",
                     )
                 )
@@ -63,7 +64,7 @@ def scan(text: str) -> list[Hit]:
                         rule,
                         DESTRUCTIVE,
                         P_BLOCK,
-                        frag[:200],
+                        redact_head(frag, 200),
                         "Destructive command found in input that could not be parsed. "
                         "Split it into simple commands.",
                     )

@@ -32,18 +32,29 @@ from agentreflex.gate.shell.walkstate import WalkerBase
 from agentreflex.gate.shell.words import SETUP, quote
 
 # awk's own ways to run shell: `"cmd" | getline`, `print "cmd" | "sh"` and
-# `print ... | "cmd"` (the quoted command runs, fed what is printed)
+# `print ... | "cmd"` (the quoted command runs, fed what is printed); gawk's
+# two-way `|&` runs its command the same way, as a coprocess
+# (https://www.gnu.org/software/gawk/manual/html_node/Two_002dway-I_002fO.html)
 _AWK_PIPES = LazyPattern(
-    r'"((?:[^"\\]|\\.)*)"\s*\|\s*getline|print\s+"((?:[^"\\]|\\.)*)"\s*\|\s*"(?:ba|da|z)?sh"'
-    r'|printf?\b[^|;}\n]*\|\s*"((?:[^"\\]|\\.)*)"'
+    r'"((?:[^"\\]|\\.)*)"\s*\|&?\s*getline|print\s+"((?:[^"\\]|\\.)*)"\s*\|&?\s*"(?:ba|da|z)?sh"'
+    r'|printf?\b[^|;}\n]*\|&?\s*"((?:[^"\\]|\\.)*)"'
 )
 # system() or a pipe fed a computed command ($0, a field, a variable)
 _AWK_DYNAMIC = LazyPattern(
-    r'\bsystem\s*\((?:\s*[^"\s)]|[^)]*\$)|[\w$)\]]\s*\|\s*getline'
+    r'\bsystem\s*\((?:\s*[^"\s)]|[^)]*\$)|[\w$)\]]\s*\|&?\s*getline'
+    r"|printf?\b[^|;}\n]*\|&\s*[A-Za-z_]"  # print ... |& cmd: a coprocess named by a variable
     r'|printf?\b[^|;}\n]*\$[^|;}\n]*\|\s*"(?:/bin/)?(?:ba|da|z)?sh"'
     r'|\bprint\s*\|\s*"(?:/bin/)?(?:ba|da|z)?sh"',  # bare print: the input line itself
-    hints="system getline sh",
+    hints="system getline sh print",
 )
+# gawk's network special files, /net-type/protocol/local-port/remote-host/remote-port
+# (https://www.gnu.org/software/gawk/manual/html_node/TCP_002fIP-Networking.html): a
+# `|&` to one is a socket, not a command
+_AWK_SOCKET = LazyPattern(r'"/inet[46]?/(?:tcp|udp)/[^"/]*/([^"/]*)/([^"/]*)"', hints="/inet")
+_AWK_SOCKET_VAR = LazyPattern(r'\b([A-Za-z_]\w*)\s*=\s*"/inet[46]?/(?:tcp|udp)/', hints="/inet")
+# a file awk reads itself (`getline line < "f"`) or writes (`print > "f"`, `>> "f"`)
+_AWK_READ = LazyPattern(r'\bgetline\b[^<;{}|\n]*<\s*"([^"]+)"', hints="getline")
+_AWK_WRITE = LazyPattern(r'\bprintf?\b[^;{}|>\n]*(>>?)\s*"([^"]+)"', hints="print")
 _AWK_ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3})")
 
 
@@ -250,6 +261,7 @@ class RunnersMixin(WalkerBase):
             if a in ("-f", "--file"):
                 path = args[i + 1] if i + 1 < len(args) else ""
                 program = self.state.written.get(resolve(path, self.where, cmd.cwd), "")
+                i += 1  # the operands follow the script's path
                 break
             if a in ("-F", "-v", "--assign", "--field-separator", "-i", "--include"):
                 i += 2
@@ -268,6 +280,9 @@ class RunnersMixin(WalkerBase):
             )
         elif program and not has_marker(program):
             program = _awk_unescape(program)
+            program = self._awk_io(program, cmd, args[i + 1 :], depth)
+            if program is None:
+                return
             if _AWK_DYNAMIC.search(program):
                 self._ask(
                     "GATE-DYNAMIC-SCRIPT",
@@ -279,10 +294,51 @@ class RunnersMixin(WalkerBase):
             self._code(program, cmd, depth, "awk")
             for m in _AWK_PIPES.finditer(program):
                 body = next((g for g in m.groups() if g is not None), "")
-                if body in ("sh", "bash", "dash", "zsh", "cat", "sort", "uniq"):
+                if body in ("sh", "bash", "dash", "zsh", "cat", "sort", "uniq", "/inet"):
                     continue
                 if body:
                     self.run(body.replace('\\"', '"'), depth + 1, via="awk pipe")
+
+    def _awk_io(self, program: str, cmd: Cmd, operands: list[str], depth: int) -> str | None:
+        """The files and sockets an awk program opens itself, judged as the shell's
+        reads, writes and ``/dev/tcp`` connections; returns the program with its
+        sockets taken out (a ``|&`` to a socket runs nothing), or ``None`` when it
+        is a shell served to the network (gawk's ``/inet/tcp`` reverse shell,
+        https://gtfobins.github.io/gtfobins/gawk/#reverse-shell)."""
+        via = "awk code"
+        for m in _AWK_READ.finditer(program):
+            if not m.group(1).startswith("/inet") and m.group(1) != "-":
+                self.execute(["cat", m.group(1)], cmd.text, depth + 1, via=via)
+        for m in _AWK_WRITE.finditer(program):
+            path = m.group(2)
+            if not path.startswith(("/inet", "/dev/std")):
+                self.execute([":"], cmd.text, depth + 1, redirects=[(m.group(1), path)], via=via)
+        sockets = list(_AWK_SOCKET.finditer(program))
+        if not sockets:
+            return program
+        names = {m.group(1) for m in _AWK_SOCKET_VAR.finditer(program)}
+        plain = _AWK_SOCKET.sub('"/inet"', program)
+        for name in names:
+            plain = re.sub(rf"\b{name}\s*\|&\s*getline", '"/inet" |& getline', plain)
+            plain = re.sub(rf"\|&\s*{name}\b", '|& "/inet"', plain)
+        if _AWK_DYNAMIC.search(plain):
+            from agentreflex.gate.rules.system import REMOTE_SHELL
+
+            self._hit("GATE-REMOTE-SHELL", DESTRUCTIVE, P_BLOCK, cmd.text, REMOTE_SHELL)
+            return None
+        if re.search(r'\|&\s*"/inet"', plain):  # what it prints goes to the connection
+            host, port = sockets[0].group(1), sockets[0].group(2)
+            read = [m.group(1) for m in _AWK_READ.finditer(program)]
+            files = [a for a in operands if "=" not in a] + read
+            self.execute(
+                ["cat", *files],
+                cmd.text,
+                depth + 1,
+                redirects=[(">", f"/dev/tcp/{host}/{port}")],
+                stdin_from=cmd.stdin_from,
+                via=via,
+            )
+        return plain
 
     def git_alias(self, cmd: Cmd, depth: int) -> None:
         """Programs git runs from its settings: ``!`` aliases, ssh/pager/fsmonitor commands.
@@ -308,7 +364,10 @@ class RunnersMixin(WalkerBase):
         for key, program in rules_git.programs(cmd.args, env, sub, rest):
             if program.startswith("!"):
                 program = program[1:]
+            seen = len(self.cmds)
             self._shell_string(program, [], cmd, depth, f"git {key}")
+            if rules_git.is_credential_helper(key):
+                self._credential_helper(self.cmds[seen:], cmd, key)
             if remote or not rules_git.is_ssh_setting(key):
                 words = program.split()
                 self._hidden_program(words[0] if words else "", cmd, key)
@@ -320,6 +379,29 @@ class RunnersMixin(WalkerBase):
                 f"git reads settings from the environment that the gate cannot all read "
                 f"({problem}); a setting there can run any program. Pass settings with "
                 "git -c KEY=VALUE instead.",
+            )
+
+    def _credential_helper(self, ran: list[Cmd], cmd: Cmd, key: str) -> None:
+        """A credential helper that writes away what git hands it: git gives a helper
+        the username and password on its input (``store``), so a helper that reads its
+        input and writes a file or talks to the network keeps or sends every password
+        (https://git-scm.com/docs/gitcredentials#_custom_helpers)."""
+        from agentreflex.gate.rules import git as rules_git  # imported with the git rules
+
+        for c in ran:  # what a helper prints goes to git through a pipe, not to the transcript
+            if c.via != "substitution" and not any(op[:1] == ">" for op, _ in c.redirects):
+                c.pipes_out = True
+        if rules_git.helper_keeps_input(ran):
+            self._hit(
+                "GATE-EXFIL-SECRET",
+                SECRET,
+                P_BLOCK,
+                cmd.text,
+                f"{key} hands this helper the username and password of every git "
+                "login, and it writes what it reads to a file or the network, so every "
+                "password would be kept or sent. Use a helper that stores them safely "
+                "(git credential-cache, osxkeychain, libsecret, gh auth setup-git), or "
+                "one that only prints a token (echo password=...).",
             )
 
     def _submodule_foreach(self, rest: list[str], cmd: Cmd, depth: int) -> None:

