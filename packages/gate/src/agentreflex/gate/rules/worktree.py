@@ -98,10 +98,6 @@ def by_repository(cwd: str, paths: list[str]) -> dict[str, list[str]]:
             out.setdefault(cwd, []).append(p)
             continue
         out.setdefault(top, []).append(os.path.relpath(full, top) if full != top else ".")
-        if full != top and os.path.lexists(os.path.join(full, ".git")):
-            # a repository of its own deleted whole: its work asked of its git too (one
-            # its outer repository does not list: a gitlink, an ignored folder)
-            out.setdefault(full, []).append(".")
     return out
 
 
