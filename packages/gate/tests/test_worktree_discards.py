@@ -162,13 +162,17 @@ def test_plumbing_that_keeps_the_work_tree_is_allowed(repo: Path, command: str) 
 
 @pytest.fixture
 def workspace(repo: Path) -> Path:
-    """A folder that is no repository, holding the changed checkout ``proj`` and a clean one."""
+    """A folder that is no repository, holding the changed checkout ``proj`` and a clean
+    one whose commits its remote holds."""
     clean = repo.parent / "clean"
     clean.mkdir()
-    _git(clean, "init", "-q")
+    _git(clean, "init", "-q", "-b", "main")
     (clean / "a.txt").write_text("a\n")
     _git(clean, "add", ".")
     _git(clean, "commit", "-qm", "init")
+    _git(repo.parent, "init", "-q", "--bare", "clean-remote.git")
+    _git(clean, "remote", "add", "origin", str(repo.parent / "clean-remote.git"))
+    _git(clean, "push", "-q", "-u", "origin", "main")
     (repo.parent / "build").mkdir()
     return repo.parent
 
@@ -205,3 +209,58 @@ def test_deleting_clean_checkouts_and_plain_folders_is_allowed(
     workspace: Path, command: str
 ) -> None:
     assert _verdict(command, workspace) == ("ALLOW", [])
+
+
+@pytest.mark.parametrize("command", ["git clean -fdx", "git clean -fX", "git clean -f -x build/"])
+def test_git_clean_of_ignored_files_says_they_are_never_in_a_snapshot(
+    repo: Path, command: str
+) -> None:
+    """-x/-X delete ignored files (.env, local config), which no snapshot holds and
+    ``agentreflex undo`` cannot bring back; the reason says so and gives the safe way
+    (git-scm.com/docs/git-clean: -x "can be used ... to remove all untracked files,
+    including build products")."""
+    verdict, proposals = check_command(command, cwd=str(repo), home=str(repo.parent))
+    assert verdict == "BLOCK", [p.code for p in proposals]
+    message = proposals[0].message
+    assert "ignored" in message and ".env" in message
+    assert "snapshot" in message and "git clean -n" in message
+
+
+@pytest.fixture
+def unpushed(workspace: Path) -> Path:
+    """``vendor/lib``: a clean nested checkout whose branch has a commit no remote holds."""
+    lib = workspace / "vendor" / "lib"
+    lib.mkdir(parents=True)
+    _git(lib, "init", "-q", "-b", "main")
+    (lib / "a.txt").write_text("a\n")
+    _git(lib, "add", ".")
+    _git(lib, "commit", "-qm", "local fix nobody has")
+    return workspace
+
+
+@pytest.mark.parametrize("command", ["rm -rf vendor/lib", "rm -rf vendor", "rm -r ./vendor/lib/"])
+def test_deleting_a_clean_checkout_with_unpushed_commits_asks_naming_them(
+    unpushed: Path, command: str
+) -> None:
+    """A clean checkout's commits that no remote holds go with its .git: as lost as
+    uncommitted work (anthropics/claude-code#80830 is the uncommitted twin)."""
+    verdict, proposals = check_command(command, cwd=str(unpushed), home=str(unpushed.parent))
+    assert verdict == "ASK_USER", [p.code for p in proposals]
+    assert "local fix nobody has" in proposals[0].message
+    assert "push" in proposals[0].message
+
+
+def test_deleting_a_checkout_whose_commits_are_pushed_is_allowed(unpushed: Path) -> None:
+    lib = unpushed / "vendor" / "lib"
+    remote = unpushed / "remote.git"
+    _git(unpushed, "init", "-q", "--bare", str(remote))  # beside clean-remote.git
+    _git(lib, "remote", "add", "origin", str(remote))
+    _git(lib, "push", "-q", "-u", "origin", "main")
+    assert _verdict("rm -rf vendor/lib", unpushed) == ("ALLOW", [])
+    (lib / "b.txt").write_text("b\n")
+    _git(lib, "add", ".")
+    _git(lib, "commit", "-qm", "ahead of origin")
+    verdict, proposals = check_command(
+        "rm -rf vendor/lib", cwd=str(unpushed), home=str(unpushed.parent)
+    )
+    assert verdict == "ASK_USER" and "ahead of origin" in proposals[0].message

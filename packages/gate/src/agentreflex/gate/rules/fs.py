@@ -71,7 +71,21 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
 
     inside = [t for t in targets if t and classify(t, where, cmd.cwd)[0] is Place.INSIDE]
     if recursive:
-        checkout = _dirty_checkout(inside, cmd, where)
+        checkout, commits = _dirty_checkout(inside, cmd, where)
+        if checkout and commits:
+            return [
+                Hit(
+                    "GATE-RM-UNCOMMITTED",
+                    "ask",
+                    1.0,
+                    cmd.text,
+                    f"This deletes {checkout}, with commits no remote holds ("
+                    + "; ".join(commits)
+                    + "): they go with its .git, and a fresh clone does not bring them "
+                    "back. `git -C DIR log --branches --not --remotes` shows them; push "
+                    "them first, or ask the user.",
+                )
+            ]
         if checkout:
             return [
                 Hit(
@@ -116,15 +130,20 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
 _MAX_CHECKOUTS = 16  # nested checkouts asked about per delete (each a bounded git status)
 
 
-def _dirty_checkout(targets: list[str], cmd: Cmd, where: Where) -> str:
+def _dirty_checkout(targets: list[str], cmd: Cmd, where: Where) -> tuple[str, list[str]]:
     """A folder the recursive delete removes that is a git checkout of its own (it holds
     ``.git``), or holds one directly, with uncommitted work: ``rm -rf app && gh repo
     clone o/app`` lost the uncommitted work of the checkout it replaced
     (anthropics/claude-code#80830).  The project's own repository is judged by git
-    status of the project; this is for checkouts git status there does not enter."""
+    status of the project; this is for checkouts git status there does not enter.
+
+    The commits are those no remote holds (a branch never pushed, or ahead of its
+    upstream), when the checkout is otherwise clean: they go with its ``.git`` too;
+    empty when the work is uncommitted."""
     import os
 
     asked = 0
+    ahead: tuple[str, list[str]] = ("", [])
     for t in targets:
         top = resolve(t, where, cmd.cwd)
         if has_marker(top) or not os.path.isdir(top) or os.path.islink(top):
@@ -145,16 +164,21 @@ def _dirty_checkout(targets: list[str], cmd: Cmd, where: Where) -> str:
                 continue  # the project itself: judged as the project
             asked += 1
             if asked > _MAX_CHECKOUTS:
-                return ""
+                return ahead
             from agentreflex.gate.rules import worktree  # only deletes of a checkout
 
+            what = (
+                f"{t}, a git checkout of its own"
+                if repo == top
+                else f"{t}, which holds the git checkout {os.path.basename(repo)}"
+            )
             if worktree.uncommitted(repo, None, untracked=True) is True:
-                return (
-                    f"{t}, a git checkout of its own"
-                    if repo == top
-                    else f"{t}, which holds the git checkout {os.path.basename(repo)}"
-                )
-    return ""
+                return what, []
+            if not ahead[0]:
+                commits = worktree.unpushed(repo)
+                if commits:
+                    ahead = (what, commits)  # uncommitted work elsewhere is said first
+    return ahead
 
 
 # SDKs preinstalled on CI runner images, which workflows delete to free disk space

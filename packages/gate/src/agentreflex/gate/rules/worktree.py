@@ -76,6 +76,39 @@ def _submodule_work(cwd: str, paths: list[str] | None) -> list[str]:
     return with_work(top, targets)
 
 
+_UNPUSHED_SHOWN = 3
+
+
+def unpushed(cwd: str) -> list[str] | None:
+    """The commits of the repository at ``cwd`` that no remote-tracking branch holds (on a
+    branch with no upstream, or ahead of it), as ``SHA subject`` lines, at most a few
+    (with "..." when there are more); ``None`` when it cannot be told.
+
+    A clean checkout deleted whole takes these with its ``.git``: they exist nowhere
+    else, as uncommitted work does.  Refs and objects only (no filter runs); no
+    signature is checked (``log.showSignature`` would run gpg)."""
+    if not cwd or has_marker(cwd) or not os.path.isdir(cwd):
+        return None
+    done = git(
+        cwd,
+        [
+            "log",
+            "--no-show-signature",
+            "--no-mailmap",
+            f"--max-count={_UNPUSHED_SHOWN + 1}",
+            "--format=%h %s",
+            "--branches",
+            "--not",
+            "--remotes",
+        ],
+        timeout=TIMEOUT_S,
+    )
+    if done is None or done.returncode != 0 or len(done.stdout) > _MAX_OUTPUT:
+        return None
+    lines = [line[:72] for line in done.stdout.decode("utf-8", "replace").splitlines() if line]
+    return lines[:_UNPUSHED_SHOWN] + (["..."] if len(lines) > _UNPUSHED_SHOWN else [])
+
+
 def by_repository(cwd: str, paths: list[str]) -> dict[str, list[str]]:
     """``paths`` (as a command in ``cwd`` names them) grouped by the work tree holding each,
     as paths from its top; a path with no work tree around it stays with ``cwd``.
