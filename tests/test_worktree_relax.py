@@ -397,3 +397,31 @@ def test_deleting_a_nested_repository_git_does_not_list_with_work_asks(
     sh(repo, hide)
     (nested / "f").write_text("edited\n")
     assert pre(repo, "rm -rf vendor/lib", "off").verdict is Verdict.ASK_USER
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "printf 'garbage\\n' > .git/HEAD",
+        "printf '%040d\\n' 1 > .git/HEAD",
+        "rm -rf .git/objects/??",
+    ],
+)
+def test_a_discard_in_a_repository_git_cannot_read_is_saved_before_it_runs_and_undone(
+    repo: Path, damage: str
+) -> None:
+    """rt49 left the work tree of a repository git cannot read saved through a scratch git
+    folder; the gate still cannot ask git what is uncommitted.  End to end with every
+    reflex: the real hook before ``rm -rf src`` takes the snapshot (before the command
+    runs), the command runs, and ``agentreflex undo 1`` brings every file of src back."""
+    sh(repo, damage)
+    before = tree_bytes(repo)
+    decision = pre(repo, "rm -rf src", "asks")
+    assert decision.verdict in (Verdict.ALLOW, Verdict.WARN, Verdict.ASK_USER), reason(decision)
+    assert (repo / ".git" / "agentreflex" / "snapshots" / "1").is_dir()
+    sh(repo, "rm -rf src")
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    after = tree_bytes(repo)
+    assert {k: v for k, v in after.items() if k.startswith("src/")} == {
+        k: v for k, v in before.items() if k.startswith("src/")
+    }
