@@ -399,6 +399,28 @@ def test_deleting_a_nested_repository_git_does_not_list_with_work_asks(
     assert pre(repo, "rm -rf vendor/lib", "off").verdict is Verdict.ASK_USER
 
 
+@pytest.mark.parametrize("kind", ["a .git file naming nowhere", "a dangling .git link"])
+def test_a_project_whose_git_leads_nowhere_asks_before_a_discard_and_says_nothing_is_saved(
+    repo: Path, tmp_path: Path, kind: str
+) -> None:
+    """A top-level ``.git`` that is a file naming no git folder (``gitdir: /nowhere``, a
+    linked worktree whose main repository was moved) or a link leading nowhere: git reads
+    no repository, the guard had no .git folder to keep a snapshot in, and the gate (git
+    could not say what is uncommitted) let ``rm -rf src`` run unasked.  Now the gate asks,
+    and the question says nothing of the work is saved."""
+    (repo / ".git").rename(tmp_path / "moved.git")
+    if kind.startswith("a .git file"):
+        (repo / ".git").write_text(f"gitdir: {tmp_path / 'nowhere'}\n")
+    else:
+        (repo / ".git").symlink_to(tmp_path / "nowhere")
+    decision = pre(repo, "rm -rf src", "asks")
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert "nothing of the uncommitted work is saved" in text, text
+    assert "saved the uncommitted work:" not in text
+    assert pre(repo, "rm -rf missing-build", "asks").verdict is Verdict.ALLOW
+
+
 @pytest.mark.parametrize(
     "damage",
     [

@@ -264,3 +264,25 @@ def test_deleting_a_checkout_whose_commits_are_pushed_is_allowed(unpushed: Path)
         "rm -rf vendor/lib", cwd=str(unpushed), home=str(unpushed.parent)
     )
     assert verdict == "ASK_USER" and "ahead of origin" in proposals[0].message
+
+
+def test_deleting_uncommitted_work_of_a_linked_worktree_asks(repo: Path) -> None:
+    """A linked worktree (``git worktree add``) has a ``.git`` file, not a folder: its
+    uncommitted work was never asked about, and ``rm -rf src`` there ran unasked
+    (git-scm.com/docs/git-worktree)."""
+    linked = repo.parent / "linked"
+    _git(repo, "worktree", "add", "-q", str(linked))
+    (linked / "src").mkdir()
+    (linked / "src" / "mine.py").write_text("work\n")
+    verdict, proposals = check_command("rm -rf src", cwd=str(linked), home=str(repo.parent))
+    assert verdict == "ASK_USER", [p.code for p in proposals]
+    assert _verdict("rm -rf missing", linked) == ("ALLOW", [])
+
+
+def test_deleting_in_a_project_whose_git_file_leads_nowhere_asks(repo: Path) -> None:
+    (repo / ".git").rename(repo.parent / "moved.git")
+    (repo / ".git").write_text(f"gitdir: {repo.parent / 'nowhere'}\n")
+    (repo / "src").mkdir()
+    verdict, proposals = check_command("rm -rf src", cwd=str(repo), home=str(repo.parent))
+    assert verdict == "ASK_USER" and "no snapshot" in proposals[0].message
+    assert _verdict("rm changed.txt", repo) == ("ALLOW", [])  # one file: left alone

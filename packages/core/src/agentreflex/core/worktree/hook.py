@@ -122,6 +122,8 @@ def _runs_or_may_run(decision: Decision, config: Config) -> bool:
 def _before(event: Event, decision: Decision, notes: list[Note], config: Config) -> None:
     repo = _repo_of(event)
     if repo is None:
+        if _wants_snapshot(event, decision) and _git_leads_nowhere(event):
+            _say_nothing_saved(decision, "the project's .git leads to no git folder to keep it in")
         return
     fp = observe.fingerprint(repo, _skip_dir(repo, config))
     n = None
@@ -137,6 +139,21 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
     keep_newest(os.path.dirname(path), MAX_PENDING)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(fastjson.dumps({"top": repo.top, "fp": fp, "snap": n}))
+
+
+def _git_leads_nowhere(event: Event) -> bool:
+    """The project's (or working folder's) ``.git`` is a file or link git reads no
+    repository through (``gitdir: /nowhere``, a link leading nowhere): no snapshot can be
+    kept, and a question before a discard must say so, never stay silent."""
+    for folder in (event.project, event.cwd):
+        dot_git = os.path.join(folder, ".git") if folder else ""
+        if (
+            dot_git
+            and os.path.lexists(dot_git)
+            and (os.path.islink(dot_git) or not os.path.isdir(dot_git))
+        ):
+            return True
+    return False
 
 
 MAX_PENDING = 200  # pre-tool fingerprints whose post-tool never came (denied, host crash)

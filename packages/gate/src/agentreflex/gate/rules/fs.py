@@ -99,7 +99,10 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
                     "`git stash -u`, first, or ask the user.",
                 )
             ]
-    if not inside or not where.project or not os.path.isdir(os.path.join(where.project, ".git")):
+    # a .git folder, a .git file (a linked worktree's) or link: git is asked; one leading
+    # nowhere is asked about below
+    dot_git = os.path.join(where.project, ".git") if where.project else ""
+    if not inside or not dot_git or not os.path.lexists(dot_git):
         return []
     # only what exists can hold work (a cheap stat first: most deletes name build output
     # that is not there, and git is not asked for those)
@@ -108,10 +111,28 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
         return []
     from agentreflex.gate.rules import worktree  # only in-project deletes in a git work tree
 
-    if not any(
-        worktree.uncommitted(folder, paths, untracked=recursive) is True
-        for folder, paths in worktree.by_repository(cmd.cwd, inside).items()
-    ):
+    unknown = False
+    for folder, paths in worktree.by_repository(cmd.cwd, inside).items():
+        answer = worktree.uncommitted(folder, paths, untracked=recursive)
+        if answer is True:
+            break
+        unknown = unknown or answer is None
+    else:
+        if recursive and unknown and worktree.leads_nowhere(where.project):
+            return [
+                Hit(
+                    "GATE-RM-UNCOMMITTED",
+                    "ask",
+                    1.0,
+                    cmd.text,
+                    "This deletes project files, and git cannot read this project's "
+                    "repository (its .git is a file or link leading to no git folder): "
+                    "what is uncommitted can't be told, and no snapshot can be kept of it, "
+                    "so nothing of what is deleted is saved. Repair .git (`git worktree "
+                    "repair`, or put back the folder it names) or copy the files elsewhere "
+                    "first, or ask the user.",
+                )
+            ]
         return []
     return [
         Hit(

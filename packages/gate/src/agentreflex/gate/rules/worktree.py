@@ -76,6 +76,21 @@ def _submodule_work(cwd: str, paths: list[str] | None) -> list[str]:
     return with_work(top, targets)
 
 
+def leads_nowhere(top: str) -> bool:
+    """``top`` holds a ``.git`` that is no folder (a file, a link) and git reads no
+    repository there: ``gitdir: /nowhere``, a linked worktree whose repository moved, a
+    link leading nowhere.  The guard then has no git folder to keep a snapshot in, and
+    git cannot say what is uncommitted (a deleted folder's work is lost unseen).  git
+    missing or slow: False (the caller's rule does not fire on a guess)."""
+    dot_git = os.path.join(top, ".git")
+    if has_marker(top) or not os.path.lexists(dot_git):
+        return False
+    if os.path.isdir(dot_git) and not os.path.islink(dot_git):
+        return False  # a .git folder: the snapshot's store can be kept in it
+    done = git(top, ["rev-parse", "--git-dir"], timeout=TIMEOUT_S)
+    return done is not None and done.returncode != 0
+
+
 _UNPUSHED_SHOWN = 3
 
 
