@@ -447,3 +447,46 @@ def test_a_discard_in_a_repository_git_cannot_read_is_saved_before_it_runs_and_u
     assert {k: v for k, v in after.items() if k.startswith("src/")} == {
         k: v for k, v in before.items() if k.startswith("src/")
     }
+
+
+def post(root: Path, command: str, cwd: Path | None = None) -> None:
+    """The real PostToolUse hook after ``pre``'s call (same session, same call id)."""
+    payload = {
+        "session_id": "relax-session",
+        "cwd": str(cwd or root),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+        "tool_use_id": "r1",
+    }
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root.parent / "home"),
+        "XDG_CONFIG_HOME": str(root.parent / "xdg"),
+        "AGENTREFLEX_STATE_DIR": str(root.parent / "state"),
+        "AGENTREFLEX_DAEMON": "off",
+    }
+    if cwd is not None:
+        env["CLAUDE_PROJECT_DIR"] = str(root)
+    run_hook("claude-code", json.dumps(payload).encode(), env)
+
+
+def test_the_projects_snapshot_taken_from_a_nested_repository_is_undone_without_force(
+    repo: Path,
+) -> None:
+    """The snapshot of the project's own work taken before a command run in a nested
+    repository recorded no after-state: a file the command rewrote looked like newer
+    work, and ``agentreflex undo N --cwd PROJECT`` refused it without --force.  Now the
+    post-tool hook records what the command left in the project's files too."""
+    nested = repo / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    sh(nested, "git init -q && echo x > f && git add f && git commit -qm x")
+    before = {k: v for k, v in tree_bytes(repo).items() if not k.startswith("vendor/")}
+    command = "echo broken > ../../src/b.py && echo gone > ../../src/pkg/a.py"
+    pre(repo, command, "asks", cwd=nested)
+    sh(nested, command)
+    post(repo, command, cwd=nested)
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    after = {k: v for k, v in tree_bytes(repo).items() if not k.startswith("vendor/")}
+    assert after == before
