@@ -286,3 +286,23 @@ def test_deleting_in_a_project_whose_git_file_leads_nowhere_asks(repo: Path) -> 
     verdict, proposals = check_command("rm -rf src", cwd=str(repo), home=str(repo.parent))
     assert verdict == "ASK_USER" and "no snapshot" in proposals[0].message
     assert _verdict("rm changed.txt", repo) == ("ALLOW", [])  # one file: left alone
+
+
+def test_a_detached_head_commit_of_a_nested_checkout_asks_and_a_separate_git_dir_does_not(
+    workspace: Path,
+) -> None:
+    clean = workspace / "clean"
+    _git(clean, "checkout", "-q", "--detach")
+    (clean / "b.txt").write_text("b\n")
+    _git(clean, "add", ".")
+    _git(clean, "commit", "-qm", "detached work")
+    verdict, proposals = check_command("rm -rf clean", cwd=str(workspace), home="/nonexistent")
+    assert verdict == "ASK_USER" and "detached work" in proposals[0].message
+    # a .git file: the repository (and its commits) lives elsewhere and is not deleted
+    apart = workspace / "apart"
+    apart.mkdir()
+    _git(apart, "init", "-q", "--separate-git-dir", str(workspace.parent / "apart.git"))
+    (apart / "a.txt").write_text("a\n")
+    _git(apart, "add", ".")
+    _git(apart, "commit", "-qm", "kept in apart.git")
+    assert _verdict("rm -rf apart", workspace) == ("ALLOW", [])

@@ -99,11 +99,15 @@ def unpushed(cwd: str) -> list[str] | None:
     branch with no upstream, or ahead of it), as ``SHA subject`` lines, at most a few
     (with "..." when there are more); ``None`` when it cannot be told.
 
-    A clean checkout deleted whole takes these with its ``.git``: they exist nowhere
-    else, as uncommitted work does.  Refs and objects only (no filter runs); no
+    A clean checkout deleted whole takes these with its ``.git`` folder: they exist
+    nowhere else, as uncommitted work does (a ``.git`` file's repository lives elsewhere,
+    a submodule's in the project's .git/modules, and keeps them: not asked).  Refs and objects only (no filter runs); no
     signature is checked (``log.showSignature`` would run gpg)."""
     if not cwd or has_marker(cwd) or not os.path.isdir(cwd):
         return None
+    own = os.path.join(cwd, ".git")
+    if os.path.islink(own) or not os.path.isdir(own):
+        return []  # the history is kept outside the folder deleted
     done = git(
         cwd,
         [
@@ -112,6 +116,7 @@ def unpushed(cwd: str) -> list[str] | None:
             "--no-mailmap",
             f"--max-count={_UNPUSHED_SHOWN + 1}",
             "--format=%h %s",
+            "HEAD",  # a detached HEAD's commits (an unborn one: git fails, nothing asked)
             "--branches",
             "--not",
             "--remotes",
