@@ -490,3 +490,23 @@ def test_the_projects_snapshot_taken_from_a_nested_repository_is_undone_without_
     assert undocmd.main(["1", "--cwd", str(repo)]) == 0
     after = {k: v for k, v in tree_bytes(repo).items() if not k.startswith("vendor/")}
     assert after == before
+
+
+def test_deleting_an_ignored_clean_checkout_with_unpushed_commits_asks_naming_them(
+    repo: Path,
+) -> None:
+    """A clean checkout in an ignored folder (``vendor/``) whose branch was never pushed:
+    the project's status does not list it and it has nothing uncommitted, so ``rm -rf
+    vendor/lib`` ran unasked at every level and its commits went with its .git.  Now it
+    asks, naming them, and the question never says they are saved."""
+    (repo / ".gitignore").write_text("*.log\n.agentreflex/\nvendor/\n")
+    nested = repo / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    sh(nested, "git init -q && echo x > f && git add f && git commit -qm 'patch kept here'")
+    for level in ("off", "asks", "discards"):
+        decision = pre(repo, "rm -rf vendor/lib", level)
+        assert decision.verdict is Verdict.ASK_USER, (level, reason(decision))
+        text = reason(decision)
+        assert "patch kept here" in text
+        assert "allowed:" not in text
+        assert "no snapshot of the guard's holds" in text

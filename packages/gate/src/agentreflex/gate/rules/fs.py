@@ -81,8 +81,9 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
                     cmd.text,
                     f"This deletes {checkout}, with commits no remote holds ("
                     + "; ".join(commits)
-                    + "): they go with its .git, and a fresh clone does not bring them "
-                    "back. `git -C DIR log --branches --not --remotes` shows them; push "
+                    + "): they go with its .git, which no snapshot of the guard's holds "
+                    "(`agentreflex undo` cannot bring them back), nor does a fresh clone. "
+                    "`git -C DIR log HEAD --branches --not --remotes` shows them; push "
                     "them first, or ask the user.",
                 )
             ]
