@@ -49,6 +49,8 @@ class Upstream:
         if step == "echo-key":  # a careless upstream that quotes the key it was sent
             key = request.headers.get("x-api-key", "")
             return web.json_response({"error": {"message": f"bad key {key}"}}, status=401)
+        if step == "echo-key-stream":  # the same, as an error event inside a 200 stream
+            return await self.echo_key_stream(request)
         if step.isdigit():
             return web.json_response({"error": {"message": f"scripted {step}"}}, status=int(step))
         if step == "stall":
@@ -84,6 +86,31 @@ class Upstream:
                 assert request.transport is not None
                 request.transport.close()
                 return response
+        await response.write_eof()
+        return response
+
+    async def echo_key_stream(self, request: web.Request) -> web.StreamResponse:
+        """A stream that starts, then reports an error quoting the key it was sent.
+
+        The error event's shape is each API's own: Anthropic's ``event: error``
+        (https://docs.anthropic.com/en/api/messages-streaming#error-events), a chat
+        chunk holding ``error``, and the Responses API's ``error`` event.
+        """
+        auth = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        key = request.headers.get("x-api-key") or auth
+        message = f"invalid x-api-key {key}"
+        if self.kind == "anthropic":
+            error = {"type": "authentication_error", "message": message}
+            last = sse("error", {"type": "error", "error": error})
+        elif self.kind == "openai-responses":
+            last = sse("error", {"type": "error", "code": "invalid_api_key", "message": message})
+        else:
+            last = sse(None, {"error": {"message": message, "code": "invalid_api_key"}})
+        events = [self.events("ok")[0], last]
+        response = web.StreamResponse(headers={"content-type": "text/event-stream"})
+        await response.prepare(request)
+        for event in events:
+            await response.write(event)
         await response.write_eof()
         return response
 

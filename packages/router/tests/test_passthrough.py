@@ -108,3 +108,27 @@ def test_an_upstream_echoing_the_lanes_key_does_not_hand_it_to_the_client() -> N
             assert KEYS["A_KEY"].encode() not in raw and b"[REDACTED]" in raw, raw
 
     run(check)
+
+
+def test_an_error_event_echoing_the_lanes_key_mid_stream_does_not_hand_it_to_the_client() -> None:
+    """The streaming path scrubs what the whole-reply path scrubs: passed through
+    (each API to its own lane) or translated (a chat client on the Anthropic lane)."""
+
+    async def check(w: World) -> None:
+        chat = {"messages": [{"role": "user", "content": "hi"}], "stream": True}
+        chat_o = {"messages": [{"role": "user", "content": "hi [lane:o]"}], "stream": True}
+        for path, body, upstream, key, passed_on in (
+            ("/v1/messages", message(stream=True), w.a, "A_KEY", True),
+            ("/v1/chat/completions", chat_o, w.o, "O_KEY", True),
+            ("/v1/responses", {"model": "gpt", "input": "hi", "stream": True}, w.r, "O_KEY", True),
+            # translated: the error comes before the first byte, so the next lane answers
+            ("/v1/chat/completions", chat, w.a, "A_KEY", False),
+        ):
+            upstream.plan = ["echo-key-stream"]
+            status, _reply, raw = await w.post(path, body)
+            assert status == 200, raw
+            assert KEYS[key].encode() not in raw, (path, raw)
+            assert (b"[REDACTED]" in raw) == passed_on, (path, raw)
+            assert KEYS[key] not in json.dumps(await w.get("/status"))
+
+    run(check)
