@@ -153,11 +153,11 @@ def shell_hits(
     where: Where,
     net_fed: set[int],
     shown: set[int] | None = None,
-    stored: set[int] | None = None,
+    into_store: set[int] | None = None,
 ) -> list[Hit]:
     """Secret files read, environment dumped, credentials sent to the network; ``shown``
     holds the commands whose output reaches the transcript through a pipe of filters,
-    ``stored`` those whose output goes into a secret store instead
+    ``into_store`` those whose output goes into a secret store instead
     (:func:`stored_through_pipes`)."""
     hits: list[Hit] = []
     name = cmd.name
@@ -241,7 +241,7 @@ def shell_hits(
         elif (
             not _to_file(cmd)
             and not _says_only_whether(cmd)
-            and (stored is None or id(cmd) not in stored)
+            and (into_store is None or id(cmd) not in into_store)
         ):
             hits.append(
                 _hit(
