@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "tools" / "gitleaks" / "gitleaks.toml"
@@ -109,6 +110,73 @@ def strip_lazy_prefix(pattern: str) -> tuple[str, int]:
             return pattern, width
         width += int(m.group(2))
         pattern = (m.group(1) or "") + pattern[m.end() :]
+
+
+def lead_with_first_chars(pattern: str, flags: int) -> str:
+    """``pattern`` with a lookahead for the characters a match can start with, when it
+    opens with an alternation of words under ``(?i)``: the same matches, about 2x faster.
+
+    Why: Python's engine skips ahead to a match's first character only when that is a
+    plain literal or class; under ``(?i)`` an alternation (``(?i)(?:access|auth|key
+    |secret|token)...``, gitleaks' ``generic-api-key``) gets no such skip, so every
+    alternative is tried at every position of the text.  ``(?=[ackpst])`` fails at
+    most positions in one test.  The lookahead only restates what the pattern
+    requires, so what matches, and its groups, are unchanged.
+    """
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    tree = _parser.parse(pattern, flags)
+    folded = bool(tree.state.flags & re.IGNORECASE)
+    items = list(tree)
+    while items and items[0][0] is sre.SUBPATTERN:
+        _group, add, drop, sub = items[0][1]
+        folded = (folded or bool(add & re.IGNORECASE)) and not drop & re.IGNORECASE
+        items = list(sub)
+    if not folded or not items or items[0][0] is not sre.BRANCH:
+        return pattern
+    chars = _first_chars(items, folded, sre)
+    if not chars:
+        return pattern
+    lead = "(?=[" + "".join(sorted({_class_char(c) for c in chars})) + "])"
+    flag = _FLAG_GROUP.match(pattern)
+    at = flag.end() if flag else 0
+    return pattern[:at] + lead + pattern[at:]
+
+
+def _class_char(ch: str) -> str:
+    return "\\" + ch if ch in "\\]^-[" else ch
+
+
+def _first_chars(items: list[Any], folded: bool, sre: Any) -> set[str] | None:
+    """The characters a match of ``items`` can start with (both cases where it folds
+    case), or None when that is not a known set of literals."""
+    if not items:
+        return None
+    op, av = items[0]
+    if op is sre.LITERAL:
+        ch = chr(av)
+        return {ch.lower(), ch.upper()} if folded else {ch}
+    if op is sre.IN:
+        out: set[str] = set()
+        for item, value in av:
+            if item is not sre.LITERAL:
+                return None
+            out |= _first_chars([(item, value)], folded, sre) or set()
+        return out
+    if op is sre.BRANCH:
+        out = set()
+        for alternative in av[1]:
+            chars = _first_chars(list(alternative), folded, sre)
+            if chars is None:
+                return None
+            out |= chars
+        return out
+    if op is sre.SUBPATTERN:
+        _group, add, drop, sub = av
+        inner = (folded or bool(add & re.IGNORECASE)) and not drop & re.IGNORECASE
+        return _first_chars(list(sub), inner, sre)
+    return None
 
 
 def _scope_flags(pattern: str) -> str:
@@ -275,6 +343,7 @@ def generate(source: Path, extension: Path = EXTENSION) -> str:
         except re.error as exc:
             skipped.append((rid, f"does not translate to Python re: {exc}"))
             continue
+        pattern = lead_with_first_chars(pattern, re.ASCII)
         keywords = list(rule.get("keywords", []))
         hints = choose_hints(pattern, re.ASCII, keywords)
         # Not proved: the rule keeps gitleaks' own precondition (one of its
