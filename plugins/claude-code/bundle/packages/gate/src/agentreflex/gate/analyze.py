@@ -559,6 +559,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
     net_fed = secrets.network_fed(cmds)
     shown = secrets.shown_through_pipes(cmds)
+    stored = secrets.stored_through_pipes(cmds)
     made = _made_dirs(cmds, where)
     for k, cmd in enumerate(cmds):
         # A dry run, help or analysis changes nothing: skip the tool's own rules
@@ -582,7 +583,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
             from agentreflex.gate.rules.fs import redirects
 
             hits.extend(redirects(cmd, where))
-        hits.extend(secrets.shell_hits(cmd, where, net_fed, shown))
+        hits.extend(secrets.shell_hits(cmd, where, net_fed, shown, stored))
     return _exfil(cmds, where) + hits  # exfiltration first: it says more than a read
 
 

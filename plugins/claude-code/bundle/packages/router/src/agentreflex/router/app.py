@@ -207,14 +207,15 @@ class Router:
             self.status.first_byte(record)
         return response
 
+    def _lane_key(self, lane: Lane) -> str | None:
+        """The key the router sends for ``lane`` (None: the client's own is passed on)."""
+        return self.env.get(lane.key_env) if lane.key_env else None
+
     async def _upstream_error(
         self, api: str, lane: Lane, upstream: aiohttp.ClientResponse, name: str, record: Record
     ) -> web.StreamResponse:
         text = (await _read_limited(upstream, 65536)).decode("utf-8", "replace")
-        key = self.env.get(lane.key_env) if lane.key_env else None
-        if key:  # an upstream that echoes the lane's key must not hand it to the client
-            text = text.replace(key, "[REDACTED]")
-        text = redact(text)
+        text = scrub(text, self._lane_key(lane))
         if upstream.status in self.policy.fallback.on_status:
             raise Failed(f"HTTP {upstream.status}")
         # a client error (bad request, bad key): the next lane would refuse it too; pass it on
@@ -277,7 +278,7 @@ class Router:
             raise Failed(
                 f"asked for a stream, got {upstream.headers.get('content-type', 'no content type')}"
             )
-        convert = _Converter(api, lane, record, custom)
+        convert = _Converter(api, lane, record, custom, self._lane_key(lane))
         parser = SSEParser()
         response: web.StreamResponse | None = None
         try:
@@ -339,8 +340,10 @@ class _Converter:
     speaks (``to_anthropic`` / ``to_responses``, or themselves for a chat client).
     """
 
-    def __init__(self, api: str, lane: Lane, record: Record, custom: frozenset[str]) -> None:
-        self.api, self.lane, self.record = api, lane, record
+    def __init__(
+        self, api: str, lane: Lane, record: Record, custom: frozenset[str], key: str | None
+    ) -> None:
+        self.api, self.lane, self.record, self.key = api, lane, record, key
         self.complete = False
         self.finished = False  # a chat stream's finish_reason was seen
         self.passthrough = api == lane.api
@@ -385,13 +388,15 @@ class _Converter:
         if self.passthrough:
             with contextlib.suppress(*MALFORMED):  # odd usage only loses the count
                 self._observe(event.name, payload)
+            if _is_error(event.name, payload):  # may quote the key, as an error reply may
+                return scrub(event.raw.decode("utf-8", "replace"), self.key).encode()
             return event.raw
         if self.from_anthropic is None:  # a chat lane
             return self._emit([payload])
         chunks = self.from_anthropic.feed(event.name, payload)
         kind = payload.get("type", event.name)
         if kind == "error":
-            error = redact_head(str(payload.get("error")), 200)  # redacted, then cut
+            error = scrub(str(payload.get("error")), self.key, 200)
             raise SSEError(f"the upstream reported an error: {error}")
         out = self._emit(chunks)
         if kind == "message_stop":
@@ -457,6 +462,26 @@ class _Converter:
 
     def _usage(self, tokens_in: int, tokens_out: int) -> None:
         self.record.spent.input_tokens, self.record.spent.output_tokens = tokens_in, tokens_out
+
+
+def scrub(text: str, key: str | None, limit: int | None = None) -> str:
+    """What an upstream said, fit for the client: the lane's key and any secret redacted.
+
+    One function for both paths: an error reply (a status of 400 or more) and an
+    error event inside a stream, either of which a careless upstream fills with
+    the key it was sent.  ``limit``: only the first so many characters are wanted
+    (cut after redaction, never before, so no head of a secret survives the cut).
+    """
+    if key:
+        text = text.replace(key, "[REDACTED]")
+    return redact(text) if limit is None else redact_head(text, limit)
+
+
+def _is_error(name: str, payload: dict[str, Any]) -> bool:
+    """An error event: Anthropic's and the Responses API's ``error`` / ``response.failed``
+    events, or a chat chunk carrying ``error``."""
+    kind = payload.get("type", name)
+    return kind in ("error", "response.failed") or name == "error" or "error" in payload
 
 
 def _count_usage(record: Record, usage: Any) -> None:

@@ -122,21 +122,39 @@ def _runs_or_may_run(decision: Decision, config: Config) -> bool:
 def _before(event: Event, decision: Decision, notes: list[Note], config: Config) -> None:
     repo = _repo_of(event)
     if repo is None:
+        if _wants_snapshot(event, decision) and _git_leads_nowhere(event):
+            _say_nothing_saved(decision, "the project's .git leads to no git folder to keep it in")
         return
     fp = observe.fingerprint(repo, _skip_dir(repo, config))
     n = None
+    around: dict[str, Any] = {}
     if _wants_snapshot(event, decision):
         entries = {p: e[0] for p, e in fp.items()} if fp is not None else None
         digest = _digest(repo, fp) if fp is not None else ""
         stash = _stash_target(repo, event)
-        n = _snapshot(repo, event, decision, notes, config, digest, entries, stash)
+        n = _snapshot(repo, event, decision, notes, config, digest, entries, stash, around)
     if fp is None:
         return  # git cannot read the index: no change facts for this call
     path = _pending_path(config, event)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     keep_newest(os.path.dirname(path), MAX_PENDING)
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(fastjson.dumps({"top": repo.top, "fp": fp, "snap": n}))
+        fh.write(fastjson.dumps({"top": repo.top, "fp": fp, "snap": n, "outer": around}))
+
+
+def _git_leads_nowhere(event: Event) -> bool:
+    """The project's (or working folder's) ``.git`` is a file or link git reads no
+    repository through (``gitdir: /nowhere``, a link leading nowhere): no snapshot can be
+    kept, and a question before a discard must say so, never stay silent."""
+    for folder in (event.project, event.cwd):
+        dot_git = os.path.join(folder, ".git") if folder else ""
+        if (
+            dot_git
+            and os.path.lexists(dot_git)
+            and (os.path.islink(dot_git) or not os.path.isdir(dot_git))
+        ):
+            return True
+    return False
 
 
 MAX_PENDING = 200  # pre-tool fingerprints whose post-tool never came (denied, host crash)
@@ -235,8 +253,12 @@ def _snapshot(
     digest: str,
     entries: dict[str, str] | None,
     stash: str = "",
+    around: dict[str, Any] | None = None,
 ) -> int | None:
-    """Take (or reuse) the snapshot; its number, or None when none was kept."""
+    """Take (or reuse) the snapshot; its number, or None when none was kept.
+
+    ``around`` is filled with the project's own snapshot, when one is taken from a
+    repository nested in it (its top, number and fingerprint before the command)."""
     from agentreflex.core.state.outcome import summarize
     from agentreflex.core.worktree import snapshot  # shutil, only when a snapshot is taken
 
@@ -282,7 +304,7 @@ def _snapshot(
     hint = undo_hint(snap.n, snap.skipped)
     outer = _outer_repo(repo, event)
     if outer is not None:
-        hint = _both_hints(snap, repo, outer, event, config)
+        hint = _both_hints(snap, repo, outer, event, config, around)
     if (
         outer is None
         and not snap.skipped
@@ -318,10 +340,19 @@ def _outer_repo(repo: observe.Repo, event: Event) -> observe.Repo | None:
 
 
 def _both_hints(
-    snap: Any, repo: observe.Repo, outer: observe.Repo, event: Event, config: Config
+    snap: Any,
+    repo: observe.Repo,
+    outer: observe.Repo,
+    event: Event,
+    config: Config,
+    around: dict[str, Any] | None = None,
 ) -> str:
     """The undo hints of the nested repository's snapshot and of the project's, each with
-    the folder it is undone from (each repository keeps its own numbers)."""
+    the folder it is undone from (each repository keeps its own numbers).
+
+    ``around``: the project's snapshot and fingerprint, so the post-tool hook records
+    what the command left in the project's files (without it, undo of a file the command
+    rewrote took it for newer work and wanted --force)."""
     from shlex import quote
 
     from agentreflex.core.state.outcome import summarize
@@ -346,10 +377,42 @@ def _both_hints(
             f"{inner}; no snapshot of the project's own work at {outer.top} was taken: "
             f"nothing of it is saved"
         )
-    around = undo_hint(whole.n, whole.skipped).replace(
+    if around is not None:
+        fp = observe.fingerprint(outer, _skip_dir(outer, config))
+        if fp is not None:
+            around.update(top=outer.top, snap=whole.n, fp=fp)
+    outer_hint = undo_hint(whole.n, whole.skipped).replace(
         f"undo {whole.n}`", f"undo {whole.n} --cwd {quote(outer.top)}`"
     )
-    return f"{inner}; the project's own work: {around}"
+    return f"{inner}; the project's own work: {outer_hint}"
+
+
+def _record_outer(
+    repo: observe.Repo, event: Event, config: Config, pending: dict[str, Any]
+) -> None:
+    """What the command run in ``repo``, nested in the project, left in the project's own
+    files, recorded with the project's snapshot taken before it, as for the nested one's."""
+    outer = _outer_repo(repo, event)
+    n, fp = pending.get("snap"), pending.get("fp")
+    if outer is None or outer.top != pending.get("top") or not isinstance(n, int):
+        return
+    if not isinstance(fp, dict):
+        return
+    after = observe.fingerprint(outer, _skip_dir(outer, config), full=True)
+    if after is None:
+        return
+    changes = observe.diff(_entries(fp), after)
+    if changes.created or changes.modified:
+        from agentreflex.core.worktree import snapshot
+
+        snapshot.record_after(outer, n, changes.created + changes.modified)
+
+
+def _entries(fp: dict[str, Any]) -> dict[str, observe.Entry]:
+    """A fingerprint as the pending record holds it (JSON lists) back as entries."""
+    return {
+        p: (e[0], (e[1][0], e[1][1], e[1][2], e[1][3]) if e[1] else None) for p, e in fp.items()
+    }
 
 
 def _say_nothing_saved(decision: Decision, why: str) -> None:
@@ -423,16 +486,15 @@ def _compare(event: Event, notes: list[Note], config: Config, pending: dict[str,
     after = observe.fingerprint(repo, _skip_dir(repo, config), full=ran_code)
     if after is None:
         return
-    before: dict[str, observe.Entry] = {
-        p: (e[0], (e[1][0], e[1][1], e[1][2], e[1][3]) if e[1] else None)
-        for p, e in pending["fp"].items()
-    }
-    changes = observe.diff(before, after)
+    changes = observe.diff(_entries(pending["fp"]), after)
     n = pending.get("snap")
     if isinstance(n, int) and (changes.created or changes.modified):
         from agentreflex.core.worktree import snapshot
 
         snapshot.record_after(repo, n, changes.created + changes.modified)
+    outer = pending.get("outer")
+    if isinstance(outer, dict) and outer:
+        _record_outer(repo, event, config, outer)
     tool = event.tool
     value = {"tool": tool.tool_use_id if tool else "", **changes.to_json()}
     notes.append(Note("core", CHANGES_NOTE, value))

@@ -71,7 +71,22 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
 
     inside = [t for t in targets if t and classify(t, where, cmd.cwd)[0] is Place.INSIDE]
     if recursive:
-        checkout = _dirty_checkout(inside, cmd, where)
+        checkout, commits = _dirty_checkout(inside, cmd, where)
+        if checkout and commits:
+            return [
+                Hit(
+                    "GATE-RM-UNCOMMITTED",
+                    "ask",
+                    1.0,
+                    cmd.text,
+                    f"This deletes {checkout}, with commits no remote holds ("
+                    + "; ".join(commits)
+                    + "): they go with its .git, which no snapshot of the guard's holds "
+                    "(`agentreflex undo` cannot bring them back), nor does a fresh clone. "
+                    "`git -C DIR log HEAD --branches --not --remotes` shows them; push "
+                    "them first, or ask the user.",
+                )
+            ]
         if checkout:
             return [
                 Hit(
@@ -85,7 +100,10 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
                     "`git stash -u`, first, or ask the user.",
                 )
             ]
-    if not inside or not where.project or not os.path.isdir(os.path.join(where.project, ".git")):
+    # a .git folder, a .git file (a linked worktree's) or link: git is asked; one leading
+    # nowhere is asked about below
+    dot_git = os.path.join(where.project, ".git") if where.project else ""
+    if not inside or not dot_git or not os.path.lexists(dot_git):
         return []
     # only what exists can hold work (a cheap stat first: most deletes name build output
     # that is not there, and git is not asked for those)
@@ -94,10 +112,28 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
         return []
     from agentreflex.gate.rules import worktree  # only in-project deletes in a git work tree
 
-    if not any(
-        worktree.uncommitted(folder, paths, untracked=recursive) is True
-        for folder, paths in worktree.by_repository(cmd.cwd, inside).items()
-    ):
+    unknown = False
+    for folder, paths in worktree.by_repository(cmd.cwd, inside).items():
+        answer = worktree.uncommitted(folder, paths, untracked=recursive)
+        if answer is True:
+            break
+        unknown = unknown or answer is None
+    else:
+        if recursive and unknown and worktree.leads_nowhere(where.project):
+            return [
+                Hit(
+                    "GATE-RM-UNCOMMITTED",
+                    "ask",
+                    1.0,
+                    cmd.text,
+                    "This deletes project files, and git cannot read this project's "
+                    "repository (its .git is a file or link leading to no git folder): "
+                    "what is uncommitted can't be told, and no snapshot can be kept of it, "
+                    "so nothing of what is deleted is saved. Repair .git (`git worktree "
+                    "repair`, or put back the folder it names) or copy the files elsewhere "
+                    "first, or ask the user.",
+                )
+            ]
         return []
     return [
         Hit(
@@ -116,15 +152,20 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
 _MAX_CHECKOUTS = 16  # nested checkouts asked about per delete (each a bounded git status)
 
 
-def _dirty_checkout(targets: list[str], cmd: Cmd, where: Where) -> str:
+def _dirty_checkout(targets: list[str], cmd: Cmd, where: Where) -> tuple[str, list[str]]:
     """A folder the recursive delete removes that is a git checkout of its own (it holds
     ``.git``), or holds one directly, with uncommitted work: ``rm -rf app && gh repo
     clone o/app`` lost the uncommitted work of the checkout it replaced
     (anthropics/claude-code#80830).  The project's own repository is judged by git
-    status of the project; this is for checkouts git status there does not enter."""
+    status of the project; this is for checkouts git status there does not enter.
+
+    The commits are those no remote holds (a branch never pushed, or ahead of its
+    upstream), when the checkout is otherwise clean: they go with its ``.git`` too;
+    empty when the work is uncommitted."""
     import os
 
     asked = 0
+    ahead: tuple[str, list[str]] = ("", [])
     for t in targets:
         top = resolve(t, where, cmd.cwd)
         if has_marker(top) or not os.path.isdir(top) or os.path.islink(top):
@@ -145,16 +186,21 @@ def _dirty_checkout(targets: list[str], cmd: Cmd, where: Where) -> str:
                 continue  # the project itself: judged as the project
             asked += 1
             if asked > _MAX_CHECKOUTS:
-                return ""
+                return ahead
             from agentreflex.gate.rules import worktree  # only deletes of a checkout
 
+            what = (
+                f"{t}, a git checkout of its own"
+                if repo == top
+                else f"{t}, which holds the git checkout {os.path.basename(repo)}"
+            )
             if worktree.uncommitted(repo, None, untracked=True) is True:
-                return (
-                    f"{t}, a git checkout of its own"
-                    if repo == top
-                    else f"{t}, which holds the git checkout {os.path.basename(repo)}"
-                )
-    return ""
+                return what, []
+            if not ahead[0]:
+                commits = worktree.unpushed(repo)
+                if commits:
+                    ahead = (what, commits)  # uncommitted work elsewhere is said first
+    return ahead
 
 
 # SDKs preinstalled on CI runner images, which workflows delete to free disk space

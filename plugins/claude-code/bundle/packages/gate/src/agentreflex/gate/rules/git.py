@@ -602,6 +602,19 @@ def _clean(cmd: Cmd, args: list[str]) -> list[Hit]:
                 severity="medium",
             )
         ]
+    if ("-f" in flags or "--force" in flags) and {"-x", "-X"} & flags:
+        return [
+            Hit.destructive(
+                "GATE-GIT-CLEAN",
+                P_BLOCK,
+                cmd,
+                "git clean -x/-X also deletes the ignored files (.env, local config, "
+                "credentials, caches), and ignored files are never in a snapshot: "
+                "`agentreflex undo` cannot bring them back. Run git clean -n with the "
+                "same options first to see what would go, then remove the named paths "
+                "(build output, say) yourself.",
+            )
+        ]
     if "-f" in flags or "--force" in flags:
         return [
             Hit.destructive(

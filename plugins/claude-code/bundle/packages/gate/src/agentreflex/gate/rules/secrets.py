@@ -23,6 +23,7 @@ __all__ = [
     "secret_printer",
     "shell_hits",
     "shown_through_pipes",
+    "stored_through_pipes",
     "written_secret",
 ]
 
@@ -148,10 +149,16 @@ def _secret(path: str, where: Where, cwd: str) -> str:
 
 
 def shell_hits(
-    cmd: Cmd, where: Where, net_fed: set[int], shown: set[int] | None = None
+    cmd: Cmd,
+    where: Where,
+    net_fed: set[int],
+    shown: set[int] | None = None,
+    into_store: set[int] | None = None,
 ) -> list[Hit]:
     """Secret files read, environment dumped, credentials sent to the network; ``shown``
-    holds the commands whose output reaches the transcript through a pipe of filters."""
+    holds the commands whose output reaches the transcript through a pipe of filters,
+    ``into_store`` those whose output goes into a secret store instead
+    (:func:`stored_through_pipes`)."""
     hits: list[Hit] = []
     name = cmd.name
     printed_out = not cmd.pipes_out or (shown is not None and id(cmd) in shown)
@@ -231,7 +238,11 @@ def shell_hits(
                     "off the machine.",
                 )
             )
-        elif not _to_file(cmd) and not _says_only_whether(cmd):
+        elif (
+            not _to_file(cmd)
+            and not _says_only_whether(cmd)
+            and (into_store is None or id(cmd) not in into_store)
+        ):
             hits.append(
                 _hit(
                     "GATE-SECRET-READ",
@@ -1131,6 +1142,28 @@ def _selects_secret(cmd: Cmd) -> bool:
     that picks ``.metadata.name`` or ``.AssumedRoleUser.Arn`` prints none."""
     words = [a for a in cmd.args if not a.startswith("-")]
     return not words or bool(_JQ_SECRET.search(words[0]))
+
+
+def stored_through_pipes(cmds: list[Cmd]) -> set[int]:
+    """Ids of the commands whose output is piped, straight or through commands that pass
+    it on (grep, sed, jq...), into this repository's secret store (``cat .env | gh secret
+    set -f -``, ``gh secret set -f - < <(cat .env)``): what the store keeps is not
+    printed.  ``tee`` copies it elsewhere too (``tee /dev/stderr``), so a chain through
+    it is not counted."""
+    consumer = {id(c.stdin_from): c for c in cmds if c.stdin_from is not None}
+    stored: set[int] = set()
+    for c in cmds:  # a pipe, or a redirect from a process substitution (``< <(cat .env)``)
+        nxt = consumer.get(id(c))
+        for _ in range(16):
+            if nxt is None:
+                break
+            if _into_secret_store(nxt):
+                stored.add(id(c))
+                break
+            if nxt.name not in _PASS_ON or nxt.name == "tee" or not nxt.pipes_out:
+                break
+            nxt = consumer.get(id(nxt))
+    return stored
 
 
 def shown_through_pipes(cmds: list[Cmd]) -> set[int]:

@@ -76,6 +76,59 @@ def _submodule_work(cwd: str, paths: list[str] | None) -> list[str]:
     return with_work(top, targets)
 
 
+def leads_nowhere(top: str) -> bool:
+    """``top`` holds a ``.git`` that is no folder (a file, a link) and git reads no
+    repository there: ``gitdir: /nowhere``, a linked worktree whose repository moved, a
+    link leading nowhere.  The guard then has no git folder to keep a snapshot in, and
+    git cannot say what is uncommitted (a deleted folder's work is lost unseen).  git
+    missing or slow: False (the caller's rule does not fire on a guess)."""
+    dot_git = os.path.join(top, ".git")
+    if has_marker(top) or not os.path.lexists(dot_git):
+        return False
+    if os.path.isdir(dot_git) and not os.path.islink(dot_git):
+        return False  # a .git folder: the snapshot's store can be kept in it
+    done = git(top, ["rev-parse", "--git-dir"], timeout=TIMEOUT_S)
+    return done is not None and done.returncode != 0
+
+
+_UNPUSHED_SHOWN = 3
+
+
+def unpushed(cwd: str) -> list[str] | None:
+    """The commits of the repository at ``cwd`` that no remote-tracking branch holds (on a
+    branch with no upstream, or ahead of it), as ``SHA subject`` lines, at most a few
+    (with "..." when there are more); ``None`` when it cannot be told.
+
+    A clean checkout deleted whole takes these with its ``.git`` folder: they exist
+    nowhere else, as uncommitted work does (a ``.git`` file's repository lives elsewhere,
+    a submodule's in the project's .git/modules, and keeps them: not asked).  Refs and objects only (no filter runs); no
+    signature is checked (``log.showSignature`` would run gpg)."""
+    if not cwd or has_marker(cwd) or not os.path.isdir(cwd):
+        return None
+    own = os.path.join(cwd, ".git")
+    if os.path.islink(own) or not os.path.isdir(own):
+        return []  # the history is kept outside the folder deleted
+    done = git(
+        cwd,
+        [
+            "log",
+            "--no-show-signature",
+            "--no-mailmap",
+            f"--max-count={_UNPUSHED_SHOWN + 1}",
+            "--format=%h %s",
+            "HEAD",  # a detached HEAD's commits (an unborn one: git fails, nothing asked)
+            "--branches",
+            "--not",
+            "--remotes",
+        ],
+        timeout=TIMEOUT_S,
+    )
+    if done is None or done.returncode != 0 or len(done.stdout) > _MAX_OUTPUT:
+        return None
+    lines = [line[:72] for line in done.stdout.decode("utf-8", "replace").splitlines() if line]
+    return lines[:_UNPUSHED_SHOWN] + (["..."] if len(lines) > _UNPUSHED_SHOWN else [])
+
+
 def by_repository(cwd: str, paths: list[str]) -> dict[str, list[str]]:
     """``paths`` (as a command in ``cwd`` names them) grouped by the work tree holding each,
     as paths from its top; a path with no work tree around it stays with ``cwd``.
@@ -98,10 +151,6 @@ def by_repository(cwd: str, paths: list[str]) -> dict[str, list[str]]:
             out.setdefault(cwd, []).append(p)
             continue
         out.setdefault(top, []).append(os.path.relpath(full, top) if full != top else ".")
-        if full != top and os.path.lexists(os.path.join(full, ".git")):
-            # a repository of its own deleted whole: its work asked of its git too (one
-            # its outer repository does not list: a gitlink, an ignored folder)
-            out.setdefault(full, []).append(".")
     return out
 
 

@@ -529,9 +529,10 @@ class RunnersMixin(WalkerBase):
             text = pipes.output_text(cmd.stdin_from, self.state.written)
             if cmd.stdin_from is None and not any(op == "<" for op, _ in cmd.redirects):
                 return  # interactive shell / REPL: nothing to check
-            for op, target in cmd.redirects:
+            for op, target in cmd.redirects:  # a redirect wins over a pipe
                 if op == "<":
                     text = self.state.written.get(resolve(target, self.where, cmd.cwd))
+                    text = REMOTE if text is None and REMOTE in target else text
         if text is not None and REMOTE in text:
             self._rce(cmd)
         elif text is None or has_marker(text):
@@ -772,7 +773,11 @@ class RunnersMixin(WalkerBase):
             if len(args) > 1 or not _plain_carrier(cmd, ("source", ".")):
                 self._generated(cmd)
         elif target.startswith("/dev/fd/"):
-            self._generated(cmd)  # <(...) whose output is not a known set-up snippet
+            content = self.state.written.get(target)  # what the <(...) printed, if known
+            if content is None or has_marker(content):
+                self._generated(cmd)  # <(...) whose output is not a known set-up snippet
+            else:
+                self._script(target, cmd, depth)
         elif search and "/" not in target:
             self._ask(
                 "GATE-DYNAMIC-SCRIPT",

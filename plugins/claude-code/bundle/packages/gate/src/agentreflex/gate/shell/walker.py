@@ -302,13 +302,24 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 stack.extend(n.named_children)
 
     def pipeline(
-        self, parts: list[Any], depth: int, stdin_from: Cmd | None, via: str
+        self,
+        parts: list[Any],
+        depth: int,
+        stdin_from: Cmd | None,
+        via: str,
+        tail: tuple[list[tuple[str, str]], Cmd | None] | None = None,
     ) -> Cmd | None:
+        """``tail``: the redirects written after the pipeline and the command a ``<``
+        among them reads from a process substitution; bash binds them to its last
+        command (``echo hi | sh < <(echo X)``: sh reads X), the grammar to the whole."""
         prev = stdin_from
         kept = [p for p in parts if p.type in STATEMENTS]
         for n, part in enumerate(kept):
             if prev is not None:
                 prev.pipes_out = True
+            if n + 1 == len(kept) and tail is not None and part.type == "command":
+                redirects, fed = tail
+                return self.command(part, depth, redirects, None, fed or prev, via)
             if n + 1 < len(kept) and _compound(part):
                 seen = len(self.cmds)
                 self.stmt(part, depth, stdin_from=prev, via=via)
@@ -364,6 +375,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         after: list[Any] = []
         loose: list[Any] = []
         not_stdout: list[tuple[str, str]] = []  # 2>/dev/null: the redirect keeps no fd
+        substituted: Cmd | None = None  # the input of a ``< <(...)`` redirect
         for child in node.named_children:
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
@@ -385,17 +397,21 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                     and any(k.type == "process_substitution" for k in child.named_children)
                 ):  # nc H P < <(echo FLUSHALL): what the substitution prints is the input
                     fed = [c for c in self.cmds[before:] if not c.pipes_out]
-                    stdin_from = stdin_from or (fed[-1] if fed else None)
+                    substituted = fed[-1] if fed else substituted
             elif body is None and child.type in STATEMENTS:
                 body = child
         cmd: Cmd | None = None
         if body is not None and body.type == "command":
-            cmd = self.command(body, depth, redirects, stdin_text, stdin_from, via, loose)
+            fed_by = substituted or stdin_from  # a redirect wins over a pipe
+            cmd = self.command(body, depth, redirects, stdin_text, fed_by, via, loose)
         elif body is not None and body.type == "pipeline":
             kids = [k for k in body.named_children if k.type in STATEMENTS]
-            cmd = self.pipeline(kids, depth, stdin_from, via)
-            if cmd is not None:
-                cmd.redirects.extend(redirects)
+            if kids and kids[-1].type == "command" and not stdin_text:
+                cmd = self.pipeline(kids, depth, stdin_from, via, (redirects, substituted))
+            else:
+                cmd = self.pipeline(kids, depth, substituted or stdin_from, via)
+                if cmd is not None:
+                    cmd.redirects.extend(redirects)
         elif body is not None and body.type == "list" and not stdin_text:
             # tree-sitter hangs `a && echo x > f` on the whole list; bash binds the
             # redirect to the list's last command (an echo redirected prints nothing)

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 # A command substitution whose output is a shell set-up snippet (eval/source of it is normal).
 SETUP = UNKNOWN + "setup"
+# The file a process substitution ``<(...)`` is, as bash names it.
+PROC_SUB = "/dev/fd/63"
 # $TMPDIR when the agent's value is not known: "some temp folder".  A field
 # that goes on into a named entry below it ("$TMPDIR/build") is temporary;
 # the folder itself, a glob right below it or a ".." stays unknown, because an
@@ -298,9 +300,10 @@ class WordsMixin(WalkerBase):
         elif t in ("command_substitution", "process_substitution"):
             value = self.substitution(node, depth)
             if t == "process_substitution":
-                value = "/dev/fd/63" + (
-                    REMOTE if value == REMOTE else SETUP if value == SETUP else ""
-                )
+                # what it prints is the content of the file it names, so a shell that
+                # reads it (sh < <(...), bash <(...)) runs it as it would a pipe's
+                self.state.written[PROC_SUB] = value
+                value = PROC_SUB + (REMOTE if value == REMOTE else SETUP if value == SETUP else "")
             out.append((value, quoted, False))
         elif t == "arithmetic_expansion":
             self.side_effects(node, depth)
