@@ -563,6 +563,34 @@ def test_claude_codes_powershell_is_refused_where_bash_is_contained(
     assert "deny" not in adapter.render(ruled, _decision(Verdict.ALLOW)).stdout
 
 
+def test_claude_codes_workflow_is_a_subagent_refused_in_enforced_mode() -> None:
+    """Claude Code 2.1.328's ``Workflow`` {script | name | scriptPath, args} runs a
+    JavaScript program in a ``node:vm`` context of Claude's own process (its binary:
+    ``new Lo.Script(r,{filename:"workflow.js"...})`` in a context built with
+    ``codeGeneration:{strings:!1}``), not in a shell and not in Claude's sandbox, whose
+    steps are subagents (``agent()``).  It was read as a shell command (its ``script``
+    field).  It is a subagent, not a command: and in enforced mode it is refused, as
+    Hermes' execute_code is, for Node documents ``vm`` as no security mechanism."""
+    adapter = ClaudeCodeAdapter()
+    script = 'export const meta = {name: "x", description: "d", phases: []}\nawait agent("hi")'
+    for tool_input in ({"script": script}, {"name": "review"}, {"scriptPath": "/s/w.js"}):
+        payload = {
+            "hook_event_name": "PreToolUse",
+            "session_id": "s1",
+            "cwd": "/w",
+            "tool_name": "Workflow",
+            "tool_input": tool_input,
+        }
+        event = adapter.parse(payload)
+        assert event.tool is not None and event.tool.kind is ToolKind.SUBAGENT
+        spec = _json(adapter.render(event, _decision(Verdict.ALLOW)))["hookSpecificOutput"]
+        assert spec["permissionDecision"] == "deny" and "Agent" in spec["permissionDecisionReason"]
+        shadow = adapter.render(event, _decision(Verdict.ALLOW, mode=Mode.SHADOW))
+        assert "deny" not in shadow.stdout
+    agent = adapter.parse(payload | {"tool_name": "Agent", "tool_input": {"prompt": "p"}})
+    assert "deny" not in adapter.render(agent, _decision(Verdict.ALLOW)).stdout
+
+
 def test_claude_codes_monitor_is_a_shell_held_where_bash_is(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
