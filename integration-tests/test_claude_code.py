@@ -155,6 +155,19 @@ def test_secret_file_read_is_blocked(enforced: ClaudeProject, how: str) -> None:
     assert SECRET_VALUE not in all_requests_text(run), "the secret reached the model"
 
 
+def test_workflow_is_refused_in_enforced_mode(enforced: ClaudeProject) -> None:
+    """Workflow runs its JavaScript in a node:vm context of Claude Code's own process,
+    outside the boundary and Claude's sandbox (2.1.328's binary: ``new Lo.Script(r,
+    {filename:"workflow.js"...})``): refused in enforced mode, as Hermes' execute_code is
+    (issue #28)."""
+    script = (
+        'export const meta = {name: "probe", description: "d", phases: []}\n'
+        'await agent("Say hello.")\n'
+    )
+    run = enforced.run("use a workflow (ultracode)", [tool("Workflow", script=script), say("Ok.")])
+    assert "Agent tool" in assert_denied(run, "Workflow")
+
+
 def test_do_not_modify_tests_blocks_test_edit(enforced: ClaudeProject) -> None:
     original = "from src.calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
     test_file = enforced.write("tests/test_calc.py", original)
