@@ -6,7 +6,7 @@ it picks, printing their matching lines into the transcript: Claude Code's ``Gre
 ripgrep's ``-g``, which "always overrides any other ignore logic", so a gitignored or
 hidden ``.env`` is searched), Copilot CLI's and pi's ``grep`` ``glob``, OpenCode's
 ``grep`` ``include``, Gemini CLI's ``grep_search`` ``include_pattern`` (0.61 bundle
-chunk-5FZXKDXH.js:280650 ``GREP_PARAM_INCLUDE_PATTERN``; ``include`` before it) and
+chunk-JDPZ4CE3.js:280380 ``GREP_PARAM_INCLUDE_PATTERN``; ``include`` before it) and
 Hermes' ``search_files`` ``file_glob`` (hermes-agent 0.19 tools/file_operations.py:2054).
 The read floor read only the folder, so ``Grep {"pattern": "KEY", "glob": ".env"}``
 printed the keys where ``Read .env`` was refused.  A filter that picks ordinary files as
