@@ -189,6 +189,23 @@ def test_a_projects_dotenv_does_not_turn_enforced_mode_off(world: GeminiWorld) -
     assert "GATE-RM-" in run.function_responses()[0], run.describe()
 
 
+def test_a_search_filter_picking_the_dotenv_is_refused(world: GeminiWorld) -> None:
+    """``grep_search`` with ``include_pattern`` ``.env`` prints the file's matching lines:
+    a read of it, refused as ``read_file .env`` is; ``*.md`` stays allowed (issue #28)."""
+    secret = "sk-proj-Zq8Wx7Vc6Bn5Mm4Ll3Kk2Jj1Hh0Gg9Ff8Dd7"
+    world.write(".env", f"OPENAI_API_KEY={secret}\n")
+    script = [
+        call("grep_search", pattern="KEY", include_pattern=".env"),
+        call("grep_search", pattern="demo", include_pattern="*.md"),
+        text("Searched."),
+    ]
+    run = world.run("find the key", script)
+    results = run.function_responses()
+    assert "GATE-SECRET-READ" in results[0], run.describe()
+    assert "GATE-" not in results[1], run.describe()
+    assert secret not in json.dumps(run.main_requests), run.describe()
+
+
 def test_do_not_modify_tests_blocks_a_test_edit(world: GeminiWorld) -> None:
     original = "def test_add():\n    assert 2 + 2 == 4\n"
     test_file = world.write("tests/test_calc.py", original)
