@@ -213,6 +213,26 @@ def test_a_bash_calls_workdir_is_where_the_hook_judges_it(js: JsHostProject) -> 
     assert "GATE-CONSTRAINT" in results[0] and "Do not modify tests" in results[0], results
 
 
+def test_a_grep_include_picking_the_dotenv_is_refused(js: JsHostProject) -> None:
+    """OpenCode's ``grep`` with ``include`` ``.env`` prints the file's matching lines: a
+    read of it, refused as ``read`` of it is; ``*.md`` is not refused by the hook (issue
+    #28).  OpenCode fetches its ripgrep on first use, which the offline jail stops, so the
+    allowed search fails in OpenCode: the check is that our refusal is not its answer."""
+    secret = "sk-proj-Zq8Wx7Vc6Bn5Mm4Ll3Kk2Jj1Hh0Gg9Ff8Dd7"
+    js.write(".env", f"OPENAI_API_KEY={secret}\n")
+    js.write("NOTES.md", "demo\n")
+    turns = [
+        tool("grep", pattern="KEY", include=".env"),
+        tool("grep", pattern="demo", include="*.md"),
+        say("Searched."),
+    ]
+    run = js.run("find the key", turns)
+    results = run.tool_messages()
+    assert "GATE-SECRET-READ" in results[0], run.describe()
+    assert "GATE-" not in results[1], run.describe()
+    assert secret not in json.dumps(results), run.describe()
+
+
 def test_a_subagents_edit_is_judged_in_the_users_session(js: JsHostProject) -> None:
     """The ``task`` tool's subagent runs in a child session of its own; its edit of a test
     is refused under the user's "Do not modify tests", and its prompt (the parent agent's
