@@ -99,3 +99,26 @@ def test_a_filter_of_ordinary_files_stays_allowed(
 ) -> None:
     args = {"pattern": "def ", field: picked, "path": ".", "dir_path": "."}
     assert not _refused(_ask(project, host, tool, args)), (host, tool, args)
+
+
+@pytest.mark.parametrize(
+    ("command", "refused"),
+    [
+        ("grep -r --include=.env KEY .", True),
+        ("grep -r --include '.e*' KEY .", True),
+        ("rg --glob=.e* KEY", True),
+        ("rg -g.env KEY", True),
+        ("grep -rl --include=.env KEY .", False),  # names only, as grep -l .env is
+        ("grep -r --include=*.py KEY .", False),
+        ("rg --glob='*.{ts,tsx}' KEY", False),
+        ("grep -r KEY --include='*.md' .", False),
+    ],
+)
+def test_a_shell_searchs_file_filter_is_read_as_the_tools_are(
+    project: Path, command: str, refused: bool
+) -> None:
+    """The same filter on the shell: ``grep --include=`` and ripgrep's ``--glob=``/``-g``
+    joined to their value were no file the read floor saw (and grep and rg passed the
+    pre-filter as plain words)."""
+    answer = _ask(project, "claude", "Bash", {"command": command})
+    assert _refused(answer) is refused, (command, answer)
