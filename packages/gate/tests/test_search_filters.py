@@ -122,3 +122,11 @@ def test_a_shell_searchs_file_filter_is_read_as_the_tools_are(
     pre-filter as plain words)."""
     answer = _ask(project, "claude", "Bash", {"command": command})
     assert _refused(answer) is refused, (command, answer)
+
+
+def test_a_multi_file_read_of_a_glob_picking_a_credential_is_refused(project: Path) -> None:
+    """Gemini's ``read_many_files`` reads each path or glob of ``include`` (its paths): a
+    glob that picks ``.env`` reads it; one of ordinary files does not."""
+    for include, refused in (([".e*"], True), (["src/.e*"], True), (["src/*.py"], False)):
+        answer = _ask(project, "gemini", "read_many_files", {"include": include})
+        assert _refused(answer) is refused, (include, answer)
