@@ -44,7 +44,8 @@ def read_hits(paths: list[str], where: Where) -> list[Hit]:
 
 
 # A search tool's file filter, as each host names it: Claude Code's ``Grep``, Copilot CLI's
-# and pi's ``grep`` ``glob``; OpenCode's ``grep`` ``include``; Gemini CLI's ``grep_search``
+# and pi's ``grep`` ``glob`` (pi 0.73.1 dist/core/tools/grep.js:16, passed to rg as
+# ``--glob``, :142); OpenCode's ``grep`` ``include``; Gemini CLI's ``grep_search``
 # ``include_pattern`` (0.61 bundle chunk-JDPZ4CE3.js:280380), its ``search_file_content``
 # ``include`` before it; Hermes' ``search_files`` ``file_glob`` (hermes-agent 0.19
 # tools/file_operations.py:2054).  Each searches only the files it picks and prints their
