@@ -333,6 +333,10 @@ class Analysis:
     parsed: bool = False
 
 
+_FILTERING = frozenset({"grep", "egrep", "fgrep", "rg"})
+_FILTERS = ("--include", "--glob", "--iglob", "-g")
+
+
 def prefilter(command: str, where: Where) -> Cmd | None:
     """The command as one :class:`Cmd` when it is plainly harmless, else ``None``."""
     if len(command) > 300 or not is_plain(command):
@@ -362,6 +366,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         w in ("-e", "-p", "--eval", "eval") for w in words
     ):
         return None
+    if words[0] in _FILTERING and any(w.startswith(_FILTERS) for w in words[1:]):
+        return None  # a file filter may pick a credential (rules/secrets.py _filter_picks)
     if any(is_secret_file(w) or real_file(w, where) for w in words[1:] if w[:1] != "-"):
         return None  # a credential, or a symlink that may lead to one (the rules follow it)
     if names_protected(command) or (words[0] in _CREATES and not _here(words[1:], where)):

@@ -14,6 +14,7 @@ from agentreflex.gate.shell.paths import (
     Place,
     Where,
     classify,
+    filter_picks_secrets,
     is_secret_file,
     names_protected,
     real_file,
@@ -40,6 +41,44 @@ def read_hits(paths: list[str], where: Where) -> list[Hit]:
                 )
             )
     return hits
+
+
+# A search tool's file filter, as each host names it: Claude Code's ``Grep``, Copilot CLI's
+# and pi's ``grep`` ``glob`` (pi 0.73.1 dist/core/tools/grep.js:16, passed to rg as
+# ``--glob``, :142); OpenCode's ``grep`` ``include``; Gemini CLI's ``grep_search``
+# ``include_pattern`` (0.61 bundle chunk-JDPZ4CE3.js:280380), its ``search_file_content``
+# ``include`` before it; Hermes' ``search_files`` ``file_glob`` (hermes-agent 0.19
+# tools/file_operations.py:2054).  Each searches only the files it picks and prints their
+# matching lines; ripgrep's ``-g`` "always overrides any other ignore logic", so a hidden
+# or gitignored ``.env`` is searched (issue #28).
+_FILTER_KEYS = ("glob", "include", "include_pattern", "file_glob")
+
+
+def filtered_reads(tool_input: dict[str, object], paths: list[str]) -> list[str]:
+    """The credential files a search or multi-file read picks by a glob: its filter fields
+    in each folder it searches (``path``, or the working folder), and a glob among its paths
+    (Gemini's ``read_many_files`` ``include: [".e*"]``) in the folder it names.  Each is
+    judged by :func:`read_hits` as a read of that file."""
+    globs: list[tuple[str, str]] = []
+    folders = [p for p in paths if not any(c in p for c in "*?[{")] or ["."]
+    for key in _FILTER_KEYS:
+        value = tool_input.get(key)  # a string: a list (``read_many_files``) is its paths
+        if isinstance(value, str) and value:
+            globs += [(folder, value) for folder in folders]
+    for p in paths:
+        if any(c in p for c in "*?[{"):
+            head, _, tail = p.rpartition("/")
+            if any(c in head for c in "*?[{"):
+                globs.append((".", p))
+            else:
+                globs.append((head or ".", tail))
+    found: list[str] = []
+    for folder, pattern in globs:
+        for name in filter_picks_secrets(pattern):
+            full = folder.rstrip("/") + "/" + name
+            if full not in found:
+                found.append(full)
+    return found
 
 
 def runs_later(place: str, full: str) -> bool:

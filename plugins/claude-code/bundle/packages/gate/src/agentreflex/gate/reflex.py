@@ -273,10 +273,13 @@ def _call_hits(
             from agentreflex.gate.rules import constraints
 
             hits.extend(constraints.check_command(noted, cmds, where))
-    elif tool.kind is ToolKind.READ or (tool.kind is ToolKind.SEARCH and paths):
+    elif tool.kind in (ToolKind.READ, ToolKind.SEARCH):
         from agentreflex.gate import files
 
-        hits.extend(files.read_hits(paths, where))
+        # and the files its glob picks: a filter that picks ``.env`` reads it (issue #28)
+        picked = files.filtered_reads(tool.input, paths)
+        if paths or picked:
+            hits.extend(files.read_hits([*paths, *picked], where))
     elif tool.kind is ToolKind.MCP:
         from agentreflex.gate.rules import selfguard
 

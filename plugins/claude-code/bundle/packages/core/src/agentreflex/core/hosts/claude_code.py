@@ -69,6 +69,15 @@ TOOL_KINDS: dict[str, ToolKind] = {
     # ``MonitorInput``): unmapped, it ran outside the boundary in enforced mode and
     # overwrote .agentreflex/config.toml in the real Claude Code 2.1.328 (red-team rt41)
     "monitor": ToolKind.SHELL,
+    # {script | name | scriptPath, args}: a JavaScript program whose steps are subagents
+    # (``agent()``, ``parallel()``, ``pipeline()``), each one's tool calls through
+    # PreToolUse as the Agent tool's are.  No shell runs it: 2.1.328's binary compiles it
+    # as ``new Lo.Script(r,{filename:"workflow.js",importModuleDynamically:...})`` and
+    # runs it in a ``node:vm`` context of its own process built with
+    # ``codeGeneration:{strings:!1,wasm:!1}`` (strings of the binary near "import() is
+    # not available in workflow scripts").  Read as a shell command (its ``script``
+    # field) it was judged as one; enforced mode refuses it (_uncontained_code)
+    "workflow": ToolKind.SUBAGENT,
 }
 
 
@@ -259,6 +268,25 @@ def _uncontained_shell(event: Event, decision: Decision) -> str:
     as_bash = record.replace(event, tool=build_tool_call("Bash", {"command": command}))
     contained = _contained(as_bash, decision)
     return UNCONTAINED_POWERSHELL if contained is not None and not contained[1] else ""
+
+
+UNCONTAINED_WORKFLOW = (
+    "agentreflex (enforced mode): Claude Code's Workflow runs its JavaScript in Claude "
+    "Code's own process, outside agentreflex's boundary and Claude's sandbox (a node:vm "
+    "context, which Node documents as no security mechanism), so it is refused. Run each "
+    "step with the Agent tool, whose tool calls are judged and contained."
+)
+
+
+def _uncontained_code(event: Event, decision: Decision) -> str:
+    """Why a tool that runs the agent's code in Claude Code's own process is refused in
+    enforced mode: ``Workflow`` (an inline ``script``, a ``scriptPath`` the agent may
+    have written, or a named one from the project's ``.claude/workflows/``), as Hermes'
+    ``execute_code`` is (hosts/hermes.py ``_runs_uncontained``; issue #28)."""
+    tool = event.tool
+    if tool is None or decision.mode is not Mode.ENFORCED:
+        return ""
+    return UNCONTAINED_WORKFLOW if tool.name.lower() == "workflow" else ""
 
 
 def settings_files(project: str, env: Mapping[str, str]) -> list[str]:
@@ -480,7 +508,7 @@ class ClaudeCodeAdapter:
             allowed: dict[str, Any] = {"hookEventName": "PreToolUse"}
             if verdict is Verdict.WARN or context:
                 allowed["additionalContext"] = context or f"agentreflex warning: {reason}"
-            refused = _uncontained_shell(event, decision)
+            refused = _uncontained_shell(event, decision) or _uncontained_code(event, decision)
             if refused:
                 out = {
                     "hookEventName": "PreToolUse",

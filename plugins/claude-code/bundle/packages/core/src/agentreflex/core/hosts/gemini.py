@@ -93,6 +93,15 @@ _RECAP_EVENTS = (EventKind.SESSION_START, EventKind.USER_PROMPT)
 _BLOCKING = (Verdict.BLOCK, Verdict.ASK_USER)
 
 
+# ``discovered_tool_<name>``: a tool ``tools.discoveryCommand`` listed at start; a call
+# runs ``tools.callCommand <name>`` with the model's arguments as JSON on stdin, from
+# Gemini's own process (0.61 bundle chunk-JDPZ4CE3.js:312166 DiscoveredToolInvocation,
+# settings chunk-2YTYPKEZ.js:13875).  The user's own configured tools, as MCP servers
+# are: left unmapped, each call is judged by what its input does (gate/tool_input.py),
+# and the settings naming them (.gemini/settings.json, the project's and the user's) are
+# protected from the agent (state/userdirs.py HOST_PROJECT_FILES; issue #28).
+
+
 def mcp_alias(name: str) -> str | None:
     """Gemini's MCP tool names, read as ``mcp__server__tool``.
 

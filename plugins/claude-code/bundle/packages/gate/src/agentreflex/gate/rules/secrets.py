@@ -162,7 +162,7 @@ def shell_hits(
     hits: list[Hit] = []
     name = cmd.name
     printed_out = not cmd.pipes_out or (shown is not None and id(cmd) in shown)
-    named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
+    named = [*_file_args(cmd), *_filter_picks(cmd), *(t for op, t in cmd.redirects if op == "<")]
     secret_files = [found for a in named if (found := _secret(a, where, cmd.cwd))]
     feeds_network = id(cmd) in net_fed
     if name.startswith("python") and "http.server" in cmd.args:
@@ -1057,6 +1057,37 @@ def line_loop(cmd: Cmd) -> bool:
 
 def _file_args(cmd: Cmd) -> list[str]:
     return [a for a in cmd.args if a and not a.startswith("-")]
+
+
+# A search's file filter: grep's ``--include``, ripgrep's ``-g``/``--glob``/``--iglob``,
+# ugrep's and ag's ``-G``/``--file-search-regex`` aside (regular expressions)
+_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ugrep", "ug"})
+_FILTER_OPTIONS = ("--include", "--glob", "--iglob", "-g")
+
+
+def _filter_picks(cmd: Cmd) -> list[str]:
+    """The credential files a search's file filter picks (``grep -r --include=.env KEY .``,
+    ``rg --glob=.e* KEY``), named in the working folder as the search tools' ``glob`` is
+    (gate/files.py ``filtered_reads``; issue #28).  A filter given as its own word
+    (``-g .env``) is an operand already; a folder searched that is a credential's
+    (``~/.ssh``) is one by itself."""
+    if cmd.name not in _SEARCHERS:
+        return []
+    from agentreflex.gate.shell.paths import filter_picks_secrets
+
+    found: list[str] = []
+    args = cmd.args
+    for i, a in enumerate(args):
+        value = ""
+        for opt in _FILTER_OPTIONS:
+            if a.startswith(opt + "="):
+                value = a[len(opt) + 1 :]
+            elif a == opt and i + 1 < len(args) and any(c in args[i + 1] for c in "*?[{"):
+                value = args[i + 1]
+            elif opt == "-g" and a.startswith("-g") and len(a) > 2 and cmd.name == "rg":
+                value = a[2:]
+        found += [n for n in filter_picks_secrets(value) if n not in found]
+    return found
 
 
 def _to_file(cmd: Cmd) -> bool:

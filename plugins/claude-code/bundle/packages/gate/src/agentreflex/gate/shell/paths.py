@@ -430,6 +430,83 @@ def is_secret_file(path: str) -> bool:
     return False
 
 
+# Names a file filter is tried on to tell whether it picks a credential file: one of each
+# secret name, suffix, ``.env.*`` and folder in the lists above, and ordinary files that a
+# filter picking them as well (``*``, ``.*``, ``*.json``) is no selection of a credential.
+_ORDINARY = (
+    "main.py",
+    "index.ts",
+    "README.md",
+    "package.json",
+    "config.yml",
+    "config.yaml",
+    ".gitignore",
+    "src/app.py",
+    "src/sub/app.py",
+)
+
+
+def _filter_probes() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names a filter is tried on: the file names alone (a filter with no ``/`` picks
+    by name, and the folder searched says whether ``config`` is ``~/.kube/config``), and
+    those below each credential folder as well (``.ssh/*``, ``**/.aws/*``)."""
+    names = [*_SECRET_NAMES, *("server" + s for s in _SECRET_SUFFIXES)]
+    names += [".env.local", ".env.production", "service-account-prod.json"]
+    names += ["config", "config.json", "secret"]
+    folders = [d.strip("/") for d in _SECRET_DIRS] + sorted(_SECRET_DIR_NAMES)
+    nested = [f"{d}/{n}" for d in dict.fromkeys(folders) for n in names]
+    return tuple(names), tuple(names + nested)
+
+
+def _alternatives(pattern: str, limit: int = 64) -> list[str]:
+    """A glob with its ``{a,b}`` groups spelled out (ripgrep and the hosts' globs take them)."""
+    out: list[str] = []
+    todo = [pattern]
+    while todo and len(out) + len(todo) <= limit:
+        one = todo.pop()
+        start = one.find("{")
+        end = one.find("}", start)
+        if start < 0 or end < 0:
+            out.append(one)
+            continue
+        todo += [one[:start] + alt + one[end + 1 :] for alt in one[start + 1 : end].split(",")]
+    return out + todo
+
+
+def _glob_picks(pattern: str, name: str) -> bool:
+    """Whether a search filter picks the file at relative path ``name``, as ripgrep's ``-g``
+    reads it: a glob with no ``/`` matches a file's name in any folder, one with a ``/`` its
+    path from the folder searched (any depth below it for ``**/``)."""
+    from fnmatch import fnmatchcase
+
+    pat = pattern.lower().removeprefix("./").lstrip("/")
+    if "/" not in pat.rstrip("/"):
+        return fnmatchcase(posixpath.basename(name), pat)
+    return fnmatchcase(name, pat) or fnmatchcase("sub/" + name, pat)
+
+
+def filter_picks_secrets(pattern: str) -> list[str]:
+    """The credential files (paths relative to the folder searched) a search tool's file
+    filter picks, when it picks them and not ordinary files as well: ``.env``, ``**/.env*``,
+    ``*.{py,env}``, ``*.pem``, ``.ssh/*`` do, ``*.py``, ``src/**``, ``*``, ``.*`` and an
+    exclusion (``!.env``) do not."""
+    if not pattern or pattern.startswith("!"):
+        return []
+    global _PROBES
+    if not _PROBES:
+        _PROBES = _filter_probes()
+    picked: list[str] = []
+    for alt in _alternatives(pattern):
+        if any(_glob_picks(alt, o) for o in _ORDINARY):
+            continue
+        probes = _PROBES[1] if "/" in alt.strip("/") else _PROBES[0]
+        picked += [n for n in probes if _glob_picks(alt, n) and n not in picked]
+    return picked
+
+
+_PROBES: tuple[tuple[str, ...], tuple[str, ...]] | tuple[()] = ()
+
+
 def is_history_file(path: str) -> bool:
     """Shell and REPL history files (wiping them destroys the user's record)."""
     base = posixpath.basename(path)
