@@ -1,0 +1,113 @@
+"""Every test and repository file the docs cite still exists.
+
+Why: the docs prove their claims by naming a test ("`tests/test_x.py`",
+"`test_something`"); a test renamed or removed leaves the claim citing
+nothing, and a newcomer who looks finds no proof (``test_protected_files.py``
+was cited for months after the file kept its old name ``test_guarded_files.py``).
+
+Checked in README.md, SECURITY.md, tests/README.md and each package's and
+plugin's README.md, in backticks:
+
+- a path starting with a folder of this repository (``tests/``, ``packages/``,
+  ``plugins/``, ``integration-tests/``, ``tools/``, ``docs/``, ``.ci/``) exists,
+  from the repository root or from the doc's own folder;
+- a test file name (``test_x.py``) is a file somewhere in the repository;
+- a test's name (``test_x``) is a test function defined in some test file.
+
+A few names are of a user's project in an example, not of this repository;
+they are listed in EXAMPLES with the doc that uses them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = sorted(
+    [
+        ROOT / "README.md",
+        ROOT / "SECURITY.md",
+        ROOT / "tests" / "README.md",
+        *ROOT.glob("packages/*/README.md"),
+        *ROOT.glob("plugins/*/README.md"),
+    ]
+)
+PREFIXES = ("tests/", "packages/", "plugins/", "integration-tests/", "tools/", "docs/", ".ci/")
+SKIP_FOLDERS = {".git", ".venv", ".hosts", "bundle", "node_modules", "__pycache__", ".tox"}
+
+# (doc, name): a name in an example of a user's project, not of this repository.
+EXAMPLES = {
+    ("SECURITY.md", "packages/web"),  # a monorepo's folder in an example
+    ("SECURITY.md", "packages/web/.claude"),
+    ("SECURITY.md", "tools/server.py"),  # a project's .mcp.json server
+    ("packages/gate/README.md", "tests/fixtures/"),  # dcg's fixtures, a peer project
+    ("packages/judge2/README.md", "tests/test_a.py"),  # a project's test in an example
+    ("plugins/codex/README.md", "tests/test_calc.py"),  # the demo project's test
+    ("plugins/opencode/README.md", "tests/test_calc.py"),
+    ("plugins/opencode/README.md", "plugins/agentreflex.js"),  # under .opencode/
+    ("plugins/pi/README.md", "tests/test_calc.py"),
+}
+
+
+def _repository_files() -> tuple[set[str], set[str]]:
+    """The file names in the repository, and the test functions defined in it (a shared
+    scenario such as integration-tests/hostharness/js_scenarios.py defines some)."""
+    names: set[str] = set()
+    functions: set[str] = set()
+    stack = [ROOT]
+    while stack:
+        folder = stack.pop()
+        for path in folder.iterdir():
+            if path.is_dir() and not path.is_symlink():
+                if path.name not in SKIP_FOLDERS:
+                    stack.append(path)
+                continue
+            names.add(path.name)
+            if path.suffix == ".py":
+                text = path.read_text(encoding="utf-8", errors="replace")
+                functions.update(re.findall(r"def (test_\w+)", text))
+    return names, functions
+
+
+NAMES, FUNCTIONS = _repository_files()
+
+
+def _cited(doc: Path) -> set[str]:
+    names: set[str] = set()
+    for span in re.findall(r"`([^`\n]+)`", doc.read_text(encoding="utf-8")):
+        for token in re.findall(r"[\w./*-]+", span):
+            names.add(token.rstrip("."))
+    return names
+
+
+def _missing(doc: Path) -> list[str]:
+    relative = doc.relative_to(ROOT).as_posix()
+    missing = []
+    for name in sorted(_cited(doc)):
+        if (relative, name) in EXAMPLES or "*" in name:
+            continue
+        if name.startswith(PREFIXES) and "/" in name:
+            found = (ROOT / name).exists() or (doc.parent / name).exists()
+        elif re.fullmatch(r"test_\w+\.py", name):
+            found = name in NAMES
+        elif re.fullmatch(r"test_\w*[a-z0-9]", name):
+            found = name in FUNCTIONS or name + ".py" in NAMES
+        else:
+            continue
+        if not found:
+            missing.append(name)
+    return missing
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_cited_tests_and_files_exist(doc: Path) -> None:
+    assert _missing(doc) == [], f"{doc.relative_to(ROOT)} cites what is not in the repository"
+
+
+def test_examples_are_still_cited() -> None:
+    """An example name no doc cites any more is dropped from EXAMPLES, so the list stays true."""
+    cited = {(d.relative_to(ROOT).as_posix(), n) for d in DOCS for n in _cited(d)}
+    assert EXAMPLES - cited == set()
