@@ -183,6 +183,19 @@ def _report(command: str, tmp: Path, env: dict[str, str]) -> None:
     assert "Traceback" not in done.stdout + done.stderr
 
 
+def _undo(command: str, tmp: Path, env: dict[str, str]) -> None:
+    # In a fresh repository of its own: the repository root's snapshots are the CI's.
+    project = tmp / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], env=env, check=True)
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=project, env=env, text=True, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no snapshots for this repository" in done.stdout, done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
 @pytest.fixture
 def runners(claude_binary: Path) -> dict[str, Callable[[str, Path, dict[str, str]], None]]:
     claude = _claude(claude_binary)
@@ -203,6 +216,7 @@ def runners(claude_binary: Path) -> dict[str, Callable[[str, Path, dict[str, str
         "agentreflex doctor": _expect(0, "all good"),
         "agentreflex replay session.jsonl --host claude-code --mode enforced": _replay,
         "agentreflex serve --detach": _serve,
+        "agentreflex undo": _undo,
         "agentreflex --version": _expect(0, "agentreflex-core", "agentreflex-gate"),
         "agentreflex install claude-code --dry-run": _expect(0, "hook claude-code PreToolUse"),
         "agentreflex trust --show": _expect(0, "no approved configuration files"),
