@@ -11,6 +11,9 @@ plugin's README.md, in backticks:
 - a path starting with a folder of this repository (``tests/``, ``packages/``,
   ``plugins/``, ``integration-tests/``, ``tools/``, ``docs/``, ``.ci/``) exists,
   from the repository root or from the doc's own folder;
+- a module named by a path (``contain/pidns.py``, ``gate/files.py``) is a file below
+  one of the places the docs name modules from: a package's ``src/agentreflex/`` or
+  its folder, a package's ``tests/``, ``integration-tests/``;
 - a test file name (``test_x.py``) is a file somewhere in the repository;
 - a test's name (``test_x``) is a test function defined in some test file.
 
@@ -49,7 +52,21 @@ EXAMPLES = {
     ("plugins/opencode/README.md", "tests/test_calc.py"),
     ("plugins/opencode/README.md", "plugins/agentreflex.js"),  # under .opencode/
     ("plugins/pi/README.md", "tests/test_calc.py"),
+    ("SECURITY.md", "hermes_cli/middleware.py"),  # Hermes' own source
+    ("plugins/hermes/README.md", "hermes_cli/middleware.py"),
+    ("SECURITY.md", "t/fixtures.py"),  # a project's file in an example
+    ("packages/instructions/README.md", "generated/api.py"),
+    ("packages/instructions/README.md", "src/app.py"),
+    ("plugins/codex/README.md", "src/calc.py"),
 }
+# Where the docs name a module from, besides the root and the doc's own folder.
+MODULE_ROOTS = [
+    *ROOT.glob("packages/*/src"),
+    *ROOT.glob("packages/*/src/agentreflex"),
+    *ROOT.glob("packages/*/src/agentreflex/*"),
+    *ROOT.glob("packages/*/tests"),
+    ROOT / "integration-tests",
+]
 
 
 def _repository_files() -> tuple[set[str], set[str]]:
@@ -91,6 +108,10 @@ def _missing(doc: Path) -> list[str]:
             continue
         if name.startswith(PREFIXES) and "/" in name:
             found = (ROOT / name).exists() or (doc.parent / name).exists()
+        elif "/" in name and name.endswith(".py"):
+            module = name.removeprefix("./")
+            bases = [ROOT, doc.parent, *MODULE_ROOTS]
+            found = any((base / module).exists() for base in bases)
         elif re.fullmatch(r"test_\w+\.py", name):
             found = name in NAMES
         elif re.fullmatch(r"test_\w*[a-z0-9]", name):
