@@ -129,6 +129,7 @@ def test_the_done_reflex_loads_only_its_own_modules() -> None:
         "agentreflex.judge2.done.evidence",
         "agentreflex.judge2.done.reflex",
         "agentreflex.judge2.plugin",  # the declaration: untested_ok's default lives there
+        "agentreflex.judge2.redaction",  # a claim's sentence is redacted before it is cut
     ]
 
 

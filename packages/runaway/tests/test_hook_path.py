@@ -8,9 +8,11 @@ import sys
 
 
 def test_importing_the_reflex_pulls_in_nothing_but_the_stdlib_and_agentreflex() -> None:
+    # what the import adds: what the interpreter's own start loaded (a distribution's
+    # sitecustomize, Debian's apport hook) is the machine's, not the reflex's
     code = (
-        "import sys, json; import agentreflex.runaway.reflex; "
-        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+        "import sys, json; before = set(sys.modules); import agentreflex.runaway.reflex; "
+        "print(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     modules = set(json.loads(out.stdout))
