@@ -121,8 +121,12 @@ NAMES = {
     "agentreflex.core.util.lazyre": ("LazyPattern",),
     "agentreflex.core.util.record": ("asdict", "field", "fields", "record", "replace"),
     "agentreflex.core.util.sysprog": ("system_program",),
-    # the one safe git (no hooks, fsmonitor, filters, pagers): the gate's work-tree rule
-    "agentreflex.core.worktree.safegit": ("filter_overrides", "git"),
+    # the one safe git (no hooks, fsmonitor, filters, pagers): the gate's work-tree rule,
+    # and the work tree's top found as git finds it (one definition, red-team rt49)
+    "agentreflex.core.worktree.safegit": ("filter_overrides", "git", "work_tree_top"),
+    # which submodules and linked work trees hold work no snapshot saves: the gate asks
+    # before a delete takes one
+    "agentreflex.core.worktree.submodules": ("with_work",),
 }
 
 
