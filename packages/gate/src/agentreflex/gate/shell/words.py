@@ -31,8 +31,15 @@ if TYPE_CHECKING:
 
 # A command substitution whose output is a shell set-up snippet (eval/source of it is normal).
 SETUP = UNKNOWN + "setup"
-# The file a process substitution ``<(...)`` is, as bash names it.
+# The file a process substitution ``<(...)`` is, as bash names it: the first of a
+# command is /dev/fd/63, the next /dev/fd/62 and so on down (``echo <(true) <(true)``
+# prints ``/dev/fd/63 /dev/fd/62``); each part of a pipeline and each nested
+# substitution is its own process and starts again at 63.
 PROC_SUB = "/dev/fd/63"
+_PROC_FD_FIRST = 63
+# The nodes that are one process's command line: its <(...) are numbered together.
+_COMMAND_NODES = frozenset({"command", "redirected_statement", "declaration_command"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 # $TMPDIR when the agent's value is not known: "some temp folder".  A field
 # that goes on into a named entry below it ("$TMPDIR/build") is temporary;
 # the folder itself, a glob right below it or a ".." stays unknown, because an
@@ -302,8 +309,9 @@ class WordsMixin(WalkerBase):
             if t == "process_substitution":
                 # what it prints is the content of the file it names, so a shell that
                 # reads it (sh < <(...), bash <(...)) runs it as it would a pipe's
-                self.state.written[PROC_SUB] = value
-                value = PROC_SUB + (REMOTE if value == REMOTE else SETUP if value == SETUP else "")
+                name = proc_sub_name(node)
+                self.state.written[name] = value
+                value = name + (REMOTE if value == REMOTE else SETUP if value == SETUP else "")
             out.append((value, quoted, False))
         elif t == "arithmetic_expansion":
             self.side_effects(node, depth)
@@ -396,6 +404,29 @@ class WordsMixin(WalkerBase):
         if op == "+":
             return alt if value is not None else UNKNOWN + alt
         return UNKNOWN
+
+
+def proc_sub_name(node: Any) -> str:
+    """``/dev/fd/N`` for the ``<(...)`` ``node``, numbered as bash opens them."""
+    top, up = node, node.parent
+    while up is not None and up.type not in _SUBSTITUTIONS:
+        top = up
+        if up.type in _COMMAND_NODES:
+            while top.parent is not None and top.parent.type == "redirected_statement":
+                top = top.parent
+            break
+        up = up.parent
+    before = 0
+    stack = list(reversed(top.named_children)) if top is not node else []
+    while stack:
+        n = stack.pop()
+        if n.start_byte >= node.start_byte:
+            continue
+        if n.type == "process_substitution":
+            before += 1
+        elif n.type not in _SUBSTITUTIONS:
+            stack.extend(reversed(n.named_children))
+    return f"/dev/fd/{max(_PROC_FD_FIRST - before, 3)}"
 
 
 def _tilde_user(text: str, home: str) -> str:
