@@ -30,6 +30,10 @@ HOME_DELETE = "rm -rf ~"
         f"sh <(echo '{HOME_DELETE}') <(echo hi) <(echo there)",
         f"source <(echo '{HOME_DELETE}') <(echo hi)",
         f"bash <(echo '{HOME_DELETE}') <(echo hi) | cat <(echo x)",
+        # a substitution is its own process: its <(...) is its own /dev/fd/63
+        f"bash <(echo '{HOME_DELETE}') <(cat <(echo hi))",
+        f"bash <(echo '{HOME_DELETE}') \"$(cat <(echo hi))\"",
+        f"bash <(cat <(echo '{HOME_DELETE}')) <(echo hi)",
     ],
 )
 def test_the_first_substitution_run_is_judged_not_the_last(

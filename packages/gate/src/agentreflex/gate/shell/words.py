@@ -37,6 +37,7 @@ SETUP = UNKNOWN + "setup"
 # substitution is its own process and starts again at 63.
 PROC_SUB = "/dev/fd/63"
 _PROC_FD_FIRST = 63
+_FD_DIR = "/dev/fd/"
 # The nodes that are one process's command line: its <(...) are numbered together.
 _COMMAND_NODES = frozenset({"command", "redirected_statement", "declaration_command"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
@@ -305,7 +306,15 @@ class WordsMixin(WalkerBase):
         elif t == "expansion":
             out.append((self._expansion(node, depth), quoted, False))
         elif t in ("command_substitution", "process_substitution"):
+            # a substitution is a process of its own: its <(...) are its /dev/fd/63, ...,
+            # gone when it ends, and never this command's (bash <(echo A) <(cat <(echo B))
+            # runs A although the inner one is also /dev/fd/63)
+            written = self.state.written
+            fds = {fd: v for fd, v in written.items() if fd.startswith(_FD_DIR)}
             value = self.substitution(node, depth)
+            for fd in [fd for fd in written if fd.startswith(_FD_DIR) and fd not in fds]:
+                del written[fd]
+            written.update(fds)
             if t == "process_substitution":
                 # what it prints is the content of the file it names, so a shell that
                 # reads it (sh < <(...), bash <(...)) runs it as it would a pipe's
@@ -426,7 +435,7 @@ def proc_sub_name(node: Any) -> str:
             before += 1
         elif n.type not in _SUBSTITUTIONS:
             stack.extend(reversed(n.named_children))
-    return f"/dev/fd/{max(_PROC_FD_FIRST - before, 3)}"
+    return f"{_FD_DIR}{max(_PROC_FD_FIRST - before, 3)}"
 
 
 def _tilde_user(text: str, home: str) -> str:
