@@ -122,14 +122,17 @@ _SETUP_WORDS = frozenset(
 )
 
 
-def _setup_snippet(last: Cmd, ran: list[Cmd]) -> bool:
-    """``$(ssh-agent -s)``, ``<(kubectl completion bash)``: a set-up tool's snippet.
+def setup_snippet(last: Cmd, ran: list[Cmd], piped: bool = False) -> bool:
+    """``$(ssh-agent -s)``, ``<(kubectl completion bash)``, ``kubectl completion bash |
+    source /dev/stdin`` (``piped``): a set-up tool's snippet.
 
     Only the plain form is vouched for: the tool alone, called by its name, with
     literal arguments, no prefix assignment and no redirect.  Anything else
     (``command ssh-agent``, ``| cat``, ``$MODE``) is code generated at run time.
     """
-    if len(ran) != 1 or last.assigns or last.redirects or last.via != "substitution":
+    if len(ran) != 1 or last.assigns or last.redirects:
+        return False
+    if last.via != "substitution" and not (piped and last.stdin_from is None):
         return False
     first = last.text.split()[:1]
     if not first or first[0].rsplit("/", 1)[-1] != last.name:
@@ -176,6 +179,12 @@ class WordsMixin(WalkerBase):
         if any(pipes.is_download(c) for c in ran) and not any(
             c.name in ("jq", "grep", "sed", "awk", "head", "tail", "wc", "cut", "tr") for c in ran
         ):
+            if node.type == "process_substitution" and len(ran) == 1:
+                # <(curl URL): the file's content is the download and where from, as a
+                # file curl -o wrote (a vendor's installer run from it only warns, as
+                # curl URL | sh does)
+                urls = [a for a in last.args if a.startswith(("https://", "http://"))]
+                return REMOTE + (urls[0] if len(urls) == 1 else "")
             return REMOTE
         text = pipes.output_text(last, self.state.written)
         if text is None and len(ran) == 1:
@@ -188,7 +197,7 @@ class WordsMixin(WalkerBase):
             return self.where.project
         if last.name == "mktemp":
             return "/tmp/" + UNKNOWN
-        if _setup_snippet(last, ran):
+        if setup_snippet(last, ran):
             return SETUP
         if len(ran) == 1 and not last.args:
             kind = self._make_variable(node, last.name)
@@ -320,7 +329,7 @@ class WordsMixin(WalkerBase):
                 # reads it (sh < <(...), bash <(...)) runs it as it would a pipe's
                 name = proc_sub_name(node)
                 self.state.written[name] = value
-                value = name + (REMOTE if value == REMOTE else SETUP if value == SETUP else "")
+                value = name + (REMOTE if value[:1] == REMOTE else SETUP if value == SETUP else "")
             out.append((value, quoted, False))
         elif t == "arithmetic_expansion":
             self.side_effects(node, depth)
