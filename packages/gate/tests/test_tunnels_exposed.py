@@ -37,6 +37,13 @@ Checked = tuple[str, set[str]]
         "bore local 22 --to bore.pub",
         "npx localtunnel --port 22",
         "lt --port 5432",
+        # options before the port, wrappers, the legacy cloudflared form, autossh
+        "ngrok tcp --region eu 22",
+        "nohup ngrok tcp 22 > /dev/null 2>&1 &",
+        "npx ngrok tcp 22",
+        "bore local --to bore.pub 22",
+        "cloudflared --url ssh://localhost:22",
+        "autossh -M 0 -R 0.0.0.0:2222:localhost:22 host",
     ],
 )
 def test_a_login_or_database_port_put_online_asks(
@@ -58,6 +65,8 @@ def test_a_login_or_database_port_put_online_asks(
         "ssh -R 80:localhost:3000 serveo.net",
         "ssh -R 2222:localhost:22 host",  # the remote host's loopback only
         "ssh -L 5432:localhost:5432 db.example.com",
+        "bore local 3000 --to bore.pub --port 22",  # --port is the public side's port
+        "cloudflared access tcp --hostname db.example.com --url localhost:5432",  # a client
     ],
 )
 def test_a_web_preview_or_a_loopback_forward_is_allowed(

@@ -24,6 +24,10 @@ from __future__ import annotations
 from agentreflex.gate.model import ASK, Cmd, Hit
 from agentreflex.gate.shell.paths import Where
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 # Ports whose service is a login or a store, not a web page (the service's IANA/default port).
 _EXPOSED_PORTS: dict[str, str] = {
     "22": "SSH",
@@ -54,23 +58,25 @@ _EXPOSED_SCHEMES: dict[str, str] = {
 # Services that publish every reverse forward on the internet, whatever the bind address.
 _PUBLIC_RELAYS = ("serveo.net", "localhost.run", "pinggy.io", "a.pinggy.io", "srv.us")
 _LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")  # an empty bind is every interface
-# ssh's options that take a value (OpenSSH 9 ssh(1) synopsis).
-_SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw"
+# ssh's options that take a value (OpenSSH 9 ssh(1) synopsis; autossh adds -M).
+_SSH_VALUED = "BbcDEeFIiJLlMmOoPpQRSWw"
+# ngrok's and bore's options that take no value.
+_SWITCHES = frozenset({"-h", "--help", "--inspect", "--verbose", "-v"})
 
 
 def exposed(cmd: Cmd, where: Where) -> list[Hit]:
     """A tunnel that publishes a login or database port of this machine."""
     name, args = cmd.name, cmd.args
     what, via = "", name
-    if name == "ngrok" and len(args) > 1 and args[0] in ("tcp", "tls", "http"):
-        what = _service(args[1])
-    elif name == "cloudflared" and "tunnel" in args:
-        what = next((_service(v) for v in _values(args, "--url") if _service(v)), "")
-    elif name == "bore" and args[:1] == ["local"] and len(args) > 1:
-        what = _service(args[1])
+    if name == "ngrok" and args[:1] in (["tcp"], ["tls"], ["http"]):
+        what = _first(_service(w) for w in _positionals(args[1:]))
+    elif name == "cloudflared" and "access" not in args:  # access: the client's listener
+        what = _first(_service(v) for v in _values(args, "--url"))
+    elif name == "bore" and args[:1] == ["local"]:
+        what = _first(_service(w) for w in _positionals(args[1:]))
     elif name in ("lt", "localtunnel"):
-        what = next((_service(v) for v in _values(args, "--port", "-p") if _service(v)), "")
-    elif name == "ssh":
+        what = _first(_service(v) for v in _values(args, "--port", "-p"))
+    elif name in ("ssh", "autossh"):
         what, via = _ssh_remote_forward(args)
     if not what:
         return []
@@ -98,6 +104,25 @@ def _service(value: str) -> str:
     host_port = rest if sep else value
     port = host_port.split("/", 1)[0].rsplit(":", 1)[-1]
     return _EXPOSED_PORTS.get(port, "")
+
+
+def _first(found: Iterable[str]) -> str:
+    return next((f for f in found if f), "")
+
+
+def _positionals(args: list[str]) -> list[str]:
+    """The words that are no option nor an option's value (``--region eu``, ``--to
+    bore.pub``: the tunnels' options other than switches all take one)."""
+    out, k = [], 0
+    while k < len(args):
+        a = args[k]
+        if a[:1] == "-":
+            if "=" not in a and a not in _SWITCHES:
+                k += 1
+        else:
+            out.append(a)
+        k += 1
+    return out
 
 
 def _values(args: list[str], *options: str) -> list[str]:
