@@ -68,6 +68,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-KILL-ALL": ("system", _B, "kills every process"),
     "GATE-KILL-SYSTEM": ("system", _B, "kills a system process"),
     "GATE-FIREWALL-FLUSH": ("system", _B, "flushes or disables the firewall"),
+    "GATE-TUNNEL-EXPOSE": (
+        "system",
+        _A,
+        "a tunnel puts a login or database port (SSH, RDP, a database) on the internet",
+    ),
     "GATE-SSHD-STOP": ("system", _B, "stops the SSH server"),
     "GATE-CRONTAB-REMOVE": ("system", _B, "removes the user's crontab"),
     # git

@@ -180,14 +180,10 @@ def _prints_secret_env(cmd: Cmd) -> bool:
     src = cmd.stdin_from
     if src is None or src.name not in _DUMPERS or src.args not in _DUMP_OPTIONS:
         return False
-    quiet = any(
-        a in ("--quiet", "--count", "--files-with-matches")
-        or (a[:1] == "-" and a[1:2] != "-" and a[1:].isalpha() and set(a[1:]) & set("qcl"))
-        for a in cmd.args
-    )
-    if cmd.pipes_out or _to_file(cmd) or quiet:  # only a status, a count or names
+    from agentreflex.gate.rules.secrets import secret_named, summarises
+
+    if cmd.pipes_out or _to_file(cmd) or summarises(cmd):  # only a status, a count or names
         return False
-    from agentreflex.gate.rules.secrets import secret_named
 
     return any(secret_named(a) for a in cmd.args if not a.startswith("-"))
 
@@ -356,6 +352,8 @@ def _is_sink(cmd: Cmd) -> bool:
 
 
 def _piped_source(sink: Cmd, where: Where, network: bool = False) -> str:
+    from agentreflex.gate.rules.secrets import summarises
+
     src = sink.stdin_from
     for _ in range(16):
         if src is None:
@@ -363,6 +361,8 @@ def _piped_source(sink: Cmd, where: Where, network: bool = False) -> str:
         what = source_of(src, where, network)
         if what:
             return what
+        if summarises(src):  # a count or a status of what came before: none of it
+            return ""
         src = src.stdin_from
     return ""
 

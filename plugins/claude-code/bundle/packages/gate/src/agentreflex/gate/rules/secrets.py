@@ -24,6 +24,7 @@ __all__ = [
     "shell_hits",
     "shown_through_pipes",
     "stored_through_pipes",
+    "summarises",
     "written_secret",
 ]
 
@@ -1113,7 +1114,9 @@ def _into_secret_store(cmd: Cmd) -> bool:
 
 
 def network_fed(cmds: list[Cmd]) -> set[int]:
-    """Ids of the commands whose output reaches a network tool through pipes."""
+    """Ids of the commands whose output reaches a network tool through pipes; a filter
+    that :func:`summarises` its input passes none of it on (``cat .env | wc -l | curl
+    -d @- URL`` sends a count)."""
     fed: set[int] = set()
     for c in cmds:
         if (c.name in _NETWORK or c.name == "gh") and not _into_secret_store(c):
@@ -1122,12 +1125,17 @@ def network_fed(cmds: list[Cmd]) -> set[int]:
                 if src is None:
                     break
                 fed.add(id(src))
+                if summarises(src):
+                    break
                 src = src.stdin_from
     return fed
 
 
 # Commands that pass what they read on to their own output: a secret piped through
 # them still lands in the transcript (``kubectl get secret -o jsonpath=... | base64 -d``).
+# Their opposite is :func:`summarises` (a count, a status, names): what those print
+# holds none of the secret, wherever it goes next.  Every pipe walk below (printed,
+# stored, sent) reads a filter by these two.
 _PASS_ON = frozenset(
     {
         "cat", "tac", "grep", "egrep", "fgrep", "rg", "head", "tail", "cut", "tr", "sed",
@@ -1136,6 +1144,13 @@ _PASS_ON = frozenset(
         "more", "xargs", "fmt",
     }
 )  # fmt: skip
+
+
+def summarises(cmd: Cmd) -> bool:
+    """A filter that prints about its input, not the input: ``wc`` (counts), ``grep
+    -c``/``-l``/``-q``, ``diff -q``, ``cmp -s``.  A secret piped into one goes no
+    further (``cat .env | wc -l | gh secret set N`` stores a number)."""
+    return cmd.name == "wc" or _says_only_whether(cmd)
 
 
 def _says_only_whether(cmd: Cmd) -> bool:
@@ -1176,11 +1191,12 @@ def _selects_secret(cmd: Cmd) -> bool:
 
 
 def stored_through_pipes(cmds: list[Cmd]) -> set[int]:
-    """Ids of the commands whose output is piped, straight or through commands that pass
-    it on (grep, sed, jq...), into this repository's secret store (``cat .env | gh secret
-    set -f -``, ``gh secret set -f - < <(cat .env)``): what the store keeps is not
-    printed.  ``tee`` copies it elsewhere too (``tee /dev/stderr``), so a chain through
-    it is not counted."""
+    """Ids of the commands whose output is not printed: piped, straight or through
+    commands that pass it on (grep, sed, jq...), into this repository's secret store
+    (``cat .env | gh secret set -f -``, ``gh secret set -f - < <(cat .env)``), or into
+    a filter that :func:`summarises` it (``cat .env | wc -l``, ``... | grep -c KEY``).
+    ``tee`` copies it elsewhere too (``tee /dev/stderr``), so a chain through it is not
+    counted."""
     consumer = {id(c.stdin_from): c for c in cmds if c.stdin_from is not None}
     stored: set[int] = set()
     for c in cmds:  # a pipe, or a redirect from a process substitution (``< <(cat .env)``)
@@ -1188,7 +1204,7 @@ def stored_through_pipes(cmds: list[Cmd]) -> set[int]:
         for _ in range(16):
             if nxt is None:
                 break
-            if _into_secret_store(nxt):
+            if _into_secret_store(nxt) or summarises(nxt):
                 stored.add(id(c))
                 break
             if nxt.name not in _PASS_ON or nxt.name == "tee" or not nxt.pipes_out:

@@ -79,14 +79,24 @@ def output_text(cmd: Cmd | None, written: dict[str, str], depth: int = 0) -> str
         return None
     files = [] if name == "tee" else [a for a in cmd.args if not a.startswith("-")]
     upstream = _input_text(cmd, written, depth, files)
-    if upstream is None or upstream == REMOTE or name in ("cat", "tee"):
+    if upstream is None or upstream[:1] == REMOTE or name in ("cat", "tee"):
         return upstream
     return _transform(cmd, upstream)
 
 
+def file_text(written: dict[str, str], path: str) -> str | None:
+    """What ``written`` holds for ``path``; a ``<(curl ...)`` word is its file's name
+    with the download marker after it (``/dev/fd/63`` + REMOTE), and its content the
+    download and where from."""
+    text = written.get(path)
+    if text is None and path[-1:] == REMOTE:
+        text = written.get(path[:-1], REMOTE)
+    return text
+
+
 def _input_text(cmd: Cmd, written: dict[str, str], depth: int, files: list[str]) -> str | None:
     if files:
-        parts = [written.get(f) for f in files]
+        parts = [file_text(written, f) for f in files]
         return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
     if cmd.stdin_text is not None:
         return cmd.stdin_text

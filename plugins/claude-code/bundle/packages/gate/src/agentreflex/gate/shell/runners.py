@@ -29,7 +29,7 @@ from agentreflex.gate.rules.programs import python_entry
 from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.paths import resolve
 from agentreflex.gate.shell.walkstate import WalkerBase
-from agentreflex.gate.shell.words import SETUP, quote
+from agentreflex.gate.shell.words import SETUP, quote, setup_snippet
 
 # awk's own ways to run shell: `"cmd" | getline`, `print "cmd" | "sh"` and
 # `print ... | "cmd"` (the quoted command runs, fed what is printed); gawk's
@@ -56,6 +56,9 @@ _AWK_SOCKET_VAR = LazyPattern(r'\b([A-Za-z_]\w*)\s*=\s*"/inet[46]?/(?:tcp|udp)/'
 _AWK_READ = LazyPattern(r'\bgetline\b[^<;{}|\n]*<\s*"([^"]+)"', hints="getline")
 _AWK_WRITE = LazyPattern(r'\bprintf?\b[^;{}|>\n]*(>>?)\s*"([^"]+)"', hints="print")
 _AWK_ESCAPE = LazyPattern(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3})")
+
+# The names of a process's own standard input.
+_STDIN_FILES = ("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0")
 
 
 def _awk_unescape(program: str) -> str:
@@ -581,7 +584,7 @@ class RunnersMixin(WalkerBase):
         )
 
     def _script(self, path: str, cmd: Cmd, depth: int, shown: str = "") -> None:
-        content = self.state.written.get(path)
+        content = pipes.file_text(self.state.written, path)
         via = "script written in the same command"
         if content is None:
             if REMOTE in (shown or path):
@@ -600,6 +603,15 @@ class RunnersMixin(WalkerBase):
             self._rce(cmd, content)
         elif not has_marker(content):
             self._judge_script(content, cmd, depth, via)
+        elif path.startswith("/dev/fd/"):
+            # bash <(tool ...): what another program prints, run as a script, is the
+            # pipe form tool ... | bash with the same unseen code
+            self._ask(
+                "GATE-PIPE-TO-SHELL",
+                cmd.text,
+                "Code of unknown content (what the <(...) prints) is run by an interpreter. "
+                "Write it to a file and show it first.",
+            )
 
     def _judge_script(self, content: str, cmd: Cmd, depth: int, via: str) -> None:
         lang = interp.interpreter_name(cmd.name) or _shebang_language(content)
@@ -648,7 +660,7 @@ class RunnersMixin(WalkerBase):
         if cmd.stdin_text is not None:
             # ``make -f - <<EOF`` / ``make -f /dev/stdin <<< "all:; ..."``: the
             # Makefile is the heredoc, wherever -C points
-            for arg in ("-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"):
+            for arg in ("-", *_STDIN_FILES):
                 written[scripts.makefile_path(cmd.args, cmd.cwd, arg)] = cmd.stdin_text
         text, path = scripts.make_recipes(cmd.args, cmd.cwd, written)
         if text:
@@ -767,7 +779,14 @@ class RunnersMixin(WalkerBase):
         if not args:
             return
         target = args[0]
-        if REMOTE in target:
+        if target in _STDIN_FILES:
+            # some-tool | source /dev/stdin (or <<< TEXT) runs what its input carries,
+            # as source <(some-tool) and some-tool | bash do; a set-up tool's plain
+            # snippet (kubectl completion bash | source /dev/stdin) is what it is for
+            src = cmd.stdin_from
+            if cmd.stdin_text is not None or src is None or not setup_snippet(src, [src], True):
+                self._stdin_code(cmd, depth, shell=True)
+        elif REMOTE in target:
             self._rce(cmd)
         elif SETUP in target:
             if len(args) > 1 or not _plain_carrier(cmd, ("source", ".")):

@@ -31,8 +31,16 @@ if TYPE_CHECKING:
 
 # A command substitution whose output is a shell set-up snippet (eval/source of it is normal).
 SETUP = UNKNOWN + "setup"
-# The file a process substitution ``<(...)`` is, as bash names it.
+# The file a process substitution ``<(...)`` is, as bash names it: the first of a
+# command is /dev/fd/63, the next /dev/fd/62 and so on down (``echo <(true) <(true)``
+# prints ``/dev/fd/63 /dev/fd/62``); each part of a pipeline and each nested
+# substitution is its own process and starts again at 63.
 PROC_SUB = "/dev/fd/63"
+_PROC_FD_FIRST = 63
+_FD_DIR = "/dev/fd/"
+# The nodes that are one process's command line: its <(...) are numbered together.
+_COMMAND_NODES = frozenset({"command", "redirected_statement", "declaration_command"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 # $TMPDIR when the agent's value is not known: "some temp folder".  A field
 # that goes on into a named entry below it ("$TMPDIR/build") is temporary;
 # the folder itself, a glob right below it or a ".." stays unknown, because an
@@ -114,14 +122,17 @@ _SETUP_WORDS = frozenset(
 )
 
 
-def _setup_snippet(last: Cmd, ran: list[Cmd]) -> bool:
-    """``$(ssh-agent -s)``, ``<(kubectl completion bash)``: a set-up tool's snippet.
+def setup_snippet(last: Cmd, ran: list[Cmd], piped: bool = False) -> bool:
+    """``$(ssh-agent -s)``, ``<(kubectl completion bash)``, ``kubectl completion bash |
+    source /dev/stdin`` (``piped``): a set-up tool's snippet.
 
     Only the plain form is vouched for: the tool alone, called by its name, with
     literal arguments, no prefix assignment and no redirect.  Anything else
     (``command ssh-agent``, ``| cat``, ``$MODE``) is code generated at run time.
     """
-    if len(ran) != 1 or last.assigns or last.redirects or last.via != "substitution":
+    if len(ran) != 1 or last.assigns or last.redirects:
+        return False
+    if last.via != "substitution" and not (piped and last.stdin_from is None):
         return False
     first = last.text.split()[:1]
     if not first or first[0].rsplit("/", 1)[-1] != last.name:
@@ -168,6 +179,12 @@ class WordsMixin(WalkerBase):
         if any(pipes.is_download(c) for c in ran) and not any(
             c.name in ("jq", "grep", "sed", "awk", "head", "tail", "wc", "cut", "tr") for c in ran
         ):
+            if node.type == "process_substitution" and len(ran) == 1:
+                # <(curl URL): the file's content is the download and where from, as a
+                # file curl -o wrote (a vendor's installer run from it only warns, as
+                # curl URL | sh does)
+                urls = [a for a in last.args if a.startswith(("https://", "http://"))]
+                return REMOTE + (urls[0] if len(urls) == 1 else "")
             return REMOTE
         text = pipes.output_text(last, self.state.written)
         if text is None and len(ran) == 1:
@@ -180,7 +197,7 @@ class WordsMixin(WalkerBase):
             return self.where.project
         if last.name == "mktemp":
             return "/tmp/" + UNKNOWN
-        if _setup_snippet(last, ran):
+        if setup_snippet(last, ran):
             return SETUP
         if len(ran) == 1 and not last.args:
             kind = self._make_variable(node, last.name)
@@ -298,12 +315,21 @@ class WordsMixin(WalkerBase):
         elif t == "expansion":
             out.append((self._expansion(node, depth), quoted, False))
         elif t in ("command_substitution", "process_substitution"):
+            # a substitution is a process of its own: its <(...) are its /dev/fd/63, ...,
+            # gone when it ends, and never this command's (bash <(echo A) <(cat <(echo B))
+            # runs A although the inner one is also /dev/fd/63)
+            written = self.state.written
+            fds = {fd: v for fd, v in written.items() if fd.startswith(_FD_DIR)}
             value = self.substitution(node, depth)
+            for fd in [fd for fd in written if fd.startswith(_FD_DIR) and fd not in fds]:
+                del written[fd]
+            written.update(fds)
             if t == "process_substitution":
                 # what it prints is the content of the file it names, so a shell that
                 # reads it (sh < <(...), bash <(...)) runs it as it would a pipe's
-                self.state.written[PROC_SUB] = value
-                value = PROC_SUB + (REMOTE if value == REMOTE else SETUP if value == SETUP else "")
+                name = proc_sub_name(node)
+                self.state.written[name] = value
+                value = name + (REMOTE if value[:1] == REMOTE else SETUP if value == SETUP else "")
             out.append((value, quoted, False))
         elif t == "arithmetic_expansion":
             self.side_effects(node, depth)
@@ -396,6 +422,29 @@ class WordsMixin(WalkerBase):
         if op == "+":
             return alt if value is not None else UNKNOWN + alt
         return UNKNOWN
+
+
+def proc_sub_name(node: Any) -> str:
+    """``/dev/fd/N`` for the ``<(...)`` ``node``, numbered as bash opens them."""
+    top, up = node, node.parent
+    while up is not None and up.type not in _SUBSTITUTIONS:
+        top = up
+        if up.type in _COMMAND_NODES:
+            while top.parent is not None and top.parent.type == "redirected_statement":
+                top = top.parent
+            break
+        up = up.parent
+    before = 0
+    stack = list(reversed(top.named_children)) if top is not node else []
+    while stack:
+        n = stack.pop()
+        if n.start_byte >= node.start_byte:
+            continue
+        if n.type == "process_substitution":
+            before += 1
+        elif n.type not in _SUBSTITUTIONS:
+            stack.extend(reversed(n.named_children))
+    return f"{_FD_DIR}{max(_PROC_FD_FIRST - before, 3)}"
 
 
 def _tilde_user(text: str, home: str) -> str:
