@@ -358,6 +358,37 @@ def test_a_discard_from_a_nested_repository_of_the_projects_work_asks_and_is_sav
     assert after == before
 
 
+def test_a_snapshot_in_the_projects_own_repository_asks_git_where_it_is_once(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hot path: each hook call is a new process, and every git run is one more.  The
+    check for a repository around the one the command runs in (rt49's nested-repository
+    snapshot) asked git for the project's repository again on every snapshot, though the
+    command ran in that very repository: two git processes more on an ordinary call
+    (``git status``, ``pytest -q``), about 5% of the hook's wall time.  Now the project's
+    repository is asked once; the nested case above still saves both."""
+    from agentreflex.core.worktree import safegit
+
+    real = safegit.spawn
+    asked: list[list[str]] = []
+
+    def counting(argv: list[str], *rest: Any) -> Any:
+        if "rev-parse" in argv and "--show-toplevel" in argv:
+            asked.append(argv)
+        return real(argv, *rest)
+
+    monkeypatch.setattr(safegit, "spawn", counting)
+    decision = pre(repo, "git status", None)
+    assert decision.verdict is Verdict.ALLOW, reason(decision)
+    assert len(asked) == 1, asked
+    asked.clear()
+    decision = pre(repo, "rm -rf pkg", "asks", cwd=repo / "src")
+    assert decision.verdict is Verdict.WARN, reason(decision)  # undoable: runs with the hint
+    assert HINT in reason(decision)
+    assert "--cwd" not in reason(decision)  # one repository: one snapshot, no second hint
+    assert len(asked) == 1, asked
+
+
 def test_deleting_a_clean_nested_repository_whole_still_asks(repo: Path) -> None:
     """Its commits are nowhere else: the outer repository lists it as untracked work."""
     nested = repo / "vendor" / "lib"

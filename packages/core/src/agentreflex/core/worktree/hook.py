@@ -332,10 +332,17 @@ def _outer_repo(repo: observe.Repo, event: Event) -> observe.Repo | None:
         return None
     from agentreflex.core.util.fsutil import inside
 
+    top = os.path.realpath(repo.top)
+    if inside(os.path.realpath(event.project), top):
+        # the project at or below this work tree (the ordinary call: the command runs in
+        # the project's own repository): the repository git finds for the project is this
+        # one or one inside it, never one around it; asking git again cost every snapshot
+        # two more git processes
+        return None
     outer = observe.find_repo(event.project)
     if outer is None:
         return None
-    top, around = os.path.realpath(repo.top), os.path.realpath(outer.top)
+    around = os.path.realpath(outer.top)
     return outer if top != around and inside(top, around) else None
 
 
