@@ -397,6 +397,32 @@ def test_deleting_a_clean_nested_repository_whole_still_asks(repo: Path) -> None
     assert pre(repo, "rm -rf vendor/lib", "off").verdict is Verdict.ASK_USER
 
 
+def test_a_clean_submodule_keeps_the_snapshot_reused_until_it_gains_work(repo: Path) -> None:
+    """Hot path: in a repository with a submodule, no snapshot was ever reused (the
+    submodule's work is in no fingerprint), so every call (``git status``, ``pytest -q``)
+    copied the index and wrote a tree again: about a quarter more hook time.  Now which
+    submodules hold work is part of what a snapshot is reused for: unchanged, the last
+    one is answered; once the submodule gains work a new one is taken, and a discard is
+    still asked about with its work said not saved (rt49's case above)."""
+    lib = _submodule(repo)
+    store = repo / ".git" / "agentreflex" / "snapshots"
+
+    def taken() -> int:
+        return sum(1 for p in store.iterdir() if p.name.isdigit())
+
+    for command in ("git status", "pytest -q", "git status"):
+        assert pre(repo, command, "asks").verdict is Verdict.ALLOW
+    assert taken() == 1
+    (lib / "mine.txt").write_text("mine\n")
+    assert pre(repo, "git status", "asks").verdict is Verdict.ALLOW
+    assert taken() == 2
+    decision = pre(repo, "rm -rf lib", "asks")
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    assert "not saved" in reason(decision)
+    assert "saved the uncommitted work:" not in reason(decision)
+    assert taken() == 2  # the same state: the snapshot naming lib's work is answered
+
+
 def test_deleting_an_ignored_linked_work_tree_with_work_asks_and_says_it_is_not_saved(
     repo: Path,
 ) -> None:
