@@ -26,7 +26,7 @@ load average beside the figures.
 
 Usage::
 
-    uv run python tools/bench_worktree.py [--runs 30] [--sizes 1000,10000,100000]
+    uv run python tools/bench_worktree.py [--runs 30] [--sizes 1000,10000,100000] [--submodule]
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ ENV = {
 }
 
 
-def make_repo(root: str, files: int) -> None:
+def make_repo(root: str, files: int, submodule: bool = False) -> None:
     os.makedirs(root)
     for i in range(files):
         d = os.path.join(root, f"d{i // 500}", f"s{i // 50 % 10}")
@@ -64,6 +64,18 @@ def make_repo(root: str, files: int) -> None:
         env=ENV,
         check=True,
     )
+    if submodule:  # one checked-out submodule of 50 files: each call asks its own git
+        lib = root + "-lib"
+        make_repo(lib, 50)
+        subprocess.run(
+            "git -c protocol.file.allow=always submodule add -q ../"
+            + os.path.basename(lib)
+            + " lib && git commit -qm lib",
+            shell=True,
+            cwd=root,
+            env=ENV,
+            check=True,
+        )
 
 
 def pct(values: list[float], q: float) -> float:
@@ -196,6 +208,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--submodule", action="store_true", help="each repository with one submodule")
     ns = ap.parse_args()
     base = tempfile.mkdtemp(prefix="bench-worktree-")
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores (shared machine)")
@@ -203,7 +216,7 @@ def main() -> None:
         for n in (int(s) for s in ns.sizes.split(",")):
             root = os.path.join(base, f"r{n}")
             t = time.perf_counter()
-            make_repo(root, n)
+            make_repo(root, n, ns.submodule)
             made = time.perf_counter() - t
             cold, warm, daemon, created = fingerprint_cost(root, ns.runs)
             print(
