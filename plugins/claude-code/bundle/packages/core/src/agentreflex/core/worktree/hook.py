@@ -130,9 +130,10 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
     around: dict[str, Any] = {}
     if _wants_snapshot(event, decision):
         entries = {p: e[0] for p, e in fp.items()} if fp is not None else None
-        digest = _digest(repo, fp) if fp is not None else ""
+        held = _held(repo) if fp is not None else None
+        digest = _digest(repo, fp, held) if fp is not None else ""
         stash = _stash_target(repo, event)
-        n = _snapshot(repo, event, decision, notes, config, digest, entries, stash, around)
+        n = _snapshot(repo, event, decision, notes, config, digest, entries, stash, around, held)
     if fp is None:
         return  # git cannot read the index: no change facts for this call
     path = _pending_path(config, event)
@@ -198,19 +199,27 @@ def _stash_target(repo: observe.Repo, event: Event) -> str:
     return res.stdout.decode().strip()
 
 
-def _digest(repo: observe.Repo, fp: dict[str, observe.Entry]) -> str:
+def _held(repo: observe.Repo) -> list[str] | None:
+    """The submodules and linked work trees inside ``repo`` holding uncommitted work (see
+    :func:`.submodules.with_work`); None, without asking any git, in a work tree with
+    neither (no ``.gitmodules``, no linked work tree inside): the ordinary one."""
+    from agentreflex.core.worktree.submodules import linked_inside, with_work
+
+    if os.path.lexists(os.path.join(repo.top, ".gitmodules")) or linked_inside(repo.top):
+        return with_work(repo.top)
+    return None
+
+
+def _digest(repo: observe.Repo, fp: dict[str, observe.Entry], held: list[str] | None = None) -> str:
     """The fingerprint with where HEAD points and the index's stat: same digest, same state.
 
-    "" (no snapshot reused) in a work tree with submodules or linked work trees inside
-    it: their own work is in no fingerprint, and a snapshot taken while it was clean
-    said "saved" of it later."""
-    if os.path.lexists(os.path.join(repo.top, ".gitmodules")):
-        return ""
-    from agentreflex.core.worktree.submodules import linked_inside
-
-    if linked_inside(repo.top):
-        return ""  # a linked work tree inside: its work is in no fingerprint either
-    parts: list[object] = [sorted(fp.items())]
+    ``held``: which submodules or linked work trees inside hold work of their own
+    (:func:`_held`).  Their work is in no fingerprint, so a snapshot taken while one was
+    clean said "saved" of it later (red-team rt49); with which of them hold work in the
+    digest, a snapshot is reused only while that is unchanged, one saying "not saved" of
+    each that holds work.  (No snapshot was reused at all there before: every call in a
+    repository with a submodule took one, about a quarter more hook time.)"""
+    parts: list[object] = [sorted(fp.items()), held]
     for name in ("HEAD", "packed-refs"):
         parts.append(_read(os.path.join(repo.git_dir if name == "HEAD" else repo.common_dir, name)))
     head = str(parts[1])
@@ -254,6 +263,7 @@ def _snapshot(
     entries: dict[str, str] | None,
     stash: str = "",
     around: dict[str, Any] | None = None,
+    held: list[str] | None = None,
 ) -> int | None:
     """Take (or reuse) the snapshot; its number, or None when none was kept.
 
@@ -274,6 +284,7 @@ def _snapshot(
             entries=entries,
             stash=stash,
             since_ns=event.session_started,
+            held=held,
         )
         if snap is None and not repo.scratch:
             # git reads the repository but can't list or hash its work (HEAD naming no
@@ -332,10 +343,17 @@ def _outer_repo(repo: observe.Repo, event: Event) -> observe.Repo | None:
         return None
     from agentreflex.core.util.fsutil import inside
 
+    top = os.path.realpath(repo.top)
+    if inside(os.path.realpath(event.project), top):
+        # the project at or below this work tree (the ordinary call: the command runs in
+        # the project's own repository): the repository git finds for the project is this
+        # one or one inside it, never one around it; asking git again cost every snapshot
+        # two more git processes
+        return None
     outer = observe.find_repo(event.project)
     if outer is None:
         return None
-    top, around = os.path.realpath(repo.top), os.path.realpath(outer.top)
+    around = os.path.realpath(outer.top)
     return outer if top != around and inside(top, around) else None
 
 

@@ -382,8 +382,12 @@ def take(
     entries: dict[str, str] | None = None,
     stash: str = "",
     since_ns: int | None = None,
+    held: list[str] | None = None,
 ) -> Snapshot | None:
     """Save the work tree's uncommitted state; None when git cannot be asked at all.
+
+    ``held``: the submodules and linked work trees inside holding work, when the caller
+    just asked (:func:`.submodules.with_work`); None: asked here.
 
     ``since_ns``: when the session began (ns), for which files come first past the
     size bound (see the module); None when not known.
@@ -442,8 +446,8 @@ def take(
     index = os.path.join(snap_dir, "index")
     env = _env(repo, snap_dir, index)
     try:
-        done = entries is not None and _capture(repo, snap, env, entries, max_bytes, since_ns)
-        if not done and not _capture(repo, snap, env, None, max_bytes, since_ns):
+        done = entries is not None and _capture(repo, snap, env, entries, max_bytes, since_ns, held)
+        if not done and not _capture(repo, snap, env, None, max_bytes, since_ns, held):
             _give_up(snap_dir)
             return None
         return _save(snap_dir, snap)
@@ -459,6 +463,7 @@ def _capture(
     entries: dict[str, str] | None,
     limit: int,
     since_ns: int | None = None,
+    held: list[str] | None = None,
 ) -> bool:
     """Fill ``snap`` (its tree, or why it was skipped); False when git failed."""
     index = env["GIT_INDEX_FILE"]
@@ -484,9 +489,10 @@ def _capture(
         # said, so the question before a discard never calls the work saved (red-team rt42)
         named = ", ".join(nested[:5]) + (f" and {len(nested) - 5} more" if len(nested) > 5 else "")
         left_out = "; ".join(filter(None, (left_out, f"nested repositories not saved: {named}")))
-    from agentreflex.core.worktree.submodules import with_work
+    if held is None:
+        from agentreflex.core.worktree.submodules import with_work
 
-    held = with_work(repo.top)
+        held = with_work(repo.top)
     if held:
         # a submodule's own work: git's status here never enters it (red-team rt49)
         named = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
