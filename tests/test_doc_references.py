@@ -5,8 +5,8 @@ Why: the docs prove their claims by naming a test ("`tests/test_x.py`",
 nothing, and a newcomer who looks finds no proof (``test_protected_files.py``
 was cited for months after the file kept its old name ``test_guarded_files.py``).
 
-Checked in README.md, SECURITY.md, tests/README.md and each package's and
-plugin's README.md, in backticks:
+Checked in README.md, SECURITY.md, tests/README.md, integration-tests/README.md and
+each package's and plugin's README.md, in backticks:
 
 - a path starting with a folder of this repository (``tests/``, ``packages/``,
   ``plugins/``, ``integration-tests/``, ``tools/``, ``docs/``, ``.ci/``) exists,
@@ -34,6 +34,7 @@ DOCS = sorted(
         ROOT / "README.md",
         ROOT / "SECURITY.md",
         ROOT / "tests" / "README.md",
+        ROOT / "integration-tests" / "README.md",
         *ROOT.glob("packages/*/README.md"),
         *ROOT.glob("plugins/*/README.md"),
     ]
@@ -58,6 +59,8 @@ EXAMPLES = {
     ("packages/instructions/README.md", "generated/api.py"),
     ("packages/instructions/README.md", "src/app.py"),
     ("plugins/codex/README.md", "src/calc.py"),
+    ("integration-tests/README.md", "tests/test_calc.py"),  # the scripted host's project
+    ("integration-tests/README.md", "src/app.py"),
 }
 # Where the docs name a module from, besides the root and the doc's own folder.
 MODULE_ROOTS = [
