@@ -37,3 +37,14 @@ def test_the_gate_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert "GATE-GIT-RESET-HARD" in capsys.readouterr().out
     assert catalogue.command(["nope"]) == 2
     assert "usage" in capsys.readouterr().err
+
+
+def test_every_code_is_in_the_readme(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's rule tables name every code the catalogue lists, service packs included,
+    each spelled out (a code written as a family pattern is found by no search)."""
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    assert catalogue.main(["--json"]) == 0
+    codes = {r["code"] for r in json.loads(capsys.readouterr().out)}
+    assert "GATE-JUDGE-SECRET" in codes and "GATE-PACK-BACKUP" in codes
+    named = set(re.findall(r"GATE-[A-Z0-9-]*[A-Z0-9]", readme.read_text(encoding="utf-8")))
+    assert sorted(codes - named) == []
