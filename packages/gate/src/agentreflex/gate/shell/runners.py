@@ -495,7 +495,9 @@ class RunnersMixin(WalkerBase):
 
     def _shell_string(self, script: str, params: list[str], cmd: Cmd, depth: int, via: str) -> None:
         if REMOTE in script:
-            self._rce(cmd)
+            # bash -c "$(curl URL)": the whole script is the download, judged as
+            # curl URL | bash is (a listed vendor installer warns; anything else blocks)
+            self._rce(cmd, script if script[:1] == REMOTE else "")
         elif script == SETUP:
             return
         elif has_marker(script):
