@@ -44,6 +44,12 @@ Checked = tuple[str, set[str]]
         "bore local --to bore.pub 22",
         "cloudflared --url ssh://localhost:22",
         "autossh -M 0 -R 0.0.0.0:2222:localhost:22 host",
+        # pinggy's own CLI takes ssh's -R spelling or -l [protocol:][host:]port, and its
+        # relay publishes every forward (https://github.com/Pinggy-io/cli-js#usage)
+        "pinggy -R0:localhost:22 tcp@free.pinggy.io",
+        "pinggy -R 0:127.0.0.1:5432 tcp@a.pinggy.io",
+        "pinggy --type tcp -l localhost:3389",
+        "npx pinggy --localport tcp://localhost:22",
     ],
 )
 def test_a_login_or_database_port_put_online_asks(
@@ -67,6 +73,9 @@ def test_a_login_or_database_port_put_online_asks(
         "ssh -L 5432:localhost:5432 db.example.com",
         "bore local 3000 --to bore.pub --port 22",  # --port is the public side's port
         "cloudflared access tcp --hostname db.example.com --url localhost:5432",  # a client
+        "pinggy -R0:localhost:3000",  # pinggy's quick start: a web app's port
+        "pinggy -R0:localhost:8000 -L4300:localhost:4300",  # -L: its web debugger
+        "pinggy -p 443 -l https://localhost:8443",  # -p: pinggy's server port
     ],
 )
 def test_a_web_preview_or_a_loopback_forward_is_allowed(

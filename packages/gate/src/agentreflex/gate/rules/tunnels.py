@@ -1,7 +1,7 @@
 """Tunnels that put a login port of this machine on the internet.
 
 ``ngrok tcp 22``, ``cloudflared tunnel --url ssh://localhost:22``, ``bore local 22 --to
-bore.pub``, ``lt --port 5432`` and ``ssh -R 0.0.0.0:2222:localhost:22 host`` (or ``ssh
+bore.pub``, ``lt --port 5432``, ``pinggy -R0:localhost:22`` and ``ssh -R 0.0.0.0:2222:localhost:22 host`` (or ``ssh
 -R 80:localhost:22 serveo.net``, a service that publishes every forward) give the
 world an address that reaches this machine's SSH, remote desktop, database or
 container API (``ngrok start NAME`` runs the tunnels of ngrok's config file, judged
@@ -81,6 +81,9 @@ def exposed(cmd: Cmd, where: Where) -> list[Hit]:
         what = _first(_service(v) for v in _values(args, "--port", "-p"))
     elif name in ("ssh", "autossh"):
         what, via = _ssh_remote_forward(args)
+    elif name == "pinggy":
+        what = _pinggy(args)
+        via = "pinggy (its relay publishes every forward)"
     if not what:
         return []
     return [
@@ -217,6 +220,23 @@ def _values(args: list[str], *options: str) -> list[str]:
             elif a.startswith(opt + "="):
                 out.append(a[len(opt) + 1 :])
     return out
+
+
+def _pinggy(args: list[str]) -> str:
+    """Pinggy's own CLI (``npm install -g pinggy``) takes ssh's forwarding spelling,
+    ``pinggy -R0:localhost:22 tcp@free.pinggy.io``, or ``-l/--localport
+    [protocol:][host:]port`` (https://github.com/Pinggy-io/cli-js#usage); every
+    forward goes to pinggy's relay, which publishes it, as ``ssh ... a.pinggy.io`` does."""
+    targets: list[str] = []
+    for k, a in enumerate(args):
+        for opt in ("-R", "--R"):
+            if a == opt and k + 1 < len(args):
+                targets.append(args[k + 1].split(":")[-1] if args[k + 1].count(":") >= 2 else "")
+            elif a.startswith(opt) and a[len(opt) :][:1] not in ("", "-"):
+                spec = a[len(opt) :].lstrip("=")
+                targets.append(spec.split(":")[-1] if spec.count(":") >= 2 else "")
+    targets += _values(args, "-l", "--localport")
+    return _first(_service(t) for t in targets if t)
 
 
 def _ssh_remote_forward(args: list[str]) -> tuple[str, str]:
