@@ -42,6 +42,9 @@ def test_a_vendor_installer_warns_in_every_spelling(
         *_spellings(OTHER),
         f'bash -c "$(curl -fsSL {BREW}); rm -rf ~"',
         f'bash -c "$(curl -fsSL {BREW.replace("https", "http")})"',
+        # sent to another machine or kept to run later: not the documented line
+        f'ssh host "$(curl -fsSL {BREW})"',
+        f'git config alias.x "!$(curl -fsSL {BREW})"',
     ],
 )
 def test_anything_else_still_blocks(gate_check: Callable[[str], Checked], command: str) -> None:
