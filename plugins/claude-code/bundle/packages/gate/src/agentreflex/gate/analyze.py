@@ -97,7 +97,7 @@ for _name in (
 ):  # fmt: skip
     _RULE_NAMES[_name] = ("rules.system.remote_shell",)
 # tunnels that can put a login or database port on the internet
-for _name in ("ngrok", "cloudflared", "bore", "lt", "localtunnel", "ssh", "autossh"):
+for _name in ("ngrok", "cloudflared", "bore", "lt", "localtunnel", "pinggy", "ssh", "autossh"):
     _RULE_NAMES[_name] = (*_RULE_NAMES.get(_name, ()), "rules.tunnels.exposed")
 for _name in ("cmd", "cmd.exe", "powershell", "powershell.exe", "pwsh", "pwsh.exe"):
     _RULE_NAMES[_name] = ("rules.windows.launched",)

@@ -1,10 +1,11 @@
 """Tunnels that put a login port of this machine on the internet.
 
 ``ngrok tcp 22``, ``cloudflared tunnel --url ssh://localhost:22``, ``bore local 22 --to
-bore.pub``, ``lt --port 5432`` and ``ssh -R 0.0.0.0:2222:localhost:22 host`` (or ``ssh
+bore.pub``, ``lt --port 5432``, ``pinggy -R0:localhost:22`` and ``ssh -R 0.0.0.0:2222:localhost:22 host`` (or ``ssh
 -R 80:localhost:22 serveo.net``, a service that publishes every forward) give the
 world an address that reaches this machine's SSH, remote desktop, database or
-container API, from where anyone who finds it can try logins and known exploits.
+container API (``ngrok start NAME`` runs the tunnels of ngrok's config file, judged
+when that file is in the project), from where anyone who finds it can try logins and known exploits.
 Attackers use exactly these tools for a way in that passes the firewall (Sigma's
 "Communication To Ngrok Tunneling Service", https://detection.fyi/sigmahq/sigma/linux/
 network_connection/net_connection_lnx_ngrok_tunnel, cites ngrok's SSH reverse tunnel;
@@ -70,6 +71,8 @@ def exposed(cmd: Cmd, where: Where) -> list[Hit]:
     what, via = "", name
     if name == "ngrok" and args[:1] in (["tcp"], ["tls"], ["http"]):
         what = _first(_service(w) for w in _positionals(args[1:]))
+    elif name == "ngrok" and args[:1] == ["start"]:
+        what, via = _ngrok_start(cmd, where)
     elif name == "cloudflared" and "access" not in args:  # access: the client's listener
         what = _first(_service(v) for v in _values(args, "--url"))
     elif name == "bore" and args[:1] == ["local"]:
@@ -78,6 +81,9 @@ def exposed(cmd: Cmd, where: Where) -> list[Hit]:
         what = _first(_service(v) for v in _values(args, "--port", "-p"))
     elif name in ("ssh", "autossh"):
         what, via = _ssh_remote_forward(args)
+    elif name == "pinggy":
+        what = _pinggy(args)
+        via = "pinggy (its relay publishes every forward)"
     if not what:
         return []
     return [
@@ -93,6 +99,86 @@ def exposed(cmd: Cmd, where: Where) -> list[Hit]:
             "to set up (ssh keys behind a VPN).",
         )
     ]
+
+
+def _ngrok_start(cmd: Cmd, where: Where) -> tuple[str, str]:
+    """``ngrok start NAME...`` / ``ngrok start --all``: the tunnels named in the
+    ``--config`` files (comma-separated or repeated, later ones win per name,
+    https://ngrok.com/docs/agent/config/) that lie in the project, read bounded.
+    ngrok's own config in the home is not read: a start that names no project file
+    stays allowed, as one whose file cannot be read does."""
+    from agentreflex.gate.code import scripts  # only for ngrok start
+    from agentreflex.gate.shell.paths import resolve
+
+    args = cmd.args[1:]
+    names = set(_positionals([a for a in args if a not in ("--all", "--none")]))
+    every = "--all" in args
+    tunnels: dict[str, str] = {}
+    for value in _values(args, "--config"):
+        for path in value.split(","):
+            full = resolve(path, where, cmd.cwd) if path else ""
+            if not full or not (
+                full == where.project or full.startswith(where.project.rstrip("/") + "/")
+            ):
+                continue
+            text = scripts.read(full)
+            if text is not None and text != scripts.UNREADABLE:
+                tunnels.update(_ngrok_tunnels(text))
+    for tunnel, addr in tunnels.items():
+        what = _service(addr) if (every or tunnel in names) else ""
+        if what:
+            return what, f"ngrok's tunnel {tunnel!r} ({addr})"
+    return "", ""
+
+
+def _ngrok_tunnels(text: str) -> dict[str, str]:
+    """Each tunnel's local address in an ngrok agent config (YAML, the subset ngrok's
+    docs write): v2 ``tunnels: NAME: {proto, addr}``, v3 ``endpoints: - name: NAME
+    upstream: {url}`` (https://ngrok.com/docs/agent/config/v2/, .../config/v3/)."""
+    out: dict[str, str] = {}
+    section, name, name_indent, upstream_indent = "", "", -1, -1
+    item: dict[str, str] = {}  # the v3 endpoint being read: its name and upstream url
+
+    def flush() -> None:
+        if item.get("url"):
+            out[item.get("name", "")] = item["url"]
+        item.clear()
+
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].rstrip()
+        body = line.lstrip(" ")
+        if not body or body.startswith("#"):
+            continue
+        indent = len(line) - len(body)
+        if indent == 0:
+            flush()
+            section = body.rstrip(":") if body.endswith(":") else ""
+            name, name_indent, upstream_indent = "", -1, -1
+            continue
+        if body.startswith("- "):
+            flush()
+            body, indent = body[2:].lstrip(), indent + 2
+            name_indent, upstream_indent = indent, -1
+        key, sep, value = body.partition(":")
+        key, value = key.strip().strip("'\""), value.strip().strip("'\"")
+        if not sep:
+            continue
+        if section == "tunnels":
+            if name_indent < 0 or indent <= name_indent:
+                name, name_indent = key, indent
+            elif key == "addr" and value:
+                out[name] = value
+        elif section == "endpoints":
+            if upstream_indent >= 0 and indent <= upstream_indent:
+                upstream_indent = -1
+            if key == "name" and indent == name_indent:
+                item["name"] = value
+            elif key == "upstream":
+                upstream_indent = indent
+            elif key == "url" and upstream_indent >= 0 and value:
+                item["url"] = value
+    flush()
+    return out
 
 
 def _service(value: str) -> str:
@@ -134,6 +220,23 @@ def _values(args: list[str], *options: str) -> list[str]:
             elif a.startswith(opt + "="):
                 out.append(a[len(opt) + 1 :])
     return out
+
+
+def _pinggy(args: list[str]) -> str:
+    """Pinggy's own CLI (``npm install -g pinggy``) takes ssh's forwarding spelling,
+    ``pinggy -R0:localhost:22 tcp@free.pinggy.io``, or ``-l/--localport
+    [protocol:][host:]port`` (https://github.com/Pinggy-io/cli-js#usage); every
+    forward goes to pinggy's relay, which publishes it, as ``ssh ... a.pinggy.io`` does."""
+    targets: list[str] = []
+    for k, a in enumerate(args):
+        for opt in ("-R", "--R"):
+            if a == opt and k + 1 < len(args):
+                targets.append(args[k + 1].split(":")[-1] if args[k + 1].count(":") >= 2 else "")
+            elif a.startswith(opt) and a[len(opt) :][:1] not in ("", "-"):
+                spec = a[len(opt) :].lstrip("=")
+                targets.append(spec.split(":")[-1] if spec.count(":") >= 2 else "")
+    targets += _values(args, "-l", "--localport")
+    return _first(_service(t) for t in targets if t)
 
 
 def _ssh_remote_forward(args: list[str]) -> tuple[str, str]:

@@ -47,8 +47,8 @@ def vendor_installer(cmd: Cmd, downloaded: str = "") -> str:
 
 
 def _vendor_url(url: str) -> bool:
-    if not url.startswith("https://") or has_marker(url):
-        return False
+    if not url.startswith("https://") or has_marker(url) or any(c.isspace() for c in url):
+        return False  # more than one word: a URL and whatever follows it (-c "$(curl URL); ...")
     host, _, path = url[len("https://") :].partition("/")
     return any(_listed(host.lower(), path, p) for p in _prefixes())
 

@@ -495,7 +495,12 @@ class RunnersMixin(WalkerBase):
 
     def _shell_string(self, script: str, params: list[str], cmd: Cmd, depth: int, via: str) -> None:
         if REMOTE in script:
-            self._rce(cmd)
+            # bash -c "$(curl URL)" (or eval/trap of it): the whole script is the
+            # download, run here and now by a shell, judged as curl URL | bash is (a
+            # listed vendor installer warns; anything else blocks). Sent to another
+            # host (ssh) or kept to run later (a git alias, a tool's option) blocks.
+            now = via.endswith(" -c") or via in ("eval", "trap")
+            self._rce(cmd, script if now and script[:1] == REMOTE else "")
         elif script == SETUP:
             return
         elif has_marker(script):

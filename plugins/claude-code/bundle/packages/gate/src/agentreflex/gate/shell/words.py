@@ -179,10 +179,12 @@ class WordsMixin(WalkerBase):
         if any(pipes.is_download(c) for c in ran) and not any(
             c.name in ("jq", "grep", "sed", "awk", "head", "tail", "wc", "cut", "tr") for c in ran
         ):
-            if node.type == "process_substitution" and len(ran) == 1:
+            if len(ran) == 1:
                 # <(curl URL): the file's content is the download and where from, as a
-                # file curl -o wrote (a vendor's installer run from it only warns, as
-                # curl URL | sh does)
+                # file curl -o wrote; "$(curl URL)": the text is (a vendor's installer
+                # run from either, bash <(curl URL) or bash -c "$(curl URL)", only
+                # warns, as curl URL | sh does). Still the download marker first, so
+                # every other use of the text reads it as a download, as before.
                 urls = [a for a in last.args if a.startswith(("https://", "http://"))]
                 return REMOTE + (urls[0] if len(urls) == 1 else "")
             return REMOTE
