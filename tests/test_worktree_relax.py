@@ -567,3 +567,23 @@ def test_deleting_an_ignored_clean_checkout_with_unpushed_commits_asks_naming_th
         assert "patch kept here" in text
         assert "allowed:" not in text
         assert "no snapshot of the guard's holds" in text
+
+
+@pytest.mark.parametrize("level", ["off", "asks", "discards"])
+def test_deleting_an_ignored_nested_checkout_with_work_never_calls_its_work_saved(
+    repo: Path, level: str
+) -> None:
+    """A repository nested in an ignored folder (``vendor/``) with uncommitted work: the
+    question before ``rm -rf vendor/lib`` carried the hook's "snapshot N saved the
+    uncommitted work", true of the project's work but not of the nested checkout's, which
+    no snapshot holds.  Now it names what is not saved beside what is."""
+    (repo / ".gitignore").write_text("*.log\n.agentreflex/\nvendor/\n")
+    nested = repo / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    sh(nested, "git init -q && echo x > f && git add f && git commit -qm 'patch kept here'")
+    (nested / "f").write_text("edited, uncommitted\n")
+    decision = pre(repo, "rm -rf vendor/lib", level)
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert "saved the uncommitted work:" not in text, text
+    assert "vendor/lib" in text and "not saved" in text, text

@@ -316,8 +316,14 @@ def _snapshot(
     outer = _outer_repo(repo, event)
     if outer is not None:
         hint = _both_hints(snap, repo, outer, event, config, around)
+    checkouts = _checkouts_named(repo, event, decision)
+    if checkouts:
+        # the snapshot is of the project's repository alone: said so, never of "the" work
+        own = " saved the uncommitted work of the project's own repository:"
+        hint = f"{hint.replace(' saved the uncommitted work:', own)}; {_not_saved(checkouts)}"
     if (
-        outer is None
+        not checkouts
+        and outer is None
         and not snap.skipped
         and not repo.scratch
         and _undoable(repo, event, decision, config, entries, bool(snap.stash))
@@ -330,6 +336,61 @@ def _snapshot(
         if f.verdict is not Verdict.ALLOW and hint not in f.message:
             f.message = f"{f.message} ({hint})"
     return snap.n
+
+
+_WALK_MAX = 2000  # entries looked at under a command's paths for nested checkouts
+
+
+def _checkouts_named(repo: observe.Repo, event: Event, decision: Decision) -> list[str]:
+    """The git checkouts nested in ``repo`` (paths from its top) at or under a path the
+    asked shell command names, whose work and commits no snapshot holds.
+
+    Why: ``rm -rf vendor/lib`` of a repository kept in an ignored folder, with uncommitted
+    work, was asked with the hook's "snapshot N saved the uncommitted work", true of the
+    project's work but not of the nested checkout's: the snapshot is of the project's
+    repository alone.  Looked for only when a question is asked (bounded walk, no git)."""
+    call = event.tool
+    if call is None or call.kind is not ToolKind.SHELL:
+        return []
+    if not any(f.verdict is not Verdict.ALLOW for f in decision.findings):
+        return []
+    from shlex import split
+
+    try:
+        words = split(call.command)
+    except ValueError:
+        return []
+    top = os.path.realpath(repo.top)
+    found: list[str] = []
+    seen = 0
+    for word in words:
+        if not word or word.startswith("-"):
+            continue
+        path = os.path.realpath(os.path.join(event.cwd, word))
+        if path == top or not path.startswith(top + os.sep) or not os.path.isdir(path):
+            continue
+        for folder, dirs, files in os.walk(path):
+            seen += 1 + len(dirs) + len(files)
+            if ".git" in dirs or ".git" in files:
+                rel = os.path.relpath(folder, top)
+                if rel not in found:
+                    found.append(rel)
+                dirs[:] = []  # its own files are its checkout's
+                continue
+            if seen > _WALK_MAX:
+                break
+    return found
+
+
+def _not_saved(checkouts: list[str]) -> str:
+    """What the question says no snapshot holds of the nested checkouts it deletes."""
+    named = ", ".join(checkouts[:5]) + (
+        f" and {len(checkouts) - 5} more" if len(checkouts) > 5 else ""
+    )
+    return (
+        f"not saved: the nested git checkout {named}: its uncommitted work and its "
+        "unpushed commits are in no snapshot (`agentreflex undo` cannot bring them back)"
+    )
 
 
 def _outer_repo(repo: observe.Repo, event: Event) -> observe.Repo | None:
