@@ -587,3 +587,37 @@ def test_deleting_an_ignored_nested_checkout_with_work_never_calls_its_work_save
     text = reason(decision)
     assert "saved the uncommitted work:" not in text, text
     assert "vendor/lib" in text and "not saved" in text, text
+
+
+@pytest.mark.parametrize("kind", ["a .git file naming nowhere", "a dangling .git link"])
+def test_a_project_whose_git_leads_nowhere_asks_before_a_single_file_delete_of_older_work(
+    repo: Path, tmp_path: Path, kind: str
+) -> None:
+    """In a project whose ``.git`` leads nowhere, ``rm -rf src`` asked (rt55) but ``rm
+    src/b.py`` ran unasked: git cannot say whether the file holds uncommitted work and no
+    snapshot can be kept, so a file that was there before the session is lost unseen.
+    Now the single-file delete asks with the recursive case's words; a scratch file the
+    agent made in this session (changed since it began) is deleted unasked, as in a
+    readable repository.  ``git checkout -- .``-style discards stay allowed: git refuses
+    them there (not a git repository), nothing is discarded, and the test runs one."""
+    (repo / ".git").rename(tmp_path / "moved.git")
+    if kind.startswith("a .git file"):
+        (repo / ".git").write_text(f"gitdir: {tmp_path / 'nowhere'}\n")
+    else:
+        (repo / ".git").symlink_to(tmp_path / "nowhere")
+    assert pre(repo, "rm -rf missing-build", "asks").verdict is Verdict.ALLOW  # session begins
+    (repo / "scratch.txt").write_text("the agent's own\n")
+    assert pre(repo, "rm scratch.txt", "asks").verdict is Verdict.ALLOW
+    for command in ("rm src/b.py", "rm -f src/pkg/a.py", "unlink README"):
+        decision = pre(repo, command, "asks")
+        assert decision.verdict is Verdict.ASK_USER, (command, reason(decision))
+        text = reason(decision)
+        assert "nothing of the uncommitted work is saved" in text, text
+        assert "saved the uncommitted work:" not in text
+    before = tree_bytes(repo)
+    for command in ("git checkout -- .", "git restore .", "git reset --hard"):
+        assert pre(repo, command, "asks").verdict is not Verdict.ASK_USER, command
+        env = {**os.environ, **GIT_ENV, "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+        done = subprocess.run(command, shell=True, cwd=repo, env=env, capture_output=True)
+        assert done.returncode != 0, command  # git reads no repository: nothing discarded
+    assert tree_bytes(repo) == before
