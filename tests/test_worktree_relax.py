@@ -621,3 +621,17 @@ def test_a_project_whose_git_leads_nowhere_asks_before_a_single_file_delete_of_o
         done = subprocess.run(command, shell=True, cwd=repo, env=env, capture_output=True)
         assert done.returncode != 0, command  # git reads no repository: nothing discarded
     assert tree_bytes(repo) == before
+
+
+def test_deleting_a_folder_with_ignored_files_names_them_as_not_saved(repo: Path) -> None:
+    """``rm -rf src`` where src holds an ignored file (``*.log``): the question said
+    "snapshot 1 saved the uncommitted work", and the ignored file, which no snapshot
+    holds, went with it unsaid.  Now it names the ignored files the command deletes as not
+    saved, and never says "the uncommitted work" unqualified."""
+    (repo / "src" / "cache.log").write_text("ignored, not saved\n")
+    decision = pre(repo, "rm -rf src", "asks")
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert "saved the uncommitted work:" not in text, text
+    assert "src/cache.log" in text and "not saved" in text, text
+    assert "undo 1" in text  # what the snapshot does hold is still said
