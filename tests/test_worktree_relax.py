@@ -635,3 +635,70 @@ def test_deleting_a_folder_with_ignored_files_names_them_as_not_saved(repo: Path
     assert "saved the uncommitted work:" not in text, text
     assert "src/cache.log" in text and "not saved" in text, text
     assert "undo 1" in text  # what the snapshot does hold is still said
+
+
+def _left_out(repo: Path) -> tuple[str, str]:
+    (repo / "src" / "big.dat").write_bytes(b"x" * 4000)
+    return "rm -rf src", "src/big.dat"
+
+
+def _nested_plain(repo: Path) -> tuple[str, str]:
+    (repo / "vendor" / "lib").mkdir(parents=True)
+    sh(repo / "vendor" / "lib", "git init -q && echo work > notes.txt")
+    return "rm -rf vendor", "vendor/lib"
+
+
+def _nested_ignored(repo: Path) -> tuple[str, str]:
+    (repo / ".gitignore").write_text("*.log\n.agentreflex/\nvendor/\n")
+    return _nested_plain(repo)
+
+
+def _submodule_work(repo: Path) -> tuple[str, str]:
+    (_submodule(repo) / "mine.txt").write_text("mine\n")
+    return "rm -rf lib", "lib"
+
+
+def _linked(repo: Path) -> tuple[str, str]:
+    sh(repo, "echo .worktrees/ >> .gitignore && git add .gitignore && git commit -qm ignore")
+    sh(repo, "git worktree add -q .worktrees/feat")
+    (repo / ".worktrees" / "feat" / "mine.txt").write_text("mine\n")
+    return "rm -rf .worktrees/feat", ".worktrees/feat"
+
+
+def _ignored(repo: Path) -> tuple[str, str]:
+    (repo / "src" / "cache.log").write_text("ignored\n")
+    return "rm -rf src", "src/cache.log"
+
+
+def _staged_then_edited(repo: Path) -> tuple[str, str]:
+    (repo / "README").write_text("staged above, edited again\n")  # README is staged: now MM
+    return "rm README", "README"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        _left_out,
+        _nested_plain,
+        _nested_ignored,
+        _submodule_work,
+        _linked,
+        _ignored,
+        _staged_then_edited,
+    ],
+)
+@pytest.mark.parametrize("level", ["off", "asks"])
+def test_every_question_naming_a_snapshot_says_what_it_does_not_hold(
+    repo: Path, make: Any, level: str
+) -> None:
+    """Each kind of work a snapshot does not hold (past the size bound, a nested checkout
+    tracked or ignored, a submodule's or linked work tree's work, an ignored file, the
+    staged bytes of a file edited again): the question before a discard of it may say
+    what the snapshot holds, never "saved the uncommitted work" unqualified, and names
+    what it does not hold."""
+    command, what = make(repo)
+    decision = pre(repo, command, level, max_bytes=2000)
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    text = reason(decision)
+    assert "saved the uncommitted work:" not in text, text
+    assert what in text and "not saved" in text, text
