@@ -65,7 +65,7 @@ def _env(cwd: str) -> dict[str, str]:
     return env
 
 
-def where_for(cwd: str, project: str = "") -> Where:
+def where_for(cwd: str, project: str = "", since_ns: int | None = None) -> Where:
     """Where a command runs, as the gate judges it (project, home, temp folder).
 
     ``project`` is the session's (``Event.project``); without one it is found
@@ -77,6 +77,7 @@ def where_for(cwd: str, project: str = "") -> Where:
         project=project or _project(cwd),
         home=home,
         tmpdir=os.environ.get("TMPDIR", "").rstrip("/"),
+        since_ns=since_ns,
     )
 
 
@@ -140,7 +141,11 @@ class GateReflex:
 
     def where(self, ctx: ReflexContext) -> Where:
         # the session's project: a .git the agent made below it and moved into is not one
-        return where_for(ctx.event.cwd or ctx.state.cwd or os.getcwd(), ctx.event.project)
+        return where_for(
+            ctx.event.cwd or ctx.state.cwd or os.getcwd(),
+            ctx.event.project,
+            ctx.event.session_started,
+        )
 
     def _pre_tool(self, ctx: ReflexContext) -> list[Finding]:
         where = self.where(ctx)
@@ -321,7 +326,9 @@ def _shell_patch_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
         for body in (cmd.stdin_text or "", *cmd.args):
             paths = build_tool_call("apply_patch", {"input": body}).paths if body else []
             if paths:
-                here = Where(cmd.cwd or where.cwd, where.project, where.home, where.tmpdir)
+                here = Where(
+                    cmd.cwd or where.cwd, where.project, where.home, where.tmpdir, where.since_ns
+                )
                 deleting = "delete file" in body.lower()
                 hits.extend(files.write_hits(paths, files.added_lines(body), here, deleting))
     return hits

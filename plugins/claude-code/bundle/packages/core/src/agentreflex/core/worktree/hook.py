@@ -316,8 +316,15 @@ def _snapshot(
     outer = _outer_repo(repo, event)
     if outer is not None:
         hint = _both_hints(snap, repo, outer, event, config, around)
+    missing = _not_held(repo, event, decision, _skip_dir(repo, config))
+    if missing:
+        # the snapshot holds the repository's uncommitted work alone: said so, and what the
+        # command deletes beside it named, never "the uncommitted work" unqualified
+        own = " saved the uncommitted work git lists in the project's own repository:"
+        hint = f"{hint.replace(' saved the uncommitted work:', own)}; {missing}"
     if (
-        outer is None
+        not missing
+        and outer is None
         and not snap.skipped
         and not repo.scratch
         and _undoable(repo, event, decision, config, entries, bool(snap.stash))
@@ -330,6 +337,108 @@ def _snapshot(
         if f.verdict is not Verdict.ALLOW and hint not in f.message:
             f.message = f"{f.message} ({hint})"
     return snap.n
+
+
+_WALK_MAX = 2000  # entries looked at under a command's paths for nested checkouts
+
+
+def _operand_dirs(repo: observe.Repo, event: Event) -> list[str]:
+    """The existing paths inside ``repo`` (not its top) the shell command's words name."""
+    call = event.tool
+    if call is None or call.kind is not ToolKind.SHELL:
+        return []
+    from shlex import split
+
+    try:
+        words = split(call.command)
+    except ValueError:
+        return []
+    top = os.path.realpath(repo.top)
+    out: list[str] = []
+    for word in words:
+        if not word or word.startswith("-"):
+            continue
+        path = os.path.realpath(os.path.join(event.cwd, word))
+        inside = path != top and path.startswith(top + os.sep)
+        if inside and path not in out and os.path.lexists(path):
+            out.append(path)
+    return out
+
+
+def _not_held(repo: observe.Repo, event: Event, decision: Decision, skip: str = "") -> str:
+    """What the asked shell command deletes that no snapshot holds, said for the question
+    ("" when nothing): git checkouts nested at or under the paths it names (their work
+    and unpushed commits), and ignored files there.
+
+    Why: ``rm -rf vendor/lib`` of a repository kept in an ignored folder, with uncommitted
+    work, and ``rm -rf src`` of a folder holding an ignored file were asked with "snapshot
+    N saved the uncommitted work": true of what git lists in the project's repository,
+    not of the nested checkout's work or the ignored file, which no snapshot holds.
+    Looked for only when a question is asked (a bounded walk, one git ls-files)."""
+    if not any(f.verdict is not Verdict.ALLOW for f in decision.findings):
+        return ""
+    paths = _operand_dirs(repo, event)
+    if not paths:
+        return ""
+    top = os.path.realpath(repo.top)
+    checkouts: list[str] = []
+    seen = 0
+    for path in paths:
+        if not os.path.isdir(path) or os.path.islink(path):
+            continue
+        for folder, dirs, files in os.walk(path):
+            seen += 1 + len(dirs) + len(files)
+            if ".git" in dirs or ".git" in files:
+                rel = os.path.relpath(folder, top)
+                if rel not in checkouts:
+                    checkouts.append(rel)
+                dirs[:] = []  # its files are its own checkout's
+            if seen > _WALK_MAX:
+                break
+    said: list[str] = []
+    if checkouts:
+        said.append(
+            f"not saved: the nested git checkout {_named(checkouts)}: its uncommitted work "
+            "and its unpushed commits are in no snapshot (`agentreflex undo` cannot bring "
+            "them back)"
+        )
+    ignored = _ignored_under(repo, [os.path.relpath(p, top) for p in paths])
+    ignored = [
+        p
+        for p in ignored
+        if p.rstrip("/") not in checkouts and not (skip and p.rstrip("/") == skip)
+    ]
+    if ignored:
+        said.append(
+            f"not saved: ignored files it deletes ({_named(ignored)}): no snapshot holds "
+            "ignored files"
+        )
+    return "; ".join(said)
+
+
+def _ignored_under(repo: observe.Repo, rels: list[str]) -> list[str]:
+    """The ignored files and folders (folders once, with ``/``) at or under ``rels``."""
+    done = observe.in_repo(
+        repo,
+        [
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+            "--",
+            *rels,
+        ],
+    )
+    if done is None or done.returncode != 0:
+        return []
+    listed = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return [p for p in listed if p]
+
+
+def _named(paths: list[str]) -> str:
+    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
 def _outer_repo(repo: observe.Repo, event: Event) -> observe.Repo | None:

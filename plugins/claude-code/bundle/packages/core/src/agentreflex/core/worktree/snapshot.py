@@ -489,6 +489,21 @@ def _capture(
         # said, so the question before a discard never calls the work saved (red-team rt42)
         named = ", ".join(nested[:5]) + (f" and {len(nested) - 5} more" if len(nested) > 5 else "")
         left_out = "; ".join(filter(None, (left_out, f"nested repositories not saved: {named}")))
+    restaged = sorted(
+        p
+        for p, letters in entries.items()
+        if len(letters) == 2
+        and not {".", "?", "U"} & set(letters)
+        and letters not in ("AA", "DD")  # unmerged
+    )
+    if restaged:
+        # staged, then changed again: the work tree's bytes are saved, the staged ones not
+        # (the question said "saved the uncommitted work" of them)
+        named = ", ".join(restaged[:5]) + (
+            f" and {len(restaged) - 5} more" if len(restaged) > 5 else ""
+        )
+        said = f"staged versions of files changed again not saved: {named}"
+        left_out = "; ".join(filter(None, (left_out, said)))
     if held is None:
         from agentreflex.core.worktree.submodules import with_work
 

@@ -119,14 +119,20 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
             break
         unknown = unknown or answer is None
     else:
-        if recursive and unknown and worktree.leads_nowhere(where.project):
+        if (
+            unknown
+            and (recursive or _older_than_session(inside, cmd, where))
+            and worktree.leads_nowhere(where.project)
+        ):
             return [
                 Hit(
                     "GATE-RM-UNCOMMITTED",
                     "ask",
                     1.0,
                     cmd.text,
-                    "This deletes project files, and git cannot read this project's "
+                    "This deletes project files"
+                    + ("" if recursive else " that were here before this session")
+                    + ", and git cannot read this project's "
                     "repository (its .git is a file or link leading to no git folder): "
                     "what is uncommitted can't be told, and no snapshot can be kept of it, "
                     "so nothing of what is deleted is saved. Repair .git (`git worktree "
@@ -147,6 +153,31 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
             "`git status --short PATH` to see what would go.",
         )
     ]
+
+
+def _older_than_session(targets: list[str], cmd: Cmd, where: Where) -> bool:
+    """Does a single-file delete name a file unchanged since before the session began?
+
+    Why: where git cannot read the project's repository (its ``.git`` leads nowhere),
+    ``rm src/b.py`` can't be told from the deletion of a scratch file, and no snapshot
+    holds it; a file the agent made or rewrote in this session has its inode changed
+    (ctime, which no tool sets back) since the session began and is deleted unasked, as
+    an untracked file is in a readable repository.  Session start unknown: not asked."""
+    import os
+
+    if where.since_ns is None:
+        return False
+    for t in targets:
+        path = resolve(t, where, cmd.cwd)
+        if has_marker(path):
+            continue
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if st.st_ctime_ns < where.since_ns:
+            return True
+    return False
 
 
 _MAX_CHECKOUTS = 16  # nested checkouts asked about per delete (each a bounded git status)

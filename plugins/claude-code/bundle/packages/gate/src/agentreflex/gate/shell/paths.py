@@ -169,6 +169,9 @@ class Where:
     project: str
     home: str
     tmpdir: str = ""
+    # when the session began (ns, ``Event.session_started``), None if unknown: a file
+    # changed since is one the agent made or rewrote in this session
+    since_ns: int | None = None
 
 
 def resolve(path: str, where: Where, cwd: str | None = None) -> str:
