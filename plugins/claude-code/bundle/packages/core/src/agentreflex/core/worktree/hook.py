@@ -402,10 +402,10 @@ def _not_held(repo: observe.Repo, event: Event, decision: Decision, skip: str = 
             "and its unpushed commits are in no snapshot (`agentreflex undo` cannot bring "
             "them back)"
         )
-    ignored = _ignored_under(repo, [os.path.relpath(p, top) for p in paths])
+    listed = observe.ignored_under(repo, [os.path.relpath(p, top) for p in paths]) or []
     ignored = [
         p
-        for p in ignored
+        for p in listed
         if p.rstrip("/") not in checkouts and not (skip and p.rstrip("/") == skip)
     ]
     if ignored:
@@ -414,27 +414,6 @@ def _not_held(repo: observe.Repo, event: Event, decision: Decision, skip: str = 
             "ignored files"
         )
     return "; ".join(said)
-
-
-def _ignored_under(repo: observe.Repo, rels: list[str]) -> list[str]:
-    """The ignored files and folders (folders once, with ``/``) at or under ``rels``."""
-    done = observe.in_repo(
-        repo,
-        [
-            "ls-files",
-            "-z",
-            "--others",
-            "--ignored",
-            "--exclude-standard",
-            "--directory",
-            "--",
-            *rels,
-        ],
-    )
-    if done is None or done.returncode != 0:
-        return []
-    listed = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-    return [p for p in listed if p]
 
 
 def _named(paths: list[str]) -> str:

@@ -220,6 +220,19 @@ def in_repo(
     return git(repo.top, args, env=env, timeout=timeout, data=data, filters=repo.filters)
 
 
+def ignored_under(repo: Repo, rels: list[str]) -> list[str] | None:
+    """The ignored files and folders (a folder once, with ``/``) at or under ``rels``
+    (paths from the top); None when git could not say.
+
+    Why one place: no snapshot holds an ignored file, so a discard that reaches one is
+    never relaxed (:mod:`relax`) and the question before it names them (:mod:`hook`)."""
+    args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    done = in_repo(repo, [*args, "--", *rels])
+    if done is None or done.returncode != 0:
+        return None
+    return [p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
 def status_entries(
     repo: Repo,
     env: dict[str, str] | None = None,

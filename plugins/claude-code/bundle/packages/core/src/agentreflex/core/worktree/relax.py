@@ -39,7 +39,7 @@ import re
 import shlex
 
 from agentreflex.core.decision import Decision, Finding, Verdict, merge
-from agentreflex.core.worktree.observe import Repo, in_repo
+from agentreflex.core.worktree.observe import Repo, ignored_under
 
 LEVELS = ("off", "asks", "discards")
 _SHELL_SYNTAX = re.compile(r"[;&|<>$`(){}\n\\~!*?\[\]]")
@@ -176,20 +176,7 @@ def _rm_confined(args: list[str], cwd: str, repo: Repo) -> bool:
     rels = [os.path.relpath(os.path.realpath(os.path.join(cwd, p)), repo.top) for p in paths]
     if any(r == "." for r in rels):
         return False
-    ignored = in_repo(
-        repo,
-        [
-            "ls-files",
-            "-z",
-            "--others",
-            "--ignored",
-            "--exclude-standard",
-            "--directory",
-            "--",
-            *rels,
-        ],
-    )
-    return ignored is not None and ignored.returncode == 0 and not ignored.stdout
+    return ignored_under(repo, rels) == []
 
 
 _UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
