@@ -404,9 +404,7 @@ def _not_held(repo: observe.Repo, event: Event, decision: Decision, skip: str = 
         )
     listed = observe.ignored_under(repo, [os.path.relpath(p, top) for p in paths]) or []
     ignored = [
-        p
-        for p in listed
-        if p.rstrip("/") not in checkouts and not (skip and p.rstrip("/") == skip)
+        p for p in listed if p.rstrip("/") not in checkouts and not (skip and p.rstrip("/") == skip)
     ]
     if ignored:
         said.append(
