@@ -27,7 +27,7 @@ from hostharness.claude import (
     run_spec,
 )
 from hostharness.containment import ContainmentScenario
-from hostharness.gemini import call, install_gemini, is_main, text
+from hostharness.gemini import call, install_gemini, is_main, is_subagent, text
 
 pytestmark = pytest.mark.integration
 
@@ -46,13 +46,15 @@ class GeminiRun:
     stdout: str
     stderr: str
     main_requests: list[dict[str, Any]]
+    subagent_requests: list[dict[str, Any]]
 
     def describe(self) -> str:
         return f"rc={self.rc}\nstdout:\n{self.stdout[-3000:]}\nstderr:\n{self.stderr[-3000:]}"
 
-    def function_responses(self) -> list[str]:
-        """Each tool result the model was shown, in order (from the last request)."""
-        contents = self.main_requests[-1]["body"]["contents"]
+    def function_responses(self, requests: list[dict[str, Any]] | None = None) -> list[str]:
+        """Each tool result the model was shown, in order (from the last request of the
+        main loop, or of ``requests``: a sub-agent's)."""
+        contents = (requests or self.main_requests)[-1]["body"]["contents"]
         return [
             json.dumps(part["functionResponse"]["response"])
             for content in contents
@@ -134,20 +136,28 @@ class GeminiWorld:
         )
         assert done.returncode == 0, done.stderr
 
-    def run(self, prompt: str, script: list[list[dict[str, Any]]], yolo: bool = True) -> GeminiRun:
+    def run(
+        self,
+        prompt: str,
+        script: list[list[dict[str, Any]]],
+        yolo: bool = True,
+        subagent_script: list[list[dict[str, Any]]] | None = None,
+    ) -> GeminiRun:
         """``gemini -p``: in YOLO mode, or (``yolo=False``) in its default approval mode,
-        where a command no rule allows is refused (no terminal to ask on)."""
+        where a command no rule allows is refused (no terminal to ask on).  With a
+        ``subagent_script``, a sub-agent's requests (``invoke_agent``) get its turns."""
         step = {
             "argv": [str(self.binary), "-p", prompt, *(["--yolo"] if yolo else [])],
             "cwd": str(self.project),
             "env": self.env,
             "timeout": 150,
         }
-        spec = {"script": script, "steps": [step]}
+        spec = {"script": script, "steps": [step], "subagent_script": subagent_script}
         result = run_spec("hostharness.gemini", spec, self.root / "jail", timeout=200)
         out = result["steps"][0]
-        main = [r for r in result["requests"] if is_main(r)]
-        return GeminiRun(out["rc"], out["stdout"], out["stderr"], main)
+        main = [r for r in result["requests"] if is_main(r) and not is_subagent(r)]
+        sub = [r for r in result["requests"] if is_subagent(r)]
+        return GeminiRun(out["rc"], out["stdout"], out["stderr"], main, sub)
 
 
 @pytest.fixture
@@ -499,3 +509,73 @@ def test_a_path_gemini_corrects_is_judged_as_gemini_writes(world: GeminiWorld) -
     run = world.run("tidy up", script)
     assert settings.read_text() == before, run.describe()
     assert not claude.exists(), run.describe()
+
+
+def session_records(world: GeminiWorld) -> list[dict[str, Any]]:
+    """Every record of agentreflex's session log (``<state>/sessions/<id>.jsonl``), in order."""
+    logs = sorted((world.state / "sessions").glob("*.jsonl"))
+    assert len(logs) == 1, logs  # one Gemini session: the sub-agent's calls are in it too
+    return [json.loads(line) for line in logs[0].read_text().splitlines()]
+
+
+def test_a_subagents_shell_calls_are_refused_and_contained(world: GeminiWorld) -> None:
+    """``invoke_agent`` starts a sub-agent (here the built-in ``generalist``, which has every
+    tool); its own calls go through Gemini's agent scheduler, whose ``_processToolCall``
+    runs the same BeforeTool hook (0.61 bundle chunk-JDPZ4CE3.js:347954 scheduleAgentTools,
+    347765 evaluateBeforeToolHook).  So the sub-agent's ``rm -rf`` of a folder in the home
+    is refused with our reason, and its interpreter write to ``.agentreflex/config.toml``
+    runs inside the boundary and fails read-only.  The scripted model tells the loops
+    apart by ``complete_task``, offered to sub-agents only (hostharness/gemini.py)."""
+    target = world.home / "important-notes"
+    target.mkdir()
+    (target / "keep.txt").write_text("precious\n")
+    world.write("tamper.py", TAMPER)
+    world.write("where.txt", base64.b64encode(b".agentreflex/config.toml").decode())
+    config = world.project / ".agentreflex" / "config.toml"
+    before = config.read_text()
+    main = [
+        call("invoke_agent", agent_name="generalist", prompt="Tidy up the workspace."),
+        text("The generalist tidied up."),
+    ]
+    sub = [
+        call("run_shell_command", command=f"rm -rf {target}"),
+        call("run_shell_command", command="python3 tamper.py"),
+        call("complete_task", result={"response": "Tidied."}),
+    ]
+    run = world.run("tidy up", main, subagent_script=sub)
+    # the world: the folder is intact, the config unchanged, and the contained command ran
+    assert (target / "keep.txt").read_text() == "precious\n", run.describe()
+    assert config.read_text() == before, run.describe()
+    assert (world.project / "ran-allowed.txt").read_text() == "ran\n", run.describe()
+    # what the sub-agent's model was shown next: our reason, then the kernel's refusal
+    assert len(run.subagent_requests) == 3, run.describe()
+    refused, contained, *_ = run.function_responses(run.subagent_requests)
+    assert "GATE-RM-" in refused and str(target) in refused, refused
+    assert "REFUSED" in contained and "Read-only file system" in contained, contained
+    assert "TAMPERED" not in contained, contained
+    # Gemini's own note that BeforeTool replaced the command (with the contained line)
+    assert "modified by a hook" in contained, contained
+    # the sub-agent finished and the main loop got its result
+    assert "Subagent 'generalist' finished" in run.function_responses()[0], run.describe()
+    assert run.rc == 0, run.describe()
+    # the guard's record: each sub-agent call judged while invoke_agent ran, in the session
+    tools = [
+        (r["kind"], r["tool"]["name"], r["tool"]["summary"], r["decision"])
+        for r in session_records(world)
+        if r["kind"] in ("pre_tool", "post_tool")
+    ]
+    calls = [(kind, name) for kind, name, _, _ in tools]
+    assert calls[:4] == [
+        ("pre_tool", "invoke_agent"),
+        ("pre_tool", "run_shell_command"),  # rm -rf: refused, so no post_tool
+        ("pre_tool", "run_shell_command"),
+        ("post_tool", "run_shell_command"),
+    ], calls
+    assert calls.index(("post_tool", "invoke_agent")) > 3, calls
+    _, _, rm_summary, rm_decision = tools[1]
+    assert str(target) in rm_summary, rm_summary
+    assert rm_decision["verdict"] == "BLOCK", rm_decision
+    assert "GATE-RM-RECURSIVE-OUTSIDE" in [f["code"] for f in rm_decision["findings"]]
+    _, _, tamper_summary, tamper_decision = tools[2]
+    assert tamper_summary.endswith("python3 tamper.py"), tamper_summary
+    assert tamper_decision["verdict"] == "ALLOW", tamper_decision

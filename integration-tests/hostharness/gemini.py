@@ -5,7 +5,9 @@ an API key (``security.auth.selectedType = "gemini-api-key"``).  The fake here
 answers ``:streamGenerateContent`` (server-sent events) and ``:generateContent``
 the way the Gemini API does; a request that offers ``tools`` is the agent's main
 loop and gets the next scripted turn, any other (Gemini's router and
-next-speaker checks) gets a neutral JSON text.  ``python -m hostharness.gemini
+next-speaker checks) gets a neutral JSON text.  A sub-agent's loop (``invoke_agent``)
+is told apart by the tool only sub-agents are offered, ``complete_task``: with a
+``subagent_script`` in the spec, its requests get that script's turns.  ``python -m hostharness.gemini
 SPEC.json`` runs inside ``unshare -n`` (see :func:`hostharness.claude.run_spec`).
 """
 
@@ -24,6 +26,7 @@ from hostharness.jail import bring_loopback_up
 
 VERSION = "0.61.0"
 PACKAGE = "@google/gemini-cli"
+COMPLETE_TASK = "complete_task"
 NEUTRAL = '{"reasoning": "scripted", "next_speaker": "user", "complexity_reasoning": "simple", "complexity_score": 1}'
 
 
@@ -51,19 +54,54 @@ def text(words: str) -> list[dict[str, Any]]:
     return [{"text": words}]
 
 
+def tool_names(body: Any) -> set[str]:
+    """The function names a request offers the model."""
+    if not isinstance(body, dict):
+        return set()
+    return {
+        str(declaration.get("name"))
+        for tool in body.get("tools") or []
+        if isinstance(tool, dict)
+        for declaration in tool.get("functionDeclarations") or []
+        if isinstance(declaration, dict)
+    }
+
+
+def is_subagent(request: dict[str, Any]) -> bool:
+    """A sub-agent's request: Gemini CLI 0.61's ``LocalAgentExecutor`` adds
+    ``complete_task`` (the only way a sub-agent finishes) to the tools it offers; the
+    main loop is never offered it (0.61 bundle chunk-JDPZ4CE3.js:348808)."""
+    return COMPLETE_TASK in tool_names(request.get("body"))
+
+
 class FakeGemini(FakeServer):
     """The Gemini API's ``models/*:generateContent`` and ``:streamGenerateContent``."""
 
-    def __init__(self, turns: list[list[dict[str, Any]]]) -> None:
+    def __init__(
+        self,
+        turns: list[list[dict[str, Any]]],
+        subagent_turns: list[list[dict[str, Any]]] | None = None,
+    ) -> None:
         super().__init__(turns)
+        self.subagent_script = subagent_turns
         self.next_turn = 0
+        self.next_subagent_turn = 0
 
     def on_get(self, handler: ModelHandler, path: str) -> None:
         handler.send_json(404, {"error": {"code": 404, "message": "not here"}})
 
     def on_post(self, handler: ModelHandler, path: str, body: Any, number: int) -> None:
         parts = text(NEUTRAL)
-        if isinstance(body, dict) and body.get("tools"):
+        if self.subagent_script is not None and COMPLETE_TASK in tool_names(body):
+            with self._lock:
+                index = self.next_subagent_turn
+                self.next_subagent_turn += 1
+            parts = (
+                self.subagent_script[index]
+                if index < len(self.subagent_script)
+                else call(COMPLETE_TASK, result={"response": "Done."})
+            )
+        elif isinstance(body, dict) and body.get("tools"):
             with self._lock:
                 index, self.next_turn = self.next_turn, self.next_turn + 1
             parts = self.script[index] if index < len(self.script) else text("Done.")
@@ -112,7 +150,7 @@ def run_step(step: dict[str, Any], base_url: str) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     spec = json.loads(Path(argv[1]).read_text())
     bring_loopback_up()
-    fake = FakeGemini(spec["script"])
+    fake = FakeGemini(spec["script"], spec.get("subagent_script"))
     fake.start()
     try:
         results = [run_step(step, fake.base_url) for step in spec["steps"]]
