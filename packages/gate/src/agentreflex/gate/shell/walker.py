@@ -34,9 +34,18 @@ import re
 
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
-from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import (
+    DATA,
+    DESTRUCTIVE,
+    P_BLOCK,
+    REMOTE,
+    UNKNOWN,
+    Cmd,
+    OtherFd,
+    has_marker,
+)
 from agentreflex.gate.rules.programs import python_entry
-from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell import downloads, pipes
 from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
@@ -376,7 +385,17 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         loose: list[Any] = []
         not_stdout: list[tuple[str, str]] = []  # 2>/dev/null: the redirect keeps no fd
         substituted: Cmd | None = None  # the input of a ``< <(...)`` redirect
+        herestring = False  # tree-sitter-bash reads ``> f <<< TEXT`` as ``> f``, ``<<``, ``< TEXT``
         for child in node.named_children:
+            if child.type == "ERROR" and node_text(child) == "<<":
+                herestring = True
+                continue
+            if herestring and child.type == "file_redirect" and not _fd(child):
+                herestring = False
+                kids = [k for k in child.named_children if k.type != "file_descriptor"]
+                stdin_text = " ".join(self.words(kids, depth)) + "\n"
+                continue
+            herestring = False
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
                 loose.extend(_dropped_words(node, body, child))
@@ -485,6 +504,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.state.sockets[fd] = target  # exec 3<>/dev/tcp/host/port
         elif op in (">&", "<&", ">>&") and target in self.state.sockets:
             return (">" if op[0] == ">" else "<"), self.state.sockets[target]
+        if fd not in ("", "1") and op in (">", ">>", ">|"):
+            return OtherFd((op, target))  # 2> err.log: not where the output goes
         return op, target
 
     def function(self, node: Any, depth: int) -> None:
@@ -919,17 +940,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
             targets.append(words[-1])
             content = source if len(words) == 2 and source is not None else UNKNOWN
-        if cmd.name in ("curl", "wget"):
-            urls = [a for a in cmd.args if a.startswith(("https://", "http://"))]
-            for k, a in enumerate(cmd.args[:-1]):
-                if a in ("-o", "--output", "-O", "--output-document"):
-                    targets.append(cmd.args[k + 1])
-                    # the download, and where from (a vendor's installer only warns)
-                    content = REMOTE + (urls[0] if len(urls) == 1 else "")
-        for t in targets:
+        files = {t: content if content is not None else UNKNOWN for t in targets}
+        # a download saved however its file is named: the marker and where from (a
+        # vendor's installer run from it only warns, as its pipe form does)
+        files.update(downloads.saved(cmd, self.state.written))
+        for t, text in files.items():
             if not has_marker(t):
                 path = resolve(t, self.where, cmd.cwd)
-                self.state.written[path] = content if content is not None else UNKNOWN
+                self.state.written[path] = text
                 if _GIT_HOOK.search(path):
                     self._git_hook(path, cmd, depth, words)
 
