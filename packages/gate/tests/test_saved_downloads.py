@@ -142,3 +142,18 @@ def test_options_are_read_as_the_downloader_reads_them(
 ) -> None:
     verdict, codes = gate_check(command)
     assert verdict == "BLOCK" and "GATE-RCE-DOWNLOAD" in codes
+
+
+def test_wget_keeps_the_query_in_the_name_curl_drops_it(
+    gate_check: Callable[[str], Checked],
+) -> None:
+    # wget saves install.sh?v=2; curl -O saves install.sh
+    assert gate_check(f"wget {OTHER}?v=2 && sh 'install.sh?v=2'")[0] == "BLOCK"
+    assert gate_check(f"wget {OTHER}?v=2 && sh install.sh")[0] == "ALLOW"
+    assert gate_check(f"curl -O {OTHER}?v=2 && sh install.sh")[0] == "BLOCK"
+
+
+def test_a_file_run_before_it_is_downloaded_is_not_the_download(
+    gate_check: Callable[[str], Checked],
+) -> None:
+    assert gate_check(f"bash install.sh; wget {OTHER}")[0] == "ALLOW"
