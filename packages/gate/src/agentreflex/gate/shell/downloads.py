@@ -230,12 +230,17 @@ def _options(args: list[str], valued: frozenset[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _basename(url: str) -> str:
-    """The URL's last path segment, without its query or fragment."""
-    rest = url.split("://", 1)[-1]
-    path = rest.split("/", 1)[1] if "/" in rest else ""
-    path = path.split("?", 1)[0].split("#", 1)[0]
-    return path.rsplit("/", 1)[-1]
+def _basename(url: str, query: bool = False) -> str:
+    """The URL's last path segment, without its fragment; its query only with ``query``
+    (wget keeps it in the name, ``install.sh?v=2``; curl -O drops it)."""
+    rest = url.split("#", 1)[0].split("://", 1)[-1]
+    if not query:
+        rest = rest.split("?", 1)[0]
+    host, _, path = rest.partition("/")
+    if "?" in host:  # https://host?q: no path
+        return ""
+    name = path.rsplit("/", 1)[-1]
+    return "" if name.startswith("?") else name
 
 
 def _join(folder: str, name: str) -> str:
@@ -312,11 +317,8 @@ def _wget(args: list[str]) -> list[tuple[str, str]]:
         if document == "-" or not document or has_marker(document) or not urls:
             return []
         return [(document, marked(urls[0] if len(urls) == 1 else ""))]
-    return [
-        (_join(folder, _basename(u) or "index.html"), marked(u))
-        for u in urls
-        if not has_marker(_basename(u))
-    ]
+    names = [(_basename(u, query=True), u) for u in urls]
+    return [(_join(folder, n or "index.html"), marked(u)) for n, u in names if not has_marker(n)]
 
 
 def _aria2c(args: list[str]) -> list[tuple[str, str]]:
