@@ -93,11 +93,10 @@ _LONG_VALUED = frozenset(
         "--http-password",
     }
 )
-# Options naming files the gate cannot know (the server's or a page's names, a list).
-_UNNAMED = frozenset(
+# wget options whose files the gate cannot name (a page's links, a list, the server's
+# name, host/path folders); curl's is -J/--remote-header-name.
+_WGET_UNNAMED = frozenset(
     {
-        "-J",
-        "--remote-header-name",
         "-r",
         "--recursive",
         "-m",
@@ -308,7 +307,7 @@ def wget_document(args: list[str]) -> str | None:
 
 def _wget(args: list[str]) -> list[tuple[str, str]]:
     opts = _wget_options(args)
-    if any(k in _UNNAMED for k, _ in opts):
+    if any(k in _WGET_UNNAMED for k, _ in opts):
         return []
     urls = _targets(opts)
     document = wget_document(args)
