@@ -623,6 +623,117 @@ def test_a_project_whose_git_leads_nowhere_asks_before_a_single_file_delete_of_o
     assert tree_bytes(repo) == before
 
 
+def _lead_nowhere(repo: Path, tmp_path: Path) -> None:
+    """The project's ``.git`` made a file naming no git folder; the session begun."""
+    (repo / ".git").rename(tmp_path / "moved.git")
+    (repo / ".git").write_text(f"gitdir: {tmp_path / 'nowhere'}\n")
+    assert pre(repo, "rm -rf missing-build", "asks").verdict is Verdict.ALLOW  # session begins
+
+
+# Every spelling the gate reads as deleting or overwriting project files wholesale: several
+# files at once (a glob, as the shell expands it from the command's folder; several
+# operands; a loop over a glob), a folder, what a find walk yields (-delete, -exec rm,
+# | xargs rm), a file moved or copied over another, truncation and overwriting redirects.
+_MANY_FILE_DISCARDS = [
+    "rm src/*.py",
+    "rm -f src/*.py",
+    "rm src/new.py src/b.py",
+    "cd src && rm *.py",
+    'for f in src/*.py; do rm "$f"; done',
+    "rm -r src/pkg",
+    "find src -name '*.py' -delete",
+    "find src -name '*.py' -exec rm {} +",
+    "find src -name '*.py' -exec rm -f {} \\;",
+    "find src -name '*.py' | xargs rm",
+    "mv scratch.txt src/b.py",
+    "mv -f scratch.txt src/pkg/a.py",
+    "cp scratch.txt README",
+    "truncate -s 0 src/b.py",
+    ": > src/b.py",
+    "cp /dev/null src/b.py",
+    "echo gone > README",
+    "echo gone | tee README",
+]
+
+
+@pytest.mark.parametrize("command", _MANY_FILE_DISCARDS)
+def test_a_project_whose_git_leads_nowhere_asks_before_every_spelling_of_a_discard(
+    repo: Path, tmp_path: Path, command: str
+) -> None:
+    """In a project whose ``.git`` leads nowhere, ``rm src/b.py`` asked (fc00daae) but ``rm
+    src/*.py`` ran unasked: the glob was looked up as a file named ``*.py``, which does not
+    exist, so nothing read as older than the session; so did ``find -exec rm``, ``xargs
+    rm``, and every overwrite (``mv`` or ``cp`` over a file, ``truncate``, ``> file``),
+    though git cannot say what they hold and no snapshot can be kept.  Now each asks when
+    a file it reaches was there before the session, and says nothing is saved."""
+    _lead_nowhere(repo, tmp_path)
+    (repo / "scratch.txt").write_text("the agent's own\n")
+    before = tree_bytes(repo)
+    decision = pre(repo, command, "asks")
+    assert decision.verdict is Verdict.ASK_USER, (command, reason(decision))
+    text = reason(decision)
+    assert "nothing of the uncommitted work is saved" in text, text
+    assert "saved the uncommitted work:" not in text
+    assert tree_bytes(repo) == before
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm scratch/*.py",  # only files made in this session
+        "rm src/*.txt",  # a glob matching nothing
+        "rm -f src/*.txt src/gone.py",
+        "cd scratch && rm *.py",
+        "rm -r scratch",
+        "find scratch -name '*.py' -delete",
+        "find scratch -name '*.py' -exec rm {} +",
+        "find scratch -name '*.py' | xargs rm",
+        "mv scratch/one.py src/moved.py",  # onto nothing
+        "mv src/b.py src/renamed.py",  # moved, not overwritten
+        "cp src/b.py src/copy.py",
+        "echo again > scratch/one.py",
+        "echo more >> README",  # appended: nothing of it is lost
+        "echo new > src/made.py",
+        "truncate -s 0 scratch/two.py",
+    ],
+)
+def test_a_project_whose_git_leads_nowhere_lets_discards_of_this_sessions_files_run(
+    repo: Path, tmp_path: Path, command: str
+) -> None:
+    """The other side: what reaches only files the agent made in this session (or none at
+    all, a glob matching nothing) runs unasked there, as a scratch file's delete did."""
+    _lead_nowhere(repo, tmp_path)
+    (repo / "scratch").mkdir()
+    (repo / "scratch" / "one.py").write_text("1\n")
+    (repo / "scratch" / "two.py").write_text("2\n")
+    decision = pre(repo, command, "asks")
+    assert decision.verdict is not Verdict.ASK_USER, (command, reason(decision))
+    assert decision.verdict is not Verdict.BLOCK, (command, reason(decision))
+
+
+@pytest.mark.parametrize("command", _MANY_FILE_DISCARDS)
+def test_in_a_readable_repository_every_spelling_of_a_discard_runs_after_its_snapshot(
+    repo: Path, command: str
+) -> None:
+    """The normal case is unchanged: where the snapshot is taken first, none of these is
+    blocked or told no snapshot was taken (a delete git says holds uncommitted work is
+    asked, as before, with the snapshot's undo hint), and the snapshot undoes each byte
+    for byte."""
+    (repo / "scratch.txt").write_text("the agent's own\n")
+    before = tree_bytes(repo)
+    decision = pre(repo, command, "asks")
+    text = reason(decision)
+    assert decision.verdict is not Verdict.BLOCK, (command, text)
+    assert "no snapshot" not in text and "git cannot read" not in text, text
+    if decision.verdict is Verdict.ASK_USER:
+        assert text.count("GATE-RM-UNCOMMITTED") == 1 and "undo 1" in text, text
+    sh(repo, command)
+    post(repo, command)
+    assert tree_bytes(repo) != before
+    assert undocmd.main(["1", "--cwd", str(repo)]) == 0
+    assert tree_bytes(repo) == before
+
+
 def test_deleting_a_folder_with_ignored_files_names_them_as_not_saved(repo: Path) -> None:
     """``rm -rf src`` where src holds an ignored file (``*.log``): the question said
     "snapshot 1 saved the uncommitted work", and the ignored file, which no snapshot
