@@ -119,27 +119,12 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
             break
         unknown = unknown or answer is None
     else:
-        if (
-            unknown
-            and (recursive or _older_than_session(inside, cmd, where))
-            and worktree.leads_nowhere(where.project)
-        ):
-            return [
-                Hit(
-                    "GATE-RM-UNCOMMITTED",
-                    "ask",
-                    1.0,
-                    cmd.text,
-                    "This deletes project files"
-                    + ("" if recursive else " that were here before this session")
-                    + ", and git cannot read this project's "
-                    "repository (its .git is a file or link leading to no git folder): "
-                    "what is uncommitted can't be told, and no snapshot can be kept of it, "
-                    "so nothing of what is deleted is saved. Repair .git (`git worktree "
-                    "repair`, or put back the folder it names) or copy the files elsewhere "
-                    "first, or ask the user.",
-                )
-            ]
+        if unknown:
+            older = _older_reached(inside, recursive, cmd, where)
+            if (older if older is not None else recursive) and worktree.leads_nowhere(
+                where.project
+            ):
+                return [_nothing_kept("deletes", older, cmd, where)]
         return []
     return [
         Hit(
@@ -155,29 +140,134 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
     ]
 
 
-def _older_than_session(targets: list[str], cmd: Cmd, where: Where) -> bool:
-    """Does a single-file delete name a file unchanged since before the session began?
+def _nothing_kept(verb: str, older: str | None, cmd: Cmd, where: Where) -> Hit:
+    """The question before a discard in a project whose ``.git`` leads nowhere: what is
+    discarded can't be told from git, and no snapshot can hold it (``older``: a file it
+    reaches that was there before the session, named; None: the session's start unknown)."""
+    import os
+
+    named = ""
+    if older:
+        rel = os.path.relpath(older, where.project) if where.project else older
+        named = f" ({rel if not rel.startswith('..') else older} among them)"
+    return Hit(
+        "GATE-RM-UNCOMMITTED",
+        "ask",
+        1.0,
+        cmd.text,
+        f"This {verb} project files"
+        + ("" if older is None else " that were here before this session" + named)
+        + ", and git cannot read this project's "
+        "repository (its .git is a file or link leading to no git folder): "
+        "what is uncommitted can't be told, and no snapshot can be kept of it, "
+        f"so nothing of what it {verb} is saved. Repair .git (`git worktree "
+        "repair`, or put back the folder it names) or copy the files elsewhere "
+        "first, or ask the user.",
+    )
+
+
+_REACH_MAX = 2000  # entries looked at under the folders one command discards
+_GLOB_MAX = 500  # matches of one glob looked at
+
+
+def _older_reached(
+    targets: list[str], recursive: bool, cmd: Cmd, where: Where, follow: bool = False
+) -> str | None:
+    """A file the discard of ``targets`` reaches that is unchanged since before the session
+    began (its path), "" when none is; None when the session's start is unknown.
 
     Why: where git cannot read the project's repository (its ``.git`` leads nowhere),
     ``rm src/b.py`` can't be told from the deletion of a scratch file, and no snapshot
     holds it; a file the agent made or rewrote in this session has its inode changed
-    (ctime, which no tool sets back) since the session began and is deleted unasked, as
-    an untracked file is in a readable repository.  Session start unknown: not asked."""
+    (ctime, which no tool sets back) since the session began and is discarded unasked, as
+    an untracked file is in a readable repository.  What the command reaches is worked
+    out the way it will run: a glob expanded against the real work tree from the
+    command's folder as the shell would (``rm src/*.py`` had been looked up as a file
+    named ``*.py``: never older, never asked), several operands each, a folder deleted
+    whole (or the folder a find walk yields from) walked, bounded: past the bound, asked.
+    ``follow``: the command opens the path (``> f``), a link's target is what it loses."""
+    if where.since_ns is None:
+        return None
+    budget = [_REACH_MAX]
+    for t in targets:
+        tree = DESCENDANT in t
+        full = resolve(t, where, cmd.cwd)
+        if has_marker(full):
+            continue
+        if tree:
+            paths = [glob_base(full)[0]]
+        elif any(ch in full for ch in "*?["):
+            import glob
+
+            paths = sorted(glob.glob(full))[:_GLOB_MAX]
+        else:
+            paths = [full]
+        for path in paths:
+            found = _older_in(path, recursive or tree, where.since_ns, budget, follow)
+            if found:
+                return found
+    return ""
+
+
+def _older_in(path: str, walk: bool, since_ns: int, budget: list[int], follow: bool) -> str:
+    """``path`` itself when it is no folder and older than ``since_ns``; with ``walk``, the
+    first such file under the folder ``path`` (past the budget: the folder itself)."""
     import os
 
-    if where.since_ns is None:
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except OSError:
+        return ""
+    import stat
+
+    if not stat.S_ISDIR(st.st_mode):
+        return path if st.st_ctime_ns < since_ns else ""
+    if not walk:
+        return ""  # a folder no delete without -r removes, nor any write opens
+    for folder, dirs, files in os.walk(path):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return path  # too many to look at: taken as holding older work
+            try:
+                if os.lstat(os.path.join(folder, name)).st_ctime_ns < since_ns:
+                    return os.path.join(folder, name)
+            except OSError:
+                continue
+    return ""
+
+
+def _git_not_a_folder(project: str) -> bool:
+    """The project's ``.git`` is there but no folder (a file, a link): one stat or two, so
+    an ordinary repository pays nothing more (git is asked only past this)."""
+    import os
+
+    if not project:
         return False
-    for t in targets:
-        path = resolve(t, where, cmd.cwd)
-        if has_marker(path):
-            continue
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if st.st_ctime_ns < where.since_ns:
-            return True
-    return False
+    dot_git = os.path.join(project, ".git")
+    return os.path.lexists(dot_git) and (os.path.islink(dot_git) or not os.path.isdir(dot_git))
+
+
+def unsaved_overwrite(targets: list[str], cmd: Cmd, where: Where, follow: bool) -> list[Hit]:
+    """Overwriting project files wholesale (``mv``/``cp`` over a file, ``truncate``, ``>
+    file``, ``tee file``) where no snapshot can hold them: the project's ``.git`` leads
+    nowhere.  Asked when a file overwritten was there before the session, as a delete of
+    it is (a readable repository's snapshot holds them: nothing is asked there)."""
+    if not targets or not _git_not_a_folder(where.project) or where.since_ns is None:
+        return []
+    inside = [
+        t
+        for t in targets
+        if t and not has_marker(t) and classify(t, where, cmd.cwd, follow)[0] is Place.INSIDE
+    ]
+    older = _older_reached(inside, False, cmd, where, follow) if inside else ""
+    if not older:
+        return []
+    from agentreflex.gate.rules import worktree  # only for a project whose .git is no folder
+
+    if not worktree.leads_nowhere(where.project):
+        return []
+    return [_nothing_kept("overwrites", older, cmd, where)]
 
 
 _MAX_CHECKOUTS = 16  # nested checkouts asked about per delete (each a bounded git status)
@@ -416,17 +506,26 @@ def truncate(cmd: Cmd, where: Where) -> list[Hit]:
         if not a.startswith("-")
         and not (i > 0 and args[i - 1] in ("-s", "--size", "-r", "--reference"))
     ]
-    return [h for f in files if (h := _overwrite(f, cmd, where, append=False)) is not None]
+    hits = [h for f in files if (h := _overwrite(f, cmd, where, append=False)) is not None]
+    from agentreflex.gate.shell.argv import option_values
+
+    sizes = option_values(args, ("-s", "--size"))
+    if not hits and not any(s.startswith(("+", ">")) for s in sizes):  # growing loses nothing
+        hits.extend(unsaved_overwrite(files, cmd, where, follow=True))
+    return hits
 
 
 def redirects(cmd: Cmd, where: Where) -> list[Hit]:
     """``>``/``>>``/``tee`` to dotfiles, system files and devices."""
     hits = []
+    emptied: list[str] = []  # project files the command truncates (judged below)
     for op, target in cmd.redirects:
         if op in (">", ">|", "&>", ">>", "&>>") and target and not target.isdigit():
             hit = _overwrite(target, cmd, where, append=">>" in op)
             if hit is not None:
                 hits.append(hit)
+            elif ">>" not in op:
+                emptied.append(target)
     if cmd.name == "tee":
         append = any(a in ("-a", "--append") for a in cmd.args)
         for a in cmd.args:
@@ -434,6 +533,10 @@ def redirects(cmd: Cmd, where: Where) -> list[Hit]:
                 hit = _overwrite(a, cmd, where, append)
                 if hit is not None:
                     hits.append(hit)
+                elif not append:
+                    emptied.append(a)
+    if not hits:
+        hits.extend(unsaved_overwrite(emptied, cmd, where, follow=True))
     return hits
 
 
@@ -705,7 +808,11 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
     ):
         # copying or linking /dev/null over a file empties it, exactly like `> file`
         hit = _overwrite(dest, cmd, where, append=False)
+        if hit is None and not hits:
+            return unsaved_overwrite(_landings(cmd, sources, dest, where), cmd, where, False)
         return hits + ([hit] if hit is not None else [])
+    if not hits and dplace is Place.INSIDE:
+        hits.extend(unsaved_overwrite(_landings(cmd, sources, dest, where), cmd, where, False))
     if dplace is Place.SYSTEM and cmd.name in ("cp", "ln", "install", "mv"):
         installed = _into_tool_dir(cmd, dfull)
         if installed is not False:
@@ -786,6 +893,36 @@ def _exists(path: str) -> bool:
     import os
 
     return os.path.lexists(path)
+
+
+def _landings(cmd: Cmd, sources: list[str], dest: str, where: Where) -> list[str]:
+    """The existing files ``mv``/``cp``/``install``/``ln -f`` SOURCES DEST replaces: DEST
+    itself, or each source's name in the folder DEST.  None when it keeps them (``-n``,
+    a backup made, ``ln`` without ``-f``, which fails on an existing file)."""
+    import os
+
+    flags = "".join(a[1:] for a in cmd.args if a.startswith("-") and not a.startswith("--"))
+    longs = [a for a in cmd.args if a.startswith("--")]
+    if (
+        (cmd.name != "ln" and "n" in flags)
+        or "b" in flags
+        or any(a.startswith(("--no-clobber", "--backup", "--update=none")) for a in longs)
+    ):
+        return []
+    if cmd.name == "ln" and "f" not in flags and "--force" not in longs:
+        return []
+    if "t" in flags or any(a.startswith("--target-directory") for a in longs):
+        return []  # ``-t DIR``: the last word is a source (not judged here)
+    full = resolve(dest, where, cmd.cwd)
+    if has_marker(full) or any(ch in dest for ch in "*?["):
+        return []
+    if os.path.isdir(full) and "T" not in flags and "--no-target-directory" not in longs:
+        return [
+            os.path.join(dest, os.path.basename(s.rstrip("/")))
+            for s in sources
+            if s and not has_marker(s) and not any(ch in s for ch in "*?[")
+        ]
+    return [dest]
 
 
 def _backup_name(source: str, dest: str) -> bool:
