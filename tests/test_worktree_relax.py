@@ -653,6 +653,8 @@ _MANY_FILE_DISCARDS = [
     "cp /dev/null src/b.py",
     "echo gone > README",
     "echo gone | tee README",
+    "dd if=scratch.txt of=src/b.py",
+    "rsync -a --delete scratch/ src/",
 ]
 
 
@@ -668,6 +670,8 @@ def test_a_project_whose_git_leads_nowhere_asks_before_every_spelling_of_a_disca
     a file it reaches was there before the session, and says nothing is saved."""
     _lead_nowhere(repo, tmp_path)
     (repo / "scratch.txt").write_text("the agent's own\n")
+    (repo / "scratch").mkdir()
+    (repo / "scratch" / "b.py").write_text("the agent's own\n")
     before = tree_bytes(repo)
     decision = pre(repo, command, "asks")
     assert decision.verdict is Verdict.ASK_USER, (command, reason(decision))
@@ -695,6 +699,9 @@ def test_a_project_whose_git_leads_nowhere_asks_before_every_spelling_of_a_disca
         "echo more >> README",  # appended: nothing of it is lost
         "echo new > src/made.py",
         "truncate -s 0 scratch/two.py",
+        "truncate -s +1K src/b.py",  # grown: nothing of it is lost
+        "dd if=src/b.py of=scratch/two.py",
+        "rsync -a --delete src/ scratch/",
     ],
 )
 def test_a_project_whose_git_leads_nowhere_lets_discards_of_this_sessions_files_run(
@@ -720,6 +727,8 @@ def test_in_a_readable_repository_every_spelling_of_a_discard_runs_after_its_sna
     asked, as before, with the snapshot's undo hint), and the snapshot undoes each byte
     for byte."""
     (repo / "scratch.txt").write_text("the agent's own\n")
+    (repo / "scratch").mkdir()
+    (repo / "scratch" / "b.py").write_text("the agent's own\n")
     before = tree_bytes(repo)
     decision = pre(repo, command, "asks")
     text = reason(decision)
