@@ -623,10 +623,16 @@ def test_a_project_whose_git_leads_nowhere_asks_before_a_single_file_delete_of_o
     assert tree_bytes(repo) == before
 
 
-def _lead_nowhere(repo: Path, tmp_path: Path) -> None:
-    """The project's ``.git`` made a file naming no git folder; the session begun."""
+def _lead_nowhere(repo: Path, tmp_path: Path, kind: str = "a .git file naming nowhere") -> None:
+    """The project's ``.git`` made one git reads no repository through; the session begun."""
     (repo / ".git").rename(tmp_path / "moved.git")
-    (repo / ".git").write_text(f"gitdir: {tmp_path / 'nowhere'}\n")
+    (tmp_path / "plain").mkdir()
+    if kind == "a .git file naming nowhere":
+        (repo / ".git").write_text(f"gitdir: {tmp_path / 'nowhere'}\n")
+    elif kind == "a dangling .git link":
+        (repo / ".git").symlink_to(tmp_path / "nowhere")
+    else:  # a link to a folder that is no repository
+        (repo / ".git").symlink_to(tmp_path / "plain")
     assert pre(repo, "rm -rf missing-build", "asks").verdict is Verdict.ALLOW  # session begins
 
 
@@ -658,9 +664,12 @@ _MANY_FILE_DISCARDS = [
 ]
 
 
+@pytest.mark.parametrize(
+    "kind", ["a .git file naming nowhere", "a dangling .git link", "a .git link to no repository"]
+)
 @pytest.mark.parametrize("command", _MANY_FILE_DISCARDS)
 def test_a_project_whose_git_leads_nowhere_asks_before_every_spelling_of_a_discard(
-    repo: Path, tmp_path: Path, command: str
+    repo: Path, tmp_path: Path, command: str, kind: str
 ) -> None:
     """In a project whose ``.git`` leads nowhere, ``rm src/b.py`` asked (fc00daae) but ``rm
     src/*.py`` ran unasked: the glob was looked up as a file named ``*.py``, which does not
@@ -668,7 +677,7 @@ def test_a_project_whose_git_leads_nowhere_asks_before_every_spelling_of_a_disca
     rm``, and every overwrite (``mv`` or ``cp`` over a file, ``truncate``, ``> file``),
     though git cannot say what they hold and no snapshot can be kept.  Now each asks when
     a file it reaches was there before the session, and says nothing is saved."""
-    _lead_nowhere(repo, tmp_path)
+    _lead_nowhere(repo, tmp_path, kind)
     (repo / "scratch.txt").write_text("the agent's own\n")
     (repo / "scratch").mkdir()
     (repo / "scratch" / "b.py").write_text("the agent's own\n")
@@ -676,6 +685,7 @@ def test_a_project_whose_git_leads_nowhere_asks_before_every_spelling_of_a_disca
     decision = pre(repo, command, "asks")
     assert decision.verdict is Verdict.ASK_USER, (command, reason(decision))
     text = reason(decision)
+    assert "that were here before this session" in text, text
     assert "nothing of the uncommitted work is saved" in text, text
     assert "saved the uncommitted work:" not in text
     assert tree_bytes(repo) == before

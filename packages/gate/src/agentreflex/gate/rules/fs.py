@@ -119,7 +119,7 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
             break
         unknown = unknown or answer is None
     else:
-        if unknown:
+        if unknown and _git_not_a_folder(where.project):  # a .git folder: a snapshot holds it
             older = _older_reached(inside, recursive, cmd, where)
             if (older if older is not None else recursive) and worktree.leads_nowhere(
                 where.project
@@ -248,11 +248,19 @@ def _git_not_a_folder(project: str) -> bool:
     return os.path.lexists(dot_git) and (os.path.islink(dot_git) or not os.path.isdir(dot_git))
 
 
-def unsaved_overwrite(targets: list[str], cmd: Cmd, where: Where, follow: bool) -> list[Hit]:
+def unsaved_overwrite(
+    targets: list[str],
+    cmd: Cmd,
+    where: Where,
+    follow: bool,
+    verb: str = "overwrites",
+    walk: bool = False,
+) -> list[Hit]:
     """Overwriting project files wholesale (``mv``/``cp`` over a file, ``truncate``, ``>
-    file``, ``tee file``) where no snapshot can hold them: the project's ``.git`` leads
-    nowhere.  Asked when a file overwritten was there before the session, as a delete of
-    it is (a readable repository's snapshot holds them: nothing is asked there)."""
+    file``, ``tee file``, ``dd of=``; with ``walk``, what ``rsync --delete`` removes from a
+    folder) where no snapshot can hold them: the project's ``.git`` leads nowhere.  Asked
+    when a file reached was there before the session, as a delete of it is (a readable
+    repository's snapshot holds them: nothing is asked there)."""
     if not targets or not _git_not_a_folder(where.project) or where.since_ns is None:
         return []
     inside = [
@@ -260,14 +268,14 @@ def unsaved_overwrite(targets: list[str], cmd: Cmd, where: Where, follow: bool) 
         for t in targets
         if t and not has_marker(t) and classify(t, where, cmd.cwd, follow)[0] is Place.INSIDE
     ]
-    older = _older_reached(inside, False, cmd, where, follow) if inside else ""
+    older = _older_reached(inside, walk, cmd, where, follow) if inside else ""
     if not older:
         return []
     from agentreflex.gate.rules import worktree  # only for a project whose .git is no folder
 
     if not worktree.leads_nowhere(where.project):
         return []
-    return [_nothing_kept("overwrites", older, cmd, where)]
+    return [_nothing_kept(verb, older, cmd, where)]
 
 
 _MAX_CHECKOUTS = 16  # nested checkouts asked about per delete (each a bounded git status)
@@ -994,6 +1002,9 @@ def rsync(cmd: Cmd, where: Where) -> list[Hit]:
     if not paths:
         return []
     place, full = classify(paths[-1], where, cmd.cwd)
+    if place is Place.INSIDE and ":" not in paths[-1]:
+        # what the destination holds beyond the source goes (a superset: every file there)
+        return unsaved_overwrite(paths[-1:], cmd, where, False, verb="deletes", walk=True)
     if place in _FINE or ":" in paths[-1]:
         return []
     return [
@@ -1082,6 +1093,8 @@ def dd(cmd: Cmd, where: Where) -> list[Hit]:
                 # a regular file (curl ... | dd of=/usr/share/keyrings/x.gpg): a write
                 hit = _overwrite(a[3:], cmd, where, append=False)
                 return [hit] if hit is not None else []
+            if place is Place.INSIDE:
+                return unsaved_overwrite([a[3:]], cmd, where, follow=True)
             if place in (Place.DEVICE, Place.SYSTEM, Place.ROOT):
                 return [
                     Hit.destructive(
