@@ -651,6 +651,8 @@ _MANY_FILE_DISCARDS = [
     "find src -name '*.py' -exec rm {} +",
     "find src -name '*.py' -exec rm -f {} \\;",
     "find src -name '*.py' | xargs rm",
+    "find . -name pkg -exec rm -rf {} +",  # a folder it yields, deleted whole
+    "find src -maxdepth 1 -name '*.py' -delete",
     "mv scratch.txt src/b.py",
     "mv -f scratch.txt src/pkg/a.py",
     "cp scratch.txt README",
@@ -702,6 +704,10 @@ def test_a_project_whose_git_leads_nowhere_asks_before_every_spelling_of_a_disca
         "find scratch -name '*.py' -delete",
         "find scratch -name '*.py' -exec rm {} +",
         "find scratch -name '*.py' | xargs rm",
+        "find src -name '*.tmp' -delete",  # its tests let no older file through
+        "find . -name '*.tmp' -exec rm -f {} +",
+        "find src -path '*/pkg/*.txt' -delete",
+        "find src -maxdepth 1 -name 'a.py' -delete",  # src/pkg/a.py is deeper
         "mv scratch/one.py src/moved.py",  # onto nothing
         "mv src/b.py src/renamed.py",  # moved, not overwritten
         "cp src/b.py src/copy.py",
