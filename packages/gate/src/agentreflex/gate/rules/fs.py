@@ -22,6 +22,10 @@ from agentreflex.gate.shell.paths import (
     resolve,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _FATAL = (Place.ROOT, Place.HOME, Place.ANCESTOR)
 _FINE = (Place.INSIDE, Place.TEMP, Place.CACHE)
 _EMPTY_SOURCES = frozenset({"/dev/null", "/dev/zero"})
@@ -194,8 +198,10 @@ def _older_reached(
         full = resolve(t, where, cmd.cwd)
         if has_marker(full):
             continue
+        select = None
         if tree:
             paths = [glob_base(full)[0]]
+            select = _found_by(cmd, paths[0], where, recursive)
         elif any(ch in full for ch in "*?["):
             import glob
 
@@ -203,15 +209,65 @@ def _older_reached(
         else:
             paths = [full]
         for path in paths:
-            found = _older_in(path, recursive or tree, where.since_ns, budget, follow)
+            found = _older_in(path, recursive or tree, where.since_ns, budget, follow, select)
             if found:
                 return found
     return ""
 
 
-def _older_in(path: str, walk: bool, since_ns: int, budget: list[int], follow: bool) -> str:
+def _found_by(cmd: Cmd, base: str, where: Where, recursive: bool) -> Callable[[str], bool] | None:
+    """Which files under ``base`` the ``find`` that feeds this command (``find -delete``,
+    ``find -exec rm {}``) yields, by its name and path tests and ``-maxdepth``: ``find src
+    -name '*.tmp' -delete`` reaches the .tmp files, not every file in src; ``recursive``
+    (``-exec rm -rf {}``), every file in a folder it yields too.  None (every file under
+    ``base``) when it can't be told: fed through a pipe (``| xargs rm``: the find is
+    another command), words known only at run time, another root."""
+    if not cmd.via.startswith("find") or any(m in cmd.text for m in ("$", "`")):
+        return None
+    from shlex import split
+
+    try:
+        words = split(cmd.text)
+    except ValueError:
+        return None
+    if "find" not in words:
+        return None
+    from agentreflex.gate.shell.changes import find_selection, find_test
+
+    roots, tests, depth, either = find_selection(words[words.index("find") + 1 :])
+    shown_root = next((r for r in roots if resolve(r, where, cmd.cwd) == base), None)
+    if shown_root is None:
+        return None
+    import os
+
+    def yields(rel: str) -> bool:
+        if rel.count("/") + 1 > depth:
+            return False
+        shown = shown_root.rstrip("/") + "/" + rel
+        passed = [find_test(flag, pattern, shown) for flag, pattern in tests]
+        return not passed or (any(passed) if either else all(passed))
+
+    def select(path: str) -> bool:
+        rel = os.path.relpath(path, base)
+        if yields(rel):
+            return True
+        parts = rel.split("/")[:-1] if recursive else []
+        return any(yields("/".join(parts[: k + 1])) for k in range(len(parts)))
+
+    return select
+
+
+def _older_in(
+    path: str,
+    walk: bool,
+    since_ns: int,
+    budget: list[int],
+    follow: bool,
+    select: Callable[[str], bool] | None = None,
+) -> str:
     """``path`` itself when it is no folder and older than ``since_ns``; with ``walk``, the
-    first such file under the folder ``path`` (past the budget: the folder itself)."""
+    first such file under the folder ``path`` that ``select`` takes (past the budget: the
+    folder itself)."""
     import os
 
     try:
@@ -229,9 +285,12 @@ def _older_in(path: str, walk: bool, since_ns: int, budget: list[int], follow: b
             budget[0] -= 1
             if budget[0] < 0:
                 return path  # too many to look at: taken as holding older work
+            found = os.path.join(folder, name)
+            if select is not None and not select(found):
+                continue
             try:
-                if os.lstat(os.path.join(folder, name)).st_ctime_ns < since_ns:
-                    return os.path.join(folder, name)
+                if os.lstat(found).st_ctime_ns < since_ns:
+                    return found
             except OSError:
                 continue
     return ""
