@@ -651,10 +651,12 @@ _MANY_FILE_DISCARDS = [
     "find src -name '*.py' -exec rm {} +",
     "find src -name '*.py' -exec rm -f {} \\;",
     "find src -name '*.py' | xargs rm",
+    "ls src/*.py | xargs rm",  # ls lists a file operand itself
     "find . -name pkg -exec rm -rf {} +",  # a folder it yields, deleted whole
     "find src -maxdepth 1 -name '*.py' -delete",
     "mv scratch.txt src/b.py",
     "mv -f scratch.txt src/pkg/a.py",
+    "mv scratch/* src/",  # scratch/b.py lands on src/b.py
     "cp scratch.txt README",
     "truncate -s 0 src/b.py",
     ": > src/b.py",
@@ -708,7 +710,9 @@ def test_a_project_whose_git_leads_nowhere_asks_before_every_spelling_of_a_disca
         "find . -name '*.tmp' -exec rm -f {} +",
         "find src -path '*/pkg/*.txt' -delete",
         "find src -maxdepth 1 -name 'a.py' -delete",  # src/pkg/a.py is deeper
+        "ls scratch/*.py | xargs rm",
         "mv scratch/one.py src/moved.py",  # onto nothing
+        "mv scratch/*.py src/pkg/",  # no name there is taken
         "mv src/b.py src/renamed.py",  # moved, not overwritten
         "cp src/b.py src/copy.py",
         "echo again > scratch/one.py",
