@@ -206,6 +206,10 @@ def _older_reached(
             import glob
 
             paths = sorted(glob.glob(full))[:_GLOB_MAX]
+            if cmd.via == "xargs" and full.endswith("/*"):
+                # ``ls X | xargs rm`` is modelled as the entries of X; ls lists a file
+                # operand itself (``ls src/*.py``: the files)
+                paths += [p for p in sorted(glob.glob(full[:-2]))[:_GLOB_MAX] if _no_dir(p)]
         else:
             paths = [full]
         for path in paths:
@@ -255,6 +259,12 @@ def _found_by(cmd: Cmd, base: str, where: Where, recursive: bool) -> Callable[[s
         return any(yields("/".join(parts[: k + 1])) for k in range(len(parts)))
 
     return select
+
+
+def _no_dir(path: str) -> bool:
+    import os
+
+    return not os.path.isdir(path) or os.path.islink(path)
 
 
 def _older_in(
@@ -984,11 +994,17 @@ def _landings(cmd: Cmd, sources: list[str], dest: str, where: Where) -> list[str
     if has_marker(full) or any(ch in dest for ch in "*?["):
         return []
     if os.path.isdir(full) and "T" not in flags and "--no-target-directory" not in longs:
-        return [
-            os.path.join(dest, os.path.basename(s.rstrip("/")))
-            for s in sources
-            if s and not has_marker(s) and not any(ch in s for ch in "*?[")
-        ]
+        names: list[str] = []
+        for s in sources:
+            if not s or has_marker(s):
+                continue
+            if any(ch in s for ch in "*?["):  # what the shell expands it to, from cmd's folder
+                import glob
+
+                names += sorted(glob.glob(resolve(s, where, cmd.cwd)))[:_GLOB_MAX]
+            else:
+                names.append(s)
+        return [os.path.join(dest, os.path.basename(n.rstrip("/"))) for n in names]
     return [dest]
 
 
