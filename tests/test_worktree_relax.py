@@ -763,6 +763,25 @@ def test_in_a_readable_repository_every_spelling_of_a_discard_runs_after_its_sna
     assert tree_bytes(repo) == before
 
 
+@pytest.mark.parametrize(
+    "command", [": > src/b.py", "mv scratch.txt README", "truncate -s 0 src/b.py", "rm src/*.py"]
+)
+def test_a_linked_work_tree_whose_git_file_leads_to_its_repository_is_not_asked(
+    repo: Path, command: str
+) -> None:
+    """A linked work tree (``git worktree add``, which hosts make per task) has a ``.git``
+    file too, naming its repository: the discards above run there as in the repository
+    itself, after its snapshot, never asked as if no snapshot could be kept."""
+    sh(repo, "git commit -qm staged && git worktree add -q ../linked")
+    linked = repo.parent / "linked"
+    assert pre(linked, "rm -rf missing-build", "asks").verdict is Verdict.ALLOW
+    (linked / "scratch.txt").write_text("the agent's own\n")
+    decision = pre(linked, command, "asks")
+    text = reason(decision)
+    assert decision.verdict in (Verdict.ALLOW, Verdict.WARN), (command, text)
+    assert "no snapshot" not in text and "git cannot read" not in text, text
+
+
 def test_deleting_a_folder_with_ignored_files_names_them_as_not_saved(repo: Path) -> None:
     """``rm -rf src`` where src holds an ignored file (``*.log``): the question said
     "snapshot 1 saved the uncommitted work", and the ignored file, which no snapshot

@@ -317,6 +317,33 @@ def _git_not_a_folder(project: str) -> bool:
     return os.path.lexists(dot_git) and (os.path.islink(dot_git) or not os.path.isdir(dot_git))
 
 
+def _git_names_no_repository(project: str) -> bool:
+    """:func:`_git_not_a_folder`, and the folder its ``.git`` file or link names holds no
+    ``HEAD``: a linked work tree (``git worktree add``, which agents' hosts make for every
+    task) is told apart without running git, which is asked only past this."""
+    import os
+    import stat
+
+    if not _git_not_a_folder(project):
+        return False
+    dot_git = os.path.join(project, ".git")
+    try:
+        st = os.lstat(dot_git)
+        if stat.S_ISLNK(st.st_mode):
+            named = os.path.realpath(dot_git)
+        elif stat.S_ISREG(st.st_mode):
+            with open(dot_git, "rb") as fh:
+                first = fh.read(4096).split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+            if not first.startswith("gitdir:"):
+                return True
+            named = os.path.join(project, first[len("gitdir:") :].strip())
+        else:
+            return True  # a FIFO, a socket: no repository git reads
+    except (OSError, ValueError):
+        return True
+    return not os.path.isfile(os.path.join(named, "HEAD"))
+
+
 def unsaved_overwrite(
     targets: list[str],
     cmd: Cmd,
@@ -330,7 +357,7 @@ def unsaved_overwrite(
     folder) where no snapshot can hold them: the project's ``.git`` leads nowhere.  Asked
     when a file reached was there before the session, as a delete of it is (a readable
     repository's snapshot holds them: nothing is asked there)."""
-    if not targets or not _git_not_a_folder(where.project) or where.since_ns is None:
+    if not targets or where.since_ns is None or not _git_names_no_repository(where.project):
         return []
     inside = [
         t
@@ -974,7 +1001,7 @@ def _exists(path: str) -> bool:
 
 def _landings(cmd: Cmd, sources: list[str], dest: str, where: Where) -> list[str]:
     """The existing files ``mv``/``cp``/``install``/``ln -f`` SOURCES DEST replaces: DEST
-    itself, or each source's name in the folder DEST.  None when it keeps them (``-n``,
+    itself, or each source's name in the folder DEST; none when it keeps them (``-n``,
     a backup made, ``ln`` without ``-f``, which fails on an existing file)."""
     import os
 
