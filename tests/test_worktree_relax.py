@@ -834,6 +834,19 @@ def _staged_then_edited(repo: Path) -> tuple[str, str]:
     return "rm README", "README"
 
 
+def _no_snapshot_glob(repo: Path) -> tuple[str, str]:
+    """No snapshot at all: the project's ``.git`` names no git folder, a glob deleted."""
+    (repo / ".git").rename(repo.parent / "moved.git")
+    (repo / ".git").write_text(f"gitdir: {repo.parent / 'nowhere'}\n")
+    return "rm src/*.py", "src/"
+
+
+def _no_snapshot_overwrite(repo: Path) -> tuple[str, str]:
+    (repo / ".git").rename(repo.parent / "moved.git")
+    (repo / ".git").symlink_to(repo.parent / "nowhere")
+    return ": > README", "README"
+
+
 @pytest.mark.parametrize(
     "make",
     [
@@ -844,6 +857,8 @@ def _staged_then_edited(repo: Path) -> tuple[str, str]:
         _linked,
         _ignored,
         _staged_then_edited,
+        _no_snapshot_glob,
+        _no_snapshot_overwrite,
     ],
 )
 @pytest.mark.parametrize("level", ["off", "asks"])
@@ -852,9 +867,9 @@ def test_every_question_naming_a_snapshot_says_what_it_does_not_hold(
 ) -> None:
     """Each kind of work a snapshot does not hold (past the size bound, a nested checkout
     tracked or ignored, a submodule's or linked work tree's work, an ignored file, the
-    staged bytes of a file edited again): the question before a discard of it may say
-    what the snapshot holds, never "saved the uncommitted work" unqualified, and names
-    what it does not hold."""
+    staged bytes of a file edited again; everything, where no snapshot can be kept at all):
+    the question before a discard of it may say what the snapshot holds, never "saved the
+    uncommitted work" unqualified, and names what it does not hold."""
     command, what = make(repo)
     decision = pre(repo, command, level, max_bytes=2000)
     assert decision.verdict is Verdict.ASK_USER, reason(decision)
