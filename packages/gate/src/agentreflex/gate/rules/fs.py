@@ -153,18 +153,20 @@ def _nothing_kept(verb: str, older: str | None, cmd: Cmd, where: Where) -> Hit:
     named = ""
     if older:
         rel = os.path.relpath(older, where.project) if where.project else older
-        named = f" ({rel if not rel.startswith('..') else older} among them)"
+        named = (
+            f" (not saved: {older if rel.startswith('..') else rel}, and any other file it {verb})"
+        )
     return Hit(
         "GATE-RM-UNCOMMITTED",
         "ask",
         1.0,
         cmd.text,
         f"This {verb} project files"
-        + ("" if older is None else " that were here before this session" + named)
+        + ("" if older is None else " that were here before this session")
         + ", and git cannot read this project's "
         "repository (its .git is a file or link leading to no git folder): "
         "what is uncommitted can't be told, and no snapshot can be kept of it, "
-        f"so nothing of what it {verb} is saved. Repair .git (`git worktree "
+        f"so nothing of what it {verb} is saved{named}. Repair .git (`git worktree "
         "repair`, or put back the folder it names) or copy the files elsewhere "
         "first, or ask the user.",
     )
