@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentreflex.core.decision import Decision, Verdict
+from agentreflex.core.decision import Decision, Finding, Mode, Verdict, merge
 from agentreflex.core.hook.runtime import run_hook
-from agentreflex.core.worktree import undocmd
+from agentreflex.core.worktree import relax, undocmd
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
@@ -876,3 +876,22 @@ def test_every_question_naming_a_snapshot_says_what_it_does_not_hold(
     text = reason(decision)
     assert "saved the uncommitted work:" not in text, text
     assert what in text and "not saved" in text, text
+
+
+def test_only_the_gates_in_project_discard_codes_relax() -> None:
+    ask = Finding("gate", "GATE-RM-UNCOMMITTED", Verdict.ASK_USER, "x")
+    other = Finding("gate", "GATE-RM-UNRESOLVED", Verdict.ASK_USER, "y")
+    mixed = Finding(
+        "gate",
+        "GATE-GIT-CLEAN",
+        Verdict.ASK_USER,
+        "z",
+        detail={"rules": ["GATE-GIT-CLEAN", "GATE-RM-ROOT"]},
+    )
+    assert relax.may_relax(merge([ask], Mode.ENFORCED), "asks")
+    assert not relax.may_relax(merge([ask], Mode.ENFORCED), "off")
+    assert not relax.may_relax(merge([ask, other], Mode.ENFORCED), "discards")
+    assert not relax.may_relax(merge([mixed], Mode.ENFORCED), "discards")
+    assert not relax.may_relax(merge([], Mode.ENFORCED), "discards")
+    guard = Finding("guard", "GATE-RM-UNCOMMITTED", Verdict.ASK_USER, "not the gate")
+    assert not relax.may_relax(merge([guard], Mode.ENFORCED), "asks")

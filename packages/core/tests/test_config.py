@@ -1,10 +1,13 @@
-"""Configuration: defaults, profiles, files, environment, and clear errors."""
+"""Configuration: defaults, profiles, files, environment, and clear errors.
+
+The tests that need a sibling reflex package run where it is installed:
+``tests/core_with_reflexes/test_config.py``.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +19,6 @@ from agentreflex.core.config.settings import (
     Config,
     ConfigError,
     load_config,
-    section_value,
     with_mode,
 )
 from agentreflex.core.decision import Mode
@@ -203,61 +205,6 @@ def test_bad_profile(project: Path, tmp_path: Path) -> None:
         _load(project, tmp_path, AGENTREFLEX_PROFILE="max")
 
 
-def test_project_file_settings(project: Path, tmp_path: Path) -> None:
-    pytest.importorskip(
-        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
-    )
-    pytest.importorskip(
-        "agentreflex.runaway", reason="needs the runaway package (its declared section)"
-    )
-    path = _approved_config(
-        project,
-        tmp_path,
-        """
-mode = "enforced"
-state_dir = "var/reflex"
-disabled_reflexes = ["runaway"]
-
-[thresholds]
-destructive_block = 0.6
-
-[loop]
-hard_repeat_count = 4
-recent_action_window = 30
-
-[judge]
-mode = "mock"
-timeout_ms = 900
-retries = 0
-model = "jev-small"
-base_url = "http://127.0.0.1:9"
-
-[hook]
-floor_budget_ms = 500
-
-[daemon]
-idle_seconds = 60
-
-[gate]
-protected_paths = ["secrets/"]
-""",
-    )
-    cfg = _load(project, tmp_path)
-    assert cfg.mode is Mode.ENFORCED
-    assert cfg.state_dir == os.path.join(str(project), "var/reflex")
-    assert cfg.disabled_reflexes == ("runaway",)
-    assert not cfg.reflex_enabled("runaway") and cfg.reflex_enabled("gate")
-    assert cfg.threshold("destructive_block") == 0.6
-    assert (cfg.hard_loop_repeat_count, cfg.recent_action_window) == (4, 30)
-    assert (cfg.judge.mode, cfg.judge.timeout_ms, cfg.judge.retries) == ("mock", 900, 0)
-    assert (cfg.judge.model, cfg.judge.base_url) == ("jev-small", "http://127.0.0.1:9")
-    assert cfg.floor_budget_ms == 500
-    assert cfg.daemon_idle_seconds == 60
-    assert cfg.section("gate") == {"protected_paths": ["secrets/"]}
-    assert cfg.section("runaway") == {}
-    assert cfg.sources == [str(path)]
-
-
 def test_precedence_user_then_project_then_env(project: Path, tmp_path: Path) -> None:
     user = _user_config(
         tmp_path,
@@ -318,15 +265,12 @@ def test_state_dir_env(project: Path, tmp_path: Path) -> None:
         ('disabled_reflexes = "gate"\n', "disabled_reflexes", "list of reflex names"),
         ("disabled_reflexes = [1]\n", "disabled_reflexes", "list of reflex names"),
         ("state_dir = 5\n", "state_dir", "directory path"),
-        ("gate = 3\n", "gate", "must be a table"),
         ("mode = [\n", "not valid TOML", "TOML"),
     ],
 )
 def test_bad_file_values_name_the_key_and_allowed_values(
     text: str, key: str, allowed: str, project: Path, tmp_path: Path
 ) -> None:
-    if key == "gate":  # a package's table is known only where that package is installed
-        pytest.importorskip("agentreflex.gate", reason="needs the gate package")
     path = _project_config(project, text)
     with pytest.raises(ConfigError) as info:
         _load(project, tmp_path)
@@ -393,43 +337,3 @@ def test_with_mode_copies(project: Path, tmp_path: Path) -> None:
     enforced = with_mode(cfg, Mode.ENFORCED)
     assert enforced.mode is Mode.ENFORCED
     assert cfg.mode is Mode.SHADOW
-
-
-def test_section_value_validation(project: Path, tmp_path: Path) -> None:
-    pytest.importorskip(
-        "agentreflex.runaway", reason="needs the runaway package (its declared section)"
-    )
-    _approved_config(
-        project,
-        tmp_path,
-        """
-[runaway]
-max_tool_calls = 200
-wall_minutes = 1.5
-ratio = 0.4
-strict = "yes"
-style = "Loud"
-names = ["a", "b"]
-label = "x"
-bad_int = "many"
-bad_list = [1, 2]
-bad_prob = 2
-""",
-    )
-    cfg = _load(project, tmp_path)
-    assert section_value(cfg, "runaway", "max_tool_calls", 0, "int", low=1, high=1000) == 200
-    assert section_value(cfg, "runaway", "wall_minutes", 0.0, "float", low=0.0) == 1.5
-    assert section_value(cfg, "runaway", "ratio", 0.0, "prob") == 0.4
-    assert section_value(cfg, "runaway", "strict", False, "bool") is True
-    assert section_value(cfg, "runaway", "style", "", "choice", allowed=("loud", "quiet")) == "loud"
-    assert section_value(cfg, "runaway", "names", [], "list") == ["a", "b"]
-    assert section_value(cfg, "runaway", "label", "") == "x"
-    assert section_value(cfg, "runaway", "missing", "dflt") == "dflt"
-    assert section_value(cfg, "nosection", "x", 7, "int") == 7
-    for key, kind in (("bad_int", "int"), ("bad_list", "list"), ("bad_prob", "prob")):
-        with pytest.raises(ConfigError, match=re.escape(f"runaway.{key}")):
-            section_value(cfg, "runaway", key, None, kind)
-    with pytest.raises(ConfigError, match=r"runaway\.max_tool_calls"):
-        section_value(cfg, "runaway", "max_tool_calls", 0, "int", low=1, high=10)
-    with pytest.raises(ConfigError, match=r"runaway\.max_tool_calls.*not a string"):
-        section_value(cfg, "runaway", "max_tool_calls", "")

@@ -1,14 +1,15 @@
-"""The parsed-TOML cache: a config file is parsed by tomllib once, never read stale."""
+"""The parsed-TOML cache: a config file is parsed by tomllib once, never read stale.
+
+The tests that need a sibling reflex package run where it is installed:
+``tests/core_with_reflexes/test_config_cache.py``.
+"""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from agentreflex.core.config import trust
 from agentreflex.core.config.settings import ConfigError, load_config
 from agentreflex.core.decision import Mode
 
@@ -32,25 +33,6 @@ def _cached_copies(tmp_path: Path) -> list[Path]:
     return sorted((tmp_path / "home" / ".cache" / "agentreflex").glob("toml-*.json"))
 
 
-def test_second_load_reads_the_cached_copy_without_tomllib(tmp_path: Path) -> None:
-    pytest.importorskip(
-        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
-    )
-    project = tmp_path / "project"
-    _write_config(project, 'mode = "shadow"\n[gate]\nextra = ["a"]\n')
-    # approved, so the [gate] section applies (the trust record is read, never TOML)
-    trust.approve(str(project / ".agentreflex" / "config.toml"), _env(tmp_path))
-    first = load_config(str(project), _env(tmp_path))
-    assert first.mode is Mode.SHADOW and len(_cached_copies(tmp_path)) == 1
-    code = (
-        "import sys; from agentreflex.core.config.settings import load_config;"
-        f"cfg = load_config({str(project)!r}, {_env(tmp_path)!r});"
-        "print(cfg.mode.value, 'tomllib' in sys.modules, cfg.sections.get('gate'))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split(maxsplit=2) == ["shadow", "False", "{'extra': ['a']}\n"]
-
-
 def test_an_edit_is_never_missed_and_copies_do_not_pile_up(tmp_path: Path) -> None:
     project = tmp_path / "project"
     _write_config(project, 'mode = "shadow"\n')
@@ -71,18 +53,6 @@ def test_a_corrupt_cached_copy_is_parsed_again(tmp_path: Path, garbage: str) -> 
     copy.write_text(garbage)
     assert load_config(str(project), _env(tmp_path)).mode is Mode.SHADOW
     assert json.loads(copy.read_text())["data"] == {"mode": "shadow"}
-
-
-def test_dates_are_not_cached_and_still_load(tmp_path: Path) -> None:
-    pytest.importorskip(
-        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
-    )
-    project = tmp_path / "project"
-    _write_config(project, "[gate]\nsince = 2026-01-01\n")
-    trust.approve(str(project / ".agentreflex" / "config.toml"), _env(tmp_path))
-    cfg = load_config(str(project), _env(tmp_path))
-    assert str(cfg.sections["gate"]["since"]) == "2026-01-01"
-    assert _cached_copies(tmp_path) == []
 
 
 def test_unwritable_cache_dir_still_loads(tmp_path: Path) -> None:

@@ -3,6 +3,9 @@
 Real ``agentreflex serve`` processes on real sockets; the client is the real
 thin client, run in a fresh interpreter (its installation id is that of the
 hook processes, not of pytest's own ``sys.path``).
+
+The tests that need a sibling reflex package run where it is installed:
+``tests/core_with_reflexes/test_daemon_trust.py``.
 """
 
 from __future__ import annotations
@@ -200,21 +203,6 @@ def test_silent_clients_do_not_hold_up_other_hooks(tmp_path: Path, daemon: Path)
     finally:
         for conn in silent:
             conn.close()
-
-
-def test_an_event_is_recorded_once_when_the_client_gives_up(tmp_path: Path, daemon: Path) -> None:
-    """A client that timed out evaluates (and records) the event itself: the daemon must not."""
-    # the premise needs a reflex slower than the client's 10 ms: core alone evaluates a
-    # call in less (no reflexes), so the daemon would record before the client gives up
-    pytest.importorskip("agentreflex.gate", reason="core alone has no slow reflex to outwait")
-    slow = " && ".join(f"echo {i} > out{i}.txt" for i in range(8000))  # takes the daemon a while
-    gave_up = _probe(tmp_path, _payload(tmp_path, "toolu_gave_up", slow), timeout=0.01)
-    assert gave_up["answered"] is False
-    waited = _probe(tmp_path, _payload(tmp_path, "toolu_waited", slow))
-    assert waited["answered"] is True
-    assert _recorded(tmp_path, "toolu_waited")  # the control: a waiting client's event is kept
-    time.sleep(1.0)
-    assert not _recorded(tmp_path, "toolu_gave_up")
 
 
 def test_the_env_gate_runs_one_environment_at_a_time() -> None:

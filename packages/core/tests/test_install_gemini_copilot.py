@@ -1,5 +1,9 @@
 """``agentreflex install gemini|copilot`` on real settings files; the hooks they write run
-as real shell commands calling the real ``agentreflex`` script."""
+as real shell commands calling the real ``agentreflex`` script.
+
+The tests that need a sibling reflex package run where it is installed:
+``tests/core_with_reflexes/test_install_gemini_copilot.py``.
+"""
 
 from __future__ import annotations
 
@@ -167,47 +171,6 @@ def test_copilot_user_install_goes_to_copilot_home(
     assert set(json.loads(path.read_text())["hooks"]) == set(copilot.EVENTS)
     assert run(["uninstall", "copilot"], capsys)[0] == 0
     assert not path.exists()
-
-
-def _pre_tool_command(project: Path, binary: str) -> str:
-    path = project / ".github" / "hooks" / "agentreflex.json"
-    command = json.loads(path.read_text())["hooks"]["preToolUse"][-1]["bash"]
-    return str(command).replace(str(SCRIPT), binary, 1)
-
-
-def test_copilot_pre_tool_command_blocks_and_fails_closed(
-    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    pytest.importorskip(
-        "agentreflex.gate", reason="needs the gate package (its [gate] section, its findings)"
-    )
-    (project / ".agentreflex").mkdir()
-    (project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
-    assert run(["install", "copilot", "--project", "--bin", str(SCRIPT)], capsys)[0] == 0
-    payload = json.dumps(
-        {
-            "timestamp": 1,
-            "cwd": str(project),
-            "toolName": "bash",
-            "toolArgs": '{"command": "rm -rf ~/"}',
-        }
-    )
-    for binary, expect in (
-        (str(SCRIPT), "GATE-RM-ROOT"),
-        ("/nonexistent/agentreflex", "failed or is missing"),
-    ):
-        done = subprocess.run(
-            ["bash", "-c", _pre_tool_command(project, binary)],
-            input=payload,
-            capture_output=True,
-            text=True,
-            cwd=project,
-            timeout=60,
-            check=False,
-        )
-        answer = json.loads(done.stdout)
-        assert answer["permissionDecision"] == "deny"
-        assert expect in answer["permissionDecisionReason"]
 
 
 def test_gemini_before_tool_command_fails_closed_with_exit_2(

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from agentreflex.core.config.settings import ConfigError, load_config
-from agentreflex.core.decision import Finding, Mode, Verdict, merge
 from agentreflex.core.worktree import observe, relax
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -57,26 +56,6 @@ def test_command_confinement_rules(repo: Path) -> None:  # noqa: F811
     assert relax.command_confined("rm -rf -- src", str(repo), found)
     os.symlink(str(repo.parent), repo / "out")
     assert not relax.command_confined("rm -rf out/", str(repo), found)
-
-
-def test_only_the_gates_in_project_discard_codes_relax() -> None:
-    pytest.importorskip("agentreflex.gate", reason="the gate declares which of its codes undo")
-    ask = Finding("gate", "GATE-RM-UNCOMMITTED", Verdict.ASK_USER, "x")
-    other = Finding("gate", "GATE-RM-UNRESOLVED", Verdict.ASK_USER, "y")
-    mixed = Finding(
-        "gate",
-        "GATE-GIT-CLEAN",
-        Verdict.ASK_USER,
-        "z",
-        detail={"rules": ["GATE-GIT-CLEAN", "GATE-RM-ROOT"]},
-    )
-    assert relax.may_relax(merge([ask], Mode.ENFORCED), "asks")
-    assert not relax.may_relax(merge([ask], Mode.ENFORCED), "off")
-    assert not relax.may_relax(merge([ask, other], Mode.ENFORCED), "discards")
-    assert not relax.may_relax(merge([mixed], Mode.ENFORCED), "discards")
-    assert not relax.may_relax(merge([], Mode.ENFORCED), "discards")
-    guard = Finding("guard", "GATE-RM-UNCOMMITTED", Verdict.ASK_USER, "not the gate")
-    assert not relax.may_relax(merge([guard], Mode.ENFORCED), "asks")
 
 
 def test_the_profile_sets_the_default_and_config_checks_it(tmp_path: Path) -> None:
