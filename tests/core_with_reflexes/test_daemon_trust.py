@@ -46,6 +46,13 @@ def _env(tmp: Path) -> dict[str, str]:
 
 @pytest.fixture()
 def daemon(tmp_path: Path) -> Iterator[Path]:
+    # The first enforced shell command after an install gives each hard-linked file of the
+    # hook's code a copy of its own (contain/ownlinks.py): that walk takes seconds and
+    # changes the folders' times, so a daemon started before it is another installation
+    # to the clients after it.  Done here first, as any earlier hook in the run would have.
+    from agentreflex.core.contain import ownlinks
+
+    ownlinks.separate(str(tmp_path / "state"))
     log = tmp_path / "daemon.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
