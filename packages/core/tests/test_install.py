@@ -996,6 +996,37 @@ def test_install_compiles_the_installations_bytecode(
     assert "compiled the bytecode of 1 installed folder(s)" in out
 
 
+def test_install_gives_the_hooks_linked_code_its_own_copy(
+    homes: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """uv hard-links its cache into the environment; install copies the hook's files apart
+    then, so the first contained command does not wait for it (and a cache write after the
+    install no longer reaches the hook's code)."""
+    from agentreflex.core.contain import ownlinks
+    from agentreflex.core.state import userdirs
+
+    installed = tmp_path / "site" / "agentreflex"
+    installed.mkdir(parents=True)
+    cache = tmp_path / "uv-cache" / "mod.py"
+    cache.parent.mkdir()
+    cache.write_text("X = 1\n")
+    os.link(cache, installed / "mod.py")
+    monkeypatch.setattr(userdirs, "installed_paths", lambda: (str(installed),))
+    monkeypatch.setattr(ownlinks, "roots", lambda: [str(installed)])
+    stamp = tmp_path / "stamp.json"
+    monkeypatch.setattr(ownlinks, "_records", lambda state: [str(stamp)])
+    code, out, _ = run(["install", "claude-code"], capsys)
+    assert code == 0
+    assert (installed / "mod.py").stat().st_nlink == 1
+    cache.write_text("X = 2\n")
+    assert (installed / "mod.py").read_text() == "X = 1\n"
+    assert "gave 1 hard-linked file(s) of the hook's code their own copy" in out
+    assert stamp.exists()  # the first contained command finds the walk done
+
+
 # ------------------------------------------------------------ the config the hooks will read
 
 
