@@ -177,7 +177,9 @@ def test_more_spellings_of_a_pinned_check(
         # set -e ignores a failure before && and in a pipeline's first command
         f'set -e; curl -fsSLO {URL}; echo "{HEX}  tool.sh" | sha256sum -c - && true; sh tool.sh',
         f'set -e; curl -fsSLO {URL}; echo "{HEX}  tool.sh" | sha256sum -c - | tee log; sh tool.sh',
-        # set -e in a child shell is not the script's
+        # set -e in a child shell is not the script's, nor a check a child shell stops at
+        f"curl -fsSLO {URL}; bash -c 'set -e; echo \"{HEX}  tool.sh\" | sha256sum -c -'; "
+        "sh tool.sh",
         f'bash -c "set -e"; curl -fsSLO {URL}; echo "{HEX}  tool.sh" | sha256sum -c -; sh tool.sh',
         # a signature over another file; no detached signature named; sha1 and shasum's
         # default (sha1) are no pin
