@@ -17,7 +17,8 @@ one command checks, and only when the check pins them:
 - signatures: ``gpg --verify SIG FILE`` / ``gpgv`` (``SIG`` alone: ``FILE`` is its
   name without ``.asc``/``.sig``/``.gpg``), ``cosign verify-blob ... FILE``,
   ``minisign -V -m FILE``, ``signify -V -m FILE``; a key imported from a download
-  in the same command makes a signature prove nothing.
+  in the same command, or handed to the verifier from one (``--keyring F``,
+  ``cosign --key F|URL``, ``minisign -p F``), makes a signature prove nothing.
 
 The walker decides whether the check's failure stops the run (``&&``, ``if``,
 ``set -e``); this module only reads one command.
@@ -103,9 +104,52 @@ def checked(cmd: Cmd, written: dict[str, str], resolve: Resolve, key_downloaded:
             out.files = _cosign(cmd.args)
         else:
             out.files = _minisign(cmd.args)
+        key = _downloaded_key(cmd, written, resolve)
+        if key:
+            for f in out.files:
+                out.unpinned[f] = (
+                    f"the key it is checked with ({key}) was downloaded in this same command, "
+                    "so the signature proves nothing"
+                )
+            out.files = []
     elif name == "test":
         out.files = pinned_test(cmd.text)
     return out
+
+
+# The options that name the key a signature is checked with.
+_KEY_OPTIONS = {
+    "gpg": ("--keyring",),
+    "gpg2": ("--keyring",),
+    "gpgv": ("--keyring",),
+    "gpgv2": ("--keyring",),
+    "cosign": ("--key",),
+    "minisign": ("-p",),
+    "signify": ("-p",),
+}
+
+
+def _downloaded_key(cmd: Cmd, written: dict[str, str], resolve: Resolve) -> str:
+    """The key file (or URL) ``cmd`` checks a signature with, when it is a download."""
+    args = cmd.args
+    keys: list[str] = []
+    for k, a in enumerate(args):
+        for opt in _KEY_OPTIONS.get(cmd.name, ()):
+            if a == opt and k + 1 < len(args):
+                keys.append(args[k + 1])
+            elif a.startswith(opt + "=") and opt.startswith("--"):
+                keys.append(a[len(opt) + 1 :])
+            elif opt == "-p" and a.startswith("-") and not a.startswith("--"):
+                at = a.find("p")  # minisign -Vm F -p KEY, or a cluster ending in p
+                if at == len(a) - 1 and k + 1 < len(args):
+                    keys.append(args[k + 1])
+    for key in keys:
+        if "://" in key or has_marker(key):
+            return key
+        text = pipes.file_text(written, resolve(key))
+        if text is not None and REMOTE in text:
+            return key
+    return ""
 
 
 def _verifies(cmd: Cmd) -> bool:
