@@ -30,7 +30,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-RM-UNCOMMITTED": (
         "deletes",
         _A,
-        "deletes project files git holds no copy of (uncommitted changes; files never added, for rm -r)",
+        "deletes project files git holds no copy of (uncommitted changes; files never added, for "
+        "rm -r); where the project's .git leads nowhere, deletes or overwrites files older than "
+        "the session",
     ),
     "GATE-RM-OUTSIDE": ("deletes", _W, "deletes a file outside the project"),
     "GATE-RM-UNRESOLVED": ("deletes", _A, "a recursive delete of a path known only at run time"),

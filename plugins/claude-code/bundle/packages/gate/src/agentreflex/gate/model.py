@@ -52,6 +52,14 @@ def has_marker(text: str) -> bool:
     return UNKNOWN in text or REMOTE in text
 
 
+class OtherFd(tuple[str, str]):
+    """An output redirect of a descriptor other than stdout (``2> err.log``): the same
+    ``(op, target)`` pair every rule reads, marked so that what the command prints is
+    not taken for that file's content (``curl URL 2> log`` saves no download in log)."""
+
+    __slots__ = ()
+
+
 @record
 class Cmd:
     """One simple command that would really execute."""

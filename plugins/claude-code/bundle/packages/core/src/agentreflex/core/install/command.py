@@ -222,6 +222,24 @@ def _compile(out: TextIO) -> None:
         print(
             f"note: could not compile {folder} (read-only?): hooks compile it each time", file=out
         )
+    _separate_links(out)
+
+
+def _separate_links(out: TextIO) -> None:
+    """Give the hook's code files their own copies now, not before the first contained command.
+
+    uv links its cache's files into the environment; enforced mode copies them apart before
+    each shell command when the installation changed (``contain/ownlinks.py``). Done here,
+    after the bytecode is written, the first command after an install does not wait for
+    the walk (about 6 s on this project's machine), and a daemon started after the install
+    sees the installation as it will stay.
+    """
+    from agentreflex.core.contain import ownlinks
+    from agentreflex.core.state.userdirs import user_state_dir
+
+    copied = ownlinks.separate(user_state_dir())
+    if copied:
+        print(f"gave {len(copied)} hard-linked file(s) of the hook's code their own copy", file=out)
 
 
 def _apply_extras(extras: list[Change], out: TextIO) -> None:

@@ -145,7 +145,7 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                 )
         if _is_sink(cmd) and cmd.name not in NET:
             source = _piped_source(cmd, where)
-            if source and not _to_file(cmd):
+            if source and not _to_file(cmd) and not _only_summarised(cmd, cmds):
                 hits.append(
                     _hit(
                         cmd,
@@ -337,6 +337,18 @@ def reads_stdin(cmd: Cmd) -> bool:
         and args[i + 1] in ("-", "/dev/stdin")
         for i, a in enumerate(args)
     )
+
+
+def _only_summarised(cmd: Cmd, cmds: list[Cmd]) -> bool:
+    """An encoder whose whole output goes into a summarising filter (``base64 | wc -c``):
+    only a count or a status leaves, as ``cat .env | wc -l`` (rules.secrets' one
+    definition of ``summarises``).  A clipboard tool keeps its copy whatever follows."""
+    if cmd.name in _CLIPBOARDS or not cmd.pipes_out or cmd.redirects:
+        return False
+    from agentreflex.gate.rules.secrets import summarises
+
+    fed = [c for c in cmds if c.stdin_from is cmd]
+    return len(fed) == 1 and summarises(fed[0])
 
 
 def _dumps_env(cmd: Cmd | None) -> bool:

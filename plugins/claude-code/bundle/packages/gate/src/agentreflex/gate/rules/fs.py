@@ -22,6 +22,10 @@ from agentreflex.gate.shell.paths import (
     resolve,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _FATAL = (Place.ROOT, Place.HOME, Place.ANCESTOR)
 _FINE = (Place.INSIDE, Place.TEMP, Place.CACHE)
 _EMPTY_SOURCES = frozenset({"/dev/null", "/dev/zero"})
@@ -119,27 +123,12 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
             break
         unknown = unknown or answer is None
     else:
-        if (
-            unknown
-            and (recursive or _older_than_session(inside, cmd, where))
-            and worktree.leads_nowhere(where.project)
-        ):
-            return [
-                Hit(
-                    "GATE-RM-UNCOMMITTED",
-                    "ask",
-                    1.0,
-                    cmd.text,
-                    "This deletes project files"
-                    + ("" if recursive else " that were here before this session")
-                    + ", and git cannot read this project's "
-                    "repository (its .git is a file or link leading to no git folder): "
-                    "what is uncommitted can't be told, and no snapshot can be kept of it, "
-                    "so nothing of what is deleted is saved. Repair .git (`git worktree "
-                    "repair`, or put back the folder it names) or copy the files elsewhere "
-                    "first, or ask the user.",
-                )
-            ]
+        if unknown and _git_not_a_folder(where.project):  # a .git folder: a snapshot holds it
+            older = _older_reached(inside, recursive, cmd, where)
+            if (older if older is not None else recursive) and worktree.leads_nowhere(
+                where.project
+            ):
+                return [_nothing_kept("deletes", older, cmd, where)]
         return []
     return [
         Hit(
@@ -155,29 +144,236 @@ def _uncommitted(targets: list[str], recursive: bool, cmd: Cmd, where: Where) ->
     ]
 
 
-def _older_than_session(targets: list[str], cmd: Cmd, where: Where) -> bool:
-    """Does a single-file delete name a file unchanged since before the session began?
+def _nothing_kept(verb: str, older: str | None, cmd: Cmd, where: Where) -> Hit:
+    """The question before a discard in a project whose ``.git`` leads nowhere: what is
+    discarded can't be told from git, and no snapshot can hold it (``older``: a file it
+    reaches that was there before the session, named; None: the session's start unknown)."""
+    import os
+
+    named = ""
+    if older:
+        rel = os.path.relpath(older, where.project) if where.project else older
+        named = (
+            f" (not saved: {older if rel.startswith('..') else rel}, and any other file it {verb})"
+        )
+    return Hit(
+        "GATE-RM-UNCOMMITTED",
+        "ask",
+        1.0,
+        cmd.text,
+        f"This {verb} project files"
+        + ("" if older is None else " that were here before this session")
+        + ", and git cannot read this project's "
+        "repository (its .git is a file or link leading to no git folder): "
+        "what is uncommitted can't be told, and no snapshot can be kept of it, "
+        f"so nothing of what it {verb} is saved{named}. Repair .git (`git worktree "
+        "repair`, or put back the folder it names) or copy the files elsewhere "
+        "first, or ask the user.",
+    )
+
+
+_REACH_MAX = 2000  # entries looked at under the folders one command discards
+_GLOB_MAX = 500  # matches of one glob looked at
+
+
+def _older_reached(
+    targets: list[str], recursive: bool, cmd: Cmd, where: Where, follow: bool = False
+) -> str | None:
+    """A file the discard of ``targets`` reaches that is unchanged since before the session
+    began (its path), "" when none is; None when the session's start is unknown.
 
     Why: where git cannot read the project's repository (its ``.git`` leads nowhere),
     ``rm src/b.py`` can't be told from the deletion of a scratch file, and no snapshot
     holds it; a file the agent made or rewrote in this session has its inode changed
-    (ctime, which no tool sets back) since the session began and is deleted unasked, as
-    an untracked file is in a readable repository.  Session start unknown: not asked."""
+    (ctime, which no tool sets back) since the session began and is discarded unasked, as
+    an untracked file is in a readable repository.  What the command reaches is worked
+    out the way it will run: a glob expanded against the real work tree from the
+    command's folder as the shell would (``rm src/*.py`` had been looked up as a file
+    named ``*.py``: never older, never asked), several operands each, a folder deleted
+    whole (or the folder a find walk yields from) walked, bounded: past the bound, asked.
+    ``follow``: the command opens the path (``> f``), a link's target is what it loses."""
+    if where.since_ns is None:
+        return None
+    budget = [_REACH_MAX]
+    for t in targets:
+        tree = DESCENDANT in t
+        full = resolve(t, where, cmd.cwd)
+        if has_marker(full):
+            continue
+        select = None
+        if tree:
+            paths = [glob_base(full)[0]]
+            select = _found_by(cmd, paths[0], where, recursive)
+        elif any(ch in full for ch in "*?["):
+            import glob
+
+            paths = sorted(glob.glob(full))[:_GLOB_MAX]
+            if cmd.via == "xargs" and full.endswith("/*"):
+                # ``ls X | xargs rm`` is modelled as the entries of X; ls lists a file
+                # operand itself (``ls src/*.py``: the files)
+                paths += [p for p in sorted(glob.glob(full[:-2]))[:_GLOB_MAX] if _no_dir(p)]
+        else:
+            paths = [full]
+        for path in paths:
+            found = _older_in(path, recursive or tree, where.since_ns, budget, follow, select)
+            if found:
+                return found
+    return ""
+
+
+def _found_by(cmd: Cmd, base: str, where: Where, recursive: bool) -> Callable[[str], bool] | None:
+    """Which files under ``base`` the ``find`` that feeds this command (``find -delete``,
+    ``find -exec rm {}``) yields, by its name and path tests and ``-maxdepth``: ``find src
+    -name '*.tmp' -delete`` reaches the .tmp files, not every file in src; ``recursive``
+    (``-exec rm -rf {}``), every file in a folder it yields too.  None (every file under
+    ``base``) when it can't be told: fed through a pipe (``| xargs rm``: the find is
+    another command), words known only at run time, another root."""
+    if not cmd.via.startswith("find") or any(m in cmd.text for m in ("$", "`")):
+        return None
+    from shlex import split
+
+    try:
+        words = split(cmd.text)
+    except ValueError:
+        return None
+    if "find" not in words:
+        return None
+    from agentreflex.gate.shell.changes import find_selection, find_test
+
+    roots, tests, depth, either = find_selection(words[words.index("find") + 1 :])
+    shown_root = next((r for r in roots if resolve(r, where, cmd.cwd) == base), None)
+    if shown_root is None:
+        return None
     import os
 
-    if where.since_ns is None:
-        return False
-    for t in targets:
-        path = resolve(t, where, cmd.cwd)
-        if has_marker(path):
-            continue
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if st.st_ctime_ns < where.since_ns:
+    def yields(rel: str) -> bool:
+        if rel.count("/") + 1 > depth:
+            return False
+        shown = shown_root.rstrip("/") + "/" + rel
+        passed = [find_test(flag, pattern, shown) for flag, pattern in tests]
+        return not passed or (any(passed) if either else all(passed))
+
+    def select(path: str) -> bool:
+        rel = os.path.relpath(path, base)
+        if yields(rel):
             return True
-    return False
+        parts = rel.split("/")[:-1] if recursive else []
+        return any(yields("/".join(parts[: k + 1])) for k in range(len(parts)))
+
+    return select
+
+
+def _no_dir(path: str) -> bool:
+    import os
+
+    return not os.path.isdir(path) or os.path.islink(path)
+
+
+def _older_in(
+    path: str,
+    walk: bool,
+    since_ns: int,
+    budget: list[int],
+    follow: bool,
+    select: Callable[[str], bool] | None = None,
+) -> str:
+    """``path`` itself when it is no folder and older than ``since_ns``; with ``walk``, the
+    first such file under the folder ``path`` that ``select`` takes (past the budget: the
+    folder itself)."""
+    import os
+
+    try:
+        st = os.stat(path) if follow else os.lstat(path)
+    except OSError:
+        return ""
+    import stat
+
+    if not stat.S_ISDIR(st.st_mode):
+        return path if st.st_ctime_ns < since_ns else ""
+    if not walk:
+        return ""  # a folder no delete without -r removes, nor any write opens
+    for folder, dirs, files in os.walk(path):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return path  # too many to look at: taken as holding older work
+            found = os.path.join(folder, name)
+            if select is not None and not select(found):
+                continue
+            try:
+                if os.lstat(found).st_ctime_ns < since_ns:
+                    return found
+            except OSError:
+                continue
+    return ""
+
+
+def _git_not_a_folder(project: str) -> bool:
+    """The project's ``.git`` is there but no folder (a file, a link): one stat or two, so
+    an ordinary repository pays nothing more (git is asked only past this)."""
+    import os
+
+    if not project:
+        return False
+    dot_git = os.path.join(project, ".git")
+    return os.path.lexists(dot_git) and (os.path.islink(dot_git) or not os.path.isdir(dot_git))
+
+
+def _git_names_no_repository(project: str) -> bool:
+    """:func:`_git_not_a_folder`, and the folder its ``.git`` file or link names holds no
+    ``HEAD``: a linked work tree (``git worktree add``, which agents' hosts make for every
+    task) is told apart without running git, which is asked only past this."""
+    import os
+    import stat
+
+    if not _git_not_a_folder(project):
+        return False
+    dot_git = os.path.join(project, ".git")
+    try:
+        st = os.lstat(dot_git)
+        if stat.S_ISLNK(st.st_mode):
+            named = os.path.realpath(dot_git)
+        elif stat.S_ISREG(st.st_mode):
+            with open(dot_git, "rb") as fh:
+                first = fh.read(4096).split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+            if not first.startswith("gitdir:"):
+                return True
+            named = os.path.join(project, first[len("gitdir:") :].strip())
+        else:
+            return True  # a FIFO, a socket: no repository git reads
+    except (OSError, ValueError):
+        return True
+    return not os.path.isfile(os.path.join(named, "HEAD"))
+
+
+def unsaved_overwrite(
+    targets: list[str],
+    cmd: Cmd,
+    where: Where,
+    follow: bool,
+    verb: str = "overwrites",
+    walk: bool = False,
+) -> list[Hit]:
+    """Overwriting project files wholesale (``mv``/``cp`` over a file, ``truncate``, ``>
+    file``, ``tee file``, ``dd of=``; with ``walk``, what ``rsync --delete`` removes from a
+    folder) where no snapshot can hold them: the project's ``.git`` leads nowhere.  Asked
+    when a file reached was there before the session, as a delete of it is (a readable
+    repository's snapshot holds them: nothing is asked there)."""
+    if not targets or where.since_ns is None or not _git_names_no_repository(where.project):
+        return []
+    inside = [
+        t
+        for t in targets
+        if t and not has_marker(t) and classify(t, where, cmd.cwd, follow)[0] is Place.INSIDE
+    ]
+    older = _older_reached(inside, walk, cmd, where, follow) if inside else ""
+    if not older:
+        return []
+    from agentreflex.gate.rules import worktree  # only for a project whose .git is no folder
+
+    if not worktree.leads_nowhere(where.project):
+        return []
+    return [_nothing_kept(verb, older, cmd, where)]
 
 
 _MAX_CHECKOUTS = 16  # nested checkouts asked about per delete (each a bounded git status)
@@ -416,17 +612,26 @@ def truncate(cmd: Cmd, where: Where) -> list[Hit]:
         if not a.startswith("-")
         and not (i > 0 and args[i - 1] in ("-s", "--size", "-r", "--reference"))
     ]
-    return [h for f in files if (h := _overwrite(f, cmd, where, append=False)) is not None]
+    hits = [h for f in files if (h := _overwrite(f, cmd, where, append=False)) is not None]
+    from agentreflex.gate.shell.argv import option_values
+
+    sizes = option_values(args, ("-s", "--size"))
+    if not hits and not any(s.startswith(("+", ">")) for s in sizes):  # growing loses nothing
+        hits.extend(unsaved_overwrite(files, cmd, where, follow=True))
+    return hits
 
 
 def redirects(cmd: Cmd, where: Where) -> list[Hit]:
     """``>``/``>>``/``tee`` to dotfiles, system files and devices."""
     hits = []
+    emptied: list[str] = []  # project files the command truncates (judged below)
     for op, target in cmd.redirects:
         if op in (">", ">|", "&>", ">>", "&>>") and target and not target.isdigit():
             hit = _overwrite(target, cmd, where, append=">>" in op)
             if hit is not None:
                 hits.append(hit)
+            elif ">>" not in op:
+                emptied.append(target)
     if cmd.name == "tee":
         append = any(a in ("-a", "--append") for a in cmd.args)
         for a in cmd.args:
@@ -434,6 +639,10 @@ def redirects(cmd: Cmd, where: Where) -> list[Hit]:
                 hit = _overwrite(a, cmd, where, append)
                 if hit is not None:
                     hits.append(hit)
+                elif not append:
+                    emptied.append(a)
+    if not hits:
+        hits.extend(unsaved_overwrite(emptied, cmd, where, follow=True))
     return hits
 
 
@@ -705,7 +914,11 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
     ):
         # copying or linking /dev/null over a file empties it, exactly like `> file`
         hit = _overwrite(dest, cmd, where, append=False)
+        if hit is None and not hits:
+            return unsaved_overwrite(_landings(cmd, sources, dest, where), cmd, where, False)
         return hits + ([hit] if hit is not None else [])
+    if not hits and dplace is Place.INSIDE:
+        hits.extend(unsaved_overwrite(_landings(cmd, sources, dest, where), cmd, where, False))
     if dplace is Place.SYSTEM and cmd.name in ("cp", "ln", "install", "mv"):
         installed = _into_tool_dir(cmd, dfull)
         if installed is not False:
@@ -788,6 +1001,42 @@ def _exists(path: str) -> bool:
     return os.path.lexists(path)
 
 
+def _landings(cmd: Cmd, sources: list[str], dest: str, where: Where) -> list[str]:
+    """The existing files ``mv``/``cp``/``install``/``ln -f`` SOURCES DEST replaces: DEST
+    itself, or each source's name in the folder DEST; none when it keeps them (``-n``,
+    a backup made, ``ln`` without ``-f``, which fails on an existing file)."""
+    import os
+
+    flags = "".join(a[1:] for a in cmd.args if a.startswith("-") and not a.startswith("--"))
+    longs = [a for a in cmd.args if a.startswith("--")]
+    if (
+        (cmd.name != "ln" and "n" in flags)
+        or "b" in flags
+        or any(a.startswith(("--no-clobber", "--backup", "--update=none")) for a in longs)
+    ):
+        return []
+    if cmd.name == "ln" and "f" not in flags and "--force" not in longs:
+        return []
+    if "t" in flags or any(a.startswith("--target-directory") for a in longs):
+        return []  # ``-t DIR``: the last word is a source (not judged here)
+    full = resolve(dest, where, cmd.cwd)
+    if has_marker(full) or any(ch in dest for ch in "*?["):
+        return []
+    if os.path.isdir(full) and "T" not in flags and "--no-target-directory" not in longs:
+        names: list[str] = []
+        for s in sources:
+            if not s or has_marker(s):
+                continue
+            if any(ch in s for ch in "*?["):  # what the shell expands it to, from cmd's folder
+                import glob
+
+                names += sorted(glob.glob(resolve(s, where, cmd.cwd)))[:_GLOB_MAX]
+            else:
+                names.append(s)
+        return [os.path.join(dest, os.path.basename(n.rstrip("/"))) for n in names]
+    return [dest]
+
+
 def _backup_name(source: str, dest: str) -> bool:
     """``dest`` is ``source`` renamed in the same folder with a suffix (``x`` -> ``x.bak``):
     the install guides' backup step (LazyVim: ``mv ~/.config/nvim{,.bak}``), which keeps
@@ -857,6 +1106,9 @@ def rsync(cmd: Cmd, where: Where) -> list[Hit]:
     if not paths:
         return []
     place, full = classify(paths[-1], where, cmd.cwd)
+    if place is Place.INSIDE and ":" not in paths[-1]:
+        # what the destination holds beyond the source goes (a superset: every file there)
+        return unsaved_overwrite(paths[-1:], cmd, where, False, verb="deletes", walk=True)
     if place in _FINE or ":" in paths[-1]:
         return []
     return [
@@ -945,6 +1197,8 @@ def dd(cmd: Cmd, where: Where) -> list[Hit]:
                 # a regular file (curl ... | dd of=/usr/share/keyrings/x.gpg): a write
                 hit = _overwrite(a[3:], cmd, where, append=False)
                 return [hit] if hit is not None else []
+            if place is Place.INSIDE:
+                return unsaved_overwrite([a[3:]], cmd, where, follow=True)
             if place in (Place.DEVICE, Place.SYSTEM, Place.ROOT):
                 return [
                     Hit.destructive(

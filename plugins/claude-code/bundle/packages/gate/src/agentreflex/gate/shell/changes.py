@@ -762,6 +762,19 @@ def find_yields(args: list[str], cwd: str, where: Where, named: bool = False) ->
     return [f for root in roots for f in _find_yields(root, cwd, where, filters, depth, either)]
 
 
+def find_selection(args: list[str]) -> tuple[list[str], list[tuple[str, str]], int, bool]:
+    """``find ARGS``: its roots as written, its name and path tests (negated ones left out:
+    what they would keep out is counted in), its ``-maxdepth`` and whether its tests are
+    or-ed (``-o``) rather than all required."""
+    roots, exprs = _find_roots(args)
+    return roots, _find_filters(exprs), _find_depth(exprs), "-o" in exprs or "-or" in exprs
+
+
+def find_test(flag: str, pattern: str, shown: str) -> bool:
+    """One ``-name``/``-iname``/``-path``/``-wholename`` test on a path as find shows it."""
+    return _find_test(flag, pattern, shown)
+
+
 def _find_templates(exprs: list[str]) -> list[list[str]]:
     templates: list[list[str]] = []
     j = 0

@@ -18,20 +18,12 @@ _MAX_CHAIN = 16
 def is_download(cmd: Cmd) -> bool:
     """A downloader writing the fetched body to stdout."""
     name, args = cmd.name, cmd.args
-    if name == "curl":
-        return not any(
-            a in ("-o", "-O", "--output", "--remote-name", "--remote-name-all")
-            or a.startswith("--output=")
-            or (a.startswith("-") and not a.startswith("--") and ("o" in a[1:] or "O" in a[1:]))
-            for a in args
-        )
-    if name == "wget":
-        for i, a in enumerate(args):
-            if a in ("-O-", "-qO-", "-qO", "--output-document=-") or (
-                a in ("-O", "-qO", "--output-document") and i + 1 < len(args) and args[i + 1] == "-"
-            ):
-                return True
-        return False
+    if name in ("curl", "wget"):
+        from agentreflex.gate.shell import downloads  # imports this module
+
+        if name == "curl":
+            return downloads.curl_prints(args)
+        return downloads.wget_document(args) == "-"
     return name in ("http", "https", "xh", "fetch")
 
 

@@ -564,8 +564,10 @@ class RunnersMixin(WalkerBase):
         else:
             self._code(text, cmd, depth, lang)
 
-    def _rce(self, cmd: Cmd, downloaded: str = "") -> None:
+    def _rce(self, cmd: Cmd, downloaded: str = "", unpinned: str = "") -> None:
         from agentreflex.gate.shell.installers import vendor_installer
+
+        why = f" It is checked, but {unpinned}." if unpinned else ""
 
         url = vendor_installer(cmd, downloaded)
         if url:
@@ -576,7 +578,7 @@ class RunnersMixin(WalkerBase):
                 cmd.text,
                 f"This runs the vendor's install script {url} unread. It is the documented "
                 "install line; to review it first, download it with curl -o install.sh and "
-                "read it.",
+                "read it." + why,
             )
             return
         self._hit(
@@ -585,7 +587,8 @@ class RunnersMixin(WalkerBase):
             P_BLOCK,
             cmd.text,
             "This runs code downloaded from the network without review. Download it to "
-            "a file, read it, then run it if it is safe.",
+            "a file, read it, then run it if it is safe, or check it against a digest "
+            "written in the command (echo 'SHA256  FILE' | sha256sum -c - && sh FILE)." + why,
         )
 
     def _script(self, path: str, cmd: Cmd, depth: int, shown: str = "") -> None:
@@ -605,7 +608,7 @@ class RunnersMixin(WalkerBase):
                 self._script_on_disk(path, cmd, depth)
             return
         if REMOTE in content:
-            self._rce(cmd, content)
+            self._rce(cmd, content, self._unpinned.get(path) or self._unpinned.get("*", ""))
         elif not has_marker(content):
             self._judge_script(content, cmd, depth, via)
         elif path.startswith("/dev/fd/"):

@@ -34,9 +34,18 @@ import re
 
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
-from agentreflex.gate.model import DATA, DESTRUCTIVE, P_BLOCK, REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import (
+    DATA,
+    DESTRUCTIVE,
+    P_BLOCK,
+    REMOTE,
+    UNKNOWN,
+    Cmd,
+    OtherFd,
+    has_marker,
+)
 from agentreflex.gate.rules.programs import python_entry
-from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell import downloads, pipes
 from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
@@ -55,6 +64,8 @@ from agentreflex.gate.shell.wrappers import peel
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from agentreflex.gate.shell.walkstate import Checks
 
 __all__ = ["SHELLS", "ParseBudgetExceeded", "ShellState", "Walker"]
 
@@ -218,7 +229,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.parse_errors.append(source)
         if depth == 0:
             self._functions_exported = bool(_EXPORTS_FUNCTIONS.search(source))
+        errexit = self.state.errexit
         self.stmt(root, depth, via=via)
+        if depth:
+            self.state.errexit = errexit  # set -e in a child shell ends with it
         if depth == 0 and self._bodies:
             self._uncalled_functions(source)
 
@@ -236,7 +250,13 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         try:
             return self._stmt(node, depth, stdin_from, via)
         except BadSubstitution:
+            self._ok = frozenset()
             return None
+        finally:
+            if node.type not in _KEEPS_CHECKS:
+                self._ok = frozenset()
+            if node.type not in ("list", "compound_statement", "subshell"):
+                self._survive = self._ok
 
     def _stmt(
         self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
@@ -249,6 +269,20 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return self.redirected(node, depth, stdin_from, via)
         if t == "pipeline":
             return self.pipeline(node.named_children, depth, stdin_from, via)
+        if t == "list":
+            self._list(node, depth, via)
+            return None
+        if t == "if_statement":
+            self._if(node, depth, via)
+            return None
+        if t == "test_command":
+            self.children(node, depth, via)
+            text = node_text(node)
+            if "sum" in text:  # [ "$(sha256sum F | cut -d' ' -f1)" = HEX ]
+                from agentreflex.gate.shell import verify
+
+                self._ok = self._pinned(verify.pinned_test(text), self.state.cwd)
+            return None
         if t == "function_definition":
             self.function(node, depth)
             return None
@@ -272,9 +306,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.for_loop(node, depth)
             return None
         if t == "subshell":
-            saved, bodies = self.state.cwd, dict(self._bodies)
+            saved, bodies, errexit = self.state.cwd, dict(self._bodies), self.state.errexit
             self.children(node, depth, via)
-            self.state.cwd, self._bodies = saved, bodies
+            self.state.cwd, self._bodies, self.state.errexit = saved, bodies, errexit
             return None
         if t == "comment":
             return None
@@ -282,11 +316,124 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         return None
 
     def children(self, node: Any, depth: int, via: str = "") -> None:
+        # set -e is modelled in the command's own shell: a child shell (sh -c) that
+        # stops at a failed check does not stop the command that started it
+        sequence = depth == 0 and node.type in _SEQUENCES
         for child in node.named_children:
             if child.type in STATEMENTS:
                 self.stmt(child, depth, via=via)
+                if sequence and self.state.errexit and self._survive:
+                    # set -e: past a failed check the script has stopped
+                    self._vouch(self._survive)
             elif child.type not in ("comment", "heredoc_body"):
                 self.side_effects(child, depth)
+
+    # --- checks that stop a run when they fail (shell/verify.py) ---------
+
+    def _list(self, node: Any, depth: int, via: str) -> None:
+        """``a && b || c``: what follows ``&&`` runs only if what precedes it succeeded,
+        so a pinned check there vouches for its file; after ``||`` nothing does."""
+        passed: Checks = frozenset()  # checks every way here has passed
+        op = ""
+        last: Checks = frozenset()
+        for child in node.children:
+            if not child.is_named:
+                op = node_text(child)
+                continue
+            if child.type not in STATEMENTS:
+                if child.type != "comment":
+                    self.side_effects(child, depth)
+                continue
+            scope = passed if op == "&&" else frozenset()
+            undo = self._vouch(scope, keep=False)
+            self.stmt(child, depth, via=via)
+            self._unvouch(undo)
+            last = self._ok
+            passed = passed | self._ok if op in ("", "&&") else frozenset()
+        self._ok = passed
+        # set -e stops the script when the command after the final && fails
+        self._survive = last if op == "&&" else frozenset()
+
+    def _if(self, node: Any, depth: int, via: str) -> None:
+        """``if CHECK; then ...``: the then-branch runs only when the check passed."""
+        passed: Checks = frozenset()
+        condition = True
+        undo: list[tuple[str, str]] = []
+        for child in node.children:
+            if not child.is_named:
+                if child.type == "then" and condition:
+                    condition = False
+                    undo = self._vouch(passed, keep=False)
+                continue
+            if child.type in ("elif_clause", "else_clause"):
+                self._unvouch(undo)
+                undo = []
+                self.stmt(child, depth, via=via)
+            elif child.type in STATEMENTS:
+                self.stmt(child, depth, via=via)
+                if condition:
+                    passed = self._ok
+            elif child.type != "comment":
+                self.side_effects(child, depth)
+        self._unvouch(undo)
+
+    def _vouch(self, checks: Checks, keep: bool = True) -> list[tuple[str, str]]:
+        """Files checked against a pin count as reviewed: the download recorded for them
+        when they were checked is forgotten, so running them is an ordinary local script
+        run (one downloaded again after the check is not).  Returns what to put back when
+        the scope ends (unless ``keep``)."""
+        undo: list[tuple[str, str]] = []
+        for path, stamp in checks:
+            text = self.state.written.get(path)
+            if text is not None and REMOTE in text and self._stamps.get(path, -1) == stamp:
+                del self.state.written[path]
+                if not keep:
+                    undo.append((path, text))
+        return undo
+
+    def _unvouch(self, undo: list[tuple[str, str]]) -> None:
+        for path, text in reversed(undo):
+            self.state.written.setdefault(path, text)  # unless downloaded again since
+
+    def _pinned(self, names: list[str], cwd: str) -> Checks:
+        """Each file named, with the write it was checked after."""
+        if cwd == UNKNOWN:
+            return frozenset()
+        paths = [resolve(n, self.where, cwd) for n in names if n not in ("", "-")]
+        return frozenset((p, self._stamps.get(p, -1)) for p in paths if not has_marker(p))
+
+    def _checks(self, cmd: Cmd) -> Checks:
+        """The files ``cmd`` checks against a pin (and the notes for checks that are none)."""
+        if cmd.name in ("gpg", "gpg2") and (
+            "--import" in cmd.args or any(a.startswith("--fetch-key") for a in cmd.args)
+        ):
+            fed = pipes.output_text(cmd.stdin_from, self.state.written) if cmd.stdin_from else None
+            files = [
+                pipes.file_text(self.state.written, resolve(a, self.where, cmd.cwd))
+                for a in cmd.args
+                if not a.startswith("-") and cmd.cwd != UNKNOWN
+            ]
+            if any(t is not None and REMOTE in t for t in [fed, *files]) or any(
+                a.startswith("--fetch-key") for a in cmd.args
+            ):
+                self._key_downloaded = True
+            return frozenset()
+        if cmd.name not in _CHECKERS or cmd.cwd == UNKNOWN:
+            return frozenset()
+        from agentreflex.gate.shell import verify  # only for a checksum or signature tool
+
+        found = verify.checked(
+            cmd,
+            self.state.written,
+            lambda n: resolve(n, self.where, cmd.cwd),
+            self._key_downloaded,
+        )
+        for name, why in found.unpinned.items():
+            if name == "*":  # a list downloaded: which files it names is unknown
+                self._unpinned["*"] = why
+            elif not has_marker(name):
+                self._unpinned[resolve(name, self.where, cmd.cwd)] = why
+        return self._pinned(found.files, cmd.cwd)
 
     def side_effects(self, node: Any, depth: int) -> None:
         """Walk the substitutions inside a non-statement node (they execute)."""
@@ -376,7 +523,17 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         loose: list[Any] = []
         not_stdout: list[tuple[str, str]] = []  # 2>/dev/null: the redirect keeps no fd
         substituted: Cmd | None = None  # the input of a ``< <(...)`` redirect
+        herestring = False  # tree-sitter-bash reads ``> f <<< TEXT`` as ``> f``, ``<<``, ``< TEXT``
         for child in node.named_children:
+            if child.type == "ERROR" and node_text(child) == "<<":
+                herestring = True
+                continue
+            if herestring and child.type == "file_redirect" and not _fd(child):
+                herestring = False
+                kids = [k for k in child.named_children if k.type != "file_descriptor"]
+                stdin_text = " ".join(self.words(kids, depth)) + "\n"
+                continue
+            herestring = False
             if child.type == "heredoc_redirect":
                 stdin_text = self.heredoc(child, depth)
                 loose.extend(_dropped_words(node, body, child))
@@ -420,6 +577,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             last = next((c for c in reversed(self.cmds[seen:]) if c.via == via), None)
             if last is not None:
                 last.redirects.extend(redirects)
+                self._record_writes(last, depth)  # what it prints lands in the file
                 cmd = last
             else:
                 cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
@@ -485,6 +643,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.state.sockets[fd] = target  # exec 3<>/dev/tcp/host/port
         elif op in (">&", "<&", ">>&") and target in self.state.sockets:
             return (">" if op[0] == ">" else "<"), self.state.sockets[target]
+        if fd not in ("", "1") and op in (">", ">>", ">|"):
+            return OtherFd((op, target))  # 2> err.log: not where the output goes
         return op, target
 
     def function(self, node: Any, depth: int) -> None:
@@ -602,6 +762,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         argv = self.words([*word_nodes, *(extra or [])], depth)
         used = list(self._vars_used)
         if not argv:
+            self._ok = frozenset()
             self.state.vars.update(assigns)
             if redirects:
                 cmd = Cmd([":"], node_text(node), self.state.cwd, assigns, redirects, via=via)
@@ -642,6 +803,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     ) -> Cmd | None:
         """Run ``argv`` the way bash would: aliases, wrappers, then the command itself."""
         self._tick()
+        self._ok = frozenset()
         if depth > MAX_DEPTH:
             self._ask("GATE-PARSE-TOO-DEEP", text, "Nesting is too deep to analyse.")
             return None
@@ -718,6 +880,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         calls = _calls_functions(peeled.wrappers, argv, all_assigns, text)
         self.dispatch(cmd, name, depth, calls)
         self._record_writes(cmd, depth)
+        self._ok = self._checks(cmd)
         if cmd.name == "ln":
             self._record_link(cmd)
         return cmd
@@ -835,6 +998,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
     def _positional(self, args: list[str]) -> None:
         """``set -- a b c`` (or ``set a b``): the positional parameters ``$1``... and ``$@``."""
+        _errexit(self.state, args)
         if "--" in args:
             params = args[args.index("--") + 1 :]
         elif args and args[0][:1] not in ("-", "+"):
@@ -919,17 +1083,16 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
             targets.append(words[-1])
             content = source if len(words) == 2 and source is not None else UNKNOWN
-        if cmd.name in ("curl", "wget"):
-            urls = [a for a in cmd.args if a.startswith(("https://", "http://"))]
-            for k, a in enumerate(cmd.args[:-1]):
-                if a in ("-o", "--output", "-O", "--output-document"):
-                    targets.append(cmd.args[k + 1])
-                    # the download, and where from (a vendor's installer only warns)
-                    content = REMOTE + (urls[0] if len(urls) == 1 else "")
-        for t in targets:
+        files = {t: content if content is not None else UNKNOWN for t in targets}
+        # a download saved however its file is named: the marker and where from (a
+        # vendor's installer run from it only warns, as its pipe form does)
+        files.update(downloads.saved(cmd, self.state.written))
+        for t, text in files.items():
             if not has_marker(t):
                 path = resolve(t, self.where, cmd.cwd)
-                self.state.written[path] = content if content is not None else UNKNOWN
+                self.state.written[path] = text
+                self._writes += 1
+                self._stamps[path] = self._writes
                 if _GIT_HOOK.search(path):
                     self._git_hook(path, cmd, depth, words)
 
@@ -952,6 +1115,37 @@ _GIT_HOOK = LazyPattern(r"/\.git/(?:modules/.+/)?hooks/[^/]+$")
 # ``${{ expr }}``: a CI or Jinja template left in a command (GitHub Actions'
 # ``${{ secrets.TOKEN }}``); bash cannot expand it.
 _TEMPLATE = LazyPattern(r"\$\{\{[^\n]*?\}\}")
+# Statements whose success is their last command's: a check there vouches for its file.
+_KEEPS_CHECKS = frozenset(
+    {"command", "redirected_statement", "pipeline", "list", "subshell", "compound_statement",
+     "program", "test_command"}
+)  # fmt: skip
+# Tools that check a file against a digest or a signature (shell/verify.py).
+_CHECKERS = frozenset(
+    {"sha256sum", "sha512sum", "gsha256sum", "gsha512sum", "shasum", "gpg", "gpg2", "gpgv",
+     "gpgv2", "cosign", "minisign", "signify", "test"}
+)  # fmt: skip
+# Bodies run one statement after another (where ``set -e`` stops at a failure).
+_SEQUENCES = frozenset({"program", "compound_statement", "subshell", "do_group"})
+
+
+def _errexit(state: ShellState, args: list[str]) -> None:
+    """``set -e``, ``set -euo pipefail``, ``set -o errexit`` (``+`` turns it off)."""
+    k = 0
+    while k < len(args):
+        a = args[k]
+        k += 1
+        if a in ("--", "-") or a[:1] not in ("-", "+") or len(a) < 2:
+            break
+        on = a[0] == "-"
+        if "e" in a[1:]:
+            state.errexit = on
+        if "o" in a[1:] and k < len(args):
+            if args[k] == "errexit":
+                state.errexit = on
+            k += 1
+
+
 # The time keyword's own end of options (unquoted): `time -- f` calls the function f.
 _TIME_DASHDASH = LazyPattern(r"(?:^|[\s;&|(])time\s+(?:-p\s+)?--\s")
 # `export -f f`, `declare -fx f`, `typeset -f`: functions handed to child shells.

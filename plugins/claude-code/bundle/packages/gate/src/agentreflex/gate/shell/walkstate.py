@@ -53,6 +53,10 @@ STATEMENTS = frozenset(
 )
 
 
+# Files a check vouches for: (path, the write it was checked after; -1 for none).
+Checks = frozenset[tuple[str, int]]
+
+
 class ParseBudgetExceeded(Exception):
     """The walk ran out of time or size budget; the caller fails closed."""
 
@@ -80,6 +84,8 @@ class ShellState:
     links: dict[str, str] = field(default_factory=dict)
     # descriptors opened on a socket (``exec 3<>/dev/tcp/host/6379``): what ``>&3`` reaches
     sockets: dict[str, str] = field(default_factory=dict)
+    # ``set -e`` in force: a failing command stops the script
+    errexit: bool = False
 
 
 class WalkerBase:
@@ -102,6 +108,14 @@ class WalkerBase:
         self._called: set[str] = set()
         self._reading: set[str] = set()  # local files being judged (no cycles)
         self._functions_exported = False  # export -f: child shells see the functions
+        # files a pinned check (shell/verify.py) vouches for if the statement just
+        # walked succeeded, and if the script goes on after it under ``set -e``
+        self._ok: Checks = frozenset()
+        self._survive: Checks = frozenset()
+        self._stamps: dict[str, int] = {}  # file -> which write in this command made it
+        self._writes = 0
+        self._unpinned: dict[str, str] = {}  # file -> why its check is no pin
+        self._key_downloaded = False  # gpg --import of a download in this command
 
     def _tick(self) -> None:
         self._steps += 1

@@ -1,0 +1,338 @@
+"""Which files a command checks against a pinned value: a download reviewed before it runs.
+
+A download run unread is ``GATE-RCE-DOWNLOAD``; one checked first against a value
+written in the command is the practice install docs and official images use
+(docker-library's rust image: ``wget "$url"; echo "${rustupSha256} *rustup-init" |
+sha256sum -c -; ./rustup-init`` under ``set -eux``).  This module says which files
+one command checks, and only when the check pins them:
+
+- ``sha256sum -c``/``--check``, ``sha512sum -c``, ``shasum -a 256|512 -c``: the
+  lists it reads (stdin, a here-string, a file written in the same command) whose
+  lines are ``HEX  NAME``, ``HEX *NAME`` or ``SHA256 (NAME) = HEX`` with a 64- or
+  128-hex digest written literally (https://www.gnu.org/software/coreutils/manual/
+  html_node/md5sum-invocation.html).  A list downloaded in the same command is no
+  pin: whoever can change the file can change its sum;
+- ``[ "$(sha256sum F | cut -d' ' -f1)" = HEX ]`` (``[[ ]]``, ``test``, ``awk '{print
+  $1}'``, ``head -c``): a computed digest compared for equality with a literal one;
+- signatures: ``gpg --verify SIG FILE`` / ``gpgv`` (``SIG`` alone: ``FILE`` is its
+  name without ``.asc``/``.sig``/``.gpg``), ``cosign verify-blob ... FILE``,
+  ``minisign -V -m FILE``, ``signify -V -m FILE``; a key imported from a download
+  in the same command, or handed to the verifier from one (``--keyring F``,
+  ``cosign --key F|URL``, ``minisign -p F``), makes a signature prove nothing.
+
+The walker decides whether the check's failure stops the run (``&&``, ``if``,
+``set -e``); this module only reads one command.
+"""
+
+from __future__ import annotations
+
+from agentreflex.core.util.lazyre import LazyPattern
+from agentreflex.gate.model import REMOTE, Cmd, has_marker
+from agentreflex.gate.shell import pipes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Resolve = Callable[[str], str]
+
+_DIGEST_LEN = {"sha256sum": 64, "sha512sum": 128, "gsha256sum": 64, "gsha512sum": 128}
+_LINE = LazyPattern(r"^\\?([0-9a-fA-F]+) [ *]?(.+?)\s*$")
+_TAG = LazyPattern(r"^SHA(256|512) \((.+)\) = ([0-9a-fA-F]+)\s*$")
+_SIG_EXT = (".asc", ".sig", ".gpg", ".sign")
+_GPG_VALUED = frozenset(
+    {
+        "--keyring",
+        "--homedir",
+        "--status-fd",
+        "--logger-fd",
+        "--trust-model",
+        "--keyserver",
+        "--default-key",
+        "--local-user",
+        "-u",
+        "--trusted-key",
+        "--output",
+        "-o",
+        "--weak-digest",
+        "--verify-options",
+    }
+)
+_COSIGN_FLAGS = frozenset(
+    {
+        "--insecure-ignore-tlog",
+        "--insecure-ignore-sct",
+        "--offline",
+        "--private-infrastructure",
+        "--use-signed-timestamps",
+        "--new-bundle-format",
+        "--insecure-skip-verify",
+    }
+)
+SIGNERS = frozenset({"gpg", "gpg2", "gpgv", "gpgv2", "cosign", "minisign", "signify"})
+
+
+class Checked:
+    """What one command checks: the files pinned (names as written) and, for lists that
+    are no pin, why (name -> reason)."""
+
+    __slots__ = ("files", "unpinned")
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.unpinned: dict[str, str] = {}
+
+
+def checked(cmd: Cmd, written: dict[str, str], resolve: Resolve, key_downloaded: bool) -> Checked:
+    """The files ``cmd`` checks against a pin (``resolve(name)`` gives the path a
+    file written in this command is recorded under)."""
+    out = Checked()
+    name = cmd.name
+    if name in _DIGEST_LEN or name == "shasum":
+        _sums(cmd, written, resolve, out)
+    elif name in SIGNERS:
+        if key_downloaded and name in ("gpg", "gpg2", "gpgv", "gpgv2"):
+            for f in _gpg(cmd.args):
+                out.unpinned[f] = (
+                    "the key its signature is checked against was downloaded in this same "
+                    "command, so the signature proves nothing"
+                )
+            return out
+        if name in ("gpg", "gpg2", "gpgv", "gpgv2"):
+            out.files = _gpg(cmd.args) if name.startswith("gpgv") or _verifies(cmd) else []
+        elif name == "cosign":
+            out.files = _cosign(cmd.args)
+        else:
+            out.files = _minisign(cmd.args)
+        key = _downloaded_key(cmd, written, resolve)
+        if key:
+            for f in out.files:
+                out.unpinned[f] = (
+                    f"the key it is checked with ({key}) was downloaded in this same command, "
+                    "so the signature proves nothing"
+                )
+            out.files = []
+    elif name == "test":
+        out.files = pinned_test(cmd.text)
+    return out
+
+
+# The options that name the key a signature is checked with.
+_KEY_OPTIONS = {
+    "gpg": ("--keyring",),
+    "gpg2": ("--keyring",),
+    "gpgv": ("--keyring",),
+    "gpgv2": ("--keyring",),
+    "cosign": ("--key",),
+    "minisign": ("-p",),
+    "signify": ("-p",),
+}
+
+
+def _downloaded_key(cmd: Cmd, written: dict[str, str], resolve: Resolve) -> str:
+    """The key file (or URL) ``cmd`` checks a signature with, when it is a download."""
+    args = cmd.args
+    keys: list[str] = []
+    for k, a in enumerate(args):
+        for opt in _KEY_OPTIONS.get(cmd.name, ()):
+            if a == opt and k + 1 < len(args):
+                keys.append(args[k + 1])
+            elif a.startswith(opt + "=") and opt.startswith("--"):
+                keys.append(a[len(opt) + 1 :])
+            elif opt == "-p" and a.startswith("-") and not a.startswith("--"):
+                at = a.find("p")  # minisign -Vm F -p KEY, or a cluster ending in p
+                if at == len(a) - 1 and k + 1 < len(args):
+                    keys.append(args[k + 1])
+    for key in keys:
+        if "://" in key or has_marker(key):
+            return key
+        text = pipes.file_text(written, resolve(key))
+        if text is not None and REMOTE in text:
+            return key
+    return ""
+
+
+def _verifies(cmd: Cmd) -> bool:
+    return "--verify" in cmd.args or any(a in ("--verify-files",) for a in cmd.args)
+
+
+def _sums(cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked) -> None:
+    args = cmd.args
+    want = _DIGEST_LEN.get(cmd.name, 0)
+    check = False
+    operands: list[str] = []
+    k = 0
+    while k < len(args):
+        a = args[k]
+        k += 1
+        if a == "--":
+            operands.extend(args[k:])
+            break
+        if a.startswith("--"):
+            key, _, value = a.partition("=")
+            if key == "--check":
+                check = True
+            elif key == "--algorithm":
+                if not value and k < len(args):
+                    value, k = args[k], k + 1
+                want = {"256": 64, "512": 128}.get(value, 0)
+            continue
+        if a.startswith("-") and len(a) > 1:
+            for j, ch in enumerate(a[1:], 1):
+                if ch == "c":
+                    check = True
+                elif ch == "a" and cmd.name == "shasum":
+                    value = a[j + 1 :]
+                    if not value and k < len(args):
+                        value, k = args[k], k + 1
+                    want = {"256": 64, "512": 128}.get(value, 0)
+                    break
+            continue
+        operands.append(a)
+    if not check or not want:
+        return
+    lists: list[tuple[str, str | None]] = []  # (shown name, text)
+    for op in operands or ["-"]:
+        if op == "-":
+            lists.append(("standard input", _stdin(cmd, written, resolve)))
+        else:
+            lists.append((op, pipes.file_text(written, resolve(op))))
+    for shown, text in lists:
+        if text is None:
+            continue
+        if REMOTE in text:
+            for name in _names(text.replace(REMOTE, ""), 0) or ["*"]:
+                out.unpinned[name] = (
+                    f"the checksum list it is checked against ({shown}) was downloaded in "
+                    "this same command, from where the file comes, so it is no pin"
+                )
+            continue
+        if has_marker(text):
+            continue
+        out.files.extend(_names(text, want))
+
+
+def _stdin(cmd: Cmd, written: dict[str, str], resolve: Resolve) -> str | None:
+    for op, target in cmd.redirects:
+        if op == "<":
+            return pipes.file_text(written, resolve(target))
+    if cmd.stdin_text is not None:
+        return cmd.stdin_text
+    if cmd.stdin_from is None:
+        return None
+    return pipes.output_text(cmd.stdin_from, written)
+
+
+def _names(text: str, want: int) -> list[str]:
+    """The file names a checksum list pins with a digest of ``want`` hex digits
+    (any length when ``want`` is 0: only the names)."""
+    names: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = _LINE.match(line)
+        tag = _TAG.match(line)
+        if m:
+            digest, name = m.group(1), m.group(2)
+        elif tag:
+            digest, name = tag.group(3), tag.group(2)
+        else:
+            continue
+        if want and len(digest) != want:
+            continue
+        names.append(name)
+    return names
+
+
+def _gpg(args: list[str]) -> list[str]:
+    operands: list[str] = []
+    k = 0
+    while k < len(args):
+        a = args[k]
+        k += 1
+        if a == "--":
+            operands.extend(args[k:])
+            break
+        if a.startswith("-"):
+            if "=" not in a and a in _GPG_VALUED:
+                k += 1
+            continue
+        operands.append(a)
+    if len(operands) >= 2:
+        return operands[1:]
+    if len(operands) == 1 and operands[0].endswith(_SIG_EXT):
+        return [operands[0].rsplit(".", 1)[0]]
+    return []
+
+
+def _cosign(args: list[str]) -> list[str]:
+    if not args or args[0] != "verify-blob":
+        return []
+    operands: list[str] = []
+    k = 1
+    while k < len(args):
+        a = args[k]
+        k += 1
+        if a.startswith("-"):
+            if "=" not in a and a not in _COSIGN_FLAGS:
+                k += 1
+            continue
+        operands.append(a)
+    return operands[-1:]
+
+
+def _minisign(args: list[str]) -> list[str]:
+    verify = False
+    files: list[str] = []
+    k = 0
+    while k < len(args):
+        a = args[k]
+        k += 1
+        if not a.startswith("-") or len(a) < 2:
+            continue
+        for j, ch in enumerate(a[1:], 1):
+            if ch == "V":
+                verify = True
+            elif ch in "mxpPsct":
+                value = a[j + 1 :]
+                if not value and k < len(args):
+                    value, k = args[k], k + 1
+                if ch == "m":
+                    files.append(value)
+                break
+    return files if verify else []
+
+
+# ``[ "$(sha256sum F | cut -d' ' -f1)" = HEX ]`` and its spellings.
+_TOOL = r"(?:sha256sum|sha512sum|shasum\s+(?:-a\s*|--algorithm[= ])(?:256|512))"
+_WORD = r"""(?:[^\s|;&()$`"'<>]+|"[^"$`\\]+"|'[^']+')"""
+_CUT = (
+    r"""\|\s*(?:cut\s+-d\s*(?:' '|" "|\\\s)\s*-f\s*1|cut\s+-f\s*1\s+-d\s*(?:' '|" "|\\\s)"""
+    r"""|awk\s+'\{\s*print\s+\$1;?\s*\}'|head\s+-c\s*(?:64|128))"""
+)
+
+
+def _sub(n: str) -> str:
+    return rf"""(?P<q{n}>"?)\$\(\s*{_TOOL}\s+(?:(?:-b|--binary)\s+)?(?:--\s+)?(?:<\s*)?(?P<f{n}>{_WORD})\s*{_CUT}\s*\)(?P=q{n})"""
+
+
+def _hex(n: str) -> str:
+    return rf"""(?P<h{n}>["']?)(?:[0-9a-fA-F]{{64}}|[0-9a-fA-F]{{128}})(?P=h{n})"""
+
+
+_TEST = LazyPattern(
+    rf"""^\s*(?:\[\[?|test)\s+(?:{_sub("1")}\s+==?\s+{_hex("1")}|{_hex("2")}\s+==?\s+{_sub("2")})"""
+    r"""\s*(?:\]\]?)?\s*$"""
+)
+
+
+def pinned_test(text: str) -> list[str]:
+    """The file a ``[ "$(sha256sum F | cut ...)" = HEX ]`` test pins ([] when none)."""
+    m = _TEST.match(text)
+    if m is None:
+        return []
+    word = m.group("f1") or m.group("f2") or ""
+    if word[:1] in ("'", '"'):
+        word = word[1:-1]  # one quoted word, with nothing in it that expands
+    return [word] if word else []
