@@ -16,26 +16,14 @@ from pathlib import Path
 
 import pytest
 from agentreflex.core.hook import runtime
+from agentreflex.core.testing import isolated_test_env
 
 _PREFIXES = ("REFLEX_", "JEV_", "AGENTREFLEX_")
 
 
 @pytest.fixture(autouse=True)
 def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for key in list(os.environ):
-        if key.startswith(_PREFIXES):
-            monkeypatch.delenv(key)
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("AGENTREFLEX_DAEMON", "off")
-    monkeypatch.setenv("AGENTREFLEX_SOCKET", str(tmp_path / "no-daemon.sock"))
-    yield
-    from agentreflex.core.contain import pidns
-
-    pidns.stop()  # the project's process namespaces the test's contained commands made
+    yield from isolated_test_env(tmp_path, monkeypatch)
 
 
 @pytest.fixture(autouse=True)
