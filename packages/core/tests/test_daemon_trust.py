@@ -11,7 +11,6 @@ The tests that need a sibling reflex package run where it is installed:
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import socket
 import subprocess
@@ -24,86 +23,17 @@ import pytest
 from agentreflex.core.hook import client
 from agentreflex.core.hook.client import FOREIGN, encode_request, installation_id, private_dir_fd
 from agentreflex.core.hook.daemon import READ_SECONDS, EnvGate
-
-BIN = str(Path(sys.executable).with_name("agentreflex"))
-
-PROBE = r"""
-import json, sys, time
-from agentreflex.core.hook.client import try_daemon
-start = time.monotonic()
-answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), float(sys.argv[1]))
-print(json.dumps({"answered": answer is not None, "seconds": time.monotonic() - start}))
-"""
-
-
-def _env(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
-    env.update(
-        HOME=str(tmp / "home"),
-        XDG_CACHE_HOME=str(tmp / "cache"),
-        XDG_CONFIG_HOME=str(tmp / "config"),
-        REFLEX_MODE="enforced",
-        JEV_MODE="off",
-        AGENTREFLEX_STATE_DIR=str(tmp / "state"),
-        AGENTREFLEX_SOCKET=str(tmp / "run" / "daemon.sock"),
-        AGENTREFLEX_DAEMON="on",
-    )
-    return env
+from agentreflex.core.testing import AGENTREFLEX_BIN as BIN
+from agentreflex.core.testing import daemon_env as _env
+from agentreflex.core.testing import daemon_payload as _payload
+from agentreflex.core.testing import daemon_probe as _probe
+from agentreflex.core.testing import daemon_recorded as _recorded
+from agentreflex.core.testing import serve_daemon
 
 
 @pytest.fixture()
 def daemon(tmp_path: Path) -> Iterator[Path]:
-    log = tmp_path / "daemon.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [BIN, "serve", "--idle", "60"], env=_env(tmp_path), stdout=out, stderr=out
-        )
-    sock = tmp_path / "run" / "daemon.sock"
-    deadline = time.monotonic() + 60
-    while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    assert sock.exists(), log.read_text()
-    yield sock
-    proc.terminate()
-    proc.wait(10)
-    assert "Traceback" not in log.read_text()
-
-
-def _payload(tmp: Path, tool_use_id: str, command: str = "ls -la") -> bytes:
-    project = tmp / "project"
-    (project / ".git").mkdir(parents=True, exist_ok=True)
-    body = {
-        "session_id": "trust",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": tool_use_id,
-    }
-    return json.dumps(body).encode()
-
-
-def _probe(tmp: Path, data: bytes, timeout: float = 5.0) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(timeout)],
-        input=data,
-        env=_env(tmp),
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
-
-
-def _recorded(tmp: Path, tool_use_id: str) -> bool:
-    """Is the event in the session store (the log the reflexes fold their history from)?"""
-    state = tmp / "state" / "sessions"
-    return any(
-        tool_use_id in path.read_text(errors="replace")
-        for path in state.rglob("*")
-        if path.is_file()
-    )
+    yield from serve_daemon(tmp_path)
 
 
 # ------------------------------------------------------------ installation
