@@ -25,38 +25,14 @@ from agentreflex.core.config.settings import (
 )
 from agentreflex.core.decision import Mode
 from agentreflex.core.state.userdirs import trust_record_path, user_state_dir
-
-
-def _env(home: Path, **extra: str) -> dict[str, str]:
-    return {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_STATE_HOME": str(home / ".state"),
-        **extra,
-    }
+from agentreflex.core.testing import project_config as _write
+from agentreflex.core.testing import user_config as _user
+from agentreflex.core.testing import user_dirs_env as _env
 
 
 @pytest.fixture()
 def env(tmp_path: Path) -> dict[str, str]:
     return _env(tmp_path / "home")
-
-
-def _write(project: Path, text: str) -> Path:
-    path = project / ".agentreflex" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def _user_path(env: dict[str, str]) -> Path:
-    return Path(env["XDG_CONFIG_HOME"]) / "agentreflex" / "config.toml"
-
-
-def _user(env: dict[str, str], text: str) -> None:
-    path = _user_path(env)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
 
 
 # --- the record ------------------------------------------------------------
