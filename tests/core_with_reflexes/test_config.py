@@ -11,32 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
-from agentreflex.core.config import trust
-from agentreflex.core.config.settings import Config, ConfigError, load_config, section_value
+from agentreflex.core.config.settings import ConfigError, section_value
 from agentreflex.core.decision import Mode
-
-
-def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    home = tmp_path / "home"
-    return {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), **extra}
-
-
-def _project_config(project: Path, text: str) -> Path:
-    path = project / ".agentreflex" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def _approved_config(project: Path, tmp_path: Path, text: str) -> Path:
-    """A project config the user approved (through the real trust record)."""
-    path = _project_config(project, text)
-    trust.approve(str(path), _env(tmp_path))
-    return path
-
-
-def _load(project: Path, tmp_path: Path, **env: str) -> Config:
-    return load_config(str(project), _env(tmp_path, **env))
+from agentreflex.core.testing import approved_project_config as _approved_config
+from agentreflex.core.testing import load_project_config as _load
+from agentreflex.core.testing import project_config as _project_config
 
 
 def test_project_file_settings(project: Path, tmp_path: Path) -> None:

@@ -16,17 +16,15 @@ import pytest
 from agentreflex.core.config import trust
 from agentreflex.core.config.settings import (
     DEFAULT_THRESHOLDS,
-    Config,
     ConfigError,
     load_config,
     with_mode,
 )
 from agentreflex.core.decision import Mode
-
-
-def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    home = tmp_path / "home"
-    return {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), **extra}
+from agentreflex.core.testing import approved_project_config as _approved_config
+from agentreflex.core.testing import config_env as _env
+from agentreflex.core.testing import load_project_config as _load
+from agentreflex.core.testing import project_config as _project_config
 
 
 def _user_config(tmp_path: Path, text: str) -> Path:
@@ -34,24 +32,6 @@ def _user_config(tmp_path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
-
-
-def _project_config(project: Path, text: str) -> Path:
-    path = project / ".agentreflex" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def _approved_config(project: Path, tmp_path: Path, text: str) -> Path:
-    """A project config the user approved (through the real trust record)."""
-    path = _project_config(project, text)
-    trust.approve(str(path), _env(tmp_path))
-    return path
-
-
-def _load(project: Path, tmp_path: Path, **env: str) -> Config:
-    return load_config(str(project), _env(tmp_path, **env))
 
 
 def test_defaults(project: Path, tmp_path: Path) -> None:
