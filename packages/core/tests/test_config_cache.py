@@ -12,25 +12,9 @@ from pathlib import Path
 import pytest
 from agentreflex.core.config.settings import ConfigError, load_config
 from agentreflex.core.decision import Mode
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    return {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-    }
-
-
-def _write_config(project: Path, text: str) -> None:
-    path = project / ".agentreflex" / "config.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
-def _cached_copies(tmp_path: Path) -> list[Path]:
-    return sorted((tmp_path / "home" / ".cache" / "agentreflex").glob("toml-*.json"))
+from agentreflex.core.testing import cache_env as _env
+from agentreflex.core.testing import cached_toml_copies as _cached_copies
+from agentreflex.core.testing import project_config as _write_config
 
 
 def test_an_edit_is_never_missed_and_copies_do_not_pile_up(tmp_path: Path) -> None:
