@@ -13,28 +13,19 @@ from pathlib import Path
 
 import pytest
 from agentreflex.core.cli.commands import dispatch
+from agentreflex.core.testing import git_project, install_home
 
 SCRIPT = Path(sys.prefix) / "bin" / "agentreflex"
 
 
 @pytest.fixture()
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("COPILOT_HOME", raising=False)
-    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
-    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
-    return home
+    return install_home(tmp_path, monkeypatch)
 
 
 @pytest.fixture()
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    monkeypatch.chdir(root)
-    return root
+    return git_project(tmp_path, monkeypatch)
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
