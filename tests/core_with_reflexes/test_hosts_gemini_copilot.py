@@ -15,24 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-
-def gem(event: str, **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "session_id": "g-1",
-        "transcript_path": "/home/u/.gemini/tmp/abc/chats/session-1.json",
-        "cwd": "/work/p",
-        "hook_event_name": event,
-        "timestamp": "2026-01-15T10:00:00.000Z",
-    }
-    base.update(fields)
-    return base
-
-
-def cop(event: str, **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"timestamp": 1704614600000, "cwd": "/work/p", "hook_event_name": event}
-    base.update(fields)
-    return base
+from agentreflex.core.testing import copilot_payload as cop
+from agentreflex.core.testing import gemini_payload as gem
 
 
 def _hook(

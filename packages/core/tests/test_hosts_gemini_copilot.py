@@ -28,26 +28,10 @@ from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.hosts.copilot import CopilotAdapter
 from agentreflex.core.hosts.gemini import GeminiAdapter
 from agentreflex.core.recap import Recap, RecapSection
+from agentreflex.core.testing import copilot_payload as cop
+from agentreflex.core.testing import gemini_payload as gem
 
 REASON = "rm -rf ~/ deletes your home directory"
-
-
-def gem(event: str, **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "session_id": "g-1",
-        "transcript_path": "/home/u/.gemini/tmp/abc/chats/session-1.json",
-        "cwd": "/work/p",
-        "hook_event_name": event,
-        "timestamp": "2026-01-15T10:00:00.000Z",
-    }
-    base.update(fields)
-    return base
-
-
-def cop(event: str, **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"timestamp": 1704614600000, "cwd": "/work/p", "hook_event_name": event}
-    base.update(fields)
-    return base
 
 
 def decision(verdict: Verdict, reason: str = REASON, **kw: Any) -> Decision:
