@@ -6,10 +6,9 @@ Moved from ``packages/core/tests/test_config_check.py`` (core alone does not kno
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from agentreflex.core.testing import config_check_cli as _cli
 
 BAD = """\
 mode = "enforced"
@@ -26,18 +25,6 @@ mode = "sometimes"
 [budgets]
 warn_fraction = 2
 """
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentreflex.core.cli", "config", "check", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=dict(os.environ),
-        timeout=120,
-        check=False,
-    )
 
 
 def test_cli_lists_every_problem_with_file_line_and_key(tmp_path: Path) -> None:

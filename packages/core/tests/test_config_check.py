@@ -8,28 +8,15 @@ The tests that need a sibling reflex package run where it is installed:
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agentreflex.core.cli.configcheck import check_file
 from agentreflex.core.cli.doctor import diagnose
 from agentreflex.core.config.settings import ConfigError, load_config
+from agentreflex.core.testing import config_check_cli as _cli
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentreflex.core.cli", "config", "check", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=dict(os.environ),
-        timeout=120,
-        check=False,
-    )
 
 
 def _loader_message(project: Path, text: str) -> str:
