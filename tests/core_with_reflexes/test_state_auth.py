@@ -12,17 +12,7 @@ from pathlib import Path
 
 from agentreflex.core.state.store import SessionStore
 from agentreflex.core.state.userdirs import key_path
-
-
-def _hook(tmp_path: Path, event: str, **fields: object) -> tuple[str, str]:
-    from agentreflex.core.hook.runtime import run_hook
-
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True, exist_ok=True)
-    payload = {"session_id": "s-hook", "cwd": str(proj), "hook_event_name": event, **fields}
-    env = {**os.environ, "REFLEX_MODE": "enforced"}
-    out = run_hook("claude-code", json.dumps(payload).encode(), env)
-    return out.reply.stdout, out.reply.stderr
+from agentreflex.core.testing import project_hook as _hook
 
 
 def test_an_unreadable_key_fails_the_stop_closed(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from agentreflex.core.state.auth import KeyUnavailable, load_key
 from agentreflex.core.state.store import SessionStore, make_record
 from agentreflex.core.state.userdirs import key_path
 from agentreflex.core.testing import post_tool, pre_tool, prompt
+from agentreflex.core.testing import project_hook as _hook
 from agentreflex.core.util.digest import hmac_sha256
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -256,17 +257,6 @@ def test_files_are_private_and_loose_modes_are_tightened(tmp_path: Path) -> None
 
 
 # ------------------------------------------------------------ the hook path
-
-
-def _hook(tmp_path: Path, event: str, **fields: object) -> tuple[str, str]:
-    from agentreflex.core.hook.runtime import run_hook
-
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True, exist_ok=True)
-    payload = {"session_id": "s-hook", "cwd": str(proj), "hook_event_name": event, **fields}
-    env = {**os.environ, "REFLEX_MODE": "enforced"}
-    out = run_hook("claude-code", json.dumps(payload).encode(), env)
-    return out.reply.stdout, out.reply.stderr
 
 
 def test_lost_history_does_not_block_when_the_done_reflex_is_switched_off(
