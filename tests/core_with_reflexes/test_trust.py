@@ -26,7 +26,7 @@ from agentreflex.core.config.settings import (
     weaker,
 )
 from agentreflex.core.registry import checked_sections
-from agentreflex.core.testing import project_config as _write
+from agentreflex.core.testing import check_withheld_until_approved
 from agentreflex.core.testing import user_config as _user
 from agentreflex.core.testing import user_config_path as _user_path
 from agentreflex.core.testing import user_dirs_env as _env
@@ -50,18 +50,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 def test_each_weakening_is_withheld_until_approved(
     project: Path, env: dict[str, str], text: str, field: str, expected: Any
 ) -> None:
-    _user(env, 'mode = "enforced"\n')
-    if expected is None:  # "same" fields: the value without the project file stays
-        expected = field_value(load_config(str(project), env), field)
-    conf = _write(project, text)
-    cfg = load_config(str(project), env)
-    assert field_value(cfg, field) == expected
-    assert cfg.pending_config == str(conf) and len(cfg.pending_sha256) == 64
-    assert cfg.untrusted and all(line.startswith(str(conf)) for line in cfg.untrusted)
-    trust.approve(str(conf), env)
-    approved = load_config(str(project), env)
-    assert field_value(approved, field) != expected
-    assert approved.untrusted == [] and approved.pending_config == ""
+    check_withheld_until_approved(project, env, text, field, expected)
 
 
 # --- the property: never weaker than approved ----------------------------------

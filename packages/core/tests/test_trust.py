@@ -19,12 +19,12 @@ from agentreflex.core.cli.commands import dispatch
 from agentreflex.core.config import trust
 from agentreflex.core.config.settings import (
     JudgeSettings,
-    field_value,
     is_loopback_url,
     load_config,
 )
 from agentreflex.core.decision import Mode
 from agentreflex.core.state.userdirs import trust_record_path, user_state_dir
+from agentreflex.core.testing import check_withheld_until_approved
 from agentreflex.core.testing import project_config as _write
 from agentreflex.core.testing import user_config as _user
 from agentreflex.core.testing import user_dirs_env as _env
@@ -212,18 +212,7 @@ def test_tightening_applies_without_approval_and_never_writes_the_record(
 def test_each_weakening_is_withheld_until_approved(
     project: Path, env: dict[str, str], text: str, field: str, expected: Any
 ) -> None:
-    _user(env, 'mode = "enforced"\n')
-    if expected is None:  # "same" fields: the value without the project file stays
-        expected = field_value(load_config(str(project), env), field)
-    conf = _write(project, text)
-    cfg = load_config(str(project), env)
-    assert field_value(cfg, field) == expected
-    assert cfg.pending_config == str(conf) and len(cfg.pending_sha256) == 64
-    assert cfg.untrusted and all(line.startswith(str(conf)) for line in cfg.untrusted)
-    trust.approve(str(conf), env)
-    approved = load_config(str(project), env)
-    assert field_value(approved, field) != expected
-    assert approved.untrusted == [] and approved.pending_config == ""
+    check_withheld_until_approved(project, env, text, field, expected)
 
 
 def test_the_last_approved_content_is_the_baseline(project: Path, env: dict[str, str]) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentreflex.core.config.settings import Config, load_config
+from agentreflex.core.config.settings import Config, ConfigError, field_value, load_config
 from agentreflex.core.decision import Mode
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.reflex import Judge, ReflexContext
@@ -348,6 +348,43 @@ def approved_project_config(project: Path, tmp_path: Path, text: str) -> Path:
 def load_project_config(project: Path, tmp_path: Path, **env: str) -> Config:
     """The config in ``project`` for the user of ``config_env(tmp_path, **env)``."""
     return load_config(str(project), config_env(tmp_path, **env))
+
+
+def check_withheld_until_approved(
+    project: Path, env: Mapping[str, str], text: str, field: str, expected: Any
+) -> None:
+    """A project file's weakening ``text`` of ``field`` is withheld until the user (of
+    ``env``, whose own config says enforced) approves the file; ``expected``: the value
+    while withheld (None: the value without the project file)."""
+    from agentreflex.core.config import trust
+
+    user_config(env, 'mode = "enforced"\n')
+    if expected is None:  # "same" fields: the value without the project file stays
+        expected = field_value(load_config(str(project), env), field)
+    conf = project_config(project, text)
+    cfg = load_config(str(project), env)
+    assert field_value(cfg, field) == expected
+    assert cfg.pending_config == str(conf) and len(cfg.pending_sha256) == 64
+    assert cfg.untrusted and all(line.startswith(str(conf)) for line in cfg.untrusted)
+    trust.approve(str(conf), env)
+    approved = load_config(str(project), env)
+    assert field_value(approved, field) != expected
+    assert approved.untrusted == [] and approved.pending_config == ""
+
+
+def check_bad_value_named(project: Path, tmp_path: Path, text: str, key: str, allowed: str) -> None:
+    """A project file ``text`` fails to load with one line naming the file, ``key`` and
+    ``allowed`` (what is allowed instead)."""
+    import pytest
+
+    path = project_config(project, text)
+    with pytest.raises(ConfigError) as info:
+        load_project_config(project, tmp_path)
+    msg = str(info.value)
+    assert str(path) in msg
+    assert key in msg
+    assert allowed in msg
+    assert "\n" not in msg.strip()
 
 
 def cache_env(tmp_path: Path) -> dict[str, str]:
