@@ -14,8 +14,8 @@ import pytest
 from agentreflex.core.config.settings import ConfigError, section_value
 from agentreflex.core.decision import Mode
 from agentreflex.core.testing import approved_project_config as _approved_config
+from agentreflex.core.testing import check_bad_value_named
 from agentreflex.core.testing import load_project_config as _load
-from agentreflex.core.testing import project_config as _project_config
 
 
 def test_project_file_settings(project: Path, tmp_path: Path) -> None:
@@ -76,14 +76,7 @@ protected_paths = ["secrets/"]
 def test_bad_file_values_name_the_key_and_allowed_values(
     text: str, key: str, allowed: str, project: Path, tmp_path: Path
 ) -> None:
-    path = _project_config(project, text)
-    with pytest.raises(ConfigError) as info:
-        _load(project, tmp_path)
-    msg = str(info.value)
-    assert str(path) in msg
-    assert key in msg
-    assert allowed in msg
-    assert "\n" not in msg.strip()
+    check_bad_value_named(project, tmp_path, text, key, allowed)
 
 
 def test_section_value_validation(project: Path, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from agentreflex.core.config.settings import (
 )
 from agentreflex.core.decision import Mode
 from agentreflex.core.testing import approved_project_config as _approved_config
+from agentreflex.core.testing import check_bad_value_named
 from agentreflex.core.testing import config_env as _env
 from agentreflex.core.testing import load_project_config as _load
 from agentreflex.core.testing import project_config as _project_config
@@ -251,14 +252,7 @@ def test_state_dir_env(project: Path, tmp_path: Path) -> None:
 def test_bad_file_values_name_the_key_and_allowed_values(
     text: str, key: str, allowed: str, project: Path, tmp_path: Path
 ) -> None:
-    path = _project_config(project, text)
-    with pytest.raises(ConfigError) as info:
-        _load(project, tmp_path)
-    msg = str(info.value)
-    assert str(path) in msg
-    assert key in msg
-    assert allowed in msg
-    assert "\n" not in msg.strip()
+    check_bad_value_named(project, tmp_path, text, key, allowed)
 
 
 def test_api_key_in_a_file_is_never_read_nor_echoed(project: Path, tmp_path: Path) -> None:
