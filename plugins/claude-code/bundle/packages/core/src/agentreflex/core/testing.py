@@ -17,14 +17,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from agentreflex.core.config.settings import Config, load_config
+from agentreflex.core.config.settings import Config, ConfigError, field_value, load_config
 from agentreflex.core.decision import Mode
 from agentreflex.core.events import Event, EventKind, ToolKind, ToolResult, build_tool_call
 from agentreflex.core.reflex import Judge, ReflexContext
 from agentreflex.core.state.model import SessionState
+
+if TYPE_CHECKING:
+    import pytest
 
 _CREATED: list[str] = []
 
@@ -265,3 +269,288 @@ def claude_pre_tool(
     }
     payload |= {"tool_name": tool, "tool_input": tool_input}
     return hook_process(project, "claude-code", "PreToolUse", payload, state_dir, extra_env)
+
+
+# ---------------------------------------------------------------- shared by core's tests
+# and tests/core_with_reflexes (the same tests with the sibling packages installed)
+
+_TEST_ENV_PREFIXES = ("REFLEX_", "JEV_", "AGENTREFLEX_")
+
+
+def isolated_test_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A conftest's autouse fixture body (``yield from`` it): no REFLEX_* / JEV_* /
+    AGENTREFLEX_* variables from the developer's shell, HOME and the XDG folders in the
+    test's tmp dir, the daemon off; afterwards the process namespaces the test's contained
+    commands made are stopped."""
+    for key in list(os.environ):
+        if key.startswith(_TEST_ENV_PREFIXES):
+            monkeypatch.delenv(key)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("AGENTREFLEX_DAEMON", "off")
+    monkeypatch.setenv("AGENTREFLEX_SOCKET", str(tmp_path / "no-daemon.sock"))
+    yield
+    from agentreflex.core.contain import pidns
+
+    pidns.stop()
+
+
+def user_dirs_env(home: Path, **extra: str) -> dict[str, str]:
+    """An environment whose HOME and XDG config, cache and state folders are under ``home``."""
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".state"),
+        **extra,
+    }
+
+
+def project_config(project: Path, text: str) -> Path:
+    """``text`` written as the project's ``.agentreflex/config.toml``."""
+    path = project / ".agentreflex" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """The user's config file in ``env``."""
+    return Path(env["XDG_CONFIG_HOME"]) / "agentreflex" / "config.toml"
+
+
+def user_config(env: Mapping[str, str], text: str) -> None:
+    """``text`` written as the user's config file in ``env``."""
+    path = user_config_path(env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def config_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """HOME and XDG_CONFIG_HOME under ``tmp_path/home``, plus ``extra``."""
+    home = tmp_path / "home"
+    return {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), **extra}
+
+
+def approved_project_config(project: Path, tmp_path: Path, text: str) -> Path:
+    """A project config the user (of ``config_env(tmp_path)``) approved, through the real
+    trust record."""
+    from agentreflex.core.config import trust
+
+    path = project_config(project, text)
+    trust.approve(str(path), config_env(tmp_path))
+    return path
+
+
+def load_project_config(project: Path, tmp_path: Path, **env: str) -> Config:
+    """The config in ``project`` for the user of ``config_env(tmp_path, **env)``."""
+    return load_config(str(project), config_env(tmp_path, **env))
+
+
+def check_withheld_until_approved(
+    project: Path, env: Mapping[str, str], text: str, field: str, expected: Any
+) -> None:
+    """A project file's weakening ``text`` of ``field`` is withheld until the user (of
+    ``env``, whose own config says enforced) approves the file; ``expected``: the value
+    while withheld (None: the value without the project file)."""
+    from agentreflex.core.config import trust
+
+    user_config(env, 'mode = "enforced"\n')
+    if expected is None:  # "same" fields: the value without the project file stays
+        expected = field_value(load_config(str(project), env), field)
+    conf = project_config(project, text)
+    cfg = load_config(str(project), env)
+    assert field_value(cfg, field) == expected
+    assert cfg.pending_config == str(conf) and len(cfg.pending_sha256) == 64
+    assert cfg.untrusted and all(line.startswith(str(conf)) for line in cfg.untrusted)
+    trust.approve(str(conf), env)
+    approved = load_config(str(project), env)
+    assert field_value(approved, field) != expected
+    assert approved.untrusted == [] and approved.pending_config == ""
+
+
+def check_bad_value_named(project: Path, tmp_path: Path, text: str, key: str, allowed: str) -> None:
+    """A project file ``text`` fails to load with one line naming the file, ``key`` and
+    ``allowed`` (what is allowed instead)."""
+    import pytest
+
+    path = project_config(project, text)
+    with pytest.raises(ConfigError) as info:
+        load_project_config(project, tmp_path)
+    msg = str(info.value)
+    assert str(path) in msg
+    assert key in msg
+    assert allowed in msg
+    assert "\n" not in msg.strip()
+
+
+def cache_env(tmp_path: Path) -> dict[str, str]:
+    """HOME and the XDG config and cache folders under ``tmp_path/home``."""
+    home = tmp_path / "home"
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
+
+
+def cached_toml_copies(tmp_path: Path) -> list[Path]:
+    """The parsed-TOML cache's copies for the user of ``cache_env(tmp_path)``."""
+    return sorted((tmp_path / "home" / ".cache" / "agentreflex").glob("toml-*.json"))
+
+
+def config_check_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``agentreflex config check ARGS`` run in a new process from ``cwd``."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentreflex.core.cli", "config", "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=dict(os.environ),
+        timeout=120,
+        check=False,
+    )
+
+
+def project_hook(tmp_path: Path, event: str, **fields: object) -> tuple[str, str]:
+    """Claude Code's ``event`` through the in-process hook, enforced, in ``tmp_path/proj``:
+    the reply's stdout and stderr."""
+    from agentreflex.core.hook.runtime import run_hook
+
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True, exist_ok=True)
+    payload = {"session_id": "s-hook", "cwd": str(proj), "hook_event_name": event, **fields}
+    env = {**os.environ, "REFLEX_MODE": "enforced"}
+    out = run_hook("claude-code", json.dumps(payload).encode(), env)
+    return out.reply.stdout, out.reply.stderr
+
+
+def install_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home for the installer tests (no COPILOT_HOME, no Gemini workspace trust)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    return home
+
+
+def git_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A new git work tree ``tmp_path/proj``, the current directory."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+def gemini_payload(event: str, **fields: Any) -> dict[str, Any]:
+    """A Gemini CLI hook payload for ``event``, with ``fields``."""
+    base: dict[str, Any] = {
+        "session_id": "g-1",
+        "transcript_path": "/home/u/.gemini/tmp/abc/chats/session-1.json",
+        "cwd": "/work/p",
+        "hook_event_name": event,
+        "timestamp": "2026-01-15T10:00:00.000Z",
+    }
+    base.update(fields)
+    return base
+
+
+def copilot_payload(event: str, **fields: Any) -> dict[str, Any]:
+    """A Copilot CLI hook payload for ``event``, with ``fields``."""
+    base: dict[str, Any] = {"timestamp": 1704614600000, "cwd": "/work/p", "hook_event_name": event}
+    base.update(fields)
+    return base
+
+
+# ---------------------------------------------------------------- the warm daemon
+
+AGENTREFLEX_BIN = str(Path(sys.executable).with_name("agentreflex"))
+
+DAEMON_PROBE = r"""
+import json, sys, time
+from agentreflex.core.hook.client import try_daemon
+start = time.monotonic()
+answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), float(sys.argv[1]))
+print(json.dumps({"answered": answer is not None, "seconds": time.monotonic() - start}))
+"""
+
+
+def daemon_env(tmp: Path) -> dict[str, str]:
+    """An enforced environment with the daemon on, its socket and all state under ``tmp``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
+    env.update(
+        HOME=str(tmp / "home"),
+        XDG_CACHE_HOME=str(tmp / "cache"),
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        REFLEX_MODE="enforced",
+        JEV_MODE="off",
+        AGENTREFLEX_STATE_DIR=str(tmp / "state"),
+        AGENTREFLEX_SOCKET=str(tmp / "run" / "daemon.sock"),
+        AGENTREFLEX_DAEMON="on",
+    )
+    return env
+
+
+def serve_daemon(tmp: Path) -> Iterator[Path]:
+    """A fixture's body (``yield from`` it): a real ``agentreflex serve`` in
+    ``daemon_env(tmp)``; yields its socket, then stops it and checks its log is clean."""
+    log = tmp / "daemon.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [AGENTREFLEX_BIN, "serve", "--idle", "60"], env=daemon_env(tmp), stdout=out, stderr=out
+        )
+    sock = tmp / "run" / "daemon.sock"
+    deadline = time.monotonic() + 60
+    while not sock.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert sock.exists(), log.read_text()
+    yield sock
+    proc.terminate()
+    proc.wait(10)
+    assert "Traceback" not in log.read_text()
+
+
+def daemon_payload(tmp: Path, tool_use_id: str, command: str = "ls -la") -> bytes:
+    """A Bash ``PreToolUse`` in the git project ``tmp/project``."""
+    project = tmp / "project"
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    body = {
+        "session_id": "trust",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": tool_use_id,
+    }
+    return json.dumps(body).encode()
+
+
+def daemon_probe(tmp: Path, data: bytes, timeout: float = 5.0) -> dict[str, object]:
+    """The real thin client, in a fresh interpreter, asking the daemon about ``data``:
+    whether it was answered, and how long it took."""
+    done = subprocess.run(
+        [sys.executable, "-c", DAEMON_PROBE, str(timeout)],
+        input=data,
+        env=daemon_env(tmp),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def daemon_recorded(tmp: Path, tool_use_id: str) -> bool:
+    """Is the event in the session store (the log the reflexes fold their history from)?"""
+    state = tmp / "state" / "sessions"
+    return any(
+        tool_use_id in path.read_text(errors="replace")
+        for path in state.rglob("*")
+        if path.is_file()
+    )
