@@ -7,15 +7,18 @@ evaluates a call faster than the client gives up, so the premise needs the gate.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from agentreflex.core.testing import AGENTREFLEX_BIN, serve_daemon
+from agentreflex.core.testing import daemon_env as _env
 from agentreflex.core.testing import daemon_payload as _payload
 from agentreflex.core.testing import daemon_probe as _probe
 from agentreflex.core.testing import daemon_recorded as _recorded
-from agentreflex.core.testing import serve_daemon
 
 
 @pytest.fixture()
@@ -42,3 +45,18 @@ def test_an_event_is_recorded_once_when_the_client_gives_up(tmp_path: Path, daem
     assert _recorded(tmp_path, "toolu_waited")  # the control: a waiting client's event is kept
     time.sleep(1.0)
     assert not _recorded(tmp_path, "toolu_gave_up")
+
+
+def test_the_thin_client_gives_the_gates_answer(tmp_path: Path, daemon: Path) -> None:
+    """What the daemon answered reaches the host as the hook's own answer would: the
+    client never loaded the hook runtime, and the gate's refusal is in its output."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", AGENTREFLEX_BIN, "hook", "claude-code", "PreToolUse"],
+        input=_payload(tmp_path, "toolu_thin", "rm -rf ~/"),
+        env=_env(tmp_path),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert b"agentreflex.core.hook.runtime" not in done.stderr  # the daemon answered
+    assert b"GATE-RM-ROOT" in done.stdout

@@ -43,6 +43,8 @@ def env(tmp_path: Path) -> dict[str, str]:
     ("text", "field", "expected"),
     [
         ('[reasoning_guard]\nmode = "off"\n', "reasoning_guard.mode", "report"),
+        # the lean profile turns the Reasoning Guard off too, where that package is installed
+        ('profile = "lean"\n', "reasoning_guard.mode", "report"),
         ('[gate]\nallow = ["rm -rf /"]\n', "sections.gate", None),
         ("[budgets]\nmax_tool_calls = 100000\n", "sections.budgets", None),
     ],
