@@ -10,7 +10,6 @@ claude-code`` processes, the line the hook gave back run by bash.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentreflex.core.testing import daemon_hook as _hook
+from agentreflex.core.testing import daemon_shell_call as shell_call
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux daemon")
 
@@ -72,47 +73,6 @@ def start_daemon(tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen[byte
     for proc in procs:
         proc.terminate()
         proc.wait(10)
-
-
-def _hook(payload: dict[str, Any], env: dict[str, str]) -> tuple[int, dict[str, Any], str]:
-    done = subprocess.run(
-        [_binary(), "hook", "claude-code"],
-        input=json.dumps(payload).encode(),
-        env=env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    out = done.stdout.decode()
-    return done.returncode, (json.loads(out) if out.strip() else {}), done.stderr.decode()
-
-
-def shell_call(
-    root: Path, command: str, env: dict[str, str], call: str, session: str = "rt33"
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Pre-tool, the line it gave back run by bash in ``root``, post-tool: both answers."""
-    body = {
-        "session_id": session,
-        "cwd": str(root),
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": call,
-        "permission_mode": "bypassPermissions",
-    }
-    code, pre, err = _hook({**body, "hook_event_name": "PreToolUse"}, env)
-    assert code == 0, (code, pre, err)
-    spec = pre.get("hookSpecificOutput", {})
-    assert spec.get("permissionDecision") in (None, "allow"), pre
-    line = spec.get("updatedInput", {}).get("command")
-    assert line and line != command, pre  # contained: the hook rewrote it
-    subprocess.run(["bash", "-c", line], cwd=root, env=env, capture_output=True, timeout=60)
-    post = {
-        **body,
-        "hook_event_name": "PostToolUse",
-        "tool_response": {"stdout": "", "stderr": "", "exit_code": 0},
-    }
-    code, after, err = _hook(post, env)
-    return pre, after
 
 
 def _git(root: Path, *args: str) -> None:
@@ -274,18 +234,7 @@ def test_a_file_rewritten_through_a_hard_link_is_a_recorded_change(
     changes = state.notes.get("worktree_changes") or []
     modified = [p for c in changes if c.get("tool") == "w1" for p in c.get("modified", [])]
     assert "tests/test_login.py" in modified, changes
-    if importlib.util.find_spec("agentreflex.gate") is not None:  # the constraint is held
-        body = {
-            "session_id": "rt33",
-            "cwd": str(root),
-            "tool_name": "Bash",
-            "tool_input": {"command": "ls"},
-            "tool_use_id": "w2",
-            "permission_mode": "bypassPermissions",
-            "hook_event_name": "PreToolUse",
-        }
-        code, out, err = _hook(body, env)
-        assert "tests/test_login.py" in json.dumps(out) + err, (code, out, err)
+    # the gate holding the prompt's constraint on it: tests/core_with_reflexes
 
 
 TRANSPORT = (
