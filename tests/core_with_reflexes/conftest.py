@@ -16,7 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agentreflex.core.testing import isolated_test_env
+from agentreflex.core.testing import hook_code_separated, isolated_test_env
+
+
+@pytest.fixture(autouse=True, scope="session")
+def own_code_separated() -> None:
+    hook_code_separated()
 
 
 @pytest.fixture(autouse=True)

@@ -23,14 +23,7 @@ from agentreflex.core.testing import daemon_recorded as _recorded
 
 @pytest.fixture()
 def daemon(tmp_path: Path) -> Iterator[Path]:
-    # The first enforced shell command after an install gives each hard-linked file of the
-    # hook's code a copy of its own (contain/ownlinks.py): that walk takes seconds and
-    # changes the folders' times, so a daemon started before it is another installation
-    # to the clients after it.  Done here first, as any earlier hook in the run would have.
-    from agentreflex.core.contain import ownlinks
-
-    ownlinks.separate(str(tmp_path / "state"))
-    yield from serve_daemon(tmp_path)
+    yield from serve_daemon(tmp_path)  # the hook's code already separated (conftest)
 
 
 def test_an_event_is_recorded_once_when_the_client_gives_up(tmp_path: Path, daemon: Path) -> None:

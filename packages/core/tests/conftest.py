@@ -16,9 +16,14 @@ from pathlib import Path
 
 import pytest
 from agentreflex.core.hook import runtime
-from agentreflex.core.testing import isolated_test_env
+from agentreflex.core.testing import hook_code_separated, isolated_test_env
 
 _PREFIXES = ("REFLEX_", "JEV_", "AGENTREFLEX_")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def own_code_separated() -> None:
+    hook_code_separated()
 
 
 @pytest.fixture(autouse=True)

@@ -481,6 +481,19 @@ print(json.dumps({"answered": answer is not None, "seconds": time.monotonic() - 
 """
 
 
+def hook_code_separated() -> None:
+    """Give the hook's hard-linked code its own copies now, once, as the first enforced
+    shell command after an install would (:mod:`agentreflex.core.contain.ownlinks`).
+
+    Why, for tests: that first walk takes seconds and changes the installation's folders,
+    so a test whose daemon met it first waited past its client's bound, and a daemon
+    started before it was another installation to the clients after it; which test met
+    it depended on the order and load of the run.  A session-wide fixture calls this."""
+    from agentreflex.core.contain import ownlinks
+
+    ownlinks.separate(_tempdir("agentreflex-test-state-"))
+
+
 def daemon_env(tmp: Path) -> dict[str, str]:
     """An enforced environment with the daemon on, its socket and all state under ``tmp``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
