@@ -294,6 +294,8 @@ class GeminiAdapter:
             event.stop_hook_active = payload.get("stop_hook_active") is True
             msg = payload.get("prompt_response")
             event.last_message = msg if isinstance(msg, str) else ""
+        if kind is EventKind.PRE_COMPACT:
+            event.compacts = _compacts(payload.get("trigger"), event)
         return event
 
     def render_recap(self, recap: Recap) -> str:
@@ -343,6 +345,22 @@ class GeminiAdapter:
             body = {"decision": "deny", "reason": text + " (failing closed)"}
             return HostReply(dump_json(body), text + "\n", 0)
         return HostReply(dump_json({"systemMessage": text}), text + "\n", 0)
+
+
+def _compacts(trigger: object, event: Event) -> bool:
+    """Whether this ``PreCompress`` is followed by a compression.
+
+    ``manual`` (``/compress``) always is.  An ``auto`` one fires before every model
+    request and compresses only past Gemini's threshold
+    (:mod:`agentreflex.core.hosts.gemini_compress`); unknown is a compaction, and so
+    is any other trigger.
+    """
+    if trigger != "auto":
+        return True
+    from agentreflex.core.hosts import gemini_compress
+
+    found = gemini_compress.will_compress(event.transcript_path, event.cwd, os.environ)
+    return found is not False
 
 
 # run_shell_command's llmContent ends in lines the tool adds after the command's output:
