@@ -272,6 +272,18 @@ def test_gemini_answers() -> None:
     }
 
 
+def test_gemini_prompt_without_the_session_start_context_gemini_put_before_it() -> None:
+    """``gemini -p`` prepends SessionStart's context to the prompt BeforeAgent receives."""
+    adapter = GeminiAdapter()
+    recap = "agentreflex session recap:\nThe user's constraints (their words):\n- Do not push."
+    given = f"<hook_context>{recap}</hook_context>\n\ncontinue with the parser"
+    assert adapter.parse(gem("BeforeAgent", prompt=given)).prompt == "continue with the parser"
+    for kept in ("<hook_context>no end", "why is <hook_context>x</hook_context>\n\nhere?"):
+        assert adapter.parse(gem("BeforeAgent", prompt=kept)).prompt == kept
+    stop = adapter.parse(gem("AfterAgent", prompt=given, prompt_response="ok"))
+    assert stop.prompt == given  # the turn's request as Gemini sent it
+
+
 def test_gemini_recap_on_session_start_and_prompt_only() -> None:
     adapter = GeminiAdapter()
     recap = Recap([RecapSection("Constraints", ["do not modify tests"])], "compact")
