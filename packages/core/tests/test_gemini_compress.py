@@ -140,25 +140,55 @@ def test_gemma_4_has_the_smaller_limit(env: dict[str, str], project: Path) -> No
     assert gc.will_compress(str(flash), str(project), env) is False
 
 
-def test_a_record_gemini_holds_its_own_estimate_for_is_unknown(
+def test_a_record_gemini_holds_its_own_count_for_is_unknown(
     env: dict[str, str], project: Path
 ) -> None:
-    """No tokens on the last message (a synthetic one), a rewind, or a history set
-    without a model message: Gemini counts an estimate then, not read here."""
+    """No tokens on the last message (a synthetic one), a rewind, a file with no history
+    yet: what Gemini counts then is not in the file."""
     small = gemini(10, mid="g1")
-    synthetic = gemini(None, mid="g2")
-    for records in (
-        [small, synthetic],
-        [small, {"$rewindTo": "g1"}],
-        [small, {"$set": {"messages": [user("summary")], "lastUpdated": "t"}}],
-        [],  # the first request: nothing answered yet
-    ):
+    for records in ([small, gemini(None, mid="g2")], [small, {"$rewindTo": "g1"}], []):
         path = session_file(home(env), user("go"), *records)
         assert gc.last_prompt(str(path)) is None, records
         assert gc.will_compress(str(path), str(project), env) is None
-    replaced = {"$set": {"messages": [user("go"), gemini(HALF + 1, mid="g9")], "lastUpdated": "t"}}
-    path = session_file(home(env), small, replaced)
-    assert gc.will_compress(str(path), str(project), env) is True
+
+
+def history(*messages: Any) -> dict[str, Any]:
+    """Gemini's record of a history it set (resumed, compressed, masked)."""
+    return {"$set": {"messages": list(messages), "lastUpdated": "t"}}
+
+
+def resumed(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as a resumed session's history records it: no tokens, no model."""
+    return {k: v for k, v in message.items() if k not in ("tokens", "model", "thoughts")}
+
+
+def test_a_history_gemini_set_counts_as_its_estimate_bounded(
+    env: dict[str, str], project: Path
+) -> None:
+    """Resumed, Gemini counts its estimate of the history it recorded, not the last
+    response's count: the bound of that estimate stands for it, with the smallest limit
+    (256,000) when no message names its model."""
+    big = gemini(HALF + 1, mid="g1")
+    after_resume = session_file(home(env), big, history(user("go"), resumed(big)), user("more"))
+    count, model = gc.last_prompt(str(after_resume)) or (0, "?")
+    assert model == "" and count < 1000
+    assert gc.will_compress(str(after_resume), str(project), env) is False
+    # 0.75 a byte of text that is not ASCII: 100,000 "é" are 150,000 tokens to Gemini
+    wide = session_file(home(env), history(user("é" * 100_000), resumed(gemini(1))))
+    assert gc.will_compress(str(wide), str(project), env) is True  # over 0.5 x 256,000
+    named = session_file(home(env), history(user("é" * 100_000), gemini(1)))
+    assert gc.will_compress(str(named), str(project), env) is False  # under 0.5 x 1,048,576
+    # 100,000 ASCII characters: 25,000 tokens
+    ascii_text = session_file(home(env), history(user("a" * 100_000), resumed(gemini(1))))
+    assert gc.will_compress(str(ascii_text), str(project), env) is False
+    # a media part is a fixed 3,000 (an image) or 25,800 (a PDF), however small
+    pdf = {"inlineData": {"mimeType": "application/pdf", "data": "JVBERi0="}}
+    media = {**user("see"), "content": [pdf] * 5}
+    pdfs = session_file(home(env), history(media, resumed(gemini(1))))
+    assert gc.will_compress(str(pdfs), str(project), env) is True
+    # a failed request rolls the count back to the one before it, which the set carries
+    rolled_back = session_file(home(env), history(user("go"), big))
+    assert gc.will_compress(str(rolled_back), str(project), env) is True
 
 
 def test_a_long_last_record_is_read_past_the_first_window(

@@ -13,6 +13,12 @@ The facts, from the 0.61 sources:
   the last response, which ``ChatRecordingService.recordMessageTokens`` writes
   into the session file (``transcript_path``) as the last ``gemini`` message's
   ``tokens.input``, beside the ``model`` that answered;
+* where Gemini replaces its history (a resumed session, a compression, tool
+  outputs masked) the count becomes ``estimateTokenCountSync`` of that history,
+  which it records whole as a ``$set`` of ``messages``: at most 0.25 tokens per
+  ASCII byte of that record, 0.75 per other byte and 25,800 per media part (its
+  own estimate counts 1/4 per ASCII character, 1.5 per other UTF-16 unit, a fixed
+  3,000 or 25,800 per image or PDF); that bound stands for it;
 * ``tokenLimit`` is 256,000 for the Gemma 4 models and 1,048,576 for every other;
 * the threshold is the merged settings' ``model.compressionThreshold`` (the
   schema's default 0.5 under system defaults, the user's
@@ -60,18 +66,21 @@ def will_compress(transcript_path: str, workspace: str, env: Mapping[str, str]) 
     if threshold is None:
         return None
     tokens, model = last
-    return tokens >= threshold * LIMITS.get(model, DEFAULT_LIMIT)
+    limit = LIMITS.get(model, DEFAULT_LIMIT) if model else min(LIMITS.values())
+    return tokens >= threshold * limit
 
 
 # ---------------------------------------------------------------- the session file
 
 
 def last_prompt(path: str) -> tuple[int, str] | None:
-    """(``tokens.input``, ``model``) of the session file's last ``gemini`` message.
+    """(the count Gemini holds, the model) as the session file's end records them.
 
-    None when the file cannot be read, the last message recorded no tokens (Gemini
-    then holds an estimate of its own), or the history was replaced after it
-    (``$rewindTo``; a ``$set`` of ``messages`` is read as that history).
+    The last ``gemini`` message's ``tokens.input`` and ``model``; after a ``$set`` of
+    ``messages``, the bound of Gemini's estimate of them (or a count one of them
+    recorded, if larger) and the last model named there ("" if none).  None when
+    the file cannot be read, the last message recorded no tokens, or the history
+    was rewound (``$rewindTo``).
     """
     if not path:
         return None
@@ -132,11 +141,35 @@ def _last_in(lines: list[bytes]) -> object:
             return None
         changes = record.get("$set")
         if isinstance(changes, dict) and isinstance(changes.get("messages"), list):
-            geminis = [m for m in changes["messages"] if _is_gemini(m)]
-            return _tokens(geminis[-1]) if geminis else None
+            return _replaced(line, changes["messages"])
         if _is_gemini(record):
             return _tokens(record)
     return _UNSET
+
+
+_HIGH = bytes(range(128, 256))
+_MEDIA = (b'"inlineData"', b'"fileData"')
+_MEDIA_ESTIMATE = 25_800  # a PDF's, the larger of Gemini's two fixed estimates
+
+
+def _replaced(line: bytes, messages: list[Any]) -> tuple[int, str]:
+    """What Gemini counts after it set its history to ``messages`` (the record ``line``).
+
+    Its estimate of them, bounded from above by the record's bytes; a failed request
+    rolls back to the count before it, which a message of the set may carry: the
+    larger of the two.
+    """
+    other = len(line) - len(line.translate(None, _HIGH))
+    media = sum(line.count(mark) for mark in _MEDIA)
+    bound = (len(line) - other) // 4 + (other * 3 + 3) // 4 + media * _MEDIA_ESTIMATE + 1
+    recorded, model = 0, ""
+    for message in messages:
+        if _is_gemini(message):
+            found = _tokens(message)
+            recorded = max(recorded, found[0]) if found else recorded
+            named = message.get("model")
+            model = named if isinstance(named, str) else model
+    return max(bound, recorded), model
 
 
 def _is_gemini(record: Any) -> bool:
