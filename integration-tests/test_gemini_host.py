@@ -14,7 +14,7 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ class GeminiRun:
     stderr: str
     main_requests: list[dict[str, Any]]
     subagent_requests: list[dict[str, Any]]
+    all_requests: list[dict[str, Any]] = field(default_factory=list)
 
     def describe(self) -> str:
         return f"rc={self.rc}\nstdout:\n{self.stdout[-3000:]}\nstderr:\n{self.stderr[-3000:]}"
@@ -159,6 +160,35 @@ class GeminiWorld:
         sub = [r for r in result["requests"] if is_subagent(r)]
         return GeminiRun(out["rc"], out["stdout"], out["stderr"], main, sub)
 
+    def session(
+        self, prompts: list[str], script: list[list[dict[str, Any]]], prompt_tokens: list[int]
+    ) -> GeminiRun:
+        """One session over several ``gemini -p`` runs: the first starts it, each other
+        resumes it (``--resume latest``: the same session id, so the same agentreflex
+        session).  ``prompt_tokens[i]``: the promptTokenCount the main turn ``i`` reports."""
+        steps = [
+            {
+                "argv": [
+                    str(self.binary),
+                    *(["--resume", "latest"] if n else []),
+                    "-p",
+                    prompt,
+                    "--yolo",
+                ],
+                "cwd": str(self.project),
+                "env": self.env,
+                "timeout": 150,
+            }
+            for n, prompt in enumerate(prompts)
+        ]
+        spec = {"script": script, "steps": steps, "prompt_tokens": prompt_tokens}
+        result = run_spec("hostharness.gemini", spec, self.root / "jail", timeout=500)
+        outs = result["steps"]
+        main = [r for r in result["requests"] if is_main(r) and not is_subagent(r)]
+        failed = [o for o in outs if o["rc"] != 0]
+        last = (failed or outs)[-1]
+        return GeminiRun(last["rc"], last["stdout"], last["stderr"], main, [], result["requests"])
+
 
 @pytest.fixture
 def world(tmp_path: Path, gemini_binary: Path) -> GeminiWorld:
@@ -256,6 +286,70 @@ def test_done_reflex_follow_up_arrives_once(world: GeminiWorld) -> None:
     assert "1 passed" in "".join(run.function_responses()), run.describe()
     assert len(run.main_requests) == 4, run.describe()  # the second "Done" ended it
     assert "Not done yet" not in request_text(run.main_requests[1]["body"])
+
+
+RECAP = "agentreflex session recap"
+KEEP_API = "Do not touch the public API in api.py."
+HALF_THE_LIMIT = 524_288  # Gemini's default threshold (0.5) x tokenLimit (1,048,576)
+
+
+def recap_with(run: GeminiRun, prompt: str) -> bool:
+    """Did the prompt ``prompt`` reach the model with the session recap beside it?  (The
+    first main request whose newest content is that prompt; Gemini puts BeforeAgent's
+    context in the same user content, in ``<hook_context>``.)"""
+    for request in run.main_requests:
+        newest = request["body"]["contents"][-1]
+        said = request_text(newest)
+        if prompt in said:
+            return RECAP in said
+    raise AssertionError(f"{prompt!r} never reached the model:\n{run.describe()}")
+
+
+def compressions(run: GeminiRun) -> int:
+    """Gemini's summariser calls (ChatCompressionService: ``<state_snapshot>``, no tools)."""
+    return sum(
+        1
+        for r in run.all_requests
+        if not is_main(r) and "Generate a new <state_snapshot>" in request_text(r["body"])
+    )
+
+
+def three_prompts(world: GeminiWorld, second_turn_tokens: int) -> GeminiRun:
+    """Three prompts of one session; the second runs a command, so that Gemini asks the
+    model twice in that process, and the first answer reports ``second_turn_tokens``."""
+    script = [
+        text("Read the loader."),
+        call("run_shell_command", command="echo looked"),
+        text("Looked at the callers."),
+        text("Listed the docs."),
+    ]
+    prompts = [f"Refactor the loader. {KEEP_API}", "continue", "go on"]
+    return world.session(prompts, script, [10, second_turn_tokens, 10, 10])
+
+
+def test_a_precompress_below_the_threshold_leaves_the_recap_off_the_next_prompt(
+    world: GeminiWorld,
+) -> None:
+    """Gemini CLI fires PreCompress (trigger ``auto``) before every model request and
+    compresses only past its threshold (gemini-cli#18083): the recap reaches the model
+    once, with the second prompt, not again with the third."""
+    run = three_prompts(world, second_turn_tokens=10)
+    assert run.rc == 0, run.describe()
+    assert compressions(run) == 0, run.describe()
+    assert not recap_with(run, "Refactor the loader.")  # nothing beyond the goal yet
+    assert recap_with(run, "continue"), run.describe()
+    assert not recap_with(run, "go on"), run.describe()
+
+
+def test_a_real_compression_brings_the_recap_back(world: GeminiWorld) -> None:
+    """Past half the limit Gemini compresses the chat (its summariser is called) before
+    the second request of the second prompt; the third prompt carries the recap again."""
+    run = three_prompts(world, second_turn_tokens=HALF_THE_LIMIT + 1000)
+    assert run.rc == 0, run.describe()
+    assert compressions(run) == 1, run.describe()
+    assert recap_with(run, "continue"), run.describe()
+    assert recap_with(run, "go on"), run.describe()
+    assert KEEP_API in request_text(run.main_requests[-1]["body"]["contents"][-1])
 
 
 def test_a_command_exiting_non_zero_is_a_failure_and_its_third_identical_attempt_refused(

@@ -7,7 +7,9 @@ the way the Gemini API does; a request that offers ``tools`` is the agent's main
 loop and gets the next scripted turn, any other (Gemini's router and
 next-speaker checks) gets a neutral JSON text.  A sub-agent's loop (``invoke_agent``)
 is told apart by the tool only sub-agents are offered, ``complete_task``: with a
-``subagent_script`` in the spec, its requests get that script's turns.  ``python -m hostharness.gemini
+``subagent_script`` in the spec, its requests get that script's turns.  Each main
+turn reports ``usageMetadata.promptTokenCount`` 10, or the spec's ``prompt_tokens[i]``
+(how large a context Gemini then believes it holds).  ``python -m hostharness.gemini
 SPEC.json`` runs inside ``unshare -n`` (see :func:`hostharness.claude.run_spec`).
 """
 
@@ -81,9 +83,13 @@ class FakeGemini(FakeServer):
         self,
         turns: list[list[dict[str, Any]]],
         subagent_turns: list[list[dict[str, Any]]] | None = None,
+        prompt_tokens: list[int] | None = None,
     ) -> None:
         super().__init__(turns)
         self.subagent_script = subagent_turns
+        # the ``usageMetadata.promptTokenCount`` each main turn reports (10 past the list):
+        # what Gemini compares with its compression threshold before the next request
+        self.prompt_tokens = prompt_tokens or []
         self.next_turn = 0
         self.next_subagent_turn = 0
 
@@ -91,7 +97,7 @@ class FakeGemini(FakeServer):
         handler.send_json(404, {"error": {"code": 404, "message": "not here"}})
 
     def on_post(self, handler: ModelHandler, path: str, body: Any, number: int) -> None:
-        parts = text(NEUTRAL)
+        parts, prompt_tokens = text(NEUTRAL), 10
         if self.subagent_script is not None and COMPLETE_TASK in tool_names(body):
             with self._lock:
                 index = self.next_subagent_turn
@@ -105,14 +111,16 @@ class FakeGemini(FakeServer):
             with self._lock:
                 index, self.next_turn = self.next_turn, self.next_turn + 1
             parts = self.script[index] if index < len(self.script) else text("Done.")
+            if index < len(self.prompt_tokens):
+                prompt_tokens = self.prompt_tokens[index]
         reply = {
             "candidates": [
                 {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
             ],
             "usageMetadata": {
-                "promptTokenCount": 10,
+                "promptTokenCount": prompt_tokens,
                 "candidatesTokenCount": 5,
-                "totalTokenCount": 15,
+                "totalTokenCount": prompt_tokens + 5,
             },
             "modelVersion": "gemini-fake",
         }
@@ -150,7 +158,7 @@ def run_step(step: dict[str, Any], base_url: str) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     spec = json.loads(Path(argv[1]).read_text())
     bring_loopback_up()
-    fake = FakeGemini(spec["script"], spec.get("subagent_script"))
+    fake = FakeGemini(spec["script"], spec.get("subagent_script"), spec.get("prompt_tokens"))
     fake.start()
     try:
         results = [run_step(step, fake.base_url) for step in spec["steps"]]
