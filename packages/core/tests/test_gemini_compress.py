@@ -248,8 +248,13 @@ def test_the_threshold_by_gemini_settings_precedence(
     settings(project / ".gemini", 0.9)
     # a higher one counts only if Gemini trusts the folder: in doubt, the lower
     assert gc.compression_threshold(ws, env) == 0.2
+    settings(system.parent, 0.05)
+    assert gc.compression_threshold(ws, env) == 0.05  # the system settings over all
     settings(system.parent, 0.7)
-    assert gc.compression_threshold(ws, env) == 0.7  # the system settings over all
+    # higher, they count only if Gemini finds their file secure: in doubt, the lower
+    assert gc.compression_threshold(ws, env) == 0.2
+    settings(system.parent, None, raw="{broken")
+    assert gc.compression_threshold(ws, env) is None
 
 
 def test_gemini_cli_home_and_a_workspace_that_is_home(env: dict[str, str], tmp_path: Path) -> None:

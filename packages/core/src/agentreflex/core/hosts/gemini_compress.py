@@ -24,14 +24,15 @@ The facts, from the 0.61 sources:
   schema's default 0.5 under system defaults, the user's
   ``$GEMINI_CLI_HOME/.gemini/settings.json``, the workspace's
   ``.gemini/settings.json`` when the folder is trusted, and the system settings
-  over all; ``loadSettings`` in the CLI bundle).
+  over all when their file is secure; ``loadSettings`` in the CLI bundle).
 
-Whatever is not known for sure (no file, a record not read, a value of another
-type, a ``0`` threshold, which hands it to a remote experiment) answers None:
-the caller takes the call for a compaction, as before.  The workspace's value
-counts only where it lowers the threshold (whether Gemini trusts the folder is
-its own question): a doubt errs towards a compaction.  The session file is read
-from its end, a bounded amount; none of its text leaves this module.
+Whatever is not known for sure (no session file, a record not read, a settings
+file not read, a value of another type, a ``0`` threshold, which hands it to a
+remote experiment) answers None: the caller takes the call for a compaction, as
+before.  The workspace's and the system's values count only where they lower the
+threshold (whether Gemini trusts the folder, or the file, is its own question):
+a doubt errs towards a compaction.  The session file is read from its end, a
+bounded amount; none of its text leaves this module.
 
 Stdlib only, no ``json`` import: this runs on the hook's path.
 """
@@ -191,35 +192,36 @@ def _tokens(message: dict[str, Any]) -> tuple[int, str] | None:
 def compression_threshold(workspace: str, env: Mapping[str, str]) -> float | None:
     """``model.compressionThreshold`` as Gemini's merged settings give it; None if unknown.
 
-    Highest first: the system settings; the workspace's, where lower than what
-    follows; the user's; the system defaults; 0.5.
+    The user's over the system defaults over 0.5; then the workspace's and the system
+    settings' where lower.  Gemini puts both over the user's, when it trusts the
+    folder and finds the system file secure (owned by root, not writable by others):
+    questions of its own, so a higher value there is passed over, and a doubt errs
+    towards a compaction.
     """
-    system = _read_setting(_system_settings_path(env))
-    if system is None:
-        return None
-    if system is not _UNSET:
-        return _usable(system)
     home = _gemini_home(env)
-    workspace_value: object = _UNSET
-    if workspace and not _same_folder(workspace, home):
-        workspace_value = _read_setting(os.path.join(workspace, ".gemini", "settings.json"))
+    system = _system_settings_path(env)
+    defaults = env.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") or os.path.join(
+        os.path.dirname(system), "system-defaults.json"
+    )
     base: object = DEFAULT_THRESHOLD
-    for path in (
-        os.path.join(os.path.dirname(_system_settings_path(env)), "system-defaults.json")
-        if not env.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
-        else env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"],
-        os.path.join(home, ".gemini", "settings.json"),
-    ):
+    for path in (defaults, os.path.join(home, ".gemini", "settings.json")):
         value = _read_setting(path)
         if value is None:
             return None
         if value is not _UNSET:
             base = value
     threshold = _usable(base)
-    if threshold is None or workspace_value is _UNSET:
-        return threshold
-    lower = _usable(workspace_value)
-    return None if lower is None else min(threshold, lower)
+    over = [system]
+    if workspace and not _same_folder(workspace, home):
+        over.append(os.path.join(workspace, ".gemini", "settings.json"))
+    for path in over:
+        value = _read_setting(path)
+        if threshold is None or value is None:
+            return None
+        if value is not _UNSET:
+            lower = _usable(value)
+            threshold = None if lower is None else min(threshold, lower)
+    return threshold
 
 
 def _usable(value: object) -> float | None:
