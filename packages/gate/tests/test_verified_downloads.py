@@ -228,3 +228,52 @@ def test_a_signature_by_a_key_downloaded_alongside_is_no_pin(
 ) -> None:
     verdict, codes = gate_check(command)
     assert verdict == "BLOCK" and "GATE-RCE-DOWNLOAD" in codes, (verdict, codes)
+
+
+# gpg --verify SIG - reads the signed data from standard input (gpg(1): "To read the
+# signed stuff from stdin, use - as the second filename"): it checks no file of that
+# name and not SIG's stripped name either, only a file redirected into it.
+GPG_STDIN_NOT_THE_FILE = [
+    f"curl -fsSLO {URL} && curl -fsSLO {URL}.asc && gpg --verify tool.sh.asc - && sh tool.sh",
+    f"curl -fsSLO {URL} && curl -fsSLO {URL}.asc && gpg --verify tool.sh.asc - < other "
+    "&& sh tool.sh",
+    f"curl -fsSLO {URL} && curl -fsSLO {URL}.asc && cat other | gpg --verify tool.sh.asc - "
+    "&& sh tool.sh",
+    # gpg finds the data of a lone detached signature by stripping .sig, .sign or .asc
+    # (g10/openfile.c get_matching_datafile); a .gpg name is no detached signature's
+    f"curl -fsSLO {URL} && curl -fsSLO {URL}.gpg && gpg --verify tool.sh.gpg && sh tool.sh",
+]
+
+
+@pytest.mark.parametrize("command", GPG_STDIN_NOT_THE_FILE)
+def test_a_signature_over_standard_input_checks_no_named_file(
+    gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert verdict == "BLOCK" and "GATE-RCE-DOWNLOAD" in codes, (verdict, codes)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # the data redirected from the file itself: that file is checked
+        f"curl -fsSLO {URL} && curl -fsSLO {URL}.asc && gpg --verify tool.sh.asc - < tool.sh "
+        "&& sh tool.sh",
+        # the data file implied by a lone detached signature's name
+        f"curl -fsSLO {URL} && curl -fsSLO {URL}.asc && gpg --verify tool.sh.asc && sh tool.sh",
+        f"curl -fsSLO {URL} && curl -fsSLO {URL}.sign && gpg --verify tool.sh.sign && sh tool.sh",
+        f"curl -fsSLO {URL} && curl -fsSLO {URL}.sig && gpgv tool.sh.sig && sh tool.sh",
+        # options that take a value, and -- ending the options
+        f"curl -fsSLO {URL} && curl -fsSLO {URL}.asc && gpg --homedir /tmp/g --status-fd 1 "
+        "--verify -- tool.sh.asc tool.sh && sh tool.sh",
+        f"curl -fsSLO {URL} && curl -fsSLO {URL}.sig && cosign verify-blob --key k.pub "
+        "--signature tool.sh.sig -- tool.sh && sh tool.sh",
+        f"curl -fsSLO {URL} && curl -fsSLO {URL}.sig && cosign verify-blob --offline --key=k.pub "
+        "--signature tool.sh.sig tool.sh && sh tool.sh",
+    ],
+)
+def test_the_file_a_signature_covers_is_read_from_its_operands(
+    gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert "GATE-RCE-DOWNLOAD" not in codes and verdict == "ALLOW", (verdict, codes)
