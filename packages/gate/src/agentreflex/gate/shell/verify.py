@@ -15,7 +15,8 @@ one command checks, and only when the check pins them:
 - ``[ "$(sha256sum F | cut -d' ' -f1)" = HEX ]`` (``[[ ]]``, ``test``, ``awk '{print
   $1}'``, ``head -c``): a computed digest compared for equality with a literal one;
 - signatures: ``gpg --verify SIG FILE`` / ``gpgv`` (``SIG`` alone: ``FILE`` is its
-  name without ``.asc``/``.sig``/``.gpg``), ``cosign verify-blob ... FILE``,
+  name without ``.asc``/``.sig``/``.sign``; ``-``: standard input, checked only as
+  the file redirected into it), ``cosign verify-blob ... FILE``,
   ``minisign -V -m FILE``, ``signify -V -m FILE``; a key imported from a download
   in the same command, or handed to the verifier from one (``--keyring F``,
   ``cosign --key F|URL``, ``minisign -p F``), makes a signature prove nothing.
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, Cmd, has_marker
-from agentreflex.gate.shell import pipes
+from agentreflex.gate.shell import argv, pipes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 _DIGEST_LEN = {"sha256sum": 64, "sha512sum": 128, "gsha256sum": 64, "gsha512sum": 128}
 _LINE = LazyPattern(r"^\\?([0-9a-fA-F]+) [ *]?(.+?)\s*$")
 _TAG = LazyPattern(r"^SHA(256|512) \((.+)\) = ([0-9a-fA-F]+)\s*$")
-_SIG_EXT = (".asc", ".sig", ".gpg", ".sign")
+_SIG_EXT = (".asc", ".sig", ".sign")
 _GPG_VALUED = frozenset(
     {
         "--keyring",
@@ -92,14 +93,14 @@ def checked(cmd: Cmd, written: dict[str, str], resolve: Resolve, key_downloaded:
         _sums(cmd, written, resolve, out)
     elif name in SIGNERS:
         if key_downloaded and name in ("gpg", "gpg2", "gpgv", "gpgv2"):
-            for f in _gpg(cmd.args):
+            for f in _gpg(cmd):
                 out.unpinned[f] = (
                     "the key its signature is checked against was downloaded in this same "
                     "command, so the signature proves nothing"
                 )
             return out
         if name in ("gpg", "gpg2", "gpgv", "gpgv2"):
-            out.files = _gpg(cmd.args) if name.startswith("gpgv") or _verifies(cmd) else []
+            out.files = _gpg(cmd) if name.startswith("gpgv") or _verifies(cmd) else []
         elif name == "cosign":
             out.files = _cosign(cmd.args)
         else:
@@ -245,41 +246,32 @@ def _names(text: str, want: int) -> list[str]:
     return names
 
 
-def _gpg(args: list[str]) -> list[str]:
-    operands: list[str] = []
-    k = 0
-    while k < len(args):
-        a = args[k]
-        k += 1
-        if a == "--":
-            operands.extend(args[k:])
-            break
-        if a.startswith("-"):
-            if "=" not in a and a in _GPG_VALUED:
-                k += 1
-            continue
-        operands.append(a)
-    if len(operands) >= 2:
-        return operands[1:]
-    if len(operands) == 1 and operands[0].endswith(_SIG_EXT):
-        return [operands[0].rsplit(".", 1)[0]]
-    return []
+def _gpg(cmd: Cmd) -> list[str]:
+    """The files ``gpg --verify SIG [DATA...]`` (``gpgv``) checks.
+
+    ``-`` as DATA is standard input (gpg(1): "To read the signed stuff from stdin, use
+    - as the second filename"): the file redirected into it, else none.  SIG alone is
+    a detached signature over the file named as SIG without ``.sig``, ``.sign`` or
+    ``.asc`` (gpg's ``get_matching_datafile``), when that file exists.
+    """
+    found = argv.operands(cmd.args, _GPG_VALUED)
+    if len(found) == 1 and found[0].endswith(_SIG_EXT):
+        return [found[0].rsplit(".", 1)[0]]
+    return [_stdin_file(cmd) if f == "-" else f for f in found[1:]]
+
+
+def _stdin_file(cmd: Cmd) -> str:
+    """The file ``cmd``'s standard input is redirected from (``""`` when none)."""
+    return next((target for op, target in cmd.redirects if op == "<"), "")
 
 
 def _cosign(args: list[str]) -> list[str]:
+    """The blob ``cosign verify-blob ... BLOB`` checks: its last operand.  Every option
+    but the known flags takes a value, as ``--key K`` and ``--signature S`` do."""
     if not args or args[0] != "verify-blob":
         return []
-    operands: list[str] = []
-    k = 1
-    while k < len(args):
-        a = args[k]
-        k += 1
-        if a.startswith("-"):
-            if "=" not in a and a not in _COSIGN_FLAGS:
-                k += 1
-            continue
-        operands.append(a)
-    return operands[-1:]
+    valued = frozenset(a for a in args[1:] if "=" not in a and a not in _COSIGN_FLAGS)
+    return argv.operands(args[1:], valued)[-1:]
 
 
 def _minisign(args: list[str]) -> list[str]:

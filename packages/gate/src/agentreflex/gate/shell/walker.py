@@ -578,6 +578,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if last is not None:
                 last.redirects.extend(redirects)
                 self._record_writes(last, depth)  # what it prints lands in the file
+                if _after_and(body):  # a && sha256sum -c < s: the check reads s
+                    self._ok = self._ok | self._checks(last)
                 cmd = last
             else:
                 cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
@@ -1108,6 +1110,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+def _after_and(node: Any) -> bool:
+    """Whether a list ends with a simple command joined by ``&&`` (``a && b``): it
+    runs only when the rest passed, so a check there is one every way passed."""
+    last = node.children[-1] if node.children else None
+    ops = [c for c in node.children if not c.is_named]
+    return last is not None and last.type == "command" and bool(ops) and ops[-1].type == "&&"
 
 
 # A file in a git hooks folder (a repository's own, or a submodule's under .git/modules).
