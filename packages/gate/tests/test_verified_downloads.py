@@ -280,3 +280,77 @@ def test_the_file_a_signature_covers_is_read_from_its_operands(
 ) -> None:
     verdict, codes = gate_check(command)
     assert "GATE-RCE-DOWNLOAD" not in codes and verdict == "ALLOW", (verdict, codes)
+
+
+# A checksum list whose own signature was checked in the command (HashiCorp's documented
+# chain: https://developer.hashicorp.com/well-architected-framework/verify-hashicorp-binary,
+# and their official images, hashicorp/docker-vault's Dockerfile) pins what it lists:
+# read whole, the files downloaded from its own release folder; through ``grep NAME``,
+# the file NAME.
+REL = "https://releases.example.com/tool/1.0"
+FETCH = (
+    f"curl -fsSLO {REL}/tool.sh && curl -fsSLO {REL}/tool_1.0_SHA256SUMS && "
+    f"curl -fsSLO {REL}/tool_1.0_SHA256SUMS.sig"
+)
+SIGNED = "gpg --verify tool_1.0_SHA256SUMS.sig tool_1.0_SHA256SUMS"
+
+SIGNED_LIST_PINS = [
+    f"{FETCH} && {SIGNED} && sha256sum -c tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
+    f"{FETCH} && {SIGNED} && shasum -a 256 -c tool_1.0_SHA256SUMS --ignore-missing "
+    "&& sh tool.sh",
+    f"{FETCH} && gpg --batch --verify tool_1.0_SHA256SUMS.sig tool_1.0_SHA256SUMS && "
+    "grep tool.sh tool_1.0_SHA256SUMS | sha256sum -c && sh tool.sh",
+    f"{FETCH} && {SIGNED} && grep ' tool.sh$' tool_1.0_SHA256SUMS | sha256sum -c - "
+    "&& sh tool.sh",
+    f"{FETCH} && {SIGNED} && cat tool_1.0_SHA256SUMS | grep -F tool.sh | sha256sum -c "
+    "&& sh tool.sh",
+    # wget, a key received by its fingerprint, set -e (hashicorp/docker-vault)
+    "set -eux; gpg --batch --keyserver hkps://keys.openpgp.org --recv-keys "
+    "C874011F0AB405110D02105534365D9472D7468F; "
+    f"wget {REL}/tool.sh; wget {REL}/tool_1.0_SHA256SUMS; wget {REL}/tool_1.0_SHA256SUMS.sig; "
+    f"gpg --batch --verify tool_1.0_SHA256SUMS.sig tool_1.0_SHA256SUMS; "
+    "grep tool.sh tool_1.0_SHA256SUMS | sha256sum -c; sh tool.sh",
+]
+
+
+@pytest.mark.parametrize("command", SIGNED_LIST_PINS)
+def test_a_checksum_list_with_a_checked_signature_pins_what_it_lists(
+    gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert "GATE-RCE-DOWNLOAD" not in codes and verdict == "ALLOW", (verdict, codes)
+
+
+SIGNED_LIST_NO_PIN = [
+    # the key is downloaded in the same command
+    f"curl -fsSL https://keybase.io/hashicorp/pgp_keys.asc | gpg --import && {FETCH} && "
+    f"{SIGNED} && sha256sum -c tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
+    f"{FETCH} && curl -fsSLO {REL}/k.gpg && gpg --no-default-keyring --keyring ./k.gpg "
+    "--verify tool_1.0_SHA256SUMS.sig tool_1.0_SHA256SUMS && sha256sum -c tool_1.0_SHA256SUMS "
+    "--ignore-missing && sh tool.sh",
+    # the signature's failure does not stop the checksum check, or the check's the run
+    f"{FETCH} && {SIGNED}; sha256sum -c tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
+    f"{FETCH} && {SIGNED} && sha256sum -c tool_1.0_SHA256SUMS --ignore-missing; sh tool.sh",
+    # no signature checked, or one over another file
+    f"{FETCH} && sha256sum -c tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
+    f"{FETCH} && gpg --verify tool_1.0_SHA256SUMS.sig other && sha256sum -c "
+    "tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
+    # the file run comes from elsewhere than the list's release folder
+    f"curl -fsSLO https://elsewhere.example/tool.sh && curl -fsSLO {REL}/tool_1.0_SHA256SUMS "
+    f"&& curl -fsSLO {REL}/tool_1.0_SHA256SUMS.sig && {SIGNED} && sha256sum -c "
+    "tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
+    # grep picks another file, or every other one
+    f"{FETCH} && {SIGNED} && grep other.zip tool_1.0_SHA256SUMS | sha256sum -c && sh tool.sh",
+    f"{FETCH} && {SIGNED} && grep -v tool.sh tool_1.0_SHA256SUMS | sha256sum -c && sh tool.sh",
+    # the list downloaded again after its signature was checked
+    f"{FETCH} && {SIGNED} && curl -fsSLO {REL}/tool_1.0_SHA256SUMS && sha256sum -c "
+    "tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
+]
+
+
+@pytest.mark.parametrize("command", SIGNED_LIST_NO_PIN)
+def test_a_checksum_list_without_a_trusted_signature_pins_nothing(
+    gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert verdict == "BLOCK" and "GATE-RCE-DOWNLOAD" in codes, (verdict, codes)
