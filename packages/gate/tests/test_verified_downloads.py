@@ -296,12 +296,10 @@ SIGNED = "gpg --verify tool_1.0_SHA256SUMS.sig tool_1.0_SHA256SUMS"
 
 SIGNED_LIST_PINS = [
     f"{FETCH} && {SIGNED} && sha256sum -c tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
-    f"{FETCH} && {SIGNED} && shasum -a 256 -c tool_1.0_SHA256SUMS --ignore-missing "
-    "&& sh tool.sh",
+    f"{FETCH} && {SIGNED} && shasum -a 256 -c tool_1.0_SHA256SUMS --ignore-missing && sh tool.sh",
     f"{FETCH} && gpg --batch --verify tool_1.0_SHA256SUMS.sig tool_1.0_SHA256SUMS && "
     "grep tool.sh tool_1.0_SHA256SUMS | sha256sum -c && sh tool.sh",
-    f"{FETCH} && {SIGNED} && grep ' tool.sh$' tool_1.0_SHA256SUMS | sha256sum -c - "
-    "&& sh tool.sh",
+    f"{FETCH} && {SIGNED} && grep ' tool.sh$' tool_1.0_SHA256SUMS | sha256sum -c - && sh tool.sh",
     f"{FETCH} && {SIGNED} && cat tool_1.0_SHA256SUMS | grep -F tool.sh | sha256sum -c "
     "&& sh tool.sh",
     # wget, a key received by its fingerprint, set -e (hashicorp/docker-vault)
