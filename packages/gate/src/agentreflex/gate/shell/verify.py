@@ -11,7 +11,14 @@ one command checks, and only when the check pins them:
   lines are ``HEX  NAME``, ``HEX *NAME`` or ``SHA256 (NAME) = HEX`` with a 64- or
   128-hex digest written literally (https://www.gnu.org/software/coreutils/manual/
   html_node/md5sum-invocation.html).  A list downloaded in the same command is no
-  pin: whoever can change the file can change its sum;
+  pin: whoever can change the file can change its sum; unless its own signature was
+  checked first (HashiCorp's chain, ``gpg --verify X_SHA256SUMS.sig X_SHA256SUMS &&
+  sha256sum -c X_SHA256SUMS --ignore-missing``, https://developer.hashicorp.com/
+  well-architected-framework/verify-hashicorp-binary): then it pins what it lists,
+  the files downloaded from its own release folder, or through ``grep NAME SUMS |``
+  the file NAME.  A signed list is the signer's, but a file of that folder it does
+  not name would pass ``--ignore-missing`` unchecked: the folder is taken as the
+  release the list names, as HashiCorp's and GitHub releases' are;
 - ``[ "$(sha256sum F | cut -d' ' -f1)" = HEX ]`` (``[[ ]]``, ``test``, ``awk '{print
   $1}'``, ``head -c``): a computed digest compared for equality with a literal one;
 - signatures: ``gpg --verify SIG FILE`` / ``gpgv`` (``SIG`` alone: ``FILE`` is its
@@ -84,13 +91,20 @@ class Checked:
         self.unpinned: dict[str, str] = {}
 
 
-def checked(cmd: Cmd, written: dict[str, str], resolve: Resolve, key_downloaded: bool) -> Checked:
+def checked(
+    cmd: Cmd,
+    written: dict[str, str],
+    resolve: Resolve,
+    key_downloaded: bool,
+    reviewed: dict[str, str] | None = None,
+) -> Checked:
     """The files ``cmd`` checks against a pin (``resolve(name)`` gives the path a
-    file written in this command is recorded under)."""
+    file written in this command is recorded under; ``reviewed``: the downloads a
+    pinned check has vouched for, by path, with what was recorded for them)."""
     out = Checked()
     name = cmd.name
     if name in _DIGEST_LEN or name == "shasum":
-        _sums(cmd, written, resolve, out)
+        _sums(cmd, written, resolve, out, reviewed or {})
     elif name in SIGNERS:
         if key_downloaded and name in ("gpg", "gpg2", "gpgv", "gpgv2"):
             for f in _gpg(cmd):
@@ -157,7 +171,9 @@ def _verifies(cmd: Cmd) -> bool:
     return "--verify" in cmd.args or any(a in ("--verify-files",) for a in cmd.args)
 
 
-def _sums(cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked) -> None:
+def _sums(
+    cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked, reviewed: dict[str, str]
+) -> None:
     args = cmd.args
     want = _DIGEST_LEN.get(cmd.name, 0)
     check = False
@@ -198,6 +214,8 @@ def _sums(cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked) -> 
             lists.append(("standard input", _stdin(cmd, written, resolve)))
         else:
             lists.append((op, pipes.file_text(written, resolve(op))))
+    for op in operands or ["-"]:
+        out.files.extend(_signed_list(cmd, op, written, resolve, reviewed))
     for shown, text in lists:
         if text is None:
             continue
@@ -211,6 +229,80 @@ def _sums(cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked) -> 
         if has_marker(text):
             continue
         out.files.extend(_names(text, want))
+
+
+def _signed_list(
+    cmd: Cmd, op: str, written: dict[str, str], resolve: Resolve, reviewed: dict[str, str]
+) -> list[str]:
+    """The files a checksum list pins when the list is a download whose own signature
+    a pinned check passed (``gpg --verify SUMS.sig SUMS``): its lines are unknown but
+    the signer's.  Read whole (``sha256sum -c SUMS [--ignore-missing]``), it pins the
+    files downloaded in this command from its own release folder, which is where a
+    signed list names its files (HashiCorp's, GitHub releases'); through ``grep NAME
+    SUMS |``, the file NAME, which fails the check when the list has no line for it."""
+    listed = _stdin_file(cmd) if op == "-" else op
+    if listed:
+        return _released(reviewed.get(resolve(listed), ""), written)
+    return _grepped(cmd.stdin_from, resolve, reviewed) if op == "-" else []
+
+
+def _released(list_text: str, written: dict[str, str]) -> list[str]:
+    """The files downloaded in this command from the folder of the list recorded as
+    ``list_text`` (the download marker and its URL), signatures aside."""
+    folder = _folder(list_text)
+    if not folder:
+        return []
+    return [
+        path
+        for path, text in written.items()
+        if _folder(text) == folder and not path.endswith((*_SIG_EXT, ".minisig"))
+    ]
+
+
+def _folder(text: str) -> str:
+    """The URL folder a download recorded as ``text`` came from (``""``: none known)."""
+    url = text[1:] if text[:1] == REMOTE else ""
+    if "://" not in url or has_marker(url):
+        return ""
+    url = url.split("#", 1)[0].split("?", 1)[0]
+    return url.rsplit("/", 1)[0] if url.count("/") > 2 else ""
+
+
+# grep flags that keep grep printing the lines that match its pattern.
+_GREP_FLAGS = frozenset("FEGwxh")
+_GREP_LONG = frozenset(
+    {"--fixed-strings", "--extended-regexp", "--basic-regexp", "--word-regexp", "--line-regexp"}
+)
+
+
+def _grepped(src: Cmd | None, resolve: Resolve, reviewed: dict[str, str]) -> list[str]:
+    """``grep NAME SUMS | sha256sum -c`` (``cat SUMS | grep NAME``, ``grep NAME < SUMS``)
+    of a reviewed list: NAME, when it is a plain file name."""
+    if src is None or src.name not in ("grep", "egrep", "fgrep"):
+        return []
+    flags = [a for a in src.args if a.startswith("-") and a != "-"]
+    if any(not (f in _GREP_LONG or set(f[1:]) <= _GREP_FLAGS) for f in flags):
+        return []  # -v, -e, -f, -o...: which lines pass is another question
+    words = [a for a in src.args if a not in flags]
+    feed = src.stdin_from
+    if len(words) == 1:
+        cat = [a for a in feed.args if a != "-"] if feed is not None and feed.name == "cat" else []
+        words.append(_stdin_file(src) or (cat[0] if len(cat) == 1 else ""))
+    if len(words) != 2 or not words[1] or resolve(words[1]) not in reviewed:
+        return []
+    name = _plain(words[0])
+    return [name] if name else []
+
+
+def _plain(pattern: str) -> str:
+    """The file name a grep pattern picks (``" NAME$"``, ``NAME``), ``""`` when it is
+    not one plain name."""
+    name = pattern.strip(" ")
+    name = name[:-1] if name.endswith("$") else name
+    name = name.replace("\\.", ".")
+    if not name or has_marker(name) or any(c in name for c in " \t[]*+?(){}|\\^$"):
+        return ""
+    return name
 
 
 def _stdin(cmd: Cmd, written: dict[str, str], resolve: Resolve) -> str | None:

@@ -387,6 +387,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             text = self.state.written.get(path)
             if text is not None and REMOTE in text and self._stamps.get(path, -1) == stamp:
                 del self.state.written[path]
+                self._reviewed[path] = text
                 if not keep:
                     undo.append((path, text))
         return undo
@@ -394,6 +395,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def _unvouch(self, undo: list[tuple[str, str]]) -> None:
         for path, text in reversed(undo):
             self.state.written.setdefault(path, text)  # unless downloaded again since
+            if self._reviewed.get(path) == text:
+                del self._reviewed[path]
 
     def _pinned(self, names: list[str], cwd: str) -> Checks:
         """Each file named, with the write it was checked after."""
@@ -427,6 +430,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.state.written,
             lambda n: resolve(n, self.where, cmd.cwd),
             self._key_downloaded,
+            self._reviewed,
         )
         for name, why in found.unpinned.items():
             if name == "*":  # a list downloaded: which files it names is unknown
@@ -1093,6 +1097,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if not has_marker(t):
                 path = resolve(t, self.where, cmd.cwd)
                 self.state.written[path] = text
+                self._reviewed.pop(path, None)  # what was checked is gone
                 self._writes += 1
                 self._stamps[path] = self._writes
                 if _GIT_HOOK.search(path):

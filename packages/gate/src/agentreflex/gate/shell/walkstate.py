@@ -116,6 +116,9 @@ class WalkerBase:
         self._writes = 0
         self._unpinned: dict[str, str] = {}  # file -> why its check is no pin
         self._key_downloaded = False  # gpg --import of a download in this command
+        # downloads a pinned check vouches for now, with what was recorded for them (a
+        # checksum list whose signature was checked pins what it lists: shell/verify.py)
+        self._reviewed: dict[str, str] = {}
 
     def _tick(self) -> None:
         self._steps += 1
