@@ -35,7 +35,7 @@ The walker decides whether the check's failure stops the run (``&&``, ``if``,
 from __future__ import annotations
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import REMOTE, Cmd, has_marker
+from agentreflex.gate.model import DESCENDANT, REMOTE, Cmd, has_marker
 from agentreflex.gate.shell import argv, pipes
 
 TYPE_CHECKING = False
@@ -255,7 +255,9 @@ def _released(list_text: str, written: dict[str, str]) -> list[str]:
     return [
         path
         for path, text in written.items()
-        if _folder(text) == folder and not path.endswith((*_SIG_EXT, ".minisig"))
+        if _folder(text) == folder
+        and not path.endswith((*_SIG_EXT, ".minisig"))
+        and DESCENDANT not in path  # a nameless download (curl -OJ): not one file
     ]
 
 

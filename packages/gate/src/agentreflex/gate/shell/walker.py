@@ -36,6 +36,7 @@ from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
 from agentreflex.gate.model import (
     DATA,
+    DESCENDANT,
     DESTRUCTIVE,
     P_BLOCK,
     REMOTE,
@@ -384,9 +385,11 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         the scope ends (unless ``keep``)."""
         undo: list[tuple[str, str]] = []
         for path, stamp in checks:
-            text = self.state.written.get(path)
-            if text is not None and REMOTE in text and self._stamps.get(path, -1) == stamp:
-                del self.state.written[path]
+            key = self._holder(path)
+            text = self.state.written.get(key)
+            if text is not None and REMOTE in text and self._stamps.get(key, -1) == stamp:
+                if key == path:  # a nameless download's other files stay downloads
+                    del self.state.written[path]
                 self._reviewed[path] = text
                 if not keep:
                     undo.append((path, text))
@@ -403,7 +406,11 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         if cwd == UNKNOWN:
             return frozenset()
         paths = [resolve(n, self.where, cwd) for n in names if n not in ("", "-")]
-        return frozenset((p, self._stamps.get(p, -1)) for p in paths if not has_marker(p))
+        return frozenset(
+            (p, self._stamps.get(self._holder(p), -1))
+            for p in paths
+            if not has_marker(p) and DESCENDANT not in p
+        )
 
     def _checks(self, cmd: Cmd) -> Checks:
         """The files ``cmd`` checks against a pin (and the notes for checks that are none)."""
@@ -1098,6 +1105,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 path = resolve(t, self.where, cmd.cwd)
                 self.state.written[path] = text
                 self._reviewed.pop(path, None)  # what was checked is gone
+                if downloads.nameless(path):  # and any file this one may overwrite
+                    for old in [p for p in self._reviewed if self._holder(p) == path]:
+                        del self._reviewed[old]
                 self._writes += 1
                 self._stamps[path] = self._writes
                 if _GIT_HOOK.search(path):

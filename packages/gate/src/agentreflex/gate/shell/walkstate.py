@@ -13,6 +13,7 @@ import time
 
 from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, Cmd, Hit
+from agentreflex.gate.shell import downloads
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -126,6 +127,13 @@ class WalkerBase:
             raise ParseBudgetExceeded("command too large to analyse")
         if self._steps % 64 == 0 and time.monotonic() > self.deadline:
             raise ParseBudgetExceeded("analysis deadline reached")
+
+    def _holder(self, path: str) -> str:
+        """Where what ``path`` holds is recorded: itself, or the nameless download
+        (``curl -OJ``, ``wget -r``) that may have written it."""
+        if path in self.state.written:
+            return path
+        return downloads.may_have_written(self.state.written, path) or path
 
     def _ask(self, rule: str, segment: str, why: str) -> None:
         self.hits.append(Hit(rule, ASK, 1.0, segment, why))
