@@ -5,7 +5,9 @@
   beyond the goal and differs from the one last injected (after a
   compaction, or a PreCompact, it is injected again whatever it was).
 * PreCompact: no host lets a hook add context there, so it forgets what was
-  injected; the SessionStart ``compact`` (or the next prompt) re-injects.
+  injected; the SessionStart ``compact`` (or the next prompt) re-injects.  One
+  the host's adapter knows compacts nothing (``event.compacts``: Gemini CLI's
+  ``PreCompress`` fires before every request, below its threshold too) is let be.
 * PostToolUse: a tool output over ``saver_min_chars`` on a host where the
   shortened output is proven is replaced by the lines that matter plus the
   path of the saved copy.
@@ -52,7 +54,8 @@ class ContextReflex:
             if ctx.event.host in conf.saver_hosts:
                 _save(ctx, conf)
         elif kind is EventKind.PRE_COMPACT:
-            ctx.note(NAME, SHA_NOTE, "")
+            if ctx.event.compacts:  # Gemini's PreCompress below its threshold compacts nothing
+                ctx.note(NAME, SHA_NOTE, "")
         elif conf.recap:
             _recap(ctx, conf.recap_tokens)
         return []

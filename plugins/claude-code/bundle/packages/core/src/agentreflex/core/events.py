@@ -132,6 +132,9 @@ class Event:
     prompt: str = ""
     last_message: str = ""
     stop_hook_active: bool = False
+    # PRE_COMPACT: False where the host's adapter knows the host compacts nothing this time
+    # (Gemini CLI fires PreCompress before every request, then checks its threshold)
+    compacts: bool = True
     transcript_path: str = ""
     model: str = ""
     agent_id: str = ""

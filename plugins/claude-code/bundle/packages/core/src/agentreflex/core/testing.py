@@ -481,6 +481,19 @@ print(json.dumps({"answered": answer is not None, "seconds": time.monotonic() - 
 """
 
 
+def hook_code_separated() -> None:
+    """Give the hook's hard-linked code its own copies now, once, as the first enforced
+    shell command after an install would (:mod:`agentreflex.core.contain.ownlinks`).
+
+    Why, for tests: that first walk takes seconds and changes the installation's folders,
+    so a test whose daemon met it first waited past its client's bound, and a daemon
+    started before it was another installation to the clients after it; which test met
+    it depended on the order and load of the run.  A session-wide fixture calls this."""
+    from agentreflex.core.contain import ownlinks
+
+    ownlinks.separate(_tempdir("agentreflex-test-state-"))
+
+
 def daemon_env(tmp: Path) -> dict[str, str]:
     """An enforced environment with the daemon on, its socket and all state under ``tmp``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
@@ -554,3 +567,59 @@ def daemon_recorded(tmp: Path, tool_use_id: str) -> bool:
         for path in state.rglob("*")
         if path.is_file()
     )
+
+
+def daemon_hook(payload: dict[str, Any], env: Mapping[str, str]) -> tuple[int, dict[str, Any], str]:
+    """``agentreflex hook claude-code`` as a new process in ``env`` (the daemon answers
+    it where ``env`` turns the daemon on): its exit status, JSON answer and stderr."""
+    done = subprocess.run(
+        [AGENTREFLEX_BIN, "hook", "claude-code"],
+        input=json.dumps(payload).encode(),
+        env=dict(env),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    out = done.stdout.decode()
+    return done.returncode, (json.loads(out) if out.strip() else {}), done.stderr.decode()
+
+
+def daemon_shell_call(
+    root: Path, command: str, env: Mapping[str, str], call: str, session: str = "rt33"
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A contained Bash call as Claude Code makes it: pre-tool, the line the hook gave
+    back run by bash in ``root``, post-tool; both answers."""
+    body = {
+        "session_id": session,
+        "cwd": str(root),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+        "permission_mode": "bypassPermissions",
+    }
+    code, pre, err = daemon_hook({**body, "hook_event_name": "PreToolUse"}, env)
+    assert code == 0, (code, pre, err)
+    spec = pre.get("hookSpecificOutput", {})
+    assert spec.get("permissionDecision") in (None, "allow"), pre
+    line = spec.get("updatedInput", {}).get("command")
+    assert line and line != command, pre  # contained: the hook rewrote it
+    subprocess.run(["bash", "-c", line], cwd=root, env=dict(env), capture_output=True, timeout=60)
+    post = {
+        **body,
+        "hook_event_name": "PostToolUse",
+        "tool_response": {"stdout": "", "stderr": "", "exit_code": 0},
+    }
+    code, after, err = daemon_hook(post, env)
+    return pre, after
+
+
+def committed_repository(root: Path, files: Mapping[str, str]) -> Path:
+    """A git repository at ``root`` with ``files`` (relative name: text) in one commit."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid"}
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t.invalid")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "i"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    return root

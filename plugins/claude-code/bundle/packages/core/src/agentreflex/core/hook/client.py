@@ -98,6 +98,9 @@ ENV_PREFIXES = (
     "PI_CODING_AGENT_DIR",
     "GEMINI_CLI_TRUST_WORKSPACE",
     "GEMINI_RESTRICTED_MODE",
+    # where Gemini CLI reads its system settings: the compression threshold a PreCompress
+    # is judged by (hosts/gemini_compress.py), and GEMINI_CLI_SYSTEM_DEFAULTS_PATH
+    "GEMINI_CLI_SYSTEM_",
 )
 
 

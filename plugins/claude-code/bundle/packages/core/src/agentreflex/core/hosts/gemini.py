@@ -269,6 +269,8 @@ class GeminiAdapter:
         )
         if kind in (EventKind.USER_PROMPT, EventKind.STOP):
             event.prompt = require_str(payload, "prompt", "")
+        if kind is EventKind.USER_PROMPT:
+            event.prompt = without_session_context(event.prompt)
         if kind in (EventKind.PRE_TOOL, EventKind.POST_TOOL):
             tool_name = require_str(payload, "tool_name")
             alias = TOOL_ALIASES.get(tool_name) or mcp_alias(tool_name) or tool_name
@@ -294,6 +296,8 @@ class GeminiAdapter:
             event.stop_hook_active = payload.get("stop_hook_active") is True
             msg = payload.get("prompt_response")
             event.last_message = msg if isinstance(msg, str) else ""
+        if kind is EventKind.PRE_COMPACT:
+            event.compacts = _compacts(payload.get("trigger"), event)
         return event
 
     def render_recap(self, recap: Recap) -> str:
@@ -343,6 +347,41 @@ class GeminiAdapter:
             body = {"decision": "deny", "reason": text + " (failing closed)"}
             return HostReply(dump_json(body), text + "\n", 0)
         return HostReply(dump_json({"systemMessage": text}), text + "\n", 0)
+
+
+_CONTEXT_OPEN, _CONTEXT_CLOSE = "<hook_context>", "</hook_context>\n\n"
+
+
+def without_session_context(prompt: str) -> str:
+    """The prompt the user gave, without the SessionStart context Gemini put before it.
+
+    ``gemini -p`` (0.61 ``main``) prepends SessionStart's ``additionalContext`` to the
+    input as ``<hook_context>CONTEXT</hook_context>`` and a blank line, and that input
+    is what ``BeforeAgent`` receives as ``prompt``.  Read as the user's words, a recap
+    injected at a resumed session's start became the user's constraints, and the
+    recap, changed by them, was injected again with each prompt (seen in a real run).
+    """
+    if prompt.startswith(_CONTEXT_OPEN):
+        end = prompt.find(_CONTEXT_CLOSE)
+        if end != -1:
+            return prompt[end + len(_CONTEXT_CLOSE) :]
+    return prompt
+
+
+def _compacts(trigger: object, event: Event) -> bool:
+    """Whether this ``PreCompress`` is followed by a compression.
+
+    ``manual`` (``/compress``) always is.  An ``auto`` one fires before every model
+    request and compresses only past Gemini's threshold
+    (:mod:`agentreflex.core.hosts.gemini_compress`); unknown is a compaction, and so
+    is any other trigger.
+    """
+    if trigger != "auto":
+        return True
+    from agentreflex.core.hosts import gemini_compress
+
+    found = gemini_compress.will_compress(event.transcript_path, event.cwd, os.environ)
+    return found is not False
 
 
 # run_shell_command's llmContent ends in lines the tool adds after the command's output:

@@ -19,13 +19,21 @@ blocks).  The ways a download names its file:
   (``cat``, ``tee``, ``echo "$(curl URL)"``, here-strings and heredocs carrying a
   substituted download), ``tee F`` and ``dd of=F``.
 
-Options that leave the name to the server or the page (``curl -J``, ``wget -r``,
-``--content-disposition``, ``-i``) name no file the gate can know.
+Options that leave the name to the server or the page name no file the gate can
+know: curl ``-J``/``--remote-header-name`` with ``-O`` (the Content-Disposition
+header's name) and wget ``--content-disposition`` or ``-i LIST`` save a file of any
+name in their folder (:data:`IN_FOLDER`); wget ``-r``, ``-m``, ``-p``, ``-x`` a tree
+of host and path folders below it (:data:`BELOW_FOLDER`; ``-nd``: in it).  Such a
+download is recorded under the folder with that key, and :func:`may_have_written`
+says which download a file there may hold.  A name on the command line still wins
+(curl ``-o``, wget ``-O``).
 """
 
 from __future__ import annotations
 
-from agentreflex.gate.model import REMOTE, Cmd, OtherFd, has_marker
+import posixpath
+
+from agentreflex.gate.model import DESCENDANT, REMOTE, Cmd, OtherFd, has_marker
 from agentreflex.gate.shell import pipes
 
 DOWNLOADERS = frozenset({"curl", "wget", "aria2c", "http", "https", "xh", "xhs"})
@@ -93,23 +101,39 @@ _LONG_VALUED = frozenset(
         "--http-password",
     }
 )
-# wget options whose files the gate cannot name (a page's links, a list, the server's
-# name, host/path folders); curl's is -J/--remote-header-name.
-_WGET_UNNAMED = frozenset(
-    {
-        "-r",
-        "--recursive",
-        "-m",
-        "--mirror",
-        "-x",
-        "--force-directories",
-        "--content-disposition",
-        "-i",
-        "--input-file",
-        "-p",
-        "--page-requisites",
-    }
-)
+# The keys a download whose file name the command line does not record is kept under,
+# after its folder: a file of any name in the folder, or anywhere below it.
+IN_FOLDER = DESCENDANT + "file"
+BELOW_FOLDER = DESCENDANT + "tree"
+# wget options that name files after a page's links or host/path folders (below the
+# folder), and after the server or a list (in it).
+_WGET_TREE = frozenset(
+    {"-r", "--recursive", "-m", "--mirror", "-x", "--force-directories", "-p",
+     "--page-requisites"}
+)  # fmt: skip
+_WGET_SERVER = frozenset({"--content-disposition", "-i", "--input-file"})
+
+
+def may_have_written(written: dict[str, str], path: str) -> str:
+    """The key of the nameless download that may have written ``path`` (a file directly
+    in an :data:`IN_FOLDER` folder, or below a :data:`BELOW_FOLDER` one), ``""`` for none."""
+    folder = posixpath.dirname(path)
+    key = posixpath.join(folder, IN_FOLDER)
+    if key in written:
+        return key
+    while True:
+        key = posixpath.join(folder, BELOW_FOLDER)
+        if key in written:
+            return key
+        parent = posixpath.dirname(folder)
+        if parent == folder:
+            return ""
+        folder = parent
+
+
+def nameless(key: str) -> bool:
+    """Whether ``key`` is where a nameless download is recorded, not a file."""
+    return key.endswith((IN_FOLDER, BELOW_FOLDER))
 
 
 def marked(url: str) -> str:
@@ -270,8 +294,7 @@ def _targets(opts: list[tuple[str, str]]) -> list[str]:
 
 def _curl(args: list[str]) -> list[tuple[str, str]]:
     opts = _options(args, _CURL_VALUED)
-    if any(k in ("-J", "--remote-header-name") for k, _ in opts):
-        return []
+    header = any(k in ("-J", "--remote-header-name") for k, _ in opts)
     folder = next((v for k, v in reversed(opts) if k == "--output-dir"), "")
     every = any(k == "--remote-name-all" for k, _ in opts)
     outs: list[str | None] = []  # per URL, in order: a name, or None for -O
@@ -286,6 +309,9 @@ def _curl(args: list[str]) -> list[tuple[str, str]]:
         out = outs[n] if n < len(outs) else (None if every else "")
         if out == "" or out == "-":
             continue  # stdout: a redirect or a pipe says where it goes
+        if out is None and header:  # -OJ: the server's name, else the URL's
+            saved.append((_join(folder, IN_FOLDER), marked(url)))
+            continue
         name = _basename(url) if out is None else out
         if name and not has_marker(name):
             saved.append((_join(folder, name), marked(url)))
@@ -307,15 +333,21 @@ def wget_document(args: list[str]) -> str | None:
 
 def _wget(args: list[str]) -> list[tuple[str, str]]:
     opts = _wget_options(args)
-    if any(k in _WGET_UNNAMED for k, _ in opts):
-        return []
     urls = _targets(opts)
     document = wget_document(args)
     folder = next((v for k, v in reversed(opts) if k in ("-P", "--directory-prefix")), "")
+    keys = {k for k, _ in opts}
     if document is not None:
-        if document == "-" or not document or has_marker(document) or not urls:
+        if document == "-" or not document or has_marker(document):
             return []
-        return [(document, marked(urls[0] if len(urls) == 1 else ""))]
+        listed = keys & {"-i", "--input-file"}  # -i LIST -O F: F holds what LIST names
+        if not urls and not listed:
+            return []
+        return [(document, marked(urls[0] if len(urls) == 1 and not listed else ""))]
+    if keys & (_WGET_TREE | _WGET_SERVER):
+        below = keys & _WGET_TREE and not keys & {"--nd", "--no-directories"}
+        url = urls[0] if len(urls) == 1 and not keys & {"-i", "--input-file"} else ""
+        return [(_join(folder, BELOW_FOLDER if below else IN_FOLDER), marked(url))]
     names = [(_basename(u, query=True), u) for u in urls]
     return [(_join(folder, n or "index.html"), marked(u)) for n, u in names if not has_marker(n)]
 

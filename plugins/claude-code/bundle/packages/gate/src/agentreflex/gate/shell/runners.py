@@ -593,6 +593,9 @@ class RunnersMixin(WalkerBase):
 
     def _script(self, path: str, cmd: Cmd, depth: int, shown: str = "") -> None:
         content = pipes.file_text(self.state.written, path)
+        if content is None and path not in self._reviewed:
+            # a file a nameless download (curl -OJ, wget -r) may have written is one
+            content = self.state.written.get(self._holder(path))
         via = "script written in the same command"
         if content is None:
             if REMOTE in (shown or path):

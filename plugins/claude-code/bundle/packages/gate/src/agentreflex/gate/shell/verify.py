@@ -11,11 +11,19 @@ one command checks, and only when the check pins them:
   lines are ``HEX  NAME``, ``HEX *NAME`` or ``SHA256 (NAME) = HEX`` with a 64- or
   128-hex digest written literally (https://www.gnu.org/software/coreutils/manual/
   html_node/md5sum-invocation.html).  A list downloaded in the same command is no
-  pin: whoever can change the file can change its sum;
+  pin: whoever can change the file can change its sum; unless its own signature was
+  checked first (HashiCorp's chain, ``gpg --verify X_SHA256SUMS.sig X_SHA256SUMS &&
+  sha256sum -c X_SHA256SUMS --ignore-missing``, https://developer.hashicorp.com/
+  well-architected-framework/verify-hashicorp-binary): then it pins what it lists,
+  the files downloaded from its own release folder, or through ``grep NAME SUMS |``
+  the file NAME.  A signed list is the signer's, but a file of that folder it does
+  not name would pass ``--ignore-missing`` unchecked: the folder is taken as the
+  release the list names, as HashiCorp's and GitHub releases' are;
 - ``[ "$(sha256sum F | cut -d' ' -f1)" = HEX ]`` (``[[ ]]``, ``test``, ``awk '{print
   $1}'``, ``head -c``): a computed digest compared for equality with a literal one;
 - signatures: ``gpg --verify SIG FILE`` / ``gpgv`` (``SIG`` alone: ``FILE`` is its
-  name without ``.asc``/``.sig``/``.gpg``), ``cosign verify-blob ... FILE``,
+  name without ``.asc``/``.sig``/``.sign``; ``-``: standard input, checked only as
+  the file redirected into it), ``cosign verify-blob ... FILE``,
   ``minisign -V -m FILE``, ``signify -V -m FILE``; a key imported from a download
   in the same command, or handed to the verifier from one (``--keyring F``,
   ``cosign --key F|URL``, ``minisign -p F``), makes a signature prove nothing.
@@ -27,8 +35,8 @@ The walker decides whether the check's failure stops the run (``&&``, ``if``,
 from __future__ import annotations
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import REMOTE, Cmd, has_marker
-from agentreflex.gate.shell import pipes
+from agentreflex.gate.model import DESCENDANT, REMOTE, Cmd, has_marker
+from agentreflex.gate.shell import argv, pipes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +47,7 @@ if TYPE_CHECKING:
 _DIGEST_LEN = {"sha256sum": 64, "sha512sum": 128, "gsha256sum": 64, "gsha512sum": 128}
 _LINE = LazyPattern(r"^\\?([0-9a-fA-F]+) [ *]?(.+?)\s*$")
 _TAG = LazyPattern(r"^SHA(256|512) \((.+)\) = ([0-9a-fA-F]+)\s*$")
-_SIG_EXT = (".asc", ".sig", ".gpg", ".sign")
+_SIG_EXT = (".asc", ".sig", ".sign")
 _GPG_VALUED = frozenset(
     {
         "--keyring",
@@ -83,23 +91,30 @@ class Checked:
         self.unpinned: dict[str, str] = {}
 
 
-def checked(cmd: Cmd, written: dict[str, str], resolve: Resolve, key_downloaded: bool) -> Checked:
+def checked(
+    cmd: Cmd,
+    written: dict[str, str],
+    resolve: Resolve,
+    key_downloaded: bool,
+    reviewed: dict[str, str] | None = None,
+) -> Checked:
     """The files ``cmd`` checks against a pin (``resolve(name)`` gives the path a
-    file written in this command is recorded under)."""
+    file written in this command is recorded under; ``reviewed``: the downloads a
+    pinned check has vouched for, by path, with what was recorded for them)."""
     out = Checked()
     name = cmd.name
     if name in _DIGEST_LEN or name == "shasum":
-        _sums(cmd, written, resolve, out)
+        _sums(cmd, written, resolve, out, reviewed or {})
     elif name in SIGNERS:
         if key_downloaded and name in ("gpg", "gpg2", "gpgv", "gpgv2"):
-            for f in _gpg(cmd.args):
+            for f in _gpg(cmd):
                 out.unpinned[f] = (
                     "the key its signature is checked against was downloaded in this same "
                     "command, so the signature proves nothing"
                 )
             return out
         if name in ("gpg", "gpg2", "gpgv", "gpgv2"):
-            out.files = _gpg(cmd.args) if name.startswith("gpgv") or _verifies(cmd) else []
+            out.files = _gpg(cmd) if name.startswith("gpgv") or _verifies(cmd) else []
         elif name == "cosign":
             out.files = _cosign(cmd.args)
         else:
@@ -156,7 +171,9 @@ def _verifies(cmd: Cmd) -> bool:
     return "--verify" in cmd.args or any(a in ("--verify-files",) for a in cmd.args)
 
 
-def _sums(cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked) -> None:
+def _sums(
+    cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked, reviewed: dict[str, str]
+) -> None:
     args = cmd.args
     want = _DIGEST_LEN.get(cmd.name, 0)
     check = False
@@ -197,6 +214,8 @@ def _sums(cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked) -> 
             lists.append(("standard input", _stdin(cmd, written, resolve)))
         else:
             lists.append((op, pipes.file_text(written, resolve(op))))
+    for op in operands or ["-"]:
+        out.files.extend(_signed_list(cmd, op, written, resolve, reviewed))
     for shown, text in lists:
         if text is None:
             continue
@@ -210,6 +229,82 @@ def _sums(cmd: Cmd, written: dict[str, str], resolve: Resolve, out: Checked) -> 
         if has_marker(text):
             continue
         out.files.extend(_names(text, want))
+
+
+def _signed_list(
+    cmd: Cmd, op: str, written: dict[str, str], resolve: Resolve, reviewed: dict[str, str]
+) -> list[str]:
+    """The files a checksum list pins when the list is a download whose own signature
+    a pinned check passed (``gpg --verify SUMS.sig SUMS``): its lines are unknown but
+    the signer's.  Read whole (``sha256sum -c SUMS [--ignore-missing]``), it pins the
+    files downloaded in this command from its own release folder, which is where a
+    signed list names its files (HashiCorp's, GitHub releases'); through ``grep NAME
+    SUMS |``, the file NAME, which fails the check when the list has no line for it."""
+    listed = _stdin_file(cmd) if op == "-" else op
+    if listed:
+        return _released(reviewed.get(resolve(listed), ""), written)
+    return _grepped(cmd.stdin_from, resolve, reviewed) if op == "-" else []
+
+
+def _released(list_text: str, written: dict[str, str]) -> list[str]:
+    """The files downloaded in this command from the folder of the list recorded as
+    ``list_text`` (the download marker and its URL), signatures aside."""
+    folder = _folder(list_text)
+    if not folder:
+        return []
+    return [
+        path
+        for path, text in written.items()
+        if _folder(text) == folder
+        and not path.endswith((*_SIG_EXT, ".minisig"))
+        and DESCENDANT not in path  # a nameless download (curl -OJ): not one file
+    ]
+
+
+def _folder(text: str) -> str:
+    """The URL folder a download recorded as ``text`` came from (``""``: none known)."""
+    url = text[1:] if text[:1] == REMOTE else ""
+    if "://" not in url or has_marker(url):
+        return ""
+    url = url.split("#", 1)[0].split("?", 1)[0]
+    return url.rsplit("/", 1)[0] if url.count("/") > 2 else ""
+
+
+# grep flags that keep grep printing the lines that match its pattern.
+_GREP_FLAGS = frozenset("FEGwxh")
+_GREP_LONG = frozenset(
+    {"--fixed-strings", "--extended-regexp", "--basic-regexp", "--word-regexp", "--line-regexp"}
+)
+
+
+def _grepped(src: Cmd | None, resolve: Resolve, reviewed: dict[str, str]) -> list[str]:
+    """``grep NAME SUMS | sha256sum -c`` (``cat SUMS | grep NAME``, ``grep NAME < SUMS``)
+    of a reviewed list: NAME, when it is a plain file name."""
+    if src is None or src.name not in ("grep", "egrep", "fgrep"):
+        return []
+    flags = [a for a in src.args if a.startswith("-") and a != "-"]
+    if any(not (f in _GREP_LONG or set(f[1:]) <= _GREP_FLAGS) for f in flags):
+        return []  # -v, -e, -f, -o...: which lines pass is another question
+    words = [a for a in src.args if a not in flags]
+    feed = src.stdin_from
+    if len(words) == 1:
+        cat = [a for a in feed.args if a != "-"] if feed is not None and feed.name == "cat" else []
+        words.append(_stdin_file(src) or (cat[0] if len(cat) == 1 else ""))
+    if len(words) != 2 or not words[1] or resolve(words[1]) not in reviewed:
+        return []
+    name = _plain(words[0])
+    return [name] if name else []
+
+
+def _plain(pattern: str) -> str:
+    """The file name a grep pattern picks (``" NAME$"``, ``NAME``), ``""`` when it is
+    not one plain name."""
+    name = pattern.strip(" ")
+    name = name[:-1] if name.endswith("$") else name
+    name = name.replace("\\.", ".")
+    if not name or has_marker(name) or any(c in name for c in " \t[]*+?(){}|\\^$"):
+        return ""
+    return name
 
 
 def _stdin(cmd: Cmd, written: dict[str, str], resolve: Resolve) -> str | None:
@@ -245,41 +340,32 @@ def _names(text: str, want: int) -> list[str]:
     return names
 
 
-def _gpg(args: list[str]) -> list[str]:
-    operands: list[str] = []
-    k = 0
-    while k < len(args):
-        a = args[k]
-        k += 1
-        if a == "--":
-            operands.extend(args[k:])
-            break
-        if a.startswith("-"):
-            if "=" not in a and a in _GPG_VALUED:
-                k += 1
-            continue
-        operands.append(a)
-    if len(operands) >= 2:
-        return operands[1:]
-    if len(operands) == 1 and operands[0].endswith(_SIG_EXT):
-        return [operands[0].rsplit(".", 1)[0]]
-    return []
+def _gpg(cmd: Cmd) -> list[str]:
+    """The files ``gpg --verify SIG [DATA...]`` (``gpgv``) checks.
+
+    ``-`` as DATA is standard input (gpg(1): "To read the signed stuff from stdin, use
+    - as the second filename"): the file redirected into it, else none.  SIG alone is
+    a detached signature over the file named as SIG without ``.sig``, ``.sign`` or
+    ``.asc`` (gpg's ``get_matching_datafile``), when that file exists.
+    """
+    found = argv.operands(cmd.args, _GPG_VALUED)
+    if len(found) == 1 and found[0].endswith(_SIG_EXT):
+        return [found[0].rsplit(".", 1)[0]]
+    return [_stdin_file(cmd) if f == "-" else f for f in found[1:]]
+
+
+def _stdin_file(cmd: Cmd) -> str:
+    """The file ``cmd``'s standard input is redirected from (``""`` when none)."""
+    return next((target for op, target in cmd.redirects if op == "<"), "")
 
 
 def _cosign(args: list[str]) -> list[str]:
+    """The blob ``cosign verify-blob ... BLOB`` checks: its last operand.  Every option
+    but the known flags takes a value, as ``--key K`` and ``--signature S`` do."""
     if not args or args[0] != "verify-blob":
         return []
-    operands: list[str] = []
-    k = 1
-    while k < len(args):
-        a = args[k]
-        k += 1
-        if a.startswith("-"):
-            if "=" not in a and a not in _COSIGN_FLAGS:
-                k += 1
-            continue
-        operands.append(a)
-    return operands[-1:]
+    valued = frozenset(a for a in args[1:] if "=" not in a and a not in _COSIGN_FLAGS)
+    return argv.operands(args[1:], valued)[-1:]
 
 
 def _minisign(args: list[str]) -> list[str]:

@@ -36,6 +36,7 @@ from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
 from agentreflex.gate.model import (
     DATA,
+    DESCENDANT,
     DESTRUCTIVE,
     P_BLOCK,
     REMOTE,
@@ -384,9 +385,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         the scope ends (unless ``keep``)."""
         undo: list[tuple[str, str]] = []
         for path, stamp in checks:
-            text = self.state.written.get(path)
-            if text is not None and REMOTE in text and self._stamps.get(path, -1) == stamp:
-                del self.state.written[path]
+            key = self._holder(path)
+            text = self.state.written.get(key)
+            if text is not None and REMOTE in text and self._stamps.get(key, -1) == stamp:
+                if key == path:  # a nameless download's other files stay downloads
+                    del self.state.written[path]
+                self._reviewed[path] = text
                 if not keep:
                     undo.append((path, text))
         return undo
@@ -394,13 +398,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def _unvouch(self, undo: list[tuple[str, str]]) -> None:
         for path, text in reversed(undo):
             self.state.written.setdefault(path, text)  # unless downloaded again since
+            if self._reviewed.get(path) == text:
+                del self._reviewed[path]
 
     def _pinned(self, names: list[str], cwd: str) -> Checks:
         """Each file named, with the write it was checked after."""
         if cwd == UNKNOWN:
             return frozenset()
         paths = [resolve(n, self.where, cwd) for n in names if n not in ("", "-")]
-        return frozenset((p, self._stamps.get(p, -1)) for p in paths if not has_marker(p))
+        return frozenset(
+            (p, self._stamps.get(self._holder(p), -1))
+            for p in paths
+            if not has_marker(p) and DESCENDANT not in p
+        )
 
     def _checks(self, cmd: Cmd) -> Checks:
         """The files ``cmd`` checks against a pin (and the notes for checks that are none)."""
@@ -427,6 +437,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.state.written,
             lambda n: resolve(n, self.where, cmd.cwd),
             self._key_downloaded,
+            self._reviewed,
         )
         for name, why in found.unpinned.items():
             if name == "*":  # a list downloaded: which files it names is unknown
@@ -578,6 +589,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if last is not None:
                 last.redirects.extend(redirects)
                 self._record_writes(last, depth)  # what it prints lands in the file
+                if _after_and(body):  # a && sha256sum -c < s: the check reads s
+                    self._ok = self._ok | self._checks(last)
                 cmd = last
             else:
                 cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
@@ -1091,6 +1104,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if not has_marker(t):
                 path = resolve(t, self.where, cmd.cwd)
                 self.state.written[path] = text
+                self._reviewed.pop(path, None)  # what was checked is gone
+                if downloads.nameless(path):  # and any file this one may overwrite
+                    for old in [p for p in self._reviewed if self._holder(p) == path]:
+                        del self._reviewed[old]
                 self._writes += 1
                 self._stamps[path] = self._writes
                 if _GIT_HOOK.search(path):
@@ -1108,6 +1125,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+def _after_and(node: Any) -> bool:
+    """Whether a list ends with a simple command joined by ``&&`` (``a && b``): it
+    runs only when the rest passed, so a check there is one every way passed."""
+    last = node.children[-1] if node.children else None
+    ops = [c for c in node.children if not c.is_named]
+    return last is not None and last.type == "command" and bool(ops) and ops[-1].type == "&&"
 
 
 # A file in a git hooks folder (a repository's own, or a submodule's under .git/modules).

@@ -13,6 +13,7 @@ import time
 
 from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, Cmd, Hit
+from agentreflex.gate.shell import downloads
 from agentreflex.gate.shell.paths import Where
 
 TYPE_CHECKING = False
@@ -116,6 +117,9 @@ class WalkerBase:
         self._writes = 0
         self._unpinned: dict[str, str] = {}  # file -> why its check is no pin
         self._key_downloaded = False  # gpg --import of a download in this command
+        # downloads a pinned check vouches for now, with what was recorded for them (a
+        # checksum list whose signature was checked pins what it lists: shell/verify.py)
+        self._reviewed: dict[str, str] = {}
 
     def _tick(self) -> None:
         self._steps += 1
@@ -123,6 +127,13 @@ class WalkerBase:
             raise ParseBudgetExceeded("command too large to analyse")
         if self._steps % 64 == 0 and time.monotonic() > self.deadline:
             raise ParseBudgetExceeded("analysis deadline reached")
+
+    def _holder(self, path: str) -> str:
+        """Where what ``path`` holds is recorded: itself, or the nameless download
+        (``curl -OJ``, ``wget -r``) that may have written it."""
+        if path in self.state.written:
+            return path
+        return downloads.may_have_written(self.state.written, path) or path
 
     def _ask(self, rule: str, segment: str, why: str) -> None:
         self.hits.append(Hit(rule, ASK, 1.0, segment, why))
