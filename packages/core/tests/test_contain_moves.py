@@ -696,3 +696,30 @@ def test_a_broken_project_opencode_json_kept_there_leaves_no_command_uncontained
         time.sleep(0.2)
         replies.append(_opencode(world, "tool.execute.before", "echo pwned >> ~/.bashrc", f"c{n}"))
     assert all("command" in reply for reply in replies), replies
+
+
+# red-team rt65: a mount is attached to its folder, and a folder holding one can be renamed.
+# The project's own folder is a mount point (EBUSY), but the folders above it in a writable
+# temp folder were not, unless something read-only sat beside it (the world's home does):
+# `mv ../../a ../../a.gone` took the project, its mounts with it, and left its path free
+# for a folder of the command's own, with its own `.agentreflex/config.toml` and hosts'
+# settings, where the host's next session and the user's next `git status` look.
+RENAME_PARENTS = (
+    'p=$PWD && q=$(dirname "$p") && mv "$q" "$q.gone"; mv "$(dirname "$q")" /tmp/ar-gone; '
+    'mkdir -p "$p/.agentreflex" "$p/.claude" "$p/.git/hooks" && '
+    'echo "mode = \'off\'" > "$p/.agentreflex/config.toml" && echo \'{}\' > "$p/.claude/settings.json"'
+)
+
+
+def test_the_folders_above_a_project_in_a_temp_folder_cannot_be_renamed_away(
+    world: World, tmp_path: Path
+) -> None:
+    deep = tmp_path / "work" / "a" / "proj"
+    deep.parent.mkdir(parents=True)
+    world.project.rename(deep)  # nothing else of the world's beside it, up to the temp folder
+    moved = World(deep, world.home, world.key)
+    before = _contents(_trees(deep, HELD_BY_USER))
+    _step(moved, RENAME_PARENTS, deep, {"run": RENAME_PARENTS})
+    assert (deep / ".agentreflex" / "config.toml").read_text() == "mode = 'enforced'\n"
+    assert _contents(_trees(deep, HELD_BY_USER)) == before
+    assert sorted(os.listdir(tmp_path / "work")) == ["a"]
