@@ -59,6 +59,11 @@ _VSCODE_TASKS = ".vscode/tasks.json"
 # user's), Kiro's workspace MCP servers (kiro.dev/docs/mcp/configuration), Roo Code's
 # project servers (docs.roocode.com/features/mcp/using-mcp-in-roo: loaded when present),
 # Amazon Q Developer's workspace servers (red-team rt25)
+# And (red-team rt65) Kilo Code's project servers (kilo.ai/docs/automate/mcp: .kilocode/
+# mcp.json, "automatically detects and loads this file"; its newer kilo.jsonc, OpenCode's
+# form), Qwen Code's (Gemini CLI's fork: .qwen/settings.json and settings.local.json), and
+# the Dev Container initializeCommand, which runs on the host each time the container is
+# made or started (containers.dev/implementors/json_reference).
 _EDITOR_SETTINGS = (
     ".vscode/mcp.json",
     _VSCODE_TASKS,
@@ -68,7 +73,19 @@ _EDITOR_SETTINGS = (
     ".kiro/settings/mcp.json",
     ".roo/mcp.json",
     ".amazonq/mcp.json",
+    ".kilocode/mcp.json",
+    "kilo.json",
+    "kilo.jsonc",
+    ".kilo/kilo.json",
+    ".kilo/kilo.jsonc",
+    ".qwen/settings.json",
+    ".qwen/settings.local.json",
+    ".devcontainer/devcontainer.json",
+    ".devcontainer.json",
 )
+# Continue's workspace MCP servers: each YAML or JSON file in this folder
+# (docs.continue.dev/customize/deep-dives/mcp; red-team rt65)
+CONTINUE_SERVERS = ".continue/mcpServers"
 SETTINGS = (
     ".claude/settings.json",
     ".claude/settings.local.json",
@@ -129,6 +146,7 @@ _EDITOR_RUNS = (
     ".clinerules/hooks",
     ".kiro/hooks",
     ".kiro/agents",
+    CONTINUE_SERVERS,
 )
 _COPILOT_RUNS = (*COPILOT_SERVERS, ".github/agents", ".github/extensions")
 # Gemini CLI's project agents (an agent's `mcp_servers:` command starts with no
@@ -161,6 +179,8 @@ _RUN_KEYS = frozenset(
         "skills",
         "shellCommandPrefix",
         "shellPath",
+        # the Dev Container's command run on the host (red-team rt65)
+        "initializeCommand",
     }
 )
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
@@ -185,6 +205,8 @@ def _named_by(settings: str, project: str) -> list[str]:
     folders: list[str] = []
     if settings.endswith(".md"):
         words = frontmatter.run_words(settings)
+    elif settings.endswith((".yaml", ".yml")):
+        words = frontmatter.yaml_words(settings)
     else:
         value = _read_settings(settings)
         if value is None and "/.vscode/" in settings:
@@ -236,10 +258,14 @@ def run_paths(project: str) -> list[str]:
 
 
 def _read_settings(path: str) -> object:
-    """A settings file's value as its host reads it (OpenCode's ``.jsonc`` and VS Code's
-    files have comments); a byte-order mark is no text."""
-    if path.endswith(".jsonc") or "/.vscode/" in path:
-        return fsutil.read_json(path, _MAX_BYTES, _jsonc)
+    """A settings file's value as its host reads it; a byte-order mark is no text.
+
+    Every JSON one is read as JSON with comments (JSONC), a superset: OpenCode's
+    ``.jsonc``, VS Code's and the Dev Container's files have comments, and Gemini CLI
+    reads its settings through strip-json-comments.  Read as strict JSON, a settings file
+    with one comment named nothing, and no script it names was held (red-team rt65);
+    a file its host can't read held more than it runs, which costs nothing.
+    """
     if path.endswith(".toml"):  # Codex's: the parser loaded only for a file that is there
         data = fsutil.read_regular(path, _MAX_BYTES)
         if not data:
@@ -250,7 +276,7 @@ def _read_settings(path: str) -> object:
             return tomllib.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
             return None
-    return fsutil.read_json(path, _MAX_BYTES)  # (json reads past a BOM itself)
+    return fsutil.read_json(path, _MAX_BYTES, _jsonc)
 
 
 def _string_words(path: str) -> list[str]:
@@ -354,13 +380,19 @@ def settings_files(project: str) -> list[str]:
     their agents' and skills' Markdown files (existing)."""
     paths = [os.path.join(project, name) for name in SETTINGS]
     paths += [p for p in linked_extensions(project) if p.endswith(".json")]
-    try:
-        hooks = os.scandir(os.path.join(project, HOOK_FILES))
-    except OSError:
-        return paths + frontmatter.files(project)
-    with hooks:
-        paths += sorted(e.path for e in hooks if e.name.endswith(".json"))
+    paths += _folder_files(os.path.join(project, HOOK_FILES), (".json",))
+    paths += _folder_files(os.path.join(project, CONTINUE_SERVERS), (".json", ".yaml", ".yml"))
     return paths + frontmatter.files(project)
+
+
+def _folder_files(folder: str, endings: tuple[str, ...]) -> list[str]:
+    """The files in ``folder`` (not below it) whose names end in one of ``endings``."""
+    try:
+        found = os.scandir(folder)
+    except OSError:
+        return []
+    with found:
+        return sorted(e.path for e in found if e.name.endswith(endings))
 
 
 def stamp(project: str) -> tuple[tuple[int, ...], ...]:
