@@ -179,8 +179,10 @@ _RUN_KEYS = frozenset(
         "skills",
         "shellCommandPrefix",
         "shellPath",
-        # the Dev Container's command run on the host (red-team rt65)
+        # the Dev Container's command run on the host, and Codex's program run after each
+        # turn, outside its sandbox (red-team rt65)
         "initializeCommand",
+        "notify",
     }
 )
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
