@@ -34,6 +34,7 @@ __all__ = [
     "linked_extensions",
     "named_files",
     "run_paths",
+    "runner_settings",
     "settings_files",
     "stamp",
 ]
@@ -188,6 +189,11 @@ _RUN_KEYS = frozenset(
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
 # the programs that run a folder's index file when named a folder
 _NODES = frozenset({"node", "nodejs", "bun", "deno", "tsx"})
+# the package runners a host's setting may start a server with, and the project settings
+# they read (npm's, pnpm's, yarn's and bun's .npmrc; yarn's own; pnpm's hooks file; bun's;
+# uv's, read by `uvx` from the folder it runs in)
+_RUNNERS = frozenset({"npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "bun", "uvx", "uv"})
+_RUNNER_SETTINGS = (".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml", "uv.toml")
 
 
 def named_files(project: str) -> list[str]:
@@ -204,23 +210,46 @@ def named_files(project: str) -> list[str]:
 
 
 def _named_by(settings: str, project: str) -> list[str]:
-    folders: list[str] = []
-    if settings.endswith(".md"):
-        words = frontmatter.run_words(settings)
-    elif settings.endswith((".yaml", ".yml")):
-        words = frontmatter.yaml_words(settings)
-    else:
-        value = _read_settings(settings)
-        if value is None and "/.vscode/" in settings:
-            words = _string_words(settings)
-        else:
-            if settings.endswith(_VSCODE_TASKS):
-                value = _folder_open_tasks(value)
-            words, folders = _run_words(value), marketplace.folders(value, project)
+    words, folders = _words_of(settings, project)
     entries = _entry_files(words)
     if "/.pi/" in settings:  # pi reads its settings' paths from its folder (join(cwd, ".pi"))
         entries += [os.path.join(".pi", w) for w in entries if w[:1] not in "/$~"]
     return [t for t in (in_project(w, project) for w in entries) if t] + folders
+
+
+def _words_of(settings: str, project: str) -> tuple[list[str], list[str]]:
+    """The words a settings file runs (a program and its arguments), and the plugin
+    folders it installs from in place."""
+    if settings.endswith(".md"):
+        return frontmatter.run_words(settings), []
+    if settings.endswith((".yaml", ".yml")):
+        return frontmatter.yaml_words(settings), []
+    value = _read_settings(settings)
+    if value is None and "/.vscode/" in settings:
+        return _string_words(settings), []
+    if settings.endswith(_VSCODE_TASKS):
+        value = _folder_open_tasks(value)
+    return _run_words(value), marketplace.folders(value, project)
+
+
+def runner_settings(project: str) -> list[str]:
+    """The package managers' project settings (existing or not), where a host's setting
+    starts a program through one (``npx -y NAME``), else none.
+
+    Why: the host starts it in the project, outside any boundary, and the runner reads
+    the project's settings for where NAME's code comes from (.npmrc's ``registry``, a
+    server a contained command left running), or what runs with it (``node-options``,
+    yarn's ``yarnPath``, pnpm's ``.pnpmfile.cjs`` hooks, bun's ``preload``) (red-team
+    rt65).  Only then: they are the project's own files, which its agent may edit.
+    """
+    for settings in settings_files(project):
+        try:
+            words = _words_of(settings, project)[0]
+        except RecursionError:
+            continue
+        if any(os.path.basename(w.strip("'\"")) in _RUNNERS for w in words):
+            return [os.path.join(project, name) for name in _RUNNER_SETTINGS]
+    return []
 
 
 def _entry_files(words: list[str]) -> list[str]:
@@ -256,6 +285,7 @@ def run_paths(project: str) -> list[str]:
     from agentreflex.core.contain import shellruns
 
     own = [os.path.join(project, name) for name in RUN_PATHS]
+    own += runner_settings(project)
     return own + shellruns.paths(project) + linked_extensions(project)
 
 
