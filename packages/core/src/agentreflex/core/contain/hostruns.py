@@ -256,8 +256,11 @@ def _entry_files(words: list[str]) -> list[str]:
     """``words``, and the files a program run on a module or a folder starts: for
     ``python -m pkg.server`` the module's file (``pkg/server.py``, or its package's
     ``__main__.py``), for ``node tools/srv`` the folder's ``index.js``, for ``python
-    tools/app`` the folder's ``__main__.py``."""
+    tools/app`` the folder's ``__main__.py``; and the value of an option spelled in its
+    own word (node's ``--require=./preload.js``, ``--env-file=mcp.env``: a file the
+    program loads, taken for no file while the word began with ``-``; red-team rt65)."""
     out = list(words)
+    out += [w.split("=", 1)[1] for w in words if w.startswith("-") and "=" in w]
     program = ""  # the last program named: its arguments, flags aside, may be folders
     for before, word in itertools.pairwise(words):
         name = os.path.basename(before)
