@@ -261,6 +261,7 @@ def _entry_files(words: list[str]) -> list[str]:
     program loads, taken for no file while the word began with ``-``; red-team rt65)."""
     out = list(words)
     out += [w.split("=", 1)[1] for w in words if w.startswith("-") and "=" in w]
+    out += _from_folders(out)
     program = ""  # the last program named: its arguments, flags aside, may be folders
     for before, word in itertools.pairwise(words):
         name = os.path.basename(before)
@@ -276,6 +277,24 @@ def _entry_files(words: list[str]) -> list[str]:
         else:
             out.append(f"{word}/__main__.py")
     return out
+
+
+# the words after which a command's next word is the folder it runs in (the shell's `cd`,
+# uv's `--directory`, `make -C`); and how many such folders are tried (a settings file is
+# a few commands, not a script)
+_FOLDER_WORDS = frozenset({"cd", "pushd", "--directory", "--cwd", "--dir", "-C"})
+_MAX_FOLDERS = 8
+
+
+def _from_folders(words: list[str]) -> list[str]:
+    """``words`` read from each folder the command moves to: ``cd mcp && python3 server.py``
+    and ``uv run --directory mcp server.py`` run ``mcp/server.py`` (red-team rt65)."""
+    folders = [w for before, w in itertools.pairwise(words) if before in _FOLDER_WORDS]
+    folders += [
+        w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in _FOLDER_WORDS and "=" in w
+    ]
+    relative = [w for w in words if w[:1] not in "-/$~"]
+    return [os.path.join(f, w) for f in folders[:_MAX_FOLDERS] for w in relative]
 
 
 def run_paths(project: str) -> list[str]:
