@@ -83,6 +83,10 @@ _EDITOR_SETTINGS = (
     ".qwen/settings.local.json",
     ".devcontainer/devcontainer.json",
     ".devcontainer.json",
+    # and VS Code's settings, which name programs its extensions start when the folder opens
+    # (python.defaultInterpreterPath, a language server's path) and its terminal's shell: the
+    # settings Workspace Trust's Restricted Mode withholds (red-team rt65)
+    ".vscode/settings.json",
 )
 # Continue's workspace MCP servers: each YAML or JSON file in this folder
 # (docs.continue.dev/customize/deep-dives/mcp; red-team rt65)
@@ -143,7 +147,6 @@ _CLAUDE_RUNS = (
 # hooks: .clinerules/hooks/TaskStart...), Kiro's hooks and agents run commands too.
 _EDITOR_RUNS = (
     *_EDITOR_SETTINGS,
-    ".vscode/settings.json",
     ".clinerules/hooks",
     ".kiro/hooks",
     ".kiro/agents",
@@ -459,7 +462,7 @@ def _run_words(value: object, running: bool = False) -> list[str]:
     those words read from the folder a ``cwd`` setting (a VS Code task's ``options.cwd``)
     runs the program in."""
     if isinstance(value, dict):
-        words = [w for k, v in value.items() for w in _run_words(v, running or k in _RUN_KEYS)]
+        words = [w for k, v in value.items() for w in _run_words(v, running or _runs(k))]
         cwd = _cwd(value)
         if cwd:
             words += [os.path.join(cwd, w) for w in _entry_files(words) if w[:1] not in "-/$"]
@@ -469,6 +472,20 @@ def _run_words(value: object, running: bool = False) -> list[str]:
     if isinstance(value, str) and running:
         return value.split()
     return []
+
+
+def _runs(key: object) -> bool:
+    """Does a settings key hold a program or its arguments?  One of :data:`_RUN_KEYS`, or
+    an editor's setting whose last part names a program's path (VS Code's
+    ``python.defaultInterpreterPath``, ``rust-analyzer.server.path``, a terminal
+    profile's ``path``)."""
+    if not isinstance(key, str):
+        return False
+    return key in _RUN_KEYS or key.rsplit(".", 1)[-1].lower().endswith(_PROGRAM_KEY_ENDS)
+
+
+# the ends of an editor's setting names that hold a program's path (lower-cased)
+_PROGRAM_KEY_ENDS = ("path", "executable", "commandline")
 
 
 def _cwd(value: dict[object, object]) -> str | None:
