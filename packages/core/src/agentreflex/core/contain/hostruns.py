@@ -151,6 +151,12 @@ _EDITOR_RUNS = (
     ".kiro/hooks",
     ".kiro/agents",
     CONTINUE_SERVERS,
+    # the forks' own folders, held whole as their parents' are (.opencode, .gemini): Kilo
+    # CLI loads plugins from .kilo at start, Qwen Code reads commands whose !{...} runs a
+    # shell command from .qwen/commands, and agents and extensions (red-team rt65)
+    ".kilo",
+    ".kilocode",
+    ".qwen",
 )
 _COPILOT_RUNS = (*COPILOT_SERVERS, ".github/agents", ".github/extensions")
 # Gemini CLI's project agents (an agent's `mcp_servers:` command starts with no
