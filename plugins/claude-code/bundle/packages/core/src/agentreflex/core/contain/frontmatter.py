@@ -22,7 +22,7 @@ import re
 from agentreflex.core.util.fsutil import read_regular
 from agentreflex.core.util.lazyre import LazyPattern
 
-__all__ = ["FOLDERS", "files", "run_words"]
+__all__ = ["FOLDERS", "files", "run_words", "yaml_words"]
 
 # where the hosts read agents and skills whose frontmatter may start programs (Claude
 # Code's agents and skills, Copilot CLI's agents in any subfolder, Gemini CLI's agents)
@@ -82,6 +82,19 @@ def run_words(path: str) -> list[str]:
             break
         front.append(line)
     text = _unescaped("\n".join(front))
+    if not _RUNS.search(text):
+        return []
+    return text.translate(_PUNCTUATION).split()
+
+
+def yaml_words(path: str) -> list[str]:
+    """Every word of a whole YAML settings file that names a block starting programs
+    (Continue's ``.continue/mcpServers/*.yaml``): read as :func:`run_words` reads a
+    frontmatter, for the same reason (red-team rt65)."""
+    data = read_regular(path, _MAX_BYTES)
+    if data is None or len(data) > _MAX_BYTES:
+        return []
+    text = _unescaped(re.sub(r"\r\n|\r", "\n", data.decode("utf-8-sig", "replace")))
     if not _RUNS.search(text):
         return []
     return text.translate(_PUNCTUATION).split()

@@ -34,6 +34,7 @@ __all__ = [
     "linked_extensions",
     "named_files",
     "run_paths",
+    "runner_settings",
     "settings_files",
     "stamp",
 ]
@@ -59,6 +60,11 @@ _VSCODE_TASKS = ".vscode/tasks.json"
 # user's), Kiro's workspace MCP servers (kiro.dev/docs/mcp/configuration), Roo Code's
 # project servers (docs.roocode.com/features/mcp/using-mcp-in-roo: loaded when present),
 # Amazon Q Developer's workspace servers (red-team rt25)
+# And (red-team rt65) Kilo Code's project servers (kilo.ai/docs/automate/mcp: .kilocode/
+# mcp.json, "automatically detects and loads this file"; its newer kilo.jsonc, OpenCode's
+# form), Qwen Code's (Gemini CLI's fork: .qwen/settings.json and settings.local.json), and
+# the Dev Container initializeCommand, which runs on the host each time the container is
+# made or started (containers.dev/implementors/json_reference).
 _EDITOR_SETTINGS = (
     ".vscode/mcp.json",
     _VSCODE_TASKS,
@@ -68,7 +74,23 @@ _EDITOR_SETTINGS = (
     ".kiro/settings/mcp.json",
     ".roo/mcp.json",
     ".amazonq/mcp.json",
+    ".kilocode/mcp.json",
+    "kilo.json",
+    "kilo.jsonc",
+    ".kilo/kilo.json",
+    ".kilo/kilo.jsonc",
+    ".qwen/settings.json",
+    ".qwen/settings.local.json",
+    ".devcontainer/devcontainer.json",
+    ".devcontainer.json",
+    # and VS Code's settings, which name programs its extensions start when the folder opens
+    # (python.defaultInterpreterPath, a language server's path) and its terminal's shell: the
+    # settings Workspace Trust's Restricted Mode withholds (red-team rt65)
+    ".vscode/settings.json",
 )
+# Continue's workspace MCP servers: each YAML or JSON file in this folder
+# (docs.continue.dev/customize/deep-dives/mcp; red-team rt65)
+CONTINUE_SERVERS = ".continue/mcpServers"
 SETTINGS = (
     ".claude/settings.json",
     ".claude/settings.local.json",
@@ -125,10 +147,16 @@ _CLAUDE_RUNS = (
 # hooks: .clinerules/hooks/TaskStart...), Kiro's hooks and agents run commands too.
 _EDITOR_RUNS = (
     *_EDITOR_SETTINGS,
-    ".vscode/settings.json",
     ".clinerules/hooks",
     ".kiro/hooks",
     ".kiro/agents",
+    CONTINUE_SERVERS,
+    # the forks' own folders, held whole as their parents' are (.opencode, .gemini): Kilo
+    # CLI loads plugins from .kilo at start, Qwen Code reads commands whose !{...} runs a
+    # shell command from .qwen/commands, and agents and extensions (red-team rt65)
+    ".kilo",
+    ".kilocode",
+    ".qwen",
 )
 _COPILOT_RUNS = (*COPILOT_SERVERS, ".github/agents", ".github/extensions")
 # Gemini CLI's project agents (an agent's `mcp_servers:` command starts with no
@@ -161,11 +189,20 @@ _RUN_KEYS = frozenset(
         "skills",
         "shellCommandPrefix",
         "shellPath",
+        # the Dev Container's command run on the host, and Codex's program run after each
+        # turn, outside its sandbox (red-team rt65)
+        "initializeCommand",
+        "notify",
     }
 )
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
 # the programs that run a folder's index file when named a folder
 _NODES = frozenset({"node", "nodejs", "bun", "deno", "tsx"})
+# the package runners a host's setting may start a server with, and the project settings
+# they read (npm's, pnpm's, yarn's and bun's .npmrc; yarn's own; pnpm's hooks file; bun's;
+# uv's, read by `uvx` from the folder it runs in)
+_RUNNERS = frozenset({"npx", "npm", "pnpm", "pnpx", "yarn", "bunx", "bun", "uvx", "uv"})
+_RUNNER_SETTINGS = (".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "bunfig.toml", "uv.toml")
 
 
 def named_files(project: str) -> list[str]:
@@ -182,29 +219,58 @@ def named_files(project: str) -> list[str]:
 
 
 def _named_by(settings: str, project: str) -> list[str]:
-    folders: list[str] = []
-    if settings.endswith(".md"):
-        words = frontmatter.run_words(settings)
-    else:
-        value = _read_settings(settings)
-        if value is None and "/.vscode/" in settings:
-            words = _string_words(settings)
-        else:
-            if settings.endswith(_VSCODE_TASKS):
-                value = _folder_open_tasks(value)
-            words, folders = _run_words(value), marketplace.folders(value, project)
+    words, folders = _words_of(settings, project)
     entries = _entry_files(words)
     if "/.pi/" in settings:  # pi reads its settings' paths from its folder (join(cwd, ".pi"))
         entries += [os.path.join(".pi", w) for w in entries if w[:1] not in "/$~"]
     return [t for t in (in_project(w, project) for w in entries) if t] + folders
 
 
+def _words_of(settings: str, project: str) -> tuple[list[str], list[str]]:
+    """The words a settings file runs (a program and its arguments), and the plugin
+    folders it installs from in place."""
+    if settings.endswith(".md"):
+        return frontmatter.run_words(settings), []
+    if settings.endswith((".yaml", ".yml")):
+        return frontmatter.yaml_words(settings), []
+    value = _read_settings(settings)
+    if value is None and "/.vscode/" in settings:
+        return _string_words(settings), []
+    if settings.endswith(_VSCODE_TASKS):
+        value = _folder_open_tasks(value)
+    return _run_words(value), marketplace.folders(value, project)
+
+
+def runner_settings(project: str) -> list[str]:
+    """The package managers' project settings (existing or not), where a host's setting
+    starts a program through one (``npx -y NAME``), else none.
+
+    Why: the host starts it in the project, outside any boundary, and the runner reads
+    the project's settings for where NAME's code comes from (.npmrc's ``registry``, a
+    server a contained command left running), or what runs with it (``node-options``,
+    yarn's ``yarnPath``, pnpm's ``.pnpmfile.cjs`` hooks, bun's ``preload``) (red-team
+    rt65).  Only then: they are the project's own files, which its agent may edit.
+    """
+    for settings in settings_files(project):
+        try:
+            words = _words_of(settings, project)[0]
+        except RecursionError:
+            continue
+        if any(os.path.basename(w.strip("'\"")) in _RUNNERS for w in words):
+            return [os.path.join(project, name) for name in _RUNNER_SETTINGS]
+    return []
+
+
 def _entry_files(words: list[str]) -> list[str]:
     """``words``, and the files a program run on a module or a folder starts: for
     ``python -m pkg.server`` the module's file (``pkg/server.py``, or its package's
     ``__main__.py``), for ``node tools/srv`` the folder's ``index.js``, for ``python
-    tools/app`` the folder's ``__main__.py``."""
+    tools/app`` the folder's ``__main__.py``; and the value of an option spelled in its
+    own word (node's ``--require=./preload.js``, ``--env-file=mcp.env``: a file the
+    program loads, taken for no file while the word began with ``-``; red-team rt65)."""
     out = list(words)
+    out += [w.split("=", 1)[1] for w in words if w.startswith("-") and "=" in w]
+    out += _from_folders(out)
     program = ""  # the last program named: its arguments, flags aside, may be folders
     for before, word in itertools.pairwise(words):
         name = os.path.basename(before)
@@ -222,6 +288,24 @@ def _entry_files(words: list[str]) -> list[str]:
     return out
 
 
+# the words after which a command's next word is the folder it runs in (the shell's `cd`,
+# uv's `--directory`, `make -C`); and how many such folders are tried (a settings file is
+# a few commands, not a script)
+_FOLDER_WORDS = frozenset({"cd", "pushd", "--directory", "--cwd", "--dir", "-C"})
+_MAX_FOLDERS = 8
+
+
+def _from_folders(words: list[str]) -> list[str]:
+    """``words`` read from each folder the command moves to: ``cd mcp && python3 server.py``
+    and ``uv run --directory mcp server.py`` run ``mcp/server.py`` (red-team rt65)."""
+    folders = [w for before, w in itertools.pairwise(words) if before in _FOLDER_WORDS]
+    folders += [
+        w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in _FOLDER_WORDS and "=" in w
+    ]
+    relative = [w for w in words if w[:1] not in "-/$~"]
+    return [os.path.join(f, w) for f in folders[:_MAX_FOLDERS] for w in relative]
+
+
 def run_paths(project: str) -> list[str]:
     """The paths in ``project`` a host runs from itself (:data:`RUN_PATHS`), or the user's
     shell when it enters the folder (:mod:`.shellruns`: mise, direnv), existing or not.
@@ -232,14 +316,19 @@ def run_paths(project: str) -> list[str]:
     from agentreflex.core.contain import shellruns
 
     own = [os.path.join(project, name) for name in RUN_PATHS]
+    own += runner_settings(project)
     return own + shellruns.paths(project) + linked_extensions(project)
 
 
 def _read_settings(path: str) -> object:
-    """A settings file's value as its host reads it (OpenCode's ``.jsonc`` and VS Code's
-    files have comments); a byte-order mark is no text."""
-    if path.endswith(".jsonc") or "/.vscode/" in path:
-        return fsutil.read_json(path, _MAX_BYTES, _jsonc)
+    """A settings file's value as its host reads it; a byte-order mark is no text.
+
+    Every JSON one is read as JSON with comments (JSONC), a superset: OpenCode's
+    ``.jsonc``, VS Code's and the Dev Container's files have comments, and Gemini CLI
+    reads its settings through strip-json-comments.  Read as strict JSON, a settings file
+    with one comment named nothing, and no script it names was held (red-team rt65);
+    a file its host can't read held more than it runs, which costs nothing.
+    """
     if path.endswith(".toml"):  # Codex's: the parser loaded only for a file that is there
         data = fsutil.read_regular(path, _MAX_BYTES)
         if not data:
@@ -250,7 +339,7 @@ def _read_settings(path: str) -> object:
             return tomllib.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError):
             return None
-    return fsutil.read_json(path, _MAX_BYTES)  # (json reads past a BOM itself)
+    return fsutil.read_json(path, _MAX_BYTES, _jsonc)
 
 
 def _string_words(path: str) -> list[str]:
@@ -354,13 +443,19 @@ def settings_files(project: str) -> list[str]:
     their agents' and skills' Markdown files (existing)."""
     paths = [os.path.join(project, name) for name in SETTINGS]
     paths += [p for p in linked_extensions(project) if p.endswith(".json")]
-    try:
-        hooks = os.scandir(os.path.join(project, HOOK_FILES))
-    except OSError:
-        return paths + frontmatter.files(project)
-    with hooks:
-        paths += sorted(e.path for e in hooks if e.name.endswith(".json"))
+    paths += _folder_files(os.path.join(project, HOOK_FILES), (".json",))
+    paths += _folder_files(os.path.join(project, CONTINUE_SERVERS), (".json", ".yaml", ".yml"))
     return paths + frontmatter.files(project)
+
+
+def _folder_files(folder: str, endings: tuple[str, ...]) -> list[str]:
+    """The files in ``folder`` (not below it) whose names end in one of ``endings``."""
+    try:
+        found = os.scandir(folder)
+    except OSError:
+        return []
+    with found:
+        return sorted(e.path for e in found if e.name.endswith(endings))
 
 
 def stamp(project: str) -> tuple[tuple[int, ...], ...]:
@@ -373,7 +468,7 @@ def _run_words(value: object, running: bool = False) -> list[str]:
     those words read from the folder a ``cwd`` setting (a VS Code task's ``options.cwd``)
     runs the program in."""
     if isinstance(value, dict):
-        words = [w for k, v in value.items() for w in _run_words(v, running or k in _RUN_KEYS)]
+        words = [w for k, v in value.items() for w in _run_words(v, running or _runs(k))]
         cwd = _cwd(value)
         if cwd:
             words += [os.path.join(cwd, w) for w in _entry_files(words) if w[:1] not in "-/$"]
@@ -383,6 +478,20 @@ def _run_words(value: object, running: bool = False) -> list[str]:
     if isinstance(value, str) and running:
         return value.split()
     return []
+
+
+def _runs(key: object) -> bool:
+    """Does a settings key hold a program or its arguments?  One of :data:`_RUN_KEYS`, or
+    an editor's setting whose last part names a program's path (VS Code's
+    ``python.defaultInterpreterPath``, ``rust-analyzer.server.path``, a terminal
+    profile's ``path``)."""
+    if not isinstance(key, str):
+        return False
+    return key in _RUN_KEYS or key.rsplit(".", 1)[-1].lower().endswith(_PROGRAM_KEY_ENDS)
+
+
+# the ends of an editor's setting names that hold a program's path (lower-cased)
+_PROGRAM_KEY_ENDS = ("path", "executable", "commandline")
 
 
 def _cwd(value: dict[object, object]) -> str | None:

@@ -159,6 +159,11 @@ def _pins(chosen: Mapping[str, str]) -> dict[str, str]:
     be renamed or removed (EBUSY).  So every folder between a read-only or
     hidden path and the writable mount above it, and that mount, is bound over
     itself, writable as before: about 0.1 ms each at start-up.
+
+    The walk goes on above a writable mount that is itself inside a writable
+    one (the project in a temp folder): renaming a folder above the project,
+    ``mv ../../a ../../a.gone``, took the project with every mount in it and
+    left its path free for a folder of the command's own (red-team rt65).
     """
     pins: dict[str, str] = {}
     for path, kind in chosen.items():
@@ -166,11 +171,13 @@ def _pins(chosen: Mapping[str, str]) -> dict[str, str]:
             continue
         between: list[str] = []
         folder = os.path.dirname(path)
-        while folder not in chosen and folder != "/":
-            between.append(folder)
+        while folder != "/" and chosen.get(folder) in (None, "rw"):
+            if folder in chosen:  # a writable mount: pinned, and so is what holds it
+                pins.update(dict.fromkeys([*between, folder], "pin"))
+                between = []
+            else:
+                between.append(folder)
             folder = os.path.dirname(folder)
-        if chosen.get(folder) == "rw":
-            pins.update(dict.fromkeys([*between, folder], "pin"))
     return pins
 
 

@@ -37,7 +37,7 @@ from agentreflex.core.util.fsutil import (
     through_link,
 )
 
-__all__ = ["PROGRAMS", "after", "before", "folders"]
+__all__ = ["PROGRAMS", "after", "before", "folders", "system_link"]
 
 # what the hosts start by name: git for their status and checkpoints, the shells they run
 # commands and hooks in, the interpreters and runners their settings' servers and hooks
@@ -122,7 +122,7 @@ def after(
             inside(path, w) for w in writable()
         ):
             continue  # not a command's to write: the user's own update (`claude update`)
-        if _systems(path, writable()):
+        if system_link(path, writable()):
             continue
         moved = move_under(path, keep) if act else ""
         if moved and had is not None and isinstance(had[1], str):
@@ -159,7 +159,7 @@ def _target(path: str) -> str | None:
         return None
 
 
-def _systems(path: str, writable: list[str]) -> bool:
+def system_link(path: str, writable: list[str]) -> bool:
     """Is ``path`` a link to the program its name promises, every step of the way outside
     what a contained command can write?  (``git -> /bin/bash`` is no git: it would run a
     file named by git's first argument as a script.)"""

@@ -40,6 +40,7 @@ path.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from agentreflex.core.config.settings import Config
@@ -63,6 +64,8 @@ from agentreflex.core.util.fsutil import (
     file_mark,
     move_under,
     remove_if_unchanged,
+    replace_in_place,
+    stamp,
     through_link,
 )
 
@@ -179,12 +182,51 @@ def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, obje
         "present": [p for p in paths if os.path.lexists(p)],
         "hosts": nestedhosts.before(_host_folders(walks)),
         "programs": pathprograms.before(_path_folders(projects)),
+        "links": _named_links(projects),
     }
     key = _key() if nested else None
     if key is not None:
         record["nested"] = nestedgit.before(projects, key, _records(), walks)
         record["dotenv"] = dotenv.before(_env_files(projects, walks), key)
     return record
+
+
+def _named_links(projects: list[str]) -> dict[str, list[object]]:
+    """The links among the files the hosts' settings run (an MCP server's
+    ``.venv/bin/python``): each one's stamp and where it leads.
+
+    Why: a mount can't hold a link (it would hold what the link leads to), so
+    ``rm .venv/bin/python`` and a script in its place ran outside the boundary at the
+    host's next start (red-team rt65).  One a command replaced is put back.
+    """
+    found: dict[str, list[object]] = {}
+    for project in projects:
+        for path in hostruns.named_files(project):
+            with contextlib.suppress(OSError):
+                if os.path.islink(path):
+                    found[path] = [stamp(path), os.readlink(path)]
+    return found
+
+
+def _relink(
+    record: dict[str, object], keep: str, act: bool, projects: list[str]
+) -> list[tuple[str, str]]:
+    """The links of :func:`_named_links` a command replaced or removed: what is there now
+    moved under ``keep`` and the link put back, each with where it went ("" when not
+    moved).  A new link to the program its name promises, all outside what a command can
+    write (``uv venv`` made again), is left alone."""
+    changed: list[tuple[str, str]] = []
+    for path, had in record.items():
+        if not isinstance(had, list) or len(had) != 2 or stamp(path) == had[0]:
+            continue
+        if pathprograms.system_link(path, _writable(projects)):
+            continue
+        moved = move_under(path, keep) if act and os.path.lexists(path) else ""
+        if act and isinstance(had[1], str):
+            with contextlib.suppress(OSError):
+                replace_in_place(path, had[1].encode(), 0o777, link=True)
+        changed.append((path, moved))
+    return changed
 
 
 def _host_folders(walks: dict[str, treewalk.Walk]) -> list[str]:
@@ -246,6 +288,11 @@ def _undo(
         )
         if changed:
             findings.append(_programs_finding(changed, folder, shadow, since=since))
+    links = before.get("links")
+    if isinstance(links, dict):
+        relinked = _relink(links, folder, not shadow, projects)
+        if relinked:
+            findings.append(_links_finding(relinked, folder, shadow, since=since))
     nested, key = before.get("nested"), _key()
     current = not findings
     if isinstance(nested, dict) and key is not None:
@@ -460,6 +507,23 @@ def _programs_finding(
             f"{', '.join(p for p, _ in changed)}. The host runs them by name outside any "
             "sandbox (git at each session start, the shell, the interpreters of its servers "
             "and hooks). Only the user may put them there. " + tail
+        ),
+    )
+
+
+def _links_finding(
+    changed: list[tuple[str, str]], folder: str, shadow: bool, since: str = ""
+) -> Finding:
+    happened = f"were replaced {since}" if since else "were replaced by this command"
+    tail = _moved_tail(changed, folder, shadow, "(the links are back)")
+    return Finding(
+        reflex="core",
+        code=CODE,
+        verdict=Verdict.WARN,
+        title="PROGRAM A HOST RUNS REPLACED",
+        message=(
+            f"These links, which the hosts' project settings run, {happened}: "
+            f"{', '.join(p for p, _ in changed)}. The host runs them outside any sandbox. " + tail
         ),
     )
 
