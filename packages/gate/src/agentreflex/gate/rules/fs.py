@@ -545,6 +545,16 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             f"This disables {full} (a link to the site's configuration, which stays). "
             "Check the server should stop serving it.",
         )
+    if place is Place.SYSTEM and not recursive and full.startswith(_DROP_INS):
+        # the mirror of installing one there (_overwrite): the image's default site
+        # removed before the app's own goes in (rm /etc/nginx/conf.d/default.conf)
+        return Hit.destructive(
+            "GATE-RM-OUTSIDE",
+            P_WARN,
+            cmd,
+            f"This removes {full}, one service's configuration file in a drop-in folder. "
+            "Check it is the one the user means to replace or switch off.",
+        )
     if place in (Place.SYSTEM, Place.DEVICE):
         return Hit.destructive(
             "GATE-RM-SYSTEM",
