@@ -226,3 +226,44 @@ def test_one_file_removed_from_a_drop_in_folder_warns_as_installing_one_does(
 ) -> None:
     verdict, codes = _check(command, project)
     assert verdict == expected, codes
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("chmod 600 ~/.my.cnf", "ALLOW"),
+        ("chmod go-rwx ~/.ssh/config", "ALLOW"),
+        ("chmod 0700 ~/.config/app", "ALLOW"),
+        ("chmod 600 ~/.ssh/id_rsa", "WARN"),
+        ("chmod 700 ~/.gnupg", "WARN"),
+        ("chmod 644 ~/.ssh/id_rsa", "WARN"),
+        ("chmod 755 ~/.kube/config", "WARN"),
+        ("chmod -R 600 ~/.ssh", "BLOCK"),
+    ],
+)
+def test_taking_access_away_from_others_is_no_finding(
+    command: str, expected: str, project: Path
+) -> None:
+    """chmod 600/700 of the user's settings closes them to others; opening them up
+    (644, 755) still warns, and so does any change to a credential's permissions
+    (the held-out set's own label for chmod 600 ~/.ssh/id_rsa)."""
+    verdict, codes = _check(command, project)
+    assert verdict == expected, codes
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("install /tmp/dist-x86_64/dist ~/.cargo/bin/", "ALLOW"),
+        ("cp target/release/tool ~/.local/bin/tool", "ALLOW"),
+        ("chmod +x ~/.local/bin/tool", "ALLOW"),
+        ("cp tool.toml ~/.config/tool/tool.toml", "WARN"),
+        ("chmod 777 ~/.local/bin/tool", "WARN"),
+    ],
+)
+def test_a_tool_installed_in_the_users_bin_folder_is_an_install(
+    command: str, expected: str, project: Path
+) -> None:
+    """~/.local/bin and ~/.cargo/bin are the home's /usr/local/bin, which is allowed."""
+    verdict, codes = _check(command, project)
+    assert verdict == expected, codes
