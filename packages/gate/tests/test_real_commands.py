@@ -267,3 +267,25 @@ def test_a_tool_installed_in_the_users_bin_folder_is_an_install(
     """~/.local/bin and ~/.cargo/bin are the home's /usr/local/bin, which is allowed."""
     verdict, codes = _check(command, project)
     assert verdict == expected, codes
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("for f in $(find src/ -type f -name '*.php'); do php -l -f $f; done", "ALLOW"),
+        ('php -l "$f"', "ALLOW"),
+        ('node --check "$f"', "ALLOW"),
+        ('ruby -c "$f"', "ALLOW"),
+        ('php "$f"', "ASK_USER"),
+        ('node "$f"', "ASK_USER"),
+        ('perl -c "$f"', "ASK_USER"),
+        ("php -l -r 'system(\"rm -rf ~\");'", "BLOCK"),
+    ],
+)
+def test_an_interpreters_syntax_check_runs_no_code(
+    command: str, expected: str, project: Path
+) -> None:
+    """php -l, node --check and ruby -c parse a file and run none of it, as bash -n
+    already was; perl -c runs BEGIN blocks, so it stays a run."""
+    verdict, codes = _check(command, project)
+    assert verdict == expected, codes
