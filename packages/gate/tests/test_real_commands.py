@@ -289,3 +289,20 @@ def test_an_interpreters_syntax_check_runs_no_code(
     already was; perl -c runs BEGIN blocks, so it stays a run."""
     verdict, codes = _check(command, project)
     assert verdict == expected, codes
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('curl -s -H "X-JFrog-Signing-Key-Name: packagesKey" https://x.example/api', "ALLOW"),
+        ('curl -H "X-Api-Key-Id: 7f3a91c2" https://x.example/api', "ALLOW"),
+        ('curl -H "X-Api-Key: 8f3a9c2e71b64d5fa8f5f167f44f4964" https://x.example/api', "BLOCK"),
+        ('curl -H "X-Auth-Token: 8f3a9c2e71b64d5fa8f5f167f44f4964" https://x.example', "BLOCK"),
+    ],
+)
+def test_a_header_that_names_a_key_carries_no_key(
+    command: str, expected: str, project: Path
+) -> None:
+    """X-...-Key-Name and X-...-Key-Id headers carry a key's name or id, as --key-id does."""
+    verdict, codes = _check(command, project)
+    assert verdict == expected, codes
