@@ -77,6 +77,8 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
         return True  # a CI or Jinja template (${{ secrets.TOKEN }}) or $VAR: the value is elsewhere
     if rule in _PASSWORD_RULES and _DEV_DEFAULT.fullmatch(text[start:end].strip("'\"")):
         return True  # mysql -proot, postgres://postgres:postgres@localhost/app
+    if rule == "x-token-header" and _header_name(text, start).endswith(_ID_FLAG_ENDS):
+        return True  # X-JFrog-Signing-Key-Name: packagesKey names a key, as --key-id does
     if rule not in _GENERIC:
         return False
     value = text[start:end].strip("'\"")
@@ -102,6 +104,12 @@ _USER_VALUE = LazyPattern(
     r"(?i)[a-z_]*(?:user(?:name)?|_db|database)=['\"]?(\w+)['\"]?(?=\s|$)",
     hints="user _db database",
 )
+
+
+def _header_name(text: str, start: int) -> str:
+    """The name of the header whose value starts at ``start`` (``X-Api-Key-Id``), lowercased."""
+    head = text[:start].rstrip(" \t:\"'\\")
+    return head.rsplit(None, 1)[-1].lstrip("\"'").lower() if head.strip() else ""
 
 
 def _its_user(text: str, value: str) -> bool:
