@@ -983,7 +983,6 @@ def _module_unpack(words: list[str]) -> list[str]:
 _SYNTAX_CHECKS = {
     "php": (("-l", "--syntax-check"), ("-r", "-R", "-B", "-E", "-F")),
     "node": (("-c", "--check"), ("-e", "--eval", "-p", "--print", "-r", "--require", "--import")),
-    "nodejs": (("-c", "--check"), ("-e", "--eval", "-p", "--print", "-r", "--require")),
     "ruby": (("-c",), ("-e", "-r", "-n", "-p")),
 }
 
@@ -991,7 +990,7 @@ _SYNTAX_CHECKS = {
 def _checks_syntax_only(lang: str, args: list[str]) -> bool:
     """``php -l``, ``node --check``, ``ruby -c``: the file is parsed for errors and none of
     it runs, as ``bash -n`` (a code argument or a preloaded module still runs)."""
-    flags = _SYNTAX_CHECKS.get(lang)
+    flags = _SYNTAX_CHECKS.get("node" if lang == "nodejs" else lang)
     if flags is None:
         return False
     check, runs = flags
