@@ -1,9 +1,10 @@
-"""Folders a command creates itself, so that what it then does to them loses nothing.
+"""Folders and files a command creates itself, so that what it then does to them loses nothing.
 
 ``mkdir -p /home/app && chown -R app:app /home/app`` (and ``useradd -m app``,
 which makes ``/home/app``) hands a folder the same command just made to its
 user: a container-build idiom, not a change to the system's own files
-(issue 30).  :func:`made_dirs` lists those folders in the order the commands
+(issue 30); so does ``touch /var/run/nginx.pid && chown nginx /var/run/nginx.pid``
+for a file.  :func:`made_dirs` lists those folders and files in the order the commands
 run; the permission rules skip targets inside them.  A folder that exists
 already is not made (``mkdir -p /etc`` changes nothing), so only folders
 absent now count.
@@ -42,6 +43,15 @@ def _makes(cmd: Cmd, where: Where) -> list[str]:
         ]
         made = [resolve(w, where, cmd.cwd) for w in words if w and not has_marker(w)]
         return [m for m in made if not os.path.lexists(m)]  # mkdir -p of /etc makes nothing
+    if cmd.name == "touch" and not any(a in ("-c", "--no-create") for a in args):
+        valued = {"-d", "--date", "-r", "--reference", "-t"}
+        words = [
+            a
+            for i, a in enumerate(args)
+            if not a.startswith("-") and not (i and args[i - 1] in valued)
+        ]
+        made = [resolve(w, where, cmd.cwd) for w in words if w and not has_marker(w)]
+        return [m for m in made if not os.path.lexists(m)]  # a file that exists is not made
     if cmd.name in _USERADD and any(a in ("-m", "--create-home") for a in args):
         home = _value(args, ("-d", "--home-dir", "--home"))
         user = [a for a in args if not a.startswith("-")][-1:] if args else []

@@ -19,7 +19,9 @@ is ordinary use and the same header sent to any other host is not.
 from __future__ import annotations
 
 import os
+import re
 
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, positional
 from agentreflex.gate.shell.paths import Where, classify, is_history_file, is_secret_file
 
@@ -466,7 +468,7 @@ def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:
     host = _host(cmd)
     if host:
         for var in cmd.vars_used:
-            owners = token_hosts(var)
+            owners = token_hosts(var) if names_a_token(var) else ()
             if owners and not _host_in(host, owners):
                 hits.append(
                     _hit(
@@ -500,6 +502,18 @@ def _is_body(args: list[str], i: int) -> bool:
 
 
 _TOKENS: list[tuple[str, tuple[str, ...]]] = []
+# A personal access token's usual name (GH_PAT, GITHUB_PAT, CR_PAT): no credential word in it.
+_PAT = LazyPattern(r"(?:^|_)PAT(?:_|$)", re.IGNORECASE)
+
+
+def names_a_token(var: str) -> bool:
+    """Whether variable ``var`` is named as a credential (``GITHUB_TOKEN``, ``NPM_AUTH``,
+    ``GH_PAT``, ``CI_JOB_TOKEN``).  A service's prefix alone says only whose variable
+    it is: GitHub Actions' ``GITHUB_REPOSITORY``, ``GITHUB_SHA``, ``GITHUB_REF_NAME``
+    are a repository's name, a commit and a tag, sent anywhere in a URL."""
+    from agentreflex.gate.rules.secrets import secret_named
+
+    return secret_named(var) or bool(_PAT.search(var))
 
 
 def token_hosts(var: str) -> tuple[str, ...]:

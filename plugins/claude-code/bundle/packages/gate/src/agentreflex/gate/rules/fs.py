@@ -545,6 +545,16 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             f"This disables {full} (a link to the site's configuration, which stays). "
             "Check the server should stop serving it.",
         )
+    if place is Place.SYSTEM and not recursive and full.startswith(_DROP_INS):
+        # the mirror of installing one there (_overwrite): the image's default site
+        # removed before the app's own goes in (rm /etc/nginx/conf.d/default.conf)
+        return Hit.destructive(
+            "GATE-RM-OUTSIDE",
+            P_WARN,
+            cmd,
+            f"This removes {full}, one service's configuration file in a drop-in folder. "
+            "Check it is the one the user means to replace or switch off.",
+        )
     if place in (Place.SYSTEM, Place.DEVICE):
         return Hit.destructive(
             "GATE-RM-SYSTEM",
@@ -783,6 +793,15 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
         if to_self and place in (Place.HOME, Place.HOME_DOT, Place.HOME_OTHER, Place.CACHE):
             continue  # sudo chown -R $(whoami) ~/.npm: the user's files given back to them
         if (
+            place is Place.HOME_DOT
+            and cmd.name == "chmod"
+            and (
+                (not recursive and _restricting_mode(mode) and not is_secret_file(full))
+                or (_ordinary_mode(mode) and _in_user_bin(full, where))
+            )
+        ):
+            continue  # chmod 600 ~/.ssh/id_rsa, chmod +x ~/.local/bin/tool
+        if (
             place is Place.SYSTEM
             and _app_dir(full)
             and (cmd.name != "chmod" or _ordinary_mode(mode))
@@ -878,6 +897,27 @@ def _ordinary_mode(mode: str) -> bool:
     return all(re.fullmatch(r"[ugoa]*\+[rxX]+", c) for c in clauses)
 
 
+def _restricting_mode(mode: str) -> bool:
+    """Modes that only take access away from others (600, 0700, go-rwx, o-r): what
+    ssh and gpg ask of their files, and what ``chmod 700 ~/.gnupg`` does."""
+    if re.fullmatch(r"0?[4-7]00", mode):
+        return True
+    return all(re.fullmatch(r"[go]+-[rwxX]+", c) for c in mode.split(","))
+
+
+# The user's own command folders, where tools are installed without root (``cargo
+# install``, ``pipx``, ``install target/release/dist ~/.cargo/bin/``): the home's
+# /usr/local/bin.
+_USER_BIN_DIRS = (".local/bin", ".cargo/bin", ".bun/bin", ".deno/bin")
+
+
+def _in_user_bin(full: str, where: Where) -> bool:
+    home = where.home.rstrip("/")
+    return bool(home) and any(
+        full == f"{home}/{d}" or full.startswith(f"{home}/{d}/") for d in _USER_BIN_DIRS
+    )
+
+
 def move(cmd: Cmd, where: Where) -> list[Hit]:
     """``mv`` of the project/home/system away, or into ``/dev/null``; ``cp``/``ln`` onto system files."""
     paths = [a for a in cmd.args if not a.startswith("-")]
@@ -932,7 +972,11 @@ def move(cmd: Cmd, where: Where) -> list[Hit]:
                 f"This writes into {dfull}, a system location. Ask the user.",
             )
         )
-    elif dplace is Place.HOME_DOT and cmd.name in ("cp", "mv", "ln", "install", "rsync"):
+    elif (
+        dplace is Place.HOME_DOT
+        and cmd.name in ("cp", "mv", "ln", "install", "rsync")
+        and not _in_user_bin(dfull, where)
+    ):
         hits.append(
             Hit.destructive(
                 "GATE-OVERWRITE-DOTFILE",

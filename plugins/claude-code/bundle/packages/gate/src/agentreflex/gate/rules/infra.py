@@ -692,6 +692,10 @@ _RELEASES: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+# Flags that make a program print its version or usage and stop, whatever it does by default.
+_ASKS_ONLY = frozenset({"--version", "-v", "--help", "-h"})
+
+
 def publish(cmd: Cmd, where: Where) -> list[Hit]:
     """Releasing packages to public registries, and deleting things on GitHub."""
     name, args = cmd.name, cmd.args
@@ -705,6 +709,8 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
     )
     if name == "goreleaser" and words[:1] and words[0] != "release":
         released = False
+    if not words and any(a in _ASKS_ONLY for a in args):
+        released = False  # goreleaser --version: a tool that releases by default, asked about
     if released:
         return [
             Hit.destructive(

@@ -56,6 +56,17 @@ _DEV_DEFAULT = LazyPattern(
     r"guest|default|pass|changeme|mysql|mariadb|mongo|redis|keycloak|sonar|minio|"
     r"minioadmin|minio123|rabbitmq|user|app|example)[_-]?(?:\d{1,4}|pass(?:word)?)?!?"
 )
+# A value the reader must replace (``__YOUR_PULSE_API_KEY__``, ``<api-key>``,
+# ``your-token-here``, ``REPLACE_ME``): READMEs and .env examples spell keys so.
+_PLACEHOLDER = LazyPattern(
+    r"(?i)(?:__[a-z0-9_]+__|<[^<>]+>|\{\{?[a-z0-9_ .-]+\}\}?|"
+    r"(?:\w*[_-])?your[_-]\w*|\w*(?:replace|change|fill)[_-]?(?:me|this)\w*)"
+)
+# A path to a key file (``GOOGLE_APPLICATION_CREDENTIALS=./service-account.json``):
+# the variable says where the credential is, not what it is.
+_KEY_FILE = LazyPattern(
+    r"(?:\.{1,2}/|~/|/)[\w./-]*\.(?:json|pem|key|p12|pfx|crt|cer|jks|ya?ml|txt|env|ini|toml)"
+)
 _ID_FLAG_ENDS = ("-id", "_id", "-arn", "-name", "-ids", "-path")
 
 
@@ -66,9 +77,13 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
         return True  # a CI or Jinja template (${{ secrets.TOKEN }}) or $VAR: the value is elsewhere
     if rule in _PASSWORD_RULES and _DEV_DEFAULT.fullmatch(text[start:end].strip("'\"")):
         return True  # mysql -proot, postgres://postgres:postgres@localhost/app
+    if rule == "x-token-header" and _header_name(text, start).endswith(_ID_FLAG_ENDS):
+        return True  # X-JFrog-Signing-Key-Name: packagesKey names a key, as --key-id does
     if rule not in _GENERIC:
         return False
     value = text[start:end].strip("'\"")
+    if _PLACEHOLDER.fullmatch(value) or _KEY_FILE.fullmatch(value) or _its_user(text, value):
+        return True
     word_start = max(text.rfind(" ", 0, start), text.rfind("=", 0, start)) + 1
     token = text[text.rfind(" ", 0, start) + 1 : end]
     before = text[:word_start].rstrip(" =").rsplit(" ", 1)[-1].strip("'\"")
@@ -83,6 +98,27 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     if program == "gcloud" and _option_of(text, start) in _SECRET_REFERENCES:
         return True  # gcloud --secret=NAME, --set-secrets=VAR=NAME:VERSION: a name, not a value
     return before == "--api-key" and program == "aws"
+
+
+_USER_VALUE = LazyPattern(
+    r"(?i)[a-z_]*(?:user(?:name)?|_db|database)=['\"]?(\w+)['\"]?(?=\s|$)",
+    hints="user _db database",
+)
+
+
+def _header_name(text: str, start: int) -> str:
+    """The name of the header whose value starts at ``start`` (``X-Api-Key-Id``), lowercased."""
+    head = text[:start].rstrip(" \t:\"'\\")
+    return head.rsplit(None, 1)[-1].lstrip("\"'").lower() if head.strip() else ""
+
+
+def _its_user(text: str, value: str) -> bool:
+    """A password that is the user or database name set in the same command
+    (``-e POSTGRES_USER=petclinic -e POSTGRES_PASSWORD=petclinic``): a throwaway
+    container's development default, public in every README that starts it."""
+    if len(value) > 32 or not value.isalnum():
+        return False
+    return any(m.group(1) == value for m in _USER_VALUE.finditer(text))
 
 
 # gcloud's options whose values name Secret Manager secrets (``--secret=db-password``,

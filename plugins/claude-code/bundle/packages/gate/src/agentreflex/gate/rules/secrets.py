@@ -227,8 +227,8 @@ def shell_hits(
     ):
         if (
             name in ("cp", "git", "tee", "tar", "zip", "7z", "gzip", "ssh-keygen")
-            and not feeds_network
-        ):
+            or _imports_key(cmd)
+        ) and not feeds_network:
             return hits
         if feeds_network:
             hits.append(
@@ -293,6 +293,18 @@ def shell_hits(
                 )
             )
     return hits
+
+
+_GPG_PRINTS = ("-d", "--decrypt", "--export", "--export-secret", "--show-keys", "--list-packets")
+
+
+def _imports_key(cmd: Cmd) -> bool:
+    """``gpg --import KEYFILE``: the key goes into the keyring and gpg prints only its
+    id; a print of it (``--decrypt``, ``--export-secret-keys``) in the same call still
+    counts."""
+    if cmd.name not in ("gpg", "gpg2") or "--import" not in cmd.args:
+        return False
+    return not any(a.startswith(_GPG_PRINTS) for a in cmd.args if a != "--import")
 
 
 def secret_printer(cmd: Cmd) -> str:

@@ -684,9 +684,12 @@ def patch_targets(patch: str, cwd: str) -> list[str]:
 
     ``git apply`` strips one folder (``a/``, ``b/``), ``patch -pN`` as many as
     it is told: both spellings are judged, which can only ask more.  A patch
-    that can't be read (missing, too big, fed from a pipe) may change anything
-    below the working directory.
+    that can't be read (missing, too big, fed from a pipe, named only at run
+    time: ``git apply "$RUNNER_TEMP/x.patch"``) may change anything below the
+    working directory.
     """
+    if has_marker(patch) or has_marker(cwd):
+        return ["./" + DESCENDANT]
     full = patch if patch.startswith("/") else posixpath.join(cwd, patch)
     try:
         if os.path.getsize(full) > MAX_PATCH_BYTES:

@@ -242,10 +242,11 @@ def classify(
     ``notes.md`` made earlier as ``ln -s ~/.bashrc notes.md`` is the user's
     ``.bashrc``.  (``rm``, ``mv`` and ``sed -i`` act on the link itself.)
     """
+    if path.endswith(CACHE_ENTRY):
+        # only caches, wherever the walk starts (``cd "$DIR" && find . -name __pycache__``)
+        return Place.CACHE, resolve(path[: -len(CACHE_ENTRY)] or "/", where, cwd)
     if path[:1] in (UNKNOWN, REMOTE):
         return Place.UNKNOWN, path
-    if path.endswith(CACHE_ENTRY):
-        return Place.CACHE, resolve(path[: -len(CACHE_ENTRY)] or "/", where, cwd)
     base, everything = glob_base(path)
     descendant = DESCENDANT in path or (base != path and not everything)
     full = resolve(base, where, cwd)

@@ -822,6 +822,8 @@ class RunnersMixin(WalkerBase):
             self._script(resolve(target, self.where, cmd.cwd), cmd, depth)
 
     def interpreter(self, cmd: Cmd, lang: str, depth: int) -> None:
+        if _checks_syntax_only(lang, cmd.args):
+            return  # php -l FILE, node --check FILE, ruby -c FILE: parsed, never run
         code, rest = interp.code_argument(lang, cmd.args)
         if code is not None:
             if REMOTE in code:
@@ -974,3 +976,24 @@ def _module_unpack(words: list[str]) -> list[str]:
     if words[0] == "zipfile":
         return ["unzip", "-o", src, "-d", dest]
     return ["tar", "-xf", src, "-C", dest]
+
+
+# An interpreter's syntax-check flag, and the flags that would still hand it code to run.
+# perl -c is not here: it runs the file's BEGIN and use blocks.
+_SYNTAX_CHECKS = {
+    "php": (("-l", "--syntax-check"), ("-r", "-R", "-B", "-E", "-F")),
+    "node": (("-c", "--check"), ("-e", "--eval", "-p", "--print", "-r", "--require", "--import")),
+    "ruby": (("-c",), ("-e", "-r", "-n", "-p")),
+}
+
+
+def _checks_syntax_only(lang: str, args: list[str]) -> bool:
+    """``php -l``, ``node --check``, ``ruby -c``: the file is parsed for errors and none of
+    it runs, as ``bash -n`` (a code argument or a preloaded module still runs)."""
+    flags = _SYNTAX_CHECKS.get("node" if lang == "nodejs" else lang)
+    if flags is None:
+        return False
+    check, runs = flags
+    return any(a in check for a in args) and not any(
+        a in runs or a.startswith(tuple(f + "=" for f in runs if f.startswith("--"))) for a in args
+    )
