@@ -391,3 +391,39 @@ def test_a_dangling_git_link_is_no_repository_top_as_for_git(tmp_path: Path) -> 
     from agentreflex.core.worktree.safegit import work_tree_top
 
     assert work_tree_top(str(a)) == str(tmp_path / "repo")
+
+
+# red-team rt70: a runner's name rebound to another program in the command itself, as an
+# alias or a function is: bash's `hash -p FILE NAME` ("no path search is performed, and
+# filename is used as the full filename of the command", bash(1) SHELL BUILTIN COMMANDS)
+@pytest.mark.parametrize(
+    "command",
+    [
+        "hash -p /bin/true pytest; pytest",
+        "hash -p /usr/bin/true pytest && pytest -q",
+        "hash -r -p /bin/true npm; npm test",
+    ],
+)
+def test_a_runner_name_rebound_by_hash_is_fake(tmp_path: Path, command: str) -> None:
+    assert assess(command, str(tmp_path)).verdict == FAKE
+
+
+# red-team rt70: pytest reads more arguments from PYTEST_ADDOPTS ("extra command line
+# options", docs.pytest.org reference: environment variables), so a list-only switch put
+# there in the command collects and runs no test, with exit status 0, as `pytest --co` does
+@pytest.mark.parametrize(
+    "command",
+    [
+        "PYTEST_ADDOPTS=--collect-only pytest",
+        "env PYTEST_ADDOPTS=--co pytest -q",
+        "export PYTEST_ADDOPTS=--co; pytest",
+        "PYTEST_ADDOPTS='-q --co' python -m pytest",
+        'export PYTEST_ADDOPTS="--fixtures" && uv run pytest',
+    ],
+)
+def test_a_list_only_switch_in_pytest_addopts_runs_no_test(tmp_path: Path, command: str) -> None:
+    assert assess(command, str(tmp_path)).verdict == NONE
+
+
+def test_pytest_addopts_without_a_list_switch_still_runs(tmp_path: Path) -> None:
+    assert assess("PYTEST_ADDOPTS='-x -q' pytest", str(tmp_path)).verdict == RUN
