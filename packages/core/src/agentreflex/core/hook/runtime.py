@@ -428,12 +428,14 @@ class OutOfTime(BaseException):
     ``except Exception`` inside a reflex takes it for its own failure and goes on."""
 
 
-def _floor_timer(limit: float = FLOOR_HARD_LIMIT) -> Callable[[], None] | None:
-    """Raise :class:`OutOfTime` in this thread after ``limit`` seconds; the stopper.
+def _floor_timer(seconds: float | None = None) -> Callable[[], None] | None:
+    """Raise :class:`OutOfTime` in this thread after ``seconds`` (:data:`FLOOR_HARD_LIMIT`
+    when not given, read at the call); the stopper.
 
     Only the main thread has signals: in the daemon's threads there is none, and a hook
     that gives up waiting for the daemon evaluates the call itself, here.
     """
+    limit = FLOOR_HARD_LIMIT if seconds is None else seconds
     if TYPE_CHECKING:
         import signal
     else:  # signal.py imports enum for its IntEnums; the C module it wraps is enough here
