@@ -307,6 +307,29 @@ def test_an_ask_with_no_snapshot_says_nothing_was_saved(repo: Path, tmp_path: Pa
     assert not list(elsewhere.iterdir())
 
 
+def test_a_discard_asked_when_the_look_runs_out_of_time_stays_asked_and_says_nothing_is_saved(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """red-team rt70: a command may leave more files than the work tree's look reads in
+    time, and the look is then given up (``WORKTREE_LIMIT``, lowered here so that
+    thousands of files stand for a million).  The discard after it is not lifted by a
+    snapshot that was never taken, and its question says nothing is saved."""
+    from agentreflex.core.hook import runtime
+
+    for i in range(20):
+        folder = repo / "many" / str(i)
+        folder.mkdir(parents=True)
+        for j in range(500):
+            (folder / f"f{j}").touch()
+    monkeypatch.setattr(runtime, "WORKTREE_LIMIT", 0.05)
+    decision = pre(repo, "rm -rf src", "asks")
+    assert decision.verdict is Verdict.ASK_USER, reason(decision)
+    assert "work tree not observed" in " ".join(decision.errors)
+    text = reason(decision)
+    assert "no snapshot was taken" in text and "too many files" in text, text
+    assert "allowed:" not in text
+
+
 def _submodule(repo: Path) -> Path:
     upstream = repo.parent / "upstream"
     upstream.mkdir()

@@ -409,15 +409,21 @@ def _observe_worktree(event: Event, decision: Decision, notes: list[Note], confi
     """The work tree's look before or after the tool, given up past :data:`WORKTREE_LIMIT`.
 
     Given up, the call has no change facts and no snapshot, and says so; the answer (the
-    boundary's line among it) is still given in time.
+    boundary's line among it) is still given in time.  A discard the gate asked about
+    stays asked (only a snapshot that holds its work lifts a question), and the question
+    says that nothing is saved: a command that left a million files must not buy the next
+    one a silent discard.
     """
-    from agentreflex.core.worktree.hook import around_tool
+    from agentreflex.core.worktree.hook import around_tool, say_nothing_saved
 
     stop_timer = _floor_timer(WORKTREE_LIMIT)
     try:
         around_tool(event, decision, notes, config)
     except OutOfTime as exc:
-        decision.errors.append(f"work tree not observed ({exc}: too many files to look at)")
+        why = f"{exc}: too many files to look at"
+        decision.errors.append(f"work tree not observed ({why})")
+        if event.kind is EventKind.PRE_TOOL and decision.verdict.rank >= Verdict.ASK_USER.rank:
+            say_nothing_saved(decision, why)  # not lifted: no snapshot holds its work
     finally:
         if stop_timer is not None:
             stop_timer()
