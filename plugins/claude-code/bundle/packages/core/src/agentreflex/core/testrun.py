@@ -65,7 +65,7 @@ RUNNERS = LazyPattern(
 )
 # Env assignments and command wrappers that may precede the real command.
 WRAPPERS = LazyPattern(
-    r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|env|time|nice|nohup|command|exec|"
+    r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"[^\"]*\"|[^\s'\"])*|sudo|env|time|nice|nohup|command|exec|"
     r"xvfb-run(?:\s+-a)?|timeout(?:\s+-\S+)*\s+\S+|"
     r"(?:uv|poetry|pipenv|hatch|pdm|rye)\s+run(?:\s+--?\S+)*|"
     r"npx|bunx|pnpm\s+exec|yarn\s+exec|bundle\s+exec|"
@@ -130,6 +130,15 @@ _FUNCTION_DEF = LazyPattern(
     hints="( function",
 )
 _ALIAS = LazyPattern(r"\balias\s+([A-Za-z_][\w.-]*)=", hints="alias")
+# bash's ``hash -p FILE NAME``: NAME runs FILE, with no path search (bash(1)), red-team rt70
+_HASHED = LazyPattern(
+    r"\bhash\s+(?:-[a-z]+\s+)*?-[a-z]*p[a-z]*\s+\S+\s+([A-Za-z_][\w.-]*)", hints="hash"
+)
+# pytest's arguments from the environment ("extra command line options", PYTEST_ADDOPTS in
+# docs.pytest.org's reference), set in the command: a list-only switch there runs no test
+_PYTEST_ADDOPTS = LazyPattern(
+    r"\bPYTEST_ADDOPTS=('[^']*'|\"[^\"]*\"|[^\s;&|)]*)", hints="PYTEST_ADDOPTS"
+)
 _PIPEFAIL = LazyPattern(
     r"\bset\s+(?:-\w*\s+)*-[a-z]*o\s*pipefail|\bset\s+-o\s+pipefail", hints="pipefail"
 )
@@ -184,6 +193,9 @@ def assess(command: str, cwd: str = "", depth: int = 0) -> TestRun:
     """
     shadowed = _shadowed(command)
     pipefail = bool(_PIPEFAIL.search(command))
+    addopts = [
+        w for m in _PYTEST_ADDOPTS.finditer(command) for w in m.group(1).strip("'\"").split()
+    ]
     parts = _OPERATORS.split(command)
     here = cwd
     best = TestRun()
@@ -193,6 +205,8 @@ def assess(command: str, cwd: str = "", depth: int = 0) -> TestRun:
             here = _cd(here, seg.split(" ", 1)[1].strip())
             continue
         found = _resolve(seg, here, shadowed, depth)
+        if found.verdict != FAKE and "pytest" in seg and _NO_RUN.intersection(addopts):
+            continue  # pytest told to list only, through its environment (as ``pytest --co``)
         if found.verdict == NONE:
             continue
         if found.verdict != FAKE and _elsewhere(here, cwd):
@@ -213,6 +227,7 @@ def _better(a: TestRun, b: TestRun) -> TestRun:
 def _shadowed(command: str) -> frozenset[str]:
     names = {m.group(1) or m.group(2) for m in _FUNCTION_DEF.finditer(command)}
     names.update(m.group(1) for m in _ALIAS.finditer(command))
+    names.update(m.group(1) for m in _HASHED.finditer(command))
     return frozenset(n for n in names if n)
 
 
@@ -317,7 +332,9 @@ def _resolve(seg: str, cwd: str, shadowed: frozenset[str], depth: int) -> TestRu
         return TestRun()  # builds the tests and runs none (mvn -DskipTests, gradle -x test)
     if first in shadowed:
         return TestRun(
-            FAKE, runner, f"`{first}` is a shell function or alias defined in the command"
+            FAKE,
+            runner,
+            f"`{first}` is a shell function, alias or hashed path defined in the command",
         )
     if "/" in raw_first and not _installed(raw_first, first, cwd):
         return TestRun(FAKE, runner, f"`{raw_first}` is a project file named like a runner")

@@ -115,27 +115,45 @@ def holder(
         return None  # tried a short while ago, and it could not be had: not each command
     import fcntl
 
+    # the state folder may refuse a write (its filesystem filled from the project or a cache
+    # a command writes, red-team rt70): the lock and the record are then done without, and
+    # the holder just started is joined all the same, never the user's pid namespace
+    lock = _open_lock(record)
     try:
-        os.makedirs(os.path.dirname(record), mode=0o700, exist_ok=True)
-        lock = os.open(record + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        if lock is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(lock, fcntl.LOCK_EX)
         found = _verified(record)  # another hook started it meanwhile
         if found is None and _failed_at(record) is None:
             found = _start(engine, view)
             if found is None:
                 _remember_failure(record)
             else:
-                _write(record, found)
-                with contextlib.suppress(OSError):
-                    os.unlink(record + _FAILED)
+                _keep(record, found)
         return found
+    finally:
+        if lock is not None:
+            os.close(lock)
+
+
+def _open_lock(record: str) -> int | None:
+    """The lock beside ``record``, made if need be; None where the state folder refuses it."""
+    try:
+        os.makedirs(os.path.dirname(record), mode=0o700, exist_ok=True)
+        return os.open(record + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError:
         return None
-    finally:
-        os.close(lock)
+
+
+def _keep(record: str, pid: int) -> None:
+    """Record holder ``pid`` for the next commands, where the state folder takes the write.
+
+    Where it does not, the next command starts a holder of its own (its namespace then not
+    shared with this one's background processes): the boundary is the same.
+    """
+    with contextlib.suppress(OSError):
+        _write(record, pid)
+        os.unlink(record + _FAILED)
 
 
 def fallback(project: str, env: Mapping[str, str] | None = None) -> str:
@@ -325,9 +343,14 @@ def _write(record: str, pid: int) -> None:
     if identity is None:
         raise OSError("the holder left at once")
     temp = f"{record}.{os.getpid()}"
-    with open(temp, "w", encoding="ascii") as handle:
-        handle.write(" ".join(str(n) for n in (pid, *identity)) + "\n")
-    os.replace(temp, record)
+    try:
+        with open(temp, "w", encoding="ascii") as handle:
+            handle.write(" ".join(str(n) for n in (pid, *identity)) + "\n")
+        os.replace(temp, record)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)  # a part written before the disk was full
+        raise
 
 
 def stop(env: Mapping[str, str] | None = None) -> int:

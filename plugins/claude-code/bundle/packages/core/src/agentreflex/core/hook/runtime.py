@@ -29,7 +29,7 @@ from agentreflex.core.hook.sessionproject import started as session_started
 from agentreflex.core.hosts import TRANSCRIPT_USAGE, get_adapter
 from agentreflex.core.hosts.base import HostReply, PayloadError
 from agentreflex.core.redaction.redact import redact, redact_head, redact_line, redact_obj
-from agentreflex.core.reflex import ReflexContext
+from agentreflex.core.reflex import Note, ReflexContext
 from agentreflex.core.state.auth import KeyUnavailable
 from agentreflex.core.state.home import state_problem
 from agentreflex.core.state.integrity import (
@@ -398,28 +398,61 @@ def _run_reflexes(
 FLOOR_HARD_LIMIT = 15.0
 
 
+# Seconds the work tree's look (change facts, the snapshot for undo) may take, after the
+# reflexes' own FLOOR_HARD_LIMIT and still inside the host's 30 s: its cost grows with the
+# files a command leaves (a million empty ones made it 47 s, red-team rt70), and a hook the
+# host stops answers nothing, so the next command ran as written, outside the boundary.
+WORKTREE_LIMIT = 8.0
+
+
+def _observe_worktree(event: Event, decision: Decision, notes: list[Note], config: Config) -> None:
+    """The work tree's look before or after the tool, given up past :data:`WORKTREE_LIMIT`.
+
+    Given up, the call has no change facts and no snapshot, and says so; the answer (the
+    boundary's line among it) is still given in time.  A discard the gate asked about
+    stays asked (only a snapshot that holds its work lifts a question), and the question
+    says that nothing is saved: a command that left a million files must not buy the next
+    one a silent discard.
+    """
+    from agentreflex.core.worktree.hook import around_tool, say_nothing_saved
+
+    stop_timer = _floor_timer(WORKTREE_LIMIT)
+    try:
+        around_tool(event, decision, notes, config)
+    except OutOfTime as exc:
+        why = f"{exc}: too many files to look at"
+        decision.errors.append(f"work tree not observed ({why})")
+        if event.kind is EventKind.PRE_TOOL and decision.verdict.rank >= Verdict.ASK_USER.rank:
+            say_nothing_saved(decision, why)  # not lifted: no snapshot holds its work
+    finally:
+        if stop_timer is not None:
+            stop_timer()
+
+
 class OutOfTime(BaseException):
     """The reflexes ran past :data:`FLOOR_HARD_LIMIT`; a BaseException, so that no
     ``except Exception`` inside a reflex takes it for its own failure and goes on."""
 
 
-def _floor_timer() -> Callable[[], None] | None:
-    """Raise :class:`OutOfTime` in this thread after :data:`FLOOR_HARD_LIMIT`; the stopper.
+def _floor_timer(seconds: float | None = None) -> Callable[[], None] | None:
+    """Raise :class:`OutOfTime` in this thread after ``seconds`` (:data:`FLOOR_HARD_LIMIT`
+    when not given, read at the call); the stopper.
 
     Only the main thread has signals: in the daemon's threads there is none, and a hook
     that gives up waiting for the daemon evaluates the call itself, here.
     """
+    limit = FLOOR_HARD_LIMIT if seconds is None else seconds
     if TYPE_CHECKING:
         import signal
     else:  # signal.py imports enum for its IntEnums; the C module it wraps is enough here
         import _signal as signal
 
     def _raise(signum: int, frame: object) -> None:
-        raise OutOfTime(f"no answer within {FLOOR_HARD_LIMIT:g} s")
+        raise OutOfTime(f"no answer within {limit:g} s")
 
     try:
         previous = signal.signal(signal.SIGALRM, _raise)
-        delay, interval = signal.setitimer(signal.ITIMER_REAL, FLOOR_HARD_LIMIT)
+        delay, interval = signal.setitimer(signal.ITIMER_REAL, limit)
     except (ValueError, AttributeError, OSError):
         return None
     started = time.monotonic()
@@ -430,7 +463,7 @@ def _floor_timer() -> Callable[[], None] | None:
         signal.setitimer(signal.ITIMER_REAL, left, interval)
         signal.signal(signal.SIGALRM, previous)
 
-    if 0 < delay <= FLOOR_HARD_LIMIT:  # theirs comes first: leave it as it was
+    if 0 < delay <= limit:  # theirs comes first: leave it as it was
         stop()
         return None
     return stop
@@ -647,13 +680,9 @@ def _run_event(
     if event.tool is not None and not homeless and config.worktree_observe:
         # after the look for planted settings: reading the work tree may take long (a
         # large file written), and a host that stops waiting must not skip that look
-        from agentreflex.core.worktree.hook import around_tool
-
-        around_tool(event, decision, ctx.notes, config)
+        _observe_worktree(event, decision, ctx.notes, config)
     notice = _trust_notice(event, state, config)
     if notice:
-        from agentreflex.core.reflex import Note
-
         ctx.notes.append(Note("core", TRUST_NOTE, config.pending_sha256))
     latency = (time.perf_counter() - started) * 1000.0
     if store_down:

@@ -123,7 +123,7 @@ def _before(event: Event, decision: Decision, notes: list[Note], config: Config)
     repo = _repo_of(event)
     if repo is None:
         if _wants_snapshot(event, decision) and _git_leads_nowhere(event):
-            _say_nothing_saved(decision, "the project's .git leads to no git folder to keep it in")
+            say_nothing_saved(decision, "the project's .git leads to no git folder to keep it in")
         return
     fp = observe.fingerprint(repo, _skip_dir(repo, config))
     n = None
@@ -303,11 +303,11 @@ def _snapshot(
         snap, why = None, f"the snapshot store could not be written: {exc}"
     if snap is None:
         decision.errors.append(f"no snapshot: {why}")
-        _say_nothing_saved(decision, why)
+        say_nothing_saved(decision, why)
         return None
     if snap.skipped and not snap.tree:
         decision.errors.append(f"no snapshot: {snap.skipped}")
-        _say_nothing_saved(decision, snap.skipped)
+        say_nothing_saved(decision, snap.skipped)
         return None
     if snap.skipped:  # saved, but not whole: never relied on to allow a discard
         decision.errors.append(f"snapshot {snap.n} is not whole: {snap.skipped}")
@@ -519,7 +519,7 @@ def _entries(fp: dict[str, Any]) -> dict[str, observe.Entry]:
     }
 
 
-def _say_nothing_saved(decision: Decision, why: str) -> None:
+def say_nothing_saved(decision: Decision, why: str) -> None:
     """The question before a discard says no snapshot holds the work: never silence, which
     a user who saw "saved" before takes for the same (red-team rt49)."""
     said = f"no snapshot was taken ({why}): nothing of the uncommitted work is saved"
