@@ -77,3 +77,53 @@ def test_a_full_disk_under_the_state_folder_leaves_no_command_in_the_users_pid_n
     assert said["first"] == "True", done.stdout  # the namespace is had at all
     assert said["victim"] == "alive", done.stdout
     assert said["joined"] == "True", done.stdout
+
+
+# a new filter (after an upgrade) meets a full disk: it was never stored in the state folder
+FILTER_DRIVER = textwrap.dedent(
+    """
+    import os, shlex, subprocess, sys
+    root = sys.argv[1]
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", root], check=True)
+    home, project = os.path.join(root, "home"), os.path.join(root, "proj")
+    os.makedirs(os.path.join(project, ".agentreflex"))
+    os.makedirs(home)
+    env = dict(os.environ, HOME=home, XDG_STATE_HOME=os.path.join(home, ".local", "state"))
+    os.environ.update(env)
+    subprocess.run(["dd", "if=/dev/zero", "of=" + os.path.join(home, "big"), "bs=64k"],
+                   capture_output=True, check=False)  # the move: the disk is full
+    from agentreflex.core.contain import boundary
+    # TIOCSTI on /dev/null: ENOTTY (25) where the kernel is asked, EPERM (1) where the filter answers
+    probe = ("import fcntl, os, termios\\n"
+             "fd = os.open('/dev/null', os.O_RDWR)\\n"
+             "try:\\n    fcntl.ioctl(fd, termios.TIOCSTI, b'x')\\n"
+             "except OSError as exc:\\n    print('errno', exc.errno)\\n")
+    line = boundary.rewrite(shlex.join([sys.executable, "-c", probe]), project, env=env, joined=False)
+    done = subprocess.run(["bash", "-c", line], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=60)
+    print("filtered", "--seccomp" in line or " 8< " in line)
+    print("ran", done.returncode, done.stderr.strip()[-300:].replace(chr(10), " "))
+    print("said", done.stdout.strip() or "nothing")
+    """
+)
+
+
+def test_a_full_disk_leaves_the_terminal_filter_on_the_line(tmp_path: object) -> None:
+    """The filter's state copy can't be written: the command still runs filtered, not unfiltered."""
+    if boundary.engine_path() is None:
+        pytest.fail("bubblewrap is not installed: `apt-get install -y bubblewrap` (.ci/run does)")
+    unshare = shutil.which("unshare")
+    assert unshare is not None, "util-linux's unshare is needed"
+    own = [unshare, "-Urm", "--propagation", "private", sys.executable, "-c"]
+    done = subprocess.run(
+        [*own, FILTER_DRIVER, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert said["ran"].startswith("0"), done.stdout
+    assert said["filtered"] == "True", done.stdout
+    assert said["said"] == "errno 1", done.stdout  # EPERM: the filter answered, not the kernel
