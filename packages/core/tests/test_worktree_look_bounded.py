@@ -14,6 +14,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ import pytest
 from agentreflex.core.contain import boundary, pidns
 from agentreflex.core.hook import runtime
 from agentreflex.core.hook.runtime import Plugins, run_hook
+from agentreflex.core.testing import daemon_env, serve_daemon
 
 
 @pytest.fixture
@@ -79,3 +83,72 @@ def test_a_work_tree_too_big_to_look_at_in_time_still_gets_the_boundary(
     line, said = _contained(project, "echo next")
     assert "work tree not observed" in said, said
     assert "7< /proc/" in line  # and in the project's pid namespace, as every command
+
+
+def _many_files(project: Path, folders: int = 40) -> None:
+    """A thousand empty files a folder: more than the look reads in a lowered limit."""
+    for i in range(folders):
+        folder = project / "d" / str(i)
+        folder.mkdir(parents=True)
+        for j in range(1000):
+            (folder / str(j)).touch()
+
+
+def test_the_look_is_bounded_on_a_thread_with_no_timer(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm daemon answers each hook on a thread, where no SIGALRM arrives: the look
+    checks its deadline itself (before each git it runs, between files)."""
+    _many_files(project)
+    monkeypatch.setattr(runtime, "WORKTREE_LIMIT", 0.2, raising=False)
+    said: list[str] = []
+    worker = threading.Thread(target=lambda: said.append(_hook(project, "BeforeTool", "ls")[1]))
+    worker.start()
+    worker.join(120)
+    assert said and "work tree not observed" in said[0], said
+
+
+# what the thin client does, timed: the daemon's answer, or None
+PROBE = r"""
+import json, sys, time
+from agentreflex.core.hook.client import try_daemon
+start = time.monotonic()
+answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), 120.0)
+said = answer[2].decode(errors="replace") if answer else None
+print(json.dumps({"said": said, "seconds": time.monotonic() - start}))
+"""
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[Path]:
+    yield from serve_daemon(tmp_path)
+
+
+def test_the_warm_daemon_gives_up_the_look_in_time(tmp_path: Path, daemon: Path) -> None:
+    """A real daemon, a project of 40 000 files, the limit lowered in the hook's environment
+    (forwarded to the daemon, as the client forwards every AGENTREFLEX_ variable)."""
+    project = tmp_path / "project"
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    _many_files(project)
+    env = dict(daemon_env(tmp_path), AGENTREFLEX_WORKTREE_LIMIT="0.2")
+    payload = {
+        "session_id": "bounded",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "toolu_bounded",
+    }
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        input=json.dumps(payload).encode(),
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    answer = json.loads(done.stdout)
+    assert answer["said"] is not None, done.stderr  # the daemon answered, not the client
+    assert "work tree not observed" in answer["said"], answer
+    assert time.monotonic() - started < 60
