@@ -181,15 +181,22 @@ def args_file(mounts: list[str], env: Mapping[str, str] | None) -> str | None:
 
 
 def filter_file(env: Mapping[str, str] | None) -> str | None:
-    """The terminal filter (:mod:`.terminal`) as a file bwrap can read, or None.
+    """The terminal filter (:mod:`.terminal`) as a file bwrap can read, or None where none ships.
 
-    None where no filter ships for this machine or the state folder can't be
-    written: the command then runs with the terminal shared, as doctor says.
+    The state folder's copy keeps the host's record of the command short (and
+    Gemini CLI's twin rules match it).  Where it can't be written (a full
+    disk, and a filter new since an upgrade was never stored) the package's own
+    copy is read instead: the same bytes, in agentreflex's code folders, which
+    are read-only inside the boundary.  Dropping the filter there would let a
+    contained command that filled the disk type into the host's terminal
+    (red-team rt70); refusing the command would stop the user freeing space.
     """
-    from agentreflex.core.contain.terminal import shipped
+    from agentreflex.core.contain.terminal import shipped, shipped_path
 
     data = shipped()
-    return _stored(data, ".bpf", env) if data else None
+    if not data:
+        return None
+    return _stored(data, ".bpf", env) or shipped_path()
 
 
 def _stored(data: bytes, suffix: str, env: Mapping[str, str] | None) -> str | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["ABIS", "REFUSED", "make", "shipped"]
+__all__ = ["ABIS", "REFUSED", "make", "shipped", "shipped_path"]
 
 # the ioctls that put bytes into a terminal's input: same numbers on x86 and arm
 REFUSED = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
@@ -36,13 +36,21 @@ ABIS = {"x86_64": ("x86_64", "x86", "x32"), "aarch64": ("aarch64", "arm")}
 _FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "filters")
 
 
+def shipped_path(machine: str = "") -> str:
+    """Where the package keeps the filter for ``machine`` (this one when empty).
+
+    Read-only inside the boundary (agentreflex's code folders, ``{installed}``).
+    """
+    return os.path.join(_FOLDER, (machine or os.uname().machine) + ".bpf")
+
+
 def shipped(machine: str = "") -> bytes | None:
     """The filter for ``machine`` (this one when empty), or None where none ships."""
     machine = machine or os.uname().machine
     if machine not in ABIS:
         return None
     try:
-        with open(os.path.join(_FOLDER, machine + ".bpf"), "rb") as handle:
+        with open(shipped_path(machine), "rb") as handle:
             data = handle.read(1 << 16)
     except OSError:
         return None

@@ -43,6 +43,7 @@ from agentreflex.core.state.model import SessionState
 from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
 from agentreflex.core.state.usage import UsageDelta, read_usage
 from agentreflex.core.util import fastjson
+from agentreflex.core.util.deadline import OutOfTime  # the reflexes ran past their time, too
 from agentreflex.core.util.record import field, record
 from agentreflex.core.worktree.gitboundary import within
 
@@ -414,9 +415,12 @@ def _observe_worktree(event: Event, decision: Decision, notes: list[Note], confi
     says that nothing is saved: a command that left a million files must not buy the next
     one a silent discard.
     """
+    from agentreflex.core.util import deadline
     from agentreflex.core.worktree.hook import around_tool, say_nothing_saved
 
-    stop_timer = _floor_timer(WORKTREE_LIMIT)
+    limit = worktree_limit()
+    stop_timer = _floor_timer(limit)  # the main thread's backstop, between any two steps
+    before = deadline.start(limit)  # the look's own checks: they hold on the daemon's threads
     try:
         around_tool(event, decision, notes, config)
     except OutOfTime as exc:
@@ -425,13 +429,23 @@ def _observe_worktree(event: Event, decision: Decision, notes: list[Note], confi
         if event.kind is EventKind.PRE_TOOL and decision.verdict.rank >= Verdict.ASK_USER.rank:
             say_nothing_saved(decision, why)  # not lifted: no snapshot holds its work
     finally:
+        deadline.restore(before)
         if stop_timer is not None:
             stop_timer()
 
 
-class OutOfTime(BaseException):
-    """The reflexes ran past :data:`FLOOR_HARD_LIMIT`; a BaseException, so that no
-    ``except Exception`` inside a reflex takes it for its own failure and goes on."""
+def worktree_limit() -> float:
+    """:data:`WORKTREE_LIMIT`, or less where ``AGENTREFLEX_WORKTREE_LIMIT`` asks for less.
+
+    Only lower: a slow disk's user may want the answer sooner (and tests want a few
+    thousand files to stand for a million); a longer look would miss the host's timeout.
+    Read from the process's environment, which the warm daemon takes from each client.
+    """
+    try:
+        asked = float(os.environ.get("AGENTREFLEX_WORKTREE_LIMIT", ""))
+    except ValueError:
+        return WORKTREE_LIMIT
+    return asked if 0 < asked < WORKTREE_LIMIT else WORKTREE_LIMIT
 
 
 def _floor_timer(seconds: float | None = None) -> Callable[[], None] | None:

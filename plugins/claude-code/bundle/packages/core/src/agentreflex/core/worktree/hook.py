@@ -233,7 +233,7 @@ def _digest(repo: observe.Repo, fp: dict[str, observe.Entry], held: list[str] | 
         parts.append(None)
     # each listed file's ctime, which no program can set: a same-size edit whose mtime a
     # process put back (``touch -d``) is a new state, not the last snapshot's (red-team rt34)
-    parts.append([_ctime(os.path.join(repo.top, p)) for p in sorted(fp)])
+    parts.append([_ctime(os.path.join(repo.top, p)) for p in observe.checked(sorted(fp))])
     return sha256_hex(fastjson.dumps(parts), 32)
 
 

@@ -18,6 +18,13 @@ import time
 
 from agentreflex.core.worktree.safegit import filter_overrides, git, work_tree_top
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+
 MAX_STATUS_BYTES = 32 << 20
 MAX_LISTED = 200  # paths kept per kind in a recorded change
 
@@ -419,9 +426,20 @@ def fingerprint(repo: Repo, skip: str = "", full: bool = False) -> dict[str, Ent
     prefix = skip.rstrip("/") + "/" if skip else ""
     return {
         p: (xy, _stat(os.path.join(repo.top, p)))
-        for p, xy in entries.items()
+        for p, xy in checked(entries.items())
         if not (prefix and (p + "/").startswith(prefix))
     }
+
+
+def checked(items: Iterable[_T], every: int = 1024) -> Iterator[_T]:
+    """``items``, with the thread's deadline checked every ``every`` (a stat or a read
+    each): the look is given up between files, on threads that have no timer too."""
+    from agentreflex.core.util import deadline
+
+    for n, item in enumerate(items):
+        if not n % every:
+            deadline.check()
+        yield item
 
 
 class Changes:

@@ -95,16 +95,27 @@ def _run(
 def spawn(
     argv: list[str], env: dict[str, str], timeout: float, data: bytes | None
 ) -> subprocess.CompletedProcess[bytes]:
-    """One bounded run of ``argv``, output captured; raises as ``subprocess.run`` does."""
-    return subprocess.run(
-        argv,
-        input=data,
-        capture_output=True,
-        env=env,
-        timeout=timeout,
-        check=False,
-        stdin=None if data is not None else subprocess.DEVNULL,
-    )
+    """One bounded run of ``argv``, output captured; raises as ``subprocess.run`` does.
+
+    Never past the thread's deadline (the work tree's look, :mod:`~agentreflex.core.util.deadline`):
+    a git cut short by it raises :class:`~agentreflex.core.util.deadline.OutOfTime`, not a
+    timeout a caller would read as git failing.
+    """
+    from agentreflex.core.util import deadline
+
+    try:
+        return subprocess.run(
+            argv,
+            input=data,
+            capture_output=True,
+            env=env,
+            timeout=deadline.left(timeout),
+            check=False,
+            stdin=None if data is not None else subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        deadline.check()
+        raise
 
 
 def work_tree_top(path: str) -> str:

@@ -111,7 +111,11 @@ def status_entries(repo: observe.Repo, skip: str, full: bool = False) -> dict[st
         while len(_caches) > MAX_REPOS:
             _caches.pop(next(iter(_caches))).close()
     with cache.lock:
-        return cache.entries(repo, skip, full)
+        try:
+            return cache.entries(repo, skip, full)
+        except BaseException:  # out of time (util.deadline) with the kernel's events drained:
+            cache.close()  # a listing that missed them must not be the next call's
+            raise
 
 
 _repos: dict[str, tuple[list[object], observe.Repo]] = {}
