@@ -306,3 +306,87 @@ def test_a_header_that_names_a_key_carries_no_key(
     """X-...-Key-Name and X-...-Key-Id headers carry a key's name or id, as --key-id does."""
     verdict, codes = _check(command, project)
     assert verdict == expected, codes
+
+
+# rt71: a second hunt, on Android, iOS, C/C++, data science, infrastructure,
+# Elixir, Haskell, Deno/Bun, Zig, Nix, Bazel, Flutter, .NET, database and
+# housekeeping commands.
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("rm -rf ~/Library/Developer/Xcode/DerivedData/TeamCityTest", "ALLOW"),
+        ("rm -rf ~/Library/Developer/Xcode/DerivedData", "ALLOW"),
+        ("rm -rf ~/Library/Developer/Xcode", "BLOCK"),
+        ("rm -rf ~/Library/Developer", "BLOCK"),
+    ],
+)
+def test_xcodes_derived_data_is_a_cache_and_its_neighbours_are_not(
+    command: str, expected: str, project: Path
+) -> None:
+    """DerivedData holds build products the next xcodebuild remakes; beside it lie
+    Archives (signed builds) and device support files that nothing remakes."""
+    verdict, codes = _check(command, project)
+    assert verdict == expected, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "export JWT_SECRET=`openssl rand -hex 32`",
+        'export ETCD_DISCOVERY_TOKEN=$(python -c "import secrets; print(secrets.token_hex(8))")',
+        "fly secrets set MY_SECRET_KEY=my_secret_value",
+        'export DATABASE_URL="postgresql://postgres:docker@localhost:5433/app?schema=public"',
+    ],
+)
+def test_a_generated_token_a_placeholder_and_a_compose_default_are_no_secrets(
+    command: str, project: Path
+) -> None:
+    verdict, codes = _check(command, project)
+    assert verdict == "ALLOW", codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "export API_TOKEN=$(echo abcdef1234567890abcdef1234567890abcd)",
+        "export API_TOKEN=$(printf Zx8sK2qLm9Pw4RtY7uVb3NcX6)",
+        "fly secrets set MY_SECRET_KEY=Zx8sK2qLm9Pw4RtY7uVb3NcX6",
+        'export DATABASE_URL="postgresql://app:Zx8sK2qLm9Pw4RtY@db.example.com/app"',
+    ],
+)
+def test_a_token_typed_on_the_line_is_still_a_secret(command: str, project: Path) -> None:
+    verdict, codes = _check(command, project)
+    assert verdict == "BLOCK" and "GATE-SECRET-IN-COMMAND" in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "kubectl run -it --rm client --image=cockroachdb/cockroach --restart=Never "
+        "--command -- ./cockroach sql --insecure",
+        "kubectl exec -it my-pod -- ./bin/console cache:clear",
+        "docker compose exec web ./bin/rails db:migrate",
+    ],
+)
+def test_a_containers_own_program_is_no_file_named_at_run_time(command: str, project: Path) -> None:
+    """The folder a pod or a service runs from is its own: ./cockroach there is the
+    image's program, not a project file nor one named by a variable."""
+    verdict, codes = _check(command, project)
+    assert verdict == "ALLOW", codes
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("kubectl exec my-pod -- rm -rf ./data", "GATE-RM-UNRESOLVED"),
+        ("kubectl exec my-pod -- rm -rf /data", "GATE-RM-RECURSIVE-OUTSIDE"),
+        ('kubectl exec my-pod -- "$TOOL" --wipe', "GATE-DYNAMIC-COMMAND"),
+    ],
+)
+def test_what_a_pods_program_is_handed_is_judged_still(
+    command: str, code: str, project: Path
+) -> None:
+    verdict, codes = _check(command, project)
+    assert verdict in ("ASK_USER", "BLOCK") and code in codes, codes
