@@ -390,3 +390,36 @@ def test_what_a_pods_program_is_handed_is_judged_still(
 ) -> None:
     verdict, codes = _check(command, project)
     assert verdict in ("ASK_USER", "BLOCK") and code in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'eval "$(_PIP_COMPILE_COMPLETE=bash_source pip-compile)"',
+        'eval "$(_PIP_SYNC_COMPLETE=zsh_source pip-sync)"',
+        'eval "$(_FLASK_COMPLETE=source_bash flask)"',
+    ],
+)
+def test_clicks_completion_protocol_is_a_set_up_snippet(command: str, project: Path) -> None:
+    """``_<PROG>_COMPLETE=<shell>_source <prog>`` makes a click program print its own
+    completion script, as ``gh completion -s bash`` does (pip-tools' README)."""
+    verdict, codes = _check(command, project)
+    assert verdict == "ALLOW", codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'eval "$(_OTHER_COMPLETE=bash_source pip-compile)"',
+        'eval "$(_PIP_COMPILE_COMPLETE=bash_source pip-compile requirements.in)"',
+        'eval "$(_CAT_COMPLETE=bash_source cat)"',
+        'eval "$(_MAKE_COMPLETE=bash_source make)"',
+        'eval "$(_PIP_COMPILE_COMPLETE=bash_source pip-compile < notes.txt)"',
+        'eval "$(_PIP_COMPILE_COMPLETE=$MODE pip-compile)"',
+    ],
+)
+def test_other_output_evaluated_is_still_code_computed_at_run_time(
+    command: str, project: Path
+) -> None:
+    verdict, codes = _check(command, project)
+    assert verdict == "ASK_USER" and "GATE-DYNAMIC-SCRIPT" in codes, codes
