@@ -423,3 +423,40 @@ def test_other_output_evaluated_is_still_code_computed_at_run_time(
 ) -> None:
     verdict, codes = _check(command, project)
     assert verdict == "ASK_USER" and "GATE-DYNAMIC-SCRIPT" in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -i -e 's/publicKeyFiles:.*$/publicKeyFiles:/g' -e '/publicKeyFiles:/a "
+        "\\ \\ - serviceaccounts.private.key' master-config.yaml",
+        'grep -rn "server.key" config/',
+        'grep -A 2 -e "tls.key" -r helm/',
+        'rg -g "*.yaml" "tls.key" charts/',
+        "awk '/server.key/ {print FILENAME}' nginx.conf",
+        "sed -ne '/id_rsa/p' docs/setup.md",
+    ],
+)
+def test_a_pattern_or_program_that_names_a_key_reads_no_key(command: str, project: Path) -> None:
+    """The first operand of grep/rg/sed/awk (or an -e value) is text to look for or a
+    program; looking for where tls.key is mentioned reads no key (OpenShift's
+    master-config sed in kubernetes/examples)."""
+    verdict, codes = _check(command, project)
+    assert verdict == "ALLOW", codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -e 's/a/b/' server.key",
+        "sed -n 1,5p ~/.ssh/id_rsa",
+        "grep -r password .env",
+        'grep -e "BEGIN" server.key',
+        "rg -e token ~/.aws/credentials",
+        "grep -f patterns.txt -r ~/.ssh",
+        "awk '{print}' ~/.ssh/id_rsa",
+    ],
+)
+def test_a_key_file_among_the_operands_is_still_read(command: str, project: Path) -> None:
+    verdict, codes = _check(command, project)
+    assert verdict == "BLOCK" and "GATE-SECRET-READ" in codes, codes
