@@ -54,13 +54,14 @@ _DEV_DEFAULT = LazyPattern(
     r"(?i)(?:postgres|postgresql|password|passw0rd|secret|mysecretpassword|rootpass(?:word)?|"
     r"root|admin|test|testing|tests|testpass(?:word)?|dev|development|local|localdev|"
     r"guest|default|pass|changeme|mysql|mariadb|mongo|redis|keycloak|sonar|minio|"
-    r"minioadmin|minio123|rabbitmq|user|app|example)[_-]?(?:\d{1,4}|pass(?:word)?)?!?"
+    r"minioadmin|minio123|rabbitmq|docker|user|app|example)[_-]?(?:\d{1,4}|pass(?:word)?)?!?"
 )
 # A value the reader must replace (``__YOUR_PULSE_API_KEY__``, ``<api-key>``,
 # ``your-token-here``, ``REPLACE_ME``): READMEs and .env examples spell keys so.
 _PLACEHOLDER = LazyPattern(
     r"(?i)(?:__[a-z0-9_]+__|<[^<>]+>|\{\{?[a-z0-9_ .-]+\}\}?|"
-    r"(?:\w*[_-])?your[_-]\w*|\w*(?:replace|change|fill)[_-]?(?:me|this)\w*)"
+    r"(?:\w*[_-])?your[_-]\w*|my[_-]\w*(?:secret|key|token|password|value)\w*|"
+    r"\w*(?:replace|change|fill)[_-]?(?:me|this)\w*)"
 )
 # A path to a key file (``GOOGLE_APPLICATION_CREDENTIALS=./service-account.json``):
 # the variable says where the credential is, not what it is.
@@ -75,6 +76,8 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     matched = text[start:end].strip("'\"")
     if matched.startswith(("${{", "{{")) or _VARIABLE.match(matched):
         return True  # a CI or Jinja template (${{ secrets.TOKEN }}) or $VAR: the value is elsewhere
+    if rule in _GENERIC and _generated(matched):
+        return True  # TOKEN=$(openssl rand -hex 32): made at run time, never typed
     if rule in _PASSWORD_RULES and _DEV_DEFAULT.fullmatch(text[start:end].strip("'\"")):
         return True  # mysql -proot, postgres://postgres:postgres@localhost/app
     if rule == "x-token-header" and _header_name(text, start).endswith(_ID_FLAG_ENDS):
@@ -104,6 +107,16 @@ _USER_VALUE = LazyPattern(
     r"(?i)[a-z_]*(?:user(?:name)?|_db|database)=['\"]?(\w+)['\"]?(?=\s|$)",
     hints="user _db database",
 )
+
+
+def _generated(value: str) -> bool:
+    """A value a command computes when the line runs (``$(openssl rand -hex 32)``,
+    a backquoted ``python -c``): no secret is typed on the line.  ``$(echo VALUE)``
+    and ``$(printf VALUE)`` only repeat a typed value, so they stay secrets."""
+    if not value.startswith(("$(", "`")):
+        return False
+    program = value.lstrip("$(`").split(None, 1)[:1]
+    return bool(program) and program[0] not in ("echo", "printf")
 
 
 def _header_name(text: str, start: int) -> str:

@@ -1069,7 +1069,78 @@ def line_loop(cmd: Cmd) -> bool:
 
 
 def _file_args(cmd: Cmd) -> list[str]:
-    return [a for a in cmd.args if a and not a.startswith("-")]
+    """The words that may name files the command reads: not its options, and not the
+    pattern or program of a search or an editor (``grep -rn "server.key" config/``
+    looks for the text server.key; it reads config/)."""
+    words = [a for a in cmd.args if a and not a.startswith("-")]
+    for program in _program_words(cmd):
+        if program in words:
+            words.remove(program)
+    return words
+
+
+# The options that take a value, per family of tools whose first operand is a pattern
+# or a program unless -e/--regexp/--expression (or -f, a file read) gives it.
+_GREP_VALUED = frozenset(
+    {
+        *("-A", "-B", "-C", "-m", "-d", "-D", "--include", "--exclude", "--exclude-dir"),
+        *("--max-count", "--context", "--after-context", "--before-context", "--label"),
+    }
+)
+_RG_VALUED = frozenset(
+    {
+        *("-A", "-B", "-C", "-m", "-g", "-t", "-T", "-j", "-M", "-E", "-r", "--glob"),
+        *("--iglob", "--type", "--type-not", "--max-count", "--threads", "--encoding"),
+        *("--max-columns", "--replace", "--sort", "--sortr", "--context"),
+    }
+)
+_PROGRAM_FIRST: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("grep", "egrep", "fgrep", "ugrep", "ug", "ag", "ack"), _GREP_VALUED),
+    "rg": _RG_VALUED,
+    **dict.fromkeys(("sed", "gsed"), frozenset({"-l", "--line-length"})),
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), frozenset({"-F", "-v", "--assign"})),
+}
+_PROGRAM_GIVEN = frozenset({"-e", "--regexp", "--expression"})
+
+
+def _program_words(cmd: Cmd) -> list[str]:
+    """The pattern or program words of ``cmd`` (``_PROGRAM_FIRST``): the values of -e
+    and its long forms, else the first operand; none when -f names a file to read."""
+    valued = _PROGRAM_FIRST.get(cmd.name)
+    if valued is None:
+        return []
+    args = cmd.args
+    given: list[str] = []
+    from_file = False
+    first = ""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            if not first and i + 1 < len(args):
+                first = args[i + 1]
+            break
+        if a in _PROGRAM_GIVEN or a in ("-f", "--file"):
+            if a in _PROGRAM_GIVEN and i + 1 < len(args):
+                given.append(args[i + 1])
+            from_file = from_file or a in ("-f", "--file")
+            i += 2
+            continue
+        if a.startswith(("--regexp=", "--expression=", "--file=")) or (
+            a.startswith(("-e", "-f")) and len(a) > 2
+        ):
+            from_file = from_file or a.startswith(("-f", "--file="))
+            given.append("")
+            i += 1
+            continue
+        if a.startswith("-") and a != "-":
+            i += 2 if a in valued else 1
+            continue
+        first = first or a
+        i += 1
+    if given or from_file:
+        return [g for g in given if g]
+    return [first] if first else []
 
 
 # A search's file filter: grep's ``--include``, ripgrep's ``-g``/``--glob``/``--iglob``,

@@ -121,6 +121,7 @@ _HOME_CACHES = (
     ".ivy2/cache",
     ".pyenv/cache",
     "Library/Caches",  # macOS's per-user caches
+    "Library/Developer/Xcode/DerivedData",  # Xcode's build products: the next build remakes them
     ".composer/cache",
     ".cache",
 )

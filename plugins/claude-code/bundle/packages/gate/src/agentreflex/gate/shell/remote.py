@@ -17,8 +17,10 @@ ordinary rules.  This module only finds it, and says where it runs:
 
 from __future__ import annotations
 
+import posixpath
+
 from agentreflex.core.util.record import field, record
-from agentreflex.gate.model import UNKNOWN
+from agentreflex.gate.model import UNKNOWN, has_marker
 from agentreflex.gate.shell.paths import Where, resolve
 
 # A fresh container's own filesystem: as disposable as a temp directory.
@@ -254,3 +256,23 @@ def _option(found: Elsewhere, opt: str, value: str, where: Where, cwd: str) -> N
             found.mounts.append((dst, resolve(src, where, cwd) if bind else dst))
     elif opt in ("-w", "--workdir") and value:
         found.cwd = found.host_path(value) if value.startswith("/") else UNKNOWN
+
+
+def program_inside(found: Elsewhere) -> list[str]:
+    """``found.argv`` with a program named by a relative path (``kubectl exec pod --
+    ./cockroach sql``, ``compose exec web ./bin/rails db:migrate``) placed in the
+    container's own filesystem.
+
+    The folder it runs from is the container's, unknown here, so the path names the
+    container's file, never one of this project's; read from an unknown folder it
+    would be asked as a file "named only at run time", which it is not (an absolute
+    program path, ``/app/manage.py``, was already judged as the container's).  The
+    arguments keep the unknown folder: ``rm -rf ./data`` in a pod is still unresolved.
+    """
+    argv = found.argv
+    first = argv[0] if argv else ""
+    if found.cwd != UNKNOWN or "/" not in first or first.startswith(("/", "~", "$")):
+        return argv
+    if has_marker(first):
+        return argv
+    return [CONTAINER_PRIVATE + "/" + posixpath.normpath(first).lstrip("./"), *argv[1:]]

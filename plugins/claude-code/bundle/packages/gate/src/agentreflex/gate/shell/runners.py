@@ -240,7 +240,7 @@ class RunnersMixin(WalkerBase):
         self.state.cwd = found.cwd
         try:
             self.execute(
-                found.argv,
+                remote.program_inside(found),
                 cmd.text,
                 depth + 1,
                 redirects=[r for r in cmd.redirects if r[0] == "<"],

@@ -130,18 +130,48 @@ def setup_snippet(last: Cmd, ran: list[Cmd], piped: bool = False) -> bool:
     literal arguments, no prefix assignment and no redirect.  Anything else
     (``command ssh-agent``, ``| cat``, ``$MODE``) is code generated at run time.
     """
-    if len(ran) != 1 or last.assigns or last.redirects:
+    if len(ran) != 1 or last.redirects or (last.assigns and not _click_completion(last)):
         return False
     if last.via != "substitution" and not (piped and last.stdin_from is None):
         return False
-    first = last.text.split()[:1]
+    first = last.text.split()[len(last.assigns) :][:1]
     if not first or first[0].rsplit("/", 1)[-1] != last.name:
         return False  # called through a wrapper (command, env) or by a computed name
     if any(has_marker(a) for a in last.args):
         return False
+    if last.assigns:
+        return not last.args  # _PIP_COMPILE_COMPLETE=bash_source pip-compile
     return last.name in _SETUP_TOOLS and (
         any(a in _SETUP_WORDS for a in last.args) or last.name in ("ssh-agent", "dircolors")
     )
+
+
+# Click's completion protocol: ``_<PROG>_COMPLETE=<shell>_source <prog>`` (click 8) or
+# ``source_<shell>`` (click 7) makes the program print its own completion script.
+_CLICK_SHELLS = LazyPattern(r"(?:bash|zsh|fish|powershell)_source|source(?:_bash|_zsh|_fish)?")
+
+
+# Programs whose output, with no arguments, is some file's or stream's content (or a
+# script's): no completion protocol makes that output theirs.
+_PRINTS_DATA = frozenset(
+    {
+        *("cat", "tac", "head", "tail", "more", "less", "strings", "base64", "xxd", "od"),
+        *("make", "gmake", "curl", "wget", "nc", "env", "printenv", "sh", "bash", "zsh"),
+        *("dash", "fish", "python", "python3", "node", "deno", "bun", "ruby", "perl", "php"),
+        *("jq", "yq", "tee", "xargs", "dd", "openssl", "gpg", "ssh"),
+    }
+)
+
+
+def _click_completion(last: Cmd) -> bool:
+    """``_PIP_SYNC_COMPLETE=bash_source pip-sync``: the one assignment names the program
+    itself and asks for its completion script, which it writes as it would any
+    set-up tool's ``completion bash``; running the program is judged as ever."""
+    if len(last.assigns) != 1 or last.name in _PRINTS_DATA:
+        return False
+    ((name, value),) = last.assigns.items()
+    own = "_" + last.name.upper().replace("-", "_").replace(".", "_") + "_COMPLETE"
+    return name == own and bool(_CLICK_SHELLS.fullmatch(value))
 
 
 # A make-style variable name: capitals, digits and underscores (BUILD_DIR, MAKE, CC).
