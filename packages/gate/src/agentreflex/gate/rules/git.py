@@ -772,6 +772,19 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
                 "This rewrites a shared branch (main/master). Rewrite a feature branch instead.",
             )
         ]
+    if positional and _is_address(positional[0]):
+        return [
+            Hit(
+                "GATE-GIT-PUSH-ELSEWHERE",
+                ASK,
+                1.0,
+                cmd.text,
+                f"This pushes the repository's history to {positional[0]}, an address "
+                "rather than a configured remote: everything ever committed (secrets "
+                "included) goes where nobody set up. Ask the user, or push to a remote "
+                "they added.",
+            )
+        ]
     if refspecs == [":"]:
         return [
             Hit.destructive(
@@ -782,6 +795,19 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
             )
         ]
     return []
+
+
+_SCP_ADDRESS = LazyPattern(r"^(?:[\w.-]+@[\w.-]+|[\w-]+(?:\.[\w-]+)+):", hints=":")
+
+
+def _is_address(repository: str) -> bool:
+    """Whether ``git push REPOSITORY`` names another machine by address (a URL with a
+    scheme other than ``file``, or scp-style ``user@host:path``) rather than a
+    configured remote or a folder on this machine."""
+    scheme, sep, _ = repository.partition("://")
+    if sep:
+        return scheme.lower() != "file"
+    return bool(_SCP_ADDRESS.search(repository))
 
 
 def _push_setting(cmd: Cmd, key: str, value: str) -> Hit | None:
