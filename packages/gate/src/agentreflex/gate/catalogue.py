@@ -165,6 +165,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-SECRET-IN-COMMAND": ("secrets", _B, "a secret typed on the command line"),
     "GATE-SECRET-ENV-PRINT": ("secrets", _B, "prints the environment's secrets"),
     "GATE-SECRET-PRINT": ("secrets", _B, "prints a credential"),
+    "GATE-EXFIL-DUMP": ("secrets", _A, "a database dump piped to a network client"),
     "GATE-EXFIL-SECRET": (
         "secrets",
         _B,
