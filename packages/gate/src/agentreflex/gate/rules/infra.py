@@ -483,7 +483,8 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             return [
                 Hit.destructive("GATE-CLOUD-DELETE", P_WARN, cmd, "This deletes a cloud object.")
             ]
-        if any(w in destroy for w in words):
+        # topic:verb commands (heroku addons:destroy, netlify sites:delete): the verb decides
+        if any(w in destroy or w.rpartition(":")[2] in destroy for w in words):
             return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         return []
     return []
