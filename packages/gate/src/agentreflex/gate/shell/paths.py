@@ -377,8 +377,6 @@ _SECRET_NAMES = frozenset(
         ".boto",
         ".s3cfg",
         "service-account.json",
-        ".my.cnf",
-        ".mylogin.cnf",
         "credentials.tfrc.json",
         "rclone.conf",
         ".credentials.json",
