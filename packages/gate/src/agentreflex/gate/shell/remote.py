@@ -27,8 +27,20 @@ from agentreflex.gate.shell.paths import Where, resolve
 CONTAINER_PRIVATE = "/tmp/.container"
 
 _SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
-_DOCKER_GLOBAL_VALUED = frozenset(
-    {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert"}
+# docker's global options that take a value (docker --help): ``-H ssh://prod`` is no subcommand
+DOCKER_GLOBAL_VALUED = frozenset(
+    {
+        "-H",
+        "--host",
+        "-c",
+        "--context",
+        "--config",
+        "-l",
+        "--log-level",
+        "--tlscacert",
+        "--tlscert",
+        "--tlskey",
+    }
 )
 _COMPOSE_GLOBAL_VALUED = frozenset(
     {"-f", "--file", "-p", "--project-name", "--profile", "--project-directory", "--env-file"}
@@ -174,7 +186,7 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
         return Elsewhere(f"{name} {verb}", argv=inner, fresh=verb == "run", cwd=UNKNOWN)
     if name not in ("docker", "podman", "nerdctl", "docker-compose"):
         return None
-    k = _skip(args, _DOCKER_GLOBAL_VALUED)
+    k = _skip(args, DOCKER_GLOBAL_VALUED)
     compose = name == "docker-compose"
     if not compose and args[k : k + 1] == ["compose"]:
         compose = True
