@@ -38,6 +38,8 @@ DB_CLIS: dict[str, tuple[str, ...]] = {
     "psql": ("-c", "--command"),
     "mysql": ("-e", "--execute"),
     "mariadb": ("-e", "--execute"),
+    "mycli": ("-e", "--execute"),
+    "litecli": ("-e", "--execute"),
     "sqlite3": (),
     "duckdb": ("-c",),
     "mongo": ("--eval",),
