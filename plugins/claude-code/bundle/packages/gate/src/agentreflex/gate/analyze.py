@@ -593,6 +593,10 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
 
             hits.extend(redirects(cmd, where))
         hits.extend(secrets.shell_hits(cmd, where, net_fed, shown, stored))
+    if sum(c.name == "git" for c in cmds) > 1:
+        from agentreflex.gate.rules.git import pointed_pushes
+
+        hits.extend(pointed_pushes(cmds))
     return _exfil(cmds, where) + hits  # exfiltration first: it says more than a read
 
 

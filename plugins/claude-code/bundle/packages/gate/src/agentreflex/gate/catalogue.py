@@ -98,6 +98,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-GIT-PUSH-MIRROR": ("git", _B, "push --mirror overwrites every remote ref"),
     "GATE-GIT-PUSH-DELETE": ("git", _B, "deletes a remote branch or tag"),
     "GATE-GIT-PUSH-MATCHING": ("git", _W, "pushes every matching branch"),
+    "GATE-GIT-PUSH-ELSEWHERE": ("git", _A, "pushes to a repository named by its address"),
     "GATE-GIT-REWRITE-HISTORY": ("git", _B, "rewrites the whole history"),
     "GATE-GIT-REFLOG-EXPIRE": ("git", _B, "expires the reflog"),
     "GATE-GIT-GC-PRUNE": ("git", _B, "prunes unreachable commits now"),
@@ -164,6 +165,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-SECRET-IN-COMMAND": ("secrets", _B, "a secret typed on the command line"),
     "GATE-SECRET-ENV-PRINT": ("secrets", _B, "prints the environment's secrets"),
     "GATE-SECRET-PRINT": ("secrets", _B, "prints a credential"),
+    "GATE-EXFIL-DUMP": ("secrets", _A, "a database dump piped to a network client"),
     "GATE-EXFIL-SECRET": (
         "secrets",
         _B,

@@ -110,10 +110,25 @@ class Hit:
     def shown_segment(self) -> str:
         """The segment text without marker characters, for messages and logs: redacted
         before it is cut (a cut first keeps the head of a secret no rule knows)."""
-        out = self.segment
-        for mark, shown in ((UNKNOWN, "<?>"), (REMOTE, "<download>"), (DESCENDANT, "*")):
-            out = out.replace(mark, shown)
-        return redact_head(out, 300)
+        return redact_head(unmarked(self.segment), 300)
+
+    def shown_message(self) -> str:
+        """The message without marker characters: a rule that names what it found
+        (``git push URL``) may carry a value known only at run time in it."""
+        return unmarked(self.message)
+
+
+def unmarked(text: str) -> str:
+    """``text`` as a person reads it: each marker of an unknown value written out
+    (``<?>``, ``<download>``, ``*``), never a control character on a host's screen."""
+    for mark, shown in (
+        (CACHE_ENTRY, "*"),
+        (UNKNOWN, "<?>"),
+        (REMOTE, "<download>"),
+        (DESCENDANT, "*"),
+    ):
+        text = text.replace(mark, shown)
+    return text
 
 
 def positional(args: list[str], valued: Collection[str]) -> list[str]:

@@ -133,7 +133,7 @@ def _proposal(
         message = _DEFAULT_MESSAGES[category]
     else:
         code = top.rule
-        message = f"{top.message} [{top.rule}: {top.shown_segment()[:160]}]"
+        message = f"{top.shown_message()} [{top.rule}: {top.shown_segment()[:160]}]"
     rules = tuple(dict.fromkeys(h.rule for h in mine))
     return Proposal(
         verdict, code, category, TITLES[category], message, dict(sig), threshold, top, rules

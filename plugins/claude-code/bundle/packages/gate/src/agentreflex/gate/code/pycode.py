@@ -56,6 +56,7 @@ _MOVE = frozenset({"shutil.move", "os.rename", "os.replace", "os.renames"})
 _COPY = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree"})
 _PATH_DELETE = frozenset({"unlink", "rmdir"})
 _PATH_WRITE = frozenset({"write_text", "write_bytes"})
+_PATH_READ = frozenset({"read_text", "read_bytes"})
 _CODE_EXEC = frozenset({"exec", "eval", "builtins.exec", "builtins.eval"})
 # Values the code reads from its surroundings that are known all the same.
 _HOME_CALLS = frozenset({"pathlib.Path.home", "Path.home", "os.path.expanduser"})
@@ -289,11 +290,14 @@ class _Reader:
         if method in SDK_DESTRUCTIVE:
             self.found.append(Effect("sdk", f"{method}() {SDK_DESTRUCTIVE[method]}"))
             return
-        if method not in _PATH_DELETE and method not in _PATH_WRITE:
+        if method not in _PATH_DELETE and method not in _PATH_WRITE and method not in _PATH_READ:
             return
         receiver = self.fold(node.func.value)
         if isinstance(receiver, _PathValue):
-            if method in _PATH_DELETE:
+            if method in _PATH_READ:
+                if not has_marker(receiver):
+                    self.found.append(Effect("read", str(receiver)))
+            elif method in _PATH_DELETE:
                 self.delete(f"Path.{method}", receiver, recursive=False)
             else:
                 self.write(receiver, append=False)

@@ -60,6 +60,15 @@ _JS = {
     "fs.writeFile": "write",
     "fs.appendFileSync": "append",
     "fs.appendFile": "append",
+    "fs.readFileSync": "read",
+    "fs.readFile": "read",
+    "fs.promises.readFile": "read",
+    "fs.createReadStream": "read",
+    "Deno.readTextFileSync": "read",
+    "Deno.readTextFile": "read",
+    "Deno.readFileSync": "read",
+    "Deno.readFile": "read",
+    "Bun.file": "read",
     "Deno.remove": "rm-opts",
     "Deno.removeSync": "rm-opts",
     "Deno.writeTextFileSync": "write",
@@ -100,6 +109,11 @@ _RUBY = {
     "Dir.delete": "rmdir",
     "Dir.unlink": "rmdir",
     "File.write": "write",
+    "File.read": "read",
+    "File.binread": "read",
+    "File.readlines": "read",
+    "IO.read": "read",
+    "IO.binread": "read",
     "open": "open",
     "File.open": "open",
     "Dir.chdir": "chdir",
@@ -129,6 +143,9 @@ _PHP = {
     "unlink": "delete",
     "rmdir": "rmdir",
     "file_put_contents": "write",
+    "file_get_contents": "read",
+    "file": "read",
+    "readfile": "read",
     "fopen": "open",
     "chdir": "chdir",
     "eval": "code",
@@ -180,6 +197,8 @@ _LUA_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]+)\}|(?!)()|([0
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "e": "\x1b", "a": "\a"}
 _MAX_DEPTH = 4
 _GLOBS = frozenset({"glob", "Dir.glob", "CORE::glob"})
+# calls that join path parts with "/": ``path.join(os.homedir(), ".ssh", "id_rsa")``
+_JOINS = frozenset({"path.join", "path.resolve", "path.posix.join", "File.join"})
 # calls that call the function they are given by name
 _DISPATCHERS = frozenset(
     {
@@ -510,18 +529,20 @@ class _Reader:
                 action = "rmdir"
         # one path first (fs.rmSync(p, options), File.write(p, data)); Ruby's,
         # Perl's and PHP's deletes take a list of paths
-        single = action in ("write", "append") or self.grammar in ("javascript", "lua")
+        single = action in ("write", "append", "read") or self.grammar in ("javascript", "lua")
         targets = values[:1] if single else values
         if not targets:
             self.unresolved(api, "a path")
             return
         for value in targets:
             for path in _words(value):
+                if action == "read" and has_marker(path):
+                    continue  # a read of a path known only at run time proves nothing
                 if path == UNKNOWN or not path:
-                    if action in ("write", "append"):
+                    if action in ("write", "append", "read"):
                         continue
                     self.unresolved(api, "a path")
-                elif action in ("write", "append"):
+                elif action in ("write", "append", "read"):
                     self.found.append(Effect(action, path))
                 elif action == "rmdir":
                     self.found.append(Effect("argv", f"rmdir {quote(path)}", ("rmdir", path)))
@@ -596,6 +617,9 @@ class _Reader:
                     return a + b
                 return _word(a) + _word(b)
             return UNKNOWN
+        if kind in _CALLS[self.grammar] and self.call_name(node) in _JOINS:
+            parts = [_word(self.fold(a)) for a in self.arguments(node)]
+            return "/".join(p.rstrip("/") for p in parts) if parts else UNKNOWN
         if kind in _CALLS[self.grammar] and self.call_name(node) in _GLOBS:
             args = self.arguments(node)  # the pattern a glob expands: what is deleted
             return self.fold(args[0]) if args else UNKNOWN

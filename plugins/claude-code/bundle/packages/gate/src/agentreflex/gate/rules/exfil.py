@@ -22,7 +22,7 @@ import os
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, positional
+from agentreflex.gate.model import ASK, SECRET, UNKNOWN, Cmd, Hit, positional
 from agentreflex.gate.shell.paths import Where, classify, is_history_file, is_secret_file
 
 _ENCODERS = frozenset({"base64", "base32", "basenc", "xxd", "od", "hexdump", "uuencode"})
@@ -143,6 +143,20 @@ def pipeline_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
                         cmd,
                         f"This sends {source} to the network through a pipe. "
                         "Never send credentials off the machine.",
+                    )
+                )
+        if cmd.name in NET and reads_stdin(cmd):
+            dump = _piped_dump(cmd)
+            if dump:
+                hits.append(
+                    Hit(
+                        "GATE-EXFIL-DUMP",
+                        ASK,
+                        1.0,
+                        cmd.text,
+                        f"This sends the output of {dump}, a database dump (every row: "
+                        "personal data, password hashes), to the network. Ask the user; "
+                        "a backup goes to a file or to their own storage.",
                     )
                 )
         if _is_sink(cmd) and cmd.name not in NET:
@@ -351,6 +365,25 @@ def _only_summarised(cmd: Cmd, cmds: list[Cmd]) -> bool:
 
     fed = [c for c in cmds if c.stdin_from is cmd]
     return len(fed) == 1 and summarises(fed[0])
+
+
+# Programs whose output is a database's contents (their docs: pg_dump, mysqldump,
+# mongodump --archive writes to stdout when given no file)
+_DB_DUMPERS = frozenset(
+    {"pg_dump", "pg_dumpall", "mysqldump", "mariadb-dump", "mysqlpump", "mongodump", "mongoexport"}
+)
+
+
+def _piped_dump(sink: Cmd) -> str:
+    """The database dumper whose output reaches ``sink`` through pipes (``""`` when none)."""
+    src = sink.stdin_from
+    for _ in range(16):
+        if src is None:
+            return ""
+        if src.name in _DB_DUMPERS or (src.name == "sqlite3" and ".dump" in src.args):
+            return src.name
+        src = src.stdin_from
+    return ""
 
 
 def _dumps_env(cmd: Cmd | None) -> bool:

@@ -772,6 +772,12 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
                 "This rewrites a shared branch (main/master). Rewrite a feature branch instead.",
             )
         ]
+    if positional:
+        url = positional[0]
+        if not _is_address(url):  # git -c remote.x.url=URL push x
+            url = settings(cmd.args, cmd.assigns).get(f"remote.{positional[0]}.url", "")
+        if _is_address(url):
+            return [_elsewhere(cmd, url)]
     if refspecs == [":"]:
         return [
             Hit.destructive(
@@ -782,6 +788,53 @@ def _push(cmd: Cmd, args: list[str]) -> list[Hit]:
             )
         ]
     return []
+
+
+def _elsewhere(cmd: Cmd, url: str) -> Hit:
+    return Hit(
+        "GATE-GIT-PUSH-ELSEWHERE",
+        ASK,
+        1.0,
+        cmd.text,
+        f"This pushes the repository's history to {url}, an address the command line "
+        "itself names rather than a remote already configured: everything ever committed "
+        "(secrets included) goes where nobody set up. Ask the user, or push to a remote "
+        "they added.",
+    )
+
+
+def pointed_pushes(cmds: list[Cmd]) -> list[Hit]:
+    """``git remote add NAME URL`` (or ``set-url``) and then ``git push NAME`` in one
+    command line: the push goes to an address the line itself chose, as
+    ``git push URL`` does (a remote added and only fetched from is fine)."""
+    pointed: dict[str, str] = {}
+    hits: list[Hit] = []
+    for cmd in cmds:
+        if cmd.name != "git":
+            continue
+        sub, args = _sub(cmd)
+        words = _positional(sub, normalise(sub, args))
+        if sub == "remote" and words[:1] in (["add"], ["set-url"]) and len(words) >= 3:
+            if _is_address(words[2]):
+                pointed[words[1]] = words[2]
+            else:
+                pointed.pop(words[1], None)
+        elif sub == "push" and words[:1] and words[0] in pointed:
+            hits.append(_elsewhere(cmd, pointed[words[0]]))
+    return hits
+
+
+_SCP_ADDRESS = LazyPattern(r"^(?:[\w.-]+@[\w.-]+|[\w-]+(?:\.[\w-]+)+):", hints=":")
+
+
+def _is_address(repository: str) -> bool:
+    """Whether ``git push REPOSITORY`` names another machine by address (a URL with a
+    scheme other than ``file``, or scp-style ``user@host:path``) rather than a
+    configured remote or a folder on this machine."""
+    scheme, sep, _ = repository.partition("://")
+    if sep:
+        return scheme.lower() != "file"
+    return bool(_SCP_ADDRESS.search(repository))
 
 
 def _push_setting(cmd: Cmd, key: str, value: str) -> Hit | None:

@@ -483,7 +483,8 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
             return [
                 Hit.destructive("GATE-CLOUD-DELETE", P_WARN, cmd, "This deletes a cloud object.")
             ]
-        if any(w in destroy for w in words):
+        # topic:verb commands (heroku addons:destroy, netlify sites:delete): the verb decides
+        if any(w in destroy or w.rpartition(":")[2] in destroy for w in words):
             return [Hit.destructive("GATE-CLOUD-DELETE", P_BLOCK, cmd, msg)]
         return []
     return []
@@ -540,7 +541,7 @@ def docker(cmd: Cmd, where: Where) -> list[Hit]:
     (the user decides) when named or limited to one project, high when every
     volume on the machine goes.
     """
-    name, args = cmd.name, cmd.args
+    name, args = cmd.name, _after_globals(cmd.args)
     if name not in ("docker", "podman", "docker-compose", "nerdctl"):
         return []
     words = [a for a in args if not a.startswith("-")]
@@ -654,6 +655,16 @@ def _compose_verb(args: list[str]) -> list[str]:
                 out.append(a)
             seen = seen or a == "compose"
     return out
+
+
+def _after_globals(args: list[str]) -> list[str]:
+    """``args`` from the subcommand on: ``-H HOST``, ``--context NAME`` and the like skipped."""
+    from agentreflex.gate.shell.remote import DOCKER_GLOBAL_VALUED
+
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 2 if args[k] in DOCKER_GLOBAL_VALUED else 1
+    return args[k:]
 
 
 def _volumes(cmd: Cmd, severity: str, lost: str, instead: str) -> Hit:

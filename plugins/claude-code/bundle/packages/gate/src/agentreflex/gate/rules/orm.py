@@ -63,5 +63,30 @@ def launched(cmd: Cmd, where: Where) -> list[Hit]:
 
     if packs.programs().get(argv[0]) != "databases":
         return []
-    shown = Cmd(argv, cmd.text, cmd.cwd, assigns=cmd.assigns, vars_used=cmd.vars_used)
+    shown = Cmd(
+        argv,
+        cmd.text,
+        cmd.cwd,
+        assigns=cmd.assigns,
+        vars_used=cmd.vars_used,
+        stdin_text=cmd.stdin_text,
+        stdin_from=cmd.stdin_from,
+    )
+    if argv[:2] == ["manage.py", "dbshell"]:
+        return _dbshell(shown, where)
     return packs.check(shown, where)
+
+
+def _dbshell(cmd: Cmd, where: Where) -> list[Hit]:
+    """``manage.py dbshell``: the SQL piped in or passed after ``--`` (:mod:`rules.infra`);
+    ``manage.py sqlflush | manage.py dbshell`` is ``flush`` spelled in two steps."""
+    from agentreflex.gate import packs
+    from agentreflex.gate.rules.infra import database
+
+    feeder = cmd.stdin_from
+    if feeder is not None and (program_of(feeder.argv) or feeder.argv)[:2] == [
+        "manage.py",
+        "sqlflush",
+    ]:
+        return packs.check(Cmd(["manage.py", "flush"], cmd.text, cmd.cwd), where)
+    return database(cmd, where, {})

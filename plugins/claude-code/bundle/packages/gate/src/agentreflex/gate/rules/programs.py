@@ -38,6 +38,8 @@ DB_CLIS: dict[str, tuple[str, ...]] = {
     "psql": ("-c", "--command"),
     "mysql": ("-e", "--execute"),
     "mariadb": ("-e", "--execute"),
+    "mycli": ("-e", "--execute"),
+    "litecli": ("-e", "--execute"),
     "sqlite3": (),
     "duckdb": ("-c",),
     "mongo": ("--eval",),
@@ -68,6 +70,10 @@ SQL_SUBCOMMANDS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] 
     ("wrangler", "d1", "execute"): (("--command",), ("--file",)),
     ("turso", "db", "shell"): ((), ()),
     ("supabase", "db", "query"): ((), ("--file", "-f")),
+    # a framework's shell on the project's database: its client's options after ``--``
+    ("manage.py", "dbshell"): (("-c", "--command", "-e", "--execute"), ("-f", "--file")),
+    ("rails", "dbconsole"): ((), ()),
+    ("rails", "db"): ((), ()),
 }
 # Every command the database rule can fire on.
 DATABASE_TOOLS = frozenset(

@@ -307,6 +307,27 @@ def _imports_key(cmd: Cmd) -> bool:
     return not any(a.startswith(_GPG_PRINTS) for a in cmd.args if a != "--import")
 
 
+# the options of `security find-*-password` that take a value (its man page): a cluster
+# ends at one (-wa github is -w -a github; -aw is -a w)
+_KEYCHAIN_VALUED = frozenset("ascCDGjlrtk")
+# npm settings that hold a credential (npm-config: _authToken, _auth, _password)
+_NPM_CREDENTIAL = LazyPattern(r"(?:^|:)_(?:authToken|auth|password)$", hints="_")
+
+
+def _keychain_shows(args: list[str]) -> bool:
+    """Whether ``security find-*-password`` prints the password (``-w``, ``-g``), in any
+    getopt spelling."""
+    for a in args:
+        if not a.startswith("-") or a.startswith("--"):
+            continue
+        for ch in a[1:]:
+            if ch in "wg":
+                return True
+            if ch in _KEYCHAIN_VALUED:
+                break
+    return False
+
+
 def secret_printer(cmd: Cmd) -> str:
     """What credential a command prints to stdout (``""`` when none).
 
@@ -328,8 +349,14 @@ def secret_printer(cmd: Cmd) -> str:
     if name == "aws" and words[:2] == ["configure", "export-credentials"]:
         return "AWS credentials"
     keychain = ("find-generic-password", "find-internet-password")
-    if name == "security" and words[:1] and words[0] in keychain and ("-w" in args or "-g" in args):
+    if name == "security" and words[:1] and words[0] in keychain and _keychain_shows(args):
         return "a keychain password"
+    if (
+        name == "npm"
+        and words[:2] == ["config", "get"]
+        and any(_NPM_CREDENTIAL.search(w) for w in words[2:])
+    ):
+        return "the npm registry token"
     if name == "gh" and words[:2] == ["auth", "token"]:
         return "the GitHub token"
     if (

@@ -25,6 +25,8 @@ DIALECTS = {
     "cockroach": "postgres",
     "mysql": "mysql",
     "mariadb": "mysql",
+    "mycli": "mysql",
+    "litecli": "sqlite",
     "sqlite3": "sqlite",
     "duckdb": "duckdb",
     "clickhouse-client": "clickhouse",

@@ -377,8 +377,21 @@ _SECRET_NAMES = frozenset(
         ".boto",
         ".s3cfg",
         "service-account.json",
+        "credentials.tfrc.json",
+        "rclone.conf",
+        ".credentials.json",
     }
 )
+# Names that hold a credential only in their tool's folder (``auth.json`` is Codex's
+# login in ~/.codex, an ordinary file in a project): name -> folders, as in the path
+_SECRET_IN_FOLDER = {
+    "credentials.toml": ("/.cargo/",),
+    "auth.json": ("/.codex/",),
+    "hub": ("/.config/",),
+    "logins.json": ("/.mozilla/", "/firefox/"),
+    "key4.db": ("/.mozilla/", "/firefox/"),
+    "login data": ("/chrome/", "/google-chrome/", "/chromium/", "/brave"),
+}
 _SECRET_SUFFIXES = (
     ".pem",
     ".key",
@@ -416,9 +429,13 @@ def is_secret_file(path: str) -> bool:
     low = base.lower()
     if low.endswith(".pub") or low.endswith(_NOT_SECRET_ENV):
         return False
+    folders = _SECRET_IN_FOLDER.get(low)
+    if folders:
+        probe = "/" + path.lstrip("/").lower()
+        return any(f in probe for f in folders)
     if low in _SECRET_NAMES or low.endswith(_SECRET_SUFFIXES):
         if low == "credentials" and "/.aws/" not in path and not path.startswith(".aws/"):
-            return "/.aws" in path
+            return "/.aws" in path or "/.gem/" in path
         if low == "hosts.yml":
             return "/gh/" in path
         if low in ("shadow", "gshadow"):

@@ -27,8 +27,20 @@ from agentreflex.gate.shell.paths import Where, resolve
 CONTAINER_PRIVATE = "/tmp/.container"
 
 _SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
-_DOCKER_GLOBAL_VALUED = frozenset(
-    {"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert"}
+# docker's global options that take a value (docker --help): ``-H ssh://prod`` is no subcommand
+DOCKER_GLOBAL_VALUED = frozenset(
+    {
+        "-H",
+        "--host",
+        "-c",
+        "--context",
+        "--config",
+        "-l",
+        "--log-level",
+        "--tlscacert",
+        "--tlscert",
+        "--tlskey",
+    }
 )
 _COMPOSE_GLOBAL_VALUED = frozenset(
     {"-f", "--file", "-p", "--project-name", "--profile", "--project-directory", "--env-file"}
@@ -174,7 +186,7 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
         return Elsewhere(f"{name} {verb}", argv=inner, fresh=verb == "run", cwd=UNKNOWN)
     if name not in ("docker", "podman", "nerdctl", "docker-compose"):
         return None
-    k = _skip(args, _DOCKER_GLOBAL_VALUED)
+    k = _skip(args, DOCKER_GLOBAL_VALUED)
     compose = name == "docker-compose"
     if not compose and args[k : k + 1] == ["compose"]:
         compose = True
@@ -207,6 +219,8 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
     if i >= len(rest):
         return None
     inner = rest[i + 1 :]  # after the image / container / service
+    if not entrypoint and verb == "run" and not compose:
+        entrypoint = _CLI_IMAGES.get(_image_name(rest[i]), "")
     if entrypoint:
         inner = [entrypoint, *inner]
     if not inner:
@@ -215,6 +229,29 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
     if found.cwd == UNKNOWN and found.fresh:
         found.cwd = CONTAINER_PRIVATE
     return found
+
+
+# Official images whose ENTRYPOINT is a cloud CLI (each image's Dockerfile): the words
+# after the image are that CLI's arguments (docker run amazon/aws-cli s3 rb ...)
+_CLI_IMAGES = {
+    "amazon/aws-cli": "aws",
+    "public.ecr.aws/aws-cli/aws-cli": "aws",
+    "hashicorp/terraform": "terraform",
+    "ghcr.io/opentofu/opentofu": "tofu",
+    "bitnami/kubectl": "kubectl",
+    "alpine/helm": "helm",
+    "digitalocean/doctl": "doctl",
+    "rclone/rclone": "rclone",
+    "minio/mc": "mc",
+}
+
+
+def _image_name(image: str) -> str:
+    """``docker.io/hashicorp/terraform:1.9@sha256:...`` -> ``hashicorp/terraform``."""
+    name = image.partition("@")[0]
+    if ":" in name.rpartition("/")[2]:
+        name = name.rpartition(":")[0]
+    return name.removeprefix("docker.io/").removeprefix("index.docker.io/")
 
 
 def _run_option(arg: str, following: str) -> tuple[str, str, int]:

@@ -212,6 +212,19 @@ class RunnersMixin(WalkerBase):
         finally:
             self.state.cwd = saved
 
+    def ansible(self, cmd: Cmd, depth: int) -> None:
+        """``ansible HOSTS [-m shell|command|raw] -a CMD``: each host runs CMD, judged as
+        ``ssh host CMD`` is (``command``, the default module, takes the same text)."""
+        script = _ansible_command(cmd.args)
+        if script is None:
+            return
+        saved = self.state.cwd
+        self.state.cwd = self.where.home
+        try:
+            self._shell_string(script, [], cmd, depth, "ansible")
+        finally:
+            self.state.cwd = saved
+
     def terminal(self, cmd: Cmd, depth: int) -> None:
         """``tmux new-window CMD``, ``tmux send-keys``, ``screen -X stuff``: a server runs it.
 
@@ -997,3 +1010,28 @@ def _checks_syntax_only(lang: str, args: list[str]) -> bool:
     return any(a in check for a in args) and not any(
         a in runs or a.startswith(tuple(f + "=" for f in runs if f.startswith("--"))) for a in args
     )
+
+
+# ansible's modules that run their -a text as a command (ansible-doc -l; builtin names)
+_ANSIBLE_RUNNERS = frozenset({"command", "shell", "raw"})
+
+
+def _ansible_command(args: list[str]) -> str | None:
+    """The command an ad-hoc ``ansible`` run gives its hosts (``None`` when its module
+    runs none): ``-a``/``--args`` of the shell, command or raw module, or of no ``-m``."""
+    module, text = "command", None
+    for i, a in enumerate(args):
+        name, eq, value = a.partition("=")
+        if not eq:
+            value = args[i + 1] if i + 1 < len(args) else ""
+        if name in ("-m", "--module-name"):
+            module = value
+        elif name in ("-a", "--args"):
+            text = value
+        elif a.startswith("-m") and len(a) > 2:
+            module = a[2:]
+        elif a.startswith("-a") and len(a) > 2 and not a.startswith("--"):
+            text = a[2:]
+    if text is None or module.rsplit(".", 1)[-1] not in _ANSIBLE_RUNNERS:
+        return None
+    return text

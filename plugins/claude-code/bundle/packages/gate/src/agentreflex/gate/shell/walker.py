@@ -963,6 +963,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._positional(cmd.args)
         elif name == "ssh":
             self.ssh(cmd, depth)
+        elif name == "ansible":
+            self.ansible(cmd, depth)
         elif name in _CONTAINER_TOOLS:
             self.container(cmd, depth)
         elif name in _TERMINAL_SERVERS:
