@@ -32,3 +32,20 @@ def gate_check(gate_project: Path) -> Callable[[str], Checked]:
         return str(verdict), {f.code for f in findings}
 
     return check
+
+
+# The corpus's paths (tools/gate_corpus.py, test_corpus.py): a project that need not exist.
+CORPUS_CWD, CORPUS_HOME = "/home/user/project", "/home/user"
+
+
+def corpus_verdict(command: str) -> str:
+    """The gate's verdict on ``command`` at the corpus's paths."""
+    return str(check_command(command, cwd=CORPUS_CWD, home=CORPUS_HOME, project=CORPUS_CWD)[0])
+
+
+def corpus_check(command: str) -> tuple[str, list[str]]:
+    """The gate's verdict on ``command`` at the corpus's paths, and its codes."""
+    verdict, proposals = check_command(
+        command, cwd=CORPUS_CWD, home=CORPUS_HOME, project=CORPUS_CWD
+    )
+    return str(verdict), [p.code for p in proposals]

@@ -10,13 +10,8 @@ a harmless command, stays allowed
 from __future__ import annotations
 
 import pytest
-from agentreflex.gate.check import check_command
 
-CWD, HOME = "/home/user/project", "/home/user"
-
-
-def _verdict(command: str) -> str:
-    return check_command(command, cwd=CWD, home=HOME, project=CWD)[0]
+from .conftest import corpus_verdict as _verdict
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,8 @@ this machine stays allowed.
 from __future__ import annotations
 
 import pytest
-from agentreflex.gate.check import check_command
 
-CWD, HOME = "/home/user/project", "/home/user"
-
-
-def _verdict(command: str) -> tuple[str, list[str]]:
-    verdict, proposals = check_command(command, cwd=CWD, home=HOME, project=CWD)
-    return verdict, [p.code for p in proposals]
+from .conftest import corpus_check as _verdict
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,8 @@ the SQL of ``-e`` as ``mysql -e`` and ``sqlite3`` do.
 from __future__ import annotations
 
 import pytest
-from agentreflex.gate.check import check_command
 
-CWD, HOME = "/home/user/project", "/home/user"
-
-
-def _verdict(command: str) -> str:
-    return check_command(command, cwd=CWD, home=HOME, project=CWD)[0]
+from .conftest import corpus_verdict as _verdict
 
 
 @pytest.mark.parametrize(
