@@ -460,3 +460,19 @@ def test_a_pattern_or_program_that_names_a_key_reads_no_key(command: str, projec
 def test_a_key_file_among_the_operands_is_still_read(command: str, project: Path) -> None:
     verdict, codes = _check(command, project)
     assert verdict == "BLOCK" and "GATE-SECRET-READ" in codes, codes
+
+
+def test_terraform_state_rm_says_the_stack_forgets_not_that_it_destroys() -> None:
+    """rt71: ``terraform state rm`` stopped with the reason of ``terraform destroy``
+    ("destroys every resource of the stack"); it destroys nothing that runs, and a
+    reason that says so sends the user after the real risk (orphans, a second apply)."""
+    for command, says in (
+        ("terraform state rm aws_instance.web", "forget"),
+        ("terraform destroy -auto-approve", "destroys every resource"),
+    ):
+        verdict, proposals = check_command(
+            command, cwd="/home/user/project", home="/home/user", project="/home/user/project"
+        )
+        assert verdict == "BLOCK" and [p.code for p in proposals] == ["GATE-CLOUD-DESTROY"]
+        assert says in proposals[0].message, proposals[0].message
+        assert ("destroys" in proposals[0].message) is (says != "forget")
