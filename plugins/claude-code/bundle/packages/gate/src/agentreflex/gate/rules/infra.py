@@ -429,9 +429,11 @@ def cloud(cmd: Cmd, where: Where) -> list[Hit]:
         if (
             (words[:1] == ["destroy"] and not scoped)
             or (words[:1] == ["apply"] and "-destroy" in args)
-            or (words[:2] in (["state", "rm"], ["workspace", "delete"], ["stack", "rm"]))
+            or (words[:2] in (["workspace", "delete"], ["stack", "rm"]))
         ):
             return [Hit.destructive("GATE-CLOUD-DESTROY", P_BLOCK, cmd, _STACK)]
+        if words[:2] == ["state", "rm"]:
+            return [Hit.destructive("GATE-CLOUD-DESTROY", P_BLOCK, cmd, _FORGET)]
         return []
     if name in ("kubectl", "oc", "k"):  # kubectl delete, by its scope: packs/cloud.json
         if words[:1] == ["drain"]:
@@ -500,6 +502,14 @@ _STACK = (
     "This destroys every resource of the stack: its databases, buckets and servers with "
     "their data. `terraform plan -destroy` (pulumi preview --destroy) shows what would go; "
     "ask the user to run it."
+)
+# ``state rm`` destroys nothing that runs: the stack forgets it (rt71 found the reason
+# above given for it, which sends the user looking for a teardown that never happened)
+_FORGET = (
+    "This makes the stack forget these resources: they keep running (and costing), nothing "
+    "manages them any more, and the next apply may create them a second time. Pull a copy "
+    "of the state first (terraform state pull > backup.tfstate); `terraform import` or "
+    "`terraform state mv` is usually what is meant. Ask the user to run it."
 )
 _HELM = (
     "This uninstalls the release: its workloads, services and config go (volumes of its "
