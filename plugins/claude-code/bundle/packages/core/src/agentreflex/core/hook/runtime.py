@@ -419,8 +419,12 @@ def _observe_worktree(event: Event, decision: Decision, notes: list[Note], confi
     from agentreflex.core.worktree.hook import around_tool, say_nothing_saved
 
     limit = worktree_limit()
-    stop_timer = _floor_timer(limit)  # the main thread's backstop, between any two steps
-    before = deadline.start(limit)  # the look's own checks: they hold on the daemon's threads
+    # the look's own checks stop it (they hold on the daemon's threads too); the main
+    # thread's signal is only the backstop for one step that hangs, and comes later: a
+    # signal's exception lands wherever the interpreter is, a garbage collector's callback
+    # included, where it is swallowed ("Exception ignored") and the look goes on
+    stop_timer = _floor_timer(limit + _BACKSTOP_AFTER)
+    before = deadline.start(limit)
     try:
         around_tool(event, decision, notes, config)
     except OutOfTime as exc:
@@ -432,6 +436,9 @@ def _observe_worktree(event: Event, decision: Decision, notes: list[Note], confi
         deadline.restore(before)
         if stop_timer is not None:
             stop_timer()
+
+
+_BACKSTOP_AFTER = 2.0  # seconds past the look's own deadline (8 + 2, after the reflexes' 15)
 
 
 def worktree_limit() -> float:
