@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from agentreflex.core.decision import Finding, Mode, Verdict, merge
 from agentreflex.gate.check import check_command
 
 Checked = tuple[str, set[str]]  # (the decision, the findings' codes)
@@ -49,3 +50,9 @@ def corpus_check(command: str) -> tuple[str, list[str]]:
         command, cwd=CORPUS_CWD, home=CORPUS_HOME, project=CORPUS_CWD
     )
     return str(verdict), [p.code for p in proposals]
+
+
+def proposed_verdict(findings: list[Finding]) -> Verdict:
+    """What the gate's findings propose together (the most restrictive), enforced or not:
+    core's own merge, so these tests read findings the way the hook does."""
+    return merge(findings, Mode.SHADOW).proposed

@@ -11,17 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from agentreflex.gate.check import check_command
 from agentreflex.gate.code import interp, pycode, tscode
 from agentreflex.gate.code.interp import Effect
 from agentreflex.gate.model import UNKNOWN
 
+from .conftest import corpus_check as _verdict
+
 CWD, HOME = "/home/user/project", "/home/user"
-
-
-def _verdict(command: str) -> tuple[str, list[str]]:
-    verdict, proposals = check_command(command, cwd=CWD, home=HOME, project=CWD)
-    return verdict, [p.code for p in proposals]
 
 
 # --- Python ---------------------------------------------------------------------

@@ -15,7 +15,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from agentreflex.core.decision import Verdict
@@ -24,6 +23,8 @@ from agentreflex.gate.check import check_command
 from agentreflex.gate.reflex import GateReflex
 from agentreflex.gate.rules import dbscope, exfil, sql, windows
 from agentreflex.gate.shell.paths import Where
+
+from .conftest import proposed_verdict as _verdict
 
 CORPUS = Path(__file__).parent / "corpus"
 CWD, HOME = "/home/user/project", "/home/user"
@@ -142,14 +143,6 @@ def test_token_owners_come_from_the_data_file() -> None:
 
 
 # --- Windows shells ------------------------------------------------------------------
-
-
-def _verdict(findings: list[Any]) -> Verdict:
-    best = Verdict.ALLOW
-    for f in findings:
-        if f.verdict.rank > best.rank:
-            best = f.verdict
-    return best
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,8 @@ from agentreflex.core.testing import make_context, pre_tool, prompt
 from agentreflex.gate.reflex import GateReflex
 from agentreflex.gate.shell import walker
 
+from .conftest import proposed_verdict as _verdict
+
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -27,14 +29,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("XDG_STATE_HOME", raising=False)  # the trust record: in this HOME
     monkeypatch.delenv("TMPDIR", raising=False)
     return proj
-
-
-def _verdict(findings: list[Any]) -> Verdict:
-    best = Verdict.ALLOW
-    for f in findings:
-        if f.verdict.rank > best.rank:
-            best = f.verdict
-    return best
 
 
 def _run(event: Any, state: SessionState | None = None, judge: Any = None) -> list[Any]:

@@ -9,12 +9,9 @@ import pytest
 from agentreflex.gate import packs as servicepacks
 from agentreflex.gate.check import check_command
 
+from .conftest import corpus_check as _verdict
+
 PACKS = Path(servicepacks.__file__).parent
-
-
-def _verdict(command: str) -> tuple[str, list[str]]:
-    verdict, proposals = check_command(command, cwd="/home/user/project", home="/home/user")
-    return verdict, [p.code for p in proposals]
 
 
 @pytest.mark.parametrize(

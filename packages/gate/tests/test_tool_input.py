@@ -13,6 +13,8 @@ from agentreflex.core.testing import make_context, pre_tool, prompt
 from agentreflex.gate.reflex import GateReflex
 from agentreflex.gate.tool_input import implied_calls
 
+from .conftest import proposed_verdict as _verdict
+
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -24,14 +26,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("XDG_STATE_HOME", raising=False)
     monkeypatch.delenv("TMPDIR", raising=False)
     return proj
-
-
-def _verdict(findings: list[Any]) -> Verdict:
-    best = Verdict.ALLOW
-    for f in findings:
-        if f.verdict.rank > best.rank:
-            best = f.verdict
-    return best
 
 
 def _run(name: str, data: dict[str, Any], project: Path, state: SessionState | None = None) -> Any:
