@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from agentreflex.core.hook import runtime
+from agentreflex.core.testing import daemon_env, serve_daemon
 
 
 @pytest.fixture
@@ -48,7 +51,7 @@ def test_floors_out_of_time_fail_closed(project: Path, monkeypatch: pytest.Monke
     # an ordinary call is untouched, and leaves no timer behind
     answer, _ = _pre(project, "Bash", {"command": "ls -la"})
     assert "deny" not in answer
-    time.sleep(1.2)
+    time.sleep(1.2 + runtime._BACKSTOP_AFTER)  # past the signal's backstop: nothing fires
 
 
 def test_a_timer_already_set_runs_on(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,3 +74,74 @@ def test_a_timer_already_set_runs_on(project: Path, monkeypatch: pytest.MonkeyPa
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert not fired
+
+
+MANY = {"path": "x", "paths": [f"p{i}" for i in range(30000)]}  # ~25 s of the gate's checks
+
+
+def test_the_floors_stop_in_time_without_the_signal(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The gate checks the reflexes' deadline itself: the main thread's signal may land in a
+    garbage collector's callback, where its exception is swallowed and the gate goes on."""
+    monkeypatch.setattr(runtime, "FLOOR_HARD_LIMIT", 1.0, raising=False)
+    monkeypatch.setattr(runtime, "_floor_timer", lambda limit: None)  # no signal at all
+    answer, took = _pre(project, "mcp__fs__write_file", MANY)
+    assert '"permissionDecision": "deny"' in answer and "OutOfTime" in answer, answer
+    assert took < 8, took
+
+
+def test_the_wait_for_a_daemon_counts_against_the_reflexes(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook that waited for a daemon that did not answer gives its reflexes that much less,
+    so the wait, the reflexes and the work tree's look together stay inside the host's 30 s."""
+    monkeypatch.setattr(runtime, "FLOOR_HARD_LIMIT", 8.0, raising=False)
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(project)}
+    payload |= {"tool_name": "mcp__fs__write_file", "tool_input": MANY}
+    started = time.monotonic()
+    outcome = runtime.run_hook(
+        "claude-code", json.dumps(payload).encode(), event_hint="PreToolUse", spent=7.0
+    )
+    took = time.monotonic() - started
+    assert "OutOfTime" in outcome.reply.stdout and "within 1 s" in outcome.reply.stdout
+    assert took < 6, took  # 1 s left of the 8, not 8
+
+
+# what the thin client does, timed: the daemon's answer, or None
+PROBE = r"""
+import json, sys, time
+from agentreflex.core.hook.client import try_daemon
+start = time.monotonic()
+answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), 120.0)
+said = answer[1].decode(errors="replace") if answer else None
+print(json.dumps({"said": said, "seconds": time.monotonic() - start}))
+"""
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[Path]:
+    yield from serve_daemon(tmp_path)
+
+
+def test_the_warm_daemon_stops_the_floors_in_time(tmp_path: Path, daemon: Path) -> None:
+    """A real daemon answers on a thread of its own, where no signal arrives: its floors
+    stop at their deadline (lowered in the hook's environment, which the client forwards)."""
+    project = tmp_path / "project"
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    env = dict(daemon_env(tmp_path), AGENTREFLEX_FLOOR_LIMIT="1")
+    payload = {"session_id": "bounded", "cwd": str(project), "hook_event_name": "PreToolUse"}
+    payload |= {"tool_name": "mcp__fs__write_file", "tool_input": MANY, "tool_use_id": "t1"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        input=json.dumps(payload).encode(),
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    answer = json.loads(done.stdout)
+    assert answer["said"] is not None, done.stderr  # the daemon answered, not the client
+    assert '"permissionDecision": "deny"' in answer["said"], answer
+    assert "OutOfTime" in answer["said"], answer
+    assert answer["seconds"] < 8, answer
