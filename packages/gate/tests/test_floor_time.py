@@ -145,3 +145,32 @@ def test_the_warm_daemon_stops_the_floors_in_time(tmp_path: Path, daemon: Path) 
     assert '"permissionDecision": "deny"' in answer["said"], answer
     assert "OutOfTime" in answer["said"], answer
     assert answer["seconds"] < 8, answer
+
+
+def test_a_hook_that_gave_up_on_the_daemon_has_less_time_left(tmp_path: Path, daemon: Path) -> None:
+    """The hook waits 5 s for a daemon busy past it, then evaluates the call itself: its
+    reflexes get what is left of theirs, so that the wait, the reflexes and the look stay
+    inside the host's 30 s together."""
+    from agentreflex.core.hook.client import TIMEOUT
+    from agentreflex.core.testing import AGENTREFLEX_BIN
+
+    project = tmp_path / "project"
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    limit = TIMEOUT + 2  # the daemon is still at it when the hook gives up waiting
+    env = dict(daemon_env(tmp_path), AGENTREFLEX_FLOOR_LIMIT=str(limit))
+    payload = {"session_id": "waited", "cwd": str(project), "hook_event_name": "PreToolUse"}
+    payload |= {"tool_name": "mcp__fs__write_file", "tool_input": MANY, "tool_use_id": "t2"}
+    started = time.monotonic()
+    done = subprocess.run(
+        [AGENTREFLEX_BIN, "hook", "claude-code", "PreToolUse"],
+        input=json.dumps(payload).encode(),
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    took = time.monotonic() - started
+    reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    given = float(reason.partition("OutOfTime: no answer within ")[2].split(" s")[0])
+    assert given < limit - TIMEOUT + 0.5, reason  # the wait was taken off
+    assert took < TIMEOUT + limit, took
