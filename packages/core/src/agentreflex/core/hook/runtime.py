@@ -379,7 +379,7 @@ def _bounded_reflexes(
         return
     from agentreflex.core.util import deadline
 
-    limit = max(floor_limit() - spent, min(_LEAST_TIME, floor_limit()))
+    limit = max(round(floor_limit() - spent, 1), min(_LEAST_TIME, floor_limit()))
     stop_timer = _floor_timer(limit + _BACKSTOP_AFTER)
     before = deadline.start(limit)
     try:
