@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 from agentreflex.core.reflex import JudgeAnswer, ReflexContext
@@ -136,6 +137,23 @@ def test_timeout_fails_open(jev: Any) -> None:
     assert answer.degraded
     assert "timed out" in answer.error
     assert answer.probabilities == fallback_signals(s.PRE_TOOL)
+
+
+def test_the_call_gets_no_more_than_the_reflexes_have_left(jev: Any) -> None:
+    """Asked with 0.3 s left of the hook's time for the reflexes (runtime.FLOOR_HARD_LIMIT),
+    the judge waits no longer than that, whatever its own timeout: on the daemon's threads
+    nothing else would stop it."""
+    from agentreflex.core.util import deadline
+
+    jev.then(jev.reply(delay=3.0))
+    before = deadline.start(0.3)
+    started = time.monotonic()
+    try:
+        answer, _ = ask(backend(jev, timeout_ms=5000))
+    finally:
+        deadline.restore(before)
+    assert answer.degraded and "timed out" in answer.error, answer
+    assert time.monotonic() - started < 2
 
 
 def test_401_is_not_retried_and_never_echoes_the_key(jev: Any) -> None:
