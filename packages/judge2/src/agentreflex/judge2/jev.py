@@ -23,6 +23,7 @@ import json
 import time
 
 from agentreflex.core.systemone.wire import WireError, parse_response
+from agentreflex.core.util.deadline import left as reflexes_left
 from agentreflex.judge2.backend import BackendError
 from agentreflex.judge2.redaction import redact
 
@@ -119,7 +120,9 @@ class JevBackend:
     def _post(self, body: bytes) -> Any:
         import httpx
 
-        deadline = time.monotonic() + self.timeout_s
+        # no more than the reflexes have left of the hook's time (runtime.FLOOR_HARD_LIMIT):
+        # on the warm daemon's threads nothing else stops a wait for the server
+        deadline = time.monotonic() + reflexes_left(self.timeout_s)
         with httpx.Client(transport=self._transport, follow_redirects=False) as client:
             attempt = 0
             while True:
