@@ -476,3 +476,35 @@ def test_terraform_state_rm_says_the_stack_forgets_not_that_it_destroys() -> Non
         assert verdict == "BLOCK" and [p.code for p in proposals] == ["GATE-CLOUD-DESTROY"]
         assert says in proposals[0].message, proposals[0].message
         assert ("destroys" in proposals[0].message) is (says != "forget")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -la web/.env.local || true && cat web/.env.local 2>/dev/null || true",
+        "cat .env 2>/dev/null",
+        "grep -r neo4j docker-compose.yml .env 2>/dev/null || cat docker-compose.yml",
+        "sed -n 1,60p .env 2> err.log",
+        "head -n 40 .env 2>&1",
+    ],
+)
+def test_a_secret_read_with_its_errors_silenced_still_prints_the_secret(
+    command: str, project: Path
+) -> None:
+    """rt77: a Codex session (praDeep, automaker log) ran ``cat web/.env.local 2>/dev/null``
+    and a Claude Code session ``grep -r neo4j ... .env 2>/dev/null``; both were allowed
+    while ``cat .env`` blocks.  ``2>`` sends only the errors away; the file's lines still
+    reach the transcript."""
+    verdict, codes = _check(command, project)
+    assert verdict == "BLOCK" and "GATE-SECRET-READ" in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cat .env > /tmp/env.bak 2>/dev/null", "cat .env &> /dev/null", "test -f .env 2>/dev/null"],
+)
+def test_a_secret_read_whose_output_goes_elsewhere_prints_nothing(
+    command: str, project: Path
+) -> None:
+    verdict, codes = _check(command, project)
+    assert "GATE-SECRET-READ" not in codes, codes
