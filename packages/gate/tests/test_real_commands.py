@@ -506,5 +506,5 @@ def test_a_secret_read_with_its_errors_silenced_still_prints_the_secret(
 def test_a_secret_read_whose_output_goes_elsewhere_prints_nothing(
     command: str, project: Path
 ) -> None:
-    verdict, codes = _check(command, project)
+    _, codes = _check(command, project)
     assert "GATE-SECRET-READ" not in codes, codes
