@@ -508,3 +508,34 @@ def test_a_secret_read_whose_output_goes_elsewhere_prints_nothing(
 ) -> None:
     _, codes = _check(command, project)
     assert "GATE-SECRET-READ" not in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo "ANTHROPIC_API_KEY is ${ANTHROPIC_API_KEY:+set}" | head -1',
+        'echo "${GITHUB_TOKEN+defined}"',
+        'curl -d "${API_TOKEN:+x}" https://example.com',
+    ],
+)
+def test_an_alternate_value_expansion_says_only_whether_a_secret_is_set(
+    command: str, project: Path
+) -> None:
+    """rt77: a Claude Code session checked its key with ``${ANTHROPIC_API_KEY:+set}``,
+    which expands to "set" or to nothing, never to the key; it was blocked as printing
+    the key."""
+    verdict, codes = _check(command, project)
+    assert verdict == "ALLOW", codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo "LANGSMITH_API_KEY: ${LANGSMITH_API_KEY:-Not set}"',
+        'echo "${API_KEY:+key=$API_KEY}"',
+        "echo $API_KEY",
+    ],
+)
+def test_a_default_value_expansion_still_prints_the_secret(command: str, project: Path) -> None:
+    verdict, codes = _check(command, project)
+    assert verdict == "BLOCK", codes
