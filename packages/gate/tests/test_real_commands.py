@@ -539,3 +539,35 @@ def test_an_alternate_value_expansion_says_only_whether_a_secret_is_set(
 def test_a_default_value_expansion_still_prints_the_secret(command: str, project: Path) -> None:
     verdict, codes = _check(command, project)
     assert verdict == "BLOCK", codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'echo "OPENAI_API_KEY=test-key" >> .env',
+        "OPENAI_API_KEY=dummy-key npm test",
+        "OPENAI_API_KEY=fake_token pytest",
+        "API_TOKEN=mock-api-key npm test",
+    ],
+)
+def test_a_key_that_calls_itself_a_stand_in_is_no_secret(command: str, project: Path) -> None:
+    """rt77: a Cursor session wrote ``OPENAI_API_KEY=test-key`` into the agent's .env
+    to start its server in a test; ``OPENAI_API_KEY=test`` was already allowed (a
+    development default), ``test-key`` blocked as a typed key."""
+    verdict, codes = _check(command, project)
+    assert verdict == "ALLOW", codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "OPENAI_API_KEY=test-key-9f8a7b6c5d4e3f2a1b npm test",
+        "OPENAI_API_KEY=sk-proj-9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c npm test",
+        "export STRIPE_SECRET_KEY=testkey8f7e6d5c4b3a",
+    ],
+)
+def test_a_key_with_random_characters_after_test_is_still_a_secret(
+    command: str, project: Path
+) -> None:
+    verdict, codes = _check(command, project)
+    assert verdict == "BLOCK" and "GATE-SECRET-IN-COMMAND" in codes, codes
