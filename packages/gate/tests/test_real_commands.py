@@ -571,3 +571,34 @@ def test_a_key_with_random_characters_after_test_is_still_a_secret(
 ) -> None:
     verdict, codes = _check(command, project)
     assert verdict == "BLOCK" and "GATE-SECRET-IN-COMMAND" in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "curl -s http://192.168.86.60:6806/api/notebook/lsNotebooks"
+        ' -H "Authorization: Token $(grep SIYUAN_TOKEN .mcp.json | cut -d\\" -f4)" -d "{}"',
+        'curl -H "Authorization: Bearer $(security find-generic-password -s api -w)" '
+        "https://api.example.com/v1/me",
+        'curl -H "X-Api-Key: $(pass show service/api-key)" https://api.example.com/v1/me',
+    ],
+)
+def test_a_header_value_made_at_run_time_is_no_typed_secret(command: str, project: Path) -> None:
+    """rt77: a Claude Code session sent its SiYuan token as ``Authorization: Token
+    $(grep SIYUAN_TOKEN .mcp.json | cut ...)``; the header's first six characters,
+    ``$(grep``, were taken for a typed token (``$(cat f)`` passed only for being shorter).
+    A value a command substitution makes is typed nowhere, as rt71 found for variables."""
+    _, codes = _check(command, project)
+    assert "GATE-SECRET-IN-COMMAND" not in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'curl -H "Authorization: Token 4fe79ab0c3d2e1f0" http://localhost:6806/api',
+        'curl -H "Authorization: Bearer $(echo abcdef0123456789abcdef)" https://api.example.com',
+    ],
+)
+def test_a_typed_header_value_is_still_a_secret(command: str, project: Path) -> None:
+    verdict, codes = _check(command, project)
+    assert verdict == "BLOCK" and "GATE-SECRET-IN-COMMAND" in codes, codes
