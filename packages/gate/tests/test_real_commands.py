@@ -602,3 +602,31 @@ def test_a_header_value_made_at_run_time_is_no_typed_secret(command: str, projec
 def test_a_typed_header_value_is_still_a_secret(command: str, project: Path) -> None:
     verdict, codes = _check(command, project)
     assert verdict == "BLOCK" and "GATE-SECRET-IN-COMMAND" in codes, codes
+
+
+def _os_program() -> str:
+    """A binary of the machine's own program folder (``/bin/ls`` is on every test machine)."""
+    path = Path("/bin/ls").resolve()
+    assert b"\0" in path.read_bytes()[:4096], path
+    return "/bin/ls"
+
+
+def test_an_os_program_named_by_its_path_is_not_an_unreadable_script(project: Path) -> None:
+    """rt77: Codex ran ``/bin/ls /Users/kyin/Projects/praDeep/.worktrees/`` and
+    ``/bin/true``; each warned that the script it runs (/bin/ls) could not be read.
+    A binary in /bin, /usr/bin, /sbin or /usr/sbin is the system's own program, judged
+    by its name (``/bin/rm -rf /`` is ``rm -rf /``)."""
+    for command in (f"{_os_program()} -la", "/usr/bin/true"):
+        verdict, codes = _check(command, project)
+        assert verdict == "ALLOW", (command, codes)
+
+
+def test_a_binary_outside_the_os_folders_still_cannot_be_read(project: Path) -> None:
+    """A compiled program in the project is no OS program: that it could not be read still
+    says so; and the OS's rm named by its path is still rm."""
+    (project / "app").write_bytes(Path("/bin/ls").resolve().read_bytes())
+    (project / "app").chmod(0o755)
+    verdict, codes = _check("./app", project)
+    assert verdict == "WARN" and "GATE-SCRIPT-UNREADABLE" in codes, codes
+    verdict, codes = _check("/bin/rm -rf /", project)
+    assert verdict == "BLOCK", codes
