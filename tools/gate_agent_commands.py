@@ -10,7 +10,8 @@ judged, never run.  Each is judged in a fresh git project with a home folder
 beside it, as the hook judges a command in a real session; the agent's own
 checkout (``project``, e.g. ``/Users/kyin/Projects/praDeep``) is spelled as
 that project's path, so ``rm /Users/kyin/Projects/praDeep/web/x.spec.ts`` is
-judged as the in-project delete it was, not as a delete outside the project.
+judged as the in-project delete it was, not as a delete outside the project,
+and the agent's home (``home``) as the probe's home.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ def judge(cases: list[dict[str, str]], project: Path) -> list[dict[str, object]]
     """Each case with the gate's verdict and the rules that fired."""
     out: list[dict[str, object]] = []
     for case in cases:
-        command = case["command"].replace(case["project"], str(project))
+        command = (
+            case["command"]
+            .replace(case["project"], str(project))
+            .replace(case["home"], str(project.parent))
+        )
         verdict, proposals = check_command(
             command, cwd=str(project), home=str(project.parent), project=str(project)
         )
