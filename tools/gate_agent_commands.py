@@ -12,6 +12,11 @@ checkout (``project``, e.g. ``/Users/kyin/Projects/praDeep``) is spelled as
 that project's path, so ``rm /Users/kyin/Projects/praDeep/web/x.spec.ts`` is
 judged as the in-project delete it was, not as a delete outside the project,
 and the agent's home (``home``) as the probe's home.
+
+No secret of the transcripts is kept: a token or password an agent typed is
+replaced, in the saved set, by a made-up value of the same kind (a SiYuan token
+by ``REDACTED0token1``, a database password by ``Qm7tRw2xkP``), so the gate
+still sees a typed secret where the agent typed one.
 """
 
 from __future__ import annotations
