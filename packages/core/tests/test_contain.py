@@ -133,17 +133,93 @@ def test_a_changed_user_policy_is_read_again_in_the_same_process(tmp_path: Path)
 
 def test_a_cache_the_user_lists_read_only_is_read_only(project: Path, home: Path) -> None:
     """A writable tool cache holds code that later runs outside; the user may close it."""
-    cache = home / ".cache" / "pre-commit"
+    cache = home / ".cache" / "pip"
     cache.mkdir(parents=True)
     user = Path(contain.user_policy_path())
     user.parent.mkdir(parents=True, exist_ok=True)
     before = contain.plan(str(project), contain.load_policy()).mounts
     assert contain.Mount(str(cache), "rw") in before
-    user.write_text('read_only = ["~/.cache/pre-commit"]\n')
+    user.write_text('read_only = ["~/.cache/pip"]\n')
     after = contain.plan(str(project), contain.load_policy()).mounts
     assert contain.Mount(str(cache), "ro") in after
     done = run(f"touch {cache}/planted", project)
     assert done.returncode != 0 and not (cache / "planted").exists()
+
+
+# -- red-team rt75: caches whose contents run later outside the boundary -----------
+
+
+NPX_PACKAGE = {
+    "package.json": '{"name": "srv", "version": "1.0.0", "bin": {"srv": "index.js"}}\n',
+    "index.js": "#!/usr/bin/env node\nconsole.log('served')\n",
+}
+
+
+def test_npx_in_the_boundary_installs_into_the_guards_folder_not_the_real_cache(
+    project: Path, home: Path
+) -> None:
+    """``npx -y`` works in the boundary (its install kept for the next command), and what it
+    writes under ``~/.npm/_npx`` is the guard's folder: the real one, which a host's
+    ``npx -y NAME`` runs outside, is as it was."""
+    real = home / ".npm" / "_npx"
+    (real / "6a2f" / "node_modules" / "srv").mkdir(parents=True)
+    (real / "6a2f" / "node_modules" / "srv" / "index.js").write_text("// the user's\n")
+    for name, text in NPX_PACKAGE.items():
+        (project / "srv" / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / "srv" / name).write_text(text)
+    done = run("npx --offline -y ./srv", project)
+    assert done.stdout == "served\n", done.stderr
+    planted = "echo planted >> ~/.npm/_npx/6a2f/node_modules/srv/index.js; ls ~/.npm/_npx"
+    listed = run(planted, project)
+    # the guard's folder, with npx's own install in it, kept from the first command
+    assert "6a2f" not in listed.stdout and listed.stdout.strip(), listed
+    assert (real / "6a2f" / "node_modules" / "srv" / "index.js").read_text() == "// the user's\n"
+    assert sorted(os.listdir(real)) == ["6a2f"]
+    shadow = contain.shadow_source(str(real))
+    assert sorted(os.listdir(shadow)) == listed.stdout.split()
+
+
+def test_a_missing_shadowed_cache_is_shadowed_where_a_command_could_make_it(
+    project: Path, home: Path
+) -> None:
+    """``~/.npm`` writable, ``_npx`` not there yet: bwrap makes the mount point, and a command
+    that makes ``_npx`` makes it in the guard's folder.  A shadowed cache whose folder is
+    read-only (home) is left to it: no command can make it."""
+    (home / ".npm").mkdir()
+    found = contain.plan(str(project), contain.load_policy())
+    kinds = {m.path: m.kind for m in found.mounts}
+    assert kinds[str(home / ".npm" / "_npx")] == "shadow"
+    assert str(home / ".cache" / "go-build") not in kinds
+    run("mkdir -p ~/.npm/_npx/ab && touch ~/.npm/_npx/ab/x", project)
+    assert os.listdir(home / ".npm" / "_npx") == []
+    assert os.path.exists(os.path.join(contain.shadow_source(str(home / ".npm/_npx")), "ab/x"))
+
+
+def test_a_shadowed_cache_whose_stand_in_cant_be_made_is_an_empty_read_only_folder(
+    project: Path, home: Path
+) -> None:
+    """No folder of the guard's (its cache folder a file): the real cache is out of reach
+    all the same, and the tool fails in the boundary instead."""
+    cache = home / ".cache" / "go-build"
+    cache.mkdir(parents=True)
+    (cache / "README").write_text("the user's\n")
+    Path(userdirs.user_cache_dir()).parent.mkdir(parents=True, exist_ok=True)
+    Path(userdirs.user_cache_dir()).write_text("not a folder\n")
+    kinds = {m.path: m.kind for m in contain.plan(str(project), contain.load_policy()).mounts}
+    assert kinds[str(cache)] == "hide"
+    done = run("echo planted > ~/.cache/go-build/README", project)
+    assert done.returncode != 0 and (cache / "README").read_text() == "the user's\n"
+
+
+def test_a_shadowed_cache_the_user_lists_read_only_is_read_only(project: Path, home: Path) -> None:
+    """The user's ``read_only`` is the stronger entry for one path: the tool then fails."""
+    cache = home / ".cache" / "pre-commit"
+    cache.mkdir(parents=True)
+    Path(contain.user_policy_path()).parent.mkdir(parents=True, exist_ok=True)
+    Path(contain.user_policy_path()).write_text('read_only = ["~/.cache/pre-commit"]\n')
+    assert (
+        contain.Mount(str(cache), "ro") in contain.plan(str(project), contain.load_policy()).mounts
+    )
 
 
 def test_the_protected_files_placeholder_keeps_its_older_name(tmp_path: Path) -> None:

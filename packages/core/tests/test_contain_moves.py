@@ -33,6 +33,7 @@ from agentreflex.core.contain import boundary
 from agentreflex.core.hook.runtime import Plugins, run_hook
 from agentreflex.core.state import userdirs
 from agentreflex.core.state.auth import load_key
+from agentreflex.core.util.fsutil import inside
 
 MOVES: list[dict[str, Any]] = tomllib.loads(
     Path(__file__).with_name("contain_moves.toml").read_text()
@@ -295,8 +296,12 @@ def _held(world: World) -> dict[str, object]:
     """What the boundary itself holds: home, the held project paths, the hook's own code."""
     from agentreflex.core import cli
 
+    # (less the folders the guard puts in a shadowed cache's place, red-team rt75: what a
+    # command writes there is what no program outside runs)
+    shadow = os.path.join(userdirs.user_cache_dir(), "shadow")
+    home = {p: e for p, e in _tree(str(world.home)).items() if not inside(p, shadow)}
     return {
-        "home": _tree(str(world.home)),
+        "home": home,
         "project": _trees(world.project, HELD),
         "site": sorted(os.listdir(SITE)),
         "interpreter": _entry(sys.executable),

@@ -131,11 +131,13 @@ def test_a_host_started_by_npx_has_its_cache_folder_watched(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``npx @google/gemini-cli`` puts ``~/.npm/_npx/HASH/node_modules/.bin`` first on the
-    host's PATH, and ``~/.npm`` is writable in the boundary (red-team rt27)."""
+    host's PATH, and ``~/.npm`` is writable in the boundary (red-team rt27).  Since rt75
+    ``_npx`` itself is a folder of the guard's in the boundary: the command writes there."""
     npx = Path(os.environ["HOME"]) / ".npm" / "_npx" / "6a2f" / "node_modules" / ".bin"
     npx.mkdir(parents=True)
     monkeypatch.setenv("PATH", f"{npx}{os.pathsep}{os.environ['PATH']}")
-    _command(project, f"printf '{PLANTED}' > {npx}/bash && chmod +x {npx}/bash", "g")
+    plant = f"mkdir -p {npx} && printf '{PLANTED}' > {npx}/bash && chmod +x {npx}/bash"
+    _command(project, plant, "g")
     assert not (npx / "bash").exists()
 
 
