@@ -222,6 +222,24 @@ def test_a_shadowed_cache_the_user_lists_read_only_is_read_only(project: Path, h
     )
 
 
+def test_playwrights_installed_browsers_are_read_only_and_a_new_one_can_be_installed(
+    project: Path, home: Path
+) -> None:
+    """What ``npx playwright install`` writes for a new revision (its folder, marker and
+    ``.links`` entry) is written in the boundary; an installed browser can't be changed."""
+    cache = home / ".cache" / "ms-playwright"
+    (cache / "chromium-1140" / "chrome-linux").mkdir(parents=True)
+    (cache / "chromium-1140" / "chrome-linux" / "chrome").write_text("#!/bin/sh\n")
+    (cache / ".links").mkdir()
+    new = "mkdir -p ~/.cache/ms-playwright/chromium-1150 && : > ~/.cache/ms-playwright/chromium-1150/INSTALLATION_COMPLETE && echo proj > ~/.cache/ms-playwright/.links/ab"
+    assert run(new, project).returncode == 0
+    assert (cache / "chromium-1150" / "INSTALLATION_COMPLETE").exists()
+    assert (cache / ".links" / "ab").exists()
+    done = run("echo planted > ~/.cache/ms-playwright/chromium-1140/chrome-linux/chrome", project)
+    assert done.returncode != 0
+    assert (cache / "chromium-1140" / "chrome-linux" / "chrome").read_text() == "#!/bin/sh\n"
+
+
 def test_the_protected_files_placeholder_keeps_its_older_name(tmp_path: Path) -> None:
     """``{guarded}`` (the name before "guard" meant only the Reasoning Guard) still
     expands in a user's contain.toml, to the same list as ``{protected}``."""
