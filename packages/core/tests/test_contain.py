@@ -189,6 +189,11 @@ def test_a_missing_shadowed_cache_is_shadowed_where_a_command_could_make_it(
     found = contain.plan(str(project), contain.load_policy())
     kinds = {m.path: m.kind for m in found.mounts}
     assert kinds[str(home / ".npm" / "_npx")] == "shadow"
+    # doctor says where the stand-in is
+    assert any(
+        line.startswith("shadowed") and "_npx" in line and "/shadow/" in line
+        for line in contain.describe(found)
+    )
     assert str(home / ".cache" / "go-build") not in kinds
     run("mkdir -p ~/.npm/_npx/ab && touch ~/.npm/_npx/ab/x", project)
     assert os.listdir(home / ".npm" / "_npx") == []
