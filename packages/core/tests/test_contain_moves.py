@@ -292,14 +292,24 @@ def _git_as_the_user_would(project: Path) -> None:
             )
 
 
+def _inert(path: str) -> bool:
+    """Is ``path`` in home a place a command may write that no program outside runs from?
+    (red-team rt75) The folders the guard puts in a shadowed cache's place, and npm's
+    content store, whose files are named by their hash and checked against it when read
+    (cacache lib/content/read.js): one a command wrote is used only where an index entry or
+    a lockfile names that very hash."""
+    inert = (
+        os.path.join(userdirs.user_cache_dir(), "shadow"),
+        os.path.join(userdirs.home_dir(), ".npm", "_cacache", "content-v2"),
+    )
+    return any(inside(path, folder) for folder in inert)
+
+
 def _held(world: World) -> dict[str, object]:
     """What the boundary itself holds: home, the held project paths, the hook's own code."""
     from agentreflex.core import cli
 
-    # (less the folders the guard puts in a shadowed cache's place, red-team rt75: what a
-    # command writes there is what no program outside runs)
-    shadow = os.path.join(userdirs.user_cache_dir(), "shadow")
-    home = {p: e for p, e in _tree(str(world.home)).items() if not inside(p, shadow)}
+    home = {p: e for p, e in _tree(str(world.home)).items() if not _inert(p)}
     return {
         "home": home,
         "project": _trees(world.project, HELD),
@@ -318,7 +328,7 @@ def _users_files(world: World) -> dict[str, tuple[object, ...]]:
     return {
         p: e
         for p, e in _tree(str(world.home)).items()
-        if e[0] != stat.S_IFDIR and not any(p.startswith(o + "/") for o in own)
+        if e[0] != stat.S_IFDIR and not any(p.startswith(o + "/") for o in own) and not _inert(p)
     }
 
 

@@ -179,9 +179,11 @@ def _shadow(
     from one command to the next, and the real cache is out of reach.
 
     A missing cache is shadowed where a command could create it (its folder is
-    writable: bwrap makes the mount point), else left to its read-only folder.
-    Where the stand-in can't be made (a full disk) the path is an empty
-    read-only folder instead: the tool fails in the boundary, never the real cache.
+    writable): the hook makes the empty folder first, as the tool itself would
+    (what bwrap would make as a mount point in the middle of a command), else it
+    is left to its read-only folder.  Where the stand-in can't be made (a full
+    disk) the path is an empty read-only folder instead: the tool fails in the
+    boundary, never the real cache.
     """
     if os.path.lexists(path) and not os.path.isdir(path):
         return Mount(path, "hide")  # a file where the cache's folder should be
@@ -189,6 +191,7 @@ def _shadow(
         return None  # nothing to shadow, and no command can make it
     source = shadow_source(path, env)
     try:
+        os.makedirs(path, exist_ok=True)
         os.makedirs(source, mode=0o700, exist_ok=True)
     except OSError:
         return Mount(path, "hide")
