@@ -7,6 +7,8 @@ evaluates a call faster than the client gives up, so the premise needs the gate.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +21,7 @@ from agentreflex.core.testing import daemon_env as _env
 from agentreflex.core.testing import daemon_payload as _payload
 from agentreflex.core.testing import daemon_probe as _probe
 from agentreflex.core.testing import daemon_recorded as _recorded
+from agentreflex.core.util.fsutil import call_record_path
 
 
 @pytest.fixture()
@@ -37,6 +40,37 @@ def test_an_event_is_recorded_once_when_the_client_gives_up(tmp_path: Path, daem
     assert waited["answered"] is True
     assert _recorded(tmp_path, "toolu_waited")  # the control: a waiting client's event is kept
     time.sleep(1.0)
+    assert not _recorded(tmp_path, "toolu_gave_up")
+
+
+def _looked(tmp: Path, tool_use_id: str) -> bool:
+    """Did a hook take the work tree's look before the call (its fingerprint, kept for after)?"""
+    return os.path.exists(call_record_path(str(tmp / "state" / "worktree"), "trust", tool_use_id))
+
+
+def _stopped(tmp: Path) -> None:
+    """SIGTERM the daemon and wait for it to go: it first lets the requests in flight finish."""
+    pid_file = tmp / "run" / "daemon.sock.pid"
+    os.kill(int(pid_file.read_text()), signal.SIGTERM)
+    deadline = time.monotonic() + 60
+    while pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not pid_file.exists()
+
+
+def test_the_daemon_leaves_the_looks_to_a_client_that_gave_up(tmp_path: Path, daemon: Path) -> None:
+    """A client that stopped waiting evaluates the call itself, looks included: the daemon
+    taking them too (planted settings, the work tree's fingerprint and snapshot, seconds
+    for a large command) only competed with it for the CPU (rt74)."""
+    subprocess.run(["git", "init", "-q", str(tmp_path / "project")], check=True)
+    slow = " && ".join(f"echo {i} > out{i}.txt" for i in range(8000))  # asks; ~1 s to evaluate
+    waited = _probe(tmp_path, _payload(tmp_path, "toolu_waited", slow), timeout=120)
+    assert waited["answered"] is True
+    assert _looked(tmp_path, "toolu_waited")  # the control: the look leaves its fingerprint
+    gave_up = _probe(tmp_path, _payload(tmp_path, "toolu_gave_up", slow), timeout=0.01)
+    assert gave_up["answered"] is False
+    _stopped(tmp_path)  # the request in flight is finished by now
+    assert not _looked(tmp_path, "toolu_gave_up")
     assert not _recorded(tmp_path, "toolu_gave_up")
 
 
