@@ -586,8 +586,9 @@ def run_hook(
     ``event_hint`` is the event the hook was registered for (``agentreflex
     hook claude-code PreToolUse``); it wins over the payload's own
     ``hook_event_name`` (see :func:`reconcile_event`).  ``still_wanted`` (the
-    daemon's) is asked just before the event is recorded: a caller that gave
-    up waiting evaluates the event itself, and it must be recorded once.
+    daemon's) is asked after the reflexes and again just before the event is
+    recorded: a caller that gave up waiting evaluates the event itself, looks
+    included, and it must be recorded once.
     """
     started = time.perf_counter()
     try:
@@ -738,6 +739,10 @@ def _run_event(
         extra.append(_too_large(size))
     if extra:
         decision = _remerge(decision, extra, config)
+    if _given_up(still_wanted):
+        # the client evaluates the call itself, looks included: taken here too (seconds for
+        # a large command), they would only compete with it for the CPU
+        return HookOutcome(adapter.render(event, decision), event, decision, state=state)
     if _before_a_shell_command(event, decision) and config.state_dir and not homeless:
         # the hook's own code shares no file with a cache a command may write (hard links)
         from agentreflex.core.contain import ownlinks
@@ -760,7 +765,7 @@ def _run_event(
     latency = (time.perf_counter() - started) * 1000.0
     if store_down:
         store_errors.append(store_down + "; evaluated without session history, nothing recorded")
-    elif still_wanted is not None and not still_wanted():
+    elif _given_up(still_wanted):
         # The client gave up waiting and evaluates (and records) the event itself.
         return HookOutcome(adapter.render(event, decision), event, decision, state=state)
     else:
@@ -781,6 +786,11 @@ def _run_event(
     if decision.errors:
         reply.stderr += "".join(f"agentreflex: {redact(e)}\n" for e in decision.errors)
     return HookOutcome(reply, event, decision, state=state)
+
+
+def _given_up(still_wanted: Callable[[], bool] | None) -> bool:
+    """Has the warm daemon's client stopped waiting (it evaluates the call itself)?"""
+    return still_wanted is not None and not still_wanted()
 
 
 UNGUARDED_NOTICE = (
