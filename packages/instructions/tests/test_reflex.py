@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -400,3 +401,33 @@ def test_the_sessions_rules_hold_from_a_folder_made_a_project(repo: Path) -> Non
     (f,) = _run(event)
     assert f.verdict is Verdict.BLOCK and f.code == "INSTR-RULE"
     assert _run(pre_tool("Edit", tool, cwd=str(repo / "w"))) == []  # found from w: no rules
+
+
+def test_a_command_is_analysed_once_per_call_by_the_gate_and_the_rules(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rules read a shell command with the gate's own analysis, shared within the call:
+    made a second time (the rules asked with another ``Where`` than the gate's), it cost a
+    250 kB command's hook another ~0.5 s (rt74).  The hook's event knows its session's
+    project and start, as here."""
+    from agentreflex.core.hook.runtime import Plugins, evaluate
+    from agentreflex.core.testing import make_config
+    from agentreflex.gate import analyze
+    from agentreflex.gate.reflex import GateReflex
+
+    made: list[str] = []
+    real = analyze.analyse
+
+    def counted(command: str, *rest: Any) -> Any:
+        made.append(command)
+        return real(command, *rest)
+
+    monkeypatch.setattr(analyze, "analyse", counted)
+    command = "npm install left-pad && git commit -m wip"
+    event = pre_tool("Bash", {"command": command}, cwd=str(repo))
+    event.project, event.session_started = str(repo), time.time_ns() - 60 * 10**9
+    plugins = Plugins(reflexes=[GateReflex(), InstructionsReflex()])
+    decision, _ = evaluate(event, SessionState(cwd=str(repo)), make_config(), plugins)
+    assert made == [command]
+    codes = {f.code for f in decision.findings}
+    assert {"INSTR-RULE", "INSTR-REQUIREMENT"} <= codes  # only pnpm; make lint first
