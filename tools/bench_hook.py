@@ -46,6 +46,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from agentreflex.core.install.launcher import launch_argv
 
@@ -315,6 +316,71 @@ def floor_timing(workdir: str) -> dict[str, float]:
     }  # type: ignore[dict-item]
 
 
+# A command past the gate's parse limit (its parse-free scan reads each of its ~14 000
+# fragments, a realpath each), as long as the hook analyses: the case where one analysis
+# per call shows (rt74: the gate's and the instructions' made two, ~0.5 s each)
+BIG_COMMAND = "; ".join(f"echo a{i} > out{i}.txt" for i in range(14_000))[:250_000]
+
+
+def big_command_timing(workdir: str, runs: int) -> dict[str, Any]:
+    """The floors' in-process time on :data:`BIG_COMMAND` (median and best of ``runs``), and
+    how many times the gate analysed it per call, in an event that knows its session's
+    project and start, as the hook's does."""
+    from agentreflex.core.config.settings import load_config
+    from agentreflex.core.decision import Mode
+    from agentreflex.core.events import Event, EventKind, build_tool_call
+    from agentreflex.core.hook.runtime import Plugins, evaluate, load_plugins
+    from agentreflex.core.state.model import SessionState
+    from agentreflex.gate import analyze
+
+    made: list[float] = []
+    real = analyze.analyse
+
+    def counted(*args: object) -> object:
+        made.append(0.0)
+        return real(*args)  # type: ignore[arg-type]
+
+    analyze.analyse = counted  # type: ignore[assignment]
+    config = load_config(workdir, {"HOME": workdir, "JEV_MODE": "off"})
+    config.mode = Mode.ENFORCED
+    plugins = Plugins(reflexes=[r for r in load_plugins().reflexes if r.floor])
+    samples: list[float] = []
+    try:
+        for i in range(runs + 1):  # the first pays the imports and compiles: not counted
+            event = Event(
+                kind=EventKind.PRE_TOOL,
+                host="bench",
+                session_id="bench",
+                cwd=workdir,
+                project=workdir,
+                session_started=time.time_ns() - 60 * 10**9,
+                tool=build_tool_call("Bash", {"command": BIG_COMMAND}, f"t{i}"),
+            )
+            made.clear()
+            start = time.perf_counter()
+            evaluate(event, SessionState(session_id="bench", cwd=workdir), config, plugins)
+            samples.append(time.perf_counter() - start)
+    finally:
+        analyze.analyse = real
+    return {
+        "characters": len(BIG_COMMAND),
+        "runs": runs,
+        "median_ms": statistics.median(samples[1:]) * 1000,
+        "best_ms": min(samples[1:]) * 1000,
+        "analyses_per_call": len(made),
+        "reflexes": [r.name for r in plugins.reflexes],
+    }
+
+
+def print_big(big: dict[str, Any]) -> None:
+    print(
+        f"floors in-process on one {big['characters']:,}-character command, {big['runs']} "
+        f"runs: median {big['median_ms']:.0f} ms, best {big['best_ms']:.0f} ms, "
+        f"shell analyses per call: {big['analyses_per_call']}; "
+        f"reflexes: {', '.join(big['reflexes'])}"
+    )
+
+
 def daemon_rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as fh:
         for line in fh:
@@ -338,9 +404,19 @@ def main() -> int:
         action="store_true",
         help="skip the installed copy (it builds the wheels and installs them: ~15 s)",
     )
+    parser.add_argument(
+        "--big-command",
+        action="store_true",
+        help="only the floors' time on one 250 kB command, --runs times (seconds each)",
+    )
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="agentreflex-bench-")
     session = Session(work, args.event)
+    if args.big_command:
+        big = big_command_timing(session.project, args.runs)
+        shutil.rmtree(work, ignore_errors=True)
+        print(json.dumps(big, indent=2)) if args.json else print_big(big)
+        return 0
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "AGENTREFLEX_"))}
     env.update(
         {
