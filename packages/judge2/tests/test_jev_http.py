@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 from typing import Any
 
@@ -135,7 +136,7 @@ def test_timeout_fails_open(jev: Any) -> None:
     jev.then(jev.reply(delay=1.0))
     answer, _ = ask(backend(jev, timeout_ms=150))
     assert answer.degraded
-    assert "timed out" in answer.error
+    assert "timed out after 150 ms" in answer.error, answer.error
     assert answer.probabilities == fallback_signals(s.PRE_TOOL)
 
 
@@ -154,6 +155,23 @@ def test_the_call_gets_no_more_than_the_reflexes_have_left(jev: Any) -> None:
         deadline.restore(before)
     assert answer.degraded and "timed out" in answer.error, answer
     assert time.monotonic() - started < 2
+
+
+def test_a_timeout_cut_to_the_reflexes_time_says_the_time_given(jev: Any) -> None:
+    """The error names the time the call had, not the configured timeout it never got:
+    "timed out after 5000 ms" for a wait of 0.3 s had whoever read the log raise a timeout
+    that was not the cause (rt74)."""
+    from agentreflex.core.util import deadline
+
+    jev.then(jev.reply(delay=3.0))
+    before = deadline.start(0.3)
+    try:
+        answer, _ = ask(backend(jev, timeout_ms=5000))
+    finally:
+        deadline.restore(before)
+    given = re.search(r"timed out after (\d+) ms", answer.error)
+    assert given and 200 <= int(given[1]) <= 300, answer.error
+    assert "5000 ms configured" in answer.error, answer.error  # and why it was less
 
 
 def test_401_is_not_retried_and_never_echoes_the_key(jev: Any) -> None:
