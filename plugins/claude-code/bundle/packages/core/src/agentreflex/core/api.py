@@ -111,6 +111,10 @@ NAMES = {
         "noul",
         "parse_response",
     ),
+    # the hook's time for the reflexes before a tool call (runtime.FLOOR_HARD_LIMIT): their
+    # loops over input of any size ask whether it is up (check), and what they wait for
+    # gets no more than is left (left); starting one is the hook's, not a reflex's
+    "agentreflex.core.util.deadline": ("OutOfTime", "check", "left"),
     "agentreflex.core.util.digest": ("sha256_hex",),
     "agentreflex.core.util.fsutil": (
         "atomic_write_bytes",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, DESTRUCTIVE, P_BLOCK, P_WARN, SECRET, Cmd, Hit
 from agentreflex.gate.rules.literals import find_secrets, redacted_excerpt
@@ -571,6 +572,7 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     stored = secrets.stored_through_pipes(cmds)
     made = _made_dirs(cmds, where)
     for k, cmd in enumerate(cmds):
+        check_time()  # each segment's rules may read files: the hook's time holds
         # A dry run, help or analysis changes nothing: skip the tool's own rules
         # (what it reads, writes through redirects or runs is still checked).
         if not inert.inert(cmd.name, cmd.args) and not (

@@ -15,6 +15,7 @@ import os
 from agentreflex.core.decision import Finding, Verdict
 from agentreflex.core.events import EventKind, ToolKind
 from agentreflex.core.hosts import UNCHECKED_STDIN, host_traits
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.gate.plugin import PLUGIN
 from agentreflex.gate.shell.paths import Where
 
@@ -230,6 +231,7 @@ def collect_hits(ctx: ReflexContext, where: Where) -> list[Hit]:
         from agentreflex.gate.tool_input import implied_calls
 
         for implied in implied_calls(tool.name, tool.input):
+            check_time()  # an MCP call may imply any number of calls
             more, more_cmds = _call_hits(ctx, implied, where, noted)
             hits.extend(more)
             cmds.extend(more_cmds)

@@ -45,8 +45,10 @@ class Violation:
     ask_user: bool = False
 
 
-def check_tool(tool: ToolCall, cwd: str, project: str, deadline: float) -> list[Violation]:
-    """Every rule the proposed ``tool`` call would break."""
+def check_tool(
+    tool: ToolCall, cwd: str, project: str, deadline: float, since_ns: int | None = None
+) -> list[Violation]:
+    """Every rule the proposed ``tool`` call would break (``since_ns``: see :func:`_commands`)."""
     if tool.mutates_files:
         content = gate.added_lines(tool.patch) if tool.patch else tool.content
         deleting = "*** Delete File:" in tool.patch
@@ -55,7 +57,7 @@ def check_tool(tool: ToolCall, cwd: str, project: str, deadline: float) -> list[
             out.extend(check_write(path, cwd, project, content, tool.old_content, deleting))
         return out
     if tool.command:
-        return check_command(tool.command, cwd, project, deadline)
+        return check_command(tool.command, cwd, project, deadline, since_ns)
     return []
 
 
@@ -145,10 +147,12 @@ def _manifest_breaks(rule: Rule, full: str, content: str, old: str) -> str | Non
     return f"It adds a dependency to {posixpath.basename(full)}." if hits else None
 
 
-def check_command(command: str, cwd: str, project: str, deadline: float) -> list[Violation]:
+def check_command(
+    command: str, cwd: str, project: str, deadline: float, since_ns: int | None = None
+) -> list[Violation]:
     """Rules broken by a shell command: its programs, and every path it changes."""
     where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
-    cmds = _commands(command, where, deadline)
+    cmds = _commands(command, where, deadline, since_ns)
     rs = ruleset.for_path(project, cwd, False) if _inside(cwd, project) else ruleset.RuleSet()
     out: list[Violation] = []
     for rule in rs.of_kind(parse.PROHIBIT):
@@ -250,18 +254,22 @@ _GIT_WHEN = {"commit": "commit", "push": "push"}
 _ANALYSED: dict[tuple[str, str], list[Cmd]] = {}
 
 
-def _commands(command: str, where: Where, deadline: float) -> list[Cmd]:
+def _commands(
+    command: str, where: Where, deadline: float, since_ns: int | None = None
+) -> list[Cmd]:
     """The gate's analysis of ``command`` (the simple commands it runs), once per call.
 
     The gate's own, shared within the event: the gate reflex has usually made
-    it already (``shell_analysis``).
+    it already (``shell_analysis``), and it is found again only when asked with
+    the gate's own ``Where``: the session's project and start (``since_ns``:
+    ``Event.session_started``), as the gate judges the call by.  Asked with
+    another, a 250 kB command was analysed twice per call, ~0.5 s each (rt74).
     """
     key = (command, where.cwd)
     if key not in _ANALYSED:
         _ANALYSED.clear()
-        _ANALYSED[key] = list(
-            gate.shell_analysis(command, gate.where_for(where.cwd), deadline).cmds
-        )
+        judged = gate.where_for(where.cwd, where.project, since_ns)
+        _ANALYSED[key] = list(gate.shell_analysis(command, judged, deadline).cmds)
     return _ANALYSED[key]
 
 
@@ -289,7 +297,12 @@ def _git_sub(cmd: Cmd) -> str:
 
 
 def pending_for_command(
-    command: str, cwd: str, project: str, state: SessionState, deadline: float
+    command: str,
+    cwd: str,
+    project: str,
+    state: SessionState,
+    deadline: float,
+    since_ns: int | None = None,
 ) -> list[Rule]:
     """Requirements a ``git commit``/``git push`` in ``command`` would skip."""
     if "commit" not in command and "push" not in command:
@@ -298,7 +311,9 @@ def pending_for_command(
         return []
     where = Where(cwd=cwd, project=project, home=os.path.expanduser("~"))
     when = {
-        _GIT_WHEN[s] for s in map(_git_sub, _commands(command, where, deadline)) if s in _GIT_WHEN
+        _GIT_WHEN[s]
+        for s in map(_git_sub, _commands(command, where, deadline, since_ns))
+        if s in _GIT_WHEN
     }
     if not when:
         return []

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import field, record
 
@@ -415,6 +416,7 @@ def parse_text(
     rules: list[Rule] = []
     refused: list[tuple[int, str]] = []
     for item in found:
+        check_time()  # a file of 256 KiB of rules, before a tool call: the hook's time holds
         got, bad = classify(item, file, scope, file_globs, advice)
         if manual:
             got = [r if r.kind in (ADVICE, IGNORED) else _as_advice(r) for r in got]

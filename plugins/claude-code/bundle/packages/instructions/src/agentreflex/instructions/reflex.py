@@ -92,10 +92,12 @@ class InstructionsReflex:
         from agentreflex.instructions import comply
 
         comply.new_call()
-        found = [violation_finding(v) for v in comply.check_tool(tool, cwd, project, ctx.deadline)]
+        since = ctx.event.session_started  # with the project: the gate's Where, its analysis
+        violations = comply.check_tool(tool, cwd, project, ctx.deadline, since)
+        found = [violation_finding(v) for v in violations]
         if tool.kind is ToolKind.SHELL:
             for rule in comply.pending_for_command(
-                tool.command, cwd, project, ctx.state, ctx.deadline
+                tool.command, cwd, project, ctx.state, ctx.deadline, since
             ):
                 found.append(requirement_finding(rule))
         notice = _file_notice(ctx, comply.diagnostics_for(tool, cwd, project))

@@ -23,6 +23,7 @@ import json
 import time
 
 from agentreflex.core.systemone.wire import WireError, parse_response
+from agentreflex.core.util.deadline import left as reflexes_left
 from agentreflex.judge2.backend import BackendError
 from agentreflex.judge2.redaction import redact
 
@@ -119,13 +120,16 @@ class JevBackend:
     def _post(self, body: bytes) -> Any:
         import httpx
 
-        deadline = time.monotonic() + self.timeout_s
+        # no more than the reflexes have left of the hook's time (runtime.FLOOR_HARD_LIMIT):
+        # on the warm daemon's threads nothing else stops a wait for the server
+        given = reflexes_left(self.timeout_s)
+        deadline, timed_out = time.monotonic() + given, self._timed_out(given)
         with httpx.Client(transport=self._transport, follow_redirects=False) as client:
             attempt = 0
             while True:
                 attempt += 1
                 self.attempts += 1
-                outcome = self._attempt(client, body, deadline)
+                outcome = self._attempt(client, body, deadline, timed_out)
                 if isinstance(outcome, _Done):
                     return outcome.data
                 if attempt > self.retries:
@@ -137,18 +141,28 @@ class JevBackend:
                     raise BackendError(f"{outcome.reason}; no time left to retry")
                 self._sleep(pause)
 
-    def _attempt(self, client: httpx.Client, body: bytes, deadline: float) -> _Done | _Retry:
+    def _timed_out(self, given: float) -> str:
+        """What a call given ``given`` seconds says when they run out: that time, and the
+        configured timeout where the reflexes' time left cut it (never one it did not have)."""
+        said = f"timed out after {given * 1000:.0f} ms"
+        if given < self.timeout_s:
+            said += f" (the reflexes' time left; {self.timeout_s * 1000:.0f} ms configured)"
+        return said
+
+    def _attempt(
+        self, client: httpx.Client, body: bytes, deadline: float, timed_out: str
+    ) -> _Done | _Retry:
         import httpx
 
         left = deadline - time.monotonic()
         if left <= 0:
-            raise BackendError(f"timed out after {self.timeout_s * 1000:.0f} ms")
+            raise BackendError(timed_out)
         try:
             resp = client.post(
                 self.url, content=body, headers=self._headers(), timeout=httpx.Timeout(left)
             )
         except httpx.TimeoutException:
-            raise BackendError(f"timed out after {self.timeout_s * 1000:.0f} ms") from None
+            raise BackendError(timed_out) from None
         except httpx.HTTPError as exc:
             return _Retry(f"network error: {type(exc).__name__}", None)
         if resp.status_code == 200:

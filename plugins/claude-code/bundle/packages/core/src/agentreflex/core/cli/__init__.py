@@ -31,8 +31,11 @@ def _hook(argv: list[str]) -> int:
     if writes_live_history(os.environ):
         sys.stderr.write(f"agentreflex hook: {REFUSED}\n")
         return 2  # nothing recorded, nothing decided
+    import time  # built in: nothing to load
+
     from agentreflex.core.hook.client import try_daemon
 
+    asked = time.monotonic()
     answer = try_daemon(host, hint, payload)
     if answer is not None:
         code, out, err = answer
@@ -42,7 +45,8 @@ def _hook(argv: list[str]) -> int:
         return code
     from agentreflex.core.hook.runtime import run_hook
 
-    outcome = run_hook(host, payload, os.environ, hint or None)
+    # the host's timeout counts the wait for a daemon that did not answer, too
+    outcome = run_hook(host, payload, os.environ, hint or None, spent=time.monotonic() - asked)
     _maybe_autostart(outcome)
     # a lone surrogate (a tool input's JSON "\ud800") written back as that JSON escape:
     # a reply that cannot be written ends the hook with status 1, which the hosts take

@@ -77,20 +77,24 @@ def needed(mounts: Sequence[Mount]) -> list[Mount]:
 
     A read-only path under a read-only one (the whole filesystem is, to begin with), or
     a writable one under a writable one, is already what it would be made; ``mounts``
-    come parents first (:func:`.mounts.plan`).  Hidden and pinned paths are always mounted.
+    come parents first (:func:`.mounts.plan`).  Hidden, pinned and shadowed paths are always
+    mounted.
     """
     kept: list[Mount] = []
     for mount in mounts:
         above = next((m.kind for m in reversed(kept) if inside(mount.path, m.path)), None)
         if above is None:
             above = next(kind for base, kind in _BASE if inside(mount.path, base))
-        if mount.kind in ("hide", "pin") or mount.kind != _KIND_OF.get(above, above):
+        if mount.kind in _ALWAYS or mount.kind != _KIND_OF.get(above, above):
             kept.append(mount)
     return kept
 
 
-# a pinned folder is writable: what it leaves the paths below it as
-_KIND_OF = {"pin": "rw"}
+# a pinned folder is writable, a shadowed one another folder, writable: what each leaves
+# the paths below it as
+_KIND_OF = {"pin": "rw", "shadow": "rw"}
+# what is mounted whatever holds it
+_ALWAYS = ("hide", "pin", "shadow")
 
 
 def bwrap_args(result: Plan, engine: str = ENGINE, joined: bool = False) -> list[str]:
@@ -154,7 +158,10 @@ def _mount_args(result: Plan, writable: bool = True) -> list[str]:
         for kernel in _KERNEL_SETTINGS:
             args += ["--ro-bind-try", kernel, kernel]
     for mount in needed(result.mounts):  # "-try": a path gone since the plan is skipped
-        if mount.kind in ("rw", "pin"):
+        if mount.kind == "shadow":
+            if writable:  # the holder's view keeps the real one, read-only like the rest
+                args += ["--bind", result.sources[mount.path], mount.path]
+        elif mount.kind in ("rw", "pin"):
             args += ["--bind-try" if writable else "--ro-bind-try", mount.path, mount.path]
         elif mount.kind == "ro":
             args += ["--ro-bind-try", mount.path, mount.path]

@@ -21,6 +21,7 @@ from agentreflex.core.contain.policy import (
     globbed,
     inside,
     placeholders,
+    shadow_source,
     sockets,
 )
 from agentreflex.core.state import userdirs
@@ -28,14 +29,17 @@ from agentreflex.core.util.fsutil import Realpaths
 
 __all__ = ["Mount", "Plan", "describe", "plan", "writable"]
 
-# bwrap mount kinds, weakest first: for one path the strongest wins
-_RANK = {"rw": 0, "ro": 1, "hide": 2}
+# bwrap mount kinds, weakest first: for one path the strongest wins (a cache the user
+# lists read-only stays read-only rather than shadowed)
+_RANK = {"rw": 0, "shadow": 1, "ro": 2, "hide": 3}
 
 
 @dataclass(frozen=True)
 class Mount:
     path: str
-    kind: str  # "rw", "ro", "hide", or "pin": writable, and a mount point of its own (_pins)
+    # "rw", "ro", "hide", "pin": writable, and a mount point of its own (_pins), or
+    # "shadow": the guard's own writable folder in its place (Plan.sources)
+    kind: str
 
 
 @dataclass
@@ -44,6 +48,8 @@ class Plan:
 
     mounts: list[Mount] = field(default_factory=list)
     uncovered: list[str] = field(default_factory=list)
+    # a shadowed path's stand-in folder (policy.shadow_source), by the path
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 def _cover(
@@ -117,16 +123,18 @@ def plan(
     for kind, entries in (
         ("rw", policy.writable),
         ("ro", policy.read_only),
+        ("shadow", policy.shadowed),
         ("hide", policy.unreadable),
     ):
         for entry in entries:
             for raw in globbed(expand_entry(entry, named, home)):
-                mount = _cover(os.path.normpath(raw), kind, project, result, chosen)
-                if mount is None:
-                    continue
-                for path in dict.fromkeys((mount.path, resolve(mount.path))):
-                    if _RANK[mount.kind] >= _RANK[chosen.get(path, "rw")]:
-                        chosen[path] = mount.kind
+                path = os.path.normpath(raw)
+                if kind == "shadow":
+                    mount = _shadow(path, chosen, result, values)
+                else:
+                    mount = _cover(path, kind, project, result, chosen)
+                if mount is not None:
+                    _choose(mount, chosen, resolve, result)
     for path in sockets(policy, named, home, resolve):
         if os.path.lexists(path):
             chosen[path] = "hide"
@@ -146,6 +154,49 @@ def plan(
         if not os.path.islink(path) and not any(inside(path, h) and path != h for h in hidden)
     ]
     return result
+
+
+def _choose(mount: Mount, chosen: dict[str, str], resolve: Realpaths, result: Plan) -> None:
+    """Record ``mount`` in ``chosen`` (as its path is spelled and as it resolves), unless
+    a stronger kind was chosen there already."""
+    for path in dict.fromkeys((mount.path, resolve(mount.path))):
+        if _RANK[mount.kind] >= _RANK[chosen.get(path, "rw")]:
+            chosen[path] = mount.kind
+        if mount.kind == "shadow":
+            result.sources[path] = result.sources[mount.path]
+
+
+def _shadow(
+    path: str, chosen: Mapping[str, str], result: Plan, env: Mapping[str, str]
+) -> Mount | None:
+    """A cache a program outside runs code from, with the guard's own folder in its place.
+
+    Why: ``npx -y NAME`` (a host's MCP server), ``git commit`` (pre-commit's
+    environments) and ``go build`` run, outside any boundary, what these caches
+    hold, with no check of its bytes; a contained command that could write them
+    would have its code run there later (red-team rt75).  In the boundary each is
+    a folder of the guard's, writable, so installs and builds work and are kept
+    from one command to the next, and the real cache is out of reach.
+
+    A missing cache is shadowed where a command could create it (its folder is
+    writable): the hook makes the empty folder first, as the tool itself would
+    (what bwrap would make as a mount point in the middle of a command), else it
+    is left to its read-only folder.  Where the stand-in can't be made (a full
+    disk) the path is an empty read-only folder instead: the tool fails in the
+    boundary, never the real cache.
+    """
+    if os.path.lexists(path) and not os.path.isdir(path):
+        return Mount(path, "hide")  # a file where the cache's folder should be
+    if not os.path.lexists(path) and not _writable_at(path, chosen):
+        return None  # nothing to shadow, and no command can make it
+    source = shadow_source(path, env)
+    try:
+        os.makedirs(path, exist_ok=True)
+        os.makedirs(source, mode=0o700, exist_ok=True)
+    except OSError:
+        return Mount(path, "hide")
+    result.sources[path] = source
+    return Mount(path, "shadow")
 
 
 def _pins(chosen: Mapping[str, str]) -> dict[str, str]:
@@ -193,7 +244,12 @@ def writable(result: Plan, path: str) -> bool:
 def describe(result: Plan) -> list[str]:
     """Lines for ``doctor``: what is writable, read-only and hidden."""
     names = {"rw": "writable", "pin": "writable", "ro": "read-only", "hide": "unreadable"}
-    lines = [f"{names[m.kind]:10} {m.path}" for m in result.mounts]
+    lines = [
+        f"{'shadowed':10} {m.path} (writable: {result.sources[m.path]} in its place)"
+        if m.kind == "shadow"
+        else f"{names[m.kind]:10} {m.path}"
+        for m in result.mounts
+    ]
     lines += [
         f"uncovered  {path} (the parse-based check answers for it)" for path in result.uncovered
     ]

@@ -32,6 +32,7 @@ __all__ = [
     "inside",
     "load_policy",
     "placeholders",
+    "shadow_source",
     "socket_paths",
     "sockets",
     "user_disabled",
@@ -40,7 +41,7 @@ __all__ = [
 ]
 
 _BUILTIN = os.path.join(os.path.dirname(__file__), "contain.toml")
-_LISTS = ("writable", "read_only", "unreadable", "sockets")
+_LISTS = ("writable", "read_only", "unreadable", "sockets", "shadowed")
 # only a user's own contain.toml may name these: sockets it lets commands reach
 _USER_ONLY = ("reach",)
 
@@ -57,6 +58,7 @@ class Policy:
     read_only: tuple[str, ...]
     unreadable: tuple[str, ...]
     sockets: tuple[str, ...] = ()
+    shadowed: tuple[str, ...] = ()
     reach: tuple[str, ...] = ()
 
 
@@ -265,7 +267,10 @@ def writable_roots(projects: Sequence[str], env: Mapping[str, str] | None = None
     """
     values = os.environ if env is None else env
     try:
-        entries = load_policy(values).writable
+        # a shadowed cache counts: where a host's own sandbox runs the command (it has no
+        # folder of the guard's to put in its place) it is the real one, and writable
+        policy = load_policy(values)
+        entries = policy.writable + policy.shadowed
     except PolicyError:
         return ["/"]
     light: dict[str, list[str]] = {
@@ -284,6 +289,21 @@ def writable_roots(projects: Sequence[str], env: Mapping[str, str] | None = None
         except PolicyError:
             continue
     return list(dict.fromkeys(found))
+
+
+def shadow_source(path: str, env: Mapping[str, str] | None = None) -> str:
+    """The guard's own folder that stands in for the shadowed cache ``path`` in the boundary.
+
+    Why a folder of its own: what a contained command installs there (an ``npx``
+    package, a pre-commit environment, a compiled package) is never what a program
+    outside runs from the real cache.  In the guard's cache folder, which holds only
+    what can be made again, one per cache path, kept between commands so a second
+    ``npx`` or build in the boundary finds the first one's work.
+    """
+    import hashlib
+
+    name = hashlib.sha256(os.fsencode(path)).hexdigest()[:16]
+    return os.path.join(userdirs.user_cache_dir(env), "shadow", name)
 
 
 def _editable_in(folder: str, project: str) -> bool:

@@ -44,6 +44,7 @@ from agentreflex.core.state.store import SessionStore, apply_usage, usage_record
 from agentreflex.core.state.usage import UsageDelta, read_usage
 from agentreflex.core.util import fastjson
 from agentreflex.core.util.deadline import OutOfTime  # the reflexes ran past their time, too
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.core.util.record import field, record
 from agentreflex.core.worktree.gitboundary import within
 
@@ -279,6 +280,7 @@ def evaluate(
     plugins: Plugins,
     history_missing: bool = False,
     state_dir: str | None = None,
+    spent: float = 0.0,
 ) -> tuple[Decision, ReflexContext]:
     """Run every enabled reflex for this event and merge their findings.
 
@@ -286,6 +288,7 @@ def evaluate(
     (which need no history) may act; other findings become report-only.
     ``state_dir``: where reflexes may keep state ("" when nowhere may be
     written, see ``state.home``); the configured one by default.
+    ``spent``: seconds of the host's timeout gone before (see :func:`run_hook`).
     """
     ctx = ReflexContext(
         event=event,
@@ -298,12 +301,9 @@ def evaluate(
     )
     findings: list[Finding] = []
     errors: list[str] = []
-    stop_timer = _floor_timer() if event.kind is EventKind.PRE_TOOL else None
     try:
-        _run_reflexes(ctx, plugins, history_missing, findings, errors, stop_timer)
+        _bounded_reflexes(ctx, plugins, history_missing, findings, errors, spent)
     except OutOfTime as exc:  # between two reflexes, or as the timer was being stopped
-        if stop_timer is not None:
-            stop_timer()
         findings.append(_floor_error("core", f"{type(exc).__name__}: {exc}"))
     for finding in findings:  # what a reflex says goes to the host, the log and the agent
         _redact_finding(finding)
@@ -356,41 +356,71 @@ def host_set_env(
     return {k: v for k, v in env.items() if k not in dropped}, [note]
 
 
+def _bounded_reflexes(
+    ctx: ReflexContext,
+    plugins: Plugins,
+    history_missing: bool,
+    findings: list[Finding],
+    errors: list[str],
+    spent: float = 0.0,
+) -> None:
+    """:func:`_run_reflexes`, stopped past :func:`floor_limit` (less what was ``spent``
+    before, but no less than :data:`_LEAST_TIME`) before a tool call.
+
+    The reflexes' slow steps check their own deadline (:mod:`~agentreflex.core.util.
+    deadline`): that holds on the warm daemon's threads, where no signal arrives, and
+    wherever the interpreter is.  The main thread's signal is only the backstop for one
+    step that hangs, and comes later: its exception lands wherever the interpreter is, a
+    garbage collector's callback or a ``__del__`` included, where it is swallowed
+    ("Exception ignored") and the reflexes go on.
+    """
+    if ctx.event.kind is not EventKind.PRE_TOOL:
+        _run_reflexes(ctx, plugins, history_missing, findings, errors)
+        return
+    from agentreflex.core.util import deadline
+
+    limit = max(round(floor_limit() - spent, 1), min(_LEAST_TIME, floor_limit()))
+    stop_timer = _floor_timer(limit + _BACKSTOP_AFTER)
+    before = deadline.start(limit)
+    try:
+        _run_reflexes(ctx, plugins, history_missing, findings, errors)
+    finally:
+        deadline.restore(before)  # the work tree's look that follows has its own
+        if stop_timer is not None:
+            stop_timer()
+
+
 def _run_reflexes(
     ctx: ReflexContext,
     plugins: Plugins,
     history_missing: bool,
     findings: list[Finding],
     errors: list[str],
-    stop_timer: Callable[[], None] | None,
 ) -> None:
     """Each enabled reflex's findings into ``findings``; a floor that fails, fails closed."""
     event, config = ctx.event, ctx.config
     out_of_time = ""
-    try:
-        for reflex in plugins.reflexes:
-            if event.kind not in reflex.events or not config.reflex_enabled(reflex.name):
-                continue
-            if out_of_time:  # what is left of the floors fails closed, unrun
-                if reflex.floor:
-                    findings.append(_floor_error(reflex.name, out_of_time))
-                continue
-            try:
-                produced = reflex.evaluate(ctx)
-                if history_missing and not reflex.floor:
-                    for finding in produced:
-                        finding.enforce = False
-                findings.extend(produced)
-            except (Exception, OutOfTime) as exc:
-                msg = redact(f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}")
-                errors.append(msg)
-                if isinstance(exc, OutOfTime):
-                    out_of_time = msg
-                if reflex.floor and event.kind is EventKind.PRE_TOOL:
-                    findings.append(_floor_error(reflex.name, msg))
-    finally:
-        if stop_timer is not None:
-            stop_timer()
+    for reflex in plugins.reflexes:
+        if event.kind not in reflex.events or not config.reflex_enabled(reflex.name):
+            continue
+        if out_of_time:  # what is left of the floors fails closed, unrun
+            if reflex.floor:
+                findings.append(_floor_error(reflex.name, out_of_time))
+            continue
+        try:
+            check_time()  # one that ran long without asking leaves the rest no time
+            produced = reflex.evaluate(ctx)
+            if history_missing and not reflex.floor:
+                for finding in produced:
+                    finding.enforce = False
+            findings.extend(produced)
+        except (Exception, OutOfTime) as exc:
+            msg = redact(f"reflex {reflex.name} failed: {type(exc).__name__}: {exc}")
+            errors.append(msg)
+            if isinstance(exc, OutOfTime):
+                out_of_time = msg
+            if reflex.floor and event.kind is EventKind.PRE_TOOL:
+                findings.append(_floor_error(reflex.name, msg))
 
 
 # Seconds the reflexes may take on a proposed tool call, well inside the host's own hook
@@ -438,31 +468,45 @@ def _observe_worktree(event: Event, decision: Decision, notes: list[Note], confi
             stop_timer()
 
 
-_BACKSTOP_AFTER = 2.0  # seconds past the look's own deadline (8 + 2, after the reflexes' 15)
+# Seconds the reflexes get however long the hook waited before (an ordinary call takes
+# milliseconds; one that takes more fails closed, which is the safe side)
+_LEAST_TIME = 1.0
+
+# Seconds past a deadline the steps check themselves before the main thread's signal
+# backstop fires (only for one step that hangs, see _bounded_reflexes)
+_BACKSTOP_AFTER = 2.0
 
 
 def worktree_limit() -> float:
-    """:data:`WORKTREE_LIMIT`, or less where ``AGENTREFLEX_WORKTREE_LIMIT`` asks for less.
+    """:data:`WORKTREE_LIMIT`, or less where ``AGENTREFLEX_WORKTREE_LIMIT`` asks for less."""
+    return _lowered("AGENTREFLEX_WORKTREE_LIMIT", WORKTREE_LIMIT)
+
+
+def floor_limit() -> float:
+    """:data:`FLOOR_HARD_LIMIT`, or less where ``AGENTREFLEX_FLOOR_LIMIT`` asks for less."""
+    return _lowered("AGENTREFLEX_FLOOR_LIMIT", FLOOR_HARD_LIMIT)
+
+
+def _lowered(name: str, limit: float) -> float:
+    """``limit``, or the variable ``name``'s seconds where they are fewer.
 
     Only lower: a slow disk's user may want the answer sooner (and tests want a few
-    thousand files to stand for a million); a longer look would miss the host's timeout.
+    thousand files or paths to stand for a million); more would miss the host's timeout.
     Read from the process's environment, which the warm daemon takes from each client.
     """
     try:
-        asked = float(os.environ.get("AGENTREFLEX_WORKTREE_LIMIT", ""))
+        asked = float(os.environ.get(name, ""))
     except ValueError:
-        return WORKTREE_LIMIT
-    return asked if 0 < asked < WORKTREE_LIMIT else WORKTREE_LIMIT
+        return limit
+    return asked if 0 < asked < limit else limit
 
 
-def _floor_timer(seconds: float | None = None) -> Callable[[], None] | None:
-    """Raise :class:`OutOfTime` in this thread after ``seconds`` (:data:`FLOOR_HARD_LIMIT`
-    when not given, read at the call); the stopper.
+def _floor_timer(limit: float) -> Callable[[], None] | None:
+    """Raise :class:`OutOfTime` in this thread after ``limit`` seconds; the stopper.
 
-    Only the main thread has signals: in the daemon's threads there is none, and a hook
-    that gives up waiting for the daemon evaluates the call itself, here.
+    Only the main thread has signals (None elsewhere, and where a test runner's timer
+    comes first): the backstop behind the steps' own deadline checks.
     """
-    limit = FLOOR_HARD_LIMIT if seconds is None else seconds
     if TYPE_CHECKING:
         import signal
     else:  # signal.py imports enum for its IntEnums; the C module it wraps is enough here
@@ -530,14 +574,21 @@ def run_hook(
     event_hint: str | None = None,
     plugins: Plugins | None = None,
     still_wanted: Callable[[], bool] | None = None,
+    spent: float = 0.0,
 ) -> HookOutcome:
     """The whole hook path.  Never raises; the reply is always host-valid.
+
+    ``spent``: seconds of the host's timeout this hook already spent, waiting for a
+    warm daemon that did not answer: the reflexes get that much less (see
+    :func:`_bounded_reflexes`), so that the wait, the reflexes and the work tree's look
+    stay inside the host's 30 s together (5 + 10 + 8, not 5 + 15 + 8 and backstops).
 
     ``event_hint`` is the event the hook was registered for (``agentreflex
     hook claude-code PreToolUse``); it wins over the payload's own
     ``hook_event_name`` (see :func:`reconcile_event`).  ``still_wanted`` (the
-    daemon's) is asked just before the event is recorded: a caller that gave
-    up waiting evaluates the event itself, and it must be recorded once.
+    daemon's) is asked after the reflexes and again just before the event is
+    recorded: a caller that gave up waiting evaluates the event itself, looks
+    included, and it must be recorded once.
     """
     started = time.perf_counter()
     try:
@@ -587,7 +638,7 @@ def run_hook(
     try:
         plugins = plugins or load_plugins(kind=event.kind, config=config)
         with within(event.session_folder or event.project or event.cwd):
-            return _run_event(adapter, event, config, plugins, started, notes, still_wanted)
+            return _run_event(adapter, event, config, plugins, started, notes, still_wanted, spent)
     except Exception as exc:  # last line of defence: never a traceback on the host
         return _fail(
             adapter,
@@ -649,6 +700,7 @@ def _run_event(
     started: float,
     notes: list[str] | None = None,
     still_wanted: Callable[[], bool] | None = None,
+    spent: float = 0.0,
 ) -> HookOutcome:
     size = _tool_size(event)
     bound_event(event)
@@ -675,6 +727,7 @@ def _run_event(
         plugins,
         history_missing=bool(store_down),
         state_dir="" if homeless else None,
+        spent=spent,
     )
     lost = lost or "; ".join(state.notes.get(LOST_NOTE, []))
     stopping = event.kind in (EventKind.STOP, EventKind.SUBAGENT_STOP)
@@ -686,6 +739,10 @@ def _run_event(
         extra.append(_too_large(size))
     if extra:
         decision = _remerge(decision, extra, config)
+    if _given_up(still_wanted):
+        # the client evaluates the call itself, looks included: taken here too (seconds for
+        # a large command), they would only compete with it for the CPU
+        return HookOutcome(adapter.render(event, decision), event, decision, state=state)
     if _before_a_shell_command(event, decision) and config.state_dir and not homeless:
         # the hook's own code shares no file with a cache a command may write (hard links)
         from agentreflex.core.contain import ownlinks
@@ -708,7 +765,7 @@ def _run_event(
     latency = (time.perf_counter() - started) * 1000.0
     if store_down:
         store_errors.append(store_down + "; evaluated without session history, nothing recorded")
-    elif still_wanted is not None and not still_wanted():
+    elif _given_up(still_wanted):
         # The client gave up waiting and evaluates (and records) the event itself.
         return HookOutcome(adapter.render(event, decision), event, decision, state=state)
     else:
@@ -729,6 +786,11 @@ def _run_event(
     if decision.errors:
         reply.stderr += "".join(f"agentreflex: {redact(e)}\n" for e in decision.errors)
     return HookOutcome(reply, event, decision, state=state)
+
+
+def _given_up(still_wanted: Callable[[], bool] | None) -> bool:
+    """Has the warm daemon's client stopped waiting (it evaluates the call itself)?"""
+    return still_wanted is not None and not still_wanted()
 
 
 UNGUARDED_NOTICE = (

@@ -136,7 +136,8 @@ def writable_by_commands(paths: list[str], project: str) -> list[str]:
     from agentreflex.core.state import userdirs
 
     try:
-        roots = contain.expand(contain.load_policy().writable, project)
+        policy = contain.load_policy()  # a shadowed cache is writable in a host's own sandbox
+        roots = contain.expand([*policy.writable, *policy.shadowed], project)
     except Exception:  # a broken policy: the boundary itself says so elsewhere
         return []
     kept = [*userdirs.installed_paths(), *userdirs.interpreter_paths()]

@@ -114,7 +114,9 @@ def policy_paths(opts: Options) -> tuple[list[str], list[str], list[str]]:
     policy = contain.load_policy()
     project = os.path.abspath(opts.project)
     skip = {"{project}", "{tmp}"}
-    writable = contain.expand([w for w in policy.writable if w not in skip], project)
+    # Claude Code's sandbox puts no folder of ours in a shadowed cache's place: writable there
+    kept = [w for w in policy.writable + policy.shadowed if w not in skip]
+    writable = contain.expand(kept, project)
     installed = {os.path.normpath(p) for p in userdirs.installed_paths()}
     read_only = [
         p

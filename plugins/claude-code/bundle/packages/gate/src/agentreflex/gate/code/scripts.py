@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import re
 
+from agentreflex.core.util.deadline import check as check_time
+
 MAX_BYTES = 16 * 1024  # a 16 kB shell script walks in ~40 ms; the floor budget is 200 ms
 UNREADABLE = "\x00unreadable"
 _MAKE_VAR = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)\s*(?::{1,3}=|\?=|=)\s*(.*)$")
@@ -288,6 +290,7 @@ def _add(found: list[str], path: str) -> None:
 
 def _walk_conftests(top: str, found: list[str]) -> None:
     for seen, (folder, dirs, files) in enumerate(os.walk(top), 1):
+        check_time()  # a folder at a time: each may be slow to list
         if seen > _MAX_DIRS or len(found) >= MAX_CONFTESTS:
             return
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import DESCENDANT, P_BLOCK, P_WARN, Cmd, Hit, has_marker
 from agentreflex.gate.rules.programs import DISK_PREFIXES, DISK_TOOLS
@@ -293,6 +294,7 @@ def _older_in(
     if not walk:
         return ""  # a folder no delete without -r removes, nor any write opens
     for folder, dirs, files in os.walk(path):
+        check_time()  # a folder at a time: each may be slow to list
         for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
             budget[0] -= 1
             if budget[0] < 0:

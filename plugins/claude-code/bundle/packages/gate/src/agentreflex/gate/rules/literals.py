@@ -61,7 +61,9 @@ _DEV_DEFAULT = LazyPattern(
 _PLACEHOLDER = LazyPattern(
     r"(?i)(?:__[a-z0-9_]+__|<[^<>]+>|\{\{?[a-z0-9_ .-]+\}\}?|"
     r"(?:\w*[_-])?your[_-]\w*|my[_-]\w*(?:secret|key|token|password|value)\w*|"
-    r"\w*(?:replace|change|fill)[_-]?(?:me|this)\w*)"
+    r"\w*(?:replace|change|fill)[_-]?(?:me|this)\w*|"
+    # a value that calls itself a stand-in (``test-key``, ``dummy_token``, ``mock-api-key``)
+    r"(?:test|dummy|fake|mock|sample)[_-](?:api[_-])?(?:key|token|secret))"
 )
 # A path to a key file (``GOOGLE_APPLICATION_CREDENTIALS=./service-account.json``):
 # the variable says where the credential is, not what it is.
@@ -76,8 +78,10 @@ def _names_a_secret(text: str, rule: str, start: int, end: int) -> bool:
     matched = text[start:end].strip("'\"")
     if matched.startswith(("${{", "{{")) or _VARIABLE.match(matched):
         return True  # a CI or Jinja template (${{ secrets.TOKEN }}) or $VAR: the value is elsewhere
-    if rule in _GENERIC and _generated(matched):
-        return True  # TOKEN=$(openssl rand -hex 32): made at run time, never typed
+    if _generated(matched):
+        # TOKEN=$(openssl rand -hex 32), Authorization: Token $(grep TOKEN .mcp.json | cut ...):
+        # made at run time, never typed (rt71, rt77)
+        return True
     if rule in _PASSWORD_RULES and _DEV_DEFAULT.fullmatch(text[start:end].strip("'\"")):
         return True  # mysql -proot, postgres://postgres:postgres@localhost/app
     if rule == "x-token-header" and _header_name(text, start).endswith(_ID_FLAG_ENDS):

@@ -14,6 +14,7 @@ import os
 import posixpath
 
 from agentreflex.core.state import userdirs
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.gate.model import DESCENDANT, REMOTE, UNKNOWN, has_marker
 from agentreflex.gate.shell.paths import Where, resolve
 
@@ -222,6 +223,7 @@ def walk_files(root: str, limit: int) -> list[str]:
     if os.path.isfile(root):
         return [root]
     for folder, dirs, files in os.walk(root):
+        check_time()  # a folder at a time: each may be slow to list
         dirs[:] = [d for d in dirs if d not in ("node_modules", ".git", "__pycache__")]
         for name in files:
             out.append(os.path.join(folder, name))
@@ -265,6 +267,7 @@ def reached(path: str, effect: str, where: Where, cwd: str) -> str:
     """The protected file a change (``effect``) to ``path`` reaches, ``""`` if none."""
     if not path:
         return ""
+    check_time()  # a call may name any number of paths (red-team rt36: 30 000, 40 s)
     g = protected(where)
     if has_marker(path):
         # ``"$DIR/.agentreflex/config.toml"``: the folder is unknown, the name is not

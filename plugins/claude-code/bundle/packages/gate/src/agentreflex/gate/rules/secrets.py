@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, has_marker
+from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, OtherFd, has_marker
 from agentreflex.gate.rules.literals import find_secrets
 from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_file
 
@@ -1202,9 +1202,14 @@ def _filter_picks(cmd: Cmd) -> list[str]:
 
 
 def _to_file(cmd: Cmd) -> bool:
+    """Whether what the command prints goes to a file; ``2>/dev/null`` (an ``OtherFd``)
+    sends only the errors away, so ``cat .env 2>/dev/null`` still prints the file (rt77)."""
     return any(
-        op in (">", ">>", ">|", "&>") and t not in ("/dev/stdout", "/dev/stderr")
-        for op, t in cmd.redirects
+        op in (">", ">>", ">|", "&>")
+        and t not in ("/dev/stdout", "/dev/stderr")
+        and not isinstance(r, OtherFd)
+        for r in cmd.redirects
+        for op, t in (r,)
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import posixpath
 
 from agentreflex.core.redaction.redact import redact_head
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import DESTRUCTIVE, P_BLOCK, Cmd, Hit
 
@@ -76,6 +77,7 @@ def scan(text: str) -> list[Hit]:
                 )
             )
     for frag in fragments:
+        check_time()  # up to 20 000 fragments, each a realpath or a few patterns
         if not frag or len(frag) > 4000:
             continue
         for rule, pattern in _PATTERNS:
@@ -112,6 +114,7 @@ def _saved_download_run(fragments: list[str]) -> str:
     shells = SHELLS | {"source", "."}
     written: dict[str, str] = {}
     for frag in fragments:
+        check_time()  # up to 20 000 fragments, each a realpath or a few patterns
         if not frag or len(frag) > 4000:
             continue
         cmd = _command(frag.split())

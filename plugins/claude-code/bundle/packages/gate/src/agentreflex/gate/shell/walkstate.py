@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.core.util.record import field, record
 from agentreflex.gate.model import ASK, Cmd, Hit
 from agentreflex.gate.shell import downloads
@@ -125,8 +126,10 @@ class WalkerBase:
         self._steps += 1
         if self._steps > MAX_NODES or len(self.cmds) > MAX_CMDS:
             raise ParseBudgetExceeded("command too large to analyse")
-        if self._steps % 64 == 0 and time.monotonic() > self.deadline:
-            raise ParseBudgetExceeded("analysis deadline reached")
+        if self._steps % 64 == 0:
+            check_time()  # the hook's time for every reflex, which the budget may exceed
+            if time.monotonic() > self.deadline:
+                raise ParseBudgetExceeded("analysis deadline reached")
 
     def _holder(self, path: str) -> str:
         """Where what ``path`` holds is recorded: itself, or the nameless download

@@ -437,8 +437,9 @@ class WordsMixin(WalkerBase):
                 self._vars_used.append(name)  # ${#NAME} is its length: no value is used
             return UNKNOWN
         value = self.state.vars.get(name) if name != "PWD" else self.state.cwd
-        self._vars_used.append(name)
         op = ops[0] if ops else ""
+        if op not in (":+", "+"):  # ${KEY:+set} is "set" or nothing: KEY's value is not used
+            self._vars_used.append(name)
         alt_nodes = [c for c in node.named_children if c is not names[0]]
         alt = "".join("".join(self.expand(c, depth, split=False)) for c in alt_nodes)
         if op == "":
