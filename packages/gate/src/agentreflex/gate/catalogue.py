@@ -129,7 +129,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-DB-DESTROY": (
         "data stores",
         "graded",
-        "drops or empties a database or table (DROP, TRUNCATE, DELETE without WHERE); "
+        "drops or empties a database or table (DROP, TRUNCATE, DELETE without WHERE), replaces a "
+        "login's password (ALTER USER ... PASSWORD) or moves Redis's snapshot file (CONFIG SET "
+        "dir); "
         "graded by the database named: prod/unknown block, dev asks, test warns",
     ),
     "GATE-DB-UPDATE-ALL": (

@@ -75,7 +75,7 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
                 return []
     text = "\n".join(texts)
     if name == "redis-cli":
-        hit = _redis_keys(cmd, args)
+        hit = _redis_keys(cmd, args) or _redis_snapshot_place(cmd, text)
         if hit is not None:
             return [hit]
     from agentreflex.gate.rules import sql
@@ -119,6 +119,28 @@ def _redis_keys(cmd: Cmd, args: list[str]) -> Hit | None:
     return None
 
 
+_REDIS_SNAPSHOT_PLACE = LazyPattern(r"\bCONFIG\s+SET\s+(dir|dbfilename)\s+(\S+)", re.IGNORECASE)
+
+
+def _redis_snapshot_place(cmd: Cmd, text: str) -> Hit | None:
+    """``CONFIG SET dir|dbfilename``: the next SAVE writes the whole dataset to that
+    file instead, over whatever is there (``/root/.ssh`` + ``authorized_keys``, a
+    crontab, a web root: Redis's best-known takeover), and the server no longer finds
+    its own snapshot where its configuration says it is."""
+    m = _REDIS_SNAPSHOT_PLACE.search(text)
+    if m is None:
+        return None
+    return Hit.destructive(
+        "GATE-DB-DESTROY",
+        P_BLOCK,
+        cmd,
+        f"CONFIG SET {m.group(1).lower()} {m.group(2)} moves where Redis writes its snapshot: "
+        "the next SAVE overwrites that file with the dataset (the known way to plant SSH "
+        "keys or cron jobs through Redis), and a restart no longer finds the old one. "
+        "Read it with CONFIG GET, or ask the user to change redis.conf.",
+    )
+
+
 # What a line protocol typed to a socket deletes: Redis (inline or RESP, the same words)
 # and memcached.  (store, what is lost)
 _WIRE_DESTROY = (
@@ -157,7 +179,8 @@ def socket_text(cmd: Cmd, where: Where) -> list[Hit]:
             # the scope: which server (/dev/tcp/HOST/PORT without its /dev, not a "dev" word)
             hosts = (*cmd.args, *(t[9:] for _, t in cmd.redirects if t.startswith(_SOCKETS)))
             return [_db(cmd, "drop", f"{lost}, typed to its port", hosts, client=store)]
-    return []
+    moved = _redis_snapshot_place(cmd, text)
+    return [moved] if moved is not None else []
 
 
 # pg_restore's options that take a value: a short one glued to a cluster ends it (-Fc)
@@ -327,7 +350,28 @@ def _sql_file(path: str, cmd: Cmd, where: Where, written: dict[str, str]) -> str
 
 
 def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
-    drops = [s for s in found if s.kind != "update-all"]
+    drops = [s for s in found if s.kind not in ("update-all", "password")]
+    logins = [s.target for s in found if s.kind == "password"]
+    if logins and not drops:
+        # nothing stored is lost and setting a fresh server's password is everyday set-up,
+        # so it warns; on a database the command names as production it blocks
+        from agentreflex.gate.rules.dbscope import scope_of
+
+        scope = scope_of(cmd)
+        severity = "high" if scope == "prod" else "low"
+        return [
+            Hit(
+                "GATE-DB-DESTROY",
+                DESTRUCTIVE,
+                P_BLOCK if severity == "high" else P_WARN,
+                cmd.text,
+                f"This replaces the password of the database login {logins[0]} ({scope} "
+                "database): every application, job and person that signs in with the old "
+                "one is locked out, and the old one cannot be read back. Ask the user to "
+                "rotate it, or create a new login for what you need.",
+                severity=severity,
+            )
+        ]
     if drops:
         first = drops[0]
         named = tuple(s.target for s in drops if s.what in ("DATABASE", "SCHEMA"))
