@@ -333,20 +333,15 @@ def _sql_file(path: str, cmd: Cmd, where: Where, written: dict[str, str]) -> str
         return written[path]
     if not path or path == "-" or has_marker(path):
         return ""
-    import os
-
     full = resolve(path, where, cmd.cwd)
     if full in written:  # written earlier in the same command (keys are resolved paths)
         return written[full]
     if has_marker(full) or "\0" in full:  # a folder only known at run time (a container's)
         return ""
-    try:
-        if os.path.getsize(full) > _SQL_FILE_MAX:
-            return ""
-        with open(full, encoding="utf-8", errors="replace") as fh:
-            return fh.read(_SQL_FILE_MAX)
-    except (OSError, ValueError):
-        return ""
+    from agentreflex.gate.code import scripts  # one reader for every file a command runs
+
+    text = scripts.read(full, _SQL_FILE_MAX)
+    return "" if text is None or text == scripts.UNREADABLE else text
 
 
 def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:

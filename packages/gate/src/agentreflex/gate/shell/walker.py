@@ -782,17 +782,26 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.cmds.append(cmd)
                 return cmd
             return None
-        return self.execute(
-            argv,
-            node_text(node),
-            depth,
-            assigns=assigns,
-            redirects=redirects,
-            stdin_text=stdin_text,
-            stdin_from=stdin_from,
-            via=via,
-            used=used,
-        )
+        fed = self._inherited
+        own = stdin_text is not None or stdin_from is not None
+        if fed is not None and not own and not any(op == "<" for op, _ in redirects):
+            stdin_text, stdin_from = fed.stdin_text, fed.stdin_from
+            redirects += [r for r in fed.redirects if r[0] == "<"]
+            self._inherited = None  # what it runs (the script it reads) has no such input
+        try:
+            return self.execute(
+                argv,
+                node_text(node),
+                depth,
+                assigns=assigns,
+                redirects=redirects,
+                stdin_text=stdin_text,
+                stdin_from=stdin_from,
+                via=via,
+                used=used,
+            )
+        finally:
+            self._inherited = fed
 
     def words(self, nodes: list[Any], depth: int) -> list[str]:
         """Each node's words as bash expands them; a plain ``str`` is a word already."""
