@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from .conftest import Checked
 
 DESTROY = "rm -rf /var/lib/postgresql\n"
@@ -123,3 +124,30 @@ def test_a_fifo_named_as_input_is_not_opened(gate_project: Path) -> None:
             check=True,
         )
         assert out.stdout.strip() in ("ALLOW", "ASK_USER"), (command, out.stdout)
+
+
+@pytest.mark.parametrize(
+    ("command", "harmless"),
+    [
+        ("python manage.py shell < purge.py", "python manage.py shell < report.py"),
+        ("bin/rails runner purge.rb", "bin/rails runner report.rb"),
+        ("php artisan tinker < purge.php", "php artisan tinker < report.php"),
+    ],
+)
+def test_a_framework_console_runs_its_script_from_the_work_tree(
+    gate_project: Path, gate_check: Callable[[str], Checked], command: str, harmless: str
+) -> None:
+    """The script a framework console reads is the application's code: every row of a
+    model deleted blocks; a count stays allowed."""
+    for name, text in (
+        ("purge.py", "from shop.models import Order\nOrder.objects.all().delete()\n"),
+        ("report.py", "from shop.models import Order\nprint(Order.objects.count())\n"),
+        ("purge.rb", "Order.delete_all\n"),
+        ("report.rb", "puts Order.count\n"),
+        ("purge.php", "App\\Models\\Order::truncate();\n"),
+        ("report.php", "echo App\\Models\\Order::count();\n"),
+    ):
+        (gate_project / name).write_text(text)
+    verdict, codes = gate_check(command)
+    assert verdict == "BLOCK" and "GATE-INTERP-SDK-DESTRUCTIVE" in codes, codes
+    assert gate_check(harmless) == ("ALLOW", set())
