@@ -190,6 +190,22 @@ SDK_DESTRUCTIVE = {
 }
 
 
+# An ORM call on a whole model, no filter before it: every row of its table goes.
+# Rails ``User.delete_all``/``User.all.destroy_all``, Django ``User.objects.all().delete()``,
+# Laravel ``User::truncate()``/``User::query()->delete()``/``DB::table('users')->delete()``,
+# and the schema helpers that drop or empty a table.  ``User.where(...).delete_all`` and
+# ``User.objects.filter(...).delete()`` name the rows they mean and are ordinary work.
+_ORM_EVERY_ROW = LazyPattern(
+    r"(?<![\w.>])[A-Z]\w*(?:::[A-Z]\w*)*(?:\.(?:all|unscoped))?\.(?:delete_all|destroy_all)\b|"
+    r"(?<![\w.])[A-Z]\w*\.objects(?:\.all\(\s*\))?\.delete\(\s*\)|"
+    r"(?<![\w>])[A-Z]\w*(?:\\[A-Z]\w*)*::(?:truncate\(\s*\)|query\(\s*\)->(?:delete|truncate)\(\s*\))|"
+    r"\bDB::table\(\s*['\"][\w.]+['\"]\s*\)->(?:delete|truncate)\(\s*\)|"
+    r"\bSchema::(?:drop|dropIfExists)\(|"
+    r"\.connection\.(?:drop_table|truncate|truncate_tables|drop_database)\b"
+)
+_ORM_LOST = "every row of the table goes, for good"
+
+
 def _parsed(code: str, lang: str) -> list[Effect] | None:
     """Parsed effects, or ``None`` when there is no parser or the code does not parse.
 
@@ -262,6 +278,8 @@ def scan(code: str) -> list[Effect]:
         else:
             effects.append(Effect("dynamic-delete"))
             break
+    for m in _ORM_EVERY_ROW.finditer(code):
+        effects.append(Effect("sdk", f"{m.group(0).strip()} ({_ORM_LOST})"))
     if _NET_SEND.search(code) and (_ENV_ALL.search(code) or _ENV_SECRET.search(code)):
         effects.append(Effect("exfil", "the environment"))
     for m in _OPEN_READ.finditer(code):

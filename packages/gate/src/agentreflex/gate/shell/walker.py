@@ -195,6 +195,11 @@ _SILENT = frozenset(
 _OUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>"})
 
 
+# programs that may be a framework's console (``python manage.py shell``, ``php artisan
+# tinker``, ``bin/rails runner``): their code is judged as their interpreter's
+_CONSOLE_HOSTS = frozenset({"rails", "python", "python3", "php", "manage.py"})
+
+
 class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     """Walks one command string (and everything it runs) into :class:`Cmd` objects.
 
@@ -992,6 +997,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.make(cmd, depth)
         elif name in ("npm", "pnpm", "yarn", "bun") and not _bun_code(name, cmd.args):
             self.package_script(cmd, depth)
+        elif name in _CONSOLE_HOSTS and self._console(cmd, depth):
+            pass
         elif python_entry(cmd.argv) is not None:  # pytest's conftest.py, pip's setup.py
             self.python_files(cmd, depth)
         elif interp.interpreter_name(name):
@@ -1007,6 +1014,26 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.execute(cmd.args, cmd.text, depth + 1, via=name)
         else:
             self._derived(cmd, depth)
+
+    def _console(self, cmd: Cmd, depth: int) -> bool:
+        """``rails runner CODE``, ``manage.py shell -c CODE``, ``artisan tinker --execute
+        CODE``: the code, judged as its interpreter's (:func:`rules.orm.console_code`),
+        with the console's input (``manage.py shell < job.py``)."""
+        from agentreflex.gate.rules.orm import console_code  # only for these programs
+
+        argv = console_code(cmd.argv)
+        if argv is None:
+            return False
+        self.execute(
+            argv,
+            cmd.text,
+            depth + 1,
+            redirects=[r for r in cmd.redirects if r[0] == "<"],
+            stdin_text=cmd.stdin_text,
+            stdin_from=cmd.stdin_from,
+            via=f"{cmd.name} console",
+        )
+        return True
 
     def _derived(self, cmd: Cmd, depth: int) -> None:
         """An unknown program handed a protected command line (:mod:`derived`)."""
