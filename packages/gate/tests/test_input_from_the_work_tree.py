@@ -151,3 +151,21 @@ def test_a_framework_console_runs_its_script_from_the_work_tree(
     verdict, codes = gate_check(command)
     assert verdict == "BLOCK" and "GATE-INTERP-SDK-DESTRUCTIVE" in codes, codes
     assert gate_check(harmless) == ("ALLOW", set())
+
+
+def test_a_gh_api_request_body_is_read_from_its_file_or_pipe(
+    gate_project: Path, gate_check: Callable[[str], Checked]
+) -> None:
+    """``gh api --input FILE`` sends the file's fields: ``{"force": true}`` on a ref is
+    a force update, as ``-F force=true`` is; ``{"force": false}`` is a fast-forward."""
+    (gate_project / "force.json").write_text('{"sha": "abc123", "force": true}\n')
+    (gate_project / "ff.json").write_text('{"sha": "abc123", "force": false}\n')
+    ref = "gh api -X PATCH repos/acme/app/git/refs/heads/main"
+    for command in (f"{ref} --input force.json", f"{ref} --input=force.json"):
+        verdict, codes = gate_check(command)
+        assert verdict == "BLOCK" and "GATE-PACK-CODEHOSTING" in codes, command
+    verdict, codes = gate_check(f"{ref} --input - <<'EOF'\n{{\"force\": true}}\nEOF")
+    assert verdict == "BLOCK" and "GATE-PACK-CODEHOSTING" in codes
+    assert gate_check(f"{ref} --input ff.json") == ("ALLOW", set())
+    verdict, codes = gate_check("gh api -X DELETE repos/acme/app --input ff.json")
+    assert verdict == "BLOCK" and "GATE-GH-DELETE" in codes
