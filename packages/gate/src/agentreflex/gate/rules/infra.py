@@ -75,7 +75,7 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
                 return []
     text = "\n".join(texts)
     if name == "redis-cli":
-        hit = _redis_keys(cmd, args) or _redis_snapshot_place(cmd, text)
+        hit = _redis_keys(cmd, args) or _redis_admin(cmd, text)
         if hit is not None:
             return [hit]
     from agentreflex.gate.rules import sql
@@ -119,26 +119,37 @@ def _redis_keys(cmd: Cmd, args: list[str]) -> Hit | None:
     return None
 
 
-_REDIS_SNAPSHOT_PLACE = LazyPattern(r"\bCONFIG\s+SET\s+(dir|dbfilename)\s+(\S+)", re.IGNORECASE)
+# Redis's administrative commands that lose or overwrite more than keys: (spelling, why)
+_REDIS_ADMIN = (
+    (
+        LazyPattern(r"\bCONFIG\s+SET\s+(?:dir|dbfilename)\s+\S+", re.IGNORECASE),
+        "moves where Redis writes its snapshot: the next SAVE overwrites that file with the "
+        "dataset (the known way to plant SSH keys or cron jobs through Redis), and a restart "
+        "no longer finds the old one. Read it with CONFIG GET, or ask the user to change "
+        "redis.conf.",
+    ),
+    (
+        LazyPattern(r"\b(?:REPLICAOF|SLAVEOF)\s+(?!NO\s+ONE\b)\S+\s+\d+", re.IGNORECASE),
+        "makes this server a replica of another: it drops its whole dataset and loads that "
+        "server's in its place. Save a snapshot first (BGSAVE) and ask the user; REPLICAOF "
+        "NO ONE only stops replicating.",
+    ),
+    (
+        LazyPattern(r"\bMODULE\s+LOAD(?:EX)?\s+\S+", re.IGNORECASE),
+        "loads a native library into the Redis server, which runs its code with the "
+        "server's rights. Ask the user to add it to redis.conf (loadmodule).",
+    ),
+)
 
 
-def _redis_snapshot_place(cmd: Cmd, text: str) -> Hit | None:
-    """``CONFIG SET dir|dbfilename``: the next SAVE writes the whole dataset to that
-    file instead, over whatever is there (``/root/.ssh`` + ``authorized_keys``, a
-    crontab, a web root: Redis's best-known takeover), and the server no longer finds
-    its own snapshot where its configuration says it is."""
-    m = _REDIS_SNAPSHOT_PLACE.search(text)
-    if m is None:
-        return None
-    return Hit.destructive(
-        "GATE-DB-DESTROY",
-        P_BLOCK,
-        cmd,
-        f"CONFIG SET {m.group(1).lower()} {m.group(2)} moves where Redis writes its snapshot: "
-        "the next SAVE overwrites that file with the dataset (the known way to plant SSH "
-        "keys or cron jobs through Redis), and a restart no longer finds the old one. "
-        "Read it with CONFIG GET, or ask the user to change redis.conf.",
-    )
+def _redis_admin(cmd: Cmd, text: str) -> Hit | None:
+    """``CONFIG SET dir|dbfilename``, ``REPLICAOF host port``, ``MODULE LOAD``: typed to
+    redis-cli or straight to the port, each loses or overwrites more than a key."""
+    for pattern, why in _REDIS_ADMIN:
+        m = pattern.search(text)
+        if m is not None:
+            return Hit.destructive("GATE-DB-DESTROY", P_BLOCK, cmd, f"{m.group(0)} {why}")
+    return None
 
 
 # What a line protocol typed to a socket deletes: Redis (inline or RESP, the same words)
@@ -179,7 +190,7 @@ def socket_text(cmd: Cmd, where: Where) -> list[Hit]:
             # the scope: which server (/dev/tcp/HOST/PORT without its /dev, not a "dev" word)
             hosts = (*cmd.args, *(t[9:] for _, t in cmd.redirects if t.startswith(_SOCKETS)))
             return [_db(cmd, "drop", f"{lost}, typed to its port", hosts, client=store)]
-    moved = _redis_snapshot_place(cmd, text)
+    moved = _redis_admin(cmd, text)
     return [moved] if moved is not None else []
 
 
@@ -807,6 +818,9 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
                 "other workflows depend on; its value cannot be recovered. Ask the user.",
             )
         ]
+    sent = _gh_api_input(cmd, where) if words[:1] == ["api"] else []
+    if sent:
+        return sent
     if words[:1] == ["api"] and http_method(args) == "DELETE":
         endpoint = positional(args, _GH_API_VALUED)[1:2]
         if endpoint and _GH_SMALL.search(endpoint[0]) and "/git/" not in endpoint[0]:
@@ -831,6 +845,32 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
             )
         ]
     return []
+
+
+def _gh_api_input(cmd: Cmd, where: Where) -> list[Hit]:
+    """``gh api ... --input body.json`` (or ``--input -`` fed by a pipe): the request's
+    fields are the file's, so they are judged by the codehosting pack as if each were
+    given as ``-F key=value`` (``{"force": true}`` is ``-F force=true``)."""
+    import json
+
+    from agentreflex.gate import packs
+
+    bodies = _values(cmd.args, "--input")
+    fields: list[str] = []
+    for body in bodies:
+        if body == "-":
+            text = cmd.stdin_text or pipes.output_text(cmd.stdin_from, {}) or ""
+        else:
+            text = _sql_file(body, cmd, where, {})
+        try:
+            data = json.loads(text) if text.strip() else {}
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            fields += [f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in data.items()]
+    if not fields:
+        return []
+    return packs.check(Cmd(cmd.argv + fields, cmd.text, cmd.cwd), where)
 
 
 # GitHub resources whose deletion is small and re-creatable: what CI and triage
