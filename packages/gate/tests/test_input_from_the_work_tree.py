@@ -169,3 +169,17 @@ def test_a_gh_api_request_body_is_read_from_its_file_or_pipe(
     assert gate_check(f"{ref} --input ff.json") == ("ALLOW", set())
     verdict, codes = gate_check("gh api -X DELETE repos/acme/app --input ff.json")
     assert verdict == "BLOCK" and "GATE-GH-DELETE" in codes
+
+
+def test_input_outside_the_project_is_not_read(
+    gate_project: Path, gate_check: Callable[[str], Checked]
+) -> None:
+    """A file outside the project, or a link in it that leads out (to a key, to the
+    user's own scripts), is not opened: the input stays unknown and is asked about."""
+    outside = gate_project.parent / "jobs"
+    outside.mkdir()
+    (outside / "deploy.sh").write_text(HARMLESS)
+    (gate_project / "linked.sh").symlink_to(outside / "deploy.sh")
+    for command in ("sh < ../jobs/deploy.sh", "sh < linked.sh", "ssh prod bash < linked.sh"):
+        verdict, codes = gate_check(command)
+        assert verdict == "ASK_USER" and "GATE-PIPE-TO-SHELL" in codes, (command, codes)
