@@ -692,13 +692,19 @@ class RunnersMixin(WalkerBase):
         self._read_file(path, content, cmd, depth, "script")
 
     def _input_on_disk(self, path: str, cmd: Cmd, depth: int) -> bool:
-        """``sh < destroy.sh``, ``python < job.py``: a file of the work tree (or anywhere)
-        fed to an interpreter is judged as running it by name is (``sh destroy.sh``).
-        ``False`` when there is nothing to read (missing, too large, binary, a FIFO or a
-        device, a folder known only at run time): unknown input, as before."""
+        """``sh < destroy.sh``, ``python < job.py``: a file of the work tree fed to an
+        interpreter is judged as running it by name is (``sh destroy.sh``).  ``False``
+        when there is nothing to read (missing, too large, binary, a FIFO or a device, a
+        folder known only at run time) or the file, links followed, is outside the
+        project (the user's own files, a key a link points at): unknown input, asked."""
+        import os
+
         from agentreflex.gate.code import scripts  # only for input read from a file
 
-        if has_marker(path):
+        if has_marker(path) or not self.where.project:
+            return False
+        project = os.path.realpath(self.where.project)
+        if not os.path.realpath(path).startswith(project.rstrip("/") + "/"):
             return False
         content = scripts.read(path)
         if content is None or content == scripts.UNREADABLE:
