@@ -53,6 +53,10 @@ def tree(gate_project: Path) -> Path:
         ("psql -f drop.sql", "GATE-DB-DESTROY"),
         ("mysql app < drop.sql", "GATE-DB-DESTROY"),
         ("sqlite3 app.db < drop.sql", "GATE-DB-DESTROY"),
+        ("cat destroy.sh | sh", "GATE-RM-SYSTEM"),
+        ("cat destroy.sh | ssh prod bash", "GATE-RM-SYSTEM"),
+        ("cat drop.sql | psql", "GATE-DB-DESTROY"),
+        ("cat drop.sql | kubectl exec -i db-0 -- psql", "GATE-DB-DESTROY"),
     ],
 )
 def test_a_work_tree_file_fed_to_a_shell_or_client_is_judged_by_its_text(
@@ -73,6 +77,8 @@ def test_a_work_tree_file_fed_to_a_shell_or_client_is_judged_by_its_text(
         "sh < deploy.sh",
         "psql -f schema.sql",
         "mysql app < schema.sql",
+        "cat deploy.sh | ssh prod bash",
+        "cat schema.sql | psql",
     ],
 )
 def test_the_same_commands_with_a_harmless_file_stay_allowed(
