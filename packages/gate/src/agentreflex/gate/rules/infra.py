@@ -312,6 +312,8 @@ def _statements_given(
     piped = pipes.output_text(cmd.stdin_from, written)
     if piped:
         texts.append(piped)
+    elif pipes.catted(cmd.stdin_from, where):  # cat drop.sql | psql
+        texts.append(_sql_file(pipes.catted(cmd.stdin_from, where), cmd, where, written))
     for op, target in cmd.redirects:
         if op == "<":
             texts.append(_sql_file(target, cmd, where, written))

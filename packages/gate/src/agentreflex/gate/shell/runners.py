@@ -582,7 +582,7 @@ class RunnersMixin(WalkerBase):
             text = pipes.output_text(cmd.stdin_from, self.state.written)
             if cmd.stdin_from is None and not any(op == "<" for op, _ in cmd.redirects):
                 return  # interactive shell / REPL: nothing to check
-            on_disk = ""
+            on_disk = pipes.catted(cmd.stdin_from, self.where)  # cat job.sh | sh
             for op, target in cmd.redirects:  # a redirect wins over a pipe
                 if op == "<":
                     on_disk = resolve(target, self.where, cmd.cwd)
