@@ -3,8 +3,9 @@
 ``psql -c``, ``-f FILE``, ``< FILE``, heredocs, ``mysql -e``, ``sqlite3 DB
 "..."``: the statements are parsed in the client's dialect and each is
 judged by what it does, not by the words it contains: ``DROP TABLE``,
-``DROP DATABASE``, ``ALTER TABLE ... DROP COLUMN``, ``TRUNCATE``, and ``DELETE``
-or ``UPDATE`` without a ``WHERE``.  A comment or a string that says ``DROP TABLE`` is no finding, and
+``DROP DATABASE``, ``ALTER TABLE ... DROP COLUMN``, ``TRUNCATE``, ``DELETE``
+or ``UPDATE`` without a ``WHERE``, a login's password replaced (``ALTER USER
+... PASSWORD``), and the statements a ``DO`` block runs (``EXECUTE 'DROP ...'``).  A comment or a string that says ``DROP TABLE`` is no finding, and
 ``DELETE FROM t WHERE ...`` is ordinary work.
 
 sqlglot costs about 250 ms to import on this machine, so it is imported only
