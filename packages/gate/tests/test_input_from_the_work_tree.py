@@ -189,3 +189,15 @@ def test_input_outside_the_project_is_not_read(
     for command in ("sh < ../jobs/deploy.sh", "sh < linked.sh", "ssh prod bash < linked.sh"):
         verdict, codes = gate_check(command)
         assert verdict == "ASK_USER" and "GATE-PIPE-TO-SHELL" in codes, (command, codes)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["{ sh; } < destroy.sh", "( sh ) < destroy.sh", "f() { sh; }; f < destroy.sh"],
+)
+def test_a_group_or_function_passes_its_input_to_its_commands(
+    tree: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert verdict == "BLOCK" and "GATE-RM-SYSTEM" in codes, codes
+    assert gate_check(command.replace("destroy.sh", "deploy.sh")) == ("ALLOW", set())
