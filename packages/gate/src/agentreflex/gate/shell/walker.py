@@ -602,7 +602,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.cmds.append(cmd)
         else:
             seen = len(self.cmds)
-            if body is not None:
+            if body is not None and body.type in ("compound_statement", "subshell"):
+                # { sh; } < job.sh: the group's commands read the group's input
+                group = Cmd(
+                    [":"],
+                    node_text(node),
+                    self.state.cwd,
+                    redirects=redirects,
+                    stdin_text=stdin_text,
+                    stdin_from=substituted or stdin_from,
+                )
+                with self._fed_by(group):
+                    self.stmt(body, depth, stdin_from, via)
+            elif body is not None:
                 self.stmt(body, depth, stdin_from, via)
             out = [r for r in redirects if r[0] in _OUT_REDIRECTS and r not in not_stdout]
             if out and body is not None and body.type in _COMPOUNDS:
@@ -943,7 +955,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "Write a bounded loop instead.",
             )
         if name in self._bodies and name not in self._function and function_ok:
-            self.call(name)
+            with self._fed_by(cmd):  # f < job.sh: the body's commands read f's input
+                self.call(name)
         if _unknown_option(cmd, name):
             self._ask(
                 "GATE-DYNAMIC-SCRIPT",
