@@ -201,3 +201,15 @@ def test_a_group_or_function_passes_its_input_to_its_commands(
     verdict, codes = gate_check(command)
     assert verdict == "BLOCK" and "GATE-RM-SYSTEM" in codes, codes
     assert gate_check(command.replace("destroy.sh", "deploy.sh")) == ("ALLOW", set())
+
+
+def test_ssh_without_a_command_runs_its_input_in_the_login_shell(
+    tree: Path, gate_check: Callable[[str], Checked]
+) -> None:
+    """``ssh host < script``: with no command the remote login shell reads the input
+    as its commands (``-N`` runs none; a bare ``ssh host`` is an interactive login)."""
+    for command in ("ssh prod < destroy.sh", "cat destroy.sh | ssh -T deploy@prod"):
+        verdict, codes = gate_check(command)
+        assert verdict == "BLOCK" and "GATE-RM-SYSTEM" in codes, (command, codes)
+    for command in ("ssh -T prod < deploy.sh", "ssh prod", "ssh -N -L 5432:db:5432 prod"):
+        assert gate_check(command) == ("ALLOW", set()), command
