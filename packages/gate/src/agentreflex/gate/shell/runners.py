@@ -209,6 +209,8 @@ class RunnersMixin(WalkerBase):
         from agentreflex.gate.shell import remote  # only for ssh and container commands
 
         script = remote.ssh_command(cmd.args)
+        if script is None and "-N" not in cmd.args:
+            script = "sh"  # no command: the login shell reads the input (ssh prod < job.sh)
         if script is None:
             return
         saved = self.state.cwd
