@@ -88,7 +88,8 @@ _POSIX_SHELLS = frozenset({"sh", "ksh", "mksh", "dash", "ash"})
 DB_SHELL_ESCAPES = frozenset({"psql", "mysql", "mariadb", "sqlite3", "duckdb"})
 _DB_ESCAPE = {
     "psql": LazyPattern(
-        r"^\s*(?:\\!\s*(.*)|\\[og]\s*\|\s*(.*)|\\copy\b.*?\bprogram\s+'((?:[^']|'')*)')",
+        # \copy runs its program here, COPY on the server: either is a shell command
+        r"^\s*(?:\\!\s*(.*)|\\[og]\s*\|\s*(.*)|\\?copy\b.*?\bprogram\s+'((?:[^']|'')*)')",
         re.IGNORECASE | re.MULTILINE,
     ),
     "mysql": LazyPattern(r"^\s*(?:\\!|system\b)\s*(.*)", re.IGNORECASE | re.MULTILINE),
