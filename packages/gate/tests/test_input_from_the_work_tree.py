@@ -155,7 +155,7 @@ def test_a_framework_console_runs_its_script_from_the_work_tree(
     ):
         (gate_project / name).write_text(text)
     verdict, codes = gate_check(command)
-    assert verdict == "BLOCK" and "GATE-INTERP-SDK-DESTRUCTIVE" in codes, codes
+    assert verdict == "BLOCK" and "GATE-DB-DESTROY" in codes, codes
     assert gate_check(harmless) == ("ALLOW", set())
 
 
