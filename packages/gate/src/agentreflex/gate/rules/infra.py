@@ -394,6 +394,13 @@ def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
     return [_update_all(cmd, ())] if found else []
 
 
+def orm_every_row(cmd: Cmd, call: str) -> Hit:
+    """Code that calls an ORM on a whole model (``User.delete_all``, ``Order.objects.all()
+    .delete()``): every row of its table, graded by the database the command names as the
+    ORM tools' own resets are (``RAILS_ENV=test`` warns, production or unknown blocks)."""
+    return _db(cmd, "delete-all", f"every row of the table behind {call}", (), client="orm")
+
+
 def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...], client: str = "") -> Hit:
     from agentreflex.gate.rules.dbscope import grade
 
@@ -434,6 +441,10 @@ _BACKUP["pg_restore"] = (
 _BACKUP["sqlcmd"] = _BACKUP["mssql-cli"] = (
     "Back it up first (BACKUP DATABASE ... TO DISK), add a WHERE clause to delete only "
     "the rows you mean, or ask the user."
+)
+_BACKUP["orm"] = (
+    "Name the rows you mean (User.where(...).delete_all, Model.objects.filter(...).delete()), "
+    "dump the table first, or ask the user."
 )
 _BACKUP["mariadb"] = _BACKUP["mysql"]
 _BACKUP["mongo"] = _BACKUP["mongosh"]

@@ -97,6 +97,8 @@ def _dbshell(cmd: Cmd, where: Where) -> list[Hit]:
 _CONSOLES = {
     ("rails", "runner"): ("ruby", "-e", ("-e", "--environment")),
     ("rails", "r"): ("ruby", "-e", ("-e", "--environment")),
+    ("rails", "console"): ("ruby", "-e", ()),
+    ("rails", "c"): ("ruby", "-e", ()),
     ("manage.py", "shell"): ("python", "-c", ("-i", "--interface", "--settings", "--pythonpath")),
     ("artisan", "tinker"): ("php", "-r", ("--env",)),
 }
@@ -121,8 +123,8 @@ def console_code(argv: list[str]) -> list[str] | None:
                 return [lang, flag, args[k + 1]]
             if a.startswith(option + "="):
                 return [lang, flag, a.split("=", 1)[1]]
-    if words[0] != "rails":
-        return [lang]
+    if words[0] != "rails" or words[1] in ("console", "c"):
+        return [lang]  # the code comes from the input (echo 'User.delete_all' | rails c)
     k = 0
     while k < len(args) and args[k].startswith("-"):
         k += 1 if "=" in args[k] or args[k] not in valued else 2

@@ -974,6 +974,10 @@ class RunnersMixin(WalkerBase):
                 f"This code runs or deletes something the gate cannot resolve: "
                 f"{effect.value}. Write the command or path out literally, or check it first.",
             )
+        elif effect.kind == "orm":
+            from agentreflex.gate.rules.infra import orm_every_row  # only for such code
+
+            self.hits.append(orm_every_row(cmd, effect.value))
         elif effect.kind == "sdk":
             self._hit(
                 "GATE-INTERP-SDK-DESTRUCTIVE",

@@ -1041,6 +1041,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             argv,
             cmd.text,
             depth + 1,
+            assigns=cmd.assigns,  # RAILS_ENV=test: the database the code reaches
             redirects=[r for r in cmd.redirects if r[0] == "<"],
             stdin_text=cmd.stdin_text,
             stdin_from=cmd.stdin_from,
