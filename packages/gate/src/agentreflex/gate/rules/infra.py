@@ -366,6 +366,8 @@ def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
         from agentreflex.gate.rules.dbscope import scope_of
 
         scope = scope_of(cmd)
+        if scope in ("test", "dev"):  # a test or development login: set-up, no one locked out
+            return []
         severity = "high" if scope == "prod" else "low"
         return [
             Hit(
