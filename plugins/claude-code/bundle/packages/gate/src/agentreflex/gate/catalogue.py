@@ -129,7 +129,10 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "GATE-DB-DESTROY": (
         "data stores",
         "graded",
-        "drops or empties a database or table (DROP, TRUNCATE, DELETE without WHERE); "
+        "drops or empties a database or table (DROP, TRUNCATE, DELETE without WHERE, an ORM call "
+        "on a whole model), replaces a "
+        "login's password (ALTER USER ... PASSWORD), moves Redis's snapshot file (CONFIG SET "
+        "dir), replaces its data (REPLICAOF) or loads code into it (MODULE LOAD); "
         "graded by the database named: prod/unknown block, dev asks, test warns",
     ),
     "GATE-DB-UPDATE-ALL": (

@@ -128,7 +128,8 @@ class Effect:
 
     # "shell", "argv", "delete", "delete-recursive", "write", "append", "read",
     # "fork-bomb", "dynamic-delete", "exfil", "unresolved", "chdir" (later relative
-    # paths are relative to it), "remote-shell" (a shell handed to a socket)
+    # paths are relative to it), "remote-shell" (a shell handed to a socket), "sdk" (a
+    # client library's call that destroys a store), "orm" (an ORM call on a whole model)
     kind: str
     value: str = ""
     words: tuple[str, ...] = ()  # "argv": the words run (no shell between)
@@ -188,6 +189,28 @@ SDK_DESTRUCTIVE = {
     "deleteBucket": "deletes a storage bucket",
     "delete_bucket": "deletes a storage bucket",
 }
+
+
+# An ORM call on a whole model, no filter before it: every row of its table goes.
+# Rails ``User.delete_all``/``User.all.destroy_all``, Django ``User.objects.all().delete()``,
+# Laravel ``User::truncate()``/``User::query()->delete()``/``DB::table('users')->delete()``,
+# Prisma ``prisma.user.deleteMany()``, Sequelize ``User.destroy({truncate: true})``,
+# SQLAlchemy ``session.query(User).delete()``, and the schema helpers that drop or empty
+# a table.  ``User.where(...).delete_all`` and
+# ``User.objects.filter(...).delete()`` name the rows they mean and are ordinary work.
+_ORM_EVERY_ROW = LazyPattern(
+    r"(?<![\w.>])[A-Z]\w*(?:::[A-Z]\w*)*(?:\.(?:all|unscoped))?\.(?:delete_all|destroy_all)\b|"
+    r"(?<![\w.])[A-Z]\w*\.objects(?:\.all\(\s*\))?\.delete\(\s*\)|"
+    r"(?<![\w>])[A-Z]\w*(?:\\[A-Z]\w*)*::(?:truncate\(\s*\)|query\(\s*\)->(?:delete|truncate)\(\s*\))|"
+    r"\bDB::table\(\s*['\"][\w.]+['\"]\s*\)->(?:delete|truncate)\(\s*\)|"
+    r"\bSchema::(?:drop|dropIfExists)\(|"
+    r"\.connection\.(?:drop_table|truncate|truncate_tables|drop_database)\b|"
+    # Prisma's and MongoDB's deleteMany with no filter, Sequelize's truncate or empty where,
+    # SQLAlchemy's query of a whole model deleted
+    r"\.deleteMany\(\s*(?:\{\s*\})?\s*\)|"
+    r"\.destroy\(\s*\{\s*(?:truncate\s*:\s*true|where\s*:\s*\{\s*\})|"
+    r"\.query\(\s*[A-Z][\w.]*\s*\)\.delete\(\s*\)|(?<![\w.])[A-Z]\w*\.query\.delete\(\s*\)"
+)
 
 
 def _parsed(code: str, lang: str) -> list[Effect] | None:
@@ -262,6 +285,8 @@ def scan(code: str) -> list[Effect]:
         else:
             effects.append(Effect("dynamic-delete"))
             break
+    for m in _ORM_EVERY_ROW.finditer(code):
+        effects.append(Effect("orm", m.group(0).strip()))
     if _NET_SEND.search(code) and (_ENV_ALL.search(code) or _ENV_SECRET.search(code)):
         effects.append(Effect("exfil", "the environment"))
     for m in _OPEN_READ.finditer(code):

@@ -32,15 +32,18 @@ _MAX_DIRS = 200  # folders looked at for them
 _SKIP_DIRS = frozenset({"node_modules", "venv", "build", "dist", "site-packages", "__pycache__"})
 
 
-def read(path: str) -> str | None:
-    """The text of a local file a command runs (bounded), ``None`` if there is none."""
+def read(path: str, limit: int = MAX_BYTES) -> str | None:
+    """The text of a local file a command runs or feeds to a program (at most ``limit``
+    bytes), ``None`` if there is none.  Only a regular file is opened (symbolic links
+    followed): a FIFO or a device (``/dev/stdin``, ``/dev/zero``) would block the gate or
+    never end."""
     try:
         if not os.path.isfile(path):
             return None
-        if os.path.getsize(path) > MAX_BYTES:
+        if os.path.getsize(path) > limit:
             return UNREADABLE
         with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+            data = fh.read(limit + 1)
     except OSError:
         return UNREADABLE
     if b"\0" in data[:4096]:

@@ -75,7 +75,7 @@ def database(cmd: Cmd, where: Where, written: dict[str, str]) -> list[Hit]:
                 return []
     text = "\n".join(texts)
     if name == "redis-cli":
-        hit = _redis_keys(cmd, args)
+        hit = _redis_keys(cmd, args) or _redis_admin(cmd, text)
         if hit is not None:
             return [hit]
     from agentreflex.gate.rules import sql
@@ -119,6 +119,39 @@ def _redis_keys(cmd: Cmd, args: list[str]) -> Hit | None:
     return None
 
 
+# Redis's administrative commands that lose or overwrite more than keys: (spelling, why)
+_REDIS_ADMIN = (
+    (
+        LazyPattern(r"\bCONFIG\s+SET\s+(?:dir|dbfilename)\s+\S+", re.IGNORECASE),
+        "moves where Redis writes its snapshot: the next SAVE overwrites that file with the "
+        "dataset (the known way to plant SSH keys or cron jobs through Redis), and a restart "
+        "no longer finds the old one. Read it with CONFIG GET, or ask the user to change "
+        "redis.conf.",
+    ),
+    (
+        LazyPattern(r"\b(?:REPLICAOF|SLAVEOF)\s+(?!NO\s+ONE\b)\S+\s+\d+", re.IGNORECASE),
+        "makes this server a replica of another: it drops its whole dataset and loads that "
+        "server's in its place. Save a snapshot first (BGSAVE) and ask the user; REPLICAOF "
+        "NO ONE only stops replicating.",
+    ),
+    (
+        LazyPattern(r"\bMODULE\s+LOAD(?:EX)?\s+\S+", re.IGNORECASE),
+        "loads a native library into the Redis server, which runs its code with the "
+        "server's rights. Ask the user to add it to redis.conf (loadmodule).",
+    ),
+)
+
+
+def _redis_admin(cmd: Cmd, text: str) -> Hit | None:
+    """``CONFIG SET dir|dbfilename``, ``REPLICAOF host port``, ``MODULE LOAD``: typed to
+    redis-cli or straight to the port, each loses or overwrites more than a key."""
+    for pattern, why in _REDIS_ADMIN:
+        m = pattern.search(text)
+        if m is not None:
+            return Hit.destructive("GATE-DB-DESTROY", P_BLOCK, cmd, f"{m.group(0)} {why}")
+    return None
+
+
 # What a line protocol typed to a socket deletes: Redis (inline or RESP, the same words)
 # and memcached.  (store, what is lost)
 _WIRE_DESTROY = (
@@ -157,7 +190,8 @@ def socket_text(cmd: Cmd, where: Where) -> list[Hit]:
             # the scope: which server (/dev/tcp/HOST/PORT without its /dev, not a "dev" word)
             hosts = (*cmd.args, *(t[9:] for _, t in cmd.redirects if t.startswith(_SOCKETS)))
             return [_db(cmd, "drop", f"{lost}, typed to its port", hosts, client=store)]
-    return []
+    moved = _redis_admin(cmd, text)
+    return [moved] if moved is not None else []
 
 
 # pg_restore's options that take a value: a short one glued to a cluster ends it (-Fc)
@@ -278,6 +312,8 @@ def _statements_given(
     piped = pipes.output_text(cmd.stdin_from, written)
     if piped:
         texts.append(piped)
+    elif pipes.catted(cmd.stdin_from, where):  # cat drop.sql | psql
+        texts.append(_sql_file(pipes.catted(cmd.stdin_from, where), cmd, where, written))
     for op, target in cmd.redirects:
         if op == "<":
             texts.append(_sql_file(target, cmd, where, written))
@@ -310,24 +346,42 @@ def _sql_file(path: str, cmd: Cmd, where: Where, written: dict[str, str]) -> str
         return written[path]
     if not path or path == "-" or has_marker(path):
         return ""
-    import os
-
     full = resolve(path, where, cmd.cwd)
     if full in written:  # written earlier in the same command (keys are resolved paths)
         return written[full]
     if has_marker(full) or "\0" in full:  # a folder only known at run time (a container's)
         return ""
-    try:
-        if os.path.getsize(full) > _SQL_FILE_MAX:
-            return ""
-        with open(full, encoding="utf-8", errors="replace") as fh:
-            return fh.read(_SQL_FILE_MAX)
-    except (OSError, ValueError):
-        return ""
+    from agentreflex.gate.code import scripts  # one reader for every file a command runs
+
+    text = scripts.read(full, _SQL_FILE_MAX)
+    return "" if text is None or text == scripts.UNREADABLE else text
 
 
 def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
-    drops = [s for s in found if s.kind != "update-all"]
+    drops = [s for s in found if s.kind not in ("update-all", "password")]
+    logins = [s.target for s in found if s.kind == "password"]
+    if logins and not drops:
+        # nothing stored is lost and setting a fresh server's password is everyday set-up,
+        # so it warns; on a database the command names as production it blocks
+        from agentreflex.gate.rules.dbscope import scope_of
+
+        scope = scope_of(cmd)
+        if scope in ("test", "dev"):  # a test or development login: set-up, no one locked out
+            return []
+        severity = "high" if scope == "prod" else "low"
+        return [
+            Hit(
+                "GATE-DB-DESTROY",
+                DESTRUCTIVE,
+                P_BLOCK if severity == "high" else P_WARN,
+                cmd.text,
+                f"This replaces the password of the database login {logins[0]} ({scope} "
+                "database): every application, job and person that signs in with the old "
+                "one is locked out, and the old one cannot be read back. Ask the user to "
+                "rotate it, or create a new login for what you need.",
+                severity=severity,
+            )
+        ]
     if drops:
         first = drops[0]
         named = tuple(s.target for s in drops if s.what in ("DATABASE", "SCHEMA"))
@@ -340,6 +394,13 @@ def _graded(cmd: Cmd, found: list[Statement]) -> list[Hit]:
         }.get(first.kind, "data")
         return [_db(cmd, first.kind, lost, named)]
     return [_update_all(cmd, ())] if found else []
+
+
+def orm_every_row(cmd: Cmd, call: str) -> Hit:
+    """Code that calls an ORM on a whole model (``User.delete_all``, ``Order.objects.all()
+    .delete()``): every row of its table, graded by the database the command names as the
+    ORM tools' own resets are (``RAILS_ENV=test`` warns, production or unknown blocks)."""
+    return _db(cmd, "delete-all", f"every row of the table behind {call}", (), client="orm")
 
 
 def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...], client: str = "") -> Hit:
@@ -382,6 +443,10 @@ _BACKUP["pg_restore"] = (
 _BACKUP["sqlcmd"] = _BACKUP["mssql-cli"] = (
     "Back it up first (BACKUP DATABASE ... TO DISK), add a WHERE clause to delete only "
     "the rows you mean, or ask the user."
+)
+_BACKUP["orm"] = (
+    "Name the rows you mean (User.where(...).delete_all, Model.objects.filter(...).delete()), "
+    "dump the table first, or ask the user."
 )
 _BACKUP["mariadb"] = _BACKUP["mysql"]
 _BACKUP["mongo"] = _BACKUP["mongosh"]
@@ -768,6 +833,9 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
                 "other workflows depend on; its value cannot be recovered. Ask the user.",
             )
         ]
+    sent = _gh_api_input(cmd, where) if words[:1] == ["api"] else []
+    if sent:
+        return sent
     if words[:1] == ["api"] and http_method(args) == "DELETE":
         endpoint = positional(args, _GH_API_VALUED)[1:2]
         if endpoint and _GH_SMALL.search(endpoint[0]) and "/git/" not in endpoint[0]:
@@ -792,6 +860,32 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
             )
         ]
     return []
+
+
+def _gh_api_input(cmd: Cmd, where: Where) -> list[Hit]:
+    """``gh api ... --input body.json`` (or ``--input -`` fed by a pipe): the request's
+    fields are the file's, so they are judged by the codehosting pack as if each were
+    given as ``-F key=value`` (``{"force": true}`` is ``-F force=true``)."""
+    import json
+
+    from agentreflex.gate import packs
+
+    bodies = _values(cmd.args, "--input")
+    fields: list[str] = []
+    for body in bodies:
+        if body == "-":
+            text = cmd.stdin_text or pipes.output_text(cmd.stdin_from, {}) or ""
+        else:
+            text = _sql_file(body, cmd, where, {})
+        try:
+            data = json.loads(text) if text.strip() else {}
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            fields += [f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in data.items()]
+    if not fields:
+        return []
+    return packs.check(Cmd(cmd.argv + fields, cmd.text, cmd.cwd), where)
 
 
 # GitHub resources whose deletion is small and re-creatable: what CI and triage

@@ -90,3 +90,45 @@ def _dbshell(cmd: Cmd, where: Where) -> list[Hit]:
     ]:
         return packs.check(Cmd(["manage.py", "flush"], cmd.text, cmd.cwd), where)
     return database(cmd, where, {})
+
+
+# A framework's console handed code runs it in the application, with its models loaded:
+# the program words -> the interpreter that code is, and the options that carry it.
+_CONSOLES = {
+    ("rails", "runner"): ("ruby", "-e", ("-e", "--environment")),
+    ("rails", "r"): ("ruby", "-e", ("-e", "--environment")),
+    ("rails", "console"): ("ruby", "-e", ()),
+    ("rails", "c"): ("ruby", "-e", ()),
+    ("manage.py", "shell"): ("python", "-c", ("-i", "--interface", "--settings", "--pythonpath")),
+    ("artisan", "tinker"): ("php", "-r", ("--env",)),
+}
+_CODE_OPTIONS = {"manage.py": ("-c", "--command"), "artisan": ("--execute",)}
+
+
+def console_code(argv: list[str]) -> list[str] | None:
+    """The interpreter command a framework console amounts to: ``rails runner 'CODE'``
+    is ``ruby -e 'CODE'`` (``rails runner script.rb`` is ``ruby script.rb``),
+    ``manage.py shell -c 'CODE'`` is ``python -c 'CODE'`` and ``artisan tinker
+    --execute='CODE'`` is ``php -r 'CODE'``; without code each reads its input, as
+    the bare interpreter does (``manage.py shell < job.py``).  ``None``: no console."""
+    words = program_of(argv) or [argv[0].rsplit("/", 1)[-1], *argv[1:]]
+    found = _CONSOLES.get((words[0], words[1])) if len(words) > 1 else None
+    if found is None:
+        return None
+    lang, flag, valued = found
+    args = words[2:]
+    for option in _CODE_OPTIONS.get(words[0], ()):
+        for k, a in enumerate(args):
+            if a == option and k + 1 < len(args):
+                return [lang, flag, args[k + 1]]
+            if a.startswith(option + "="):
+                return [lang, flag, a.split("=", 1)[1]]
+    if words[0] != "rails" or words[1] in ("console", "c"):
+        return [lang]  # the code comes from the input (echo 'User.delete_all' | rails c)
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        k += 1 if "=" in args[k] or args[k] not in valued else 2
+    if k >= len(args):
+        return None
+    code = args[k]
+    return [lang, code] if code.endswith(".rb") else [lang, flag, code]

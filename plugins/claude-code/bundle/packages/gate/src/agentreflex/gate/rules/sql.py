@@ -3,8 +3,9 @@
 ``psql -c``, ``-f FILE``, ``< FILE``, heredocs, ``mysql -e``, ``sqlite3 DB
 "..."``: the statements are parsed in the client's dialect and each is
 judged by what it does, not by the words it contains: ``DROP TABLE``,
-``DROP DATABASE``, ``ALTER TABLE ... DROP COLUMN``, ``TRUNCATE``, and ``DELETE``
-or ``UPDATE`` without a ``WHERE``.  A comment or a string that says ``DROP TABLE`` is no finding, and
+``DROP DATABASE``, ``ALTER TABLE ... DROP COLUMN``, ``TRUNCATE``, ``DELETE``
+or ``UPDATE`` without a ``WHERE``, a login's password replaced (``ALTER USER
+... PASSWORD``), and the statements a ``DO`` block runs (``EXECUTE 'DROP ...'``).  A comment or a string that says ``DROP TABLE`` is no finding, and
 ``DELETE FROM t WHERE ...`` is ordinary work.
 
 sqlglot costs about 250 ms to import on this machine, so it is imported only
@@ -17,6 +18,9 @@ keyword scan of :mod:`rules.infra` instead.
 
 from __future__ import annotations
 
+import re
+
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import record
 
 # client program -> sqlglot dialect
@@ -34,7 +38,7 @@ DIALECTS = {
     "snowsql": "snowflake",
     "bq": "bigquery",
 }
-_KEYWORDS = ("drop", "truncate", "delete", "update")
+_KEYWORDS = ("drop", "truncate", "delete", "update", "password", "identified", "execute")
 # DROP kinds that lose data (a view or an index is rebuilt from its definition)
 _DATA_KINDS = frozenset({"TABLE", "DATABASE", "SCHEMA", "USER", "ROLE", "OWNED"})
 
@@ -42,7 +46,8 @@ _DATA_KINDS = frozenset({"TABLE", "DATABASE", "SCHEMA", "USER", "ROLE", "OWNED"}
 @record(frozen=True)
 class Statement:
     """One destructive statement: ``drop`` (a table, database, ..., or a column),
-    ``truncate``, ``delete-all`` or ``update-all``."""
+    ``truncate``, ``delete-all``, ``update-all`` or ``password`` (a login's password
+    replaced: whoever logs in with the old one is locked out)."""
 
     kind: str
     what: str  # DATABASE/TABLE/... for a drop, else ""
@@ -57,9 +62,14 @@ def needs_parse(text: str) -> bool:
 
 def destructive(text: str, dialect: str) -> list[Statement] | None:
     """The destructive statements of ``text``; ``None`` when sqlglot cannot parse it."""
+    import logging
+
     import sqlglot
     from sqlglot import exp
 
+    # sqlglot logs a warning for each statement it keeps as raw text (ALTER USER, DO):
+    # the hook's stderr is the host's, and the statement is judged here anyway
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
     lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("\\")]
     try:
         parsed = sqlglot.parse("\n".join(lines), read=dialect)
@@ -87,6 +97,11 @@ def destructive(text: str, dialect: str) -> list[Statement] | None:
             out.append(Statement("truncate", "TABLE", _name(stmt)))
         elif isinstance(stmt, exp.Command) and str(stmt.this).upper() in ("DROP", "TRUNCATE"):
             out.append(Statement(str(stmt.this).lower(), "", str(stmt.expression or "")))
+        elif isinstance(stmt, exp.Command):
+            found = _command(str(stmt.this).upper(), stmt.expression, dialect)
+            if found is None:
+                return None
+            out.extend(found)
         else:
             # also inside a statement (WITH x AS (DELETE FROM t RETURNING *) SELECT ...);
             # a WHERE that holds for every row (1=1, TRUE) narrows nothing
@@ -96,6 +111,35 @@ def destructive(text: str, dialect: str) -> list[Statement] | None:
                     kind = "delete-all" if isinstance(node, exp.Delete) else "update-all"
                     out.append(Statement(kind, "TABLE", _name(node)))
     return out
+
+
+def _command(verb: str, rest: object, dialect: str) -> list[Statement] | None:
+    """What a statement sqlglot keeps as raw text does: ``ALTER USER|ROLE x PASSWORD``
+    (MySQL's ``IDENTIFIED BY``, ``SET PASSWORD FOR x``) replaces a login's password;
+    ``DO $$ ... $$`` runs its PL/pgSQL body, whose ``EXECUTE 'DROP DATABASE d'`` is
+    that statement run.  ``None``: a body not parsed (the caller scans its keywords)."""
+    from sqlglot import exp
+
+    text = (rest.name if isinstance(rest, exp.Literal) else str(rest or "")).strip()
+    if verb in ("ALTER", "SET"):
+        m = _PASSWORD.match(text)
+        if m is None:
+            return []
+        return [Statement("password", "USER", (m.group(1) or m.group(2)).strip("'\"`"))]
+    if verb != "DO":
+        return []
+    body = re.sub(r"^\s*(\$\w*\$)([\s\S]*)\1\s*$", r"\2", text)
+    run = re.findall(r"\bEXECUTE\s+'((?:[^']|'')*)'", body, re.IGNORECASE)
+    body = re.sub(r"\bEXECUTE\s+'(?:[^']|'')*'", ";", body, flags=re.IGNORECASE)
+    body = re.sub(r"\b(?:BEGIN|END|DECLARE)\b", ";", body, flags=re.IGNORECASE)
+    return destructive("\n".join([body, *(s.replace("''", "'") + ";" for s in run)]), dialect)
+
+
+_PASSWORD = LazyPattern(
+    r"(?:(?:USER|ROLE)\s+(?:IF\s+EXISTS\s+)?(\S+)[\s\S]*?\b(?:PASSWORD|IDENTIFIED\s+(?:BY|WITH))\b|"
+    r"PASSWORD\s+FOR\s+(\S+))",
+    re.IGNORECASE,
+)
 
 
 def _always_true(cond: object) -> bool:

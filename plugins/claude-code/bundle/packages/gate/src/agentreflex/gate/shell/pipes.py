@@ -11,6 +11,7 @@ remote content.  Anything else is unknown (``None``).
 from __future__ import annotations
 
 from agentreflex.gate.model import REMOTE, Cmd, has_marker
+from agentreflex.gate.shell.paths import Where, resolve
 
 _MAX_CHAIN = 16
 
@@ -74,6 +75,15 @@ def output_text(cmd: Cmd | None, written: dict[str, str], depth: int = 0) -> str
     if upstream is None or upstream[:1] == REMOTE or name in ("cat", "tee"):
         return upstream
     return _transform(cmd, upstream)
+
+
+def catted(feeder: Cmd | None, where: Where) -> str:
+    """The one file ``cat FILE`` prints into a pipe, by its full path (``""``: none), so
+    that ``cat job.sh | sh`` and ``cat drop.sql | psql`` read it as ``sh < job.sh`` does."""
+    if feeder is None or feeder.name != "cat":
+        return ""
+    files = [a for a in feeder.args if not a.startswith("-")]
+    return resolve(files[0], where, feeder.cwd) if len(files) == 1 else ""
 
 
 def file_text(written: dict[str, str], path: str) -> str | None:

@@ -10,6 +10,7 @@ one, so each is kept together here, apart from the plain tree walk.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from agentreflex.core.util.lazyre import LazyPattern
@@ -30,6 +31,10 @@ from agentreflex.gate.shell import pipes
 from agentreflex.gate.shell.paths import resolve
 from agentreflex.gate.shell.walkstate import WalkerBase
 from agentreflex.gate.shell.words import SETUP, quote, setup_snippet
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 # awk's own ways to run shell: `"cmd" | getline`, `print "cmd" | "sh"` and
 # `print ... | "cmd"` (the quoted command runs, fed what is printed); gawk's
@@ -83,7 +88,8 @@ _POSIX_SHELLS = frozenset({"sh", "ksh", "mksh", "dash", "ash"})
 DB_SHELL_ESCAPES = frozenset({"psql", "mysql", "mariadb", "sqlite3", "duckdb"})
 _DB_ESCAPE = {
     "psql": LazyPattern(
-        r"^\s*(?:\\!\s*(.*)|\\[og]\s*\|\s*(.*)|\\copy\b.*?\bprogram\s+'((?:[^']|'')*)')",
+        # \copy runs its program here, COPY on the server: either is a shell command
+        r"^\s*(?:\\!\s*(.*)|\\[og]\s*\|\s*(.*)|\\?copy\b.*?\bprogram\s+'((?:[^']|'')*)')",
         re.IGNORECASE | re.MULTILINE,
     ),
     "mysql": LazyPattern(r"^\s*(?:\\!|system\b)\s*(.*)", re.IGNORECASE | re.MULTILINE),
@@ -165,7 +171,8 @@ class RunnersMixin(WalkerBase):
         self, cmd: Cmd, rest: list[str], depth: int, script_flag: bool, stdin_flag: bool
     ) -> None:
         if script_flag:
-            self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
+            with self._fed_by(cmd):
+                self._shell_string(rest[0] if rest else "", rest[1:], cmd, depth, f"{cmd.name} -c")
             return
         if rest and rest[0] != "-" and not stdin_flag:
             self._script(resolve(rest[0], self.where, cmd.cwd), cmd, depth, rest[0])
@@ -203,14 +210,39 @@ class RunnersMixin(WalkerBase):
         from agentreflex.gate.shell import remote  # only for ssh and container commands
 
         script = remote.ssh_command(cmd.args)
+        if script is None and "-N" not in cmd.args:
+            script = "sh"  # no command: the login shell reads the input (ssh prod < job.sh)
         if script is None:
             return
         saved = self.state.cwd
         self.state.cwd = self.where.home
         try:
-            self._shell_string(script, [], cmd, depth, "ssh")
+            with self._fed_by(cmd):
+                self._shell_string(script, [], cmd, depth, "ssh")
         finally:
             self.state.cwd = saved
+
+    @contextlib.contextmanager
+    def _fed_by(self, cmd: Cmd) -> Iterator[None]:
+        """While the shell string of ``cmd`` is walked, its commands that have no input of
+        their own read ``cmd``'s: ``ssh host 'bash -s' < destroy.sh`` runs destroy.sh
+        there, ``bash -c psql < drop.sql`` sends drop.sql to psql.  A ``<`` file is named
+        by its full local path, as the local shell opens it."""
+        saved = self._inherited
+        fed = [(op, resolve(t, self.where, cmd.cwd)) for op, t in cmd.redirects if op == "<"]
+        if fed or cmd.stdin_text is not None or cmd.stdin_from is not None:
+            self._inherited = Cmd(
+                [":"],
+                cmd.text,
+                cmd.cwd,
+                redirects=fed,
+                stdin_text=cmd.stdin_text,
+                stdin_from=cmd.stdin_from,
+            )
+        try:
+            yield
+        finally:
+            self._inherited = saved
 
     def ansible(self, cmd: Cmd, depth: int) -> None:
         """``ansible HOSTS [-m shell|command|raw] -a CMD``: each host runs CMD, judged as
@@ -256,7 +288,10 @@ class RunnersMixin(WalkerBase):
                 remote.program_inside(found),
                 cmd.text,
                 depth + 1,
-                redirects=[r for r in cmd.redirects if r[0] == "<"],
+                # the local shell opens a ``<`` file, in the folder it is in
+                redirects=[
+                    (op, resolve(t, self.where, cmd.cwd)) for op, t in cmd.redirects if op == "<"
+                ],
                 stdin_text=cmd.stdin_text,
                 stdin_from=cmd.stdin_from,
                 via=found.how,
@@ -550,10 +585,14 @@ class RunnersMixin(WalkerBase):
             text = pipes.output_text(cmd.stdin_from, self.state.written)
             if cmd.stdin_from is None and not any(op == "<" for op, _ in cmd.redirects):
                 return  # interactive shell / REPL: nothing to check
+            on_disk = pipes.catted(cmd.stdin_from, self.where)  # cat job.sh | sh
             for op, target in cmd.redirects:  # a redirect wins over a pipe
                 if op == "<":
-                    text = self.state.written.get(resolve(target, self.where, cmd.cwd))
+                    on_disk = resolve(target, self.where, cmd.cwd)
+                    text = self.state.written.get(on_disk)
                     text = REMOTE if text is None and REMOTE in target else text
+            if text is None and on_disk and self._input_on_disk(on_disk, cmd, depth):
+                return
         if text is not None and REMOTE in text:
             self._rce(cmd)
         elif text is None or has_marker(text):
@@ -654,6 +693,28 @@ class RunnersMixin(WalkerBase):
         if content is None or (content == scripts.UNREADABLE and _os_program(path)):
             return  # /bin/ls: the system's own binary, judged by its name (rt77)
         self._read_file(path, content, cmd, depth, "script")
+
+    def _input_on_disk(self, path: str, cmd: Cmd, depth: int) -> bool:
+        """``sh < destroy.sh``, ``python < job.py``: a file of the work tree fed to an
+        interpreter is judged as running it by name is (``sh destroy.sh``).  ``False``
+        when there is nothing to read (missing, too large, binary, a FIFO or a device, a
+        folder known only at run time) or the file, links followed, is outside the
+        project (the user's own files, a key a link points at): unknown input, asked."""
+        import os
+
+        from agentreflex.gate.code import scripts  # only for input read from a file
+
+        if has_marker(path) or not self.where.project:
+            return False
+        project = os.path.realpath(self.where.project)
+        if not os.path.realpath(path).startswith(project.rstrip("/") + "/"):
+            return False
+        content = scripts.read(path)
+        if content is None or content == scripts.UNREADABLE:
+            return False
+        if path not in self._reading:
+            self._read_file(path, content, cmd, depth, "input")
+        return True
 
     def _read_file(self, path: str, content: str, cmd: Cmd, depth: int, what: str) -> None:
         from agentreflex.gate.code import scripts
@@ -913,6 +974,10 @@ class RunnersMixin(WalkerBase):
                 f"This code runs or deletes something the gate cannot resolve: "
                 f"{effect.value}. Write the command or path out literally, or check it first.",
             )
+        elif effect.kind == "orm":
+            from agentreflex.gate.rules.infra import orm_every_row  # only for such code
+
+            self.hits.append(orm_every_row(cmd, effect.value))
         elif effect.kind == "sdk":
             self._hit(
                 "GATE-INTERP-SDK-DESTRUCTIVE",

@@ -195,6 +195,11 @@ _SILENT = frozenset(
 _OUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>"})
 
 
+# programs that may be a framework's console (``python manage.py shell``, ``php artisan
+# tinker``, ``bin/rails runner``): their code is judged as their interpreter's
+_CONSOLE_HOSTS = frozenset({"rails", "python", "python3", "php", "manage.py"})
+
+
 class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     """Walks one command string (and everything it runs) into :class:`Cmd` objects.
 
@@ -597,7 +602,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.cmds.append(cmd)
         else:
             seen = len(self.cmds)
-            if body is not None:
+            if body is not None and body.type in ("compound_statement", "subshell"):
+                # { sh; } < job.sh: the group's commands read the group's input
+                group = Cmd(
+                    [":"],
+                    node_text(node),
+                    self.state.cwd,
+                    redirects=redirects,
+                    stdin_text=stdin_text,
+                    stdin_from=substituted or stdin_from,
+                )
+                with self._fed_by(group):
+                    self.stmt(body, depth, stdin_from, via)
+            elif body is not None:
                 self.stmt(body, depth, stdin_from, via)
             out = [r for r in redirects if r[0] in _OUT_REDIRECTS and r not in not_stdout]
             if out and body is not None and body.type in _COMPOUNDS:
@@ -782,17 +799,26 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.cmds.append(cmd)
                 return cmd
             return None
-        return self.execute(
-            argv,
-            node_text(node),
-            depth,
-            assigns=assigns,
-            redirects=redirects,
-            stdin_text=stdin_text,
-            stdin_from=stdin_from,
-            via=via,
-            used=used,
-        )
+        fed = self._inherited
+        own = stdin_text is not None or stdin_from is not None
+        if fed is not None and not own and not any(op == "<" for op, _ in redirects):
+            stdin_text, stdin_from = fed.stdin_text, fed.stdin_from
+            redirects += [r for r in fed.redirects if r[0] == "<"]
+            self._inherited = None  # what it runs (the script it reads) has no such input
+        try:
+            return self.execute(
+                argv,
+                node_text(node),
+                depth,
+                assigns=assigns,
+                redirects=redirects,
+                stdin_text=stdin_text,
+                stdin_from=stdin_from,
+                via=via,
+                used=used,
+            )
+        finally:
+            self._inherited = fed
 
     def words(self, nodes: list[Any], depth: int) -> list[str]:
         """Each node's words as bash expands them; a plain ``str`` is a word already."""
@@ -929,7 +955,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 "Write a bounded loop instead.",
             )
         if name in self._bodies and name not in self._function and function_ok:
-            self.call(name)
+            with self._fed_by(cmd):  # f < job.sh: the body's commands read f's input
+                self.call(name)
         if _unknown_option(cmd, name):
             self._ask(
                 "GATE-DYNAMIC-SCRIPT",
@@ -983,6 +1010,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.make(cmd, depth)
         elif name in ("npm", "pnpm", "yarn", "bun") and not _bun_code(name, cmd.args):
             self.package_script(cmd, depth)
+        elif name in _CONSOLE_HOSTS and self._console(cmd, depth):
+            pass
         elif python_entry(cmd.argv) is not None:  # pytest's conftest.py, pip's setup.py
             self.python_files(cmd, depth)
         elif interp.interpreter_name(name):
@@ -998,6 +1027,27 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.execute(cmd.args, cmd.text, depth + 1, via=name)
         else:
             self._derived(cmd, depth)
+
+    def _console(self, cmd: Cmd, depth: int) -> bool:
+        """``rails runner CODE``, ``manage.py shell -c CODE``, ``artisan tinker --execute
+        CODE``: the code, judged as its interpreter's (:func:`rules.orm.console_code`),
+        with the console's input (``manage.py shell < job.py``)."""
+        from agentreflex.gate.rules.orm import console_code  # only for these programs
+
+        argv = console_code(cmd.argv)
+        if argv is None:
+            return False
+        self.execute(
+            argv,
+            cmd.text,
+            depth + 1,
+            assigns=cmd.assigns,  # RAILS_ENV=test: the database the code reaches
+            redirects=[r for r in cmd.redirects if r[0] == "<"],
+            stdin_text=cmd.stdin_text,
+            stdin_from=cmd.stdin_from,
+            via=f"{cmd.name} console",
+        )
+        return True
 
     def _derived(self, cmd: Cmd, depth: int) -> None:
         """An unknown program handed a protected command line (:mod:`derived`)."""
