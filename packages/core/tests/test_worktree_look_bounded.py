@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ import pytest
 from agentreflex.core.contain import boundary, pidns
 from agentreflex.core.hook import runtime
 from agentreflex.core.hook.runtime import Plugins, run_hook
-from agentreflex.core.testing import daemon_env, serve_daemon
+from agentreflex.core.testing import daemon_env, daemon_probe, serve_daemon
 
 
 @pytest.fixture
@@ -108,17 +107,6 @@ def test_the_look_is_bounded_on_a_thread_with_no_timer(
     assert said and "work tree not observed" in said[0], said
 
 
-# what the thin client does, timed: the daemon's answer, or None
-PROBE = r"""
-import json, sys, time
-from agentreflex.core.hook.client import try_daemon
-start = time.monotonic()
-answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), 120.0)
-said = answer[2].decode(errors="replace") if answer else None
-print(json.dumps({"said": said, "seconds": time.monotonic() - start}))
-"""
-
-
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[Path]:
     yield from serve_daemon(tmp_path)
@@ -140,15 +128,7 @@ def test_the_warm_daemon_gives_up_the_look_in_time(tmp_path: Path, daemon: Path)
         "tool_use_id": "toolu_bounded",
     }
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        input=json.dumps(payload).encode(),
-        env=env,
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    answer = json.loads(done.stdout)
-    assert answer["said"] is not None, done.stderr  # the daemon answered, not the client
-    assert "work tree not observed" in answer["said"], answer
+    answer = daemon_probe(tmp_path, json.dumps(payload).encode(), 120.0, env)
+    assert answer["answered"], answer  # the daemon answered, not the client
+    assert "work tree not observed" in answer["err"], answer
     assert time.monotonic() - started < 60

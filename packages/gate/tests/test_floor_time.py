@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from agentreflex.core.hook import runtime
-from agentreflex.core.testing import daemon_env, serve_daemon
+from agentreflex.core.testing import daemon_env, daemon_probe, serve_daemon
 
 
 @pytest.fixture
@@ -108,17 +107,6 @@ def test_the_wait_for_a_daemon_counts_against_the_reflexes(
     assert took < 6, took  # 1 s left of the 8, not 8
 
 
-# what the thin client does, timed: the daemon's answer, or None
-PROBE = r"""
-import json, sys, time
-from agentreflex.core.hook.client import try_daemon
-start = time.monotonic()
-answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), 120.0)
-said = answer[1].decode(errors="replace") if answer else None
-print(json.dumps({"said": said, "seconds": time.monotonic() - start}))
-"""
-
-
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[Path]:
     yield from serve_daemon(tmp_path)
@@ -132,18 +120,10 @@ def test_the_warm_daemon_stops_the_floors_in_time(tmp_path: Path, daemon: Path) 
     env = dict(daemon_env(tmp_path), AGENTREFLEX_FLOOR_LIMIT="1")
     payload = {"session_id": "bounded", "cwd": str(project), "hook_event_name": "PreToolUse"}
     payload |= {"tool_name": "mcp__fs__write_file", "tool_input": MANY, "tool_use_id": "t1"}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        input=json.dumps(payload).encode(),
-        env=env,
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    answer = json.loads(done.stdout)
-    assert answer["said"] is not None, done.stderr  # the daemon answered, not the client
-    assert '"permissionDecision": "deny"' in answer["said"], answer
-    assert "OutOfTime" in answer["said"], answer
+    answer = daemon_probe(tmp_path, json.dumps(payload).encode(), 120.0, env)
+    assert answer["answered"], answer  # the daemon answered, not the client
+    assert '"permissionDecision": "deny"' in answer["out"], answer
+    assert "OutOfTime" in answer["out"], answer
     assert answer["seconds"] < 8, answer
 
 
