@@ -264,13 +264,24 @@ def _chattr(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     return [(p, PERMS_TREE if "-R" in args else PERMS) for p in ops]
 
 
+_SED_VALUES = frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"})
+# A sed script's own writes (GNU sed manual, "Commands"; GTFOBins' sed file-write):
+# the ``w``/``W`` commands after an address, and the ``w`` flag that ends an ``s``
+# command, take the rest of the line as a file name.  Read loosely, before a
+# letter, digit, ``$``, ``/``, ``!``, ``;`` or ``}`` (a command or flag may follow
+# any of them): a name read too many is judged only where it is a protected file,
+# and each ``w`` is read apart, so a name read too far still leaves the next one.
+_SED_WRITE = LazyPattern(r"(?:^|(?<=[\s;}!$/\w]))[wW][ \t]*(?=(\S[^\n]*))", hints="w W")
+
+
 def _sed(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
-    if "i" not in _short_flags(args) and not any(a.startswith("--in-place") for a in args):
-        return []
-    takes = frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"})
-    ops = operands(args, takes)
+    ops = operands(args, _SED_VALUES)
     scripted = any(a in ("-e", "-f") or a.startswith(("--expression", "--file")) for a in args)
-    return [(p, WRITE) for p in (ops if scripted else ops[1:])]
+    scripts = option_values(args, ("-e", "--expression"), flags="nrsEuz") if scripted else ops[:1]
+    out = [(m.group(1).rstrip(), WRITE) for s in scripts for m in _SED_WRITE.finditer(s)]
+    if "i" in _short_flags(args) or any(a.startswith("--in-place") for a in args):
+        out += [(p, WRITE) for p in (ops if scripted else ops[1:])]
+    return out
 
 
 def _perl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
