@@ -343,6 +343,8 @@ def _rsync(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             out.append((posixpath.join(dest, posixpath.basename(src)), REPLACE))
     if "--delete" in args or any(a.startswith("--delete") for a in args):
         out.append((dest, DELETE))
+    if "--remove-source-files" in args:  # each file sent is then deleted where it was
+        out.extend((src, DELETE) for src in sources if not _remote(src))
     return out
 
 
@@ -416,6 +418,8 @@ def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if create:
         out.extend((p, WRITE) for p in archive if p != "-")
+        if any(a == "--remove-files" for a in args):  # what it packs is then deleted
+            out.extend((p, DELETE) for p in _tar_members(args, bundle, archive))
     if extract:
         for dest in dests or ["."]:
             out.append((dest, EXTRACT))
@@ -424,6 +428,12 @@ def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             if archive[:1] in ([], ["-"]):  # from stdin (``git archive HEAD | tar -x -C ~``)
                 out.extend(_unknown_landing(full_path(dest, where, cwd), where))
     return out
+
+
+def _tar_members(args: list[str], bundle: str, archive: list[str]) -> list[str]:
+    """The files ``tar -c`` packs: its operands, less the archive (``-cf A`` clusters too)."""
+    ops = operands(args[1:] if bundle else args, frozenset({"-C", "--directory", "-T", "-X"}))
+    return [p for p in ops if p != "-" and p not in archive]
 
 
 def _unzip(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
@@ -450,7 +460,10 @@ def _cpio(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
 
 
 def _sevenzip(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
-    """``7z x|e ARCHIVE [-oDIR]``: unpacks like ``unzip -d DIR`` (``-o`` joined to its value)."""
+    """``7z x|e ARCHIVE [-oDIR]``: unpacks like ``unzip -d DIR`` (``-o`` joined to its value);
+    ``7z a|u ARCHIVE FILES -sdel`` deletes the files it packs."""
+    if args[:1] in (["a"], ["u"]) and "-sdel" in args:
+        return [(p, DELETE) for p in [a for a in args[1:] if not a.startswith("-")][1:]]
     if not args or args[0] not in ("x", "e"):
         return []
     dest = next((a[2:] for a in args[1:] if a.startswith("-o") and len(a) > 2), ".")
