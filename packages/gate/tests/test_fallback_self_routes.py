@@ -41,6 +41,7 @@ REFUSED = [
     "sed -e '$W ~/.config/agentreflex/config.toml' x.txt",
     "sed --expression='/x/w .claude/settings.local.json' x.txt",
     "sed -n -e p -e '1,3w .agentreflex/config.toml' x.txt",
+    "sed -e 's/new/x/;1w .agentreflex/config.toml' x.txt",
     "sqlite3 x.db '.save .agentreflex/config.toml'",
     "sqlite3 /dev/null -cmd '.output .agentreflex/config.toml' 'select 1;'",
     'sqlite3 x.db ".once ~/.claude/settings.json" "select \'x\';"',
