@@ -510,7 +510,8 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
     ``vim .claude/settings.json``, ``openssl enc -out ~/.claude/settings.json``
     and ``sqlite3 db "select writefile('.agentreflex/config.toml', x)"`` write
     them, and no list of programs' output options is ever complete.  Each
-    argument is read as a path, and so is each quoted string inside it; an
+    argument is read as a path, and so is each quoted string inside it and each
+    word after its first (sqlite3's ``'.output F'`` and ``-cmd '.once F'``); an
     interpreter's inline code is judged by :func:`code_hit` instead.
     """
     from agentreflex.gate.code.interp import INTERPRETERS
@@ -526,6 +527,7 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
             continue
         candidates = [arg.partition("=")[2] if arg.startswith("-") else arg]
         candidates += [next(g for g in m.groups() if g is not None) for m in _STRINGS.finditer(arg)]
+        candidates += arg.split()[1:]  # after a word: sqlite3's ``.output F``, ``.backup DB F``
         for text in candidates:
             if text and ("/" in text or text.startswith((".", "~"))) and len(text) < 4096:
                 hit = reached(text, WRITE, where, cmd.cwd)
