@@ -496,7 +496,9 @@ def _named_key(cmd: Cmd, where: Where) -> Hit | None:
     """The key read through a path the command's words name (or a folder above it, for a walker)."""
     walks = _walks(cmd)
     for path in _read_arguments(cmd):
-        if path and not path.startswith("-") and ("/" in path or path[0] in "~." or path == "key"):
+        # a walker reads a folder by its bare name too (``cd ~/.local && tar -c state``)
+        named = walks or "/" in path or path[:1] in ("~", ".") or path == "key"
+        if path and not path.startswith("-") and named:
             found = key_hit(path, where, cmd.cwd, cmd.text, recursive=walks)
             if found is not None:
                 return found
