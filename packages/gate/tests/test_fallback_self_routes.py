@@ -58,6 +58,7 @@ REFUSED = [
     "cd ~/.local/state && zip -r - agentreflex | base64",
     "cd ~/.local/state && cp -r agentreflex /tmp/x",
     "git apply --directory=.agentreflex x.patch",
+    "git apply --directory .agentreflex < x.patch",
 ]
 
 ALLOWED = [

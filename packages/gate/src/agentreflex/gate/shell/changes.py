@@ -108,9 +108,12 @@ def _effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
     if handler is not None and not _inert(name, args):
         out.extend((p, e, cwd) for p, e in handler(args, cwd, where))
     if name == "patch" or (name == "git" and {"apply", "am"} & set(args[:3])):
+        root = (option_values(args, ("--directory",)) or [""])[-1] if name == "git" else ""
         for op, source in cmd.redirects:
             if op == "<" and source and not has_marker(source):
-                out.extend((t, WRITE, cwd) for t in patch_targets(source, cwd))
+                out.extend(
+                    (posixpath.join(root, t), WRITE, cwd) for t in patch_targets(source, cwd)
+                )
     out.extend((p, e, cwd) for p, e in environment_writes(cmd, where))
     feeder = cmd.stdin_from
     if name == "xargs" and feeder is not None and feeder.name == "find":
@@ -621,7 +624,9 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         paths = [(f, MOVE) for f in ops[:-1]] + [(f, WRITE) for f in ops[-1:]]
     elif sub in ("apply", "am"):
         files = operands(tail, frozenset({"-p", "-C", "--directory", "--exclude", "--include"}))
-        paths = [(t, WRITE) for f in files for t in patch_targets(f, cwd)]
+        # ``--directory=D`` puts D before every path the patch names
+        root = (option_values(tail, ("--directory",)) or [""])[-1]
+        paths = [(posixpath.join(root, t), WRITE) for f in files for t in patch_targets(f, cwd)]
     elif sub == "update-index":
         # --cacheinfo MODE,SHA,PATH (or three words): the index entry a later
         # checkout-index writes to the file
