@@ -61,6 +61,36 @@ REFUSED = [
     "git apply --directory .agentreflex < x.patch",
 ]
 
+# Round two: options of programs the gate models that write a file their handler did
+# not read (each from the program's manual: curl(1), wget, GNU tar, rsync(1), GNU find,
+# git-archive, git-checkout-index, patch, sort, cpio, Python's tarfile/zipfile CLIs).
+OPTION_WRITES = [
+    "curl --etag-save .agentreflex/config.toml http://127.0.0.1/",
+    "curl --libcurl ~/.claude/settings.json http://127.0.0.1/",
+    "wget --save-cookies .agentreflex/config.toml http://127.0.0.1/",
+    "tar --index-file=.agentreflex/config.toml -cvf g.tar src",
+    "tar -g .agentreflex/config.toml -cf g.tar src",
+    "tar --listed-incremental=~/.claude/settings.json -cf g.tar src",
+    "rsync -a --log-file=.agentreflex/config.toml src/ /tmp/d/",
+    "rsync -a --write-batch=.agentreflex/config.toml src/ /tmp/d/",
+    "rsync -a --only-write-batch=~/.claude/settings.json src/ /tmp/d/",
+    "rsync -a -b --backup-dir=../proj/.agentreflex src/ dst/",
+    "find . -maxdepth 0 -fprint .agentreflex/config.toml",
+    "find . -maxdepth 0 -fprintf ~/.claude/settings.json x",
+    "find . -maxdepth 0 -fls .agentreflex/config.toml",
+    "find . -maxdepth 0 -fprint0 .agentreflex/config.toml",
+    "git archive -o ~/.claude/settings.json HEAD",
+    "git checkout-index --prefix=.agentreflex/ -a",
+    "patch -d .agentreflex -p1 < x.patch",
+    "patch --directory=.agentreflex -i x.patch",
+    "sort -mo.agentreflex/config.toml x.txt",
+    "cpio -o -O .agentreflex/config.toml < list",
+    "cpio -o -F ~/.claude/settings.json < list",
+    "python3 -m tarfile -c .agentreflex/config.toml x.txt",
+    "python3 -m zipfile -c ~/.claude/settings.json x.txt",
+]
+REFUSED += OPTION_WRITES
+
 ALLOWED = [
     "sed -n 'w out.txt' x.txt",
     "sed -n 's/a/b/w changes.txt' x.txt",
@@ -77,6 +107,16 @@ ALLOWED = [
     "virtualenv /tmp/env",
     "cd ~/.local && tar -c share | base64",
     "git apply --directory=src x.patch",
+    "curl --etag-save etag.txt http://127.0.0.1/",
+    "tar -g snapshot.snar -cf g.tar src",
+    "rsync -a --log-file=sync.log src/ /tmp/d/",
+    "find . -name '*.py' -fprint list.txt",
+    "git archive -o release.tar HEAD",
+    "git checkout-index --prefix=export/ -a",
+    "patch -d src -p1 < x.patch",
+    "sort -mo out.txt x.txt",
+    "cpio -o -O out.cpio < list",
+    "python3 -m tarfile -c out.tar src",
 ]
 
 
