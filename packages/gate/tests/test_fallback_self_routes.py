@@ -74,7 +74,7 @@ OPTION_WRITES = [
     "rsync -a --log-file=.agentreflex/config.toml src/ /tmp/d/",
     "rsync -a --write-batch=.agentreflex/config.toml src/ /tmp/d/",
     "rsync -a --only-write-batch=~/.claude/settings.json src/ /tmp/d/",
-    "rsync -a -b --backup-dir=../proj/.agentreflex src/ dst/",
+    "rsync -a -b --backup-dir=../.agentreflex src/ dst/",
     "find . -maxdepth 0 -fprint .agentreflex/config.toml",
     "find . -maxdepth 0 -fprintf ~/.claude/settings.json x",
     "find . -maxdepth 0 -fls .agentreflex/config.toml",
@@ -167,6 +167,7 @@ def test_real_hook_without_containment_refuses_them(world: Path) -> None:
         out = hook_process(world, "claude-code", "PreToolUse", payload)
         return str(json.loads(out)["hookSpecificOutput"]["permissionDecision"]) if out else ""
 
-    for command in (REFUSED[0], REFUSED[5], REFUSED[9], REFUSED[13], REFUSED[17], REFUSED[-1]):
+    firsts = (0, 6, 10, 14, 18, 21, 22)  # each class's first spelling, round two's too
+    for command in [REFUSED[k] for k in firsts] + OPTION_WRITES[:1]:
         assert answer(command) == "deny", command
     assert answer("sed -n 'w out.txt' x.txt") != "deny"

@@ -108,7 +108,7 @@ def _effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
     if handler is not None and not _inert(name, args):
         out.extend((p, e, cwd) for p, e in handler(args, cwd, where))
     if name == "patch" or (name == "git" and {"apply", "am"} & set(args[:3])):
-        root = (option_values(args, ("--directory",)) or [""])[-1] if name == "git" else ""
+        root = _patch_root(name, args)
         for op, source in cmd.redirects:
             if op == "<" and source and not has_marker(source):
                 out.extend(
@@ -331,12 +331,21 @@ _RSYNC_VALUES = frozenset(
 )
 
 
+# rsync's own files (its log, its batch) and the folders it fills beside the destination
+# (relative ones are the destination's: rsync(1))
+_RSYNC_FILES = ("--log-file", "--write-batch", "--only-write-batch")
+_RSYNC_FOLDERS = ("--backup-dir", "--partial-dir", "--temp-dir", "-T")
+
+
 def _rsync(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     ops = operands(args, _RSYNC_VALUES)
+    own: list[tuple[str, str]] = [(f, WRITE) for f in option_values(args, _RSYNC_FILES)]
     if len(ops) < 2 or _remote(ops[-1]):
-        return []
+        return own
     dest, sources = ops[-1], ops[:-1]
-    out: list[tuple[str, str]] = [(dest, WRITE)]
+    folders = option_values(args, _RSYNC_FOLDERS)
+    own += [(posixpath.join(dest, d, DESCENDANT), WRITE) for d in folders]
+    out: list[tuple[str, str]] = [(dest, WRITE), *own]
     for src in sources:
         if _remote(src):
             continue
@@ -366,8 +375,13 @@ def _url_name(url: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
+# the files curl writes: its download, headers, cookies, traces, errors, and (the last four)
+# the ETag, the C code of the transfer and its HSTS and Alt-Svc caches (curl(1))
+_CURL_WRITES = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr")
+
+
 def _curl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
-    named = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr")
+    named = (*_CURL_WRITES, "--etag-save", "--libcurl", "--hsts", "--alt-svc")
     out = [(p, WRITE) for p in option_values(args, named) + _short_values(args, "oDc")]
     short = "".join(_cluster_flags(a, "oDc") for a in args)
     if "O" in short or "--remote-name" in args or "--remote-name-all" in args:
@@ -385,6 +399,7 @@ def _wget(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         for p in option_values(
             args, ("-O", "--output-document", "-o", "--output-file", "-a", "--append-output")
         )
+        + option_values(args, ("--save-cookies", "--rejected-log"))
     ]
     if option_values(args, ("-O", "--output-document")):
         return [(p, e) for p, e in out if p != "-"]
@@ -418,7 +433,7 @@ def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
                 (archive if rest[0] == "f" else dests).append(rest[1:] or after)
     if bundle and "f" in bundle and len(args) > 1:
         archive.append(args[1])
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str]] = [(p, WRITE) for p in _tar_own_files(args)]
     if create:
         out.extend((p, WRITE) for p in archive if p != "-")
         if any(a == "--remove-files" for a in args):  # what it packs is then deleted
@@ -431,6 +446,12 @@ def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             if archive[:1] in ([], ["-"]):  # from stdin (``git archive HEAD | tar -x -C ~``)
                 out.extend(_unknown_landing(full_path(dest, where, cwd), where))
     return out
+
+
+def _tar_own_files(args: list[str]) -> list[str]:
+    """Files tar writes beside the archive: its snapshot (``-g F``), index and volume files."""
+    named = ("--listed-incremental", "--index-file", "--volno-file")
+    return option_values(args, named, prefixes=True) + _short_values(args, "g")
 
 
 def _tar_members(args: list[str], bundle: str, archive: list[str]) -> list[str]:
@@ -456,6 +477,8 @@ def _cpio(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     if "p" in flags or "--pass-through" in args:
         ops = operands(args, frozenset({"-D", "--directory", "-F", "-I", "-O", "-H", "-R"}))
         return [(ops[-1] if ops else dest, EXTRACT)]
+    if "o" in flags or "--create" in args:  # the archive it writes: -O F, or -F F
+        return [(f, WRITE) for f in option_values(args, ("-O", "-F", "--file"))]
     if "i" in flags or "--extract" in args:
         # the archive comes on stdin, never there to list (``cd ~ && cpio -id < a.cpio``)
         return [(dest, EXTRACT), *_unknown_landing(full_path(dest, where, cwd), where)]
@@ -625,7 +648,7 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     elif sub in ("apply", "am"):
         files = operands(tail, frozenset({"-p", "-C", "--directory", "--exclude", "--include"}))
         # ``--directory=D`` puts D before every path the patch names
-        root = (option_values(tail, ("--directory",)) or [""])[-1]
+        root = _patch_root("git", tail)
         paths = [(posixpath.join(root, t), WRITE) for f in files for t in patch_targets(f, cwd)]
     elif sub == "update-index":
         # --cacheinfo MODE,SHA,PATH (or three words): the index entry a later
@@ -651,12 +674,18 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     elif sub == "checkout-index":
         files = operands(tail, frozenset({"--prefix", "--stage"}))
         everything = "-a" in tail or "--all" in tail
-        paths = [(f, WRITE) for f in files] + ([("./" + DESCENDANT, WRITE)] if everything else [])
+        # ``--prefix=P``: each file is written as P followed by its name (P a folder when it
+        # ends in ``/``)
+        lead = (option_values(tail, ("--prefix",)) or ["./"])[-1]
+        files += [DESCENDANT] if everything else []
+        paths = [((lead if lead.endswith("/") else lead + "/") + f, WRITE) for f in files]
     elif sub == "config" and not _CONFIG_READS.intersection(tail):
         # ``git config --file ~/.claude/settings.json x.y z`` rewrites any file as git's INI
         paths = [(f, WRITE) for f in option_values(tail, ("-f", "--file"))]
     # files git itself writes: ``git diff --output=F``, ``format-patch -o DIR``, ``bundle create F``
     paths += [(f, WRITE) for f in option_values(tail, ("--output",))]
+    if sub == "archive":
+        paths += [(f, WRITE) for f in option_values(tail, ("-o",))]
     if sub == "format-patch":
         paths += [(d, EXTRACT) for d in option_values(tail, ("-o", "--output-directory"))]
     elif sub == "bundle" and tail[:1] == ["create"]:
@@ -701,7 +730,15 @@ def _patch(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         ),
     )
     patches = [t for f in option_values(args, ("-i", "--input")) for t in patch_targets(f, cwd)]
-    return [(p, WRITE) for p in option_values(args, ("-o", "--output")) + ops[:1] + patches]
+    root = _patch_root("patch", args)  # ``-d DIR``: patch works in DIR
+    named = [posixpath.join(root, p) for p in option_values(args, ("-o", "--output")) + ops[:1]]
+    return [(p, WRITE) for p in named + [posixpath.join(root, t) for t in patches]]
+
+
+def _patch_root(name: str, args: list[str]) -> str:
+    """The folder a patch's paths are below: ``patch -d DIR``, ``git apply --directory=DIR``."""
+    names = ("--directory",) if name == "git" else ("-d", "--directory")
+    return (option_values(args, names) or [""])[-1]
 
 
 _PATCH_PATH = LazyPattern(r"^(?:\+\+\+|---|rename to|copy to) (\S+)", re.M, hints="+++ --- to")
@@ -753,9 +790,12 @@ def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     exprs = _find_roots(args)[1]
     deleting = "-delete" in exprs
     templates = _find_templates(exprs)
+    # the actions that print into a file: -fprint F, -fprint0 F, -fprintf F FORMAT, -fls F
+    out: list[tuple[str, str]] = [
+        (exprs[k + 1], WRITE) for k, e in enumerate(exprs[:-1]) if e in _FIND_FILE_ACTIONS
+    ]
     if not deleting and not templates:
-        return []
-    out: list[tuple[str, str]] = []
+        return out
     for found in find_yields(args, cwd, where):
         if deleting:
             out.append((found, DELETE))
@@ -765,6 +805,9 @@ def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             if handler is not None:
                 out.extend(handler(argv[1:], cwd, where))
     return out
+
+
+_FIND_FILE_ACTIONS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 
 
 def _find_roots(args: list[str]) -> tuple[list[str], list[str]]:
@@ -934,7 +977,9 @@ _HANDLERS: dict[str, _Handler] = {
     "7zz": _sevenzip,
     "git": _git,
     "patch": _patch,
-    "sort": _output_option("-o", "--output"),
+    "sort": lambda args, cwd, where: [
+        (p, WRITE) for p in option_values(args, ("-o", "--output")) + _short_values(args, "o")
+    ],
     "tree": _output_option("-o"),
     "less": _output_option("-o", "-O", "--log-file", "--LOG-FILE"),
     "uniq": _second_operand(frozenset({"-f", "-s", "-w"})),
