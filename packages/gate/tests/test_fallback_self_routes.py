@@ -91,6 +91,18 @@ OPTION_WRITES = [
 ]
 REFUSED += OPTION_WRITES
 
+# The hook's site-packages named by asking Python where its packages live, in a
+# command substitution (https://docs.python.org/3/library/site.html#command-line-interface,
+# site.getsitepackages, sysconfig.get_paths()["purelib"]): judged as the hook's own.
+_SITE = "$(python3 -c 'import site; print(site.getsitepackages()[0])')"
+SITE_QUERIES = [
+    f"cp evil.pth {_SITE}",
+    f'echo "import os" > "{_SITE}/zz.pth"',
+    'cp evil.pth "$(python3 -c \'import sysconfig; print(sysconfig.get_paths()["purelib"])\')"',
+    f"uv pip install --target={_SITE} evil",
+]
+REFUSED += SITE_QUERIES
+
 ALLOWED = [
     "sed -n 'w out.txt' x.txt",
     "sed -n 's/a/b/w changes.txt' x.txt",
@@ -117,6 +129,8 @@ ALLOWED = [
     "sort -mo out.txt x.txt",
     "cpio -o -O out.cpio < list",
     "python3 -m tarfile -c out.tar src",
+    f"ls {_SITE}",
+    "cp evil.pth $(python3 -c 'print(1)')",
 ]
 
 
