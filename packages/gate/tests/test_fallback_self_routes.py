@@ -103,6 +103,20 @@ SITE_QUERIES = [
 ]
 REFUSED += SITE_QUERIES
 
+# Round three: wrappers that write a file of their own around the command they run
+# (script's typescript and logs: https://man7.org/linux/man-pages/man1/script.1.html,
+# GTFOBins script; strace -o), and find | xargs READER over the key's folder with no
+# name test (the key is among what find yields).
+WRAPPER_WRITES = [
+    "script -q -c true .agentreflex/config.toml",
+    "script -qc 'echo x' ~/.claude/settings.json",
+    "script -c true -O .agentreflex/config.toml out.txt",
+    "strace -o .agentreflex/config.toml true",
+    "find ~/.local/state -type f | xargs od -c",
+    "find ~/.local/state -type f -print0 | xargs -0 cat",
+]
+REFUSED += WRAPPER_WRITES
+
 ALLOWED = [
     "sed -n 'w out.txt' x.txt",
     "sed -n 's/a/b/w changes.txt' x.txt",
@@ -131,6 +145,10 @@ ALLOWED = [
     "python3 -m tarfile -c out.tar src",
     f"ls {_SITE}",
     "cp evil.pth $(python3 -c 'print(1)')",
+    "script -q -c 'make test' build.log",
+    "strace -o trace.txt true",
+    "find ~/.local/state -type f | xargs ls -l",
+    "find src -type f | xargs cat",
 ]
 
 
