@@ -395,6 +395,13 @@ def _walks(cmd: Cmd) -> bool:
     return False
 
 
+# Programs that, handed a file, read its name or metadata and never its contents
+_NAMES_ONLY = frozenset(
+    {"ls", "stat", "du", "realpath", "readlink", "basename", "dirname", "echo", "printf"}
+    | {"test", "true", "file", "touch", "chmod", "chown", "rm", "wc"}
+)
+
+
 def _found_key(cmd: Cmd, where: Where) -> Hit | None:
     """The key reached through a walk's own resolution rather than a path in the words.
 
@@ -405,10 +412,17 @@ def _found_key(cmd: Cmd, where: Where) -> Hit | None:
     from agentreflex.gate.shell.changes import find_yields
 
     finder = cmd if cmd.name == "find" and _walks(cmd) else None
+    named = True  # a name test lets the key through (``find ~ -name key``)
     if cmd.name == "xargs" and cmd.stdin_from is not None and cmd.stdin_from.name == "find":
         finder = cmd.stdin_from
+        # a reader of contents is handed every file find yields, the key among them
+        # (``find ~/.local/state -type f | xargs od -c``); one of names only is not
+        from agentreflex.gate.shell.fanout import split_xargs
+
+        program = (split_xargs(cmd.args)[1] or ["echo"])[0]
+        named = program.rsplit("/", 1)[-1] in _NAMES_ONLY
     if finder is not None and protected(where).key in find_yields(
-        finder.args, finder.cwd, where, named=True
+        finder.args, finder.cwd, where, named=named
     ):
         return Hit(RULE_KEY, ASK, 1.0, cmd.text, _key_message(protected(where).key))
     if cmd.name in ("tar", "gtar", "bsdtar"):
