@@ -117,6 +117,14 @@ WRAPPER_WRITES = [
 ]
 REFUSED += WRAPPER_WRITES
 
+# Items handed to xargs -0 through printf's NUL (``printf '%s\0' ... | xargs -0``, the
+# documented way to pass names safely: GNU findutils manual, "xargs options").
+NUL_ITEMS = [
+    "printf '.agentreflex\\0' | xargs -0 rm -rf",
+    "printf '%s\\0' .agentreflex | xargs -0 rm -rf",
+]
+REFUSED += NUL_ITEMS
+
 ALLOWED = [
     "sed -n 'w out.txt' x.txt",
     "sed -n 's/a/b/w changes.txt' x.txt",
@@ -149,6 +157,7 @@ ALLOWED = [
     "strace -o trace.txt true",
     "find ~/.local/state -type f | xargs ls -l",
     "find src -type f | xargs cat",
+    "printf 'build\\0' | xargs -0 rm -rf",
 ]
 
 
