@@ -477,7 +477,9 @@ import json, sys, time
 from agentreflex.core.hook.client import try_daemon
 start = time.monotonic()
 answer = try_daemon("claude-code", "PreToolUse", sys.stdin.buffer.read(), float(sys.argv[1]))
-print(json.dumps({"answered": answer is not None, "seconds": time.monotonic() - start}))
+said = [part.decode(errors="replace") for part in answer[1:]] if answer else [None, None]
+print(json.dumps({"answered": answer is not None, "seconds": time.monotonic() - start,
+                  "out": said[0], "err": said[1]}))
 """
 
 
@@ -544,18 +546,22 @@ def daemon_payload(tmp: Path, tool_use_id: str, command: str = "ls -la") -> byte
     return json.dumps(body).encode()
 
 
-def daemon_probe(tmp: Path, data: bytes, timeout: float = 5.0) -> dict[str, object]:
+def daemon_probe(
+    tmp: Path, data: bytes, timeout: float = 5.0, env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The real thin client, in a fresh interpreter, asking the daemon about ``data``:
-    whether it was answered, and how long it took."""
+    whether it was answered, how long it took, and the answer's stdout and stderr
+    (``out``, ``err``; None when the daemon did not answer).  ``env``: the hook's
+    environment, :func:`daemon_env` by default (the client forwards its variables)."""
     done = subprocess.run(
         [sys.executable, "-c", DAEMON_PROBE, str(timeout)],
         input=data,
-        env=daemon_env(tmp),
+        env=daemon_env(tmp) if env is None else dict(env),
         capture_output=True,
         timeout=120,
         check=True,
     )
-    result: dict[str, object] = json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(done.stdout)
     return result
 
 

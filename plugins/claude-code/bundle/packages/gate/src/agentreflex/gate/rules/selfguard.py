@@ -395,6 +395,13 @@ def _walks(cmd: Cmd) -> bool:
     return False
 
 
+# Programs that, handed a file, read its name or metadata and never its contents
+_NAMES_ONLY = frozenset(
+    {"ls", "stat", "du", "realpath", "readlink", "basename", "dirname", "echo", "printf"}
+    | {"test", "true", "file", "touch", "chmod", "chown", "rm", "wc"}
+)
+
+
 def _found_key(cmd: Cmd, where: Where) -> Hit | None:
     """The key reached through a walk's own resolution rather than a path in the words.
 
@@ -405,10 +412,17 @@ def _found_key(cmd: Cmd, where: Where) -> Hit | None:
     from agentreflex.gate.shell.changes import find_yields
 
     finder = cmd if cmd.name == "find" and _walks(cmd) else None
+    named = True  # a name test lets the key through (``find ~ -name key``)
     if cmd.name == "xargs" and cmd.stdin_from is not None and cmd.stdin_from.name == "find":
         finder = cmd.stdin_from
+        # a reader of contents is handed every file find yields, the key among them
+        # (``find ~/.local/state -type f | xargs od -c``); one of names only is not
+        from agentreflex.gate.shell.fanout import split_xargs
+
+        program = (split_xargs(cmd.args)[1] or ["echo"])[0]
+        named = program.rsplit("/", 1)[-1] in _NAMES_ONLY
     if finder is not None and protected(where).key in find_yields(
-        finder.args, finder.cwd, where, named=True
+        finder.args, finder.cwd, where, named=named
     ):
         return Hit(RULE_KEY, ASK, 1.0, cmd.text, _key_message(protected(where).key))
     if cmd.name in ("tar", "gtar", "bsdtar"):
@@ -496,7 +510,9 @@ def _named_key(cmd: Cmd, where: Where) -> Hit | None:
     """The key read through a path the command's words name (or a folder above it, for a walker)."""
     walks = _walks(cmd)
     for path in _read_arguments(cmd):
-        if path and not path.startswith("-") and ("/" in path or path[0] in "~." or path == "key"):
+        # a walker reads a folder by its bare name too (``cd ~/.local && tar -c state``)
+        named = walks or "/" in path or path[:1] in ("~", ".") or path == "key"
+        if path and not path.startswith("-") and named:
             found = key_hit(path, where, cmd.cwd, cmd.text, recursive=walks)
             if found is not None:
                 return found
@@ -510,7 +526,8 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
     ``vim .claude/settings.json``, ``openssl enc -out ~/.claude/settings.json``
     and ``sqlite3 db "select writefile('.agentreflex/config.toml', x)"`` write
     them, and no list of programs' output options is ever complete.  Each
-    argument is read as a path, and so is each quoted string inside it; an
+    argument is read as a path, and so is each quoted string inside it and each
+    word after its first (sqlite3's ``'.output F'`` and ``-cmd '.once F'``); an
     interpreter's inline code is judged by :func:`code_hit` instead.
     """
     from agentreflex.gate.code.interp import INTERPRETERS
@@ -526,6 +543,7 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
             continue
         candidates = [arg.partition("=")[2] if arg.startswith("-") else arg]
         candidates += [next(g for g in m.groups() if g is not None) for m in _STRINGS.finditer(arg)]
+        candidates += arg.split()[1:]  # after a word: sqlite3's ``.output F``, ``.backup DB F``
         for text in candidates:
             if text and ("/" in text or text.startswith((".", "~"))) and len(text) < 4096:
                 hit = reached(text, WRITE, where, cmd.cwd)

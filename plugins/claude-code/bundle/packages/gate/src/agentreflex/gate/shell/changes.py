@@ -108,9 +108,12 @@ def _effects(cmd: Cmd, where: Where) -> list[tuple[str, str, str]]:
     if handler is not None and not _inert(name, args):
         out.extend((p, e, cwd) for p, e in handler(args, cwd, where))
     if name == "patch" or (name == "git" and {"apply", "am"} & set(args[:3])):
+        root = _patch_root(name, args)
         for op, source in cmd.redirects:
             if op == "<" and source and not has_marker(source):
-                out.extend((t, WRITE, cwd) for t in patch_targets(source, cwd))
+                out.extend(
+                    (posixpath.join(root, t), WRITE, cwd) for t in patch_targets(source, cwd)
+                )
     out.extend((p, e, cwd) for p, e in environment_writes(cmd, where))
     feeder = cmd.stdin_from
     if name == "xargs" and feeder is not None and feeder.name == "find":
@@ -264,13 +267,24 @@ def _chattr(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     return [(p, PERMS_TREE if "-R" in args else PERMS) for p in ops]
 
 
+_SED_VALUES = frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"})
+# A sed script's own writes (GNU sed manual, "Commands"; GTFOBins' sed file-write):
+# the ``w``/``W`` commands after an address, and the ``w`` flag that ends an ``s``
+# command, take the rest of the line as a file name.  Read loosely, before a
+# letter, digit, ``$``, ``/``, ``!``, ``;`` or ``}`` (a command or flag may follow
+# any of them): a name read too many is judged only where it is a protected file,
+# and each ``w`` is read apart, so a name read too far still leaves the next one.
+_SED_WRITE = LazyPattern(r"(?:^|(?<=[\s;}!$/\w]))[wW][ \t]*(?=(\S[^\n]*))", hints="w W")
+
+
 def _sed(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
-    if "i" not in _short_flags(args) and not any(a.startswith("--in-place") for a in args):
-        return []
-    takes = frozenset({"-e", "-f", "--expression", "--file", "-l", "--line-length"})
-    ops = operands(args, takes)
+    ops = operands(args, _SED_VALUES)
     scripted = any(a in ("-e", "-f") or a.startswith(("--expression", "--file")) for a in args)
-    return [(p, WRITE) for p in (ops if scripted else ops[1:])]
+    scripts = option_values(args, ("-e", "--expression"), flags="nrsEuz") if scripted else ops[:1]
+    out = [(m.group(1).rstrip(), WRITE) for s in scripts for m in _SED_WRITE.finditer(s)]
+    if "i" in _short_flags(args) or any(a.startswith("--in-place") for a in args):
+        out += [(p, WRITE) for p in (ops if scripted else ops[1:])]
+    return out
 
 
 def _perl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
@@ -317,12 +331,21 @@ _RSYNC_VALUES = frozenset(
 )
 
 
+# rsync's own files (its log, its batch) and the folders it fills beside the destination
+# (relative ones are the destination's: rsync(1))
+_RSYNC_FILES = ("--log-file", "--write-batch", "--only-write-batch")
+_RSYNC_FOLDERS = ("--backup-dir", "--partial-dir", "--temp-dir", "-T")
+
+
 def _rsync(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     ops = operands(args, _RSYNC_VALUES)
+    own: list[tuple[str, str]] = [(f, WRITE) for f in option_values(args, _RSYNC_FILES)]
     if len(ops) < 2 or _remote(ops[-1]):
-        return []
+        return own
     dest, sources = ops[-1], ops[:-1]
-    out: list[tuple[str, str]] = [(dest, WRITE)]
+    folders = option_values(args, _RSYNC_FOLDERS)
+    own += [(posixpath.join(dest, d, DESCENDANT), WRITE) for d in folders]
+    out: list[tuple[str, str]] = [(dest, WRITE), *own]
     for src in sources:
         if _remote(src):
             continue
@@ -332,6 +355,8 @@ def _rsync(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             out.append((posixpath.join(dest, posixpath.basename(src)), REPLACE))
     if "--delete" in args or any(a.startswith("--delete") for a in args):
         out.append((dest, DELETE))
+    if "--remove-source-files" in args:  # each file sent is then deleted where it was
+        out.extend((src, DELETE) for src in sources if not _remote(src))
     return out
 
 
@@ -350,8 +375,13 @@ def _url_name(url: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
+# the files curl writes: its download, headers, cookies, traces, errors, and (the last four)
+# the ETag, the C code of the transfer and its HSTS and Alt-Svc caches (curl(1))
+_CURL_WRITES = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr")
+
+
 def _curl(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
-    named = ("--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr")
+    named = (*_CURL_WRITES, "--etag-save", "--libcurl", "--hsts", "--alt-svc")
     out = [(p, WRITE) for p in option_values(args, named) + _short_values(args, "oDc")]
     short = "".join(_cluster_flags(a, "oDc") for a in args)
     if "O" in short or "--remote-name" in args or "--remote-name-all" in args:
@@ -369,6 +399,7 @@ def _wget(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         for p in option_values(
             args, ("-O", "--output-document", "-o", "--output-file", "-a", "--append-output")
         )
+        + option_values(args, ("--save-cookies", "--rejected-log"))
     ]
     if option_values(args, ("-O", "--output-document")):
         return [(p, e) for p, e in out if p != "-"]
@@ -402,9 +433,11 @@ def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
                 (archive if rest[0] == "f" else dests).append(rest[1:] or after)
     if bundle and "f" in bundle and len(args) > 1:
         archive.append(args[1])
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str]] = [(p, WRITE) for p in _tar_own_files(args)]
     if create:
         out.extend((p, WRITE) for p in archive if p != "-")
+        if any(a == "--remove-files" for a in args):  # what it packs is then deleted
+            out.extend((p, DELETE) for p in _tar_members(args, bundle, archive))
     if extract:
         for dest in dests or ["."]:
             out.append((dest, EXTRACT))
@@ -413,6 +446,18 @@ def _tar(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             if archive[:1] in ([], ["-"]):  # from stdin (``git archive HEAD | tar -x -C ~``)
                 out.extend(_unknown_landing(full_path(dest, where, cwd), where))
     return out
+
+
+def _tar_own_files(args: list[str]) -> list[str]:
+    """Files tar writes beside the archive: its snapshot (``-g F``), index and volume files."""
+    named = ("--listed-incremental", "--index-file", "--volno-file")
+    return option_values(args, named, prefixes=True) + _short_values(args, "g")
+
+
+def _tar_members(args: list[str], bundle: str, archive: list[str]) -> list[str]:
+    """The files ``tar -c`` packs: its operands, less the archive (``-cf A`` clusters too)."""
+    ops = operands(args[1:] if bundle else args, frozenset({"-C", "--directory", "-T", "-X"}))
+    return [p for p in ops if p != "-" and p not in archive]
 
 
 def _unzip(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
@@ -432,6 +477,8 @@ def _cpio(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     if "p" in flags or "--pass-through" in args:
         ops = operands(args, frozenset({"-D", "--directory", "-F", "-I", "-O", "-H", "-R"}))
         return [(ops[-1] if ops else dest, EXTRACT)]
+    if "o" in flags or "--create" in args:  # the archive it writes: -O F, or -F F
+        return [(f, WRITE) for f in option_values(args, ("-O", "-F", "--file"))]
     if "i" in flags or "--extract" in args:
         # the archive comes on stdin, never there to list (``cd ~ && cpio -id < a.cpio``)
         return [(dest, EXTRACT), *_unknown_landing(full_path(dest, where, cwd), where)]
@@ -439,7 +486,10 @@ def _cpio(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
 
 
 def _sevenzip(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
-    """``7z x|e ARCHIVE [-oDIR]``: unpacks like ``unzip -d DIR`` (``-o`` joined to its value)."""
+    """``7z x|e ARCHIVE [-oDIR]``: unpacks like ``unzip -d DIR`` (``-o`` joined to its value);
+    ``7z a|u ARCHIVE FILES -sdel`` deletes the files it packs."""
+    if args[:1] in (["a"], ["u"]) and "-sdel" in args:
+        return [(p, DELETE) for p in [a for a in args[1:] if not a.startswith("-")][1:]]
     if not args or args[0] not in ("x", "e"):
         return []
     dest = next((a[2:] for a in args[1:] if a.startswith("-o") and len(a) > 2), ".")
@@ -597,7 +647,9 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         paths = [(f, MOVE) for f in ops[:-1]] + [(f, WRITE) for f in ops[-1:]]
     elif sub in ("apply", "am"):
         files = operands(tail, frozenset({"-p", "-C", "--directory", "--exclude", "--include"}))
-        paths = [(t, WRITE) for f in files for t in patch_targets(f, cwd)]
+        # ``--directory=D`` puts D before every path the patch names
+        root = _patch_root("git", tail)
+        paths = [(posixpath.join(root, t), WRITE) for f in files for t in patch_targets(f, cwd)]
     elif sub == "update-index":
         # --cacheinfo MODE,SHA,PATH (or three words): the index entry a later
         # checkout-index writes to the file
@@ -622,12 +674,18 @@ def _git(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     elif sub == "checkout-index":
         files = operands(tail, frozenset({"--prefix", "--stage"}))
         everything = "-a" in tail or "--all" in tail
-        paths = [(f, WRITE) for f in files] + ([("./" + DESCENDANT, WRITE)] if everything else [])
+        # ``--prefix=P``: each file is written as P followed by its name (P a folder when it
+        # ends in ``/``)
+        lead = (option_values(tail, ("--prefix",)) or ["./"])[-1]
+        files += [DESCENDANT] if everything else []
+        paths = [((lead if lead.endswith("/") else lead + "/") + f, WRITE) for f in files]
     elif sub == "config" and not _CONFIG_READS.intersection(tail):
         # ``git config --file ~/.claude/settings.json x.y z`` rewrites any file as git's INI
         paths = [(f, WRITE) for f in option_values(tail, ("-f", "--file"))]
     # files git itself writes: ``git diff --output=F``, ``format-patch -o DIR``, ``bundle create F``
     paths += [(f, WRITE) for f in option_values(tail, ("--output",))]
+    if sub == "archive":
+        paths += [(f, WRITE) for f in option_values(tail, ("-o",))]
     if sub == "format-patch":
         paths += [(d, EXTRACT) for d in option_values(tail, ("-o", "--output-directory"))]
     elif sub == "bundle" and tail[:1] == ["create"]:
@@ -672,7 +730,15 @@ def _patch(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
         ),
     )
     patches = [t for f in option_values(args, ("-i", "--input")) for t in patch_targets(f, cwd)]
-    return [(p, WRITE) for p in option_values(args, ("-o", "--output")) + ops[:1] + patches]
+    root = _patch_root("patch", args)  # ``-d DIR``: patch works in DIR
+    named = [posixpath.join(root, p) for p in option_values(args, ("-o", "--output")) + ops[:1]]
+    return [(p, WRITE) for p in named + [posixpath.join(root, t) for t in patches]]
+
+
+def _patch_root(name: str, args: list[str]) -> str:
+    """The folder a patch's paths are below: ``patch -d DIR``, ``git apply --directory=DIR``."""
+    names = ("--directory",) if name == "git" else ("-d", "--directory")
+    return (option_values(args, names) or [""])[-1]
 
 
 _PATCH_PATH = LazyPattern(r"^(?:\+\+\+|---|rename to|copy to) (\S+)", re.M, hints="+++ --- to")
@@ -724,9 +790,12 @@ def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
     exprs = _find_roots(args)[1]
     deleting = "-delete" in exprs
     templates = _find_templates(exprs)
+    # the actions that print into a file: -fprint F, -fprint0 F, -fprintf F FORMAT, -fls F
+    out: list[tuple[str, str]] = [
+        (exprs[k + 1], WRITE) for k, e in enumerate(exprs[:-1]) if e in _FIND_FILE_ACTIONS
+    ]
     if not deleting and not templates:
-        return []
-    out: list[tuple[str, str]] = []
+        return out
     for found in find_yields(args, cwd, where):
         if deleting:
             out.append((found, DELETE))
@@ -736,6 +805,9 @@ def _find(args: list[str], cwd: str, where: Where) -> list[tuple[str, str]]:
             if handler is not None:
                 out.extend(handler(argv[1:], cwd, where))
     return out
+
+
+_FIND_FILE_ACTIONS = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 
 
 def _find_roots(args: list[str]) -> tuple[list[str], list[str]]:
@@ -905,7 +977,9 @@ _HANDLERS: dict[str, _Handler] = {
     "7zz": _sevenzip,
     "git": _git,
     "patch": _patch,
-    "sort": _output_option("-o", "--output"),
+    "sort": lambda args, cwd, where: [
+        (p, WRITE) for p in option_values(args, ("-o", "--output")) + _short_values(args, "o")
+    ],
     "tree": _output_option("-o"),
     "less": _output_option("-o", "-O", "--log-file", "--LOG-FILE"),
     "uniq": _second_operand(frozenset({"-f", "-s", "-w"})),

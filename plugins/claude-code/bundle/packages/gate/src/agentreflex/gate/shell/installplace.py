@@ -18,7 +18,9 @@ relative places are read from there.  Two places are no path: :data:`USER`,
 the user site (``pip install --user``), and :data:`SYSTEM`, the interpreter
 that is no virtual environment (``uv pip install --system``, a bare ``pip
 install --break-system-packages``); envinstall knows whether the hook's
-interpreter loads them.
+interpreter loads them.  Environment creators write where they make one:
+``python -m venv ENV``, ``virtualenv ENV`` and ``uv venv [ENV]`` over the
+hook's own environment rewrite its ``python`` links and ``pyvenv.cfg``.
 """
 
 from __future__ import annotations
@@ -113,6 +115,9 @@ def _uv(args: list[str], env: dict[str, str]) -> list[str]:
             found.append(SYSTEM)
         if not found:  # the active environment
             found = [env.get("VIRTUAL_ENV", ""), env.get("CONDA_PREFIX", "")]
+    elif words[:1] == ["venv"]:  # ``uv venv [ENV]``: ``.venv`` when none is named
+        named = operands(args[args.index("venv") + 1 :], _UV_VENV_VALUES)[-1:]
+        found = named or [env.get("UV_PROJECT_ENVIRONMENT") or ".venv"]
     elif words[:1] and words[0] in _UV_SYNCS:
         found = [env.get("UV_PROJECT_ENVIRONMENT", "")]
         if _flag(args, "--active"):
@@ -134,4 +139,21 @@ def places(name: str, args: list[str], written: str, env: dict[str, str]) -> lis
             return _pip(args[2:], written, env)
         if args[1] == "venv":
             return [a for a in args[2:] if not a.startswith("-")][-1:]
+        if args[1] == "virtualenv":
+            return operands(args[2:], _VIRTUALENV_VALUES)[-1:]
+    if name == "virtualenv":
+        return operands(args, _VIRTUALENV_VALUES)[-1:]
     return _uv(args, env) if name == "uv" else []
+
+
+# Options of ``virtualenv`` and ``uv venv`` that take a value: the environment they make
+# (over an existing one, whose links and ``pyvenv.cfg`` they rewrite) is the operand.
+_VIRTUALENV_VALUES = frozenset(
+    {"-p", "--python", "--prompt", "--creator", "--seeder", "--activators", "--app-data"}
+    | {"--discovery", "--extra-search-dir", "--pip", "--setuptools", "--wheel", "--try-first-with"}
+)
+_UV_VENV_VALUES = frozenset(
+    {"-p", "--python", "--prompt", "-i", "--index", "--default-index", "--index-url"}
+    | {"--extra-index-url", "-f", "--find-links", "--index-strategy", "--keyring-provider"}
+    | {"--exclude-newer", "--link-mode", "--python-preference"}
+)

@@ -10,6 +10,7 @@ remote content.  Anything else is unknown (``None``).
 
 from __future__ import annotations
 
+from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, Cmd, has_marker
 from agentreflex.gate.shell.paths import Where, resolve
 
@@ -56,7 +57,13 @@ def _unescape(text: str) -> str:
         return text
     from agentreflex.gate.shell.words import ansi_c  # words imports this module
 
-    return ansi_c(text.replace("\\0", "\\"))  # echo -e spells octal \\0NNN
+    # echo -e spells octal \\0NNN; a \\0 with no digit after it prints NUL, the separator
+    # ``xargs -0`` reads (``printf '%s\\0' A B``): kept as a line break, since a NUL here
+    # is the gate's own mark of what is unknown
+    return ansi_c(_ECHO_OCTAL.sub(r"\\", text)).replace("\0", "\n")
+
+
+_ECHO_OCTAL = LazyPattern(r"\\0(?=[0-7])", hints="\\0")
 
 
 def output_text(cmd: Cmd | None, written: dict[str, str], depth: int = 0) -> str | None:

@@ -1045,9 +1045,12 @@ def _decoded(cmd: Cmd | None) -> bool:
 
 
 def _module_unpack(words: list[str]) -> list[str]:
-    """``-m zipfile -e SRC DEST`` / ``-m tarfile -e SRC [DEST]`` as ``unzip`` / ``tar -x``."""
+    """``-m zipfile -e SRC DEST`` / ``-m tarfile -e SRC [DEST]`` as ``unzip`` / ``tar -x``;
+    ``-m zipfile|tarfile -c OUT FILES`` as ``tar -cf OUT FILES`` (OUT is written)."""
     if len(words) < 3 or words[0] not in ("zipfile", "tarfile"):
         return []
+    if words[1] in ("-c", "--create"):
+        return ["tar", "-cf", words[2], "--", *words[3:]]
     if words[1] not in ("-e", "--extract"):
         return []
     src, dest = words[2], (words[3] if len(words) > 3 else ".")

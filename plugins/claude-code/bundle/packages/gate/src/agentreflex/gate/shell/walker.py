@@ -896,7 +896,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             text,
             cwd,
             all_assigns,
-            list(redirects or []),
+            [*(redirects or []), *(OtherFd((">", f)) for f in peeled.writes)],
             stdin_text,
             stdin_from,
             list(used or []),

@@ -227,6 +227,9 @@ class WordsMixin(WalkerBase):
             return last.cwd
         if last.name == "git" and "--show-toplevel" in last.args:
             return self.where.project
+        asked = _packages_folder(last)
+        if asked:
+            return asked
         if last.name == "mktemp":
             return "/tmp/" + UNKNOWN
         if setup_snippet(last, ran):
@@ -629,3 +632,28 @@ def quote(word: str) -> str:
     if word and all(c.isalnum() or c in "-_./=:@%+,~*" for c in word):
         return word
     return "'" + word.replace("'", "'\\''") + "'"
+
+
+_PYTHON_NAME = LazyPattern(r"python(?:\d+(?:\.\d+)?)?", hints="python")
+_SITE_QUERY = LazyPattern(
+    r"getsitepackages|getusersitepackages|get_python_lib|purelib|platlib",
+    hints="sitepackages get_python_lib purelib platlib",
+)
+
+
+def _packages_folder(last: Cmd) -> str:
+    """Where Python was asked its packages live (``python -c 'import site;
+    print(site.getsitepackages()[0])'``, ``sysconfig.get_paths()["purelib"]``,
+    ``python -m site --user-site``): taken as the hook's own interpreter's answer,
+    the folder where a ``.pth`` runs in every hook.  Failing closed: another
+    Python's folder asked this way is judged as the hook's.  ``""``: not asked."""
+    if not _PYTHON_NAME.fullmatch(last.name):
+        return ""
+    from agentreflex.core.state import userdirs
+
+    if last.args[:2] == ["-m", "site"] and "--user-site" in last.args:
+        return userdirs.loaded_user_site()
+    code = last.args[last.args.index("-c") + 1] if "-c" in last.args[:-1] else ""
+    if not _SITE_QUERY.search(code):
+        return ""
+    return next((p for p in userdirs.interpreter_paths() if p.endswith("-packages")), "")

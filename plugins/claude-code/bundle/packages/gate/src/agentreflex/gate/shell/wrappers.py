@@ -12,6 +12,7 @@ import posixpath
 
 from agentreflex.core.util.record import field, record
 from agentreflex.gate.shell import pkgrunners
+from agentreflex.gate.shell.argv import option_values
 
 # wrapper -> options that take a value (as separate words)
 _VALUED: dict[str, frozenset[str]] = {
@@ -123,6 +124,8 @@ class Peeled:
     chdir: str = ""
     data: bool = False
     wrappers: list[str] = field(default_factory=list)
+    # files the wrappers write themselves: script's typescript and logs, strace -o
+    writes: list[str] = field(default_factory=list)
 
 
 def peel(argv: list[str]) -> Peeled:
@@ -150,6 +153,7 @@ def peel(argv: list[str]) -> Peeled:
             out.argv = ["sh", "-c", *words[i + 1 : i + 2]]
         elif name == "script" and _script_command(words[1:]) is not None:
             out.argv = ["sh", "-c", _script_command(words[1:]) or ""]
+            out.writes += _script_files(words[1:])
         elif name in ("watch",):
             rest = _skip_options(words[1:], _WATCH_VALUED)
             options = words[1 : len(words) - len(rest)]
@@ -160,6 +164,8 @@ def peel(argv: list[str]) -> Peeled:
         elif name in _VALUED or name in _POSITIONAL:
             if name == "sudo":
                 out.chdir = _sudo_chdir(words[1:]) or out.chdir
+            if name in ("strace", "ltrace"):
+                out.writes += option_values(words[1:], ("-o", "--output"))
             rest = _skip_options(words[1:], _VALUED.get(name, frozenset()))
             skip = _POSITIONAL.get(name, 0)
             if name == "flock":
@@ -192,6 +198,32 @@ def _script_command(words: list[str]) -> str | None:
         if w.startswith("--command="):
             return w.split("=", 1)[1]
     return None
+
+
+# script's options that take a value; those of them that name a log it writes
+_SCRIPT_VALUED = frozenset(
+    {"-c", "--command", "-E", "--echo", "-m", "--logging-format", "-o", "--output-limit"}
+    | {"-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing"}
+)
+_SCRIPT_LOGS = ("-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing")
+
+
+def _script_files(words: list[str]) -> list[str]:
+    """The files ``script`` writes: its typescript (the operand) and the logs it is given.
+    A cluster takes a value when its last letter does (``-qc CMD``)."""
+    named: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            named += words[i + 1 :]
+            break
+        if not w.startswith("-") or w == "-":
+            named.append(w)
+        elif w in _SCRIPT_VALUED or (w[1] != "-" and "-" + w[-1] in _SCRIPT_VALUED):
+            i += 1
+        i += 1
+    return option_values(words, _SCRIPT_LOGS) + named[:1]
 
 
 def _sudo_chdir(words: list[str]) -> str:
