@@ -532,9 +532,13 @@ def test_the_move_has_no_effect(
         pytest.fail(
             f"{', '.join(missing)} not installed: the move proves nothing (.ci/run installs)"
         )
+    # red-team rt80: `env` is what the host (and the user's shell after it) was started with,
+    # a tool's cache moved by its variable (@PROJ@ the project)
+    for name, value in move.get("env", {}).items():
+        monkeypatch.setenv(name, value.replace("@PROJ@", str(world.project)))
     # `setup` is the user's own, done outside before the session (a hooks manager, a tool
-    # installed in home); `held` names more project paths the move may not change (what
-    # that setup runs outside the boundary)
+    # installed in home); `held` names more project paths (or absolute ones) the move may
+    # not change (what that setup runs outside the boundary)
     if "setup" in move:
         subprocess.run(["bash", "-c", _spelled(move["setup"])], cwd=world.project, check=True)
     if "path" in move:  # red-team rt25: the host started with a project folder on its PATH
