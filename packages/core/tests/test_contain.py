@@ -245,6 +245,23 @@ def test_playwrights_installed_browsers_are_read_only_and_a_new_one_can_be_insta
     assert (cache / "chromium-1140" / "chrome-linux" / "chrome").read_text() == "#!/bin/sh\n"
 
 
+def test_a_cache_follows_its_variable_but_never_to_home_or_the_project(tmp_path: Path) -> None:
+    """red-team rt80: ``{env:NAME}`` is where the host's variable put a tool's cache (any case,
+    as npm reads ``npm_config_*``), and ``{cache}`` is XDG_CACHE_HOME and ~/.cache both; a
+    value at or above home or the project would make an entry stand for all of it: none."""
+    project, home = str(tmp_path / "proj"), os.environ["HOME"]
+    env = {"HOME": home, "NPM_CONFIG_CACHE": "/tmp/n", "XDG_CACHE_HOME": "/tmp/x"}
+    assert contain.expand(["{env:npm_config_cache}/_npx"], project, env) == ["/tmp/n/_npx"]
+    assert contain.expand(["{cache}/go-build"], project, env) == [
+        "/tmp/x/go-build",
+        os.path.join(home, ".cache", "go-build"),
+    ]
+    for value in (home, os.path.dirname(home), "/", project, str(tmp_path), "rel/cache", ""):
+        env = {"HOME": home, "GOCACHE": value, "XDG_CACHE_HOME": value}
+        assert contain.expand(["{env:GOCACHE}"], project, env) == [], value
+        assert contain.expand(["{cache}"], project, env) == [os.path.join(home, ".cache")]
+
+
 def test_the_protected_files_placeholder_keeps_its_older_name(tmp_path: Path) -> None:
     """``{guarded}`` (the name before "guard" meant only the Reasoning Guard) still
     expands in a user's contain.toml, to the same list as ``{protected}``."""
