@@ -8,7 +8,11 @@ bubblewrap; a Linux machine without it fails here rather than skipping.
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import hashlib
+import http.server
+import io
 import json
 import os
 import shlex
@@ -17,7 +21,9 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -133,13 +139,13 @@ def test_a_changed_user_policy_is_read_again_in_the_same_process(tmp_path: Path)
 
 def test_a_cache_the_user_lists_read_only_is_read_only(project: Path, home: Path) -> None:
     """A writable tool cache holds code that later runs outside; the user may close it."""
-    cache = home / ".cache" / "pip"
+    cache = home / ".cache" / "uv"
     cache.mkdir(parents=True)
     user = Path(contain.user_policy_path())
     user.parent.mkdir(parents=True, exist_ok=True)
     before = contain.plan(str(project), contain.load_policy()).mounts
     assert contain.Mount(str(cache), "rw") in before
-    user.write_text('read_only = ["~/.cache/pip"]\n')
+    user.write_text('read_only = ["~/.cache/uv"]\n')
     after = contain.plan(str(project), contain.load_policy()).mounts
     assert contain.Mount(str(cache), "ro") in after
     done = run(f"touch {cache}/planted", project)
@@ -177,6 +183,72 @@ def test_npx_in_the_boundary_installs_into_the_guards_folder_not_the_real_cache(
     assert sorted(os.listdir(real)) == ["6a2f"]
     shadow = contain.shadow_source(str(real))
     assert sorted(os.listdir(shadow)) == listed.stdout.split()
+
+
+def _demo_wheel() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as wheel:
+        info = "ar_demo-1.0.dist-info/"
+        wheel.writestr("ar_demo.py", "SERVED = True\n")
+        wheel.writestr(info + "METADATA", "Metadata-Version: 2.1\nName: ar-demo\nVersion: 1.0\n")
+        wheel.writestr(
+            info + "WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        )
+        wheel.writestr(
+            info + "RECORD", f"ar_demo.py,,\n{info}METADATA,,\n{info}WHEEL,,\n{info}RECORD,,\n"
+        )
+    return buf.getvalue()
+
+
+@contextlib.contextmanager
+def _index(wheel: bytes) -> Iterator[str]:
+    """A package index on 127.0.0.1 whose answers pip may cache (max-age and an ETag)."""
+    name = "ar_demo-1.0-py3-none-any.whl"
+    link = f'<a href="/files/{name}#sha256={hashlib.sha256(wheel).hexdigest()}">{name}</a>'
+    pages = {"/simple/ar-demo/": (link.encode(), "text/html"), f"/files/{name}": (wheel, "")}
+
+    class Index(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body, kind = pages.get(self.path, (b"", ""))
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", kind or "application/octet-stream")
+            self.send_header("Cache-Control", "max-age=600")
+            self.send_header("ETag", f'"{hashlib.sha256(body).hexdigest()}"')
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Index)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/simple/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_pip_in_the_boundary_caches_into_the_guards_folder_not_the_real_cache(
+    project: Path, home: Path
+) -> None:
+    """red-team rt80: ``pip install`` works in the boundary, from an index, and what pip
+    caches there (its HTTP cache, whose fresh simple page and wheel the user's next ``pip
+    install NAME`` would take as they are, offline) is in the guard's folder: the real
+    cache is as it was."""
+    if shutil.which("pip") is None:
+        pytest.fail("pip is not installed: the boundary's pip cache can't be shown")
+    real = home / ".cache" / "pip"
+    (real / "http-v2").mkdir(parents=True)
+    with _index(_demo_wheel()) as url:
+        line = f"pip --isolated install -q --no-deps --target out --index-url {url} --trusted-host 127.0.0.1 ar-demo"
+        done = run(line, project)
+    assert done.returncode == 0, done.stderr
+    assert (project / "out" / "ar_demo.py").read_text() == "SERVED = True\n"
+    assert [files for _, _, files in os.walk(real) if files] == []
+    shadow = contain.shadow_source(str(real))
+    assert [files for _, _, files in os.walk(shadow) if files], "pip cached nothing"
 
 
 def test_a_missing_shadowed_cache_is_shadowed_where_a_command_could_make_it(
