@@ -149,6 +149,36 @@ def test_the_sessions_terminal_socket_is_out_of_reach_when_the_daemon_answers(
     assert not reached.exists()
 
 
+@pytest.mark.parametrize("daemon", ["on", "off"])
+@pytest.mark.parametrize(
+    ("var", "part"),
+    [("GOCACHE", ""), ("PRE_COMMIT_HOME", ""), ("npm_config_cache", "_npx"), ("PIP_CACHE_DIR", "")],
+)
+def test_a_cache_the_sessions_variable_moved_is_held_when_the_daemon_answers(
+    tmp_path: Path,
+    start_daemon: Callable[..., subprocess.Popen[bytes]],
+    daemon: str,
+    var: str,
+    part: str,
+) -> None:
+    """red-team rt80: the boundary shadows a cache where the session's variable put it (a
+    temp folder, writable otherwise); the daemon, started without it, plans with the
+    variable the client forwards, so what a command writes there is not the real cache."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    cache = tmp_path / "moved-cache"
+    (cache / part).mkdir(parents=True)
+    (cache / part / "entry").write_text("the user's\n")
+    start_daemon()  # started from a shell without this session's variable
+    env = _env(tmp_path, AGENTREFLEX_DAEMON=daemon, **{var: str(cache)})
+    shell_call(
+        root, f"echo planted > {cache / part / 'entry'}; touch {cache / part / 'new'}", env, "c"
+    )
+    assert (cache / part / "entry").read_text() == "the user's\n"
+    assert sorted(os.listdir(cache / part)) == ["entry"]
+
+
 FORGE = r"""
 import json, sys, _socket
 from agentreflex.core.hook.client import encode_request, forwarded_env, installation_id
@@ -329,10 +359,15 @@ def test_every_variable_the_guard_reads_reaches_the_daemon() -> None:
     # `agentreflex install` only; the snapshot's own git environment
     not_for_hooks = {"HERMES_BIN", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"}
     assert {n for n in read if not n.startswith(ENV_PREFIXES)} - not_for_hooks == set()
+    # red-team rt80: and the policy's {env:NAME} entries, in either case (npm's are read so)
+    policy = (src / "contain" / "contain.toml").read_text()
+    for name in re.findall(r'"\{env:([A-Za-z0-9_]+)\}', policy):
+        for spelling in {name, name.upper()}:
+            assert spelling.startswith(ENV_PREFIXES), spelling
     js = TRANSPORT.read_text()
     listed = re.search(r"const ENV_PREFIXES = \[(.*?)\];", js, re.S)
     assert listed is not None
-    js_prefixes = tuple(re.findall(r'"([A-Z0-9_]+)"', listed.group(1)))
+    js_prefixes = tuple(re.findall(r'"([A-Za-z0-9_]+)"', listed.group(1)))
     assert set(ENV_PREFIXES) <= set(js_prefixes)
 
 
