@@ -107,6 +107,7 @@ ENV_PREFIXES = (
     "GOCACHE",
     "PLAYWRIGHT_BROWSERS_PATH",
     "PIP_CACHE_DIR",
+    "UV_CACHE_DIR",
     "NPM_CONFIG_",
     "npm_config_",
 )

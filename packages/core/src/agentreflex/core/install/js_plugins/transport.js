@@ -47,7 +47,7 @@ const ENV_PREFIXES = [
   "GEMINI_CLI_SYSTEM_",
   // where the host's variables put the tools' caches the boundary holds (red-team rt80)
   "PRE_COMMIT_HOME", "GOCACHE", "PLAYWRIGHT_BROWSERS_PATH", "PIP_CACHE_DIR",
-  "NPM_CONFIG_", "npm_config_",
+  "UV_CACHE_DIR", "NPM_CONFIG_", "npm_config_",
 ];
 
 /**
