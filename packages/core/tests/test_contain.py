@@ -139,13 +139,13 @@ def test_a_changed_user_policy_is_read_again_in_the_same_process(tmp_path: Path)
 
 def test_a_cache_the_user_lists_read_only_is_read_only(project: Path, home: Path) -> None:
     """A writable tool cache holds code that later runs outside; the user may close it."""
-    cache = home / ".cache" / "uv"
+    cache = home / ".cache" / "pypoetry"
     cache.mkdir(parents=True)
     user = Path(contain.user_policy_path())
     user.parent.mkdir(parents=True, exist_ok=True)
     before = contain.plan(str(project), contain.load_policy()).mounts
     assert contain.Mount(str(cache), "rw") in before
-    user.write_text('read_only = ["~/.cache/uv"]\n')
+    user.write_text('read_only = ["~/.cache/pypoetry"]\n')
     after = contain.plan(str(project), contain.load_policy()).mounts
     assert contain.Mount(str(cache), "ro") in after
     done = run(f"touch {cache}/planted", project)
