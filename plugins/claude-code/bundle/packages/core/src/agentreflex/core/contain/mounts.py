@@ -127,7 +127,7 @@ def plan(
         ("hide", policy.unreadable),
     ):
         for entry in entries:
-            for raw in globbed(expand_entry(entry, named, home)):
+            for raw in globbed(expand_entry(entry, named, home, values)):
                 path = os.path.normpath(raw)
                 if kind == "shadow":
                     mount = _shadow(path, chosen, result, values)

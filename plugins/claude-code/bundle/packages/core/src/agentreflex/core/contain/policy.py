@@ -157,6 +157,7 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{dbus}": _unix_paths(env.get("DBUS_SESSION_BUS_ADDRESS", ""), "unix:path="),
         "{docker}": _unix_paths(env.get("DOCKER_HOST", ""), "unix://"),
         "{named_sockets}": _named_sockets(env, _runtime_dir(env)),
+        "{cache}": cache_homes(env, project),
         "{claude_ide}": [
             os.path.join(
                 env.get("CLAUDE_CONFIG_DIR") or os.path.join(userdirs.home_dir(env), ".claude"),
@@ -172,6 +173,38 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
+
+
+def cache_homes(env: Mapping[str, str], *projects: str) -> list[str]:
+    """``{cache}``: the folders the tools put their caches in, ``XDG_CACHE_HOME`` and
+    ``~/.cache`` both.
+
+    Why both: the tools follow the variable (the XDG base directory spec; pre-commit's
+    store.py, go's os.UserCacheDir, node-gyp's env-paths, Playwright's registry), and a
+    host started with it has the real caches there, often under /tmp, where an entry for
+    ``~/.cache`` did not look (red-team rt80); the user's own shell, without it, uses
+    ``~/.cache``.
+    """
+    home = userdirs.home_dir(env)
+    moved = moved_paths(env, "XDG_CACHE_HOME", home, projects)
+    return list(dict.fromkeys([*moved, os.path.join(home, ".cache")]))
+
+
+def moved_paths(env: Mapping[str, str], name: str, home: str, projects: Sequence[str]) -> list[str]:
+    """``{env:NAME}``: where the variable ``name`` moved a tool's cache, as the host's
+    environment has it (the hook runs with it, and so does the command).
+
+    A name is matched whatever its case (npm reads ``npm_config_*`` so): more paths only
+    hold more.  A relative or empty value moves nothing (the XDG spec's rule), nor one at
+    or above home or a project: a cache entry there would stand for all of it.
+    """
+    paths = []
+    for key, value in env.items():
+        if key.lower() == name.lower() and os.path.isabs(value):
+            path = os.path.normpath(value)
+            if not any(inside(root, path) for root in (home, *projects)):
+                paths.append(path)
+    return list(dict.fromkeys(paths))
 
 
 def _explicit_socket(env: Mapping[str, str]) -> list[str]:
@@ -230,8 +263,15 @@ def _user_name(env: Mapping[str, str]) -> str:
         return str(os.getuid())
 
 
-def expand_entry(entry: str, values: dict[str, list[str]], home: str) -> list[str]:
-    """One policy entry as absolute paths (``values`` from :func:`placeholders`)."""
+def expand_entry(
+    entry: str, values: dict[str, list[str]], home: str, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """One policy entry as absolute paths (``values`` from :func:`placeholders`; ``env`` the
+    host's environment, for ``{env:NAME}``)."""
+    if entry.startswith("{env:") and "}" in entry:
+        name, _, rest = entry[len("{env:") :].partition("}")
+        found = moved_paths(os.environ if env is None else env, name, home, values["{project}"])
+        return [p + rest for p in found]
     if "{uid}" in entry or "{user}" in entry:
         entry = entry.replace("{uid}", str(os.getuid())).replace("{user}", values["{user}"][0])
     for name, paths in values.items():
@@ -255,7 +295,7 @@ def expand(entries: Sequence[str], project: str, env: Mapping[str, str] | None =
     home = userdirs.home_dir(values)
     paths: list[str] = []
     for entry in entries:
-        paths += [os.path.normpath(p) for p in globbed(expand_entry(entry, named, home))]
+        paths += [os.path.normpath(p) for p in globbed(expand_entry(entry, named, home, values))]
     return list(dict.fromkeys(paths))
 
 
@@ -278,14 +318,17 @@ def writable_roots(projects: Sequence[str], env: Mapping[str, str] | None = None
         "{tmp}": _temp_dirs(values),
         "{tmpdir}": [_temp_dir(values)],
         "{user}": [_user_name(values)],
+        "{cache}": cache_homes(values, *projects),
     }
     home = userdirs.home_dir(values)
     found: list[str] = []
     for entry in entries:
-        if entry.startswith("{") and not entry.startswith(tuple(light)):
+        if entry.startswith("{") and not entry.startswith((*light, "{env:")):
             continue  # a placeholder that reads settings: not a writable root anyway
         try:
-            found += [os.path.normpath(p) for p in globbed(expand_entry(entry, light, home))]
+            found += [
+                os.path.normpath(p) for p in globbed(expand_entry(entry, light, home, values))
+            ]
         except PolicyError:
             continue
     return list(dict.fromkeys(found))

@@ -101,6 +101,15 @@ ENV_PREFIXES = (
     # where Gemini CLI reads its system settings: the compression threshold a PreCompress
     # is judged by (hosts/gemini_compress.py), and GEMINI_CLI_SYSTEM_DEFAULTS_PATH
     "GEMINI_CLI_SYSTEM_",
+    # where the host's variables put the tools' caches the boundary shadows or holds
+    # (contain.toml's {env:NAME}, red-team rt80); npm's in either case
+    "PRE_COMMIT_HOME",
+    "GOCACHE",
+    "PLAYWRIGHT_BROWSERS_PATH",
+    "PIP_CACHE_DIR",
+    "UV_CACHE_DIR",
+    "NPM_CONFIG_",
+    "npm_config_",
 )
 
 

@@ -45,6 +45,9 @@ const ENV_PREFIXES = [
   "OPENCODE_CONFIG", "OPENCODE_PERMISSION", "OPENCODE_BIN", "HERMES_HOME", "HERMES_PROFILE",
   "PI_CODING_AGENT_DIR", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE",
   "GEMINI_CLI_SYSTEM_",
+  // where the host's variables put the tools' caches the boundary holds (red-team rt80)
+  "PRE_COMMIT_HOME", "GOCACHE", "PLAYWRIGHT_BROWSERS_PATH", "PIP_CACHE_DIR",
+  "UV_CACHE_DIR", "NPM_CONFIG_", "npm_config_",
 ];
 
 /**
