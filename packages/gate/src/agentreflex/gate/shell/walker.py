@@ -1032,7 +1032,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         """``rails runner CODE``, ``manage.py shell -c CODE``, ``artisan tinker --execute
         CODE``: the code, judged as its interpreter's (:func:`rules.orm.console_code`),
         with the console's input (``manage.py shell < job.py``)."""
-        from agentreflex.gate.rules.orm import console_code  # only for these programs
+        from agentreflex.gate.rules.orm import console_code, console_scope  # these only
 
         argv = console_code(cmd.argv)
         if argv is None:
@@ -1041,7 +1041,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             argv,
             cmd.text,
             depth + 1,
-            assigns=cmd.assigns,  # RAILS_ENV=test: the database the code reaches
+            # RAILS_ENV=test, or -e test: the database the code reaches
+            assigns={**cmd.assigns, **console_scope(cmd.argv)},
             redirects=[r for r in cmd.redirects if r[0] == "<"],
             stdin_text=cmd.stdin_text,
             stdin_from=cmd.stdin_from,
