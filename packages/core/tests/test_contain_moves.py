@@ -407,8 +407,10 @@ def _trees(project: Path, names: tuple[str, ...]) -> dict[str, tuple[object, ...
     found: dict[str, tuple[object, ...]] = {}
     for name in names:
         path = project / name
-        if name == ".gemini" and path.is_dir() and not any(path.iterdir()):
-            continue  # the mount point the boundary makes for the running host's folder
+        if name in (".gemini", ".git/hooks") and path.is_dir() and not any(path.iterdir()):
+            # the mount point the boundary makes for the running host's folder, and for a
+            # hooks folder git made none of (an empty folder runs nothing)
+            continue
         found.update(_tree(str(path)))
     return found
 
