@@ -27,9 +27,13 @@ __all__ = ["named_paths"]
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
 
 
-def named_paths(project: str, home: str, xdg_config: str = "") -> list[str]:
-    """The existing paths inside ``project`` its git settings run (the hooks folder, and
-    husky's folder above ``.husky/_``) or read (an included file)."""
+def named_paths(project: str, home: str, xdg_config: str = "", existing: bool = True) -> list[str]:
+    """The paths inside ``project`` its git settings run (the hooks folder, and husky's
+    folder above ``.husky/_``) or read (an included file): those that exist (what the
+    boundary holds), or with ``existing`` false those that don't yet too (what the look
+    after a command moves aside when it made one: a user's global relative ``core.hooksPath
+    .githooks`` names a folder a project may not have, and git runs what a command put
+    there at the user's next commit; red-team rt83)."""
     gitdir = os.path.join(project, ".git")
     found: list[str] = []
     own = [os.path.join(gitdir, "config"), os.path.join(gitdir, "config.worktree")]
@@ -44,7 +48,11 @@ def named_paths(project: str, home: str, xdg_config: str = "") -> list[str]:
             elif config in own and (key == "include.path" or _include_if(key)):
                 found.append(_path(value, os.path.dirname(config), home))
     inside = project.rstrip("/") + "/"
-    return [p for p in dict.fromkeys(found) if p.startswith(inside) and os.path.lexists(p)]
+    return [
+        p
+        for p in dict.fromkeys(found)
+        if p.startswith(inside) and (os.path.lexists(p) or not existing)
+    ]
 
 
 def _hooks_folder(path: str) -> str:

@@ -157,6 +157,12 @@ _EDITOR_RUNS = (
     ".kilo",
     ".kilocode",
     ".qwen",
+    # JetBrains IDEs' project folder, whole, as Anthropic's sandbox-runtime denies it
+    # (DANGEROUS_DIRECTORIES): its Startup Tasks launch run configurations (runConfigurations/,
+    # workspace.xml) when the project opens, and its File Watchers (watcherTasks.xml) run
+    # their program when a watched file changes (jetbrains.com/help/idea: Startup Tasks,
+    # File Watchers); red-team rt83
+    ".idea",
 )
 _COPILOT_RUNS = (*COPILOT_SERVERS, ".github/agents", ".github/extensions")
 # Gemini CLI's project agents (an agent's `mcp_servers:` command starts with no
