@@ -8,6 +8,7 @@ bubblewrap; a Linux machine without it fails here rather than skipping.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import glob
 import hashlib
@@ -999,6 +1000,38 @@ def test_npm_test_works(project: Path) -> None:
     done = run("npm test --silent", project)
     assert done.returncode == 0, done.stderr
     assert (project / "ran.txt").read_text() == "yes"
+
+
+def _poetry_env_name(name: str, folder: Path) -> str:
+    """Poetry's name for a project's virtualenv (src/poetry/utils/env/env_manager.py
+    generate_env_name, then ``-pyX.Y``), written out here as Poetry has it."""
+    real = os.path.normcase(os.path.realpath(folder))
+    digest = base64.urlsafe_b64encode(hashlib.sha256(real.encode()).digest()).decode()[:8]
+    return f"{name}-{digest}-py3.11"
+
+
+def test_poetry_installs_in_the_projects_own_environments_but_not_in_others(
+    project: Path, home: Path
+) -> None:
+    """red-team rt83: ~/.cache/pypoetry/virtualenvs holds every Poetry project's environment;
+    this project's (and a package's in it) stay writable, another project's is read-only."""
+    (project / "pyproject.toml").write_text('[project]\nname = "app"\n')
+    (project / "packages" / "api").mkdir(parents=True)
+    (project / "packages" / "api" / "pyproject.toml").write_text('[project]\nname = "api"\n')
+    envs = home / ".cache" / "pypoetry" / "virtualenvs"
+    own = envs / _poetry_env_name("app", project)
+    package = envs / _poetry_env_name("api", project / "packages" / "api")
+    other = envs / _poetry_env_name("billing", home / "work" / "billing")
+    for env in (own, package, other):
+        (env / "lib").mkdir(parents=True)
+    done = run(f"for e in {own} {package} {other}; do echo x > $e/lib/new.pth; done", project)
+    assert (own / "lib" / "new.pth").exists(), done.stderr
+    assert (package / "lib" / "new.pth").exists(), done.stderr
+    assert not (other / "lib" / "new.pth").exists()
+    # a new environment (a new project's first `poetry install`) can still be made
+    fresh = envs / _poetry_env_name("fresh", project / "fresh")
+    done = run(f"mkdir -p {fresh}/lib && echo x > {fresh}/lib/a.pth", project)
+    assert (fresh / "lib" / "a.pth").exists(), done.stderr
 
 
 def test_background_dev_server_outlives_the_command(project: Path) -> None:
