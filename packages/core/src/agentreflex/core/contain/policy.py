@@ -165,8 +165,16 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
             )
         ],
     }
-    from agentreflex.core.contain import homelinks
+    from agentreflex.core.contain import homelinks, poetryenvs
 
+    home = userdirs.home_dir(env)
+    poetry = [os.path.join(c, "pypoetry", "virtualenvs") for c in values["{cache}"]]
+    poetry += moved_paths(env, "POETRY_VIRTUALENVS_PATH", home, (project,))
+    poetry += [
+        os.path.join(p, "virtualenvs")
+        for p in moved_paths(env, "POETRY_CACHE_DIR", home, (project,))
+    ]
+    values["{poetry_envs}"] = poetryenvs.others(list(dict.fromkeys(poetry)), project)
     roots = (project, *values["{tmp}"])
     found = homelinks.targets(userdirs.home_dir(env), roots)
     values["{home_links}"] = [p for p in found if os.path.lexists(p)]
