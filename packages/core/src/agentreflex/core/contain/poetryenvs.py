@@ -22,8 +22,6 @@ such folder.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 from collections.abc import Sequence
 
@@ -49,7 +47,11 @@ def others(folders: Sequence[str], project: str) -> list[str]:
 
 
 def _hash(folder: str) -> str:
-    """Poetry's hash of a project folder (src/poetry/utils/env/env_manager.py)."""
+    """Poetry's hash of a project folder (src/poetry/utils/env/env_manager.py); loaded only
+    where Poetry has environments to tell apart."""
+    import base64
+    import hashlib
+
     real = os.path.normcase(os.path.realpath(folder))
     digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).digest()
     return base64.urlsafe_b64encode(digest).decode()[:8]
