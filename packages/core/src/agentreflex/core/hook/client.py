@@ -110,6 +110,10 @@ ENV_PREFIXES = (
     "UV_CACHE_DIR",
     "NPM_CONFIG_",
     "npm_config_",
+    # ripgrep's settings file and Poetry's virtualenvs folders (red-team rt83)
+    "RIPGREP_CONFIG_PATH",
+    "POETRY_VIRTUALENVS_PATH",
+    "POETRY_CACHE_DIR",
 )
 
 

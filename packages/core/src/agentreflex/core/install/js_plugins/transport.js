@@ -48,6 +48,8 @@ const ENV_PREFIXES = [
   // where the host's variables put the tools' caches the boundary holds (red-team rt80)
   "PRE_COMMIT_HOME", "GOCACHE", "PLAYWRIGHT_BROWSERS_PATH", "PIP_CACHE_DIR",
   "UV_CACHE_DIR", "NPM_CONFIG_", "npm_config_",
+  // ripgrep's settings file and Poetry's virtualenvs folders (red-team rt83)
+  "RIPGREP_CONFIG_PATH", "POETRY_VIRTUALENVS_PATH", "POETRY_CACHE_DIR",
 ];
 
 /**
