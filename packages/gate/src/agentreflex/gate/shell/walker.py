@@ -525,6 +525,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         from agentreflex.gate.rules.exfil import source_of  # only for a compound's unknown output
 
         unknown = [c for c, t in zip(printers, texts, strict=True) if t is None or t == REMOTE]
+        out.partial = "\n".join(UNKNOWN if t is None else t for t in texts) + "\n"
         out.stdin_from = next(
             (c for c in unknown if source_of(c, self.where)),
             next((c for c, t in zip(printers, texts, strict=True) if t == REMOTE), unknown[0]),
