@@ -138,8 +138,9 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{project}": [project],
         "{tmp}": _temp_dirs(env),
         "{tmpdir}": [_temp_dir(env)],
-        "{key}": [userdirs.key_path(env)],
-        "{trust}": [userdirs.trust_record_path(env)],
+        # the guard's secrets (userdirs.secret_paths, the gate's list too)
+        "{key}": [userdirs.secret_paths(env)[0]],
+        "{trust}": [userdirs.secret_paths(env)[1]],
         # its folder, and a socket put elsewhere (AGENTREFLEX_SOCKET): hidden all the same
         "{daemon}": [socket_dir(), *_explicit_socket(env)],
         "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
