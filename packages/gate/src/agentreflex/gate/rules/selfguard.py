@@ -588,7 +588,7 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
         candidates += arg.split()[1:]  # after a word: sqlite3's ``.output F``, ``.backup DB F``
         for text in candidates:
             if text and ("/" in text or text.startswith((".", "~"))) and len(text) < 4096:
-                hit = reached(text, WRITE, where, cmd.cwd)
+                hit = reached(text, WRITE, where, cmd.cwd) or _folder_holding(text, where, cmd.cwd)
                 if hit:
                     return Hit(
                         RULE,
@@ -601,6 +601,25 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
                         "user may. Ask the user to run it.",
                     )
     return None
+
+
+def _folder_holding(path: str, where: Where, cwd: str) -> str:
+    """The guard's file inside ``path`` when it names a folder outside the project that
+    holds one (``rclone copy remote:x ~/.claude`` fills ``~/.claude/settings.json``).
+
+    Narrower than every folder a program is given, which would ask for ``black .``: the
+    project (and what is in it: its own files are named, not reached from above), the
+    home and the folders above them are left out, as are the guard's installed code and
+    derived data (``Protected.reaches``), where a write into a parent is everyday work.
+    """
+    full = full_path(path, where, cwd)
+    if not full or DESCENDANT in full or any(ch in full for ch in GLOB_CHARS):
+        return ""
+    if under(where.home, full) or (
+        where.project and (under(full, where.project) or under(where.project, full))
+    ):
+        return ""
+    return protected(where).reaches(full, True)
 
 
 # Options whose value is a pattern of what a command skips or picks (aws s3 sync
