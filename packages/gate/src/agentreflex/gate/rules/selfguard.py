@@ -467,11 +467,64 @@ def _found_key(cmd: Cmd, where: Where) -> Hit | None:
         secret = next((s for s in protected(where).secrets if s in yielded), "")
         if secret:
             return _secret_hit(secret, cmd.text)
+    if cmd.name == "git":
+        return _git_gathered(cmd, where)
     if cmd.name in ("tar", "gtar", "bsdtar"):
         for operand, folder in _tar_operands(cmd, where):
             found = key_hit(operand, where, folder, cmd.text, recursive=True)
             if found is not None:
                 return found
+    return None
+
+
+_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+# git's ways of copying files it does not track yet into its objects (or its output):
+# ``add -A``/``add PATH``, ``stash -u``/``-a``, ``grep --untracked``/``--no-index``
+_GATHER = {
+    "add": frozenset({"-A", "--all", "--no-ignore-removal", "-f", "--force"}),
+    "stash": frozenset({"-u", "--include-untracked", "-a", "--all"}),
+    "grep": frozenset({"--untracked", "--no-index"}),
+}
+
+
+def _git_gathered(cmd: Cmd, where: Where) -> Hit | None:
+    """A secret read through git: ``git -C ~/.local/state add -A`` copies the key into
+    git's objects, where ``git show :agentreflex/key`` prints it (red-team rt81).
+
+    The folder git works in is ``-C``'s (after the command's own), its work tree
+    ``--work-tree`` or ``GIT_WORK_TREE``; what it gathers is the paths ``add`` names
+    (the whole tree for ``-A`` alone) or the whole tree (``stash -u``, ``grep
+    --untracked``), each judged as a whole-folder read.
+    """
+    args, folder, tree = cmd.args, cmd.cwd, ""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        option, eq, value = args[i].partition("=")
+        if not eq and option in _GIT_VALUED:
+            value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
+        if option == "-C" and value:
+            folder = full_path(value, where, folder) or folder
+        elif option == "--work-tree":
+            tree = value
+        i += 1
+    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
+    tree = tree or cmd.assigns.get("GIT_WORK_TREE") or cmd.shell_vars.get("GIT_WORK_TREE", "")
+    root = full_path(tree, where, folder) if tree else folder
+    gathering = _GATHER.get(sub)
+    if not root or gathering is None:
+        return None
+    flags = {a.partition("=")[0] for a in rest if a.startswith("-")}
+    named = rest[rest.index("--") + 1 :] if "--" in rest else [a for a in rest if a[:1] != "-"]
+    if sub != "add" or not named:
+        if not flags & gathering:
+            return None
+        named = ["."]
+    base = folder if under(folder, root) else root
+    for spec in named:
+        spec = "." if spec.startswith(":") else spec  # ``:/``, ``:(top)``: from the top
+        found = key_hit(spec, where, root if spec == "." else base, cmd.text, recursive=True)
+        if found is not None:
+            return found
     return None
 
 
