@@ -591,13 +591,14 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             if found is not None:
                 hits.append(found)
                 break
+        read = _found_key(cmd, where) or _named_key(cmd, where)
         if found is None:
+            # a program with no model may only read what it is given (``zip -r s.zip
+            # ~/.local/state``): the read of a secret, which is sure, is named first
             found = unmodelled_hit(cmd, where)
-            if found is not None:
-                hits.append(found)
-        found = _found_key(cmd, where) or _named_key(cmd, where)
-        if found is not None:
-            hits.append(found)
+            hits.extend(h for h in (read, found) if h is not None)
+        elif read is not None:
+            hits.append(read)
     return hits
 
 
