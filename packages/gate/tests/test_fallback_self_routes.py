@@ -275,6 +275,19 @@ def test_near_miss_stays_allowed(
     assert not codes & OWN, (command, verdict, codes)
 
 
+def test_a_project_folder_counts_for_the_guarded_files_it_holds(
+    world: Path, own_check: Callable[[str], Checked]
+) -> None:
+    """In the project a folder asks for the guarded files that are there to rewrite: the
+    host's settings in ``.claude``, not ``.github/hooks`` where there is none."""
+    (world / ".claude").mkdir()
+    (world / ".claude" / "settings.local.json").write_text("{}")
+    (world / ".github" / "workflows").mkdir(parents=True)
+    assert own_check("rclone copy remote:x .claude")[1] & OWN
+    assert not own_check("prettier --write .github")[1] & OWN
+    assert not own_check("prettier --write .")[1] & OWN
+
+
 # Interpreter code that globs its way to the key; ``{homes}`` is the folder the homes are
 # in (``/home`` on a user's machine), so ``{homes}/*`` matches every user's home.
 GLOBS = [

@@ -658,22 +658,32 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
 
 
 def _folder_holding(path: str, where: Where, cwd: str) -> str:
-    """The guard's file inside ``path`` when it names a folder outside the project that
-    holds one (``rclone copy remote:x ~/.claude`` fills ``~/.claude/settings.json``).
+    """The guard's file inside ``path`` when it names a folder that holds one
+    (``rclone copy remote:x ~/.claude`` fills ``~/.claude/settings.json``).
 
     Narrower than every folder a program is given, which would ask for ``black .``: the
-    project (and what is in it: its own files are named, not reached from above), the
-    home and the folders above them are left out, as are the guard's installed code and
-    derived data (``Protected.reaches``), where a write into a parent is everyday work.
+    project, the home and the folders above them are left out, and so are the guard's
+    installed code and derived data, where a write into a parent is everyday work.  In
+    the project only files that exist count (``prettier --write .github`` asks where
+    ``.github/hooks`` is there to rewrite); outside it, a file the program may create
+    counts too.
     """
+    import os
+
     full = full_path(path, where, cwd)
     if not full or DESCENDANT in full or any(ch in full for ch in GLOB_CHARS):
         return ""
-    if under(where.home, full) or (
-        where.project and (under(full, where.project) or under(where.project, full))
-    ):
+    if under(where.home, full) or (where.project and under(where.project, full)):
         return ""
-    return protected(where).reaches(full, True)
+    g = protected(where)
+    inside = bool(where.project) and under(full, where.project)
+    for folder in dict.fromkeys((full, real_path(full))):
+        for entry in g.all_entries():
+            if entry in g.installed or entry in g.rebuilt or not under(entry, folder):
+                continue
+            if not inside or os.path.lexists(entry):
+                return entry
+    return ""
 
 
 # Options whose value is a pattern of what a command skips or picks (aws s3 sync
