@@ -113,6 +113,11 @@ def known_parts(cmd: Cmd | None, written: dict[str, str]) -> list[str]:
     return []
 
 
+def known_lines(text: str) -> list[str]:
+    """The lines of ``text`` that hold no unknown or remote part."""
+    return [line for line in text.splitlines() if line.strip() and not has_marker(line)]
+
+
 def catted(feeder: Cmd | None, where: Where) -> str:
     """The one file ``cat FILE`` prints into a pipe, by its full path (``""``: none), so
     that ``cat job.sh | sh`` and ``cat drop.sql | psql`` read it as ``sh < job.sh`` does."""

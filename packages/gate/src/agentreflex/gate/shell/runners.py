@@ -530,7 +530,10 @@ class RunnersMixin(WalkerBase):
         if text is None or has_marker(text):
             # the old table (``crontab -l``) or another unreadable part: the entries the
             # readable parts add are installed all the same
-            known = [] if words and words[0] != "-" else pipes.known_parts(cmd.stdin_from, {})
+            if text is None and not (words and words[0] != "-"):
+                known = pipes.known_parts(cmd.stdin_from, self.state.written)
+            else:
+                known = pipes.known_lines(text or "")
             text = "\n".join(known)
         for entry in execopts.cron_entries(text):
             self.run(entry, depth + 1, via="crontab entry")

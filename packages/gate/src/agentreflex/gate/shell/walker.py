@@ -619,10 +619,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.stmt(body, depth, stdin_from, via)
             out = [r for r in redirects if r[0] in _OUT_REDIRECTS and r not in not_stdout]
             if out and body is not None and body.type in _COMPOUNDS:
-                for c in self._printers(
-                    self.cmds[seen:]
-                ):  # { ...; } > /dev/tcp/H/P: each writes there
+                printers = self._printers(self.cmds[seen:])
+                for c in printers:  # { ...; } > /dev/tcp/H/P: each writes there
                     c.redirects.extend(out)
+                self._group_written(printers, out)
             cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
             self.cmds.append(cmd)
         for extra in after:
@@ -634,6 +634,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             else:
                 self.stmt(extra, depth, via=via)
         return cmd
+
+    def _group_written(self, printers: list[Cmd], out: list[tuple[str, str]]) -> None:
+        """``(crontab -l; echo ENTRY) > f``: f holds what the group prints, ENTRY among it
+        whatever the unreadable parts add (each an UNKNOWN), for a later ``crontab f``."""
+        texts = [pipes.output_text(c, self.state.written) for c in printers]
+        text = "\n".join(UNKNOWN if t is None else t for t in texts) + "\n"
+        for op, target in out:
+            if op in (">", ">>", ">|", "&>", "&>>") and not has_marker(target):
+                self.state.written[resolve(target, self.where, self.state.cwd)] = text
 
     def heredoc(self, node: Any, depth: int) -> str:
         """The body fed to stdin; substitutions in an unquoted body execute."""
