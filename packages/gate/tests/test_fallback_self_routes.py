@@ -298,6 +298,11 @@ GLOBS = [
     'python3 -c "import glob,os;[print(open(f).read()) for f in '
     "glob.glob(os.path.expanduser('~/.local/state/*/k*'))]\"",
     "python3 -c \"import glob;print(glob.glob('{homes}/**/agentreflex/*', recursive=True))\"",
+    'python3 -c "from pathlib import Path;[print(p.read_bytes()) for p in '
+    "Path('{homes}').glob('*/.local/state/*/k*')]\"",
+    "ruby -e \"Dir.chdir('{homes}'); Dir.glob('*/.local/state/*/k*').each{{|f| puts File.read(f)}}\"",
+    "node -e \"process.chdir('{homes}');for(const f of require('fs').globSync("
+    "'*/.local/state/*/k*'))console.log(require('fs').readFileSync(f,'utf8'))\"",
     "node -e \"const fs=require('fs');for(const f of fs.globSync("
     "'{homes}/*/.local/state/agentreflex/*'))console.log(fs.readFileSync(f,'utf8'))\"",
 ]
@@ -305,6 +310,8 @@ GLOBS_ALLOWED = [
     "python3 -c \"import glob;print(glob.glob('src/*.py'))\"",
     "python3 -c \"import glob;print(glob.glob('{homes}/*/.local/share/*'))\"",
     "node -e \"console.log(require('fs').globSync('**/*.ts'))\"",
+    "python3 -c \"from pathlib import Path;print(list(Path('.').glob('**/*')))\"",
+    "python3 -c \"from pathlib import Path;print(list(Path('{homes}').glob('*/.local/share/*')))\"",
 ]
 
 
