@@ -402,13 +402,31 @@ def code_key_hit(code: str, where: Where, segment: str) -> Hit | None:
 def _globbed_secret(code: str, where: Where, segment: str) -> Hit | None:
     """A glob pattern in ``code`` that matches a secret: ``glob.glob('/home/*/.local/state/
     agentreflex/*key*')`` on a machine whose homes are in ``/home``, ``fs.globSync(...)``
-    (red-team rt81).  The pattern names no secret, but what it yields is one."""
+    (red-team rt81).  The pattern names no secret, but what it yields is one.
+
+    A relative pattern may be globbed from any folder (``Path('/home').glob('*/.local/
+    state/*/k*')``): it counts when it matches a secret's path from some folder on and
+    names one of that path's folders below the home outright, so ``Path('.').glob('**/*')``
+    does not.
+    """
+    secrets = protected(where).secrets
     for m in _STRINGS.finditer(code):
         text = next((grp for grp in m.groups() if grp is not None), "")
-        if any(ch in text for ch in GLOB_CHARS) and "/" in text and len(text) < 4096:
-            found = key_hit(text, where, where.cwd, segment)
-            if found is not None:
-                return found
+        if not (any(ch in text for ch in GLOB_CHARS) and "/" in text and len(text) < 4096):
+            continue
+        found = key_hit(text, where, where.cwd, segment)
+        if found is None and text[:1] not in ("/", "~"):
+            named = {p for p in text.split("/") if p not in ("", ".", "..")}
+            named = {p for p in named if not any(ch in p for ch in GLOB_CHARS)}
+            for secret in secrets:
+                below = (
+                    secret[len(where.home.rstrip("/")) :] if under(secret, where.home) else secret
+                )
+                if named & set(below.split("/")) and glob_matches("**/" + text, secret):
+                    found = _secret_hit(secret, segment)
+                    break
+        if found is not None:
+            return found
     return None
 
 
