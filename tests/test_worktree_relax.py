@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -918,3 +919,68 @@ def test_only_the_gates_in_project_discard_codes_relax() -> None:
     assert not relax.may_relax(merge([], Mode.ENFORCED), "discards")
     guard = Finding("guard", "GATE-RM-UNCOMMITTED", Verdict.ASK_USER, "not the gate")
     assert not relax.may_relax(merge([guard], Mode.ENFORCED), "asks")
+
+
+def _operand_look(root: Path, command: str) -> Callable[[], list[str]]:
+    """The work tree's look at the paths a shell command names (hook._operand_dirs), ready
+    to run: the repository found and the event made beforehand."""
+    from agentreflex.core.events import Event, EventKind, build_tool_call
+    from agentreflex.core.worktree import hook, observe
+
+    found = observe.find_repo(str(root))
+    assert found is not None
+    event = Event(
+        kind=EventKind.PRE_TOOL,
+        host="test",
+        session_id="s",
+        cwd=str(root),
+        project=str(root),
+        tool=build_tool_call("Bash", {"command": command}, "t1"),
+    )
+    return lambda: hook._operand_dirs(found, event)
+
+
+def test_the_looks_operands_of_a_250_kb_command_cost_one_stat_or_two_a_word(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rt78: a 250 kB command's operands took the look 2.4 s: every word resolved from
+    ``/`` (an lstat per folder on the way) and each found path compared with every one
+    found before.  Now each distinct word costs at most two lstats (its own link check
+    and whether it exists), the folders on the way looked up once: the work grows with
+    the command, not with the command times the depth or the paths found."""
+    for i in range(0, 3000, 3):
+        (repo / f"f{i}").write_text("x")
+    words = [f"f{i}" for i in range(3000)]
+    command = "rm -f " + " ".join(words * 4)
+    command += " " + " ".join(f"g{i}" for i in range(250_000 // 7))
+    command = command[:250_000]
+    look = _operand_look(repo, command)
+    real = os.lstat
+    calls: list[str] = []
+
+    def counted(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        calls.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counted)
+    found = look()
+    monkeypatch.setattr(os, "lstat", real)
+    top = os.path.realpath(repo)
+    assert found == [os.path.join(top, f"f{i}") for i in range(0, 3000, 3)]
+    distinct = len(set(command.split()))
+    assert len(calls) <= 2 * distinct + 64, (len(calls), distinct)
+
+
+def test_the_looks_operands_stop_at_the_looks_deadline(repo: Path) -> None:
+    """The operands of a long command are read within the look's own deadline (rt74's
+    cooperative one, which a warm daemon's thread has no signal for): past it the look
+    gives up instead of reading on."""
+    from agentreflex.core.util import deadline
+
+    look = _operand_look(repo, "rm -f " + " ".join(f"g{i}" for i in range(5000)))
+    before = deadline.start(0.0)
+    try:
+        with pytest.raises(deadline.OutOfTime):
+            look()
+    finally:
+        deadline.restore(before)
