@@ -343,7 +343,12 @@ _WALK_MAX = 2000  # entries looked at under a command's paths for nested checkou
 
 
 def _operand_dirs(repo: observe.Repo, event: Event) -> list[str]:
-    """The existing paths inside ``repo`` (not its top) the shell command's words name."""
+    """The existing paths inside ``repo`` (not its top) the shell command's words name.
+
+    Linear in the command (rt78: a 250 kB command took 2.4 s): each distinct word once,
+    the folders on the way resolved once for all (:class:`Realpaths`: a link check and an
+    existence check a word), the paths found kept in a set, and the look's deadline
+    checked between words (:func:`observe.checked`)."""
     call = event.tool
     if call is None or call.kind is not ToolKind.SHELL:
         return []
@@ -353,16 +358,19 @@ def _operand_dirs(repo: observe.Repo, event: Event) -> list[str]:
         words = split(call.command)
     except ValueError:
         return []
+    from agentreflex.core.util.fsutil import Realpaths
+
+    resolve = Realpaths()
     top = os.path.realpath(repo.top)
-    out: list[str] = []
-    for word in words:
+    found: dict[str, None] = {}
+    for word in observe.checked(dict.fromkeys(words)):
         if not word or word.startswith("-"):
             continue
-        path = os.path.realpath(os.path.join(event.cwd, word))
+        path = resolve(os.path.join(event.cwd, word))  # as os.path.realpath resolves it
         inside = path != top and path.startswith(top + os.sep)
-        if inside and path not in out and os.path.lexists(path):
-            out.append(path)
-    return out
+        if inside and path not in found and os.path.lexists(path):
+            found[path] = None
+    return list(found)
 
 
 def _not_held(repo: observe.Repo, event: Event, decision: Decision, skip: str = "") -> str:
