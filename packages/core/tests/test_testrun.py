@@ -427,3 +427,33 @@ def test_a_list_only_switch_in_pytest_addopts_runs_no_test(tmp_path: Path, comma
 
 def test_pytest_addopts_without_a_list_switch_still_runs(tmp_path: Path) -> None:
     assert assess("PYTEST_ADDOPTS='-x -q' pytest", str(tmp_path)).verdict == RUN
+
+
+def test_a_250_kb_command_of_test_runs_is_assessed_well_inside_the_reflexes_deadline(
+    tmp_path: Path,
+) -> None:
+    """Runaway asks whether every proposed command runs tests: ``pytest -q t0; pytest -q
+    t1; ...`` (250 kB, 19 000 runs) took 7.8 s here, each run looking again through every
+    run after it for the last one (is its status the command's?).  Now the last is found
+    once, and the assessment checks the reflexes' deadline between segments: given 3 s
+    (a fifth of FLOOR_HARD_LIMIT) it ends with time left, and past the deadline it stops."""
+    from agentreflex.core.util import deadline
+
+    command = "; ".join(f"pytest -q t{i}" for i in range(20_000))[:250_000]
+    command = command[: command.rindex(";")]
+    before = deadline.start(3.0)
+    try:
+        assert assess(command, str(tmp_path)).verdict == RUN  # the last run's status is its
+        deadline.check()  # raises if the 3 s ran out on the way
+    finally:
+        deadline.restore(before)
+    assert assess(command + "; echo done", str(tmp_path)).verdict == MASKED
+    assert assess("pytest -q a; echo b; pytest -q c", str(tmp_path)).verdict == RUN
+    assert assess("pytest -q a; echo b; pytest -q c; ls", str(tmp_path)).verdict == MASKED
+    assert assess("pytest -q a; ; ", str(tmp_path)).verdict == RUN
+    before = deadline.start(0.0)
+    try:
+        with pytest.raises(deadline.OutOfTime):
+            assess(command, str(tmp_path))
+    finally:
+        deadline.restore(before)

@@ -215,3 +215,25 @@ def test_real_claude_transcript_gives_visible_text_surface_model_and_effort(
     from agentreflex.guard.surface import resolve_surface
 
     assert resolve_surface({}, {}, "claude", batch.entrypoint) == "claude_cli"
+
+
+def test_a_transcript_read_stops_at_the_reflexes_deadline(claude_home: dict[str, str]) -> None:
+    """rt74 gave the reflexes a deadline they check themselves (a warm daemon's thread has
+    no signal); the guard's read of a transcript (a ``full`` scan reads all of it) never
+    asked.  Past the deadline it stops (the ledger is then not written: the next event
+    reads from the same cursor); with time left it reads as before."""
+    from agentreflex.core.util import deadline
+
+    path = path_of(claude_home)
+    append(path, *[assistant(f"m{i}") for i in range(3000)])
+    before = deadline.start(0.0)
+    try:
+        with pytest.raises(deadline.OutOfTime):
+            read_new(ingestion("full"), SID, path, claude_home)
+    finally:
+        deadline.restore(before)
+    before = deadline.start(60.0)
+    try:
+        assert len(read_new(ingestion("full"), SID, path, claude_home).texts) == 3000
+    finally:
+        deadline.restore(before)
