@@ -113,7 +113,9 @@ def plan(
     which a missing path's nearest existing folder, the project root, could
     not be made read-only to stop.
     """
-    values = os.environ if env is None else env
+    # a plain copy: its entries are read some five hundred times a plan ({env:NAME} entries
+    # scan them all), and os.environ decodes each one again every time
+    values = dict(os.environ if env is None else env)
     resolve = Realpaths()
     project = resolve(project)
     named = placeholders(project, values)
