@@ -1789,3 +1789,47 @@ def test_the_mounts_kept_are_found_by_a_walk_up_as_by_the_scan_they_replace(
     ordered = sorted(chosen.items(), key=lambda item: (item[0].count("/"), item[0]))
     mounts = [contain.Mount(path, kind) for path, kind in ordered]
     assert contain.needed(mounts) == _needed_by_scan(mounts)
+
+
+def test_a_folders_listing_is_kept_between_plans_only_while_it_is_settled_and_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The servers' socket patterns (``{tmp}/sway-ipc.*.sock``...) are matched against
+    their folder's listing: a busy /tmp listed on every command was a tenth of a plan.
+    A warm daemon keeps the listing while the folder's (device, inode, mtime, ctime) is
+    the same, and only for a folder last changed more than a second before it was
+    listed: a socket made in the same clock tick as the listing would otherwise leave
+    the mtime as it was, and the socket unhidden."""
+    from agentreflex.core.contain import policy
+
+    monkeypatch.setattr(policy, "_SETTLED_NS", 200_000_000)  # a fifth of a second here
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "sway-ipc.1.sock").write_text("")
+    time.sleep(0.3)
+    listed: list[str] = []
+    real = os.listdir
+
+    def counted(path: str) -> list[str]:
+        listed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(os, "listdir", counted)
+    pattern = [str(folder / "sway-ipc.*.sock")]
+    one = [str(folder / "sway-ipc.1.sock")]
+    assert policy.globbed(pattern, {}) == one
+    assert policy.globbed(pattern, {}) == one
+    assert len(listed) == 1  # the second plan read the first one's listing
+    (folder / "sway-ipc.2.sock").write_text("")  # the folder changes: listed again
+    both = [*one, str(folder / "sway-ipc.2.sock")]
+    assert policy.globbed(pattern, {}) == both
+    assert policy.globbed(pattern, {}) == both
+    assert len(listed) == 3  # changed just now: not kept until it has settled
+    time.sleep(0.3)
+    assert policy.globbed(pattern, {}) == both
+    assert policy.globbed(pattern, {}) == both
+    assert len(listed) == 4
+    stat = os.stat(folder)
+    (folder / "sway-ipc.1.sock").unlink()
+    os.utime(folder, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # its mtime set back: ctime says
+    assert policy.globbed(pattern, {}) == both[1:]
