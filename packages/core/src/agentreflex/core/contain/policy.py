@@ -386,10 +386,7 @@ def globbed(paths: list[str], listings: dict[str, list[str]] | None = None) -> l
             found += sorted(glob.glob(path))
             continue
         if folder not in listings:
-            try:
-                listings[folder] = sorted(os.listdir(folder))
-            except OSError:
-                listings[folder] = []
+            listings[folder] = _listing(folder)
         import fnmatch
 
         hidden_ok = name.startswith(".")  # as glob: a leading * does not match a dotfile
@@ -401,6 +398,44 @@ def globbed(paths: list[str], listings: dict[str, list[str]] | None = None) -> l
             if hidden_ok or not entry.startswith(".")
         ]
     return found
+
+
+# a folder's sorted listing by its path, with the (device, inode, mtime, ctime) it was
+# listed at: kept by a warm daemon from one plan to the next (:func:`_listing`)
+_LISTED: dict[str, tuple[tuple[int, int, int, int], list[str]]] = {}
+_SETTLED_NS = 1_000_000_000  # a folder changed less than this before its listing: not kept
+
+
+def _listing(folder: str) -> list[str]:
+    """``folder``'s names, sorted; [] where it can't be listed.
+
+    Why kept: the servers' socket patterns are matched against their folder's listing,
+    and a busy temp folder listed on every command was a tenth of a plan.  Kept only
+    while the folder's (device, inode, mtime, ctime) is what it was, and only for a
+    folder last changed more than a second before it was listed (as git treats a "racy"
+    index entry): the kernel stamps a change with a coarse clock, so a socket made in
+    the same tick as the listing could leave the mtime as it was, and go unhidden.
+    """
+    import time
+
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return []
+    key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+    kept = _LISTED.get(folder)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    listed_at = time.time_ns()
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    if listed_at - max(st.st_mtime_ns, st.st_ctime_ns) > _SETTLED_NS:
+        _LISTED[folder] = (key, names)
+    else:
+        _LISTED.pop(folder, None)
+    return names
 
 
 def _starting(listing: list[str], head: str) -> list[str]:
