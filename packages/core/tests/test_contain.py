@@ -1833,3 +1833,23 @@ def test_a_folders_listing_is_kept_between_plans_only_while_it_is_settled_and_un
     (folder / "sway-ipc.1.sock").unlink()
     os.utime(folder, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # its mtime set back: ctime says
     assert policy.globbed(pattern, {}) == both[1:]
+
+
+def test_a_policy_entry_is_expanded_by_the_placeholder_it_starts_with_and_no_other() -> None:
+    """expand_entry looks the entry's leading ``{name}`` up instead of trying each of the
+    placeholders in turn (rt82: some 120 entries a plan): a placeholder stands for its
+    paths only as the whole entry or followed by ``/``; anything else is a path of its own
+    or an error, as before."""
+    from agentreflex.core.contain import policy
+
+    values = {"{tmp}": ["/t1", "/t2"], "{project}": ["/p"], "{user}": ["u"]}
+    expand = policy.expand_entry
+    assert expand("{tmp}", values, "/h") == ["/t1", "/t2"]
+    assert expand("{tmp}/a/b", values, "/h") == ["/t1/a/b", "/t2/a/b"]
+    assert expand("{tmp}/", values, "/h") == ["/t1/", "/t2/"]
+    assert expand("{project}/x-{user}", values, "/h") == ["/p/x-u"]
+    assert expand("~/.x", values, "/h") == ["/h/.x"]
+    assert expand("/abs/{tmp}", values, "/h") == ["/abs/{tmp}"]
+    for entry in ("{tmp}x", "{tmp}{project}", "{nope}/x", "{tmp"):
+        with pytest.raises(policy.PolicyError):
+            expand(entry, values, "/h")

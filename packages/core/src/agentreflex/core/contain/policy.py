@@ -283,11 +283,11 @@ def expand_entry(
         return [p + rest for p in found]
     if "{uid}" in entry or "{user}" in entry:
         entry = entry.replace("{uid}", str(os.getuid())).replace("{user}", values["{user}"][0])
-    for name, paths in values.items():
-        if entry == name:
-            return paths
-        if entry.startswith(name + "/"):
-            return [os.path.join(p, entry[len(name) + 1 :]) for p in paths]
+    # the placeholder it starts with, looked up (each plan expands some 120 entries)
+    name, brace, rest = entry.partition("}")
+    paths = values.get(name + brace) if brace and rest[:1] in ("", "/") else None
+    if paths is not None:
+        return [os.path.join(p, rest[1:]) for p in paths] if rest else paths
     if entry == "~" or entry.startswith("~/"):
         entry = home + entry[1:]
     if not os.path.isabs(entry):
