@@ -96,8 +96,8 @@ def _deepest(path: str, kinds: Mapping[str, str]) -> str | None:
     """The kind of the deepest path in ``kinds`` that holds ``path`` (itself included).
 
     Why a walk up, not a scan of the mounts kept so far: every hook call plans some fifty
-    mounts and asks this twice (the command's and the namespace holder's), which a scan
-    made quadratic, about a tenth of the plan's cost."""
+    mounts and asks this of each (and again for a namespace holder it starts), which a
+    scan made quadratic, about a tenth of the plan's cost."""
     folder = path
     while folder not in kinds:
         cut = folder.rfind("/")  # the paths are normalised: dirname's work, without its calls

@@ -347,8 +347,8 @@ def _operand_dirs(repo: observe.Repo, event: Event) -> list[str]:
 
     Linear in the command (rt78: a 250 kB command took 2.4 s): each distinct word once,
     the folders on the way resolved once for all (:class:`Realpaths`: a link check and an
-    existence check a word), the paths found kept in a set, and the look's deadline
-    checked between words (:func:`observe.checked`)."""
+    existence check a word), the paths found kept in a dict (in order), and the look's
+    deadline checked between words (:func:`observe.checked`)."""
     call = event.tool
     if call is None or call.kind is not ToolKind.SHELL:
         return []
