@@ -984,3 +984,13 @@ def test_the_looks_operands_stop_at_the_looks_deadline(repo: Path) -> None:
             look()
     finally:
         deadline.restore(before)
+
+
+def test_the_looks_operands_of_a_command_with_an_unclosed_quote_are_none(repo: Path) -> None:
+    """The command is read a word at a time (so that a 10 MB one is read within the look's
+    deadline too); one with an unclosed quote still names no path, as when it was split
+    whole first, and one without names what exists, once."""
+    assert _operand_look(repo, "rm -rf src 'README")() == []
+    assert _operand_look(repo, "rm -rf src src ./src README -- 'src' nothing")() == [
+        os.path.join(os.path.realpath(repo), name) for name in ("src", "README")
+    ]
