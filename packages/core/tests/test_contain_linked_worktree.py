@@ -1,0 +1,217 @@
+"""Containment in a project that is a linked work tree (issue #28, red-team rt83).
+
+``git worktree add ../app-feat`` (and ``claude --worktree``'s ``.claude/worktrees/NAME``,
+Codex's app, Conductor, claude-squad) makes a project whose ``.git`` is a file naming
+``<main>/.git/worktrees/NAME``: what a commit writes is outside the project.  Real git
+and real bubblewrap, the line run as a host runs it: everyday git works as without the
+boundary, while the repository's settings and hooks, the main work tree's files and
+whatever a forged pointer names stay as they were.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from agentreflex.core.contain import boundary as contain
+from agentreflex.core.contain import linkedgit, mounts
+from agentreflex.core.contain.policy import load_policy
+from agentreflex.core.state import userdirs
+
+ID = ["-c", "user.name=t", "-c", "user.email=t@e"]
+
+
+def _git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *ID, "-C", str(folder), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def run(command: str, project: Path) -> subprocess.CompletedProcess[str]:
+    if contain.engine_path() is None:
+        pytest.fail("bubblewrap is not installed: `apt-get install -y bubblewrap`")
+    line = contain.rewrite(command, str(project))
+    return subprocess.run(
+        ["bash", "-c", line], cwd=project, capture_output=True, text=True, timeout=120
+    )
+
+
+def _home() -> Path:
+    home = Path(os.environ["HOME"])
+    Path(userdirs.user_state_dir()).mkdir(parents=True, exist_ok=True)
+    Path(userdirs.key_path()).write_text("per-user-key\n")
+    return home
+
+
+def _main(home: Path) -> Path:
+    """The user's checkout in home (read-only in the boundary), with a first commit."""
+    main = home / "src" / "app"
+    main.mkdir(parents=True)
+    _git(main, "init", "-q", "-b", "main")
+    (main / "a.txt").write_text("one\n")
+    _git(main, "add", "a.txt")
+    _git(main, "commit", "-qm", "first")
+    return main
+
+
+@pytest.fixture(params=["sibling", "claude"])
+def linked(request: pytest.FixtureRequest) -> tuple[Path, Path]:
+    """(main checkout, linked work tree): ``git worktree add ../app-feat``, or the folder
+    ``claude --worktree feat`` makes in the main checkout."""
+    main = _main(_home())
+    where = (
+        main.parent / "app-feat" if request.param == "sibling" else main / ".claude/worktrees/feat"
+    )
+    _git(main, "worktree", "add", "-q", "-b", "feat", str(where))
+    return main, where
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` by its content's hash (links by their target)."""
+    found: dict[str, str] = {}
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            found[path] = (
+                "-> " + os.readlink(path)
+                if os.path.islink(path)
+                else hashlib.sha256(Path(path).read_bytes()).hexdigest()
+            )
+    return found
+
+
+def test_everyday_git_works_in_a_linked_work_tree(linked: tuple[Path, Path]) -> None:
+    main, project = linked
+    (project / "b.txt").write_text("two\n")
+    done = run(
+        "git add b.txt && git -c user.name=t -c user.email=t@e commit -qm second && "
+        "echo three >> a.txt && git stash -q && git checkout -q -b x && git stash pop -q && "
+        "git worktree list && git log --oneline",
+        project,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "second" in done.stdout and str(project) in done.stdout
+    # the commit is in the shared repository, as without the boundary
+    assert "second" in _git(main, "log", "--oneline", "feat")
+    assert _git(project, "branch", "--show-current").strip() == "x"
+    assert (project / "a.txt").read_text() == "one\nthree\n"
+
+
+def test_settings_hooks_and_the_main_checkout_stay_as_they_were(
+    linked: tuple[Path, Path],
+) -> None:
+    main, project = linked
+    common = main / ".git"
+    _git(main, "config", "extensions.worktreeConfig", "true")
+    _git(project, "config", "--worktree", "core.sparseCheckout", "false")
+    own = Path((project / ".git").read_text()[len("gitdir: ") :].strip()) / "config.worktree"
+    assert own.exists()
+    before = {
+        p: v
+        for p, v in _snapshot(main).items()
+        if not p.startswith(str(project)) and "/.git/" not in p
+    }
+    before |= {str(p): p.read_text() for p in (common / "config", own)}
+    for command in (
+        "git config user.name x",
+        "git config --worktree core.fsmonitor 'touch ~/fsmonitor-ran'",
+        f"echo 'touch ~/hook-ran' > {common}/hooks/pre-commit && chmod +x {common}/hooks/pre-commit",
+        f"printf '[core]\\n\\tpager = touch ~/pager-ran\\n' >> {common}/config",
+        f"printf '[core]\\n\\tpager = touch ~/pager-ran\\n' >> {own}",
+        f"echo changed > {main}/a.txt",
+        f"echo new > {main}/new.txt",
+        f"echo x > {project}/.git",
+    ):
+        done = run(command, project)
+        assert done.returncode != 0, command
+    after = {
+        p: v
+        for p, v in _snapshot(main).items()
+        if not p.startswith(str(project)) and "/.git/" not in p
+    }
+    after |= {str(p): p.read_text() for p in (common / "config", own)}
+    assert after == before
+    assert not (common / "hooks" / "pre-commit").exists()
+    assert (project / ".git").read_text().startswith("gitdir: ")
+
+
+def test_a_hooks_folder_git_did_not_make_cannot_be_made(linked: tuple[Path, Path]) -> None:
+    main, project = linked
+    hooks = main / ".git" / "hooks"
+    for hook in hooks.iterdir():
+        hook.unlink()
+    hooks.rmdir()
+    done = run(f"mkdir -p {hooks} && echo 'touch ~/x' > {hooks}/post-checkout", project)
+    assert done.returncode != 0
+    assert not (hooks / "post-checkout").exists()
+    work = run("git -c user.name=t -c user.email=t@e commit -q --allow-empty -m next", project)
+    assert work.returncode == 0, work.stderr
+
+
+def _forge(project: Path, target: str) -> None:
+    project.mkdir(parents=True, exist_ok=True)
+    (project / ".git").write_text(f"gitdir: {target}\n")
+
+
+def _writable(project: Path, path: Path) -> bool:
+    return mounts.writable(mounts.plan(str(project), load_policy()), str(path))
+
+
+def test_a_forged_pointer_opens_nothing(tmp_path: Path) -> None:
+    """A ``.git`` file at ``~/.ssh``, or at a folder in /tmp laid out as git's whose
+    ``commondir`` names home (or a real repository there that does not know this work
+    tree), makes nothing there writable."""
+    home = _home()
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("key\n")
+    project = tmp_path / "proj"
+    _forge(project, str(home / ".ssh"))
+    assert linkedgit.linked(str(project), str(home)) is None
+    assert not _writable(project, home / ".ssh" / "id_ed25519")
+    # a fake git folder in /tmp whose commondir names home, home made to look like a repository
+    for name in ("objects", "refs"):
+        (home / name).mkdir()
+    (home / "HEAD").write_text("ref: refs/heads/main\n")
+    fake = tmp_path / "fake" / "worktrees" / "w"
+    fake.mkdir(parents=True)
+    (fake / "commondir").write_text(f"{home}\n")
+    (fake / "gitdir").write_text(f"{project}/.git\n")
+    _forge(project, str(fake))
+    assert linkedgit.linked(str(project), str(home)) is None
+    assert not _writable(project, home / "HEAD")
+    # the same inside home: home's own repository (~/.git, a dotfiles checkout of home)
+    dot = home / ".git" / "worktrees" / "w"
+    dot.mkdir(parents=True)
+    for name in ("objects", "refs"):
+        (home / ".git" / name).mkdir()
+    (home / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (dot / "commondir").write_text("../..\n")
+    (dot / "gitdir").write_text(f"{project}/.git\n")
+    _forge(project, str(dot))
+    assert linkedgit.linked(str(project), str(home)) is None
+    assert not _writable(project, home / ".git" / "HEAD")
+    # a real repository's work tree that is not this project's
+    main = _main(home)
+    _git(main, "worktree", "add", "-q", str(main.parent / "other"))
+    _forge(project, str(main / ".git" / "worktrees" / "other"))
+    assert linkedgit.linked(str(project), str(home)) is None
+    assert not _writable(project, main / ".git" / "HEAD")
+    done = run(f"echo x > {main}/.git/HEAD", project)
+    assert done.returncode != 0 and "ref:" in (main / ".git" / "HEAD").read_text()
+
+
+def test_a_link_on_the_way_opens_nothing(tmp_path: Path) -> None:
+    """The work tree's folder reached through a link (one a command made in /tmp to the
+    real one) is not taken: the paths as spelled must be the paths resolved."""
+    main = _main(_home())
+    project = main.parent / "app-feat"
+    _git(main, "worktree", "add", "-q", str(project))
+    link = tmp_path / "via"
+    link.symlink_to(main / ".git")
+    (project / ".git").write_text(f"gitdir: {link}/worktrees/app-feat\n")
+    assert linkedgit.linked(str(project), os.environ["HOME"]) is None
+    assert not _writable(project, main / ".git" / "HEAD")
