@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+from agentreflex.core.contain import linkedgit
 from agentreflex.core.util.fsutil import read_regular
 
 __all__ = ["named_paths"]
@@ -37,6 +38,12 @@ def named_paths(project: str, home: str, xdg_config: str = "", existing: bool = 
     gitdir = os.path.join(project, ".git")
     found: list[str] = []
     own = [os.path.join(gitdir, "config"), os.path.join(gitdir, "config.worktree")]
+    found_linked = linkedgit.linked(project, home)
+    if found_linked is not None:  # a linked work tree: git reads these instead
+        own = [
+            os.path.join(found_linked.common, "config"),
+            os.path.join(found_linked.own, "config.worktree"),
+        ]
     users = [
         os.path.join(home, ".gitconfig"),
         os.path.join(xdg_config or os.path.join(home, ".config"), "git", "config"),
@@ -47,11 +54,14 @@ def named_paths(project: str, home: str, xdg_config: str = "", existing: bool = 
                 found.append(_hooks_folder(_path(value, project, home)))
             elif config in own and (key == "include.path" or _include_if(key)):
                 found.append(_path(value, os.path.dirname(config), home))
-    inside = project.rstrip("/") + "/"
+    # the project's, and a linked work tree's common folder (writable in the boundary too:
+    # an include.path of its config may name a file there)
+    roots = [project] + ([found_linked.common] if found_linked else [])
+    within = tuple(r.rstrip("/") + "/" for r in roots)
     return [
         p
         for p in dict.fromkeys(found)
-        if p.startswith(inside) and (os.path.lexists(p) or not existing)
+        if p.startswith(within) and (os.path.lexists(p) or not existing)
     ]
 
 

@@ -49,6 +49,7 @@ from agentreflex.core.contain import (
     gitruns,
     homelinks,
     hostruns,
+    linkedgit,
     nestedgit,
     nestedhosts,
     pathprograms,
@@ -111,6 +112,10 @@ def watched(project: str, host: str) -> list[str]:
     if os.path.isdir(os.path.join(project, ".git")):
         # git writes no commondir in a main .git; config.worktree only on the user's word
         paths += [os.path.join(project, ".git", n) for n in ("commondir", "config.worktree")]
+    else:
+        # a linked work tree's own settings, in the common folder the boundary opens
+        found = linkedgit.linked(project, userdirs.home_dir())
+        paths += [os.path.join(found.own, "config.worktree")] if found else []
     return paths
 
 

@@ -179,9 +179,37 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     roots = (project, *values["{tmp}"])
     found = homelinks.targets(userdirs.home_dir(env), roots)
     values["{home_links}"] = [p for p in found if os.path.lexists(p)]
+    values.update(_git_folders(project, home, values))
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
+
+
+def _git_folders(project: str, home: str, values: dict[str, list[str]]) -> dict[str, list[str]]:
+    """``{git}``: where git keeps the project's settings, hooks and submodules (its ``.git``,
+    and a linked work tree's common folder too); ``{git_worktree}``: the folder of its
+    ``config.worktree`` (the same, or the linked work tree's own in the common one);
+    ``{linked_git}``: the common folder a linked work tree's commits write
+    (contain/linkedgit.py), none for an ordinary project."""
+    from agentreflex.core.contain import linkedgit
+
+    dot = os.path.join(project, ".git")
+    names = ("{protected}", "{installed}", "{interpreter}", "{key}", "{trust}", "{daemon}")
+    found = linkedgit.linked(project, home, [p for n in names for p in values[n]])
+    if found is None:
+        return {"{git}": [dot], "{git_worktree}": [dot], "{linked_git}": []}
+    return {
+        "{git}": [dot, found.common],
+        "{git_worktree}": [dot, found.own],
+        "{linked_git}": [found.common],
+    }
+
+
+def _linked_common(project: str, home: str) -> list[str]:
+    from agentreflex.core.contain import linkedgit
+
+    found = linkedgit.linked(os.path.realpath(project), home)
+    return [found.common] if found else []
 
 
 def cache_homes(env: Mapping[str, str], *projects: str) -> list[str]:
@@ -330,6 +358,8 @@ def writable_roots(projects: Sequence[str], env: Mapping[str, str] | None = None
         "{cache}": cache_homes(values, *projects),
     }
     home = userdirs.home_dir(values)
+    # a linked work tree's common folder: more roots only count more as writable
+    light["{linked_git}"] = [g for p in projects for g in _linked_common(p, home)]
     found: list[str] = []
     for entry in entries:
         if entry.startswith("{") and not entry.startswith((*light, "{env:")):
