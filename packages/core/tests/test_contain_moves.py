@@ -658,6 +658,33 @@ def test_the_projects_worktree_settings_hold(world: World, had_one: bool) -> Non
     assert not PWNED.exists()
 
 
+def test_a_linked_work_trees_own_settings_a_command_made_are_moved(world: World) -> None:
+    """In a linked work tree (``git worktree add ../app-feat``) git reads the work tree's own
+    ``config.worktree`` in the repository's common folder, which the boundary leaves
+    writable for commits (red-team rt83).  One the user has is read-only; one a command
+    makes is moved aside after it, as the project's own ``.git/config.worktree`` is."""
+    main = world.home / "src" / "app"
+    main.mkdir(parents=True)
+    ident = ["-c", "user.name=t", "-c", "user.email=t@e"]
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "first"]):
+        subprocess.run(["git", *ident, "-C", str(main), *args], check=True)
+    project = main.parent / "app-feat"
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(project)], check=True)
+    subprocess.run(["git", "-C", str(main), "config", "extensions.worktreeConfig", "true"])
+    (project / ".agentreflex").mkdir()
+    (project / ".agentreflex" / "config.toml").write_text("mode = 'enforced'\n")
+    own = Path((project / ".git").read_text()[len("gitdir: ") :].strip()) / "config.worktree"
+    move = "git config --worktree core.fsmonitor 'touch /tmp/ar-pwned'"
+    reply = _gemini(world, "BeforeTool", move, cwd=project)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
+    response = {"llmContent": "", "returnDisplay": ""}
+    _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
+    assert not own.exists() or "fsmonitor" not in own.read_text()
+    subprocess.run(["git", "-C", str(project), "status"], capture_output=True, check=False)
+    assert not PWNED.exists()
+
+
 def test_the_moves_cover_every_aim_and_cite_a_source() -> None:
     """The set stays a measurement: every aim the issue names, each move with its source."""
     assert {m["aim"] for m in MOVES} == {"guard", "hook", "host", "git", "home", "key", "project"}
