@@ -60,3 +60,24 @@ def test_a_relative_hooks_path_of_the_users_own_is_the_projects(tmp_path: Path) 
 def test_nothing_else_is_held(tmp_path: Path, config: str) -> None:
     root = _project(tmp_path, config, ".githooks/pre-commit")
     assert gitruns.named_paths(str(root), str(tmp_path / "home")) == []
+
+
+def test_a_linked_work_trees_settings_are_read_in_the_common_folder(tmp_path: Path) -> None:
+    """A linked work tree's ``.git`` is a file: git reads ``<main>/.git/config`` and its own
+    ``config.worktree``, and a file an include names in the common folder (writable in the
+    boundary for commits) is held as the project's own are."""
+    import subprocess
+
+    home, main = tmp_path / "home", tmp_path / "home" / "app"
+    main.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(main)], check=True)
+    ident = ["-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run(["git", *ident, "-C", str(main), "commit", "-q", "--allow-empty", "-m", "a"])
+    project = home / "app-feat"
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(project)], check=True)
+    with (main / ".git" / "config").open("a") as fh:
+        fh.write("[core]\n\thooksPath = .githooks\n[include]\n\tpath = extra.config\n")
+    (main / ".git" / "extra.config").write_text("")
+    (project / ".githooks").mkdir()
+    found = gitruns.named_paths(str(project), str(home))
+    assert found == [str(project / ".githooks"), str(main / ".git" / "extra.config")]

@@ -10,7 +10,10 @@ commit or ``git status``, outside any boundary.  So each such path that exists
 inside the project is read-only too (the policy's ``{git_runs}``).
 
 The settings are read here, not by git (the hook's path runs no program for a
-plan): the project's ``.git/config`` and ``config.worktree``, and the user's
+plan): the project's ``.git/config`` and ``config.worktree`` (a linked work
+tree's: its repository's common ``config`` and its own ``config.worktree``,
+:mod:`.linkedgit`; an include there may name a file in the common folder,
+writable in the boundary, which is held too), and the user's
 own (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``) for a relative
 ``core.hooksPath``, which git takes from the work tree's top.  Only the keys
 that name a path are read.  Stdlib only, and small.
