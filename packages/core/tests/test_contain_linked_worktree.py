@@ -115,7 +115,8 @@ def test_settings_hooks_and_the_main_checkout_stay_as_they_were(
         for p, v in _snapshot(main).items()
         if not p.startswith(str(project)) and "/.git/" not in p
     }
-    before |= {str(p): p.read_text() for p in (common / "config", own)}
+    held = (common / "config", own, own.parent / "commondir")
+    before |= {str(p): p.read_text() for p in held}
     for command in (
         "git config user.name x",
         "git config --worktree core.fsmonitor 'touch ~/fsmonitor-ran'",
@@ -125,6 +126,8 @@ def test_settings_hooks_and_the_main_checkout_stay_as_they_were(
         f"echo changed > {main}/a.txt",
         f"echo new > {main}/new.txt",
         f"echo x > {project}/.git",
+        # another common folder would have git read settings of the command's making
+        f"echo /tmp > {own.parent}/commondir",
     ):
         done = run(command, project)
         assert done.returncode != 0, command
@@ -133,7 +136,7 @@ def test_settings_hooks_and_the_main_checkout_stay_as_they_were(
         for p, v in _snapshot(main).items()
         if not p.startswith(str(project)) and "/.git/" not in p
     }
-    after |= {str(p): p.read_text() for p in (common / "config", own)}
+    after |= {str(p): p.read_text() for p in held}
     assert after == before
     assert not (common / "hooks" / "pre-commit").exists()
     assert (project / ".git").read_text().startswith("gitdir: ")

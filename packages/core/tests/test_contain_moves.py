@@ -658,30 +658,41 @@ def test_the_projects_worktree_settings_hold(world: World, had_one: bool) -> Non
     assert not PWNED.exists()
 
 
-def test_a_linked_work_trees_own_settings_a_command_made_are_moved(world: World) -> None:
-    """In a linked work tree (``git worktree add ../app-feat``) git reads the work tree's own
-    ``config.worktree`` in the repository's common folder, which the boundary leaves
-    writable for commits (red-team rt83).  One the user has is read-only; one a command
-    makes is moved aside after it, as the project's own ``.git/config.worktree`` is."""
+def _linked_work_trees(world: World) -> tuple[Path, Path]:
+    """The user's checkout in home with two linked work trees, ``app-feat`` (the project)
+    and ``app-other``, and ``extensions.worktreeConfig`` on."""
     main = world.home / "src" / "app"
     main.mkdir(parents=True)
     ident = ["-c", "user.name=t", "-c", "user.email=t@e"]
     for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "first"]):
         subprocess.run(["git", *ident, "-C", str(main), *args], check=True)
-    project = main.parent / "app-feat"
-    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(project)], check=True)
+    for name in ("app-feat", "app-other"):
+        where = str(main.parent / name)
+        subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", "-b", name, where])
     subprocess.run(["git", "-C", str(main), "config", "extensions.worktreeConfig", "true"])
+    project = main.parent / "app-feat"
     (project / ".agentreflex").mkdir()
     (project / ".agentreflex" / "config.toml").write_text("mode = 'enforced'\n")
-    own = Path((project / ".git").read_text()[len("gitdir: ") :].strip()) / "config.worktree"
-    move = "git config --worktree core.fsmonitor 'touch /tmp/ar-pwned'"
+    return main, project
+
+
+@pytest.mark.parametrize("whose", ["app-feat", "app-other"])
+def test_a_linked_work_trees_settings_a_command_made_are_moved(world: World, whose: str) -> None:
+    """In a linked work tree (``git worktree add ../app-feat``) git reads the work tree's own
+    ``config.worktree`` in the repository's common folder, which the boundary leaves
+    writable for commits (red-team rt83), as it reads another work tree's there.  One a
+    command makes is moved aside after it, as the project's own ``.git/config.worktree``
+    is, and another work tree's folder that leads to one, as an ordinary ``.git``'s is."""
+    main, project = _linked_work_trees(world)
+    settings = main / ".git" / "worktrees" / whose / "config.worktree"
+    move = f"git config --file {settings} core.fsmonitor 'touch /tmp/ar-pwned'"
     reply = _gemini(world, "BeforeTool", move, cwd=project)
     line = reply["hookSpecificOutput"]["tool_input"]["command"]
     subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
     response = {"llmContent": "", "returnDisplay": ""}
     _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
-    assert not own.exists() or "fsmonitor" not in own.read_text()
-    subprocess.run(["git", "-C", str(project), "status"], capture_output=True, check=False)
+    for folder in (project, main.parent / "app-other", main):
+        subprocess.run(["git", "-C", str(folder), "status"], capture_output=True, check=False)
     assert not PWNED.exists()
 
 
