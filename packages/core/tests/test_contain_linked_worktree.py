@@ -218,3 +218,14 @@ def test_a_link_on_the_way_opens_nothing(tmp_path: Path) -> None:
     (project / ".git").write_text(f"gitdir: {link}/worktrees/app-feat\n")
     assert linkedgit.linked(str(project), os.environ["HOME"]) is None
     assert not _writable(project, main / ".git" / "HEAD")
+
+
+def test_a_repository_in_a_guarded_path_is_not_opened(linked: tuple[Path, Path]) -> None:
+    """A real work tree of a repository the guard holds (a plugin's checkout in a host's
+    settings folder, say) is not taken: the held path stays read-only."""
+    main, project = linked
+    home = os.environ["HOME"]
+    assert linkedgit.linked(str(project), home) == linkedgit.Linked(
+        str(main / ".git"), (project / ".git").read_text()[len("gitdir: ") :].strip()
+    )
+    assert linkedgit.linked(str(project), home, [str(main)]) is None
