@@ -152,7 +152,16 @@ def test_the_sessions_terminal_socket_is_out_of_reach_when_the_daemon_answers(
 @pytest.mark.parametrize("daemon", ["on", "off"])
 @pytest.mark.parametrize(
     ("var", "part"),
-    [("GOCACHE", ""), ("PRE_COMMIT_HOME", ""), ("npm_config_cache", "_npx"), ("PIP_CACHE_DIR", "")],
+    [
+        ("GOCACHE", ""),
+        ("PRE_COMMIT_HOME", ""),
+        ("npm_config_cache", "_npx"),
+        ("PIP_CACHE_DIR", ""),
+        # rt84: npm reads its variables in any case (@npmcli/config loadEnv lowercases the
+        # name), so every spelling moves its cache, not only the two common ones
+        ("Npm_Config_Cache", "_npx"),
+        ("nPM_CONFIG_cache", "_cacache/index-v5"),
+    ],
 )
 def test_a_cache_the_sessions_variable_moved_is_held_when_the_daemon_answers(
     tmp_path: Path,
@@ -177,6 +186,63 @@ def test_a_cache_the_sessions_variable_moved_is_held_when_the_daemon_answers(
     )
     assert (cache / part / "entry").read_text() == "the user's\n"
     assert sorted(os.listdir(cache / part)) == ["entry"]
+
+
+USERS_OWN = """
+# a tool of the user's that runs what its cache holds, moved by its own variable
+read_only = ["{env:my_tool_home}/*"]
+"""
+
+
+@pytest.mark.parametrize("daemon", ["on", "off"])
+@pytest.mark.parametrize("daemons_own", [False, True])
+def test_a_users_own_env_entry_is_honoured_when_the_daemon_answers(
+    tmp_path: Path,
+    start_daemon: Callable[..., subprocess.Popen[bytes]],
+    daemon: str,
+    daemons_own: bool,
+) -> None:
+    """red-team rt84: an ``{env:NAME}`` entry of the user's own contain.toml (any case) is
+    where the session's variable put that tool's folder; the daemon, started without the
+    variable or with another session's value, plans with the one the client forwards, so
+    the folder is read-only for the command all the same."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    config = tmp_path / "home" / ".config" / "agentreflex"
+    config.mkdir(parents=True)
+    (config / "contain.toml").write_text(USERS_OWN)
+    tool = tmp_path / "tool-home"
+    (tool / "v1").mkdir(parents=True)
+    (tool / "v1" / "run.sh").write_text("the user's\n")
+    elsewhere = tmp_path / "another-sessions"
+    elsewhere.mkdir()
+    start_daemon(**({"MY_TOOL_HOME": str(elsewhere)} if daemons_own else {}))
+    env = _env(tmp_path, AGENTREFLEX_DAEMON=daemon, MY_TOOL_HOME=str(tool))
+    shell_call(
+        root, f"echo planted > {tool / 'v1' / 'run.sh'}; touch {tool / 'v1' / 'new'}", env, "u"
+    )
+    assert (tool / "v1" / "run.sh").read_text() == "the user's\n"
+    assert sorted(os.listdir(tool / "v1")) == ["run.sh"]
+
+
+@pytest.mark.parametrize("daemon", ["on", "off"])
+def test_the_daemons_own_spelling_of_a_policy_variable_is_not_the_sessions(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]], daemon: str
+) -> None:
+    """red-team rt84: the daemon was started with ``Npm_Config_Cache`` (another session's
+    npm cache, in a spelling npm reads); this session has none, so for its commands that
+    folder is a plain temp folder: what they write there lands.  Before, the daemon took
+    away only the spellings the client forwarded, and planned with its own."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    other = tmp_path / "another-sessions-npm"
+    (other / "_npx").mkdir(parents=True)
+    start_daemon(Npm_Config_Cache=str(other))
+    env = _env(tmp_path, AGENTREFLEX_DAEMON=daemon)
+    shell_call(root, f"echo mine > {other / '_npx' / 'note'}", env, "n")
+    assert (other / "_npx" / "note").read_text() == "mine\n"
 
 
 FORGE = r"""
