@@ -337,53 +337,22 @@ TRANSPORT = (
     Path(__file__).resolve().parents[1] / "src/agentreflex/core/install/js_plugins/transport.js"
 )
 ENCODE = """
-import { encodeRequest } from %s;
-const [install, payload] = [process.argv[2], process.argv[3]];
-process.stdout.write(encodeRequest(install, "opencode", "", process.env, Buffer.from(payload)));
+import { encodeRequest, loadDaemonInfo } from %s;
+const [python, payload] = [process.argv[2], process.argv[3]];
+const info = await loadDaemonInfo(python);
+process.stdout.write(encodeRequest(info, "opencode", "", process.env, Buffer.from(payload)));
 """
 
 
-@pytest.mark.skipif(not __import__("shutil").which("node"), reason="node")
-def test_opencodes_own_rules_reach_the_daemon_from_the_js_shim(
-    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
-) -> None:
-    """OpenCode's shim forwards its own list of variables (transport.js ENV_PREFIXES),
-    without ``OPENCODE_PERMISSION``/``OPENCODE_CONFIG``/``OPENCODE_CONFIG_CONTENT``: the
-    daemon never sees the user's ``"touch *": "deny"`` given there and puts the command in
-    the boundary, where OpenCode's rule no longer matches it (hosts/opencode_rules.py).
-    The hook process (AGENTREFLEX_DAEMON=off) leaves it as written for OpenCode to deny."""
+def _js_ask(tmp_path: Path, env: dict[str, str], payload: str) -> bytes:
+    """What the JS shim sends (transport.js: the list of variables from this installation's
+    Python, then encodeRequest) and the daemon's answer."""
     import socket
 
-    root = tmp_path / "proj"
-    root.mkdir()
-    _git(root, "init", "-q")
-    start_daemon()
-    deny = json.dumps({"bash": {"*": "allow", "touch *": "deny"}})
-    env = _env(tmp_path, OPENCODE_PERMISSION=deny)
-    payload = json.dumps(
-        {
-            "hook_event_name": "tool.execute.before",
-            "session_id": "oc",
-            "cwd": str(root),
-            "tool": "bash",
-            "args": {"command": "touch made.txt"},
-        }
-    )
-    install = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from agentreflex.core.hook.client import installation_id as i;print(i(), end='')",
-        ],
-        env=env,
-        capture_output=True,
-        check=True,
-        text=True,
-    ).stdout
     script = tmp_path / "encode.mjs"
     script.write_text(ENCODE % json.dumps(TRANSPORT.as_uri()))
     request = subprocess.run(
-        ["node", str(script), install, payload], env=env, capture_output=True, check=True
+        ["node", str(script), sys.executable, payload], env=env, capture_output=True, check=True
     ).stdout
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.connect(str(tmp_path / "run" / "daemon.sock"))
@@ -393,6 +362,38 @@ def test_opencodes_own_rules_reach_the_daemon_from_the_js_shim(
     while chunk := conn.recv(65536):
         data += chunk
     conn.close()
+    return data
+
+
+def _opencode_bash(root: Path, command: str) -> str:
+    return json.dumps(
+        {
+            "hook_event_name": "tool.execute.before",
+            "session_id": "oc",
+            "cwd": str(root),
+            "tool": "bash",
+            "args": {"command": command},
+        }
+    )
+
+
+@pytest.mark.skipif(not __import__("shutil").which("node"), reason="node")
+def test_opencodes_own_rules_reach_the_daemon_from_the_js_shim(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """OpenCode's shim forwards the variables this installation's Python names, with
+    ``OPENCODE_PERMISSION``/``OPENCODE_CONFIG``/``OPENCODE_CONFIG_CONTENT``: else the
+    daemon never sees the user's ``"touch *": "deny"`` given there and puts the command in
+    the boundary, where OpenCode's rule no longer matches it (hosts/opencode_rules.py).
+    The hook process (AGENTREFLEX_DAEMON=off) leaves it as written for OpenCode to deny."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    start_daemon()
+    deny = json.dumps({"bash": {"*": "allow", "touch *": "deny"}})
+    env = _env(tmp_path, OPENCODE_PERMISSION=deny)
+    payload = _opencode_bash(root, "touch made.txt")
+    data = _js_ask(tmp_path, env, payload)
     assert len(data) > 1, data  # the daemon answered
     cold = subprocess.run(
         [_binary(), "hook", "opencode"],
@@ -405,6 +406,33 @@ def test_opencodes_own_rules_reach_the_daemon_from_the_js_shim(
     warm_out = data[1:].partition(b"\0")[0].decode()
     assert "command" not in json.loads(cold.stdout or "{}")  # OpenCode's deny decides
     assert "command" not in json.loads(warm_out or "{}"), warm_out
+
+
+@pytest.mark.skipif(not __import__("shutil").which("node"), reason="node")
+@pytest.mark.parametrize("var", ["MY_TOOL_HOME", "Npm_Config_Devdir"])
+def test_the_js_shim_forwards_what_the_users_policy_and_npm_read(
+    tmp_path: Path, start_daemon: Callable[..., subprocess.Popen[bytes]], var: str
+) -> None:
+    """red-team rt84: the JS shims get the variables to forward from this installation's
+    Python (no copy of their own), so a user's own ``{env:NAME}`` entry and npm's variables
+    in any spelling reach the daemon, and the folder they name is read-only for the
+    command OpenCode runs."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    config = tmp_path / "home" / ".config" / "agentreflex"
+    config.mkdir(parents=True)
+    (config / "contain.toml").write_text(USERS_OWN)
+    tool = tmp_path / "tool-home"
+    (tool / "v1").mkdir(parents=True)
+    (tool / "v1" / "run.sh").write_text("the user's\n")
+    start_daemon()
+    env = _env(tmp_path, **{var: str(tool)})
+    data = _js_ask(tmp_path, env, _opencode_bash(root, f"echo planted > {tool}/v1/run.sh"))
+    assert len(data) > 1 and data[0] == 0, data  # the daemon answered
+    line = json.loads(data[1:].partition(b"\0")[0])["command"]
+    subprocess.run(["bash", "-c", line], cwd=root, env=env, capture_output=True, timeout=60)
+    assert (tool / "v1" / "run.sh").read_text() == "the user's\n"
 
 
 def test_every_variable_the_guard_reads_reaches_the_daemon() -> None:
@@ -425,16 +453,22 @@ def test_every_variable_the_guard_reads_reaches_the_daemon() -> None:
     # `agentreflex install` only; the snapshot's own git environment
     not_for_hooks = {"HERMES_BIN", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"}
     assert {n for n in read if not n.startswith(ENV_PREFIXES)} - not_for_hooks == set()
-    # red-team rt80: and the policy's {env:NAME} entries, in either case (npm's are read so)
-    policy = (src / "contain" / "contain.toml").read_text()
-    for name in re.findall(r'"\{env:([A-Za-z0-9_]+)\}', policy):
-        for spelling in {name, name.upper()}:
-            assert spelling.startswith(ENV_PREFIXES), spelling
-    js = TRANSPORT.read_text()
-    listed = re.search(r"const ENV_PREFIXES = \[(.*?)\];", js, re.S)
-    assert listed is not None
-    js_prefixes = tuple(re.findall(r'"([A-Za-z0-9_]+)"', listed.group(1)))
-    assert set(ENV_PREFIXES) <= set(js_prefixes)
+    # red-team rt80, rt84: and the policy's {env:NAME} entries, any case, read from the
+    # policy files as the parsed policy has them (the built-in's here; the user's above)
+    from agentreflex.core.contain.policy import load_policy
+    from agentreflex.core.hook.client import forwarded_env, policy_variables
+
+    policy = load_policy({"HOME": "/nonexistent"})
+    entries = [e for name in policy.__dataclass_fields__ for e in getattr(policy, name)]
+    named = {e[len("{env:") :].partition("}")[0].lower() for e in entries if e.startswith("{env:")}
+    assert named and policy_variables({"HOME": "/nonexistent"}) == named
+    spellings = {n: "/x" for name in named for n in (name, name.upper(), name.title())}
+    assert forwarded_env({**spellings, "NPM_CONFIG_REGISTRY": "r", "HOME": "/h"}) == {
+        **spellings,
+        "HOME": "/h",
+    }
+    # the JS shims keep no list of their own: they ask this installation's Python
+    assert "ENV_PREFIXES = [" not in TRANSPORT.read_text()
 
 
 @pytest.mark.parametrize("daemon", ["on", "off"])
@@ -592,14 +626,14 @@ def _shim_ask(sock: Path, env: dict[str, str], event: str, body: dict[str, Any])
     process (alive all session), given up after 5 s; None: it then runs the hook itself."""
     import socket
 
-    from agentreflex.core.hook.client import ENV_PREFIXES, encode_request
+    from agentreflex.core.hook.client import encode_request, forwarded_env
 
     install = subprocess.run(
         [sys.executable, "-c", "from agentreflex.core.hook.client import installation_id as i;"
          "print(i(), end='')"],
         env=env, capture_output=True, check=True, text=True,
     ).stdout  # fmt: skip
-    forwarded = {k: v for k, v in env.items() if k.startswith(ENV_PREFIXES)}
+    forwarded = forwarded_env(env)
     payload = json.dumps({**body, "hook_event_name": event}).encode()
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(5.0)

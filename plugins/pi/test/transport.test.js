@@ -185,9 +185,12 @@ test("replies: only a JSON object counts; a block always has a reason", () => {
   for (const bad of ["", "  \n", "[]", "null", "42", "{not json", '"text"']) assert.equal(parseReply(bad), null, bad);
 });
 
-test("requests skip variables with NUL bytes; caches stay bounded", () => {
-  const req = encodeRequest("id", "pi", "tool_call", { HOME: "/h", AGENTREFLEX_X: "a\0b", OTHER: "o" }, Buffer.from("{}"));
-  assert.equal(req.toString(), "ARX2\0id\0pi\0tool_call\0HOME=/h\0\0{}");
+test("requests carry the variables Python named and skip those with NUL bytes; caches stay bounded", () => {
+  const info = { install: "id", prefixes: ["HOME", "AGENTREFLEX_"], policy: ["npm_config_cache"] };
+  const env = { HOME: "/h", AGENTREFLEX_X: "a\0b", OTHER: "o", Npm_Config_Cache: "/n", npm_config_cachex: "/x" };
+  const req = encodeRequest(info, "pi", "tool_call", env, Buffer.from("{}"));
+  // a policy variable in any case (npm reads them so), nothing else it begins
+  assert.equal(req.toString(), "ARX2\0id\0pi\0tool_call\0HOME=/h\0Npm_Config_Cache=/n\0\0{}");
   const map = new BoundedMap(2);
   map.set("a", 1); map.set("b", 2); map.set("c", 3);
   assert.deepEqual([...map.keys()], ["b", "c"]);

@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from agentreflex.core.hook.client import SOCKET_VARIABLES
+from agentreflex.core.hook.client import BUILTIN_POLICY, SOCKET_VARIABLES, user_policy_file
 from agentreflex.core.state import userdirs
 from agentreflex.core.util.fsutil import inside
 
@@ -40,7 +40,7 @@ __all__ = [
     "writable_roots",
 ]
 
-_BUILTIN = os.path.join(os.path.dirname(__file__), "contain.toml")
+_BUILTIN = BUILTIN_POLICY
 _LISTS = ("writable", "read_only", "unreadable", "sockets", "shadowed")
 # only a user's own contain.toml may name these: sockets it lets commands reach
 _USER_ONLY = ("reach",)
@@ -63,7 +63,8 @@ class Policy:
 
 
 def user_policy_path(env: Mapping[str, str] | None = None) -> str:
-    return os.path.join(userdirs.user_config_dir(env), "contain.toml")
+    # one definition, the hook client's: it reads the file's {env:NAME} to forward them
+    return user_policy_file(os.environ if env is None else env)
 
 
 # each file's lists by (path, inode, size, mtime): a hook reads the policy more than once
