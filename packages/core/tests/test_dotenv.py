@@ -129,6 +129,11 @@ def test_everyday_work_on_the_env_file_is_left_alone(project: Path) -> None:
         ("RUSTC_WRAPPER", True),
         ("GOFLAGS", True),  # -toolexec
         ("MAKEFILES", True),
+        # where a tool outside takes what it runs (contain.toml's {env:NAME}, red-team rt84):
+        # a Playwright MCP server starts the browser it finds there, gopls links go's cache
+        ("PLAYWRIGHT_BROWSERS_PATH", True),
+        ("GOCACHE", True),
+        ("PRE_COMMIT_HOME", True),
         ("GEMINI_API_KEY", False),
         ("DATABASE_URL", False),
         ("NEXT_PUBLIC_API", False),
@@ -137,6 +142,30 @@ def test_everyday_work_on_the_env_file_is_left_alone(project: Path) -> None:
 )
 def test_which_variables_reach_a_program(name: str, reaches: bool) -> None:
     assert dotenv.reaches(name) is reaches
+
+
+def test_a_variable_the_users_own_policy_reads_reaches_a_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """red-team rt84: a user's ``{env:NAME}`` entry (~/.config/agentreflex/contain.toml) says
+    NAME puts a folder a program outside runs from: a ``.env`` line setting it, in any case,
+    is taken out as the built-in policy's are."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "config" / "agentreflex").mkdir(parents=True)
+    assert not dotenv.reaches("MY_TOOL_HOME")
+    (tmp_path / "config" / "agentreflex" / "contain.toml").write_text(
+        'read_only = ["{env:my_tool_home}/*"]\n'
+    )
+    assert dotenv.reaches("MY_TOOL_HOME") and dotenv.reaches("My_Tool_Home")
+
+
+@pytest.mark.parametrize("line", ["PLAYWRIGHT_BROWSERS_PATH=/tmp/pw", "GOCACHE=/tmp/gc"])
+def test_a_moved_cache_a_command_added_is_taken_out(project: Path, line: str) -> None:
+    """red-team rt84: Gemini CLI reads the project's ``.env`` into its own environment, and
+    its MCP servers inherit it: a browsers folder or a go cache the command filled under
+    /tmp, named there, would be what a Playwright MCP server or gopls runs, outside."""
+    _step(project, f"echo {line} >> .env")
+    assert (project / ".env").read_text() == USERS
 
 
 def test_entries_are_read_as_the_dotenv_package_reads_them(tmp_path: Path) -> None:
