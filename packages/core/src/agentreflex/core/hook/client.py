@@ -182,7 +182,7 @@ def user_policy_file(env: Mapping[str, str]) -> str:
     return os.path.join(base, "agentreflex", "contain.toml")
 
 
-def _env_entries(path: str) -> set[str]:
+def _env_entries(path: str) -> frozenset[str]:
     """The ``NAME`` of each ``"{env:NAME}..."`` entry in the policy file ``path``, lowercased.
 
     Read as text, not as TOML (tomllib costs milliseconds on every hook call): an entry is
@@ -191,19 +191,33 @@ def _env_entries(path: str) -> set[str]:
     too many only forwards one more variable.
     """
     try:
+        st = os.stat(path)
+        key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
+        if key in _SCANNED:  # the daemon and the .env look ask often; the file rarely changes
+            return _SCANNED[key]
         with open(path, "rb") as handle:
             text = handle.read().decode("utf-8", "replace")
     except OSError:
-        return set()
+        return frozenset()
+    _SCANNED[key] = names = _scan(text)
+    return names
+
+
+# each policy file's names by (path, inode, size, mtime)
+_SCANNED: dict[tuple[str, int, int, int], frozenset[str]] = {}
+
+
+def _scan(text: str) -> frozenset[str]:
     names = set()
     at = text.find("{env:")
     while at != -1:
         line = text[text.rfind("\n", 0, at) + 1 : at]
-        name, closed, _ = text[at + 5 : text.find("\n", at) % (len(text) + 1)].partition("}")
+        end = text.find("\n", at)
+        name, closed, _ = text[at + 5 : len(text) if end == -1 else end].partition("}")
         if line[-1:] in ("'", '"') and not line.lstrip().startswith("#") and closed and name:
             names.add(name.lower())
         at = text.find("{env:", at + 5)
-    return names
+    return frozenset(names)
 
 
 def policy_variables(env: Mapping[str, str]) -> frozenset[str]:
@@ -214,7 +228,7 @@ def policy_variables(env: Mapping[str, str]) -> frozenset[str]:
     session's values of exactly these (red-team rt80, rt84); a list of its own would miss
     the user's entries and any spelling it did not foresee.
     """
-    return frozenset(_env_entries(BUILTIN_POLICY) | _env_entries(user_policy_file(env)))
+    return _env_entries(BUILTIN_POLICY) | _env_entries(user_policy_file(env))
 
 
 def forwarded(key: str, policy: frozenset[str]) -> bool:
