@@ -245,6 +245,84 @@ def test_the_daemons_own_spelling_of_a_policy_variable_is_not_the_sessions(
     assert (other / "_npx" / "note").read_text() == "mine\n"
 
 
+WRITES = """
+import sys
+for target in open(sys.argv[1]).read().split("\\n"):
+    try:
+        with open(target, "w") as f:
+            f.write("x")
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.parametrize("daemon", ["on", "off"])
+@pytest.mark.parametrize("value", ["/", "~", "~/.config", "~/.config/agentreflex", "link to ~"])
+def test_a_hostile_cache_variable_opens_nothing(
+    tmp_path: Path,
+    start_daemon: Callable[..., subprocess.Popen[bytes]],
+    daemon: str,
+    value: str,
+) -> None:
+    """red-team rt84: the session's ``GOCACHE`` names a cache the boundary shadows, and the
+    daemon takes it from the client; a hostile value (``/``, home, the folder of the
+    user's own contain.toml, a link in /tmp to home) opens nothing: a value at or above
+    home is not taken, one below it is held by what holds that folder more strongly (home
+    read-only, agentreflex's own files), a link is not mounted.  Home and the user's
+    contain.toml stay as they were, and the project is written as ever."""
+    home = tmp_path / "home"
+    config = home / ".config" / "agentreflex"
+    config.mkdir(parents=True)
+    (config / "contain.toml").write_text("# the user's\n")
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    link = tmp_path / "gocache"
+    link.symlink_to(home)
+    path = {"/": "/", "link to ~": str(link)}.get(value, value.replace("~", str(home), 1))
+    start_daemon()
+    env = _env(tmp_path, AGENTREFLEX_DAEMON=daemon, GOCACHE=path)
+    # paths the gate can't see in the command: the boundary alone decides
+    (tmp_path / "w.py").write_text(WRITES)
+    targets = [config / "contain.toml", home / "rt84-home", Path(path) / "rt84-cache"]
+    (tmp_path / "targets").write_text("\n".join(map(str, targets)))
+    shell_call(
+        root, f"python3 {tmp_path / 'w.py'} {tmp_path / 'targets'}; echo ok > made.txt", env, "h"
+    )
+    assert (config / "contain.toml").read_text() == "# the user's\n"
+    # (a value below home is taken: what is written there lands in the guard's stand-in)
+    stand_ins = home / ".cache" / "agentreflex" / "shadow"
+    assert [p for p in home.rglob("rt84-*") if stand_ins not in p.parents] == []
+    assert (root / "made.txt").read_text() == "ok\n"
+
+
+@pytest.mark.parametrize("name", ["GOCACHE", "Npm_Config_Cache", "PRE_COMMIT_HOME"])
+def test_a_hostile_cache_variable_is_not_made_writable_in_claude_codes_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """red-team rt84: where Claude Code's own sandbox runs the command there is no stand-in,
+    and a shadowed cache is written into its writable list (install/sandbox.py) from the
+    variables ``agentreflex install`` runs with: a value of ``/``, home or above it, or
+    the project would make all of it writable there.  None of them is taken."""
+    from agentreflex.core.install.base import Options
+    from agentreflex.core.install.sandbox import policy_paths
+
+    home = tmp_path / "home"
+    project = home / "proj"
+    project.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    opts = Options(scope="project", project=str(project), binary=_binary())
+    monkeypatch.delenv(name, raising=False)
+    unset = policy_paths(opts)[2]
+    monkeypatch.setenv(name, str(tmp_path / "moved"))
+    assert policy_paths(opts)[2] != unset  # a value that is taken changes the list
+    for value in ("/", str(tmp_path), str(home), str(project), f"{home}/", "relative"):
+        monkeypatch.setenv(name, value)
+        assert policy_paths(opts)[2] == unset, value
+
+
 FORGE = r"""
 import json, sys, _socket
 from agentreflex.core.hook.client import encode_request, forwarded_env, installation_id
