@@ -545,6 +545,16 @@ def test_every_variable_the_guard_reads_reaches_the_daemon() -> None:
         **spellings,
         "HOME": "/h",
     }
+    # the user's file is where the policy and the config are read from, as env places it
+    from agentreflex.core.contain.policy import user_policy_path
+    from agentreflex.core.state.userdirs import user_config_dir
+
+    for place in (
+        {"HOME": "/h"},
+        {"HOME": "/h", "XDG_CONFIG_HOME": "/c"},
+        {"HOME": "/h", "XDG_CONFIG_HOME": "c"},
+    ):
+        assert user_policy_path(place) == os.path.join(user_config_dir(place), "contain.toml")
     # the JS shims keep no list of their own: they ask this installation's Python
     assert "ENV_PREFIXES = [" not in TRANSPORT.read_text()
 
