@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -85,6 +85,40 @@ test("the socket request is the daemon's wire format, with the OpenCode payload 
     });
   } finally {
     server.close();
+  }
+});
+
+test("a variable the user's contain.toml names travels, from the event after the file changed (red-team rt84)", async () => {
+  const socket = join(runDir, "policy.sock");
+  const { server, seen } = await recordingDaemon(socket, Buffer.from('\x00{}\x00'));
+  withDaemonEnv(socket);
+  const config = mkdtempSync(join(world.root, "cfg-"));
+  const saved = process.env.XDG_CONFIG_HOME;
+  process.env.XDG_CONFIG_HOME = config;
+  process.env.MY_TOOL_HOME = "/tmp/tool";
+  process.env.Npm_Config_Cache = "/tmp/npm";
+  try {
+    const mod = await installShimTrustingSockets(world.root, "pi.js", realRecord("pi"));
+    /** @type {Record<string, Function>} */
+    const handlers = {};
+    mod.default({ on: (/** @type {string} */ n, /** @type {Function} */ f) => { handlers[n] = f; } });
+    const event = async (/** @type {string} */ id) =>
+      handlers.tool_call({ toolName: "bash", toolCallId: id, input: { command: `ls ${id}` } }, { cwd: world.project });
+    await event("c1");
+    await handlers.turn_end({}, {}); // the first has run: the next is asked on its own
+    mkdirSync(join(config, "agentreflex"));
+    writeFileSync(join(config, "agentreflex", "contain.toml"), 'read_only = ["{env:my_tool_home}/*"]\n');
+    await event("c2");
+    const [before, later] = seen.filter((r) => r.length > 0).map((r) => parseRequest(r).env);
+    assert.equal(before.Npm_Config_Cache, "/tmp/npm", "the built-in policy's, in any case");
+    assert.equal(before.MY_TOOL_HOME, undefined);
+    assert.equal(later.MY_TOOL_HOME, "/tmp/tool", "the user's own, once the file names it");
+  } finally {
+    server.close();
+    if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+    else process.env.XDG_CONFIG_HOME = saved;
+    delete process.env.MY_TOOL_HOME;
+    delete process.env.Npm_Config_Cache;
   }
 });
 
