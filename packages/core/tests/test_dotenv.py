@@ -234,3 +234,22 @@ def test_a_virtualenv_named_env_is_no_settings_file(project: Path, where: str) -
     outcome = _step(project, f"mkdir -p {where}/bin && echo home > {where}/pyvenv.cfg")
     assert (project / where / "pyvenv.cfg").read_text() == "home\n"
     assert planted.ENV_CODE not in {f.code for f in outcome.decision.findings}
+
+
+def test_a_cache_a_projects_settings_moved_is_held_not_set_aside(tmp_path: Path) -> None:
+    """red-team rt84: a project's ``.claude/settings.json`` ``env`` is set aside when it
+    changes what agentreflex reads (``XDG_CONFIG_HOME``), but a cache variable the policy
+    reads stays: Claude Code gives it to the programs it starts outside (its MCP servers),
+    so the boundary must hold that folder, not plan as if it were unset."""
+    import json
+
+    from agentreflex.core.hook.runtime import host_set_env
+    from agentreflex.core.hosts import get_adapter
+
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    given = {"GOCACHE": "/tmp/gc", "XDG_CONFIG_HOME": "/tmp/cfg"}
+    (project / ".claude" / "settings.json").write_text(json.dumps({"env": given}))
+    env, set_aside = host_set_env(get_adapter("claude-code"), str(project), {"HOME": "/h", **given})
+    assert env.get("GOCACHE") == "/tmp/gc"
+    assert "XDG_CONFIG_HOME" not in env and set_aside
