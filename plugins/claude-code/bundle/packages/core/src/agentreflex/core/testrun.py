@@ -31,6 +31,7 @@ import os
 import re
 
 from agentreflex.core.util import fastjson
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import record
 
@@ -197,9 +198,12 @@ def assess(command: str, cwd: str = "", depth: int = 0) -> TestRun:
         w for m in _PYTEST_ADDOPTS.finditer(command) for w in m.group(1).strip("'\"").split()
     ]
     parts = _OPERATORS.split(command)
+    last = _last_said(parts)
     here = cwd
     best = TestRun()
     for k in range(0, len(parts), 2):
+        if not k % 512:
+            check_time()  # the reflexes' deadline: a 250 kB command has ~20 000 segments
         seg = strip_wrappers(parts[k].strip().lstrip("({").rstrip(")}; ").strip())
         if seg.startswith(("cd ", "pushd ")) and here:
             here = _cd(here, seg.split(" ", 1)[1].strip())
@@ -213,7 +217,7 @@ def assess(command: str, cwd: str = "", depth: int = 0) -> TestRun:
             found = TestRun(FAKE, found.runner, f"it runs in {here}, outside the project at {cwd}")
         elif found.verdict != FAKE and (away := _aimed_elsewhere(seg, here, cwd)):
             found = TestRun(FAKE, found.runner, f"it tests {away}, outside the project at {cwd}")
-        if found.verdict == RUN and _masked(parts, k, pipefail):
+        if found.verdict == RUN and _masked(parts, k, pipefail, last):
             found = TestRun(MASKED, found.runner, "its exit status is not its own")
         best = _better(best, found)
     return best
@@ -298,8 +302,21 @@ def _cd(here: str, target: str) -> str:
     return os.path.normpath(os.path.join(here, target))
 
 
-def _masked(parts: list[str], k: int, pipefail: bool) -> bool:
-    """Does something other than this runner decide the command's exit status?"""
+def _last_said(parts: list[str]) -> int:
+    """The index in ``parts`` of the command's last simple command that is not blank, or -1.
+
+    Found once per command: looked for again after each run (:func:`_masked`), a command
+    of 19 000 ``pytest`` runs took 7.8 s."""
+    for k in range((len(parts) - 1) // 2 * 2, -1, -2):  # the commands: at even indexes
+        if parts[k].strip():
+            return k
+    return -1
+
+
+def _masked(parts: list[str], k: int, pipefail: bool, last: int) -> bool:
+    """Does something other than this runner decide the command's exit status?
+
+    ``last``: :func:`_last_said` of ``parts``."""
     before = parts[k - 1] if k > 0 else ""
     if before == "||" or (before == "|" and not pipefail):
         return True
@@ -312,8 +329,8 @@ def _masked(parts: list[str], k: int, pipefail: bool) -> bool:
     if op in ("||", "&"):
         return True
     if op in (";", "\n"):
-        rest = [p for p in parts[k + 2 :: 2] if p.strip()]
-        return bool(rest) and not RUNNERS.match(strip_wrappers(rest[-1]))
+        # a later command decides it, unless that command (the last one) is a runner too
+        return last > k and not RUNNERS.match(strip_wrappers(parts[last]))
     return False
 
 

@@ -28,6 +28,7 @@ import re
 from collections import deque
 
 from agentreflex.core.util import fastjson
+from agentreflex.core.util.deadline import check as check_time
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.core.util.record import field, record
 from agentreflex.guard import bounds as B
@@ -481,6 +482,7 @@ def _lines(
     pos, buf, skipping = start, b"", skip_partial_head
     ing["cursor"] = start
     while pos < end:
+        check_time()  # the reflexes' deadline (rt74's): a full scan reads all of a transcript
         chunk = fh.read(min(_CHUNK, end - pos))
         if not chunk:
             break
@@ -488,7 +490,9 @@ def _lines(
         buf += chunk
         lines = buf.split(b"\n")
         buf = lines.pop()
-        for line in lines:
+        for n, line in enumerate(lines):
+            if n and not n % 1024:
+                check_time()  # and between the records of a chunk, each parsed
             offset = ing["cursor"]
             ing["cursor"] += len(line) + 1
             if skipping:

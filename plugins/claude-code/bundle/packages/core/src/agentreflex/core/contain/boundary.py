@@ -106,7 +106,7 @@ def rewrite(
     from agentreflex.core.contain.pidns import holder, redirections
 
     # the project's pid namespace, joined (None: the user's, where none can be had)
-    held = holder(engine, holder_view(result), project, env) if joined else None
+    held = holder(engine, lambda: holder_view(result), project, env) if joined else None
     mounts = bwrap_args(result, engine, joined=held is not None)[1:]
     from agentreflex.core.util.sysprog import system_program
 

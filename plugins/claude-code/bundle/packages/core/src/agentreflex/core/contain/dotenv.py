@@ -95,9 +95,23 @@ _PREFIXES = (
 )  # fmt: skip
 
 
-def reaches(name: str) -> bool:
-    """Does the variable ``name`` change what a program started with it runs or reads?"""
-    return name in _EXACT or name.upper().startswith(_PREFIXES)
+def reaches(name: str, policy: frozenset[str] | None = None) -> bool:
+    """Does the variable ``name`` change what a program started with it runs or reads
+    (``policy``: :func:`~agentreflex.core.hook.client.policy_variables`, when known)?
+
+    The containment policy's ``{env:NAME}`` (the built-in's and the user's, any case) do
+    by their definition: each says where a tool outside takes what it runs, a Playwright
+    MCP server its browser, gopls go's build cache (red-team rt84).
+    """
+    if name in _EXACT or name.upper().startswith(_PREFIXES):
+        return True
+    return name.lower() in (_policy() if policy is None else policy)
+
+
+def _policy() -> frozenset[str]:
+    from agentreflex.core.hook.client import policy_variables
+
+    return policy_variables(os.environ)
 
 
 def reaching(text: str) -> list[str]:
@@ -108,10 +122,11 @@ def reaching(text: str) -> list[str]:
 def _entries(text: str) -> list[tuple[str, str, int, int]]:
     """Each entry of ``text`` that :func:`reaches`: name, value as written, and its span
     (from its name, which ``export`` may come before on the line, to its end)."""
+    policy = _policy()  # once for the file (a .env may hold thousands of lines)
     return [
         (m.group(1), m.group(2) or "", m.start(1), m.end())
         for m in _LINE.finditer(text)
-        if reaches(m.group(1))
+        if reaches(m.group(1), policy)
     ]
 
 

@@ -10,7 +10,10 @@ commit or ``git status``, outside any boundary.  So each such path that exists
 inside the project is read-only too (the policy's ``{git_runs}``).
 
 The settings are read here, not by git (the hook's path runs no program for a
-plan): the project's ``.git/config`` and ``config.worktree``, and the user's
+plan): the project's ``.git/config`` and ``config.worktree`` (a linked work
+tree's: its repository's common ``config`` and its own ``config.worktree``,
+:mod:`.linkedgit`; an include there may name a file in the common folder,
+writable in the boundary, which is held too), and the user's
 own (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/config``) for a relative
 ``core.hooksPath``, which git takes from the work tree's top.  Only the keys
 that name a path are read.  Stdlib only, and small.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import os
 
+from agentreflex.core.contain import linkedgit
 from agentreflex.core.util.fsutil import read_regular
 
 __all__ = ["named_paths"]
@@ -27,12 +31,22 @@ __all__ = ["named_paths"]
 _MAX_BYTES = 1 << 20  # a settings file larger than this is not read
 
 
-def named_paths(project: str, home: str, xdg_config: str = "") -> list[str]:
-    """The existing paths inside ``project`` its git settings run (the hooks folder, and
-    husky's folder above ``.husky/_``) or read (an included file)."""
+def named_paths(project: str, home: str, xdg_config: str = "", existing: bool = True) -> list[str]:
+    """The paths inside ``project`` its git settings run (the hooks folder, and husky's
+    folder above ``.husky/_``) or read (an included file): those that exist (what the
+    boundary holds), or with ``existing`` false those that don't yet too (what the look
+    after a command moves aside when it made one: a user's global relative ``core.hooksPath
+    .githooks`` names a folder a project may not have, and git runs what a command put
+    there at the user's next commit; red-team rt83)."""
     gitdir = os.path.join(project, ".git")
     found: list[str] = []
     own = [os.path.join(gitdir, "config"), os.path.join(gitdir, "config.worktree")]
+    found_linked = linkedgit.linked(project, home)
+    if found_linked is not None:  # a linked work tree: git reads these instead
+        own = [
+            os.path.join(found_linked.common, "config"),
+            os.path.join(found_linked.own, "config.worktree"),
+        ]
     users = [
         os.path.join(home, ".gitconfig"),
         os.path.join(xdg_config or os.path.join(home, ".config"), "git", "config"),
@@ -43,8 +57,15 @@ def named_paths(project: str, home: str, xdg_config: str = "") -> list[str]:
                 found.append(_hooks_folder(_path(value, project, home)))
             elif config in own and (key == "include.path" or _include_if(key)):
                 found.append(_path(value, os.path.dirname(config), home))
-    inside = project.rstrip("/") + "/"
-    return [p for p in dict.fromkeys(found) if p.startswith(inside) and os.path.lexists(p)]
+    # the project's, and a linked work tree's common folder (writable in the boundary too:
+    # an include.path of its config may name a file there)
+    roots = [project] + ([found_linked.common] if found_linked else [])
+    within = tuple(r.rstrip("/") + "/" for r in roots)
+    return [
+        p
+        for p in dict.fromkeys(found)
+        if p.startswith(within) and (os.path.lexists(p) or not existing)
+    ]
 
 
 def _hooks_folder(path: str) -> str:

@@ -157,13 +157,28 @@ _EDITOR_RUNS = (
     ".kilo",
     ".kilocode",
     ".qwen",
+    # JetBrains IDEs' project folder, whole, as Anthropic's sandbox-runtime denies it
+    # (DANGEROUS_DIRECTORIES): its Startup Tasks launch run configurations (runConfigurations/,
+    # workspace.xml) when the project opens, and its File Watchers (watcherTasks.xml) run
+    # their program when a watched file changes (jetbrains.com/help/idea: Startup Tasks,
+    # File Watchers); red-team rt83
+    ".idea",
+    # Helix's and Zed's project settings, which name the language servers (and Zed's MCP
+    # servers) they start once the user trusts the folder (helix-editor/helix#9514, #15857;
+    # zed.dev/docs/worktree-trust); red-team rt83
+    ".helix",
+    ".zed/settings.json",
 )
 _COPILOT_RUNS = (*COPILOT_SERVERS, ".github/agents", ".github/extensions")
 # Gemini CLI's project agents (an agent's `mcp_servers:` command starts with no
 # acknowledgment: a local agent has no hash; 0.61.0's AgentRegistry) and its custom
 # commands (whose `!{...}` run shell commands)
 _GEMINI_RUNS = (".gemini/agents", ".gemini/commands")
-RUN_PATHS = (*_CLAUDE_RUNS, *_COPILOT_RUNS, *_GEMINI_RUNS, *_EDITOR_RUNS)
+# Codex's project skills, which its own sandbox holds read-only with .git and .codex
+# (codex-rs/protocol/src/permissions.rs default_read_only_subpaths_for_writable_root): what
+# the user's next session follows (red-team rt83)
+_CODEX_RUNS = (".agents",)
+RUN_PATHS = (*_CLAUDE_RUNS, *_COPILOT_RUNS, *_GEMINI_RUNS, *_CODEX_RUNS, *_EDITOR_RUNS)
 # the keys whose strings are a program and its arguments
 _RUN_KEYS = frozenset(
     {

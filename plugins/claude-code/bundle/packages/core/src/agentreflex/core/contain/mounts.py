@@ -53,7 +53,12 @@ class Plan:
 
 
 def _cover(
-    path: str, kind: str, project: str, result: Plan, chosen: Mapping[str, str]
+    path: str,
+    kind: str,
+    project: str,
+    result: Plan,
+    chosen: Mapping[str, str],
+    gits: Sequence[str] = (),
 ) -> Mount | None:
     """A mount for ``path``; a missing path is covered by its nearest existing folder.
 
@@ -76,9 +81,10 @@ def _cover(
     parent = os.path.dirname(path)
     while parent != "/" and not os.path.lexists(parent):
         parent = os.path.dirname(parent)
-    if os.path.basename(parent) == ".git" and os.path.isdir(parent):
+    if (os.path.basename(parent) == ".git" or parent in gits) and os.path.isdir(parent):
         # a read-only .git would stop every commit: the missing path (a hooks
-        # folder git made none of) becomes an empty folder that can't be written
+        # folder git made none of) becomes an empty folder that can't be written;
+        # so in a linked work tree's common folder, whatever its name ({git})
         return Mount(path, "hide")
     if inside(parent, project) and parent != project:
         return Mount(parent, kind)
@@ -113,7 +119,9 @@ def plan(
     which a missing path's nearest existing folder, the project root, could
     not be made read-only to stop.
     """
-    values = os.environ if env is None else env
+    # a plain copy: its entries are read some five hundred times a plan ({env:NAME} entries
+    # scan them all), and os.environ decodes each one again every time
+    values = dict(os.environ if env is None else env)
     resolve = Realpaths()
     project = resolve(project)
     named = placeholders(project, values)
@@ -132,7 +140,7 @@ def plan(
                 if kind == "shadow":
                     mount = _shadow(path, chosen, result, values)
                 else:
-                    mount = _cover(path, kind, project, result, chosen)
+                    mount = _cover(path, kind, project, result, chosen, named["{git}"])
                 if mount is not None:
                     _choose(mount, chosen, resolve, result)
     for path in sockets(policy, named, home, resolve):

@@ -117,11 +117,21 @@ def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[s
     below = treewalk.walk(project).gits if below is None else below
     found = [dot for dot, mode in below if not stat.S_ISDIR(mode)]
     found += [dot for dot, mode in below if stat.S_ISDIR(mode) and _has(dot, "commondir")]
-    repositories = [os.path.join(project, ".git")]
+    repositories = [os.path.join(project, ".git"), *_linked_common(project)]
     repositories += [dot for dot, mode in below if stat.S_ISDIR(mode)]
     for gitdir in repositories:
         found += _folders(os.path.join(gitdir, "worktrees"))
     return sorted(found)
+
+
+def _linked_common(project: str) -> list[str]:
+    """A linked work tree's common folder, writable in the boundary: the other work trees'
+    folders in it are pointers as an ordinary ``.git``'s are (:mod:`.linkedgit`)."""
+    from agentreflex.core.contain import linkedgit
+    from agentreflex.core.state import userdirs
+
+    found = linkedgit.linked(project, userdirs.home_dir())
+    return [found.common] if found else []
 
 
 def _has(folder: str, name: str) -> bool:
@@ -322,7 +332,7 @@ def _held(found_gits: dict[str, list[str]]) -> set[str]:
     :func:`after` takes out."""
     held: set[str] = set()
     for project, found in found_gits.items():
-        for gitdir in [os.path.join(project, ".git"), *found]:
+        for gitdir in [os.path.join(project, ".git"), *_linked_common(project), *found]:
             held.update(os.path.realpath(os.path.join(gitdir, n)) for n in ("config", "hooks"))
     return held
 

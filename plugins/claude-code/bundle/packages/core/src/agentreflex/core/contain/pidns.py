@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from agentreflex.core.state import userdirs
 
@@ -99,11 +99,16 @@ def redirections(pid: int) -> str:
 
 
 def holder(
-    engine: str, view: Sequence[str], project: str, env: Mapping[str, str] | None
+    engine: str,
+    view: Sequence[str] | Callable[[], Sequence[str]],
+    project: str,
+    env: Mapping[str, str] | None,
 ) -> int | None:
     """The pid of ``project``'s holder, started if there is none; None where none can be had.
 
-    ``view`` is bwrap's mount arguments for the holder's own filesystem.
+    ``view`` is bwrap's mount arguments for the holder's own filesystem, or what makes
+    them: only a holder started needs them, and on every other command working them out
+    was a tenth of the hook's plan (rt82).
     """
     record = _record_path(project, env)
     if record is None:
@@ -125,7 +130,7 @@ def holder(
                 fcntl.flock(lock, fcntl.LOCK_EX)
         found = _verified(record)  # another hook started it meanwhile
         if found is None and _failed_at(record) is None:
-            found = _start(engine, view)
+            found = _start(engine, view() if callable(view) else view)
             if found is None:
                 _remember_failure(record)
             else:

@@ -46,8 +46,10 @@ import os
 from agentreflex.core.config.settings import Config
 from agentreflex.core.contain import (
     dotenv,
+    gitruns,
     homelinks,
     hostruns,
+    linkedgit,
     nestedgit,
     nestedhosts,
     pathprograms,
@@ -104,9 +106,16 @@ def watched(project: str, host: str) -> list[str]:
     # what home's links lead to in the project (read-only where it exists; one a command
     # made where it did not is moved aside)
     paths += homelinks.targets(userdirs.home_dir(), (os.path.realpath(project),))
+    # and what git's settings run from the work tree (a hooks folder), held where it exists
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    paths += gitruns.named_paths(project, userdirs.home_dir(), xdg, existing=False)
     if os.path.isdir(os.path.join(project, ".git")):
         # git writes no commondir in a main .git; config.worktree only on the user's word
         paths += [os.path.join(project, ".git", n) for n in ("commondir", "config.worktree")]
+    else:
+        # a linked work tree's own settings, in the common folder the boundary opens
+        found = linkedgit.linked(project, userdirs.home_dir())
+        paths += [os.path.join(found.own, "config.worktree")] if found else []
     return paths
 
 

@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from agentreflex.core.hook.client import SOCKET_VARIABLES
+from agentreflex.core.hook.client import BUILTIN_POLICY, SOCKET_VARIABLES, user_policy_file
 from agentreflex.core.state import userdirs
 from agentreflex.core.util.fsutil import inside
 
@@ -40,7 +40,7 @@ __all__ = [
     "writable_roots",
 ]
 
-_BUILTIN = os.path.join(os.path.dirname(__file__), "contain.toml")
+_BUILTIN = BUILTIN_POLICY
 _LISTS = ("writable", "read_only", "unreadable", "sockets", "shadowed")
 # only a user's own contain.toml may name these: sockets it lets commands reach
 _USER_ONLY = ("reach",)
@@ -63,7 +63,8 @@ class Policy:
 
 
 def user_policy_path(env: Mapping[str, str] | None = None) -> str:
-    return os.path.join(userdirs.user_config_dir(env), "contain.toml")
+    # one definition, the hook client's: it reads the file's {env:NAME} to forward them
+    return user_policy_file(os.environ if env is None else env)
 
 
 # each file's lists by (path, inode, size, mtime): a hook reads the policy more than once
@@ -138,8 +139,9 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{project}": [project],
         "{tmp}": _temp_dirs(env),
         "{tmpdir}": [_temp_dir(env)],
-        "{key}": [userdirs.key_path(env)],
-        "{trust}": [userdirs.trust_record_path(env)],
+        # the guard's secrets (userdirs.secret_paths, the gate's list too)
+        "{key}": [userdirs.secret_paths(env)[0]],
+        "{trust}": [userdirs.secret_paths(env)[1]],
         # its folder, and a socket put elsewhere (AGENTREFLEX_SOCKET): hidden all the same
         "{daemon}": [socket_dir(), *_explicit_socket(env)],
         "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
@@ -165,14 +167,50 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
             )
         ],
     }
-    from agentreflex.core.contain import homelinks
+    from agentreflex.core.contain import homelinks, poetryenvs
 
+    home = userdirs.home_dir(env)
+    poetry = [os.path.join(c, "pypoetry", "virtualenvs") for c in values["{cache}"]]
+    poetry += moved_paths(env, "POETRY_VIRTUALENVS_PATH", home, (project,))
+    poetry += [
+        os.path.join(p, "virtualenvs")
+        for p in moved_paths(env, "POETRY_CACHE_DIR", home, (project,))
+    ]
+    values["{poetry_envs}"] = poetryenvs.others(list(dict.fromkeys(poetry)), project)
     roots = (project, *values["{tmp}"])
     found = homelinks.targets(userdirs.home_dir(env), roots)
     values["{home_links}"] = [p for p in found if os.path.lexists(p)]
+    values.update(_git_folders(project, home, values))
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
+
+
+def _git_folders(project: str, home: str, values: dict[str, list[str]]) -> dict[str, list[str]]:
+    """``{git}``: where git keeps the project's settings, hooks and submodules (its ``.git``,
+    and a linked work tree's common folder too); ``{git_worktree}``: the folder of its
+    ``config.worktree`` (the same, or the linked work tree's own in the common one);
+    ``{linked_git}``: the common folder a linked work tree's commits write
+    (contain/linkedgit.py), none for an ordinary project."""
+    from agentreflex.core.contain import linkedgit
+
+    dot = os.path.join(project, ".git")
+    names = ("{protected}", "{installed}", "{interpreter}", "{key}", "{trust}", "{daemon}")
+    found = linkedgit.linked(project, home, [p for n in names for p in values[n]])
+    if found is None:
+        return {"{git}": [dot], "{git_worktree}": [dot], "{linked_git}": []}
+    return {
+        "{git}": [dot, found.common],
+        "{git_worktree}": [dot, found.own],
+        "{linked_git}": [found.common],
+    }
+
+
+def _linked_common(project: str, home: str) -> list[str]:
+    from agentreflex.core.contain import linkedgit
+
+    found = linkedgit.linked(os.path.realpath(project), home)
+    return [found.common] if found else []
 
 
 def cache_homes(env: Mapping[str, str], *projects: str) -> list[str]:
@@ -274,11 +312,11 @@ def expand_entry(
         return [p + rest for p in found]
     if "{uid}" in entry or "{user}" in entry:
         entry = entry.replace("{uid}", str(os.getuid())).replace("{user}", values["{user}"][0])
-    for name, paths in values.items():
-        if entry == name:
-            return paths
-        if entry.startswith(name + "/"):
-            return [os.path.join(p, entry[len(name) + 1 :]) for p in paths]
+    # the placeholder it starts with, looked up (each plan expands some 120 entries)
+    name, brace, rest = entry.partition("}")
+    paths = values.get(name + brace) if brace and rest[:1] in ("", "/") else None
+    if paths is not None:
+        return [os.path.join(p, rest[1:]) for p in paths] if rest else paths
     if entry == "~" or entry.startswith("~/"):
         entry = home + entry[1:]
     if not os.path.isabs(entry):
@@ -321,6 +359,8 @@ def writable_roots(projects: Sequence[str], env: Mapping[str, str] | None = None
         "{cache}": cache_homes(values, *projects),
     }
     home = userdirs.home_dir(values)
+    # a linked work tree's common folder: more roots only count more as writable
+    light["{linked_git}"] = [g for p in projects for g in _linked_common(p, home)]
     found: list[str] = []
     for entry in entries:
         if entry.startswith("{") and not entry.startswith((*light, "{env:")):
@@ -377,10 +417,7 @@ def globbed(paths: list[str], listings: dict[str, list[str]] | None = None) -> l
             found += sorted(glob.glob(path))
             continue
         if folder not in listings:
-            try:
-                listings[folder] = sorted(os.listdir(folder))
-            except OSError:
-                listings[folder] = []
+            listings[folder] = _listing(folder)
         import fnmatch
 
         hidden_ok = name.startswith(".")  # as glob: a leading * does not match a dotfile
@@ -392,6 +429,44 @@ def globbed(paths: list[str], listings: dict[str, list[str]] | None = None) -> l
             if hidden_ok or not entry.startswith(".")
         ]
     return found
+
+
+# a folder's sorted listing by its path, with the (device, inode, mtime, ctime) it was
+# listed at: kept by a warm daemon from one plan to the next (:func:`_listing`)
+_LISTED: dict[str, tuple[tuple[int, int, int, int], list[str]]] = {}
+_SETTLED_NS = 1_000_000_000  # a folder changed less than this before its listing: not kept
+
+
+def _listing(folder: str) -> list[str]:
+    """``folder``'s names, sorted; [] where it can't be listed.
+
+    Why kept: the servers' socket patterns are matched against their folder's listing,
+    and a busy temp folder listed on every command was a tenth of a plan.  Kept only
+    while the folder's (device, inode, mtime, ctime) is what it was, and only for a
+    folder last changed more than a second before it was listed (as git treats a "racy"
+    index entry): the kernel stamps a change with a coarse clock, so a socket made in
+    the same tick as the listing could leave the mtime as it was, and go unhidden.
+    """
+    import time
+
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return []
+    key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+    kept = _LISTED.get(folder)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    listed_at = time.time_ns()
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    if listed_at - max(st.st_mtime_ns, st.st_ctime_ns) > _SETTLED_NS:
+        _LISTED[folder] = (key, names)
+    else:
+        _LISTED.pop(folder, None)
+    return names
 
 
 def _starting(listing: list[str], head: str) -> list[str]:

@@ -40,6 +40,7 @@ from agentreflex.core.util.ownpython import ISOLATED
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _socket import socket as Socket
+    from collections.abc import Mapping
 
 # The variables window managers and terminals set to their command socket's path: the
 # boundary hides those sockets (contain/policy.py), and the daemon must see the session's
@@ -101,16 +102,15 @@ ENV_PREFIXES = (
     # where Gemini CLI reads its system settings: the compression threshold a PreCompress
     # is judged by (hosts/gemini_compress.py), and GEMINI_CLI_SYSTEM_DEFAULTS_PATH
     "GEMINI_CLI_SYSTEM_",
-    # where the host's variables put the tools' caches the boundary shadows or holds
-    # (contain.toml's {env:NAME}, red-team rt80); npm's in either case
-    "PRE_COMMIT_HOME",
-    "GOCACHE",
-    "PLAYWRIGHT_BROWSERS_PATH",
-    "PIP_CACHE_DIR",
-    "UV_CACHE_DIR",
-    "NPM_CONFIG_",
-    "npm_config_",
+    # Poetry's virtualenvs folders, which {poetry_envs} reads (contain/poetryenvs.py,
+    # red-team rt83)
+    "POETRY_VIRTUALENVS_PATH",
+    "POETRY_CACHE_DIR",
+    # and, beside these, every variable a contain.toml entry names ({env:NAME}): see
+    # policy_variables, the policy itself is their one list
 )
+# the built-in containment policy (contain/policy.py reads it; its {env:NAME} are read here)
+BUILTIN_POLICY = os.path.join(os.path.dirname(os.path.dirname(__file__)), "contain", "contain.toml")
 
 
 def socket_dir() -> str:
@@ -173,8 +173,74 @@ def encode_request(
     return b"".join(parts)
 
 
-def forwarded_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
+def user_policy_file(env: Mapping[str, str]) -> str:
+    """The user's own contain.toml, as ``env`` places it (the config folder's, XDG_CONFIG_HOME
+    else ~/.config; what contain/policy.py reads)."""
+    base = env.get("XDG_CONFIG_HOME") or ""
+    if not os.path.isabs(base):  # the XDG spec: a relative value is ignored
+        base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".config")
+    return os.path.join(base, "agentreflex", "contain.toml")
+
+
+def _env_entries(path: str) -> frozenset[str]:
+    """The ``NAME`` of each ``"{env:NAME}..."`` entry in the policy file ``path``, lowercased.
+
+    Read as text, not as TOML (tomllib costs milliseconds on every hook call): an entry is
+    a quoted string that begins ``{env:`` (contain/policy.py expand_entry), and a comment
+    line is skipped.  A test holds the names found so to the parsed policy's; reading one
+    too many only forwards one more variable.
+    """
+    try:
+        st = os.stat(path)
+        key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
+        if key in _SCANNED:  # the daemon and the .env look ask often; the file rarely changes
+            return _SCANNED[key]
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return frozenset()
+    _SCANNED[key] = names = _scan(text)
+    return names
+
+
+# each policy file's names by (path, inode, size, mtime)
+_SCANNED: dict[tuple[str, int, int, int], frozenset[str]] = {}
+
+
+def _scan(text: str) -> frozenset[str]:
+    names = set()
+    at = text.find("{env:")
+    while at != -1:
+        line = text[text.rfind("\n", 0, at) + 1 : at]
+        end = text.find("\n", at)
+        name, closed, _ = text[at + 5 : len(text) if end == -1 else end].partition("}")
+        if line[-1:] in ("'", '"') and not line.lstrip().startswith("#") and closed and name:
+            names.add(name.lower())
+        at = text.find("{env:", at + 5)
+    return frozenset(names)
+
+
+def policy_variables(env: Mapping[str, str]) -> frozenset[str]:
+    """Every variable the containment policy reads (its ``{env:NAME}`` entries, the built-in
+    file's and the user's), lowercased: a name is matched in any case, as npm reads its.
+
+    Why from the policy files themselves: the warm daemon plans the boundary with the
+    session's values of exactly these (red-team rt80, rt84); a list of its own would miss
+    the user's entries and any spelling it did not foresee.
+    """
+    return _env_entries(BUILTIN_POLICY) | _env_entries(user_policy_file(env))
+
+
+def forwarded(key: str, policy: frozenset[str]) -> bool:
+    """Whether the variable ``key`` changes a decision (``policy``: :func:`policy_variables`)."""
+    return key.startswith(ENV_PREFIXES) or key.lower() in policy
+
+
+def forwarded_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables of ``env`` (this process's) the daemon must decide with."""
+    values = os.environ if env is None else env
+    policy = policy_variables(values)
+    return {k: v for k, v in values.items() if forwarded(k, policy)}
 
 
 def _peer_credentials(sock: Socket) -> tuple[bytes, bool]:

@@ -36,13 +36,14 @@ from collections.abc import Callable
 
 from agentreflex.core.hook.client import (
     BUSY,
-    ENV_PREFIXES,
     FOREIGN,
     MAGIC,
     STALE,
+    forwarded,
     installation_id,
     peer_pid,
     peer_uid,
+    policy_variables,
     socket_path,
 )
 from agentreflex.core.util.fsutil import mtime_ns
@@ -215,8 +216,14 @@ class EnvGate:
 
 
 def _apply_environment(env: dict[str, str]) -> None:
-    """Make the client's forwarded variables this process's own (and no others like them)."""
-    for key in [k for k in os.environ if k.startswith(ENV_PREFIXES)]:
+    """Make the client's forwarded variables this process's own (and no others like them).
+
+    Like them: every spelling of a variable the policy reads, this session's and the one
+    before (its user's contain.toml may name others), so the daemon's own
+    ``Npm_Config_Cache`` is not taken for the session's (red-team rt84).
+    """
+    policy = policy_variables(os.environ) | policy_variables(env)
+    for key in [k for k in os.environ if forwarded(k, policy)]:
         del os.environ[key]
     os.environ.update(env)
 
@@ -327,10 +334,11 @@ def _sees_what_we_see(pid: int | None) -> bool:
         return False
 
 
-def _export(outcome: HookOutcome, forwarded: dict[str, str]) -> None:
+def _export(outcome: HookOutcome, sent: dict[str, str]) -> None:
     """Offer the decision to the OTLP export ([export] otlp in user config); never raises."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIXES)}
-    env.update(forwarded)
+    policy = policy_variables(os.environ)
+    env = {k: v for k, v in os.environ.items() if not forwarded(k, policy)}
+    env.update(sent)
     with contextlib.suppress(Exception):
         from agentreflex.core.otlp import live
 

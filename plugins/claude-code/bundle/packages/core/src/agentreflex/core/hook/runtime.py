@@ -339,11 +339,17 @@ def host_set_env(
     if not given:
         return env, []
     from agentreflex.core.contain.dotenv import reaches  # what changes where a program reads
+    from agentreflex.core.hook.client import policy_variables
 
+    # but a cache the containment policy holds ({env:NAME}) stays where the host's programs
+    # will find it: set aside, the boundary would leave that folder writable (red-team rt84)
+    held = policy_variables(env)
     given = {
         k: v
         for k, v in given.items()
-        if reaches(k) and not (k == "REFLEX_MODE" and v == "enforced")
+        if reaches(k, held)
+        and k.lower() not in held
+        and not (k == "REFLEX_MODE" and v == "enforced")
     }  # a team's settings that turn enforced mode on (stricter) still do
     dropped = sorted(k for k, v in given.items() if env.get(k) == v)
     if not dropped:

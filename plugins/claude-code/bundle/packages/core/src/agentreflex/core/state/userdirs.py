@@ -34,6 +34,7 @@ __all__ = [
     "protected_name",
     "protected_paths",
     "rebuilt_paths",
+    "secret_paths",
     "temp_dir",
     "temp_dirs",
     "trust_record_path",
@@ -130,6 +131,17 @@ def trust_record_path(env: Mapping[str, str] | None = None) -> str:
 
 def key_path(env: Mapping[str, str] | None = None) -> str:
     return os.path.join(user_state_dir(env), "key")
+
+
+def secret_paths(env: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """The guard's files no command may read: the key (which seals records) and the trust
+    record (which says which project settings the user approved).
+
+    One list for the gate's fallback and the boundary, whose ``unreadable`` list
+    names the same two (``{key}``, ``{trust}``): a command must not learn more where
+    no boundary holds than where one does (red-team rt81).
+    """
+    return key_path(env), trust_record_path(env)
 
 
 def installed_paths() -> tuple[str, ...]:

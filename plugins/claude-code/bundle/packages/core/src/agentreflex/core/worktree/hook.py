@@ -343,26 +343,38 @@ _WALK_MAX = 2000  # entries looked at under a command's paths for nested checkou
 
 
 def _operand_dirs(repo: observe.Repo, event: Event) -> list[str]:
-    """The existing paths inside ``repo`` (not its top) the shell command's words name."""
+    """The existing paths inside ``repo`` (not its top) the shell command's words name.
+
+    Linear in the command (rt78: a 250 kB command took 2.4 s): each distinct word once,
+    the folders on the way resolved once for all (:class:`Realpaths`: a link check and an
+    existence check a word), the paths found kept in a dict (in order), and the look's
+    deadline checked between words (:func:`observe.checked`), the command read a word at a
+    time so that its reading is within the deadline too."""
     call = event.tool
     if call is None or call.kind is not ToolKind.SHELL:
         return []
-    from shlex import split
+    from shlex import shlex
 
-    try:
-        words = split(call.command)
-    except ValueError:
-        return []
+    from agentreflex.core.util.fsutil import Realpaths
+
+    words = shlex(call.command, posix=True)  # shlex.split's reading, a word at a time:
+    words.whitespace_split, words.commenters = True, ""  # a 10 MB command takes seconds
+    resolve = Realpaths()
     top = os.path.realpath(repo.top)
-    out: list[str] = []
-    for word in words:
-        if not word or word.startswith("-"):
-            continue
-        path = os.path.realpath(os.path.join(event.cwd, word))
-        inside = path != top and path.startswith(top + os.sep)
-        if inside and path not in out and os.path.lexists(path):
-            out.append(path)
-    return out
+    seen: set[str] = set()
+    found: dict[str, None] = {}
+    try:
+        for word in observe.checked(words):
+            if not word or word.startswith("-") or word in seen:
+                continue
+            seen.add(word)
+            path = resolve(os.path.join(event.cwd, word))  # as os.path.realpath resolves it
+            inside = path != top and path.startswith(top + os.sep)
+            if inside and path not in found and os.path.lexists(path):
+                found[path] = None
+    except ValueError:  # an unclosed quote: no words, as shlex.split has none
+        return []
+    return list(found)
 
 
 def _not_held(repo: observe.Repo, event: Event, decision: Decision, skip: str = "") -> str:

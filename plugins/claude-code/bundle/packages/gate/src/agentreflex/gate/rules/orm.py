@@ -103,6 +103,17 @@ _CONSOLES = {
     ("artisan", "tinker"): ("php", "-r", ("--env",)),
 }
 _CODE_OPTIONS = {"manage.py": ("-c", "--command"), "artisan": ("--execute",)}
+# The option by which a console names its environment, and the variable it stands for:
+# ``rails runner -e test`` is ``RAILS_ENV=test`` (guides.rubyonrails.org/command_line.html,
+# "bin/rails runner": "-e switch"), ``artisan --env=testing`` is ``APP_ENV=testing``
+# (laravel.com/docs/configuration, "Determining the Current Environment"), ``manage.py
+# --settings=app.settings.test`` is ``DJANGO_SETTINGS_MODULE`` (docs.djangoproject.com,
+# django-admin "--settings").
+_SCOPE_OPTIONS = {
+    "rails": (("-e", "--environment"), "RAILS_ENV"),
+    "artisan": (("--env",), "APP_ENV"),
+    "manage.py": (("--settings",), "DJANGO_SETTINGS_MODULE"),
+}
 
 
 def console_code(argv: list[str]) -> list[str] | None:
@@ -132,3 +143,22 @@ def console_code(argv: list[str]) -> list[str] | None:
         return None
     code = args[k]
     return [lang, code] if code.endswith(".rb") else [lang, flag, code]
+
+
+def console_scope(argv: list[str]) -> dict[str, str]:
+    """The assignment a console's environment option amounts to (``rails runner -e test``:
+    ``RAILS_ENV=test``), so the code it runs is graded by the database it reaches, as
+    ``RAILS_ENV=test rails runner`` is (:mod:`rules.dbscope`)."""
+    words = program_of(argv) or [argv[0].rsplit("/", 1)[-1], *argv[1:]]
+    found = _SCOPE_OPTIONS.get(words[0])
+    if found is None:
+        return {}
+    options, variable = found
+    args = words[2:]
+    for k, a in enumerate(args):
+        if a in options and k + 1 < len(args):
+            return {variable: args[k + 1]}
+        name, eq, value = a.partition("=")
+        if eq and name in options:
+            return {variable: value}
+    return {}

@@ -57,6 +57,8 @@ class Protected:
         # large folders, and ones deleting a parent of is everyday work (``rm -rf .venv``)
         self.installed = frozenset((*userdirs.installed_paths(), *userdirs.interpreter_paths()))
         self.key = userdirs.key_path(env)
+        # what no command may read: the key and the trust record (the boundary's too)
+        self.secrets = userdirs.secret_paths(env)
         self.state_dir = userdirs.user_state_dir(env)
         rebuilt = userdirs.rebuilt_paths(env)
         self.rebuilt = frozenset((*rebuilt, *map(os.path.realpath, rebuilt)))

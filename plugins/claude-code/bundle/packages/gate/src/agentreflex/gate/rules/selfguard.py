@@ -314,60 +314,119 @@ def path_hit(path: str, effect: str, where: Where, cwd: str, segment: str) -> Hi
 
 
 def _key_message(key: str) -> str:
+    if key.endswith(".json"):
+        return (
+            f"{key} is agentreflex's trust record (the project settings the user approved); "
+            "no command reads it inside the boundary, nor here without one: only the user "
+            "may read or copy it (agentreflex trust --show)."
+        )
     return (
         f"{key} is agentreflex's per-user key, a secret that authenticates its "
         "records; only the user may read or copy it."
     )
 
 
+def _secret_hit(secret: str, segment: str) -> Hit:
+    return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(secret))
+
+
 def key_hit(path: str, where: Where, cwd: str, segment: str, recursive: bool = False) -> Hit | None:
-    """``GATE-SELF-KEY`` when ``path`` is the per-user key (or the folder that holds it).
+    """``GATE-SELF-KEY`` when ``path`` is one of the guard's secrets (the per-user key, the
+    trust record: ``userdirs.secret_paths``) or the folder that holds them.
 
     ``recursive``: the program reads whole folders (``grep -r``, ``rsync``, ``zip -r``),
-    so any folder between the home and the key reaches it too.
+    so any folder between the home and a secret reaches it too.
     """
     full = full_path(path, where, cwd)
     if not full or DESCENDANT in full:
         return None
     g = protected(where)
-    if recursive and under(g.key, full) and full != where.home and under(full, where.home):
-        return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
+    if recursive and full != where.home and under(full, where.home):
+        held = next((s for s in g.secrets if under(s, full)), "")
+        if held:
+            return _secret_hit(held, segment)
     # where the OS leads: a link made earlier, in the last part (making one to the key asks:
     # LINK_TARGET) or a folder on the way (``st -> ~/.local/state``, whose target is no file
     # of the guard's; red-team rt35)
     names = {full, real_path(full)}
     if any(ch in full for ch in GLOB_CHARS):
-        from fnmatch import fnmatchcase
-
-        parts, key = full.split("/"), g.key.split("/")
-        if len(parts) == len(key) and all(map(fnmatchcase, key, parts)):
-            names.add(g.key)
-    if g.key in names or g.state_dir in names or real_path(g.key) in names:
-        return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
+        names.update(s for s in g.secrets if glob_matches(full, s))
+    if g.state_dir in names:
+        return _secret_hit(g.key, segment)
+    for secret in g.secrets:
+        if secret in names or real_path(secret) in names:
+            return _secret_hit(secret, segment)
     return None
 
 
+def glob_matches(pattern: str, path: str) -> bool:
+    """Whether the glob ``pattern`` (absolute, ``**`` for any number of folders) matches
+    ``path``, as Python's and node's globs and the shell's would."""
+    from fnmatch import fnmatchcase
+
+    def match(ps: list[str], xs: list[str]) -> bool:
+        if not ps:
+            return not xs
+        if ps[0] == "**":
+            return any(match(ps[1:], xs[k:]) for k in range(len(xs) + 1))
+        return bool(xs) and fnmatchcase(xs[0], ps[0]) and match(ps[1:], xs[1:])
+
+    return match(pattern.strip("/").split("/"), path.strip("/").split("/"))
+
+
 def code_key_hit(code: str, where: Where, segment: str) -> Hit | None:
-    """``GATE-SELF-KEY`` when interpreter code names the key's path, however it joins it.
+    """``GATE-SELF-KEY`` when interpreter code names one of the guard's secrets, however it
+    joins it.
 
     ``Path.home().joinpath('.local/state/agentreflex/key')`` or ``homedir() + '/...'``:
-    the part of the key's path below the home (or below the state folder's parent)
+    the part of the path below the home (or below the state folder's parent)
     is enough, as no other program has a reason to spell it.
     """
     g = protected(where)
-    tails = {g.key}
-    if under(g.key, where.home) and g.key != where.home:
-        tails.add(g.key[len(where.home.rstrip("/")) + 1 :])
-    tails.add("/".join(g.key.rsplit("/", 2)[-2:]))  # agentreflex/key
     joined = _JOINS.sub("", code)
     import re
 
-    # the name ends there (``.../agentreflex/key``, not ``.../agentreflex/keyboard``)
-    pattern = "(?:" + "|".join(re.escape(tail) for tail in tails) + r")(?![\w.-])"
-    # its names as separate literals: ``Path.home() / 'agentreflex' / 'key'``
-    parts = "(?:" + "|".join(re.escape(t.replace("/", "")) for t in tails) + r")(?![\w.-])"
-    if re.search(pattern, code) or re.search(pattern, joined) or re.search(parts, joined):
-        return Hit(RULE_KEY, ASK, 1.0, segment, _key_message(g.key))
+    for secret in g.secrets:
+        tails = {secret, "/".join(secret.rsplit("/", 2)[-2:])}  # agentreflex/key
+        if under(secret, where.home) and secret != where.home:
+            tails.add(secret[len(where.home.rstrip("/")) + 1 :])
+        # the name ends there (``.../agentreflex/key``, not ``.../agentreflex/keyboard``)
+        pattern = "(?:" + "|".join(re.escape(tail) for tail in tails) + r")(?![\w.-])"
+        # its names as separate literals: ``Path.home() / 'agentreflex' / 'key'``
+        parts = "(?:" + "|".join(re.escape(t.replace("/", "")) for t in tails) + r")(?![\w.-])"
+        if re.search(pattern, code) or re.search(pattern, joined) or re.search(parts, joined):
+            return _secret_hit(secret, segment)
+    return _globbed_secret(code, where, segment)
+
+
+def _globbed_secret(code: str, where: Where, segment: str) -> Hit | None:
+    """A glob pattern in ``code`` that matches a secret: ``glob.glob('/home/*/.local/state/
+    agentreflex/*key*')`` on a machine whose homes are in ``/home``, ``fs.globSync(...)``
+    (red-team rt81).  The pattern names no secret, but what it yields is one.
+
+    A relative pattern may be globbed from any folder (``Path('/home').glob('*/.local/
+    state/*/k*')``): it counts when it matches a secret's path from some folder on and
+    names one of that path's folders below the home outright, so ``Path('.').glob('**/*')``
+    does not.
+    """
+    secrets = protected(where).secrets
+    for m in _STRINGS.finditer(code):
+        text = next((grp for grp in m.groups() if grp is not None), "")
+        if not (any(ch in text for ch in GLOB_CHARS) and "/" in text and len(text) < 4096):
+            continue
+        found = key_hit(text, where, where.cwd, segment)
+        if found is None and text[:1] not in ("/", "~"):
+            named = {p for p in text.split("/") if p not in ("", ".", "..")}
+            named = {p for p in named if not any(ch in p for ch in GLOB_CHARS)}
+            for secret in secrets:
+                below = (
+                    secret[len(where.home.rstrip("/")) :] if under(secret, where.home) else secret
+                )
+                if named & set(below.split("/")) and glob_matches("**/" + text, secret):
+                    found = _secret_hit(secret, segment)
+                    break
+        if found is not None:
+            return found
     return None
 
 
@@ -421,15 +480,69 @@ def _found_key(cmd: Cmd, where: Where) -> Hit | None:
 
         program = (split_xargs(cmd.args)[1] or ["echo"])[0]
         named = program.rsplit("/", 1)[-1] in _NAMES_ONLY
-    if finder is not None and protected(where).key in find_yields(
-        finder.args, finder.cwd, where, named=named
-    ):
-        return Hit(RULE_KEY, ASK, 1.0, cmd.text, _key_message(protected(where).key))
+    if finder is not None:
+        yielded = find_yields(finder.args, finder.cwd, where, named=named)
+        secret = next((s for s in protected(where).secrets if s in yielded), "")
+        if secret:
+            return _secret_hit(secret, cmd.text)
+    if cmd.name == "git":
+        return _git_gathered(cmd, where)
     if cmd.name in ("tar", "gtar", "bsdtar"):
         for operand, folder in _tar_operands(cmd, where):
             found = key_hit(operand, where, folder, cmd.text, recursive=True)
             if found is not None:
                 return found
+    return None
+
+
+_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"})
+# git's ways of copying files it does not track yet into its objects (or its output):
+# ``add -A``/``add PATH``, ``stash -u``/``-a``, ``grep --untracked``/``--no-index``
+_GATHER = {
+    "add": frozenset({"-A", "--all", "--no-ignore-removal", "-f", "--force"}),
+    "stash": frozenset({"-u", "--include-untracked", "-a", "--all"}),
+    "grep": frozenset({"--untracked", "--no-index"}),
+}
+
+
+def _git_gathered(cmd: Cmd, where: Where) -> Hit | None:
+    """A secret read through git: ``git -C ~/.local/state add -A`` copies the key into
+    git's objects, where ``git show :agentreflex/key`` prints it (red-team rt81).
+
+    The folder git works in is ``-C``'s (after the command's own), its work tree
+    ``--work-tree`` or ``GIT_WORK_TREE``; what it gathers is the paths ``add`` names
+    (the whole tree for ``-A`` alone) or the whole tree (``stash -u``, ``grep
+    --untracked``), each judged as a whole-folder read.
+    """
+    args, folder, tree = cmd.args, cmd.cwd, ""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        option, eq, value = args[i].partition("=")
+        if not eq and option in _GIT_VALUED:
+            value, i = (args[i + 1] if i + 1 < len(args) else ""), i + 1
+        if option == "-C" and value:
+            folder = full_path(value, where, folder) or folder
+        elif option == "--work-tree":
+            tree = value
+        i += 1
+    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
+    tree = tree or cmd.assigns.get("GIT_WORK_TREE") or cmd.shell_vars.get("GIT_WORK_TREE", "")
+    root = full_path(tree, where, folder) if tree else folder
+    gathering = _GATHER.get(sub)
+    if not root or gathering is None:
+        return None
+    flags = {a.partition("=")[0] for a in rest if a.startswith("-")}
+    named = rest[rest.index("--") + 1 :] if "--" in rest else [a for a in rest if a[:1] != "-"]
+    if sub != "add" or not named:
+        if not flags & gathering:
+            return None
+        named = ["."]
+    base = folder if under(folder, root) else root
+    for spec in named:
+        spec = "." if spec.startswith(":") else spec  # ``:/``, ``:(top)``: from the top
+        found = key_hit(spec, where, root if spec == "." else base, cmd.text, recursive=True)
+        if found is not None:
+            return found
     return None
 
 
@@ -496,13 +609,14 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             if found is not None:
                 hits.append(found)
                 break
+        read = _found_key(cmd, where) or _named_key(cmd, where)
         if found is None:
+            # a program with no model may only read what it is given (``zip -r s.zip
+            # ~/.local/state``): the read of a secret, which is sure, is named first
             found = unmodelled_hit(cmd, where)
-            if found is not None:
-                hits.append(found)
-        found = _found_key(cmd, where) or _named_key(cmd, where)
-        if found is not None:
-            hits.append(found)
+            hits.extend(h for h in (read, found) if h is not None)
+        elif read is not None:
+            hits.append(read)
     return hits
 
 
@@ -546,7 +660,7 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
         candidates += arg.split()[1:]  # after a word: sqlite3's ``.output F``, ``.backup DB F``
         for text in candidates:
             if text and ("/" in text or text.startswith((".", "~"))) and len(text) < 4096:
-                hit = reached(text, WRITE, where, cmd.cwd)
+                hit = reached(text, WRITE, where, cmd.cwd) or _folder_holding(text, where, cmd.cwd)
                 if hit:
                     return Hit(
                         RULE,
@@ -559,6 +673,35 @@ def unmodelled_hit(cmd: Cmd, where: Where) -> Hit | None:
                         "user may. Ask the user to run it.",
                     )
     return None
+
+
+def _folder_holding(path: str, where: Where, cwd: str) -> str:
+    """The guard's file inside ``path`` when it names a folder that holds one
+    (``rclone copy remote:x ~/.claude`` fills ``~/.claude/settings.json``).
+
+    Narrower than every folder a program is given, which would ask for ``black .``: the
+    project, the home and the folders above them are left out, and so are the guard's
+    installed code and derived data, where a write into a parent is everyday work.  In
+    the project only files that exist count (``prettier --write .github`` asks where
+    ``.github/hooks`` is there to rewrite); outside it, a file the program may create
+    counts too.
+    """
+    import os
+
+    full = full_path(path, where, cwd)
+    if not full or DESCENDANT in full or any(ch in full for ch in GLOB_CHARS):
+        return ""
+    if under(where.home, full) or (where.project and under(where.project, full)):
+        return ""
+    g = protected(where)
+    inside = bool(where.project) and under(full, where.project)
+    for folder in dict.fromkeys((full, real_path(full))):
+        for entry in g.all_entries():
+            if entry in g.installed or entry in g.rebuilt or not under(entry, folder):
+                continue
+            if not inside or os.path.lexists(entry):
+                return entry
+    return ""
 
 
 # Options whose value is a pattern of what a command skips or picks (aws s3 sync

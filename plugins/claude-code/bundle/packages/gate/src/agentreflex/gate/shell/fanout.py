@@ -258,7 +258,10 @@ class FanOutMixin(WalkerBase):
         if producer is not None and producer.name == "ls":
             dirs = [a for a in producer.args if not a.startswith("-")] or ["."]
             return [d.rstrip("/") + "/*" for d in dirs[:8]]
-        return [DATA]
+        # ``(make; echo .agentreflex) | xargs rm -rf``: the readable parts' items are
+        # handed on whatever the rest adds (red-team rt81)
+        known = pipes.known_parts(producer, self.state.written)
+        return [*_split_items("\n".join(known), lines), DATA] if known else [DATA]
 
     def _run_per_item(
         self, template: list[str], items: list[str], replace: str, cmd: Cmd, depth: int, via: str

@@ -11,7 +11,7 @@ remote content.  Anything else is unknown (``None``).
 from __future__ import annotations
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import REMOTE, Cmd, has_marker
+from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell.paths import Where, resolve
 
 _MAX_CHAIN = 16
@@ -82,6 +82,40 @@ def output_text(cmd: Cmd | None, written: dict[str, str], depth: int = 0) -> str
     if upstream is None or upstream[:1] == REMOTE or name in ("cat", "tee"):
         return upstream
     return _transform(cmd, upstream)
+
+
+# Filters that pass the lines they read on, reordered or thinned, never new ones.
+_PASS_ON = frozenset({"cat", "tee", "sort", "uniq", "tac", "grep", "head", "tail"})
+
+
+def known_parts(cmd: Cmd | None, written: dict[str, str]) -> list[str]:
+    """The texts known to flow out of ``cmd`` when its whole output can't be known.
+
+    ``(crontab -l; echo ENTRY) | crontab -`` installs ENTRY whatever the old table
+    holds, and ``(make; echo CMD) | sh`` runs CMD whatever make prints: an unreadable
+    part must not hide what the readable ones say (red-team rt81).  A filter between
+    (``| sort -u |``) is taken to pass them on, which may judge a line grep drops:
+    the gate then asks for nothing that cannot happen but errs only towards asking.
+    """
+    for _ in range(_MAX_CHAIN):
+        if cmd is None:
+            return []
+        if cmd.partial:
+            return [p for p in cmd.partial.split(UNKNOWN) if p.strip() and not has_marker(p)]
+        text = output_text(cmd, written)
+        if static(text):
+            return [text or ""]
+        if cmd.name not in _PASS_ON or cmd.stdin_text is not None:
+            return []
+        if any(not a.startswith("-") for a in cmd.args) and cmd.name not in ("tee", "grep"):
+            return []  # reads files of its own
+        cmd = cmd.stdin_from
+    return []
+
+
+def known_lines(text: str) -> list[str]:
+    """The lines of ``text`` that hold no unknown or remote part."""
+    return [line for line in text.splitlines() if line.strip() and not has_marker(line)]
 
 
 def catted(feeder: Cmd | None, where: Where) -> str:

@@ -528,7 +528,13 @@ class RunnersMixin(WalkerBase):
             if text is None:
                 text = pipes.output_text(cmd.stdin_from, self.state.written)
         if text is None or has_marker(text):
-            return
+            # the old table (``crontab -l``) or another unreadable part: the entries the
+            # readable parts add are installed all the same
+            if text is None and not (words and words[0] != "-"):
+                known = pipes.known_parts(cmd.stdin_from, self.state.written)
+            else:
+                known = pipes.known_lines(text or "")
+            text = "\n".join(known)
         for entry in execopts.cron_entries(text):
             self.run(entry, depth + 1, via="crontab entry")
 
@@ -596,6 +602,9 @@ class RunnersMixin(WalkerBase):
         if text is not None and REMOTE in text:
             self._rce(cmd)
         elif text is None or has_marker(text):
+            if shell and cmd.stdin_text is None:  # what the readable parts of a group say
+                for part in pipes.known_parts(cmd.stdin_from, self.state.written):
+                    self.run(part, depth + 1, via=f"stdin of {cmd.name}")
             self._ask(
                 "GATE-PIPE-TO-SHELL",
                 cmd.text,

@@ -525,6 +525,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         from agentreflex.gate.rules.exfil import source_of  # only for a compound's unknown output
 
         unknown = [c for c, t in zip(printers, texts, strict=True) if t is None or t == REMOTE]
+        out.partial = "\n".join(UNKNOWN if t is None else t for t in texts) + "\n"
         out.stdin_from = next(
             (c for c in unknown if source_of(c, self.where)),
             next((c for c, t in zip(printers, texts, strict=True) if t == REMOTE), unknown[0]),
@@ -618,10 +619,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.stmt(body, depth, stdin_from, via)
             out = [r for r in redirects if r[0] in _OUT_REDIRECTS and r not in not_stdout]
             if out and body is not None and body.type in _COMPOUNDS:
-                for c in self._printers(
-                    self.cmds[seen:]
-                ):  # { ...; } > /dev/tcp/H/P: each writes there
+                printers = self._printers(self.cmds[seen:])
+                for c in printers:  # { ...; } > /dev/tcp/H/P: each writes there
                     c.redirects.extend(out)
+                self._group_written(printers, out)
             cmd = Cmd([":"], node_text(node), self.state.cwd, redirects=redirects, via=via)
             self.cmds.append(cmd)
         for extra in after:
@@ -633,6 +634,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             else:
                 self.stmt(extra, depth, via=via)
         return cmd
+
+    def _group_written(self, printers: list[Cmd], out: list[tuple[str, str]]) -> None:
+        """``(crontab -l; echo ENTRY) > f``: f holds what the group prints, ENTRY among it
+        whatever the unreadable parts add (each an UNKNOWN), for a later ``crontab f``."""
+        texts = [pipes.output_text(c, self.state.written) for c in printers]
+        text = "\n".join(UNKNOWN if t is None else t for t in texts) + "\n"
+        for op, target in out:
+            if op in (">", ">>", ">|", "&>", "&>>") and not has_marker(target):
+                self.state.written[resolve(target, self.where, self.state.cwd)] = text
 
     def heredoc(self, node: Any, depth: int) -> str:
         """The body fed to stdin; substitutions in an unquoted body execute."""
@@ -1032,7 +1042,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         """``rails runner CODE``, ``manage.py shell -c CODE``, ``artisan tinker --execute
         CODE``: the code, judged as its interpreter's (:func:`rules.orm.console_code`),
         with the console's input (``manage.py shell < job.py``)."""
-        from agentreflex.gate.rules.orm import console_code  # only for these programs
+        from agentreflex.gate.rules.orm import console_code, console_scope  # these only
 
         argv = console_code(cmd.argv)
         if argv is None:
@@ -1041,7 +1051,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             argv,
             cmd.text,
             depth + 1,
-            assigns=cmd.assigns,  # RAILS_ENV=test: the database the code reaches
+            # RAILS_ENV=test, or -e test: the database the code reaches
+            assigns={**cmd.assigns, **console_scope(cmd.argv)},
             redirects=[r for r in cmd.redirects if r[0] == "<"],
             stdin_text=cmd.stdin_text,
             stdin_from=cmd.stdin_from,

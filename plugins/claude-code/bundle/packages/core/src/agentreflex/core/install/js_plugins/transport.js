@@ -22,7 +22,14 @@ import { fileURLToPath } from "node:url";
 
 /** @typedef {{block?: boolean, reason?: string, context?: string, command?: string}} Reply */
 /** @typedef {{binary: string, python?: string, host?: string}} Settings */
-/** @typedef {{socket: string, install: string}} DaemonInfo */
+/**
+ * Where this installation's daemon listens, its id, and which variables change a decision
+ * (core/hook/client.py: ENV_PREFIXES, and policy_variables, the containment policy's
+ * {env:NAME}, lowercased), as this installation's Python gave them: the one list, never a
+ * copy here.  `policyFile`/`policyId`: the user's contain.toml it read, and its identity then.
+ * @typedef {{socket: string, install: string, prefixes: string[], policy: string[],
+ *   policyFile: string, policyId: string}} DaemonInfo
+ */
 
 export const MAGIC = "ARX2\0";
 // one-byte daemon answers meaning "evaluate it yourself"
@@ -31,24 +38,6 @@ const SOCKET_TIMEOUT_MS = 5000;
 const HOOK_TIMEOUT_MS = 30000;
 const PRUNE_TIMEOUT_MS = 10000;
 const MAX_REPLY_BYTES = 1024 * 1024;
-// environment that changes a decision, forwarded to the daemon (core/hook/client.py ENV_PREFIXES)
-const ENV_PREFIXES = [
-  "REFLEX_", "JEV_", "AGENTREFLEX_", "CLAUDE_", "CODEX_",
-  "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PWD",
-  "GEMINI_CLI_HOME", "GEMINI_PROJECT_DIR", "COPILOT_HOME", "COPILOT_ALLOW_ALL",
-  // what the looks and the boundary's plan read (red-team rt33): the daemon's own are
-  // another session's; OpenCode's rules given in its environment above all
-  "PATH", "TMPDIR", "USER", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "TMUX",
-  "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST", "KITTY_LISTEN_ON", "HYPRLAND_INSTANCE_SIGNATURE",
-  "SWAYSOCK", "I3SOCK", "NIRI_SOCKET", "ALACRITTY_SOCKET", "WEZTERM_UNIX_SOCKET",
-  "BSPWM_SOCKET", "RXVT_SOCKET", "GIT_TEMPLATE_DIR", "CLAUDECODE",
-  "OPENCODE_CONFIG", "OPENCODE_PERMISSION", "OPENCODE_BIN", "HERMES_HOME", "HERMES_PROFILE",
-  "PI_CODING_AGENT_DIR", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE",
-  "GEMINI_CLI_SYSTEM_",
-  // where the host's variables put the tools' caches the boundary holds (red-team rt80)
-  "PRE_COMMIT_HOME", "GOCACHE", "PLAYWRIGHT_BROWSERS_PATH", "PIP_CACHE_DIR",
-  "UV_CACHE_DIR", "NPM_CONFIG_", "npm_config_",
-];
 
 /**
  * The install record beside this file (agentreflex.json, written by `agentreflex install`).
@@ -78,15 +67,18 @@ function errText(err) {
 }
 
 /**
- * The request bytes of the daemon protocol (core/hook/client.py encode_request).
- * @param {string} install @param {string} host @param {string} hint
- * @param {Record<string, string | undefined>} env @param {Buffer} payload
+ * The request bytes of the daemon protocol (core/hook/client.py encode_request), with the
+ * variables Python named (core/hook/client.py forwarded: a prefix, or a policy variable in
+ * any case).
+ * @param {Pick<DaemonInfo, "install" | "prefixes" | "policy">} info @param {string} host
+ * @param {string} hint @param {Record<string, string | undefined>} env @param {Buffer} payload
  */
-export function encodeRequest(install, host, hint, env, payload) {
-  const parts = [Buffer.from(MAGIC), Buffer.from(install + "\0"), Buffer.from(host + "\0" + hint + "\0")];
+export function encodeRequest(info, host, hint, env, payload) {
+  const parts = [Buffer.from(MAGIC), Buffer.from(info.install + "\0"), Buffer.from(host + "\0" + hint + "\0")];
+  const policy = new Set(info.policy);
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined || key.includes("\0") || value.includes("\0")) continue;
-    if (!ENV_PREFIXES.some((p) => key.startsWith(p))) continue;
+    if (!info.prefixes.some((p) => key.startsWith(p)) && !policy.has(key.toLowerCase())) continue;
     parts.push(Buffer.from(`${key}=${value}\0`));
   }
   parts.push(Buffer.from("\0"), payload);
@@ -150,7 +142,7 @@ export function askDaemon(info, host, hint, payload, trusted) {
     sock.on("error", () => done(null));
     sock.on("connect", () => {
       if (trusted !== undefined && socketId(info.socket) !== trusted) return done(null);
-      sock.end(encodeRequest(info.install, host, hint, process.env, payload));
+      sock.end(encodeRequest(info, host, hint, process.env, payload));
     });
     sock.on("data", (chunk) => {
       size += chunk.length;
@@ -235,19 +227,19 @@ export function createClient(chosen, moduleUrl) {
   /** @type {Promise<DaemonInfo | null> | null} */
   let daemon = null;
 
-  /** Where this installation's daemon listens (asked once, from Python, which knows its id). */
-  function daemonInfo() {
-    if (typeof settings === "string" || !settings.python) return Promise.resolve(null);
-    if ((process.env.AGENTREFLEX_DAEMON || "").toLowerCase() === "off") return Promise.resolve(null);
-    const python = settings.python;
-    daemon ??= run([python, ...ISOLATED, "-c", DAEMON_INFO], "", SOCKET_TIMEOUT_MS).then((r) => {
-      try {
-        const [socket, install] = JSON.parse(r.stdout);
-        return typeof socket === "string" && typeof install === "string" ? { socket, install } : null;
-      } catch {
-        return null;
-      }
-    });
+  /**
+   * Where this installation's daemon listens (asked from Python, which knows its id), and
+   * asked again when the user's contain.toml changed: its {env:NAME} are forwarded too.
+   * @returns {Promise<DaemonInfo | null>}
+   */
+  async function daemonInfo() {
+    if (typeof settings === "string" || !settings.python) return null;
+    if ((process.env.AGENTREFLEX_DAEMON || "").toLowerCase() === "off") return null;
+    if (daemon) {
+      const known = await daemon;
+      if (!known || socketId(known.policyFile) === known.policyId) return known;
+    }
+    daemon = loadDaemonInfo(settings.python);
     return daemon;
   }
 
@@ -352,11 +344,35 @@ export function createClient(chosen, moduleUrl) {
  */
 export const ISOLATED = ["-E", "-P"];
 
+// (the user's contain.toml's identity is taken before it is read: a change after that is
+// seen at the next event)
 const DAEMON_INFO =
-  "import json,sys\n" +
-  "from agentreflex.core.hook.client import installation_id, socket_path\n" +
-  "i = installation_id()\n" +
-  "sys.stdout.write(json.dumps([socket_path(i), i]))\n";
+  "import json,os,sys\n" +
+  "from agentreflex.core.hook import client as c\n" +
+  "i, f = c.installation_id(), c.user_policy_file(os.environ)\n" +
+  "try:\n st = os.stat(f); s = f'{st.st_dev}:{st.st_ino}:{st.st_ctime_ns}'\n" +
+  "except OSError:\n s = ''\n" +
+  "sys.stdout.write(json.dumps({'socket': c.socket_path(i), 'install': i,\n" +
+  " 'prefixes': list(c.ENV_PREFIXES), 'policy': sorted(c.policy_variables(os.environ)),\n" +
+  " 'policyFile': f, 'policyId': s}))\n";
+
+/** @param {unknown} value */
+const strings = (value) => Array.isArray(value) && value.every((v) => typeof v === "string");
+
+/**
+ * This installation's daemon socket, its id and the variables to forward, from its Python.
+ * @param {string} python @returns {Promise<DaemonInfo | null>}
+ */
+export async function loadDaemonInfo(python) {
+  const r = await run([python, ...ISOLATED, "-c", DAEMON_INFO], "", SOCKET_TIMEOUT_MS);
+  try {
+    const v = JSON.parse(r.stdout);
+    const text = ["socket", "install", "policyFile", "policyId"].every((k) => typeof v?.[k] === "string");
+    return text && strings(v.prefixes) && strings(v.policy) ? v : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * How a shim checks the daemon's socket before sending it anything: this installation's

@@ -1,0 +1,104 @@
+"""The git folders of a project that is a linked work tree, taken only where git made them.
+
+Why: a project made by ``git worktree add ../app-feat`` (and by ``claude
+--worktree``, Codex's app, Conductor, claude-squad: one work tree per agent)
+has a ``.git`` *file*, ``gitdir: <main>/.git/worktrees/NAME``.  Everything
+``git add``, ``git commit`` or ``git stash`` writes is there (the work tree's
+index and HEAD) and in the repository's common folder ``<main>/.git``
+(objects, refs, logs, packed-refs, and the ``*.lock`` files git renames into
+it), both outside the project and read-only with the rest of home: no commit
+could be made in the boundary (red-team rt83).  So the boundary makes them
+writable, as an ordinary project's ``.git`` is, and holds read-only in them
+what it holds in an ordinary one (settings, hooks: the same policy entries,
+``{git}``).
+
+The ``.git`` file is a command's to write, so it is taken at its word only
+where git itself made the pair: a regular file (no link), whose folder is
+``<common>/worktrees/<name>`` of a repository (``HEAD``, ``objects/``,
+``refs/``) whose ``commondir`` leads back to that common folder and whose
+``gitdir`` names this very ``.git``; no link on the way to either (the paths
+as spelled are the paths resolved), and a common folder whose work tree is
+not home, nor above it, nor inside a path the guard holds.  A forged pointer
+(at ``~/.ssh``, at a folder in ``/tmp`` whose ``commondir`` names home) makes
+nothing writable.  Stdlib only: it is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentreflex.core.util.fsutil import inside, read_regular
+
+__all__ = ["Linked", "linked"]
+
+_POINTER = "gitdir: "
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A linked work tree's git folders: the repository's shared one and its own in it."""
+
+    common: str  # <main>/.git: objects, refs, the settings and hooks
+    own: str  # <common>/worktrees/NAME: its index, HEAD, logs, config.worktree
+
+
+def linked(project: str, home: str, held: Sequence[str] = ()) -> Linked | None:
+    """``project``'s git folders when it is a linked work tree git made, else None.
+
+    ``held``: paths the guard holds (its own files, the hosts' settings); a common
+    folder inside one is not taken.
+    """
+    dot = os.path.join(os.path.realpath(project), ".git")
+    own = _named(dot, dot)
+    if own is None or os.path.realpath(own) != own:
+        return None
+    common = _named(os.path.join(own, "commondir"), own, prefix="")
+    if common is None or os.path.realpath(common) != common:
+        return None
+    if os.path.dirname(own) != os.path.join(common, "worktrees"):
+        return None  # git's layout: the work tree's folder is in the common one
+    if _named(os.path.join(own, "gitdir"), own, prefix="") != os.path.normpath(dot):
+        return None  # the repository does not know this work tree as its own
+    if not _repository(common) or _refused(common, home, held):
+        return None
+    return Linked(common, own)
+
+
+def _named(path: str, base: str, prefix: str = _POINTER) -> str | None:
+    """The folder the small file ``path`` names (after ``prefix``), read as git reads it
+    (one line, line ends stripped; relative to ``base``'s folder for a ``.git`` file,
+    to ``base`` itself otherwise), never through a link; None if there is none."""
+    data = read_regular(path, 4096, follow=False)
+    if data is None or len(data) > 4096 or b"\0" in data:
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    if not text.startswith(prefix):
+        return None
+    value = text[len(prefix) :].rstrip("\r\n")
+    if not value or "\n" in value:
+        return None
+    folder = os.path.dirname(base) if prefix else base
+    return os.path.normpath(os.path.join(folder, value))
+
+
+def _repository(common: str) -> bool:
+    """Is ``common`` a repository's folder as git makes one (no link in it where git looks)?"""
+    try:
+        head = os.lstat(os.path.join(common, "HEAD")).st_mode
+        objects = os.lstat(os.path.join(common, "objects")).st_mode
+        refs = os.lstat(os.path.join(common, "refs")).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(head) and stat.S_ISDIR(objects) and stat.S_ISDIR(refs)
+
+
+def _refused(common: str, home: str, held: Sequence[str]) -> bool:
+    """Is ``common`` one the boundary must not open: home's own repository (``~/.git``, a
+    dotfiles checkout of home), one at or above home, or one in a held path?"""
+    home = os.path.normpath(home)
+    if inside(home, os.path.dirname(common)):
+        return True
+    return any(inside(common, os.path.normpath(h)) for h in held)
