@@ -362,8 +362,10 @@ class WordsMixin(WalkerBase):
             if t == "process_substitution":
                 # what it prints is the content of the file it names, so a shell that
                 # reads it (sh < <(...), bash <(...)) runs it as it would a pipe's
+                # it ends with the line end the output had, which $(...) strips: cat
+                # <(echo '#') <(echo CMD) prints two lines, not the comment '#CMD' (rt86)
                 name = proc_sub_name(node)
-                self.state.written[name] = value
+                self.state.written[name] = value + "\n" if _ends_a_line(value) else value
                 value = name + (REMOTE if value[:1] == REMOTE else SETUP if value == SETUP else "")
             out.append((value, quoted, False))
         elif t == "arithmetic_expansion":
@@ -481,6 +483,12 @@ def proc_sub_name(node: Any) -> str:
         elif n.type not in _SUBSTITUTIONS:
             stack.extend(reversed(n.named_children))
     return f"{_FD_DIR}{max(_PROC_FD_FIRST - before, 3)}"
+
+
+def _ends_a_line(value: str) -> bool:
+    """Whether a process substitution's output is a line of text (known or not) whose
+    end ``$(...)`` took off; a download's marker and a set-up's stay as they are."""
+    return bool(value) and value[:1] != REMOTE and value != SETUP
 
 
 def _tilde_user(text: str, home: str) -> str:
