@@ -423,3 +423,29 @@ def test_real_hook_without_containment_refuses_them(world: Path) -> None:
     assert answer(GLOBS[0].format(homes=home.parent)) == "deny"
     for command in ["black .", "git -C src add -A", GLOBS_ALLOWED[0], "cat trust.json"]:
         assert answer(command) != "deny", command
+
+
+def test_appending_to_a_script_on_disk_keeps_what_it_held(
+    world: Path, own_check: Callable[[str], Checked]
+) -> None:
+    """``>>`` adds to the file's text on disk: a line appended to a script of the project
+    does not stand for the whole script when it then runs (red-team rt86)."""
+    (world / "build.sh").write_text("rm -rf .agentreflex\n")
+    (world / "ok.sh").write_text("make\n")
+    assert own_check("echo 'echo done' >> build.sh && sh build.sh")[1] & OWN
+    assert not own_check("echo 'echo done' >> ok.sh && sh ok.sh")[1] & OWN
+
+
+def test_a_group_joins_what_its_parts_print_as_printed(
+    world: Path, own_check: Callable[[str], Checked]
+) -> None:
+    """printf ends no line it was not told to, echo always does (bash's ``help echo``,
+    POSIX printf): ``(printf 'rm -rf '; echo .agentreflex) | sh`` runs one command."""
+    for command in [
+        "(printf 'rm -rf '; echo .agentreflex) | sh",
+        "{ echo -n 'rm -rf '; echo ~/.claude; } | bash",
+        "cat <(printf 'rm -rf ') <(echo .agentreflex) | sh",
+    ]:
+        verdict, codes = own_check(command)
+        assert verdict != "ALLOW" and codes & OWN, (command, verdict, codes)
+    assert not own_check("(printf 'ls\\n'; echo .agentreflex) | sh")[1] & OWN
