@@ -522,7 +522,11 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         texts = [pipes.output_text(c, self.state.written) for c in printers]
         out = Cmd(["cat"], node_text(node), self.state.cwd, via=via)
         if all(t is not None and t != REMOTE for t in texts):
-            out.stdin_text = "\n".join(t or "" for t in texts) + "\n"
+            # each part's text as printed: (printf 'rm -rf '; echo DIR) | sh is one
+            # command, printf ending no line it was not told to (rt86)
+            out.stdin_text = "".join(
+                (t or "") + pipes.line_end(c) for c, t in zip(printers, texts, strict=True)
+            )
             return out
         from agentreflex.gate.rules.exfil import source_of  # only for a compound's unknown output
 
