@@ -423,6 +423,12 @@ def test_real_hook_without_containment_refuses_them(world: Path) -> None:
     assert answer(GLOBS[0].format(homes=home.parent)) == "deny"
     for command in ["black .", "git -C src add -A", GLOBS_ALLOWED[0], "cat trust.json"]:
         assert answer(command) != "deny", command
+    # round five (rt86): a class each
+    for command in [PROC_SUBS[0], STDERR_ONLY[0], APPENDED[0]]:
+        assert answer(command) == "deny", command
+    assert (
+        answer("cat <(crontab -l) <(echo '0 3 * * * make -C ~/proj backup') | crontab -") != "deny"
+    )
 
 
 def test_appending_to_a_script_on_disk_keeps_what_it_held(
