@@ -43,7 +43,7 @@ Round five (rt86):
 - a group's part that sends only its errors away still prints: ``(echo CMD 2>/dev/null;
   echo ls) | sh`` runs CMD (only ``>``, ``1>``, ``&>`` move standard output:
   https://www.gnu.org/software/bash/manual/bash.html#Redirections);
-- ``>>`` appends: ``echo ENTRY > f; echo x >> f; crontab f`` installs ENTRY;
+- ``>>`` and ``tee -a`` append: ``echo ENTRY > f; echo x >> f; crontab f`` installs ENTRY;
 - a glob joined from literals in interpreter code (``os.path.join('/home', '*', ...)``:
   https://docs.python.org/3/library/os.path.html#os.path.join, node's ``path.join``).
 """
@@ -206,6 +206,8 @@ STDERR_ONLY = [
     "(echo .agentreflex 2>/dev/null; echo build) | xargs rm -rf",
 ]
 APPENDED = [
+    "echo '* * * * * rm -rf ~/.claude' > /tmp/c; echo '# end' | tee -a /tmp/c; crontab /tmp/c",
+    "echo 'rm -rf .agentreflex' > j.sh; echo ls | tee --append j.sh >/dev/null; sh j.sh",
     "echo '* * * * * rm -rf ~/.claude' > /tmp/c; echo '# end' >> /tmp/c; crontab /tmp/c",
     "echo 'rm -rf .agentreflex' > j.sh; echo 'echo done' >> j.sh; sh j.sh",
     "printf 'rm -rf .agentreflex\\n' > j.sh && cat x.txt >> j.sh && bash j.sh",
@@ -271,6 +273,7 @@ ALLOWED = [
     "{ echo 'rm -rf .agentreflex' &>/dev/null; echo ls; } | sh",
     "echo 'rm -rf .agentreflex' > j.sh; echo 'echo done' > j.sh; sh j.sh",
     "echo 'ls' > j.sh; echo 'echo done' >> j.sh; sh j.sh",
+    "echo 'rm -rf .agentreflex' > j.sh; echo ls | tee j.sh; sh j.sh",
 ]
 
 
