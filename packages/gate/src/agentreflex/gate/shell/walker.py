@@ -1160,7 +1160,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         targets = [t for op, t in cmd.redirects if op in (">", ">>", ">|", "&>", "&>>")]
         appended = {t for op, t in cmd.redirects if op in (">>", "&>>")}
         if cmd.name == "tee":
-            targets += [a for a in cmd.args if not a.startswith("-")]
+            named = [a for a in cmd.args if not a.startswith("-")]
+            targets += named
+            if _tee_appends(cmd.args):
+                appended.update(named)
         words = [a for a in cmd.args if not a.startswith("-")]
         if cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
             # the copy has the source's content: known only if the source was written here
@@ -1207,6 +1210,16 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+def _tee_appends(args: list[str]) -> bool:
+    """``tee -a``/``--append`` (``-ia``, and ``--ap`` as getopt takes a long option's
+    unambiguous start): its files are added to, not replaced."""
+    return any(
+        (len(a) > 2 and "--append".startswith(a))
+        or (a.startswith("-") and not a.startswith("--") and "a" in a)
+        for a in args
+    )
 
 
 def _after_and(node: Any) -> bool:
