@@ -407,11 +407,11 @@ def _globbed_secret(code: str, where: Where, segment: str) -> Hit | None:
     A relative pattern may be globbed from any folder (``Path('/home').glob('*/.local/
     state/*/k*')``): it counts when it matches a secret's path from some folder on and
     names one of that path's folders below the home outright, so ``Path('.').glob('**/*')``
-    does not.
+    does not.  A pattern a path-joining call builds from literals counts as the one
+    string it makes (``os.path.join('/home', '*', '.local', ...)``: red-team rt86).
     """
     secrets = protected(where).secrets
-    for m in _STRINGS.finditer(code):
-        text = next((grp for grp in m.groups() if grp is not None), "")
+    for text in _code_strings(code):
         if not (any(ch in text for ch in GLOB_CHARS) and "/" in text and len(text) < 4096):
             continue
         found = key_hit(text, where, where.cwd, segment)
@@ -428,6 +428,45 @@ def _globbed_secret(code: str, where: Where, segment: str) -> Hit | None:
         if found is not None:
             return found
     return None
+
+
+def _code_strings(code: str) -> list[str]:
+    """The string literals of ``code``, and the paths its path-joining calls make of
+    literals side by side: ``os.path.join('/home', '*')`` and node's ``path.join``,
+    ``Path('/home', '*')``, ``joinpath``, ``path.resolve`` join theirs with ``/``
+    (https://docs.python.org/3/library/os.path.html#os.path.join,
+    https://nodejs.org/api/path.html#pathjoinpaths).  Only a call's own arguments are
+    joined, so ``print('a', '*')`` stays two strings."""
+    texts = [next((g for g in m.groups() if g is not None), "") for m in _STRINGS.finditer(code)]
+    for m in _PATH_CALL.finditer(code):
+        args = _call_args(code, m.end())
+        if "," in args:
+            joined = _JOINED_ARGS.sub("/", args)
+            for lit in _STRINGS.finditer(joined):
+                text = next((g for g in lit.groups() if g is not None), "")
+                texts.append(_SLASHES.sub("/", text))
+    return texts
+
+
+def _call_args(code: str, start: int) -> str:
+    """The text of a call's arguments from ``start`` (just after its ``(``) to its
+    closing parenthesis, bounded; parentheses inside strings are not told apart, which
+    at worst ends the arguments early."""
+    depth = 0
+    for k in range(start, min(len(code), start + 4096)):
+        ch = code[k]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                return code[start:k]
+            depth -= 1
+    return ""
+
+
+_PATH_CALL = LazyPattern(r"\b(?:join|joinpath|resolve|Path|PurePath|PosixPath)\s*\(", hints="(")
+_JOINED_ARGS = LazyPattern(r"""['"`]\s*,\s*['"`]""")
+_SLASHES = LazyPattern(r"/{2,}", hints="//")
 
 
 # Programs that read whole folders: with one of these, a folder above the key reaches it.

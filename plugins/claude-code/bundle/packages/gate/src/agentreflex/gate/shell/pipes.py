@@ -63,6 +63,19 @@ def _unescape(text: str) -> str:
     return ansi_c(_ECHO_OCTAL.sub(r"\\", text)).replace("\0", "\n")
 
 
+def line_end(cmd: Cmd) -> str:
+    """The line end ``echo`` adds to what ``echo_text`` reads (none with ``-n``); printf
+    and the readers of files print only what their text holds."""
+    if cmd.name != "echo":
+        return ""
+    for arg in cmd.args:
+        if arg not in ("-n", "-e", "-E", "-ne", "-en"):
+            break
+        if "n" in arg:
+            return ""
+    return "\n"
+
+
 _ECHO_OCTAL = LazyPattern(r"\\0(?=[0-7])", hints="\\0")
 
 
@@ -77,7 +90,7 @@ def output_text(cmd: Cmd | None, written: dict[str, str], depth: int = 0) -> str
         return REMOTE
     if name not in ("cat", "tee", "tac", "base64", "rev", "xxd"):
         return None
-    files = [] if name == "tee" else [a for a in cmd.args if not a.startswith("-")]
+    files = [] if name == "tee" else [a for a in cmd.args if not a.startswith("-") or a == "-"]
     upstream = _input_text(cmd, written, depth, files)
     if upstream is None or upstream[:1] == REMOTE or name in ("cat", "tee"):
         return upstream
@@ -105,12 +118,32 @@ def known_parts(cmd: Cmd | None, written: dict[str, str]) -> list[str]:
         text = output_text(cmd, written)
         if static(text):
             return [text or ""]
-        if cmd.name not in _PASS_ON or cmd.stdin_text is not None:
+        if cmd.name not in _PASS_ON:
             return []
-        if any(not a.startswith("-") for a in cmd.args) and cmd.name not in ("tee", "grep"):
-            return []  # reads files of its own
+        files = [a for a in cmd.args if not a.startswith("-") or a == "-"]
+        if files and cmd.name not in ("tee", "grep"):
+            return _files_parts(cmd, files, written)
+        if cmd.stdin_text is not None:
+            return []
         cmd = cmd.stdin_from
     return []
+
+
+def _files_parts(cmd: Cmd, files: list[str], written: dict[str, str]) -> list[str]:
+    """What a filter reading files passes on, file by file: ``cat <(crontab -l) <(echo
+    ENTRY)`` prints ENTRY whatever the old table holds, as the group form does (red-team
+    rt86).  A known file counts whole, one with unknown parts by its known lines, ``-``
+    by what comes in; a file never written here is unknown."""
+    parts: list[str] = []
+    for name in files[:_MAX_CHAIN]:
+        if name == "-":
+            stdin = cmd.stdin_text
+            parts += known_parts(cmd.stdin_from, written) if stdin is None else known_lines(stdin)
+            continue
+        text = file_text(written, name)
+        if text is not None:
+            parts += [text] if static(text) and text.strip() else known_lines(text)
+    return parts
 
 
 def known_lines(text: str) -> list[str]:
@@ -138,8 +171,12 @@ def file_text(written: dict[str, str], path: str) -> str | None:
 
 
 def _input_text(cmd: Cmd, written: dict[str, str], depth: int, files: list[str]) -> str | None:
-    if files:
-        parts = [file_text(written, f) for f in files]
+    if files and files != ["-"]:
+        # ``cat A - B``: ``-`` is what comes in
+        parts = [
+            _input_text(cmd, written, depth, []) if f == "-" else file_text(written, f)
+            for f in files
+        ]
         return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
     if cmd.stdin_text is not None:
         return cmd.stdin_text

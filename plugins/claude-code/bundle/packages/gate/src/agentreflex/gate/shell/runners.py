@@ -675,15 +675,21 @@ class RunnersMixin(WalkerBase):
             self._rce(cmd, content, self._unpinned.get(path) or self._unpinned.get("*", ""))
         elif not has_marker(content):
             self._judge_script(content, cmd, depth, via)
-        elif path.startswith("/dev/fd/"):
-            # bash <(tool ...): what another program prints, run as a script, is the
-            # pipe form tool ... | bash with the same unseen code
-            self._ask(
-                "GATE-PIPE-TO-SHELL",
-                cmd.text,
-                "Code of unknown content (what the <(...) prints) is run by an interpreter. "
-                "Write it to a file and show it first.",
-            )
+        else:
+            # a file written here with unknown parts still runs its known lines
+            # (echo CMD > f; cat x >> f; sh f: red-team rt86)
+            known = "\n".join(pipes.known_lines(content))
+            if known:
+                self._judge_script(known, cmd, depth, via)
+            if path.startswith("/dev/fd/"):
+                # bash <(tool ...): what another program prints, run as a script, is the
+                # pipe form tool ... | bash with the same unseen code
+                self._ask(
+                    "GATE-PIPE-TO-SHELL",
+                    cmd.text,
+                    "Code of unknown content (what the <(...) prints) is run by an "
+                    "interpreter. Write it to a file and show it first.",
+                )
 
     def _judge_script(self, content: str, cmd: Cmd, depth: int, via: str) -> None:
         lang = interp.interpreter_name(cmd.name) or _shebang_language(content)

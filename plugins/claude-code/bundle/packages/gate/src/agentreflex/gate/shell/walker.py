@@ -498,14 +498,16 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
     def _printers(self, ran: list[Cmd]) -> list[Cmd]:
         """The commands of a ``{ ...; }`` group, ``( ... )`` subshell, loop or ``if`` whose
-        output is the compound's own: not in a substitution, an inner pipe or a file."""
+        output is the compound's own: not in a substitution, an inner pipe or a file.
+        Only a redirect of standard output sends it to a file: ``crontab -l 2>/dev/null``
+        still prints the table into the pipe (red-team rt86)."""
         return [
             c
             for c in ran
             if c.via != "substitution"
             and not c.pipes_out
             and c.name not in _SILENT
-            and not any(op in _OUT_REDIRECTS for op, _ in c.redirects)
+            and not any(r[0] in _OUT_REDIRECTS and not isinstance(r, OtherFd) for r in c.redirects)
         ]
 
     def _compound_output(self, node: Any, printers: list[Cmd], via: str) -> Cmd | None:
@@ -520,7 +522,11 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         texts = [pipes.output_text(c, self.state.written) for c in printers]
         out = Cmd(["cat"], node_text(node), self.state.cwd, via=via)
         if all(t is not None and t != REMOTE for t in texts):
-            out.stdin_text = "\n".join(t or "" for t in texts) + "\n"
+            # each part's text as printed: (printf 'rm -rf '; echo DIR) | sh is one
+            # command, printf ending no line it was not told to (rt86)
+            out.stdin_text = "".join(
+                (t or "") + pipes.line_end(c) for c, t in zip(printers, texts, strict=True)
+            )
             return out
         from agentreflex.gate.rules.exfil import source_of  # only for a compound's unknown output
 
@@ -1150,9 +1156,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         content: str | None = None
         if cmd.name in ("echo", "printf", "cat", "tee"):
             content = pipes.output_text(cmd, self.state.written)
+            content = None if content is None else content + pipes.line_end(cmd)
         targets = [t for op, t in cmd.redirects if op in (">", ">>", ">|", "&>", "&>>")]
+        appended = {t for op, t in cmd.redirects if op in (">>", "&>>")}
         if cmd.name == "tee":
-            targets += [a for a in cmd.args if not a.startswith("-")]
+            named = [a for a in cmd.args if not a.startswith("-")]
+            targets += named
+            if _tee_appends(cmd.args):
+                appended.update(named)
         words = [a for a in cmd.args if not a.startswith("-")]
         if cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
             # the copy has the source's content: known only if the source was written here
@@ -1166,7 +1177,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         for t, text in files.items():
             if not has_marker(t):
                 path = resolve(t, self.where, cmd.cwd)
-                self.state.written[path] = text
+                self.state.written[path] = self._before(path) + text if t in appended else text
                 self._reviewed.pop(path, None)  # what was checked is gone
                 if downloads.nameless(path):  # and any file this one may overwrite
                     for old in [p for p in self._reviewed if self._holder(p) == path]:
@@ -1175,6 +1186,17 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self._stamps[path] = self._writes
                 if _GIT_HOOK.search(path):
                     self._git_hook(path, cmd, depth, words)
+
+    def _before(self, path: str) -> str:
+        """What a file held before ``>>`` adds to it: what this command wrote there, else
+        the file on disk (read as running it would read it), so ``echo ENTRY > f; echo x
+        >> f; crontab f`` installs ENTRY (red-team rt86); unknown when it can't be read."""
+        if path in self.state.written:
+            return self.state.written[path]
+        from agentreflex.gate.code import scripts  # only for a file appended to
+
+        old = scripts.read(path)
+        return "" if old is None else UNKNOWN + "\n" if old == scripts.UNREADABLE else old
 
     def _git_hook(self, path: str, cmd: Cmd, depth: int, words: list[str]) -> None:
         """A git hook written now runs at the next commit or checkout, the user's too.
@@ -1188,6 +1210,16 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+def _tee_appends(args: list[str]) -> bool:
+    """``tee -a``/``--append`` (``-ia``, and ``--ap`` as getopt takes a long option's
+    unambiguous start): its files are added to, not replaced."""
+    return any(
+        (len(a) > 2 and "--append".startswith(a))
+        or (a.startswith("-") and not a.startswith("--") and "a" in a)
+        for a in args
+    )
 
 
 def _after_and(node: Any) -> bool:

@@ -183,6 +183,12 @@ class WordsMixin(WalkerBase):
 
     def substitution(self, node: Any, depth: int) -> str:
         """Run a ``$(...)``/backtick/``<(...)`` body; return what it prints if knowable."""
+        return self._substituted(node, depth)[0]
+
+    def _substituted(self, node: Any, depth: int) -> tuple[str, str | None]:
+        """What a substitution prints, its trailing line ends taken off as ``$(...)`` does,
+        and those line ends when its text is known (``None`` otherwise): ``<(printf X)``
+        is a file whose last line has no end, ``<(echo X)`` one whose line ends."""
         before = len(self.cmds)
         last: Cmd | None = None
         saved_cwd = self.state.cwd
@@ -192,7 +198,7 @@ class WordsMixin(WalkerBase):
                 redact_head(node_text(node), 200),
                 "Nesting is too deep to analyse.",
             )
-            return UNKNOWN
+            return UNKNOWN, None
         kids = node.named_children
         if len(kids) == 1 and kids[0].type == "file_redirect":
             op, target = self.redirect(kids[0], depth)
@@ -205,7 +211,7 @@ class WordsMixin(WalkerBase):
         self.state.cwd = saved_cwd
         ran = self.cmds[before:]
         if last is None or not ran:
-            return UNKNOWN
+            return UNKNOWN, None
         if any(pipes.is_download(c) for c in ran) and not any(
             c.name in ("jq", "grep", "sed", "awk", "head", "tail", "wc", "cut", "tr") for c in ran
         ):
@@ -216,36 +222,37 @@ class WordsMixin(WalkerBase):
                 # warns, as curl URL | sh does). Still the download marker first, so
                 # every other use of the text reads it as a download, as before.
                 urls = [a for a in last.args if a.startswith(("https://", "http://"))]
-                return REMOTE + (urls[0] if len(urls) == 1 else "")
-            return REMOTE
+                return REMOTE + (urls[0] if len(urls) == 1 else ""), None
+            return REMOTE, None
         text = pipes.output_text(last, self.state.written)
         if text is None and len(ran) == 1:
             text = self._project_file(last)
         if text is not None:
-            return text.rstrip("\n")
+            kept = text.rstrip("\n")
+            return kept, text[len(kept) :] + pipes.line_end(last)
         if last.name == "pwd":
-            return last.cwd
+            return last.cwd, None
         if last.name == "git" and "--show-toplevel" in last.args:
-            return self.where.project
+            return self.where.project, None
         asked = _packages_folder(last)
         if asked:
-            return asked
+            return asked, None
         if last.name == "mktemp":
-            return "/tmp/" + UNKNOWN
+            return "/tmp/" + UNKNOWN, None
         if setup_snippet(last, ran):
-            return SETUP
+            return SETUP, None
         if len(ran) == 1 and not last.args:
             kind = self._make_variable(node, last.name)
             if kind == "empty":
                 # $(BUILD_DIR): a make variable pasted into a shell runs a program called
                 # BUILD_DIR, which no system has; bash substitutes the empty string (so
                 # `rm -rf $(BUILD_DIR)` deletes nothing, and `rm -rf $(BUILD_DIR)/*` is /*)
-                return ""
+                return "", None
             if kind == "program":
                 # $(MAKE), $(PYTHON): a Makefile recipe's tool variable, read as the tool
                 # it names (the recipe's meaning; judged as that program runs)
-                return last.name
-        return UNKNOWN
+                return last.name, None
+        return UNKNOWN, None
 
     def _project_file(self, last: Cmd) -> str | None:
         """``$(cat FILE)`` (and ``$(<FILE)``): the text of a file of the project, written
@@ -355,15 +362,19 @@ class WordsMixin(WalkerBase):
             # runs A although the inner one is also /dev/fd/63)
             written = self.state.written
             fds = {fd: v for fd, v in written.items() if fd.startswith(_FD_DIR)}
-            value = self.substitution(node, depth)
+            value, ends = self._substituted(node, depth)
             for fd in [fd for fd in written if fd.startswith(_FD_DIR) and fd not in fds]:
                 del written[fd]
             written.update(fds)
             if t == "process_substitution":
                 # what it prints is the content of the file it names, so a shell that
                 # reads it (sh < <(...), bash <(...)) runs it as it would a pipe's
+                # it ends with the line end the output had, which $(...) strips: cat
+                # <(echo '#') <(echo CMD) prints two lines, not the comment '#CMD' (rt86)
                 name = proc_sub_name(node)
-                self.state.written[name] = value
+                if ends is None and _ends_a_line(value):
+                    ends = "\n"  # an unknown output is taken to end its last line
+                self.state.written[name] = value + (ends or "")
                 value = name + (REMOTE if value[:1] == REMOTE else SETUP if value == SETUP else "")
             out.append((value, quoted, False))
         elif t == "arithmetic_expansion":
@@ -481,6 +492,13 @@ def proc_sub_name(node: Any) -> str:
         elif n.type not in _SUBSTITUTIONS:
             stack.extend(reversed(n.named_children))
     return f"{_FD_DIR}{max(_PROC_FD_FIRST - before, 3)}"
+
+
+def _ends_a_line(value: str) -> bool:
+    """Whether a process substitution's output not read as text (unknown, a folder a
+    program names) is taken to end its line; a download's marker and a set-up's stay
+    as they are."""
+    return bool(value) and value[:1] != REMOTE and value != SETUP
 
 
 def _tilde_user(text: str, home: str) -> str:
