@@ -194,6 +194,21 @@ read_only = ["{env:my_tool_home}/*"]
 """
 
 
+def _project_and_users_own_tool(tmp_path: Path) -> tuple[Path, Path]:
+    """A git project, and a tool folder (``v1/run.sh`` installed) that only the user's own
+    contain.toml entry (``USERS_OWN``) names, through the session's variable."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _git(root, "init", "-q")
+    config = tmp_path / "home" / ".config" / "agentreflex"
+    config.mkdir(parents=True)
+    (config / "contain.toml").write_text(USERS_OWN)
+    tool = tmp_path / "tool-home"
+    (tool / "v1").mkdir(parents=True)
+    (tool / "v1" / "run.sh").write_text("the user's\n")
+    return root, tool
+
+
 @pytest.mark.parametrize("daemon", ["on", "off"])
 @pytest.mark.parametrize("daemons_own", [False, True])
 def test_a_users_own_env_entry_is_honoured_when_the_daemon_answers(
@@ -206,15 +221,7 @@ def test_a_users_own_env_entry_is_honoured_when_the_daemon_answers(
     where the session's variable put that tool's folder; the daemon, started without the
     variable or with another session's value, plans with the one the client forwards, so
     the folder is read-only for the command all the same."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    _git(root, "init", "-q")
-    config = tmp_path / "home" / ".config" / "agentreflex"
-    config.mkdir(parents=True)
-    (config / "contain.toml").write_text(USERS_OWN)
-    tool = tmp_path / "tool-home"
-    (tool / "v1").mkdir(parents=True)
-    (tool / "v1" / "run.sh").write_text("the user's\n")
+    root, tool = _project_and_users_own_tool(tmp_path)
     elsewhere = tmp_path / "another-sessions"
     elsewhere.mkdir()
     start_daemon(**({"MY_TOOL_HOME": str(elsewhere)} if daemons_own else {}))
@@ -495,15 +502,7 @@ def test_the_js_shim_forwards_what_the_users_policy_and_npm_read(
     Python (no copy of their own), so a user's own ``{env:NAME}`` entry and npm's variables
     in any spelling reach the daemon, and the folder they name is read-only for the
     command OpenCode runs."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    _git(root, "init", "-q")
-    config = tmp_path / "home" / ".config" / "agentreflex"
-    config.mkdir(parents=True)
-    (config / "contain.toml").write_text(USERS_OWN)
-    tool = tmp_path / "tool-home"
-    (tool / "v1").mkdir(parents=True)
-    (tool / "v1" / "run.sh").write_text("the user's\n")
+    root, tool = _project_and_users_own_tool(tmp_path)
     start_daemon()
     env = _env(tmp_path, **{var: str(tool)})
     data = _js_ask(tmp_path, env, _opencode_bash(root, f"echo planted > {tool}/v1/run.sh"))
