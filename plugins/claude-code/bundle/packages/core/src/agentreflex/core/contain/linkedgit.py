@@ -27,17 +27,20 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 from agentreflex.core.util.fsutil import inside, read_regular
+from agentreflex.core.util.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["Linked", "linked"]
 
 _POINTER = "gitdir: "
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Linked:
     """A linked work tree's git folders: the repository's shared one and its own in it."""
 
