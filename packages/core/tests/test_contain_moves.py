@@ -782,3 +782,40 @@ def test_the_folders_above_a_project_in_a_temp_folder_cannot_be_renamed_away(
     assert (deep / ".agentreflex" / "config.toml").read_text() == "mode = 'enforced'\n"
     assert _contents(_trees(deep, HELD_BY_USER)) == before
     assert sorted(os.listdir(tmp_path / "work")) == ["a"]
+
+
+# What a command in a linked work tree (app-feat) writes in the repository's common folder
+# that the MAIN checkout's git reads as its own settings: git reads a `commondir` in any
+# git folder, the main one too (gitrepository-layout(5), setup.c), and, with
+# extensions.worktreeConfig, the main work tree's `config.worktree` (git-worktree(1)
+# "CONFIGURATION FILE").  An ordinary project's `.git` holds both (red-team rt87).
+MAIN_REDIRECTS = {
+    "commondir": (
+        "mkdir -p /tmp/ar-evil && cp -r {common}/objects {common}/refs /tmp/ar-evil/ && "
+        "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"touch /tmp/ar-pwned; "
+        "false\"\\n' > /tmp/ar-evil/config && echo /tmp/ar-evil > {common}/commondir"
+    ),
+    "config.worktree": "git config --file {common}/config.worktree core.fsmonitor 'touch /tmp/ar-pwned'",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MAIN_REDIRECTS))
+def test_the_main_checkouts_settings_a_linked_command_made_are_moved(
+    world: World, name: str
+) -> None:
+    """In a linked work tree the common folder is writable (rt85): a ``commondir`` or a
+    ``config.worktree`` a command made there is moved aside after it, as the project's own
+    ``.git/commondir`` and ``.git/config.worktree`` are, so the user's next ``git status``
+    in the main checkout runs nothing of the command's."""
+    main, project = _linked_work_trees(world)
+    common = main / ".git"
+    move = MAIN_REDIRECTS[name].format(common=common)
+    reply = _gemini(world, "BeforeTool", move, cwd=project)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
+    response = {"llmContent": "", "returnDisplay": ""}
+    _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
+    assert not (common / name).exists()
+    for folder in (project, main.parent / "app-other", main):
+        subprocess.run(["git", "-C", str(folder), "status"], capture_output=True, check=False)
+    assert not PWNED.exists()
