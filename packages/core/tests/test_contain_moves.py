@@ -819,3 +819,62 @@ def test_the_main_checkouts_settings_a_linked_command_made_are_moved(
     for folder in (project, main.parent / "app-other", main):
         subprocess.run(["git", "-C", str(folder), "status"], capture_output=True, check=False)
     assert not PWNED.exists()
+
+
+def _with_submodules(world: World) -> tuple[Path, Path]:
+    """:func:`_linked_work_trees` whose repository has two submodules: ``sub``, set up in the
+    main checkout and in the project (its git folder the project's own in the common folder,
+    ``<common>/worktrees/app-feat/modules/sub``), and ``lib``, not set up in the main checkout
+    (as after ``git submodule deinit``): no ``<common>/modules/lib`` yet."""
+    main, project = _linked_work_trees(world)
+    upstream = world.home / "src" / "lib"
+    subprocess.run(["git", "init", "-q", str(upstream)], check=True)
+    run = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "protocol.file.allow=always"]
+    subprocess.run([*run, "-C", str(upstream), "commit", "-q", "--allow-empty", "-m", "l"])
+    for name in ("sub", "lib"):
+        subprocess.run([*run, "-C", str(main), "submodule", "-q", "add", str(upstream), name])
+    subprocess.run([*run, "-C", str(main), "commit", "-qm", "submodules"], check=True)
+    subprocess.run([*run, "-C", str(main), "submodule", "-q", "deinit", "-f", "lib"], check=True)
+    shutil.rmtree(main / ".git" / "modules" / "lib")
+    branch = subprocess.run(
+        ["git", "-C", str(main), "branch", "--show-current"], capture_output=True, text=True
+    ).stdout.strip()
+    subprocess.run([*run, "-C", str(project), "merge", "-q", branch], check=True)
+    subprocess.run([*run, "-C", str(project), "submodule", "-q", "update", "--init", "sub"])
+    assert (project / "sub" / ".git").is_file()
+    return main, project
+
+
+# A submodule's git folder in a linked work tree's repository: the project's own
+# submodule's (`git -C sub config`, git-submodule(1)), or one `git submodule update
+# --init` in the main checkout takes as the submodule's when it finds it there (it clones
+# only where none is, submodule--helper.c clone_submodule), laid out by the command
+SUBMODULE_MOVES = {
+    "own": "git -C sub config core.fsmonitor 'touch /tmp/ar-pwned'",
+    "main": (
+        "cp -r {common}/modules/sub {common}/modules/lib && "
+        "git config --file {common}/modules/lib/config core.worktree ../../../lib && "
+        "git config --file {common}/modules/lib/config core.fsmonitor 'touch /tmp/ar-pwned'"
+    ),
+}
+
+
+@pytest.mark.parametrize("whose", sorted(SUBMODULE_MOVES))
+def test_a_linked_work_trees_submodule_settings_hold(world: World, whose: str) -> None:
+    """The submodules' git folders of a linked work tree's repository (its own in its
+    folder there, the main checkout's in ``<common>/modules``) are looked at as an ordinary
+    ``.git/modules`` is: a setting that runs a program a command added is taken out, so
+    the user's next ``git status`` or ``git submodule update --init`` runs nothing of it."""
+    main, project = _with_submodules(world)
+    move = SUBMODULE_MOVES[whose].format(common=main / ".git")
+    reply = _gemini(world, "BeforeTool", move, cwd=project)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
+    response = {"llmContent": "", "returnDisplay": ""}
+    _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
+    PWNED.unlink(missing_ok=True)  # what ran inside the boundary ran there
+    user = ["git", "-c", "protocol.file.allow=always"]
+    for folder in (project, main):
+        for args in (["submodule", "-q", "update", "--init"], ["status"]):
+            subprocess.run([*user, "-C", str(folder), *args], capture_output=True, check=False)
+    assert not PWNED.exists()
