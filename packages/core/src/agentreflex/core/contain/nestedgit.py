@@ -105,7 +105,9 @@ def gitdirs(project: str, below: list[tuple[str, int]] | None = None) -> list[st
     found = [dot for dot, mode in below if stat.S_ISDIR(mode)]
     # a submodule's settings exist read-only in the boundary once made; the command that
     # makes one (git submodule add) can write them
-    for git in [os.path.join(project, ".git"), *found]:
+    # a linked work tree's are in its own folder in the common one, the main checkout's in
+    # the common folder: both writable there, as an ordinary .git/modules is (rt87)
+    for git in [os.path.join(project, ".git"), *_linked_folders(project), *found]:
         found += _modules(os.path.join(git, "modules"))
     return sorted(found)
 
@@ -127,11 +129,17 @@ def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[s
 def _linked_common(project: str) -> list[str]:
     """A linked work tree's common folder, writable in the boundary: the other work trees'
     folders in it are pointers as an ordinary ``.git``'s are (:mod:`.linkedgit`)."""
+    return _linked_folders(project)[:1]
+
+
+def _linked_folders(project: str) -> list[str]:
+    """A linked work tree's git folders, writable in the boundary: the common one and its own
+    in it (:mod:`.linkedgit`); none for an ordinary project."""
     from agentreflex.core.contain import linkedgit
     from agentreflex.core.state import userdirs
 
     found = linkedgit.linked(project, userdirs.home_dir())
-    return [found.common] if found else []
+    return [found.common, found.own] if found else []
 
 
 def _has(folder: str, name: str) -> bool:
