@@ -229,3 +229,30 @@ def test_a_repository_in_a_guarded_path_is_not_opened(linked: tuple[Path, Path])
         str(main / ".git"), (project / ".git").read_text()[len("gitdir: ") :].strip()
     )
     assert linkedgit.linked(str(project), home, [str(main)]) is None
+
+
+def test_the_held_entries_of_the_common_folder_cannot_be_renamed_away(
+    linked: tuple[Path, Path],
+) -> None:
+    """The settings and hooks held read-only in the common folder, a writable one, are held
+    where they are: renamed aside (``mv hooks h2; mkdir hooks``) or replaced by a link, the
+    main checkout's git would read the command's (red-team rt87)."""
+    main, project = linked
+    common = main / ".git"
+    before = {str(p): v for p, v in _snapshot(common / "hooks").items()}
+    before[str(common / "config")] = (common / "config").read_text()
+    for command in (
+        f"mv {common}/hooks {common}/h2 && mkdir {common}/hooks && "
+        f"printf '#!/bin/sh\\ntouch ~/hook-ran\\n' > {common}/hooks/post-checkout",
+        f"mv {common}/hooks {common}/h2 && ln -s {project} {common}/hooks",
+        f"mv {common}/config {common}/c2 && cp {common}/c2 {common}/config && "
+        f"printf '[core]\\n\\tpager = touch ~/pager-ran\\n' >> {common}/config",
+        f"rm -rf {common}/hooks",
+        f"mv {common} {common}.x && mkdir {common}",
+    ):
+        run(command, project)
+    after = {str(p): v for p, v in _snapshot(common / "hooks").items()}
+    after[str(common / "config")] = (common / "config").read_text()
+    assert after == before
+    assert (common / "hooks").is_dir() and not (common / "hooks").is_symlink()
+    assert not (common / "h2").exists() and not (common / "c2").exists()
