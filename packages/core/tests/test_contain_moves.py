@@ -878,3 +878,48 @@ def test_a_linked_work_trees_submodule_settings_hold(world: World, whose: str) -
         for args in (["submodule", "-q", "update", "--init"], ["status"]):
             subprocess.run([*user, "-C", str(folder), *args], capture_output=True, check=False)
     assert not PWNED.exists()
+
+
+# The main checkout's rebase in the common folder (its per-work-tree files are there): an
+# `exec` line added to its todo list runs at the user's `git rebase --continue` in the main
+# checkout (git-rebase(1) "exec"), outside any boundary.  "mid": the user stopped a rebase
+# there (`break`); "new": the command lays one out, which `git status` there then reports
+# with "use git rebase --continue".
+REBASE_MOVES = {
+    "mid": "echo 'exec touch /tmp/ar-pwned' >> {common}/rebase-merge/git-rebase-todo",
+    "new": (
+        "mkdir {common}/rebase-merge && cd {common}/rebase-merge && "
+        "git rev-parse HEAD | tee onto > orig-head && "
+        "git -C {main} symbolic-ref HEAD > head-name && touch interactive done && "
+        "echo 'exec touch /tmp/ar-pwned' > git-rebase-todo"
+    ),
+}
+
+
+@pytest.mark.parametrize("state", sorted(REBASE_MOVES))
+def test_the_main_checkouts_rebase_holds(world: World, state: str) -> None:
+    """A linked work tree's command can't add to, or lay out, the main checkout's rebase in
+    the common folder; the project's own rebase (in its own folder there) still works."""
+    main, project = _linked_work_trees(world)
+    common = main / ".git"
+    user = ["git", "-c", "user.name=u", "-c", "user.email=u@u", "-C", str(main)]
+    if state == "mid":
+        subprocess.run([*user, "commit", "-q", "--allow-empty", "-m", "second"], check=True)
+        editor = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i '1i break'"}
+        subprocess.run([*user, "rebase", "-q", "-i", "HEAD~1"], env=editor, check=True)
+        assert (common / "rebase-merge" / "git-rebase-todo").exists()
+    move = REBASE_MOVES[state].format(common=common, main=main)
+    reply = _gemini(world, "BeforeTool", move, cwd=project)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
+    response = {"llmContent": "", "returnDisplay": ""}
+    _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
+    subprocess.run([*user, "rebase", "--continue"], capture_output=True, check=False)
+    assert not PWNED.exists()
+    own = (
+        "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x && git rebase -q HEAD~1"
+    )
+    reply = _gemini(world, "BeforeTool", own, cwd=project)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    done = subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
