@@ -35,9 +35,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Linked", "linked"]
+__all__ = ["MAIN_STATE", "Linked", "linked", "main_state"]
 
 _POINTER = "gitdir: "
+# the main work tree's own files in the common folder that name programs git runs later:
+# a stopped rebase's todo list and a cherry-pick's or revert's (their `exec` lines run at
+# the user's `git rebase --continue` there, git-rebase(1)); a linked work tree keeps its
+# own in its own folder, so the boundary holds these (red-team rt87)
+MAIN_STATE = ("rebase-merge", "rebase-apply", "sequencer")
 
 
 @record(frozen=True)
@@ -105,3 +110,8 @@ def _refused(common: str, home: str, held: Sequence[str]) -> bool:
     if inside(home, os.path.dirname(common)):
         return True
     return any(inside(common, os.path.normpath(h)) for h in held)
+
+
+def main_state(common: str) -> list[str]:
+    """The main work tree's :data:`MAIN_STATE` paths in the common folder ``common``."""
+    return [os.path.join(common, name) for name in MAIN_STATE]
