@@ -823,8 +823,8 @@ def test_the_main_checkouts_settings_a_linked_command_made_are_moved(
 
 def _with_submodules(world: World) -> tuple[Path, Path]:
     """:func:`_linked_work_trees` whose repository has two submodules: ``sub``, set up in the
-    main checkout and in the project (its git folder the project's own in the common folder,
-    ``<common>/worktrees/app-feat/modules/sub``), and ``lib``, not set up in the main checkout
+    main checkout and in both linked work trees (its git folder each one's own in the common
+    folder, ``<common>/worktrees/app-feat/modules/sub``), and ``lib``, not set up in the main checkout
     (as after ``git submodule deinit``): no ``<common>/modules/lib`` yet."""
     main, project = _linked_work_trees(world)
     upstream = world.home / "src" / "lib"
@@ -839,9 +839,10 @@ def _with_submodules(world: World) -> tuple[Path, Path]:
     branch = subprocess.run(
         ["git", "-C", str(main), "branch", "--show-current"], capture_output=True, text=True
     ).stdout.strip()
-    subprocess.run([*run, "-C", str(project), "merge", "-q", branch], check=True)
-    subprocess.run([*run, "-C", str(project), "submodule", "-q", "update", "--init", "sub"])
-    assert (project / "sub" / ".git").is_file()
+    for tree in (project, main.parent / "app-other"):
+        subprocess.run([*run, "-C", str(tree), "merge", "-q", branch], check=True)
+        subprocess.run([*run, "-C", str(tree), "submodule", "-q", "update", "--init", "sub"])
+        assert (tree / "sub" / ".git").is_file()
     return main, project
 
 
@@ -851,6 +852,8 @@ def _with_submodules(world: World) -> tuple[Path, Path]:
 # only where none is, submodule--helper.c clone_submodule), laid out by the command
 SUBMODULE_MOVES = {
     "own": "git -C sub config core.fsmonitor 'touch /tmp/ar-pwned'",
+    # another linked work tree's submodule: its work tree is read-only, its git folder not
+    "other": "git -C ../app-other/sub config core.fsmonitor 'touch /tmp/ar-pwned'",
     "main": (
         "cp -r {common}/modules/sub {common}/modules/lib && "
         "git config --file {common}/modules/lib/config core.worktree ../../../lib && "
@@ -874,7 +877,7 @@ def test_a_linked_work_trees_submodule_settings_hold(world: World, whose: str) -
     _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
     PWNED.unlink(missing_ok=True)  # what ran inside the boundary ran there
     user = ["git", "-c", "protocol.file.allow=always"]
-    for folder in (project, main):
+    for folder in (project, main, main.parent / "app-other"):
         for args in (["submodule", "-q", "update", "--init"], ["status"]):
             subprocess.run([*user, "-C", str(folder), *args], capture_output=True, check=False)
     assert not PWNED.exists()
@@ -887,6 +890,11 @@ def test_a_linked_work_trees_submodule_settings_hold(world: World, whose: str) -
 # with "use git rebase --continue".
 REBASE_MOVES = {
     "mid": "echo 'exec touch /tmp/ar-pwned' >> {common}/rebase-merge/git-rebase-todo",
+    # another linked work tree's, in its own folder in the common one
+    "other": (
+        "echo 'exec touch /tmp/ar-pwned' >> "
+        "{common}/worktrees/app-other/rebase-merge/git-rebase-todo"
+    ),
     "new": (
         "mkdir {common}/rebase-merge && cd {common}/rebase-merge && "
         "git rev-parse HEAD | tee onto > orig-head && "
@@ -899,15 +907,17 @@ REBASE_MOVES = {
 @pytest.mark.parametrize("state", sorted(REBASE_MOVES))
 def test_the_main_checkouts_rebase_holds(world: World, state: str) -> None:
     """A linked work tree's command can't add to, or lay out, the main checkout's rebase in
-    the common folder; the project's own rebase (in its own folder there) still works."""
+    the common folder, nor add to another linked work tree's there; the project's own
+    rebase (in its own folder there) still works."""
     main, project = _linked_work_trees(world)
     common = main / ".git"
-    user = ["git", "-c", "user.name=u", "-c", "user.email=u@u", "-C", str(main)]
-    if state == "mid":
+    tree = main.parent / "app-other" if state == "other" else main
+    user = ["git", "-c", "user.name=u", "-c", "user.email=u@u", "-C", str(tree)]
+    if state in ("mid", "other"):
         subprocess.run([*user, "commit", "-q", "--allow-empty", "-m", "second"], check=True)
         editor = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i '1i break'"}
         subprocess.run([*user, "rebase", "-q", "-i", "HEAD~1"], env=editor, check=True)
-        assert (common / "rebase-merge" / "git-rebase-todo").exists()
+        assert "rebase" in subprocess.run([*user, "status"], capture_output=True, text=True).stdout
     move = REBASE_MOVES[state].format(common=common, main=main)
     reply = _gemini(world, "BeforeTool", move, cwd=project)
     line = reply["hookSpecificOutput"]["tool_input"]["command"]
