@@ -35,14 +35,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["MAIN_STATE", "Linked", "linked", "main_state"]
+__all__ = ["REBASE_STATE", "Linked", "linked", "others_rebases", "work_trees"]
 
 _POINTER = "gitdir: "
-# the main work tree's own files in the common folder that name programs git runs later:
+# the other work trees' own files in the common folder that name programs git runs later:
 # a stopped rebase's todo list and a cherry-pick's or revert's (their `exec` lines run at
-# the user's `git rebase --continue` there, git-rebase(1)); a linked work tree keeps its
-# own in its own folder, so the boundary holds these (red-team rt87)
-MAIN_STATE = ("rebase-merge", "rebase-apply", "sequencer")
+# the user's `git rebase --continue` there, git-rebase(1)); the project keeps its own in
+# its own folder, so the boundary holds these (red-team rt87)
+REBASE_STATE = ("rebase-merge", "rebase-apply", "sequencer")
 
 
 @record(frozen=True)
@@ -112,6 +112,19 @@ def _refused(common: str, home: str, held: Sequence[str]) -> bool:
     return any(inside(common, os.path.normpath(h)) for h in held)
 
 
-def main_state(common: str) -> list[str]:
-    """The main work tree's :data:`MAIN_STATE` paths in the common folder ``common``."""
-    return [os.path.join(common, name) for name in MAIN_STATE]
+def work_trees(common: str) -> list[str]:
+    """The linked work trees' folders in ``common`` (``worktrees/NAME``), never through a link."""
+    folder = os.path.join(common, "worktrees")
+    try:
+        names = sorted(os.listdir(folder)) if not os.path.islink(folder) else []
+    except OSError:
+        return []
+    paths = [os.path.join(folder, n) for n in names]
+    return [p for p in paths if os.path.isdir(p) and not os.path.islink(p)]
+
+
+def others_rebases(found: Linked) -> list[str]:
+    """The :data:`REBASE_STATE` paths of the work trees other than ``found``'s: the main
+    one's in the common folder, each other linked one's in its folder there."""
+    folders = [found.common, *(w for w in work_trees(found.common) if w != found.own)]
+    return [os.path.join(f, name) for f in folders for name in REBASE_STATE]

@@ -105,8 +105,9 @@ def gitdirs(project: str, below: list[tuple[str, int]] | None = None) -> list[st
     found = [dot for dot, mode in below if stat.S_ISDIR(mode)]
     # a submodule's settings exist read-only in the boundary once made; the command that
     # makes one (git submodule add) can write them
-    # a linked work tree's are in its own folder in the common one, the main checkout's in
-    # the common folder: both writable there, as an ordinary .git/modules is (rt87)
+    # a linked work tree's are in its own folder in the common one (and the other linked
+    # work trees' in theirs), the main checkout's in the common folder: all writable
+    # there, as an ordinary .git/modules is (rt87)
     for git in [os.path.join(project, ".git"), *_linked_folders(project), *found]:
         found += _modules(os.path.join(git, "modules"))
     return sorted(found)
@@ -133,13 +134,14 @@ def _linked_common(project: str) -> list[str]:
 
 
 def _linked_folders(project: str) -> list[str]:
-    """A linked work tree's git folders, writable in the boundary: the common one and its own
-    in it (:mod:`.linkedgit`); none for an ordinary project."""
+    """A linked work tree's git folders, writable in the boundary: the common one first, then
+    every work tree's own in it, the project's included (:mod:`.linkedgit`); none for an
+    ordinary project."""
     from agentreflex.core.contain import linkedgit
     from agentreflex.core.state import userdirs
 
     found = linkedgit.linked(project, userdirs.home_dir())
-    return [found.common, found.own] if found else []
+    return [found.common, *linkedgit.work_trees(found.common)] if found else []
 
 
 def _has(folder: str, name: str) -> bool:

@@ -117,8 +117,8 @@ def watched(project: str, host: str) -> list[str]:
         found = linkedgit.linked(project, userdirs.home_dir())
         paths += [os.path.join(found.own, "config.worktree")] if found else []
         paths += _main_redirects(found.common) if found else []
-        # and the main work tree's rebase there, whose exec lines its git runs
-        paths += linkedgit.main_state(found.common) if found else []
+        # and the other work trees' rebases there, whose exec lines their git runs
+        paths += linkedgit.others_rebases(found) if found else []
     return paths
 
 
