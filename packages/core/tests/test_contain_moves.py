@@ -796,6 +796,13 @@ MAIN_REDIRECTS = {
         "false\"\\n' > /tmp/ar-evil/config && echo /tmp/ar-evil > {common}/commondir"
     ),
     "config.worktree": "git config --file {common}/config.worktree core.fsmonitor 'touch /tmp/ar-pwned'",
+    # another linked work tree's pointer to the common folder (rt85 looks through it)
+    "worktrees/app-other/commondir": (
+        "mkdir -p /tmp/ar-evil && cp -r {common}/objects {common}/refs /tmp/ar-evil/ && "
+        "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"touch /tmp/ar-pwned; "
+        "false\"\\n' > /tmp/ar-evil/config && "
+        "echo /tmp/ar-evil > {common}/worktrees/app-other/commondir"
+    ),
 }
 
 
@@ -815,7 +822,7 @@ def test_the_main_checkouts_settings_a_linked_command_made_are_moved(
     subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
     response = {"llmContent": "", "returnDisplay": ""}
     _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
-    assert not (common / name).exists()
+    assert "app-other" in name or not (common / name).exists()
     for folder in (project, main.parent / "app-other", main):
         subprocess.run(["git", "-C", str(folder), "status"], capture_output=True, check=False)
     assert not PWNED.exists()
