@@ -861,6 +861,13 @@ SUBMODULE_MOVES = {
     "own": "git -C sub config core.fsmonitor 'touch /tmp/ar-pwned'",
     # another linked work tree's submodule: its work tree is read-only, its git folder not
     "other": "git -C ../app-other/sub config core.fsmonitor 'touch /tmp/ar-pwned'",
+    # the main checkout's submodule's folder pointed at settings of the command's making
+    "redirect": (
+        "mkdir -p /tmp/ar-evil && cp -r {common}/modules/sub/objects {common}/modules/sub/refs "
+        "/tmp/ar-evil/ && cp {common}/modules/sub/config /tmp/ar-evil/config && "
+        "git config --file /tmp/ar-evil/config core.fsmonitor 'touch /tmp/ar-pwned' && "
+        "echo /tmp/ar-evil > {common}/modules/sub/commondir"
+    ),
     "main": (
         "cp -r {common}/modules/sub {common}/modules/lib && "
         "git config --file {common}/modules/lib/config core.worktree ../../../lib && "
