@@ -115,11 +115,13 @@ def gitdirs(project: str, below: list[tuple[str, int]] | None = None) -> list[st
 
 def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[str]:
     """What leads git to settings elsewhere: ``.git`` files and links below ``project``, a
-    ``.git`` folder with a ``commondir``, and the linked worktrees' folders in its
-    ``.git/worktrees`` and its repositories'."""
+    ``.git`` folder or a submodule's (:func:`gitdirs`) with a ``commondir``, and the linked
+    worktrees' folders in its ``.git/worktrees`` and its repositories'."""
     below = treewalk.walk(project).gits if below is None else below
     found = [dot for dot, mode in below if not stat.S_ISDIR(mode)]
-    found += [dot for dot, mode in below if stat.S_ISDIR(mode) and _has(dot, "commondir")]
+    # git writes a commondir only in a linked worktree's folder: one in a submodule's makes
+    # it read settings elsewhere (red-team rt87)
+    found += [g for g in gitdirs(project, below) if _has(g, "commondir")]
     repositories = [os.path.join(project, ".git"), *_linked_common(project)]
     repositories += [dot for dot, mode in below if stat.S_ISDIR(mode)]
     for gitdir in repositories:
