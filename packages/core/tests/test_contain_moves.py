@@ -796,6 +796,24 @@ MAIN_REDIRECTS = {
         "false\"\\n' > /tmp/ar-evil/config && echo /tmp/ar-evil > {common}/commondir"
     ),
     "config.worktree": "git config --file {common}/config.worktree core.fsmonitor 'touch /tmp/ar-pwned'",
+    # the project's own folder renamed aside (its commondir is held read-only) and laid out
+    # again with a commondir of the command's
+    "worktrees/app-feat": (
+        "mkdir -p /tmp/ar-evil && cp -r {common}/objects {common}/refs /tmp/ar-evil/ && "
+        "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"touch /tmp/ar-pwned; "
+        "false\"\\n' > /tmp/ar-evil/config && cd {common}/worktrees && "
+        "mv app-feat x && mkdir app-feat && cp x/HEAD x/gitdir x/index app-feat/ && "
+        "echo /tmp/ar-evil > app-feat/commondir"
+    ),
+    # the same one folder up
+    "worktrees": (
+        "mkdir -p /tmp/ar-evil && cp -r {common}/objects {common}/refs /tmp/ar-evil/ && "
+        "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"touch /tmp/ar-pwned; "
+        "false\"\\n' > /tmp/ar-evil/config && cd {common} && "
+        "mv worktrees w2 && mkdir -p worktrees/app-feat && "
+        "cp w2/app-feat/HEAD w2/app-feat/gitdir w2/app-feat/index worktrees/app-feat/ && "
+        "echo /tmp/ar-evil > worktrees/app-feat/commondir"
+    ),
     # another linked work tree's pointer to the common folder (rt85 looks through it)
     "worktrees/app-other/commondir": (
         "mkdir -p /tmp/ar-evil && cp -r {common}/objects {common}/refs /tmp/ar-evil/ && "
@@ -813,7 +831,8 @@ def test_the_main_checkouts_settings_a_linked_command_made_are_moved(
     """In a linked work tree the common folder is writable (rt85): a ``commondir`` or a
     ``config.worktree`` a command made there is moved aside after it, as the project's own
     ``.git/commondir`` and ``.git/config.worktree`` are, so the user's next ``git status``
-    in the main checkout runs nothing of the command's."""
+    in the main checkout runs nothing of the command's; nor can the project's own folder
+    there, or another work tree's, be made to point elsewhere."""
     main, project = _linked_work_trees(world)
     common = main / ".git"
     move = MAIN_REDIRECTS[name].format(common=common)
@@ -822,7 +841,7 @@ def test_the_main_checkouts_settings_a_linked_command_made_are_moved(
     subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
     response = {"llmContent": "", "returnDisplay": ""}
     _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
-    assert "app-other" in name or not (common / name).exists()
+    assert name.startswith("worktrees") or not (common / name).exists()
     for folder in (project, main.parent / "app-other", main):
         subprocess.run(["git", "-C", str(folder), "status"], capture_output=True, check=False)
     assert not PWNED.exists()
