@@ -966,3 +966,29 @@ def test_the_main_checkouts_rebase_holds(world: World, state: str) -> None:
     line = reply["hookSpecificOutput"]["tool_input"]["command"]
     done = subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_main_checkouts_index_and_head_hold(world: World) -> None:
+    """The main work tree's index and HEAD are in the common folder: a file staged there
+    (a hook script, a project setting) would go into the user's next ``git commit`` in the
+    main checkout, and a HEAD moved to a branch of the command's into its next ``git reset
+    --hard``; both are held (red-team rt87), while the project still commits."""
+    main, project = _linked_work_trees(world)
+    common = main / ".git"
+    before = {n: (common / n).read_bytes() for n in ("index", "HEAD")}
+    git = f"git --git-dir={common} --work-tree={main}"
+    for move in (
+        f"{git} update-index --add --cacheinfo 100644,$(echo x | git hash-object -w --stdin),r.sh",
+        f"{git} symbolic-ref HEAD refs/heads/app-feat",
+    ):
+        reply = _gemini(world, "BeforeTool", move, cwd=project)
+        line = reply["hookSpecificOutput"]["tool_input"]["command"]
+        subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
+        response = {"llmContent": "", "returnDisplay": ""}
+        _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
+    assert {n: (common / n).read_bytes() for n in ("index", "HEAD")} == before
+    own = "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x && git stash list"
+    reply = _gemini(world, "BeforeTool", own, cwd=project)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    done = subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
