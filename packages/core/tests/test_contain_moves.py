@@ -987,8 +987,16 @@ def test_the_main_checkouts_index_and_head_hold(world: World) -> None:
         response = {"llmContent": "", "returnDisplay": ""}
         _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
     assert {n: (common / n).read_bytes() for n in ("index", "HEAD")} == before
-    own = "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x && git stash list"
+    own = (
+        "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x && git stash list && "
+        "git worktree add -q /tmp/ar-third"
+    )
     reply = _gemini(world, "BeforeTool", own, cwd=project)
     line = reply["hookSpecificOutput"]["tool_input"]["command"]
     done = subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+    response = {"llmContent": "", "returnDisplay": ""}
+    _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
+    # the work tree the command added keeps its HEAD and index
+    status = subprocess.run(["git", "-C", "/tmp/ar-third", "status"], capture_output=True)
+    assert status.returncode == 0, status.stderr

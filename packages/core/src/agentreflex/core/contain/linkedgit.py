@@ -35,14 +35,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["REBASE_STATE", "Linked", "linked", "others_rebases", "work_trees"]
+__all__ = ["LAID_OUT", "OTHERS_STATE", "Linked", "linked", "others_state", "work_trees"]
 
 _POINTER = "gitdir: "
-# the other work trees' own files in the common folder that name programs git runs later:
-# a stopped rebase's todo list and a cherry-pick's or revert's (their `exec` lines run at
-# the user's `git rebase --continue` there, git-rebase(1)); the project keeps its own in
-# its own folder, so the boundary holds these (red-team rt87)
-REBASE_STATE = ("rebase-merge", "rebase-apply", "sequencer")
+# the other work trees' own files in the common folder (the main one's in it, each linked
+# one's in its folder there) that decide what git later runs or writes in their work
+# trees: a stopped rebase's todo list and a cherry-pick's or revert's (their `exec` lines
+# run at the user's `git rebase --continue` there, git-rebase(1)), the index (what the
+# user's next `git commit` there commits) and HEAD (what `git reset --hard` writes).  The
+# project keeps its own in its own folder, so the boundary holds these (red-team rt87)
+LAID_OUT = ("rebase-merge", "rebase-apply", "sequencer")  # none unless a git stopped there
+OTHERS_STATE = ("HEAD", "index", *LAID_OUT)
 
 
 @record(frozen=True)
@@ -123,8 +126,8 @@ def work_trees(common: str) -> list[str]:
     return [p for p in paths if os.path.isdir(p) and not os.path.islink(p)]
 
 
-def others_rebases(found: Linked) -> list[str]:
-    """The :data:`REBASE_STATE` paths of the work trees other than ``found``'s: the main
-    one's in the common folder, each other linked one's in its folder there."""
+def others_state(found: Linked, names: Sequence[str] = OTHERS_STATE) -> list[str]:
+    """The ``names`` paths of the work trees other than ``found``'s: the main one's in the
+    common folder, each other linked one's in its folder there."""
     folders = [found.common, *(w for w in work_trees(found.common) if w != found.own)]
-    return [os.path.join(f, name) for f in folders for name in REBASE_STATE]
+    return [os.path.join(f, name) for f in folders for name in names]

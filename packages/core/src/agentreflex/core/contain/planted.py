@@ -117,8 +117,9 @@ def watched(project: str, host: str) -> list[str]:
         found = linkedgit.linked(project, userdirs.home_dir())
         paths += [os.path.join(found.own, "config.worktree")] if found else []
         paths += _main_redirects(found.common) if found else []
-        # and the other work trees' rebases there, whose exec lines their git runs
-        paths += linkedgit.others_rebases(found) if found else []
+        # and a rebase laid out there for another work tree (its exec lines run); not their
+        # HEAD and index, which a `git worktree add` the command ran makes
+        paths += linkedgit.others_state(found, linkedgit.LAID_OUT) if found else []
     return paths
 
 
