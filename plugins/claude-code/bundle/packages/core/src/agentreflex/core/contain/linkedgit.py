@@ -35,9 +35,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Linked", "linked"]
+__all__ = ["LAID_OUT", "OTHERS_STATE", "Linked", "linked", "others_state", "work_trees"]
 
 _POINTER = "gitdir: "
+# the other work trees' own files in the common folder (the main one's in it, each linked
+# one's in its folder there) that decide what git later runs or writes in their work
+# trees: a stopped rebase's todo list and a cherry-pick's or revert's (their `exec` lines
+# run at the user's `git rebase --continue` there, git-rebase(1)), the index (what the
+# user's next `git commit` there commits) and HEAD (what `git reset --hard` writes).  The
+# project keeps its own in its own folder, so the boundary holds these (red-team rt87)
+LAID_OUT = ("rebase-merge", "rebase-apply", "sequencer")  # none unless a git stopped there
+OTHERS_STATE = ("HEAD", "index", *LAID_OUT)
 
 
 @record(frozen=True)
@@ -105,3 +113,21 @@ def _refused(common: str, home: str, held: Sequence[str]) -> bool:
     if inside(home, os.path.dirname(common)):
         return True
     return any(inside(common, os.path.normpath(h)) for h in held)
+
+
+def work_trees(common: str) -> list[str]:
+    """The linked work trees' folders in ``common`` (``worktrees/NAME``), never through a link."""
+    folder = os.path.join(common, "worktrees")
+    try:
+        names = sorted(os.listdir(folder)) if not os.path.islink(folder) else []
+    except OSError:
+        return []
+    paths = [os.path.join(folder, n) for n in names]
+    return [p for p in paths if os.path.isdir(p) and not os.path.islink(p)]
+
+
+def others_state(found: Linked, names: Sequence[str] = OTHERS_STATE) -> list[str]:
+    """The ``names`` paths of the work trees other than ``found``'s: the main one's in the
+    common folder, each other linked one's in its folder there."""
+    folders = [found.common, *(w for w in work_trees(found.common) if w != found.own)]
+    return [os.path.join(f, name) for f in folders for name in names]

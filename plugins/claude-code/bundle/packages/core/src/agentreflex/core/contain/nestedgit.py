@@ -105,18 +105,23 @@ def gitdirs(project: str, below: list[tuple[str, int]] | None = None) -> list[st
     found = [dot for dot, mode in below if stat.S_ISDIR(mode)]
     # a submodule's settings exist read-only in the boundary once made; the command that
     # makes one (git submodule add) can write them
-    for git in [os.path.join(project, ".git"), *found]:
+    # a linked work tree's are in its own folder in the common one (and the other linked
+    # work trees' in theirs), the main checkout's in the common folder: all writable
+    # there, as an ordinary .git/modules is (rt87)
+    for git in [os.path.join(project, ".git"), *_linked_folders(project), *found]:
         found += _modules(os.path.join(git, "modules"))
     return sorted(found)
 
 
 def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[str]:
     """What leads git to settings elsewhere: ``.git`` files and links below ``project``, a
-    ``.git`` folder with a ``commondir``, and the linked worktrees' folders in its
-    ``.git/worktrees`` and its repositories'."""
+    ``.git`` folder or a submodule's (:func:`gitdirs`) with a ``commondir``, and the linked
+    worktrees' folders in its ``.git/worktrees`` and its repositories'."""
     below = treewalk.walk(project).gits if below is None else below
     found = [dot for dot, mode in below if not stat.S_ISDIR(mode)]
-    found += [dot for dot, mode in below if stat.S_ISDIR(mode) and _has(dot, "commondir")]
+    # git writes a commondir only in a linked worktree's folder: one in a submodule's makes
+    # it read settings elsewhere (red-team rt87)
+    found += [g for g in gitdirs(project, below) if _has(g, "commondir")]
     repositories = [os.path.join(project, ".git"), *_linked_common(project)]
     repositories += [dot for dot, mode in below if stat.S_ISDIR(mode)]
     for gitdir in repositories:
@@ -127,11 +132,18 @@ def pointers(project: str, below: list[tuple[str, int]] | None = None) -> list[s
 def _linked_common(project: str) -> list[str]:
     """A linked work tree's common folder, writable in the boundary: the other work trees'
     folders in it are pointers as an ordinary ``.git``'s are (:mod:`.linkedgit`)."""
+    return _linked_folders(project)[:1]
+
+
+def _linked_folders(project: str) -> list[str]:
+    """A linked work tree's git folders, writable in the boundary: the common one first, then
+    every work tree's own in it, the project's included (:mod:`.linkedgit`); none for an
+    ordinary project."""
     from agentreflex.core.contain import linkedgit
     from agentreflex.core.state import userdirs
 
     found = linkedgit.linked(project, userdirs.home_dir())
-    return [found.common] if found else []
+    return [found.common, *linkedgit.work_trees(found.common)] if found else []
 
 
 def _has(folder: str, name: str) -> bool:

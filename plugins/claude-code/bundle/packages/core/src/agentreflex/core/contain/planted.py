@@ -110,13 +110,24 @@ def watched(project: str, host: str) -> list[str]:
     xdg = os.environ.get("XDG_CONFIG_HOME", "")
     paths += gitruns.named_paths(project, userdirs.home_dir(), xdg, existing=False)
     if os.path.isdir(os.path.join(project, ".git")):
-        # git writes no commondir in a main .git; config.worktree only on the user's word
-        paths += [os.path.join(project, ".git", n) for n in ("commondir", "config.worktree")]
+        paths += _main_redirects(os.path.join(project, ".git"))
     else:
-        # a linked work tree's own settings, in the common folder the boundary opens
+        # a linked work tree's own settings, in the common folder the boundary opens, and
+        # that folder's as the main checkout's git reads them (red-team rt87)
         found = linkedgit.linked(project, userdirs.home_dir())
         paths += [os.path.join(found.own, "config.worktree")] if found else []
+        paths += _main_redirects(found.common) if found else []
+        # and a rebase laid out there for another work tree (its exec lines run); not their
+        # HEAD and index, which a `git worktree add` the command ran makes
+        paths += linkedgit.others_state(found, linkedgit.LAID_OUT) if found else []
     return paths
+
+
+def _main_redirects(gitdir: str) -> list[str]:
+    """What in a main work tree's git folder makes its git read settings a command chose:
+    git writes no ``commondir`` there (it reads one in any git folder), and
+    ``config.worktree`` only on the user's word (``git config --worktree``)."""
+    return [os.path.join(gitdir, n) for n in ("commondir", "config.worktree")]
 
 
 def around_tool(

@@ -191,18 +191,20 @@ def _git_folders(project: str, home: str, values: dict[str, list[str]]) -> dict[
     and a linked work tree's common folder too); ``{git_worktree}``: the folder of its
     ``config.worktree`` (the same, or the linked work tree's own in the common one);
     ``{linked_git}``: the common folder a linked work tree's commits write
-    (contain/linkedgit.py), none for an ordinary project."""
+    (contain/linkedgit.py), none for an ordinary project; ``{others_state}``: the other
+    work trees' HEAD, index and stopped rebase or sequencer in it, where they exist."""
     from agentreflex.core.contain import linkedgit
 
     dot = os.path.join(project, ".git")
     names = ("{protected}", "{installed}", "{interpreter}", "{key}", "{trust}", "{daemon}")
     found = linkedgit.linked(project, home, [p for n in names for p in values[n]])
     if found is None:
-        return {"{git}": [dot], "{git_worktree}": [dot], "{linked_git}": []}
+        return {"{git}": [dot], "{git_worktree}": [dot], "{linked_git}": [], "{others_state}": []}
     return {
         "{git}": [dot, found.common],
         "{git_worktree}": [dot, found.own],
         "{linked_git}": [found.common],
+        "{others_state}": [p for p in linkedgit.others_state(found) if os.path.lexists(p)],
     }
 
 
