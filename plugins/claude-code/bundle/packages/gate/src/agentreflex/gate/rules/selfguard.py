@@ -466,7 +466,7 @@ def _call_args(code: str, start: int) -> str:
 
 _PATH_CALL = LazyPattern(r"\b(?:join|joinpath|resolve|Path|PurePath|PosixPath)\s*\(", hints="(")
 _JOINED_ARGS = LazyPattern(r"""['"`]\s*,\s*['"`]""")
-_SLASHES = LazyPattern(r"/{2,}", hints="//")
+_SLASHES = LazyPattern(r"//+", hints="//")
 
 
 # Programs that read whole folders: with one of these, a folder above the key reaches it.
