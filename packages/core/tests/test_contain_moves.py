@@ -1000,3 +1000,46 @@ def test_the_main_checkouts_index_and_head_hold(world: World) -> None:
     # the work tree the command added keeps its HEAD and index
     status = subprocess.run(["git", "-C", "/tmp/ar-third", "status"], capture_output=True)
     assert status.returncode == 0, status.stderr
+
+
+# What a command in a linked work tree (app-feat) does to ANOTHER work tree's folder in the
+# common one (app-other's) so that git there reads settings of its making: a commondir
+# rewritten, or made a link (git reads commondir through a link: setup.c
+# get_common_dir_noenv, strbuf_read_file), or a config.worktree written.  Only what the
+# command wrote is taken out, so app-other keeps working (red-team rt91).
+EVIL = (
+    "mkdir -p /tmp/ar-evil && cp -r {common}/objects {common}/refs {common}/HEAD /tmp/ar-evil/ && "
+    "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \"touch /tmp/ar-pwned; "
+    "false\"\\n' > /tmp/ar-evil/config && "
+)
+OTHER_POINTERS = {
+    "commondir": EVIL + "echo /tmp/ar-evil > {other}/commondir",
+    "commondir-link": EVIL
+    + "echo /tmp/ar-evil > /tmp/ar-cd && ln -sf /tmp/ar-cd {other}/commondir",
+    "config.worktree": "git config --file {other}/config.worktree core.fsmonitor 'touch /tmp/ar-pwned'",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_POINTERS))
+def test_another_work_trees_folder_keeps_working_once_its_pointer_is_undone(
+    world: World, name: str
+) -> None:
+    """The look after the command takes out only the file it planted in another work tree's
+    folder (its commondir put back as it was): ``git status`` there still works, in that
+    work tree, on its branch, and runs nothing of the command's."""
+    main, project = _linked_work_trees(world)
+    other, folder = main.parent / "app-other", main / ".git" / "worktrees" / "app-other"
+    had = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    move = OTHER_POINTERS[name].format(common=main / ".git", other=folder)
+    reply = _gemini(world, "BeforeTool", move, cwd=project)
+    line = reply["hookSpecificOutput"]["tool_input"]["command"]
+    subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, check=False)
+    response = {"llmContent": "", "returnDisplay": ""}
+    _gemini(world, "AfterTool", line, cwd=project, tool_response=response)
+    git = ["git", "-C", str(other)]
+    status = subprocess.run([*git, "status"], capture_output=True, text=True, check=False)
+    assert status.returncode == 0 and "On branch app-other" in status.stdout, status.stderr
+    common = subprocess.run([*git, "rev-parse", "--git-common-dir"], capture_output=True, text=True)
+    assert Path(common.stdout.strip()).resolve() == (main / ".git").resolve()
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == had
+    assert not PWNED.exists()
