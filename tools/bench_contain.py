@@ -12,7 +12,8 @@ Prints, for each engine available on this machine:
 * the hook-side cost of building the rewritten line (policy load + mounts +
   quoting), in-process, p50/p95: as a new hook process has it (``hook_side``)
   and as the warm daemon has it, with what it keeps between calls
-  (``daemon_side``).
+  (``daemon_side``);
+* the looks before and after each shell command (``looks``, in-process).
 
 Engines: bubblewrap (agentreflex's own, for OpenCode, pi and Hermes).  Landlock
 and ``@anthropic-ai/sandbox-runtime`` are not installed by the project (see
@@ -21,7 +22,10 @@ too, as a comparison.
 
 Usage::
 
-    uv run python tools/bench_contain.py [--runs 200] [--json]
+    uv run python tools/bench_contain.py [--runs 200] [--json] [--linked]
+
+``--linked`` makes the project a linked work tree (``git worktree add``), whose
+git folders the plan and the looks find through :mod:`.linkedgit`.
 
 Target: at most 5 ms p95 added per contained command.
 """
@@ -84,6 +88,30 @@ def _hook_side(project: str, runs: int, warm: bool = False) -> dict[str, float]:
     return {"rewrite_p50_ms": statistics.median(times), "rewrite_p95_ms": _pct(times, 0.95)}
 
 
+def _looks(project: str, runs: int) -> dict[str, float]:
+    """The looks before and after a command (:mod:`agentreflex.core.contain.planted`), in-process:
+    what the hook adds around each contained command besides the rewrite."""
+    from agentreflex.core.contain import planted
+
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        planted._look([project], "claude-code")
+        times.append((time.perf_counter() - start) * 1000)
+    return {"look_p50_ms": statistics.median(times), "look_p95_ms": _pct(times, 0.95)}
+
+
+def _linked_project(root: str) -> str:
+    """A checkout with a linked work tree (``git worktree add``), the work tree returned."""
+    main, project = os.path.join(root, "main"), os.path.join(root, "feat")
+    ident = ["-c", "user.name=b", "-c", "user.email=b@b"]
+    subprocess.run(["git", "init", "-q", main], check=True)
+    subprocess.run(["git", *ident, "-C", main, "commit", "-q", "--allow-empty", "-m", "b"])
+    subprocess.run(["git", "-C", main, "worktree", "add", "-q", "-b", "feat", project], check=True)
+    os.makedirs(os.path.join(project, ".agentreflex"))
+    return project
+
+
 def _per_command(command: str, project: str, runs: int) -> dict[str, float]:
     line = contain.rewrite(command, project)
     return _paired(
@@ -119,6 +147,7 @@ def bench_bwrap(project: str, runs: int) -> dict[str, object]:
         "compound": compound,
         "hook_side": _hook_side(project, runs),
         "daemon_side": _hook_side(project, runs, warm=True),
+        "looks": _looks(project, runs),
     }
 
 
@@ -143,11 +172,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--linked", action="store_true", help="the project a linked work tree")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as root:
         project = os.path.join(root, "proj")
-        os.makedirs(os.path.join(project, ".agentreflex"))
-        subprocess.run(["git", "init", "-q", project], check=True)
+        if args.linked:
+            project = _linked_project(root)
+        else:
+            os.makedirs(os.path.join(project, ".agentreflex"))
+            subprocess.run(["git", "init", "-q", project], check=True)
         results = [bench_bwrap(project, args.runs), bench_srt(project, min(args.runs, 20))]
     if args.json:
         print(json.dumps(results, indent=2))

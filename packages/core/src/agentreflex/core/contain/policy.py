@@ -131,7 +131,15 @@ def _temp_dir(env: Mapping[str, str]) -> str:
 
 
 def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
-    """What each ``{name}`` of the policy stands for, worked out once per plan."""
+    """What each ``{name}`` of the policy stands for, worked out once per plan (the project's
+    git folders read once for it: :func:`.linkedgit.remembered`)."""
+    from agentreflex.core.contain import linkedgit
+
+    with linkedgit.remembered():
+        return _placeholders(project, env)
+
+
+def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     from agentreflex.core.contain import gitruns, hostruns
     from agentreflex.core.hook.client import socket_dir
 
