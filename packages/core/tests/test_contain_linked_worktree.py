@@ -256,3 +256,56 @@ def test_the_held_entries_of_the_common_folder_cannot_be_renamed_away(
     assert after == before
     assert (common / "hooks").is_dir() and not (common / "hooks").is_symlink()
     assert not (common / "h2").exists() and not (common / "c2").exists()
+
+
+def test_the_git_folders_are_read_once_per_plan_and_per_look(
+    linked: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan and a look each read the project's git folders once (rt91: six reads per look
+    before, about 0.1 ms each), and only within it: the next one sees a pointer changed
+    meanwhile, and a held path still refuses a common folder read before."""
+    from agentreflex.core.contain import planted, policy
+
+    main, project = linked
+    home, reads = os.environ["HOME"], []
+    real = linkedgit._found
+
+    def counted(where: str, home_dir: str) -> linkedgit.Linked | None:
+        reads.append(where)
+        return real(where, home_dir)
+
+    monkeypatch.setattr(linkedgit, "_found", counted)
+    policy._READ.clear()
+    contain.plan(str(project), load_policy())
+    assert len(reads) == 1
+    reads.clear()
+    planted._look([str(project)], "claude-code")
+    assert len(reads) == 1
+    with linkedgit.remembered():
+        assert linkedgit.linked(str(project), home) is not None
+        assert linkedgit.linked(str(project), home, [str(main)]) is None
+        pointer = (project / ".git").read_text()
+        (project / ".git").write_text("gitdir: /nowhere\n")
+        assert linkedgit.linked(str(project), home) is not None  # within it: read once
+    assert linkedgit.linked(str(project), home) is None  # the next plan sees the change
+    (project / ".git").write_text(pointer)
+    assert linkedgit.linked(str(project), home) is not None
+
+
+def test_what_one_thread_remembers_is_its_own(linked: tuple[Path, Path]) -> None:
+    """The daemon answers several hook calls at once, each in its thread: one call's
+    remembered answer is never another's (a look after a command must read the folders
+    as the command left them)."""
+    import threading
+
+    _main_folder, project = linked
+    home, seen = os.environ["HOME"], []
+    with linkedgit.remembered():
+        assert linkedgit.linked(str(project), home) is not None
+        pointer = (project / ".git").read_text()
+        (project / ".git").write_text("gitdir: /nowhere\n")
+        other = threading.Thread(target=lambda: seen.append(linkedgit.linked(str(project), home)))
+        other.start()
+        other.join()
+        (project / ".git").write_text(pointer)
+    assert seen == [None]
