@@ -309,3 +309,43 @@ def test_what_one_thread_remembers_is_its_own(linked: tuple[Path, Path]) -> None
         other.join()
         (project / ".git").write_text(pointer)
     assert seen == [None]
+
+
+def test_the_branches_the_other_work_trees_have_checked_out_hold(
+    linked: tuple[Path, Path],
+) -> None:
+    """A command in a linked work tree can't move the branch the main checkout (or another
+    work tree) has checked out: the user's next ``git reset --hard`` or ``git status``
+    there would take the command's commit (rt91).  Its loose ref is read-only, while the
+    project's own branch, new branches and tags, their deletion, ``git fetch``, ``git
+    pack-refs`` and ``git gc`` keep working."""
+    main, project = linked
+    _git(main, "worktree", "add", "-q", "-b", "topic/other", str(main.parent / "other"))
+    _git(project, "commit", "-q", "--allow-empty", "-m", "feat")
+    common = main / ".git"
+    held = {b: _git(main, "rev-parse", b).strip() for b in ("main", "topic/other")}
+    for move in (
+        "git update-ref refs/heads/main feat",
+        "git update-ref refs/heads/topic/other feat",
+        f"git rev-parse feat > {common}/refs/heads/main.lock && "
+        f"mv -f {common}/refs/heads/main.lock {common}/refs/heads/main",
+        f"rm -f {common}/refs/heads/main && git update-ref refs/heads/main feat",
+        f"cd {common}/refs && mv heads h && mkdir heads && cp -a h/. heads/ && "
+        "git -C $OLDPWD update-ref refs/heads/main feat",
+        f"cd {common} && mv refs r && mkdir -p refs/heads && git rev-parse feat > refs/heads/main",
+    ):
+        run(move, project)
+        assert {b: _git(main, "rev-parse", b).strip() for b in held} == held, move
+    (common / "refs" / "heads" / "main.lock").unlink(missing_ok=True)
+    upstream = main.parent / "upstream"
+    _git(main.parent, "clone", "-q", "--bare", str(main), str(upstream))
+    _git(project, "remote", "add", "origin", str(upstream))
+    everyday = (
+        "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m two && "
+        "git branch nb && git tag t1 && git tag -d t1 && git branch -D nb && "
+        "git fetch -q origin && git pack-refs --all && git gc -q && git log -1 --format=%s"
+    )
+    done = run(everyday, project)
+    assert done.returncode == 0 and done.stdout.strip() == "two", done.stderr
+    assert {b: _git(main, "rev-parse", b).strip() for b in held} == held
+    assert _git(main, "status", "--short") == ""
