@@ -42,6 +42,7 @@ __all__ = [
     "OTHERS_STATE",
     "Linked",
     "linked",
+    "others_branches",
     "others_state",
     "remembered",
     "work_trees",
@@ -179,3 +180,39 @@ def others_state(found: Linked, names: Sequence[str] = OTHERS_STATE) -> list[str
     common folder, each other linked one's in its folder there."""
     folders = [found.common, *(w for w in work_trees(found.common) if w != found.own)]
     return [os.path.join(f, name) for f in folders for name in names]
+
+
+# where a work tree's git folder names the branch it has checked out: HEAD ("ref:
+# refs/heads/NAME"), and a stopped rebase's head-name (the branch its end updates)
+_NAMES_BRANCH = ("HEAD", "rebase-merge/head-name", "rebase-apply/head-name")
+
+
+def others_branches(found: Linked) -> list[str]:
+    """The loose ref files (``<common>/refs/heads/NAME``, regular files) of the branches the
+    work trees other than ``found``'s have checked out, not the project's own.
+
+    Why: refs are shared by every work tree, and a command could move the branch the
+    main checkout has checked out; the user's next ``git reset --hard`` or ``git status``
+    there takes the command's commit (red-team rt91).  A branch that is only in
+    ``packed-refs`` has no file to hold (see SECURITY.md, "linked work tree").
+    """
+    heads = os.path.join(found.common, "refs", "heads")
+    mine = {_branch(os.path.join(found.own, name)) for name in _NAMES_BRANCH}
+    named = [_branch(path) for path in others_state(found, _NAMES_BRANCH)]
+    paths = [os.path.normpath(os.path.join(heads, n)) for n in named if n and n not in mine]
+    return [p for p in dict.fromkeys(paths) if p != heads and inside(p, heads) and _regular(p)]
+
+
+def _branch(path: str) -> str:
+    """The branch (``NAME`` of ``refs/heads/NAME``) the small file ``path`` names, or ""."""
+    data = read_regular(path, 1024, follow=False)
+    text = data.decode("utf-8", "surrogateescape").strip() if data else ""
+    text = text.removeprefix("ref: ")
+    return text[len("refs/heads/") :] if text.startswith("refs/heads/") else ""
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False

@@ -200,19 +200,27 @@ def _git_folders(project: str, home: str, values: dict[str, list[str]]) -> dict[
     ``config.worktree`` (the same, or the linked work tree's own in the common one);
     ``{linked_git}``: the common folder a linked work tree's commits write
     (contain/linkedgit.py), none for an ordinary project; ``{others_state}``: the other
-    work trees' HEAD, index and stopped rebase or sequencer in it, where they exist."""
+    work trees' HEAD, index and stopped rebase or sequencer in it, where they exist;
+    ``{others_branches}``: the loose refs of the branches they have checked out."""
     from agentreflex.core.contain import linkedgit
 
     dot = os.path.join(project, ".git")
     names = ("{protected}", "{installed}", "{interpreter}", "{key}", "{trust}", "{daemon}")
     found = linkedgit.linked(project, home, [p for n in names for p in values[n]])
     if found is None:
-        return {"{git}": [dot], "{git_worktree}": [dot], "{linked_git}": [], "{others_state}": []}
+        return {
+            "{git}": [dot],
+            "{git_worktree}": [dot],
+            "{linked_git}": [],
+            "{others_state}": [],
+            "{others_branches}": [],
+        }
     return {
         "{git}": [dot, found.common],
         "{git_worktree}": [dot, found.own],
         "{linked_git}": [found.common],
         "{others_state}": [p for p in linkedgit.others_state(found) if os.path.lexists(p)],
+        "{others_branches}": linkedgit.others_branches(found),
     }
 
 
