@@ -690,6 +690,17 @@ class RunnersMixin(WalkerBase):
                     "Code of unknown content (what the <(...) prints) is run by an "
                     "interpreter. Write it to a file and show it first.",
                 )
+            elif path not in self._messages:
+                # cat x > j.sh; sh j.sh: text passed on from outside the command (a file, a
+                # copy, a program's output), run, is the pipe form cat x | sh (rt89);
+                # a program's own messages (curl URL 2> log) are not such text
+                self._ask(
+                    "GATE-PIPE-TO-SHELL",
+                    cmd.text,
+                    "A file written in this command with text that can't be read here (a "
+                    "copy, a program's output) is run. Write it, show it, then run it in "
+                    "a separate command.",
+                )
 
     def _judge_script(self, content: str, cmd: Cmd, depth: int, via: str) -> None:
         lang = interp.interpreter_name(cmd.name) or _shebang_language(content)

@@ -1154,7 +1154,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def _record_writes(self, cmd: Cmd, depth: int) -> None:
         """Remember files written in this command, so running them later is checked."""
         content: str | None = None
-        if cmd.name in ("echo", "printf", "cat", "tee"):
+        if cmd.name in _PRINTS_KNOWN:
             content = pipes.output_text(cmd, self.state.written)
             content = None if content is None else content + pipes.line_end(cmd)
         targets = [t for op, t in cmd.redirects if op in (">", ">>", ">|", "&>", "&>>")]
@@ -1174,10 +1174,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         # a download saved however its file is named: the marker and where from (a
         # vendor's installer run from it only warns, as its pipe form does)
         files.update(downloads.saved(cmd, self.state.written))
+        messages = _messages_only(cmd.redirects) if pipes.is_download(cmd) else set()
         for t, text in files.items():
             if not has_marker(t):
                 path = resolve(t, self.where, cmd.cwd)
                 self.state.written[path] = self._before(path) + text if t in appended else text
+                if t in messages and t not in appended:
+                    self._messages.add(path)
+                else:
+                    self._messages.discard(path)
                 self._reviewed.pop(path, None)  # what was checked is gone
                 if downloads.nameless(path):  # and any file this one may overwrite
                     for old in [p for p in self._reviewed if self._holder(p) == path]:
@@ -1210,6 +1215,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+def _messages_only(redirects: list[tuple[str, str]]) -> set[str]:
+    """The files a download writes only through another descriptor (``curl URL > page
+    2> trace.sh``): its progress and errors, not what it fetched.  Only a downloader's:
+    a program that runs code (``make``, ``sh -c 'cat x >&2'``) prints what it likes there."""
+    other = {r[1] for r in redirects if isinstance(r, OtherFd)}
+    return other - {r[1] for r in redirects if not isinstance(r, OtherFd)}
+
+
+# Commands whose output pipes.output_text reads from the command itself: a file they
+# write holds that text (``base64 -d <<< B64 > f; sh f`` runs what B64 decodes to).
+_PRINTS_KNOWN = frozenset({"echo", "printf", "cat", "tee", "tac", "base64", "rev", "xxd"})
 
 
 def _tee_appends(args: list[str]) -> bool:

@@ -121,6 +121,9 @@ class WalkerBase:
         # downloads a pinned check vouches for now, with what was recorded for them (a
         # checksum list whose signature was checked pins what it lists: shell/verify.py)
         self._reviewed: dict[str, str] = {}
+        # files a download wrote only through another descriptor (``curl URL 2> log``): they
+        # hold a program's own messages, not text it passed on (Runners._script)
+        self._messages: set[str] = set()
         # the input a shell string inherits (``ssh host 'bash -s' < f``, ``sh -c 'psql'
         # <<< SQL``): its commands with no input of their own read it (Runners._fed_by)
         self._inherited: Cmd | None = None
