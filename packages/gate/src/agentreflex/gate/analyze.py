@@ -352,6 +352,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[:2] == ["git", "config"] and len([w for w in words[2:] if w[:1] != "-"]) > 1:
         return None  # sets a value: it may be a program later git commands run
+    if words[0] == "git" and words[1] in ("add", "grep") and _home_or_above(where):
+        return None  # git add -A in the home gathers the key into its objects (selfguard)
     if any(w in _UNSAFE_SUB for w in words[1:3]) or runs_local_file(words):
         return None
     if words[0] in ("pip", "pip3", "uv") and _names_place(words):
@@ -377,6 +379,12 @@ def prefilter(command: str, where: Where) -> Cmd | None:
     if names_protected(command) or (words[0] in _CREATES and not _here(words[1:], where)):
         return None  # may reach agentreflex's own files (selfguard)
     return Cmd(words, command, where.cwd)
+
+
+def _home_or_above(where: Where) -> bool:
+    """Whether the command runs in the home or a folder above it (``/``, ``/home``)."""
+    cwd = where.cwd.rstrip("/") + "/"
+    return (where.home.rstrip("/") + "/").startswith(cwd)
 
 
 # Commands that run code from a file of the project whatever their words say:
