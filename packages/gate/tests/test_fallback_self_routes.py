@@ -533,7 +533,29 @@ VARIABLE_PATHS = [
     "d=$(cat name.txt); cp ~/.local/state/$d /tmp/x",
     'cat "$HOME/.local/state/$APP/key"',
 ]
+# bash's modifiers of a known value (``${d/X/}``, ``${d,,}``, ``${d#xx}``, ``${d:1}``:
+# https://www.gnu.org/software/bash/manual/bash.html#Shell-Parameter-Expansion), and a
+# name whose known start is followed by a run-time part (``.agent$d``)
+VARIABLE_PATHS += [
+    "d=.agentXreflex; rm -rf ${d/X/}",
+    "d=.agentXreflex; rm -rf ${d//X}",
+    "d=.AGENTREFLEX; rm -rf ${d,,}",
+    "d=xx.agentreflex; rm -rf ${d#xx}",
+    "d=.agentreflex.b.bak; rm -rf ${d%%.b*}",
+    "d=Z.agentreflexQQ; rm -rf ${d:1:12}",
+    "d=.agentQQ; rm -rf ${d/%QQ/reflex}",
+    "p=~/.local/state/agentreflexX; cat ${p/X/}/key",
+    "d=$(cat name.txt); rm -rf .agent$d",
+    "d=$(cat name.txt); echo x > .agent$d",
+    "d=$(cat name.txt); rm -rf .cla$d",
+]
 VARIABLE_PATHS_ALLOWED = [
+    "d=xx.agentreflex; rm -rf ${d#*x}",
+    "d=build; rm -rf ${d#b}",
+    "f=src/a.py; echo x > ${f%.py}.pyc",
+    "d=$(cat name.txt); rm -rf .$d",
+    "d=$(cat name.txt); rm -rf dist/app-$d",
+    "mv report.txt report-$(date +%s).txt",
     "d=$(cat name.txt); cat ~/.local/state/$d/notes.txt",
     "d=$(cat name.txt); cat ~/$d",
     "d=$(cat name.txt); cat ~/.config/$d",
