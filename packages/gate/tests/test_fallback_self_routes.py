@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -599,3 +600,38 @@ def test_git_gathering_the_home_itself_asks(world: Path) -> None:
     for command in ["git add src", "git add -u", "git status"]:
         assert check(command, home)[0] == "ALLOW", command
     assert check("git add -A", str(world))[0] == "ALLOW"
+
+
+# Each modifier against bash itself: the gate's value is the one bash prints.
+MODIFIERS = [
+    ("d=.agentXreflex", "${d/X/}"),
+    ("d=a.b.a.b", "${d//a/z}"),
+    ("d=a.b.a.b", "${d/#a/z}"),
+    ("d=a.b.a.b", "${d/%b/z}"),
+    ("d=a.b.a.b", "${d#*.}"),
+    ("d=a.b.a.b", "${d##*.}"),
+    ("d=a.b.a.b", "${d%.*}"),
+    ("d=a.b.a.b", "${d%%.*}"),
+    ("d=xAb", "${d,,}"),
+    ("d=xAb", "${d^^}"),
+    ("d=xAb", "${d^}"),
+    ("d=Z.agentreflexQQ", "${d:1:12}"),
+    ("d=Z.agentreflexQQ", "${d:3}"),
+    ("d=abcabc", "${d/[bc]/-}"),
+    ("d=abcabc", "${d//[!a]/-}"),
+    ("d=src/a.py", "${d%.py}.pyc"),
+]
+
+
+@pytest.mark.parametrize(("assign", "word"), MODIFIERS)
+def test_a_modified_value_is_what_bash_makes_of_it(assign: str, word: str) -> None:
+    import subprocess
+
+    from agentreflex.gate.analyze import analyse
+    from agentreflex.gate.shell.paths import Where
+
+    command = f"{assign}; printf %s {word}"
+    bash = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True)
+    where = Where(cwd="/tmp", project="/tmp", home="/root")
+    cmds = analyse(command, where, {"HOME": "/root"}, time.monotonic() + 5).cmds
+    assert cmds[-1].argv == ["printf", "%s", bash.stdout], command
