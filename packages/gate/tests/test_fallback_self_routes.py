@@ -549,6 +549,11 @@ VARIABLE_PATHS += [
     "d=$(cat name.txt); rm -rf .agent$d",
     "d=$(cat name.txt); echo x > .agent$d",
     "d=$(cat name.txt); rm -rf .cla$d",
+    # an array the command sets (https://www.gnu.org/software/bash/manual/bash.html#Arrays)
+    "a=(~/.local/state/agentreflex/key); cat ${a[0]}",
+    'a=(~/.local/state/agentreflex/key); cat "${a[@]}"',
+    "a=(x ~/.local/state/agentreflex/key); cat ${a[1]}",
+    "a=(.agentreflex); rm -rf $a",
 ]
 VARIABLE_PATHS_ALLOWED = [
     "d=xx.agentreflex; rm -rf ${d#*x}",
@@ -557,6 +562,8 @@ VARIABLE_PATHS_ALLOWED = [
     "d=$(cat name.txt); rm -rf .$d",
     "d=$(cat name.txt); rm -rf dist/app-$d",
     "mv report.txt report-$(date +%s).txt",
+    "a=(build dist); rm -rf ${a[0]} ${a[1]}",
+    "a=(x ~/.local/state/agentreflex/key); cat ${a[0]}",
     "d=$(cat name.txt); cat ~/.local/state/$d/notes.txt",
     "d=$(cat name.txt); cat ~/$d",
     "d=$(cat name.txt); cat ~/.config/$d",
@@ -620,6 +627,9 @@ MODIFIERS = [
     ("d=abcabc", "${d/[bc]/-}"),
     ("d=abcabc", "${d//[!a]/-}"),
     ("d=src/a.py", "${d%.py}.pyc"),
+    ("a=(x y z)", "${a[1]}"),
+    ("a=(one)", "${a[@]}"),
+    ("a=(p q)", "$a"),
 ]
 
 
