@@ -769,8 +769,22 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def assignment(self, node: Any, depth: int) -> tuple[str, str]:
         name_node = node.child_by_field_name("name") or node.named_children[0]
         value_node = node.child_by_field_name("value")
+        name = node_text(name_node).split("[", 1)[0]
+        if value_node is not None and value_node.type == "array":
+            return name, self._array(name, value_node, depth)
         value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
-        return node_text(name_node).split("[", 1)[0], value
+        return name, value
+
+    def _array(self, name: str, node: Any, depth: int) -> str:
+        """``a=(X Y)``: each element kept as ``a[0]``, ``a[1]``, so ``${a[1]}`` is Y and
+        ``${a[@]}`` of one element is X (red-team rt89); ``$a`` is ``a[0]``."""
+        items = [w for c in node.named_children for w in self.expand(c, depth, split=True)]
+        for old in [v for v in self.state.vars if v.startswith(name + "[")]:
+            del self.state.vars[old]
+        for k, item in enumerate(items[:_MAX_ITEMS]):
+            self.state.vars[f"{name}[{k}]"] = item
+        self.state.vars[name + "[@]"] = items[0] if len(items) == 1 else UNKNOWN
+        return items[0] if items else ""
 
     # --- simple commands -------------------------------------------------
 
@@ -1215,6 +1229,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+_MAX_ITEMS = 64  # an array's elements kept by index; the rest are unknown
 
 
 def _messages_only(redirects: list[tuple[str, str]]) -> set[str]:

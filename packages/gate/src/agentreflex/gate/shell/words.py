@@ -441,7 +441,7 @@ class WordsMixin(WalkerBase):
         names = [c for c in kids if c.type == "variable_name" or c.type == "special_variable_name"]
         ops = [node_text(c) for c in kids if not c.is_named and node_text(c) not in ("${", "}")]
         if not names:
-            return UNKNOWN
+            return self._element(kids) if not ops else UNKNOWN
         name = node_text(names[0])
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
@@ -474,6 +474,16 @@ class WordsMixin(WalkerBase):
         reps = [c for c in alt_nodes if c.type not in ("regex", "number")]
         rep = "".join("".join(self.expand(c, depth, split=False)) for c in reps)
         return modified(value, op, parts, rep)
+
+    def _element(self, kids: list[Any]) -> str:
+        """``${a[1]}``, ``${a[@]}``: an element the command's own ``a=(...)`` set, as
+        ``Walker._array`` keeps it; ``UNKNOWN`` for any other subscript."""
+        subscript = next((c for c in kids if c.type == "subscript"), None)
+        if subscript is None:
+            return UNKNOWN
+        key = node_text(subscript).replace("[*]", "[@]")
+        self._vars_used.append(key.split("[", 1)[0])
+        return self.state.vars.get(key, UNKNOWN)
 
 
 # ``${NAME/pat/rep}``, ``${NAME#pat}``, ``${NAME,,}``, ``${NAME:1:3}``...: what bash makes
