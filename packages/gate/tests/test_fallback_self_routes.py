@@ -554,6 +554,9 @@ VARIABLE_PATHS += [
     'a=(~/.local/state/agentreflex/key); cat "${a[@]}"',
     "a=(x ~/.local/state/agentreflex/key); cat ${a[1]}",
     "a=(.agentreflex); rm -rf $a",
+    # read of the command's own here-string (bash's ``help read``)
+    "read f <<< ~/.local/state/agentreflex/key; cat $f",
+    'read a b <<< "x .agentreflex"; rm -rf $b',
 ]
 VARIABLE_PATHS_ALLOWED = [
     "d=xx.agentreflex; rm -rf ${d#*x}",
@@ -563,6 +566,7 @@ VARIABLE_PATHS_ALLOWED = [
     "d=$(cat name.txt); rm -rf dist/app-$d",
     "mv report.txt report-$(date +%s).txt",
     "a=(build dist); rm -rf ${a[0]} ${a[1]}",
+    "read f <<< build; rm -rf $f",
     "a=(x ~/.local/state/agentreflex/key); cat ${a[0]}",
     "d=$(cat name.txt); cat ~/.local/state/$d/notes.txt",
     "d=$(cat name.txt); cat ~/$d",
@@ -630,6 +634,9 @@ MODIFIERS = [
     ("a=(x y z)", "${a[1]}"),
     ("a=(one)", "${a[@]}"),
     ("a=(p q)", "$a"),
+    ("read a b <<< 'x y  z'", '"$b"'),
+    ("read a b <<< ' x y z  '", '"$b"'),
+    ("read -r a <<< '  p q  '", '"$a"'),
 ]
 
 
@@ -645,3 +652,10 @@ def test_a_modified_value_is_what_bash_makes_of_it(assign: str, word: str) -> No
     where = Where(cwd="/tmp", project="/tmp", home="/root")
     cmds = analyse(command, where, {"HOME": "/root"}, time.monotonic() + 5).cmds
     assert cmds[-1].argv == ["printf", "%s", bash.stdout], command
+
+
+def test_read_from_elsewhere_leaves_the_name_unknown(
+    world: Path, own_check: Callable[[str], Checked]
+) -> None:
+    """``f=build; read f < name.txt``: f is what the file holds, not ``build`` still."""
+    assert own_check("f=build; read f < name.txt; rm -rf $f")[0] != "ALLOW"
