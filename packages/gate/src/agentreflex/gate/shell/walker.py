@@ -786,6 +786,26 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         self.state.vars[name + "[@]"] = items[0] if len(items) == 1 else UNKNOWN
         return items[0] if items else ""
 
+    def _read_vars(self, cmd: Cmd) -> None:
+        """``read A B <<< TEXT``: the first line split among the names, the last taking the
+        rest (bash's ``help read``), so ``read f <<< KEY; cat $f`` reads KEY (red-team
+        rt89).  Input that is not the command's own text, or options beyond ``-r -s
+        -e``, leave the names unknown, never the value they had before."""
+        names = [a for a in cmd.args if not a.startswith("-")] or ["REPLY"]
+        text = cmd.stdin_text
+        if (
+            text is None
+            or has_marker(text)
+            or any(a.startswith("-") and a.strip("-rse") for a in cmd.args)
+        ):
+            for n in names:
+                self.state.vars[n] = UNKNOWN
+            return
+        line = (text.splitlines() or [""])[0].strip(" \t")
+        fields = line.split(None, len(names) - 1) if len(names) > 1 else [line]
+        for k, n in enumerate(names):
+            self.state.vars[n] = fields[k] if k < len(fields) else ""
+
     # --- simple commands -------------------------------------------------
 
     def command(
@@ -1018,6 +1038,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._cd(cmd)
         elif name == "set":
             self._positional(cmd.args)
+        elif name == "read":
+            self._read_vars(cmd)
         elif name == "ssh":
             self.ssh(cmd, depth)
         elif name == "ansible":
