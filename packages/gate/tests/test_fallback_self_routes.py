@@ -557,6 +557,10 @@ VARIABLE_PATHS += [
     # read of the command's own here-string (bash's ``help read``)
     "read f <<< ~/.local/state/agentreflex/key; cat $f",
     'read a b <<< "x .agentreflex"; rm -rf $b',
+    # a while-read loop fed by a pipe reads what it carries, as xargs is handed it
+    'find .agentreflex -type f | while read f; do rm "$f"; done',
+    'find ~/.local/state -type f | while read -r f; do cat "$f"; done',
+    'echo .agentreflex | while read d; do rm -rf "$d"; done',
 ]
 VARIABLE_PATHS_ALLOWED = [
     "d=xx.agentreflex; rm -rf ${d#*x}",
@@ -567,6 +571,10 @@ VARIABLE_PATHS_ALLOWED = [
     "mv report.txt report-$(date +%s).txt",
     "a=(build dist); rm -rf ${a[0]} ${a[1]}",
     "read f <<< build; rm -rf $f",
+    "find src -name '*.py' | while read f; do cat \"$f\"; done",
+    "find . -name '*.pyc' | while read f; do rm \"$f\"; done",
+    'echo build | while read d; do rm -rf "$d"; done',
+    'git diff --name-only | while read f; do npx prettier --write "$f"; done',
     "a=(x ~/.local/state/agentreflex/key); cat ${a[0]}",
     "d=$(cat name.txt); cat ~/.local/state/$d/notes.txt",
     "d=$(cat name.txt); cat ~/$d",
