@@ -318,6 +318,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return None
         if t == "comment":
             return None
+        if t == "while_statement" and stdin_from is not None:
+            # find DIR | while read f; do ...: the loop's commands with no input of their
+            # own read the pipe, read among them (red-team rt89)
+            with self._fed_by(Cmd([":"], node_text(node), self.state.cwd, stdin_from=stdin_from)):
+                self.children(node, depth, via)
+            return None
         self.children(node, depth, via)
         return None
 
@@ -793,6 +799,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         -e``, leave the names unknown, never the value they had before."""
         names = [a for a in cmd.args if not a.startswith("-")] or ["REPLY"]
         text = cmd.stdin_text
+        if text is None and cmd.stdin_from is not None and len(names) == 1:
+            # find DIR | while read f: f is each item it yields, as xargs is handed them
+            # (``_items``); the loop's body is walked once, with the first
+            text = self._read_item(cmd.stdin_from)
         if (
             text is None
             or has_marker(text)
@@ -805,6 +815,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         fields = line.split(None, len(names) - 1) if len(names) > 1 else [line]
         for k, n in enumerate(names):
             self.state.vars[n] = fields[k] if k < len(fields) else ""
+
+    def _read_item(self, producer: Cmd) -> str | None:
+        """The item a ``read`` loop's body is walked with: one of the guard's own files
+        that ``find`` yields where there is one (the body runs for each), else the first
+        item, as xargs would be handed them; ``None`` when none can be known."""
+        if producer.name == "find":
+            from agentreflex.gate.shell.changes import find_yields
+
+            own = find_yields(producer.args, producer.cwd, self.where)
+            if own:
+                return own[0]
+        items = self._items(producer, None, lines=True)
+        return items[0] if items and items[0] != DATA else None
 
     # --- simple commands -------------------------------------------------
 
