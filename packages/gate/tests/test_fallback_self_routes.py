@@ -481,7 +481,7 @@ def test_a_group_joins_what_its_parts_print_as_printed(
 # Round six (rt89): a script written in the command whose text is unknown, then run.
 WRITTEN_UNREAD = [
     "cat x > j.sh; sh j.sh",
-    "cp /tmp/a run.py && python3 run.py",
+    'cp "$SRC" run.py && python3 run.py',
     "make 2> j.sh; sh j.sh",
     "sh -c 'cat x >&2' 2> j.sh; sh j.sh",
     "echo 'echo start' > j.sh; cat x >> j.sh; bash j.sh",
@@ -667,3 +667,16 @@ def test_read_from_elsewhere_leaves_the_name_unknown(
 ) -> None:
     """``f=build; read f < name.txt``: f is what the file holds, not ``build`` still."""
     assert own_check("f=build; read f < name.txt; rm -rf $f")[0] != "ALLOW"
+
+
+def test_a_copy_run_is_judged_by_its_source_on_disk(
+    world: Path, own_check: Callable[[str], Checked]
+) -> None:
+    """``cp a.sh b.sh && sh b.sh`` runs what ``sh a.sh`` would: the source on disk is read
+    as running it by name reads it, not asked about as text that can't be read."""
+    (world / "evil.txt").write_text("rm -rf .agentreflex\n")
+    (world / "ok.sh").write_text("make\n")
+    verdict, codes = own_check("cp evil.txt j.sh && sh j.sh")
+    assert verdict != "ALLOW" and codes & OWN, (verdict, codes)
+    assert own_check("cp ok.sh /tmp/j.sh && sh /tmp/j.sh")[0] == "ALLOW"
+    assert own_check("mv ok.sh j.sh; bash j.sh")[0] == "ALLOW"
