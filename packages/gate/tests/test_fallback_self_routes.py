@@ -482,6 +482,7 @@ def test_a_group_joins_what_its_parts_print_as_printed(
 WRITTEN_UNREAD = [
     "cat x > j.sh; sh j.sh",
     'cp "$SRC" run.py && python3 run.py',
+    "cp /tmp/not-there.py run.py && python3 run.py",
     "make 2> j.sh; sh j.sh",
     "sh -c 'cat x >&2' 2> j.sh; sh j.sh",
     "echo 'echo start' > j.sh; cat x >> j.sh; bash j.sh",

@@ -673,6 +673,10 @@ class RunnersMixin(WalkerBase):
             return
         if REMOTE in content:
             self._rce(cmd, content, self._unpinned.get(path) or self._unpinned.get("*", ""))
+        elif content == UNKNOWN and _is_file(self._copies.get(path, "")):
+            # cp a.sh b.sh && sh b.sh runs what sh a.sh would: the source on disk (one
+            # that is not there yet is text that can't be read, asked about below)
+            self._script_on_disk(self._copies[path], cmd, depth)
         elif not has_marker(content):
             self._judge_script(content, cmd, depth, via)
         else:
@@ -1139,3 +1143,10 @@ def _os_program(path: str) -> bool:
     root's, installed with the system, and no script to read; ``/usr/local/bin`` is left
     out, since a session may have installed into it."""
     return path.startswith(_OS_PROGRAM_DIRS)
+
+
+def _is_file(path: str) -> bool:
+    """Whether ``path`` is a file on disk now (``""``: none)."""
+    import os
+
+    return bool(path) and os.path.isfile(path)

@@ -1213,6 +1213,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def _record_writes(self, cmd: Cmd, depth: int) -> None:
         """Remember files written in this command, so running them later is checked."""
         content: str | None = None
+        copied = ""  # the file on disk a copy is made of
         if cmd.name in _PRINTS_KNOWN:
             content = pipes.output_text(cmd, self.state.written)
             content = None if content is None else content + pipes.line_end(cmd)
@@ -1229,6 +1230,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
             targets.append(words[-1])
             content = source if len(words) == 2 and source is not None else UNKNOWN
+            if len(words) == 2 and source is None and not has_marker(words[0]):
+                copied = resolve(words[0], self.where, cmd.cwd)
         files = {t: content if content is not None else UNKNOWN for t in targets}
         # a download saved however its file is named: the marker and where from (a
         # vendor's installer run from it only warns, as its pipe form does)
@@ -1242,6 +1245,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                     self._messages.add(path)
                 else:
                     self._messages.discard(path)
+                self._copies.pop(path, None)
+                if copied and t == words[-1] and text == UNKNOWN:
+                    self._copies[path] = copied
                 self._reviewed.pop(path, None)  # what was checked is gone
                 if downloads.nameless(path):  # and any file this one may overwrite
                     for old in [p for p in self._reviewed if self._holder(p) == path]:

@@ -124,6 +124,9 @@ class WalkerBase:
         # files a download wrote only through another descriptor (``curl URL 2> log``): they
         # hold a program's own messages, not text it passed on (Runners._script)
         self._messages: set[str] = set()
+        # copies made here of a file not written here (``cp a.sh b.sh``): b.sh -> a.sh,
+        # whose text on disk running b.sh runs (Runners._script)
+        self._copies: dict[str, str] = {}
         # the input a shell string inherits (``ssh host 'bash -s' < f``, ``sh -c 'psql'
         # <<< SQL``): its commands with no input of their own read it (Runners._fed_by)
         self._inherited: Cmd | None = None
