@@ -796,6 +796,18 @@ class RunnersMixin(WalkerBase):
         else:
             self._package_bin(cmd, depth)
 
+    def prisma_seed(self, cmd: Cmd, depth: int) -> None:
+        """``prisma db seed``: the seed command it runs, as ``npm run seed`` runs a script,
+        so the seed is judged the same whichever of the two starts it."""
+        from agentreflex.gate.code import scripts
+
+        written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        text, path = scripts.prisma_seed(cmd.args, cmd.cwd, written)
+        if text:
+            self._read_recipes(path, text, cmd, depth, "Prisma seed command")
+        elif text == scripts.UNREADABLE:
+            self._read_file(path, text, cmd, depth, "Prisma seed configuration")
+
     def _package_bin(self, cmd: Cmd, depth: int) -> None:
         """``yarn|pnpm|bun [run] NAME ARGS`` with no script NAME: the program NAME runs."""
         from agentreflex.gate.shell import pkgrunners
@@ -846,10 +858,12 @@ class RunnersMixin(WalkerBase):
             return  # a recipe that runs make again: judged once
         self._reading.add(path)
         before = len(self.hits)
+        saved, self.inherited_env = self.inherited_env, {**self.inherited_env, **cmd.assigns}
         try:
             self.run(text, depth + 1, via=f"{what} ({path})")
         finally:
             self._reading.discard(path)
+            self.inherited_env = saved
         self._settle_unknowns(before, path, cmd, what)
 
     def _settle_unknowns(self, before: int, path: str, cmd: Cmd, what: str) -> None:

@@ -44,6 +44,7 @@ from agentreflex.gate.model import (
     Cmd,
     OtherFd,
     has_marker,
+    positional,
 )
 from agentreflex.gate.rules.programs import python_entry
 from agentreflex.gate.shell import downloads, pipes
@@ -61,6 +62,8 @@ from agentreflex.gate.shell.walkstate import (
 )
 from agentreflex.gate.shell.words import WordsMixin, quote
 from agentreflex.gate.shell.wrappers import peel
+
+_PRISMA_VALUED = frozenset({"--schema", "--config"})  # prisma options that take a value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -960,7 +963,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             # a service's own distribution runs its tools as scripts (Apache Kafka's
             # bin/kafka-topics.sh is Confluent's kafka-topics): judged as the tool
             name = name[: len(name) - len(base)] + base[:-3]
-        all_assigns = {**(assigns or {}), **peeled.assigns}
+        all_assigns = {**self.inherited_env, **(assigns or {}), **peeled.assigns}
         rest = peeled.argv[1:]
         if self.state.links and cwd != UNKNOWN:
             rest = [self._through_links(a, cwd) for a in rest]
@@ -1085,6 +1088,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.make(cmd, depth)
         elif name in ("npm", "pnpm", "yarn", "bun") and not _bun_code(name, cmd.args):
             self.package_script(cmd, depth)
+        elif name == "prisma" and positional(cmd.args, _PRISMA_VALUED)[:2] == ["db", "seed"]:
+            self.prisma_seed(cmd, depth)
         elif name in _CONSOLE_HOSTS and self._console(cmd, depth):
             pass
         elif python_entry(cmd.argv) is not None:  # pytest's conftest.py, pip's setup.py

@@ -109,6 +109,9 @@ class WalkerBase:
         self._bodies: dict[str, tuple[Any, int]] = {}
         self._called: set[str] = set()
         self._reading: set[str] = set()  # local files being judged (no cycles)
+        # the assignments of a command whose recipes are walked (DATABASE_URL=... npm run
+        # seed): its child processes' environment, so each recipe command sees them
+        self.inherited_env: dict[str, str] = {}
         self._functions_exported = False  # export -f: child shells see the functions
         # files a pinned check (shell/verify.py) vouches for if the statement just
         # walked succeeded, and if the script goes on after it under ``set -e``
