@@ -153,6 +153,8 @@ sample(
 sample("password-flag", "psql --password hunter2-FAKE --host db", "hunter2-FAKE")
 sample("mysql-inline-password", "mysql -u root -pS3cretFAKE appdb", "S3cretFAKE")
 sample("secret-assignment", "export DB_PASSWORD=correct-horse-FAKE", "correct-horse-FAKE")
+sample("secret-assignment", "DB_PWD=correct-horse-FAKE ./run.sh", "correct-horse-FAKE")
+sample("secret-assignment", "pwd: correct-horse-FAKE", "correct-horse-FAKE")
 
 sample("cli-user-password", "curl -u admin:Adm1n-FAKE https://h", "Adm1n-FAKE")
 sample("cli-password-arg", "sshpass -p Sshp4ss-FAKE ssh deploy@h", "Sshp4ss-FAKE")
@@ -452,6 +454,11 @@ def test_placeholders_are_not_redacted(text: str) -> None:
         "http://localhost:8080/path@v2",
         "docker run -e PASSWORD postgres",
         "pytest -k 'test_password_reset'",
+        # the shell's working directory, not a password: docker's -v spelling (rt88)
+        "docker run --rm -v $(pwd):/usr/src aztec-keychain-builder",
+        "docker run --rm -v $PWD:/workspace -w /workspace node:20 npm test",
+        "docker run -v ${PWD}:/usr/src/app img",
+        "echo $PASSWORD:appended-text",
         "",
     ],
 )
