@@ -1,0 +1,58 @@
+"""A project's .env loaded into variables is not printed (rt88).
+
+``export $(cat .env | xargs)`` and ``export KEY=$(grep KEY .env | cut -d= -f2)`` put the
+file's values into the environment as ``set -a; source .env`` does, which the gate allows:
+nothing reaches the transcript (the 12-factor loading idiom,
+https://stackoverflow.com/questions/19331497).  Before, the read inside the substitution
+blocked as "prints .env into the transcript".  The same read printed (``echo $(cat
+.env)``), a command line that also prints variables, and a private key captured into a
+variable (which only exfiltration would need) stay stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+Checked = tuple[str, set[str]]
+
+
+@pytest.fixture
+def env_file(gate_project: Path) -> Path:
+    (gate_project / ".env").write_text("OPENAI_API_KEY=sk-proj-FAKE\nDEBUG=1\n")
+    return gate_project
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "export $(cat .env | xargs)",
+        "export $(grep -v '^#' .env | xargs) && npm run dev",
+        "export OPENAI_API_KEY=$(grep OPENAI_API_KEY .env | cut -d= -f2)",
+        "OPENAI_API_KEY=$(grep OPENAI_API_KEY .env | cut -d= -f2) python src/app.py",
+        "TOKEN=$(grep OPENAI_API_KEY .env | cut -d= -f2); python src/app.py",
+    ],
+)
+def test_env_file_loaded_into_variables_is_allowed(
+    env_file: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    assert gate_check(command) == ("ALLOW", set())
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $(cat .env)",
+        "cat .env | xargs",
+        "ENVS=$(cat .env); echo \"$ENVS\"",
+        "export $(cat .env | tee /dev/stderr | xargs)",
+        "KEY=$(cat ~/.ssh/id_rsa)",
+    ],
+)
+def test_printed_or_key_reads_still_block(
+    env_file: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert verdict == "BLOCK" and "GATE-SECRET-READ" in codes, codes
