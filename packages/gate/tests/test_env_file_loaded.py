@@ -46,7 +46,9 @@ def test_env_file_loaded_into_variables_is_allowed(
     [
         "echo $(cat .env)",
         "cat .env | xargs",
-        "ENVS=$(cat .env); echo \"$ENVS\"",
+        'ENVS=$(cat .env); echo "$ENVS"',
+        'ENVS=$(cat .env); cat <<< "$ENVS"',
+        "export $(cat .env | xargs); env",
         "export $(cat .env | tee /dev/stderr | xargs)",
         "KEY=$(cat ~/.ssh/id_rsa)",
     ],

@@ -508,7 +508,9 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
         )
     out.cmds = walker.cmds
     out.hits.extend(walker.hits)
-    out.hits.extend(_rules(walker.cmds, where, walker.state.written))
+    out.hits.extend(
+        _rules(walker.cmds, where, walker.state.written, (walker.captured, walker.captured_vars))
+    )
     if walker.parse_errors:
         out.hits.extend(_fallback_scan(command))
         accepts = _bash_accepts(command, deadline)
@@ -567,7 +569,12 @@ def _fallback_scan(command: str) -> list[Hit]:
     return fallback.scan(command)
 
 
-def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
+def _rules(
+    cmds: list[Cmd],
+    where: Where,
+    written: dict[str, str],
+    captured: tuple[set[int], set[str]] | None = None,
+) -> list[Hit]:
     # Imported here, with the walker: the pre-filter's commands never need them,
     # and each rules module only once a command needs its rules.
     from agentreflex.gate.rules import secrets, selfguard
@@ -577,7 +584,9 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
     net_fed = secrets.network_fed(cmds)
     shown = secrets.shown_through_pipes(cmds)
-    stored = secrets.stored_through_pipes(cmds)
+    stored = secrets.stored_through_pipes(cmds) | secrets.loaded_env(
+        cmds, *(captured or (set(), set()))
+    )
     made = _made_dirs(cmds, where)
     for k, cmd in enumerate(cmds):
         check_time()  # each segment's rules may read files: the hook's time holds

@@ -747,7 +747,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                     value = self.state.vars.get(value, UNKNOWN)
                 self.state.vars[key] = value
             else:
+                before = len(self.cmds)
                 self.side_effects(child, depth)
+                self._capture(before)  # export $(cat .env | xargs): its words are assignments
 
     def _listing(self, node: Any, via: str) -> Cmd | None:
         """``export``, ``export -p``, ``declare -x``, ``typeset -p``: a declaration that
@@ -781,7 +783,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         name = node_text(name_node).split("[", 1)[0]
         if value_node is not None and value_node.type == "array":
             return name, self._array(name, value_node, depth)
+        before = len(self.cmds)
         value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
+        if self._capture(before):
+            self.captured_vars.add(name)
         return name, value
 
     def _array(self, name: str, node: Any, depth: int) -> str:
@@ -831,6 +836,17 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 return own[0]
         items = self._items(producer, None, lines=True)
         return items[0] if items and items[0] != DATA else None
+
+    def _capture(self, before: int) -> bool:
+        """The commands run since ``before`` printed into a variable, not on the screen,
+        unless one of them also copies its input elsewhere (``tee``, a redirect)."""
+        ran = self.cmds[before:]
+        if not ran or any(
+            c.name == "tee" or any(op[:1] == ">" for op, _ in c.redirects) for c in ran
+        ):
+            return False
+        self.captured.update(id(c) for c in ran)
+        return True
 
     # --- simple commands -------------------------------------------------
 

@@ -100,6 +100,10 @@ class WalkerBase:
         self.state.vars.setdefault("IFS", " \t\n")
         self.deadline = deadline
         self.cmds: list[Cmd] = []
+        # ids of the commands whose output a substitution put into a variable (an
+        # assignment's value, export's words), not on the screen (rules.secrets)
+        self.captured: set[int] = set()
+        self.captured_vars: set[str] = set()  # the variables those commands' output went to
         self.hits: list[Hit] = []
         self.parse_errors: list[str] = []
         self._steps = 0
