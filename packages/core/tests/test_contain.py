@@ -337,6 +337,40 @@ def test_a_cache_follows_its_variable_but_never_to_home_or_the_project(tmp_path:
         assert contain.expand(["{cache}"], project, env) == [os.path.join(home, ".cache")]
 
 
+def test_a_cache_variable_spelled_or_linked_to_home_moves_nothing(tmp_path: Path) -> None:
+    """red-team rt90: the kernel, bubblewrap and Claude Code's sandbox read ``//home/me`` as
+    ``/home/me`` (POSIX keeps a leading ``//`` as spelled, so it passed for a folder of its
+    own), and a link to home, above it or to the project's parent leads there all the same:
+    an entry for such a value would stand for all of home.  Both spellings are checked, as
+    given and where the links lead."""
+    project, home = str(tmp_path / "proj"), os.environ["HOME"]
+    os.mkdir(project)
+    (tmp_path / "to-home").symlink_to(home)
+    (tmp_path / "to-above").symlink_to(os.path.dirname(home))
+    (tmp_path / "to-parent").symlink_to(tmp_path)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "to-cache").symlink_to(tmp_path / "cache")
+    hostile = (
+        "/" + home,
+        "//" + home.lstrip("/"),
+        str(tmp_path / "to-home"),
+        str(tmp_path / "to-home") + "/",
+        str(tmp_path / "to-above"),
+        str(tmp_path / "to-parent"),
+        str(tmp_path / "to-parent" / "proj"),
+        "//",
+    )
+    for value in hostile:
+        env = {"HOME": home, "PRE_COMMIT_HOME": value, "XDG_CACHE_HOME": value}
+        assert contain.expand(["{env:PRE_COMMIT_HOME}"], project, env) == [], value
+        assert contain.expand(["{cache}/pip"], project, env) == [
+            os.path.join(home, ".cache", "pip")
+        ], value
+    # a link to a cache of its own still counts (Claude Code binds where it leads)
+    env = {"HOME": home, "PRE_COMMIT_HOME": str(tmp_path / "to-cache")}
+    assert contain.expand(["{env:PRE_COMMIT_HOME}"], project, env) == [str(tmp_path / "to-cache")]
+
+
 def test_the_protected_files_placeholder_keeps_its_older_name(tmp_path: Path) -> None:
     """``{guarded}`` (the name before "guard" meant only the Reasoning Guard) still
     expands in a user's contain.toml, to the same list as ``{protected}``."""
