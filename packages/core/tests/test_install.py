@@ -547,6 +547,53 @@ def test_user_level_sandbox_leaves_per_project_paths_to_project_installs(
     assert "--project --sandbox" in out
 
 
+def test_sandbox_install_refuses_cache_variables_that_stand_for_home(
+    homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """red-team rt90: the writable list is worked out from the environment ``install`` runs
+    in and written for every later session, so a cache variable set then to ``/``, home,
+    above it, the project's parent, a relative path, a link to home or ``//home`` would
+    have made all of it writable for good.  None reaches ``allowWrite``; each is named in
+    the install's notes, and a variable naming a cache folder of its own still counts."""
+    home = Path(os.environ["HOME"])
+    project = tmp_path / "work" / "proj"
+    project.mkdir(parents=True)
+    (tmp_path / "to-home").symlink_to(home)
+    hostile = {
+        "npm_config_cache": "/",
+        "NPM_CONFIG_CACHE": "rel/npm",  # npm reads either case
+        "PRE_COMMIT_HOME": "//" + str(home).lstrip("/"),
+        "GOCACHE": str(home),
+        "PIP_CACHE_DIR": str(home.parent),
+        "UV_CACHE_DIR": str(project.parent),
+        "XDG_CACHE_HOME": str(tmp_path / "to-home"),
+    }
+    for name, value in hostile.items():
+        monkeypatch.setenv(name, value)
+    code, out, _ = run(
+        ["install", "claude-code", "--project", "--project-dir", str(project), "--sandbox"], capsys
+    )
+    assert code == 0
+    allow = json.loads((project / ".claude" / "settings.json").read_text())["sandbox"][
+        "filesystem"
+    ]["allowWrite"]
+    for path in allow:
+        real = os.path.realpath(path)
+        assert not any(
+            str(root) == real or str(root).startswith(real.rstrip("/") + "/")
+            for root in (home, project)
+        ), path
+        assert os.path.isabs(path) and not path.startswith("//"), path
+    assert str(home / ".npm" / "_npx") in allow  # the tools' own places stay
+    for name, value in hostile.items():
+        assert f"sandbox: {name}={value} " in out, name
+    assert "is home or a folder above it" in out and "is not an absolute path" in out
+    assert "is the project or a folder above it" in out
+
+
 # ------------------------------------------------------------ the written hooks run
 
 
