@@ -55,8 +55,9 @@ def sandbox_tools() -> None:
         pytest.fail(f"apt-get install bubblewrap socat failed ({still} missing):\n{done.stderr}")
 
 
-def install_sandbox(project: ClaudeProject) -> None:
-    """``agentreflex install claude-code --project --sandbox``, as the user runs it."""
+def install_sandbox(project: ClaudeProject, extra_env: dict[str, str] | None = None) -> None:
+    """``agentreflex install claude-code --project --sandbox``, as the user runs it (with
+    ``extra_env`` in its environment)."""
     done = subprocess.run(
         [
             str(AGENTREFLEX_SCRIPT),
@@ -67,7 +68,7 @@ def install_sandbox(project: ClaudeProject) -> None:
             "--project-dir",
             str(project.project),
         ],
-        env=project.env(),
+        env={**project.env(), **(extra_env or {})},
         capture_output=True,
         text=True,
         timeout=120,
@@ -115,6 +116,57 @@ def sandbox_without_our_hooks(project: ClaudeProject) -> None:
     assert settings["sandbox"]["failIfUnavailable"] is True
     del settings["hooks"]
     settings_path.write_text(json.dumps(settings, indent=2) + "\n")
+
+
+def test_a_deny_inside_an_allowed_folder_wins_and_home_stays_read_only(
+    claude_project: ClaudeProject, sandbox_tools: None
+) -> None:
+    """red-team rt90, with no hook of ours.  ``install --sandbox`` writes ``allowWrite``
+    entries (the tools' caches) that hold ``denyWrite`` ones (an installed Playwright
+    browser in ``~/.cache/ms-playwright``), and the project (writable in Claude Code's
+    sandbox) holds ``.agentreflex``.  Claude Code 2.1.328 binds each allowed folder
+    writable, then each denied path read-only over it (its bubblewrap arguments, in that
+    order), so the deny wins.  The install ran with ``PRE_COMMIT_HOME=//HOME`` and
+    ``npm_config_cache`` at home's folder above: neither made home writable."""
+    project = claude_project
+    project.with_plugin = False
+    project.write(".agentreflex/config.toml", CONFIG)
+    browser = project.home / ".cache" / "ms-playwright" / "chromium-1140" / "chrome"
+    browser.parent.mkdir(parents=True)
+    browser.write_text("#!/bin/sh\n")
+    home = str(project.home)
+    hostile = {
+        "PRE_COMMIT_HOME": "//" + home.lstrip("/"),
+        "npm_config_cache": str(project.home.parent),
+    }
+    install_sandbox(project, hostile)
+    settings_path = project.project / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    box = settings["sandbox"]["filesystem"]
+    assert (
+        str(browser.parent.parent) in box["allowWrite"] and str(browser.parent) in box["denyWrite"]
+    )
+    del settings["hooks"]
+    settings_path.write_text(json.dumps(settings, indent=2) + "\n")
+    new = project.home / ".cache" / "ms-playwright" / "chromium-1150" / "INSTALLATION_COMPLETE"
+    run = project.run(
+        "try",
+        [
+            bash(f"echo planted > {browser}"),
+            bash("python3 -c \"open('.agent' + 'reflex/config.toml', 'w').write('off')\""),
+            bash(f"echo planted > {home}/.bashrc"),
+            bash(f"mkdir -p {new.parent} && echo ok > {new}"),
+            bash("echo fine > ok.txt"),
+            say("Done."),
+        ],
+    )
+    outputs = [json.dumps(r.get("content")) for r in tool_results(run).values()]
+    assert browser.read_text() == "#!/bin/sh\n", run.describe()
+    assert (project.project / ".agentreflex" / "config.toml").read_text() == CONFIG
+    assert not (project.home / ".bashrc").exists(), run.describe()
+    assert all("Read-only file system" in o for o in outputs[:3]), outputs
+    assert new.read_text() == "ok\n", f"{run.describe()}\n{outputs}"  # the allowed folder
+    assert (project.project / "ok.txt").read_text() == "fine\n", run.describe()
 
 
 def test_sandbox_from_the_policy_holds_the_hook_interpreter_home_and_key(
