@@ -371,6 +371,33 @@ def test_a_cache_variable_spelled_or_linked_to_home_moves_nothing(tmp_path: Path
     assert contain.expand(["{env:PRE_COMMIT_HOME}"], project, env) == [str(tmp_path / "to-cache")]
 
 
+def test_a_temp_folder_spelled_with_two_slashes_is_planned_as_one(tmp_path: Path) -> None:
+    """red-team rt90: ``TMPDIR=//tmp/x`` is absolute, and POSIX keeps a leading ``//``, whose
+    ``dirname`` is itself: the walk up to ``/`` that pins a writable mount's folders never
+    ended, and the hook's plan spun until the host gave up on it.  Planned as ``/tmp/x``."""
+    import signal
+
+    project, home = tmp_path / "proj", tmp_path / "home"
+    project.mkdir(exist_ok=True)
+    home.mkdir(exist_ok=True)
+    spelled = "//" + str(tmp_path / "t").lstrip("/")
+    (tmp_path / "t").mkdir()
+    assert userdirs.temp_dir({"TMPDIR": spelled}) == str(tmp_path / "t")
+    env = {"HOME": str(home), "TMPDIR": spelled, "PATH": "/usr/bin:/bin"}
+
+    def stuck(signum: int, frame: object) -> None:
+        raise TimeoutError("the plan never ended")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(20)
+    try:
+        result = contain.plan(str(project), contain.load_policy(), env)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert result.mounts and not [m for m in result.mounts if m.path.startswith("//")]
+
+
 def test_the_protected_files_placeholder_keeps_its_older_name(tmp_path: Path) -> None:
     """``{guarded}`` (the name before "guard" meant only the Reasoning Guard) still
     expands in a user's contain.toml, to the same list as ``{protected}``."""
