@@ -89,9 +89,13 @@ def temp_dirs(env: Mapping[str, str] | None = None) -> list[str]:
 
 
 def temp_dir(env: Mapping[str, str] | None = None) -> str:
-    """The temp folder programs use: ``TMPDIR`` when it is absolute, else /tmp."""
+    """The temp folder programs use: ``TMPDIR`` when it is absolute, else /tmp.
+
+    Spelled as the kernel reads it: POSIX's ``normpath`` keeps a leading ``//``, whose
+    ``dirname`` is itself, so a walk up to ``/`` from it never ended (red-team rt90).
+    """
     tmpdir = _env(env).get("TMPDIR", "")
-    return tmpdir if os.path.isabs(tmpdir) else "/tmp"
+    return "/" + os.path.normpath(tmpdir).lstrip("/") if os.path.isabs(tmpdir) else "/tmp"
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> str:
