@@ -398,6 +398,18 @@ def test_a_temp_folder_spelled_with_two_slashes_is_planned_as_one(tmp_path: Path
     assert result.mounts and not [m for m in result.mounts if m.path.startswith("//")]
 
 
+def test_a_temp_folder_at_the_root_makes_nothing_writable(tmp_path: Path) -> None:
+    """red-team rt90: ``TMPDIR=/`` in the host's environment made ``{tmp}`` stand for the
+    whole machine, writable in the boundary but for home and the protected paths (other
+    projects, ``/opt``...).  The system's temp folders stay; ``/`` is not one of them."""
+    project = tmp_path / "proj"
+    project.mkdir(exist_ok=True)
+    env = {"HOME": str(tmp_path / "home"), "TMPDIR": "/", "PATH": "/usr/bin:/bin"}
+    assert "/" not in userdirs.temp_dirs(env)
+    result = contain.plan(str(project), contain.load_policy(), env)
+    assert contain.Mount("/", "rw") not in result.mounts
+
+
 def test_the_protected_files_placeholder_keeps_its_older_name(tmp_path: Path) -> None:
     """``{guarded}`` (the name before "guard" meant only the Reasoning Guard) still
     expands in a user's contain.toml, to the same list as ``{protected}``."""
