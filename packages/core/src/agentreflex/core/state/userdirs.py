@@ -83,9 +83,10 @@ def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
 
 def temp_dirs(env: Mapping[str, str] | None = None) -> list[str]:
     """The temp folders commands may write (containment's ``{tmp}``): the system's, and the
-    one programs use."""
+    one programs use, unless that is ``/`` (``TMPDIR=/`` would stand for the whole
+    machine: red-team rt90)."""
     dirs = ["/tmp", "/var/tmp", "/dev/shm"]
-    return dirs if temp_dir(env) in dirs else [*dirs, temp_dir(env)]
+    return dirs if temp_dir(env) in [*dirs, "/"] else [*dirs, temp_dir(env)]
 
 
 def temp_dir(env: Mapping[str, str] | None = None) -> str:
