@@ -352,6 +352,8 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None
     if words[:2] == ["git", "config"] and len([w for w in words[2:] if w[:1] != "-"]) > 1:
         return None  # sets a value: it may be a program later git commands run
+    if words[0] == "git" and words[1] in ("add", "grep") and _home_or_above(where):
+        return None  # git add -A in the home gathers the key into its objects (selfguard)
     if any(w in _UNSAFE_SUB for w in words[1:3]) or runs_local_file(words):
         return None
     if words[0] in ("pip", "pip3", "uv") and _names_place(words):
@@ -377,6 +379,12 @@ def prefilter(command: str, where: Where) -> Cmd | None:
     if names_protected(command) or (words[0] in _CREATES and not _here(words[1:], where)):
         return None  # may reach agentreflex's own files (selfguard)
     return Cmd(words, command, where.cwd)
+
+
+def _home_or_above(where: Where) -> bool:
+    """Whether the command runs in the home or a folder above it (``/``, ``/home``)."""
+    cwd = where.cwd.rstrip("/") + "/"
+    return (where.home.rstrip("/") + "/").startswith(cwd)
 
 
 # Commands that run code from a file of the project whatever their words say:
@@ -500,7 +508,9 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
         )
     out.cmds = walker.cmds
     out.hits.extend(walker.hits)
-    out.hits.extend(_rules(walker.cmds, where, walker.state.written))
+    out.hits.extend(
+        _rules(walker.cmds, where, walker.state.written, (walker.captured, walker.captured_vars))
+    )
     if walker.parse_errors:
         out.hits.extend(_fallback_scan(command))
         accepts = _bash_accepts(command, deadline)
@@ -559,7 +569,12 @@ def _fallback_scan(command: str) -> list[Hit]:
     return fallback.scan(command)
 
 
-def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
+def _rules(
+    cmds: list[Cmd],
+    where: Where,
+    written: dict[str, str],
+    captured: tuple[set[int], set[str]] | None = None,
+) -> list[Hit]:
     # Imported here, with the walker: the pre-filter's commands never need them,
     # and each rules module only once a command needs its rules.
     from agentreflex.gate.rules import secrets, selfguard
@@ -569,7 +584,9 @@ def _rules(cmds: list[Cmd], where: Where, written: dict[str, str]) -> list[Hit]:
     hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
     net_fed = secrets.network_fed(cmds)
     shown = secrets.shown_through_pipes(cmds)
-    stored = secrets.stored_through_pipes(cmds)
+    stored = secrets.stored_through_pipes(cmds) | secrets.loaded_env(
+        cmds, *(captured or (set(), set()))
+    )
     made = _made_dirs(cmds, where)
     for k, cmd in enumerate(cmds):
         check_time()  # each segment's rules may read files: the hook's time holds

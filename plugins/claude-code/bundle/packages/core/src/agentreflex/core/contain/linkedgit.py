@@ -25,6 +25,8 @@ nothing writable.  Stdlib only: it is on the hook's path.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import stat
 
@@ -33,9 +35,18 @@ from agentreflex.core.util.record import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
-__all__ = ["LAID_OUT", "OTHERS_STATE", "Linked", "linked", "others_state", "work_trees"]
+__all__ = [
+    "LAID_OUT",
+    "OTHERS_STATE",
+    "Linked",
+    "linked",
+    "others_branches",
+    "others_state",
+    "remembered",
+    "work_trees",
+]
 
 _POINTER = "gitdir: "
 # the other work trees' own files in the common folder (the main one's in it, each linked
@@ -56,12 +67,52 @@ class Linked:
     own: str  # <common>/worktrees/NAME: its index, HEAD, logs, config.worktree
 
 
+# what linked() found, by (project, home), while a plan or a look is worked out (remembered)
+_KNOWN: contextvars.ContextVar[dict[tuple[str, str], Linked | None] | None]
+_KNOWN = contextvars.ContextVar("linked", default=None)
+
+
+@contextlib.contextmanager
+def remembered() -> Iterator[None]:
+    """Within it, :func:`linked` reads each project's git folders once.
+
+    Why: one plan asks for them twice and one look six times or more (the
+    watched paths, git's settings, the inside repositories' folders, pointers
+    and held settings), about 0.25 ms each in a linked work tree (rt91).  Only
+    within one plan or one look: a command may rewrite the folders between two,
+    and the daemon answers several calls at once (a context variable is its
+    thread's own).
+    """
+    if _KNOWN.get() is not None:
+        yield
+        return
+    token = _KNOWN.set({})
+    try:
+        yield
+    finally:
+        _KNOWN.reset(token)
+
+
 def linked(project: str, home: str, held: Sequence[str] = ()) -> Linked | None:
     """``project``'s git folders when it is a linked work tree git made, else None.
 
     ``held``: paths the guard holds (its own files, the hosts' settings); a common
     folder inside one is not taken.
     """
+    known, key = _KNOWN.get(), (project, home)
+    if known is None or key not in known:
+        found = _found(project, home)
+        if known is not None:
+            known[key] = found
+    else:
+        found = known[key]
+    if found is None or any(inside(found.common, os.path.normpath(h)) for h in held):
+        return None
+    return found
+
+
+def _found(project: str, home: str) -> Linked | None:
+    """:func:`linked` with no held paths."""
     dot = os.path.join(os.path.realpath(project), ".git")
     own = _named(dot, dot)
     if own is None or os.path.realpath(own) != own:
@@ -73,7 +124,7 @@ def linked(project: str, home: str, held: Sequence[str] = ()) -> Linked | None:
         return None  # git's layout: the work tree's folder is in the common one
     if _named(os.path.join(own, "gitdir"), own, prefix="") != os.path.normpath(dot):
         return None  # the repository does not know this work tree as its own
-    if not _repository(common) or _refused(common, home, held):
+    if not _repository(common) or _refused(common, home):
         return None
     return Linked(common, own)
 
@@ -106,13 +157,11 @@ def _repository(common: str) -> bool:
     return stat.S_ISREG(head) and stat.S_ISDIR(objects) and stat.S_ISDIR(refs)
 
 
-def _refused(common: str, home: str, held: Sequence[str]) -> bool:
+def _refused(common: str, home: str) -> bool:
     """Is ``common`` one the boundary must not open: home's own repository (``~/.git``, a
-    dotfiles checkout of home), one at or above home, or one in a held path?"""
-    home = os.path.normpath(home)
-    if inside(home, os.path.dirname(common)):
-        return True
-    return any(inside(common, os.path.normpath(h)) for h in held)
+    dotfiles checkout of home), or one at or above home?  (One in a held path is refused
+    by :func:`linked`.)"""
+    return inside(os.path.normpath(home), os.path.dirname(common))
 
 
 def work_trees(common: str) -> list[str]:
@@ -131,3 +180,39 @@ def others_state(found: Linked, names: Sequence[str] = OTHERS_STATE) -> list[str
     common folder, each other linked one's in its folder there."""
     folders = [found.common, *(w for w in work_trees(found.common) if w != found.own)]
     return [os.path.join(f, name) for f in folders for name in names]
+
+
+# where a work tree's git folder names the branch it has checked out: HEAD ("ref:
+# refs/heads/NAME"), and a stopped rebase's head-name (the branch its end updates)
+_NAMES_BRANCH = ("HEAD", "rebase-merge/head-name", "rebase-apply/head-name")
+
+
+def others_branches(found: Linked) -> list[str]:
+    """The loose ref files (``<common>/refs/heads/NAME``, regular files) of the branches the
+    work trees other than ``found``'s have checked out, not the project's own.
+
+    Why: refs are shared by every work tree, and a command could move the branch the
+    main checkout has checked out; the user's next ``git reset --hard`` or ``git status``
+    there takes the command's commit (red-team rt91).  A branch that is only in
+    ``packed-refs`` has no file to hold (see SECURITY.md, "linked work tree").
+    """
+    heads = os.path.join(found.common, "refs", "heads")
+    mine = {_branch(os.path.join(found.own, name)) for name in _NAMES_BRANCH}
+    named = [_branch(path) for path in others_state(found, _NAMES_BRANCH)]
+    paths = [os.path.normpath(os.path.join(heads, n)) for n in named if n and n not in mine]
+    return [p for p in dict.fromkeys(paths) if p != heads and inside(p, heads) and _regular(p)]
+
+
+def _branch(path: str) -> str:
+    """The branch (``NAME`` of ``refs/heads/NAME``) the small file ``path`` names, or ""."""
+    data = read_regular(path, 1024, follow=False)
+    text = data.decode("utf-8", "surrogateescape").strip() if data else ""
+    text = text.removeprefix("ref: ")
+    return text[len("refs/heads/") :] if text.startswith("refs/heads/") else ""
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False

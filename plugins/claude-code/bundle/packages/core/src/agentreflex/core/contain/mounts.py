@@ -230,7 +230,8 @@ def _pins(chosen: Mapping[str, str]) -> dict[str, str]:
             continue
         between: list[str] = []
         folder = os.path.dirname(path)
-        while folder != "/" and chosen.get(folder) in (None, "rw"):
+        # (a path spelled with a leading // is its own dirname: stop there too)
+        while folder not in ("/", os.path.dirname(folder)) and chosen.get(folder) in (None, "rw"):
             if folder in chosen:  # a writable mount: pinned, and so is what holds it
                 pins.update(dict.fromkeys([*between, folder], "pin"))
                 between = []

@@ -47,6 +47,7 @@ nothing the repository configures runs).  Stdlib only: it is on the hook's path.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 
@@ -259,12 +260,47 @@ def after(
     for pointer in found_pointers:
         was = led.get(pointer) if isinstance(led, dict) else None
         now = _through(pointer, held, signer)
-        if _added(was if isinstance(was, dict) else {}, now):
-            undone.pointers.append((pointer, move_under(pointer, folder) if act else ""))
+        earlier = was if isinstance(was, dict) else {}
+        if _added(earlier, now):
+            where = _aside(pointer, earlier, held, signer, folder) if act else ""
+            undone.pointers.append((pointer, where))
     return undone
 
 
+def _aside(
+    pointer: str, was: dict[object, object], held: set[str], signer: HmacSha256, folder: str
+) -> str:
+    """``pointer`` made to lead where it led before, moved under ``folder``; where it went.
+
+    Why: a git folder that existed (another linked work tree's in the common folder, a
+    repository's ``.git``) is someone's work: moved whole, its work tree is no repository
+    until the user puts it back (red-team rt91).  So only the files that redirect git
+    (:data:`_PARTS`) that changed are moved, the ``commondir`` it had written back; the
+    whole pointer only when it still leads to what the command added.
+    """
+    parts = was.get(PARTS)
+    if not isinstance(parts, dict) or os.path.islink(pointer) or not os.path.isdir(pointer):
+        return move_under(pointer, folder)
+    moved = ""
+    for name in _PARTS:
+        path = os.path.join(pointer, name)
+        if os.path.lexists(path) and stamp(path) != parts.get(name):
+            moved = move_under(path, folder) or moved
+    text = was.get(COMMONDIR)
+    path = os.path.join(pointer, "commondir")
+    if isinstance(text, str) and not os.path.lexists(path):
+        with contextlib.suppress(OSError):
+            replace_in_place(path, text.encode("utf-8", "surrogateescape"), 0o644)
+    if moved and not _added(was, _through(pointer, held, signer)):
+        return moved
+    return move_under(pointer, folder)
+
+
 POINTERS = "pointers"  # the record's entry for what pointers led to (repositories are paths)
+# in a pointer's entry: the stamps of the files in a git folder that send git elsewhere
+# (gitrepository-layout(5)), and the commondir's text, to put back (:func:`_aside`)
+PARTS, COMMONDIR = "parts", "commondir"
+_PARTS = ("commondir", "config.worktree")
 ABSENT = "absent"  # the record's entry for the projects' own .git that did not exist
 
 
@@ -312,7 +348,11 @@ def _through(pointer: str, held: set[str], signer: HmacSha256) -> dict[str, obje
             continue
         flagged.update(_sign(signer, e) for e in entries if not everyday(e[0]))
     marks = {} if os.path.realpath(hooks) in held else _hook_stamps(hooks)
-    return {"flagged": sorted(flagged), "hooks": marks}
+    found: dict[str, object] = {"flagged": sorted(flagged), "hooks": marks}
+    if os.path.isdir(pointer) and not os.path.islink(pointer):
+        found[PARTS] = {n: stamp(os.path.join(pointer, n)) for n in _PARTS}
+        found[COMMONDIR] = _read_small(os.path.join(pointer, "commondir"), follow=True)
+    return found
 
 
 # what a pointer leads to that can't be read in time (past _MAX_CONFIG, git gave up)
@@ -332,7 +372,8 @@ def _reach(pointer: str) -> tuple[list[str], str] | None:
         # a linked worktree's folder in .git/worktrees, a .git with a commondir, or a link
         # to a git folder (git follows it)
         gitdir = pointer
-    common = _read_small(os.path.join(gitdir, "commondir"))
+    # git reads a commondir through a link (setup.c, strbuf_read_file): so is it read here
+    common = _read_small(os.path.join(gitdir, "commondir"), follow=True)
     shared = os.path.join(gitdir, common.rstrip("\r\n")) if common is not None else gitdir
     files = [os.path.join(shared, "config"), os.path.join(gitdir, "config.worktree")]
     return [os.path.normpath(f) for f in files], os.path.normpath(os.path.join(shared, "hooks"))

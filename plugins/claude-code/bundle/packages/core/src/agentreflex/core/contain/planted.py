@@ -193,7 +193,12 @@ def around_tool(
 
 def _look(projects: list[str], host: str, nested: bool = True) -> dict[str, object]:
     """What the watched paths, the inside repositories and the hosts' settings below the
-    root are now, to compare with later."""
+    root are now, to compare with later (the projects' git folders read once for it)."""
+    with linkedgit.remembered():
+        return _looked(projects, host, nested)
+
+
+def _looked(projects: list[str], host: str, nested: bool) -> dict[str, object]:
     paths = [p for project in projects for p in watched(project, host)]
     walks = {project: treewalk.walk(project) for project in projects}
     record: dict[str, object] = {
@@ -267,7 +272,18 @@ def _undo(
     before: dict[str, object], event: Event, decision: Decision, keep: str, since: str = ""
 ) -> tuple[list[Finding], bool]:
     """What appeared since ``before`` (a :func:`_look`), moved aside or undone, as findings;
-    and whether ``before`` still says what the tree is (nothing appeared, nothing was read)."""
+    and whether ``before`` still says what the tree is (nothing appeared, nothing was read).
+
+    The projects' git folders are read once for it: what it moves aside is never one
+    :func:`.linkedgit.linked` reads (a work tree's ``.git``, ``commondir`` and ``gitdir``),
+    and the inside repositories' pointers are all found before one is moved."""
+    with linkedgit.remembered():
+        return _undone(before, event, decision, keep, since)
+
+
+def _undone(
+    before: dict[str, object], event: Event, decision: Decision, keep: str, since: str
+) -> tuple[list[Finding], bool]:
     # the folders looked at then (a `cd` in the command may change the host's cwd), those
     # that are still those folders
     had, projects = _strings(before.get("present")), _unmoved(before)

@@ -131,7 +131,15 @@ def _temp_dir(env: Mapping[str, str]) -> str:
 
 
 def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
-    """What each ``{name}`` of the policy stands for, worked out once per plan."""
+    """What each ``{name}`` of the policy stands for, worked out once per plan (the project's
+    git folders read once for it: :func:`.linkedgit.remembered`)."""
+    from agentreflex.core.contain import linkedgit
+
+    with linkedgit.remembered():
+        return _placeholders(project, env)
+
+
+def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     from agentreflex.core.contain import gitruns, hostruns
     from agentreflex.core.hook.client import socket_dir
 
@@ -192,19 +200,27 @@ def _git_folders(project: str, home: str, values: dict[str, list[str]]) -> dict[
     ``config.worktree`` (the same, or the linked work tree's own in the common one);
     ``{linked_git}``: the common folder a linked work tree's commits write
     (contain/linkedgit.py), none for an ordinary project; ``{others_state}``: the other
-    work trees' HEAD, index and stopped rebase or sequencer in it, where they exist."""
+    work trees' HEAD, index and stopped rebase or sequencer in it, where they exist;
+    ``{others_branches}``: the loose refs of the branches they have checked out."""
     from agentreflex.core.contain import linkedgit
 
     dot = os.path.join(project, ".git")
     names = ("{protected}", "{installed}", "{interpreter}", "{key}", "{trust}", "{daemon}")
     found = linkedgit.linked(project, home, [p for n in names for p in values[n]])
     if found is None:
-        return {"{git}": [dot], "{git_worktree}": [dot], "{linked_git}": [], "{others_state}": []}
+        return {
+            "{git}": [dot],
+            "{git_worktree}": [dot],
+            "{linked_git}": [],
+            "{others_state}": [],
+            "{others_branches}": [],
+        }
     return {
         "{git}": [dot, found.common],
         "{git_worktree}": [dot, found.own],
         "{linked_git}": [found.common],
         "{others_state}": [p for p in linkedgit.others_state(found) if os.path.lexists(p)],
+        "{others_branches}": linkedgit.others_branches(found),
     }
 
 
@@ -235,16 +251,41 @@ def moved_paths(env: Mapping[str, str], name: str, home: str, projects: Sequence
     environment has it (the hook runs with it, and so does the command).
 
     A name is matched whatever its case (npm reads ``npm_config_*`` so): more paths only
-    hold more.  A relative or empty value moves nothing (the XDG spec's rule), nor one at
-    or above home or a project: a cache entry there would stand for all of it.
+    hold more.  A value :func:`unmoved_reason` gives a reason for moves nothing.
     """
     paths = []
     for key, value in env.items():
-        if key.lower() == name.lower() and os.path.isabs(value):
-            path = os.path.normpath(value)
-            if not any(inside(root, path) for root in (home, *projects)):
-                paths.append(path)
+        if key.lower() == name.lower() and unmoved_reason(value, home, projects) is None:
+            paths.append(spelled(value))
     return list(dict.fromkeys(paths))
+
+
+def spelled(path: str) -> str:
+    """``path`` normalised as the kernel reads it: POSIX's ``normpath`` keeps a leading
+    ``//``, which the kernel, bubblewrap and Claude Code's sandbox all read as ``/``."""
+    path = os.path.normpath(path)
+    return "/" + path.lstrip("/") if path.startswith("//") else path
+
+
+def unmoved_reason(value: str, home: str, projects: Sequence[str]) -> str | None:
+    """Why a variable's ``value`` can't stand for a tool's cache folder, or None.
+
+    A relative or empty value moves nothing (the XDG spec's rule), nor one at or above
+    home or a project, as spelled or where its links lead (``//home/me``, a link to home
+    or to the project's folder above): an entry there would stand for all of it, and
+    ``install --sandbox`` would write it into the host's settings for every later session.
+    """
+    if not os.path.isabs(value):
+        return "is not an absolute path"
+    path = spelled(value)
+    real = os.path.realpath(path)
+    for root, what in [(home, "home"), *((p, "the project") for p in projects)]:
+        roots = {spelled(root), os.path.realpath(root)}
+        if any(inside(r, p) for r in roots for p in (path, real)):
+            return f"is {what} or a folder above it" + (
+                f" (it leads to {real})" if real != path else ""
+            )
+    return None
 
 
 def _explicit_socket(env: Mapping[str, str]) -> list[str]:

@@ -126,6 +126,35 @@ def policy_paths(opts: Options) -> tuple[list[str], list[str], list[str]]:
     return read_only, contain.expand(policy.unreadable, project), writable
 
 
+def refused_variables(opts: Options, env: Mapping[str, str] | None = None) -> list[str]:
+    """The variables whose value would have put a writable entry at home, above it or at the
+    project (``npm_config_cache=/``, a link to home...), each with why it was left out.
+
+    Why said: the writable list is worked out from the environment ``install`` runs in, and
+    written into the host's settings for every later session; a value left out silently
+    would leave the user wondering why that tool's cache is read-only in the sandbox.
+    """
+    from agentreflex.core.contain import boundary as contain
+    from agentreflex.core.contain.policy import unmoved_reason
+
+    values = os.environ if env is None else env
+    policy = contain.load_policy()
+    names = []
+    for entry in [*policy.writable, *policy.shadowed]:
+        if entry.startswith("{env:") and "}" in entry:
+            names.append(entry[len("{env:") :].partition("}")[0].lower())
+        elif entry.startswith("{cache}"):
+            names.append("xdg_cache_home")
+    home = userdirs.home_dir(values)
+    project = [os.path.abspath(opts.project)]
+    said = []
+    for key, value in values.items():
+        why = unmoved_reason(value, home, project) if value else None
+        if key.lower() in names and why is not None:
+            said.append(f"{key}={value} {why}")
+    return said
+
+
 def made_folders(opts: Options) -> list[str]:
     """The folders :func:`prepare` makes: the user's state dir, the project's ``.agentreflex``."""
     folders = [os.path.normpath(userdirs.user_state_dir())]
@@ -157,6 +186,11 @@ def claude_notes(opts: Options) -> list[str]:
         "(sandbox.allowUnsandboxedCommands = false); network access follows Claude Code's "
         "sandbox rules (see /sandbox in Claude Code)",
     ]
+    for refused in refused_variables(opts):
+        notes.append(
+            f"sandbox: {refused}: not made writable (the tool's cache stays read-only in the "
+            "sandbox; set the variable to a folder of its own and install again)"
+        )
     missing = missing_tools()
     if missing:
         notes.append(

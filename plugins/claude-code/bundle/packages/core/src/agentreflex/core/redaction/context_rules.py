@@ -166,7 +166,9 @@ CONTEXT_RULES: tuple[tuple[str, LazyPattern], ...] = (
             # the lookahead (the name's whole run, then the assignment) is implied by the
             # rest and only fails fast: without it every word was backtracked through
             # for a secret word in it, the costliest rule on code (tools/bench_redact.py)
-            r"(?i)(?<![A-Za-z0-9])(?=[A-Za-z0-9_]+\\?[\"']?\s*[:=])"
+            # a variable or command *used* ($PWD:/app, $(pwd):/app, ${PWD}:/app: docker's
+            # volume spelling; the second scan drops the ")" and "}") names no assignment
+            r"(?i)(?<![A-Za-z0-9$])(?<!\$\()(?!(?<=\$\{)pwd\b)(?=[A-Za-z0-9_]+\\?[\"']?\s*[:=])"
             r"(?:[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|apikey|access_?key|private_?key|credentials?|auth_?token)|[A-Za-z0-9_]*_(?:pass|pwd|key)|pass|pwd)(?![A-Za-z0-9])\\?[\"']?\s*[:=]\s*(?P<s>\\?\"[^\"\s]{6,}\"[^\s\"',;]*|\\?'[^'\s]{6,}'[^\s\"',;]*|[^\s\"',;\\]{6,})",
             hints="secret token pass pwd key credential",
         ),

@@ -83,15 +83,20 @@ def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
 
 def temp_dirs(env: Mapping[str, str] | None = None) -> list[str]:
     """The temp folders commands may write (containment's ``{tmp}``): the system's, and the
-    one programs use."""
+    one programs use, unless that is ``/`` (``TMPDIR=/`` would stand for the whole
+    machine: red-team rt90)."""
     dirs = ["/tmp", "/var/tmp", "/dev/shm"]
-    return dirs if temp_dir(env) in dirs else [*dirs, temp_dir(env)]
+    return dirs if temp_dir(env) in [*dirs, "/"] else [*dirs, temp_dir(env)]
 
 
 def temp_dir(env: Mapping[str, str] | None = None) -> str:
-    """The temp folder programs use: ``TMPDIR`` when it is absolute, else /tmp."""
+    """The temp folder programs use: ``TMPDIR`` when it is absolute, else /tmp.
+
+    Spelled as the kernel reads it: POSIX's ``normpath`` keeps a leading ``//``, whose
+    ``dirname`` is itself, so a walk up to ``/`` from it never ended (red-team rt90).
+    """
     tmpdir = _env(env).get("TMPDIR", "")
-    return tmpdir if os.path.isabs(tmpdir) else "/tmp"
+    return "/" + os.path.normpath(tmpdir).lstrip("/") if os.path.isabs(tmpdir) else "/tmp"
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> str:

@@ -202,6 +202,41 @@ def package_script(
     return "\n".join(b for b in body if isinstance(b, str)), path
 
 
+# Where Prisma 6.x/7 name the seed command: ``migrations: { seed: "tsx prisma/seed.ts" }``
+_PRISMA_CONFIGS = ("prisma.config.ts", "prisma.config.mts", "prisma.config.js", ".config/prisma.ts")
+_PRISMA_CONFIG_SEED = re.compile(r"""\bseed\s*:\s*(["'`])((?:(?!\1)[^\n])+)\1""")
+
+
+def prisma_seed(
+    args: list[str], cwd: str, written: dict[str, str] | None = None
+) -> tuple[str | None, str]:
+    """The shell text ``prisma db seed`` runs: ``prisma.seed`` of package.json (Prisma up
+    to 6), else ``migrations.seed`` of prisma.config.ts (``--config`` names another).
+    It is a command line, run as a package.json script is
+    (https://www.prisma.io/docs/orm/prisma-migrate/workflows/seeding)."""
+    configs = list(_PRISMA_CONFIGS)
+    if "--config" in args[:-1]:
+        configs = [args[args.index("--config") + 1]]
+    for name in configs:
+        path = os.path.normpath(os.path.join(cwd, name))
+        text = _read(path, written)
+        if text is not None and text != UNREADABLE:
+            m = _PRISMA_CONFIG_SEED.search(text)
+            if m:
+                return m.group(2), path
+    path = os.path.normpath(os.path.join(cwd, "package.json"))
+    text = _read(path, written)
+    if text is None or text == UNREADABLE:
+        return text, path
+    import json  # only for a command that runs the seed
+
+    try:
+        seed = (json.loads(text).get("prisma") or {}).get("seed")
+    except (ValueError, AttributeError):
+        return UNREADABLE, path
+    return (seed if isinstance(seed, str) else ""), path
+
+
 _PM_COMMANDS = frozenset(
     {
         "install",

@@ -400,7 +400,24 @@ def orm_every_row(cmd: Cmd, call: str) -> Hit:
     """Code that calls an ORM on a whole model (``User.delete_all``, ``Order.objects.all()
     .delete()``): every row of its table, graded by the database the command names as the
     ORM tools' own resets are (``RAILS_ENV=test`` warns, production or unknown blocks)."""
-    return _db(cmd, "delete-all", f"every row of the table behind {call}", (), client="orm")
+    seed = any(_SEED_FILE.search(a) for a in cmd.args if not a.startswith("-"))
+    lost = f"every row of the table behind {call}"
+    if seed:  # the seed's own fixtures, refilled by it: warned, unless production is named
+        return _db(cmd, "delete-all", f"{lost}, to refill it from the seed", ("fixtures",), "orm")
+    return _db(cmd, "delete-all", lost, (), client="orm")
+
+
+# A seed script (prisma/seed.ts, db/seeds.rb, seeders/users.js, DatabaseSeeder.php): it
+# exists to fill a development database, and emptying its tables first is its ordinary
+# work (Prisma runs it from ``migrate dev|reset``, development-only commands): the rows
+# it deletes are the fixtures it writes back.  Its deletes grade as fixtures' (a warning)
+# unless the command names production.
+_SEED_FILE = LazyPattern(
+    r"(?:^|/)(?:seeds?|seeders?|seeding)/|"
+    r"(?:^|/)(?:[\w-]*[_-])?(?:seeds?|seeders?|seeding)(?:[_.-][\w.-]*)?$|"
+    r"[a-z]Seeder\.\w+$",
+    re.IGNORECASE,
+)
 
 
 def _db(cmd: Cmd, kind: str, lost: str, named: tuple[str, ...], client: str = "") -> Hit:

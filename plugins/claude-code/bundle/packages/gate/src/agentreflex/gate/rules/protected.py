@@ -237,6 +237,19 @@ def walk_files(root: str, limit: int) -> list[str]:
 # --- resolving a path the way the command will --------------------------------
 
 
+def _stem_glob(path: str) -> str:
+    """``.agent$d`` as the glob ``.agent*``: a name whose known start is followed by a part
+    known only at run time may be any name so begun (``d=$(cat n); rm -rf .agent$d``,
+    red-team rt89).  ``""`` where the unknown part starts a name (``build/$d``, ``.$d``):
+    that could be any file, as a wholly unknown path could."""
+    cut = min(i for i in (path.find(UNKNOWN), path.find(REMOTE)) if i >= 0)
+    head = path[:cut]
+    name = head.rpartition("/")[2]
+    if not name.lstrip(".") or any(ch in head for ch in GLOB_CHARS):
+        return ""
+    return head + "*"
+
+
 def full_path(path: str, where: Where, cwd: str) -> str:
     """Absolute form of ``path`` as written in a command run in ``cwd``.
 
@@ -276,6 +289,9 @@ def reached(path: str, effect: str, where: Where, cwd: str) -> str:
         tail = path.replace(REMOTE, UNKNOWN).rpartition(UNKNOWN)[2]
         if tail.startswith("/") and (userdirs.protected_name(tail) or g.suffix_reaches(tail)):
             return "<?>" + tail
+        stem = _stem_glob(path)
+        if stem:
+            return reached(stem, effect, where, cwd)
     full = full_path(path, where, cwd)
     if not full:
         return ""

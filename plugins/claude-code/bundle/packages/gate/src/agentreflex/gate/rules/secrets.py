@@ -18,6 +18,7 @@ from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_f
 __all__ = [
     "find_secrets",
     "line_loop",
+    "loaded_env",
     "network_fed",
     "option_values",
     "secret_printer",
@@ -1326,6 +1327,36 @@ def stored_through_pipes(cmds: list[Cmd]) -> set[int]:
                 break
             nxt = consumer.get(id(nxt))
     return stored
+
+
+# What prints the shell's variables, or a variable's value, back to the screen.
+_VARIABLE_PRINTERS = frozenset({"echo", "printf", "printenv", "env", "set", "declare", "typeset"})
+
+
+def loaded_env(cmds: list[Cmd], captured: set[int], names: set[str]) -> set[int]:
+    """Ids of the commands that read a project's env file (``.env``, ``.env.local``)
+    into variables: ``export $(cat .env | xargs)``, ``KEY=$(grep KEY .env | cut -d= -f2)``
+    load it as ``set -a; source .env`` does, and nothing reaches the transcript.  None
+    when the line also prints variables (``env``, ``echo``) or hands such a variable to
+    another command (``X=$(cat .env); cat <<< "$X"``), and never a key or other
+    credential file (only exfiltration would need one in a variable)."""
+    if not captured or any(
+        id(c) not in captured  # xargs's own echo inside $(...) prints into it
+        and (
+            c.name in _VARIABLE_PRINTERS
+            or (c.name == "export" and not c.args)
+            or bool(names.intersection(c.vars_used))
+        )
+        for c in cmds
+    ):
+        return set()
+    return {id(c) for c in cmds if id(c) in captured and _env_files_only(c)}
+
+
+def _env_files_only(cmd: Cmd) -> bool:
+    named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
+    bases = [a.rstrip("/").rsplit("/", 1)[-1].lower() for a in named]
+    return bool(bases) and all(b == ".env" or b.startswith(".env.") for b in bases)
 
 
 def shown_through_pipes(cmds: list[Cmd]) -> set[int]:

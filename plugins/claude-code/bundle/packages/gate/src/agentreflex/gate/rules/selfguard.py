@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from agentreflex.core.state.userdirs import PROTECTED_NAMES
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import ASK, DESCENDANT, Cmd, Hit
+from agentreflex.gate.model import ASK, DESCENDANT, UNKNOWN, Cmd, Hit
 from agentreflex.gate.rules.protected import (
     DELETE,
     GLOB_CHARS,
@@ -40,7 +40,7 @@ from agentreflex.gate.rules.protected import (
     real_path,
     under,
 )
-from agentreflex.gate.shell.paths import Where
+from agentreflex.gate.shell.paths import Where, resolve
 
 RULE = "GATE-SELF-PROTECT"
 RULE_DISABLE = "GATE-SELF-DISABLE"
@@ -337,6 +337,8 @@ def key_hit(path: str, where: Where, cwd: str, segment: str, recursive: bool = F
     ``recursive``: the program reads whole folders (``grep -r``, ``rsync``, ``zip -r``),
     so any folder between the home and a secret reaches it too.
     """
+    if UNKNOWN in path and DESCENDANT not in path:
+        return _unknown_key_hit(path, where, cwd, segment)
     full = full_path(path, where, cwd)
     if not full or DESCENDANT in full:
         return None
@@ -357,6 +359,33 @@ def key_hit(path: str, where: Where, cwd: str, segment: str, recursive: bool = F
         if secret in names or real_path(secret) in names:
             return _secret_hit(secret, segment)
     return None
+
+
+def _unknown_key_hit(path: str, where: Where, cwd: str, segment: str) -> Hit | None:
+    """``GATE-SELF-KEY`` when a path with parts known only at run time could be a secret
+    (``d=$(cat n); cat ~/.local/state/$d/key``, ``cat ~/.local/state/agentreflex/$v``):
+    its known parts match the secret's path, each unknown part standing for any text,
+    and they say more than the home (``cat ~/$f`` could be any file: not asked, red-team
+    rt89)."""
+    import re
+
+    full = resolve(path, where, cwd or None)
+    if full[:1] != "/" or DESCENDANT in full:
+        return None
+    known = full[: full.find(UNKNOWN)].rpartition("/")[0]
+    if not under(known, where.home) or (known == where.home and full.endswith(UNKNOWN)):
+        return None
+    parts = []
+    for ch in full:
+        if ch == UNKNOWN:
+            parts.append(".*")
+        elif ch in GLOB_CHARS and ch != "[":
+            parts.append("[^/]*" if ch == "*" else "[^/]")
+        else:
+            parts.append(re.escape(ch))
+    pattern = re.compile("".join(parts))
+    secret = next((s for s in protected(where).secrets if pattern.fullmatch(s)), "")
+    return _secret_hit(secret, segment) if secret else None
 
 
 def glob_matches(pattern: str, path: str) -> bool:
@@ -579,6 +608,14 @@ def _git_gathered(cmd: Cmd, where: Where) -> Hit | None:
     base = folder if under(folder, root) else root
     for spec in named:
         spec = "." if spec.startswith(":") else spec  # ``:/``, ``:(top)``: from the top
+        full = full_path(spec, where, root if spec == "." else base)
+        if full and under(where.home, full):
+            # the home or above it, whole: git copies every file it holds into its objects,
+            # the key among them (``cd ~ && git add -A``, rt89), where tar's and rsync's
+            # whole-home reads are left to the home's other guards
+            held = next((s for s in protected(where).secrets if under(s, full)), "")
+            if held:
+                return _secret_hit(held, cmd.text)
         found = key_hit(spec, where, root if spec == "." else base, cmd.text, recursive=True)
         if found is not None:
             return found

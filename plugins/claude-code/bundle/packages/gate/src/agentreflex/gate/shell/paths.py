@@ -106,8 +106,7 @@ _SYSTEM = (
 )
 _HOME_CACHES = (
     ".cache",
-    ".npm/_cacache",
-    ".npm/_logs",
+    ".npm",  # npm's cache folder (its `cache` default: _cacache, _logs, _npx)
     ".yarn/cache",
     ".pnpm-store",
     ".gradle/caches",
@@ -143,8 +142,7 @@ _SYSTEM_CACHES = (
     "/var/cache/pacman/pkg",
     "/var/cache/debconf/templates.dat-old",
     "/root/.cache",
-    "/root/.npm/_cacache",
-    "/root/.npm/_logs",
+    "/root/.npm",
     "/usr/local/share/.cache",
 )
 

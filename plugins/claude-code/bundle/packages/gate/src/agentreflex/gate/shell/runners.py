@@ -673,6 +673,10 @@ class RunnersMixin(WalkerBase):
             return
         if REMOTE in content:
             self._rce(cmd, content, self._unpinned.get(path) or self._unpinned.get("*", ""))
+        elif content == UNKNOWN and _is_file(self._copies.get(path, "")):
+            # cp a.sh b.sh && sh b.sh runs what sh a.sh would: the source on disk (one
+            # that is not there yet is text that can't be read, asked about below)
+            self._script_on_disk(self._copies[path], cmd, depth)
         elif not has_marker(content):
             self._judge_script(content, cmd, depth, via)
         else:
@@ -689,6 +693,17 @@ class RunnersMixin(WalkerBase):
                     cmd.text,
                     "Code of unknown content (what the <(...) prints) is run by an "
                     "interpreter. Write it to a file and show it first.",
+                )
+            elif path not in self._messages:
+                # cat x > j.sh; sh j.sh: text passed on from outside the command (a file, a
+                # copy, a program's output), run, is the pipe form cat x | sh (rt89);
+                # a program's own messages (curl URL 2> log) are not such text
+                self._ask(
+                    "GATE-PIPE-TO-SHELL",
+                    cmd.text,
+                    "A file written in this command with text that can't be read here (a "
+                    "copy, a program's output) is run. Write it, show it, then run it in "
+                    "a separate command.",
                 )
 
     def _judge_script(self, content: str, cmd: Cmd, depth: int, via: str) -> None:
@@ -781,6 +796,18 @@ class RunnersMixin(WalkerBase):
         else:
             self._package_bin(cmd, depth)
 
+    def prisma_seed(self, cmd: Cmd, depth: int) -> None:
+        """``prisma db seed``: the seed command it runs, as ``npm run seed`` runs a script,
+        so the seed is judged the same whichever of the two starts it."""
+        from agentreflex.gate.code import scripts
+
+        written = {p: c for p, c in self.state.written.items() if not has_marker(c)}
+        text, path = scripts.prisma_seed(cmd.args, cmd.cwd, written)
+        if text:
+            self._read_recipes(path, text, cmd, depth, "Prisma seed command")
+        elif text == scripts.UNREADABLE:
+            self._read_file(path, text, cmd, depth, "Prisma seed configuration")
+
     def _package_bin(self, cmd: Cmd, depth: int) -> None:
         """``yarn|pnpm|bun [run] NAME ARGS`` with no script NAME: the program NAME runs."""
         from agentreflex.gate.shell import pkgrunners
@@ -831,10 +858,12 @@ class RunnersMixin(WalkerBase):
             return  # a recipe that runs make again: judged once
         self._reading.add(path)
         before = len(self.hits)
+        saved, self.inherited_env = self.inherited_env, {**self.inherited_env, **cmd.assigns}
         try:
             self.run(text, depth + 1, via=f"{what} ({path})")
         finally:
             self._reading.discard(path)
+            self.inherited_env = saved
         self._settle_unknowns(before, path, cmd, what)
 
     def _settle_unknowns(self, before: int, path: str, cmd: Cmd, what: str) -> None:
@@ -1128,3 +1157,10 @@ def _os_program(path: str) -> bool:
     root's, installed with the system, and no script to read; ``/usr/local/bin`` is left
     out, since a session may have installed into it."""
     return path.startswith(_OS_PROGRAM_DIRS)
+
+
+def _is_file(path: str) -> bool:
+    """Whether ``path`` is a file on disk now (``""``: none)."""
+    import os
+
+    return bool(path) and os.path.isfile(path)

@@ -44,6 +44,7 @@ from agentreflex.gate.model import (
     Cmd,
     OtherFd,
     has_marker,
+    positional,
 )
 from agentreflex.gate.rules.programs import python_entry
 from agentreflex.gate.shell import downloads, pipes
@@ -61,6 +62,8 @@ from agentreflex.gate.shell.walkstate import (
 )
 from agentreflex.gate.shell.words import WordsMixin, quote
 from agentreflex.gate.shell.wrappers import peel
+
+_PRISMA_VALUED = frozenset({"--schema", "--config"})  # prisma options that take a value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -317,6 +320,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.state.cwd, self._bodies, self.state.errexit = saved, bodies, errexit
             return None
         if t == "comment":
+            return None
+        if t == "while_statement" and stdin_from is not None:
+            # find DIR | while read f; do ...: the loop's commands with no input of their
+            # own read the pipe, read among them (red-team rt89)
+            with self._fed_by(Cmd([":"], node_text(node), self.state.cwd, stdin_from=stdin_from)):
+                self.children(node, depth, via)
             return None
         self.children(node, depth, via)
         return None
@@ -738,7 +747,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                     value = self.state.vars.get(value, UNKNOWN)
                 self.state.vars[key] = value
             else:
+                before = len(self.cmds)
                 self.side_effects(child, depth)
+                self._capture(before)  # export $(cat .env | xargs): its words are assignments
 
     def _listing(self, node: Any, via: str) -> Cmd | None:
         """``export``, ``export -p``, ``declare -x``, ``typeset -p``: a declaration that
@@ -769,8 +780,73 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def assignment(self, node: Any, depth: int) -> tuple[str, str]:
         name_node = node.child_by_field_name("name") or node.named_children[0]
         value_node = node.child_by_field_name("value")
+        name = node_text(name_node).split("[", 1)[0]
+        if value_node is not None and value_node.type == "array":
+            return name, self._array(name, value_node, depth)
+        before = len(self.cmds)
         value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
-        return node_text(name_node).split("[", 1)[0], value
+        if self._capture(before):
+            self.captured_vars.add(name)
+        return name, value
+
+    def _array(self, name: str, node: Any, depth: int) -> str:
+        """``a=(X Y)``: each element kept as ``a[0]``, ``a[1]``, so ``${a[1]}`` is Y and
+        ``${a[@]}`` of one element is X (red-team rt89); ``$a`` is ``a[0]``."""
+        items = [w for c in node.named_children for w in self.expand(c, depth, split=True)]
+        for old in [v for v in self.state.vars if v.startswith(name + "[")]:
+            del self.state.vars[old]
+        for k, item in enumerate(items[:_MAX_ITEMS]):
+            self.state.vars[f"{name}[{k}]"] = item
+        self.state.vars[name + "[@]"] = items[0] if len(items) == 1 else UNKNOWN
+        return items[0] if items else ""
+
+    def _read_vars(self, cmd: Cmd) -> None:
+        """``read A B <<< TEXT``: the first line split among the names, the last taking the
+        rest (bash's ``help read``), so ``read f <<< KEY; cat $f`` reads KEY (red-team
+        rt89).  Input that is not the command's own text, or options beyond ``-r -s
+        -e``, leave the names unknown, never the value they had before."""
+        names = [a for a in cmd.args if not a.startswith("-")] or ["REPLY"]
+        text = cmd.stdin_text
+        if text is None and cmd.stdin_from is not None and len(names) == 1:
+            # find DIR | while read f: f is each item it yields, as xargs is handed them
+            # (``_items``); the loop's body is walked once, with the first
+            text = self._read_item(cmd.stdin_from)
+        if (
+            text is None
+            or has_marker(text)
+            or any(a.startswith("-") and a.strip("-rse") for a in cmd.args)
+        ):
+            for n in names:
+                self.state.vars[n] = UNKNOWN
+            return
+        line = (text.splitlines() or [""])[0].strip(" \t")
+        fields = line.split(None, len(names) - 1) if len(names) > 1 else [line]
+        for k, n in enumerate(names):
+            self.state.vars[n] = fields[k] if k < len(fields) else ""
+
+    def _read_item(self, producer: Cmd) -> str | None:
+        """The item a ``read`` loop's body is walked with: one of the guard's own files
+        that ``find`` yields where there is one (the body runs for each), else the first
+        item, as xargs would be handed them; ``None`` when none can be known."""
+        if producer.name == "find":
+            from agentreflex.gate.shell.changes import find_yields
+
+            own = find_yields(producer.args, producer.cwd, self.where)
+            if own:
+                return own[0]
+        items = self._items(producer, None, lines=True)
+        return items[0] if items and items[0] != DATA else None
+
+    def _capture(self, before: int) -> bool:
+        """The commands run since ``before`` printed into a variable, not on the screen,
+        unless one of them also copies its input elsewhere (``tee``, a redirect)."""
+        ran = self.cmds[before:]
+        if not ran or any(
+            c.name == "tee" or any(op[:1] == ">" for op, _ in c.redirects) for c in ran
+        ):
+            return False
+        self.captured.update(id(c) for c in ran)
+        return True
 
     # --- simple commands -------------------------------------------------
 
@@ -903,7 +979,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             # a service's own distribution runs its tools as scripts (Apache Kafka's
             # bin/kafka-topics.sh is Confluent's kafka-topics): judged as the tool
             name = name[: len(name) - len(base)] + base[:-3]
-        all_assigns = {**(assigns or {}), **peeled.assigns}
+        all_assigns = {**self.inherited_env, **(assigns or {}), **peeled.assigns}
         rest = peeled.argv[1:]
         if self.state.links and cwd != UNKNOWN:
             rest = [self._through_links(a, cwd) for a in rest]
@@ -1004,6 +1080,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._cd(cmd)
         elif name == "set":
             self._positional(cmd.args)
+        elif name == "read":
+            self._read_vars(cmd)
         elif name == "ssh":
             self.ssh(cmd, depth)
         elif name == "ansible":
@@ -1026,6 +1104,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.make(cmd, depth)
         elif name in ("npm", "pnpm", "yarn", "bun") and not _bun_code(name, cmd.args):
             self.package_script(cmd, depth)
+        elif name == "prisma" and positional(cmd.args, _PRISMA_VALUED)[:2] == ["db", "seed"]:
+            self.prisma_seed(cmd, depth)
         elif name in _CONSOLE_HOSTS and self._console(cmd, depth):
             pass
         elif python_entry(cmd.argv) is not None:  # pytest's conftest.py, pip's setup.py
@@ -1154,7 +1234,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def _record_writes(self, cmd: Cmd, depth: int) -> None:
         """Remember files written in this command, so running them later is checked."""
         content: str | None = None
-        if cmd.name in ("echo", "printf", "cat", "tee"):
+        copied = ""  # the file on disk a copy is made of
+        if cmd.name in _PRINTS_KNOWN:
             content = pipes.output_text(cmd, self.state.written)
             content = None if content is None else content + pipes.line_end(cmd)
         targets = [t for op, t in cmd.redirects if op in (">", ">>", ">|", "&>", "&>>")]
@@ -1170,14 +1251,24 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
             targets.append(words[-1])
             content = source if len(words) == 2 and source is not None else UNKNOWN
+            if len(words) == 2 and source is None and not has_marker(words[0]):
+                copied = resolve(words[0], self.where, cmd.cwd)
         files = {t: content if content is not None else UNKNOWN for t in targets}
         # a download saved however its file is named: the marker and where from (a
         # vendor's installer run from it only warns, as its pipe form does)
         files.update(downloads.saved(cmd, self.state.written))
+        messages = _messages_only(cmd.redirects) if pipes.is_download(cmd) else set()
         for t, text in files.items():
             if not has_marker(t):
                 path = resolve(t, self.where, cmd.cwd)
                 self.state.written[path] = self._before(path) + text if t in appended else text
+                if t in messages and t not in appended:
+                    self._messages.add(path)
+                else:
+                    self._messages.discard(path)
+                self._copies.pop(path, None)
+                if copied and t == words[-1] and text == UNKNOWN:
+                    self._copies[path] = copied
                 self._reviewed.pop(path, None)  # what was checked is gone
                 if downloads.nameless(path):  # and any file this one may overwrite
                     for old in [p for p in self._reviewed if self._holder(p) == path]:
@@ -1210,6 +1301,22 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+_MAX_ITEMS = 64  # an array's elements kept by index; the rest are unknown
+
+
+def _messages_only(redirects: list[tuple[str, str]]) -> set[str]:
+    """The files a download writes only through another descriptor (``curl URL > page
+    2> trace.sh``): its progress and errors, not what it fetched.  Only a downloader's:
+    a program that runs code (``make``, ``sh -c 'cat x >&2'``) prints what it likes there."""
+    other = {r[1] for r in redirects if isinstance(r, OtherFd)}
+    return other - {r[1] for r in redirects if not isinstance(r, OtherFd)}
+
+
+# Commands whose output pipes.output_text reads from the command itself: a file they
+# write holds that text (``base64 -d <<< B64 > f; sh f`` runs what B64 decodes to).
+_PRINTS_KNOWN = frozenset({"echo", "printf", "cat", "tee", "tac", "base64", "rev", "xxd"})
 
 
 def _tee_appends(args: list[str]) -> bool:

@@ -100,6 +100,10 @@ class WalkerBase:
         self.state.vars.setdefault("IFS", " \t\n")
         self.deadline = deadline
         self.cmds: list[Cmd] = []
+        # ids of the commands whose output a substitution put into a variable (an
+        # assignment's value, export's words), not on the screen (rules.secrets)
+        self.captured: set[int] = set()
+        self.captured_vars: set[str] = set()  # the variables those commands' output went to
         self.hits: list[Hit] = []
         self.parse_errors: list[str] = []
         self._steps = 0
@@ -109,6 +113,9 @@ class WalkerBase:
         self._bodies: dict[str, tuple[Any, int]] = {}
         self._called: set[str] = set()
         self._reading: set[str] = set()  # local files being judged (no cycles)
+        # the assignments of a command whose recipes are walked (DATABASE_URL=... npm run
+        # seed): its child processes' environment, so each recipe command sees them
+        self.inherited_env: dict[str, str] = {}
         self._functions_exported = False  # export -f: child shells see the functions
         # files a pinned check (shell/verify.py) vouches for if the statement just
         # walked succeeded, and if the script goes on after it under ``set -e``
@@ -121,6 +128,12 @@ class WalkerBase:
         # downloads a pinned check vouches for now, with what was recorded for them (a
         # checksum list whose signature was checked pins what it lists: shell/verify.py)
         self._reviewed: dict[str, str] = {}
+        # files a download wrote only through another descriptor (``curl URL 2> log``): they
+        # hold a program's own messages, not text it passed on (Runners._script)
+        self._messages: set[str] = set()
+        # copies made here of a file not written here (``cp a.sh b.sh``): b.sh -> a.sh,
+        # whose text on disk running b.sh runs (Runners._script)
+        self._copies: dict[str, str] = {}
         # the input a shell string inherits (``ssh host 'bash -s' < f``, ``sh -c 'psql'
         # <<< SQL``): its commands with no input of their own read it (Runners._fed_by)
         self._inherited: Cmd | None = None

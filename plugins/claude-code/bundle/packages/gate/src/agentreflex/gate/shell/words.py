@@ -441,12 +441,12 @@ class WordsMixin(WalkerBase):
         names = [c for c in kids if c.type == "variable_name" or c.type == "special_variable_name"]
         ops = [node_text(c) for c in kids if not c.is_named and node_text(c) not in ("${", "}")]
         if not names:
-            return UNKNOWN
+            return self._element(kids) if not ops else UNKNOWN
         name = node_text(names[0])
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
-        if "#" in ops[:1] or "!" in ops[:1]:
-            first = next((c for c in kids if node_text(c) != "${"), None)
+        first = next((c for c in kids if node_text(c) != "${"), None)
+        if ("#" in ops[:1] or "!" in ops[:1]) and first is not names[0]:
             if not (first is not None and node_text(first) == "#" and len(ops) == 1):
                 self._vars_used.append(name)  # ${#NAME} is its length: no value is used
             return UNKNOWN
@@ -468,7 +468,95 @@ class WordsMixin(WalkerBase):
             return alt if value else ("" if value is not None else UNKNOWN + alt)
         if op == "+":
             return alt if value is not None else UNKNOWN + alt
+        if value is None or has_marker(value) or op not in _MODIFIERS:
+            return UNKNOWN
+        parts = [node_text(c) for c in alt_nodes if c.type in ("regex", "number")]
+        reps = [c for c in alt_nodes if c.type not in ("regex", "number")]
+        rep = "".join("".join(self.expand(c, depth, split=False)) for c in reps)
+        return modified(value, op, parts, rep)
+
+    def _element(self, kids: list[Any]) -> str:
+        """``${a[1]}``, ``${a[@]}``: an element the command's own ``a=(...)`` set, as
+        ``Walker._array`` keeps it; ``UNKNOWN`` for any other subscript."""
+        subscript = next((c for c in kids if c.type == "subscript"), None)
+        if subscript is None:
+            return UNKNOWN
+        key = node_text(subscript).replace("[*]", "[@]")
+        self._vars_used.append(key.split("[", 1)[0])
+        return self.state.vars.get(key, UNKNOWN)
+
+
+# ``${NAME/pat/rep}``, ``${NAME#pat}``, ``${NAME,,}``, ``${NAME:1:3}``...: what bash makes
+# of a known value (https://www.gnu.org/software/bash/manual/bash.html#Shell-Parameter-Expansion),
+# so ``d=.agentXreflex; rm -rf ${d/X/}`` names the folder it removes (red-team rt89)
+_MODIFIERS = frozenset({"/", "//", "/#", "/%", "#", "##", "%", "%%", ",,", "^^", ",", "^", ":"})
+_MAX_MODIFIED = 4096  # longer values are not followed: each match tries every cut
+
+
+def modified(value: str, op: str, parts: list[str], rep: str) -> str:
+    """``value`` after the modifier ``op``: ``parts`` are its pattern or numbers as
+    written, ``rep`` the expanded replacement (``UNKNOWN`` where bash's answer is not
+    followed: a pattern with quotes or expansions, a computed offset, a long value)."""
+    if len(value) > _MAX_MODIFIED:
         return UNKNOWN
+    if op in (",,", "^^", ",", "^"):
+        if parts:
+            return UNKNOWN  # only the characters a pattern matches change: not followed
+        if op in (",", "^"):
+            return (value[:1].lower() if op == "," else value[:1].upper()) + value[1:]
+        return value.lower() if op == ",," else value.upper()
+    if op == ":":
+        numbers = [int(n) for n in parts if n.isdigit()]
+        if len(numbers) != len(parts) or not numbers or has_marker(rep):
+            return UNKNOWN
+        start = value[numbers[0] :]
+        return start[: numbers[1]] if len(numbers) > 1 else start
+    pattern = parts[0] if parts else ""
+    if not pattern or has_marker(rep) or any(ch in pattern for ch in "$`\\'\""):
+        return UNKNOWN
+    try:
+        return _matched(value, op, re.compile(_glob_regex(pattern)), rep)
+    except re.error:
+        return UNKNOWN  # a set bash reads and Python does not: not followed
+
+
+def _matched(value: str, op: str, glob: re.Pattern[str], rep: str) -> str:
+    """``value`` after a pattern's modifier: trimmed (``#``, ``%``) or replaced (``/``)."""
+    if op in ("#", "##", "%", "%%"):
+        return _trimmed(value, op, glob)
+    if op == "/#":
+        m = glob.match(value)
+        return rep + value[m.end() :] if m else value
+    if op == "/%":
+        cuts = [k for k in range(len(value) + 1) if glob.fullmatch(value[k:])]
+        return value[: min(cuts)] + rep if cuts else value
+    return glob.sub(lambda _: rep, value, count=0 if op == "//" else 1)
+
+
+def _trimmed(value: str, op: str, glob: re.Pattern[str]) -> str:
+    """``${v#pat}`` and ``${v%pat}``: the shortest (``##``/``%%``: longest) match
+    taken off the front (``#``) or the back (``%``)."""
+    ends = range(len(value) + 1)
+    if op.startswith("#"):
+        cuts = [k for k in ends if glob.fullmatch(value[:k])]
+        return value[(max(cuts) if op == "##" else min(cuts)) :] if cuts else value
+    cuts = [k for k in ends if glob.fullmatch(value[k:])]
+    return value[: (min(cuts) if op == "%%" else max(cuts))] if cuts else value
+
+
+def _glob_regex(pattern: str) -> str:
+    """A bash pattern as a regex: ``*`` any text, ``?`` one character, ``[...]`` a set."""
+    out = []
+    for piece in re.split(r"(\*|\?|\[[^]]*\])", pattern):
+        if piece == "*":
+            out.append("(?s:.*)")
+        elif piece == "?":
+            out.append(".")
+        elif piece.startswith("[") and piece.endswith("]") and len(piece) > 2:
+            out.append("[" + ("^" + piece[2:-1] if piece[1] in "!^" else piece[1:-1]) + "]")
+        else:
+            out.append(re.escape(piece))
+    return "".join(out)
 
 
 def proc_sub_name(node: Any) -> str:
