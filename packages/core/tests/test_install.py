@@ -594,6 +594,48 @@ def test_sandbox_install_refuses_cache_variables_that_stand_for_home(
     assert "is the project or a folder above it" in out
 
 
+def test_sandbox_install_refuses_cache_variables_at_folders_that_run_later(
+    homes: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """red-team rt92: a cache variable set (by a project's ``.envrc``, a dotenv) to a
+    sensitive folder inside home (``~/.ssh``, ``~/.local/bin`` on PATH, ``~/.config``,
+    ``~/.gnupg``, ``~/bin``, ``~/.claude``) was written into ``allowWrite`` for every later
+    session.  None is; each is named with why, and an ordinary cache still counts."""
+    home = Path(os.environ["HOME"])
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.setenv("PATH", f"{home}/.local/bin:/usr/bin:/bin")
+    hostile = {
+        "PRE_COMMIT_HOME": str(home / ".ssh"),
+        "NPM_CONFIG_CACHE": str(home / ".local" / "bin"),
+        "GOCACHE": str(home / ".config"),
+        "PIP_CACHE_DIR": str(home / ".gnupg"),
+        "UV_CACHE_DIR": str(home / "bin"),
+        "npm_config_cache": str(home / ".claude" / "hooks"),
+    }
+    for name, value in hostile.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    code, out, _ = run(
+        ["install", "claude-code", "--project", "--project-dir", str(project), "--sandbox"], capsys
+    )
+    assert code == 0
+    allow = json.loads((project / ".claude" / "settings.json").read_text())["sandbox"][
+        "filesystem"
+    ]["allowWrite"]
+    for path in allow:
+        for value in hostile.values():
+            assert not (path + "/").startswith(value + "/"), (path, value)
+            assert not (value + "/").startswith(path + "/"), (path, value)
+    assert str(tmp_path / "xdg" / "pre-commit") in allow  # an ordinary cache base still moves
+    for name, value in hostile.items():
+        assert f"sandbox: {name}={value} " in out, name
+    assert "on the PATH" in out and "runs from later" in out
+
+
 # ------------------------------------------------------------ the written hooks run
 
 
