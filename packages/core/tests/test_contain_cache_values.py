@@ -16,7 +16,7 @@ import pytest
 from agentreflex.core.contain import boundary as contain
 from agentreflex.core.contain.policy import inside, unmoved_reason
 from agentreflex.core.state import userdirs
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 
@@ -109,7 +109,9 @@ def _refused(home: str, value: str) -> bool:
     )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     base=st.sampled_from(SENSITIVE + ORDINARY),
     tail=st.sampled_from(["", "/", "/x", "/..", "/./", "/a/b", "x", "/../.."]),
@@ -124,6 +126,18 @@ def test_neighbours_of_the_sensitive_folders(tmp_path: Path, base: str, tail: st
         return
     why = unmoved_reason(value, home, [project], env)
     assert (why is not None) == _refused(home, norm), (value, why)
+
+
+def test_the_folders_follow_the_variables_that_move_them(tmp_path: Path) -> None:
+    """``runs_later``'s ``{config_home}``, ``{claude_home}``: where XDG_CONFIG_HOME and
+    CLAUDE_CONFIG_DIR put them, outside home too."""
+    _, project, env = _world(tmp_path)
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "cfg"), CLAUDE_CONFIG_DIR=str(tmp_path / "cl"))
+    for value in (tmp_path / "cfg" / "autostart", tmp_path / "cl" / "commands", tmp_path):
+        env["GOCACHE"] = str(value)
+        assert contain.expand(["{env:GOCACHE}"], project, env) == [], value
+    env["GOCACHE"] = str(tmp_path / "cfgx")
+    assert contain.expand(["{env:GOCACHE}"], project, env) == [str(tmp_path / "cfgx")]
 
 
 def test_the_guard_state_folder_follows_its_variable(tmp_path: Path) -> None:

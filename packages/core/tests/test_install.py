@@ -607,13 +607,13 @@ def test_sandbox_install_refuses_cache_variables_at_folders_that_run_later(
     home = Path(os.environ["HOME"])
     project = tmp_path / "proj"
     project.mkdir()
-    monkeypatch.setenv("PATH", f"{home}/.local/bin:/usr/bin:/bin")
+    monkeypatch.setenv("PATH", f"{home}/.local/bin:{home}/.npm-global/bin:/usr/bin:/bin")
     hostile = {
         "PRE_COMMIT_HOME": str(home / ".ssh"),
         "NPM_CONFIG_CACHE": str(home / ".local" / "bin"),
         "GOCACHE": str(home / ".config"),
         "PIP_CACHE_DIR": str(home / ".gnupg"),
-        "UV_CACHE_DIR": str(home / "bin"),
+        "UV_CACHE_DIR": str(home / ".npm-global"),  # above a folder on PATH
         "npm_config_cache": str(home / ".claude" / "hooks"),
     }
     for name, value in hostile.items():
