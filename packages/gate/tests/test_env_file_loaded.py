@@ -58,3 +58,64 @@ def test_printed_or_key_reads_still_block(
 ) -> None:
     verdict, codes = gate_check(command)
     assert verdict == "BLOCK" and "GATE-SECRET-READ" in codes, codes
+
+
+# rt93: what prints the whole environment once .env is in it, in every spelling of the
+# load (source/. as export $(...)); before rt88 the export form blocked on its read, and
+# the source form let each of these through.
+_DUMPS = [
+    "export -p",
+    "/usr/bin/env",
+    "command env",
+    "time env",
+    "exec env",
+    "readonly -p",
+    "cat /proc/self/environ",
+    "ps eww",
+    "python3 -c 'import os; print(os.environ)'",
+    "node -e 'console.log(process.env)'",
+]
+
+
+@pytest.mark.parametrize("load", ["export $(cat .env | xargs)", "set -a; . ./.env", "source .env"])
+@pytest.mark.parametrize("dump", _DUMPS)
+def test_environment_dumped_after_loading_blocks(
+    env_file: Path, gate_check: Callable[[str], Checked], load: str, dump: str
+) -> None:
+    verdict, codes = gate_check(f"{load}; {dump}")
+    assert verdict == "BLOCK" and "GATE-SECRET-READ" in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'X=$(cat .env); n=X; cat <<< "${!n}"',  # indirect expansion names X
+        'X=$(cat .env); Y=$X; cat <<< "$Y"',  # a copy of the variable
+        'X=$(cat .env); arr=($X); cat <<< "${arr[0]}"',  # an array of its words
+        "X=$(cat .env | dd of=/dev/stderr)",  # the substitution's own commands print it
+        "X=$(cat .env | sed 'w /dev/stderr')",
+        "X=$(cat .env | awk '{print > \"/dev/stderr\"}')",
+        "X=$(cat .env | logger)",
+    ],
+)
+def test_captured_value_reaching_output_blocks(
+    env_file: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert verdict == "BLOCK" and "GATE-SECRET-READ" in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "set -a; source .env; set +a; python src/app.py",
+        "source .env && env PORT=3000 npm start",
+        "export $(grep -v '^#' .env | xargs) && export PATH=$PATH:bin && npm run dev",
+        "API_KEY=$(sed -n 's/^API_KEY=//p' .env); node server.js",
+        "KEY=$(awk -F= '/^KEY=/{print $2}' .env); Y=$HOME; ls $Y",
+    ],
+)
+def test_loading_without_dumping_stays_allowed(
+    env_file: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    assert gate_check(command) == ("ALLOW", set())
