@@ -582,6 +582,7 @@ def _rules(
     from agentreflex.gate.shell import inert
 
     hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
+    hits += secrets.env_file_dumped(cmds)
     net_fed = secrets.network_fed(cmds)
     shown = secrets.shown_through_pipes(cmds)
     stored = secrets.stored_through_pipes(cmds) | secrets.loaded_env(

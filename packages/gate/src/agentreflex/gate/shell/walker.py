@@ -781,6 +781,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         name_node = node.child_by_field_name("name") or node.named_children[0]
         value_node = node.child_by_field_name("value")
         name = node_text(name_node).split("[", 1)[0]
+        if value_node is not None and self._carries(node_text(value_node)):
+            self.captured_vars.add(name)  # Y=$X, a=($X): a copy of a captured value
         if value_node is not None and value_node.type == "array":
             return name, self._array(name, value_node, depth)
         before = len(self.cmds)
@@ -788,6 +790,12 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         if self._capture(before):
             self.captured_vars.add(name)
         return name, value
+
+    def _carries(self, text: str) -> bool:
+        """Whether ``text`` expands a variable that holds a captured value (red-team rt93)."""
+        return any(
+            re.search(r"\$\{?[#!]?" + re.escape(v) + r"\b", text) for v in self.captured_vars
+        )
 
     def _array(self, name: str, node: Any, depth: int) -> str:
         """``a=(X Y)``: each element kept as ``a[0]``, ``a[1]``, so ``${a[1]}`` is Y and
@@ -839,11 +847,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
     def _capture(self, before: int) -> bool:
         """The commands run since ``before`` printed into a variable, not on the screen,
-        unless one of them also copies its input elsewhere (``tee``, a redirect)."""
+        when each only filters its input to its output (:func:`_only_passes_on`)."""
         ran = self.cmds[before:]
-        if not ran or any(
-            c.name == "tee" or any(op[:1] == ">" for op, _ in c.redirects) for c in ran
-        ):
+        if not ran or not all(_only_passes_on(c) for c in ran):
             return False
         self.captured.update(id(c) for c in ran)
         return True
@@ -1468,3 +1474,24 @@ def _redirect_words(node: Any) -> list[Any]:
 def _bun_code(name: str, args: list[str]) -> bool:
     """``bun -e CODE``: inline code for the interpreter, not a package script."""
     return name == "bun" and args[:1] in (["-e"], ["--eval"], ["-p"], ["--print"])
+
+
+# What a substitution loading a .env may run: filters whose only output is their stdout
+# (red-team rt93: dd of=, logger, sed's w, awk's print > write it elsewhere).
+_FILTERS = frozenset(
+    {"cat", "grep", "egrep", "cut", "xargs", "echo", "tr", "head", "tail", "sort", "uniq"}
+)
+
+
+def _only_passes_on(cmd: Cmd) -> bool:
+    """Whether ``cmd`` writes nothing but its standard output: a filter with no
+    redirect out, ``sed`` without its ``w``/``e`` commands, ``awk`` without ``>``, ``|``
+    or ``system``."""
+    if any(op[:1] == ">" for op, _ in cmd.redirects):
+        return False
+    code = " ".join(a for a in cmd.args if not a.startswith("-"))
+    if cmd.name == "sed":
+        return not re.search(r"(?:^|[;}\s/])[wWe](?:\s|$)|/[gpI0-9]*[we]", code)
+    if cmd.name == "awk":
+        return not any(k in code for k in (">", "|", "system", "getline"))
+    return cmd.name in _FILTERS
