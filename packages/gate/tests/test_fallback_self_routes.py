@@ -562,6 +562,10 @@ VARIABLE_PATHS += [
     'find .agentreflex -type f | while read f; do rm "$f"; done',
     'find ~/.local/state -type f | while read -r f; do cat "$f"; done',
     'echo .agentreflex | while read d; do rm -rf "$d"; done',
+    # rt93: an empty offset is 0, a length may be a variable's name, IFS splits read
+    "d=.agentreflexXX; rm -rf ${d::12}",
+    "d=.agentreflexXX; n=12; rm -rf ${d:0:n}",
+    'IFS=, read a b <<< "x,.agentreflex"; rm -rf $b',
 ]
 VARIABLE_PATHS_ALLOWED = [
     "d=xx.agentreflex; rm -rf ${d#*x}",
@@ -646,6 +650,16 @@ MODIFIERS = [
     ("read a b <<< 'x y  z'", '"$b"'),
     ("read a b <<< ' x y z  '", '"$b"'),
     ("read -r a <<< '  p q  '", '"$a"'),
+    # rt93: offsets and lengths as bash reads them
+    ("d=Z.agentreflexQQ", "${d::12}"),
+    ("d=abcdef", "${d: -3}"),
+    ("d=abcdef", "${d:1:-2}"),
+    ("d=abcdef", "${d::-2}"),
+    ("d=abcdef", "${d:2:}"),
+    ("n=2; d=abcdef", "${d:n:n}"),
+    ("d=abcdef", "${d: -9}"),
+    ("IFS=, read a b <<< 'x,y,z'", '"$b"'),
+    ("IFS=: read -r a b c <<< 'p:q'", '"$a/$b/$c"'),
 ]
 
 
