@@ -655,11 +655,15 @@ MODIFIERS = [
     ("d=abcdef", "${d: -3}"),
     ("d=abcdef", "${d:1:-2}"),
     ("d=abcdef", "${d::-2}"),
-    ("d=abcdef", "${d:2:}"),
+    ("d=abcdef", '"${d:2:}"'),
     ("n=2; d=abcdef", "${d:n:n}"),
-    ("d=abcdef", "${d: -9}"),
+    ("d=abcdef", '"${d: -9}"'),
     ("IFS=, read a b <<< 'x,y,z'", '"$b"'),
     ("IFS=: read -r a b c <<< 'p:q'", '"$a/$b/$c"'),
+    ("IFS=, read a b <<< 'x,y,'", '"$b"'),
+    ("IFS=, read a b <<< 'x,y,z,'", '"$b"'),
+    ("IFS=, read a b c <<< ',p'", '"$a/$b/$c"'),
+    ("IFS=,: read a b c <<< 'p:q,r'", '"$a/$b/$c"'),
 ]
 
 

@@ -827,10 +827,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             for n in names:
                 self.state.vars[n] = UNKNOWN
             return
-        line = (text.splitlines() or [""])[0].strip(" \t")
-        fields = line.split(None, len(names) - 1) if len(names) > 1 else [line]
+        fields = _read_fields((text.splitlines() or [""])[0], len(names), self._ifs(cmd))
+        if fields is None:
+            for n in names:
+                self.state.vars[n] = UNKNOWN
+            return
         for k, n in enumerate(names):
             self.state.vars[n] = fields[k] if k < len(fields) else ""
+
+    def _ifs(self, cmd: Cmd) -> str:
+        """The IFS ``read`` splits with: its own assignment's (``IFS=, read a b``), else
+        the shell's."""
+        return cmd.assigns.get("IFS", self.state.vars.get("IFS", " \t\n"))
 
     def _read_item(self, producer: Cmd) -> str | None:
         """The item a ``read`` loop's body is walked with: one of the guard's own files
@@ -1495,3 +1503,23 @@ def _only_passes_on(cmd: Cmd) -> bool:
     if cmd.name == "awk":
         return not any(k in code for k in (">", "|", "system", "getline"))
     return cmd.name in _FILTERS
+
+
+def _read_fields(line: str, count: int, ifs: str) -> list[str] | None:
+    """``line`` split among ``count`` names as ``read`` splits it (the last taking the
+    rest): on blanks for the default IFS, on each character of an IFS of non-blank ones
+    (``IFS=,``); ``None`` for any other IFS, which is not followed (red-team rt93)."""
+    if has_marker(ifs):
+        return None
+    if ifs == " \t\n":
+        line = line.strip(" \t")
+        return line.split(None, count - 1) if count > 1 else [line]
+    if not ifs or any(c in " \t\n" for c in ifs):
+        return None
+    fields = re.split("[" + re.escape(ifs) + "]", line, maxsplit=count - 1)
+    if len(fields) == count and fields[-1] and fields[-1][-1] in ifs:
+        # bash drops one trailing delimiter from the rest when nothing follows it
+        rest = fields[-1][:-1]
+        if not any(c in ifs for c in rest):
+            fields[-1] = rest
+    return fields

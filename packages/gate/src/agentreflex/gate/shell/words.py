@@ -470,10 +470,22 @@ class WordsMixin(WalkerBase):
             return alt if value is not None else UNKNOWN + alt
         if value is None or has_marker(value) or op not in _MODIFIERS:
             return UNKNOWN
+        if op == ":":  # ${d:OFFSET:LENGTH} as written: parts drop an empty offset
+            spec = node_text(node)[len(name) + 3 : -1]
+            return sliced(value, [self._arith_word(f) for f in spec.split(":")])
         parts = [node_text(c) for c in alt_nodes if c.type in ("regex", "number")]
         reps = [c for c in alt_nodes if c.type not in ("regex", "number")]
         rep = "".join("".join(self.expand(c, depth, split=False)) for c in reps)
         return modified(value, op, parts, rep)
+
+    def _arith_word(self, word: str) -> str:
+        """An offset or length as written, a variable's name read as bash's arithmetic
+        reads it (``${d:0:n}``: n's value); anything else as it is."""
+        name = word.strip()
+        if name.isidentifier():
+            self._vars_used.append(name)
+            return self.state.vars.get(name, UNKNOWN)
+        return word
 
     def _element(self, kids: list[Any]) -> str:
         """``${a[1]}``, ``${a[@]}``: an element the command's own ``a=(...)`` set, as
@@ -505,12 +517,6 @@ def modified(value: str, op: str, parts: list[str], rep: str) -> str:
         if op in (",", "^"):
             return (value[:1].lower() if op == "," else value[:1].upper()) + value[1:]
         return value.lower() if op == ",," else value.upper()
-    if op == ":":
-        numbers = [int(n) for n in parts if n.isdigit()]
-        if len(numbers) != len(parts) or not numbers or has_marker(rep):
-            return UNKNOWN
-        start = value[numbers[0] :]
-        return start[: numbers[1]] if len(numbers) > 1 else start
     pattern = parts[0] if parts else ""
     if not pattern or has_marker(rep) or any(ch in pattern for ch in "$`\\'\""):
         return UNKNOWN
@@ -518,6 +524,31 @@ def modified(value: str, op: str, parts: list[str], rep: str) -> str:
         return _matched(value, op, re.compile(_glob_regex(pattern)), rep)
     except re.error:
         return UNKNOWN  # a set bash reads and Python does not: not followed
+
+
+_INTEGER = LazyPattern(r"\s*-?\s*(?:0|[1-9][0-9]*)\s*")
+
+
+def sliced(value: str, fields: list[str]) -> str:
+    """``${d:OFFSET}``, ``${d:OFFSET:LENGTH}``: an empty field is 0, a negative offset
+    counts from the end (past the start: nothing), a negative length stops that far
+    before the end (bash's manual); ``UNKNOWN`` for more fields, a field that is no
+    plain decimal (octal 010, arithmetic), or a length bash refuses."""
+    if len(fields) > 2 or len(value) > _MAX_MODIFIED:
+        return UNKNOWN
+    if not all(not f.strip() or _INTEGER.fullmatch(f) for f in fields):
+        return UNKNOWN
+    offset, *length = [int(f.replace(" ", "")) if f.strip() else 0 for f in fields]
+    if offset < 0:
+        offset = len(value) + offset
+        if offset < 0:
+            return ""
+    start = value[offset:]
+    if not length:
+        return start
+    if length[0] < 0 and len(start) + length[0] < 0:
+        return UNKNOWN  # bash: "substring expression < 0"
+    return start[: length[0]]
 
 
 def _matched(value: str, op: str, glob: re.Pattern[str], rep: str) -> str:
