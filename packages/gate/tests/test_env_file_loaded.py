@@ -119,3 +119,43 @@ def test_loading_without_dumping_stays_allowed(
     env_file: Path, gate_check: Callable[[str], Checked], command: str
 ) -> None:
     assert gate_check(command) == ("ALLOW", set())
+
+
+# rt93: a credential-named variable printed by bash's other spellings, as echo "$TOKEN"
+# is (GATE-SECRET-ENV-PRINT), loaded from .env or not.
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cat <<< "$GITHUB_TOKEN"',
+        'base64 <<< "$OPENAI_API_KEY"',
+        "source .env; declare -p OPENAI_API_KEY",
+        'x=$GITHUB_TOKEN; echo "$x"',
+        "x=$GITHUB_TOKEN; declare -p x",
+        'n=OPENAI_API_KEY; echo "${!n}"',
+        'source .env; x="sk:$OPENAI_API_KEY"; y=$x; printf "%s" "$y"',
+    ],
+)
+def test_secret_variable_printed_blocks(
+    env_file: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert verdict == "BLOCK" and "GATE-SECRET-ENV-PRINT" in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cat <<< "$PATH"',
+        'grep -q ghp_ <<< "$GITHUB_TOKEN"',
+        'gh auth login --with-token <<< "$GITHUB_TOKEN"',
+        'echo "$OPENAI_API_KEY" | docker login -u me --password-stdin',
+        "declare -p PATH",
+        'x=$HOME; echo "$x"',
+        'n=HOME; echo "${!n}"',
+        'test -n "$GITHUB_TOKEN" && echo set',
+    ],
+)
+def test_other_variables_or_unprinted_secrets_stay_allowed(
+    env_file: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    assert gate_check(command)[0] == "ALLOW"
