@@ -282,9 +282,9 @@ def shell_hits(
                 "This sends the environment (which holds credentials) to the network.",
             )
         )
-    if name in ("echo", "printf", "printenv") and printed_out and not _to_file(cmd):
+    if _prints_variables(cmd) and printed_out and not _to_file(cmd):
         secret_vars = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
-        if name == "printenv":
+        if name == "printenv" or name in _LISTERS:
             secret_vars += [a for a in cmd.args if _SECRET_VAR.search(a)]
         if secret_vars:
             hits.append(
@@ -296,6 +296,17 @@ def shell_hits(
                 )
             )
     return hits
+
+
+def _prints_variables(cmd: Cmd) -> bool:
+    """Whether ``cmd`` prints the values of the variables it uses or names: echo,
+    printf, printenv, ``declare -p NAME`` (and typeset, export, readonly, local), or a
+    filter printing its own here-string or heredoc (``cat <<< "$TOKEN"``, red-team rt93)."""
+    if cmd.name in ("echo", "printf", "printenv"):
+        return True
+    if cmd.name in _LISTERS:
+        return "-p" in cmd.args or (cmd.name == "set" and not cmd.args)
+    return cmd.stdin_text is not None and cmd.name in _PASS_ON and not _quiet(cmd)
 
 
 _GPG_PRINTS = ("-d", "--decrypt", "--export", "--export-secret", "--show-keys", "--list-packets")

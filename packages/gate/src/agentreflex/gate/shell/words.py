@@ -412,7 +412,7 @@ class WordsMixin(WalkerBase):
     def _lookup(self, name: str) -> str:
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
-        self._vars_used.append(name)
+        self._use(name)
         if name == "PWD":
             return self.state.cwd
         value = self.state.vars.get(name)
@@ -446,6 +446,8 @@ class WordsMixin(WalkerBase):
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
         first = next((c for c in kids if node_text(c) != "${"), None)
+        if ops == ["!"] and first is not names[0]:
+            return self._indirect(name)
         if ("#" in ops[:1] or "!" in ops[:1]) and first is not names[0]:
             if not (first is not None and node_text(first) == "#" and len(ops) == 1):
                 self._vars_used.append(name)  # ${#NAME} is its length: no value is used
@@ -453,7 +455,7 @@ class WordsMixin(WalkerBase):
         value = self.state.vars.get(name) if name != "PWD" else self.state.cwd
         op = ops[0] if ops else ""
         if op not in (":+", "+"):  # ${KEY:+set} is "set" or nothing: KEY's value is not used
-            self._vars_used.append(name)
+            self._use(name)
         alt_nodes = [c for c in node.named_children if c is not names[0]]
         alt = "".join("".join(self.expand(c, depth, split=False)) for c in alt_nodes)
         if op == "":
@@ -478,12 +480,27 @@ class WordsMixin(WalkerBase):
         rep = "".join("".join(self.expand(c, depth, split=False)) for c in reps)
         return modified(value, op, parts, rep)
 
+    def _use(self, name: str) -> None:
+        """``name``'s value is used, and so are the variables it was made from."""
+        self._vars_used.append(name)
+        self._vars_used.extend(sorted(self.origins.get(name, ())))
+
+    def _indirect(self, name: str) -> str:
+        """``${!n}``: the value of the variable n names (bash's indirect expansion), so
+        ``n=TOKEN; echo ${!n}`` uses TOKEN; ``UNKNOWN`` when n's value is no name."""
+        self._use(name)
+        target = self.state.vars.get(name, UNKNOWN)
+        if not target.isidentifier():
+            return UNKNOWN
+        self._use(target)
+        return self.state.vars.get(target, UNKNOWN)
+
     def _arith_word(self, word: str) -> str:
         """An offset or length as written, a variable's name read as bash's arithmetic
         reads it (``${d:0:n}``: n's value); anything else as it is."""
         name = word.strip()
         if name.isidentifier():
-            self._vars_used.append(name)
+            self._use(name)
             return self.state.vars.get(name, UNKNOWN)
         return word
 
