@@ -159,3 +159,32 @@ def test_other_variables_or_unprinted_secrets_stay_allowed(
     env_file: Path, gate_check: Callable[[str], Checked], command: str
 ) -> None:
     assert gate_check(command)[0] == "ALLOW"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "xargs < .env",  # xargs's default echo prints it, as cat .env | xargs does
+        "export $(xargs < .env); env",
+    ],
+)
+def test_xargs_reading_env_file_prints_it(
+    env_file: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    verdict, codes = gate_check(command)
+    assert verdict == "BLOCK" and "GATE-SECRET-READ" in codes, codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "source .env; env | wc -l",  # a count, as cat .env | wc -l
+        "source .env; printenv | grep -c KEY",
+        "source .env; env > env.txt",  # into a file, as cat .env > x
+        "export $(xargs < .env) && npm start",
+    ],
+)
+def test_environment_summarised_or_stored_after_loading_is_allowed(
+    env_file: Path, gate_check: Callable[[str], Checked], command: str
+) -> None:
+    assert gate_check(command) == ("ALLOW", set())
