@@ -225,7 +225,7 @@ def shell_hits(
         hits.extend(_network(cmd, where, secret_files))
     elif (
         secret_files
-        and (name in _READERS or name in ("source", ".") or line_loop(cmd))
+        and (name in _READERS or line_loop(cmd) or _xargs_echoes(cmd))
         and name not in ("source", ".")
     ):
         if (
@@ -296,6 +296,15 @@ def shell_hits(
                 )
             )
     return hits
+
+
+def _xargs_echoes(cmd: Cmd) -> bool:
+    """``xargs < .env``: xargs hands what it reads to echo, its default command, or to
+    the echo or printf it names, which print it (red-team rt93)."""
+    if cmd.name != "xargs":
+        return False
+    command = next((a for a in cmd.args if not a.startswith("-")), "")
+    return command in ("", "echo", "printf")
 
 
 def _prints_variables(cmd: Cmd) -> bool:
@@ -1346,7 +1355,9 @@ def stored_through_pipes(cmds: list[Cmd]) -> set[int]:
 _VARIABLE_PRINTERS = frozenset({"echo", "printf", "printenv", "env", "set", "declare", "typeset"})
 
 
-def loaded_env(cmds: list[Cmd], captured: set[int], names: set[str]) -> set[int]:
+def loaded_env(
+    cmds: list[Cmd], captured: set[int], names: set[str], shown: set[int] | None = None
+) -> set[int]:
     """Ids of the commands that read a project's env file (``.env``, ``.env.local``)
     into variables: ``export $(cat .env | xargs)``, ``KEY=$(grep KEY .env | cut -d= -f2)``
     load it as ``set -a; source .env`` does, and nothing reaches the transcript.  None
@@ -1357,7 +1368,7 @@ def loaded_env(cmds: list[Cmd], captured: set[int], names: set[str]) -> set[int]
         id(c) not in captured  # xargs's own echo inside $(...) prints into it
         and (
             c.name in _VARIABLE_PRINTERS
-            or dumps_environment(c)
+            or _dump_shown(c, shown)
             or bool(names.intersection(c.vars_used))
             or bool(names and "${!" in c.text)  # ${!n}: a variable named by another
             or _names_in_code(c, names)
@@ -1426,14 +1437,24 @@ def _names_in_code(cmd: Cmd, names: set[str]) -> bool:
     return any(re.search(rf"\b{re.escape(n)}\b", code) for n in names)
 
 
-def env_file_dumped(cmds: list[Cmd]) -> list[Hit]:
+def _dump_shown(cmd: Cmd, shown: set[int] | None) -> bool:
+    """``cmd`` prints the environment into the transcript: not into a file, nor through
+    a pipe that only counts it (``env | wc -l``), as ``cat .env`` is judged."""
+    return (
+        dumps_environment(cmd)
+        and not _to_file(cmd)
+        and (not cmd.pipes_out or shown is None or id(cmd) in shown)
+    )
+
+
+def env_file_dumped(cmds: list[Cmd], shown: set[int] | None = None) -> list[Hit]:
     """A command that prints the environment after the line loaded a project's env
     file into it (``set -a; . ./.env; env``): the same class as ``export $(cat .env |
     xargs); env``, where the read itself blocks (:func:`loaded_env`)."""
     for k, cmd in enumerate(cmds):
         if cmd.name in ("source", ".") and cmd.args and _env_file(cmd.args[0]):
             for c in cmds[k + 1 :]:
-                if dumps_environment(c):
+                if _dump_shown(c, shown):
                     why = (
                         f"This prints the environment, which now holds {cmd.args[0]} "
                         "(credentials), into the transcript. Check a variable is set "
