@@ -584,8 +584,9 @@ def _rules(
     hits: list[Hit] = selfguard.command_hits(cmds, where) + selfguard.startup_hits(written, where)
     net_fed = secrets.network_fed(cmds)
     shown = secrets.shown_through_pipes(cmds)
+    hits += secrets.env_file_dumped(cmds, shown)
     stored = secrets.stored_through_pipes(cmds) | secrets.loaded_env(
-        cmds, *(captured or (set(), set()))
+        cmds, *(captured or (set(), set())), shown
     )
     made = _made_dirs(cmds, where)
     for k, cmd in enumerate(cmds):

@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 _BUILTIN = BUILTIN_POLICY
-_LISTS = ("writable", "read_only", "unreadable", "sockets", "shadowed")
+_LISTS = ("writable", "read_only", "unreadable", "sockets", "shadowed", "runs_later")
 # only a user's own contain.toml may name these: sockets it lets commands reach
 _USER_ONLY = ("reach",)
 
@@ -59,6 +59,7 @@ class Policy:
     unreadable: tuple[str, ...]
     sockets: tuple[str, ...] = ()
     shadowed: tuple[str, ...] = ()
+    runs_later: tuple[str, ...] = ()
     reach: tuple[str, ...] = ()
 
 
@@ -141,21 +142,10 @@ def placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
 
 def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     from agentreflex.core.contain import gitruns, hostruns
-    from agentreflex.core.hook.client import socket_dir
 
     values: dict[str, list[str]] = {
-        "{project}": [project],
         "{tmp}": _temp_dirs(env),
-        "{tmpdir}": [_temp_dir(env)],
-        # the guard's secrets (userdirs.secret_paths, the gate's list too)
-        "{key}": [userdirs.secret_paths(env)[0]],
-        "{trust}": [userdirs.secret_paths(env)[1]],
-        # its folder, and a socket put elsewhere (AGENTREFLEX_SOCKET): hidden all the same
-        "{daemon}": [socket_dir(), *_explicit_socket(env)],
-        "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
-        "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
-        "{installed}": [p for p in userdirs.installed_paths() if not _editable_in(p, project)],
-        "{protected}": list(userdirs.protected_paths(project, env)),
+        **_own_files((project,), env),
         "{host_runs}": hostruns.named_files(project),
         # (only those that exist: a missing path would be held by its folder, read-only)
         "{run_paths}": [p for p in hostruns.run_paths(project) if os.path.lexists(p)],
@@ -168,12 +158,6 @@ def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
         "{docker}": _unix_paths(env.get("DOCKER_HOST", ""), "unix://"),
         "{named_sockets}": _named_sockets(env, _runtime_dir(env)),
         "{cache}": cache_homes(env, project),
-        "{claude_ide}": [
-            os.path.join(
-                env.get("CLAUDE_CONFIG_DIR") or os.path.join(userdirs.home_dir(env), ".claude"),
-                "ide",
-            )
-        ],
     }
     from agentreflex.core.contain import homelinks, poetryenvs
 
@@ -192,6 +176,39 @@ def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
+
+
+def _own_files(projects: Sequence[str], env: Mapping[str, str]) -> dict[str, list[str]]:
+    """The placeholders worked out from the environment alone, without reading a project's
+    settings: the projects, the temp folder, and the guard's own files.
+
+    Why apart: :func:`unmoved_reason` holds a cache variable's value against the paths
+    these name in the read-only and unreadable lists, and works them out with no other
+    placeholder (``{cache}`` itself is worked out with :func:`unmoved_reason`).
+    """
+    from agentreflex.core.hook.client import socket_dir
+
+    home = userdirs.home_dir(env)
+    return {
+        "{project}": list(projects),
+        "{tmpdir}": [_temp_dir(env)],
+        # the guard's secrets (userdirs.secret_paths, the gate's list too)
+        "{key}": [userdirs.secret_paths(env)[0]],
+        "{trust}": [userdirs.secret_paths(env)[1]],
+        # its folder, and a socket put elsewhere (AGENTREFLEX_SOCKET): hidden all the same
+        "{daemon}": [socket_dir(), *_explicit_socket(env)],
+        "{plugin_envs}": [p for p in [env.get("CLAUDE_PLUGIN_DATA", "")] if os.path.isabs(p)],
+        "{interpreter}": [os.path.realpath(sys.prefix), sys.prefix],
+        "{installed}": [
+            p
+            for p in userdirs.installed_paths()
+            if not any(_editable_in(p, project) for project in projects)
+        ],
+        "{protected}": [p for q in projects for p in userdirs.protected_paths(q, env)],
+        "{claude_ide}": [
+            os.path.join(env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "ide")
+        ],
+    }
 
 
 def _git_folders(project: str, home: str, values: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -255,7 +272,7 @@ def moved_paths(env: Mapping[str, str], name: str, home: str, projects: Sequence
     """
     paths = []
     for key, value in env.items():
-        if key.lower() == name.lower() and unmoved_reason(value, home, projects) is None:
+        if key.lower() == name.lower() and unmoved_reason(value, home, projects, env) is None:
             paths.append(spelled(value))
     return list(dict.fromkeys(paths))
 
@@ -267,25 +284,153 @@ def spelled(path: str) -> str:
     return "/" + path.lstrip("/") if path.startswith("//") else path
 
 
-def unmoved_reason(value: str, home: str, projects: Sequence[str]) -> str | None:
+def unmoved_reason(
+    value: str, home: str, projects: Sequence[str], env: Mapping[str, str]
+) -> str | None:
     """Why a variable's ``value`` can't stand for a tool's cache folder, or None.
 
     A relative or empty value moves nothing (the XDG spec's rule), nor one at or above
     home or a project, as spelled or where its links lead (``//home/me``, a link to home
     or to the project's folder above): an entry there would stand for all of it, and
     ``install --sandbox`` would write it into the host's settings for every later session.
+    Nor one at, above or in a folder something runs from later or that the boundary holds
+    (:func:`_held_reason`): a project's ``.envrc`` or a dotenv the host loads can set
+    ``PRE_COMMIT_HOME=~/.ssh`` before the session starts (red-team rt92).
     """
     if not os.path.isabs(value):
         return "is not an absolute path"
     path = spelled(value)
     real = os.path.realpath(path)
+    led = f" (it leads to {real})" if real != path else ""
     for root, what in [(home, "home"), *((p, "the project") for p in projects)]:
         roots = {spelled(root), os.path.realpath(root)}
         if any(inside(r, p) for r in roots for p in (path, real)):
-            return f"is {what} or a folder above it" + (
-                f" (it leads to {real})" if real != path else ""
-            )
+            return f"is {what} or a folder above it{led}"
+    why = _held_reason((path, real), home, projects, env)
+    return why + led if why else None
+
+
+def _held_reason(
+    values: Sequence[str], home: str, projects: Sequence[str], env: Mapping[str, str]
+) -> str | None:
+    """Why a cache folder at ``values`` (as spelled, where its links lead) would open a path
+    to writes that the boundary must not, or None.
+
+    At, above or in: a path the policy holds read-only or secret (its ``read_only`` and
+    ``unreadable`` entries, the guard's files among them) or a folder something runs from
+    later (its ``runs_later`` list: ``~/.ssh``, ``~/.config``...); at or above: a folder
+    on the session's PATH, where a program put runs outside later.  Only above, never in,
+    the guard's rebuilt caches (``userdirs.rebuilt_paths``), which follow the very
+    ``XDG_CACHE_HOME`` the tools' caches are worked out from and stay held by their own
+    read-only entries.  ``~`` itself is rt90's rule: a value in home is not refused for it.
+    """
+    for held, spelt, what, above, within in _held(home, projects, env):
+        if (above and any(inside(spelt, v) for v in values)) or (
+            within and any(inside(v, spelt) for v in values)
+        ):
+            return f"is {held}{what}"
     return None
+
+
+# the held paths by what they were worked out from, with when: one plan's worth (a plan
+# asks for each cache variable set, and each held path is resolved through its links)
+_HELD: dict[tuple[object, ...], tuple[float, list[tuple[str, str, str, bool, bool]]]] = {}
+_HELD_FOR_S = 1.0
+
+
+def _held(
+    home: str, projects: Sequence[str], env: Mapping[str, str]
+) -> list[tuple[str, str, str, bool, bool]]:
+    """(path, as spelled or where its links lead, what it is, whether a value above it and
+    whether one in it is refused), for :func:`_held_reason`."""
+    import time
+
+    key = (home, tuple(projects), tuple(sorted(env.items())))
+    now = time.monotonic()
+    kept = _HELD.get(key)
+    if kept is not None and now - kept[0] < _HELD_FOR_S:
+        return kept[1]
+    lists = _lists_or_builtin(env)
+    rebuilt = set(userdirs.rebuilt_paths(env))
+    deep = [
+        *(
+            (p, ", held read-only or secret in the boundary, or a folder above or in it")
+            for p in _held_paths(lists, home, projects, env)
+        ),
+        *(
+            (p, ", a folder something runs from later, or a folder above or in it")
+            for p in _runs_later(lists["runs_later"], home, env)
+        ),
+    ]
+    found = [
+        (held, spelt, what, held not in rebuilt, True)
+        for held, what in deep
+        for spelt in dict.fromkeys((held, os.path.realpath(held)))
+    ]
+    path = [p for p in env.get("PATH", "").split(":") if os.path.isabs(p)]
+    found += [
+        (folder, spelt, " on the PATH, or a folder above it", True, False)
+        for folder in dict.fromkeys(path)
+        for spelt in dict.fromkeys((spelled(folder), os.path.realpath(folder)))
+    ]
+    _HELD.clear()  # the last environment's only: a daemon serves one session's at a time
+    _HELD[key] = (now, found)
+    return found
+
+
+def _lists_or_builtin(env: Mapping[str, str]) -> dict[str, list[str]]:
+    """The policy's lists (the built-in ones where the user's file can't be read)."""
+    try:
+        policy = load_policy(env)
+    except PolicyError:
+        return _read(_BUILTIN)
+    return {name: list(getattr(policy, name)) for name in _LISTS}
+
+
+def _held_paths(
+    lists: Mapping[str, list[str]], home: str, projects: Sequence[str], env: Mapping[str, str]
+) -> list[str]:
+    """The read-only and unreadable entries that name a path by the environment alone.
+
+    Left out: ``~`` (rt90's rule), patterns, and the placeholders that read a project's
+    settings or the environment's cache variables (``{env:NAME}``, ``{cache}``): those
+    are worked out with this very rule.
+    """
+    light = _own_files(projects, env)
+    light["{git}"] = light["{git_worktree}"] = [os.path.join(p, ".git") for p in projects]
+    found: list[str] = []
+    for entry in lists["read_only"] + lists["unreadable"]:
+        name = entry.partition("}")[0] + "}"
+        if entry == "~" or "*" in entry or (entry.startswith("{") and name not in light):
+            continue
+        found += [spelled(p) for p in expand_entry(entry, light, home, env)]
+    return list(dict.fromkeys(found))
+
+
+# the folders ``runs_later`` names by the variable that moves them (not ``{env:NAME}``: that
+# names a cache the policy reads, which the hook forwards and keeps; hook/client.py)
+_MOVED_HOMES = {
+    "{config_home}": "XDG_CONFIG_HOME",
+    "{data_home}": "XDG_DATA_HOME",
+    "{claude_home}": "CLAUDE_CONFIG_DIR",
+    "{codex_home}": "CODEX_HOME",
+}
+
+
+def _runs_later(entries: Sequence[str], home: str, env: Mapping[str, str]) -> list[str]:
+    """The ``runs_later`` entries as paths: ``~/...``, absolute, or a :data:`_MOVED_HOMES`
+    placeholder as its variable holds it (none where it is unset or relative)."""
+    found = []
+    for entry in entries:
+        name, brace, rest = entry.partition("}")
+        if brace and name + brace in _MOVED_HOMES:
+            value = env.get(_MOVED_HOMES[name + brace], "")
+            entry = value + rest if os.path.isabs(value) else ""
+        elif entry == "~" or entry.startswith("~/"):
+            entry = home + entry[1:]
+        if os.path.isabs(entry):
+            found.append(spelled(entry))
+    return found
 
 
 def _explicit_socket(env: Mapping[str, str]) -> list[str]:

@@ -128,7 +128,8 @@ def policy_paths(opts: Options) -> tuple[list[str], list[str], list[str]]:
 
 def refused_variables(opts: Options, env: Mapping[str, str] | None = None) -> list[str]:
     """The variables whose value would have put a writable entry at home, above it or at the
-    project (``npm_config_cache=/``, a link to home...), each with why it was left out.
+    project (``npm_config_cache=/``, a link to home...), or at a folder something runs from
+    later (``PRE_COMMIT_HOME=~/.ssh``, a folder on PATH), each with why it was left out.
 
     Why said: the writable list is worked out from the environment ``install`` runs in, and
     written into the host's settings for every later session; a value left out silently
@@ -149,7 +150,7 @@ def refused_variables(opts: Options, env: Mapping[str, str] | None = None) -> li
     project = [os.path.abspath(opts.project)]
     said = []
     for key, value in values.items():
-        why = unmoved_reason(value, home, project) if value else None
+        why = unmoved_reason(value, home, project, values) if value else None
         if key.lower() in names and why is not None:
             said.append(f"{key}={value} {why}")
     return said

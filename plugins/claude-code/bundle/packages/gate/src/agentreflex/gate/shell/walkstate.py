@@ -108,6 +108,9 @@ class WalkerBase:
         self.parse_errors: list[str] = []
         self._steps = 0
         self._vars_used: list[str] = []
+        # the variables a variable's value was made from (x=$TOKEN: x from TOKEN), so a
+        # use of x counts as one of TOKEN (rules.secrets reads names; red-team rt93)
+        self.origins: dict[str, set[str]] = {}
         self._function: list[str] = []
         # functions defined so far: name -> (body node, depth); walked when called
         self._bodies: dict[str, tuple[Any, int]] = {}

@@ -412,7 +412,7 @@ class WordsMixin(WalkerBase):
     def _lookup(self, name: str) -> str:
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
-        self._vars_used.append(name)
+        self._use(name)
         if name == "PWD":
             return self.state.cwd
         value = self.state.vars.get(name)
@@ -446,6 +446,8 @@ class WordsMixin(WalkerBase):
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
         first = next((c for c in kids if node_text(c) != "${"), None)
+        if ops == ["!"] and first is not names[0]:
+            return self._indirect(name)
         if ("#" in ops[:1] or "!" in ops[:1]) and first is not names[0]:
             if not (first is not None and node_text(first) == "#" and len(ops) == 1):
                 self._vars_used.append(name)  # ${#NAME} is its length: no value is used
@@ -453,7 +455,7 @@ class WordsMixin(WalkerBase):
         value = self.state.vars.get(name) if name != "PWD" else self.state.cwd
         op = ops[0] if ops else ""
         if op not in (":+", "+"):  # ${KEY:+set} is "set" or nothing: KEY's value is not used
-            self._vars_used.append(name)
+            self._use(name)
         alt_nodes = [c for c in node.named_children if c is not names[0]]
         alt = "".join("".join(self.expand(c, depth, split=False)) for c in alt_nodes)
         if op == "":
@@ -470,10 +472,37 @@ class WordsMixin(WalkerBase):
             return alt if value is not None else UNKNOWN + alt
         if value is None or has_marker(value) or op not in _MODIFIERS:
             return UNKNOWN
+        if op == ":":  # ${d:OFFSET:LENGTH} as written: parts drop an empty offset
+            spec = node_text(node)[len(name) + 3 : -1]
+            return sliced(value, [self._arith_word(f) for f in spec.split(":")])
         parts = [node_text(c) for c in alt_nodes if c.type in ("regex", "number")]
         reps = [c for c in alt_nodes if c.type not in ("regex", "number")]
         rep = "".join("".join(self.expand(c, depth, split=False)) for c in reps)
         return modified(value, op, parts, rep)
+
+    def _use(self, name: str) -> None:
+        """``name``'s value is used, and so are the variables it was made from."""
+        self._vars_used.append(name)
+        self._vars_used.extend(sorted(self.origins.get(name, ())))
+
+    def _indirect(self, name: str) -> str:
+        """``${!n}``: the value of the variable n names (bash's indirect expansion), so
+        ``n=TOKEN; echo ${!n}`` uses TOKEN; ``UNKNOWN`` when n's value is no name."""
+        self._use(name)
+        target = self.state.vars.get(name, UNKNOWN)
+        if not target.isidentifier():
+            return UNKNOWN
+        self._use(target)
+        return self.state.vars.get(target, UNKNOWN)
+
+    def _arith_word(self, word: str) -> str:
+        """An offset or length as written, a variable's name read as bash's arithmetic
+        reads it (``${d:0:n}``: n's value); anything else as it is."""
+        name = word.strip()
+        if name.isidentifier():
+            self._use(name)
+            return self.state.vars.get(name, UNKNOWN)
+        return word
 
     def _element(self, kids: list[Any]) -> str:
         """``${a[1]}``, ``${a[@]}``: an element the command's own ``a=(...)`` set, as
@@ -505,12 +534,6 @@ def modified(value: str, op: str, parts: list[str], rep: str) -> str:
         if op in (",", "^"):
             return (value[:1].lower() if op == "," else value[:1].upper()) + value[1:]
         return value.lower() if op == ",," else value.upper()
-    if op == ":":
-        numbers = [int(n) for n in parts if n.isdigit()]
-        if len(numbers) != len(parts) or not numbers or has_marker(rep):
-            return UNKNOWN
-        start = value[numbers[0] :]
-        return start[: numbers[1]] if len(numbers) > 1 else start
     pattern = parts[0] if parts else ""
     if not pattern or has_marker(rep) or any(ch in pattern for ch in "$`\\'\""):
         return UNKNOWN
@@ -518,6 +541,31 @@ def modified(value: str, op: str, parts: list[str], rep: str) -> str:
         return _matched(value, op, re.compile(_glob_regex(pattern)), rep)
     except re.error:
         return UNKNOWN  # a set bash reads and Python does not: not followed
+
+
+_INTEGER = LazyPattern(r"\s*-?\s*(?:0|[1-9][0-9]*)\s*")
+
+
+def sliced(value: str, fields: list[str]) -> str:
+    """``${d:OFFSET}``, ``${d:OFFSET:LENGTH}``: an empty field is 0, a negative offset
+    counts from the end (past the start: nothing), a negative length stops that far
+    before the end (bash's manual); ``UNKNOWN`` for more fields, a field that is no
+    plain decimal (octal 010, arithmetic), or a length bash refuses."""
+    if len(fields) > 2 or len(value) > _MAX_MODIFIED:
+        return UNKNOWN
+    if not all(not f.strip() or _INTEGER.fullmatch(f) for f in fields):
+        return UNKNOWN
+    offset, *length = [int(f.replace(" ", "")) if f.strip() else 0 for f in fields]
+    if offset < 0:
+        offset = len(value) + offset
+        if offset < 0:
+            return ""
+    start = value[offset:]
+    if not length:
+        return start
+    if length[0] < 0 and len(start) + length[0] < 0:
+        return UNKNOWN  # bash: "substring expression < 0"
+    return start[: length[0]]
 
 
 def _matched(value: str, op: str, glob: re.Pattern[str], rep: str) -> str:
