@@ -69,6 +69,11 @@ _DUMPS = [
     "command env",
     "time env",
     "exec env",
+    # wrappers with options of their own, peeled as everywhere else (shell/wrappers.peel)
+    "nice -n 5 env",
+    "stdbuf -o0 env",
+    "timeout 5 env",
+    "nohup env -0",
     "readonly -p",
     "cat /proc/self/environ",
     "ps eww",
