@@ -14,6 +14,7 @@ from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import SECRET, UNKNOWN, Cmd, Hit, OtherFd, has_marker
 from agentreflex.gate.rules.literals import find_secrets
 from agentreflex.gate.shell.paths import Where, classify, is_secret_file, real_file
+from agentreflex.gate.shell.wrappers import peel
 
 __all__ = [
     "dumps_environment",
@@ -1379,8 +1380,8 @@ def loaded_env(
     return {id(c) for c in cmds if id(c) in captured and _env_files_only(c)}
 
 
-# Words that run the next word as the command (``command env``, ``time env``).
-_RUNS_NEXT = frozenset({"command", "builtin", "exec", "time", "nohup", "nice", "stdbuf"})
+# The wrapper that is itself a dump of the environment, kept when wrappers are peeled.
+_ENV_ITSELF = frozenset({"env"})
 # Each shell builtin's options that list the variables with their values.
 _LISTERS = {
     "export": {"-p"},
@@ -1401,9 +1402,7 @@ def dumps_environment(cmd: Cmd) -> bool:
     or an interpreter's inline code reading its environment (``os.environ``,
     ``process.env``), however the command is wrapped (``command env``, ``/usr/bin/env``).
     Harmless alone; once a project's .env is loaded it prints that file."""
-    argv = list(cmd.argv)
-    while argv and argv[0] in _RUNS_NEXT:
-        argv = argv[1:]
+    argv = peel(list(cmd.argv), stop_at=_ENV_ITSELF).argv
     if not argv:
         return False
     name, args = argv[0].rsplit("/", 1)[-1], argv[1:]

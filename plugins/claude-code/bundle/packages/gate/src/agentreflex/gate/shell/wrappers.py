@@ -128,14 +128,19 @@ class Peeled:
     writes: list[str] = field(default_factory=list)
 
 
-def peel(argv: list[str]) -> Peeled:
-    """Strip wrappers until a real command (or nothing) is left."""
+def peel(argv: list[str], stop_at: frozenset[str] = frozenset()) -> Peeled:
+    """Strip wrappers until a real command (or nothing) is left.
+
+    ``stop_at`` names wrappers to keep as the command, for a rule that judges the
+    wrapper itself (``env`` alone prints the environment: ``command env``, ``nice env``)."""
     out = Peeled(list(argv))
     for _ in range(32):
         words = out.argv
         if not words:
             return out
         name = words[0].rsplit("/", 1)[-1]
+        if name in stop_at:
+            return out
         if name == "env":
             out.argv = _peel_env(words[1:], out)
         elif name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
