@@ -1926,3 +1926,97 @@ def test_a_policy_entry_is_expanded_by_the_placeholder_it_starts_with_and_no_oth
     for entry in ("{tmp}x", "{tmp}{project}", "{nope}/x", "{tmp"):
         with pytest.raises(policy.PolicyError):
             expand(entry, values, "/h")
+
+
+# A client of the X protocol with MIT-MAGIC-COOKIE-1 (what xdotool and every X client do
+# first): the cookie read from an Xauthority file (the first MIT-MAGIC-COOKIE-1 entry), the
+# connection setup sent, the first byte of the server's answer printed (1: accepted).
+_X_PROBE = """
+import socket, struct, sys
+def cookie(path):
+    try:
+        data = open(path, "rb").read()
+    except OSError:
+        return b""
+    at = 0
+    while at + 2 <= len(data):
+        fields = []
+        at += 2
+        for _ in range(4):
+            (size,) = struct.unpack(">H", data[at:at + 2])
+            fields.append(data[at + 2:at + 2 + size])
+            at += 2 + size
+        if fields[2] == b"MIT-MAGIC-COOKIE-1":
+            return fields[3]
+    return b""
+def pad(b):
+    return b + b"\\0" * (-len(b) % 4)
+secret = cookie(sys.argv[1])
+name = b"MIT-MAGIC-COOKIE-1" if secret else b""
+setup = struct.pack("<BxHHHHxx", 0x6C, 11, 0, len(name), len(secret)) + pad(name) + pad(secret)
+held = []  # each client kept: a server resets when its last client leaves
+for where in sys.argv[2:]:
+    s = socket.socket(socket.AF_UNIX)
+    held.append(s)
+    try:
+        s.connect(where.replace("@", "\\0", 1))
+        s.sendall(setup)
+        print(where, "answer", s.recv(1)[:1].hex() or "none")
+    except OSError as exc:
+        print(where, "refused", exc.errno)
+"""
+
+
+@pytest.fixture
+def users_display(home: Path, tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """A real X server of the user's (Xvfb), started outside the boundary, that takes only
+    clients with its cookie, kept where X sessions keep it: ``~/.Xauthority``, and the file
+    ``XAUTHORITY`` names (GNOME's Xwayland keeps it in the runtime folder)."""
+    xvfb, xauth = shutil.which("Xvfb"), shutil.which("xauth")
+    if xvfb is None or xauth is None:
+        pytest.fail("Xvfb and xauth are not installed: `apt-get install -y xvfb xauth`")
+    named = tmp_path / "run" / ".mutter-Xwaylandauth.AB12"
+    named.parent.mkdir()
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        [xvfb, "-displayfd", str(write), "-nolisten", "tcp", "-auth", str(named)],
+        pass_fds=(write,),
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    try:
+        with os.fdopen(read) as answer:
+            display = int(answer.readline())
+        cookie = os.urandom(16).hex()
+        for path in (named, home / ".Xauthority"):
+            subprocess.run(
+                [xauth, "-f", str(path), "add", f":{display}", ".", cookie],
+                check=True,
+                capture_output=True,
+                timeout=30,
+            )
+        yield display, named
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_the_users_x_server_takes_no_contained_client(
+    project: Path, home: Path, users_display: tuple[int, Path]
+) -> None:
+    """An X client of the user's display types into any window, the user's terminal included
+    (xdotool, XTest), whose shell runs it outside the boundary.  The server listens on
+    ``/tmp/.X11-unix/X<n>`` and on the abstract ``@/tmp/.X11-unix/X<n>``, which no mount
+    hides while the network is shared: its cookie is what keeps a contained client out."""
+    display, named = users_display
+    sockets = [f"/tmp/.X11-unix/X{display}", f"@/tmp/.X11-unix/X{display}"]
+    env = dict(os.environ, XAUTHORITY=str(named), DISPLAY=f":{display}")
+    for cookies in (str(named), str(home / ".Xauthority")):
+        probe = shlex.join([sys.executable, "-c", _X_PROBE, cookies, *sockets])
+        outside = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, env=env)
+        assert outside.stdout.count("answer 01") == 2, outside  # the cookie lets a client in
+        done = run(probe, project, env=env)
+        assert "answer 01" not in done.stdout, (cookies, done.stdout, done.stderr)
+    # the folder stays the command's: an X server of its own (xvfb-run's) can start there
+    own = run("xvfb-run -a sh -c 'echo $DISPLAY'", project, env=env)
+    assert own.returncode == 0 and own.stdout.startswith(":"), own.stderr
