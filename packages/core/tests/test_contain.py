@@ -1968,7 +1968,9 @@ for where in sys.argv[2:]:
 
 
 @pytest.fixture
-def users_display(home: Path, tmp_path: Path) -> Iterator[tuple[int, Path]]:
+def users_display(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[int, Path]]:
     """A real X server of the user's (Xvfb), started outside the boundary, that takes only
     clients with its cookie, kept where X sessions keep it: ``~/.Xauthority``, and the file
     ``XAUTHORITY`` names (GNOME's Xwayland keeps it in the runtime folder)."""
@@ -1995,6 +1997,8 @@ def users_display(home: Path, tmp_path: Path) -> Iterator[tuple[int, Path]]:
                 capture_output=True,
                 timeout=30,
             )
+        monkeypatch.setenv("DISPLAY", f":{display}")  # the host's session, as the hook sees it
+        monkeypatch.setenv("XAUTHORITY", str(named))
         yield display, named
     finally:
         server.terminate()
@@ -2010,13 +2014,12 @@ def test_the_users_x_server_takes_no_contained_client(
     hides while the network is shared: its cookie is what keeps a contained client out."""
     display, named = users_display
     sockets = [f"/tmp/.X11-unix/X{display}", f"@/tmp/.X11-unix/X{display}"]
-    env = dict(os.environ, XAUTHORITY=str(named), DISPLAY=f":{display}")
     for cookies in (str(named), str(home / ".Xauthority")):
         probe = shlex.join([sys.executable, "-c", _X_PROBE, cookies, *sockets])
-        outside = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, env=env)
+        outside = subprocess.run(["bash", "-c", probe], capture_output=True, text=True)
         assert outside.stdout.count("answer 01") == 2, outside  # the cookie lets a client in
-        done = run(probe, project, env=env)
+        done = run(probe, project)
         assert "answer 01" not in done.stdout, (cookies, done.stdout, done.stderr)
     # the folder stays the command's: an X server of its own (xvfb-run's) can start there
-    own = run("xvfb-run -a sh -c 'echo $DISPLAY'", project, env=env)
+    own = run("xvfb-run -a sh -c 'echo $DISPLAY'", project)
     assert own.returncode == 0 and own.stdout.startswith(":"), own.stderr
