@@ -2023,3 +2023,45 @@ def test_the_users_x_server_takes_no_contained_client(
     # the folder stays the command's: an X server of its own (xvfb-run's) can start there
     own = run("xvfb-run -a sh -c 'echo $DISPLAY'", project)
     assert own.returncode == 0 and own.stdout.startswith(":"), own.stderr
+
+
+@pytest.fixture
+def users_a11y_bus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A real D-Bus daemon where the user's accessibility bus listens (at-spi2-core's
+    launcher: ``$XDG_RUNTIME_DIR/at-spi/bus_<display>``), started outside the boundary."""
+    daemon = shutil.which("dbus-daemon")
+    if daemon is None:
+        pytest.fail("dbus-daemon is not installed: `apt-get install -y dbus-daemon`")
+    runtime = tmp_path / "run"
+    (runtime / "at-spi").mkdir(parents=True)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    path = runtime / "at-spi" / "bus_0"
+    server = subprocess.Popen(
+        [daemon, "--session", f"--address=unix:path={path}", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert server.stdout is not None and server.stdout.readline().startswith(b"unix:")
+        yield path
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if server.stdout is not None:
+            server.stdout.close()
+
+
+def test_the_users_accessibility_bus_is_out_of_reach(project: Path, users_a11y_bus: Path) -> None:
+    """The accessibility bus takes any client of the user's uid (D-Bus EXTERNAL, which the
+    kernel answers with the user's own uid from inside the boundary too), and its registry
+    types keys into the focused window (DeviceEventController.GenerateKeyboardEvent), the
+    user's terminal included: red-team rt97.  Its address is found by path, with the session
+    bus out of reach."""
+    busctl = shutil.which("busctl")
+    if busctl is None:
+        pytest.fail("busctl is not installed: `apt-get install -y systemd`")
+    line = shlex.join([busctl, f"--address=unix:path={users_a11y_bus}", "list", "--no-pager"])
+    outside = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=60)
+    assert "org.freedesktop.DBus" in outside.stdout, outside  # the bus takes the user's client
+    done = run(line, project)
+    assert "org.freedesktop.DBus" not in done.stdout and done.returncode != 0, done
