@@ -2065,3 +2065,39 @@ def test_the_users_accessibility_bus_is_out_of_reach(project: Path, users_a11y_b
     assert "org.freedesktop.DBus" in outside.stdout, outside  # the bus takes the user's client
     done = run(line, project)
     assert "org.freedesktop.DBus" not in done.stdout and done.returncode != 0, done
+
+
+def test_the_users_other_terminals_take_nothing_a_command_writes(project: Path) -> None:
+    """A terminal the user has open (another window, the host's own) shows what is written
+    to its device, and acts on some of it: kitty with ``allow_remote_control yes`` runs the
+    remote-control command an escape code carries (``launch`` a shell), and OSC 52 sets the
+    clipboard the user pastes into a shell.  The device is the user's, so its mode lets any
+    process of the user's write it (red-team rt97): inside the boundary each terminal open
+    when the command starts is an empty device."""
+    import pty
+    import select
+
+    users, users_side = pty.openpty()  # the terminal emulator's end, and the shell's
+    name = os.ttyname(users_side)
+    try:
+        line = contain.rewrite(f"printf '\\033P@kitty-cmd{{}}\\033\\\\' > {name}", str(project))
+        # the command's own terminal: one the host opens for it after the hook answered
+        own, own_side = pty.openpty()
+        try:
+            done = subprocess.run(
+                ["bash", "-c", line + "; tty; echo mine"],
+                cwd=project,
+                stdin=own_side,
+                stdout=own_side,
+                stderr=subprocess.DEVNULL,
+                timeout=120,
+            )
+            assert done.returncode == 0
+            assert select.select([own], [], [], 5)[0] and b"mine" in os.read(own, 4096)
+        finally:
+            os.close(own)
+            os.close(own_side)
+        assert not select.select([users], [], [], 1)[0], os.read(users, 4096)
+    finally:
+        os.close(users)
+        os.close(users_side)
