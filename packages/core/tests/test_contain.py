@@ -2080,7 +2080,9 @@ def test_the_users_other_terminals_take_nothing_a_command_writes(project: Path) 
     users, users_side = pty.openpty()  # the terminal emulator's end, and the shell's
     name = os.ttyname(users_side)
     try:
-        line = contain.rewrite(f"printf '\\033P@kitty-cmd{{}}\\033\\\\' > {name}", str(project))
+        # by its name, and through the holder of the project's namespaces (/proc/1/root)
+        code = "printf '\\033P@kitty-cmd{}\\033\\\\'"
+        line = contain.rewrite(f"{code} > {name}; {code} > /proc/1/root{name}", str(project))
         # the command's own terminal: one the host opens for it after the hook answered
         own, own_side = pty.openpty()
         try:
