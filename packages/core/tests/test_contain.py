@@ -2105,3 +2105,23 @@ def test_the_users_other_terminals_take_nothing_a_command_writes(project: Path) 
     finally:
         os.close(users)
         os.close(users_side)
+
+
+def test_a_servers_socket_is_where_the_hosts_variable_puts_it(
+    project: Path, tmp_path: Path
+) -> None:
+    """``{env:PM2_HOME}/rpc.sock``: PM2's daemon where the host's environment moved it, read
+    from the environment the plan is for (the daemon plans for a host whose variables it
+    was sent, not its own): red-team rt97."""
+    moved = tmp_path / "pm2"
+    moved.mkdir()
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(moved / "rpc.sock"))
+    try:
+        env = dict(os.environ, PM2_HOME=str(moved))
+        assert "PM2_HOME" not in os.environ
+        assert str(moved / "rpc.sock") in contain.socket_paths(str(project), env)
+        hidden = contain.plan(str(project), contain.load_policy(env), env).mounts
+        assert contain.Mount(str(moved / "rpc.sock"), "hide") in hidden
+    finally:
+        server.close()
