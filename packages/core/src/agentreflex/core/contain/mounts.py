@@ -143,7 +143,7 @@ def plan(
                     mount = _cover(path, kind, project, result, chosen, named["{git}"])
                 if mount is not None:
                     _choose(mount, chosen, resolve, result)
-    for path in sockets(policy, named, home, resolve):
+    for path in sockets(policy, named, home, resolve, values):
         if os.path.lexists(path):
             chosen[path] = "hide"
     for folder in folders:

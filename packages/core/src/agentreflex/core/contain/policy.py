@@ -673,6 +673,7 @@ def sockets(
     named: dict[str, list[str]],
     home: str,
     resolve: Callable[[str], str] = os.path.realpath,
+    env: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The servers' sockets and their folders, less what the user lets through.
 
@@ -682,7 +683,8 @@ def sockets(
     the sockets that exist now are given (a ``*`` entry is what it matches):
     bwrap can only mount over what exists, Codex would leave a file at a
     missing one, and resolving the links of every missing default path was
-    most of a hook call's plan.
+    most of a hook call's plan.  ``env`` is the host's environment, for an
+    ``{env:NAME}`` entry (``{env:PM2_HOME}/rpc.sock``): the daemon's own is not it.
     """
 
     listings: dict[str, list[str]] = {}  # each folder listed once (:func:`globbed`)
@@ -690,7 +692,7 @@ def sockets(
     def paths(entries: tuple[str, ...], existing: bool) -> set[str]:
         found: set[str] = set()
         for entry in entries:
-            for path in globbed(expand_entry(entry, named, home), listings):
+            for path in globbed(expand_entry(entry, named, home, env), listings):
                 if not existing or os.path.lexists(path):
                     found.update((os.path.normpath(path), resolve(path)))
         return found
@@ -704,7 +706,7 @@ def socket_paths(project: str, env: Mapping[str, str] | None = None) -> list[str
     """The policy's servers' sockets as absolute paths, for hosts' own sandboxes (Codex)."""
     values = os.environ if env is None else env
     named = placeholders(os.path.abspath(project), values)
-    return sockets(load_policy(env), named, userdirs.home_dir(values))
+    return sockets(load_policy(env), named, userdirs.home_dir(values), env=values)
 
 
 def user_disabled(env: Mapping[str, str] | None = None) -> bool:
