@@ -1,0 +1,169 @@
+"""Values the fallback gate follows as bash makes them (red-team rt94).
+
+With ``contain = false`` the parse-based gate follows the command's own variables
+(rt89, rt93).  Round seven closes what was still open there, each form checked
+against bash itself:
+
+- an array given whole, ``"${a[@]}"`` of several elements: each element a field,
+  quoted or not, ``"${a[*]}"`` joined by IFS's first character
+  (https://www.gnu.org/software/bash/manual/bash.html#Arrays);
+- appending, ``a+=(X)`` and ``s+=x``, and setting one element, ``a[1]=x``
+  (https://www.gnu.org/software/bash/manual/bash.html#Shell-Parameters);
+- arithmetic, ``$((...))``, ``let`` and ``(( ))``, and an index or offset that is
+  arithmetic (``${a[i+1]}``) (https://www.gnu.org/software/bash/manual/bash.html#Shell-Arithmetic);
+- ``mapfile``/``readarray`` of the command's own text (bash's ``help mapfile``);
+- ``printf -v NAME`` (bash's ``help printf``);
+- a copy made into a folder, then run (``cp x.sh d/; sh d/x.sh``, ``install -m755 x
+  bin/; bin/x``): ``cp SOURCE DIR`` makes ``DIR/SOURCE``'s name (cp(1), install(1)).
+
+Before, each asked as an ``rm`` that can't be resolved, or was not read at all (the
+copy into a folder ran unseen).  What can't be known (``mapfile < <(git ls-files)``)
+keeps the answer it had.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from agentreflex.gate.analyze import analyse
+from agentreflex.gate.check import check_command
+from agentreflex.gate.shell.paths import Where
+
+from .conftest import Checked
+
+OWN = {"GATE-SELF-PROTECT", "GATE-SELF-KEY"}
+
+
+@pytest.fixture
+def world(gate_project: Path) -> Path:
+    """The gate project with the guard's folder, the per-user key and two scripts."""
+    home = gate_project.parent
+    (gate_project / ".agentreflex").mkdir()
+    (gate_project / ".agentreflex" / "config.toml").write_text('mode = "enforced"\n')
+    (home / ".local" / "state" / "agentreflex").mkdir(parents=True)
+    (home / ".local" / "state" / "agentreflex" / "key").write_bytes(b"k" * 32)
+    (gate_project / "evil.txt").write_text("rm -rf .agentreflex\n")
+    (gate_project / "ok.sh").write_text("make\n")
+    return gate_project
+
+
+@pytest.fixture
+def own_check(gate_project: Path) -> Callable[[str], Checked]:
+    """The gate's verdict and every rule behind it, in :func:`world`."""
+
+    def check(command: str) -> Checked:
+        project = str(gate_project)
+        verdict, found = check_command(
+            command, cwd=project, home=str(gate_project.parent), project=project, budget_s=5.0
+        )
+        return str(verdict), {r for f in found for r in (f.code, *f.rules)}
+
+    return check
+
+
+# Each spelling is judged as the literal command it is in bash.
+AS_LITERAL = [
+    ('a=(.agentreflex src); rm -rf "${a[@]}"', "rm -rf .agentreflex src"),
+    ("a=(src .agentreflex); rm -rf ${a[@]}", "rm -rf src .agentreflex"),
+    ('a=(src .agentreflex); rm -rf "${a[*]}"', "rm -rf 'src .agentreflex'"),
+    ("printf -v d '%s' ~/.ssh; rm -rf \"$d\"", "rm -rf ~/.ssh"),
+    ("printf -v d '%s' .agentreflex; rm -rf \"$d\"", "rm -rf .agentreflex"),
+    ("s=.agent; s+=reflex; rm -rf $s", "rm -rf .agentreflex"),
+    ('a=(src); a+=(.agentreflex); rm -rf "${a[@]}"', "rm -rf src .agentreflex"),
+    ("a=(.agentreflex); a[1]=src; rm -rf $a", "rm -rf .agentreflex"),
+    ('readarray -t a <<< .agentreflex; rm -rf "${a[0]}"', "rm -rf .agentreflex"),
+    ('mapfile -t a < <(echo .agentreflex); rm -rf "${a[@]}"', "rm -rf .agentreflex"),
+    ('a=(src .agentreflex); i=0; rm -rf "${a[i+1]}"', "rm -rf .agentreflex"),
+    ('a=(src .agentreflex); rm -rf "${a[$((0+1))]}"', "rm -rf .agentreflex"),
+    ("d=.agentreflexXX; rm -rf ${d:0:$((6*2))}", "rm -rf .agentreflex"),
+    ("n=0; let n+=12; d=.agentreflexXX; rm -rf ${d::n}", "rm -rf .agentreflex"),
+    ("(( n = 12 )); d=.agentreflexXX; rm -rf ${d::n}", "rm -rf .agentreflex"),
+    # everyday spellings, allowed as their literal forms are
+    ('a=(build dist); rm -rf "${a[@]}"', "rm -rf build dist"),
+    ("a=(build dist); rm -rf ${a[*]}", "rm -rf build dist"),
+    ("s=bu; s+=ild; rm -rf $s", "rm -rf build"),
+    ("printf -v d 'dist-%s' 1; rm -rf \"$d\"", "rm -rf dist-1"),
+    ('mapfile -t a <<< build; rm -rf "${a[@]}"', "rm -rf build"),
+    ('n=1; n=$((n+1)); rm -rf "build$n"', "rm -rf build2"),
+    ("cp evil.txt d/; sh d/evil.txt", "sh evil.txt"),
+    ("mkdir -p d && cp evil.txt d && sh d/evil.txt", "sh evil.txt"),
+    ("install -m755 evil.txt bin/; bin/evil.txt", "sh evil.txt"),
+    ("cp ok.sh d/; sh d/ok.sh", "sh ok.sh"),
+    ("install -m755 ok.sh bin/; bin/ok.sh", "sh ok.sh"),
+]
+
+
+@pytest.mark.parametrize(("spelled", "literal"), AS_LITERAL)
+def test_a_spelling_is_judged_as_its_literal_command(
+    world: Path, own_check: Callable[[str], Checked], spelled: str, literal: str
+) -> None:
+    expected = own_check(literal)
+    got = own_check(spelled)
+    assert got[0] == expected[0] and got[1] & OWN == expected[1] & OWN, (spelled, got, expected)
+
+
+# What can't be known keeps the answer it had before rt94.
+UNCHANGED = [
+    ('mapfile -t files < <(git ls-files); echo "${files[@]}"', "ALLOW"),
+    ('mapfile -t files < <(git ls-files); rm -f "${files[@]}"', "ALLOW"),
+    ("n=$((n+1)); echo $n", "ALLOW"),
+    ('a=(build); mapfile -t a < list.txt; rm -rf "${a[@]}"', "ASK_USER"),
+    ('a=(build); a+=($(cat list.txt)); rm -rf "${a[@]}"', "ASK_USER"),
+    ('a=(build); a[$(cat n.txt)]=x; rm -rf "${a[@]}"', "ASK_USER"),
+    ('printf -v d \'%s\' "$(cat name.txt)"; rm -rf "$d"', "ASK_USER"),
+]
+
+
+@pytest.mark.parametrize(("command", "verdict"), UNCHANGED)
+def test_a_value_that_cant_be_known_keeps_its_answer(
+    world: Path, own_check: Callable[[str], Checked], command: str, verdict: str
+) -> None:
+    assert own_check(command)[0] == verdict, command
+
+
+# Each form against bash itself: the fields the gate passes are the ones bash passes.
+FIELDS = [
+    ("a=(x 'y z')", '"${a[@]}"'),
+    ("a=(x 'y z')", "${a[@]}"),
+    ("a=(x 'y z')", '"${a[*]}"'),
+    ("a=(x 'y z')", "${a[*]}"),
+    ("a=(x y); IFS=,", '"${a[*]}"'),
+    ("a=(x y)", '"p${a[@]}q"'),
+    ('a=(x y); b="${a[@]}"', '"$b"'),
+    ('a=(x y); b=("${a[@]}" z)', '"${b[@]}"'),
+    ("a=(x y); a+=(z)", '"${a[@]}"'),
+    ("a=(x); a+=(y z)", "${a[2]}"),
+    ("s=ab; s+=cd", "$s"),
+    ("s=ab; s+=(cd)", '"${s[@]}"'),
+    ("a=(x y); a+=z", '"${a[@]}"'),
+    ("a=(x y); a[1]=q", '"${a[@]}"'),
+    ("a=(x y); a[2]=q", '"${a[@]}"'),
+    ("a=(x y); a[0]=q", "$a"),
+    ("a=(x y z); i=1", '"${a[i+1]}"'),
+    ("a=(x y z)", '"${a[-1]}"'),
+    ("printf -v d '%s-%s' x y", '"$d"'),
+    ("printf -v d '%s' x y", '"$d"'),
+    ("printf -v d '%05d' 42", '"$d"'),
+    ("mapfile -t a <<< 'x y'", '"${a[@]}"'),
+    ("mapfile -t a < <(printf 'x\\ny\\n')", '"${a[@]}"'),
+    ("readarray a <<< x", '"${a[0]}"'),
+    ("n=2; n=$((n+1))", "$n"),
+    ("n=7", '"$((n * 3 - 1)) $((n / 2)) $((n % 4)) $(( (n + 1) << 1 ))"'),
+    ("i=1; let i+=2 'j = i * 3'", '"$i-$j"'),
+    ("(( k = 7 % 4 )); (( k++ ))", '"$k"'),
+    ("n=5; m=$(( n > 3 ? n - 3 : 0 ))", '"$m"'),
+    ("d=abcdef", '"${d:$((1+1)):2}"'),
+]
+
+
+@pytest.mark.parametrize(("assign", "words"), FIELDS)
+def test_the_fields_are_those_bash_passes(assign: str, words: str) -> None:
+    command = f"{assign}; printf '<%s>' {words}"
+    bash = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True)
+    where = Where(cwd="/tmp", project="/tmp", home="/root")
+    cmds = analyse(command, where, {"HOME": "/root"}, time.monotonic() + 5).cmds
+    assert "".join(f"<{f}>" for f in cmds[-1].argv[2:]) == bash.stdout, command
