@@ -23,12 +23,14 @@ keeps the answer it had.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from agentreflex.core.testing import hook_process
 from agentreflex.gate.analyze import analyse
 from agentreflex.gate.check import check_command
 from agentreflex.gate.shell.paths import Where
@@ -178,3 +180,24 @@ def test_the_fields_are_those_bash_passes(assign: str, words: str) -> None:
     where = Where(cwd="/tmp", project="/tmp", home="/root")
     cmds = analyse(command, where, {"HOME": "/root"}, time.monotonic() + 5).cmds
     assert "".join(f"<{f}>" for f in cmds[-1].argv[2:]) == bash.stdout, command
+
+
+def test_real_hook_without_containment_denies_them(world: Path) -> None:
+    """The real Claude Code hook, the user's ``contain = false``, enforced mode: an array
+    given whole, ``printf -v``, arithmetic and a copy into a folder reaching the guard's
+    folder are denied; the everyday spellings are not."""
+    home = world.parent
+    (home / ".config" / "agentreflex").mkdir(parents=True)
+    (home / ".config" / "agentreflex" / "contain.toml").write_text("contain = false\n")
+
+    def answer(command: str) -> str:
+        payload = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": str(world)}
+        payload |= {"permission_mode": "bypassPermissions", "tool_name": "Bash"}
+        payload |= {"tool_input": {"command": command}}
+        out = hook_process(world, "claude-code", "PreToolUse", payload)
+        return str(json.loads(out)["hookSpecificOutput"]["permissionDecision"]) if out else ""
+
+    for command in [AS_LITERAL[0][0], AS_LITERAL[4][0], AS_LITERAL[12][0], AS_LITERAL[21][0]]:
+        assert answer(command) == "deny", command
+    for command in ['a=(build dist); rm -rf "${a[@]}"', 'n=1; n=$((n+1)); rm -rf "build$n"']:
+        assert answer(command) != "deny", command
