@@ -569,7 +569,8 @@ def sliced(value: str, fields: list[str]) -> str:
     """``${d:OFFSET}``, ``${d:OFFSET:LENGTH}``: an empty field is 0, a negative offset
     counts from the end (past the start: nothing), a negative length stops that far
     before the end (bash's manual); ``UNKNOWN`` for more fields, a field that is no
-    plain decimal (octal 010, arithmetic), or a length bash refuses."""
+    plain decimal (``_arith_word`` computes each first; one not followed is unknown),
+    or a length bash refuses."""
     if len(fields) > 2 or len(value) > _MAX_MODIFIED:
         return UNKNOWN
     if not all(not f.strip() or _INTEGER.fullmatch(f) for f in fields):
