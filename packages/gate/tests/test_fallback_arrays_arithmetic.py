@@ -94,6 +94,7 @@ AS_LITERAL = [
     ("cp evil.txt d/; sh d/evil.txt", "sh evil.txt"),
     ("mkdir -p d && cp evil.txt d && sh d/evil.txt", "sh evil.txt"),
     ("install -m755 evil.txt bin/; bin/evil.txt", "sh evil.txt"),
+    ('a=(.agentreflex x); a=build; rm -rf "${a[@]}"', "rm -rf build x"),
     ("cp ok.sh d/; sh d/ok.sh", "sh ok.sh"),
     ("install -m755 ok.sh bin/; bin/ok.sh", "sh ok.sh"),
 ]
@@ -136,6 +137,24 @@ def test_a_value_that_cant_be_known_keeps_its_answer(
     world: Path, own_check: Callable[[str], Checked], command: str, verdict: str
 ) -> None:
     assert own_check(command)[0] == verdict, command
+
+
+# A heredoc's body is kept as written: read or mapfile of one holding an expansion took
+# ``$HOME/.ssh`` as a folder of that name; and a name read as an array (``read -a``)
+# kept the elements it had.
+NOT_KNOWN = [
+    'read d <<EOF\n$HOME/.ssh\nEOF\nrm -rf "$d"',
+    'mapfile -t a <<EOF\n$HOME/.ssh\nEOF\nrm -rf "${a[@]}"',
+    'arr=(build); read -a arr <<< .agentreflex; rm -rf "${arr[@]}"',
+]
+
+
+@pytest.mark.parametrize("command", NOT_KNOWN)
+def test_input_not_known_leaves_the_names_unknown(
+    world: Path, own_check: Callable[[str], Checked], command: str
+) -> None:
+    assert own_check(command)[0] != "ALLOW", command
+    assert own_check("read d <<'EOF'\nbuild\nEOF\nrm -rf \"$d\"")[0] == "ALLOW"
 
 
 # Each form against bash itself: the fields the gate passes are the ones bash passes.
