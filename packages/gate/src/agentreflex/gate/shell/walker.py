@@ -829,7 +829,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         self.origins[name] = set(self._vars_used[mark:]) - {name}
         if self._capture(before):
             self.captured_vars.add(name)
-        if name_node.type == "subscript" or (adds and name + "[#]" in self.state.vars):
+        if name_node.type == "subscript" or name + "[#]" in self.state.vars:
             self._set_element(name, name_node, value, adds, depth)
             return name, self.state.vars[name]
         if adds:  # s+=x (red-team rt94)
@@ -837,8 +837,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         return name, value
 
     def _set_element(self, name: str, target: Any, value: str, adds: bool, depth: int) -> None:
-        """``a[N]=x`` (N read as bash's arithmetic), ``a[N]+=x``, and ``a+=x`` on an array,
-        which adds to its first element (bash's manual)."""
+        """``a[N]=x`` (N read as bash's arithmetic), ``a[N]+=x``, and ``a=x``/``a+=x`` on an
+        array, which set or add to its first element (bash's manual)."""
         index_node = target.child_by_field_name("index") if target.type == "subscript" else None
         index: int | None = 0
         if index_node is not None:
@@ -869,8 +869,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         rt89).  Input that is not the command's own text, or options beyond ``-r -s
         -e``, leave the names unknown, never the value they had before."""
         names = [a for a in cmd.args if not a.startswith("-")] or ["REPLY"]
-        text = cmd.stdin_text
-        if text is None and cmd.stdin_from is not None and len(names) == 1:
+        text = _own_text(cmd.stdin_text)
+        if cmd.stdin_text is None and cmd.stdin_from is not None and len(names) == 1:
             # find DIR | while read f: f is each item it yields, as xargs is handed them
             # (``_items``); the loop's body is walked once, with the first
             text = self._read_item(cmd.stdin_from)
@@ -879,16 +879,16 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             or has_marker(text)
             or any(a.startswith("-") and a.strip("-rse") for a in cmd.args)
         ):
-            for n in names:
-                self.state.vars[n] = UNKNOWN
+            for n in names:  # read -a NAME too: the array is not known
+                arrays.set_elements(self.state.vars, n, None)
             return
         fields = _read_fields((text.splitlines() or [""])[0], len(names), self._ifs(cmd))
-        if fields is None:
-            for n in names:
-                self.state.vars[n] = UNKNOWN
-            return
         for k, n in enumerate(names):
-            self.state.vars[n] = fields[k] if k < len(fields) else ""
+            value = UNKNOWN if fields is None else fields[k] if k < len(fields) else ""
+            if n + "[#]" in self.state.vars:  # read a, a an array: its first element
+                arrays.set_element(self.state.vars, n, 0, value)
+            else:
+                self.state.vars[n] = value
 
     def _mapfile(self, cmd: Cmd) -> None:
         """``mapfile -t a <<< TEXT``, ``readarray a < <(echo X)``: one element a line, its
@@ -896,7 +896,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         command's own text; any other input or option leaves the array unknown."""
         names = [a for a in cmd.args if not a.startswith("-")]
         name = names[-1] if names else "MAPFILE"
-        text = cmd.stdin_text
+        text = _own_text(cmd.stdin_text)
         sources = [t for op, t in cmd.redirects if op == "<"]
         if text is None and len(sources) == 1 and not has_marker(sources[0]):
             # < <(echo X), < file written here: a pipe's input is in a subshell's array
@@ -1420,6 +1420,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+def _own_text(text: str | None) -> str | None:
+    """The command's own input text as ``read`` and ``mapfile`` get it: a heredoc's body is
+    kept as written, so one with an expansion left in it (``<<EOF`` holding ``$HOME``)
+    is not known (red-team rt94); a here-string's words are expanded already."""
+    if text is None or any(c in text for c in "$`\\"):
+        return None
+    return text
 
 
 def _copied_into(words: list[str]) -> dict[str, str]:
