@@ -96,6 +96,11 @@ AS_LITERAL = [
     ("install -m755 evil.txt bin/; bin/evil.txt", "sh evil.txt"),
     ('a=(.agentreflex x); a=build; rm -rf "${a[@]}"', "rm -rf build x"),
     ("cp ok.sh d/; sh d/ok.sh", "sh ok.sh"),
+    # a substitution in an index, an arithmetic command or a loop's header runs
+    ("a[$(rm -rf ~/.ssh)]=1", "rm -rf ~/.ssh"),
+    ('echo "${a[$(rm -rf ~/.ssh)]}"', "rm -rf ~/.ssh"),
+    ("(( n = $(rm -rf ~/.ssh) ))", "rm -rf ~/.ssh"),
+    ("for ((i = 0; i < $(rm -rf ~/.ssh); i++)); do :; done", "rm -rf ~/.ssh"),
     ("install -m755 ok.sh bin/; bin/ok.sh", "sh ok.sh"),
 ]
 
@@ -146,7 +151,25 @@ NOT_KNOWN = [
     'read d <<EOF\n$HOME/.ssh\nEOF\nrm -rf "$d"',
     'mapfile -t a <<EOF\n$HOME/.ssh\nEOF\nrm -rf "${a[@]}"',
     'arr=(build); read -a arr <<< .agentreflex; rm -rf "${arr[@]}"',
+    # a loop's body is walked as its first pass; a counter is not known in the passes
+    # after it, nor after the loop (a value computed there was taken as the first's)
+    "i=0; while (( i < 12 )); do i=$((i+1)); done; d=XX.agentreflexYY; rm -rf ${d:2:i}",
+    "d=.agentreflexXX; i=0; while (( i < 13 )); do rm -rf ${d:0:i}; i=$((i+1)); done",
+    "d=.agentreflexXX; for ((i = 0; i < 13; i++)); do rm -rf ${d:0:i}; done",
+    "s=.agent; for w in a b c d; do s+=reflex; done; rm -rf $s",
 ]
+LOOPS_ALLOWED = [
+    "i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); done",
+    "n=0; for f in *.txt; do n=$((n+1)); done; echo $n",
+    'a=(); for f in x y; do a+=("$f"); done; rm -rf "${a[@]}"',
+    "for ((i = 0; i < 3; i++)); do mkdir -p out/$i; done",
+    "while true; do d=build; break; done; rm -rf $d",
+]
+
+
+@pytest.mark.parametrize("command", LOOPS_ALLOWED)
+def test_everyday_loops_stay_allowed(own_check: Callable[[str], Checked], command: str) -> None:
+    assert own_check(command)[0] == "ALLOW", command
 
 
 @pytest.mark.parametrize("command", NOT_KNOWN)
