@@ -67,6 +67,7 @@ _PRISMA_VALUED = frozenset({"--schema", "--config"})  # prisma options that take
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from agentreflex.gate.shell.walkstate import Checks
@@ -324,17 +325,64 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         if t == "comment":
             return None
         if t == "compound_statement" and node_text(node).startswith("(("):
-            self.children(node, depth, via)  # (( n = $(cmd) )) runs cmd
+            for part in node.named_children:  # (( n = $(cmd) )) runs cmd
+                self.side_effects(part, depth)
             arith.run(node_text(node)[2:-2], self.state.vars)  # (( n++ )) (red-team rt94)
             return None
         if t == "while_statement" and stdin_from is not None:
             # find DIR | while read f; do ...: the loop's commands with no input of their
             # own read the pipe, read among them (red-team rt89)
             with self._fed_by(Cmd([":"], node_text(node), self.state.cwd, stdin_from=stdin_from)):
-                self.children(node, depth, via)
+                self._repeated(lambda: self.children(node, depth, via))
+            return None
+        if t == "while_statement":
+            self._repeated(lambda: self.children(node, depth, via))
+            return None
+        if t == "c_style_for_statement":
+            self._c_for(node, depth, via)
             return None
         self.children(node, depth, via)
         return None
+
+    def _c_for(self, node: Any, depth: int, via: str) -> None:
+        """``for ((i = 0; i < n; i++)); do ...; done``: the start once, then each pass the
+        test, the body and the step, as bash's arithmetic runs them (red-team rt94)."""
+        tests = node.children_by_field_name("condition")
+        steps = node.children_by_field_name("update")
+        for start in node.children_by_field_name("initializer"):
+            self.side_effects(start, depth)  # for ((i = $(cmd); ...)) runs cmd
+            arith.run(node_text(start), self.state.vars)
+        for part in [*tests, *steps]:
+            self.side_effects(part, depth)
+        body = node.child_by_field_name("body")
+
+        def one_pass() -> None:
+            for test in tests:
+                arith.run(node_text(test), self.state.vars)
+            if body is not None:
+                self.stmt(body, depth, via=via)
+            for step in steps:
+                arith.run(node_text(step), self.state.vars)
+
+        self._repeated(one_pass)
+
+    def _repeated(self, walk: Callable[[], None]) -> None:
+        """A loop walked as its first pass, then once more with what that pass changed
+        unknown, as it is in the passes after (``i=$((i+1))``, ``a+=(X)``: red-team
+        rt94); what both passes set alike (``d=build``) stays known after the loop."""
+        vars_ = self.state.vars
+        before = dict(vars_)
+        walk()
+        first = dict(vars_)
+        changed = {k for k in {*before, *first} if before.get(k) != first.get(k)}
+        if not changed:
+            return
+        for k in changed:
+            vars_[k] = UNKNOWN
+        walk()
+        for k in changed:
+            if vars_.get(k) != first.get(k):
+                vars_[k] = UNKNOWN
 
     def children(self, node: Any, depth: int, via: str = "") -> None:
         # set -e is modelled in the command's own shell: a child shell (sh -c) that
@@ -805,12 +853,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         for child in node.children_by_field_name("value"):
             values.extend(self.expand(child, depth, split=True))
         name = node_text(var) if var is not None else ""
-        choices = values[:3] if values and len(values) <= 3 else [UNKNOWN]
-        for value in choices:
-            if name:
-                self.state.vars[name] = value
-            if body is not None:
-                self.stmt(body, depth)
+        if values and len(values) <= 3:
+            for value in values:  # each pass walked
+                self._pass(name, value, body, depth)
+        else:
+            self._repeated(lambda: self._pass(name, UNKNOWN, body, depth))
+
+    def _pass(self, name: str, value: str, body: Any, depth: int) -> None:
+        """One pass of a ``for`` loop, its name set to ``value``."""
+        if name:
+            self.state.vars[name] = value
+        if body is not None:
+            self.stmt(body, depth)
 
     def assignment(self, node: Any, depth: int) -> tuple[str, str]:
         """``NAME=value`` as ``(NAME, value)``; ``a=(...)``, ``a+=...`` and ``a[N]=x`` keep

@@ -447,7 +447,7 @@ class WordsMixin(WalkerBase):
         names = [c for c in kids if c.type == "variable_name" or c.type == "special_variable_name"]
         ops = [node_text(c) for c in kids if not c.is_named and node_text(c) not in ("${", "}")]
         if not names:
-            return self._element(kids, quoted) if not ops else UNKNOWN
+            return self._element(kids, quoted, depth) if not ops else UNKNOWN
         name = node_text(names[0])
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
@@ -512,7 +512,7 @@ class WordsMixin(WalkerBase):
         value = arith.run(word, self.state.vars)
         return UNKNOWN if value is None else str(value)
 
-    def _element(self, kids: list[Any], quoted: bool) -> str:
+    def _element(self, kids: list[Any], quoted: bool, depth: int) -> str:
         """``${a[1]}``, ``${a[i+1]}``, ``${a[@]}``: an element of an array the command set,
         as :mod:`arrays` keeps it (the index read as bash's arithmetic); the whole array
         is its elements between field breaks, ``"${a[*]}"`` them joined by IFS's first
@@ -524,6 +524,7 @@ class WordsMixin(WalkerBase):
             return UNKNOWN
         name, index = node_text(name_node), node_text(index_node)
         self._use(name)
+        self.side_effects(index_node, depth)  # ${a[$(cmd)]} runs cmd
         if index not in ("@", "*"):
             return arrays.element(self.state.vars, name, arith.run(index, self.state.vars))
         items = arrays.elements(self.state.vars, name)
