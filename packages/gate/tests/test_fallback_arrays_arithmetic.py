@@ -96,6 +96,9 @@ AS_LITERAL = [
     ("install -m755 evil.txt bin/; bin/evil.txt", "sh evil.txt"),
     ('a=(.agentreflex x); a=build; rm -rf "${a[@]}"', "rm -rf build x"),
     ("cp ok.sh d/; sh d/ok.sh", "sh ok.sh"),
+    ("cp -t bin evil.txt; sh bin/evil.txt", "sh evil.txt"),
+    ("install -m 755 -t bin evil.txt && bin/evil.txt", "sh evil.txt"),
+    ("mv --target-directory=d evil.txt; bash d/evil.txt", "sh evil.txt"),
     # a substitution in an index, an arithmetic command or a loop's header runs
     ("a[$(rm -rf ~/.ssh)]=1", "rm -rf ~/.ssh"),
     ('echo "${a[$(rm -rf ~/.ssh)]}"', "rm -rf ~/.ssh"),
