@@ -1411,15 +1411,18 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 appended.update(named)
         words = [a for a in cmd.args if not a.startswith("-")]
         into: dict[str, str] = {}
-        if cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
+        folder = _target_folder(cmd.args) if cmd.name in ("cp", "mv", "install", "ln") else None
+        if folder is not None:  # cp -t DIR A B
+            into = _copied_into([w for w in words if w != folder], folder)
+        elif cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
             # the copy has the source's content: known only if the source was written here
             source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
             targets.append(words[-1])
             content = source if len(words) == 2 and source is not None else UNKNOWN
             if len(words) == 2:
                 copied[words[-1]] = words[0]
-            into = _copied_into(words)
-            copied.update(into)
+            into = _copied_into(words[:-1], words[-1])
+        copied.update(into)
         files = {t: content if content is not None else UNKNOWN for t in targets}
         for t, source_word in into.items():
             # cp x.sh d/: d/x.sh, if d is a folder (else it is d itself, above) (rt94)
@@ -1485,18 +1488,37 @@ def _own_text(text: str | None) -> str | None:
     return text
 
 
-def _copied_into(words: list[str]) -> dict[str, str]:
+def _copied_into(sources: list[str], folder: str) -> dict[str, str]:
     """``cp A B DIR``: the files a copy into the folder ``DIR`` makes (``DIR/A``, ``DIR/B``)
-    and the source of each (cp(1), install(1)); the last word is taken as a folder
+    and the source of each (cp(1), install(1)); a last word is taken as a folder
     whether or not it is one now (``mkdir -p d && cp x d``)."""
-    folder = words[-1].rstrip("/")
+    folder = folder.rstrip("/")
     if has_marker(folder):
         return {}
     return {
         f"{folder or '/'}/{_basename(w.rstrip('/'))}".replace("//", "/"): w
-        for w in words[:-1]
+        for w in sources
         if not has_marker(w) and w.rstrip("/")
     }
+
+
+def _target_folder(args: list[str]) -> str | None:
+    """The folder ``-t DIR``, ``-tDIR``, ``-rt DIR`` or ``--target-directory[=]DIR`` names
+    (coreutils' cp, mv, install, ln); ``None`` when there is none.  The folder's words
+    are then no source: callers drop ``DIR`` from the operands themselves."""
+    for k, arg in enumerate(args):
+        if arg == "--":
+            return None
+        value = ""
+        if arg.startswith("--target-directory"):
+            value = arg.partition("=")[2] or (args[k + 1] if k + 1 < len(args) else "")
+        elif arg[:1] == "-" and arg[1:2] != "-":
+            flags, t, rest = arg[1:].partition("t")
+            if t and (not flags or flags.isalpha()):  # -t DIR, -rt DIR, -tDIR; not -S.tmp
+                value = rest or (args[k + 1] if k + 1 < len(args) else "")
+        if value:
+            return value
+    return None
 
 
 def _messages_only(redirects: list[tuple[str, str]]) -> set[str]:
