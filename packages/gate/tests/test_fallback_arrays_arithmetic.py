@@ -99,6 +99,10 @@ AS_LITERAL = [
     ("cp -t bin evil.txt; sh bin/evil.txt", "sh evil.txt"),
     ("install -m 755 -t bin evil.txt && bin/evil.txt", "sh evil.txt"),
     ("mv --target-directory=d evil.txt; bash d/evil.txt", "sh evil.txt"),
+    # printf uses its format again while arguments are left (bash's help printf)
+    ("printf '%s\\n' ls 'rm -rf .agentreflex' | sh", "rm -rf .agentreflex"),
+    ("printf '%s\\n' ls 'rm -rf .agentreflex' > j.sh; sh j.sh", "rm -rf .agentreflex"),
+    ("printf '%s\\n' ls pwd | sh", "ls"),
     # a substitution in an index, an arithmetic command or a loop's header runs
     ("a[$(rm -rf ~/.ssh)]=1", "rm -rf ~/.ssh"),
     ('echo "${a[$(rm -rf ~/.ssh)]}"', "rm -rf ~/.ssh"),
