@@ -40,6 +40,9 @@ def echo_text(cmd: Cmd) -> str:
         if not args:
             return ""
         fmt, rest = args[0], args[1:]
+        printed = printf_text(fmt, rest)  # the format used again for arguments left (rt94)
+        if printed is not None:
+            return printed
         text = fmt.replace("%s", "{}").replace("%b", "{}")
         try:
             text = text.format(*rest) if "{}" in text else fmt + "".join(rest)
