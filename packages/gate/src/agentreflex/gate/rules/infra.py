@@ -795,6 +795,25 @@ _RELEASES: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+# cargo-release's steps that publish nothing (``cargo release version patch -x`` edits
+# Cargo.toml, ``push`` is a git push); ``publish`` and the whole flow (a level or a
+# version as first word, or none) upload to the registry unless --no-publish.
+_CARGO_RELEASE_STEPS = frozenset(
+    {"changes", "version", "replace", "hook", "commit", "tag", "push", "owner", "config"}
+)
+
+
+def _cargo_release_publishes(name: str, args: list[str], words: list[str]) -> bool:
+    """Whether ``cargo release ...`` uploads to crates.io: only with ``--execute``/``-x``
+    (without it cargo-release is a dry run), in its ``publish`` step or its whole flow."""
+    if name != "cargo" or words[:1] != ["release"]:
+        return False
+    if not any(a in ("--execute", "-x") for a in args) or "--no-publish" in args:
+        return False
+    steps = set(words[1:])  # an option's value may stand among them (-p crate)
+    return "publish" in steps or not steps & _CARGO_RELEASE_STEPS
+
+
 # Flags that make a program print its version or usage and stop, whatever it does by default.
 _ASKS_ONLY = frozenset({"--version", "-v", "--help", "-h"})
 
@@ -812,6 +831,7 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
     )
     if name == "goreleaser" and words[:1] and words[0] != "release":
         released = False
+    released = released or _cargo_release_publishes(name, args, words)
     if not words and any(a in _ASKS_ONLY for a in args):
         released = False  # goreleaser --version: a tool that releases by default, asked about
     if released:
