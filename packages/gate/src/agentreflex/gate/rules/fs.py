@@ -584,6 +584,16 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             f"This removes {full}, one service's configuration file in a drop-in folder. "
             "Check it is the one the user means to replace or switch off.",
         )
+    if place is Place.SYSTEM and not recursive and _app_dir(full):
+        # a Rails entrypoint's rm -f /usr/src/app/tmp/pids/server.pid, the web root's
+        # default index.html: an application's file, judged as /app/... is
+        return Hit.destructive(
+            "GATE-RM-OUTSIDE",
+            P_WARN,
+            cmd,
+            f"This deletes {full}, a file of an application outside the project. "
+            "Make sure the user wants that.",
+        )
     if place in (Place.SYSTEM, Place.DEVICE):
         return Hit.destructive(
             "GATE-RM-SYSTEM",
