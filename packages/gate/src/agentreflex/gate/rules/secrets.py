@@ -402,6 +402,13 @@ def secret_printer(cmd: Cmd) -> str:
         return issued
     if name == "heroku" and words[:1] == ["auth:token"]:
         return "the Heroku token"
+    if (
+        name in ("terraform", "tofu", "terragrunt")
+        and words[:1] == ["output"]
+        and any(_SECRET_VAR.search(w) for w in words[1:2])
+        and any(a.startswith(("-raw", "-json", "--raw", "--json")) for a in args)
+    ):
+        return f"the Terraform output {words[1]}, a credential (-raw/-json show sensitive ones)"
     # the credential helpers' protocol: `git credential fill` answers password=...,
     # a helper's `get` (git credential-store get, docker-credential-desktop get) the same
     helper = name.startswith(("git-credential-", "docker-credential-")) and words[:1] == ["get"]
