@@ -584,7 +584,12 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             f"This removes {full}, one service's configuration file in a drop-in folder. "
             "Check it is the one the user means to replace or switch off.",
         )
-    if place is Place.SYSTEM and not recursive and _app_dir(full):
+    if (
+        place is Place.SYSTEM
+        and not recursive
+        and _app_dir(full)
+        and not full.startswith(_PACKAGE_PREFIXES)
+    ):
         # a Rails entrypoint's rm -f /usr/src/app/tmp/pids/server.pid, the web root's
         # default index.html: an application's file, judged as /app/... is
         return Hit.destructive(
@@ -925,6 +930,8 @@ _SELF_GROUPS = (*_SELF_OWNERS, "$(id -g)", "$(id -gn)")
 def gives_to_user(cmd: Cmd, where: Where) -> bool:
     """Whether a chown gives its files to the user running it, and its group, if one is
     named, is the user's too (``$USER:$USER``, ``$(id -u):$(id -g)``)."""
+    if any(a.startswith("--reference") for a in cmd.args):
+        return False  # the owner is the reference file's; every word is a file operand
     owner, _, group = _chown_spec(cmd.text).partition(":")
     name = where.home.rstrip("/").rsplit("/", 1)[-1]
     mine = (owner,) if not group else (owner, group)
@@ -938,6 +945,9 @@ def gives_to_user(cmd: Cmd, where: Where) -> bool:
 _APP_DIRS = ("/var/www", "/usr/share/nginx/html")
 # Folders whose subfolders are applications (``/srv/app``, ``/opt/tool``), not themselves.
 _APP_PARENTS = ("/srv", "/opt", "/usr/src", "/usr/local/src")
+# Package managers' prefixes under /opt (Homebrew on Apple silicon, MacPorts): the
+# system's programs, not an application's files.
+_PACKAGE_PREFIXES = ("/opt/homebrew/", "/opt/local/")
 
 
 def _app_dir(full: str) -> bool:

@@ -1391,7 +1391,9 @@ def loaded_env(
 
 
 # What makes curl or wget print the request it sends, its headers among them.
-_SHOWS_REQUEST = frozenset({"-v", "--verbose", "--trace", "--trace-ascii", "-d", "--debug"})
+_SHOWS_REQUEST = frozenset(
+    {"-v", "--verbose", "--trace", "--trace-ascii", "--libcurl", "-d", "--debug"}
+)
 _NAME_WORD = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
