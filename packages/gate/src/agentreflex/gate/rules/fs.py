@@ -831,7 +831,11 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     mode, targets = positional[0], positional[1:]
     hits = []
-    to_self = cmd.name in ("chown", "chgrp") and _names_the_user(cmd.text, where)
+    to_self = (
+        cmd.name in ("chown", "chgrp")
+        and _names_the_user(cmd.text, where)
+        and not _user_renamed(cmd)
+    )
     for t in targets:
         place, full = classify(t, where, cmd.cwd)
         if to_self and place in (Place.HOME, Place.HOME_DOT, Place.HOME_OTHER, Place.CACHE):
@@ -909,6 +913,12 @@ def _names_the_user(text: str, where: Where) -> bool:
     return owner.startswith(_SELF_OWNERS) or (bool(name) and owner == name)
 
 
+def _user_renamed(cmd: Cmd) -> bool:
+    """Whether the line set ``$USER`` or ``$LOGNAME`` before the chown (``USER=root;``,
+    ``read USER``, ``export``): then it no longer names the user running it."""
+    return any(n in cmd.shell_vars or n in cmd.assigns for n in ("USER", "LOGNAME"))
+
+
 def _chown_spec(text: str) -> str:
     """A chown's ``OWNER[:GROUP]`` as written (its words keep ``$USER``, which the
     command's arguments hold only as unknown)."""
@@ -930,8 +940,8 @@ _SELF_GROUPS = (*_SELF_OWNERS, "$(id -g)", "$(id -gn)")
 def gives_to_user(cmd: Cmd, where: Where) -> bool:
     """Whether a chown gives its files to the user running it, and its group, if one is
     named, is the user's too (``$USER:$USER``, ``$(id -u):$(id -g)``)."""
-    if any(a.startswith("--reference") for a in cmd.args):
-        return False  # the owner is the reference file's; every word is a file operand
+    if any(a.startswith("--reference") for a in cmd.args) or _user_renamed(cmd):
+        return False  # the owner is the reference file's, or $USER is no longer the user
     owner, _, group = _chown_spec(cmd.text).partition(":")
     name = where.home.rstrip("/").rsplit("/", 1)[-1]
     mine = (owner,) if not group else (owner, group)
