@@ -1,0 +1,143 @@
+"""The temp folder and the hosts' own folders where the session's variables move them.
+
+Red-team rt96, after rt92 (a cache variable at a folder something runs from later moves
+nothing):
+
+* ``TMPDIR`` is the one temp folder programs use (``{tmp}``), and it was made writable
+  wherever it pointed: ``~/.ssh``, ``~/.local/bin`` on the PATH, the folder that holds this
+  project and the user's others, the guard's own state.  The same rule holds it now: such
+  a value moves nothing, and the temp folders are the system's.
+* ``runs_later`` folders that ``XDG_CONFIG_HOME``, ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` or
+  ``COPILOT_HOME`` put outside home (``/tmp/cfg``) were writable as part of the temp folder,
+  though the host reads its settings, hooks and commands from there next session.
+* An ``{env:NAME}`` read-only entry whose value the rule refuses (meant for writable
+  entries) lost the read-only entry with it.
+
+Each is shown with a real command in bubblewrap, and the file it aimed at checked after.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from agentreflex.core.contain import boundary as contain
+from agentreflex.core.contain.policy import placeholders
+from agentreflex.core.state import userdirs
+
+
+def _run(command: str, project: Path) -> subprocess.CompletedProcess[str]:
+    if contain.engine_path() is None:
+        pytest.fail("bubblewrap is not installed: `apt-get install -y bubblewrap`")
+    line = contain.rewrite(command, str(project))
+    return subprocess.run(
+        ["bash", "-c", line], cwd=project, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture
+def src(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``~/src`` with this project and another one in it, ``~/.local/bin`` on the PATH."""
+    home = Path(os.environ["HOME"])
+    for folder in ("src/app", "src/other", ".ssh", ".local/bin", "tmp"):
+        (home / folder).mkdir(parents=True)
+    (home / "src" / "other" / "Makefile").write_text("all:\n")
+    Path(userdirs.user_state_dir()).mkdir(parents=True)
+    monkeypatch.setenv("PATH", f"{home}/.local/bin:/usr/bin:/bin")
+    return home / "src" / "app"
+
+
+@pytest.mark.parametrize(
+    "where", [".ssh", ".local/bin", "src", ".local/state/agentreflex", ".local"]
+)
+def test_a_temp_folder_the_rule_refuses_is_not_writable(
+    src: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    home = Path(os.environ["HOME"])
+    folder = home / where
+    folder.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("TMPDIR", str(folder))
+    target = home / "src" / "other" / "Makefile" if where == "src" else folder / "planted"
+    done = _run(f"echo planted > {target}", src)
+    assert done.returncode != 0
+    assert not (folder / "planted").exists()
+    assert (home / "src" / "other" / "Makefile").read_text() == "all:\n"
+    # and the plan says the temp folders are the system's
+    assert str(folder) not in placeholders(str(src), os.environ)["{tmp}"]
+
+
+def test_an_ordinary_temp_folder_stays_writable(src: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temp folder of its own in home (``~/tmp``), and one beside it that does not exist yet."""
+    home = Path(os.environ["HOME"])
+    monkeypatch.setenv("TMPDIR", str(home / "tmp"))
+    done = _run(f"echo made > {home}/tmp/file", src)
+    assert done.returncode == 0, done.stderr
+    assert (home / "tmp" / "file").read_text() == "made\n"
+    for value in ("/tmp/x", "/var/tmp", str(home / "new-folder")):
+        env = {**os.environ, "TMPDIR": value}
+        assert value in placeholders(str(src), env)["{tmp}"], value
+
+
+def test_a_temp_folder_above_home_or_the_project_moves_nothing(tmp_path: Path) -> None:
+    """Above home (``TMPDIR=/scratch``, home ``/scratch/home``) or the project's folder, the
+    whole of it would be writable: the user's other folders there, other users' homes.  Under
+    the system's temp folder in this test, so shown by the plan: none of them is a temp
+    folder, and no writable mount stands at or above them."""
+    home = tmp_path / "scratch" / "home"
+    project = tmp_path / "work" / "app"
+    home.mkdir(parents=True)
+    project.mkdir(parents=True)
+    for value in (tmp_path / "scratch", home, tmp_path / "work", project, tmp_path):
+        env = {"HOME": str(home), "TMPDIR": str(value), "PATH": "/usr/bin:/bin"}
+        assert userdirs.temp_dirs(env)[-1] == str(value)  # what programs still use
+        assert placeholders(str(project), env)["{tmp}"] == [
+            "/tmp",
+            "/var/tmp",
+            "/dev/shm",
+        ], value
+        result = contain.plan(str(project), contain.load_policy(), env)
+        assert contain.Mount(str(value), "rw") not in result.mounts
+
+
+@pytest.mark.parametrize(
+    ("variable", "inside"),
+    [
+        ("XDG_CONFIG_HOME", "autostart/agent.desktop"),
+        ("XDG_CONFIG_HOME", "systemd/user/agent.service"),
+        ("CLAUDE_CONFIG_DIR", "commands/deploy.md"),
+        ("CLAUDE_CONFIG_DIR", "CLAUDE.md"),
+        ("CODEX_HOME", "prompts/x.md"),
+        ("COPILOT_HOME", "agents/x.agent.md"),
+    ],
+)
+def test_a_hosts_folder_moved_out_of_home_is_read_only(
+    tmp_path: Path, src: Path, monkeypatch: pytest.MonkeyPatch, variable: str, inside: str
+) -> None:
+    """The host reads its settings, commands and instructions from there at its next start,
+    outside any boundary: as read-only as ``~/.config`` and ``~/.claude`` in home."""
+    folder = tmp_path / "moved" / variable.lower()
+    (folder / Path(inside).parent).mkdir(parents=True)
+    monkeypatch.setenv(variable, str(folder))
+    done = _run(f"echo planted > {folder / inside}; echo kept > {tmp_path}/beside", src)
+    assert not (folder / inside).exists()
+    assert (tmp_path / "beside").read_text() == "kept\n"  # the temp folder stays writable
+    assert "Read-only file system" in done.stderr
+
+
+def test_a_refused_value_keeps_its_read_only_entry(
+    tmp_path: Path, src: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``{env:PLAYWRIGHT_BROWSERS_PATH}/*`` holds the installed browsers read-only; a value the
+    rule refuses (at or above a folder on the PATH: the user put a browser's folder there)
+    took the entry with it, and the browser under the temp folder was writable."""
+    browsers = tmp_path / "pw"
+    chrome = browsers / "chromium-1140" / "chrome-linux"
+    chrome.mkdir(parents=True)
+    (chrome / "chrome").write_text("#!/bin/sh\n")
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(browsers))
+    monkeypatch.setenv("PATH", f"{chrome}:/usr/bin:/bin")
+    done = _run(f"echo planted > {chrome}/chrome", src)
+    assert (chrome / "chrome").read_text() == "#!/bin/sh\n"
+    assert "Read-only file system" in done.stderr
