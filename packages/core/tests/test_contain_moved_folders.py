@@ -46,6 +46,9 @@ def src(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (home / "src" / "other" / "Makefile").write_text("all:\n")
     Path(userdirs.user_state_dir()).mkdir(parents=True)
     monkeypatch.setenv("PATH", f"{home}/.local/bin:/usr/bin:/bin")
+    # a temp folder of the test's own: the harness's TMPDIR may hold home (the rule refuses it)
+    (tmp_path / "t").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "t"))
     return home / "src" / "app"
 
 
@@ -117,12 +120,13 @@ def test_a_hosts_folder_moved_out_of_home_is_read_only(
 ) -> None:
     """The host reads its settings, commands and instructions from there at its next start,
     outside any boundary: as read-only as ``~/.config`` and ``~/.claude`` in home."""
+    temp = tmp_path / "t"  # (a TMPDIR above the folder would be refused: rt92's rule)
     folder = tmp_path / "moved" / variable.lower()
     (folder / Path(inside).parent).mkdir(parents=True)
     monkeypatch.setenv(variable, str(folder))
-    done = _run(f"echo planted > {folder / inside}; echo kept > {tmp_path}/beside", src)
+    done = _run(f"echo planted > {folder / inside}; echo kept > {temp}/beside", src)
     assert not (folder / inside).exists()
-    assert (tmp_path / "beside").read_text() == "kept\n"  # the temp folder stays writable
+    assert (temp / "beside").read_text() == "kept\n"  # the temp folder stays writable
     assert "Read-only file system" in done.stderr
 
 
@@ -132,7 +136,7 @@ def test_a_refused_value_keeps_its_read_only_entry(
     """``{env:PLAYWRIGHT_BROWSERS_PATH}/*`` holds the installed browsers read-only; a value the
     rule refuses (at or above a folder on the PATH: the user put a browser's folder there)
     took the entry with it, and the browser under the temp folder was writable."""
-    browsers = tmp_path / "pw"
+    browsers = tmp_path / "t" / "pw"  # in the temp folder: writable but for the entry
     chrome = browsers / "chromium-1140" / "chrome-linux"
     chrome.mkdir(parents=True)
     (chrome / "chrome").write_text("#!/bin/sh\n")
@@ -141,3 +145,20 @@ def test_a_refused_value_keeps_its_read_only_entry(
     done = _run(f"echo planted > {chrome}/chrome", src)
     assert (chrome / "chrome").read_text() == "#!/bin/sh\n"
     assert "Read-only file system" in done.stderr
+
+
+def test_doctor_says_why_the_temp_folder_is_not_writable(
+    src: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentreflex.core.cli import doctor
+
+    said: list[str] = []
+    doctor._containment_checks(str(src), True, lambda *a: said.append(" ".join(map(str, a))))
+    assert not [s for s in said if "temp folder" in s]  # an ordinary one: nothing to say
+    home = Path(os.environ["HOME"])
+    monkeypatch.setenv("TMPDIR", str(home / ".ssh"))
+    doctor._containment_checks(str(src), False, lambda *a: said.append(" ".join(map(str, a))))
+    assert not [s for s in said if "temp folder" in s]  # shadow mode: no boundary
+    doctor._containment_checks(str(src), True, lambda *a: said.append(" ".join(map(str, a))))
+    line = next(s for s in said if s.startswith("containment temp folder"))
+    assert f"TMPDIR={home}/.ssh is" in line and "runs from later" in line, line

@@ -135,7 +135,8 @@ def plan(
         ("hide", policy.unreadable),
     ):
         for entry in entries:
-            for raw in globbed(expand_entry(entry, named, home, values)):
+            held = kind in ("ro", "hide")
+            for raw in globbed(expand_entry(entry, named, home, values, held)):
                 path = os.path.normpath(raw)
                 if kind == "shadow":
                     mount = _shadow(path, chosen, result, values)
