@@ -162,3 +162,25 @@ def test_doctor_says_why_the_temp_folder_is_not_writable(
     doctor._containment_checks(str(src), True, lambda *a: said.append(" ".join(map(str, a))))
     line = next(s for s in said if s.startswith("containment temp folder"))
     assert f"TMPDIR={home}/.ssh is" in line and "runs from later" in line, line
+
+
+def test_install_holds_them_in_claude_codes_sandbox_too(
+    tmp_path: Path, src: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``install --sandbox`` takes the same lists: a moved-out host folder and the browsers
+    under a refused value are in ``denyWrite``."""
+    from agentreflex.core.install.base import Options
+    from agentreflex.core.install.sandbox import policy_paths
+
+    config = tmp_path / "cfg"
+    config.mkdir()
+    chrome = tmp_path / "pw" / "chromium-1140" / "chrome-linux"
+    chrome.mkdir(parents=True)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "pw"))
+    monkeypatch.setenv("PATH", f"{chrome}:/usr/bin:/bin")
+    opts = Options(scope="project", binary="agentreflex", project=str(src))
+    read_only, _unreadable, writable = policy_paths(opts)
+    assert str(config) in read_only
+    assert str(tmp_path / "pw" / "chromium-1140") in read_only
+    assert not [w for w in writable if w.startswith(str(tmp_path / "pw"))]
