@@ -556,6 +556,10 @@ def test_the_move_has_no_effect(
     if "then" in move:
         steps.append((move["then"], world.project / move["then_cwd"]))
     for n, (run, cwd) in enumerate(steps):
+        if n and not cwd.is_dir():
+            # the first call could not make it: a temp folder that holds the project is
+            # refused as such (rt96: a harness's TMPDIR above HOME), its siblings read-only
+            break
         if n:
             time.sleep(move.get("pause", 0))  # the agent's next call comes later
             if "write" in move:  # red-team rt21: the host's own file tool, between the calls
