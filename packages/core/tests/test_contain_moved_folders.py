@@ -184,3 +184,15 @@ def test_install_holds_them_in_claude_codes_sandbox_too(
     assert str(config) in read_only
     assert str(tmp_path / "pw" / "chromium-1140") in read_only
     assert not [w for w in writable if w.startswith(str(tmp_path / "pw"))]
+
+
+def test_a_hosts_folder_moved_out_of_home_cant_be_made_either(
+    tmp_path: Path, src: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``XDG_CONFIG_HOME=/tmp/cfg`` not made yet: a command that made it, with an autostart
+    entry in it, had the user's next login run that entry."""
+    config = tmp_path / "cfg"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    _run(f"mkdir -p {config}/autostart && echo planted > {config}/autostart/a.desktop", src)
+    assert not (config / "autostart").exists()
+    assert not config.exists() or not any(config.iterdir())
