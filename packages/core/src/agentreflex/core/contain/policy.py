@@ -195,7 +195,10 @@ def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     found = homelinks.targets(userdirs.home_dir(env), roots)
     values["{home_links}"] = [p for p in found if os.path.lexists(p)]
     values.update(_git_folders(project, home, values))
-    values["{runs_later}"] = _moved_out(home, env)
+    moved = _moved_out(home, env)
+    values["{runs_later}"] = [p for p in moved if os.path.lexists(p)]
+    # (not a policy placeholder: the plan makes each an empty read-only folder, .mounts)
+    values["{runs_later_missing}"] = [p for p in moved if not os.path.lexists(p)]
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
@@ -452,22 +455,19 @@ _MOVED_HOMES = {
 
 
 def _moved_out(home: str, env: Mapping[str, str]) -> list[str]:
-    """``{runs_later}``: the ``runs_later`` folders outside home (where ``XDG_CONFIG_HOME``,
-    ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` or ``COPILOT_HOME`` put them), that exist.
+    """The ``runs_later`` folders outside home (where ``XDG_CONFIG_HOME``,
+    ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` or ``COPILOT_HOME`` put them).
 
     Why: home is read-only in the boundary, these folders in it with it; moved out (``/tmp/
     cfg``), one was writable as part of the temp folder, though the host reads its settings,
     hooks and commands from there at its next start, outside any boundary (red-team rt96).
-    A missing one is left out: a missing read-only path outside the project has no folder
-    the boundary could hold for it (:func:`.mounts._cover`), so the plan would only list it.
+    ``{runs_later}`` is those that exist (a hosts' sandbox takes a path list, and a missing
+    path there may be left behind as a file); the plan makes a missing one in a writable
+    folder an empty read-only folder, so a command can't make it either.
     """
     homes = {spelled(home), os.path.realpath(home)}
     found = _runs_later(_lists_or_builtin(env)["runs_later"], home, env)
-    return [
-        p
-        for p in dict.fromkeys(found)
-        if not any(inside(p, h) for h in homes) and os.path.lexists(p)
-    ]
+    return [p for p in dict.fromkeys(found) if not any(inside(p, h) for h in homes)]
 
 
 def _runs_later(entries: Sequence[str], home: str, env: Mapping[str, str]) -> list[str]:
