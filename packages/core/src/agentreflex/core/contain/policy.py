@@ -127,10 +127,8 @@ def _temp_dirs(env: Mapping[str, str], projects: Sequence[str]) -> list[str]:
     """``{tmp}``: the system's temp folders, and ``TMPDIR`` unless :func:`temp_refused`
     says why not (then programs' own temp files go where the boundary makes them fail)."""
     found = userdirs.temp_dirs(env)
-    return [d for d in found if d in _SYSTEM_TEMP or not temp_refused(env, projects)]
-
-
-_SYSTEM_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+    system = userdirs.SYSTEM_TEMP_DIRS
+    return [d for d in found if d in system or not temp_refused(env, projects)]
 
 
 def temp_refused(env: Mapping[str, str], projects: Sequence[str]) -> str:
@@ -143,7 +141,7 @@ def temp_refused(env: Mapping[str, str], projects: Sequence[str]) -> str:
     ``.envrc``, a dotenv the host loads).  The system's temp folders stay writable.
     """
     value = userdirs.temp_dir(env)
-    if value in _SYSTEM_TEMP or value not in userdirs.temp_dirs(env):
+    if value in userdirs.SYSTEM_TEMP_DIRS or value not in userdirs.temp_dirs(env):
         return ""
     why = unmoved_reason(value, userdirs.home_dir(env), projects, env)
     return f"TMPDIR={env.get('TMPDIR', '')} {why}" if why else ""
