@@ -366,8 +366,9 @@ def prefilter(command: str, where: Where) -> Cmd | None:
         return None  # runs a command, maybe after its own options (``uv --directory D run X``)
     if words[0] in RUNNER_FIRST and _runs_what_follows(words):
         return None  # runs what follows, maybe after its options (``npm --prefix web exec X``)
-    if words[0] == "cargo" and words[1:2] in (["sqlx"], ["diesel"]):
-        return None  # database tools run through cargo: the databases pack decides
+    if words[0] == "cargo" and words[1:2] in (["sqlx"], ["diesel"], ["release"]):
+        return None  # database tools run through cargo: the databases pack decides; and
+        # cargo-release's whole flow publishes (cargo release patch -x): infra.publish decides
     if words[0] in ("node", "deno", "bun") and any(
         w in ("-e", "-p", "--eval", "eval") for w in words
     ):

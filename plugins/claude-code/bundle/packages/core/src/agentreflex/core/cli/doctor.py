@@ -142,6 +142,16 @@ def _containment_checks(project: str, enforced: bool, add: Any) -> None:
         alone = fallback(project)
         if alone:
             add("containment pid namespace", True, alone)
+    from agentreflex.core.contain.policy import temp_refused
+
+    refused = temp_refused(os.environ, [project]) if enforced else ""
+    if refused:  # (in shadow mode commands run as written: no boundary to say it of)
+        add(
+            "containment temp folder",
+            True,
+            f"{refused}: not writable in the boundary (the system's temp folders are); set "
+            "TMPDIR to a folder of its own",
+        )
     typed = terminal_injection()
     if typed:
         add("containment terminal", True, typed)

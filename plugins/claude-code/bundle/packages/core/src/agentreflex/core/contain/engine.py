@@ -150,7 +150,7 @@ def bwrap_args(result: Plan, engine: str = ENGINE, joined: bool = False) -> list
         proc = ["--proc", "/proc"]
     else:
         spaces, proc = ["--unshare-user"], ["--bind", "/proc", "/proc"]
-    args = [engine, *spaces, "--cap-drop", "ALL", *_base(proc)]
+    args = [engine, *spaces, "--cap-drop", "ALL", *_base(proc), *_other_terminals()]
     for name in HOST_SERVER_VARIABLES:  # the hosts' servers' tokens, hidden like their files
         args += ["--unsetenv", name]
     return args + _mount_args(result)
@@ -167,6 +167,36 @@ def holder_view(result: Plan) -> list[str]:
 
 def _base(proc: list[str]) -> list[str]:
     return ["--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", *proc]
+
+
+_PTS = "/dev/pts"
+
+
+def _other_terminals() -> list[str]:
+    """Each terminal open when the command starts, an empty device inside (red-team rt97).
+
+    Why: a terminal's device is its user's to write, and what is written
+    there reaches the terminal emulator, which acts on some of it: kitty with
+    ``allow_remote_control yes`` runs the remote-control command an escape
+    code carries (``launch`` a shell, outside), and OSC 52 sets the clipboard
+    the user pastes into a shell.  The command keeps its own terminal: the
+    host opens it after the hook answered, or hands it over as an open file
+    (``/dev/tty`` is the kernel's, whatever the name), and the terminals a
+    command opens itself (tmux, ``script``) are new ones, on the host's
+    ``/dev/pts`` as before.  A terminal opened later is seen from the next
+    command on; one closed between the hook's answer and the command's start
+    makes bwrap fail that command ("Can't create file at /dev/pts/N"), as a
+    socket file of the ``sockets`` list gone in between does.
+    """
+    try:
+        names = os.listdir(_PTS)
+    except OSError:
+        return []
+    args: list[str] = []
+    for name in names:
+        if name.isdigit():
+            args += ["--ro-bind", "/dev/null", f"{_PTS}/{name}"]
+    return args
 
 
 def _mount_args(result: Plan, writable: bool = True) -> list[str]:

@@ -135,7 +135,8 @@ def plan(
         ("hide", policy.unreadable),
     ):
         for entry in entries:
-            for raw in globbed(expand_entry(entry, named, home, values)):
+            held = kind in ("ro", "hide")
+            for raw in globbed(expand_entry(entry, named, home, values, held)):
                 path = os.path.normpath(raw)
                 if kind == "shadow":
                     mount = _shadow(path, chosen, result, values)
@@ -143,7 +144,10 @@ def plan(
                     mount = _cover(path, kind, project, result, chosen, named["{git}"])
                 if mount is not None:
                     _choose(mount, chosen, resolve, result)
-    for path in sockets(policy, named, home, resolve):
+    for path in named.get("{runs_later_missing}", []):
+        if _writable_at(path, chosen):  # a host's folder moved out of home, not made yet
+            chosen[path] = "hide"  # bwrap makes it, empty, and it stays so in the command
+    for path in sockets(policy, named, home, resolve, values):
         if os.path.lexists(path):
             chosen[path] = "hide"
     for folder in folders:

@@ -123,8 +123,28 @@ def load_policy(env: Mapping[str, str] | None = None) -> Policy:
     return Policy(*(tuple(dict.fromkeys(lists[name])) for name in _LISTS + _USER_ONLY))
 
 
-def _temp_dirs(env: Mapping[str, str]) -> list[str]:
-    return userdirs.temp_dirs(env)
+def _temp_dirs(env: Mapping[str, str], projects: Sequence[str]) -> list[str]:
+    """``{tmp}``: the system's temp folders, and ``TMPDIR`` unless :func:`temp_refused`
+    says why not (then programs' own temp files go where the boundary makes them fail)."""
+    found = userdirs.temp_dirs(env)
+    system = userdirs.SYSTEM_TEMP_DIRS
+    return [d for d in found if d in system or not temp_refused(env, projects)]
+
+
+def temp_refused(env: Mapping[str, str], projects: Sequence[str]) -> str:
+    """Why ``TMPDIR`` is no temp folder of the boundary's ("" where it is one).
+
+    Why the cache variables' rule (:func:`unmoved_reason`): ``{tmp}`` is writable as a
+    whole, and a ``TMPDIR`` at ``~/.ssh``, a folder on the PATH, the folder that holds
+    the user's projects, the guard's state or above home made all of it writable
+    (red-team rt96).  A session's environment can carry such a value (a project's
+    ``.envrc``, a dotenv the host loads).  The system's temp folders stay writable.
+    """
+    value = userdirs.temp_dir(env)
+    if value in userdirs.SYSTEM_TEMP_DIRS or value not in userdirs.temp_dirs(env):
+        return ""
+    why = unmoved_reason(value, userdirs.home_dir(env), projects, env)
+    return f"TMPDIR={env.get('TMPDIR', '')} {why}" if why else ""
 
 
 def _temp_dir(env: Mapping[str, str]) -> str:
@@ -144,7 +164,7 @@ def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     from agentreflex.core.contain import gitruns, hostruns
 
     values: dict[str, list[str]] = {
-        "{tmp}": _temp_dirs(env),
+        "{tmp}": _temp_dirs(env, (project,)),
         **_own_files((project,), env),
         "{host_runs}": hostruns.named_files(project),
         # (only those that exist: a missing path would be held by its folder, read-only)
@@ -173,6 +193,10 @@ def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     found = homelinks.targets(userdirs.home_dir(env), roots)
     values["{home_links}"] = [p for p in found if os.path.lexists(p)]
     values.update(_git_folders(project, home, values))
+    moved = _moved_out(home, env)
+    values["{runs_later}"] = [p for p in moved if os.path.lexists(p)]
+    # (not a policy placeholder: the plan makes each an empty read-only folder, .mounts)
+    values["{runs_later_missing}"] = [p for p in moved if not os.path.lexists(p)]
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
@@ -277,6 +301,12 @@ def moved_paths(env: Mapping[str, str], name: str, home: str, projects: Sequence
     return list(dict.fromkeys(paths))
 
 
+def _held_values(env: Mapping[str, str], name: str) -> list[str]:
+    """``{env:NAME}`` in a read-only or unreadable entry: each absolute value, any case."""
+    found = [spelled(v) for k, v in env.items() if k.lower() == name.lower() and os.path.isabs(v)]
+    return list(dict.fromkeys(found))
+
+
 def spelled(path: str) -> str:
     """``path`` normalised as the kernel reads it: POSIX's ``normpath`` keeps a leading
     ``//``, which the kernel, bubblewrap and Claude Code's sandbox all read as ``/``."""
@@ -354,17 +384,17 @@ def _held(
     rebuilt = set(userdirs.rebuilt_paths(env))
     deep = [
         *(
-            (p, ", held read-only or secret in the boundary, or a folder above or in it")
-            for p in _held_paths(lists, home, projects, env)
+            (p, ", held read-only or secret in the boundary, or a folder above or in it", above)
+            for p, above in _held_paths(lists, home, projects, env)
         ),
         *(
-            (p, ", a folder something runs from later, or a folder above or in it")
+            (p, ", a folder something runs from later, or a folder above or in it", True)
             for p in _runs_later(lists["runs_later"], home, env)
         ),
     ]
     found = [
-        (held, spelt, what, held not in rebuilt, True)
-        for held, what in deep
+        (held, spelt, what, above and held not in rebuilt, True)
+        for held, what, above in deep
         for spelt in dict.fromkeys((held, os.path.realpath(held)))
     ]
     path = [p for p in env.get("PATH", "").split(":") if os.path.isabs(p)]
@@ -389,22 +419,26 @@ def _lists_or_builtin(env: Mapping[str, str]) -> dict[str, list[str]]:
 
 def _held_paths(
     lists: Mapping[str, list[str]], home: str, projects: Sequence[str], env: Mapping[str, str]
-) -> list[str]:
-    """The read-only and unreadable entries that name a path by the environment alone.
+) -> list[tuple[str, bool]]:
+    """The read-only and unreadable entries that name a path by the environment alone, each
+    with whether a value above it is refused.
 
     Left out: ``~`` (rt90's rule), patterns, and the placeholders that read a project's
     settings or the environment's cache variables (``{env:NAME}``, ``{cache}``): those
-    are worked out with this very rule.
+    are worked out with this very rule.  A path in the temp folder (``{tmpdir}/gemini/ide``)
+    refuses only a value in it: ``TMPDIR`` itself is checked with this rule, and is always
+    above it.
     """
     light = _own_files(projects, env)
     light["{git}"] = light["{git_worktree}"] = [os.path.join(p, ".git") for p in projects]
-    found: list[str] = []
+    found: dict[str, bool] = {}
     for entry in lists["read_only"] + lists["unreadable"]:
         name = entry.partition("}")[0] + "}"
         if entry == "~" or "*" in entry or (entry.startswith("{") and name not in light):
             continue
-        found += [spelled(p) for p in expand_entry(entry, light, home, env)]
-    return list(dict.fromkeys(found))
+        for path in expand_entry(entry, light, home, env):
+            found[spelled(path)] = found.get(spelled(path), False) or name != "{tmpdir}"
+    return list(found.items())
 
 
 # the folders ``runs_later`` names by the variable that moves them (not ``{env:NAME}``: that
@@ -414,7 +448,24 @@ _MOVED_HOMES = {
     "{data_home}": "XDG_DATA_HOME",
     "{claude_home}": "CLAUDE_CONFIG_DIR",
     "{codex_home}": "CODEX_HOME",
+    "{copilot_home}": "COPILOT_HOME",
 }
+
+
+def _moved_out(home: str, env: Mapping[str, str]) -> list[str]:
+    """The ``runs_later`` folders outside home (where ``XDG_CONFIG_HOME``,
+    ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` or ``COPILOT_HOME`` put them).
+
+    Why: home is read-only in the boundary, these folders in it with it; moved out (``/tmp/
+    cfg``), one was writable as part of the temp folder, though the host reads its settings,
+    hooks and commands from there at its next start, outside any boundary (red-team rt96).
+    ``{runs_later}`` is those that exist (a hosts' sandbox takes a path list, and a missing
+    path there may be left behind as a file); the plan makes a missing one in a writable
+    folder an empty read-only folder, so a command can't make it either.
+    """
+    homes = {spelled(home), os.path.realpath(home)}
+    found = _runs_later(_lists_or_builtin(env)["runs_later"], home, env)
+    return [p for p in dict.fromkeys(found) if not any(inside(p, h) for h in homes)]
 
 
 def _runs_later(entries: Sequence[str], home: str, env: Mapping[str, str]) -> list[str]:
@@ -490,13 +541,27 @@ def _user_name(env: Mapping[str, str]) -> str:
 
 
 def expand_entry(
-    entry: str, values: dict[str, list[str]], home: str, env: Mapping[str, str] | None = None
+    entry: str,
+    values: dict[str, list[str]],
+    home: str,
+    env: Mapping[str, str] | None = None,
+    held: bool = False,
 ) -> list[str]:
     """One policy entry as absolute paths (``values`` from :func:`placeholders`; ``env`` the
-    host's environment, for ``{env:NAME}``)."""
+    host's environment, for ``{env:NAME}``).
+
+    ``held``: the entry is a read-only or unreadable one.  :func:`unmoved_reason` keeps a
+    variable's value from making a folder writable; for an entry that holds a path it
+    would only take the entry away, and leave what it held writable (red-team rt96): there
+    every absolute value counts.
+    """
     if entry.startswith("{env:") and "}" in entry:
         name, _, rest = entry[len("{env:") :].partition("}")
-        found = moved_paths(os.environ if env is None else env, name, home, values["{project}"])
+        values_env = os.environ if env is None else env
+        if held:
+            found = _held_values(values_env, name)
+        else:
+            found = moved_paths(values_env, name, home, values["{project}"])
         return [p + rest for p in found]
     if "{uid}" in entry or "{user}" in entry:
         entry = entry.replace("{uid}", str(os.getuid())).replace("{user}", values["{user}"][0])
@@ -514,14 +579,21 @@ def expand_entry(
     return [entry]
 
 
-def expand(entries: Sequence[str], project: str, env: Mapping[str, str] | None = None) -> list[str]:
-    """Policy entries as absolute paths (for hosts' own sandboxes, which take path lists)."""
+def expand(
+    entries: Sequence[str],
+    project: str,
+    env: Mapping[str, str] | None = None,
+    held: bool = False,
+) -> list[str]:
+    """Policy entries as absolute paths (for hosts' own sandboxes, which take path lists);
+    ``held`` for read-only or unreadable ones (:func:`expand_entry`)."""
     values = os.environ if env is None else env
     named = placeholders(os.path.abspath(project), values)
     home = userdirs.home_dir(values)
     paths: list[str] = []
     for entry in entries:
-        paths += [os.path.normpath(p) for p in globbed(expand_entry(entry, named, home, values))]
+        found = expand_entry(entry, named, home, values, held)
+        paths += [os.path.normpath(p) for p in globbed(found)]
     return list(dict.fromkeys(paths))
 
 
@@ -541,7 +613,7 @@ def writable_roots(projects: Sequence[str], env: Mapping[str, str] | None = None
         return ["/"]
     light: dict[str, list[str]] = {
         "{project}": list(projects),
-        "{tmp}": _temp_dirs(values),
+        "{tmp}": _temp_dirs(values, projects),
         "{tmpdir}": [_temp_dir(values)],
         "{user}": [_user_name(values)],
         "{cache}": cache_homes(values, *projects),
@@ -673,6 +745,7 @@ def sockets(
     named: dict[str, list[str]],
     home: str,
     resolve: Callable[[str], str] = os.path.realpath,
+    env: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The servers' sockets and their folders, less what the user lets through.
 
@@ -682,7 +755,8 @@ def sockets(
     the sockets that exist now are given (a ``*`` entry is what it matches):
     bwrap can only mount over what exists, Codex would leave a file at a
     missing one, and resolving the links of every missing default path was
-    most of a hook call's plan.
+    most of a hook call's plan.  ``env`` is the host's environment, for an
+    ``{env:NAME}`` entry (``{env:PM2_HOME}/rpc.sock``): the daemon's own is not it.
     """
 
     listings: dict[str, list[str]] = {}  # each folder listed once (:func:`globbed`)
@@ -690,7 +764,7 @@ def sockets(
     def paths(entries: tuple[str, ...], existing: bool) -> set[str]:
         found: set[str] = set()
         for entry in entries:
-            for path in globbed(expand_entry(entry, named, home), listings):
+            for path in globbed(expand_entry(entry, named, home, env), listings):
                 if not existing or os.path.lexists(path):
                     found.update((os.path.normpath(path), resolve(path)))
         return found
@@ -704,7 +778,7 @@ def socket_paths(project: str, env: Mapping[str, str] | None = None) -> list[str
     """The policy's servers' sockets as absolute paths, for hosts' own sandboxes (Codex)."""
     values = os.environ if env is None else env
     named = placeholders(os.path.abspath(project), values)
-    return sockets(load_policy(env), named, userdirs.home_dir(values))
+    return sockets(load_policy(env), named, userdirs.home_dir(values), env=values)
 
 
 def user_disabled(env: Mapping[str, str] | None = None) -> bool:

@@ -120,10 +120,10 @@ def policy_paths(opts: Options) -> tuple[list[str], list[str], list[str]]:
     installed = {os.path.normpath(p) for p in userdirs.installed_paths()}
     read_only = [
         p
-        for p in contain.expand([r for r in policy.read_only if r != "~"], project)
+        for p in contain.expand([r for r in policy.read_only if r != "~"], project, held=True)
         if not (_inside(p, project) and (opts.scope == "user" or p in installed))
     ]
-    return read_only, contain.expand(policy.unreadable, project), writable
+    return read_only, contain.expand(policy.unreadable, project, held=True), writable
 
 
 def refused_variables(opts: Options, env: Mapping[str, str] | None = None) -> list[str]:

@@ -26,6 +26,7 @@ __all__ = [
     "COMMON_PROTECTED_NAMES",
     "HOST_PROJECT_FILES",
     "PROTECTED_NAMES",
+    "SYSTEM_TEMP_DIRS",
     "home_dir",
     "installed_paths",
     "interpreter_paths",
@@ -81,11 +82,16 @@ def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
     return os.environ if env is None else env
 
 
+# the system's temp folders: writable in the boundary whatever TMPDIR says
+SYSTEM_TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
 def temp_dirs(env: Mapping[str, str] | None = None) -> list[str]:
     """The temp folders commands may write (containment's ``{tmp}``): the system's, and the
     one programs use, unless that is ``/`` (``TMPDIR=/`` would stand for the whole
-    machine: red-team rt90)."""
-    dirs = ["/tmp", "/var/tmp", "/dev/shm"]
+    machine: red-team rt90).  Containment also holds ``TMPDIR`` to the cache variables'
+    rule (``contain/policy.py`` ``temp_refused``)."""
+    dirs = list(SYSTEM_TEMP_DIRS)
     return dirs if temp_dir(env) in [*dirs, "/"] else [*dirs, temp_dir(env)]
 
 

@@ -470,6 +470,22 @@ _ENABLED_LINKS = (
 )
 
 
+def is_terraform_state(path: str) -> bool:
+    """Whether ``path`` is a local Terraform state: ``terraform.tfstate`` or any
+    ``*.tfstate`` (``-state=prod.tfstate``), the workspaces' ``terraform.tfstate.d``, or a
+    glob over them (``terraform.tfstate*``).  Not the backup alone, which is the state
+    before the last apply, and not ``.terraform/terraform.tfstate``, the backend's settings
+    that ``terraform init`` writes again."""
+    if "/.terraform/" in "/" + path:
+        return False
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return (
+        name.endswith(".tfstate")
+        or name == "terraform.tfstate.d"
+        or (name.startswith("terraform.tfstate") and any(c in name for c in "*?["))
+    )
+
+
 def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | None:
     place, full = classify(target, where, cmd.cwd)
     # "dir/*" removes everything in dir even without -r; so does deleting what a
@@ -483,6 +499,17 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             P_BLOCK,
             cmd,
             f"Deleting {full} wipes the user's shell history. Leave it alone.",
+        )
+    if is_terraform_state(target) or is_terraform_state(
+        full
+    ):  # the word: a glob's base is its folder
+        return Hit.destructive(
+            "GATE-CLOUD-DESTROY",
+            P_BLOCK,
+            cmd,
+            f"This deletes the Terraform state {full}: Terraform forgets every resource "
+            "it manages (they keep running, and the next apply creates them again), as "
+            "`terraform state rm` does for one. Keep it, or move it aside and ask the user.",
         )
     if place in _FINE:
         return None
@@ -556,6 +583,21 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             cmd,
             f"This removes {full}, one service's configuration file in a drop-in folder. "
             "Check it is the one the user means to replace or switch off.",
+        )
+    if (
+        place is Place.SYSTEM
+        and not recursive
+        and _app_dir(full)
+        and not full.startswith(_PACKAGE_PREFIXES)
+    ):
+        # a Rails entrypoint's rm -f /usr/src/app/tmp/pids/server.pid, the web root's
+        # default index.html: an application's file, judged as /app/... is
+        return Hit.destructive(
+            "GATE-RM-OUTSIDE",
+            P_WARN,
+            cmd,
+            f"This deletes {full}, a file of an application outside the project. "
+            "Make sure the user wants that.",
         )
     if place in (Place.SYSTEM, Place.DEVICE):
         return Hit.destructive(
@@ -789,7 +831,11 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
         return []
     mode, targets = positional[0], positional[1:]
     hits = []
-    to_self = cmd.name in ("chown", "chgrp") and _names_the_user(cmd.text, where)
+    to_self = (
+        cmd.name in ("chown", "chgrp")
+        and _names_the_user(cmd.text, where)
+        and not _user_renamed(cmd)
+    )
     for t in targets:
         place, full = classify(t, where, cmd.cwd)
         if to_self and place in (Place.HOME, Place.HOME_DOT, Place.HOME_OTHER, Place.CACHE):
@@ -862,15 +908,44 @@ def _names_the_user(text: str, where: Where) -> bool:
     """Whether a chown's owner is the user running it (``$USER``, ``$(whoami)``, ``$(id -u)``,
     or the home folder's own name): handing the user's files back to them, as npm's
     EACCES guide does (``sudo chown -R $(whoami) ~/.npm``)."""
-    words = text.split()
-    owner = (
-        next((w for w in words[words.index("chown") + 1 :] if not w.startswith("-")), "")
-        if ("chown" in words)
-        else ""
-    )
-    owner = owner.strip("'\"").split(":", 1)[0]
+    owner = _chown_spec(text).split(":", 1)[0]
     name = where.home.rstrip("/").rsplit("/", 1)[-1]
     return owner.startswith(_SELF_OWNERS) or (bool(name) and owner == name)
+
+
+def _user_renamed(cmd: Cmd) -> bool:
+    """Whether the line set ``$USER`` or ``$LOGNAME`` before the chown (``USER=root;``,
+    ``read USER``, ``export``): then it no longer names the user running it."""
+    return any(n in cmd.shell_vars or n in cmd.assigns for n in ("USER", "LOGNAME"))
+
+
+def _chown_spec(text: str) -> str:
+    """A chown's ``OWNER[:GROUP]`` as written (its words keep ``$USER``, which the
+    command's arguments hold only as unknown)."""
+    words = text.split()
+    if "chown" not in words:
+        return ""
+    rest = [w for w in words[words.index("chown") + 1 :]]
+    while rest and rest[0].startswith("-"):
+        rest.pop(0)
+    spec = rest.pop(0) if rest else ""
+    while rest and spec.count("(") > spec.count(")"):  # $(id -u):$(id -g)
+        spec += " " + rest.pop(0)
+    return spec.strip("'\"")
+
+
+_SELF_GROUPS = (*_SELF_OWNERS, "$(id -g)", "$(id -gn)")
+
+
+def gives_to_user(cmd: Cmd, where: Where) -> bool:
+    """Whether a chown gives its files to the user running it, and its group, if one is
+    named, is the user's too (``$USER:$USER``, ``$(id -u):$(id -g)``)."""
+    if any(a.startswith("--reference") for a in cmd.args) or _user_renamed(cmd):
+        return False  # the owner is the reference file's, or $USER is no longer the user
+    owner, _, group = _chown_spec(cmd.text).partition(":")
+    name = where.home.rstrip("/").rsplit("/", 1)[-1]
+    mine = (owner,) if not group else (owner, group)
+    return all(w.startswith(_SELF_GROUPS) or (bool(name) and w == name) for w in mine)
 
 
 # Folders that hold an application's files, not the system's: a web root or an
@@ -880,6 +955,9 @@ def _names_the_user(text: str, where: Where) -> bool:
 _APP_DIRS = ("/var/www", "/usr/share/nginx/html")
 # Folders whose subfolders are applications (``/srv/app``, ``/opt/tool``), not themselves.
 _APP_PARENTS = ("/srv", "/opt", "/usr/src", "/usr/local/src")
+# Package managers' prefixes under /opt (Homebrew on Apple silicon, MacPorts): the
+# system's programs, not an application's files.
+_PACKAGE_PREFIXES = ("/opt/homebrew/", "/opt/local/")
 
 
 def _app_dir(full: str) -> bool:

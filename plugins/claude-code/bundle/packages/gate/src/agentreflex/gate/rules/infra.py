@@ -795,6 +795,50 @@ _RELEASES: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+# Options that name where a package is published, and the registries meant for trying a
+# release out: TestPyPI (its usual names in twine's, poetry's and hatch's settings) and a
+# registry on this machine (Verdaccio's localhost:4873).
+_REGISTRY_OPTIONS = frozenset(
+    {"-r", "--repository", "--repo", "--repository-url", "--publish-url", "--index", "--registry"}
+)
+_TRIAL_NAMES = frozenset({"testpypi", "test-pypi", "test"})
+_TRIAL_HOSTS = frozenset({"test.pypi.org", "localhost", "127.0.0.1", "[::1]", "0.0.0.0"})
+
+
+def _to_trial_registry(args: list[str]) -> bool:
+    """Whether a publish names a registry for trying a release out as its target."""
+    for k, a in enumerate(args):
+        flag, eq, value = a.partition("=")
+        if not eq:
+            flag, value = (args[k - 1] if k else ""), a
+        if flag not in _REGISTRY_OPTIONS:
+            continue
+        host = value.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
+        host = host if host.startswith("[") else host.split(":", 1)[0]
+        if value.lower() in _TRIAL_NAMES or host.lower() in _TRIAL_HOSTS:
+            return True
+    return False
+
+
+# cargo-release's steps that publish nothing (``cargo release version patch -x`` edits
+# Cargo.toml, ``push`` is a git push); ``publish`` and the whole flow (a level or a
+# version as first word, or none) upload to the registry unless --no-publish.
+_CARGO_RELEASE_STEPS = frozenset(
+    {"changes", "version", "replace", "hook", "commit", "tag", "push", "owner", "config"}
+)
+
+
+def _cargo_release_publishes(name: str, args: list[str], words: list[str]) -> bool:
+    """Whether ``cargo release ...`` uploads to crates.io: only with ``--execute``/``-x``
+    (without it cargo-release is a dry run), in its ``publish`` step or its whole flow."""
+    if name != "cargo" or words[:1] != ["release"]:
+        return False
+    if not any(a in ("--execute", "-x") for a in args) or "--no-publish" in args:
+        return False
+    steps = set(words[1:])  # an option's value may stand among them (-p crate)
+    return "publish" in steps or not steps & _CARGO_RELEASE_STEPS
+
+
 # Flags that make a program print its version or usage and stop, whatever it does by default.
 _ASKS_ONLY = frozenset({"--version", "-v", "--help", "-h"})
 
@@ -812,8 +856,19 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
     )
     if name == "goreleaser" and words[:1] and words[0] != "release":
         released = False
+    released = released or _cargo_release_publishes(name, args, words)
     if not words and any(a in _ASKS_ONLY for a in args):
         released = False  # goreleaser --version: a tool that releases by default, asked about
+    if released and _to_trial_registry(args):
+        return [
+            Hit.destructive(
+                "GATE-PUBLISH",
+                P_WARN,
+                cmd,
+                "This publishes to a registry for trying a release out (TestPyPI, or one on "
+                "this machine), not the public one. Check the user wants it uploaded.",
+            )
+        ]
     if released:
         return [
             Hit.destructive(

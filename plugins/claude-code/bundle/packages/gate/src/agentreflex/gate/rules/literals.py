@@ -60,7 +60,7 @@ _DEV_DEFAULT = LazyPattern(
 # ``your-token-here``, ``REPLACE_ME``): READMEs and .env examples spell keys so.
 _PLACEHOLDER = LazyPattern(
     r"(?i)(?:__[a-z0-9_]+__|<[^<>]+>|\{\{?[a-z0-9_ .-]+\}\}?|"
-    r"(?:\w*[_-])?your[_-]\w*|my[_-]\w*(?:secret|key|token|password|value)\w*|"
+    r"(?:\w*[_-])?your[_-]\w*|my[_-][\w-]*(?:secret|key|token|password|value)[\w-]*|"
     r"\w*(?:replace|change|fill)[_-]?(?:me|this)\w*|"
     # a value that calls itself a stand-in (``test-key``, ``dummy_token``, ``mock-api-key``)
     r"(?:test|dummy|fake|mock|sample)[_-](?:api[_-])?(?:key|token|secret))"

@@ -402,6 +402,13 @@ def secret_printer(cmd: Cmd) -> str:
         return issued
     if name == "heroku" and words[:1] == ["auth:token"]:
         return "the Heroku token"
+    if (
+        name in ("terraform", "tofu", "terragrunt")
+        and words[:1] == ["output"]
+        and any(_SECRET_VAR.search(w) for w in words[1:2])
+        and any(a.startswith(("-raw", "-json", "--raw", "--json")) for a in args)
+    ):
+        return f"the Terraform output {words[1]}, a credential (-raw/-json show sensitive ones)"
     # the credential helpers' protocol: `git credential fill` answers password=...,
     # a helper's `get` (git credential-store get, docker-credential-desktop get) the same
     helper = name.startswith(("git-credential-", "docker-credential-")) and words[:1] == ["get"]
@@ -1370,7 +1377,10 @@ def loaded_env(
         and (
             c.name in _VARIABLE_PRINTERS
             or _dump_shown(c, shown)
-            or bool(names.intersection(c.vars_used))
+            or (
+                bool(names.intersection(c.vars_used))
+                and not _sent_in_header(c, [k for k in cmds if id(k) in captured])
+            )
             or bool(names and "${!" in c.text)  # ${!n}: a variable named by another
             or _names_in_code(c, names)
         )
@@ -1378,6 +1388,47 @@ def loaded_env(
     ):
         return set()
     return {id(c) for c in cmds if id(c) in captured and _env_files_only(c)}
+
+
+# What makes curl or wget print the request it sends, its headers among them.
+_SHOWS_REQUEST = frozenset(
+    {"-v", "--verbose", "--trace", "--trace-ascii", "--libcurl", "-d", "--debug"}
+)
+_NAME_WORD = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
+    """Whether ``cmd`` hands what was read from .env only to a server, in a request
+    header (``curl -H "Authorization: Bearer $X" https://api...``): it reaches the server,
+    not the transcript, as ``source .env; curl -H "... $API_TOKEN"`` does.  Not when the
+    request is printed (``-v``), the value stands anywhere else (a body, the URL), the
+    host is unknown, or the key the read picked names a service (``grep OPENAI_API_KEY
+    .env``) that is not the host's (then it is exfiltration)."""
+    if cmd.name not in ("curl", "wget"):
+        return False
+    from agentreflex.gate.rules.exfil import (
+        _HEADER_FLAGS,
+        _host,
+        _host_in,
+        names_a_token,
+        token_hosts,
+    )
+
+    args = net_args(cmd)
+    host = _host(cmd)
+    if not host or any(a in _SHOWS_REQUEST or a.startswith("--trace") for a in args):
+        return False
+    if any(
+        UNKNOWN in a
+        and not (k and args[k - 1] in _HEADER_FLAGS)
+        and a.partition("=")[0] not in _HEADER_FLAGS  # wget --header="...: $X"
+        for k, a in enumerate(args)
+    ):
+        return False
+    keys = {w for r in readers for a in r.args for w in _NAME_WORD.findall(a)}
+    return not any(
+        names_a_token(w) and token_hosts(w) and not _host_in(host, token_hosts(w)) for w in keys
+    )
 
 
 # The wrapper that is itself a dump of the environment, kept when wrappers are peeled.

@@ -33,6 +33,8 @@ from agentreflex.gate.model import ASK, DESCENDANT, UNKNOWN, Cmd, Hit
 from agentreflex.gate.rules.protected import (
     DELETE,
     GLOB_CHARS,
+    PERMS,
+    PERMS_TREE,
     WRITE,
     full_path,
     protected,
@@ -681,6 +683,8 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
             )
         found = None
         for path, effect, cwd in effects(cmd, where):
+            if effect in (PERMS, PERMS_TREE) and _to_the_user(cmd, where):
+                continue
             found = path_hit(path, effect, where, cwd, cmd.text)
             if found is not None:
                 hits.append(found)
@@ -694,6 +698,18 @@ def command_hits(cmds: list[Cmd], where: Where) -> list[Hit]:
         elif read is not None:
             hits.append(read)
     return hits
+
+
+def _to_the_user(cmd: Cmd, where: Where) -> bool:
+    """Whether ``cmd`` is a chown to the user running it, group too if named
+    (``chown -R $USER .``, ``sudo chown -R $USER:$USER .``): the guard's files are the
+    user's already, so nothing of them changes; without sudo it cannot reach another's
+    files at all.  Giving them to anyone else (``chown -R nobody .``) still asks."""
+    if cmd.name != "chown":
+        return False
+    from agentreflex.gate.rules.fs import gives_to_user  # only for a chown
+
+    return gives_to_user(cmd, where)
 
 
 def _named_key(cmd: Cmd, where: Where) -> Hit | None:

@@ -14,6 +14,10 @@ from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell.paths import Where, resolve
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
 _MAX_CHAIN = 16
 
 
@@ -36,6 +40,9 @@ def echo_text(cmd: Cmd) -> str:
         if not args:
             return ""
         fmt, rest = args[0], args[1:]
+        printed = printf_text(fmt, rest)  # the format used again for arguments left (rt94)
+        if printed is not None:
+            return printed
         text = fmt.replace("%s", "{}").replace("%b", "{}")
         try:
             text = text.format(*rest) if "{}" in text else fmt + "".join(rest)
@@ -48,6 +55,79 @@ def echo_text(cmd: Cmd) -> str:
         args.pop(0)
     text = " ".join(args)
     return _unescape(text) if decode else text
+
+
+# one conversion of printf's format: flags, width, precision and the conversion
+_PRINTF_SPEC = LazyPattern(r"%([-+ #0]*)([0-9]*)(?:\.([0-9]*))?([sbcdiouxX%])")
+_PRINTF_ANY = LazyPattern(r"%[^a-zA-Z%]*[a-zA-Z%]?")
+
+
+def printf_text(fmt: str, args: list[str]) -> str | None:
+    """What ``printf FORMAT ARGS`` prints, as bash's builtin does: the format used again
+    while arguments are left, a missing argument empty (or 0), escapes decoded (bash's
+    ``help printf``); ``None`` for a conversion not followed (``%f``, ``%q``, a width
+    from ``*``) or a number that is not one."""
+    if has_marker(fmt):
+        return None
+    out: list[str] = []
+    rest = list(args)
+    while True:
+        taken, pos = 0, 0
+        for m in _PRINTF_ANY.finditer(fmt):
+            out.append(_unescape(fmt[pos : m.start()]))
+            pos = m.end()
+            spec = _PRINTF_SPEC.fullmatch(m.group())
+            if spec is None:
+                return None
+            if spec.group(4) == "%":
+                out.append("%")
+                continue
+            taken += bool(rest)
+            piece = _converted(spec, rest.pop(0) if rest else "")
+            if piece is None:
+                return None
+            out.append(piece)
+        out.append(_unescape(fmt[pos:]))
+        if not rest or not taken:
+            return "".join(out)
+
+
+def _converted(spec: re.Match[str], arg: str) -> str | None:
+    """One argument as the conversion ``spec`` makes it (Python's ``%`` formatting is C's,
+    as bash's is)."""
+    flags, width, precision, conv = spec.groups()
+    form = "%" + flags + width + ("." + precision if precision is not None else "")
+    if conv in "sbc":
+        text = _unescape(arg) if conv == "b" else arg[:1] if conv == "c" else arg
+        return (form + "s") % text
+    if has_marker(arg):
+        return None
+    try:
+        number = _integer(arg)
+    except ValueError:
+        return None
+    if (conv == "u" and number < 0) or (conv == "o" and "#" in flags):
+        return None  # 2**64 less it; Python's 0o where C writes 0
+    return (form + ("d" if conv in "iu" else conv)) % number
+
+
+def _integer(arg: str) -> int:
+    """A printf argument as a number: ``0x`` hex, a leading ``0`` octal, ``'c`` the
+    character's code, empty 0."""
+    text = arg.strip()
+    if not text:
+        return 0
+    if text[:1] in ("'", '"') and len(text) > 1:
+        return ord(text[1])
+    sign = -1 if text[:1] == "-" else 1
+    digits = text.lstrip("+-")
+    if digits[:2] in ("0x", "0X"):
+        return sign * int(digits[2:], 16)
+    if digits[:1] == "0" and len(digits) > 1:
+        return sign * int(digits, 8)
+    if not digits.isdigit():
+        raise ValueError(arg)
+    return sign * int(digits)
 
 
 def _unescape(text: str) -> str:

@@ -47,7 +47,7 @@ from agentreflex.gate.model import (
     positional,
 )
 from agentreflex.gate.rules.programs import python_entry
-from agentreflex.gate.shell import downloads, pipes
+from agentreflex.gate.shell import arith, arrays, downloads, pipes
 from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
@@ -67,6 +67,7 @@ _PRISMA_VALUED = frozenset({"--schema", "--config"})  # prisma options that take
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from agentreflex.gate.shell.walkstate import Checks
@@ -308,6 +309,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             names = [node_text(c) for c in node.named_children]
             for name in names:
                 self.state.vars.pop(name, None)
+                for element in [v for v in self.state.vars if v.startswith(name + "[")]:
+                    del self.state.vars[element]  # unset a: its elements too
             cmd = Cmd(["unset", *names], node_text(node), self.state.cwd, via=via)
             self.cmds.append(cmd)
             return cmd
@@ -321,14 +324,65 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return None
         if t == "comment":
             return None
+        if t == "compound_statement" and node_text(node).startswith("(("):
+            for part in node.named_children:  # (( n = $(cmd) )) runs cmd
+                self.side_effects(part, depth)
+            arith.run(node_text(node)[2:-2], self.state.vars)  # (( n++ )) (red-team rt94)
+            return None
         if t == "while_statement" and stdin_from is not None:
             # find DIR | while read f; do ...: the loop's commands with no input of their
             # own read the pipe, read among them (red-team rt89)
             with self._fed_by(Cmd([":"], node_text(node), self.state.cwd, stdin_from=stdin_from)):
-                self.children(node, depth, via)
+                self._repeated(lambda: self.children(node, depth, via))
+            return None
+        if t == "while_statement":
+            self._repeated(lambda: self.children(node, depth, via))
+            return None
+        if t == "c_style_for_statement":
+            self._c_for(node, depth, via)
             return None
         self.children(node, depth, via)
         return None
+
+    def _c_for(self, node: Any, depth: int, via: str) -> None:
+        """``for ((i = 0; i < n; i++)); do ...; done``: the start once, then each pass the
+        test, the body and the step, as bash's arithmetic runs them (red-team rt94)."""
+        tests = node.children_by_field_name("condition")
+        steps = node.children_by_field_name("update")
+        for start in node.children_by_field_name("initializer"):
+            self.side_effects(start, depth)  # for ((i = $(cmd); ...)) runs cmd
+            arith.run(node_text(start), self.state.vars)
+        for part in [*tests, *steps]:
+            self.side_effects(part, depth)
+        body = node.child_by_field_name("body")
+
+        def one_pass() -> None:
+            for test in tests:
+                arith.run(node_text(test), self.state.vars)
+            if body is not None:
+                self.stmt(body, depth, via=via)
+            for step in steps:
+                arith.run(node_text(step), self.state.vars)
+
+        self._repeated(one_pass)
+
+    def _repeated(self, walk: Callable[[], None]) -> None:
+        """A loop walked as its first pass, then once more with what that pass changed
+        unknown, as it is in the passes after (``i=$((i+1))``, ``a+=(X)``: red-team
+        rt94); what both passes set alike (``d=build``) stays known after the loop."""
+        vars_ = self.state.vars
+        before = dict(vars_)
+        walk()
+        first = dict(vars_)
+        changed = {k for k in {*before, *first} if before.get(k) != first.get(k)}
+        if not changed:
+            return
+        for k in changed:
+            vars_[k] = UNKNOWN
+        walk()
+        for k in changed:
+            if vars_.get(k) != first.get(k):
+                vars_[k] = UNKNOWN
 
     def children(self, node: Any, depth: int, via: str = "") -> None:
         # set -e is modelled in the command's own shell: a child shell (sh -c) that
@@ -483,9 +537,31 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     ) -> Cmd | None:
         """``tail``: the redirects written after the pipeline and the command a ``<``
         among them reads from a process substitution; bash binds them to its last
-        command (``echo hi | sh < <(echo X)``: sh reads X), the grammar to the whole."""
-        prev = stdin_from
+        command (``echo hi | sh < <(echo X)``: sh reads X), the grammar to the whole.
+
+        Each part of a pipe runs in a subshell in bash, the last in the shell itself in
+        zsh: a variable a part sets (``echo X | read d``, ``printf -v d X | cat``) is
+        not known after it (red-team rt94)."""
         kept = [p for p in parts if p.type in STATEMENTS]
+        before = dict(self.state.vars) if len(kept) > 1 else None
+        try:
+            return self._pipeline(kept, depth, stdin_from, via, tail)
+        finally:
+            if before is not None:
+                now = self.state.vars
+                for name in {*before, *now}:
+                    if now.get(name) != before.get(name):
+                        now[name] = UNKNOWN
+
+    def _pipeline(
+        self,
+        kept: list[Any],
+        depth: int,
+        stdin_from: Cmd | None,
+        via: str,
+        tail: tuple[list[tuple[str, str]], Cmd | None] | None,
+    ) -> Cmd | None:
+        prev = stdin_from
         for n, part in enumerate(kept):
             if prev is not None:
                 prev.pipes_out = True
@@ -777,27 +853,54 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         for child in node.children_by_field_name("value"):
             values.extend(self.expand(child, depth, split=True))
         name = node_text(var) if var is not None else ""
-        choices = values[:3] if values and len(values) <= 3 else [UNKNOWN]
-        for value in choices:
-            if name:
-                self.state.vars[name] = value
-            if body is not None:
-                self.stmt(body, depth)
+        if values and len(values) <= 3:
+            for value in values:  # each pass walked
+                self._pass(name, value, body, depth)
+        else:
+            self._repeated(lambda: self._pass(name, UNKNOWN, body, depth))
+
+    def _pass(self, name: str, value: str, body: Any, depth: int) -> None:
+        """One pass of a ``for`` loop, its name set to ``value``."""
+        if name:
+            self.state.vars[name] = value
+        if body is not None:
+            self.stmt(body, depth)
 
     def assignment(self, node: Any, depth: int) -> tuple[str, str]:
+        """``NAME=value`` as ``(NAME, value)``; ``a=(...)``, ``a+=...`` and ``a[N]=x`` keep
+        the array as :mod:`arrays` does and give ``a``'s value (``a[0]``) back."""
         name_node = node.child_by_field_name("name") or node.named_children[0]
         value_node = node.child_by_field_name("value")
         name = node_text(name_node).split("[", 1)[0]
+        adds = any(not c.is_named and node_text(c) == "+=" for c in node.children)
         if value_node is not None and self._carries(node_text(value_node)):
             self.captured_vars.add(name)  # Y=$X, a=($X): a copy of a captured value
         if value_node is not None and value_node.type == "array":
-            return name, self._array(name, value_node, depth)
+            self._array(name, value_node, depth, adds)
+            return name, self.state.vars[name]
         before, mark = len(self.cmds), len(self._vars_used)
         value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
         self.origins[name] = set(self._vars_used[mark:]) - {name}
         if self._capture(before):
             self.captured_vars.add(name)
+        if name_node.type == "subscript" or name + "[#]" in self.state.vars:
+            self._set_element(name, name_node, value, adds, depth)
+            return name, self.state.vars[name]
+        if adds:  # s+=x (red-team rt94)
+            value = self.state.vars.get(name, UNKNOWN) + value
         return name, value
+
+    def _set_element(self, name: str, target: Any, value: str, adds: bool, depth: int) -> None:
+        """``a[N]=x`` (N read as bash's arithmetic), ``a[N]+=x``, and ``a=x``/``a+=x`` on an
+        array, which set or add to its first element (bash's manual)."""
+        index_node = target.child_by_field_name("index") if target.type == "subscript" else None
+        index: int | None = 0
+        if index_node is not None:
+            self.side_effects(index_node, depth)  # a[$(cmd)]=x runs cmd
+            index = arith.run(node_text(index_node), self.state.vars)
+        if adds and index is not None:
+            value = arrays.element(self.state.vars, name, index) + value
+        arrays.set_element(self.state.vars, name, index, value)
 
     def _carries(self, text: str) -> bool:
         """Whether ``text`` expands a variable that holds a captured value (red-team rt93)."""
@@ -805,16 +908,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             re.search(r"\$\{?[#!]?" + re.escape(v) + r"\b", text) for v in self.captured_vars
         )
 
-    def _array(self, name: str, node: Any, depth: int) -> str:
-        """``a=(X Y)``: each element kept as ``a[0]``, ``a[1]``, so ``${a[1]}`` is Y and
-        ``${a[@]}`` of one element is X (red-team rt89); ``$a`` is ``a[0]``."""
+    def _array(self, name: str, node: Any, depth: int, adds: bool) -> None:
+        """``a=(X Y)``, ``a+=(Z)``: kept by :mod:`arrays`, so ``${a[1]}`` is Y and
+        ``"${a[@]}"`` is each element (red-team rt89, rt94).  An element not known may be
+        any number of fields (``a=($(cat list))``), so the array is then not known."""
         items = [w for c in node.named_children for w in self.expand(c, depth, split=True)]
-        for old in [v for v in self.state.vars if v.startswith(name + "[")]:
-            del self.state.vars[old]
-        for k, item in enumerate(items[:_MAX_ITEMS]):
-            self.state.vars[f"{name}[{k}]"] = item
-        self.state.vars[name + "[@]"] = items[0] if len(items) == 1 else UNKNOWN
-        return items[0] if items else ""
+        old = arrays.elements(self.state.vars, name) if adds else []
+        known = old is not None and not any(has_marker(i) for i in items)
+        arrays.set_elements(self.state.vars, name, [*(old or []), *items] if known else None)
 
     def _read_vars(self, cmd: Cmd) -> None:
         """``read A B <<< TEXT``: the first line split among the names, the last taking the
@@ -822,8 +923,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         rt89).  Input that is not the command's own text, or options beyond ``-r -s
         -e``, leave the names unknown, never the value they had before."""
         names = [a for a in cmd.args if not a.startswith("-")] or ["REPLY"]
-        text = cmd.stdin_text
-        if text is None and cmd.stdin_from is not None and len(names) == 1:
+        text = _own_text(cmd.stdin_text)
+        if cmd.stdin_text is None and cmd.stdin_from is not None and len(names) == 1:
             # find DIR | while read f: f is each item it yields, as xargs is handed them
             # (``_items``); the loop's body is walked once, with the first
             text = self._read_item(cmd.stdin_from)
@@ -832,16 +933,50 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             or has_marker(text)
             or any(a.startswith("-") and a.strip("-rse") for a in cmd.args)
         ):
-            for n in names:
-                self.state.vars[n] = UNKNOWN
+            for n in names:  # read -a NAME too: the array is not known
+                arrays.set_elements(self.state.vars, n, None)
             return
         fields = _read_fields((text.splitlines() or [""])[0], len(names), self._ifs(cmd))
-        if fields is None:
-            for n in names:
-                self.state.vars[n] = UNKNOWN
-            return
         for k, n in enumerate(names):
-            self.state.vars[n] = fields[k] if k < len(fields) else ""
+            value = UNKNOWN if fields is None else fields[k] if k < len(fields) else ""
+            if n + "[#]" in self.state.vars:  # read a, a an array: its first element
+                arrays.set_element(self.state.vars, n, 0, value)
+            else:
+                self.state.vars[n] = value
+
+    def _mapfile(self, cmd: Cmd) -> None:
+        """``mapfile -t a <<< TEXT``, ``readarray a < <(echo X)``: one element a line, its
+        line end kept unless ``-t`` (bash's ``help mapfile``), when the input is the
+        command's own text; any other input or option leaves the array unknown."""
+        names = [a for a in cmd.args if not a.startswith("-")]
+        name = names[-1] if names else "MAPFILE"
+        text = _own_text(cmd.stdin_text)
+        sources = [t for op, t in cmd.redirects if op == "<"]
+        if text is None and len(sources) == 1 and not has_marker(sources[0]):
+            # < <(echo X), < file written here: a pipe's input is in a subshell's array
+            text = self.state.written.get(resolve(sources[0], self.where, cmd.cwd))
+        options = [a for a in cmd.args if a.startswith("-")]
+        if text is None or has_marker(text) or len(names) > 1 or any(a != "-t" for a in options):
+            arrays.set_elements(self.state.vars, name, None)
+            return
+        lines = re.findall(r"[^\n]*\n|[^\n]+$", text)
+        items = [line.removesuffix("\n") for line in lines] if options else lines
+        arrays.set_elements(self.state.vars, name, items)
+
+    def _printf_var(self, cmd: Cmd) -> None:
+        """``printf -v NAME FORMAT ARGS``: NAME holds what printf would print (bash's
+        ``help printf``), unknown where the format is not followed."""
+        rest = cmd.args[2:]
+        if rest[:1] == ["--"]:
+            rest = rest[1:]
+        if len(cmd.args) < 3 or not rest:
+            return
+        name = cmd.args[1]
+        if "[" in name:  # printf -v 'a[1]' X: not followed, the array is not known
+            arrays.set_elements(self.state.vars, name.split("[", 1)[0], None)
+        elif name.isidentifier():  # bash refuses any other name
+            text = pipes.printf_text(rest[0], rest[1:])
+            self.state.vars[name] = UNKNOWN if text is None else text
 
     def _ifs(self, cmd: Cmd) -> str:
         """The IFS ``read`` splits with: its own assignment's (``IFS=, read a b``), else
@@ -1104,6 +1239,13 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._positional(cmd.args)
         elif name == "read":
             self._read_vars(cmd)
+        elif name in ("mapfile", "readarray"):
+            self._mapfile(cmd)
+        elif name == "printf" and cmd.args[:1] == ["-v"]:
+            self._printf_var(cmd)
+        elif name == "let":
+            for expression in cmd.args:  # let n=n+1 'j = n * 3' (red-team rt94)
+                arith.run(expression, self.state.vars)
         elif name == "ssh":
             self.ssh(cmd, depth)
         elif name == "ansible":
@@ -1256,7 +1398,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
     def _record_writes(self, cmd: Cmd, depth: int) -> None:
         """Remember files written in this command, so running them later is checked."""
         content: str | None = None
-        copied = ""  # the file on disk a copy is made of
+        copied: dict[str, str] = {}  # a copy made -> the file on disk it is made of
         if cmd.name in _PRINTS_KNOWN:
             content = pipes.output_text(cmd, self.state.written)
             content = None if content is None else content + pipes.line_end(cmd)
@@ -1268,14 +1410,23 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if _tee_appends(cmd.args):
                 appended.update(named)
         words = [a for a in cmd.args if not a.startswith("-")]
-        if cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
+        into: dict[str, str] = {}
+        folder = _target_folder(cmd.args) if cmd.name in ("cp", "mv", "install", "ln") else None
+        if folder is not None:  # cp -t DIR A B
+            into = _copied_into([w for w in words if w != folder], folder)
+        elif cmd.name in ("cp", "mv", "install", "ln") and len(words) >= 2:
             # the copy has the source's content: known only if the source was written here
             source = self.state.written.get(resolve(words[0], self.where, cmd.cwd))
             targets.append(words[-1])
             content = source if len(words) == 2 and source is not None else UNKNOWN
-            if len(words) == 2 and source is None and not has_marker(words[0]):
-                copied = resolve(words[0], self.where, cmd.cwd)
+            if len(words) == 2:
+                copied[words[-1]] = words[0]
+            into = _copied_into(words[:-1], words[-1])
+        copied.update(into)
         files = {t: content if content is not None else UNKNOWN for t in targets}
+        for t, source_word in into.items():
+            # cp x.sh d/: d/x.sh, if d is a folder (else it is d itself, above) (rt94)
+            files[t] = self.state.written.get(resolve(source_word, self.where, cmd.cwd), UNKNOWN)
         # a download saved however its file is named: the marker and where from (a
         # vendor's installer run from it only warns, as its pipe form does)
         files.update(downloads.saved(cmd, self.state.written))
@@ -1289,8 +1440,11 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 else:
                     self._messages.discard(path)
                 self._copies.pop(path, None)
-                if copied and t == words[-1] and text == UNKNOWN:
-                    self._copies[path] = copied
+                source_word = copied.get(t, "")
+                origin = "" if not source_word or has_marker(source_word) else source_word
+                origin = resolve(origin, self.where, cmd.cwd) if origin else ""
+                if origin and text == UNKNOWN and origin not in self.state.written:
+                    self._copies[path] = origin  # its text is the file's on disk
                 self._reviewed.pop(path, None)  # what was checked is gone
                 if downloads.nameless(path):  # and any file this one may overwrite
                     for old in [p for p in self._reviewed if self._holder(p) == path]:
@@ -1325,7 +1479,46 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(path, cmd, depth)
 
 
-_MAX_ITEMS = 64  # an array's elements kept by index; the rest are unknown
+def _own_text(text: str | None) -> str | None:
+    """The command's own input text as ``read`` and ``mapfile`` get it: a heredoc's body is
+    kept as written, so one with an expansion left in it (``<<EOF`` holding ``$HOME``)
+    is not known (red-team rt94); a here-string's words are expanded already."""
+    if text is None or any(c in text for c in "$`\\"):
+        return None
+    return text
+
+
+def _copied_into(sources: list[str], folder: str) -> dict[str, str]:
+    """``cp A B DIR``: the files a copy into the folder ``DIR`` makes (``DIR/A``, ``DIR/B``)
+    and the source of each (cp(1), install(1)); a last word is taken as a folder
+    whether or not it is one now (``mkdir -p d && cp x d``)."""
+    folder = folder.rstrip("/")
+    if has_marker(folder):
+        return {}
+    return {
+        f"{folder or '/'}/{_basename(w.rstrip('/'))}".replace("//", "/"): w
+        for w in sources
+        if not has_marker(w) and w.rstrip("/")
+    }
+
+
+def _target_folder(args: list[str]) -> str | None:
+    """The folder ``-t DIR``, ``-tDIR``, ``-rt DIR`` or ``--target-directory[=]DIR`` names
+    (coreutils' cp, mv, install, ln); ``None`` when there is none.  The folder's words
+    are then no source: callers drop ``DIR`` from the operands themselves."""
+    for k, arg in enumerate(args):
+        if arg == "--":
+            return None
+        value = ""
+        if arg.startswith("--target-directory"):
+            value = arg.partition("=")[2] or (args[k + 1] if k + 1 < len(args) else "")
+        elif arg[:1] == "-" and arg[1:2] != "-":
+            flags, t, rest = arg[1:].partition("t")
+            if t and (not flags or flags.isalpha()):  # -t DIR, -rt DIR, -tDIR; not -S.tmp
+                value = rest or (args[k + 1] if k + 1 < len(args) else "")
+        if value:
+            return value
+    return None
 
 
 def _messages_only(redirects: list[tuple[str, str]]) -> set[str]:

@@ -15,7 +15,8 @@ import re
 from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
-from agentreflex.gate.shell import braces, pipes
+from agentreflex.gate.shell import arith, arrays, braces, pipes
+from agentreflex.gate.shell.arrays import FIELD_BREAK
 from agentreflex.gate.shell.parser import node_text
 from agentreflex.gate.shell.walkstate import (
     BAD_SUBSTITUTION,
@@ -296,8 +297,8 @@ class WordsMixin(WalkerBase):
         """Expand one word node into the fields bash would pass."""
         parts: list[braces.Part] = []
         self._parts(node, depth, parts, quoted=False, first=True)
-        if not split:
-            return _temp_roots(["".join(p for p, _, _ in parts)])
+        if not split:  # b="${a[@]}": the elements joined by spaces
+            return _temp_roots(["".join(p for p, _, _ in parts).replace(FIELD_BREAK, " ")])
         ifs = self.state.vars.get("IFS", " \t\n")
         if not braces.has_braces(parts):
             return _temp_roots(_fields(parts, ifs))
@@ -355,7 +356,7 @@ class WordsMixin(WalkerBase):
         elif t == "simple_expansion":
             out.append((self._lookup(node_text(node)[1:]), quoted, False))
         elif t == "expansion":
-            out.append((self._expansion(node, depth), quoted, False))
+            out.append((self._expansion(node, depth, quoted), quoted, False))
         elif t in ("command_substitution", "process_substitution"):
             # a substitution is a process of its own: its <(...) are its /dev/fd/63, ...,
             # gone when it ends, and never this command's (bash <(echo A) <(cat <(echo B))
@@ -379,7 +380,12 @@ class WordsMixin(WalkerBase):
             out.append((value, quoted, False))
         elif t == "arithmetic_expansion":
             self.side_effects(node, depth)
-            out.append((UNKNOWN, quoted, False))
+            text = node_text(node)
+            expression = text.lstrip()
+            if expression != text:  # tree-sitter puts the blank before a second $((...)) of
+                out.append((text[: len(text) - len(expression)], True, False))  # "a b" in it
+            number = arith.run(expression, self.state.vars)  # $((n+1)) (red-team rt94)
+            out.append((UNKNOWN if number is None else str(number), quoted, False))
         elif t == "concatenation":
             for k, child in enumerate(node.named_children):
                 self._parts(child, depth, out, quoted, first and k == 0)
@@ -436,12 +442,12 @@ class WordsMixin(WalkerBase):
             return UNKNOWN
         return ifs[0].join(self.state.vars.get(str(k), "") for k in range(1, int(count) + 1))
 
-    def _expansion(self, node: Any, depth: int) -> str:
+    def _expansion(self, node: Any, depth: int, quoted: bool = False) -> str:
         kids = node.children
         names = [c for c in kids if c.type == "variable_name" or c.type == "special_variable_name"]
         ops = [node_text(c) for c in kids if not c.is_named and node_text(c) not in ("${", "}")]
         if not names:
-            return self._element(kids) if not ops else UNKNOWN
+            return self._element(kids, quoted, depth) if not ops else UNKNOWN
         name = node_text(names[0])
         if name == BAD_SUBSTITUTION:
             raise BadSubstitution(name)
@@ -496,23 +502,37 @@ class WordsMixin(WalkerBase):
         return self.state.vars.get(target, UNKNOWN)
 
     def _arith_word(self, word: str) -> str:
-        """An offset or length as written, a variable's name read as bash's arithmetic
-        reads it (``${d:0:n}``: n's value); anything else as it is."""
+        """An offset or length as bash's arithmetic reads it (``${d:0:n}``: n's value,
+        ``${d:0:$((6*2))}``: 12); an empty one stays empty (0), one not known ``UNKNOWN``."""
         name = word.strip()
+        if not name:
+            return word
         if name.isidentifier():
             self._use(name)
-            return self.state.vars.get(name, UNKNOWN)
-        return word
+        value = arith.run(word, self.state.vars)
+        return UNKNOWN if value is None else str(value)
 
-    def _element(self, kids: list[Any]) -> str:
-        """``${a[1]}``, ``${a[@]}``: an element the command's own ``a=(...)`` set, as
-        ``Walker._array`` keeps it; ``UNKNOWN`` for any other subscript."""
+    def _element(self, kids: list[Any], quoted: bool, depth: int) -> str:
+        """``${a[1]}``, ``${a[i+1]}``, ``${a[@]}``: an element of an array the command set,
+        as :mod:`arrays` keeps it (the index read as bash's arithmetic); the whole array
+        is its elements between field breaks, ``"${a[*]}"`` them joined by IFS's first
+        character (red-team rt94); ``UNKNOWN`` for any other subscript."""
         subscript = next((c for c in kids if c.type == "subscript"), None)
-        if subscript is None:
+        name_node = subscript.child_by_field_name("name") if subscript is not None else None
+        index_node = subscript.child_by_field_name("index") if subscript is not None else None
+        if name_node is None or index_node is None:
             return UNKNOWN
-        key = node_text(subscript).replace("[*]", "[@]")
-        self._vars_used.append(key.split("[", 1)[0])
-        return self.state.vars.get(key, UNKNOWN)
+        name, index = node_text(name_node), node_text(index_node)
+        self._use(name)
+        self.side_effects(index_node, depth)  # ${a[$(cmd)]} runs cmd
+        if index not in ("@", "*"):
+            return arrays.element(self.state.vars, name, arith.run(index, self.state.vars))
+        items = arrays.elements(self.state.vars, name)
+        if not items:
+            return UNKNOWN  # none is no field at all, which a word's text can't say
+        if index == "*" and quoted:
+            return self.state.vars.get("IFS", " \t\n")[:1].join(items)
+        return FIELD_BREAK.join(items)
 
 
 # ``${NAME/pat/rep}``, ``${NAME#pat}``, ``${NAME,,}``, ``${NAME:1:3}``...: what bash makes
@@ -550,7 +570,8 @@ def sliced(value: str, fields: list[str]) -> str:
     """``${d:OFFSET}``, ``${d:OFFSET:LENGTH}``: an empty field is 0, a negative offset
     counts from the end (past the start: nothing), a negative length stops that far
     before the end (bash's manual); ``UNKNOWN`` for more fields, a field that is no
-    plain decimal (octal 010, arithmetic), or a length bash refuses."""
+    plain decimal (``_arith_word`` computes each first; one not followed is unknown),
+    or a length bash refuses."""
     if len(fields) > 2 or len(value) > _MAX_MODIFIED:
         return UNKNOWN
     if not all(not f.strip() or _INTEGER.fullmatch(f) for f in fields):
@@ -674,7 +695,12 @@ def _fields(parts: list[braces.Part], ifs: str) -> list[str]:
     have = False
     for text, literal, _ in parts:
         if literal:
-            current += text
+            # "${a[@]}": each element a field, an empty one too
+            for k, piece in enumerate(text.split(FIELD_BREAK)):
+                if k > 0:
+                    fields.append(current)
+                    current = ""
+                current += piece
             have = True
             continue
         for k, piece in enumerate(_split_ifs(text, ifs)):
@@ -714,11 +740,13 @@ def _word_parts(text: str, active: bool) -> list[braces.Part]:
 
 
 def _split_ifs(text: str, ifs: str) -> list[str]:
-    if not ifs:
+    """``text`` split on ``$IFS``; an unquoted ``${a[@]}``'s elements are apart whatever
+    IFS is."""
+    if not ifs and FIELD_BREAK not in text:
         return [text]
     out = [""]
     for ch in text:
-        if ch in ifs:
+        if ch in ifs or ch == FIELD_BREAK:
             out.append("")
         else:
             out[-1] += ch
