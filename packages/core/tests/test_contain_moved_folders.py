@@ -196,3 +196,19 @@ def test_a_hosts_folder_moved_out_of_home_cant_be_made_either(
     _run(f"mkdir -p {config}/autostart && echo planted > {config}/autostart/a.desktop", src)
     assert not (config / "autostart").exists()
     assert not config.exists() or not any(config.iterdir())
+
+
+def test_a_hosts_folder_moved_out_of_home_as_a_link_to_nothing_cant_be_made_either(
+    tmp_path: Path, src: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``XDG_CONFIG_HOME=/tmp/cfg`` a link to a folder not made yet (left by a command of an
+    earlier session, a dotfiles manager's link to a drive not mounted): the link is no mount
+    point, and a command that made the folder it leads to, with an autostart entry in it,
+    had the user's next login run that entry (red-team rt99)."""
+    real = tmp_path / "real"
+    config = tmp_path / "cfg"
+    config.symlink_to(real)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    _run(f"mkdir -p {real}/autostart && echo planted > {config}/autostart/a.desktop", src)
+    assert not (real / "autostart").exists()
+    assert not real.exists() or not any(real.iterdir())
