@@ -2025,6 +2025,47 @@ def test_the_users_x_server_takes_no_contained_client(
     assert own.returncode == 0 and own.stdout.startswith(":"), own.stderr
 
 
+@pytest.mark.parametrize(
+    "where",
+    [
+        "{runtime}/.mutter-Xwaylandauth.AB12",  # GNOME's Xwayland (mutter)
+        "{runtime}/gdm/Xauthority",  # GDM's X11 session
+        "{runtime}/xauth_Q1w2E3",  # SDDM's X11 session, KWin's Xwayland
+        "~/.serverauth.4242",  # startx's copy for the server (xinit's xserverauthfile)
+    ],
+)
+def test_the_users_x_cookie_is_unreadable_where_the_session_keeps_it_unnamed(
+    project: Path,
+    home: Path,
+    users_display: tuple[int, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+) -> None:
+    """A host started where the desktop's ``XAUTHORITY`` is not set (a tmux server or an
+    ssh session on the user's own desktop, a systemd user service) still shares the
+    loopback network with the X server's abstract socket, and the cookie is where the
+    session keeps it, at a path known or globbed: ``$XDG_RUNTIME_DIR/.mutter-Xwaylandauth.*``
+    (Fedora's GNOME), GDM's, SDDM's and KWin's ``xauth_*``, startx's ``~/.serverauth.*``
+    (red-team rt99)."""
+    display, named = users_display
+    # (the server's own file stays: a server reads it again at each reset, and without it
+    # takes any client)
+    runtime = named.parent if "mutter" in where else named.parent.with_name("session")
+    cookies = Path(where.replace("{runtime}", str(runtime)).replace("~", str(home)))
+    cookies.parent.mkdir(parents=True, exist_ok=True)
+    if cookies != named:
+        shutil.copy(named, cookies)
+    (home / ".Xauthority").unlink()
+    monkeypatch.delenv("XAUTHORITY")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    sockets = [f"/tmp/.X11-unix/X{display}", f"@/tmp/.X11-unix/X{display}"]
+    probe = shlex.join([sys.executable, "-c", _X_PROBE, str(cookies), *sockets])
+    outside = subprocess.run(["bash", "-c", probe], capture_output=True, text=True)
+    assert outside.stdout.count("answer 01") == 2, outside  # the cookie lets a client in
+    done = run(probe, project)
+    assert "answer 01" not in done.stdout, (done.stdout, done.stderr)
+
+
 @pytest.fixture
 def users_a11y_bus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A real D-Bus daemon where the user's accessibility bus listens (at-spi2-core's
