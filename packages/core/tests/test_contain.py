@@ -2148,6 +2148,30 @@ def test_the_users_other_terminals_take_nothing_a_command_writes(project: Path) 
         os.close(users_side)
 
 
+def test_a_servers_socket_in_a_linked_folder_is_hidden_and_commands_still_run(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    """``~/.pm2`` a link to a folder elsewhere (a dotfiles manager's, a larger disk): the
+    socket's path through the link was mounted as spelled, and bubblewrap, which reads an
+    absolute link from its own root while it sets up, failed every contained command
+    ("Can't create file at ~/.pm2/rpc.sock"); it is hidden where the link leads (rt99)."""
+    moved = tmp_path / "pm2"
+    moved.mkdir()
+    (home / ".pm2").symlink_to(moved)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(moved / "rpc.sock"))
+    server.listen(1)
+    try:
+        reach = f"import socket; socket.socket(socket.AF_UNIX).connect({str(home / '.pm2' / 'rpc.sock')!r})"
+        outside = subprocess.run([sys.executable, "-c", reach], capture_output=True, text=True)
+        assert outside.returncode == 0, outside.stderr  # the daemon takes the user's client
+        done = run(f"echo ran; {shlex.join([sys.executable, '-c', reach])}", project)
+        assert done.stdout == "ran\n", done.stderr
+        assert done.returncode != 0, done
+    finally:
+        server.close()
+
+
 def test_a_servers_socket_is_where_the_hosts_variable_puts_it(
     project: Path, tmp_path: Path
 ) -> None:
