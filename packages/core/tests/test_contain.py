@@ -2190,3 +2190,25 @@ def test_a_servers_socket_is_where_the_hosts_variable_puts_it(
         assert contain.Mount(str(moved / "rpc.sock"), "hide") in hidden
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("where", [".config/pm2", ".local/bin/pm2", ".ssh/pm2"])
+def test_a_servers_socket_in_a_held_folder_is_hidden_too(
+    project: Path, home: Path, where: str
+) -> None:
+    """``PM2_HOME=~/.config/pm2``: a socket entry hides what it names wherever the variable
+    puts it.  The rule that keeps a variable's value from making a folder writable (a value
+    in a held or runs_later folder moves nothing) is for writable entries; applied to a
+    socket entry it left the daemon reachable exactly where home is held."""
+    moved = home / where
+    moved.mkdir(parents=True)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(moved / "rpc.sock"))
+    try:
+        env = dict(os.environ, PM2_HOME=str(moved))
+        env["PATH"] = f"{home / '.local' / 'bin'}:{env.get('PATH', '')}"
+        assert str(moved / "rpc.sock") in contain.socket_paths(str(project), env)
+        hidden = contain.plan(str(project), contain.load_policy(env), env).mounts
+        assert contain.Mount(str(moved / "rpc.sock"), "hide") in hidden
+    finally:
+        server.close()
