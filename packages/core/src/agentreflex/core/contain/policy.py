@@ -766,7 +766,8 @@ def sockets(
     def paths(entries: tuple[str, ...], existing: bool) -> set[str]:
         found: set[str] = set()
         for entry in entries:
-            for path in globbed(expand_entry(entry, named, home, env), listings):
+            # held: a socket is hidden wherever the variable puts it (in ~/.config too)
+            for path in globbed(expand_entry(entry, named, home, env, held=True), listings):
                 if not existing or os.path.lexists(path):
                     found.update((os.path.normpath(path), resolve(path)))
         return found
