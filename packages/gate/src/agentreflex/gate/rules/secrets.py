@@ -1390,33 +1390,109 @@ def loaded_env(
     return {id(c) for c in cmds if id(c) in captured and _env_files_only(c)}
 
 
-# What makes curl or wget print the request it sends, its headers among them.
+# What makes curl or wget print the request it sends, its headers among them; curl's
+# -K reads options the line does not show.
 _SHOWS_REQUEST = frozenset(
-    {"-v", "--verbose", "--trace", "--trace-ascii", "--libcurl", "-d", "--debug"}
+    {"-v", "--verbose", "--trace", "--trace-ascii", "--libcurl", "-d", "--debug", "-K", "--config"}
 )
 _NAME_WORD = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
+# A key of an env file as a read picks it (grep API_TOKEN .env, sed -n 's/^TOKEN=//p').
+_KEY_WORD = LazyPattern(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,}")
+# curl's options that send the request to another host than its URL's.
+_REROUTES = frozenset(
+    {"-x", "--proxy", "--preproxy", "--connect-to", "--resolve", "--socks4", "--socks4a"}
+    | {"--socks5", "--socks5-hostname"}
+)
+# The variables curl and wget take a proxy from (wget -e https_proxy=... as well).
+_PROXY_VARIABLES = frozenset({"http_proxy", "https_proxy", "all_proxy"})
+# wget's short options that take a value: a d after them is that value, not --debug.
+_WGET_VALUED = frozenset("oaeiBtOTwQPlARDIXU")
+
+
+def _wget_debug(args: list[str]) -> bool:
+    """Whether a cluster of wget's short options holds -d (``-dq``); -nd is -n's."""
+    for a in args:
+        if a[:1] != "-" or a[1:2] in ("-", ""):
+            continue
+        chars = iter(a[1:])
+        for ch in chars:
+            if ch == "d":
+                return True
+            if ch == "n":
+                next(chars, "")
+            elif ch in _WGET_VALUED:
+                break
+    return False
+
+
+def _request_hosts(cmd: Cmd, args: list[str]) -> list[str]:
+    """Every host a curl or wget request's headers may reach: each URL's (curl sends
+    -H with all of them), and a proxy (``-x``, ``https_proxy=``, wget's ``-e``),
+    ``--connect-to`` or ``--resolve`` target; ``""`` (unknown) first after
+    ``--location-trusted`` or for a word only known at run time."""
+    from agentreflex.gate.rules.exfil import _HEADER_FLAGS, _host
+
+    env = {**cmd.shell_vars, **cmd.assigns}
+    words = [*args, *(f"--proxy={v}" for n, v in env.items() if n.lower() in _PROXY_VARIABLES)]
+    hosts = ["" if "--location-trusted" in words else _host(cmd)]
+    for k, a in enumerate(words):
+        flag, eq, value = a.partition("=") if a.startswith("--") else ("", "", "")
+        if not eq:
+            flag, value = (words[k - 1] if k else ""), a
+        if flag == "-e" and value.partition("=")[0].lower() in _PROXY_VARIABLES:
+            flag, value = "--proxy", value.partition("=")[2]
+        if flag in _REROUTES:
+            fields = value.split(":")  # HOST1:PORT1:HOST2:PORT2, HOST:PORT:ADDRESS
+            target = {"--connect-to": fields[2:3], "--resolve": fields[2:]}.get(flag)
+            hosts.append(_host_of(":".join(target) if target else value))
+        elif "://" in a and flag not in _HEADER_FLAGS:
+            hosts.append(_host_of(a))
+    return ["" if UNKNOWN in h else h for h in hosts]
+
+
+def _host_of(url: str) -> str:
+    """The host a URL or ``host:port`` names (``[::1]`` kept whole)."""
+    rest = url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
+    return (rest if rest.startswith("[") else rest.split(":", 1)[0]).lower()
+
+
+def _picks_keys(readers: list[Cmd]) -> bool:
+    """Whether the read picks keys of the env file by name (``grep API_TOKEN .env``),
+    not the whole file or every value (``cat .env``, ``cut -d= -f2 .env``)."""
+    return any(
+        _KEY_WORD.search(a)
+        for r in readers
+        for a in r.args
+        if not a.startswith("-") and ".env" not in a
+    )
 
 
 def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
     """Whether ``cmd`` hands what was read from .env only to a server, in a request
     header (``curl -H "Authorization: Bearer $X" https://api...``): it reaches the server,
     not the transcript, as ``source .env; curl -H "... $API_TOKEN"`` does.  Not when the
-    request is printed (``-v``), the value stands anywhere else (a body, the URL), the
-    host is unknown, or the key the read picked names a service (``grep OPENAI_API_KEY
-    .env``) that is not the host's (then it is exfiltration)."""
+    request is printed (``-v``, wget's ``-dq``) or its options are in a file (``-K``),
+    the value stands anywhere else (a body, the URL), the read took the whole file
+    rather than a key (``X=$(cat .env)``: every secret at once), or the key the read
+    picked names a service (``grep OPENAI_API_KEY .env``) and some host the request
+    reaches is not that service's (another URL, ``--proxy``, ``--connect-to``)."""
     if cmd.name not in ("curl", "wget"):
         return False
     from agentreflex.gate.rules.exfil import (
         _HEADER_FLAGS,
-        _host,
         _host_in,
         names_a_token,
         token_hosts,
     )
 
     args = net_args(cmd)
-    host = _host(cmd)
-    if not host or any(a in _SHOWS_REQUEST or a.startswith("--trace") for a in args):
+    hosts = _request_hosts(cmd, args)
+    if (
+        not hosts[0]
+        or not _picks_keys(readers)
+        or any(a in _SHOWS_REQUEST or a.startswith(("--trace", "--config=")) for a in args)
+        or (cmd.name == "wget" and _wget_debug(args))
+    ):
         return False
     if any(
         UNKNOWN in a
@@ -1426,9 +1502,8 @@ def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
     ):
         return False
     keys = {w for r in readers for a in r.args for w in _NAME_WORD.findall(a)}
-    return not any(
-        names_a_token(w) and token_hosts(w) and not _host_in(host, token_hosts(w)) for w in keys
-    )
+    owned = [token_hosts(w) for w in keys if names_a_token(w) and token_hosts(w)]
+    return all(_host_in(h, owners) for owners in owned for h in hosts)
 
 
 # The wrapper that is itself a dump of the environment, kept when wrappers are peeled.
