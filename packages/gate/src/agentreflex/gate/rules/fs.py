@@ -906,8 +906,12 @@ def _names_the_user(cmd: Cmd, where: Where) -> bool:
     """Whether a chown's owner is the user running it (``$USER``, ``$(whoami)``, ``$(id -u)``,
     or the home folder's own name): handing the user's files back to them, as npm's
     EACCES guide does (``sudo chown -R $(whoami) ~/.npm``).  Not in a shell started for
-    it (``sudo sh -c 'chown $USER ...'``), where USER and whoami are the target user's."""
-    return not cmd.via and _is_the_user(_owner_group(cmd.text)[0], where)
+    it (``sudo sh -c 'chown $USER ...'``), where USER and whoami are the target user's,
+    nor when ``whoami`` or ``id`` is a function the line defined (``whoami() { echo root; }``)."""
+    owner = _owner_group(cmd.text)[0]
+    ran = re.findall(r"[\w-]+", owner) if "$(" in owner or "`" in owner else []
+    shadowed = bool(cmd.shell_functions.intersection(ran))
+    return not cmd.via and not shadowed and _is_the_user(owner, where)
 
 
 def _is_the_user(word: str, where: Where) -> bool:
