@@ -15,6 +15,7 @@ from agentreflex.gate.model import (
     DESTRUCTIVE,
     P_BLOCK,
     P_WARN,
+    UNKNOWN,
     Cmd,
     Hit,
     has_marker,
@@ -823,10 +824,41 @@ def _to_trial_registry(cmd: Cmd) -> bool:
             flag, value = (cmd.args[k - 1] if k else ""), a
         if flag not in _REGISTRY_OPTIONS:
             continue
+        value = _project_registry(value, cmd.cwd) or value
         host = value.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
         host = host if host.startswith("[") else host.split(":", 1)[0]
         trial.append(value.lower() in _TRIAL_NAMES or host.lower() in _TRIAL_HOSTS)
     return bool(trial) and all(trial)
+
+
+def _project_registry(name: str, cwd: str) -> str:
+    """The upload URL the project's own settings give a registry's name: pyproject.toml's
+    ``[[tool.uv.index]]`` ``publish-url`` (uv publish --index) or poetry.toml's
+    ``[repositories.NAME]`` ``url`` (poetry publish -r).  Files an agent can write, so
+    their word beats the name's usual meaning; ``""`` when neither names it."""
+    if "://" in name or UNKNOWN in cwd:
+        return ""
+    import os
+    import tomllib  # only for a publish that names a registry
+
+    found: list[str] = []
+    for file in ("pyproject.toml", "poetry.toml"):
+        try:
+            with open(os.path.join(cwd, file), "rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, ValueError):
+            continue
+        tool = data.get("tool")
+        indexes = tool.get("uv", {}).get("index", []) if isinstance(tool, dict) else []
+        found += [
+            str(i.get("publish-url") or i.get("url") or "")
+            for i in indexes
+            if isinstance(i, dict) and i.get("name") == name
+        ]
+        repos = data.get("repositories")
+        entry = repos.get(name) if isinstance(repos, dict) else None
+        found += [str(entry.get("url") or "")] if isinstance(entry, dict) else []
+    return next((u or UNKNOWN for u in found), "")
 
 
 # Variables that name where a publisher uploads, or the settings that do (twine, uv,
