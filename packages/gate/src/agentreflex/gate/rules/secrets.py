@@ -1396,8 +1396,10 @@ _SHOWS_REQUEST = frozenset(
     {"-v", "--verbose", "--trace", "--trace-ascii", "--libcurl", "-d", "--debug", "-K", "--config"}
 )
 _NAME_WORD = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
-# A key of an env file as a read picks it (grep API_TOKEN .env, sed -n 's/^TOKEN=//p').
-_KEY_WORD = LazyPattern(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,}")
+# A key of an env file as a read picks it: grep's pattern (API_TOKEN, ^API_TOKEN=) and
+# sed's substitution (s/^API_TOKEN=//p).
+_KEY_PATTERN = LazyPattern(r"\^?[A-Z][A-Z0-9_]*=?")
+_SED_KEY = LazyPattern(r"s(.)\^?[A-Z][A-Z0-9_]*=?\1\1p", hints="s")
 # curl's options that send the request to another host than its URL's.
 _REROUTES = frozenset(
     {"-x", "--proxy", "--preproxy", "--connect-to", "--resolve", "--socks4", "--socks4a"}
@@ -1457,14 +1459,36 @@ def _host_of(url: str) -> str:
 
 
 def _picks_keys(readers: list[Cmd]) -> bool:
-    """Whether the read picks keys of the env file by name (``grep API_TOKEN .env``),
-    not the whole file or every value (``cat .env``, ``cut -d= -f2 .env``)."""
-    return any(
-        _KEY_WORD.search(a)
+    """Whether the read picks one key of the env file by name (``grep API_TOKEN .env``,
+    ``cat .env | grep '^KEY='``, ``sed -n 's/^KEY=//p' .env``), not the whole file or
+    every value (``cat .env``, ``cut -d= -f2 .env``, ``grep -v ZZZ .env``): each command
+    that reads the file picks a key itself or pipes it into one that does."""
+    picks = [_picks_a_key(r) for r in readers]
+    reads = [
+        any(".env" in a for a in r.args) or any(".env" in t for _, t in r.redirects)
         for r in readers
-        for a in r.args
-        if not a.startswith("-") and ".env" not in a
+    ]
+    return any(picks) and all(
+        p or r.pipes_out for p, r, f in zip(picks, readers, reads, strict=True) if f
     )
+
+
+def _picks_a_key(cmd: Cmd) -> bool:
+    """A grep whose one pattern is a key (``^KEY=``), no ``-v``, ``-e`` or ``-f``; or a
+    ``sed -n 's/^KEY=//p'``."""
+    opts = [a for a in cmd.args if a.startswith("-")]
+    words = [a for a in cmd.args if not a.startswith("-")]
+    if cmd.name in ("grep", "egrep", "fgrep", "rg"):
+        inverts = any(
+            a.startswith(("--invert", "--regexp", "--file"))
+            or (a[1:2] != "-" and any(c in a[1:] for c in "vef"))
+            for a in opts
+        )
+        return not inverts and bool(words) and bool(_KEY_PATTERN.fullmatch(words[0]))
+    if cmd.name == "sed":
+        quiet = any(a == "--quiet" or (a[1:2] != "-" and "n" in a[1:]) for a in opts)
+        return quiet and any(_SED_KEY.fullmatch(w) for w in words)
+    return False
 
 
 def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
