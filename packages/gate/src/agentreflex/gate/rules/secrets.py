@@ -1405,6 +1405,9 @@ _REROUTES = frozenset(
     {"-x", "--proxy", "--preproxy", "--connect-to", "--resolve", "--socks4", "--socks4a"}
     | {"--socks5", "--socks5-hostname"}
 )
+# Services that answer with the request's own headers (httpbin's /headers, Postman Echo):
+# a header sent there comes back into the transcript.
+_ECHO_HOSTS = ("httpbin.org", "httpbingo.org", "postman-echo.com", "echo.hoppscotch.io")
 # The variables curl and wget take a proxy from (wget -e https_proxy=... as well).
 _PROXY_VARIABLES = frozenset({"http_proxy", "https_proxy", "all_proxy"})
 # wget's short options that take a value: a d after them is that value, not --debug.
@@ -1495,7 +1498,8 @@ def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
     """Whether ``cmd`` hands what was read from .env only to a server, in a request
     header (``curl -H "Authorization: Bearer $X" https://api...``): it reaches the server,
     not the transcript, as ``source .env; curl -H "... $API_TOKEN"`` does.  Not when the
-    request is printed (``-v``, wget's ``-dq``) or its options are in a file (``-K``),
+    request is printed (``-v``, wget's ``-dq``), its options are in a file (``-K``) or
+    its host answers with the request's headers (httpbin.org),
     the value stands anywhere else (a body, the URL), the read took the whole file
     rather than a key (``X=$(cat .env)``: every secret at once), or the key the read
     picked names a service (``grep OPENAI_API_KEY .env``) and some host the request
@@ -1513,6 +1517,7 @@ def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
     hosts = _request_hosts(cmd, args)
     if (
         not hosts[0]
+        or any(_host_in(h, _ECHO_HOSTS) for h in hosts)
         or not _picks_keys(readers)
         or any(a in _SHOWS_REQUEST or a.startswith(("--trace", "--config=")) for a in args)
         or (cmd.name == "wget" and _wget_debug(args))
