@@ -1399,6 +1399,13 @@ _NAME_WORD = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
 # A key of an env file as a read picks it: grep's pattern (API_TOKEN, ^API_TOKEN=) and
 # sed's substitution (s/^API_TOKEN=//p).
 _KEY_PATTERN = LazyPattern(r"\^?[A-Z][A-Z0-9_]*=?")
+# grep's options that keep its output to the lines matching its one pattern: not -v, -e,
+# -f, a context (-A100, -5), or -z (the whole file one line).
+_GREP_NARROW = LazyPattern(
+    r"-[hiswxEFGPoqH]+|-m ?\d+|--(?:max-count=\d+|ignore-case|no-filename|word-regexp"
+    r"|line-regexp|only-matching|extended-regexp|fixed-strings|perl-regexp|no-messages)",
+    hints="-",
+)
 _SED_KEY = LazyPattern(r"s(.)\^?[A-Z][A-Z0-9_]*=?\1\1p", hints="s")
 # curl's options that send the request to another host than its URL's.
 _REROUTES = frozenset(
@@ -1477,17 +1484,14 @@ def _picks_keys(readers: list[Cmd]) -> bool:
 
 
 def _picks_a_key(cmd: Cmd) -> bool:
-    """A grep whose one pattern is a key (``^KEY=``), no ``-v``, ``-e`` or ``-f``; or a
+    """A grep whose one pattern is a key (``^KEY=``) with only options that keep to the
+    matching lines (not ``-v``, ``-e``, ``-f``, ``-A100``, ``-z``); or a
     ``sed -n 's/^KEY=//p'``."""
     opts = [a for a in cmd.args if a.startswith("-")]
     words = [a for a in cmd.args if not a.startswith("-")]
     if cmd.name in ("grep", "egrep", "fgrep", "rg"):
-        inverts = any(
-            a.startswith(("--invert", "--regexp", "--file"))
-            or (a[1:2] != "-" and any(c in a[1:] for c in "vef"))
-            for a in opts
-        )
-        return not inverts and bool(words) and bool(_KEY_PATTERN.fullmatch(words[0]))
+        narrow = all(_GREP_NARROW.fullmatch(a) for a in opts)
+        return narrow and bool(words) and bool(_KEY_PATTERN.fullmatch(words[0]))
     if cmd.name == "sed":
         quiet = any(a == "--quiet" or (a[1:2] != "-" and "n" in a[1:]) for a in opts)
         return quiet and any(_SED_KEY.fullmatch(w) for w in words)
