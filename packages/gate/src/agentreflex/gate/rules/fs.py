@@ -925,7 +925,7 @@ def _owner_group(text: str) -> tuple[str, str]:
     """A chown's owner and group as written (``OWNER:GROUP``, or the older ``OWNER.GROUP``)."""
     spec = _chown_spec(text)
     owner, _, group = spec.partition(":") if ":" in spec else spec.partition(".")
-    return owner, group
+    return owner.strip("'\""), group.strip("'\"")  # "$USER":"$USER"
 
 
 def _user_renamed(cmd: Cmd) -> bool:
