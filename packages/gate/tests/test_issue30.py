@@ -135,11 +135,11 @@ def test_scope_words_are_data_and_production_wins() -> None:
 def test_token_owners_come_from_the_data_file() -> None:
     assert "github.com" in exfil.token_hosts("GITHUB_TOKEN")
     assert exfil.token_hosts("SOME_RANDOM_TOKEN") == ()
-    assert exfil._host_in("api.github.com", exfil.token_hosts("GH_TOKEN"))
-    assert not exfil._host_in("github.com.evil.example", exfil.token_hosts("GH_TOKEN"))
+    assert exfil.host_in("api.github.com", exfil.token_hosts("GH_TOKEN"))
+    assert not exfil.host_in("github.com.evil.example", exfil.token_hosts("GH_TOKEN"))
     # a self-hosted GitLab cannot be told from an attacker's gitlab.evil.example by name
-    assert not exfil._host_in("gitlab.evil.example", exfil.token_hosts("GITLAB_TOKEN"))
-    assert exfil._host_in("gitlab.com", exfil.token_hosts("GITLAB_TOKEN"))
+    assert not exfil.host_in("gitlab.evil.example", exfil.token_hosts("GITLAB_TOKEN"))
+    assert exfil.host_in("gitlab.com", exfil.token_hosts("GITLAB_TOKEN"))
 
 
 # --- Windows shells ------------------------------------------------------------------

@@ -1095,17 +1095,13 @@ def _data_vars(cmd: Cmd) -> list[str]:
     secret = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
     if not secret:
         return []
-    from agentreflex.gate.rules.exfil import sent_to_own_service
+    from agentreflex.gate.rules.exfil import HEADER_FLAGS, sent_to_own_service
 
     secret = [v for v in secret if not sent_to_own_service(cmd, v)]
     if not secret:
         return []
     args = net_args(cmd)
-    in_headers = " ".join(
-        args[i + 1]
-        for i, a in enumerate(args[:-1])
-        if a in ("-H", "--header", "-u", "--user", "--oauth2-bearer")
-    )
+    in_headers = " ".join(args[i + 1] for i, a in enumerate(args[:-1]) if a in HEADER_FLAGS)
     if UNKNOWN in in_headers and not any(
         UNKNOWN in a
         for i, a in enumerate(args)
@@ -1129,8 +1125,14 @@ def line_loop(cmd: Cmd) -> bool:
 def _file_args(cmd: Cmd) -> list[str]:
     """The words that may name files the command reads: not its options, and not the
     pattern or program of a search or an editor (``grep -rn "server.key" config/``
-    looks for the text server.key; it reads config/)."""
-    words = [a for a in cmd.args if a and not a.startswith("-")]
+    looks for the text server.key; it reads config/), nor an option's value (``-m 1``)."""
+    valued = _PROGRAM_FIRST.get(cmd.name, frozenset())
+    args = cmd.args
+    words = [
+        a
+        for i, a in enumerate(args)
+        if a and not a.startswith("-") and not (i and args[i - 1] in valued)
+    ]
     for program in _program_words(cmd):
         if program in words:
             words.remove(program)
@@ -1442,11 +1444,11 @@ def _request_hosts(cmd: Cmd, args: list[str]) -> list[str]:
     -H with all of them), and a proxy (``-x``, ``https_proxy=``, wget's ``-e``),
     ``--connect-to`` or ``--resolve`` target; ``""`` (unknown) first after
     ``--location-trusted`` or for a word only known at run time."""
-    from agentreflex.gate.rules.exfil import _HEADER_FLAGS, _host
+    from agentreflex.gate.rules.exfil import HEADER_FLAGS, request_host
 
     env = {**cmd.shell_vars, **cmd.assigns}
     words = [*args, *(f"--proxy={v}" for n, v in env.items() if n.lower() in _PROXY_VARIABLES)]
-    hosts = ["" if "--location-trusted" in words else _host(cmd)]
+    hosts = ["" if "--location-trusted" in words else request_host(cmd)]
     for k, a in enumerate(words):
         flag, eq, value = a.partition("=") if a.startswith("--") else ("", "", "")
         if not eq:
@@ -1457,7 +1459,7 @@ def _request_hosts(cmd: Cmd, args: list[str]) -> list[str]:
             fields = value.split(":")  # HOST1:PORT1:HOST2:PORT2, HOST:PORT:ADDRESS
             target = {"--connect-to": fields[2:3], "--resolve": fields[2:]}.get(flag)
             hosts.append(_host_of(":".join(target) if target else value))
-        elif "://" in a and flag not in _HEADER_FLAGS:
+        elif "://" in a and flag not in HEADER_FLAGS:
             hosts.append(_host_of(a))
     return ["" if UNKNOWN in h else h for h in hosts]
 
@@ -1487,8 +1489,9 @@ def _picks_a_key(cmd: Cmd) -> bool:
     """A grep whose one pattern is a key (``^KEY=``) with only options that keep to the
     matching lines (not ``-v``, ``-e``, ``-f``, ``-A100``, ``-z``); or a
     ``sed -n 's/^KEY=//p'``."""
-    opts = [a for a in cmd.args if a.startswith("-")]
-    words = [a for a in cmd.args if not a.startswith("-")]
+    args = _joined_counts(cmd.args) if cmd.name in ("grep", "egrep", "fgrep", "rg") else cmd.args
+    opts = [a for a in args if a.startswith("-")]
+    words = [a for a in args if not a.startswith("-")]
     if cmd.name in ("grep", "egrep", "fgrep", "rg"):
         narrow = all(_GREP_NARROW.fullmatch(a) for a in opts)
         return narrow and bool(words) and bool(_KEY_PATTERN.fullmatch(words[0]))
@@ -1496,6 +1499,18 @@ def _picks_a_key(cmd: Cmd) -> bool:
         quiet = any(a == "--quiet" or (a[1:2] != "-" and "n" in a[1:]) for a in opts)
         return quiet and any(_SED_KEY.fullmatch(w) for w in words)
     return False
+
+
+def _joined_counts(args: list[str]) -> list[str]:
+    """grep's ``-m 1`` and ``--max-count 1`` as one word each (``-m1``), so the count is not
+    read as the pattern."""
+    out: list[str] = []
+    for a in args:
+        if out and out[-1] in ("-m", "--max-count") and a.isdigit():
+            out[-1] = f"-m{a}"
+        else:
+            out.append(a)
+    return out
 
 
 def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
@@ -1511,8 +1526,8 @@ def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
     if cmd.name not in ("curl", "wget"):
         return False
     from agentreflex.gate.rules.exfil import (
-        _HEADER_FLAGS,
-        _host_in,
+        HEADER_FLAGS,
+        host_in,
         names_a_token,
         token_hosts,
     )
@@ -1521,7 +1536,7 @@ def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
     hosts = _request_hosts(cmd, args)
     if (
         not hosts[0]
-        or any(_host_in(h, _ECHO_HOSTS) for h in hosts)
+        or any(host_in(h, _ECHO_HOSTS) for h in hosts)
         or not _picks_keys(readers)
         or any(a in _SHOWS_REQUEST or a.startswith(("--trace", "--config=")) for a in args)
         or (cmd.name == "wget" and _wget_debug(args))
@@ -1529,14 +1544,14 @@ def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
         return False
     if any(
         UNKNOWN in a
-        and not (k and args[k - 1] in _HEADER_FLAGS)
-        and a.partition("=")[0] not in _HEADER_FLAGS  # wget --header="...: $X"
+        and not (k and args[k - 1] in HEADER_FLAGS)
+        and a.partition("=")[0] not in HEADER_FLAGS  # wget --header="...: $X"
         for k, a in enumerate(args)
     ):
         return False
     keys = {w for r in readers for a in r.args for w in _NAME_WORD.findall(a)}
     owned = [token_hosts(w) for w in keys if names_a_token(w) and token_hosts(w)]
-    return all(_host_in(h, owners) for owners in owned for h in hosts)
+    return all(host_in(h, owners) for owners in owned for h in hosts)
 
 
 # The wrapper that is itself a dump of the environment, kept when wrappers are peeled.
