@@ -79,6 +79,9 @@ class Cmd:
     # the shell's variables when it runs (``export X=1;`` earlier in the line): its
     # environment beside ``assigns``, as far as the command line sets it
     shell_vars: dict[str, str] = field(default_factory=dict)
+    # the functions the line defined before the command runs (``whoami() { ...; }``):
+    # a $(whoami) in its words runs one of them, not the program
+    shell_functions: frozenset[str] = frozenset()
     # a group's output where some of its parts can't be read (``(crontab -l; echo E)``):
     # the readable parts' text, each unreadable part one UNKNOWN; ``stdin_from`` is then
     # one of the unreadable parts, for the rules that judge what it is

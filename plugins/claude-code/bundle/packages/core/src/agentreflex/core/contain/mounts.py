@@ -163,9 +163,27 @@ def plan(
     result.mounts = [
         Mount(path, kind)
         for path, kind in ordered
-        if not os.path.islink(path) and not any(inside(path, h) and path != h for h in hidden)
+        if not _linked(path, chosen, resolve)
+        and not any(inside(path, h) and path != h for h in hidden)
     ]
     return result
+
+
+def _linked(path: str, chosen: Mapping[str, str], resolve: Realpaths) -> bool:
+    """Whether ``path`` is a link, or has one on its way, whose end is mounted already (as
+    strongly).
+
+    Why: the mount there covers every spelling, and bubblewrap, which reads an absolute
+    link from its own root while it sets up, fails the command on the other: the socket
+    ``/var/run/docker.sock`` (``/var/run`` -> ``/run`` on Debian and Ubuntu), a server's
+    ``~/.pm2`` linked to another disk (red-team rt99).
+    """
+    if os.path.islink(path):
+        return True
+    real = resolve(path)
+    if real == path or real not in chosen:
+        return False
+    return _RANK.get(chosen[real], 0) >= _RANK.get(chosen[path], 0)
 
 
 def _choose(mount: Mount, chosen: dict[str, str], resolve: Realpaths, result: Plan) -> None:

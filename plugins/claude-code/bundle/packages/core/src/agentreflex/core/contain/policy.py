@@ -195,8 +195,9 @@ def _placeholders(project: str, env: Mapping[str, str]) -> dict[str, list[str]]:
     values.update(_git_folders(project, home, values))
     moved = _moved_out(home, env)
     values["{runs_later}"] = [p for p in moved if os.path.lexists(p)]
-    # (not a policy placeholder: the plan makes each an empty read-only folder, .mounts)
-    values["{runs_later_missing}"] = [p for p in moved if not os.path.lexists(p)]
+    # (not a policy placeholder: the plan makes each an empty read-only folder, .mounts;
+    # where a link leads, a link being no mount point: red-team rt99)
+    values["{runs_later_missing}"] = [os.path.realpath(p) for p in moved if not os.path.exists(p)]
     values["{guarded}"] = values["{protected}"]  # its older name, in users' contain.toml
     values["{user}"] = [_user_name(env)]  # a word in a path, not a path: see _expand
     return values
@@ -461,7 +462,8 @@ def _moved_out(home: str, env: Mapping[str, str]) -> list[str]:
     hooks and commands from there at its next start, outside any boundary (red-team rt96).
     ``{runs_later}`` is those that exist (a hosts' sandbox takes a path list, and a missing
     path there may be left behind as a file); the plan makes a missing one in a writable
-    folder an empty read-only folder, so a command can't make it either.
+    folder an empty read-only folder, so a command can't make it either; a link to a
+    missing folder, the folder it leads to (red-team rt99).
     """
     homes = {spelled(home), os.path.realpath(home)}
     found = _runs_later(_lists_or_builtin(env)["runs_later"], home, env)
@@ -764,7 +766,8 @@ def sockets(
     def paths(entries: tuple[str, ...], existing: bool) -> set[str]:
         found: set[str] = set()
         for entry in entries:
-            for path in globbed(expand_entry(entry, named, home, env), listings):
+            # held: a socket is hidden wherever the variable puts it (in ~/.config too)
+            for path in globbed(expand_entry(entry, named, home, env, held=True), listings):
                 if not existing or os.path.lexists(path):
                     found.update((os.path.normpath(path), resolve(path)))
         return found

@@ -55,7 +55,8 @@ _DUMP_OPTIONS: tuple[list[str], ...] = (
     ["-x", "-p"],
 )
 _ARCHIVERS = frozenset({"tar", "zip", "7z", "gzip", "cat", "head", "tail", "cpio", "gpg"})
-_HEADER_FLAGS = frozenset({"-H", "--header", "-u", "--user", "--oauth2-bearer"})
+# curl's options whose value is a request header or credential: it goes to the server only.
+HEADER_FLAGS = frozenset({"-H", "--header", "-u", "--user", "--oauth2-bearer"})
 _BODY_FLAGS = frozenset(
     {
         "-d",
@@ -498,11 +499,11 @@ def _network(cmd: Cmd, cmds: list[Cmd], where: Where) -> list[Hit]:
                         )
                     )
                     break
-    host = _host(cmd)
+    host = request_host(cmd)
     if host:
         for var in cmd.vars_used:
             owners = token_hosts(var) if names_a_token(var) else ()
-            if owners and not _host_in(host, owners):
+            if owners and not host_in(host, owners):
                 hits.append(
                     _hit(
                         cmd,
@@ -519,13 +520,13 @@ def sent_to_own_service(cmd: Cmd, var: str) -> bool:
     """Whether the token in ``var`` goes to its own service's host (``codecov -t $CODECOV_TOKEN``
     uploading to codecov.io), so putting it in a request body is ordinary use."""
     owners = token_hosts(var)
-    host = _host(cmd)
-    return bool(owners and host and _host_in(host, owners))
+    host = request_host(cmd)
+    return bool(owners and host and host_in(host, owners))
 
 
 def _is_body(args: list[str], i: int) -> bool:
     a = args[i]
-    if i and args[i - 1] in _HEADER_FLAGS:
+    if i and args[i - 1] in HEADER_FLAGS:
         return False
     if i and args[i - 1] in _BODY_FLAGS:
         return True
@@ -566,13 +567,13 @@ def token_hosts(var: str) -> tuple[str, ...]:
     return ()
 
 
-def _host(cmd: Cmd) -> str:
+def request_host(cmd: Cmd) -> str:
     """The host of the request's URL, when it is known."""
     from agentreflex.gate.rules.secrets import net_args
 
     args = net_args(cmd)
     for i, a in enumerate(args):
-        if i and args[i - 1] in _HEADER_FLAGS | _BODY_FLAGS | {
+        if i and args[i - 1] in HEADER_FLAGS | _BODY_FLAGS | {
             "-o",
             "--output",
             "-O",
@@ -589,7 +590,9 @@ def _host(cmd: Cmd) -> str:
     return ""
 
 
-def _host_in(host: str, owners: tuple[str, ...]) -> bool:
+def host_in(host: str, owners: tuple[str, ...]) -> bool:
+    """Whether ``host`` is one of ``owners`` or under it (``uploads.github.com`` is
+    GitHub's); an owner with no dot is a word any of that service's hosts holds."""
     for o in owners:
         if "." not in o:  # a word any host of that service holds (self-hosted gitlab.example.org)
             if o in host.split("."):

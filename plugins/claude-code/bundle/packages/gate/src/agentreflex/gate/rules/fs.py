@@ -832,9 +832,7 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
     mode, targets = positional[0], positional[1:]
     hits = []
     to_self = (
-        cmd.name in ("chown", "chgrp")
-        and _names_the_user(cmd.text, where)
-        and not _user_renamed(cmd)
+        cmd.name in ("chown", "chgrp") and _names_the_user(cmd, where) and not _user_renamed(cmd)
     )
     for t in targets:
         place, full = classify(t, where, cmd.cwd)
@@ -904,13 +902,30 @@ def perms(cmd: Cmd, where: Where) -> list[Hit]:
 _SELF_OWNERS = ("$USER", "${USER}", "$(whoami)", "`whoami`", "$(id -u)", "$(id -un)", "$LOGNAME")
 
 
-def _names_the_user(text: str, where: Where) -> bool:
+def _names_the_user(cmd: Cmd, where: Where) -> bool:
     """Whether a chown's owner is the user running it (``$USER``, ``$(whoami)``, ``$(id -u)``,
     or the home folder's own name): handing the user's files back to them, as npm's
-    EACCES guide does (``sudo chown -R $(whoami) ~/.npm``)."""
-    owner = _chown_spec(text).split(":", 1)[0]
+    EACCES guide does (``sudo chown -R $(whoami) ~/.npm``).  Not in a shell started for
+    it (``sudo sh -c 'chown $USER ...'``), where USER and whoami are the target user's,
+    nor when ``whoami`` or ``id`` is a function the line defined (``whoami() { echo root; }``)."""
+    owner = _owner_group(cmd.text)[0]
+    ran = re.findall(r"[\w-]+", owner) if "$(" in owner or "`" in owner else []
+    shadowed = bool(cmd.shell_functions.intersection(ran))
+    return not cmd.via and not shadowed and _is_the_user(owner, where)
+
+
+def _is_the_user(word: str, where: Where) -> bool:
+    """Whether an owner or group word, as written, is the user running the command: the
+    whole word, so ``${USER}2`` (another account) is not."""
     name = where.home.rstrip("/").rsplit("/", 1)[-1]
-    return owner.startswith(_SELF_OWNERS) or (bool(name) and owner == name)
+    return word in _SELF_GROUPS or (bool(name) and word == name)
+
+
+def _owner_group(text: str) -> tuple[str, str]:
+    """A chown's owner and group as written (``OWNER:GROUP``, or the older ``OWNER.GROUP``)."""
+    spec = _chown_spec(text)
+    owner, _, group = spec.partition(":") if ":" in spec else spec.partition(".")
+    return owner.strip("'\""), group.strip("'\"")  # "$USER":"$USER"
 
 
 def _user_renamed(cmd: Cmd) -> bool:
@@ -942,10 +957,8 @@ def gives_to_user(cmd: Cmd, where: Where) -> bool:
     named, is the user's too (``$USER:$USER``, ``$(id -u):$(id -g)``)."""
     if any(a.startswith("--reference") for a in cmd.args) or _user_renamed(cmd):
         return False  # the owner is the reference file's, or $USER is no longer the user
-    owner, _, group = _chown_spec(cmd.text).partition(":")
-    name = where.home.rstrip("/").rsplit("/", 1)[-1]
-    mine = (owner,) if not group else (owner, group)
-    return all(w.startswith(_SELF_GROUPS) or (bool(name) and w == name) for w in mine)
+    group = _owner_group(cmd.text)[1]
+    return _names_the_user(cmd, where) and (not group or _is_the_user(group, where))
 
 
 # Folders that hold an application's files, not the system's: a web root or an

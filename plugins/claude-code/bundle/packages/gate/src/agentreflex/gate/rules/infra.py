@@ -15,6 +15,7 @@ from agentreflex.gate.model import (
     DESTRUCTIVE,
     P_BLOCK,
     P_WARN,
+    UNKNOWN,
     Cmd,
     Hit,
     has_marker,
@@ -805,19 +806,72 @@ _TRIAL_NAMES = frozenset({"testpypi", "test-pypi", "test"})
 _TRIAL_HOSTS = frozenset({"test.pypi.org", "localhost", "127.0.0.1", "[::1]", "0.0.0.0"})
 
 
-def _to_trial_registry(args: list[str]) -> bool:
-    """Whether a publish names a registry for trying a release out as its target."""
-    for k, a in enumerate(args):
+def _to_trial_registry(cmd: Cmd) -> bool:
+    """Whether a publish's every named target is a registry for trying a release out.
+    Not when another target is named beside it (a second ``--registry``, twine's
+    ``--repository-url`` which wins over ``-r``, a scope's ``--@acme:registry=``), a
+    variable set in the line names one (``TWINE_REPOSITORY_URL=``), or a settings file
+    given on the line says what a name means (``--config-file ./pypirc``)."""
+    env = {**cmd.shell_vars, **cmd.assigns}
+    if any(_TARGET_VARIABLES.match(n.upper()) for n in env) or any(
+        a.partition("=")[0] in _TARGET_FILES or a.startswith("--@") for a in cmd.args
+    ):
+        return False
+    trial = []
+    for k, a in enumerate(cmd.args):
         flag, eq, value = a.partition("=")
         if not eq:
-            flag, value = (args[k - 1] if k else ""), a
+            flag, value = (cmd.args[k - 1] if k else ""), a
         if flag not in _REGISTRY_OPTIONS:
             continue
+        value = _project_registry(value, cmd.cwd) or value
         host = value.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
         host = host if host.startswith("[") else host.split(":", 1)[0]
-        if value.lower() in _TRIAL_NAMES or host.lower() in _TRIAL_HOSTS:
-            return True
-    return False
+        trial.append(value.lower() in _TRIAL_NAMES or host.lower() in _TRIAL_HOSTS)
+    return bool(trial) and all(trial)
+
+
+def _project_registry(name: str, cwd: str) -> str:
+    """The upload URL the project's own settings give a registry's name: pyproject.toml's
+    ``[[tool.uv.index]]`` ``publish-url`` (uv publish --index) or poetry.toml's
+    ``[repositories.NAME]`` ``url`` (poetry publish -r).  Files an agent can write, so
+    their word beats the name's usual meaning; ``""`` when neither names it."""
+    if "://" in name or UNKNOWN in cwd:
+        return ""
+    import os
+    import tomllib  # only for a publish that names a registry
+
+    found: list[str] = []
+    for file in ("pyproject.toml", "poetry.toml"):
+        try:
+            with open(os.path.join(cwd, file), "rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, ValueError):
+            continue
+        tool = data.get("tool")
+        indexes = tool.get("uv", {}).get("index", []) if isinstance(tool, dict) else []
+        found += [
+            str(i.get("publish-url") or i.get("url") or "")
+            for i in indexes
+            if isinstance(i, dict) and i.get("name") == name
+        ]
+        repos = data.get("repositories")
+        entry = repos.get(name) if isinstance(repos, dict) else None
+        found += [str(entry.get("url") or "")] if isinstance(entry, dict) else []
+    return next((u or UNKNOWN for u in found), "")
+
+
+# Variables that name where a publisher uploads, or the settings that do (twine, uv,
+# flit, poetry, hatch, npm, yarn, cargo).
+_TARGET_VARIABLES = LazyPattern(
+    r"TWINE_REPOSITORY|UV_PUBLISH_(?:URL|INDEX)|FLIT_INDEX_URL|POETRY_REPOSITORIES_"
+    r"|HATCH_INDEX_REPO|NPM_CONFIG_(?:REGISTRY|USERCONFIG|GLOBALCONFIG)"
+    r"|YARN_NPM_(?:PUBLISH_REGISTRY|REGISTRY_SERVER)|CARGO_REGISTR",
+    hints="TWINE_REPOSITORY UV_PUBLISH_ FLIT_INDEX_URL POETRY_REPOSITORIES_ HATCH_INDEX_REPO "
+    "NPM_CONFIG_ YARN_NPM_ CARGO_REGISTR",
+)
+# Options that read a settings file where a repository's name gets its URL.
+_TARGET_FILES = frozenset({"--config-file", "--userconfig", "--globalconfig"})
 
 
 # cargo-release's steps that publish nothing (``cargo release version patch -x`` edits
@@ -859,7 +913,7 @@ def publish(cmd: Cmd, where: Where) -> list[Hit]:
     released = released or _cargo_release_publishes(name, args, words)
     if not words and any(a in _ASKS_ONLY for a in args):
         released = False  # goreleaser --version: a tool that releases by default, asked about
-    if released and _to_trial_registry(args):
+    if released and _to_trial_registry(cmd):
         return [
             Hit.destructive(
                 "GATE-PUBLISH",

@@ -1095,17 +1095,13 @@ def _data_vars(cmd: Cmd) -> list[str]:
     secret = [v for v in cmd.vars_used if _SECRET_VAR.search(v)]
     if not secret:
         return []
-    from agentreflex.gate.rules.exfil import sent_to_own_service
+    from agentreflex.gate.rules.exfil import HEADER_FLAGS, sent_to_own_service
 
     secret = [v for v in secret if not sent_to_own_service(cmd, v)]
     if not secret:
         return []
     args = net_args(cmd)
-    in_headers = " ".join(
-        args[i + 1]
-        for i, a in enumerate(args[:-1])
-        if a in ("-H", "--header", "-u", "--user", "--oauth2-bearer")
-    )
+    in_headers = " ".join(args[i + 1] for i, a in enumerate(args[:-1]) if a in HEADER_FLAGS)
     if UNKNOWN in in_headers and not any(
         UNKNOWN in a
         for i, a in enumerate(args)
@@ -1129,8 +1125,14 @@ def line_loop(cmd: Cmd) -> bool:
 def _file_args(cmd: Cmd) -> list[str]:
     """The words that may name files the command reads: not its options, and not the
     pattern or program of a search or an editor (``grep -rn "server.key" config/``
-    looks for the text server.key; it reads config/)."""
-    words = [a for a in cmd.args if a and not a.startswith("-")]
+    looks for the text server.key; it reads config/), nor an option's value (``-m 1``)."""
+    valued = _PROGRAM_FIRST.get(cmd.name, frozenset())
+    args = cmd.args
+    words = [
+        a
+        for i, a in enumerate(args)
+        if a and not a.startswith("-") and not (i and args[i - 1] in valued)
+    ]
     for program in _program_words(cmd):
         if program in words:
             words.remove(program)
@@ -1390,45 +1392,166 @@ def loaded_env(
     return {id(c) for c in cmds if id(c) in captured and _env_files_only(c)}
 
 
-# What makes curl or wget print the request it sends, its headers among them.
+# What makes curl or wget print the request it sends, its headers among them; curl's
+# -K reads options the line does not show.
 _SHOWS_REQUEST = frozenset(
-    {"-v", "--verbose", "--trace", "--trace-ascii", "--libcurl", "-d", "--debug"}
+    {"-v", "--verbose", "--trace", "--trace-ascii", "--libcurl", "-d", "--debug", "-K", "--config"}
 )
 _NAME_WORD = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
+# A key of an env file as a read picks it: grep's pattern (API_TOKEN, ^API_TOKEN=) and
+# sed's substitution (s/^API_TOKEN=//p).
+_KEY_PATTERN = LazyPattern(r"\^?[A-Z][A-Z0-9_]*=?")
+# grep's options that keep its output to the lines matching its one pattern: not -v, -e,
+# -f, a context (-A100, -5), or -z (the whole file one line).
+_GREP_NARROW = LazyPattern(
+    r"-[hiswxEFGPoqH]+|-m ?\d+|--(?:max-count=\d+|ignore-case|no-filename|word-regexp"
+    r"|line-regexp|only-matching|extended-regexp|fixed-strings|perl-regexp|no-messages)",
+    hints="-",
+)
+_SED_KEY = LazyPattern(r"s(.)\^?[A-Z][A-Z0-9_]*=?\1\1p", hints="s")
+# curl's options that send the request to another host than its URL's.
+_REROUTES = frozenset(
+    {"-x", "--proxy", "--preproxy", "--connect-to", "--resolve", "--socks4", "--socks4a"}
+    | {"--socks5", "--socks5-hostname"}
+)
+# Services that answer with the request's own headers (httpbin's /headers, Postman Echo):
+# a header sent there comes back into the transcript.
+_ECHO_HOSTS = ("httpbin.org", "httpbingo.org", "postman-echo.com", "echo.hoppscotch.io")
+# The variables curl and wget take a proxy from (wget -e https_proxy=... as well).
+_PROXY_VARIABLES = frozenset({"http_proxy", "https_proxy", "all_proxy"})
+# wget's short options that take a value: a d after them is that value, not --debug.
+_WGET_VALUED = frozenset("oaeiBtOTwQPlARDIXU")
+
+
+def _wget_debug(args: list[str]) -> bool:
+    """Whether a cluster of wget's short options holds -d (``-dq``); -nd is -n's."""
+    for a in args:
+        if a[:1] != "-" or a[1:2] in ("-", ""):
+            continue
+        chars = iter(a[1:])
+        for ch in chars:
+            if ch == "d":
+                return True
+            if ch == "n":
+                next(chars, "")
+            elif ch in _WGET_VALUED:
+                break
+    return False
+
+
+def _request_hosts(cmd: Cmd, args: list[str]) -> list[str]:
+    """Every host a curl or wget request's headers may reach: each URL's (curl sends
+    -H with all of them), and a proxy (``-x``, ``https_proxy=``, wget's ``-e``),
+    ``--connect-to`` or ``--resolve`` target; ``""`` (unknown) first after
+    ``--location-trusted`` or for a word only known at run time."""
+    from agentreflex.gate.rules.exfil import HEADER_FLAGS, request_host
+
+    env = {**cmd.shell_vars, **cmd.assigns}
+    words = [*args, *(f"--proxy={v}" for n, v in env.items() if n.lower() in _PROXY_VARIABLES)]
+    hosts = ["" if "--location-trusted" in words else request_host(cmd)]
+    for k, a in enumerate(words):
+        flag, eq, value = a.partition("=") if a.startswith("--") else ("", "", "")
+        if not eq:
+            flag, value = (words[k - 1] if k else ""), a
+        if flag == "-e" and value.partition("=")[0].lower() in _PROXY_VARIABLES:
+            flag, value = "--proxy", value.partition("=")[2]
+        if flag in _REROUTES:
+            fields = value.split(":")  # HOST1:PORT1:HOST2:PORT2, HOST:PORT:ADDRESS
+            target = {"--connect-to": fields[2:3], "--resolve": fields[2:]}.get(flag)
+            hosts.append(_host_of(":".join(target) if target else value))
+        elif "://" in a and flag not in HEADER_FLAGS:
+            hosts.append(_host_of(a))
+    return ["" if UNKNOWN in h else h for h in hosts]
+
+
+def _host_of(url: str) -> str:
+    """The host a URL or ``host:port`` names (``[::1]`` kept whole)."""
+    rest = url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
+    return (rest if rest.startswith("[") else rest.split(":", 1)[0]).lower()
+
+
+def _picks_keys(readers: list[Cmd]) -> bool:
+    """Whether the read picks one key of the env file by name (``grep API_TOKEN .env``,
+    ``cat .env | grep '^KEY='``, ``sed -n 's/^KEY=//p' .env``), not the whole file or
+    every value (``cat .env``, ``cut -d= -f2 .env``, ``grep -v ZZZ .env``): each command
+    that reads the file picks a key itself or pipes it into one that does."""
+    picks = [_picks_a_key(r) for r in readers]
+    reads = [
+        any(".env" in a for a in r.args) or any(".env" in t for _, t in r.redirects)
+        for r in readers
+    ]
+    return any(picks) and all(
+        p or r.pipes_out for p, r, f in zip(picks, readers, reads, strict=True) if f
+    )
+
+
+def _picks_a_key(cmd: Cmd) -> bool:
+    """A grep whose one pattern is a key (``^KEY=``) with only options that keep to the
+    matching lines (not ``-v``, ``-e``, ``-f``, ``-A100``, ``-z``); or a
+    ``sed -n 's/^KEY=//p'``."""
+    args = _joined_counts(cmd.args) if cmd.name in ("grep", "egrep", "fgrep", "rg") else cmd.args
+    opts = [a for a in args if a.startswith("-")]
+    words = [a for a in args if not a.startswith("-")]
+    if cmd.name in ("grep", "egrep", "fgrep", "rg"):
+        narrow = all(_GREP_NARROW.fullmatch(a) for a in opts)
+        return narrow and bool(words) and bool(_KEY_PATTERN.fullmatch(words[0]))
+    if cmd.name == "sed":
+        quiet = any(a == "--quiet" or (a[1:2] != "-" and "n" in a[1:]) for a in opts)
+        return quiet and any(_SED_KEY.fullmatch(w) for w in words)
+    return False
+
+
+def _joined_counts(args: list[str]) -> list[str]:
+    """grep's ``-m 1`` and ``--max-count 1`` as one word each (``-m1``), so the count is not
+    read as the pattern."""
+    out: list[str] = []
+    for a in args:
+        if out and out[-1] in ("-m", "--max-count") and a.isdigit():
+            out[-1] = f"-m{a}"
+        else:
+            out.append(a)
+    return out
 
 
 def _sent_in_header(cmd: Cmd, readers: list[Cmd]) -> bool:
     """Whether ``cmd`` hands what was read from .env only to a server, in a request
     header (``curl -H "Authorization: Bearer $X" https://api...``): it reaches the server,
     not the transcript, as ``source .env; curl -H "... $API_TOKEN"`` does.  Not when the
-    request is printed (``-v``), the value stands anywhere else (a body, the URL), the
-    host is unknown, or the key the read picked names a service (``grep OPENAI_API_KEY
-    .env``) that is not the host's (then it is exfiltration)."""
+    request is printed (``-v``, wget's ``-dq``), its options are in a file (``-K``) or
+    its host answers with the request's headers (httpbin.org),
+    the value stands anywhere else (a body, the URL), the read took the whole file
+    rather than a key (``X=$(cat .env)``: every secret at once), or the key the read
+    picked names a service (``grep OPENAI_API_KEY .env``) and some host the request
+    reaches is not that service's (another URL, ``--proxy``, ``--connect-to``)."""
     if cmd.name not in ("curl", "wget"):
         return False
     from agentreflex.gate.rules.exfil import (
-        _HEADER_FLAGS,
-        _host,
-        _host_in,
+        HEADER_FLAGS,
+        host_in,
         names_a_token,
         token_hosts,
     )
 
     args = net_args(cmd)
-    host = _host(cmd)
-    if not host or any(a in _SHOWS_REQUEST or a.startswith("--trace") for a in args):
+    hosts = _request_hosts(cmd, args)
+    if (
+        not hosts[0]
+        or any(host_in(h, _ECHO_HOSTS) for h in hosts)
+        or not _picks_keys(readers)
+        or any(a in _SHOWS_REQUEST or a.startswith(("--trace", "--config=")) for a in args)
+        or (cmd.name == "wget" and _wget_debug(args))
+    ):
         return False
     if any(
         UNKNOWN in a
-        and not (k and args[k - 1] in _HEADER_FLAGS)
-        and a.partition("=")[0] not in _HEADER_FLAGS  # wget --header="...: $X"
+        and not (k and args[k - 1] in HEADER_FLAGS)
+        and a.partition("=")[0] not in HEADER_FLAGS  # wget --header="...: $X"
         for k, a in enumerate(args)
     ):
         return False
     keys = {w for r in readers for a in r.args for w in _NAME_WORD.findall(a)}
-    return not any(
-        names_a_token(w) and token_hosts(w) and not _host_in(host, token_hosts(w)) for w in keys
-    )
+    owned = [token_hosts(w) for w in keys if names_a_token(w) and token_hosts(w)]
+    return all(host_in(h, owners) for owners in owned for h in hosts)
 
 
 # The wrapper that is itself a dump of the environment, kept when wrappers are peeled.

@@ -209,8 +209,23 @@ def glob_base(path: str) -> tuple[str, bool]:
         # a literal last name (``*/config.toml``) matches only some entries
         base = static.rpartition("/")[0] or ("/" if path.startswith("/") else ".")
         return base, any(ch in tail for ch in "*?[") or not tail
-    everything = tail in ("*", ".*", "{*,.*}", "*.*") or tail.startswith(".[")
+    everything = tail in ("{*,.*}", "*.*") or tail.startswith(".[") or _no_literal(tail)
     return (head or ("/" if path.startswith("/") else ".")), everything
+
+
+def _no_literal(tail: str) -> bool:
+    """Whether a glob's last name has no literal part that picks some entries: only
+    ``*``, ``?``, dots and bracket expressions before a last ``*`` (``*``, ``.*``, ``??*``,
+    ``[!.]*``, ``[a-z]*``), so it matches every name, or every name but the shortest;
+    ``*[0-9]`` picks names by their end as ``*.pyc`` does."""
+    rest, _, after = tail.partition("[")
+    while after:
+        close = after.find("]", 1 if after[:1] in ("!", "^") else 0)
+        if close < 0:
+            return False
+        more, _, after = after[close + 1 :].partition("[")
+        rest += more
+    return "*" in rest and not rest.strip("*?.") and (rest == tail or tail.endswith("*"))
 
 
 def real_file(path: str, where: Where, cwd: str | None = None) -> str:

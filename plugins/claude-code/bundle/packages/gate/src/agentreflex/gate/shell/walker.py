@@ -1152,6 +1152,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             via,
             program=name if "/" in name else "",
             shell_vars=dict(self.state.vars),
+            shell_functions=frozenset(self.state.functions),
         )
         self.cmds.append(cmd)
         if has_marker(name):
