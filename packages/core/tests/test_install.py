@@ -1148,3 +1148,21 @@ def test_install_with_valid_config_reports_no_problem(
     code, out, _ = run(["install", "claude-code", "--project"], capsys)
     assert code == 0
     assert "config problem" not in out
+
+
+def test_adding_nothing_leaves_no_empty_objects_behind() -> None:
+    """Install adds each list's new items; with none new (an empty list of folders to
+    hold, say), the objects it made on the way to the list were left in the user's
+    settings as ``"filesystem": {}``, which no uninstall record named."""
+    from agentreflex.core.install import manifest
+
+    settings: dict[str, Any] = {"sandbox": {"enabled": True}}
+    log: list[manifest.Record] = []
+    manifest.add_items(settings, ["sandbox", "filesystem", "denyRead"], [], log)
+    manifest.add_items(settings, ["permissions", "deny"], [], log)
+    assert settings == {"sandbox": {"enabled": True}}
+    assert log == []
+    manifest.add_items(settings, ["sandbox", "filesystem", "denyRead"], ["~/.ssh"], log)
+    assert settings["sandbox"]["filesystem"] == {"denyRead": ["~/.ssh"]}
+    manifest.undo(settings, log)
+    assert settings == {"sandbox": {"enabled": True}}
