@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from agentreflex.core.decision import Finding, Mode, Verdict, merge
+from agentreflex.gate.analyze import analyse
 from agentreflex.gate.check import check_command
+from agentreflex.gate.shell.paths import Where
 
 Checked = tuple[str, set[str]]  # (the decision, the findings' codes)
 
@@ -56,3 +60,14 @@ def proposed_verdict(findings: list[Finding]) -> Verdict:
     """What the gate's findings propose together (the most restrictive), enforced or not:
     core's own merge, so these tests read findings the way the hook does."""
     return merge(findings, Mode.SHADOW).proposed
+
+
+def fields_in_bash_and_walk(setup: str, words: str) -> tuple[str, str]:
+    """The fields ``words`` make after ``setup``, as real bash passes them to
+    ``printf '<%s>'`` and as the fallback walker does, each printed as ``<field>``:
+    the tests that hold the walker to bash compare these two."""
+    command = f"{setup}; printf '<%s>' {words}"
+    bash = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True)
+    where = Where(cwd="/tmp", project="/tmp", home="/root")
+    cmds = analyse(command, where, {"HOME": "/root"}, time.monotonic() + 5).cmds
+    return bash.stdout, "".join(f"<{field}>" for field in cmds[-1].argv[2:])

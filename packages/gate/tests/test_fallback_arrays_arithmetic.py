@@ -24,18 +24,14 @@ keeps the answer it had.
 from __future__ import annotations
 
 import json
-import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from agentreflex.core.testing import hook_process
-from agentreflex.gate.analyze import analyse
 from agentreflex.gate.check import check_command
-from agentreflex.gate.shell.paths import Where
 
-from .conftest import Checked
+from .conftest import Checked, fields_in_bash_and_walk
 
 OWN = {"GATE-SELF-PROTECT", "GATE-SELF-KEY"}
 
@@ -224,11 +220,8 @@ FIELDS = [
 
 @pytest.mark.parametrize(("assign", "words"), FIELDS)
 def test_the_fields_are_those_bash_passes(assign: str, words: str) -> None:
-    command = f"{assign}; printf '<%s>' {words}"
-    bash = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True)
-    where = Where(cwd="/tmp", project="/tmp", home="/root")
-    cmds = analyse(command, where, {"HOME": "/root"}, time.monotonic() + 5).cmds
-    assert "".join(f"<{f}>" for f in cmds[-1].argv[2:]) == bash.stdout, command
+    bash, walked = fields_in_bash_and_walk(assign, words)
+    assert walked == bash, (assign, words)
 
 
 def test_real_hook_without_containment_denies_them(world: Path) -> None:

@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -72,7 +71,7 @@ import pytest
 from agentreflex.core.testing import hook_process
 from agentreflex.gate.check import check_command
 
-from .conftest import Checked
+from .conftest import Checked, fields_in_bash_and_walk
 
 PREFIX = sys.prefix
 OWN = {"GATE-SELF-PROTECT", "GATE-SELF-KEY"}  # a change to the guard's files; a read of its key
@@ -669,16 +668,8 @@ MODIFIERS = [
 
 @pytest.mark.parametrize(("assign", "word"), MODIFIERS)
 def test_a_modified_value_is_what_bash_makes_of_it(assign: str, word: str) -> None:
-    import subprocess
-
-    from agentreflex.gate.analyze import analyse
-    from agentreflex.gate.shell.paths import Where
-
-    command = f"{assign}; printf %s {word}"
-    bash = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=True)
-    where = Where(cwd="/tmp", project="/tmp", home="/root")
-    cmds = analyse(command, where, {"HOME": "/root"}, time.monotonic() + 5).cmds
-    assert cmds[-1].argv == ["printf", "%s", bash.stdout], command
+    bash, walked = fields_in_bash_and_walk(assign, word)
+    assert walked == bash, (assign, word)
 
 
 def test_read_from_elsewhere_leaves_the_name_unknown(
