@@ -105,6 +105,9 @@ AS_LITERAL = [
     ("(( n = $(rm -rf ~/.ssh) ))", "rm -rf ~/.ssh"),
     ("for ((i = 0; i < $(rm -rf ~/.ssh); i++)); do :; done", "rm -rf ~/.ssh"),
     ("install -m755 ok.sh bin/; bin/ok.sh", "sh ok.sh"),
+    # rt102: a side not taken assigns nothing
+    ("d=.agentreflex; (( 1 || (d=build) )); rm -rf $d", "rm -rf .agentreflex"),
+    ("d=.agentreflex; (( 0 && (d=build) )); rm -rf $d", "rm -rf .agentreflex"),
 ]
 
 
@@ -215,6 +218,18 @@ FIELDS = [
     ("(( k = 7 % 4 )); (( k++ ))", '"$k"'),
     ("n=5; m=$(( n > 3 ? n - 3 : 0 ))", '"$m"'),
     ("d=abcdef", '"${d:$((1+1)):2}"'),
+]
+# rt102: &&, || and ?: short-circuit (the side not taken assigns nothing and reads no
+# name) (https://www.gnu.org/software/bash/manual/bash.html#Shell-Arithmetic)
+FIELDS += [
+    ("i=1; (( 0 && (i=5) ))", '"$i"'),
+    ("i=1; (( 1 || (i=5) )); (( i++ || (i=9) ))", '"$i"'),
+    ("i=1; j=$(( 0 ? (i=7) : 2 ))", '"$i-$j"'),
+    ("i=1; j=$(( 1 ? 5 : (i=9) ))", '"$i-$j"'),
+    ("i=1; j=$(( 1 ? i=3, 4 : 2 ))", '"$i-$j"'),
+    ("y=0; let '0 && (y=4)' 'z = 1 || (y=5)'", '"$y-$z"'),
+    ("k=1; n=0; m=$(( n != 0 && 10 / n )); (( 0 && k++ ))", '"$m-$k"'),
+    ("m=$(( 0 && unset_name )); p=$(( 0 && 2 ** 300 ))", '"$m-$p"'),
 ]
 
 
