@@ -105,9 +105,14 @@ AS_LITERAL = [
     ("(( n = $(rm -rf ~/.ssh) ))", "rm -rf ~/.ssh"),
     ("for ((i = 0; i < $(rm -rf ~/.ssh); i++)); do :; done", "rm -rf ~/.ssh"),
     ("install -m755 ok.sh bin/; bin/ok.sh", "sh ok.sh"),
-    # rt102: a side not taken assigns nothing
+    # rt102: a side not taken assigns nothing; an array with gaps is its set elements
     ("d=.agentreflex; (( 1 || (d=build) )); rm -rf $d", "rm -rf .agentreflex"),
     ("d=.agentreflex; (( 0 && (d=build) )); rm -rf $d", "rm -rf .agentreflex"),
+    ('a=([0]=.agentreflex); rm -rf "${a[@]}"', "rm -rf .agentreflex"),
+    ("a=(.agentreflex src); unset 'a[1]'; rm -rf \"${a[-1]}\"", "rm -rf .agentreflex"),
+    ('a=(src); a[3]=.agentreflex; rm -rf "${a[@]}"', "rm -rf src .agentreflex"),
+    ('a=([0]=build [1]=dist); rm -rf "${a[@]}"', "rm -rf build dist"),
+    ("a=(build .agentreflex); unset 'a[1]'; rm -rf \"${a[@]}\"", "rm -rf build"),
 ]
 
 
@@ -220,7 +225,8 @@ FIELDS = [
     ("d=abcdef", '"${d:$((1+1)):2}"'),
 ]
 # rt102: &&, || and ?: short-circuit (the side not taken assigns nothing and reads no
-# name) (https://www.gnu.org/software/bash/manual/bash.html#Shell-Arithmetic)
+# name), and arrays with gaps: a[5]=x, a=([3]=x y), unset 'a[1]', their indices and count
+# (https://www.gnu.org/software/bash/manual/bash.html#Shell-Arithmetic, #Arrays)
 FIELDS += [
     ("i=1; (( 0 && (i=5) ))", '"$i"'),
     ("i=1; (( 1 || (i=5) )); (( i++ || (i=9) ))", '"$i"'),
@@ -230,6 +236,15 @@ FIELDS += [
     ("y=0; let '0 && (y=4)' 'z = 1 || (y=5)'", '"$y-$z"'),
     ("k=1; n=0; m=$(( n != 0 && 10 / n )); (( 0 && k++ ))", '"$m-$k"'),
     ("m=$(( 0 && unset_name )); p=$(( 0 && 2 ** 300 ))", '"$m-$p"'),
+    ("a[5]=x; a[1]=y", '"${a[@]}" "${!a[@]}" ${#a[@]}'),
+    ("a=(x y z); unset 'a[1]'", '"${a[@]}" "${!a[@]}" ${#a[@]}'),
+    ("a=(x y z); unset a[2]", '"${a[-1]}" ${#a[*]}'),
+    ('a=(x y z); i=0; unset -v "a[i+1]"; a+=(w)', '"${a[@]}" "${!a[*]}"'),
+    ("a=([3]=x y [1]=z)", '"${a[@]}" "${!a[@]}"'),
+    ("a=([2]=x); a+=(w)", '"${!a[@]}" "${a[3]}"'),
+    ("a=([0]=x [5]=y); a[-2]=z", '"${a[@]}" "${!a[@]}"'),
+    ("x='p q'; a=([1]=$x [1]+=r)", '"${a[@]}" ${#a[1]}'),
+    ("a=(x y); unset 'a[@]'; a+=(z)", '"${a[@]}" "${!a[@]}"'),
 ]
 
 

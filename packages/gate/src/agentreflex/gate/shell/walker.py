@@ -306,11 +306,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.declaration(node, depth)
             return self._listing(node, via)
         if t == "unset_command":
-            names = [node_text(c) for c in node.named_children]
-            for name in names:
-                self.state.vars.pop(name, None)
-                for element in [v for v in self.state.vars if v.startswith(name + "[")]:
-                    del self.state.vars[element]  # unset a: its elements too
+            names = self._unset(node)
             cmd = Cmd(["unset", *names], node_text(node), self.state.cwd, via=via)
             self.cmds.append(cmd)
             return cmd
@@ -902,6 +898,23 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             value = arrays.element(self.state.vars, name, index) + value
         arrays.set_element(self.state.vars, name, index, value)
 
+    def _unset(self, node: Any) -> list[str]:
+        """``unset a``, ``unset -v 'a[1]'``: the names (or elements) removed; an element's
+        index is read as bash's arithmetic, the others keeping theirs (rt102)."""
+        words = _joined_words(node.named_children)
+        for word in words:
+            target = _ELEMENT.fullmatch(word)
+            if target is not None and target.group(2) not in ("@", "*"):
+                index = arith.run(target.group(2), self.state.vars)
+                arrays.unset_element(self.state.vars, target.group(1), index)
+            elif target is not None:  # unset 'a[@]': bash 5.2 leaves it empty
+                arrays.set_elements(self.state.vars, target.group(1), [])
+            elif not word.startswith("-"):
+                self.state.vars.pop(word, None)
+                for element in [v for v in self.state.vars if v.startswith(word + "[")]:
+                    del self.state.vars[element]  # unset a: its elements too
+        return words
+
     def _carries(self, text: str) -> bool:
         """Whether ``text`` expands a variable that holds a captured value (red-team rt93)."""
         return any(
@@ -912,10 +925,32 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         """``a=(X Y)``, ``a+=(Z)``: kept by :mod:`arrays`, so ``${a[1]}`` is Y and
         ``"${a[@]}"`` is each element (red-team rt89, rt94).  An element not known may be
         any number of fields (``a=($(cat list))``), so the array is then not known."""
-        items = [w for c in node.named_children for w in self.expand(c, depth, split=True)]
-        old = arrays.elements(self.state.vars, name) if adds else []
-        known = old is not None and not any(has_marker(i) for i in items)
-        arrays.set_elements(self.state.vars, name, [*(old or []), *items] if known else None)
+        items = arrays.table(self.state.vars, name) if adds else {}
+        for child in node.named_children:
+            if items is None:
+                break
+            keyed = _KEYED.match(node_text(child)) if child.type == "concatenation" else None
+            if keyed is not None:  # a=([3]=x y): y goes to index 4 (rt102)
+                items = self._keyed_element(items, child, keyed, depth)
+                continue
+            for word in self.expand(child, depth, split=True):
+                items[arrays.next_index(items)] = word
+        known = items is not None and not any(has_marker(i) for i in items.values())
+        arrays.set_table(self.state.vars, name, items if known else None)
+
+    def _keyed_element(
+        self, items: dict[int, str], child: Any, keyed: re.Match[str], depth: int
+    ) -> dict[int, str] | None:
+        """``[N]=x`` (or ``[N]+=x``) in ``a=(...)``: element N set to x, expanded as an
+        assignment's value (no splitting); ``None`` when N is not known."""
+        index = arith.run(keyed.group(1), self.state.vars)
+        text = "".join(self.expand(child, depth, split=False))
+        value = _KEYED.match(text)
+        if index is None or index < 0 or value is None:
+            return None
+        start = items.get(index, "") if keyed.group(2) else ""
+        items[index] = start + text[value.end() :]
+        return items
 
     def _read_vars(self, cmd: Cmd) -> None:
         """``read A B <<< TEXT``: the first line split among the names, the last taking the
@@ -1478,6 +1513,27 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+# ``[N]=x`` / ``[N]+=x`` in a compound assignment, ``a[N]`` named to ``unset`` (bash's
+# manual, Arrays)
+_KEYED = LazyPattern(r"\[([^\]]*)\](\+?)=")
+_ELEMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)\[(.+)\]", re.DOTALL)
+
+
+def _joined_words(nodes: list[Any]) -> list[str]:
+    """The words ``nodes`` make, their quotes removed: tree-sitter splits ``a[2]`` into
+    ``a`` and ``[2]``, which touch."""
+    words: list[str] = []
+    end = -1
+    for node in nodes:
+        text = node_text(node).replace("'", "").replace('"', "")
+        if node.start_byte == end and words:
+            words[-1] += text
+        else:
+            words.append(text)
+        end = node.end_byte
+    return words
 
 
 def _own_text(text: str | None) -> str | None:
