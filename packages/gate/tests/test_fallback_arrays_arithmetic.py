@@ -113,6 +113,7 @@ AS_LITERAL = [
     ('a=(src); a[3]=.agentreflex; rm -rf "${a[@]}"', "rm -rf src .agentreflex"),
     ('a=([0]=build [1]=dist); rm -rf "${a[@]}"', "rm -rf build dist"),
     ("a=(build .agentreflex); unset 'a[1]'; rm -rf \"${a[@]}\"", "rm -rf build"),
+    ('unset "a[$(rm -rf ~/.ssh)]"', "rm -rf ~/.ssh"),
 ]
 
 
@@ -245,6 +246,8 @@ FIELDS += [
     ("a=([0]=x [5]=y); a[-2]=z", '"${a[@]}" "${!a[@]}"'),
     ("x='p q'; a=([1]=$x [1]+=r)", '"${a[@]}" ${#a[1]}'),
     ("a=(x y); unset 'a[@]'; a+=(z)", '"${a[@]}" "${!a[@]}"'),
+    ("a=([1]=x); a[0]+=y; a[1]+=z", '"${a[@]}"'),
+    ("a=([1]=x); a+=y", '"${a[@]}" "${!a[@]}"'),
 ]
 
 

@@ -93,6 +93,15 @@ def set_element(env: dict[str, str], name: str, index: int | None, value: str) -
     set_table(env, name, None if at is None else items)
 
 
+def added(env: dict[str, str], name: str, index: int | None, value: str) -> str:
+    """``a[N]+=value``'s new element N: its old value then ``value``; an element not set
+    of an array the command set is empty, as in bash (a name it didn't set may be the
+    agent shell's: unknown)."""
+    items = table(env, name) if name in env else None
+    at = None if items is None else _absolute(items, index)
+    return UNKNOWN if items is None or at is None else items.get(at, "") + value
+
+
 def unset_element(env: dict[str, str], name: str, index: int | None) -> None:
     """``unset 'a[N]'``: element N removed, the others keeping their indices."""
     items = table(env, name)

@@ -306,7 +306,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.declaration(node, depth)
             return self._listing(node, via)
         if t == "unset_command":
-            names = self._unset(node)
+            names = self._unset(node, depth)
             cmd = Cmd(["unset", *names], node_text(node), self.state.cwd, via=via)
             self.cmds.append(cmd)
             return cmd
@@ -895,12 +895,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.side_effects(index_node, depth)  # a[$(cmd)]=x runs cmd
             index = arith.run(node_text(index_node), self.state.vars)
         if adds and index is not None:
-            value = arrays.element(self.state.vars, name, index) + value
+            value = arrays.added(self.state.vars, name, index, value)
         arrays.set_element(self.state.vars, name, index, value)
 
-    def _unset(self, node: Any) -> list[str]:
+    def _unset(self, node: Any, depth: int) -> list[str]:
         """``unset a``, ``unset -v 'a[1]'``: the names (or elements) removed; an element's
-        index is read as bash's arithmetic, the others keeping theirs (rt102)."""
+        index is read as bash's arithmetic, the others keeping theirs (rt102).  A
+        substitution in a word runs (``unset "a[$(cmd)]"``)."""
+        for child in node.named_children:
+            self.side_effects(child, depth)
         words = _joined_words(node.named_children)
         for word in words:
             target = _ELEMENT.fullmatch(word)
