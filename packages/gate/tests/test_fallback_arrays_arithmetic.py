@@ -169,6 +169,9 @@ NOT_KNOWN = [
     "d=.agentreflexXX; i=0; while (( i < 13 )); do rm -rf ${d:0:i}; i=$((i+1)); done",
     "d=.agentreflexXX; for ((i = 0; i < 13; i++)); do rm -rf ${d:0:i}; done",
     "s=.agent; for w in a b c d; do s+=reflex; done; rm -rf $s",
+    # unset's words are expanded first (rt102): with d unset, "$d"* is * in bash
+    'd=build; v=d; unset $v; rm -rf "$d"*',
+    'a=(build); v=a; unset "$v[0]"; rm -rf "${a[@]}"*',
 ]
 LOOPS_ALLOWED = [
     "i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); done",
@@ -248,6 +251,8 @@ FIELDS += [
     ("a=(x y); unset 'a[@]'; a+=(z)", '"${a[@]}" "${!a[@]}"'),
     ("a=([1]=x); a[0]+=y; a[1]+=z", '"${a[@]}"'),
     ("a=([1]=x); a+=y", '"${a[@]}" "${!a[@]}"'),
+    ("x=1; v=x; unset $v", '"${x-gone}"'),
+    ('a=(p q r); v=a; unset "$v[1]"', '"${a[@]}"'),
 ]
 
 

@@ -899,15 +899,20 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         arrays.set_element(self.state.vars, name, index, value)
 
     def _unset(self, node: Any, depth: int) -> list[str]:
-        """``unset a``, ``unset -v 'a[1]'``: the names (or elements) removed; an element's
-        index is read as bash's arithmetic, the others keeping theirs (rt102).  A
-        substitution in a word runs (``unset "a[$(cmd)]"``)."""
-        for child in node.named_children:
-            self.side_effects(child, depth)
-        words = _joined_words(node.named_children)
+        """``unset a``, ``unset -v 'a[1]'``, ``unset $v``: the names (or elements) removed,
+        each word expanded first as bash does; an element's index is read as bash's
+        arithmetic, the others keeping theirs (rt102).  A name not known could be any:
+        every variable is then unknown."""
+        words = [
+            "".join(w for n in group for w in self.expand(n, depth, split=False))
+            for group in _touching(node.named_children)
+        ]
         for word in words:
             target = _ELEMENT.fullmatch(word)
-            if target is not None and target.group(2) not in ("@", "*"):
+            if has_marker(target.group(1) if target is not None else word):
+                for name in [v for v in self.state.vars if v[:1].isalpha() or v[:1] == "_"]:
+                    self.state.vars[name] = UNKNOWN
+            elif target is not None and target.group(2) not in ("@", "*"):
                 index = arith.run(target.group(2), self.state.vars)
                 arrays.unset_element(self.state.vars, target.group(1), index)
             elif target is not None:  # unset 'a[@]': bash 5.2 leaves it empty
@@ -1524,19 +1529,16 @@ _KEYED = LazyPattern(r"\[([^\]]*)\](\+?)=")
 _ELEMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)\[(.+)\]", re.DOTALL)
 
 
-def _joined_words(nodes: list[Any]) -> list[str]:
-    """The words ``nodes`` make, their quotes removed: tree-sitter splits ``a[2]`` into
-    ``a`` and ``[2]``, which touch."""
-    words: list[str] = []
-    end = -1
+def _touching(nodes: list[Any]) -> list[list[Any]]:
+    """``nodes`` grouped into the words they make: tree-sitter splits ``a[2]`` into ``a``
+    and ``[2]``, which touch."""
+    groups: list[list[Any]] = []
     for node in nodes:
-        text = node_text(node).replace("'", "").replace('"', "")
-        if node.start_byte == end and words:
-            words[-1] += text
+        if groups and node.start_byte == groups[-1][-1].end_byte:
+            groups[-1].append(node)
         else:
-            words.append(text)
-        end = node.end_byte
-    return words
+            groups.append([node])
+    return groups
 
 
 def _own_text(text: str | None) -> str | None:
