@@ -114,6 +114,7 @@ AS_LITERAL = [
     ('a=([0]=build [1]=dist); rm -rf "${a[@]}"', "rm -rf build dist"),
     ("a=(build .agentreflex); unset 'a[1]'; rm -rf \"${a[@]}\"", "rm -rf build"),
     ('unset "a[$(rm -rf ~/.ssh)]"', "rm -rf ~/.ssh"),
+    ("a=([$x]=1 $(rm -rf ~/.ssh))", "rm -rf ~/.ssh"),
 ]
 
 

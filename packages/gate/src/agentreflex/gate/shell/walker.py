@@ -934,27 +934,26 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         ``"${a[@]}"`` is each element (red-team rt89, rt94).  An element not known may be
         any number of fields (``a=($(cat list))``), so the array is then not known."""
         items = arrays.table(self.state.vars, name) if adds else {}
-        for child in node.named_children:
-            if items is None:
-                break
+        for child in node.named_children:  # each expanded: a substitution in it runs
             keyed = _KEYED.match(node_text(child)) if child.type == "concatenation" else None
             if keyed is not None:  # a=([3]=x y): y goes to index 4 (rt102)
                 items = self._keyed_element(items, child, keyed, depth)
                 continue
             for word in self.expand(child, depth, split=True):
-                items[arrays.next_index(items)] = word
+                if items is not None:
+                    items[arrays.next_index(items)] = word
         known = items is not None and not any(has_marker(i) for i in items.values())
         arrays.set_table(self.state.vars, name, items if known else None)
 
     def _keyed_element(
-        self, items: dict[int, str], child: Any, keyed: re.Match[str], depth: int
+        self, items: dict[int, str] | None, child: Any, keyed: re.Match[str], depth: int
     ) -> dict[int, str] | None:
         """``[N]=x`` (or ``[N]+=x``) in ``a=(...)``: element N set to x, expanded as an
-        assignment's value (no splitting); ``None`` when N is not known."""
-        index = arith.run(keyed.group(1), self.state.vars)
+        assignment's value (no splitting); ``None`` when N or the array is not known."""
         text = "".join(self.expand(child, depth, split=False))
+        index = arith.run(keyed.group(1), self.state.vars)
         value = _KEYED.match(text)
-        if index is None or index < 0 or value is None:
+        if items is None or index is None or index < 0 or value is None:
             return None
         start = items.get(index, "") if keyed.group(2) else ""
         items[index] = start + text[value.end() :]
