@@ -546,13 +546,13 @@ class WordsMixin(WalkerBase):
         if name_node is None or index_node is None:
             return UNKNOWN
         name, index = node_text(name_node), node_text(index_node)
+        if op == "#" and index not in ("@", "*"):
+            value = self._element(kids, quoted, depth)  # walks the index's substitutions
+            return UNKNOWN if has_marker(value) else str(len(value))
         self._vars_used.append(name)  # a count or the indices: no element's value is used
         self.side_effects(index_node, depth)
-        if name not in self.state.vars:
-            return UNKNOWN  # the agent's shell may hold it
-        if index not in ("@", "*"):
-            value = self._element(kids, quoted, depth) if op == "#" else UNKNOWN
-            return UNKNOWN if has_marker(value) else str(len(value))
+        if index not in ("@", "*") or name not in self.state.vars:
+            return UNKNOWN  # ${!a[N]} is not followed; the agent's shell may hold a name
         found = arrays.indices(self.state.vars, name)
         if found is None:
             return UNKNOWN
