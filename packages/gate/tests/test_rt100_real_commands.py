@@ -1,0 +1,84 @@
+"""Classes a third batch of real-world commands found (rt100).
+
+About 580 commands from GitHub Actions ``run:`` steps, Dockerfile ``RUN`` lines,
+Makefile ``clean``/``deploy`` targets, install docs and the CLIs of clouds,
+clusters, databases and package registries (each corpus case cites its source).
+Each test pins a class: the command the batch found, a neighbour of it, and an
+everyday command of the same tool that stays allowed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import corpus_check as _verdict
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gcloud secrets versions access latest --secret=db-password",
+        "aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text",
+        "aws ssm get-parameter --name /app/db-password --with-decryption",
+        "vault kv get -field=password secret/db",
+        "az keyvault secret show --vault-name kv --name db-pass --query value -o tsv",
+        "vault kv get secret/db | grep password",
+        "op read op://vault/item/password",
+    ],
+)
+def test_a_secret_managers_read_printed_is_a_secret_print(command: str) -> None:
+    verdict, codes = _verdict(command)
+    assert verdict == "BLOCK"
+    assert "GATE-SECRET-PRINT" in codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "DB_PASS=$(aws secretsmanager get-secret-value --secret-id prod/db"
+        " --query SecretString --output text) npm run migrate",
+        "vault kv get -field=password secret/registry | docker login -u admin"
+        " --password-stdin registry.example.com",
+        "aws secretsmanager get-secret-value --secret-id prod/db --query Name --output text",
+        "az keyvault secret show --vault-name kv --name db-pass --query id -o tsv",
+        "vault kv get -field=password secret/db > /tmp/pw",
+        "vault kv list secret/",
+        "gcloud secrets list",
+    ],
+)
+def test_a_secret_read_captured_piped_or_narrowed_stays_allowed(command: str) -> None:
+    assert _verdict(command)[0] == "ALLOW"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm dist-tag add my-pkg@1.2.3 latest",
+        "npm dist-tag rm my-pkg beta",
+        'npm deprecate my-pkg@"< 1.0.0" "critical bug fixed in 1.0.1"',
+        "yarn npm tag add my-pkg@1.2.3 latest",
+        "maturin publish",
+        "maturin upload target/wheels/*",
+    ],
+)
+def test_registry_changes_every_user_sees_are_publishing(command: str) -> None:
+    verdict, codes = _verdict(command)
+    assert verdict == "BLOCK"
+    assert "GATE-PUBLISH" in codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm dist-tag ls my-pkg",
+        "npm view my-pkg dist-tags",
+        "maturin build --release",
+        "maturin develop",
+    ],
+)
+def test_reading_tags_and_building_wheels_stay_allowed(command: str) -> None:
+    assert _verdict(command)[0] == "ALLOW"
+
+
+def test_maturin_to_testpypi_warns() -> None:
+    assert _verdict("maturin publish --repository testpypi")[0] == "WARN"
