@@ -120,3 +120,40 @@ def test_vendors_documented_installers_warn(command: str) -> None:
 )
 def test_a_look_alike_of_a_listed_installer_still_blocks(command: str) -> None:
     assert _verdict(command)[0] == "BLOCK"
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("crane delete ghcr.io/o/app:old", "GATE-PACK-CONTAINERS"),
+        ("crane --platform linux/amd64 delete ghcr.io/o/app:old", "GATE-PACK-CONTAINERS"),
+        ("skopeo --authfile auth.json delete docker://ghcr.io/o/app:old", "GATE-PACK-CONTAINERS"),
+        ("regctl manifest rm ghcr.io/o/app@sha256:abc", "GATE-PACK-CONTAINERS"),
+        ("oras manifest delete ghcr.io/o/app:old", "GATE-PACK-CONTAINERS"),
+        ("argocd app sync my-app --prune", "GATE-PACK-CLOUD"),
+        ("argocd app sync my-app --force --prune", "GATE-PACK-CLOUD"),
+        ("firebase hosting:disable --project prod -f", "GATE-PACK-DATABASES"),
+    ],
+)
+def test_registry_deletes_pruning_syncs_and_a_site_disabled_are_asked(
+    command: str, code: str
+) -> None:
+    verdict, codes = _verdict(command)
+    assert verdict == "ASK_USER"
+    assert code in codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "crane copy ghcr.io/o/app:1 ghcr.io/o/app:latest",
+        "skopeo inspect docker://ghcr.io/o/app:1",
+        "regctl tag ls ghcr.io/o/app",
+        "oras push ghcr.io/o/art:1 file.txt",
+        "argocd app sync my-app",
+        "argocd app sync my-app --dry-run --prune",
+        "firebase hosting:channel:list",
+    ],
+)
+def test_the_same_tools_everyday_commands_stay_allowed(command: str) -> None:
+    assert _verdict(command)[0] == "ALLOW"
