@@ -157,3 +157,66 @@ def test_registry_deletes_pruning_syncs_and_a_site_disabled_are_asked(
 )
 def test_the_same_tools_everyday_commands_stay_allowed(command: str) -> None:
     assert _verdict(command)[0] == "ALLOW"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gcloud compute ssh vm --command='rm -rf ~'",
+        "gcloud beta compute ssh vm --zone z -- -t 'rm -rf /'",
+        'fly ssh console -C"rm -rf /"',
+        "flyctl ssh console --command 'redis-cli FLUSHALL'",
+        "heroku run -a app rails db:drop",
+        "echo 'rm -rf /' | heroku run bash -a app",
+        "vagrant ssh default --command 'sudo rm -rf /'",
+        "doctl compute ssh web --ssh-command='rm -rf /'",
+        'az vm run-command invoke -g rg -n vm --command-id RunShellScript --scripts "echo hi" "rm -rf /"',
+        "multipass exec vm -- sudo rm -rf /",
+        "lxc exec c1 -- sh -c 'rm -rf /'",
+        "incus exec c1 -- rm -rf /",
+        "minikube ssh -- sudo rm -rf /var/lib/docker",
+        "docker-machine ssh default sudo rm -rf /",
+        "limactl shell default rm -rf ~",
+        "tsh ssh -l root db rm -rf /",
+        "orb -m ubuntu rm -rf /",
+        "mosh prod -- rm -rf /",
+        "nix develop .#ci --command bash -c 'git push -f origin main'",
+        "nix shell nixpkgs#hello -c rm -rf ~",
+        "nix-shell --run 'git reset --hard HEAD~3'",
+        "toolbox run -c dev rm -rf ~",
+    ],
+)
+def test_a_command_handed_to_a_vm_dyno_or_dev_shell_is_judged(command: str) -> None:
+    assert _verdict(command)[0] == "BLOCK"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "gcloud compute ssh vm --zone us-central1-a",
+        "gcloud compute ssh vm -- -N -L 8080:localhost:8080",
+        "gcloud compute ssh vm --command 'sudo journalctl -u app --since today'",
+        "fly ssh console",
+        'fly ssh console -C "ls /app"',
+        "heroku run rails db:migrate -a my-app",
+        "heroku run bash -a my-app",
+        "vagrant ssh -c 'cd /vagrant && make test'",
+        "nix develop -c pytest -q",
+        "nix-shell -p python3 --run 'python --version'",
+        "multipass exec vm -- ls -la",
+        "minikube ssh -- docker images",
+        'az vm run-command invoke -g rg -n vm --command-id RunShellScript --scripts "apt-get update"',
+        "toolbox run make",
+        "tsh ssh root@db uptime",
+        "orb list",
+        "gcloud compute instances list",
+    ],
+)
+def test_everyday_remote_and_dev_shell_commands_stay_allowed(command: str) -> None:
+    assert _verdict(command)[0] == "ALLOW"
+
+
+def test_the_walker_dispatches_every_tool_the_table_reads() -> None:
+    from agentreflex.gate.shell import handed, walker
+
+    assert walker._HANDED == handed.PROGRAMS

@@ -26,7 +26,7 @@ from agentreflex.gate.shell.paths import Where, resolve
 # A fresh container's own filesystem: as disposable as a temp directory.
 CONTAINER_PRIVATE = "/tmp/.container"
 
-_SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
+SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
 # docker's global options that take a value (docker --help): ``-H ssh://prod`` is no subcommand
 DOCKER_GLOBAL_VALUED = frozenset(
     {
@@ -152,7 +152,7 @@ def ssh_command(args: list[str]) -> str | None:
         if not a.startswith("-") or len(a) < 2:
             break
         for k, ch in enumerate(a[1:]):
-            if ch in _SSH_VALUED:
+            if ch in SSH_VALUED:
                 if k == len(a) - 2:
                     i += 1  # the value is the next word
                 break

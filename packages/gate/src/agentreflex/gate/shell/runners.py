@@ -222,6 +222,27 @@ class RunnersMixin(WalkerBase):
         finally:
             self.state.cwd = saved
 
+    def handed(self, cmd: Cmd, depth: int) -> None:
+        """``gcloud compute ssh vm --command CMD``, ``heroku run CMD``, ``nix develop -c
+        CMD``...: what the tool runs on another machine (judged as ``ssh host CMD`` is, in
+        the remote home) or here in an environment of its own (``shell/handed.py``)."""
+        from agentreflex.gate.shell import handed  # only for these tools
+
+        found = handed.handed(cmd.name, cmd.args)
+        if found is None:
+            return
+        saved = self.state.cwd
+        if found.remote:
+            self.state.cwd = self.where.home
+        try:
+            if found.script is not None:
+                with self._fed_by(cmd):
+                    self._shell_string(found.script, [], cmd, depth, found.how)
+            else:
+                self.execute(found.argv, cmd.text, depth + 1, via=found.how)
+        finally:
+            self.state.cwd = saved
+
     @contextlib.contextmanager
     def _fed_by(self, cmd: Cmd) -> Iterator[None]:
         """While the shell string of ``cmd`` is walked, its commands that have no input of

@@ -81,6 +81,15 @@ SHELLS = frozenset(
 _CONTAINER_TOOLS = frozenset(
     {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
 )
+# Tools handed a command to run on another machine or in their own environment
+# (handed.PROGRAMS; a test holds them equal): read lazily, as the table is.
+_HANDED = frozenset(
+    {
+        *("gcloud", "fly", "flyctl", "heroku", "vagrant", "doctl", "az", "multipass"),
+        *("lxc", "incus", "minikube", "docker-machine", "limactl", "mosh", "nix"),
+        *("nix-shell", "toolbox", "tsh", "orb"),
+    }
+)
 # Terminal servers handed a command line to run or type (terminals.PROGRAMS).
 _TERMINAL_SERVERS = frozenset({"tmux", "screen", "zellij", "kitty", "kitten", "wezterm"})
 # Tools whose options or scripts run a shell command (execopts.PROGRAMS).
@@ -1295,6 +1304,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.ansible(cmd, depth)
         elif name in _CONTAINER_TOOLS:
             self.container(cmd, depth)
+        elif name in _HANDED:
+            self.handed(cmd, depth)
         elif name in _TERMINAL_SERVERS:
             self.terminal(cmd, depth)
         elif name in interp.AWKS:
