@@ -184,6 +184,16 @@ def test_the_same_tools_everyday_commands_stay_allowed(command: str) -> None:
         "nix shell nixpkgs#hello -c rm -rf ~",
         "nix-shell --run 'git reset --hard HEAD~3'",
         "toolbox run -c dev rm -rf ~",
+        'aws ecs execute-command --cluster c --task t --container app --interactive --command "rm -rf /"',
+        'az container exec -g rg -n app --exec-command "rm -rf /"',
+        'eb ssh --command "sudo rm -rf /"',
+        'cf ssh my-app -c "rm -rf /"',
+        "oc rsh web-1 rm -rf /",
+        "oc rsh -c app web-1 sh -c 'rm -rf /'",
+        'gcloud cloud-shell ssh --command "rm -rf ~"',
+        'gcloud compute tpus tpu-vm ssh tpu --zone z --command "rm -rf ~"',
+        'fly machine exec 3d8d9 "rm -rf /data/*" && fly m exec 3d8d9 "rm -rf /"',
+        '/usr/bin/gcloud compute ssh vm --command "rm -rf /"',
     ],
 )
 def test_a_command_handed_to_a_vm_dyno_or_dev_shell_is_judged(command: str) -> None:
@@ -210,6 +220,12 @@ def test_a_command_handed_to_a_vm_dyno_or_dev_shell_is_judged(command: str) -> N
         "tsh ssh root@db uptime",
         "orb list",
         "gcloud compute instances list",
+        'aws ecs execute-command --cluster c --task t --container app --interactive --command "/bin/sh"',
+        "aws s3 ls",
+        "eb ssh",
+        "cf ssh my-app",
+        "oc rsh web-1",
+        "fly machine list",
     ],
 )
 def test_everyday_remote_and_dev_shell_commands_stay_allowed(command: str) -> None:

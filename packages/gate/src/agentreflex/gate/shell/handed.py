@@ -27,11 +27,16 @@ class Handed:
 # per program: (leading words, options whose value is a shell string, options taking a
 # value, how the command follows: "script" only by option, "argv" the words after the
 # target, "dashdash" the words after ``--``, "rest" the words after the leading ones)
-_SPECS: dict[str, tuple[tuple[tuple[str, ...], ...], frozenset[str], frozenset[str], str]] = {
+Spec = tuple[tuple[tuple[str, ...], ...], frozenset[str], frozenset[str], str]
+_SPECS: dict[str, Spec] = {
     # https://cloud.google.com/sdk/gcloud/reference/compute/ssh: --command, or ssh's
-    # own arguments after --
+    # own arguments after --; cloud-shell ssh and tpu-vm ssh take the same
     "gcloud": (
-        (("compute", "ssh"), ("alpha", "compute", "ssh"), ("beta", "compute", "ssh")),
+        (
+            *(("compute", "ssh"), ("alpha", "compute", "ssh"), ("beta", "compute", "ssh")),
+            *(("cloud-shell", "ssh"), ("compute", "tpus", "tpu-vm", "ssh")),
+            *(("alpha", "compute", "tpus", "tpu-vm", "ssh"),),
+        ),
         frozenset({"--command"}),
         frozenset({"--zone", "--project", "--ssh-key-file", "--ssh-flag", "--container"}),
         "sshargs",
@@ -59,8 +64,20 @@ _SPECS: dict[str, tuple[tuple[tuple[str, ...], ...], frozenset[str], frozenset[s
         frozenset({"--ssh-key-path", "--ssh-port", "--ssh-user", "-t", "--access-token"}),
         "script",
     ),
-    # https://learn.microsoft.com/en-us/cli/azure/vm/run-command#az-vm-run-command-invoke
-    "az": ((("vm", "run-command", "invoke"),), frozenset({"--scripts"}), frozenset(), "script"),
+    # https://learn.microsoft.com/en-us/cli/azure/vm/run-command#az-vm-run-command-invoke,
+    # https://learn.microsoft.com/en-us/cli/azure/container#az-container-exec
+    "az": (
+        (("vm", "run-command", "invoke"), ("container", "exec")),
+        frozenset({"--scripts", "--exec-command"}),
+        frozenset(),
+        "script",
+    ),
+    # https://docs.aws.amazon.com/cli/latest/reference/ecs/execute-command.html
+    "aws": ((("ecs", "execute-command"),), frozenset({"--command"}), frozenset(), "script"),
+    # https://docs.aws.amazon.com/elasticbeanstalk/latest/dg/eb3-ssh.html
+    "eb": ((("ssh",),), frozenset({"-c", "--command"}), frozenset(), "script"),
+    # https://docs.cloudfoundry.org/devguide/deploy-apps/ssh-apps.html: cf ssh APP -c CMD
+    "cf": ((("ssh",),), frozenset({"-c", "--command"}), frozenset(), "script"),
     # https://multipass.run/docs/exec-command, https://linuxcontainers.org/incus/docs/main/
     "multipass": ((("exec",),), frozenset(), frozenset(), "dashdash"),
     "lxc": ((("exec",),), frozenset(), frozenset(), "dashdash"),
@@ -94,6 +111,11 @@ _SPECS: dict[str, tuple[tuple[tuple[str, ...], ...], frozenset[str], frozenset[s
         "rest",
     ),
 }
+# A second spelling of the same tool: https://fly.io/docs/flyctl/machine-exec/ (the
+# machine's id, then the command as one word)
+_SECOND: dict[str, Spec] = {
+    "fly": ((("machine", "exec"), ("m", "exec")), frozenset(), frozenset({"-a", "--app"}), "argv"),
+}
 _ALIASES = {"flyctl": "fly"}
 _LOCAL = frozenset({"nix", "nix-shell", "toolbox"})
 # Tools that exec the words themselves rather than hand them to a shell (``lxc exec c --
@@ -108,9 +130,15 @@ PROGRAMS = frozenset({*_SPECS, *_ALIASES})
 def handed(name: str, args: list[str]) -> Handed | None:
     """What ``name args`` runs elsewhere or in its own environment (``None``: nothing)."""
     name = _ALIASES.get(name, name)
-    spec = _SPECS.get(name)
-    if spec is None:
-        return None
+    for spec in (_SPECS.get(name), _SECOND.get(name)):
+        found = _from_spec(name, spec, args) if spec else None
+        if found is not None:
+            return found
+    return None
+
+
+def _from_spec(name: str, spec: Spec, args: list[str]) -> Handed | None:
+    """What ``name args`` runs when it is spelt as ``spec`` says."""
     leads, script_opts, valued, form = spec
     words = [a for a in args if not a.startswith("-")]
     lead = next((lead for lead in leads if tuple(words[: len(lead)]) == lead), None)

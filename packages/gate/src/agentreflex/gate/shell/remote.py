@@ -110,6 +110,8 @@ _RUN_VALUED = frozenset(
     }
 )
 _KUBE_VALUED = frozenset({"-n", "--namespace", "-c", "--container", "--context", "--kubeconfig"})
+# https://docs.openshift.com/container-platform/4.14/cli_reference/openshift_cli/developer-cli-commands.html#oc-rsh
+_RSH_VALUED = _KUBE_VALUED | {"--shell", "-f", "--filename", "--timeout"}
 
 
 @record
@@ -178,6 +180,11 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
     if name in ("kubectl", "oc", "k"):
         k = _skip(args, _KUBE_VALUED)
         verb = args[k] if k < len(args) else ""
+        if name == "oc" and verb == "rsh":  # oc rsh [options] POD [COMMAND...] (rt100)
+            rest = args[k + 1 :]
+            i = _skip(rest, _RSH_VALUED)
+            inner = rest[i + 1 :]
+            return Elsewhere("oc rsh", argv=inner, cwd=UNKNOWN) if inner else None
         if verb not in ("exec", "run") or "--" not in args[k:]:
             return None
         inner = args[args.index("--", k) + 1 :]

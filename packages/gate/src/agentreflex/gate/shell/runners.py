@@ -741,7 +741,7 @@ class RunnersMixin(WalkerBase):
         if path in self._reading:
             return  # a script that runs itself: judged once
         content = scripts.read(path)
-        if content is None or (content == scripts.UNREADABLE and _os_program(path)):
+        if content is None or (content == scripts.UNREADABLE and os_program(path)):
             return  # /bin/ls: the system's own binary, judged by its name (rt77)
         self._read_file(path, content, cmd, depth, "script")
 
@@ -1173,7 +1173,7 @@ def _ansible_command(args: list[str]) -> str | None:
 _OS_PROGRAM_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/")
 
 
-def _os_program(path: str) -> bool:
+def os_program(path: str) -> bool:
     """A program of the operating system's own folders (``/bin/ls``, ``/usr/bin/true``):
     root's, installed with the system, and no script to read; ``/usr/local/bin`` is left
     out, since a session may have installed into it."""

@@ -51,7 +51,7 @@ from agentreflex.gate.shell import arith, arrays, downloads, pipes
 from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
-from agentreflex.gate.shell.runners import DB_SHELL_ESCAPES, RunnersMixin
+from agentreflex.gate.shell.runners import DB_SHELL_ESCAPES, RunnersMixin, os_program
 from agentreflex.gate.shell.walkstate import (
     BAD_SUBSTITUTION,
     MAX_DEPTH,
@@ -87,7 +87,7 @@ _HANDED = frozenset(
     {
         *("gcloud", "fly", "flyctl", "heroku", "vagrant", "doctl", "az", "multipass"),
         *("lxc", "incus", "minikube", "docker-machine", "limactl", "mosh", "nix"),
-        *("nix-shell", "toolbox", "tsh", "orb"),
+        *("nix-shell", "toolbox", "tsh", "orb", "aws", "eb", "cf"),
     }
 )
 # Terminal servers handed a command line to run or type (terminals.PROGRAMS).
@@ -1304,8 +1304,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.ansible(cmd, depth)
         elif name in _CONTAINER_TOOLS:
             self.container(cmd, depth)
-        elif name in _HANDED:
-            self.handed(cmd, depth)
+        elif name in _HANDED and ("/" not in original or os_program(original)):
+            self.handed(cmd, depth)  # ./bin/heroku, a file of the project: read as a script
         elif name in _TERMINAL_SERVERS:
             self.terminal(cmd, depth)
         elif name in interp.AWKS:
