@@ -153,6 +153,7 @@ def _rule_table() -> dict[str, tuple[str, ...]]:
         "changeset",
         "semantic-release",
         "goreleaser",
+        "maturin",
         "vsce",
         "ovsx",
     ):
@@ -316,6 +317,7 @@ _SAFE_GIT = frozenset(
 _CREATES = frozenset({"touch", "mkdir", "uniq", "tree", "less"})
 _UNSAFE_SUB = frozenset(
     {"publish", "unpublish", "yank", "upload", "push", "exec", "dlx", "x", "run", "eval", "repl"}
+    | {"deprecate", "dist-tag", "dist-tags"}  # npm's registry changes (rules/infra.py)
 )
 # A command of plain words: what ``[A-Za-z0-9_][A-Za-z0-9_./:=,@+%\- ]*`` fullmatches,
 # tested without compiling it (tests/test_reflex_imports.py holds the regex to it).

@@ -94,7 +94,8 @@ def add_items(obj: dict[str, Any], keys: list[str], items: list[Any], log: list[
     if not isinstance(current, list):
         raise InstallError(f'"{".".join(keys)}" is not a list; nothing was written')
     new = [item for item in dict.fromkeys(items) if item not in current]
-    if not new:
+    if not new:  # nothing to add: the objects made on the way go too (no "filesystem": {})
+        _prune(obj, created)
         return
     parent[keys[-1]] = [*current, *new]
     log.append({"keys": keys, "had": had, "added": new, "created": created})

@@ -500,9 +500,9 @@ def _rm_target(target: str, recursive: bool, cmd: Cmd, where: Where) -> Hit | No
             cmd,
             f"Deleting {full} wipes the user's shell history. Leave it alone.",
         )
-    if is_terraform_state(target) or is_terraform_state(
-        full
-    ):  # the word: a glob's base is its folder
+    # the word as written too: a glob's base (``rm *.tfstate``) is only its folder
+    terraform_state = is_terraform_state(target) or is_terraform_state(full)
+    if terraform_state:
         return Hit.destructive(
             "GATE-CLOUD-DESTROY",
             P_BLOCK,
@@ -940,7 +940,7 @@ def _chown_spec(text: str) -> str:
     words = text.split()
     if "chown" not in words:
         return ""
-    rest = [w for w in words[words.index("chown") + 1 :]]
+    rest = words[words.index("chown") + 1 :]
     while rest and rest[0].startswith("-"):
         rest.pop(0)
     spec = rest.pop(0) if rest else ""

@@ -772,12 +772,23 @@ def _volumes(cmd: Cmd, severity: str, lost: str, instead: str) -> Hit:
 
 
 _RELEASES: dict[str, tuple[tuple[str, ...], ...]] = {
-    "npm": (("publish",), ("unpublish",)),
-    "yarn": (("publish",), ("npm", "publish")),
+    # a dist-tag moves what every ``npm install NAME`` gets; a deprecation is shown to every
+    # user installing it (https://docs.npmjs.com/cli/v10/commands/npm-dist-tag, rt100)
+    "npm": (
+        ("publish",),
+        ("unpublish",),
+        ("deprecate",),
+        ("dist-tag", "add"),
+        ("dist-tag", "rm"),
+        ("dist-tags", "add"),
+        ("dist-tags", "rm"),
+    ),
+    "yarn": (("publish",), ("npm", "publish"), ("npm", "tag", "add"), ("npm", "tag", "remove")),
     "pnpm": (("publish",),),
     "bun": (("publish",),),
     "cargo": (("publish",), ("yank",)),
     "twine": (("upload",),),
+    "maturin": (("publish",), ("upload",)),  # https://www.maturin.rs/distribution.html
     "poetry": (("publish",),),
     "uv": (("publish",),),
     "flit": (("publish",),),

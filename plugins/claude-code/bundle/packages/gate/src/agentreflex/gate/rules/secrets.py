@@ -257,7 +257,7 @@ def shell_hits(
                     ".example file.",
                 )
             )
-    printed = secret_printer(cmd) or (secret_fetcher(cmd) if feeds_network else "")
+    printed = secret_printer(cmd) or secret_fetcher(cmd)
     if printed and feeds_network:
         hits.append(
             _hit(
@@ -502,10 +502,11 @@ def _shows_secret_data(args: list[str]) -> bool:
 def secret_fetcher(cmd: Cmd) -> str:
     """What stored secret a secret manager's read writes to stdout (``""`` when none).
 
-    Reading one is everyday work (``DB_PASS=$(aws secretsmanager ...)``, a pipe to
-    ``jq``), so these are sources only where exfiltration is judged: output that
-    reaches the network or an encoder.  A ``--query`` that picks metadata only
-    (``--query Name``) prints no secret.
+    Reading one into a variable (``DB_PASS=$(aws secretsmanager ...)``) or a pipe to the
+    tool that needs it is everyday work; printed into the transcript it is a
+    ``GATE-SECRET-PRINT`` as ``gh auth token`` is (rt100), and sent to the network or an
+    encoder an exfiltration.  A ``--query`` that picks metadata only (``--query Name``)
+    prints no secret.
     """
     name, args = cmd.name, cmd.args
     words = [a for a in args if not a.startswith("-")]

@@ -135,8 +135,8 @@ def firewall(cmd: Cmd, where: Where) -> list[Hit]:
         )
     elif name == "nft":
         flush = "flush" in args or ("delete" in args and "table" in args)
-    elif name == "ufw":
-        flush = args[:1] in (["disable"], ["reset"])
+    elif name == "ufw":  # its command after its options: ufw --force reset (rt100)
+        flush = [a for a in args if not a.startswith("-")][:1] in (["disable"], ["reset"])
     elif name == "firewall-cmd":
         flush = "--panic-on" in args or any(a.startswith("--remove-service=ssh") for a in args)
     elif name == "pfctl":

@@ -7,13 +7,19 @@ evaluator follows bash's manual
 (https://www.gnu.org/software/bash/manual/bash.html#Shell-Arithmetic): 64-bit
 integers that wrap, division towards zero, ``0x``/``0`` prefixes, a name's value
 read as an expression itself; anything else (``base#n``, a value the walk doesn't
-know, a division by zero) is ``None``, not guessed.
+know, a division by zero) is ``None``, not guessed.  ``&&``, ``||`` and ``?:``
+short-circuit as bash's do (rt102): the side not taken is parsed but not evaluated, so
+``(( 0 && (i=5) ))`` leaves ``i`` as it was, and a name it reads need not be known.
 """
 
 from __future__ import annotations
 
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.model import UNKNOWN, has_marker
+
+TYPE_CHECKING = False  # typing itself is not imported on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _TOKEN = LazyPattern(
     r"\s*(0[xX][0-9a-fA-F]+|[0-9]+|[A-Za-z_][A-Za-z0-9_]*|\*\*=?|<<=|>>=|\+\+|--|&&|\|\||"
@@ -143,13 +149,15 @@ def _number(token: str) -> int:
 
 
 class _Parser:
-    """Precedence climbing over the tokens; assignments go to ``changes`` first."""
+    """Precedence climbing over the tokens; assignments go to ``changes`` first.
+    ``skipping`` counts the short-circuited sides being parsed (bash's ``noeval``):
+    there a name reads as 0, nothing is assigned and no arithmetic error is raised."""
 
     def __init__(
         self, tokens: list[str], env: dict[str, str], changes: dict[str, str], nesting: int
     ) -> None:
         self.tokens, self.pos, self.env, self.changes = tokens, 0, env, changes
-        self.nesting = nesting
+        self.nesting, self.skipping = nesting, 0
 
     def whole(self) -> int:
         if not self.tokens:
@@ -182,19 +190,39 @@ class _Parser:
         if name.isidentifier() and after in _ASSIGN_OPS:
             self.pos += 2
             right = self.assign()
-            value = right if after == "=" else _binary(after[:-1], self.read(name), right)
-            self.changes[name] = str(value)
+            value = right if after == "=" else self.op(after[:-1], self.read(name), right)
+            self.set(name, value)
             return value
         return self.ternary()
+
+    def set(self, name: str, value: int) -> None:
+        """An assignment, which a side not taken doesn't make."""
+        if not self.skipping:
+            self.changes[name] = str(value)
+
+    def op(self, op: str, left: int, right: int) -> int:
+        """``left op right``; on a side not taken bash raises no arithmetic error."""
+        try:
+            return _binary(op, left, right)
+        except _Unknown:
+            return _unknown_unless(self.skipping)
+
+    def side(self, taken: bool, parse: Callable[[], int]) -> int:
+        """One side of ``&&``, ``||`` or ``?:``, parsed whether taken or not."""
+        self.skipping += not taken
+        try:
+            return parse()
+        finally:
+            self.skipping -= not taken
 
     def ternary(self) -> int:
         cond = self.binary(0)
         if self.peek() != "?":
             return cond
         self.take("?")
-        yes = self.assign()
+        yes = self.side(bool(cond), self.comma)  # bash: a comma expression here,
         self.take(":")
-        no = self.assign()
+        no = self.side(not cond, self.ternary)  # and a conditional one here
         return yes if cond else no
 
     def binary(self, level: int) -> int:
@@ -203,7 +231,12 @@ class _Parser:
         left = self.binary(level + 1)
         while self.peek() in _LEVELS[level]:
             op = self.take()
-            left = _binary(op, left, self.binary(level + 1))
+            if op in ("&&", "||"):
+                taken = bool(left) == (op == "&&")
+                right = self.side(taken, lambda: self.binary(level + 1))
+            else:
+                right = self.binary(level + 1)
+            left = self.op(op, left, right)
         return left
 
     def power(self) -> int:
@@ -211,8 +244,10 @@ class _Parser:
         if self.peek() == "**":
             self.take()
             exponent = self.power()
-            if exponent < 0 or exponent > 256:
-                raise _Unknown
+            if exponent < 0:
+                raise _Unknown  # bash: "exponent less than 0", on a side not taken too
+            if exponent > 256:  # not followed, but bash's answer on a side not taken
+                return _unknown_unless(self.skipping)
             return _wrap(base**exponent)
         return base
 
@@ -228,7 +263,7 @@ class _Parser:
             if not name.isidentifier():
                 raise _Unknown
             value = _wrap(self.read(name) + (1 if token == "++" else -1))
-            self.changes[name] = str(value)
+            self.set(name, value)
             return value
         return self.postfix()
 
@@ -245,17 +280,26 @@ class _Parser:
         value = self.read(token)
         if self.peek() in ("++", "--"):
             step = 1 if self.take() == "++" else -1
-            self.changes[token] = str(_wrap(value + step))
+            self.set(token, _wrap(value + step))
         return value
 
     def read(self, name: str) -> int:
         """A name's value, itself read as an expression (bash's rule); unset is unknown:
-        the agent's shell may hold it."""
+        the agent's shell may hold it.  On a side not taken, bash reads nothing: 0."""
+        if self.skipping:
+            return 0
         text = self.changes.get(name, self.env.get(name))
         if text is None or self.nesting >= _MAX_NESTING:
             raise _Unknown
         sub = _Parser(_tokens(text), self.env, self.changes, self.nesting + 1)
         return sub.whole()
+
+
+def _unknown_unless(skipping: int) -> int:
+    """0 on a side not taken (its value is not used), else not known."""
+    if skipping:
+        return 0
+    raise _Unknown
 
 
 def _binary(op: str, left: int, right: int) -> int:

@@ -26,7 +26,7 @@ from agentreflex.gate.shell.paths import Where, resolve
 # A fresh container's own filesystem: as disposable as a temp directory.
 CONTAINER_PRIVATE = "/tmp/.container"
 
-_SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
+SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
 # docker's global options that take a value (docker --help): ``-H ssh://prod`` is no subcommand
 DOCKER_GLOBAL_VALUED = frozenset(
     {
@@ -110,6 +110,8 @@ _RUN_VALUED = frozenset(
     }
 )
 _KUBE_VALUED = frozenset({"-n", "--namespace", "-c", "--container", "--context", "--kubeconfig"})
+# https://docs.openshift.com/container-platform/4.14/cli_reference/openshift_cli/developer-cli-commands.html#oc-rsh
+_RSH_VALUED = _KUBE_VALUED | {"--shell", "-f", "--filename", "--timeout"}
 
 
 @record
@@ -152,7 +154,7 @@ def ssh_command(args: list[str]) -> str | None:
         if not a.startswith("-") or len(a) < 2:
             break
         for k, ch in enumerate(a[1:]):
-            if ch in _SSH_VALUED:
+            if ch in SSH_VALUED:
                 if k == len(a) - 2:
                     i += 1  # the value is the next word
                 break
@@ -178,6 +180,11 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
     if name in ("kubectl", "oc", "k"):
         k = _skip(args, _KUBE_VALUED)
         verb = args[k] if k < len(args) else ""
+        if name == "oc" and verb == "rsh":  # oc rsh [options] POD [COMMAND...] (rt100)
+            rest = args[k + 1 :]
+            i = _skip(rest, _RSH_VALUED)
+            inner = rest[i + 1 :]
+            return Elsewhere("oc rsh", argv=inner, cwd=UNKNOWN) if inner else None
         if verb not in ("exec", "run") or "--" not in args[k:]:
             return None
         inner = args[args.index("--", k) + 1 :]

@@ -222,6 +222,27 @@ class RunnersMixin(WalkerBase):
         finally:
             self.state.cwd = saved
 
+    def handed(self, cmd: Cmd, depth: int) -> None:
+        """``gcloud compute ssh vm --command CMD``, ``heroku run CMD``, ``nix develop -c
+        CMD``...: what the tool runs on another machine (judged as ``ssh host CMD`` is, in
+        the remote home) or here in an environment of its own (``shell/handed.py``)."""
+        from agentreflex.gate.shell import handed  # only for these tools
+
+        found = handed.handed(cmd.name, cmd.args)
+        if found is None:
+            return
+        saved = self.state.cwd
+        if found.remote:
+            self.state.cwd = self.where.home
+        try:
+            if found.script is not None:
+                with self._fed_by(cmd):
+                    self._shell_string(found.script, [], cmd, depth, found.how)
+            else:
+                self.execute(found.argv, cmd.text, depth + 1, via=found.how)
+        finally:
+            self.state.cwd = saved
+
     @contextlib.contextmanager
     def _fed_by(self, cmd: Cmd) -> Iterator[None]:
         """While the shell string of ``cmd`` is walked, its commands that have no input of
@@ -720,7 +741,7 @@ class RunnersMixin(WalkerBase):
         if path in self._reading:
             return  # a script that runs itself: judged once
         content = scripts.read(path)
-        if content is None or (content == scripts.UNREADABLE and _os_program(path)):
+        if content is None or (content == scripts.UNREADABLE and os_program(path)):
             return  # /bin/ls: the system's own binary, judged by its name (rt77)
         self._read_file(path, content, cmd, depth, "script")
 
@@ -1152,7 +1173,7 @@ def _ansible_command(args: list[str]) -> str | None:
 _OS_PROGRAM_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/")
 
 
-def _os_program(path: str) -> bool:
+def os_program(path: str) -> bool:
     """A program of the operating system's own folders (``/bin/ls``, ``/usr/bin/true``):
     root's, installed with the system, and no script to read; ``/usr/local/bin`` is left
     out, since a session may have installed into it."""

@@ -51,7 +51,7 @@ from agentreflex.gate.shell import arith, arrays, downloads, pipes
 from agentreflex.gate.shell.fanout import FanOutMixin
 from agentreflex.gate.shell.parser import node_text, parse
 from agentreflex.gate.shell.paths import resolve
-from agentreflex.gate.shell.runners import DB_SHELL_ESCAPES, RunnersMixin
+from agentreflex.gate.shell.runners import DB_SHELL_ESCAPES, RunnersMixin, os_program
 from agentreflex.gate.shell.walkstate import (
     BAD_SUBSTITUTION,
     MAX_DEPTH,
@@ -80,6 +80,15 @@ SHELLS = frozenset(
 )
 _CONTAINER_TOOLS = frozenset(
     {"docker", "podman", "nerdctl", "docker-compose", "kubectl", "oc", "k"}
+)
+# Tools handed a command to run on another machine or in their own environment
+# (handed.PROGRAMS; a test holds them equal): read lazily, as the table is.
+_HANDED = frozenset(
+    {
+        *("gcloud", "fly", "flyctl", "heroku", "vagrant", "doctl", "az", "multipass"),
+        *("lxc", "incus", "minikube", "docker-machine", "limactl", "mosh", "nix"),
+        *("nix-shell", "toolbox", "tsh", "orb", "aws", "eb", "cf"),
+    }
 )
 # Terminal servers handed a command line to run or type (terminals.PROGRAMS).
 _TERMINAL_SERVERS = frozenset({"tmux", "screen", "zellij", "kitty", "kitten", "wezterm"})
@@ -306,11 +315,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.declaration(node, depth)
             return self._listing(node, via)
         if t == "unset_command":
-            names = [node_text(c) for c in node.named_children]
-            for name in names:
-                self.state.vars.pop(name, None)
-                for element in [v for v in self.state.vars if v.startswith(name + "[")]:
-                    del self.state.vars[element]  # unset a: its elements too
+            names = self._unset(node, depth)
             cmd = Cmd(["unset", *names], node_text(node), self.state.cwd, via=via)
             self.cmds.append(cmd)
             return cmd
@@ -899,8 +904,33 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.side_effects(index_node, depth)  # a[$(cmd)]=x runs cmd
             index = arith.run(node_text(index_node), self.state.vars)
         if adds and index is not None:
-            value = arrays.element(self.state.vars, name, index) + value
+            value = arrays.added(self.state.vars, name, index, value)
         arrays.set_element(self.state.vars, name, index, value)
+
+    def _unset(self, node: Any, depth: int) -> list[str]:
+        """``unset a``, ``unset -v 'a[1]'``, ``unset $v``: the names (or elements) removed,
+        each word expanded first as bash does; an element's index is read as bash's
+        arithmetic, the others keeping theirs (rt102).  A name not known could be any:
+        every variable is then unknown."""
+        words = [
+            "".join(w for n in group for w in self.expand(n, depth, split=False))
+            for group in _touching(node.named_children)
+        ]
+        for word in words:
+            target = _ELEMENT.fullmatch(word)
+            if has_marker(target.group(1) if target is not None else word):
+                for name in [v for v in self.state.vars if v[:1].isalpha() or v[:1] == "_"]:
+                    self.state.vars[name] = UNKNOWN
+            elif target is not None and target.group(2) not in ("@", "*"):
+                index = arith.run(target.group(2), self.state.vars)
+                arrays.unset_element(self.state.vars, target.group(1), index)
+            elif target is not None:  # unset 'a[@]': bash 5.2 leaves it empty
+                arrays.set_elements(self.state.vars, target.group(1), [])
+            elif not word.startswith("-"):
+                self.state.vars.pop(word, None)
+                for element in [v for v in self.state.vars if v.startswith(word + "[")]:
+                    del self.state.vars[element]  # unset a: its elements too
+        return words
 
     def _carries(self, text: str) -> bool:
         """Whether ``text`` expands a variable that holds a captured value (red-team rt93)."""
@@ -912,10 +942,31 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         """``a=(X Y)``, ``a+=(Z)``: kept by :mod:`arrays`, so ``${a[1]}`` is Y and
         ``"${a[@]}"`` is each element (red-team rt89, rt94).  An element not known may be
         any number of fields (``a=($(cat list))``), so the array is then not known."""
-        items = [w for c in node.named_children for w in self.expand(c, depth, split=True)]
-        old = arrays.elements(self.state.vars, name) if adds else []
-        known = old is not None and not any(has_marker(i) for i in items)
-        arrays.set_elements(self.state.vars, name, [*(old or []), *items] if known else None)
+        items = arrays.table(self.state.vars, name) if adds else {}
+        for child in node.named_children:  # each expanded: a substitution in it runs
+            keyed = _KEYED.match(node_text(child)) if child.type == "concatenation" else None
+            if keyed is not None:  # a=([3]=x y): y goes to index 4 (rt102)
+                items = self._keyed_element(items, child, keyed, depth)
+                continue
+            for word in self.expand(child, depth, split=True):
+                if items is not None:
+                    items[arrays.next_index(items)] = word
+        known = items is not None and not any(has_marker(i) for i in items.values())
+        arrays.set_table(self.state.vars, name, items if known else None)
+
+    def _keyed_element(
+        self, items: dict[int, str] | None, child: Any, keyed: re.Match[str], depth: int
+    ) -> dict[int, str] | None:
+        """``[N]=x`` (or ``[N]+=x``) in ``a=(...)``: element N set to x, expanded as an
+        assignment's value (no splitting); ``None`` when N or the array is not known."""
+        text = "".join(self.expand(child, depth, split=False))
+        index = arith.run(keyed.group(1), self.state.vars)
+        value = _KEYED.match(text)
+        if items is None or index is None or index < 0 or value is None:
+            return None
+        start = items.get(index, "") if keyed.group(2) else ""
+        items[index] = start + text[value.end() :]
+        return items
 
     def _read_vars(self, cmd: Cmd) -> None:
         """``read A B <<< TEXT``: the first line split among the names, the last taking the
@@ -1253,6 +1304,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.ansible(cmd, depth)
         elif name in _CONTAINER_TOOLS:
             self.container(cmd, depth)
+        elif name in _HANDED and ("/" not in original or os_program(original)):
+            self.handed(cmd, depth)  # ./bin/heroku, a file of the project: read as a script
         elif name in _TERMINAL_SERVERS:
             self.terminal(cmd, depth)
         elif name in interp.AWKS:
@@ -1478,6 +1531,24 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._script(resolve(words[0], self.where, cmd.cwd), cmd, depth, words[0])
         elif content != UNKNOWN:
             self._script(path, cmd, depth)
+
+
+# ``[N]=x`` / ``[N]+=x`` in a compound assignment, ``a[N]`` named to ``unset`` (bash's
+# manual, Arrays)
+_KEYED = LazyPattern(r"\[([^\]]*)\](\+?)=")
+_ELEMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)\[(.+)\]", re.DOTALL)
+
+
+def _touching(nodes: list[Any]) -> list[list[Any]]:
+    """``nodes`` grouped into the words they make: tree-sitter splits ``a[2]`` into ``a``
+    and ``[2]``, which touch."""
+    groups: list[list[Any]] = []
+    for node in nodes:
+        if groups and node.start_byte == groups[-1][-1].end_byte:
+            groups[-1].append(node)
+        else:
+            groups.append([node])
+    return groups
 
 
 def _own_text(text: str | None) -> str | None:

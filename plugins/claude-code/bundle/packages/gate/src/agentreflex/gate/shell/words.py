@@ -446,6 +446,8 @@ class WordsMixin(WalkerBase):
         kids = node.children
         names = [c for c in kids if c.type == "variable_name" or c.type == "special_variable_name"]
         ops = [node_text(c) for c in kids if not c.is_named and node_text(c) not in ("${", "}")]
+        if not names and ops in (["#"], ["!"]):
+            return self._about_array(kids, ops[0], quoted, depth)
         if not names:
             return self._element(kids, quoted, depth) if not ops else UNKNOWN
         name = node_text(names[0])
@@ -533,6 +535,34 @@ class WordsMixin(WalkerBase):
         if index == "*" and quoted:
             return self.state.vars.get("IFS", " \t\n")[:1].join(items)
         return FIELD_BREAK.join(items)
+
+    def _about_array(self, kids: list[Any], op: str, quoted: bool, depth: int) -> str:
+        """``${#a[@]}`` (the count of set elements), ``${!a[@]}`` (the set indices, each a
+        field as ``${a[@]}``'s elements are) and ``${#a[N]}`` (element N's length), as
+        bash gives them for an array with gaps too (rt102); ``UNKNOWN`` otherwise."""
+        subscript = next((c for c in kids if c.type == "subscript"), None)
+        name_node = subscript.child_by_field_name("name") if subscript is not None else None
+        index_node = subscript.child_by_field_name("index") if subscript is not None else None
+        if name_node is None or index_node is None:
+            return UNKNOWN
+        name, index = node_text(name_node), node_text(index_node)
+        if op == "#" and index not in ("@", "*"):
+            value = self._element(kids, quoted, depth)  # walks the index's substitutions
+            return UNKNOWN if has_marker(value) else str(len(value))
+        self._vars_used.append(name)  # a count or the indices: no element's value is used
+        self.side_effects(index_node, depth)
+        if index not in ("@", "*") or name not in self.state.vars:
+            return UNKNOWN  # ${!a[N]} is not followed; the agent's shell may hold a name
+        found = arrays.indices(self.state.vars, name)
+        if found is None:
+            return UNKNOWN
+        if op == "#":
+            return str(len(found))
+        if not found:
+            return UNKNOWN  # none is no field at all, which a word's text can't say
+        if index == "*" and quoted:
+            return self.state.vars.get("IFS", " \t\n")[:1].join(found)
+        return FIELD_BREAK.join(found)
 
 
 # ``${NAME/pat/rep}``, ``${NAME#pat}``, ``${NAME,,}``, ``${NAME:1:3}``...: what bash makes
