@@ -14,7 +14,7 @@ import re
 
 from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import MARKERS, REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import arith, arrays, braces, pipes
 from agentreflex.gate.shell.arrays import FIELD_BREAK
 from agentreflex.gate.shell.parser import node_text
@@ -771,7 +771,11 @@ def _word_parts(text: str, active: bool) -> list[braces.Part]:
 
 def _split_ifs(text: str, ifs: str) -> list[str]:
     """``text`` split on ``$IFS``; an unquoted ``${a[@]}``'s elements are apart whatever
-    IFS is."""
+    IFS is.  An IFS not known (``IFS=$(cat f)``, every name forgotten) splits on none of
+    its markers: an unknown value split on them was no field at all, so ``rm -rf $d``
+    removed nothing the gate could see (rt103)."""
+    if UNKNOWN in ifs or REMOTE in ifs:
+        ifs = "".join(c for c in ifs if c not in MARKERS)
     if not ifs and FIELD_BREAK not in text:
         return [text]
     out = [""]
