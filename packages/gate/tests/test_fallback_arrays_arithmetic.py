@@ -115,6 +115,14 @@ AS_LITERAL = [
     ("a=(build .agentreflex); unset 'a[1]'; rm -rf \"${a[@]}\"", "rm -rf build"),
     ('unset "a[$(rm -rf ~/.ssh)]"', "rm -rf ~/.ssh"),
     ("a=([$x]=1 $(rm -rf ~/.ssh))", "rm -rf ~/.ssh"),
+    # rt103: a reference reads and writes its target, arrays too; a constant wraps to 64
+    # bits; an empty [] in a compound assignment sets nothing
+    ('a=(build .agentreflex); declare -n r=a; rm -rf "${r[@]}"', "rm -rf build .agentreflex"),
+    ('d=build; declare -n r=d; r=.agentreflex; rm -rf "$d"', "rm -rf .agentreflex"),
+    ('d=build; declare -n r=d; d=.agentreflex; rm -rf "$r"', "rm -rf .agentreflex"),
+    ('a=(build); a[18446744073709551616]=.agentreflex; rm -rf "$a"', "rm -rf .agentreflex"),
+    ('a=(.agentreflex []=build); rm -rf "${a[@]}"', "rm -rf .agentreflex"),
+    ('x=build; declare -n r=x; rm -rf "$r"', "rm -rf build"),
 ]
 
 
@@ -173,6 +181,23 @@ NOT_KNOWN = [
     # unset's words are expanded first (rt102): with d unset, "$d"* is * in bash
     'd=build; v=d; unset $v; rm -rf "$d"*',
     'a=(build); v=a; unset "$v[0]"; rm -rf "${a[@]}"*',
+    # rt103: an associative array's keys are strings (m[01] is not m[1], m[i] not m[0]);
+    # -l/-u change case on each assignment: these attributes are not followed
+    'declare -A m; m[0]=.agentreflex; i=0; m[i]=build; rm -rf "${m[0]}"',
+    'declare -A m=([1]=.agentreflex [01]=build); rm -rf "${m[@]}"',
+    "declare -l d=.AGENTREFLEX; rm -rf $d",
+    'f() { local -l d; d=.AGENTREFLEX; rm -rf "$d"; }; f',
+    'declare -l d; read d <<< .AGENTREFLEX; rm -rf "$d"',
+    # a reference to a name not given may reach any variable
+    "x=build; declare -n ref; ref=x; ref=.agentreflex; rm -rf $x",
+    # a statement tree-sitter can't parse (a[a[0]]=x) may set any variable
+    'i=(0); a=(build); a[i[0]]=.agentreflex; rm -rf "${a[@]}"',
+    # an unknown IFS: an unknown value was split into no field at all, so nothing removed
+    'd=.agentreflex; unset "$v"; rm -rf $d',
+    "IFS=$(cat f); d=$(cat g); rm -rf $d",
+    # arithmetic assigning an element (bash's i[0] is i) leaves the name unknown
+    'a=(build .agentreflex); i=0; (( i[0] = 1 )); rm -rf "${a[i]}"',
+    "a=(build .agentreflex); i=0; let 'i[0]+=1'; rm -rf \"${a[i]}\"",
 ]
 LOOPS_ALLOWED = [
     "i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); done",
@@ -180,6 +205,10 @@ LOOPS_ALLOWED = [
     'a=(); for f in x y; do a+=("$f"); done; rm -rf "${a[@]}"',
     "for ((i = 0; i < 3; i++)); do mkdir -p out/$i; done",
     "while true; do d=build; break; done; rm -rf $d",
+    'declare -a files=(a.txt b.txt); for f in "${files[@]}"; do rm -f "$f"; done',
+    "count=3; (( count > 0 )) && rm -rf build",
+    'declare -A seen; for f in x y; do seen[$f]=1; done; echo "${!seen[@]}"',
+    'x=build; declare -n ref=x; rm -rf "$ref"',
 ]
 
 
@@ -254,6 +283,19 @@ FIELDS += [
     ("a=([1]=x); a+=y", '"${a[@]}" "${!a[@]}"'),
     ("x=1; v=x; unset $v", '"${x-gone}"'),
     ('a=(p q r); v=a; unset "$v[1]"', '"${a[@]}"'),
+]
+# rt103: constants wrap to 64 bits as bash's do; a=(x []=y z) drops only []=y; a reference
+# (declare -n) reads and writes its target, a whole array too
+FIELDS += [
+    ("x=1", '"$((99999999999999999999))" "$((0x1ffffffffffffffff))"'),
+    ("a=(q); a[18446744073709551616]=w", '"${a[@]}" "${!a[@]}"'),
+    ("a=([18446744073709551617]=w)", '"${!a[@]}"'),
+    ("a=(x []=y z)", '"${a[@]}" "${!a[@]}"'),
+    ("a=(x y); declare -n r=a", '"${r[@]}" "${r[1]}"'),
+    ("d=x; declare -n r=d; r=y", '"$d"'),
+    ("x=p; declare -n r=x; x=q", '"$r"'),
+    ("d=x; declare -n r=d; read r <<< y", '"$d-$r"'),
+    ("a=(x y); declare -n r=a; r[2]=z", '"${a[@]}"'),
 ]
 
 

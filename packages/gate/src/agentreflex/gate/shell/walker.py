@@ -281,7 +281,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
     ) -> Cmd | None:
         self._tick()
+        if self.state.refs:
+            self._follow_refs()
+        if self.state.unfollowed:
+            self._unfollow()
         t = node.type
+        if t == "ERROR":  # a[a[0]]=x: what bash runs here the tree doesn't say (rt103)
+            self.children(node, depth, via)
+            self._forget_all()
+            return None
         if t == "command":
             return self.command(node, depth, [], None, stdin_from, via)
         if t == "redirected_statement":
@@ -817,20 +825,67 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.call(name)
 
     def declaration(self, node: Any, depth: int) -> None:
-        nameref = any(
-            c.type == "word" and node_text(c)[:1] == "-" and "n" in node_text(c)
+        flags = {
+            f
             for c in node.named_children
-        )
+            if c.type == "word" and node_text(c)[:1] in "-+"
+            for f in node_text(c)[1:]
+        }
         for child in node.named_children:
             if child.type == "variable_assignment":
                 key, value = self.assignment(child, depth)
-                if nameref:  # declare -n ref=x: $ref is $x (as x is now; unknown if unset)
-                    value = self.state.vars.get(value, UNKNOWN)
                 self.state.vars[key] = value
+                if "n" in flags:  # declare -n ref=x: $ref is $x, ref=y sets x
+                    self._reference(key, value)
+                elif flags & _UNFOLLOWED_ATTRIBUTES:
+                    self._unfollowed(key)
+            elif child.type == "variable_name" and flags & {"n", *_UNFOLLOWED_ATTRIBUTES}:
+                self._unfollowed(node_text(child), everything="n" in flags)
             else:
                 before = len(self.cmds)
                 self.side_effects(child, depth)
                 self._capture(before)  # export $(cat .env | xargs): its words are assignments
+
+    def _unfollowed(self, name: str, everything: bool = False) -> None:
+        """``name`` declared with an attribute the walk doesn't follow (``-A``: keys that
+        are strings, ``-l``/``-u``: case changed on each assignment, ``-i``: arithmetic),
+        so its value is unknown from here on (rt103); ``everything``: a reference whose
+        target is not known (``declare -n r``, ``declare -n r=$x``) may reach any name."""
+        self.state.unfollowed.update({name, "*"} if everything else {name})
+        self._unfollow()
+
+    def _reference(self, ref: str, target: str) -> None:
+        """``declare -n ref=x``: ``ref`` reads and writes x, arrays too (rt103)."""
+        if not target.isidentifier():  # declare -n r='a[1]', r=$x: not followed
+            self._unfollowed(ref, everything=True)
+            return
+        items = arrays.table(self.state.vars, target)
+        arrays.set_table(self.state.vars, ref, items)
+        self.state.refs[ref] = (target, items)
+
+    def _follow_refs(self) -> None:
+        """Each reference and its target made alike again: a write through the reference
+        since they last were (``ref=y``, ``read ref``) went to the target, as in bash;
+        otherwise the target's new value is the reference's."""
+        vars_ = self.state.vars
+        for ref, (target, seen) in list(self.state.refs.items()):
+            mine = arrays.table(vars_, ref)
+            now = mine if mine != seen else arrays.table(vars_, target)
+            arrays.set_table(vars_, target, now)
+            arrays.set_table(vars_, ref, now)
+            self.state.refs[ref] = (target, now)
+
+    def _unfollow(self) -> None:
+        """Each name in :attr:`ShellState.unfollowed` (all for ``*``) made unknown."""
+        if "*" in self.state.unfollowed:
+            self._forget_all()
+        for name in self.state.unfollowed - {"*"}:
+            arrays.set_table(self.state.vars, name, None)
+
+    def _forget_all(self) -> None:
+        """Every variable unknown: something not known may have set any."""
+        for name in [v for v in self.state.vars if v[:1].isalpha() or v[:1] == "_"]:
+            self.state.vars[name] = UNKNOWN
 
     def _listing(self, node: Any, via: str) -> Cmd | None:
         """``export``, ``export -p``, ``declare -x``, ``typeset -p``: a declaration that
@@ -919,8 +974,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         for word in words:
             target = _ELEMENT.fullmatch(word)
             if has_marker(target.group(1) if target is not None else word):
-                for name in [v for v in self.state.vars if v[:1].isalpha() or v[:1] == "_"]:
-                    self.state.vars[name] = UNKNOWN
+                self._forget_all()
             elif target is not None and target.group(2) not in ("@", "*"):
                 index = arith.run(target.group(2), self.state.vars)
                 arrays.unset_element(self.state.vars, target.group(1), index)
@@ -960,6 +1014,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         """``[N]=x`` (or ``[N]+=x``) in ``a=(...)``: element N set to x, expanded as an
         assignment's value (no splitting); ``None`` when N or the array is not known."""
         text = "".join(self.expand(child, depth, split=False))
+        if not keyed.group(1):  # a=(x []=y): bash refuses it ("bad array subscript")
+            return items  # and sets the other elements (rt103)
         index = arith.run(keyed.group(1), self.state.vars)
         value = _KEYED.match(text)
         if items is None or index is None or index < 0 or value is None:
@@ -1535,6 +1591,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
 # ``[N]=x`` / ``[N]+=x`` in a compound assignment, ``a[N]`` named to ``unset`` (bash's
 # manual, Arrays)
+# declare/local/typeset attributes whose values the walk doesn't follow (``help declare``)
+_UNFOLLOWED_ATTRIBUTES = frozenset("Ailnu")
 _KEYED = LazyPattern(r"\[([^\]]*)\](\+?)=")
 _ELEMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)\[(.+)\]", re.DOTALL)
 

@@ -88,6 +88,11 @@ class ShellState:
     sockets: dict[str, str] = field(default_factory=dict)
     # ``set -e`` in force: a failing command stops the script
     errexit: bool = False
+    # names whose values the walk doesn't follow (``declare -A``, ``-l``, ``-n``...):
+    # each statement starts with them unknown, however they were set since (rt103)
+    unfollowed: set[str] = field(default_factory=set)
+    # ``declare -n ref=x``: ref -> (x, the elements both held when last made alike)
+    refs: dict[str, tuple[str, dict[int, str] | None]] = field(default_factory=dict)
 
 
 class WalkerBase:
