@@ -123,6 +123,7 @@ AS_LITERAL = [
     ('a=(build); a[18446744073709551616]=.agentreflex; rm -rf "$a"', "rm -rf .agentreflex"),
     ('a=(.agentreflex []=build); rm -rf "${a[@]}"', "rm -rf .agentreflex"),
     ('x=build; declare -n r=x; rm -rf "$r"', "rm -rf build"),
+    ("export -n d=.agentreflex; rm -rf $d", "rm -rf .agentreflex"),
 ]
 
 

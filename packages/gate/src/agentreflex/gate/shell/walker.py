@@ -831,6 +831,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if c.type == "word" and node_text(c)[:1] in "-+"
             for f in node_text(c)[1:]
         }
+        if node.children and node_text(node.children[0]) == "export":
+            flags = set()  # export -n un-exports: no reference, no attribute followed
         for child in node.named_children:
             if child.type == "variable_assignment":
                 key, value = self.assignment(child, depth)
