@@ -446,7 +446,8 @@ class WordsMixin(WalkerBase):
         kids = node.children
         names = [c for c in kids if c.type == "variable_name" or c.type == "special_variable_name"]
         ops = [node_text(c) for c in kids if not c.is_named and node_text(c) not in ("${", "}")]
-        if not names and ops in (["#"], ["!"]):
+        if not names and ops in (["#"], ["!"]) and len(kids) > 1 and kids[1].type == ops[0]:
+            # ${#a[@]}, ${!a[@]}: the operator first; ${a[@]#x} is a trim (rt103), not a count
             return self._about_array(kids, ops[0], quoted, depth)
         if not names:
             return self._element(kids, quoted, depth) if not ops else UNKNOWN
