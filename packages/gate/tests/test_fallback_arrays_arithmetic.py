@@ -124,6 +124,9 @@ AS_LITERAL = [
     ('a=(.agentreflex []=build); rm -rf "${a[@]}"', "rm -rf .agentreflex"),
     ('x=build; declare -n r=x; rm -rf "$r"', "rm -rf build"),
     ("export -n d=.agentreflex; rm -rf $d", "rm -rf .agentreflex"),
+    ("d=.agentreflex; (d=build); rm -rf $d", "rm -rf .agentreflex"),
+    ("d=.agentreflex; x=$(d=build); rm -rf $d", "rm -rf .agentreflex"),
+    ("d=.agentreflex; f() { local d=build; }; f; rm -rf $d", "rm -rf .agentreflex"),
 ]
 
 
@@ -196,6 +199,8 @@ NOT_KNOWN = [
     # an unknown IFS: an unknown value was split into no field at all, so nothing removed
     'd=.agentreflex; unset "$v"; rm -rf $d',
     "IFS=$(cat f); d=$(cat g); rm -rf $d",
+    # ${a[@]#x} trims each element (it was read as ${#a[@]}, the count: rm -rf 2)
+    'a=(x .agentreflex); rm -rf "${a[@]#x}"',
     # arithmetic assigning an element (bash's i[0] is i) leaves the name unknown
     'a=(build .agentreflex); i=0; (( i[0] = 1 )); rm -rf "${a[i]}"',
     "a=(build .agentreflex); i=0; let 'i[0]+=1'; rm -rf \"${a[i]}\"",
@@ -297,6 +302,14 @@ FIELDS += [
     ("x=p; declare -n r=x; x=q", '"$r"'),
     ("d=x; declare -n r=d; read r <<< y", '"$d-$r"'),
     ("a=(x y); declare -n r=a; r[2]=z", '"${a[@]}"'),
+]
+# rt103: what a subshell, a substitution or a function's local sets ends with it
+FIELDS += [
+    ("d=x; (d=y; a=(p q))", '"$d" "${a-none}"'),
+    ("d=x; e=$(d=y; echo z)", '"$d" "$e"'),
+    ("d=x; f() { local d=y; declare -a a=(p); e=$d; }; f", '"$d" "$e" "${a-none}"'),
+    ("d=x; f() { local d; d=y; g; }; g() { e=$d; }; f", '"$d" "$e"'),
+    ("f() { declare -g d=y; }; f", '"$d"'),
 ]
 
 

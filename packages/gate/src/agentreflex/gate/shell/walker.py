@@ -332,8 +332,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return None
         if t == "subshell":
             saved, bodies, errexit = self.state.cwd, dict(self._bodies), self.state.errexit
+            saved_vars = dict(self.state.vars)
             self.children(node, depth, via)
             self.state.cwd, self._bodies, self.state.errexit = saved, bodies, errexit
+            self.restore_vars(saved_vars)
             return None
         if t == "comment":
             return None
@@ -801,14 +803,33 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         self._called.discard(name)
 
     def call(self, name: str) -> None:
-        """Walk the body of a function defined in this command, where it is called."""
+        """Walk the body of a function defined in this command, where it is called; the
+        names it declared local get back the values they had before (rt103)."""
         body, depth = self._bodies[name]
         self._called.add(name)
         self._function.append(name)
+        self._locals.append({})
         try:
             self.stmt(body, depth)
         finally:
             self._function.pop()
+            for local, before in self._locals.pop().items():
+                self._drop(local)
+                self.state.vars.update(before)
+
+    def _local(self, name: str) -> None:
+        """``local NAME`` in the function being walked: NAME's value (and elements) kept
+        to be given back when it returns, as bash's ``local`` scopes it."""
+        frame = self._locals[-1]
+        if name not in frame:
+            vars_ = self.state.vars
+            frame[name] = {k: vars_[k] for k in vars_ if k == name or k.startswith(name + "[")}
+
+    def _drop(self, name: str) -> None:
+        """``name`` and its elements removed from the walk's variables."""
+        vars_ = self.state.vars
+        for key in [k for k in vars_ if k == name or k.startswith(name + "[")]:
+            del vars_[key]
 
     def _uncalled_functions(self, source: str) -> None:
         """A function exported to child shells (``export -f f; bash -c f``) and named
@@ -831,9 +852,14 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if c.type == "word" and node_text(c)[:1] in "-+"
             for f in node_text(c)[1:]
         }
-        if node.children and node_text(node.children[0]) == "export":
+        keyword = node_text(node.children[0]) if node.children else ""
+        if keyword == "export":
             flags = set()  # export -n un-exports: no reference, no attribute followed
+        scoped = self._locals and keyword in ("local", "declare", "typeset") and "g" not in flags
         for child in node.named_children:
+            if scoped and child.type in ("variable_assignment", "variable_name"):
+                name_node = child.child_by_field_name("name") or child
+                self._local(node_text(name_node).split("[", 1)[0])
             if child.type == "variable_assignment":
                 key, value = self.assignment(child, depth)
                 self.state.vars[key] = value

@@ -192,7 +192,7 @@ class WordsMixin(WalkerBase):
         is a file whose last line has no end, ``<(echo X)`` one whose line ends."""
         before = len(self.cmds)
         last: Cmd | None = None
-        saved_cwd = self.state.cwd
+        saved_cwd, saved_vars = self.state.cwd, dict(self.state.vars)
         if depth + 1 > MAX_DEPTH:
             self._ask(
                 "GATE-PARSE-TOO-DEEP",
@@ -210,6 +210,7 @@ class WordsMixin(WalkerBase):
                 got = self.stmt(child, depth + 1, via="substitution")
                 last = got if got is not None else last
         self.state.cwd = saved_cwd
+        self.restore_vars(saved_vars)  # x=$(d=build): d is as it was
         ran = self.cmds[before:]
         if last is None or not ran:
             return UNKNOWN, None
