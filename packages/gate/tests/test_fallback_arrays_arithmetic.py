@@ -127,6 +127,11 @@ AS_LITERAL = [
     ("d=.agentreflex; (d=build); rm -rf $d", "rm -rf .agentreflex"),
     ("d=.agentreflex; x=$(d=build); rm -rf $d", "rm -rf .agentreflex"),
     ("d=.agentreflex; f() { local d=build; }; f; rm -rf $d", "rm -rf .agentreflex"),
+    ("d=.agentreflex; bash -c 'd=build'; rm -rf $d", "rm -rf .agentreflex"),
+    ("d=.agentreflex; printf 'd=build\\n' > s.sh; sh s.sh; rm -rf $d", "rm -rf .agentreflex"),
+    # eval and source run in this shell: what they set stays
+    ("d=build; eval 'd=.agentreflex'; rm -rf $d", "rm -rf .agentreflex"),
+    ("printf 'd=.agentreflex\\n' > s.sh; . ./s.sh; rm -rf $d", "rm -rf .agentreflex"),
 ]
 
 
