@@ -15,7 +15,8 @@ short-circuit as bash's do (rt102): the side not taken is parsed but not evaluat
 from __future__ import annotations
 
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import UNKNOWN, has_marker
+from agentreflex.gate.model import has_marker
+from agentreflex.gate.shell import arrays
 
 TYPE_CHECKING = False  # typing itself is not imported on the hot path
 if TYPE_CHECKING:
@@ -40,9 +41,12 @@ _LEVELS: tuple[tuple[str, ...], ...] = (
     ("*", "/", "%"),
 )
 _MAX_NESTING = 16  # a name whose value names another, and so on
+# a name assigned, its element too (``i[0]=1`` sets i, rt103): [...] nests no further
+# than the walk's arithmetic reads it
 _ASSIGNED = LazyPattern(
-    r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+*/%&^|]|<<|>>)?=(?!=)|"
-    r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)"
+    r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\]\s*)?(?:[-+*/%&^|]|<<|>>)?=(?!=)|"
+    r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\]\s*)?(?:\+\+|--)|"
+    r"(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)"
 )
 
 
@@ -105,9 +109,10 @@ def expand(text: str, env: dict[str, str]) -> str | None:
 
 
 def forget(text: str, env: dict[str, str]) -> None:
-    """Each name ``text`` assigns (``n=``, ``n+=``, ``n++``, ``--n``) made unknown."""
+    """Each name ``text`` assigns (``n=``, ``n+=``, ``n++``, ``--n``, ``a[i]=``) made
+    unknown, an array's elements too."""
     for m in _ASSIGNED.finditer(text):
-        env[m.group(1) or m.group(2) or m.group(3)] = UNKNOWN
+        arrays.set_table(env, m.group(1) or m.group(2) or m.group(3), None)
 
 
 def evaluate(expr: str, env: dict[str, str]) -> int | None:
@@ -139,13 +144,15 @@ def _tokens(expr: str) -> list[str]:
 
 
 def _number(token: str) -> int:
+    """A constant as bash reads it: wrapped to 64 bits, as bash's own overflow does
+    (``a[18446744073709551616]=x`` sets ``a[0]``: rt103)."""
     if token[:2] in ("0x", "0X"):
-        return int(token[2:], 16)
+        return _wrap(int(token[2:], 16))
     if token.startswith("0") and len(token) > 1:
         if any(c in "89" for c in token):
             raise _Unknown  # bash: "value too great for base"
-        return int(token, 8)
-    return int(token)
+        return _wrap(int(token, 8))
+    return _wrap(int(token))
 
 
 class _Parser:

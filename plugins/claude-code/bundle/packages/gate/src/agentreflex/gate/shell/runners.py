@@ -592,6 +592,9 @@ class RunnersMixin(WalkerBase):
                 each = " ".join(f'"${{{k}}}"' for k in range(1, min(len(params), 10)))
                 script = script.replace('"$@"', each).replace('"${@}"', each)
             saved = {k: self.state.vars.get(k) for k in [*names, "@", "#"]}
+            # bash -c, ssh, a git alias: another process, whose variables end with it
+            # (bash -c 'd=x' leaves d: rt103); eval and a trap run in this shell
+            child = dict(self.state.vars) if via not in ("eval", "trap") else None
             for k, v in zip(names, params, strict=False):
                 self.state.vars[k] = v
             if len(params) > 1:
@@ -605,6 +608,8 @@ class RunnersMixin(WalkerBase):
                         self.state.vars.pop(k, None)
                     else:
                         self.state.vars[k] = old
+                if child is not None:
+                    self.restore_vars(child)
 
     def _stdin_code(self, cmd: Cmd, depth: int, shell: bool, lang: str = "") -> None:
         text = cmd.stdin_text
@@ -731,8 +736,14 @@ class RunnersMixin(WalkerBase):
         lang = interp.interpreter_name(cmd.name) or _shebang_language(content)
         if lang:
             self._code(content, cmd, depth, lang)
-        else:
+        elif cmd.name in ("source", "."):
             self.run(content, depth + 1, via=via)
+        else:  # sh j.sh, ./j.sh: another process, whose variables end with it (rt103)
+            child = dict(self.state.vars)
+            try:
+                self.run(content, depth + 1, via=via)
+            finally:
+                self.restore_vars(child)
 
     def _script_on_disk(self, path: str, cmd: Cmd, depth: int) -> None:
         """A file written earlier (by another tool call, or by anyone): read it, bounded."""

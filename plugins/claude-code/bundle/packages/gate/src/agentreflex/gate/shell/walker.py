@@ -281,7 +281,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         self, node: Any, depth: int, stdin_from: Cmd | None = None, via: str = ""
     ) -> Cmd | None:
         self._tick()
+        if self.state.refs:
+            self._follow_refs()
+        if self.state.unfollowed:
+            self._unfollow()
         t = node.type
+        if t == "ERROR":  # a[a[0]]=x: what bash runs here the tree doesn't say (rt103)
+            self.children(node, depth, via)
+            self._forget_all()
+            return None
         if t == "command":
             return self.command(node, depth, [], None, stdin_from, via)
         if t == "redirected_statement":
@@ -324,8 +332,10 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             return None
         if t == "subshell":
             saved, bodies, errexit = self.state.cwd, dict(self._bodies), self.state.errexit
+            saved_vars = dict(self.state.vars)
             self.children(node, depth, via)
             self.state.cwd, self._bodies, self.state.errexit = saved, bodies, errexit
+            self.restore_vars(saved_vars)
             return None
         if t == "comment":
             return None
@@ -793,14 +803,33 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         self._called.discard(name)
 
     def call(self, name: str) -> None:
-        """Walk the body of a function defined in this command, where it is called."""
+        """Walk the body of a function defined in this command, where it is called; the
+        names it declared local get back the values they had before (rt103)."""
         body, depth = self._bodies[name]
         self._called.add(name)
         self._function.append(name)
+        self._locals.append({})
         try:
             self.stmt(body, depth)
         finally:
             self._function.pop()
+            for local, before in self._locals.pop().items():
+                self._drop(local)
+                self.state.vars.update(before)
+
+    def _local(self, name: str) -> None:
+        """``local NAME`` in the function being walked: NAME's value (and elements) kept
+        to be given back when it returns, as bash's ``local`` scopes it."""
+        frame = self._locals[-1]
+        if name not in frame:
+            vars_ = self.state.vars
+            frame[name] = {k: vars_[k] for k in vars_ if k == name or k.startswith(name + "[")}
+
+    def _drop(self, name: str) -> None:
+        """``name`` and its elements removed from the walk's variables."""
+        vars_ = self.state.vars
+        for key in [k for k in vars_ if k == name or k.startswith(name + "[")]:
+            del vars_[key]
 
     def _uncalled_functions(self, source: str) -> None:
         """A function exported to child shells (``export -f f; bash -c f``) and named
@@ -817,20 +846,74 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self.call(name)
 
     def declaration(self, node: Any, depth: int) -> None:
-        nameref = any(
-            c.type == "word" and node_text(c)[:1] == "-" and "n" in node_text(c)
+        flags = {
+            f
             for c in node.named_children
-        )
+            if c.type == "word" and node_text(c)[:1] in "-+"
+            for f in node_text(c)[1:]
+        }
+        keyword = node_text(node.children[0]) if node.children else ""
+        if keyword == "export":
+            flags = set()  # export -n un-exports: no reference, no attribute followed
+        scoped = self._locals and keyword in ("local", "declare", "typeset") and "g" not in flags
         for child in node.named_children:
+            if scoped and child.type in ("variable_assignment", "variable_name"):
+                name_node = child.child_by_field_name("name") or child
+                self._local(node_text(name_node).split("[", 1)[0])
             if child.type == "variable_assignment":
                 key, value = self.assignment(child, depth)
-                if nameref:  # declare -n ref=x: $ref is $x (as x is now; unknown if unset)
-                    value = self.state.vars.get(value, UNKNOWN)
                 self.state.vars[key] = value
+                if "n" in flags:  # declare -n ref=x: $ref is $x, ref=y sets x
+                    self._reference(key, value)
+                elif flags & _UNFOLLOWED_ATTRIBUTES:
+                    self._unfollowed(key)
+            elif child.type == "variable_name" and flags & {"n", *_UNFOLLOWED_ATTRIBUTES}:
+                self._unfollowed(node_text(child), everything="n" in flags)
             else:
                 before = len(self.cmds)
                 self.side_effects(child, depth)
                 self._capture(before)  # export $(cat .env | xargs): its words are assignments
+
+    def _unfollowed(self, name: str, everything: bool = False) -> None:
+        """``name`` declared with an attribute the walk doesn't follow (``-A``: keys that
+        are strings, ``-l``/``-u``: case changed on each assignment, ``-i``: arithmetic),
+        so its value is unknown from here on (rt103); ``everything``: a reference whose
+        target is not known (``declare -n r``, ``declare -n r=$x``) may reach any name."""
+        self.state.unfollowed.update({name, "*"} if everything else {name})
+        self._unfollow()
+
+    def _reference(self, ref: str, target: str) -> None:
+        """``declare -n ref=x``: ``ref`` reads and writes x, arrays too (rt103)."""
+        if not target.isidentifier():  # declare -n r='a[1]', r=$x: not followed
+            self._unfollowed(ref, everything=True)
+            return
+        items = arrays.table(self.state.vars, target)
+        arrays.set_table(self.state.vars, ref, items)
+        self.state.refs[ref] = (target, items)
+
+    def _follow_refs(self) -> None:
+        """Each reference and its target made alike again: a write through the reference
+        since they last were (``ref=y``, ``read ref``) went to the target, as in bash;
+        otherwise the target's new value is the reference's."""
+        vars_ = self.state.vars
+        for ref, (target, seen) in list(self.state.refs.items()):
+            mine = arrays.table(vars_, ref)
+            now = mine if mine != seen else arrays.table(vars_, target)
+            arrays.set_table(vars_, target, now)
+            arrays.set_table(vars_, ref, now)
+            self.state.refs[ref] = (target, now)
+
+    def _unfollow(self) -> None:
+        """Each name in :attr:`ShellState.unfollowed` (all for ``*``) made unknown."""
+        if "*" in self.state.unfollowed:
+            self._forget_all()
+        for name in self.state.unfollowed - {"*"}:
+            arrays.set_table(self.state.vars, name, None)
+
+    def _forget_all(self) -> None:
+        """Every variable unknown: something not known may have set any."""
+        for name in [v for v in self.state.vars if v[:1].isalpha() or v[:1] == "_"]:
+            self.state.vars[name] = UNKNOWN
 
     def _listing(self, node: Any, via: str) -> Cmd | None:
         """``export``, ``export -p``, ``declare -x``, ``typeset -p``: a declaration that
@@ -919,8 +1002,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         for word in words:
             target = _ELEMENT.fullmatch(word)
             if has_marker(target.group(1) if target is not None else word):
-                for name in [v for v in self.state.vars if v[:1].isalpha() or v[:1] == "_"]:
-                    self.state.vars[name] = UNKNOWN
+                self._forget_all()
             elif target is not None and target.group(2) not in ("@", "*"):
                 index = arith.run(target.group(2), self.state.vars)
                 arrays.unset_element(self.state.vars, target.group(1), index)
@@ -960,6 +1042,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         """``[N]=x`` (or ``[N]+=x``) in ``a=(...)``: element N set to x, expanded as an
         assignment's value (no splitting); ``None`` when N or the array is not known."""
         text = "".join(self.expand(child, depth, split=False))
+        if not keyed.group(1):  # a=(x []=y): bash refuses it ("bad array subscript")
+            return items  # and sets the other elements (rt103)
         index = arith.run(keyed.group(1), self.state.vars)
         value = _KEYED.match(text)
         if items is None or index is None or index < 0 or value is None:
@@ -1535,6 +1619,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
 # ``[N]=x`` / ``[N]+=x`` in a compound assignment, ``a[N]`` named to ``unset`` (bash's
 # manual, Arrays)
+# declare/local/typeset attributes whose values the walk doesn't follow (``help declare``)
+_UNFOLLOWED_ATTRIBUTES = frozenset("Ailnu")
 _KEYED = LazyPattern(r"\[([^\]]*)\](\+?)=")
 _ELEMENT = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)\[(.+)\]", re.DOTALL)
 

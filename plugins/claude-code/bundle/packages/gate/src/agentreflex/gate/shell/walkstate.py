@@ -88,6 +88,11 @@ class ShellState:
     sockets: dict[str, str] = field(default_factory=dict)
     # ``set -e`` in force: a failing command stops the script
     errexit: bool = False
+    # names whose values the walk doesn't follow (``declare -A``, ``-l``, ``-n``...):
+    # each statement starts with them unknown, however they were set since (rt103)
+    unfollowed: set[str] = field(default_factory=set)
+    # ``declare -n ref=x``: ref -> (x, the elements both held when last made alike)
+    refs: dict[str, tuple[str, dict[int, str] | None]] = field(default_factory=dict)
 
 
 class WalkerBase:
@@ -112,6 +117,8 @@ class WalkerBase:
         # use of x counts as one of TOKEN (rules.secrets reads names; red-team rt93)
         self.origins: dict[str, set[str]] = {}
         self._function: list[str] = []
+        # per function call being walked: the names it made local, with their values before
+        self._locals: list[dict[str, dict[str, str]]] = []
         # functions defined so far: name -> (body node, depth); walked when called
         self._bodies: dict[str, tuple[Any, int]] = {}
         self._called: set[str] = set()
@@ -156,6 +163,13 @@ class WalkerBase:
         if path in self.state.written:
             return path
         return downloads.may_have_written(self.state.written, path) or path
+
+    def restore_vars(self, saved: dict[str, str]) -> None:
+        """The variables as they were before a subshell or a substitution, whose own end
+        with it in bash (``(d=x)``, ``$(d=x)``: rt103); kept in place, as the loop walk
+        holds the same dict."""
+        self.state.vars.clear()
+        self.state.vars.update(saved)
 
     def _ask(self, rule: str, segment: str, why: str) -> None:
         self.hits.append(Hit(rule, ASK, 1.0, segment, why))

@@ -14,7 +14,7 @@ import re
 
 from agentreflex.core.redaction.redact import redact_head
 from agentreflex.core.util.lazyre import LazyPattern
-from agentreflex.gate.model import REMOTE, UNKNOWN, Cmd, has_marker
+from agentreflex.gate.model import MARKERS, REMOTE, UNKNOWN, Cmd, has_marker
 from agentreflex.gate.shell import arith, arrays, braces, pipes
 from agentreflex.gate.shell.arrays import FIELD_BREAK
 from agentreflex.gate.shell.parser import node_text
@@ -192,7 +192,7 @@ class WordsMixin(WalkerBase):
         is a file whose last line has no end, ``<(echo X)`` one whose line ends."""
         before = len(self.cmds)
         last: Cmd | None = None
-        saved_cwd = self.state.cwd
+        saved_cwd, saved_vars = self.state.cwd, dict(self.state.vars)
         if depth + 1 > MAX_DEPTH:
             self._ask(
                 "GATE-PARSE-TOO-DEEP",
@@ -210,6 +210,7 @@ class WordsMixin(WalkerBase):
                 got = self.stmt(child, depth + 1, via="substitution")
                 last = got if got is not None else last
         self.state.cwd = saved_cwd
+        self.restore_vars(saved_vars)  # x=$(d=build): d is as it was
         ran = self.cmds[before:]
         if last is None or not ran:
             return UNKNOWN, None
@@ -446,7 +447,8 @@ class WordsMixin(WalkerBase):
         kids = node.children
         names = [c for c in kids if c.type == "variable_name" or c.type == "special_variable_name"]
         ops = [node_text(c) for c in kids if not c.is_named and node_text(c) not in ("${", "}")]
-        if not names and ops in (["#"], ["!"]):
+        if not names and ops in (["#"], ["!"]) and len(kids) > 1 and kids[1].type == ops[0]:
+            # ${#a[@]}, ${!a[@]}: the operator first; ${a[@]#x} is a trim (rt103), not a count
             return self._about_array(kids, ops[0], quoted, depth)
         if not names:
             return self._element(kids, quoted, depth) if not ops else UNKNOWN
@@ -771,7 +773,11 @@ def _word_parts(text: str, active: bool) -> list[braces.Part]:
 
 def _split_ifs(text: str, ifs: str) -> list[str]:
     """``text`` split on ``$IFS``; an unquoted ``${a[@]}``'s elements are apart whatever
-    IFS is."""
+    IFS is.  An IFS not known (``IFS=$(cat f)``, every name forgotten) splits on none of
+    its markers: an unknown value split on them was no field at all, so ``rm -rf $d``
+    removed nothing the gate could see (rt103)."""
+    if UNKNOWN in ifs or REMOTE in ifs:
+        ifs = "".join(c for c in ifs if c not in MARKERS)
     if not ifs and FIELD_BREAK not in text:
         return [text]
     out = [""]
