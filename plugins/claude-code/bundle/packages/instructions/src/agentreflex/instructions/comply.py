@@ -22,7 +22,7 @@ from agentreflex.core import testrun
 from agentreflex.core.util.record import field, record
 from agentreflex.gate import api as gate
 from agentreflex.gate.api import DESCENDANT, REMOTE, UNKNOWN, Where
-from agentreflex.instructions import parse, ruleset, sources
+from agentreflex.instructions import parse, ruleset, sources, sticky
 from agentreflex.instructions.parse import Rule
 
 TYPE_CHECKING = False
@@ -43,6 +43,8 @@ class Violation:
     rule: Rule | None = None
     conflicts: list[str] = field(default_factory=list)
     ask_user: bool = False
+    file: str = ""  # the rule file an ask is about (project-relative)
+    removed: bool = False  # the rule was taken out of its file this session, unapproved
 
 
 def check_tool(
@@ -108,17 +110,43 @@ def _check_one(
         full, os.path.join(project, "policies")
     ):
         rel = full[len(project.rstrip("/")) + 1 :]
+        mine = sources.is_instruction_file(full, project)
         return [
-            Violation(f"It would change {rel}, which holds the rules agents follow.", ask_user=True)
+            Violation(
+                f"It would change {rel}, which holds the rules agents follow.",
+                ask_user=True,
+                file=rel if mine else "",
+            )
         ]
     rs = ruleset.for_path(project, full, advice=False)
     out: list[Violation] = []
-    for rule in rs.of_kind(parse.PROHIBIT):
+    for rule, removed in _prohibitions(rs, full, project):
         what = _path_breaks(rule, full, cwd, deleting)
         if what is None and rule.action == "add_dependency" and content:
             what = _manifest_breaks(rule, full, content, old)
         if what is not None:
-            out.append(Violation(what, rule, [c for c in rs.conflicts if rule.cite() in c]))
+            conflicts = [c for c in rs.conflicts if rule.cite() in c]
+            out.append(Violation(what, rule, conflicts, removed=removed))
+    return out
+
+
+_REMOVED: list[Rule] = []  # this call's remembered prohibitions (see :mod:`sticky`)
+
+
+def _prohibitions(rs: ruleset.RuleSet, path: str, project: str) -> list[tuple[Rule, bool]]:
+    """The prohibitions governing ``path``: the files' own, then each remembered one
+    that governs it and that no rule of the files holds any more (True)."""
+    out = [(r, False) for r in rs.of_kind(parse.PROHIBIT)]
+    if not _REMOVED:
+        return out
+    held = {sticky.meaning(r) for r, _ in out}
+    rel = posixpath.relpath(path, project)
+    for rule in _REMOVED:
+        if sticky.meaning(rule) in held or not _inside(path, rule.scope):
+            continue
+        if ruleset.applies(rule, rel):
+            held.add(sticky.meaning(rule))
+            out.append((rule, True))
     return out
 
 
@@ -155,10 +183,12 @@ def check_command(
     cmds = _commands(command, where, deadline, since_ns)
     rs = ruleset.for_path(project, cwd, False) if _inside(cwd, project) else ruleset.RuleSet()
     out: list[Violation] = []
-    for rule in rs.of_kind(parse.PROHIBIT):
+    governed = _prohibitions(rs, cwd, project) if _inside(cwd, project) else []
+    for rule, removed in governed:
         what = _command_breaks(rule, cmds, where)
         if what is not None:
-            out.append(Violation(what, rule, [c for c in rs.conflicts if rule.cite() in c]))
+            conflicts = [c for c in rs.conflicts if rule.cite() in c]
+            out.append(Violation(what, rule, conflicts, removed=removed))
     out.extend(_changed_paths(cmds, where))
     return _unique(out)
 
@@ -273,11 +303,13 @@ def _commands(
     return _ANALYSED[key]
 
 
-def new_call() -> None:
+def new_call(remembered: list[Rule] | None = None) -> None:
     """Forget the last analysis and the folders seen: shared within one tool call, never
-    across calls."""
+    across calls.  ``remembered``: the session's remembered prohibitions (:mod:`sticky`)."""
     _ANALYSED.clear()
     sources.forget()
+    ruleset.new_call()
+    _REMOVED[:] = remembered or []
 
 
 def _git_sub(cmd: Cmd) -> str:

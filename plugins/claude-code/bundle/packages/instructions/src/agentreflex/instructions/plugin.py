@@ -10,7 +10,7 @@ PLUGIN = Plugin(
         ReflexEntry(
             "instructions",
             "agentreflex.instructions.reflex:InstructionsReflex",
-            events=("pre_tool", "stop", "subagent_stop"),
+            events=("pre_tool", "post_tool", "post_tool_failure", "stop", "subagent_stop"),
         ),
     ),
     commands=(Command("instructions", "agentreflex.instructions.cli:main"),),

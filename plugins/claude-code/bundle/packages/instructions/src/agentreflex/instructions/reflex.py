@@ -34,6 +34,7 @@ NAME = "instructions"
 TITLE = "PROJECT RULE"
 _PROJECTS: dict[str, str] = {}
 _CHECKED = frozenset({ToolKind.SHELL, ToolKind.WRITE, ToolKind.EDIT, ToolKind.PATCH})
+_AFTER = frozenset({EventKind.POST_TOOL, EventKind.POST_TOOL_FAILURE})
 
 
 def project_of(cwd: str) -> str:
@@ -65,6 +66,8 @@ class InstructionsReflex:
                 return self._pre_tool(ctx, cwd)
             if event.is_stop:
                 return self._stop(ctx, cwd)
+            if event.kind in _AFTER and event.tool is not None:
+                self._after_tool(ctx, cwd)
         except Exception as exc:  # a floor fails closed, and says why
             if event.kind is not EventKind.PRE_TOOL:
                 return []
@@ -85,16 +88,21 @@ class InstructionsReflex:
         tool = ctx.event.tool
         assert tool is not None
         project = ctx.event.project or project_of(cwd)  # the session's, if the hook found it
-        if tool.kind is not ToolKind.SHELL and not _governed(
-            tool.paths or [tool.path], cwd, project
+        remembers = RULES_NOTE in ctx.state.notes  # a rule file may since have gone
+        if (
+            tool.kind is not ToolKind.SHELL
+            and not remembers
+            and not _governed(tool.paths or [tool.path], cwd, project)
         ):
             return []  # no rule file on the way and none being written: nothing to import
-        from agentreflex.instructions import comply
+        from agentreflex.instructions import comply, ruleset, sticky
 
-        comply.new_call()
+        comply.new_call(sticky.in_force(ctx.state) if remembers else [])
         since = ctx.event.session_started  # with the project: the gate's Where, its analysis
         violations = comply.check_tool(tool, cwd, project, ctx.deadline, since)
         found = [violation_finding(v) for v in violations]
+        sticky.record(ctx, ruleset.read_this_call())
+        sticky.asked(ctx, tool, [v.file for v in violations if v.ask_user and v.file])
         if tool.kind is ToolKind.SHELL:
             for rule in comply.pending_for_command(
                 tool.command, cwd, project, ctx.state, ctx.deadline, since
@@ -103,6 +111,25 @@ class InstructionsReflex:
         notice = _file_notice(ctx, comply.diagnostics_for(tool, cwd, project))
         told = None if found or tool.kind is ToolKind.SHELL else _rules_told(ctx, tool, cwd)
         return found + ([notice] if notice else []) + ([told] if told else [])
+
+    def _after_tool(self, ctx: ReflexContext, cwd: str) -> None:
+        """An asked change of the rule files ran (the user approved it): its files'
+        rules are remembered as they are now, the ones it took out forgotten."""
+        from agentreflex.instructions import sticky
+
+        tool = ctx.event.tool
+        if tool is None or sticky.ASKED_NOTE not in ctx.state.notes:
+            return  # nothing was asked this session: nothing to do after a tool call
+        files = sticky.approved_files(ctx.state, tool)
+        if not files:
+            return
+        from agentreflex.instructions import comply, ruleset
+
+        project = ctx.event.project or project_of(cwd)
+        comply.new_call()
+        for rel in files:
+            ruleset.for_path(project, os.path.join(project, rel), advice=False)
+            sticky.replace(ctx, rel, ruleset.read_this_call().get(rel, []))
 
     def _stop(self, ctx: ReflexContext, cwd: str) -> list[Finding]:
         from agentreflex.instructions import comply
@@ -142,6 +169,7 @@ class InstructionsReflex:
         ]
 
 
+RULES_NOTE = "instructions_rules"  # state.notes key: the prohibitions remembered (sticky.py)
 NOTICE_NOTE = "instructions_notice"  # state.notes key: file problems already announced
 TOLD_NOTE = "instructions_told"  # state.notes key: path-specific rules already shown
 
@@ -236,6 +264,13 @@ def violation_finding(v: Violation) -> Finding:
         )
     rule = v.rule
     message = f"{quote(rule)} {v.what} Follow the project's rule, or ask the user."
+    if v.removed:
+        message = (
+            f"{quote(rule)} {v.what} That rule was taken out of {rule.file} during this "
+            "session by a change the user did not approve, so it stays in force until the "
+            f"session ends. To change the project's rules, edit {rule.file} with a file tool "
+            "(which asks the user)."
+        )
     if v.conflicts:
         message += f" (Conflicting rules: {v.conflicts[0]}.)"
     return Finding(
@@ -244,7 +279,12 @@ def violation_finding(v: Violation) -> Finding:
         verdict=Verdict.BLOCK,
         title=TITLE,
         message=message,
-        detail={"rule": "INSTR-RULE", **rule.to_json(), "conflicts": v.conflicts},
+        detail={
+            "rule": "INSTR-RULE",
+            **rule.to_json(),
+            "conflicts": v.conflicts,
+            **({"removed_unapproved": True} if v.removed else {}),
+        },
     )
 
 

@@ -21,6 +21,7 @@ _MEMO: dict[str, tuple[object, list[Rule], list[Diagnostic]]] = {}
 _MEMO_MAX = 512
 _DISK: dict[str, dict[str, diskcache.Entry]] = {}  # project -> the sealed cache's entries
 _DIRTY: set[str] = set()
+_READ: dict[str, list[Rule]] = {}  # rule file (project-relative) -> its prohibitions, this call
 
 
 @record
@@ -90,6 +91,16 @@ def _parse(src: Source, project: str, advice: bool) -> tuple[list[Rule], list[Di
     return rules, diags
 
 
+def read_this_call() -> dict[str, list[Rule]]:
+    """The prohibitions of each rule file :func:`for_path` read since :func:`new_call`."""
+    return dict(_READ)
+
+
+def new_call() -> None:
+    """A new tool call: forget which rule files were read."""
+    _READ.clear()
+
+
 def clear_memo() -> None:
     """Forget what this process parsed (the sealed cache on disk stays)."""
     _MEMO.clear()
@@ -113,6 +124,7 @@ def for_path(project: str, path: str, advice: bool = True) -> RuleSet:
     rel = os.path.relpath(full, project).replace(os.sep, "/")
     for src in sources.chain(project, full):
         rules, diags = load_source(src, project, advice)
+        _READ[src.rel] = [r for r in rules if r.kind == parse.PROHIBIT]
         out.diagnostics.extend(diags)
         out.rules.extend(r for r in rules if applies(r, rel))
     if _DIRTY:
