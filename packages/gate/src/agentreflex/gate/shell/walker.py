@@ -87,7 +87,7 @@ _HANDED = frozenset(
     {
         *("gcloud", "fly", "flyctl", "heroku", "vagrant", "doctl", "az", "multipass"),
         *("lxc", "incus", "minikube", "docker-machine", "limactl", "mosh", "nix"),
-        *("nix-shell", "toolbox", "tsh", "orb", "aws", "eb", "cf"),
+        *("nix-shell", "toolbox", "tsh", "orb", "aws", "eb", "cf", "devbox", "devenv"),
     }
 )
 # Terminal servers handed a command line to run or type (terminals.PROGRAMS).
