@@ -44,3 +44,39 @@ def test_a_command_handed_through_a_spelling_rt100_missed_is_judged(command: str
 )
 def test_everyday_dyno_dev_shell_and_debug_commands_stay_allowed(command: str) -> None:
     assert _verdict(command)[0] == "ALLOW"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'X=$(vault kv get -field=password secret/db); echo "$X"',
+        "X=$(op read op://vault/item/password); Y=$X; printf '%s\\n' \"$Y\"",
+        'echo "$(aws secretsmanager get-secret-value --secret-id prod/db'
+        ' --query SecretString --output text)"',
+        "export X=$(vault kv get -field=password secret/db); env",
+        "export X=$(az keyvault secret show --vault-name kv --name db --query value -o tsv); printenv X",
+        "vault kv get -field=password secret/db > pw.txt && cat pw.txt",
+        "T=$(gh auth token); echo $T",
+    ],
+)
+def test_a_secret_read_captured_then_printed_is_a_secret_print(command: str) -> None:
+    verdict, codes = _verdict(command)
+    assert verdict == "BLOCK"
+    assert "GATE-SECRET-PRINT" in codes
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "X=$(vault kv get -field=password secret/db); echo done",
+        'X=$(vault kv get -field=password secret/db); echo "$(date)"',
+        'X=$(op read op://v/registry/password); echo "$X" | docker login -u me'
+        " --password-stdin registry.example.com",
+        'X=$(op read op://v/i/password); test -n "$X" && echo set',
+        "vault kv get -field=password secret/db > pw.txt; wc -c pw.txt",
+        "export DB_PASS=$(aws secretsmanager get-secret-value --secret-id prod/db"
+        " --query SecretString --output text); npm run migrate",
+    ],
+)
+def test_a_captured_secret_handed_on_or_only_tested_stays_allowed(command: str) -> None:
+    assert _verdict(command)[0] == "ALLOW"

@@ -969,6 +969,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         before, mark = len(self.cmds), len(self._vars_used)
         value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
         self.origins[name] = set(self._vars_used[mark:]) - {name}
+        self._feed(name, before, adds)
         if self._capture(before):
             self.captured_vars.add(name)
         if name_node.type == "subscript" or name + "[#]" in self.state.vars:
@@ -1130,6 +1131,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 return own[0]
         items = self._items(producer, None, lines=True)
         return items[0] if items and items[0] != DATA else None
+
+    def _feed(self, name: str, before: int, adds: bool) -> None:
+        """Record which commands' output ``name`` now holds: the substitutions run for
+        its value and the values of the variables it copies."""
+        fed = {id(c) for c in self.cmds[before:]}
+        for v in self.origins[name]:
+            fed |= self.fed_from.get(v, set())
+        if adds:
+            fed |= self.fed_from.get(name, set())
+        if fed:
+            self.fed_from[name] = fed
+        else:
+            self.fed_from.pop(name, None)
 
     def _capture(self, before: int) -> bool:
         """The commands run since ``before`` printed into a variable, not on the screen,
