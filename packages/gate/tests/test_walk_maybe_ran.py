@@ -59,3 +59,23 @@ def test_a_delete_after_a_part_that_may_not_run_is_not_allowed(command: str) -> 
 )
 def test_a_value_known_on_every_way_stays_known(command: str) -> None:
     assert _verdict(command)[0] == "ALLOW"
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "d=/etc; d=build & wait",
+        "d=/etc; { d=build; } & wait",
+        "d=/etc; f() { d=build; }; f & wait",
+    ],
+)
+def test_what_a_background_job_sets_ends_with_it(setup: str) -> None:
+    bash, walk = fields_in_bash_and_walk(setup, '"$d"')
+    assert bash == walk == "</etc>"
+
+
+def test_a_group_not_in_the_background_still_sets_the_shells_variable() -> None:
+    assert fields_in_bash_and_walk("d=/etc; { d=build; } > /dev/null", '"$d"') == (
+        "<build>",
+        "<build>",
+    )

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import partial
 
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
@@ -331,11 +332,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.for_loop(node, depth)
             return None
         if t == "subshell":
-            saved, bodies, errexit = self.state.cwd, dict(self._bodies), self.state.errexit
-            saved_vars = dict(self.state.vars)
-            self.children(node, depth, via)
-            self.state.cwd, self._bodies, self.state.errexit = saved, bodies, errexit
-            self.restore_vars(saved_vars)
+            self._apart(lambda: self.children(node, depth, via))
             return None
         if t == "comment":
             return None
@@ -411,12 +408,25 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             if vars_.get(k) != first.get(k):
                 vars_[k] = UNKNOWN
 
+    def _apart(self, walk: Callable[[], object]) -> None:
+        """Walk a part bash runs in a child shell (``( ... )``, a job put in the
+        background with ``&``): the folder, functions, set -e and variables it sets end
+        with it."""
+        saved, bodies, errexit = self.state.cwd, dict(self._bodies), self.state.errexit
+        saved_vars = dict(self.state.vars)
+        walk()
+        self.state.cwd, self._bodies, self.state.errexit = saved, bodies, errexit
+        self.restore_vars(saved_vars)
+
     def children(self, node: Any, depth: int, via: str = "") -> None:
         # set -e is modelled in the command's own shell: a child shell (sh -c) that
         # stops at a failed check does not stop the command that started it
         sequence = depth == 0 and node.type in _SEQUENCES
         for child in node.named_children:
-            if child.type in STATEMENTS:
+            if child.type in STATEMENTS and _in_background(child):
+                # d=build & rm -rf $d: the job is a child shell (red-team rt104)
+                self._apart(partial(self.stmt, child, depth, via=via))
+            elif child.type in STATEMENTS:
                 self.stmt(child, depth, via=via)
                 if sequence and self.state.errexit and self._survive:
                     # set -e: past a failed check the script has stopped
@@ -1946,6 +1956,12 @@ def _read_fields(line: str, count: int, ifs: str) -> list[str] | None:
 
 # A loop whose check always passes: its body runs once at least.
 _RUNS_ONCE = LazyPattern(r"(?:while\s+(?:true|:)|until\s+false)\s*(?:;|\n|do\b)")
+
+
+def _in_background(node: Any) -> bool:
+    """Whether ``node`` is ended by ``&``: bash runs it as a job in a child shell."""
+    after = node.next_sibling
+    return after is not None and after.type == "&"
 
 
 def _chain(node: Any) -> list[Any]:
