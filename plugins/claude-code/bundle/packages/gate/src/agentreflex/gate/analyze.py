@@ -512,7 +512,13 @@ def analyse(command: str, where: Where, env: dict[str, str], deadline: float) ->
     out.cmds = walker.cmds
     out.hits.extend(walker.hits)
     out.hits.extend(
-        _rules(walker.cmds, where, walker.state.written, (walker.captured, walker.captured_vars))
+        _rules(
+            walker.cmds,
+            where,
+            walker.state.written,
+            (walker.captured, walker.captured_vars),
+            walker.fed_from,
+        )
     )
     if walker.parse_errors:
         out.hits.extend(_fallback_scan(command))
@@ -577,6 +583,7 @@ def _rules(
     where: Where,
     written: dict[str, str],
     captured: tuple[set[int], set[str]] | None = None,
+    fed_from: dict[str, set[int]] | None = None,
 ) -> list[Hit]:
     # Imported here, with the walker: the pre-filter's commands never need them,
     # and each rules module only once a command needs its rules.
@@ -588,6 +595,7 @@ def _rules(
     net_fed = secrets.network_fed(cmds)
     shown = secrets.shown_through_pipes(cmds)
     hits += secrets.env_file_dumped(cmds, shown)
+    hits += secrets.captured_secret_shown(cmds, fed_from or {}, shown)
     stored = secrets.stored_through_pipes(cmds) | secrets.loaded_env(
         cmds, *(captured or (set(), set())), shown
     )

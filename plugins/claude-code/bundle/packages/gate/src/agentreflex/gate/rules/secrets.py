@@ -1638,6 +1638,62 @@ def env_file_dumped(cmds: list[Cmd], shown: set[int] | None = None) -> list[Hit]
     return []
 
 
+def captured_secret_shown(
+    cmds: list[Cmd], fed_from: dict[str, set[int]], shown: set[int] | None = None
+) -> list[Hit]:
+    """A secret manager's read (or ``gh auth token``) kept out of the transcript by a
+    capture or a file, then printed after all: ``X=$(vault kv get ...); echo "$X"``,
+    ``echo "$(op read ...)"``, ``vault kv get ... > pw; cat pw`` (red-team rt104).  A
+    capture handed to the tool that needs it (``docker login -p "$X"``), or a file it
+    reads, stays allowed."""
+    reads = {id(c): what for c in cmds if (what := secret_printer(c) or secret_fetcher(c))}
+    if not reads:
+        return []
+    held = {v for v, ids in fed_from.items() if ids & reads.keys()}
+    files = {t for c in cmds if id(c) in reads for op, t in c.redirects if op in (">", ">>")}
+    for k, c in enumerate(cmds):
+        if c.via == "substitution" or _to_file(c):
+            continue
+        if c.pipes_out and (shown is None or id(c) not in shown):
+            continue
+        what = _shows_held(c, cmds[:k], reads, held, files, fed_from)
+        if what:
+            why = (
+                f"This prints {what} into the transcript. Pass it straight to the tool "
+                'that needs it (a pipe or "$(...)"), or check it is set without showing it.'
+            )
+            return [_hit("GATE-SECRET-PRINT", c.text, why)]
+    return []
+
+
+def _shows_held(
+    c: Cmd,
+    before: list[Cmd],
+    reads: dict[int, str],
+    held: set[str],
+    files: set[str],
+    fed_from: dict[str, set[int]],
+) -> str:
+    """What read secret ``c`` prints: a variable holding one, a substitution of one in
+    its own words, or a file one was written to (``""`` when none)."""
+    first = next(iter(reads.values()))
+    if _prints_variables(c) or c.name in ("env", "export", "set", "declare"):
+        if held & set(c.vars_used) or (c.name == "printenv" and held & set(c.args)):
+            return f"{first}, read into a variable"
+        if held and dumps_environment(c):
+            return f"the environment, which holds {first}"
+        # its own word $(op read ...): the substitution run last before it, kept in no
+        # variable
+        own = next((b for b in reversed(before) if b.via == "substitution"), None)
+        kept = own is not None and any(id(own) in ids for ids in fed_from.values())
+        if own is not None and id(own) in reads and not kept and c.name in ("echo", "printf"):
+            return reads[id(own)] if any(UNKNOWN in a for a in c.args) else ""
+    named = {*_file_args(c), *(t for op, t in c.redirects if op == "<")}
+    if (c.name in _READERS or c.name in _PASS_ON) and not c.pipes_out and files & named:
+        return f"{first}, written to a file"
+    return ""
+
+
 def _env_file(path: str) -> bool:
     base = path.rstrip("/").rsplit("/", 1)[-1].lower()
     return base == ".env" or base.startswith(".env.")

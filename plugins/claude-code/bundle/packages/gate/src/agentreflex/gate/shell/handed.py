@@ -103,6 +103,16 @@ _SPECS: dict[str, Spec] = {
     "nix": ((("develop",), ("shell",)), frozenset(), frozenset(), "nixc"),
     # https://nix.dev/manual/nix/2.18/command-ref/nix-shell: --run / --command SCRIPT
     "nix-shell": (((),), frozenset({"--run", "--command"}), frozenset(), "script"),
+    # https://www.jetify.com/docs/devbox/cli_reference/devbox_run: devbox run CMD (a
+    # devbox.json script's name, or any command)
+    "devbox": (
+        (("run",),),
+        frozenset(),
+        frozenset({"-c", "--config", "-e", "--env", "--env-file", "--environment"}),
+        "rest",
+    ),
+    # https://devenv.sh/reference/cli/: devenv shell [CMD]... runs CMD in the environment
+    "devenv": ((("shell",),), frozenset(), frozenset(), "rest"),
     # https://containertoolbx.org/: toolbox run [-c NAME] CMD...
     "toolbox": (
         (("run",),),
@@ -115,15 +125,23 @@ _SPECS: dict[str, Spec] = {
 # machine's id, then the command as one word)
 _SECOND: dict[str, Spec] = {
     "fly": ((("machine", "exec"), ("m", "exec")), frozenset(), frozenset({"-a", "--app"}), "argv"),
+    # https://devcenter.heroku.com/articles/heroku-cli-commands#heroku-run-inside-dyno-command:
+    # heroku run:inside DYNO COMMAND runs COMMAND in a running dyno (rt104)
+    "heroku": (
+        (("run:inside",),),
+        frozenset(),
+        frozenset({"-a", "--app", "-r", "--remote"}),
+        "argv",
+    ),
 }
 _ALIASES = {"flyctl": "fly"}
-_LOCAL = frozenset({"nix", "nix-shell", "toolbox"})
+_LOCAL = frozenset({"nix", "nix-shell", "toolbox", "devbox", "devenv"})
 # Tools that exec the words themselves rather than hand them to a shell (``lxc exec c --
 # sh -c 'X'`` keeps its quoting); the others join them for a remote shell, as ssh does.
 _EXECS = frozenset({"lxc", "incus", "multipass", "toolbox", "nix"})
 # Tools that read their own options anywhere before ``--`` (oclif: ``heroku run bash -a
 # app``), so those are not the command's.
-_FLAGS_ANYWHERE = frozenset({"heroku"})
+_FLAGS_ANYWHERE = frozenset({"heroku", "devbox"})
 PROGRAMS = frozenset({*_SPECS, *_ALIASES})
 
 

@@ -185,7 +185,10 @@ def container_command(name: str, args: list[str], where: Where, cwd: str) -> Els
             i = _skip(rest, _RSH_VALUED)
             inner = rest[i + 1 :]
             return Elsewhere("oc rsh", argv=inner, cwd=UNKNOWN) if inner else None
-        if verb not in ("exec", "run") or "--" not in args[k:]:
+        # kubectl debug POD|node/N --image=I -- CMD runs CMD in a container added to a
+        # running pod, or on a node with its root at /host (rt104; https://kubernetes.io/
+        # docs/reference/kubectl/generated/kubectl_debug/): not a fresh one
+        if verb not in ("exec", "run", "debug") or "--" not in args[k:]:
             return None
         inner = args[args.index("--", k) + 1 :]
         if not inner:

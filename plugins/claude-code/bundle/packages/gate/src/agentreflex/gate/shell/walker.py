@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import partial
 
 from agentreflex.core.util.lazyre import LazyPattern
 from agentreflex.gate.code import interp
@@ -87,7 +88,7 @@ _HANDED = frozenset(
     {
         *("gcloud", "fly", "flyctl", "heroku", "vagrant", "doctl", "az", "multipass"),
         *("lxc", "incus", "minikube", "docker-machine", "limactl", "mosh", "nix"),
-        *("nix-shell", "toolbox", "tsh", "orb", "aws", "eb", "cf"),
+        *("nix-shell", "toolbox", "tsh", "orb", "aws", "eb", "cf", "devbox", "devenv"),
     }
 )
 # Terminal servers handed a command line to run or type (terminals.PROGRAMS).
@@ -331,11 +332,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self.for_loop(node, depth)
             return None
         if t == "subshell":
-            saved, bodies, errexit = self.state.cwd, dict(self._bodies), self.state.errexit
-            saved_vars = dict(self.state.vars)
-            self.children(node, depth, via)
-            self.state.cwd, self._bodies, self.state.errexit = saved, bodies, errexit
-            self.restore_vars(saved_vars)
+            self._apart(lambda: self.children(node, depth, via))
             return None
         if t == "comment":
             return None
@@ -351,7 +348,13 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 self._repeated(lambda: self.children(node, depth, via))
             return None
         if t == "while_statement":
-            self._repeated(lambda: self.children(node, depth, via))
+            once = _RUNS_ONCE.match(node_text(node)) is not None
+            self._repeated(lambda: self.children(node, depth, via), once)
+            return None
+        if t == "case_statement":  # which arm runs, if any, is not known
+            before = self._snapshot()
+            self.children(node, depth, via)
+            self._maybe_ran(before)
             return None
         if t == "c_style_for_statement":
             self._c_for(node, depth, via)
@@ -381,12 +384,15 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
         self._repeated(one_pass)
 
-    def _repeated(self, walk: Callable[[], None]) -> None:
+    def _repeated(self, walk: Callable[[], None], once: bool = False) -> None:
         """A loop walked as its first pass, then once more with what that pass changed
         unknown, as it is in the passes after (``i=$((i+1))``, ``a+=(X)``: red-team
-        rt94); what both passes set alike (``d=build``) stays known after the loop."""
+        rt94); what it changed is unknown after the loop, which may not have run at all
+        (``while false; do d=build; done`` leaves d: red-team rt104), unless it runs
+        ``once`` at least (``while true``): then what both passes set alike stays."""
         vars_ = self.state.vars
         before = dict(vars_)
+        start = self._snapshot()
         walk()
         first = dict(vars_)
         changed = {k for k in {*before, *first} if before.get(k) != first.get(k)}
@@ -395,16 +401,32 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         for k in changed:
             vars_[k] = UNKNOWN
         walk()
+        if not once:
+            self._maybe_ran(start)
+            return
         for k in changed:
             if vars_.get(k) != first.get(k):
                 vars_[k] = UNKNOWN
+
+    def _apart(self, walk: Callable[[], object]) -> None:
+        """Walk a part bash runs in a child shell (``( ... )``, a job put in the
+        background with ``&``): the folder, functions, set -e and variables it sets end
+        with it."""
+        saved, bodies, errexit = self.state.cwd, dict(self._bodies), self.state.errexit
+        saved_vars = dict(self.state.vars)
+        walk()
+        self.state.cwd, self._bodies, self.state.errexit = saved, bodies, errexit
+        self.restore_vars(saved_vars)
 
     def children(self, node: Any, depth: int, via: str = "") -> None:
         # set -e is modelled in the command's own shell: a child shell (sh -c) that
         # stops at a failed check does not stop the command that started it
         sequence = depth == 0 and node.type in _SEQUENCES
         for child in node.named_children:
-            if child.type in STATEMENTS:
+            if child.type in STATEMENTS and _in_background(child):
+                # d=build & rm -rf $d: the job is a child shell (red-team rt104)
+                self._apart(partial(self.stmt, child, depth, via=via))
+            elif child.type in STATEMENTS:
                 self.stmt(child, depth, via=via)
                 if sequence and self.state.errexit and self._survive:
                     # set -e: past a failed check the script has stopped
@@ -416,24 +438,35 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
 
     def _list(self, node: Any, depth: int, via: str) -> None:
         """``a && b || c``: what follows ``&&`` runs only if what precedes it succeeded,
-        so a pinned check there vouches for its file; after ``||`` nothing does."""
+        so a pinned check there vouches for its file; after ``||`` nothing does.  What a
+        part after the first sets may not have happened: known along an ``&&`` chain,
+        unknown once a ``||`` joins the ways and after the list (:meth:`_maybe_ran`)."""
         passed: Checks = frozenset()  # checks every way here has passed
         op = ""
         last: Checks = frozenset()
-        for child in node.children:
+        before: tuple[dict[str, str], str] | None = None  # once the first part ran
+        joined = False  # a || came before: two ways reach what follows
+        for child in _chain(node):
             if not child.is_named:
                 op = node_text(child)
+                joined = joined or op == "||"
                 continue
             if child.type not in STATEMENTS:
                 if child.type != "comment":
                     self.side_effects(child, depth)
                 continue
+            if op and before is None:
+                before = self._snapshot()
+            elif before is not None and joined:
+                self._maybe_ran(before)
             scope = passed if op == "&&" else frozenset()
             undo = self._vouch(scope, keep=False)
             self.stmt(child, depth, via=via)
             self._unvouch(undo)
             last = self._ok
             passed = passed | self._ok if op in ("", "&&") else frozenset()
+        if before is not None:
+            self._maybe_ran(before)
         self._ok = passed
         # set -e stops the script when the command after the final && fails
         self._survive = last if op == "&&" else frozenset()
@@ -443,11 +476,13 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         passed: Checks = frozenset()
         condition = True
         undo: list[tuple[str, str]] = []
+        before: tuple[dict[str, str], str] | None = None  # once the first check ran
         for child in node.children:
             if not child.is_named:
                 if child.type == "then" and condition:
                     condition = False
                     undo = self._vouch(passed, keep=False)
+                    before = self._snapshot()
                 continue
             if child.type in ("elif_clause", "else_clause"):
                 self._unvouch(undo)
@@ -460,6 +495,24 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             elif child.type != "comment":
                 self.side_effects(child, depth)
         self._unvouch(undo)
+        if before is not None:
+            self._maybe_ran(before)
+
+    def _snapshot(self) -> tuple[dict[str, str], str]:
+        """The variables and the folder, for :meth:`_maybe_ran`."""
+        return dict(self.state.vars), self.state.cwd
+
+    def _maybe_ran(self, before: tuple[dict[str, str], str]) -> None:
+        """After a part that may not have run (the right of ``&&`` or ``||``, an if's
+        branches, a case's arms, a loop's body): a variable or the folder it changed
+        holds either value, so it is unknown.  ``d=/etc; [ -d b ] && d=b; rm -rf $d``
+        removes /etc when there is no b; the walk took d as b (red-team rt104)."""
+        old, vars_ = before[0], self.state.vars
+        for k in {*old, *vars_}:
+            if old.get(k) != vars_.get(k):
+                vars_[k] = UNKNOWN
+        if self.state.cwd != before[1]:
+            self.state.cwd = UNKNOWN
 
     def _vouch(self, checks: Checks, keep: bool = True) -> list[tuple[str, str]]:
         """Files checked against a pin count as reviewed: the download recorded for them
@@ -942,8 +995,11 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             values.extend(self.expand(child, depth, split=True))
         name = node_text(var) if var is not None else ""
         if values and len(values) <= 3:
+            start = self._snapshot()
             for value in values:  # each pass walked
                 self._pass(name, value, body, depth)
+            if any(UNKNOWN in v for v in values):  # $X may be no word: no pass (rt104)
+                self._maybe_ran(start)
         else:
             self._repeated(lambda: self._pass(name, UNKNOWN, body, depth))
 
@@ -969,6 +1025,7 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         before, mark = len(self.cmds), len(self._vars_used)
         value = "".join(self.expand(value_node, depth, split=False)) if value_node else ""
         self.origins[name] = set(self._vars_used[mark:]) - {name}
+        self._feed(name, before, adds)
         if self._capture(before):
             self.captured_vars.add(name)
         if name_node.type == "subscript" or name + "[#]" in self.state.vars:
@@ -1130,6 +1187,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
                 return own[0]
         items = self._items(producer, None, lines=True)
         return items[0] if items and items[0] != DATA else None
+
+    def _feed(self, name: str, before: int, adds: bool) -> None:
+        """Record which commands' output ``name`` now holds: the substitutions run for
+        its value and the values of the variables it copies."""
+        fed = {id(c) for c in self.cmds[before:]}
+        for v in self.origins[name]:
+            fed |= self.fed_from.get(v, set())
+        if adds:
+            fed |= self.fed_from.get(name, set())
+        if fed:
+            self.fed_from[name] = fed
+        else:
+            self.fed_from.pop(name, None)
 
     def _capture(self, before: int) -> bool:
         """The commands run since ``before`` printed into a variable, not on the screen,
@@ -1882,3 +1952,22 @@ def _read_fields(line: str, count: int, ifs: str) -> list[str] | None:
         if not any(c in ifs for c in rest):
             fields[-1] = rest
     return fields
+
+
+# A loop whose check always passes: its body runs once at least.
+_RUNS_ONCE = LazyPattern(r"(?:while\s+(?:true|:)|until\s+false)\s*(?:;|\n|do\b)")
+
+
+def _in_background(node: Any) -> bool:
+    """Whether ``node`` is ended by ``&``: bash runs it as a job in a child shell."""
+    after = node.next_sibling
+    return after is not None and after.type == "&"
+
+
+def _chain(node: Any) -> list[Any]:
+    """The parts and operators of ``a && b || c`` in order: the grammar nests it to the
+    left (``(a && b) || c``), one chain to bash."""
+    kids = list(node.children)
+    if kids and kids[0].type == "list":
+        return [*_chain(kids[0]), *kids[1:]]
+    return kids

@@ -116,6 +116,10 @@ class WalkerBase:
         # the variables a variable's value was made from (x=$TOKEN: x from TOKEN), so a
         # use of x counts as one of TOKEN (rules.secrets reads names; red-team rt93)
         self.origins: dict[str, set[str]] = {}
+        # per variable, the ids of the commands whose output its value holds (X=$(op
+        # read ...)), copies (Y=$X) included: a secret read into one and echoed after is
+        # printed (rules.secrets.captured_secret_shown, red-team rt104)
+        self.fed_from: dict[str, set[int]] = {}
         self._function: list[str] = []
         # per function call being walked: the names it made local, with their values before
         self._locals: list[dict[str, dict[str, str]]] = []
