@@ -521,12 +521,10 @@ class WordsMixin(WalkerBase):
         as :mod:`arrays` keeps it (the index read as bash's arithmetic); the whole array
         is its elements between field breaks, ``"${a[*]}"`` them joined by IFS's first
         character (red-team rt94); ``UNKNOWN`` for any other subscript."""
-        subscript = next((c for c in kids if c.type == "subscript"), None)
-        name_node = subscript.child_by_field_name("name") if subscript is not None else None
-        index_node = subscript.child_by_field_name("index") if subscript is not None else None
-        if name_node is None or index_node is None:
+        found = _subscript(kids)
+        if found is None:
             return UNKNOWN
-        name, index = node_text(name_node), node_text(index_node)
+        name, index, index_node = found
         self._use(name)
         self.side_effects(index_node, depth)  # ${a[$(cmd)]} runs cmd
         if index not in ("@", "*"):
@@ -542,12 +540,10 @@ class WordsMixin(WalkerBase):
         """``${#a[@]}`` (the count of set elements), ``${!a[@]}`` (the set indices, each a
         field as ``${a[@]}``'s elements are) and ``${#a[N]}`` (element N's length), as
         bash gives them for an array with gaps too (rt102); ``UNKNOWN`` otherwise."""
-        subscript = next((c for c in kids if c.type == "subscript"), None)
-        name_node = subscript.child_by_field_name("name") if subscript is not None else None
-        index_node = subscript.child_by_field_name("index") if subscript is not None else None
-        if name_node is None or index_node is None:
+        found = _subscript(kids)
+        if found is None:
             return UNKNOWN
-        name, index = node_text(name_node), node_text(index_node)
+        name, index, index_node = found
         if op == "#" and index not in ("@", "*"):
             value = self._element(kids, quoted, depth)  # walks the index's substitutions
             return UNKNOWN if has_marker(value) else str(len(value))
@@ -555,16 +551,28 @@ class WordsMixin(WalkerBase):
         self.side_effects(index_node, depth)
         if index not in ("@", "*") or name not in self.state.vars:
             return UNKNOWN  # ${!a[N]} is not followed; the agent's shell may hold a name
-        found = arrays.indices(self.state.vars, name)
-        if found is None:
+        indices = arrays.indices(self.state.vars, name)
+        if indices is None:
             return UNKNOWN
         if op == "#":
-            return str(len(found))
-        if not found:
+            return str(len(indices))
+        if not indices:
             return UNKNOWN  # none is no field at all, which a word's text can't say
         if index == "*" and quoted:
-            return self.state.vars.get("IFS", " \t\n")[:1].join(found)
-        return FIELD_BREAK.join(found)
+            return self.state.vars.get("IFS", " \t\n")[:1].join(indices)
+        return FIELD_BREAK.join(indices)
+
+
+def _subscript(kids: list[Any]) -> tuple[str, str, Any] | None:
+    """``a[i]`` of ``${a[i]}``, ``${#a[@]}``...: the name, the index as written and its node."""
+    subscript = next((c for c in kids if c.type == "subscript"), None)
+    if subscript is None:
+        return None
+    name_node = subscript.child_by_field_name("name")
+    index_node = subscript.child_by_field_name("index")
+    if name_node is None or index_node is None:
+        return None
+    return node_text(name_node), node_text(index_node), index_node
 
 
 # ``${NAME/pat/rep}``, ``${NAME#pat}``, ``${NAME,,}``, ``${NAME:1:3}``...: what bash makes
