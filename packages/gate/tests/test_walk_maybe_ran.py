@@ -41,7 +41,8 @@ def test_a_value_set_where_bash_may_not_run_is_not_taken(setup: str) -> None:
         "d=/etc; [ -d build ] && d=build; rm -rf $d",
         'd=/etc; if [ -n "$CLEAN" ]; then d=build; fi; rm -rf "$d"',
         "d=/etc; case $1 in clean) d=build;; esac; rm -rf $d",
-        "cd /etc; [ -d x ] && cd /tmp/x; rm -rf *",
+        "cd /etc; if [ -d x ]; then cd /tmp/x; fi; rm -rf *",
+        "cd /etc; [ -d x ] || cd /tmp/x; rm -rf *",
     ],
 )
 def test_a_delete_after_a_part_that_may_not_run_is_not_allowed(command: str) -> None:
@@ -55,6 +56,10 @@ def test_a_delete_after_a_part_that_may_not_run_is_not_allowed(command: str) -> 
         "cd build && d=out && rm -rf $d",
         "d=dist; [ -d x ] && echo hi; rm -rf $d",
         "cd src || exit 1; rm -rf __pycache__",
+        # a cd along a pure && chain is taken as done, as one before ; is (CMake's
+        # out-of-source build, https://cmake.org/cmake/help/latest/guide/tutorial/)
+        "mkdir -p build && cd build && cmake .. && make; cd ..; rm -rf build",
+        "[ -d web ] && cd web; rm -rf .next",
     ],
 )
 def test_a_value_known_on_every_way_stays_known(command: str) -> None:
