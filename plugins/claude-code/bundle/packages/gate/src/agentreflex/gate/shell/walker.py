@@ -465,8 +465,8 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
             self._unvouch(undo)
             last = self._ok
             passed = passed | self._ok if op in ("", "&&") else frozenset()
-        if before is not None:
-            self._maybe_ran(before)
+        if before is not None:  # a cd along a pure && chain is taken as done, as after ;
+            self._maybe_ran(before, keep_cwd=not joined)
         self._ok = passed
         # set -e stops the script when the command after the final && fails
         self._survive = last if op == "&&" else frozenset()
@@ -502,16 +502,19 @@ class Walker(WordsMixin, RunnersMixin, FanOutMixin):
         """The variables and the folder, for :meth:`_maybe_ran`."""
         return dict(self.state.vars), self.state.cwd
 
-    def _maybe_ran(self, before: tuple[dict[str, str], str]) -> None:
+    def _maybe_ran(self, before: tuple[dict[str, str], str], keep_cwd: bool = False) -> None:
         """After a part that may not have run (the right of ``&&`` or ``||``, an if's
         branches, a case's arms, a loop's body): a variable or the folder it changed
         holds either value, so it is unknown.  ``d=/etc; [ -d b ] && d=b; rm -rf $d``
-        removes /etc when there is no b; the walk took d as b (red-team rt104)."""
+        removes /etc when there is no b; the walk took d as b (red-team rt104).
+        ``keep_cwd``: the folder a pure ``&&`` chain ``cd``'d to stays, as a ``cd`` before
+        ``;`` is taken as done: ``mkdir -p build && cd build && make; cd ..; rm -rf
+        build`` is everyday work, which an unknown folder after ``cd ..`` blocked."""
         old, vars_ = before[0], self.state.vars
         for k in {*old, *vars_}:
             if old.get(k) != vars_.get(k):
                 vars_[k] = UNKNOWN
-        if self.state.cwd != before[1]:
+        if not keep_cwd and self.state.cwd != before[1]:
             self.state.cwd = UNKNOWN
 
     def _vouch(self, checks: Checks, keep: bool = True) -> list[tuple[str, str]]:
